@@ -1,0 +1,2 @@
+"""treegen: a compiler for decision trees."""
+__version__ = "0.1.0"

@@ -1,0 +1,232 @@
+"""Front end for data: CSV and ARFF files become a :class:`Table`, then a :class:`Dataset` to learn from.
+
+Missing values: an empty field, ``?`` or ``NA``. Column kinds are inferred (numeric when every
+non-missing value parses as a number) unless forced, or declared by ARFF. Categories keep their
+declared order (ARFF) or their order of first appearance (CSV), as Weka's loaders do.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .errors import TreegenError
+from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target
+
+MISSING_TOKENS = frozenset({"", "?", "NA"})
+
+
+@dataclass
+class Table:
+    """A file's columns as text, before any learning decisions. ``None`` marks a missing value."""
+
+    source: str
+    names: list[str]
+    columns: list[list[str | None]]
+    lines: list[int]  # line number of each row in the source file
+    declared: dict[str, Feature]  # ARFF: the declared type of each attribute
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def column(self, name: str) -> list[str | None]:
+        if name not in self.names:
+            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(self.names)}", self.source)
+        return self.columns[self.names.index(name)]
+
+
+@dataclass
+class Dataset:
+    """Encoded learning data: numeric columns as float64 (NaN missing), nominal as int codes (-1 missing)."""
+
+    features: tuple[Feature, ...]
+    columns: list[np.ndarray]
+    target: Target
+    y: np.ndarray  # classification: int codes into target.classes; regression: float64
+    weights: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def subset(self, rows: np.ndarray) -> "Dataset":
+        return Dataset(self.features, [c[rows] for c in self.columns], self.target, self.y[rows],
+                       self.weights[rows])
+
+    def rows(self) -> list[dict]:
+        """Rows as the model's predict() takes them: {feature name: float, str or None}."""
+        decoded = [_decode(f, c) for f, c in zip(self.features, self.columns)]
+        names = [f.name for f in self.features]
+        return [dict(zip(names, values)) for values in zip(*decoded)]
+
+    def labels(self) -> list:
+        if self.target.is_classification:
+            return [self.target.classes[k] for k in self.y]
+        return [float(v) for v in self.y]
+
+
+def _decode(feature: Feature, column: np.ndarray) -> list:
+    if feature.is_numeric:
+        return [None if math.isnan(v) else float(v) for v in column]
+    return [None if k < 0 else feature.categories[k] for k in column]
+
+
+# -- reading files ---------------------------------------------------------------------------
+
+def read_table(path: str) -> Table:
+    """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as err:
+        raise TreegenError(f"cannot read data: {err.strerror}", path) from None
+    try:
+        text = raw.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise TreegenError("cannot read data: not UTF-8 text", path, line) from None
+    if path.lower().endswith(".arff"):
+        from .arff import parse_arff
+        return parse_arff(text, path)
+    return parse_csv(text, path)
+
+
+def parse_csv(text: str, source: str = "<csv>") -> Table:
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        header = next(reader, None)
+        if not header or not any(h.strip() for h in header):
+            raise TreegenError("empty file: expected a header row", source, 1)
+        names = [h.strip() for h in header]
+        _check_names(names, source)
+        columns: list[list[str | None]] = [[] for _ in names]
+        lines = []
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # blank line
+            if len(row) != len(names):
+                raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}",
+                                   source, reader.line_num)
+            lines.append(reader.line_num)
+            for column, field in zip(columns, row):
+                field = field.strip()
+                column.append(None if field in MISSING_TOKENS else field)
+    except csv.Error as err:
+        raise TreegenError(f"malformed CSV: {err}", source, reader.line_num) from None
+    return Table(source, names, columns, lines, {})
+
+
+def _check_names(names: list[str], source: str) -> None:
+    seen = set()
+    for i, name in enumerate(names):
+        if not name:
+            raise TreegenError(f"column {i + 1} has no name", source, 1)
+        if name in seen:
+            raise TreegenError(f"column name {name!r} appears twice", source, 1)
+        seen.add(name)
+
+
+def parse_number(text: str) -> float | None:
+    """A float for text that is a number (not nan/inf spelled out as words); None otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(value) else value
+
+
+# -- from a table to a data set ----------------------------------------------------------------
+
+def infer_feature(name: str, values: Sequence[str | None], nominal: bool = False) -> Feature:
+    present = [v for v in values if v is not None]
+    if not nominal and present and all(parse_number(v) is not None for v in present):
+        return Feature(name, NUMERIC)
+    return Feature(name, NOMINAL, tuple(dict.fromkeys(present)))
+
+
+def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] = (),
+               regression: bool | None = None, ignore: Iterable[str] = ()) -> Dataset:
+    """Choose the target (default: the last column), infer or take each column's kind, encode.
+
+    Rows whose target is missing are left out, as Weka does when training.
+    """
+    target = target if target is not None else table.names[-1]
+    target_values = table.column(target)
+    nominal = set(nominal)
+    ignore = set(ignore)
+    for name in nominal | ignore:
+        table.column(name)  # unknown names are an error
+    keep = [i for i, v in enumerate(target_values) if v is not None]
+    if not keep:
+        raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
+    feature_names = [n for n in table.names if n != target and n not in ignore]
+    if not feature_names:
+        raise TreegenError("no feature columns besides the target " + repr(target), table.source)
+
+    features, columns = [], []
+    for name in feature_names:
+        values = [table.column(name)[i] for i in keep]
+        feature = table.declared.get(name) or infer_feature(name, values, name in nominal)
+        if name in nominal and feature.is_numeric:
+            feature = infer_feature(name, values, nominal=True)
+        features.append(feature)
+        columns.append(encode(feature, values, table, name, keep))
+
+    labels = [target_values[i] for i in keep]
+    declared = table.declared.get(target)
+    numeric_target = all(parse_number(v) is not None for v in labels)
+    if declared is not None:
+        numeric_target = declared.is_numeric
+    if regression is None:
+        regression = numeric_target and target not in nominal
+    if regression:
+        if not numeric_target:
+            raise TreegenError(f"target {target!r} is not numeric, so it cannot be a regression target", table.source)
+        tgt = Target(target, REGRESSION)
+        y = np.array([float(v) for v in labels])
+    else:
+        classes = declared.categories if declared is not None and declared.categories else tuple(dict.fromkeys(labels))
+        tgt = Target(target, CLASSIFICATION, classes)
+        code = {c: k for k, c in enumerate(classes)}
+        y = np.array([code[v] for v in labels], dtype=np.int64)
+    return Dataset(tuple(features), columns, tgt, y, np.ones(len(keep)))
+
+
+def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
+           keep: Sequence[int] | None = None) -> np.ndarray:
+    if feature.is_numeric:
+        out = np.empty(len(values))
+        for i, v in enumerate(values):
+            if v is None:
+                out[i] = math.nan
+                continue
+            number = parse_number(v)
+            if number is None:
+                line = table.lines[keep[i] if keep is not None else i]
+                raise TreegenError(f"column {name!r}: {v!r} is not a number", table.source, line)
+            out[i] = number
+        return out
+    code = {c: k for k, c in enumerate(feature.categories)}
+    return np.array([-1 if v is None else code.get(v, -1) for v in values], dtype=np.int64)
+
+
+def rows_for_model(table: Table, model: Model) -> list[dict]:
+    """Rows of a table as a model's predict() takes them. Columns the model does not use are ignored;
+    a feature column that is absent is an error."""
+    decoded = []
+    for feature in model.features:
+        values = table.column(feature.name)
+        if feature.is_numeric:
+            decoded.append([None if math.isnan(x) else float(x)
+                            for x in encode(feature, values, table, feature.name)])
+        else:
+            decoded.append(values)
+    names = [f.name for f in model.features]
+    return [dict(zip(names, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
+
+
+def load_dataset(path: str, **options) -> Dataset:
+    return to_dataset(read_table(path), **options)

@@ -1,0 +1,47 @@
+"""Back ends: a model becomes program text through Jinja templates (``templates/<target>/``) and one
+small module of per-target helpers (``treegen/emit/<target>.py``), each exposing
+``emit(model, **options) -> str``. Back ends read the model and its rules, never the learners."""
+from __future__ import annotations
+
+import importlib
+import os
+from functools import lru_cache
+
+import jinja2
+
+from ..errors import TreegenError
+from ..model import Model
+
+TARGETS = ("python", "java", "sql", "rules", "dot")
+
+
+def emit(model: Model, to: str, **options) -> str:
+    """Generate the text of one target. Options a target does not take are an error."""
+    if to not in TARGETS:
+        raise TreegenError(f"unknown target {to!r}; choose one of {', '.join(TARGETS)}")
+    module = importlib.import_module(f"{__name__}.{to}")
+    return module.emit(model, **{k: v for k, v in options.items() if v is not None})
+
+
+def templates_dir() -> str:
+    """Installed wheels carry the templates inside the package; a source checkout has them at top level."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for candidate in (os.path.join(here, "templates"), os.path.join(os.path.dirname(here), "templates")):
+        if os.path.isdir(candidate):
+            return candidate
+    raise RuntimeError("treegen's templates are missing from this installation")
+
+
+@lru_cache(maxsize=None)
+def environment(target: str) -> jinja2.Environment:
+    """A Jinja environment for one target's templates. Filters are added by the target's module."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(os.path.join(templates_dir(), target)),
+        autoescape=False, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined)
+
+
+def render(target: str, template: str, filters: dict | None = None, **context) -> str:
+    env = environment(target)
+    env.filters.update(filters or {})
+    return env.get_template(template).render(**context)

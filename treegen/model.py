@@ -1,0 +1,346 @@
+"""The model: treegen's intermediate representation, the one contract between front and back ends.
+
+A model is features + target + one or more trees + how the trees combine + the numeric
+comparison semantics of the system that trained it. Everything a prediction depends on is data
+here, so that every back end can reproduce it exactly.
+
+Trees are flat lists of nodes (node id = index, root = 0, pre-order), never nested objects:
+a chain 10,000 deep must not hit Python's recursion limit anywhere.
+
+Prediction semantics (the reference every back end must match):
+
+* A numeric split sends ``x`` to ``children[0]`` when it *goes left* under the model's
+  :class:`NumericSemantics`, else to ``children[1]``.
+* A nominal ``==`` split sends ``x`` to the child whose category it equals; an ``in`` split sends it
+  to ``children[0]`` when ``x`` is in ``values``, else to ``children[1]``.
+* A missing value (``None``/NaN) -- and a category the split does not know -- follows the split's
+  :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
+  which predicts the value of the node itself (ID3).
+* A tree's output is the sum, over the leaves (and stopping nodes) reached, in node order, of
+  ``weight * node.value``, where weight is the running product of fractional weights along the path
+  (1.0 when no fractional route was taken). Without missing values exactly one leaf is reached.
+* The trees' outputs are combined as :class:`Combine` says; for classification the label is the
+  class with the highest final score, the first one on ties.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+NUMERIC, NOMINAL = "numeric", "nominal"
+CLASSIFICATION, REGRESSION = "classification", "regression"
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    kind: str  # NUMERIC or NOMINAL
+    categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind == NUMERIC
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    kind: str  # CLASSIFICATION or REGRESSION
+    classes: tuple[str, ...] = ()  # classification: labels, in a stable order
+
+    @property
+    def is_classification(self) -> bool:
+        return self.kind == CLASSIFICATION
+
+    @property
+    def width(self) -> int:
+        """Length of a node's value vector."""
+        return len(self.classes) if self.is_classification else 1
+
+
+@dataclass(frozen=True)
+class MissingRoute:
+    """Where a missing value (or a category unknown to the split) goes at one split."""
+
+    kind: str = "stop"  # "stop" | "child" | "fraction"
+    child: int = 0  # "child": the position (0-based) of the default child
+    weights: tuple[float, ...] = ()  # "fraction": the weight given to each child
+
+    @classmethod
+    def stop(cls) -> "MissingRoute":
+        return cls("stop")
+
+    @classmethod
+    def to_child(cls, child: int) -> "MissingRoute":
+        return cls("child", child=child)
+
+    @classmethod
+    def fraction(cls, weights: Sequence[float]) -> "MissingRoute":
+        return cls("fraction", weights=tuple(float(w) for w in weights))
+
+
+@dataclass(frozen=True)
+class Split:
+    feature: int  # index into Model.features
+    op: str  # "<=" numeric threshold | "==" nominal multiway | "in" nominal subset (binary)
+    threshold: float = math.nan  # "<=": as the source system stores it
+    values: tuple[str, ...] = ()  # "==": category of each child; "in": categories of children[0]
+    missing: MissingRoute = MissingRoute()
+
+
+@dataclass
+class Node:
+    value: tuple[float, ...]  # prediction when evaluation ends here: class scores or (regression value,)
+    counts: tuple[float, ...] = ()  # classification: training weight of each class at this node
+    n: float = 0.0  # training weight that reached this node
+    split: Split | None = None
+    children: tuple[int, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.split is None
+
+
+@dataclass
+class Tree:
+    nodes: list[Node]
+    output: int | None = None  # Combine "sum": the output column this tree adds to (None: all)
+
+    def leaves(self) -> list[int]:
+        return [i for i, node in enumerate(self.nodes) if node.is_leaf]
+
+    def depth(self) -> int:
+        depth = [0] * len(self.nodes)
+        for i, node in enumerate(self.nodes):  # pre-order: parents come first
+            for child in node.children:
+                depth[child] = depth[i] + 1
+        return max(depth)
+
+    def canonical(self) -> "Tree":
+        """The same tree with its nodes renumbered in pre-order (children in order)."""
+        order, stack = [], [0]
+        while stack:
+            i = stack.pop()
+            order.append(i)
+            stack.extend(reversed(self.nodes[i].children))
+        new_id = {old: new for new, old in enumerate(order)}
+        nodes = [replace(self.nodes[old], children=tuple(new_id[c] for c in self.nodes[old].children))
+                 for old in order]
+        return Tree(nodes, self.output)
+
+
+@dataclass(frozen=True)
+class Combine:
+    """How the outputs of several trees become one prediction."""
+
+    kind: str = "single"  # "single" | "average" (forests) | "sum" (boosting)
+    init: tuple[float, ...] = ()  # "sum": the starting raw scores
+    scale: float = 1.0  # "sum": each tree's output is multiplied by this (the learning rate)
+    link: str = "identity"  # "identity" | "sigmoid" | "softmax": applied after summing
+
+
+@dataclass(frozen=True)
+class NumericSemantics:
+    """How the source system compared a numeric input ``x`` with a stored threshold ``t``.
+
+    ``x`` goes left when ``cast(x) <= t`` or ``cast(x) - t < tolerance``. scikit-learn casts to
+    float32; Weka's J48 allows a tolerance of 1e-6.
+    """
+
+    cast: str = "float64"  # "float64" | "float32"
+    tolerance: float = 0.0
+
+    def goes_left(self, x: float, t: float) -> bool:
+        if self.cast == "float32":
+            with np.errstate(over="ignore"):
+                x = float(np.float32(x))
+        return x <= t or (self.tolerance > 0 and x - t < self.tolerance)
+
+    def effective_threshold(self, t: float) -> float:
+        """The largest float64 ``x`` that goes left: ``goes_left(x, t)`` iff ``x <= result``.
+
+        This lets every back end test a plain float64 ``x <= result`` and still agree with the
+        source system at the boundary, one ulp either side included.
+        """
+        if self.cast == "float64" and self.tolerance == 0.0:
+            return t
+        if self.cast == "float32" and self.tolerance == 0.0:
+            return _float32_cut(t)
+        return _largest_left(lambda x: self.goes_left(x, t), t)
+
+
+def _float32_cut(t: float) -> float:
+    """Largest float64 x with float32(x) <= t (round to nearest, ties to even)."""
+    if math.isnan(t):
+        return -math.inf
+    if t == math.inf:
+        return math.inf
+    below = np.float32(t)
+    if float(below) > t:
+        below = np.nextafter(below, np.float32(-np.inf))
+    if below == np.inf:  # t is above every finite float32
+        return math.inf
+    with np.errstate(over="ignore"):
+        above = float(np.nextafter(below, np.float32(np.inf)))
+    if math.isinf(above):  # rounding past FLT_MAX goes to infinity at FLT_MAX + half an ulp
+        above = float(np.finfo(np.float32).max) + 2.0 ** 104
+    if math.isinf(float(below)):  # t is below every finite float32: only what rounds to -inf
+        return -(float(np.finfo(np.float32).max) + 2.0 ** 103)
+    midpoint = (float(below) + above) / 2  # exact: a float32 midpoint needs 25 bits
+    even = int(np.array(below, dtype=np.float32).view(np.uint32)) % 2 == 0
+    return midpoint if even else math.nextafter(midpoint, -math.inf)
+
+
+def _largest_left(goes_left, t: float) -> float:
+    """Bisection over the ordered float64 values for the last one that goes left (monotone)."""
+    lo, hi, step = t, t, max(abs(t), 1.0)
+    while not goes_left(lo):
+        lo, step = t - step, step * 2
+        if math.isinf(lo):
+            return -math.inf
+    step = max(abs(t), 1.0)
+    while goes_left(hi):
+        hi, step = t + step, step * 2
+        if math.isinf(hi):
+            return math.inf if goes_left(hi) else _bisect(goes_left, lo, hi)
+    return _bisect(goes_left, lo, hi)
+
+
+def _bisect(goes_left, lo: float, hi: float) -> float:
+    a, b = _float_key(lo), _float_key(hi)
+    while b - a > 1:
+        mid = (a + b) // 2
+        a, b = (mid, b) if goes_left(_key_float(mid)) else (a, mid)
+    return _key_float(a)
+
+
+def _float_key(x: float) -> int:
+    bits = int(np.array(x, dtype=np.float64).view(np.int64))
+    return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
+
+
+def _key_float(k: int) -> float:
+    bits = k if k >= 0 else (-k) | -0x8000000000000000
+    return float(np.array(bits, dtype=np.int64).view(np.float64))
+
+
+@dataclass
+class Model:
+    features: tuple[Feature, ...]
+    target: Target
+    trees: list[Tree]
+    combine: Combine = Combine()
+    numeric: NumericSemantics = NumericSemantics()
+    meta: dict = field(default_factory=dict)  # algorithm, parameters, source: informative only
+
+    # -- reference prediction -------------------------------------------------------------
+
+    def scores(self, row: Mapping[str, Any]) -> list[float]:
+        """The final score vector for one row: class probabilities, or [regression value]."""
+        width = self.target.width
+        if self.combine.kind == "single":
+            return tree_output(self, self.trees[0], row)
+        if self.combine.kind == "average":
+            total = [0.0] * width
+            for tree in self.trees:
+                total = [a + b for a, b in zip(total, tree_output(self, tree, row))]
+            return [a / len(self.trees) for a in total]
+        if self.combine.kind == "sum":
+            raw = list(self.combine.init)
+            for tree in self.trees:
+                out = tree_output(self, tree, row)
+                columns = range(len(raw)) if tree.output is None else [tree.output]
+                for k in columns:
+                    raw[k] += self.combine.scale * out[0 if tree.output is not None else k]
+            return apply_link(self.combine.link, raw)
+        raise ValueError(f"unknown combine kind {self.combine.kind!r}")
+
+    def predict(self, row: Mapping[str, Any]):
+        """The label (classification) or value (regression) for one row."""
+        scores = self.scores(row)
+        if not self.target.is_classification:
+            return scores[0]
+        return self.target.classes[argmax(scores)]
+
+    def feature_index(self) -> dict[str, int]:
+        return {f.name: i for i, f in enumerate(self.features)}
+
+
+def argmax(scores: Sequence[float]) -> int:
+    """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn)."""
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best]:
+            best = i
+    return best
+
+
+def apply_link(link: str, raw: list[float]) -> list[float]:
+    if link == "identity":
+        return raw
+    if link == "sigmoid":  # binary: raw[0] is the log-odds of the second class
+        p = 1.0 / (1.0 + math.exp(-raw[0])) if raw[0] > -709 else 0.0
+        return [1.0 - p, p]
+    if link == "softmax":
+        top = max(raw)
+        exps = [math.exp(r - top) for r in raw]
+        total = sum(exps)
+        return [e / total for e in exps]
+    raise ValueError(f"unknown link {link!r}")
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def child_for(model: Model, split: Split, value: Any) -> int | None:
+    """Position of the child that ``value`` goes to, or None when the missing route applies."""
+    if is_missing(value):
+        return None
+    if split.op == "<=":
+        return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
+    value = str(value)
+    if split.op == "==":
+        return split.values.index(value) if value in split.values else None
+    known = model.features[split.feature].categories
+    if value in split.values:
+        return 0
+    return 1 if value in known else None
+
+
+def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
+    """Walk one tree for one row (iteratively), summing weighted node values in node order."""
+    names = [f.name for f in model.features]
+    total = [0.0] * len(tree.nodes[0].value)
+    reached: list[tuple[int, float]] = []
+    stack = [(0, 1.0)]
+    while stack:
+        node_id, weight = stack.pop()
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            reached.append((node_id, weight))
+            continue
+        split = node.split
+        position = child_for(model, split, row.get(names[split.feature]))
+        if position is not None:
+            stack.append((node.children[position], weight))
+        elif split.missing.kind == "child":
+            stack.append((node.children[split.missing.child], weight))
+        elif split.missing.kind == "fraction":
+            for child, w in reversed(list(zip(node.children, split.missing.weights))):
+                stack.append((child, w * weight))
+        else:
+            reached.append((node_id, weight))
+    for node_id, weight in sorted(reached):
+        total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
+    return total
+
+
+def iter_rows(model: Model, columns: Mapping[str, Sequence[Any]]) -> Iterator[dict]:
+    names = [f.name for f in model.features]
+    length = len(next(iter(columns.values()))) if columns else 0
+    for i in range(length):
+        yield {name: columns[name][i] for name in names if name in columns}

@@ -1,0 +1,260 @@
+"""Models as versioned JSON files (schema: docs/model-format.md). Loading a model reads data, never code."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .errors import TreegenError
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
+                    Model, Node, NumericSemantics, Split, Target, Tree)
+
+FORMAT = "treegen-model"
+VERSION = 1
+
+
+# -- writing -------------------------------------------------------------------------------
+
+def model_to_dict(model: Model) -> dict:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "features": [_feature_dict(f) for f in model.features],
+        "target": _target_dict(model.target),
+        "numeric": {"cast": model.numeric.cast, "tolerance": model.numeric.tolerance},
+        "combine": {"kind": model.combine.kind, "init": list(model.combine.init),
+                    "scale": model.combine.scale, "link": model.combine.link},
+        "trees": [{"output": tree.output, "nodes": [_node_dict(n) for n in tree.nodes]}
+                  for tree in model.trees],
+        "meta": model.meta,
+    }
+
+
+def _feature_dict(feature: Feature) -> dict:
+    out: dict[str, Any] = {"name": feature.name, "kind": feature.kind}
+    if feature.kind == NOMINAL:
+        out["categories"] = list(feature.categories)
+    return out
+
+
+def _target_dict(target: Target) -> dict:
+    out: dict[str, Any] = {"name": target.name, "kind": target.kind}
+    if target.is_classification:
+        out["classes"] = list(target.classes)
+    return out
+
+
+def _node_dict(node: Node) -> dict:
+    out: dict[str, Any] = {"value": list(node.value), "n": node.n}
+    if node.counts:
+        out["counts"] = list(node.counts)
+    if node.split is not None:
+        s = node.split
+        split: dict[str, Any] = {"feature": s.feature, "op": s.op}
+        if s.op == "<=":
+            split["threshold"] = s.threshold
+        else:
+            split["values"] = list(s.values)
+        missing: dict[str, Any] = {"kind": s.missing.kind}
+        if s.missing.kind == "child":
+            missing["child"] = s.missing.child
+        elif s.missing.kind == "fraction":
+            missing["weights"] = list(s.missing.weights)
+        split["missing"] = missing
+        out["split"] = split
+        out["children"] = list(node.children)
+    return out
+
+
+def dumps(model: Model) -> str:
+    """Deterministic JSON text; floats are written as ``repr`` writes them, so they read back exact."""
+    return json.dumps(model_to_dict(model), ensure_ascii=False, indent=1, allow_nan=True) + "\n"
+
+
+def save(model: Model, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(dumps(model))
+
+
+# -- reading -------------------------------------------------------------------------------
+
+class _Reader:
+    """Checks one JSON document against the schema, naming the path of whatever is wrong."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, path: str, message: str):
+        raise TreegenError(f"{path}: {message}" if path else message, file=self.source)
+
+    def get(self, obj: dict, key: str, path: str, kind, default=...):
+        if key not in obj:
+            if default is ...:
+                self.fail(path, f"missing field {key!r}")
+            return default
+        value = obj[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind in (int, float) and isinstance(value, bool)):
+            self.fail(f"{path}.{key}".lstrip("."), f"expected {_kind_name(kind)}, found {type(value).__name__}")
+        return value
+
+    def strings(self, obj: dict, key: str, path: str) -> tuple[str, ...]:
+        values = self.get(obj, key, path, list)
+        for i, v in enumerate(values):
+            if not isinstance(v, str):
+                self.fail(f"{path}.{key}[{i}]", "expected a string")
+        return tuple(values)
+
+    def floats(self, obj: dict, key: str, path: str, default=...) -> tuple[float, ...]:
+        values = self.get(obj, key, path, list, default)
+        for i, v in enumerate(values):
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                self.fail(f"{path}.{key}[{i}]", "expected a number")
+        return tuple(float(v) for v in values)
+
+    def choice(self, obj: dict, key: str, path: str, options: tuple[str, ...], default=...) -> str:
+        value = self.get(obj, key, path, str, default)
+        if value not in options:
+            self.fail(f"{path}.{key}".lstrip("."), f"{value!r} is not one of {', '.join(options)}")
+        return value
+
+
+def _kind_name(kind) -> str:
+    return {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}.get(kind, str(kind))
+
+
+def model_from_dict(doc: Any, source: str = "<model>") -> Model:
+    r = _Reader(source)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        r.fail("", f"not a treegen model (expected \"format\": \"{FORMAT}\")")
+    version = doc.get("version")
+    if version != VERSION:
+        r.fail("version", f"unsupported model version {version!r}; this treegen reads version {VERSION}")
+    features = tuple(_read_feature(r, f, f"features[{i}]") for i, f in enumerate(r.get(doc, "features", "", list)))
+    target = _read_target(r, r.get(doc, "target", "", dict))
+    numeric_doc = r.get(doc, "numeric", "", dict, {})
+    numeric = NumericSemantics(r.choice(numeric_doc, "cast", "numeric", ("float64", "float32"), "float64"),
+                               r.get(numeric_doc, "tolerance", "numeric", float, 0.0))
+    combine_doc = r.get(doc, "combine", "", dict, {})
+    combine = Combine(r.choice(combine_doc, "kind", "combine", ("single", "average", "sum"), "single"),
+                      r.floats(combine_doc, "init", "combine", []),
+                      r.get(combine_doc, "scale", "combine", float, 1.0),
+                      r.choice(combine_doc, "link", "combine", ("identity", "sigmoid", "softmax"), "identity"))
+    trees_doc = r.get(doc, "trees", "", list)
+    if not trees_doc:
+        r.fail("trees", "a model needs at least one tree")
+    trees = [_read_tree(r, t, f"trees[{i}]", features, target) for i, t in enumerate(trees_doc)]
+    if combine.kind == "single" and len(trees) != 1:
+        r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
+    return Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
+
+
+def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
+    if not isinstance(doc, dict):
+        r.fail(path, "expected an object")
+    kind = r.choice(doc, "kind", path, (NUMERIC, NOMINAL))
+    categories = r.strings(doc, "categories", path) if kind == NOMINAL else ()
+    return Feature(r.get(doc, "name", path, str), kind, categories)
+
+
+def _read_target(r: _Reader, doc: dict) -> Target:
+    kind = r.choice(doc, "kind", "target", (CLASSIFICATION, REGRESSION))
+    classes = r.strings(doc, "classes", "target") if kind == CLASSIFICATION else ()
+    if kind == CLASSIFICATION and not classes:
+        r.fail("target.classes", "a classification target needs at least one class")
+    return Target(r.get(doc, "name", "target", str), kind, classes)
+
+
+def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target) -> Tree:
+    if not isinstance(doc, dict):
+        r.fail(path, "expected an object")
+    output = doc.get("output")
+    if output is not None and not isinstance(output, int):
+        r.fail(f"{path}.output", "expected an integer or null")
+    nodes_doc = r.get(doc, "nodes", path, list)
+    if not nodes_doc:
+        r.fail(f"{path}.nodes", "a tree needs at least one node")
+    width = 1 if output is not None else target.width
+    nodes = [_read_node(r, n, f"{path}.nodes[{i}]", features, width) for i, n in enumerate(nodes_doc)]
+    _check_structure(r, nodes, path)
+    return Tree(nodes, output)
+
+
+def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
+    if not isinstance(doc, dict):
+        r.fail(path, "expected an object")
+    value = r.floats(doc, "value", path)
+    if len(value) != width:
+        r.fail(f"{path}.value", f"expected {width} numbers, found {len(value)}")
+    node = Node(value, r.floats(doc, "counts", path, []), r.get(doc, "n", path, float, 0.0))
+    split_doc = r.get(doc, "split", path, dict, None)
+    if split_doc is None:
+        return node
+    node.split = _read_split(r, split_doc, f"{path}.split", features)
+    children = r.get(doc, "children", path, list)
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in children):
+        r.fail(f"{path}.children", "expected a list of node ids")
+    node.children = tuple(children)
+    expected = len(node.split.values) if node.split.op == "==" else 2
+    if len(children) != expected:
+        r.fail(f"{path}.children", f"a {node.split.op!r} split needs {expected} children, found {len(children)}")
+    m = node.split.missing
+    if (m.kind == "child" and not 0 <= m.child < expected) or (m.kind == "fraction" and len(m.weights) != expected):
+        r.fail(f"{path}.split.missing", "does not match the number of children")
+    return node
+
+
+def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
+    feature = r.get(doc, "feature", path, int)
+    if not 0 <= feature < len(features):
+        r.fail(f"{path}.feature", f"no feature number {feature}")
+    op = r.choice(doc, "op", path, ("<=", "==", "in"))
+    if (op == "<=") != (features[feature].kind == NUMERIC):
+        r.fail(f"{path}.op", f"{op!r} does not fit the {features[feature].kind} feature {features[feature].name!r}")
+    threshold = r.get(doc, "threshold", path, float) if op == "<=" else math.nan
+    values = r.strings(doc, "values", path) if op != "<=" else ()
+    known = set(features[feature].categories)
+    if op == "==" and (set(values) != known or len(values) != len(known)):
+        r.fail(f"{path}.values", "an '==' split needs one child for each category of its feature")
+    if op == "in" and not set(values) <= known:
+        r.fail(f"{path}.values", "an 'in' split may only name categories of its feature")
+    missing_doc = r.get(doc, "missing", path, dict, {"kind": "stop"})
+    kind = r.choice(missing_doc, "kind", f"{path}.missing", ("stop", "child", "fraction"))
+    missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
+                           r.floats(missing_doc, "weights", f"{path}.missing", []))
+    return Split(feature, op, threshold, values, missing)
+
+
+def _check_structure(r: _Reader, nodes: list[Node], path: str) -> None:
+    """Every node but the root has exactly one parent, with a larger id (pre-order): a tree, no cycles."""
+    parent = [-1] * len(nodes)
+    for i, node in enumerate(nodes):
+        for c in node.children:
+            if not i < c < len(nodes) or parent[c] != -1:
+                r.fail(f"{path}.nodes[{i}].children", f"child {c} is not a new node after {i}")
+            parent[c] = i
+    orphans = [i for i in range(1, len(nodes)) if parent[i] == -1]
+    if orphans:
+        r.fail(f"{path}.nodes[{orphans[0]}]", "no node leads here")
+
+
+def loads(text: str, source: str = "<model>") -> Model:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TreegenError(f"invalid JSON: {err.msg}", source, err.lineno, err.colno) from None
+    except RecursionError:
+        raise TreegenError("invalid model: nested too deeply", source) from None
+    return model_from_dict(doc, source)
+
+
+def load(path: str) -> Model:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise TreegenError(f"cannot read model: {err.strerror}", path) from None
+    except UnicodeDecodeError:
+        raise TreegenError("cannot read model: not UTF-8 text", path) from None
+    return loads(text, path)

@@ -1,0 +1,175 @@
+"""Lowering: each tree becomes a list of if-then rules, one per leaf (and per node that stops on a
+missing value), with the tests on each feature along the path merged into one condition.
+
+A condition on a feature is an interval ``low < x <= high`` (numeric) or a set ``x in values``
+(nominal). Every condition also says what happens when ``x`` is missing (None/NaN, or a category the
+feature does not know): its ``if_missing`` factor -- 0.0 (the rule does not apply), 1.0 (it applies),
+or a fraction (C4.5's fractional route). A condition of kind ``missing`` applies only to a missing x.
+
+A rule's weight for a row is the product of its conditions' factors (1.0 when x satisfies the
+condition); a tree's output is the sum of ``weight * value`` over its rules, in order. When no split
+routes missing values fractionally (``TreeRules.exclusive``), exactly one rule applies to every row,
+so a back end may test the rules in order and stop at the first that applies.
+
+Thresholds here are already *effective* float64 thresholds (see NumericSemantics), so a back end
+only ever renders a plain float64 ``<=``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from .model import Model, Tree, is_missing
+
+INTERVAL, SET, MISSING = "interval", "set", "missing"
+
+
+@dataclass(frozen=True)
+class Condition:
+    feature: int
+    kind: str  # INTERVAL | SET | MISSING
+    low: float = -math.inf  # interval: exclusive
+    high: float = math.inf  # interval: inclusive
+    values: tuple[str, ...] = ()  # set: in the feature's category order
+    if_missing: float = 0.0
+
+    def factor(self, value: Any, categories: tuple[str, ...]) -> float:
+        """1.0 if the value satisfies the condition, ``if_missing`` if it is missing, else 0.0."""
+        if is_missing(value) or (categories and str(value) not in categories):
+            return self.if_missing
+        if self.kind == INTERVAL:
+            return 1.0 if self.low < float(value) <= self.high else 0.0
+        if self.kind == SET:
+            return 1.0 if str(value) in self.values else 0.0
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Rule:
+    conditions: tuple[Condition, ...]  # in order of each feature's first test on the path
+    node: int  # the leaf (or stopping node) id in its tree
+    value: tuple[float, ...]
+
+
+@dataclass
+class TreeRules:
+    rules: list[Rule]
+    output: int | None
+    exclusive: bool  # exactly one rule applies to any row
+
+
+def lower(model: Model) -> list[TreeRules]:
+    """The rules of every tree of the model, in tree order."""
+    return [lower_tree(model, tree) for tree in model.trees]
+
+
+def lower_tree(model: Model, tree: Tree) -> TreeRules:
+    rules: list[Rule] = []
+    exclusive = True
+    thresholds = {}
+    # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}).
+    stack: list[tuple[int, dict[int, Condition]]] = [(0, {})]
+    while stack:
+        node_id, path = stack.pop()
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            rules.append(Rule(tuple(path.values()), node_id, node.value))
+            continue
+        split = node.split
+        feature = model.features[split.feature]
+        missing = split.missing
+        exclusive = exclusive and missing.kind != "fraction"
+        if split.op == "<=":
+            if split.threshold not in thresholds:
+                thresholds[split.threshold] = model.numeric.effective_threshold(split.threshold)
+            cut = thresholds[split.threshold]
+            branches = [Condition(split.feature, INTERVAL, high=cut), Condition(split.feature, INTERVAL, low=cut)]
+        elif split.op == "==":
+            branches = [Condition(split.feature, SET, values=(v,)) for v in split.values]
+        else:
+            rest = tuple(c for c in feature.categories if c not in split.values)
+            branches = [Condition(split.feature, SET, values=_in_order(split.values, feature.categories)),
+                        Condition(split.feature, SET, values=rest)]
+        children = []
+        for position, (child, branch) in enumerate(zip(node.children, branches)):
+            if missing.kind == "child":
+                branch = replace(branch, if_missing=1.0 if position == missing.child else 0.0)
+            elif missing.kind == "fraction":
+                branch = replace(branch, if_missing=missing.weights[position])
+            merged = _add(path, branch, feature.categories)
+            if merged is not None:
+                children.append((child, merged))
+        if missing.kind == "stop":
+            merged = _add(path, Condition(split.feature, MISSING, if_missing=1.0), feature.categories)
+            if merged is not None:  # this node's own value applies: it comes before its children
+                rules.append(Rule(tuple(merged.values()), node_id, node.value))
+        stack.extend(reversed(children))
+    rules.sort(key=lambda rule: rule.node)  # node order, as the model sums them
+    return TreeRules(rules, tree.output, exclusive)
+
+
+def _in_order(values, categories):
+    chosen = set(values)
+    ordered = tuple(c for c in categories if c in chosen)
+    return ordered + tuple(v for v in values if v not in set(categories))
+
+
+def _add(path: dict[int, Condition], new: Condition, categories) -> dict[int, Condition] | None:
+    """The path with one more test, merged with an earlier test on the same feature.
+    None when no row can satisfy the result."""
+    old = path.get(new.feature)
+    merged = new if old is None else _merge(old, new, categories)
+    if merged is None:
+        return None
+    out = dict(path)
+    if _always(merged, categories):
+        out.pop(new.feature, None)
+    else:
+        out[new.feature] = merged
+    return out
+
+
+def _merge(a: Condition, b: Condition, categories) -> Condition | None:
+    missing = a.if_missing * b.if_missing
+    if MISSING in (a.kind, b.kind):
+        kind, low, high, values = MISSING, -math.inf, math.inf, ()
+    elif a.kind == INTERVAL:
+        kind, low, high, values = INTERVAL, max(a.low, b.low), min(a.high, b.high), ()
+        if not low < high:
+            kind = MISSING
+    else:
+        keep = set(b.values)
+        kind, low, high, values = SET, -math.inf, math.inf, tuple(v for v in a.values if v in keep)
+        if not values:
+            kind = MISSING
+    if kind == MISSING and missing == 0.0:
+        return None
+    return Condition(a.feature, kind, low, high, values, missing)
+
+
+def _always(c: Condition, categories) -> bool:
+    """A condition that every row satisfies with factor 1 says nothing."""
+    if c.if_missing != 1.0:
+        return False
+    if c.kind == INTERVAL:
+        return c.low == -math.inf and c.high == math.inf
+    return c.kind == SET and set(c.values) >= set(categories)
+
+
+def rules_output(model: Model, tree_rules: TreeRules, row: Mapping[str, Any]) -> list[float]:
+    """A tree's output computed from its rules: what every back end computes."""
+    names = [f.name for f in model.features]
+    width = len(tree_rules.rules[0].value)
+    total = [0.0] * width
+    for rule in tree_rules.rules:
+        weight = 1.0
+        for c in rule.conditions:
+            weight = weight * c.factor(row.get(names[c.feature]), model.features[c.feature].categories)
+            if weight == 0.0:
+                break
+        if weight != 0.0:
+            total = [t + weight * v for t, v in zip(total, rule.value)]
+            if tree_rules.exclusive:
+                break
+    return total
