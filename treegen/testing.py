@@ -1,0 +1,165 @@
+"""Synthetic models for tests and benchmarks: random trees with every split kind and missing-value
+route, very deep chains, very wide trees, and hostile names."""
+from __future__ import annotations
+
+import math
+import random
+
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
+                    Model, Node, NumericSemantics, Split, Target, Tree)
+
+HOSTILE_NAMES = [
+    "class", "if", "select", "from", "def", "return", "null", "None", "True", "int", "String",
+    "it's", 'say "hi"', "back\\slash", "new\nline", "tab\there", "\"; DROP TABLE x; --", "*/ /*",
+    "a,b", "名字", "天气", "🌲 tree", " leading space", "trailing ", "", "$x", "${x}", "{{ x }}",
+    "%s", "\u2028sep", "0starts_with_digit", "x-y", "import os", "__init__", "main",
+]
+
+
+def _value(rng: random.Random, target: Target) -> tuple[float, ...]:
+    if not target.is_classification:
+        return (rng.choice([0.0, 1.5, -2.25, rng.uniform(-1e6, 1e6)]),)
+    raw = [rng.choice([0.0, 1.0, 2.0, 3.0, rng.random()]) for _ in target.classes]
+    if not any(raw):
+        raw[rng.randrange(len(raw))] = 1.0
+    total = sum(raw)
+    return tuple(r / total for r in raw)
+
+
+def random_features(rng: random.Random, n_numeric: int, n_nominal: int, names=None) -> tuple[Feature, ...]:
+    names = list(names) if names else [f"x{i}" for i in range(n_numeric)] + [f"c{i}" for i in range(n_nominal)]
+    features = [Feature(names[i], NUMERIC) for i in range(n_numeric)]
+    for j in range(n_nominal):
+        k = rng.randint(2, 4)
+        features.append(Feature(names[n_numeric + j], NOMINAL, tuple(f"v{j}_{i}" for i in range(k))))
+    return tuple(features)
+
+
+def random_tree(rng: random.Random, features, target: Target, max_depth: int = 5,
+                missing_kinds=("stop", "child", "fraction"), leaf_probability: float = 0.25) -> Tree:
+    """A random tree, nodes numbered in pre-order. Thresholds come from a small grid (so values sit
+    exactly on them often) and from random floats."""
+    nodes: list[Node] = []
+    stack = [(None, 0)]  # (parent slot to fill, depth)
+    pending_children: dict[int, list[int]] = {}
+    while stack:
+        parent, depth = stack.pop()
+        node_id = len(nodes)
+        node = Node(_value(rng, target), n=float(rng.randint(0, 50)))
+        nodes.append(node)
+        if parent is not None:
+            pending_children[parent].append(node_id)
+        if depth >= max_depth or rng.random() < leaf_probability:
+            continue
+        index = rng.randrange(len(features))
+        feature = features[index]
+        if feature.kind == NUMERIC:
+            t = rng.choice([0.0, 0.5, 1.0, -1.0, 2.5, 1e-300, rng.uniform(-10, 10)])
+            split, arity = Split(index, "<=", threshold=t), 2
+        elif rng.random() < 0.5:
+            values = tuple(rng.sample(feature.categories, len(feature.categories)))
+            split, arity = Split(index, "==", values=values), len(values)
+        else:
+            chosen = rng.sample(feature.categories, rng.randint(1, len(feature.categories) - 1))
+            split, arity = Split(index, "in", values=tuple(chosen)), 2
+        kind = rng.choice(missing_kinds)
+        if kind == "child":
+            route = MissingRoute.to_child(rng.randrange(arity))
+        elif kind == "fraction":
+            weights = [rng.random() + 0.01 for _ in range(arity)]
+            route = MissingRoute.fraction([w / sum(weights) for w in weights])
+        else:
+            route = MissingRoute.stop()
+        node.split = Split(split.feature, split.op, split.threshold, split.values, route)
+        pending_children[node_id] = []
+        for _ in range(arity):
+            stack.append((node_id, depth + 1))
+    for node_id, children in pending_children.items():
+        # children were pushed then popped in reverse: restore the order of creation
+        nodes[node_id].children = tuple(sorted(children))
+    return Tree(nodes).canonical()
+
+
+def random_model(seed: int = 0, n_numeric: int = 3, n_nominal: int = 2, max_depth: int = 5,
+                 classes=("a", "b", "c"), regression: bool = False, missing_kinds=("stop", "child", "fraction"),
+                 numeric: NumericSemantics = NumericSemantics(), names=None, n_trees: int = 1) -> Model:
+    rng = random.Random(seed)
+    features = random_features(rng, n_numeric, n_nominal, names)
+    target = Target("y", REGRESSION) if regression else Target("y", CLASSIFICATION, tuple(classes))
+    trees = [random_tree(rng, features, target, max_depth, missing_kinds) for _ in range(n_trees)]
+    combine = Combine() if n_trees == 1 else Combine("average")
+    return Model(features, target, trees, combine, numeric, {"algorithm": "random", "seed": seed})
+
+
+def chain_model(depth: int, classes=("left", "right")) -> Model:
+    """x <= 0 -> leaf, else x <= 1 -> leaf, else ... : one path ``depth`` splits deep."""
+    target = Target("y", CLASSIFICATION, tuple(classes))
+    nodes = []
+    for i in range(depth):
+        leaf_value = tuple(1.0 if k == i % len(classes) else 0.0 for k in range(len(classes)))
+        split = Split(0, "<=", threshold=float(i), missing=MissingRoute.to_child(0))
+        nodes.append(Node(leaf_value, split=split, children=(len(nodes) + 1, len(nodes) + 2)))
+        nodes.append(Node(leaf_value, n=1.0))
+    nodes.append(Node(tuple(1.0 / len(classes) for _ in classes), n=1.0))
+    # pre-order: node 2i is the split, 2i+1 its left leaf, 2i+2 the next split
+    return Model((Feature("x", NUMERIC),), target, [Tree(nodes)], meta={"algorithm": "chain"})
+
+
+def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: bool = False) -> Model:
+    """A balanced binary tree with ``leaves`` leaves over ``n_features`` numeric features."""
+    rng = random.Random(seed)
+    features = tuple(Feature(f"f{i}", NUMERIC) for i in range(n_features))
+    target = Target("y", REGRESSION) if regression else Target("y", CLASSIFICATION, ("no", "yes", "maybe"))
+    nodes: list[Node] = []
+    children_of: dict[int, list[int]] = {}
+    box = tuple((-1000.0, 1000.0) for _ in features)  # the region of inputs that reach a node
+    stack = [(None, leaves, box)]
+    while stack:
+        parent, count, box = stack.pop()
+        node_id = len(nodes)
+        nodes.append(Node(_value(rng, target), n=float(count)))
+        if parent is not None:
+            children_of[parent].append(node_id)
+        if count == 1:
+            continue
+        feature = rng.randrange(n_features)
+        low, high = box[feature]
+        t = low + (high - low) * rng.uniform(0.2, 0.8)  # inside the box: every leaf stays reachable
+        nodes[node_id].split = Split(feature, "<=", threshold=t, missing=MissingRoute.to_child(rng.randrange(2)))
+        children_of[node_id] = []
+        left = count // 2
+        left_box = box[:feature] + ((low, t),) + box[feature + 1:]
+        right_box = box[:feature] + ((t, high),) + box[feature + 1:]
+        stack.append((node_id, count - left, right_box))
+        stack.append((node_id, left, left_box))
+    for node_id, children in children_of.items():
+        nodes[node_id].children = tuple(sorted(children))
+    return Model(features, target, [Tree(nodes).canonical()], meta={"algorithm": "wide"})
+
+
+def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:
+    """Random rows for a model: values near its thresholds, categories, missing and unseen values."""
+    from .probes import UNSEEN, boundary_values
+    rng = random.Random(seed)
+    options = []
+    for index, feature in enumerate(model.features):
+        if feature.is_numeric:
+            options.append(boundary_values(model, index) or [0.0])
+        else:
+            options.append(list(feature.categories) + [UNSEEN])
+    rows = []
+    for _ in range(count):
+        row = {}
+        for feature, opts in zip(model.features, options):
+            if rng.random() < missing:
+                row[feature.name] = None
+            elif feature.is_numeric and rng.random() < 0.3:
+                row[feature.name] = rng.uniform(-20, 20)
+            else:
+                row[feature.name] = rng.choice(opts)
+        rows.append(row)
+    return rows
+
+
+def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
+    return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
