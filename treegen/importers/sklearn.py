@@ -1,0 +1,286 @@
+"""Import fitted scikit-learn trees, forests and gradient boosting as a treegen model, bit-exact.
+
+Supported: ``DecisionTree{Classifier,Regressor}``, ``ExtraTree{Classifier,Regressor}``,
+``RandomForest{Classifier,Regressor}``, ``ExtraTrees{Classifier,Regressor}`` and
+``GradientBoosting{Classifier,Regressor}``, single output, scikit-learn >= 1.4 (where a classifier's
+``tree_.value`` holds the class fractions that ``predict_proba`` returns).
+
+How scikit-learn predicts, and how the model says the same thing:
+
+* It casts ``X`` to float32 and tests ``float32(x) <= threshold`` with a float64 threshold:
+  ``NumericSemantics(cast="float32")``.
+* A tree sends NaN to the child ``missing_go_to_left`` names (also for trees trained without NaN:
+  then it is the child that received more samples). Gradient boosting rejects NaN in ``predict``;
+  its tree walker would send NaN right (``NaN <= t`` is false), so the model does that.
+* Forests add the trees' ``predict_proba`` (or ``predict``) in order, then divide by the number of
+  trees: ``Combine("average")``.
+* Gradient boosting starts from the init estimator's raw prediction and adds
+  ``learning_rate * leaf value`` tree by tree (one tree per class and stage for multiclass):
+  ``Combine("sum", init, scale=learning_rate, link)``. The exponential loss's probability is
+  ``expit(2 * raw)``; doubling ``init`` and ``scale`` is exact in binary floating point, so the model
+  uses the plain sigmoid on the doubled sums.
+
+Class labels become strings (``str(label)``); the original labels and their type are kept in
+``model.meta["sklearn"]`` so a caller can map predictions back.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import TreegenError
+from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model, Node,
+                     NumericSemantics, Split, Target, Tree)
+
+SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
+             "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
+             "GradientBoostingClassifier, GradientBoostingRegressor (single output)")
+MINIMUM_VERSION = (1, 4)
+# Types a .skops file may hold beyond the ones skops trusts by itself (scikit-learn estimators, numpy).
+SKOPS_TRUSTED = ("sklearn.tree._tree.Tree",)
+
+
+def from_sklearn(estimator, feature_names=None) -> Model:
+    """Convert a fitted scikit-learn tree ensemble into a treegen model that predicts the same.
+
+    Parameters
+    ----------
+    estimator : fitted scikit-learn estimator
+        One of the estimators listed in ``SUPPORTED``.
+    feature_names : sequence of str, optional
+        Names of the input columns, in order. Default: ``estimator.feature_names_in_`` when the
+        estimator was fitted on a DataFrame, else ``x0, x1, ...``.
+
+    Returns
+    -------
+    Model
+        Numeric features, float32 comparison semantics, one tree per fitted tree.
+
+    Raises
+    ------
+    TreegenError
+        For an unsupported estimator, setting or scikit-learn version, or an unfitted estimator.
+    """
+    _check_version()
+    family = _family(estimator)
+    _check_fitted(estimator)
+    if getattr(estimator, "n_outputs_", 1) != 1:
+        raise TreegenError(f"{type(estimator).__name__} with {estimator.n_outputs_} outputs is not "
+                           f"supported; supported: {SUPPORTED}")
+    features = _features(estimator, feature_names)
+    target, labels = _target(estimator)
+    meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn",
+            "sklearn": {"version": _sklearn_version_text(), "params": _params(estimator), **labels}}
+    numeric = NumericSemantics(cast="float32")
+    if family == "tree":
+        trees, combine = [_tree(estimator, target)], Combine()
+    elif family == "forest":
+        trees, combine = [_tree(e, target) for e in estimator.estimators_], Combine("average")
+    else:
+        trees, combine = _boosting(estimator, len(features))
+    return Model(features, target, trees, combine, numeric, meta)
+
+
+def load_estimator(path: str, trust: bool = False):
+    """Load a fitted estimator from a ``.skops`` file (safely) or a pickle/joblib file (``trust`` only).
+
+    A ``.skops`` file is loaded with ``skops.io``, which refuses every type not known to be safe:
+    beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted. Unpickling runs
+    code stored in the file, so any other file needs ``trust=True``.
+    """
+    if not os.path.isfile(path):
+        raise TreegenError("no such model file", path)
+    if path.lower().endswith(".skops"):
+        return _load_skops(path)
+    if not trust:
+        raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if "
+                           "the file is trusted, or save the model with skops.io.dump as .skops", path)
+    import joblib
+    try:
+        return joblib.load(path)
+    except Exception as err:  # any failure to unpickle is a bad file, not a treegen bug
+        raise TreegenError(f"cannot load the estimator: {type(err).__name__}: {err}", path) from None
+
+
+def _load_skops(path: str):
+    import skops.io
+    try:
+        untrusted = skops.io.get_untrusted_types(file=path)
+        refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
+        if refused:
+            raise TreegenError(f"refusing to load types that are not scikit-learn trees: {', '.join(refused)}",
+                               path)
+        return skops.io.load(path, trusted=list(untrusted))
+    except TreegenError:
+        raise
+    except Exception as err:  # a corrupt or foreign file
+        raise TreegenError(f"cannot load the .skops file: {type(err).__name__}: {err}", path) from None
+
+
+# -- checks ------------------------------------------------------------------------------------
+
+
+def _sklearn_version_text() -> str:
+    import sklearn
+    return sklearn.__version__
+
+
+def _check_version() -> None:
+    text = _sklearn_version_text()
+    parts = tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
+    if parts < MINIMUM_VERSION:
+        raise TreegenError(f"scikit-learn {text} is too old: importing needs scikit-learn >= "
+                           f"{'.'.join(map(str, MINIMUM_VERSION))}")
+
+
+def _family(estimator) -> str:
+    """'tree', 'forest' or 'boosting'; anything else is refused."""
+    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
+                                  GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor)
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    families = {"tree": (DecisionTreeClassifier, DecisionTreeRegressor),  # ExtraTree* are subclasses
+                "forest": (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+                           ExtraTreesRegressor),
+                "boosting": (GradientBoostingClassifier, GradientBoostingRegressor)}
+    for family, classes in families.items():
+        if isinstance(estimator, classes):
+            return family
+    raise TreegenError(f"cannot import {type(estimator).__name__}; supported: {SUPPORTED}")
+
+
+def _check_fitted(estimator) -> None:
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        raise TreegenError(f"the {type(estimator).__name__} is not fitted; call fit before importing") from None
+    criterion = getattr(estimator, "criterion", None)
+    if criterion is not None and not isinstance(criterion, str):
+        raise TreegenError(f"a custom criterion ({type(criterion).__name__}) is not supported; use one "
+                           f"of scikit-learn's named criteria")
+
+
+def _params(estimator) -> dict:
+    """The estimator's simple parameters, for the record (JSON-safe)."""
+    return {k: v for k, v in sorted(estimator.get_params(deep=False).items())
+            if v is None or isinstance(v, (bool, int, float, str))}
+
+
+# -- features and target ------------------------------------------------------------------------
+
+
+def _features(estimator, feature_names) -> tuple[Feature, ...]:
+    count = estimator.n_features_in_
+    if feature_names is None:
+        given = getattr(estimator, "feature_names_in_", None)
+        names = [str(n) for n in given] if given is not None else [f"x{i}" for i in range(count)]
+    else:
+        names = list(feature_names)
+        if not all(isinstance(n, str) for n in names):
+            raise TreegenError("feature names must be strings")
+    if len(names) != count:
+        raise TreegenError(f"{len(names)} feature names given, but the estimator takes {count} features")
+    if len(set(names)) != len(names):
+        duplicate = next(n for n in names if names.count(n) > 1)
+        raise TreegenError(f"feature name {duplicate!r} is given twice")
+    return tuple(Feature(name, NUMERIC) for name in names)
+
+
+def _target(estimator) -> tuple[Target, dict]:
+    """The target, and what meta keeps of scikit-learn's original class labels."""
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return Target("y", REGRESSION), {}
+    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    names = tuple(str(label) for label in labels)
+    if len(set(names)) != len(names):
+        raise TreegenError(f"class labels {labels!r} are not distinct as strings")
+    kept = {"classes": [label if isinstance(label, (bool, int, float, str)) else str(label) for label in labels],
+            "class_type": type(labels[0]).__name__ if labels else "str"}
+    return Target("y", CLASSIFICATION, names), kept
+
+
+# -- trees --------------------------------------------------------------------------------------
+
+
+def _tree(estimator, target: Target, output: int | None = None, nan_left=None) -> Tree:
+    """One fitted tree as a model tree with scikit-learn's node ids (pre-order unless it was grown
+    best-first). ``nan_left`` overrides where NaN goes (gradient boosting); default: the tree's own
+    ``missing_go_to_left``."""
+    t = estimator.tree_
+    left, right = t.children_left.tolist(), t.children_right.tolist()
+    feature, threshold = t.feature.tolist(), t.threshold.tolist()
+    go_left = (t.missing_go_to_left.tolist() if nan_left is None else [nan_left] * t.node_count)
+    n = t.weighted_n_node_samples.tolist()
+    if target.is_classification and output is None:
+        fractions = t.value[:, 0, :]
+        values = [tuple(row) for row in fractions.tolist()]
+        counts = [tuple(row) for row in (t.weighted_n_node_samples[:, None] * fractions).tolist()]
+    else:
+        values = [(v,) for v in t.value[:, 0, 0].tolist()]
+        counts = [()] * t.node_count
+    nodes = []
+    for i in range(t.node_count):
+        node = Node(values[i], counts[i], n[i])
+        if left[i] != -1:
+            route = MissingRoute.to_child(0 if go_left[i] else 1)
+            node.split = Split(feature[i], "<=", threshold=threshold[i], missing=route)
+            node.children = (left[i], right[i])
+        nodes.append(node)
+    tree = Tree(nodes, output)
+    return tree if _is_preorder(tree) else tree.canonical()
+
+
+def _is_preorder(tree: Tree) -> bool:
+    order, stack = 0, [0]
+    while stack:
+        i = stack.pop()
+        if i != order:
+            return False
+        order += 1
+        stack.extend(reversed(tree.nodes[i].children))
+    return True
+
+
+# -- gradient boosting ---------------------------------------------------------------------------
+
+
+def _boosting(estimator, n_features: int) -> tuple[list[Tree], Combine]:
+    init = _boosting_init(estimator, n_features)
+    link, doubled = _boosting_link(estimator)
+    scale = float(estimator.learning_rate)
+    if doubled:  # exact: multiplying by 2 commutes with rounding
+        init, scale = [2.0 * r for r in init], 2.0 * scale
+    regression_target = Target("y", REGRESSION)
+    trees = [_tree(stage[k], regression_target, output=k, nan_left=False)
+             for stage in estimator.estimators_ for k in range(len(stage))]
+    return trees, Combine("sum", tuple(init), scale, link)
+
+
+def _boosting_init(estimator, n_features: int) -> list[float]:
+    """The raw score every prediction starts from (constant: the init is 'zero' or a dummy)."""
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+    init = estimator.init_
+    constant = (init == "zero" if isinstance(init, str)
+                else isinstance(init, DummyRegressor)
+                or (isinstance(init, DummyClassifier) and init.strategy != "stratified"))
+    if not constant:
+        raise TreegenError(f"gradient boosting with init={type(init).__name__} is not supported; "
+                           "supported: the default init, init='zero' or a non-random Dummy estimator")
+    raw = estimator._raw_predict_init(np.zeros((1, n_features), dtype=np.float32))
+    return [float(r) for r in raw[0]]
+
+
+def _boosting_link(estimator) -> tuple[str, bool]:
+    """The link from raw scores to predictions, and whether raw scores must be doubled first."""
+    from sklearn.ensemble import GradientBoostingRegressor
+    if isinstance(estimator, GradientBoostingRegressor):
+        return "identity", False
+    if estimator.loss == "exponential":
+        return "sigmoid", True
+    if estimator.loss == "log_loss":
+        return ("sigmoid" if len(estimator.classes_) == 2 else "softmax"), False
+    raise TreegenError(f"gradient boosting loss {estimator.loss!r} is not supported; "
+                       "supported: 'log_loss', 'exponential' and the regression losses")
