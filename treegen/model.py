@@ -249,17 +249,28 @@ class Model:
                 total = [a + b for a, b in zip(total, tree_output(self, tree, row))]
             return [a / len(self.trees) for a in total]
         if self.combine.kind == "sum":
-            raw = list(self.combine.init)
-            for tree in self.trees:
-                out = tree_output(self, tree, row)
-                columns = range(len(raw)) if tree.output is None else [tree.output]
-                for k in columns:
-                    raw[k] += self.combine.scale * out[0 if tree.output is not None else k]
-            return apply_link(self.combine.link, raw)
+            return apply_link(self.combine.link, self.raw_sum(row))
         raise ValueError(f"unknown combine kind {self.combine.kind!r}")
 
+    def raw_sum(self, row: Mapping[str, Any]) -> list[float]:
+        """Combine "sum": the raw scores before the link (init + scale * each tree's output, in order)."""
+        raw = list(self.combine.init)
+        for tree in self.trees:
+            out = tree_output(self, tree, row)
+            columns = range(len(raw)) if tree.output is None else [tree.output]
+            for k in columns:
+                raw[k] += self.combine.scale * out[0 if tree.output is not None else k]
+        return raw
+
     def predict(self, row: Mapping[str, Any]):
-        """The label (classification) or value (regression) for one row."""
+        """The label (classification) or value (regression) for one row.
+
+        Boosted classifiers decide on the raw sums, as scikit-learn does: sigmoid -> the second class
+        when raw >= 0 (p = 0.5 included), softmax -> the first highest raw score. Deciding on the
+        rounded probabilities would differ where they tie (raw == 0: balanced data).
+        """
+        if self.target.is_classification and self.combine.kind == "sum" and self.combine.link != "identity":
+            return self.target.classes[raw_label(self.combine.link, self.raw_sum(row))]
         scores = self.scores(row)
         if not self.target.is_classification:
             return scores[0]
@@ -276,6 +287,13 @@ def argmax(scores: Sequence[float]) -> int:
         if s > scores[best]:
             best = i
     return best
+
+
+def raw_label(link: str, raw: Sequence[float]) -> int:
+    """Index of the predicted class from boosted raw sums (see :meth:`Model.predict`)."""
+    if link == "sigmoid":
+        return 1 if raw[0] >= 0 else 0
+    return argmax(raw)
 
 
 def apply_link(link: str, raw: list[float]) -> list[float]:
