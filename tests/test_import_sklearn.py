@@ -1,0 +1,342 @@
+"""Imported scikit-learn models predict what scikit-learn predicts: labels exactly, probabilities and
+regression values within 1e-12 relative, at every threshold, one float32 step either side, and NaN."""
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.dummy import DummyClassifier
+from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
+                              GradientBoostingRegressor, HistGradientBoostingClassifier,
+                              RandomForestClassifier, RandomForestRegressor)
+from sklearn.linear_model import LinearRegression
+from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                          ExtraTreeRegressor)
+
+from treegen import modelio
+from treegen.errors import TreegenError
+from treegen.importers.sklearn import from_sklearn, load_estimator
+from treegen.testing import is_close
+
+
+# -- data and probes ------------------------------------------------------------------------------
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def make_data(seed: int, n: int = 200, n_features: int = 4, nan: float = 0.1):
+    """Features on a coarse grid (many ties, thresholds between float32 neighbours) plus noise."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_features)) * 4) / 4 + rng.normal(scale=1e-7, size=(n, n_features))
+    signal = np.nan_to_num(X)
+    X[rng.random(X.shape) < nan] = np.nan
+    y_reg = signal[:, 0] * 3.0 - signal[:, 1] ** 2 + rng.normal(scale=0.1, size=n)
+    y_codes = (signal[:, 0] > 0).astype(int) + (signal[:, 1] + signal[:, 2] > 0.5).astype(int)
+    return X, y_reg, y_codes
+
+
+def probe_matrix(model, nan: bool = True, limit: int = 3000, seed: int = 0) -> np.ndarray:
+    """Rows at every threshold, its float32 neighbours and its effective float64 cut (one ulp either
+    side), and NaN: each such value in turn on a base row, then random mixtures."""
+    options = []
+    for index in range(len(model.features)):
+        values = {0.0}
+        for tree in model.trees:
+            for node in tree.nodes:
+                if node.split is not None and node.split.feature == index:
+                    values.update(threshold_neighbours(node.split.threshold, model))
+        options.append(sorted(values) + ([math.nan] if nan else []))
+    base = [opts[len(opts) // 2] for opts in options]
+    rows = []
+    for index, opts in enumerate(options):
+        for value in opts:
+            row = list(base)
+            row[index] = value
+            rows.append(row)
+    rng = np.random.default_rng(seed)
+    while len(rows) < limit:
+        rows.append([opts[rng.integers(len(opts))] for opts in options])
+    return np.array(rows, dtype=np.float64)
+
+
+def threshold_neighbours(t: float, model) -> set[float]:
+    f32 = np.float32(t)
+    steps = {float(f32), float(np.nextafter(f32, np.float32(-np.inf))), float(np.nextafter(f32, np.float32(np.inf)))}
+    cut = model.numeric.effective_threshold(t)
+    values = steps | {t, cut, math.nextafter(cut, -math.inf), math.nextafter(cut, math.inf)}
+    # sklearn refuses inputs beyond float32 (its "NaN or not" splits have threshold inf)
+    return {v for v in values if abs(v) <= FLOAT32_MAX}
+
+
+def as_rows(model, X: np.ndarray) -> list[dict]:
+    names = [f.name for f in model.features]
+    return [{name: (None if math.isnan(v) else float(v)) for name, v in zip(names, row)} for row in X.tolist()]
+
+
+def assert_same_predictions(estimator, model, X: np.ndarray) -> None:
+    rows = as_rows(model, X)
+    predicted = [model.predict(row) for row in rows]
+    if not model.target.is_classification:
+        for row, got, want in zip(rows, predicted, estimator.predict(X).tolist()):
+            assert is_close(got, want), (row, got, want)
+        return
+    assert predicted == [str(label) for label in estimator.predict(X).tolist()]
+    for row, want in zip(rows, estimator.predict_proba(X).tolist()):
+        got = model.scores(row)
+        assert all(is_close(g, w) for g, w in zip(got, want)), (row, got, want)
+
+
+# -- estimators ----------------------------------------------------------------------------------
+
+LABELS = {"int": np.array([3, 7, 11]), "str": np.array(["no", "yes, maybe", "名字"]),
+          "bool": np.array([False, True, True])}
+
+NAN_CAPABLE = [
+    DecisionTreeClassifier(random_state=0),
+    DecisionTreeClassifier(max_depth=4, min_samples_leaf=5, random_state=1),
+    DecisionTreeClassifier(max_leaf_nodes=12, random_state=2),  # best-first: renumbered to pre-order
+    ExtraTreeClassifier(random_state=0),
+    RandomForestClassifier(n_estimators=15, max_depth=6, random_state=0),
+    ExtraTreesClassifier(n_estimators=15, max_depth=6, random_state=0),
+]
+NAN_CAPABLE_REGRESSORS = [
+    DecisionTreeRegressor(random_state=0),
+    DecisionTreeRegressor(criterion="absolute_error", max_depth=5, random_state=0),
+    ExtraTreeRegressor(random_state=0),
+    RandomForestRegressor(n_estimators=15, max_depth=6, random_state=0),
+    ExtraTreesRegressor(n_estimators=15, max_depth=6, random_state=0),
+]
+BOOSTED = [
+    GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0),
+    GradientBoostingClassifier(n_estimators=10, learning_rate=0.3, subsample=0.7, random_state=0),
+    GradientBoostingClassifier(n_estimators=10, init="zero", random_state=0),
+]
+BOOSTED_REGRESSORS = [
+    GradientBoostingRegressor(n_estimators=15, random_state=0),
+    GradientBoostingRegressor(n_estimators=10, loss="huber", random_state=0),
+    GradientBoostingRegressor(n_estimators=10, loss="absolute_error", init="zero", random_state=0),
+    GradientBoostingRegressor(n_estimators=10, loss="quantile", alpha=0.8, random_state=0),
+]
+
+
+def name(estimator) -> str:
+    params = estimator.get_params(deep=False)
+    extra = [f"{k}={params[k]}" for k in ("max_leaf_nodes", "criterion", "init", "loss", "subsample")
+             if k in params and params[k] not in (None, "gini", "squared_error", "friedman_mse", 1.0)]
+    return type(estimator).__name__ + ("(" + ",".join(extra) + ")" if extra else "")
+
+
+@pytest.mark.parametrize("labels", sorted(LABELS))
+@pytest.mark.parametrize("estimator", NAN_CAPABLE, ids=name)
+def test_classifiers_with_missing_values(estimator, labels):
+    X, _, codes = make_data(0)
+    estimator.fit(X, LABELS[labels][codes])
+    model = from_sklearn(estimator)
+    assert model.numeric.cast == "float32"
+    assert model.target.classes == tuple(str(c) for c in estimator.classes_)
+    assert_same_predictions(estimator, model, probe_matrix(model))
+
+
+@pytest.mark.parametrize("estimator", NAN_CAPABLE_REGRESSORS, ids=name)
+def test_regressors_with_missing_values(estimator):
+    X, y, _ = make_data(1)
+    model = from_sklearn(estimator.fit(X, y))
+    assert_same_predictions(estimator, model, probe_matrix(model))
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("estimator", BOOSTED, ids=name)
+def test_gradient_boosting_classifiers(estimator, n_classes, labels):
+    X, _, codes = make_data(2, nan=0.0)
+    codes = np.minimum(codes, n_classes - 1)
+    model = from_sklearn(estimator.fit(X, LABELS[labels][codes]))
+    assert model.combine.link == ("sigmoid" if n_classes == 2 else "softmax")
+    assert len(model.trees) == estimator.estimators_.size
+    assert_same_predictions(estimator, model, probe_matrix(model, nan=False))
+
+
+def test_gradient_boosting_exponential_loss():
+    X, _, codes = make_data(3, nan=0.0)
+    estimator = GradientBoostingClassifier(n_estimators=15, loss="exponential", random_state=0)
+    model = from_sklearn(estimator.fit(X, codes > 0))
+    assert_same_predictions(estimator, model, probe_matrix(model, nan=False))
+
+
+@pytest.mark.parametrize("estimator", BOOSTED_REGRESSORS, ids=name)
+def test_gradient_boosting_regressors(estimator):
+    X, y, _ = make_data(4, nan=0.0)
+    model = from_sklearn(estimator.fit(X, y))
+    assert model.combine.kind == "sum" and model.combine.link == "identity"
+    assert_same_predictions(estimator, model, probe_matrix(model, nan=False))
+
+
+def test_gradient_boosting_missing_value_goes_right():
+    """sklearn refuses NaN for gradient boosting; its tree walker would send it right (NaN <= t is false)."""
+    X, y, _ = make_data(5, nan=0.0)
+    model = from_sklearn(GradientBoostingRegressor(n_estimators=3).fit(X, y))
+    splits = [node.split for tree in model.trees for node in tree.nodes if node.split]
+    assert {s.missing.kind for s in splits} == {"child"} and {s.missing.child for s in splits} == {1}
+
+
+def test_boosted_label_at_raw_zero_is_the_second_class():
+    """Balanced data: raw score exactly 0, probabilities tie at 0.5; sklearn predicts the second class."""
+    X = np.repeat(np.arange(4.0), 2).reshape(-1, 1)
+    y = np.tile(["no", "yes"], 4)
+    estimator = GradientBoostingClassifier(n_estimators=2, max_depth=1).fit(X, y)
+    model = from_sklearn(estimator)
+    assert estimator.decision_function(X).tolist() == [0.0] * 8
+    assert_same_predictions(estimator, model, X)
+    assert model.predict({"x0": 0.0}) == "yes"
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), depth=st.sampled_from([1, 3, None]),
+       regression=st.booleans(), n_trees=st.sampled_from([1, 4]))
+def test_random_forests_agree_everywhere(seed, depth, regression, n_trees):
+    X, y, codes = make_data(seed, n=80, n_features=3)
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    estimator = cls(n_estimators=n_trees, max_depth=depth, random_state=seed).fit(X, y if regression else codes)
+    model = from_sklearn(estimator)
+    assert_same_predictions(estimator, model, probe_matrix(model, limit=300, seed=seed))
+
+
+# -- names, labels, meta ----------------------------------------------------------------------------
+
+
+def test_feature_names_from_dataframe_argument_or_default():
+    import pandas as pd
+    X, y, _ = make_data(6, nan=0.0)
+    frame = pd.DataFrame(X, columns=["select", "it's", "名字", "a,b"])
+    tree = DecisionTreeRegressor(max_depth=3).fit(frame, y)
+    assert [f.name for f in from_sklearn(tree).features] == ["select", "it's", "名字", "a,b"]
+    assert [f.name for f in from_sklearn(tree, ["p", "q", "r", "s"]).features] == ["p", "q", "r", "s"]
+    plain = DecisionTreeRegressor(max_depth=3).fit(X, y)
+    assert [f.name for f in from_sklearn(plain).features] == ["x0", "x1", "x2", "x3"]
+    with pytest.raises(TreegenError, match="3 feature names given, but the estimator takes 4"):
+        from_sklearn(plain, ["a", "b", "c"])
+    with pytest.raises(TreegenError, match="given twice"):
+        from_sklearn(plain, ["a", "b", "a", "c"])
+
+
+@pytest.mark.parametrize("labels", sorted(LABELS))
+def test_original_labels_are_kept_in_meta(labels):
+    X, _, codes = make_data(7)
+    estimator = DecisionTreeClassifier(max_depth=3).fit(X, LABELS[labels][codes])
+    kept = from_sklearn(estimator).meta["sklearn"]
+    assert kept["classes"] == estimator.classes_.tolist()
+    assert kept["class_type"] == type(estimator.classes_.tolist()[0]).__name__
+
+
+def test_counts_and_leaf_ids_follow_sklearn():
+    X, _, codes = make_data(8)
+    estimator = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, codes)
+    model = from_sklearn(estimator)
+    t = estimator.tree_
+    assert [node.n for node in model.trees[0].nodes] == t.weighted_n_node_samples.tolist()
+    root = model.trees[0].nodes[0]
+    assert [round(c) for c in root.counts] == np.bincount(codes).tolist()
+    assert model.trees[0].leaves() == [i for i in range(t.node_count) if t.children_left[i] == -1]
+
+
+# -- round trip through JSON ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("estimator", [RandomForestClassifier(n_estimators=5, max_depth=5, random_state=0),
+                                       GradientBoostingClassifier(n_estimators=5, random_state=0),
+                                       GradientBoostingRegressor(n_estimators=5, random_state=0)], ids=name)
+def test_json_round_trip_predicts_the_same(estimator):
+    X, y, codes = make_data(9, nan=0.0)
+    estimator.fit(X, y if "Regressor" in type(estimator).__name__ else codes)
+    model = from_sklearn(estimator)
+    loaded = modelio.loads(modelio.dumps(model))
+    rows = as_rows(model, probe_matrix(model, nan=False, limit=500))
+    assert [loaded.scores(r) for r in rows] == [model.scores(r) for r in rows]
+    assert [loaded.predict(r) for r in rows] == [model.predict(r) for r in rows]
+    assert loaded.meta == model.meta
+
+
+# -- what is refused -------------------------------------------------------------------------------
+
+
+def test_unsupported_estimators_and_settings_are_refused():
+    X, y, codes = make_data(10, nan=0.0)
+    with pytest.raises(TreegenError, match="cannot import HistGradientBoostingClassifier; supported: Decision"):
+        from_sklearn(HistGradientBoostingClassifier(max_iter=2).fit(X, codes))
+    with pytest.raises(TreegenError, match="cannot import LinearRegression"):
+        from_sklearn(LinearRegression().fit(X, y))
+    with pytest.raises(TreegenError, match="2 outputs is not supported"):
+        from_sklearn(DecisionTreeRegressor().fit(X, np.c_[y, y]))
+    with pytest.raises(TreegenError, match="not fitted"):
+        from_sklearn(RandomForestClassifier())
+    with pytest.raises(TreegenError, match="init=LinearRegression is not supported"):
+        from_sklearn(GradientBoostingRegressor(n_estimators=2, init=LinearRegression()).fit(X, y))
+    with pytest.raises(TreegenError, match="init=DummyClassifier is not supported"):
+        from_sklearn(GradientBoostingClassifier(n_estimators=2, init=DummyClassifier(strategy="stratified"))
+                     .fit(X, codes))
+
+
+def test_non_random_dummy_init_is_accepted():
+    X, _, codes = make_data(11, nan=0.0)
+    estimator = GradientBoostingClassifier(n_estimators=5, init=DummyClassifier(strategy="uniform")).fit(X, codes)
+    model = from_sklearn(estimator)
+    assert_same_predictions(estimator, model, probe_matrix(model, nan=False, limit=300))
+
+
+# -- loading files ---------------------------------------------------------------------------------
+
+
+def fitted_forest():
+    X, _, codes = make_data(12)
+    return RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0).fit(X, codes), X
+
+
+def test_skops_file_loads_safely(tmp_path):
+    import skops.io
+    estimator, X = fitted_forest()
+    path = str(tmp_path / "forest.skops")
+    skops.io.dump(estimator, path)
+    loaded = load_estimator(path)
+    assert loaded.predict_proba(X).tolist() == estimator.predict_proba(X).tolist()
+
+
+def test_skops_file_with_foreign_types_is_refused(tmp_path):
+    import fractions
+    import skops.io
+    estimator, _ = fitted_forest()
+    estimator.note = fractions.Fraction(1, 3)
+    path = str(tmp_path / "odd.skops")
+    skops.io.dump(estimator, path)
+    with pytest.raises(TreegenError, match="refusing to load types that are not scikit-learn trees: fractions.Fraction"):
+        load_estimator(path)
+
+
+def test_pickle_needs_trust(tmp_path):
+    import joblib
+    estimator, X = fitted_forest()
+    pickled, dumped = str(tmp_path / "forest.pkl"), str(tmp_path / "forest.joblib")
+    with open(pickled, "wb") as f:
+        pickle.dump(estimator, f)
+    joblib.dump(estimator, dumped)
+    for path in (pickled, dumped):
+        with pytest.raises(TreegenError, match="runs code stored in it; pass --trust") as info:
+            load_estimator(path)
+        assert str(info.value).startswith(path + ": ")
+        assert load_estimator(path, trust=True).predict(X).tolist() == estimator.predict(X).tolist()
+
+
+def test_bad_files_are_one_line_errors(tmp_path):
+    missing = str(tmp_path / "nope.skops")
+    with pytest.raises(TreegenError, match="no such model file"):
+        load_estimator(missing)
+    junk = tmp_path / "junk.skops"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(TreegenError, match="cannot load the .skops file"):
+        load_estimator(str(junk))
+    junk_pickle = tmp_path / "junk.pkl"
+    junk_pickle.write_bytes(b"garbage")
+    with pytest.raises(TreegenError, match="cannot load the estimator"):
+        load_estimator(str(junk_pickle), trust=True)
