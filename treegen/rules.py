@@ -143,9 +143,9 @@ def _merge(a: Condition, b: Condition, categories) -> Condition | None:
         kind, low, high, values = SET, -math.inf, math.inf, tuple(v for v in a.values if v in keep)
         if not values:
             kind = MISSING
-    if kind == MISSING and missing == 0.0:
-        return None
-    return Condition(a.feature, kind, low, high, values, missing)
+    if kind != MISSING:
+        return Condition(a.feature, kind, low, high, values, missing)
+    return None if missing == 0.0 else Condition(a.feature, MISSING, if_missing=missing)
 
 
 def _always(c: Condition, categories) -> bool:
