@@ -1,0 +1,318 @@
+"""SQL back end: a model becomes one ``SELECT`` (or one expression) in any dialect of
+:mod:`treegen.emit.sql_dialects`.
+
+Every tree is written from its flat rules (:func:`treegen.rules.lower`) as one ``CASE`` with one
+``WHEN`` per rule, so the SQL never nests however deep the tree is: SQLite's 22-level parser stack,
+DuckDB's expression depth of 1000 and PostgreSQL's stack depth are never reached.
+
+* An exclusive tree (no fractional missing route) is a first-match ``CASE``: its rules' conditions
+  are plain comparisons (``x <= t`` against the exact effective threshold, ``x IN (...)``), with the
+  missing value (NULL; NaN where the engine stores it; a category the feature does not know) tested
+  where the rule accepts it.
+* A tree with fractional routes sums ``weight * value`` over its rules, each weight a ``CASE`` of the
+  rule's conditions times the fractions of the conditions whose value is missing.
+* Several trees are combined as the model says (average; sum with init and scale, then the sigmoid or
+  softmax link with ``EXP``); the label is the class with the highest score, the first on ties.
+
+A full query computes shared values (class scores, probabilities) once, in derived tables nested
+one per step; in expression mode the same values are written inline.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ..errors import TreegenError
+from ..model import Model, argmax
+from ..rules import INTERVAL, MISSING, Condition, TreeRules, lower
+from . import render
+from .sql_dialects import Dialect, dialect as find_dialect
+
+SUM_CHUNK = 100  # terms added left to right before a sum is split into parenthesised groups
+Ref = Callable[[str], str]  # the SQL for a named intermediate value
+
+
+def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
+         proba: bool = False, leaf: bool = False) -> str:
+    """The SQL that computes the model's prediction.
+
+    Parameters
+    ----------
+    model : the model to write.
+    dialect : one of ``ansi``, ``sqlite``, ``postgres``, ``duckdb``, ``mysql``, ``spark``.
+    table : the input table (dots separate schema and table names); its columns are the features.
+    expression : write only the expression(s), no ``SELECT``: the prediction alone, or
+        ``expr AS name`` items separated by commas when ``proba`` or ``leaf`` add columns.
+    proba : add one column of probability (score) per class, named after the class labels.
+    leaf : add a ``leaf`` column: the leaf id (several trees: ids joined with ``;``).
+    """
+    sql = _Writer(model, find_dialect(dialect))
+    outputs = [("prediction", sql.prediction(proba))]
+    if proba and model.target.is_classification:
+        outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]
+    if leaf:
+        outputs.append(("leaf", sql.leaf()))
+    if expression:
+        if len(outputs) == 1:
+            return outputs[0][1](sql.inline) + "\n"
+        return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
+    return sql.query(table, outputs)
+
+
+class _Writer:
+    """The SQL pieces of one model in one dialect."""
+
+    def __init__(self, model: Model, d: Dialect):
+        self.model, self.d = model, d
+        self.columns = [d.identifier(f.name) for f in model.features]
+        _check_names(model, d)
+        self.trees = lower(model)
+        self.prefix = _free_prefix(model, d)
+        self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
+        self._inlined: dict[str, str] = {}
+
+    # -- conditions --------------------------------------------------------------------
+
+    def missing(self, c: Condition) -> str:
+        """True when the condition's feature is missing for the row."""
+        column = self.columns[c.feature]
+        feature = self.model.features[c.feature]
+        if feature.is_numeric:
+            nan = f" OR {column} = {self.d.nan}" if self.d.nan else ""
+            return f"{column} IS NULL{nan}"
+        if not feature.categories:  # every value is known
+            return f"{column} IS NULL"
+        return f"{column} IS NULL OR {column} NOT IN ({self.strings(feature.categories)})"
+
+    def satisfied(self, c: Condition) -> str:
+        """True when a present value satisfies the condition (NULL or false otherwise)."""
+        column = self.columns[c.feature]
+        if c.kind == MISSING:
+            return "1 = 0"
+        if c.kind != INTERVAL:
+            return f"{column} IN ({self.strings(c.values)})" if c.values else "1 = 0"
+        terms = []
+        if c.low > -math.inf:
+            terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
+        if c.high < math.inf:
+            terms.append(f"{column} <= {self._double_or_false(c.high)}")
+        elif self.d.nan:  # NaN sorts above every number: only an open upper end lets it through
+            terms.append(f"{column} <> {self.d.nan}")
+        return " AND ".join(terms) or f"{column} IS NOT NULL"
+
+    def _double_or_false(self, x: float) -> str:
+        return self.d.double(x) if math.isfinite(x) or self.d.infinity else "NULL"
+
+    def reaches(self, c: Condition) -> str:
+        """True when the condition's factor is not zero."""
+        if c.if_missing == 0.0:
+            return self.satisfied(c)
+        if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
+            column = self.columns[c.feature]
+            others = [v for v in self.model.features[c.feature].categories if v not in c.values]
+            return f"{column} IS NULL OR {column} NOT IN ({self.strings(others)})" if others else "1 = 1"
+        if c.kind == MISSING:
+            return self.missing(c)
+        return f"{self.missing(c)} OR {self.satisfied(c)}"
+
+    def conjunction(self, conditions) -> str:
+        if not conditions:
+            return "1 = 1"
+        tests = [self.reaches(c) for c in conditions]
+        return " AND ".join(f"({t})" if " OR " in t else t for t in tests)
+
+    def weight(self, conditions) -> str:
+        """A rule's weight: the product of its conditions' factors."""
+        fractions = [c for c in conditions if 0.0 < c.if_missing < 1.0]
+        factors = [f"CASE WHEN {self.missing(c)} THEN {self.d.double(c.if_missing)} ELSE {self.d.double(1.0)} END"
+                   for c in fractions]
+        product = " * ".join(factors) or self.d.double(1.0)
+        return f"CASE WHEN {self.conjunction(conditions)} THEN {product} ELSE {self.d.double(0.0)} END"
+
+    # -- trees -------------------------------------------------------------------------
+
+    def case(self, rules, then: Callable) -> str:
+        return render("sql", "case.sql.j2", branches=[(self.conjunction(r.conditions), then(r)) for r in rules])
+
+    def tree_value(self, tree: TreeRules, k: int) -> str:
+        """Component ``k`` of one tree's output."""
+        if tree.exclusive:
+            return self.case(tree.rules, lambda rule: self.d.double(rule.value[k]))
+        terms = [f"{self.weight(r.conditions)} * {self.d.double(r.value[k])}" for r in tree.rules if r.value[k] != 0.0]
+        return self.total(terms) if terms else self.d.double(0.0)
+
+    def total(self, terms: list[str]) -> str:
+        """``a + b + ...`` left to right (as the model adds), in parenthesised groups past SUM_CHUNK terms
+        so that the expression stays shallow for any number of terms."""
+        while len(terms) > SUM_CHUNK:
+            terms = ["(" + " + ".join(terms[i:i + SUM_CHUNK]) + ")" for i in range(0, len(terms), SUM_CHUNK)]
+        return " + ".join(terms)
+
+    def raw_score(self, k: int) -> str:
+        """Score ``k`` before the link: the trees combined as the model says."""
+        combine, trees = self.model.combine, self.trees
+        if combine.kind == "single":
+            return self.tree_value(trees[0], k)
+        if combine.kind == "average":
+            return f"({self.total([self.tree_value(t, k) for t in trees])}) / {self.d.double(len(trees))}"
+        scale = "" if combine.scale == 1.0 else f"{self.d.double(combine.scale)} * "
+        terms = [self.d.double(combine.init[k])]
+        terms += [f"{scale}({self.tree_value(t, 0 if t.output is not None else k)})"
+                  for t in trees if t.output in (None, k)]
+        return self.total(terms)
+
+    # -- named values: scores, probabilities, label ----------------------------------------
+
+    def define(self, name: str, fn: Callable[[Ref], str], uses=()) -> Callable[[Ref], str]:
+        """Name an intermediate value computed by ``fn`` from the named values ``uses``; what it returns
+        reads the value through a ref."""
+        self.definitions[name] = (fn, tuple(uses))
+        return lambda ref: ref(name)
+
+    def link(self) -> str:
+        return self.model.combine.link if self.model.combine.kind == "sum" else "identity"
+
+    def width(self) -> int:
+        return 2 if self.link() == "sigmoid" else self.model.target.width
+
+    def score_ref(self, k: int) -> Callable[[Ref], str]:
+        """The final score ``k`` (a probability for classification), defined on first use."""
+        if not self.definitions:
+            self._define_scores()
+        return lambda ref: ref(f"p{k}")
+
+    def _define_scores(self) -> None:
+        d, link, define = self.d, self.link(), self.define
+        if link == "identity":
+            for k in range(self.width()):
+                define(f"p{k}", lambda ref, k=k: self.raw_score(k))
+        elif link == "sigmoid":
+            s = define("s0", lambda ref: self.raw_score(0))
+            one = d.double(1.0)
+            p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + EXP(-{s(ref)}))"
+                                          f" ELSE {d.double(0.0)} END"), ["s0"])
+            define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
+        elif link == "softmax":
+            raw = [define(f"s{k}", lambda ref, k=k: self.raw_score(k)) for k in range(self.width())]
+            names = [f"s{k}" for k in range(self.width())]
+            top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
+            exps = [define(f"e{k}", lambda ref, s=s: f"EXP({s(ref)} - {top(ref)})", [name, "top"])
+                    for name, s in zip(names, raw)]
+            total = define("total", lambda ref: self.total([e(ref) for e in exps]),
+                           [f"e{k}" for k in range(len(exps))])
+            for k, e in enumerate(exps):
+                define(f"p{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}", [f"e{k}", "total"])
+        else:
+            raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def prediction(self, proba: bool) -> Callable[[Ref], str]:
+        model = self.model
+        single = model.combine.kind == "single" and self.trees[0].exclusive
+        if single and not proba:  # one CASE that gives the answer itself
+            if not model.target.is_classification:
+                return lambda ref: self.case(self.trees[0].rules, lambda rule: self.d.double(rule.value[0]))
+            labels = model.target.classes
+            return lambda ref: self.case(self.trees[0].rules, lambda rule: self.d.string(labels[argmax(rule.value)]))
+        scores = [self.score_ref(k) for k in range(self.width())]
+        if not model.target.is_classification:
+            return scores[0]
+        labels = [self.d.string(label) for label in model.target.classes]
+        link = self.link()
+        if link == "sigmoid":  # boosted classifiers decide on the raw sum (Model.predict)
+            return lambda ref: f"CASE WHEN {ref('s0')} >= {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
+        deciding = [f"s{k}" if link == "softmax" else f"p{k}" for k in range(self.width())]
+        return lambda ref: self.argmax([ref(name) for name in deciding])
+
+    def argmax(self, scores: list[str]) -> str:
+        """The label of the highest score, the first on ties."""
+        labels = self.model.target.classes
+        branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
+                     self.d.string(labels[i])) for i in range(len(scores) - 1)]
+        return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+
+    def leaf(self) -> Callable[[Ref], str]:
+        """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
+        cases = [self.case(tree.rules, lambda rule: str(rule.node)) for tree in self.trees]
+        if len(cases) == 1:
+            return lambda ref: cases[0]
+        text = f"CAST({cases[0]} AS {self.d.cast_text})"
+        for case in cases[1:]:
+            text = self.d.concat.format(self.d.concat.format(text, "';'"), f"CAST({case} AS {self.d.cast_text})")
+        return lambda ref: text
+
+    def class_columns(self) -> list[str]:
+        """Output column names for the class probabilities: the labels, made unique and legal."""
+        fold = str.lower if self.d.ignores_case else str
+        taken = {fold(f.name) for f in self.model.features} | {"prediction", "leaf"}
+        names = []
+        for label in self.model.target.classes:
+            base = label.replace("\0", "") or "class"
+            name, n = _cut(base, self.d.name_limit), 1
+            while fold(name) in taken:
+                n += 1
+                name = _cut(base, self.d.name_limit, f"_{n}")
+            taken.add(fold(name))
+            names.append(name)
+        return names
+
+    # -- assembling --------------------------------------------------------------------
+
+    def inline(self, name: str) -> str:
+        if name not in self._inlined:
+            self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
+        return self._inlined[name]
+
+    def column(self, name: str) -> str:
+        return self.d.identifier(self.prefix + name)
+
+    def strings(self, values) -> str:
+        return ", ".join(self.d.string(v) for v in values)
+
+    def stages(self) -> list[list[str]]:
+        """The named values grouped by step: each needs only values of earlier steps."""
+        depth: dict[str, int] = {}
+        for name, (_, uses) in self.definitions.items():  # definitions come after what they use
+            depth[name] = 1 + max((depth[u] for u in uses), default=0)
+        steps = [[] for _ in range(max(depth.values(), default=0))]
+        for name, step in depth.items():
+            steps[step - 1].append(name)
+        return steps
+
+    def query(self, table: str, outputs) -> str:
+        source = ".".join(self.d.identifier(part) for part in table.split("."))
+        for n, names in enumerate(self.stages()):
+            alias = self.column(f"t{n}")
+            items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
+                                      for name in names]
+            source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
+        items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+
+
+def _check_names(model: Model, d: Dialect) -> None:
+    fold = str.lower if d.ignores_case else str
+    seen = {}
+    for feature in model.features:
+        key = fold(feature.name)
+        if key in seen:
+            raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
+        seen[key] = feature.name
+        if d.name_limit and len(feature.name.encode()) > d.name_limit:
+            raise TreegenError(f"{d.name}: the feature name {feature.name!r} is longer than {d.name_limit} bytes")
+
+
+def _free_prefix(model: Model, d: Dialect) -> str:
+    """A prefix for internal column names that no feature name starts with."""
+    prefix = "treegen_"
+    fold = str.lower if d.ignores_case else str
+    while any(fold(f.name).startswith(prefix) for f in model.features):
+        prefix = "_" + prefix
+    return prefix
+
+
+def _cut(name: str, limit: int | None, suffix: str = "") -> str:
+    """``name + suffix`` within ``limit`` UTF-8 bytes, cutting ``name`` at a character boundary."""
+    if limit is None:
+        return name + suffix
+    room = limit - len(suffix.encode())
+    return name.encode()[:room].decode(errors="ignore") + suffix

@@ -1,0 +1,172 @@
+"""Run generated SQL for real: load rows into a table of the model's columns (DOUBLE for numeric
+features, text for nominal ones, NULL for a missing value) in SQLite, DuckDB, PostgreSQL or Spark SQL,
+run the query and print its answers as a generated program would (see the common protocol).
+
+The query must be a full ``SELECT`` from :func:`treegen.emit.sql.emit`: its columns are the features,
+the prediction, then the class probabilities (``proba``), then the leaf ids (``leaf``).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from contextlib import closing
+from typing import Sequence
+
+from ..emit.sql_dialects import dialect as find_dialect
+from ..errors import TreegenError
+from ..model import Model
+
+ENGINES = ("sqlite", "duckdb", "postgres", "spark")
+
+
+def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model: Model,
+        dialect: str = "sqlite", table: str = "input", dsn: str | None = None, spark=None) -> str:
+    """Run ``sql`` over ``data`` (CSV text with a header row, or row dicts) and return the output.
+
+    Parameters
+    ----------
+    args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
+        leaf column; the query must have been generated with those columns.
+    model : gives the table's columns and the class labels.
+    dialect : the engine: ``sqlite``, ``duckdb``, ``postgres`` (needs ``dsn``) or ``spark`` (uses
+        ``spark``, a SparkSession, or starts a local one).
+    """
+    rows = read_csv(model, data) if isinstance(data, str) else list(data)
+    try:
+        results = query(sql, model, rows, dialect, table=table, dsn=dsn, spark=spark)
+    except TreegenError:
+        raise
+    except Exception as err:  # the engine's own error: what a failing program prints on stderr
+        raise RuntimeError(f"{dialect}: {err}") from err
+    return format_results(model, results, args)
+
+
+def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
+          dsn: str | None = None, spark=None) -> list[tuple]:
+    """The rows that ``sql`` returns over a fresh table ``table`` holding ``rows``."""
+    if dialect not in ENGINES:
+        raise TreegenError(f"no engine to run the {dialect!r} dialect; engines: {', '.join(ENGINES)}")
+    return globals()["_run_" + dialect](sql, model, rows, table, dsn=dsn, spark=spark)
+
+
+def create_table(model: Model, dialect: str, table: str = "input", temporary: str = "") -> str:
+    """``CREATE TABLE`` with one column per feature: DOUBLE for numeric, text for nominal."""
+    d = find_dialect(dialect)
+    columns = [f"{d.identifier(f.name)} {d.double_type if f.is_numeric else d.text_type}" for f in model.features]
+    return f"CREATE {temporary}TABLE {d.identifier(table)} ({', '.join(columns)})"
+
+
+def insert(model: Model, dialect: str, table: str = "input", placeholder: str = "?") -> str:
+    d = find_dialect(dialect)
+    return f"INSERT INTO {d.identifier(table)} VALUES ({', '.join(placeholder for _ in model.features)})"
+
+
+def values(model: Model, rows: Sequence[dict]) -> list[tuple]:
+    """Each row as a tuple in feature order: floats, strings and None (missing)."""
+    out = []
+    for row in rows:
+        record = []
+        for f in model.features:
+            value = row.get(f.name)
+            record.append(value if value is None else float(value) if f.is_numeric else str(value))
+        out.append(tuple(record))
+    return out
+
+
+def _run_sqlite(sql, model, rows, table, **_):
+    import sqlite3
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute(create_table(model, "sqlite", table))
+        connection.executemany(insert(model, "sqlite", table), values(model, rows))
+        return connection.execute(sql).fetchall()
+
+
+def _run_duckdb(sql, model, rows, table, **_):
+    import duckdb
+    with duckdb.connect() as connection:
+        connection.execute(create_table(model, "duckdb", table))
+        if rows and model.features:
+            connection.executemany(insert(model, "duckdb", table), values(model, rows))
+        elif rows:
+            raise TreegenError("a model without features cannot be run on rows in SQL")
+        return connection.execute(sql).fetchall()
+
+
+def _run_postgres(sql, model, rows, table, dsn=None, **_):
+    import psycopg
+    if dsn is None:
+        raise TreegenError("postgres needs a connection string (dsn)")
+    with psycopg.connect(dsn, autocommit=True) as connection:  # a temporary table: private to us
+        connection.execute(create_table(model, "postgres", table, temporary="TEMPORARY "))
+        with connection.cursor() as cursor:
+            cursor.executemany(insert(model, "postgres", table, "%s"), values(model, rows))
+            cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
+            return cursor.fetchall()
+
+
+def _run_spark(sql, model, rows, table, spark=None, **_):
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+    spark = spark or local_spark()
+    schema = StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType()) for f in model.features])
+    spark.createDataFrame(values(model, rows), schema).createOrReplaceTempView(table)
+    try:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+    finally:
+        spark.catalog.dropTempView(table)
+
+
+def local_spark():
+    """A small local SparkSession (one core, few shuffle partitions, no UI)."""
+    from pyspark.sql import SparkSession
+    return (SparkSession.builder.master("local[1]").appName("treegen")
+            .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
+            .config("spark.sql.codegen.wholeStage", "true").getOrCreate())
+
+
+# -- the program protocol -------------------------------------------------------------------------
+
+def read_csv(model: Model, text: str) -> list[dict]:
+    """Rows of CSV text with a header, fields as written: empty is missing, numbers must parse."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header = next(reader, None) or []
+    position = {name: i for i, name in enumerate(header)}
+    absent = [f.name for f in model.features if f.name not in position]
+    if absent:
+        raise TreegenError(f"the input has no column {absent[0]!r}", "<stdin>", 1)
+    rows = []
+    for record in reader:
+        row = {}
+        for f in model.features:
+            field = record[position[f.name]] if position[f.name] < len(record) else ""
+            row[f.name] = None if field == "" else _number(field, reader.line_num) if f.is_numeric else field
+        rows.append(row)
+    return rows
+
+
+def _number(field: str, line: int) -> float | None:
+    try:
+        if field.strip() != field:
+            raise ValueError
+        value = float(field)
+    except ValueError:
+        raise TreegenError(f"not a number: {field!r}", "<stdin>", line) from None
+    return None if math.isnan(value) else value
+
+
+def format_results(model: Model, results: Sequence[tuple], args: Sequence[str] = ()) -> str:
+    """Results as the program protocol prints them: prediction, ``--proba`` or ``--leaf``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    first = len(model.features)
+    if "--leaf" in args:
+        writer.writerows([[str(row[-1])] for row in results])
+    elif "--proba" in args:
+        width = len(model.target.classes)
+        writer.writerow(model.target.classes)
+        writer.writerows([[repr(float(p)) for p in row[first + 1:first + 1 + width]] for row in results])
+    elif model.target.is_classification:
+        writer.writerows([[row[first]] for row in results])
+    else:
+        writer.writerows([[repr(float(row[first]))] for row in results])
+    return out.getvalue()
