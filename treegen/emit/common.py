@@ -1,0 +1,256 @@
+"""What the Python and Java back ends share: the plan of a tree as small functions of flat statements.
+
+A tree becomes nested ``if`` code, evaluated in O(depth) per row (flat rules would cost O(leaves)).
+Each branch ends in ``return``, so a split needs no ``else``: the larger child follows the ``if``
+at the same indentation and only the smaller one is indented. Indentation therefore grows with
+log2(size), not with depth, and a path 10,000 splits deep stays flat.
+
+Functions are cut by a per-language cost model (an estimate of the code size of each node) so
+that none exceeds a budget, and by nesting depth. Everything here is iterative: no recursion over
+trees.
+
+The statements of a function are ``(depth, kind, payload)`` triples:
+
+* ``("if", Cond)``: the statements that follow at ``depth + 1`` run when the condition holds;
+* ``("leaf", node id)``: evaluation ends at this node (a leaf, or a split that stops on missing);
+* ``("call", node id)``: continue in the function that starts at that node;
+* ``("fraction", ((node id, weight), ...))``: C4.5's fractional route, every child weighted.
+
+Trees with a fractional route are *non-exclusive*: their functions collect ``(node id, weight)``
+pairs; the others return the id of the one node reached.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import TreegenError
+from ..model import Model, Tree
+
+IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
+
+
+@dataclass(frozen=True)
+class Cond:
+    """A test on one encoded input ``x[feature]``.
+
+    Numeric features hold a float (NaN when missing); nominal ones a category code (-1 when
+    missing or unknown). ops: ``<=``/``>`` (threshold), ``nan`` (numeric missing), ``in``/``not in``
+    (codes; ``not in`` includes missing), ``unknown`` (a code below 0)."""
+
+    feature: int
+    op: str
+    threshold: float = 0.0
+    codes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Estimated code size of each construct, and the limits a function must stay within."""
+
+    condition: Callable[[Cond], int]
+    leaf: int
+    call: int
+    fraction_call: int
+    budget: int  # the estimated size a function may reach
+    max_depth: int  # nesting levels of ``if`` inside one function
+
+
+@dataclass
+class Function:
+    tree: int
+    node: int  # the root of the subtree the function evaluates
+    lines: list = field(default_factory=list)  # (depth, kind, payload)
+
+
+@dataclass
+class TreePlan:
+    index: int
+    exclusive: bool  # no fractional route: exactly one node is reached
+    output: int | None
+    width: int
+    functions: list[Function]  # the tree's entry point first
+    values: dict[int, tuple[float, ...]]  # node id -> value, for every node evaluation can end at
+
+
+def category_codes(model: Model) -> list[tuple[str, ...]]:
+    """For each nominal feature, the categories in code order: its declared categories, then any
+    value a split names that the feature does not declare (numeric features: empty)."""
+    tables = [list(f.categories) if not f.is_numeric else [] for f in model.features]
+    known = [set(t) for t in tables]
+    for tree in model.trees:
+        for node in tree.nodes:
+            split = node.split
+            if split is not None and split.op != "<=":
+                for value in split.values:
+                    if value not in known[split.feature]:
+                        known[split.feature].add(value)
+                        tables[split.feature].append(value)
+    return [tuple(t) for t in tables]
+
+
+def plan(model: Model, cost: CostModel) -> list[TreePlan]:
+    """The functions of every tree of the model."""
+    codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
+    cuts: dict[float, float] = {}
+    return [_plan_tree(model, index, tree, codes, cuts, cost) for index, tree in enumerate(model.trees)]
+
+
+def _plan_tree(model, index, tree: Tree, codes, cuts, cost: CostModel) -> TreePlan:
+    order = _reachable(tree)
+    exclusive = all(tree.nodes[i].split is None or tree.nodes[i].split.missing.kind != "fraction"
+                    for i in order)
+    parts = {}
+    size: dict[int, int] = {}
+    roots = {0}
+    for node_id in reversed(order):  # children before parents
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            size[node_id] = cost.leaf
+            continue
+        child_size = lambda c: cost.call if c in roots else size[c]
+        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)
+        if node.split.missing.kind == "fraction":
+            roots.update(node.children)
+        own = sum(_part_cost(p, cost, len(node.children)) for p in parts[node_id])
+        inline = [c for c in dict.fromkeys(node.children) if c not in roots and not tree.nodes[c].is_leaf]
+        total = own + sum(child_size(c) for c in node.children)
+        for child in sorted(inline, key=lambda c: (-size[c], c)):
+            if total <= cost.budget:
+                break
+            total -= size[child] - cost.call
+            roots.add(child)
+        # The arrangement chose the smaller child by the sizes before cutting: recompute it.
+        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)
+        size[node_id] = total
+    functions = _emit_functions(index, tree, parts, roots, cost)
+    values = {i: tree.nodes[i].value for i in order
+              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == "stop"}
+    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, values)
+
+
+def _reachable(tree: Tree) -> list[int]:
+    """Node ids reachable from the root, parents before children."""
+    order, stack = [], [0]
+    while stack:
+        node_id = stack.pop()
+        order.append(node_id)
+        stack.extend(reversed(tree.nodes[node_id].children))
+    return order
+
+
+def _part_cost(part, cost: CostModel, arity: int) -> int:
+    cond, target = part
+    own = cost.condition(cond) if cond is not None else 0
+    if target == "self":
+        own += cost.leaf
+    elif target == "fraction":
+        own += cost.fraction_call * arity
+    return own
+
+
+def _parts(model, tree: Tree, node_id: int, codes, cuts, child_size):
+    """How one split is laid out: ``(condition or None, target)`` in order, where target is a
+    child node id, ``"self"`` (stop here) or ``"fraction"``; the last part has no condition."""
+    node = tree.nodes[node_id]
+    split = node.split
+    route = split.missing
+    children = node.children
+    if split.op == "==":
+        table = codes[split.feature]
+        tests = [Cond(split.feature, "in", codes=(table[v],)) for v in split.values]
+        branches = [(tests[i], children[i]) for i in range(len(children)) if i != route.child or route.kind != "child"]
+        last = children[route.child] if route.kind == "child" else ("self" if route.kind == "stop" else "fraction")
+        return branches + [(None, last)]
+    tests = _binary_tests(model, split, codes, cuts, node_id)
+    small = 0 if child_size(children[0]) <= child_size(children[1]) else 1
+    if route.kind == "child":
+        r = route.child
+        if small == 1 - r:
+            return [(tests[1 - r], children[small]), (None, children[r])]
+        return [(_negate(tests[1 - r]), children[r]), (None, children[1 - r])]
+    missing_target = "self" if route.kind == "stop" else "fraction"
+    return [(tests[2], missing_target), (tests[small], children[small]), (None, children[1 - small])]
+
+
+def _binary_tests(model, split, codes, cuts, node_id):
+    """(goes to child 0, goes to child 1, is missing) for a ``<=`` or ``in`` split."""
+    f = split.feature
+    if split.op == "<=":
+        if math.isnan(split.threshold):
+            raise TreegenError(f"node {node_id}: a split on {model.features[f].name!r} has a NaN threshold")
+        if split.threshold not in cuts:
+            cuts[split.threshold] = model.numeric.effective_threshold(split.threshold)
+        t = cuts[split.threshold]
+        return Cond(f, "<=", threshold=t), Cond(f, ">", threshold=t), Cond(f, "nan")
+    table = codes[f]
+    left = tuple(sorted({table[v] for v in split.values}))
+    right = tuple(sorted({table[c] for c in model.features[f].categories} - set(left)))
+    known = set(left) | set(right)
+    missing = Cond(f, "unknown") if known == set(table.values()) else Cond(f, "not in", codes=tuple(sorted(known)))
+    return Cond(f, "in", codes=left), Cond(f, "in", codes=right), missing
+
+
+def _negate(cond: Cond) -> Cond:
+    flipped = {"<=": "not <=", ">": "not >", "in": "not in"}
+    return Cond(cond.feature, flipped[cond.op], cond.threshold, cond.codes)
+
+
+def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
+    """Write each function's statements, top-down with an explicit stack."""
+    functions: list[Function] = []
+    queue, seen = [0], {0}
+    while queue:
+        function = Function(index, queue.pop(0))
+        stack = [("node", function.node, 0)]
+        while stack:
+            kind, item, depth = stack.pop()
+            if kind == IF:
+                function.lines.append((depth, IF, item))
+                continue
+            node = tree.nodes[item] if kind == "node" else None
+            if kind == "self":
+                function.lines.append((depth, LEAF, item))
+            elif kind == FRACTION:
+                node = tree.nodes[item]
+                weights = tuple(zip(node.children, node.split.missing.weights))
+                function.lines.append((depth, FRACTION, weights))
+                _schedule(node.children, queue, seen)
+            elif node.is_leaf:
+                function.lines.append((depth, LEAF, item))
+            elif item != function.node and (item in roots or depth > cost.max_depth):
+                function.lines.append((depth, CALL, item))
+                _schedule([item], queue, seen)
+            else:
+                for cond, target in reversed(parts[item]):
+                    inner = depth + (cond is not None)
+                    if target in ("self", FRACTION):
+                        stack.append((target, item, inner))
+                    else:
+                        stack.append(("node", target, inner))
+                    if cond is not None:
+                        stack.append((IF, cond, depth))
+        functions.append(function)
+    return functions
+
+
+def _schedule(node_ids, queue: list, seen: set) -> None:
+    for node_id in node_ids:
+        if node_id not in seen:
+            seen.add(node_id)
+            queue.append(node_id)
+
+
+def leaf_table(plan: TreePlan) -> dict[int, tuple[float, ...]]:
+    """The values a tree's output is made of. An exclusive tree's output is ``0.0 + 1.0 * value``
+    (as :func:`treegen.model.tree_output` computes it), folded here: -0.0 becomes 0.0."""
+    if not plan.exclusive:
+        return plan.values
+    return {node: tuple(0.0 + v for v in value) for node, value in plan.values.items()}
+
+
+def csv_needs_quotes(text: str) -> bool:
+    """The protocol's rule for writing a label: quote it when it holds a comma, quote, CR or LF, or
+    is empty (an empty line would read back as no field at all)."""
+    return text == "" or any(c in text for c in ',"\r\n')

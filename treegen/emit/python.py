@@ -1,0 +1,114 @@
+"""The Python back end: one standalone module (standard library only, Python 3.8+) with
+``predict``/``predict_proba``/``predict_leaf`` and a CSV program (``main``).
+
+Names and labels only ever appear as ASCII string literals made by :func:`ascii`, so nothing in a
+model can change the code's meaning."""
+from __future__ import annotations
+
+import math
+
+from ..errors import TreegenError
+from ..model import Model
+from . import render
+from .common import CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table, plan
+
+INDENT = "    "
+
+# Python has no limit on a function's size, only on indentation (100 levels) and on the parser's
+# recursion: functions stay modest so that compiling stays linear and nesting shallow.
+COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, fraction_call=1, budget=2000, max_depth=40)
+
+
+def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options) -> str:
+    """The text of a Python module that predicts exactly as ``model`` does.
+
+    Parameters
+    ----------
+    model : the model to compile.
+    proba : give the program a ``--proba`` flag (the module always has ``predict_proba`` for
+        classification).
+    leaf : add ``predict_leaf`` and the program's ``--leaf`` flag.
+    """
+    if target_options:
+        raise TreegenError(f"the python target takes no option {', '.join(sorted(target_options))}")
+    plans = plan(model, COST)
+    codes = category_codes(model)
+    used = sorted({cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)})
+    return render("python", "module.py.j2", filters={"lit": literal, "fname": lambda f: function_name(f.tree, f.node)},
+                  model=model, classification=model.target.is_classification,
+                  features=[ascii(f.name) for f in model.features],
+                  classes=[ascii(c) for c in model.target.classes],
+                  codes=[_code_table(table) if not f.is_numeric else "None"
+                         for f, table in zip(model.features, codes)],
+                  nominal=[not f.is_numeric for f in model.features],
+                  used=used, trees=plans, functions=[_function(p, f) for p in plans for f in p.functions],
+                  tables=[_value_table(p) for p in plans], combine=model.combine,
+                  single_exclusive=len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single",
+                  proba=proba, leaf=leaf)
+
+
+def literal(value) -> str:
+    """A Python expression for a float that reads back bit-identical (``1e999`` is infinity)."""
+    value = float(value)
+    if math.isnan(value):
+        return "_NAN"
+    if math.isinf(value):
+        return "1e999" if value > 0 else "-1e999"
+    return repr(value)
+
+
+def function_name(tree: int, node: int) -> str:
+    return f"_t{tree}_n{node}"
+
+
+def condition(cond: Cond) -> str:
+    x = f"x[{cond.feature}]"
+    if cond.op in ("<=", ">"):
+        return f"{x} {cond.op} {literal(cond.threshold)}"
+    if cond.op in ("not <=", "not >"):
+        return f"not {x} {cond.op[4:]} {literal(cond.threshold)}"
+    if cond.op == "nan":
+        return f"{x} != {x}"
+    if cond.op == "unknown":
+        return f"{x} < 0"
+    positive = cond.op == "in"
+    if not cond.codes:
+        return "False" if positive else "True"
+    if len(cond.codes) == 1:
+        return f"{x} {'==' if positive else '!='} {cond.codes[0]}"
+    return f"{x} {cond.op} {{{', '.join(map(str, cond.codes))}}}"
+
+
+def _function(tree_plan: TreePlan, function) -> dict:
+    """A function's name, parameters and body lines (the body's shape is data: depth and kind)."""
+    exclusive = tree_plan.exclusive
+    tail = "(x)" if exclusive else "(x, w, out)"
+    lines = []
+    for depth, kind, payload in function.lines:
+        pad = INDENT * (depth + 1)
+        if kind == IF:
+            lines.append(f"{pad}if {condition(payload)}:")
+        elif kind == LEAF:
+            lines.extend([f"{pad}return {payload}"] if exclusive else
+                         [f"{pad}out.append(({payload}, w))", f"{pad}return"])
+        elif kind == CALL:
+            lines.append(f"{pad}return {function_name(function.tree, payload)}{tail}")
+        elif kind == FRACTION:
+            lines.extend(f"{pad}{function_name(function.tree, child)}(x, w * {literal(weight)}, out)"
+                         for child, weight in payload)
+            lines.append(f"{pad}return")
+    return {"name": function_name(function.tree, function.node), "params": tail[1:-1], "lines": lines}
+
+
+def _features_used(function) -> set:
+    return {payload.feature for _, kind, payload in function.lines if kind == IF}
+
+
+def _code_table(categories) -> str:
+    return "{" + ", ".join(f"{ascii(c)}: {i}" for i, c in enumerate(categories)) + "}"
+
+
+def _value_table(tree_plan: TreePlan) -> list[str]:
+    """One ``node: (values...),`` entry per node that evaluation can end at."""
+    return [f"{node}: ({''.join(literal(v) + ', ' for v in value).rstrip()}),"
+            for node, value in sorted(leaf_table(tree_plan).items())]
