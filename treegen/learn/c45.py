@@ -1,0 +1,241 @@
+"""C4.5 as Weka's J48 (release 8) builds it: ``fit(dataset)`` grows the tree ``J48 -C 0.25 -M 2`` grows.
+
+The search is J48's (see :mod:`.c45_split`): gain ratio among attributes whose gain reaches the
+average gain, nominal attributes split one child per declared value, numeric ones in two at the
+best cut with the MDL correction, the cut moved to the largest training value below it. Unknown
+values go down every branch with fractional weight, in training and in prediction; an unknown
+category counts as missing. Then collapse, and pessimistic pruning with subtree raising
+(:mod:`.c45_prune`).
+
+The resulting model predicts what J48 predicts: numeric tests use Weka's ``x - t < 1e-6`` (the
+model's tolerance), a missing value is split by the training weights of the branches (an empty
+branch gets none), an empty leaf predicts its parent's class distribution.
+
+Not reproduced: J48's ``setSplitPoint`` also looks at training rows whose class is missing (the
+data set has dropped them), and Weka's unstable sorts and left-to-right float sums may differ in
+the last bits of fractional weights.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data import Dataset
+from ..errors import TreegenError
+from ..model import Model, Node, NumericSemantics, Split, MissingRoute, Tree
+from . import c45_split as S
+
+TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
+
+
+@dataclass
+class GrowNode:
+    """A node while J48 grows and prunes it: its split, its distribution and its training data."""
+
+    idx: np.ndarray  # rows of the data set that reach the node ...
+    w: np.ndarray  # ... and their (fractional) weights
+    dist: np.ndarray  # bags x classes; a leaf has one bag
+    feature: int = -1  # -1: a leaf
+    threshold: float = np.nan
+    children: list["GrowNode"] = field(default_factory=list)
+    empty: bool = False  # J48's m_isEmpty: no training weight when the node was grown
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.feature < 0
+
+    def make_leaf(self) -> None:
+        self.feature, self.children = -1, []
+
+
+class Grower:
+    """The data set in J48's terms and the operations J48's tree nodes perform on their data."""
+
+    def __init__(self, dataset: Dataset, min_leaf: float, mdl_correction: bool):
+        self.data = dataset
+        self.n_classes = len(dataset.target.classes)
+        self.min_leaf = min_leaf
+        self.mdl = mdl_correction
+        self.numeric = [f.is_numeric for f in dataset.features]
+        self.training_values = [c[~np.isnan(c)] if num else None
+                                for c, num in zip(dataset.columns, self.numeric)]
+        n = len(dataset)  # J48's "all attributes nominal with many values" test
+        self.counted_nominal = [len(f.categories) < 0.3 * n for f in dataset.features]
+        self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
+
+    # -- distributions ---------------------------------------------------------------------------
+
+    def class_counts(self, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.bincount(self.data.y[idx], weights=w, minlength=self.n_classes)
+
+    def subset_of(self, node: GrowNode, idx: np.ndarray) -> np.ndarray:
+        """``whichSubset`` for many rows: the branch of each row, -1 when its value is missing."""
+        column = self.data.columns[node.feature][idx]
+        if not self.numeric[node.feature]:
+            return column
+        out = np.where((column - node.threshold < TOLERANCE) | (column <= node.threshold), 0, 1)
+        return np.where(np.isnan(column), -1, out)
+
+    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The split's distribution of the rows: known ones by branch, unknown ones spread over the
+        branches in proportion to the known weight (``Distribution.addInstWithUnknown``)."""
+        subset = self.subset_of(node, idx)
+        bags = self.branches(node.feature)
+        known = subset >= 0
+        dist = np.bincount(subset[known] * self.n_classes + self.data.y[idx][known], weights=w[known],
+                           minlength=bags * self.n_classes).reshape(bags, self.n_classes)
+        per_bag, total = dist.sum(axis=1), dist.sum()
+        probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
+        unknown = self.class_counts(idx[~known], w[~known])
+        return dist + probs[:, None] * unknown[None, :]
+
+    def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: np.ndarray):
+        """``ClassifierSplitModel.split``: the rows of each branch, unknown ones with fractional weight."""
+        subset = self.subset_of(node, idx)
+        total = dist.sum()
+        fractions = dist.sum(axis=1) / total if total > 0 else np.zeros(len(dist))
+        parts = []
+        for b, fraction in enumerate(fractions):
+            unknown = (subset == -1) & (fraction > S.SMALL)
+            rows = (subset == b) | unknown
+            parts.append((idx[rows], np.where(unknown, fraction * w, w)[rows]))
+        return parts
+
+    # -- growing ---------------------------------------------------------------------------------
+
+    def best_split(self, idx: np.ndarray, w: np.ndarray) -> S.Candidate | None:
+        counts = self.class_counts(idx, w)
+        total = S.seq_sum(w)
+        if S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)]):
+            return None
+        y = self.data.y[idx]
+        candidates, counted = [], []
+        for j, (feature, column) in enumerate(zip(self.data.features, self.data.columns)):
+            if self.numeric[j]:
+                c = S.numeric_candidate(j, column[idx], y, w, self.n_classes, self.min_leaf, total, self.mdl)
+            else:
+                c = S.nominal_candidate(j, column[idx], y, w, len(feature.categories), self.n_classes,
+                                        self.min_leaf, total)
+            candidates.append(c)
+            counted.append(self.numeric[j] or self.multi_valued or self.counted_nominal[j])
+        return S.choose(candidates, counted)
+
+    def grow(self) -> GrowNode:
+        """Grow the whole tree, depth first on an explicit stack (no recursion)."""
+        all_rows = np.arange(len(self.data))
+        root = self.new_node(all_rows, self.data.weights.astype(np.float64))
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            best = self.best_split(node.idx, node.w)
+            if best is None:
+                node.empty = S.eq(S.seq_sum(node.w), 0)
+                continue
+            node.feature = best.feature
+            if self.numeric[best.feature]:
+                node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature])
+            node.dist = self.distribution(node, node.idx, node.w)
+            node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
+            stack.extend(reversed(node.children))
+        return root
+
+    def branches(self, feature: int) -> int:
+        return 2 if self.numeric[feature] else len(self.data.features[feature].categories)
+
+    def new_node(self, idx: np.ndarray, w: np.ndarray) -> GrowNode:
+        return GrowNode(idx, w, self.class_counts(idx, w)[None, :])
+
+
+def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned: bool = False,
+        subtree_raising: bool = True, reduced_error: bool = False, folds: int = 3, seed: int = 1,
+        mdl_correction: bool = True, collapse: bool = True) -> Model:
+    """Train C4.5 the way Weka's J48 does (``J48 -C confidence -M min_leaf``, optionally ``-U``, ``-S``).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Classification data; rows are weighted by ``dataset.weights``.
+    confidence : float
+        Pruning confidence (J48 ``-C``), in (0, 0.5].
+    min_leaf : int
+        Minimum weight in at least two branches of a split (J48 ``-M``).
+    unpruned : bool
+        Skip pruning (J48 ``-U``); the collapse step still runs.
+    subtree_raising : bool
+        Consider raising the largest branch when pruning (``False`` is J48 ``-S``).
+    reduced_error, folds, seed
+        Reduced-error pruning (J48 ``-R -N -Q``): not supported yet, an error if asked for.
+    mdl_correction : bool
+        Subtract log2(number of candidate cuts) / N from a numeric split's gain (release 8).
+    collapse : bool
+        Replace a subtree by a leaf when it does not reduce the training error.
+    """
+    from .c45_prune import collapse_tree, prune_tree
+
+    if not dataset.target.is_classification:
+        raise TreegenError("C4.5 learns classification trees; the target is numeric (use cart)")
+    if reduced_error:
+        raise TreegenError("reduced-error pruning (J48 -R) is not supported yet")
+    if not 0 < confidence <= 0.5:
+        raise TreegenError(f"the pruning confidence must be in (0, 0.5], not {confidence}")
+    grower = Grower(dataset, float(min_leaf), mdl_correction)
+    root = grower.grow()
+    if collapse:
+        collapse_tree(root)
+    if not unpruned:
+        prune_tree(root, grower, confidence, subtree_raising)
+    params = dict(confidence=confidence, min_leaf=min_leaf, unpruned=unpruned,
+                  subtree_raising=subtree_raising, mdl_correction=mdl_correction, collapse=collapse)
+    return to_model(root, dataset, params)
+
+
+# -- from grown nodes to the model ---------------------------------------------------------------
+
+def probabilities(counts: np.ndarray) -> tuple[float, ...]:
+    """``Distribution.prob``: class weight over total, all zeros when there is no weight."""
+    total = float(counts.sum())
+    return tuple(0.0 for _ in counts) if S.eq(total, 0) else tuple(float(c) / total for c in counts)
+
+
+def to_model(root: GrowNode, dataset: Dataset, params: dict) -> Model:
+    """Number the nodes in pre-order and describe each as the model's Node."""
+    nodes: list[Node] = []
+    stack: list[tuple[GrowNode, GrowNode | None, int, int]] = [(root, None, 0, -1)]
+    while stack:
+        node, parent, branch, slot = stack.pop()
+        my_id = len(nodes)
+        if slot >= 0:
+            nodes[slot].children = nodes[slot].children + (my_id,)
+        nodes.append(describe(node, parent, branch, dataset))
+        for b in reversed(range(len(node.children))):
+            stack.append((node.children[b], node, b, my_id))
+    return Model(dataset.features, dataset.target, [Tree(nodes)],
+                 numeric=NumericSemantics(tolerance=TOLERANCE),
+                 meta={"algorithm": "c45", "reference": "Weka 3.6 J48", "params": params})
+
+
+def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Dataset) -> Node:
+    counts = node.dist.sum(axis=0)
+    value = probabilities(counts)
+    if node.is_leaf and node.empty and parent is not None:
+        value = empty_leaf_value(parent.dist, branch)
+    common = dict(value=value, counts=tuple(float(c) for c in counts), n=float(counts.sum()))
+    if node.is_leaf:
+        return Node(**common)
+    feature = dataset.features[node.feature]
+    per_bag, total = node.dist.sum(axis=1), node.dist.sum()
+    weights = [0.0 if child.is_leaf and child.empty else float(p) / total
+               for child, p in zip(node.children, per_bag)]
+    if feature.is_numeric:
+        split = Split(node.feature, "<=", threshold=node.threshold, missing=MissingRoute.fraction(weights))
+    else:
+        split = Split(node.feature, "==", values=feature.categories, missing=MissingRoute.fraction(weights))
+    return Node(split=split, **common)
+
+
+def empty_leaf_value(parent_dist: np.ndarray, branch: int) -> tuple[float, ...]:
+    """``C45Split.classProb`` for an empty branch: the branch's distribution if it has any weight,
+    else the parent's whole distribution."""
+    bag = parent_dist[branch]
+    return probabilities(bag) if S.gr(bag.sum(), 0) else probabilities(parent_dist.sum(axis=0))

@@ -1,0 +1,97 @@
+"""A classification tree printed exactly as Weka's J48 prints its "J48 pruned tree" section body.
+
+``attr <= 2.5: class (N/E)`` lines, ``|   `` per level, then the number of leaves and the size.
+Thresholds use Weka's ``Utils.doubleToString(t, 6)``; weights ``Utils.roundDouble(w, 2)`` printed
+as Java prints a double. A leaf's label and weights are its parent's view of that branch, so an
+empty leaf shows the parent's majority class.
+"""
+from __future__ import annotations
+
+import math
+
+from ..model import Model, Node
+from .c45_split import gr, max_class
+
+
+def j48_text(model: Model, tree: int = 0) -> str:
+    """The tree as J48 prints it after the dashes under "J48 pruned tree", up to and including
+    ``Size of the tree : \\tN\\n``: a blank line then one line per branch, or ``: label`` for a
+    tree that is one leaf."""
+    nodes = model.trees[tree].nodes
+    lines = [": " + leaf_label(model, nodes[0], nodes[0]) if nodes[0].is_leaf else ""]
+    stack = [(0, b, 0) for b in reversed(range(len(nodes[0].children)))]
+    while stack:
+        parent_id, branch, depth = stack.pop()
+        parent = nodes[parent_id]
+        child_id = parent.children[branch]
+        child = nodes[child_id]
+        text = "|   " * depth + branch_text(model, parent, branch)
+        if child.is_leaf:
+            text += ": " + leaf_label(model, child, parent)
+        else:
+            stack.extend((child_id, b, depth + 1) for b in reversed(range(len(child.children))))
+        lines.append(text)
+    leaves = sum(node.is_leaf for node in nodes)
+    return "\n".join(lines) + f"\n\nNumber of Leaves  : \t{leaves}\n\nSize of the tree : \t{len(nodes)}\n"
+
+
+def branch_text(model: Model, parent: Node, branch: int) -> str:
+    split = parent.split
+    name = model.features[split.feature].name
+    if split.op == "==":
+        return f"{name} = {split.values[branch]}"
+    return f"{name} {'<=' if branch == 0 else '>'} {weka_double_to_string(split.threshold, 6)}"
+
+
+def leaf_label(model: Model, leaf: Node, parent: Node) -> str:
+    """``ClassifierSplitModel.dumpLabel``: majority class (the parent's for an empty branch),
+    weight, and misclassified weight when there is any."""
+    counts = leaf.counts if gr(leaf.n, 0) else parent.counts
+    label = model.target.classes[max_class(counts)]
+    wrong = leaf.n - leaf.counts[max_class(counts)] if gr(leaf.n, 0) else 0.0
+    text = f"{label} ({java_double(round_double(leaf.n, 2))}"
+    if gr(wrong, 0):
+        text += f"/{java_double(round_double(wrong, 2))}"
+    return text + ")"
+
+
+def round_double(value: float, digits: int) -> float:
+    """Weka's ``Utils.roundDouble``: ``Math.round(value * 10^d) / 10^d``."""
+    mask = 10.0 ** digits
+    return math.floor(value * mask + 0.5) / mask
+
+
+def java_double(value: float) -> str:
+    """Java's ``Double.toString``: plain between 1e-3 and 1e7, else ``d.dddE±n``."""
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(float(value))
+        return text if "e" not in text else f"{value:.{len(text)}f}".rstrip("0")
+    mantissa, exponent = f"{value:.17e}".split("e")
+    digits = repr(float(value)).replace("-", "").split("e")[0].replace(".", "").lstrip("0").rstrip("0") or "0"
+    sign = "-" if value < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{int(exponent)}"
+
+
+def weka_double_to_string(value: float, after: int) -> str:
+    """Weka's ``Utils.doubleToString(value, afterDecimalPoint)``: rounded, trailing zeros dropped."""
+    temp = value * math.pow(10.0, after)
+    if not abs(temp) < 9.223372036854776e18:
+        return java_double(value)
+    precision = int(temp + 0.5) if temp > 0 else -int(abs(temp) + 0.5)
+    chars = list("0" if precision == 0 else str(precision))
+    dot = len(chars) - after
+    while (precision < 0 and dot < 1) or dot < 0:
+        chars.insert(1 if precision < 0 else 0, "0")
+        dot += 1
+    chars.insert(dot, ".")
+    if precision < 0 and chars[1] == ".":
+        chars.insert(1, "0")
+    elif chars[0] == ".":
+        chars.insert(0, "0")
+    pos = len(chars) - 1
+    while pos > dot and chars[pos] == "0":
+        chars[pos] = " "
+        pos -= 1
+    if chars[pos] == ".":
+        chars[pos] = " "
+    return "".join(chars).strip()
