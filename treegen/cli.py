@@ -1,0 +1,297 @@
+"""The command line: thin commands over the library. An error the user caused is one line, exit 2."""
+from __future__ import annotations
+
+import csv
+import io
+import sys
+
+import click
+
+from . import __version__
+from .errors import TreegenError
+
+ALGORITHM = click.Choice(["id3", "c45", "cart"])
+
+
+class TreegenGroup(click.Group):
+    """Turns TreegenError (and unreadable or unwritable files) into one line on stderr and exit 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TreegenError as err:
+            click.echo(f"treegen: error: {err}", err=True)
+            ctx.exit(2)
+        except (OSError, UnicodeError) as err:
+            click.echo(f"treegen: error: {err}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="treegen")
+def main():
+    """treegen: train or import decision trees and compile them to Python, Java, SQL or rules."""
+
+
+# -- shared options --------------------------------------------------------------------------
+
+def data_options(f):
+    for option in reversed([
+        click.option("--target", "-t", help="Target column (default: the last column)."),
+        click.option("--nominal", multiple=True, help="Treat these columns as nominal (repeat or comma-separate)."),
+        click.option("--ignore", multiple=True, help="Leave these columns out (repeat or comma-separate)."),
+        click.option("--regression/--classification", default=None,
+                     help="Force the kind of target (default: numeric target means regression for cart)."),
+    ]):
+        f = option(f)
+    return f
+
+
+def learner_options(f):
+    for option in reversed([
+        click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True),
+        click.option("--max-depth", type=int, help="id3, cart: maximum depth."),
+        click.option("--confidence", type=float, help="c45: pruning confidence (default 0.25)."),
+        click.option("--min-leaf", type=int, help="c45: minimum weight per branch, J48's -M (default 2)."),
+        click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
+        click.option("--reduced-error", is_flag=True, default=None, help="c45: reduced-error pruning."),
+        click.option("--pruning-folds", type=int, help="c45: folds for reduced-error pruning (default 3)."),
+        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]), help="cart: impurity."),
+        click.option("--min-samples-split", type=int, help="cart"),
+        click.option("--min-samples-leaf", type=int, help="cart"),
+        click.option("--min-impurity-decrease", type=float, help="cart"),
+        click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
+    ]):
+        f = option(f)
+    return f
+
+
+LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that take it
+    "max_depth": ("max_depth", {"id3", "cart"}),
+    "confidence": ("confidence", {"c45"}),
+    "min_leaf": ("min_leaf", {"c45"}),
+    "unpruned": ("unpruned", {"c45"}),
+    "reduced_error": ("reduced_error", {"c45"}),
+    "pruning_folds": ("folds", {"c45"}),
+    "criterion": ("criterion", {"cart"}),
+    "min_samples_split": ("min_samples_split", {"cart"}),
+    "min_samples_leaf": ("min_samples_leaf", {"cart"}),
+    "min_impurity_decrease": ("min_impurity_decrease", {"cart"}),
+    "ccp_alpha": ("ccp_alpha", {"cart"}),
+}
+
+
+def _split_names(values) -> list[str]:
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def learner_params(algorithm: str, options: dict) -> dict:
+    params = {}
+    for option, (param, algorithms) in LEARNER_OPTIONS.items():
+        value = options.pop(option, None)
+        if value is None:
+            continue
+        if algorithm not in algorithms:
+            flag = "--" + option.replace("_", "-")
+            raise TreegenError(f"{flag} does not apply to --algorithm {algorithm}")
+        if option == "ccp_alpha" and value != "cv":
+            try:
+                value = float(value)
+            except ValueError:
+                raise TreegenError(f"--ccp-alpha takes a number or 'cv', not {value!r}") from None
+        params[param] = value
+    return params
+
+
+def load_training_data(path, target, nominal, ignore, regression, algorithm):
+    from .data import read_table, to_dataset
+    if algorithm in ("id3", "c45") and regression:
+        raise TreegenError(f"{algorithm} learns classes only; use --algorithm cart for regression")
+    if algorithm in ("id3", "c45"):
+        regression = False
+    table = read_table(path)
+    dataset = to_dataset(table, target, _split_names(nominal), regression, _split_names(ignore))
+    if len(dataset) == 0:
+        raise TreegenError("the data set has no rows", path)
+    return dataset
+
+
+def load_model(path: str):
+    """A model from JSON, or from rule text when the file does not start with '{'. '-' is stdin."""
+    from . import modelio
+    from .parse.rules import parse
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as err:
+            raise TreegenError(f"cannot read model: {err.strerror}", path) from None
+        except UnicodeDecodeError:
+            raise TreegenError("cannot read model: not UTF-8 text", path) from None
+    return modelio.loads(text, path) if text.lstrip().startswith("{") else parse(text, path)
+
+
+def write_text(text: str, output: str | None) -> None:
+    if output is None or output == "-":
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+
+
+# -- commands --------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("data", type=click.Path(dir_okay=False))
+@data_options
+@learner_options
+@click.option("--seed", type=int, help="Random seed (cart with --ccp-alpha cv; c45 reduced-error pruning).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the model here (default: stdout).")
+def train(data, target, nominal, ignore, regression, algorithm, seed, output, **options):
+    """Learn a tree from a CSV or ARFF file and save it as a JSON model."""
+    from . import modelio
+    from .learn import fit
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
+    params = learner_params(algorithm, options)
+    if seed is not None and algorithm != "id3":
+        params["seed"] = seed
+    model = fit(dataset, algorithm, **params)
+    model.meta.setdefault("source", data)
+    write_text(modelio.dumps(model), output)
+
+
+@main.command()
+@click.argument("model", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
+              help="j48: print the tree exactly as Weka's J48 does.")
+def show(model, style):
+    """Print a model's tree, indented, with the class counts at each leaf."""
+    loaded = load_model(model)
+    if style == "j48":
+        from .learn.j48_text import j48_text
+        click.echo(j48_text(loaded), nl=False)
+    else:
+        from .show import show as show_text
+        click.echo(show_text(loaded))
+
+
+@main.command()
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.option("--to", "target", type=click.Choice(["python", "java", "sql", "rules", "dot"]), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@click.option("--proba", is_flag=True, default=None, help="Also emit class probabilities.")
+@click.option("--leaf", is_flag=True, default=None, help="Also emit the id of the leaf that decides.")
+@click.option("--class-name", help="java: the class name.")
+@click.option("--package", help="java: the package.")
+@click.option("--dialect", type=click.Choice(["ansi", "sqlite", "postgres", "duckdb", "mysql", "spark"]),
+              help="sql: the SQL dialect (default ansi).")
+@click.option("--table", help="sql: the input table (default 'input').")
+@click.option("--expression", is_flag=True, default=None, help="sql: only the CASE expression.")
+@click.option("--format", "image_format", type=click.Choice(["dot", "svg"]), help="dot: render with Graphviz.")
+def export(model, target, output, image_format, **options):
+    """Generate code (or rules, or a diagram) from a model."""
+    from .emit import emit
+    loaded = load_model(model)
+    if image_format is not None:
+        options["image_format"] = image_format
+    write_text(emit(loaded, target, **options), output)
+
+
+@main.command(name="parse")
+@click.argument("rules", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
+def parse_command(rules, output):
+    """Read rule text (from `export --to rules`) back into a JSON model."""
+    from . import modelio
+    from .parse.rules import load
+    write_text(modelio.dumps(load(rules)), output)
+
+
+@main.command()
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
+def predict(model, data, proba, output):
+    """Predict every row of a CSV or ARFF file: the input columns plus a `prediction` column."""
+    from .data import read_table, rows_for_model
+    loaded = load_model(model)
+    table = read_table(data)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    header = list(table.names) + ["prediction"]
+    classes = loaded.target.classes if loaded.target.is_classification else ()
+    if proba:
+        if not classes:
+            raise TreegenError("--proba needs a classification model")
+        header += [f"P({c})" for c in classes]
+    writer.writerow(header)
+    for i, row in enumerate(rows_for_model(table, loaded)):
+        scores = loaded.scores(row)
+        label = loaded.predict(row)
+        values = ["" if col[i] is None else col[i] for col in table.columns]
+        writer.writerow(values + [label if classes else repr(label)] + ([repr(p) for p in scores] if proba else []))
+    write_text(out.getvalue(), output)
+
+
+@main.command()
+@click.argument("data", type=click.Path(dir_okay=False))
+@data_options
+@learner_options
+@click.option("--folds", "-k", type=int, help="Stratified k-fold cross-validation (default 10).")
+@click.option("--loo", is_flag=True, help="Leave-one-out cross-validation.")
+@click.option("--test", "test_file", type=click.Path(dir_okay=False), help="Train on DATA, test on this file.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
+def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, test_file, seed, **options):
+    """Measure a learner: accuracy and confusion matrix, or RMSE/MAE/R² for regression."""
+    from . import evaluate as ev
+    from .data import read_table
+    if sum(bool(x) for x in (folds, loo, test_file)) > 1:
+        raise TreegenError("choose one of --folds, --loo and --test")
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
+    params = learner_params(algorithm, options)
+    if test_file:
+        report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
+    else:
+        report = ev.cross_validate(dataset, algorithm, k=folds or 10, loo=loo, seed=seed, **params)
+    click.echo(report.text(), nl=False)
+
+
+@main.command(name="import")
+@click.argument("model_file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
+@click.option("--feature-names", help="Comma-separated feature names (default: the estimator's own, else x0, x1, ...).")
+@click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
+def import_command(model_file, output, feature_names, trust):
+    """Import a scikit-learn tree, forest or gradient boosting model (.skops; pickle/joblib with --trust)."""
+    from . import modelio
+    from .importers.sklearn import from_sklearn, load_estimator
+    estimator = load_estimator(model_file, trust=trust)
+    names = _split_names([feature_names]) if feature_names else None
+    write_text(modelio.dumps(from_sklearn(estimator, feature_names=names)), output)
+
+
+@main.command()
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False), required=False)
+@click.option("--to", "targets", default="python,java,sql,rules", show_default=True,
+              help="Comma-separated targets to check.")
+@click.option("--dialect", "dialects", default="sqlite,duckdb", show_default=True,
+              help="Comma-separated SQL engines to run: sqlite, duckdb, postgres, spark.")
+@click.option("--postgres-dsn", envvar="TREEGEN_POSTGRES_DSN", help="libpq connection string for --dialect postgres.")
+def verify(model, data, targets, dialects, postgres_dsn):
+    """Run the generated code for real and check it predicts what the model predicts."""
+    from .verify import verify as run_verify
+    loaded = load_model(model)
+    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), postgres_dsn=postgres_dsn)
+    failed = False
+    for result in results:
+        click.echo(result.line())
+        failed = failed or not result.ok
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

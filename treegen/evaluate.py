@@ -1,0 +1,123 @@
+"""Measuring a learner: stratified k-fold, leave-one-out or a held-out set; the usual metrics."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .data import Dataset, Table, rows_for_model
+from .errors import TreegenError
+from .learn import fit
+from .model import Model
+
+
+@dataclass
+class Report:
+    target_kind: str
+    classes: tuple[str, ...]
+    truth: list = field(default_factory=list)
+    predicted: list = field(default_factory=list)
+    method: str = ""
+
+    # -- classification ---------------------------------------------------------------------
+    def confusion(self) -> np.ndarray:
+        """Rows: true class; columns: predicted class."""
+        index = {c: i for i, c in enumerate(self.classes)}
+        matrix = np.zeros((len(self.classes), len(self.classes)), dtype=int)
+        for t, p in zip(self.truth, self.predicted):
+            matrix[index[t], index[p]] += 1
+        return matrix
+
+    def accuracy(self) -> float:
+        return sum(t == p for t, p in zip(self.truth, self.predicted)) / len(self.truth)
+
+    def per_class(self) -> list[tuple[str, float, float, float, int]]:
+        """(class, precision, recall, F1, support); 0.0 where a ratio has nothing to divide by."""
+        m = self.confusion()
+        rows = []
+        for i, c in enumerate(self.classes):
+            tp, predicted, support = m[i, i], m[:, i].sum(), m[i, :].sum()
+            precision = tp / predicted if predicted else 0.0
+            recall = tp / support if support else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            rows.append((c, float(precision), float(recall), float(f1), int(support)))
+        return rows
+
+    # -- regression ---------------------------------------------------------------------------
+    def regression_metrics(self) -> dict[str, float]:
+        t, p = np.asarray(self.truth, float), np.asarray(self.predicted, float)
+        residual = t - p
+        total = ((t - t.mean()) ** 2).sum()
+        return {"rmse": float(math.sqrt((residual ** 2).mean())), "mae": float(np.abs(residual).mean()),
+                "r2": float(1 - (residual ** 2).sum() / total) if total else 0.0}
+
+    def text(self) -> str:
+        lines = [f"{self.method}: {len(self.truth)} predictions"]
+        if self.target_kind != "classification":
+            m = self.regression_metrics()
+            lines += [f"RMSE {m['rmse']:.6g}", f"MAE  {m['mae']:.6g}", f"R2   {m['r2']:.6g}"]
+            return "\n".join(lines) + "\n"
+        correct = sum(t == p for t, p in zip(self.truth, self.predicted))
+        lines.append(f"accuracy {self.accuracy():.2%} ({correct}/{len(self.truth)})")
+        lines.append("")
+        lines.append("confusion matrix (rows: true class, columns: predicted)")
+        width = max([len(c) for c in self.classes] + [6])
+        lines.append(" " * width + " " + " ".join(f"{c:>{width}}" for c in self.classes))
+        for c, row in zip(self.classes, self.confusion()):
+            lines.append(f"{c:>{width}} " + " ".join(f"{v:>{width}}" for v in row))
+        lines.append("")
+        lines.append(f"{'class':>{width}} precision recall     F1 support")
+        for c, precision, recall, f1, support in self.per_class():
+            lines.append(f"{c:>{width}} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
+        return "\n".join(lines) + "\n"
+
+
+def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:
+    """Test-row indices of k folds; each class is dealt round-robin after a seeded shuffle."""
+    n = len(dataset)
+    if k < 2 or k > n:
+        raise TreegenError(f"--folds must be between 2 and the number of rows ({n}), not {k}")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    if dataset.target.is_classification:
+        order = order[np.argsort(dataset.y[order], kind="stable")]
+    folds = [[] for _ in range(k)]
+    for position, row in enumerate(order):
+        folds[position % k].append(row)
+    return [np.array(sorted(f), dtype=int) for f in folds]
+
+
+def _predict_all(model: Model, dataset: Dataset) -> list:
+    return [model.predict(row) for row in dataset.rows()]
+
+
+def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bool = False,
+                   seed: int = 1, **params) -> Report:
+    folds = [np.array([i]) for i in range(len(dataset))] if loo else stratified_folds(dataset, k, seed)
+    report = Report(dataset.target.kind, dataset.target.classes,
+                    method="leave-one-out" if loo else f"stratified {k}-fold cross-validation (seed {seed})")
+    truth, predicted = [None] * len(dataset), [None] * len(dataset)
+    everything = np.arange(len(dataset))
+    for test in folds:
+        train = np.setdiff1d(everything, test)
+        model = fit(dataset.subset(train), algorithm, **params)
+        for i, p in zip(test, _predict_all(model, dataset.subset(test))):
+            predicted[i] = p
+    truth = dataset.labels()
+    report.truth, report.predicted = truth, predicted
+    return report
+
+
+def holdout(train: Dataset, test: Table, algorithm: str, **params) -> Report:
+    """Train on one data set, predict the rows of another file (matched to the model by column name)."""
+    model = fit(train, algorithm, **params)
+    truth = [v for v in test.column(train.target.name)]
+    rows = [r for r, t in zip(rows_for_model(test, model), truth) if t is not None]
+    truth = [t for t in truth if t is not None]
+    if not train.target.is_classification:
+        truth = [float(t) for t in truth]
+    classes = tuple(dict.fromkeys(list(train.target.classes) + (truth if train.target.is_classification else [])))
+    report = Report(train.target.kind, classes, method=f"held-out test set {test.source}")
+    report.truth, report.predicted = truth, [model.predict(row) for row in rows]
+    return report
