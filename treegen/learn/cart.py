@@ -1,0 +1,522 @@
+"""CART (Breiman et al. 1984): binary trees grown on Gini, entropy or squared error, as scikit-learn grows them.
+
+Splits
+    Numeric features split as ``x <= t`` with ``t`` the midpoint of two consecutive distinct values,
+    computed as scikit-learn does (``a/2 + b/2``; ``a`` itself when the midpoint rounds up to ``b``).
+    Nominal features split into two subsets (``op "in"``): categories sorted by the proportion of the
+    second class (two classes) or by their mean (regression), which Breiman proved finds the best
+    subset; with more classes, every subset when at most :data:`EXHAUSTIVE_CATEGORIES` categories
+    reach the node, else the categories sorted by the proportion of the node's majority class (a
+    heuristic). A category that does not reach the node goes right with the others not listed.
+Missing values (NaN, code -1) -- as scikit-learn >= 1.3
+    Each cut is tried with the missing rows on the right, then on the left, and one more split sends
+    every present value left and the missing ones right (``t = inf``). A split that saw no missing
+    value sends them to the child with more rows (the right one on a tie).
+Agreement with scikit-learn
+    On numeric data without missing values the tree is scikit-learn's tree (same node numbering,
+    features and thresholds), except where two candidate splits are exactly equally good:
+    scikit-learn then keeps the first one in a random order of features; treegen keeps the feature
+    that comes first, and within a feature scikit-learn's order (cuts left to right, missing right
+    before missing left). ``cast="float32"`` compares float32 copies of the values, as scikit-learn
+    does, and records ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
+    default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
+    rounding and values closer than 1e-7 still count as distinct.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data import Dataset
+from ..errors import TreegenError
+from ..model import Model, MissingRoute, Node, NumericSemantics, Split, Tree
+
+CRITERIA = ("gini", "entropy", "squared_error")
+EXHAUSTIVE_CATEGORIES = 8  # more classes than two: try every subset up to this many categories
+FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
+EPSILON = np.finfo(np.float64).eps
+CHUNK_CELLS = 1 << 22  # bound on the per-node working arrays (features x rows x statistics)
+LOG2 = math.log(2.0)
+
+
+def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
+        min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
+        min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
+        cv_folds: int = 5, seed: int = 0, cast: str = "float64") -> Model:
+    """Grow a CART tree, then prune it by cost complexity.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The training data; ``dataset.weights`` are the sample weights.
+    criterion : {"gini", "entropy"} for classification; regression always uses squared error.
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+        Stopping rules with scikit-learn's meaning (fractions of the row count allowed for the two
+        ``min_samples`` rules).
+    ccp_alpha : float or "cv"
+        Cost-complexity parameter; ``"cv"`` chooses it by ``cv_folds``-fold cross-validation
+        (seeded by ``seed``, stratified for classification) and records it in ``model.meta``.
+    class_weight : None, "balanced" or dict {class label: weight}
+        Multiplies the sample weights, as in scikit-learn.
+    cast : {"float64", "float32"}
+        ``"float32"`` learns and predicts on float32 copies of numeric values, as scikit-learn.
+
+    Returns
+    -------
+    Model
+    """
+    params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
+                            min_impurity_decrease, class_weight, cast)
+    from .cart_prune import choose_alpha, prune
+    alpha = ccp_alpha
+    if isinstance(ccp_alpha, str):
+        if ccp_alpha != "cv":
+            raise TreegenError(f"ccp_alpha must be a number >= 0 or 'cv', not {ccp_alpha!r}")
+        alpha = choose_alpha(dataset, params, cv_folds, seed)
+    elif not alpha >= 0:
+        raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
+    grown = grow(dataset, params)
+    if alpha > 0:
+        grown = prune(grown, alpha)
+    meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
+            "params": {"max_depth": max_depth, "min_samples_split": min_samples_split,
+                       "min_samples_leaf": min_samples_leaf,
+                       "min_impurity_decrease": min_impurity_decrease,
+                       "ccp_alpha": ccp_alpha, "cast": cast}}
+    return Model(dataset.features, dataset.target, [grown.tree()],
+                 numeric=NumericSemantics(cast=cast), meta=meta)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Validated learning parameters, with fractions already turned into row counts."""
+
+    criterion: str
+    max_depth: float
+    min_samples_split: int
+    min_samples_leaf: int
+    min_impurity_decrease: float
+    class_weight: object
+    cast: str
+
+    @classmethod
+    def checked(cls, dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
+                min_impurity_decrease, class_weight, cast) -> "Params":
+        regression = not dataset.target.is_classification
+        if regression:
+            criterion = "squared_error"
+        elif criterion not in ("gini", "entropy"):
+            raise TreegenError(f"criterion must be 'gini' or 'entropy', not {criterion!r}")
+        if cast not in ("float64", "float32"):
+            raise TreegenError(f"cast must be 'float64' or 'float32', not {cast!r}")
+        if max_depth is not None and (int(max_depth) != max_depth or max_depth < 1):
+            raise TreegenError(f"max_depth must be a whole number >= 1, not {max_depth!r}")
+        if min_impurity_decrease < 0:
+            raise TreegenError(f"min_impurity_decrease must be >= 0, not {min_impurity_decrease!r}")
+        if regression and class_weight is not None:
+            raise TreegenError("class_weight applies to classification only")
+        n = len(dataset)
+        split = _row_count("min_samples_split", min_samples_split, n, 2)
+        leaf = _row_count("min_samples_leaf", min_samples_leaf, n, 1)
+        depth = math.inf if max_depth is None else int(max_depth)
+        return cls(criterion, depth, max(split, 2 * leaf), leaf, float(min_impurity_decrease),
+                   class_weight, cast)
+
+
+def _row_count(name: str, value, n: int, least: int) -> int:
+    if isinstance(value, float) and 0 < value <= 1 and not float(value).is_integer():
+        return max(least, math.ceil(value * n))
+    if int(value) != value or value < least:
+        raise TreegenError(f"{name} must be a whole number >= {least} or a fraction in (0, 1], not {value!r}")
+    return int(value)
+
+
+# -- the grown tree: flat arrays in pre-order (left child first), as scikit-learn numbers nodes ----
+
+@dataclass
+class Grown:
+    """A tree while it is learned and pruned: per-node lists indexed by node id (pre-order)."""
+
+    width: int  # classification: number of classes; regression: 0
+    total: list = field(default_factory=list)  # per node: class weights (K,) or [w, sum w*y]
+    impurity: list[float] = field(default_factory=list)
+    split: list[Split | None] = field(default_factory=list)
+    children: list[tuple[int, ...]] = field(default_factory=list)
+
+    def add(self, total: np.ndarray, impurity: float) -> int:
+        self.total.append(total)
+        self.impurity.append(impurity)
+        self.split.append(None)
+        self.children.append(())
+        return len(self.total) - 1
+
+    def weight(self, node: int) -> float:
+        total = self.total[node]
+        return float(total.sum()) if self.width else float(total[0])
+
+    def node(self, i: int, children: tuple[int, ...] = (), split: Split | None = None) -> Node:
+        total = self.total[i]
+        if self.width:
+            n = float(total.sum())
+            value = tuple(float(c / n) for c in total)
+            return Node(value, tuple(float(c) for c in total), n, split, children)
+        return Node((float(total[1] / total[0]),), (), float(total[0]), split, children)
+
+    def tree(self) -> Tree:
+        return Tree([self.node(i, self.children[i], self.split[i]) for i in range(len(self.total))])
+
+
+# -- impurity and the split-search proxy, as scikit-learn computes them ------------------------
+
+def node_impurity(criterion: str, total: np.ndarray, sq_sum: float = 0.0) -> float:
+    """Impurity of one node from its statistics (class weights, or [w, sum w*y] and sum w*y*y)."""
+    if criterion == "squared_error":
+        w = float(total[0])
+        return sq_sum / w - (float(total[1]) / w) ** 2.0
+    w = 0.0
+    for c in total:
+        w += float(c)
+    if criterion == "gini":
+        return gini(total, w)
+    entropy = 0.0
+    for c in total:
+        if c > 0.0:
+            p = float(c) / w
+            entropy -= p * (math.log(p) / LOG2)
+    return entropy
+
+
+def gini(counts, total: float | None = None) -> float:
+    """Gini impurity ``1 - sum p_k**2`` of weighted class counts (0 for an empty node).
+
+    >>> round(gini([9, 5]), 3)
+    0.459
+    """
+    total = float(sum(counts)) if total is None else total
+    if total == 0:
+        return 0.0
+    squares = 0.0
+    for c in counts:
+        squares += float(c) * float(c)
+    return 1.0 - squares / (total * total)
+
+
+def proxy(criterion: str, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """scikit-learn's proxy of the impurity improvement, for arrays of candidate splits.
+
+    ``left``/``right`` hold the statistics of each side on their first axis. Larger is better.
+    """
+    with np.errstate(all="ignore"):
+        if criterion == "squared_error":
+            return left[1] ** 2 / left[0] + right[1] ** 2 / right[0]
+        w_left, w_right = left.sum(0), right.sum(0)
+        if criterion == "gini":  # -w_l gini_l - w_r gini_r, up to the node's constant weight
+            return (left * left).sum(0) / w_left + (right * right).sum(0) / w_right
+        return -w_right * _entropy(right, w_right) - w_left * _entropy(left, w_left)
+
+
+def _entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    p = counts / total
+    terms = np.where(counts > 0, p * (np.log(np.where(counts > 0, p, 1.0)) / LOG2), 0.0)
+    return -terms.sum(0)
+
+
+# -- growing -----------------------------------------------------------------------------------
+
+@dataclass
+class Candidate:
+    """The best split found so far at one node."""
+
+    proxy: float
+    feature: int
+    threshold: float = math.nan  # numeric
+    left_codes: tuple[int, ...] = ()  # nominal: category codes sent left
+    missing_left: bool = False
+
+
+class Problem:
+    """Training data prepared for the search: statistics per row and numeric columns presorted."""
+
+    def __init__(self, dataset: Dataset, params: Params):
+        self.params = params
+        self.criterion = params.criterion
+        self.tolerance = FEATURE_THRESHOLD if params.cast == "float32" else 0.0
+        weights = sample_weights(dataset, params.class_weight)
+        keep = np.flatnonzero(weights != 0)  # scikit-learn ignores rows of weight zero
+        self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
+        self.stats = row_statistics(dataset.y[keep], weights[keep], self.width)
+        y = dataset.y[keep].astype(np.float64)
+        self.squares = weights[keep] * y * y
+        self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
+        self.nominal = [j for j, f in enumerate(dataset.features) if not f.is_numeric]
+        self.X = np.array([_cast(dataset.columns[j][keep], params.cast) for j in self.numeric],
+                          dtype=np.float64).reshape(len(self.numeric), len(keep))
+        self.codes = {j: dataset.columns[j][keep] for j in self.nominal}
+        self.categories = {j: dataset.features[j].categories for j in self.nominal}
+        self.order = np.argsort(self.X, axis=1, kind="stable")  # NaN last
+        self.rows = len(keep)
+
+    def sums(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
+        return self.stats[:, rows].sum(1), float(self.squares[rows].sum())
+
+
+def _cast(column: np.ndarray, cast: str) -> np.ndarray:
+    if cast == "float32":
+        with np.errstate(over="ignore"):
+            return column.astype(np.float32).astype(np.float64)
+    return column
+
+
+def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
+    """The dataset's weights times the class weights ("balanced": n / (classes * class count))."""
+    weights = np.asarray(dataset.weights, dtype=np.float64)
+    if class_weight is None:
+        return weights
+    classes = dataset.target.classes
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise TreegenError(f"class_weight must be 'balanced' or a dict, not {class_weight!r}")
+        count = np.bincount(dataset.y, minlength=len(classes)).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            per_class = len(dataset.y) / (len(classes) * count)
+    else:
+        by_name = {str(k): float(v) for k, v in dict(class_weight).items()}
+        unknown = set(by_name) - set(classes)
+        if unknown:
+            raise TreegenError(f"class_weight names unknown classes: {', '.join(sorted(unknown))}")
+        per_class = np.array([by_name.get(c, 1.0) for c in classes])
+    return weights * per_class[dataset.y]
+
+
+def row_statistics(y: np.ndarray, weights: np.ndarray, width: int) -> np.ndarray:
+    """Per row (a column of the result), the vector summed over a node: weight on its class, or
+    [w, w*y]."""
+    if width:
+        stats = np.zeros((width, len(y)))
+        stats[y, np.arange(len(y))] = weights
+        return stats
+    return np.vstack([weights, weights * y])
+
+
+def grow(dataset: Dataset, params: Params) -> Grown:
+    """Grow the full tree depth first with an explicit stack (no recursion: any depth works)."""
+    problem = Problem(dataset, params)
+    if problem.rows == 0:
+        raise TreegenError("every row has weight zero: nothing to learn from")
+    grown = Grown(problem.width)
+    rows = np.arange(problem.rows)
+    total, squares = problem.sums(rows)
+    root_weight = _weight(total, problem.width)
+    impurity = node_impurity(params.criterion, total, squares)
+    stack = [(rows, problem.order, 0, None, total, impurity)]
+    while stack:
+        rows, order, depth, parent, total, impurity = stack.pop()
+        node = grown.add(total, impurity)
+        if parent is not None:
+            grown.children[parent] += (node,)
+        if (depth >= params.max_depth or len(rows) < params.min_samples_split
+                or impurity <= EPSILON):
+            continue
+        best = best_split(problem, rows, order, total)
+        if best is None:
+            continue
+        goes_left = partition(problem, best, rows)
+        sides = [_side(problem, rows, order, goes_left == flag) for flag in (True, False)]
+        (_, _, total_left, impurity_left), (_, _, total_right, impurity_right) = sides
+        weight = _weight(total, problem.width)
+        improvement = weight / root_weight * (
+            impurity - _weight(total_right, problem.width) / weight * impurity_right
+            - _weight(total_left, problem.width) / weight * impurity_left)
+        if improvement + EPSILON < params.min_impurity_decrease:
+            continue
+        grown.split[node] = as_split(problem, best)
+        for side_rows, side_order, side_total, side_impurity in reversed(sides):
+            stack.append((side_rows, side_order, depth + 1, node, side_total, side_impurity))
+    return grown
+
+
+def _weight(total: np.ndarray, width: int) -> float:
+    return float(total.sum()) if width else float(total[0])
+
+
+def _side(problem: Problem, rows, order, mask):
+    side_rows = rows[mask]
+    flags = np.zeros(problem.rows, dtype=bool)
+    flags[side_rows] = True
+    side_order = order[flags[order]].reshape(len(order), len(side_rows))
+    total, squares = problem.sums(side_rows)
+    return side_rows, side_order, total, node_impurity(problem.criterion, total, squares)
+
+
+def partition(problem: Problem, best: Candidate, rows: np.ndarray) -> np.ndarray:
+    """Which of the node's rows go left under the chosen split."""
+    if best.left_codes:
+        codes = problem.codes[best.feature][rows]
+        left = np.isin(codes, best.left_codes)
+        missing = codes < 0
+    else:
+        values = problem.X[problem.numeric.index(best.feature), rows]
+        left = values <= best.threshold
+        missing = np.isnan(values)
+    left[missing] = best.missing_left
+    return left
+
+
+def as_split(problem: Problem, best: Candidate) -> Split:
+    route = MissingRoute.to_child(0 if best.missing_left else 1)
+    if not best.left_codes:
+        return Split(best.feature, "<=", threshold=float(best.threshold), missing=route)
+    categories = problem.categories[best.feature]
+    return Split(best.feature, "in", values=tuple(categories[c] for c in sorted(best.left_codes)),
+                 missing=route)
+
+
+def best_split(problem: Problem, rows: np.ndarray, order: np.ndarray, total: np.ndarray):
+    """The best split of a node over all features, or None when no split is allowed."""
+    found: list[Candidate] = []
+    features = len(problem.numeric)
+    chunk = max(1, CHUNK_CELLS // max(1, len(rows) * total.size))
+    for start in range(0, features, chunk):
+        found.extend(numeric_candidates(problem, order[start:start + chunk], start, total))
+    for j in problem.nominal:
+        found.extend(nominal_candidates(problem, j, rows, total))
+    if not found:
+        return None
+    best = found[0]
+    for candidate in found[1:]:  # strictly better, else the feature that comes first
+        if (candidate.proxy, -candidate.feature) > (best.proxy, -best.feature):
+            best = candidate
+    return best
+
+
+def numeric_candidates(problem: Problem, order: np.ndarray, start: int,
+                       total: np.ndarray) -> list[Candidate]:
+    """The best cut of each numeric feature of a chunk, all cuts evaluated at once.
+
+    ``order`` holds the node's rows sorted by each numeric feature (missing last), from the
+    ``start``-th numeric feature on.
+    """
+    n = order.shape[1]
+    if n < 2:
+        return []
+    params = problem.params
+    features = problem.numeric[start:start + len(order)]
+    values = np.take_along_axis(problem.X[start:start + len(order)], order, axis=1)
+    present = n - np.isnan(values).sum(axis=1)  # per feature: rows with a value, sorted first
+    cumulative = np.cumsum(problem.stats[:, order], axis=2)  # (statistics, features, rows)
+    cumulative_present = np.where(present > 0,
+                                  cumulative[:, np.arange(len(features)), np.maximum(present - 1, 0)], 0.0)
+    missing_stats = cumulative[:, :, -1] - cumulative_present  # (statistics, features)
+    n_missing = n - present
+    total = total[:, None, None]
+    rows = np.arange(len(features))
+    leaf = params.min_samples_leaf
+    n_left = np.arange(1, n)  # cut after position i: rows 0..i go left
+    left = cumulative[:, :, :-1]
+    with np.errstate(invalid="ignore"):
+        distinct = values[:, 1:] > values[:, :-1] + problem.tolerance  # False from the missing on
+    last = values[rows, np.maximum(present - 1, 0)]
+    constant = (present == 0) | ~(last > values[:, 0] + problem.tolerance)
+
+    # scikit-learn's order: cuts with missing right, cuts with missing left, present | missing
+    scores = proxy(problem.criterion, left, total - left)
+    scores[~(distinct & (n_left >= leaf) & (n - n_left >= leaf))] = -np.inf
+    best_position = np.argmax(scores, axis=1)
+    best_score = scores[rows, best_position]
+    variant = np.zeros(len(features), dtype=np.int64)
+    if n_missing.any():
+        with_missing = left + missing_stats[:, :, None]
+        scores = proxy(problem.criterion, with_missing, total - with_missing)
+        valid = (distinct & (n_missing[:, None] > 0) & (n_left + n_missing[:, None] >= leaf)
+                 & (present[:, None] - n_left >= leaf))
+        scores[~valid] = -np.inf
+        position = np.argmax(scores, axis=1)
+        score = scores[rows, position]
+        better = score > best_score
+        best_score[better], best_position[better], variant[better] = score[better], position[better], 1
+        score = proxy(problem.criterion, cumulative_present, missing_stats)
+        score[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
+        better = score > best_score
+        best_score[better], variant[better] = score[better], 2
+    out = []
+    for f in np.flatnonzero(best_score > -np.inf):
+        score, j = float(best_score[f]), features[f]
+        if variant[f] == 2:  # every present value left, missing right
+            out.append(Candidate(score, j, threshold=math.inf, missing_left=False))
+            continue
+        i = int(best_position[f])
+        threshold = midpoint(float(values[f, i]), float(values[f, i + 1]))
+        if n_missing[f] == 0:
+            go_left = i + 1 > n - (i + 1)  # no missing seen: follow the larger child
+        else:
+            go_left = variant[f] == 1
+        out.append(Candidate(score, j, threshold=threshold, missing_left=bool(go_left)))
+    return out
+
+
+def midpoint(a: float, b: float) -> float:
+    """scikit-learn's threshold between consecutive values ``a < b``."""
+    t = a / 2.0 + b / 2.0
+    return a if t == b or math.isinf(t) else t
+
+
+def nominal_candidates(problem: Problem, j: int, rows: np.ndarray, total: np.ndarray) -> list[Candidate]:
+    """The best two-subset split of a nominal feature at a node."""
+    codes = problem.codes[j][rows]
+    k = len(problem.categories[j])
+    present = codes >= 0
+    width = total.size
+    per_category = np.zeros((k, width))
+    np.add.at(per_category, codes[present], problem.stats[:, rows[present]].T)
+    counts = np.bincount(codes[present], minlength=k)
+    seen = np.flatnonzero(counts > 0)
+    if len(seen) < 2 and not (len(seen) == 1 and not present.all()):
+        return []
+    subsets = _subsets(problem, per_category[seen], total)  # (candidates, len(seen)) bool
+    left = (subsets.astype(np.float64) @ per_category[seen]).T  # (statistics, candidates)
+    n_left = subsets @ counts[seen]
+    missing_stats = (total - per_category.sum(0))[:, None]
+    total = total[:, None]
+    n_missing = int((~present).sum())
+    n = len(rows)
+    leaf = problem.params.min_samples_leaf
+    scores = [np.where((n_left >= leaf) & (n - n_left >= leaf),
+                       proxy(problem.criterion, left, total - left), -np.inf)]
+    if n_missing:
+        with_missing = left + missing_stats
+        scores.append(np.where((n_left + n_missing >= leaf) & (n - n_missing - n_left >= leaf),
+                               proxy(problem.criterion, with_missing, total - with_missing), -np.inf))
+    scores = np.concatenate(scores)
+    position = int(np.argmax(scores))
+    if scores[position] == -np.inf:
+        return []
+    variant, s = divmod(position, len(subsets))
+    left_codes = tuple(int(c) for c in seen[subsets[s]])
+    go_left = variant == 1 if n_missing else bool(n_left[s] > n - n_left[s])
+    return [Candidate(float(scores[position]), j, left_codes=left_codes, missing_left=go_left)]
+
+
+def _subsets(problem: Problem, per_category: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Candidate left subsets of the categories present: prefixes of an ordering, or all subsets.
+
+    The subset of every present category is included: with missing rows it is the split "present
+    left, missing right".
+    """
+    k = len(per_category)
+    width = total.size
+    if problem.width > 2 and k <= EXHAUSTIVE_CATEGORIES:
+        bits = np.arange(1, 2 ** k)[:, None] >> np.arange(k)[None, :] & 1
+        return bits.astype(bool)
+    with np.errstate(all="ignore"):
+        if not problem.width:
+            key = per_category[:, 1] / per_category[:, 0]  # mean
+        else:
+            column = 1 if width == 2 else int(np.argmax(total))
+            key = per_category[:, column] / per_category.sum(1)
+    order = np.argsort(key, kind="stable")
+    prefixes = np.arange(k)[:, None] >= np.arange(k)[None, :]  # row i: the first i+1 categories
+    subsets = np.zeros((k, k), dtype=bool)
+    subsets[:, order] = prefixes
+    return subsets

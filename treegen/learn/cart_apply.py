@@ -1,0 +1,90 @@
+"""Vectorised walk of many rows through one tree: the node path of every row at once, level by level.
+
+Used by CART's cross-validation and by the estimator API. Rows come as encoded columns (numeric
+float64 with NaN, nominal int codes with -1 for missing or unknown). Missing routes "child" and
+"stop" are supported; a fractional route (C4.5) sends a row down several paths and is not.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Model, Tree
+
+
+class FractionalRoute(ValueError):
+    """The tree splits missing values fractionally: there is no single path per row."""
+
+
+def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
+    """Node ids from the root to where each row ends, one row per input row.
+
+    Returns an int array (rows, levels); a row that ends early repeats its last node.
+    """
+    n_rows = len(columns[0]) if columns else 0
+    walk = _Walk(model, tree)
+    values = np.column_stack([np.asarray(c, dtype=np.float64) for c in columns]) if columns else np.zeros((n_rows, 0))
+    current = np.zeros(n_rows, dtype=np.int64)
+    levels = [current]
+    active = np.flatnonzero(walk.feature[current] >= 0)
+    while active.size:
+        nodes = current[active]
+        position = walk.positions(nodes, values[active, walk.feature[nodes]])
+        lost = position < 0
+        position[lost] = walk.missing_child[nodes[lost]]
+        moving = position >= 0  # a "stop" route ends the walk at this node
+        current = current.copy()
+        current[active[moving]] = walk.children[nodes[moving], position[moving]]
+        levels.append(current)
+        active = active[moving]
+        active = active[walk.feature[current[active]] >= 0]
+    return np.stack(levels, axis=1)
+
+
+class _Walk:
+    """Per-node arrays of one tree: feature, effective threshold, children, missing child, and for
+    nominal splits the child position of each category code."""
+
+    def __init__(self, model: Model, tree: Tree):
+        n = len(tree.nodes)
+        arity = max((len(node.children) for node in tree.nodes), default=0)
+        widest = max((len(f.categories) for f in model.features), default=0)
+        self.feature = np.full(n, -1)
+        self.cut = np.full(n, np.nan)
+        self.nominal = np.zeros(n, dtype=bool)
+        self.children = np.zeros((n, max(arity, 1)), dtype=np.int64)
+        self.missing_child = np.full(n, -1)
+        self.category_child = np.full((n, max(widest, 1)), -1)
+        for i, node in enumerate(tree.nodes):
+            split = node.split
+            if split is None:
+                continue
+            if split.missing.kind == "fraction":
+                raise FractionalRoute("a fractional missing-value route has no single path per row")
+            self.feature[i] = split.feature
+            self.children[i, :len(node.children)] = node.children
+            if split.missing.kind == "child":
+                self.missing_child[i] = split.missing.child
+            if split.op == "<=":
+                self.cut[i] = model.numeric.effective_threshold(split.threshold)
+                continue
+            self.nominal[i] = True
+            categories = model.features[split.feature].categories
+            for code, category in enumerate(categories):
+                if split.op == "==":
+                    self.category_child[i, code] = split.values.index(category) if category in split.values else -1
+                else:
+                    self.category_child[i, code] = 0 if category in split.values else 1
+
+    def positions(self, nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Child position for each (node, value); -1 where the missing route applies."""
+        missing = np.isnan(values)
+        with np.errstate(invalid="ignore"):
+            position = np.where(values <= self.cut[nodes], 0, 1)
+        nominal = self.nominal[nodes] & ~missing
+        codes = values[nominal].astype(np.int64)
+        known = codes >= 0
+        picked = np.full(codes.shape, -1)
+        picked[known] = self.category_child[nodes[nominal][known], codes[known]]
+        position[nominal] = picked
+        position[missing] = -1
+        return position

@@ -1,0 +1,183 @@
+"""Minimal cost-complexity pruning for CART, with the same arithmetic as scikit-learn, and the choice
+of its parameter alpha by k-fold cross-validation.
+
+A node's cost is ``R(t) = w_t / w_root * impurity(t)``; a branch's cost is the sum over its leaves.
+Pruning repeatedly turns into a leaf the branch with the smallest effective alpha
+``(R(t) - R(branch)) / (leaves - 1)`` (the first node on ties) until that alpha exceeds the
+requested one. Nodes are numbered in pre-order, so every branch is a contiguous run of node ids.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data import Dataset
+from ..errors import TreegenError
+from ..model import Model, NumericSemantics
+from .cart import Grown, Params, grow
+from .cart_apply import node_paths
+
+
+@dataclass
+class Sequence:
+    """The pruning sequence of one tree: step j turns node ``nodes[j]`` into a leaf at ``alphas[j]``."""
+
+    alphas: list[float]
+    nodes: list[int]
+    impurities: list[float]  # total leaf cost before any step, then after each step
+
+
+def prune_sequence(grown: Grown, ccp_alpha: float = np.inf) -> Sequence:
+    """Prune weakest links while their effective alpha is <= ``ccp_alpha`` (all of them by default)."""
+    n = len(grown.total)
+    children = grown.children
+    weight = [grown.weight(i) for i in range(n)]
+    r_node = np.array([weight[i] * grown.impurity[i] / weight[0] for i in range(n)])
+    parent = np.full(n, -1)
+    end = np.arange(1, n + 1)  # end of each branch's run of node ids
+    for i in range(n - 1, -1, -1):
+        for child in children[i]:
+            parent[child] = i
+        if children[i]:
+            end[i] = end[children[i][-1]]
+    is_leaf = np.array([not c for c in children])
+    r_branch = np.zeros(n)
+    n_leaves = np.zeros(n, dtype=np.int64)
+    for leaf in np.flatnonzero(is_leaf):  # leaf by leaf, in order: scikit-learn's sums exactly
+        current = r_node[leaf]
+        r_branch[leaf] = current
+        node = parent[leaf]
+        while node != -1:
+            r_branch[node] += current
+            n_leaves[node] += 1
+            node = parent[node]
+    candidate = ~is_leaf
+    sequence = Sequence([], [], [float(r_branch[0])])
+    while candidate[0]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alphas = np.where(candidate, (r_node - r_branch) / (n_leaves - 1), np.inf)
+        weakest = int(np.argmin(alphas))
+        alpha = float(alphas[weakest])
+        if ccp_alpha < alpha:
+            break
+        candidate[weakest:end[weakest]] = False
+        pruned_leaves = n_leaves[weakest] - 1
+        n_leaves[weakest] = 0
+        r_diff = r_node[weakest] - r_branch[weakest]
+        r_branch[weakest] = r_node[weakest]
+        node = parent[weakest]
+        while node != -1:
+            n_leaves[node] -= pruned_leaves
+            r_branch[node] += r_diff
+            node = parent[node]
+        sequence.alphas.append(alpha)
+        sequence.nodes.append(weakest)
+        sequence.impurities.append(float(r_branch[0]))
+    return sequence
+
+
+def prune(grown: Grown, ccp_alpha: float) -> Grown:
+    """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order."""
+    sequence = prune_sequence(grown, ccp_alpha)
+    n = len(grown.total)
+    keep = np.ones(n, dtype=bool)
+    is_leaf = np.zeros(n, dtype=bool)
+    for node in sequence.nodes:
+        if keep[node]:
+            ends = _branch_end(grown, node)
+            keep[node + 1:ends] = False
+            is_leaf[node] = True
+    new_id = np.cumsum(keep) - 1
+    pruned = Grown(grown.width)
+    for i in np.flatnonzero(keep):
+        pruned.add(grown.total[i], grown.impurity[i])
+        if not is_leaf[i] and grown.children[i]:
+            pruned.split[-1] = grown.split[i]
+            pruned.children[-1] = tuple(int(new_id[c]) for c in grown.children[i])
+    return pruned
+
+
+def _branch_end(grown: Grown, node: int) -> int:
+    """One past the last node id of the branch rooted at ``node`` (pre-order)."""
+    while grown.children[node]:
+        node = grown.children[node][-1]
+    return node + 1
+
+
+def pruning_path(dataset: Dataset, params: Params) -> tuple[np.ndarray, np.ndarray]:
+    """Effective alphas and total leaf impurities of the pruning sequence, as scikit-learn's
+    ``cost_complexity_pruning_path`` (starting with alpha 0 and the full tree)."""
+    sequence = prune_sequence(grow(dataset, params))
+    return np.array([0.0] + sequence.alphas), np.array(sequence.impurities)
+
+
+# -- choosing alpha by cross-validation --------------------------------------------------------
+
+def fold_ids(dataset: Dataset, folds: int, seed: int) -> np.ndarray:
+    """A fold number per row: seeded shuffle, then round robin (within each class: stratified)."""
+    n = len(dataset)
+    shuffled = np.random.default_rng(seed).permutation(n)
+    ids = np.empty(n, dtype=np.int64)
+    if dataset.target.is_classification:
+        shuffled = shuffled[np.argsort(dataset.y[shuffled], kind="stable")]
+        starts = np.searchsorted(dataset.y[shuffled], dataset.y[shuffled])
+        ids[shuffled] = (np.arange(n) - starts) % folds
+    else:
+        ids[shuffled] = np.arange(n) % folds
+    return ids
+
+
+def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0) -> float:
+    """The alpha of the full data's pruning path with the best mean held-out score over ``folds``
+    folds (accuracy, or minus the squared error); the largest such alpha on ties."""
+    folds = min(int(folds), len(dataset))
+    if folds < 2:
+        raise TreegenError(f"cv_folds must be at least 2 (and at most the number of rows), not {folds}")
+    candidates = np.unique(pruning_path(dataset, params)[0])
+    ids = fold_ids(dataset, folds, seed)
+    score = np.zeros(len(candidates))
+    for fold in range(folds):
+        train = dataset.subset(np.flatnonzero(ids != fold))
+        test = dataset.subset(np.flatnonzero(ids == fold))
+        if len(train) and len(test):
+            score += held_out_scores(train, test, params, candidates)
+    best = np.flatnonzero(score == score.max())[-1]
+    return float(candidates[best])
+
+
+def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: np.ndarray) -> np.ndarray:
+    """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha."""
+    grown = grow(train, params)
+    sequence = prune_sequence(grown)
+    pruned_at = np.full(len(grown.total), np.iinfo(np.int64).max)
+    pruned_at[[i for i, c in enumerate(grown.children) if not c]] = -1
+    for step, node in enumerate(sequence.nodes):
+        pruned_at[node] = min(pruned_at[node], step)
+    model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
+    paths = node_paths(model, model.trees[0], test.columns)
+    stops = pruned_at[paths]  # the path stops at the first node pruned before step s
+    steps = [_steps_taken(sequence.alphas, alpha) for alpha in candidates]
+    predictions = _node_predictions(grown)
+    weights = np.asarray(test.weights, dtype=np.float64)
+    out = np.empty(len(candidates))
+    for k, s in enumerate(steps):
+        nodes = paths[np.arange(len(paths)), np.argmax(stops < s, axis=1)]
+        if train.target.is_classification:
+            out[k] = (weights * (predictions[nodes] == test.y)).sum() / weights.sum()
+        else:
+            out[k] = -(weights * (predictions[nodes] - test.y) ** 2).sum() / weights.sum()
+    return out
+
+
+def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
+    """How many steps of a pruning sequence pruning with ``ccp_alpha`` takes (up to the first larger alpha)."""
+    larger = np.flatnonzero(np.asarray(alphas) > ccp_alpha)
+    return int(larger[0]) if larger.size else len(alphas)
+
+
+def _node_predictions(grown: Grown) -> np.ndarray:
+    totals = np.array(grown.total)
+    if grown.width:
+        return np.argmax(totals, axis=1)
+    return totals[:, 1] / totals[:, 0]
