@@ -17,8 +17,9 @@ Prediction semantics (the reference every back end must match):
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
 * A tree's output is the sum, over the leaves (and stopping nodes) reached, in node order, of
-  ``weight * node.value``, where weight is the running product of fractional weights along the path
-  (1.0 when no fractional route was taken). Without missing values exactly one leaf is reached.
+  ``weight * node.value``, where weight is the product of the fractional weights taken along the
+  path (1.0 when none was taken), see :func:`tree_output`. Without missing values exactly one leaf
+  is reached.
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
   class with the highest final score, the first one on ties.
 """
@@ -330,29 +331,37 @@ def child_for(model: Model, split: Split, value: Any) -> int | None:
 
 
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
-    """Walk one tree for one row (iteratively), summing weighted node values in node order."""
+    """Walk one tree for one row (iteratively), summing weighted node values in node order.
+
+    A path's weight multiplies the fractional weights it took, per feature in path order, and then
+    across features in feature order: the order in which a rule's conditions are multiplied, so
+    flat rules reproduce it bit for bit.
+    """
     names = [f.name for f in model.features]
     total = [0.0] * len(tree.nodes[0].value)
-    reached: list[tuple[int, float]] = []
-    stack = [(0, 1.0)]
+    reached: list[tuple[int, dict]] = []
+    stack: list[tuple[int, dict]] = [(0, {})]  # (node id, {feature: product of its fractional weights})
     while stack:
-        node_id, weight = stack.pop()
+        node_id, factors = stack.pop()
         node = tree.nodes[node_id]
         if node.is_leaf:
-            reached.append((node_id, weight))
+            reached.append((node_id, factors))
             continue
         split = node.split
         position = child_for(model, split, row.get(names[split.feature]))
         if position is not None:
-            stack.append((node.children[position], weight))
+            stack.append((node.children[position], factors))
         elif split.missing.kind == "child":
-            stack.append((node.children[split.missing.child], weight))
+            stack.append((node.children[split.missing.child], factors))
         elif split.missing.kind == "fraction":
             for child, w in reversed(list(zip(node.children, split.missing.weights))):
-                stack.append((child, w * weight))
+                stack.append((child, {**factors, split.feature: factors.get(split.feature, 1.0) * w}))
         else:
-            reached.append((node_id, weight))
-    for node_id, weight in sorted(reached):
+            reached.append((node_id, factors))
+    for node_id, factors in sorted(reached, key=lambda item: item[0]):
+        weight = 1.0
+        for feature in sorted(factors):
+            weight = weight * factors[feature]
         total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
     return total
 

@@ -7,7 +7,9 @@ feature does not know): its ``if_missing`` factor -- 0.0 (the rule does not appl
 or a fraction (C4.5's fractional route). A condition of kind ``missing`` applies only to a missing x.
 
 A rule's weight for a row is the product of its conditions' factors (1.0 when x satisfies the
-condition); a tree's output is the sum of ``weight * value`` over its rules, in order. When no split
+condition), multiplied left to right starting from 1.0; a tree's output is the sum of
+``weight * value`` over its rules, in order, starting from 0.0. Back ends that keep to this order
+reproduce :func:`treegen.model.tree_output` bit for bit. When no split
 routes missing values fractionally (``TreeRules.exclusive``), exactly one rule applies to every row,
 so a back end may test the rules in order and stop at the first that applies.
 
@@ -47,7 +49,7 @@ class Condition:
 
 @dataclass(frozen=True)
 class Rule:
-    conditions: tuple[Condition, ...]  # in order of each feature's first test on the path
+    conditions: tuple[Condition, ...]  # one per feature, in feature order
     node: int  # the leaf (or stopping node) id in its tree
     value: tuple[float, ...]
 
@@ -74,7 +76,7 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
         node_id, path = stack.pop()
         node = tree.nodes[node_id]
         if node.is_leaf:
-            rules.append(Rule(tuple(path.values()), node_id, node.value))
+            rules.append(_rule(path, node_id, node.value))
             continue
         split = node.split
         feature = model.features[split.feature]
@@ -103,10 +105,15 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
         if missing.kind == "stop":
             merged = _add(path, Condition(split.feature, MISSING, if_missing=1.0), feature.categories)
             if merged is not None:  # this node's own value applies: it comes before its children
-                rules.append(Rule(tuple(merged.values()), node_id, node.value))
+                rules.append(_rule(merged, node_id, node.value))
         stack.extend(reversed(children))
     rules.sort(key=lambda rule: rule.node)  # node order, as the model sums them
     return TreeRules(rules, tree.output, exclusive)
+
+
+def _rule(path: dict[int, Condition], node_id: int, value) -> Rule:
+    """Conditions in feature order: the order in which the model multiplies fractional weights."""
+    return Rule(tuple(path[f] for f in sorted(path)), node_id, value)
 
 
 def _in_order(values, categories):

@@ -1,0 +1,128 @@
+"""The model: JSON round trips, schema errors, exact comparison semantics, and rules that predict
+what the tree predicts (property tests over random trees and rows)."""
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from treegen import modelio
+from treegen.errors import TreegenError
+from treegen.model import NumericSemantics, _largest_left, tree_output
+from treegen.rules import lower, rules_output
+from treegen.testing import chain_model, random_model, random_rows, wide_model
+
+SETTINGS = settings(max_examples=60, deadline=None)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), regression=st.booleans(), trees=st.integers(1, 3))
+def test_rules_predict_what_the_tree_predicts(seed, regression, trees):
+    model = random_model(seed, regression=regression, n_trees=trees)
+    for tree, tree_rules in zip(model.trees, lower(model)):
+        for row in random_rows(model, 60, seed):
+            assert rules_output(model, tree_rules, row) == tree_output(model, tree, row)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_rules_are_exclusive_without_fractional_routes(seed):
+    model = random_model(seed, missing_kinds=("stop", "child"))
+    [tree_rules] = lower(model)
+    assert tree_rules.exclusive
+    names = [f.name for f in model.features]
+    for row in random_rows(model, 60, seed):
+        applying = [r for r in tree_rules.rules
+                    if all(c.factor(row.get(names[c.feature]), model.features[c.feature].categories) == 1.0
+                           for c in r.conditions)]
+        assert len(applying) == 1
+
+
+def test_conditions_are_merged_per_feature():
+    model = chain_model(50)
+    rules = lower(model)[0].rules
+    assert all(len(rule.conditions) == 1 for rule in rules)
+    assert rules[10].conditions[0].low == 9.0 and rules[10].conditions[0].high == 10.0
+
+
+def test_deep_and_wide_trees_lower_without_recursion():
+    assert len(lower(chain_model(10_000))[0].rules) == 10_001
+    assert len(lower(wide_model(50_000))[0].rules) == 50_000
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), trees=st.integers(1, 3))
+def test_json_round_trip_is_exact_and_deterministic(seed, trees):
+    model = random_model(seed, n_trees=trees, regression=seed % 2 == 0)
+    text = modelio.dumps(model)
+    again = modelio.loads(text)
+    assert modelio.dumps(again) == text
+    for row in random_rows(model, 30, seed):
+        assert again.scores(row) == model.scores(row)
+
+
+def test_deep_model_json_round_trip():
+    model = chain_model(10_000)
+    assert modelio.loads(modelio.dumps(model)).predict({"x": 9_999.5}) == model.predict({"x": 9_999.5})
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda d: d.update(version=99), "unsupported model version 99"),
+    (lambda d: d.pop("features"), "missing field 'features'"),
+    (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=42), "no feature number 42"),
+    (lambda d: d["trees"][0]["nodes"][0].update(children=[0, 0, 0]), "is not a new node"),
+    (lambda d: d["trees"][0]["nodes"][1].update(value="x"), "expected a list"),
+    (lambda d: d["target"].update(kind="poetry"), "'poetry' is not one of"),
+    (lambda d: d["trees"][0]["nodes"][0]["split"].update(values=["sunny"]), "one child for each category"),
+])
+def test_malformed_models_name_what_is_wrong(mutate, message):
+    model = random_model(3)
+    model_doc = json.loads(modelio.dumps(_tennis()))
+    mutate(model_doc)
+    with pytest.raises(TreegenError, match=message):
+        modelio.model_from_dict(model_doc, "m.json")
+
+
+def test_invalid_json_gives_line_and_column():
+    with pytest.raises(TreegenError) as err:
+        modelio.loads('{\n  "format": "treegen-model",\n  oops\n}', "m.json")
+    assert (err.value.file, err.value.line, err.value.column) == ("m.json", 3, 3)
+
+
+def test_not_a_model():
+    with pytest.raises(TreegenError, match="not a treegen model"):
+        modelio.loads("[1, 2]", "m.json")
+
+
+def _tennis():
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    return fit(load_dataset("examples/play_tennis.csv"), "id3")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_float32_cut_is_the_last_float64_that_goes_left(t):
+    semantics = NumericSemantics(cast="float32")
+    cut = semantics.effective_threshold(t)
+    assert semantics.goes_left(cut, t)
+    assert not semantics.goes_left(math.nextafter(cut, math.inf), t)
+    assert cut == _largest_left(lambda x: semantics.goes_left(x, t), t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False))
+def test_tolerance_cut(t):
+    semantics = NumericSemantics(tolerance=1e-6)
+    cut = semantics.effective_threshold(t)
+    assert semantics.goes_left(cut, t) and not semantics.goes_left(math.nextafter(cut, math.inf), t)
+
+
+def test_float32_semantics_match_numpy_on_neighbours():
+    semantics = NumericSemantics(cast="float32")
+    rng = np.random.default_rng(0)
+    for t in rng.normal(size=200):
+        cut = semantics.effective_threshold(float(t))
+        for x in (cut, math.nextafter(cut, -math.inf), math.nextafter(cut, math.inf), float(np.float32(t))):
+            assert (x <= cut) == (float(np.float32(x)) <= t)
