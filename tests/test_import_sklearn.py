@@ -349,6 +349,7 @@ def test_bad_files_are_one_line_errors(tmp_path):
 # -- end to end: import -> emit -> run the generated program -> compare with sklearn -------------------
 
 SQL_ENGINES = ("sqlite", "duckdb")
+TARGETS = ("python", "java") + SQL_ENGINES
 
 
 def csv_input(model, X: np.ndarray) -> str:
@@ -402,7 +403,7 @@ def end_to_end_cases():
     }
 
 
-@pytest.mark.parametrize("target", SQL_ENGINES)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("case", sorted(end_to_end_cases()))
 def test_generated_programs_predict_what_sklearn_predicts(case, target):
     estimator, X, y, nan = end_to_end_cases()[case]
@@ -410,8 +411,15 @@ def test_generated_programs_predict_what_sklearn_predicts(case, target):
     assert_program_agrees(estimator, model, target, probe_matrix(model, nan=nan, limit=400))
 
 
-@pytest.mark.parametrize("target", SQL_ENGINES)
+@pytest.mark.parametrize("target", TARGETS)
 def test_generated_programs_at_raw_zero(target):
     X = np.repeat(np.arange(4.0), 2).reshape(-1, 1)
     estimator = GradientBoostingClassifier(n_estimators=2, max_depth=1).fit(X, np.tile(["no", "yes"], 4))
     assert_program_agrees(estimator, from_sklearn(estimator), target, X)
+
+
+def test_500_tree_forest_compiles_and_runs_in_java():
+    X, _, codes = make_data(21, n=400, nan=0.05)
+    estimator = RandomForestClassifier(n_estimators=500, max_depth=7, random_state=0).fit(X, codes)
+    model = from_sklearn(estimator)
+    assert_program_agrees(estimator, model, "java", probe_matrix(model, limit=500))
