@@ -90,16 +90,21 @@ class Grower:
         unknown = self.class_counts(idx[~known], w[~known])
         return dist + probs[:, None] * unknown[None, :]
 
-    def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: np.ndarray):
-        """``ClassifierSplitModel.split``: the rows of each branch, unknown ones with fractional weight."""
+    def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: np.ndarray | None = None):
+        """``ClassifierSplitModel.split``: the rows of each branch, unknown ones with fractional weight
+        in proportion to the branches' weights in ``dist`` (by default: these rows' distribution)."""
         subset = self.subset_of(node, idx)
+        unknown = subset == -1
+        if not unknown.any():
+            return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node.feature))]
+        dist = self.distribution(node, idx, w) if dist is None else dist
         total = dist.sum()
         fractions = dist.sum(axis=1) / total if total > 0 else np.zeros(len(dist))
         parts = []
         for b, fraction in enumerate(fractions):
-            unknown = (subset == -1) & (fraction > S.SMALL)
-            rows = (subset == b) | unknown
-            parts.append((idx[rows], np.where(unknown, fraction * w, w)[rows]))
+            spread = unknown & (fraction > S.SMALL)
+            rows = (subset == b) | spread
+            parts.append((idx[rows], np.where(spread, fraction * w, w)[rows]))
         return parts
 
     # -- growing ---------------------------------------------------------------------------------

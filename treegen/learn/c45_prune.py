@@ -111,7 +111,7 @@ def branch_errors(grower, pessimist: Pessimist, branch, idx: np.ndarray, w: np.n
         if node.is_leaf:
             total += pessimist.errors(grower.class_counts(idx, w))
             continue
-        parts = grower.split(node, idx, w, grower.distribution(node, idx, w))
+        parts = grower.split(node, idx, w)
         stack.extend((child, i, cw) for child, (i, cw) in reversed(list(zip(node.children, parts))))
     return total
 

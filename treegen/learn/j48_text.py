@@ -46,13 +46,18 @@ def branch_text(model: Model, parent: Node, branch: int) -> str:
 def leaf_label(model: Model, leaf: Node, parent: Node) -> str:
     """``ClassifierSplitModel.dumpLabel``: majority class (the parent's for an empty branch),
     weight, and misclassified weight when there is any."""
-    counts = leaf.counts if gr(leaf.n, 0) else parent.counts
+    counts = class_weights(leaf) if gr(leaf.n, 0) else class_weights(parent)
     label = model.target.classes[max_class(counts)]
-    wrong = leaf.n - leaf.counts[max_class(counts)] if gr(leaf.n, 0) else 0.0
+    wrong = leaf.n - counts[max_class(counts)] if gr(leaf.n, 0) else 0.0
     text = f"{label} ({java_double(round_double(leaf.n, 2))}"
     if gr(wrong, 0):
         text += f"/{java_double(round_double(wrong, 2))}"
     return text + ")"
+
+
+def class_weights(node: Node) -> tuple[float, ...]:
+    """The node's training class weights; for models without counts, its value scaled by its weight."""
+    return node.counts or tuple(v * node.n for v in node.value)
 
 
 def round_double(value: float, digits: int) -> float:

@@ -1,0 +1,216 @@
+"""C4.5 against Weka's J48: the same tree, printed the same, predicting the same.
+
+The fixtures in tests/fixtures/j48/ are J48 3.6's own output (regenerate with make_fixtures.sh):
+NAME.VARIANT.tree is its printed tree, NAME.VARIANT.pred its predictions on the training set.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from treegen import modelio
+from treegen.data import Dataset, load_dataset
+from treegen.errors import TreegenError
+from treegen.learn import criteria, fit
+from treegen.learn.c45_split import first_better, gr
+from treegen.learn.j48_text import j48_text, weka_double_to_string
+from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
+from treegen.testing import chain_model
+
+FIXTURES = Path(__file__).parent / "fixtures" / "j48"
+DATASETS = sorted(p.name[: -len(".default.tree")] for p in FIXTURES.glob("*.default.tree"))
+VARIANTS = {  # fixture name -> fit() parameters (the J48 options are in make_fixtures.sh)
+    "default": {},
+    "unpruned": {"unpruned": True},
+    "c10m5": {"confidence": 0.1, "min_leaf": 5},
+    "noraise": {"subtree_raising": False},
+}
+CASES = [(name, variant) for name in DATASETS for variant in VARIANTS]
+
+
+@lru_cache(maxsize=None)
+def dataset(name: str) -> Dataset:
+    return load_dataset(str(FIXTURES / f"{name}.arff"))
+
+
+@lru_cache(maxsize=None)
+def trained(name: str, variant: str):
+    return fit(dataset(name), "c45", **VARIANTS[variant])
+
+
+def j48_predictions(path: Path) -> list[tuple[int, list[float]]]:
+    """(predicted class index, class distribution) per row of J48's ``-p 0 -distribution`` output."""
+    out = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if not parts or not parts[0].isdigit():
+            continue
+        fields = parts[-1].split(",")
+        predicted = next(i for i, f in enumerate(fields) if f.startswith("*"))
+        out.append((predicted, [float(f.lstrip("*")) for f in fields]))
+    return out
+
+
+def test_the_fixtures_cover_the_required_data_sets():
+    required = {"weather.nominal", "weather.numeric", "iris", "labor", "contact-lenses", "vote", "soybean",
+                "breast-cancer", "credit-g", "diabetes", "glass", "segment-challenge"}
+    assert required <= set(DATASETS)
+
+
+@pytest.mark.parametrize("name,variant", CASES)
+def test_tree_text_is_byte_identical_to_j48(name, variant):
+    expected = (FIXTURES / f"{name}.{variant}.tree").read_text()
+    assert j48_text(trained(name, variant)) == expected
+
+
+@pytest.mark.parametrize("name,variant", CASES)
+def test_training_set_predictions_match_j48(name, variant):
+    model = trained(name, variant)
+    expected = j48_predictions(FIXTURES / f"{name}.{variant}.pred")
+    rows = dataset(name).rows()
+    assert len(expected) == len(rows)
+    for row, (predicted, distribution) in zip(rows, expected):
+        scores = model.scores(row)
+        assert model.predict(row) == model.target.classes[predicted]
+        assert scores == pytest.approx(distribution, abs=5.1e-4)  # J48 prints 3 decimals
+
+
+def test_play_tennis_gain_ratios():
+    parent = [9, 5]  # yes, no
+    splits = {"outlook": [[2, 3], [4, 0], [3, 2]], "humidity": [[3, 4], [6, 1]],
+              "wind": [[6, 2], [3, 3]], "temperature": [[2, 2], [4, 2], [3, 1]]}
+    ratios = {name: round(float(criteria.gain_ratio(parent, counts)), 3) for name, counts in splits.items()}
+    assert ratios == {"outlook": 0.156, "humidity": 0.152, "wind": 0.049, "temperature": 0.019}
+    assert round(float(criteria.info_gain(parent, splits["outlook"])), 3) == 0.247
+    assert round(float(criteria.entropy(parent)), 3) == 0.940
+
+
+def test_fish_split_information():
+    assert round(float(criteria.split_info([3, 2])), 3) == 0.971
+    assert round(float(criteria.split_info([4, 1])), 3) == 0.722
+    assert criteria.split_info([5, 0]) == 0.0
+
+
+def test_criteria_score_many_candidate_splits_at_once():
+    batch = np.array([[[2, 3], [4, 0], [3, 2]], [[3, 4], [6, 1], [0, 0]]])
+    assert criteria.gain_ratio([9, 5], batch) == pytest.approx([0.15643, 0.15184], abs=1e-5)
+
+
+def test_the_model_compares_numbers_as_weka_does():
+    model = trained("iris", "default")
+    assert model.numeric.tolerance == 1e-6
+    root = model.trees[0].nodes[0]
+    assert root.split.op == "<=" and root.split.threshold == 0.6  # a training value, not a midpoint
+    assert model.predict({"petalwidth": 0.6 + 5e-7}) == "Iris-setosa"  # Utils.smOrEq
+    assert model.predict({"petalwidth": 0.6 + 2e-6}) != "Iris-setosa"
+
+
+def test_missing_and_unseen_values_are_spread_over_branches_by_training_weight():
+    model = trained("vote", "default")
+    root = model.trees[0].nodes[0]
+    assert root.split.op == "==" and root.split.missing.kind == "fraction"
+    children = [model.trees[0].nodes[c] for c in root.children]
+    total = sum(c.n for c in children)
+    assert root.split.missing.weights == pytest.approx([c.n / total for c in children])
+    name = model.features[root.split.feature].name
+    assert model.scores({name: "no such vote"}) == model.scores({name: None})
+
+
+def test_empty_leaves_predict_the_parents_distribution():
+    model = trained("soybean", "default")
+    nodes = model.trees[0].nodes
+    empty = [(parent, c) for parent in nodes for c in parent.children if nodes[c].n == 0]
+    assert empty
+    for parent, c in empty:
+        assert nodes[c].value == pytest.approx([k / parent.n for k in parent.counts])
+        assert parent.split.missing.weights[parent.children.index(c)] == 0.0
+
+
+def test_leaf_values_are_training_class_frequencies_and_survive_json():
+    model = trained("labor", "default")
+    for node in model.trees[0].nodes:
+        if node.n > 0:
+            assert node.value == pytest.approx([c / node.n for c in node.counts])
+    again = modelio.loads(modelio.dumps(model))
+    rows = dataset("labor").rows()
+    assert [again.scores(r) for r in rows] == [model.scores(r) for r in rows]
+
+
+def test_a_deep_chain_prints_without_recursion():
+    text = j48_text(chain_model(3_000))  # deeper than Python's recursion limit; the text grows as depth**2
+    assert text.count("\n") == 2 * 3_000 + 1 + 4  # two branches per split, leading blank, totals
+
+
+def test_learning_and_printing_do_not_recurse_over_tree_levels():
+    """Alternating pairs of classes give a tree over 100 levels deep; growing, collapsing, pruning
+    and printing it must fit in a stack only 80 frames deeper than the test's."""
+    x = np.repeat(np.arange(1_201), 2).astype(np.float64)
+    y = (np.arange(len(x)) // 2 % 2).astype(np.int64)
+    data = Dataset((Feature("x", NUMERIC),), [x], Target("y", CLASSIFICATION, ("a", "b")), y, np.ones(len(x)))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 80)
+    try:
+        deep = fit(data, "c45", unpruned=True, mdl_correction=False, min_leaf=1)
+        pruned = fit(data, "c45", mdl_correction=False, min_leaf=1)
+        j48_text(deep)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert deep.trees[0].depth() > 100
+    assert all(deep.predict({"x": float(v)}) == "ab"[k] for v, k in zip(x, y))
+    assert len(pruned.trees[0].nodes) <= len(deep.trees[0].nodes)
+
+
+def test_options_that_make_no_sense_are_user_errors():
+    data = dataset("iris")
+    with pytest.raises(TreegenError):
+        fit(data, "c45", confidence=0.9)
+    regression = Dataset(data.features, data.columns, Target("y", "regression"), data.columns[0], data.weights)
+    with pytest.raises(TreegenError):
+        fit(regression, "c45")
+
+
+@pytest.mark.parametrize("value,text", [(0.6, "0.6"), (2.5, "2.5"), (115.0, "115"), (-4.777777777, "-4.777778"),
+                                        (0.8333345, "0.833335"), (0.0, "0"), (-0.0000004, "0"),
+                                        (-0.25, "-0.25"), (1e-7, "0"), (123456.0000004, "123456")])
+def test_weka_number_format(value, text):
+    assert weka_double_to_string(value, 6) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 10, allow_nan=False), max_size=30))
+def test_weka_scans_keep_the_first_candidate_better_by_more_than_1e6(gains):
+    best, top = -1, 0.0
+    for i, g in enumerate(gains):  # Weka's loop
+        if gr(g, top):
+            best, top = i, g
+    assert first_better(np.array(gains)) == best
+
+
+def nominal_data(rows: list[tuple[str, str, str]]) -> Dataset:
+    features = (Feature("a", NOMINAL, ("p", "q", "r")), Feature("b", NOMINAL, ("s", "t")))
+    columns = [np.array([features[j].categories.index(r[j]) if r[j] else -1 for r in rows]) for j in range(2)]
+    y = np.array([("yes", "no").index(r[2]) for r in rows])
+    return Dataset(features, columns, Target("c", CLASSIFICATION, ("yes", "no")), y, np.ones(len(rows)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["p", "q", "r", ""]), st.sampled_from(["s", "t", ""]),
+                          st.sampled_from(["yes", "no"])), min_size=1, max_size=40))
+def test_any_small_nominal_data_gives_a_consistent_model(rows):
+    model = fit(nominal_data(rows), "c45")
+    nodes = model.trees[0].nodes
+    assert nodes[0].n == pytest.approx(len(rows))
+    for node in nodes:
+        if not node.is_leaf:
+            assert sum(nodes[c].n for c in node.children) == pytest.approx(node.n)
+            assert sum(node.split.missing.weights) <= 1 + 1e-9
+    for row in nominal_data(rows).rows():
+        assert math.fsum(model.scores(row)) == pytest.approx(1.0) or math.fsum(model.scores(row)) == 0.0
+    assert j48_text(model).endswith(f"Size of the tree : \t{len(nodes)}\n")
