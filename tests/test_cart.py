@@ -1,0 +1,329 @@
+"""CART against scikit-learn's tree: structure, thresholds, predictions, pruning, missing values;
+nominal subset splits checked by hand; the seed article 001's numbers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn import datasets
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from treegen.data import Dataset
+from treegen.errors import TreegenError
+from treegen.learn import fit
+from treegen.learn.cart import Params, gini, node_impurity
+from treegen.learn.cart_apply import node_paths
+from treegen.learn.cart_prune import pruning_path
+from treegen.model import NOMINAL, NUMERIC, Feature, Target
+
+
+def numeric_dataset(X, y, regression=False, weights=None) -> Dataset:
+    features = tuple(Feature(f"x{i}", NUMERIC) for i in range(X.shape[1]))
+    columns = [np.asarray(X[:, i], dtype=np.float64) for i in range(X.shape[1])]
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if regression:
+        return Dataset(features, columns, Target("y", "regression"), np.asarray(y, dtype=np.float64), weights)
+    labels = np.unique(y)
+    target = Target("y", "classification", tuple(str(c) for c in labels))
+    return Dataset(features, columns, target, np.searchsorted(labels, y), weights)
+
+
+def paths_of(model, X):
+    return node_paths(model, model.trees[0], [X[:, i] for i in range(X.shape[1])])
+
+
+def side_proxy(y, rows, regression):
+    """The split-search proxy of one side, from the rows that go there (unit weights)."""
+    if regression:
+        return y[rows].sum() ** 2 / rows.sum()
+    return (np.bincount(y[rows]) ** 2).sum() / rows.sum()
+
+
+def assert_same_tree(model, sk, X, y, regression=False, exact=False):
+    """Walk treegen's and scikit-learn's trees side by side. At every node both hold the same rows;
+    a split either equals scikit-learn's (feature and threshold bit for bit), or makes the same
+    partition with another feature, or (not when ``exact``) is an exact tie in the criterion, below
+    which the trees may differ. Returns the number of nodes compared."""
+    tree, nodes = sk.tree_, model.trees[0].nodes
+    ours = paths_of(model, X)
+    theirs = sk.decision_path(X.astype(np.float32)).toarray().astype(bool)
+    compared, stack = 0, [(0, 0)]
+    while stack:
+        a, b = stack.pop()
+        compared += 1
+        rows = np.any(ours == a, axis=1)
+        assert (rows == theirs[:, b]).all()
+        node, sk_leaf = nodes[a], tree.children_left[b] == -1
+        assert node.is_leaf == sk_leaf, f"node {a}: leaf {node.is_leaf} vs scikit-learn {sk_leaf}"
+        if sk_leaf:
+            expected = tree.value[b][0] if not regression else [tree.value[b][0][0]]
+            np.testing.assert_allclose(node.value, expected, rtol=1e-12, atol=1e-12)
+            continue
+        left, right = node.children
+        b_left, b_right = tree.children_left[b], tree.children_right[b]
+        our_left, their_left = np.any(ours == left, axis=1), theirs[:, b_left]
+        if node.split.feature == tree.feature[b]:
+            assert node.split.threshold == tree.threshold[b]
+        if (our_left == their_left).all():
+            stack += [(right, b_right), (left, b_left)]
+            continue
+        assert not exact, f"node {a}: split {node.split} vs feature {tree.feature[b]} <= {tree.threshold[b]}"
+        mine = side_proxy(y, our_left, regression) + side_proxy(y, rows & ~our_left, regression)
+        theirs_proxy = side_proxy(y, their_left, regression) + side_proxy(y, rows & ~their_left, regression)
+        assert math.isclose(mine, theirs_proxy, rel_tol=1e-9), f"node {a} is not a tie"
+    return compared
+
+
+# -- the seed article 001 ------------------------------------------------------------------------
+
+def test_gini_and_entropy_of_the_seed_examples():
+    assert round(gini([9, 5]), 3) == 0.459  # 14 rows: 9 buy, 5 do not
+    assert gini([4, 0]) == 0.0 and gini([2, 2]) == 0.5 and gini([]) == 0.0
+    assert round(node_impurity("entropy", np.array([9.0, 5.0])), 3) == 0.940
+    assert round(node_impurity("gini", np.array([9.0, 5.0])), 3) == 0.459
+
+
+def test_seed_iris_example_accuracy():
+    """001 grows a depth-3 Gini tree on iris (test_size=0.2, random_state=42): about 93 % or better."""
+    X, y = datasets.load_iris(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=42)
+    model = fit(numeric_dataset(X_train, y_train), "cart", max_depth=3)
+    predicted = [int(model.predict({f"x{i}": float(v) for i, v in enumerate(row)})) for row in X_test]
+    assert np.mean(np.array(predicted) == y_test) >= 0.93
+
+
+# -- scikit-learn's bundled data sets ------------------------------------------------------------
+
+@pytest.mark.parametrize("loader", [datasets.load_iris, datasets.load_wine, datasets.load_breast_cancer])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_classification_trees_are_scikit_learns(loader, criterion):
+    X, y = loader(return_X_y=True)
+    model = fit(numeric_dataset(X, y), "cart", criterion=criterion, cast="float32")
+    sk = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    compared = assert_same_tree(model, sk, X, y)
+    assert compared >= 0.5 * sk.tree_.node_count  # the rest hangs below exact ties
+    assert model.numeric.cast == "float32"
+
+
+def test_diabetes_regression_tree_is_scikit_learns():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    model = fit(numeric_dataset(X, y, regression=True), "cart", max_depth=5, cast="float32")
+    sk = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
+    assert assert_same_tree(model, sk, X, y, regression=True) >= 0.75 * sk.tree_.node_count
+
+
+def no_tie_classification(n=1500, seed=0, **kwargs):
+    """Noisy classes: pure nodes, where ties between features abound, are rare."""
+    return datasets.make_classification(n_samples=n, n_features=8, n_informative=5, n_classes=3,
+                                        flip_y=0.4, class_sep=0.5, random_state=seed, **kwargs)
+
+
+@pytest.mark.parametrize("params", [
+    {"min_samples_leaf": 20}, {"min_samples_leaf": 20, "criterion": "entropy"},
+    {"min_samples_leaf": 5, "max_depth": 4}, {"min_samples_leaf": 20, "min_samples_split": 45},
+    {"min_samples_leaf": 5, "min_impurity_decrease": 0.002},
+    {"min_samples_leaf": 20, "class_weight": {0: 3.0, 2: 0.5}},
+])
+def test_without_ties_the_tree_and_its_predictions_are_identical(params):
+    X, y = no_tie_classification()
+    sk = DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+    ours = dict(params)
+    if isinstance(ours.get("class_weight"), dict):
+        ours["class_weight"] = {str(k): v for k, v in ours["class_weight"].items()}
+    model = fit(numeric_dataset(X, y), "cart", cast="float32", **ours)
+    assert assert_same_tree(model, sk, X, y, exact=True) == sk.tree_.node_count
+    X_new, _ = no_tie_classification(seed=1)
+    leaves = paths_of(model, X_new)[:, -1]
+    assert (leaves == sk.apply(X_new.astype(np.float32))).all()
+
+
+def test_balanced_class_weights_are_scikit_learns():
+    """Up to ties: balanced weights are not whole numbers, and scikit-learn's running sums can leave
+    a pure node with an impurity of a few ulps, which it then splits."""
+    X, y = no_tie_classification(weights=[0.6, 0.3, 0.1])
+    sk = DecisionTreeClassifier(random_state=0, class_weight="balanced", min_samples_leaf=20).fit(X, y)
+    model = fit(numeric_dataset(X, y), "cart", cast="float32", class_weight="balanced", min_samples_leaf=20)
+    assert assert_same_tree(model, sk, X, y) >= 0.5 * sk.tree_.node_count
+    assert model.trees[0].nodes[0].counts == pytest.approx([len(y) / 3] * 3)
+
+
+def test_sample_weights_are_scikit_learns():
+    X, y = no_tie_classification(n=800)
+    weights = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
+    sk = DecisionTreeClassifier(random_state=0, min_samples_leaf=20).fit(X, y, sample_weight=weights)
+    model = fit(numeric_dataset(X, y, weights=weights), "cart", cast="float32", min_samples_leaf=20)
+    keep = weights > 0
+    assert len(model.trees[0].nodes) == sk.tree_.node_count
+    assert assert_same_tree(model, sk, X[keep], y[keep], exact=True) == sk.tree_.node_count
+
+
+def test_regression_without_ties_is_identical():
+    X, y = datasets.make_regression(n_samples=1500, n_features=6, noise=5.0, random_state=0)
+    sk = DecisionTreeRegressor(random_state=0, min_samples_leaf=10).fit(X, y)
+    model = fit(numeric_dataset(X, y, regression=True), "cart", cast="float32", min_samples_leaf=10)
+    assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+
+
+def test_float64_thresholds_agree_up_to_float32_rounding():
+    X, y = no_tie_classification(n=800)
+    sk = DecisionTreeClassifier(random_state=0, max_depth=6, min_samples_leaf=20).fit(X, y)
+    model = fit(numeric_dataset(X, y), "cart", max_depth=6, min_samples_leaf=20)
+    assert model.numeric.cast == "float64"
+    nodes = model.trees[0].nodes
+    assert len(nodes) == sk.tree_.node_count
+    for i, node in enumerate(nodes):
+        if node.split is not None:
+            assert node.split.feature == sk.tree_.feature[i]
+            assert node.split.threshold == pytest.approx(sk.tree_.threshold[i], rel=1e-6, abs=1e-6)
+
+
+# -- cost-complexity pruning ----------------------------------------------------------------------
+
+def test_pruning_path_is_scikit_learns_on_iris():
+    X, y = datasets.load_iris(return_X_y=True)
+    data = numeric_dataset(X, y)
+    params = Params.checked(data, "gini", None, 2, 1, 0.0, None, "float32")
+    alphas, impurities = pruning_path(data, params)
+    expected = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(alphas, expected.ccp_alphas, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(impurities, expected.impurities, rtol=1e-12, atol=1e-15)
+    for alpha in expected.ccp_alphas:
+        model = fit(data, "cart", ccp_alpha=float(alpha), cast="float32")
+        sk = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
+        assert len(model.trees[0].nodes) == sk.tree_.node_count
+        assert_same_tree(model, sk, X, y)
+
+
+def test_pruned_regression_tree_is_scikit_learns():
+    X, y = datasets.make_regression(n_samples=400, n_features=5, noise=20.0, random_state=3)
+    sk = DecisionTreeRegressor(random_state=0, ccp_alpha=400.0, min_samples_leaf=8).fit(X, y)
+    data = numeric_dataset(X, y, regression=True)
+    model = fit(data, "cart", ccp_alpha=400.0, cast="float32", min_samples_leaf=8)
+    assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+    assert len(model.trees[0].nodes) < len(fit(data, "cart", min_samples_leaf=8).trees[0].nodes)
+
+
+def test_alpha_chosen_by_cross_validation_is_deterministic():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    data = numeric_dataset(X, y)
+    first = fit(data, "cart", ccp_alpha="cv", seed=3)
+    again = fit(data, "cart", ccp_alpha="cv", seed=3)
+    alpha = first.meta["ccp_alpha"]
+    assert alpha == again.meta["ccp_alpha"] and first.meta["params"]["ccp_alpha"] == "cv"
+    params = Params.checked(data, "gini", None, 2, 1, 0.0, None, "float64")
+    assert alpha in set(pruning_path(data, params)[0])
+    assert alpha > 0 and len(first.trees[0].nodes) < len(fit(data, "cart").trees[0].nodes)
+    assert [n.split for n in first.trees[0].nodes] == [n.split for n in again.trees[0].nodes]
+
+
+# -- missing values --------------------------------------------------------------------------------
+
+def test_missing_values_follow_scikit_learn():
+    rng = np.random.default_rng(0)
+    X, y = no_tie_classification(n=1200)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[:, 3] = np.where(np.isnan(X[:, 3]), 1.0, X[:, 3])  # one feature without missing values
+    sk = DecisionTreeClassifier(random_state=0, min_samples_leaf=15).fit(X, y)
+    model = fit(numeric_dataset(X, y), "cart", cast="float32", min_samples_leaf=15)
+    assert assert_same_tree(model, sk, X, y, exact=True) == sk.tree_.node_count
+    for i, node in enumerate(model.trees[0].nodes):
+        if node.split is not None:
+            assert node.split.missing.kind == "child"
+            assert node.split.missing.child == (0 if sk.tree_.missing_go_to_left[i] else 1)
+    X_new, _ = no_tie_classification(seed=5)
+    X_new[rng.random(X_new.shape) < 0.3] = np.nan
+    assert (paths_of(model, X_new)[:, -1] == sk.apply(X_new.astype(np.float32))).all()
+    row = {f"x{i}": None for i in range(8)}
+    expected = sk.predict_proba(np.full((1, 8), np.nan))[0]
+    np.testing.assert_allclose(model.scores(row), expected, rtol=1e-12)
+
+
+def test_present_left_missing_right_split():
+    """When missing itself is what tells the classes apart, the split is x <= inf, missing right."""
+    x = np.array([1.0, 2.0, 3.0, 4.0, np.nan, np.nan, np.nan, np.nan])
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    model = fit(numeric_dataset(x[:, None], y), "cart")
+    split = model.trees[0].nodes[0].split
+    assert split.threshold == math.inf and split.missing.child == 1
+    assert model.predict({"x0": None}) == "1" and model.predict({"x0": 10.0}) == "0"
+    sk = DecisionTreeClassifier(random_state=0).fit(x[:, None], y)
+    assert sk.tree_.threshold[0] == math.inf
+
+
+# -- nominal features -------------------------------------------------------------------------------
+
+def nominal_dataset(colors, labels, categories=("red", "blue", "green"), classes=("no", "yes")):
+    feature = Feature("color", NOMINAL, categories)
+    codes = np.array([-1 if c is None else categories.index(c) for c in colors])
+    y = np.array([classes.index(v) for v in labels])
+    return Dataset((feature,), [codes], Target("buy", "classification", classes), y, np.ones(len(y)))
+
+
+def test_nominal_subset_split_checked_by_hand():
+    """red: 4 yes; blue: 3 yes 1 no; green: 1 yes 3 no. Gini after {green} | {red, blue}:
+    (4 * 0.375 + 8 * 0.21875) / 12 = 0.2708, better than {red} | {blue, green}: 0.3333."""
+    colors = ["red"] * 4 + ["blue"] * 4 + ["green"] * 4
+    labels = ["yes"] * 4 + ["yes"] * 3 + ["no"] + ["yes"] + ["no"] * 3
+    model = fit(nominal_dataset(colors, labels), "cart", max_depth=1)
+    root = model.trees[0].nodes[0]
+    assert root.split.op == "in" and root.split.values == ("green",)
+    assert root.split.missing.child == 1  # no missing seen: the larger child
+    left, right = (model.trees[0].nodes[c] for c in root.children)
+    assert left.counts == (3.0, 1.0) and right.counts == (1.0, 7.0)
+    assert model.predict({"color": "purple"}) == "yes"  # unseen: as missing, to the larger child
+    assert model.predict({"color": None}) == "yes"
+
+
+def test_nominal_missing_goes_where_it_fits_best():
+    colors = ["red", "red", "blue", "blue", None, None, "green", "green"]
+    labels = ["yes", "yes", "no", "no", "yes", "yes", "no", "no"]
+    model = fit(nominal_dataset(colors, labels), "cart")
+    root = model.trees[0].nodes[0]
+    left, right = (model.trees[0].nodes[c] for c in root.children)
+    missing_side = left if root.split.missing.child == 0 else right
+    assert (root.split.missing.child == 0) == ("red" in root.split.values)  # missing joins red
+    assert len(model.trees[0].nodes) == 3 and missing_side.counts == (0.0, 4.0)
+
+
+def test_nominal_with_several_classes_tries_every_subset():
+    colors = ["red", "blue", "green", "white"] * 6
+    labels = ["a", "b", "a", "c"] * 6
+    data = nominal_dataset(colors, labels, ("red", "blue", "green", "white"), ("a", "b", "c"))
+    model = fit(data, "cart")
+    root = model.trees[0].nodes[0]
+    assert set(root.split.values) in ({"red", "green"}, {"blue", "white"})
+    assert [model.predict({"color": c}) for c in ("red", "blue", "green", "white")] == ["a", "b", "a", "c"]
+
+
+def test_regression_on_a_nominal_feature_orders_categories_by_mean():
+    categories = ("a", "b", "c", "d")
+    feature = Feature("k", NOMINAL, categories)
+    codes = np.repeat(np.arange(4), 5)
+    y = np.array([10.0, 0.0, 11.0, 1.0])[codes]
+    data = Dataset((feature,), [codes], Target("v", "regression"), y, np.ones(len(y)))
+    model = fit(data, "cart", max_depth=1)
+    assert set(model.trees[0].nodes[0].split.values) in ({"b", "d"}, {"a", "c"})
+
+
+# -- robustness ------------------------------------------------------------------------------------
+
+def test_a_deep_chain_grows_without_recursion():
+    n = 1200  # every split peels one row off the heavy end: a chain as deep as the data
+    x = np.arange(n, dtype=float)
+    y = np.arange(n) % 2
+    weights = 2.0 ** (np.arange(n) * 0.8)
+    model = fit(numeric_dataset(x[:, None], y, weights=weights), "cart")
+    assert model.trees[0].depth() > 1000
+    assert model.predict({"x0": 17.0}) == "1"
+
+
+def test_bad_parameters_are_user_errors():
+    X, y = datasets.load_iris(return_X_y=True)
+    data = numeric_dataset(X, y)
+    for params in ({"criterion": "gain"}, {"max_depth": 0}, {"min_samples_leaf": 0},
+                   {"ccp_alpha": -1.0}, {"ccp_alpha": "loo"}, {"cast": "float16"},
+                   {"class_weight": {"nope": 1.0}}, {"class_weight": "even"}):
+        with pytest.raises(TreegenError):
+            fit(data, "cart", **params)
