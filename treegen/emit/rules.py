@@ -22,8 +22,17 @@ _WORD = re.compile(r"[^\W\d]\w*")
 
 
 def quote(text: str) -> str:
+    """A JSON string literal in which every character that is not printable is escaped."""
     escaped = json.dumps(text, ensure_ascii=False)
-    return "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in escaped)
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in escaped)
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def name(text: str) -> str:

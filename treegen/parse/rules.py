@@ -197,9 +197,18 @@ def _describe(err: UnexpectedInput, text: str) -> str:
         return f"unexpected character {text[err.pos_in_stream]!r}"
     if isinstance(err, UnexpectedToken):
         found = "end of file" if err.token.type == "$END" else repr(str(err.token))
-        expected = sorted(err.expected)[:6]
+        expected = sorted(_terminal_text(name) for name in err.expected)[:8]
         return f"unexpected {found}; expected one of: {', '.join(expected)}"
     return "malformed rule text"
+
+
+def _terminal_text(name: str) -> str:
+    """'features' for a keyword, the terminal's name (NUMBER, STRING...) for a pattern."""
+    try:
+        pattern = parser().get_terminal(name).pattern
+    except KeyError:
+        return name
+    return repr(pattern.value) if pattern.type == "str" else name
 
 
 def _build(doc: dict, source: str) -> Model:
