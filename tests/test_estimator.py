@@ -1,0 +1,181 @@
+"""The scikit-learn-compatible estimators: inside scikit-learn's tools, on frames, arrays and rows,
+and without scikit-learn installed at all."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import datasets
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+from sklearn.tree import DecisionTreeRegressor as SkRegressor
+
+from treegen.errors import TreegenError
+from treegen.estimator import DecisionTreeClassifier, DecisionTreeRegressor
+from treegen.model import Model
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_cross_val_score_and_grid_search():
+    X, y = datasets.load_iris(return_X_y=True)
+    scores = cross_val_score(DecisionTreeClassifier(), X, y, cv=5)
+    assert len(scores) == 5 and scores.mean() > 0.9
+    search = GridSearchCV(DecisionTreeClassifier(), {"max_depth": [1, 3]}, cv=3).fit(X, y)
+    assert search.best_params_ == {"max_depth": 3}
+
+
+def test_pipeline():
+    X, y = datasets.load_wine(return_X_y=True)
+    pipe = make_pipeline(StandardScaler(), DecisionTreeClassifier(max_depth=3)).fit(X, y)
+    assert pipe.score(X, y) > 0.9
+    assert isinstance(pipe[-1].model_, Model)
+
+
+def test_get_set_params_and_clone():
+    tree = DecisionTreeClassifier(max_depth=4, criterion="entropy")
+    params = tree.get_params()
+    assert params["max_depth"] == 4 and params["criterion"] == "entropy" and params["algorithm"] == "cart"
+    assert tree.set_params(min_samples_leaf=3) is tree and tree.min_samples_leaf == 3
+    copy = clone(tree)
+    assert copy.get_params() == tree.get_params() and copy is not tree
+    assert "class_weight" not in DecisionTreeRegressor().get_params()
+
+
+def test_feature_importances_are_scikit_learns_on_iris():
+    """Iris has exact ties (petal length and width both split off setosa); scikit-learn breaks them
+    by a random feature order, so compare with a random_state that makes the same choices."""
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = DecisionTreeClassifier(cast="float32").fit(X, y)
+    for seed in range(50):
+        sk = SkClassifier(random_state=seed).fit(X, y)
+        if sk.tree_.node_count == len(ours.model_.trees[0].nodes) and all(
+                (node.split.feature if node.split else -2) == sk.tree_.feature[i]
+                for i, node in enumerate(ours.model_.trees[0].nodes)):
+            np.testing.assert_allclose(ours.feature_importances_, sk.feature_importances_, atol=1e-12)
+            assert (ours.predict(X) == sk.predict(X)).all()
+            np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X))
+            return
+    pytest.fail("no random_state of scikit-learn grows treegen's iris tree")
+
+
+def test_regressor_matches_scikit_learn():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    ours = DecisionTreeRegressor(max_depth=4, cast="float32").fit(X, y)
+    sk = SkRegressor(max_depth=4, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-12)
+    assert ours.score(X, y) == pytest.approx(sk.score(X, y), rel=1e-12)
+    assert ours.feature_importances_.sum() == pytest.approx(1.0)
+    assert np.argmax(ours.feature_importances_) == np.argmax(sk.feature_importances_)
+
+
+def test_dataframe_with_nominal_and_missing_values():
+    frame = pd.DataFrame({
+        "color": pd.Categorical(["red", "blue", "green", None] * 10),
+        "size": [1.0, 2.0, np.nan, 4.0] * 10,
+        "shape": ["round", "square", "round", "square"] * 10,
+    })
+    y = np.array(["yes", "no", "yes", "no"] * 10)
+    tree = DecisionTreeClassifier().fit(frame, y)
+    assert list(tree.feature_names_in_) == ["color", "size", "shape"]
+    assert [f.kind for f in tree.model_.features] == ["nominal", "numeric", "nominal"]
+    assert (tree.predict(frame) == y).all() and tree.score(frame, y) == 1.0
+    unseen = pd.DataFrame({"color": ["purple"], "size": [np.nan], "shape": ["oval"]})
+    assert tree.predict(unseen)[0] in ("yes", "no")
+    proba = tree.predict_proba(frame)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert list(tree.classes_) == ["no", "yes"]
+
+
+def test_lists_of_rows_and_feature_names():
+    rows = [[1.0, "a"], [2.0, "b"], [3.0, "a"], [4.0, "b"]] * 5
+    y = [0, 1, 0, 1] * 5
+    tree = DecisionTreeClassifier(feature_names=["n", "letter"]).fit(rows, y)
+    assert [f.name for f in tree.model_.features] == ["n", "letter"]
+    assert list(tree.predict([[9.0, "b"], [9.0, "a"]])) == [1, 0]
+    dict_rows = [{"n": r[0], "letter": r[1]} for r in rows]
+    by_dict = DecisionTreeClassifier().fit(dict_rows, y)
+    assert list(by_dict.predict([{"letter": "b", "n": 0.0}])) == [1]
+    assert by_dict.predict([{"n": 1.0}])[0] in (0, 1)  # a key left out is a missing value
+    with pytest.raises(TreegenError):
+        by_dict.predict(pd.DataFrame({"n": [1.0]}))  # a column left out is an error
+
+
+def test_sample_weight_and_class_weight():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    weights = np.where(y == 0, 5.0, 1.0)
+    weighted = DecisionTreeClassifier(max_depth=2).fit(X, y, sample_weight=weights)
+    balanced = DecisionTreeClassifier(max_depth=2, class_weight={0: 5.0}).fit(X, y)
+    assert weighted.model_.trees[0].nodes[0].counts == balanced.model_.trees[0].nodes[0].counts
+    assert weighted.model_.trees[0].nodes[0].counts[0] == 5.0 * np.sum(y == 0)
+
+
+def test_other_algorithms():
+    X, y = datasets.load_iris(return_X_y=True)
+    tree = DecisionTreeClassifier(algorithm="c45").fit(X, y)
+    assert tree.model_.meta.get("algorithm", "c45") != "cart"
+    assert tree.score(X, y) > 0.9 and tree.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_pruned_by_cross_validation():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    tree = DecisionTreeClassifier(ccp_alpha="cv", seed=1).fit(X, y)
+    assert tree.model_.meta["ccp_alpha"] > 0
+    assert len(tree.model_.trees[0].nodes) < len(DecisionTreeClassifier().fit(X, y).model_.trees[0].nodes)
+
+
+def test_works_without_scikit_learn(tmp_path):
+    """A meta-path finder refuses every sklearn import; the estimators still fit, predict, score
+    and take parameters."""
+    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent("""
+        import sys
+
+        class BlockSklearn:
+            def find_spec(self, name, path=None, target=None):
+                if name == "sklearn" or name.startswith("sklearn."):
+                    raise ImportError("scikit-learn is hidden for this test")
+                return None
+
+        sys.meta_path.insert(0, BlockSklearn())
+    """))
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        try:
+            import sklearn
+        except ImportError:
+            pass
+        else:
+            raise SystemExit("scikit-learn was not hidden")
+        from treegen.estimator import DecisionTreeClassifier, DecisionTreeRegressor
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(200, 3))
+        y = (X[:, 0] + X[:, 1] > 0).astype(int)
+        tree = DecisionTreeClassifier(max_depth=3).fit(X, y)
+        assert tree.score(X, y) > 0.8
+        assert tree.get_params()["max_depth"] == 3
+        tree.set_params(max_depth=5)
+        assert tree.max_depth == 5 and "max_depth=5" in repr(tree)
+        try:
+            tree.set_params(depth=1)
+        except ValueError:
+            pass
+        else:
+            raise SystemExit("unknown parameter accepted")
+        reg = DecisionTreeRegressor(max_depth=4).fit(X, X[:, 0] * 2.0)
+        assert reg.score(X, X[:, 0] * 2.0) > 0.8
+        assert not any(m == "sklearn" or m.startswith("sklearn.") for m in sys.modules)
+        print("ok")
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), ROOT])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

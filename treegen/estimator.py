@@ -1,0 +1,309 @@
+"""scikit-learn-compatible estimators over treegen's learners.
+
+``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` take numpy arrays, pandas DataFrames
+(object, category, string or bool columns are nominal) or lists of rows, and keep the learned tree
+as a treegen :class:`~treegen.model.Model` in ``model_``, ready for any back end. They work without
+scikit-learn; when it is installed they are real scikit-learn estimators (``cross_val_score``,
+``Pipeline``, ``GridSearchCV`` and ``clone`` work).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import numpy as np
+
+from .data import Dataset, encode, infer_feature
+from .errors import TreegenError
+from .learn import fit as learn
+from .model import CLASSIFICATION, NUMERIC, REGRESSION, Feature, Model, Target
+
+try:  # plug into scikit-learn when it is there, stand alone when it is not
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+except ImportError:  # pragma: no cover - exercised by a subprocess test without scikit-learn
+    class BaseEstimator:
+        """get_params/set_params from the ``__init__`` signature, as scikit-learn's own base."""
+
+        @classmethod
+        def _get_param_names(cls) -> list[str]:
+            signature = inspect.signature(cls.__init__)
+            return sorted(p.name for p in signature.parameters.values()
+                          if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+        def get_params(self, deep: bool = True) -> dict:
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params) -> "BaseEstimator":
+            valid = self._get_param_names()
+            for name, value in params.items():
+                if name not in valid:
+                    raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+                setattr(self, name, value)
+            return self
+
+        def __repr__(self) -> str:
+            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+            return f"{type(self).__name__}({args})"
+
+    class ClassifierMixin:
+        _estimator_type = "classifier"
+
+        def score(self, X, y, sample_weight=None) -> float:
+            """Mean (weighted) accuracy."""
+            hits = (np.asarray(self.predict(X)) == np.asarray(y)).astype(np.float64)
+            return float(np.average(hits, weights=sample_weight))
+
+    class RegressorMixin:
+        _estimator_type = "regressor"
+
+        def score(self, X, y, sample_weight=None) -> float:
+            """Coefficient of determination R^2."""
+            y = np.asarray(y, dtype=np.float64)
+            residual = np.average((y - self.predict(X)) ** 2, weights=sample_weight)
+            spread = np.average((y - np.average(y, weights=sample_weight)) ** 2, weights=sample_weight)
+            return float(1.0 - residual / spread) if spread > 0 else 0.0
+
+
+class _TreeEstimator(BaseEstimator):
+    _kind = CLASSIFICATION
+
+    def __init__(self, algorithm: str = "cart", criterion: str = "gini", max_depth: int | None = None,
+                 min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
+                 min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
+                 cv_folds: int = 5, seed: int = 0, cast: str = "float64", feature_names=None,
+                 learner_params: dict | None = None):
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.class_weight = class_weight
+        self.cv_folds = cv_folds
+        self.seed = seed
+        self.cast = cast
+        self.feature_names = feature_names
+        self.learner_params = learner_params
+
+    # -- learning ------------------------------------------------------------------------
+
+    def fit(self, X, y, sample_weight=None):
+        """Learn a tree from ``X`` (rows x features) and ``y``; ``sample_weight`` weighs rows."""
+        names, columns = _columns(X, self.feature_names)
+        features = tuple(_feature(name, values) for name, values in zip(names, columns))
+        encoded = [_encode(f, values) for f, values in zip(features, columns)]
+        target, codes = self._target(y)
+        if len(codes) != len(encoded[0] if encoded else codes):
+            raise TreegenError(f"X has {len(encoded[0])} rows but y has {len(codes)}")
+        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        dataset = Dataset(features, encoded, target, codes, weights)
+        self.model_ = learn(dataset, self.algorithm, **self._learner_params())
+        self.n_features_in_ = len(features)
+        if _is_frame(X):
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.feature_importances_ = _importances(self.model_, encoded, codes, weights, self._criterion())
+        return self
+
+    def _target(self, y) -> tuple[Target, np.ndarray]:
+        y = np.asarray(y)
+        if self._kind == REGRESSION:
+            return Target("target", REGRESSION), y.astype(np.float64)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        return Target("target", CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
+
+    def _learner_params(self) -> dict:
+        own = {"criterion": self.criterion, "max_depth": self.max_depth,
+               "min_samples_split": self.min_samples_split, "min_samples_leaf": self.min_samples_leaf,
+               "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
+               "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
+               "cast": self.cast}
+        if self.algorithm != "cart":  # other learners take what their fit() names
+            import importlib
+            accepted = inspect.signature(importlib.import_module(f"treegen.learn.{self.algorithm}").fit).parameters
+            own = {k: v for k, v in own.items() if k in accepted}
+        return {**own, **(self.learner_params or {})}
+
+    def _criterion(self) -> str:
+        if self._kind == REGRESSION:
+            return "squared_error"
+        return self.criterion if self.algorithm == "cart" else "entropy"
+
+    # -- predicting ----------------------------------------------------------------------
+
+    def _scores(self, X) -> np.ndarray:
+        """Final score vectors, one row per input row (class probabilities or [value])."""
+        model = self.model_
+        names, columns = _columns(X, self.feature_names or [f.name for f in model.features])
+        by_name = dict(zip(names, columns))
+        missing = [f.name for f in model.features if f.name not in by_name]
+        if missing:
+            raise TreegenError(f"X lacks the feature column(s): {', '.join(missing)}")
+        encoded = [_encode(f, by_name[f.name]) for f in model.features]
+        return predict_scores(model, encoded)
+
+
+class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
+    """A decision tree classifier learned by treegen (CART by default; ``algorithm="c45"``/``"id3"``).
+
+    Parameters are those of :func:`treegen.learn.cart.fit`, plus ``algorithm``, ``feature_names``
+    (names for array columns) and ``learner_params`` (extra parameters for the chosen learner).
+
+    Attributes
+    ----------
+    model_ : Model
+        The learned tree, for every treegen back end.
+    classes_ : ndarray
+        The class labels, sorted.
+    feature_importances_ : ndarray
+        Weighted impurity decrease per feature, normalised to sum 1.
+    """
+
+    _kind = CLASSIFICATION
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self._scores(X)
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
+    """A CART regression tree (squared error) learned by treegen; parameters as the classifier's."""
+
+    _kind = REGRESSION
+
+    def __init__(self, algorithm: str = "cart", criterion: str = "squared_error",
+                 max_depth: int | None = None, min_samples_split: int | float = 2,
+                 min_samples_leaf: int | float = 1, min_impurity_decrease: float = 0.0,
+                 ccp_alpha: float | str = 0.0, cv_folds: int = 5, seed: int = 0,
+                 cast: str = "float64", feature_names=None, learner_params: dict | None = None):
+        super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
+                         min_impurity_decrease, ccp_alpha, None, cv_folds, seed, cast, feature_names,
+                         learner_params)
+
+    def predict(self, X) -> np.ndarray:
+        return self._scores(X)[:, 0]
+
+
+# -- from arrays, frames and rows to encoded columns ---------------------------------------------
+
+def _is_frame(X) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _columns(X, names=None) -> tuple[list[str], list[np.ndarray]]:
+    """Column names and raw columns of a DataFrame, a 2-D array, or a list of rows (dicts or sequences)."""
+    if _is_frame(X):
+        return [str(c) for c in X.columns], [_frame_column(X[c]) for c in X.columns]
+    if isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
+        keys = list(names) if names is not None else list(dict.fromkeys(k for row in X for k in row))
+        return [str(k) for k in keys], [np.array([row.get(k) for row in X], dtype=object) for k in keys]
+    array = np.asarray(X)
+    if array.dtype.kind not in "biufc":
+        array = np.asarray(X, dtype=object)
+    if array.ndim != 2:
+        raise TreegenError(f"X must be two-dimensional (rows x features), not of shape {array.shape}")
+    width = array.shape[1]
+    names = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(width)]
+    if len(names) != width:
+        raise TreegenError(f"{len(names)} feature names for {width} columns")
+    return names, [array[:, i] for i in range(width)]
+
+
+def _frame_column(series) -> np.ndarray:
+    if series.dtype.kind in "iuf":
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    return series.astype(object).to_numpy()
+
+
+def _feature(name: str, values: np.ndarray) -> Feature:
+    if values.dtype.kind in "iuf":
+        return Feature(name, NUMERIC)
+    present = [v for v in values if not _is_missing(v)]
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+           for v in present):
+        return Feature(name, NUMERIC)
+    return infer_feature(name, [None if _is_missing(v) else str(v) for v in values], nominal=True)
+
+
+def _encode(feature: Feature, values: np.ndarray) -> np.ndarray:
+    """Numeric: float64 with NaN missing; nominal: category codes, -1 for missing or unknown."""
+    if feature.is_numeric:
+        if values.dtype.kind in "iuf":
+            return values.astype(np.float64)
+        try:
+            return np.array([math.nan if _is_missing(v) else float(v) for v in values])
+        except (TypeError, ValueError):
+            raise TreegenError(f"feature {feature.name!r} is numeric but has non-numeric values") from None
+    return encode(feature, [None if _is_missing(v) else str(v) for v in values], None, feature.name)
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, pandas NA
+    except (TypeError, ValueError):
+        return False
+
+
+# -- predicting and importances from encoded columns -------------------------------------------
+
+def predict_scores(model: Model, columns: list[np.ndarray]) -> np.ndarray:
+    """Score vectors for encoded columns: vectorised for single trees with one path per row, the
+    model's reference walk otherwise (fractional missing routes, several trees)."""
+    from .learn.cart_apply import FractionalRoute, node_paths
+    if model.combine.kind == "single":
+        try:
+            ends = node_paths(model, model.trees[0], columns)[:, -1]
+            values = np.array([node.value for node in model.trees[0].nodes])
+            return values[ends]
+        except FractionalRoute:
+            pass
+    decoded = [_decode(f, c) for f, c in zip(model.features, columns)]
+    names = [f.name for f in model.features]
+    return np.array([model.scores(dict(zip(names, row))) for row in zip(*decoded)])
+
+
+def _decode(feature: Feature, column: np.ndarray) -> list:
+    if feature.is_numeric:
+        return [None if math.isnan(v) else float(v) for v in column]
+    return [None if k < 0 else feature.categories[k] for k in column]
+
+
+def _importances(model: Model, columns, y, weights, criterion: str) -> np.ndarray:
+    """Weighted impurity decrease per feature, summed over the splits and normalised to sum 1."""
+    tree = model.trees[0]
+    weight, impurity = _node_impurities(model, columns, y, weights, criterion)
+    out = np.zeros(len(model.features))
+    for i, node in enumerate(tree.nodes):
+        if node.split is not None:
+            decrease = weight[i] * impurity[i] - sum(weight[c] * impurity[c] for c in node.children)
+            out[node.split.feature] += decrease
+    total = out.sum()
+    return out / total if total > 0 else out
+
+
+def _node_impurities(model: Model, columns, y, weights, criterion: str):
+    from .learn.cart import node_impurity
+    nodes = model.trees[0].nodes
+    if model.target.is_classification:
+        weight = np.array([sum(node.counts) if node.counts else node.n for node in nodes])
+        impurity = np.array([node_impurity(criterion, np.asarray(node.counts, dtype=np.float64))
+                             if sum(node.counts) > 0 else 0.0 for node in nodes])
+        return weight, impurity
+    from .learn.cart_apply import node_paths
+    paths = node_paths(model, model.trees[0], columns)
+    first = np.ones(paths.shape, dtype=bool)
+    first[:, 1:] = paths[:, 1:] != paths[:, :-1]  # each node once per row
+    where = paths[first]
+    rows = np.broadcast_to(np.arange(len(y))[:, None], paths.shape)[first]
+    size = len(nodes)
+    w = np.bincount(where, weights[rows], size)
+    s = np.bincount(where, weights[rows] * y[rows], size)
+    sq = np.bincount(where, weights[rows] * y[rows] ** 2, size)
+    with np.errstate(all="ignore"):
+        impurity = np.where(w > 0, sq / w - (s / w) ** 2, 0.0)
+    return w, impurity
