@@ -113,6 +113,9 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
     dataset = to_dataset(table, target, _split_names(nominal), regression, _split_names(ignore))
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows", path)
+    if len(set(dataset.labels())) == 1:
+        raise TreegenError(f"the target {dataset.target.name!r} has one value only "
+                           f"({dataset.labels()[0]!r}): there is nothing to learn", path)
     return dataset
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 from ..data import Dataset
 from ..errors import TreegenError
@@ -17,4 +18,9 @@ def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows to learn from")
     module = importlib.import_module(f"{__name__}.{algorithm}")
-    return module.fit(dataset, **{k: v for k, v in params.items() if v is not None})
+    params = {k: v for k, v in params.items() if v is not None}
+    accepted = inspect.signature(module.fit).parameters
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}")
+    return module.fit(dataset, **params)

@@ -1,0 +1,30 @@
+"""Graphviz output: edges carry the tests, leaves the distribution and majority class, coloured by class."""
+import re
+import shutil
+import subprocess
+
+from treegen.data import load_dataset
+from treegen.emit import emit
+from treegen.learn import fit
+from treegen.testing import HOSTILE_NAMES, random_model
+
+
+def tennis():
+    return fit(load_dataset("examples/play_tennis.csv"), "id3")
+
+
+def test_edges_leaves_and_colours():
+    text = emit(tennis(), "dot")
+    assert 't0n0 -> t0n1 [label="outlook = sunny"];' in text
+    assert 't0n2 [label="no\\nno: 3\\nyes: 0", fillcolor="#f5c48a", shape=ellipse];' in text
+    assert 't0n3 [label="yes\\nno: 0\\nyes: 2", fillcolor="#9fd3f2", shape=ellipse];' in text
+    assert emit(tennis(), "dot") == text
+
+
+def test_graphviz_accepts_hostile_names_and_renders_svg():
+    model = random_model(5, names=HOSTILE_NAMES[10:15], classes=tuple(HOSTILE_NAMES[15:18]), n_trees=2)
+    text = emit(model, "dot")
+    result = subprocess.run([shutil.which("dot"), "-Tsvg"], input=text, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    svg = emit(tennis(), "dot", image_format="svg")
+    assert svg.lstrip().startswith("<?xml") and len(re.findall(r"<g id=\"node", svg)) == 8

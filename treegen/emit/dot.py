@@ -1,0 +1,57 @@
+"""Graphviz diagrams: tests on the edges, class distribution and majority class at the nodes,
+leaves coloured by their class (``--format svg`` renders with Graphviz's ``dot`` when installed)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from ..errors import TreegenError
+from ..model import Model, argmax
+from ..show import edge_labels
+from . import render
+
+# Colour-blind friendly (Okabe-Ito), lightened for black text; cycled for many classes.
+PALETTE = ["#f5c48a", "#9fd3f2", "#8fd6bd", "#f7f0a0", "#8fb8dc", "#f0b08a", "#e2b6cf", "#d9d9d9"]
+
+
+def dot_string(text: str) -> str:
+    """A DOT quoted string: quotes and backslashes escaped, line breaks as DOT's centred \\n."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\r", "").replace("\n", "\\n") + '"'
+
+
+def node_label(model: Model, node) -> tuple[str, str]:
+    """The text of a node and its fill colour."""
+    target = model.target
+    if not target.is_classification:
+        return f"value = {node.value[0]!r}\nn = {node.n:g}", "#ffffff"
+    best = argmax(node.value)
+    counts = node.counts or node.value
+    lines = [f"{c}: {k:g}" for c, k in zip(target.classes, counts)]
+    return f"{target.classes[best]}\n" + "\n".join(lines), PALETTE[best % len(PALETTE)]
+
+
+def tree_context(model: Model, index: int, tree) -> dict:
+    nodes, edges = [], []
+    for node_id, node in enumerate(tree.nodes):
+        text, color = node_label(model, node)
+        if not node.is_leaf:  # the test, the weight, the distribution; the majority shows at leaves
+            text = f"{model.features[node.split.feature].name} ?\nn = {node.n:g}\n" + text.split("\n", 1)[-1]
+        nodes.append({"id": f"t{index}n{node_id}", "label": dot_string(text), "leaf": node.is_leaf,
+                      "color": dot_string(color if node.is_leaf else "#ffffff")})
+        if not node.is_leaf:
+            for child, label in zip(node.children, edge_labels(model, node)):
+                edges.append({"source": f"t{index}n{node_id}", "target": f"t{index}n{child}",
+                              "label": dot_string(label)})
+    # a "cluster_" subgraph draws a frame: only worth it to tell several trees apart
+    return {"cluster": f"cluster_{index}" if len(model.trees) > 1 else f"tree_{index}", "label": dot_string(f"tree {index + 1}"), "nodes": nodes,
+            "edges": edges}
+
+
+def emit(model: Model, image_format: str = "dot") -> str:
+    text = render("dot", "tree.dot.j2", trees=[tree_context(model, i, t) for i, t in enumerate(model.trees)])
+    if image_format == "dot":
+        return text
+    if shutil.which("dot") is None:
+        raise TreegenError("--format svg needs Graphviz's `dot` program (for example: apt-get install graphviz)")
+    return subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True, check=True).stdout
