@@ -22,7 +22,7 @@ pairs; the others return the id of the one node reached.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..errors import TreegenError
@@ -50,8 +50,9 @@ class CostModel:
     """Estimated code size of each construct, and the limits a function must stay within."""
 
     condition: Callable[[Cond], int]
-    leaf: int
-    call: int
+    leaf: int  # ends the walk of an exclusive tree
+    call: int  # continues it in another function
+    collect: int  # what a leaf or a call costs more in a non-exclusive tree
     fraction_call: int
     budget: int  # the estimated size a function may reach
     max_depth: int  # nesting levels of ``if`` inside one function
@@ -101,6 +102,8 @@ def _plan_tree(model, index, tree: Tree, codes, cuts, cost: CostModel) -> TreePl
     order = _reachable(tree)
     exclusive = all(tree.nodes[i].split is None or tree.nodes[i].split.missing.kind != "fraction"
                     for i in order)
+    if not exclusive:
+        cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
     parts = {}
     size: dict[int, int] = {}
     roots = {0}

@@ -16,7 +16,7 @@ INDENT = "    "
 
 # Python has no limit on a function's size, only on indentation (100 levels) and on the parser's
 # recursion: functions stay modest so that compiling stays linear and nesting shallow.
-COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, fraction_call=1, budget=2000, max_depth=40)
+COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_call=1, budget=2000, max_depth=40)
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options) -> str:

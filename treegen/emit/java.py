@@ -1,0 +1,234 @@
+"""The Java back end: one public class (Java 8 source level, no dependencies) with ``predict``,
+``predictProba``, ``predictLeaf`` and a CSV program (``main``).
+
+The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
+stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
+spread over nested classes whose estimated constant pools stay under 65,535 entries. Node values
+live in string data parsed once at class initialisation, not in code. Names and labels appear only
+inside escaped string literals, never in identifiers or comments."""
+from __future__ import annotations
+
+import math
+import re
+
+from ..errors import TreegenError
+from ..model import Model
+from . import render
+from .common import CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table, plan
+
+INDENT = "    "
+JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
+POOL_LIMIT = 65535  # constant-pool entries of one class
+STRING_LIMIT = 65535  # UTF-8 bytes of one string constant
+MASK_BITS = 63  # category codes below this are tested with one bit mask
+TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 12 bytes each)
+
+
+def _condition_bytes(cond: Cond) -> int:
+    """An upper bound of the bytecode of one test: load x[i] (5), a constant (3), compare and branch
+    (4); a category set is one bit-mask test (17) or a chain of equality tests; a negation may
+    cost a jump (3)."""
+    negation = 3 if cond.op.startswith("not") else 0
+    if cond.op in ("in", "not in") and len(cond.codes) > 1:
+        return negation + (17 if _uses_mask(cond.codes) else 12 * len(cond.codes))
+    return negation + (14 if cond.op == "nan" else 12)
+
+
+# Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
+# accumulator, the weight and a call. Functions are cut at 3/4 of the JIT limit: the estimate is an
+# upper bound, and greedy cutting leaves most functions between half the budget and the budget.
+COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=11,
+                 budget=JIT_LIMIT * 3 // 4, max_depth=40)
+# The per-method estimate counts entries that methods share once per method: an upper bound. The
+# other quarter holds the class's own entries (names, descriptors, the classes it calls) with room to spare.
+POOL_BUDGET = POOL_LIMIT * 3 // 4
+
+NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
+KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
+else enum extends final finally float for goto if implements import instanceof int interface long native
+new package private protected public return short static strictfp super switch synchronized this throw
+throws transient try void volatile while true false null var record yield sealed permits""".split())
+
+
+def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
+         package: str | None = None, **target_options) -> str:
+    """The text of a Java source file whose class predicts exactly as ``model`` does.
+
+    Parameters
+    ----------
+    model : the model to compile.
+    proba : give the program a ``--proba`` flag (the class always has ``predictProba`` for
+        classification).
+    leaf : add ``predictLeaf`` and the program's ``--leaf`` flag.
+    class_name : the public class's name; package : its package (none by default).
+    """
+    if target_options:
+        raise TreegenError(f"the java target takes no option {', '.join(sorted(target_options))}")
+    _check_name(class_name, "class name")
+    if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
+        raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
+    for part in (package.split(".") if package else []):
+        _check_name(part, "package name")
+    plans = plan(model, COST)
+    home = _assign_classes(plans)
+    codes = category_codes(model)
+    return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
+                  model=model, name=class_name, package=package,
+                  classification=model.target.is_classification,
+                  features=model.features, classes=model.target.classes,
+                  codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
+                  parts=_parts(plans, home), trees=plans, dispatch=_dispatch(plans, home),
+                  data=_data_chunks(plans, len(model.trees)), combine=model.combine,
+                  dispatch_size=TREES_PER_DISPATCH, proba=proba, leaf=leaf)
+
+
+def _check_name(name: str, what: str) -> None:
+    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name or "") or name in KEYWORDS:
+        raise TreegenError(f"{what} {name!r} is not a Java identifier")
+
+
+def literal(value) -> str:
+    """A Java double expression that reads back bit-identical (Java parses decimals correctly rounded)."""
+    value = float(value)
+    if math.isnan(value):
+        return "Double.NaN"
+    if math.isinf(value):
+        return "Double.POSITIVE_INFINITY" if value > 0 else "Double.NEGATIVE_INFINITY"
+    return repr(value)
+
+
+def string(text: str) -> str:
+    """A Java string literal. Every UTF-16 unit outside printable ASCII is escaped; line breaks,
+    quotes and backslashes get their own escapes, since ``\\u000a`` would end the line before javac
+    reads the literal."""
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
+    units = text.encode("utf-16-be")
+    out = []
+    for i in range(0, len(units), 2):
+        c = chr(int.from_bytes(units[i:i + 2], "big"))
+        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
+    return '"' + "".join(out) + '"'
+
+
+def method_name(tree: int, node: int) -> str:
+    return f"t{tree}n{node}"
+
+
+def condition(cond: Cond) -> str:
+    x = f"x[{cond.feature}]"
+    if cond.op in ("<=", ">"):
+        return f"{x} {cond.op} {literal(cond.threshold)}"
+    if cond.op in ("not <=", "not >"):
+        return f"!({x} {cond.op[4:]} {literal(cond.threshold)})"
+    if cond.op == "nan":
+        return f"{x} != {x}"
+    if cond.op == "unknown":
+        return f"{x} < 0.0"
+    test = _in_codes(x, cond.codes)
+    return test if cond.op == "in" else f"!({test})"
+
+
+def _uses_mask(codes) -> bool:
+    return len(codes) > 3 and max(codes) < MASK_BITS
+
+
+def _in_codes(x: str, codes) -> str:
+    if not codes:
+        return "false"
+    if _uses_mask(codes):  # a code of -1 shifts by 63: that bit is clear
+        mask = sum(1 << c for c in codes)
+        return f"(0x{mask:x}L >>> (int) {x} & 1L) != 0L"
+    return " || ".join(f"{x} == {c}.0" for c in codes)
+
+
+def _assign_classes(plans: list[TreePlan]) -> dict:
+    """Which nested class each method lives in, filling classes up to the constant-pool budget."""
+    home, part, used = {}, 0, 0
+    for tree_plan in plans:
+        for function in tree_plan.functions:
+            need = _pool_entries(function)
+            if used and used + need > POOL_BUDGET:
+                part, used = part + 1, 0
+            home[(function.tree, function.node)] = part
+            used += need
+    return home
+
+
+def _pool_entries(function) -> int:
+    """Constant-pool entries a method may add: 2 per double constant, 4 per method it calls
+    (reference, name and type, name, class), 1 per int above a short, and its own name and type."""
+    entries = 4
+    for _, kind, payload in function.lines:
+        if kind == IF:
+            entries += 2 * max(1, len(payload.codes))
+        elif kind == CALL:
+            entries += 4
+        elif kind == FRACTION:
+            entries += 6 * len(payload)
+        elif kind == LEAF:
+            entries += payload > 32767
+    return entries
+
+
+def _parts(plans: list[TreePlan], home: dict) -> list[list[dict]]:
+    """The nested classes, each a list of methods ready to print."""
+    classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
+    for tree_plan in plans:
+        for function in tree_plan.functions:
+            classes[home[(function.tree, function.node)]].append(_method(tree_plan, function, home))
+    return classes
+
+
+def _method(tree_plan: TreePlan, function, home: dict) -> dict:
+    exclusive = tree_plan.exclusive
+    call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
+    lines, open_blocks = [], []
+    for depth, kind, payload in function.lines:
+        while open_blocks and open_blocks[-1] >= depth:
+            lines.append(INDENT * (open_blocks.pop() + 2) + "}")
+        pad = INDENT * (depth + 2)
+        if kind == IF:
+            lines.append(f"{pad}if ({condition(payload)}) {{")
+            open_blocks.append(depth)
+        elif kind == LEAF:
+            lines.append(f"{pad}return {payload};" if exclusive else f"{pad}out.add({payload}, w); return;")
+        elif kind == CALL:
+            lines.append(f"{pad}return {call(payload)}(x);" if exclusive else f"{pad}{call(payload)}(x, w, out); return;")
+        elif kind == FRACTION:
+            lines.extend(f"{pad}{call(child)}(x, w * {literal(weight)}, out);" for child, weight in payload)
+            lines.append(f"{pad}return;")
+    while open_blocks:
+        lines.append(INDENT * (open_blocks.pop() + 2) + "}")
+    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out)"
+    return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
+
+
+def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
+    """Groups of switch cases that start each tree's walk (one small method per group)."""
+    cases = []
+    for p in plans:
+        entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
+        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, 1.0, acc)"
+        cases.append(f"case {p.index}: {call}; return;")
+    return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
+
+
+def _data_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def _data_chunks(plans: list[TreePlan], count: int) -> list[str]:
+    """The node values of every tree as text, cut into string constants: per tree a line
+    ``nodes|id:v,v id:v,v`` (read by the class's ``parseValues``)."""
+    lines = []
+    for p in plans:
+        entries = " ".join(f"{node}:" + ",".join(_data_text(v) for v in value)
+                           for node, value in sorted(leaf_table(p).items()))
+        lines.append(f"{max(leaf_table(p)) + 1}|{entries}\n")
+    text = "".join(lines)
+    size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
+    return [text[i:i + size] for i in range(0, len(text), size)]

@@ -1,0 +1,63 @@
+"""Compile a generated Java class with ``javac`` and run it with ``java``, for real.
+
+Compiled classes are cached by the hash of their source for the life of the process, and
+:func:`compile_sources` compiles many classes in one ``javac`` call (the JVM's start-up dominates)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+
+_compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
+
+
+def class_name(source: str) -> str:
+    """The qualified name of the public class declared in ``source``."""
+    package = re.search(r"^package\s+([\w.]+)\s*;", source, re.MULTILINE)
+    name = re.search(r"^public\s+(?:final\s+)?class\s+(\w+)", source, re.MULTILINE)
+    if name is None:
+        raise RuntimeError("no public class in the Java source")
+    return f"{package.group(1)}.{name.group(1)}" if package else name.group(1)
+
+
+def _key(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def compile_sources(sources, javac: str = "javac", release: str | None = None) -> list[str]:
+    """Compile several sources (distinct qualified class names) in one ``javac`` call; returns
+    the class directory of each. Already compiled sources are not compiled again."""
+    todo = [s for s in dict.fromkeys(sources) if _key(s) not in _compiled]
+    if todo:
+        root = tempfile.mkdtemp(prefix="treegen-java-")
+        paths = []
+        for source in todo:
+            path = os.path.join(root, "src", *class_name(source).split(".")) + ".java"
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(source)
+            paths.append(path)
+        out = os.path.join(root, "classes")
+        command = [javac, "-encoding", "UTF-8", "-nowarn", "-d", out]
+        command += ["--release", release] if release else []
+        done = subprocess.run(command + paths, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"javac failed:\n{done.stderr[-5000:]}")
+        for source in todo:
+            _compiled[_key(source)] = (out, class_name(source))
+    return [_compiled[_key(s)][0] for s in sources]
+
+
+def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "javac",
+        release: str | None = None, timeout: float = 600) -> str:
+    """Compile (once) and run the class as a program on ``csv_text``; its standard output.
+
+    Raises RuntimeError with the standard error when compiling or running fails."""
+    directory = compile_sources([source], javac=javac, release=release)[0]
+    done = subprocess.run([java, "-cp", directory, class_name(source), *args],
+                          input=csv_text.encode("utf-8"), capture_output=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"java exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
+    return done.stdout.decode("utf-8")
