@@ -1,2 +1,45 @@
-"""treegen: a compiler for decision trees."""
+"""treegen: a compiler for decision trees.
+
+>>> import treegen
+>>> model = treegen.train("examples/play_tennis.csv", target="play", algorithm="id3")
+>>> model.predict({"outlook": "overcast"})
+'yes'
+>>> python_source = treegen.export(model, "python", proba=True)
+"""
+from __future__ import annotations
+
 __version__ = "0.1.0"
+__all__ = ["train", "load", "save", "export", "from_sklearn", "__version__"]
+
+
+def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
+    """Learn a tree from a CSV or ARFF file with id3, c45 or cart; returns a :class:`treegen.model.Model`."""
+    from .data import load_dataset
+    from .learn import fit
+    if algorithm in ("id3", "c45"):
+        regression = False
+    return fit(load_dataset(data, target=target, nominal=nominal, regression=regression), algorithm, **params)
+
+
+def load(path: str):
+    """A model from a JSON model file or a rule-text file."""
+    from .cli import load_model
+    return load_model(path)
+
+
+def save(model, path: str) -> None:
+    """Write a model as JSON (docs/model-format.md)."""
+    from .modelio import save as save_json
+    save_json(model, path)
+
+
+def export(model, to: str, **options) -> str:
+    """Generate python, java, sql, rules or dot text for a model."""
+    from .emit import emit
+    return emit(model, to, **options)
+
+
+def from_sklearn(estimator, feature_names=None):
+    """A treegen model from a fitted scikit-learn tree, forest or gradient boosting estimator."""
+    from .importers.sklearn import from_sklearn as convert
+    return convert(estimator, feature_names=feature_names)
