@@ -119,6 +119,17 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
     return dataset
 
 
+def fit_with_progress(dataset, algorithm: str, params: dict):
+    """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
+    from .learn import fit
+    from .learn.progress import bar_after
+    if not sys.stderr.isatty():
+        return fit(dataset, algorithm, **params)
+    bar = lambda length: click.progressbar(length=length, label=f"fitting {algorithm}", file=sys.stderr)
+    with bar_after(2.0, float(dataset.weights.sum()), bar):
+        return fit(dataset, algorithm, **params)
+
+
 def load_model(path: str):
     """A model from JSON, or from rule text when the file does not start with '{'. '-' is stdin."""
     from . import modelio
@@ -160,7 +171,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     params = learner_params(algorithm, options)
     if seed is not None and algorithm != "id3":
         params["seed"] = seed
-    model = fit(dataset, algorithm, **params)
+    model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)
 

@@ -17,6 +17,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, MissingRoute, Node, Split, Tree
 from .criteria import info_gain
+from .progress import settled
 
 
 def fit(dataset: Dataset, max_depth: int | None = None) -> Model:
@@ -38,6 +39,7 @@ def fit(dataset: Dataset, max_depth: int | None = None) -> Model:
             children_of[parent].append(node_id)
         pure = np.count_nonzero(counts) <= 1
         if pure or not available or (max_depth is not None and depth >= max_depth):
+            settled(counts.sum())
             continue
         best = _best_feature(dataset, codes, rows, available, counts, width)
         feature = dataset.features[best]
