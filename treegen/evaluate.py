@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .data import Dataset, Table, rows_for_model
+from .data import Dataset, Table, parse_number, rows_for_model
 from .errors import TreegenError
 from .learn import fit
 from .model import Model
@@ -96,7 +96,8 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
                    seed: int = 1, **params) -> Report:
     folds = [np.array([i]) for i in range(len(dataset))] if loo else stratified_folds(dataset, k, seed)
     report = Report(dataset.target.kind, dataset.target.classes,
-                    method="leave-one-out" if loo else f"stratified {k}-fold cross-validation (seed {seed})")
+                    method="leave-one-out" if loo else
+                    f"{'stratified ' if dataset.target.is_classification else ''}{k}-fold cross-validation (seed {seed})")
     truth, predicted = [None] * len(dataset), [None] * len(dataset)
     everything = np.arange(len(dataset))
     for test in folds:
@@ -116,7 +117,11 @@ def holdout(train: Dataset, test: Table, algorithm: str, **params) -> Report:
     rows = [r for r, t in zip(rows_for_model(test, model), truth) if t is not None]
     truth = [t for t in truth if t is not None]
     if not train.target.is_classification:
-        truth = [float(t) for t in truth]
+        numbers = [parse_number(t) for t in truth]
+        if None in numbers:
+            raise TreegenError(f"target {train.target.name!r}: {truth[numbers.index(None)]!r} is not a number",
+                               test.source)
+        truth = numbers
     classes = tuple(dict.fromkeys(list(train.target.classes) + (truth if train.target.is_classification else [])))
     report = Report(train.target.kind, classes, method=f"held-out test set {test.source}")
     report.truth, report.predicted = truth, [model.predict(row) for row in rows]
