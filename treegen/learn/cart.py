@@ -69,6 +69,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     """
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
                             min_impurity_decrease, class_weight, cast)
+    from .cart_grow import grow
     from .cart_prune import choose_alpha, prune
     alpha = ccp_alpha
     if isinstance(ccp_alpha, str):
@@ -170,22 +171,21 @@ class Grown:
 
 # -- impurity and the split-search proxy, as scikit-learn computes them ------------------------
 
-def node_impurity(criterion: str, total: np.ndarray, sq_sum: float = 0.0) -> float:
+def node_impurity(criterion: str, total, sq_sum: float = 0.0) -> float:
     """Impurity of one node from its statistics (class weights, or [w, sum w*y] and sum w*y*y)."""
-    if criterion == "squared_error":
-        w = float(total[0])
-        return sq_sum / w - (float(total[1]) / w) ** 2.0
-    w = 0.0
-    for c in total:
-        w += float(c)
-    if criterion == "gini":
-        return gini(total, w)
-    entropy = 0.0
-    for c in total:
-        if c > 0.0:
-            p = float(c) / w
-            entropy -= p * (math.log(p) / LOG2)
-    return entropy
+    total = np.asarray(total, dtype=np.float64)[:, None]
+    return float(node_impurities(criterion, total, np.array([sq_sum]))[0])
+
+
+def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """Impurity of each node (a column of ``totals``), with scikit-learn's formulas."""
+    with np.errstate(all="ignore"):
+        if criterion == "squared_error":
+            return squares / totals[0] - (totals[1] / totals[0]) ** 2.0
+        weight = totals.sum(0)
+        if criterion == "gini":
+            return 1.0 - (totals * totals).sum(0) / (weight * weight)
+        return _entropy(totals, weight)
 
 
 def gini(counts, total: float | None = None) -> float:
@@ -300,70 +300,6 @@ def row_statistics(y: np.ndarray, weights: np.ndarray, width: int) -> np.ndarray
     return np.vstack([weights, weights * y])
 
 
-def grow(dataset: Dataset, params: Params) -> Grown:
-    """Grow the full tree depth first with an explicit stack (no recursion: any depth works)."""
-    problem = Problem(dataset, params)
-    if problem.rows == 0:
-        raise TreegenError("every row has weight zero: nothing to learn from")
-    grown = Grown(problem.width)
-    rows = np.arange(problem.rows)
-    total, squares = problem.sums(rows)
-    root_weight = _weight(total, problem.width)
-    impurity = node_impurity(params.criterion, total, squares)
-    stack = [(rows, problem.order, 0, None, total, impurity)]
-    while stack:
-        rows, order, depth, parent, total, impurity = stack.pop()
-        node = grown.add(total, impurity)
-        if parent is not None:
-            grown.children[parent] += (node,)
-        if (depth >= params.max_depth or len(rows) < params.min_samples_split
-                or impurity <= EPSILON):
-            continue
-        best = best_split(problem, rows, order, total)
-        if best is None:
-            continue
-        goes_left = partition(problem, best, rows)
-        sides = [_side(problem, rows, order, goes_left == flag) for flag in (True, False)]
-        (_, _, total_left, impurity_left), (_, _, total_right, impurity_right) = sides
-        weight = _weight(total, problem.width)
-        improvement = weight / root_weight * (
-            impurity - _weight(total_right, problem.width) / weight * impurity_right
-            - _weight(total_left, problem.width) / weight * impurity_left)
-        if improvement + EPSILON < params.min_impurity_decrease:
-            continue
-        grown.split[node] = as_split(problem, best)
-        for side_rows, side_order, side_total, side_impurity in reversed(sides):
-            stack.append((side_rows, side_order, depth + 1, node, side_total, side_impurity))
-    return grown
-
-
-def _weight(total: np.ndarray, width: int) -> float:
-    return float(total.sum()) if width else float(total[0])
-
-
-def _side(problem: Problem, rows, order, mask):
-    side_rows = rows[mask]
-    flags = np.zeros(problem.rows, dtype=bool)
-    flags[side_rows] = True
-    side_order = order[flags[order]].reshape(len(order), len(side_rows))
-    total, squares = problem.sums(side_rows)
-    return side_rows, side_order, total, node_impurity(problem.criterion, total, squares)
-
-
-def partition(problem: Problem, best: Candidate, rows: np.ndarray) -> np.ndarray:
-    """Which of the node's rows go left under the chosen split."""
-    if best.left_codes:
-        codes = problem.codes[best.feature][rows]
-        left = np.isin(codes, best.left_codes)
-        missing = codes < 0
-    else:
-        values = problem.X[problem.numeric.index(best.feature), rows]
-        left = values <= best.threshold
-        missing = np.isnan(values)
-    left[missing] = best.missing_left
-    return left
-
-
 def as_split(problem: Problem, best: Candidate) -> Split:
     route = MissingRoute.to_child(0 if best.missing_left else 1)
     if not best.left_codes:
@@ -371,95 +307,6 @@ def as_split(problem: Problem, best: Candidate) -> Split:
     categories = problem.categories[best.feature]
     return Split(best.feature, "in", values=tuple(categories[c] for c in sorted(best.left_codes)),
                  missing=route)
-
-
-def best_split(problem: Problem, rows: np.ndarray, order: np.ndarray, total: np.ndarray):
-    """The best split of a node over all features, or None when no split is allowed."""
-    found: list[Candidate] = []
-    features = len(problem.numeric)
-    chunk = max(1, CHUNK_CELLS // max(1, len(rows) * total.size))
-    for start in range(0, features, chunk):
-        found.extend(numeric_candidates(problem, order[start:start + chunk], start, total))
-    for j in problem.nominal:
-        found.extend(nominal_candidates(problem, j, rows, total))
-    if not found:
-        return None
-    best = found[0]
-    for candidate in found[1:]:  # strictly better, else the feature that comes first
-        if (candidate.proxy, -candidate.feature) > (best.proxy, -best.feature):
-            best = candidate
-    return best
-
-
-def numeric_candidates(problem: Problem, order: np.ndarray, start: int,
-                       total: np.ndarray) -> list[Candidate]:
-    """The best cut of each numeric feature of a chunk, all cuts evaluated at once.
-
-    ``order`` holds the node's rows sorted by each numeric feature (missing last), from the
-    ``start``-th numeric feature on.
-    """
-    n = order.shape[1]
-    if n < 2:
-        return []
-    params = problem.params
-    features = problem.numeric[start:start + len(order)]
-    values = np.take_along_axis(problem.X[start:start + len(order)], order, axis=1)
-    present = n - np.isnan(values).sum(axis=1)  # per feature: rows with a value, sorted first
-    cumulative = np.cumsum(problem.stats[:, order], axis=2)  # (statistics, features, rows)
-    cumulative_present = np.where(present > 0,
-                                  cumulative[:, np.arange(len(features)), np.maximum(present - 1, 0)], 0.0)
-    missing_stats = cumulative[:, :, -1] - cumulative_present  # (statistics, features)
-    n_missing = n - present
-    total = total[:, None, None]
-    rows = np.arange(len(features))
-    leaf = params.min_samples_leaf
-    n_left = np.arange(1, n)  # cut after position i: rows 0..i go left
-    left = cumulative[:, :, :-1]
-    with np.errstate(invalid="ignore"):
-        distinct = values[:, 1:] > values[:, :-1] + problem.tolerance  # False from the missing on
-    last = values[rows, np.maximum(present - 1, 0)]
-    constant = (present == 0) | ~(last > values[:, 0] + problem.tolerance)
-
-    # scikit-learn's order: cuts with missing right, cuts with missing left, present | missing
-    scores = proxy(problem.criterion, left, total - left)
-    scores[~(distinct & (n_left >= leaf) & (n - n_left >= leaf))] = -np.inf
-    best_position = np.argmax(scores, axis=1)
-    best_score = scores[rows, best_position]
-    variant = np.zeros(len(features), dtype=np.int64)
-    if n_missing.any():
-        with_missing = left + missing_stats[:, :, None]
-        scores = proxy(problem.criterion, with_missing, total - with_missing)
-        valid = (distinct & (n_missing[:, None] > 0) & (n_left + n_missing[:, None] >= leaf)
-                 & (present[:, None] - n_left >= leaf))
-        scores[~valid] = -np.inf
-        position = np.argmax(scores, axis=1)
-        score = scores[rows, position]
-        better = score > best_score
-        best_score[better], best_position[better], variant[better] = score[better], position[better], 1
-        score = proxy(problem.criterion, cumulative_present, missing_stats)
-        score[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
-        better = score > best_score
-        best_score[better], variant[better] = score[better], 2
-    out = []
-    for f in np.flatnonzero(best_score > -np.inf):
-        score, j = float(best_score[f]), features[f]
-        if variant[f] == 2:  # every present value left, missing right
-            out.append(Candidate(score, j, threshold=math.inf, missing_left=False))
-            continue
-        i = int(best_position[f])
-        threshold = midpoint(float(values[f, i]), float(values[f, i + 1]))
-        if n_missing[f] == 0:
-            go_left = i + 1 > n - (i + 1)  # no missing seen: follow the larger child
-        else:
-            go_left = variant[f] == 1
-        out.append(Candidate(score, j, threshold=threshold, missing_left=bool(go_left)))
-    return out
-
-
-def midpoint(a: float, b: float) -> float:
-    """scikit-learn's threshold between consecutive values ``a < b``."""
-    t = a / 2.0 + b / 2.0
-    return a if t == b or math.isinf(t) else t
 
 
 def nominal_candidates(problem: Problem, j: int, rows: np.ndarray, total: np.ndarray) -> list[Candidate]:

@@ -1,0 +1,106 @@
+"""treegen's CART against scikit-learn's DecisionTree*, side by side, one data set at a time.
+
+Each fit runs in its own subprocess on the same saved data, so that the peak memory of one fit
+(resident set high-water mark, reset just before fitting) does not hide another's. treegen fits
+with ``cast="float32"``, the setting that grows scikit-learn's very tree.
+
+    python3 bench/bench_fit.py            # the three data sets of bench/README.md
+    python3 bench/bench_fit.py --quick    # smaller data, for a smoke run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+CASES = {  # name: (generator, rows, features)
+    "make_classification 100k x 20": ("classification", 100_000, 20),
+    "make_classification 1M x 10": ("classification", 1_000_000, 10),
+    "make_regression 100k x 20": ("regression", 100_000, 20),
+}
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+
+def memory(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    return 0
+
+who, path, kind = sys.argv[1:4]
+X, y = np.load(path + ".X.npy"), np.load(path + ".y.npy")
+if who == "sklearn":
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    make = DecisionTreeRegressor if kind == "regression" else DecisionTreeClassifier
+    learner = lambda: make(random_state=0).fit(X, y)
+    count = lambda fitted: fitted.tree_.node_count
+else:
+    from treegen.data import Dataset
+    from treegen.learn.cart import fit
+    from treegen.model import Feature, Target
+    features = tuple(Feature(f"x{i}", "numeric") for i in range(X.shape[1]))
+    columns = [np.ascontiguousarray(X[:, i]) for i in range(X.shape[1])]
+    if kind == "regression":
+        data = Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
+    else:
+        data = Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
+    learner = lambda: fit(data, cast="float32")
+    count = lambda model: len(model.trees[0].nodes)
+before = memory("VmRSS")
+with open("/proc/self/clear_refs", "w") as refs:
+    refs.write("5")  # reset the resident high-water mark
+start = time.perf_counter()
+fitted = learner()
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "peak": memory("VmHWM") - before, "nodes": count(fitted)}))
+"""
+
+
+def make(kind: str, rows: int, features: int):
+    from sklearn.datasets import make_classification, make_regression
+    if kind == "regression":
+        return make_regression(n_samples=rows, n_features=features, noise=10.0, random_state=0)
+    return make_classification(n_samples=rows, n_features=features, random_state=0)
+
+
+def run(who: str, path: str, kind: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", CHILD, who, path, kind], env=env,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the rows")
+    args = parser.parse_args()
+    print("| data | sklearn fit s | treegen fit s | ratio | sklearn peak MB | treegen peak MB | nodes (sklearn / treegen) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, (kind, rows, features) in CASES.items():
+            rows = rows // 10 if args.quick else rows
+            X, y = make(kind, rows, features)
+            path = os.path.join(folder, "data")
+            np.save(path + ".X.npy", X)
+            np.save(path + ".y.npy", y)
+            theirs, ours = run("sklearn", path, kind), run("treegen", path, kind)
+            label = name if not args.quick else f"{name} (/10)"
+            print(f"| {label} | {theirs['seconds']:.2f} | {ours['seconds']:.2f} | "
+                  f"{ours['seconds'] / theirs['seconds']:.2f} | {theirs['peak'] / 1e6:.0f} | "
+                  f"{ours['peak'] / 1e6:.0f} | {theirs['nodes']} / {ours['nodes']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,311 @@
+"""Growing a CART tree level by level: every node of a depth is searched at once.
+
+Per numeric feature, the rows of all the nodes of a level sit in one array, grouped node by node
+(a *segment* per node) and sorted by the feature's value within each segment, missing last. One
+cumulative sum over the array, less each segment's running total at its start, gives the
+statistics left of every cut of every node; a segmented maximum picks each node's best cut. The
+children's segments are then cut out of the parent's by a stable partition, so values are sorted
+once, at the root. The number of numpy calls grows with the depth of the tree, not its size.
+
+Ties are broken as scikit-learn's splitter does within a feature (first cut, missing sent right
+before missing sent left, then "present left, missing right") and by the lower feature index
+across features. Nodes are created level by level, then renumbered in pre-order, left first:
+scikit-learn's node ids.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split,
+                   nominal_candidates, node_impurities, proxy)
+from ..data import Dataset
+from ..errors import TreegenError
+
+
+@dataclass
+class Level:
+    """The nodes of one depth: their rows (one row of ``orders`` per numeric feature, sorted by it,
+    plus a last row of the members in any order), segment starts, statistics and parents."""
+
+    orders: np.ndarray  # (numeric features + 1, rows)
+    starts: np.ndarray  # (nodes + 1,) segment boundaries
+    totals: np.ndarray  # (statistics, nodes)
+    squares: np.ndarray  # (nodes,) regression: sum of w*y*y
+    parents: list[int | None]
+
+
+@dataclass
+class Best:
+    """The best split found so far for each node of a level."""
+
+    score: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    codes: list  # nominal: the category codes sent left, else None
+
+    @classmethod
+    def empty(cls, nodes: int) -> "Best":
+        return cls(np.full(nodes, -np.inf), np.full(nodes, -1), np.full(nodes, np.nan),
+                   np.zeros(nodes, dtype=bool), [None] * nodes)
+
+    def offer(self, score, feature, threshold, missing_left, codes=None) -> None:
+        """Keep, node by node, the better split: the higher score, else the lower feature index."""
+        better = (score > self.score) | ((score == self.score) & (feature < self.feature) & (score > -np.inf))
+        self.score = np.where(better, score, self.score)
+        self.feature = np.where(better, feature, self.feature)
+        self.threshold = np.where(better, threshold, self.threshold)
+        self.missing_left = np.where(better, missing_left, self.missing_left)
+        for s in np.flatnonzero(better):
+            self.codes[s] = None if codes is None else codes[s]
+
+
+def grow(dataset: Dataset, params: Params) -> Grown:
+    """Grow the full tree (no recursion anywhere: any depth works)."""
+    problem = Problem(dataset, params)
+    if problem.rows == 0:
+        raise TreegenError("every row has weight zero: nothing to learn from")
+    members = np.arange(problem.rows)
+    orders = np.vstack([problem.order, members[None, :]])
+    totals, squares = problem.sums(members)
+    level = Level(orders, np.array([0, problem.rows]), totals[:, None], np.array([squares]), [None])
+    grown = Grown(problem.width)
+    root_weight = _weights(totals[:, None], problem.width)[0]
+    depth = 0
+    while level is not None:
+        level = _grow_level(problem, grown, level, depth, root_weight)
+        depth += 1
+    return preorder(grown)
+
+
+def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_weight: float):
+    """Add a level's nodes to ``grown``, split those that may be split; the next level or None."""
+    params = problem.params
+    impurity = node_impurities(params.criterion, level.totals, level.squares)
+    ids = []
+    for s, parent in enumerate(level.parents):
+        node = grown.add(level.totals[:, s], float(impurity[s]))
+        ids.append(node)
+        if parent is not None:
+            grown.children[parent] += (node,)
+    sizes = np.diff(level.starts)
+    open_ = (depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
+    if not open_.any():
+        return None
+    level = _only(level, open_)
+    ids = [i for i, keep in zip(ids, open_) if keep]
+    impurity = impurity[open_]
+    best = search(problem, level)
+    goes_left = _goes_left(problem, level, best)
+    members = level.orders[-1]
+    starts = level.starts[:-1]
+    side = problem.stats[:, members]
+    left = np.add.reduceat(side * goes_left[members], starts, axis=1)
+    right = np.add.reduceat(side * ~goes_left[members], starts, axis=1)
+    left_squares = np.add.reduceat(problem.squares[members] * goes_left[members], starts)
+    right_squares = np.add.reduceat(problem.squares[members] * ~goes_left[members], starts)
+    weight = _weights(level.totals, problem.width)
+    w_left, w_right = _weights(left, problem.width), _weights(right, problem.width)
+    impurity_left = node_impurities(params.criterion, left, left_squares)
+    impurity_right = node_impurities(params.criterion, right, right_squares)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        improvement = weight / root_weight * (impurity - w_right / weight * impurity_right
+                                              - w_left / weight * impurity_left)
+    split = (best.score > -np.inf) & ~(improvement + EPSILON < params.min_impurity_decrease)
+    for s in np.flatnonzero(split):
+        grown.split[ids[s]] = as_split(problem, Candidate(
+            float(best.score[s]), int(best.feature[s]), float(best.threshold[s]),
+            tuple(best.codes[s]) if best.codes[s] is not None else (), bool(best.missing_left[s])))
+    if not split.any():
+        return None
+    return _children(level, split, goes_left, (left, right), (left_squares, right_squares),
+                     [ids[s] for s in np.flatnonzero(split)])
+
+
+def _weights(totals: np.ndarray, width: int) -> np.ndarray:
+    return totals.sum(0) if width else totals[0]
+
+
+def _only(level: Level, keep: np.ndarray) -> Level:
+    """The level restricted to the nodes marked in ``keep`` (their segments, in order)."""
+    sizes = np.diff(level.starts)
+    positions = np.repeat(keep, sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes[keep])])
+    parents = [p for p, k in zip(level.parents, keep) if k]
+    return Level(level.orders[:, positions], starts, level.totals[:, keep], level.squares[keep], parents)
+
+
+def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, totals, squares, parents) -> Level:
+    """The next level: each split node's segment cut into its left then right child's, stably."""
+    sizes = np.diff(level.starts)
+    segment = np.repeat(np.arange(len(sizes)), sizes)
+    keep = split[segment]
+    orders = level.orders[:, keep]
+    segment = segment[keep]
+    rank = np.cumsum(split) - 1  # rank of each split node among the split ones
+    is_left = goes_left[orders]
+    left_sizes = np.bincount(rank[segment], weights=is_left[-1], minlength=int(split.sum())).astype(np.int64)
+    split_sizes = sizes[split]
+    right_sizes = split_sizes - left_sizes
+    before = np.concatenate([[0], np.cumsum(split_sizes)[:-1]])  # rows of earlier split nodes
+    left_before = np.concatenate([[0], np.cumsum(left_sizes)[:-1]])
+    right_before = before - left_before
+    k = rank[segment]
+    lefts_so_far = np.cumsum(is_left, axis=1) - 1
+    rights_so_far = np.cumsum(~is_left, axis=1) - 1
+    position = np.where(is_left, before[k] + (lefts_so_far - left_before[k]),
+                        before[k] + left_sizes[k] + (rights_so_far - right_before[k]))
+    new_orders = np.empty_like(orders)
+    np.put_along_axis(new_orders, position, orders, axis=1)
+    child_sizes = np.column_stack([left_sizes, right_sizes]).ravel()
+    starts = np.concatenate([[0], np.cumsum(child_sizes)])
+    (left, right), (left_squares, right_squares) = totals, squares
+    child_totals = np.stack([left[:, split], right[:, split]], axis=2).reshape(left.shape[0], -1)
+    child_squares = np.column_stack([left_squares[split], right_squares[split]]).ravel()
+    child_parents = [p for p in parents for _ in (0, 1)]
+    return Level(new_orders, starts, child_totals, child_squares, child_parents)
+
+
+def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
+    """Per training row (all of them; only the level's members matter): goes left at its node."""
+    out = np.zeros(problem.rows, dtype=bool)
+    members = level.orders[-1]
+    sizes = np.diff(level.starts)
+    segment = np.repeat(np.arange(len(sizes)), sizes)
+    feature = best.feature[segment]
+    numeric = np.isin(feature, problem.numeric)
+    index = np.searchsorted(problem.numeric, feature[numeric])
+    rows = members[numeric]
+    values = problem.X[index, rows]
+    with np.errstate(invalid="ignore"):
+        left = values <= best.threshold[segment[numeric]]
+    missing = np.isnan(values)
+    left[missing] = best.missing_left[segment[numeric]][missing]
+    out[rows] = left
+    for s in np.flatnonzero(~np.isin(best.feature, problem.numeric) & (best.feature >= 0)):
+        rows = members[level.starts[s]:level.starts[s + 1]]
+        codes = problem.codes[int(best.feature[s])][rows]
+        left = np.isin(codes, best.codes[s])
+        left[codes < 0] = best.missing_left[s]
+        out[rows] = left
+    return out
+
+
+def search(problem: Problem, level: Level) -> Best:
+    """The best split of every node of a level, over all features."""
+    best = Best.empty(len(level.starts) - 1)
+    features = len(problem.numeric)
+    rows = level.orders.shape[1]
+    chunk = max(1, CHUNK_CELLS // max(1, rows * level.totals.shape[0]))
+    for start in range(0, features, chunk):
+        stop = min(start + chunk, features)
+        _numeric_search(problem, level, start, stop, best)
+    for j in problem.nominal:
+        _nominal_search(problem, level, j, best)
+    return best
+
+
+def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best: Best) -> None:
+    """Evaluate every cut of numeric features ``start:stop`` at every node; offer each feature's best."""
+    params = problem.params
+    leaf = params.min_samples_leaf
+    order = level.orders[start:stop]
+    count, rows = order.shape
+    starts = level.starts[:-1]
+    sizes = np.diff(level.starts)
+    segment = np.repeat(np.arange(len(sizes)), sizes)
+    values = np.take_along_axis(problem.X[start:stop], order, axis=1)
+    present = np.add.reduceat((~np.isnan(values)).astype(np.int64), starts, axis=1)  # (features, nodes)
+    n_missing = sizes - present
+    cumulative = np.cumsum(problem.stats[:, order], axis=2)  # (statistics, features, rows)
+    before = np.concatenate([np.zeros(cumulative.shape[:2] + (1,)), cumulative[:, :, starts[1:] - 1]], axis=2)
+    left = cumulative - before[:, :, segment]  # cut after position p: the segment's rows up to p go left
+    total = level.totals[:, None, segment]
+    features = np.arange(count)[:, None]
+    last_present = starts + np.maximum(present - 1, 0)
+    present_stats = np.where(present > 0, left[:, features, last_present], 0.0)  # (stats, features, nodes)
+    missing_stats = level.totals[:, None, :] - present_stats
+    n_left = np.arange(rows) - starts[segment] + 1
+    n_node = sizes[segment]
+    distinct = np.zeros((count, rows), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        distinct[:, :-1] = values[:, 1:] > values[:, :-1] + problem.tolerance
+    distinct &= n_left < n_node  # a cut inside the segment
+    first = values[:, starts]
+    last = np.take_along_axis(values, last_present, axis=1)
+    constant = (present == 0) | ~(last > first + problem.tolerance)
+
+    scores = proxy(params.criterion, left, total - left)
+    scores[~(distinct & (n_left >= leaf) & (n_node - n_left >= leaf))] = -np.inf
+    score, position = _segment_argmax(scores, starts, segment)
+    variant = np.zeros(score.shape, dtype=np.int64)
+    if n_missing.any():
+        with_missing = left + missing_stats[:, :, segment]
+        scores = proxy(params.criterion, with_missing, total - with_missing)
+        missing_here = n_missing[:, segment]
+        valid = (distinct & (missing_here > 0) & (n_left + missing_here >= leaf)
+                 & (present[:, segment] - n_left >= leaf))
+        scores[~valid] = -np.inf
+        score_left, position_left = _segment_argmax(scores, starts, segment)
+        better = score_left > score
+        score, position, variant = (np.where(better, score_left, score), np.where(better, position_left, position),
+                                    np.where(better, 1, variant))
+        score_split = proxy(params.criterion, present_stats, missing_stats)
+        score_split[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
+        better = score_split > score
+        score, variant = np.where(better, score_split, score), np.where(better, 2, variant)
+
+    low = np.take_along_axis(values, np.minimum(position, rows - 1), axis=1)
+    high = np.take_along_axis(values, np.minimum(position + 1, rows - 1), axis=1)
+    threshold = np.where(variant == 2, np.inf, midpoints(low, high))
+    cut_left = position - starts + 1
+    larger_left = cut_left > sizes - cut_left  # no missing seen: the larger child takes them
+    missing_left = np.where(n_missing == 0, larger_left, variant == 1)
+    for f in range(count):
+        best.offer(score[f], np.full(len(sizes), problem.numeric[start + f]), threshold[f], missing_left[f])
+
+
+def _segment_argmax(scores: np.ndarray, starts: np.ndarray, segment: np.ndarray):
+    """Per feature and segment: the highest score and the first position holding it."""
+    top = np.maximum.reduceat(scores, starts, axis=1)
+    positions = np.where(scores == top[:, segment], np.arange(scores.shape[1]), scores.shape[1])
+    return top, np.minimum.reduceat(positions, starts, axis=1)
+
+
+def midpoints(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """scikit-learn's thresholds between consecutive values (``low`` itself when the midpoint
+    rounds up to ``high`` or overflows)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        middle = low / 2.0 + high / 2.0
+    return np.where((middle == high) | np.isinf(middle), low, middle)
+
+
+def _nominal_search(problem: Problem, level: Level, j: int, best: Best) -> None:
+    nodes = len(level.starts) - 1
+    score = np.full(nodes, -np.inf)
+    missing_left = np.zeros(nodes, dtype=bool)
+    codes: list = [None] * nodes
+    members = level.orders[-1]
+    for s in range(nodes):
+        rows = members[level.starts[s]:level.starts[s + 1]]
+        for candidate in nominal_candidates(problem, j, rows, level.totals[:, s]):
+            score[s], missing_left[s], codes[s] = candidate.proxy, candidate.missing_left, candidate.left_codes
+    best.offer(score, np.full(nodes, j), np.full(nodes, np.nan), missing_left, codes)
+
+
+def preorder(grown: Grown) -> Grown:
+    """The same tree with its nodes renumbered in pre-order, left child first."""
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(reversed(grown.children[node]))
+    new_id = {old: new for new, old in enumerate(order)}
+    out = Grown(grown.width)
+    for old in order:
+        out.add(grown.total[old], grown.impurity[old])
+        out.split[-1] = grown.split[old]
+        out.children[-1] = tuple(new_id[c] for c in grown.children[old])
+    return out
