@@ -60,6 +60,7 @@ class Grower:
         self.numeric = [f.is_numeric for f in dataset.features]
         self.training_values = [c[~np.isnan(c)] if num else None
                                 for c, num in zip(dataset.columns, self.numeric)]
+        self.distinct_values = [np.unique(v) if v is not None else None for v in self.training_values]
         n = len(dataset)  # J48's "all attributes nominal with many values" test
         self.counted_nominal = [len(f.categories) < 0.3 * n for f in dataset.features]
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
@@ -139,7 +140,8 @@ class Grower:
                 continue
             node.feature = best.feature
             if self.numeric[best.feature]:
-                node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature])
+                node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
+                                                          self.distinct_values[best.feature])
             node.dist = self.distribution(node, node.idx, node.w)
             node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
             stack.extend(reversed(node.children))

@@ -84,13 +84,10 @@ def old_ent(class_counts: np.ndarray, total: float) -> float:
 
 
 def new_ent(bag_class: np.ndarray, bag_totals: np.ndarray) -> np.ndarray:
-    """``newEnt`` for a batch of splits: ``bag_class`` is (..., bags, classes)."""
-    value = np.zeros(bag_class.shape[:-2])
-    for b in range(bag_class.shape[-2]):
-        for k in range(bag_class.shape[-1]):
-            value = value + log_func(bag_class[..., b, k])
-        value = value - log_func(bag_totals[..., b])
-    return -value
+    """``newEnt`` for a batch of splits: ``bag_class`` is (..., bags, classes). The terms are added
+    left to right in Weka's order: each bag's classes, then minus the bag."""
+    terms = np.concatenate([log_func(bag_class), -log_func(bag_totals)[..., None]], axis=-1)
+    return -np.cumsum(terms.reshape(*terms.shape[:-2], -1), axis=-1)[..., -1]
 
 
 def info_gain(old: float, bag_class, bag_totals, known: float, total: float) -> np.ndarray:
@@ -189,9 +186,19 @@ def choose(candidates: list[Candidate | None], counted: list[bool]) -> Candidate
     return best if best is not None and not eq(top, 0) else None
 
 
-def move_to_training_value(threshold: float, values: np.ndarray) -> float:
-    """``C45Split.setSplitPoint``: the largest training value not above the threshold, scanning the
-    known ``values`` in data order with Weka's 1e-6 tolerance (so the order can matter)."""
+def move_to_training_value(threshold: float, values: np.ndarray, distinct: np.ndarray) -> float:
+    """``C45Split.setSplitPoint``: the largest training value not above the threshold (within 1e-6).
+
+    ``values`` are the known training values in data order, ``distinct`` the same sorted and
+    unique. Weka scans in data order with its 1e-6 tolerance, so when values closer than 1e-6
+    compete the scan is replayed; otherwise the largest one wins.
+    """
+    end = int(np.searchsorted(distinct, threshold, side="right"))
+    while end < len(distinct) and distinct[end] - threshold < SMALL:
+        end += 1
+    if end == 0:
+        return -float(np.finfo(np.float64).max)
+    if end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL:
+        return float(distinct[end - 1])
     below = values[(values - threshold < SMALL) | (values <= threshold)]
-    best = first_better(below, -np.finfo(np.float64).max)
-    return float(below[best]) if best >= 0 else -float(np.finfo(np.float64).max)
+    return float(below[first_better(below, -np.finfo(np.float64).max)])
