@@ -19,6 +19,7 @@ from treegen import modelio
 from treegen.data import Dataset, load_dataset
 from treegen.errors import TreegenError
 from treegen.learn import criteria, fit
+from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr
 from treegen.learn.j48_text import j48_text, weka_double_to_string
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
@@ -31,6 +32,7 @@ VARIANTS = {  # fixture name -> fit() parameters (the J48 options are in make_fi
     "unpruned": {"unpruned": True},
     "c10m5": {"confidence": 0.1, "min_leaf": 5},
     "noraise": {"subtree_raising": False},
+    "rep": {"reduced_error": True, "folds": 3, "seed": 1},
 }
 CASES = [(name, variant) for name in DATASETS for variant in VARIANTS]
 
@@ -167,10 +169,18 @@ def test_learning_and_printing_do_not_recurse_over_tree_levels():
     assert len(pruned.trees[0].nodes) <= len(deep.trees[0].nodes)
 
 
+def test_java_random_reproduces_java_util_random():
+    random = JavaRandom(1)  # new java.util.Random(1).nextInt(10) x 5, nextInt(16), nextInt(1000)
+    assert [random.next_int(10) for _ in range(5)] + [random.next_int(16), random.next_int(1000)] == \
+        [5, 8, 7, 3, 4, 0, 434]  # printed by Java 17
+
+
 def test_options_that_make_no_sense_are_user_errors():
     data = dataset("iris")
     with pytest.raises(TreegenError):
         fit(data, "c45", confidence=0.9)
+    with pytest.raises(TreegenError):
+        fit(data, "c45", reduced_error=True, folds=1)
     regression = Dataset(data.features, data.columns, Target("y", "regression"), data.columns[0], data.weights)
     with pytest.raises(TreegenError):
         fit(regression, "c45")

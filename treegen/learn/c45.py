@@ -127,10 +127,11 @@ class Grower:
             counted.append(self.numeric[j] or self.multi_valued or self.counted_nominal[j])
         return S.choose(candidates, counted)
 
-    def grow(self) -> GrowNode:
-        """Grow the whole tree, depth first on an explicit stack (no recursion)."""
-        all_rows = np.arange(len(self.data))
-        root = self.new_node(all_rows, self.data.weights.astype(np.float64))
+    def grow(self, rows: np.ndarray | None = None) -> GrowNode:
+        """Grow the whole tree on ``rows`` (all, by default; their order matters to Weka's float
+        sums), depth first on an explicit stack (no recursion)."""
+        rows = np.arange(len(self.data)) if rows is None else rows
+        root = self.new_node(rows, self.data.weights[rows].astype(np.float64))
         stack = [root]
         while stack:
             node = stack.pop()
@@ -172,21 +173,30 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
     subtree_raising : bool
         Consider raising the largest branch when pruning (``False`` is J48 ``-S``).
     reduced_error, folds, seed
-        Reduced-error pruning (J48 ``-R -N -Q``): not supported yet, an error if asked for.
+        Reduced-error pruning (J48 ``-R -N folds -Q seed``): grow on all folds but one, prune on
+        that one; no collapse step, ``confidence`` and ``subtree_raising`` unused.
     mdl_correction : bool
         Subtract log2(number of candidate cuts) / N from a numeric split's gain (release 8).
     collapse : bool
         Replace a subtree by a leaf when it does not reduce the training error.
     """
     from .c45_prune import collapse_tree, prune_tree
+    from .c45_rep import reduced_error_prune, train_and_prune_rows
 
     if not dataset.target.is_classification:
         raise TreegenError("C4.5 learns classification trees; the target is numeric (use cart)")
-    if reduced_error:
-        raise TreegenError("reduced-error pruning (J48 -R) is not supported yet")
+    if reduced_error and not 2 <= folds <= len(dataset):
+        raise TreegenError(f"reduced-error pruning needs 2 to {len(dataset)} folds, not {folds}")
     if not 0 < confidence <= 0.5:
         raise TreegenError(f"the pruning confidence must be in (0, 0.5], not {confidence}")
     grower = Grower(dataset, float(min_leaf), mdl_correction)
+    if reduced_error:
+        train, held_out = train_and_prune_rows(dataset.y, folds, seed)
+        root = grower.grow(train)
+        if not unpruned:
+            reduced_error_prune(root, grower, held_out)
+        return to_model(root, dataset, dict(reduced_error=True, folds=folds, seed=seed, min_leaf=min_leaf,
+                                            unpruned=unpruned, mdl_correction=mdl_correction))
     root = grower.grow()
     if collapse:
         collapse_tree(root)

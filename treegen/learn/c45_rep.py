@@ -1,0 +1,91 @@
+"""J48's reduced-error pruning (``J48 -R -N folds -Q seed``, Weka 3.6 ``PruneableClassifierTree``).
+
+The data are stratified into folds as Weka's ``Instances.stratify`` does, the last fold is held
+out for pruning, the rest shuffled with ``java.util.Random(seed)`` (order matters to Weka's ties),
+the tree grown on them and pruned bottom up wherever a leaf makes no more errors on the held-out
+rows than the subtree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import c45_split as S
+
+MASK = (1 << 48) - 1
+
+
+class JavaRandom:
+    """``java.util.Random``: the 48-bit linear congruential generator, bit for bit."""
+
+    def __init__(self, seed: int):
+        self.seed = (seed ^ 0x5DEECE66D) & MASK
+
+    def next(self, bits: int) -> int:
+        self.seed = (self.seed * 0x5DEECE66D + 0xB) & MASK
+        value = self.seed >> (48 - bits)
+        return value - (1 << bits) if value >= 1 << (bits - 1) and bits == 32 else value
+
+    def next_int(self, bound: int) -> int:
+        if bound & -bound == bound:  # a power of two
+            return (bound * self.next(31)) >> 31
+        while True:
+            bits = self.next(31)
+            value = bits % bound
+            if bits - value + (bound - 1) < 1 << 31:  # Java's int overflow test
+                return value
+
+
+def stratified_order(y: np.ndarray, folds: int) -> list[int]:
+    """Row order after ``Instances.stratify(folds)``: grouped by class as Weka's swapping loop
+    groups them, then dealt round-robin into ``folds`` (``stratStep``)."""
+    order = list(range(len(y)))
+    index = 1
+    while index < len(order):
+        first = y[order[index - 1]]
+        for j in range(index, len(order)):
+            if y[order[j]] == first:
+                order[index], order[j] = order[j], order[index]
+                index += 1
+        index += 1
+    return [order[j] for start in range(folds) for j in range(start, len(order), folds)]
+
+
+def train_and_prune_rows(y: np.ndarray, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``trainCV(folds, folds - 1, Random(seed))`` and ``testCV(folds, folds - 1)`` of the stratified data."""
+    order = stratified_order(y, folds)
+    n, fold = len(order), folds - 1
+    size = n // folds + (1 if fold < n % folds else 0)
+    first = fold * (n // folds) + (fold if fold < n % folds else n % folds)
+    test = order[first:first + size]
+    train = order[:first] + order[first + size:]
+    random = JavaRandom(seed)
+    for j in range(len(train) - 1, 0, -1):  # Instances.randomize
+        k = random.next_int(j + 1)
+        train[j], train[k] = train[k], train[j]
+    return np.array(train, dtype=np.int64), np.array(test, dtype=np.int64)
+
+
+def reduced_error_prune(root, grower, test_rows: np.ndarray) -> None:
+    """Send the held-out rows down the tree, then make a leaf of every node (bottom up) whose
+    training majority class misclassifies no more held-out weight than its subtree does."""
+    errors_as_leaf = {}
+    stack = [(root, test_rows, np.ones(len(test_rows)))]
+    order = []
+    while stack:
+        node, idx, w = stack.pop()
+        order.append(node)
+        counts = grower.class_counts(idx, w)
+        errors_as_leaf[id(node)] = float(counts.sum()) - counts[S.max_class(node.dist.sum(axis=0))]
+        if not node.is_leaf:
+            parts = grower.split(node, idx, w, node.dist)
+            stack.extend((child, i, cw) for child, (i, cw) in zip(node.children, parts))
+    errors = {}
+    for node in reversed(order):  # children before parents
+        leaf = errors_as_leaf[id(node)]
+        if node.is_leaf:
+            errors[id(node)] = leaf
+            continue
+        tree = S.seq_sum(np.array([errors[id(c)] for c in node.children]))
+        if S.sm_or_eq(leaf, tree):
+            node.make_leaf()
+        errors[id(node)] = leaf if node.is_leaf else tree
