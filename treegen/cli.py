@@ -8,7 +8,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import TreegenError
+from .errors import TreegenError, read_text
 
 ALGORITHM = click.Choice(["id3", "c45", "cart"])
 
@@ -134,16 +134,7 @@ def load_model(path: str):
     """A model from JSON, or from rule text when the file does not start with '{'. '-' is stdin."""
     from . import modelio
     from .parse.rules import parse
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as err:
-            raise TreegenError(f"cannot read model: {err.strerror}", path) from None
-        except UnicodeDecodeError:
-            raise TreegenError("cannot read model: not UTF-8 text", path) from None
+    text = sys.stdin.read() if path == "-" else read_text(path, "model")
     return modelio.loads(text, path) if text.lstrip().startswith("{") else parse(text, path)
 
 

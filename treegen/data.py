@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError
+from .errors import TreegenError, read_text
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})
@@ -78,16 +78,7 @@ def _decode(feature: Feature, column: np.ndarray) -> list:
 
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as err:
-        raise TreegenError(f"cannot read data: {err.strerror}", path) from None
-    try:
-        text = raw.decode("utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise TreegenError("cannot read data: not UTF-8 text", path, line) from None
+    text = read_text(path, "data").replace("\r\n", "\n")
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
         return parse_arff(text, path)

@@ -26,3 +26,17 @@ class TreegenError(Exception):
         self.file = self.file if self.file is not None else file
         self.line = self.line if self.line is not None else line
         return self
+
+
+def read_text(path: str, what: str) -> str:
+    """The UTF-8 text of a file, or a TreegenError saying which ``what`` could not be read."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as err:
+        raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise TreegenError(f"cannot read {what}: not UTF-8 text", path, line) from None

@@ -5,7 +5,7 @@ import json
 import math
 from typing import Any
 
-from .errors import TreegenError
+from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
                     Model, Node, NumericSemantics, Split, Target, Tree)
 
@@ -250,11 +250,4 @@ def loads(text: str, source: str = "<model>") -> Model:
 
 
 def load(path: str) -> Model:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise TreegenError(f"cannot read model: {err.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise TreegenError("cannot read model: not UTF-8 text", path) from None
-    return loads(text, path)
+    return loads(read_text(path, "model"), path)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ..errors import TreegenError
+from ..errors import TreegenError, read_text
 from ..model import Model, argmax
 from ..modelio import FORMAT, VERSION, model_from_dict
 from ..rules import INTERVAL, MISSING, SET, Condition, lower
@@ -272,11 +272,4 @@ def _outcome(model: Model, value):
 
 
 def load(path: str) -> Model:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise TreegenError(f"cannot read rules: {err.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise TreegenError("cannot read rules: not UTF-8 text", path) from None
-    return parse(text, path)
+    return parse(read_text(path, "rules"), path)
