@@ -25,6 +25,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, Node, NumericSemantics, Split, MissingRoute, Tree
 from . import c45_split as S
+from .progress import settled
 
 TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
 
@@ -138,6 +139,7 @@ class Grower:
             best = self.best_split(node.idx, node.w)
             if best is None:
                 node.empty = S.eq(S.seq_sum(node.w), 0)
+                settled(S.seq_sum(node.w))
                 continue
             node.feature = best.feature
             if self.numeric[best.feature]:
