@@ -20,7 +20,12 @@ Agreement with scikit-learn
     before missing left). ``cast="float32"`` compares float32 copies of the values, as scikit-learn
     does, and records ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
     default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
-    rounding and values closer than 1e-7 still count as distinct.
+    rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
+    in float32 mode only). The statistics left of each cut are running sums: exact for whole-number
+    weights, within rounding of scikit-learn's own running sums otherwise.
+Growth
+    Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`); pruning and
+    the cross-validated choice of alpha are in :mod:`treegen.learn.cart_prune`.
 """
 from __future__ import annotations
 
@@ -33,11 +38,10 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, MissingRoute, Node, NumericSemantics, Split, Tree
 
-CRITERIA = ("gini", "entropy", "squared_error")
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: try every subset up to this many categories
 FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
 EPSILON = np.finfo(np.float64).eps
-CHUNK_CELLS = 1 << 22  # bound on the per-node working arrays (features x rows x statistics)
+CHUNK_CELLS = 1 << 21  # bound on the search's working arrays (statistics x features x rows)
 LOG2 = math.log(2.0)
 
 
@@ -227,7 +231,7 @@ def _entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Candidate:
-    """The best split found so far at one node."""
+    """A split proposed for one node: its proxy score and where its rows go."""
 
     proxy: float
     feature: int
@@ -237,7 +241,8 @@ class Candidate:
 
 
 class Problem:
-    """Training data prepared for the search: statistics per row and numeric columns presorted."""
+    """Training data prepared for the search: rows of weight zero left out, statistics per row,
+    numeric columns (cast as asked) and nominal codes."""
 
     def __init__(self, dataset: Dataset, params: Params):
         self.params = params
@@ -255,7 +260,6 @@ class Problem:
                           dtype=np.float64).reshape(len(self.numeric), len(keep))
         self.codes = {j: dataset.columns[j][keep] for j in self.nominal}
         self.categories = {j: dataset.features[j].categories for j in self.nominal}
-        self.order = np.argsort(self.X, axis=1, kind="stable")  # NaN last
         self.rows = len(keep)
 
     def sums(self, rows: np.ndarray) -> tuple[np.ndarray, float]:

@@ -30,6 +30,7 @@ class Level:
     plus a last row of the members in any order), segment starts, statistics and parents."""
 
     orders: np.ndarray  # (numeric features + 1, rows)
+    values: np.ndarray  # (numeric features, rows): each feature's values in the order of its row
     starts: np.ndarray  # (nodes + 1,) segment boundaries
     totals: np.ndarray  # (statistics, nodes)
     squares: np.ndarray  # (nodes,) regression: sum of w*y*y
@@ -68,9 +69,12 @@ def grow(dataset: Dataset, params: Params) -> Grown:
     if problem.rows == 0:
         raise TreegenError("every row has weight zero: nothing to learn from")
     members = np.arange(problem.rows)
-    orders = np.vstack([problem.order, members[None, :]])
+    order = np.argsort(problem.X, axis=1, kind="stable")  # values sorted once; missing last
+    values = np.take_along_axis(problem.X, order, axis=1)
     totals, squares = problem.sums(members)
-    level = Level(orders, np.array([0, problem.rows]), totals[:, None], np.array([squares]), [None])
+    level = Level(np.vstack([order, members[None, :]]), values, np.array([0, problem.rows]),
+                  totals[:, None], np.array([squares]), [None])
+    del order, values
     grown = Grown(problem.width)
     root_weight = _weights(totals[:, None], problem.width)[0]
     depth = 0
@@ -129,43 +133,50 @@ def _weights(totals: np.ndarray, width: int) -> np.ndarray:
 
 
 def _only(level: Level, keep: np.ndarray) -> Level:
-    """The level restricted to the nodes marked in ``keep`` (their segments, in order)."""
+    """Restrict the level, in place, to the nodes marked in ``keep`` (their segments, in order)."""
     sizes = np.diff(level.starts)
+    if keep.all():
+        return level
     positions = np.repeat(keep, sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes[keep])])
-    parents = [p for p, k in zip(level.parents, keep) if k]
-    return Level(level.orders[:, positions], starts, level.totals[:, keep], level.squares[keep], parents)
+    level.orders = level.orders[:, positions]  # in place: the old arrays can go at once
+    level.values = level.values[:, positions]
+    level.starts = np.concatenate([[0], np.cumsum(sizes[keep])])
+    level.totals, level.squares = level.totals[:, keep], level.squares[keep]
+    level.parents = [p for p, k in zip(level.parents, keep) if k]
+    return level
 
 
 def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, totals, squares, parents) -> Level:
-    """The next level: each split node's segment cut into its left then right child's, stably."""
+    """The next level: each split node's segment cut into its left then right child's, stably,
+    one feature at a time (to keep the working memory to a few rows' worth)."""
     sizes = np.diff(level.starts)
     segment = np.repeat(np.arange(len(sizes)), sizes)
     keep = split[segment]
-    orders = level.orders[:, keep]
-    segment = segment[keep]
-    rank = np.cumsum(split) - 1  # rank of each split node among the split ones
-    is_left = goes_left[orders]
-    left_sizes = np.bincount(rank[segment], weights=is_left[-1], minlength=int(split.sum())).astype(np.int64)
+    rank = (np.cumsum(split) - 1)[segment[keep]]  # per kept position: its node among the split ones
+    members = level.orders[-1, keep]
+    left_sizes = np.bincount(rank, weights=goes_left[members], minlength=int(split.sum())).astype(np.int64)
     split_sizes = sizes[split]
-    right_sizes = split_sizes - left_sizes
-    before = np.concatenate([[0], np.cumsum(split_sizes)[:-1]])  # rows of earlier split nodes
-    left_before = np.concatenate([[0], np.cumsum(left_sizes)[:-1]])
+    before = np.concatenate([[0], np.cumsum(split_sizes)[:-1]])[rank]  # rows of earlier split nodes
+    left_before = np.concatenate([[0], np.cumsum(left_sizes)[:-1]])[rank]
+    right_start = before + left_sizes[rank]
     right_before = before - left_before
-    k = rank[segment]
-    lefts_so_far = np.cumsum(is_left, axis=1) - 1
-    rights_so_far = np.cumsum(~is_left, axis=1) - 1
-    position = np.where(is_left, before[k] + (lefts_so_far - left_before[k]),
-                        before[k] + left_sizes[k] + (rights_so_far - right_before[k]))
-    new_orders = np.empty_like(orders)
-    np.put_along_axis(new_orders, position, orders, axis=1)
-    child_sizes = np.column_stack([left_sizes, right_sizes]).ravel()
+    orders = np.empty((level.orders.shape[0], len(members)), dtype=level.orders.dtype)
+    values = np.empty((level.values.shape[0], len(members)))
+    for r in range(len(orders)):
+        row = level.orders[r, keep]
+        is_left = goes_left[row]
+        lefts = np.cumsum(is_left) - 1
+        position = np.where(is_left, before + lefts - left_before, right_start + (np.arange(len(row)) - lefts - 1) - right_before)
+        orders[r, position] = row
+        if r < len(values):
+            values[r, position] = level.values[r, keep]
+    child_sizes = np.column_stack([left_sizes, split_sizes - left_sizes]).ravel()
     starts = np.concatenate([[0], np.cumsum(child_sizes)])
     (left, right), (left_squares, right_squares) = totals, squares
     child_totals = np.stack([left[:, split], right[:, split]], axis=2).reshape(left.shape[0], -1)
     child_squares = np.column_stack([left_squares[split], right_squares[split]]).ravel()
     child_parents = [p for p in parents for _ in (0, 1)]
-    return Level(new_orders, starts, child_totals, child_squares, child_parents)
+    return Level(orders, values, starts, child_totals, child_squares, child_parents)
 
 
 def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
@@ -216,7 +227,7 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
     starts = level.starts[:-1]
     sizes = np.diff(level.starts)
     segment = np.repeat(np.arange(len(sizes)), sizes)
-    values = np.take_along_axis(problem.X[start:stop], order, axis=1)
+    values = level.values[start:stop]
     present = np.add.reduceat((~np.isnan(values)).astype(np.int64), starts, axis=1)  # (features, nodes)
     n_missing = sizes - present
     cumulative = np.cumsum(problem.stats[:, order], axis=2)  # (statistics, features, rows)
