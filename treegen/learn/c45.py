@@ -65,6 +65,18 @@ class Grower:
         n = len(dataset)  # J48's "all attributes nominal with many values" test
         self.counted_nominal = [len(f.categories) < 0.3 * n for f in dataset.features]
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
+        self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
+        self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
+        self.numeric_matrix = self.columns_of(self.numeric_features, np.float64)
+        self.nominal_matrix = self.columns_of(self.nominal_features, np.int64)
+        self.n_categories = np.array([len(dataset.features[j].categories) for j in self.nominal_features])
+
+    def columns_of(self, features: list[int], dtype) -> np.ndarray:
+        """Rows x features, so that one fancy index gathers a node's rows for all of them."""
+        matrix = np.empty((len(self.data), len(features)), dtype=dtype)
+        for k, j in enumerate(features):
+            matrix[:, k] = self.data.columns[j]
+        return matrix
 
     # -- distributions ---------------------------------------------------------------------------
 
@@ -117,15 +129,18 @@ class Grower:
         if S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)]):
             return None
         y = self.data.y[idx]
-        candidates, counted = [], []
-        for j, (feature, column) in enumerate(zip(self.data.features, self.data.columns)):
-            if self.numeric[j]:
-                c = S.numeric_candidate(j, column[idx], y, w, self.n_classes, self.min_leaf, total, self.mdl)
-            else:
-                c = S.nominal_candidate(j, column[idx], y, w, len(feature.categories), self.n_classes,
-                                        self.min_leaf, total)
-            candidates.append(c)
-            counted.append(self.numeric[j] or self.multi_valued or self.counted_nominal[j])
+        candidates: list[S.Candidate | None] = [None] * len(self.numeric)
+        if self.numeric_features:
+            found = S.numeric_candidates(self.numeric_features, self.numeric_matrix[idx], y, w,
+                                         self.n_classes, self.min_leaf, total, self.mdl)
+            for j, c in zip(self.numeric_features, found):
+                candidates[j] = c
+        if self.nominal_features:
+            found = S.nominal_candidates(self.nominal_features, self.nominal_matrix[idx], self.n_categories,
+                                         y, w, self.n_classes, self.min_leaf, total)
+            for j, c in zip(self.nominal_features, found):
+                candidates[j] = c
+        counted = [num or self.multi_valued or small for num, small in zip(self.numeric, self.counted_nominal)]
         return S.choose(candidates, counted)
 
     def grow(self, rows: np.ndarray | None = None) -> GrowNode:

@@ -79,8 +79,9 @@ def first_better(gains: np.ndarray, floor: float = 0.0) -> int:
 
 # -- Weka's entropy-based criteria -------------------------------------------------------------
 
-def old_ent(class_counts: np.ndarray, total: float) -> float:
-    return float(log_func(total)) - seq_sum(log_func(class_counts))
+def old_ent(class_counts: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """``oldEnt`` for a batch: ``class_counts`` is (..., classes), ``known`` their totals."""
+    return log_func(known) - np.cumsum(log_func(class_counts), axis=-1)[..., -1]
 
 
 def new_ent(bag_class: np.ndarray, bag_totals: np.ndarray) -> np.ndarray:
@@ -90,24 +91,25 @@ def new_ent(bag_class: np.ndarray, bag_totals: np.ndarray) -> np.ndarray:
     return -np.cumsum(terms.reshape(*terms.shape[:-2], -1), axis=-1)[..., -1]
 
 
-def info_gain(old: float, bag_class, bag_totals, known: float, total: float) -> np.ndarray:
+def info_gain(old, new, known, total: float) -> np.ndarray:
     """``InfoGainSplitCrit.splitCritValue``: gain scaled by the known fraction, per known weight."""
     unknown_rate = (total - known) / total
-    numerator = (old - new_ent(bag_class, bag_totals)) * (1 - unknown_rate)
-    return np.where(np.abs(numerator) < SMALL, 0.0, numerator / known)
+    numerator = (old - new) * (1 - unknown_rate)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.abs(numerator) < SMALL, 0.0, numerator / known)
 
 
-def gain_ratio(gain: float, bag_totals: np.ndarray, known: float, total: float) -> float:
-    """``GainRatioSplitCrit.splitCritValue``: unknowns count as one more bag in the split info."""
-    if not gr(known, 0):
-        return 0.0
-    split_ent = seq_sum(-log_func(bag_totals)) - float(log_func(total - known)) + float(log_func(total))
-    if eq(split_ent, 0):
-        return 0.0
-    return gain / (split_ent / total)
+def gain_ratio(gain, bag_totals: np.ndarray, known, total: float) -> np.ndarray:
+    """``GainRatioSplitCrit.splitCritValue`` for a batch: unknowns count as one more bag."""
+    known = np.asarray(known, dtype=np.float64)
+    ends = np.stack(np.broadcast_arrays(-log_func(total - known), log_func(np.full_like(known, total))), -1)
+    split_ent = np.cumsum(np.concatenate([-log_func(bag_totals), ends], axis=-1), axis=-1)[..., -1]
+    trivial = ~(known > SMALL) | (np.abs(split_ent) < SMALL)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(trivial, 0.0, gain / (split_ent / total))
 
 
-# -- candidate splits of one attribute -----------------------------------------------------------
+# -- candidate splits of one node ----------------------------------------------------------------
 
 @dataclass
 class Candidate:
@@ -117,59 +119,108 @@ class Candidate:
     threshold: float = math.nan  # numeric: midpoint, before J48 moves it to a training value
 
 
-def nominal_candidate(feature: int, codes: np.ndarray, y: np.ndarray, w: np.ndarray,
-                      n_categories: int, n_classes: int, min_leaf: float, total: float) -> Candidate | None:
+def nominal_candidates(features: list[int], codes: np.ndarray, n_categories: np.ndarray, y: np.ndarray,
+                       w: np.ndarray, n_classes: int, min_leaf: float, total: float) -> list[Candidate | None]:
+    """Every nominal attribute's multiway split at once (``handleEnumeratedAttribute``).
+
+    ``codes`` is rows x attributes (-1: missing). Counts are bincounts in row order, so each cell
+    adds its weights in Weka's order; the attributes are padded to the widest with empty bags,
+    which add exact zeros.
+    """
+    rows, width = codes.shape
+    wide = int(n_categories.max())
     known = codes >= 0
-    bags = np.bincount(codes[known], weights=w[known], minlength=n_categories)
-    cells = np.bincount(codes[known] * n_classes + y[known], weights=w[known],
-                        minlength=n_categories * n_classes).reshape(n_categories, n_classes)
-    if sum(gr_or_eq(b, min_leaf) for b in bags) <= 1:
-        return None
-    known_total = seq_sum(w[known])
-    old = old_ent(np.bincount(y[known], weights=w[known], minlength=n_classes), known_total)
-    gain = float(info_gain(old, cells, bags, known_total, total))
-    return Candidate(feature, gain, gain_ratio(gain, bags, known_total, total))
+    attribute = np.broadcast_to(np.arange(width), codes.shape)[known]
+    weight = np.broadcast_to(w[:, None], codes.shape)[known]
+    label = np.broadcast_to(y[:, None], codes.shape)[known]
+    code = codes[known]
+    cells = np.bincount((attribute * wide + code) * n_classes + label, weights=weight,
+                        minlength=width * wide * n_classes).reshape(width, wide, n_classes)
+    bags = np.bincount(attribute * wide + code, weights=weight, minlength=width * wide).reshape(width, wide)
+    classes = np.bincount(attribute * n_classes + label, weights=weight,
+                          minlength=width * n_classes).reshape(width, n_classes)
+    known_total = np.bincount(attribute, weights=weight, minlength=width)
+    declared = np.arange(wide)[None, :] < n_categories[:, None]
+    heavy = declared & ((min_leaf - bags < SMALL) | (bags >= min_leaf))
+    gains = info_gain(old_ent(classes, known_total), new_ent(cells, bags), known_total, total)
+    ratios = gain_ratio(gains, bags, known_total, total)
+    return [Candidate(f, float(g), float(r)) if ok else None
+            for f, g, r, ok in zip(features, gains, ratios, heavy.sum(axis=1) > 1)]
 
 
-def numeric_candidate(feature: int, values: np.ndarray, y: np.ndarray, w: np.ndarray,
-                      n_classes: int, min_leaf: float, total: float, mdl: bool = True) -> Candidate | None:
-    """The best binary cut of a numeric attribute, as ``C45Split.handleNumericAttribute`` finds it."""
-    known = ~np.isnan(values)
-    order = np.argsort(values[known], kind="stable")
-    v, yk, wk = values[known][order], y[known][order], w[known][order]
-    left_weight = np.cumsum(wk)
-    known_total = float(left_weight[-1]) if len(wk) else 0.0
+def numeric_candidates(features: list[int], values: np.ndarray, y: np.ndarray, w: np.ndarray,
+                       n_classes: int, min_leaf: float, total: float, mdl: bool = True) -> list[Candidate | None]:
+    """The best binary cut of each numeric attribute (columns of ``values``), as
+    ``C45Split.handleNumericAttribute`` finds it, in column blocks of bounded memory."""
+    block = max(1, 2_000_000 // max(1, len(values)))
+    out: list[Candidate | None] = []
+    for start in range(0, values.shape[1], block):
+        out += _numeric_block(features[start:start + block], values[:, start:start + block], y, w,
+                              n_classes, min_leaf, total, mdl)
+    return out
+
+
+def _numeric_block(features, values, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
+    order = np.argsort(values, axis=0)  # missing values sort last; ties in any order (Weka: quicksort)
+    v = np.take_along_axis(values, order, axis=0)
+    known = ~np.isnan(v)
+    wk = np.where(known, w[order], 0.0)  # unknown rows add exact zeros to the running sums
+    yk = y[order]
+    left_weight = np.cumsum(wk, axis=0)
+    known_total = left_weight[-1]
     min_split = 0.1 * known_total / n_classes
-    min_split = min_leaf if sm_or_eq(min_split, min_leaf) else 25.0 if gr(min_split, 25) else min_split
-    if sm(len(v), 2 * min_split):
-        return None
-    cuts = np.flatnonzero(v[:-1] + 1e-5 < v[1:])  # cut after position i: left is v[0..i]
-    left_w = left_weight[cuts]
-    right_w = known_total - left_w
-    valid = (min_split - left_w < SMALL) | (left_w >= min_split)
+    min_split = np.where((min_split - min_leaf < SMALL) | (min_split <= min_leaf), min_leaf,
+                         np.where(min_split - 25 > SMALL, 25.0, min_split))
+    enough = ~(2 * min_split - known.sum(axis=0) > SMALL)
+    left_w, right_w = left_weight[:-1], known_total - left_weight[:-1]
+    valid = (v[:-1] + 1e-5 < v[1:]) & enough  # a cut after sorted position i
+    valid &= (min_split - left_w < SMALL) | (left_w >= min_split)
     valid &= (min_split - right_w < SMALL) | (right_w >= min_split)
-    cuts = cuts[valid]
-    if len(cuts) == 0:
-        return None
-    onehot = np.zeros((len(v), n_classes))
-    onehot[np.arange(len(v)), yk] = wk
-    running = np.cumsum(onehot, axis=0)
-    left, class_total = running[cuts], running[-1]
-    bag_class = np.stack([left, class_total - left], axis=1)
-    bag_totals = np.stack([left_weight[cuts], known_total - left_weight[cuts]], axis=1)
-    old = old_ent(class_total, known_total)
-    gains = info_gain(old, bag_class, bag_totals, known_total, total)
-    best = first_better(gains)
-    gain = float(gains[best]) if best >= 0 else 0.0
-    if mdl:
-        gain -= math.log(len(cuts)) / LOG2 / total
-    if sm_or_eq(gain, 0):
-        return None
-    i = cuts[best]
-    threshold = (v[i + 1] + v[i]) / 2
-    if threshold == v[i + 1]:
-        threshold = v[i]
-    return Candidate(feature, gain, gain_ratio(gain, bag_totals[best], known_total, total), float(threshold))
+    if not valid.any():
+        return [None] * len(features)
+    new, class_totals = _cut_entropies(yk, wk, left_w, right_w, n_classes)
+    gains = info_gain(old_ent(class_totals, known_total), new, known_total, total)
+    out = []
+    for j, feature in enumerate(features):
+        cuts = np.flatnonzero(valid[:, j])
+        if len(cuts) == 0:
+            out.append(None)
+            continue
+        best = first_better(gains[cuts, j])
+        gain = float(gains[cuts[best], j]) if best >= 0 else 0.0
+        if mdl:
+            gain -= math.log(len(cuts)) / LOG2 / total
+        if sm_or_eq(gain, 0):
+            out.append(None)
+            continue
+        i = cuts[best]
+        threshold = (v[i + 1, j] + v[i, j]) / 2
+        if threshold == v[i + 1, j]:
+            threshold = v[i, j]
+        ratio = gain_ratio(gain, np.array([left_w[i, j], right_w[i, j]]), known_total[j], total)
+        out.append(Candidate(feature, gain, float(ratio), float(threshold)))
+    return out
+
+
+def _cut_entropies(yk, wk, left_w, right_w, n_classes):
+    """``newEnt`` of every cut of every column, adding terms in Weka's order (left bag's classes,
+    minus the left bag, right bag's classes, minus the right bag) one class at a time."""
+    def left_of(k):
+        running = np.cumsum(np.where(yk == k, wk, 0.0), axis=0)
+        return running[:-1], running[-1]
+
+    acc = np.zeros_like(left_w)
+    class_totals = []
+    for k in range(n_classes):
+        left, class_total = left_of(k)
+        acc += log_func(left)
+        class_totals.append(class_total)
+    acc -= log_func(left_w)
+    for k in range(n_classes):
+        left, class_total = left_of(k)
+        acc += log_func(class_total - left)
+    acc -= log_func(right_w)
+    return -acc, np.stack(class_totals, axis=-1)
 
 
 def choose(candidates: list[Candidate | None], counted: list[bool]) -> Candidate | None:
