@@ -319,6 +319,16 @@ def test_a_deep_chain_grows_without_recursion():
     assert model.predict({"x0": 17.0}) == "1" and model.predict({"x0": 1000.0}) == "0"
 
 
+def test_progress_reaches_the_total_weight():
+    from treegen.learn.progress import listening
+    X, y = datasets.load_wine(return_X_y=True)
+    weights = np.random.default_rng(1).integers(0, 3, len(y)).astype(float)
+    settled = []
+    with listening(settled.append):
+        fit(numeric_dataset(X, y, weights=weights), "cart", max_depth=3, class_weight="balanced")
+    assert sum(settled) == pytest.approx(weights.sum())
+
+
 def test_bad_parameters_are_user_errors():
     X, y = datasets.load_iris(return_X_y=True)
     data = numeric_dataset(X, y)

@@ -252,6 +252,7 @@ class Problem:
         keep = np.flatnonzero(weights != 0)  # scikit-learn ignores rows of weight zero
         self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
         self.stats = row_statistics(dataset.y[keep], weights[keep], self.width)
+        self.base_weights = np.asarray(dataset.weights, dtype=np.float64)[keep]  # for progress
         y = dataset.y[keep].astype(np.float64)
         self.squares = weights[keep] * y * y
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]

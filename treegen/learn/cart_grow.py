@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split,
-                   nominal_candidates, node_impurities, proxy)
 from ..data import Dataset
 from ..errors import TreegenError
+from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split,
+                   nominal_candidates, node_impurities, proxy)
+from .progress import settled
 
 
 @dataclass
@@ -88,44 +89,59 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
     """Add a level's nodes to ``grown``, split those that may be split; the next level or None."""
     params = problem.params
     impurity = node_impurities(params.criterion, level.totals, level.squares)
+    ids = _add_nodes(grown, level, impurity)
+    settling = np.add.reduceat(problem.base_weights[level.orders[-1]], level.starts[:-1])
+    sizes = np.diff(level.starts)
+    open_ = (depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
+    splitting = np.zeros(len(ids), dtype=bool)
+    if open_.any():
+        level = _only(level, open_)
+        best = search(problem, level)
+        goes_left = _goes_left(problem, level, best)
+        sides = _side_statistics(problem, level, goes_left)
+        improvement = _improvement(problem, level.totals, impurity[open_], sides, root_weight)
+        split = (best.score > -np.inf) & ~(improvement + EPSILON < params.min_impurity_decrease)
+        splitting[open_] = split
+    settled(float(settling[~splitting].sum()))
+    if not splitting.any():
+        return None
+    parents = [ids[i] for i in np.flatnonzero(splitting)]
+    for node, s in zip(parents, np.flatnonzero(split)):
+        grown.split[node] = as_split(problem, Candidate(
+            float(best.score[s]), int(best.feature[s]), float(best.threshold[s]),
+            tuple(best.codes[s]) if best.codes[s] is not None else (), bool(best.missing_left[s])))
+    return _children(level, split, goes_left, sides, parents)
+
+
+def _add_nodes(grown: Grown, level: Level, impurity: np.ndarray) -> list[int]:
     ids = []
     for s, parent in enumerate(level.parents):
         node = grown.add(level.totals[:, s], float(impurity[s]))
         ids.append(node)
         if parent is not None:
             grown.children[parent] += (node,)
-    sizes = np.diff(level.starts)
-    open_ = (depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
-    if not open_.any():
-        return None
-    level = _only(level, open_)
-    ids = [i for i, keep in zip(ids, open_) if keep]
-    impurity = impurity[open_]
-    best = search(problem, level)
-    goes_left = _goes_left(problem, level, best)
+    return ids
+
+
+def _side_statistics(problem: Problem, level: Level, goes_left: np.ndarray) -> tuple:
+    """Per node: statistics and sums of w*y*y of its left and right child."""
     members = level.orders[-1]
     starts = level.starts[:-1]
-    side = problem.stats[:, members]
-    left = np.add.reduceat(side * goes_left[members], starts, axis=1)
-    right = np.add.reduceat(side * ~goes_left[members], starts, axis=1)
-    left_squares = np.add.reduceat(problem.squares[members] * goes_left[members], starts)
-    right_squares = np.add.reduceat(problem.squares[members] * ~goes_left[members], starts)
-    weight = _weights(level.totals, problem.width)
-    w_left, w_right = _weights(left, problem.width), _weights(right, problem.width)
-    impurity_left = node_impurities(params.criterion, left, left_squares)
-    impurity_right = node_impurities(params.criterion, right, right_squares)
+    left, squares = goes_left[members], problem.squares[members]
+    stats = problem.stats[:, members]
+    return (np.add.reduceat(stats * left, starts, axis=1), np.add.reduceat(stats * ~left, starts, axis=1),
+            np.add.reduceat(squares * left, starts), np.add.reduceat(squares * ~left, starts))
+
+
+def _improvement(problem: Problem, totals, impurity, sides, root_weight: float) -> np.ndarray:
+    """scikit-learn's weighted impurity decrease of each node's split."""
+    left, right, left_squares, right_squares = sides
+    criterion, width = problem.criterion, problem.width
+    weight, w_left, w_right = (_weights(t, width) for t in (totals, left, right))
     with np.errstate(invalid="ignore", divide="ignore"):
-        improvement = weight / root_weight * (impurity - w_right / weight * impurity_right
-                                              - w_left / weight * impurity_left)
-    split = (best.score > -np.inf) & ~(improvement + EPSILON < params.min_impurity_decrease)
-    for s in np.flatnonzero(split):
-        grown.split[ids[s]] = as_split(problem, Candidate(
-            float(best.score[s]), int(best.feature[s]), float(best.threshold[s]),
-            tuple(best.codes[s]) if best.codes[s] is not None else (), bool(best.missing_left[s])))
-    if not split.any():
-        return None
-    return _children(level, split, goes_left, (left, right), (left_squares, right_squares),
-                     [ids[s] for s in np.flatnonzero(split)])
+        return weight / root_weight * (impurity
+                                       - w_right / weight * node_impurities(criterion, right, right_squares)
+                                       - w_left / weight * node_impurities(criterion, left, left_squares))
 
 
 def _weights(totals: np.ndarray, width: int) -> np.ndarray:
@@ -146,7 +162,7 @@ def _only(level: Level, keep: np.ndarray) -> Level:
     return level
 
 
-def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, totals, squares, parents) -> Level:
+def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, parents) -> Level:
     """The next level: each split node's segment cut into its left then right child's, stably,
     one feature at a time (to keep the working memory to a few rows' worth)."""
     sizes = np.diff(level.starts)
@@ -172,7 +188,7 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, totals, sq
             values[r, position] = level.values[r, keep]
     child_sizes = np.column_stack([left_sizes, split_sizes - left_sizes]).ravel()
     starts = np.concatenate([[0], np.cumsum(child_sizes)])
-    (left, right), (left_squares, right_squares) = totals, squares
+    left, right, left_squares, right_squares = sides
     child_totals = np.stack([left[:, split], right[:, split]], axis=2).reshape(left.shape[0], -1)
     child_squares = np.column_stack([left_squares[split], right_squares[split]]).ravel()
     child_parents = [p for p in parents for _ in (0, 1)]
