@@ -41,7 +41,7 @@ from ..model import Model, MissingRoute, Node, NumericSemantics, Split, Tree
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: try every subset up to this many categories
 FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
 EPSILON = np.finfo(np.float64).eps
-CHUNK_CELLS = 1 << 21  # bound on the search's working arrays (statistics x features x rows)
+CHUNK_CELLS = 1 << 19  # bound on the search's working arrays (statistics x features x rows)
 LOG2 = math.log(2.0)
 
 
