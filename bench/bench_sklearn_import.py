@@ -144,10 +144,12 @@ def python_rows(forest, model, X, probes, results):
         results.append(("m2cgen python", "per row (score(list))", per_row(score, X.tolist())))
         results.append(("m2cgen python", "probe mismatches", f"{wrong} / {len(probes)}"))
     one_row_calls = [row.reshape(1, -1) for row in X[:200]]
-    results.append(("scikit-learn", "per row (predict_proba, one row a call)", per_row(forest.predict_proba, one_row_calls, 1)))
+    results.append(("scikit-learn", "per row (predict_proba, one row a call)",
+                    per_row(forest.predict_proba, one_row_calls, 1)))
     start = time.perf_counter()
     forest.predict_proba(X)
-    results.append(("scikit-learn", f"per row (predict_proba, {len(X)} rows a call)", (time.perf_counter() - start) / len(X)))
+    results.append(("scikit-learn", f"per row (predict_proba, {len(X)} rows a call)",
+                    (time.perf_counter() - start) / len(X)))
 
 
 # -- Java ----------------------------------------------------------------------------------------
@@ -259,7 +261,8 @@ def sql_rows(forest, model, X, probes, results):
         results.append(("treegen sql", "export", cost(seconds, peak, sql)))
         sql_timings("treegen sql", sql, X, results)
         got = [row[-1] for row in small.execute(sql).fetchall()]  # the prediction is the last column
-        results.append(("treegen sql", "probe mismatches", f"{sum(str(w) != g for w, g in zip(want, got))} / {len(probes)}"))
+        wrong = sum(str(w) != g for w, g in zip(want, got))
+        results.append(("treegen sql", "probe mismatches", f"{wrong} / {len(probes)}"))
     try:
         import orbital
         import orbital.types

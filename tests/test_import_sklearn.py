@@ -316,7 +316,8 @@ def test_skops_file_with_foreign_types_is_refused(tmp_path):
     estimator.note = fractions.Fraction(1, 3)
     path = str(tmp_path / "odd.skops")
     skops.io.dump(estimator, path)
-    with pytest.raises(TreegenError, match="refusing to load types that are not scikit-learn trees: fractions.Fraction"):
+    with pytest.raises(TreegenError, match="refusing to load types that are not scikit-learn trees: "
+                                           "fractions.Fraction"):
         load_estimator(path)
 
 
@@ -363,8 +364,9 @@ def csv_input(model, X: np.ndarray) -> str:
 
 
 def run_generated(model, target: str, X: np.ndarray, args=()) -> list[list[str]]:
-    """Emit the model for ``target`` (a language, or a SQL engine), run it on ``X``, parse its CSV."""
-    options = {"proba": "--proba" in args}
+    """Emit the model for ``target`` (a language, or a SQL engine), run it on ``X``, parse its CSV.
+    Classifiers are always emitted with ``--proba`` support: one compilation serves both runs."""
+    options = {"proba": model.target.is_classification}
     if target in SQL_ENGINES:
         from treegen.run.sql import run
         text = run(emit(model, "sql", dialect=target, **options), csv_input(model, X), list(args),
@@ -398,7 +400,8 @@ def end_to_end_cases():
         "forest-regressor": (RandomForestRegressor(n_estimators=8, max_depth=5, random_state=0), X, y, True),
         "extra-trees": (ExtraTreesClassifier(n_estimators=8, max_depth=5, random_state=0), X, codes, True),
         "gb-softmax": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, labels, False),
-        "gb-sigmoid": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, codes > 0, False),
+        "gb-sigmoid": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, codes > 0,
+                       False),
         "gb-exponential": (GradientBoostingClassifier(n_estimators=6, loss="exponential", random_state=0), dense,
                            codes > 0, False),
         "gb-regressor": (GradientBoostingRegressor(n_estimators=6, random_state=0), dense, y, False),
@@ -422,6 +425,6 @@ def test_generated_programs_at_raw_zero(target):
 
 def test_500_tree_forest_compiles_and_runs_in_java():
     X, _, codes = make_data(21, n=400, nan=0.05)
-    estimator = RandomForestClassifier(n_estimators=500, max_depth=7, random_state=0).fit(X, codes)
+    estimator = RandomForestClassifier(n_estimators=500, max_depth=6, random_state=0).fit(X, codes)
     model = from_sklearn(estimator)
     assert_program_agrees(estimator, model, "java", probe_matrix(model, limit=500))
