@@ -14,10 +14,14 @@ The statements of a function are ``(depth, kind, payload)`` triples:
 * ``("if", Cond)``: the statements that follow at ``depth + 1`` run when the condition holds;
 * ``("leaf", node id)``: evaluation ends at this node (a leaf, or a split that stops on missing);
 * ``("call", node id)``: continue in the function that starts at that node;
-* ``("fraction", ((node id, weight), ...))``: C4.5's fractional route, every child weighted.
+* ``("fraction", (slot, ((node id, weight), ...)))``: C4.5's fractional route, every child
+  weighted.
 
-Trees with a fractional route are *non-exclusive*: their functions collect ``(node id, weight)``
-pairs; the others return the id of the one node reached.
+Trees with a fractional route are *non-exclusive*: their functions carry the path's factors, one
+per feature with a fractional split (``TreePlan.factors``, in feature order; ``slot`` is the
+position of this split's feature), and collect ``(node id, factors)`` pairs; the weight of a node
+reached is ``1.0`` times its factors in order, as :func:`treegen.model.tree_output` multiplies them
+(a factor of 1.0 changes nothing). The other trees return the id of the one node reached.
 """
 from __future__ import annotations
 
@@ -72,6 +76,7 @@ class TreePlan:
     output: int | None
     width: int
     functions: list[Function]  # the tree's entry point first
+    factors: tuple[int, ...]  # the features with a fractional split, in feature order
     values: dict[int, tuple[float, ...]]  # node id -> value, for every node evaluation can end at
 
 
@@ -127,10 +132,12 @@ def _plan_tree(model, index, tree: Tree, codes, cuts, cost: CostModel) -> TreePl
         # The arrangement chose the smaller child by the sizes before cutting: recompute it.
         parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)
         size[node_id] = total
-    functions = _emit_functions(index, tree, parts, roots, cost)
+    factors = tuple(sorted({tree.nodes[i].split.feature for i in order if tree.nodes[i].split is not None
+                            and tree.nodes[i].split.missing.kind == "fraction"}))
+    functions = _emit_functions(index, tree, parts, roots, cost, factors)
     values = {i: tree.nodes[i].value for i in order
               if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == "stop"}
-    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, values)
+    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
 
 
 def _reachable(tree: Tree) -> list[int]:
@@ -200,7 +207,7 @@ def _negate(cond: Cond) -> Cond:
     return Cond(cond.feature, flipped[cond.op], cond.threshold, cond.codes)
 
 
-def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
+def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, factors) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack."""
     functions: list[Function] = []
     queue, seen = [0], {0}
@@ -218,7 +225,7 @@ def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) 
             elif kind == FRACTION:
                 node = tree.nodes[item]
                 weights = tuple(zip(node.children, node.split.missing.weights))
-                function.lines.append((depth, FRACTION, weights))
+                function.lines.append((depth, FRACTION, (factors.index(node.split.feature), weights)))
                 _schedule(node.children, queue, seen)
             elif node.is_leaf:
                 function.lines.append((depth, LEAF, item))

@@ -35,9 +35,9 @@ def _condition_bytes(cond: Cond) -> int:
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
-# accumulator, the weight and a call. Functions are cut at 3/4 of the JIT limit: the estimate is an
+# accumulator, the factors and a call; a fractional branch scales the factors (a call) and calls. Functions are cut at 3/4 of the JIT limit: the estimate is an
 # upper bound, and greedy cutting leaves most functions between half the budget and the budget.
-COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=11,
+COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=15,
                  budget=JIT_LIMIT * 3 // 4, max_depth=40)
 # The per-method estimate counts entries that methods share once per method: an upper bound. The
 # other quarter holds the class's own entries (names, descriptors, the classes it calls) with room to spare.
@@ -164,7 +164,7 @@ def _pool_entries(function) -> int:
         elif kind == CALL:
             entries += 4
         elif kind == FRACTION:
-            entries += 6 * len(payload)
+            entries += 6 * len(payload[1])
         elif kind == LEAF:
             entries += payload > 32767
     return entries
@@ -195,11 +195,12 @@ def _method(tree_plan: TreePlan, function, home: dict) -> dict:
         elif kind == CALL:
             lines.append(f"{pad}return {call(payload)}(x);" if exclusive else f"{pad}{call(payload)}(x, w, out); return;")
         elif kind == FRACTION:
-            lines.extend(f"{pad}{call(child)}(x, w * {literal(weight)}, out);" for child, weight in payload)
+            slot, weights = payload
+            lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out);" for child, weight in weights)
             lines.append(f"{pad}return;")
     while open_blocks:
         lines.append(INDENT * (open_blocks.pop() + 2) + "}")
-    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out)"
+    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
 
@@ -208,7 +209,7 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     cases = []
     for p in plans:
         entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
-        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, 1.0, acc)"
+        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc)"
         cases.append(f"case {p.index}: {call}; return;")
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 

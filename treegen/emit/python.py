@@ -94,8 +94,9 @@ def _function(tree_plan: TreePlan, function) -> dict:
         elif kind == CALL:
             lines.append(f"{pad}return {function_name(function.tree, payload)}{tail}")
         elif kind == FRACTION:
-            lines.extend(f"{pad}{function_name(function.tree, child)}(x, w * {literal(weight)}, out)"
-                         for child, weight in payload)
+            slot, weights = payload
+            lines.extend(f"{pad}{function_name(function.tree, child)}(x, _scaled(w, {slot}, {literal(weight)}), out)"
+                         for child, weight in weights)
             lines.append(f"{pad}return")
     return {"name": function_name(function.tree, function.node), "params": tail[1:-1], "lines": lines}
 

@@ -22,14 +22,14 @@ def class_name(source: str) -> str:
     return f"{package.group(1)}.{name.group(1)}" if package else name.group(1)
 
 
-def _key(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+def _key(source: str, release: str | None = None) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest() + f"/{release}"
 
 
 def compile_sources(sources, javac: str = "javac", release: str | None = None) -> list[str]:
     """Compile several sources (distinct qualified class names) in one ``javac`` call; returns
     the class directory of each. Already compiled sources are not compiled again."""
-    todo = [s for s in dict.fromkeys(sources) if _key(s) not in _compiled]
+    todo = [s for s in dict.fromkeys(sources) if _key(s, release) not in _compiled]
     if todo:
         root = tempfile.mkdtemp(prefix="treegen-java-")
         paths = []
@@ -46,8 +46,8 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None) -
         if done.returncode != 0:
             raise RuntimeError(f"javac failed:\n{done.stderr[-5000:]}")
         for source in todo:
-            _compiled[_key(source)] = (out, class_name(source))
-    return [_compiled[_key(s)][0] for s in sources]
+            _compiled[_key(source, release)] = (out, class_name(source))
+    return [_compiled[_key(s, release)][0] for s in sources]
 
 
 def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "javac",

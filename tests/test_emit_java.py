@@ -1,0 +1,208 @@
+"""The generated Java class, compiled with javac and run with java, predicts what the model predicts
+(bit for bit where the arithmetic is the same; 1e-12 relative through exp), at any size -- with every
+method under HotSpot's 8,000-byte JIT limit and every constant pool under 65,535 entries -- with any
+names, and its program follows the CSV protocol. Many classes compile in one javac call."""
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from treegen.emit import emit
+from treegen.emit.java import JIT_LIMIT, POOL_LIMIT
+from treegen.errors import TreegenError
+from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target
+from treegen.probes import probe_rows
+from treegen.run.java import compile_sources, run
+from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+
+from test_emit_python import reached, to_csv
+
+
+def boosted(seed: int, link: str):
+    width = 1 if link == "sigmoid" else 3
+    model = random_model(seed, regression=True, n_trees=2 * width)
+    for i, tree in enumerate(model.trees):
+        tree.output = i % width
+    classes = ("no", "yes") if link == "sigmoid" else ("a", "b", "c")
+    return replace(model, target=Target("y", CLASSIFICATION, classes),
+                   combine=Combine("sum", tuple(0.25 * (k + 1) for k in range(width)), 0.1, link))
+
+
+def varied_models() -> list:
+    """Every kind of model the back end must take: split kinds, missing routes, semantics, forests,
+    boosting with per-class trees and links, regression, hostile names."""
+    models = []
+    for seed in range(6):
+        models.append(random_model(seed, max_depth=6))
+        models.append(random_model(100 + seed, regression=True, max_depth=6, missing_kinds=("fraction", "stop")))
+    models.append(random_model(7, numeric=NumericSemantics("float32"), max_depth=7))
+    models.append(random_model(8, numeric=NumericSemantics(tolerance=1e-6), max_depth=7))
+    models.append(random_model(9, n_trees=5))
+    models.append(random_model(10, n_trees=4, regression=True, missing_kinds=("fraction",)))
+    models += [boosted(11, "sigmoid"), boosted(12, "softmax"), boosted(13, "identity")]
+    models.append(random_model(14, names=HOSTILE_NAMES[:5], classes=HOSTILE_NAMES[20:25]))
+    models.append(random_model(15, names=HOSTILE_NAMES[25:30], classes=HOSTILE_NAMES[30:35]))
+    return models
+
+
+def exact(model) -> bool:
+    """Whether Java's arithmetic is the model's: all but Math.exp, which may differ in the last bit."""
+    return model.combine.link not in ("sigmoid", "softmax")
+
+
+def check_program(model, source: str, rows) -> None:
+    text = to_csv(model, rows)
+    labels = [r[0] for r in csv.reader(io.StringIO(run(source, text), newline=""))]
+    if model.target.is_classification:
+        assert labels == [model.predict(r) for r in rows]
+        proba = list(csv.reader(io.StringIO(run(source, text, ["--proba"]), newline="")))
+        assert proba[0] == list(model.target.classes)
+        got, expected = [[float(p) for p in r] for r in proba[1:]], [model.scores(r) for r in rows]
+    else:
+        got, expected = [[float(v)] for v in labels], [[model.predict(r)] for r in rows]
+    if exact(model):
+        assert got == expected
+    else:
+        assert all(is_close(a, b) for g, e in zip(got, expected) for a, b in zip(g, e))
+
+
+def test_every_kind_of_model_is_exact():
+    models = varied_models()
+    sources = [emit(m, "java", proba=True, leaf=True, package=f"m{i}") for i, m in enumerate(models)]
+    compile_sources(sources)
+    for model, source in zip(models, sources):
+        rows = probe_rows(model, 200) + random_rows(model, 60)
+        check_program(model, source, rows)
+    model, source = models[1], sources[1]  # fractional routes: several leaves in one tree
+    rows = probe_rows(model, 200)
+    leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 1000), features=st.lists(st.sampled_from(HOSTILE_NAMES), min_size=5, max_size=5, unique=True),
+       classes=st.lists(st.sampled_from(HOSTILE_NAMES), min_size=2, max_size=4, unique=True))
+def test_hostile_names(seed, features, classes):
+    model = random_model(seed, names=features, classes=classes, max_depth=6)
+    source = emit(model, "java", proba=True)
+    assert source.isascii()
+    check_program(model, source, probe_rows(model, 100))
+
+
+def class_files(directory: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(directory, "**", "*.class"), recursive=True))
+
+
+def method_sizes(directory: str) -> list[int]:
+    """Bytecode length of every method in the compiled classes (from javap's instruction offsets)."""
+    names = [path[len(directory) + 1:-len(".class")].replace(os.sep, ".") for path in class_files(directory)]
+    listing = subprocess.run(["javap", "-c", "-p", "-cp", directory, *names], capture_output=True,
+                             text=True, check=True).stdout
+    sizes, last = [], None
+    for line in listing.splitlines():
+        offset = re.match(r"\s+(\d+): (\w+)", line)
+        if offset:
+            last = int(offset.group(1)) + (1 if offset.group(2).endswith("return") else 3)
+        elif last is not None:
+            sizes.append(last)
+            last = None
+    return sizes
+
+
+def pool_sizes(directory: str) -> list[int]:
+    """constant_pool_count of every class file (bytes 8-9 of the format)."""
+    sizes = []
+    for path in class_files(directory):
+        with open(path, "rb") as handle:
+            sizes.append(int.from_bytes(handle.read(10)[8:10], "big"))
+    return sizes
+
+
+def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
+    models = {"wide": wide_model(50_000), "chain": chain_model(10_000),
+              "forest": random_model(1, n_trees=500, max_depth=6)}
+    sources = {name: emit(m, "java", package=name) for name, m in models.items()}
+    directories = dict(zip(sources, compile_sources(list(sources.values()))))
+    for name, model in models.items():
+        if name != "forest":  # its trees are small: the limits are the big trees' problem
+            assert max(method_sizes(os.path.join(directories[name], name))) < JIT_LIMIT, name
+        assert max(pool_sizes(os.path.join(directories[name], name))) < POOL_LIMIT, name
+        probes = probe_rows(model, 1000)
+        rows = probes[::max(1, len(probes) // 150)] + random_rows(model, 50)
+        labels = [r[0] for r in csv.reader(io.StringIO(run(sources[name], to_csv(model, rows))))]
+        assert labels == [model.predict(r) for r in rows], name
+    assert len(pool_sizes(os.path.join(directories["wide"], "wide"))) > 4  # the tree spans several classes
+
+
+def test_java_8_release():
+    model = boosted(3, "softmax")
+    source = emit(model, "java", proba=True, leaf=True, class_name="Scorer", package="com.bank.risk")
+    assert run(source, to_csv(model, []), release="8") == ""
+
+
+HARNESS = """
+import java.util.*;
+public class Harness {
+    public static void main(String[] args) {
+        Map<String, Object> row = new HashMap<>();
+        row.put("x0", 0.5);
+        row.put("x1", 2);
+        row.put("x2", null);
+        row.put("c0", "v0_1");
+        Object[] positional = {0.5, 2, null, "v0_1", "unseen"};
+        System.out.println(Scorer.predict(row) + "," + Scorer.predict(positional));
+        System.out.println(Arrays.toString(Scorer.predictProba(row)));
+        System.out.println(Arrays.deepToString(Scorer.predictLeaf(positional)));
+        System.out.println(Scorer.FEATURES + "" + Scorer.CLASSES);
+    }
+}
+"""
+
+
+def test_the_api_embeds_in_a_java_program():
+    model = random_model(4, max_depth=7)
+    source = emit(model, "java", leaf=True, class_name="Scorer")
+    with tempfile.TemporaryDirectory() as directory:
+        for name, text in (("Scorer.java", source), ("Harness.java", HARNESS)):
+            with open(os.path.join(directory, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        subprocess.run(["javac", "-d", directory, *glob.glob(os.path.join(directory, "*.java"))], check=True)
+        printed = subprocess.run(["java", "-cp", directory, "Harness"], capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+    row = {"x0": 0.5, "x1": 2.0, "x2": None, "c0": "v0_1"}
+    label = model.predict(row)
+    assert printed[0] == f"{label},{label}"
+    assert [float(p) for p in printed[1].strip("[]").split(", ")] == model.scores(row)
+    assert printed[2] == str([reached(model, model.trees[0], row)])
+    assert printed[3] == "[x0, x1, x2, c0, c1][a, b, c]"
+
+
+def test_program_errors_exit_2():
+    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1)
+    source = emit(model, "java")
+    header = ",".join(f.name for f in model.features)
+    with pytest.raises(RuntimeError, match="exited with 2.*line 5: column x1: abc is not a number"):
+        run(source, f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n')
+    with pytest.raises(RuntimeError, match="exited with 2.*no column named c0"):
+        run(source, "x0,x1\n1,2\n")
+    with pytest.raises(RuntimeError, match="exited with 2.*unknown option --leaf"):
+        run(source, f"{header}\n", ["--leaf"])
+
+
+def test_deterministic_and_names_checked():
+    model = random_model(9, n_trees=3, max_depth=6)
+    assert emit(model, "java", proba=True) == emit(random_model(9, n_trees=3, max_depth=6), "java", proba=True)
+    for bad in ("class", "1abc", "a-b", "P0", "Acc", ""):
+        with pytest.raises(TreegenError):
+            emit(model, "java", class_name=bad)
+    with pytest.raises(TreegenError):
+        emit(model, "java", package="com.if.x")

@@ -1,0 +1,216 @@
+"""The generated Python module predicts exactly what the model predicts -- bit for bit -- for every
+kind of model, at every threshold and one ulp either side, on missing values and unseen categories,
+at any size, with any names; and its program follows the CSV protocol."""
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from treegen.emit import emit
+from treegen.errors import TreegenError
+from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target, child_for
+from treegen.probes import UNSEEN, probe_rows
+from treegen.run.python import run
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
+
+SEMANTICS = [NumericSemantics(), NumericSemantics("float32"), NumericSemantics(tolerance=1e-6)]
+
+
+def load(source: str) -> dict:
+    """The generated module's namespace (it is compiled as Python 3.8 would parse it)."""
+    ast.parse(source, feature_version=(3, 8))
+    namespace: dict = {"__name__": "generated"}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return namespace
+
+
+def reached(model, tree, row) -> list[int]:
+    """Reference leaf ids: the nodes where the model's own walk ends (as model.tree_output walks)."""
+    names = [f.name for f in model.features]
+    ends, stack = [], [0]
+    while stack:
+        node_id = stack.pop()
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            ends.append(node_id)
+            continue
+        position = child_for(model, node.split, row.get(names[node.split.feature]))
+        route = node.split.missing
+        if position is not None:
+            stack.append(node.children[position])
+        elif route.kind == "child":
+            stack.append(node.children[route.child])
+        elif route.kind == "fraction":
+            stack.extend(node.children)
+        else:
+            ends.append(node_id)
+    return sorted(ends)
+
+
+def rows_for(model, count: int = 300, seed: int = 0) -> list[dict]:
+    return probe_rows(model, count) + random_rows(model, count // 3, seed)
+
+
+def assert_exact(model, module: dict, rows, leaf: bool = False) -> None:
+    for row in rows:
+        expected = model.scores(row)
+        if model.target.is_classification:
+            assert module["predict_proba"](row) == expected, row
+            assert module["predict"](row) == model.predict(row), row
+        else:
+            assert module["predict"](row) == expected[0], row
+        if leaf:
+            assert module["predict_leaf"](row) == [reached(model, tree, row) for tree in model.trees]
+
+
+def boosted(seed: int, link: str) -> "object":
+    """Per-class boosting trees (tree.output) summed from an initial score, through a link."""
+    width = 1 if link == "sigmoid" else 3
+    model = random_model(seed, regression=True, n_trees=2 * width)
+    for i, tree in enumerate(model.trees):
+        tree.output = i % width
+    classes = ("no", "yes") if link == "sigmoid" else ("a", "b", "c")
+    init = tuple(0.25 * (k + 1) for k in range(width))
+    return replace(model, target=Target("y", CLASSIFICATION, classes),
+                   combine=Combine("sum", init, 0.1, link))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), regression=st.booleans(), semantics=st.sampled_from(SEMANTICS),
+       trees=st.sampled_from([1, 1, 3]), missing=st.sampled_from([("stop", "child", "fraction"), ("child",),
+                                                                 ("stop",), ("fraction",)]))
+def test_random_models_are_exact(seed, regression, semantics, trees, missing):
+    model = random_model(seed, regression=regression, numeric=semantics, n_trees=trees, missing_kinds=missing)
+    assert_exact(model, load(emit(model, "python", leaf=True)), rows_for(model, seed=seed), leaf=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), link=st.sampled_from(["sigmoid", "softmax", "identity"]))
+def test_boosted_models_are_exact(seed, link):
+    model = boosted(seed, link)
+    assert_exact(model, load(emit(model, "python")), rows_for(model, seed=seed))
+
+
+def test_sums_without_output_column():
+    model = random_model(3, n_trees=4, max_depth=6)
+    model = replace(model, combine=Combine("sum", (0.5, -0.25, 0.0), 0.3, "identity"))
+    assert_exact(model, load(emit(model, "python")), rows_for(model))
+
+
+names = st.lists(st.sampled_from(HOSTILE_NAMES), min_size=5, max_size=5, unique=True)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 1000), features=names,
+       classes=st.lists(st.sampled_from(HOSTILE_NAMES), min_size=2, max_size=4, unique=True))
+def test_hostile_names_compile_and_predict(seed, features, classes):
+    model = random_model(seed, names=features, classes=classes)
+    source = emit(model, "python")
+    assert source.isascii()  # every name is an escaped literal
+    module = load(source)
+    assert module["FEATURES"] == tuple(features) and module["CLASSES"] == tuple(classes)
+    assert_exact(model, module, rows_for(model, 100, seed))
+
+
+def to_csv(model, rows) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f.name for f in model.features])
+    for row in rows:
+        writer.writerow(["" if row.get(f.name) is None else repr(row[f.name]) if f.is_numeric else row[f.name]
+                         for f in model.features])
+    return out.getvalue()
+
+
+def test_program_with_hostile_names_follows_the_protocol():
+    model = random_model(11, names=HOSTILE_NAMES[10:15], classes=["a,b", 'say "hi"', "new\nline", "\u2028sep"],
+                         max_depth=6)
+    rows = rows_for(model, 200)
+    source = emit(model, "python", proba=True, leaf=True)
+    labels = list(csv.reader(io.StringIO(run(source, to_csv(model, rows)), newline="")))
+    assert [r[0] for r in labels] == [model.predict(r) for r in rows]
+    proba = list(csv.reader(io.StringIO(run(source, to_csv(model, rows), ["--proba"]), newline="")))
+    assert proba[0] == list(model.target.classes)
+    assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
+    leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
+
+
+def test_program_reads_rfc4180_and_matches_columns_by_name():
+    model = random_model(5, regression=True, max_depth=4)
+    names = [f.name for f in model.features]
+    rows = rows_for(model, 60)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(["extra, \"column\"\n"] + list(reversed(names)))
+    for row in rows:
+        values = ["" if row.get(n) is None else repr(row[n]) if isinstance(row[n], float) else row[n]
+                  for n in reversed(names)]
+        writer.writerow(["ignored\r\nvalue"] + values)
+    printed = run(emit(model, "python"), out.getvalue()).splitlines()
+    assert [float(v) for v in printed] == [model.predict(r) for r in rows]
+
+
+def test_program_errors_exit_2_with_one_line():
+    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1)
+    source = emit(model, "python")
+    header = ",".join(f.name for f in model.features)
+    with pytest.raises(RuntimeError, match="exited with 2.*line 3: column 'x1': 'abc' is not a number"):
+        run(source, f"{header}\n1,2,v0_0\n1,abc,v0_0\n")
+    with pytest.raises(RuntimeError, match="exited with 2.*no column named 'c0'"):
+        run(source, "x0,x1\n1,2\n")
+    with pytest.raises(RuntimeError, match="exited with 2.*unknown option '--proba'"):
+        run(source, f"{header}\n", ["--proba"])
+    # numbers are read as written: a space is not part of a number
+    with pytest.raises(RuntimeError, match="' 1' is not a number"):
+        run(source, f"{header}\n 1,2,v0_0\n")
+
+
+def test_program_reads_missing_and_special_values():
+    model = chain_model(5)
+    source = emit(model, "python")
+    printed = run(source, 'x\n""\n\nnan\n-inf\ninf\n2.5\n1e0\n').splitlines()
+    rows = [None, None, math.nan, -math.inf, math.inf, 2.5, 1.0]
+    assert printed == [model.predict({"x": v}) for v in rows]
+
+
+def test_api_takes_ints_strings_and_unknown_categories():
+    model = random_model(2, max_depth=6)
+    module = load(emit(model, "python"))
+    for row in rows_for(model, 100):
+        as_text = {k: (str(v) if isinstance(v, float) and math.isfinite(v) else v) for k, v in row.items()}
+        assert module["predict_proba"](as_text) == model.scores(row)
+    nominal = [f for f in model.features if not f.is_numeric][0]
+    row = {f.name: 0 for f in model.features if f.is_numeric}
+    assert module["predict_proba"]({**row, nominal.name: UNSEEN}) == model.scores({**row, nominal.name: None})
+    assert module["predict_proba"]({}) == model.scores({})
+
+
+def test_deep_chain_and_wide_tree():
+    for model in (chain_model(10_000), wide_model(50_000)):
+        source = emit(model, "python", leaf=True)
+        assert max(len(line) - len(line.lstrip(" ")) for line in source.splitlines()) // 4 < 60
+        namespace: dict = {}
+        exec(compile(source, "<generated>", "exec"), namespace)
+        probes = probe_rows(model, 1500)
+        rows = probes[::len(probes) // 300] + random_rows(model, 100)
+        assert_exact(model, namespace, rows)
+
+
+def test_output_is_deterministic_and_python38():
+    model = random_model(9, n_trees=3, max_depth=6)
+    source = emit(model, "python", proba=True, leaf=True)
+    assert source == emit(random_model(9, n_trees=3, max_depth=6), "python", proba=True, leaf=True)
+    tree = ast.parse(source, feature_version=(3, 8))
+    assert not any(isinstance(node, (ast.NamedExpr, ast.Match)) for node in ast.walk(tree))
+
+
+def test_options_the_target_does_not_take_are_errors():
+    with pytest.raises(TreegenError, match="class_name"):
+        emit(random_model(1), "python", class_name="X")
