@@ -118,6 +118,18 @@ def test_sample_weight_and_class_weight():
     assert weighted.model_.trees[0].nodes[0].counts[0] == 5.0 * np.sum(y == 0)
 
 
+def test_user_errors():
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(TreegenError):
+        DecisionTreeClassifier().fit(X, y[:-1])
+    with pytest.raises(TreegenError):
+        DecisionTreeClassifier(algorithm="c5").fit(X, y)
+    with pytest.raises(TreegenError):
+        DecisionTreeClassifier(feature_names=["a", "b"]).fit(X, y)
+    with pytest.raises(TreegenError):
+        DecisionTreeClassifier().fit(X[:, 0], y)
+
+
 def test_other_algorithms():
     X, y = datasets.load_iris(return_X_y=True)
     tree = DecisionTreeClassifier(algorithm="c45").fit(X, y)

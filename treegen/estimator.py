@@ -16,7 +16,7 @@ import numpy as np
 
 from .data import Dataset, encode, infer_feature
 from .errors import TreegenError
-from .learn import fit as learn
+from .learn import ALGORITHMS, fit as learn
 from .model import CLASSIFICATION, NUMERIC, REGRESSION, Feature, Model, Target
 
 try:  # plug into scikit-learn when it is there, stand alone when it is not
@@ -95,8 +95,9 @@ class _TreeEstimator(BaseEstimator):
         features = tuple(_feature(name, values) for name, values in zip(names, columns))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
         target, codes = self._target(y)
-        if len(codes) != len(encoded[0] if encoded else codes):
-            raise TreegenError(f"X has {len(encoded[0])} rows but y has {len(codes)}")
+        rows = len(columns[0]) if columns else len(codes)
+        if rows != len(codes):
+            raise TreegenError(f"X has {rows} rows but y has {len(codes)}")
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         dataset = Dataset(features, encoded, target, codes, weights)
         self.model_ = learn(dataset, self.algorithm, **self._learner_params())
@@ -119,6 +120,8 @@ class _TreeEstimator(BaseEstimator):
                "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
                "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
                "cast": self.cast}
+        if self.algorithm not in ALGORITHMS:
+            raise TreegenError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.algorithm != "cart":  # other learners take what their fit() names
             import importlib
             accepted = inspect.signature(importlib.import_module(f"treegen.learn.{self.algorithm}").fit).parameters
