@@ -1,0 +1,34 @@
+"""Predict with a generated Python module: it is plain standard-library code, imported like any other.
+
+Generate it once (treegen is needed only for this step):
+
+    treegen train examples/play_tennis.csv --target play --algorithm id3 -o tennis.json
+    treegen export tennis.json --to python -o examples/python/tennis.py
+
+then run ``python3 examples/python/predict_tennis.py``. Without ``tennis.py`` this script generates it
+through treegen's API first.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+if not os.path.exists(os.path.join(HERE, "tennis.py")):
+    import treegen
+    model = treegen.train(os.path.join(HERE, "..", "play_tennis.csv"), target="play", algorithm="id3")
+    with open(os.path.join(HERE, "tennis.py"), "w", encoding="utf-8") as handle:
+        handle.write(treegen.export(model, "python", proba=True))
+
+import tennis  # noqa: E402  (the generated module)
+
+days = [
+    {"outlook": "sunny", "temperature": "cool", "humidity": "high", "wind": "strong"},
+    {"outlook": "overcast", "humidity": "normal"},  # a missing key is a missing value
+    {"outlook": "rain", "temperature": "mild", "humidity": "normal", "wind": "weak"},
+    {"outlook": "foggy", "wind": "weak"},  # a category the tree never saw is treated as missing
+]
+print("features:", ", ".join(tennis.FEATURES))
+for day in days:
+    probabilities = ", ".join(f"{label}={p:.2f}" for label, p in zip(tennis.CLASSES, tennis.predict_proba(day)))
+    print(f"{tennis.predict(day):>3}  ({probabilities})  {day}")
