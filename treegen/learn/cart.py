@@ -145,12 +145,12 @@ class Grown:
     """A tree while it is learned and pruned: per-node lists indexed by node id (pre-order)."""
 
     width: int  # classification: number of classes; regression: 0
-    total: list = field(default_factory=list)  # per node: class weights (K,) or [w, sum w*y]
+    total: list[list[float]] = field(default_factory=list)  # per node: class weights, or [w, sum w*y]
     impurity: list[float] = field(default_factory=list)
     split: list[Split | None] = field(default_factory=list)
     children: list[tuple[int, ...]] = field(default_factory=list)
 
-    def add(self, total: np.ndarray, impurity: float) -> int:
+    def add(self, total: list[float], impurity: float) -> int:
         self.total.append(total)
         self.impurity.append(impurity)
         self.split.append(None)
@@ -159,15 +159,14 @@ class Grown:
 
     def weight(self, node: int) -> float:
         total = self.total[node]
-        return float(total.sum()) if self.width else float(total[0])
+        return sum(total) if self.width else total[0]
 
     def node(self, i: int, children: tuple[int, ...] = (), split: Split | None = None) -> Node:
         total = self.total[i]
         if self.width:
-            n = float(total.sum())
-            value = tuple(float(c / n) for c in total)
-            return Node(value, tuple(float(c) for c in total), n, split, children)
-        return Node((float(total[1] / total[0]),), (), float(total[0]), split, children)
+            n = sum(total)
+            return Node(tuple(c / n for c in total), tuple(total), n, split, children)
+        return Node((total[1] / total[0],), (), total[0], split, children)
 
     def tree(self) -> Tree:
         return Tree([self.node(i, self.children[i], self.split[i]) for i in range(len(self.total))])

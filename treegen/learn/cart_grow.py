@@ -115,8 +115,8 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
 
 def _add_nodes(grown: Grown, level: Level, impurity: np.ndarray) -> list[int]:
     ids = []
-    for s, parent in enumerate(level.parents):
-        node = grown.add(level.totals[:, s], float(impurity[s]))
+    for total, node_impurity, parent in zip(level.totals.T.tolist(), impurity.tolist(), level.parents):
+        node = grown.add(total, node_impurity)
         ids.append(node)
         if parent is not None:
             grown.children[parent] += (node,)
