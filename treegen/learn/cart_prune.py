@@ -8,6 +8,8 @@ requested one. Nodes are numbered in pre-order, so every branch is a contiguous 
 """
 from __future__ import annotations
 
+import heapq
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,23 +31,24 @@ class Sequence:
     impurities: list[float]  # total leaf cost before any step, then after each step
 
 
-def prune_sequence(grown: Grown, ccp_alpha: float = np.inf) -> Sequence:
-    """Prune weakest links while their effective alpha is <= ``ccp_alpha`` (all of them by default)."""
+def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
+    """Prune weakest links while their effective alpha is <= ``ccp_alpha`` (all of them by default).
+
+    scikit-learn scans every node for the weakest link at each step; only the ancestors of a
+    pruned branch change, so a heap of (alpha, node) finds the same node (the first one on ties)
+    with the same arithmetic, and the whole path costs O(n log n) rather than O(n^2).
+    """
     n = len(grown.total)
     children = grown.children
     weight = [grown.weight(i) for i in range(n)]
-    r_node = np.array([weight[i] * grown.impurity[i] / weight[0] for i in range(n)])
-    parent = np.full(n, -1)
-    end = np.arange(1, n + 1)  # end of each branch's run of node ids
-    for i in range(n - 1, -1, -1):
+    r_node = [weight[i] * grown.impurity[i] / weight[0] for i in range(n)]
+    parent = [-1] * n
+    for i in range(n):
         for child in children[i]:
             parent[child] = i
-        if children[i]:
-            end[i] = end[children[i][-1]]
-    is_leaf = np.array([not c for c in children])
-    r_branch = np.zeros(n)
-    n_leaves = np.zeros(n, dtype=np.int64)
-    for leaf in np.flatnonzero(is_leaf):  # leaf by leaf, in order: scikit-learn's sums exactly
+    r_branch = [0.0] * n
+    n_leaves = [0] * n
+    for leaf in (i for i in range(n) if not children[i]):  # leaf by leaf: scikit-learn's sums exactly
         current = r_node[leaf]
         r_branch[leaf] = current
         node = parent[leaf]
@@ -53,16 +56,20 @@ def prune_sequence(grown: Grown, ccp_alpha: float = np.inf) -> Sequence:
             r_branch[node] += current
             n_leaves[node] += 1
             node = parent[node]
-    candidate = ~is_leaf
-    sequence = Sequence([], [], [float(r_branch[0])])
+    candidate = [bool(c) for c in children]
+    alpha_of = lambda i: (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+    heap = [(alpha_of(i), i) for i in range(n) if candidate[i]]
+    heapq.heapify(heap)
+    sequence = Sequence([], [], [r_branch[0]])
     while candidate[0]:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            alphas = np.where(candidate, (r_node - r_branch) / (n_leaves - 1), np.inf)
-        weakest = int(np.argmin(alphas))
-        alpha = float(alphas[weakest])
+        alpha, weakest = heap[0]
+        if not candidate[weakest] or alpha != alpha_of(weakest):
+            heapq.heappop(heap)  # stale: the node was pruned away or its alpha changed
+            continue
         if ccp_alpha < alpha:
             break
-        candidate[weakest:end[weakest]] = False
+        heapq.heappop(heap)
+        _drop_branch(children, candidate, weakest)
         pruned_leaves = n_leaves[weakest] - 1
         n_leaves[weakest] = 0
         r_diff = r_node[weakest] - r_branch[weakest]
@@ -71,11 +78,22 @@ def prune_sequence(grown: Grown, ccp_alpha: float = np.inf) -> Sequence:
         while node != -1:
             n_leaves[node] -= pruned_leaves
             r_branch[node] += r_diff
+            heapq.heappush(heap, (alpha_of(node), node))
             node = parent[node]
         sequence.alphas.append(alpha)
         sequence.nodes.append(weakest)
-        sequence.impurities.append(float(r_branch[0]))
+        sequence.impurities.append(r_branch[0])
     return sequence
+
+
+def _drop_branch(children: list, candidate: list[bool], node: int) -> None:
+    """The branch under ``node`` leaves the tree: none of its nodes can be pruned any more."""
+    stack = [node]
+    while stack:
+        i = stack.pop()
+        if candidate[i]:
+            candidate[i] = False
+            stack.extend(children[i])
 
 
 def prune(grown: Grown, ccp_alpha: float) -> Grown:
