@@ -257,10 +257,10 @@ def _is_missing(value: Any) -> bool:
 def predict_scores(model: Model, columns: list[np.ndarray]) -> np.ndarray:
     """Score vectors for encoded columns: vectorised for single trees with one path per row, the
     model's reference walk otherwise (fractional missing routes, several trees)."""
-    from .learn.cart_apply import FractionalRoute, node_paths
+    from .learn.cart_apply import FractionalRoute, node_ends
     if model.combine.kind == "single":
         try:
-            ends = node_paths(model, model.trees[0], columns)[:, -1]
+            ends = node_ends(model, model.trees[0], columns)
             values = np.array([node.value for node in model.trees[0].nodes])
             return values[ends]
         except FractionalRoute:

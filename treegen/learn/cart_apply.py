@@ -6,6 +6,8 @@ float64 with NaN, nominal int codes with -1 for missing or unknown). Missing rou
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from ..model import Model, Tree
@@ -20,11 +22,23 @@ def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarra
 
     Returns an int array (rows, levels); a row that ends early repeats its last node.
     """
+    return np.stack(list(_levels(model, tree, columns)), axis=1)
+
+
+def node_ends(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
+    """The node where each row ends (a leaf, or a node whose missing route is "stop")."""
+    for current in _levels(model, tree, columns):
+        pass
+    return current
+
+
+def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.ndarray]:
+    """Each row's node, level after level, until every row has ended."""
     n_rows = len(columns[0]) if columns else 0
     walk = _Walk(model, tree)
     values = np.column_stack([np.asarray(c, dtype=np.float64) for c in columns]) if columns else np.zeros((n_rows, 0))
     current = np.zeros(n_rows, dtype=np.int64)
-    levels = [current]
+    yield current
     active = np.flatnonzero(walk.feature[current] >= 0)
     while active.size:
         nodes = current[active]
@@ -34,10 +48,9 @@ def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarra
         moving = position >= 0  # a "stop" route ends the walk at this node
         current = current.copy()
         current[active[moving]] = walk.children[nodes[moving], position[moving]]
-        levels.append(current)
+        yield current
         active = active[moving]
         active = active[walk.feature[current[active]] >= 0]
-    return np.stack(levels, axis=1)
 
 
 class _Walk:
