@@ -13,9 +13,8 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.learn.cart import Params, gini, node_impurity
+from treegen.learn.cart import gini, node_impurity, pruning_path
 from treegen.learn.cart_apply import node_paths
-from treegen.learn.cart_prune import pruning_path
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 
 
@@ -184,8 +183,7 @@ def test_float64_thresholds_agree_up_to_float32_rounding():
 def test_pruning_path_is_scikit_learns_on_iris():
     X, y = datasets.load_iris(return_X_y=True)
     data = numeric_dataset(X, y)
-    params = Params.checked(data, "gini", None, 2, 1, 0.0, None, "float32")
-    alphas, impurities = pruning_path(data, params)
+    alphas, impurities = pruning_path(data, cast="float32")
     expected = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
     np.testing.assert_allclose(alphas, expected.ccp_alphas, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(impurities, expected.impurities, rtol=1e-12, atol=1e-15)
@@ -212,8 +210,7 @@ def test_alpha_chosen_by_cross_validation_is_deterministic():
     again = fit(data, "cart", ccp_alpha="cv", seed=3)
     alpha = first.meta["ccp_alpha"]
     assert alpha == again.meta["ccp_alpha"] and first.meta["params"]["ccp_alpha"] == "cv"
-    params = Params.checked(data, "gini", None, 2, 1, 0.0, None, "float64")
-    assert alpha in set(pruning_path(data, params)[0])
+    assert alpha in set(pruning_path(data)[0])
     assert alpha > 0 and len(first.trees[0].nodes) < len(fit(data, "cart").trees[0].nodes)
     assert [n.split for n in first.trees[0].nodes] == [n.split for n in again.trees[0].nodes]
 

@@ -67,6 +67,14 @@ def test_feature_importances_are_scikit_learns_on_iris():
     pytest.fail("no random_state of scikit-learn grows treegen's iris tree")
 
 
+def test_pruning_path_like_scikit_learn():
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = DecisionTreeClassifier(cast="float32").cost_complexity_pruning_path(X, y)
+    theirs = SkClassifier(random_state=0).cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas, rtol=1e-12)
+    np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=1e-12)
+
+
 def test_regressor_matches_scikit_learn():
     X, y = datasets.load_diabetes(return_X_y=True)
     ours = DecisionTreeRegressor(max_depth=4, cast="float32").fit(X, y)

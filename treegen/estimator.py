@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,23 @@ class _TreeEstimator(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Learn a tree from ``X`` (rows x features) and ``y``; ``sample_weight`` weighs rows."""
+        dataset = self._dataset(X, y, sample_weight)
+        self.model_ = learn(dataset, self.algorithm, **self._learner_params())
+        self.n_features_in_ = len(dataset.features)
+        if _is_frame(X):
+            self.feature_names_in_ = np.asarray([f.name for f in dataset.features], dtype=object)
+        self.feature_importances_ = _importances(self.model_, dataset.columns, dataset.y, dataset.weights,
+                                                 self._criterion())
+        return self
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> SimpleNamespace:
+        """CART's pruning path on this data: ``ccp_alphas`` and ``impurities``, as scikit-learn's."""
+        from .learn.cart import pruning_path
+        params = {k: v for k, v in self._cart_params().items() if k not in ("ccp_alpha", "cv_folds", "seed")}
+        alphas, impurities = pruning_path(self._dataset(X, y, sample_weight), **params)
+        return SimpleNamespace(ccp_alphas=alphas, impurities=impurities)
+
+    def _dataset(self, X, y, sample_weight) -> Dataset:
         names, columns = _columns(X, self.feature_names)
         features = tuple(_feature(name, values) for name, values in zip(names, columns))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
@@ -99,13 +117,7 @@ class _TreeEstimator(BaseEstimator):
         if rows != len(codes):
             raise TreegenError(f"X has {rows} rows but y has {len(codes)}")
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        dataset = Dataset(features, encoded, target, codes, weights)
-        self.model_ = learn(dataset, self.algorithm, **self._learner_params())
-        self.n_features_in_ = len(features)
-        if _is_frame(X):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.feature_importances_ = _importances(self.model_, encoded, codes, weights, self._criterion())
-        return self
+        return Dataset(features, encoded, target, codes, weights)
 
     def _target(self, y) -> tuple[Target, np.ndarray]:
         y = np.asarray(y)
@@ -114,12 +126,15 @@ class _TreeEstimator(BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         return Target("target", CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
 
+    def _cart_params(self) -> dict:
+        return {"criterion": self.criterion, "max_depth": self.max_depth,
+                "min_samples_split": self.min_samples_split, "min_samples_leaf": self.min_samples_leaf,
+                "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
+                "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
+                "cast": self.cast}
+
     def _learner_params(self) -> dict:
-        own = {"criterion": self.criterion, "max_depth": self.max_depth,
-               "min_samples_split": self.min_samples_split, "min_samples_leaf": self.min_samples_leaf,
-               "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
-               "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
-               "cast": self.cast}
+        own = self._cart_params()
         if self.algorithm not in ALGORITHMS:
             raise TreegenError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.algorithm != "cart":  # other learners take what their fit() names

@@ -94,6 +94,23 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                  numeric=NumericSemantics(cast=cast), meta=meta)
 
 
+def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
+                 min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
+                 min_impurity_decrease: float = 0.0, class_weight=None,
+                 cast: str = "float64") -> tuple[np.ndarray, np.ndarray]:
+    """The effective alphas of minimal cost-complexity pruning and the total leaf impurity of each
+    subtree, as scikit-learn's ``cost_complexity_pruning_path`` (parameters as :func:`fit`).
+
+    Returns
+    -------
+    alphas, impurities : ndarray
+        Both start with the full tree (alpha 0) and end with the root alone.
+    """
+    from .cart_prune import pruning_path as path
+    return path(dataset, Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
+                                        min_impurity_decrease, class_weight, cast))
+
+
 @dataclass(frozen=True)
 class Params:
     """Validated learning parameters, with fractions already turned into row counts."""
