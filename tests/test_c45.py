@@ -181,6 +181,8 @@ def test_options_that_make_no_sense_are_user_errors():
         fit(data, "c45", confidence=0.9)
     with pytest.raises(TreegenError):
         fit(data, "c45", reduced_error=True, folds=1)
+    with pytest.raises(TreegenError):  # J48 refuses -R -U too
+        fit(data, "c45", reduced_error=True, unpruned=True)
     regression = Dataset(data.features, data.columns, Target("y", "regression"), data.columns[0], data.weights)
     with pytest.raises(TreegenError):
         fit(regression, "c45")

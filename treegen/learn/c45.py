@@ -204,16 +204,17 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
         raise TreegenError("C4.5 learns classification trees; the target is numeric (use cart)")
     if reduced_error and not 2 <= folds <= len(dataset):
         raise TreegenError(f"reduced-error pruning needs 2 to {len(dataset)} folds, not {folds}")
+    if reduced_error and unpruned:
+        raise TreegenError("an unpruned tree and reduced-error pruning exclude each other (as in J48)")
     if not 0 < confidence <= 0.5:
         raise TreegenError(f"the pruning confidence must be in (0, 0.5], not {confidence}")
     grower = Grower(dataset, float(min_leaf), mdl_correction)
     if reduced_error:
         train, held_out = train_and_prune_rows(dataset.y, folds, seed)
         root = grower.grow(train)
-        if not unpruned:
-            reduced_error_prune(root, grower, held_out)
+        reduced_error_prune(root, grower, held_out)
         return to_model(root, dataset, dict(reduced_error=True, folds=folds, seed=seed, min_leaf=min_leaf,
-                                            unpruned=unpruned, mdl_correction=mdl_correction))
+                                            mdl_correction=mdl_correction))
     root = grower.grow()
     if collapse:
         collapse_tree(root)

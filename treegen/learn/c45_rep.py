@@ -67,25 +67,33 @@ def train_and_prune_rows(y: np.ndarray, folds: int, seed: int) -> tuple[np.ndarr
 
 def reduced_error_prune(root, grower, test_rows: np.ndarray) -> None:
     """Send the held-out rows down the tree, then make a leaf of every node (bottom up) whose
-    training majority class misclassifies no more held-out weight than its subtree does."""
-    errors_as_leaf = {}
-    stack = [(root, test_rows, np.ones(len(test_rows)))]
-    order = []
+    training majority class misclassifies no more held-out weight than its subtree does. A branch
+    without training weight counts its held-out rows against its parent's majority class, as
+    J48 predicts for it."""
+    held_out = {}  # id(node) -> class weights of the held-out rows reaching it
+    order, stack = [], [(root, test_rows, np.ones(len(test_rows)))]
     while stack:
         node, idx, w = stack.pop()
         order.append(node)
-        counts = grower.class_counts(idx, w)
-        errors_as_leaf[id(node)] = float(counts.sum()) - counts[S.max_class(node.dist.sum(axis=0))]
+        held_out[id(node)] = grower.class_counts(idx, w)
         if not node.is_leaf:
             parts = grower.split(node, idx, w, node.dist)
             stack.extend((child, i, cw) for child, (i, cw) in zip(node.children, parts))
     errors = {}
     for node in reversed(order):  # children before parents
-        leaf = errors_as_leaf[id(node)]
+        as_leaf = misclassified(held_out[id(node)], node.dist.sum(axis=0))
         if node.is_leaf:
-            errors[id(node)] = leaf
+            errors[id(node)] = as_leaf
             continue
-        tree = S.seq_sum(np.array([errors[id(c)] for c in node.children]))
-        if S.sm_or_eq(leaf, tree):
+        majority = node.dist.sum(axis=0)
+        tree = 0.0
+        for child, weight in zip(node.children, node.dist.sum(axis=1)):
+            tree += misclassified(held_out[id(child)], majority) if S.eq(weight, 0) else errors[id(child)]
+        if S.sm_or_eq(as_leaf, tree):
             node.make_leaf()
-        errors[id(node)] = leaf if node.is_leaf else tree
+        errors[id(node)] = as_leaf if node.is_leaf else tree
+
+
+def misclassified(held_out: np.ndarray, training: np.ndarray) -> float:
+    """Held-out weight not of the training majority class."""
+    return float(held_out.sum()) - float(held_out[S.max_class(training)])
