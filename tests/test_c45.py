@@ -21,7 +21,7 @@ from treegen.errors import TreegenError
 from treegen.learn import criteria, fit
 from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr
-from treegen.learn.j48_text import j48_text, weka_double_to_string
+from treegen.learn.j48_text import j48_text, java_double, weka_double_to_string
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
 from treegen.testing import chain_model
 
@@ -193,6 +193,21 @@ def test_options_that_make_no_sense_are_user_errors():
                                         (-0.25, "-0.25"), (1e-7, "0"), (123456.0000004, "123456")])
 def test_weka_number_format(value, text):
     assert weka_double_to_string(value, 6) == text
+
+
+@pytest.mark.parametrize("value,text", [(0.0, "0.0"), (10.77, "10.77"), (82.5, "82.5"), (1e7, "1.0E7"),
+                                        (0.00099, "9.9E-4"), (123456789.0, "1.23456789E8"), (-2.5, "-2.5"),
+                                        (0.1 + 0.2, "0.30000000000000004")])
+def test_java_double_to_string(value, text):  # as printed by Java 17's Double.toString
+    assert java_double(value) == text
+
+
+def test_other_models_print_in_j48_style():
+    from treegen.testing import random_model
+    for seed in range(5):
+        for regression in (False, True):
+            text = j48_text(random_model(seed, regression=regression))
+            assert text.endswith("\n") and "Size of the tree" in text
 
 
 @settings(max_examples=200, deadline=None)

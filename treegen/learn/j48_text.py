@@ -8,6 +8,7 @@ empty leaf shows the parent's majority class.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from ..model import Model, Node
 from .c45_split import gr, max_class
@@ -40,12 +41,18 @@ def branch_text(model: Model, parent: Node, branch: int) -> str:
     name = model.features[split.feature].name
     if split.op == "==":
         return f"{name} = {split.values[branch]}"
+    if split.op == "in":  # J48 -B prints one value as "= v" / "!= v"
+        values = split.values[0] if len(split.values) == 1 else "{" + ",".join(split.values) + "}"
+        relation = ("=", "!=") if len(split.values) == 1 else ("in", "not in")
+        return f"{name} {relation[branch]} {values}"
     return f"{name} {'<=' if branch == 0 else '>'} {weka_double_to_string(split.threshold, 6)}"
 
 
 def leaf_label(model: Model, leaf: Node, parent: Node) -> str:
     """``ClassifierSplitModel.dumpLabel``: majority class (the parent's for an empty branch),
-    weight, and misclassified weight when there is any."""
+    weight, and misclassified weight when there is any. A regression leaf shows its value."""
+    if not model.target.is_classification:
+        return f"{weka_double_to_string(leaf.value[0], 6)} ({java_double(round_double(leaf.n, 2))})"
     counts = class_weights(leaf) if gr(leaf.n, 0) else class_weights(parent)
     label = model.target.classes[max_class(counts)]
     wrong = leaf.n - counts[max_class(counts)] if gr(leaf.n, 0) else 0.0
@@ -67,14 +74,21 @@ def round_double(value: float, digits: int) -> float:
 
 
 def java_double(value: float) -> str:
-    """Java's ``Double.toString``: plain between 1e-3 and 1e7, else ``d.dddE±n``."""
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        text = repr(float(value))
-        return text if "e" not in text else f"{value:.{len(text)}f}".rstrip("0")
-    mantissa, exponent = f"{value:.17e}".split("e")
-    digits = repr(float(value)).replace("-", "").split("e")[0].replace(".", "").lstrip("0").rstrip("0") or "0"
+    """Java's ``Double.toString``: shortest digits, plain between 1e-3 and 1e7, else ``d.dddE±n``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     sign = "-" if value < 0 else ""
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{int(exponent)}"
+    exact = Decimal(repr(abs(value)))  # repr: the shortest digits that read back as the same double
+    if 1e-3 <= abs(value) < 1e7:
+        text = format(exact, "f")
+        return sign + (text if "." in text else text + ".0")
+    digits = "".join(map(str, exact.as_tuple().digits)).rstrip("0") or "0"
+    exponent = exact.adjusted()
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
 
 
 def weka_double_to_string(value: float, after: int) -> str:
