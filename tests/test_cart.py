@@ -332,8 +332,9 @@ def test_model_survives_json_and_probes_agree():
     codes = np.array([-1 if c is None else color.categories.index(c) for c in colors])
     data = Dataset((color, Feature("x", NUMERIC)), [codes, x], Target("y", "classification", ("0", "1")),
                    y, np.ones(n))
-    model = fit(data, "cart", cast="float32", min_samples_leaf=5)
+    model = fit(data, "cart", cast="float32", min_samples_leaf=np.int64(5), class_weight={"1": np.float32(2)})
     again = modelio.loads(modelio.dumps(model))
+    assert again.meta["params"]["class_weight"] == {"1": 2.0}
     assert modelio.dumps(again) == modelio.dumps(model)
     for row in probe_rows(model):
         assert again.scores(row) == model.scores(row)

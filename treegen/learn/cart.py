@@ -85,13 +85,24 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     grown = grow(dataset, params)
     if alpha > 0:
         grown = prune(grown, alpha)
+    settings = {"max_depth": max_depth, "min_samples_split": min_samples_split,
+                "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
+                "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight)}
+    if ccp_alpha == "cv":
+        settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
-            "params": {"max_depth": max_depth, "min_samples_split": min_samples_split,
-                       "min_samples_leaf": min_samples_leaf,
-                       "min_impurity_decrease": min_impurity_decrease,
-                       "ccp_alpha": ccp_alpha, "cast": cast}}
+            "params": {k: _plain(v) for k, v in settings.items()}}
     return Model(dataset.features, dataset.target, [grown.tree()],
                  numeric=NumericSemantics(cast=cast), meta=meta)
+
+
+def _plain(value):
+    """A parameter as JSON can hold it (numpy numbers and class-weight dicts included)."""
+    if isinstance(value, dict):
+        return {str(k): float(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
