@@ -284,8 +284,9 @@ class Problem:
         self.squares = weights[keep] * y * y
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
         self.nominal = [j for j, f in enumerate(dataset.features) if not f.is_numeric]
+        dtype = np.float32 if params.cast == "float32" else np.float64  # what the values are
         self.X = np.array([_cast(dataset.columns[j][keep], params.cast) for j in self.numeric],
-                          dtype=np.float64).reshape(len(self.numeric), len(keep))
+                          dtype=dtype).reshape(len(self.numeric), len(keep))
         self.codes = {j: dataset.columns[j][keep] for j in self.nominal}
         self.categories = {j: dataset.features[j].categories for j in self.nominal}
         self.rows = len(keep)
@@ -297,7 +298,7 @@ class Problem:
 def _cast(column: np.ndarray, cast: str) -> np.ndarray:
     if cast == "float32":
         with np.errstate(over="ignore"):
-            return column.astype(np.float32).astype(np.float64)
+            return column.astype(np.float32)
     return column
 
 

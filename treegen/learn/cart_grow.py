@@ -69,13 +69,16 @@ def grow(dataset: Dataset, params: Params) -> Grown:
     problem = Problem(dataset, params)
     if problem.rows == 0:
         raise TreegenError("every row has weight zero: nothing to learn from")
-    members = np.arange(problem.rows)
-    order = np.argsort(problem.X, axis=1, kind="stable")  # values sorted once; missing last
-    values = np.take_along_axis(problem.X, order, axis=1)
+    index = np.int32 if problem.rows < 2 ** 31 else np.int64  # row numbers: half the memory
+    members = np.arange(problem.rows, dtype=index)
+    orders = np.empty((len(problem.numeric) + 1, problem.rows), dtype=index)
+    orders[:-1] = np.argsort(problem.X, axis=1, kind="stable")  # values sorted once; missing last
+    orders[-1] = members
+    # float32 values stay float32 (exact); the search widens one chunk at a time to float64
+    values = np.take_along_axis(problem.X, orders[:-1], axis=1)
     totals, squares = problem.sums(members)
-    level = Level(np.vstack([order, members[None, :]]), values, np.array([0, problem.rows]),
-                  totals[:, None], np.array([squares]), [None])
-    del order, values
+    level = Level(orders, values, np.array([0, problem.rows]), totals[:, None], np.array([squares]), [None])
+    del orders, values
     grown = Grown(problem.width)
     root_weight = _weights(totals[:, None], problem.width)[0]
     depth = 0
@@ -177,7 +180,7 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, par
     right_start = before + left_sizes[rank]
     right_before = before - left_before
     orders = np.empty((level.orders.shape[0], len(members)), dtype=level.orders.dtype)
-    values = np.empty((level.values.shape[0], len(members)))
+    values = np.empty((level.values.shape[0], len(members)), dtype=level.values.dtype)
     for r in range(len(orders)):
         row = level.orders[r, keep]
         is_left = goes_left[row]
@@ -205,7 +208,7 @@ def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
     numeric = np.isin(feature, problem.numeric)
     index = np.searchsorted(problem.numeric, feature[numeric])
     rows = members[numeric]
-    values = problem.X[index, rows]
+    values = problem.X[index, rows].astype(np.float64)  # compared with float64 thresholds
     with np.errstate(invalid="ignore"):
         left = values <= best.threshold[segment[numeric]]
     missing = np.isnan(values)
@@ -243,7 +246,7 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
     starts = level.starts[:-1]
     sizes = np.diff(level.starts)
     segment = np.repeat(np.arange(len(sizes)), sizes)
-    values = level.values[start:stop]
+    values = level.values[start:stop].astype(np.float64)
     present = np.add.reduceat((~np.isnan(values)).astype(np.int64), starts, axis=1)  # (features, nodes)
     n_missing = sizes - present
     cumulative = np.cumsum(problem.stats[:, order], axis=2)  # (statistics, features, rows)
