@@ -326,16 +326,17 @@ def _nominal_search(problem: Problem, level: Level, j: int, best: Best) -> None:
 
 
 def preorder(grown: Grown) -> Grown:
-    """The same tree with its nodes renumbered in pre-order, left child first."""
+    """Renumber the nodes in pre-order, left child first (in place; the lists are re-ordered)."""
     order, stack = [], [0]
     while stack:
         node = stack.pop()
         order.append(node)
         stack.extend(reversed(grown.children[node]))
-    new_id = {old: new for new, old in enumerate(order)}
-    out = Grown(grown.width)
-    for old in order:
-        out.add(grown.total[old], grown.impurity[old])
-        out.split[-1] = grown.split[old]
-        out.children[-1] = tuple(new_id[c] for c in grown.children[old])
-    return out
+    new_id = [0] * len(order)
+    for new, old in enumerate(order):
+        new_id[old] = new
+    grown.total = [grown.total[old] for old in order]
+    grown.impurity = [grown.impurity[old] for old in order]
+    grown.split = [grown.split[old] for old in order]
+    grown.children = [tuple(new_id[c] for c in grown.children[old]) for old in order]
+    return grown
