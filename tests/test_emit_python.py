@@ -57,12 +57,18 @@ def rows_for(model, count: int = 300, seed: int = 0) -> list[dict]:
     return probe_rows(model, count) + random_rows(model, count // 3, seed)
 
 
+def values(model, row) -> list:
+    """A row for the fast path: floats (NaN: missing) and strings (None: missing) in feature order."""
+    return [(math.nan if row.get(f.name) is None else row[f.name]) if f.is_numeric else row.get(f.name)
+            for f in model.features]
+
+
 def assert_exact(model, module: dict, rows, leaf: bool = False) -> None:
     for row in rows:
         expected = model.scores(row)
+        assert module["predict"](row) == module["predict_values"](values(model, row)) == model.predict(row), row
         if model.target.is_classification:
-            assert module["predict_proba"](row) == expected, row
-            assert module["predict"](row) == model.predict(row), row
+            assert module["predict_proba"](row) == module["predict_proba_values"](values(model, row)) == expected, row
         else:
             assert module["predict"](row) == expected[0], row
         if leaf:

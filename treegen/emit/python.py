@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..errors import TreegenError
-from ..model import Model
+from ..model import Model, argmax
 from . import render
 from .common import CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table, plan
 
@@ -32,18 +32,18 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options
     if target_options:
         raise TreegenError(f"the python target takes no option {', '.join(sorted(target_options))}")
     plans = plan(model, COST)
-    codes = category_codes(model)
-    used = sorted({cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)})
+    categories = category_codes(model)
+    used = {cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)}
+    single_exclusive = len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single"
+    labels = single_exclusive and model.target.is_classification
     return render("python", "module.py.j2", filters={"lit": literal, "fname": lambda f: function_name(f.tree, f.node)},
                   model=model, classification=model.target.is_classification,
                   features=[ascii(f.name) for f in model.features],
                   classes=[ascii(c) for c in model.target.classes],
-                  codes=[_code_table(table) if not f.is_numeric else "None"
-                         for f, table in zip(model.features, codes)],
                   nominal=[not f.is_numeric for f in model.features],
-                  used=used, trees=plans, functions=[_function(p, f) for p in plans for f in p.functions],
+                  used=used, trees=plans, functions=[_function(p, f, categories) for p in plans for f in p.functions],
                   tables=[_value_table(p) for p in plans], combine=model.combine,
-                  single_exclusive=len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single",
+                  single_exclusive=single_exclusive, labels=_label_table(model, plans[0]) if labels else [],
                   proba=proba, leaf=leaf)
 
 
@@ -61,7 +61,9 @@ def function_name(tree: int, node: int) -> str:
     return f"_t{tree}_n{node}"
 
 
-def condition(cond: Cond) -> str:
+def condition(cond: Cond, categories: tuple[str, ...]) -> str:
+    """A test on ``x``, where a nominal value is its category (a str; None when missing): the module
+    compares strings, so rows need no encoding."""
     x = f"x[{cond.feature}]"
     if cond.op in ("<=", ">"):
         return f"{x} {cond.op} {literal(cond.threshold)}"
@@ -70,16 +72,16 @@ def condition(cond: Cond) -> str:
     if cond.op == "nan":
         return f"{x} != {x}"
     if cond.op == "unknown":
-        return f"{x} < 0"
+        return f"{x} not in {{{', '.join(ascii(c) for c in categories)}}}"
     positive = cond.op == "in"
     if not cond.codes:
         return "False" if positive else "True"
     if len(cond.codes) == 1:
-        return f"{x} {'==' if positive else '!='} {cond.codes[0]}"
-    return f"{x} {cond.op} {{{', '.join(map(str, cond.codes))}}}"
+        return f"{x} {'==' if positive else '!='} {ascii(categories[cond.codes[0]])}"
+    return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
 
 
-def _function(tree_plan: TreePlan, function) -> dict:
+def _function(tree_plan: TreePlan, function, categories) -> dict:
     """A function's name, parameters and body lines (the body's shape is data: depth and kind)."""
     exclusive = tree_plan.exclusive
     tail = "(x)" if exclusive else "(x, w, out)"
@@ -87,7 +89,7 @@ def _function(tree_plan: TreePlan, function) -> dict:
     for depth, kind, payload in function.lines:
         pad = INDENT * (depth + 1)
         if kind == IF:
-            lines.append(f"{pad}if {condition(payload)}:")
+            lines.append(f"{pad}if {condition(payload, categories[payload.feature])}:")
         elif kind == LEAF:
             lines.extend([f"{pad}return {payload}"] if exclusive else
                          [f"{pad}out.append(({payload}, w))", f"{pad}return"])
@@ -105,8 +107,10 @@ def _features_used(function) -> set:
     return {payload.feature for _, kind, payload in function.lines if kind == IF}
 
 
-def _code_table(categories) -> str:
-    return "{" + ", ".join(f"{ascii(c)}: {i}" for i, c in enumerate(categories)) + "}"
+def _label_table(model: Model, tree_plan: TreePlan) -> list[str]:
+    """One ``node: label,`` entry per node that evaluation can end at (a single exclusive tree)."""
+    return [f"{node}: {ascii(model.target.classes[argmax(value)])},"
+            for node, value in sorted(leaf_table(tree_plan).items())]
 
 
 def _value_table(tree_plan: TreePlan) -> list[str]:
