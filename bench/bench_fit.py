@@ -93,9 +93,11 @@ def fastest(repeat: int, path: str, kind: str) -> tuple[dict, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the rows")
-    parser.add_argument("--repeat", type=int, default=1, help="fits per learner and data set; the fastest counts")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="fits per learner and data set; the fastest counts")
     args = parser.parse_args()
-    print("| data | sklearn fit s | treegen fit s | ratio | sklearn peak MB | treegen peak MB | nodes (sklearn / treegen) |")
+    print("| data | sklearn fit s | treegen fit s | ratio | sklearn peak MB | treegen peak MB "
+          "| nodes (sklearn / treegen) |")
     print("|---|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name, (kind, rows, features) in CASES.items():

@@ -196,6 +196,7 @@ def test_works_without_scikit_learn(tmp_path):
         print("ok")
     """)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), ROOT])}
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"

@@ -116,7 +116,7 @@ class _TreeEstimator(BaseEstimator):
         rows = len(columns[0]) if columns else len(codes)
         if rows != len(codes):
             raise TreegenError(f"X has {rows} rows but y has {len(codes)}")
-        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, float)
         return Dataset(features, encoded, target, codes, weights)
 
     def _target(self, y) -> tuple[Target, np.ndarray]:
@@ -139,7 +139,8 @@ class _TreeEstimator(BaseEstimator):
             raise TreegenError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.algorithm != "cart":  # other learners take what their fit() names
             import importlib
-            accepted = inspect.signature(importlib.import_module(f"treegen.learn.{self.algorithm}").fit).parameters
+            learner = importlib.import_module(f"treegen.learn.{self.algorithm}")
+            accepted = inspect.signature(learner.fit).parameters
             own = {k: v for k, v in own.items() if k in accepted}
         return {**own, **(self.learner_params or {})}
 

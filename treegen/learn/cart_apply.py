@@ -36,7 +36,9 @@ def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.
     """Each row's node, level after level, until every row has ended."""
     n_rows = len(columns[0]) if columns else 0
     walk = _Walk(model, tree)
-    values = np.column_stack([np.asarray(c, dtype=np.float64) for c in columns]) if columns else np.zeros((n_rows, 0))
+    values = np.zeros((n_rows, len(columns)))
+    for j, column in enumerate(columns):
+        values[:, j] = column
     current = np.zeros(n_rows, dtype=np.int64)
     yield current
     active = np.flatnonzero(walk.feature[current] >= 0)
@@ -84,7 +86,8 @@ class _Walk:
             categories = model.features[split.feature].categories
             for code, category in enumerate(categories):
                 if split.op == "==":
-                    self.category_child[i, code] = split.values.index(category) if category in split.values else -1
+                    known = category in split.values
+                    self.category_child[i, code] = split.values.index(category) if known else -1
                 else:
                     self.category_child[i, code] = 0 if category in split.values else 1
 

@@ -184,8 +184,9 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, par
     for r in range(len(orders)):
         row = level.orders[r, keep]
         is_left = goes_left[row]
-        lefts = np.cumsum(is_left) - 1
-        position = np.where(is_left, before + lefts - left_before, right_start + (np.arange(len(row)) - lefts - 1) - right_before)
+        lefts = np.cumsum(is_left) - 1  # per position: lefts before it in the row, less one
+        rights = np.arange(len(row)) - lefts - 1
+        position = np.where(is_left, before + lefts - left_before, right_start + rights - right_before)
         orders[r, position] = row
         if r < len(values):
             values[r, position] = level.values[r, keep]
@@ -280,8 +281,8 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
         scores[~valid] = -np.inf
         score_left, position_left = _segment_argmax(scores, starts, segment)
         better = score_left > score
-        score, position, variant = (np.where(better, score_left, score), np.where(better, position_left, position),
-                                    np.where(better, 1, variant))
+        score, position = np.where(better, score_left, score), np.where(better, position_left, position)
+        variant = np.where(better, 1, variant)
         score_split = proxy(params.criterion, present_stats, missing_stats)
         score_split[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
         better = score_split > score
@@ -321,7 +322,8 @@ def _nominal_search(problem: Problem, level: Level, j: int, best: Best) -> None:
     for s in range(nodes):
         rows = members[level.starts[s]:level.starts[s + 1]]
         for candidate in nominal_candidates(problem, j, rows, level.totals[:, s]):
-            score[s], missing_left[s], codes[s] = candidate.proxy, candidate.missing_left, candidate.left_codes
+            score[s], missing_left[s] = candidate.proxy, candidate.missing_left
+            codes[s] = candidate.left_codes
     best.offer(score, np.full(nodes, j), np.full(nodes, np.nan), missing_left, codes)
 
 

@@ -190,7 +190,7 @@ def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: n
 
 
 def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
-    """How many steps of a pruning sequence pruning with ``ccp_alpha`` takes (up to the first larger alpha)."""
+    """How many steps of a pruning sequence ``ccp_alpha`` takes: all up to the first larger alpha."""
     larger = np.flatnonzero(np.asarray(alphas) > ccp_alpha)
     return int(larger[0]) if larger.size else len(alphas)
 
