@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 
 import numpy as np
 
@@ -31,31 +30,23 @@ N_FEATURES = 8
 
 
 def timed(fn, *args, **kwargs):
-    """(result, seconds, peak MiB): the time of an untraced call, then the peak of a traced one
-    (tracing slows allocation-heavy code, so it never runs while the clock does)."""
+    """(result, seconds) of one call."""
+    print(f"... {getattr(fn, '__module__', '')}.{fn.__name__}", file=sys.stderr, flush=True)
     start = time.perf_counter()
     result = fn(*args, **kwargs)
-    seconds = time.perf_counter() - start
-    tracemalloc.start()
-    try:
-        fn(*args, **kwargs)
-        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
-    finally:
-        tracemalloc.stop()
-    return result, seconds, peak
+    return result, time.perf_counter() - start
 
 
 def attempt(fn, *args, **kwargs):
-    """``timed`` or, when the tool fails, (None, reason, None)."""
+    """``timed`` or, when the tool fails, (None, the reason)."""
     try:
         return timed(fn, *args, **kwargs)
     except Exception as err:  # a peer's failure is a result to report, not a crash
-        return None, f"{type(err).__name__}: {str(err).splitlines()[0][:80]}", None
+        return None, f"{type(err).__name__}: {str(err).splitlines()[0][:80]}"
 
 
-def cost(seconds: float, peak: float, text: str | None = None) -> str:
-    size = f", {len(text) / 1e6:.1f} MB of code" if text is not None else ""
-    return f"{seconds:.2f} s, peak {peak:.0f} MiB{size}"
+def cost(seconds: float, text: str | None = None) -> str:
+    return f"{seconds:.2f} s" + (f", {len(text) / 1e6:.1f} MB of code" if text is not None else "")
 
 
 def fit_forest(trees: int, depth: int):
@@ -108,32 +99,32 @@ def m2cgen_export(forest, language: str):
     """m2cgen's export; at the default recursion limit it fails on big forests, so retry higher."""
     import m2cgen
     export = getattr(m2cgen, f"export_to_{language}")
-    source, seconds, peak = attempt(export, forest)
+    source, seconds = attempt(export, forest)
     if source is not None:
-        return source, "export", cost(seconds, peak, source)
+        return source, "export", cost(seconds, source)
     first_failure = seconds
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(200_000)
     try:
-        source, seconds, peak = attempt(export, forest)
+        source, seconds = attempt(export, forest)
     finally:
         sys.setrecursionlimit(limit)
     if source is None:
         return None, "export", f"fails: {first_failure}"
-    return source, "export", f"{cost(seconds, peak, source)} (fails at the default recursion limit: {first_failure})"
+    return source, "export", f"{cost(seconds, source)} (fails at the default recursion limit: {first_failure})"
 
 
 def python_rows(forest, model, X, probes, results):
     names = [f.name for f in model.features]
     dict_rows = [dict(zip(names, row)) for row in X.tolist()]
     want = forest.predict(probes).tolist()
-    source, seconds, peak = attempt(emit, model, "python")
+    source, seconds = attempt(emit, model, "python")
     if source is None:
         results.append(("treegen python", "export", f"fails: {seconds}"))
     else:
         module = load_module(source, "treegen_forest")
         wrong = sum(str(w) != module["predict"](dict(zip(names, p))) for w, p in zip(want, probes.tolist()))
-        results.append(("treegen python", "export", cost(seconds, peak, source)))
+        results.append(("treegen python", "export", cost(seconds, source)))
         results.append(("treegen python", "per row (predict_proba(dict))", per_row(module["predict_proba"], dict_rows)))
         results.append(("treegen python", "probe mismatches", f"{wrong} / {len(probes)}"))
     source, measure, outcome = m2cgen_export(forest, "python")
@@ -209,8 +200,8 @@ def java_rows(forest, model, X, results):
     if importlib.util.find_spec("treegen.emit.java") is None:
         results.append(("treegen java", "export", "not available (no Java back end in this checkout)"))
     else:
-        source, seconds, peak = attempt(emit, model, "java")
-        results.append(("treegen java", "export", cost(seconds, peak, source) if source else f"fails: {seconds}"))
+        source, seconds = attempt(emit, model, "java")
+        results.append(("treegen java", "export", cost(seconds, source) if source else f"fails: {seconds}"))
         if source:
             java_per_row("treegen", source, "TreegenModel", X, results)
     source, measure, outcome = m2cgen_export(forest, "java")
@@ -254,11 +245,11 @@ def sql_timings(tool: str, sql: str, X, results) -> None:
 def sql_rows(forest, model, X, probes, results):
     small = duckdb_table(probes)
     want = forest.predict(probes).tolist()
-    sql, seconds, peak = attempt(emit, model, "sql", dialect="duckdb")
+    sql, seconds = attempt(emit, model, "sql", dialect="duckdb")
     if sql is None:
         results.append(("treegen sql", "export", f"fails: {seconds}"))
     else:
-        results.append(("treegen sql", "export", cost(seconds, peak, sql)))
+        results.append(("treegen sql", "export", cost(seconds, sql)))
         sql_timings("treegen sql", sql, X, results)
         got = [row[-1] for row in small.execute(sql).fetchall()]  # the prediction is the last column
         wrong = sum(str(w) != g for w, g in zip(want, got))
@@ -271,19 +262,65 @@ def sql_rows(forest, model, X, probes, results):
         results.append(("orbital sql", "export", f"not available ({err})"))
         return
     features = {f"x{i}": orbital.types.DoubleColumnType() for i in range(N_FEATURES)}
-    parsed, seconds, peak = attempt(orbital.parse_pipeline, Pipeline([("forest", forest)]), features=features)
+    parsed, seconds = attempt(orbital.parse_pipeline, Pipeline([("forest", forest)]), features=features)
     if parsed is None:
         results.append(("orbital sql", "import", f"fails: {seconds}"))
         return
-    results.append(("orbital sql", "import", cost(seconds, peak)))
-    sql, seconds, peak = attempt(orbital.export_sql, "input", parsed, dialect="duckdb")
+    results.append(("orbital sql", "import", cost(seconds)))
+    sql, seconds = attempt(orbital.export_sql, "input", parsed, dialect="duckdb")
     if sql is None:
         results.append(("orbital sql", "export", f"fails: {seconds}"))
         return
-    results.append(("orbital sql", "export", cost(seconds, peak, sql)))
+    results.append(("orbital sql", "export", cost(seconds, sql)))
     sql_timings("orbital sql", sql, X, results)
     got = [row[0] for row in small.execute(sql).fetchall()]  # output_label comes first
     results.append(("orbital sql", "probe mismatches", f"{sum(w != g for w, g in zip(want, got))} / {len(probes)}"))
+
+
+# -- memory --------------------------------------------------------------------------------------
+
+# Each task runs in a fresh process that loads the pickled forest: its peak RSS, less the peak of a
+# process that only loads it, is what the task needed.
+MEMORY_TASKS = {
+    "treegen python": "emit(from_sklearn(forest), 'python')",
+    "treegen java": "emit(from_sklearn(forest), 'java')",
+    "m2cgen python": "m2cgen.export_to_python(forest)",
+    "m2cgen java": "m2cgen.export_to_java(forest)",
+    "treegen sql": "emit(from_sklearn(sql_forest), 'sql', dialect='duckdb')",
+    "orbital sql": ("orbital.export_sql('input', orbital.parse_pipeline(Pipeline([('f', sql_forest)]), "
+                    "features={f'x{i}': orbital.types.DoubleColumnType() for i in range(%d)}), dialect='duckdb')"
+                    % N_FEATURES),
+}
+MEMORY_PRELUDE = """
+import resource, sys, joblib, m2cgen, orbital, orbital.types
+from sklearn.pipeline import Pipeline
+sys.path.insert(0, {root!r})
+from treegen.emit import emit
+from treegen.importers.sklearn import from_sklearn
+sys.setrecursionlimit(200_000)
+forest, sql_forest = joblib.load({path!r})
+"""
+
+
+def peak_memory(forest, sql_forest, results) -> None:
+    import joblib
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "forests.joblib")
+        joblib.dump((forest, sql_forest), path)
+        prelude = MEMORY_PRELUDE.format(root=root, path=path)
+        peaks = {}
+        for tool, task in {"load only": "pass", **MEMORY_TASKS}.items():
+            print(f"... memory: {tool}", file=sys.stderr, flush=True)
+            code = prelude + task + "\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+            ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            peaks[tool] = int(ran.stdout.split()[-1]) / 1024 if ran.returncode == 0 else None
+            if tool == "load only":
+                results.append(("(all)", "peak RSS of a process that loads the forests", f"{peaks[tool]:.0f} MiB"))
+            else:
+                value = ("fails: " + ran.stderr.strip().splitlines()[-1][:80] if peaks[tool] is None
+                         else f"+{peaks[tool] - peaks['load only']:.0f} MiB")
+                results.append((tool, "peak RSS of import + export, over loading", value))
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -319,8 +356,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     forest, X = fit_forest(args.trees, args.depth)
     X = X[np.random.default_rng(1).integers(len(X), size=args.rows)]
-    model, seconds, peak = timed(from_sklearn, forest)
-    results = [("treegen", "import (from_sklearn)", cost(seconds, peak))]
+    model, seconds = timed(from_sklearn, forest)
+    results = [("treegen", "import (from_sklearn)", cost(seconds))]
     probes = probe_rows(model, args.probes)
     python_rows(forest, model, X[:2000], probes, results)
     java_rows(forest, model, X, results)
@@ -328,6 +365,7 @@ def main(argv=None) -> None:
     sql_model = from_sklearn(sql_forest)
     sql_X = X[np.random.default_rng(2).integers(len(X), size=args.sql_rows)]
     sql_rows(sql_forest, sql_model, sql_X, probe_rows(sql_model, args.probes), results)
+    peak_memory(forest, sql_forest, results)
     import sklearn
     print(f"scikit-learn {sklearn.__version__}, Python {sys.version.split()[0]}, {N_FEATURES} features; "
           f"RandomForestClassifier max_depth={args.depth}: {args.trees} trees "
