@@ -215,6 +215,16 @@ def test_alpha_chosen_by_cross_validation_is_deterministic():
     assert [n.split for n in first.trees[0].nodes] == [n.split for n in again.trees[0].nodes]
 
 
+def test_regression_alpha_by_cross_validation():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    data = numeric_dataset(X, y, regression=True)
+    model = fit(data, "cart", ccp_alpha="cv", seed=0)
+    alpha = model.meta["ccp_alpha"]
+    assert alpha > 0 and alpha in set(pruning_path(data)[0])
+    pruned = fit(data, "cart", ccp_alpha=alpha)
+    assert [n.split for n in pruned.trees[0].nodes] == [n.split for n in model.trees[0].nodes]
+
+
 # -- missing values --------------------------------------------------------------------------------
 
 def test_missing_values_follow_scikit_learn():
