@@ -144,6 +144,14 @@ def test_classifiers_with_missing_values(estimator, labels):
     assert_same_predictions(estimator, model, probe_matrix(model))
 
 
+@pytest.mark.parametrize("estimator", [DecisionTreeClassifier(random_state=0), ExtraTreeRegressor(random_state=0),
+                                       RandomForestClassifier(n_estimators=5, random_state=0)], ids=name)
+def test_missing_values_never_seen_in_training(estimator):
+    X, y, codes = make_data(13, nan=0.0)
+    model = from_sklearn(estimator.fit(X, y if isinstance(estimator, ExtraTreeRegressor) else codes))
+    assert_same_predictions(estimator, model, probe_matrix(model, limit=1000))
+
+
 @pytest.mark.parametrize("estimator", NAN_CAPABLE_REGRESSORS, ids=name)
 def test_regressors_with_missing_values(estimator):
     X, y, _ = make_data(1)

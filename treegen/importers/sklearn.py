@@ -9,9 +9,11 @@ How scikit-learn predicts, and how the model says the same thing:
 
 * It casts ``X`` to float32 and tests ``float32(x) <= threshold`` with a float64 threshold:
   ``NumericSemantics(cast="float32")``.
-* A tree sends NaN to the child ``missing_go_to_left`` names (also for trees trained without NaN:
-  then it is the child that received more samples). Gradient boosting rejects NaN in ``predict``;
-  its tree walker would send NaN right (``NaN <= t`` is false), so the model does that.
+* A tree sends NaN to the child ``missing_go_to_left`` names, also when it was trained without NaN
+  (``predict`` follows the flag whatever it was set to). Gradient boosting rejects NaN in
+  ``predict``; its tree walker would send NaN right (``NaN <= t`` is false), so the model does that.
+* Forests built with ``n_jobs > 1`` add the trees' outputs in whatever order the threads finish, so
+  scikit-learn itself may differ from the model (and from itself) in the last bits.
 * Forests add the trees' ``predict_proba`` (or ``predict``) in order, then divide by the number of
   trees: ``Combine("average")``.
 * Gradient boosting starts from the init estimator's raw prediction and adds
