@@ -5,7 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash .ci/engines.sh                      # system packages: JDK, PostgreSQL binaries, Graphviz
+# System packages: a JDK for the generated Java, Graphviz for diagrams, then the SQL engines' needs.
+need=""
+command -v javac >/dev/null 2>&1 || need="$need default-jdk-headless"
+command -v dot >/dev/null 2>&1 || need="$need graphviz"
+if [ -n "$need" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
+fi
+bash .ci/engines.sh
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
