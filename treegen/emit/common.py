@@ -105,39 +105,43 @@ def plan(model: Model, cost: CostModel) -> list[TreePlan]:
 
 def _plan_tree(model, index, tree: Tree, codes, cuts, cost: CostModel) -> TreePlan:
     order = _reachable(tree)
-    exclusive = all(tree.nodes[i].split is None or tree.nodes[i].split.missing.kind != "fraction"
-                    for i in order)
+    splits = [tree.nodes[i].split for i in order if tree.nodes[i].split is not None]
+    factors = tuple(sorted({s.feature for s in splits if s.missing.kind == "fraction"}))
+    exclusive = not factors
     if not exclusive:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
-    parts = {}
-    size: dict[int, int] = {}
-    roots = {0}
-    for node_id in reversed(order):  # children before parents
+    parts, roots = _layout(model, tree, order, codes, cuts, cost)
+    functions = _emit_functions(index, tree, parts, roots, cost, factors)
+    values = {i: tree.nodes[i].value for i in order
+              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == "stop"}
+    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
+
+
+def _layout(model, tree: Tree, order: list[int], codes, cuts, cost: CostModel):
+    """Children before parents: each split's parts, and the nodes that start a function (the root,
+    the children of fractional splits, and the largest subtrees wherever a function would exceed
+    the budget)."""
+    parts, size, roots = {}, {}, {0}
+    child_size = lambda c: cost.call if c in roots else size[c]
+    for node_id in reversed(order):
         node = tree.nodes[node_id]
         if node.is_leaf:
             size[node_id] = cost.leaf
             continue
-        child_size = lambda c: cost.call if c in roots else size[c]
-        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)
         if node.split.missing.kind == "fraction":
             roots.update(node.children)
-        own = sum(_part_cost(p, cost, len(node.children)) for p in parts[node_id])
-        inline = [c for c in dict.fromkeys(node.children) if c not in roots and not tree.nodes[c].is_leaf]
+        own = sum(_part_cost(p, cost, len(node.children))
+                  for p in _parts(model, tree, node_id, codes, cuts, child_size))
         total = own + sum(child_size(c) for c in node.children)
+        inline = [c for c in node.children if c not in roots and not tree.nodes[c].is_leaf]
         for child in sorted(inline, key=lambda c: (-size[c], c)):
             if total <= cost.budget:
                 break
             total -= size[child] - cost.call
             roots.add(child)
-        # The arrangement chose the smaller child by the sizes before cutting: recompute it.
-        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)
         size[node_id] = total
-    factors = tuple(sorted({tree.nodes[i].split.feature for i in order if tree.nodes[i].split is not None
-                            and tree.nodes[i].split.missing.kind == "fraction"}))
-    functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    values = {i: tree.nodes[i].value for i in order
-              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == "stop"}
-    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
+        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)  # sizes after cutting
+    return parts, roots
 
 
 def _reachable(tree: Tree) -> list[int]:
