@@ -24,7 +24,7 @@ from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import reached, to_csv
+from test_emit_python import check_errors, reached, to_csv
 
 
 def boosted(seed: int, link: str):
@@ -187,15 +187,7 @@ def test_the_api_embeds_in_a_java_program():
 
 
 def test_program_errors_exit_2():
-    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1)
-    source = emit(model, "java")
-    header = ",".join(f.name for f in model.features)
-    with pytest.raises(RuntimeError, match="exited with 2.*line 5: column x1: abc is not a number"):
-        run(source, f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n')
-    with pytest.raises(RuntimeError, match="exited with 2.*no column named c0"):
-        run(source, "x0,x1\n1,2\n")
-    with pytest.raises(RuntimeError, match="exited with 2.*unknown option --leaf"):
-        run(source, f"{header}\n", ["--leaf"])
+    check_errors("java", run)
 
 
 def test_deterministic_and_names_checked():

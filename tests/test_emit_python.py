@@ -163,19 +163,24 @@ def test_program_reads_rfc4180_and_matches_columns_by_name():
     assert [float(v) for v in printed] == [model.predict(r) for r in rows]
 
 
-def test_program_errors_exit_2_with_one_line():
-    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1)
-    source = emit(model, "python")
-    header = ",".join(f.name for f in model.features)
-    with pytest.raises(RuntimeError, match="exited with 2.*line 3: column 'x1': 'abc' is not a number"):
-        run(source, f"{header}\n1,2,v0_0\n1,abc,v0_0\n")
-    with pytest.raises(RuntimeError, match="exited with 2.*no column named 'c0'"):
-        run(source, "x0,x1\n1,2\n")
+def check_errors(target: str, run) -> None:
+    """Bad input to a generated program: one ASCII line on stderr, naming the line where the record
+    starts (a quoted field may span lines), and exit status 2."""
+    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1, names=["x0", "it's\n", "c0"])
+    source = emit(model, target)
+    header = 'x0,"it\'s\n",c0'
+    with pytest.raises(RuntimeError, match=r"exited with 2.*line 6: column 'it\\'s\\u000a': 'abc' is not"):
+        run(source, f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n')
+    with pytest.raises(RuntimeError, match=r"exited with 2.*line 1: no column named 'c0'"):
+        run(source, 'x0,"it\'s\n"\n1,2\n')
     with pytest.raises(RuntimeError, match="exited with 2.*unknown option '--proba'"):
         run(source, f"{header}\n", ["--proba"])
-    # numbers are read as written: a space is not part of a number
-    with pytest.raises(RuntimeError, match="' 1' is not a number"):
+    with pytest.raises(RuntimeError, match="' 1' is not a number"):  # fields are used exactly as written
         run(source, f"{header}\n 1,2,v0_0\n")
+
+
+def test_program_errors_exit_2_with_one_line():
+    check_errors("python", run)
 
 
 def test_program_reads_missing_and_special_values():

@@ -256,6 +256,18 @@ def _schedule(node_ids, queue: list, seen: set) -> None:
             queue.append(node_id)
 
 
+def numeric_test(cond: Cond, x: str, literal: Callable[[float], str], negate: str) -> str | None:
+    """A test on a number written the way Python and Java share (``negate`` formats a negation,
+    ``literal`` a threshold), or None for a test on categories."""
+    if cond.op in ("<=", ">"):
+        return f"{x} {cond.op} {literal(cond.threshold)}"
+    if cond.op in ("not <=", "not >"):
+        return negate.format(f"{x} {cond.op[4:]} {literal(cond.threshold)}")
+    if cond.op == "nan":
+        return f"{x} != {x}"
+    return None
+
+
 def leaf_table(plan: TreePlan) -> dict[int, tuple[float, ...]]:
     """The values a tree's output is made of. An exclusive tree's output is ``0.0 + 1.0 * value``
     (as :func:`treegen.model.tree_output` computes it), folded here: -0.0 becomes 0.0."""
@@ -263,8 +275,3 @@ def leaf_table(plan: TreePlan) -> dict[int, tuple[float, ...]]:
         return plan.values
     return {node: tuple(0.0 + v for v in value) for node, value in plan.values.items()}
 
-
-def csv_needs_quotes(text: str) -> bool:
-    """The protocol's rule for writing a label: quote it when it holds a comma, quote, CR or LF, or
-    is empty (an empty line would read back as no field at all)."""
-    return text == "" or any(c in text for c in ',"\r\n')

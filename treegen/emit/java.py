@@ -14,7 +14,8 @@ import re
 from ..errors import TreegenError
 from ..model import Model
 from . import render
-from .common import CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table, plan
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table,
+                     numeric_test, plan)
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -116,12 +117,9 @@ def method_name(tree: int, node: int) -> str:
 
 def condition(cond: Cond) -> str:
     x = f"x[{cond.feature}]"
-    if cond.op in ("<=", ">"):
-        return f"{x} {cond.op} {literal(cond.threshold)}"
-    if cond.op in ("not <=", "not >"):
-        return f"!({x} {cond.op[4:]} {literal(cond.threshold)})"
-    if cond.op == "nan":
-        return f"{x} != {x}"
+    number = numeric_test(cond, x, literal, "!({})")
+    if number is not None:
+        return number
     if cond.op == "unknown":
         return f"{x} < 0.0"
     test = _in_codes(x, cond.codes)

@@ -10,7 +10,8 @@ import math
 from ..errors import TreegenError
 from ..model import Model, argmax
 from . import render
-from .common import CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table, plan
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table,
+                     numeric_test, plan)
 
 INDENT = "    "
 
@@ -68,12 +69,9 @@ def condition(cond: Cond, categories: tuple[str, ...]) -> str:
     """A test on ``x``, where a nominal value is its category (a str; None when missing): the module
     compares strings, so rows need no encoding."""
     x = f"x[{cond.feature}]"
-    if cond.op in ("<=", ">"):
-        return f"{x} {cond.op} {literal(cond.threshold)}"
-    if cond.op in ("not <=", "not >"):
-        return f"not {x} {cond.op[4:]} {literal(cond.threshold)}"
-    if cond.op == "nan":
-        return f"{x} != {x}"
+    number = numeric_test(cond, x, literal, "not {}")
+    if number is not None:
+        return number
     if cond.op == "unknown":
         return f"{x} not in {{{', '.join(ascii(c) for c in categories)}}}"
     positive = cond.op == "in"
