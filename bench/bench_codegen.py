@@ -96,8 +96,8 @@ def java_row_time(source: str, call: str, rows: np.ndarray, directory: str) -> f
     done = subprocess.run(["javac", "-d", work, os.path.join(work, f"{name}.java"),
                            os.path.join(work, "Bench.java")], capture_output=True, text=True)
     if done.returncode != 0:
-        error = re.search(r"error: (.*)", done.stderr)
-        return f"javac: {error.group(1) if error else done.stderr.strip()[:60]}"
+        error = re.search(r"error: (.*)|(java\.lang\.\w+Error)", done.stderr)
+        return f"javac: {error.group(1) or error.group(2) if error else done.stderr.strip()[:60]}"
     out = subprocess.run(["java", "-cp", work, "Bench", data], capture_output=True, text=True, check=True)
     return float(out.stdout.split()[0])
 

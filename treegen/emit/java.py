@@ -183,21 +183,22 @@ def _method(tree_plan: TreePlan, function, home: dict) -> dict:
     lines, open_blocks = [], []
     for depth, kind, payload in function.lines:
         while open_blocks and open_blocks[-1] >= depth:
-            lines.append(INDENT * (open_blocks.pop() + 2) + "}")
-        pad = INDENT * (depth + 2)
+            lines.append(INDENT * (open_blocks.pop() + 3) + "}")
+        pad = INDENT * (depth + 3)
         if kind == IF:
             lines.append(f"{pad}if ({condition(payload)}) {{")
             open_blocks.append(depth)
         elif kind == LEAF:
-            lines.append(f"{pad}return {payload};" if exclusive else f"{pad}out.add({payload}, w); return;")
+            lines.extend([f"{pad}return {payload};"] if exclusive else [f"{pad}out.add({payload}, w);", f"{pad}return;"])
         elif kind == CALL:
-            lines.append(f"{pad}return {call(payload)}(x);" if exclusive else f"{pad}{call(payload)}(x, w, out); return;")
+            lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
+                         [f"{pad}{call(payload)}(x, w, out);", f"{pad}return;"])
         elif kind == FRACTION:
             slot, weights = payload
             lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out);" for child, weight in weights)
             lines.append(f"{pad}return;")
     while open_blocks:
-        lines.append(INDENT * (open_blocks.pop() + 2) + "}")
+        lines.append(INDENT * (open_blocks.pop() + 3) + "}")
     signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
