@@ -124,6 +124,8 @@ def no_tie_classification(n=1500, seed=0, **kwargs):
     {"min_samples_leaf": 5, "max_depth": 4}, {"min_samples_leaf": 20, "min_samples_split": 45},
     {"min_samples_leaf": 5, "min_impurity_decrease": 0.002},
     {"min_samples_leaf": 20, "class_weight": {0: 3.0, 2: 0.5}},
+    {"min_samples_leaf": 5, "min_weight_fraction_leaf": 0.02},
+    {"min_weight_fraction_leaf": 0.03, "class_weight": {0: 3.0, 2: 0.5}},
 ])
 def test_without_ties_the_tree_and_its_predictions_are_identical(params):
     X, y = no_tie_classification()

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,16 @@ from treegen.estimator import DecisionTreeClassifier, DecisionTreeRegressor
 from treegen.model import Model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.parametrize("estimator", [DecisionTreeClassifier(), DecisionTreeRegressor()])
+def test_scikit_learns_estimator_checks_pass(estimator):
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(estimator, on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert failed == [] and len(results) > 50
 
 
 def test_cross_val_score_and_grid_search():

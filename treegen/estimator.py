@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,7 +23,14 @@ from .model import CLASSIFICATION, NUMERIC, REGRESSION, Feature, Model, Target
 
 try:  # plug into scikit-learn when it is there, stand alone when it is not
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.exceptions import DataConversionWarning, NotFittedError
 except ImportError:  # pragma: no cover - exercised by a subprocess test without scikit-learn
+    class NotFittedError(ValueError, AttributeError):
+        """predict() before fit()."""
+
+    class DataConversionWarning(UserWarning):
+        """The input had to be reshaped (a column vector y)."""
+
     class BaseEstimator:
         """get_params/set_params from the ``__init__`` signature, as scikit-learn's own base."""
 
@@ -66,19 +74,24 @@ except ImportError:  # pragma: no cover - exercised by a subprocess test without
             return float(1.0 - residual / spread) if spread > 0 else 0.0
 
 
+class InputError(TreegenError, ValueError):
+    """Bad input to an estimator: a TreegenError for treegen's CLI, a ValueError for scikit-learn."""
+
+
 class _TreeEstimator(BaseEstimator):
     _kind = CLASSIFICATION
 
     def __init__(self, algorithm: str = "cart", criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
-                 min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
-                 cv_folds: int = 5, seed: int = 0, cast: str = "float64", feature_names=None,
-                 learner_params: dict | None = None):
+                 min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
+                 ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int = 0,
+                 cast: str = "float64", feature_names=None, learner_params: dict | None = None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.class_weight = class_weight
@@ -88,12 +101,25 @@ class _TreeEstimator(BaseEstimator):
         self.feature_names = feature_names
         self.learner_params = learner_params
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags (only scikit-learn asks): missing values, strings and categories welcome."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
     # -- learning ------------------------------------------------------------------------
 
     def fit(self, X, y, sample_weight=None):
         """Learn a tree from ``X`` (rows x features) and ``y``; ``sample_weight`` weighs rows."""
         dataset = self._dataset(X, y, sample_weight)
-        self.model_ = learn(dataset, self.algorithm, **self._learner_params())
+        try:
+            self.model_ = learn(dataset, self.algorithm, **self._learner_params())
+        except InputError:
+            raise
+        except TreegenError as err:
+            raise InputError(str(err)) from None
         self.n_features_in_ = len(dataset.features)
         if _is_frame(X):
             self.feature_names_in_ = np.asarray([f.name for f in dataset.features], dtype=object)
@@ -112,23 +138,43 @@ class _TreeEstimator(BaseEstimator):
         names, columns = _columns(X, self.feature_names)
         features = tuple(_feature(name, values) for name, values in zip(names, columns))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
+        if any(f.is_numeric and np.isinf(c).any() for f, c in zip(features, encoded)):
+            raise InputError("X contains infinity (a missing value is NaN or None)")
         target, codes = self._target(y)
         rows = len(columns[0]) if columns else len(codes)
         if rows != len(codes):
-            raise TreegenError(f"X has {rows} rows but y has {len(codes)}")
-        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, float)
+            raise InputError(f"X has {rows} rows but y has {len(codes)}")
+        if rows == 0 or not columns:  # scikit-learn's wording
+            raise InputError(f"Found array with {rows} sample(s) and {len(columns)} feature(s) "
+                             f"(shape=({rows}, {len(columns)})) while a minimum of 1 is required.")
+        weights = np.ones(rows) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        if weights.shape != (rows,):
+            raise InputError(f"sample_weight has shape {weights.shape}; expected ({rows},)")
         return Dataset(features, encoded, target, codes, weights)
 
     def _target(self, y) -> tuple[Target, np.ndarray]:
+        if y is None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected", DataConversionWarning,
+                          stacklevel=3)
+            y = y.ravel()
+        if y.ndim != 1:
+            raise InputError(f"y must be one-dimensional, not of shape {y.shape}")
+        if y.dtype.kind in "fc" and not np.isfinite(y).all():
+            raise InputError("y contains NaN or infinity")
         if self._kind == REGRESSION:
             return Target("target", REGRESSION), y.astype(np.float64)
+        if y.dtype.kind in "fc" and (y != np.round(y)).any():
+            raise InputError("Unknown label type: continuous values; a classifier needs class labels")
         self.classes_, codes = np.unique(y, return_inverse=True)
         return Target("target", CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
 
     def _cart_params(self) -> dict:
         return {"criterion": self.criterion, "max_depth": self.max_depth,
                 "min_samples_split": self.min_samples_split, "min_samples_leaf": self.min_samples_leaf,
+                "min_weight_fraction_leaf": self.min_weight_fraction_leaf,
                 "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
                 "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
                 "cast": self.cast}
@@ -136,7 +182,7 @@ class _TreeEstimator(BaseEstimator):
     def _learner_params(self) -> dict:
         own = self._cart_params()
         if self.algorithm not in ALGORITHMS:
-            raise TreegenError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+            raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.algorithm != "cart":  # other learners take what their fit() names
             import importlib
             learner = importlib.import_module(f"treegen.learn.{self.algorithm}")
@@ -153,12 +199,21 @@ class _TreeEstimator(BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         """Final score vectors, one row per input row (class probabilities or [value])."""
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
         model = self.model_
-        names, columns = _columns(X, self.feature_names or [f.name for f in model.features])
+        names = [f.name for f in model.features]
+        if _by_position(X):
+            columns = _columns(X)[1]
+            if len(columns) != self.n_features_in_:
+                raise InputError(f"X has {len(columns)} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+        else:  # frames and dict rows: by name
+            names, columns = _columns(X, names)
         by_name = dict(zip(names, columns))
         missing = [f.name for f in model.features if f.name not in by_name]
         if missing:
-            raise TreegenError(f"X lacks the feature column(s): {', '.join(missing)}")
+            raise InputError(f"X lacks the feature column(s): {', '.join(missing)}")
         encoded = [_encode(f, by_name[f.name]) for f in model.features]
         return predict_scores(model, encoded)
 
@@ -185,7 +240,8 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
         return self._scores(X)
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
@@ -195,12 +251,13 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
 
     def __init__(self, algorithm: str = "cart", criterion: str = "squared_error",
                  max_depth: int | None = None, min_samples_split: int | float = 2,
-                 min_samples_leaf: int | float = 1, min_impurity_decrease: float = 0.0,
-                 ccp_alpha: float | str = 0.0, cv_folds: int = 5, seed: int = 0,
-                 cast: str = "float64", feature_names=None, learner_params: dict | None = None):
+                 min_samples_leaf: int | float = 1, min_weight_fraction_leaf: float = 0.0,
+                 min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, cv_folds: int = 5,
+                 seed: int = 0, cast: str = "float64", feature_names=None,
+                 learner_params: dict | None = None):
         super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
-                         min_impurity_decrease, ccp_alpha, None, cv_folds, seed, cast, feature_names,
-                         learner_params)
+                         min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha, None, cv_folds, seed,
+                         cast, feature_names, learner_params)
 
     def predict(self, X) -> np.ndarray:
         return self._scores(X)[:, 0]
@@ -212,22 +269,36 @@ def _is_frame(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "iloc")
 
 
+def _is_dict_rows(X) -> bool:
+    return isinstance(X, (list, tuple)) and bool(X) and isinstance(X[0], dict)
+
+
+def _by_position(X) -> bool:
+    """Columns are matched to features by position (arrays, lists of sequences), not by name."""
+    return not _is_frame(X) and not _is_dict_rows(X)
+
+
 def _columns(X, names=None) -> tuple[list[str], list[np.ndarray]]:
     """Column names and raw columns of a DataFrame, a 2-D array, or a list of rows (dicts or sequences)."""
+    if hasattr(X, "tocsr") or hasattr(X, "tocsc"):
+        raise InputError("sparse input is not supported: pass a dense array (X.toarray())")
     if _is_frame(X):
         return [str(c) for c in X.columns], [_frame_column(X[c]) for c in X.columns]
-    if isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
+    if _is_dict_rows(X):
         keys = list(names) if names is not None else list(dict.fromkeys(k for row in X for k in row))
         return [str(k) for k in keys], [np.array([row.get(k) for row in X], dtype=object) for k in keys]
     array = np.asarray(X)
-    if array.dtype.kind not in "biufc":
+    if array.dtype.kind == "c":
+        raise InputError("Complex data not supported")
+    if array.dtype.kind not in "biuf":
         array = np.asarray(X, dtype=object)
     if array.ndim != 2:
-        raise TreegenError(f"X must be two-dimensional (rows x features), not of shape {array.shape}")
+        raise InputError(f"X must be two-dimensional (rows x features), not of shape {array.shape}: "
+                         "Reshape your data")
     width = array.shape[1]
     names = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(width)]
     if len(names) != width:
-        raise TreegenError(f"{len(names)} feature names for {width} columns")
+        raise InputError(f"{len(names)} feature names for {width} columns")
     return names, [array[:, i] for i in range(width)]
 
 
@@ -255,7 +326,7 @@ def _encode(feature: Feature, values: np.ndarray) -> np.ndarray:
         try:
             return np.array([math.nan if _is_missing(v) else float(v) for v in values])
         except (TypeError, ValueError):
-            raise TreegenError(f"feature {feature.name!r} is numeric but has non-numeric values") from None
+            raise InputError(f"feature {feature.name!r} is numeric but has non-numeric values") from None
     return encode(feature, [None if _is_missing(v) else str(v) for v in values], None, feature.name)
 
 

@@ -48,7 +48,8 @@ LOG2 = math.log(2.0)
 def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
         min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
-        cv_folds: int = 5, seed: int = 0, cast: str = "float64") -> Model:
+        cv_folds: int = 5, seed: int = 0, cast: str = "float64",
+        min_weight_fraction_leaf: float = 0.0) -> Model:
     """Grow a CART tree, then prune it by cost complexity.
 
     Parameters
@@ -56,7 +57,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     dataset : Dataset
         The training data; ``dataset.weights`` are the sample weights.
     criterion : {"gini", "entropy"} for classification; regression always uses squared error.
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_fraction_leaf
         Stopping rules with scikit-learn's meaning (fractions of the row count allowed for the two
         ``min_samples`` rules).
     ccp_alpha : float or "cv"
@@ -72,7 +73,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     Model
     """
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
-                            min_impurity_decrease, class_weight, cast)
+                            min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf)
     from .cart_grow import grow
     from .cart_prune import choose_alpha, prune
     alpha = ccp_alpha
@@ -87,7 +88,8 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         grown = prune(grown, alpha)
     settings = {"max_depth": max_depth, "min_samples_split": min_samples_split,
                 "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
-                "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight)}
+                "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight),
+                "min_weight_fraction_leaf": min_weight_fraction_leaf}
     if ccp_alpha == "cv":
         settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
@@ -107,8 +109,8 @@ def _plain(value):
 
 def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
-                 min_impurity_decrease: float = 0.0, class_weight=None,
-                 cast: str = "float64") -> tuple[np.ndarray, np.ndarray]:
+                 min_impurity_decrease: float = 0.0, class_weight=None, cast: str = "float64",
+                 min_weight_fraction_leaf: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The effective alphas of minimal cost-complexity pruning and the total leaf impurity of each
     subtree, as scikit-learn's ``cost_complexity_pruning_path`` (parameters as :func:`fit`).
 
@@ -119,7 +121,7 @@ def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | Non
     """
     from .cart_prune import pruning_path as path
     return path(dataset, Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
-                                        min_impurity_decrease, class_weight, cast))
+                                        min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf))
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,11 @@ class Params:
     min_impurity_decrease: float
     class_weight: object
     cast: str
+    min_weight_fraction_leaf: float = 0.0
 
     @classmethod
     def checked(cls, dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
-                min_impurity_decrease, class_weight, cast) -> "Params":
+                min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf=0.0) -> "Params":
         regression = not dataset.target.is_classification
         if regression:
             criterion = "squared_error"
@@ -146,6 +149,8 @@ class Params:
             raise TreegenError(f"cast must be 'float64' or 'float32', not {cast!r}")
         if max_depth is not None and (int(max_depth) != max_depth or max_depth < 1):
             raise TreegenError(f"max_depth must be a whole number >= 1, not {max_depth!r}")
+        if not 0.0 <= min_weight_fraction_leaf <= 0.5:
+            raise TreegenError(f"min_weight_fraction_leaf must be in [0, 0.5], not {min_weight_fraction_leaf!r}")
         if min_impurity_decrease < 0:
             raise TreegenError(f"min_impurity_decrease must be >= 0, not {min_impurity_decrease!r}")
         if regression and class_weight is not None:
@@ -155,7 +160,7 @@ class Params:
         leaf = _row_count("min_samples_leaf", min_samples_leaf, n, 1)
         depth = math.inf if max_depth is None else int(max_depth)
         return cls(criterion, depth, max(split, 2 * leaf), leaf, float(min_impurity_decrease),
-                   class_weight, cast)
+                   class_weight, cast, float(min_weight_fraction_leaf))
 
 
 def _row_count(name: str, value, n: int, least: int) -> int:
@@ -280,6 +285,7 @@ class Problem:
         self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
         self.stats = row_statistics(dataset.y[keep], weights[keep], self.width)
         self.base_weights = np.asarray(dataset.weights, dtype=np.float64)[keep]  # for progress
+        self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         y = dataset.y[keep].astype(np.float64)
         self.squares = weights[keep] * y * y
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
@@ -333,6 +339,14 @@ def row_statistics(y: np.ndarray, weights: np.ndarray, width: int) -> np.ndarray
     return np.vstack([weights, weights * y])
 
 
+def drop_light(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np.ndarray) -> None:
+    """Rule out (in place) the candidates with a side lighter than ``min_weight_fraction_leaf`` allows."""
+    limit = problem.min_weight_leaf
+    if limit > 0:
+        weight = (lambda side: side.sum(0)) if problem.width else (lambda side: side[0])
+        scores[(weight(left) < limit) | (weight(right) < limit)] = -np.inf
+
+
 def as_split(problem: Problem, best: Candidate) -> Split:
     route = MissingRoute.to_child(0 if best.missing_left else 1)
     if not best.left_codes:
@@ -364,10 +378,12 @@ def nominal_candidates(problem: Problem, j: int, rows: np.ndarray, total: np.nda
     leaf = problem.params.min_samples_leaf
     scores = [np.where((n_left >= leaf) & (n - n_left >= leaf),
                        proxy(problem.criterion, left, total - left), -np.inf)]
+    drop_light(problem, scores[0], left, total - left)
     if n_missing:
         with_missing = left + missing_stats
         scores.append(np.where((n_left + n_missing >= leaf) & (n - n_missing - n_left >= leaf),
                                proxy(problem.criterion, with_missing, total - with_missing), -np.inf))
+        drop_light(problem, scores[1], with_missing, total - with_missing)
     scores = np.concatenate(scores)
     position = int(np.argmax(scores))
     if scores[position] == -np.inf:

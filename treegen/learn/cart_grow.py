@@ -20,7 +20,7 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
-from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split,
+from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split, drop_light,
                    nominal_candidates, node_impurities, proxy)
 from .progress import settled
 
@@ -95,7 +95,8 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
     ids = _add_nodes(grown, level, impurity)
     settling = np.add.reduceat(problem.base_weights[level.orders[-1]], level.starts[:-1])
     sizes = np.diff(level.starts)
-    open_ = (depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
+    open_ = ((depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
+             & (_weights(level.totals, problem.width) >= 2 * problem.min_weight_leaf))
     splitting = np.zeros(len(ids), dtype=bool)
     if open_.any():
         level = _only(level, open_)
@@ -268,23 +269,28 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
     last = np.take_along_axis(values, last_present, axis=1)
     constant = (present == 0) | ~(last > first + problem.tolerance)
 
-    scores = proxy(params.criterion, left, total - left)
+    right = total - left
+    scores = proxy(params.criterion, left, right)
     scores[~(distinct & (n_left >= leaf) & (n_node - n_left >= leaf))] = -np.inf
+    drop_light(problem, scores, left, right)
     score, position = _segment_argmax(scores, starts, segment)
     variant = np.zeros(score.shape, dtype=np.int64)
     if n_missing.any():
         with_missing = left + missing_stats[:, :, segment]
-        scores = proxy(params.criterion, with_missing, total - with_missing)
+        right = total - with_missing
+        scores = proxy(params.criterion, with_missing, right)
         missing_here = n_missing[:, segment]
         valid = (distinct & (missing_here > 0) & (n_left + missing_here >= leaf)
                  & (present[:, segment] - n_left >= leaf))
         scores[~valid] = -np.inf
+        drop_light(problem, scores, with_missing, right)
         score_left, position_left = _segment_argmax(scores, starts, segment)
         better = score_left > score
         score, position = np.where(better, score_left, score), np.where(better, position_left, position)
         variant = np.where(better, 1, variant)
         score_split = proxy(params.criterion, present_stats, missing_stats)
         score_split[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
+        drop_light(problem, score_split, present_stats, missing_stats)
         better = score_split > score
         score, variant = np.where(better, score_split, score), np.where(better, 2, variant)
 
