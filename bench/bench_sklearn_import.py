@@ -172,7 +172,7 @@ HARNESS_CALLS = {  # tool: (row type, row from v, call)
 }
 
 
-def java_per_row(tool: str, source: str, class_name: str, X, results):
+def java_per_row(tool: str, label: str, source: str, class_name: str, X, results):
     """Compile ``source`` with the harness and time the warmed-up loop."""
     row_type, row, call = HARNESS_CALLS[tool]
     harness = JAVA_HARNESS.replace("ROWTYPE", row_type).replace("ROW", row).replace("CALL", call)
@@ -185,29 +185,30 @@ def java_per_row(tool: str, source: str, class_name: str, X, results):
         compiled = subprocess.run(["javac", "-J-Xss64m", class_name + ".java", "Bench.java"], cwd=work,
                                   capture_output=True, text=True)
         if compiled.returncode != 0:
-            results.append((f"{tool} java", "javac", "fails: " + compiled.stderr.strip().splitlines()[0][:80]))
+            results.append((label, "javac", "fails: " + compiled.stderr.strip().splitlines()[0][:80]))
             return
-        results.append((f"{tool} java", "javac", f"{time.perf_counter() - start:.1f} s"))
+        results.append((label, "javac", f"{time.perf_counter() - start:.1f} s"))
         ran = subprocess.run(["java", "-cp", work, "Bench", os.path.join(work, "rows.csv")],
                              capture_output=True, text=True)
         if ran.returncode != 0:
-            results.append((f"{tool} java", "run", "fails: " + ran.stderr.strip().splitlines()[0][:80]))
+            results.append((label, "run", "fails: " + ran.stderr.strip().splitlines()[0][:80]))
             return
-        results.append((f"{tool} java", "per row (JIT warm)", float(ran.stdout.split()[0]) * 1e-9))
+        results.append((label, "per row (JIT warm)", float(ran.stdout.split()[0]) * 1e-9))
 
 
-def java_rows(forest, model, X, results):
+def java_rows(forest, model, X, results, suffix: str = ""):
+    ours, theirs = "treegen java" + suffix, "m2cgen java" + suffix
     if importlib.util.find_spec("treegen.emit.java") is None:
-        results.append(("treegen java", "export", "not available (no Java back end in this checkout)"))
+        results.append((ours, "export", "not available (no Java back end in this checkout)"))
     else:
         source, seconds = attempt(emit, model, "java")
-        results.append(("treegen java", "export", cost(seconds, source) if source else f"fails: {seconds}"))
+        results.append((ours, "export", cost(seconds, source) if source else f"fails: {seconds}"))
         if source:
-            java_per_row("treegen", source, "TreegenModel", X, results)
+            java_per_row("treegen", ours, source, "TreegenModel", X, results)
     source, measure, outcome = m2cgen_export(forest, "java")
-    results.append(("m2cgen java", measure, outcome))
+    results.append((theirs, measure, outcome))
     if source is not None:
-        java_per_row("m2cgen", source, "Model", X, results)
+        java_per_row("m2cgen", theirs, source, "Model", X, results)
 
 
 # -- SQL (DuckDB) --------------------------------------------------------------------------------
@@ -291,8 +292,12 @@ MEMORY_TASKS = {
                     "features={f'x{i}': orbital.types.DoubleColumnType() for i in range(%d)}), dialect='duckdb')"
                     % N_FEATURES),
 }
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec, so a child forked from this big process
+# would report this process's size.
 MEMORY_PRELUDE = """
-import resource, sys, joblib, m2cgen, orbital, orbital.types
+import re, sys, joblib, m2cgen, orbital, orbital.types
+def peak_kib():
+    return int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
 from sklearn.pipeline import Pipeline
 sys.path.insert(0, {root!r})
 from treegen.emit import emit
@@ -312,7 +317,7 @@ def peak_memory(forest, sql_forest, results) -> None:
         peaks = {}
         for tool, task in {"load only": "pass", **MEMORY_TASKS}.items():
             print(f"... memory: {tool}", file=sys.stderr, flush=True)
-            code = prelude + task + "\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+            code = prelude + task + "\nprint(peak_kib())\n"
             ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
             peaks[tool] = int(ran.stdout.split()[-1]) / 1024 if ran.returncode == 0 else None
             if tool == "load only":
@@ -337,9 +342,9 @@ def ratios(results) -> list[str]:
     per_row = {tool: value for tool, measure, value in results
                if measure.startswith(("per row", "per further row")) and isinstance(value, float)}
     lines = []
-    for ours, theirs in (("treegen python", "m2cgen python"), ("treegen java", "m2cgen java"),
-                         ("treegen sql", "orbital sql")):
-        if ours in per_row and theirs in per_row:
+    for ours in per_row:
+        theirs = ours.replace("treegen", "m2cgen" if "sql" not in ours else "orbital")
+        if ours.startswith("treegen") and theirs in per_row:
             lines.append(f"{theirs} / {ours} per row: {per_row[theirs] / per_row[ours]:.2f}x")
     return lines
 
@@ -352,7 +357,8 @@ def main(argv=None) -> None:
     parser.add_argument("--sql-rows", type=int, default=200_000, help="rows for the SQL timings")
     parser.add_argument("--probes", type=int, default=5000)
     parser.add_argument("--sql-trees", type=int, default=20,
-                        help="trees of the (smaller) forest for SQL: DuckDB plans treegen's SQL in superlinear time")
+                        help="trees of the smaller forest for SQL (DuckDB plans treegen's SQL in superlinear time) "
+                        "and for a Java comparison that m2cgen's output compiles for")
     args = parser.parse_args(argv)
     forest, X = fit_forest(args.trees, args.depth)
     X = X[np.random.default_rng(1).integers(len(X), size=args.rows)]
@@ -363,6 +369,7 @@ def main(argv=None) -> None:
     java_rows(forest, model, X, results)
     sql_forest, _ = fit_forest(args.sql_trees, args.depth)
     sql_model = from_sklearn(sql_forest)
+    java_rows(sql_forest, sql_model, X, results, suffix=f" ({args.sql_trees} trees)")
     sql_X = X[np.random.default_rng(2).integers(len(X), size=args.sql_rows)]
     sql_rows(sql_forest, sql_model, sql_X, probe_rows(sql_model, args.probes), results)
     peak_memory(forest, sql_forest, results)
@@ -370,7 +377,7 @@ def main(argv=None) -> None:
     print(f"scikit-learn {sklearn.__version__}, Python {sys.version.split()[0]}, {N_FEATURES} features; "
           f"RandomForestClassifier max_depth={args.depth}: {args.trees} trees "
           f"({sum(len(t.nodes) for t in model.trees)} nodes) for Python and Java, {args.sql_trees} trees "
-          f"({sum(len(t.nodes) for t in sql_model.trees)} nodes) for SQL")
+          f"({sum(len(t.nodes) for t in sql_model.trees)} nodes) for SQL and a Java run m2cgen compiles")
     print("\n| tool | measure | result |\n|---|---|---|")
     for tool, measure, value in results:
         print(f"| {tool} | {measure} | {show(value)} |")
