@@ -306,6 +306,17 @@ def test_nominal_with_several_classes_tries_every_subset():
     assert [model.predict({"color": c}) for c in ("red", "blue", "green", "white")] == ["a", "b", "a", "c"]
 
 
+def test_many_categories_and_classes_use_the_majority_order():
+    categories = tuple(f"k{i}" for i in range(12))  # more than EXHAUSTIVE_CATEGORIES
+    colors = list(categories) * 5 + [None] * 3
+    labels = ["a", "b", "c", "a", "b", "c", "a", "a", "b", "c", "c", "b"] * 5 + ["a"] * 3
+    data = nominal_dataset(colors, labels, categories, ("a", "b", "c"))
+    model = fit(data, "cart")
+    assert all(node.split.op == "in" for node in model.trees[0].nodes if node.split)
+    assert [model.predict({"color": c}) for c in categories] == labels[:12]
+    assert model.predict({"color": None}) == "a"
+
+
 def test_regression_on_a_nominal_feature_orders_categories_by_mean():
     categories = ("a", "b", "c", "d")
     feature = Feature("k", NOMINAL, categories)

@@ -5,9 +5,10 @@ Splits
     computed as scikit-learn does (``a/2 + b/2``; ``a`` itself when the midpoint rounds up to ``b``).
     Nominal features split into two subsets (``op "in"``): categories sorted by the proportion of the
     second class (two classes) or by their mean (regression), which Breiman proved finds the best
-    subset; with more classes, every subset when at most :data:`EXHAUSTIVE_CATEGORIES` categories
-    reach the node, else the categories sorted by the proportion of the node's majority class (a
-    heuristic). A category that does not reach the node goes right with the others not listed.
+    subset; with more classes, every subset when the feature has at most
+    :data:`EXHAUSTIVE_CATEGORIES` categories, else the categories sorted by the proportion of the
+    node's majority class (a heuristic); see :mod:`treegen.learn.cart_nominal`. A category that
+    does not reach the node goes right with the others not listed.
 Missing values (NaN, code -1) -- as scikit-learn >= 1.3
     Each cut is tried with the missing rows on the right, then on the left, and one more split sends
     every present value left and the missing ones right (``t = inf``). A split that saw no missing
@@ -38,7 +39,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, MissingRoute, Node, NumericSemantics, Split, Tree
 
-EXHAUSTIVE_CATEGORIES = 8  # more classes than two: try every subset up to this many categories
+EXHAUSTIVE_CATEGORIES = 8  # more classes than two: every subset of features with this many categories
 FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
 EPSILON = np.finfo(np.float64).eps
 CHUNK_CELLS = 1 << 19  # bound on the search's working arrays (statistics x features x rows)
@@ -261,17 +262,6 @@ def _entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 # -- growing -----------------------------------------------------------------------------------
 
-@dataclass
-class Candidate:
-    """A split proposed for one node: its proxy score and where its rows go."""
-
-    proxy: float
-    feature: int
-    threshold: float = math.nan  # numeric
-    left_codes: tuple[int, ...] = ()  # nominal: category codes sent left
-    missing_left: bool = False
-
-
 class Problem:
     """Training data prepared for the search: rows of weight zero left out, statistics per row,
     numeric columns (cast as asked) and nominal codes."""
@@ -347,72 +337,10 @@ def drop_light(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np
         scores[(weight(left) < limit) | (weight(right) < limit)] = -np.inf
 
 
-def as_split(problem: Problem, best: Candidate) -> Split:
-    route = MissingRoute.to_child(0 if best.missing_left else 1)
-    if not best.left_codes:
-        return Split(best.feature, "<=", threshold=float(best.threshold), missing=route)
-    categories = problem.categories[best.feature]
-    return Split(best.feature, "in", values=tuple(categories[c] for c in sorted(best.left_codes)),
-                 missing=route)
-
-
-def nominal_candidates(problem: Problem, j: int, rows: np.ndarray, total: np.ndarray) -> list[Candidate]:
-    """The best two-subset split of a nominal feature at a node."""
-    codes = problem.codes[j][rows]
-    k = len(problem.categories[j])
-    present = codes >= 0
-    width = total.size
-    per_category = np.zeros((k, width))
-    np.add.at(per_category, codes[present], problem.stats[:, rows[present]].T)
-    counts = np.bincount(codes[present], minlength=k)
-    seen = np.flatnonzero(counts > 0)
-    if len(seen) < 2 and not (len(seen) == 1 and not present.all()):
-        return []
-    subsets = _subsets(problem, per_category[seen], total)  # (candidates, len(seen)) bool
-    left = (subsets.astype(np.float64) @ per_category[seen]).T  # (statistics, candidates)
-    n_left = subsets @ counts[seen]
-    missing_stats = (total - per_category.sum(0))[:, None]
-    total = total[:, None]
-    n_missing = int((~present).sum())
-    n = len(rows)
-    leaf = problem.params.min_samples_leaf
-    scores = [np.where((n_left >= leaf) & (n - n_left >= leaf),
-                       proxy(problem.criterion, left, total - left), -np.inf)]
-    drop_light(problem, scores[0], left, total - left)
-    if n_missing:
-        with_missing = left + missing_stats
-        scores.append(np.where((n_left + n_missing >= leaf) & (n - n_missing - n_left >= leaf),
-                               proxy(problem.criterion, with_missing, total - with_missing), -np.inf))
-        drop_light(problem, scores[1], with_missing, total - with_missing)
-    scores = np.concatenate(scores)
-    position = int(np.argmax(scores))
-    if scores[position] == -np.inf:
-        return []
-    variant, s = divmod(position, len(subsets))
-    left_codes = tuple(int(c) for c in seen[subsets[s]])
-    go_left = variant == 1 if n_missing else bool(n_left[s] > n - n_left[s])
-    return [Candidate(float(scores[position]), j, left_codes=left_codes, missing_left=go_left)]
-
-
-def _subsets(problem: Problem, per_category: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """Candidate left subsets of the categories present: prefixes of an ordering, or all subsets.
-
-    The subset of every present category is included: with missing rows it is the split "present
-    left, missing right".
-    """
-    k = len(per_category)
-    width = total.size
-    if problem.width > 2 and k <= EXHAUSTIVE_CATEGORIES:
-        bits = np.arange(1, 2 ** k)[:, None] >> np.arange(k)[None, :] & 1
-        return bits.astype(bool)
-    with np.errstate(all="ignore"):
-        if not problem.width:
-            key = per_category[:, 1] / per_category[:, 0]  # mean
-        else:
-            column = 1 if width == 2 else int(np.argmax(total))
-            key = per_category[:, column] / per_category.sum(1)
-    order = np.argsort(key, kind="stable")
-    prefixes = np.arange(k)[:, None] >= np.arange(k)[None, :]  # row i: the first i+1 categories
-    subsets = np.zeros((k, k), dtype=bool)
-    subsets[:, order] = prefixes
-    return subsets
+def as_split(problem: Problem, feature: int, threshold: float, codes, missing_left: bool) -> Split:
+    """The model's split: ``x <= threshold``, or ``x in`` the categories of ``codes`` when given."""
+    route = MissingRoute.to_child(0 if missing_left else 1)
+    if codes is None:
+        return Split(feature, "<=", threshold=threshold, missing=route)
+    categories = problem.categories[feature]
+    return Split(feature, "in", values=tuple(categories[c] for c in sorted(codes)), missing=route)

@@ -20,8 +20,9 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
-from .cart import (CHUNK_CELLS, EPSILON, Candidate, Grown, Params, Problem, as_split, drop_light,
-                   nominal_candidates, node_impurities, proxy)
+from .cart import (CHUNK_CELLS, EPSILON, Grown, Params, Problem, as_split, drop_light, node_impurities,
+                   proxy)
+from .cart_nominal import nominal_search
 from .progress import settled
 
 
@@ -54,14 +55,15 @@ class Best:
                    np.zeros(nodes, dtype=bool), [None] * nodes)
 
     def offer(self, score, feature, threshold, missing_left, codes=None) -> None:
-        """Keep, node by node, the better split: the higher score, else the lower feature index."""
+        """Keep, node by node, the better split: the higher score, else the lower feature index.
+        ``codes(node)`` gives a nominal split's categories sent left."""
         better = (score > self.score) | ((score == self.score) & (feature < self.feature) & (score > -np.inf))
         self.score = np.where(better, score, self.score)
         self.feature = np.where(better, feature, self.feature)
         self.threshold = np.where(better, threshold, self.threshold)
         self.missing_left = np.where(better, missing_left, self.missing_left)
         for s in np.flatnonzero(better):
-            self.codes[s] = None if codes is None else codes[s]
+            self.codes[s] = None if codes is None else codes(s)
 
 
 def grow(dataset: Dataset, params: Params) -> Grown:
@@ -111,9 +113,8 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
         return None
     parents = [ids[i] for i in np.flatnonzero(splitting)]
     for node, s in zip(parents, np.flatnonzero(split)):
-        grown.split[node] = as_split(problem, Candidate(
-            float(best.score[s]), int(best.feature[s]), float(best.threshold[s]),
-            tuple(best.codes[s]) if best.codes[s] is not None else (), bool(best.missing_left[s])))
+        grown.split[node] = as_split(problem, int(best.feature[s]), float(best.threshold[s]),
+                                     best.codes[s], bool(best.missing_left[s]))
     return _children(level, split, goes_left, sides, parents)
 
 
@@ -235,7 +236,7 @@ def search(problem: Problem, level: Level) -> Best:
         stop = min(start + chunk, features)
         _numeric_search(problem, level, start, stop, best)
     for j in problem.nominal:
-        _nominal_search(problem, level, j, best)
+        nominal_search(problem, level, j, best)
     return best
 
 
@@ -317,20 +318,6 @@ def midpoints(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         middle = low / 2.0 + high / 2.0
     return np.where((middle == high) | np.isinf(middle), low, middle)
-
-
-def _nominal_search(problem: Problem, level: Level, j: int, best: Best) -> None:
-    nodes = len(level.starts) - 1
-    score = np.full(nodes, -np.inf)
-    missing_left = np.zeros(nodes, dtype=bool)
-    codes: list = [None] * nodes
-    members = level.orders[-1]
-    for s in range(nodes):
-        rows = members[level.starts[s]:level.starts[s + 1]]
-        for candidate in nominal_candidates(problem, j, rows, level.totals[:, s]):
-            score[s], missing_left[s] = candidate.proxy, candidate.missing_left
-            codes[s] = candidate.left_codes
-    best.offer(score, np.full(nodes, j), np.full(nodes, np.nan), missing_left, codes)
 
 
 def preorder(grown: Grown) -> Grown:
