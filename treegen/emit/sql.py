@@ -138,7 +138,8 @@ class _Writer:
         """Component ``k`` of one tree's output."""
         if tree.exclusive:
             return self.case(tree.rules, lambda rule: self.d.double(rule.value[k]))
-        terms = [f"{self.weight(r.conditions)} * {self.d.double(r.value[k])}" for r in tree.rules if r.value[k] != 0.0]
+        terms = [self.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
+                 for r in tree.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
         return self.total(terms) if terms else self.d.double(0.0)
 
     def total(self, terms: list[str]) -> str:
@@ -193,13 +194,12 @@ class _Writer:
                                           f" ELSE {d.double(0.0)} END"), ["s0"])
             define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
         elif link == "softmax":
-            raw = [define(f"s{k}", lambda ref, k=k: self.raw_score(k)) for k in range(self.width())]
             names = [f"s{k}" for k in range(self.width())]
+            raw = [define(name, lambda ref, k=k: self.raw_score(k)) for k, name in enumerate(names)]
             top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
-            exps = [define(f"e{k}", lambda ref, s=s: f"EXP({s(ref)} - {top(ref)})", [name, "top"])
-                    for name, s in zip(names, raw)]
-            total = define("total", lambda ref: self.total([e(ref) for e in exps]),
-                           [f"e{k}" for k in range(len(exps))])
+            exps = [define(f"e{k}", lambda ref, s=s: f"EXP({s(ref)} - {top(ref)})", [names[k], "top"])
+                    for k, s in enumerate(raw)]
+            total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
             for k, e in enumerate(exps):
                 define(f"p{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}", [f"e{k}", "total"])
         else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import TreegenError
 
@@ -59,6 +60,7 @@ class Dialect:
             text = text.replace(old, new)
         return "'" + text + "'"
 
+    @lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
     def double(self, x: float) -> str:
         """A literal that the engine reads as exactly the double ``x``."""
         if math.isnan(x):

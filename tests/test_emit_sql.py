@@ -1,0 +1,284 @@
+"""The SQL back end, run for real in SQLite, DuckDB, PostgreSQL (a server started for the test run)
+and Spark SQL (local mode): every answer is checked against the model's reference prediction."""
+from __future__ import annotations
+
+import math
+import random
+import struct
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from treegen.emit import emit
+from treegen.emit.sql_dialects import DIALECTS
+from treegen.errors import TreegenError
+from treegen.model import CLASSIFICATION, Combine, Feature, Model, Target, argmax
+from treegen.probes import probe_rows
+from treegen.run.sql import format_results, query, read_csv, run
+from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+
+ENGINES = ["sqlite", "duckdb", "postgres", "spark"]
+SLOW_ENGINES = {"spark"}  # a query costs about a second: fewer, bigger examples
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    """(dialect, connection options) for each engine; the server fixtures start on first use."""
+    name = request.param
+    if name == "postgres":
+        return name, {"dsn": request.getfixturevalue("postgres_dsn")}
+    if name == "spark":
+        return name, {"spark": request.getfixturevalue("spark")}
+    return name, {}
+
+
+# -- checking answers ---------------------------------------------------------------------------
+
+def near_tie(model, row, got_label) -> bool:
+    """Two classes whose scores are equal up to rounding: summing in another order may pick either."""
+    scores = model.scores(row)
+    k = model.target.classes.index(got_label)
+    return is_close(scores[k], scores[argmax(scores)], rel=1e-9)
+
+
+def assert_agrees(model: Model, rows, engine, exact=True, dialect=None, **connection):
+    """Prediction and probability columns of the SQL (in ``dialect``, by default the engine's own)
+    equal the model's, row by row."""
+    classify = model.target.is_classification
+    sql = emit(model, "sql", dialect=dialect or engine, proba=classify, leaf=True)
+    results = query(sql, model, rows, engine, **connection)
+    assert len(results) == len(rows)
+    first = len(model.features)
+    for row, result in zip(rows, results):
+        want, got = model.predict(row), result[first]
+        if classify:
+            assert got == want or (not exact and near_tie(model, row, got)), (row, want, result[first:])
+            scores = model.scores(row)
+            assert all(is_close(a, b) for a, b in zip(scores, result[first + 1:])), (row, scores, result)
+        else:
+            assert is_close(got, want), (row, want, got)
+    return results
+
+
+def leaf_reached(model, row) -> int:
+    """The leaf of the first rule with weight (one tree): what the leaf column promises."""
+    from treegen.rules import lower
+    names = {i: f for i, f in enumerate(model.features)}
+    for rule in lower(model)[0].rules:
+        if all(c.factor(row.get(names[c.feature].name), names[c.feature].categories) != 0.0
+               for c in rule.conditions):
+            return rule.node
+    raise AssertionError("no rule applies")
+
+
+def boosted_model(seed: int, link: str) -> Model:
+    """A boosted classifier: regression trees summed with a learning rate, then the link."""
+    classes = ("lo", "hi") if link == "sigmoid" else ("a", "b", "c")
+    columns = 1 if link == "sigmoid" else len(classes)
+    base = random_model(seed, regression=True, n_trees=3 * columns, max_depth=3, missing_kinds=("child", "stop"))
+    trees = [replace(tree, output=None if link == "sigmoid" else i % columns) for i, tree in enumerate(base.trees)]
+    init = tuple(random.Random(seed).uniform(-1, 1) for _ in range(columns))
+    return replace(base, target=Target("y", CLASSIFICATION, classes), trees=trees,
+                   combine=Combine("sum", init=init, scale=0.1, link=link))
+
+
+def hostile_model(seed: int, dialect: str) -> Model:
+    """Feature names, categories and labels from HOSTILE_NAMES that the dialect can hold."""
+    d = DIALECTS[dialect]
+    fold = str.lower if d.ignores_case else str
+    names, seen = [], set()
+    for name in HOSTILE_NAMES:
+        if (name or d.empty_names) and fold(name) not in seen:
+            seen.add(fold(name))
+            names.append(name)
+    rng = random.Random(seed)
+    rng.shuffle(names)
+    model = random_model(seed, n_numeric=3, n_nominal=2, names=names[:5], classes=tuple(HOSTILE_NAMES[:4]))
+    rename = dict(zip([c for f in model.features for c in f.categories], HOSTILE_NAMES * 2))
+    features = tuple(replace(f, categories=tuple(rename[c] for c in f.categories)) for f in model.features)
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.split is not None and node.split.values:
+                node.split = replace(node.split, values=tuple(rename[v] for v in node.split.values))
+    return replace(model, features=features)
+
+
+def model_kinds(seed: int):
+    return [random_model(seed), random_model(seed, regression=True), random_model(seed, n_trees=3),
+            random_model(seed, missing_kinds=("child",), n_numeric=2, n_nominal=1)]
+
+
+# -- literals -------------------------------------------------------------------------------------
+
+def some_doubles(count=300, seed=0):
+    rng = random.Random(seed)
+    values = [0.1, -0.0, 1e-300, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e16, 2.0 ** 53 + 2,
+              1.355887595698176e+234, 1.325700310403432e+99, 0.30000000000000004, -123456789.12345679]
+    while len(values) < count:
+        x = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        if math.isfinite(x):
+            values += [x, rng.uniform(-20, 20)]
+    return values
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "postgres", "spark", "ansi"])
+def test_double_literals_read_back_exactly(dialect, request):
+    engine = "duckdb" if dialect == "ansi" else dialect
+    connection = {"dsn": request.getfixturevalue("postgres_dsn")} if engine == "postgres" else \
+        {"spark": request.getfixturevalue("spark")} if engine == "spark" else {}
+    d = DIALECTS[dialect]
+    doubles = some_doubles()
+    sql = "SELECT " + ", ".join(f"{d.double(x)} AS {d.identifier(f'v{i}')}" for i, x in enumerate(doubles))
+    [got] = query(sql, random_model(0), [], engine, **connection)
+    assert [struct.pack("<d", g) for g in got] == [struct.pack("<d", x) for x in doubles]
+
+
+# -- random models, probes, hostile names ---------------------------------------------------------
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10 ** 6))
+def test_random_models_agree_with_the_model(engine, seed):
+    dialect, connection = engine
+    kinds = model_kinds(seed)
+    for model in kinds[:1] if dialect in SLOW_ENGINES else kinds:
+        rows = probe_rows(model, limit=200) + random_rows(model, 50, seed)
+        assert_agrees(model, rows, dialect, exact=len(model.trees) == 1, **connection)
+
+
+def test_every_kind_of_model_agrees(engine):
+    dialect, connection = engine
+    for seed in range(2):
+        for model in model_kinds(seed) + [boosted_model(seed, "sigmoid"), boosted_model(seed, "softmax")]:
+            assert_agrees(model, probe_rows(model, limit=300), dialect, exact=False, **connection)
+
+
+def test_float32_semantics_at_the_boundary(engine):
+    from treegen.model import NumericSemantics
+    dialect, connection = engine
+    model = random_model(5, numeric=NumericSemantics(cast="float32"), n_nominal=0)
+    assert_agrees(model, probe_rows(model, limit=400), dialect, **connection)
+
+
+def test_hostile_names(engine):
+    dialect, connection = engine
+    for seed in range(2):
+        model = hostile_model(seed, dialect)
+        assert_agrees(model, probe_rows(model, limit=200), dialect, **connection)
+
+
+def test_nan_counts_as_missing(engine):
+    dialect, connection = engine
+    model = random_model(3, missing_kinds=("child",))
+    rows = random_rows(model, 100, seed=3, missing=0.5)
+    as_nan = [{k: (math.nan if v is None and f.is_numeric else v) for (k, v), f in zip(row.items(), model.features)}
+              for row in rows]
+    sql = emit(model, "sql", dialect=dialect, proba=True)
+    first = len(model.features)
+    with_nan = query(sql, model, as_nan, dialect, **connection)
+    assert [r[first:] for r in with_nan] == [r[first:] for r in query(sql, model, rows, dialect, **connection)]
+
+
+def test_leaf_column_names_the_leaf_reached(engine):
+    dialect, connection = engine
+    model = random_model(11)
+    rows = probe_rows(model, limit=200)
+    results = assert_agrees(model, rows, dialect, **connection)
+    assert [r[-1] for r in results] == [leaf_reached(model, row) for row in rows]
+
+
+# -- size --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda: wide_model(50_000), lambda: chain_model(10_000)], ids=["wide", "chain"])
+def test_big_trees(engine, make):
+    dialect, connection = engine
+    model = make()
+    rows = random_rows(model, 200, seed=1) + probe_rows(model, limit=100)
+    sql = emit(model, "sql", dialect=dialect)
+    first = len(model.features)
+    results = query(sql, model, rows, dialect, **connection)
+    assert [r[first] for r in results] == [model.predict(row) for row in rows]
+
+
+# -- expression mode, options, protocol -----------------------------------------------------------
+
+def test_expression_mode_is_the_query_inlined(engine):
+    dialect, connection = engine
+    d = DIALECTS[dialect]
+    for model in [random_model(7, n_trees=2), boosted_model(7, "softmax"), random_model(8, regression=True)]:
+        rows = probe_rows(model, limit=100)
+        proba = model.target.is_classification
+        full = query(emit(model, "sql", dialect=dialect, proba=proba, leaf=True), model, rows, dialect, **connection)
+        items = emit(model, "sql", dialect=dialect, expression=True, proba=proba, leaf=True)
+        columns = ", ".join(d.identifier(f.name) for f in model.features)
+        inlined = query(f"SELECT {columns}, {items} FROM {d.identifier('input')}", model, rows, dialect, **connection)
+        assert inlined == full
+        alone = emit(model, "sql", dialect=dialect, expression=True)
+        assert " AS " not in alone.split("\n")[-2]
+        predicted = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, **connection)
+        assert [p for (p,) in predicted] == [r[len(model.features)] for r in full]
+
+
+def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
+    for model in [random_model(4, n_trees=2), boosted_model(4, "sigmoid"), hostile_model(4, "ansi")]:
+        rows = probe_rows(model, limit=200)
+        sql = emit(model, "sql", dialect="ansi", proba=True, leaf=True)
+        assert query(sql, model, rows, "duckdb") == query(sql, model, rows, "postgres", dsn=postgres_dsn)
+        assert_agrees(model, rows, "duckdb", exact=False, dialect="ansi")
+
+
+def test_protocol_output():
+    model = random_model(2, classes=("a,b", 'say "hi"', "plain"))
+    rows = probe_rows(model, limit=50)
+    header = ",".join(f.name for f in model.features)
+    lines = [",".join("" if row[f.name] is None else repr(row[f.name]) if f.is_numeric else row[f.name]
+                      for f in model.features) for row in rows]
+    csv_text = header + "\n" + "\n".join(lines) + "\n"
+    assert read_csv(model, csv_text) == rows
+    sql = emit(model, "sql", dialect="sqlite", proba=True, leaf=True)
+    import csv
+    import io
+    predictions = [r[0] for r in csv.reader(io.StringIO(run(sql, csv_text, model=model)))]
+    assert predictions == [model.predict(row) for row in rows]
+    proba = list(csv.reader(io.StringIO(run(sql, csv_text, ["--proba"], model=model))))
+    assert tuple(proba[0]) == model.target.classes
+    assert all(all(is_close(float(p), s) for p, s in zip(line, model.scores(row))) for line, row in zip(proba[1:], rows))
+    leaves = run(sql, csv_text, ["--leaf"], model=model).split()
+    assert leaves == [str(leaf_reached(model, row)) for row in rows]
+
+
+def test_protocol_errors():
+    model = random_model(2)
+    with pytest.raises(TreegenError, match="no column"):
+        read_csv(model, "x0,x1\n1,2\n")
+    names = ",".join(f.name for f in model.features)
+    with pytest.raises(TreegenError, match="not a number") as caught:
+        read_csv(model, names + "\n1,2,3,v0_0,v1_0\n1,x,3,v0_0,v1_0\n")
+    assert caught.value.line == 3
+    with pytest.raises(RuntimeError, match="sqlite"):
+        run("SELECT nonsense FROM input", names + "\n", model=model)
+
+
+def test_user_errors():
+    model = random_model(1)
+    with pytest.raises(TreegenError, match="unknown SQL dialect"):
+        emit(model, "sql", dialect="oracle")
+    twins = replace(model, features=(Feature("x", "numeric"), Feature("X", "numeric")) + model.features[2:])
+    with pytest.raises(TreegenError, match="same column"):
+        emit(twins, "sql", dialect="duckdb")
+    emit(twins, "sql", dialect="postgres")  # PostgreSQL keeps quoted names apart
+    with pytest.raises(TreegenError, match="empty name"):
+        emit(replace(model, features=(Feature("", "numeric"),) + model.features[1:]), "sql", dialect="postgres")
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_output_is_deterministic(dialect):
+    model = hostile_model(0, dialect)
+    first = emit(model, "sql", dialect=dialect, proba=True, leaf=True)
+    assert first == emit(model, "sql", dialect=dialect, proba=True, leaf=True)
+
+
+def test_table_option_quotes_each_part():
+    sql = emit(random_model(1), "sql", dialect="postgres", table="my schema.my table")
+    assert 'FROM "my schema"."my table" AS' in sql
