@@ -36,7 +36,7 @@ class GrowNode:
 
     idx: np.ndarray  # rows of the data set that reach the node ...
     w: np.ndarray  # ... and their (fractional) weights
-    dist: np.ndarray  # bags x classes; a leaf has one bag
+    dist: S.Dist  # a leaf's has one bag
     feature: int = -1  # -1: a leaf
     threshold: float = np.nan
     children: list["GrowNode"] = field(default_factory=list)
@@ -91,20 +91,35 @@ class Grower:
         out = np.where((column - node.threshold < TOLERANCE) | (column <= node.threshold), 0, 1)
         return np.where(np.isnan(column), -1, out)
 
-    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """The split's distribution of the rows: known ones by branch, unknown ones spread over the
-        branches in proportion to the known weight (``Distribution.addInstWithUnknown``)."""
-        subset = self.subset_of(node, idx)
-        bags = self.branches(node.feature)
-        known = subset >= 0
-        dist = np.bincount(subset[known] * self.n_classes + self.data.y[idx][known], weights=w[known],
-                           minlength=bags * self.n_classes).reshape(bags, self.n_classes)
-        per_bag, total = dist.sum(axis=1), dist.sum()
-        probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
-        unknown = self.class_counts(idx[~known], w[~known])
-        return dist + probs[:, None] * unknown[None, :]
+    def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
+        return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
 
-    def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: np.ndarray | None = None):
+    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray) -> S.Dist:
+        """The split's distribution of the rows: known ones by branch, then the unknown ones one by
+        one, spread over the branches in proportion to the known weight
+        (``Distribution.addInstWithUnknown``, with its running sums)."""
+        subset = self.subset_of(node, idx)
+        bags, classes = self.branches(node.feature), self.n_classes
+        known = subset >= 0
+        y, sk, wk = self.data.y[idx], subset[known], w[known]
+        cells = np.bincount(sk * classes + y[known], weights=wk, minlength=bags * classes).reshape(bags, classes)
+        per_bag = np.bincount(sk, weights=wk, minlength=bags)
+        per_class = np.bincount(y[known], weights=wk, minlength=classes)
+        total = S.seq_sum(wk)
+        if known.all():
+            return S.Dist(cells, per_bag, per_class, total)
+        probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
+        yu, wu = y[~known], w[~known]
+        spread = wu[:, None] * probs[None, :]  # unknown row x bag
+        per_bag = S.seq_sum(spread, per_bag)
+        for c in range(classes):
+            of_class = yu == c
+            if of_class.any():
+                per_class[c] = S.seq_sum(wu[of_class], per_class[c])
+                cells[:, c] = S.seq_sum(spread[of_class], cells[:, c])
+        return S.Dist(cells, per_bag, per_class, S.seq_sum(wu, total))
+
+    def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: S.Dist | None = None):
         """``ClassifierSplitModel.split``: the rows of each branch, unknown ones with fractional weight
         in proportion to the branches' weights in ``dist`` (by default: these rows' distribution)."""
         subset = self.subset_of(node, idx)
@@ -112,8 +127,7 @@ class Grower:
         if not unknown.any():
             return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node.feature))]
         dist = self.distribution(node, idx, w) if dist is None else dist
-        total = dist.sum()
-        fractions = dist.sum(axis=1) / total if total > 0 else np.zeros(len(dist))
+        fractions = dist.per_bag / dist.total if dist.total > 0 else np.zeros(len(dist.per_bag))
         parts = []
         for b, fraction in enumerate(fractions):
             spread = unknown & (fraction > S.SMALL)
@@ -169,7 +183,7 @@ class Grower:
         return 2 if self.numeric[feature] else len(self.data.features[feature].categories)
 
     def new_node(self, idx: np.ndarray, w: np.ndarray) -> GrowNode:
-        return GrowNode(idx, w, self.class_counts(idx, w)[None, :])
+        return GrowNode(idx, w, self.leaf_distribution(idx, w))
 
 
 def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned: bool = False,
@@ -227,12 +241,6 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
 
 # -- from grown nodes to the model ---------------------------------------------------------------
 
-def probabilities(counts: np.ndarray) -> tuple[float, ...]:
-    """``Distribution.prob``: class weight over total, all zeros when there is no weight."""
-    total = float(counts.sum())
-    return tuple(0.0 for _ in counts) if S.eq(total, 0) else tuple(float(c) / total for c in counts)
-
-
 def to_model(root: GrowNode, dataset: Dataset, params: dict) -> Model:
     """Number the nodes in pre-order and describe each as the model's Node."""
     nodes: list[Node] = []
@@ -251,26 +259,24 @@ def to_model(root: GrowNode, dataset: Dataset, params: dict) -> Model:
 
 
 def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Dataset) -> Node:
-    counts = node.dist.sum(axis=0)
-    value = probabilities(counts)
-    if node.is_leaf and node.empty and parent is not None:
-        value = empty_leaf_value(parent.dist, branch)
-    common = dict(value=value, counts=tuple(float(c) for c in counts), n=float(counts.sum()))
+    """The model's node. A leaf's counts and weight are its parent's view of the branch (what J48
+    prints); its value is its own distribution (what J48 predicts), or for an empty leaf its
+    parent's (``C45Split.classProb``)."""
+    dist = node.dist
+    value = dist.probabilities()
+    counts, n = dist.per_class, dist.total
+    if node.is_leaf and parent is not None:
+        counts, n = parent.dist.cells[branch], float(parent.dist.per_bag[branch])
+        if node.empty:
+            value = parent.dist.bag_probabilities(branch)
+    common = dict(value=value, counts=tuple(float(c) for c in counts), n=float(n))
     if node.is_leaf:
         return Node(**common)
     feature = dataset.features[node.feature]
-    per_bag, total = node.dist.sum(axis=1), node.dist.sum()
-    weights = [0.0 if child.is_leaf and child.empty else float(p) / total
-               for child, p in zip(node.children, per_bag)]
+    weights = [0.0 if child.is_leaf and child.empty else float(p) / dist.total
+               for child, p in zip(node.children, dist.per_bag)]
     if feature.is_numeric:
         split = Split(node.feature, "<=", threshold=node.threshold, missing=MissingRoute.fraction(weights))
     else:
         split = Split(node.feature, "==", values=feature.categories, missing=MissingRoute.fraction(weights))
     return Node(split=split, **common)
-
-
-def empty_leaf_value(parent_dist: np.ndarray, branch: int) -> tuple[float, ...]:
-    """``C45Split.classProb`` for an empty branch: the branch's distribution if it has any weight,
-    else the parent's whole distribution."""
-    bag = parent_dist[branch]
-    return probabilities(bag) if S.gr(bag.sum(), 0) else probabilities(parent_dist.sum(axis=0))

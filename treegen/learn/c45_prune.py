@@ -15,14 +15,14 @@ def collapse_tree(root) -> None:
     """Turn every subtree whose leaves make no fewer training errors than the node itself into a leaf."""
     errors = {}
     for node in reversed(pre_order(root)):  # children before parents
-        errors[id(node)] = (S.num_incorrect(node.dist.sum(axis=0)) if node.is_leaf
+        errors[id(node)] = (node.dist.incorrect() if node.is_leaf
                             else S.seq_sum(np.array([errors[id(c)] for c in node.children])))
     stack = [root]
     while stack:
         node = stack.pop()
         if node.is_leaf:
             continue
-        if errors[id(node)] >= S.num_incorrect(node.dist.sum(axis=0)) - 1e-3:
+        if errors[id(node)] >= node.dist.incorrect() - 1e-3:
             node.make_leaf()
         else:
             stack.extend(reversed(node.children))
@@ -55,13 +55,12 @@ class Pessimist:
             / (1 + (z * z) / n)
         return (r * n) - e
 
-    def errors(self, counts: np.ndarray) -> float:
-        """Estimated errors of a leaf with these class weights."""
-        total = float(counts.sum())
-        if S.eq(total, 0):
+    def errors(self, dist: S.Dist) -> float:
+        """Estimated errors of a leaf with this distribution (``getEstimatedErrorsForDistribution``)."""
+        if S.eq(dist.total, 0):
             return 0.0
-        wrong = S.num_incorrect(counts)
-        return wrong + self.added_errors(total, wrong)
+        wrong = dist.incorrect()
+        return wrong + self.added_errors(dist.total, wrong)
 
 
 def max_bag(per_bag) -> int:
@@ -82,16 +81,16 @@ def prune_tree(root, grower, confidence: float, subtree_raising: bool) -> None:
     while stack:
         node, children_done = stack.pop()
         if node.is_leaf:
-            estimated[id(node)] = pessimist.errors(node.dist.sum(axis=0))
+            estimated[id(node)] = pessimist.errors(node.dist)
             continue
         if not children_done:
             stack.append((node, True))
             stack.extend((child, False) for child in reversed(node.children))
             continue
-        largest = max_bag(node.dist.sum(axis=1))
+        largest = max_bag(node.dist.per_bag)
         errors_branch = (branch_errors(grower, pessimist, node.children[largest], node.idx, node.w)
                          if subtree_raising else math.inf)
-        errors_leaf = pessimist.errors(node.dist.sum(axis=0))
+        errors_leaf = pessimist.errors(node.dist)
         errors_tree = S.seq_sum(np.array([estimated[id(c)] for c in node.children]))
         if S.sm_or_eq(errors_leaf, errors_tree + 0.1) and S.sm_or_eq(errors_leaf, errors_branch + 0.1):
             node.make_leaf()
@@ -109,7 +108,7 @@ def branch_errors(grower, pessimist: Pessimist, branch, idx: np.ndarray, w: np.n
     while stack:
         node, idx, w = stack.pop()
         if node.is_leaf:
-            total += pessimist.errors(grower.class_counts(idx, w))
+            total += pessimist.errors(grower.leaf_distribution(idx, w))
             continue
         parts = grower.split(node, idx, w)
         stack.extend((child, i, cw) for child, (i, cw) in reversed(list(zip(node.children, parts))))
@@ -124,7 +123,7 @@ def raise_branch(grower, node, branch) -> None:
         current, idx, w = stack.pop()
         current.idx, current.w = idx, w
         if current.is_leaf:
-            current.dist = grower.class_counts(idx, w)[None, :]
+            current.dist = grower.leaf_distribution(idx, w)
             if not S.eq(S.seq_sum(w), 0):
                 current.empty = False
             continue

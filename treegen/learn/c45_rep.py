@@ -81,13 +81,13 @@ def reduced_error_prune(root, grower, test_rows: np.ndarray) -> None:
             stack.extend((child, i, cw) for child, (i, cw) in zip(node.children, parts))
     errors = {}
     for node in reversed(order):  # children before parents
-        as_leaf = misclassified(held_out[id(node)], node.dist.sum(axis=0))
+        as_leaf = misclassified(held_out[id(node)], node.dist.per_class)
         if node.is_leaf:
             errors[id(node)] = as_leaf
             continue
-        majority = node.dist.sum(axis=0)
+        majority = node.dist.per_class
         tree = 0.0
-        for child, weight in zip(node.children, node.dist.sum(axis=1)):
+        for child, weight in zip(node.children, node.dist.per_bag):
             tree += misclassified(held_out[id(child)], majority) if S.eq(weight, 0) else errors[id(child)]
         if S.sm_or_eq(as_leaf, tree):
             node.make_leaf()

@@ -43,9 +43,13 @@ def log_func(x):
     return np.where(small, 0.0, x * np.log(np.where(small, 1.0, x)) / LOG2)
 
 
-def seq_sum(values: np.ndarray, start: float = 0.0) -> float:
-    """Left-to-right sum, as Java's loops add (numpy's ``sum`` adds pairwise)."""
-    return float(np.cumsum(np.concatenate(([start], values)))[-1]) if len(values) else float(start)
+def seq_sum(values, start=0.0):
+    """Left-to-right sum along the first axis from ``start``, as Java's loops add (numpy's ``sum``
+    adds pairwise). A scalar start gives a float, an array start an array."""
+    start = np.asarray(start, dtype=np.float64)
+    if len(values):
+        start = np.cumsum(np.concatenate((start[None], np.asarray(values, dtype=np.float64))), axis=0)[-1]
+    return float(start) if start.ndim == 0 else start
 
 
 def max_class(counts) -> int:
@@ -57,8 +61,39 @@ def max_class(counts) -> int:
     return best
 
 
-def num_incorrect(counts) -> float:
-    return float(sum(counts)) - float(counts[max_class(counts)]) if len(counts) else 0.0
+@dataclass
+class Dist:
+    """Weka's ``Distribution``: class weights per branch (bag), with the branch, class and overall
+    totals kept as Weka keeps them, as separate running sums (their last bits can differ from sums
+    of the cells, and J48 prints and decides with them)."""
+
+    cells: np.ndarray  # bags x classes
+    per_bag: np.ndarray
+    per_class: np.ndarray
+    total: float
+
+    @classmethod
+    def of_rows(cls, y: np.ndarray, w: np.ndarray, n_classes: int) -> "Dist":
+        """One bag holding every row (``new Distribution(instances)``)."""
+        per_class = np.bincount(y, weights=w, minlength=n_classes)
+        total = seq_sum(w)
+        return cls(per_class[None, :].copy(), np.array([total]), per_class, total)
+
+    def incorrect(self) -> float:
+        """``numIncorrect()``: the weight outside the majority class."""
+        return self.total - float(self.per_class[max_class(self.per_class)])
+
+    def probabilities(self) -> tuple[float, ...]:
+        """``prob(c)``: class weight over total, all zeros when there is no weight."""
+        if eq(self.total, 0):
+            return tuple(0.0 for _ in self.per_class)
+        return tuple(float(c) / self.total for c in self.per_class)
+
+    def bag_probabilities(self, bag: int) -> tuple[float, ...]:
+        """``prob(c, bag)``: the bag's class frequencies, or the whole distribution's if it is empty."""
+        if not gr(self.per_bag[bag], 0):
+            return self.probabilities()
+        return tuple(float(c) / float(self.per_bag[bag]) for c in self.cells[bag])
 
 
 def first_better(gains: np.ndarray, floor: float = 0.0) -> int:
