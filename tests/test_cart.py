@@ -13,8 +13,9 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.learn.cart import gini, node_impurity, pruning_path
+from treegen.learn.cart import node_impurity, pruning_path
 from treegen.learn.cart_apply import node_paths
+from treegen.learn.criteria import gini
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 
 
@@ -79,7 +80,8 @@ def assert_same_tree(model, sk, X, y, regression=False, exact=False):
 
 def test_gini_and_entropy_of_the_seed_examples():
     assert round(gini([9, 5]), 3) == 0.459  # 14 rows: 9 buy, 5 do not
-    assert gini([4, 0]) == 0.0 and gini([2, 2]) == 0.5 and gini([]) == 0.0
+    assert gini([4, 0]) == 0.0 and gini([2, 2]) == 0.5 and gini([0, 0]) == 0.0
+    np.testing.assert_allclose(gini([[9, 5], [4, 0]]), [gini([9, 5]), 0.0])
     assert round(node_impurity("entropy", np.array([9.0, 5.0])), 3) == 0.940
     assert round(node_impurity("gini", np.array([9.0, 5.0])), 3) == 0.459
 

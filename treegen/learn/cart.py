@@ -225,21 +225,6 @@ def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray) -> 
         return _entropy(totals, weight)
 
 
-def gini(counts, total: float | None = None) -> float:
-    """Gini impurity ``1 - sum p_k**2`` of weighted class counts (0 for an empty node).
-
-    >>> round(gini([9, 5]), 3)
-    0.459
-    """
-    total = float(sum(counts)) if total is None else total
-    if total == 0:
-        return 0.0
-    squares = 0.0
-    for c in counts:
-        squares += float(c) * float(c)
-    return 1.0 - squares / (total * total)
-
-
 def proxy(criterion: str, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """scikit-learn's proxy of the impurity improvement, for arrays of candidate splits.
 

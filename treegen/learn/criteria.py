@@ -38,6 +38,19 @@ def info_gain(parent_counts, child_counts) -> np.ndarray | float:
         return np.where(total > 0, entropy(parent_counts) - children / total, 0.0)[()]
 
 
+def gini(counts) -> np.ndarray | float:
+    """Gini impurity ``1 - sum p_k**2`` of weighted ``counts`` along the last axis (0 when empty).
+
+    >>> round(float(gini([9, 5])), 3)
+    0.459
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = 1.0 - (counts * counts).sum(axis=-1) / (total * total)
+    return np.where(total > 0, value, 0.0)[()]
+
+
 def split_info(child_weights) -> np.ndarray | float:
     """Split information (bits): the entropy of the weights sent to each child (last axis)."""
     return entropy(child_weights)
