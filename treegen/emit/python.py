@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..errors import TreegenError
-from ..model import Model, argmax
+from ..model import Model
 from . import render
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table,
                      numeric_test, plan)
@@ -38,16 +38,23 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options
     plans = plan(model, COST)
     categories = category_codes(model)
     used = {cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)}
-    single_exclusive = len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single"
-    labels = single_exclusive and model.target.is_classification
-    return render("python", "module.py.j2", filters={"lit": literal, "fname": lambda f: function_name(f.tree, f.node)},
+    # A single tree that reaches one node has walkers that return its output itself, as m2cgen's
+    # do: the row's time is then one call. Walkers that return node ids serve the rest.
+    direct = len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single"
+    if direct:
+        outputs = _outputs(model, plans[0])
+        functions = [_function(plans[0], f, categories, "_p", outputs) for f in plans[0].functions]
+    else:
+        functions = [_function(p, f, categories, "_t") for p in plans for f in p.functions]
+    if direct and leaf:
+        functions += [_function(plans[0], f, categories, "_t") for f in plans[0].functions]
+    return render("python", "module.py.j2", filters={"lit": literal},
                   model=model, classification=model.target.is_classification,
                   features=[ascii(f.name) for f in model.features],
                   classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features],
-                  used=used, trees=plans, functions=[_function(p, f, categories) for p in plans for f in p.functions],
-                  tables=[_value_table(p) for p in plans], combine=model.combine,
-                  single_exclusive=single_exclusive, labels=_label_table(model, plans[0]) if labels else [],
+                  used=used, trees=plans, functions=functions, direct=direct,
+                  tables=[] if direct else [_value_table(p) for p in plans], combine=model.combine,
                   proba=proba, leaf=leaf)
 
 
@@ -61,8 +68,8 @@ def literal(value) -> str:
     return repr(value)
 
 
-def function_name(tree: int, node: int) -> str:
-    return f"_t{tree}_n{node}"
+def function_name(prefix: str, tree: int, node: int) -> str:
+    return f"{prefix}{tree}_n{node}"
 
 
 def condition(cond: Cond, categories: tuple[str, ...]) -> str:
@@ -82,36 +89,43 @@ def condition(cond: Cond, categories: tuple[str, ...]) -> str:
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
 
 
-def _function(tree_plan: TreePlan, function, categories) -> dict:
-    """A function's name, parameters and body lines (the body's shape is data: depth and kind)."""
+def _function(tree_plan: TreePlan, function, categories, prefix: str, outputs=None) -> dict:
+    """A function's name, parameters and body lines. Walkers named ``_p`` return the tree's output
+    (a new list of probabilities, or the regression value); ``_t`` ones the id of the node reached,
+    or, in a non-exclusive tree, collect (node id, factors) pairs."""
     exclusive = tree_plan.exclusive
     tail = "(x)" if exclusive else "(x, w, out)"
+    name = lambda node: function_name(prefix, function.tree, node)
     lines = []
     for depth, kind, payload in function.lines:
         pad = INDENT * (depth + 1)
         if kind == IF:
             lines.append(f"{pad}if {condition(payload, categories[payload.feature])}:")
+        elif kind == LEAF and outputs:
+            lines.append(f"{pad}return {outputs[payload]}")
         elif kind == LEAF:
             lines.extend([f"{pad}return {payload}"] if exclusive else
                          [f"{pad}out.append(({payload}, w))", f"{pad}return"])
         elif kind == CALL:
-            lines.append(f"{pad}return {function_name(function.tree, payload)}{tail}")
+            lines.append(f"{pad}return {name(payload)}{tail}")
         elif kind == FRACTION:
             slot, weights = payload
-            lines.extend(f"{pad}{function_name(function.tree, child)}(x, _scaled(w, {slot}, {literal(weight)}), out)"
+            lines.extend(f"{pad}{name(child)}(x, _scaled(w, {slot}, {literal(weight)}), out)"
                          for child, weight in weights)
             lines.append(f"{pad}return")
-    return {"name": function_name(function.tree, function.node), "params": tail[1:-1], "lines": lines}
+    return {"name": name(function.node), "params": tail[1:-1], "lines": lines}
+
+
+def _outputs(model: Model, tree_plan: TreePlan) -> dict[int, str]:
+    """What a ``_p`` walker returns at each node: a new list each call, or the regression value."""
+    if model.target.is_classification:
+        return {node: "[" + ", ".join(literal(v) for v in value) + "]"
+                for node, value in leaf_table(tree_plan).items()}
+    return {node: literal(value[0]) for node, value in leaf_table(tree_plan).items()}
 
 
 def _features_used(function) -> set:
     return {payload.feature for _, kind, payload in function.lines if kind == IF}
-
-
-def _label_table(model: Model, tree_plan: TreePlan) -> list[str]:
-    """One ``node: label,`` entry per node that evaluation can end at (a single exclusive tree)."""
-    return [f"{node}: {ascii(model.target.classes[argmax(value)])},"
-            for node, value in sorted(leaf_table(tree_plan).items())]
 
 
 def _value_table(tree_plan: TreePlan) -> list[str]:
