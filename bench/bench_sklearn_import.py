@@ -125,7 +125,11 @@ def python_rows(forest, model, X, probes, results):
         module = load_module(source, "treegen_forest")
         wrong = sum(str(w) != module["predict"](dict(zip(names, p))) for w, p in zip(want, probes.tolist()))
         results.append(("treegen python", "export", cost(seconds, source)))
-        results.append(("treegen python", "per row (predict_proba(dict))", per_row(module["predict_proba"], dict_rows)))
+        if "predict_proba_values" in module:  # the fast path, a list in FEATURES order as m2cgen takes
+            results.append(("treegen python", "per row (predict_proba_values(list))",
+                            per_row(module["predict_proba_values"], X.tolist())))
+        results.append(("treegen python (dict rows)", "per row (predict_proba(dict))",
+                        per_row(module["predict_proba"], dict_rows)))
         results.append(("treegen python", "probe mismatches", f"{wrong} / {len(probes)}"))
     source, measure, outcome = m2cgen_export(forest, "python")
     results.append(("m2cgen python", measure, outcome))
@@ -167,7 +171,7 @@ public class Bench {
 }
 """
 HARNESS_CALLS = {  # tool: (row type, row from v, call)
-    "treegen": ("Object[]", "Arrays.stream(v).boxed().toArray()", "TreegenModel.predictProba(row)[1]"),
+    "treegen": ("double[]", "v", "TreegenModel.predictProba(row)[1]"),
     "m2cgen": ("double[]", "v", "Model.score(row)[1]"),
 }
 
