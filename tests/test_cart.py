@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import datasets
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -261,6 +263,25 @@ def test_present_left_missing_right_split():
     assert model.predict({"x0": None}) == "1" and model.predict({"x0": 10.0}) == "0"
     sk = DecisionTreeClassifier(random_state=0).fit(x[:, None], y)
     assert sk.tree_.threshold[0] == math.inf
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), classes=st.integers(2, 3), missing=st.sampled_from([0.0, 0.2]),
+       depth=st.sampled_from([None, 3]), leaf=st.integers(1, 4))
+def test_random_data_agrees_with_scikit_learn_up_to_ties(seed, classes, missing, depth, leaf):
+    """Small integer-valued data (many ties) with or without NaN: the tie-aware walk holds, and the
+    vectorised walk of the training rows ends where the model's reference prediction does."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(80, 3)).astype(float)
+    X[rng.random(X.shape) < missing] = np.nan
+    y = rng.integers(0, classes, size=80)
+    model = fit(numeric_dataset(X, y), "cart", cast="float32", max_depth=depth, min_samples_leaf=leaf)
+    sk = DecisionTreeClassifier(random_state=0, max_depth=depth, min_samples_leaf=leaf).fit(X, y)
+    assert_same_tree(model, sk, X, y)
+    ends = paths_of(model, X)[:, -1]
+    rows = numeric_dataset(X, y).rows()
+    for end, row in zip(ends, rows):
+        assert model.scores(row) == list(model.trees[0].nodes[end].value)
 
 
 # -- nominal features -------------------------------------------------------------------------------

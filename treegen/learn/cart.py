@@ -2,7 +2,8 @@
 
 Splits
     Numeric features split as ``x <= t`` with ``t`` the midpoint of two consecutive distinct values,
-    computed as scikit-learn does (``a/2 + b/2``; ``a`` itself when the midpoint rounds up to ``b``).
+    computed as scikit-learn does (``a/2 + b/2``, exact for float32 values; for float64 values that
+    round it up to ``b``, ``a`` itself, so that ``b`` still goes right).
     Nominal features split into two subsets (``op "in"``): categories sorted by the proportion of the
     second class (two classes) or by their mean (regression), which Breiman proved finds the best
     subset; with more classes, every subset when the feature has at most
@@ -10,16 +11,18 @@ Splits
     node's majority class (a heuristic); see :mod:`treegen.learn.cart_nominal`. A category that
     does not reach the node goes right with the others not listed.
 Missing values (NaN, code -1) -- as scikit-learn >= 1.3
-    Each cut is tried with the missing rows on the right, then on the left, and one more split sends
-    every present value left and the missing ones right (``t = inf``). A split that saw no missing
-    value sends them to the child with more rows (the right one on a tie).
+    Each cut is tried with the missing rows on the right, and one more split sends every present
+    value left and the missing ones right (``t = inf``); then each cut with the missing rows on the
+    left. A feature whose present values are all alike can still split present from missing. A
+    split that saw no missing value sends them to the child with more rows (the right one on a tie).
 Agreement with scikit-learn
-    On numeric data without missing values the tree is scikit-learn's tree (same node numbering,
-    features and thresholds), except where two candidate splits are exactly equally good:
-    scikit-learn then keeps the first one in a random order of features; treegen keeps the feature
-    that comes first, and within a feature scikit-learn's order (cuts left to right, missing right
-    before missing left). ``cast="float32"`` compares float32 copies of the values, as scikit-learn
-    does, and records ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
+    On numeric data the tree is scikit-learn's (1.9) tree -- same node numbering, features,
+    thresholds and missing-value routes -- except where two candidate splits are exactly equally
+    good: scikit-learn then keeps the first one in a random order of features; treegen keeps the
+    feature that comes first, and within a feature scikit-learn's order (above). Proxies use
+    scikit-learn's own arithmetic, so its near-ties fall the same way. ``cast="float32"`` compares
+    float32 copies of the values, as scikit-learn does, and records
+    ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
     default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
     rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
     in float32 mode only). The statistics left of each cut are running sums: exact for whole-number
@@ -234,8 +237,10 @@ def proxy(criterion: str, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         if criterion == "squared_error":
             return left[1] ** 2 / left[0] + right[1] ** 2 / right[0]
         w_left, w_right = left.sum(0), right.sum(0)
-        if criterion == "gini":  # -w_l gini_l - w_r gini_r, up to the node's constant weight
-            return (left * left).sum(0) / w_left + (right * right).sum(0) / w_right
+        if criterion == "gini":  # scikit-learn's own arithmetic, so that its near-ties fall alike
+            gini_left = 1.0 - (left * left).sum(0) / (w_left * w_left)
+            gini_right = 1.0 - (right * right).sum(0) / (w_right * w_right)
+            return -w_right * gini_right - w_left * gini_left
         return -w_right * _entropy(right, w_right) - w_left * _entropy(left, w_left)
 
 

@@ -7,9 +7,9 @@ statistics left of every cut of every node; a segmented maximum picks each node'
 children's segments are then cut out of the parent's by a stable partition, so values are sorted
 once, at the root. The number of numpy calls grows with the depth of the tree, not its size.
 
-Ties are broken as scikit-learn's splitter does within a feature (first cut, missing sent right
-before missing sent left, then "present left, missing right") and by the lower feature index
-across features. Nodes are created level by level, then renumbered in pre-order, left first:
+Ties are broken as scikit-learn 1.9's splitter does within a feature (cuts with the missing rows
+sent right, then "present left, missing right", then cuts with the missing rows sent left; the
+first of equals) and by the lower feature index across features. Nodes are created level by level, then renumbered in pre-order, left first:
 scikit-learn's node ids.
 """
 from __future__ import annotations
@@ -268,8 +268,11 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
     distinct &= n_left < n_node  # a cut inside the segment
     first = values[:, starts]
     last = np.take_along_axis(values, last_present, axis=1)
-    constant = (present == 0) | ~(last > first + problem.tolerance)
+    # as scikit-learn 1.9: present values all alike make a feature constant only without missing ones
+    constant = (present == 0) | (~(last > first + problem.tolerance) & (n_missing == 0))
 
+    # scikit-learn 1.9's order: cuts with the missing rows right, then "present left, missing
+    # right", then cuts with the missing rows left; a later candidate must be strictly better
     right = total - left
     scores = proxy(params.criterion, left, right)
     scores[~(distinct & (n_left >= leaf) & (n_node - n_left >= leaf))] = -np.inf
@@ -277,6 +280,11 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
     score, position = _segment_argmax(scores, starts, segment)
     variant = np.zeros(score.shape, dtype=np.int64)
     if n_missing.any():
+        score_split = proxy(params.criterion, present_stats, missing_stats)
+        score_split[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
+        drop_light(problem, score_split, present_stats, missing_stats)
+        better = score_split > score
+        score, variant = np.where(better, score_split, score), np.where(better, 2, variant)
         with_missing = left + missing_stats[:, :, segment]
         right = total - with_missing
         scores = proxy(params.criterion, with_missing, right)
@@ -289,11 +297,6 @@ def _numeric_search(problem: Problem, level: Level, start: int, stop: int, best:
         better = score_left > score
         score, position = np.where(better, score_left, score), np.where(better, position_left, position)
         variant = np.where(better, 1, variant)
-        score_split = proxy(params.criterion, present_stats, missing_stats)
-        score_split[constant | (n_missing == 0) | (present < leaf) | (n_missing < leaf)] = -np.inf
-        drop_light(problem, score_split, present_stats, missing_stats)
-        better = score_split > score
-        score, variant = np.where(better, score_split, score), np.where(better, 2, variant)
 
     low = np.take_along_axis(values, np.minimum(position, rows - 1), axis=1)
     high = np.take_along_axis(values, np.minimum(position + 1, rows - 1), axis=1)
