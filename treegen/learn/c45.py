@@ -5,15 +5,18 @@ average gain, nominal attributes split one child per declared value, numeric one
 best cut with the MDL correction, the cut moved to the largest training value below it. Unknown
 values go down every branch with fractional weight, in training and in prediction; an unknown
 category counts as missing. Then collapse, and pessimistic pruning with subtree raising
-(:mod:`.c45_prune`).
+(:mod:`.c45_prune`) -- or, with ``reduced_error``, pruning on a held-out fold (:mod:`.c45_rep`).
 
 The resulting model predicts what J48 predicts: numeric tests use Weka's ``x - t < 1e-6`` (the
 model's tolerance), a missing value is split by the training weights of the branches (an empty
 branch gets none), an empty leaf predicts its parent's class distribution.
 
 Not reproduced: J48's ``setSplitPoint`` also looks at training rows whose class is missing (the
-data set has dropped them), and Weka's unstable sorts and left-to-right float sums may differ in
-the last bits of fractional weights.
+data set has dropped them). Weka reorders a node's rows with its own (unstable) quicksort while it
+evaluates numeric attributes, so below a split with missing values, where weights are fractional,
+running sums can differ in their last bits; that shows only when a printed weight ends in 5 at
+the third decimal, or when two class probabilities are within 1e-6 (J48 then picks the first, the
+model the larger).
 """
 from __future__ import annotations
 
