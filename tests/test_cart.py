@@ -17,7 +17,7 @@ from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.learn.cart import node_impurity, pruning_path
 from treegen.learn.cart_apply import node_paths
-from treegen.learn.criteria import gini
+from treegen.learn.criteria import entropy, gini
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 
 
@@ -36,14 +36,17 @@ def paths_of(model, X):
     return node_paths(model, model.trees[0], [X[:, i] for i in range(X.shape[1])])
 
 
-def side_proxy(y, rows, regression):
-    """The split-search proxy of one side, from the rows that go there (unit weights)."""
-    if regression:
+def side_proxy(y, rows, criterion):
+    """The split-search proxy of one side (larger is better), from the rows that go there."""
+    if criterion == "squared_error":
         return y[rows].sum() ** 2 / rows.sum()
-    return (np.bincount(y[rows]) ** 2).sum() / rows.sum()
+    counts = np.bincount(y[rows])
+    if criterion == "entropy":
+        return -rows.sum() * entropy(counts)
+    return (counts ** 2).sum() / rows.sum()
 
 
-def assert_same_tree(model, sk, X, y, regression=False, exact=False):
+def assert_same_tree(model, sk, X, y, regression=False, exact=False, criterion="gini"):
     """Walk treegen's and scikit-learn's trees side by side. At every node both hold the same rows;
     a split either equals scikit-learn's (feature and threshold bit for bit), or makes the same
     partition with another feature, or (not when ``exact``) is an exact tie in the criterion, below
@@ -72,8 +75,9 @@ def assert_same_tree(model, sk, X, y, regression=False, exact=False):
             stack += [(right, b_right), (left, b_left)]
             continue
         assert not exact, f"node {a}: split {node.split} vs feature {tree.feature[b]} <= {tree.threshold[b]}"
-        mine = side_proxy(y, our_left, regression) + side_proxy(y, rows & ~our_left, regression)
-        theirs_proxy = side_proxy(y, their_left, regression) + side_proxy(y, rows & ~their_left, regression)
+        criterion = "squared_error" if regression else criterion
+        mine = side_proxy(y, our_left, criterion) + side_proxy(y, rows & ~our_left, criterion)
+        theirs_proxy = side_proxy(y, their_left, criterion) + side_proxy(y, rows & ~their_left, criterion)
         assert math.isclose(mine, theirs_proxy, rel_tol=1e-9), f"node {a} is not a tie"
     return compared
 
@@ -105,7 +109,7 @@ def test_classification_trees_are_scikit_learns(loader, criterion):
     X, y = loader(return_X_y=True)
     model = fit(numeric_dataset(X, y), "cart", criterion=criterion, cast="float32")
     sk = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
-    compared = assert_same_tree(model, sk, X, y)
+    compared = assert_same_tree(model, sk, X, y, criterion=criterion)
     assert compared >= 0.5 * sk.tree_.node_count  # the rest hangs below exact ties
     assert model.numeric.cast == "float32"
 
@@ -265,21 +269,25 @@ def test_present_left_missing_right_split():
     assert sk.tree_.threshold[0] == math.inf
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.integers(2, 3), missing=st.sampled_from([0.0, 0.2]),
-       depth=st.sampled_from([None, 3]), leaf=st.integers(1, 4))
-def test_random_data_agrees_with_scikit_learn_up_to_ties(seed, classes, missing, depth, leaf):
+       depth=st.sampled_from([None, 3]), leaf=st.integers(1, 4),
+       criterion=st.sampled_from(["gini", "entropy", "squared_error"]))
+def test_random_data_agrees_with_scikit_learn_up_to_ties(seed, classes, missing, depth, leaf, criterion):
     """Small integer-valued data (many ties) with or without NaN: the tie-aware walk holds, and the
     vectorised walk of the training rows ends where the model's reference prediction does."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 6, size=(80, 3)).astype(float)
     X[rng.random(X.shape) < missing] = np.nan
-    y = rng.integers(0, classes, size=80)
-    model = fit(numeric_dataset(X, y), "cart", cast="float32", max_depth=depth, min_samples_leaf=leaf)
-    sk = DecisionTreeClassifier(random_state=0, max_depth=depth, min_samples_leaf=leaf).fit(X, y)
-    assert_same_tree(model, sk, X, y)
+    y = rng.integers(0, classes if criterion != "squared_error" else 20, size=80)
+    regression = criterion == "squared_error"
+    data = numeric_dataset(X, y, regression=regression)
+    model = fit(data, "cart", criterion=criterion, cast="float32", max_depth=depth, min_samples_leaf=leaf)
+    learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    sk = learner(criterion=criterion, random_state=0, max_depth=depth, min_samples_leaf=leaf).fit(X, y)
+    assert_same_tree(model, sk, X, y, regression=regression, criterion=criterion)
     ends = paths_of(model, X)[:, -1]
-    rows = numeric_dataset(X, y).rows()
+    rows = data.rows()
     for end, row in zip(ends, rows):
         assert model.scores(row) == list(model.trees[0].nodes[end].value)
 
