@@ -3,6 +3,7 @@ regression values within 1e-12 relative, at every threshold, one float32 step ei
 from __future__ import annotations
 
 import csv
+import functools
 import importlib
 import io
 import math
@@ -371,64 +372,74 @@ def csv_input(model, X: np.ndarray) -> str:
     return out.getvalue()
 
 
-def run_generated(model, target: str, X: np.ndarray, args=()) -> list[list[str]]:
-    """Emit the model for ``target`` (a language, or a SQL engine), run it on ``X``, parse its CSV.
-    Classifiers are always emitted with ``--proba`` support: one compilation serves both runs."""
+def program(model, target: str, name: str = "TreegenModel") -> str:
+    """The generated program (SQL: query). Classifiers always get ``--proba`` support, so that one
+    compilation serves both runs; Java classes are named, so that several compile in one javac call."""
     options = {"proba": model.target.is_classification}
     if target in SQL_ENGINES:
+        return emit(model, "sql", dialect=target, **options)
+    return emit(model, target, **options, **({"class_name": name} if target == "java" else {}))
+
+
+def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "TreegenModel") -> list[list[str]]:
+    """Run the model's program for ``target`` (a language, or a SQL engine) on ``X``; its parsed CSV."""
+    source = program(model, target, name)
+    if target in SQL_ENGINES:
         from treegen.run.sql import run
-        text = run(emit(model, "sql", dialect=target, **options), csv_input(model, X), list(args),
-                   model=model, dialect=target)
+        text = run(source, csv_input(model, X), list(args), model=model, dialect=target)
     else:
-        runner = importlib.import_module(f"treegen.run.{target}")
-        text = runner.run(emit(model, target, **options), csv_input(model, X), list(args))
+        text = importlib.import_module(f"treegen.run.{target}").run(source, csv_input(model, X), list(args))
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
-def assert_program_agrees(estimator, model, target: str, X: np.ndarray) -> None:
-    printed = [record[0] for record in run_generated(model, target, X)]
+def assert_program_agrees(estimator, model, target: str, X: np.ndarray, name: str = "TreegenModel") -> None:
+    printed = [record[0] for record in run_generated(model, target, X, name=name)]
     if not model.target.is_classification:
         for got, want in zip(printed, estimator.predict(X).tolist(), strict=True):
-            assert is_close(float(got), want), (got, want)
+            assert is_close(float(got), want), (name, got, want)
         return
-    assert printed == [str(label) for label in estimator.predict(X).tolist()]
-    header, *rows = run_generated(model, target, X, ["--proba"])
+    assert printed == [str(label) for label in estimator.predict(X).tolist()], name
+    header, *rows = run_generated(model, target, X, ["--proba"], name=name)
     assert tuple(header) == model.target.classes
     for got, want in zip(rows, estimator.predict_proba(X).tolist(), strict=True):
-        assert all(is_close(float(g), w) for g, w in zip(got, want, strict=True)), (got, want)
+        assert all(is_close(float(g), w) for g, w in zip(got, want, strict=True)), (name, got, want)
 
 
-def end_to_end_cases():
-    """(estimator, X, y, NaN allowed) for every family and link."""
+@functools.lru_cache(maxsize=None)
+def end_to_end_cases() -> dict:
+    """Fitted estimators of every family and link: name -> (estimator, model, probe rows)."""
     X, y, codes = make_data(20, n=150)
     dense = np.nan_to_num(X)
     labels = LABELS["str"][codes]
-    return {
-        "tree": (DecisionTreeClassifier(max_depth=6, random_state=0), X, labels, True),
-        "forest-regressor": (RandomForestRegressor(n_estimators=8, max_depth=5, random_state=0), X, y, True),
-        "extra-trees": (ExtraTreesClassifier(n_estimators=8, max_depth=5, random_state=0), X, codes, True),
-        "gb-softmax": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, labels, False),
-        "gb-sigmoid": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, codes > 0,
-                       False),
-        "gb-exponential": (GradientBoostingClassifier(n_estimators=6, loss="exponential", random_state=0), dense,
-                           codes > 0, False),
-        "gb-regressor": (GradientBoostingRegressor(n_estimators=6, random_state=0), dense, y, False),
+    cases = {
+        "Tree": (DecisionTreeClassifier(max_depth=6, random_state=0), X, labels),
+        "ForestRegressor": (RandomForestRegressor(n_estimators=8, max_depth=5, random_state=0), X, y),
+        "ExtraTrees": (ExtraTreesClassifier(n_estimators=8, max_depth=5, random_state=0), X, codes),
+        "GbSoftmax": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, labels),
+        "GbSigmoid": (GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0), dense, codes > 0),
+        "GbExponential": (GradientBoostingClassifier(n_estimators=6, loss="exponential", random_state=0), dense,
+                          codes > 0),
+        "GbRegressor": (GradientBoostingRegressor(n_estimators=6, random_state=0), dense, y),
+        "GbRawZero": (GradientBoostingClassifier(n_estimators=2, max_depth=1),  # balanced: raw == 0
+                      np.repeat(np.arange(4.0), 2).reshape(-1, 1), np.tile(["no", "yes"], 4)),
     }
+    fitted = {}
+    for name, (estimator, X, y) in cases.items():
+        model = from_sklearn(estimator.fit(X, y))
+        boosted = isinstance(estimator, (GradientBoostingClassifier, GradientBoostingRegressor))
+        probes = np.vstack([probe_matrix(model, nan=not boosted, limit=400), X[:50]])
+        fitted[name] = (estimator, model, probes)
+    return fitted
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("case", sorted(end_to_end_cases()))
-def test_generated_programs_predict_what_sklearn_predicts(case, target):
-    estimator, X, y, nan = end_to_end_cases()[case]
-    model = from_sklearn(estimator.fit(X, y))
-    assert_program_agrees(estimator, model, target, probe_matrix(model, nan=nan, limit=400))
-
-
-@pytest.mark.parametrize("target", TARGETS)
-def test_generated_programs_at_raw_zero(target):
-    X = np.repeat(np.arange(4.0), 2).reshape(-1, 1)
-    estimator = GradientBoostingClassifier(n_estimators=2, max_depth=1).fit(X, np.tile(["no", "yes"], 4))
-    assert_program_agrees(estimator, from_sklearn(estimator), target, X)
+def test_generated_programs_predict_what_sklearn_predicts(target):
+    cases = end_to_end_cases()
+    if target == "java":  # one javac run for all the classes
+        from treegen.run.java import compile_sources
+        compile_sources([program(model, "java", name) for name, (_, model, _) in cases.items()])
+    for name, (estimator, model, probes) in cases.items():
+        assert_program_agrees(estimator, model, target, probes, name)
 
 
 def test_500_tree_forest_compiles_and_runs_in_java():
