@@ -36,17 +36,18 @@ def paths_of(model, X):
     return node_paths(model, model.trees[0], [X[:, i] for i in range(X.shape[1])])
 
 
-def side_proxy(y, rows, criterion):
+def side_proxy(y, rows, criterion, weights):
     """The split-search proxy of one side (larger is better), from the rows that go there."""
+    w = weights[rows]
     if criterion == "squared_error":
-        return y[rows].sum() ** 2 / rows.sum()
-    counts = np.bincount(y[rows])
+        return (w * y[rows]).sum() ** 2 / w.sum()
+    counts = np.bincount(y[rows], weights=w)
     if criterion == "entropy":
-        return -rows.sum() * entropy(counts)
-    return (counts ** 2).sum() / rows.sum()
+        return -w.sum() * entropy(counts)
+    return (counts ** 2).sum() / w.sum()
 
 
-def assert_same_tree(model, sk, X, y, regression=False, exact=False, criterion="gini"):
+def assert_same_tree(model, sk, X, y, regression=False, exact=False, criterion="gini", weights=None):
     """Walk treegen's and scikit-learn's trees side by side. At every node both hold the same rows;
     a split either equals scikit-learn's (feature and threshold bit for bit), or makes the same
     partition with another feature, or (not when ``exact``) is an exact tie in the criterion, below
@@ -76,8 +77,9 @@ def assert_same_tree(model, sk, X, y, regression=False, exact=False, criterion="
             continue
         assert not exact, f"node {a}: split {node.split} vs feature {tree.feature[b]} <= {tree.threshold[b]}"
         criterion = "squared_error" if regression else criterion
-        mine = side_proxy(y, our_left, criterion) + side_proxy(y, rows & ~our_left, criterion)
-        theirs_proxy = side_proxy(y, their_left, criterion) + side_proxy(y, rows & ~their_left, criterion)
+        w = np.ones(len(y)) if weights is None else weights
+        mine = side_proxy(y, our_left, criterion, w) + side_proxy(y, rows & ~our_left, criterion, w)
+        theirs_proxy = side_proxy(y, their_left, criterion, w) + side_proxy(y, rows & ~their_left, criterion, w)
         assert math.isclose(mine, theirs_proxy, rel_tol=1e-9), f"node {a} is not a tie"
     return compared
 
