@@ -24,7 +24,7 @@ from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import check_errors, reached, to_csv
+from test_emit_python import check_errors, extreme_model, reached, to_csv
 
 
 def boosted(seed: int, link: str):
@@ -49,6 +49,7 @@ def varied_models() -> list:
     models.append(random_model(9, n_trees=5))
     models.append(random_model(10, n_trees=4, regression=True, missing_kinds=("fraction",)))
     models += [boosted(11, "sigmoid"), boosted(12, "softmax"), boosted(13, "identity")]
+    models.append(extreme_model())
     models.append(random_model(14, names=HOSTILE_NAMES[:5], classes=HOSTILE_NAMES[20:25]))
     models.append(random_model(15, names=HOSTILE_NAMES[25:30], classes=HOSTILE_NAMES[30:35]))
     return models

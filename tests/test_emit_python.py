@@ -103,6 +103,25 @@ def test_boosted_models_are_exact(seed, link):
     assert_exact(model, load(emit(model, "python")), rows_for(model, seed=seed))
 
 
+def extreme_model():
+    """Thresholds at plus and minus infinity and at the smallest subnormal; the largest double as a value."""
+    model = random_model(21, regression=True, max_depth=6, missing_kinds=("child", "stop"))
+    cuts = iter([math.inf, -math.inf, 5e-324, -0.0] * 100)
+    for node in model.trees[0].nodes:
+        if node.split is not None and node.split.op == "<=":
+            node.split = replace(node.split, threshold=next(cuts))
+        elif node.is_leaf:
+            node.value = (1.7976931348623157e308,)
+            break
+    return model
+
+
+def test_extreme_thresholds_and_values():
+    model = extreme_model()
+    rows = rows_for(model) + [{f.name: v for f in model.features} for v in (math.inf, -math.inf, 5e-324, -0.0)]
+    assert_exact(model, load(emit(model, "python")), rows)
+
+
 def test_sums_without_output_column():
     model = random_model(3, n_trees=4, max_depth=6)
     model = replace(model, combine=Combine("sum", (0.5, -0.25, 0.0), 0.3, "identity"))

@@ -256,6 +256,17 @@ def _schedule(node_ids, queue: list, seen: set) -> None:
             queue.append(node_id)
 
 
+def float_text(value: float, nan: str, infinity: str) -> str:
+    """A float as a target writes it: finite ones by ``repr`` (the shortest text that reads back
+    bit-identical), NaN and infinity by the target's names (minus infinity with a minus sign)."""
+    value = float(value)
+    if math.isnan(value):
+        return nan
+    if math.isinf(value):
+        return infinity if value > 0 else "-" + infinity
+    return repr(value)
+
+
 def numeric_test(cond: Cond, x: str, literal: Callable[[float], str], negate: str) -> str | None:
     """A test on a number written the way Python and Java share (``negate`` formats a negation,
     ``literal`` a threshold), or None for a test on categories."""

@@ -8,14 +8,13 @@ live in string data parsed once at class initialisation, not in code. Names and 
 inside escaped string literals, never in identifiers or comments."""
 from __future__ import annotations
 
-import math
 import re
 
 from ..errors import TreegenError
 from ..model import Model
 from . import render
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table,
-                     numeric_test, plan)
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
+                     leaf_table, numeric_test, plan)
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -90,12 +89,7 @@ def _check_name(name: str, what: str) -> None:
 
 def literal(value) -> str:
     """A Java double expression that reads back bit-identical (Java parses decimals correctly rounded)."""
-    value = float(value)
-    if math.isnan(value):
-        return "Double.NaN"
-    if math.isinf(value):
-        return "Double.POSITIVE_INFINITY" if value > 0 else "Double.NEGATIVE_INFINITY"
-    return repr(value)
+    return float_text(value, "Double.NaN", "Double.POSITIVE_INFINITY")
 
 
 def string(text: str) -> str:
@@ -213,20 +207,12 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
 
-def _data_text(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return repr(value)
-
-
 def _data_chunks(plans: list[TreePlan], count: int) -> list[str]:
     """The node values of every tree as text, cut into string constants: per tree a line
     ``nodes|id:v,v id:v,v`` (read by the class's ``parseValues``)."""
     lines = []
     for p in plans:
-        entries = " ".join(f"{node}:" + ",".join(_data_text(v) for v in value)
+        entries = " ".join(f"{node}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
                            for node, value in sorted(leaf_table(p).items()))
         lines.append(f"{max(leaf_table(p)) + 1}|{entries}\n")
     text = "".join(lines)

@@ -5,13 +5,11 @@ Names and labels only ever appear as ASCII string literals made by :func:`ascii`
 model can change the code's meaning."""
 from __future__ import annotations
 
-import math
-
 from ..errors import TreegenError
 from ..model import Model
 from . import render
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, leaf_table,
-                     numeric_test, plan)
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
+                     leaf_table, numeric_test, plan)
 
 INDENT = "    "
 
@@ -60,12 +58,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options
 
 def literal(value) -> str:
     """A Python expression for a float that reads back bit-identical (``1e999`` is infinity)."""
-    value = float(value)
-    if math.isnan(value):
-        return "_NAN"
-    if math.isinf(value):
-        return "1e999" if value > 0 else "-1e999"
-    return repr(value)
+    return float_text(value, "_NAN", "1e999")
 
 
 def function_name(prefix: str, tree: int, node: int) -> str:
