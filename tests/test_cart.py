@@ -271,23 +271,31 @@ def test_present_left_missing_right_split():
     assert sk.tree_.threshold[0] == math.inf
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.integers(2, 3), missing=st.sampled_from([0.0, 0.2]),
        depth=st.sampled_from([None, 3]), leaf=st.integers(1, 4),
-       criterion=st.sampled_from(["gini", "entropy", "squared_error"]))
-def test_random_data_agrees_with_scikit_learn_up_to_ties(seed, classes, missing, depth, leaf, criterion):
-    """Small integer-valued data (many ties) with or without NaN: the tie-aware walk holds, and the
-    vectorised walk of the training rows ends where the model's reference prediction does."""
+       criterion=st.sampled_from(["gini", "entropy", "squared_error"]), weighted=st.booleans(),
+       min_weight=st.sampled_from([0.0, 0.05]))
+def test_random_data_agrees_with_scikit_learn_up_to_ties(seed, classes, missing, depth, leaf, criterion,
+                                                         weighted, min_weight):
+    """Small integer-valued data (many ties), with or without NaN and whole-number sample weights:
+    the tie-aware walk holds, and the vectorised walk of the training rows ends where the model's
+    reference prediction does."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 6, size=(80, 3)).astype(float)
     X[rng.random(X.shape) < missing] = np.nan
     y = rng.integers(0, classes if criterion != "squared_error" else 20, size=80)
+    weights = rng.integers(0, 4, size=80).astype(float) if weighted else np.ones(80)
+    weights[0] = 1.0
     regression = criterion == "squared_error"
-    data = numeric_dataset(X, y, regression=regression)
-    model = fit(data, "cart", criterion=criterion, cast="float32", max_depth=depth, min_samples_leaf=leaf)
+    data = numeric_dataset(X, y, regression=regression, weights=weights)
+    params = dict(max_depth=depth, min_samples_leaf=leaf, min_weight_fraction_leaf=min_weight)
+    model = fit(data, "cart", criterion=criterion, cast="float32", **params)
     learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
-    sk = learner(criterion=criterion, random_state=0, max_depth=depth, min_samples_leaf=leaf).fit(X, y)
-    assert_same_tree(model, sk, X, y, regression=regression, criterion=criterion)
+    sk = learner(criterion=criterion, random_state=0, **params).fit(X, y, sample_weight=weights)
+    keep = weights > 0
+    assert_same_tree(model, sk, X[keep], y[keep], regression=regression, criterion=criterion,
+                     weights=weights[keep])
     ends = paths_of(model, X)[:, -1]
     rows = data.rows()
     for end, row in zip(ends, rows):
