@@ -83,10 +83,13 @@ def test_every_kind_of_model_is_exact():
     for model, source in zip(models, sources):
         rows = probe_rows(model, 200) + random_rows(model, 60)
         check_program(model, source, rows)
-    model, source = models[1], sources[1]  # fractional routes: several leaves in one tree
-    rows = probe_rows(model, 200)
-    leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
-    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
+    for model, source in zip(models, sources):
+        fractional = any(n.split is not None and n.split.missing.kind == "fraction" for n in model.trees[0].nodes)
+        if model.combine.kind == "average" or fractional:  # several trees, or several leaves in one
+            rows = probe_rows(model, 100)
+            leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+            assert leaves == [";".join("|".join(map(str, reached(model, tree, r))) for tree in model.trees)
+                              for r in rows]
 
 
 @settings(max_examples=4, deadline=None)
@@ -164,6 +167,7 @@ public class Harness {
         System.out.println(Arrays.toString(Scorer.predictProba(row)));
         System.out.println(Arrays.deepToString(Scorer.predictLeaf(positional)));
         System.out.println(Scorer.FEATURES + "" + Scorer.CLASSES);
+        System.out.println(Scorer.predict(Scorer.encode(row)) + Arrays.toString(Scorer.predictProba(Scorer.encode(row))));
     }
 }
 """
@@ -185,6 +189,7 @@ def test_the_api_embeds_in_a_java_program():
     assert [float(p) for p in printed[1].strip("[]").split(", ")] == model.scores(row)
     assert printed[2] == str([reached(model, model.trees[0], row)])
     assert printed[3] == "[x0, x1, x2, c0, c1][a, b, c]"
+    assert printed[4] == label + printed[1]  # the encoded fast path
 
 
 def test_program_errors_exit_2():
