@@ -20,11 +20,12 @@ one per step; in expression mode the same values are written inline.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable
 
 from ..errors import TreegenError
-from ..model import Model, argmax
-from ..rules import INTERVAL, MISSING, Condition, TreeRules, lower
+from ..model import Model, Tree, argmax
+from ..rules import INTERVAL, MISSING, Condition, Rule, lower, lower_tree
 from . import render
 from .sql_dialects import Dialect, dialect as find_dialect
 
@@ -95,13 +96,18 @@ class _Writer:
         if c.low > -math.inf:
             terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
         if c.high < math.inf:
-            terms.append(f"{column} <= {self._double_or_false(c.high)}")
+            terms.append(self.at_most(column, c.high))
         elif self.d.nan:  # NaN sorts above every number: only an open upper end lets it through
             terms.append(f"{column} <> {self.d.nan}")
         return " AND ".join(terms) or f"{column} IS NOT NULL"
 
-    def _double_or_false(self, x: float) -> str:
-        return self.d.double(x) if math.isfinite(x) or self.d.infinity else "NULL"
+    def at_most(self, column: str, cut: float) -> str:
+        """``column <= cut`` for a present value (NULL, and NaN, fail it)."""
+        if cut == math.inf:
+            return f"{column} <> {self.d.nan}" if self.d.nan else f"{column} IS NOT NULL"
+        if cut == -math.inf and not self.d.infinity:  # no -infinity to be equal to
+            return "1 = 0"
+        return f"{column} <= {self.d.double(cut)}"
 
     def reaches(self, c: Condition) -> str:
         """True when the condition's factor is not zero."""
@@ -134,10 +140,61 @@ class _Writer:
     def case(self, rules, then: Callable) -> str:
         return render("sql", "case.sql.j2", branches=[(self.conjunction(r.conditions), then(r)) for r in rules])
 
-    def tree_value(self, tree: TreeRules, k: int) -> str:
+    def tree_case(self, index: int, then: Callable[[int], str]) -> str:
+        """An exclusive tree as one expression giving ``then(node id)`` of the node reached: CASEs
+        nested along the tree's own splits (one test per row and level) down to the dialect's
+        nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack."""
+        tree = self.model.trees[index]
+        out, stack = [], [(0, 0)]  # (node id, depth) or (text, None)
+        while stack:
+            item, depth = stack.pop()
+            if depth is None:
+                out.append(item)
+            elif tree.nodes[item].is_leaf:
+                out.append(then(item))
+            elif depth >= self.d.nesting:
+                out.append(self.case(_subtree_rules(self.model, tree, item), lambda rule: then(rule.node)))
+            else:
+                parts = [("CASE", None)]
+                for test, child in self.branches(tree, item):
+                    parts.append((f" WHEN {test} THEN " if test else " ELSE ", None))
+                    parts.append((child, depth + 1) if child is not None else (then(item), None))
+                parts.append((" END", None))
+                stack.extend(reversed(parts))
+        return "".join(out)
+
+    def branches(self, tree, node_id: int) -> list[tuple[str | None, int | None]]:
+        """(test, child) in order for one split; test None: ELSE; child None: the node itself (stop)."""
+        node = tree.nodes[node_id]
+        split, children, route = node.split, node.children, node.split.missing
+        column = self.columns[split.feature]
+        if split.op == "<=":
+            cut = self.model.numeric.effective_threshold(split.threshold)
+            tests = [self.at_most(column, cut), None]
+            missing = self.missing(Condition(split.feature, MISSING))
+        elif split.op == "==":
+            tests = [f"{column} = {self.d.string(v)}" for v in split.values[:-1]] + [None]
+            missing = f"{column} IS NULL OR {column} NOT IN ({self.strings(split.values)})"
+        else:
+            known = self.model.features[split.feature].categories
+            tests = [f"{column} IN ({self.strings(split.values)})", None]
+            missing = f"{column} IS NULL OR {column} NOT IN ({self.strings(_union(known, split.values))})"
+        if route.kind == "stop":
+            return [(missing, None)] + list(zip(tests, children))
+        default = route.child  # missing goes where the ELSE goes: test the other children only
+        order = [i for i in range(len(children)) if i != default]
+        if split.op == "<=" or split.op == "in":
+            if default == 0:  # missing or the left test, else right
+                return [(f"{missing} OR {tests[0]}", children[0]), (None, children[1])]
+            return [(tests[0], children[0]), (None, children[1])]
+        return [(f"{column} = {self.d.string(split.values[i])}", children[i]) for i in order] + [(None, children[default])]
+
+    def tree_value(self, index: int, k: int) -> str:
         """Component ``k`` of one tree's output."""
+        tree = self.trees[index]
         if tree.exclusive:
-            return self.case(tree.rules, lambda rule: self.d.double(rule.value[k]))
+            nodes = self.model.trees[index].nodes
+            return self.tree_case(index, lambda n: self.d.double(nodes[n].value[k]))
         terms = [self.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
                  for r in tree.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
         return self.total(terms) if terms else self.d.double(0.0)
@@ -153,13 +210,13 @@ class _Writer:
         """Score ``k`` before the link: the trees combined as the model says."""
         combine, trees = self.model.combine, self.trees
         if combine.kind == "single":
-            return self.tree_value(trees[0], k)
+            return self.tree_value(0, k)
         if combine.kind == "average":
-            return f"({self.total([self.tree_value(t, k) for t in trees])}) / {self.d.double(len(trees))}"
+            return f"({self.total([self.tree_value(i, k) for i in range(len(trees))])}) / {self.d.double(len(trees))}"
         scale = "" if combine.scale == 1.0 else f"{self.d.double(combine.scale)} * "
         terms = [self.d.double(combine.init[k])]
-        terms += [f"{scale}({self.tree_value(t, 0 if t.output is not None else k)})"
-                  for t in trees if t.output in (None, k)]
+        terms += [f"{scale}({self.tree_value(i, 0 if t.output is not None else k)})"
+                  for i, t in enumerate(trees) if t.output in (None, k)]
         return self.total(terms)
 
     # -- named values: scores, probabilities, label ----------------------------------------
@@ -209,10 +266,11 @@ class _Writer:
         model = self.model
         single = model.combine.kind == "single" and self.trees[0].exclusive
         if single and not proba:  # one CASE that gives the answer itself
+            nodes = model.trees[0].nodes
             if not model.target.is_classification:
-                return lambda ref: self.case(self.trees[0].rules, lambda rule: self.d.double(rule.value[0]))
+                return lambda ref: self.tree_case(0, lambda n: self.d.double(nodes[n].value[0]))
             labels = model.target.classes
-            return lambda ref: self.case(self.trees[0].rules, lambda rule: self.d.string(labels[argmax(rule.value)]))
+            return lambda ref: self.tree_case(0, lambda n: self.d.string(labels[argmax(nodes[n].value)]))
         scores = [self.score_ref(k) for k in range(self.width())]
         if not model.target.is_classification:
             return scores[0]
@@ -232,7 +290,8 @@ class _Writer:
 
     def leaf(self) -> Callable[[Ref], str]:
         """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
-        cases = [self.case(tree.rules, lambda rule: str(rule.node)) for tree in self.trees]
+        cases = [self.tree_case(i, str) if tree.exclusive else self.case(tree.rules, lambda rule: str(rule.node))
+                 for i, tree in enumerate(self.trees)]
         if len(cases) == 1:
             return lambda ref: cases[0]
         text = f"CAST({cases[0]} AS {self.d.cast_text})"
@@ -287,6 +346,22 @@ class _Writer:
             source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
         items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+
+
+def _subtree_rules(model: Model, tree: Tree, root: int) -> list[Rule]:
+    """The rules of the subtree under ``root``, their node ids those of the whole tree."""
+    order, stack = [], [root]
+    while stack:
+        node_id = stack.pop()
+        order.append(node_id)
+        stack.extend(reversed(tree.nodes[node_id].children))
+    new_id = {old: new for new, old in enumerate(order)}
+    nodes = [replace(tree.nodes[old], children=tuple(new_id[c] for c in tree.nodes[old].children)) for old in order]
+    return [replace(rule, node=order[rule.node]) for rule in lower_tree(model, Tree(nodes)).rules]
+
+
+def _union(first, second) -> tuple:
+    return tuple(first) + tuple(v for v in second if v not in set(first))
 
 
 def _check_names(model: Model, d: Dialect) -> None:

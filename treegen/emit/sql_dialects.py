@@ -41,6 +41,7 @@ class Dialect:
     ignores_case: bool = False  # identifiers that differ only in case name the same column
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
 
     # -- literals and names --------------------------------------------------------------
 
@@ -100,17 +101,17 @@ ANSI = Dialect("ansi")
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", empty_names=True),
+            greatest="MAX", empty_names=True, nesting=8),  # SQLite 3.40: parser stack overflow at 22
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
-            nan="'NaN'::float8", name_limit=63),
+            nan="'NaN'::float8", name_limit=63, nesting=24),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case=True),
+            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24),
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
             text_type="TEXT", cast_text="CHAR", double_form="{exp}", infinity=None, concat="CONCAT({0}, {1})",
-            ignores_case=True, name_limit=64),
+            ignores_case=True, name_limit=64, nesting=24),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
-            nan="CAST('NaN' AS DOUBLE)", ignores_case=True),
+            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=24),
 )}
 
 

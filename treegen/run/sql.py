@@ -97,10 +97,20 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
     import psycopg
     if dsn is None:
         raise TreegenError("postgres needs a connection string (dsn)")
-    with psycopg.connect(dsn, autocommit=True) as connection:  # a temporary table: private to us
-        connection.execute(create_table(model, "postgres", table, temporary="TEMPORARY "))
+    d = find_dialect("postgres")
+    stored, number = d.identifier(table + " rows"), d.identifier("treegen row")
+    columns = ", ".join(d.identifier(f.name) for f in model.features)
+    with psycopg.connect(dsn, autocommit=True) as connection:  # temporary tables: private to us
+        connection.execute(create_table(model, "postgres", table + " rows", temporary="TEMPORARY "))
+        connection.execute(f"ALTER TABLE {stored} ADD COLUMN {number} integer")
+        # PostgreSQL may store a short row in space left on an earlier page: a plain scan would
+        # return the rows out of order. The table the query reads is a view sorted by row number.
+        connection.execute(f"CREATE TEMPORARY VIEW {d.identifier(table)} AS "
+                           f"SELECT {columns} FROM {stored} ORDER BY {number}")
         with connection.cursor() as cursor:
-            cursor.executemany(insert(model, "postgres", table, "%s"), values(model, rows))
+            with cursor.copy(f"COPY {stored} FROM STDIN") as copy:
+                for n, record in enumerate(values(model, rows)):
+                    copy.write_row(record + (n,))
             cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
             return cursor.fetchall()
 
