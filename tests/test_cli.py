@@ -122,3 +122,12 @@ def test_malformed_model_files(tmp_path):
 def test_model_from_stdin():
     model = cli("train", TENNIS, "-a", "id3").stdout
     assert "outlook = overcast: yes" in cli("show", "-", stdin=model).stdout
+
+
+def test_cart_options_reach_the_learner(tmp_path):
+    iris = os.path.join(os.path.dirname(__file__), "fixtures", "j48", "iris.arff")
+    out = run("train", iris, "-a", "cart", "--max-depth", "2", "--cast", "float32",
+              "--class-weight", "Iris-setosa=1,Iris-versicolor=3,Iris-virginica=1").output
+    model = json.loads(out)
+    assert model["numeric"]["cast"] == "float32" and model["meta"]["params"]["class_weight"]["Iris-versicolor"] == 3.0
+    assert cli("train", iris, "-a", "cart", "--class-weight", "lots").returncode == 2

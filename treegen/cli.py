@@ -61,6 +61,11 @@ def learner_options(f):
         click.option("--min-samples-leaf", type=int, help="cart"),
         click.option("--min-impurity-decrease", type=float, help="cart"),
         click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
+        click.option("--cv-folds", type=int, help="cart: folds for --ccp-alpha cv (default 5)."),
+        click.option("--class-weight", help="cart: 'balanced', or weights as CLASS=W,CLASS=W."),
+        click.option("--min-weight-fraction-leaf", type=float, help="cart"),
+        click.option("--cast", type=click.Choice(["float64", "float32"]),
+                     help="cart: compare float32 casts as scikit-learn does (its tree, bit for bit)."),
     ]):
         f = option(f)
     return f
@@ -78,6 +83,10 @@ LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that 
     "min_samples_leaf": ("min_samples_leaf", {"cart"}),
     "min_impurity_decrease": ("min_impurity_decrease", {"cart"}),
     "ccp_alpha": ("ccp_alpha", {"cart"}),
+    "cv_folds": ("cv_folds", {"cart"}),
+    "class_weight": ("class_weight", {"cart"}),
+    "min_weight_fraction_leaf": ("min_weight_fraction_leaf", {"cart"}),
+    "cast": ("cast", {"cart"}),
 }
 
 
@@ -99,8 +108,23 @@ def learner_params(algorithm: str, options: dict) -> dict:
                 value = float(value)
             except ValueError:
                 raise TreegenError(f"--ccp-alpha takes a number or 'cv', not {value!r}") from None
+        if option == "class_weight" and value != "balanced":
+            value = _class_weights(value)
         params[param] = value
     return params
+
+
+def _class_weights(text: str) -> dict:
+    weights = {}
+    for part in text.split(","):
+        label, sep, weight = part.rpartition("=")
+        try:
+            weights[label] = float(weight)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise TreegenError(f"--class-weight takes 'balanced' or CLASS=WEIGHT,..., not {text!r}")
+    return weights
 
 
 def load_training_data(path, target, nominal, ignore, regression, algorithm):
