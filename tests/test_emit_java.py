@@ -24,7 +24,7 @@ from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import check_errors, extreme_model, reached, to_csv
+from test_emit_python import check_errors, extreme_model, fraction_chain, reached, to_csv
 
 
 def boosted(seed: int, link: str):
@@ -133,11 +133,11 @@ def pool_sizes(directory: str) -> list[int]:
 
 def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
     models = {"wide": wide_model(50_000), "chain": chain_model(10_000),
-              "forest": random_model(1, n_trees=500, max_depth=6)}
+              "forest": random_model(1, n_trees=500, max_depth=6), "fractions": fraction_chain(2_000)}
     sources = {name: emit(m, "java", package=name) for name, m in models.items()}
     directories = dict(zip(sources, compile_sources(list(sources.values()))))
     for name, model in models.items():
-        if name != "forest":  # its trees are small: the limits are the big trees' problem
+        if name in ("wide", "chain"):  # the others' methods are small: the limits are the big trees' problem
             assert max(method_sizes(os.path.join(directories[name], name))) < JIT_LIMIT, name
         assert max(pool_sizes(os.path.join(directories[name], name))) < POOL_LIMIT, name
         probes = probe_rows(model, 1000)

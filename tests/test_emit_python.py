@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from treegen.emit import emit
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target, child_for
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, child_for
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
@@ -231,6 +231,21 @@ def test_deep_chain_and_wide_tree():
         probes = probe_rows(model, 1500)
         rows = probes[::len(probes) // 300] + random_rows(model, 100)
         assert_exact(model, namespace, rows)
+
+
+def fraction_chain(depth: int):
+    """chain_model with C4.5's fractional route at every split: a missing value reaches every leaf."""
+    model = chain_model(depth)
+    for node in model.trees[0].nodes:
+        if node.split is not None:
+            node.split = replace(node.split, missing=MissingRoute.fraction((0.25, 0.75)))
+    return model
+
+
+def test_fractional_routes_at_any_depth():
+    model = fraction_chain(10_000)
+    rows = [{"x": v} for v in (-1.0, 5.0, 9999.0, 1e9, None)]
+    assert_exact(model, load(emit(model, "python", leaf=True)), rows, leaf=True)
 
 
 def test_output_is_deterministic_and_python38():

@@ -85,9 +85,9 @@ def condition(cond: Cond, categories: tuple[str, ...]) -> str:
 def _function(tree_plan: TreePlan, function, categories, prefix: str, outputs=None) -> dict:
     """A function's name, parameters and body lines. Walkers named ``_p`` return the tree's output
     (a new list of probabilities, or the regression value); ``_t`` ones the id of the node reached,
-    or, in a non-exclusive tree, collect (node id, factors) pairs."""
+    or, in a non-exclusive tree, collect (node id, factors) pairs in ``out`` and leave the functions
+    still to run, with their factors, in ``todo``."""
     exclusive = tree_plan.exclusive
-    tail = "(x)" if exclusive else "(x, w, out)"
     name = lambda node: function_name(prefix, function.tree, node)
     lines = []
     for depth, kind, payload in function.lines:
@@ -99,14 +99,15 @@ def _function(tree_plan: TreePlan, function, categories, prefix: str, outputs=No
         elif kind == LEAF:
             lines.extend([f"{pad}return {payload}"] if exclusive else
                          [f"{pad}out.append(({payload}, w))", f"{pad}return"])
-        elif kind == CALL:
-            lines.append(f"{pad}return {name(payload)}{tail}")
+        elif kind == CALL:  # a non-exclusive tree hands the call to its driver: no recursion
+            lines.extend([f"{pad}return {name(payload)}(x)"] if exclusive else
+                         [f"{pad}todo.append(({name(payload)}, w))", f"{pad}return"])
         elif kind == FRACTION:
             slot, weights = payload
-            lines.extend(f"{pad}{name(child)}(x, _scaled(w, {slot}, {literal(weight)}), out)"
+            lines.extend(f"{pad}todo.append(({name(child)}, _scaled(w, {slot}, {literal(weight)})))"
                          for child, weight in weights)
             lines.append(f"{pad}return")
-    return {"name": name(function.node), "params": tail[1:-1], "lines": lines}
+    return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
 
 
 def _outputs(model: Model, tree_plan: TreePlan) -> dict[int, str]:
