@@ -131,3 +131,10 @@ def test_cart_options_reach_the_learner(tmp_path):
     model = json.loads(out)
     assert model["numeric"]["cast"] == "float32" and model["meta"]["params"]["class_weight"]["Iris-versicolor"] == 3.0
     assert cli("train", iris, "-a", "cart", "--class-weight", "lots").returncode == 2
+
+
+def test_c45_subtree_raising_flag_matches_j48_dash_s():
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "j48")
+    model = run("train", os.path.join(fixtures, "soybean.arff"), "--no-subtree-raising").output
+    shown = CliRunner().invoke(main, ["show", "-", "--style", "j48"], input=model).output
+    assert shown == open(os.path.join(fixtures, "soybean.noraise.tree"), encoding="utf-8").read()

@@ -39,6 +39,22 @@ def split_fields(text: str, source: str, line: int, separators: str = ",") -> li
     return fields
 
 
+def strip_comment(text: str) -> str:
+    """The line up to a '%' that is outside quotes (ARFF comments may follow a declaration)."""
+    quote = None
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == "\\":
+                continue
+            if ch == quote and text[i - 1] != "\\":
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "%":
+            return text[:i]
+    return text
+
+
 def _attribute(rest: str, source: str, line: int, column: int) -> Feature:
     rest = rest.strip()
     if rest[:1] in "'\"":
@@ -72,8 +88,8 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     lines: list[int] = []
     in_data = False
     for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("%"):
+        stripped = strip_comment(raw).strip()
+        if not stripped:
             continue
         if not in_data:
             keyword = stripped.split(None, 1)[0].lower()
@@ -90,8 +106,7 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
             continue
         if stripped.startswith("{"):
             raise TreegenError("sparse ARFF rows are not supported", source, number, 1)
-        fields = split_fields(stripped.split("%")[0] if "%" in stripped and "'" not in stripped else stripped,
-                              source, number)
+        fields = split_fields(stripped, source, number)
         if len(fields) != len(features):
             raise TreegenError(f"expected {len(features)} values as declared, found {len(fields)}", source, number)
         rows.append([None if (v == "?" and not q) else v for v, q in fields])
