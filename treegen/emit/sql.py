@@ -247,20 +247,24 @@ class _Writer:
         elif link == "sigmoid":
             s = define("s0", lambda ref: self.raw_score(0))
             one = d.double(1.0)
-            p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + EXP(-{s(ref)}))"
+            p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + s(ref))})"
                                           f" ELSE {d.double(0.0)} END"), ["s0"])
             define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
         elif link == "softmax":
             names = [f"s{k}" for k in range(self.width())]
             raw = [define(name, lambda ref, k=k: self.raw_score(k)) for k, name in enumerate(names)]
             top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
-            exps = [define(f"e{k}", lambda ref, s=s: f"EXP({s(ref)} - {top(ref)})", [names[k], "top"])
+            exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
                     for k, s in enumerate(raw)]
             total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
             for k, e in enumerate(exps):
                 define(f"p{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}", [f"e{k}", "total"])
         else:
             raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def exp(self, x: str) -> str:
+        """``EXP(x)``, 0 where it underflows (PostgreSQL raises an error there instead)."""
+        return f"CASE WHEN {x} < {self.d.double(-745.0)} THEN {self.d.double(0.0)} ELSE EXP({x}) END"
 
     def prediction(self, proba: bool) -> Callable[[Ref], str]:
         model = self.model

@@ -101,7 +101,7 @@ ANSI = Dialect("ansi")
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", empty_names=True, nesting=8),  # SQLite 3.40: parser stack overflow at 22
+            greatest="MAX", empty_names=True, nesting=12),  # SQLite 3.40: parser stack overflow at 20
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             nan="'NaN'::float8", name_limit=63, nesting=24),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
