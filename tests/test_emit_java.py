@@ -12,6 +12,7 @@ import re
 import subprocess
 import tempfile
 from dataclasses import replace
+from functools import cache
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -19,12 +20,12 @@ from hypothesis import given, settings, strategies as st
 from treegen.emit import emit
 from treegen.emit.java import JIT_LIMIT, POOL_LIMIT
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target
 from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import check_errors, extreme_model, fraction_chain, reached, to_csv
+from test_emit_python import check_errors, extreme_model, reached, to_csv
 
 
 def boosted(seed: int, link: str):
@@ -111,10 +112,12 @@ def method_sizes(directory: str) -> list[int]:
     names = [path[len(directory) + 1:-len(".class")].replace(os.sep, ".") for path in class_files(directory)]
     listing = subprocess.run(["javap", "-c", "-p", "-cp", directory, *names], capture_output=True,
                              text=True, check=True).stdout
-    sizes, last = [], None
+    sizes, last, in_switch = [], None, False
     for line in listing.splitlines():
         offset = re.match(r"\s+(\d+): (\w+)", line)
-        if offset:
+        if in_switch or offset and offset.group(2).endswith("switch"):  # its "key: target" lines
+            in_switch = line.strip() != "}"
+        elif offset:
             last = int(offset.group(1)) + (1 if offset.group(2).endswith("return") else 3)
         elif last is not None:
             sizes.append(last)
@@ -131,13 +134,26 @@ def pool_sizes(directory: str) -> list[int]:
     return sizes
 
 
+@cache
+def c45_chain():
+    """chain_model(10_000) with C4.5's fractional route at every split, with weights whose products
+    round (a missing value reaches every leaf), and its Java source."""
+    model = chain_model(10_000)
+    route = MissingRoute.fraction((0.3, 0.7))
+    for node in model.trees[0].nodes:
+        if node.split is not None:
+            node.split = replace(node.split, missing=route)
+    return model, emit(model, "java", proba=True, leaf=True, package="fractions")
+
+
 def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
     models = {"wide": wide_model(50_000), "chain": chain_model(10_000),
-              "forest": random_model(1, n_trees=500, max_depth=6), "fractions": fraction_chain(2_000)}
+              "forest": random_model(1, n_trees=500, max_depth=6)}
     sources = {name: emit(m, "java", package=name) for name, m in models.items()}
+    models["fractions"], sources["fractions"] = c45_chain()
     directories = dict(zip(sources, compile_sources(list(sources.values()))))
     for name, model in models.items():
-        if name in ("wide", "chain"):  # the others' methods are small: the limits are the big trees' problem
+        if name != "forest":  # its trees are small: the limits are the big trees' problem
             assert max(method_sizes(os.path.join(directories[name], name))) < JIT_LIMIT, name
         assert max(pool_sizes(os.path.join(directories[name], name))) < POOL_LIMIT, name
         probes = probe_rows(model, 1000)
@@ -145,6 +161,18 @@ def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
         labels = [r[0] for r in csv.reader(io.StringIO(run(sources[name], to_csv(model, rows))))]
         assert labels == [model.predict(r) for r in rows], name
     assert len(pool_sizes(os.path.join(directories["wide"], "wide"))) > 4  # the tree spans several classes
+
+
+def test_fractional_routes_at_any_depth():
+    """Walkers of a fractional tree run from a loop, not inside each other: no StackOverflowError
+    at 10,000 levels, present or missing, with default JVM settings."""
+    model, source = c45_chain()
+    rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 9998.5, 9999.0, 1e9, float("inf"))]
+    text = to_csv(model, rows)
+    proba = list(csv.reader(io.StringIO(run(source, text, ["--proba"]))))
+    assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
+    leaves = run(source, text, ["--leaf"]).splitlines()
+    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
 
 
 def test_java_8_release():

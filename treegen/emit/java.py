@@ -5,7 +5,12 @@ The JVM's walls decide the layout. Each tree is cut into static methods whose es
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
 spread over nested classes whose estimated constant pools stay under 65,535 entries. Node values
 live in string data parsed once at class initialisation, not in code. Names and labels appear only
-inside escaped string literals, never in identifiers or comments."""
+inside escaped string literals, never in identifiers or comments.
+
+A tree with a fractional (C4.5) route may reach many nodes along paths of any depth, so its methods
+never call each other: they push the walkers still to run, each a number and its path's factors, on
+a work list that one loop (``drain``) empties through switch dispatch. The stack stays shallow at any
+depth. Trees without fractional routes keep their direct calls."""
 from __future__ import annotations
 
 import re
@@ -21,7 +26,8 @@ JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a metho
 POOL_LIMIT = 65535  # constant-pool entries of one class
 STRING_LIMIT = 65535  # UTF-8 bytes of one string constant
 MASK_BITS = 63  # category codes below this are tested with one bit mask
-TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 12 bytes each)
+TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 20 bytes each)
+BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 
 
 def _condition_bytes(cond: Cond) -> int:
@@ -35,13 +41,16 @@ def _condition_bytes(cond: Cond) -> int:
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
-# accumulator, the factors and a call; a fractional branch scales the factors (a call) and calls. Functions are cut at 3/4 of the JIT limit: the estimate is an
-# upper bound, and greedy cutting leaves most functions between half the budget and the budget.
-COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=15,
+# accumulator, the factors and a call (a push of the walker's number is no longer); a fractional
+# branch scales the factors (a call) and pushes (17). Functions are cut at 3/4 of the JIT limit: the
+# estimate is an upper bound, and greedy cutting leaves most functions between half the budget and
+# the budget.
+COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=17,
                  budget=JIT_LIMIT * 3 // 4, max_depth=40)
 # The per-method estimate counts entries that methods share once per method: an upper bound. The
 # other quarter holds the class's own entries (names, descriptors, the classes it calls) with room to spare.
 POOL_BUDGET = POOL_LIMIT * 3 // 4
+RESUME_ENTRIES = 4  # what a walker's case in its class's dispatcher adds: the method's reference
 
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
@@ -71,15 +80,17 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
         _check_name(part, "package name")
     plans = plan(model, COST)
     home = _assign_classes(plans)
+    walkers = _walker_numbers(plans, home)
     codes = category_codes(model)
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes,
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=_parts(plans, home), trees=plans, dispatch=_dispatch(plans, home),
+                  parts=_parts(plans, home, walkers), resumers=_resumers(walkers, home, len(set(home.values()))),
+                  resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
                   data=_data_chunks(plans, len(model.trees)), combine=model.combine,
-                  dispatch_size=TREES_PER_DISPATCH, proba=proba, leaf=leaf)
+                  dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, proba=proba, leaf=leaf)
 
 
 def _check_name(name: str, what: str) -> None:
@@ -138,7 +149,7 @@ def _assign_classes(plans: list[TreePlan]) -> dict:
     home, part, used = {}, 0, 0
     for tree_plan in plans:
         for function in tree_plan.functions:
-            need = _pool_entries(function)
+            need = _pool_entries(function) + (0 if tree_plan.exclusive else RESUME_ENTRIES)
             if used and used + need > POOL_BUDGET:
                 part, used = part + 1, 0
             home[(function.tree, function.node)] = part
@@ -162,18 +173,52 @@ def _pool_entries(function) -> int:
     return entries
 
 
-def _parts(plans: list[TreePlan], home: dict) -> list[list[dict]]:
+def _walker_numbers(plans: list[TreePlan], home: dict) -> dict:
+    """The number by which the driver loop resumes each method of a non-exclusive tree. Numbers
+    follow the methods' order; a new class starts a new block, so each block lies in one class."""
+    numbers, number, last_part = {}, 0, None
+    block = 1 << BLOCK_BITS
+    for tree_plan in plans:
+        for function in [] if tree_plan.exclusive else tree_plan.functions:
+            key = (function.tree, function.node)
+            if home[key] != last_part:
+                number, last_part = -(-number // block) * block, home[key]
+            numbers[key] = number
+            number += 1
+    return numbers
+
+
+def _resumers(walkers: dict, home: dict, classes: int) -> list[list[dict]]:
+    """Per nested class, its dispatchers: per block of walker numbers, the cases that call them."""
+    blocks: list[dict] = [{} for _ in range(classes)]
+    for (tree, node), number in walkers.items():
+        cases = blocks[home[(tree, node)]].setdefault(number >> BLOCK_BITS, [])
+        cases.append((number, method_name(tree, node)))
+    return [[{"block": b, "cases": cases} for b, cases in sorted(part.items())] for part in blocks]
+
+
+def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
+    """(block, class) pairs of the top-level dispatch, grouped 256 blocks to a method."""
+    parts = {number >> BLOCK_BITS: home[key] for key, number in walkers.items()}
+    groups: dict[int, list] = {}
+    for b in sorted(parts):
+        groups.setdefault(b >> BLOCK_BITS, []).append((b, parts[b]))
+    return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
+
+
+def _parts(plans: list[TreePlan], home: dict, walkers: dict) -> list[list[dict]]:
     """The nested classes, each a list of methods ready to print."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            classes[home[(function.tree, function.node)]].append(_method(tree_plan, function, home))
+            classes[home[(function.tree, function.node)]].append(_method(tree_plan, function, home, walkers))
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict) -> dict:
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
+    walker = lambda node: walkers[(function.tree, node)]
     lines, open_blocks = [], []
     for depth, kind, payload in function.lines:
         while open_blocks and open_blocks[-1] >= depth:
@@ -184,12 +229,13 @@ def _method(tree_plan: TreePlan, function, home: dict) -> dict:
             open_blocks.append(depth)
         elif kind == LEAF:
             lines.extend([f"{pad}return {payload};"] if exclusive else [f"{pad}out.add({payload}, w);", f"{pad}return;"])
-        elif kind == CALL:
+        elif kind == CALL:  # a non-exclusive tree leaves the call to the driver loop: no recursion
             lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
-                         [f"{pad}{call(payload)}(x, w, out);", f"{pad}return;"])
-        elif kind == FRACTION:
+                         [f"{pad}out.push({walker(payload)}, w);", f"{pad}return;"])
+        elif kind == FRACTION:  # pushed last first: the work list hands the children back in order
             slot, weights = payload
-            lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out);" for child, weight in weights)
+            lines.extend(f"{pad}out.push({walker(child)}, scaled(w, {slot}, {literal(weight)}));"
+                         for child, weight in reversed(weights))
             lines.append(f"{pad}return;")
     while open_blocks:
         lines.append(INDENT * (open_blocks.pop() + 3) + "}")
@@ -202,7 +248,7 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     cases = []
     for p in plans:
         entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
-        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc)"
+        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc); drain(x, acc)"
         cases.append(f"case {p.index}: {call}; return;")
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
