@@ -21,7 +21,8 @@ Prediction semantics (the reference every back end must match):
   path (1.0 when none was taken), see :func:`tree_output`. Without missing values exactly one leaf
   is reached.
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
-  class with the highest final score, the first one on ties.
+  class with the highest final score, the first one on ties -- except boosted classifiers, which
+  decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
 """
 from __future__ import annotations
 
