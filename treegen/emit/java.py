@@ -7,10 +7,11 @@ spread over nested classes whose estimated constant pools stay under 65,535 entr
 live in string data parsed once at class initialisation, not in code. Names and labels appear only
 inside escaped string literals, never in identifiers or comments.
 
-A tree with a fractional (C4.5) route may reach many nodes along paths of any depth, so its methods
-never call each other: they push the walkers still to run, each a number and its path's factors, on
-a work list that one loop (``drain``) empties through switch dispatch. The stack stays shallow at any
-depth. Trees without fractional routes keep their direct calls."""
+A tree with a fractional (C4.5) route cuts a method at every child of such a split, so a path
+10,000 splits deep would nest 10,000 calls. Its methods count their nesting: deeper than
+``DEFER_DEPTH`` a method does not run but pushes itself (its number and its path's factors) on a
+work list that one loop (``drain``) empties through switch dispatch, starting the count again. Calls
+stay direct, as fast as before, and the stack stays shallow at any depth."""
 from __future__ import annotations
 
 import re
@@ -28,6 +29,7 @@ STRING_LIMIT = 65535  # UTF-8 bytes of one string constant
 MASK_BITS = 63  # category codes below this are tested with one bit mask
 TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 20 bytes each)
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
+DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
 
 
 def _condition_bytes(cond: Cond) -> int:
@@ -41,16 +43,16 @@ def _condition_bytes(cond: Cond) -> int:
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
-# accumulator, the factors and a call (a push of the walker's number is no longer); a fractional
-# branch scales the factors (a call) and pushes (17). Functions are cut at 3/4 of the JIT limit: the
-# estimate is an upper bound, and greedy cutting leaves most functions between half the budget and
-# the budget.
-COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=17,
+# accumulator, the factors, the nesting count and a call; a fractional branch scales the factors (a
+# call) and calls (18). The check of the nesting count at a method's start (16) is not counted: it
+# fits in the margin. Functions are cut at 3/4 of the JIT limit: the estimate is an upper bound,
+# and greedy cutting leaves most functions between half the budget and the budget.
+COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=18,
                  budget=JIT_LIMIT * 3 // 4, max_depth=40)
 # The per-method estimate counts entries that methods share once per method: an upper bound. The
 # other quarter holds the class's own entries (names, descriptors, the classes it calls) with room to spare.
 POOL_BUDGET = POOL_LIMIT * 3 // 4
-RESUME_ENTRIES = 4  # what a walker's case in its class's dispatcher adds: the method's reference
+RESUME_ENTRIES = 5  # what a walker adds: its reference in its class's dispatcher, its number
 
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
@@ -218,8 +220,11 @@ def _parts(plans: list[TreePlan], home: dict, walkers: dict) -> list[list[dict]]
 def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
-    walker = lambda node: walkers[(function.tree, node)]
     lines, open_blocks = [], []
+    if not exclusive:  # deep: leave this walker to the driver loop
+        pad = INDENT * 3
+        lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({walkers[(function.tree, function.node)]}, w);",
+                  f"{pad}{INDENT}return;", f"{pad}}}"]
     for depth, kind, payload in function.lines:
         while open_blocks and open_blocks[-1] >= depth:
             lines.append(INDENT * (open_blocks.pop() + 3) + "}")
@@ -229,17 +234,17 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
             open_blocks.append(depth)
         elif kind == LEAF:
             lines.extend([f"{pad}return {payload};"] if exclusive else [f"{pad}out.add({payload}, w);", f"{pad}return;"])
-        elif kind == CALL:  # a non-exclusive tree leaves the call to the driver loop: no recursion
+        elif kind == CALL:
             lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
-                         [f"{pad}out.push({walker(payload)}, w);", f"{pad}return;"])
-        elif kind == FRACTION:  # pushed last first: the work list hands the children back in order
+                         [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
+        elif kind == FRACTION:
             slot, weights = payload
-            lines.extend(f"{pad}out.push({walker(child)}, scaled(w, {slot}, {literal(weight)}));"
-                         for child, weight in reversed(weights))
+            lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
+                         for child, weight in weights)
             lines.append(f"{pad}return;")
     while open_blocks:
         lines.append(INDENT * (open_blocks.pop() + 3) + "}")
-    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out)"
+    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
 
@@ -248,7 +253,7 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     cases = []
     for p in plans:
         entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
-        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc); drain(x, acc)"
+        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc, 0); drain(x, acc)"
         cases.append(f"case {p.index}: {call}; return;")
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
