@@ -101,6 +101,8 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
     stored, number = d.identifier(table + " rows"), d.identifier("treegen row")
     columns = ", ".join(d.identifier(f.name) for f in model.features)
     with psycopg.connect(dsn, autocommit=True) as connection:  # temporary tables: private to us
+        # LLVM would spend minutes compiling a big tree's expression (bench/README.md): no JIT.
+        connection.execute("SET jit = off")
         connection.execute(create_table(model, "postgres", table + " rows", temporary="TEMPORARY "))
         connection.execute(f"ALTER TABLE {stored} ADD COLUMN {number} integer")
         # PostgreSQL may store a short row in space left on an earlier page: a plain scan would
