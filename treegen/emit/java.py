@@ -221,10 +221,10 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
     lines, open_blocks = [], []
-    if not exclusive:  # deep: leave this walker to the driver loop
-        pad = INDENT * 3
-        lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({walkers[(function.tree, function.node)]}, w);",
-                  f"{pad}{INDENT}return;", f"{pad}}}"]
+    if not exclusive:  # too deep: leave this walker to the driver loop
+        pad, number = INDENT * 3, walkers[(function.tree, function.node)]
+        lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
+                  f"{pad}}}"]
     for depth, kind, payload in function.lines:
         while open_blocks and open_blocks[-1] >= depth:
             lines.append(INDENT * (open_blocks.pop() + 3) + "}")
@@ -253,7 +253,8 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     cases = []
     for p in plans:
         entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
-        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else f"{entry}(x, ones({len(p.factors)}), acc, 0); drain(x, acc)"
+        walk = f"{entry}(x, ones({len(p.factors)}), acc, 0); drain(x, acc)"  # then the deferred walkers
+        call = f"acc.add({entry}(x), 1.0)" if p.exclusive else walk
         cases.append(f"case {p.index}: {call}; return;")
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
