@@ -361,7 +361,7 @@ def test_bad_files_are_one_line_errors(tmp_path):
 
 # -- end to end: import -> emit -> run the generated program -> compare with sklearn -------------------
 
-SQL_ENGINES = ("sqlite", "duckdb")
+SQL_ENGINES = ("sqlite", "duckdb", "postgres", "spark")
 TARGETS = ("python", "java") + SQL_ENGINES
 
 
@@ -382,25 +382,28 @@ def program(model, target: str, name: str = "TreegenModel") -> str:
     return emit(model, target, **options, **({"class_name": name} if target == "java" else {}))
 
 
-def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "TreegenModel") -> list[list[str]]:
-    """Run the model's program for ``target`` (a language, or a SQL engine) on ``X``; its parsed CSV."""
+def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "TreegenModel",
+                  engine: dict | None = None) -> list[list[str]]:
+    """Run the model's program for ``target`` (a language, or a SQL engine) on ``X``; its parsed CSV.
+    ``engine``: connection options of a server engine (``dsn`` for PostgreSQL, ``spark``)."""
     source = program(model, target, name)
     if target in SQL_ENGINES:
         from treegen.run.sql import run
-        text = run(source, csv_input(model, X), list(args), model=model, dialect=target)
+        text = run(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
     else:
         text = importlib.import_module(f"treegen.run.{target}").run(source, csv_input(model, X), list(args))
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
-def assert_program_agrees(estimator, model, target: str, X: np.ndarray, name: str = "TreegenModel") -> None:
-    printed = [record[0] for record in run_generated(model, target, X, name=name)]
+def assert_program_agrees(estimator, model, target: str, X: np.ndarray, name: str = "TreegenModel",
+                          engine: dict | None = None) -> None:
+    printed = [record[0] for record in run_generated(model, target, X, name=name, engine=engine)]
     if not model.target.is_classification:
         for got, want in zip(printed, estimator.predict(X).tolist(), strict=True):
             assert is_close(float(got), want), (name, got, want)
         return
     assert printed == [str(label) for label in estimator.predict(X).tolist()], name
-    header, *rows = run_generated(model, target, X, ["--proba"], name=name)
+    header, *rows = run_generated(model, target, X, ["--proba"], name=name, engine=engine)
     assert tuple(header) == model.target.classes
     for got, want in zip(rows, estimator.predict_proba(X).tolist(), strict=True):
         assert all(is_close(float(g), w) for g, w in zip(got, want, strict=True)), (name, got, want)
@@ -433,14 +436,24 @@ def end_to_end_cases() -> dict:
     return fitted
 
 
+def engine_options(target: str, request) -> dict:
+    """The throwaway PostgreSQL server and the local Spark session of this test run (conftest.py)."""
+    if target == "postgres":
+        return {"dsn": request.getfixturevalue("postgres_dsn")}
+    if target == "spark":
+        return {"spark": request.getfixturevalue("spark")}
+    return {}
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_generated_programs_predict_what_sklearn_predicts(target):
+def test_generated_programs_predict_what_sklearn_predicts(target, request):
     cases = end_to_end_cases()
+    engine = engine_options(target, request)
     if target == "java":  # one javac run for all the classes
         from treegen.run.java import compile_sources
         compile_sources([program(model, "java", name) for name, (_, model, _) in cases.items()])
     for name, (estimator, model, probes) in cases.items():
-        assert_program_agrees(estimator, model, target, probes, name)
+        assert_program_agrees(estimator, model, target, probes, name, engine)
 
 
 def test_500_tree_forest_compiles_and_runs_in_java():
