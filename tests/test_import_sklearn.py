@@ -461,3 +461,18 @@ def test_500_tree_forest_compiles_and_runs_in_java():
     estimator = RandomForestClassifier(n_estimators=500, max_depth=5, random_state=0).fit(X, codes)
     model = from_sklearn(estimator)
     assert_program_agrees(estimator, model, "java", probe_matrix(model, limit=500))
+
+
+def test_rule_text_parsed_back_predicts_what_sklearn_predicts():
+    from treegen.parse.rules import parse
+    for name, (estimator, model, probes) in end_to_end_cases().items():
+        again = parse(emit(model, "rules"), name)
+        rows = [{f.name: (None if math.isnan(v) else v) for f, v in zip(again.features, row)}
+                for row in probes.tolist()]
+        predicted = [again.predict(row) for row in rows]
+        if not model.target.is_classification:
+            assert all(is_close(p, w) for p, w in zip(predicted, estimator.predict(probes).tolist())), name
+            continue
+        assert predicted == [str(label) for label in estimator.predict(probes).tolist()], name
+        for row, want in zip(rows, estimator.predict_proba(probes).tolist()):
+            assert all(is_close(g, w) for g, w in zip(again.scores(row), want)), name
