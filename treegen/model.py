@@ -180,7 +180,8 @@ def _float32_cut(t: float) -> float:
         return -math.inf
     if t == math.inf:
         return math.inf
-    below = np.float32(t)
+    with np.errstate(over="ignore"):  # beyond FLT_MAX the cast is infinite, which is handled below
+        below = np.float32(t)
     if float(below) > t:
         below = np.nextafter(below, np.float32(-np.inf))
     if below == np.inf:  # t is above every finite float32
