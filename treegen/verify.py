@@ -114,6 +114,9 @@ def _rules_runner(model: Model, csv_text: str, args: list[str]) -> str:
 
 def verify(model: Model, data: str | None, targets: list[str], dialects: list[str],
            postgres_dsn: str | None = None) -> list[Result]:
+    if "sql" in targets and "postgres" in dialects and not postgres_dsn:
+        raise TreegenError("--dialect postgres needs a server: pass --postgres-dsn "
+                           "(or set TREEGEN_POSTGRES_DSN), e.g. 'host=/tmp port=5432 user=postgres'")
     rows = probe_rows(model)
     if data:
         rows += rows_for_model(read_table(data), model)
