@@ -39,3 +39,9 @@ def test_a_disagreeing_program_is_reported():
     assert compare(model, rows, "no\n", None) == [f"expected {len(rows)} output lines, got 1"]
     assert to_csv(model, [{"outlook": None, "temperature": "hot", "humidity": "high", "wind": "weak"}]) == \
         "outlook,temperature,humidity,wind\n,hot,high,weak\n"
+
+
+def test_verify_on_postgres(postgres_dsn):
+    model = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], postgres_dsn=postgres_dsn)
+    assert result.ok, result.line()
