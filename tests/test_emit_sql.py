@@ -190,11 +190,11 @@ def test_leaf_column_names_the_leaf_reached(engine):
 
 # -- size --------------------------------------------------------------------------------------
 
-# Sizes a test run affords (figures for 50,000 leaves are in bench/README.md). Spark compiles a
-# projection of a big CASE slowly (Janino gives up on it; 1,000 leaves take about a minute).
+# Sizes a test run affords (figures for 50,000 leaves are in bench/README.md). Spark walks big trees
+# of numeric splits as arrays, so it takes the required sizes.
 BIG = {"wide": wide_model, "chain": chain_model}
 BIG_SIZES = {"wide": 5_000, "chain": 10_000}
-SPARK_SIZES = {"wide": 100, "chain": 300}
+SPARK_SIZES = {"wide": 50_000, "chain": 10_000}
 
 
 @pytest.mark.parametrize("kind", sorted(BIG))
@@ -207,6 +207,30 @@ def test_big_trees(engine, kind):
     first = len(model.features)
     results = query(sql, model, rows, dialect, **connection)
     assert [r[first] for r in results] == [model.predict(row) for row in rows]
+
+
+def walked_models(seed: int):
+    """Numeric trees big enough for Spark to walk as arrays: thresholds on a grid and on random floats,
+    missing values stopping or sent to a child, several trees, float32 cuts, regression."""
+    from treegen.model import NumericSemantics
+    big = dict(n_numeric=4, n_nominal=0, max_depth=14, missing_kinds=("stop", "child"))
+    return [random_model(seed, n_trees=2, **big), random_model(seed, regression=True, **big),
+            random_model(seed, numeric=NumericSemantics(cast="float32"), **big)]
+
+
+def test_spark_walks_big_numeric_trees_exactly(spark):
+    for seed in (0, 3):  # seeds whose every tree is big enough
+        for model in walked_models(seed):
+            assert min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes
+            assert "aggregate(sequence(" in emit(model, "sql", dialect="spark")
+            rows = probe_rows(model, limit=150) + random_rows(model, 50, seed=seed, missing=0.3)
+            results = assert_agrees(model, rows, "spark", spark=spark)
+            if len(model.trees) == 1:
+                assert [r[-1] for r in results] == [leaf_reached(model, row) for row in rows]
+            sql, first = emit(model, "sql", dialect="spark", leaf=True), len(model.features)
+            as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
+            with_nan, with_null = (query(sql, model, data, "spark", spark=spark) for data in (as_nan, rows))
+            assert [r[first:] for r in with_nan] == [r[first:] for r in with_null]
 
 
 # -- expression mode, options, protocol -----------------------------------------------------------

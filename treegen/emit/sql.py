@@ -148,6 +148,8 @@ class _Writer:
         nested along the tree's own splits (one test per row and level) down to the dialect's
         nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack."""
         tree = self.model.trees[index]
+        if self.d.walk_nodes is not None and len(tree.nodes) > self.d.walk_nodes and _numeric(self.model, tree):
+            return self.walk(tree, then)
         out, stack = [], [(0, 0)]  # (node id, depth) or (text, None)
         while stack:
             item, depth = stack.pop()
@@ -165,6 +167,37 @@ class _Writer:
                 parts.append((" END", None))
                 stack.extend(reversed(parts))
         return "".join(out)
+
+    def walk(self, tree: Tree, then: Callable[[int], str]) -> str:
+        """A big tree of numeric splits as data: arrays of its nodes' features, cuts and children, and
+        a loop (Spark's ``aggregate`` over ``sequence``) that moves a row down one level per step, as
+        many steps as the tree is deep. Leaves, and nodes where a missing value stops, lead to
+        themselves, so extra steps change nothing. Neither the text nor the generated code grows with
+        the tree's nesting (a big nested CASE is beyond Janino's 64 KB a method), and each array is one
+        string literal cast to an array (a literal per node fills the parser's heap)."""
+        cut = self.model.numeric.effective_threshold
+        rows = []  # (feature, cut, left, right, where missing goes), nodes counted from 1 as element_at does
+        for n, node in enumerate(tree.nodes, 1):
+            split = node.split
+            if split is None:  # a leaf leads to itself
+                rows.append((0, 0.0, n, n, n))
+                continue
+            left, right = (child + 1 for child in node.children)
+            missing = n if split.missing.kind == "stop" else node.children[split.missing.child] + 1
+            rows.append((split.feature + 1, cut(split.threshold), left, right, missing))
+        feature, cuts, left, right, missing = zip(*rows)
+        features = _at(self.d.array_of(feature, "INT"), "n")
+        value = _at("array(" + ", ".join(self.columns) + ")", features)
+        step = (f"CASE WHEN {features} = 0 THEN n"
+                f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), 'n')}"
+                f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), 'n')} THEN {_at(self.d.array_of(left, 'INT'), 'n')}"
+                f" ELSE {_at(self.d.array_of(right, 'INT'), 'n')} END")
+        reached = f"aggregate(sequence(1, {tree.depth()}), 1, (n, step) -> {step})"
+        outcomes = [then(i) for i in range(len(tree.nodes))]
+        distinct = list(dict.fromkeys(outcomes))  # few: labels or leaf values
+        number = {text: k for k, text in enumerate(distinct, 1)}
+        which = _at(self.d.array_of([number[text] for text in outcomes], "INT"), reached)
+        return _at("array(" + ", ".join(distinct) + ")", which)
 
     def branches(self, tree, node_id: int) -> list[tuple[str | None, int | None]]:
         """(test, child) in order for one split; test None: ELSE; child None: the node itself (stop)."""
@@ -365,6 +398,18 @@ def _subtree_rules(model: Model, tree: Tree, root: int) -> list[Rule]:
     new_id = {old: new for new, old in enumerate(order)}
     nodes = [replace(tree.nodes[old], children=tuple(new_id[c] for c in tree.nodes[old].children)) for old in order]
     return [replace(rule, node=order[rule.node]) for rule in lower_tree(model, Tree(nodes)).rules]
+
+
+def _at(array: str, index: str) -> str:
+    return f"element_at({array}, {index})"
+
+
+def _numeric(model: Model, tree: Tree) -> bool:
+    """Every split of the tree is ``x <= t`` on a numeric feature, missing values sent to a child or
+    stopping there."""
+    return all(node.split is None or (node.split.op == "<=" and model.features[node.split.feature].is_numeric
+                                      and node.split.missing.kind in ("stop", "child"))
+               for node in tree.nodes)
 
 
 def _union(first, second) -> tuple:
