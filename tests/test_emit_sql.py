@@ -211,11 +211,13 @@ def test_big_trees(engine, kind):
 
 def walked_models(seed: int):
     """Numeric trees big enough for Spark to walk as arrays: thresholds on a grid and on random floats,
-    missing values stopping or sent to a child, several trees, float32 cuts, regression."""
+    missing values stopping or sent to a child, several trees, float32 cuts, regression, names that a
+    loop variable could hide, hostile labels."""
     from treegen.model import NumericSemantics
     big = dict(n_numeric=4, n_nominal=0, max_depth=14, missing_kinds=("stop", "child"))
     return [random_model(seed, n_trees=2, **big), random_model(seed, regression=True, **big),
-            random_model(seed, numeric=NumericSemantics(cast="float32"), **big)]
+            random_model(seed, numeric=NumericSemantics(cast="float32"), **big),
+            random_model(seed, names=("n", "LEVEL", "treegen_node", "a`b"), classes=tuple(HOSTILE_NAMES[:4]), **big)]
 
 
 def test_spark_walks_big_numeric_trees_exactly(spark):

@@ -186,13 +186,14 @@ class _Writer:
             missing = n if split.missing.kind == "stop" else node.children[split.missing.child] + 1
             rows.append((split.feature + 1, cut(split.threshold), left, right, missing))
         feature, cuts, left, right, missing = zip(*rows)
-        features = _at(self.d.array_of(feature, "INT"), "n")
+        n, level = self.column("node"), self.column("level")  # names no feature can hide
+        features = _at(self.d.array_of(feature, "INT"), n)
         value = _at("array(" + ", ".join(self.columns) + ")", features)
-        step = (f"CASE WHEN {features} = 0 THEN n"
-                f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), 'n')}"
-                f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), 'n')} THEN {_at(self.d.array_of(left, 'INT'), 'n')}"
-                f" ELSE {_at(self.d.array_of(right, 'INT'), 'n')} END")
-        reached = f"aggregate(sequence(1, {tree.depth()}), 1, (n, step) -> {step})"
+        step = (f"CASE WHEN {features} = 0 THEN {n}"
+                f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), n)}"
+                f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), n)} THEN {_at(self.d.array_of(left, 'INT'), n)}"
+                f" ELSE {_at(self.d.array_of(right, 'INT'), n)} END")
+        reached = f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {step})"
         outcomes = [then(i) for i in range(len(tree.nodes))]
         distinct = list(dict.fromkeys(outcomes))  # few: labels or leaf values
         number = {text: k for k, text in enumerate(distinct, 1)}
