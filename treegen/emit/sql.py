@@ -148,13 +148,14 @@ class _Writer:
     def case(self, rules, then: Callable) -> str:
         return render("sql", "case.sql.j2", branches=[(self.conjunction(r.conditions), then(r)) for r in rules])
 
-    def tree_case(self, index: int, then: Callable[[int], str]) -> str:
+    def tree_case(self, index: int, then: Callable[[int], str], numbers=None) -> str:
         """An exclusive tree as one expression giving ``then(node id)`` of the node reached: CASEs
         nested along the tree's own splits (one test per row and level) down to the dialect's
-        nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack."""
+        nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack.
+        ``numbers``: (node id -> the number that ``then`` writes, its SQL type), for a walked tree."""
         tree = self.model.trees[index]
         if self.d.walk_nodes is not None and len(tree.nodes) > self.d.walk_nodes and _numeric(self.model, tree):
-            return self.walk(tree, then)
+            return self.walk(tree, then, numbers)
         out, stack = [], [(0, 0)]  # (node id, depth) or (text, None)
         while stack:
             item, depth = stack.pop()
@@ -173,7 +174,7 @@ class _Writer:
                 stack.extend(reversed(parts))
         return "".join(out)
 
-    def walk(self, tree: Tree, then: Callable[[int], str]) -> str:
+    def walk(self, tree: Tree, then: Callable[[int], str], numbers=None) -> str:
         """A big tree of numeric splits as data: arrays of its nodes' features, cuts and children, and
         a loop (Spark's ``aggregate`` over ``sequence``) that moves a row down one level per step, as
         many steps as the tree is deep. Leaves, and nodes where a missing value stops, lead to
@@ -199,8 +200,11 @@ class _Writer:
                 f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), n)} THEN {_at(self.d.array_of(left, 'INT'), n)}"
                 f" ELSE {_at(self.d.array_of(right, 'INT'), n)} END")
         reached = f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {step})"
+        if numbers is not None:  # one string again, rather than a literal per node
+            number, sql_type = numbers
+            return _at(self.d.array_of([number(i) for i in range(len(tree.nodes))], sql_type), reached)
         outcomes = [then(i) for i in range(len(tree.nodes))]
-        distinct = list(dict.fromkeys(outcomes))  # few: labels or leaf values
+        distinct = list(dict.fromkeys(outcomes))  # few: the class labels
         number = {text: k for k, text in enumerate(distinct, 1)}
         which = _at(self.d.array_of([number[text] for text in outcomes], "INT"), reached)
         return _at("array(" + ", ".join(distinct) + ")", which)
@@ -236,7 +240,7 @@ class _Writer:
         tree = self.trees[index]
         if tree.exclusive:
             nodes = self.model.trees[index].nodes
-            return self.tree_case(index, lambda n: self.d.double(nodes[n].value[k]))
+            return self.tree_case(index, lambda n: self.d.double(nodes[n].value[k]), (lambda n: nodes[n].value[k], "DOUBLE"))
         terms = [self.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
                  for r in tree.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
         return self.total(terms) if terms else self.d.double(0.0)
@@ -314,7 +318,8 @@ class _Writer:
         if single and not proba:  # one CASE that gives the answer itself
             nodes = model.trees[0].nodes
             if not model.target.is_classification:
-                return lambda ref: self.tree_case(0, lambda n: self.d.double(nodes[n].value[0]))
+                return lambda ref: self.tree_case(0, lambda n: self.d.double(nodes[n].value[0]),
+                                                  (lambda n: nodes[n].value[0], "DOUBLE"))
             labels = model.target.classes
             return lambda ref: self.tree_case(0, lambda n: self.d.string(labels[argmax(nodes[n].value)]))
         scores = [self.score_ref(k) for k in range(self.width())]
@@ -336,7 +341,7 @@ class _Writer:
 
     def leaf(self) -> Callable[[Ref], str]:
         """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
-        cases = [self.tree_case(i, str) if tree.exclusive else self.case(tree.rules, lambda rule: str(rule.node))
+        cases = [self.tree_case(i, str, (int, "INT")) if tree.exclusive else self.case(tree.rules, lambda rule: str(rule.node))
                  for i, tree in enumerate(self.trees)]
         if len(cases) == 1:
             return lambda ref: cases[0]
