@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -279,9 +279,6 @@ class Model:
             return scores[0]
         return self.target.classes[argmax(scores)]
 
-    def feature_index(self) -> dict[str, int]:
-        return {f.name: i for i, f in enumerate(self.features)}
-
 
 def argmax(scores: Sequence[float]) -> int:
     """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn)."""
@@ -366,10 +363,3 @@ def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]
             weight = weight * factors[feature]
         total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
     return total
-
-
-def iter_rows(model: Model, columns: Mapping[str, Sequence[Any]]) -> Iterator[dict]:
-    names = [f.name for f in model.features]
-    length = len(next(iter(columns.values()))) if columns else 0
-    for i in range(length):
-        yield {name: columns[name][i] for name in names if name in columns}
