@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from treegen.emit import emit
 from treegen.emit.sql_dialects import DIALECTS
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, Feature, Model, Target, argmax
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
+                           Node, Split, Target, Tree, argmax)
 from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -233,6 +234,81 @@ def test_spark_walks_big_numeric_trees_exactly(spark):
             as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
             with_nan, with_null = (query(sql, model, data, "spark", spark=spark) for data in (as_nan, rows))
             assert [r[first:] for r in with_nan] == [r[first:] for r in with_null]
+
+
+HOSTILE_CATEGORIES = ["it's", 'say "hi"', "back\\slash", "a,b", "", " leading space", "new\nline", "\\'",
+                      "%s", "名字", "null", "{{ x }}"]
+
+
+def bushy_tree(rng: random.Random, features, target: Target, depth: int) -> Tree:
+    """A tree split at every node down to ``depth``: ``<=`` on numeric features; on nominal ones
+    ``in`` or an ``==`` over a shuffled subset of the categories (the others are missing there);
+    missing values stopping or sent to a random child. Built level by level."""
+    def value():
+        if not target.is_classification:
+            return (rng.uniform(-100, 100),)
+        raw = [rng.random() for _ in target.classes]
+        return tuple(r / sum(raw) for r in raw)
+    nodes, level = [Node(value())], [0]
+    for _ in range(depth):
+        below = []
+        for node_id in level:
+            index = rng.randrange(len(features))
+            categories = features[index].categories
+            if features[index].is_numeric:
+                split = Split(index, "<=", threshold=rng.choice([0.0, 0.5, -1.0, rng.uniform(-10, 10)]))
+            elif rng.random() < 0.5:
+                split = Split(index, "==", values=tuple(rng.sample(categories, rng.randint(2, len(categories)))))
+            else:
+                split = Split(index, "in", values=tuple(rng.sample(categories, rng.randint(1, len(categories) - 1))))
+            arity = len(split.values) if split.op == "==" else 2
+            route = MissingRoute.stop() if rng.random() < 0.3 else MissingRoute.to_child(rng.randrange(arity))
+            children = tuple(range(len(nodes), len(nodes) + arity))
+            nodes += [Node(value()) for _ in children]
+            nodes[node_id] = replace(nodes[node_id], split=replace(split, missing=route), children=children)
+            below += children
+        level = below
+    return Tree(nodes).canonical()
+
+
+def nominal_walked_models(seed: int):
+    """Trees big enough for Spark to walk with nominal ``==`` and ``in`` splits: mixed with numeric
+    ones, nominal only, several trees, regression; hostile categories and labels."""
+    rng = random.Random(seed)
+    pool = iter(HOSTILE_CATEGORIES * 10)
+    nominal = tuple(Feature(f"c{j}", NOMINAL, tuple(f"{next(pool)}{i}" for i in range(4))) for j in range(3))
+    mixed = (Feature("n", NUMERIC), Feature("x", NUMERIC)) + nominal
+    labels = Target("y", CLASSIFICATION, tuple(HOSTILE_NAMES[:4]))
+    regression = Target("y", REGRESSION)
+    return [Model(mixed, labels, [bushy_tree(rng, mixed, labels, 8)]),
+            Model(nominal, regression, [bushy_tree(rng, nominal, regression, 7)]),
+            Model(nominal, labels, [bushy_tree(rng, nominal, labels, 7) for _ in range(2)], Combine("average"))]
+
+
+def test_spark_walks_big_nominal_trees_exactly(spark):
+    for seed in (0, 1):
+        for model in nominal_walked_models(seed):
+            assert min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes
+            assert any(node.split is not None and node.split.op == op for node in model.trees[0].nodes for op in ("==", "in"))
+            sql = emit(model, "sql", dialect="spark")
+            assert "aggregate(sequence(" in sql and "array_position(" in sql
+            rows = probe_rows(model, limit=150) + random_rows(model, 80, seed=seed, missing=0.3)
+            results = assert_agrees(model, rows, "spark", spark=spark)
+            if len(model.trees) == 1:
+                assert [r[-1] for r in results] == [node_reached(model, row) for row in rows]
+
+
+def node_reached(model, row) -> int:
+    """Where one tree's walk ends for the row (child_for, missing routes to a child or stopping)."""
+    from treegen.model import child_for
+    nodes, node_id = model.trees[0].nodes, 0
+    while not nodes[node_id].is_leaf:
+        split = nodes[node_id].split
+        child = child_for(model, split, row.get(model.features[split.feature].name))
+        if child is None and split.missing.kind == "stop":
+            return node_id
+        node_id = nodes[node_id].children[split.missing.child if child is None else child]
+    return node_id
 
 
 # -- expression mode, options, protocol -----------------------------------------------------------

@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..errors import TreegenError
-from ..model import Model, Tree, argmax
+from ..model import Model, Tree, argmax, child_for
 from ..rules import INTERVAL, MISSING, Condition, Rule, lower, lower_tree
 from . import render
 from .sql_dialects import Dialect, dialect as find_dialect
@@ -154,7 +154,7 @@ class _Writer:
         nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack.
         ``numbers``: (node id -> the number that ``then`` writes, its SQL type), for a walked tree."""
         tree = self.model.trees[index]
-        if self.d.walk_nodes is not None and len(tree.nodes) > self.d.walk_nodes and _numeric(self.model, tree):
+        if self.d.walk_nodes is not None and len(tree.nodes) > self.d.walk_nodes and _walkable(self.model, tree):
             return self.walk(tree, then, numbers)
         out, stack = [], [(0, 0)]  # (node id, depth) or (text, None)
         while stack:
@@ -175,31 +175,36 @@ class _Writer:
         return "".join(out)
 
     def walk(self, tree: Tree, then: Callable[[int], str], numbers=None) -> str:
-        """A big tree of numeric splits as data: arrays of its nodes' features, cuts and children, and
-        a loop (Spark's ``aggregate`` over ``sequence``) that moves a row down one level per step, as
-        many steps as the tree is deep. Leaves, and nodes where a missing value stops, lead to
-        themselves, so extra steps change nothing. Neither the text nor the generated code grows with
-        the tree's nesting (a big nested CASE is beyond Janino's 64 KB a method), and each array is one
-        string literal cast to an array (a literal per node fills the parser's heap)."""
-        cut = self.model.numeric.effective_threshold
-        rows = []  # (feature, cut, left, right, where missing goes), nodes counted from 1 as element_at does
-        for n, node in enumerate(tree.nodes, 1):
-            split = node.split
-            if split is None:  # a leaf leads to itself
-                rows.append((0, 0.0, n, n, n))
-                continue
-            left, right = (child + 1 for child in node.children)
-            missing = n if split.missing.kind == "stop" else node.children[split.missing.child] + 1
-            rows.append((split.feature + 1, cut(split.threshold), left, right, missing))
-        feature, cuts, left, right, missing = zip(*rows)
+        """A big tree as data: arrays of its nodes' features, cuts and children, and a loop (Spark's
+        ``aggregate`` over ``sequence``) that moves a row down one level per step, as many steps as the
+        tree is deep. Leaves, and nodes where a missing value stops, lead to themselves, so extra steps
+        change nothing. Neither the text nor the generated code grows with the tree's nesting (a big
+        nested CASE is beyond Janino's 64 KB a method), and each array is one string literal cast to an
+        array (a literal per node fills the parser's heap).
+
+        A nominal value becomes its category's code (its position in the tree's categories of the
+        feature, 0 when NULL or unknown: missing); a nominal node's ``left`` is where its row starts in
+        a flat array of destinations indexed by code, which :func:`treegen.model.child_for` fills, so
+        ``==`` and ``in`` splits are one lookup and exact by construction."""
         n, level = self.column("node"), self.column("level")  # names no feature can hide
+        numeric = [i for i, f in enumerate(self.model.features) if f.is_numeric]
+        nominal = _nominal_categories(self.model, tree)
+        slot = {f: k for k, f in enumerate(numeric, 1)} | {f: -k for k, f in enumerate(nominal, 1)}
+        rows, destinations = _walk_rows(self.model, tree, slot, nominal)
+        feature, cuts, left, right, missing = zip(*rows)
         features = _at(self.d.array_of(feature, "INT"), n)
-        value = _at("array(" + ", ".join(self.columns) + ")", features)
-        step = (f"CASE WHEN {features} = 0 THEN {n}"
-                f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), n)}"
-                f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), n)} THEN {_at(self.d.array_of(left, 'INT'), n)}"
-                f" ELSE {_at(self.d.array_of(right, 'INT'), n)} END")
-        reached = f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {step})"
+        step = [f"CASE WHEN {features} = 0 THEN {n}"]
+        if nominal:
+            codes = ", ".join(f"CAST(coalesce(array_position(array({self.strings(categories)}), {self.columns[f]}), 0) AS INT)"
+                              for f, categories in nominal.items())
+            code = _at(f"array({codes})", f"-{features}")
+            step.append(f" WHEN {features} < 0 THEN {_at(self.d.array_of(destinations, 'INT'), _at(self.d.array_of(left, 'INT'), n) + ' + ' + code)}")
+        if numeric:
+            value = _at("array(" + ", ".join(self.columns[f] for f in numeric) + ")", features)
+            step.append(f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), n)}"
+                        f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), n)} THEN {_at(self.d.array_of(left, 'INT'), n)}"
+                        f" ELSE {_at(self.d.array_of(right, 'INT'), n)}")
+        reached = f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {''.join(step)} END)"
         if numbers is not None:  # one string again, rather than a literal per node
             number, sql_type = numbers
             return _at(self.d.array_of([number(i) for i in range(len(tree.nodes))], sql_type), reached)
@@ -415,12 +420,45 @@ def _at(array: str, index: str) -> str:
     return f"element_at({array}, {index})"
 
 
-def _numeric(model: Model, tree: Tree) -> bool:
-    """Every split of the tree is ``x <= t`` on a numeric feature, missing values sent to a child or
-    stopping there."""
-    return all(node.split is None or (node.split.op == "<=" and model.features[node.split.feature].is_numeric
-                                      and node.split.missing.kind in ("stop", "child"))
+def _walkable(model: Model, tree: Tree) -> bool:
+    """Every split of the tree is ``x <= t`` on a numeric feature or ``==`` / ``in`` on a nominal one,
+    missing values sent to a child or stopping there."""
+    return all(node.split is None or (node.split.op in ("<=", "==", "in") and node.split.missing.kind in ("stop", "child")
+                                      and model.features[node.split.feature].is_numeric == (node.split.op == "<="))
                for node in tree.nodes)
+
+
+def _nominal_categories(model: Model, tree: Tree) -> dict[int, tuple[str, ...]]:
+    """Each nominal feature the tree splits on -> the categories a code stands for: the feature's and
+    those its splits name (any other value is missing at every split, as ``child_for`` says)."""
+    found: dict[int, dict[str, None]] = {}
+    for node in tree.nodes:
+        if node.split is not None and node.split.op != "<=":
+            known = dict.fromkeys(model.features[node.split.feature].categories)
+            found.setdefault(node.split.feature, known).update(dict.fromkeys(node.split.values))
+    return {f: tuple(values) for f, values in sorted(found.items())}
+
+
+def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int, tuple[str, ...]]):
+    """(feature slot, cut, left, right, where missing goes) per node, nodes counted from 1 as
+    element_at does, and the flat destinations of the nominal nodes (by category code, 0 first)."""
+    cut = model.numeric.effective_threshold
+    rows, destinations = [], []
+    for n, node in enumerate(tree.nodes, 1):
+        split = node.split
+        if split is None:  # a leaf leads to itself
+            rows.append((0, 0.0, n, n, n))
+            continue
+        missing = n if split.missing.kind == "stop" else node.children[split.missing.child] + 1
+        if split.op == "<=":
+            left, right = (child + 1 for child in node.children)
+            rows.append((slot[split.feature], cut(split.threshold), left, right, missing))
+            continue
+        rows.append((slot[split.feature], 0.0, len(destinations) + 1, n, missing))
+        for category in (None,) + nominal[split.feature]:
+            child = None if category is None else child_for(model, split, category)
+            destinations.append(missing if child is None else node.children[child] + 1)
+    return rows, destinations or [0]
 
 
 def _union(first, second) -> tuple:
