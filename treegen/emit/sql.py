@@ -12,9 +12,11 @@ generated code), because below that limit a tree is written from its flat rules
   plain comparisons (``x <= t`` against the exact effective threshold, ``x IN (...)``), with the
   missing value (NULL; NaN where the engine stores it; a category the feature does not know) tested
   where the split or rule sends it.
-* In Spark SQL a bigger tree (``Dialect.walk_nodes``) of numeric ``<=`` splits is data instead: its
-  nodes' features, cuts and children as arrays (each one string literal cast to an array) and a loop,
-  ``aggregate`` over ``sequence(1, depth)``, that moves the row one level down per step. A nested
+* In Spark SQL a bigger tree (``Dialect.walk_nodes``) of numeric ``<=`` and nominal ``==`` / ``in``
+  splits (missing values stopping or sent to a child) is data instead: its nodes' features, cuts and
+  children as arrays (each one string literal cast to an array) and a loop, ``aggregate`` over
+  ``sequence(1, depth)``, that moves the row one level down per step; a nominal value is looked up by
+  its category's position. A nested
   CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow interpreted
   evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000 leaves.
 * A tree with fractional routes sums ``weight * value`` over its rules, each weight a ``CASE`` of the
