@@ -62,16 +62,20 @@ class Dialect:
             text = text.replace(old, new)
         return "'" + text + "'"
 
-    @lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
     def double(self, x: float) -> str:
         """A literal that the engine reads as exactly the double ``x``."""
+        # cached by repr, not by value: -0.0 == 0.0 would share one entry and lose the sign bit
+        return self._double(repr(float(x)))
+
+    @lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
+    def _double(self, text: str) -> str:
+        x = float(text)
         if math.isnan(x):
             raise ValueError("NaN is never a threshold or a value in a rule")
         if math.isinf(x):
             if self.infinity is None:
                 raise ValueError(f"{self.name} has no infinity")
             return self.infinity if x > 0 else "-" + self.infinity
-        text = repr(float(x))
         with_exponent = text if "e" in text else text + "e0"
         binary = _binary(x, self.double_type) if "{binary}" in self.double_form else ""
         return self.double_form.format(repr=text, exp=with_exponent, binary=binary)
