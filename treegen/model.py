@@ -310,6 +310,11 @@ def apply_link(link: str, raw: list[float]) -> list[float]:
     raise ValueError(f"unknown link {link!r}")
 
 
+def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
+    """Equal, or within ``rel`` relative: how far a target whose arithmetic differs may stray."""
+    return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
+
+
 def is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 

@@ -12,9 +12,8 @@ from typing import Callable
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .model import Model
+from .model import Model, is_close
 from .probes import probe_rows
-from .testing import is_close
 
 SHOWN_MISMATCHES = 3
 
