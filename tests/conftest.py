@@ -1,4 +1,4 @@
-"""Engines for the whole test run: a throwaway PostgreSQL server and a local SparkSession.
+"""Engines for the whole test run: throwaway PostgreSQL and MariaDB servers and a local SparkSession.
 
 No skips: when an engine cannot start, the tests that need it fail with the reason."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -61,6 +62,74 @@ def postgres_dsn():
         subprocess.run(_as_postgres([os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]),
                        capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _mariadb_tool(name: str) -> str:
+    path = shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin")  # sbin: not on a user's PATH
+    if path:
+        return path
+    raise RuntimeError(f"{name} not found: install mariadb-server-core and mariadb-client-core (see .ci/engines.sh)")
+
+
+def _tail(path: str, lines: int = 15) -> str:
+    try:
+        with open(path, errors="replace") as log:
+            return "".join(log.readlines()[-lines:])
+    except OSError:
+        return "(no server log)"
+
+
+@pytest.fixture(scope="session")
+def mysql_server():
+    """Connection parameters (``key=value`` pairs, see treegen.run.sql) of a MariaDB server started for
+    this test run: unix socket only, data in a temporary directory, removed at the end. As root the
+    server runs as root (``--user=root``): the minimal packages create no ``mysql`` user."""
+    root = tempfile.mkdtemp(prefix="treegen-mariadb-")
+    data, sock, log = (os.path.join(root, name) for name in ("data", "sock", "log"))
+    common = ["--no-defaults", f"--datadir={data}"] + (["--user=root"] if os.geteuid() == 0 else [])
+    done = subprocess.run([_mariadb_tool("mariadb-install-db")] + common +
+                          ["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        shutil.rmtree(root, ignore_errors=True)
+        raise RuntimeError(f"mariadb-install-db failed: {done.stderr or done.stdout}")
+    # No networking and no durability: a throwaway server. Limits (thread_stack, max_allowed_packet,
+    # sql_mode) stay at their defaults: the SQL must run on a user's server as installed.
+    with open(log, "w") as errors:  # without --log-error the server logs to stderr, early failures too
+        server = subprocess.Popen([_mariadb_tool("mariadbd")] + common +
+                                  [f"--socket={sock}", "--skip-networking", "--skip-name-resolve",
+                                   f"--pid-file={os.path.join(root, 'pid')}", "--innodb-flush-log-at-trx-commit=0"],
+                                  stdout=errors, stderr=subprocess.STDOUT)
+    dsn = f"unix_socket={sock} user=root database=treegen"
+    try:
+        _wait_for_mariadb(server, sock, log)
+        yield dsn
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_for_mariadb(server: subprocess.Popen, sock: str, log: str, timeout: float = 60.0) -> None:
+    """Until the server accepts a connection; then create the database the tests use."""
+    import pymysql
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"mariadbd exited with {server.returncode}:\n{_tail(log)}")
+        try:
+            connection = pymysql.connect(unix_socket=sock, user="root")
+            break
+        except pymysql.err.OperationalError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"mariadbd did not accept connections in {timeout:.0f} s:\n{_tail(log)}") from None
+            time.sleep(0.1)
+    with connection:
+        connection.cursor().execute("CREATE DATABASE treegen CHARACTER SET utf8mb4")
 
 
 @pytest.fixture(scope="session")
