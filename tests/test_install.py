@@ -1,5 +1,6 @@
 """The installed package (a wheel, not the source tree) finds its templates and grammar."""
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -13,10 +14,15 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_exports(tmp_path):
                     "-w", str(wheels), ROOT], check=True)
     [wheel] = list(wheels.glob("treegen-*.whl"))
     env_dir = tmp_path / "venv"
-    # system site packages provide jinja2, lark, click, numpy without a download; treegen itself
-    # comes from the wheel, which the venv's own site-packages put first on the path
-    venv.EnvBuilder(with_pip=False, system_site_packages=True).create(env_dir)
+    # the dependencies (jinja2, lark, click, numpy) come from this test run's own environment, without
+    # a download: a .pth file puts its site-packages after the new venv's, where the wheel goes, and
+    # does not run the editable install's hook there, so treegen itself comes from the wheel
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = str(env_dir / "bin" / "python")
+    own = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(own, "parent.pth"), "w") as pth:
+        pth.write("\n".join(site.getsitepackages()) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", str(wheel)],
                    check=True)
     work = tmp_path / "elsewhere"
