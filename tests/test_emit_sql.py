@@ -1,10 +1,11 @@
-"""The SQL back end, run for real in SQLite, DuckDB, PostgreSQL (a server started for the test run)
-and Spark SQL (local mode): every answer is checked against the model's reference prediction."""
+"""The SQL back end, run for real in SQLite, DuckDB, PostgreSQL and MariaDB (servers started for the
+test run) and Spark SQL (local mode): every answer is checked against the model's reference prediction."""
 from __future__ import annotations
 
 import math
 import random
 import struct
+from contextlib import closing
 from dataclasses import replace
 
 import pytest
@@ -20,7 +21,7 @@ from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-ENGINES = ["sqlite", "duckdb", "postgres", "spark"]
+ENGINES = ["sqlite", "duckdb", "postgres", "mysql", "spark"]
 SLOW_ENGINES = {"spark"}  # a query costs about a second: fewer, bigger examples
 
 
@@ -30,6 +31,8 @@ def engine(request):
     name = request.param
     if name == "postgres":
         return name, {"dsn": request.getfixturevalue("postgres_dsn")}
+    if name == "mysql":
+        return name, {"dsn": request.getfixturevalue("mysql_server")}
     if name == "spark":
         return name, {"spark": request.getfixturevalue("spark")}
     return name, {}
@@ -91,19 +94,33 @@ def hostile_model(seed: int, dialect: str) -> Model:
     fold = str.lower if d.ignores_case else str
     names, seen = [], set()
     for name in HOSTILE_NAMES:
-        if (name or d.empty_names) and fold(name) not in seen:
+        if holds(d, name) and fold(name) not in seen:
             seen.add(fold(name))
             names.append(name)
     rng = random.Random(seed)
     rng.shuffle(names)
     model = random_model(seed, n_numeric=3, n_nominal=2, names=names[:5], classes=tuple(HOSTILE_NAMES[:4]))
-    rename = dict(zip([c for f in model.features for c in f.categories], HOSTILE_NAMES * 2))
+    return with_categories(model, HOSTILE_NAMES * 2)
+
+
+def with_categories(model: Model, values) -> Model:
+    """The model with its categories renamed, in order, to ``values``."""
+    rename = dict(zip([c for f in model.features for c in f.categories], values))
     features = tuple(replace(f, categories=tuple(rename[c] for c in f.categories)) for f in model.features)
     for tree in model.trees:
         for node in tree.nodes:
             if node.split is not None and node.split.values:
                 node.split = replace(node.split, values=tuple(rename[v] for v in node.split.values))
     return replace(model, features=features)
+
+
+def holds(d, name: str) -> bool:
+    """The dialect can name a column ``name`` (not empty, nothing its engine refuses)."""
+    try:
+        d.identifier(name)
+    except TreegenError:
+        return False
+    return True
 
 
 def model_kinds(seed: int):
@@ -124,15 +141,20 @@ def some_doubles(count=300, seed=0):
     return values
 
 
-@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "postgres", "spark", "ansi"])
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "postgres", "mysql", "spark", "ansi"])
 def test_double_literals_read_back_exactly(dialect, request):
     engine = "duckdb" if dialect == "ansi" else dialect
-    connection = {"dsn": request.getfixturevalue("postgres_dsn")} if engine == "postgres" else \
+    fixture = {"postgres": "postgres_dsn", "mysql": "mysql_server"}.get(engine)
+    connection = {"dsn": request.getfixturevalue(fixture)} if fixture else \
         {"spark": request.getfixturevalue("spark")} if engine == "spark" else {}
     d = DIALECTS[dialect]
     doubles = some_doubles()
     sql = "SELECT " + ", ".join(f"{d.double(x)} AS {d.identifier(f'v{i}')}" for i, x in enumerate(doubles))
     [got] = query(sql, random_model(0), [], engine, **connection)
+    if engine == "mysql":  # MariaDB sends -0 as "0": the sign is checked inside the engine instead
+        [(negative,)] = query(f"SELECT ATAN2({d.double(-0.0)}, -1e0) < 0", random_model(0), [], engine, **connection)
+        assert negative == 1
+        doubles = [0.0 if x == 0 else x for x in doubles]
     assert [struct.pack("<d", g) for g in got] == [struct.pack("<d", x) for x in doubles]
 
 
@@ -179,6 +201,38 @@ def test_nan_counts_as_missing(engine):
     first = len(model.features)
     with_nan = query(sql, model, as_nan, dialect, **connection)
     assert [r[first:] for r in with_nan] == [r[first:] for r in query(sql, model, rows, dialect, **connection)]
+
+
+def test_categories_compare_exactly(engine):
+    """Values that differ only in case, accents or a trailing space are different categories, and one
+    the tree never saw is missing (MySQL's default collations would call all of these equal)."""
+    dialect, connection = engine
+    categories = ("a", "a ", "A", "\u00e1", " a", "a\\", "")
+    labels = tuple(f"c{i}" for i in range(len(categories))) + ("missing",)
+    onehot = [tuple(float(i == k) for i in range(len(labels))) for k in range(len(labels))]
+    nodes = [Node(onehot[-1], split=Split(0, "==", values=categories), children=tuple(range(1, len(categories) + 1)))]
+    nodes += [Node(onehot[k]) for k in range(len(categories))]
+    model = Model((Feature("v", NOMINAL, categories),), Target("y", CLASSIFICATION, labels), [Tree(nodes)])
+    rows = [{"v": v} for v in categories + ("b", "a  ", "\u00c1", "a\\\\", None)]
+    assert [model.predict(row) for row in rows][-5:] == ["missing"] * 5
+    assert_agrees(model, rows, dialect, **connection)
+
+
+def test_quote_characters_and_names_at_the_length_limit(engine):
+    """Each engine's own quote characters inside names, categories and labels; a feature name as long
+    as the engine allows (in UTF-8 bytes); labels that are the same for the engine's first bytes."""
+    dialect, connection = engine
+    limit = DIALECTS[dialect].name_limit or 100
+    longest = "\u00e9" * (limit // 2) + "x" * (limit % 2)
+    names = ["back`tick", "two``ticks", 'dq"uote', "it's", longest]
+    labels = ("L" * 70 + "1", "L" * 70 + "2", "`", "IT'S")
+    model = random_model(12, n_numeric=3, n_nominal=2, names=names, classes=labels)
+    model = with_categories(model, ["x`y", "`", "``", "\\`", 'q"', "'", "\\'", "x'`\"y"] * 3)
+    assert_agrees(model, probe_rows(model, limit=200), dialect, **connection)
+    if DIALECTS[dialect].name_limit:
+        too_long = replace(model, features=(replace(model.features[0], name=longest + "y"),) + model.features[1:])
+        with pytest.raises(TreegenError, match="longer than"):
+            emit(too_long, "sql", dialect=dialect)
 
 
 def test_leaf_column_names_the_leaf_reached(engine):
@@ -370,6 +424,33 @@ def test_protocol_errors():
         run("SELECT nonsense FROM input", names + "\n", model=model)
 
 
+def test_mysql_runner_reads_backslashes_as_escapes_whatever_the_server_mode(mysql_server):
+    """The mysql SQL escapes a backslash as the default sql_mode reads it; on a server whose mode says
+    NO_BACKSLASH_ESCAPES the runner turns that off for its session."""
+    import pymysql
+
+    from treegen.run.sql import _mysql_parameters
+    model = with_categories(random_model(6), ["a\\b", "\\", "c\\'", "d"] * 3)
+    with closing(pymysql.connect(**_mysql_parameters(mysql_server), autocommit=True)) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT @@GLOBAL.sql_mode")
+            [default] = cursor.fetchone()
+            cursor.execute("SET GLOBAL sql_mode = 'NO_BACKSLASH_ESCAPES'")
+            try:
+                assert_agrees(model, probe_rows(model, limit=100), "mysql", dsn=mysql_server)
+            finally:
+                cursor.execute("SET GLOBAL sql_mode = %s", (default,))
+
+
+def test_mysql_needs_connection_parameters():
+    model = random_model(1)
+    sql = emit(model, "sql", dialect="mysql")
+    with pytest.raises(TreegenError, match="needs connection parameters"):
+        run(sql, [], model=model, dialect="mysql")
+    with pytest.raises(TreegenError, match="got 'dbname=x'"):
+        run(sql, [], model=model, dialect="mysql", dsn="user=root dbname=x")
+
+
 def test_user_errors():
     model = random_model(1)
     with pytest.raises(TreegenError, match="unknown SQL dialect"):
@@ -380,6 +461,10 @@ def test_user_errors():
     emit(twins, "sql", dialect="postgres")  # PostgreSQL keeps quoted names apart
     with pytest.raises(TreegenError, match="empty name"):
         emit(replace(model, features=(Feature("", "numeric"),) + model.features[1:]), "sql", dialect="postgres")
+    for name, why in (("trailing ", "end with a space"), ("\U0001F332 tree", "beyond U\\+FFFF")):
+        with pytest.raises(TreegenError, match=why):  # names MySQL cannot hold
+            emit(replace(model, features=(Feature(name, "numeric"),) + model.features[1:]), "sql", dialect="mysql")
+        emit(replace(model, features=(Feature(name, "numeric"),) + model.features[1:]), "sql", dialect="postgres")
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))

@@ -361,7 +361,7 @@ def test_bad_files_are_one_line_errors(tmp_path):
 
 # -- end to end: import -> emit -> run the generated program -> compare with sklearn -------------------
 
-SQL_ENGINES = ("sqlite", "duckdb", "postgres", "spark")
+SQL_ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "spark")
 TARGETS = ("python", "java") + SQL_ENGINES
 
 
@@ -385,7 +385,7 @@ def program(model, target: str, name: str = "TreegenModel") -> str:
 def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "TreegenModel",
                   engine: dict | None = None) -> list[list[str]]:
     """Run the model's program for ``target`` (a language, or a SQL engine) on ``X``; its parsed CSV.
-    ``engine``: connection options of a server engine (``dsn`` for PostgreSQL, ``spark``)."""
+    ``engine``: connection options of a server engine (``dsn`` for PostgreSQL and MySQL, ``spark``)."""
     source = program(model, target, name)
     if target in SQL_ENGINES:
         from treegen.run.sql import run
@@ -437,9 +437,11 @@ def end_to_end_cases() -> dict:
 
 
 def engine_options(target: str, request) -> dict:
-    """The throwaway PostgreSQL server and the local Spark session of this test run (conftest.py)."""
+    """The throwaway PostgreSQL and MariaDB servers and the local Spark session of this test run (conftest.py)."""
     if target == "postgres":
         return {"dsn": request.getfixturevalue("postgres_dsn")}
+    if target == "mysql":
+        return {"dsn": request.getfixturevalue("mysql_server")}
     if target == "spark":
         return {"spark": request.getfixturevalue("spark")}
     return {}

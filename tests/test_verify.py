@@ -1,4 +1,5 @@
 """`treegen verify` runs every target for real and catches a program that disagrees with the model."""
+import os
 import subprocess
 import sys
 
@@ -45,3 +46,18 @@ def test_verify_on_postgres(postgres_dsn):
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], postgres_dsn=postgres_dsn)
     assert result.ok, result.line()
+
+
+def test_verify_on_mysql(mysql_server, tmp_path):
+    model = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["mysql"], mysql_dsn=mysql_server)
+    assert result.ok, result.line()
+    saved = tmp_path / "labor.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(saved)], check=True)
+    result = subprocess.run([sys.executable, "-m", "treegen", "verify", str(saved), "--to", "sql", "--dialect", "mysql"],
+                            capture_output=True, text=True, env={**os.environ, "TREEGEN_MYSQL_DSN": mysql_server})
+    assert result.returncode == 0 and result.stdout.split()[:2] == ["sql/mysql", "ok"], result.stdout + result.stderr
+    missing = subprocess.run([sys.executable, "-m", "treegen", "verify", str(saved), "--to", "sql", "--dialect", "mysql"],
+                             capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                  if k != "TREEGEN_MYSQL_DSN"})
+    assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr

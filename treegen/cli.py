@@ -314,13 +314,17 @@ def import_command(model_file, output, feature_names, trust):
 @click.option("--to", "targets", default="python,java,sql,rules", show_default=True,
               help="Comma-separated targets to check.")
 @click.option("--dialect", "dialects", default="sqlite,duckdb", show_default=True,
-              help="Comma-separated SQL engines to run: sqlite, duckdb, postgres, spark.")
+              help="Comma-separated SQL engines to run: sqlite, duckdb, postgres, mysql, spark.")
 @click.option("--postgres-dsn", envvar="TREEGEN_POSTGRES_DSN", help="libpq connection string for --dialect postgres.")
-def verify(model, data, targets, dialects, postgres_dsn):
+@click.option("--mysql-dsn", envvar="TREEGEN_MYSQL_DSN",
+              help="key=value connection parameters (host, port, user, password, database, unix_socket) "
+                   "for --dialect mysql.")
+def verify(model, data, targets, dialects, postgres_dsn, mysql_dsn):
     """Run the generated code for real and check it predicts what the model predicts."""
     from .verify import verify as run_verify
     loaded = load_model(model)
-    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), postgres_dsn=postgres_dsn)
+    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), postgres_dsn=postgres_dsn,
+                         mysql_dsn=mysql_dsn)
     failed = False
     for result in results:
         click.echo(result.line())

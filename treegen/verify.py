@@ -82,13 +82,13 @@ def _program_runner(target: str) -> Callable[[Model, str, list[str]], str]:
     return runner
 
 
-def _sql_runner(dialect: str, postgres_dsn: str | None) -> Callable[[Model, str, list[str]], str]:
+def _sql_runner(dialect: str, dsn: str | None) -> Callable[[Model, str, list[str]], str]:
     from .emit import emit
     from .run.sql import run
 
     def runner(model: Model, csv_text: str, args: list[str]) -> str:
         sql = emit(model, "sql", dialect=dialect, proba=model.target.is_classification or None)
-        return run(sql, csv_text, args, model=model, dialect=dialect, dsn=postgres_dsn)
+        return run(sql, csv_text, args, model=model, dialect=dialect, dsn=dsn)
     return runner
 
 
@@ -112,10 +112,14 @@ def _rules_runner(model: Model, csv_text: str, args: list[str]) -> str:
 
 
 def verify(model: Model, data: str | None, targets: list[str], dialects: list[str],
-           postgres_dsn: str | None = None) -> list[Result]:
+           postgres_dsn: str | None = None, mysql_dsn: str | None = None) -> list[Result]:
     if "sql" in targets and "postgres" in dialects and not postgres_dsn:
         raise TreegenError("--dialect postgres needs a server: pass --postgres-dsn "
                            "(or set TREEGEN_POSTGRES_DSN), e.g. 'host=/tmp port=5432 user=postgres'")
+    if "sql" in targets and "mysql" in dialects and not mysql_dsn:
+        raise TreegenError("--dialect mysql needs a server: pass --mysql-dsn "
+                           "(or set TREEGEN_MYSQL_DSN), e.g. 'host=127.0.0.1 port=3306 user=root database=test'")
+    dsns = {"postgres": postgres_dsn, "mysql": mysql_dsn}
     rows = probe_rows(model)
     if data:
         rows += rows_for_model(read_table(data), model)
@@ -123,7 +127,7 @@ def verify(model: Model, data: str | None, targets: list[str], dialects: list[st
     runners: list[tuple[str, Callable]] = []
     for target in targets:
         if target == "sql":
-            runners += [(f"sql/{d}", _sql_runner(d, postgres_dsn)) for d in dialects]
+            runners += [(f"sql/{d}", _sql_runner(d, dsns.get(d))) for d in dialects]
         elif target == "rules":
             runners.append(("rules", _rules_runner))
         elif target in ("python", "java"):

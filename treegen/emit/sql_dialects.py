@@ -17,6 +17,7 @@ same double:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -41,6 +42,7 @@ class Dialect:
     ignores_case: bool = False  # identifiers that differ only in case name the same column
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     walk_nodes: int | None = None  # trees of more nodes (numeric splits only) are walked as arrays
 
@@ -52,6 +54,9 @@ class Dialect:
             raise TreegenError(f"{self.name}: a name cannot contain a NUL character: {name!r}")
         if not name and not self.empty_names:
             raise TreegenError(f"{self.name}: an empty name cannot be a column name")
+        for pattern, why in self.bad_names:
+            if re.search(pattern, name):
+                raise TreegenError(f"{self.name}: {name!r} cannot be a name: {why}")
         opening, closing = self.quotes
         return opening + name.replace(closing, closing * 2) + closing
 
@@ -120,9 +125,13 @@ DIALECTS = {dialect.name: dialect for dialect in (
             nan="'NaN'::float8", name_limit=63, nesting=24),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case=True, nesting=24),
+    # text_type is the column type treegen's runner loads rows into (MariaDB): a binary NO PAD collation,
+    # so that strings compare exactly ('a' <> 'a ', 'a' <> 'A'); MySQL 8 calls it utf8mb4_0900_bin.
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
-            text_type="TEXT", cast_text="CHAR", double_form="{exp}", infinity=None, concat="CONCAT({0}, {1})",
-            ignores_case=True, name_limit=64, nesting=24),
+            text_type="TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", cast_text="CHAR", double_form="{exp}",
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case=True, name_limit=64, nesting=24,
+            bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),
+                       (r" \Z", "a column name cannot end with a space"))),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500),  # Janino fails on deeper or bigger code

@@ -1,6 +1,7 @@
 """Run generated SQL for real: load rows into a table of the model's columns (DOUBLE for numeric
-features, text for nominal ones, NULL for a missing value) in SQLite, DuckDB, PostgreSQL or Spark SQL,
-run the query and print its answers as a generated program would (see the common protocol).
+features, text for nominal ones, NULL for a missing value) in SQLite, DuckDB, PostgreSQL, MySQL
+(MariaDB) or Spark SQL, run the query and print its answers as a generated program would (see the
+common protocol).
 
 The query must be a full ``SELECT`` from :func:`treegen.emit.sql.emit`: its columns are the features,
 the prediction, then the class probabilities (``proba``), then the leaf ids (``leaf``).
@@ -17,7 +18,7 @@ from ..emit.sql_dialects import dialect as find_dialect
 from ..errors import TreegenError
 from ..model import Model
 
-ENGINES = ("sqlite", "duckdb", "postgres", "spark")
+ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "spark")
 
 
 def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model: Model,
@@ -29,8 +30,9 @@ def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model
     args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
         leaf column; the query must have been generated with those columns.
     model : gives the table's columns and the class labels.
-    dialect : the engine: ``sqlite``, ``duckdb``, ``postgres`` (needs ``dsn``) or ``spark`` (uses
-        ``spark``, a SparkSession, or starts a local one).
+    dialect : the engine: ``sqlite``, ``duckdb``, ``postgres`` (``dsn``: a libpq connection string),
+        ``mysql`` (``dsn``: ``key=value`` pairs for PyMySQL, e.g. ``unix_socket=/run/mysqld/mysqld.sock
+        user=root database=test``) or ``spark`` (uses ``spark``, a SparkSession, or starts a local one).
     """
     rows = read_csv(model, data) if isinstance(data, str) else list(data)
     try:
@@ -115,6 +117,42 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
                     copy.write_row(record + (n,))
             cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
             return cursor.fetchall()
+
+
+def _run_mysql(sql, model, rows, table, dsn=None, **_):
+    import pymysql
+    if dsn is None:
+        raise TreegenError("mysql needs connection parameters (dsn), e.g. 'host=127.0.0.1 user=root database=test'")
+    # The DOUBLE type holds no NaN: a NaN is missing, as in the model (SQLite stores it as NULL too).
+    records = [tuple(None if isinstance(v, float) and math.isnan(v) else v for v in record)
+               for record in values(model, rows)]
+    with closing(pymysql.connect(**_mysql_parameters(dsn), charset="utf8mb4", autocommit=True)) as connection:
+        with connection.cursor() as cursor:
+            # The SQL is written for the default sql_mode, where a backslash escapes in a string literal.
+            cursor.execute("SELECT @@SESSION.sql_mode")
+            modes = [m for m in cursor.fetchone()[0].split(",") if m and m != "NO_BACKSLASH_ESCAPES"]
+            cursor.execute("SET SESSION sql_mode = %s", (",".join(modes),))
+            # a temporary table: private to this connection, its rows read back in insertion order
+            cursor.execute(create_table(model, "mysql", table, temporary="TEMPORARY "))
+            if rows and model.features:
+                cursor.executemany(insert(model, "mysql", table, placeholder="%s"), records)
+            elif rows:
+                raise TreegenError("a model without features cannot be run on rows in SQL")
+            cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
+            return list(cursor.fetchall())
+
+
+def _mysql_parameters(dsn: str) -> dict:
+    """PyMySQL's connection arguments from ``key=value`` pairs separated by spaces (shell quoting)."""
+    import shlex
+    parameters = {}
+    for pair in shlex.split(dsn):
+        key, equals, value = pair.partition("=")
+        if not equals or key not in ("host", "port", "user", "password", "database", "unix_socket"):
+            raise TreegenError(f"mysql connection parameters: expected host, port, user, password, database or "
+                               f"unix_socket as key=value, got {pair!r}")
+        parameters[key] = int(value) if key == "port" else value
+    return parameters
 
 
 def _run_spark(sql, model, rows, table, spark=None, **_):
