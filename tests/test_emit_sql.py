@@ -94,7 +94,8 @@ def hostile_model(seed: int, dialect: str) -> Model:
     fold = str.lower if d.ignores_case else str
     names, seen = [], set()
     for name in HOSTILE_NAMES:
-        if holds(d, name) and fold(name) not in seen:
+        # MySQL: a column name cannot end with a space (the server says so; an alias can)
+        if holds(d, name) and fold(name) not in seen and not (dialect == "mysql" and name.endswith(" ")):
             seen.add(fold(name))
             names.append(name)
     rng = random.Random(seed)
@@ -225,7 +226,7 @@ def test_quote_characters_and_names_at_the_length_limit(engine):
     limit = DIALECTS[dialect].name_limit or 100
     longest = "\u00e9" * (limit // 2) + "x" * (limit % 2)
     names = ["back`tick", "two``ticks", 'dq"uote', "it's", longest]
-    labels = ("L" * 70 + "1", "L" * 70 + "2", "`", "IT'S")
+    labels = ("L" * 70 + "1", "L" * 70 + "2", "` ", "IT'S")  # "` ": an alias may end with a space
     model = random_model(12, n_numeric=3, n_nominal=2, names=names, classes=labels)
     model = with_categories(model, ["x`y", "`", "``", "\\`", 'q"', "'", "\\'", "x'`\"y"] * 3)
     assert_agrees(model, probe_rows(model, limit=200), dialect, **connection)
@@ -461,10 +462,10 @@ def test_user_errors():
     emit(twins, "sql", dialect="postgres")  # PostgreSQL keeps quoted names apart
     with pytest.raises(TreegenError, match="empty name"):
         emit(replace(model, features=(Feature("", "numeric"),) + model.features[1:]), "sql", dialect="postgres")
-    for name, why in (("trailing ", "end with a space"), ("\U0001F332 tree", "beyond U\\+FFFF")):
-        with pytest.raises(TreegenError, match=why):  # names MySQL cannot hold
-            emit(replace(model, features=(Feature(name, "numeric"),) + model.features[1:]), "sql", dialect="mysql")
-        emit(replace(model, features=(Feature(name, "numeric"),) + model.features[1:]), "sql", dialect="postgres")
+    tree = replace(model, features=(Feature("\U0001F332 tree", "numeric"),) + model.features[1:])
+    with pytest.raises(TreegenError, match="beyond U\\+FFFF"):  # no MySQL name holds it, column or alias
+        emit(tree, "sql", dialect="mysql")
+    emit(tree, "sql", dialect="postgres")
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))

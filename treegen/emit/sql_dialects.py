@@ -130,8 +130,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", cast_text="CHAR", double_form="{exp}",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case=True, name_limit=64, nesting=24,
-            bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),
-                       (r" \Z", "a column name cannot end with a space"))),
+            bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500),  # Janino fails on deeper or bigger code
