@@ -3,6 +3,7 @@ route, very deep chains, very wide trees, and hostile names."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from .model import is_close  # noqa: F401  (tests import it from here too)
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
@@ -135,6 +136,23 @@ def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: boo
     for node_id, children in children_of.items():
         nodes[node_id].children = tuple(sorted(children))
     return Model(features, target, [Tree(nodes).canonical()], meta={"algorithm": "wide"})
+
+
+def with_fractions(model: Model, seed: int = 0) -> Model:
+    """The model with C4.5's fractional route, random weights, at every split: a missing value then
+    reaches every leaf below it (the worst case for walking a tree)."""
+    rng = random.Random(seed)
+    trees = []
+    for tree in model.trees:
+        nodes = []
+        for node in tree.nodes:
+            if node.split is not None:
+                weights = [rng.random() + 0.01 for _ in node.children]
+                route = MissingRoute.fraction([w / sum(weights) for w in weights])
+                node = replace(node, split=replace(node.split, missing=route))
+            nodes.append(node)
+        trees.append(replace(tree, nodes=nodes))
+    return replace(model, trees=trees)
 
 
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:

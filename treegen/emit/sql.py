@@ -13,14 +13,15 @@ generated code), because below that limit a tree is written from its flat rules
   missing value (NULL; NaN where the engine stores it; a category the feature does not know) tested
   where the split or rule sends it.
 * In Spark SQL a bigger tree (``Dialect.walk_nodes``) of numeric ``<=`` and nominal ``==`` / ``in``
-  splits (missing values stopping or sent to a child) is data instead: its nodes' features, cuts and
-  children as arrays (each one string literal cast to an array) and a loop, ``aggregate`` over
-  ``sequence(1, depth)``, that moves the row one level down per step; a nominal value is looked up by
-  its category's position. A nested
-  CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow interpreted
-  evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000 leaves.
-* A tree with fractional routes sums ``weight * value`` over its rules, each weight a ``CASE`` of the
-  rule's conditions times the fractions of the conditions whose value is missing.
+  splits is data instead: its nodes' features, cuts and children as arrays (each one string literal
+  cast to an array) and a loop, ``aggregate`` over ``sequence(1, depth)``, that moves the row one
+  level down per step; a nominal value is looked up by its category's position. With fractional
+  routes the loop carries the weighted entries still on their way and adds up those that ended, in
+  node order. A nested CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to
+  slow interpreted evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs
+  50,000 leaves. A full query computes each walk once, in a derived table, for every output to read.
+* Elsewhere, a tree with fractional routes sums ``weight * value`` over its rules, each weight a
+  ``CASE`` of the rule's conditions times the fractions of the conditions whose value is missing.
 * Several trees are combined as the model says (average; sum with init and scale, then the sigmoid or
   softmax link with ``EXP``); the label is the class with the highest score, the first on ties.
 
@@ -34,7 +35,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..errors import TreegenError
-from ..model import Model, Tree, argmax, child_for
+from ..model import MissingRoute, Model, Tree, argmax, child_for
 from ..rules import INTERVAL, MISSING, Condition, Rule, lower, lower_tree
 from . import render
 from .sql_dialects import Dialect, dialect as find_dialect
@@ -81,6 +82,12 @@ class _Writer:
         self.prefix = _free_prefix(model, d)
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
+        self._scores_defined = False
+        # a walked tree's end (node, or weighted nodes) is computed once and read by every output
+        self.walks = {i: f"w{i}" for i, tree in enumerate(model.trees)
+                      if d.walk_nodes is not None and len(tree.nodes) > d.walk_nodes and _walkable(model, tree)}
+        for i, name in self.walks.items():
+            self.define(name, lambda ref, i=i: self.walk(i))
 
     # -- conditions --------------------------------------------------------------------
 
@@ -150,14 +157,15 @@ class _Writer:
     def case(self, rules, then: Callable) -> str:
         return render("sql", "case.sql.j2", branches=[(self.conjunction(r.conditions), then(r)) for r in rules])
 
-    def tree_case(self, index: int, then: Callable[[int], str], numbers=None) -> str:
+    def tree_case(self, index: int, then: Callable[[int], str], ref: Ref, numbers=None) -> str:
         """An exclusive tree as one expression giving ``then(node id)`` of the node reached: CASEs
         nested along the tree's own splits (one test per row and level) down to the dialect's
         nesting limit, then a flat CASE of the rules of each subtree below. Built with a stack.
-        ``numbers``: (node id -> the number that ``then`` writes, its SQL type), for a walked tree."""
+        A walked tree reads the node reached from its walk (``ref``); ``numbers``: (node id -> the
+        number that ``then`` writes, its SQL type), so that the outcomes are one array."""
         tree = self.model.trees[index]
-        if self.d.walk_nodes is not None and len(tree.nodes) > self.d.walk_nodes and _walkable(self.model, tree):
-            return self.walk(tree, then, numbers)
+        if index in self.walks:
+            return self.walked_outcome(tree, ref(self.walks[index]), then, numbers)
         out, stack = [], [(0, 0)]  # (node id, depth) or (text, None)
         while stack:
             item, depth = stack.pop()
@@ -176,37 +184,94 @@ class _Writer:
                 stack.extend(reversed(parts))
         return "".join(out)
 
-    def walk(self, tree: Tree, then: Callable[[int], str], numbers=None) -> str:
+    def walk(self, index: int) -> str:
         """A big tree as data: arrays of its nodes' features, cuts and children, and a loop (Spark's
         ``aggregate`` over ``sequence``) that moves a row down one level per step, as many steps as the
         tree is deep. Leaves, and nodes where a missing value stops, lead to themselves, so extra steps
         change nothing. Neither the text nor the generated code grows with the tree's nesting (a big
         nested CASE is beyond Janino's 64 KB a method), and each array is one string literal cast to an
-        array (a literal per node fills the parser's heap).
+        array (a literal per node fills the parser's heap). An exclusive tree's walk ends at one node
+        (counted from 1); with fractional routes, see :meth:`weighted_walk`.
 
         A nominal value becomes its category's code (its position in the tree's categories of the
         feature, 0 when NULL or unknown: missing); a nominal node's ``left`` is where its row starts in
         a flat array of destinations indexed by code, which :func:`treegen.model.child_for` fills, so
         ``==`` and ``in`` splits are one lookup and exact by construction."""
+        tree = self.model.trees[index]
+        nodes = self.walk_arrays(tree)
+        if not self.trees[index].exclusive:
+            return self.weighted_walk(tree, nodes)
         n, level = self.column("node"), self.column("level")  # names no feature can hide
+        return f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {self.next_node(nodes, n)})"
+
+    def weighted_walk(self, tree: Tree, nodes: dict[str, str]) -> str:
+        """The walk of a tree with fractional routes: a struct of the entries still on their way down
+        (node, weights, done), the totals (one per output component) and the leaf id.
+
+        A missing value at a fractional split replaces an entry by one per child, in order, so entries
+        stay in node order. ``weights`` holds one product per feature with fractional splits, taken in
+        path order; an entry's weight multiplies them in feature order (the model's arithmetic). After
+        each step the ended entries in front (at a leaf or a stop) are added to the totals and dropped:
+        added in node order, as the model adds, and a step touches only the entries left, so a
+        fractional chain 10,000 deep stays linear. The leaf id is the first ended entry with weight."""
+        e, acc, new, done, nx, j, x, i, t = (self.column(name) for name in
+                                             ("entry", "acc", "new", "done", "next", "child", "x", "i", "t"))
+        width, one = len(tree.nodes[0].value), self.d.double(1.0)
+        values = self.d.array_of([v for node in tree.nodes for v in node.value], "DOUBLE")
+        ends = lambda node: f"{_at(nodes['features'], node)} = 0"  # a leaf
+        start = (f"named_struct('active', array(named_struct('n', 1, 'w', array_repeat({one}, {nodes['slots']}), "
+                 f"'d', false)), 't', array_repeat({self.d.double(0.0)}, {width}), 'leaf', CAST(NULL AS INT))")
+        # one level down: an entry moves to a child (or stays, done), or spreads over all children
+        first, count, kid = _at(nodes["first"], f"{e}.n"), _at(nodes["count"], f"{e}.n"), _at(nodes["kids"], j)
+        shared = f"transform({e}.w, ({x}, {i}) -> IF({i} = {_at(nodes['slot'], f'{e}.n')}, {x} * {_at(nodes['shares'], j)}, {x}))"
+        spread = f"transform(sequence({first}, {first} + {count} - 1), {j} -> named_struct('n', {kid}, 'w', {shared}, 'd', {ends(kid)}))"
+        moved = f"array(named_struct('n', {nx}, 'w', {e}.w, 'd', {nx} = {e}.n OR {ends(nx)}))"
+        step = _let(self.next_node(nodes, f"{e}.n"), nx, f"IF({nx} > 0, {moved}, {spread})")
+        # the ended entries in front go into the totals (t + weight * value) and the leaf id
+        weight = f"aggregate({e}.w, {one}, ({x}, {t}) -> {x} * {t})"
+        value = _at(values, f"({e}.n - 1) * {width} + {i} + 1")
+        totals = f"transform({acc}.t, ({t}, {i}) -> aggregate({done}, {t}, ({x}, {e}) -> {x} + {weight} * {value}))"
+        leaf = f"coalesce({acc}.leaf, try_element_at(filter({done}, {e} -> NOT exists({e}.w, {x} -> {x} = 0)), 1).n)"
+        in_front = f"coalesce(nullif(array_position(transform({new}, {e} -> {e}.d), false), 0) - 1, size({new}))"
+        settle = _let(f"slice({new}, 1, {in_front})", done,
+                      f"named_struct('active', slice({new}, size({done}) + 1, size({new}) - size({done})), "
+                      f"'t', {totals}, 'leaf', {leaf})")
+        level_down = _let(f"flatten(transform({acc}.active, {e} -> IF({e}.d, array({e}), {step})))", new, settle)
+        return f"aggregate(sequence(1, {tree.depth()}), {start}, ({acc}, {self.column('level')}) -> {level_down})"
+
+    def walk_arrays(self, tree: Tree) -> dict[str, str]:
+        """The SQL arrays a walk reads (see :func:`_walk_rows`), and the feature values it indexes."""
         numeric = [i for i, f in enumerate(self.model.features) if f.is_numeric]
         nominal = _nominal_categories(self.model, tree)
         slot = {f: k for k, f in enumerate(numeric, 1)} | {f: -k for k, f in enumerate(nominal, 1)}
-        rows, destinations = _walk_rows(self.model, tree, slot, nominal)
-        feature, cuts, left, right, missing = zip(*rows)
-        features = _at(self.d.array_of(feature, "INT"), n)
-        step = [f"CASE WHEN {features} = 0 THEN {n}"]
-        if nominal:
-            codes = ", ".join(f"CAST(coalesce(array_position(array({self.strings(categories)}), {self.columns[f]}), 0) AS INT)"
-                              for f, categories in nominal.items())
-            code = _at(f"array({codes})", f"-{features}")
-            step.append(f" WHEN {features} < 0 THEN {_at(self.d.array_of(destinations, 'INT'), _at(self.d.array_of(left, 'INT'), n) + ' + ' + code)}")
-        if numeric:
-            value = _at("array(" + ", ".join(self.columns[f] for f in numeric) + ")", features)
-            step.append(f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(self.d.array_of(missing, 'INT'), n)}"
-                        f" WHEN {value} <= {_at(self.d.array_of(cuts, 'DOUBLE'), n)} THEN {_at(self.d.array_of(left, 'INT'), n)}"
-                        f" ELSE {_at(self.d.array_of(right, 'INT'), n)}")
-        reached = f"aggregate(sequence(1, {tree.depth()}), 1, ({n}, {level}) -> {''.join(step)} END)"
+        rows, destinations, spread = _walk_rows(self.model, tree, slot, nominal)
+        arrays = {name: self.d.array_of(column, "DOUBLE" if name == "cuts" else "INT")
+                  for name, column in zip(("features", "cuts", "left", "right", "missing"), zip(*rows))}
+        arrays["destinations"] = self.d.array_of(destinations, "INT")
+        arrays["values"] = "array(" + ", ".join(self.columns[f] for f in numeric) + ")" if numeric else ""
+        arrays["codes"] = ", ".join(f"CAST(coalesce(array_position(array({self.strings(categories)}), "
+                                    f"{self.columns[f]}), 0) AS INT)" for f, categories in nominal.items())
+        if spread is not None:
+            arrays["slots"] = str(spread.pop("slots"))
+            arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}
+        return arrays
+
+    def next_node(self, nodes: dict[str, str], n: str) -> str:
+        """The node that node ``n`` sends the row to (itself at a leaf or a stop; 0: spread)."""
+        feature = _at(nodes["features"], n)
+        step = [f"CASE WHEN {feature} = 0 THEN {n}"]
+        if nodes["codes"]:
+            code = _at(f"array({nodes['codes']})", f"-{feature}")
+            step.append(f" WHEN {feature} < 0 THEN {_at(nodes['destinations'], _at(nodes['left'], n) + ' + ' + code)}")
+        if nodes["values"]:
+            value = _at(nodes["values"], feature)
+            step.append(f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(nodes['missing'], n)}"
+                        f" WHEN {value} <= {_at(nodes['cuts'], n)} THEN {_at(nodes['left'], n)}"
+                        f" ELSE {_at(nodes['right'], n)}")
+        return "".join(step) + " END"
+
+    def walked_outcome(self, tree: Tree, reached: str, then: Callable[[int], str], numbers=None) -> str:
+        """``then(node)`` of the node an exclusive walk reached, looked up in an array."""
         if numbers is not None:  # one string again, rather than a literal per node
             number, sql_type = numbers
             return _at(self.d.array_of([number(i) for i in range(len(tree.nodes))], sql_type), reached)
@@ -242,12 +307,15 @@ class _Writer:
             return [(tests[0], children[0]), (None, children[1])]
         return [(f"{column} = {self.d.string(split.values[i])}", children[i]) for i in order] + [(None, children[default])]
 
-    def tree_value(self, index: int, k: int) -> str:
+    def tree_value(self, index: int, k: int, ref: Ref) -> str:
         """Component ``k`` of one tree's output."""
         tree = self.trees[index]
         if tree.exclusive:
             nodes = self.model.trees[index].nodes
-            return self.tree_case(index, lambda n: self.d.double(nodes[n].value[k]), (lambda n: nodes[n].value[k], "DOUBLE"))
+            return self.tree_case(index, lambda n: self.d.double(nodes[n].value[k]), ref,
+                                  (lambda n: nodes[n].value[k], "DOUBLE"))
+        if index in self.walks:  # the walk has added it up
+            return _at(f"{ref(self.walks[index])}.t", str(k + 1))
         terms = [self.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
                  for r in tree.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
         return self.total(terms) if terms else self.d.double(0.0)
@@ -259,16 +327,16 @@ class _Writer:
             terms = ["(" + " + ".join(terms[i:i + SUM_CHUNK]) + ")" for i in range(0, len(terms), SUM_CHUNK)]
         return " + ".join(terms)
 
-    def raw_score(self, k: int) -> str:
+    def raw_score(self, k: int, ref: Ref) -> str:
         """Score ``k`` before the link: the trees combined as the model says."""
         combine, trees = self.model.combine, self.trees
         if combine.kind == "single":
-            return self.tree_value(0, k)
+            return self.tree_value(0, k, ref)
         if combine.kind == "average":
-            return f"({self.total([self.tree_value(i, k) for i in range(len(trees))])}) / {self.d.double(len(trees))}"
+            return f"({self.total([self.tree_value(i, k, ref) for i in range(len(trees))])}) / {self.d.double(len(trees))}"
         scale = "" if combine.scale == 1.0 else f"{self.d.double(combine.scale)} * "
         terms = [self.d.double(combine.init[k])]
-        terms += [f"{scale}({self.tree_value(i, 0 if t.output is not None else k)})"
+        terms += [f"{scale}({self.tree_value(i, 0 if t.output is not None else k, ref)})"
                   for i, t in enumerate(trees) if t.output in (None, k)]
         return self.total(terms)
 
@@ -288,24 +356,25 @@ class _Writer:
 
     def score_ref(self, k: int) -> Callable[[Ref], str]:
         """The final score ``k`` (a probability for classification), defined on first use."""
-        if not self.definitions:
+        if not self._scores_defined:
+            self._scores_defined = True
             self._define_scores()
         return lambda ref: ref(f"p{k}")
 
     def _define_scores(self) -> None:
-        d, link, define = self.d, self.link(), self.define
+        d, link, define, walks = self.d, self.link(), self.define, list(self.walks.values())
         if link == "identity":
             for k in range(self.width()):
-                define(f"p{k}", lambda ref, k=k: self.raw_score(k))
+                define(f"p{k}", lambda ref, k=k: self.raw_score(k, ref), walks)
         elif link == "sigmoid":
-            s = define("s0", lambda ref: self.raw_score(0))
+            s = define("s0", lambda ref: self.raw_score(0, ref), walks)
             one = d.double(1.0)
             p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + s(ref))})"
                                           f" ELSE {d.double(0.0)} END"), ["s0"])
             define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
         elif link == "softmax":
             names = [f"s{k}" for k in range(self.width())]
-            raw = [define(name, lambda ref, k=k: self.raw_score(k)) for k, name in enumerate(names)]
+            raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), walks) for k, name in enumerate(names)]
             top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
             exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
                     for k, s in enumerate(raw)]
@@ -325,10 +394,10 @@ class _Writer:
         if single and not proba:  # one CASE that gives the answer itself
             nodes = model.trees[0].nodes
             if not model.target.is_classification:
-                return lambda ref: self.tree_case(0, lambda n: self.d.double(nodes[n].value[0]),
+                return lambda ref: self.tree_case(0, lambda n: self.d.double(nodes[n].value[0]), ref,
                                                   (lambda n: nodes[n].value[0], "DOUBLE"))
             labels = model.target.classes
-            return lambda ref: self.tree_case(0, lambda n: self.d.string(labels[argmax(nodes[n].value)]))
+            return lambda ref: self.tree_case(0, lambda n: self.d.string(labels[argmax(nodes[n].value)]), ref)
         scores = [self.score_ref(k) for k in range(self.width())]
         if not model.target.is_classification:
             return scores[0]
@@ -348,14 +417,23 @@ class _Writer:
 
     def leaf(self) -> Callable[[Ref], str]:
         """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
-        cases = [self.tree_case(i, str, (int, "INT")) if tree.exclusive else self.case(tree.rules, lambda rule: str(rule.node))
-                 for i, tree in enumerate(self.trees)]
-        if len(cases) == 1:
-            return lambda ref: cases[0]
-        text = f"CAST({cases[0]} AS {self.d.cast_text})"
-        for case in cases[1:]:
+        return lambda ref: self.joined([self.tree_leaf(i, ref) for i in range(len(self.trees))])
+
+    def tree_leaf(self, index: int, ref: Ref) -> str:
+        if self.trees[index].exclusive:
+            return self.tree_case(index, str, ref, (int, "INT"))
+        if index in self.walks:  # the first end whose every weight is not zero
+            return f"{ref(self.walks[index])}.leaf - 1"
+        return self.case(self.trees[index].rules, lambda rule: str(rule.node))
+
+    def joined(self, ids: list[str]) -> str:
+        """One tree's leaf id, or the ids of several joined with ``;``."""
+        if len(ids) == 1:
+            return ids[0]
+        text = f"CAST({ids[0]} AS {self.d.cast_text})"
+        for case in ids[1:]:
             text = self.d.concat.format(self.d.concat.format(text, "';'"), f"CAST({case} AS {self.d.cast_text})")
-        return lambda ref: text
+        return text
 
     def class_columns(self) -> list[str]:
         """Output column names for the class probabilities: the labels, made unique and legal."""
@@ -422,10 +500,14 @@ def _at(array: str, index: str) -> str:
     return f"element_at({array}, {index})"
 
 
+def _let(value: str, name: str, body: str) -> str:
+    """``body`` with ``name`` bound to ``value``, computed once (Spark SQL has no LET)."""
+    return f"element_at(transform(array({value}), {name} -> {body}), 1)"
+
+
 def _walkable(model: Model, tree: Tree) -> bool:
-    """Every split of the tree is ``x <= t`` on a numeric feature or ``==`` / ``in`` on a nominal one,
-    missing values sent to a child or stopping there."""
-    return all(node.split is None or (node.split.op in ("<=", "==", "in") and node.split.missing.kind in ("stop", "child")
+    """Every split of the tree is ``x <= t`` on a numeric feature or ``==`` / ``in`` on a nominal one."""
+    return all(node.split is None or (node.split.op in ("<=", "==", "in")
                                       and model.features[node.split.feature].is_numeric == (node.split.op == "<="))
                for node in tree.nodes)
 
@@ -443,15 +525,33 @@ def _nominal_categories(model: Model, tree: Tree) -> dict[int, tuple[str, ...]]:
 
 def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int, tuple[str, ...]]):
     """(feature slot, cut, left, right, where missing goes) per node, nodes counted from 1 as
-    element_at does, and the flat destinations of the nominal nodes (by category code, 0 first)."""
+    element_at does, and the flat destinations of the nominal nodes (by category code, 0 first).
+
+    A missing value at a fractional split goes to 0: spread over the children. ``spread`` (None
+    without fractional splits) says how: per node its first child's position in the flat ``kids``
+    and ``shares``, its child count, and which of the weights (one per feature with fractional
+    splits: ``slots`` of them) the shares multiply, counted from 0."""
     cut = model.numeric.effective_threshold
+    fractional = sorted({node.split.feature for node in tree.nodes
+                         if node.split is not None and node.split.missing.kind == "fraction"})
     rows, destinations = [], []
+    spread = {"slots": len(fractional), "first": [], "count": [], "slot": [], "kids": [], "shares": []}
     for n, node in enumerate(tree.nodes, 1):
         split = node.split
+        route = split.missing if split is not None else MissingRoute.stop()
+        spread["first"].append(len(spread["kids"]) + 1)
+        if route.kind == "fraction":
+            spread["count"].append(len(node.children))
+            spread["slot"].append(fractional.index(split.feature))
+            spread["kids"] += [child + 1 for child in node.children]
+            spread["shares"] += route.weights
+        else:
+            spread["count"].append(0)
+            spread["slot"].append(-1)
         if split is None:  # a leaf leads to itself
             rows.append((0, 0.0, n, n, n))
             continue
-        missing = n if split.missing.kind == "stop" else node.children[split.missing.child] + 1
+        missing = node.children[route.child] + 1 if route.kind == "child" else n if route.kind == "stop" else 0
         if split.op == "<=":
             left, right = (child + 1 for child in node.children)
             rows.append((slot[split.feature], cut(split.threshold), left, right, missing))
@@ -460,7 +560,7 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
         for category in (None,) + nominal[split.feature]:
             child = None if category is None else child_for(model, split, category)
             destinations.append(missing if child is None else node.children[child] + 1)
-    return rows, destinations or [0]
+    return rows, destinations or [0], spread if fractional else None
 
 
 def _union(first, second) -> tuple:

@@ -1,0 +1,86 @@
+"""Spark SQL walks big trees as arrays (see :meth:`treegen.emit.sql._Writer.walk`): here, trees with
+C4.5's fractional routes, where a missing value spreads a row over several leaves. Every answer is
+compared with the model's, bit for bit: scores, labels and leaf ids."""
+from __future__ import annotations
+
+import math
+
+from treegen.emit import emit
+from treegen.emit.sql_dialects import DIALECTS
+from treegen.model import Model
+from treegen.probes import probe_rows
+from treegen.rules import lower
+from treegen.run.sql import query
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
+
+
+def first_leaf_with_weight(model: Model, row) -> int:
+    """What the leaf column promises for one tree: the leaf of the first rule with weight."""
+    for rule in lower(model)[0].rules:
+        if all(c.factor(row.get(model.features[c.feature].name), model.features[c.feature].categories) != 0.0
+               for c in rule.conditions):
+            return rule.node
+    raise AssertionError("no rule applies")
+
+
+def assert_exact(model: Model, rows, spark, leaves: bool = True) -> None:
+    """The walked SQL's label (or value), scores and leaf ids are the model's own, bit for bit."""
+    classify = model.target.is_classification
+    sql = emit(model, "sql", dialect="spark", proba=classify, leaf=True)
+    assert "aggregate(sequence(" in sql, "the tree was not walked"
+    results = query(sql, model, rows, "spark", spark=spark)
+    first = len(model.features)
+    for row, result in zip(rows, results):
+        want = [model.predict(row)] + (list(model.scores(row)) if classify else [])
+        assert list(result[first:-1]) == want, (row, want, result[first:])
+        if leaves and len(model.trees) == 1:
+            assert result[-1] == first_leaf_with_weight(model, row), row
+
+
+def walked_random_model(seed: int, **options) -> Model:
+    """The first random model from ``seed`` on whose every tree is big enough to be walked."""
+    options = dict(n_numeric=3, n_nominal=2, max_depth=12, missing_kinds=("fraction", "stop", "child"), **options)
+    while True:
+        model = random_model(seed, **options)
+        if min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes:
+            return model
+        seed += 1
+
+
+def fractional_models(seed: int):
+    """Random trees with every kind of split and missing route, fractional ones among them: one
+    tree, regression, two trees averaged, names a loop variable could hide, hostile labels."""
+    return [walked_random_model(seed), walked_random_model(seed, regression=True), walked_random_model(seed, n_trees=2),
+            walked_random_model(seed, names=("n", "LEVEL", "treegen_entry", "a`b", "t"), classes=tuple(HOSTILE_NAMES[:4]))]
+
+
+def test_fractional_trees_are_walked_exactly(spark):
+    for model in fractional_models(0) + fractional_models(20)[:2]:
+        assert any(node.split is not None and node.split.missing.kind == "fraction" for node in model.trees[0].nodes)
+        rows = probe_rows(model, limit=120) + random_rows(model, 60, seed=1, missing=0.3) + [{}]
+        assert_exact(model, rows, spark)
+
+
+def test_nan_is_missing_in_a_walk(spark):
+    model = fractional_models(0)[0]
+    rows = random_rows(model, 60, seed=2, missing=0.4)
+    as_nan = [{k: math.nan if v is None and model.features[i].is_numeric else v for i, (k, v) in enumerate(row.items())}
+              for row in rows]
+    sql, first = emit(model, "sql", dialect="spark", proba=True, leaf=True), len(model.features)
+    with_nan, with_null = (query(sql, model, data, "spark", spark=spark) for data in (as_nan, rows))
+    assert [r[first:] for r in with_nan] == [r[first:] for r in with_null]
+
+
+def test_fractional_routes_at_the_required_sizes(spark):
+    """50,000 leaves, and a chain 10,000 deep, with a fractional route at every split: a row with
+    missing values reaches every leaf below (the chain's steps touch only entries still on their way)."""
+    for model, count in [(with_fractions(wide_model(50_000)), 30), (with_fractions(chain_model(10_000)), 12)]:
+        probes = probe_rows(model)
+        rows = random_rows(model, count, seed=1, missing=0.5) + probes[::len(probes) // count] + [{}]
+        assert_exact(model, rows, spark, leaves=False)
+
+
+def test_proba_reads_one_walk_per_tree():
+    """Scores, label and leaf read the walk from a derived table: its arrays are written once."""
+    for model in (wide_model(2_000), with_fractions(wide_model(2_000))):
+        assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == 1
