@@ -297,8 +297,8 @@ HOSTILE_CATEGORIES = ["it's", 'say "hi"', "back\\slash", "a,b", "", " leading sp
 
 def bushy_tree(rng: random.Random, features, target: Target, depth: int) -> Tree:
     """A tree split at every node down to ``depth``: ``<=`` on numeric features; on nominal ones
-    ``in`` or an ``==`` over a shuffled subset of the categories (the others are missing there);
-    missing values stopping or sent to a random child. Built level by level."""
+    ``in`` or an ``==`` over the categories shuffled; missing values stopping or sent to a random
+    child. Built level by level."""
     def value():
         if not target.is_classification:
             return (rng.uniform(-100, 100),)
@@ -313,7 +313,7 @@ def bushy_tree(rng: random.Random, features, target: Target, depth: int) -> Tree
             if features[index].is_numeric:
                 split = Split(index, "<=", threshold=rng.choice([0.0, 0.5, -1.0, rng.uniform(-10, 10)]))
             elif rng.random() < 0.5:
-                split = Split(index, "==", values=tuple(rng.sample(categories, rng.randint(2, len(categories)))))
+                split = Split(index, "==", values=tuple(rng.sample(categories, len(categories))))
             else:
                 split = Split(index, "in", values=tuple(rng.sample(categories, rng.randint(1, len(categories) - 1))))
             arity = len(split.values) if split.op == "==" else 2

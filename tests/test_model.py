@@ -126,3 +126,18 @@ def test_float32_semantics_match_numpy_on_neighbours():
         cut = semantics.effective_threshold(float(t))
         for x in (cut, math.nextafter(cut, -math.inf), math.nextafter(cut, math.inf), float(np.float32(t))):
             assert (x <= cut) == (float(np.float32(x)) <= t)
+
+
+def test_models_built_in_memory_are_checked_before_compiling():
+    """An '==' split naming only some categories would leave a known category missing there, which
+    the JSON reader refuses; a model built in memory meets the same check at emit, in one line."""
+    from dataclasses import replace
+
+    from treegen.emit import emit
+    model = random_model(4, n_numeric=0, n_nominal=2, max_depth=2, missing_kinds=("child",))
+    node = next(n for n in model.trees[0].nodes if n.split is not None and n.split.op == "==")
+    node.split = replace(node.split, values=node.split.values[:-1])
+    node.children = node.children[:-1]
+    for target in ("python", "sql", "rules"):
+        with pytest.raises(TreegenError, match=r"tree 0, node \d+: an '==' split needs one child for each category"):
+            emit(model, target)

@@ -334,6 +334,31 @@ def child_for(model: Model, split: Split, value: Any) -> int | None:
     return 1 if value in known else None
 
 
+def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] | None:
+    """Why ``split`` cannot be in a model over ``features``: (the split's field at fault, message),
+    or None when it can. This is the shape every back end relies on: an ``==`` split has one child per
+    category of its feature, so that a known category is never missing there."""
+    feature = features[split.feature]
+    if (split.op == "<=") != feature.is_numeric:
+        return "op", f"{split.op!r} does not fit the {feature.kind} feature {feature.name!r}"
+    known = set(feature.categories)
+    if split.op == "==" and (set(split.values) != known or len(split.values) != len(known)):
+        return "values", "an '==' split needs one child for each category of its feature"
+    if split.op == "in" and not set(split.values) <= known:
+        return "values", "an 'in' split may only name categories of its feature"
+    return None
+
+
+def model_problem(model: Model) -> str | None:
+    """Where and why a model built in memory breaks :func:`split_problem`, or None."""
+    for t, tree in enumerate(model.trees):
+        for n, node in enumerate(tree.nodes):
+            problem = node.split is not None and split_problem(model.features, node.split)
+            if problem:
+                return f"tree {t}, node {n}: {problem[1]}"
+    return None
+
+
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
     """Walk one tree for one row (iteratively), summing weighted node values in node order.
 

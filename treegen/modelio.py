@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
-                    Model, Node, NumericSemantics, Split, Target, Tree)
+                    Model, Node, NumericSemantics, Split, Target, Tree, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -210,15 +210,11 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     if not 0 <= feature < len(features):
         r.fail(f"{path}.feature", f"no feature number {feature}")
     op = r.choice(doc, "op", path, ("<=", "==", "in"))
-    if (op == "<=") != (features[feature].kind == NUMERIC):
-        r.fail(f"{path}.op", f"{op!r} does not fit the {features[feature].kind} feature {features[feature].name!r}")
     threshold = r.get(doc, "threshold", path, float) if op == "<=" else math.nan
     values = r.strings(doc, "values", path) if op != "<=" else ()
-    known = set(features[feature].categories)
-    if op == "==" and (set(values) != known or len(values) != len(known)):
-        r.fail(f"{path}.values", "an '==' split needs one child for each category of its feature")
-    if op == "in" and not set(values) <= known:
-        r.fail(f"{path}.values", "an 'in' split may only name categories of its feature")
+    problem = split_problem(features, Split(feature, op, threshold, values))
+    if problem:
+        r.fail(f"{path}.{problem[0]}", problem[1])
     missing_doc = r.get(doc, "missing", path, dict, {"kind": "stop"})
     kind = r.choice(missing_doc, "kind", f"{path}.missing", ("stop", "child", "fraction"))
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),

@@ -10,7 +10,7 @@ from functools import lru_cache
 import jinja2
 
 from ..errors import TreegenError
-from ..model import Model
+from ..model import Model, model_problem
 
 TARGETS = ("python", "java", "sql", "rules", "dot")
 
@@ -19,6 +19,9 @@ def emit(model: Model, to: str, **options) -> str:
     """Generate the text of one target. Options a target does not take are an error."""
     if to not in TARGETS:
         raise TreegenError(f"unknown target {to!r}; choose one of {', '.join(TARGETS)}")
+    problem = model_problem(model)  # models built in memory skip the JSON reader's checks
+    if problem:
+        raise TreegenError(f"the model cannot be compiled: {problem}")
     module = importlib.import_module(f"{__name__}.{to}")
     return module.emit(model, **{k: v for k, v in options.items() if v is not None})
 

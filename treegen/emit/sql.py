@@ -513,14 +513,10 @@ def _walkable(model: Model, tree: Tree) -> bool:
 
 
 def _nominal_categories(model: Model, tree: Tree) -> dict[int, tuple[str, ...]]:
-    """Each nominal feature the tree splits on -> the categories a code stands for: the feature's and
-    those its splits name (any other value is missing at every split, as ``child_for`` says)."""
-    found: dict[int, dict[str, None]] = {}
-    for node in tree.nodes:
-        if node.split is not None and node.split.op != "<=":
-            known = dict.fromkeys(model.features[node.split.feature].categories)
-            found.setdefault(node.split.feature, known).update(dict.fromkeys(node.split.values))
-    return {f: tuple(values) for f, values in sorted(found.items())}
+    """Each nominal feature the tree splits on -> its categories, whose positions are the codes (an
+    ``==`` split names them all, an ``in`` split some of them: see :func:`treegen.model.split_problem`)."""
+    split_on = {node.split.feature for node in tree.nodes if node.split is not None and node.split.op != "<="}
+    return {f: model.features[f].categories for f in sorted(split_on)}
 
 
 def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int, tuple[str, ...]]):
