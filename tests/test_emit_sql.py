@@ -366,6 +366,20 @@ def node_reached(model, row) -> int:
     return node_id
 
 
+# -- long sums ----------------------------------------------------------------------------------
+
+def test_ensembles_of_over_a_hundred_trees_add_up_bit_for_bit(engine):
+    """150 trees summed (boosting) and averaged (a forest): in the model's order, bit for bit, as one
+    chain within the dialect's expression depth or as a fold over a list."""
+    dialect, connection = engine
+    base = random_model(5, regression=True, n_trees=150, max_depth=2, missing_kinds=("child", "stop"))
+    boosted = replace(base, combine=Combine("sum", init=(0.3,), scale=0.1, link="identity"))
+    for model in (boosted, base):
+        rows = random_rows(model, 40, seed=3)
+        sql, first = emit(model, "sql", dialect=dialect), len(model.features)
+        assert [r[first] for r in query(sql, model, rows, dialect, **connection)] == [model.predict(row) for row in rows]
+
+
 # -- expression mode, options, protocol -----------------------------------------------------------
 
 def test_expression_mode_is_the_query_inlined(engine):

@@ -40,7 +40,6 @@ from ..rules import INTERVAL, MISSING, Condition, Rule, lower, lower_tree
 from . import render
 from .sql_dialects import Dialect, dialect as find_dialect
 
-SUM_CHUNK = 100  # terms added left to right before a sum is split into parenthesised groups
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
 
 
@@ -100,7 +99,14 @@ class _Writer:
             return f"{column} IS NULL{nan}"
         if not feature.categories:  # every value is known
             return f"{column} IS NULL"
-        return f"{column} IS NULL OR {column} NOT IN ({self.strings(feature.categories)})"
+        return f"{column} IS NULL OR {self.among(c.feature, feature.categories, False)}"
+
+    def among(self, feature: int, values, among: bool = True) -> str:
+        """The nominal feature's value is (or is not) one of ``values``, compared as exact strings."""
+        key = self.d.text_key.format(self.columns[feature])
+        if len(values) == 1:
+            return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
+        return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
 
     def satisfied(self, c: Condition) -> str:
         """True when a present value satisfies the condition (NULL or false otherwise)."""
@@ -108,7 +114,7 @@ class _Writer:
         if c.kind == MISSING:
             return "1 = 0"
         if c.kind != INTERVAL:
-            return f"{column} IN ({self.strings(c.values)})" if c.values else "1 = 0"
+            return self.among(c.feature, c.values) if c.values else "1 = 0"
         terms = []
         if c.low > -math.inf:
             terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
@@ -131,9 +137,8 @@ class _Writer:
         if c.if_missing == 0.0:
             return self.satisfied(c)
         if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
-            column = self.columns[c.feature]
             others = [v for v in self.model.features[c.feature].categories if v not in c.values]
-            return f"{column} IS NULL OR {column} NOT IN ({self.strings(others)})" if others else "1 = 1"
+            return f"{self.columns[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
         if c.kind == MISSING:
             return self.missing(c)
         return f"{self.missing(c)} OR {self.satisfied(c)}"
@@ -290,13 +295,13 @@ class _Writer:
             cut = self.model.numeric.effective_threshold(split.threshold)
             tests = [self.at_most(column, cut), None]
             missing = self.missing(Condition(split.feature, MISSING))
-        elif split.op == "==":
-            tests = [f"{column} = {self.d.string(v)}" for v in split.values[:-1]] + [None]
-            missing = f"{column} IS NULL OR {column} NOT IN ({self.strings(split.values)})"
-        else:
+        else:  # an '==' split names every category, an 'in' split some of them
+            if split.op == "==":
+                tests = [self.among(split.feature, [v]) for v in split.values[:-1]] + [None]
+            else:
+                tests = [self.among(split.feature, split.values), None]
             known = self.model.features[split.feature].categories
-            tests = [f"{column} IN ({self.strings(split.values)})", None]
-            missing = f"{column} IS NULL OR {column} NOT IN ({self.strings(_union(known, split.values))})"
+            missing = f"{column} IS NULL OR {self.among(split.feature, known, False)}"
         if route.kind == "stop":
             return [(missing, None)] + list(zip(tests, children))
         default = route.child  # missing goes where the ELSE goes: test the other children only
@@ -305,7 +310,7 @@ class _Writer:
             if default == 0:  # missing or the left test, else right
                 return [(f"{missing} OR {tests[0]}", children[0]), (None, children[1])]
             return [(tests[0], children[0]), (None, children[1])]
-        return [(f"{column} = {self.d.string(split.values[i])}", children[i]) for i in order] + [(None, children[default])]
+        return [(self.among(split.feature, [split.values[i]]), children[i]) for i in order] + [(None, children[default])]
 
     def tree_value(self, index: int, k: int, ref: Ref) -> str:
         """Component ``k`` of one tree's output."""
@@ -321,10 +326,14 @@ class _Writer:
         return self.total(terms) if terms else self.d.double(0.0)
 
     def total(self, terms: list[str]) -> str:
-        """``a + b + ...`` left to right (as the model adds), in parenthesised groups past SUM_CHUNK terms
-        so that the expression stays shallow for any number of terms."""
-        while len(terms) > SUM_CHUNK:
-            terms = ["(" + " + ".join(terms[i:i + SUM_CHUNK]) + ")" for i in range(0, len(terms), SUM_CHUNK)]
+        """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
+        ``sum_terms``, else its ``fold``. Without a fold, parenthesised groups of ``sum_terms`` keep a
+        longer sum within the engine's expression depth, exact only to rounding (within 1e-12)."""
+        chunk = self.d.sum_terms
+        if len(terms) > chunk and self.d.fold:
+            return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]))
+        while len(terms) > chunk:
+            terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
         return " + ".join(terms)
 
     def raw_score(self, k: int, ref: Ref) -> str:
@@ -557,10 +566,6 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
             child = None if category is None else child_for(model, split, category)
             destinations.append(missing if child is None else node.children[child] + 1)
     return rows, destinations or [0], spread if fractional else None
-
-
-def _union(first, second) -> tuple:
-    return tuple(first) + tuple(v for v in second if v not in set(first))
 
 
 def _check_names(model: Model, d: Dialect) -> None:

@@ -43,7 +43,10 @@ class Dialect:
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
+    text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
+    sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
+    fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
     walk_nodes: int | None = None  # trees of more nodes (numeric splits only) are walked as arrays
 
     # -- literals and names --------------------------------------------------------------
@@ -120,20 +123,25 @@ ANSI = Dialect("ansi")
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", empty_names=True, nesting=12),  # SQLite 3.40: parser stack overflow at 20
+            greatest="MAX", empty_names=True, nesting=12, sum_terms=500),  # SQLite 3.40: parser stack overflow
+            # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
-            nan="'NaN'::float8", name_limit=63, nesting=24),
+            nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000),  # 800 measured
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24),
-    # text_type is the column type treegen's runner loads rows into (MariaDB): a binary NO PAD collation,
-    # so that strings compare exactly ('a' <> 'a ', 'a' <> 'A'); MySQL 8 calls it utf8mb4_0900_bin.
+            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)"),
+    # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
+    # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
+    # charset's default collation (utf8mb4_general_ci) to show it.
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
-            text_type="TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", cast_text="CHAR", double_form="{exp}",
+            text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
+            cast_text="CHAR", double_form="{exp}",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case=True, name_limit=64, nesting=24,
+            sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
-            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500),  # Janino fails on deeper or bigger code
+            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500,
+            fold="aggregate(array({rest}), {first}, (a, b) -> a + b)"),  # Janino fails on deeper or bigger code
 )}
 
 
