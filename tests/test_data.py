@@ -62,7 +62,8 @@ def test_utf8_chinese_data():
     ("a,b\n1,2\n3\n", "expected 2 fields as in the header, found 1", 3),
     ("", "empty file", 1),
     ("a,a\n1,2\n", "appears twice", 1),
-    ('a,b\n"1,2\n', "malformed CSV", None),
+    ('a,b\n"1,2\n', "a quoted field is not closed", 2),
+    ('a,b\n1,"2"x\n', "text after a closing quote", 2),
 ])
 def test_malformed_csv(text, message, line):
     with pytest.raises(TreegenError) as err:
@@ -104,3 +105,110 @@ def test_non_utf8_file_names_its_line(tmp_path):
     with pytest.raises(TreegenError) as err:
         read_table(str(path))
     assert "not UTF-8" in err.value.message and err.value.line == 3
+
+
+# -- one CSV syntax: data.py and the generated programs read the same bytes the same way ------------
+
+# Trained on "num" (numeric) and "c" (nominal); every case below is read by data.py (treegen predict)
+# and by each generated program, which must print the same predictions or the same error.
+CSV_TRAINING = "num,c,y\n" + "".join(f"{n},{c},{'p' if n <= 2 else 'q' if c == 'a' else 'r'}\n"
+                                     for n in range(5) for c in "ab")
+CSV_CASES = [  # (what, bytes)
+    ("byte order mark", b"\xef\xbb\xbfnum,c\n1,a\n3,b\n"),
+    ("header names padded with spaces", b" num , c \n1,a\n3,b\n"),
+    ("missing tokens with spaces around", b"num,c\n,a\n?,b\nNA,a\n NA ,b\n   ,a\n3, ? \n3,NA\n3,\n3,  \n"),
+    ("NaN in a numeric column is missing", b"num,c\nNaN,a\nnan,b\n-nan,a\n"),
+    ("categories exactly as written", b"num,c\n3, a\n3,a \n3,NaN\n3,na\n3,A\n"),
+    ("number grammar", b"num,c\n1.5,a\n-2,b\n+3e0,a\n.5,b\n5.,a\ninf,a\n-Infinity,b\n1E+2,a\n007,b\n"),
+    ("quoted fields and names", b'"num","c"\n"3","a"\n3,"b"\n3,"a\nb"\n3,"a,b"\n'),
+    ("CRLF and lone CR line ends", b"num,c\r\n1,a\r\n3,b\r3,a\r\n"),
+    ("columns in another order, and more", b"x,c,num\n1,a,3\n2,b,1\n"),
+    ("space before a number", b"num,c\n1,a\n 3,b\n"),
+    ("space after a number", b"num,c\n3 ,b\n"),
+    ("underscore in a number", b"num,c\n1_000,b\n"),
+    ("Java's double suffix", b"num,c\n1d,b\n"),
+    ("hexadecimal float", b"num,c\n0x1p3,b\n"),
+    ("exponent without digits", b"num,c\n1e,b\n"),
+    ("full-width digits", "num,c\n２００,b\n".encode()),
+    ("a dotless i in inf", "num,c\n\u0131nf,b\n".encode()),
+    ("a row too short", b"num,c\n1,a\n3\n"),
+    ("a row too long", b"num,c\n1,a,x\n"),
+    ("a blank line in two columns", b"num,c\n1,a\n\n3,b\n"),
+    ("text after a closing quote", b'num,c\n1,a\n"3"x,b\n'),
+    ("a quoted field not closed", b'num,c\n1,a\n3,"b\n4,a\n'),
+    ("a name twice", b"num,c,num \n1,a,2\n"),
+    ("a column missing", b"number,c\n1,a\n"),
+    ("empty input", b""),
+    ("not UTF-8", b"num,c\n1,a\n3,caf\xe9\n"),
+    ("a UTF-16 surrogate in UTF-8", b"num,c\n3,\xed\xa0\x80\n"),
+    ("an overlong UTF-8 form", b"num,c\n3,a\n3,\xc0\xaf\n"),
+]
+
+
+def csv_model():
+    from treegen.learn import fit
+    return fit(to_dataset(parse_csv(CSV_TRAINING)), "cart")
+
+
+def read_as_treegen_predicts(model, raw: bytes, tmp_path) -> list[str] | str:
+    """What `treegen predict` makes of the bytes: the predictions, or the error as `line N: message`."""
+    from treegen.data import rows_for_model
+    path = tmp_path / "input.csv"
+    path.write_bytes(raw)
+    try:
+        return [model.predict(row) for row in rows_for_model(read_table(str(path)), model)]
+    except TreegenError as err:
+        message = "not UTF-8" if "not UTF-8" in err.message else err.message  # read_text words it longer
+        return f"line {err.line}: {message}"
+
+
+def test_tricky_csv_is_read_by_one_syntax(tmp_path):
+    model = csv_model()
+    got = {what: read_as_treegen_predicts(model, raw, tmp_path) for what, raw in CSV_CASES}
+    assert got["byte order mark"] == got["header names padded with spaces"] == ["p", "r"]
+    assert got["missing tokens with spaces around"] == [model.predict({"num": None, "c": c}) for c in "abab"] + [
+        model.predict({"num": None, "c": "a"})] + [model.predict({"num": 3.0, "c": None})] * 4
+    assert got["NaN in a numeric column is missing"] == [model.predict({"num": None, "c": c}) for c in "aba"]
+    assert got["categories exactly as written"] == [model.predict({"num": 3.0, "c": None})] * 5
+    assert got["number grammar"] == [model.predict({"num": v, "c": c}) for v, c in [
+        (1.5, "a"), (-2.0, "b"), (3.0, "a"), (0.5, "b"), (5.0, "a"), (math.inf, "a"), (-math.inf, "b"),
+        (100.0, "a"), (7.0, "b")]]
+    assert got["quoted fields and names"] == ["q", "r"] + [model.predict({"num": 3.0, "c": None})] * 2
+    assert got["CRLF and lone CR line ends"] == ["p", "r", "q"]
+    assert got["columns in another order, and more"] == ["q", "p"]
+    for what, text in [("space before a number", "line 3: column 'num': ' 3' is not a number"),
+                       ("space after a number", "line 2: column 'num': '3 ' is not a number"),
+                       ("underscore in a number", "line 2: column 'num': '1_000' is not a number"),
+                       ("Java's double suffix", "line 2: column 'num': '1d' is not a number"),
+                       ("hexadecimal float", "line 2: column 'num': '0x1p3' is not a number"),
+                       ("exponent without digits", "line 2: column 'num': '1e' is not a number"),
+                       ("a row too short", "line 3: expected 2 fields as in the header, found 1"),
+                       ("a row too long", "line 2: expected 2 fields as in the header, found 3"),
+                       ("a blank line in two columns", "line 3: expected 2 fields as in the header, found 1"),
+                       ("text after a closing quote", "line 3: text after a closing quote"),
+                       ("a quoted field not closed", "line 3: a quoted field is not closed"),
+                       ("a name twice", "line 1: column name 'num' appears twice"),
+                       ("a column missing", "line 1: no column named 'num'"),
+                       ("empty input", "line 1: empty file: expected a header row"),
+                       ("not UTF-8", "line 3: not UTF-8"),
+                       ("a UTF-16 surrogate in UTF-8", "line 2: not UTF-8"),
+                       ("an overlong UTF-8 form", "line 3: not UTF-8")]:
+        assert got[what] == text, what
+    assert got["a dotless i in inf"].startswith("line 2: column 'num': ") and "is not a number" in got["a dotless i in inf"]
+    assert got["full-width digits"].startswith("line 2: column 'num': ") and "is not a number" in got["full-width digits"]
+
+
+def test_training_reads_the_same_syntax():
+    """Padding, a BOM, every missing token and infinities: the same tree as from the plain file."""
+    from treegen.learn import fit
+    from treegen.modelio import dumps
+    plain = CSV_TRAINING + "?,a,p\n1,,p\n"
+    tricky = ("\ufeff num , c ,y \n" + CSV_TRAINING.split("\n", 1)[1] + " NA ,a,p\n1,NA,p\n"
+              + "NaN,?,\n3,b,?\n")
+    assert dumps(fit(to_dataset(parse_csv(tricky)), "cart")) == dumps(fit(to_dataset(parse_csv(plain)), "cart"))
+    ds = to_dataset(parse_csv("x,y\ninf,1\n-inf,2\nnan,3\n1,nan\n"))  # the last row's target is missing
+    assert ds.features[0].is_numeric and list(ds.columns[0][:2]) == [math.inf, -math.inf] and list(ds.y) == [1, 2, 3]
+    assert math.isnan(ds.columns[0][2])
+    assert to_dataset(parse_csv("x,y\n 1,a\n2,b\n")).features[0].categories == (" 1", "2")  # as written
+    with pytest.raises(TreegenError, match="column 2 has no name"):
+        to_dataset(parse_csv("a,,y\n1,2,3\n"))

@@ -1,14 +1,19 @@
 """Front end for data: CSV and ARFF files become a :class:`Table`, then a :class:`Dataset` to learn from.
 
-Missing values: an empty field, ``?`` or ``NA``. Column kinds are inferred (numeric when every
-non-missing value parses as a number) unless forced, or declared by ARFF. Categories keep their
-declared order (ARFF) or their order of first appearance (CSV), as Weka's loaders do.
+CSV follows the one syntax that the generated programs read too (README, "program protocol"):
+UTF-8 (a BOM skipped), RFC 4180 quoting, a header whose names are stripped of spaces, the header's
+number of fields on every line. A field that is empty, ``?`` or ``NA`` (spaces around ignored) is
+missing; any other field is used exactly as written: a number matches NUMBER (NaN is a missing
+number), a category is the text. Column kinds are inferred (numeric when every non-missing value is
+a number) unless forced, or declared by ARFF. Categories keep their declared order (ARFF) or their
+order of first appearance (CSV), as Weka's loaders do.
 """
 from __future__ import annotations
 
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -17,7 +22,13 @@ import numpy as np
 from .errors import TreegenError, read_text
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target
 
-MISSING_TOKENS = frozenset({"", "?", "NA"})
+MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
+SPACE = " "  # the only character stripped: around names and missing tokens, never around values
+# The number grammar of every reader of treegen's CSV: the generated programs hold this very regex.
+# ASCII digits only, no spaces, no '_', no hex or Java's '1d'; float() and Double.parseDouble read
+# every string it matches to the same double.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+                    re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
 
 
 @dataclass
@@ -86,47 +97,51 @@ def read_table(path: str) -> Table:
 
 
 def parse_csv(text: str, source: str = "<csv>") -> Table:
-    reader = csv.reader(io.StringIO(text), strict=True)
-    try:
-        header = next(reader, None)
-        if not header or not any(h.strip() for h in header):
-            raise TreegenError("empty file: expected a header row", source, 1)
-        names = [h.strip() for h in header]
-        _check_names(names, source)
-        columns: list[list[str | None]] = [[] for _ in names]
-        lines = []
-        for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue  # blank line
-            if len(row) != len(names):
-                raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}",
-                                   source, reader.line_num)
-            lines.append(reader.line_num)
-            for column, field in zip(columns, row):
-                field = field.strip()
-                column.append(None if field in MISSING_TOKENS else field)
-    except csv.Error as err:
-        raise TreegenError(f"malformed CSV: {err}", source, reader.line_num) from None
+    text = text[1:] if text.startswith("\ufeff") else text  # a BOM, as read_text skips it in files
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # a lone CR ends a line too
+    header = _record(reader, source)
+    if not header or not any(h.strip(SPACE) for h in header):
+        raise TreegenError("empty file: expected a header row", source, 1)
+    names = [h.strip(SPACE) for h in header]
+    _check_names(names, source)
+    columns: list[list[str | None]] = [[] for _ in names]
+    lines = []
+    while True:
+        start = reader.line_num + 1
+        row = _record(reader, source)
+        if row is None:
+            break
+        if len(row) != len(names):
+            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}", source, start)
+        lines.append(start)
+        for column, field in zip(columns, row):
+            column.append(None if field.strip(SPACE) in MISSING_TOKENS else field)
     return Table(source, names, columns, lines, {})
+
+
+def _record(reader, source: str) -> list[str] | None:
+    """The next CSV record (a blank line is one empty field, as RFC 4180 reads it), or None at the end."""
+    start = reader.line_num + 1
+    try:
+        row = next(reader, None)
+    except csv.Error as err:
+        what = ("a quoted field is not closed" if "end of data" in str(err)
+                else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
+        raise TreegenError(what, source, start) from None
+    return [""] if row == [] else row
 
 
 def _check_names(names: list[str], source: str) -> None:
     seen = set()
-    for i, name in enumerate(names):
-        if not name:
-            raise TreegenError(f"column {i + 1} has no name", source, 1)
+    for name in names:
         if name in seen:
             raise TreegenError(f"column name {name!r} appears twice", source, 1)
         seen.add(name)
 
 
 def parse_number(text: str) -> float | None:
-    """A float for text that is a number (not nan/inf spelled out as words); None otherwise."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return None if math.isnan(value) else value
+    """The float of text that matches NUMBER (NaN for a missing number); None for any other text."""
+    return float(text) if NUMBER.fullmatch(text) else None
 
 
 # -- from a table to a data set ----------------------------------------------------------------
@@ -142,7 +157,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
                regression: bool | None = None, ignore: Iterable[str] = ()) -> Dataset:
     """Choose the target (default: the last column), infer or take each column's kind, encode.
 
-    Rows whose target is missing are left out, as Weka does when training.
+    Rows whose target is missing (NaN too, for a regression target) are left out, as Weka does.
     """
     target = target if target is not None else table.names[-1]
     target_values = table.column(target)
@@ -150,10 +165,23 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     ignore = set(ignore)
     for name in nominal | ignore:
         table.column(name)  # unknown names are an error
-    keep = [i for i, v in enumerate(target_values) if v is not None]
+    feature_names = [n for n in table.names if n != target and n not in ignore]
+    for name in [target, *feature_names]:
+        if not name:  # a CSV may have one (a saved index column): it reads, but cannot be learned from
+            raise TreegenError(f"column {table.names.index(name) + 1} has no name", table.source, 1)
+    declared = table.declared.get(target)
+    if declared is not None:
+        numeric_target = declared.is_numeric
+    else:
+        numeric_target = all(parse_number(v) is not None for v in target_values if v is not None)
+    if regression is None:
+        regression = numeric_target and target not in nominal
+    if regression and not numeric_target:
+        raise TreegenError(f"target {target!r} is not numeric, so it cannot be a regression target", table.source)
+    keep = [i for i, v in enumerate(target_values)
+            if v is not None and not (regression and math.isnan(float(v)))]
     if not keep:
         raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
-    feature_names = [n for n in table.names if n != target and n not in ignore]
     if not feature_names:
         raise TreegenError("no feature columns besides the target " + repr(target), table.source)
 
@@ -167,15 +195,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         columns.append(encode(feature, values, table, name, keep))
 
     labels = [target_values[i] for i in keep]
-    declared = table.declared.get(target)
-    numeric_target = all(parse_number(v) is not None for v in labels)
-    if declared is not None:
-        numeric_target = declared.is_numeric
-    if regression is None:
-        regression = numeric_target and target not in nominal
     if regression:
-        if not numeric_target:
-            raise TreegenError(f"target {target!r} is not numeric, so it cannot be a regression target", table.source)
         tgt = Target(target, REGRESSION)
         y = np.array([float(v) for v in labels])
     else:
@@ -206,10 +226,14 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
 
 def rows_for_model(table: Table, model: Model) -> list[dict]:
     """Rows of a table as a model's predict() takes them. Columns the model does not use are ignored;
-    a feature column that is absent is an error."""
+    a feature column that is absent is an error. A CSV header's names are stripped of spaces, so a
+    name is looked up as written, then stripped (as the generated programs match it)."""
     decoded = []
     for feature in model.features:
-        values = table.column(feature.name)
+        name = feature.name if feature.name in table.names else feature.name.strip(SPACE)
+        if name not in table.names:  # worded as the generated programs word it
+            raise TreegenError(f"no column named {feature.name!r}", table.source, 1)
+        values = table.column(name)
         if feature.is_numeric:
             decoded.append([None if math.isnan(x) else float(x)
                             for x in encode(feature, values, table, feature.name)])
