@@ -1,14 +1,14 @@
-"""Code generation and generated code, treegen against m2cgen, on scikit-learn trees of 1k, 10k and
-50k leaves: time to generate Python and Java, and time per row of the generated Python and Java.
+"""Code generation and generated code, treegen against m2cgen, on scikit-learn trees of 1k, 10k and 50k
+leaves: time to generate Python and Java, and time per row of the generated Python and Java.
 
-    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000] [--markdown]
+    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000]
 
 Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen
 reads it through its scikit-learn importer. Python is timed in this process: treegen's
-``predict_proba(dict)`` (which converts the row) and ``predict_proba_values(list)`` against m2cgen's
-``score(list)``; Java in one JVM per class, best of 40 passes (the first warm up), both given a
-``double[]``. m2cgen's Java fails to compile beyond about
-2,000 leaves ("code too large"): reported as such.
+``predict_proba(dict)`` (which reads and converts the features on the row's path) and
+``predict_proba_values(list)`` against m2cgen's ``score(list)``; Java in one JVM per class, best of
+40 passes (the first warm up), both given a ``double[]``. m2cgen's Java fails to compile beyond
+about 2,000 leaves ("code too large"): reported as such.
 """
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def table(results: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leaves", default="1000,10000,50000")
     parser.add_argument("--rows", type=int, default=2000)
     args = parser.parse_args()
