@@ -84,3 +84,18 @@ def test_proba_reads_one_walk_per_tree():
     """Scores, label and leaf read the walk from a derived table: its arrays are written once."""
     for model in (wide_model(2_000), with_fractions(wide_model(2_000))):
         assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == 1
+
+
+def test_ensembles_of_small_trees_are_walked_tree_by_tree(spark):
+    """Forty trees of a few dozen nodes: too small to walk one by one, too big together as nested CASEs
+    (a 100-tree forest of 11,000 nodes filled the heap); each tree is walked once, every answer exact."""
+    from dataclasses import replace
+
+    from treegen.model import Combine
+    forest = random_model(4, n_trees=40, max_depth=4, missing_kinds=("child", "stop", "fraction"))
+    boosted = replace(random_model(5, regression=True, n_trees=40, max_depth=4, missing_kinds=("child", "stop")),
+                      combine=Combine("sum", init=(0.5,), scale=0.1, link="identity"))
+    for model in (forest, boosted):
+        walked = sum(len(tree.nodes) > 1 for tree in model.trees)
+        assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == walked > 30
+        assert_exact(model, probe_rows(model, limit=100) + random_rows(model, 40, seed=2, missing=0.3), spark)

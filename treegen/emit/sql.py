@@ -82,9 +82,12 @@ class _Writer:
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
         self._scores_defined = False
-        # a walked tree's end (node, or weighted nodes) is computed once and read by every output
+        # a walked tree's end (node, or weighted nodes) is computed once and read by every output; an
+        # ensemble is walked tree by tree once all its trees together are big (100 trees of 100 nodes
+        # as nested CASEs fill Spark's heap as one big tree does)
+        big = d.walk_nodes is not None and sum(len(tree.nodes) for tree in model.trees) > d.walk_nodes
         self.walks = {i: f"w{i}" for i, tree in enumerate(model.trees)
-                      if d.walk_nodes is not None and len(tree.nodes) > d.walk_nodes and _walkable(model, tree)}
+                      if big and len(tree.nodes) > 1 and _walkable(model, tree)}
         for i, name in self.walks.items():
             self.define(name, lambda ref, i=i: self.walk(i))
 
