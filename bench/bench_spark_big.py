@@ -1,10 +1,12 @@
 """Big trees in Spark SQL: emit, run over random rows in local mode, compare with the model.
 
-    python3 bench/bench_spark_big.py KIND SIZE [reg] [proba] [leaf] [nested]
+    python3 bench/bench_spark_big.py KIND SIZE [reg] [proba] [leaf] [nested] [fraction]
 
 KIND is ``wide`` or ``chain``; ``reg`` makes the wide tree a regression; ``nested`` writes the tree as
-the nested CASE (no array walk) for comparison. Prints the SQL size, the query time (including the
-first query's warm-up) and the number of rows whose prediction differs from ``model.predict``.
+the nested CASE (no array walk) for comparison; ``fraction`` gives every split C4.5's fractional
+route, and the rows a missing value in half their features. Prints the SQL size, the query time
+(including the first query's warm-up) and the number of rows whose prediction differs from
+``model.predict``.
 """
 import dataclasses
 import sys
@@ -12,19 +14,21 @@ import time
 
 from treegen.emit import emit, sql_dialects
 from treegen.run.sql import local_spark, query
-from treegen.testing import chain_model, is_close, random_rows, wide_model
+from treegen.testing import chain_model, is_close, random_rows, wide_model, with_fractions
 
 
 def main(kind: str, size: int, options: list[str], n_rows: int = 60) -> None:
     if "nested" in options:
         sql_dialects.DIALECTS["spark"] = dataclasses.replace(sql_dialects.DIALECTS["spark"], walk_nodes=None)
     model = wide_model(size, regression="reg" in options) if kind == "wide" else chain_model(size)
+    if "fraction" in options:
+        model = with_fractions(model)
     start = time.perf_counter()
     sql = emit(model, "sql", dialect="spark", proba="proba" in options, leaf="leaf" in options)
     print(f"emit {time.perf_counter() - start:.2f} s, {len(sql) / 1e6:.2f} MB of SQL", flush=True)
     spark = local_spark()
     spark.sparkContext.setLogLevel("OFF")
-    rows = random_rows(model, n_rows, seed=1)
+    rows = random_rows(model, n_rows, seed=1, missing=0.5 if "fraction" in options else 0.1)
     start = time.perf_counter()
     results = query(sql, model, rows, "spark", spark=spark)
     print(f"query over {n_rows} rows {time.perf_counter() - start:.2f} s", flush=True)
