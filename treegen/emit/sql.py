@@ -12,8 +12,8 @@ generated code), because below that limit a tree is written from its flat rules
   plain comparisons (``x <= t`` against the exact effective threshold, ``x IN (...)``), with the
   missing value (NULL; NaN where the engine stores it; a category the feature does not know) tested
   where the split or rule sends it.
-* In Spark SQL a bigger tree (``Dialect.walk_nodes``) of numeric ``<=`` and nominal ``==`` / ``in``
-  splits is data instead: its nodes' features, cuts and children as arrays (each one string literal
+* In Spark SQL a bigger tree (``Dialect.walk_nodes``), or each tree of a bigger ensemble, is data
+  instead: its nodes' features, cuts and children as arrays (each one string literal
   cast to an array) and a loop, ``aggregate`` over ``sequence(1, depth)``, that moves the row one
   level down per step; a nominal value is looked up by its category's position. With fractional
   routes the loop carries the weighted entries still on their way and adds up those that ended, in

@@ -47,7 +47,7 @@ class Dialect:
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
-    walk_nodes: int | None = None  # trees of more nodes (numeric splits only) are walked as arrays
+    walk_nodes: int | None = None  # a tree, or an ensemble, of more nodes is walked as arrays (Spark)
 
     # -- literals and names --------------------------------------------------------------
 
