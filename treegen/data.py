@@ -89,11 +89,11 @@ def _decode(feature: Feature, column: np.ndarray) -> list:
 
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
-    text = read_text(path, "data").replace("\r\n", "\n")
+    text = read_text(path, "data")
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
-        return parse_arff(text, path)
-    return parse_csv(text, path)
+        return parse_arff(text.replace("\r\n", "\n"), path)
+    return parse_csv(text, path)  # line ends are csv's to read: a CRLF inside quotes stays in the value
 
 
 def parse_csv(text: str, source: str = "<csv>") -> Table:
