@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs on a fresh machine, then run all of it.
-# Real engines only: javac/java, SQLite, DuckDB, a throwaway PostgreSQL server (started by the tests
-# themselves, as the `postgres` user when run as root) and Spark SQL in local mode.
+# Real engines only: javac/java, SQLite, DuckDB, throwaway PostgreSQL and MariaDB servers (started by
+# the tests themselves; PostgreSQL as the `postgres` user when run as root) and Spark SQL in local mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
