@@ -241,3 +241,12 @@ def test_any_small_nominal_data_gives_a_consistent_model(rows):
     for row in nominal_data(rows).rows():
         assert math.fsum(model.scores(row)) == pytest.approx(1.0) or math.fsum(model.scores(row)) == 0.0
     assert j48_text(model).endswith(f"Size of the tree : \t{len(nodes)}\n")
+
+
+def test_j48_style_refuses_an_ensemble():
+    """J48's layout holds one tree: an ensemble is one clear error, not its first tree alone."""
+    from treegen.errors import TreegenError
+    from treegen.learn.j48_text import j48_text
+    from treegen.testing import random_model
+    with pytest.raises(TreegenError, match="this model has 3"):
+        j48_text(random_model(1, n_trees=3))

@@ -10,14 +10,20 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
+from ..errors import TreegenError
 from ..model import Model, Node
 from .c45_split import gr, max_class
 
 
-def j48_text(model: Model, tree: int = 0) -> str:
+def j48_text(model: Model, tree: int | None = None) -> str:
     """The tree as J48 prints it after the dashes under "J48 pruned tree", up to and including
     ``Size of the tree : \\tN\\n``: a blank line then one line per branch, or ``: label`` for a
-    tree that is one leaf."""
+    tree that is one leaf. ``tree``: which tree of an ensemble (J48's layout holds one)."""
+    if tree is None:
+        if len(model.trees) > 1:
+            raise TreegenError(f"J48's layout shows one tree and this model has {len(model.trees)}: "
+                               "use the plain style")
+        tree = 0
     nodes = model.trees[tree].nodes
     lines = [": " + leaf_label(model, nodes[0], nodes[0]) if nodes[0].is_leaf else ""]
     stack = [(0, b, 0) for b in reversed(range(len(nodes[0].children)))]
