@@ -47,6 +47,7 @@ class Dialect:
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
+    pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     walk_nodes: int | None = None  # a tree, or an ensemble, of more nodes is walked as arrays (Spark)
 
     # -- literals and names --------------------------------------------------------------
@@ -126,9 +127,11 @@ DIALECTS = {dialect.name: dialect for dialect in (
             greatest="MAX", empty_names=True, nesting=12, sum_terms=500),  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
-            nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000),  # 800 measured
+            nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
+            pick="(ARRAY[{items}])[{index}]"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)"),
+            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
+            pick="[{items}][{index}]"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.
@@ -140,8 +143,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
-            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500,
-            fold="aggregate(array({rest}), {first}, (a, b) -> a + b)"),  # Janino fails on deeper or bigger code
+            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, walk_nodes=500,  # Janino fails on deeper
+            fold="aggregate(array({rest}), {first}, (a, b) -> a + b)", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 
 
