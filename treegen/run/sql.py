@@ -177,31 +177,9 @@ def local_spark():
 # -- the program protocol -------------------------------------------------------------------------
 
 def read_csv(model: Model, text: str) -> list[dict]:
-    """Rows of CSV text with a header, fields as written: empty is missing, numbers must parse."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    header = next(reader, None) or []
-    position = {name: i for i, name in enumerate(header)}
-    absent = [f.name for f in model.features if f.name not in position]
-    if absent:
-        raise TreegenError(f"the input has no column {absent[0]!r}", "<stdin>", 1)
-    rows = []
-    for record in reader:
-        row = {}
-        for f in model.features:
-            field = record[position[f.name]] if position[f.name] < len(record) else ""
-            row[f.name] = None if field == "" else _number(field, reader.line_num) if f.is_numeric else field
-        rows.append(row)
-    return rows
-
-
-def _number(field: str, line: int) -> float | None:
-    try:
-        if field.strip() != field:
-            raise ValueError
-        value = float(field)
-    except ValueError:
-        raise TreegenError(f"not a number: {field!r}", "<stdin>", line) from None
-    return None if math.isnan(value) else value
+    """Rows of CSV text with a header, read as treegen and every generated program read CSV."""
+    from ..data import parse_csv, rows_for_model
+    return rows_for_model(parse_csv(text, "<stdin>"), model)
 
 
 def format_results(model: Model, results: Sequence[tuple], args: Sequence[str] = ()) -> str:
