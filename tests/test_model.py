@@ -141,3 +141,69 @@ def test_models_built_in_memory_are_checked_before_compiling():
     for target in ("python", "sql", "rules"):
         with pytest.raises(TreegenError, match=r"tree 0, node \d+: an '==' split needs one child for each category"):
             emit(model, target)
+
+
+def _c45_missing_doc():
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    return json.loads(modelio.dumps(fit(load_dataset("tests/fixtures/j48/labor.arff"), "c45")))
+
+
+def _fraction_node(doc) -> dict:
+    return next(n for n in doc["trees"][0]["nodes"] if n.get("split", {}).get("missing", {}).get("kind") == "fraction")
+
+
+@pytest.mark.parametrize("mutate,where,message", [
+    (lambda d: d["trees"][0]["nodes"][2].update(value=[math.nan, 1.0]), "trees[0].nodes[2].value[0]",
+     "expected a finite number, found nan"),
+    (lambda d: d["trees"][0]["nodes"][2].update(value=[math.inf, 1.0]), "trees[0].nodes[2].value[0]",
+     "expected a finite number, found inf"),
+    (lambda d: d["trees"][0]["nodes"][2].update(counts=[math.nan, 1.0]), "trees[0].nodes[2].counts[0]",
+     "expected a finite number"),
+    (lambda d: d["trees"][0]["nodes"][1].update(n=-3), "trees[0].nodes[1].n", "expected a finite number >= 0"),
+    (lambda d: d["trees"][0]["nodes"][1].update(n=math.nan), "trees[0].nodes[1].n", "expected a finite number >= 0"),
+    (lambda d: d["features"][1].update(name=d["features"][0]["name"]), "features[1]", "duplicate feature name"),
+    (lambda d: d["target"].update(classes=["no", "no"]), "target.classes[1]", "duplicate class label 'no'"),
+    (lambda d: d["features"][0].update(categories=["sunny", "sunny", "rain"]), "features[0].categories[1]",
+     "duplicate category 'sunny'"),
+    (lambda d: d.update(numeric={"cast": "float64", "tolerance": -1e-6}), "numeric.tolerance",
+     "expected a finite number >= 0"),
+    (lambda d: d.update(numeric={"cast": "float64", "tolerance": math.inf}), "numeric.tolerance",
+     "expected a finite number >= 0"),
+    (lambda d: d.update(combine={"kind": "single", "scale": math.nan}), "combine.scale", "expected a finite number"),
+])
+def test_values_and_names_a_prediction_cannot_use(mutate, where, message):
+    doc = json.loads(modelio.dumps(_tennis()))
+    mutate(doc)
+    with pytest.raises(TreegenError) as err:
+        modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+    assert str(err.value).startswith(f"m.json: {where}: {message}"), str(err.value)
+
+
+@pytest.mark.parametrize("weights,where,message", [
+    (lambda w: [math.nan] + w[1:], "weights[0]", "expected a finite number, found nan"),
+    (lambda w: [-0.25, w[0] + 0.25] + w[2:], "weights[0]", "a weight must be >= 0"),
+    (lambda w: [x / 2 for x in w], "weights", "the weights must sum to 1"),
+])
+def test_fractional_weights_share_a_row(weights, where, message):
+    doc = _c45_missing_doc()
+    node = _fraction_node(doc)
+    node["split"]["missing"]["weights"] = weights(node["split"]["missing"]["weights"])
+    with pytest.raises(TreegenError, match=r"split\.missing\." + where.replace("[", r"\[").replace("]", r"\]")
+                       + ": " + message):
+        modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+
+
+def test_real_c45_weights_are_accepted():
+    doc = _c45_missing_doc()
+    assert _fraction_node(doc)  # C4.5's weights sum to 1 only within rounding: they load
+    assert modelio.loads(json.dumps(doc)).trees
+
+
+def test_nan_threshold_has_the_json_path():
+    doc = _c45_missing_doc()
+    node = next(i for i, n in enumerate(doc["trees"][0]["nodes"]) if n.get("split", {}).get("op") == "<=")
+    doc["trees"][0]["nodes"][node]["split"]["threshold"] = math.nan
+    with pytest.raises(TreegenError) as err:
+        modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+    assert str(err.value) == f"m.json: trees[0].nodes[{node}].split.threshold: a threshold must be a number, not NaN"

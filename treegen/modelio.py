@@ -107,11 +107,29 @@ class _Reader:
         return tuple(values)
 
     def floats(self, obj: dict, key: str, path: str, default=...) -> tuple[float, ...]:
+        """A list of finite numbers (JSON's NaN and Infinity read, but no prediction can use them)."""
         values = self.get(obj, key, path, list, default)
         for i, v in enumerate(values):
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 self.fail(f"{path}.{key}[{i}]", "expected a number")
+            if not math.isfinite(v):
+                self.fail(f"{path}.{key}[{i}]", f"expected a finite number, found {v!r}")
         return tuple(float(v) for v in values)
+
+    def number(self, obj: dict, key: str, path: str, default=..., least: float = -math.inf) -> float:
+        """A finite number, at least ``least``."""
+        value = self.get(obj, key, path, float, default)
+        if not math.isfinite(value) or value < least:
+            need = "a finite number" if least == -math.inf else f"a finite number >= {least:g}"
+            self.fail(f"{path}.{key}".lstrip("."), f"expected {need}, found {value!r}")
+        return value
+
+    def unique(self, names, path: str, what: str) -> None:
+        seen = set()
+        for i, name in enumerate(names):
+            if name in seen:
+                self.fail(f"{path}[{i}]", f"duplicate {what} {name!r}")
+            seen.add(name)
 
     def choice(self, obj: dict, key: str, path: str, options: tuple[str, ...], default=...) -> str:
         value = self.get(obj, key, path, str, default)
@@ -132,14 +150,15 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     if version != VERSION:
         r.fail("version", f"unsupported model version {version!r}; this treegen reads version {VERSION}")
     features = tuple(_read_feature(r, f, f"features[{i}]") for i, f in enumerate(r.get(doc, "features", "", list)))
+    r.unique([f.name for f in features], "features", "feature name")  # a name is a row's column
     target = _read_target(r, r.get(doc, "target", "", dict))
     numeric_doc = r.get(doc, "numeric", "", dict, {})
     numeric = NumericSemantics(r.choice(numeric_doc, "cast", "numeric", ("float64", "float32"), "float64"),
-                               r.get(numeric_doc, "tolerance", "numeric", float, 0.0))
+                               r.number(numeric_doc, "tolerance", "numeric", 0.0, least=0.0))
     combine_doc = r.get(doc, "combine", "", dict, {})
     combine = Combine(r.choice(combine_doc, "kind", "combine", ("single", "average", "sum"), "single"),
                       r.floats(combine_doc, "init", "combine", []),
-                      r.get(combine_doc, "scale", "combine", float, 1.0),
+                      r.number(combine_doc, "scale", "combine", 1.0),
                       r.choice(combine_doc, "link", "combine", ("identity", "sigmoid", "softmax"), "identity"))
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
@@ -155,12 +174,14 @@ def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
         r.fail(path, "expected an object")
     kind = r.choice(doc, "kind", path, (NUMERIC, NOMINAL))
     categories = r.strings(doc, "categories", path) if kind == NOMINAL else ()
+    r.unique(categories, f"{path}.categories", "category")
     return Feature(r.get(doc, "name", path, str), kind, categories)
 
 
 def _read_target(r: _Reader, doc: dict) -> Target:
     kind = r.choice(doc, "kind", "target", (CLASSIFICATION, REGRESSION))
     classes = r.strings(doc, "classes", "target") if kind == CLASSIFICATION else ()
+    r.unique(classes, "target.classes", "class label")
     if kind == CLASSIFICATION and not classes:
         r.fail("target.classes", "a classification target needs at least one class")
     return Target(r.get(doc, "name", "target", str), kind, classes)
@@ -187,7 +208,7 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     value = r.floats(doc, "value", path)
     if len(value) != width:
         r.fail(f"{path}.value", f"expected {width} numbers, found {len(value)}")
-    node = Node(value, r.floats(doc, "counts", path, []), r.get(doc, "n", path, float, 0.0))
+    node = Node(value, r.floats(doc, "counts", path, []), r.number(doc, "n", path, 0.0, least=0.0))
     split_doc = r.get(doc, "split", path, dict, None)
     if split_doc is None:
         return node
@@ -211,6 +232,8 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
         r.fail(f"{path}.feature", f"no feature number {feature}")
     op = r.choice(doc, "op", path, ("<=", "==", "in"))
     threshold = r.get(doc, "threshold", path, float) if op == "<=" else math.nan
+    if op == "<=" and math.isnan(threshold):
+        r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
     values = r.strings(doc, "values", path) if op != "<=" else ()
     problem = split_problem(features, Split(feature, op, threshold, values))
     if problem:
@@ -219,7 +242,21 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     kind = r.choice(missing_doc, "kind", f"{path}.missing", ("stop", "child", "fraction"))
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
+    if kind == "fraction":
+        _check_weights(r, missing.weights, f"{path}.missing.weights")
     return Split(feature, op, threshold, values, missing)
+
+
+FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum to 1 within ~3e-15
+
+
+def _check_weights(r: _Reader, weights: tuple[float, ...], path: str) -> None:
+    """Fractional weights share a row among the children: each at least 0, together 1."""
+    for i, w in enumerate(weights):
+        if w < 0:
+            r.fail(f"{path}[{i}]", f"a weight must be >= 0, found {w!r}")
+    if weights and abs(sum(weights) - 1.0) > FRACTION_SUM_TOLERANCE:
+        r.fail(path, f"the weights must sum to 1, found {sum(weights)!r}")
 
 
 def _check_structure(r: _Reader, nodes: list[Node], path: str) -> None:
