@@ -93,3 +93,33 @@ def test_malformed_rule_text_points_at_the_line(edit, message, line):
         parse(edit(tennis_text()), "tennis.rules")
     assert message in err.value.message
     assert (err.value.file, err.value.line) == ("tennis.rules", line)
+
+
+def test_the_last_line_needs_no_newline():
+    text = tennis_text()
+    model = parse(text.rstrip("\n"), "tennis.rules")
+    assert model.trees[0].nodes == parse(text).trees[0].nodes
+
+
+@pytest.mark.parametrize("edit,message,line", [
+    (lambda t: t.replace("numbers: float64", "numbers: float64 scale"),
+     "unexpected 'scale'; expected one of: 'tolerance', end of line", 11),
+    (lambda t: t.replace('outlook: nominal {"sunny", ', 'outlook: nominal {"sunny"\n'),
+     "unexpected end of line; expected one of: ',', '}'", 6),
+    (lambda t: t[:t.index("features")], "unexpected end of file; expected one of: 'features'", 4),
+])
+def test_messages_name_no_grammar_token(edit, message, line):
+    with pytest.raises(TreegenError) as err:
+        parse(edit(tennis_text()), "tennis.rules")
+    assert (err.value.message, err.value.line) == (message, line)
+    assert "_NL" not in err.value.message and "$END" not in err.value.message
+
+
+def test_a_nan_node_value_is_refused_at_its_line():
+    text = tennis_text()
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if "node 2: leaf; value [" in l)
+    bad = text.replace("node 2: leaf; value [1.0, 0.0]", "node 2: leaf; value [nan, 0.0]")
+    assert bad != text
+    with pytest.raises(TreegenError) as err:
+        parse(bad, "tennis.rules")
+    assert err.value.line == line and "trees[0].nodes[2].value" in err.value.message, str(err.value)

@@ -181,9 +181,13 @@ class RulesToModel(Transformer):
 
 def parse(text: str, source: str = "<rules>") -> Model:
     """Read rule text into a model that predicts exactly what the written model predicted."""
+    if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
+        text += "\n"
     try:
         doc = parser().parse(text)
     except UnexpectedInput as err:
+        if isinstance(err, UnexpectedToken) and err.token.type == "$END":  # lark places it at the last token
+            raise TreegenError(_describe(err, text), source, text.count("\n")) from None
         raise TreegenError(_describe(err, text), source, err.line, err.column) from None
     except TreegenError as err:
         raise err.at(source) from None
@@ -196,19 +200,26 @@ def _describe(err: UnexpectedInput, text: str) -> str:
     if isinstance(err, UnexpectedCharacters):
         return f"unexpected character {text[err.pos_in_stream]!r}"
     if isinstance(err, UnexpectedToken):
-        found = "end of file" if err.token.type == "$END" else repr(str(err.token))
+        found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
         expected = sorted(_terminal_text(name) for name in err.expected)[:8]
         return f"unexpected {found}; expected one of: {', '.join(expected)}"
     return "malformed rule text"
 
 
+TERMINAL_TEXT = {"_NL": "end of line", "$END": "end of file", "INT": "a whole number", "NUMBER": "a number",
+                 "STRING": "a quoted string", "WORD": "a name", "CAST": "float64 or float32",
+                 "LINK": "identity, sigmoid or softmax"}  # the grammar's names, as a user reads them
+
+
 def _terminal_text(name: str) -> str:
-    """'features' for a keyword, the terminal's name (NUMBER, STRING...) for a pattern."""
+    """'features' for a keyword, a description for a pattern (never a grammar name such as _NL)."""
+    if name in TERMINAL_TEXT:
+        return TERMINAL_TEXT[name]
     try:
         pattern = parser().get_terminal(name).pattern
     except KeyError:
-        return name
-    return repr(pattern.value) if pattern.type == "str" else name
+        return name.strip("_").lower()
+    return repr(pattern.value) if pattern.type == "str" else name.strip("_").lower()
 
 
 def _build(doc: dict, source: str) -> Model:
