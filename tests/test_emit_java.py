@@ -270,3 +270,22 @@ def test_program_matches_names_stripped_of_spaces():
     text = to_csv(model, rows)
     padded = "  leading space ,trailing,  both  " + text[text.index(",x,y\n"):]
     assert run(emit(model, "java"), padded).splitlines() == run(emit(model, "java"), text).splitlines()
+
+
+@pytest.mark.parametrize("name", ["Map", "List", "Arrays", "Pattern", "String", "Object", "Math", "Double",
+                                  "Integer", "System", "StringBuilder", "IOException"])
+def test_class_names_the_generated_code_uses_are_refused(name):
+    model = random_model(1)
+    with pytest.raises(TreegenError, match=f"class name '{name}' is a name the generated code uses"):
+        emit(model, "java", class_name=name)
+
+
+def test_unusual_class_names_that_are_accepted_compile():
+    """Every name the generated code does not refuse compiles: names of JDK types it does not use, too."""
+    model = random_model(1)
+    rows = random_rows(model, 20, 1)
+    for name in ("Reader", "Long", "Thread", "Model", "Tree", "Node"):
+        source = emit(model, "java", class_name=name, proba=True)
+        [directory] = compile_sources([source])
+        assert os.path.exists(os.path.join(directory, name + ".class"))
+        check_program(model, source, rows)

@@ -14,11 +14,13 @@ work list that one loop (``drain``) empties through switch dispatch, starting th
 stay direct, as fast as before, and the stack stays shallow at any depth."""
 from __future__ import annotations
 
+import os
 import re
+from functools import lru_cache
 
 from ..errors import TreegenError
 from ..model import Model
-from . import render
+from . import render, templates_dir
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
                      leaf_table, numeric_test, plan)
 
@@ -78,6 +80,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
+    if class_name in names_used():
+        raise TreegenError(f"class name {class_name!r} is a name the generated code uses (a JDK type or a member); "
+                           "choose another --class-name")
     for part in (package.split(".") if package else []):
         _check_name(part, "package name")
     plans = plan(model, COST)
@@ -93,6 +98,17 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
                   data=_data_chunks(plans, len(model.trees)), combine=model.combine,
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, proba=proba, leaf=leaf)
+
+
+@lru_cache(maxsize=1)
+def names_used() -> frozenset[str]:
+    """The capitalised names in the Java template's code (JDK types such as Map, String, Math; constants):
+    a class named like one of them would shadow it, or clash with its import, and not compile.
+    Read from the template itself so that the list follows its edits; Double is written by literal()."""
+    with open(os.path.join(templates_dir(), "java", "Model.java.j2"), encoding="utf-8") as f:
+        text = f.read()
+    code = re.sub(r"\{#.*?#\}|/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    return frozenset(re.findall(r"\b[A-Z][A-Za-z0-9_$]*", code)) | {"Double"}
 
 
 def _check_name(name: str, what: str) -> None:
