@@ -61,3 +61,77 @@ def test_verify_on_mysql(mysql_server, tmp_path):
                              capture_output=True, text=True, env={k: v for k, v in os.environ.items()
                                                                   if k != "TREEGEN_MYSQL_DSN"})
     assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr
+
+
+# -- the model's answers, computed once for all rows -------------------------------------------
+
+from dataclasses import replace  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target  # noqa: E402
+from treegen.testing import chain_model, random_model, random_rows, wide_model, with_fractions  # noqa: E402
+from treegen.verify import reference  # noqa: E402
+
+
+def _boosted(model, link: str):
+    width = 1 if link == "sigmoid" else 3
+    model = random_model(model.meta["seed"], regression=True, n_trees=2 * width)
+    for i, tree in enumerate(model.trees):
+        tree.output = i % width
+    classes = ("no", "yes") if link == "sigmoid" else ("a", "b", "c")
+    return replace(model, target=Target("y", CLASSIFICATION, classes),
+                   combine=Combine("sum", tuple(0.25 * (k + 1) for k in range(width)), 0.1, link))
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**6), regression=st.booleans(), trees=st.integers(1, 3),
+       kind=st.sampled_from(["plain", "fractions", "float32", "tolerance", "sum", "sigmoid", "softmax"]))
+def test_reference_is_exactly_what_the_model_predicts(seed, regression, trees, kind):
+    numeric = {"float32": NumericSemantics("float32"), "tolerance": NumericSemantics("float64", 1e-6)}
+    model = random_model(seed, regression=regression, n_trees=trees, numeric=numeric.get(kind, NumericSemantics()))
+    if kind == "fractions":
+        model = with_fractions(model, seed)
+    elif kind == "sum":
+        model.combine = Combine("sum", init=tuple(0.5 for _ in range(model.target.width)), scale=0.1)
+    elif kind in ("sigmoid", "softmax"):
+        model = _boosted(model, kind)
+    rows = random_rows(model, 60, seed, missing=0.2) + probe_rows(model, 100)
+    assert reference(model, rows) == [(model.predict(r), model.scores(r)) for r in rows]
+
+
+def test_reference_on_a_deep_chain():
+    model = chain_model(10_000)
+    rows = probe_rows(model)
+    answers = reference(model, rows)
+    for i in range(0, len(rows), 997):  # the model walks 10,000 nodes per row: a sample
+        assert answers[i] == (model.predict(rows[i]), model.scores(rows[i]))
+
+
+def test_each_target_is_reported_as_it_finishes():
+    model = fit(load_dataset("examples/play_tennis.csv"), "id3")
+    seen = []
+    results = verify(model, None, ["rules", "python"], [], report=seen.append)
+    assert seen == results and [r.target for r in seen] == ["rules", "python"] and all(r.ok for r in seen)
+
+
+def test_verify_big_trees():
+    """Every boundary row of a 10,000-deep chain and of a 5,000-leaf tree, through Python and the rules."""
+    for model in (chain_model(10_000), wide_model(5_000)):
+        results = verify(model, None, ["python", "rules"], [])
+        assert all(r.ok for r in results), [r.line() for r in results]
+        assert results[0].rows == len(probe_rows(model))
+
+
+def test_probes_of_a_big_tree_keep_every_boundary_value():
+    from treegen.probes import ONE_AT_A_TIME_ROWS, boundary_values
+    small, big = wide_model(1_000), wide_model(20_000)  # 3,000 and 60,000 boundary values
+    for model in (small, big):
+        rows = probe_rows(model)
+        for index, feature in enumerate(model.features):
+            seen = {row[feature.name] for row in rows}
+            assert set(boundary_values(model, index)) <= seen and None in seen
+    one_at_a_time = sum(len(boundary_values(small, i)) + 1 for i in range(len(small.features)))
+    assert len(probe_rows(small)) == one_at_a_time <= ONE_AT_A_TIME_ROWS
+    longest = max(len(boundary_values(big, i)) + 1 for i in range(len(big.features)))
+    assert len(probe_rows(big)) == longest

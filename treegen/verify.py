@@ -1,21 +1,32 @@
 """`treegen verify`: generate each target, run it for real, compare with the model's own predictions.
 
 Rows come from the user's data (when given) and always from probes: every threshold and one ulp
-either side, missing values, an unseen category.
+either side, missing values, an unseen category (see :func:`treegen.probes.probe_rows` for the cap
+on big trees).
+
+The model's answers for all rows are computed once, before any target runs, by :func:`reference`:
+a walk of each tree over all rows at once, node by node, which gives exactly what
+:meth:`Model.scores` and :meth:`Model.predict` give (rows that take a fractional missing-value route
+are handed to them) in a time that does not grow with the depth of a row's path.
 """
 from __future__ import annotations
 
 import csv
 import io
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .model import Model, is_close
+from .model import Model, apply_link, argmax, is_close, raw_label, tree_output
 from .probes import probe_rows
 
 SHOWN_MISMATCHES = 3
+TARGETS = ("python", "java", "sql", "rules")
+EXTRAS = {"duckdb": "sql", "psycopg": "sql", "pymysql": "sql", "pyspark": "spark"}  # package -> extra
 
 
 @dataclass
@@ -24,14 +35,20 @@ class Result:
     rows: int
     mismatches: list[str] = field(default_factory=list)
     error: str | None = None
+    user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
 
     @property
     def ok(self) -> bool:
         return self.error is None and not self.mismatches
 
+    @property
+    def status(self) -> int:
+        """The exit code this result alone calls for: 0 agrees, 1 disagrees or broke, 2 the user's to fix."""
+        return 0 if self.ok else 2 if self.user_error else 1
+
     def line(self) -> str:
         if self.error:
-            return f"{self.target:<16} FAILED    {self.error}"
+            return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
             return f"{self.target:<16} ok        {self.rows} rows agree"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
@@ -49,50 +66,147 @@ def to_csv(model: Model, rows: list[dict]) -> str:
     return out.getvalue()
 
 
-def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | None) -> list[str]:
-    """Differences between the model and a program's output, one description per differing row."""
+# -- the model's own answers ---------------------------------------------------------------
+
+def reference(model: Model, rows: list[dict]) -> list[tuple]:
+    """(label or value, scores) for each row: what ``model.predict`` and ``model.scores`` return."""
+    columns = [_column(model, f, rows) for f in model.features]
+    outputs = [_tree_outputs(model, tree, rows, columns) for tree in model.trees]
+    return [_combine(model, [out[i] for out in outputs]) for i in range(len(rows))]
+
+
+def _column(model: Model, feature, rows: list[dict]):
+    values = [row.get(feature.name) for row in rows]
+    if feature.is_numeric:
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+    return [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+
+
+def _tree_outputs(model: Model, tree, rows: list[dict], columns) -> list[list[float]]:
+    """Each row's output of one tree. Rows move down node by node in id order (parents come first);
+    a row that reaches a fractional missing-value route is walked by the model itself."""
+    at: dict[int, np.ndarray] = {0: np.arange(len(rows))}
+    ended = np.zeros(len(rows), dtype=np.int64)  # the node whose value is the row's output
+    fractional: list[int] = []
+    cuts: dict[float, float] = {}
+    for node_id, node in enumerate(tree.nodes):
+        here = at.pop(node_id, None)
+        if here is None or not len(here):
+            continue
+        if node.is_leaf:
+            ended[here] = node_id
+            continue
+        split = node.split
+        position = _positions(model, split, columns[split.feature], here, cuts)
+        missing = position < 0
+        if split.missing.kind == "child":
+            position[missing] = split.missing.child
+        elif split.missing.kind == "stop":
+            ended[here[missing]] = node_id
+        else:
+            fractional.extend(here[missing].tolist())
+        for k, child in enumerate(node.children):
+            at[child] = here[position == k]
+    outputs = [[0.0 + v for v in tree.nodes[i].value] for i in ended.tolist()]  # 0.0 + v: as tree_output sums
+    for i in fractional:
+        outputs[i] = tree_output(model, tree, rows[i])
+    return outputs
+
+
+def _positions(model: Model, split, column, here: np.ndarray, cuts: dict) -> np.ndarray:
+    """The child position of each row at ``here`` (-1: missing, or a category the split does not know)."""
+    if split.op == "<=":
+        if split.threshold not in cuts:  # goes_left(x, t) iff x <= effective_threshold(t)
+            cuts[split.threshold] = model.numeric.effective_threshold(split.threshold)
+        x = column[here]
+        return np.where(np.isnan(x), -1, np.where(x <= cuts[split.threshold], 0, 1))
+    if split.op == "==":
+        index = {v: k for k, v in reversed(list(enumerate(split.values)))}  # the first wins, as .index()
+    else:
+        index = dict.fromkeys(model.features[split.feature].categories, 1) | dict.fromkeys(split.values, 0)
+    return np.array([index.get(column[i], -1) for i in here.tolist()], dtype=np.int64)
+
+
+def _combine(model: Model, outputs: list[list[float]]) -> tuple:
+    """Model.scores and Model.predict, from the trees' outputs for one row."""
+    target, combine = model.target, model.combine
+    if combine.kind == "single":
+        scores = outputs[0]
+    elif combine.kind == "average":
+        total = [0.0] * target.width
+        for out in outputs:
+            total = [a + b for a, b in zip(total, out)]
+        scores = [a / len(outputs) for a in total]
+    else:
+        raw = list(combine.init)
+        for tree, out in zip(model.trees, outputs):
+            for k in (range(len(raw)) if tree.output is None else [tree.output]):
+                raw[k] += combine.scale * out[0 if tree.output is not None else k]
+        scores = apply_link(combine.link, raw)
+        if target.is_classification and combine.link != "identity":
+            return target.classes[raw_label(combine.link, raw)], scores
+    if not target.is_classification:
+        return scores[0], scores
+    return target.classes[argmax(scores)], scores
+
+
+def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | None,
+            expected: list[tuple] | None = None) -> list[str]:
+    """Differences between the model and a program's output, one description per differing row.
+    ``expected``: the rows' :func:`reference` answers, when already computed."""
     labels = [r[0] if r else "" for r in csv.reader(io.StringIO(labels_text))]
     if len(labels) != len(rows):
         return [f"expected {len(rows)} output lines, got {len(labels)}"]
     probabilities = list(csv.reader(io.StringIO(proba_text)))[1:] if proba_text is not None else [None] * len(rows)
+    if expected is None:
+        expected = reference(model, rows)
     problems = []
-    for number, (row, label, proba) in enumerate(zip(rows, labels, probabilities), start=1):
-        expected = model.predict(row)
+    for number, (row, label, proba, (want, scores)) in enumerate(zip(rows, labels, probabilities, expected), 1):
         if model.target.is_classification:
-            same = label == expected
+            same = label == want
         else:
-            same = is_close(float(label), expected)
+            same = is_close(float(label), want)
         if same and proba is not None:
             same = len(proba) == len(model.target.classes) and all(
-                is_close(float(p), q) for p, q in zip(proba, model.scores(row)))
+                is_close(float(p), q) for p, q in zip(proba, scores))
         if not same:
-            problems.append(f"row {number} {row}: model {expected!r}, got {label!r}"
+            problems.append(f"row {number} {row}: model {want!r}, got {label!r}"
                             + (f" {proba}" if proba is not None else ""))
     return problems
 
 
-def _program_runner(target: str) -> Callable[[Model, str, list[str]], str]:
+# -- the targets -------------------------------------------------------------------------------
+
+Runner = Callable[[Model, str], "tuple[str, str | None]"]  # (labels output, probabilities output or None)
+
+
+def _both(model: Model, csv_text: str, run_once: Callable[[list[str]], str]) -> tuple[str, str | None]:
+    """A program's labels, and its probabilities for a classification model."""
+    return run_once([]), (run_once(["--proba"]) if model.target.is_classification else None)
+
+
+def _program_runner(target: str) -> Runner:
     from importlib import import_module
     from .emit import emit
     run = import_module(f"treegen.run.{target}").run
 
-    def runner(model: Model, csv_text: str, args: list[str]) -> str:
+    def runner(model: Model, csv_text: str) -> tuple[str, str | None]:
         source = emit(model, target, proba=model.target.is_classification or None)
-        return run(source, csv_text, args)
+        return _both(model, csv_text, lambda args: run(source, csv_text, args))
     return runner
 
 
-def _sql_runner(dialect: str, dsn: str | None) -> Callable[[Model, str, list[str]], str]:
+def _sql_runner(dialect: str, dsn: str | None) -> Runner:
     from .emit import emit
     from .run.sql import run
 
-    def runner(model: Model, csv_text: str, args: list[str]) -> str:
+    def runner(model: Model, csv_text: str) -> tuple[str, str | None]:
         sql = emit(model, "sql", dialect=dialect, proba=model.target.is_classification or None)
-        return run(sql, csv_text, args, model=model, dialect=dialect, dsn=dsn)
+        return _both(model, csv_text, lambda args: run(sql, csv_text, args, model=model, dialect=dialect, dsn=dsn))
     return runner
 
 
-def _rules_runner(model: Model, csv_text: str, args: list[str]) -> str:
+def _rules_runner(model: Model, csv_text: str) -> tuple[str, str | None]:
     """The rule text, parsed back, predicts through the model's own evaluator."""
     from .emit import emit
     from .parse.rules import parse
@@ -100,48 +214,87 @@ def _rules_runner(model: Model, csv_text: str, args: list[str]) -> str:
     rows = list(csv.DictReader(io.StringIO(csv_text)))
     decoded = [{f.name: (None if r[f.name] == "" else float(r[f.name]) if f.is_numeric else r[f.name])
                 for f in again.features} for r in rows]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    if "--proba" in args:
-        writer.writerow(again.target.classes)
-        writer.writerows([[repr(p) for p in again.scores(r)] for r in decoded])
-    else:
-        writer.writerows([[again.predict(r) if again.target.is_classification else repr(again.predict(r))]
-                          for r in decoded])
-    return out.getvalue()
+    answers = reference(again, decoded)
+    labels, proba = io.StringIO(), io.StringIO()
+    csv.writer(labels, lineterminator="\n").writerows(
+        [[label if again.target.is_classification else repr(label)] for label, _ in answers])
+    if not again.target.is_classification:
+        return labels.getvalue(), None
+    writer = csv.writer(proba, lineterminator="\n")
+    writer.writerow(again.target.classes)
+    writer.writerows([[repr(p) for p in scores] for _, scores in answers])
+    return labels.getvalue(), proba.getvalue()
 
 
-def verify(model: Model, data: str | None, targets: list[str], dialects: list[str],
-           postgres_dsn: str | None = None, mysql_dsn: str | None = None) -> list[Result]:
-    if "sql" in targets and "postgres" in dialects and not postgres_dsn:
-        raise TreegenError("--dialect postgres needs a server: pass --postgres-dsn "
-                           "(or set TREEGEN_POSTGRES_DSN), e.g. 'host=/tmp port=5432 user=postgres'")
-    if "sql" in targets and "mysql" in dialects and not mysql_dsn:
-        raise TreegenError("--dialect mysql needs a server: pass --mysql-dsn "
-                           "(or set TREEGEN_MYSQL_DSN), e.g. 'host=127.0.0.1 port=3306 user=root database=test'")
-    dsns = {"postgres": postgres_dsn, "mysql": mysql_dsn}
-    rows = probe_rows(model)
-    if data:
-        rows += rows_for_model(read_table(data), model)
-    csv_text = to_csv(model, rows)
-    runners: list[tuple[str, Callable]] = []
+def _runners(targets: list[str], dialects: list[str], dsns: dict) -> list[tuple[str, Runner]]:
+    if not targets:
+        raise TreegenError(f"--to names no target; choose from {', '.join(TARGETS)}")
+    runners: list[tuple[str, Runner]] = []
     for target in targets:
         if target == "sql":
+            from .run.sql import ENGINES
+            if not dialects:
+                raise TreegenError("--to sql needs at least one --dialect")
+            for d in dialects:
+                if d not in ENGINES:
+                    raise TreegenError(f"cannot verify --dialect {d!r}; choose from {', '.join(ENGINES)}")
             runners += [(f"sql/{d}", _sql_runner(d, dsns.get(d))) for d in dialects]
         elif target == "rules":
             runners.append(("rules", _rules_runner))
         elif target in ("python", "java"):
             runners.append((target, _program_runner(target)))
         else:
-            raise TreegenError(f"cannot verify target {target!r}; choose from python, java, sql, rules")
+            raise TreegenError(f"cannot verify target {target!r}; choose from {', '.join(TARGETS)}")
+    return runners
+
+
+def _missing_package(err: BaseException) -> str | None:
+    """The hint for a target whose optional package is not installed, or None for another failure.
+    The runners may wrap the ImportError (run.sql raises RuntimeError from it): follow the chain."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        package = (err.name or "").split(".")[0] if isinstance(err, ImportError) else ""
+        if package in EXTRAS:
+            return f"needs the {package} package: pip install 'treegen[{EXTRAS[package]}]'"
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def verify(model: Model, data: str | None, targets: list[str], dialects: list[str],
+           postgres_dsn: str | None = None, mysql_dsn: str | None = None,
+           report: Callable[[Result], None] | None = None) -> list[Result]:
+    """Check each target; every target gets a result, whatever the others did. ``report`` is called
+    with each result as soon as its target is done."""
+    if "sql" in targets and "postgres" in dialects and not postgres_dsn:
+        raise TreegenError("--dialect postgres needs a server: pass --postgres-dsn "
+                           "(or set TREEGEN_POSTGRES_DSN), e.g. 'host=/tmp port=5432 user=postgres'")
+    if "sql" in targets and "mysql" in dialects and not mysql_dsn:
+        raise TreegenError("--dialect mysql needs a server: pass --mysql-dsn "
+                           "(or set TREEGEN_MYSQL_DSN), e.g. 'host=127.0.0.1 port=3306 user=root database=test'")
+    runners = _runners(targets, dialects, {"postgres": postgres_dsn, "mysql": mysql_dsn})
+    rows = probe_rows(model)
+    if data:
+        rows += rows_for_model(read_table(data), model)
+    csv_text = to_csv(model, rows)
+    expected = reference(model, rows)
     results = []
     for name, runner in runners:
-        try:
-            labels = runner(model, csv_text, [])
-            proba = runner(model, csv_text, ["--proba"]) if model.target.is_classification else None
-            results.append(Result(name, len(rows), compare(model, rows, labels, proba)))
-        except TreegenError:
-            raise
-        except Exception as err:  # the target failed to build or run: report it, go on with the rest
-            results.append(Result(name, len(rows), error=" ".join(str(err).split())[:300]))
+        results.append(_check(model, name, runner, rows, csv_text, expected))
+        if report is not None:
+            report(results[-1])
     return results
+
+
+def _check(model: Model, name: str, runner: Runner, rows: list[dict], csv_text: str,
+           expected: list[tuple]) -> Result:
+    try:
+        labels, proba = runner(model, csv_text)
+        return Result(name, len(rows), compare(model, rows, labels, proba, expected))
+    except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
+        return Result(name, len(rows), error=str(err), user_error=True)
+    except Exception as err:  # the target failed to build or run: report it, go on with the rest
+        hint = _missing_package(err)
+        if hint is not None:
+            return Result(name, len(rows), error=hint, user_error=True)
+        return Result(name, len(rows), error=" ".join(str(err).split())[:300])
