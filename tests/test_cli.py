@@ -138,3 +138,130 @@ def test_c45_subtree_raising_flag_matches_j48_dash_s():
     model = run("train", os.path.join(fixtures, "soybean.arff"), "--no-subtree-raising").output
     shown = CliRunner().invoke(main, ["show", "-", "--style", "j48"], input=model).output
     assert shown == open(os.path.join(fixtures, "soybean.noraise.tree"), encoding="utf-8").read()
+
+
+# -- QA pass: options, verify, usage errors, output paths --------------------------------------
+
+@pytest.fixture(scope="module")
+def tennis_model(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("tennis") / "t.json")
+    run("train", TENNIS, "--target", "play", "-a", "id3", "-o", path)
+    return path
+
+
+EXPORT_OPTIONS = {"--proba": [], "--leaf": [], "--class-name": ["Tennis"], "--package": ["org.example"],
+                  "--dialect": ["sqlite"], "--table": ["rows"], "--expression": [], "--format": ["dot"]}
+TAKES = {"python": {"--proba", "--leaf"}, "java": {"--proba", "--leaf", "--class-name", "--package"},
+         "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression"}, "rules": set(), "dot": {"--format"}}
+
+
+@pytest.mark.parametrize("target", sorted(TAKES))
+@pytest.mark.parametrize("option", sorted(EXPORT_OPTIONS))
+def test_every_target_and_option(tennis_model, target, option):
+    result = CliRunner().invoke(main, ["export", tennis_model, "--to", target, option, *EXPORT_OPTIONS[option]],
+                                catch_exceptions=False)
+    if option in TAKES[target]:
+        assert result.exit_code == 0, result.output
+    else:
+        name = {"--format": "format"}.get(option, option[2:].replace("-", "_"))
+        assert result.exit_code == 2
+        assert result.output == f"treegen: error: the {target} target takes no option {name}\n"
+
+
+def test_rules_proba_is_one_line(tennis_model):
+    result = cli("export", tennis_model, "--to", "rules", "--proba")
+    assert (result.returncode, result.stderr) == (2, "treegen: error: the rules target takes no option proba\n")
+
+
+@pytest.mark.parametrize("args", [["--to", ""], ["--to", ","], ["--to", "sql", "--dialect", ""],
+                                  ["--to", "sql", "--dialect", "oracle"]])
+def test_verify_needs_something_to_check(tennis_model, args):
+    result = cli("verify", tennis_model, *args)
+    assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_verify_hints_at_a_missing_engine_package(tennis_model):
+    """An engine that is not installed (None in sys.modules makes its import fail, as on a core install)."""
+    for package, dialect, extra in (("duckdb", "duckdb", "sql"), ("pyspark", "spark", "spark")):
+        code = f"import sys; sys.modules[{package!r}] = None; from treegen.cli import main; main(prog_name='treegen')"
+        result = subprocess.run([sys.executable, "-c", code, "verify", tennis_model, "--to", "sql,python",
+                                 "--dialect", f"{dialect},sqlite"], capture_output=True, text=True)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert result.stderr == (f"treegen: error: sql/{dialect}: needs the {package} package: "
+                                 f"pip install 'treegen[{extra}]'\n")
+        assert [line.split()[:2] for line in result.stdout.splitlines()] == [["sql/sqlite", "ok"], ["python", "ok"]]
+
+
+def test_verify_reports_every_target_after_one_refuses(tennis_model, tmp_path):
+    doc = json.load(open(tennis_model))
+    doc["features"][3]["name"] = "wi\u0000nd"  # SQL refuses the name; Python and the rules take it
+    path = tmp_path / "nul.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = cli("verify", str(path), "--to", "sql,python,rules", "--dialect", "sqlite")
+    assert result.returncode == 2
+    assert "sql/sqlite: sqlite: a name cannot contain a NUL character" in result.stderr
+    assert [line.split()[:2] for line in result.stdout.splitlines()] == [["python", "ok"], ["rules", "ok"]]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["evaluate", TENNIS, "-a", "id3", "--folds", "0"], "Invalid value for '--folds' / '-k': 0 is not in the range x>=2."),
+    (["evaluate", TENNIS, "-a", "id3", "--folds", "1"], "1 is not in the range x>=2"),
+    (["train", TENNIS, "-a", "id3", "--max-depth", "-1"], "Invalid value for '--max-depth': -1 is not in the range x>=1."),
+    (["train", TENNIS, "-a", "c45", "--min-leaf", "-1"], "-1 is not in the range x>=0"),
+    (["train", TENNIS, "-a", "id3", "--target", "play", "--ignore", "play"], "--ignore names the target column 'play'"),
+    (["train", TENNIS, "-a", "id3", "--ignore", "wind,play"], "--ignore names the target column 'play'"),
+    (["evaluate", TENNIS, "-a", "id3", "--ignore", "play"], "--ignore names the target column 'play'"),
+    (["export", TENNIS, "--to", "cobol"], "Invalid value for '--to': 'cobol' is not one of"),
+    (["export", TENNIS, "--to", "sql", "--dialect", "oracle"], "Invalid value for '--dialect': 'oracle' is not one of"),
+    (["export", TENNIS, "--to", "sql", "--bogus"], "No such option '--bogus'"),
+    (["--bogus"], "No such option '--bogus'"),
+    (["nosuch"], "No such command 'nosuch'"),
+    (["train", TENNIS, "-a", "id3", "-o", "/nonexistent/dir/x.json"],
+     "cannot write /nonexistent/dir/x.json: No such file or directory"),
+])
+def test_out_of_range_and_usage_errors_are_one_line(args, message):
+    result = cli(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("treegen: error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert message in result.stderr
+
+
+def test_folds_still_choose_and_help_still_shows():
+    assert "stratified 2-fold" in run("evaluate", TENNIS, "-a", "id3", "--folds", "2").output
+    assert cli("export", "--help").stdout.startswith("Usage: treegen export [OPTIONS] MODEL")
+    bare = cli()
+    assert "Usage: treegen [OPTIONS] COMMAND" in bare.stdout + bare.stderr and "error" not in bare.stderr
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "empty.json:1:1: invalid JSON: Expecting value"),
+    ("[]", "empty.json: not a treegen model"),
+])
+def test_json_models_get_json_errors(tmp_path, text, message):
+    path = tmp_path / "empty.json"
+    path.write_text(text, encoding="utf-8")
+    result = cli("show", str(path))
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_a_list_on_stdin_is_read_as_json():
+    result = cli("show", "-", stdin="  [1]")
+    assert result.returncode == 2 and "-: not a treegen model" in result.stderr, result.stderr
+
+
+def test_rules_without_a_final_newline_parse(tennis_model, tmp_path):
+    rules = run("export", tennis_model, "--to", "rules").output.rstrip("\n")
+    path = tmp_path / "t.rules"
+    path.write_text(rules, encoding="utf-8")
+    assert json.loads(run("parse", str(path)).output)["trees"] == json.load(open(tennis_model))["trees"]
+
+
+def test_nan_threshold_names_the_file_and_path(tmp_path):
+    diabetes = os.path.join(os.path.dirname(__file__), "fixtures", "j48", "diabetes.arff")
+    doc = json.loads(run("train", diabetes).output)
+    doc["trees"][0]["nodes"][0]["split"]["threshold"] = float("nan")
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = cli("export", str(path), "--to", "python")
+    assert result.returncode == 2
+    assert result.stderr == f"treegen: error: {path}: trees[0].nodes[0].split.threshold: a threshold must be a number, not NaN\n"

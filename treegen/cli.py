@@ -16,15 +16,31 @@ ALGORITHM = click.Choice(["id3", "c45", "cart"])
 class TreegenGroup(click.Group):
     """Turns TreegenError (and unreadable or unwritable files) into one line on stderr and exit 2."""
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as err:  # an option of treegen itself
+            _usage_error(err)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.UsageError as err:  # a command's options: a bad value, an unknown option
+            _usage_error(err)
         except TreegenError as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
         except (OSError, UnicodeError) as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+
+
+def _usage_error(err: click.UsageError):
+    """Click's usage errors as one line, exit 2; a bare ``treegen`` still shows the help."""
+    if isinstance(err, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+        raise err
+    click.echo(f"treegen: error: {err.format_message()}", err=True)
+    sys.exit(2)
 
 
 @click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,9 +66,9 @@ def data_options(f):
 def learner_options(f):
     for option in reversed([
         click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True),
-        click.option("--max-depth", type=int, help="id3, cart: maximum depth."),
+        click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth."),
         click.option("--confidence", type=float, help="c45: pruning confidence (default 0.25)."),
-        click.option("--min-leaf", type=int, help="c45: minimum weight per branch, J48's -M (default 2)."),
+        click.option("--min-leaf", type=click.IntRange(min=0), help="c45: minimum weight per branch, J48's -M (default 2)."),
         click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
         click.option("--reduced-error", is_flag=True, default=None, help="c45: reduced-error pruning."),
         click.option("--pruning-folds", type=int, help="c45: folds for reduced-error pruning (default 3)."),
@@ -140,6 +156,9 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
     if algorithm in ("id3", "c45"):
         regression = False
     table = read_table(path)
+    target_name = target if target is not None else (table.names[-1] if table.names else None)
+    if target_name in _split_names(ignore):
+        raise TreegenError(f"--ignore names the target column {target_name!r}")
     dataset = to_dataset(table, target, _split_names(nominal), regression, _split_names(ignore))
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows", path)
@@ -161,19 +180,24 @@ def fit_with_progress(dataset, algorithm: str, params: dict):
 
 
 def load_model(path: str):
-    """A model from JSON, or from rule text when the file does not start with '{'. '-' is stdin."""
+    """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text.
+    '-' is stdin."""
     from . import modelio
     from .parse.rules import parse
     text = sys.stdin.read() if path == "-" else read_text(path, "model")
-    return modelio.loads(text, path) if text.lstrip().startswith("{") else parse(text, path)
+    is_json = path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "[")
+    return modelio.loads(text, path) if is_json else parse(text, path)
 
 
 def write_text(text: str, output: str | None) -> None:
     if output is None or output == "-":
         click.echo(text, nl=False)
     else:
-        with open(output, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        try:
+            with open(output, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        except OSError as err:
+            raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -228,10 +252,26 @@ def show(model, style):
 def export(model, target, output, image_format, **options):
     """Generate code (or rules, or a diagram) from a model."""
     from .emit import emit
-    loaded = load_model(model)
     if image_format is not None:
         options["image_format"] = image_format
+    check_target_options(target, options)
+    loaded = load_model(model)
     write_text(emit(loaded, target, **options), output)
+
+
+def check_target_options(target: str, options: dict) -> None:
+    """Refuse an option the target's ``emit`` does not take (a back end's signature says what it takes),
+    instead of letting the call fail with a TypeError."""
+    import importlib
+    import inspect
+    parameters = inspect.signature(importlib.import_module(f"treegen.emit.{target}").emit).parameters
+    taken = {name for name, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    refused = sorted(OPTION_NAMES.get(k, k) for k, v in options.items() if v is not None and k not in taken)
+    if refused:
+        raise TreegenError(f"the {target} target takes no option {', '.join(refused)}")
+
+
+OPTION_NAMES = {"image_format": "format"}  # emit's parameter -> what the user typed, when they differ
 
 
 @main.command(name="parse")
@@ -275,7 +315,7 @@ def predict(model, data, proba, output):
 @click.argument("data", type=click.Path(dir_okay=False))
 @data_options
 @learner_options
-@click.option("--folds", "-k", type=int, help="Stratified k-fold cross-validation (default 10).")
+@click.option("--folds", "-k", type=click.IntRange(min=2), help="Stratified k-fold cross-validation (default 10).")
 @click.option("--loo", is_flag=True, help="Leave-one-out cross-validation.")
 @click.option("--test", "test_file", type=click.Path(dir_okay=False), help="Train on DATA, test on this file.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
@@ -283,14 +323,14 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     """Measure a learner: accuracy and confusion matrix, or RMSE/MAE/R² for regression."""
     from . import evaluate as ev
     from .data import read_table
-    if sum(bool(x) for x in (folds, loo, test_file)) > 1:
+    if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
         raise TreegenError("choose one of --folds, --loo and --test")
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
     if test_file:
         report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
     else:
-        report = ev.cross_validate(dataset, algorithm, k=folds or 10, loo=loo, seed=seed, **params)
+        report = ev.cross_validate(dataset, algorithm, k=10 if folds is None else folds, loo=loo, seed=seed, **params)
     click.echo(report.text(), nl=False)
 
 
@@ -320,16 +360,23 @@ def import_command(model_file, output, feature_names, trust):
               help="key=value connection parameters (host, port, user, password, database, unix_socket) "
                    "for --dialect mysql.")
 def verify(model, data, targets, dialects, postgres_dsn, mysql_dsn):
-    """Run the generated code for real and check it predicts what the model predicts."""
+    """Run the generated code for real and check it predicts what the model predicts.
+
+    One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
+    disagrees or fails to run, 2 a target needs something of the user (a package, a different name)."""
     from .verify import verify as run_verify
     loaded = load_model(model)
     results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), postgres_dsn=postgres_dsn,
-                         mysql_dsn=mysql_dsn)
-    failed = False
-    for result in results:
+                         mysql_dsn=mysql_dsn, report=_report_result)
+    sys.exit(max(result.status for result in results))
+
+
+def _report_result(result) -> None:
+    """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
+    if result.status == 2:
+        click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
+    else:
         click.echo(result.line())
-        failed = failed or not result.ok
-    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
