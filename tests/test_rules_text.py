@@ -123,3 +123,10 @@ def test_a_nan_node_value_is_refused_at_its_line():
     with pytest.raises(TreegenError) as err:
         parse(bad, "tennis.rules")
     assert err.value.line == line and "trees[0].nodes[2].value" in err.value.message, str(err.value)
+
+
+@pytest.mark.parametrize("target", ["rules", "dot"])
+def test_options_a_target_does_not_take_are_named(target):
+    model = fit(load_dataset("examples/play_tennis.csv"), "id3")
+    with pytest.raises(TreegenError, match=f"the {target} target takes no option leaf, proba"):
+        emit(model, target, proba=True, leaf=True)

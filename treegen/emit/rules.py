@@ -10,6 +10,7 @@ import json
 import math
 import re
 
+from ..errors import TreegenError
 from ..model import Model, Node, argmax
 from ..rules import INTERVAL, MISSING, SET, Condition, Rule, lower
 from . import render
@@ -118,7 +119,9 @@ class RuleWriter:
         return f"{test}; {route}; {tail}"
 
 
-def emit(model: Model) -> str:
+def emit(model: Model, **target_options) -> str:
+    if target_options:  # as the python and java targets say it, not a TypeError
+        raise TreegenError(f"the rules target takes no option {', '.join(sorted(target_options))}")
     writer = RuleWriter(model)
     trees = []
     for tree, tree_rules in zip(model.trees, lower(model)):
