@@ -201,6 +201,43 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
     assert got["full-width digits"].startswith("line 2: column 'num': ") and "is not a number" in got["full-width digits"]
 
 
+def program_reads(target: str, source: str, raw: bytes, directory) -> list[str] | str:
+    """A generated program's predictions for the bytes on its standard input, or its one-line error
+    without 'error: ' (which must come with exit status 2)."""
+    import csv
+    import io
+    import subprocess
+    import sys
+    if target == "java":
+        from treegen.run.java import class_name, compile_sources
+        command = ["java", "-cp", compile_sources([source])[0], class_name(source)]
+    else:
+        path = directory / "model.py"
+        path.write_text(source, encoding="utf-8")
+        command = [sys.executable, str(path)]
+    done = subprocess.run(command, input=raw, capture_output=True)
+    if done.returncode == 0:
+        return [r[0] for r in csv.reader(io.StringIO(done.stdout.decode("utf-8"), newline=""))]
+    error = done.stderr.decode("ascii")
+    assert done.returncode == 2 and error.startswith("error: ") and error.count("\n") == 1, error
+    return error[len("error: "):-1]
+
+
+@pytest.mark.parametrize("target", ["python", "java"])
+def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
+    """Every tricky input above: the same predictions, or the same error on the same line."""
+    from treegen.emit import emit
+    model = csv_model()
+    source = emit(model, target)
+    escaped = {"full-width digits": "'\\uff12\\uff10\\uff10'", "a dotless i in inf": "'\\u0131nf'"}
+    for what, raw in CSV_CASES:
+        got = program_reads(target, source, raw, tmp_path)
+        if what in escaped:  # Python's repr keeps the characters, the programs ASCII-escape them
+            assert got == f"line 2: column 'num': {escaped[what]} is not a number", (what, got)
+        else:
+            assert got == read_as_treegen_predicts(model, raw, tmp_path), what
+
+
 def test_training_reads_the_same_syntax():
     """Padding, a BOM, every missing token and infinities: the same tree as from the plain file."""
     from treegen.learn import fit

@@ -234,35 +234,6 @@ def test_deterministic_and_names_checked():
         emit(model, "java", package="com.if.x")
 
 
-def run_bytes(source: str, raw: bytes) -> list[str] | str:
-    """The program's predictions for the bytes on its standard input, or its one-line error without
-    'error: ' (which must come with exit status 2)."""
-    from treegen.run.java import class_name
-    directory = compile_sources([source])[0]
-    done = subprocess.run(["java", "-cp", directory, class_name(source)], input=raw, capture_output=True)
-    if done.returncode == 0:
-        return [r[0] for r in csv.reader(io.StringIO(done.stdout.decode("utf-8"), newline=""))]
-    error = done.stderr.decode("ascii")
-    assert done.returncode == 2 and error.startswith("error: ") and error.count("\n") == 1, error
-    return error[len("error: "):-1]
-
-
-def test_program_reads_csv_as_treegen_predict_does(tmp_path):
-    """The table of tricky inputs in test_data: the same predictions, or the same error on the same line."""
-    from test_data import CSV_CASES, csv_model, read_as_treegen_predicts
-    model = csv_model()
-    source = emit(model, "java")
-    for what, raw in CSV_CASES:
-        expected = read_as_treegen_predicts(model, raw, tmp_path)
-        got = run_bytes(source, raw)
-        if what == "full-width digits":  # Python's repr keeps the digits, the program's ASCII escapes them
-            assert got == "line 2: column 'num': '\\uff12\\uff10\\uff10' is not a number", got
-        elif what == "a dotless i in inf":
-            assert got == "line 2: column 'num': '\\u0131nf' is not a number", got
-        else:
-            assert got == expected, what
-
-
 def test_program_matches_names_stripped_of_spaces():
     """A model's names may have spaces around them (quoted ARFF names); a CSV header's are stripped."""
     model = random_model(3, names=[" leading space", "trailing ", "both", "x", "y"], max_depth=5)

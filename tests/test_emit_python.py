@@ -318,38 +318,6 @@ def test_options_the_target_does_not_take_are_errors():
         emit(random_model(1), "python", class_name="X")
 
 
-def run_bytes(source: str, raw: bytes) -> list[str] | str:
-    """The program's predictions for the bytes on its standard input, or its one-line error without
-    'error: ' (which must come with exit status 2)."""
-    import subprocess
-    import sys
-    import tempfile
-    with tempfile.TemporaryDirectory() as directory:
-        path = f"{directory}/model.py"
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(source)
-        done = subprocess.run([sys.executable, path], input=raw, capture_output=True)
-    if done.returncode == 0:
-        return [r[0] for r in csv.reader(io.StringIO(done.stdout.decode("utf-8"), newline=""))]
-    error = done.stderr.decode("ascii")
-    assert done.returncode == 2 and error.startswith("error: ") and error.count("\n") == 1, error
-    return error[len("error: "):-1]
-
-
-def test_program_reads_csv_as_treegen_predict_does(tmp_path):
-    """The table of tricky inputs in test_data: the same predictions, or the same error on the same line."""
-    from test_data import CSV_CASES, csv_model, read_as_treegen_predicts
-    model = csv_model()
-    source = emit(model, "python")
-    escaped = {"full-width digits": "'\\uff12\\uff10\\uff10'", "a dotless i in inf": "'\\u0131nf'"}
-    for what, raw in CSV_CASES:
-        got = run_bytes(source, raw)
-        if what in escaped:  # Python's repr keeps the characters, the program's ASCII escapes them
-            assert got == f"line 2: column 'num': {escaped[what]} is not a number", got
-        else:
-            assert got == read_as_treegen_predicts(model, raw, tmp_path), what
-
-
 def test_program_matches_names_stripped_of_spaces():
     """A model's names may have spaces around them (quoted ARFF names); a CSV header's are stripped."""
     model = random_model(3, names=[" leading space", "trailing ", "both", "x", "y"], max_depth=5)
