@@ -243,27 +243,7 @@ class Model:
 
     def scores(self, row: Mapping[str, Any]) -> list[float]:
         """The final score vector for one row: class probabilities, or [regression value]."""
-        width = self.target.width
-        if self.combine.kind == "single":
-            return tree_output(self, self.trees[0], row)
-        if self.combine.kind == "average":
-            total = [0.0] * width
-            for tree in self.trees:
-                total = [a + b for a, b in zip(total, tree_output(self, tree, row))]
-            return [a / len(self.trees) for a in total]
-        if self.combine.kind == "sum":
-            return apply_link(self.combine.link, self.raw_sum(row))
-        raise ValueError(f"unknown combine kind {self.combine.kind!r}")
-
-    def raw_sum(self, row: Mapping[str, Any]) -> list[float]:
-        """Combine "sum": the raw scores before the link (init + scale * each tree's output, in order)."""
-        raw = list(self.combine.init)
-        for tree in self.trees:
-            out = tree_output(self, tree, row)
-            columns = range(len(raw)) if tree.output is None else [tree.output]
-            for k in columns:
-                raw[k] += self.combine.scale * out[0 if tree.output is not None else k]
-        return raw
+        return self.combined([tree_output(self, tree, row) for tree in self.trees])[1]
 
     def predict(self, row: Mapping[str, Any]):
         """The label (classification) or value (regression) for one row.
@@ -272,12 +252,32 @@ class Model:
         when raw >= 0 (p = 0.5 included), softmax -> the first highest raw score. Deciding on the
         rounded probabilities would differ where they tie (raw == 0: balanced data).
         """
-        if self.target.is_classification and self.combine.kind == "sum" and self.combine.link != "identity":
-            return self.target.classes[raw_label(self.combine.link, self.raw_sum(row))]
-        scores = self.scores(row)
-        if not self.target.is_classification:
-            return scores[0]
-        return self.target.classes[argmax(scores)]
+        return self.combined([tree_output(self, tree, row) for tree in self.trees])[0]
+
+    def combined(self, outputs: Sequence[Sequence[float]]) -> tuple[Any, list[float]]:
+        """(prediction, scores) from the trees' outputs for one row, in tree order: the trees
+        combined as :class:`Combine` says (sums left to right, as every back end adds them)."""
+        target, combine = self.target, self.combine
+        if combine.kind == "single":
+            scores = list(outputs[0])
+        elif combine.kind == "average":
+            total = [0.0] * target.width
+            for out in outputs:
+                total = [a + b for a, b in zip(total, out)]
+            scores = [a / len(outputs) for a in total]
+        elif combine.kind == "sum":
+            raw = list(combine.init)
+            for tree, out in zip(self.trees, outputs):
+                for k in (range(len(raw)) if tree.output is None else [tree.output]):
+                    raw[k] += combine.scale * out[0 if tree.output is not None else k]
+            scores = apply_link(combine.link, raw)
+            if target.is_classification and combine.link != "identity":
+                return target.classes[raw_label(combine.link, raw)], scores
+        else:
+            raise ValueError(f"unknown combine kind {combine.kind!r}")
+        if not target.is_classification:
+            return scores[0], scores
+        return target.classes[argmax(scores)], scores
 
 
 def argmax(scores: Sequence[float]) -> int:

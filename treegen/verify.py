@@ -21,7 +21,7 @@ import numpy as np
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .model import Model, apply_link, argmax, is_close, raw_label, tree_output
+from .model import Model, is_close, tree_output
 from .probes import probe_rows
 
 SHOWN_MISMATCHES = 3
@@ -72,7 +72,7 @@ def reference(model: Model, rows: list[dict]) -> list[tuple]:
     """(label or value, scores) for each row: what ``model.predict`` and ``model.scores`` return."""
     columns = [_column(model, f, rows) for f in model.features]
     outputs = [_tree_outputs(model, tree, rows, columns) for tree in model.trees]
-    return [_combine(model, [out[i] for out in outputs]) for i in range(len(rows))]
+    return [model.combined([out[i] for out in outputs]) for i in range(len(rows))]
 
 
 def _column(model: Model, feature, rows: list[dict]):
@@ -125,29 +125,6 @@ def _positions(model: Model, split, column, here: np.ndarray, cuts: dict) -> np.
     else:
         index = dict.fromkeys(model.features[split.feature].categories, 1) | dict.fromkeys(split.values, 0)
     return np.array([index.get(column[i], -1) for i in here.tolist()], dtype=np.int64)
-
-
-def _combine(model: Model, outputs: list[list[float]]) -> tuple:
-    """Model.scores and Model.predict, from the trees' outputs for one row."""
-    target, combine = model.target, model.combine
-    if combine.kind == "single":
-        scores = outputs[0]
-    elif combine.kind == "average":
-        total = [0.0] * target.width
-        for out in outputs:
-            total = [a + b for a, b in zip(total, out)]
-        scores = [a / len(outputs) for a in total]
-    else:
-        raw = list(combine.init)
-        for tree, out in zip(model.trees, outputs):
-            for k in (range(len(raw)) if tree.output is None else [tree.output]):
-                raw[k] += combine.scale * out[0 if tree.output is not None else k]
-        scores = apply_link(combine.link, raw)
-        if target.is_classification and combine.link != "identity":
-            return target.classes[raw_label(combine.link, raw)], scores
-    if not target.is_classification:
-        return scores[0], scores
-    return target.classes[argmax(scores)], scores
 
 
 def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | None,
