@@ -2,7 +2,8 @@
 
     python3 bench/bench_spark_big.py KIND SIZE [reg] [proba] [leaf] [nested] [fraction]
 
-KIND is ``wide`` or ``chain``; ``reg`` makes the wide tree a regression; ``nested`` writes the tree as
+KIND is ``wide``, ``chain`` or ``forest`` (a scikit-learn RandomForestClassifier of SIZE trees of
+depth 8 on 10 features, imported); ``reg`` makes the wide tree a regression; ``nested`` writes the tree as
 the nested CASE (no array walk) for comparison; ``fraction`` gives every split C4.5's fractional
 route, and the rows a missing value in half their features. Prints the SQL size, the query time
 (including the first query's warm-up) and the number of rows whose prediction differs from
@@ -17,10 +18,20 @@ from treegen.run.sql import local_spark, query
 from treegen.testing import chain_model, is_close, random_rows, wide_model, with_fractions
 
 
+def forest(trees: int):
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from treegen import from_sklearn
+    x, y = make_classification(3000, 10, random_state=0)
+    return from_sklearn(RandomForestClassifier(n_estimators=trees, max_depth=8, random_state=0).fit(x, y))
+
+
 def main(kind: str, size: int, options: list[str], n_rows: int = 60) -> None:
     if "nested" in options:
         sql_dialects.DIALECTS["spark"] = dataclasses.replace(sql_dialects.DIALECTS["spark"], walk_nodes=None)
-    model = wide_model(size, regression="reg" in options) if kind == "wide" else chain_model(size)
+    model = {"wide": lambda: wide_model(size, regression="reg" in options), "chain": lambda: chain_model(size),
+             "forest": lambda: forest(size)}[kind]()
     if "fraction" in options:
         model = with_fractions(model)
     start = time.perf_counter()
