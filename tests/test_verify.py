@@ -42,6 +42,13 @@ def test_a_disagreeing_program_is_reported():
         "outlook,temperature,humidity,wind\n,hot,high,weak\n"
 
 
+def test_verify_runs_ansi_sql_on_duckdb():
+    """ANSI SQL has no engine of its own: verify runs it on DuckDB, as the dialect table says."""
+    model = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["ansi"])
+    assert result.ok and result.line().startswith("sql/ansi"), result.line()
+
+
 def test_verify_on_postgres(postgres_dsn):
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], postgres_dsn=postgres_dsn)

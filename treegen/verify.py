@@ -175,11 +175,14 @@ def _program_runner(target: str) -> Runner:
 
 def _sql_runner(dialect: str, dsn: str | None) -> Runner:
     from .emit import emit
+    from .emit.sql_dialects import dialect as find_dialect
     from .run.sql import run
+
+    engine = find_dialect(dialect).runs_on or dialect
 
     def runner(model: Model, csv_text: str) -> tuple[str, str | None]:
         sql = emit(model, "sql", dialect=dialect, proba=model.target.is_classification or None)
-        return _both(model, csv_text, lambda args: run(sql, csv_text, args, model=model, dialect=dialect, dsn=dsn))
+        return _both(model, csv_text, lambda args: run(sql, csv_text, args, model=model, dialect=engine, dsn=dsn))
     return runner
 
 
@@ -209,12 +212,14 @@ def _runners(targets: list[str], dialects: list[str], dsns: dict) -> list[tuple[
     runners: list[tuple[str, Runner]] = []
     for target in targets:
         if target == "sql":
+            from .emit.sql_dialects import DIALECTS
             from .run.sql import ENGINES
             if not dialects:
                 raise TreegenError("--to sql needs at least one --dialect")
+            runnable = [name for name, d in DIALECTS.items() if name in ENGINES or d.runs_on]
             for d in dialects:
-                if d not in ENGINES:
-                    raise TreegenError(f"cannot verify --dialect {d!r}; choose from {', '.join(ENGINES)}")
+                if d not in runnable:
+                    raise TreegenError(f"cannot verify --dialect {d!r}; choose from {', '.join(runnable)}")
             runners += [(f"sql/{d}", _sql_runner(d, dsns.get(d))) for d in dialects]
         elif target == "rules":
             runners.append(("rules", _rules_runner))

@@ -49,6 +49,7 @@ class Dialect:
     fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     walk_nodes: int | None = None  # a tree, or an ensemble, of more nodes is walked as arrays (Spark)
+    runs_on: str | None = None  # the engine that runs this dialect in verify, when it has none of its own
 
     # -- literals and names --------------------------------------------------------------
 
@@ -120,7 +121,7 @@ def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
     return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
 
 
-ANSI = Dialect("ansi")
+ANSI = Dialect("ansi", runs_on="duckdb")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
