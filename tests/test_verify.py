@@ -142,3 +142,14 @@ def test_probes_of_a_big_tree_keep_every_boundary_value():
     assert len(probe_rows(small)) == one_at_a_time <= ONE_AT_A_TIME_ROWS
     longest = max(len(boundary_values(big, i)) + 1 for i in range(len(big.features)))
     assert len(probe_rows(big)) == longest
+
+
+def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
+    """Without javac on the PATH, the java target says what to install (exit 2); the others still run."""
+    model_path = tmp_path / "t.json"
+    treegen = os.path.join(os.path.dirname(sys.executable), "treegen")
+    subprocess.run([treegen, "train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model_path)], check=True)
+    done = subprocess.run([treegen, "verify", str(model_path), "--to", "java,python"], capture_output=True, text=True,
+                          env={**os.environ, "PATH": os.path.dirname(sys.executable)})
+    assert done.returncode == 2, done.stderr
+    assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -231,7 +232,7 @@ def _runners(targets: list[str], dialects: list[str], dsns: dict) -> list[tuple[
 
 
 def _missing_package(err: BaseException) -> str | None:
-    """The hint for a target whose optional package is not installed, or None for another failure.
+    """The hint for a target whose optional package (or JDK) is not installed, or None for another failure.
     The runners may wrap the ImportError (run.sql raises RuntimeError from it): follow the chain."""
     seen = set()
     while err is not None and id(err) not in seen:
@@ -239,6 +240,8 @@ def _missing_package(err: BaseException) -> str | None:
         package = (err.name or "").split(".")[0] if isinstance(err, ImportError) else ""
         if package in EXTRAS:
             return f"needs the {package} package: pip install 'treegen[{EXTRAS[package]}]'"
+        if isinstance(err, FileNotFoundError) and os.path.basename(str(err.filename)) in ("javac", "java"):
+            return f"needs a JDK: {err.filename} is not on the PATH (for example: apt-get install default-jdk-headless)"
         err = err.__cause__ or err.__context__
     return None
 
