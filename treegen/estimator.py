@@ -342,19 +342,17 @@ def _is_missing(value: Any) -> bool:
 # -- predicting and importances from encoded columns -------------------------------------------
 
 def predict_scores(model: Model, columns: list[np.ndarray]) -> np.ndarray:
-    """Score vectors for encoded columns: vectorised for single trees with one path per row, the
-    model's reference walk otherwise (fractional missing routes, several trees)."""
-    from .learn.cart_apply import FractionalRoute, node_ends
-    if model.combine.kind == "single":
-        try:
-            ends = node_ends(model, model.trees[0], columns)
-            values = np.array([node.value for node in model.trees[0].nodes])
-            return values[ends]
-        except FractionalRoute:
-            pass
-    decoded = [_decode(f, c) for f, c in zip(model.features, columns)]
+    """Score vectors for encoded columns: each tree walked for all rows at once (a row meeting a
+    fractional missing route by the model's own walk), then combined as the model says."""
+    from .learn.cart_apply import tree_outputs
     names = [f.name for f in model.features]
-    return np.array([model.scores(dict(zip(names, row))) for row in zip(*decoded)])
+
+    def row(i: int) -> dict:
+        return {name: _decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
+    outputs = [tree_outputs(model, tree, columns, row) for tree in model.trees]
+    if model.combine.kind == "single":
+        return outputs[0]
+    return np.array([model.combined([out[i] for out in outputs])[1] for i in range(len(outputs[0]))])
 
 
 def _decode(feature: Feature, column: np.ndarray) -> list:

@@ -5,9 +5,8 @@ either side, missing values, an unseen category (see :func:`treegen.probes.probe
 on big trees).
 
 The model's answers for all rows are computed once, before any target runs, by :func:`reference`:
-a walk of each tree over all rows at once, node by node, which gives exactly what
-:meth:`Model.scores` and :meth:`Model.predict` give (rows that take a fractional missing-value route
-are handed to them) in a time that does not grow with the depth of a row's path.
+each tree walked for all rows at once (:func:`treegen.learn.cart_apply.tree_outputs`), which gives
+exactly what :meth:`Model.scores` and :meth:`Model.predict` give.
 """
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ import numpy as np
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .model import Model, is_close, tree_output
+from .model import Model, is_close
 from .probes import probe_rows
 
 SHOWN_MISMATCHES = 3
@@ -71,61 +70,20 @@ def to_csv(model: Model, rows: list[dict]) -> str:
 
 def reference(model: Model, rows: list[dict]) -> list[tuple]:
     """(label or value, scores) for each row: what ``model.predict`` and ``model.scores`` return."""
-    columns = [_column(model, f, rows) for f in model.features]
-    outputs = [_tree_outputs(model, tree, rows, columns) for tree in model.trees]
+    from .learn.cart_apply import tree_outputs
+    columns = [_encoded(f, rows) for f in model.features]
+    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
     return [model.combined([out[i] for out in outputs]) for i in range(len(rows))]
 
 
-def _column(model: Model, feature, rows: list[dict]):
+def _encoded(feature, rows: list[dict]) -> np.ndarray:
+    """One feature of the rows as the vectorised walk takes it: floats with NaN for missing, or
+    category codes with -1 for missing or unknown."""
     values = [row.get(feature.name) for row in rows]
     if feature.is_numeric:
         return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
-    return [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
-
-
-def _tree_outputs(model: Model, tree, rows: list[dict], columns) -> list[list[float]]:
-    """Each row's output of one tree. Rows move down node by node in id order (parents come first);
-    a row that reaches a fractional missing-value route is walked by the model itself."""
-    at: dict[int, np.ndarray] = {0: np.arange(len(rows))}
-    ended = np.zeros(len(rows), dtype=np.int64)  # the node whose value is the row's output
-    fractional: list[int] = []
-    cuts: dict[float, float] = {}
-    for node_id, node in enumerate(tree.nodes):
-        here = at.pop(node_id, None)
-        if here is None or not len(here):
-            continue
-        if node.is_leaf:
-            ended[here] = node_id
-            continue
-        split = node.split
-        position = _positions(model, split, columns[split.feature], here, cuts)
-        missing = position < 0
-        if split.missing.kind == "child":
-            position[missing] = split.missing.child
-        elif split.missing.kind == "stop":
-            ended[here[missing]] = node_id
-        else:
-            fractional.extend(here[missing].tolist())
-        for k, child in enumerate(node.children):
-            at[child] = here[position == k]
-    outputs = [[0.0 + v for v in tree.nodes[i].value] for i in ended.tolist()]  # 0.0 + v: as tree_output sums
-    for i in fractional:
-        outputs[i] = tree_output(model, tree, rows[i])
-    return outputs
-
-
-def _positions(model: Model, split, column, here: np.ndarray, cuts: dict) -> np.ndarray:
-    """The child position of each row at ``here`` (-1: missing, or a category the split does not know)."""
-    if split.op == "<=":
-        if split.threshold not in cuts:  # goes_left(x, t) iff x <= effective_threshold(t)
-            cuts[split.threshold] = model.numeric.effective_threshold(split.threshold)
-        x = column[here]
-        return np.where(np.isnan(x), -1, np.where(x <= cuts[split.threshold], 0, 1))
-    if split.op == "==":
-        index = {v: k for k, v in reversed(list(enumerate(split.values)))}  # the first wins, as .index()
-    else:
-        index = dict.fromkeys(model.features[split.feature].categories, 1) | dict.fromkeys(split.values, 0)
-    return np.array([index.get(column[i], -1) for i in here.tolist()], dtype=np.int64)
+    code = {c: k for k, c in enumerate(feature.categories)}
+    return np.array([-1 if v is None or v != v else code.get(str(v), -1) for v in values], dtype=np.float64)
 
 
 def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | None,

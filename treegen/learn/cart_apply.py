@@ -1,20 +1,17 @@
 """Vectorised walk of many rows through one tree: the node path of every row at once, level by level.
 
-Used by CART's cross-validation and by the estimator API. Rows come as encoded columns (numeric
-float64 with NaN, nominal int codes with -1 for missing or unknown). Missing routes "child" and
-"stop" are supported; a fractional route (C4.5) sends a row down several paths and is not.
+Used by CART's cross-validation, the estimator API and `treegen verify`. Rows come as encoded columns
+(numeric float64 with NaN, nominal int codes with -1 for missing or unknown). A row whose value is
+missing at a fractional route (C4.5) has no single path: its walk stops there, and
+:func:`tree_outputs` hands it to the model's own walk.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from ..model import Model, Tree
-
-
-class FractionalRoute(ValueError):
-    """The tree splits missing values fractionally: there is no single path per row."""
+from ..model import Model, Tree, tree_output
 
 
 def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
@@ -26,10 +23,24 @@ def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarra
 
 
 def node_ends(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
-    """The node where each row ends (a leaf, or a node whose missing route is "stop")."""
+    """The node where each row ends (a leaf, or a node whose missing route is "stop" or fractional)."""
     for current in _levels(model, tree, columns):
         pass
     return current
+
+
+def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
+                 row: Callable[[int], Mapping[str, Any]]) -> np.ndarray:
+    """Each row's output of one tree (rows, width), exactly as :func:`treegen.model.tree_output`
+    gives it: the value of the node the row ends at, or, for a row stopped at a fractional route,
+    the model's own walk of ``row(i)``."""
+    values = np.array([node.value for node in tree.nodes], dtype=np.float64)
+    ends = node_ends(model, tree, columns)
+    out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
+    spread = np.array([node.split is not None and node.split.missing.kind == "fraction" for node in tree.nodes])
+    for i in np.flatnonzero(spread[ends]):
+        out[i] = tree_output(model, tree, row(int(i)))
+    return out
 
 
 def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.ndarray]:
@@ -47,7 +58,7 @@ def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.
         position = walk.positions(nodes, values[active, walk.feature[nodes]])
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
-        moving = position >= 0  # a "stop" route ends the walk at this node
+        moving = position >= 0  # a "stop" or fractional route ends the walk at this node
         current = current.copy()
         current[active[moving]] = walk.children[nodes[moving], position[moving]]
         yield current
@@ -73,8 +84,6 @@ class _Walk:
             split = node.split
             if split is None:
                 continue
-            if split.missing.kind == "fraction":
-                raise FractionalRoute("a fractional missing-value route has no single path per row")
             self.feature[i] = split.feature
             self.children[i, :len(node.children)] = node.children
             if split.missing.kind == "child":
