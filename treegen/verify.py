@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from .data import read_table, rows_for_model
+from .data import parse_csv, read_table, rows_for_model
 from .errors import TreegenError
 from .model import Model, is_close
 from .probes import probe_rows
@@ -150,10 +150,7 @@ def _rules_runner(model: Model, csv_text: str) -> tuple[str, str | None]:
     from .emit import emit
     from .parse.rules import parse
     again = parse(emit(model, "rules"), "<exported rules>")
-    rows = list(csv.DictReader(io.StringIO(csv_text)))
-    decoded = [{f.name: (None if r[f.name] == "" else float(r[f.name]) if f.is_numeric else r[f.name])
-                for f in again.features} for r in rows]
-    answers = reference(again, decoded)
+    answers = reference(again, rows_for_model(parse_csv(csv_text, "<rows>"), again))
     labels, proba = io.StringIO(), io.StringIO()
     csv.writer(labels, lineterminator="\n").writerows(
         [[label if again.target.is_classification else repr(label)] for label, _ in answers])
