@@ -251,24 +251,11 @@ def show(model, style):
 @click.option("--format", "image_format", type=click.Choice(["dot", "svg"]), help="dot: render with Graphviz.")
 def export(model, target, output, image_format, **options):
     """Generate code (or rules, or a diagram) from a model."""
-    from .emit import emit
-    if image_format is not None:
-        options["image_format"] = image_format
-    check_target_options(target, options)
+    from .emit import check_options, emit
+    options["image_format"] = image_format
+    check_options(target, options, OPTION_NAMES)  # before the model is loaded
     loaded = load_model(model)
     write_text(emit(loaded, target, **options), output)
-
-
-def check_target_options(target: str, options: dict) -> None:
-    """Refuse an option the target's ``emit`` does not take (a back end's signature says what it takes),
-    instead of letting the call fail with a TypeError."""
-    import importlib
-    import inspect
-    parameters = inspect.signature(importlib.import_module(f"treegen.emit.{target}").emit).parameters
-    taken = {name for name, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    refused = sorted(OPTION_NAMES.get(k, k) for k, v in options.items() if v is not None and k not in taken)
-    if refused:
-        raise TreegenError(f"the {target} target takes no option {', '.join(refused)}")
 
 
 OPTION_NAMES = {"image_format": "format"}  # emit's parameter -> what the user typed, when they differ

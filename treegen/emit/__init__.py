@@ -4,6 +4,7 @@ small module of per-target helpers (``treegen/emit/<target>.py``), each exposing
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from functools import lru_cache
 
@@ -17,13 +18,24 @@ TARGETS = ("python", "java", "sql", "rules", "dot")
 
 def emit(model: Model, to: str, **options) -> str:
     """Generate the text of one target. Options a target does not take are an error."""
-    if to not in TARGETS:
-        raise TreegenError(f"unknown target {to!r}; choose one of {', '.join(TARGETS)}")
+    options = check_options(to, options)
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks
     if problem:
         raise TreegenError(f"the model cannot be compiled: {problem}")
-    module = importlib.import_module(f"{__name__}.{to}")
-    return module.emit(model, **{k: v for k, v in options.items() if v is not None})
+    return importlib.import_module(f"{__name__}.{to}").emit(model, **options)
+
+
+def check_options(to: str, options: dict, shown: dict | None = None) -> dict:
+    """The options given (not None), once the target is known and its ``emit`` takes each of them
+    (its signature says what it takes). ``shown``: how the user spelled a parameter, when otherwise."""
+    if to not in TARGETS:
+        raise TreegenError(f"unknown target {to!r}; choose one of {', '.join(TARGETS)}")
+    given = {k: v for k, v in options.items() if v is not None}
+    taken = inspect.signature(importlib.import_module(f"{__name__}.{to}").emit).parameters
+    refused = sorted((shown or {}).get(k, k) for k in given if k not in taken or k == "model")
+    if refused:
+        raise TreegenError(f"the {to} target takes no option {', '.join(refused)}")
+    return given
 
 
 def templates_dir() -> str:

@@ -51,9 +51,7 @@ def tree_context(model: Model, index: int, tree) -> dict:
 SVG_NODES = 10_000  # the most nodes rendered to SVG: Graphviz's layout time grows about as the square
 
 
-def emit(model: Model, image_format: str = "dot", **target_options) -> str:
-    if target_options:  # as the python and java targets say it, not a TypeError
-        raise TreegenError(f"the dot target takes no option {', '.join(sorted(target_options))}")
+def emit(model: Model, image_format: str = "dot") -> str:
     text = render("dot", "tree.dot.j2", trees=[tree_context(model, i, t) for i, t in enumerate(model.trees)])
     if image_format == "dot":
         return text

@@ -64,7 +64,7 @@ throws transient try void volatile while true false null var record yield sealed
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
-         package: str | None = None, **target_options) -> str:
+         package: str | None = None) -> str:
     """The text of a Java source file whose class predicts exactly as ``model`` does.
 
     Parameters
@@ -75,8 +75,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     leaf : add ``predictLeaf`` and the program's ``--leaf`` flag.
     class_name : the public class's name; package : its package (none by default).
     """
-    if target_options:
-        raise TreegenError(f"the java target takes no option {', '.join(sorted(target_options))}")
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")

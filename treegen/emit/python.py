@@ -5,7 +5,6 @@ Names and labels only ever appear as ASCII string literals made by :func:`ascii`
 model can change the code's meaning."""
 from __future__ import annotations
 
-from ..errors import TreegenError
 from ..model import Model
 from . import render
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
@@ -21,7 +20,7 @@ COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_c
                  max_depth=40)
 
 
-def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options) -> str:
+def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     """The text of a Python module that predicts exactly as ``model`` does.
 
     Parameters
@@ -31,8 +30,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, **target_options
         classification).
     leaf : add ``predict_leaf`` and the program's ``--leaf`` flag.
     """
-    if target_options:
-        raise TreegenError(f"the python target takes no option {', '.join(sorted(target_options))}")
     plans = plan(model, COST)
     categories = category_codes(model)
     used = {cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)}

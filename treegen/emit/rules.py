@@ -10,7 +10,6 @@ import json
 import math
 import re
 
-from ..errors import TreegenError
 from ..model import Model, Node, argmax
 from ..rules import INTERVAL, MISSING, SET, Condition, Rule, lower
 from . import render
@@ -119,9 +118,7 @@ class RuleWriter:
         return f"{test}; {route}; {tail}"
 
 
-def emit(model: Model, **target_options) -> str:
-    if target_options:  # as the python and java targets say it, not a TypeError
-        raise TreegenError(f"the rules target takes no option {', '.join(sorted(target_options))}")
+def emit(model: Model) -> str:
     writer = RuleWriter(model)
     trees = []
     for tree, tree_rules in zip(model.trees, lower(model)):
