@@ -341,7 +341,7 @@ def import_command(model_file, output, feature_names, trust):
 @click.option("--to", "targets", default="python,java,sql,rules", show_default=True,
               help="Comma-separated targets to check.")
 @click.option("--dialect", "dialects", default="sqlite,duckdb", show_default=True,
-              help="Comma-separated SQL engines to run: sqlite, duckdb, postgres, mysql, spark.")
+              help="Comma-separated SQL dialects to run: sqlite, duckdb, postgres, mysql, spark, ansi (on DuckDB).")
 @click.option("--postgres-dsn", envvar="TREEGEN_POSTGRES_DSN", help="libpq connection string for --dialect postgres.")
 @click.option("--mysql-dsn", envvar="TREEGEN_MYSQL_DSN",
               help="key=value connection parameters (host, port, user, password, database, unix_socket) "
