@@ -5,9 +5,9 @@ Sparse rows (``{0 x, 3 y}``) are not supported and say so.
 """
 from __future__ import annotations
 
-from .data import Table, _check_names
 from .errors import TreegenError
 from .model import NOMINAL, NUMERIC, Feature
+from .table import Table, check_column_names
 
 NUMERIC_TYPES = {"numeric", "real", "integer"}
 
@@ -116,7 +116,7 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     if not in_data:
         raise TreegenError("no @data section", source)
     names = [f.name for f in features]
-    _check_names(names, source)
+    check_column_names(names, source)
     columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in features]
     for feature, column, in zip(features, columns):
         if feature.kind == NOMINAL and feature.categories:

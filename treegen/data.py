@@ -21,6 +21,7 @@ import numpy as np
 
 from .errors import TreegenError, read_text
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target
+from .table import Table, check_column_names
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 SPACE = " "  # the only character stripped: around names and missing tokens, never around values
@@ -29,25 +30,6 @@ SPACE = " "  # the only character stripped: around names and missing tokens, nev
 # every string it matches to the same double.
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
                     re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
-
-
-@dataclass
-class Table:
-    """A file's columns as text, before any learning decisions. ``None`` marks a missing value."""
-
-    source: str
-    names: list[str]
-    columns: list[list[str | None]]
-    lines: list[int]  # line number of each row in the source file
-    declared: dict[str, Feature]  # ARFF: the declared type of each attribute
-
-    def __len__(self) -> int:
-        return len(self.lines)
-
-    def column(self, name: str) -> list[str | None]:
-        if name not in self.names:
-            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(self.names)}", self.source)
-        return self.columns[self.names.index(name)]
 
 
 @dataclass
@@ -103,7 +85,7 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
     if not header or not any(h.strip(SPACE) for h in header):
         raise TreegenError("empty file: expected a header row", source, 1)
     names = [h.strip(SPACE) for h in header]
-    _check_names(names, source)
+    check_column_names(names, source)
     columns: list[list[str | None]] = [[] for _ in names]
     lines = []
     while True:
@@ -129,14 +111,6 @@ def _record(reader, source: str) -> list[str] | None:
                 else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
         raise TreegenError(what, source, start) from None
     return [""] if row == [] else row
-
-
-def _check_names(names: list[str], source: str) -> None:
-    seen = set()
-    for name in names:
-        if name in seen:
-            raise TreegenError(f"column name {name!r} appears twice", source, 1)
-        seen.add(name)
 
 
 def parse_number(text: str) -> float | None:

@@ -1,0 +1,34 @@
+"""A data file's columns as text, before any learning decisions: what the CSV and ARFF readers make."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import TreegenError
+from .model import Feature
+
+
+@dataclass
+class Table:
+    """A file's columns as text, before any learning decisions. ``None`` marks a missing value."""
+
+    source: str
+    names: list[str]
+    columns: list[list[str | None]]
+    lines: list[int]  # line number of each row in the source file
+    declared: dict[str, Feature]  # ARFF: the declared type of each attribute
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def column(self, name: str) -> list[str | None]:
+        if name not in self.names:
+            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(self.names)}", self.source)
+        return self.columns[self.names.index(name)]
+
+
+def check_column_names(names: list[str], source: str) -> None:
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise TreegenError(f"column name {name!r} appears twice", source, 1)
+        seen.add(name)
