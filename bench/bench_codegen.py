@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from treegen.emit import emit  # noqa: E402
+from treegen.targets import emit  # noqa: E402
 from treegen.importers.sklearn import from_sklearn  # noqa: E402
 
 JAVA_BENCH = """

@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from treegen.emit import emit  # noqa: E402
+from treegen.targets import emit  # noqa: E402
 from treegen.importers.sklearn import from_sklearn  # noqa: E402
 
 N_FEATURES = 8
@@ -304,7 +304,7 @@ def peak_kib():
     return int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
 from sklearn.pipeline import Pipeline
 sys.path.insert(0, {root!r})
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.importers.sklearn import from_sklearn
 sys.setrecursionlimit(200_000)
 forest, sql_forest = joblib.load({path!r})

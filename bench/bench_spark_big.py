@@ -13,7 +13,8 @@ import dataclasses
 import sys
 import time
 
-from treegen.emit import emit, sql_dialects
+from treegen.emit import sql_dialects
+from treegen.targets import emit
 from treegen.run.sql import local_spark, query
 from treegen.testing import chain_model, is_close, random_rows, wide_model, with_fractions
 

@@ -50,7 +50,7 @@ def orbital_sql(pipeline, table: str) -> str:
 def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
     import duckdb
     import pandas as pd
-    from treegen.emit import emit
+    from treegen.targets import emit
     from treegen.importers.sklearn import from_sklearn
     con = duckdb.connect()
     data = pd.DataFrame(np.random.default_rng(1).normal(size=(rows, 10)), columns=[f"f{i}" for i in range(10)])
@@ -77,7 +77,7 @@ def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
 def planning_times(leaves: list[int]) -> list[str]:
     """Seconds to prepare and run treegen's SQL for a wide tree over 10 rows, per engine."""
     import duckdb
-    from treegen.emit import emit
+    from treegen.targets import emit
     from treegen.run.sql import create_table
     from treegen.testing import wide_model
     lines = ["| leaves | SQL MB (duckdb) | SQLite s | DuckDB s |", "|---:|---:|---:|---:|"]

@@ -16,7 +16,7 @@ from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.learn.cart import node_impurity, pruning_path
-from treegen.learn.cart_apply import node_paths
+from treegen.walk import node_paths
 from treegen.learn.criteria import entropy, gini
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 

@@ -226,7 +226,7 @@ def program_reads(target: str, source: str, raw: bytes, directory) -> list[str] 
 @pytest.mark.parametrize("target", ["python", "java"])
 def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
     """Every tricky input above: the same predictions, or the same error on the same line."""
-    from treegen.emit import emit
+    from treegen.targets import emit
     model = csv_model()
     source = emit(model, target)
     escaped = {"full-width digits": "'\\uff12\\uff10\\uff10'", "a dotless i in inf": "'\\u0131nf'"}

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from treegen.data import load_dataset
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.testing import HOSTILE_NAMES, random_model

@@ -17,7 +17,7 @@ from functools import cache
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.emit.java import JIT_LIMIT, POOL_LIMIT
 from treegen.errors import TreegenError
 from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target

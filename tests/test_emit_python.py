@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, child_for
 from treegen.probes import UNSEEN, probe_rows

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.emit.sql_dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
@@ -68,7 +68,7 @@ def assert_agrees(model: Model, rows, engine, exact=True, dialect=None, **connec
 
 def leaf_reached(model, row) -> int:
     """The leaf of the first rule with weight (one tree): what the leaf column promises."""
-    from treegen.rules import lower
+    from treegen.lower import lower
     names = {i: f for i, f in enumerate(model.features)}
     for rule in lower(model)[0].rules:
         if all(c.factor(row.get(names[c.feature].name), names[c.feature].categories) != 0.0
@@ -460,7 +460,7 @@ def test_mysql_runner_reads_backslashes_as_escapes_whatever_the_server_mode(mysq
 def test_mysql_needs_connection_parameters():
     model = random_model(1)
     sql = emit(model, "sql", dialect="mysql")
-    with pytest.raises(TreegenError, match="needs connection parameters"):
+    with pytest.raises(TreegenError, match="needs a mysql server: pass --mysql-dsn"):
         run(sql, [], model=model, dialect="mysql")
     with pytest.raises(TreegenError, match="got 'dbname=x'"):
         run(sql, [], model=model, dialect="mysql", dsn="user=root dbname=x")

@@ -21,7 +21,7 @@ from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTr
                           ExtraTreeRegressor)
 
 from treegen import modelio
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.importers.sklearn import from_sklearn, load_estimator
 from treegen.testing import is_close
@@ -466,7 +466,7 @@ def test_500_tree_forest_compiles_and_runs_in_java():
 
 
 def test_rule_text_parsed_back_predicts_what_sklearn_predicts():
-    from treegen.parse.rules import parse
+    from treegen.parse.rule_text import parse
     for name, (estimator, model, probes) in end_to_end_cases().items():
         again = parse(emit(model, "rules"), name)
         rows = [{f.name: (None if math.isnan(v) else v) for f, v in zip(again.features, row)}

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from treegen import modelio
 from treegen.errors import TreegenError
 from treegen.model import NumericSemantics, _largest_left, tree_output
-from treegen.rules import lower, rules_output
+from treegen.lower import lower, rules_output
 from treegen.testing import chain_model, random_model, random_rows, wide_model
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -133,7 +133,7 @@ def test_models_built_in_memory_are_checked_before_compiling():
     the JSON reader refuses; a model built in memory meets the same check at emit, in one line."""
     from dataclasses import replace
 
-    from treegen.emit import emit
+    from treegen.targets import emit
     model = random_model(4, n_numeric=0, n_nominal=2, max_depth=2, missing_kinds=("child",))
     node = next(n for n in model.trees[0].nodes if n.split is not None and n.split.op == "==")
     node.split = replace(node.split, values=node.split.values[:-1])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.emit.sql_dialects import DIALECTS
 from treegen.model import Model
 from treegen.probes import probe_rows
-from treegen.rules import lower
+from treegen.lower import lower
 from treegen.run.sql import query
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
 

@@ -51,13 +51,13 @@ def test_verify_runs_ansi_sql_on_duckdb():
 
 def test_verify_on_postgres(postgres_dsn):
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
-    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], postgres_dsn=postgres_dsn)
+    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
     assert result.ok, result.line()
 
 
 def test_verify_on_mysql(mysql_server, tmp_path):
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
-    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["mysql"], mysql_dsn=mysql_server)
+    [result] = verify(model, WEKA + "labor.arff", ["sql"], ["mysql"], dsns={"mysql": mysql_server})
     assert result.ok, result.line()
     saved = tmp_path / "labor.json"
     subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(saved)], check=True)
@@ -78,7 +78,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target  # noqa: E402
 from treegen.testing import chain_model, random_model, random_rows, wide_model, with_fractions  # noqa: E402
-from treegen.verify import reference  # noqa: E402
+from treegen.walk import predict_rows  # noqa: E402
 
 
 def _boosted(model, link: str):
@@ -104,13 +104,13 @@ def test_reference_is_exactly_what_the_model_predicts(seed, regression, trees, k
     elif kind in ("sigmoid", "softmax"):
         model = _boosted(model, kind)
     rows = random_rows(model, 60, seed, missing=0.2) + probe_rows(model, 100)
-    assert reference(model, rows) == [(model.predict(r), model.scores(r)) for r in rows]
+    assert predict_rows(model, rows) == [(model.predict(r), model.scores(r)) for r in rows]
 
 
 def test_reference_on_a_deep_chain():
     model = chain_model(10_000)
     rows = probe_rows(model)
-    answers = reference(model, rows)
+    answers = predict_rows(model, rows)
     for i in range(0, len(rows), 997):  # the model walks 10,000 nodes per row: a sample
         assert answers[i] == (model.predict(rows[i]), model.scores(rows[i]))
 

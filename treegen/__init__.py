@@ -23,7 +23,7 @@ def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=
 
 def load(path: str):
     """A model from a JSON model file or a rule-text file."""
-    from .cli import load_model
+    from .loading import load_model
     return load_model(path)
 
 
@@ -35,7 +35,7 @@ def save(model, path: str) -> None:
 
 def export(model, to: str, **options) -> str:
     """Generate python, java, sql, rules or dot text for a model."""
-    from .emit import emit
+    from .targets import emit
     return emit(model, to, **options)
 
 

@@ -8,7 +8,11 @@ import sys
 import click
 
 from . import __version__
-from .errors import TreegenError, read_text
+from .emit.sql_dialects import DIALECTS
+from .errors import TreegenError
+from .loading import load_model
+from .run.sql import ENGINES
+from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
 
 ALGORITHM = click.Choice(["id3", "c45", "cart"])
 
@@ -179,16 +183,6 @@ def fit_with_progress(dataset, algorithm: str, params: dict):
         return fit(dataset, algorithm, **params)
 
 
-def load_model(path: str):
-    """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text.
-    '-' is stdin."""
-    from . import modelio
-    from .parse.rules import parse
-    text = sys.stdin.read() if path == "-" else read_text(path, "model")
-    is_json = path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "[")
-    return modelio.loads(text, path) if is_json else parse(text, path)
-
-
 def write_text(text: str, output: str | None) -> None:
     if output is None or output == "-":
         click.echo(text, nl=False)
@@ -211,7 +205,6 @@ def write_text(text: str, output: str | None) -> None:
 def train(data, target, nominal, ignore, regression, algorithm, seed, output, **options):
     """Learn a tree from a CSV or ARFF file and save it as a JSON model."""
     from . import modelio
-    from .learn import fit
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
     if seed is not None and algorithm != "id3":
@@ -236,29 +229,28 @@ def show(model, style):
         click.echo(show_text(loaded))
 
 
+def target_options(f):
+    """The options of every target (treegen.targets), each saying which targets take it."""
+    for option in reversed(all_options()):
+        if option.flag:
+            kind = {"is_flag": True, "default": None}
+        else:
+            kind = {"type": click.Choice(option.choices) if option.choices else str}
+        f = click.option(option.flag_name, option.name, help=option.help, **kind)(f)
+    return f
+
+
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--to", "target", type=click.Choice(["python", "java", "sql", "rules", "dot"]), required=True)
+@click.option("--to", "target", type=click.Choice(list(TARGETS)), required=True,
+              help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values()) + ".")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
-@click.option("--proba", is_flag=True, default=None, help="Also emit class probabilities.")
-@click.option("--leaf", is_flag=True, default=None, help="Also emit the id of the leaf that decides.")
-@click.option("--class-name", help="java: the class name.")
-@click.option("--package", help="java: the package.")
-@click.option("--dialect", type=click.Choice(["ansi", "sqlite", "postgres", "duckdb", "mysql", "spark"]),
-              help="sql: the SQL dialect (default ansi).")
-@click.option("--table", help="sql: the input table (default 'input').")
-@click.option("--expression", is_flag=True, default=None, help="sql: only the CASE expression.")
-@click.option("--format", "image_format", type=click.Choice(["dot", "svg"]), help="dot: render with Graphviz.")
-def export(model, target, output, image_format, **options):
+@target_options
+def export(model, target, output, **options):
     """Generate code (or rules, or a diagram) from a model."""
-    from .emit import check_options, emit
-    options["image_format"] = image_format
-    check_options(target, options, OPTION_NAMES)  # before the model is loaded
+    check_options(target, options)  # before the model is loaded
     loaded = load_model(model)
     write_text(emit(loaded, target, **options), output)
-
-
-OPTION_NAMES = {"image_format": "format"}  # emit's parameter -> what the user typed, when they differ
 
 
 @main.command(name="parse")
@@ -267,7 +259,7 @@ OPTION_NAMES = {"image_format": "format"}  # emit's parameter -> what the user t
 def parse_command(rules, output):
     """Read rule text (from `export --to rules`) back into a JSON model."""
     from . import modelio
-    from .parse.rules import load
+    from .parse.rule_text import load
     write_text(modelio.dumps(load(rules)), output)
 
 
@@ -335,26 +327,35 @@ def import_command(model_file, output, feature_names, trust):
     write_text(modelio.dumps(from_sklearn(estimator, feature_names=names)), output)
 
 
+def server_options(f):
+    """A connection option for each SQL engine that runs as a server (treegen.run.sql.ENGINES)."""
+    for engine in reversed([e for e in ENGINES.values() if e.server]):
+        f = click.option(f"--{engine.name}-dsn", f"{engine.name}_dsn", envvar=engine.dsn_variable,
+                         help=f"How to reach a {engine.name} server for the dialects it runs "
+                              f"(or set {engine.dsn_variable}), e.g. '{engine.server}'.")(f)
+    return f
+
+
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False), required=False)
-@click.option("--to", "targets", default="python,java,sql,rules", show_default=True,
+@click.option("--to", "targets", default=",".join(RUNNABLE), show_default=True,
               help="Comma-separated targets to check.")
-@click.option("--dialect", "dialects", default="sqlite,duckdb", show_default=True,
-              help="Comma-separated SQL dialects to run: sqlite, duckdb, postgres, mysql, spark, ansi (on DuckDB).")
-@click.option("--postgres-dsn", envvar="TREEGEN_POSTGRES_DSN", help="libpq connection string for --dialect postgres.")
-@click.option("--mysql-dsn", envvar="TREEGEN_MYSQL_DSN",
-              help="key=value connection parameters (host, port, user, password, database, unix_socket) "
-                   "for --dialect mysql.")
-def verify(model, data, targets, dialects, postgres_dsn, mysql_dsn):
+@click.option("--dialect", "dialects", show_default=True,
+              default=",".join(name for name, d in DIALECTS.items() if d.verify_by_default),
+              help="Comma-separated SQL dialects to run: " + ", ".join(
+                  f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
+@server_options
+def verify(model, data, targets, dialects, **servers):
     """Run the generated code for real and check it predicts what the model predicts.
 
     One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
     disagrees or fails to run, 2 a target needs something of the user (a package, a different name)."""
     from .verify import verify as run_verify
     loaded = load_model(model)
-    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), postgres_dsn=postgres_dsn,
-                         mysql_dsn=mysql_dsn, report=_report_result)
+    dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
+    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), dsns=dsns,
+                         report=_report_result)
     sys.exit(max(result.status for result in results))
 
 

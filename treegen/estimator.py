@@ -18,8 +18,9 @@ import numpy as np
 
 from .data import Dataset, encode, infer_feature
 from .errors import TreegenError
-from .learn import ALGORITHMS, fit as learn
-from .model import CLASSIFICATION, NUMERIC, REGRESSION, Feature, Model, Target
+from .learn import ALGORITHMS
+from .learn import fit as learn
+from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Feature, Model, Target
 
 try:  # plug into scikit-learn when it is there, stand alone when it is not
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -344,13 +345,13 @@ def _is_missing(value: Any) -> bool:
 def predict_scores(model: Model, columns: list[np.ndarray]) -> np.ndarray:
     """Score vectors for encoded columns: each tree walked for all rows at once (a row meeting a
     fractional missing route by the model's own walk), then combined as the model says."""
-    from .learn.cart_apply import tree_outputs
+    from .walk import tree_outputs
     names = [f.name for f in model.features]
 
     def row(i: int) -> dict:
         return {name: _decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
     outputs = [tree_outputs(model, tree, columns, row) for tree in model.trees]
-    if model.combine.kind == "single":
+    if model.combine.kind == CombineKind.SINGLE:
         return outputs[0]
     return np.array([model.combined([out[i] for out in outputs])[1] for i in range(len(outputs[0]))])
 
@@ -382,7 +383,7 @@ def _node_impurities(model: Model, columns, y, weights, criterion: str):
         impurity = np.array([node_impurity(criterion, np.asarray(node.counts, dtype=np.float64))
                              if sum(node.counts) > 0 else 0.0 for node in nodes])
         return weight, impurity
-    from .learn.cart_apply import node_paths
+    from .walk import node_paths
     paths = node_paths(model, model.trees[0], columns)
     first = np.ones(paths.shape, dtype=bool)
     first[:, 1:] = paths[:, 1:] != paths[:, :-1]  # each node once per row

@@ -28,18 +28,68 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-NUMERIC, NOMINAL = "numeric", "nominal"
-CLASSIFICATION, REGRESSION = "classification", "regression"
+
+class Kind(str, Enum):
+    """An enumerated kind that is also the very string the JSON format and the rule text write: it
+    compares, hashes, formats and serialises as that string."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+    __hash__ = str.__hash__
+
+
+class FeatureKind(Kind):
+    NUMERIC = "numeric"
+    NOMINAL = "nominal"
+
+
+class TargetKind(Kind):
+    CLASSIFICATION = "classification"
+    REGRESSION = "regression"
+
+
+class Op(Kind):
+    """How a split tests its feature."""
+
+    LE = "<="  # numeric threshold: left when the value goes left under NumericSemantics
+    EQ = "=="  # nominal multiway: one child per category
+    IN = "in"  # nominal subset, binary: children[0] when the category is one of the split's values
+
+
+class Route(Kind):
+    """Where a missing value goes at a split (:class:`MissingRoute`)."""
+
+    STOP = "stop"  # nowhere: evaluation ends at the split, which predicts its own value
+    CHILD = "child"  # to one default child
+    FRACTION = "fraction"  # down every child, weighted (C4.5)
+
+
+class CombineKind(Kind):
+    SINGLE = "single"  # one tree
+    AVERAGE = "average"  # forests: the mean of the trees' outputs
+    SUM = "sum"  # boosting: init + scale * each tree's output, then the link
+
+
+class Link(Kind):
+    IDENTITY = "identity"
+    SIGMOID = "sigmoid"  # binary: the raw sum is the log-odds of the second class
+    SOFTMAX = "softmax"
+
+
+NUMERIC, NOMINAL = FeatureKind.NUMERIC, FeatureKind.NOMINAL
+CLASSIFICATION, REGRESSION = TargetKind.CLASSIFICATION, TargetKind.REGRESSION
 
 
 @dataclass(frozen=True)
 class Feature:
     name: str
-    kind: str  # NUMERIC or NOMINAL
+    kind: FeatureKind
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
 
     @property
@@ -50,7 +100,7 @@ class Feature:
 @dataclass(frozen=True)
 class Target:
     name: str
-    kind: str  # CLASSIFICATION or REGRESSION
+    kind: TargetKind
     classes: tuple[str, ...] = ()  # classification: labels, in a stable order
 
     @property
@@ -67,30 +117,36 @@ class Target:
 class MissingRoute:
     """Where a missing value (or a category unknown to the split) goes at one split."""
 
-    kind: str = "stop"  # "stop" | "child" | "fraction"
-    child: int = 0  # "child": the position (0-based) of the default child
-    weights: tuple[float, ...] = ()  # "fraction": the weight given to each child
+    kind: Route = Route.STOP
+    child: int = 0  # Route.CHILD: the position (0-based) of the default child
+    weights: tuple[float, ...] = ()  # Route.FRACTION: the weight given to each child
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Route(self.kind))
 
     @classmethod
     def stop(cls) -> "MissingRoute":
-        return cls("stop")
+        return cls(Route.STOP)
 
     @classmethod
     def to_child(cls, child: int) -> "MissingRoute":
-        return cls("child", child=child)
+        return cls(Route.CHILD, child=child)
 
     @classmethod
     def fraction(cls, weights: Sequence[float]) -> "MissingRoute":
-        return cls("fraction", weights=tuple(float(w) for w in weights))
+        return cls(Route.FRACTION, weights=tuple(float(w) for w in weights))
 
 
 @dataclass(frozen=True)
 class Split:
     feature: int  # index into Model.features
-    op: str  # "<=" numeric threshold | "==" nominal multiway | "in" nominal subset (binary)
-    threshold: float = math.nan  # "<=": as the source system stores it
-    values: tuple[str, ...] = ()  # "==": category of each child; "in": categories of children[0]
+    op: Op
+    threshold: float = math.nan  # Op.LE: as the source system stores it
+    values: tuple[str, ...] = ()  # Op.EQ: category of each child; Op.IN: categories of children[0]
     missing: MissingRoute = MissingRoute()
+
+    def __post_init__(self):
+        object.__setattr__(self, "op", Op(self.op))
 
 
 @dataclass
@@ -109,7 +165,7 @@ class Node:
 @dataclass
 class Tree:
     nodes: list[Node]
-    output: int | None = None  # Combine "sum": the output column this tree adds to (None: all)
+    output: int | None = None  # CombineKind.SUM: the output column this tree adds to (None: all)
 
     def leaves(self) -> list[int]:
         return [i for i, node in enumerate(self.nodes) if node.is_leaf]
@@ -121,27 +177,44 @@ class Tree:
                 depth[child] = depth[i] + 1
         return max(depth)
 
-    def canonical(self) -> "Tree":
-        """The same tree with its nodes renumbered in pre-order (children in order)."""
-        order, stack = [], [0]
+    def preorder(self, root: int = 0) -> list[int]:
+        """The ids of ``root`` and every node below it, parents before children, children in order."""
+        order, stack = [], [root]
         while stack:
             i = stack.pop()
             order.append(i)
             stack.extend(reversed(self.nodes[i].children))
+        return order
+
+    def subtree(self, root: int = 0) -> tuple["Tree", list[int]]:
+        """The tree under ``root``, renumbered in pre-order, and the old id of each new node."""
+        order = self.preorder(root)
         new_id = {old: new for new, old in enumerate(order)}
         nodes = [replace(self.nodes[old], children=tuple(new_id[c] for c in self.nodes[old].children))
                  for old in order]
-        return Tree(nodes, self.output)
+        return Tree(nodes, self.output), order
+
+    def is_preorder(self) -> bool:
+        """Node ids already count in pre-order."""
+        return self.preorder() == list(range(len(self.nodes)))
+
+    def canonical(self) -> "Tree":
+        """The same tree with its nodes renumbered in pre-order (children in order)."""
+        return self.subtree(0)[0]
 
 
 @dataclass(frozen=True)
 class Combine:
     """How the outputs of several trees become one prediction."""
 
-    kind: str = "single"  # "single" | "average" (forests) | "sum" (boosting)
-    init: tuple[float, ...] = ()  # "sum": the starting raw scores
-    scale: float = 1.0  # "sum": each tree's output is multiplied by this (the learning rate)
-    link: str = "identity"  # "identity" | "sigmoid" | "softmax": applied after summing
+    kind: CombineKind = CombineKind.SINGLE
+    init: tuple[float, ...] = ()  # SUM: the starting raw scores
+    scale: float = 1.0  # SUM: each tree's output is multiplied by this (the learning rate)
+    link: Link = Link.IDENTITY  # applied after summing
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", CombineKind(self.kind))
+        object.__setattr__(self, "link", Link(self.link))
 
 
 @dataclass(frozen=True)
@@ -165,13 +238,19 @@ class NumericSemantics:
         """The largest float64 ``x`` that goes left: ``goes_left(x, t)`` iff ``x <= result``.
 
         This lets every back end test a plain float64 ``x <= result`` and still agree with the
-        source system at the boundary, one ulp either side included.
+        source system at the boundary, one ulp either side included. Cached: a model's thresholds
+        are converted once however many places ask.
         """
-        if self.cast == "float64" and self.tolerance == 0.0:
-            return t
-        if self.cast == "float32" and self.tolerance == 0.0:
-            return _float32_cut(t)
-        return _largest_left(lambda x: self.goes_left(x, t), t)
+        return _effective_threshold(self, t)
+
+
+@lru_cache(maxsize=1 << 20)
+def _effective_threshold(semantics: NumericSemantics, t: float) -> float:
+    if semantics.cast == "float64" and semantics.tolerance == 0.0:
+        return t
+    if semantics.cast == "float32" and semantics.tolerance == 0.0:
+        return _float32_cut(t)
+    return _largest_left(lambda x: semantics.goes_left(x, t), t)
 
 
 def _float32_cut(t: float) -> float:
@@ -258,20 +337,20 @@ class Model:
         """(prediction, scores) from the trees' outputs for one row, in tree order: the trees
         combined as :class:`Combine` says (sums left to right, as every back end adds them)."""
         target, combine = self.target, self.combine
-        if combine.kind == "single":
+        if combine.kind == CombineKind.SINGLE:
             scores = list(outputs[0])
-        elif combine.kind == "average":
+        elif combine.kind == CombineKind.AVERAGE:
             total = [0.0] * target.width
             for out in outputs:
                 total = [a + b for a, b in zip(total, out)]
             scores = [a / len(outputs) for a in total]
-        elif combine.kind == "sum":
+        elif combine.kind == CombineKind.SUM:
             raw = list(combine.init)
             for tree, out in zip(self.trees, outputs):
                 for k in (range(len(raw)) if tree.output is None else [tree.output]):
                     raw[k] += combine.scale * out[0 if tree.output is not None else k]
             scores = apply_link(combine.link, raw)
-            if target.is_classification and combine.link != "identity":
+            if target.is_classification and combine.link != Link.IDENTITY:
                 return target.classes[raw_label(combine.link, raw)], scores
         else:
             raise ValueError(f"unknown combine kind {combine.kind!r}")
@@ -291,18 +370,18 @@ def argmax(scores: Sequence[float]) -> int:
 
 def raw_label(link: str, raw: Sequence[float]) -> int:
     """Index of the predicted class from boosted raw sums (see :meth:`Model.predict`)."""
-    if link == "sigmoid":
+    if link == Link.SIGMOID:
         return 1 if raw[0] >= 0 else 0
     return argmax(raw)
 
 
 def apply_link(link: str, raw: list[float]) -> list[float]:
-    if link == "identity":
+    if link == Link.IDENTITY:
         return raw
-    if link == "sigmoid":  # binary: raw[0] is the log-odds of the second class
+    if link == Link.SIGMOID:  # binary: raw[0] is the log-odds of the second class
         p = 1.0 / (1.0 + math.exp(-raw[0])) if raw[0] > -709 else 0.0
         return [1.0 - p, p]
-    if link == "softmax":
+    if link == Link.SOFTMAX:
         top = max(raw)
         exps = [math.exp(r - top) for r in raw]
         total = sum(exps)
@@ -323,10 +402,10 @@ def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     if is_missing(value):
         return None
-    if split.op == "<=":
+    if split.op == Op.LE:
         return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
     value = str(value)
-    if split.op == "==":
+    if split.op == Op.EQ:
         return split.values.index(value) if value in split.values else None
     known = model.features[split.feature].categories
     if value in split.values:
@@ -339,12 +418,12 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     or None when it can. This is the shape every back end relies on: an ``==`` split has one child per
     category of its feature, so that a known category is never missing there."""
     feature = features[split.feature]
-    if (split.op == "<=") != feature.is_numeric:
+    if (split.op == Op.LE) != feature.is_numeric:
         return "op", f"{split.op!r} does not fit the {feature.kind} feature {feature.name!r}"
     known = set(feature.categories)
-    if split.op == "==" and (set(split.values) != known or len(split.values) != len(known)):
+    if split.op == Op.EQ and (set(split.values) != known or len(split.values) != len(known)):
         return "values", "an '==' split needs one child for each category of its feature"
-    if split.op == "in" and not set(split.values) <= known:
+    if split.op == Op.IN and not set(split.values) <= known:
         return "values", "an 'in' split may only name categories of its feature"
     return None
 
@@ -380,9 +459,9 @@ def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]
         position = child_for(model, split, row.get(names[split.feature]))
         if position is not None:
             stack.append((node.children[position], factors))
-        elif split.missing.kind == "child":
+        elif split.missing.kind == Route.CHILD:
             stack.append((node.children[split.missing.child], factors))
-        elif split.missing.kind == "fraction":
+        elif split.missing.kind == Route.FRACTION:
             for child, w in reversed(list(zip(node.children, split.missing.weights))):
                 stack.append((child, {**factors, split.feature: factors.get(split.feature, 1.0) * w}))
         else:

@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 from .errors import TreegenError, read_text
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
-                    Model, Node, NumericSemantics, Split, Target, Tree, split_problem)
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link,
+                    MissingRoute, Model, Node, NumericSemantics, Op, Route, Split, Target, Tree,
+                    split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -51,14 +52,14 @@ def _node_dict(node: Node) -> dict:
     if node.split is not None:
         s = node.split
         split: dict[str, Any] = {"feature": s.feature, "op": s.op}
-        if s.op == "<=":
+        if s.op == Op.LE:
             split["threshold"] = s.threshold
         else:
             split["values"] = list(s.values)
         missing: dict[str, Any] = {"kind": s.missing.kind}
-        if s.missing.kind == "child":
+        if s.missing.kind == Route.CHILD:
             missing["child"] = s.missing.child
-        elif s.missing.kind == "fraction":
+        elif s.missing.kind == Route.FRACTION:
             missing["weights"] = list(s.missing.weights)
         split["missing"] = missing
         out["split"] = split
@@ -156,15 +157,15 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     numeric = NumericSemantics(r.choice(numeric_doc, "cast", "numeric", ("float64", "float32"), "float64"),
                                r.number(numeric_doc, "tolerance", "numeric", 0.0, least=0.0))
     combine_doc = r.get(doc, "combine", "", dict, {})
-    combine = Combine(r.choice(combine_doc, "kind", "combine", ("single", "average", "sum"), "single"),
+    combine = Combine(r.choice(combine_doc, "kind", "combine", tuple(CombineKind), CombineKind.SINGLE),
                       r.floats(combine_doc, "init", "combine", []),
                       r.number(combine_doc, "scale", "combine", 1.0),
-                      r.choice(combine_doc, "link", "combine", ("identity", "sigmoid", "softmax"), "identity"))
+                      r.choice(combine_doc, "link", "combine", tuple(Link), Link.IDENTITY))
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
         r.fail("trees", "a model needs at least one tree")
     trees = [_read_tree(r, t, f"trees[{i}]", features, target) for i, t in enumerate(trees_doc)]
-    if combine.kind == "single" and len(trees) != 1:
+    if combine.kind == CombineKind.SINGLE and len(trees) != 1:
         r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
     return Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
 
@@ -217,11 +218,11 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if not all(isinstance(c, int) and not isinstance(c, bool) for c in children):
         r.fail(f"{path}.children", "expected a list of node ids")
     node.children = tuple(children)
-    expected = len(node.split.values) if node.split.op == "==" else 2
+    expected = len(node.split.values) if node.split.op == Op.EQ else 2
     if len(children) != expected:
         r.fail(f"{path}.children", f"a {node.split.op!r} split needs {expected} children, found {len(children)}")
     m = node.split.missing
-    if (m.kind == "child" and not 0 <= m.child < expected) or (m.kind == "fraction" and len(m.weights) != expected):
+    if (m.kind == Route.CHILD and not 0 <= m.child < expected) or (m.kind == Route.FRACTION and len(m.weights) != expected):
         r.fail(f"{path}.split.missing", "does not match the number of children")
     return node
 
@@ -230,19 +231,19 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     feature = r.get(doc, "feature", path, int)
     if not 0 <= feature < len(features):
         r.fail(f"{path}.feature", f"no feature number {feature}")
-    op = r.choice(doc, "op", path, ("<=", "==", "in"))
-    threshold = r.get(doc, "threshold", path, float) if op == "<=" else math.nan
-    if op == "<=" and math.isnan(threshold):
+    op = r.choice(doc, "op", path, tuple(Op))
+    threshold = r.get(doc, "threshold", path, float) if op == Op.LE else math.nan
+    if op == Op.LE and math.isnan(threshold):
         r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
-    values = r.strings(doc, "values", path) if op != "<=" else ()
+    values = r.strings(doc, "values", path) if op != Op.LE else ()
     problem = split_problem(features, Split(feature, op, threshold, values))
     if problem:
         r.fail(f"{path}.{problem[0]}", problem[1])
-    missing_doc = r.get(doc, "missing", path, dict, {"kind": "stop"})
-    kind = r.choice(missing_doc, "kind", f"{path}.missing", ("stop", "child", "fraction"))
+    missing_doc = r.get(doc, "missing", path, dict, {"kind": Route.STOP})
+    kind = r.choice(missing_doc, "kind", f"{path}.missing", tuple(Route))
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
-    if kind == "fraction":
+    if kind == Route.FRACTION:
         _check_weights(r, missing.weights, f"{path}.missing.weights")
     return Split(feature, op, threshold, values, missing)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from .model import Model
+from .model import Model, Op
 
 UNSEEN = "\u2603 unseen category"
 
@@ -16,7 +16,7 @@ def boundary_values(model: Model, feature: int) -> list[float]:
     values = set()
     for tree in model.trees:
         for node in tree.nodes:
-            if node.split is not None and node.split.feature == feature and node.split.op == "<=":
+            if node.split is not None and node.split.feature == feature and node.split.op == Op.LE:
                 for t in (node.split.threshold, model.numeric.effective_threshold(node.split.threshold)):
                     if math.isfinite(t):
                         values.update((t, math.nextafter(t, -math.inf), math.nextafter(t, math.inf)))

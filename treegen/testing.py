@@ -6,8 +6,8 @@ import random
 from dataclasses import replace
 
 from .model import is_close  # noqa: F401  (tests import it from here too)
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute,
-                    Model, Node, NumericSemantics, Split, Target, Tree)
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, MissingRoute,
+                    Model, Node, NumericSemantics, Op, Route, Split, Target, Tree)
 
 HOSTILE_NAMES = [
     "class", "if", "select", "from", "def", "return", "null", "None", "True", "int", "String",
@@ -37,7 +37,7 @@ def random_features(rng: random.Random, n_numeric: int, n_nominal: int, names=No
 
 
 def random_tree(rng: random.Random, features, target: Target, max_depth: int = 5,
-                missing_kinds=("stop", "child", "fraction"), leaf_probability: float = 0.25) -> Tree:
+                missing_kinds=tuple(Route), leaf_probability: float = 0.25) -> Tree:
     """A random tree, nodes numbered in pre-order. Thresholds come from a small grid (so values sit
     exactly on them often) and from random floats."""
     nodes: list[Node] = []
@@ -56,17 +56,17 @@ def random_tree(rng: random.Random, features, target: Target, max_depth: int = 5
         feature = features[index]
         if feature.kind == NUMERIC:
             t = rng.choice([0.0, 0.5, 1.0, -1.0, 2.5, 1e-300, rng.uniform(-10, 10)])
-            split, arity = Split(index, "<=", threshold=t), 2
+            split, arity = Split(index, Op.LE, threshold=t), 2
         elif rng.random() < 0.5:
             values = tuple(rng.sample(feature.categories, len(feature.categories)))
-            split, arity = Split(index, "==", values=values), len(values)
+            split, arity = Split(index, Op.EQ, values=values), len(values)
         else:
             chosen = rng.sample(feature.categories, rng.randint(1, len(feature.categories) - 1))
-            split, arity = Split(index, "in", values=tuple(chosen)), 2
+            split, arity = Split(index, Op.IN, values=tuple(chosen)), 2
         kind = rng.choice(missing_kinds)
-        if kind == "child":
+        if kind == Route.CHILD:
             route = MissingRoute.to_child(rng.randrange(arity))
-        elif kind == "fraction":
+        elif kind == Route.FRACTION:
             weights = [rng.random() + 0.01 for _ in range(arity)]
             route = MissingRoute.fraction([w / sum(weights) for w in weights])
         else:
@@ -82,13 +82,13 @@ def random_tree(rng: random.Random, features, target: Target, max_depth: int = 5
 
 
 def random_model(seed: int = 0, n_numeric: int = 3, n_nominal: int = 2, max_depth: int = 5,
-                 classes=("a", "b", "c"), regression: bool = False, missing_kinds=("stop", "child", "fraction"),
+                 classes=("a", "b", "c"), regression: bool = False, missing_kinds=tuple(Route),
                  numeric: NumericSemantics = NumericSemantics(), names=None, n_trees: int = 1) -> Model:
     rng = random.Random(seed)
     features = random_features(rng, n_numeric, n_nominal, names)
     target = Target("y", REGRESSION) if regression else Target("y", CLASSIFICATION, tuple(classes))
     trees = [random_tree(rng, features, target, max_depth, missing_kinds) for _ in range(n_trees)]
-    combine = Combine() if n_trees == 1 else Combine("average")
+    combine = Combine() if n_trees == 1 else Combine(CombineKind.AVERAGE)
     return Model(features, target, trees, combine, numeric, {"algorithm": "random", "seed": seed})
 
 
@@ -98,7 +98,7 @@ def chain_model(depth: int, classes=("left", "right")) -> Model:
     nodes = []
     for i in range(depth):
         leaf_value = tuple(1.0 if k == i % len(classes) else 0.0 for k in range(len(classes)))
-        split = Split(0, "<=", threshold=float(i), missing=MissingRoute.to_child(0))
+        split = Split(0, Op.LE, threshold=float(i), missing=MissingRoute.to_child(0))
         nodes.append(Node(leaf_value, split=split, children=(len(nodes) + 1, len(nodes) + 2)))
         nodes.append(Node(leaf_value, n=1.0))
     nodes.append(Node(tuple(1.0 / len(classes) for _ in classes), n=1.0))
@@ -126,7 +126,7 @@ def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: boo
         feature = rng.randrange(n_features)
         low, high = box[feature]
         t = low + (high - low) * rng.uniform(0.2, 0.8)  # inside the box: every leaf stays reachable
-        nodes[node_id].split = Split(feature, "<=", threshold=t, missing=MissingRoute.to_child(rng.randrange(2)))
+        nodes[node_id].split = Split(feature, Op.LE, threshold=t, missing=MissingRoute.to_child(rng.randrange(2)))
         children_of[node_id] = []
         left = count // 2
         left_box = box[:feature] + ((low, t),) + box[feature + 1:]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..errors import TreegenError
-from ..model import Model, Tree
+from ..model import Model, Op, Route, Tree
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 
@@ -88,7 +88,7 @@ def category_codes(model: Model) -> list[tuple[str, ...]]:
     for tree in model.trees:
         for node in tree.nodes:
             split = node.split
-            if split is not None and split.op != "<=":
+            if split is not None and split.op != Op.LE:
                 for value in split.values:
                     if value not in known[split.feature]:
                         known[split.feature].add(value)
@@ -99,25 +99,24 @@ def category_codes(model: Model) -> list[tuple[str, ...]]:
 def plan(model: Model, cost: CostModel) -> list[TreePlan]:
     """The functions of every tree of the model."""
     codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
-    cuts: dict[float, float] = {}
-    return [_plan_tree(model, index, tree, codes, cuts, cost) for index, tree in enumerate(model.trees)]
+    return [_plan_tree(model, index, tree, codes, cost) for index, tree in enumerate(model.trees)]
 
 
-def _plan_tree(model, index, tree: Tree, codes, cuts, cost: CostModel) -> TreePlan:
-    order = _reachable(tree)
+def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
+    order = tree.preorder()
     splits = [tree.nodes[i].split for i in order if tree.nodes[i].split is not None]
-    factors = tuple(sorted({s.feature for s in splits if s.missing.kind == "fraction"}))
+    factors = tuple(sorted({s.feature for s in splits if s.missing.kind == Route.FRACTION}))
     exclusive = not factors
     if not exclusive:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
-    parts, roots = _layout(model, tree, order, codes, cuts, cost)
+    parts, roots = _layout(model, tree, order, codes, cost)
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
     values = {i: tree.nodes[i].value for i in order
-              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == "stop"}
+              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
     return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
 
 
-def _layout(model, tree: Tree, order: list[int], codes, cuts, cost: CostModel):
+def _layout(model, tree: Tree, order: list[int], codes, cost: CostModel):
     """Children before parents: each split's parts, and the nodes that start a function (the root,
     the children of fractional splits, and the largest subtrees wherever a function would exceed
     the budget)."""
@@ -128,10 +127,10 @@ def _layout(model, tree: Tree, order: list[int], codes, cuts, cost: CostModel):
         if node.is_leaf:
             size[node_id] = cost.leaf
             continue
-        if node.split.missing.kind == "fraction":
+        if node.split.missing.kind == Route.FRACTION:
             roots.update(node.children)
         own = sum(_part_cost(p, cost, len(node.children))
-                  for p in _parts(model, tree, node_id, codes, cuts, child_size))
+                  for p in _parts(model, tree, node_id, codes, child_size))
         total = own + sum(child_size(c) for c in node.children)
         inline = [c for c in node.children if c not in roots and not tree.nodes[c].is_leaf]
         for child in sorted(inline, key=lambda c: (-size[c], c)):
@@ -140,18 +139,8 @@ def _layout(model, tree: Tree, order: list[int], codes, cuts, cost: CostModel):
             total -= size[child] - cost.call
             roots.add(child)
         size[node_id] = total
-        parts[node_id] = _parts(model, tree, node_id, codes, cuts, child_size)  # sizes after cutting
+        parts[node_id] = _parts(model, tree, node_id, codes, child_size)  # sizes after cutting
     return parts, roots
-
-
-def _reachable(tree: Tree) -> list[int]:
-    """Node ids reachable from the root, parents before children."""
-    order, stack = [], [0]
-    while stack:
-        node_id = stack.pop()
-        order.append(node_id)
-        stack.extend(reversed(tree.nodes[node_id].children))
-    return order
 
 
 def _part_cost(part, cost: CostModel, arity: int) -> int:
@@ -164,39 +153,37 @@ def _part_cost(part, cost: CostModel, arity: int) -> int:
     return own
 
 
-def _parts(model, tree: Tree, node_id: int, codes, cuts, child_size):
+def _parts(model, tree: Tree, node_id: int, codes, child_size):
     """How one split is laid out: ``(condition or None, target)`` in order, where target is a
     child node id, ``"self"`` (stop here) or ``"fraction"``; the last part has no condition."""
     node = tree.nodes[node_id]
     split = node.split
     route = split.missing
     children = node.children
-    if split.op == "==":
+    if split.op == Op.EQ:
         table = codes[split.feature]
         tests = [Cond(split.feature, "in", codes=(table[v],)) for v in split.values]
-        branches = [(tests[i], children[i]) for i in range(len(children)) if i != route.child or route.kind != "child"]
-        last = children[route.child] if route.kind == "child" else ("self" if route.kind == "stop" else "fraction")
+        branches = [(tests[i], children[i]) for i in range(len(children)) if i != route.child or route.kind != Route.CHILD]
+        last = children[route.child] if route.kind == Route.CHILD else ("self" if route.kind == Route.STOP else "fraction")
         return branches + [(None, last)]
-    tests = _binary_tests(model, split, codes, cuts, node_id)
+    tests = _binary_tests(model, split, codes, node_id)
     small = 0 if child_size(children[0]) <= child_size(children[1]) else 1
-    if route.kind == "child":
+    if route.kind == Route.CHILD:
         r = route.child
         if small == 1 - r:
             return [(tests[1 - r], children[small]), (None, children[r])]
         return [(_negate(tests[1 - r]), children[r]), (None, children[1 - r])]
-    missing_target = "self" if route.kind == "stop" else "fraction"
+    missing_target = "self" if route.kind == Route.STOP else "fraction"
     return [(tests[2], missing_target), (tests[small], children[small]), (None, children[1 - small])]
 
 
-def _binary_tests(model, split, codes, cuts, node_id):
+def _binary_tests(model, split, codes, node_id):
     """(goes to child 0, goes to child 1, is missing) for a ``<=`` or ``in`` split."""
     f = split.feature
-    if split.op == "<=":
+    if split.op == Op.LE:
         if math.isnan(split.threshold):
             raise TreegenError(f"node {node_id}: a split on {model.features[f].name!r} has a NaN threshold")
-        if split.threshold not in cuts:
-            cuts[split.threshold] = model.numeric.effective_threshold(split.threshold)
-        t = cuts[split.threshold]
+        t = model.numeric.effective_threshold(split.threshold)
         return Cond(f, "<=", threshold=t), Cond(f, ">", threshold=t), Cond(f, "nan")
     table = codes[f]
     left = tuple(sorted({table[v] for v in split.values}))

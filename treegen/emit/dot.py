@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from ..describe import edge_labels
 from ..errors import TreegenError
 from ..model import Model, argmax
-from ..show import edge_labels
-from . import render
+from .render import render
 
 # Colour-blind friendly (Okabe-Ito), lightened for black text; cycled for many classes.
 PALETTE = ["#f5c48a", "#9fd3f2", "#8fd6bd", "#f7f0a0", "#8fb8dc", "#f0b08a", "#e2b6cf", "#d9d9d9"]

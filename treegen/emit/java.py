@@ -14,15 +14,14 @@ work list that one loop (``drain``) empties through switch dispatch, starting th
 stay direct, as fast as before, and the stack stays shallow at any depth."""
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 
 from ..errors import TreegenError
-from ..model import Model
-from . import render, templates_dir
+from ..model import Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
                      leaf_table, numeric_test, plan)
+from .render import render, source
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -103,9 +102,7 @@ def names_used() -> frozenset[str]:
     """The capitalised names in the Java template's code (JDK types such as Map, String, Math; constants):
     a class named like one of them would shadow it, or clash with its import, and not compile.
     Read from the template itself so that the list follows its edits; Double is written by literal()."""
-    with open(os.path.join(templates_dir(), "java", "Model.java.j2"), encoding="utf-8") as f:
-        text = f.read()
-    code = re.sub(r"\{#.*?#\}|/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    code = re.sub(r"\{#.*?#\}|/\*.*?\*/|//[^\n]*", " ", source("java", "Model.java.j2"), flags=re.S)
     return frozenset(re.findall(r"\b[A-Z][A-Za-z0-9_$]*", code)) | {"Double"}
 
 
@@ -144,7 +141,7 @@ def condition(cond: Cond) -> str:
     if cond.op == "unknown":
         return f"{x} < 0.0"
     test = _in_codes(x, cond.codes)
-    return test if cond.op == "in" else f"!({test})"
+    return test if cond.op == Op.IN else f"!({test})"
 
 
 def _uses_mask(codes) -> bool:

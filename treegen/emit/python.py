@@ -5,10 +5,10 @@ Names and labels only ever appear as ASCII string literals made by :func:`ascii`
 model can change the code's meaning."""
 from __future__ import annotations
 
-from ..model import Model
-from . import render
+from ..model import CombineKind, Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
                      leaf_table, numeric_test, plan)
+from .render import render
 
 INDENT = "    "
 
@@ -35,7 +35,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     used = {cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)}
     # A single tree that reaches one node has walkers that return its output itself, as m2cgen's
     # do: the row's time is then one call. Walkers that return node ids serve the rest.
-    direct = len(plans) == 1 and plans[0].exclusive and model.combine.kind == "single"
+    direct = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
     if direct:
         outputs = _outputs(model, plans[0])
         functions = [_function(plans[0], f, categories, "_p", outputs) for f in plans[0].functions]
@@ -73,7 +73,7 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
         return number
     if cond.op == "unknown":
         return f"{x} not in {{{', '.join(ascii(c) for c in categories)}}}"
-    positive = cond.op == "in"
+    positive = cond.op == Op.IN
     if not cond.codes:
         return "False" if positive else "True"
     if len(cond.codes) == 1:

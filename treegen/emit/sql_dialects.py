@@ -49,7 +49,12 @@ class Dialect:
     fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     walk_nodes: int | None = None  # a tree, or an ensemble, of more nodes is walked as arrays (Spark)
-    runs_on: str | None = None  # the engine that runs this dialect in verify, when it has none of its own
+    engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
+    verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
+
+    def __post_init__(self):
+        if not self.engine:
+            object.__setattr__(self, "engine", self.name)
 
     # -- literals and names --------------------------------------------------------------
 
@@ -121,17 +126,17 @@ def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
     return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
 
 
-ANSI = Dialect("ansi", runs_on="duckdb")  # also tested on PostgreSQL
+ANSI = Dialect("ansi", engine="duckdb")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", empty_names=True, nesting=12, sum_terms=500),  # SQLite 3.40: parser stack overflow
+            greatest="MAX", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
+            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
             pick="[{items}][{index}]"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the

@@ -15,10 +15,10 @@ How scikit-learn predicts, and how the model says the same thing:
 * Forests built with ``n_jobs > 1`` add the trees' outputs in whatever order the threads finish, so
   scikit-learn itself may differ from the model (and from itself) in the last bits.
 * Forests add the trees' ``predict_proba`` (or ``predict``) in order, then divide by the number of
-  trees: ``Combine("average")``.
+  trees: ``Combine(CombineKind.AVERAGE)``.
 * Gradient boosting starts from the init estimator's raw prediction and adds
   ``learning_rate * leaf value`` tree by tree (one tree per class and stage for multiclass):
-  ``Combine("sum", init, scale=learning_rate, link)``. The exponential loss's probability is
+  ``Combine(CombineKind.SUM, init, scale=learning_rate, link)``. The exponential loss's probability is
   ``expit(2 * raw)``; doubling ``init`` and ``scale`` is exact in binary floating point, so the model
   uses the plain sigmoid on the doubled sums.
 
@@ -32,8 +32,8 @@ import os
 import numpy as np
 
 from ..errors import TreegenError
-from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model, Node,
-                     NumericSemantics, Split, Target, Tree)
+from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
+                     Model, Node, NumericSemantics, Op, Split, Target, Tree)
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
              "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
@@ -78,7 +78,7 @@ def from_sklearn(estimator, feature_names=None) -> Model:
     if family == "tree":
         trees, combine = [_tree(estimator, target)], Combine()
     elif family == "forest":
-        trees, combine = [_tree(e, target) for e in estimator.estimators_], Combine("average")
+        trees, combine = [_tree(e, target) for e in estimator.estimators_], Combine(CombineKind.AVERAGE)
     else:
         trees, combine = _boosting(estimator, len(features))
     return Model(features, target, trees, combine, numeric, meta)
@@ -138,8 +138,14 @@ def _check_version() -> None:
 
 def _family(estimator) -> str:
     """'tree', 'forest' or 'boosting'; anything else is refused."""
-    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
-                                  GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor)
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
     families = {"tree": (DecisionTreeClassifier, DecisionTreeRegressor),  # ExtraTree* are subclasses
                 "forest": (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
@@ -228,7 +234,7 @@ def _tree(estimator, target: Target, output: int | None = None, nan_left=None) -
         node = Node(values[i], counts[i], n[i])
         if left[i] != -1:
             route = MissingRoute.to_child(0 if go_left[i] else 1)
-            node.split = Split(feature[i], "<=", threshold=threshold[i], missing=route)
+            node.split = Split(feature[i], Op.LE, threshold=threshold[i], missing=route)
             node.children = (left[i], right[i])
         nodes.append(node)
     tree = Tree(nodes, output)
@@ -258,7 +264,7 @@ def _boosting(estimator, n_features: int) -> tuple[list[Tree], Combine]:
     regression_target = Target("y", REGRESSION)
     trees = [_tree(stage[k], regression_target, output=k, nan_left=False)
              for stage in estimator.estimators_ for k in range(len(stage))]
-    return trees, Combine("sum", tuple(init), scale, link)
+    return trees, Combine(CombineKind.SUM, tuple(init), scale, link)
 
 
 def _boosting_init(estimator, n_features: int) -> list[float]:
@@ -279,10 +285,10 @@ def _boosting_link(estimator) -> tuple[str, bool]:
     """The link from raw scores to predictions, and whether raw scores must be doubled first."""
     from sklearn.ensemble import GradientBoostingRegressor
     if isinstance(estimator, GradientBoostingRegressor):
-        return "identity", False
+        return Link.IDENTITY, False
     if estimator.loss == "exponential":
-        return "sigmoid", True
+        return Link.SIGMOID, True
     if estimator.loss == "log_loss":
-        return ("sigmoid" if len(estimator.classes_) == 2 else "softmax"), False
+        return (Link.SIGMOID if len(estimator.classes_) == 2 else Link.SOFTMAX), False
     raise TreegenError(f"gradient boosting loss {estimator.loss!r} is not supported; "
                        "supported: 'log_loss', 'exponential' and the regression losses")

@@ -17,8 +17,8 @@ import numpy as np
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
+from ..walk import node_paths
 from .cart import Grown, Params
-from .cart_apply import node_paths
 from .cart_grow import grow
 
 

@@ -51,8 +51,9 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None) -
 
 
 def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "javac",
-        release: str | None = None, timeout: float = 600) -> str:
-    """Compile (once) and run the class as a program on ``csv_text``; its standard output.
+        release: str | None = None, timeout: float = 600, **_context) -> str:
+    """Compile (once) and run the class as a program on ``csv_text``; its standard output. ``_context``
+    (the model, engine settings) is what every runner receives; a program needs none of it.
 
     Raises RuntimeError with the standard error when compiling or running fails."""
     directory = compile_sources([source], javac=javac, release=release)[0]

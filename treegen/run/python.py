@@ -7,8 +7,10 @@ import sys
 import tempfile
 
 
-def run(source: str, csv_text: str, args=(), python: str = sys.executable, timeout: float = 600) -> str:
-    """Write the module to a temporary file, run it on ``csv_text``; its standard output.
+def run(source: str, csv_text: str, args=(), python: str = sys.executable, timeout: float = 600,
+        **_context) -> str:
+    """Write the module to a temporary file, run it on ``csv_text``; its standard output. ``_context``
+    (the model, engine settings) is what every runner receives; a program needs none of it.
 
     Raises RuntimeError with the standard error when the program fails."""
     with tempfile.TemporaryDirectory(prefix="treegen-python-") as directory:

@@ -8,48 +8,65 @@ the prediction, then the class probabilities (``proba``), then the leaf ids (``l
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 from contextlib import closing
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from ..emit.sql_dialects import dialect as find_dialect
 from ..errors import TreegenError
 from ..model import Model
-
-ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "spark")
+from .protocol import write_output
 
 
 def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model: Model,
-        dialect: str = "sqlite", table: str = "input", dsn: str | None = None, spark=None) -> str:
-    """Run ``sql`` over ``data`` (CSV text with a header row, or row dicts) and return the output.
+        dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
+        spark=None) -> str:
+    """Run ``sql``, written in ``dialect``, over ``data`` (CSV text with a header row, or row dicts) on
+    the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it.
 
     Parameters
     ----------
     args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
         leaf column; the query must have been generated with those columns.
     model : gives the table's columns and the class labels.
-    dialect : the engine: ``sqlite``, ``duckdb``, ``postgres`` (``dsn``: a libpq connection string),
-        ``mysql`` (``dsn``: ``key=value`` pairs for PyMySQL, e.g. ``unix_socket=/run/mysqld/mysqld.sock
-        user=root database=test``) or ``spark`` (uses ``spark``, a SparkSession, or starts a local one).
+    dialect : the SQL dialect; its row in ``DIALECTS`` names the engine that runs it.
+    dsns : engine name -> how to reach its server (see :class:`Engine`); ``dsn``: for this engine.
+    spark : a SparkSession for the ``spark`` engine (default: a local one).
     """
+    engine = engine_for(dialect)
+    dsn = dsn if dsn is not None else server_for(dialect, dsns or {})
     rows = read_csv(model, data) if isinstance(data, str) else list(data)
     try:
-        results = query(sql, model, rows, dialect, table=table, dsn=dsn, spark=spark)
+        results = engine.query(sql, model, rows, table, dsn=dsn, spark=spark)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
-        raise RuntimeError(f"{dialect}: {err}") from err
+        raise RuntimeError(f"{engine.name}: {err}") from err
     return format_results(model, results, args)
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
           dsn: str | None = None, spark=None) -> list[tuple]:
-    """The rows that ``sql`` returns over a fresh table ``table`` holding ``rows``."""
-    if dialect not in ENGINES:
-        raise TreegenError(f"no engine to run the {dialect!r} dialect; engines: {', '.join(ENGINES)}")
-    return globals()["_run_" + dialect](sql, model, rows, table, dsn=dsn, spark=spark)
+    """The rows that ``sql`` returns over a fresh table ``table`` holding ``rows``, on the engine that
+    runs ``dialect``."""
+    dsn = dsn if dsn is not None else server_for(dialect, {})
+    return engine_for(dialect).query(sql, model, rows, table, dsn=dsn, spark=spark)
+
+
+def engine_for(dialect: str) -> "Engine":
+    """The engine that runs SQL written in ``dialect``."""
+    return ENGINES[find_dialect(dialect).engine]
+
+
+def server_for(dialect: str, dsns: dict) -> str | None:
+    """How to reach the server of the engine that runs ``dialect`` (``dsns``: engine name -> DSN), or
+    None for an engine that runs in process; a server engine without a DSN is the user's to fix."""
+    engine = engine_for(dialect)
+    if engine.server and not dsns.get(engine.name):
+        raise TreegenError(f"--dialect {dialect} needs a {engine.name} server: pass --{engine.name}-dsn "
+                           f"(or set {engine.dsn_variable}), e.g. {engine.server!r}")
+    return dsns.get(engine.name)
 
 
 def create_table(model: Model, dialect: str, table: str = "input", temporary: str = "") -> str:
@@ -97,8 +114,6 @@ def _run_duckdb(sql, model, rows, table, **_):
 
 def _run_postgres(sql, model, rows, table, dsn=None, **_):
     import psycopg
-    if dsn is None:
-        raise TreegenError("postgres needs a connection string (dsn)")
     d = find_dialect("postgres")
     stored, number = d.identifier(table + " rows"), d.identifier("treegen row")
     columns = ", ".join(d.identifier(f.name) for f in model.features)
@@ -121,8 +136,6 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
 
 def _run_mysql(sql, model, rows, table, dsn=None, **_):
     import pymysql
-    if dsn is None:
-        raise TreegenError("mysql needs connection parameters (dsn), e.g. 'host=127.0.0.1 user=root database=test'")
     # The DOUBLE type holds no NaN: a NaN is missing, as in the model (SQLite stores it as NULL too).
     records = [tuple(None if isinstance(v, float) and math.isnan(v) else v for v in record)
                for record in values(model, rows)]
@@ -174,6 +187,31 @@ def local_spark():
             .config("spark.sql.codegen.wholeStage", "true").getOrCreate())
 
 
+@dataclass(frozen=True)
+class Engine:
+    """A database engine that runs generated SQL for `verify` and the tests."""
+
+    name: str
+    query: Callable[..., list]  # (sql, model, rows, table, dsn=, spark=) -> the result rows
+    package: str | None  # the Python package it needs, for the hint when it is missing
+    extra: str | None  # the pip extra of treegen that installs that package
+    server: str | None = None  # an example of how to reach its server (a DSN); None: runs in process
+
+    @property
+    def dsn_variable(self) -> str:
+        """The environment variable that holds the connection string of a server engine."""
+        return f"TREEGEN_{self.name.upper()}_DSN"
+
+
+ENGINES = {engine.name: engine for engine in (
+    Engine("sqlite", _run_sqlite, None, None),
+    Engine("duckdb", _run_duckdb, "duckdb", "sql"),
+    Engine("postgres", _run_postgres, "psycopg", "sql", server="host=/tmp port=5432 user=postgres"),
+    Engine("mysql", _run_mysql, "pymysql", "sql", server="host=127.0.0.1 port=3306 user=root database=test"),
+    Engine("spark", _run_spark, "pyspark", "spark"),
+)}
+
+
 # -- the program protocol -------------------------------------------------------------------------
 
 def read_csv(model: Model, text: str) -> list[dict]:
@@ -183,18 +221,7 @@ def read_csv(model: Model, text: str) -> list[dict]:
 
 
 def format_results(model: Model, results: Sequence[tuple], args: Sequence[str] = ()) -> str:
-    """Results as the program protocol prints them: prediction, ``--proba`` or ``--leaf``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    first = len(model.features)
-    if "--leaf" in args:
-        writer.writerows([[str(row[-1])] for row in results])
-    elif "--proba" in args:
-        width = len(model.target.classes)
-        writer.writerow(model.target.classes)
-        writer.writerows([[repr(float(p)) for p in row[first + 1:first + 1 + width]] for row in results])
-    elif model.target.is_classification:
-        writer.writerows([[row[first]] for row in results])
-    else:
-        writer.writerows([[repr(float(row[first]))] for row in results])
-    return out.getvalue()
+    """Query results (features, prediction, probabilities, leaf) as the program protocol prints them."""
+    first, width = len(model.features), len(model.target.classes)
+    return write_output(model, [row[first] for row in results], [row[first + 1:first + 1 + width] for row in results],
+                        [row[-1] for row in results], args)

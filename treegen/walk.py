@@ -1,17 +1,19 @@
 """Vectorised walk of many rows through one tree: the node path of every row at once, level by level.
 
-Used by CART's cross-validation, the estimator API and `treegen verify`. Rows come as encoded columns
+The model's own answers for many rows at once: used by `treegen verify`, the rule-text runner, the
+estimator API and CART's cross-validation. Rows come as encoded columns
 (numeric float64 with NaN, nominal int codes with -1 for missing or unknown). A row whose value is
 missing at a fractional route (C4.5) has no single path: its walk stops there, and
 :func:`tree_outputs` hands it to the model's own walk.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+import math
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..model import Model, Tree, tree_output
+from .model import Feature, Model, Op, Route, Tree, tree_output
 
 
 def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
@@ -37,7 +39,7 @@ def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
     values = np.array([node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
     out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
-    spread = np.array([node.split is not None and node.split.missing.kind == "fraction" for node in tree.nodes])
+    spread = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
     for i in np.flatnonzero(spread[ends]):
         out[i] = tree_output(model, tree, row(int(i)))
     return out
@@ -86,15 +88,15 @@ class _Walk:
                 continue
             self.feature[i] = split.feature
             self.children[i, :len(node.children)] = node.children
-            if split.missing.kind == "child":
+            if split.missing.kind == Route.CHILD:
                 self.missing_child[i] = split.missing.child
-            if split.op == "<=":
+            if split.op == Op.LE:
                 self.cut[i] = model.numeric.effective_threshold(split.threshold)
                 continue
             self.nominal[i] = True
             categories = model.features[split.feature].categories
             for code, category in enumerate(categories):
-                if split.op == "==":
+                if split.op == Op.EQ:
                     known = category in split.values
                     self.category_child[i, code] = split.values.index(category) if known else -1
                 else:
@@ -113,3 +115,21 @@ class _Walk:
         position[nominal] = picked
         position[missing] = -1
         return position
+
+
+def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
+    computed for all rows at once: each tree walked vectorised, then combined row by row."""
+    columns = [encode_column(f, rows) for f in model.features]
+    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
+    return [model.combined([out[i] for out in outputs]) for i in range(len(rows))]
+
+
+def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """One feature of the rows as the vectorised walk takes it: floats with NaN for missing, or
+    category codes with -1 for missing or unknown."""
+    values = [row.get(feature.name) for row in rows]
+    if feature.is_numeric:
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+    code = {c: k for k, c in enumerate(feature.categories)}
+    return np.array([-1 if v is None or v != v else code.get(str(v), -1) for v in values], dtype=np.float64)

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .model import Model, Tree, is_missing
+from .model import Model, Op, Route, Tree, is_missing
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 
@@ -69,7 +69,6 @@ def lower(model: Model) -> list[TreeRules]:
 def lower_tree(model: Model, tree: Tree) -> TreeRules:
     rules: list[Rule] = []
     exclusive = True
-    thresholds = {}
     # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}).
     stack: list[tuple[int, dict[int, Condition]]] = [(0, {})]
     while stack:
@@ -81,13 +80,11 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
         split = node.split
         feature = model.features[split.feature]
         missing = split.missing
-        exclusive = exclusive and missing.kind != "fraction"
-        if split.op == "<=":
-            if split.threshold not in thresholds:
-                thresholds[split.threshold] = model.numeric.effective_threshold(split.threshold)
-            cut = thresholds[split.threshold]
+        exclusive = exclusive and missing.kind != Route.FRACTION
+        if split.op == Op.LE:
+            cut = model.numeric.effective_threshold(split.threshold)
             branches = [Condition(split.feature, INTERVAL, high=cut), Condition(split.feature, INTERVAL, low=cut)]
-        elif split.op == "==":
+        elif split.op == Op.EQ:
             branches = [Condition(split.feature, SET, values=(v,)) for v in split.values]
         else:
             rest = tuple(c for c in feature.categories if c not in split.values)
@@ -95,14 +92,14 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
                         Condition(split.feature, SET, values=rest)]
         children = []
         for position, (child, branch) in enumerate(zip(node.children, branches)):
-            if missing.kind == "child":
+            if missing.kind == Route.CHILD:
                 branch = replace(branch, if_missing=1.0 if position == missing.child else 0.0)
-            elif missing.kind == "fraction":
+            elif missing.kind == Route.FRACTION:
                 branch = replace(branch, if_missing=missing.weights[position])
             merged = _add(path, branch, feature.categories)
             if merged is not None:
                 children.append((child, merged))
-        if missing.kind == "stop":
+        if missing.kind == Route.STOP:
             merged = _add(path, Condition(split.feature, MISSING, if_missing=1.0), feature.categories)
             if merged is not None:  # this node's own value applies: it comes before its children
                 rules.append(_rule(merged, node_id, node.value))

@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.data import load_dataset
-from treegen.emit import emit
+from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.parse.rules import parse
+from treegen.parse.rule_text import parse
 from treegen.probes import probe_rows
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 

@@ -6,13 +6,13 @@ written with ``repr``, which reads back to the same double.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 
-from ..model import Model, Node, argmax
-from ..rules import INTERVAL, MISSING, SET, Condition, Rule, lower
-from . import render
+from ..describe import number, quote
+from ..lower import INTERVAL, MISSING, Condition, Rule, lower
+from ..model import CombineKind, Model, Node, Op, Route, argmax
+from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
@@ -21,26 +21,8 @@ KEYWORDS = frozenset("""treegen rules format features target numbers combine tre
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
-def quote(text: str) -> str:
-    """A JSON string literal in which every character that is not printable is escaped."""
-    escaped = json.dumps(text, ensure_ascii=False)
-    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in escaped)
-
-
-def _escape(c: str) -> str:
-    code = ord(c)
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 def name(text: str) -> str:
     return text if _WORD.fullmatch(text) and text.lower() not in KEYWORDS else quote(text)
-
-
-def number(x: float) -> str:
-    return repr(float(x)) if math.isfinite(x) or math.isnan(x) else ("inf" if x > 0 else "-inf")
 
 
 def numbers(xs) -> str:
@@ -105,16 +87,18 @@ class RuleWriter:
             return f"leaf; {tail}"
         s = node.split
         x = self.feature(s.feature)
-        if s.op == "<=":
+        if s.op == Op.LE:
             test = f"{x} <= {number(s.threshold)} ? {node.children[0]} : {node.children[1]}"
-        elif s.op == "in":
+        elif s.op == Op.IN:
             test = f"{x} in {strings(s.values)} ? {node.children[0]} : {node.children[1]}"
         else:
             pairs = ", ".join(f"{quote(v)}: {c}" for v, c in zip(s.values, node.children))
             test = f"{x} == {{{pairs}}}"
         m = s.missing
-        route = {"stop": "missing stop", "child": f"missing to {node.children[m.child] if m.kind == 'child' else ''}",
-                 "fraction": f"missing weights {numbers(m.weights)}"}[m.kind]
+        if m.kind == Route.CHILD:
+            route = f"missing to {node.children[m.child]}"
+        else:
+            route = "missing stop" if m.kind == Route.STOP else f"missing weights {numbers(m.weights)}"
         return f"{test}; {route}; {tail}"
 
 
@@ -130,7 +114,7 @@ def emit(model: Model) -> str:
     filters = {"feature_decl": feature_decl, "target_decl": target_decl, "numbers_decl": numbers_decl,
                "combine_decl": combine_decl}
     comments = [f"{k}: {v}" for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
-    return render("rules", "rules.txt.j2", filters, model=model, trees=trees,
+    return render("rule_text", "rule_text.txt.j2", filters, model=model, trees=trees,
                   header_comments=[quote(c)[1:-1] for c in comments])
 
 
@@ -152,9 +136,9 @@ def numbers_decl(numeric) -> str:
 
 
 def combine_decl(combine) -> str:
-    if combine.kind == "single":
-        return "single"
+    if combine.kind == CombineKind.SINGLE:
+        return str(combine.kind)
     text = combine.kind
-    if combine.kind == "sum":
+    if combine.kind == CombineKind.SUM:
         text += f" init {numbers(combine.init)} scale {number(combine.scale)}"
     return text + f" link {combine.link}"

@@ -1,4 +1,4 @@
-"""Reading rule text back into a model (grammar: rules.lark beside this file).
+"""Reading rule text back into a model (grammar: rule_text.lark beside this file).
 
 The ``nodes`` section rebuilds each tree exactly; the ``rules`` section, written for people, is then
 checked against the rules that the rebuilt tree lowers to, so an edit that would make the two
@@ -12,13 +12,13 @@ import os
 import re
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..errors import TreegenError, read_text
+from ..lower import Condition, lower
 from ..model import Model, argmax
 from ..modelio import FORMAT, VERSION, model_from_dict
-from ..rules import INTERVAL, MISSING, SET, Condition, lower
 
 FORMAT_VERSION = 1
 
@@ -26,7 +26,7 @@ FORMAT_VERSION = 1
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """LALR with the transformer applied while parsing: no parse tree is built (big models parse fast)."""
-    with open(os.path.join(os.path.dirname(__file__), "rules.lark"), encoding="utf-8") as f:
+    with open(os.path.join(os.path.dirname(__file__), "rule_text.lark"), encoding="utf-8") as f:
         return Lark(f.read(), parser="lalr", maybe_placeholders=True, transformer=RulesToModel())
 
 

@@ -1,0 +1,66 @@
+"""Plain text for people: names, numbers, a split's edges and a node's outcome, as `treegen show`, the
+diagrams and the rule text write them."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from .model import Model, Node, Op, Route, argmax
+
+
+def quote(text: str) -> str:
+    """A JSON string literal in which every character that is not printable is escaped."""
+    escaped = json.dumps(text, ensure_ascii=False)
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in escaped)
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def number(x: float) -> str:
+    """A float that reads back to the same double (``inf``/``-inf``/``nan`` by name)."""
+    return repr(float(x)) if math.isfinite(x) or math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+_PLAIN = re.compile(r"[^\s,:=(){}|\"']+")
+
+
+def label(text: str) -> str:
+    """Names and labels as they are, quoted only where they would be ambiguous."""
+    return text if _PLAIN.fullmatch(text) and text.isprintable() else quote(text)
+
+
+def edge_labels(model: Model, node: Node) -> list[str]:
+    """What each child's edge says about the split's value, in child order."""
+    s = node.split
+    x = label(model.features[s.feature].name)
+    if s.op == Op.LE:
+        labels = [f"{x} <= {number(s.threshold)}", f"{x} > {number(s.threshold)}"]
+    elif s.op == Op.IN:
+        values = "{" + ", ".join(label(v) for v in s.values) + "}"
+        labels = [f"{x} in {values}", f"{x} not in {values}"]
+    else:
+        labels = [f"{x} = {label(v)}" for v in s.values]
+    if s.missing.kind == Route.CHILD:
+        labels[s.missing.child] += " (or missing)"
+    elif s.missing.kind == Route.FRACTION:
+        labels = [f"{text} (missing: {w:.3g})" for text, w in zip(labels, s.missing.weights)]
+    return labels
+
+
+def outcome(model: Model, node: Node) -> str:
+    """A node's prediction with its class counts (or value and weight)."""
+    target = model.target
+    if not target.is_classification:
+        return f"{number(node.value[0])} (n {node.n:g})"
+    predicted = label(target.classes[argmax(node.value)])
+    if node.counts:
+        counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
+        return f"{predicted} ({counts})"
+    return predicted

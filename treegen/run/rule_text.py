@@ -1,0 +1,17 @@
+"""Run the rule text: parse it back (as `treegen parse` does) and predict with the model it describes,
+printing what a generated program prints. What is checked is that the text holds the model exactly."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..data import parse_csv, rows_for_model
+from ..parse.rule_text import parse
+from ..walk import predict_rows
+from .protocol import write_output
+
+
+def run(source: str, csv_text: str, args: Sequence[str] = (), **_context) -> str:
+    """The output of the model that the rule text ``source`` describes, over ``csv_text``."""
+    model = parse(source, "<exported rules>")
+    answers = predict_rows(model, rows_for_model(parse_csv(csv_text, "<rows>"), model))
+    return write_output(model, [label for label, _ in answers], [scores for _, scores in answers], args=args)
