@@ -504,14 +504,8 @@ class _Writer:
 
 def _subtree_rules(model: Model, tree: Tree, root: int) -> list[Rule]:
     """The rules of the subtree under ``root``, their node ids those of the whole tree."""
-    order, stack = [], [root]
-    while stack:
-        node_id = stack.pop()
-        order.append(node_id)
-        stack.extend(reversed(tree.nodes[node_id].children))
-    new_id = {old: new for new, old in enumerate(order)}
-    nodes = [replace(tree.nodes[old], children=tuple(new_id[c] for c in tree.nodes[old].children)) for old in order]
-    return [replace(rule, node=order[rule.node]) for rule in lower_tree(model, Tree(nodes)).rules]
+    subtree, old_id = tree.subtree(root)
+    return [replace(rule, node=old_id[rule.node]) for rule in lower_tree(model, subtree).rules]
 
 
 def _same_outcome(tree: Tree, then: Callable[[int], str]) -> list[str | None]:

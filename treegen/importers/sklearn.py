@@ -238,18 +238,7 @@ def _tree(estimator, target: Target, output: int | None = None, nan_left=None) -
             node.children = (left[i], right[i])
         nodes.append(node)
     tree = Tree(nodes, output)
-    return tree if _is_preorder(tree) else tree.canonical()
-
-
-def _is_preorder(tree: Tree) -> bool:
-    order, stack = 0, [0]
-    while stack:
-        i = stack.pop()
-        if i != order:
-            return False
-        order += 1
-        stack.extend(reversed(tree.nodes[i].children))
-    return True
+    return tree if tree.is_preorder() else tree.canonical()
 
 
 # -- gradient boosting ---------------------------------------------------------------------------
