@@ -207,3 +207,36 @@ def test_nan_threshold_has_the_json_path():
     with pytest.raises(TreegenError) as err:
         modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
     assert str(err.value) == f"m.json: trees[0].nodes[{node}].split.threshold: a threshold must be a number, not NaN"
+
+
+def _fractional_stump(weights):
+    """x <= 0 -> leaf 1, else leaf 2; a missing x goes down both with ``weights``."""
+    from treegen.model import (CLASSIFICATION, NUMERIC, Feature, MissingRoute, Model, Node, Op, Split, Target,
+                               Tree)
+    split = Split(0, Op.LE, threshold=0.0, missing=MissingRoute.fraction(weights))
+    nodes = [Node((0.5, 0.5), split=split, children=(1, 2)), Node((1.0, 0.0)), Node((0.0, 1.0))]
+    return Model((Feature("x", NUMERIC), Feature("unused", NUMERIC)), Target("y", CLASSIFICATION, ("a", "b")),
+                 [Tree(nodes)])
+
+
+def test_leaf_ids_list_the_nodes_reached_with_weight_in_node_order():
+    from treegen.model import leaf_ids
+    model = _fractional_stump([0.25, 0.75])
+    assert leaf_ids(model, {"x": -1.0}) == "1"
+    assert leaf_ids(model, {"x": None}) == "1|2"
+    assert leaf_ids(_fractional_stump([0.0, 1.0]), {"x": None}) == "2"  # C4.5's empty branch weighs 0
+    forest = random_model(5, n_trees=3, missing_kinds=("child",))
+    row = random_rows(forest, 1, 5)[0]
+    assert leaf_ids(forest, row).count(";") == 2
+
+
+def test_rows_need_only_the_columns_some_split_tests():
+    from treegen.data import parse_csv, rows_for_model
+    model = _fractional_stump([0.5, 0.5])
+    assert model.used_features() == [0]
+    assert rows_for_model(parse_csv("x,other\n1.5,zz\n"), model) == [{"x": 1.5, "unused": None}]
+    with pytest.raises(TreegenError, match="no column named 'x'"):
+        rows_for_model(parse_csv("unused\n1\n"), model)
+    wide = wide_model(64, n_features=3)
+    with pytest.raises(TreegenError, match="no columns named 'f0', 'f1', 'f2'"):
+        rows_for_model(parse_csv("z\n1\n"), wide)

@@ -199,15 +199,26 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
 
 
 def rows_for_model(table: Table, model: Model) -> list[dict]:
-    """Rows of a table as a model's predict() takes them. Columns the model does not use are ignored;
-    a feature column that is absent is an error. A CSV header's names are stripped of spaces, so a
-    name is looked up as written, then stripped (as the generated programs match it)."""
-    decoded = []
-    for feature in model.features:
+    """Rows of a table as a model's predict() takes them, reading the columns of the features that
+    some split tests; every other column is ignored, and absent ones are an error naming them all, as
+    the generated programs word it. A CSV header's names are stripped of spaces, so a name is looked
+    up as written, then stripped (as the generated programs match it)."""
+    used = set(model.used_features())
+    columns = {}
+    for index, feature in enumerate(model.features):
         name = feature.name if feature.name in table.names else feature.name.strip(SPACE)
-        if name not in table.names:  # worded as the generated programs word it
-            raise TreegenError(f"no column named {feature.name!r}", table.source, 1)
-        values = table.column(name)
+        if index in used:
+            columns[index] = name if name in table.names else None
+    absent = [model.features[i].name for i, name in columns.items() if name is None]
+    if absent:
+        named = ", ".join(repr(name) for name in absent)
+        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}", table.source, 1)
+    decoded = []
+    for index, feature in enumerate(model.features):
+        if index not in used:
+            decoded.append([None] * len(table))
+            continue
+        values = table.column(columns[index])
         if feature.is_numeric:
             decoded.append([None if math.isnan(x) else float(x)
                             for x in encode(feature, values, table, feature.name)])

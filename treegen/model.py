@@ -318,6 +318,10 @@ class Model:
     numeric: NumericSemantics = NumericSemantics()
     meta: dict = field(default_factory=dict)  # algorithm, parameters, source: informative only
 
+    def used_features(self) -> list[int]:
+        """The features some split tests, in feature order: the columns a row must have."""
+        return sorted({node.split.feature for tree in self.trees for node in tree.nodes if node.split is not None})
+
     # -- reference prediction -------------------------------------------------------------
 
     def scores(self, row: Mapping[str, Any]) -> list[float]:
@@ -439,21 +443,30 @@ def model_problem(model: Model) -> str | None:
 
 
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
-    """Walk one tree for one row (iteratively), summing weighted node values in node order.
+    """One tree's output for one row: the sum, in node order, of ``weight * value`` over the nodes
+    where evaluation ended (see :func:`reached`)."""
+    total = [0.0] * len(tree.nodes[0].value)
+    for node_id, weight in reached(model, tree, row):
+        total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
+    return total
+
+
+def reached(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[tuple[int, float]]:
+    """The (node id, weight) pairs where one row's walk of one tree ended, in node order: a leaf, or a
+    split whose missing route stops. Walked iteratively.
 
     A path's weight multiplies the fractional weights it took, per feature in path order, and then
     across features in feature order: the order in which a rule's conditions are multiplied, so
     flat rules reproduce it bit for bit.
     """
     names = [f.name for f in model.features]
-    total = [0.0] * len(tree.nodes[0].value)
-    reached: list[tuple[int, dict]] = []
+    ends: list[tuple[int, dict]] = []
     stack: list[tuple[int, dict]] = [(0, {})]  # (node id, {feature: product of its fractional weights})
     while stack:
         node_id, factors = stack.pop()
         node = tree.nodes[node_id]
         if node.is_leaf:
-            reached.append((node_id, factors))
+            ends.append((node_id, factors))
             continue
         split = node.split
         position = child_for(model, split, row.get(names[split.feature]))
@@ -465,10 +478,18 @@ def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]
             for child, w in reversed(list(zip(node.children, split.missing.weights))):
                 stack.append((child, {**factors, split.feature: factors.get(split.feature, 1.0) * w}))
         else:
-            reached.append((node_id, factors))
-    for node_id, factors in sorted(reached, key=lambda item: item[0]):
+            ends.append((node_id, factors))
+    out = []
+    for node_id, factors in sorted(ends, key=lambda item: item[0]):
         weight = 1.0
         for feature in sorted(factors):
             weight = weight * factors[feature]
-        total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
-    return total
+        out.append((node_id, weight))
+    return out
+
+
+def leaf_ids(model: Model, row: Mapping[str, Any]) -> str:
+    """The leaf column of the program protocol: per tree, the ids of the nodes where the row's
+    evaluation ended with a weight above zero, in node order, joined by ``|``; trees joined by ``;``."""
+    return ";".join("|".join(str(node_id) for node_id, weight in reached(model, tree, row) if weight > 0)
+                    for tree in model.trees)
