@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "from_sklearn", "__version__"]
+__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "__version__"]
 
 
 def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
@@ -43,3 +43,15 @@ def from_sklearn(estimator, feature_names=None):
     """A treegen model from a fitted scikit-learn tree, forest or gradient boosting estimator."""
     from .importers.sklearn import from_sklearn as convert
     return convert(estimator, feature_names=feature_names)
+
+
+def import_model(path: str, feature_names=None, trust: bool = False):
+    """A treegen model from a model file of a supported library (see ``treegen import --help``)."""
+    from .importers import import_file
+    return import_file(path, feature_names=feature_names, trust=trust)
+
+
+def from_model(model_object, feature_names=None):
+    """A treegen model from a fitted model object of any supported library."""
+    from .importers import from_object
+    return from_object(model_object, feature_names=feature_names)

@@ -10,6 +10,7 @@ import click
 from . import __version__
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
+from .importers import IMPORTERS, import_file
 from .loading import load_model
 from .run.sql import ENGINES
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
@@ -313,18 +314,17 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     click.echo(report.text(), nl=False)
 
 
-@main.command(name="import")
+@main.command(name="import", help="Import a model trained elsewhere: " + "; ".join(
+    f"{importer.library}: {importer.files}" for importer in IMPORTERS.values())
+    + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
-@click.option("--feature-names", help="Comma-separated feature names (default: the estimator's own, else x0, x1, ...).")
+@click.option("--feature-names", help="Comma-separated feature names (default: the model's own, else x0, x1, ...).")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 def import_command(model_file, output, feature_names, trust):
-    """Import a scikit-learn tree, forest or gradient boosting model (.skops; pickle/joblib with --trust)."""
     from . import modelio
-    from .importers.sklearn import from_sklearn, load_estimator
-    estimator = load_estimator(model_file, trust=trust)
     names = _split_names([feature_names]) if feature_names else None
-    write_text(modelio.dumps(from_sklearn(estimator, feature_names=names)), output)
+    write_text(modelio.dumps(import_file(model_file, feature_names=names, trust=trust)), output)
 
 
 def server_options(f):

@@ -27,8 +27,6 @@ Class labels become strings (``str(label)``); the original labels and their type
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..errors import TreegenError
@@ -84,29 +82,30 @@ def from_sklearn(estimator, feature_names=None) -> Model:
     return Model(features, target, trees, combine, numeric, meta)
 
 
-def load_estimator(path: str, trust: bool = False):
-    """Load a fitted estimator from a ``.skops`` file (safely) or a pickle/joblib file (``trust`` only).
-
-    A ``.skops`` file is loaded with ``skops.io``, which refuses every type not known to be safe:
-    beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted. Unpickling runs
-    code stored in the file, so any other file needs ``trust=True``.
-    """
-    if not os.path.isfile(path):
-        raise TreegenError("no such model file", path)
-    if path.lower().endswith(".skops"):
-        return _load_skops(path)
-    if not trust:
-        raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if "
-                           "the file is trusted, or save the model with skops.io.dump as .skops", path)
-    import joblib
+def recognises(path: str, head: bytes) -> bool:
+    """A .skops file: a zip archive holding skops' schema."""
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    import zipfile
     try:
-        return joblib.load(path)
-    except Exception as err:  # any failure to unpickle is a bad file, not a treegen bug
-        raise TreegenError(f"cannot load the estimator: {type(err).__name__}: {err}", path) from None
+        with zipfile.ZipFile(path) as archive:
+            return "schema.json" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return path.lower().endswith(".skops")
 
 
-def _load_skops(path: str):
-    import skops.io
+def read_skops(path: str, feature_names=None) -> Model:
+    """The model in a ``.skops`` file (:func:`load_skops`)."""
+    return from_sklearn(load_skops(path), feature_names=feature_names)
+
+
+def load_skops(path: str):
+    """The estimator in a ``.skops`` file, loaded with ``skops.io``, which refuses every type not known
+    to be safe: beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted."""
+    try:
+        import skops.io
+    except ImportError:
+        raise TreegenError("reading a .skops file needs skops: pip install 'treegen[sklearn]'", path) from None
     try:
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
@@ -116,8 +115,9 @@ def _load_skops(path: str):
         return skops.io.load(path, trusted=list(untrusted))
     except TreegenError:
         raise
-    except Exception as err:  # a corrupt or foreign file
-        raise TreegenError(f"cannot load the .skops file: {type(err).__name__}: {err}", path) from None
+    except Exception:  # a corrupt or foreign file
+        raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
+                           path) from None
 
 
 # -- checks ------------------------------------------------------------------------------------
