@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import importlib
 import io
 import math
 import pickle
@@ -22,7 +21,10 @@ from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTr
                           ExtraTreeRegressor)
 
 from treegen import modelio
-from treegen.targets import emit
+from treegen.run.sql import ENGINES
+from treegen.run.sql import run as run_sql
+from treegen.targets import PROGRAMS, emit
+from treegen.targets import TARGETS as TARGET_TABLE
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.importers.sklearn import from_sklearn, load_skops
@@ -386,8 +388,8 @@ def test_a_damaged_pickle_says_so_with_trust(tmp_path):
 
 # -- end to end: import -> emit -> run the generated program -> compare with sklearn -------------------
 
-SQL_ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "spark")
-TARGETS = ("python", "java") + SQL_ENGINES
+SQL_ENGINES = tuple(ENGINES)
+TARGETS = PROGRAMS + SQL_ENGINES
 
 
 def csv_input(model, X: np.ndarray) -> str:
@@ -413,10 +415,9 @@ def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "Treeg
     ``engine``: connection options of a server engine (``dsn`` for PostgreSQL and MySQL, ``spark``)."""
     source = program(model, target, name)
     if target in SQL_ENGINES:
-        from treegen.run.sql import run
-        text = run(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
+        text = run_sql(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
     else:
-        text = importlib.import_module(f"treegen.run.{target}").run(source, csv_input(model, X), list(args))
+        text = TARGET_TABLE[target].run(source, csv_input(model, X), list(args))
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
@@ -461,21 +462,10 @@ def end_to_end_cases() -> dict:
     return fitted
 
 
-def engine_options(target: str, request) -> dict:
-    """The throwaway PostgreSQL and MariaDB servers and the local Spark session of this test run (conftest.py)."""
-    if target == "postgres":
-        return {"dsn": request.getfixturevalue("postgres_dsn")}
-    if target == "mysql":
-        return {"dsn": request.getfixturevalue("mysql_server")}
-    if target == "spark":
-        return {"spark": request.getfixturevalue("spark")}
-    return {}
-
-
 @pytest.mark.parametrize("target", TARGETS)
-def test_generated_programs_predict_what_sklearn_predicts(target, request):
+def test_generated_programs_predict_what_sklearn_predicts(target, connect):
     cases = end_to_end_cases()
-    engine = engine_options(target, request)
+    engine = connect(target)
     if target == "java":  # one javac run for all the classes
         from treegen.run.java import compile_sources
         compile_sources([program(model, "java", name) for name, (_, model, _) in cases.items()])

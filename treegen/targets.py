@@ -47,6 +47,7 @@ class Target:
     extension: str  # the file ending of the text
     run: Callable[..., str] | None = None  # run(text, csv_text, args, model=, **settings) -> what it prints
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
+    program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -54,10 +55,10 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run),
+           run=run_python.run, program=True),
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", run=run_java.run),
+            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
@@ -71,6 +72,7 @@ TARGETS = {target.name: target for target in (
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.run is not None)
+PROGRAMS = tuple(name for name, target in TARGETS.items() if target.program)
 
 
 def target(name: str) -> Target:
