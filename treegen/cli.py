@@ -11,11 +11,12 @@ from . import __version__
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
 from .importers import IMPORTERS, import_file
+from .learn import ALGORITHMS
 from .loading import load_model
 from .run.sql import ENGINES
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
 
-ALGORITHM = click.Choice(["id3", "c45", "cart"])
+ALGORITHM = click.Choice(list(ALGORITHMS))
 
 
 class TreegenGroup(click.Group):
