@@ -71,8 +71,10 @@ def data_options(f):
 
 def learner_options(f):
     for option in reversed([
-        click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True),
-        click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth."),
+        click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True,
+                     help="The learner: id3 (information gain, nominal features), c45 (Weka's J48) or cart "
+                          "(scikit-learn's tree)."),
+        click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth (default: none)."),
         click.option("--confidence", type=float, help="c45: pruning confidence (default 0.25)."),
         click.option("--min-leaf", type=click.IntRange(min=0), help="c45: minimum weight per branch, J48's -M (default 2)."),
         click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
@@ -82,16 +84,21 @@ def learner_options(f):
                      help="c45: prune without subtree raising (J48's -S)."),
         click.option("--no-collapse", "collapse", flag_value=False, default=None,
                      help="c45: keep splits that do not reduce training error (-O of J48 after 3.6)."),
-        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]), help="cart: impurity."),
-        click.option("--min-samples-split", type=int, help="cart"),
-        click.option("--min-samples-leaf", type=int, help="cart"),
-        click.option("--min-impurity-decrease", type=float, help="cart"),
+        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
+                     help="cart: impurity to minimise (default gini; squared_error for regression)."),
+        click.option("--min-samples-split", type=int,
+                     help="cart: fewest rows (weight) a node needs to be split (default 2)."),
+        click.option("--min-samples-leaf", type=int, help="cart: fewest rows (weight) in each leaf (default 1)."),
+        click.option("--min-impurity-decrease", type=float,
+                     help="cart: split only when the weighted impurity falls by at least this (default 0)."),
         click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
         click.option("--cv-folds", type=int, help="cart: folds for --ccp-alpha cv (default 5)."),
-        click.option("--class-weight", help="cart: 'balanced', or weights as CLASS=W,CLASS=W."),
-        click.option("--min-weight-fraction-leaf", type=float, help="cart"),
+        click.option("--class-weight",
+                     help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
+        click.option("--min-weight-fraction-leaf", type=float,
+                     help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=click.Choice(["float64", "float32"]),
-                     help="cart: compare float32 casts as scikit-learn does (its tree, bit for bit)."),
+                     help="cart: compare float32 casts of the inputs as scikit-learn does (default float64)."),
     ]):
         f = option(f)
     return f
@@ -202,11 +209,15 @@ def write_text(text: str, output: str | None) -> None:
 @click.argument("data", type=click.Path(dir_okay=False))
 @data_options
 @learner_options
-@click.option("--seed", type=int, help="Random seed (cart with --ccp-alpha cv; c45 reduced-error pruning).")
+@click.option("--seed", type=int,
+              help="Random seed (cart with --ccp-alpha cv: default 0; c45 reduced-error pruning: default 1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the model here (default: stdout).")
 def train(data, target, nominal, ignore, regression, algorithm, seed, output, **options):
-    """Learn a tree from a CSV or ARFF file and save it as a JSON model."""
+    """Learn a tree from a CSV or ARFF file.
+
+    Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
+    from .evaluate import training_summary
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
     if seed is not None and algorithm != "id3":
@@ -214,6 +225,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)
+    where = f"; wrote {output}" if output not in (None, "-") else ""
+    click.echo(f"treegen: trained {training_summary(model, dataset)}{where}", err=True)
 
 
 @main.command()
@@ -221,7 +234,10 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
 @click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
               help="j48: print the tree exactly as Weka's J48 does.")
 def show(model, style):
-    """Print a model's tree, indented, with the class counts at each leaf."""
+    """Print a model's tree as indented text.
+
+    Each leaf shows its prediction and class counts (or value and weight); --style j48 prints a C4.5
+    tree exactly as Weka's J48 does."""
     loaded = load_model(model)
     if style == "j48":
         from .learn.j48_text import j48_text
@@ -249,7 +265,7 @@ def target_options(f):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @target_options
 def export(model, target, output, **options):
-    """Generate code (or rules, or a diagram) from a model."""
+    """Generate code, rule text or a diagram from a model."""
     check_options(target, options)  # before the model is loaded
     loaded = load_model(model)
     write_text(emit(loaded, target, **options), output)
@@ -259,7 +275,9 @@ def export(model, target, output, **options):
 @click.argument("rules", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 def parse_command(rules, output):
-    """Read rule text (from `export --to rules`) back into a JSON model."""
+    """Read rule text back into a JSON model.
+
+    The text is what `export --to rules` writes; the model predicts exactly as the one exported."""
     from . import modelio
     from .parse.rule_text import load
     write_text(modelio.dumps(load(rules)), output)
@@ -271,7 +289,9 @@ def parse_command(rules, output):
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
 def predict(model, data, proba, output):
-    """Predict every row of a CSV or ARFF file: the input columns plus a `prediction` column."""
+    """Predict every row of a CSV or ARFF file.
+
+    Writes the input columns plus a `prediction` column (and the probabilities with --proba)."""
     from .data import read_table, rows_for_model
     loaded = load_model(model)
     table = read_table(data)
@@ -301,7 +321,10 @@ def predict(model, data, proba, output):
 @click.option("--test", "test_file", type=click.Path(dir_okay=False), help="Train on DATA, test on this file.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
 def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, test_file, seed, **options):
-    """Measure a learner: accuracy and confusion matrix, or RMSE/MAE/R² for regression."""
+    """Measure a learner by cross-validation or on a test file.
+
+    Prints accuracy, the confusion matrix and per-class precision, recall and F1, or RMSE, MAE and R²
+    for regression."""
     from . import evaluate as ev
     from .data import read_table
     if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
@@ -315,9 +338,10 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     click.echo(report.text(), nl=False)
 
 
-@main.command(name="import", help="Import a model trained elsewhere: " + "; ".join(
-    f"{importer.library}: {importer.files}" for importer in IMPORTERS.values())
-    + "; a pickle or joblib file of any of these with --trust.")
+@main.command(name="import", short_help="Import a model trained elsewhere.",
+              help="Import a model trained elsewhere: " + "; ".join(
+                  f"{importer.library}: {importer.files}" for importer in IMPORTERS.values())
+              + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 @click.option("--feature-names", help="Comma-separated feature names (default: the model's own, else x0, x1, ...).")
@@ -348,9 +372,10 @@ def server_options(f):
                   f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
 @server_options
 def verify(model, data, targets, dialects, **servers):
-    """Run the generated code for real and check it predicts what the model predicts.
+    """Run the generated code and check it against the model.
 
-    One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
+    Each target is generated, run for real and compared on probe rows (every threshold and one ulp
+    either side, missing values, unseen categories) and the rows of DATA if given. One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
     disagrees or fails to run, 2 a target needs something of the user (a package, a different name)."""
     from .verify import verify as run_verify
     loaded = load_model(model)

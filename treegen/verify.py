@@ -31,7 +31,7 @@ SHOWN_MISMATCHES = 3
 @dataclass
 class Result:
     target: str
-    rows: int
+    rows: "Rows"
     mismatches: list[str] = field(default_factory=list)
     error: str | None = None
     user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
@@ -49,9 +49,26 @@ class Result:
         if self.error:
             return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
-            return f"{self.target:<16} ok        {self.rows} rows agree"
+            return f"{self.target:<16} ok        {self.rows.total} rows agree ({self.rows})"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
-        return f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows} rows differ: {shown}"
+        return (f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
+                f"differ: {shown}")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """How many rows a target was checked on: probes and rows of the user's data."""
+
+    probes: int
+    data: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.probes + self.data
+
+    def __str__(self) -> str:
+        probes = f"{self.probes} probe{'s' if self.probes != 1 else ''}"
+        return f"{self.data} from the data, {probes}" if self.data else probes
 
 
 def to_csv(model: Model, rows: list[dict]) -> str:
@@ -172,27 +189,29 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
         if "dialect" in check.options:
             server_for(check.options["dialect"], settings["dsns"])
     rows = probe_rows(model)
+    count = Rows(len(rows))
     if data:
         rows += rows_for_model(read_table(data), model)
+        count = Rows(count.probes, len(rows) - count.probes)
     csv_text = to_csv(model, rows)
     expected = predict_rows(model, rows)
     results = []
     for check in plan:
-        results.append(_check(model, check, rows, csv_text, expected, settings))
+        results.append(_check(model, check, rows, count, csv_text, expected, settings))
         if report is not None:
             report(results[-1])
     return results
 
 
-def _check(model: Model, check: Check, rows: list[dict], csv_text: str, expected: list[tuple],
+def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
            settings: dict) -> Result:
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
-        return Result(check.name, len(rows), compare(model, rows, labels, proba, expected))
+        return Result(check.name, count, compare(model, rows, labels, proba, expected))
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
-        return Result(check.name, len(rows), error=str(err), user_error=True)
+        return Result(check.name, count, error=str(err), user_error=True)
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
         hint = _missing_package(err)
         if hint is not None:
-            return Result(check.name, len(rows), error=hint, user_error=True)
-        return Result(check.name, len(rows), error=" ".join(str(err).split())[:300])
+            return Result(check.name, count, error=hint, user_error=True)
+        return Result(check.name, count, error=" ".join(str(err).split())[:300])
