@@ -1,8 +1,6 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
-import csv
-import io
 import sys
 
 import click
@@ -292,24 +290,10 @@ def predict(model, data, proba, output):
     """Predict every row of a CSV or ARFF file.
 
     Writes the input columns plus a `prediction` column (and the probabilities with --proba)."""
-    from .data import read_table, rows_for_model
+    from .batch import predict_table
+    from .data import read_table
     loaded = load_model(model)
-    table = read_table(data)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    header = list(table.names) + ["prediction"]
-    classes = loaded.target.classes if loaded.target.is_classification else ()
-    if proba:
-        if not classes:
-            raise TreegenError("--proba needs a classification model")
-        header += [f"P({c})" for c in classes]
-    writer.writerow(header)
-    for i, row in enumerate(rows_for_model(table, loaded)):
-        scores = loaded.scores(row)
-        label = loaded.predict(row)
-        values = ["" if col[i] is None else col[i] for col in table.columns]
-        writer.writerow(values + [label if classes else repr(label)] + ([repr(p) for p in scores] if proba else []))
-    write_text(out.getvalue(), output)
+    write_text(predict_table(loaded, read_table(data), proba), output)
 
 
 @main.command()

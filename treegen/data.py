@@ -30,6 +30,7 @@ SPACE = " "  # the only character stripped: around names and missing tokens, nev
 # every string it matches to the same double.
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
                     re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
+NUMBERS = re.compile(f"(?:{NUMBER.pattern})(?:\n(?:{NUMBER.pattern}))*", NUMBER.flags)  # a column, one per line
 
 
 @dataclass
@@ -183,49 +184,62 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
            keep: Sequence[int] | None = None) -> np.ndarray:
     if feature.is_numeric:
-        out = np.empty(len(values))
-        for i, v in enumerate(values):
-            if v is None:
-                out[i] = math.nan
-                continue
-            number = parse_number(v)
-            if number is None:
-                line = table.lines[keep[i] if keep is not None else i]
-                raise TreegenError(f"column {name!r}: {v!r} is not a number", table.source, line)
-            out[i] = number
-        return out
+        texts = ["nan" if v is None else v for v in values]
+        if not NUMBERS.fullmatch("\n".join(texts)):  # one regex pass over the column; find the culprit
+            i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
+            line = table.lines[keep[i] if keep is not None else i]
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
+        return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
     return np.array([-1 if v is None else code.get(v, -1) for v in values], dtype=np.int64)
 
 
 def rows_for_model(table: Table, model: Model) -> list[dict]:
-    """Rows of a table as a model's predict() takes them, reading the columns of the features that
-    some split tests; every other column is ignored, and absent ones are an error naming them all, as
-    the generated programs word it. A CSV header's names are stripped of spaces, so a name is looked
-    up as written, then stripped (as the generated programs match it)."""
+    """Rows of a table as a model's predict() takes them (see :func:`model_columns`)."""
+    names = model_columns(table, model)
+    decoded = []
+    for feature, name in zip(model.features, names):
+        if name is None:
+            decoded.append([None] * len(table))
+        elif feature.is_numeric:
+            decoded.append([None if math.isnan(x) else float(x) for x in encode(feature, table.column(name), table,
+                                                                               feature.name)])
+        else:
+            decoded.append(table.column(name))
+    keys = [f.name for f in model.features]
+    return [dict(zip(keys, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
+
+
+def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:
+    """A table's columns encoded for the model's features (see :func:`model_columns`): numbers as
+    float64 with NaN, categories as codes with -1 for missing or unknown (a feature no split tests:
+    all missing)."""
+    names = model_columns(table, model)
+    columns = []
+    for feature, name in zip(model.features, names):
+        if name is None:
+            columns.append(np.full(len(table), np.nan if feature.is_numeric else -1.0))
+        else:
+            columns.append(encode(feature, table.column(name), table, feature.name).astype(np.float64))
+    return columns
+
+
+def model_columns(table: Table, model: Model) -> list[str | None]:
+    """For each feature of the model, the table's column it reads, or None for a feature that no split
+    tests (its column is ignored, present or not). Absent columns are an error naming them all, as the
+    generated programs word it. A CSV header's names are stripped of spaces, so a name is looked up as
+    written, then stripped (as the generated programs match it)."""
     used = set(model.used_features())
-    columns = {}
+    names = []
     for index, feature in enumerate(model.features):
         name = feature.name if feature.name in table.names else feature.name.strip(SPACE)
-        if index in used:
-            columns[index] = name if name in table.names else None
-    absent = [model.features[i].name for i, name in columns.items() if name is None]
+        names.append(name if index in used else None)
+    absent = [feature.name for index, feature in enumerate(model.features)
+              if index in used and names[index] not in table.names]
     if absent:
         named = ", ".join(repr(name) for name in absent)
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}", table.source, 1)
-    decoded = []
-    for index, feature in enumerate(model.features):
-        if index not in used:
-            decoded.append([None] * len(table))
-            continue
-        values = table.column(columns[index])
-        if feature.is_numeric:
-            decoded.append([None if math.isnan(x) else float(x)
-                            for x in encode(feature, values, table, feature.name)])
-        else:
-            decoded.append(values)
-    names = [f.name for f in model.features]
-    return [dict(zip(names, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
+    return names
 
 
 def load_dataset(path: str, **options) -> Dataset:

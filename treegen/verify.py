@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -21,11 +22,12 @@ from .data import read_table, rows_for_model
 from .errors import TreegenError
 from .model import Model, is_close
 from .probes import probe_rows
-from .run.sql import ENGINES, server_for
+from .run.sql import ENGINES, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
 from .walk import predict_rows
 
 SHOWN_MISMATCHES = 3
+PARALLEL = 2  # targets checked at once
 
 
 @dataclass
@@ -195,11 +197,16 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
         count = Rows(count.probes, len(rows) - count.probes)
     csv_text = to_csv(model, rows)
     expected = predict_rows(model, rows)
-    results = []
-    for check in plan:
-        results.append(_check(model, check, rows, count, csv_text, expected, settings))
-        if report is not None:
-            report(results[-1])
+    settings["rows"] = read_csv(model, csv_text)  # as a program reads them: runners that are not programs skip it
+    # Targets run two at a time (programs are other processes, engines release the GIL); their lines
+    # are reported in the order asked, each as soon as it and those before it are done.
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings) for check in plan]
+        results = []
+        for future in futures:
+            results.append(future.result())
+            if report is not None:
+                report(results[-1])
     return results
 
 

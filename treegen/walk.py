@@ -120,9 +120,15 @@ class _Walk:
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
     computed for all rows at once: each tree walked vectorised, then combined row by row."""
-    columns = [encode_column(f, rows) for f in model.features]
-    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
-    return [model.combined([out[i] for out in outputs]) for i in range(len(rows))]
+    return predict_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
+
+
+def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
+    """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
+    gives row i as a mapping, for the few rows a fractional route sends down several branches."""
+    outputs = [tree_outputs(model, tree, columns, row).tolist() for tree in model.trees]
+    count = len(columns[0]) if columns else 0
+    return [model.combined([out[i] for out in outputs]) for i in range(count)]
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
