@@ -185,7 +185,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
            keep: Sequence[int] | None = None) -> np.ndarray:
     if feature.is_numeric:
         texts = ["nan" if v is None else v for v in values]
-        if not NUMBERS.fullmatch("\n".join(texts)):  # one regex pass over the column; find the culprit
+        if texts and not NUMBERS.fullmatch("\n".join(texts)):  # one regex pass over the column; find the culprit
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
             line = table.lines[keep[i] if keep is not None else i]
             raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
