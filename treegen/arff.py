@@ -138,6 +138,10 @@ class Reader:
     def error(self, message: str, offset: int) -> TreegenError:
         return TreegenError(message, self.source, *self.position(offset))
 
+    def value_error(self, message: str, offset: int) -> TreegenError:
+        """A bad value in a row: FILE:LINE, as the CSV reader and the generated programs say it."""
+        return TreegenError(message, self.source, self.position(offset)[0])
+
     # -- header ----------------------------------------------------------------------------
 
     def header(self) -> tuple[list[Feature], dict[str, str], Token]:
@@ -288,20 +292,20 @@ class Reader:
             if token.kind == WORD and token.text == "?":
                 return None
             if token.kind not in (WORD, QUOTED):
-                raise self.error(f"not a valid value: {describe(token)}", token.offset)
+                raise self.value_error(f"not a valid value: {describe(token)}", token.offset)
             if fields is not None:
                 millis = javadate.parse_date(token.text, fields)
                 if millis is None:
-                    raise self.error(f"{token.text!r} is not a date in the format {date_format!r} "
+                    raise self.value_error(f"{token.text!r} is not a date in the format {date_format!r} "
                                      f"of {feature.name!r}", token.offset)
                 return repr(millis)
             if feature.is_numeric:
                 number = java_double(token.text)
                 if number is None:
-                    raise self.error(f"column {feature.name!r}: {token.text!r} is not a number", token.offset)
+                    raise self.value_error(f"column {feature.name!r}: {token.text!r} is not a number", token.offset)
                 return repr(number)
             if token.text not in known:
-                raise self.error(f"{token.text!r} is not a declared value of {feature.name!r}", token.offset)
+                raise self.value_error(f"{token.text!r} is not a declared value of {feature.name!r}", token.offset)
             return token.text
         return read
 
