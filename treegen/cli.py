@@ -82,6 +82,15 @@ def learner_options(f):
                      help="c45: prune without subtree raising (J48's -S)."),
         click.option("--no-collapse", "collapse", flag_value=False, default=None,
                      help="c45: keep splits that do not reduce training error (-O of J48 after 3.6)."),
+        click.option("--binary-splits", is_flag=True, default=None,
+                     help="c45: split a nominal attribute into one value against the rest, J48's -B "
+                          "(default: one branch per value)."),
+        click.option("--laplace", is_flag=True, default=None,
+                     help="c45: Laplace-smoothed leaf probabilities, (count + 1) / (weight + classes), "
+                          "J48's -A (default: class frequencies)."),
+        click.option("--no-mdl-correction", "mdl_correction", flag_value=False, default=None,
+                     help="c45: no MDL correction of numeric splits' gain, J48's -J from Weka 3.7 "
+                          "(default: corrected, as J48 3.6 always does)."),
         click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
                      help="cart: impurity to minimise (default gini; squared_error for regression)."),
         click.option("--min-samples-split", type=int,
@@ -111,6 +120,9 @@ LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that 
     "pruning_folds": ("folds", {"c45"}),
     "subtree_raising": ("subtree_raising", {"c45"}),
     "collapse": ("collapse", {"c45"}),
+    "binary_splits": ("binary_splits", {"c45"}),
+    "laplace": ("laplace", {"c45"}),
+    "mdl_correction": ("mdl_correction", {"c45"}),
     "criterion": ("criterion", {"cart"}),
     "min_samples_split": ("min_samples_split", {"cart"}),
     "min_samples_leaf": ("min_samples_leaf", {"cart"}),

@@ -14,7 +14,7 @@ import csv
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -42,13 +42,18 @@ class Dataset:
     target: Target
     y: np.ndarray  # classification: int codes into target.classes; regression: float64
     weights: np.ndarray
+    # The feature columns over every row of the file, in file order, the rows left out for a missing
+    # target included (J48 still counts them where it looks at all the data it was given: which
+    # attributes take part, where thresholds move); empty when no row was left out.
+    all_columns: list[np.ndarray] = field(default_factory=list)
+    dates: dict[str, str] = field(default_factory=dict)  # feature read from an ARFF date -> its format
 
     def __len__(self) -> int:
         return len(self.y)
 
     def subset(self, rows: np.ndarray) -> "Dataset":
         return Dataset(self.features, [c[rows] for c in self.columns], self.target, self.y[rows],
-                       self.weights[rows])
+                       self.weights[rows], dates=self.dates)
 
     def rows(self) -> list[dict]:
         """Rows as the model's predict() takes them: {feature name: float, str or None}."""
@@ -160,7 +165,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not feature_names:
         raise TreegenError("no feature columns besides the target " + repr(target), table.source)
 
-    features, columns = [], []
+    features, columns, all_columns = [], [], []
+    dropped = not regression and len(keep) < len(table)
     for name in feature_names:
         values = [table.column(name)[i] for i in keep]
         feature = table.declared.get(name) or infer_feature(name, values, name in nominal)
@@ -168,6 +174,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
             feature = infer_feature(name, values, nominal=True)
         features.append(feature)
         columns.append(encode(feature, values, table, name, keep))
+        if dropped:
+            all_columns.append(encode(feature, table.column(name), table, name))
 
     labels = [target_values[i] for i in keep]
     if regression:
@@ -178,7 +186,9 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         tgt = Target(target, CLASSIFICATION, classes)
         code = {c: k for k, c in enumerate(classes)}
         y = np.array([code[v] for v in labels], dtype=np.int64)
-    return Dataset(tuple(features), columns, tgt, y, np.ones(len(keep)))
+    weights = np.ones(len(keep)) if table.weights is None else np.array([table.weights[i] for i in keep])
+    dates = {name: table.dates[name] for name in feature_names if name in table.dates}
+    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates)
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
