@@ -71,7 +71,7 @@ def leaf_reached(model, row) -> int:
     from treegen.lower import lower
     names = {i: f for i, f in enumerate(model.features)}
     for rule in lower(model)[0].rules:
-        if all(c.factor(row.get(names[c.feature].name), names[c.feature].categories) != 0.0
+        if all(c.factor(row.get(names[c.feature].name), names[c.feature]) != 0.0
                for c in rule.conditions):
             return rule.node
     raise AssertionError("no rule applies")

@@ -17,7 +17,7 @@ from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_row
 def first_leaf_with_weight(model: Model, row) -> int:
     """What the leaf column promises for one tree: the leaf of the first rule with weight."""
     for rule in lower(model)[0].rules:
-        if all(c.factor(row.get(model.features[c.feature].name), model.features[c.feature].categories) != 0.0
+        if all(c.factor(row.get(model.features[c.feature].name), model.features[c.feature]) != 0.0
                for c in rule.conditions):
             return rule.node
     raise AssertionError("no rule applies")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import io
 
-from .data import encoded_for_model, rows_for_model
+import numpy as np
+
+from .data import encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
 from .table import Table
-from .walk import predict_columns
+from .walk import UNKNOWN, as_read, predict_columns
 
 
 def predict_table(model: Model, table: Table, proba: bool = False) -> str:
@@ -32,3 +34,17 @@ def predict_table(model: Model, table: Table, proba: bool = False) -> str:
     for values, (label, scores) in zip(inputs, answers):
         writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba)])
     return out.getvalue()
+
+
+def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:
+    """A table's columns as the vectorised walk takes them (:func:`treegen.walk.encode_column`): the
+    columns of the features some split tests, read as the model reads them; other features missing."""
+    columns = []
+    for feature, name in zip(model.features, model_columns(table, model)):
+        if name is None:
+            columns.append(np.full(len(table), np.nan if feature.is_numeric else -1.0))
+        elif feature.is_numeric:
+            columns.append(as_read(feature, encode(feature, table.column(name), table, feature.name)))
+        else:
+            columns.append(encode(feature, table.column(name), table, feature.name, unknown=UNKNOWN).astype(float))
+    return columns

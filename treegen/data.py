@@ -102,8 +102,8 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
         if len(row) != len(names):
             raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}", source, start)
         lines.append(start)
-        for column, field in zip(columns, row):
-            column.append(None if field.strip(SPACE) in MISSING_TOKENS else field)
+        for column, text in zip(columns, row):
+            column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
     return Table(source, names, columns, lines, {})
 
 
@@ -192,7 +192,9 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
-           keep: Sequence[int] | None = None) -> np.ndarray:
+           keep: Sequence[int] | None = None, unknown: int = -1) -> np.ndarray:
+    """A column encoded for learning or the vectorised walk: numbers as float64 (NaN missing),
+    categories as codes (-1 missing; ``unknown`` for a value the feature does not know)."""
     if feature.is_numeric:
         texts = ["nan" if v is None else v for v in values]
         if texts and not NUMBERS.fullmatch("\n".join(texts)):  # one regex pass over the column; find the culprit
@@ -201,7 +203,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
             raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
-    return np.array([-1 if v is None else code.get(v, -1) for v in values], dtype=np.int64)
+    return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
 
 
 def rows_for_model(table: Table, model: Model) -> list[dict]:
@@ -218,20 +220,6 @@ def rows_for_model(table: Table, model: Model) -> list[dict]:
             decoded.append(table.column(name))
     keys = [f.name for f in model.features]
     return [dict(zip(keys, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
-
-
-def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:
-    """A table's columns encoded for the model's features (see :func:`model_columns`): numbers as
-    float64 with NaN, categories as codes with -1 for missing or unknown (a feature no split tests:
-    all missing)."""
-    names = model_columns(table, model)
-    columns = []
-    for feature, name in zip(model.features, names):
-        if name is None:
-            columns.append(np.full(len(table), np.nan if feature.is_numeric else -1.0))
-        else:
-            columns.append(encode(feature, table.column(name), table, feature.name).astype(np.float64))
-    return columns
 
 
 def model_columns(table: Table, model: Model) -> list[str | None]:

@@ -10,7 +10,7 @@ from typing import Callable
 from .emit import dot, java, python, rule_text, sql
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
-from .model import Model, model_problem
+from .model import Model, extensions, model_problem
 from .run import java as run_java
 from .run import python as run_python
 from .run import rule_text as run_rule_text
@@ -48,6 +48,7 @@ class Target:
     run: Callable[..., str] | None = None  # run(text, csv_text, args, model=, **settings) -> what it prints
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
+    handles: frozenset = frozenset()  # the model's extensions it renders (treegen.model.extensions)
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -108,6 +109,9 @@ def emit(model: Model, to: str, **options) -> str:
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks
     if problem:
         raise TreegenError(f"the model cannot be compiled: {problem}")
+    beyond = extensions(model) - TARGETS[to].handles
+    if beyond:
+        raise TreegenError(f"the {to} target cannot compile this model yet: it uses {', '.join(sorted(beyond))}")
     return TARGETS[to].emit(model, **options)
 
 
