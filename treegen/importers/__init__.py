@@ -28,6 +28,9 @@ class Importer:
     read: Callable[..., Model]  # read(path, feature_names=None) -> the model
     modules: tuple[str, ...]  # the top-level modules of the objects it converts
     convert: Callable[..., Model]  # convert(model object, feature_names=None) -> the model
+    # oracle(path, model, rows) -> the library's own (label or value, scores) for each row (a dict by
+    # feature name, as treegen.model.Model.predict takes it): `treegen verify --against`. None: not yet.
+    oracle: Callable[..., list] | None = None
 
 
 IMPORTERS = {importer.library: importer for importer in (
