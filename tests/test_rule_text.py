@@ -17,6 +17,7 @@ from treegen.learn import fit
 from treegen.cli import main
 from treegen.parse.rule_text import parse
 from treegen.probes import probe_rows
+from treegen.show import show
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 
 names = st.text(min_size=1, max_size=12)
@@ -291,3 +292,32 @@ def mutated_rule_file(draw):
 @given(text=mutated_rule_file())
 def test_a_mutated_rule_file_parses_or_is_one_located_line(text):
     assert_parsed_or_one_located_line(text)
+
+
+# -- meta ---------------------------------------------------------------------------------------------
+
+def test_parse_keeps_the_meta_the_writer_writes():
+    model = fit(load_dataset("examples/play_tennis.csv"), "c45")
+    again = parse(emit(model, "rules"))
+    assert again.meta == {k: v for k, v in model.meta.items() if isinstance(v, (str, int, float))}
+    assert again.meta["algorithm"] == "c45" and "params" not in again.meta  # a dict is not written
+    assert show(again).startswith("c45 tree: 8 nodes")
+
+
+def test_a_comment_of_a_persons_in_the_header_is_no_trouble():
+    text = tennis_text().replace("features\n", "# note: " + "7" * 5000 + "\n# \\q: x\n# just words\nfeatures\n", 1)
+    assert parse(text).meta == {"algorithm": "id3"}
+
+
+META_VALUES = (st.text(max_size=8) | st.integers(-10**20, 10**20) | st.floats(allow_nan=True) | st.booleans()
+               | st.sampled_from(["3", "-1.5e3", "true", "NaN", '"q"', "a: b", ""]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(meta=st.dictionaries(st.text(max_size=8) | st.sampled_from(['"k', "a: b", "x:", " k"]), META_VALUES, max_size=5))
+def test_any_scalar_meta_round_trips(meta):
+    model = random_model(1)
+    model.meta = meta
+    again = parse(emit(model, "rules"))
+    assert json.dumps(again.meta, sort_keys=True) == json.dumps(meta, sort_keys=True)
+    assert {k: type(v) for k, v in again.meta.items()} == {k: type(v) for k, v in meta.items()}

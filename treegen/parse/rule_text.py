@@ -271,7 +271,57 @@ def _terminal_text(name: str) -> str:
     return repr(pattern.value) if pattern.type == "str" else name.strip("_").lower()
 
 
+# -- meta: the header's `# key: value` comments ----------------------------------------------------
+
+_JSON_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")  # as emit/rule_text.py (meta_line) writes one
+_COMMENT_LINE = re.compile(r"[\t ]*# ?(.*?)\r?")
 _BLANK_LINE = re.compile(r"[\t ]*(#.*)?\r?")
+
+
+def header_meta(text: str) -> dict:
+    """The model's meta from the comment lines between the format line and `features`, as the writer
+    writes them (emit/rule_text.py, meta_line): `key: value`, a value that reads as a JSON number
+    being that number; or, where that would not read back, key and value in JSON. The escapes of a
+    quoted string undone first. Other comments there are a person's and are left alone."""
+    meta = {}
+    lines = iter(text.split("\n"))
+    for line in lines:  # up to the first statement, the format line
+        if not _BLANK_LINE.fullmatch(line):
+            break
+    for line in lines:
+        comment = _COMMENT_LINE.fullmatch(line)
+        if comment is None:
+            if _BLANK_LINE.fullmatch(line):
+                continue
+            break
+        entry = meta_entry(comment.group(1))
+        if entry is not None:
+            meta[entry[0]] = entry[1]
+    return meta
+
+
+def meta_entry(written: str):
+    """(key, value) from one header comment, or None if it is not one the writer writes."""
+    try:
+        text = json.loads('"' + written + '"')
+    except ValueError:
+        return None
+    if text.startswith('"'):
+        try:
+            key, end = json.JSONDecoder().raw_decode(text)
+            value = json.loads(text[end + 2:]) if text[end:end + 2] == ": " else None
+        except ValueError:
+            return None
+        return (key, value) if isinstance(value, (str, int, float)) else None
+    key, colon, value = text.partition(": ")
+    if not colon:
+        return None
+    if _JSON_NUMBER.fullmatch(value):
+        try:
+            return key, json.loads(value)
+        except ValueError:  # an integer of over 4,300 digits: not one the writer writes
+            return None
+    return key, value
 
 
 # -- from the document to the model ---------------------------------------------------------------
@@ -292,7 +342,7 @@ def _build(document: dict, text: str, source: str) -> Model:
         trees.append({"output": tree["output"], "nodes": nodes})
     model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
                  "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
-                 "trees": trees}
+                 "trees": trees, "meta": header_meta(text)}
     try:
         return model_from_dict(model_doc, source)
     except TreegenError as err:
