@@ -321,3 +321,26 @@ def test_any_scalar_meta_round_trips(meta):
     again = parse(emit(model, "rules"))
     assert json.dumps(again.meta, sort_keys=True) == json.dumps(meta, sort_keys=True)
     assert {k: type(v) for k, v in again.meta.items()} == {k: type(v) for k, v in meta.items()}
+
+
+# -- a file that is neither a model nor rule text ------------------------------------------------------
+
+@pytest.mark.parametrize("content", [b"hello world\n", b"a,b\n1,2\n", b"", b"\n# only a comment\n",
+                                     b"PK\x03\x04\x00\xff\xfe binary"])
+def test_show_says_a_file_is_neither_a_model_nor_rule_text(tmp_path, content):
+    path = tmp_path / "random.txt"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
+    assert result.exit_code == 2
+    where = f"{path}:1" if b"\xff" in content else f"{path}"
+    expected = (f"treegen: error: {where}: neither a treegen model (JSON) nor rule text "
+                '(a file of rule text begins with "treegen rules, format 1")')
+    assert result.stderr == expected + (": it is not UTF-8 text\n" if b"\xff" in content else "\n")
+
+
+def test_a_rule_file_with_a_mistake_on_its_first_line_is_still_rule_text(tmp_path):
+    path = tmp_path / "t.rules"
+    path.write_text(tennis_text().replace("format 1", "format one"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:1:23: unexpected 'one'; expected one of: a whole number\n")
