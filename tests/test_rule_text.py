@@ -15,7 +15,8 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.cli import main
-from treegen.parse.rule_text import parse
+from treegen.parse.rule_lines import read_lines
+from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
 from treegen.show import show
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
@@ -166,6 +167,15 @@ def assert_parsed_or_one_located_line(text: str):
     return result
 
 
+def assert_readers_agree(text: str):
+    """Whatever the fast reader of the writer's layout accepts, the grammar accepts too, into the same
+    document (so the grammar alone decides what rule text is)."""
+    text = text if text.endswith("\n") else text + "\n"
+    fast = read_lines(text, parser())
+    if fast is not None:
+        assert repr(fast) == repr(parser().parse(text))
+
+
 def outlook_line(text: str) -> int:
     return next(i for i, line in enumerate(text.split("\n"), 1) if line.startswith("  outlook: nominal"))
 
@@ -238,6 +248,7 @@ NUMBER_PARTS = st.sampled_from(list("0123456789.eE+-infa_x "))
 def test_any_quoted_string_parses_or_is_one_located_line(where, inside):
     text = FUZZED_TEXT[:where[0]] + '"' + inside + '"' + FUZZED_TEXT[where[1]:]
     assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -245,6 +256,7 @@ def test_any_quoted_string_parses_or_is_one_located_line(where, inside):
 def test_any_number_like_token_parses_or_is_one_located_line(where, written):
     text = FUZZED_TEXT[:where[0]] + written + FUZZED_TEXT[where[1]:]
     assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
 
 
 def exported_texts() -> list[str]:
@@ -292,6 +304,24 @@ def mutated_rule_file(draw):
 @given(text=mutated_rule_file())
 def test_a_mutated_rule_file_parses_or_is_one_located_line(text):
     assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
+
+
+# -- the fast reader of the writer's layout ---------------------------------------------------------
+
+def test_every_text_the_writer_writes_takes_the_fast_reader():
+    """Big files are read fast only if the writer's whole layout is the fast reader's."""
+    for text in EXPORTED + [emit(wide_model(300), "rules"), emit(random_model(11, n_trees=2, regression=True), "rules")]:
+        fast = read_lines(text, parser())
+        assert fast is not None and repr(fast) == repr(parser().parse(text))
+
+
+def test_another_layout_is_read_by_the_grammar_to_the_same_model():
+    text = tennis_text()
+    edited = (text.replace("rule 1: if", "rule 1 :\tif").replace("node 0: ", "node 0 :  ")
+              .replace("features\n", "\n# a comment of mine\nfeatures   # and another\n"))
+    assert read_lines(edited, parser()) is None
+    assert parse(edited).trees[0].nodes == parse(text).trees[0].nodes
 
 
 # -- meta ---------------------------------------------------------------------------------------------
