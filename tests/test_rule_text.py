@@ -234,10 +234,11 @@ def test_a_whole_number_of_many_digits_is_refused_at_its_place():
     assert (err.value.line, err.value.column) == (text.split("\n").index("  node " + "3" * 5000 + ": leaf; value [0.0, 1.0]; n 2.0; counts [0.0, 2.0]") + 1, 8)
 
 
-FUZZED_MODEL = random_model(3, n_trees=2)
-FUZZED_TEXT = emit(FUZZED_MODEL, "rules")
-# Where the text has a string, a number or a whole number (names and keywords are left alone).
-TOKENS = [m.span() for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[+-]?\d[\w.+-]*|\b(?:inf|nan)\b', FUZZED_TEXT)]
+# Rule files with strings, numbers and whole numbers; one with no string at all (no nominal feature).
+FUZZED_TEXTS = [emit(random_model(3, n_trees=2), "rules"), emit(random_model(4, n_nominal=0, regression=True), "rules")]
+# Where each text has a string, a number or a whole number (names and keywords are left alone).
+TOKENS = [(text, m.span()) for text in FUZZED_TEXTS
+          for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[+-]?\d[\w.+-]*|\b(?:inf|nan)\b', text)]
 STRING_PARTS = st.sampled_from(['\\', '"', 'u', 'd', '8', '0', 'c', 'F', 'n', 't', '/', '\t', '\r', '\x01',
                                 '\x7f', 'é', ' ', '#', '\ud800', '\udc00', '\u2028', '\n']) | st.characters()
 NUMBER_PARTS = st.sampled_from(list("0123456789.eE+-infa_x "))
@@ -246,7 +247,8 @@ NUMBER_PARTS = st.sampled_from(list("0123456789.eE+-infa_x "))
 @settings(max_examples=300, deadline=None)
 @given(where=st.sampled_from(TOKENS), inside=st.text(STRING_PARTS, max_size=8))
 def test_any_quoted_string_parses_or_is_one_located_line(where, inside):
-    text = FUZZED_TEXT[:where[0]] + '"' + inside + '"' + FUZZED_TEXT[where[1]:]
+    original, (start, end) = where
+    text = original[:start] + '"' + inside + '"' + original[end:]
     assert_parsed_or_one_located_line(text)
     assert_readers_agree(text)
 
@@ -254,7 +256,8 @@ def test_any_quoted_string_parses_or_is_one_located_line(where, inside):
 @settings(max_examples=300, deadline=None)
 @given(where=st.sampled_from(TOKENS), written=st.text(NUMBER_PARTS, min_size=1, max_size=8))
 def test_any_number_like_token_parses_or_is_one_located_line(where, written):
-    text = FUZZED_TEXT[:where[0]] + written + FUZZED_TEXT[where[1]:]
+    original, (start, end) = where
+    text = original[:start] + written + original[end:]
     assert_parsed_or_one_located_line(text)
     assert_readers_agree(text)
 
@@ -266,6 +269,7 @@ def exported_texts() -> list[str]:
     boosted.combine = Combine("sum", init=(0.5,), scale=0.1, link="identity")
     models = [fit(load_dataset("examples/play_tennis.csv"), "c45"), fit(load_dataset("examples/play_tennis.csv"), "cart"),
               random_model(3, n_trees=3), random_model(5, regression=True), boosted, chain_model(30),
+              random_model(4, n_nominal=0),
               random_model(7, names=HOSTILE_NAMES[:5], classes=tuple(HOSTILE_NAMES[5:8]))]
     return [emit(model, "rules") for model in models]
 

@@ -103,6 +103,7 @@ class _Reader:
         self.index = 0  # of the next line to read
         self.conditions: dict[str, tuple] = {}  # a condition's text: rules repeat conditions often
         self.names: dict[str, str] = {}  # a name as written: its value
+        self.labels: dict[str, str] = {}  # a class label as written (an outcome): its value
 
     # -- lines -------------------------------------------------------------------------------
     def next(self, pattern: re.Pattern, optional: bool = False) -> re.Match | None:
@@ -219,30 +220,44 @@ class _Reader:
             nodes.append(self.node(m))
         return doc.tree(line, output, rules, nodes)
 
-    @staticmethod
-    def outcome(text: str):
-        return doc.string(text) if text[0] == '"' else float(text)
+    def outcome(self, text: str):
+        if text[0] != '"':
+            return float(text)
+        value = self.labels.get(text)
+        if value is None:
+            value = self.labels[text] = doc.string(text)
+        return value
 
     # -- rules ------------------------------------------------------------------------------
     def conditions_of(self, text: str | None) -> tuple:
-        """``c and c and ...``. The conditions found must cover the text: found one after the
-        other without overlap, their lengths add up to the text's only if there is no gap."""
+        """``c and c and ...``, each c one whole condition."""
         if text is None:  # always
             return ()
+        if '"' not in text:  # no string: " and " can only be the keyword between two conditions
+            return tuple(self.condition(written, None) for written in text.split(" and "))
+        # A string may hold " and ": find the conditions one after the other, without overlap; their
+        # lengths add up to the text's only if there is no gap between them.
         conditions = []
         covered = 0
         for m in self.p.condition.finditer(text):
             written = m.group()
             covered += len(written)
-            condition = self.conditions.get(written)
-            if condition is None:
-                condition = self.conditions[written] = self.condition(m)
-            conditions.append(condition)
+            conditions.append(self.condition(written, m))
         if covered != len(text):
             raise _GiveUp
         return tuple(conditions)
 
-    def condition(self, m: re.Match) -> tuple:
+    def condition(self, written: str, m: re.Match | None) -> tuple:
+        """The condition written, matched by the condition pattern (``m``; None: not matched yet)."""
+        condition = self.conditions.get(written)
+        if condition is None:
+            m = m or self.p.condition.fullmatch(written)
+            if m is None:
+                raise _GiveUp
+            condition = self.conditions[written] = self.read_condition(m)
+        return condition
+
+    def read_condition(self, m: re.Match) -> tuple:
         if m.group("is_missing"):
             weight = m.group("missing_weight")
             return doc.is_missing(self.name(m.group("is_missing")), *([float(weight)] if weight else []))
