@@ -366,8 +366,11 @@ def server_options(f):
               default=",".join(name for name, d in DIALECTS.items() if d.verify_by_default),
               help="Comma-separated SQL dialects to run: " + ", ".join(
                   f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
+@click.option("--against", type=click.Path(dir_okay=False),
+              help="The file the model was imported from: its library's own predict is checked on the same "
+                   "rows too (the library must be installed).")
 @server_options
-def verify(model, data, targets, dialects, **servers):
+def verify(model, data, targets, dialects, against, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
@@ -377,7 +380,7 @@ def verify(model, data, targets, dialects, **servers):
     loaded = load_model(model)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), dsns=dsns,
-                         report=_report_result)
+                         report=_report_result, against=against)
     sys.exit(max(result.status for result in results))
 
 

@@ -59,7 +59,7 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
         x0, x1, ...).
     trust : allow a pickle or joblib file, whose loading runs code stored in it.
     """
-    head = _head(path)
+    head = file_head(path)
     if _is_treegen_model(head):
         raise TreegenError("this is already a treegen model: give it to export, verify or predict as it is", path)
     for importer in IMPORTERS.values():
@@ -75,7 +75,8 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
                        + "; or a pickle/joblib file with --trust", path)
 
 
-def _head(path: str) -> bytes:
+def file_head(path: str) -> bytes:
+    """The first bytes of a model file, from which importers recognise it."""
     if not os.path.isfile(path):
         raise TreegenError("no such model file", path)
     try:
