@@ -181,7 +181,7 @@ def _missing_package(err: BaseException) -> str | None:
 
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
-           against: str | None = None) -> list[Result]:
+           against: str | None = None, status: Callable[[str], None] | None = None) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -194,7 +194,9 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     report : called with each result as soon as its target is done.
     against : the model file the model was imported from: its library's own predict is checked on
         the same rows, first (the library must be installed).
+    status : called with a line saying what is being done, for a person watching.
     """
+    status = status or (lambda text: None)
     plan = checks(targets, dialects) if targets or not against else []
     oracle = _oracle(against) if against else None
     settings = {"dsns": dsns or {}}
@@ -207,6 +209,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
         rows += rows_for_model(read_table(data), model)
         count = Rows(count.probes, len(rows) - count.probes)
     csv_text = to_csv(model, rows)
+    status(f"verify: the model's own answers on {count.total:,} rows...")
     expected = predict_rows(model, rows)
     settings["rows"] = read_csv(model, csv_text)  # as a program reads them: runners that are not programs skip it
     results = []
@@ -218,7 +221,9 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     # are reported in the order asked, each as soon as it and those before it are done.
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings) for check in plan]
-        for future in futures:
+        for done, future in enumerate(futures):
+            status(f"verify: {done} of {len(plan)} targets checked on {count.total:,} rows, "
+                   f"running {', '.join(check.name for check in plan[done:done + PARALLEL])}...")
             results.append(future.result())
             if report is not None:
                 report(results[-1])
