@@ -20,7 +20,7 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
-from .cart import (CHUNK_CELLS, EPSILON, Grown, Params, Problem, as_split, drop_light, node_impurities,
+from .cart_problem import (CHUNK_CELLS, EPSILON, Grown, Params, Problem, as_split, drop_light, node_impurities,
                    proxy)
 from .cart_nominal import nominal_search
 from .progress import settled

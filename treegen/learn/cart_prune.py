@@ -17,7 +17,7 @@ import numpy as np
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
-from .cart import Grown, Params
+from .cart_problem import Grown, Params
 from .cart_apply import node_paths
 from .cart_grow import grow
 
