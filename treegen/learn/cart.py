@@ -26,8 +26,25 @@ Agreement with scikit-learn
     ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
     default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
     rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
-    in float32 mode only). The statistics left of each cut are running sums: exact for whole-number
-    weights, within rounding of scikit-learn's own running sums otherwise.
+    in float32 mode only).
+What is not bit for bit, and why
+    Sums over a node's rows (class weights, sum of w*y, of w*y*y) are exact for whole-number
+    weights and classes, so class distributions are scikit-learn's bit for bit. Otherwise they are
+    within rounding of scikit-learn's, whose last bits follow the order its in-place sort and
+    partition leave the rows in -- an order set by the random order it visits features in at
+    every node before (its ``random_state``, consumed depth first), which a level-by-level grower
+    cannot replay. So:
+
+    * regression means (leaf values) and impurities differ from scikit-learn's in the last bit or
+      two on about half the nodes of more than two rows -- as scikit-learn's own do between two
+      random_states (tests/test_cart.py measures both);
+    * with fractional weights, two splits that are equally good in exact arithmetic are a near-tie
+      that scikit-learn's rounding decides (treegen: the lower feature index, as for exact ties);
+    * a node whose rows all hold one class (impurity 0 exactly here) or one target value is a leaf;
+      scikit-learn splits some of them when the residue of its sums exceeds ``EPSILON`` (about a
+      fifth of such nodes with balanced class weights, and for the same node a different answer
+      under another random_state in about one case in fifteen). Predictions are the same; node
+      counts and leaf ids differ below those nodes.
 Growth
     Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`); pruning and
     the cross-validated choice of alpha are in :mod:`treegen.learn.cart_prune`. Both build on

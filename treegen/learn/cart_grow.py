@@ -98,7 +98,8 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
     settling = np.add.reduceat(problem.base_weights[level.orders[-1]], level.starts[:-1])
     sizes = np.diff(level.starts)
     open_ = ((depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
-             & (_weights(level.totals, problem.width) >= 2 * problem.min_weight_leaf))
+             & (_weights(level.totals, problem.width) >= 2 * problem.min_weight_leaf)
+             & ~_single_target(problem, level))
     splitting = np.zeros(len(ids), dtype=bool)
     if open_.any():
         level = _only(level, open_)
@@ -116,6 +117,18 @@ def _grow_level(problem: Problem, grown: Grown, level: Level, depth: int, root_w
         grown.split[node] = as_split(problem, int(best.feature[s]), float(best.threshold[s]),
                                      best.codes[s], bool(best.missing_left[s]))
     return _children(level, split, goes_left, sides, parents)
+
+
+def _single_target(problem: Problem, level: Level) -> np.ndarray:
+    """Per node: regression, and all its rows hold one target value -- a leaf, whatever rounding
+    leaves of its impurity. (scikit-learn splits such a node when the residue of its running sums
+    exceeds EPSILON; that residue depends on the order its random_state visits features in, so no
+    fixed rule reproduces it. A pure class node's impurity is 0 exactly here: no such test needed.)"""
+    if problem.width:
+        return np.zeros(len(level.starts) - 1, dtype=bool)
+    y = problem.y[level.orders[-1]]
+    starts = level.starts[:-1]
+    return np.minimum.reduceat(y, starts) == np.maximum.reduceat(y, starts)
 
 
 def _add_nodes(grown: Grown, level: Level, impurity: np.ndarray) -> list[int]:

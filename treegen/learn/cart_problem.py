@@ -161,6 +161,7 @@ class Problem:
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         y = dataset.y[keep].astype(np.float64)
         self.squares = weights[keep] * y * y
+        self.y = y  # regression: a node whose rows all hold one value is a leaf
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
         self.nominal = [j for j, f in enumerate(dataset.features) if not f.is_numeric]
         dtype = np.float32 if params.cast == "float32" else np.float64  # what the values are
