@@ -17,6 +17,8 @@ from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.learn.cart import node_impurity, pruning_path
 from treegen.learn.cart_apply import node_paths
+from treegen.learn.cart_grow import search_scores
+from treegen.learn.cart_problem import proxy
 from treegen.learn.criteria import entropy, gini
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 
@@ -95,6 +97,22 @@ def test_gini_and_entropy_of_the_seed_examples():
     np.testing.assert_allclose(gini([[9, 5], [4, 0]]), [gini([9, 5]), 0.0])
     assert round(node_impurity("entropy", np.array([9.0, 5.0])), 3) == 0.940
     assert round(node_impurity("gini", np.array([9.0, 5.0])), 3) == 0.459
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("classes", [1, 2, 3, 5])
+def test_the_search_scores_are_the_proxy_bit_for_bit(criterion, classes):
+    """The grower's fast proxy is scikit-learn's arithmetic (cart_problem.proxy), to the last bit:
+    fractional weights, empty classes and the small negative residues of ``total - left``."""
+    rng = np.random.default_rng(classes)
+    statistics = 2 if criterion == "squared_error" else classes
+    left = rng.random((statistics, 3, 400)) * 10.0 ** rng.integers(-3, 4, (statistics, 3, 400))
+    left[:, :, ::7] = 0.0
+    right = rng.random((statistics, 3, 400)) * 50 - np.where(rng.random((statistics, 3, 400)) < 0.05, 50, 0)
+    if criterion == "squared_error":
+        left[0], right[0] = np.abs(left[0]) + 1, np.abs(right[0]) + 1
+    expected = proxy(criterion, left, right)
+    assert np.array_equal(search_scores(criterion, left, right), expected, equal_nan=True)
 
 
 def test_seed_iris_example_accuracy():

@@ -59,7 +59,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from .cart_grow import grow
-from .cart_problem import Params
+from .cart_problem import Params, gc_paused
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
 from .cart_prune import choose_alpha, prune
 from .cart_prune import pruning_path as _pruning_path
@@ -101,9 +101,11 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
-    grown = grow(dataset, params)
-    if alpha > 0:
-        grown = prune(grown, alpha)
+    with gc_paused():
+        grown = grow(dataset, params)
+        if alpha > 0:
+            grown = prune(grown, alpha)
+        tree = grown.tree()
     settings = {"max_depth": max_depth, "min_samples_split": min_samples_split,
                 "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
                 "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight),
@@ -112,7 +114,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
             "params": {k: _plain(v) for k, v in settings.items()}}
-    return Model(dataset.features, dataset.target, [grown.tree()],
+    return Model(dataset.features, dataset.target, [tree],
                  numeric=NumericSemantics(cast=cast), meta=meta)
 
 

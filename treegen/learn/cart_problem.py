@@ -3,8 +3,10 @@ checked parameters, the training data prepared for the search, the grown tree's 
 scikit-learn's impurity arithmetic. Nothing here imports another CART module."""
 from __future__ import annotations
 
+import gc
 import math
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,7 +17,6 @@ from ..model import MissingRoute, Node, Split, Tree
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: every subset of features with this many categories
 FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
 EPSILON = np.finfo(np.float64).eps
-CHUNK_CELLS = 1 << 19  # bound on the search's working arrays (statistics x features x rows)
 LOG2 = math.log(2.0)
 
 
@@ -69,37 +70,76 @@ def _row_count(name: str, value, n: int, least: int) -> int:
 
 # -- the grown tree: flat arrays in pre-order (left child first), as scikit-learn numbers nodes ----
 
+LEFT_ROUTE, RIGHT_ROUTE = MissingRoute.to_child(0), MissingRoute.to_child(1)  # frozen: shared
+
+
+@contextmanager
+def gc_paused():
+    """Python's cycle collector paused while a learner makes its nodes: each of its full passes
+    walks every object made so far, which for 100,000s of nodes costs more than making them (the
+    learner makes no reference cycles to collect)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 @dataclass
 class Grown:
-    """A tree while it is learned and pruned: per-node lists indexed by node id (pre-order)."""
+    """A tree while it is learned and pruned: per-node arrays indexed by node id (pre-order once
+    grown), so that a tree of a million nodes costs arrays, not a million Python objects, until
+    :meth:`tree` makes the model's nodes."""
 
     width: int  # classification: number of classes; regression: 0
-    total: list[list[float]] = field(default_factory=list)  # per node: class weights, or [w, sum w*y]
-    impurity: list[float] = field(default_factory=list)
-    split: list[Split | None] = field(default_factory=list)
-    children: list[tuple[int, ...]] = field(default_factory=list)
+    total: np.ndarray  # (nodes, statistics): class weights, or [w, sum w*y]
+    impurity: np.ndarray  # (nodes,)
+    children: np.ndarray  # (nodes, 2): left and right child, -1 for a leaf
+    split: list  # per node: its Split, or None for a leaf
 
-    def add(self, total: list[float], impurity: float) -> int:
-        self.total.append(total)
-        self.impurity.append(impurity)
-        self.split.append(None)
-        self.children.append(())
-        return len(self.total) - 1
+    def __len__(self) -> int:
+        return len(self.total)
 
-    def weight(self, node: int) -> float:
-        total = self.total[node]
-        return sum(total) if self.width else total[0]
+    def weights(self) -> np.ndarray:
+        """Each node's weight: its class weights summed in order (as Python's ``sum`` adds), or w."""
+        if not self.width:
+            return self.total[:, 0].copy()
+        weight = self.total[:, 0].copy()
+        for k in range(1, self.width):
+            weight += self.total[:, k]
+        return weight
 
-    def node(self, i: int, children: tuple[int, ...] = (), split: Split | None = None) -> Node:
-        total = self.total[i]
-        if self.width:
-            n = sum(total)
-            return Node(tuple(c / n for c in total), tuple(total), n, split, children)
-        return Node((total[1] / total[0],), (), total[0], split, children)
+    def leaves(self) -> np.ndarray:
+        return self.children[:, 0] < 0
+
+    def subset(self, keep: np.ndarray, leaf: np.ndarray) -> "Grown":
+        """The nodes marked in ``keep`` (a pre-order subtree's), renumbered in order; those marked
+        in ``leaf`` lose their children."""
+        new_id = np.cumsum(keep) - 1
+        kept = np.flatnonzero(keep)
+        inner = ~leaf[kept] & (self.children[kept, 0] >= 0)
+        children = np.full((len(kept), 2), -1, dtype=np.int64)
+        children[inner] = new_id[self.children[kept[inner]]]
+        split = [self.split[i] if internal else None for i, internal in zip(kept.tolist(), inner.tolist())]
+        return Grown(self.width, self.total[kept], self.impurity[kept], children, split)
 
     def tree(self) -> Tree:
-        return Tree([self.node(i, self.children[i], self.split[i]) for i in range(len(self.total))])
-
+        """The model's tree. (Columns become Python lists one at a time and rows are zipped from
+        them: a nested ``tolist`` of a million nodes costs several times more.)"""
+        weight = self.weights()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if self.width:
+                values = zip(*[column.tolist() for column in (self.total / weight[:, None]).T])
+                counts = zip(*[column.tolist() for column in self.total.T])
+            else:
+                values = ((value,) for value in (self.total[:, 1] / self.total[:, 0]).tolist())
+                counts = [()] * len(self)
+        left, right = self.children[:, 0].tolist(), self.children[:, 1].tolist()
+        children = [() if a < 0 else (a, b) for a, b in zip(left, right)]
+        return Tree([Node(v, c, w, s, ch)
+                     for v, c, w, s, ch in zip(values, counts, weight.tolist(), self.split, children)])
 
 
 # -- impurity and the split-search proxy, as scikit-learn computes them ------------------------
@@ -146,40 +186,56 @@ def _entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
 # -- growing -----------------------------------------------------------------------------------
 
 class Problem:
-    """Training data prepared for the search: rows of weight zero left out, statistics per row,
-    numeric columns (cast as asked) and nominal codes."""
+    """Training data prepared for the search, indexed by the dataset's own row numbers: statistics
+    per row, the numeric columns as given (cast block by block when read) and nominal codes.
+    ``learned`` lists the rows learned from: scikit-learn leaves out rows of weight zero."""
 
     def __init__(self, dataset: Dataset, params: Params):
         self.params = params
         self.criterion = params.criterion
         self.tolerance = FEATURE_THRESHOLD if params.cast == "float32" else 0.0
+        self.float32 = params.cast == "float32"
         weights = sample_weights(dataset, params.class_weight)
-        keep = np.flatnonzero(weights != 0)  # scikit-learn ignores rows of weight zero
+        self.learned = np.flatnonzero(weights != 0)
+        self.size = len(dataset)
         self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
-        self.stats = row_statistics(dataset.y[keep], weights[keep], self.width)
-        self.base_weights = np.asarray(dataset.weights, dtype=np.float64)[keep]  # for progress
+        self.stats = row_statistics(dataset.y, weights, self.width)  # rows of weight zero: never read
+        # with every weight 1, one statistic follows from the row counts, exactly: a regression
+        # node's weight is its row count; the last class's weight, the rows less the other classes'
+        self.unit_weights = bool((weights[self.learned] == 1.0).all())
+        self.counted = (0 if not self.width else self.width - 1) if self.unit_weights else None
+        self.base_weights = np.asarray(dataset.weights, dtype=np.float64)  # for progress
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
-        y = dataset.y[keep].astype(np.float64)
-        self.squares = weights[keep] * y * y
-        self.y = y  # regression: a node whose rows all hold one value is a leaf
+        self.y = None if self.width else np.asarray(dataset.y, dtype=np.float64)
+        self.squares = None if self.width else weights * self.y * self.y  # regression's sum of w*y*y
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
         self.nominal = [j for j, f in enumerate(dataset.features) if not f.is_numeric]
-        dtype = np.float32 if params.cast == "float32" else np.float64  # what the values are
-        self.X = np.array([_cast(dataset.columns[j][keep], params.cast) for j in self.numeric],
-                          dtype=dtype).reshape(len(self.numeric), len(keep))
-        self.codes = {j: dataset.columns[j][keep] for j in self.nominal}
+        self.columns = [np.asarray(dataset.columns[j], dtype=np.float64) for j in self.numeric]
+        self.has_missing = [bool(np.isnan(column[self.learned]).any()) for column in self.columns]
+        self.codes = {j: dataset.columns[j] for j in self.nominal}
         self.categories = {j: dataset.features[j].categories for j in self.nominal}
-        self.rows = len(keep)
+
+    def values(self, feature: int, rows: np.ndarray) -> np.ndarray:
+        """The values of numeric feature number ``feature`` (a position in ``numeric``) at ``rows``,
+        as the search compares them: float32 casts when asked for, widened to float64."""
+        values = self.columns[feature][rows]
+        if self.float32:
+            with np.errstate(over="ignore"):
+                return values.astype(np.float32).astype(np.float64)
+        return values
+
+    def sorted_rows(self, feature: int) -> np.ndarray:
+        """The learned rows in increasing order of a numeric feature (stable: ties in row order;
+        missing last), compared as the search compares them."""
+        values = self.columns[feature][self.learned]
+        if self.float32:
+            with np.errstate(over="ignore"):
+                values = values.astype(np.float32)
+        return self.learned[np.argsort(values, kind="stable")]
 
     def sums(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
-        return self.stats[:, rows].sum(1), float(self.squares[rows].sum())
-
-
-def _cast(column: np.ndarray, cast: str) -> np.ndarray:
-    if cast == "float32":
-        with np.errstate(over="ignore"):
-            return column.astype(np.float32)
-    return column
+        squares = 0.0 if self.squares is None else float(self.squares[rows].sum())
+        return self.stats[:, rows].sum(1), squares
 
 
 def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
@@ -223,7 +279,7 @@ def drop_light(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np
 
 def as_split(problem: Problem, feature: int, threshold: float, codes, missing_left: bool) -> Split:
     """The model's split: ``x <= threshold``, or ``x in`` the categories of ``codes`` when given."""
-    route = MissingRoute.to_child(0 if missing_left else 1)
+    route = LEFT_ROUTE if missing_left else RIGHT_ROUTE
     if codes is None:
         return Split(feature, "<=", threshold=threshold, missing=route)
     categories = problem.categories[feature]
