@@ -18,7 +18,7 @@ from treegen.learn import fit
 from treegen.learn.cart import node_impurity, pruning_path
 from treegen.learn.cart_apply import node_paths
 from treegen.learn.cart_grow import search_scores
-from treegen.learn.cart_problem import proxy
+from treegen.learn.cart_problem import float32_sort_keys, proxy
 from treegen.learn.criteria import entropy, gini
 from treegen.model import NOMINAL, NUMERIC, Feature, Target
 
@@ -113,6 +113,22 @@ def test_the_search_scores_are_the_proxy_bit_for_bit(criterion, classes):
         left[0], right[0] = np.abs(left[0]) + 1, np.abs(right[0]) + 1
     expected = proxy(criterion, left, right)
     assert np.array_equal(search_scores(criterion, left, right), expected, equal_nan=True)
+
+
+def test_float32_sort_keys_sort_as_a_stable_sort_of_float32_casts():
+    """The root's sort of float32 casts uses unique keys and numpy's fast sort: the same order as
+    its stable sort, with ties, -0.0, NaN of either sign, infinities and overflow."""
+    rng = np.random.default_rng(0)
+    for trial in range(100):
+        n = int(rng.integers(1, 2000))
+        values = [rng.normal(size=n), rng.integers(-3, 3, n).astype(float), rng.normal(size=n) * 1e-40,
+                  rng.normal(size=n) * 1e39][trial % 4]
+        for special, share in ((np.nan, 0.1), (-0.0, 0.05), (0.0, 0.05), (np.inf, 0.02), (-np.inf, 0.02),
+                               (-np.nan, 0.02)):
+            values[rng.random(n) < share] = special
+        with np.errstate(over="ignore"):
+            expected = np.argsort(values.astype(np.float32), kind="stable")
+            assert (np.argsort(float32_sort_keys(values)) == expected).all()
 
 
 def test_seed_iris_example_accuracy():

@@ -265,21 +265,23 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, par
     rows of the same child before it: for a left row, the left rows before it in its segment; for
     a right row, the node's left count plus the right rows before it."""
     sizes = level.sizes
-    kept = np.flatnonzero(np.repeat(split, sizes))  # positions of the split nodes' rows
+    everything = split.all()
+    kept = None if everything else np.flatnonzero(np.repeat(split, sizes))  # the split nodes' rows
     split_sizes = sizes[split]
-    members = level.orders[-1, kept]
+    members = level.orders[-1] if everything else level.orders[-1, kept]
     rank = np.repeat(np.arange(len(split_sizes)), split_sizes)  # per kept position: its node
     left_sizes = np.bincount(rank, weights=goes_left[members], minlength=len(split_sizes)).astype(np.int64)
     begin = np.concatenate([[0], np.cumsum(split_sizes)[:-1]])  # each node's first kept position
     lefts_before = np.concatenate([[0], np.cumsum(left_sizes)[:-1]])  # left rows of earlier nodes
     # with c = left rows up to and including a position (over the whole row), a left row goes to
     # begin + (c - 1 - lefts_before), a right row to begin + left + (i - begin) - (c - lefts_before)
-    to_left = (begin - 1 - lefts_before)[rank]
-    to_right = (left_sizes + lefts_before)[rank] + np.arange(len(kept))
+    index = np.int32 if len(members) < 2 ** 31 else np.int64
+    to_left = (begin - 1 - lefts_before).astype(index)[rank]
+    to_right = (left_sizes + lefts_before).astype(index)[rank] + np.arange(len(members), dtype=index)
     for row in level.orders:
-        rows = row[kept]
-        is_left = goes_left[rows]
-        seen = np.cumsum(is_left)
+        rows = row[:len(members)].copy() if everything else np.take(row, kept)
+        is_left = np.take(goes_left, rows)
+        seen = np.cumsum(is_left, dtype=index)
         row[np.where(is_left, to_left + seen, to_right - seen)] = rows
     child_sizes = np.column_stack([left_sizes, split_sizes - left_sizes]).ravel()
     starts = np.concatenate([[0], np.cumsum(child_sizes)])
@@ -287,7 +289,7 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, par
     child_totals = np.stack([left[:, split], right[:, split]], axis=2).reshape(left.shape[0], -1)
     child_squares = np.column_stack([left_squares[split], right_squares[split]]).ravel()
     child_parents = np.repeat(parents, 2)
-    return Level(level.orders[:, :len(kept)], starts, child_totals, child_squares, child_parents)
+    return Level(level.orders[:, :len(members)], starts, child_totals, child_squares, child_parents)
 
 
 def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
@@ -342,6 +344,7 @@ class _Geometry:
         self.n_left = np.arange(level.orders.shape[1]) - self.starts[self.segment] + 1
         n_node = self.sizes[self.segment]
         self.n_left_float = self.n_left.astype(np.float64)
+        self.n_right_float = (n_node - self.n_left).astype(np.float64)
         self.inside = self.n_left < n_node  # a cut after the position leaves rows on the right
         self.cuttable = self.inside & (self.n_left >= leaf) & (n_node - self.n_left >= leaf)
 
@@ -418,15 +421,12 @@ class _NumericSearch:
         and the first position holding it. Per-node quantities reach the positions of a block by
         ``np.repeat`` over the block's runs of segments (much cheaper than a gather)."""
         geo, problem = self.geo, self.problem
-        leaf = problem.params.min_samples_leaf
         nodes = len(geo.sizes)
-        statistics = len(problem.stats)
-        summed = _summed_rows(problem)  # the statistics summed here; the counted one follows
         score = np.full((self.count, nodes), -np.inf)
         position = np.broadcast_to(geo.starts, (self.count, nodes)).copy()
-        carry = np.zeros((summed.stop - summed.start, self.count))
-        base = np.zeros((summed.stop - summed.start, self.count, nodes))  # running sum before each segment
+        running = _RunningSums(problem, self.count, nodes)
         orders = self.level.orders[self.first:self.stop]
+        stacked = problem.counted is None or bool(self.n_missing.any())
         for begin in range(0, self.rows, self.block):
             end = min(begin + self.block, self.rows)
             order = orders[:, begin:end]
@@ -434,47 +434,64 @@ class _NumericSearch:
             opening = geo.starts[first + 1:last + 1]  # segments that start inside the block
             runs = np.diff(np.concatenate([[begin], opening, [end]]))
             span = slice(first, last + 1)
-            left = np.empty((statistics, self.count, end - begin))  # (statistics, features, positions)
-            sums = left[summed]
-            np.take(problem.stats[summed], order, axis=1, out=sums)
-            sums[:, :, 0] += carry  # continue the running sum of the blocks before
-            np.cumsum(sums, axis=2, out=sums)
-            base[:, :, first + 1:last + 1] = sums[:, :, opening - 1 - begin]
-            if geo.starts[first] == begin:
-                base[:, :, first] = carry
-            carry = sums[:, :, -1].copy()
-            sums -= np.repeat(base[:, :, span], runs, axis=2)
-            if problem.counted is not None:
-                counted = left[problem.counted]
-                counted[...] = geo.n_left_float[begin:end]
-                if problem.width:  # the last class: the rows less the other classes (exact: counts)
-                    for k in range(summed.start, summed.stop):
-                        counted -= left[k]
+            sums = running.next_block(order, begin, first, last, opening, runs, geo.starts[first] == begin)
+            left = self._left(sums, begin, end, stacked)
             cuts = self._distinct(order, begin, end)
             if missing_left:
                 left += np.repeat(self.missing_stats[:, :, span], runs, axis=2)
-                missing_here = np.repeat(self.n_missing[:, span], runs, axis=1)
-                n_left = geo.n_left[begin:end]
-                cuts &= geo.inside[begin:end]
-                cuts &= missing_here > 0
-                cuts &= n_left + missing_here >= leaf
-                cuts &= np.repeat(self.present[:, span], runs, axis=1) - n_left >= leaf
+                cuts &= self._cuttable_with_missing_left(begin, end, runs, span)
             else:
                 cuts &= geo.cuttable[begin:end]
                 self._keep_present_stats(left, begin, end)
-            right = np.repeat(self.level.totals[:, None, span], runs, axis=2) - left
+            right = self._right(left, begin, end, runs, span)
             scores = search_scores(problem.criterion, left, right)
             np.logical_not(cuts, out=cuts)
             np.putmask(scores, cuts, -np.inf)
             drop_light(problem, scores, left, right)
-            local_starts = np.concatenate([[0], opening - begin])
-            top = np.maximum.reduceat(scores, local_starts, axis=1)
-            local = np.where(scores == np.repeat(top, runs, axis=1), np.arange(end - begin), end - begin)
-            at = np.minimum.reduceat(local, local_starts, axis=1) + begin
+            top, at = _first_maxima(scores, runs)
+            at += begin
             better = top > score[:, span]
             score[:, span] = np.where(better, top, score[:, span])
             position[:, span] = np.where(better, at, position[:, span])
         return score, position
+
+    def _left(self, sums: np.ndarray, begin: int, end: int, stacked: bool):
+        """The statistics left of each cut, (statistics, features, positions): the summed ones
+        and, with unit weights, the counted one -- as a list of rows (the count row shared by
+        every feature) unless a stacked array is wanted."""
+        problem = self.problem
+        if problem.counted is None:
+            return sums
+        n_left = self.geo.n_left_float[begin:end]
+        if problem.width:  # the last class: the rows less the other classes (exact: counts)
+            counted = np.broadcast_to(n_left, sums.shape[1:]).copy()
+            for k in range(len(sums)):
+                counted -= sums[k]
+            rows = [*sums, counted]
+        else:
+            rows = [n_left, sums[0]]
+        if stacked:
+            return np.stack(np.broadcast_arrays(*rows))
+        return rows
+
+    def _right(self, left, begin: int, end: int, runs: np.ndarray, span: slice):
+        """The statistics right of each cut: the node's less the left ones (a regression node's
+        weight right of a cut, with unit weights: its rows there)."""
+        totals = self.level.totals[:, None, span]
+        if isinstance(left, np.ndarray):
+            return np.repeat(totals, runs, axis=2) - left
+        right = [np.repeat(totals[k], runs, axis=1) - left[k] for k in range(len(left))]
+        if not self.problem.width:
+            right[0] = self.geo.n_right_float[begin:end]
+        return right
+
+    def _cuttable_with_missing_left(self, begin: int, end: int, runs: np.ndarray, span: slice) -> np.ndarray:
+        """Cuts that, with the missing rows sent left, leave both sides enough rows."""
+        leaf = self.problem.params.min_samples_leaf
+        n_left = self.geo.n_left[begin:end]
+        missing_here = np.repeat(self.n_missing[:, span], runs, axis=1)
+        return (self.geo.inside[begin:end] & (missing_here > 0) & (n_left + missing_here >= leaf)
+                & (np.repeat(self.present[:, span], runs, axis=1) - n_left >= leaf))
 
     def _distinct(self, order: np.ndarray, begin: int, end: int) -> np.ndarray:
         """Per feature and position of a block: the next value of the row is larger (by more than
@@ -495,6 +512,54 @@ class _NumericSearch:
             return
         f, node = np.nonzero((self.last_present >= begin) & (self.last_present < end) & (self.present > 0))
         self.present_stats[:, f, node] = left[:, f, self.last_present[f, node] - begin]
+
+
+class _RunningSums:
+    """The running sums of the summed statistics along each feature's row of a level, block after
+    block: each block starts from the last sum of the one before (``carry``), so every sum is the
+    one a single pass over the row gives; ``base`` holds each segment's sum just before it."""
+
+    def __init__(self, problem: Problem, count: int, nodes: int):
+        self.problem = problem
+        self.summed = _summed_rows(problem)
+        statistics = self.summed.stop - self.summed.start
+        self.carry = np.zeros((statistics, count))
+        self.base = np.zeros((statistics, count, nodes))
+
+    def next_block(self, order, begin: int, first: int, last: int, opening, runs, fresh: bool) -> np.ndarray:
+        """The summed statistics left of each cut of a block, (statistics, features, positions),
+        whose positions from ``begin`` lie in segments ``first`` to ``last``; ``opening``: the
+        starts of those after the first, which starts in the block too if ``fresh``."""
+        sums = np.take(self.problem.stats[self.summed], order, axis=1)
+        sums[:, :, 0] += self.carry  # continue the running sum of the blocks before
+        np.cumsum(sums, axis=2, out=sums)
+        self.base[:, :, first + 1:last + 1] = sums[:, :, opening - 1 - begin]
+        if fresh:
+            self.base[:, :, first] = self.carry
+        self.carry = sums[:, :, -1].copy()
+        sums -= np.repeat(self.base[:, :, first:last + 1], runs, axis=2)
+        return sums
+
+
+def _first_maxima(scores: np.ndarray, runs: np.ndarray):
+    """Per row of ``scores`` and run of positions (runs of lengths ``runs``): the maximum and the
+    first position holding it.
+
+    Runs of a few positions (deep levels) go into a padded (rows, runs, longest) array, where
+    ``argmax`` finds both at once: ``reduceat`` pays some 30 ns a run, more than the work."""
+    width = scores.shape[1]
+    local_starts = np.concatenate([[0], np.cumsum(runs)[:-1]])
+    longest = int(runs.max())
+    if longest <= 32 and len(runs) * 16 > width:
+        padded = np.full((len(scores), len(runs), longest), -np.inf)
+        run = np.repeat(np.arange(len(runs)), runs)
+        padded[:, run, np.arange(width) - local_starts[run]] = scores
+        first = padded.argmax(axis=2)
+        top = np.take_along_axis(padded, first[:, :, None], axis=2)[:, :, 0]
+        return top, local_starts + first
+    top = np.maximum.reduceat(scores, local_starts, axis=1)
+    at = np.where(scores == np.repeat(top, runs, axis=1), np.arange(width, dtype=np.int32), np.int32(width))
+    return top, np.minimum.reduceat(at, local_starts, axis=1).astype(np.int64)
 
 
 def _summed_rows(problem: Problem) -> slice:

@@ -218,7 +218,7 @@ class Problem:
     def values(self, feature: int, rows: np.ndarray) -> np.ndarray:
         """The values of numeric feature number ``feature`` (a position in ``numeric``) at ``rows``,
         as the search compares them: float32 casts when asked for, widened to float64."""
-        values = self.columns[feature][rows]
+        values = np.take(self.columns[feature], rows)  # (np.take: no copy of int32 row numbers)
         if self.float32:
             with np.errstate(over="ignore"):
                 return values.astype(np.float32).astype(np.float64)
@@ -228,14 +228,27 @@ class Problem:
         """The learned rows in increasing order of a numeric feature (stable: ties in row order;
         missing last), compared as the search compares them."""
         values = self.columns[feature][self.learned]
-        if self.float32:
+        if self.float32 and len(values) < 2 ** 32:
             with np.errstate(over="ignore"):
-                values = values.astype(np.float32)
+                return self.learned[np.argsort(float32_sort_keys(values))]
         return self.learned[np.argsort(values, kind="stable")]
 
     def sums(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
         squares = 0.0 if self.squares is None else float(self.squares[rows].sum())
         return self.stats[:, rows].sum(1), squares
+
+
+def float32_sort_keys(values: np.ndarray) -> np.ndarray:
+    """Keys whose order is the stable order of the values cast to float32: the float32 bits made
+    to sort as numbers (-0.0 as 0.0, every NaN last) above the row's position. Unique keys sort
+    alike with numpy's fast unstable sort, several times faster than its stable one."""
+    single = values.astype(np.float32) + np.float32(0.0)  # -0.0 becomes 0.0, as numpy compares
+    bits = single.view(np.uint32)
+    keys = np.where(bits >> 31 == 1, ~bits, bits | np.uint32(1 << 31)).astype(np.uint64)
+    keys[np.isnan(single)] = np.uint64(0xFFFFFFFF)
+    keys <<= np.uint64(32)
+    keys |= np.arange(len(values), dtype=np.uint64)
+    return keys
 
 
 def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
@@ -273,8 +286,18 @@ def drop_light(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np
     """Rule out (in place) the candidates with a side lighter than ``min_weight_fraction_leaf`` allows."""
     limit = problem.min_weight_leaf
     if limit > 0:
-        weight = (lambda side: side.sum(0)) if problem.width else (lambda side: side[0])
-        scores[(weight(left) < limit) | (weight(right) < limit)] = -np.inf
+        scores[(side_weight(left, problem.width) < limit) | (side_weight(right, problem.width) < limit)] = -np.inf
+
+
+def side_weight(side, width: int) -> np.ndarray:
+    """The weight of one side of candidate splits whose statistics are ``side`` (an array or a
+    list of rows): its class weights summed in order, or w."""
+    if not width:
+        return side[0]
+    weight = side[0] + side[1] if len(side) > 1 else side[0]
+    for k in range(2, len(side)):
+        weight = weight + side[k]
+    return weight
 
 
 def as_split(problem: Problem, feature: int, threshold: float, codes, missing_left: bool) -> Split:
