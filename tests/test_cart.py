@@ -278,6 +278,25 @@ def test_regression_without_ties_is_identical():
     assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
 
 
+def test_float32_values_closer_than_1e_7_are_one_value():
+    """scikit-learn cuts between sorted float32 values a < b only if b > a + 1e-7 with the sum
+    rounded to float32, as its C code adds two float32s (in double, 1.19e-7 > 1e-7). Between 1
+    and 2 that makes neighbouring float32 values one value; here runs of ten neighbours, of mixed
+    classes, in nodes that hold some of each run's rows."""
+    rng = np.random.default_rng(4)
+    n = 12_000
+    base = (rng.uniform(1.0, 2.0, n // 10) * rng.choice([-1, 1], n // 10)).astype(np.float32)
+    runs = np.empty((n // 10, 10), dtype=np.float32)
+    runs[:, 0] = base
+    for k in range(1, 10):
+        runs[:, k] = np.nextafter(runs[:, k - 1], np.float32(np.inf))
+    X = np.column_stack([runs.ravel().astype(np.float64), rng.normal(size=n)])
+    y = (rng.random(n) < 0.5 + 0.3 * np.sign(X[:, 1])).astype(int)
+    sk = DecisionTreeClassifier(random_state=0, min_samples_leaf=20).fit(X, y)
+    model = fit(numeric_dataset(X, y), "cart", cast="float32", min_samples_leaf=20)
+    assert assert_same_tree(model, sk, X, y) >= 0.75 * sk.tree_.node_count  # the rest below ties
+
+
 def test_float64_thresholds_agree_up_to_float32_rounding():
     X, y = no_tie_classification(n=800)
     sk = DecisionTreeClassifier(random_state=0, max_depth=6, min_samples_leaf=20).fit(X, y)

@@ -26,7 +26,8 @@ Agreement with scikit-learn
     ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
     default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
     rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
-    in float32 mode only).
+    in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a + 1e-7`` with the
+    sum rounded to float32, as its C code adds two float32 numbers).
 What is not bit for bit, and why
     Sums over a node's rows (class weights, sum of w*y, of w*y*y) are exact for whole-number
     weights and classes, so class distributions are scikit-learn's bit for bit. Otherwise they are

@@ -494,17 +494,15 @@ class _NumericSearch:
                 & (np.repeat(self.present[:, span], runs, axis=1) - n_left >= leaf))
 
     def _distinct(self, order: np.ndarray, begin: int, end: int) -> np.ndarray:
-        """Per feature and position of a block: the next value of the row is larger (by more than
-        scikit-learn's float32 tolerance) -- a cut may follow."""
-        values = np.empty((self.count, end - begin + 1))
+        """Per feature and position of a block: the next value of the row is larger, by
+        scikit-learn's rule -- a cut may follow."""
+        problem = self.problem
+        values = np.empty((self.count, end - begin + 1), dtype=np.float32 if problem.float32 else np.float64)
         for i in range(self.count):
-            values[i, :-1] = self.problem.values(self.first + i, order[i])
+            values[i, :-1] = problem.compared(self.first + i, order[i])
             follower = self.level.orders[self.first + i, end:end + 1]
-            values[i, -1] = self.problem.values(self.first + i, follower)[0] if len(follower) else np.nan
-        with np.errstate(invalid="ignore"):
-            if self.problem.tolerance:
-                values[:, :-1] += self.problem.tolerance
-            return values[:, 1:] > values[:, :-1]
+            values[i, -1] = problem.compared(self.first + i, follower)[0] if len(follower) else np.nan
+        return problem.follows(values)
 
     def _keep_present_stats(self, left: np.ndarray, begin: int, end: int) -> None:
         """Keep the statistics left of each node's last present value, if it lies in this block."""

@@ -15,7 +15,7 @@ from ..errors import TreegenError
 from ..model import MissingRoute, Node, Split, Tree
 
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: every subset of features with this many categories
-FEATURE_THRESHOLD = 1e-7  # scikit-learn: float32 values closer than this are one value
+FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: float32 values closer than this are one value
 EPSILON = np.finfo(np.float64).eps
 LOG2 = math.log(2.0)
 
@@ -193,7 +193,6 @@ class Problem:
     def __init__(self, dataset: Dataset, params: Params):
         self.params = params
         self.criterion = params.criterion
-        self.tolerance = FEATURE_THRESHOLD if params.cast == "float32" else 0.0
         self.float32 = params.cast == "float32"
         weights = sample_weights(dataset, params.class_weight)
         self.learned = np.flatnonzero(weights != 0)
@@ -222,6 +221,25 @@ class Problem:
         if self.float32:
             with np.errstate(over="ignore"):
                 return values.astype(np.float32).astype(np.float64)
+        return values
+
+    def follows(self, values: np.ndarray) -> np.ndarray:
+        """Per pair of neighbours along the last axis of ``values`` (sorted, as :meth:`compared`
+        gives them): the second is a larger value -- a cut may fall between them. In float32 mode
+        scikit-learn's rule: larger than the first plus ``FEATURE_THRESHOLD``, the sum rounded to
+        float32, as its C code adds two float32 numbers (partitioner ``next_p``, scikit-learn 1.9)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            if self.float32:
+                return values[..., 1:] > values[..., :-1] + FEATURE_THRESHOLD
+            return values[..., 1:] > values[..., :-1]
+
+    def compared(self, feature: int, rows: np.ndarray) -> np.ndarray:
+        """The values of numeric feature number ``feature`` at ``rows`` as the search compares
+        them with each other: float32 casts in float32 mode, else as given."""
+        values = np.take(self.columns[feature], rows)
+        if self.float32:
+            with np.errstate(over="ignore"):
+                return values.astype(np.float32)
         return values
 
     def sorted_rows(self, feature: int) -> np.ndarray:
@@ -286,7 +304,8 @@ def drop_light(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np
     """Rule out (in place) the candidates with a side lighter than ``min_weight_fraction_leaf`` allows."""
     limit = problem.min_weight_leaf
     if limit > 0:
-        scores[(side_weight(left, problem.width) < limit) | (side_weight(right, problem.width) < limit)] = -np.inf
+        light = (side_weight(left, problem.width) < limit) | (side_weight(right, problem.width) < limit)
+        np.copyto(scores, -np.inf, where=light)  # (a side's weight may be one row for all features)
 
 
 def side_weight(side, width: int) -> np.ndarray:
