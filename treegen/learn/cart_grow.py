@@ -68,13 +68,13 @@ class Best:
     missing_left: np.ndarray
     cut: np.ndarray
     present: np.ndarray
-    codes: list  # nominal: the category codes sent left, else None
+    codes: dict  # node -> the category codes a nominal split sends left (numeric splits: absent)
 
     @classmethod
     def empty(cls, nodes: int) -> "Best":
         return cls(np.full(nodes, -np.inf), np.full(nodes, -1), np.full(nodes, np.nan),
                    np.zeros(nodes, dtype=bool), np.zeros(nodes, dtype=np.int64),
-                   np.zeros(nodes, dtype=np.int64), [None] * nodes)
+                   np.zeros(nodes, dtype=np.int64), {})
 
     def offer(self, score, feature, threshold, missing_left, codes=None, cut=0, present=0) -> None:
         """Keep, node by node, the better split: the higher score, else the lower feature index.
@@ -86,8 +86,12 @@ class Best:
         self.missing_left = np.where(better, missing_left, self.missing_left)
         self.cut = np.where(better, cut, self.cut)
         self.present = np.where(better, present, self.present)
-        for s in np.flatnonzero(better):
-            self.codes[s] = None if codes is None else codes(s)
+        if codes is not None:
+            for s in np.flatnonzero(better).tolist():
+                self.codes[s] = codes(s)
+        elif self.codes:  # a numeric split now beats a nominal one found before
+            for s in np.flatnonzero(better).tolist():
+                self.codes.pop(s, None)
 
 
 class _Nodes:
@@ -194,7 +198,7 @@ def _grow_level(problem: Problem, nodes: _Nodes, level: Level, depth: int, root_
     for node, feature, threshold, missing_left, s in zip(
             parents.tolist(), best.feature[chosen].tolist(), best.threshold[chosen].tolist(),
             best.missing_left[chosen].tolist(), chosen.tolist()):
-        nodes.split[node] = as_split(problem, feature, threshold, best.codes[s], missing_left)
+        nodes.split[node] = as_split(problem, feature, threshold, best.codes.get(s), missing_left)
     return _children(level, split, goes_left, sides, parents)
 
 
