@@ -501,11 +501,14 @@ class _NumericSearch:
         """Per feature and position of a block: the next value of the row is larger, by
         scikit-learn's rule -- a cut may follow."""
         problem = self.problem
-        values = np.empty((self.count, end - begin + 1), dtype=np.float32 if problem.float32 else np.float64)
+        values = np.empty((self.count, end - begin + 1), dtype=problem.compared_dtype)
         for i in range(self.count):
-            values[i, :-1] = problem.compared(self.first + i, order[i])
+            problem.compared(self.first + i, order[i], out=values[i, :-1])
             follower = self.level.orders[self.first + i, end:end + 1]
-            values[i, -1] = problem.compared(self.first + i, follower)[0] if len(follower) else np.nan
+            if len(follower):
+                problem.compared(self.first + i, follower, out=values[i, -1:])
+            else:
+                values[i, -1] = np.nan
         return problem.follows(values)
 
     def _keep_present_stats(self, left: np.ndarray, begin: int, end: int) -> None:

@@ -233,14 +233,16 @@ class Problem:
                 return values[..., 1:] > values[..., :-1] + FEATURE_THRESHOLD
             return values[..., 1:] > values[..., :-1]
 
-    def compared(self, feature: int, rows: np.ndarray) -> np.ndarray:
+    def compared(self, feature: int, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
         """The values of numeric feature number ``feature`` at ``rows`` as the search compares
-        them with each other: float32 casts in float32 mode, else as given."""
-        values = np.take(self.columns[feature], rows)
-        if self.float32:
-            with np.errstate(over="ignore"):
-                return values.astype(np.float32)
-        return values
+        them with each other, written to ``out``: float32 casts in float32 mode (``out`` then
+        float32), else as given."""
+        with np.errstate(over="ignore", invalid="ignore"):  # NaN and overflow cast as astype casts
+            return np.take(self.columns[feature], rows, out=out)
+
+    @property
+    def compared_dtype(self):
+        return np.float32 if self.float32 else np.float64
 
     def sorted_rows(self, feature: int) -> np.ndarray:
         """The learned rows in increasing order of a numeric feature (stable: ties in row order;
