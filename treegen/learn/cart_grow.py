@@ -8,8 +8,9 @@ segmented maximum picks each node's best cut. The children's segments are then c
 parent's in place by a stable partition, so values are sorted once, at the root. The number of
 numpy calls grows with the depth of the tree, not its size.
 
-Memory: the orders (one int32 per row and numeric feature, plus one) are all that lives as long
-as the growth; values are read from the dataset's own columns a block at a time, and the search
+Memory: besides a few numbers per row (its statistics), the orders (one int32 per row and numeric
+feature, plus one) are all that lives as long as the growth -- about what scikit-learn's float32
+copy of X takes; values are read from the dataset's own columns a block at a time, and the search
 works through each level in blocks of :data:`BLOCK_CELLS` (positions x features) that fit in a
 core's cache, carrying the running sums from one block to the next -- the very sums one pass over
 the whole row gives.
