@@ -284,7 +284,7 @@ def test_float32_values_closer_than_1e_7_are_one_value():
     and 2 that makes neighbouring float32 values one value; here runs of ten neighbours, of mixed
     classes, in nodes that hold some of each run's rows."""
     rng = np.random.default_rng(4)
-    n = 12_000
+    n = 6_000
     base = (rng.uniform(1.0, 2.0, n // 10) * rng.choice([-1, 1], n // 10)).astype(np.float32)
     runs = np.empty((n // 10, 10), dtype=np.float32)
     runs[:, 0] = base
