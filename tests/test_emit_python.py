@@ -434,7 +434,10 @@ def hostile_models() -> list:
     for start in range(0, len(names), 5):
         features = (names[start:] + names)[:5]
         classes = (names[start + 2:] + names)[:4]
-        model = random_model(start, names=features, classes=classes, max_depth=6, n_trees=1 + start % 2)
+        for seed in range(start, start + 100):  # the first tree that tests at least 4 of the 5 features
+            model = random_model(seed, names=features, classes=classes, max_depth=6, n_trees=1 + start % 2)
+            if len(model.used_features()) >= 4:
+                break
         models.append(with_categories(model, [n for n in names if n.strip(" ")]))
     return models
 
