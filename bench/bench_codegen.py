@@ -1,11 +1,14 @@
 """Code generation and generated code, treegen against m2cgen, on scikit-learn trees of 1k, 10k and 50k
 leaves: time to generate Python and Java, and time per row of the generated Python and Java.
 
-    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000] [--java-seconds 3] [--repeat 1]
+    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000] [--python-passes 10]
+                                   [--java-seconds 3] [--repeat 1]
 
 Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen
-reads it through its scikit-learn importer. Python is timed in this process, best of 5 passes over the
-rows: treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the
+reads it through its scikit-learn importer. Python is timed in this process, the best of
+``--python-passes`` passes over the rows, the functions taking turns (CPython specialises an
+instruction only after it has run a few dozen times: the deep parts of a big tree need several
+passes): treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the
 features on the row's path), its list API ``predict_values(list)`` and ``predict_proba_values(list)``,
 against m2cgen's ``score(list)`` (its only API: the probabilities). Java runs in one JVM per class and
 API, given a ``double[]``: passes over the rows, each in a new random order (so that the branch
@@ -82,13 +85,13 @@ def timed(function, *args):
     return time.perf_counter() - start, result
 
 
-def python_row_times(source: str, calls: dict) -> dict:
-    """Seconds per row of each function (name -> rows), best of 5 passes over the rows, the functions
-    taking turns."""
+def python_row_times(source: str, calls: dict, passes: int) -> dict:
+    """Seconds per row of each function (name -> rows), best of ``passes`` passes over the rows, the
+    functions taking turns."""
     namespace: dict = {}
     exec(compile(source, "<bench>", "exec"), namespace)
     best = {name: float("inf") for name in calls}
-    for _ in range(5):
+    for _ in range(passes):
         for name, rows in calls.items():
             function = namespace[name]
             start = time.perf_counter()
@@ -125,7 +128,7 @@ def java_row_times(source: str, calls: list[str], rows: np.ndarray, directory: s
     return times
 
 
-def bench(leaves: int, n_rows: int, directory: str, java_seconds: float) -> dict:
+def bench(leaves: int, n_rows: int, directory: str, python_passes: int, java_seconds: float) -> dict:
     import m2cgen
     sys.setrecursionlimit(100_000)
     tree, X = fit_tree(leaves)
@@ -140,8 +143,9 @@ def bench(leaves: int, n_rows: int, directory: str, java_seconds: float) -> dict
     result["gen_java"], java_source = timed(emit, model, "java")
     result["gen_java_m2c"], java_m2c = timed(m2cgen.export_to_java, tree)
     result["py"] = python_row_times(py_source, {"predict": dict_rows, "predict_proba": dict_rows,
-                                                "predict_values": list_rows, "predict_proba_values": list_rows})
-    result["py_m2c"] = python_row_times(py_m2c, {"score": list_rows})["score"]
+                                                "predict_values": list_rows, "predict_proba_values": list_rows},
+                                    python_passes)
+    result["py_m2c"] = python_row_times(py_m2c, {"score": list_rows}, python_passes)["score"]
     result["java"] = java_row_times(java_source, ["TreegenModel.predictProba(row)[0]",
                                                   "TreegenModel.predict(row).length()"], rows, directory, java_seconds)
     result["java_m2c"] = java_row_times(java_m2c, ["Model.score(row)[0]"], rows, directory, java_seconds)[0]
@@ -175,12 +179,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leaves", default="1000,10000,50000")
     parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--python-passes", type=int, default=10)
     parser.add_argument("--java-seconds", type=float, default=3.0)
     parser.add_argument("--repeat", type=int, default=1, help="run everything this many times, one row each")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as directory:
-        results = [bench(int(n), args.rows, directory, args.java_seconds)
+        results = [bench(int(n), args.rows, directory, args.python_passes, args.java_seconds)
                    for _ in range(args.repeat) for n in args.leaves.split(",")]
     print(table(results))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

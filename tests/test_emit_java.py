@@ -26,8 +26,8 @@ from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import (check_closed_pipe, check_errors, check_options, extreme_model, hostile_models, leaves,
-                              to_csv)
+from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
+                              check_zero_weight_leaves, extreme_model, hostile_models, leaves, to_csv)
 
 
 def boosted(seed: int, link: str):
@@ -305,3 +305,11 @@ def test_each_test_names_its_feature_and_categories_in_a_comment_no_name_can_end
             feature = model.features[int(match.group(1))]
             literals = [json.loads(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
+
+
+def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
+    check_model_part("java", "runtime.java.txt", 200)
+
+
+def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
+    check_zero_weight_leaves("java")

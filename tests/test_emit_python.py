@@ -488,3 +488,44 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
                 assert ast.literal_eval(token.string[1:].strip()) == module["FEATURES"][feature]
                 tests += 1
         assert tests == source.count("    if x[")
+
+
+def tennis_model():
+    """ID3 on the play-tennis data: a 5-leaf tree over 4 nominal features."""
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    return fit(load_dataset(os.path.join(os.path.dirname(__file__), "..", "examples", "play_tennis.csv"),
+                            target="play"), "id3")
+
+
+def check_model_part(target: str, runtime_file: str, most_lines: int) -> None:
+    """Every program carries one fixed text (the CSV program, the encoding of rows); what is written
+    for the model is the rest, and for a 5-leaf tree it is short."""
+    from treegen.emit.render import source
+    runtime = source(target, runtime_file)
+    models = [tennis_model(), random_model(3, n_trees=3), random_model(5, regression=True, missing_kinds=("fraction",))]
+    for model in models:
+        for leaf in (False, True):
+            assert emit(model, target, leaf=leaf).count(runtime) == 1
+    tennis = emit(models[0], target)
+    assert len(tennis[:tennis.index(runtime)].splitlines()) < most_lines
+
+
+def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
+    check_model_part("python", "runtime.py.txt", 200)
+
+
+def check_zero_weight_leaves(target: str) -> None:
+    """C4.5 gives an empty branch weight 0: a fractional route goes down it, but the row has not reached
+    its leaf, which --leaf leaves out (Model.leaf_ids). soybean's tree has such branches."""
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    model = fit(load_dataset(os.path.join(os.path.dirname(__file__), "fixtures", "j48", "soybean.arff")), "c45")
+    rows = probe_rows(model, 400)
+    assert any(weight == 0 for row in rows for _, weight in reached(model, model.trees[0], row))
+    status, printed, _ = program(target, emit(model, target, leaf=True), to_csv(model, rows), ["--leaf"])
+    assert (status, printed.splitlines()) == (0, [leaf_ids(model, row) for row in rows])
+
+
+def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
+    check_zero_weight_leaves("python")

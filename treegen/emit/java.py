@@ -1,11 +1,18 @@
 """The Java back end: one public class (Java 8 source level, no dependencies) with ``predict``,
 ``predictProba``, ``predictLeaf`` and a CSV program (``main``).
 
+A class has two parts. The model -- constants, the API, the walkers of each tree -- is written for
+each model by ``templates/java/Model.java.j2`` (with ``single.java.j2`` for one tree that reaches one
+node, whose walker's node id indexes its values and labels, or ``ensemble.java.j2``). The helpers,
+the encoding of rows and the program are the same text in every class, ``templates/java/
+runtime.java.txt``, copied in as it is.
+
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
 spread over nested classes whose estimated constant pools stay under 65,535 entries. Node values
 live in string data parsed once at class initialisation, not in code. Names and labels appear only
-inside escaped string literals, never in identifiers or comments.
+as escaped string literals (:func:`string`) -- in the code, and in the line comment that says what
+each test reads -- never in identifiers.
 
 A tree with a fractional (C4.5) route cuts a method at every child of such a split, so a path
 10,000 splits deep would nest 10,000 calls. Its methods count their nesting: deeper than

@@ -14,7 +14,7 @@ in the comment that names the feature of each test, where ``#`` is escaped too -
 model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
-from ..model import CombineKind, Model, Op, argmax
+from ..model import CombineKind, Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
                      leaf_table, numeric_test, plan)
 from .render import render, source
@@ -53,7 +53,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
                   values=[_value_table(p) for p in plans],
-                  labels=_label_table(model, plans[0]) if single and model.target.is_classification else [],
                   combine=model.combine, leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
                   runtime=source("python", "runtime.py.txt"))
 
@@ -126,12 +125,6 @@ def _value_table(tree_plan: TreePlan) -> list[str]:
 def _tuple(items) -> str:
     items = list(items)
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-
-
-def _label_table(model: Model, tree_plan: TreePlan) -> list[str]:
-    """A single tree's ``node: class index,`` entries: the class with the highest score at each node
-    where evaluation can end (the first on ties), as :meth:`treegen.model.Model.predict` finds it."""
-    return [f"{node}: {argmax(value)}," for node, value in sorted(leaf_table(tree_plan).items())]
 
 
 def _row_function(tree_plan: TreePlan, function, categories, model: Model) -> dict:
