@@ -359,14 +359,15 @@ def test_dict_rows_of_any_kind_are_read_as_the_model_reads_them(seed, regression
 
 
 def test_deep_chain_and_wide_tree():
-    for model in (chain_model(10_000), wide_model(50_000)):
-        source = emit(model, "python", leaf=True)
+    """At any size, with walkers that return node ids (leaf ids exported) and value numbers (not)."""
+    for model, leaf in ((chain_model(10_000), True), (wide_model(50_000), False)):
+        source = emit(model, "python", leaf=leaf)
         assert max(len(line) - len(line.lstrip(" ")) for line in source.splitlines()) // 4 < 60
         namespace: dict = {}
         exec(compile(source, "<generated>", "exec"), namespace)
         probes = probe_rows(model, 1500)
         rows = probes[::len(probes) // 300] + random_rows(model, 100)
-        assert_exact(model, namespace, rows)
+        assert_exact(model, namespace, rows, leaf=leaf)
 
 
 def fraction_chain(depth: int):

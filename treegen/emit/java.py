@@ -26,7 +26,7 @@ import re
 from ..errors import TreegenError
 from ..model import CombineKind, Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     leaf_table, numeric_test, plan)
+                     numeric_test, output_numbers, plan)
 from .render import render, source
 
 INDENT = "    "
@@ -98,6 +98,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     walkers = _walker_numbers(plans, home)
     codes = category_codes(model)
     names = [f.name for f in model.features]
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
@@ -105,10 +106,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=_parts(plans, home, walkers, names, codes),
+                  parts=_parts(plans, home, walkers, names, codes, outputs),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
-                  data=_data_chunks(plans, len(model.trees)), combine=model.combine, single=single,
+                  data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
 
@@ -241,17 +242,19 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict, names, codes) -> list[list[dict]]:
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, names, codes, outputs) -> list[list[dict]]:
     """The nested classes, each a list of methods ready to print."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            method = _method(tree_plan, function, home, walkers, names, codes)
+            method = _method(tree_plan, function, home, walkers, names, codes, outputs[tree_plan.index][0])
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, codes) -> dict:
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, codes, numbers) -> dict:
+    """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
+    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
     lines, open_blocks = [], []
@@ -268,7 +271,8 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, cod
             lines.append(f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}")
             open_blocks.append(depth)
         elif kind == LEAF:
-            lines.extend([f"{pad}return {payload};"] if exclusive else [f"{pad}out.add({payload}, w);", f"{pad}return;"])
+            lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
+                         [f"{pad}out.add({payload}, w);", f"{pad}return;"])
         elif kind == CALL:
             lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
                          [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
@@ -294,14 +298,14 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
 
-def _data_chunks(plans: list[TreePlan], count: int) -> list[str]:
-    """The node values of every tree as text, cut into string constants: per tree a line
-    ``nodes|id:v,v id:v,v`` (read by the class's ``parseValues``)."""
+def _data_chunks(tables: list[dict]) -> list[str]:
+    """Each tree's values by the numbers its walkers return, as text cut into string constants: per
+    tree a line ``size|number:v,v number:v,v`` (read by the class's ``parseValues``)."""
     lines = []
-    for p in plans:
-        entries = " ".join(f"{node}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
-                           for node, value in sorted(leaf_table(p).items()))
-        lines.append(f"{max(leaf_table(p)) + 1}|{entries}\n")
+    for table in tables:
+        entries = " ".join(f"{number}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
+                           for number, value in sorted(table.items()))
+        lines.append(f"{max(table) + 1}|{entries}\n")
     text = "".join(lines)
     size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
     return [text[i:i + size] for i in range(0, len(text), size)]
