@@ -6,9 +6,10 @@ leaves: time to generate Python and Java, and time per row of the generated Pyth
 
 Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen
 reads it through its scikit-learn importer. Python is timed in this process, the best of
-``--python-passes`` passes over the rows, the functions taking turns (CPython specialises an
+``--python-passes`` passes over the rows for each function in turn (CPython specialises an
 instruction only after it has run a few dozen times: the deep parts of a big tree need several
-passes): treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the
+passes; and a big tree's walkers do not fit in the caches together, so functions that took turns pass
+by pass measured each other's cache misses): treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the
 features on the row's path), its list API ``predict_values(list)`` and ``predict_proba_values(list)``,
 against m2cgen's ``score(list)`` (its only API: the probabilities). Java runs in one JVM per class and
 API, given a ``double[]``: passes over the rows, each in a new random order (so that the branch
@@ -86,14 +87,13 @@ def timed(function, *args):
 
 
 def python_row_times(source: str, calls: dict, passes: int) -> dict:
-    """Seconds per row of each function (name -> rows), best of ``passes`` passes over the rows, the
-    functions taking turns."""
+    """Seconds per row of each function (name -> rows), best of ``passes`` passes over the rows."""
     namespace: dict = {}
     exec(compile(source, "<bench>", "exec"), namespace)
     best = {name: float("inf") for name in calls}
-    for _ in range(passes):
-        for name, rows in calls.items():
-            function = namespace[name]
+    for name, rows in calls.items():
+        function = namespace[name]
+        for _ in range(passes):
             start = time.perf_counter()
             for row in rows:
                 function(row)
