@@ -4,19 +4,19 @@ leaves: time to generate Python and Java, and time per row of the generated Pyth
     python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000] [--python-passes 10]
                                    [--java-seconds 3] [--repeat 1]
 
-Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen
-reads it through its scikit-learn importer. Python is timed in this process, the best of
-``--python-passes`` passes over the rows for each function in turn (CPython specialises an
-instruction only after it has run a few dozen times: the deep parts of a big tree need several
-passes; and a big tree's walkers do not fit in the caches together, so functions that took turns pass
-by pass measured each other's cache misses): treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the
-features on the row's path), its list API ``predict_values(list)`` and ``predict_proba_values(list)``,
-against m2cgen's ``score(list)`` (its only API: the probabilities). Java runs in one JVM per class and
-API, given a ``double[]``: passes over the rows, each in a new random order (so that the branch
-predictor cannot learn the rows' sequence), for ``--java-seconds``; it reports the best of the first
-40 passes (what this benchmark reported before: HotSpot is still compiling then) and the median of
-the passes in the second half of the time (the steady state). m2cgen's Java fails to compile beyond
-about 2,000 leaves ("code too large"): reported as such. The load average is printed before and after.
+Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen reads
+it through its scikit-learn importer. Python is timed in this process, the best of ``--python-passes``
+passes over the rows for each function in turn (CPython specialises an instruction only after it has run
+a few dozen times: the deep parts of a big tree need several passes; and a big tree's walkers do not fit
+in the caches together, so functions that took turns pass by pass measured each other's cache misses):
+treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the features on
+the row's path), its list API ``predict_values(list)`` and ``predict_proba_values(list)``, against
+m2cgen's ``score(list)`` (its only API: the probabilities). Java runs in one JVM per class and API,
+given a ``double[]``: passes over the rows, each in a new random order (so that the branch predictor
+cannot learn the rows' sequence), for ``--java-seconds``; it reports the best of the first 40 passes
+(what this benchmark reported before: HotSpot is still compiling then) and the median of the passes in
+the second half of the time (the steady state). m2cgen's Java fails to compile beyond about 2,000 leaves
+("code too large"): reported as such. The load average is printed before and after.
 """
 from __future__ import annotations
 
