@@ -114,7 +114,7 @@ def test_the_last_line_needs_no_newline():
 
 @pytest.mark.parametrize("edit,message,line", [
     (lambda t: t.replace("numbers: float64", "numbers: float64 scale"),
-     "unexpected 'scale'; expected one of: 'tolerance', end of line", 11),
+     "unexpected 'scale'; expected one of: 'strict', 'tolerance', 'zero', end of line", 11),
     (lambda t: t.replace('outlook: nominal {"sunny", ', 'outlook: nominal {"sunny"\n'),
      "unexpected end of line; expected one of: ',', '}'", 6),
     (lambda t: t[:t.index("features")], "unexpected end of file; expected one of: 'features'", 4),
