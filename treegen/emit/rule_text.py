@@ -46,13 +46,21 @@ class RuleWriter:
 
     def __init__(self, model: Model):
         self.model = model
+        self.absents: dict[tuple, str] = {}  # (if_missing, if_unknown): its words; a model has few
+
+    def absent(self, c: Condition) -> str:
+        """The words for what ``c`` says of missing values and unknown categories, remembered."""
+        words = self.absents[c.if_missing, c.if_unknown] = absent_text(c.if_missing, c.unknown_factor)
+        return words
 
     def feature(self, index: int) -> str:
         return name(self.model.features[index].name)
 
     def condition(self, c: Condition) -> str:
         x = self.feature(c.feature)
-        absent = absent_text(c.if_missing, c.unknown_factor)
+        absent = self.absents.get((c.if_missing, c.if_unknown))  # inline: a call a condition costs 3% of the export
+        if absent is None:
+            absent = self.absent(c)
         if c.kind == MISSING:
             return f"{x} is {absent}"
         if c.kind == INTERVAL:
