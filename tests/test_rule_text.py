@@ -454,9 +454,9 @@ def boosted_models(draw):
     width = model.target.width
     kind = draw(st.sampled_from(["single", "average", "sum"] if trees == 1 else ["average", "sum"]))
     links = ["identity", "exp", "sign_square"] + ([] if regression else ["sigmoid", "softmax"])
-    extras = dict(link=draw(st.sampled_from(links)), link_scale=draw(st.sampled_from([1.0, 0.5, 2.0])),
-                  precision=draw(st.sampled_from(list(Precision))), divisor=draw(st.sampled_from([1.0, 3.0, 0.5])),
-                  decide=draw(st.none() | st.sampled_from(list(Decision))))
+    extras = {"link": draw(st.sampled_from(links)), "link_scale": draw(st.sampled_from([1.0, 0.5, 2.0])),
+              "precision": draw(st.sampled_from(list(Precision))), "divisor": draw(st.sampled_from([1.0, 3.0, 0.5])),
+              "decide": draw(st.none() | st.sampled_from(list(Decision)))}
     if kind == "sum":
         model.combine = Combine("sum", tuple(draw(st.sampled_from([0.0, 0.5, -1.25])) for _ in range(width)),
                                 draw(st.sampled_from([1.0, 0.1, 0.3])), init_last=draw(st.booleans()), **extras)
@@ -492,7 +492,7 @@ def test_verify_to_rules_passes_on_boosted_models(model, tmp_path_factory):
     assert result.exit_code == 0 and "rules" in result.output and " ok " in result.output, result.output
 
 
-def colour_tree(root_missing: MissingRoute, inner_missing: MissingRoute, inner_unknown: int | None) -> Tree:
+def colour_tree(root_missing: MissingRoute, inner_missing: MissingRoute, inner_unknown) -> Tree:
     """color in {"red"} (unknown categories go left) ? (color in {"green"} ? leaf : leaf) : (size <= 2.5 ?
     leaf : leaf): the inner test on color meets the outer one, so their factors multiply."""
     return Tree([Node((0.5, 0.5), split=Split(0, Op.IN, values=("red",), missing=root_missing, unknown=0),
@@ -532,8 +532,8 @@ COLOUR_RULES = [
 SIZE_RULES = {"right": ['if color in {"green", "blue"} and size <= 2.5 then "no"',
                         'if color in {"green", "blue"} and (size > 2.5 or missing) then "yes"'],
               "right, missing": ['if (color in {"green", "blue"} or missing but not unknown) and size <= 2.5 then "no"',
-                                 'if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
-                                 ' then "yes"']}
+                                 ('if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
+                                  ' then "yes"')]}
 
 
 def test_rules_say_where_unknown_categories_go():
