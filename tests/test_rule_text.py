@@ -1,19 +1,25 @@
 """Rule text: readable, parsed back by the Lark grammar into a model that predicts identically."""
 import json
+import math
 import os
+import random
 import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
+from treegen import modelio
 from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, MissingRoute, Model, Node,
+                           NumericSemantics, Op, Precision, Split, Target, Tree)
 from treegen.cli import main
 from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
@@ -114,7 +120,7 @@ def test_the_last_line_needs_no_newline():
 
 @pytest.mark.parametrize("edit,message,line", [
     (lambda t: t.replace("numbers: float64", "numbers: float64 scale"),
-     "unexpected 'scale'; expected one of: 'tolerance', end of line", 11),
+     "unexpected 'scale'; expected one of: 'strict', 'tolerance', 'zero', end of line", 11),
     (lambda t: t.replace('outlook: nominal {"sunny", ', 'outlook: nominal {"sunny"\n'),
      "unexpected end of line; expected one of: ',', '}'", 6),
     (lambda t: t[:t.index("features")], "unexpected end of file; expected one of: 'features'", 4),
@@ -234,8 +240,26 @@ def test_a_whole_number_of_many_digits_is_refused_at_its_place():
     assert (err.value.line, err.value.column) == (text.split("\n").index("  node " + "3" * 5000 + ": leaf; value [0.0, 1.0]; n 2.0; counts [0.0, 2.0]") + 1, 8)
 
 
-# Rule files with strings, numbers and whole numbers; one with no string at all (no nominal feature).
-FUZZED_TEXTS = [emit(random_model(3, n_trees=2), "rules"), emit(random_model(4, n_nominal=0, regression=True), "rules")]
+def boosted_example() -> Model:
+    """A model that uses every field boosting libraries need, for the fuzzers: its rules name unknown
+    categories in several ways."""
+    model = random_model(3, n_trees=3, max_depth=3)
+    model.numeric = NumericSemantics("float32", 0.0, True, 1.0000000180025095e-35)
+    model.features = tuple(replace(f, missing_interval=(-1.0, 0.5)) if f.is_numeric else f for f in model.features)
+    model.combine = Combine("sum", (0.5, 0.0, -0.5), 0.3, "softmax", 1.5, "float32", 2.0, True, "weka")
+    for k, tree in enumerate(model.trees):
+        tree.weight = 0.5
+        for node in tree.nodes:
+            if node.split is not None and node.split.op != Op.LE:
+                node.split = replace(node.split, unknown=(k + len(node.children) - 1) % len(node.children))
+    model.trees[2] = Tree([replace(node, value=(node.value[1],)) for node in model.trees[2].nodes], 1, 2.0)
+    return model
+
+
+# Rule files with strings, numbers and whole numbers; one with no string at all (no nominal feature); one
+# with every field of a boosted model.
+FUZZED_TEXTS = [emit(random_model(3, n_trees=2), "rules"), emit(random_model(4, n_nominal=0, regression=True), "rules"),
+                emit(boosted_example(), "rules")]
 # Where each text has a string, a number or a whole number (names and keywords are left alone).
 TOKENS = [(text, m.span()) for text in FUZZED_TEXTS
           for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[+-]?\d[\w.+-]*|\b(?:inf|nan)\b', text)]
@@ -270,7 +294,7 @@ def exported_texts() -> list[str]:
     models = [fit(load_dataset("examples/play_tennis.csv"), "c45"), fit(load_dataset("examples/play_tennis.csv"), "cart"),
               random_model(3, n_trees=3), random_model(5, regression=True), boosted, chain_model(30),
               random_model(4, n_nominal=0),
-              random_model(7, names=HOSTILE_NAMES[:5], classes=tuple(HOSTILE_NAMES[5:8]))]
+              random_model(7, names=HOSTILE_NAMES[:5], classes=tuple(HOSTILE_NAMES[5:8])), boosted_example()]
     return [emit(model, "rules") for model in models]
 
 
@@ -378,3 +402,219 @@ def test_a_rule_file_with_a_mistake_on_its_first_line_is_still_rule_text(tmp_pat
     result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
     assert (result.exit_code, result.stderr) == (
         2, f"treegen: error: {path}:1:23: unexpected 'one'; expected one of: a whole number\n")
+
+
+# -- what boosting libraries compute: every new field of the model, held exactly --------------------
+
+def edge_values(model) -> list[float]:
+    """Numbers where the new semantics turn: the ends of each missing interval and of the zero band,
+    one ulp either side, and zeros of both signs."""
+    values = {0.0, -0.0}
+    ends = [end for f in model.features if f.missing_interval for end in f.missing_interval]
+    ends += [model.numeric.zero_band, -model.numeric.zero_band]
+    for end in ends:
+        values.update((end, math.nextafter(end, -math.inf), math.nextafter(end, math.inf)))
+    return sorted(values)
+
+
+def rows_for(model, seed: int) -> list[dict]:
+    """Random rows (unknown categories and missing values among them), then each with one numeric
+    value moved onto an edge of the new semantics."""
+    rng = random.Random(seed)
+    rows = random_rows(model, 60, seed) + probe_rows(model, 200)
+    numeric = [f.name for f in model.features if f.is_numeric]
+    edges = edge_values(model)
+    return rows + [{**row, rng.choice(numeric): rng.choice(edges)} for row in rows]
+
+
+def per_output(tree: Tree, output: int) -> Tree:
+    """The tree as a boosting library writes one: adding to one raw sum, one number a node."""
+    return Tree([replace(node, value=(node.value[output],)) for node in tree.nodes], output, tree.weight)
+
+
+@st.composite
+def boosted_models(draw):
+    """A random model (every split kind and missing route) with random values of every field a boosting
+    library's model needs: comparisons, missing intervals, combine, per-output and weighted trees,
+    routes for unknown categories."""
+    regression = draw(st.booleans())
+    trees = draw(st.integers(1, 3))
+    model = random_model(draw(st.integers(0, 10**6)), regression=regression, n_trees=trees, max_depth=4)
+    model.numeric = NumericSemantics(draw(st.sampled_from(["float64", "float32"])), draw(st.sampled_from([0.0, 1e-6])),
+                                     draw(st.booleans()), draw(st.sampled_from([0.0, 1.0000000180025095e-35, 0.5])))
+    interval = st.sampled_from([(-1.0000000180025095e-35, 1.0000000180025095e-35), (0.0, 0.0), (-999.0, -999.0),
+                                (-1.0, 2.5), (0.5, 0.5)])
+    model.features = tuple(replace(f, missing_interval=draw(st.none() | interval)) if f.is_numeric else f
+                           for f in model.features)
+    for tree in model.trees:
+        tree.weight = draw(st.sampled_from([1.0, 0.5, 0.3, 2.0]))
+        for node in tree.nodes:
+            if node.split is not None and node.split.op != Op.LE:
+                node.split = replace(node.split, unknown=draw(st.none() | st.integers(0, len(node.children) - 1)))
+    width = model.target.width
+    kind = draw(st.sampled_from(["single", "average", "sum"] if trees == 1 else ["average", "sum"]))
+    links = ["identity", "exp", "sign_square"] + ([] if regression else ["sigmoid", "softmax"])
+    extras = {"link": draw(st.sampled_from(links)), "link_scale": draw(st.sampled_from([1.0, 0.5, 2.0])),
+              "precision": draw(st.sampled_from(list(Precision))), "divisor": draw(st.sampled_from([1.0, 3.0, 0.5])),
+              "decide": draw(st.none() | st.sampled_from(list(Decision)))}
+    if kind == "sum":
+        model.combine = Combine("sum", tuple(draw(st.sampled_from([0.0, 0.5, -1.25])) for _ in range(width)),
+                                draw(st.sampled_from([1.0, 0.1, 0.3])), init_last=draw(st.booleans()), **extras)
+        model.trees = [per_output(tree, k % width) if draw(st.booleans()) else tree
+                       for k, tree in enumerate(model.trees)]
+    else:
+        model.combine = Combine(kind, **extras)
+    return model
+
+
+def assert_same_model(model, again, rows):
+    assert modelio.dumps(again) == modelio.dumps(model)
+    for row in rows:  # repr: NaN and infinities compare too
+        assert repr(again.scores(row)) == repr(model.scores(row)), row
+        assert repr(again.predict(row)) == repr(model.predict(row)), row
+
+
+@settings(max_examples=80, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000))
+def test_every_field_of_a_boosted_model_round_trips(model, seed):
+    text = emit(model, "rules")
+    fast = read_lines(text, parser())
+    assert fast is not None and repr(fast) == repr(parser().parse(text))  # the writer's layout: the fast reader
+    assert_same_model(model, parse(text), rows_for(model, seed))
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=boosted_models())
+def test_verify_to_rules_passes_on_boosted_models(model, tmp_path_factory):
+    path = tmp_path_factory.mktemp("boosted") / "m.json"
+    modelio.save(model, str(path))
+    result = CliRunner().invoke(main, ["verify", str(path), "--to", "rules"], catch_exceptions=False)
+    assert result.exit_code == 0 and "rules" in result.output and " ok " in result.output, result.output
+
+
+def colour_tree(root_missing: MissingRoute, inner_missing: MissingRoute, inner_unknown) -> Tree:
+    """color in {"red"} (unknown categories go left) ? (color in {"green"} ? leaf : leaf) : (size <= 2.5 ?
+    leaf : leaf): the inner test on color meets the outer one, so their factors multiply."""
+    return Tree([Node((0.5, 0.5), split=Split(0, Op.IN, values=("red",), missing=root_missing, unknown=0),
+                      children=(1, 4)),
+                 Node((0.4, 0.6), split=Split(0, Op.IN, values=("green",), missing=inner_missing,
+                                              unknown=inner_unknown), children=(2, 3)),
+                 Node((1.0, 0.0)), Node((0.0, 1.0)),
+                 Node((0.3, 0.7), split=Split(1, Op.LE, threshold=2.5, missing=MissingRoute.to_child(1)),
+                      children=(5, 6)),
+                 Node((0.9, 0.1)), Node((0.2, 0.8))])
+
+
+def colour_model() -> Model:
+    """Trees whose rules speak of unknown categories in every way the lowering gives."""
+    color = Feature("color", NOMINAL, ("red", "green", "blue"))
+    size = Feature("size", NUMERIC, missing_interval=(-1.0, 0.0))
+    fraction = MissingRoute.fraction([0.25, 0.75])
+    trees = [colour_tree(MissingRoute.stop(), fraction, 0), colour_tree(MissingRoute.to_child(0), fraction, 0),
+             colour_tree(MissingRoute.to_child(1), fraction, None)]
+    return Model((color, size), Target("y", CLASSIFICATION, ("no", "yes")), trees, Combine("average"))
+
+
+# The rules of colour_model's trees, worked out by hand: (if_missing, if_unknown) of color on the path,
+# multiplied split by split; an empty set of categories leaves only missing values and unknown ones.
+COLOUR_RULES = [
+    # tree 1: the root stops on missing values (1, 0); left is (0, 1); the inner split (0.25, 1) | (0.75, 0)
+    ['if color is missing but not unknown then "no"',  # node 0 stops
+     'if color is unknown then "no"',  # {red} & {green}: (0 * 0.25, 1 * 1)
+     'if color = "red" then "yes"'],  # (0 * 0.75, 1 * 0)
+    # tree 2: missing values go left too: left is (1, 1)
+    ['if color is missing with weight 0.25 or unknown then "no"',
+     'if (color = "red" or missing with weight 0.75 but not unknown) then "yes"'],
+    # tree 3: missing values go right: left is (0, 1), right (1, 0); the inner split shares unknown ones
+    ['if color is unknown with weight 0.25 then "no"',
+     'if (color = "red" or unknown with weight 0.75) then "yes"'],
+]
+SIZE_RULES = {"right": ['if color in {"green", "blue"} and size <= 2.5 then "no"',
+                        'if color in {"green", "blue"} and (size > 2.5 or missing) then "yes"'],
+              "right, missing": ['if (color in {"green", "blue"} or missing but not unknown) and size <= 2.5 then "no"',
+                                 ('if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
+                                  ' then "yes"')]}
+
+
+def test_rules_say_where_unknown_categories_go():
+    model = colour_model()
+    text = emit(model, "rules")
+    trees = [[line.split(": ", 1)[1].split("  #")[0] for line in tree.splitlines() if line.startswith("  rule ")]
+             for tree in text.split("\ntree ")[1:]]
+    assert trees == [COLOUR_RULES[0] + SIZE_RULES["right"], COLOUR_RULES[1] + SIZE_RULES["right"],
+                     COLOUR_RULES[2] + SIZE_RULES["right, missing"]]
+    assert "  size: numeric, missing in [-1.0, 0.0]\n" in text
+    assert '  node 0: color in {"red"} ? 1 : 4; missing stop; unknown to 1; value' in text
+    rows = [{"color": c, "size": s} for c in ("red", "green", "blue", None, "purple") for s in (-1.0, 0.0, 1e-300, 3.0, None)]
+    assert_same_model(model, parse(text), rows)
+
+
+def test_the_combine_line_says_every_field():
+    model = random_model(2, regression=True, n_trees=2)
+    model.combine = Combine("sum", (0.5,), 0.1, "sigmoid", 2.0, "float32", 4.0, True, "raw_positive")
+    model.numeric = NumericSemantics("float32", 0.0, True, 1e-35)
+    model.trees[1].weight, model.trees[1].output = 0.5, 0
+    text = emit(model, "rules")
+    assert ("numbers: float32 strict zero band 1e-35\n"
+            "combine: sum init [0.5] added last scale 0.1 divided by 4.0 link sigmoid scale 2.0 precision float32"
+            " decide raw_positive\n") in text
+    assert "\ntree 2 output 0 weight 0.5\n" in text
+    assert modelio.dumps(parse(text)) == modelio.dumps(model)
+
+
+def test_a_single_tree_says_its_decision_and_link():
+    model = random_model(3)
+    model.combine = Combine(decide="weka")
+    assert "combine: single decide weka\n" in emit(model, "rules")
+    model.combine = Combine(link="exp", link_scale=0.5)
+    assert "combine: single link exp scale 0.5\n" in emit(model, "rules")
+    assert parse(emit(model, "rules")).combine == model.combine
+
+
+def colour_text() -> str:
+    return emit(colour_model(), "rules")
+
+
+def line_of(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith(start))
+
+
+@pytest.mark.parametrize("edit,message,where", [
+    (lambda t: t.replace("unknown to 1;", "unknown to 9;", 1),
+     "node 0: unknown categories go to node 9, which is not one of its children", "node 0:"),
+    (lambda t: t.replace("node 2: leaf;", "node 2: leaf; unknown to 3;", 1),
+     "node 2 is a leaf: it has no child for unknown categories to go to", "node 2:"),
+    (lambda t: t.replace("missing to 6;", "missing to 6; unknown to 5;", 1),
+     "trees[0].nodes[4].split.unknown: only a split on categories has a child for unknown categories", "node 4:"),
+    (lambda t: t.replace("missing in [-1.0, 0.0]", "missing in [0.0, -1.0]"),
+     "features[1].missing_interval: a numeric feature's missing interval is [low, high] with low <= high", "size:"),
+    (lambda t: t.replace("combine: average", "combine: average divided by 0.0"),
+     "combine.divisor: the divisor cannot be 0", "combine:"),
+    (lambda t: t.replace("if color is unknown then", "if color is missing then"),
+     "rule 2 does not match the nodes section", "rule 2: if color is missing then"),
+    (lambda t: t.replace("or missing with weight 0.75 but not unknown", "or missing with weight 0.75"),
+     "rule 2 does not match the nodes section", "rule 2: if (color"),
+    (lambda t: t.replace("combine: average link identity", "combine: average decide best"),
+     "unexpected 'best'; expected one of: argmax, weka, raw_nonnegative, raw_positive or argmax_raw", "combine:"),
+])
+def test_a_mistake_in_the_new_forms_is_one_located_line(edit, message, where):
+    text = edit(colour_text())
+    assert text != colour_text()
+    with pytest.raises(TreegenError) as err:
+        parse(text, "colour.rules")
+    assert err.value.message.startswith(message), err.value.message
+    assert (err.value.file, err.value.line) == ("colour.rules", line_of(text, where))
+    assert_parsed_or_one_located_line(text)
+
+
+def test_the_new_words_are_quoted_as_names_and_old_text_with_them_bare_still_reads():
+    words = ["strict", "zero", "band", "unknown", "but", "not", "added", "last", "divided", "by", "precision", "decide",
+             "exp", "sign_square", "argmax", "weka", "raw_nonnegative", "raw_positive", "argmax_raw"]
+    model = random_model(5, n_numeric=len(words) - 2, names=words)
+    text = emit(model, "rules")
+    assert all(f'  "{word}": ' in text for word in words)
+    bare = text
+    for word in words:
+        bare = bare.replace(f'"{word}"', word)
+    assert bare != text
+    assert modelio.dumps(parse(bare)) == modelio.dumps(parse(text)) == modelio.dumps(model)

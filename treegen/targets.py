@@ -66,7 +66,7 @@ TARGETS = {target.name: target for target in (
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
            run=run_sql.run, variants="dialect"),
     Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
-           run=run_rule_text.run),
+           run=run_rule_text.run, handles=rule_text.HANDLES),
     Target("dot", "a Graphviz diagram", dot.emit,
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot"),

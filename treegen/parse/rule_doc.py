@@ -47,8 +47,11 @@ def format_version(text: str, line: int, column: int) -> None:
 
 # -- header ------------------------------------------------------------------------------------
 
-def numeric_feature(feature: str) -> dict:
-    return {"name": feature, "kind": "numeric"}
+def numeric_feature(feature: str, missing_interval: list | None = None) -> dict:
+    doc = {"name": feature, "kind": "numeric"}
+    if missing_interval is not None:
+        doc["missing_interval"] = missing_interval
+    return doc
 
 
 def nominal_feature(feature: str, categories: list) -> dict:
@@ -63,42 +66,60 @@ def regression_target(target: str) -> dict:
     return {"name": target, "kind": "regression"}
 
 
-def numbers(cast: str, tolerance: float | None) -> dict:
-    return {"cast": cast, "tolerance": tolerance or 0.0}
+def numbers(cast: str, tolerance: float | None, strict: bool = False, zero_band: float | None = None) -> dict:
+    return {"cast": cast, "tolerance": tolerance or 0.0, "strict": strict, "zero_band": zero_band or 0.0}
 
 
-def combine(kind: str, link: str | None = None, init: list | None = None, scale: float | None = None) -> dict:
-    if kind == "single":
-        return {"kind": kind}
-    if kind == "average":
-        return {"kind": kind, "link": link}
-    return {"kind": kind, "init": init, "scale": scale, "link": link}
+def combine(kind: str, link: str | None = None, init: list | None = None, scale: float | None = None,
+            init_last: bool = False, divisor: float | None = None, link_scale: float | None = None,
+            precision: str | None = None, decide: str | None = None) -> dict:
+    """The combine line's fields, those written only (the JSON reader gives the others their defaults)."""
+    fields = {"kind": kind, "init": init, "init_last": init_last or None, "scale": scale, "divisor": divisor,
+              "link": link, "link_scale": link_scale, "precision": precision, "decide": decide}
+    return {key: value for key, value in fields.items() if value is not None}
 
 
-# -- rules: conditions as (feature name, kind, low, high, values, if_missing) -----------------------
+# -- rules: conditions as (feature name, kind, low, high, values, if_missing, if_unknown) ----------
+# if_unknown is None where an unknown category counts as missing (the factor is if_missing's).
 
 def at_most(feature: str, threshold: float) -> tuple:
-    return (feature, INTERVAL, -math.inf, threshold, (), 0.0)
+    return (feature, INTERVAL, -math.inf, threshold, (), 0.0, None)
 
 
 def above(feature: str, threshold: float) -> tuple:
-    return (feature, INTERVAL, threshold, math.inf, (), 0.0)
+    return (feature, INTERVAL, threshold, math.inf, (), 0.0, None)
 
 
 def between(low: float, feature: str, high: float) -> tuple:
-    return (feature, INTERVAL, low, high, (), 0.0)
+    return (feature, INTERVAL, low, high, (), 0.0, None)
 
 
 def one_of(feature: str, values) -> tuple:
-    return (feature, SET, -math.inf, math.inf, tuple(values), 0.0)
+    return (feature, SET, -math.inf, math.inf, tuple(values), 0.0, None)
 
 
-def is_missing(feature: str, weight: float = 1.0) -> tuple:
-    return (feature, MISSING, -math.inf, math.inf, (), weight)
+def factor(weight: float | None) -> float:
+    """The factor of a missing value or an unknown category that a condition names: 1.0 unless a weight
+    is written."""
+    return 1.0 if weight is None else weight
 
 
-def or_missing(test: tuple, weight: float = 1.0) -> tuple:
-    return test[:5] + (weight,)
+def absent(if_missing: float, if_unknown: float | None) -> tuple:
+    """(if_missing, if_unknown) of a condition, if_unknown None where it is if_missing's."""
+    return if_missing, unknown_apart(if_missing, if_unknown)
+
+
+def unknown_apart(if_missing: float, if_unknown: float | None) -> float | None:
+    """An unknown category's factor where it differs from a missing value's, else None."""
+    return None if if_unknown == if_missing else if_unknown
+
+
+def is_absent(feature: str, factors: tuple = (1.0, None)) -> tuple:
+    return (feature, MISSING, -math.inf, math.inf, ()) + factors
+
+
+def or_absent(test: tuple, factors: tuple = (1.0, None)) -> tuple:
+    return test[:5] + factors
 
 
 def rule(line: int, number: int, conditions: tuple, outcome) -> dict:
@@ -119,6 +140,14 @@ def route_weights(weights: list) -> dict:
     return {"kind": "fraction", "weights": weights}
 
 
+def child_position(number: int, line: int, column: int, children: list, child: int, what: str) -> int:
+    """The position among a node's children of the child with id ``child`` (``what`` goes there)."""
+    if child not in children:
+        raise TreegenError(f"node {number}: {what} go to node {child}, which is not one of its children",
+                           line=line, column=column)
+    return children.index(child)
+
+
 def threshold_split(feature: str, threshold: float) -> dict:
     return {"feature": feature, "op": "<=", "threshold": threshold}
 
@@ -132,24 +161,32 @@ def multiway_split(feature: str, values: list) -> dict:
 
 
 def node(number: int, line: int, column: int, value: list, n: float, counts: list | None,
-         split: dict | None = None, children: list | None = None, route: dict | None = None) -> dict:
-    """A node; a route to a child names the child's id, which must be one of the node's children."""
+         split: dict | None = None, children: list | None = None, route: dict | None = None,
+         unknown: int | None = None) -> dict:
+    """A node; a route to a child (of missing values, of unknown categories) names the child's id,
+    which must be one of the node's children."""
     doc = {"id": number, "line": line, "value": value, "n": n}
     if counts is not None:
         doc["counts"] = counts
+    if split is None and unknown is not None:
+        raise TreegenError(f"node {number} is a leaf: it has no child for unknown categories to go to",
+                           line=line, column=column)
     if split is not None:
         doc["split"], doc["children"] = split, children
         if route["kind"] == "child":
-            if route["child_id"] not in children:
-                raise TreegenError(f"node {number}: missing values go to node {route['child_id']}, "
-                                   "which is not one of its children", line=line, column=column)
-            route = {"kind": "child", "child": children.index(route["child_id"])}
+            route = {"kind": "child", "child": child_position(number, line, column, children, route["child_id"],
+                                                              "missing values")}
         split["missing"] = route
+        if unknown is not None:
+            split["unknown"] = child_position(number, line, column, children, unknown, "unknown categories")
     return doc
 
 
-def tree(line: int, output: int | None, rules: list, nodes: list) -> dict:
-    return {"output": output, "rules": rules, "nodes": nodes, "line": line}
+def tree(line: int, output: int | None, weight: float | None, rules: list, nodes: list) -> dict:
+    doc = {"output": output, "rules": rules, "nodes": nodes, "line": line}
+    if weight is not None:
+        doc["weight"] = weight
+    return doc
 
 
 def document(features: list, target: dict, numbers_doc: dict, combine_doc: dict, trees: list) -> dict:

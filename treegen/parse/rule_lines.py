@@ -54,12 +54,17 @@ class _Patterns:
         self.blank = line("")
         self.format = line(rf"treegen rules, format (?P<version>{integer})")
         self.features = line("features")
-        self.feature = line(rf"(?P<name>{name}): (?:numeric|nominal (?P<categories>{strings}))")
+        self.feature = line(rf"(?P<name>{name}): (?:numeric(?:, missing in \[(?P<low>{number}), (?P<high>{number})\])?"
+                            rf"|nominal (?P<categories>{strings}))")
         self.target = line(rf"target (?P<name>{name}): (?:numeric|classes (?P<classes>{strings}))")
-        self.numbers = line(rf"numbers: (?P<cast>{terminal['CAST']})(?: tolerance (?P<tolerance>{number}))?")
-        self.combine = line(rf"combine: (?:(?P<single>single)|average link (?P<average>{terminal['LINK']})"
-                            rf"|sum init (?P<init>{numbers}) scale (?P<scale>{number}) link (?P<link>{terminal['LINK']}))")
-        self.tree = line(rf"tree (?P<number>{integer})(?: output (?P<output>{integer}))?")
+        self.numbers = line(rf"numbers: (?P<cast>{terminal['CAST']})(?: tolerance (?P<tolerance>{number}))?"
+                            rf"(?P<strict> strict)?(?: zero band (?P<zero_band>{number}))?")
+        self.combine = line(rf"combine: (?:(?P<single>single)|(?P<average>average)"
+                            rf"|sum init (?P<init>{numbers})(?P<added_last> added last)? scale (?P<scale>{number}))"
+                            rf"(?: divided by (?P<divisor>{number}))?"
+                            rf"(?: link (?P<link>{terminal['LINK']})(?: scale (?P<link_scale>{number}))?)?"
+                            rf"(?: precision (?P<precision>{terminal['CAST']}))?(?: decide (?P<decide>{terminal['DECISION']}))?")
+        self.tree = line(rf"tree (?P<number>{integer})(?: output (?P<output>{integer}))?(?: weight (?P<weight>{number}))?")
         self.rules = line("rules")
         self.rule = line(rf"rule (?P<number>{integer}): (?:if (?P<conditions>.*?) then |always )(?P<outcome>{outcome})")
         self.default = line(rf"default: (?P<outcome>{outcome})")
@@ -67,16 +72,23 @@ class _Patterns:
         test = (rf"(?P<at_most>{name}) <= (?P<high>{number})|(?P<above>{name}) > (?P<low>{number})"
                 rf"|(?P<from>{number}) < (?P<between>{name}) <= (?P<to>{number})"
                 rf"|(?P<equals>{name}) = (?P<value>{string})|(?P<one_of>{name}) in (?P<values>{strings})")
+        absent = (rf"(?:missing(?: with weight {number})?(?: but not unknown| or unknown(?: with weight {number})?)?"
+                  rf"|unknown(?: with weight {number})?)")
         self.condition = re.compile(  # one condition and the " and " after it, or the end
-            rf"(?:(?P<is_missing>{name}) is missing(?: with weight (?P<missing_weight>{number}))?"
-            rf"|(?P<open>\()?(?:{test})(?(open) or missing(?: with weight (?P<weight>{number}))?\)))"
+            rf"(?:(?P<is_absent>{name}) is (?P<is_factors>{absent})"
+            rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\)))"
             r"(?: and (?=.)|\Z)")
+        self.absent = re.compile(  # what a condition says of missing values and unknown categories
+            rf"missing(?: with weight (?P<missing>{number}))?"
+            rf"(?:(?P<not_unknown> but not unknown)|(?P<or_unknown> or unknown)(?: with weight (?P<unknown>{number}))?)?"
+            rf"|(?P<only_unknown>unknown)(?: with weight (?P<only>{number}))?")
         body = (rf"(?P<leaf>leaf)"
                 rf"|(?P<threshold_split>{name}) <= (?P<threshold>{number}) \? (?P<left>{integer}) : (?P<right>{integer})"
                 rf"|(?P<subset_split>{name}) in (?P<subset>{strings}) \? (?P<in_left>{integer}) : (?P<in_right>{integer})"
                 rf"|(?P<multiway_split>{name}) == \{{(?P<branches>{string}: {integer}(?:, {string}: {integer})*)\}}")
         route = rf"; missing (?:(?P<stop>stop)|to (?P<child>{integer})|weights (?P<weights>{numbers}))"
-        self.node = line(rf"node (?P<number>{integer}): (?:{body})(?(leaf)|{route}); value (?P<value>{numbers}); "
+        unknown = rf"; unknown to (?P<unknown>{integer})"
+        self.node = line(rf"node (?P<number>{integer}): (?:{body})(?(leaf)|{route}(?:{unknown})?); value (?P<value>{numbers}); "
                          rf"n (?P<n>{number})(?:; counts (?P<counts>{numbers}))?")
         self.string = re.compile(string)
         self.branch = re.compile(rf"(?P<value>{string}): (?P<child>{integer})")
@@ -102,6 +114,7 @@ class _Reader:
         self.lines = text.split("\n")[:-1]  # the text ends with a newline
         self.index = 0  # of the next line to read
         self.conditions: dict[str, tuple] = {}  # a condition's text: rules repeat conditions often
+        self.absents: dict[str, tuple] = {"missing": doc.absent(1.0, None)}  # by text: (if_missing, if_unknown)
         self.names: dict[str, str] = {}  # a name as written: its value
         self.labels: dict[str, str] = {}  # a class label as written (an outcome): its value
 
@@ -179,10 +192,11 @@ class _Reader:
         self.next(self.p.features)
         features = []
         while m := self.next(self.p.feature, optional=True):
-            name = self.name(m.group("name"))
-            categories = m.group("categories")
-            features.append(doc.numeric_feature(name) if categories is None
-                            else doc.nominal_feature(name, self.strings(categories)))
+            name, categories, low = self.name(m.group("name")), m.group("categories"), m.group("low")
+            if categories is not None:
+                features.append(doc.nominal_feature(name, self.strings(categories)))
+            else:
+                features.append(doc.numeric_feature(name, None if low is None else [float(low), float(m.group("high"))]))
         return features
 
     def target(self) -> dict:
@@ -193,21 +207,23 @@ class _Reader:
 
     def numbers(self) -> dict:
         m = self.next(self.p.numbers)
-        return doc.numbers(m.group("cast"), self.number(m.group("tolerance")))
+        return doc.numbers(m.group("cast"), self.number(m.group("tolerance")), m.group("strict") is not None,
+                           self.number(m.group("zero_band")))
 
     def combine(self) -> dict:
         m = self.next(self.p.combine)
-        if m.group("single"):
-            return doc.combine("single")
-        if m.group("average"):
-            return doc.combine("average", m.group("average"))
-        return doc.combine("sum", m.group("link"), self.number_list(m.group("init")), float(m.group("scale")))
+        kind = "single" if m.group("single") else "average" if m.group("average") else "sum"
+        init = None if kind != "sum" else self.number_list(m.group("init"))
+        return doc.combine(kind, m.group("link"), init, self.number(m.group("scale")), m.group("added_last") is not None,
+                           self.number(m.group("divisor")), self.number(m.group("link_scale")), m.group("precision"),
+                           m.group("decide"))
 
     def tree(self) -> dict:
         m = self.next(self.p.tree)
         line = self.line
         self.whole(m.group("number"))
         output = None if m.group("output") is None else self.whole(m.group("output"))
+        weight = self.number(m.group("weight"))
         self.next(self.p.rules)
         rules = []
         while m := self.next(self.p.rule, optional=True):
@@ -218,7 +234,7 @@ class _Reader:
         nodes = [self.node(self.next(self.p.node))]
         while m := self.next(self.p.node, optional=True):
             nodes.append(self.node(m))
-        return doc.tree(line, output, rules, nodes)
+        return doc.tree(line, output, weight, rules, nodes)
 
     def outcome(self, text: str):
         if text[0] != '"':
@@ -258,9 +274,8 @@ class _Reader:
         return condition
 
     def read_condition(self, m: re.Match) -> tuple:
-        if m.group("is_missing"):
-            weight = m.group("missing_weight")
-            return doc.is_missing(self.name(m.group("is_missing")), *([float(weight)] if weight else []))
+        if m.group("is_absent"):
+            return doc.is_absent(self.name(m.group("is_absent")), self.factors(m.group("is_factors")))
         if m.group("at_most"):
             test = doc.at_most(self.name(m.group("at_most")), float(m.group("high")))
         elif m.group("above"):
@@ -273,17 +288,33 @@ class _Reader:
             test = doc.one_of(self.name(m.group("one_of")), self.strings(m.group("values")))
         if not m.group("open"):
             return test
-        weight = m.group("weight")
-        return doc.or_missing(test, *([float(weight)] if weight else []))
+        return doc.or_absent(test, self.factors(m.group("or_factors")))
+
+    def factors(self, text: str) -> tuple:
+        """(if_missing, if_unknown) of what a condition says of missing values and unknown categories."""
+        factors = self.absents.get(text)
+        if factors is None:
+            m = self.p.absent.fullmatch(text)
+            missing, unknown = self.number(m.group("missing")), self.number(m.group("unknown"))
+            if m.group("only_unknown"):
+                factors = doc.absent(0.0, doc.factor(self.number(m.group("only"))))
+            elif m.group("not_unknown"):
+                factors = doc.absent(doc.factor(missing), 0.0)
+            elif m.group("or_unknown"):
+                factors = doc.absent(doc.factor(missing), doc.factor(unknown))
+            else:
+                factors = doc.absent(doc.factor(missing), None)
+            self.absents[text] = factors
+        return factors
 
     # -- nodes ------------------------------------------------------------------------------
     NODE_PARTS = ("number", "value", "n", "counts", "leaf", "threshold_split", "threshold", "left", "right",
                   "subset_split", "subset", "in_left", "in_right", "multiway_split", "branches",
-                  "stop", "child", "weights")
+                  "stop", "child", "weights", "unknown")
 
     def node(self, m: re.Match) -> dict:
         (number, value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset, in_left,
-         in_right, multiway_split, branches, stop, child, weights) = m.group(*self.NODE_PARTS)  # one call: fast
+         in_right, multiway_split, branches, stop, child, weights, unknown) = m.group(*self.NODE_PARTS)  # one call: fast
         number, value, n = self.whole(number), self.number_list(value), float(n)
         counts = None if counts is None else self.number_list(counts)
         if leaf:
@@ -304,4 +335,5 @@ class _Reader:
             route = doc.route_child(self.whole(child))
         else:
             route = doc.route_weights(self.number_list(weights))
-        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route)
+        unknown = None if unknown is None else self.whole(unknown)
+        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown)

@@ -60,8 +60,8 @@ class RulesToModel(Transformer):
         doc.format_version(version, version.line, version.column)
 
     # -- header ----------------------------------------------------------------------------
-    def numeric_feature(self, name):
-        return doc.numeric_feature(name)
+    def numeric_feature(self, name, low, high):
+        return doc.numeric_feature(name, None if low is None else [low, high])
 
     def nominal_feature(self, name, categories):
         return doc.nominal_feature(name, categories)
@@ -75,17 +75,29 @@ class RulesToModel(Transformer):
     def regression_target(self, name):
         return doc.regression_target(name)
 
-    def numbers(self, cast, tolerance):
-        return doc.numbers(str(cast), tolerance)
+    def strict(self):
+        return True
+
+    def numbers(self, cast, tolerance, strict, zero_band):
+        return doc.numbers(str(cast), tolerance, bool(strict), zero_band)
 
     def single(self):
-        return doc.combine("single")
+        return {"kind": "single"}
 
-    def average(self, link):
-        return doc.combine("average", str(link))
+    def average(self):
+        return {"kind": "average"}
 
-    def sum(self, init, scale, link):
-        return doc.combine("sum", str(link), init, scale)
+    def added_last(self):
+        return True
+
+    def sum(self, init, added_last, scale):
+        return {"kind": "sum", "init": init, "init_last": bool(added_last), "scale": scale}
+
+    def link(self, link, scale):
+        return {"link": str(link), "link_scale": scale}
+
+    def combine(self, kind, divisor, link, precision, decide):
+        return doc.combine(**kind, divisor=divisor, **(link or {}), precision=_text(precision), decide=_text(decide))
 
     # -- rules (kept as written, checked later) -----------------------------------------------
     def at_most(self, x, t):
@@ -100,17 +112,26 @@ class RulesToModel(Transformer):
     def one_of(self, x, values):
         return doc.one_of(x, values)
 
-    def is_missing(self, x):
-        return doc.is_missing(x)
+    def weight(self, weight):
+        return weight
 
-    def is_missing_weighted(self, x, weight):
-        return doc.is_missing(x, weight)
+    def as_missing(self, weight):
+        return doc.absent(doc.factor(weight), None)
 
-    def or_missing(self, test):
-        return doc.or_missing(test)
+    def missing_not_unknown(self, weight):
+        return doc.absent(doc.factor(weight), 0.0)
 
-    def or_weighted(self, test, weight):
-        return doc.or_missing(test, weight)
+    def missing_or_unknown(self, missing_weight, unknown_weight):
+        return doc.absent(doc.factor(missing_weight), doc.factor(unknown_weight))
+
+    def only_unknown(self, weight):
+        return doc.absent(0.0, doc.factor(weight))
+
+    def is_absent(self, x, factors):
+        return doc.is_absent(x, factors)
+
+    def or_absent(self, test, factors):
+        return doc.or_absent(test, factors)
 
     def equals(self, x, value):
         return doc.one_of(x, (value,))
@@ -141,6 +162,9 @@ class RulesToModel(Transformer):
     def leaf(self):
         return None
 
+    def unknown(self, child):
+        return _whole(child)
+
     def threshold_split(self, x, t, left, right, route):
         return doc.threshold_split(x, t), [_whole(left), _whole(right)], route
 
@@ -154,19 +178,24 @@ class RulesToModel(Transformer):
         *branches, route = parts
         return doc.multiway_split(x, [v for v, _ in branches]), [c for _, c in branches], route
 
-    def node(self, number, body, value, n, counts):
+    def node(self, number, body, unknown, value, n, counts):
         split, children, route = body or (None, None, None)
-        return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route)
+        return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route,
+                        unknown)
 
     def nodes(self, *nodes):
         return list(nodes)
 
-    def tree(self, number, output, rules, nodes):
+    def tree(self, number, output, weight, rules, nodes):
         _whole(number)
-        return doc.tree(number.line, None if output is None else _whole(output), rules, nodes)
+        return doc.tree(number.line, None if output is None else _whole(output), weight, rules, nodes)
 
     def start(self, _format, features, target, numbers, combine, *trees):
         return doc.document(features, target, numbers, combine, list(trees))
+
+
+def _text(token) -> str | None:
+    return None if token is None else str(token)
 
 
 def _whole(token) -> int:
@@ -282,7 +311,8 @@ def _unicode_escape_problem(text: str, i: int) -> str | None:
 
 TERMINAL_TEXT = {"_NL": "end of line", "$END": "end of file", "INT": "a whole number", "NUMBER": "a number",
                  "STRING": "a quoted string", "WORD": "a name", "CAST": "float64 or float32",
-                 "LINK": "identity, sigmoid or softmax"}  # the grammar's names, as a user reads them
+                 "LINK": "identity, sigmoid, softmax, exp or sign_square",
+                 "DECISION": "argmax, weka, raw_nonnegative, raw_positive or argmax_raw"}  # the grammar's names, as a user reads them
 
 
 def _terminal_text(name: str) -> str:
@@ -364,7 +394,10 @@ def _build(document: dict, text: str, source: str) -> Model:
                 if feature not in names:
                     raise TreegenError(f"unknown feature {feature!r}", source, node["line"])
                 node["split"]["feature"] = names[feature]
-        trees.append({"output": tree["output"], "nodes": nodes})
+        tree_doc = {"output": tree["output"], "nodes": nodes}
+        if "weight" in tree:
+            tree_doc["weight"] = tree["weight"]
+        trees.append(tree_doc)
     model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
                  "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
                  "trees": trees, "meta": header_meta(text)}
@@ -404,8 +437,8 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
     for tree_doc, tree_rules in zip(document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
-            conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing)
-                               for c in rule.conditions)
+            conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
+                                doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
             if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, rule.value):
                 for condition in rule_doc["conditions"]:
                     if condition[0] not in names:
