@@ -488,7 +488,7 @@ def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     model = import_file(path)
     rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
     assert oracle(path, model, rows) == predict_rows(model, rows)
-    with pytest.raises(TreegenError, match="XGBoost refused: Input data contains `inf` or a value too large"):
+    with pytest.raises(TreegenError, match="XGBoost refused: Input data contains `inf`"):
         oracle(path, model, [{"x0": 3.5e38, "x1": "1"}])
 
 

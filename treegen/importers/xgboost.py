@@ -508,6 +508,10 @@ class _Conversion:
             best = int(best)
         except (TypeError, ValueError):
             raise self.invalid("learner.attributes.best_iteration", f"is not an integer: {best!r}") from None
+        # 1.x's train() saves the last round as best_iteration without early stopping too, -1 for no rounds
+        # (python-package/xgboost/callback.py CallbackContainer.after_training, v1.7.6)
+        if best == -1 and rounds == 0:
+            return rounds, "every tree (no rounds)"
         if not 0 <= best < rounds:
             raise self.invalid("learner.attributes.best_iteration", f"is {best}, beyond the {rounds} rounds")
         if not use_best:
