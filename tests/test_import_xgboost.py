@@ -434,6 +434,20 @@ def test_pandas_categories_saved_by_xgboost_3_are_named(tmp_path):
         assert [bits(raw) for raw in raw_margins(model, unknown)] == [bits([m]) for m in margins]
 
 
+def test_integer_pandas_categories_are_named_as_integers():
+    rng = np.random.default_rng(19)
+    sizes = [10, 20, -30, 45]
+    picks = rng.integers(0, 4, size=300)
+    frame = pd.DataFrame({"size": pd.Categorical([sizes[i] for i in picks], categories=sizes)})
+    clf = xgb.XGBRegressor(n_estimators=3, max_depth=3, enable_categorical=True, tree_method="hist",
+                           max_cat_to_onehot=1, n_jobs=1).fit(frame, np.isin(picks, [1, 3]).astype(float))
+    model = from_xgboost(clf)
+    assert model.features[0].categories == ("10", "20", "-30", "45")
+    probe = pd.DataFrame({"size": pd.Categorical(sizes, categories=sizes)})
+    assert_predicts(model, [{"size": str(v)} for v in sizes], clf.predict(probe, output_margin=True).reshape(-1, 1),
+                    clf.predict(probe).reshape(-1, 1))
+
+
 def test_category_names_xgboost_3_2_saves_cut_short_are_refused(tmp_path):
     """XGBoost 3.1 to 3.3 measure category names in characters and store UTF-8 bytes (fixed in 3.4):
     names beyond ASCII are lost."""
@@ -583,6 +597,44 @@ def test_files_that_are_not_complete_xgboost_models(tmp_path):
     assert "XGBoost: a .json or .ubj file" in one_line_error(csv)
     with pytest.raises(TreegenError, match="'missing' does not apply to scikit-learn models"):
         import_file(str(_skops_file(tmp_path)), missing=1.0)
+
+
+def test_any_field_replaced_or_removed_is_one_line_or_still_a_model(tmp_path):
+    """600 documents from the fixtures with one field anywhere replaced by a value of another type, or
+    removed: each imports, or is refused with a TreegenError, never another exception."""
+    rng = random.Random(20)
+    documents = [json.loads(p.read_text()) for p in sorted(FIXTURES.glob("*-*.json"))
+                 if not p.name.endswith(".expected.json")]
+    junk = ["x", None, [], {}, True, -1, 2 ** 40, 1.5, "3", [1, "a"], math.nan]
+    refused = 0
+    for _ in range(600):
+        document = json.loads(json.dumps(rng.choice(documents)))
+        places = list(_places(document))
+        *path, key = rng.choice(places)
+        parent = document
+        for step in path:
+            parent = parent[step]
+        if isinstance(parent, dict) and rng.random() < 0.2:
+            del parent[key]
+        else:
+            parent[key] = rng.choice(junk)
+        target = tmp_path / "mutated.json"
+        target.write_text(json.dumps(document))
+        try:
+            import_file(str(target))
+        except TreegenError as err:
+            refused += 1
+            assert "\n" not in str(err)
+    assert refused > 100
+
+
+def _places(node, path=()):
+    """Paths to the values of a document (the first entries of each list)."""
+    if path:
+        yield path
+    children = node.items() if isinstance(node, dict) else enumerate(node[:4]) if isinstance(node, list) else ()
+    for key, child in children:
+        yield from _places(child, path + (key,))
 
 
 def _skops_file(tmp_path) -> Path:

@@ -454,8 +454,8 @@ class _Conversion:
             return self.field(gradient_booster, "model", "gradient_booster", dict), None, name
         if name == "dart":
             inner = self.field(gradient_booster, "gbtree", "gradient_booster", dict)
-            weights = self.field(gradient_booster, "weight_drop", "gradient_booster", list)
-            return self.field(inner, "model", "gradient_booster.gbtree", dict), _float32_list(weights), name
+            weights = self.floats(gradient_booster, "weight_drop", "gradient_booster")
+            return self.field(inner, "model", "gradient_booster.gbtree", dict), weights, name
         raise self.fail(f"the XGBoost booster {name!r}{' (a linear model)' if name == 'gblinear' else ''} is not "
                         "supported; supported: gbtree and dart")
 
@@ -475,8 +475,8 @@ class _Conversion:
                                 "gbtree_model_param")
         if declared != n_trees:
             raise self.invalid("model.trees", f"has {n_trees} trees where gbtree_model_param says {declared}")
-        info = self.field(model_part, "tree_info", "model", list)
-        if len(info) != n_trees or not all(isinstance(g, int) and 0 <= g < groups for g in info):
+        info = self.integers(model_part, "tree_info", "model")
+        if len(info) != n_trees or not all(0 <= g < groups for g in info):
             raise self.invalid("model.tree_info", f"is not one output group in 0..{groups - 1} for each of the "
                                                   f"{n_trees} trees")
         return info
@@ -491,8 +491,8 @@ class _Conversion:
             if per_round < 1 or n_trees % per_round:
                 raise self.invalid("model.trees", f"has {n_trees} trees, not a whole number of rounds of {per_round}")
             return list(range(0, n_trees + 1, per_round))
-        if (not isinstance(indptr, list) or not indptr or indptr[0] != 0 or indptr[-1] != n_trees
-                or any(not isinstance(a, int) or a > b for a, b in zip(indptr, indptr[1:]))):
+        indptr = self.integers(model_part, "iteration_indptr", "model")
+        if not indptr or indptr[0] != 0 or indptr[-1] != n_trees or any(a > b for a, b in zip(indptr, indptr[1:])):
             raise self.invalid("model.iteration_indptr", f"does not divide the {n_trees} trees into rounds")
         return indptr
 
@@ -543,7 +543,7 @@ class _Conversion:
         attributes = self.field(learner, "attributes", "learner", dict, default={})
         try:
             saved = json.loads(attributes.get("scikit_learn", "{}")).get("missing")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):
             raise self.invalid("learner.attributes.scikit_learn", "is not a JSON object") from None
         if isinstance(saved, (int, float)) and not isinstance(saved, bool):
             return float(saved), "the scikit-learn wrapper's parameters saved in the file"
@@ -573,39 +573,47 @@ class _Conversion:
 
     def named_categories(self, model_part: dict, n_features: int, names: list[str]) -> dict[int, tuple[str, ...]]:
         """XGBoost 3.x's training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
-        per feature, strings (UTF-8 bytes between offsets) or numbers, in code order."""
+        per feature, in code order, strings (UTF-8 bytes between offsets) or numbers."""
         cats = self.field(model_part, "cats", "model", dict, default={})
         encodings = self.field(cats, "enc", "model.cats", list, default=[])
         if not encodings:
             return {}
-        segments = self.field(cats, "feature_segments", "model.cats", list)
+        segments = self.integers(cats, "feature_segments", "model.cats")
         if len(encodings) != n_features or len(segments) != n_features + 1:
             raise self.invalid("model.cats", f"does not describe the {n_features} features")
         named = {}
         for feature, column in enumerate(encodings):
             where = f"model.cats.enc[{feature}]"
+            if not isinstance(column, dict):
+                raise self.invalid(where, "is not an object")
             if segments[feature + 1] == segments[feature]:
                 continue
-            values = self.field(column, "values", where, list)
-            if "offsets" in column:
-                offsets = self.field(column, "offsets", where, list)
-                text = bytes(v & 0xFF for v in values)
-                if (3, 1) <= self.version < (3, 4) and any(byte >= 0x80 for byte in text):
-                    raise self.fail(f"XGBoost {'.'.join(map(str, self.version))} saved the categories of feature "
-                                    f"{names[feature]!r} cut short (it measured their names in characters but "
-                                    "stored UTF-8 bytes; fixed in 3.4), so they cannot be read; supported: category "
-                                    "names in ASCII, integer category codes, or a model saved by XGBoost 3.4+")
-                try:
-                    labels = tuple(text[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
-                except UnicodeDecodeError:
-                    raise self.invalid(where, "has a category that is not UTF-8") from None
-            else:
-                kind = self.integer(column, "type", where)
-                labels = tuple(_number_text(v, kind) for v in values)
+            labels = self.category_strings(column, where, names[feature]) if "offsets" in column \
+                else self.category_numbers(column, where)
             if len(labels) != segments[feature + 1] - segments[feature] or len(set(labels)) != len(labels):
                 raise self.invalid(where, "does not list its categories once each")
             named[feature] = labels
         return named
+
+    def category_strings(self, column: dict, where: str, name: str) -> tuple[str, ...]:
+        text = bytes(v & 0xFF for v in self.integers(column, "values", where))
+        offsets = self.integers(column, "offsets", where)
+        if (3, 1) <= self.version < (3, 4) and any(byte >= 0x80 for byte in text):
+            # python-package/xgboost/_data_utils.py npstr_to_arrow_strarr, 3.1.0 to 3.3.0 (fixed by #12371)
+            raise self.fail(f"XGBoost {'.'.join(map(str, self.version))} saved the categories of feature {name!r} "
+                            "cut short (it measured their names in characters but stored UTF-8 bytes; fixed in 3.4), "
+                            "so they cannot be read; supported: category names in ASCII, integer category codes, "
+                            "or a model saved by XGBoost 3.4+")
+        try:
+            return tuple(text[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
+        except UnicodeDecodeError:
+            raise self.invalid(where, "has a category that is not UTF-8") from None
+
+    def category_numbers(self, column: dict, where: str) -> tuple[str, ...]:
+        """Integer categories as decimal text (XGBoost refuses floating point categories:
+        src/data/columnar.h)."""
+        self.integer(column, "type", where)  # include/xgboost/json.h ValueKind of the array: 9-16, integers
+        return tuple(str(v) for v in self.integers(column, "values", where))
 
     def features(self, names: list[str], categories: dict[int, dict[int, str]], missing: float) -> tuple:
         if not math.isnan(missing) and categories:
@@ -662,40 +670,54 @@ class _Conversion:
         if leaf_size > 1:
             raise self.fail(f"XGBoost trees with vector leaves ({leaf_size} outputs, multi_strategy="
                             "'multi_output_tree') are not supported; supported: one value per leaf")
-        n = self.integer(params, "num_nodes", f"{where}.tree_param")
-        arrays = {}
-        for key, default in (("left_children", ...), ("right_children", ...), ("split_indices", ...),
-                             ("split_conditions", ...), ("default_left", ...), ("split_type", [0] * n),
-                             ("base_weights", None), ("sum_hessian", None)):
-            value = self.field(t, key, where, list, default)
-            if value is not None and len(value) != n:
-                raise self.invalid(f"{where}.{key}", f"has {len(value)} entries for {n} nodes")
-            arrays[key] = value
-        left, right = arrays["left_children"], arrays["right_children"]
+        left = self.integers(t, "left_children", where)
+        n = len(left)
+        if n < 1 or n != self.integer(params, "num_nodes", f"{where}.tree_param"):
+            raise self.invalid(f"{where}.left_children", f"has {n} entries for tree_param.num_nodes nodes")
+        right, feature, default_left = (self.integers(t, key, where, n) for key in
+                                        ("right_children", "split_indices", "default_left"))
+        split_type = self.integers(t, "split_type", where, n, default=[0] * n)
         children = np.asarray(left + right)
-        if n < 1 or children.dtype.kind != "i" or children.min() < -1 or children.max() >= n or 0 in children:
+        if children.min() < -1 or children.max() >= n or 0 in children:
             raise self.invalid(f"{where}", "has a child id out of range")
-        categories = self.tree_categories(t, where, arrays["split_type"], n)
-        conditions = _float32_list(arrays["split_conditions"])
-        return _RawTree(left, right, arrays["split_indices"], conditions, arrays["default_left"],
-                        arrays["split_type"], categories,
-                        _float32_list(arrays["base_weights"]) if arrays["base_weights"] is not None else conditions,
-                        _float32_list(arrays["sum_hessian"]) if arrays["sum_hessian"] is not None else [0.0] * n)
+        conditions = self.floats(t, "split_conditions", where, n)
+        return _RawTree(left, right, feature, conditions, default_left, split_type,
+                        self.tree_categories(t, where, split_type, n),
+                        self.floats(t, "base_weights", where, n, default=conditions),
+                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n))
+
+    def integers(self, container, key: str, where: str, length: int | None = None, default=...) -> list[int]:
+        """A list of integers (of ``length`` entries, if given)."""
+        values = self.field(container, key, where, list, default)
+        if not all(type(v) is int or type(v) is bool for v in values):
+            raise self.invalid(f"{where}.{key}", "is not a list of integers")
+        if length is not None and len(values) != length:
+            raise self.invalid(f"{where}.{key}", f"has {len(values)} entries for {length} nodes")
+        return values
+
+    def floats(self, container, key: str, where: str, length: int | None = None, default=...) -> list[float]:
+        """A list of numbers as the float32 values XGBoost holds (JSON writes each float32 as the shortest
+        text that reads back to it; 1.x and 2.x write NaN for categorical splits' thresholds)."""
+        values = self.field(container, key, where, list, default)
+        if not all(type(v) in (int, float) for v in values):
+            raise self.invalid(f"{where}.{key}", "is not a list of numbers")
+        if length is not None and len(values) != length:
+            raise self.invalid(f"{where}.{key}", f"has {len(values)} entries for {length} nodes")
+        return _float32_list(values)
 
     def tree_categories(self, t: dict, where: str, split_type: list, n: int) -> dict[int, list[int]]:
         """The categories each categorical split sends right (src/tree/tree_model.cc ``LoadCategoricalSplit``)."""
-        nodes = self.field(t, "categories_nodes", where, list, default=[])
-        segments = self.field(t, "categories_segments", where, list, default=[])
-        sizes = self.field(t, "categories_sizes", where, list, default=[])
-        values = self.field(t, "categories", where, list, default=[])
+        nodes, segments, sizes, values = (self.integers(t, key, where, default=[]) for key in
+                                          ("categories_nodes", "categories_segments", "categories_sizes",
+                                           "categories"))
         if not len(nodes) == len(segments) == len(sizes):
             raise self.invalid(where, "has categories_nodes, categories_segments and categories_sizes of "
                                       "different lengths")
         out = {}
         for node, start, size in zip(nodes, segments, sizes):
-            codes = values[start:start + size]
-            if (not 0 <= node < n or split_type[node] != 1 or len(codes) != size
-                    or not all(isinstance(c, int) and 0 <= c < MAX_CATEGORY for c in codes)):
+            codes = values[start:start + size] if start >= 0 else []
+            if (not 0 <= node < n or split_type[node] != 1 or len(codes) != size or size < 1
+                    or not all(0 <= c < MAX_CATEGORY for c in codes)):
                 raise self.invalid(where, f"has a malformed category list for node {node}")
             out[node] = codes
         if any(kind == 1 and i not in out for i, kind in enumerate(split_type)):
@@ -754,20 +776,9 @@ _KIND_NAMES = {dict: "an object", list: "a list", str: "a string", (int, str): "
 
 
 def _float32_list(values: list) -> list[float]:
-    """Numbers as the float32 values XGBoost holds (JSON writes each float32 as the shortest text that
-    reads back to it; 1.x and 2.x write NaN for categorical splits' thresholds)."""
+    """Numbers rounded to float32, as Python floats."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(values, dtype=np.float64).astype(np.float32).astype(np.float64).tolist()
-
-
-def _number_text(value, kind: int) -> str:
-    """A numeric category as text: integers as decimal integers, floats as the shortest text that reads
-    back to them (include/xgboost/json.h ``ValueKind``: 7 float32, 8 float64, 9-16 integers)."""
-    if kind == 7:
-        return str(np.float32(value))
-    if kind == 8:
-        return repr(float(value))
-    return str(int(value))
 
 
 def _missing_interval(missing: float) -> tuple[float, float] | None:
