@@ -116,6 +116,8 @@ def test_files_of_every_version_predict_what_that_version_predicted(expected_pat
         assert model.meta["xgboost"]["version"] == expected["version"]
         rows = rows_for(model, expected["rows"], expected["categorical"])
         assert assert_predicts(model, rows, expected["margins"], expected["predictions"], expected.get("labels")) > 10
+        again = modelio.loads(modelio.dumps(model))  # the JSON model format holds all of it
+        assert modelio.dumps(again) == modelio.dumps(model) and predict_rows(again, rows) == predict_rows(model, rows)
     assert len(paths) >= 1
 
 
@@ -701,7 +703,7 @@ def full_trees_document(n_trees: int, depth: int, n_features: int, seed: int) ->
 
 
 def test_a_thousand_trees_of_depth_eight_import(tmp_path):
-    """511,000 nodes; about 5 s on this machine's two cores shared by eight (half with no other load)."""
+    """511,000 nodes (1.6 s of CPU time when this test was written), compared with XGBoost on a few rows."""
     path = tmp_path / "large.json"
     path.write_text(json.dumps(full_trees_document(1000, 8, 10, 16)))
     started = time.perf_counter()

@@ -39,8 +39,8 @@ How XGBoost predicts, and how the model says the same thing:
 * DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
   ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
   numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
-  (``Dart::InplacePredict``) and can differ in the last float32 bit from 2.0 on (where ``base_score``
-  is estimated and its margin is not 0).
+  (``Dart::InplacePredict``) and differs in the last float32 bit now and then wherever the base margin
+  is not 0 (it is 0 for 1.x's default logistic base_score 0.5; 2.0 on estimate base_score).
 * Early stopping: ``Booster.predict`` uses every tree; the scikit-learn wrapper the first
   ``best_iteration + 1`` rounds (``python-package/xgboost/sklearn.py`` ``_get_iteration_range``,
   the same in 1.7.6, 2.1.4 and 3.2.0). By default a file saved by the wrapper (it has a
