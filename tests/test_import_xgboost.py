@@ -504,8 +504,14 @@ def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     model = import_file(path)
     rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
     assert oracle(path, model, rows) == predict_rows(model, rows)
-    with pytest.raises(TreegenError, match="XGBoost refused: Input data contains `inf`"):
-        oracle(path, model, [{"x0": 3.5e38, "x1": "1"}])
+    refused = [{"x0": 3.5e38, "x1": "1"}, {"x0": -math.inf, "x1": None}, {"x0": 3.4e38, "x1": "1e39"}]
+    assert oracle(path, model, refused + rows[:2]) == [None] * 3 + predict_rows(model, rows[:2])
+    other = tmp_path / "other.json"
+    train({"objective": "binary:logistic"}, X[:, :1], y).save_model(str(other))
+    with pytest.raises(TreegenError, match="takes 1 features, the treegen model 2: give the file the model was"):
+        oracle(str(other), model, rows[:2])
+    with pytest.raises(TreegenError, match="XGBoost refused: "):
+        oracle(str(FIXTURES / "logf_hard.txt"), model, rows[:2])
 
 
 # -- what is refused, in one line ----------------------------------------------------------------------

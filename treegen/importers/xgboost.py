@@ -250,11 +250,12 @@ def load_document(path: str) -> tuple[dict, str]:
         raise TreegenError(f"not a complete XGBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
 
 
-def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple]:
+def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``path`` that
     ``model`` was imported from: ``(label or value, scores)`` per row, as ``Model.predict`` and
     ``Model.scores`` give them, with the missing value and the rounds the import chose
-    (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``.
+    (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; None for a row XGBoost
+    refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
     A nominal value is given to XGBoost as its category code: for named categories (XGBoost 3.x's
     pandas categories) its position, and -1 for a category XGBoost does not know (XGBoost itself
@@ -266,27 +267,36 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple]:
     except ImportError:
         raise TreegenError("running XGBoost's own predict needs XGBoost: pip install 'treegen[xgboost]'") from None
     info = model.meta["xgboost"]
-    rounds, objective = (0, info["rounds_used"]), info["objective"]
+    rounds, objective, missing = (0, info["rounds_used"]), info["objective"], float(info["missing"])
+    codes = _codes(model, rows)
+    with np.errstate(over="ignore"):
+        taken = math.isinf(missing) | ~np.isinf(codes.astype(np.float32)).any(axis=1)
     try:
         booster = xgboost.Booster(model_file=path)
-        matrix = xgboost.DMatrix(_codes(model, rows), missing=float(info["missing"]),
-                                 feature_names=booster.feature_names, feature_types=booster.feature_types,
-                                 enable_categorical=True)
+        if booster.num_features() != len(model.features):
+            raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
+                               f"{len(model.features)}: give the file the model was imported from", path)
+        matrix = xgboost.DMatrix(codes[taken], missing=missing, feature_names=booster.feature_names,
+                                 feature_types=booster.feature_types, enable_categorical=True)
         predictions = booster.predict(matrix, iteration_range=rounds)
         if objective == "multi:softmax":  # the probabilities, computed by XGBoost as multi:softprob does
             softprob = booster.copy()
             softprob.set_param({"objective": "multi:softprob"})
             probabilities = softprob.predict(matrix, iteration_range=rounds)
-    except xgboost.core.XGBoostError as err:  # e.g. inputs beyond float32, which XGBoost refuses
+    except (xgboost.core.XGBoostError, ValueError) as err:  # not the file the model came from, or not a model
         raise TreegenError(f"XGBoost refused: {_first_line(err)}", path) from None
+    classes = model.target.classes
     if objective == "multi:softmax":
-        return [(model.target.classes[int(label)], [float(p) for p in scores])
-                for label, scores in zip(predictions, probabilities)]
-    if not model.target.is_classification:
-        return [(float(v), [float(v)]) for v in predictions]
-    if OBJECTIVES[objective].classes == "binary":  # XGBClassifier: predict p > 0.5, predict_proba [1 - p, p]
-        return [(model.target.classes[int(p > 0.5)], [float(np.float32(1.0) - p), float(p)]) for p in predictions]
-    return [(model.target.classes[int(np.argmax(scores))], [float(p) for p in scores]) for scores in predictions]
+        answers = [(classes[int(label)], [float(p) for p in scores])
+                   for label, scores in zip(predictions, probabilities)]
+    elif not model.target.is_classification:
+        answers = [(float(v), [float(v)]) for v in predictions]
+    elif OBJECTIVES[objective].classes == "binary":  # XGBClassifier: predict p > 0.5, predict_proba [1 - p, p]
+        answers = [(classes[int(p > 0.5)], [float(np.float32(1.0) - p), float(p)]) for p in predictions]
+    else:
+        answers = [(classes[int(np.argmax(scores))], [float(p) for p in scores]) for scores in predictions]
+    given = iter(answers)
+    return [next(given) if kept else None for kept in taken]
 
 
 def _first_line(err: Exception) -> str:
