@@ -742,3 +742,5 @@ def test_command_line_import_with_a_missing_value(tmp_path):
     assert_predicts(model, rows_for(model, P), margins, predictions)
     result = CliRunner().invoke(main, ["import", str(FIXTURES / "tiny-1.7.6.model")])
     assert result.exit_code == 2 and "deprecated binary model format" in result.output
+    result = CliRunner().invoke(main, ["verify", str(out), "--against", str(path), "--to", "python"])
+    assert re.search(r"XGBoost itself +ok +\d+ rows agree", result.output), result.output
