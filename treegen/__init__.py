@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "__version__"]
+__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "from_xgboost",
+           "__version__"]
 
 
 def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
@@ -45,10 +46,19 @@ def from_sklearn(estimator, feature_names=None):
     return convert(estimator, feature_names=feature_names)
 
 
-def import_model(path: str, feature_names=None, trust: bool = False):
-    """A treegen model from a model file of a supported library (see ``treegen import --help``)."""
+def from_xgboost(booster_or_estimator, feature_names=None, missing=None, use_best_iteration=None):
+    """A treegen model from an XGBoost Booster or scikit-learn wrapper, predicting what it predicts
+    (see :func:`treegen.importers.xgboost.from_xgboost` for ``missing`` and ``use_best_iteration``)."""
+    from .importers.xgboost import from_xgboost as convert
+    return convert(booster_or_estimator, feature_names=feature_names, missing=missing,
+                   use_best_iteration=use_best_iteration)
+
+
+def import_model(path: str, feature_names=None, trust: bool = False, **options):
+    """A treegen model from a model file of a supported library (see ``treegen import --help``);
+    ``options`` are the library's own, e.g. XGBoost's ``missing``."""
     from .importers import import_file
-    return import_file(path, feature_names=feature_names, trust=trust)
+    return import_file(path, feature_names=feature_names, trust=trust, **options)
 
 
 def from_model(model_object, feature_names=None):

@@ -356,10 +356,13 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 @click.option("--feature-names", help="Comma-separated feature names (default: the model's own, else x0, x1, ...).")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
-def import_command(model_file, output, feature_names, trust):
+@click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
+                                            "given to DMatrix or the estimator (default: the file's, else NaN).")
+def import_command(model_file, output, feature_names, trust, missing):
     from . import modelio
     names = _split_names([feature_names]) if feature_names else None
-    write_text(modelio.dumps(import_file(model_file, feature_names=names, trust=trust)), output)
+    model = import_file(model_file, feature_names=names, trust=trust, missing=missing)
+    write_text(modelio.dumps(model), output)
 
 
 def server_options(f):
