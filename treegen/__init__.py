@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "__version__"]
+__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "from_lightgbm",
+           "__version__"]
 
 
 def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
@@ -43,6 +44,12 @@ def from_sklearn(estimator, feature_names=None):
     """A treegen model from a fitted scikit-learn tree, forest or gradient boosting estimator."""
     from .importers.sklearn import from_sklearn as convert
     return convert(estimator, feature_names=feature_names)
+
+
+def from_lightgbm(booster_or_estimator, feature_names=None):
+    """A treegen model from a ``lightgbm.Booster`` or a fitted ``LGBMClassifier``/``LGBMRegressor``."""
+    from .importers.lightgbm import from_lightgbm as convert
+    return convert(booster_or_estimator, feature_names=feature_names)
 
 
 def import_model(path: str, feature_names=None, trust: bool = False):

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from ..errors import TreegenError
 from ..model import Model
-from . import sklearn
+from . import lightgbm, sklearn
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
@@ -36,6 +36,8 @@ class Importer:
 IMPORTERS = {importer.library: importer for importer in (
     Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", sklearn.recognises, sklearn.read_skops,
              ("sklearn",), sklearn.from_sklearn),
+    Importer("LightGBM", "lightgbm", lightgbm.WHAT_IS_READ, lightgbm.recognises, lightgbm.read_model_file,
+             ("lightgbm",), lightgbm.from_lightgbm, lightgbm.oracle),
 )}
 
 
