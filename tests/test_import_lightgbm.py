@@ -316,6 +316,19 @@ def test_zero_band_edges_are_where_lightgbm_puts_them(tmp_path):
     assert found  # the edge itself is a threshold in these models
 
 
+def test_sigmoid_as_the_text_holds_it():
+    """The text rounds sigmoid to 6 digits, and a booster read from it predicts with that: so does the
+    model (a booster kept for training would use the exact value until saved; documented)."""
+    X, y_bin, _, _ = numeric_data()
+    booster = lgb.train({**PARAMS, "objective": "binary", "sigmoid": 0.123456789}, lgb.Dataset(X, y_bin), 5)
+    model = from_lightgbm(booster)
+    assert model.combine.link_scale == 0.123457
+    probes = threshold_probes(model, X[:4])
+    reread = lgb.Booster(model_str=booster.model_to_string())
+    check_against(model, as_rows(model, probes), reread.predict(probes, raw_score=True), reread.predict(probes))
+    check_against(model, as_rows(model, probes), booster.predict(probes, raw_score=True), booster.predict(probes))
+
+
 def test_sklearn_classifiers_keep_their_labels():
     X, y_bin, _, y_multi = numeric_data()
     for y in (np.where(y_bin == 1, "yes", "no"), np.array(["low", "mid", "high"])[y_multi]):

@@ -4,7 +4,8 @@ The text model (``model.txt``, written by ``Booster.save_model``) is read withou
 never code. ``lightgbm.Booster`` and ``LGBMClassifier``/``LGBMRegressor`` objects are converted through
 the same text (``Booster.model_to_string``), so there is one reader. Files written by LightGBM 3.x and
 4.x (``version=v3``, ``v4``) are read as LightGBM 3.x and 4.x predict them (tested with 3.3.5, 4.0.0
-and 4.7.0).
+and 4.7.0). LightGBM 2.x wrote ``v3`` too, but sent NaN to category 0 at a categorical split unless
+the feature's missing type was NaN (``tree.h`` at v2.3.1); its files are read as 3.x predicts them.
 
 How LightGBM predicts, and how the model says the same thing. Sources: ``microsoft/LightGBM`` at
 v4.6.0, the same at v3.3.5 unless said otherwise.
@@ -55,7 +56,10 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   (``common.h`` ``Softmax``); ``multiclassova`` that sigmoid per class; ``cross_entropy`` the plain
   sigmoid; ``poisson``, ``gamma``, ``tweedie`` ``exp``; ``regression``, ``regression_l1``,
   ``quantile``, ``mape`` and ``fair`` with ``sqrt`` in the objective ``sign(x) * x * x``, otherwise
-  identity (``huber`` and ``poisson`` ignore ``sqrt``, ``regression_objective.hpp``).
+  identity (``huber`` and ``poisson`` ignore ``sqrt``, ``regression_objective.hpp``). The text holds
+  ``sigmoid`` to 6 significant digits (``BinaryLogloss::ToString``), and so predicts every Booster read
+  from it, and ``LGBMClassifier``; a Booster that ``lgb.train`` kept for training
+  (``keep_training_booster=True``) predicts with the exact value until it is saved and read again.
 * Labels: ``LGBMClassifier.predict`` is the argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
   ``Decision.ARGMAX`` on the scores. A file has no class labels: they are "0", "1", ...; a classifier
   object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).
