@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 __all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "from_xgboost",
-           "__version__"]
+           "from_lightgbm", "__version__"]
 
 
 def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
@@ -52,6 +52,12 @@ def from_xgboost(booster_or_estimator, feature_names=None, missing=None, use_bes
     from .importers.xgboost import from_xgboost as convert
     return convert(booster_or_estimator, feature_names=feature_names, missing=missing,
                    use_best_iteration=use_best_iteration)
+
+
+def from_lightgbm(booster_or_estimator, feature_names=None):
+    """A treegen model from a ``lightgbm.Booster`` or a fitted ``LGBMClassifier``/``LGBMRegressor``."""
+    from .importers.lightgbm import from_lightgbm as convert
+    return convert(booster_or_estimator, feature_names=feature_names)
 
 
 def import_model(path: str, feature_names=None, trust: bool = False, **options):

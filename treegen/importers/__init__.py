@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from ..errors import TreegenError
 from ..model import Model
-from . import sklearn, xgboost
+from . import lightgbm, sklearn, xgboost
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
@@ -39,6 +39,8 @@ IMPORTERS = {importer.library: importer for importer in (
              ("sklearn",), sklearn.from_sklearn),
     Importer("XGBoost", "xgboost", xgboost.FILES, xgboost.recognises, xgboost.read_xgboost, ("xgboost",),
              xgboost.from_xgboost, xgboost.oracle, ("missing", "use_best_iteration")),
+    Importer("LightGBM", "lightgbm", lightgbm.WHAT_IS_READ, lightgbm.recognises, lightgbm.read_model_file,
+             ("lightgbm",), lightgbm.from_lightgbm, lightgbm.oracle),
 )}
 
 
