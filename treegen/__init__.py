@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "__version__"]
+__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "from_catboost",
+           "__version__"]
 
 
 def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
@@ -40,15 +41,24 @@ def export(model, to: str, **options) -> str:
 
 
 def from_sklearn(estimator, feature_names=None):
-    """A treegen model from a fitted scikit-learn tree, forest or gradient boosting estimator."""
+    """A treegen model from a fitted scikit-learn tree, forest, gradient boosting or HistGradientBoosting
+    estimator."""
     from .importers.sklearn import from_sklearn as convert
     return convert(estimator, feature_names=feature_names)
 
 
-def import_model(path: str, feature_names=None, trust: bool = False):
-    """A treegen model from a model file of a supported library (see ``treegen import --help``)."""
+def from_catboost(model, feature_names=None, categories=None):
+    """A treegen model from a fitted CatBoost model; ``categories`` ({feature name: its category names})
+    names the one-hot splits, which a fitted model knows only by hash."""
+    from .importers.catboost import from_catboost as convert
+    return convert(model, feature_names=feature_names, categories=categories)
+
+
+def import_model(path: str, feature_names=None, trust: bool = False, categories=None):
+    """A treegen model from a model file of a supported library (see ``treegen import --help``);
+    ``categories`` as :func:`from_catboost` takes them, for a CatBoost file saved without its pool."""
     from .importers import import_file
-    return import_file(path, feature_names=feature_names, trust=trust)
+    return import_file(path, feature_names=feature_names, trust=trust, categories=categories)
 
 
 def from_model(model_object, feature_names=None):

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from ..errors import TreegenError
 from ..model import Model
-from . import sklearn
+from . import catboost, sklearn
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
@@ -31,25 +31,29 @@ class Importer:
     # oracle(path, model, rows) -> the library's own (label or value, scores) for each row (a dict by
     # feature name, as treegen.model.Model.predict takes it): `treegen verify --against`. None: not yet.
     oracle: Callable[..., list] | None = None
+    options: tuple[str, ...] = ()  # keyword options read and convert take beyond feature_names
 
 
 IMPORTERS = {importer.library: importer for importer in (
     Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", sklearn.recognises, sklearn.read_skops,
-             ("sklearn",), sklearn.from_sklearn),
+             ("sklearn",), sklearn.from_sklearn, sklearn.oracle),
+    Importer("CatBoost", "catboost", catboost.FILES, catboost.recognises, catboost.read_json, ("catboost",),
+             catboost.from_catboost, catboost.oracle, options=("categories",)),
 )}
 
 
-def from_object(model_object, feature_names: Sequence[str] | None = None) -> Model:
-    """A treegen model from a fitted model of any supported library."""
+def from_object(model_object, feature_names: Sequence[str] | None = None, **options) -> Model:
+    """A treegen model from a fitted model of any supported library; ``options`` as
+    :func:`import_file` takes them."""
     module = type(model_object).__module__.split(".")[0]
     for importer in IMPORTERS.values():
         if module in importer.modules:
-            return importer.convert(model_object, feature_names=feature_names)
+            return importer.convert(model_object, feature_names=feature_names, **_options_for(importer, options))
     raise TreegenError(f"cannot import a {type(model_object).__name__} (from {module}); "
                        f"supported libraries: {', '.join(IMPORTERS)}")
 
 
-def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bool = False) -> Model:
+def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bool = False, **options) -> Model:
     """A treegen model from a model file of any supported library.
 
     Parameters
@@ -58,21 +62,32 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
     feature_names : the input columns' names, when the file has none (default: the file's own, else
         x0, x1, ...).
     trust : allow a pickle or joblib file, whose loading runs code stored in it.
+    options : what some libraries' readers take (:attr:`Importer.options`), e.g. ``categories``
+        (CatBoost: {feature name: its category names}); None means not given.
     """
     head = _head(path)
     if _is_treegen_model(head):
         raise TreegenError("this is already a treegen model: give it to export, verify or predict as it is", path)
     for importer in IMPORTERS.values():
         if importer.recognises(path, head):
-            return importer.read(path, feature_names=feature_names)
+            return importer.read(path, feature_names=feature_names, **_options_for(importer, options, path))
     if _is_pickle(head):
         if not trust:
             raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
                                "is trusted, or save the model in its library's own format", path)
-        return from_object(_unpickle(path), feature_names=feature_names)
+        return from_object(_unpickle(path), feature_names=feature_names, **options)
     raise TreegenError(f"{_looks_like(head)}, not a model file treegen reads; expected "
                        + "; ".join(f"{i.library}: {i.files}" for i in IMPORTERS.values())
                        + "; or a pickle/joblib file with --trust", path)
+
+
+def _options_for(importer: Importer, options: dict, path: str | None = None) -> dict:
+    """The options given (not None), if the importer takes them all."""
+    given = {name: value for name, value in options.items() if value is not None}
+    for name in given:
+        if name not in importer.options:
+            raise TreegenError(f"the option {name!r} does not apply to {importer.library} models", path)
+    return given
 
 
 def _head(path: str) -> bytes:
