@@ -224,9 +224,16 @@ def _refuse_unsupported_features(document: dict, info: dict) -> None:
 
 
 def _loss(document: dict) -> tuple[str, dict]:
-    """The loss function's name and parameters, if treegen supports the loss."""
-    params = document.get("model_info", {}).get("params")
-    loss = params.get("loss_function") if isinstance(params, dict) else None
+    """The loss function's name and parameters, if treegen supports the loss: from the training
+    parameters, or (a model made by sum_models) from model_info's own ``loss_function``, a JSON text."""
+    info = document.get("model_info", {})
+    params = info.get("params")
+    loss = params.get("loss_function") if isinstance(params, dict) else info.get("loss_function")
+    if isinstance(loss, str):
+        try:
+            loss = json.loads(loss)
+        except json.JSONDecodeError:
+            loss = None
     if not isinstance(loss, dict) or not isinstance(loss.get("type"), str):
         raise TreegenError("the model does not name its loss function (model_info.params.loss_function), which "
                            f"decides how it predicts; supported: {', '.join(SUPPORTED_LOSSES)}")
@@ -238,10 +245,14 @@ def _loss(document: dict) -> tuple[str, dict]:
 
 
 def _version(document: dict) -> str | None:
-    """CatBoost's version as the file says it (release builds name their tag), else None."""
-    text = document.get("model_info", {}).get("catboost_version_info", "")
-    found = re.search(r"tags/v(\d+(?:\.\d+)+)", text) if isinstance(text, str) else None
-    return found.group(1) if found else None
+    """CatBoost's version as the file says it (release builds name their tag; sum_models keeps each
+    model's as ``modelN:catboost_version_info``), else None."""
+    for key, text in sorted(document.get("model_info", {}).items()):
+        if key.endswith("catboost_version_info") and isinstance(text, str):
+            found = re.search(r"tags/v(\d+(?:\.\d+)+)", text)
+            if found:
+                return found.group(1)
+    return None
 
 
 # -- features --------------------------------------------------------------------------------------
