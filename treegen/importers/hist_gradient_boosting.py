@@ -147,24 +147,30 @@ def _is_missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+# The two routes a split's missing values can take (made once: a large model has many splits).
+_MISSING_ROUTES = (MissingRoute.to_child(0), MissingRoute.to_child(1))
+
+
 def _tree(predictor, columns: list[int], categories: dict[int, list[str]], output: int) -> Tree:
     """One fitted predictor as a model tree (its node ids are already in pre-order)."""
     left_bitsets = np.asarray(predictor.raw_left_cat_bitsets)
+    fields = {name: predictor.nodes[name].tolist() for name in ("value", "count", "feature_idx", "num_threshold",
+                                                                 "missing_go_to_left", "left", "right", "is_leaf",
+                                                                 "is_categorical", "bitset_idx")}
     nodes = []
-    for record in predictor.nodes.tolist():
-        fields = dict(zip(predictor.nodes.dtype.names, record))
-        node = Node((float(fields["value"]),), n=float(fields["count"]))
-        if not fields["is_leaf"]:
-            column = columns[int(fields["feature_idx"])]
-            missing = MissingRoute.to_child(0 if fields["missing_go_to_left"] else 1)
-            if fields["is_categorical"]:
-                bits = left_bitsets[int(fields["bitset_idx"])]
+    for i, value in enumerate(fields["value"]):
+        node = Node((value,), n=float(fields["count"][i]))
+        if not fields["is_leaf"][i]:
+            column = columns[fields["feature_idx"][i]]
+            missing = _MISSING_ROUTES[0 if fields["missing_go_to_left"][i] else 1]
+            if fields["is_categorical"][i]:
+                bits = left_bitsets[fields["bitset_idx"][i]]
                 left = tuple(text for code, text in enumerate(categories[column])
                              if text is not None and _in_bitset(bits, code))
                 node.split = Split(column, Op.IN, values=left, missing=missing)
             else:
-                node.split = Split(column, Op.LE, threshold=float(fields["num_threshold"]), missing=missing)
-            node.children = (int(fields["left"]), int(fields["right"]))
+                node.split = Split(column, Op.LE, threshold=fields["num_threshold"][i], missing=missing)
+            node.children = (fields["left"][i], fields["right"][i])
         nodes.append(node)
     tree = Tree(nodes, output)
     return tree if tree.is_preorder() else tree.canonical()

@@ -43,13 +43,20 @@ SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier
              "HistGradientBoostingClassifier, HistGradientBoostingRegressor")
 MINIMUM_VERSION = (1, 4)
 # Types a .skops file may hold beyond the ones skops trusts by itself (scikit-learn estimators, numpy).
+# The losses HistGradientBoosting holds, as compiled objects; scikit-learn 1.5 builds their module as
+# "_loss" (so its files name them _loss.Cy...), other versions as sklearn._loss._loss.
+_HGB_LOSSES = ("HalfSquaredError", "AbsoluteError", "PinballLoss", "HalfPoissonLoss", "HalfGammaLoss",
+               "HalfTweedieLoss", "HalfTweedieLossIdentity", "HalfBinomialLoss", "HalfMultinomialLoss")
 SKOPS_TRUSTED = (
     "sklearn.tree._tree.Tree",
     # HistGradientBoosting: its trees, its categorical preprocessor's validation step
-    # (FunctionTransformer(partial(check_array, ...))), and the Tweedie losses given as objects
+    # (FunctionTransformer(partial(check_array, ...))) and column list (1.5), its losses, and the
+    # Tweedie losses given as objects
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
     "functools.partial",
     "sklearn.utils.validation.check_array",
+    "sklearn.compose._column_transformer._RemainderColsList",
+    *(f"{module}.Cy{loss}" for loss in _HGB_LOSSES for module in ("sklearn._loss._loss", "_loss")),
     "sklearn._loss.loss.HalfTweedieLoss",
     "sklearn._loss.loss.HalfTweedieLossIdentity",
 )
@@ -133,9 +140,20 @@ def load_skops(path: str):
         return skops.io.load(path, trusted=list(untrusted))
     except TreegenError:
         raise
+    except (ImportError, AttributeError) as err:  # a type this scikit-learn does not have
+        raise TreegenError(f"cannot load the .skops file with scikit-learn {_sklearn_version_text()}: it holds "
+                           f"{_missing_name(err)}, which this version does not have; import it where the scikit-learn "
+                           "that saved it is installed", path) from None
     except Exception:  # a corrupt or foreign file
         raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
                            path) from None
+
+
+def _missing_name(err: Exception) -> str:
+    if isinstance(err, ImportError) and err.name:
+        return f"a type from the module {err.name!r}"
+    name = getattr(err, "name", None)
+    return f"the type {name!r}" if name else "a type"
 
 
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
