@@ -117,7 +117,8 @@ def test_category_hash_is_catboosts_for_every_length_and_script(tmp_path):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"c": rng.choice(strings, 3000), "x": rng.normal(size=3000)})
     pool = Pool(frame, (rng.random(3000) > 0.5).astype(int), cat_features=["c"])
-    model = CatBoostClassifier(iterations=1, depth=1, verbose=0, one_hot_max_size=255, thread_count=1).fit(pool)
+    model = CatBoostClassifier(iterations=1, depth=1, verbose=0, one_hot_max_size=255, thread_count=1,
+                               allow_writing_files=False).fit(pool)
     model.save_model(str(tmp_path / "m.json"), format="json", pool=pool)
     table = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["features_info"]["cat_features_hash"]
     assert len(table) == len(strings)
@@ -193,7 +194,8 @@ def saved(estimator, tmp_path, frame=None, categorical=()) -> str:
     return path
 
 
-KW = {"iterations": 8, "depth": 3, "verbose": 0, "random_seed": 1, "thread_count": 1}
+KW = {"iterations": 8, "depth": 3, "verbose": 0, "random_seed": 1, "thread_count": 1,
+      "allow_writing_files": False}  # no catboost_info folder in the working directory
 
 
 def classifier_cases():
@@ -303,7 +305,8 @@ def test_early_stopping_keeps_the_best_trees(tmp_path):
     frame, signal = make_data(6, n=600)
     numeric, label = frame[["x0", "x1", "x2"]], (signal > 0.3).astype(int)
     estimator = CatBoostClassifier(iterations=300, learning_rate=0.5, depth=3, verbose=0, random_seed=1,
-                                   thread_count=1, early_stopping_rounds=5, use_best_model=True)
+                                   thread_count=1, early_stopping_rounds=5, use_best_model=True,
+                                   allow_writing_files=False)
     estimator.fit(numeric[:400], label[:400], eval_set=(numeric[400:], label[400:]))
     model = import_file(saved(estimator, tmp_path))
     assert len(model.trees) == estimator.tree_count_ == estimator.get_best_iteration() + 1 < 300
@@ -422,7 +425,7 @@ def test_unsupported_models_are_refused(tmp_path):
     frame, signal = make_data(11, n=500)
     numeric, label = frame[["x0", "x1"]], (signal > 0.3).astype(int)
     ctr = CatBoostClassifier(one_hot_max_size=2, cat_features=["color"], iterations=20, depth=4, verbose=0,
-                             random_seed=1, thread_count=1).fit(frame, label)
+                             random_seed=1, thread_count=1, allow_writing_files=False).fit(frame, label)
     refused(tmp_path, ctr, frame, "encodes categorical features \\(color\\) as CTRs, which treegen does not support; "
                                   "supported: one-hot")
     multi = CatBoostRegressor(loss_function="MultiRMSE", **KW).fit(numeric, np.c_[signal, -signal])
@@ -491,7 +494,8 @@ def test_a_1000_tree_depth_8_model_imports_and_agrees(tmp_path):
     from catboost import CatBoostClassifier, sum_models
     rng = np.random.default_rng(13)
     X = pd.DataFrame(rng.normal(size=(1500, 6)), columns=[f"f{i}" for i in range(6)])
-    estimator = CatBoostClassifier(iterations=50, depth=8, verbose=0, random_seed=0, thread_count=1)
+    estimator = CatBoostClassifier(iterations=50, depth=8, verbose=0, random_seed=0, thread_count=1,
+                                   allow_writing_files=False)
     estimator.fit(X, (X.f0 + X.f1 * X.f2 > 0).astype(int))
     big = sum_models([estimator] * 20)
     path = saved(big, tmp_path)
