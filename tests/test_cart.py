@@ -406,7 +406,7 @@ def test_model_survives_json_and_probes_agree():
 
 
 def test_progress_reaches_the_total_weight():
-    from treegen.learn.progress import listening
+    from treegen.progress import listening
     X, y = datasets.load_wine(return_X_y=True)
     weights = np.random.default_rng(1).integers(0, 3, len(y)).astype(float)
     settled = []

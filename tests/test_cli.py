@@ -99,7 +99,7 @@ def test_bad_data_is_one_line_and_exit_2(tmp_path, name):
     (["train", "missing-file.csv"], "missing-file.csv: cannot read data: No such file or directory"),
     (["train", TENNIS, "-a", "c45", "--criterion", "gini"], "--criterion does not apply to --algorithm c45"),
     (["train", TENNIS, "-a", "cart", "--ccp-alpha", "lots"], "--ccp-alpha takes a number or 'cv'"),
-    (["show", TENNIS], "unexpected"),
+    (["show", TENNIS], "play_tennis.csv: neither a treegen model (JSON) nor rule text"),
     (["evaluate", TENNIS, "--loo", "--folds", "3"], "choose one of --folds, --loo and --test"),
     (["evaluate", TENNIS, "-a", "id3", "--folds", "99"], "--folds must be between 2 and the number of rows"),
 ])

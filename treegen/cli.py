@@ -1,7 +1,9 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
+import os
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -194,12 +196,21 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
 def fit_with_progress(dataset, algorithm: str, params: dict):
     """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
     from .learn import fit
-    from .learn.progress import bar_after
+    with progress_bar(f"fitting {algorithm}", float(dataset.weights.sum())):
+        return fit(dataset, algorithm, **params)
+
+
+@contextmanager
+def progress_bar(label: str, total: float):
+    """A bar on stderr, with an ETA, for work that reports through treegen.progress and runs longer than
+    two seconds (TREEGEN_PROGRESS_AFTER seconds, when set); nothing when stderr is not a terminal."""
+    from .progress import bar_after
     if not sys.stderr.isatty():
-        return fit(dataset, algorithm, **params)
-    bar = lambda length: click.progressbar(length=length, label=f"fitting {algorithm}", file=sys.stderr)
-    with bar_after(2.0, float(dataset.weights.sum()), bar):
-        return fit(dataset, algorithm, **params)
+        yield
+        return
+    bar = lambda length: click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True)
+    with bar_after(float(os.environ.get("TREEGEN_PROGRESS_AFTER", 2.0)), total, bar):
+        yield
 
 
 def write_text(text: str, output: str | None) -> None:
@@ -330,7 +341,9 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     if test_file:
         report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
     else:
-        report = ev.cross_validate(dataset, algorithm, k=10 if folds is None else folds, loo=loo, seed=seed, **params)
+        k = len(dataset) if loo else 10 if folds is None else folds
+        with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())):  # every fit settles its rows
+            report = ev.cross_validate(dataset, algorithm, k=k, loo=loo, seed=seed, **params)
     click.echo(report.text(), nl=False)
 
 
@@ -384,27 +397,50 @@ def server_options(f):
               default=",".join(name for name, d in DIALECTS.items() if d.verify_by_default),
               help="Comma-separated SQL dialects to run: " + ", ".join(
                   f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
+@click.option("--against", type=click.Path(dir_okay=False),
+              help="The file the model was imported from: its library's own predict is checked on the same "
+                   "rows too (the library must be installed).")
 @server_options
-def verify(model, data, targets, dialects, **servers):
+def verify(model, data, targets, dialects, against, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
-    either side, missing values, unseen categories) and the rows of DATA if given. One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
-    disagrees or fails to run, 2 a target needs something of the user (a package, a different name)."""
+    either side, missing values, unseen categories) and the rows of DATA if given. One line per target
+    as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
+    run, 2 a target needs something of the user (a package, a different name)."""
     from .verify import verify as run_verify
     loaded = load_model(model)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
+    status = StatusLine()
+
+    def report(result) -> None:
+        """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
+        status.clear()
+        if result.status == 2:
+            click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
+        else:
+            click.echo(result.line())
+
     results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), dsns=dsns,
-                         report=_report_result)
+                         report=report, against=against, status=status.show)
+    status.clear()
     sys.exit(max(result.status for result in results))
 
 
-def _report_result(result) -> None:
-    """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
-    if result.status == 2:
-        click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
-    else:
-        click.echo(result.line())
+class StatusLine:
+    """What a long command is doing, on one line of a terminal's stderr rewritten in place; nothing
+    when stderr is not a terminal."""
+
+    def __init__(self):
+        self.live = sys.stderr.isatty()
+
+    def show(self, text: str) -> None:
+        if self.live:
+            sys.stderr.write("\r\033[K" + text)
+            sys.stderr.flush()
+
+    def clear(self) -> None:
+        self.show("")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,6 +6,7 @@ written with ``repr``, which reads back to the same double.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -113,9 +114,22 @@ def emit(model: Model) -> str:
                       "default": writer.outcome(tree.nodes[0].value)})
     filters = {"feature_decl": feature_decl, "target_decl": target_decl, "numbers_decl": numbers_decl,
                "combine_decl": combine_decl}
-    comments = [f"{k}: {v}" for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
+    comments = [meta_line(k, v) for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
     return render("rule_text", "rule_text.txt.j2", filters, model=model, trees=trees,
                   header_comments=[quote(c)[1:-1] for c in comments])
+
+
+_JSON_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")  # as parse/rule_text.py reads a value
+
+
+def meta_line(key: str, value) -> str:
+    """`key: value`, which `treegen parse` reads back into the model's meta (a value written as a JSON
+    number is that number); key and value in JSON where that would read back otherwise: a string
+    that looks like a number, true/false, inf, nan, a key that holds ': ' or starts with a quote."""
+    plain_value = isinstance(value, str) != bool(_JSON_NUMBER.fullmatch(str(value))) and not isinstance(value, bool)
+    if plain_value and ": " not in key and not key.startswith('"'):
+        return f"{key}: {value}"
+    return f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}"
 
 
 def feature_decl(feature) -> str:

@@ -65,7 +65,7 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
     options : what some libraries' readers take (:attr:`Importer.options`), e.g. ``categories``
         (CatBoost: {feature name: its category names}); None means not given.
     """
-    head = _head(path)
+    head = file_head(path)
     if _is_treegen_model(head):
         raise TreegenError("this is already a treegen model: give it to export, verify or predict as it is", path)
     for importer in IMPORTERS.values():
@@ -90,7 +90,8 @@ def _options_for(importer: Importer, options: dict, path: str | None = None) -> 
     return given
 
 
-def _head(path: str) -> bytes:
+def file_head(path: str) -> bytes:
+    """The first bytes of a model file, from which importers recognise it."""
     if not os.path.isfile(path):
         raise TreegenError("no such model file", path)
     try:

@@ -34,7 +34,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, Node, NumericSemantics, Split, MissingRoute, Tree
 from . import c45_split as S
-from .progress import settled
+from ..progress import settled
 
 TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
 

@@ -23,7 +23,7 @@ from ..errors import TreegenError
 from .cart import (CHUNK_CELLS, EPSILON, Grown, Params, Problem, as_split, drop_light, node_impurities,
                    proxy)
 from .cart_nominal import nominal_search
-from .progress import settled
+from ..progress import settled
 
 
 @dataclass
