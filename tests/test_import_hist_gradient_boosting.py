@@ -343,3 +343,17 @@ def test_a_1000_tree_depth_8_model_imports_and_agrees():
     rows = treegen_rows(model, X[:300].tolist())
     labels = [str(v) for v in estimator.predict(X[:300]).tolist()]
     assert predict_rows(model, rows) == list(zip(labels, estimator.predict_proba(X[:300]).tolist()))
+
+
+def test_oracle_leaves_out_rows_scikit_learn_refuses(tmp_path):
+    """Where categories are encoded, scikit-learn refuses infinities: those rows answer None."""
+    frame, signal = categorical_frame(10)
+    estimator = HistGradientBoostingClassifier(categorical_features=["color", "code"], **KW).fit(frame, signal > 0)
+    path = str(tmp_path / "hgb.skops")
+    skops.io.dump(estimator, path)
+    model = import_file(path)
+    rows = [{"x0": 0.5, "color": "red", "code": "2"}, {"x0": math.inf, "color": "red", "code": "2"},
+            {"x0": -1.0, "color": None, "code": "7"}]
+    answers = oracle(path, model, rows)
+    assert answers[1] is None
+    assert [answers[0], answers[2]] == [predict_rows(model, rows)[0], predict_rows(model, rows)[2]]

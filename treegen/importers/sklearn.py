@@ -159,10 +159,24 @@ def _missing_name(err: Exception) -> str:
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
 
 
-def oracle(path: str, model: Model, rows) -> list[tuple]:
+def oracle(path: str, model: Model, rows) -> list[tuple | None]:
     """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
-    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers."""
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers.
+    None for a row scikit-learn refuses (an infinity where HistGradientBoosting encodes categories)."""
     estimator = load_skops(path)
+    try:
+        return _predictions(estimator, model, rows)
+    except ValueError:  # some rows are refused: ask row by row
+        answers = []
+        for row in rows:
+            try:
+                answers.extend(_predictions(estimator, model, [row]))
+            except ValueError:
+                answers.append(None)
+        return answers
+
+
+def _predictions(estimator, model: Model, rows) -> list[tuple]:
     X = _library_rows(estimator, model, rows)
     predicted = estimator.predict(X).tolist()
     if model.target.is_classification:
