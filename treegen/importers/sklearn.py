@@ -159,24 +159,10 @@ def _missing_name(err: Exception) -> str:
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
 
 
-def oracle(path: str, model: Model, rows) -> list[tuple | None]:
+def oracle(path: str, model: Model, rows) -> list[tuple]:
     """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
-    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers.
-    None for a row scikit-learn refuses (an infinity where HistGradientBoosting encodes categories)."""
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers."""
     estimator = load_skops(path)
-    try:
-        return _predictions(estimator, model, rows)
-    except ValueError:  # some rows are refused: ask row by row
-        answers = []
-        for row in rows:
-            try:
-                answers.extend(_predictions(estimator, model, [row]))
-            except ValueError:
-                answers.append(None)
-        return answers
-
-
-def _predictions(estimator, model: Model, rows) -> list[tuple]:
     X = _library_rows(estimator, model, rows)
     predicted = estimator.predict(X).tolist()
     if model.target.is_classification:
@@ -187,7 +173,9 @@ def _predictions(estimator, model: Model, rows) -> list[tuple]:
 def _library_rows(estimator, model: Model, rows):
     """The rows as the estimator takes them: a DataFrame when it was fitted on one, missing values as
     NaN, and a HistGradientBoosting model's categories as its encoder's values (a text the encoder
-    does not know is passed as it is, or as a number when the categories are numbers)."""
+    does not know is passed as it is, or as a number when the categories are numbers). Columns are
+    objects then, so the encoder takes an infinite category as unknown where a float column would be
+    refused whole."""
     from .hist_gradient_boosting import category_values
     categorical = category_values(estimator)
     table = []
