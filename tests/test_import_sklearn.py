@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.dummy import DummyClassifier
-from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
-                              GradientBoostingRegressor, HistGradientBoostingClassifier,
-                              RandomForestClassifier, RandomForestRegressor)
+from sklearn.ensemble import (AdaBoostClassifier, ExtraTreesClassifier, ExtraTreesRegressor,
+                              GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+                              RandomForestRegressor)
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                           ExtraTreeRegressor)
@@ -284,8 +284,8 @@ def test_json_round_trip_predicts_the_same(estimator):
 
 def test_unsupported_estimators_and_settings_are_refused():
     X, y, codes = make_data(10, nan=0.0)
-    with pytest.raises(TreegenError, match="cannot import HistGradientBoostingClassifier; supported: Decision"):
-        from_sklearn(HistGradientBoostingClassifier(max_iter=2).fit(X, codes))
+    with pytest.raises(TreegenError, match="cannot import AdaBoostClassifier; supported: Decision"):
+        from_sklearn(AdaBoostClassifier(n_estimators=2).fit(X, codes))
     with pytest.raises(TreegenError, match="cannot import LinearRegression"):
         from_sklearn(LinearRegression().fit(X, y))
     with pytest.raises(TreegenError, match="2 outputs is not supported"):

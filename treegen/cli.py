@@ -358,11 +358,29 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
                                             "given to DMatrix or the estimator (default: the file's, else NaN).")
-def import_command(model_file, output, feature_names, trust, missing):
+@click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
+              help="CatBoost: the category names of a categorical feature, comma-separated and exactly as "
+                   "written; they name the one-hot splits a file saved without pool= knows only by hash. "
+                   "Repeat for each feature.")
+def import_command(model_file, output, feature_names, trust, missing, categories):
     from . import modelio
     names = _split_names([feature_names]) if feature_names else None
-    model = import_file(model_file, feature_names=names, trust=trust, missing=missing)
+    model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
+                        categories=_category_names(categories))
     write_text(modelio.dumps(model), output)
+
+
+def _category_names(options) -> dict[str, list[str]] | None:
+    """--categories FEATURE=A,B,... (repeated) as {feature: [A, B, ...]}; None when not given."""
+    if not options:
+        return None
+    names: dict[str, list[str]] = {}
+    for option in options:
+        feature, equals, categories = option.partition("=")
+        if not equals or not feature.strip():
+            raise TreegenError(f"--categories {option!r}: expected FEATURE=A,B,...")
+        names.setdefault(feature.strip(), []).extend(categories.split(","))
+    return names
 
 
 def server_options(f):

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from ..errors import TreegenError
 from ..model import Model
-from . import lightgbm, sklearn, xgboost
+from . import catboost, lightgbm, sklearn, xgboost
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
@@ -36,11 +36,13 @@ class Importer:
 
 IMPORTERS = {importer.library: importer for importer in (
     Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", sklearn.recognises, sklearn.read_skops,
-             ("sklearn",), sklearn.from_sklearn),
+             ("sklearn",), sklearn.from_sklearn, sklearn.oracle),
     Importer("XGBoost", "xgboost", xgboost.FILES, xgboost.recognises, xgboost.read_xgboost, ("xgboost",),
              xgboost.from_xgboost, xgboost.oracle, ("missing", "use_best_iteration")),
     Importer("LightGBM", "lightgbm", lightgbm.WHAT_IS_READ, lightgbm.recognises, lightgbm.read_model_file,
              ("lightgbm",), lightgbm.from_lightgbm, lightgbm.oracle),
+    Importer("CatBoost", "catboost", catboost.FILES, catboost.recognises, catboost.read_json, ("catboost",),
+             catboost.from_catboost, catboost.oracle, options=("categories",)),
 )}
 
 

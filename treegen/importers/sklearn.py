@@ -3,7 +3,9 @@
 Supported: ``DecisionTree{Classifier,Regressor}``, ``ExtraTree{Classifier,Regressor}``,
 ``RandomForest{Classifier,Regressor}``, ``ExtraTrees{Classifier,Regressor}`` and
 ``GradientBoosting{Classifier,Regressor}``, single output, scikit-learn >= 1.4 (where a classifier's
-``tree_.value`` holds the class fractions that ``predict_proba`` returns).
+``tree_.value`` holds the class fractions that ``predict_proba`` returns); and
+``HistGradientBoosting{Classifier,Regressor}``, whose semantics differ enough to have their own module
+(:mod:`treegen.importers.hist_gradient_boosting`).
 
 How scikit-learn predicts, and how the model says the same thing:
 
@@ -27,6 +29,8 @@ Class labels become strings (``str(label)``); the original labels and their type
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import TreegenError
@@ -35,10 +39,27 @@ from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, CombineKind, 
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
              "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
-             "GradientBoostingClassifier, GradientBoostingRegressor (single output)")
+             "GradientBoostingClassifier, GradientBoostingRegressor (single output), "
+             "HistGradientBoostingClassifier, HistGradientBoostingRegressor")
 MINIMUM_VERSION = (1, 4)
 # Types a .skops file may hold beyond the ones skops trusts by itself (scikit-learn estimators, numpy).
-SKOPS_TRUSTED = ("sklearn.tree._tree.Tree",)
+# The losses HistGradientBoosting holds, as compiled objects; scikit-learn 1.5 builds their module as
+# "_loss" (so its files name them _loss.Cy...), other versions as sklearn._loss._loss.
+_HGB_LOSSES = ("HalfSquaredError", "AbsoluteError", "PinballLoss", "HalfPoissonLoss", "HalfGammaLoss",
+               "HalfTweedieLoss", "HalfTweedieLossIdentity", "HalfBinomialLoss", "HalfMultinomialLoss")
+SKOPS_TRUSTED = (
+    "sklearn.tree._tree.Tree",
+    # HistGradientBoosting: its trees, its categorical preprocessor's validation step
+    # (FunctionTransformer(partial(check_array, ...))) and column list (1.5), its losses, and the
+    # Tweedie losses given as objects
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "functools.partial",
+    "sklearn.utils.validation.check_array",
+    "sklearn.compose._column_transformer._RemainderColsList",
+    *(f"{module}.Cy{loss}" for loss in _HGB_LOSSES for module in ("sklearn._loss._loss", "_loss")),
+    "sklearn._loss.loss.HalfTweedieLoss",
+    "sklearn._loss.loss.HalfTweedieLossIdentity",
+)
 
 
 def from_sklearn(estimator, feature_names=None) -> Model:
@@ -63,6 +84,10 @@ def from_sklearn(estimator, feature_names=None) -> Model:
         For an unsupported estimator, setting or scikit-learn version, or an unfitted estimator.
     """
     _check_version()
+    from .hist_gradient_boosting import from_hist_gradient_boosting, is_hist_gradient_boosting
+    if is_hist_gradient_boosting(estimator):
+        _check_fitted(estimator)
+        return from_hist_gradient_boosting(estimator, feature_names)
     family = _family(estimator)
     _check_fitted(estimator)
     if getattr(estimator, "n_outputs_", 1) != 1:
@@ -115,9 +140,70 @@ def load_skops(path: str):
         return skops.io.load(path, trusted=list(untrusted))
     except TreegenError:
         raise
+    except (ImportError, AttributeError) as err:  # a type this scikit-learn does not have
+        raise TreegenError(f"cannot load the .skops file with scikit-learn {_sklearn_version_text()}: it holds "
+                           f"{_missing_name(err)}, which this version does not have; import it where the scikit-learn "
+                           "that saved it is installed", path) from None
     except Exception:  # a corrupt or foreign file
         raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
                            path) from None
+
+
+def _missing_name(err: Exception) -> str:
+    if isinstance(err, ImportError) and err.name:
+        return f"a type from the module {err.name!r}"
+    name = getattr(err, "name", None)
+    return f"the type {name!r}" if name else "a type"
+
+
+# -- the library's own predictions (treegen verify --against) ---------------------------------------
+
+
+def oracle(path: str, model: Model, rows) -> list[tuple]:
+    """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers."""
+    estimator = load_skops(path)
+    X = _library_rows(estimator, model, rows)
+    predicted = estimator.predict(X).tolist()
+    if model.target.is_classification:
+        return [(str(label), p) for label, p in zip(predicted, estimator.predict_proba(X).tolist())]
+    return [(value, [value]) for value in predicted]
+
+
+def _library_rows(estimator, model: Model, rows):
+    """The rows as the estimator takes them: a DataFrame when it was fitted on one, missing values as
+    NaN, and a HistGradientBoosting model's categories as its encoder's values (a text the encoder
+    does not know is passed as it is, or as a number when the categories are numbers). Columns are
+    objects then, so the encoder takes an infinite category as unknown where a float column would be
+    refused whole."""
+    from .hist_gradient_boosting import category_values
+    categorical = category_values(estimator)
+    table = []
+    for row in rows:
+        record = []
+        for j, feature in enumerate(model.features):
+            value = row.get(feature.name)
+            if value is None:
+                record.append(math.nan)
+            elif j in categorical:
+                known, numeric = categorical[j]
+                record.append(known.get(str(value), _number(value) if numeric else str(value)))
+            else:
+                record.append(float(value))
+        table.append(record)
+    dtype = object if categorical else np.float64
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return np.array(table, dtype=dtype)
+    import pandas as pd
+    return pd.DataFrame(table, columns=list(names), dtype=dtype)
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 # -- checks ------------------------------------------------------------------------------------
@@ -180,6 +266,11 @@ def _params(estimator) -> dict:
 
 
 def _features(estimator, feature_names) -> tuple[Feature, ...]:
+    return tuple(Feature(name, NUMERIC) for name in _feature_names(estimator, feature_names))
+
+
+def _feature_names(estimator, feature_names) -> list[str]:
+    """The given names, else the ones the estimator was fitted with, else x0, x1, ..."""
     count = estimator.n_features_in_
     if feature_names is None:
         given = getattr(estimator, "feature_names_in_", None)
@@ -193,7 +284,7 @@ def _features(estimator, feature_names) -> tuple[Feature, ...]:
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
         raise TreegenError(f"feature name {duplicate!r} is given twice")
-    return tuple(Feature(name, NUMERIC) for name in names)
+    return names
 
 
 def _target(estimator) -> tuple[Target, dict]:
