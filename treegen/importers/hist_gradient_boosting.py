@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import TreegenError
 from ..model import (NOMINAL, NUMERIC, Combine, CombineKind, Decision, Feature, Link, MissingRoute, Model, Node,
                      NumericSemantics, Op, Split, Tree)
-from .sklearn import _feature_names, _params, _sklearn_version_text, _target
+from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
 
 # How far numpy's exp (softmax probabilities, exp-link values) may be from libm's, relative: measured
 # on 20,000 rows, exp 1 ulp (2.2e-16), softmax up to 3 ulps (4.4e-16; scikit-learn 1.4.2 to 1.9.1).
@@ -74,8 +74,8 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
         Numeric features compared in float64, categorical features as nominal features, one tree
         per fitted predictor.
     """
-    names = _feature_names(estimator, feature_names)
-    target, labels = _target(estimator)
+    names = feature_names_of(estimator, feature_names)
+    target, labels = target_of(estimator)
     columns = _tree_columns(estimator)
     categories = _categories(estimator, columns)
     features = tuple(Feature(name, NOMINAL, tuple(t for t in categories[j] if t is not None)) if j in categories
@@ -85,8 +85,8 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
     # scikit-learn adds the baseline to zeros: -0.0 would start as 0.0
     init = tuple(float(v) + 0.0 for v in np.asarray(estimator._baseline_prediction).ravel())
     meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn", "library": "scikit-learn",
-            "version": _sklearn_version_text(), "objective": _objective(estimator),
-            "sklearn": {"version": _sklearn_version_text(), "params": _params(estimator),
+            "version": sklearn_version_text(), "objective": _objective(estimator),
+            "sklearn": {"version": sklearn_version_text(), "params": estimator_params(estimator),
                         "iterations": int(estimator.n_iter_), **labels}}
     return Model(features, target, trees, _combine(estimator, init, target), NumericSemantics(), meta)
 

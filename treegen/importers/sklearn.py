@@ -34,8 +34,9 @@ import math
 import numpy as np
 
 from ..errors import TreegenError
-from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
+from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
              "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
@@ -94,9 +95,9 @@ def from_sklearn(estimator, feature_names=None) -> Model:
         raise TreegenError(f"{type(estimator).__name__} with {estimator.n_outputs_} outputs is not "
                            f"supported; supported: {SUPPORTED}")
     features = _features(estimator, feature_names)
-    target, labels = _target(estimator)
+    target, labels = target_of(estimator)
     meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn",
-            "sklearn": {"version": _sklearn_version_text(), "params": _params(estimator), **labels}}
+            "sklearn": {"version": sklearn_version_text(), "params": estimator_params(estimator), **labels}}
     numeric = NumericSemantics(cast="float32")
     if family == "tree":
         trees, combine = [_tree(estimator, target)], Combine()
@@ -141,7 +142,7 @@ def load_skops(path: str):
     except TreegenError:
         raise
     except (ImportError, AttributeError) as err:  # a type this scikit-learn does not have
-        raise TreegenError(f"cannot load the .skops file with scikit-learn {_sklearn_version_text()}: it holds "
+        raise TreegenError(f"cannot load the .skops file with scikit-learn {sklearn_version_text()}: it holds "
                            f"{_missing_name(err)}, which this version does not have; import it where the scikit-learn "
                            "that saved it is installed", path) from None
     except Exception:  # a corrupt or foreign file
@@ -209,13 +210,8 @@ def _number(value) -> float:
 # -- checks ------------------------------------------------------------------------------------
 
 
-def _sklearn_version_text() -> str:
-    import sklearn
-    return sklearn.__version__
-
-
 def _check_version() -> None:
-    text = _sklearn_version_text()
+    text = sklearn_version_text()
     parts = tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
     if parts < MINIMUM_VERSION:
         raise TreegenError(f"scikit-learn {text} is too old: importing needs scikit-learn >= "
@@ -256,49 +252,11 @@ def _check_fitted(estimator) -> None:
                            f"of scikit-learn's named criteria")
 
 
-def _params(estimator) -> dict:
-    """The estimator's simple parameters, for the record (JSON-safe)."""
-    return {k: v for k, v in sorted(estimator.get_params(deep=False).items())
-            if v is None or isinstance(v, (bool, int, float, str))}
-
-
 # -- features and target ------------------------------------------------------------------------
 
 
 def _features(estimator, feature_names) -> tuple[Feature, ...]:
-    return tuple(Feature(name, NUMERIC) for name in _feature_names(estimator, feature_names))
-
-
-def _feature_names(estimator, feature_names) -> list[str]:
-    """The given names, else the ones the estimator was fitted with, else x0, x1, ..."""
-    count = estimator.n_features_in_
-    if feature_names is None:
-        given = getattr(estimator, "feature_names_in_", None)
-        names = [str(n) for n in given] if given is not None else [f"x{i}" for i in range(count)]
-    else:
-        names = list(feature_names)
-        if not all(isinstance(n, str) for n in names):
-            raise TreegenError("feature names must be strings")
-    if len(names) != count:
-        raise TreegenError(f"{len(names)} feature names given, but the estimator takes {count} features")
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise TreegenError(f"feature name {duplicate!r} is given twice")
-    return names
-
-
-def _target(estimator) -> tuple[Target, dict]:
-    """The target, and what meta keeps of scikit-learn's original class labels."""
-    classes = getattr(estimator, "classes_", None)
-    if classes is None:
-        return Target("y", REGRESSION), {}
-    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
-    names = tuple(str(label) for label in labels)
-    if len(set(names)) != len(names):
-        raise TreegenError(f"class labels {labels!r} are not distinct as strings")
-    kept = {"classes": [label if isinstance(label, (bool, int, float, str)) else str(label) for label in labels],
-            "class_type": type(labels[0]).__name__ if labels else "str"}
-    return Target("y", CLASSIFICATION, names), kept
+    return tuple(Feature(name, NUMERIC) for name in feature_names_of(estimator, feature_names))
 
 
 # -- trees --------------------------------------------------------------------------------------
