@@ -19,7 +19,7 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, MissingRoute, Model, Node,
-                           NumericSemantics, Op, Precision, Split, Target, Tree)
+                           NumericSemantics, Op, Precision, Route, Split, Target, Tree)
 from treegen.cli import main
 from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
@@ -250,8 +250,8 @@ def boosted_example() -> Model:
     for k, tree in enumerate(model.trees):
         tree.weight = 0.5
         for node in tree.nodes:
-            if node.split is not None and node.split.op != Op.LE:
-                node.split = replace(node.split, unknown=(k + len(node.children) - 1) % len(node.children))
+            if node.split is not None and node.split.op == Op.IN and node.split.missing.kind == Route.CHILD:
+                node.split = replace(node.split, unknown=(k + 1) % 2)
     model.trees[2] = Tree([replace(node, value=(node.value[1],)) for node in model.trees[2].nodes], 1, 2.0)
     return model
 
@@ -449,8 +449,8 @@ def boosted_models(draw):
     for tree in model.trees:
         tree.weight = draw(st.sampled_from([1.0, 0.5, 0.3, 2.0]))
         for node in tree.nodes:
-            if node.split is not None and node.split.op != Op.LE:
-                node.split = replace(node.split, unknown=draw(st.none() | st.integers(0, len(node.children) - 1)))
+            if node.split is not None and node.split.op == Op.IN and node.split.missing.kind == Route.CHILD:
+                node.split = replace(node.split, unknown=draw(st.none() | st.integers(0, 1)))
     width = model.target.width
     kind = draw(st.sampled_from(["single", "average", "sum"] if trees == 1 else ["average", "sum"]))
     links = ["identity", "exp", "sign_square"] + ([] if regression else ["sigmoid", "softmax"])
@@ -492,12 +492,13 @@ def test_verify_to_rules_passes_on_boosted_models(model, tmp_path_factory):
     assert result.exit_code == 0 and "rules" in result.output and " ok " in result.output, result.output
 
 
-def colour_tree(root_missing: MissingRoute, inner_missing: MissingRoute, inner_unknown) -> Tree:
-    """color in {"red"} (unknown categories go left) ? (color in {"green"} ? leaf : leaf) : (size <= 2.5 ?
-    leaf : leaf): the inner test on color meets the outer one, so their factors multiply."""
-    return Tree([Node((0.5, 0.5), split=Split(0, Op.IN, values=("red",), missing=root_missing, unknown=0),
-                      children=(1, 4)),
-                 Node((0.4, 0.6), split=Split(0, Op.IN, values=("green",), missing=inner_missing,
+def colour_tree(root_missing: int, root_unknown, inner_missing: int, inner_unknown) -> Tree:
+    """color in {"red"} ? (color in {"green"} ? leaf : leaf) : (size <= 2.5 ? leaf : leaf), missing values
+    and unknown categories going to the children given: the inner test on color meets the outer one, so
+    their factors multiply."""
+    return Tree([Node((0.5, 0.5), split=Split(0, Op.IN, values=("red",), missing=MissingRoute.to_child(root_missing),
+                                              unknown=root_unknown), children=(1, 4)),
+                 Node((0.4, 0.6), split=Split(0, Op.IN, values=("green",), missing=MissingRoute.to_child(inner_missing),
                                               unknown=inner_unknown), children=(2, 3)),
                  Node((1.0, 0.0)), Node((0.0, 1.0)),
                  Node((0.3, 0.7), split=Split(1, Op.LE, threshold=2.5, missing=MissingRoute.to_child(1)),
@@ -509,31 +510,30 @@ def colour_model() -> Model:
     """Trees whose rules speak of unknown categories in every way the lowering gives."""
     color = Feature("color", NOMINAL, ("red", "green", "blue"))
     size = Feature("size", NUMERIC, missing_interval=(-1.0, 0.0))
-    fraction = MissingRoute.fraction([0.25, 0.75])
-    trees = [colour_tree(MissingRoute.stop(), fraction, 0), colour_tree(MissingRoute.to_child(0), fraction, 0),
-             colour_tree(MissingRoute.to_child(1), fraction, None)]
+    trees = [colour_tree(1, 0, 0, 1), colour_tree(0, 0, 1, 0), colour_tree(1, None, 0, None)]
     return Model((color, size), Target("y", CLASSIFICATION, ("no", "yes")), trees, Combine("average"))
 
 
 # The rules of colour_model's trees, worked out by hand: (if_missing, if_unknown) of color on the path,
 # multiplied split by split; an empty set of categories leaves only missing values and unknown ones.
 COLOUR_RULES = [
-    # tree 1: the root stops on missing values (1, 0); left is (0, 1); the inner split (0.25, 1) | (0.75, 0)
-    ['if color is missing but not unknown then "no"',  # node 0 stops
-     'if color is unknown then "no"',  # {red} & {green}: (0 * 0.25, 1 * 1)
-     'if color = "red" then "yes"'],  # (0 * 0.75, 1 * 0)
-    # tree 2: missing values go left too: left is (1, 1)
-    ['if color is missing with weight 0.25 or unknown then "no"',
-     'if (color = "red" or missing with weight 0.75 but not unknown) then "yes"'],
-    # tree 3: missing values go right: left is (0, 1), right (1, 0); the inner split shares unknown ones
-    ['if color is unknown with weight 0.25 then "no"',
-     'if (color = "red" or unknown with weight 0.75) then "yes"'],
+    # tree 1: missing values go right, unknown ones left: left is (0, 1), right (1, 0); the inner split
+    # sends missing values left (1, 0) and unknown ones right (0, 1): {red} & {green} is empty and 0
+    ['if (color = "red" or unknown) then "yes"'],  # {red} & {red, blue}: (0 * 0, 1 * 1)
+    # tree 2: both go left: left is (1, 1) as if missing; the inner split (0, 1) | (1, 0)
+    ['if color is unknown then "no"',  # {red} & {green}: (1 * 0, 1 * 1)
+     'if (color = "red" or missing but not unknown) then "yes"'],  # (1 * 1, 1 * 0)
+    # tree 3: no split has a child for unknown categories: they go where missing values go
+    ['if color = "red" then "yes"'],
 ]
 SIZE_RULES = {"right": ['if color in {"green", "blue"} and size <= 2.5 then "no"',
                         'if color in {"green", "blue"} and (size > 2.5 or missing) then "yes"'],
-              "right, missing": ['if (color in {"green", "blue"} or missing but not unknown) and size <= 2.5 then "no"',
-                                 ('if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
-                                  ' then "yes"')]}
+              "right, missing": ['if (color in {"green", "blue"} or missing) and size <= 2.5 then "no"',
+                                 'if (color in {"green", "blue"} or missing) and (size > 2.5 or missing) then "yes"'],
+              "right, missing only": [
+                  'if (color in {"green", "blue"} or missing but not unknown) and size <= 2.5 then "no"',
+                  ('if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
+                   ' then "yes"')]}
 
 
 def test_rules_say_where_unknown_categories_go():
@@ -541,10 +541,10 @@ def test_rules_say_where_unknown_categories_go():
     text = emit(model, "rules")
     trees = [[line.split(": ", 1)[1].split("  #")[0] for line in tree.splitlines() if line.startswith("  rule ")]
              for tree in text.split("\ntree ")[1:]]
-    assert trees == [COLOUR_RULES[0] + SIZE_RULES["right"], COLOUR_RULES[1] + SIZE_RULES["right"],
+    assert trees == [COLOUR_RULES[0] + SIZE_RULES["right, missing only"], COLOUR_RULES[1] + SIZE_RULES["right"],
                      COLOUR_RULES[2] + SIZE_RULES["right, missing"]]
     assert "  size: numeric, missing in [-1.0, 0.0]\n" in text
-    assert '  node 0: color in {"red"} ? 1 : 4; missing stop; unknown to 1; value' in text
+    assert '  node 0: color in {"red"} ? 1 : 4; missing to 4; unknown to 1; value' in text
     rows = [{"color": c, "size": s} for c in ("red", "green", "blue", None, "purple") for s in (-1.0, 0.0, 1e-300, 3.0, None)]
     assert_same_model(model, parse(text), rows)
 
@@ -591,9 +591,9 @@ def line_of(text: str, start: str) -> int:
     (lambda t: t.replace("combine: average", "combine: average divided by 0.0"),
      "combine.divisor: the divisor cannot be 0", "combine:"),
     (lambda t: t.replace("if color is unknown then", "if color is missing then"),
-     "rule 2 does not match the nodes section", "rule 2: if color is missing then"),
-    (lambda t: t.replace("or missing with weight 0.75 but not unknown", "or missing with weight 0.75"),
-     "rule 2 does not match the nodes section", "rule 2: if (color"),
+     "rule 1 does not match the nodes section", "rule 1: if color is missing then"),
+    (lambda t: t.replace('or missing but not unknown) then "yes"', 'or missing) then "yes"'),
+     "rule 2 does not match the nodes section", 'rule 2: if (color = "red"'),
     (lambda t: t.replace("combine: average link identity", "combine: average decide best"),
      "unexpected 'best'; expected one of: argmax, weka, raw_nonnegative, raw_positive or argmax_raw", "combine:"),
 ])

@@ -562,6 +562,8 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
         return "values", "an '==' split needs one child for each category of its feature"
     if split.op == Op.IN and not set(split.values) <= known:
         return "values", "an 'in' split may only name categories of its feature"
+    if split.unknown is not None and (split.op != Op.IN or split.missing.kind != Route.CHILD):
+        return "unknown", "only an 'in' split whose missing values go to a child has a child for unknown categories"
     return None
 
 

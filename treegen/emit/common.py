@@ -40,9 +40,11 @@ class Cond:
     """A test on one encoded input ``x[feature]``.
 
     Numeric features hold a float (NaN when missing); nominal ones a category code (-1 when
-    missing or unknown). ops: ``<=``/``>`` (threshold; NaN passes neither) and their negations
-    ``not <=``/``not >`` (which NaN passes), ``in``/``not in`` (codes; ``not in`` includes missing),
-    ``unknown`` (a code below 0)."""
+    missing, -2 when unknown). ops: ``<=``/``>`` (threshold; NaN passes neither) and their negations
+    ``not <=``/``not >`` (which NaN passes), ``in``/``not in`` (codes; ``not in`` includes missing
+    and unknown), ``unknown`` (a code below 0: missing or unknown), ``in or missing`` (codes, or
+    missing, but not unknown: for a split with a child of its own for unknown categories,
+    :attr:`treegen.model.Split.unknown`)."""
 
     feature: int
     op: str
@@ -171,6 +173,9 @@ def _parts(model, tree: Tree, node_id: int, codes, child_size):
     small = 0 if child_size(children[0]) <= child_size(children[1]) else 1
     if route.kind == Route.CHILD:
         r = route.child
+        if split.unknown is not None and split.unknown != r:  # missing values one way, unknown the other
+            return [(Cond(split.feature, "in or missing", codes=tests[r].codes), children[r]),
+                    (None, children[split.unknown])]
         if small == 1 - r:
             return [(tests[1 - r], children[small]), (None, children[r])]
         return [(_negate(tests[1 - r]), children[r]), (None, children[1 - r])]
