@@ -354,3 +354,8 @@ def test_new_fields_round_trip_through_json_and_old_models_are_written_as_before
     again = modelio.loads(modelio.dumps(model))
     assert again.numeric == model.numeric and again.combine == model.combine and again.trees[0].weight == 0.75
     assert modelio.dumps(again) == modelio.dumps(model)
+
+
+def test_numpy_nans_are_missing_as_in_the_generated_code():
+    from treegen.model import is_missing
+    assert is_missing(np.float32("nan")) and is_missing(np.float64("nan")) and not is_missing(np.float32(1.0))

@@ -525,7 +525,8 @@ def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
 
 
 def is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None, or a NaN of any float type (numpy's float32 NaN too, as the generated code reads it)."""
+    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
