@@ -319,3 +319,15 @@ def braced_lines(function: Function, indent: str, base: int, statement: Callable
     while open_blocks:
         lines.append(indent * (open_blocks.pop() + base) + "}")
     return lines
+
+
+def utf16_escaped(text: str, named: dict[str, str]) -> str:
+    """``text`` in printable ASCII for a string literal of a language whose strings are UTF-16 (Java,
+    JavaScript): each character in ``named`` by its escape, every other UTF-16 unit outside printable
+    ASCII as ``\\uXXXX``."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        c = chr(int.from_bytes(units[i:i + 2], "big"))
+        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
+    return "".join(out)

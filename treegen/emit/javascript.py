@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..errors import TreegenError
 from ..model import Model
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
-                     numeric_test, output_numbers, plan)
+                     numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
 from .rule_text import HANDLES as RULE_TEXT_HANDLES
 
@@ -39,6 +39,7 @@ HANDLES = RULE_TEXT_HANDLES  # every extension of the model, as the rule text
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\", "<": "\\u003c"}
 
 
 def _condition_bytes(cond: Cond) -> int:
@@ -78,7 +79,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
-    walkers = [_walker(p, f, names, codes, outputs[p.index][0]) for p in plans for f in p.functions]
+    quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
+    walkers = [_walker(p, f, quoted, outputs[p.index][0]) for p in plans for f in p.functions]
     return render("javascript", "module.js.j2", filters={"lit": literal},
                   commonjs=module == "commonjs", classification=model.target.is_classification,
                   features=[string(n) for n in names], classes=[string(c) for c in model.target.classes],
@@ -100,14 +102,7 @@ def string(text: str) -> str:
     """A JavaScript string literal in ASCII: every UTF-16 unit outside printable ASCII escaped (line
     and paragraph separators too), quotes and backslashes escaped, and ``<`` escaped so that no name
     can close a ``<script>`` element or open an HTML comment in a page that inlines the module."""
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\",
-             "<": "\\u003c"}
-    units = text.encode("utf-16-be", "surrogatepass")
-    out = []
-    for i in range(0, len(units), 2):
-        c = chr(int.from_bytes(units[i:i + 2], "big"))
-        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
-    return '"' + "".join(out) + '"'
+    return '"' + utf16_escaped(text, ESCAPES) + '"'
 
 
 def _check_names(model: Model) -> None:
@@ -168,29 +163,31 @@ def _in_codes(x: str, codes) -> str:
 
 def comment(cond: Cond, name: str, categories) -> str:
     """A comment that says what a test reads: the feature's name and, for a nominal feature, the
-    categories its codes stand for, as escaped string literals (no line break, no ``<``)."""
+    categories its codes stand for, as escaped string literals (:func:`string`: no line break, no
+    ``<``), given as such (``name``, and ``categories`` by code)."""
     if cond.op in ("<=", ">", "not <=", "not >"):
-        return f"  // {string(name)}"
+        return f"  // {name}"
     if cond.op == "unknown":
-        return f"  // {string(name)} is missing or unknown"
-    listed = ", ".join(string(categories[c]) for c in cond.codes)
+        return f"  // {name} is missing or unknown"
+    listed = ", ".join(categories[c] for c in cond.codes)
     if cond.op == "in or missing":
-        return f"  // {string(name)} in {{{listed}}} or missing"
+        return f"  // {name} in {{{listed}}} or missing"
     if len(cond.codes) == 1:
-        return f"  // {string(name)} {'==' if cond.op == 'in' else '!='} {listed}"
-    return f"  // {string(name)} {cond.op} {{{listed}}}"
+        return f"  // {name} {'==' if cond.op == 'in' else '!='} {listed}"
+    return f"  // {name} {cond.op} {{{listed}}}"
 
 
-def _walker(tree_plan: TreePlan, function, names, codes, numbers) -> dict:
+def _walker(tree_plan: TreePlan, function, quoted, numbers) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
     value's, see :func:`output_numbers`); a non-exclusive one adds (node id, factors) to ``out`` and the
-    walkers still to run, with their factors, to ``todo`` (the runtime's ``reached`` runs them)."""
+    walkers still to run, with their factors, to ``todo`` (the runtime's ``reached`` runs them).
+    ``quoted``: per feature, its name and its categories as string literals, for the comments."""
     exclusive = tree_plan.exclusive
     name = lambda node: walker_name(function.tree, node)
 
     def statement(pad: str, kind: str, payload) -> list[str]:
         if kind == IF:
-            test = comment(payload, names[payload.feature], codes[payload.feature])
+            test = comment(payload, *quoted[payload.feature])
             return [f"{pad}if ({condition(payload)}) {{{test}"]
         if kind == LEAF and exclusive:
             return [f"{pad}return {numbers[payload]};"]
