@@ -543,7 +543,8 @@ def test_fused_multiply_add_is_exact():
         triples.append((a, b, c))
         triples.append((rng.uniform(-1e3, 1e3), 2.0 ** rng.randint(-60, 60), rng.uniform(-1, 1)))
     triples += [(1.0 + 2.0 ** -52, 1.0 + 2.0 ** -52, -1.0), (1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0)]
-    got = run_runtime("for (const l of lines) { const [a, b, c] = l.split(' ').map(fromHex); console.log(hex(fma(a, b, c))); }",
+    got = run_runtime("for (const l of lines) { const [a, b, c] = l.split(' ').map(fromHex); "
+                      "console.log(hex(fma(a, b, c))); }",
                       [" ".join(bits(v) for v in t) for t in triples])
     assert got == [bits(float(Fraction(a) * Fraction(b) + Fraction(c))) for a, b, c in triples]
 
@@ -595,7 +596,8 @@ def test_names_every_object_inherits_are_read_only_as_the_rows_own():
 
 def test_output_is_deterministic_and_options_are_checked():
     model = random_model(9, n_trees=3, max_depth=6)
-    assert emit(model, "javascript", leaf=True) == emit(random_model(9, n_trees=3, max_depth=6), "javascript", leaf=True)
+    again = random_model(9, n_trees=3, max_depth=6)
+    assert emit(model, "javascript", leaf=True) == emit(again, "javascript", leaf=True)
     with pytest.raises(TreegenError, match="class_name"):
         emit(model, "javascript", class_name="X")
     result = CliRunner().invoke(main, ["export", "--help"])
@@ -654,8 +656,8 @@ def test_the_web_example_runs_the_module_in_chromium(tmp_path):
         server.shutdown()
         server.server_close()
     rows = [{"outlook": o, "temperature": t, "humidity": h, "wind": w} for o, t, h, w in
-            [("sunny", "hot", "high", "weak"), ("overcast", "mild", "normal", "strong"), ("rain", "cool", "high", "strong"),
-             ("sunny", "mild", "normal", "weak")]]
+            [("sunny", "hot", "high", "weak"), ("overcast", "mild", "normal", "strong"),
+             ("rain", "cool", "high", "strong"), ("sunny", "mild", "normal", "weak")]]
     assert 'id="status">done<' in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
     for row in rows:
         assert f"<td>{model.predict(row)}</td>" in done.stdout
