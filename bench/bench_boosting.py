@@ -2,6 +2,7 @@
 time per row, and -- the point -- how many probe rows each tool predicts differently from the library.
 
     python3 bench/bench_boosting.py [--trees 500] [--rows 5000] [--seconds 1] [--libraries xgboost,...]
+                                    [--tools library,python,java,sql,...]
 
 One 500-tree binary classifier per library, trained here on synthetic data (fixed seeds; 8 normal
 features, one of them rounded to a tenth so that values sit on its thresholds, one a fifth zeros,
@@ -27,7 +28,8 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
   row, the median of several. Java runs in its own JVM: the probes first (which warms it), then
   ``--seconds`` of passes over the rows in a new random order each (the median of the passes in the
   second half), then single calls as above; thread CPU time (ThreadMXBean). DuckDB: one thread;
-  "one row" is the query over a one-row table, "batch" the query over all the timed rows, per row.
+  "one row" is the query over a one-row table (mostly parsing and planning), "batch" what each
+  further row adds: the query over all the timed rows less that, per row (best of ``--repeat``).
   Everything runs on one thread (OMP_NUM_THREADS=1, nthread/num_threads/n_jobs=1, ONNX Runtime with
   one intra-op thread).
 * probes: rows from ``treegen.probes.probe_rows`` on the imported model (each threshold as the
@@ -648,7 +650,7 @@ def treegen_duckdb(bench: Bench) -> None:
         everything = duckdb_with(bench.model, timed)
         _, result.one_row = best_cpu(lambda: answers(one), bench.repeat)
         _, seconds = best_cpu(lambda: answers(everything), bench.repeat)
-        result.batch = seconds / len(timed.values)
+        result.batch = (seconds - result.one_row) / (len(timed.values) - 1)  # planning is in the one row
     except Exception as err:
         result.note = f"DuckDB fails or took over {bench.sql_timeout:.0f} s: {why(err)}"
 
@@ -784,8 +786,9 @@ def onnx_runtime(bench: Bench) -> None:
         result.note = why(err)
 
 
-TOOLS = (library_itself, treegen_import, treegen_python, treegen_java, treegen_duckdb, m2cgen_python,
-         m2cgen_java, treelite_gtil, tl2cgen_library, lleaves_model, onnx_runtime)
+TOOLS = {"library": library_itself, "import": treegen_import, "python": treegen_python, "java": treegen_java,
+         "sql": treegen_duckdb, "m2cgen-python": m2cgen_python, "m2cgen-java": m2cgen_java,
+         "treelite": treelite_gtil, "tl2cgen": tl2cgen_library, "lleaves": lleaves_model, "onnx": onnx_runtime}
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -794,6 +797,10 @@ TOOLS = (library_itself, treegen_import, treegen_python, treegen_java, treegen_d
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return ""
+    if seconds < 0:  # a difference of two timings (DuckDB's further rows) smaller than their noise
+        return "within noise"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
     return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
@@ -850,7 +857,7 @@ def bench_library(name: str, args, directory: str) -> list[str]:
     want_p = np.asarray(case.proba(probes.matrix), dtype=np.float64)
     bench = Bench(case, model, probes, timed, kinds, want_labels, want_p, args.seconds, args.repeat, directory,
                   args.sql_timeout)
-    for tool in TOOLS:
+    for tool in [TOOLS[name] for name in args.tools.split(",")]:
         try:
             tool(bench)
         except Exception as err:  # a tool's crash is a row of the table, never the end of the bench
@@ -869,7 +876,12 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=2, help="imports and code generation: best of")
     parser.add_argument("--sql-timeout", type=float, default=120.0)
     parser.add_argument("--libraries", default=",".join(LIBRARIES), help=f"some of {','.join(LIBRARIES)}")
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"some of {','.join(TOOLS)}")
     args = parser.parse_args(argv)
+    for option, given, known in (("--libraries", args.libraries, LIBRARIES), ("--tools", args.tools, TOOLS)):
+        unknown = [name for name in given.split(",") if name not in known]
+        if unknown:
+            parser.error(f"{option}: unknown {', '.join(unknown)}; choose from {','.join(known)}")
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
     print(f"{treegen_origin()}; Python {sys.version.split()[0]}, numpy {np.__version__}, "
           f"{java[0] if java else 'no Java'}; {os.cpu_count()} cores; load average before: {load_average()}")
