@@ -133,16 +133,19 @@ def test_verify_big_trees():
 
 
 def test_probes_of_a_big_tree_keep_every_boundary_value():
-    from treegen.probes import ONE_AT_A_TIME_ROWS, boundary_values
+    from treegen.probes import EDGES, ONE_AT_A_TIME_ROWS, boundary_values, edge_values
     small, big = wide_model(1_000), wide_model(20_000)  # 3,000 and 60,000 boundary values
     for model in (small, big):
         rows = probe_rows(model)
         for index, feature in enumerate(model.features):
             seen = {row[feature.name] for row in rows}
-            assert set(boundary_values(model, index)) <= seen and None in seen
-    one_at_a_time = sum(len(boundary_values(small, i)) + 1 for i in range(len(small.features)))
+            assert set(boundary_values(model, index)) | set(EDGES) <= seen and None in seen
+            assert {repr(v) for v in EDGES} <= {repr(row[feature.name]) for row in rows}  # -0.0 too
+    def count(model, i):
+        return len(boundary_values(model, i)) + len(edge_values(model, i)) + 1
+    one_at_a_time = sum(count(small, i) for i in range(len(small.features)))
     assert len(probe_rows(small)) == one_at_a_time <= ONE_AT_A_TIME_ROWS
-    longest = max(len(boundary_values(big, i)) + 1 for i in range(len(big.features)))
+    longest = max(count(big, i) for i in range(len(big.features)))
     assert len(probe_rows(big)) == longest
 
 
@@ -155,3 +158,16 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
                           env={**os.environ, "PATH": os.path.dirname(sys.executable)})
     assert done.returncode == 2, done.stderr
     assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout
+
+
+def test_probes_reach_each_end_of_a_missing_interval():
+    """A feature's missing interval (LightGBM's zero band, XGBoost's missing=) is probed at both ends
+    and one ulp outside each."""
+    import math
+    import dataclasses
+    model = chain_model(3)
+    low, high = -2.5, 7.0
+    features = (dataclasses.replace(model.features[0], missing_interval=(low, high)),) + model.features[1:]
+    model = dataclasses.replace(model, features=features)
+    seen = {row[features[0].name] for row in probe_rows(model)}
+    assert {low, high, math.nextafter(low, -math.inf), math.nextafter(high, math.inf)} <= seen

@@ -1,5 +1,6 @@
 """Rows that test a model where code generators go wrong: at each threshold and one ulp either side,
-missing values, categories never seen in training."""
+the ends of each missing interval, zeros of both signs, LightGBM's zero band, numbers beyond
+float32's range, missing values, categories never seen in training."""
 from __future__ import annotations
 
 import math
@@ -23,6 +24,23 @@ def boundary_values(model: Model, feature: int) -> list[float]:
     return sorted(values)
 
 
+# Numbers where importers' semantics meet: both zeros, either side of LightGBM's zero band
+# (|x| <= 1e-35 is zero), near and past float32's largest (3.4e38: a float32 cast overflows to inf).
+EDGES = (0.0, -0.0, 1e-35, -1e-35, 1e-36, -1e-36, 3e38, -3e38, 1e39, -1e39)
+
+
+def edge_values(model: Model, feature: int) -> list[float]:
+    """:data:`EDGES` and each end of the feature's missing interval with one ulp either side."""
+    values = list(EDGES)
+    interval = model.features[feature].missing_interval
+    if interval is not None:
+        for end in interval:
+            if math.isfinite(end):
+                values += [end, math.nextafter(end, -math.inf), math.nextafter(end, math.inf)]
+    keys = {(v, math.copysign(1.0, v)) for v in values}  # 0.0 and -0.0 both: a set of floats keeps one
+    return [v for v, _ in sorted(keys)]
+
+
 ONE_AT_A_TIME_ROWS = 40_000  # up to this many, each row varies one feature (a 13,000-threshold tree)
 
 
@@ -39,7 +57,7 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
     choices = []
     for index, feature in enumerate(model.features):
         if feature.is_numeric:
-            options = boundary_values(model, index) or [0.0]
+            options = boundary_values(model, index) + edge_values(model, index)
         else:
             options = list(feature.categories) + [UNSEEN]
         choices.append(options + [None])
