@@ -32,8 +32,9 @@ class Option:
         return "--" + (self.cli or self.name.replace("_", "-"))
 
 
-PROBA = Option("proba", "Also emit class probabilities (python, java: the program's --proba).", flag=True)
-LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java: the program's --leaf).", flag=True)
+PROBA = Option("proba", "Also emit class probabilities (sql; every python and java program takes --proba).",
+               flag=True)
+LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java: the program's --leaf).", flag=True)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run, program=True),
+           run=run_python.run, program=True, handles=python.HANDLES),
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
