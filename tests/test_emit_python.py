@@ -26,6 +26,8 @@ from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
+from test_rule_text import boosted_models, colour_model, rows_for as edge_rows
+
 SEMANTICS = [NumericSemantics(), NumericSemantics("float32"), NumericSemantics(tolerance=1e-6)]
 
 
@@ -536,7 +538,6 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 # -- every extension of the model: missing intervals, unknown categories, the whole combine -------------
 
-from test_rule_text import boosted_models, colour_model, rows_for as edge_rows  # noqa: E402
 
 
 def same(got, expected) -> bool:
@@ -567,7 +568,7 @@ def printed_numbers(text: str) -> list[list[float]]:
     return [[float(v) for v in record] for record in csv.reader(io.StringIO(text))]
 
 
-def check_program(model, source: str, rows, runner=None, leaf: bool = False) -> None:
+def check_printed(model, source: str, rows, runner=None, leaf: bool = False) -> None:
     """The program on the rows written as CSV: its labels (or values), probabilities and leaf ids are the
     model's, bit for bit, for the rows as CSV reads them."""
     runner = runner or run
@@ -576,9 +577,9 @@ def check_program(model, source: str, rows, runner=None, leaf: bool = False) -> 
     if model.target.is_classification:
         labels = [record[0] for record in csv.reader(io.StringIO(runner(source, text), newline=""))]
         assert labels == [model.predict(row) for row in rows]
-        printed = runner(source, text, ["--proba"])
-        assert next(csv.reader(io.StringIO(printed, newline=""))) == list(model.target.classes)
-        got = printed_numbers(printed.split("\n", 1)[1])
+        header, *records = csv.reader(io.StringIO(runner(source, text, ["--proba"]), newline=""))
+        assert header == list(model.target.classes)  # a class name may hold a line break: read as CSV
+        got = [[float(v) for v in record] for record in records]
     else:
         got = [[p[0]] for p in printed_numbers(runner(source, text))]
     assert all(same(g, model.scores(row)) for g, row in zip(got, rows)) and len(got) == len(rows)
@@ -599,7 +600,7 @@ def test_every_extension_of_the_model_is_exact(model, seed):
 @given(model=boosted_models(), seed=st.integers(0, 1000))
 def test_every_extension_of_the_model_is_exact_in_the_program(model, seed):
     rows = edge_rows(model, seed)[::3]
-    check_program(model, emit(model, "python", leaf=True), rows, leaf=True)
+    check_printed(model, emit(model, "python", leaf=True), rows, leaf=True)
 
 
 def test_unknown_categories_go_to_their_own_child():
@@ -611,7 +612,7 @@ def test_unknown_categories_go_to_their_own_child():
     source = emit(model, "python", leaf=True)
     assert "is None or x[0]" in source
     check_api(model, load(source), rows)
-    check_program(model, source, rows, leaf=True)
+    check_printed(model, source, rows, leaf=True)
 
 
 # -- models imported from XGBoost, LightGBM, CatBoost and HistGradientBoosting ------------------------
@@ -643,10 +644,15 @@ def code_text(value) -> str | None:
     return str(int(value)) if math.isfinite(value) and value == int(value) else repr(float(value))
 
 
+def read_json_file(path: str):
+    import json
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 def fixture_cases() -> list[Fixture]:
     """Every fixture model with the library's recorded answers."""
     import glob
-    import json
     import warnings
     from treegen.importers import import_file
     from treegen.importers.catboost import class_text, read_json
@@ -654,7 +660,7 @@ def fixture_cases() -> list[Fixture]:
     from treegen.importers.lightgbm import read_model_file
     cases = []
     for path in sorted(glob.glob(f"{FIXTURES}/xgboost/*.expected.json")):
-        expected = json.load(open(path))
+        expected = read_json_file(path)
         model = import_file(path.replace(".expected.json", ".json"), **expected["options"])
         rows = [{f.name: None if v is None else code_text(v) if f.name in expected["categorical"] else v
                  for f, v in zip(model.features, values)} for values in expected["rows"]]
@@ -664,7 +670,7 @@ def fixture_cases() -> list[Fixture]:
         cases.append(Fixture(os.path.basename(path)[:-14], model, rows, labels,
                              None if softmax_labels else expected["predictions"]))
     for path in sorted(glob.glob(f"{FIXTURES}/lightgbm/*/*.json")):
-        expected = json.load(open(path))
+        expected = read_json_file(path)
         if expected.get("refused"):
             continue
         model = read_model_file(path[:-5] + ".txt")
@@ -678,7 +684,7 @@ def fixture_cases() -> list[Fixture]:
                              labels, expected["predictions"],
                              compared=[i for i, f in enumerate(fractional) if not f]))
     for path in sorted(glob.glob(f"{FIXTURES}/catboost/*.expected.json")):
-        expected = json.load(open(path))
+        expected = read_json_file(path)
         colours = {"color": ["red", "green", "blue", "gr\u00fcn", ""]} if "nopool" in path else None
         model = read_json(path.replace(".expected.json", ".json"), categories=colours)
         rows = [dict(zip(expected["features"], values)) for values in expected["rows"]]
@@ -688,11 +694,11 @@ def fixture_cases() -> list[Fixture]:
         cases.append(Fixture("catboost-" + os.path.basename(path)[:-14], model, rows, labels, scores,
                              exact=model.combine.link in ("identity", "sigmoid")))
     for path in sorted(glob.glob(f"{FIXTURES}/hist_gradient_boosting/*.expected.json")):
-        expected = json.load(open(path))
+        expected = read_json_file(path)
         with warnings.catch_warnings():  # pickled by another version of scikit-learn
             warnings.simplefilter("ignore")
             model = import_file(path.replace(".expected.json", ".skops"))
-        rows = [{f.name: None if v is None or v != v else float(v) if f.is_numeric else category_text(v)
+        rows = [{f.name: None if v is None or isinstance(v, float) and math.isnan(v) else float(v) if f.is_numeric else category_text(v)
                  for f, v in zip(model.features, values)} for values in expected["rows"]]
         labels = [str(v) for v in expected["labels"]] if "labels" in expected else None
         scores = expected.get("probabilities") or [[v] for v in expected["values"]]
@@ -749,14 +755,14 @@ def latest(cases) -> list:
 def test_imported_models_run_as_programs():
     """The latest version's fixtures run as programs, on their rows as CSV."""
     for case in latest(FIXTURE_CASES):
-        check_program(case.model, emit(case.model, "python"), case.rows)
+        check_printed(case.model, emit(case.model, "python"), case.rows)
 
 
 def one_leaf_model(link: str, precision: str = "float64", classes=("no", "yes"), init=(0.0,)):
     """A boosted model of one tree, one leaf of value 0.0: its raw sums are its init."""
     from treegen.model import NUMERIC, Feature, Model, Node
     target = Target("y", CLASSIFICATION, classes) if classes else Target("y", "regression")
-    return Model((Feature("x", NUMERIC),), target, [Tree([Node((0.0,) * (len(init) if len(init) > 1 else 1))])],
+    return Model((Feature("x", NUMERIC),), target, [Tree([Node((0.0,) * len(init))])],
                  Combine("sum", init, 1.0, link, precision=precision))
 
 

@@ -203,7 +203,7 @@ def _raw_lines(model: Model) -> list[str]:
     rounded = (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
     weighted = steps.weights is not None
     lines = [f"raw = [{', '.join(literal(v) for v in steps.start)}]",
-             f"for tree, weight in zip(_TREES, _WEIGHTS):" if weighted else "for tree in _TREES:",
+             "for tree, weight in zip(_TREES, _WEIGHTS):" if weighted else "for tree in _TREES:",
              f"{INDENT}out = _output(tree, x)",
              f"{INDENT}for k in (range(len(raw)) if tree[3] is None else (tree[3],)):",
              f"{INDENT * 2}term = out[k if tree[3] is None else 0]"]
