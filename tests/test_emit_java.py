@@ -8,8 +8,8 @@ import csv
 import glob
 import io
 import json
-import os
 import math
+import os
 import re
 import struct
 import subprocess
@@ -26,7 +26,7 @@ from treegen.errors import TreegenError
 from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, leaf_ids
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run
-from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 
 from test_emit_python import (FIXTURE_CASES, check_closed_pipe, check_errors, check_library, check_model_part,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
@@ -501,7 +501,8 @@ def glibc_exp_samples(count: int, seed: int = 0) -> list[float]:
     rng = random_module.Random(seed)
     samples = [rng.uniform(-40, 40) for _ in range(count)] + [rng.uniform(-745.2, 709.8) for _ in range(count)]
     samples += [math.ldexp(rng.uniform(-1, 1), rng.randint(-60, 9)) for _ in range(count)]
-    samples += [rng.uniform(512, 709.78) for _ in range(count // 4)] + [rng.uniform(-745.2, -512) for _ in range(count // 2)]
+    samples += [rng.uniform(512, 709.78) for _ in range(count // 4)]
+    samples += [rng.uniform(-745.2, -512) for _ in range(count // 2)]
     return samples + [0.0, -0.0, 5e-324, 709.782712893384, 709.7827128933841, -745.1332191019411, -745.1332191019412,
                       512.0, -512.0, math.nextafter(512.0, 0), 1024.0, -1024.0, math.inf, -math.inf, math.nan]
 

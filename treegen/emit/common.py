@@ -351,6 +351,12 @@ def sums(model: Model) -> Sums:
                 None if combine.divisor == 1.0 else combine.divisor)
 
 
+def decides_on_raw(combine) -> bool:
+    """Whether a boosted classifier decides on the raw sums, not on what its link made of them."""
+    return combine.link != Link.IDENTITY and combine.decision() in (
+        Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE, Decision.ARGMAX_RAW)
+
+
 def braced_lines(function: Function, indent: str, base: int, statement: Callable[[str, str, object], list[str]]
                  ) -> list[str]:
     """The body of a function in a language of braces (Java, JavaScript, C): ``statement(pad, kind,

@@ -39,8 +39,9 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
-                     float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
+from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
+                     category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
+                     plan, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -54,6 +55,7 @@ TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (a
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
 HANDLES = EVERY_EXTENSION  # a class renders every extension of the model
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
 def _condition_bytes(cond: Cond) -> int:
@@ -131,8 +133,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
                   label=_decide(decision, "scores(x)", "raw(x)" if boosted else "scores(x)"),
                   leaf_label=_decide(decision, "values[node]", "values[node]"),
-                  on_raw=boosted and combine.link != Link.IDENTITY and decision in (
-                      Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE, Decision.ARGMAX_RAW),
+                  on_raw=boosted and decides_on_raw(combine),
                   helpers=_helpers(model),
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
@@ -160,13 +161,7 @@ def string(text: str) -> str:
     """A Java string literal. Every UTF-16 unit outside printable ASCII is escaped; line breaks,
     quotes and backslashes get their own escapes, since ``\\u000a`` would end the line before javac
     reads the literal."""
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
-    units = text.encode("utf-16-be")
-    out = []
-    for i in range(0, len(units), 2):
-        c = chr(int.from_bytes(units[i:i + 2], "big"))
-        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
-    return '"' + "".join(out) + '"'
+    return '"' + utf16_escaped(text, ESCAPES) + '"'
 
 
 def method_name(tree: int, node: int) -> str:
@@ -293,32 +288,28 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, cod
     value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
-    lines, open_blocks = [], []
+
+    def statement(pad: str, kind: str, payload) -> list[str]:
+        if kind == IF:
+            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
+            return [f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}"]
+        if kind == LEAF:
+            return ([f"{pad}return {numbers[payload]};"] if exclusive else
+                    [f"{pad}out.add({payload}, w);", f"{pad}return;"])
+        if kind == CALL:
+            return ([f"{pad}return {call(payload)}(x);"] if exclusive else
+                    [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
+        slot, weights = payload  # FRACTION
+        calls = [f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
+                 for child, weight in weights]
+        return [*calls, f"{pad}return;"]
+
+    lines = []
     if not exclusive:  # too deep: leave this walker to the driver loop
         pad, number = INDENT * 3, walkers[(function.tree, function.node)]
         lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
                   f"{pad}}}"]
-    for depth, kind, payload in function.lines:
-        while open_blocks and open_blocks[-1] >= depth:
-            lines.append(INDENT * (open_blocks.pop() + 3) + "}")
-        pad = INDENT * (depth + 3)
-        if kind == IF:
-            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
-            lines.append(f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}")
-            open_blocks.append(depth)
-        elif kind == LEAF:
-            lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
-                         [f"{pad}out.add({payload}, w);", f"{pad}return;"])
-        elif kind == CALL:
-            lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
-                         [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
-        elif kind == FRACTION:
-            slot, weights = payload
-            lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
-                         for child, weight in weights)
-            lines.append(f"{pad}return;")
-    while open_blocks:
-        lines.append(INDENT * (open_blocks.pop() + 3) + "}")
+    lines += braced_lines(function, INDENT, 3, statement)
     signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from .. import arithmetic
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
 from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
-                     float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
+                     decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
 from .render import render, source
 
 INDENT = "    "
@@ -71,7 +71,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   values=[_value_table(table) for _, table in outputs], combine=combine,
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
                   label=_decide(decision, "_scores(x)", "_raw(x)" if boosted else "_scores(x)"),
-                  leaf_label=_decide(decision, "value", "value"), on_raw=boosted and _on_raw(combine),
+                  leaf_label=_decide(decision, "value", "value"), on_raw=boosted and decides_on_raw(combine),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
@@ -249,12 +249,6 @@ def _decide(decision: Decision, scores: str, raw: str) -> str:
     return {Decision.ARGMAX: f"_argmax({scores})", Decision.WEKA: f"_weka({scores})",
             Decision.RAW_NONNEGATIVE: f"1 if {raw}[0] >= 0 else 0", Decision.RAW_POSITIVE: f"1 if {raw}[0] > 0 else 0",
             Decision.ARGMAX_RAW: f"_argmax({raw})"}[decision]
-
-
-def _on_raw(combine) -> bool:
-    """Whether a boosted classifier decides on the raw sums, not on what its link made of them."""
-    return combine.link != Link.IDENTITY and combine.decision() in (
-        Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE, Decision.ARGMAX_RAW)
 
 
 def _helpers(model: Model) -> dict:
