@@ -391,12 +391,8 @@ def harness_field(feature, value) -> str:
 def java_api(models_sources_rows) -> list[list[list[str]]]:
     """Per class, per row: the answers of ApiHarness (see there), all classes in one JVM."""
     sources = [source for _, source, _ in models_sources_rows]
-    directories = compile_sources(sources)
+    directories = compile_sources(sources + [API_HARNESS])  # the harness once a session: javac is slow to start
     with tempfile.TemporaryDirectory() as work:
-        with open(os.path.join(work, "ApiHarness.java"), "w", encoding="utf-8") as handle:
-            handle.write(API_HARNESS)
-        subprocess.run(["javac", "-nowarn", "-d", work, os.path.join(work, "ApiHarness.java")], check=True,
-                       capture_output=True)
         args = []
         for i, (model, source, rows) in enumerate(models_sources_rows):
             path = os.path.join(work, f"rows{i}.txt")
@@ -404,7 +400,7 @@ def java_api(models_sources_rows) -> list[list[list[str]]]:
                 handle.writelines("\t".join(harness_field(f, row.get(f.name)) for f in model.features) + "\n"
                                   for row in rows)
             args += [class_name(source), path]
-        classpath = os.pathsep.join([work, *dict.fromkeys(directories)])
+        classpath = os.pathsep.join(dict.fromkeys(directories))
         done = subprocess.run(["java", "-cp", classpath, "ApiHarness", *args], capture_output=True, text=True,
                               timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -442,18 +438,19 @@ def check_java_api(model, rows, answers, leaf: bool) -> list:
 
 
 @settings(max_examples=2, deadline=None)
-@given(models=st.lists(boosted_models(), min_size=8, max_size=8), seed=st.integers(0, 1000))
+@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
 def test_every_extension_of_the_model_is_exact(models, seed):
     """Random models with random values of every field boosting libraries need -- missing intervals,
     unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
-    link and label rule -- through the Map, Object[] and double[] APIs, bit for bit; and as programs."""
+    link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
+    and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
     sources = [emit(m, "java", leaf=True, package=f"x{i}") for i, m in enumerate(models)]
     compile_sources(sources, lint=True)
     rows = [edge_rows(m, seed) for m in models]
     for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
         check_java_api(model, model_rows, answers, leaf=True)
-    for model, source, model_rows in zip(models, sources, rows):
-        check_printed(model, source, model_rows[::4], runner=run, leaf=model is models[0])
+    for model, source, model_rows in list(zip(models, sources, rows))[:3]:
+        check_printed(model, source, model_rows[::2], runner=run, leaf=model is models[0])
 
 
 def test_unknown_categories_go_to_their_own_child():
@@ -470,7 +467,8 @@ def test_unknown_categories_go_to_their_own_child():
 
 def test_imported_models_predict_what_their_library_predicted():
     """Every fixture model, compiled (javac -Xlint:all finds nothing): what its class answers is the
-    model's, bit for bit, and the library's; the latest version's fixtures run as programs too."""
+    model's, bit for bit, and the library's; the latest version's fixtures whose rows the CSV reader must
+    read the model's way (categories, numbers in a missing interval) run as programs too."""
     sources = [emit(case.model, "java", package=f"f{i}") for i, case in enumerate(FIXTURE_CASES)]
     compile_sources(sources, lint=True)
     answers = java_api([(case.model, source, case.rows) for case, source in zip(FIXTURE_CASES, sources)])
@@ -478,7 +476,7 @@ def test_imported_models_predict_what_their_library_predicted():
         check_library(case, *check_java_api(case.model, case.rows, class_answers, leaf=False))
     newest = latest(FIXTURE_CASES)
     for case, source in zip(FIXTURE_CASES, sources):
-        if case in newest:
+        if case in newest and any(not f.is_numeric or f.missing_interval for f in case.model.features):
             check_program(case.model, source, case.rows)
 
 
