@@ -163,9 +163,15 @@ def test_fractional_routes_at_any_depth():
 
 
 def test_java_8_release():
-    model = boosted(3, "softmax")
-    source = emit(model, "java", proba=True, leaf=True, class_name="Scorer", package="com.bank.risk")
-    assert run(source, to_csv(model, []), release="8") == ""
+    """Java 8 compiles every helper: glibc's exp (Math.fma looked up), float32 links, missing intervals,
+    unknown categories."""
+    xgboost = next(case.model for case in latest(FIXTURE_CASES) if case.name.startswith("missing-"))
+    models = [boosted(3, "softmax"), xgboost, colour_model()]
+    sources = [emit(model, "java", proba=True, leaf=True, class_name="Scorer", package=f"com.bank.risk{i}")
+               for i, model in enumerate(models)]
+    compile_sources(sources, release="8")
+    for model, source in zip(models, sources):
+        assert run(source, to_csv(model, []), release="8") == ""
 
 
 HARNESS = """
