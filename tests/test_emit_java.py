@@ -1,7 +1,7 @@
 """The generated Java class, compiled with javac and run with java, predicts what the model predicts
-bit for bit (glibc's exp included), at any size -- with every
-method under HotSpot's 8,000-byte JIT limit and every constant pool under 65,535 entries -- with any
-names, and its program follows the CSV protocol. Many classes compile in one javac call."""
+bit for bit (glibc's exp and expf included), at any size -- with every method under HotSpot's
+8,000-byte JIT limit and every constant pool under 65,535 entries -- with any names, and its program
+follows the CSV protocol. Many classes compile in one javac call and answer in one JVM."""
 from __future__ import annotations
 
 import csv
