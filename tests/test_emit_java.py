@@ -1,15 +1,17 @@
 """The generated Java class, compiled with javac and run with java, predicts what the model predicts
-(bit for bit where the arithmetic is the same; 1e-12 relative through exp), at any size -- with every
-method under HotSpot's 8,000-byte JIT limit and every constant pool under 65,535 entries -- with any
-names, and its program follows the CSV protocol. Many classes compile in one javac call."""
+bit for bit (glibc's exp and expf included), at any size -- with every method under HotSpot's
+8,000-byte JIT limit and every constant pool under 65,535 entries -- with any names, and its program
+follows the CSV protocol. Many classes compile in one javac call and answer in one JVM."""
 from __future__ import annotations
 
 import csv
 import glob
 import io
 import json
+import math
 import os
 import re
+import struct
 import subprocess
 import tempfile
 from dataclasses import replace
@@ -23,11 +25,13 @@ from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
 from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, leaf_ids
 from treegen.probes import probe_rows
-from treegen.run.java import compile_sources, run
-from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+from treegen.run.java import class_name, compile_sources, run
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 
-from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
-                              check_zero_weight_leaves, extreme_model, hostile_models, leaves, to_csv)
+from test_emit_python import (FIXTURE_CASES, check_closed_pipe, check_errors, check_library, check_model_part,
+                              check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
+                              latest, leaves, same, to_csv)
+from test_rule_text import boosted_models, colour_model, rows_for as edge_rows
 
 
 def boosted(seed: int, link: str):
@@ -58,25 +62,8 @@ def varied_models() -> list:
     return models
 
 
-def exact(model) -> bool:
-    """Whether Java's arithmetic is the model's: all but Math.exp, which may differ in the last bit."""
-    return model.combine.link not in ("sigmoid", "softmax")
-
-
 def check_program(model, source: str, rows) -> None:
-    text = to_csv(model, rows)
-    labels = [r[0] for r in csv.reader(io.StringIO(run(source, text), newline=""))]
-    if model.target.is_classification:
-        assert labels == [model.predict(r) for r in rows]
-        proba = list(csv.reader(io.StringIO(run(source, text, ["--proba"]), newline="")))
-        assert proba[0] == list(model.target.classes)
-        got, expected = [[float(p) for p in r] for r in proba[1:]], [model.scores(r) for r in rows]
-    else:
-        got, expected = [[float(v)] for v in labels], [[model.predict(r)] for r in rows]
-    if exact(model):
-        assert got == expected
-    else:
-        assert all(is_close(a, b) for g, e in zip(got, expected) for a, b in zip(g, e))
+    check_printed(model, source, rows, runner=run)
 
 
 def test_every_kind_of_model_is_exact():
@@ -176,9 +163,15 @@ def test_fractional_routes_at_any_depth():
 
 
 def test_java_8_release():
-    model = boosted(3, "softmax")
-    source = emit(model, "java", proba=True, leaf=True, class_name="Scorer", package="com.bank.risk")
-    assert run(source, to_csv(model, []), release="8") == ""
+    """Java 8 compiles every helper: glibc's exp (Math.fma looked up), float32 links, missing intervals,
+    unknown categories."""
+    xgboost = next(case.model for case in latest(FIXTURE_CASES) if case.name.startswith("missing-"))
+    models = [boosted(3, "softmax"), xgboost, colour_model()]
+    sources = [emit(model, "java", proba=True, leaf=True, class_name="Scorer", package=f"com.bank.risk{i}")
+               for i, model in enumerate(models)]
+    compile_sources(sources, release="8")
+    for model, source in zip(models, sources):
+        assert run(source, to_csv(model, []), release="8") == ""
 
 
 HARNESS = """
@@ -279,7 +272,8 @@ def test_reserved_names_are_the_types_the_code_names():
     kind of model, with and without leaf ids, the capitalised names it uses are those, the nested
     classes, its own constants and itself."""
     used = set()
-    for model in varied_models():
+    weka = replace(random_model(3, max_depth=6), combine=Combine(decide="weka"))
+    for model in varied_models() + [case.model for case in latest(FIXTURE_CASES)] + [colour_model(), weka]:
         for leaf in (False, True):
             code = without_comments_and_literals(emit(model, "java", leaf=leaf))
             used |= set(re.findall(r"(?<![\w.$])[A-Z][\w$]*", code))
@@ -313,3 +307,238 @@ def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
 
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
     check_zero_weight_leaves("java")
+
+
+# -- every extension of the model: missing intervals, unknown categories, the whole combine -------------
+
+
+API_HARNESS = r"""
+import java.lang.reflect.Method;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.*;
+
+/** For each (class, rows file) given: each row through predict, predictProba and predictLeaf of an Object[],
+ * a Map and the double[] that encode makes of it; doubles as their bits. */
+public class ApiHarness {
+    static String bits(double v) {
+        return Long.toHexString(Double.doubleToRawLongBits(v));
+    }
+
+    static String answer(Object value) {
+        if (value instanceof Double) return bits((Double) value);
+        if (value instanceof double[]) {
+            StringBuilder out = new StringBuilder();
+            for (double v : (double[]) value) out.append(out.length() > 0 ? "," : "").append(bits(v));
+            return out.toString();
+        }
+        if (value instanceof int[][]) return Arrays.deepToString((int[][]) value);
+        return URLEncoderless((String) value);
+    }
+
+    static String URLEncoderless(String text) {  // a label, as its UTF-16 units in hex
+        StringBuilder out = new StringBuilder("s");
+        for (char c : text.toCharArray()) out.append(String.format("%04x", (int) c));
+        return out.toString();
+    }
+
+    public static void main(String[] args) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (int a = 0; a < args.length; a += 2) {
+            Class<?> model = Class.forName(args[a]);
+            @SuppressWarnings("unchecked")
+            List<String> features = (List<String>) model.getField("FEATURES").get(null);
+            List<String> lines = Files.readAllLines(Paths.get(args[a + 1]), StandardCharsets.UTF_8);
+            for (String line : lines) {
+                String[] fields = line.isEmpty() ? new String[0] : line.split("\t", -1);
+                Object[] row = new Object[features.size()];
+                Map<String, Object> map = new HashMap<>();
+                for (int i = 0; i < fields.length; i++) {
+                    String f = fields[i];
+                    row[i] = f.equals("%") ? null : f.startsWith("n")
+                        ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
+                        : URLDecoder.decode(f.substring(1), "UTF-8");
+                    if (row[i] != null) map.put(features.get(i), row[i]);
+                }
+                double[] encoded = (double[]) model.getMethod("encode", Object[].class).invoke(null, (Object) row);
+                List<String> answers = new ArrayList<>();
+                for (String name : new String[] {"predict", "predictProba", "predictLeaf"}) {
+                    Method positional;
+                    try {
+                        positional = model.getMethod(name, Object[].class);
+                    } catch (NoSuchMethodException absent) {
+                        continue;
+                    }
+                    answers.add(answer(positional.invoke(null, (Object) row)));
+                    answers.add(answer(model.getMethod(name, Map.class).invoke(null, map)));
+                    answers.add(answer(model.getMethod(name, double[].class).invoke(null, (Object) encoded)));
+                }
+                out.append(String.join("\t", answers)).append('\n');
+            }
+            out.append("--\n");
+        }
+        System.out.print(out);
+    }
+}
+"""
+
+
+def harness_field(feature, value) -> str:
+    from urllib.parse import quote
+    if value is None or (feature.is_numeric and isinstance(value, float) and math.isnan(value)):
+        return "%"
+    if feature.is_numeric:
+        return "n" + struct.pack(">d", float(value)).hex()
+    return "s" + quote(str(value), safe="")
+
+
+def java_api(models_sources_rows) -> list[list[list[str]]]:
+    """Per class, per row: the answers of ApiHarness (see there), all classes in one JVM."""
+    sources = [source for _, source, _ in models_sources_rows]
+    directories = compile_sources(sources + [API_HARNESS])  # the harness once a session: javac is slow to start
+    with tempfile.TemporaryDirectory() as work:
+        args = []
+        for i, (model, source, rows) in enumerate(models_sources_rows):
+            path = os.path.join(work, f"rows{i}.txt")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.writelines("\t".join(harness_field(f, row.get(f.name)) for f in model.features) + "\n"
+                                  for row in rows)
+            args += [class_name(source), path]
+        classpath = os.pathsep.join(dict.fromkeys(directories))
+        done = subprocess.run(["java", "-cp", classpath, "ApiHarness", *args], capture_output=True, text=True,
+                              timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    blocks = done.stdout.split("--\n")[:-1]
+    return [[line.split("\t") for line in block.splitlines()] for block in blocks]
+
+
+def from_bits(text: str) -> float:
+    return struct.unpack("<d", struct.pack("<Q", int(text, 16)))[0]
+
+
+def as_answer(model, text: str):
+    """One answer of ApiHarness back in Python: a label, a value, scores or leaf ids."""
+    if text.startswith("s"):
+        return "".join(chr(int(text[i:i + 4], 16)) for i in range(1, len(text), 4))
+    if text.startswith("["):
+        return json.loads(text)
+    return [from_bits(v) for v in text.split(",")] if "," in text or model.target.is_classification else from_bits(text)
+
+
+def check_java_api(model, rows, answers, leaf: bool) -> list:
+    """ApiHarness's answers for one class against the model, bit for bit; the labels (values) and scores."""
+    labels, scores = [], []
+    for row, line in zip(rows, answers, strict=True):
+        got = [as_answer(model, text) for text in line]
+        label, expected = model.predict(row), model.scores(row)
+        assert all(same(g, label) for g in got[:3]), (row, got[:3], label)
+        if model.target.is_classification:
+            assert all(same(g if isinstance(g, list) else [g], expected) for g in got[3:6]), (row, got[3:6], expected)
+        if leaf:
+            assert got[-3:] == [leaves(model, row)] * 3, row
+        labels.append(got[0])
+        scores.append(got[3] if model.target.is_classification else [got[0]])
+    return labels, scores
+
+
+@settings(max_examples=2, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
+def test_every_extension_of_the_model_is_exact(models, seed):
+    """Random models with random values of every field boosting libraries need -- missing intervals,
+    unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
+    link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
+    and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
+    sources = [emit(m, "java", leaf=True, package=f"x{i}") for i, m in enumerate(models)]
+    compile_sources(sources, lint=True)
+    rows = [edge_rows(m, seed) for m in models]
+    for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
+        check_java_api(model, model_rows, answers, leaf=True)
+    for model, source, model_rows in list(zip(models, sources, rows))[:3]:
+        check_printed(model, source, model_rows[::2], runner=run, leaf=model is models[0])
+
+
+def test_unknown_categories_go_to_their_own_child():
+    """A missing category is -1 and an unknown one -2: where a split sends them different ways, every
+    shape of row, and the program, tell them apart."""
+    model = colour_model()
+    rows = [{"color": c, "size": s} for c in ("red", "green", "blue", None, "purple", "")
+            for s in (-1.0, -0.5, 0.0, 1e-300, -1e-300, 3.0, None, math.nan)]
+    source = emit(model, "java", leaf=True, package="colour")
+    assert "x[0] == -1.0 || x[0] == 0.0" in source
+    check_java_api(model, rows, java_api([(model, source, rows)])[0], leaf=True)
+    check_printed(model, source, rows, runner=run, leaf=True)
+
+
+def test_imported_models_predict_what_their_library_predicted():
+    """Every fixture model, compiled (javac -Xlint:all finds nothing): what its class answers is the
+    model's, bit for bit, and the library's; the latest version's fixtures whose rows the CSV reader must
+    read the model's way (categories, numbers in a missing interval) run as programs too."""
+    sources = [emit(case.model, "java", package=f"f{i}") for i, case in enumerate(FIXTURE_CASES)]
+    compile_sources(sources, lint=True)
+    answers = java_api([(case.model, source, case.rows) for case, source in zip(FIXTURE_CASES, sources)])
+    for case, class_answers in zip(FIXTURE_CASES, answers):
+        check_library(case, *check_java_api(case.model, case.rows, class_answers, leaf=False))
+    newest = latest(FIXTURE_CASES)
+    for case, source in zip(FIXTURE_CASES, sources):
+        if case in newest and any(not f.is_numeric or f.missing_interval for f in case.model.features):
+            check_program(case.model, source, case.rows)
+
+
+EXP_MAIN = r"""
+    public static void main(String[] args) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get(args[0]))) {
+            double x = Double.longBitsToDouble(Long.parseUnsignedLong(line, 16));
+            out.append(Long.toHexString(Double.doubleToRawLongBits(exp(x)))).append('\n');
+        }
+        System.out.print(out);
+    }
+"""
+
+
+def glibc_exp_samples(count: int, seed: int = 0) -> list[float]:
+    """Doubles where exp is finite and not 1, in every range its algorithm treats its own way: |x| >= 512
+    scales in two steps, below -708.4 the result is subnormal."""
+    import random as random_module
+    rng = random_module.Random(seed)
+    samples = [rng.uniform(-40, 40) for _ in range(count)] + [rng.uniform(-745.2, 709.8) for _ in range(count)]
+    samples += [math.ldexp(rng.uniform(-1, 1), rng.randint(-60, 9)) for _ in range(count)]
+    samples += [rng.uniform(512, 709.78) for _ in range(count // 4)]
+    samples += [rng.uniform(-745.2, -512) for _ in range(count // 2)]
+    return samples + [0.0, -0.0, 5e-324, 709.782712893384, 709.7827128933841, -745.1332191019411, -745.1332191019412,
+                      512.0, -512.0, math.nextafter(512.0, 0), 1024.0, -1024.0, math.inf, -math.inf, math.nan]
+
+
+def test_glibc_exp_is_pythons_exp():
+    """The Java exp the double links call is glibc's (what Python's math.exp calls on this machine) bit
+    for bit -- with Math.fma (Java 9 and later) and with the exact fused multiply-add in double
+    arithmetic that Java 8 runs."""
+    from treegen.emit.java import _exp_table
+    from treegen.emit.render import render
+    helper = render("java", "exp.java.j2", helpers={"exp_table": _exp_table()})
+    samples = glibc_exp_samples(40_000)
+    expected = [arithmetic_exp(x) for x in samples]
+    classes = {"ExpFused": helper, "ExpEmulated": helper.replace("if (FMA == null) {", "if (FMA != FMA) {", 1)}
+    assert classes["ExpEmulated"] != helper
+    with tempfile.TemporaryDirectory() as work:
+        data = os.path.join(work, "x.txt")
+        with open(data, "w") as handle:
+            handle.writelines(struct.pack(">d", x).hex() + "\n" for x in samples)
+        for name, text in classes.items():
+            with open(os.path.join(work, f"{name}.java"), "w") as handle:
+                handle.write(f"public class {name} {{\n{text}\n{EXP_MAIN}}}\n")
+        subprocess.run(["javac", "--release", "8", "-Xlint:all,-options", "-Werror", "-d", work,
+                        *[os.path.join(work, f"{name}.java") for name in classes]], check=True)
+        for name in classes:
+            printed = subprocess.run(["java", "-cp", work, name, data], capture_output=True, text=True,
+                                     check=True).stdout.split()
+            got = [from_bits(text) for text in printed]
+            wrong = [(x, g, e) for x, g, e in zip(samples, got, expected, strict=True) if not same(g, e)]
+            assert not wrong, (name, len(wrong), wrong[:5])
+
+
+def arithmetic_exp(x: float) -> float:
+    from treegen.arithmetic import exp
+    return exp(x)

@@ -8,11 +8,12 @@ import csv
 import io
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -23,7 +24,9 @@ from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemanti
                            reached)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
+from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+
+from test_rule_text import boosted_models, colour_model, rows_for as edge_rows
 
 SEMANTICS = [NumericSemantics(), NumericSemantics("float32"), NumericSemantics(tolerance=1e-6)]
 
@@ -447,11 +450,12 @@ def hostile_models() -> list:
 
 
 def lint_models() -> list:
-    """Hostile names, every kind of model, and big ones."""
+    """Hostile names, every kind of model, big ones, and every extension: the imported fixtures of each
+    library's latest version."""
     return hostile_models() + [
         random_model(1, regression=True, missing_kinds=("stop",)), fraction_chain(300), boosted(2, "sigmoid"),
         boosted(3, "softmax"), random_model(4, n_trees=3, missing_kinds=("fraction",)), chain_model(10_000),
-        wide_model(50_000)]
+        wide_model(50_000), colour_model()] + [case.model for case in latest(FIXTURE_CASES)]
 
 
 def ruff() -> str:
@@ -533,3 +537,259 @@ def check_zero_weight_leaves(target: str) -> None:
 
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
     check_zero_weight_leaves("python")
+
+
+# -- every extension of the model: missing intervals, unknown categories, the whole combine -------------
+
+
+
+def same(got, expected) -> bool:
+    """Equal bit for bit (repr tells -0.0 from 0.0, and NaN equals NaN)."""
+    return repr(got) == repr(expected)
+
+
+def check_api(model, module: dict, rows) -> None:
+    """The module's dict API, its fast path and its leaf ids against the model, bit for bit."""
+    for row in rows:
+        label, scores = model.predict(row), model.scores(row)
+        assert same(module["predict"](row), label) and same(module["predict_values"](values(model, row)), label), row
+        if model.target.is_classification:
+            assert same(module["predict_proba"](row), scores), row
+            assert same(module["predict_proba_values"](values(model, row)), scores), row
+        if "predict_leaf" in module:
+            assert module["predict_leaf"](row) == leaves(model, row), row
+
+
+def as_csv_reads(model, row: dict) -> dict:
+    """A row as it reads back from the CSV ``to_csv`` writes: a category written as a missing token
+    ("", "?", "NA" with spaces around) is missing."""
+    return {f.name: None if not f.is_numeric and isinstance(row.get(f.name), str) and row[f.name].strip(" ") in (
+        "", "?", "NA") else row.get(f.name) for f in model.features}
+
+
+def printed_numbers(text: str) -> list[list[float]]:
+    return [[float(v) for v in record] for record in csv.reader(io.StringIO(text))]
+
+
+def check_printed(model, source: str, rows, runner=None, leaf: bool = False) -> None:
+    """The program on the rows written as CSV: its labels (or values), probabilities and leaf ids are the
+    model's, bit for bit, for the rows as CSV reads them."""
+    runner = runner or run
+    rows = [as_csv_reads(model, row) for row in rows]
+    text = to_csv(model, rows)
+    if model.target.is_classification:
+        labels = [record[0] for record in csv.reader(io.StringIO(runner(source, text), newline=""))]
+        assert labels == [model.predict(row) for row in rows]
+        header, *records = csv.reader(io.StringIO(runner(source, text, ["--proba"]), newline=""))
+        assert header == list(model.target.classes)  # a class name may hold a line break: read as CSV
+        got = [[float(v) for v in record] for record in records]
+    else:
+        got = [[p[0]] for p in printed_numbers(runner(source, text))]
+    assert all(same(g, model.scores(row)) for g, row in zip(got, rows)) and len(got) == len(rows)
+    if leaf:
+        assert runner(source, text, ["--leaf"]).splitlines() == [leaf_ids(model, row) for row in rows]
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000))
+def test_every_extension_of_the_model_is_exact(model, seed):
+    """Random models with random values of every field boosting libraries need -- missing intervals,
+    unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
+    link and label rule -- through the dict API, the fast path and the leaf ids."""
+    check_api(model, load(emit(model, "python", leaf=True)), edge_rows(model, seed))
+
+
+@settings(max_examples=20, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000))
+def test_every_extension_of_the_model_is_exact_in_the_program(model, seed):
+    rows = edge_rows(model, seed)[::3]
+    check_printed(model, emit(model, "python", leaf=True), rows, leaf=True)
+
+
+def test_unknown_categories_go_to_their_own_child():
+    """Where a split sends unknown categories one way and missing values the other, both the dict API
+    and the fast path tell them apart (the test of the walker reads 'or missing', not 'or unknown')."""
+    model = colour_model()
+    rows = [{"color": c, "size": s} for c in ("red", "green", "blue", None, "purple", "")
+            for s in (-1.0, -0.5, 0.0, 1e-300, -1e-300, 3.0, None, math.nan)]
+    source = emit(model, "python", leaf=True)
+    assert "is None or x[0]" in source
+    check_api(model, load(source), rows)
+    check_printed(model, source, rows, leaf=True)
+
+
+# -- models imported from XGBoost, LightGBM, CatBoost and HistGradientBoosting ------------------------
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+@dataclass
+class Fixture:
+    """An imported model, the rows its library predicted, and what it predicted: labels, and the scores
+    as the model lays them out (``exact``: bit for bit; else the library's exp is its own, within
+    the importer's tolerance). ``compared``: the rows the library's answers are compared on (LightGBM
+    reads a fractional category code as no category: the model knowingly differs there)."""
+
+    name: str
+    model: object
+    rows: list
+    labels: list | None
+    scores: list | None
+    exact: bool = True
+    compared: list | None = None
+
+
+def code_text(value) -> str | None:
+    """A category code as a treegen row gives it: an integral number as its digits, any other number as
+    Python writes it."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(float(value))
+
+
+def read_json_file(path: str):
+    import json
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def fixture_cases() -> list[Fixture]:
+    """Every fixture model with the library's recorded answers."""
+    import glob
+    import warnings
+    from treegen.importers import import_file
+    from treegen.importers.catboost import class_text, read_json
+    from treegen.importers.hist_gradient_boosting import category_text
+    from treegen.importers.lightgbm import read_model_file
+    cases = []
+    for path in sorted(glob.glob(f"{FIXTURES}/xgboost/*.expected.json")):
+        expected = read_json_file(path)
+        model = import_file(path.replace(".expected.json", ".json"), **expected["options"])
+        rows = [{f.name: None if v is None else code_text(v) if f.name in expected["categorical"] else v
+                 for f, v in zip(model.features, values)} for values in expected["rows"]]
+        softmax_labels = model.meta["xgboost"]["objective"] == "multi:softmax"
+        labels = ([str(int(p[0])) for p in expected["predictions"]] if softmax_labels else
+                  [str(int(v)) for v in expected["labels"]] if "labels" in expected else None)
+        cases.append(Fixture(os.path.basename(path)[:-14], model, rows, labels,
+                             None if softmax_labels else expected["predictions"]))
+    for path in sorted(glob.glob(f"{FIXTURES}/lightgbm/*/*.json")):
+        expected = read_json_file(path)
+        if expected.get("refused"):
+            continue
+        model = read_model_file(path[:-5] + ".txt")
+        kinds = [kind for _, kind in expected["features"]]
+        rows = [{f.name: v if kind != "codes" else code_text(v) for f, kind, v in zip(model.features, kinds, values)}
+                for values in expected["rows"]]
+        fractional = [any(kind == "codes" and v is not None and math.isfinite(v) and v != int(v)
+                          for kind, v in zip(kinds, values)) for values in expected["rows"]]
+        labels = None if expected["labels"] is None else [str(v) for v in expected["labels"]]
+        cases.append(Fixture("lightgbm-" + path.split("/")[-2] + "-" + os.path.basename(path)[:-5], model, rows,
+                             labels, expected["predictions"],
+                             compared=[i for i, f in enumerate(fractional) if not f]))
+    for path in sorted(glob.glob(f"{FIXTURES}/catboost/*.expected.json")):
+        expected = read_json_file(path)
+        colours = {"color": ["red", "green", "blue", "gr\u00fcn", ""]} if "nopool" in path else None
+        model = read_json(path.replace(".expected.json", ".json"), categories=colours)
+        rows = [dict(zip(expected["features"], values)) for values in expected["rows"]]
+        kind = model.meta["catboost"].get("class_type")
+        labels = [class_text(v, kind) for v in expected["labels"]] if "labels" in expected else None
+        scores = expected.get("probabilities") or [[v] for v in expected.get("values", [r[0] for r in expected["raw"]])]
+        cases.append(Fixture("catboost-" + os.path.basename(path)[:-14], model, rows, labels, scores,
+                             exact=model.combine.link in ("identity", "sigmoid")))
+    for path in sorted(glob.glob(f"{FIXTURES}/hist_gradient_boosting/*.expected.json")):
+        expected = read_json_file(path)
+        with warnings.catch_warnings():  # pickled by another version of scikit-learn
+            warnings.simplefilter("ignore")
+            model = import_file(path.replace(".expected.json", ".skops"))
+        rows = [{f.name: None if v is None or isinstance(v, float) and math.isnan(v) else float(v) if f.is_numeric else category_text(v)
+                 for f, v in zip(model.features, values)} for values in expected["rows"]]
+        labels = [str(v) for v in expected["labels"]] if "labels" in expected else None
+        scores = expected.get("probabilities") or [[v] for v in expected["values"]]
+        exact = model.combine.link == "identity" or (model.combine.link == "sigmoid" and len(model.combine.init) == 1)
+        cases.append(Fixture("hgb-" + os.path.basename(path)[:-14], model, rows, labels, scores, exact=exact))
+    return cases
+
+
+def check_library(case: Fixture, labels: list, scores: list) -> None:
+    """What generated code answered on a fixture's rows against what the library recorded. A library
+    that gives a binary classifier's probability of the second class gives one number a row."""
+    from treegen.importers.catboost import EXP_TOLERANCE as CATBOOST
+    from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE as HGB
+    tolerance = CATBOOST if case.name.startswith("catboost") else HGB
+    for i in case.compared if case.compared is not None else range(len(case.rows)):
+        if case.labels is not None:
+            assert labels[i] == case.labels[i], (case.name, i)
+        if case.scores is not None:
+            want = [float(v) for v in case.scores[i]]
+            got = scores[i][-len(want):]
+            assert (same(got, want) if case.exact else all(is_close(g, w, tolerance) for g, w in zip(got, want))), (
+                case.name, i, got, want)
+
+
+FIXTURE_CASES = fixture_cases()
+
+
+def test_fixtures_of_every_library_are_here():
+    libraries = {case.name.split("-")[0] for case in FIXTURE_CASES}
+    assert {"lightgbm", "catboost", "hgb"} <= libraries and len(FIXTURE_CASES) > 80
+    assert all(case.labels is not None or case.scores is not None for case in FIXTURE_CASES)
+
+
+def test_imported_models_predict_what_their_library_predicted():
+    """Every fixture model, compiled: what its module answers is the model's, bit for bit, and the
+    library's -- through the dict API and the fast path."""
+    for case in FIXTURE_CASES:
+        module = load(emit(case.model, "python", leaf=True))
+        check_api(case.model, module, case.rows)
+        proba = module.get("predict_proba")
+        check_library(case, [module["predict"](row) for row in case.rows],
+                      [proba(row) if proba else [module["predict"](row)] for row in case.rows])
+
+
+def latest(cases) -> list:
+    """The fixtures of each library's latest version only."""
+    newest = {}
+    for case in cases:
+        kind = re.sub(r"-?\d+(\.\d+)+-?", "-", case.name)
+        newest[kind] = case
+    return list(newest.values())
+
+
+def test_imported_models_run_as_programs():
+    """The latest version's fixtures run as programs, on their rows as CSV."""
+    for case in latest(FIXTURE_CASES):
+        check_printed(case.model, emit(case.model, "python"), case.rows)
+
+
+def one_leaf_model(link: str, precision: str = "float64", classes=("no", "yes"), init=(0.0,)):
+    """A boosted model of one tree, one leaf of value 0.0: its raw sums are its init."""
+    from treegen.model import NUMERIC, Feature, Model, Node
+    target = Target("y", CLASSIFICATION, classes) if classes else Target("y", "regression")
+    return Model((Feature("x", NUMERIC),), target, [Tree([Node((0.0,) * len(init))])],
+                 Combine("sum", init, 1.0, link, precision=precision))
+
+
+def test_the_arithmetic_of_the_links_is_the_models():
+    """C's exp where it overflows (infinity, not OverflowError) and where the sigmoid is below 1e-307;
+    float32 rounding to infinity and to subnormals; glibc's expf on float32 inputs of every range and its
+    two exceptions; XGBoost's sigmoid and softmax."""
+    import random as random_module
+    from treegen import arithmetic
+    for raw in (-745.2, -709.9, -709.5, -709.0, -50.0, -0.0, 0.0, 36.8, 709.5, 709.9, 800.0, math.inf, -math.inf):
+        for link, precision in (("sigmoid", "float64"), ("exp", "float64"), ("sigmoid", "float32"), ("exp", "float32")):
+            model = one_leaf_model(link, precision, init=(raw,))
+            assert same(load(emit(model, "python"))["predict_proba"]({"x": 1.0}), model.scores({"x": 1.0})), (raw, link)
+    module = load(emit(one_leaf_model("softmax", "float32", ("a", "b", "c"), (0.5, 1.0, -2.0)), "python"))
+    rng = random_module.Random(5)
+    edges = [3.4028234663852886e38, 3.4028235677973366e38, 3.4028235677973362e38, 1.401298464324817e-45,
+             7.006492321624085e-46, 7.006492321624087e-46, 1e-40, 1.0 + 2.0 ** -24, 1.0 + 3 * 2.0 ** -24]
+    for x in edges + [-x for x in edges] + [rng.uniform(-1e39, 1e39) for _ in range(500)] + [math.nan, math.inf]:
+        assert same(module["_f32"](x), arithmetic.f32(x)), x
+    inputs = [arithmetic.f32(rng.uniform(-110.0, 95.0)) for _ in range(20_000)] + list(arithmetic.EXPF_EXCEPTIONS)
+    inputs += [arithmetic.EXPF_OVERFLOW, arithmetic.EXPF_UNDERFLOW, math.nan, math.inf, -math.inf, 0.0, -0.0]
+    for x in inputs:
+        assert same(module["_expf"](x), arithmetic.expf(x)), x
+        assert same(module["_sigmoid32"](x), arithmetic.sigmoid_f32(x)), x
+    for _ in range(200):
+        raw = [arithmetic.f32(rng.uniform(-100, 100)) for _ in range(3)]
+        assert same(module["_softmax32"](raw), arithmetic.softmax_f32(raw)), raw

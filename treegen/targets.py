@@ -33,8 +33,9 @@ class Option:
         return "--" + (self.cli or self.name.replace("_", "-"))
 
 
-PROBA = Option("proba", "Also emit class probabilities (python, java, javascript: the program's --proba).", flag=True)
-LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java, javascript: the program's --leaf).",
+PROBA = Option("proba", "Also emit class probabilities (sql; every python, java and javascript program takes --proba).",
+               flag=True)
+LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java, javascript: the program's --leaf).",
               flag=True)
 
 
@@ -58,10 +59,11 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run, program=True),
+           run=run_python.run, program=True, handles=python.HANDLES),
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
+            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True,
+           handles=java.HANDLES),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", javascript.emit,
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices=javascript.MODULES)), ".mjs",

@@ -29,10 +29,16 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from ..arithmetic import f32
 from ..errors import TreegenError
-from ..model import Model, Op, Route, Tree
+from ..model import Decision, Link, Model, Op, Precision, Route, Tree
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
+# Every extension treegen.model.extensions can name: the ``handles`` of a target that renders them all.
+EVERY_EXTENSION = frozenset({
+    "float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end", "weighted trees",
+    "missing intervals", "a route for unknown categories", *(f"the {link} link" for link in Link),
+    *(f"the {decision} decision" for decision in Decision)})
 
 
 @dataclass(frozen=True)
@@ -301,6 +307,54 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     for node, value in sorted(values.items()):
         numbers[node] = first.setdefault(value, len(first))
     return numbers, {number: value for value, number in first.items()}
+
+
+def missing_intervals(model: Model) -> list[tuple[int, float, float]]:
+    """``(feature, low, high)`` for each feature a split tests whose numbers in ``[low, high]`` are missing
+    (:attr:`treegen.model.Feature.missing_interval`): a back end applies them where it reads a row."""
+    return [(i, *model.features[i].missing_interval) for i in model.used_features()
+            if model.features[i].missing_interval is not None]
+
+
+@dataclass(frozen=True)
+class Sums:
+    """A boosted model's raw sums step by step, as :meth:`treegen.model.Model.raw_sums` computes them:
+    from ``start``, for each tree in order and each output column it adds to, its output times its
+    weight (when not 1.0), times ``scale`` (when given), added; then ``last_scale * sum + init`` (with
+    ``init_last``), then divided by ``divisor`` (when given). With ``float32`` every step is rounded to
+    float32."""
+
+    float32: bool
+    start: tuple[float, ...]  # the sums before the first tree, rounded (zeros with init_last)
+    weights: tuple[float, ...] | None  # per tree, when some tree's weight is not 1.0
+    scale: float | None  # each term is multiplied by this, unless it is 1.0 or comes last
+    last_scale: float | None  # init_last: the sums are scaled at the end, then the init added
+    init: tuple[float, ...]
+    divisor: float | None
+
+    @property
+    def plain(self) -> bool:
+        """In double, unweighted, scaled term by term and never divided: scikit-learn's sums."""
+        return not self.float32 and self.weights is None and self.last_scale is None and self.divisor is None
+
+
+def sums(model: Model) -> Sums:
+    """The steps of a boosted model's raw sums (see :class:`Sums`)."""
+    combine = model.combine
+    float32 = combine.precision == Precision.FLOAT32
+    weights = tuple(tree.weight for tree in model.trees)
+    return Sums(float32, tuple(0.0 for _ in combine.init) if combine.init_last else
+                tuple(f32(v) if float32 else v for v in combine.init),
+                weights if any(w != 1.0 for w in weights) else None,
+                None if combine.init_last or combine.scale == 1.0 else combine.scale,
+                combine.scale if combine.init_last else None, combine.init,
+                None if combine.divisor == 1.0 else combine.divisor)
+
+
+def decides_on_raw(combine) -> bool:
+    """Whether a boosted classifier decides on the raw sums, not on what its link made of them."""
+    return combine.link != Link.IDENTITY and combine.decision() in (
+        Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE, Decision.ARGMAX_RAW)
 
 
 def braced_lines(function: Function, indent: str, base: int, statement: Callable[[str, str, object], list[str]]

@@ -18,25 +18,44 @@ A tree with a fractional (C4.5) route cuts a method at every child of such a spl
 10,000 splits deep would nest 10,000 calls. Its methods count their nesting: deeper than
 ``DEFER_DEPTH`` a method does not run but pushes itself (its number and its path's factors) on a
 work list that one loop (``drain``) empties through switch dispatch, starting the count again. Calls
-stay direct, as fast as before, and the stack stays shallow at any depth."""
+stay direct, as fast as before, and the stack stays shallow at any depth.
+
+Every extension of the model is rendered (:data:`HANDLES`): a feature's missing interval where a row is
+read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
+categories (a category code is -1 when missing and -2 when the feature does not know it), and the
+whole combine -- tree weights, float32 arithmetic (each step cast to ``float``, which Java rounds to
+nearest as C does; strict IEEE arithmetic, since Java 17 always and before it on every x86-64 and
+AArch64 JVM: no ``strictfp``, which javac 17 warns of), the divisor and the bias added last, every
+link and label rule. The links in double compute glibc's ``exp`` (``templates/java/exp.java.j2``), in
+float32 glibc's ``expf`` as :mod:`treegen.arithmetic` writes it out."""
+
 from __future__ import annotations
 
 import re
+import struct
+from decimal import Decimal, localcontext
+from functools import lru_cache
 
+from .. import arithmetic
 from ..errors import TreegenError
-from ..model import CombineKind, Model, Op
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     numeric_test, output_numbers, plan)
+from ..model import CombineKind, Decision, Link, Model, Op, Precision
+from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
+                     category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
+                     plan, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
 POOL_LIMIT = 65535  # constant-pool entries of one class
 STRING_LIMIT = 65535  # UTF-8 bytes of one string constant
-MASK_BITS = 63  # category codes below this are tested with one bit mask
+# Category codes below this are tested with one bit mask: a long shifted right by the code, whose bit
+# 63 (a missing value, -1) and bit 62 (an unknown category, -2) are then clear.
+MASK_BITS = 62
 TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 20 bytes each)
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
+HANDLES = EVERY_EXTENSION  # a class renders every extension of the model
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
 def _condition_bytes(cond: Cond) -> int:
@@ -44,9 +63,10 @@ def _condition_bytes(cond: Cond) -> int:
     (4); a category set is one bit-mask test (17) or a chain of equality tests; a negation may
     cost a jump (3)."""
     negation = 3 if cond.op.startswith("not") else 0
-    if cond.op in ("in", "not in") and len(cond.codes) > 1:
-        return negation + (17 if _uses_mask(cond.codes) else 12 * len(cond.codes))
-    return negation + 12
+    missing = 12 if cond.op == "in or missing" else 0
+    if cond.op in ("in", "not in", "in or missing") and len(cond.codes) > 1:
+        return negation + missing + (17 if _uses_mask(cond.codes) else 12 * len(cond.codes))
+    return negation + missing + 12
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
@@ -64,9 +84,10 @@ RESUME_ENTRIES = 5  # what a walker adds: its reference in its class's dispatche
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
 # The types the generated code names without qualification: a class of the same name would shadow
 # one, or clash with its import, and not compile. A test checks this list against the code.
-RESERVED = frozenset("""ArrayList Arrays BufferedWriter Character Collections Double Exception FileDescriptor
-FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer List Locale Map Math
-Number Object OutputStreamWriter Pattern StandardCharsets String StringBuilder System Writer""".split())
+RESERVED = frozenset("""ArrayList Arrays AssertionError BufferedWriter Character Collections Double Exception
+FileDescriptor FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer List Locale
+Map Math Number Object OutputStreamWriter Pattern ReflectiveOperationException StandardCharsets String StringBuilder
+System Throwable Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
@@ -101,7 +122,19 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    intervals = missing_intervals(model)
+    combine, decision = model.combine, model.combine.decision()
+    boosted = combine.kind == CombineKind.SUM
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
+                  read=(lambda x: f"read({x})") if intervals else (lambda x: x),
+                  intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
+                  unknown_routes=any(n.split is not None and n.split.unknown is not None
+                                     for t in model.trees for n in t.nodes),
+                  sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
+                  label=_decide(decision, "scores(x)", "raw(x)" if boosted else "scores(x)"),
+                  leaf_label=_decide(decision, "values[node]", "values[node]"),
+                  on_raw=boosted and decides_on_raw(combine),
+                  helpers=_helpers(model),
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
@@ -128,13 +161,7 @@ def string(text: str) -> str:
     """A Java string literal. Every UTF-16 unit outside printable ASCII is escaped; line breaks,
     quotes and backslashes get their own escapes, since ``\\u000a`` would end the line before javac
     reads the literal."""
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
-    units = text.encode("utf-16-be")
-    out = []
-    for i in range(0, len(units), 2):
-        c = chr(int.from_bytes(units[i:i + 2], "big"))
-        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
-    return '"' + "".join(out) + '"'
+    return '"' + utf16_escaped(text, ESCAPES) + '"'
 
 
 def method_name(tree: int, node: int) -> str:
@@ -146,8 +173,10 @@ def condition(cond: Cond) -> str:
     number = numeric_test(cond, x, literal, "!({})")
     if number is not None:
         return number
-    if cond.op == "unknown":
+    if cond.op == "unknown":  # missing (-1) or unknown (-2)
         return f"{x} < 0.0"
+    if cond.op == "in or missing":  # not unknown (-2)
+        return f"{x} == -1.0" + (f" || {_in_codes(x, cond.codes)}" if cond.codes else "")
     test = _in_codes(x, cond.codes)
     return test if cond.op == Op.IN else f"!({test})"
 
@@ -162,6 +191,8 @@ def comment(cond: Cond, name: str, categories) -> str:
     if cond.op == "unknown":
         return f"  // {string(name)} is missing or unknown"
     listed = ", ".join(string(categories[c]) for c in cond.codes)
+    if cond.op == "in or missing":
+        return f"  // {string(name)} is missing" + (f" or in {{{listed}}}" if cond.codes else "")
     if len(cond.codes) == 1:
         return f"  // {string(name)} {'==' if cond.op == Op.IN else '!='} {listed}"
     return f"  // {string(name)} {cond.op} {{{listed}}}"
@@ -174,7 +205,7 @@ def _uses_mask(codes) -> bool:
 def _in_codes(x: str, codes) -> str:
     if not codes:
         return "false"
-    if _uses_mask(codes):  # a code of -1 shifts by 63: that bit is clear
+    if _uses_mask(codes):  # a code of -1 shifts by 63, -2 by 62: those bits are clear
         mask = sum(1 << c for c in codes)
         return f"(0x{mask:x}L >>> (int) {x} & 1L) != 0L"
     return " || ".join(f"{x} == {c}.0" for c in codes)
@@ -257,32 +288,28 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, cod
     value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
-    lines, open_blocks = [], []
+
+    def statement(pad: str, kind: str, payload) -> list[str]:
+        if kind == IF:
+            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
+            return [f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}"]
+        if kind == LEAF:
+            return ([f"{pad}return {numbers[payload]};"] if exclusive else
+                    [f"{pad}out.add({payload}, w);", f"{pad}return;"])
+        if kind == CALL:
+            return ([f"{pad}return {call(payload)}(x);"] if exclusive else
+                    [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
+        slot, weights = payload  # FRACTION
+        calls = [f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
+                 for child, weight in weights]
+        return [*calls, f"{pad}return;"]
+
+    lines = []
     if not exclusive:  # too deep: leave this walker to the driver loop
         pad, number = INDENT * 3, walkers[(function.tree, function.node)]
         lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
                   f"{pad}}}"]
-    for depth, kind, payload in function.lines:
-        while open_blocks and open_blocks[-1] >= depth:
-            lines.append(INDENT * (open_blocks.pop() + 3) + "}")
-        pad = INDENT * (depth + 3)
-        if kind == IF:
-            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
-            lines.append(f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}")
-            open_blocks.append(depth)
-        elif kind == LEAF:
-            lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
-                         [f"{pad}out.add({payload}, w);", f"{pad}return;"])
-        elif kind == CALL:
-            lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
-                         [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
-        elif kind == FRACTION:
-            slot, weights = payload
-            lines.extend(f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
-                         for child, weight in weights)
-            lines.append(f"{pad}return;")
-    while open_blocks:
-        lines.append(INDENT * (open_blocks.pop() + 3) + "}")
+    lines += braced_lines(function, INDENT, 3, statement)
     signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
@@ -309,3 +336,111 @@ def _data_chunks(tables: list[dict]) -> list[str]:
     text = "".join(lines)
     size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
     return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _raw_lines(model: Model) -> list[str]:
+    """The body of ``raw(x)`` for sums that are not scikit-learn's plain ones (see
+    :class:`treegen.emit.common.Sums`): the model's steps, each cast to ``float`` in float32."""
+    steps = sums(model)
+    rounded = (lambda e: f"(float) ({e})") if steps.float32 else (lambda e: e)
+    body = ["double term = out[OUTPUT[t] < 0 ? k : 0];"]
+    if steps.weights is not None:
+        body += ["if (WEIGHT[t] != 1.0) {", f"{INDENT}term = {rounded('term * WEIGHT[t]')};", "}"]
+    if steps.scale is not None:
+        body.append(f"term = {rounded(literal(steps.scale) + ' * term')};")
+    body.append(f"raw[k] = {rounded('raw[k] + term')};")
+    lines = ["Acc acc = new Acc();", f"double[] raw = {{ {', '.join(literal(v) for v in steps.start)} }};",
+             "for (int t = 0; t < WIDTH.length; t++) {", f"{INDENT}double[] out = output(t, x, acc);",
+             f"{INDENT}for (int k = Math.max(OUTPUT[t], 0); k < (OUTPUT[t] < 0 ? raw.length : OUTPUT[t] + 1); k++) {{",
+             *(INDENT * 2 + line for line in body), f"{INDENT}}}", "}"]
+    last = []
+    if steps.last_scale is not None:
+        lines.append(f"double[] init = {{ {', '.join(literal(v) for v in steps.init)} }};")
+        last.append(f"raw[k] = {rounded(rounded(literal(steps.last_scale) + ' * raw[k]') + ' + init[k]')};")
+    if steps.divisor is not None:
+        last.append(f"raw[k] = {rounded('raw[k] / ' + literal(steps.divisor))};")
+    if last:
+        lines += ["for (int k = 0; k < raw.length; k++) {", *(INDENT + line for line in last), "}"]
+    return lines + ["return raw;"]
+
+
+def _link_lines(combine) -> list[str]:
+    """The end of ``scores(x)`` for boosted sums, from ``raw``: the link, as
+    :func:`treegen.model.apply_link` computes it."""
+    link, single = combine.link, combine.precision == Precision.FLOAT32
+    one = len(combine.init) == 1
+    if link == Link.SIGMOID and single:
+        return (["double p = sigmoid32(raw[0]);", "return new double[] {(float) (1.0 - p), p};"] if one else
+                _each_call("sigmoid32"))
+    if link == Link.SIGMOID:
+        scaled = (lambda r: r) if combine.link_scale == 1.0 else (lambda r: f"({literal(combine.link_scale)} * {r})")
+        if one:
+            return [f"double p = 1.0 / (1.0 + exp(-{scaled('raw[0]')}));", "return new double[] {1.0 - p, p};"]
+        return _each_value(f"1.0 / (1.0 + exp(-{scaled('raw[k]')}))")
+    if link == Link.SOFTMAX and single:
+        return ["return softmax32(raw);"]
+    if link == Link.SOFTMAX:
+        return ["double top = raw[0];", "for (double r : raw) {", f"{INDENT}top = r > top ? r : top;", "}",
+                "double[] exps = new double[raw.length];", "double total = 0.0;",
+                "for (int k = 0; k < raw.length; k++) {", f"{INDENT}exps[k] = exp(raw[k] - top);",
+                f"{INDENT}total += exps[k];", "}", "for (int k = 0; k < raw.length; k++) {",
+                f"{INDENT}exps[k] = exps[k] / total;", "}", "return exps;"]
+    if link == Link.EXP:
+        return _each_call("expf" if single else "exp")
+    if link == Link.SIGN_SQUARE:
+        return _each_value("(raw[k] > 0 ? 1.0 : raw[k] < 0 ? -1.0 : 0.0) * raw[k] * raw[k]")
+    return ["return raw;"]
+
+
+def _each_call(function: str) -> list[str]:
+    return _each_value(f"{function}(raw[k])")
+
+
+def _each_value(expression: str) -> list[str]:
+    """Lines that return ``expression`` (of ``raw[k]``) for each raw sum."""
+    return ["double[] scores = new double[raw.length];", "for (int k = 0; k < raw.length; k++) {",
+            f"{INDENT}scores[k] = {expression};", "}", "return scores;"]
+
+
+def _decide(decision: Decision, scores: str, raw: str) -> str:
+    """The index of the predicted class under ``decision``, from the scores and the raw sums."""
+    return {Decision.ARGMAX: f"argmax({scores})", Decision.WEKA: f"wekaArgmax({scores})",
+            Decision.RAW_NONNEGATIVE: f"{raw}[0] >= 0 ? 1 : 0", Decision.RAW_POSITIVE: f"{raw}[0] > 0 ? 1 : 0",
+            Decision.ARGMAX_RAW: f"argmax({raw})"}[decision]
+
+
+def _helpers(model: Model) -> dict:
+    """The arithmetic a class needs beyond its walkers: glibc's ``exp`` (the links in double), float32
+    (XGBoost's links), Weka's choice of class."""
+    combine = model.combine
+    boosted = combine.kind == CombineKind.SUM
+    float32 = boosted and combine.precision == Precision.FLOAT32
+    return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
+            "exp_table": _exp_table() if boosted else (),
+            "float32": float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
+            "weka": combine.decision() == Decision.WEKA,
+            "expf": {name: literal(getattr(arithmetic, name)) for name in (
+                "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},
+            "expf_table": [literal(v) for v in arithmetic.EXPF_TABLE],
+            "expf_exceptions": [(literal(x), literal(y)) for x, y in arithmetic.EXPF_EXCEPTIONS.items()],
+            "sigmoid_clamp": literal(arithmetic.f32(88.7)), "sigmoid_epsilon": literal(arithmetic.f32(1e-16))}
+
+
+@lru_cache(maxsize=1)
+def _exp_table() -> list[str]:
+    """glibc's table for ``exp`` (e_exp_data.c, 128 entries: 2^(k/128) = H * (1 + T) with H rounded to
+    double), as its 256 words: the bits of T, then the bits of H less k << 45 (the exponent of the result
+    is added to them), computed from 2^(k/128) to 80 digits."""
+    words = []
+    with localcontext() as context:
+        context.prec = 80
+        for k in range(128):
+            exact = Decimal(2) ** (Decimal(k) / 128)
+            high = float(exact)
+            tail = float(exact / Decimal(high) - 1)
+            words += [_bits(tail) if tail else 0, (_bits(high) - (k << 45)) % 2 ** 64]
+    return [f"0x{word:016x}L" for word in words]
+
+
+def _bits(value: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", value))[0]

@@ -11,14 +11,22 @@ value among the tree's distinct values when no one asks for leaf ids -- and a ta
 number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
 ``predict_leaf`` alike.
 
+Every extension of the model is rendered (:data:`HANDLES`): a feature's missing interval where a row is
+read (:func:`treegen.emit.common.missing_intervals`), a child for unknown categories, and the whole
+combine -- tree weights, float32 arithmetic (struct's C cast rounds each step), the divisor and the
+bias added last, every link and label rule. The links in double call ``math.exp``, which is the C
+library's ``exp``: glibc's on Linux, what the libraries the models come from computed with; in float32,
+glibc's ``expf`` as :mod:`treegen.arithmetic` writes it out, exact on any platform.
+
 Names and labels only ever appear as ASCII string literals made by :func:`ascii` -- in the code, and
 in the comment that names the feature of each test, where ``#`` is escaped too -- so nothing in a
 model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
-from ..model import CombineKind, Model, Op
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     numeric_test, output_numbers, plan)
+from .. import arithmetic
+from ..model import CombineKind, Decision, Link, Model, Op, Precision
+from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
+                     decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
 from .render import render, source
 
 INDENT = "    "
@@ -29,6 +37,7 @@ INDENT = "    "
 # leaves compile in 4.4 s as one function, 7.6 s as 64).
 COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_call=1, budget=100_000,
                  max_depth=40)
+HANDLES = EVERY_EXTENSION  # a module renders every extension of the model
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
@@ -49,15 +58,24 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
-    row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0])
+    intervals = missing_intervals(model)
+    row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
                    for f in plans[0].functions] if single else []
-    return render("python", "module.py.j2", filters={"lit": literal},
+    combine, decision = model.combine, model.combine.decision()
+    boosted = combine.kind == CombineKind.SUM
+    return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(intervals),
                   model=model, classification=model.target.is_classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
-                  values=[_value_table(table) for _, table in outputs],
-                  combine=model.combine, leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
+                  values=[_value_table(table) for _, table in outputs], combine=combine,
+                  sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
+                  label=_decide(decision, "_scores(x)", "_raw(x)" if boosted else "_scores(x)"),
+                  leaf_label=_decide(decision, "value", "value"), on_raw=boosted and decides_on_raw(combine),
+                  intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
+                  unknown_routes=any(n.split is not None and n.split.unknown is not None
+                                     for t in model.trees for n in t.nodes),
+                  helpers=_helpers(model), leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
                   runtime=source("python", "runtime.py.txt"))
 
 
@@ -85,6 +103,9 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
         return number
     if cond.op == "unknown":
         return f"{x} not in {{{', '.join(ascii(c) for c in categories)}}}"
+    if cond.op == "in or missing":  # a category the feature does not know is neither
+        return f"{x} is None" + (f" or {condition(Cond(cond.feature, Op.IN, codes=cond.codes), categories, x)}"
+                                 if cond.codes else "")
     positive = cond.op == Op.IN
     if not cond.codes:
         return "False" if positive else "True"
@@ -131,15 +152,17 @@ def _tuple(items) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbers) -> dict:
+def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbers, intervals) -> dict:
     """A walker of the row mapping itself, for the dict API: a feature is read (``row[name]``) and
     converted into a local ``v<i>`` just before the first test of it on a path, so a row reads only
     the features its path tests, as the model does, and tests locals (measured: 1.7-2x faster than
     encoding the 20 features of a row first). A number is ``float(value)``, as ``_number`` converts
     it but for None, whose TypeError, like the KeyError of a missing feature, sends the caller to
-    the general path: these walkers run inside ``try``. It returns the number of the node reached, as
-    the list walker does."""
+    the general path: these walkers run inside ``try``; a number in the feature's missing interval
+    (``intervals``, see :func:`missing_intervals`) is then NaN. It returns the number of the node
+    reached, as the list walker does."""
     name = lambda node: function_name("_w", function.tree, node)
+    interval = {i: (low, high) for i, low, high in intervals}
     lines, scopes = [], []  # scopes[d]: the features read in the open block at depth d
     for depth, kind, payload in function.lines:
         del scopes[depth + 1:]
@@ -153,6 +176,9 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                 read = f"row[{ascii(model.features[feature].name)}]"
                 if model.features[feature].is_numeric:  # float(None) raises TypeError
                     lines.append(f"{pad}{v} = float({read})")
+                    if feature in interval:
+                        low, high = interval[feature]
+                        lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
                               f"{pad}{INDENT}{v} = _category({v})"]
@@ -162,3 +188,79 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
         elif kind == CALL:
             lines.append(f"{pad}return {name(payload)}(row)")
     return {"name": name(function.node), "params": "row", "lines": lines}
+
+
+def _reader(intervals):
+    """A function that writes the encoded row ``x`` as the model reads it: through ``_as_read`` when some
+    feature has a missing interval."""
+    return (lambda x: f"_as_read({x})") if intervals else (lambda x: x)
+
+
+def _raw_lines(model: Model) -> list[str]:
+    """The body of ``_raw(x)`` for sums that are not scikit-learn's plain ones (see
+    :class:`treegen.emit.common.Sums`): the model's steps, each rounded by ``_f32`` in float32."""
+    steps = sums(model)
+    rounded = (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
+    weighted = steps.weights is not None
+    lines = [f"raw = [{', '.join(literal(v) for v in steps.start)}]",
+             "for tree, weight in zip(_TREES, _WEIGHTS):" if weighted else "for tree in _TREES:",
+             f"{INDENT}out = _output(tree, x)",
+             f"{INDENT}for k in (range(len(raw)) if tree[3] is None else (tree[3],)):",
+             f"{INDENT * 2}term = out[k if tree[3] is None else 0]"]
+    if weighted:
+        lines += [f"{INDENT * 2}if weight != 1.0:", f"{INDENT * 3}term = {rounded('term * weight')}"]
+    if steps.scale is not None:
+        lines.append(f"{INDENT * 2}term = {rounded(literal(steps.scale) + ' * term')}")
+    lines.append(f"{INDENT * 2}raw[k] = {rounded('raw[k] + term')}")
+    if steps.last_scale is not None:
+        scaled = rounded(f"{literal(steps.last_scale)} * r")
+        lines.append(f"raw = [{rounded(scaled + ' + v')} for r, v in zip(raw, {_tuple(map(literal, steps.init))})]")
+    if steps.divisor is not None:
+        lines.append(f"raw = [{rounded('r / ' + literal(steps.divisor))} for r in raw]")
+    return lines + ["return raw"]
+
+
+def _link_lines(combine) -> list[str]:
+    """The end of ``_scores(x)`` for boosted sums, from ``raw``: the link, as
+    :func:`treegen.model.apply_link` computes it."""
+    link, single = combine.link, combine.precision == Precision.FLOAT32
+    one = len(combine.init) == 1
+    if link == Link.SIGMOID and single:
+        return ["p = _sigmoid32(raw[0])", "return [_f32(1.0 - p), p]"] if one else [
+            "return [_sigmoid32(r) for r in raw]"]
+    if link == Link.SIGMOID:
+        scaled = (lambda r: r) if combine.link_scale == 1.0 else (lambda r: f"({literal(combine.link_scale)} * {r})")
+        return ([f"p = 1.0 / (1.0 + _exp(-{scaled('raw[0]')}))", "return [1.0 - p, p]"] if one else
+                [f"return [1.0 / (1.0 + _exp(-{scaled('r')})) for r in raw]"])
+    if link == Link.SOFTMAX and single:
+        return ["return _softmax32(raw)"]
+    if link == Link.SOFTMAX:  # added in order: sum() adds compensated since Python 3.12
+        return ["top = max(raw)", "exps = [math.exp(r - top) for r in raw]", "total = 0.0", "for e in exps:",
+                f"{INDENT}total += e", "return [e / total for e in exps]"]
+    if link == Link.EXP:
+        return [f"return [{'_expf' if single else '_exp'}(r) for r in raw]"]
+    if link == Link.SIGN_SQUARE:
+        return ["return [(1.0 if r > 0 else -1.0 if r < 0 else 0.0) * r * r for r in raw]"]
+    return ["return raw"]
+
+
+def _decide(decision: Decision, scores: str, raw: str) -> str:
+    """The index of the predicted class under ``decision``, from the scores and the raw sums."""
+    return {Decision.ARGMAX: f"_argmax({scores})", Decision.WEKA: f"_weka({scores})",
+            Decision.RAW_NONNEGATIVE: f"1 if {raw}[0] >= 0 else 0", Decision.RAW_POSITIVE: f"1 if {raw}[0] > 0 else 0",
+            Decision.ARGMAX_RAW: f"_argmax({raw})"}[decision]
+
+
+def _helpers(model: Model) -> dict:
+    """The arithmetic a module needs beyond its walkers: C's ``exp``, float32 (with XGBoost's links),
+    Weka's choice of class -- and the constants of glibc's ``expf``."""
+    combine = model.combine
+    boosted = combine.kind == CombineKind.SUM
+    float32 = boosted and combine.precision == Precision.FLOAT32
+    return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.EXP),
+            "float32": float32, "weka": combine.decision() == Decision.WEKA,
+            "expf": {name: literal(getattr(arithmetic, name)) for name in (
+                "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},
+            "expf_table": [literal(v) for v in arithmetic.EXPF_TABLE],
+            "expf_exceptions": [(literal(x), literal(y)) for x, y in arithmetic.EXPF_EXCEPTIONS.items()],
+            "sigmoid_clamp": literal(arithmetic.f32(88.7)), "sigmoid_epsilon": literal(arithmetic.f32(1e-16))}
