@@ -24,10 +24,10 @@ from treegen.learn import criteria, fit
 from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr
 from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, java_double, weka_double_to_string
-from treegen.targets import RUNNABLE
-from treegen.verify import verify
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
+from treegen.targets import RUNNABLE
 from treegen.testing import chain_model
+from treegen.verify import verify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 DATASETS = sorted(p.name[: -len(".default.tree")] for p in FIXTURES.glob("*.default.tree"))
