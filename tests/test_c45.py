@@ -25,7 +25,9 @@ from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr
 from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, java_double, weka_double_to_string
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
+from treegen.targets import RUNNABLE
 from treegen.testing import chain_model
+from treegen.verify import verify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 DATASETS = sorted(p.name[: -len(".default.tree")] for p in FIXTURES.glob("*.default.tree"))
@@ -103,6 +105,19 @@ def test_training_set_predictions_match_j48(name, variant):
         scores = model.scores(row)
         assert labeller.predict(row) == model.target.classes[predicted]
         assert scores == pytest.approx(distribution, abs=5.1e-4)  # J48 prints 3 decimals
+
+
+def test_labels_on_ties_are_j48s():
+    """Where two classes' probabilities are one rounding apart, J48 labels by the first class unless
+    another beats it by more than 1e-6; so do the model and every target (verify runs them)."""
+    model = fit(dataset("ties"), "c45", min_leaf=1)
+    assert j48_text(model) == (FIXTURES / "ties.M1.tree").read_text(encoding="utf-8")
+    rows = all_rows("ties", model)
+    expected = j48_predictions(FIXTURES / "ties.M1.pred")
+    assert model.scores(rows[1]) == [0.49999999999999994, 0.5]  # the tie: J48 computes the same bits
+    assert [model.predict(row) for row in rows] == [model.target.classes[p] for p, _ in expected]
+    results = verify(model, None, RUNNABLE, dialects=("sqlite", "duckdb"))
+    assert [(r.target, r.error, r.mismatches) for r in results if not r.ok] == []
 
 
 def test_play_tennis_gain_ratios():

@@ -485,6 +485,12 @@ def weka_argmax(scores: Sequence[float]) -> int:
     return best
 
 
+def leaf_class(combine: Combine, value: Sequence[float]) -> int:
+    """The class a leaf's value predicts on its own: by Weka's rule in J48's trees (ties within 1e-6
+    go to the first class), else the first highest."""
+    return weka_argmax(value) if combine.decide == Decision.WEKA else argmax(value)
+
+
 def decide(decision: Decision, scores: Sequence[float], raw: Sequence[float]) -> int:
     """Index of the predicted class under ``decision``, from the scores and the raw sums."""
     if decision == Decision.ARGMAX:

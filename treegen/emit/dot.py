@@ -7,7 +7,7 @@ import subprocess
 
 from ..describe import edge_labels
 from ..errors import TreegenError
-from ..model import Model, argmax
+from ..model import Model, leaf_class
 from .render import render
 
 # Colour-blind friendly (Okabe-Ito), lightened for black text; cycled for many classes.
@@ -25,7 +25,7 @@ def node_label(model: Model, node) -> tuple[str, str]:
     target = model.target
     if not target.is_classification:
         return f"value = {node.value[0]!r}\nn = {node.n:g}", "#ffffff"
-    best = argmax(node.value)
+    best = leaf_class(model.combine, node.value)
     counts = node.counts or node.value
     lines = [f"{c}: {k:g}" for c, k in zip(target.classes, counts)]
     return f"{target.classes[best]}\n" + "\n".join(lines), PALETTE[best % len(PALETTE)]

@@ -12,7 +12,7 @@ import re
 
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
-from ..model import CombineKind, Decision, Link, Model, Node, Op, Precision, Route, argmax
+from ..model import CombineKind, Decision, Link, Model, Node, Op, Precision, Route, leaf_class
 from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
@@ -78,7 +78,7 @@ class RuleWriter:
         target = self.model.target
         if not target.is_classification:
             return number(value[0])
-        return quote(target.classes[argmax(value)])
+        return quote(target.classes[leaf_class(self.model.combine, value)])
 
     def rule(self, rule: Rule) -> str:
         conditions = " and ".join(self.condition(c) for c in rule.conditions)

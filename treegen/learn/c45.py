@@ -32,7 +32,7 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
-from ..model import Model, Node, NumericSemantics, Split, MissingRoute, Tree
+from ..model import Combine, Decision, Model, Node, NumericSemantics, Split, MissingRoute, Tree
 from . import c45_split as S
 from ..progress import settled
 
@@ -293,7 +293,8 @@ def to_model(root: GrowNode, dataset: Dataset, params: dict) -> Model:
     meta = {"algorithm": "c45", "reference": "Weka 3.6 J48", "params": params}
     if dataset.dates:  # the numbers of these features are dates (ms since 1970-01-01 UTC)
         meta["dates"] = dict(dataset.dates)
-    return Model(dataset.features, dataset.target, [Tree(nodes)],
+    # J48 labels a row by the first class no other beats by more than 1e-6 (ClassifierTree.classifyInstance)
+    return Model(dataset.features, dataset.target, [Tree(nodes)], combine=Combine(decide=Decision.WEKA),
                  numeric=NumericSemantics(tolerance=TOLERANCE), meta=meta)
 
 
