@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .emit import dot, java, python, rule_text, sql
+from .emit import c, dot, java, python, rule_text, sql
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
 from .model import Model, extensions, model_problem
+from .run import c as run_c
 from .run import java as run_java
 from .run import python as run_python
 from .run import rule_text as run_rule_text
@@ -49,6 +50,8 @@ class Target:
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
     handles: frozenset = frozenset()  # the model's extensions it renders (treegen.model.extensions)
+    # Files written beside the output (`export -o`): (file ending, the file's text from the output's text).
+    companions: tuple[tuple[str, Callable[[str], str]], ...] = ()
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -60,6 +63,9 @@ TARGETS = {target.name: target for target in (
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
+    Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", c.emit,
+           (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
+           run=run_c.run, program=True, handles=c.HANDLES, companions=((".h", c.header),)),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
