@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .emit import c, dot, java, python, rule_text, sql
+from .emit import c, dot, java, javascript, python, rule_text, sql
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
 from .model import Model, extensions, model_problem
 from .run import c as run_c
 from .run import java as run_java
+from .run import javascript as run_javascript
 from .run import python as run_python
 from .run import rule_text as run_rule_text
 from .run import sql as run_sql
@@ -33,8 +34,9 @@ class Option:
         return "--" + (self.cli or self.name.replace("_", "-"))
 
 
-PROBA = Option("proba", "Also emit class probabilities (python, java: the program's --proba).", flag=True)
-LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java: the program's --leaf).", flag=True)
+PROBA = Option("proba", "Also emit class probabilities (python, java, javascript: the program's --proba).", flag=True)
+LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java, javascript: the program's --leaf).",
+              flag=True)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,10 @@ TARGETS = {target.name: target for target in (
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
+    Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", javascript.emit,
+           (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
+                                choices=javascript.MODULES)), ".mjs",
+           run=run_javascript.run, program=True, handles=javascript.HANDLES),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", c.emit,
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
            run=run_c.run, program=True, handles=c.HANDLES, companions=((".h", c.header),)),
