@@ -7,13 +7,15 @@ out), so that the one file compiles alone (``cc -DTREEGEN_MAIN model.c -lm``) an
 includes the header links the same declarations. ``treegen export --to c -o model.c`` writes
 ``model.h`` beside it.
 
-The file has three parts: the header (``templates/c/header.h.j2``); the model -- its tables, the
-walkers of each tree and the API -- written for each model by ``model.c.j2``; and fixed texts copied
-in as they are: the CSV program (``runtime.c.txt``, compiled only with ``TREEGEN_MAIN``), the walk of
-C4.5's fractional routes (``fractions.c.txt``) and glibc's ``expf`` (``expf.c.txt``), each only in a
-model that needs it. The API is thread-safe: every table is ``static const``, nothing is allocated,
-and a tree with fractional routes keeps its work list on the stack, in an array whose size is
-counted here.
+The file has four parts: the header (``templates/c/header.h.j2``); the model's constants, tables
+and tree walkers, written for each model by ``model.c.j2``; and two fixed texts, the same in every
+model: ``prelude.c.txt`` (includes, the checks of the compiler's arithmetic, the types of the
+tables) before the tables, and ``runtime.c.txt`` after them (the category lookup, the arithmetic of
+the combination and its links -- C4.5's fractional walk and glibc's ``expf`` among them -- the API,
+and the CSV program, compiled only with ``TREEGEN_MAIN``), which the model's macros select from
+with ``#if``. The API is thread-safe: every table is ``static const``, nothing is allocated, and a
+tree with fractional routes keeps its work list on the stack, in an array whose size is counted
+here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
 function's compile time at ``-O2`` grows faster than linearly with its size), and nesting stays under
@@ -30,9 +32,30 @@ from __future__ import annotations
 import re
 
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Link, Model, Precision, Tree, apply_link, decide
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     numeric_test, output_numbers, plan)
+from ..model import (
+    CombineKind,
+    Decision,
+    Link,
+    Model,
+    Precision,
+    Tree,
+    apply_link,
+    decide,
+)
+from .common import (
+    CALL,
+    FRACTION,
+    IF,
+    LEAF,
+    Cond,
+    CostModel,
+    TreePlan,
+    category_codes,
+    float_text,
+    numeric_test,
+    output_numbers,
+    plan,
+)
 from .render import render, source
 
 INDENT = "    "
@@ -44,7 +67,6 @@ HANDLES = frozenset({"float32 arithmetic", "a scaled or one-vs-all sigmoid", "su
                      *(f"the {link} link" for link in Link), *(f"the {decision} decision" for decision in Decision)})
 
 MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
-TREES_PER_FUNCTION = 100  # an ensemble's trees are added in functions of this many calls
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 
@@ -82,39 +104,47 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     fractional = [p for p in plans if not p.exclusive]
     bounds = {p.index: _bounds(p, model.trees[p.index]) for p in fractional}
     combine = model.combine
-    n_raw = len(combine.init) if combine.kind == CombineKind.SUM else model.target.width
+    n_raw = len(combine.init) if combine.kind == CombineKind.SUM else 1
     n_scores = len(apply_link(combine, [0.0] * n_raw)) if combine.kind == CombineKind.SUM else model.target.width
     if classification and n_scores != len(model.target.classes):
         raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
                            f"{len(model.target.classes)} classes")
     names = [f.name for f in model.features]
     context = dict(
-        prefix=prefix, macro=prefix.upper(), model=model, classification=classification, leaf=leaf, single=single,
+        prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
         classes=[string(c) for c in model.target.classes], class_lengths=[len(_utf8(c)) for c in model.target.classes],
         used=model.used_features(), category_tables=_category_tables(model, categories),
-        intervals=[(i, literal(f.missing_interval[0]), literal(f.missing_interval[1]))
+        intervals=[f"{{{i}, {literal(f.missing_interval[0])}, {literal(f.missing_interval[1])}}}"
                    for i, f in enumerate(model.features) if f.missing_interval is not None],
         walkers=[_walker(p, f, names, categories, outputs[p.index][0]) for p in plans for f in p.functions],
         values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
         labels=_labels(model, outputs[0][1]) if single and classification else None,
-        trees=plans, fractional=[_tree_walk(p, bounds[p.index]) for p in fractional],
+        trees=[_tree_entry(model, p, bounds.get(p.index)) for p in plans],
+        max_width=max(p.width for p in plans), fractional=bool(fractional),
         factors=max([len(p.factors) for p in fractional] + [1]),
         todo_capacity=max([b[0] for b in bounds.values()] + [1]),
         ends_capacity=max([b[1] for b in bounds.values() if not b[2]] + [1]),
         sorted_ends=any(not b[2] for b in bounds.values()),
         leaf_capacity=sum(1 if p.exclusive else bounds[p.index][1] for p in plans),
-        chunks=_chunks(model, plans), leaf_chunks=_chunks(model, plans, leaves=True),
-        combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=n_scores,
-        n_width=model.target.width, decision=combine.decision(),
-        start=[literal(_rounded(combine, 0.0 if combine.init_last else v)) for v in combine.init],
-        init=[literal(v) for v in combine.init], per_tree_scale=1.0 if combine.init_last else combine.scale,
-        expf=combine.precision == Precision.FLOAT32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
-        leaves=sum(len(t.leaves()) for t in model.trees))
-    filters = {"lit": literal, "rounded": rounded}  # Jinja keeps a template's filters: no closures
+        combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
+        decision=combine.decision(), init=[literal(v) for v in combine.init])
+    filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
     head = render("c", "header.h.j2", filters, **context)
-    return render("c", "model.c.j2", filters, header=head, runtime=source("c", "runtime.c.txt"),
-                  fractions=source("c", "fractions.c.txt"), expf_text=source("c", "expf.c.txt"), **context)
+    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"),
+                  runtime=source("c", "runtime.c.txt"), **context)
+
+
+def wrap(items, width: int = 100, indent: int = 4) -> str:
+    """Items joined by commas, in lines of about ``width`` characters: the elements of a C initializer."""
+    lines, line = [], ""
+    for item in map(str, items):
+        if line and len(line) + len(item) + 2 > width:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else item
+    lines.append(line)
+    return ("\n" + " " * indent).join(lines)
 
 
 def header(text: str) -> str:
@@ -161,16 +191,6 @@ def literal(value) -> str:
     """A C double constant that reads back bit-identical: the shortest decimal (Python's repr), which
     C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here)."""
     return float_text(value, "NAN", "INFINITY")
-
-
-def _rounded(combine, value: float) -> float:
-    from ..arithmetic import f32
-    return f32(value) if combine.precision == Precision.FLOAT32 else value
-
-
-def rounded(text: str, float32: bool) -> str:
-    """C that rounds an expression as the model's precision does: to float32 through a cast."""
-    return f"(float) ({text})" if float32 else text
 
 
 def function_name(tree: int, node: int) -> str:
@@ -284,11 +304,6 @@ def _bounds(tree_plan: TreePlan, tree: Tree) -> tuple[int, int, bool]:
     return max(1, held[0]), max(1, reached[0]), tree.is_preorder()
 
 
-def _tree_walk(tree_plan: TreePlan, bounds) -> dict:
-    return {"index": tree_plan.index, "factors": len(tree_plan.factors), "width": tree_plan.width,
-            "in_order": int(bounds[2])}
-
-
 def _value_table(tree_plan: TreePlan, table: dict) -> dict:
     """A tree's values by the number its walkers return; numbers no walker returns hold zeros."""
     rows = [f"{{{', '.join(literal(v) for v in table[n])}}},  /* {n} */" if n in table else "{0.0},"
@@ -303,49 +318,24 @@ def _labels(model: Model, table: dict) -> list[int]:
 
 
 def _category_tables(model: Model, categories) -> list[dict | None]:
-    """Per feature: its categories (string literals and lengths) in code order, and the codes in the
-    order of their UTF-8 bytes, for a binary search; None for a numeric feature."""
+    """Per feature: its index, its categories (string literals and byte lengths) in code order, and
+    the codes in the order of their UTF-8 bytes, for a binary search; None for a numeric feature."""
     tables = []
-    for feature, table in zip(model.features, categories):
+    for index, (feature, table) in enumerate(zip(model.features, categories)):
         if feature.is_numeric:
             tables.append(None)
             continue
         order = sorted(range(len(table)), key=lambda code: _utf8(table[code]))
-        tables.append({"texts": [(string(c), len(_utf8(c))) for c in table], "order": order})
+        tables.append({"feature": index, "texts": [string(c) for c in table],
+                       "lengths": [len(_utf8(c)) for c in table], "order": order})
     return tables
 
 
-# -- the trees of an ensemble, added up ----------------------------------------------------------
-
-def _chunks(model: Model, plans: list[TreePlan], leaves: bool = False) -> list[list[str]]:
-    """The statements that add each tree's output (or, with ``leaves``, write its leaf ids), in tree
-    order, cut into groups of TREES_PER_FUNCTION, one function each."""
-    lines = [(_leaf_statement if leaves else _tree_statement)(model, p) for p in plans]
-    return [lines[i:i + TREES_PER_FUNCTION] for i in range(0, len(lines), TREES_PER_FUNCTION)]
-
-
-def _output(tree_plan: TreePlan) -> tuple[str, str]:
-    """(statement that computes a tree's output first, or "", the expression of its output vector)."""
+def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
+    """A tree's row of the TREES table (struct tree in prelude.c.txt)."""
     t = tree_plan.index
-    if tree_plan.exclusive:
-        return "", f"V{t}[t{t}_n0(x)]"
-    return f"double out[{tree_plan.width}]; tree{t}(x, out, NULL, NULL); ", "out"
-
-
-def _tree_statement(model: Model, tree_plan: TreePlan) -> str:
-    before, out = _output(tree_plan)
-    weight = literal(model.trees[tree_plan.index].weight)
-    if model.combine.kind != CombineKind.SUM:
-        statement = f"add(sums, {out});"
-    elif tree_plan.output is None:
-        statement = f"add_terms(sums, {out}, {weight});"
-    else:
-        statement = f"add_term(sums, {tree_plan.output}, {out}[0], {weight});"
-    return f"{{ {before}{statement} }}" if before else statement
-
-
-def _leaf_statement(model: Model, tree_plan: TreePlan) -> str:
-    t = tree_plan.index
-    if tree_plan.exclusive:
-        return f"ids[k] = t{t}_n0(x); counts[{t}] = 1; k += 1;"
-    return f"tree{t}(x, NULL, ids + k, &counts[{t}]); k += counts[{t}];"
+    walkers = f"t{t}_n0, NULL" if tree_plan.exclusive else f"NULL, t{t}_n0"
+    output = -1 if tree_plan.output is None else tree_plan.output
+    in_order = 1 if bounds is None else int(bounds[2])
+    return (f"{{{walkers}, &V{t}[0][0], {tree_plan.width}, {output}, {literal(model.trees[t].weight)}, "
+            f"{len(tree_plan.factors)}, {in_order}}}")
