@@ -35,7 +35,7 @@ class Option:
 
 
 PROBA = Option("proba", "Also emit class probabilities (python, java, javascript: the program's --proba).", flag=True)
-LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java, javascript: the program's --leaf).",
+LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java, javascript, c: the program's --leaf).",
               flag=True)
 
 

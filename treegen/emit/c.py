@@ -104,7 +104,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     fractional = [p for p in plans if not p.exclusive]
     bounds = {p.index: _bounds(p, model.trees[p.index]) for p in fractional}
     combine = model.combine
-    n_raw = len(combine.init) if combine.kind == CombineKind.SUM else 1
+    n_raw = len(combine.init) if combine.kind == CombineKind.SUM else model.target.width  # a raw rule reads the scores
     n_scores = len(apply_link(combine, [0.0] * n_raw)) if combine.kind == CombineKind.SUM else model.target.width
     if classification and n_scores != len(model.target.classes):
         raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
