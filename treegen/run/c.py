@@ -5,6 +5,7 @@ the process; :func:`compile_sources` compiles many sources in one compiler call 
 translation unit, then each linked on its own)."""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shlex
@@ -41,6 +42,7 @@ def compile_sources(sources, cc: str | None = None, flags=STANDARD_FLAGS) -> lis
     todo = [s for s in dict.fromkeys(sources) if _key(s, cc, flags) not in _built]
     if todo:
         root = tempfile.mkdtemp(prefix="treegen-c-")
+        atexit.register(shutil.rmtree, root, True)  # the programs live as long as the process
         names = [f"m{i}" for i in range(len(todo))]
         for name, text in zip(names, todo):
             with open(os.path.join(root, name + ".c"), "w", encoding="utf-8") as handle:
