@@ -425,11 +425,18 @@ def test_no_warning_under_gcc_and_clang_at_O0_and_O2(cc, tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["-ffast-math", "-ffinite-math-only"])
-def test_the_source_refuses_fast_math(flag, tmp_path):
-    (tmp_path / "m.c").write_text(emit(random_model(1), "c"), encoding="utf-8")
+def test_the_header_refuses_fast_math(flag, tmp_path):
+    """The source, and a program that includes the header."""
+    source = emit(random_model(1), "c")
+    (tmp_path / "m.c").write_text(source, encoding="utf-8")
+    (tmp_path / "m.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "user.c").write_text('#include "m.h"\nint main(void) { return 0; }\n', encoding="utf-8")
     for cc in ("gcc", "clang"):
-        done = subprocess.run([cc, "-std=c99", "-O2", flag, "-c", "m.c"], cwd=tmp_path, capture_output=True, text=True)
-        assert done.returncode != 0 and "-ffast-math" in done.stderr, (cc, done.stderr)
+        for name in ("m.c", "user.c"):
+            done = subprocess.run([cc, "-std=c99", "-O2", flag, "-c", name], cwd=tmp_path, capture_output=True,
+                                  text=True)
+            assert done.returncode != 0 and "-ffast-math" in done.stderr, (cc, name, done.stderr)
+        assert subprocess.run([cc, "-std=c99", "-O2", "-c", "user.c"], cwd=tmp_path).returncode == 0
 
 
 def test_the_source_refuses_x87_excess_precision(tmp_path):
