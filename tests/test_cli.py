@@ -152,9 +152,9 @@ def tennis_model(tmp_path_factory):
 
 EXPORT_OPTIONS = {"--proba": [], "--leaf": [], "--class-name": ["Tennis"], "--package": ["org.example"],
                   "--dialect": ["sqlite"], "--table": ["rows"], "--expression": [], "--format": ["dot"],
-                  "--module": ["commonjs"]}
+                  "--module": ["commonjs"], "--prefix": ["tennis"]}
 TAKES = {"python": {"--proba", "--leaf"}, "java": {"--proba", "--leaf", "--class-name", "--package"},
-         "javascript": {"--proba", "--leaf", "--module"},
+         "javascript": {"--proba", "--leaf", "--module"}, "c": {"--proba", "--leaf", "--prefix"},
          "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression"}, "rules": set(), "dot": {"--format"}}
 
 

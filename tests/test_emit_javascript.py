@@ -230,6 +230,11 @@ def boosted(seed: int, link: str, precision: str = "float64", **combine):
 def test_links_at_large_raw_sums_are_exact():
     """Raw sums far out, where exp overflows, underflows or leaves the normal doubles (the branch of
     glibc's exp beyond |x| = 512), in double and in float32."""
+    assert_api_exact([(m, rows_for(m, 300)) for m in far_out_models()])
+
+
+def far_out_models() -> list:
+    """Boosted models whose raw sums reach far out, for every link that calls exp or expf."""
     models = []
     for k, (link, precision) in enumerate([("sigmoid", "float64"), ("softmax", "float64"), ("sigmoid", "float32"),
                                            ("softmax", "float32")]):
@@ -243,7 +248,7 @@ def test_links_at_large_raw_sums_are_exact():
         for node in tree.nodes:
             node.value = (node.value[0] / 1000.0 * 0.75 - 200,)  # raw sums between about -1,000 and 600
     models.append(exp_link)
-    assert_api_exact([(m, rows_for(m, 300)) for m in models])
+    return models
 
 
 def test_commonjs_build_is_the_same_model():
@@ -606,16 +611,20 @@ def test_output_is_deterministic_and_options_are_checked():
 
 
 def test_verify_runs_it_for_real(tmp_path):
-    """`treegen verify --to javascript` on a C4.5 tree with missing values and on a float32 boosted model."""
+    check_verify("javascript", tmp_path)
+
+
+def check_verify(target: str, tmp_path) -> None:
+    """`treegen verify --to TARGET` on a C4.5 tree with missing values and on a float32 boosted model."""
     model = fit(load_dataset(str(FIXTURES / "j48" / "labor.arff")), "c45")
     boosted_path = tmp_path / "boosted.json"
     modelio.save(boosted(7, "sigmoid", "float32", divisor=3.0), str(boosted_path))
     labor = tmp_path / "labor.json"
     modelio.save(model, str(labor))
     for path, data in ((labor, [str(FIXTURES / "j48" / "labor.arff")]), (boosted_path, [])):
-        done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(path), *data, "--to", "javascript"],
+        done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(path), *data, "--to", target],
                               capture_output=True, text=True, cwd=ROOT)
-        assert done.returncode == 0 and done.stdout.startswith("javascript") and " ok " in done.stdout, done.stdout
+        assert done.returncode == 0 and done.stdout.startswith(target + " ") and " ok " in done.stdout, done.stdout
 
 
 # -- the browser ----------------------------------------------------------------------------------------

@@ -191,10 +191,13 @@ def three_features(names=("x0", "it's\n", "c0")):
 
 def command(target: str, source: str, directory: str) -> list[str]:
     """The command that runs a generated program: the Python module written to a file, the Java
-    class compiled, the JavaScript module written to a file for Node."""
+    class compiled, the JavaScript module written to a file for Node, the C file compiled as a program."""
     if target == "javascript":
         from treegen.run.javascript import command as node_command
         return node_command(source, directory)
+    if target == "c":
+        from treegen.run.c import STRICT_FLAGS, STANDARD_FLAGS, compile_sources as compile_c
+        return [compile_c([source], flags=STANDARD_FLAGS + STRICT_FLAGS)[0]]
     if target == "python":
         path = os.path.join(directory, "model.py")
         with open(path, "w", encoding="utf-8") as handle:

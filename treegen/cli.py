@@ -287,10 +287,20 @@ def target_options(f):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @target_options
 def export(model, target, output, **options):
-    """Generate code, rule text or a diagram from a model."""
+    """Generate code, rule text or a diagram from a model.
+
+    With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
     check_options(target, options)  # before the model is loaded
     loaded = load_model(model)
-    write_text(emit(loaded, target, **options), output)
+    text = emit(loaded, target, **options)
+    beside = {} if output in (None, "-") else {
+        os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
+    if output in beside:
+        raise TreegenError(f"-o {output}: the {target} target writes its own {os.path.splitext(output)[1]} file "
+                           f"beside the output; name the output {os.path.splitext(output)[0] + TARGETS[target].extension}")
+    write_text(text, output)
+    for path, make in beside.items():  # C's header beside its source
+        write_text(make(text), path)
 
 
 @main.command(name="parse")

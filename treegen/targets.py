@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .emit import dot, java, javascript, python, rule_text, sql
+from .emit import c, dot, java, javascript, python, rule_text, sql
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
 from .model import Model, extensions, model_problem
+from .run import c as run_c
 from .run import java as run_java
 from .run import javascript as run_javascript
 from .run import python as run_python
@@ -33,9 +34,9 @@ class Option:
         return "--" + (self.cli or self.name.replace("_", "-"))
 
 
-PROBA = Option("proba", "Also emit class probabilities (sql; every python, java and javascript program takes --proba).",
+PROBA = Option("proba", "Also emit class probabilities (sql; every python, java, javascript and c program takes --proba).",
                flag=True)
-LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java, javascript: the program's --leaf).",
+LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java, javascript, c: the program's --leaf).",
               flag=True)
 
 
@@ -52,6 +53,8 @@ class Target:
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
     handles: frozenset = frozenset()  # the model's extensions it renders (treegen.model.extensions)
+    # Files written beside the output (`export -o`): (file ending, the file's text from the output's text).
+    companions: tuple[tuple[str, Callable[[str], str]], ...] = ()
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -68,6 +71,9 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices=javascript.MODULES)), ".mjs",
            run=run_javascript.run, program=True, handles=javascript.HANDLES),
+    Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", c.emit,
+           (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
+           run=run_c.run, program=True, handles=c.HANDLES, companions=((".h", c.header),)),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),

@@ -1,0 +1,47 @@
+/* A program that links a generated model. Generate it, compile both, run:
+ *
+ *   treegen train examples/play_tennis.csv --target play --algorithm id3 -o tennis.json
+ *   treegen export tennis.json --to c --prefix tennis -o examples/c/tennis.c   (writes tennis.h too)
+ *   cc -std=c99 -O2 examples/c/main.c examples/c/tennis.c -lm -o tennis
+ *   ./tennis
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "tennis.h"
+
+/* A row of one double per feature, in tennis_features order: a category as its index, which
+ * tennis_category gives from its text (-1 for a category the tree never saw), NAN when missing. */
+static void fill(double *row, const char *const *texts)
+{
+    int i;
+    for (i = 0; i < TENNIS_N_FEATURES; i++) {
+        row[i] = texts[i] == NULL ? NAN : (double) tennis_category(i, texts[i]);
+    }
+}
+
+int main(void)
+{
+    static const char *const days[][TENNIS_N_FEATURES] = {
+        {"sunny", "cool", "high", "strong"},
+        {"overcast", NULL, "normal", NULL},
+        {"rain", "mild", "normal", "weak"},
+        {"foggy", NULL, NULL, "weak"},
+    };
+    double row[TENNIS_N_FEATURES], probabilities[TENNIS_N_CLASSES];
+    size_t d;
+    int i, k;
+    for (d = 0; d < sizeof days / sizeof days[0]; d++) {
+        fill(row, days[d]);
+        tennis_predict_proba(row, probabilities);
+        for (i = 0; i < TENNIS_N_FEATURES; i++) {
+            printf("%s=%s ", tennis_features[i], days[d][i] == NULL ? "?" : days[d][i]);
+        }
+        printf("-> %s (", tennis_classes[tennis_predict(row)]);
+        for (k = 0; k < TENNIS_N_CLASSES; k++) {
+            printf("%s%s %.17g", k > 0 ? ", " : "", tennis_classes[k], probabilities[k]);
+        }
+        printf(")\n");
+    }
+    return 0;
+}

@@ -1,0 +1,657 @@
+"""The generated C, compiled by gcc and clang, predicts exactly what the model predicts -- bit for bit,
+every extension of the model included (float32 steps, glibc's exp and expf) -- through its API and as
+a program whose output is byte for byte the reference protocol's; at any size; with any names; with
+no warning under -std=c99 -Wall -Wextra -pedantic; several models in one program (--prefix). Many
+models are compiled in one compiler run and checked by one program, so that the tests stay fast."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_emit_javascript import (
+    SEMANTICS,
+    boosted,
+    check_verify,
+    expected_output,
+    far_out_models,
+    imported_models,
+    reference_leaves,
+    rows_for,
+    varied_models,
+)
+from test_emit_python import (
+    check_closed_pipe,
+    check_errors,
+    check_model_part,
+    check_options,
+    check_zero_weight_leaves,
+    extreme_model,
+    hostile_models,
+    to_csv,
+)
+from test_rule_text import boosted_models
+
+from treegen import modelio
+from treegen.cli import main
+from treegen.data import load_dataset
+from treegen.emit.c import header
+from treegen.errors import TreegenError
+from treegen.learn import fit
+from treegen.model import (
+    NUMERIC,
+    REGRESSION,
+    Feature,
+    MissingRoute,
+    Model,
+    Node,
+    Op,
+    Split,
+    Target,
+    Tree,
+)
+from treegen.probes import probe_rows
+from treegen.run.c import STANDARD_FLAGS, STRICT_FLAGS, compile_sources, run
+from treegen.targets import emit
+from treegen.testing import (
+    HOSTILE_NAMES,
+    chain_model,
+    random_model,
+    random_rows,
+    wide_model,
+)
+from treegen.walk import predict_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
+PROGRAM_FLAGS = STANDARD_FLAGS + STRICT_FLAGS  # programs too compile at -O2 without a warning
+
+# One program checks many models, each compiled with its own prefix: it reads lines "M k" (the model
+# to use next) and "R f1 f2 ..." (a row: "m" missing, "n<16 hex digits>" a double's bits, "c<hex>" a
+# category's UTF-8 text, looked up with PREFIX_category, "i<int>" a code as it is) and prints, per row,
+# the label index or the value's bits, the probabilities' bits and the leaf ids with their counts.
+HARNESS = r"""
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+%(includes)s
+
+struct api {
+    int n_features, n_classes, n_trees, leaf_capacity;
+    int (*label)(const double *);
+    double (*value)(const double *);
+    void (*proba)(const double *, double *);
+    int (*leaf)(const double *, int *, int *);
+    int (*category)(int, const char *);
+};
+
+static const struct api APIS[] = {
+%(apis)s
+};
+
+static void bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    printf(" %%016llx", (unsigned long long) u);
+}
+
+int main(void)
+{
+    static char line[1 << 20];
+    const struct api *m = &APIS[0];
+    double row[4096], scores[4096];
+    int *ids = NULL, counts[4096];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        char *field = strtok(line, " \n");
+        int f = 0, n, k;
+        if (field != NULL && strcmp(field, "M") == 0) {
+            m = &APIS[atoi(strtok(NULL, " \n"))];
+            free(ids);
+            ids = (int *) malloc(sizeof(int) * (size_t) m->leaf_capacity);
+            continue;
+        }
+        while ((field = strtok(NULL, " \n")) != NULL) {
+            if (field[0] == 'm') {
+                row[f] = NAN;
+            } else if (field[0] == 'n') {
+                uint64_t u = strtoull(field + 1, NULL, 16);
+                memcpy(&row[f], &u, sizeof u);
+            } else if (field[0] == 'i') {
+                row[f] = atof(field + 1);
+            } else {
+                char text[4096];
+                size_t i, length = strlen(field + 1) / 2;
+                for (i = 0; i < length; i++) {
+                    unsigned byte;
+                    sscanf(field + 1 + 2 * i, "%%2x", &byte);
+                    text[i] = (char) byte;
+                }
+                text[length] = '\0';
+                row[f] = (double) m->category(f, text);
+            }
+            f++;
+        }
+        if (m->n_classes > 0) {
+            printf("%%d", m->label(row));
+            m->proba(row, scores);
+            for (k = 0; k < m->n_classes; k++) {
+                bits(scores[k]);
+            }
+        } else {
+            printf("v");
+            bits(m->value(row));
+        }
+        n = m->leaf(row, ids, counts);
+        printf(" |");
+        for (k = 0; k < m->n_trees; k++) {
+            printf(" %%d", counts[k]);
+        }
+        printf(" |");
+        for (k = 0; k < n; k++) {
+            printf(" %%d", ids[k]);
+        }
+        printf("\n");
+    }
+    free(ids);
+    return 0;
+}
+"""
+
+
+def api_entry(prefix: str, classification: bool) -> str:
+    macro = prefix.upper()
+    if classification:
+        return (f"    {{{macro}_N_FEATURES, {macro}_N_CLASSES, {macro}_N_TREES, {macro}_LEAF_CAPACITY, "
+                f"{prefix}_predict, NULL, {prefix}_predict_proba, {prefix}_predict_leaf, {prefix}_category}},")
+    return (f"    {{{macro}_N_FEATURES, 0, {macro}_N_TREES, {macro}_LEAF_CAPACITY, NULL, {prefix}_predict, NULL, "
+            f"{prefix}_predict_leaf, {prefix}_category}},")
+
+
+def build(directory: str, sources: list[str], main_text: str, cc: str = "gcc", flags=("-O2",)) -> str:
+    """Compile model sources (each its own translation unit, with its header beside it) and a main
+    into one program, in one compiler run; the program's path."""
+    names = []
+    for k, source in enumerate(sources):
+        Path(directory, f"m{k}.c").write_text(source, encoding="utf-8")
+        Path(directory, f"m{k}.h").write_text(header(source), encoding="utf-8")
+        names.append(f"m{k}.c")
+    Path(directory, "main.c").write_text(main_text, encoding="utf-8")
+    done = subprocess.run([cc, *WARNINGS, *flags, *names, "main.c", "-lm", "-o", "program"], cwd=directory,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return os.path.join(directory, "program")
+
+
+def encode(model, row: dict) -> str:
+    fields = []
+    for feature in model.features:
+        value = row.get(feature.name)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            fields.append("m")
+        elif feature.is_numeric:
+            fields.append("n" + format(struct.unpack("<Q", struct.pack("<d", float(value)))[0], "016x"))
+        elif "\0" in value or not value:  # text that C cannot pass, or an empty field: by its code
+            fields.append("i" + str(feature.categories.index(value) if value in feature.categories else -1))
+        else:
+            fields.append("c" + value.encode("utf-8").hex())
+    return "R " + " ".join(fields)
+
+
+def same(got: str, want: float) -> bool:
+    """Bit for bit, any NaN equal to any NaN."""
+    value = struct.unpack("<d", struct.pack("<Q", int(got, 16)))[0]
+    return struct.pack("<d", value) == struct.pack("<d", want) or (math.isnan(want) and math.isnan(value))
+
+
+def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> None:
+    """Every model, compiled with its own prefix into one program, answers every row as the model does:
+    label, probabilities bit for bit, value bit for bit, leaf ids."""
+    sources = [emit(model, "c", leaf=True, prefix=f"m{k}") for k, (model, _) in enumerate(models_rows)]
+    includes = "\n".join(f'#include "m{k}.h"' for k in range(len(sources)))
+    apis = "\n".join(api_entry(f"m{k}", model.target.is_classification)
+                     for k, (model, _) in enumerate(models_rows))
+    lines = []
+    for k, (model, rows) in enumerate(models_rows):
+        lines.append(f"M {k}")
+        lines.extend(encode(model, row) for row in rows)
+    with tempfile.TemporaryDirectory(prefix="treegen-c-test-") as directory:
+        program = build(directory, sources, HARNESS % {"includes": includes, "apis": apis}, cc, flags)
+        done = subprocess.run([program], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = iter(done.stdout.splitlines())
+    for model, rows in models_rows:
+        for row, (label, scores) in zip(rows, predict_rows(model, rows)):
+            head, counts, ids = next(answers).split(" |")
+            fields = head.split()
+            if model.target.is_classification:
+                assert model.target.classes[int(fields[0])] == label, row
+                assert len(fields) == 1 + len(scores) and all(map(same, fields[1:], scores)), (row, fields, scores)
+            else:
+                assert same(fields[1], label), (row, fields, label)
+            want = reference_leaves(model, row)
+            assert [int(c) for c in counts.split()] == [len(t) for t in want], row
+            assert [int(i) for i in ids.split()] == [i for t in want for i in t], row
+    assert next(answers, None) is None
+
+
+def assert_programs_exact(models_rows, leaf: bool = True) -> None:
+    """Each program prints, byte for byte, what the protocol says the model's answers are (all the
+    programs compiled first, in one compiler run)."""
+    sources = [emit(model, "c", leaf=leaf) for model, _ in models_rows]
+    compile_sources(sources, flags=PROGRAM_FLAGS)
+    for source, (model, rows) in zip(sources, models_rows):
+        text = to_csv(model, rows)
+        for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
+            assert run(source, text, args, flags=PROGRAM_FLAGS) == expected_output(model, text, args), args
+
+
+# -- every kind of model ---------------------------------------------------------------------------
+
+def test_every_kind_of_model_is_exact_through_the_api():
+    models = varied_models() + [boosted(k, link, precision) for k, (link, precision) in enumerate(
+        [("sigmoid", "float64"), ("softmax", "float64"), ("sigmoid", "float32"), ("softmax", "float32")])]
+    assert_api_exact([(m, rows_for(m, 150)) for m in models])
+
+
+@settings(max_examples=3, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=12, max_size=12), seed=st.integers(0, 1000))
+def test_every_extension_is_exact(models, seed):
+    """Random models with random combinations of every field a boosting library's model needs:
+    comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
+    rules), weighted and per-output trees, routes for unknown categories -- a dozen in one program."""
+    assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+
+
+def test_random_models_as_programs():
+    models = [random_model(seed, regression=seed % 2 == 1, numeric=SEMANTICS[seed % len(SEMANTICS)],
+                           n_trees=1 + 2 * (seed % 2), missing_kinds=missing)
+              for seed, missing in enumerate([("stop", "child", "fraction"), ("child",), ("fraction",)] * 2)]
+    assert_programs_exact([(m, rows_for(m, 100, k)) for k, m in enumerate(models)])
+
+
+def test_links_at_large_raw_sums_are_exact():
+    """Raw sums far out, where exp overflows, underflows or leaves the normal doubles, in double and
+    in float32 (libm's exp, glibc's here; expf written out as glibc computes it)."""
+    assert_api_exact([(m, rows_for(m, 300)) for m in far_out_models()])
+
+
+# -- models from the importers and learners -----------------------------------------------------------
+
+def test_imported_forests_and_boosting_and_c45_are_exact():
+    """Every fixture of the XGBoost, LightGBM, CatBoost and HistGradientBoosting importers, and C4.5
+    with fractional routes on Weka's data sets with missing values."""
+    cases = imported_models()
+    assert len(cases) > 40
+    recorded = recorded_rows()
+    assert len(recorded) > 30
+    assert_api_exact([(m, recorded.get(name, []) + rows_for(m, 100)) for name, m in cases])
+    assert_programs_exact([(m, rows_for(m, 60)) for _, m in cases[::12]])
+
+
+def as_row(model, values) -> dict:
+    """A row a library was given (numbers, None, category codes or texts) as treegen reads it: a code
+    as its decimal digits, as the importers name categories."""
+    row = {}
+    for feature, value in zip(model.features, values):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            row[feature.name] = None
+        elif feature.is_numeric or isinstance(value, str):
+            row[feature.name] = float(value) if feature.is_numeric else value
+        else:
+            row[feature.name] = str(int(value)) if float(value).is_integer() else repr(float(value))
+    return row
+
+
+def recorded_rows() -> dict[str, list[dict]]:
+    """Per fixture (named as imported_models names it): the rows its library predicted when the
+    fixture was made, which the importers' tests check the model against bit for bit."""
+    found = {}
+    for name, model in imported_models():
+        if name.startswith("lightgbm "):
+            _, version, stem = name.split(" ")
+            path = FIXTURES / "lightgbm" / version / f"{stem}.json"
+        elif name.startswith("j48 "):
+            continue
+        else:
+            library = next(d for d in ("xgboost", "catboost", "hist_gradient_boosting")
+                           if (FIXTURES / d / f"{name}.expected.json").exists())
+            path = FIXTURES / library / f"{name}.expected.json"
+        found[name] = [as_row(model, values) for values in json.loads(path.read_text())["rows"]]
+    return found
+
+
+def test_scikit_learn_forest_of_500_trees():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from treegen.importers.sklearn import from_sklearn
+    X, y = make_classification(n_samples=600, n_features=6, random_state=0)
+    model = from_sklearn(RandomForestClassifier(500, max_depth=6, random_state=0).fit(X, y))
+    rows = rows_for(model, 150)
+    assert_api_exact([(model, rows)])
+    assert_programs_exact([(model, rows[:100])], leaf=False)
+
+
+# -- any size -----------------------------------------------------------------------------------------
+
+def compile_measured(directory: str, name: str, source: str) -> tuple[float, int]:
+    """Compile one source with gcc -O2 as a program: (seconds, peak resident kilobytes of the compiler)."""
+    Path(directory, f"{name}.c").write_text(source, encoding="utf-8")
+    start = time.perf_counter()
+    process = subprocess.Popen(["gcc", *STANDARD_FLAGS, *STRICT_FLAGS, "-DTREEGEN_MAIN", f"{name}.c", "-lm", "-o",
+                                name], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, process.stdout.read().decode()[-3000:]
+    return seconds, usage.ru_maxrss
+
+
+def test_50000_leaves_and_depth_10000_compile_in_bounded_time_and_memory_and_run():
+    """gcc -O2 on a 50,000-leaf tree and a 10,000-deep chain: the trees are cut into functions, so
+    compile time and memory grow with the size, not faster; then the programs are exact. The figures
+    go to the test's output (pytest -s) for the README."""
+    models = {"wide": wide_model(50_000), "chain": chain_model(10_000)}
+    with tempfile.TemporaryDirectory(prefix="treegen-c-big-") as directory:
+        for name, model in models.items():
+            source = emit(model, "c", leaf=True)
+            seconds, kilobytes = compile_measured(directory, name, source)
+            print(f"\n{name}: {len(source.splitlines())} lines, gcc -O2 {seconds:.1f} s, {kilobytes // 1024} MB "
+                  f"(load {os.getloadavg()[0]:.1f})")
+            assert kilobytes < 1_500_000 and seconds < 300, name
+            probes = probe_rows(model, 1000)
+            rows = probes[::max(1, len(probes) // 150)] + random_rows(model, 50)
+            text = to_csv(model, rows)
+            for args in ([], ["--leaf"]):
+                done = subprocess.run([os.path.join(directory, name), *args], input=text.encode(),
+                                      capture_output=True, timeout=120)
+                assert done.stdout.decode() == expected_output(model, text, args), (name, args)
+
+
+def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
+    """C4.5's fractional route at every split of a 1,000-deep chain: a missing value reaches all 1,001
+    leaves from a work list of fixed size, with no recursion."""
+    model = chain_model(1000)
+    route = MissingRoute.fraction((0.3, 0.7))
+    for node in model.trees[0].nodes:
+        if node.split is not None:
+            node.split = replace(node.split, missing=route)
+    rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 998.5, 999.0, 1e9, math.inf)]
+    assert_programs_exact([(model, rows)])
+
+
+# -- compilers, flags, several models in one program ------------------------------------------------
+
+def warning_models() -> list:
+    return [random_model(3, max_depth=6), random_model(4, regression=True, n_trees=3, missing_kinds=("fraction",)),
+            boosted(1, "softmax", "float32"), boosted(2, "sigmoid", "float64", divisor=2.0), extreme_model(),
+            hostile_models()[0], fit(load_dataset(str(FIXTURES / "j48" / "labor.arff")), "c45")]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_no_warning_under_gcc_and_clang_at_O0_and_O2(cc, tmp_path):
+    """-std=c99 -Wall -Wextra -pedantic -Werror, the API and the program, at -O0 and -O2; the API
+    compiled at -O0 predicts exactly as well (assert_api_exact compiles at -O2)."""
+    assert shutil.which(cc), f"{cc} is needed: scripts/test.sh installs it"
+    models = warning_models()
+    for k, model in enumerate(models):
+        for leaf in (False, True):
+            (tmp_path / f"m{k}_{int(leaf)}.c").write_text(emit(model, "c", leaf=leaf, prefix=f"m{k}"), encoding="utf-8")
+    files = sorted(p.name for p in tmp_path.glob("m*.c"))
+    # gcc at -O2 compiles every model of every other test, the API and the program, with -Werror
+    for level in ("-O0",) if cc == "gcc" else ("-O0", "-O2"):  # the program holds the API: all is compiled
+        done = subprocess.run([cc, *WARNINGS, level, "-DTREEGEN_MAIN", "-c", *files], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == "", (level, done.stderr[-3000:])
+    assert_api_exact([(m, rows_for(m, 60)) for m in models], cc=cc, flags=("-O0",))
+
+
+@pytest.mark.parametrize("flag", ["-ffast-math", "-ffinite-math-only"])
+def test_the_header_refuses_fast_math(flag, tmp_path):
+    """The source, and a program that includes the header."""
+    source = emit(random_model(1), "c")
+    (tmp_path / "m.c").write_text(source, encoding="utf-8")
+    (tmp_path / "m.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "user.c").write_text('#include "m.h"\nint main(void) { return 0; }\n', encoding="utf-8")
+    for cc in ("gcc", "clang"):
+        for name in ("m.c", "user.c"):
+            done = subprocess.run([cc, "-std=c99", "-O2", flag, "-c", name], cwd=tmp_path, capture_output=True,
+                                  text=True)
+            assert done.returncode != 0 and "-ffast-math" in done.stderr, (cc, name, done.stderr)
+        assert subprocess.run([cc, "-std=c99", "-O2", "-c", "user.c"], cwd=tmp_path).returncode == 0
+
+
+def test_the_source_refuses_x87_excess_precision(tmp_path):
+    """FLT_EVAL_METHOD 2 (x87 arithmetic, 32-bit x86 without SSE) is refused; gcc's -fexcess-precision
+    =standard with -mfpmath=387 sets it on x86-64 too."""
+    (tmp_path / "m.c").write_text(emit(random_model(1), "c"), encoding="utf-8")
+    done = subprocess.run(["gcc", "-std=c99", "-O2", "-mfpmath=387", "-c", "m.c"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode != 0 and "FLT_EVAL_METHOD" in done.stderr, done.stderr
+
+
+def test_two_models_link_into_one_program_and_export_only_prefixed_names(tmp_path):
+    """Every external name a model's object file defines starts with its prefix, so models link side by
+    side (assert_api_exact links a dozen); the header's macros are prefixed too."""
+    models = {"first": random_model(1, n_trees=3), "second_model": boosted(2, "softmax", "float32")}
+    for prefix, model in models.items():
+        source = emit(model, "c", leaf=True, prefix=prefix)
+        (tmp_path / f"{prefix}.c").write_text(source, encoding="utf-8")
+        subprocess.run(["gcc", *WARNINGS, "-O2", "-c", f"{prefix}.c"], cwd=tmp_path, check=True)
+        symbols = subprocess.run(["nm", "-g", "--defined-only", f"{prefix}.o"], cwd=tmp_path, capture_output=True,
+                                 text=True, check=True).stdout.split()[2::3]
+        assert symbols and all(s.startswith(prefix + "_") for s in symbols), symbols
+        defined = re.findall(r"^#define (\w+)", header(source), re.MULTILINE)
+        assert all(name.startswith(prefix.upper() + "_") for name in defined), defined
+    assert_api_exact([(m, rows_for(m, 50)) for m in models.values()])
+
+
+def test_the_c_api_in_detail(tmp_path):
+    """The category lookup (exact bytes; -1 for a text the feature lacks, a numeric feature, a feature
+    out of range, NULL), names and labels, and a regression model's value."""
+    model = random_model(4, names=["x0", "x1", "x2", "c0", "c1"], max_depth=6)
+    source = emit(model, "c", prefix="tree")
+    (tmp_path / "tree.c").write_text(source, encoding="utf-8")
+    (tmp_path / "tree.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "main.c").write_text(r"""
+#include <math.h>
+#include <stdio.h>
+#include "tree.h"
+int main(void)
+{
+    double row[TREE_N_FEATURES] = {0.5, 2.0, NAN, 0, -1}, p[TREE_N_CLASSES];
+    int k;
+    row[3] = tree_category(3, "v0_1");
+    printf("%d %d %d %d %d %d %d\n", tree_category(3, "v0_1"), tree_category(3, "v0_1 "), tree_category(3, ""),
+           tree_category(0, "v0_1"), tree_category(-1, "v0_1"), tree_category(TREE_N_FEATURES, "v0_1"),
+           tree_category(3, NULL));
+    printf("%s %s %s\n", tree_features[0], tree_features[TREE_N_FEATURES - 1], tree_classes[0]);
+    printf("%s", tree_classes[tree_predict(row)]);
+    tree_predict_proba(row, p);
+    for (k = 0; k < TREE_N_CLASSES; k++) {
+        printf(" %.17g", p[k]);
+    }
+    printf("\n");
+    return 0;
+}
+""", encoding="utf-8")
+    subprocess.run(["gcc", *WARNINGS, "-O2", "tree.c", "main.c", "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    lines = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines[0] == "1 -1 -1 -1 -1 -1 -1"
+    assert lines[1] == "x0 c1 a"
+    row = {"x0": 0.5, "x1": 2.0, "x2": None, "c0": "v0_1", "c1": "\u2603 unseen category"}
+    label, *scores = lines[2].split()
+    assert label == model.predict(row) and [float(s) for s in scores] == model.scores(row)
+
+
+# -- names --------------------------------------------------------------------------------------------
+
+C_HOSTILE = ["??=", "??/", "a??'b", "*/ x /*", "// x", "\\", "line\\", "\x00nul", "x\x7f", "#define x 1", "%d",
+             "\\u0041", "é", "\U0001f332"]
+
+
+def test_hostile_names_and_labels():
+    """Quotes, backslashes (also at a line's end), trigraphs, comment markers, NUL, non-ASCII: the
+    source is ASCII, compiles, reads them back and predicts; names with NUL are whole in the program."""
+    models = hostile_models()
+    names = C_HOSTILE + HOSTILE_NAMES
+    for start in range(0, len(C_HOSTILE), 4):
+        features = (names[start:] + names)[:5]
+        models.append(random_model(start, names=features, classes=(names[start + 1:] + names)[:3], max_depth=6))
+    for model in models:
+        assert emit(model, "c", leaf=True).isascii()
+    assert_api_exact([(m, rows_for(m, 80)) for m in models])
+    assert_programs_exact([(m, rows_for(m, 40)) for m in models[-4:]])
+
+
+def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
+    for model in hostile_models():
+        source = emit(model, "c")
+        tests = [line for line in source.splitlines() if line.lstrip().startswith("if (x[")]
+        assert tests
+        for line in tests:
+            match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
+            feature = model.features[int(match.group(1))]
+            literals = [c_string(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
+            assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
+
+
+def c_string(literal: str) -> str:
+    """The text of a C string literal written by the emitter: escapes of one character or three octal
+    digits, over UTF-8."""
+    body, out, i = literal[1:-1], bytearray(), 0
+    while i < len(body):
+        if body[i] == "\\" and body[i + 1] in "01234567":
+            out.append(int(body[i + 1:i + 4], 8))
+            i += 4
+        elif body[i] == "\\":
+            out.append(ord(body[i + 1]))
+            i += 2
+        else:
+            out.append(ord(body[i]))
+            i += 1
+    return out.decode("utf-8")
+
+
+@pytest.mark.parametrize("prefix", ["", "1model", "my-model", "model name", "_x"])
+def test_a_prefix_that_is_no_c_identifier_is_refused_in_one_line(prefix, tmp_path):
+    path = tmp_path / "m.json"
+    modelio.save(random_model(1), str(path))
+    with pytest.raises(TreegenError, match="--prefix"):
+        emit(random_model(1), "c", prefix=prefix)
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "--prefix", prefix])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "--prefix" in result.output
+
+
+def test_export_writes_the_header_beside_the_source(tmp_path):
+    path = tmp_path / "m.json"
+    model = random_model(5, n_trees=2)
+    modelio.save(model, str(path))
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "--prefix", "tennis", "--leaf",
+                                       "-o", str(tmp_path / "out.c")])
+    assert result.exit_code == 0, result.output
+    source = (tmp_path / "out.c").read_text()
+    assert source == emit(model, "c", prefix="tennis", leaf=True)
+    assert (tmp_path / "out.h").read_text() == header(source) and source.startswith(header(source))
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "-o", str(tmp_path / "out.h")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "out.c" in result.output
+
+
+# -- the program: the protocol every program follows ------------------------------------------------
+
+def test_program_errors_exit_2_with_one_line():
+    check_errors("c")
+
+
+def test_program_options_and_columns():
+    check_options("c")
+
+
+def test_closed_pipe_ends_quietly():
+    check_closed_pipe("c")
+
+
+def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
+    check_zero_weight_leaves("c")
+
+
+def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
+    check_model_part("c", "runtime.c.txt", 200)
+
+
+def test_same_bytes_as_the_python_program():
+    """On the same CSV, the C program prints what the Python program prints, byte for byte: labels,
+    Python's repr of every number, quoting, errors."""
+    from treegen.run.python import run as run_python
+    models = [random_model(11, names=HOSTILE_NAMES[10:15], classes=["a,b", 'say "hi"', "new\nline", ""], max_depth=6),
+              random_model(12, regression=True, n_trees=3), extreme_model(), boosted(3, "softmax")]
+    compile_sources([emit(m, "c") for m in models])
+    for model in models:
+        text = to_csv(model, rows_for(model, 120))
+        for args in [[]] + [["--proba"]] * model.target.is_classification:
+            assert run(emit(model, "c"), text, args) == run_python(emit(model, "python"), text, args)
+
+
+def test_numbers_print_as_pythons_repr():
+    """Every kind of double, as the values of a regression chain's leaves: Python's repr, the text the
+    protocol prints (the model adds a leaf's value to 0.0: a leaf's -0.0 is predicted 0.0)."""
+    rng = random.Random(5)
+    values = [0.0, -0.0, 1.0, -1.0, 0.1, 1e16, 1e15, 123456789012345.6, 1e-4, 1e-5, 5e-324, 1.7976931348623157e308,
+              2.5e-308, 1e21, 1e22, 100.0, 0.5, 1 / 3, math.inf, -math.inf]
+    values += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(1500)]
+    values += [rng.uniform(-1e6, 1e6) for _ in range(300)] + [float(rng.randint(-10**17, 10**17)) for _ in range(200)]
+    values = [v for v in values if not math.isnan(v)]
+    nodes = []
+    for i, value in enumerate(values[:-1]):  # x <= i: the i-th value
+        nodes.append(Node((0.0,), split=Split(0, Op.LE, threshold=float(i), missing=MissingRoute.to_child(0)),
+                          children=(len(nodes) + 1, len(nodes) + 2)))
+        nodes.append(Node((value,), n=1.0))
+    nodes.append(Node((values[-1],), n=1.0))
+    model = Model((Feature("x", NUMERIC),), Target("y", REGRESSION), [Tree(nodes)])
+    rows = [{"x": float(k)} for k in range(len(values))]
+    assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(model.predict(r)) for r in rows]
+
+
+def test_verify_runs_it_for_real(tmp_path):
+    check_verify("c", tmp_path)
+
+
+def test_the_example_program_links_the_model(tmp_path):
+    """examples/c/main.c, compiled with the model exported as its comment says, prints the tree's
+    predictions and probabilities."""
+    model = fit(load_dataset(str(ROOT / "examples" / "play_tennis.csv"), target="play"), "id3")
+    path = tmp_path / "tennis.json"
+    modelio.save(model, str(path))
+    shutil.copy(ROOT / "examples" / "c" / "main.c", tmp_path / "main.c")
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "--prefix", "tennis", "-o",
+                                       str(tmp_path / "tennis.c")])
+    assert result.exit_code == 0, result.output
+    subprocess.run(["gcc", *WARNINGS, "-O2", "main.c", "tennis.c", "-lm", "-o", "tennis"], cwd=tmp_path, check=True)
+    lines = subprocess.run(["./tennis"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    days = [("sunny", "cool", "high", "strong"), ("overcast", None, "normal", None), ("rain", "mild", "normal", "weak"),
+            ("foggy", None, None, "weak")]
+    assert len(lines) == len(days)
+    for line, day in zip(lines, days):
+        row = dict(zip(("outlook", "temperature", "humidity", "wind"), day))
+        label, printed = line.split(" -> ")[1].split(" (")
+        pairs = [pair.split(" ") for pair in printed.rstrip(")").split(", ")]
+        assert label == model.predict(row), line
+        assert [(c, float(p)) for c, p in pairs] == list(zip(model.target.classes, model.scores(row))), line

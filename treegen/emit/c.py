@@ -1,0 +1,341 @@
+"""The C back end: one C99 source file with its header, no dependencies beyond the C standard library
+(and ``-lm``): ``PREFIX_predict``, ``PREFIX_predict_proba``, ``PREFIX_predict_leaf`` and
+``PREFIX_category`` on a row of doubles, and a CSV program when compiled with ``-DTREEGEN_MAIN``.
+
+:func:`emit` returns the ``.c`` text, which begins with the header's text (:func:`header` cuts it
+out), so that the one file compiles alone (``cc -DTREEGEN_MAIN model.c -lm``) and a program that
+includes the header links the same declarations. ``treegen export --to c -o model.c`` writes
+``model.h`` beside it.
+
+The file has four parts: the header (``templates/c/header.h.j2``); the model's constants, tables
+and tree walkers, written for each model by ``model.c.j2``; and two fixed texts, the same in every
+model: ``prelude.c.txt`` (includes, the checks of the compiler's arithmetic, the types of the
+tables) before the tables, and ``runtime.c.txt`` after them (the category lookup, the arithmetic of
+the combination and its links -- C4.5's fractional walk and glibc's ``expf`` among them -- the API,
+and the CSV program, compiled only with ``TREEGEN_MAIN``), which the model's macros select from
+with ``#if``. The API is thread-safe: every table is ``static const``, nothing is allocated, and a
+tree with fractional routes keeps its work list on the stack, in an array whose size is counted
+here.
+
+Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
+function's compile time at ``-O2`` grows faster than linearly with its size), and nesting stays under
+C99's 127 levels of blocks. Walkers call each other only as the last thing they do (``return f(x)``,
+a jump at ``-O2``); a tree with fractional routes pushes instead of calling. Nothing recurses.
+
+Names and labels appear only in string literals (:func:`string`): printable ASCII, with quotes,
+backslashes and question marks (trigraphs) escaped and every other byte of their UTF-8 in octal --
+in the code and in the line comment that names the feature of each test, which no name can end.
+The compiler flags that break exactness are refused where the compiler says so (``__FAST_MATH__``,
+``FLT_EVAL_METHOD``); README.md lists the others."""
+from __future__ import annotations
+
+import re
+
+from ..errors import TreegenError
+from ..model import (
+    CombineKind,
+    Decision,
+    Link,
+    Model,
+    Precision,
+    Tree,
+    apply_link,
+    decide,
+)
+from .common import (
+    CALL,
+    FRACTION,
+    IF,
+    LEAF,
+    Cond,
+    CostModel,
+    TreePlan,
+    category_codes,
+    float_text,
+    numeric_test,
+    output_numbers,
+    plan,
+)
+from .render import render, source
+
+INDENT = "    "
+HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
+
+# Every extension of the model (treegen.model.extensions): C renders all of them.
+HANDLES = frozenset({"float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end",
+                     "weighted trees", "missing intervals", "a route for unknown categories",
+                     *(f"the {link} link" for link in Link), *(f"the {decision} decision" for decision in Decision)})
+
+MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
+LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
+
+
+def _condition_size(cond: Cond) -> int:
+    """About the instructions of one test: a load, a compare, a branch; one per category tested."""
+    if cond.op in ("in", "not in", "in or missing"):
+        return 3 if _uses_mask(cond.codes) else 1 + 2 * max(1, len(cond.codes))
+    return 4 if cond.op == "unknown" else 2
+
+
+# Units are about instructions. gcc -O2's time on one function grows faster than linearly with its
+# size, so trees are cut into functions of a few hundred tests; nesting is cut at 40 levels, far from
+# C99's 127 (most compilers take more, but the standard promises no more).
+COST = CostModel(condition=_condition_size, leaf=1, call=2, collect=2, fraction_call=4, budget=1500, max_depth=40)
+
+
+def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "model") -> str:
+    """The text of a C source file (with its header at the top) that predicts exactly as ``model`` does.
+
+    Parameters
+    ----------
+    model : the model to compile.
+    proba : accepted for symmetry with the SQL target: a classification model always has
+        ``PREFIX_predict_proba`` and its program always takes ``--proba``.
+    leaf : add ``PREFIX_predict_leaf`` and the program's ``--leaf``.
+    prefix : the start of every name the file exports (``PREFIX_predict``, ``PREFIX_N_FEATURES``...),
+        so that several models link into one program.
+    """
+    _check_prefix(prefix)
+    plans = plan(model, COST)
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]
+    categories = category_codes(model)
+    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    classification = model.target.is_classification
+    fractional = [p for p in plans if not p.exclusive]
+    bounds = {p.index: _bounds(p, model.trees[p.index]) for p in fractional}
+    combine = model.combine
+    n_raw = len(combine.init) if combine.kind == CombineKind.SUM else model.target.width  # a raw rule reads the scores
+    n_scores = len(apply_link(combine, [0.0] * n_raw)) if combine.kind == CombineKind.SUM else model.target.width
+    if classification and n_scores != len(model.target.classes):
+        raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
+                           f"{len(model.target.classes)} classes")
+    names = [f.name for f in model.features]
+    context = dict(
+        prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
+        summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
+        classes=[string(c) for c in model.target.classes], class_lengths=[len(_utf8(c)) for c in model.target.classes],
+        used=model.used_features(), category_tables=_category_tables(model, categories),
+        intervals=[f"{{{i}, {literal(f.missing_interval[0])}, {literal(f.missing_interval[1])}}}"
+                   for i, f in enumerate(model.features) if f.missing_interval is not None],
+        walkers=[_walker(p, f, names, categories, outputs[p.index][0]) for p in plans for f in p.functions],
+        values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
+        labels=_labels(model, outputs[0][1]) if single and classification else None,
+        trees=[_tree_entry(model, p, bounds.get(p.index)) for p in plans],
+        max_width=max(p.width for p in plans), fractional=bool(fractional),
+        factors=max([len(p.factors) for p in fractional] + [1]),
+        todo_capacity=max([b[0] for b in bounds.values()] + [1]),
+        ends_capacity=max([b[1] for b in bounds.values() if not b[2]] + [1]),
+        sorted_ends=any(not b[2] for b in bounds.values()),
+        leaf_capacity=sum(1 if p.exclusive else bounds[p.index][1] for p in plans),
+        combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
+        decision=combine.decision(), init=[literal(v) for v in combine.init])
+    filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
+    head = render("c", "header.h.j2", filters, **context)
+    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"),
+                  runtime=source("c", "runtime.c.txt"), **context)
+
+
+def wrap(items, width: int = 100, indent: int = 4) -> str:
+    """Items joined by commas, in lines of about ``width`` characters: the elements of a C initializer."""
+    lines, line = [], ""
+    for item in map(str, items):
+        if line and len(line) + len(item) + 2 > width:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else item
+    lines.append(line)
+    return ("\n" + " " * indent).join(lines)
+
+
+def header(text: str) -> str:
+    """The header part of a ``.c`` text written by :func:`emit`: what ``model.h`` holds."""
+    end = HEADER_END.search(text)
+    if end is None:
+        raise TreegenError("not a C file written by treegen: no header at its top")
+    return text[:end.end()]
+
+
+def _check_prefix(prefix: str) -> None:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix or ""):
+        raise TreegenError(f"--prefix {prefix!r} is not a C identifier that starts with a letter")
+
+
+def _summary(model: Model) -> str:
+    trees = len(model.trees)
+    leaves = sum(len(t.leaves()) for t in model.trees)
+    kind = "classifier" if model.target.is_classification else "regressor"
+    return f"{trees} tree{'s' if trees != 1 else ''}, {leaves} leaves, a {kind}"
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def string(text: str) -> str:
+    """A C string literal of the UTF-8 of ``text``: printable ASCII as it is, but for ``"``, ``\\`` and
+    ``?`` (which could start a trigraph), escaped; every other byte as a three-digit octal escape,
+    which no following character can extend. Long texts are adjacent literals, which C joins."""
+    pieces, current = [], []
+    for byte in _utf8(text):
+        c = chr(byte)
+        current.append("\\" + c if c in '"\\?' else c if 0x20 <= byte <= 0x7E else f"\\{byte:03o}")
+        if len(current) >= LITERAL_BYTES:
+            pieces.append(current)
+            current = []
+    if current or not pieces:
+        pieces.append(current)
+    return " ".join('"' + "".join(piece) + '"' for piece in pieces)
+
+
+def literal(value) -> str:
+    """A C double constant that reads back bit-identical: the shortest decimal (Python's repr), which
+    C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here)."""
+    return float_text(value, "NAN", "INFINITY")
+
+
+def function_name(tree: int, node: int) -> str:
+    return f"t{tree}_n{node}"
+
+
+# -- the walkers ---------------------------------------------------------------------------------
+
+def _uses_mask(codes) -> bool:
+    return len(codes) > MASK_CODES and max(codes) < 64
+
+
+def _in_codes(x: str, codes) -> str:
+    if not codes:
+        return "0"
+    if _uses_mask(codes):
+        return f"in_mask({x}, 0x{sum(1 << c for c in codes):x}ULL)"
+    return " || ".join(f"{x} == {c}.0" for c in codes)
+
+
+def condition(cond: Cond, count: int) -> str:
+    """A test on ``x[feature]``: a number (NaN when missing), or a category's code (NaN when missing;
+    any value that is no code of the feature's ``count`` is a category it does not know)."""
+    x = f"x[{cond.feature}]"
+    number = numeric_test(cond, x, literal, "!({})")
+    if number is not None:
+        return number
+    if cond.op == "unknown":
+        return f"!is_code({x}, {count})"
+    test = _in_codes(x, cond.codes)
+    if cond.op == "in or missing":
+        return f"{test} || isnan({x})"
+    if cond.op == "in":
+        return test
+    return f"!({test})"
+
+
+def comment(cond: Cond, name: str, categories) -> str:
+    """What a test reads, as C string literals in a line comment: the feature's name and, for a nominal
+    feature, the categories its codes stand for. :func:`string` writes no line break, no trigraph and
+    no backslash at a line's end, so no name can end the comment or continue it."""
+    if cond.op in ("<=", ">", "not <=", "not >"):
+        return f"  // {string(name)}"
+    if cond.op == "unknown":
+        return f"  // {string(name)} is missing or unknown"
+    listed = ", ".join(string(categories[c]) for c in cond.codes)
+    more = " or missing" if cond.op == "in or missing" else ""
+    return f"  // {string(name)} {'not in' if cond.op == 'not in' else 'in'} {{{listed}}}{more}"
+
+
+def _walker(tree_plan: TreePlan, function, names, categories, numbers) -> dict:
+    """One function of a tree, ready to print. An exclusive tree's returns the number of the node where
+    evaluation ends (``numbers``: its id, or its value's, see :func:`output_numbers`); a fractional
+    tree's reports the nodes it reaches (``reach``) and pushes the walkers still to run (``push``)."""
+    exclusive = tree_plan.exclusive
+    name = lambda node: function_name(function.tree, node)
+    lines, open_blocks = [], []
+    for depth, kind, payload in function.lines:
+        while open_blocks and open_blocks[-1] >= depth:
+            lines.append(INDENT * (open_blocks.pop() + 1) + "}")
+        pad = INDENT * (depth + 1)
+        if kind == IF:
+            feature = payload.feature
+            test = condition(payload, len(categories[feature]))
+            lines.append(f"{pad}if ({test}) {{{comment(payload, names[feature], categories[feature])}")
+            open_blocks.append(depth)
+        elif kind == LEAF:
+            lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
+                         [f"{pad}reach(s, {payload}, w);", f"{pad}return;"])
+        elif kind == CALL:
+            lines.extend([f"{pad}return {name(payload)}(x);"] if exclusive else
+                         [f"{pad}push(s, {name(payload)}, w, -1, 1.0);", f"{pad}return;"])
+        elif kind == FRACTION:
+            slot, weights = payload
+            lines.extend(f"{pad}push(s, {name(child)}, w, {slot}, {literal(weight)});"
+                         for child, weight in reversed(weights))  # the first child runs first
+            lines.append(f"{pad}return;")
+    while open_blocks:
+        lines.append(INDENT * (open_blocks.pop() + 1) + "}")
+    if not exclusive and lines and lines[-1] == f"{INDENT}return;":
+        lines.pop()  # the end of the function returns anyway
+    if not any(kind == IF for _, kind, _ in function.lines):
+        lines.insert(0, f"{INDENT}(void) x;")
+    signature = (f"static int {name(function.node)}(const double *x)" if exclusive else
+                 f"static void {name(function.node)}(const double *x, const double *w, struct walk *s)")
+    return {"signature": signature, "lines": lines}
+
+
+def _bounds(tree_plan: TreePlan, tree: Tree) -> tuple[int, int, bool]:
+    """For a tree with fractional routes: the most walkers its work list ever holds, the most nodes one
+    row can reach, and whether it is numbered in pre-order (every subtree's ids after its root's,
+    children in order: a walk then meets the nodes it reaches in node order, and needs no sorting).
+    Each function's figures come from those it pushes; functions come after the ones that push them,
+    so they are counted from the last."""
+    held, reached = {}, {}
+    for function in reversed(tree_plan.functions):
+        most_held, most_reached = 0, 0
+        for _, kind, payload in function.lines:
+            if kind == LEAF:
+                most_reached = max(most_reached, 1)
+            elif kind == CALL:
+                most_held = max(most_held, 1, held[payload])
+                most_reached = max(most_reached, reached[payload])
+            elif kind == FRACTION:
+                children = [child for child, _ in payload[1]]
+                k = len(children)
+                # all k pushed, then the i-th (from 1) runs with k - i still waiting below it
+                most_held = max([most_held, k] + [k - i + held[c] for i, c in enumerate(children, 1)])
+                most_reached = max(most_reached, sum(reached[c] for c in children))
+        held[function.node], reached[function.node] = most_held, most_reached
+    return max(1, held[0]), max(1, reached[0]), tree.is_preorder()
+
+
+def _value_table(tree_plan: TreePlan, table: dict) -> dict:
+    """A tree's values by the number its walkers return; numbers no walker returns hold zeros."""
+    rows = [f"{{{', '.join(literal(v) for v in table[n])}}},  /* {n} */" if n in table else "{0.0},"
+            for n in range(max(table) + 1)]
+    return {"index": tree_plan.index, "size": len(rows), "width": tree_plan.width, "rows": rows}
+
+
+def _labels(model: Model, table: dict) -> list[int]:
+    """For one tree that reaches one node: the label of each number its walker returns."""
+    decision = model.combine.decision()
+    return [decide(decision, table[n], table[n]) if n in table else 0 for n in range(max(table) + 1)]
+
+
+def _category_tables(model: Model, categories) -> list[dict | None]:
+    """Per feature: its index, its categories (string literals and byte lengths) in code order, and
+    the codes in the order of their UTF-8 bytes, for a binary search; None for a numeric feature."""
+    tables = []
+    for index, (feature, table) in enumerate(zip(model.features, categories)):
+        if feature.is_numeric:
+            tables.append(None)
+            continue
+        order = sorted(range(len(table)), key=lambda code: _utf8(table[code]))
+        tables.append({"feature": index, "texts": [string(c) for c in table],
+                       "lengths": [len(_utf8(c)) for c in table], "order": order})
+    return tables
+
+
+def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
+    """A tree's row of the TREES table (struct tree in prelude.c.txt)."""
+    t = tree_plan.index
+    walkers = f"t{t}_n0, NULL" if tree_plan.exclusive else f"NULL, t{t}_n0"
+    output = -1 if tree_plan.output is None else tree_plan.output
+    in_order = 1 if bounds is None else int(bounds[2])
+    return (f"{{{walkers}, &V{t}[0][0], {tree_plan.width}, {output}, {literal(model.trees[t].weight)}, "
+            f"{len(tree_plan.factors)}, {in_order}}}")
