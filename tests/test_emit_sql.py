@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treegen.targets import emit
-from treegen.emit.sql_dialects import DIALECTS
+from treegen.emit.sql import DIALECTS
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
                            Node, Split, Target, Tree, argmax)

@@ -1,4 +1,4 @@
-"""Spark SQL walks big trees as arrays (see :meth:`treegen.emit.sql._Writer.walk`): here, trees with
+"""Spark SQL walks big trees as arrays (see :mod:`treegen.emit.sql.walk`): here, trees with
 C4.5's fractional routes, where a missing value spreads a row over several leaves. Every answer is
 compared with the model's, bit for bit: scores, labels and leaf ids."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from treegen.targets import emit
-from treegen.emit.sql_dialects import DIALECTS
+from treegen.emit.sql import DIALECTS
 from treegen.model import Model
 from treegen.probes import probe_rows
 from treegen.lower import lower

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .emit import dot, java, python, rule_text, sql
-from .emit.sql_dialects import DIALECTS
+from .emit.sql import DIALECTS
 from .errors import TreegenError
 from .model import Model, model_problem
 from .run import java as run_java

@@ -1,0 +1,346 @@
+"""What every way of writing a tree in SQL shares: the conditions (a split's or a rule's test, with the
+missing value tested where the model sends it), the trees combined as the model says, the link, the
+label, and the query whose derived tables compute each shared value once.
+
+Missing is NULL, NaN where the engine stores it, and a category the feature does not know. Several
+trees are combined as the model says (average; sum with init and scale, then the sigmoid or softmax
+link with ``EXP``); the label is the class with the highest score, the first on ties. A full query
+computes shared values (walks, class scores, probabilities) once, in derived tables nested one per
+step; in expression mode the same values are written inline.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ...errors import TreegenError
+from ...lower import INTERVAL, MISSING, Condition, lower
+from ...model import CombineKind, Link, Model, argmax
+from ..render import render
+from .dialects import Dialect
+
+Ref = Callable[[str], str]  # the SQL for a named intermediate value
+
+
+class TreeSql:
+    """How one tree of the model is written: a strategy (:mod:`.nested`, :mod:`.rules`, :mod:`.walk`)
+    subclasses this and says which trees it ``takes``."""
+
+    def __init__(self, writer: "Writer", index: int):
+        self.w, self.d, self.index = writer, writer.d, index
+        self.tree, self.rules = writer.model.trees[index], writer.trees[index]
+
+    @staticmethod
+    def takes(writer: "Writer", index: int) -> bool:
+        """Whether this strategy can write tree ``index`` (the dialect's row gives the order asked)."""
+        raise NotImplementedError
+
+    def names(self) -> tuple[str, ...]:
+        """The named values this tree defines (:meth:`Writer.define`), which its scores read."""
+        return ()
+
+    def outcome(self, then: Callable[[int], str], ref: Ref, numbers=None) -> str:
+        """An exclusive tree as one expression giving ``then(node id)`` of the node reached;
+        ``numbers``: (node id -> the number that ``then`` writes, its SQL type), for a strategy that
+        looks the outcome up in an array."""
+        raise NotImplementedError
+
+    def value(self, k: int, ref: Ref) -> str:
+        """Component ``k`` of the tree's output."""
+        nodes = self.tree.nodes
+        return self.outcome(lambda n: self.d.double(nodes[n].value[k]), ref, (lambda n: nodes[n].value[k], "DOUBLE"))
+
+    def leaf(self, ref: Ref) -> str:
+        """The leaf id(s) of the leaf column."""
+        return self.outcome(str, ref, (int, "INT"))
+
+
+class Writer:
+    """The SQL pieces of one model in one dialect; each tree written by the first strategy of the
+    dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass)."""
+
+    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]]):
+        self.model, self.d = model, d
+        self.columns = [d.identifier(f.name) for f in model.features]
+        _check_names(model, d)
+        self.trees = lower(model)
+        self.prefix = _free_prefix(model, d)
+        self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
+        self._inlined: dict[str, str] = {}
+        self._scores_defined = False
+        self.nodes = sum(len(tree.nodes) for tree in model.trees)
+        self.written = [_first_taker(self, i, [strategies[name] for name in d.strategies])
+                        for i in range(len(model.trees))]
+        self.tree_names = [name for tree in self.written for name in tree.names()]
+
+    # -- conditions --------------------------------------------------------------------
+
+    def missing(self, c: Condition) -> str:
+        """True when the condition's feature is missing for the row."""
+        column = self.columns[c.feature]
+        feature = self.model.features[c.feature]
+        if feature.is_numeric:
+            nan = f" OR {column} = {self.d.nan}" if self.d.nan else ""
+            return f"{column} IS NULL{nan}"
+        if not feature.categories:  # every value is known
+            return f"{column} IS NULL"
+        return f"{column} IS NULL OR {self.among(c.feature, feature.categories, False)}"
+
+    def among(self, feature: int, values, among: bool = True) -> str:
+        """The nominal feature's value is (or is not) one of ``values``, compared as exact strings."""
+        key = self.d.text_key.format(self.columns[feature])
+        if len(values) == 1:
+            return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
+        return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
+
+    def satisfied(self, c: Condition) -> str:
+        """True when a present value satisfies the condition (NULL or false otherwise)."""
+        column = self.columns[c.feature]
+        if c.kind == MISSING:
+            return "1 = 0"
+        if c.kind != INTERVAL:
+            return self.among(c.feature, c.values) if c.values else "1 = 0"
+        terms = []
+        if c.low > -math.inf:
+            terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
+        if c.high < math.inf:
+            terms.append(self.at_most(column, c.high))
+        elif self.d.nan:  # NaN sorts above every number: only an open upper end lets it through
+            terms.append(f"{column} <> {self.d.nan}")
+        return " AND ".join(terms) or f"{column} IS NOT NULL"
+
+    def at_most(self, column: str, cut: float) -> str:
+        """``column <= cut`` for a present value (NULL, and NaN, fail it)."""
+        if cut == math.inf:
+            return f"{column} <> {self.d.nan}" if self.d.nan else f"{column} IS NOT NULL"
+        if cut == -math.inf and not self.d.infinity:  # no -infinity to be equal to
+            return "1 = 0"
+        return f"{column} <= {self.d.double(cut)}"
+
+    def reaches(self, c: Condition) -> str:
+        """True when the condition's factor is not zero."""
+        if c.if_missing == 0.0:
+            return self.satisfied(c)
+        if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
+            others = [v for v in self.model.features[c.feature].categories if v not in c.values]
+            return f"{self.columns[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
+        if c.kind == MISSING:
+            return self.missing(c)
+        return f"{self.missing(c)} OR {self.satisfied(c)}"
+
+    def conjunction(self, conditions) -> str:
+        if not conditions:
+            return "1 = 1"
+        tests = [self.reaches(c) for c in conditions]
+        return " AND ".join(f"({t})" if " OR " in t else t for t in tests)
+
+    def weight(self, conditions) -> str:
+        """A rule's weight: the product of its conditions' factors."""
+        fractions = [c for c in conditions if 0.0 < c.if_missing < 1.0]
+        factors = [f"CASE WHEN {self.missing(c)} THEN {self.d.double(c.if_missing)} ELSE {self.d.double(1.0)} END"
+                   for c in fractions]
+        product = " * ".join(factors) or self.d.double(1.0)
+        return f"CASE WHEN {self.conjunction(conditions)} THEN {product} ELSE {self.d.double(0.0)} END"
+
+    # -- trees combined ------------------------------------------------------------------
+
+    def total(self, terms: list[str]) -> str:
+        """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
+        ``sum_terms``, else its ``fold``. Without a fold, parenthesised groups of ``sum_terms`` keep a
+        longer sum within the engine's expression depth, exact only to rounding (within 1e-12)."""
+        chunk = self.d.sum_terms
+        if len(terms) > chunk and self.d.fold:
+            return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]))
+        while len(terms) > chunk:
+            terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
+        return " + ".join(terms)
+
+    def raw_score(self, k: int, ref: Ref) -> str:
+        """Score ``k`` before the link: the trees combined as the model says."""
+        combine, trees = self.model.combine, self.written
+        if combine.kind == CombineKind.SINGLE:
+            return trees[0].value(k, ref)
+        if combine.kind == CombineKind.AVERAGE:
+            return f"({self.total([tree.value(k, ref) for tree in trees])}) / {self.d.double(len(trees))}"
+        scale = "" if combine.scale == 1.0 else f"{self.d.double(combine.scale)} * "
+        terms = [self.d.double(combine.init[k])]
+        terms += [f"{scale}({tree.value(0 if tree.tree.output is not None else k, ref)})"
+                  for tree in trees if tree.tree.output in (None, k)]
+        return self.total(terms)
+
+    # -- named values: scores, probabilities, label ----------------------------------------
+
+    def define(self, name: str, fn: Callable[[Ref], str], uses=()) -> Callable[[Ref], str]:
+        """Name an intermediate value computed by ``fn`` from the named values ``uses``; what it returns
+        reads the value through a ref."""
+        self.definitions[name] = (fn, tuple(uses))
+        return lambda ref: ref(name)
+
+    def link(self) -> str:
+        return self.model.combine.link if self.model.combine.kind == CombineKind.SUM else Link.IDENTITY
+
+    def width(self) -> int:
+        return 2 if self.link() == Link.SIGMOID else self.model.target.width
+
+    def score_ref(self, k: int) -> Callable[[Ref], str]:
+        """The final score ``k`` (a probability for classification), defined on first use."""
+        if not self._scores_defined:
+            self._scores_defined = True
+            self._define_scores()
+        return lambda ref: ref(f"p{k}")
+
+    def _define_scores(self) -> None:
+        d, link, define, trees = self.d, self.link(), self.define, self.tree_names
+        if link == Link.IDENTITY:
+            for k in range(self.width()):
+                define(f"p{k}", lambda ref, k=k: self.raw_score(k, ref), trees)
+        elif link == Link.SIGMOID:
+            s = define("s0", lambda ref: self.raw_score(0, ref), trees)
+            one = d.double(1.0)
+            p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + s(ref))})"
+                                          f" ELSE {d.double(0.0)} END"), ["s0"])
+            define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
+        elif link == Link.SOFTMAX:
+            names = [f"s{k}" for k in range(self.width())]
+            raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), trees) for k, name in enumerate(names)]
+            top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
+            exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
+                    for k, s in enumerate(raw)]
+            total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
+            for k, e in enumerate(exps):
+                define(f"p{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}", [f"e{k}", "total"])
+        else:
+            raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def exp(self, x: str) -> str:
+        """``EXP(x)``, 0 where it underflows (PostgreSQL raises an error there instead)."""
+        return f"CASE WHEN {x} < {self.d.double(-745.0)} THEN {self.d.double(0.0)} ELSE EXP({x}) END"
+
+    def prediction(self, proba: bool) -> Callable[[Ref], str]:
+        model = self.model
+        single = model.combine.kind == CombineKind.SINGLE and self.trees[0].exclusive
+        if single and not proba:  # one CASE that gives the answer itself
+            tree, nodes = self.written[0], model.trees[0].nodes
+            if not model.target.is_classification:
+                return lambda ref: tree.value(0, ref)
+            labels = [self.d.string(label) for label in model.target.classes]
+            if self.d.pick is None:  # (the dialects that walk trees have one)
+                return lambda ref: tree.outcome(lambda n: labels[argmax(nodes[n].value)], ref)
+            # the label's number at the leaves, the label itself looked up once (1.1-1.4x in DuckDB)
+            number = lambda n: argmax(nodes[n].value) + 1
+            return lambda ref: self.d.pick.format(items=", ".join(labels),
+                                                  index=tree.outcome(lambda n: str(number(n)), ref, (number, "INT")))
+        scores = [self.score_ref(k) for k in range(self.width())]
+        if not model.target.is_classification:
+            return scores[0]
+        labels = [self.d.string(label) for label in model.target.classes]
+        link = self.link()
+        if link == Link.SIGMOID:  # boosted classifiers decide on the raw sum (Model.predict)
+            return lambda ref: f"CASE WHEN {ref('s0')} >= {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
+        deciding = [f"s{k}" if link == Link.SOFTMAX else f"p{k}" for k in range(self.width())]
+        return lambda ref: self.argmax([ref(name) for name in deciding])
+
+    def argmax(self, scores: list[str]) -> str:
+        """The label of the highest score, the first on ties."""
+        labels = self.model.target.classes
+        branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
+                     self.d.string(labels[i])) for i in range(len(scores) - 1)]
+        return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+
+    def leaf(self) -> Callable[[Ref], str]:
+        """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
+        return lambda ref: self.joined([tree.leaf(ref) for tree in self.written])
+
+    def joined(self, ids: list[str]) -> str:
+        """One tree's leaf id, or the ids of several joined with ``;``."""
+        if len(ids) == 1:
+            return ids[0]
+        text = f"CAST({ids[0]} AS {self.d.cast_text})"
+        for case in ids[1:]:
+            text = self.d.concat.format(self.d.concat.format(text, "';'"), f"CAST({case} AS {self.d.cast_text})")
+        return text
+
+    def class_columns(self) -> list[str]:
+        """Output column names for the class probabilities: the labels, made unique and legal."""
+        fold = str.lower if self.d.ignores_case else str
+        taken = {fold(f.name) for f in self.model.features} | {"prediction", "leaf"}
+        names = []
+        for label in self.model.target.classes:
+            base = label.replace("\0", "") or "class"
+            name, n = _cut(base, self.d.name_limit), 1
+            while fold(name) in taken:
+                n += 1
+                name = _cut(base, self.d.name_limit, f"_{n}")
+            taken.add(fold(name))
+            names.append(name)
+        return names
+
+    # -- assembling --------------------------------------------------------------------
+
+    def inline(self, name: str) -> str:
+        if name not in self._inlined:
+            self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
+        return self._inlined[name]
+
+    def column(self, name: str) -> str:
+        """An internal column or variable name, which no feature's name can hide."""
+        return self.d.identifier(self.prefix + name)
+
+    def strings(self, values) -> str:
+        return ", ".join(self.d.string(v) for v in values)
+
+    def stages(self) -> list[list[str]]:
+        """The named values grouped by step: each needs only values of earlier steps."""
+        depth: dict[str, int] = {}
+        for name, (_, uses) in self.definitions.items():  # definitions come after what they use
+            depth[name] = 1 + max((depth[u] for u in uses), default=0)
+        steps = [[] for _ in range(max(depth.values(), default=0))]
+        for name, step in depth.items():
+            steps[step - 1].append(name)
+        return steps
+
+    def query(self, table: str, outputs) -> str:
+        source = ".".join(self.d.identifier(part) for part in table.split("."))
+        for n, names in enumerate(self.stages()):
+            alias = self.column(f"t{n}")
+            items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
+                                      for name in names]
+            source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
+        items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+
+
+def _first_taker(writer: Writer, index: int, strategies: list[type[TreeSql]]) -> TreeSql:
+    for strategy in strategies:
+        if strategy.takes(writer, index):
+            return strategy(writer, index)
+    raise TreegenError(f"{writer.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
+
+
+def _check_names(model: Model, d: Dialect) -> None:
+    fold = str.lower if d.ignores_case else str
+    seen = {}
+    for feature in model.features:
+        key = fold(feature.name)
+        if key in seen:
+            raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
+        seen[key] = feature.name
+        if d.name_limit and len(feature.name.encode()) > d.name_limit:
+            raise TreegenError(f"{d.name}: the feature name {feature.name!r} is longer than {d.name_limit} bytes")
+
+
+def _free_prefix(model: Model, d: Dialect) -> str:
+    """A prefix for internal column names that no feature name starts with."""
+    prefix = "treegen_"
+    fold = str.lower if d.ignores_case else str
+    while any(fold(f.name).startswith(prefix) for f in model.features):
+        prefix = "_" + prefix
+    return prefix
+
+
+def _cut(name: str, limit: int | None, suffix: str = "") -> str:
+    """``name + suffix`` within ``limit`` UTF-8 bytes, cutting ``name`` at a character boundary."""
+    if limit is None:
+        return name + suffix
+    room = limit - len(suffix.encode())
+    return name.encode()[:room].decode(errors="ignore") + suffix
