@@ -408,7 +408,8 @@ def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
 
 
 def test_protocol_output():
-    model = random_model(2, classes=("a,b", 'say "hi"', "plain"))
+    model = random_model(6, classes=("a,b", 'say "hi"', "plain"))
+    assert len(model.used_features()) == len(model.features)  # read_csv reads only the columns used
     rows = probe_rows(model, limit=50)
     header = ",".join(f.name for f in model.features)
     lines = [",".join("" if row[f.name] is None else repr(row[f.name]) if f.is_numeric else row[f.name]
@@ -428,7 +429,8 @@ def test_protocol_output():
 
 
 def test_protocol_errors():
-    model = random_model(2)
+    model = random_model(6)
+    assert len(model.used_features()) == len(model.features)
     with pytest.raises(TreegenError, match="no column"):
         read_csv(model, "x0,x1\n1,2\n")
     names = ",".join(f.name for f in model.features)
