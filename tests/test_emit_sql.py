@@ -16,7 +16,7 @@ from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
-                           Node, Split, Target, Tree, argmax)
+                           Node, Split, Target, Tree, argmax, leaf_ids)
 from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -48,8 +48,8 @@ def near_tie(model, row, got_label) -> bool:
 
 
 def assert_agrees(model: Model, rows, engine, exact=True, dialect=None, **connection):
-    """Prediction and probability columns of the SQL (in ``dialect``, by default the engine's own)
-    equal the model's, row by row."""
+    """Prediction, probability and leaf columns of the SQL (in ``dialect``, by default the engine's
+    own) equal the model's, row by row."""
     classify = model.target.is_classification
     sql = emit(model, "sql", dialect=dialect or engine, proba=classify, leaf=True)
     results = query(sql, model, rows, engine, **connection)
@@ -63,18 +63,8 @@ def assert_agrees(model: Model, rows, engine, exact=True, dialect=None, **connec
             assert all(is_close(a, b) for a, b in zip(scores, result[first + 1:])), (row, scores, result)
         else:
             assert is_close(got, want), (row, want, got)
+        assert str(result[-1]) == leaf_ids(model, row), (row, leaf_ids(model, row), result[-1])
     return results
-
-
-def leaf_reached(model, row) -> int:
-    """The leaf of the first rule with weight (one tree): what the leaf column promises."""
-    from treegen.lower import lower
-    names = {i: f for i, f in enumerate(model.features)}
-    for rule in lower(model)[0].rules:
-        if all(c.factor(row.get(names[c.feature].name), names[c.feature].categories) != 0.0
-               for c in rule.conditions):
-            return rule.node
-    raise AssertionError("no rule applies")
 
 
 def boosted_model(seed: int, link: str) -> Model:
@@ -236,12 +226,28 @@ def test_quote_characters_and_names_at_the_length_limit(engine):
             emit(too_long, "sql", dialect=dialect)
 
 
-def test_leaf_column_names_the_leaf_reached(engine):
+def test_leaf_column_lists_the_leaves_reached_with_weight(engine):
+    """C4.5's fractional routes send a row missing a value to several leaves: the leaf column lists
+    those whose weight is above zero, in node order (Model.leaf_ids, as every target prints it) --
+    not a child whose fraction is 0, nor one whose weight underflows to 0 across two features."""
     dialect, connection = engine
-    model = random_model(11)
-    rows = probe_rows(model, limit=200)
-    results = assert_agrees(model, rows, dialect, **connection)
-    assert [r[-1] for r in results] == [leaf_reached(model, row) for row in rows]
+    model = random_model(11, missing_kinds=("fraction", "stop", "child"))
+    rows = probe_rows(model, limit=200) + random_rows(model, 100, seed=11, missing=0.5)
+    assert_agrees(model, rows, dialect, **connection)
+    assert any("|" in leaf_ids(model, row) for row in rows)
+    tiny = MissingRoute.fraction((1e-200, 1.0))
+    nodes = [Node((0.5, 0.5), split=Split(0, "<=", threshold=0.0, missing=tiny), children=(1, 4)),
+             Node((0.5, 0.5), split=Split(1, "<=", threshold=0.0, missing=tiny), children=(2, 3)),
+             Node((1.0, 0.0)), Node((0.0, 1.0)),
+             Node((0.5, 0.5), split=Split(1, "<=", threshold=1.0, missing=MissingRoute.fraction((0.0, 1.0))),
+                  children=(5, 6)),
+             Node((1.0, 0.0)), Node((0.0, 1.0))]
+    model = Model((Feature("a", NUMERIC), Feature("b", NUMERIC)), Target("y", CLASSIFICATION, ("n", "p")), [Tree(nodes)])
+    rows = [{"a": a, "b": b} for a in (None, -1.0, 1.0) for b in (None, -1.0, 0.5, 2.0)]
+    assert leaf_ids(model, {"a": None, "b": None}) == "3|6"  # 2 underflows, 5 has weight 0
+    if dialect == "postgres":  # PostgreSQL raises an error where a product underflows to 0
+        rows = [row for row in rows if row["a"] is not None or row["b"] is not None]
+    assert_agrees(model, rows, dialect, **connection)
 
 
 # -- size --------------------------------------------------------------------------------------
@@ -282,9 +288,7 @@ def test_spark_walks_big_numeric_trees_exactly(spark):
             assert min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes
             assert "aggregate(sequence(" in emit(model, "sql", dialect="spark")
             rows = probe_rows(model, limit=150) + random_rows(model, 50, seed=seed, missing=0.3)
-            results = assert_agrees(model, rows, "spark", spark=spark)
-            if len(model.trees) == 1:
-                assert [r[-1] for r in results] == [leaf_reached(model, row) for row in rows]
+            assert_agrees(model, rows, "spark", spark=spark)
             sql, first = emit(model, "sql", dialect="spark", leaf=True), len(model.features)
             as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
             with_nan, with_null = (query(sql, model, data, "spark", spark=spark) for data in (as_nan, rows))
@@ -348,22 +352,7 @@ def test_spark_walks_big_nominal_trees_exactly(spark):
             sql = emit(model, "sql", dialect="spark")
             assert "aggregate(sequence(" in sql and "array_position(" in sql
             rows = probe_rows(model, limit=150) + random_rows(model, 80, seed=seed, missing=0.3)
-            results = assert_agrees(model, rows, "spark", spark=spark)
-            if len(model.trees) == 1:
-                assert [r[-1] for r in results] == [node_reached(model, row) for row in rows]
-
-
-def node_reached(model, row) -> int:
-    """Where one tree's walk ends for the row (child_for, missing routes to a child or stopping)."""
-    from treegen.model import child_for
-    nodes, node_id = model.trees[0].nodes, 0
-    while not nodes[node_id].is_leaf:
-        split = nodes[node_id].split
-        child = child_for(model, split, row.get(model.features[split.feature].name))
-        if child is None and split.missing.kind == "stop":
-            return node_id
-        node_id = nodes[node_id].children[split.missing.child if child is None else child]
-    return node_id
+            assert_agrees(model, rows, "spark", spark=spark)
 
 
 # -- long sums ----------------------------------------------------------------------------------
@@ -425,7 +414,7 @@ def test_protocol_output():
     assert tuple(proba[0]) == model.target.classes
     assert all(all(is_close(float(p), s) for p, s in zip(line, model.scores(row))) for line, row in zip(proba[1:], rows))
     leaves = run(sql, csv_text, ["--leaf"], model=model).split()
-    assert leaves == [str(leaf_reached(model, row)) for row in rows]
+    assert leaves == [leaf_ids(model, row) for row in rows]
 
 
 def test_protocol_errors():

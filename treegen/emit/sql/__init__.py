@@ -43,9 +43,10 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     expression : write only the expression(s), no ``SELECT``: the prediction alone, or
         ``expr AS name`` items separated by commas when ``proba`` or ``leaf`` add columns.
     proba : add one column of probability (score) per class, named after the class labels.
-    leaf : add a ``leaf`` column: the leaf id (several trees: ids joined with ``;``).
+    leaf : add a ``leaf`` column, as :func:`treegen.model.leaf_ids` says: per tree the ids of the nodes
+        where the row ended with a weight above zero, joined by ``|``; several trees joined by ``;``.
     """
-    sql = Writer(model, find_dialect(dialect), STRATEGIES)
+    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]

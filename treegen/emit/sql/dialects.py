@@ -39,6 +39,7 @@ class Dialect:
     nan: str | None = None  # a NaN literal when the DOUBLE type holds NaN (then NaN counts as missing)
     greatest: str = "GREATEST"
     concat: str = "{0} || {1}"
+    drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     ignores_case: bool = False  # identifiers that differ only in case name the same column
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
@@ -131,7 +132,7 @@ ANSI = Dialect("ansi", engine="duckdb")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
+            greatest="MAX", drop_first="substr({0}, 2)", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured

@@ -48,7 +48,7 @@ class ArrayWalk(TreeSql):
     def leaf(self, ref: Ref) -> str:
         if self.rules.exclusive:
             return super().leaf(ref)
-        return f"{ref(self.name)}.leaf - 1"  # the first end whose every weight is not zero
+        return self.d.drop_first.format(f"{ref(self.name)}.leaf")  # "|" before each id
 
     def walk(self) -> str:
         """Arrays of the tree's nodes' features, cuts and children, and a loop (Spark's ``aggregate``
@@ -71,37 +71,43 @@ class ArrayWalk(TreeSql):
 
     def weighted_walk(self, nodes: dict[str, str]) -> str:
         """The walk of a tree with fractional routes: a struct of the entries still on their way down
-        (node, weights, done), the totals (one per output component) and the leaf id.
+        (node, weights, done), the totals (one per output component) and, for the leaf column, the
+        leaf ids.
 
         A missing value at a fractional split replaces an entry by one per child, in order, so entries
         stay in node order. ``weights`` holds one product per feature with fractional splits, taken in
         path order; an entry's weight multiplies them in feature order (the model's arithmetic). After
         each step the ended entries in front (at a leaf or a stop) are added to the totals and dropped:
         added in node order, as the model adds, and a step touches only the entries left, so a
-        fractional chain 10,000 deep stays linear. The leaf id is the first ended entry with weight."""
+        fractional chain 10,000 deep stays linear. The leaf ids are those of the ended entries whose
+        weight is above zero, each after a ``|``."""
         tree, d = self.tree, self.d
         e, acc, new, done, nx, j, x, i, t = (self.w.column(name) for name in
                                              ("entry", "acc", "new", "done", "next", "child", "x", "i", "t"))
         width, one = len(tree.nodes[0].value), d.double(1.0)
         values = d.array_of([v for node in tree.nodes for v in node.value], "DOUBLE")
         ends = lambda node: f"{_at(nodes['features'], node)} = 0"  # a leaf
+        leaf_field = ", 'leaf', ''" if self.w.with_leaf else ""  # the ids only when the query shows them
         start = (f"named_struct('active', array(named_struct('n', 1, 'w', array_repeat({one}, {nodes['slots']}), "
-                 f"'d', false)), 't', array_repeat({d.double(0.0)}, {width}), 'leaf', CAST(NULL AS INT))")
+                 f"'d', false)), 't', array_repeat({d.double(0.0)}, {width}){leaf_field})")
         # one level down: an entry moves to a child (or stays, done), or spreads over all children
         first, count, kid = _at(nodes["first"], f"{e}.n"), _at(nodes["count"], f"{e}.n"), _at(nodes["kids"], j)
         shared = f"transform({e}.w, ({x}, {i}) -> IF({i} = {_at(nodes['slot'], f'{e}.n')}, {x} * {_at(nodes['shares'], j)}, {x}))"
         spread = f"transform(sequence({first}, {first} + {count} - 1), {j} -> named_struct('n', {kid}, 'w', {shared}, 'd', {ends(kid)}))"
         moved = f"array(named_struct('n', {nx}, 'w', {e}.w, 'd', {nx} = {e}.n OR {ends(nx)}))"
         step = _let(self.next_node(nodes, f"{e}.n"), nx, f"IF({nx} > 0, {moved}, {spread})")
-        # the ended entries in front go into the totals (t + weight * value) and the leaf id
+        # the ended entries in front go into the totals (t + weight * value), and those with a weight
+        # above zero into the leaf ids ("|" and the node id each)
         weight = f"aggregate({e}.w, {one}, ({x}, {t}) -> {x} * {t})"
         value = _at(values, f"({e}.n - 1) * {width} + {i} + 1")
         totals = f"transform({acc}.t, ({t}, {i}) -> aggregate({done}, {t}, ({x}, {e}) -> {x} + {weight} * {value}))"
-        leaf = f"coalesce({acc}.leaf, try_element_at(filter({done}, {e} -> NOT exists({e}.w, {x} -> {x} = 0)), 1).n)"
+        weighing = f"filter({done}, {e} -> {weight} > {d.double(0.0)})"
+        leaf = (f", 'leaf', concat({acc}.leaf, array_join(transform({weighing}, {e} -> "
+                f"concat('|', CAST({e}.n - 1 AS {d.cast_text}))), ''))") if self.w.with_leaf else ""
         in_front = f"coalesce(nullif(array_position(transform({new}, {e} -> {e}.d), false), 0) - 1, size({new}))"
         settle = _let(f"slice({new}, 1, {in_front})", done,
                       f"named_struct('active', slice({new}, size({done}) + 1, size({new}) - size({done})), "
-                      f"'t', {totals}, 'leaf', {leaf})")
+                      f"'t', {totals}{leaf})")
         level_down = _let(f"flatten(transform({acc}.active, {e} -> IF({e}.d, array({e}), {step})))", new, settle)
         return f"aggregate(sequence(1, {tree.depth()}), {start}, ({acc}, {self.w.column('level')}) -> {level_down})"
 

@@ -57,10 +57,11 @@ class TreeSql:
 
 class Writer:
     """The SQL pieces of one model in one dialect; each tree written by the first strategy of the
-    dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass)."""
+    dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass). ``with_leaf``:
+    the query has a leaf column."""
 
-    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]]):
-        self.model, self.d = model, d
+    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False):
+        self.model, self.d, self.with_leaf = model, d, with_leaf
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
         self.trees = lower(model)
@@ -136,11 +137,20 @@ class Writer:
 
     def weight(self, conditions) -> str:
         """A rule's weight: the product of its conditions' factors."""
-        fractions = [c for c in conditions if 0.0 < c.if_missing < 1.0]
-        factors = [f"CASE WHEN {self.missing(c)} THEN {self.d.double(c.if_missing)} ELSE {self.d.double(1.0)} END"
-                   for c in fractions]
-        product = " * ".join(factors) or self.d.double(1.0)
+        product = " * ".join(self.fractions(conditions)) or self.d.double(1.0)
         return f"CASE WHEN {self.conjunction(conditions)} THEN {product} ELSE {self.d.double(0.0)} END"
+
+    def weighs(self, conditions) -> str:
+        """True when a rule's weight is above zero: it applies, and the product of two or more
+        fractions has not underflowed to zero (one fraction is never zero)."""
+        fractions = self.fractions(conditions)
+        above = f" AND {' * '.join(fractions)} > {self.d.double(0.0)}" if len(fractions) > 1 else ""
+        return self.conjunction(conditions) + above
+
+    def fractions(self, conditions) -> list[str]:
+        """The factors of the conditions whose missing value takes a fraction, in feature order."""
+        return [f"CASE WHEN {self.missing(c)} THEN {self.d.double(c.if_missing)} ELSE {self.d.double(1.0)} END"
+                for c in conditions if 0.0 < c.if_missing < 1.0]
 
     # -- trees combined ------------------------------------------------------------------
 
@@ -248,17 +258,26 @@ class Writer:
         return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
 
     def leaf(self) -> Callable[[Ref], str]:
-        """The leaf reached in each tree: with fractional routes, the first leaf with weight."""
+        """The leaf column (:func:`treegen.model.leaf_ids`): per tree, the ids of the nodes where the
+        row ended with a weight above zero, in node order, joined by ``|``; trees joined by ``;``."""
         return lambda ref: self.joined([tree.leaf(ref) for tree in self.written])
 
     def joined(self, ids: list[str]) -> str:
-        """One tree's leaf id, or the ids of several joined with ``;``."""
+        """One tree's leaf id(s), or those of several joined with ``;``."""
         if len(ids) == 1:
             return ids[0]
-        text = f"CAST({ids[0]} AS {self.d.cast_text})"
+        pieces = [f"CAST({ids[0]} AS {self.d.cast_text})"]
         for case in ids[1:]:
-            text = self.d.concat.format(self.d.concat.format(text, "';'"), f"CAST({case} AS {self.d.cast_text})")
-        return text
+            pieces += ["';'", f"CAST({case} AS {self.d.cast_text})"]
+        return self.concat(pieces)
+
+    def concat(self, pieces: list[str]) -> str:
+        """The texts one after the other, concatenated pairwise as a balanced tree: the expression
+        nests log2(len(pieces)) deep, within every engine's limit however many trees or leaves."""
+        while len(pieces) > 1:
+            pieces = [self.d.concat.format(*pieces[i:i + 2]) if i + 1 < len(pieces) else pieces[i]
+                      for i in range(0, len(pieces), 2)]
+        return pieces[0]
 
     def class_columns(self) -> list[str]:
         """Output column names for the class probabilities: the labels, made unique and legal."""
