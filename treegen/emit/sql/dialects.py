@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,7 +41,9 @@ class Dialect:
     greatest: str = "GREATEST"
     concat: str = "{0} || {1}"
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
-    ignores_case: bool = False  # identifiers that differ only in case name the same column
+    # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
+    # "unicode" (every letter: str.lower), "" (quoted names are exact)
+    ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
@@ -59,6 +62,12 @@ class Dialect:
             object.__setattr__(self, "engine", self.name)
 
     # -- literals and names --------------------------------------------------------------
+
+    def folded(self, name: str) -> str:
+        """``name`` as the engine compares identifiers: two names that fold alike are one column."""
+        if self.ignores_case == "ascii":
+            return name.translate(_ASCII_LOWER)
+        return name.lower() if self.ignores_case == "unicode" else name
 
     def identifier(self, name: str) -> str:
         """A quoted identifier for any name the engine can hold."""
@@ -105,6 +114,7 @@ class Dialect:
 
 
 _INFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def _binary(x: float, double_type: str) -> str:
@@ -132,13 +142,13 @@ ANSI = Dialect("ansi", engine="duckdb")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="{binary}", infinity="9e999",
-            greatest="MAX", drop_first="substr({0}, 2)", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
+            greatest="MAX", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case=True, nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
+            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
             pick="[{items}][{index}]"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
@@ -146,12 +156,12 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}",
-            infinity=None, concat="CONCAT({0}, {1})", ignores_case=True, name_limit=64, nesting=24,
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
-            nan="CAST('NaN' AS DOUBLE)", ignores_case=True, nesting=6, strategies=("walk", "nested", "rules"),
+            nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
             walk_nodes=500,  # Janino fails on deeper
             fold="aggregate(array({rest}), {first}, (a, b) -> a + b)", pick="element_at(array({items}), {index})"),  # or bigger code
 )}

@@ -281,7 +281,7 @@ class Writer:
 
     def class_columns(self) -> list[str]:
         """Output column names for the class probabilities: the labels, made unique and legal."""
-        fold = str.lower if self.d.ignores_case else str
+        fold = self.d.folded
         taken = {fold(f.name) for f in self.model.features} | {"prediction", "leaf"}
         names = []
         for label in self.model.target.classes:
@@ -337,10 +337,10 @@ def _first_taker(writer: Writer, index: int, strategies: list[type[TreeSql]]) ->
 
 
 def _check_names(model: Model, d: Dialect) -> None:
-    fold = str.lower if d.ignores_case else str
+    """Refuse, before any engine sees them, feature names the dialect cannot hold as distinct columns."""
     seen = {}
     for feature in model.features:
-        key = fold(feature.name)
+        key = d.folded(feature.name)
         if key in seen:
             raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
         seen[key] = feature.name
@@ -351,8 +351,7 @@ def _check_names(model: Model, d: Dialect) -> None:
 def _free_prefix(model: Model, d: Dialect) -> str:
     """A prefix for internal column names that no feature name starts with."""
     prefix = "treegen_"
-    fold = str.lower if d.ignores_case else str
-    while any(fold(f.name).startswith(prefix) for f in model.features):
+    while any(d.folded(f.name).startswith(prefix) for f in model.features):
         prefix = "_" + prefix
     return prefix
 
