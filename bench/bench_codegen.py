@@ -1,14 +1,22 @@
 """Code generation and generated code, treegen against m2cgen, on scikit-learn trees of 1k, 10k and 50k
 leaves: time to generate Python and Java, and time per row of the generated Python and Java.
 
-    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000]
+    python3 bench/bench_codegen.py [--leaves 1000,10000,50000] [--rows 2000] [--python-passes 10]
+                                   [--java-seconds 3] [--repeat 1]
 
-Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen
-reads it through its scikit-learn importer. Python is timed in this process: treegen's
-``predict_proba(dict)`` (which reads and converts the features on the row's path) and
-``predict_proba_values(list)`` against m2cgen's ``score(list)``; Java in one JVM per class, best of
-40 passes (the first warm up), both given a ``double[]``. m2cgen's Java fails to compile beyond
-about 2,000 leaves ("code too large"): reported as such.
+Both get the same fitted DecisionTreeClassifier (max_leaf_nodes=N on make_classification); treegen reads
+it through its scikit-learn importer. Python is timed in this process, the best of ``--python-passes``
+passes over the rows for each function in turn (CPython specialises an instruction only after it has run
+a few dozen times: the deep parts of a big tree need several passes; and a big tree's walkers do not fit
+in the caches together, so functions that took turns pass by pass measured each other's cache misses):
+treegen's dict API ``predict(row)`` and ``predict_proba(row)`` (which read and convert the features on
+the row's path), its list API ``predict_values(list)`` and ``predict_proba_values(list)``, against
+m2cgen's ``score(list)`` (its only API: the probabilities). Java runs in one JVM per class and API,
+given a ``double[]``: passes over the rows, each in a new random order (so that the branch predictor
+cannot learn the rows' sequence), for ``--java-seconds``; it reports the best of the first 40 passes
+(what this benchmark reported before: HotSpot is still compiling then) and the median of the passes in
+the second half of the time (the steady state). m2cgen's Java fails to compile beyond about 2,000 leaves
+("code too large"): reported as such. The load average is printed before and after.
 """
 from __future__ import annotations
 
@@ -42,14 +50,23 @@ public class Bench {
                 rows.add(row);
             }
         }
+        long seconds = (long) (Double.parseDouble(args[1]) * 1e9);
+        Random random = new Random(1);
+        List<Long> passes = new ArrayList<>();
         double sink = 0;
-        long best = Long.MAX_VALUE;
-        for (int round = 0; round < 40; round++) {  // the first rounds warm up the JIT
+        long begin = System.nanoTime(), half = 0;
+        while (passes.size() < 40 || System.nanoTime() - begin < seconds) {
+            Collections.shuffle(rows, random);  // not timed: a new order each pass
             long start = System.nanoTime();
-            for (double[] row : rows) sink += CALL(row)[0];
-            best = Math.min(best, System.nanoTime() - start);
+            for (double[] row : rows) sink += CALL;
+            passes.add(System.nanoTime() - start);
+            if (half == 0 && System.nanoTime() - begin >= seconds / 2) half = passes.size();
         }
-        System.out.println((double) best / rows.size() + " " + sink);
+        List<Long> late = new ArrayList<>(passes.subList(half == 0 ? passes.size() / 2 : (int) half, passes.size()));
+        Collections.sort(late);
+        long first = Collections.min(passes.subList(0, 40));
+        System.out.println((double) first / rows.size() + " " + (double) late.get(late.size() / 2) / rows.size()
+            + " " + passes.size() + " " + sink);
     }
 }
 """
@@ -69,40 +86,49 @@ def timed(function, *args):
     return time.perf_counter() - start, result
 
 
-def python_row_time(source: str, call: str, rows) -> float:
-    """Best of 5 passes over the rows, seconds per row."""
+def python_row_times(source: str, calls: dict, passes: int) -> dict:
+    """Seconds per row of each function (name -> rows), best of ``passes`` passes over the rows."""
     namespace: dict = {}
     exec(compile(source, "<bench>", "exec"), namespace)
-    function = namespace[call]
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for row in rows:
-            function(row)
-        best = min(best, time.perf_counter() - start)
-    return best / len(rows)
+    best = {name: float("inf") for name in calls}
+    for name, rows in calls.items():
+        function = namespace[name]
+        for _ in range(passes):
+            start = time.perf_counter()
+            for row in rows:
+                function(row)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: best[name] / len(rows) for name, rows in calls.items()}
 
 
-def java_row_time(source: str, call: str, rows: np.ndarray, directory: str) -> float | str:
-    """Nanoseconds per row, or the compiler's complaint."""
+def java_row_times(source: str, calls: list[str], rows: np.ndarray, directory: str, seconds: float) -> list:
+    """Per call expression: (ns per row in the first 40 passes, ns per row at steady state), or the
+    compiler's complaint."""
     name = re.search(r"^public\s+(?:final\s+)?class\s+(\w+)", source, re.MULTILINE).group(1)
     work = tempfile.mkdtemp(dir=directory)
-    for file_name, text in ((f"{name}.java", source), ("Bench.java", JAVA_BENCH.replace("CALL", call))):
-        with open(os.path.join(work, file_name), "w", encoding="utf-8") as handle:
-            handle.write(text)
+    with open(os.path.join(work, f"{name}.java"), "w", encoding="utf-8") as handle:
+        handle.write(source)
     data = os.path.join(work, "rows.csv")
     with open(data, "w") as handle:
         handle.writelines(",".join(repr(float(v)) for v in row) + "\n" for row in rows)
-    done = subprocess.run(["javac", "-d", work, os.path.join(work, f"{name}.java"),
-                           os.path.join(work, "Bench.java")], capture_output=True, text=True)
+    done = subprocess.run(["javac", "-d", work, os.path.join(work, f"{name}.java")], capture_output=True, text=True)
     if done.returncode != 0:
         error = re.search(r"error: (.*)|(java\.lang\.\w+Error)", done.stderr)
-        return f"javac: {error.group(1) or error.group(2) if error else done.stderr.strip()[:60]}"
-    out = subprocess.run(["java", "-cp", work, "Bench", data], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[0])
+        return [f"javac: {error.group(1) or error.group(2) if error else done.stderr.strip()[:60]}"] * len(calls)
+    times = []
+    for i, call in enumerate(calls):
+        harness = os.path.join(work, f"harness{i}")
+        os.makedirs(harness)
+        with open(os.path.join(harness, "Bench.java"), "w", encoding="utf-8") as handle:
+            handle.write(JAVA_BENCH.replace("CALL", call))
+        subprocess.run(["javac", "-cp", work, "-d", harness, os.path.join(harness, "Bench.java")], check=True)
+        out = subprocess.run(["java", "-cp", f"{harness}{os.pathsep}{work}", "Bench", data, str(seconds)],
+                             capture_output=True, text=True, check=True).stdout.split()
+        times.append((float(out[0]), float(out[1])))
+    return times
 
 
-def bench(leaves: int, n_rows: int, directory: str) -> dict:
+def bench(leaves: int, n_rows: int, directory: str, python_passes: int, java_seconds: float) -> dict:
     import m2cgen
     sys.setrecursionlimit(100_000)
     tree, X = fit_tree(leaves)
@@ -116,28 +142,36 @@ def bench(leaves: int, n_rows: int, directory: str) -> dict:
     result["gen_py_m2c"], py_m2c = timed(m2cgen.export_to_python, tree)
     result["gen_java"], java_source = timed(emit, model, "java")
     result["gen_java_m2c"], java_m2c = timed(m2cgen.export_to_java, tree)
-    result["row_py"] = python_row_time(py_source, "predict_proba", dict_rows)
-    result["row_py_values"] = python_row_time(py_source, "predict_proba_values", list_rows)
-    result["row_py_m2c"] = python_row_time(py_m2c, "score", list_rows)
-    result["row_java"] = java_row_time(java_source, "TreegenModel.predictProba", rows, directory)
-    result["row_java_m2c"] = java_row_time(java_m2c, "Model.score", rows, directory)
+    result["py"] = python_row_times(py_source, {"predict": dict_rows, "predict_proba": dict_rows,
+                                                "predict_values": list_rows, "predict_proba_values": list_rows},
+                                    python_passes)
+    result["py_m2c"] = python_row_times(py_m2c, {"score": list_rows}, python_passes)["score"]
+    result["java"] = java_row_times(java_source, ["TreegenModel.predictProba(row)[0]",
+                                                  "TreegenModel.predict(row).length()"], rows, directory, java_seconds)
+    result["java_m2c"] = java_row_times(java_m2c, ["Model.score(row)[0]"], rows, directory, java_seconds)[0]
     return result
 
 
-def _ns(value) -> str:
-    return f"{value:.0f} ns" if isinstance(value, float) else value
+def _java(value, steady: bool) -> str:
+    return value if isinstance(value, str) else f"{value[steady]:.0f} ns"
 
 
 def table(results: list[dict]) -> str:
     lines = ["| leaves (depth) | generate Python: treegen / m2cgen | generate Java: treegen / m2cgen "
-             "| per row, Python: treegen dict / list / m2cgen list | per row, Java: treegen / m2cgen |",
-             "|---|---|---|---|---|"]
+             "| per row, Python: treegen predict / predict_proba (dict) | treegen predict / predict_proba (list) "
+             "| m2cgen score (list) | per row, Java, first 40 passes: treegen predictProba / m2cgen score "
+             "| Java, steady: treegen predictProba / predict / m2cgen score |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
+        py, proba, label = r["py"], r["java"][0], r["java"][1]
         lines.append(
             f"| {r['leaves']} ({r['depth']}) | {r['gen_py']:.2f} s / {r['gen_py_m2c']:.2f} s "
             f"| {r['gen_java']:.2f} s / {r['gen_java_m2c']:.2f} s "
-            f"| {r['row_py'] * 1e9:.0f} ns / {r['row_py_values'] * 1e9:.0f} ns / {r['row_py_m2c'] * 1e9:.0f} ns "
-            f"| {_ns(r['row_java'])} / {_ns(r['row_java_m2c'])} |")
+            f"| {py['predict'] * 1e9:.0f} ns / {py['predict_proba'] * 1e9:.0f} ns "
+            f"| {py['predict_values'] * 1e9:.0f} ns / {py['predict_proba_values'] * 1e9:.0f} ns "
+            f"| {r['py_m2c'] * 1e9:.0f} ns "
+            f"| {_java(proba, False)} / {_java(r['java_m2c'], False)} "
+            f"| {_java(proba, True)} / {_java(label, True)} / {_java(r['java_m2c'], True)} |")
     return "\n".join(lines)
 
 
@@ -145,10 +179,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leaves", default="1000,10000,50000")
     parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--python-passes", type=int, default=10)
+    parser.add_argument("--java-seconds", type=float, default=3.0)
+    parser.add_argument("--repeat", type=int, default=1, help="run everything this many times, one row each")
     args = parser.parse_args()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as directory:
-        results = [bench(int(n), args.rows, directory) for n in args.leaves.split(",")]
+        results = [bench(int(n), args.rows, directory, args.python_passes, args.java_seconds)
+                   for _ in range(args.repeat) for n in args.leaves.split(",")]
     print(table(results))
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

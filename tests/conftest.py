@@ -141,3 +141,45 @@ def spark():
         yield session
     finally:
         session.stop()
+
+
+# -- engines from the registry, and the `engines` marker ---------------------------------------------
+
+from treegen.run.sql import ENGINES  # noqa: E402
+
+SERVER_FIXTURES = {"postgres_dsn": "postgres", "mysql_server": "mysql", "spark": "spark"}  # fixture -> engine
+EXTERNAL = set(SERVER_FIXTURES.values())  # engines beyond Python packages: a server, or Spark's JVM
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "engines: needs PostgreSQL, MariaDB or Spark (deselect with -m 'not engines')")
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that start a server or Spark, directly or through a parameter naming the engine, are
+    marked `engines`: `pytest -m "not engines"` runs the rest with no database installed."""
+    for item in items:
+        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+        if set(item.fixturenames) & set(SERVER_FIXTURES) or EXTERNAL & {p for p in params if isinstance(p, str)}:
+            item.add_marker(pytest.mark.engines)
+
+
+def _connection(request, name: str) -> dict:
+    """How treegen.run.sql reaches an engine: {} in process, a DSN for a server, Spark's session."""
+    fixture = {engine: fixture for fixture, engine in SERVER_FIXTURES.items()}.get(name)
+    if fixture is None:
+        return {}
+    value = request.getfixturevalue(fixture)  # a server starts on first use
+    return {"spark": value} if fixture == "spark" else {"dsn": value}
+
+
+@pytest.fixture
+def connect(request):
+    """engine name -> its connection options (a function, for tests parametrized over more than engines)."""
+    return lambda name: _connection(request, name)
+
+
+@pytest.fixture(params=list(ENGINES))
+def engine(request):
+    """(engine name, connection options) for each SQL engine of the registry."""
+    return request.param, _connection(request, request.param)

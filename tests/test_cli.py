@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+import click
 from click.testing import CliRunner
 
 from treegen.cli import main
@@ -38,7 +39,7 @@ def test_walk_through(tmp_path):
 
 def test_show_reads_rule_text_too(tmp_path):
     rules = tmp_path / "t.rules"
-    model = run("train", TENNIS, "-a", "id3").output
+    model = run("train", TENNIS, "-a", "id3").stdout
     (tmp_path / "m.json").write_text(model, encoding="utf-8")
     rules.write_text(run("export", str(tmp_path / "m.json"), "--to", "rules").output, encoding="utf-8")
     assert "outlook = overcast: yes" in run("show", str(rules)).output
@@ -98,7 +99,7 @@ def test_bad_data_is_one_line_and_exit_2(tmp_path, name):
     (["train", "missing-file.csv"], "missing-file.csv: cannot read data: No such file or directory"),
     (["train", TENNIS, "-a", "c45", "--criterion", "gini"], "--criterion does not apply to --algorithm c45"),
     (["train", TENNIS, "-a", "cart", "--ccp-alpha", "lots"], "--ccp-alpha takes a number or 'cv'"),
-    (["show", TENNIS], "unexpected"),
+    (["show", TENNIS], "play_tennis.csv: neither a treegen model (JSON) nor rule text"),
     (["evaluate", TENNIS, "--loo", "--folds", "3"], "choose one of --folds, --loo and --test"),
     (["evaluate", TENNIS, "-a", "id3", "--folds", "99"], "--folds must be between 2 and the number of rows"),
 ])
@@ -127,7 +128,7 @@ def test_model_from_stdin():
 def test_cart_options_reach_the_learner(tmp_path):
     iris = os.path.join(os.path.dirname(__file__), "fixtures", "j48", "iris.arff")
     out = run("train", iris, "-a", "cart", "--max-depth", "2", "--cast", "float32",
-              "--class-weight", "Iris-setosa=1,Iris-versicolor=3,Iris-virginica=1").output
+              "--class-weight", "Iris-setosa=1,Iris-versicolor=3,Iris-virginica=1").stdout
     model = json.loads(out)
     assert model["numeric"]["cast"] == "float32" and model["meta"]["params"]["class_weight"]["Iris-versicolor"] == 3.0
     assert cli("train", iris, "-a", "cart", "--class-weight", "lots").returncode == 2
@@ -135,7 +136,7 @@ def test_cart_options_reach_the_learner(tmp_path):
 
 def test_c45_subtree_raising_flag_matches_j48_dash_s():
     fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "j48")
-    model = run("train", os.path.join(fixtures, "soybean.arff"), "--no-subtree-raising").output
+    model = run("train", os.path.join(fixtures, "soybean.arff"), "--no-subtree-raising").stdout
     shown = CliRunner().invoke(main, ["show", "-", "--style", "j48"], input=model).output
     assert shown == open(os.path.join(fixtures, "soybean.noraise.tree"), encoding="utf-8").read()
 
@@ -258,10 +259,37 @@ def test_rules_without_a_final_newline_parse(tennis_model, tmp_path):
 
 def test_nan_threshold_names_the_file_and_path(tmp_path):
     diabetes = os.path.join(os.path.dirname(__file__), "fixtures", "j48", "diabetes.arff")
-    doc = json.loads(run("train", diabetes).output)
+    doc = json.loads(run("train", diabetes).stdout)
     doc["trees"][0]["nodes"][0]["split"]["threshold"] = float("nan")
     path = tmp_path / "d.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     result = cli("export", str(path), "--to", "python")
     assert result.returncode == 2
     assert result.stderr == f"treegen: error: {path}: trees[0].nodes[0].split.threshold: a threshold must be a number, not NaN\n"
+
+
+def test_train_says_what_it_built_on_stderr(tmp_path):
+    model = tmp_path / "m.json"
+    done = cli("train", TENNIS, "-t", "play", "-a", "id3", "-o", str(model))
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr == (f"treegen: trained id3 on 14 rows: 8 nodes, 5 leaves, depth 2, training accuracy "
+                           f"100.00% (14/14); wrote {model}\n")
+    to_stdout = cli("train", TENNIS, "-t", "play", "-a", "id3")
+    assert json.loads(to_stdout.stdout)["format"] == "treegen-model"
+    assert to_stdout.stderr.startswith("treegen: trained id3 on 14 rows") and "wrote" not in to_stdout.stderr
+
+
+def test_help_lines_are_whole_and_every_option_says_what_it_does():
+    commands = cli("--help").stdout.split("Commands:\n")[1]
+    assert "..." not in commands and "…" not in commands
+    for command in main.commands.values():
+        for param in command.params:
+            if isinstance(param, click.Option) and param.name != "help":
+                assert param.help and len(param.help) > len("cart: ") + 10, (command.name, param.name, param.help)
+
+
+def test_confusion_matrix_aligns_wide_characters():
+    out = run("evaluate", os.path.join(EXAMPLES, "fish.csv"), "-a", "id3", "--loo").output
+    matrix = out.split("confusion matrix (rows: true class, columns: predicted)\n")[1].split("\n\n")[0].splitlines()
+    from treegen.evaluate import display_width
+    assert len({display_width(line) for line in matrix}) == 1, matrix

@@ -1,11 +1,15 @@
 """CSV and ARFF readers: kinds, missing values, declared order, UTF-8, errors with file and line."""
 import math
+from pathlib import Path
 
 import pytest
 
-from treegen.arff import parse_arff
+from treegen.arff import java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset
 from treegen.errors import TreegenError
+from treegen.learn.j48_text import java_double as java_double_text
+
+WEKA_FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 
 
 def test_csv_kinds_missing_values_and_first_appearance_order():
@@ -73,8 +77,80 @@ def test_malformed_csv(text, message, line):
         assert err.value.line == line
 
 
+def weka_reading(table) -> str:
+    """A table in the layout of ArffDump.java's print of what Weka read (make_fixtures.sh)."""
+    def quote(text):
+        return '"' + "".join(f"\\u{ord(c):04x}" if not " " <= c <= "~" or c in '"\\' else c for c in text) + '"'
+    lines = []
+    for name in table.names:
+        feature = table.declared[name]
+        if name in table.dates:
+            lines.append(f"@ {quote(name)} 3 {quote(table.dates[name])}")
+        else:
+            kind = "0" if feature.is_numeric else "1" + "".join(" " + quote(v) for v in feature.categories)
+            lines.append(f"@ {quote(name)} {kind}")
+    for i in range(len(table)):
+        values = []
+        for name, column in zip(table.names, table.columns):
+            value = column[i]
+            numeric = table.declared[name].is_numeric
+            if value is None or (numeric and math.isnan(float(value))):
+                values.append("?")
+            else:
+                values.append(java_double_text(float(value)) if numeric else quote(value))
+        lines.append(" ".join([java_double_text(table.weights[i]), *values]))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", ["dates", "escapes", "weights", "missing-class", "missing-class-split-point"])
+def test_arff_files_are_read_as_weka_reads_them(name):
+    """Names, values, escapes, dates (ms since 1970 UTC), numbers and weights, against Weka 3.6's
+    own reading of the same file (NAME.read, printed by ArffDump.java)."""
+    table = read_table(str(WEKA_FIXTURES / f"{name}.arff"))
+    assert weka_reading(table) == (WEKA_FIXTURES / f"{name}.read").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("quoted,text", [
+    (r"a\tb", "a\tb"), (r"k\n1", "k\n1"), (r"it\'s", "it's"), (r"b\\s", "b\\s"), (r"p\%", "p%"),
+    (r"\101\60\7", "A0\x07"), (r"\477", "'7"), (r"\x", "x"), (r"\a\b\f\v\r", "\x07\b\x0c\x0b\r"),
+])
+def test_backslash_escapes_as_javas_stream_tokenizer_reads_them(quoted, text):
+    assert unescape(quoted) == text
+
+
+@pytest.mark.parametrize("text,value", [("1d", 1.0), ("1.1f", 1.1), ("+.5e1", 5.0), ("0x1.8p1", 3.0),
+                                        ("-0", -0.0), ("1e400", math.inf), (" 2.5 ", 2.5), ("-Infinity", -math.inf)])
+def test_numbers_as_javas_double_value_of_reads_them(text, value):
+    assert java_double(text) == value and java_double("inf") is None and java_double("1_0") is None
+    assert math.isnan(java_double("+NaN"))
+
+
+def test_rows_may_be_separated_by_spaces_tabs_and_runs_of_commas_and_carry_weights():
+    table = parse_arff("@relation r\n@attribute a numeric\n@attribute 'b c' {x,'y z'}\n@data\n"
+                       "1 x\n2\t'y z' {2.5}\n3,,x % c\n{0 4}\n{1 'y z'} {0}\n", "w.arff")
+    assert table.names == ["a", "b c"] and table.columns == [["1.0", "2.0", "3.0", "4.0", "0.0"],
+                                                              ["x", "y z", "x", "x", "y z"]]
+    assert table.weights == [1.0, 2.5, 1.0, 1.0, 0.0] and table.lines == [5, 6, 7, 8, 9]
+
+
+def test_string_attributes_are_refused_in_one_line_as_j48_refuses_them():
+    assert "Cannot handle string attributes" in (WEKA_FIXTURES / "string.refused").read_text()
+    with pytest.raises(TreegenError, match="string attribute, which J48 refuses") as err:
+        read_table(str(WEKA_FIXTURES / "string.arff"))
+    assert (err.value.line, err.value.column) == (3, 17)
+
+
 @pytest.mark.parametrize("text,message,line", [
-    ("@relation r\n@attribute a numeric\n@data\n1,2\n", "expected 1 values", 4),
+    ("@relation r\n@attribute a numeric\n@data\n1,2\n", "expected 1 values as declared, found more", 4),
+    ("@relation r\n@attribute a numeric\n@data\n'1\n", "a quote that is not closed", 4),
+    ("@relation r\n@attribute a numeric\n@data\n1 {x}\n", "instance weight must be a number", 4),
+    ("@relation r\n@attribute a numeric\n@data\n1 {-1}\n", "instance weight must be a number", 4),
+    ("@relation r\n@attribute a date 'yyyy-ww'\n@data\n", "letter 'w' is not supported", 2),
+    ("@relation r\n@attribute a date 'yyyy-MM-dd'\n@data\n2010-13-01\n", "is not a date in the format", 4),
+    ("@relation r\n@attribute a {x,y,x}\n@data\n", "declares the value 'x' twice", 2),
+    ("@relation r\n@attribute a numeric\n@data\n1d0\n", "'1d0' is not a number", 4),
+    ("@relation r\n@attribute a {x,y}\n@attribute b numeric\n@data\nx\n", "expected 2 values as declared, found 1", 5),
+    ("@relation r\n@attribute a numeric\n@data\n{1 2}\n", "out of order or out of range", 4),
     ("@relation r\n@attribute a {x,y}\n@data\nz\n", "not a declared value", 4),
     ("@relation r\n@attribute a strange\n@data\n", "unsupported attribute type", 2),
     ("@relation r\n@attribute a numeric\n", "no @data", None),

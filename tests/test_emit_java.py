@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import glob
 import io
+import json
 import os
 import re
 import subprocess
@@ -18,14 +19,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
-from treegen.emit.java import JIT_LIMIT, POOL_LIMIT
+from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, leaf_ids
 from treegen.probes import probe_rows
 from treegen.run.java import compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_emit_python import check_errors, extreme_model, reached, to_csv
+from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
+                              check_zero_weight_leaves, extreme_model, hostile_models, leaves, to_csv)
 
 
 def boosted(seed: int, link: str):
@@ -80,7 +82,7 @@ def check_program(model, source: str, rows) -> None:
 def test_every_kind_of_model_is_exact():
     models = varied_models()
     sources = [emit(m, "java", proba=True, leaf=True, package=f"m{i}") for i, m in enumerate(models)]
-    compile_sources(sources)
+    compile_sources(sources, lint=True)  # javac -Xlint:all finds nothing
     for model, source in zip(models, sources):
         rows = probe_rows(model, 200) + random_rows(model, 60)
         check_program(model, source, rows)
@@ -88,9 +90,8 @@ def test_every_kind_of_model_is_exact():
         fractional = any(n.split is not None and n.split.missing.kind == "fraction" for n in model.trees[0].nodes)
         if model.combine.kind == "average" or fractional:  # several trees, or several leaves in one
             rows = probe_rows(model, 100)
-            leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
-            assert leaves == [";".join("|".join(map(str, reached(model, tree, r))) for tree in model.trees)
-                              for r in rows]
+            printed = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+            assert printed == [leaf_ids(model, r) for r in rows]
 
 
 @settings(max_examples=4, deadline=None)
@@ -151,7 +152,7 @@ def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
               "forest": random_model(1, n_trees=500, max_depth=6)}
     sources = {name: emit(m, "java", package=name) for name, m in models.items()}
     models["fractions"], sources["fractions"] = c45_chain()
-    directories = dict(zip(sources, compile_sources(list(sources.values()))))
+    directories = dict(zip(sources, compile_sources(list(sources.values()), lint=True)))
     for name, model in models.items():
         if name != "forest":  # its trees are small: the limits are the big trees' problem
             assert max(method_sizes(os.path.join(directories[name], name))) < JIT_LIMIT, name
@@ -171,8 +172,7 @@ def test_fractional_routes_at_any_depth():
     text = to_csv(model, rows)
     proba = list(csv.reader(io.StringIO(run(source, text, ["--proba"]))))
     assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
-    leaves = run(source, text, ["--leaf"]).splitlines()
-    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
+    assert run(source, text, ["--leaf"]).splitlines() == [leaf_ids(model, r) for r in rows]
 
 
 def test_java_8_release():
@@ -215,13 +215,21 @@ def test_the_api_embeds_in_a_java_program():
     label = model.predict(row)
     assert printed[0] == f"{label},{label}"
     assert [float(p) for p in printed[1].strip("[]").split(", ")] == model.scores(row)
-    assert printed[2] == str([reached(model, model.trees[0], row)])
+    assert printed[2] == str(leaves(model, row))
     assert printed[3] == "[x0, x1, x2, c0, c1][a, b, c]"
     assert printed[4] == label + printed[1]  # the encoded fast path
 
 
 def test_program_errors_exit_2():
-    check_errors("java", run)
+    check_errors("java")
+
+
+def test_program_options_and_columns():
+    check_options("java")
+
+
+def test_closed_pipe_ends_quietly():
+    check_closed_pipe("java")
 
 
 def test_deterministic_and_names_checked():
@@ -255,8 +263,53 @@ def test_unusual_class_names_that_are_accepted_compile():
     """Every name the generated code does not refuse compiles: names of JDK types it does not use, too."""
     model = random_model(1)
     rows = random_rows(model, 20, 1)
-    for name in ("Reader", "Long", "Thread", "Model", "Tree", "Node"):
+    for name in ("Reader", "Long", "Thread", "Model", "Tree", "Node", "Class", "Enum", "USED", "FEATURES", "java"):
         source = emit(model, "java", class_name=name, proba=True)
         [directory] = compile_sources([source])
         assert os.path.exists(os.path.join(directory, name + ".class"))
         check_program(model, source, rows)
+
+
+def without_comments_and_literals(source: str) -> str:
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'', " ", source, flags=re.S)
+
+
+def test_reserved_names_are_the_types_the_code_names():
+    """RESERVED lists the types the generated code names unqualified, no more and no fewer: over every
+    kind of model, with and without leaf ids, the capitalised names it uses are those, the nested
+    classes, its own constants and itself."""
+    used = set()
+    for model in varied_models():
+        for leaf in (False, True):
+            code = without_comments_and_literals(emit(model, "java", leaf=leaf))
+            used |= set(re.findall(r"(?<![\w.$])[A-Z][\w$]*", code))
+    own = {name for name in used if re.fullmatch(r"[A-Z][A-Z0-9_]*|P[0-9]+", name)} | {"TreegenModel"}
+    assert used - own == RESERVED | set(NESTED)
+
+
+def test_each_test_names_its_feature_and_categories_in_a_comment_no_name_can_end():
+    """The comment beside a test holds the feature's name (and categories) as Java string literals:
+    they read back as the names, and no name can end the comment -- javac reads a \\u000a escape as a
+    line break even there, so the source holds none that javac would read."""
+    models = hostile_models()
+    sources = [emit(m, "java", package=f"h{i}") for i, m in enumerate(models)]
+    compile_sources(sources, lint=True)
+    for model, source in zip(models, sources):
+        for escape in re.findall(r"\\+u+000[aAdD]", source):
+            assert (len(escape) - len(escape.lstrip("\\"))) % 2 == 0, escape  # a backslash escaped, not an escape
+        walkers = source[source.index("static final class P0"):source.index("// -- helpers")].splitlines()
+        tests = [line for line in walkers if line.lstrip().startswith("if (") and "x[" in line]
+        assert tests
+        for line in tests:
+            match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
+            feature = model.features[int(match.group(1))]
+            literals = [json.loads(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
+            assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
+
+
+def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
+    check_model_part("java", "runtime.java.txt", 200)
+
+
+def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
+    check_zero_weight_leaves("java")

@@ -7,6 +7,11 @@ import ast
 import csv
 import io
 import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from dataclasses import replace
 
 import pytest
@@ -14,7 +19,8 @@ from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, child_for
+from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, leaf_ids,
+                           reached)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
@@ -30,27 +36,9 @@ def load(source: str) -> dict:
     return namespace
 
 
-def reached(model, tree, row) -> list[int]:
-    """Reference leaf ids: the nodes where the model's own walk ends (as model.tree_output walks)."""
-    names = [f.name for f in model.features]
-    ends, stack = [], [0]
-    while stack:
-        node_id = stack.pop()
-        node = tree.nodes[node_id]
-        if node.is_leaf:
-            ends.append(node_id)
-            continue
-        position = child_for(model, node.split, row.get(names[node.split.feature]))
-        route = node.split.missing
-        if position is not None:
-            stack.append(node.children[position])
-        elif route.kind == "child":
-            stack.append(node.children[route.child])
-        elif route.kind == "fraction":
-            stack.extend(node.children)
-        else:
-            ends.append(node_id)
-    return sorted(ends)
+def leaves(model, row) -> list[list[int]]:
+    """Reference leaf ids: per tree, the nodes where the model's own walk ended with a weight above zero."""
+    return [[node for node, weight in reached(model, tree, row) if weight > 0] for tree in model.trees]
 
 
 def rows_for(model, count: int = 300, seed: int = 0) -> list[dict]:
@@ -72,7 +60,7 @@ def assert_exact(model, module: dict, rows, leaf: bool = False) -> None:
         else:
             assert module["predict"](row) == expected[0], row
         if leaf:
-            assert module["predict_leaf"](row) == [reached(model, tree, row) for tree in model.trees]
+            assert module["predict_leaf"](row) == leaves(model, row), row
 
 
 def boosted(seed: int, link: str) -> "object":
@@ -163,8 +151,8 @@ def test_program_with_hostile_names_follows_the_protocol():
     proba = list(csv.reader(io.StringIO(run(source, to_csv(model, rows), ["--proba"]), newline="")))
     assert proba[0] == list(model.target.classes)
     assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
-    leaves = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
-    assert leaves == ["|".join(map(str, reached(model, model.trees[0], r))) for r in rows]
+    printed = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+    assert printed == [leaf_ids(model, r) for r in rows]
 
 
 def test_program_reads_rfc4180_and_matches_columns_by_name():
@@ -182,24 +170,115 @@ def test_program_reads_rfc4180_and_matches_columns_by_name():
     assert [float(v) for v in printed] == [model.predict(r) for r in rows]
 
 
-def check_errors(target: str, run) -> None:
-    """Bad input to a generated program: one ASCII line on stderr, naming the line where the record
-    starts (a quoted field may span lines), and exit status 2."""
-    model = random_model(7, max_depth=3, n_numeric=2, n_nominal=1, names=["x0", "it's\n", "c0"])
+def three_features(names=("x0", "it's\n", "c0")):
+    """A small tree that tests each of its features (two numeric, one nominal), and a fourth, numeric
+    feature that no split tests."""
+    from treegen.model import NOMINAL, NUMERIC, Feature, Model, Node, Op, Split
+    features = (Feature(names[0], NUMERIC), Feature(names[1], NUMERIC), Feature(names[2], NOMINAL, ("v0_0", "v0_1")),
+                Feature("unused", NUMERIC))
+    nodes = [Node((0.5, 0.5), split=Split(0, Op.LE, 0.5, missing=MissingRoute.to_child(0)), children=(1, 2)),
+             Node((1.0, 0.0)),
+             Node((0.5, 0.5), split=Split(1, Op.LE, 1.5, missing=MissingRoute.stop()), children=(3, 4)),
+             Node((0.0, 1.0)),
+             Node((0.5, 0.5), split=Split(2, Op.EQ, values=("v0_0", "v0_1"), missing=MissingRoute.to_child(1)),
+                  children=(5, 6)),
+             Node((1.0, 0.0)), Node((0.0, 1.0))]
+    return Model(features, Target("y", CLASSIFICATION, ("a", "b")), [Tree(nodes)])
+
+
+def command(target: str, source: str, directory: str) -> list[str]:
+    """The command that runs a generated program: the Python module written to a file, the Java
+    class compiled."""
+    if target == "python":
+        path = os.path.join(directory, "model.py")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        return [sys.executable, path]
+    from treegen.run.java import class_name, compile_sources
+    return ["java", "-cp", compile_sources([source])[0], class_name(source)]
+
+
+def program(target: str, source: str, stdin: str, args=()) -> tuple[int, str, str]:
+    """Exit status, standard output and standard error of a generated program."""
+    with tempfile.TemporaryDirectory() as directory:
+        done = subprocess.run(command(target, source, directory) + list(args), input=stdin.encode("utf-8"),
+                              capture_output=True, timeout=300)
+    return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+
+
+def check_errors(target: str) -> None:
+    """Bad input or usage: exactly one ASCII line on stderr -- naming the line where the record starts
+    (a quoted field may span lines) -- and exit status 2."""
+    model = three_features()
     source = emit(model, target)
     header = 'x0,"it\'s\n",c0'
-    with pytest.raises(RuntimeError, match=r"exited with 2.*line 6: column 'it\\'s\\u000a': 'abc' is not"):
-        run(source, f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n')
-    with pytest.raises(RuntimeError, match=r"exited with 2.*line 1: no column named 'c0'"):
-        run(source, 'x0,"it\'s\n"\n1,2\n')
-    with pytest.raises(RuntimeError, match="exited with 2.*unknown option '--proba'"):
-        run(source, f"{header}\n", ["--proba"])
-    with pytest.raises(RuntimeError, match="' 1' is not a number"):  # fields are used exactly as written
-        run(source, f"{header}\n 1,2,v0_0\n")
+    expected = [
+        (f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n', [],
+         "error: line 6: column 'it\\'s\\u000a': 'abc' is not a number"),
+        (f"{header}\n 1,2,v0_0\n", [], "error: line 3: column 'x0': ' 1' is not a number"),  # used as written
+        ('x0,"it\'s\n"\n1,2\n', [], "error: line 1: no column named 'c0'"),
+        ("c1,unused\n1,2\n", [], "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
+        (f"{header}\n", ["--proba", "--leaf"], "error: --proba and --leaf ask for different outputs: give one of them"),
+        (f"{header}\n", ["--leaf"], "error: this program was exported without leaf ids; export it again with --leaf"),
+        (f"{header}\n", ["--probability"], "error: unknown option '--probability' (this program takes --proba, "
+                                           "--leaf or --help)"),
+    ]
+    for stdin, args, message in expected:  # rows before a bad one are printed
+        status, _, stderr = program(target, source, stdin, args)
+        assert (status, stderr) == (2, message + "\n"), (stdin, args)
+    regression = emit(random_model(7, regression=True, max_depth=3), target)
+    assert program(target, regression, "x0\n", ["--proba"]) == (
+        2, "", "error: --proba: this is a regression model, it predicts a value, not class probabilities\n")
 
 
 def test_program_errors_exit_2_with_one_line():
-    check_errors("python", run)
+    check_errors("python")
+
+
+def check_options(target: str) -> None:
+    """--proba works in every classification program, --leaf in one exported with leaf ids; a program
+    needs only the columns of the features some split tests."""
+    model = three_features(("x0", "x1", "c0"))
+    rows = rows_for(model, 60)
+    text = to_csv(model, rows)
+    plain, with_leaves = emit(model, target), emit(model, target, leaf=True)
+    status, printed, _ = program(target, plain, text, ["--proba"])
+    proba = list(csv.reader(io.StringIO(printed)))
+    assert status == 0 and proba[0] == ["a", "b"] and [[float(p) for p in r] for r in proba[1:]] == [
+        model.scores(r) for r in rows]
+    assert program(target, with_leaves, text, ["--leaf"]) == (0, "".join(leaf_ids(model, r) + "\n" for r in rows), "")
+    without_unused = "\n".join(line.rsplit(",", 1)[0] for line in text.splitlines()) + "\n"
+    assert program(target, plain, without_unused) == (0, "".join(model.predict(r) + "\n" for r in rows), "")
+    status, printed, _ = program(target, plain, "", ["--help"])
+    assert status == 0 and "--proba" in printed and "--leaf" in printed
+
+
+def test_program_options_and_columns():
+    check_options("python")
+
+
+def check_closed_pipe(target: str) -> None:
+    """`program < big.csv | head -1`: the program ends as a Unix tool does when its reader goes away --
+    at once, silently (no traceback, nothing on stderr), with status 141 (128 + SIGPIPE)."""
+    model = three_features()
+    rows = random_rows(model, 1000, 3) * 200  # more than any pipe buffers
+    with tempfile.TemporaryDirectory() as directory:
+        data = os.path.join(directory, "big.csv")
+        with open(data, "w", encoding="utf-8") as handle:
+            handle.write(to_csv(model, rows))
+        with open(data, "rb") as stdin:
+            process = subprocess.Popen(command(target, emit(model, target), directory), stdin=stdin,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            first = process.stdout.readline()
+            process.stdout.close()
+            stderr = process.stderr.read()
+            status = process.wait(timeout=120)
+    assert first.decode("utf-8").rstrip("\n") == model.predict(rows[0])
+    assert (status, stderr) == (141, b"")
+
+
+def test_closed_pipe_ends_quietly():
+    check_closed_pipe("python")
 
 
 def test_program_reads_missing_and_special_values():
@@ -280,14 +359,15 @@ def test_dict_rows_of_any_kind_are_read_as_the_model_reads_them(seed, regression
 
 
 def test_deep_chain_and_wide_tree():
-    for model in (chain_model(10_000), wide_model(50_000)):
-        source = emit(model, "python", leaf=True)
+    """At any size, with walkers that return node ids (leaf ids exported) and value numbers (not)."""
+    for model, leaf in ((chain_model(10_000), True), (wide_model(50_000), False)):
+        source = emit(model, "python", leaf=leaf)
         assert max(len(line) - len(line.lstrip(" ")) for line in source.splitlines()) // 4 < 60
         namespace: dict = {}
         exec(compile(source, "<generated>", "exec"), namespace)
         probes = probe_rows(model, 1500)
         rows = probes[::len(probes) // 300] + random_rows(model, 100)
-        assert_exact(model, namespace, rows)
+        assert_exact(model, namespace, rows, leaf=leaf)
 
 
 def fraction_chain(depth: int):
@@ -325,3 +405,128 @@ def test_program_matches_names_stripped_of_spaces():
     text = to_csv(model, rows)
     padded = "  leading space ,trailing,  both  " + text[text.index(",x,y\n"):]
     assert run(emit(model, "python"), padded).splitlines() == [model.predict(r) for r in rows]
+
+
+def with_categories(model, names):
+    """The model with its nominal features' categories renamed to ``names`` (cycled), in its splits too."""
+    from treegen.model import Feature
+    renamed = {}
+    features = []
+    for index, feature in enumerate(model.features):
+        mapping = {c: names[(index + k) % len(names)] for k, c in enumerate(feature.categories)}
+        renamed[index] = mapping
+        features.append(Feature(feature.name, feature.kind, tuple(mapping[c] for c in feature.categories)))
+    trees = []
+    for tree in model.trees:
+        nodes = [replace(n, split=replace(n.split, values=tuple(renamed[n.split.feature][v] for v in n.split.values)))
+                 if n.split is not None and n.split.values else n for n in tree.nodes]
+        trees.append(replace(tree, nodes=nodes))
+    return replace(model, features=tuple(features), trees=trees)
+
+
+# Names that would be directives to a linter or a type checker if a comment held them as they are.
+DIRECTIVES = ["# noqa: F401", "# type: ignore", "#"]
+
+
+def hostile_models() -> list:
+    """Every hostile name as a feature, a category and a label somewhere."""
+    names = HOSTILE_NAMES + DIRECTIVES
+    models = []
+    for start in range(0, len(names), 5):
+        features = (names[start:] + names)[:5]
+        classes = (names[start + 2:] + names)[:4]
+        for seed in range(start, start + 100):  # the first tree that tests at least 4 of the 5 features
+            model = random_model(seed, names=features, classes=classes, max_depth=6, n_trees=1 + start % 2)
+            if len(model.used_features()) >= 4:
+                break
+        models.append(with_categories(model, [n for n in names if n.strip(" ")]))
+    return models
+
+
+def lint_models() -> list:
+    """Hostile names, every kind of model, and big ones."""
+    return hostile_models() + [
+        random_model(1, regression=True, missing_kinds=("stop",)), fraction_chain(300), boosted(2, "sigmoid"),
+        boosted(3, "softmax"), random_model(4, n_trees=3, missing_kinds=("fraction",)), chain_model(10_000),
+        wide_model(50_000)]
+
+
+def ruff() -> str:
+    """The ruff executable (a test dependency, installed beside this Python)."""
+    path = shutil.which("ruff", path=os.path.dirname(sys.executable)) or shutil.which("ruff")
+    assert path, "the lint test needs ruff: pip install ruff"
+    return path
+
+
+def test_generated_modules_pass_ruff_and_run_with_warnings_as_errors(tmp_path):
+    """ruff's default rules find nothing in a generated module, and it runs under ``python -W error``."""
+    for i, model in enumerate(lint_models()):
+        path = tmp_path / f"model_{i}.py"
+        path.write_text(emit(model, "python", leaf=True), encoding="utf-8")
+        rows = rows_for(model, 30)[:30]
+        for args in ([], ["--leaf"]) + (["--proba"],) * model.target.is_classification:
+            done = subprocess.run([sys.executable, "-W", "error", str(path), *args], capture_output=True,
+                                  input=to_csv(model, rows).encode("utf-8"), timeout=300)
+            assert (done.returncode, done.stderr) == (0, b""), (i, args)
+    done = subprocess.run([ruff(), "check", "--isolated", "--no-cache", "--output-format", "concise", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
+    """The comment beside a test is the feature's name as an ASCII literal, ``#`` escaped: it reads back
+    as the name, stays on its line, and holds nothing a tool would read as a directive."""
+    import tokenize
+    for model in hostile_models():
+        source = emit(model, "python")
+        module = load(source)
+        tests = 0
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            line = token.line.strip()
+            if token.type == tokenize.COMMENT and line.startswith("if x[") and line.endswith(token.string):
+                feature = int(line[len("if x["):line.index("]")])
+                assert token.string.isascii() and "#" not in token.string[1:]
+                assert ast.literal_eval(token.string[1:].strip()) == module["FEATURES"][feature]
+                tests += 1
+        assert tests == source.count("    if x[")
+
+
+def tennis_model():
+    """ID3 on the play-tennis data: a 5-leaf tree over 4 nominal features."""
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    return fit(load_dataset(os.path.join(os.path.dirname(__file__), "..", "examples", "play_tennis.csv"),
+                            target="play"), "id3")
+
+
+def check_model_part(target: str, runtime_file: str, most_lines: int) -> None:
+    """Every program carries one fixed text (the CSV program, the encoding of rows); what is written
+    for the model is the rest, and for a 5-leaf tree it is short."""
+    from treegen.emit.render import source
+    runtime = source(target, runtime_file)
+    models = [tennis_model(), random_model(3, n_trees=3), random_model(5, regression=True, missing_kinds=("fraction",))]
+    for model in models:
+        for leaf in (False, True):
+            assert emit(model, target, leaf=leaf).count(runtime) == 1
+    tennis = emit(models[0], target)
+    assert len(tennis[:tennis.index(runtime)].splitlines()) < most_lines
+
+
+def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
+    check_model_part("python", "runtime.py.txt", 200)
+
+
+def check_zero_weight_leaves(target: str) -> None:
+    """C4.5 gives an empty branch weight 0: a fractional route goes down it, but the row has not reached
+    its leaf, which --leaf leaves out (Model.leaf_ids). soybean's tree has such branches."""
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    model = fit(load_dataset(os.path.join(os.path.dirname(__file__), "fixtures", "j48", "soybean.arff")), "c45")
+    rows = probe_rows(model, 400)
+    assert any(weight == 0 for row in rows for _, weight in reached(model, model.trees[0], row))
+    status, printed, _ = program(target, emit(model, target, leaf=True), to_csv(model, rows), ["--leaf"])
+    assert (status, printed.splitlines()) == (0, [leaf_ids(model, row) for row in rows])
+
+
+def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
+    check_zero_weight_leaves("python")

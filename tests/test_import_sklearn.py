@@ -4,26 +4,30 @@ from __future__ import annotations
 
 import csv
 import functools
-import importlib
 import io
 import math
 import pickle
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.dummy import DummyClassifier
-from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
-                              GradientBoostingRegressor, HistGradientBoostingClassifier,
-                              RandomForestClassifier, RandomForestRegressor)
+from sklearn.ensemble import (AdaBoostClassifier, ExtraTreesClassifier, ExtraTreesRegressor,
+                              GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+                              RandomForestRegressor)
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                           ExtraTreeRegressor)
 
 from treegen import modelio
-from treegen.targets import emit
+from treegen.run.sql import ENGINES
+from treegen.run.sql import run as run_sql
+from treegen.targets import PROGRAMS, emit
+from treegen.targets import TARGETS as TARGET_TABLE
 from treegen.errors import TreegenError
-from treegen.importers.sklearn import from_sklearn, load_estimator
+from treegen.importers import import_file
+from treegen.importers.sklearn import from_sklearn, load_skops
 from treegen.testing import is_close
 
 
@@ -280,8 +284,8 @@ def test_json_round_trip_predicts_the_same(estimator):
 
 def test_unsupported_estimators_and_settings_are_refused():
     X, y, codes = make_data(10, nan=0.0)
-    with pytest.raises(TreegenError, match="cannot import HistGradientBoostingClassifier; supported: Decision"):
-        from_sklearn(HistGradientBoostingClassifier(max_iter=2).fit(X, codes))
+    with pytest.raises(TreegenError, match="cannot import AdaBoostClassifier; supported: Decision"):
+        from_sklearn(AdaBoostClassifier(n_estimators=2).fit(X, codes))
     with pytest.raises(TreegenError, match="cannot import LinearRegression"):
         from_sklearn(LinearRegression().fit(X, y))
     with pytest.raises(TreegenError, match="2 outputs is not supported"):
@@ -315,8 +319,9 @@ def test_skops_file_loads_safely(tmp_path):
     estimator, X = fitted_forest()
     path = str(tmp_path / "forest.skops")
     skops.io.dump(estimator, path)
-    loaded = load_estimator(path)
+    loaded = load_skops(path)
     assert loaded.predict_proba(X).tolist() == estimator.predict_proba(X).tolist()
+    assert modelio.dumps(import_file(path)) == modelio.dumps(from_sklearn(estimator))
 
 
 def test_skops_file_with_foreign_types_is_refused(tmp_path):
@@ -328,7 +333,7 @@ def test_skops_file_with_foreign_types_is_refused(tmp_path):
     skops.io.dump(estimator, path)
     with pytest.raises(TreegenError, match="refusing to load types that are not scikit-learn trees: "
                                            "fractions.Fraction"):
-        load_estimator(path)
+        import_file(path)
 
 
 def test_pickle_needs_trust(tmp_path):
@@ -340,29 +345,51 @@ def test_pickle_needs_trust(tmp_path):
     joblib.dump(estimator, dumped)
     for path in (pickled, dumped):
         with pytest.raises(TreegenError, match="runs code stored in it; pass --trust") as info:
-            load_estimator(path)
+            import_file(path)
         assert str(info.value).startswith(path + ": ")
-        assert load_estimator(path, trust=True).predict(X).tolist() == estimator.predict(X).tolist()
+        assert modelio.dumps(import_file(path, trust=True)) == modelio.dumps(from_sklearn(estimator))
 
 
-def test_bad_files_are_one_line_errors(tmp_path):
-    missing = str(tmp_path / "nope.skops")
-    with pytest.raises(TreegenError, match="no such model file"):
-        load_estimator(missing)
-    junk = tmp_path / "junk.skops"
-    junk.write_bytes(b"not a zip")
-    with pytest.raises(TreegenError, match="cannot load the .skops file"):
-        load_estimator(str(junk))
-    junk_pickle = tmp_path / "junk.pkl"
-    junk_pickle.write_bytes(b"garbage")
-    with pytest.raises(TreegenError, match="cannot load the estimator"):
-        load_estimator(str(junk_pickle), trust=True)
+@pytest.mark.parametrize("content, message", [
+    (None, "no such model file"),
+    (b"", "an empty file, not a model file treegen reads; expected scikit-learn: a .skops file"),
+    (b"hello world\nsecond line\n", "text (first line: 'hello world'), not a model file treegen reads"),
+    (b'{"a": 1, "b": [2]}', "JSON (keys: a, b), not a model file treegen reads"),
+    (b"\x00\x01\x02garbage", "binary data, not a model file treegen reads"),
+    (b'{"format": "treegen-model", "version": 1}', "this is already a treegen model"),
+    (b"\x80\x04garbage", "runs code stored in it; pass --trust"),
+])
+@pytest.mark.parametrize("name", ["model.skops", "model.pkl", "model.json", "model.txt"])
+def test_bad_files_are_one_line_errors(tmp_path, name, content, message):
+    """Each file is recognised by its first bytes and refused with what it looks like, whatever its
+    name says; nothing is unpickled without --trust."""
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(TreegenError, match=re.escape(message)) as info:
+        import_file(str(path))
+    assert str(info.value).startswith(str(path) + ": ") and "\n" not in str(info.value)
+
+
+def test_a_damaged_skops_file_says_so(tmp_path):
+    path = tmp_path / "model.skops"
+    path.write_bytes(b"PK\x03\x04not a zip")
+    with pytest.raises(TreegenError, match="cannot load the .skops file: it is damaged"):
+        import_file(str(path))
+
+
+def test_a_damaged_pickle_says_so_with_trust(tmp_path):
+    path = tmp_path / "junk.pkl"
+    path.write_bytes(b"\x80\x04garbage")
+    with pytest.raises(TreegenError, match="cannot load the pickle: the file is damaged") as info:
+        import_file(str(path), trust=True)
+    assert "Error" not in str(info.value)  # no internal exception text
 
 
 # -- end to end: import -> emit -> run the generated program -> compare with sklearn -------------------
 
-SQL_ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "spark")
-TARGETS = ("python", "java") + SQL_ENGINES
+SQL_ENGINES = tuple(ENGINES)
+TARGETS = PROGRAMS + SQL_ENGINES
 
 
 def csv_input(model, X: np.ndarray) -> str:
@@ -388,10 +415,9 @@ def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "Treeg
     ``engine``: connection options of a server engine (``dsn`` for PostgreSQL and MySQL, ``spark``)."""
     source = program(model, target, name)
     if target in SQL_ENGINES:
-        from treegen.run.sql import run
-        text = run(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
+        text = run_sql(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
     else:
-        text = importlib.import_module(f"treegen.run.{target}").run(source, csv_input(model, X), list(args))
+        text = TARGET_TABLE[target].run(source, csv_input(model, X), list(args))
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
@@ -436,21 +462,10 @@ def end_to_end_cases() -> dict:
     return fitted
 
 
-def engine_options(target: str, request) -> dict:
-    """The throwaway PostgreSQL and MariaDB servers and the local Spark session of this test run (conftest.py)."""
-    if target == "postgres":
-        return {"dsn": request.getfixturevalue("postgres_dsn")}
-    if target == "mysql":
-        return {"dsn": request.getfixturevalue("mysql_server")}
-    if target == "spark":
-        return {"spark": request.getfixturevalue("spark")}
-    return {}
-
-
 @pytest.mark.parametrize("target", TARGETS)
-def test_generated_programs_predict_what_sklearn_predicts(target, request):
+def test_generated_programs_predict_what_sklearn_predicts(target, connect):
     cases = end_to_end_cases()
-    engine = engine_options(target, request)
+    engine = connect(target)
     if target == "java":  # one javac run for all the classes
         from treegen.run.java import compile_sources
         compile_sources([program(model, "java", name) for name, (_, model, _) in cases.items()])

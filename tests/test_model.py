@@ -34,7 +34,7 @@ def test_rules_are_exclusive_without_fractional_routes(seed):
     names = [f.name for f in model.features]
     for row in random_rows(model, 60, seed):
         applying = [r for r in tree_rules.rules
-                    if all(c.factor(row.get(names[c.feature]), model.features[c.feature].categories) == 1.0
+                    if all(c.factor(row.get(names[c.feature]), model.features[c.feature]) == 1.0
                            for c in r.conditions)]
         assert len(applying) == 1
 
@@ -240,3 +240,122 @@ def test_rows_need_only_the_columns_some_split_tests():
     wide = wide_model(64, n_features=3)
     with pytest.raises(TreegenError, match="no columns named 'f0', 'f1', 'f2'"):
         rows_for_model(parse_csv("z\n1\n"), wide)
+
+
+# -- the semantics that imported boosting libraries need (XGBoost, LightGBM, HistGB, CatBoost) ---------
+
+ZERO_BAND = 1.0000000180025095e-35  # LightGBM's kZeroThreshold, 1e-35f as a double
+NUMERIC_KIND = "numeric"
+THRESHOLDS = st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=32),
+                       st.floats(allow_nan=False, allow_infinity=False, width=64),
+                       st.sampled_from([0.0, -0.0, ZERO_BAND, -ZERO_BAND, ZERO_BAND / 2, -ZERO_BAND / 2,
+                                        math.nextafter(ZERO_BAND, 1), math.nextafter(-ZERO_BAND, -1), 1e-300]))
+SEMANTICS = st.builds(NumericSemantics, cast=st.sampled_from(["float64", "float32"]), strict=st.booleans(),
+                      zero_band=st.sampled_from([0.0, ZERO_BAND]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(t=THRESHOLDS, semantics=SEMANTICS)
+def test_every_comparison_is_one_float64_cut(t, semantics):
+    from treegen.arithmetic import f32
+    """Strict comparisons (XGBoost: float32(x) < t) and the zero band (LightGBM reads |x| <= 1e-35f as
+    0.0) still leave a half-line going left: the cut every back end tests as x <= cut."""
+    cut = semantics.effective_threshold(t)
+    probes = [cut, math.nextafter(cut, math.inf), math.nextafter(cut, -math.inf), t, 0.0, -0.0, ZERO_BAND,
+              -ZERO_BAND, math.nextafter(ZERO_BAND, 1), math.nextafter(-ZERO_BAND, -1), f32(t)]
+    for x in probes:
+        if math.isfinite(x):
+            assert semantics.goes_left(x, t) == (x <= cut), (x, t, cut)
+
+
+def test_strict_float32_is_what_xgboost_compares():
+    semantics = NumericSemantics(cast="float32", strict=True)
+    t = float(np.float32(0.1))
+    below = float(np.nextafter(np.float32(t), np.float32(-1)))
+    assert not semantics.goes_left(t, t) and semantics.goes_left(below, t)
+    midpoint = (t + below) / 2  # rounds to even: one of the two float32 neighbours
+    assert semantics.goes_left(midpoint, t) == (float(np.float32(midpoint)) < t)
+
+
+def _boosted(combine, outputs_per_tree, outputs=None, weights=None, classes=("a", "b")):
+    from treegen.model import CLASSIFICATION, Feature, Model, Node, Target, Tree
+    trees = [Tree([Node((v,))], output=(outputs or [0] * len(outputs_per_tree))[i],
+                  weight=(weights or [1.0] * len(outputs_per_tree))[i]) for i, v in enumerate(outputs_per_tree)]
+    return Model((Feature("x", NUMERIC_KIND),), Target("y", CLASSIFICATION, classes), trees, combine)
+
+
+def test_float32_sums_round_every_addition():
+    from treegen.model import Combine, Link, Precision
+    leaves = [0.1, 1e-8, 1e-8, -0.3]
+    combine = Combine("sum", (0.5,), 1.0, Link.IDENTITY, precision=Precision.FLOAT32)
+    raw = _boosted(combine, leaves).raw_sums([(v,) for v in leaves])
+    expected = np.float32(0.5)
+    for v in leaves:
+        expected = np.float32(expected + np.float32(v))
+    assert raw == [float(expected)]
+
+
+def test_dart_weights_and_catboost_bias_and_lightgbm_divisor():
+    from treegen.model import Combine, Link
+    leaves = [0.25, 0.5, 2.0]
+    dart = _boosted(Combine("sum", (0.0,), 1.0, Link.IDENTITY), leaves, weights=[0.5, 1.0, 0.1])
+    assert dart.raw_sums([(v,) for v in leaves]) == [0.25 * 0.5 + 0.5 + 2.0 * 0.1]
+    catboost = _boosted(Combine("sum", (1.25,), 0.5, Link.IDENTITY, init_last=True), leaves)
+    assert catboost.raw_sums([(v,) for v in leaves]) == [0.5 * (0.25 + 0.5 + 2.0) + 1.25]
+    forest = _boosted(Combine("sum", (0.0,), 1.0, Link.IDENTITY, divisor=3.0), leaves)
+    assert forest.raw_sums([(v,) for v in leaves]) == [(0.25 + 0.5 + 2.0) / 3.0]
+
+
+def test_decision_rules():
+    from treegen.model import Combine, Decision, Link, decide, weka_argmax
+    assert weka_argmax([0.49999999999999994, 0.5]) == 0  # J48: passed only by more than 1e-6
+    assert weka_argmax([0.4, 0.6]) == 1
+    zero = [(0.0,)]
+    cases = {Decision.RAW_NONNEGATIVE: "b", Decision.RAW_POSITIVE: "a", None: "b"}
+    for rule, label in cases.items():
+        model = _boosted(Combine("sum", (0.0,), 1.0, Link.SIGMOID, decide=rule), [0.0])
+        assert model.combined(zero)[0] == label, rule
+    assert decide(Decision.ARGMAX_RAW, [0.9, 0.1], [0.0, 1.0]) == 1
+
+
+def test_xgboost_links_are_float32_with_glibc_expf():
+    """XGBoost's label is its float32 probability > 0.5: a margin of 2^-25 gives exactly 0.5."""
+    from treegen.model import Combine, Link, Precision
+    combine = Combine("sum", (0.0,), 1.0, Link.SIGMOID, precision=Precision.FLOAT32, decide="argmax")
+    model = _boosted(combine, [2.0 ** -25])
+    label, scores = model.combined([(2.0 ** -25,)])
+    assert scores == [0.5, 0.5] and label == "a"
+    label, scores = model.combined([(2.0 ** -20,)])
+    assert label == "b" and scores[1] > 0.5
+
+
+def test_unknown_categories_and_missing_intervals_route_as_the_model_says():
+    from treegen.model import (CLASSIFICATION, NOMINAL, Feature, MissingRoute, Model, Node, Op, Split, Target,
+                               Tree, child_for)
+    color = Feature("color", NOMINAL, ("red", "green", "blue"))
+    size = Feature("size", NUMERIC_KIND, missing_interval=(-ZERO_BAND, ZERO_BAND))
+    nodes = [Node((0.5, 0.5)), Node((1.0, 0.0)), Node((0.0, 1.0))]
+    model = Model((color, size), Target("y", CLASSIFICATION, ("a", "b")), [Tree(nodes)])
+    xgboost_like = Split(0, Op.IN, values=("red",), missing=MissingRoute.to_child(0), unknown=1)
+    assert [child_for(model, xgboost_like, v) for v in ("red", "blue", "purple", None)] == [0, 1, 1, None]
+    threshold = Split(1, Op.LE, threshold=-1.0, missing=MissingRoute.to_child(0))
+    assert [child_for(model, threshold, v) for v in (1e-36, -2.0, 3.0, ZERO_BAND)] == [None, 0, 1, None]
+
+
+def test_new_fields_round_trip_through_json_and_old_models_are_written_as_before():
+    from treegen.model import Combine, Link, NumericSemantics, Precision
+    model = random_model(3)
+    before = modelio.dumps(model)
+    assert '"strict"' not in before and '"precision"' not in before and '"weight"' not in before
+    model.numeric = NumericSemantics(cast="float32", strict=True, zero_band=ZERO_BAND)
+    model.combine = Combine("sum", (0.25,) * 3, 1.0, Link.SOFTMAX, link_scale=0.5, precision=Precision.FLOAT32,
+                            divisor=2.0, init_last=True, decide="argmax_raw")
+    model.trees[0].weight = 0.75
+    again = modelio.loads(modelio.dumps(model))
+    assert again.numeric == model.numeric and again.combine == model.combine and again.trees[0].weight == 0.75
+    assert modelio.dumps(again) == modelio.dumps(model)
+
+
+def test_numpy_nans_are_missing_as_in_the_generated_code():
+    from treegen.model import is_missing
+    assert is_missing(np.float32("nan")) and is_missing(np.float64("nan")) and not is_missing(np.float32(1.0))

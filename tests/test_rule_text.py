@@ -1,13 +1,30 @@
 """Rule text: readable, parsed back by the Lark grammar into a model that predicts identically."""
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
+from treegen import modelio
 from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.parse.rule_text import parse
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, MissingRoute, Model, Node,
+                           NumericSemantics, Op, Precision, Route, Split, Target, Tree)
+from treegen.cli import main
+from treegen.parse.rule_lines import read_lines
+from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
+from treegen.show import show
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 
 names = st.text(min_size=1, max_size=12)
@@ -103,7 +120,7 @@ def test_the_last_line_needs_no_newline():
 
 @pytest.mark.parametrize("edit,message,line", [
     (lambda t: t.replace("numbers: float64", "numbers: float64 scale"),
-     "unexpected 'scale'; expected one of: 'tolerance', end of line", 11),
+     "unexpected 'scale'; expected one of: 'strict', 'tolerance', 'zero', end of line", 11),
     (lambda t: t.replace('outlook: nominal {"sunny", ', 'outlook: nominal {"sunny"\n'),
      "unexpected end of line; expected one of: ',', '}'", 6),
     (lambda t: t[:t.index("features")], "unexpected end of file; expected one of: 'features'", 4),
@@ -130,3 +147,474 @@ def test_options_a_target_does_not_take_are_named(target):
     model = fit(load_dataset("examples/play_tennis.csv"), "id3")
     with pytest.raises(TreegenError, match=f"the {target} target takes no option leaf, proba"):
         emit(model, target, proba=True, leaf=True)
+
+
+# -- malformed strings and numbers: one line, FILE:LINE:COLUMN, exit 2 --------------------------------
+
+def parse_command(text: str):
+    """`treegen parse` of a file holding ``text`` (encoded as is, even a lone surrogate), as the CLI
+    runs it: (click's result, the file's path)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "m.rules")
+        with open(path, "wb") as f:
+            f.write(text.encode("utf-8", "surrogatepass"))
+        result = CliRunner().invoke(main, ["parse", path, "-o", os.path.join(folder, "m.json")],
+                                    catch_exceptions=False)
+    return result, path
+
+
+def assert_parsed_or_one_located_line(text: str):
+    result, path = parse_command(text)
+    assert result.exit_code in (0, 2), result.output
+    if result.exit_code == 2:
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1, result.stderr
+        assert re.fullmatch(rf"treegen: error: {re.escape(path)}:\d+(:\d+)?: \S.*", lines[0]), result.stderr
+    return result
+
+
+def assert_readers_agree(text: str):
+    """Whatever the fast reader of the writer's layout accepts, the grammar accepts too, into the same
+    document (so the grammar alone decides what rule text is)."""
+    text = text if text.endswith("\n") else text + "\n"
+    fast = read_lines(text, parser())
+    if fast is not None:
+        assert repr(fast) == repr(parser().parse(text))
+
+
+def outlook_line(text: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n"), 1) if line.startswith("  outlook: nominal"))
+
+
+@pytest.mark.parametrize("written,message,offset", [
+    (r'"\q"', r"invalid escape \q in a quoted string; the escapes are", 1),
+    (r'"ab\u12"', r"\u needs four hexadecimal digits in a quoted string", 3),
+    ('"a\tb"', r"a tab in a quoted string; write it as \t", 2),
+    ('"a\rb"', r"a carriage return in a quoted string; write it as \r", 2),
+    ('"\x01"', r"control character U+0001 in a quoted string; write it as \u0001", 1),
+    (r'"\ud800"', r"\ud800 is a lone surrogate, not a character (a pair needs \udc00-\udfff after it)", 1),
+    (r'"x\ud800\u0041"', r"\ud800 is a lone surrogate", 2),
+    (r'"\udc00"', r"\udc00 is a lone surrogate, not a character (it may only follow \ud800-\udbff)", 1),
+    ('"sunny, "overcast"', "unexpected 'overcast'", 9),  # the string closed early: the next word is wrong
+])
+def test_a_malformed_string_is_named_at_its_character(written, message, offset):
+    text = tennis_text()
+    line = outlook_line(text)
+    column = text.split("\n")[line - 1].index('"sunny"') + 1
+    with pytest.raises(TreegenError) as err:
+        parse(text.replace('"sunny"', written, 1), "tennis.rules")
+    assert err.value.message.startswith(message), err.value.message
+    assert (err.value.file, err.value.line, err.value.column) == ("tennis.rules", line, column + offset)
+
+
+def test_a_string_that_does_not_end_is_named_at_its_quote():
+    text = tennis_text().replace('outlook: nominal {"sunny", "overcast", "rain"}', 'outlook: nominal {"sunny')
+    with pytest.raises(TreegenError) as err:
+        parse(text, "tennis.rules")
+    assert (err.value.message, err.value.line, err.value.column) == (
+        "a quoted string that does not end on its line", outlook_line(text), 21)
+
+
+def test_a_pair_of_surrogate_escapes_is_one_character():
+    text = tennis_text().replace('"sunny"', r'"\ud83c\udf1e"')
+    assert parse(text).features[0].categories[0] == "\U0001f31e"
+
+
+def test_the_issues_strings_end_the_command_in_one_line(tmp_path):
+    """The issue's cases, as a user's shell sees them: exit 2 and one line, no traceback."""
+    for i, written in enumerate([r'"\q"', r'"\u12"', '"a\tb"', '"a\rb"', r'"\ud800"']):
+        path = tmp_path / f"bad{i}.rules"
+        path.write_bytes(tennis_text().replace('"sunny"', written).encode("utf-8"))
+        result = subprocess.run([sys.executable, "-m", "treegen", "parse", str(path)], capture_output=True,
+                                text=True, encoding="utf-8")
+        assert result.returncode == 2 and result.stdout == "", result.stderr
+        where = f"{re.escape(str(path))}:{outlook_line(tennis_text())}:\\d+"
+        assert re.fullmatch(rf"treegen: error: {where}: [^\n]*\n", result.stderr), result.stderr
+
+
+def test_a_whole_number_of_many_digits_is_refused_at_its_place():
+    text = tennis_text().replace("node 3: leaf", "node " + "3" * 5000 + ": leaf")
+    with pytest.raises(TreegenError) as err:
+        parse(text, "tennis.rules")
+    assert err.value.message.startswith("333333333333333333... has 5000 digits; a whole number here has at most 18")
+    assert (err.value.line, err.value.column) == (text.split("\n").index("  node " + "3" * 5000 + ": leaf; value [0.0, 1.0]; n 2.0; counts [0.0, 2.0]") + 1, 8)
+
+
+def boosted_example() -> Model:
+    """A model that uses every field boosting libraries need, for the fuzzers: its rules name unknown
+    categories in several ways."""
+    model = random_model(3, n_trees=3, max_depth=3)
+    model.numeric = NumericSemantics("float32", 0.0, True, 1.0000000180025095e-35)
+    model.features = tuple(replace(f, missing_interval=(-1.0, 0.5)) if f.is_numeric else f for f in model.features)
+    model.combine = Combine("sum", (0.5, 0.0, -0.5), 0.3, "softmax", 1.5, "float32", 2.0, True, "weka")
+    for k, tree in enumerate(model.trees):
+        tree.weight = 0.5
+        for node in tree.nodes:
+            if node.split is not None and node.split.op == Op.IN and node.split.missing.kind == Route.CHILD:
+                node.split = replace(node.split, unknown=(k + 1) % 2)
+    model.trees[2] = Tree([replace(node, value=(node.value[1],)) for node in model.trees[2].nodes], 1, 2.0)
+    return model
+
+
+# Rule files with strings, numbers and whole numbers; one with no string at all (no nominal feature); one
+# with every field of a boosted model.
+FUZZED_TEXTS = [emit(random_model(3, n_trees=2), "rules"), emit(random_model(4, n_nominal=0, regression=True), "rules"),
+                emit(boosted_example(), "rules")]
+# Where each text has a string, a number or a whole number (names and keywords are left alone).
+TOKENS = [(text, m.span()) for text in FUZZED_TEXTS
+          for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[+-]?\d[\w.+-]*|\b(?:inf|nan)\b', text)]
+STRING_PARTS = st.sampled_from(['\\', '"', 'u', 'd', '8', '0', 'c', 'F', 'n', 't', '/', '\t', '\r', '\x01',
+                                '\x7f', 'é', ' ', '#', '\ud800', '\udc00', '\u2028', '\n']) | st.characters()
+NUMBER_PARTS = st.sampled_from(list("0123456789.eE+-infa_x "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(where=st.sampled_from(TOKENS), inside=st.text(STRING_PARTS, max_size=8))
+def test_any_quoted_string_parses_or_is_one_located_line(where, inside):
+    original, (start, end) = where
+    text = original[:start] + '"' + inside + '"' + original[end:]
+    assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(where=st.sampled_from(TOKENS), written=st.text(NUMBER_PARTS, min_size=1, max_size=8))
+def test_any_number_like_token_parses_or_is_one_located_line(where, written):
+    original, (start, end) = where
+    text = original[:start] + written + original[end:]
+    assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
+
+
+def exported_texts() -> list[str]:
+    """Rule files as the writer writes them, of every kind of model and split."""
+    from treegen.model import Combine
+    boosted = random_model(9, regression=True, n_trees=2)
+    boosted.combine = Combine("sum", init=(0.5,), scale=0.1, link="identity")
+    models = [fit(load_dataset("examples/play_tennis.csv"), "c45"), fit(load_dataset("examples/play_tennis.csv"), "cart"),
+              random_model(3, n_trees=3), random_model(5, regression=True), boosted, chain_model(30),
+              random_model(4, n_nominal=0),
+              random_model(7, names=HOSTILE_NAMES[:5], classes=tuple(HOSTILE_NAMES[5:8])), boosted_example()]
+    return [emit(model, "rules") for model in models]
+
+
+EXPORTED = exported_texts()
+EDIT_CHARACTERS = st.sampled_from(['"', "\\", "\t", "\r", "\n", " ", "  ", "#", "0", "9", ".", "-", "e", "x",
+                                   "{", "}", ",", ";", ":", "[", "]", "(", ")", "\x00", "é", "\ud800", "and"])
+
+
+@st.composite
+def mutated_rule_file(draw):
+    """An exported rule file, then cut, a line duplicated, swapped or deleted, or a character changed
+    or inserted; once or a few times."""
+    text = draw(st.sampled_from(EXPORTED))
+    for _ in range(draw(st.integers(1, 3))):
+        lines = text.split("\n")
+        i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+        edit = draw(st.sampled_from(["cut", "duplicate", "swap", "delete", "change", "insert"]))
+        if edit == "cut":
+            text = text[:draw(st.integers(0, len(text)))]
+            continue
+        if edit == "duplicate":
+            lines.insert(i, lines[j])
+        elif edit == "swap":
+            lines[i], lines[j] = lines[j], lines[i]
+        elif edit == "delete":
+            del lines[i]
+        else:
+            at = draw(st.integers(0, len(lines[i])))
+            lines[i] = lines[i][:at] + draw(EDIT_CHARACTERS) + lines[i][at + (edit == "change"):]
+        text = "\n".join(lines)
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=mutated_rule_file())
+def test_a_mutated_rule_file_parses_or_is_one_located_line(text):
+    assert_parsed_or_one_located_line(text)
+    assert_readers_agree(text)
+
+
+# -- the fast reader of the writer's layout ---------------------------------------------------------
+
+def test_every_text_the_writer_writes_takes_the_fast_reader():
+    """Big files are read fast only if the writer's whole layout is the fast reader's."""
+    for text in EXPORTED + [emit(wide_model(300), "rules"), emit(random_model(11, n_trees=2, regression=True), "rules")]:
+        fast = read_lines(text, parser())
+        assert fast is not None and repr(fast) == repr(parser().parse(text))
+
+
+def test_another_layout_is_read_by_the_grammar_to_the_same_model():
+    text = tennis_text()
+    edited = (text.replace("rule 1: if", "rule 1 :\tif").replace("node 0: ", "node 0 :  ")
+              .replace("features\n", "\n# a comment of mine\nfeatures   # and another\n"))
+    assert read_lines(edited, parser()) is None
+    assert parse(edited).trees[0].nodes == parse(text).trees[0].nodes
+
+
+# -- meta ---------------------------------------------------------------------------------------------
+
+def test_parse_keeps_the_meta_the_writer_writes():
+    model = fit(load_dataset("examples/play_tennis.csv"), "c45")
+    again = parse(emit(model, "rules"))
+    assert again.meta == {k: v for k, v in model.meta.items() if isinstance(v, (str, int, float))}
+    assert again.meta["algorithm"] == "c45" and "params" not in again.meta  # a dict is not written
+    assert show(again).startswith("c45 tree: 8 nodes")
+
+
+def test_a_comment_of_a_persons_in_the_header_is_no_trouble():
+    text = tennis_text().replace("features\n", "# note: " + "7" * 5000 + "\n# \\q: x\n# just words\nfeatures\n", 1)
+    assert parse(text).meta == {"algorithm": "id3"}
+
+
+META_VALUES = (st.text(max_size=8) | st.integers(-10**20, 10**20) | st.floats(allow_nan=True) | st.booleans()
+               | st.sampled_from(["3", "-1.5e3", "true", "NaN", '"q"', "a: b", ""]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(meta=st.dictionaries(st.text(max_size=8) | st.sampled_from(['"k', "a: b", "x:", " k"]), META_VALUES, max_size=5))
+def test_any_scalar_meta_round_trips(meta):
+    model = random_model(1)
+    model.meta = meta
+    again = parse(emit(model, "rules"))
+    assert json.dumps(again.meta, sort_keys=True) == json.dumps(meta, sort_keys=True)
+    assert {k: type(v) for k, v in again.meta.items()} == {k: type(v) for k, v in meta.items()}
+
+
+# -- a file that is neither a model nor rule text ------------------------------------------------------
+
+@pytest.mark.parametrize("content", [b"hello world\n", b"a,b\n1,2\n", b"", b"\n# only a comment\n",
+                                     b"PK\x03\x04\x00\xff\xfe binary"])
+def test_show_says_a_file_is_neither_a_model_nor_rule_text(tmp_path, content):
+    path = tmp_path / "random.txt"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
+    assert result.exit_code == 2
+    where = f"{path}:1" if b"\xff" in content else f"{path}"
+    expected = (f"treegen: error: {where}: neither a treegen model (JSON) nor rule text "
+                '(a file of rule text begins with "treegen rules, format 1")')
+    assert result.stderr == expected + (": it is not UTF-8 text\n" if b"\xff" in content else "\n")
+
+
+def test_a_rule_file_with_a_mistake_on_its_first_line_is_still_rule_text(tmp_path):
+    path = tmp_path / "t.rules"
+    path.write_text(tennis_text().replace("format 1", "format one"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:1:23: unexpected 'one'; expected one of: a whole number\n")
+
+
+# -- what boosting libraries compute: every new field of the model, held exactly --------------------
+
+def edge_values(model) -> list[float]:
+    """Numbers where the new semantics turn: the ends of each missing interval and of the zero band,
+    one ulp either side, and zeros of both signs."""
+    values = {0.0, -0.0}
+    ends = [end for f in model.features if f.missing_interval for end in f.missing_interval]
+    ends += [model.numeric.zero_band, -model.numeric.zero_band]
+    for end in ends:
+        values.update((end, math.nextafter(end, -math.inf), math.nextafter(end, math.inf)))
+    return sorted(values)
+
+
+def rows_for(model, seed: int) -> list[dict]:
+    """Random rows (unknown categories and missing values among them), then each with one numeric
+    value moved onto an edge of the new semantics."""
+    rng = random.Random(seed)
+    rows = random_rows(model, 60, seed) + probe_rows(model, 200)
+    numeric = [f.name for f in model.features if f.is_numeric]
+    edges = edge_values(model)
+    return rows + [{**row, rng.choice(numeric): rng.choice(edges)} for row in rows]
+
+
+def per_output(tree: Tree, output: int) -> Tree:
+    """The tree as a boosting library writes one: adding to one raw sum, one number a node."""
+    return Tree([replace(node, value=(node.value[output],)) for node in tree.nodes], output, tree.weight)
+
+
+@st.composite
+def boosted_models(draw):
+    """A random model (every split kind and missing route) with random values of every field a boosting
+    library's model needs: comparisons, missing intervals, combine, per-output and weighted trees,
+    routes for unknown categories."""
+    regression = draw(st.booleans())
+    trees = draw(st.integers(1, 3))
+    model = random_model(draw(st.integers(0, 10**6)), regression=regression, n_trees=trees, max_depth=4)
+    model.numeric = NumericSemantics(draw(st.sampled_from(["float64", "float32"])), draw(st.sampled_from([0.0, 1e-6])),
+                                     draw(st.booleans()), draw(st.sampled_from([0.0, 1.0000000180025095e-35, 0.5])))
+    interval = st.sampled_from([(-1.0000000180025095e-35, 1.0000000180025095e-35), (0.0, 0.0), (-999.0, -999.0),
+                                (-1.0, 2.5), (0.5, 0.5)])
+    model.features = tuple(replace(f, missing_interval=draw(st.none() | interval)) if f.is_numeric else f
+                           for f in model.features)
+    for tree in model.trees:
+        tree.weight = draw(st.sampled_from([1.0, 0.5, 0.3, 2.0]))
+        for node in tree.nodes:
+            if node.split is not None and node.split.op == Op.IN and node.split.missing.kind == Route.CHILD:
+                node.split = replace(node.split, unknown=draw(st.none() | st.integers(0, 1)))
+    width = model.target.width
+    kind = draw(st.sampled_from(["single", "average", "sum"] if trees == 1 else ["average", "sum"]))
+    links = ["identity", "exp", "sign_square"] + ([] if regression else ["sigmoid", "softmax"])
+    extras = {"link": draw(st.sampled_from(links)), "link_scale": draw(st.sampled_from([1.0, 0.5, 2.0])),
+              "precision": draw(st.sampled_from(list(Precision))), "divisor": draw(st.sampled_from([1.0, 3.0, 0.5])),
+              "decide": draw(st.none() | st.sampled_from(list(Decision)))}
+    if kind == "sum":
+        model.combine = Combine("sum", tuple(draw(st.sampled_from([0.0, 0.5, -1.25])) for _ in range(width)),
+                                draw(st.sampled_from([1.0, 0.1, 0.3])), init_last=draw(st.booleans()), **extras)
+        model.trees = [per_output(tree, k % width) if draw(st.booleans()) else tree
+                       for k, tree in enumerate(model.trees)]
+    else:
+        model.combine = Combine(kind, **extras)
+    return model
+
+
+def assert_same_model(model, again, rows):
+    assert modelio.dumps(again) == modelio.dumps(model)
+    for row in rows:  # repr: NaN and infinities compare too
+        assert repr(again.scores(row)) == repr(model.scores(row)), row
+        assert repr(again.predict(row)) == repr(model.predict(row)), row
+
+
+@settings(max_examples=80, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000))
+def test_every_field_of_a_boosted_model_round_trips(model, seed):
+    text = emit(model, "rules")
+    fast = read_lines(text, parser())
+    assert fast is not None and repr(fast) == repr(parser().parse(text))  # the writer's layout: the fast reader
+    assert_same_model(model, parse(text), rows_for(model, seed))
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=boosted_models())
+def test_verify_to_rules_passes_on_boosted_models(model, tmp_path_factory):
+    path = tmp_path_factory.mktemp("boosted") / "m.json"
+    modelio.save(model, str(path))
+    result = CliRunner().invoke(main, ["verify", str(path), "--to", "rules"], catch_exceptions=False)
+    assert result.exit_code == 0 and "rules" in result.output and " ok " in result.output, result.output
+
+
+def colour_tree(root_missing: int, root_unknown, inner_missing: int, inner_unknown) -> Tree:
+    """color in {"red"} ? (color in {"green"} ? leaf : leaf) : (size <= 2.5 ? leaf : leaf), missing values
+    and unknown categories going to the children given: the inner test on color meets the outer one, so
+    their factors multiply."""
+    return Tree([Node((0.5, 0.5), split=Split(0, Op.IN, values=("red",), missing=MissingRoute.to_child(root_missing),
+                                              unknown=root_unknown), children=(1, 4)),
+                 Node((0.4, 0.6), split=Split(0, Op.IN, values=("green",), missing=MissingRoute.to_child(inner_missing),
+                                              unknown=inner_unknown), children=(2, 3)),
+                 Node((1.0, 0.0)), Node((0.0, 1.0)),
+                 Node((0.3, 0.7), split=Split(1, Op.LE, threshold=2.5, missing=MissingRoute.to_child(1)),
+                      children=(5, 6)),
+                 Node((0.9, 0.1)), Node((0.2, 0.8))])
+
+
+def colour_model() -> Model:
+    """Trees whose rules speak of unknown categories in every way the lowering gives."""
+    color = Feature("color", NOMINAL, ("red", "green", "blue"))
+    size = Feature("size", NUMERIC, missing_interval=(-1.0, 0.0))
+    trees = [colour_tree(1, 0, 0, 1), colour_tree(0, 0, 1, 0), colour_tree(1, None, 0, None)]
+    return Model((color, size), Target("y", CLASSIFICATION, ("no", "yes")), trees, Combine("average"))
+
+
+# The rules of colour_model's trees, worked out by hand: (if_missing, if_unknown) of color on the path,
+# multiplied split by split; an empty set of categories leaves only missing values and unknown ones.
+COLOUR_RULES = [
+    # tree 1: missing values go right, unknown ones left: left is (0, 1), right (1, 0); the inner split
+    # sends missing values left (1, 0) and unknown ones right (0, 1): {red} & {green} is empty and 0
+    ['if (color = "red" or unknown) then "yes"'],  # {red} & {red, blue}: (0 * 0, 1 * 1)
+    # tree 2: both go left: left is (1, 1) as if missing; the inner split (0, 1) | (1, 0)
+    ['if color is unknown then "no"',  # {red} & {green}: (1 * 0, 1 * 1)
+     'if (color = "red" or missing but not unknown) then "yes"'],  # (1 * 1, 1 * 0)
+    # tree 3: no split has a child for unknown categories: they go where missing values go
+    ['if color = "red" then "yes"'],
+]
+SIZE_RULES = {"right": ['if color in {"green", "blue"} and size <= 2.5 then "no"',
+                        'if color in {"green", "blue"} and (size > 2.5 or missing) then "yes"'],
+              "right, missing": ['if (color in {"green", "blue"} or missing) and size <= 2.5 then "no"',
+                                 'if (color in {"green", "blue"} or missing) and (size > 2.5 or missing) then "yes"'],
+              "right, missing only": [
+                  'if (color in {"green", "blue"} or missing but not unknown) and size <= 2.5 then "no"',
+                  ('if (color in {"green", "blue"} or missing but not unknown) and (size > 2.5 or missing)'
+                   ' then "yes"')]}
+
+
+def test_rules_say_where_unknown_categories_go():
+    model = colour_model()
+    text = emit(model, "rules")
+    trees = [[line.split(": ", 1)[1].split("  #")[0] for line in tree.splitlines() if line.startswith("  rule ")]
+             for tree in text.split("\ntree ")[1:]]
+    assert trees == [COLOUR_RULES[0] + SIZE_RULES["right, missing only"], COLOUR_RULES[1] + SIZE_RULES["right"],
+                     COLOUR_RULES[2] + SIZE_RULES["right, missing"]]
+    assert "  size: numeric, missing in [-1.0, 0.0]\n" in text
+    assert '  node 0: color in {"red"} ? 1 : 4; missing to 4; unknown to 1; value' in text
+    rows = [{"color": c, "size": s} for c in ("red", "green", "blue", None, "purple") for s in (-1.0, 0.0, 1e-300, 3.0, None)]
+    assert_same_model(model, parse(text), rows)
+
+
+def test_the_combine_line_says_every_field():
+    model = random_model(2, regression=True, n_trees=2)
+    model.combine = Combine("sum", (0.5,), 0.1, "sigmoid", 2.0, "float32", 4.0, True, "raw_positive")
+    model.numeric = NumericSemantics("float32", 0.0, True, 1e-35)
+    model.trees[1].weight, model.trees[1].output = 0.5, 0
+    text = emit(model, "rules")
+    assert ("numbers: float32 strict zero band 1e-35\n"
+            "combine: sum init [0.5] added last scale 0.1 divided by 4.0 link sigmoid scale 2.0 precision float32"
+            " decide raw_positive\n") in text
+    assert "\ntree 2 output 0 weight 0.5\n" in text
+    assert modelio.dumps(parse(text)) == modelio.dumps(model)
+
+
+def test_a_single_tree_says_its_decision_and_link():
+    model = random_model(3)
+    model.combine = Combine(decide="weka")
+    assert "combine: single decide weka\n" in emit(model, "rules")
+    model.combine = Combine(link="exp", link_scale=0.5)
+    assert "combine: single link exp scale 0.5\n" in emit(model, "rules")
+    assert parse(emit(model, "rules")).combine == model.combine
+
+
+def colour_text() -> str:
+    return emit(colour_model(), "rules")
+
+
+def line_of(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith(start))
+
+
+@pytest.mark.parametrize("edit,message,where", [
+    (lambda t: t.replace("unknown to 1;", "unknown to 9;", 1),
+     "node 0: unknown categories go to node 9, which is not one of its children", "node 0:"),
+    (lambda t: t.replace("node 2: leaf;", "node 2: leaf; unknown to 3;", 1),
+     "node 2 is a leaf: it has no child for unknown categories to go to", "node 2:"),
+    (lambda t: t.replace("missing to 6;", "missing to 6; unknown to 5;", 1),
+     "trees[0].nodes[4].split.unknown: only a split on categories has a child for unknown categories", "node 4:"),
+    (lambda t: t.replace("missing in [-1.0, 0.0]", "missing in [0.0, -1.0]"),
+     "features[1].missing_interval: a numeric feature's missing interval is [low, high] with low <= high", "size:"),
+    (lambda t: t.replace("combine: average", "combine: average divided by 0.0"),
+     "combine.divisor: the divisor cannot be 0", "combine:"),
+    (lambda t: t.replace("if color is unknown then", "if color is missing then"),
+     "rule 1 does not match the nodes section", "rule 1: if color is missing then"),
+    (lambda t: t.replace('or missing but not unknown) then "yes"', 'or missing) then "yes"'),
+     "rule 2 does not match the nodes section", 'rule 2: if (color = "red"'),
+    (lambda t: t.replace("combine: average link identity", "combine: average decide best"),
+     "unexpected 'best'; expected one of: argmax, weka, raw_nonnegative, raw_positive or argmax_raw", "combine:"),
+])
+def test_a_mistake_in_the_new_forms_is_one_located_line(edit, message, where):
+    text = edit(colour_text())
+    assert text != colour_text()
+    with pytest.raises(TreegenError) as err:
+        parse(text, "colour.rules")
+    assert err.value.message.startswith(message), err.value.message
+    assert (err.value.file, err.value.line) == ("colour.rules", line_of(text, where))
+    assert_parsed_or_one_located_line(text)
+
+
+def test_the_new_words_are_quoted_as_names_and_old_text_with_them_bare_still_reads():
+    words = ["strict", "zero", "band", "unknown", "but", "not", "added", "last", "divided", "by", "precision", "decide",
+             "exp", "sign_square", "argmax", "weka", "raw_nonnegative", "raw_positive", "argmax_raw"]
+    model = random_model(5, n_numeric=len(words) - 2, names=words)
+    text = emit(model, "rules")
+    assert all(f'  "{word}": ' in text for word in words)
+    bare = text
+    for word in words:
+        bare = bare.replace(f'"{word}"', word)
+    assert bare != text
+    assert modelio.dumps(parse(bare)) == modelio.dumps(parse(text)) == modelio.dumps(model)

@@ -1,128 +1,336 @@
-"""Weka's ARFF format: ``@relation``, ``@attribute`` (numeric or {nominal, values}), ``@data``.
+"""Weka's ARFF format, read as Weka 3.6 reads it (``weka.core.converters.ArffLoader.ArffReader`` over
+``java.io.StreamTokenizer``), so that a file means to treegen what it means to J48.
 
-Names and values may be quoted with ' or "; ``?`` is missing; ``%`` starts a comment.
-Sparse rows (``{0 x, 3 y}``) are not supported and say so.
+Tokens: a value is a run of characters above U+0020 other than ``, % ' " { }``, or a quoted string.
+Values are separated by any run of spaces, tabs, other control characters and commas (so ``a,,b``
+is two values), rows by line ends; ``%`` starts a comment outside quotes. In quotes (``'`` or ``"``)
+a backslash escapes as Java's tokenizer reads it: ``\\n \\t \\r \\b \\f \\a \\v``, octal ``\\101``
+(up to ``\\377``), and any other character stands for itself (``\\' \\\\ \\%``).
+
+Declarations: ``@relation``, then ``@attribute NAME TYPE`` with TYPE ``numeric``/``real``/``integer``,
+``{v1, v2, ...}`` (nominal, in declared order) or ``date ["format"]`` (Java ``SimpleDateFormat``,
+default ``yyyy-MM-dd'T'HH:mm:ss``), then ``@data``. A date is read as Weka reads it, as the number of
+milliseconds since 1970-01-01 UTC (:mod:`treegen.javadate`): the column is numeric. ``string`` and
+``relational`` attributes are refused (J48 refuses them too).
+
+Rows: one value per attribute (``?`` unquoted is missing), optionally followed by an instance
+weight ``{w}``; or sparse, ``{index value, ...}`` (attributes not listed are 0, a nominal one its
+first value). Numbers are read as Java's ``Double.valueOf`` reads them (``1d``, ``0x1p3``, ``NaN`` is
+missing). Where Weka would silently misread a row (more values than attributes) or read a quote that
+is never closed, treegen reports an error instead.
 """
 from __future__ import annotations
 
+import bisect
+import math
+import re
+from dataclasses import dataclass
+
+from . import javadate
 from .errors import TreegenError
 from .model import NOMINAL, NUMERIC, Feature
 from .table import Table, check_column_names
 
 NUMERIC_TYPES = {"numeric", "real", "integer"}
+WORD, QUOTED, EOL, EOF, OPEN, CLOSE = "word", "quoted", "end of line", "end of file", "{", "}"
+_TOKEN = re.compile(r"""
+    (?P<space>[\x00-\x09\x0b\x0c\x0e-\x20,]+)
+  | (?P<eol>\r\n?|\n)
+  | (?P<comment>%[^\r\n]*)
+  | (?P<word>[^\x00-\x20,%'"{}]+)
+  | (?P<quote>'(?:[^'\\\r\n]|\\[\s\S])*'|"(?:[^"\\\r\n]|\\[\s\S])*")
+  | (?P<brace>[{}])
+  | (?P<open>['"])
+""", re.VERBOSE)
+_ESCAPE = re.compile(r"\\(?:([0-3][0-7]{0,2}|[4-7][0-7]?)|([\s\S]))")
+_ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t", "v": "\x0b"}
+# Java's Double.valueOf (FloatingDecimal.readJavaFormatString), after trimming chars <= U+0020
+_JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+_JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
-def split_fields(text: str, source: str, line: int, separators: str = ",") -> list[tuple[str, bool]]:
-    """Split on separators outside quotes; each field comes with whether it was quoted."""
-    fields, current, quote, quoted, i = [], [], None, False, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                current.append(text[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = None
-            else:
-                current.append(ch)
-        elif ch in "'\"" and not "".join(current).strip():
-            quote, quoted, current = ch, True, []
-        elif ch in separators:
-            fields.append(("".join(current).strip() if not quoted else "".join(current), quoted))
-            current, quoted = [], False
+@dataclass(frozen=True)
+class Token:
+    kind: str  # WORD, QUOTED, EOL, EOF, OPEN or CLOSE
+    text: str
+    offset: int
+
+
+def unescape(body: str) -> str:
+    """The text of a quoted ARFF string as ``java.io.StreamTokenizer`` reads it."""
+    def one(match: re.Match) -> str:
+        if match.group(1) is not None:
+            return chr(int(match.group(1), 8))
+        return _ESCAPES.get(match.group(2), match.group(2))
+    return _ESCAPE.sub(one, body)
+
+
+def java_double(text: str) -> float | None:
+    """``Double.valueOf(text)``, or None where Java throws NumberFormatException."""
+    text = text.strip("".join(map(chr, range(0x21))))
+    if _JAVA_DECIMAL.fullmatch(text):
+        text = text[:-1] if text[-1] in "fFdD" else text  # a float or double suffix
+        return float(text.replace("Infinity", "inf").replace("NaN", "nan"))
+    hexadecimal = _JAVA_HEX.fullmatch(text)
+    if hexadecimal:
+        return float.fromhex(hexadecimal.group(1) + "0x" + hexadecimal.group(2))
+    return None
+
+
+class Reader:
+    """Weka's ``ArffReader``: header, then rows, one token at a time."""
+
+    def __init__(self, text: str, source: str):
+        self.text, self.source = text, source
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+        self.tokens = self._scan()
+        self.pushed: Token | None = None
+
+    # -- tokens ----------------------------------------------------------------------------
+
+    def _scan(self):
+        text, pos = self.text, 0
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            kind = match.lastgroup
+            if kind == "eol":
+                yield Token(EOL, "", pos)
+            elif kind == "word":
+                yield Token(WORD, match.group(), pos)
+            elif kind == "quote":
+                yield Token(QUOTED, unescape(match.group()[1:-1]), pos)
+            elif kind == "brace":
+                yield Token(match.group(), "", pos)
+            elif kind == "open":
+                raise self.error("a quote that is not closed on its line", pos)
+            pos = match.end()
+        while True:
+            yield Token(EOF, "", len(text))
+
+    def next(self) -> Token:
+        if self.pushed is not None:
+            token, self.pushed = self.pushed, None
+            return token
+        return next(self.tokens)
+
+    def first(self) -> Token:
+        """``getFirstToken``: the next token that is not a line end."""
+        token = self.next()
+        while token.kind == EOL:
+            token = self.next()
+        return token
+
+    def skip_line(self) -> None:
+        """``readTillEOL``: the rest of a declaration is ignored."""
+        token = self.next()
+        while token.kind not in (EOL, EOF):
+            token = self.next()
+
+    def end_of_line(self, what: str) -> None:
+        token = self.next()
+        if token.kind not in (EOL, EOF):
+            raise self.error(f"end of line expected after {what}, found {describe(token)}", token.offset)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def error(self, message: str, offset: int) -> TreegenError:
+        return TreegenError(message, self.source, *self.position(offset))
+
+    def value_error(self, message: str, offset: int) -> TreegenError:
+        """A bad value in a row: FILE:LINE, as the CSV reader and the generated programs say it."""
+        return TreegenError(message, self.source, self.position(offset)[0])
+
+    # -- header ----------------------------------------------------------------------------
+
+    def header(self) -> tuple[list[Feature], dict[str, str], Token]:
+        """The attributes, the date formats of date attributes, and the first token after @data."""
+        features: list[Feature] = []
+        dates: dict[str, str] = {}
+        token = self.first()
+        if is_keyword(token, "@relation"):
+            name = self.next()
+            if name.kind not in (WORD, QUOTED):
+                raise self.error("expected a name after @relation", name.offset)
+            self.end_of_line("the relation's name")
+            token = self.first()
+        while is_keyword(token, "@attribute"):
+            feature, date_format = self.attribute(token)
+            features.append(feature)
+            if date_format is not None:
+                dates[feature.name] = date_format
+            token = self.first()
+        if not is_keyword(token, "@data"):
+            if token.kind == EOF:
+                raise TreegenError("no @data section" if features else "no @attribute declarations", self.source)
+            raise self.error(f"expected @relation, @attribute or @data, found {describe(token)}", token.offset)
+        if not features:
+            raise TreegenError("no @attribute declarations", self.source)
+        return features, dates, self.first()
+
+    def attribute(self, keyword: Token) -> tuple[Feature, str | None]:
+        name = self.next()
+        if name.kind not in (WORD, QUOTED):
+            raise self.error("expected '@attribute NAME TYPE'", keyword.offset)
+        kind = self.next()
+        if kind.kind == OPEN:
+            return Feature(name.text, NOMINAL, self.nominal_values(name)), None
+        if kind.kind not in (WORD, QUOTED):
+            raise self.error("expected '@attribute NAME TYPE'", keyword.offset)
+        word = kind.text.lower()
+        if word in NUMERIC_TYPES:
+            self.skip_line()
+            return Feature(name.text, NUMERIC), None
+        if word == "date":
+            return Feature(name.text, NUMERIC), self.date_format(kind)
+        if word == "string":
+            raise self.error(f"attribute {name.text!r} is a string attribute, which J48 refuses and treegen "
+                             "too: declare its values as nominal, {v1, v2, ...}", kind.offset)
+        raise self.error(f"unsupported attribute type {kind.text!r}", kind.offset)
+
+    def nominal_values(self, name: Token) -> tuple[str, ...]:
+        values: list[str] = []
+        while True:
+            token = self.next()
+            if token.kind == CLOSE:
+                break
+            if token.kind not in (WORD, QUOTED):
+                raise self.error(f"'}}' expected at the end of the values of {name.text!r}", token.offset)
+            if token.text in values:
+                raise self.error(f"{name.text!r} declares the value {token.text!r} twice", token.offset)
+            values.append(token.text)
+        self.end_of_line("'}'")
+        return tuple(values)
+
+    def date_format(self, keyword: Token) -> str:
+        token = self.next()
+        if token.kind in (EOL, EOF):
+            pattern = javadate.DEFAULT_FORMAT
+        elif token.kind in (WORD, QUOTED):
+            pattern = token.text
+            self.skip_line()
         else:
-            current.append(ch)
-        i += 1
-    if quote:
-        raise TreegenError("unterminated quote", source, line, len(text) + 1)
-    fields.append(("".join(current).strip() if not quoted else "".join(current), quoted))
-    return fields
+            raise self.error("not a valid date format", token.offset)
+        try:
+            javadate.compile_pattern(pattern)
+        except javadate.DateFormatError as err:
+            raise self.error(str(err), token.offset if token.kind in (WORD, QUOTED) else keyword.offset) from None
+        return pattern
+
+    # -- rows ------------------------------------------------------------------------------
+
+    def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
+        """(values as text, None for missing; weight; line) per row, from the first token after @data."""
+        readers = [self.value_reader(f, dates.get(f.name)) for f in features]
+        while True:
+            while token.kind == EOL:
+                token = self.next()
+            if token.kind == EOF:
+                return
+            line = self.position(token.offset)[0]
+            if token.kind == OPEN:
+                values = self.sparse_row(features, readers)
+            else:
+                values = [readers[0](token)]
+                for reader in readers[1:]:
+                    token = self.next()
+                    if token.kind in (EOL, EOF):
+                        raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
+                                         token.offset)
+                    values.append(reader(token))
+            yield values, self.weight(len(features)), line
+            token = self.next()
+
+    def weight(self, declared: int) -> float:
+        """``getInstanceWeight``: ``{w}`` after a row, else 1."""
+        token = self.next()
+        if token.kind in (EOL, EOF):
+            self.pushed = token
+            return 1.0
+        if token.kind != OPEN:
+            raise self.error(f"expected {declared} values as declared, found more", token.offset)
+        value = self.next()
+        weight = java_double(value.text) if value.kind in (WORD, QUOTED) else None
+        if weight is None or not (math.isfinite(weight) and weight >= 0):
+            raise self.error("an instance weight must be a number >= 0, as in {0.5}", value.offset)
+        close = self.next()
+        if close.kind != CLOSE:
+            raise self.error("'}' expected after the instance weight", close.offset)
+        self.end_of_line("the instance weight")
+        self.pushed = Token(EOL, "", close.offset)
+        return weight
+
+    def sparse_row(self, features: list[Feature], readers) -> list[str | None]:
+        """``getInstanceSparse``: ``{index value, ...}``; unlisted attributes are 0 (a nominal one's
+        first value)."""
+        values = ["0.0" if f.is_numeric else (f.categories[0] if f.categories else None) for f in features]
+        last = -1
+        while True:
+            token = self.next()
+            if token.kind in (EOL, EOF):
+                raise self.error("'}' expected at the end of a sparse row", token.offset)
+            if token.kind == CLOSE:
+                return values
+            index = int(token.text) if token.kind == WORD and re.fullmatch(r"[+-]?[0-9]+", token.text) else None
+            if index is None:
+                raise self.error(f"expected an attribute index, found {describe(token)}", token.offset)
+            if index <= last or not 0 <= index < len(features):
+                raise self.error(f"attribute index {index} is out of order or out of range", token.offset)
+            last = index
+            value = self.next()
+            if value.kind in (EOL, EOF):
+                raise self.error("'}' expected at the end of a sparse row", value.offset)
+            values[index] = readers[index](value)
+
+    def value_reader(self, feature: Feature, date_format: str | None):
+        """A function from a token to the column's text (None: missing), as Weka decodes it."""
+        fields = javadate.compile_pattern(date_format) if date_format is not None else None
+        known = set(feature.categories)
+
+        def read(token: Token) -> str | None:
+            if token.kind == WORD and token.text == "?":
+                return None
+            if token.kind not in (WORD, QUOTED):
+                raise self.value_error(f"not a valid value: {describe(token)}", token.offset)
+            if fields is not None:
+                millis = javadate.parse_date(token.text, fields)
+                if millis is None:
+                    raise self.value_error(f"{token.text!r} is not a date in the format {date_format!r} "
+                                     f"of {feature.name!r}", token.offset)
+                return repr(millis)
+            if feature.is_numeric:
+                number = java_double(token.text)
+                if number is None:
+                    raise self.value_error(f"column {feature.name!r}: {token.text!r} is not a number", token.offset)
+                return repr(number)
+            if token.text not in known:
+                raise self.value_error(f"{token.text!r} is not a declared value of {feature.name!r}", token.offset)
+            return token.text
+        return read
 
 
-def strip_comment(text: str) -> str:
-    """The line up to a '%' that is outside quotes (ARFF comments may follow a declaration)."""
-    quote = None
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == "\\":
-                continue
-            if ch == quote and text[i - 1] != "\\":
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "%":
-            return text[:i]
-    return text
+def is_keyword(token: Token, keyword: str) -> bool:
+    """Weka compares keywords ignoring case, and a quoted one is a keyword too (getFirstToken)."""
+    return token.kind in (WORD, QUOTED) and token.text.lower() == keyword
 
 
-def _attribute(rest: str, source: str, line: int, column: int) -> Feature:
-    rest = rest.strip()
-    if rest[:1] in "'\"":
-        end = rest.find(rest[0], 1)
-        while end > 0 and rest[end - 1] == "\\":
-            end = rest.find(rest[0], end + 1)
-        if end < 0:
-            raise TreegenError("unterminated quote in attribute name", source, line, column)
-        name, kind = split_fields(rest[:end + 1], source, line)[0][0], rest[end + 1:].strip()
-    else:
-        parts = rest.split(None, 1)
-        if len(parts) < 2:
-            raise TreegenError("expected '@attribute NAME TYPE'", source, line, column)
-        name, kind = parts
-    if kind.startswith("{"):
-        if not kind.endswith("}"):
-            raise TreegenError("nominal values must end with '}'", source, line, column + len(rest))
-        values = [v for v, _ in split_fields(kind[1:-1], source, line)]
-        return Feature(name, NOMINAL, tuple(v for v in values if v != ""))
-    word = kind.split()[0].lower() if kind.split() else ""
-    if word in NUMERIC_TYPES:
-        return Feature(name, NUMERIC)
-    if word in ("string", "date"):
-        return Feature(name, NOMINAL, ())  # categories are collected from the data
-    raise TreegenError(f"unsupported attribute type {kind!r}", source, line, column)
+def describe(token: Token) -> str:
+    return repr(token.text) if token.kind in (WORD, QUOTED) else token.kind
 
 
 def parse_arff(text: str, source: str = "<arff>") -> Table:
-    features: list[Feature] = []
-    rows: list[list[str | None]] = []
-    lines: list[int] = []
-    in_data = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = strip_comment(raw).strip()
-        if not stripped:
-            continue
-        if not in_data:
-            keyword = stripped.split(None, 1)[0].lower()
-            column = raw.index(stripped[0]) + 1
-            if keyword == "@relation":
-                continue
-            if keyword == "@attribute":
-                features.append(_attribute(stripped[len("@attribute"):], source, number, column))
-            elif keyword == "@data":
-                in_data = True
-            else:
-                raise TreegenError(f"expected @relation, @attribute or @data, found {stripped.split()[0]!r}",
-                                   source, number, column)
-            continue
-        if stripped.startswith("{"):
-            raise TreegenError("sparse ARFF rows are not supported", source, number, 1)
-        fields = split_fields(stripped, source, number)
-        if len(fields) != len(features):
-            raise TreegenError(f"expected {len(features)} values as declared, found {len(fields)}", source, number)
-        rows.append([None if (v == "?" and not q) else v for v, q in fields])
-        lines.append(number)
-    if not features:
-        raise TreegenError("no @attribute declarations", source)
-    if not in_data:
-        raise TreegenError("no @data section", source)
-    names = [f.name for f in features]
-    check_column_names(names, source)
-    columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in features]
-    for feature, column, in zip(features, columns):
-        if feature.kind == NOMINAL and feature.categories:
-            known = set(feature.categories)
-            for value, line in zip(column, lines):
-                if value is not None and value not in known:
-                    raise TreegenError(f"{value!r} is not a declared value of {feature.name!r}", source, line)
-    declared = {f.name: f for f in features if f.kind == NUMERIC or f.categories}
-    return Table(source, names, columns, lines, declared)
+    """Read ARFF text into a :class:`Table`: nominal values as declared, numbers and dates as the
+    text of the double Weka reads (``repr``), with each row's weight and the date formats."""
+    reader = Reader(text, source)
+    features, dates, token = reader.header()
+    check_column_names([f.name for f in features], source)
+    columns: list[list[str | None]] = [[] for _ in features]
+    lines, weights = [], []
+    for values, weight, line in reader.rows(features, dates, token):
+        for column, value in zip(columns, values):
+            column.append(value)
+        weights.append(weight)
+        lines.append(line)
+    declared = {f.name: f for f in features}
+    return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)

@@ -1,20 +1,22 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
-import csv
-import io
+import os
 import sys
+from contextlib import contextmanager
 
 import click
 
 from . import __version__
 from .emit.sql_dialects import DIALECTS
 from .errors import TreegenError
+from .importers import IMPORTERS, import_file
+from .learn import ALGORITHMS
 from .loading import load_model
 from .run.sql import ENGINES
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
 
-ALGORITHM = click.Choice(["id3", "c45", "cart"])
+ALGORITHM = click.Choice(list(ALGORITHMS))
 
 
 class TreegenGroup(click.Group):
@@ -69,8 +71,10 @@ def data_options(f):
 
 def learner_options(f):
     for option in reversed([
-        click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True),
-        click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth."),
+        click.option("--algorithm", "-a", type=ALGORITHM, default="c45", show_default=True,
+                     help="The learner: id3 (information gain, nominal features), c45 (Weka's J48) or cart "
+                          "(scikit-learn's tree)."),
+        click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth (default: none)."),
         click.option("--confidence", type=float, help="c45: pruning confidence (default 0.25)."),
         click.option("--min-leaf", type=click.IntRange(min=0), help="c45: minimum weight per branch, J48's -M (default 2)."),
         click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
@@ -80,16 +84,31 @@ def learner_options(f):
                      help="c45: prune without subtree raising (J48's -S)."),
         click.option("--no-collapse", "collapse", flag_value=False, default=None,
                      help="c45: keep splits that do not reduce training error (-O of J48 after 3.6)."),
-        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]), help="cart: impurity."),
-        click.option("--min-samples-split", type=int, help="cart"),
-        click.option("--min-samples-leaf", type=int, help="cart"),
-        click.option("--min-impurity-decrease", type=float, help="cart"),
+        click.option("--binary-splits", is_flag=True, default=None,
+                     help="c45: split a nominal attribute into one value against the rest, J48's -B "
+                          "(default: one branch per value)."),
+        click.option("--laplace", is_flag=True, default=None,
+                     help="c45: Laplace-smoothed leaf probabilities, (count + 1) / (weight + classes), "
+                          "J48's -A (default: class frequencies)."),
+        click.option("--no-mdl-correction", "mdl_correction", flag_value=False, default=None,
+                     help="c45: no MDL correction of numeric splits' gain, J48's -J from Weka 3.7 "
+                          "(default: corrected, as J48 3.6 always does)."),
+        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
+                     help="cart: impurity to minimise (default gini; squared_error for regression)."),
+        click.option("--min-samples-split", type=int,
+                     help="cart: fewest rows (weight) a node needs to be split (default 2)."),
+        click.option("--min-samples-leaf", type=int, help="cart: fewest rows (weight) in each leaf (default 1)."),
+        click.option("--min-impurity-decrease", type=float,
+                     help="cart: split only when the weighted impurity falls by at least this (default 0)."),
         click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
         click.option("--cv-folds", type=int, help="cart: folds for --ccp-alpha cv (default 5)."),
-        click.option("--class-weight", help="cart: 'balanced', or weights as CLASS=W,CLASS=W."),
-        click.option("--min-weight-fraction-leaf", type=float, help="cart"),
+        click.option("--class-weight",
+                     help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
+        click.option("--min-weight-fraction-leaf", type=float,
+                     help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=click.Choice(["float64", "float32"]),
-                     help="cart: compare float32 casts as scikit-learn does (its tree, bit for bit)."),
+                     help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
+                          "thresholds bit for bit, leaf values within rounding (default float64)."),
     ]):
         f = option(f)
     return f
@@ -104,6 +123,9 @@ LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that 
     "pruning_folds": ("folds", {"c45"}),
     "subtree_raising": ("subtree_raising", {"c45"}),
     "collapse": ("collapse", {"c45"}),
+    "binary_splits": ("binary_splits", {"c45"}),
+    "laplace": ("laplace", {"c45"}),
+    "mdl_correction": ("mdl_correction", {"c45"}),
     "criterion": ("criterion", {"cart"}),
     "min_samples_split": ("min_samples_split", {"cart"}),
     "min_samples_leaf": ("min_samples_leaf", {"cart"}),
@@ -175,12 +197,21 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
 def fit_with_progress(dataset, algorithm: str, params: dict):
     """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
     from .learn import fit
-    from .learn.progress import bar_after
+    with progress_bar(f"fitting {algorithm}", float(dataset.weights.sum())):
+        return fit(dataset, algorithm, **params)
+
+
+@contextmanager
+def progress_bar(label: str, total: float):
+    """A bar on stderr, with an ETA, for work that reports through treegen.progress and runs longer than
+    two seconds (TREEGEN_PROGRESS_AFTER seconds, when set); nothing when stderr is not a terminal."""
+    from .progress import bar_after
     if not sys.stderr.isatty():
-        return fit(dataset, algorithm, **params)
-    bar = lambda length: click.progressbar(length=length, label=f"fitting {algorithm}", file=sys.stderr)
-    with bar_after(2.0, float(dataset.weights.sum()), bar):
-        return fit(dataset, algorithm, **params)
+        yield
+        return
+    bar = lambda length: click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True)
+    with bar_after(float(os.environ.get("TREEGEN_PROGRESS_AFTER", 2.0)), total, bar):
+        yield
 
 
 def write_text(text: str, output: str | None) -> None:
@@ -200,11 +231,15 @@ def write_text(text: str, output: str | None) -> None:
 @click.argument("data", type=click.Path(dir_okay=False))
 @data_options
 @learner_options
-@click.option("--seed", type=int, help="Random seed (cart with --ccp-alpha cv; c45 reduced-error pruning).")
+@click.option("--seed", type=int,
+              help="Random seed (cart with --ccp-alpha cv: default 0; c45 reduced-error pruning: default 1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the model here (default: stdout).")
 def train(data, target, nominal, ignore, regression, algorithm, seed, output, **options):
-    """Learn a tree from a CSV or ARFF file and save it as a JSON model."""
+    """Learn a tree from a CSV or ARFF file.
+
+    Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
+    from .evaluate import training_summary
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
     if seed is not None and algorithm != "id3":
@@ -212,6 +247,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)
+    where = f"; wrote {output}" if output not in (None, "-") else ""
+    click.echo(f"treegen: trained {training_summary(model, dataset)}{where}", err=True)
 
 
 @main.command()
@@ -219,7 +256,10 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
 @click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
               help="j48: print the tree exactly as Weka's J48 does.")
 def show(model, style):
-    """Print a model's tree, indented, with the class counts at each leaf."""
+    """Print a model's tree as indented text.
+
+    Each leaf shows its prediction and class counts (or value and weight); --style j48 prints a C4.5
+    tree exactly as Weka's J48 does."""
     loaded = load_model(model)
     if style == "j48":
         from .learn.j48_text import j48_text
@@ -247,7 +287,7 @@ def target_options(f):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @target_options
 def export(model, target, output, **options):
-    """Generate code (or rules, or a diagram) from a model."""
+    """Generate code, rule text or a diagram from a model."""
     check_options(target, options)  # before the model is loaded
     loaded = load_model(model)
     write_text(emit(loaded, target, **options), output)
@@ -257,7 +297,9 @@ def export(model, target, output, **options):
 @click.argument("rules", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 def parse_command(rules, output):
-    """Read rule text (from `export --to rules`) back into a JSON model."""
+    """Read rule text back into a JSON model.
+
+    The text is what `export --to rules` writes; the model predicts exactly as the one exported."""
     from . import modelio
     from .parse.rule_text import load
     write_text(modelio.dumps(load(rules)), output)
@@ -269,25 +311,13 @@ def parse_command(rules, output):
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
 def predict(model, data, proba, output):
-    """Predict every row of a CSV or ARFF file: the input columns plus a `prediction` column."""
-    from .data import read_table, rows_for_model
+    """Predict every row of a CSV or ARFF file.
+
+    Writes the input columns plus a `prediction` column (and the probabilities with --proba)."""
+    from .batch import predict_table
+    from .data import read_table
     loaded = load_model(model)
-    table = read_table(data)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    header = list(table.names) + ["prediction"]
-    classes = loaded.target.classes if loaded.target.is_classification else ()
-    if proba:
-        if not classes:
-            raise TreegenError("--proba needs a classification model")
-        header += [f"P({c})" for c in classes]
-    writer.writerow(header)
-    for i, row in enumerate(rows_for_model(table, loaded)):
-        scores = loaded.scores(row)
-        label = loaded.predict(row)
-        values = ["" if col[i] is None else col[i] for col in table.columns]
-        writer.writerow(values + [label if classes else repr(label)] + ([repr(p) for p in scores] if proba else []))
-    write_text(out.getvalue(), output)
+    write_text(predict_table(loaded, read_table(data), proba), output)
 
 
 @main.command()
@@ -299,7 +329,10 @@ def predict(model, data, proba, output):
 @click.option("--test", "test_file", type=click.Path(dir_okay=False), help="Train on DATA, test on this file.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
 def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, test_file, seed, **options):
-    """Measure a learner: accuracy and confusion matrix, or RMSE/MAE/R² for regression."""
+    """Measure a learner by cross-validation or on a test file.
+
+    Prints accuracy, the confusion matrix and per-class precision, recall and F1, or RMSE, MAE and R²
+    for regression."""
     from . import evaluate as ev
     from .data import read_table
     if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
@@ -309,22 +342,45 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     if test_file:
         report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
     else:
-        report = ev.cross_validate(dataset, algorithm, k=10 if folds is None else folds, loo=loo, seed=seed, **params)
+        k = len(dataset) if loo else 10 if folds is None else folds
+        with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())):  # every fit settles its rows
+            report = ev.cross_validate(dataset, algorithm, k=k, loo=loo, seed=seed, **params)
     click.echo(report.text(), nl=False)
 
 
-@main.command(name="import")
+@main.command(name="import", short_help="Import a model trained elsewhere.",
+              help="Import a model trained elsewhere: " + "; ".join(
+                  f"{importer.library}: {importer.files}" for importer in IMPORTERS.values())
+              + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
-@click.option("--feature-names", help="Comma-separated feature names (default: the estimator's own, else x0, x1, ...).")
+@click.option("--feature-names", help="Comma-separated feature names (default: the model's own, else x0, x1, ...).")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
-def import_command(model_file, output, feature_names, trust):
-    """Import a scikit-learn tree, forest or gradient boosting model (.skops; pickle/joblib with --trust)."""
+@click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
+                                            "given to DMatrix or the estimator (default: the file's, else NaN).")
+@click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
+              help="CatBoost: the category names of a categorical feature, comma-separated and exactly as "
+                   "written; they name the one-hot splits a file saved without pool= knows only by hash. "
+                   "Repeat for each feature.")
+def import_command(model_file, output, feature_names, trust, missing, categories):
     from . import modelio
-    from .importers.sklearn import from_sklearn, load_estimator
-    estimator = load_estimator(model_file, trust=trust)
     names = _split_names([feature_names]) if feature_names else None
-    write_text(modelio.dumps(from_sklearn(estimator, feature_names=names)), output)
+    model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
+                        categories=_category_names(categories))
+    write_text(modelio.dumps(model), output)
+
+
+def _category_names(options) -> dict[str, list[str]] | None:
+    """--categories FEATURE=A,B,... (repeated) as {feature: [A, B, ...]}; None when not given."""
+    if not options:
+        return None
+    names: dict[str, list[str]] = {}
+    for option in options:
+        feature, equals, categories = option.partition("=")
+        if not equals or not feature.strip():
+            raise TreegenError(f"--categories {option!r}: expected FEATURE=A,B,...")
+        names.setdefault(feature.strip(), []).extend(categories.split(","))
+    return names
 
 
 def server_options(f):
@@ -345,26 +401,50 @@ def server_options(f):
               default=",".join(name for name, d in DIALECTS.items() if d.verify_by_default),
               help="Comma-separated SQL dialects to run: " + ", ".join(
                   f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
+@click.option("--against", type=click.Path(dir_okay=False),
+              help="The file the model was imported from: its library's own predict is checked on the same "
+                   "rows too (the library must be installed).")
 @server_options
-def verify(model, data, targets, dialects, **servers):
-    """Run the generated code for real and check it predicts what the model predicts.
+def verify(model, data, targets, dialects, against, **servers):
+    """Run the generated code and check it against the model.
 
-    One line per target as it finishes; the exit code is the worst of them: 0 all agree, 1 a target
-    disagrees or fails to run, 2 a target needs something of the user (a package, a different name)."""
+    Each target is generated, run for real and compared on probe rows (every threshold and one ulp
+    either side, missing values, unseen categories) and the rows of DATA if given. One line per target
+    as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
+    run, 2 a target needs something of the user (a package, a different name)."""
     from .verify import verify as run_verify
     loaded = load_model(model)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
+    status = StatusLine()
+
+    def report(result) -> None:
+        """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
+        status.clear()
+        if result.status == 2:
+            click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
+        else:
+            click.echo(result.line())
+
     results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), dsns=dsns,
-                         report=_report_result)
+                         report=report, against=against, status=status.show)
+    status.clear()
     sys.exit(max(result.status for result in results))
 
 
-def _report_result(result) -> None:
-    """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
-    if result.status == 2:
-        click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
-    else:
-        click.echo(result.line())
+class StatusLine:
+    """What a long command is doing, on one line of a terminal's stderr rewritten in place; nothing
+    when stderr is not a terminal."""
+
+    def __init__(self):
+        self.live = sys.stderr.isatty()
+
+    def show(self, text: str) -> None:
+        if self.live:
+            sys.stderr.write("\r\033[K" + text)
+            sys.stderr.flush()
+
+    def clear(self) -> None:
+        self.show("")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,7 @@ import csv
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -30,6 +30,7 @@ SPACE = " "  # the only character stripped: around names and missing tokens, nev
 # every string it matches to the same double.
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
                     re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
+NUMBERS = re.compile(f"(?:{NUMBER.pattern})(?:\n(?:{NUMBER.pattern}))*", NUMBER.flags)  # a column, one per line
 
 
 @dataclass
@@ -41,13 +42,18 @@ class Dataset:
     target: Target
     y: np.ndarray  # classification: int codes into target.classes; regression: float64
     weights: np.ndarray
+    # The feature columns over every row of the file, in file order, the rows left out for a missing
+    # target included (J48 still counts them where it looks at all the data it was given: which
+    # attributes take part, where thresholds move); empty when no row was left out.
+    all_columns: list[np.ndarray] = field(default_factory=list)
+    dates: dict[str, str] = field(default_factory=dict)  # feature read from an ARFF date -> its format
 
     def __len__(self) -> int:
         return len(self.y)
 
     def subset(self, rows: np.ndarray) -> "Dataset":
         return Dataset(self.features, [c[rows] for c in self.columns], self.target, self.y[rows],
-                       self.weights[rows])
+                       self.weights[rows], dates=self.dates)
 
     def rows(self) -> list[dict]:
         """Rows as the model's predict() takes them: {feature name: float, str or None}."""
@@ -96,8 +102,8 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
         if len(row) != len(names):
             raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}", source, start)
         lines.append(start)
-        for column, field in zip(columns, row):
-            column.append(None if field.strip(SPACE) in MISSING_TOKENS else field)
+        for column, text in zip(columns, row):
+            column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
     return Table(source, names, columns, lines, {})
 
 
@@ -159,7 +165,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not feature_names:
         raise TreegenError("no feature columns besides the target " + repr(target), table.source)
 
-    features, columns = [], []
+    features, columns, all_columns = [], [], []
+    dropped = not regression and len(keep) < len(table)
     for name in feature_names:
         values = [table.column(name)[i] for i in keep]
         feature = table.declared.get(name) or infer_feature(name, values, name in nominal)
@@ -167,6 +174,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
             feature = infer_feature(name, values, nominal=True)
         features.append(feature)
         columns.append(encode(feature, values, table, name, keep))
+        if dropped:
+            all_columns.append(encode(feature, table.column(name), table, name))
 
     labels = [target_values[i] for i in keep]
     if regression:
@@ -177,55 +186,58 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         tgt = Target(target, CLASSIFICATION, classes)
         code = {c: k for k, c in enumerate(classes)}
         y = np.array([code[v] for v in labels], dtype=np.int64)
-    return Dataset(tuple(features), columns, tgt, y, np.ones(len(keep)))
+    weights = np.ones(len(keep)) if table.weights is None else np.array([table.weights[i] for i in keep])
+    dates = {name: table.dates[name] for name in feature_names if name in table.dates}
+    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates)
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
-           keep: Sequence[int] | None = None) -> np.ndarray:
+           keep: Sequence[int] | None = None, unknown: int = -1) -> np.ndarray:
+    """A column encoded for learning or the vectorised walk: numbers as float64 (NaN missing),
+    categories as codes (-1 missing; ``unknown`` for a value the feature does not know)."""
     if feature.is_numeric:
-        out = np.empty(len(values))
-        for i, v in enumerate(values):
-            if v is None:
-                out[i] = math.nan
-                continue
-            number = parse_number(v)
-            if number is None:
-                line = table.lines[keep[i] if keep is not None else i]
-                raise TreegenError(f"column {name!r}: {v!r} is not a number", table.source, line)
-            out[i] = number
-        return out
+        texts = ["nan" if v is None else v for v in values]
+        if texts and not NUMBERS.fullmatch("\n".join(texts)):  # one regex pass over the column; find the culprit
+            i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
+            line = table.lines[keep[i] if keep is not None else i]
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
+        return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
-    return np.array([-1 if v is None else code.get(v, -1) for v in values], dtype=np.int64)
+    return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
 
 
 def rows_for_model(table: Table, model: Model) -> list[dict]:
-    """Rows of a table as a model's predict() takes them, reading the columns of the features that
-    some split tests; every other column is ignored, and absent ones are an error naming them all, as
-    the generated programs word it. A CSV header's names are stripped of spaces, so a name is looked
-    up as written, then stripped (as the generated programs match it)."""
+    """Rows of a table as a model's predict() takes them (see :func:`model_columns`)."""
+    names = model_columns(table, model)
+    decoded = []
+    for feature, name in zip(model.features, names):
+        if name is None:
+            decoded.append([None] * len(table))
+        elif feature.is_numeric:
+            decoded.append([None if math.isnan(x) else float(x) for x in encode(feature, table.column(name), table,
+                                                                               feature.name)])
+        else:
+            decoded.append(table.column(name))
+    keys = [f.name for f in model.features]
+    return [dict(zip(keys, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
+
+
+def model_columns(table: Table, model: Model) -> list[str | None]:
+    """For each feature of the model, the table's column it reads, or None for a feature that no split
+    tests (its column is ignored, present or not). Absent columns are an error naming them all, as the
+    generated programs word it. A CSV header's names are stripped of spaces, so a name is looked up as
+    written, then stripped (as the generated programs match it)."""
     used = set(model.used_features())
-    columns = {}
+    names = []
     for index, feature in enumerate(model.features):
         name = feature.name if feature.name in table.names else feature.name.strip(SPACE)
-        if index in used:
-            columns[index] = name if name in table.names else None
-    absent = [model.features[i].name for i, name in columns.items() if name is None]
+        names.append(name if index in used else None)
+    absent = [feature.name for index, feature in enumerate(model.features)
+              if index in used and names[index] not in table.names]
     if absent:
         named = ", ".join(repr(name) for name in absent)
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}", table.source, 1)
-    decoded = []
-    for index, feature in enumerate(model.features):
-        if index not in used:
-            decoded.append([None] * len(table))
-            continue
-        values = table.column(columns[index])
-        if feature.is_numeric:
-            decoded.append([None if math.isnan(x) else float(x)
-                            for x in encode(feature, values, table, feature.name)])
-        else:
-            decoded.append(values)
-    names = [f.name for f in model.features]
-    return [dict(zip(names, row)) for row in zip(*decoded)] if decoded else [{} for _ in range(len(table))]
+    return names
 
 
 def load_dataset(path: str, **options) -> Dataset:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .data import Dataset, encode, infer_feature
 from .errors import TreegenError
-from .learn import ALGORITHMS
+from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
 from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Feature, Model, Target
 
@@ -185,9 +185,7 @@ class _TreeEstimator(BaseEstimator):
         if self.algorithm not in ALGORITHMS:
             raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.algorithm != "cart":  # other learners take what their fit() names
-            import importlib
-            learner = importlib.import_module(f"treegen.learn.{self.algorithm}")
-            accepted = inspect.signature(learner.fit).parameters
+            accepted = parameters(self.algorithm)
             own = {k: v for k, v in own.items() if k in accepted}
         return {**own, **(self.learner_params or {})}
 

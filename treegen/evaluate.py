@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .data import Dataset, Table, parse_number, rows_for_model
+from .describe import label
 from .errors import TreegenError
 from .learn import fit
 from .model import Model
+from .walk import predict_rows
 
 
 @dataclass
@@ -62,15 +65,42 @@ class Report:
         lines.append(f"accuracy {self.accuracy():.2%} ({correct}/{len(self.truth)})")
         lines.append("")
         lines.append("confusion matrix (rows: true class, columns: predicted)")
-        width = max([len(c) for c in self.classes] + [6])
-        lines.append(" " * width + " " + " ".join(f"{c:>{width}}" for c in self.classes))
-        for c, row in zip(self.classes, self.confusion()):
-            lines.append(f"{c:>{width}} " + " ".join(f"{v:>{width}}" for v in row))
+        names = [label(c) for c in self.classes]
+        width = max([display_width(n) for n in names] + [6])
+        lines.append(" " * width + " " + " ".join(pad(n, width) for n in names))
+        for name, row in zip(names, self.confusion()):
+            lines.append(pad(name, width) + " " + " ".join(f"{v:>{width}}" for v in row))
         lines.append("")
         lines.append(f"{'class':>{width}} precision recall     F1 support")
-        for c, precision, recall, f1, support in self.per_class():
-            lines.append(f"{c:>{width}} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
+        for name, (_, precision, recall, f1, support) in zip(names, self.per_class()):
+            lines.append(f"{pad(name, width)} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
         return "\n".join(lines) + "\n"
+
+
+def display_width(text: str) -> int:
+    """Columns a terminal gives the text: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1
+               for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """The text right-aligned in ``width`` terminal columns."""
+    return " " * max(0, width - display_width(text)) + text
+
+
+def training_summary(model: Model, dataset: Dataset) -> str:
+    """One line on what was built: algorithm, size, and how well it fits its own training rows."""
+    tree = model.trees[0]
+    answers = [label for label, _ in predict_rows(model, dataset.rows())]
+    truth = dataset.labels()
+    if dataset.target.is_classification:
+        right = sum(t == p for t, p in zip(truth, answers))
+        fit_text = f"training accuracy {right / len(truth):.2%} ({right}/{len(truth)})"
+    else:
+        rmse = math.sqrt(sum((t - p) ** 2 for t, p in zip(truth, answers)) / len(truth))
+        fit_text = f"training RMSE {rmse:.6g}"
+    return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows: {len(tree.nodes)} nodes, "
+            f"{len(tree.leaves())} leaves, depth {tree.depth()}, {fit_text}")
 
 
 def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:

@@ -5,14 +5,39 @@ from __future__ import annotations
 import sys
 
 from . import modelio
-from .errors import read_text
+from .errors import TreegenError, read_text
 from .model import Model
 from .parse.rule_text import parse
+
+NEITHER = 'neither a treegen model (JSON) nor rule text (a file of rule text begins with "treegen rules, format 1")'
 
 
 def load_model(path: str) -> Model:
     """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text.
-    '-' is stdin."""
-    text = sys.stdin.read() if path == "-" else read_text(path, "model")
-    is_json = path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "[")
-    return modelio.loads(text, path) if is_json else parse(text, path)
+    '-' is stdin. A file that is neither (prose, CSV, binary) is refused as such: it is not read as a
+    rule file with a mistake on its first line."""
+    text = sys.stdin.read() if path == "-" else _read(path)
+    if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        return modelio.loads(text, path)
+    if not _starts_like_rule_text(text):
+        raise TreegenError(NEITHER, path)
+    return parse(text, path)
+
+
+def _read(path: str) -> str:
+    try:
+        return read_text(path, "model")
+    except TreegenError as err:
+        if err.line is None:  # the file could not be opened: say why
+            raise
+        raise TreegenError(f"{NEITHER}: it is not UTF-8 text", path, err.line) from None
+
+
+def _starts_like_rule_text(text: str) -> bool:
+    """Whether the first line that is not blank or a comment starts with the word `treegen` (a rule
+    file with a mistake in its first statement is still rule text: the grammar then says what)."""
+    for line in text.split("\n"):
+        statement = line.strip(" \t\r")
+        if statement and not statement.startswith("#"):
+            return statement.startswith("treegen")
+    return False

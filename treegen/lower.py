@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .model import Model, Op, Route, Tree, is_missing
+from .model import Feature, Model, Op, Route, Tree, in_missing_interval, is_missing
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 
@@ -35,11 +35,19 @@ class Condition:
     high: float = math.inf  # interval: inclusive
     values: tuple[str, ...] = ()  # set: in the feature's category order
     if_missing: float = 0.0
+    if_unknown: float | None = None  # a category the feature does not know; None: as if missing
 
-    def factor(self, value: Any, categories: tuple[str, ...]) -> float:
-        """1.0 if the value satisfies the condition, ``if_missing`` if it is missing, else 0.0."""
-        if is_missing(value) or (categories and str(value) not in categories):
+    @property
+    def unknown_factor(self) -> float:
+        return self.if_missing if self.if_unknown is None else self.if_unknown
+
+    def factor(self, value: Any, feature: Feature) -> float:
+        """1.0 if the value satisfies the condition, ``if_missing`` if it is missing (as the feature
+        reads it), ``if_unknown`` if it is a category the feature does not know, else 0.0."""
+        if is_missing(value) or in_missing_interval(feature, value):
             return self.if_missing
+        if not feature.is_numeric and str(value) not in feature.categories:
+            return self.unknown_factor
         if self.kind == INTERVAL:
             return 1.0 if self.low < float(value) <= self.high else 0.0
         if self.kind == SET:
@@ -96,11 +104,14 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
                 branch = replace(branch, if_missing=1.0 if position == missing.child else 0.0)
             elif missing.kind == Route.FRACTION:
                 branch = replace(branch, if_missing=missing.weights[position])
+            if split.unknown is not None:
+                branch = replace(branch, if_unknown=1.0 if position == split.unknown else 0.0)
             merged = _add(path, branch, feature.categories)
             if merged is not None:
                 children.append((child, merged))
         if missing.kind == Route.STOP:
-            merged = _add(path, Condition(split.feature, MISSING, if_missing=1.0), feature.categories)
+            stops = Condition(split.feature, MISSING, if_missing=1.0, if_unknown=None if split.unknown is None else 0.0)
+            merged = _add(path, stops, feature.categories)
             if merged is not None:  # this node's own value applies: it comes before its children
                 rules.append(_rule(merged, node_id, node.value))
         stack.extend(reversed(children))
@@ -136,6 +147,7 @@ def _add(path: dict[int, Condition], new: Condition, categories) -> dict[int, Co
 
 def _merge(a: Condition, b: Condition, categories) -> Condition | None:
     missing = a.if_missing * b.if_missing
+    unknown = None if a.if_unknown is None and b.if_unknown is None else a.unknown_factor * b.unknown_factor
     if MISSING in (a.kind, b.kind):
         kind, low, high, values = MISSING, -math.inf, math.inf, ()
     elif a.kind == INTERVAL:
@@ -148,13 +160,15 @@ def _merge(a: Condition, b: Condition, categories) -> Condition | None:
         if not values:
             kind = MISSING
     if kind != MISSING:
-        return Condition(a.feature, kind, low, high, values, missing)
-    return None if missing == 0.0 else Condition(a.feature, MISSING, if_missing=missing)
+        return Condition(a.feature, kind, low, high, values, missing, unknown)
+    if missing == 0.0 and not unknown:
+        return None
+    return Condition(a.feature, MISSING, if_missing=missing, if_unknown=unknown)
 
 
 def _always(c: Condition, categories) -> bool:
     """A condition that every row satisfies with factor 1 says nothing."""
-    if c.if_missing != 1.0:
+    if c.if_missing != 1.0 or c.unknown_factor != 1.0:
         return False
     if c.kind == INTERVAL:
         return c.low == -math.inf and c.high == math.inf
@@ -169,7 +183,7 @@ def rules_output(model: Model, tree_rules: TreeRules, row: Mapping[str, Any]) ->
     for rule in tree_rules.rules:
         weight = 1.0
         for c in rule.conditions:
-            weight = weight * c.factor(row.get(names[c.feature]), model.features[c.feature].categories)
+            weight = weight * c.factor(row.get(names[c.feature]), model.features[c.feature])
             if weight == 0.0:
                 break
         if weight != 0.0:

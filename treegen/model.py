@@ -34,12 +34,16 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from . import arithmetic
+from .arithmetic import f32
+
 
 class Kind(str, Enum):
     """An enumerated kind that is also the very string the JSON format and the rule text write: it
     compares, hashes, formats and serialises as that string."""
 
     __str__ = str.__str__
+    __repr__ = str.__repr__
     __format__ = str.__format__
     __hash__ = str.__hash__
 
@@ -77,9 +81,30 @@ class CombineKind(Kind):
 
 
 class Link(Kind):
+    """What turns the raw sums into scores (see :func:`apply_link`)."""
+
     IDENTITY = "identity"
-    SIGMOID = "sigmoid"  # binary: the raw sum is the log-odds of the second class
+    SIGMOID = "sigmoid"  # one raw sum: the log-odds of the second class; several: each class's own
     SOFTMAX = "softmax"
+    EXP = "exp"  # poisson, gamma, tweedie
+    SIGN_SQUARE = "sign_square"  # LightGBM's regression on the square root: sign(x) * x * x
+
+
+class Precision(Kind):
+    """The arithmetic of the trees' sums and the link."""
+
+    FLOAT64 = "float64"
+    FLOAT32 = "float32"  # every sum, product and the link rounded to float32 (XGBoost)
+
+
+class Decision(Kind):
+    """How a classifier's label follows from its scores or raw sums."""
+
+    ARGMAX = "argmax"  # the first class with the highest score
+    WEKA = "weka"  # the first class, passed only by a score higher by more than 1e-6 (Weka's J48)
+    RAW_NONNEGATIVE = "raw_nonnegative"  # binary: the second class when the raw sum is >= 0 (scikit-learn)
+    RAW_POSITIVE = "raw_positive"  # binary: the second class when the raw sum is > 0 (HistGB, CatBoost)
+    ARGMAX_RAW = "argmax_raw"  # the first class with the highest raw sum
 
 
 NUMERIC, NOMINAL = FeatureKind.NUMERIC, FeatureKind.NOMINAL
@@ -91,6 +116,7 @@ class Feature:
     name: str
     kind: FeatureKind
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
+    missing_interval: tuple[float, float] | None = None  # numeric: values low <= x <= high count as missing
 
     @property
     def is_numeric(self) -> bool:
@@ -144,6 +170,7 @@ class Split:
     threshold: float = math.nan  # Op.LE: as the source system stores it
     values: tuple[str, ...] = ()  # Op.EQ: category of each child; Op.IN: categories of children[0]
     missing: MissingRoute = MissingRoute()
+    unknown: int | None = None  # EQ, IN: the child a category the feature does not know goes to (None: missing's)
 
     def __post_init__(self):
         object.__setattr__(self, "op", Op(self.op))
@@ -166,6 +193,7 @@ class Node:
 class Tree:
     nodes: list[Node]
     output: int | None = None  # CombineKind.SUM: the output column this tree adds to (None: all)
+    weight: float = 1.0  # CombineKind.SUM: the tree's output is multiplied by this first (XGBoost DART)
 
     def leaves(self) -> list[int]:
         return [i for i, node in enumerate(self.nodes) if node.is_leaf]
@@ -192,7 +220,7 @@ class Tree:
         new_id = {old: new for new, old in enumerate(order)}
         nodes = [replace(self.nodes[old], children=tuple(new_id[c] for c in self.nodes[old].children))
                  for old in order]
-        return Tree(nodes, self.output), order
+        return Tree(nodes, self.output, self.weight), order
 
     def is_preorder(self) -> bool:
         """Node ids already count in pre-order."""
@@ -208,30 +236,56 @@ class Combine:
     """How the outputs of several trees become one prediction."""
 
     kind: CombineKind = CombineKind.SINGLE
-    init: tuple[float, ...] = ()  # SUM: the starting raw scores
+    init: tuple[float, ...] = ()  # SUM: the starting raw scores, one per raw output
     scale: float = 1.0  # SUM: each tree's output is multiplied by this (the learning rate)
     link: Link = Link.IDENTITY  # applied after summing
+    link_scale: float = 1.0  # SIGMOID: 1 / (1 + exp(-link_scale * raw)) (LightGBM's sigmoid parameter)
+    precision: Precision = Precision.FLOAT64
+    divisor: float = 1.0  # SUM: the sums are divided by this before the link (LightGBM's average_output)
+    init_last: bool = False  # SUM: raw = scale * (sum of the outputs) + init, as CatBoost adds its bias
+    decide: Decision | None = None  # classification; None: what the link implies (see decision())
 
     def __post_init__(self):
         object.__setattr__(self, "kind", CombineKind(self.kind))
         object.__setattr__(self, "link", Link(self.link))
+        object.__setattr__(self, "precision", Precision(self.precision))
+        if self.decide is not None:
+            object.__setattr__(self, "decide", Decision(self.decide))
+
+    def decision(self) -> Decision:
+        """The rule that picks a classifier's label: the one set, or the link's own (boosted sums
+        with a sigmoid decide on raw >= 0, with a softmax on the highest raw sum, as scikit-learn's
+        gradient boosting does; everything else on the highest score)."""
+        if self.decide is not None:
+            return self.decide
+        if self.kind == CombineKind.SUM and self.link == Link.SIGMOID and len(self.init) == 1:
+            return Decision.RAW_NONNEGATIVE
+        if self.kind == CombineKind.SUM and self.link == Link.SOFTMAX:
+            return Decision.ARGMAX_RAW
+        return Decision.ARGMAX
 
 
 @dataclass(frozen=True)
 class NumericSemantics:
     """How the source system compared a numeric input ``x`` with a stored threshold ``t``.
 
-    ``x`` goes left when ``cast(x) <= t`` or ``cast(x) - t < tolerance``. scikit-learn casts to
-    float32; Weka's J48 allows a tolerance of 1e-6.
+    ``x`` is first read: a value with ``|x| <= zero_band`` as 0.0 (LightGBM), then cast (scikit-learn
+    and XGBoost compare float32 casts). It goes left when ``cast(x) <= t``, or ``cast(x) < t`` when
+    ``strict`` (XGBoost), or ``cast(x) - t < tolerance`` (Weka's J48 allows 1e-6).
     """
 
     cast: str = "float64"  # "float64" | "float32"
     tolerance: float = 0.0
+    strict: bool = False
+    zero_band: float = 0.0
 
     def goes_left(self, x: float, t: float) -> bool:
+        if self.zero_band and -self.zero_band <= x <= self.zero_band:
+            x = 0.0
         if self.cast == "float32":
-            with np.errstate(over="ignore"):
-                x = float(np.float32(x))
+            x = f32(x)
+        if self.strict:
+            return x < t
         return x <= t or (self.tolerance > 0 and x - t < self.tolerance)
 
     def effective_threshold(self, t: float) -> float:
@@ -246,11 +300,35 @@ class NumericSemantics:
 
 @lru_cache(maxsize=1 << 20)
 def _effective_threshold(semantics: NumericSemantics, t: float) -> float:
-    if semantics.cast == "float64" and semantics.tolerance == 0.0:
-        return t
-    if semantics.cast == "float32" and semantics.tolerance == 0.0:
-        return _float32_cut(t)
-    return _largest_left(lambda x: semantics.goes_left(x, t), t)
+    if semantics.tolerance:
+        return _largest_left(lambda x: semantics.goes_left(x, t), t)
+    if semantics.cast == "float32":
+        cut = _float32_cut(_float32_below(t) if semantics.strict else t)
+    else:
+        cut = math.nextafter(t, -math.inf) if semantics.strict else t
+    band = semantics.zero_band
+    if not band:
+        return cut
+    # The band reads as 0.0: it goes where 0.0 goes, and the left side stays a half-line.
+    if 0.0 <= cut:
+        return max(cut, band)
+    return cut if cut < -band else math.nextafter(-band, -math.inf)
+
+
+def _float32_below(t: float) -> float:
+    """The largest float32 value below ``t`` (``float32(x) < t`` iff ``float32(x) <= result``)."""
+    if math.isnan(t) or t == -math.inf:
+        return -math.inf
+    below = f32(t)
+    if below >= t:
+        below = _next_float32(below, -math.inf)
+    return below
+
+
+def _next_float32(x: float, toward: float) -> float:
+    """The float32 value next to the float32 ``x`` in the direction of ``toward``."""
+    with np.errstate(over="ignore"):  # past FLT_MAX: infinity, as wanted
+        return float(np.nextafter(np.float32(x), np.float32(toward)))
 
 
 def _float32_cut(t: float) -> float:
@@ -349,18 +427,38 @@ class Model:
                 total = [a + b for a, b in zip(total, out)]
             scores = [a / len(outputs) for a in total]
         elif combine.kind == CombineKind.SUM:
-            raw = list(combine.init)
-            for tree, out in zip(self.trees, outputs):
-                for k in (range(len(raw)) if tree.output is None else [tree.output]):
-                    raw[k] += combine.scale * out[0 if tree.output is not None else k]
-            scores = apply_link(combine.link, raw)
-            if target.is_classification and combine.link != Link.IDENTITY:
-                return target.classes[raw_label(combine.link, raw)], scores
+            raw = self.raw_sums(outputs)
+            scores = apply_link(combine, raw)
+            if target.is_classification:
+                return target.classes[decide(combine.decision(), scores, raw)], scores
         else:
             raise ValueError(f"unknown combine kind {combine.kind!r}")
         if not target.is_classification:
             return scores[0], scores
-        return target.classes[argmax(scores)], scores
+        return target.classes[decide(combine.decision(), scores, scores)], scores
+
+    def raw_sums(self, outputs: Sequence[Sequence[float]]) -> list[float]:
+        """The raw sums of a boosted model (:attr:`CombineKind.SUM`), before the link, in the model's
+        precision: from ``init``, each tree's output times its weight, times ``scale``, added in tree
+        order to its output column; with ``init_last``, ``scale * sum + init`` at the end instead;
+        then divided by ``divisor``. Every operation is rounded (to float32 in FLOAT32)."""
+        combine = self.combine
+        rounded = f32 if combine.precision == Precision.FLOAT32 else float
+        raw = [0.0] * len(combine.init) if combine.init_last else [rounded(v) for v in combine.init]
+        per_tree_scale = 1.0 if combine.init_last else combine.scale
+        for tree, out in zip(self.trees, outputs):
+            for k in (range(len(raw)) if tree.output is None else [tree.output]):
+                term = out[0 if tree.output is not None else k]
+                if tree.weight != 1.0:
+                    term = rounded(term * tree.weight)
+                if per_tree_scale != 1.0:
+                    term = rounded(per_tree_scale * term)
+                raw[k] = rounded(raw[k] + term)
+        if combine.init_last:
+            raw = [rounded(rounded(combine.scale * r) + v) for r, v in zip(raw, combine.init)]
+        if combine.divisor != 1.0:
+            raw = [rounded(r / combine.divisor) for r in raw]
+        return raw
 
 
 def argmax(scores: Sequence[float]) -> int:
@@ -372,24 +470,52 @@ def argmax(scores: Sequence[float]) -> int:
     return best
 
 
-def raw_label(link: str, raw: Sequence[float]) -> int:
-    """Index of the predicted class from boosted raw sums (see :meth:`Model.predict`)."""
-    if link == Link.SIGMOID:
+def weka_argmax(scores: Sequence[float]) -> int:
+    """Weka's choice of class: the first, passed only by a score greater by more than 1e-6
+    (``Utils.gr`` in ``Classifier.classifyInstance``)."""
+    best = 0
+    for i, s in enumerate(scores):
+        if s - scores[best] > 1e-6:
+            best = i
+    return best
+
+
+def decide(decision: Decision, scores: Sequence[float], raw: Sequence[float]) -> int:
+    """Index of the predicted class under ``decision``, from the scores and the raw sums."""
+    if decision == Decision.ARGMAX:
+        return argmax(scores)
+    if decision == Decision.WEKA:
+        return weka_argmax(scores)
+    if decision == Decision.RAW_NONNEGATIVE:
         return 1 if raw[0] >= 0 else 0
-    return argmax(raw)
+    if decision == Decision.RAW_POSITIVE:
+        return 1 if raw[0] > 0 else 0
+    if decision == Decision.ARGMAX_RAW:
+        return argmax(raw)
+    raise ValueError(f"unknown decision {decision!r}")
 
 
-def apply_link(link: str, raw: list[float]) -> list[float]:
+def apply_link(combine: Combine, raw: list[float]) -> list[float]:
+    """The scores from the raw sums, computed as the source library computes them: in double, or
+    in float32 with glibc's ``expf`` (XGBoost). One sigmoid sum is a binary classifier's log-odds
+    (scores ``[1 - p, p]``); several are each class's own (LightGBM's one-vs-all)."""
+    link, single = combine.link, combine.precision == Precision.FLOAT32
     if link == Link.IDENTITY:
         return raw
-    if link == Link.SIGMOID:  # binary: raw[0] is the log-odds of the second class
-        p = 1.0 / (1.0 + math.exp(-raw[0])) if raw[0] > -709 else 0.0
-        return [1.0 - p, p]
+    if link == Link.SIGMOID:
+        if single:
+            p = arithmetic.sigmoid_f32(raw[0])
+            return [f32(1.0 - p), p] if len(raw) == 1 else [arithmetic.sigmoid_f32(r) for r in raw]
+        if len(raw) == 1:
+            p = arithmetic.sigmoid(raw[0], combine.link_scale)
+            return [1.0 - p, p]
+        return [arithmetic.sigmoid(r, combine.link_scale) for r in raw]
     if link == Link.SOFTMAX:
-        top = max(raw)
-        exps = [math.exp(r - top) for r in raw]
-        total = sum(exps)
-        return [e / total for e in exps]
+        return arithmetic.softmax_f32(raw) if single else arithmetic.softmax(raw)
+    if link == Link.EXP:
+        return [arithmetic.expf(r) if single else arithmetic.exp(r) for r in raw]
+    if link == Link.SIGN_SQUARE:
+        return [(1.0 if r > 0 else -1.0 if r < 0 else 0.0) * r * r for r in raw]
     raise ValueError(f"unknown link {link!r}")
 
 
@@ -399,22 +525,30 @@ def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
 
 
 def is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None, or a NaN of any float type (numpy's float32 NaN too, as the generated code reads it)."""
+    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
-    if is_missing(value):
+    feature = model.features[split.feature]
+    if is_missing(value) or in_missing_interval(feature, value):
         return None
     if split.op == Op.LE:
         return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
     value = str(value)
     if split.op == Op.EQ:
-        return split.values.index(value) if value in split.values else None
-    known = model.features[split.feature].categories
+        return split.values.index(value) if value in split.values else split.unknown
     if value in split.values:
         return 0
-    return 1 if value in known else None
+    return 1 if value in feature.categories else split.unknown
+
+
+def in_missing_interval(feature: Feature, value: Any) -> bool:
+    """A number that the feature's source reads as missing (XGBoost's ``missing``, LightGBM's zero
+    band for a feature whose zeros are missing)."""
+    low_high = feature.missing_interval
+    return low_high is not None and low_high[0] <= float(value) <= low_high[1]
 
 
 def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] | None:
@@ -429,7 +563,34 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
         return "values", "an '==' split needs one child for each category of its feature"
     if split.op == Op.IN and not set(split.values) <= known:
         return "values", "an 'in' split may only name categories of its feature"
+    if split.unknown is not None and (split.op != Op.IN or split.missing.kind != Route.CHILD):
+        return "unknown", "only an 'in' split whose missing values go to a child has a child for unknown categories"
     return None
+
+
+def extensions(model: Model) -> set[str]:
+    """The semantics a model uses beyond single, averaged or scikit-learn-style boosted trees summed in
+    double: what a back end must render to compile it. Each target lists those it renders
+    (:data:`treegen.targets.TARGETS`); comparisons need none (strict and zero-band comparisons are
+    float64 cuts like any other)."""
+    c, used = model.combine, set()
+    if c.precision == Precision.FLOAT32:
+        used.add("float32 arithmetic")
+    if c.link in (Link.EXP, Link.SIGN_SQUARE):
+        used.add(f"the {c.link} link")
+    if c.link == Link.SIGMOID and (c.link_scale != 1.0 or len(c.init) > 1):
+        used.add("a scaled or one-vs-all sigmoid")
+    if c.divisor != 1.0 or c.init_last:
+        used.add("sums divided or biased at the end")
+    if model.target.is_classification and c.decide is not None and c.decide != Combine(c.kind, c.init, link=c.link).decision():
+        used.add(f"the {c.decide} decision")
+    if any(tree.weight != 1.0 for tree in model.trees):
+        used.add("weighted trees")
+    if any(f.missing_interval is not None for f in model.features):
+        used.add("missing intervals")
+    if any(node.split is not None and node.split.unknown is not None for tree in model.trees for node in tree.nodes):
+        used.add("a route for unknown categories")
+    return used
 
 
 def model_problem(model: Model) -> str | None:

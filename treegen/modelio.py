@@ -6,9 +6,9 @@ import math
 from typing import Any
 
 from .errors import TreegenError, read_text
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link,
-                    MissingRoute, Model, Node, NumericSemantics, Op, Route, Split, Target, Tree,
-                    split_problem)
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
+                    Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target,
+                    Tree, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -22,19 +22,48 @@ def model_to_dict(model: Model) -> dict:
         "version": VERSION,
         "features": [_feature_dict(f) for f in model.features],
         "target": _target_dict(model.target),
-        "numeric": {"cast": model.numeric.cast, "tolerance": model.numeric.tolerance},
-        "combine": {"kind": model.combine.kind, "init": list(model.combine.init),
-                    "scale": model.combine.scale, "link": model.combine.link},
-        "trees": [{"output": tree.output, "nodes": [_node_dict(n) for n in tree.nodes]}
-                  for tree in model.trees],
+        "numeric": _numeric_dict(model.numeric),
+        "combine": _combine_dict(model.combine),
+        "trees": [_tree_dict(tree) for tree in model.trees],
         "meta": model.meta,
     }
+
+
+# Fields written only when they differ from their defaults: a model that does not use them is
+# written as before they existed.
+NUMERIC_EXTRAS = {"strict": False, "zero_band": 0.0}
+COMBINE_EXTRAS = {"link_scale": 1.0, "precision": Precision.FLOAT64, "divisor": 1.0, "init_last": False,
+                  "decide": None}
+
+
+def _numeric_dict(numeric: NumericSemantics) -> dict:
+    out: dict[str, Any] = {"cast": numeric.cast, "tolerance": numeric.tolerance}
+    return {**out, **_changed(numeric, NUMERIC_EXTRAS)}
+
+
+def _combine_dict(combine: Combine) -> dict:
+    out: dict[str, Any] = {"kind": combine.kind, "init": list(combine.init), "scale": combine.scale,
+                           "link": combine.link}
+    return {**out, **_changed(combine, COMBINE_EXTRAS)}
+
+
+def _changed(obj, defaults: dict) -> dict:
+    return {name: getattr(obj, name) for name, default in defaults.items() if getattr(obj, name) != default}
+
+
+def _tree_dict(tree: Tree) -> dict:
+    out: dict[str, Any] = {"output": tree.output, "nodes": [_node_dict(n) for n in tree.nodes]}
+    if tree.weight != 1.0:
+        out["weight"] = tree.weight
+    return out
 
 
 def _feature_dict(feature: Feature) -> dict:
     out: dict[str, Any] = {"name": feature.name, "kind": feature.kind}
     if feature.kind == NOMINAL:
         out["categories"] = list(feature.categories)
+    if feature.missing_interval is not None:
+        out["missing_interval"] = list(feature.missing_interval)
     return out
 
 
@@ -62,6 +91,8 @@ def _node_dict(node: Node) -> dict:
         elif s.missing.kind == Route.FRACTION:
             missing["weights"] = list(s.missing.weights)
         split["missing"] = missing
+        if s.unknown is not None:
+            split["unknown"] = s.unknown
         out["split"] = split
         out["children"] = list(node.children)
     return out
@@ -140,7 +171,8 @@ class _Reader:
 
 
 def _kind_name(kind) -> str:
-    return {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}.get(kind, str(kind))
+    return {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
+            bool: "true or false"}.get(kind, str(kind))
 
 
 def model_from_dict(doc: Any, source: str = "<model>") -> Model:
@@ -155,12 +187,24 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     target = _read_target(r, r.get(doc, "target", "", dict))
     numeric_doc = r.get(doc, "numeric", "", dict, {})
     numeric = NumericSemantics(r.choice(numeric_doc, "cast", "numeric", ("float64", "float32"), "float64"),
-                               r.number(numeric_doc, "tolerance", "numeric", 0.0, least=0.0))
+                               r.number(numeric_doc, "tolerance", "numeric", 0.0, least=0.0),
+                               r.get(numeric_doc, "strict", "numeric", bool, False),
+                               r.number(numeric_doc, "zero_band", "numeric", 0.0, least=0.0))
     combine_doc = r.get(doc, "combine", "", dict, {})
+    decide = r.get(combine_doc, "decide", "combine", str, None)
+    if decide is not None:
+        decide = r.choice(combine_doc, "decide", "combine", tuple(Decision))
     combine = Combine(r.choice(combine_doc, "kind", "combine", tuple(CombineKind), CombineKind.SINGLE),
                       r.floats(combine_doc, "init", "combine", []),
                       r.number(combine_doc, "scale", "combine", 1.0),
-                      r.choice(combine_doc, "link", "combine", tuple(Link), Link.IDENTITY))
+                      r.choice(combine_doc, "link", "combine", tuple(Link), Link.IDENTITY),
+                      r.number(combine_doc, "link_scale", "combine", 1.0),
+                      r.choice(combine_doc, "precision", "combine", tuple(Precision), Precision.FLOAT64),
+                      r.number(combine_doc, "divisor", "combine", 1.0),
+                      r.get(combine_doc, "init_last", "combine", bool, False),
+                      decide)
+    if combine.divisor == 0.0:
+        r.fail("combine.divisor", "the divisor cannot be 0")
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
         r.fail("trees", "a model needs at least one tree")
@@ -176,7 +220,10 @@ def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
     kind = r.choice(doc, "kind", path, (NUMERIC, NOMINAL))
     categories = r.strings(doc, "categories", path) if kind == NOMINAL else ()
     r.unique(categories, f"{path}.categories", "category")
-    return Feature(r.get(doc, "name", path, str), kind, categories)
+    interval = r.floats(doc, "missing_interval", path, None) if "missing_interval" in doc else None
+    if interval is not None and (kind != NUMERIC or len(interval) != 2 or not interval[0] <= interval[1]):
+        r.fail(f"{path}.missing_interval", "a numeric feature's missing interval is [low, high] with low <= high")
+    return Feature(r.get(doc, "name", path, str), kind, categories, interval)
 
 
 def _read_target(r: _Reader, doc: dict) -> Target:
@@ -200,7 +247,7 @@ def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target) -> Tre
     width = 1 if output is not None else target.width
     nodes = [_read_node(r, n, f"{path}.nodes[{i}]", features, width) for i, n in enumerate(nodes_doc)]
     _check_structure(r, nodes, path)
-    return Tree(nodes, output)
+    return Tree(nodes, output, r.number(doc, "weight", path, 1.0))
 
 
 def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
@@ -224,6 +271,8 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     m = node.split.missing
     if (m.kind == Route.CHILD and not 0 <= m.child < expected) or (m.kind == Route.FRACTION and len(m.weights) != expected):
         r.fail(f"{path}.split.missing", "does not match the number of children")
+    if node.split.unknown is not None and not 0 <= node.split.unknown < expected:
+        r.fail(f"{path}.split.unknown", "does not match the number of children")
     return node
 
 
@@ -245,7 +294,10 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
     if kind == Route.FRACTION:
         _check_weights(r, missing.weights, f"{path}.missing.weights")
-    return Split(feature, op, threshold, values, missing)
+    unknown = r.get(doc, "unknown", path, int, None)
+    if unknown is not None and op == Op.LE:
+        r.fail(f"{path}.unknown", "only a split on categories has a child for unknown categories")
+    return Split(feature, op, threshold, values, missing, unknown)
 
 
 FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum to 1 within ~3e-15

@@ -1,7 +1,7 @@
 """A data file's columns as text, before any learning decisions: what the CSV and ARFF readers make."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import TreegenError
 from .model import Feature
@@ -16,6 +16,8 @@ class Table:
     columns: list[list[str | None]]
     lines: list[int]  # line number of each row in the source file
     declared: dict[str, Feature]  # ARFF: the declared type of each attribute
+    weights: list[float] | None = None  # ARFF: each row's instance weight ({w} after the row; 1 without)
+    dates: dict[str, str] = field(default_factory=dict)  # ARFF: date attribute -> its Java date format
 
     def __len__(self) -> int:
         return len(self.lines)

@@ -10,7 +10,7 @@ from typing import Callable
 from .emit import dot, java, python, rule_text, sql
 from .emit.sql import DIALECTS
 from .errors import TreegenError
-from .model import Model, model_problem
+from .model import Model, extensions, model_problem
 from .run import java as run_java
 from .run import python as run_python
 from .run import rule_text as run_rule_text
@@ -47,6 +47,8 @@ class Target:
     extension: str  # the file ending of the text
     run: Callable[..., str] | None = None  # run(text, csv_text, args, model=, **settings) -> what it prints
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
+    program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
+    handles: frozenset = frozenset()  # the model's extensions it renders (treegen.model.extensions)
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -54,23 +56,24 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run),
+           run=run_python.run, program=True),
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", run=run_java.run),
+            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
            run=run_sql.run, variants="dialect"),
     Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
-           run=run_rule_text.run),
+           run=run_rule_text.run, handles=rule_text.HANDLES),
     Target("dot", "a Graphviz diagram", dot.emit,
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot"),
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.run is not None)
+PROGRAMS = tuple(name for name, target in TARGETS.items() if target.program)
 
 
 def target(name: str) -> Target:
@@ -106,6 +109,9 @@ def emit(model: Model, to: str, **options) -> str:
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks
     if problem:
         raise TreegenError(f"the model cannot be compiled: {problem}")
+    beyond = extensions(model) - TARGETS[to].handles
+    if beyond:
+        raise TreegenError(f"the {to} target cannot compile this model yet: it uses {', '.join(sorted(beyond))}")
     return TARGETS[to].emit(model, **options)
 
 

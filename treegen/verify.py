@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -21,17 +22,18 @@ from .data import read_table, rows_for_model
 from .errors import TreegenError
 from .model import Model, is_close
 from .probes import probe_rows
-from .run.sql import ENGINES, server_for
+from .run.sql import ENGINES, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
 from .walk import predict_rows
 
 SHOWN_MISMATCHES = 3
+PARALLEL = 2  # targets checked at once
 
 
 @dataclass
 class Result:
     target: str
-    rows: int
+    rows: "Rows"
     mismatches: list[str] = field(default_factory=list)
     error: str | None = None
     user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
@@ -49,9 +51,26 @@ class Result:
         if self.error:
             return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
-            return f"{self.target:<16} ok        {self.rows} rows agree"
+            return f"{self.target:<16} ok        {self.rows.total} rows agree ({self.rows})"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
-        return f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows} rows differ: {shown}"
+        return (f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
+                f"differ: {shown}")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """How many rows a target was checked on: probes and rows of the user's data."""
+
+    probes: int
+    data: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.probes + self.data
+
+    def __str__(self) -> str:
+        probes = f"{self.probes} probe{'s' if self.probes != 1 else ''}"
+        return f"{self.data} from the data, {probes}" if self.data else probes
 
 
 def to_csv(model: Model, rows: list[dict]) -> str:
@@ -75,8 +94,15 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
     probabilities = list(csv.reader(io.StringIO(proba_text)))[1:] if proba_text is not None else [None] * len(rows)
     if expected is None:
         expected = predict_rows(model, rows)
+    return differences(model, rows, list(zip(labels, probabilities)), expected)
+
+
+def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]) -> list[str]:
+    """One description per row where ``got`` (label or value, and scores or None) is not what the
+    model answers (``expected``): labels exactly, values and scores bit for bit or within
+    :func:`treegen.model.is_close` where a target's arithmetic differs."""
     problems = []
-    for number, (row, label, proba, (want, scores)) in enumerate(zip(rows, labels, probabilities, expected), 1):
+    for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), 1):
         if model.target.is_classification:
             same = label == want
         else:
@@ -86,7 +112,7 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
                 is_close(float(p), q) for p, q in zip(proba, scores))
         if not same:
             problems.append(f"row {number} {row}: model {want!r}, got {label!r}"
-                            + (f" {proba}" if proba is not None else ""))
+                            + (f" {list(proba)}" if proba is not None else ""))
     return problems
 
 
@@ -154,7 +180,8 @@ def _missing_package(err: BaseException) -> str | None:
 
 
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] = (),
-           dsns: dict | None = None, report: Callable[[Result], None] | None = None) -> list[Result]:
+           dsns: dict | None = None, report: Callable[[Result], None] | None = None,
+           against: str | None = None, status: Callable[[str], None] | None = None) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -165,34 +192,88 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     dialects : the SQL dialects to run, when ``targets`` has ``sql``.
     dsns : engine name -> connection string, for the engines that need a server.
     report : called with each result as soon as its target is done.
+    against : the model file the model was imported from: its library's own predict is checked on
+        the same rows, first (the library must be installed).
+    status : called with a line saying what is being done, for a person watching.
     """
-    plan = checks(targets, dialects)
+    status = status or (lambda text: None)
+    plan = checks(targets, dialects) if targets or not against else []
+    oracle = _oracle(against) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
             server_for(check.options["dialect"], settings["dsns"])
     rows = probe_rows(model)
+    count = Rows(len(rows))
     if data:
         rows += rows_for_model(read_table(data), model)
+        count = Rows(count.probes, len(rows) - count.probes)
     csv_text = to_csv(model, rows)
+    status(f"verify: the model's own answers on {count.total:,} rows...")
     expected = predict_rows(model, rows)
+    settings["rows"] = read_csv(model, csv_text)  # as a program reads them: runners that are not programs skip it
     results = []
-    for check in plan:
-        results.append(_check(model, check, rows, csv_text, expected, settings))
+    if oracle is not None:
+        results.append(_check_against(model, oracle, against, rows, count, expected))
         if report is not None:
             report(results[-1])
+    # Targets run two at a time (programs are other processes, engines release the GIL); their lines
+    # are reported in the order asked, each as soon as it and those before it are done.
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings) for check in plan]
+        for done, future in enumerate(futures):
+            status(f"verify: {done} of {len(plan)} targets checked on {count.total:,} rows, "
+                   f"running {', '.join(check.name for check in plan[done:done + PARALLEL])}...")
+            results.append(future.result())
+            if report is not None:
+                report(results[-1])
     return results
 
 
-def _check(model: Model, check: Check, rows: list[dict], csv_text: str, expected: list[tuple],
+def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
            settings: dict) -> Result:
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
-        return Result(check.name, len(rows), compare(model, rows, labels, proba, expected))
+        return Result(check.name, count, compare(model, rows, labels, proba, expected))
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
-        return Result(check.name, len(rows), error=str(err), user_error=True)
+        return Result(check.name, count, error=str(err), user_error=True)
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
         hint = _missing_package(err)
         if hint is not None:
-            return Result(check.name, len(rows), error=hint, user_error=True)
-        return Result(check.name, len(rows), error=" ".join(str(err).split())[:300])
+            return Result(check.name, count, error=hint, user_error=True)
+        return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+# -- the source library itself ------------------------------------------------------------------
+
+def _oracle(path: str):
+    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error."""
+    from .importers import IMPORTERS, file_head
+    head = file_head(path)
+    for importer in IMPORTERS.values():
+        if importer.recognises(path, head):
+            if importer.oracle is None:
+                raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
+            return importer
+    raise TreegenError("--against takes the model file the model was imported from, in its library's own "
+                       "format (a pickle is not run)", path)
+
+
+def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
+                   expected: list[tuple]) -> Result:
+    """The library's own answers on the rows, compared with the model's; rows the library refuses (an
+    infinity XGBoost will not take) are left out and counted in the line."""
+    name = f"{importer.library} itself"
+    try:
+        answers = importer.oracle(path, model, rows)
+    except TreegenError as err:
+        return Result(name, count, error=str(err), user_error=True)
+    except ImportError as err:
+        return Result(name, count, error=f"needs {err.name}: pip install 'treegen[{importer.extra}]'",
+                      user_error=True)
+    kept = [i for i, answer in enumerate(answers) if answer is not None]
+    got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
+    problems = differences(model, [rows[i] for i in kept], got, [expected[i] for i in kept])
+    refused = len(rows) - len(kept)
+    note = Rows(count.probes - refused, count.data) if refused <= count.probes else count
+    return Result(name, note, problems)

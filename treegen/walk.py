@@ -15,6 +15,8 @@ import numpy as np
 
 from .model import Feature, Model, Op, Route, Tree, tree_output
 
+MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
+
 
 def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
     """Node ids from the root to where each row ends, one row per input row.
@@ -81,6 +83,7 @@ class _Walk:
         self.nominal = np.zeros(n, dtype=bool)
         self.children = np.zeros((n, max(arity, 1)), dtype=np.int64)
         self.missing_child = np.full(n, -1)
+        self.unknown_child = np.full(n, -1)  # -1: an unknown category follows the missing route
         self.category_child = np.full((n, max(widest, 1)), -1)
         for i, node in enumerate(tree.nodes):
             split = node.split
@@ -94,6 +97,8 @@ class _Walk:
                 self.cut[i] = model.numeric.effective_threshold(split.threshold)
                 continue
             self.nominal[i] = True
+            if split.unknown is not None:
+                self.unknown_child[i] = split.unknown
             categories = model.features[split.feature].categories
             for code, category in enumerate(categories):
                 if split.op == Op.EQ:
@@ -112,6 +117,8 @@ class _Walk:
         known = codes >= 0
         picked = np.full(codes.shape, -1)
         picked[known] = self.category_child[nodes[nominal][known], codes[known]]
+        unknown = codes == UNKNOWN
+        picked[unknown] = self.unknown_child[nodes[nominal][unknown]]
         position[nominal] = picked
         position[missing] = -1
         return position
@@ -120,16 +127,32 @@ class _Walk:
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
     computed for all rows at once: each tree walked vectorised, then combined row by row."""
-    columns = [encode_column(f, rows) for f in model.features]
-    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
-    return [model.combined([out[i] for out in outputs]) for i in range(len(rows))]
+    return predict_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
+
+
+def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
+    """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
+    gives row i as a mapping, for the few rows a fractional route sends down several branches."""
+    outputs = [tree_outputs(model, tree, columns, row).tolist() for tree in model.trees]
+    count = len(columns[0]) if columns else 0
+    return [model.combined([out[i] for out in outputs]) for i in range(count)]
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
     """One feature of the rows as the vectorised walk takes it: floats with NaN for missing, or
-    category codes with -1 for missing or unknown."""
+    category codes: -1 for missing, -2 (UNKNOWN) for a category the feature does not know."""
     values = [row.get(feature.name) for row in rows]
     if feature.is_numeric:
-        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+        return as_read(feature, np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64))
     code = {c: k for k, c in enumerate(feature.categories)}
-    return np.array([-1 if v is None or v != v else code.get(str(v), -1) for v in values], dtype=np.float64)
+    return np.array([MISSING if v is None or v != v else code.get(str(v), UNKNOWN) for v in values],
+                    dtype=np.float64)
+
+
+def as_read(feature: Feature, column: np.ndarray) -> np.ndarray:
+    """A numeric column as the model reads it: values in the feature's missing interval are missing."""
+    if feature.missing_interval is None:
+        return column
+    low, high = feature.missing_interval
+    with np.errstate(invalid="ignore"):
+        return np.where((low <= column) & (column <= high), np.nan, column)

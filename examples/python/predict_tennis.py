@@ -3,10 +3,11 @@
 Generate it once (treegen is needed only for this step):
 
     treegen train examples/play_tennis.csv --target play --algorithm id3 -o tennis.json
-    treegen export tennis.json --to python -o examples/python/tennis.py
+    treegen export tennis.json --to python --leaf -o examples/python/tennis.py
 
 then run ``python3 examples/python/predict_tennis.py``. Without ``tennis.py`` this script generates it
-through treegen's API first.
+through treegen's API first. The module is a program too: ``python3 examples/python/tennis.py --proba
+< examples/play_tennis.csv`` prints the class probabilities of each row (``--leaf``: the leaf ids).
 """
 import os
 import sys
@@ -18,7 +19,7 @@ if not os.path.exists(os.path.join(HERE, "tennis.py")):
     import treegen
     model = treegen.train(os.path.join(HERE, "..", "play_tennis.csv"), target="play", algorithm="id3")
     with open(os.path.join(HERE, "tennis.py"), "w", encoding="utf-8") as handle:
-        handle.write(treegen.export(model, "python", proba=True))
+        handle.write(treegen.export(model, "python", leaf=True))
 
 import tennis  # noqa: E402  (the generated module)
 
@@ -31,4 +32,4 @@ days = [
 print("features:", ", ".join(tennis.FEATURES))
 for day in days:
     probabilities = ", ".join(f"{label}={p:.2f}" for label, p in zip(tennis.CLASSES, tennis.predict_proba(day)))
-    print(f"{tennis.predict(day):>3}  ({probabilities})  {day}")
+    print(f"{tennis.predict(day):>3}  ({probabilities}, leaf {tennis.predict_leaf(day)[0]})  {day}")

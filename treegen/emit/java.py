@@ -1,11 +1,18 @@
 """The Java back end: one public class (Java 8 source level, no dependencies) with ``predict``,
 ``predictProba``, ``predictLeaf`` and a CSV program (``main``).
 
+A class has two parts. The model -- constants, the API, the walkers of each tree -- is written for
+each model by ``templates/java/Model.java.j2`` (with ``single.java.j2`` for one tree that reaches one
+node, whose walker's node id indexes its values and labels, or ``ensemble.java.j2``). The helpers,
+the encoding of rows and the program are the same text in every class, ``templates/java/
+runtime.java.txt``, copied in as it is.
+
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
 spread over nested classes whose estimated constant pools stay under 65,535 entries. Node values
 live in string data parsed once at class initialisation, not in code. Names and labels appear only
-inside escaped string literals, never in identifiers or comments.
+as escaped string literals (:func:`string`) -- in the code, and in the line comment that says what
+each test reads -- never in identifiers.
 
 A tree with a fractional (C4.5) route cuts a method at every child of such a split, so a path
 10,000 splits deep would nest 10,000 calls. Its methods count their nesting: deeper than
@@ -15,12 +22,11 @@ stay direct, as fast as before, and the stack stays shallow at any depth."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ..errors import TreegenError
-from ..model import Model, Op
+from ..model import CombineKind, Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     leaf_table, numeric_test, plan)
+                     numeric_test, output_numbers, plan)
 from .render import render, source
 
 INDENT = "    "
@@ -40,7 +46,7 @@ def _condition_bytes(cond: Cond) -> int:
     negation = 3 if cond.op.startswith("not") else 0
     if cond.op in ("in", "not in") and len(cond.codes) > 1:
         return negation + (17 if _uses_mask(cond.codes) else 12 * len(cond.codes))
-    return negation + (14 if cond.op == "nan" else 12)
+    return negation + 12
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
@@ -56,6 +62,11 @@ POOL_BUDGET = POOL_LIMIT * 3 // 4
 RESUME_ENTRIES = 5  # what a walker adds: its reference in its class's dispatcher, its number
 
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
+# The types the generated code names without qualification: a class of the same name would shadow
+# one, or clash with its import, and not compile. A test checks this list against the code.
+RESERVED = frozenset("""ArrayList Arrays BufferedWriter Character Collections Double Exception FileDescriptor
+FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer List Locale Map Math
+Number Object OutputStreamWriter Pattern StandardCharsets String StringBuilder System Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
@@ -69,15 +80,15 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     Parameters
     ----------
     model : the model to compile.
-    proba : give the program a ``--proba`` flag (the class always has ``predictProba`` for
-        classification).
-    leaf : add ``predictLeaf`` and the program's ``--leaf`` flag.
+    proba : accepted for symmetry with the SQL target: a classification class always has
+        ``predictProba`` and its program always takes ``--proba``.
+    leaf : add ``predictLeaf`` and the program's ``--leaf``.
     class_name : the public class's name; package : its package (none by default).
     """
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
-    if class_name in names_used():
+    if class_name in RESERVED:
         raise TreegenError(f"class name {class_name!r} is a name the generated code uses (a JDK type or a member); "
                            "choose another --class-name")
     for part in (package.split(".") if package else []):
@@ -86,24 +97,21 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     home = _assign_classes(plans)
     walkers = _walker_numbers(plans, home)
     codes = category_codes(model)
+    names = [f.name for f in model.features]
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
+    # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
+    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
-                  features=model.features, classes=model.target.classes,
+                  features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=_parts(plans, home, walkers), resumers=_resumers(walkers, home, len(set(home.values()))),
+                  parts=_parts(plans, home, walkers, names, codes, outputs),
+                  resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
-                  data=_data_chunks(plans, len(model.trees)), combine=model.combine,
-                  dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, proba=proba, leaf=leaf)
-
-
-@lru_cache(maxsize=1)
-def names_used() -> frozenset[str]:
-    """The capitalised names in the Java template's code (JDK types such as Map, String, Math; constants):
-    a class named like one of them would shadow it, or clash with its import, and not compile.
-    Read from the template itself so that the list follows its edits; Double is written by literal()."""
-    code = re.sub(r"\{#.*?#\}|/\*.*?\*/|//[^\n]*", " ", source("java", "Model.java.j2"), flags=re.S)
-    return frozenset(re.findall(r"\b[A-Z][A-Za-z0-9_$]*", code)) | {"Double"}
+                  data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
+                  dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
+                  leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
 
 
 def _check_name(name: str, what: str) -> None:
@@ -142,6 +150,21 @@ def condition(cond: Cond) -> str:
         return f"{x} < 0.0"
     test = _in_codes(x, cond.codes)
     return test if cond.op == Op.IN else f"!({test})"
+
+
+def comment(cond: Cond, name: str, categories) -> str:
+    """A comment that says what a test reads: the feature's name and, for a nominal feature, the
+    categories its codes stand for, as escaped Java string literals. A line comment ends only at a
+    line break (CR or LF, which javac also reads from a ``\\u000a`` escape, comments included), and
+    :func:`string` writes neither: line breaks as ``\\n``/``\\r``, a backslash doubled."""
+    if categories is None:
+        return f"  // {string(name)}"
+    if cond.op == "unknown":
+        return f"  // {string(name)} is missing or unknown"
+    listed = ", ".join(string(categories[c]) for c in cond.codes)
+    if len(cond.codes) == 1:
+        return f"  // {string(name)} {'==' if cond.op == Op.IN else '!='} {listed}"
+    return f"  // {string(name)} {cond.op} {{{listed}}}"
 
 
 def _uses_mask(codes) -> bool:
@@ -219,16 +242,19 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict) -> list[list[dict]]:
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, names, codes, outputs) -> list[list[dict]]:
     """The nested classes, each a list of methods ready to print."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            classes[home[(function.tree, function.node)]].append(_method(tree_plan, function, home, walkers))
+            method = _method(tree_plan, function, home, walkers, names, codes, outputs[tree_plan.index][0])
+            classes[home[(function.tree, function.node)]].append(method)
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, codes, numbers) -> dict:
+    """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
+    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
     lines, open_blocks = [], []
@@ -241,10 +267,12 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict) -> dict:
             lines.append(INDENT * (open_blocks.pop() + 3) + "}")
         pad = INDENT * (depth + 3)
         if kind == IF:
-            lines.append(f"{pad}if ({condition(payload)}) {{")
+            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
+            lines.append(f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}")
             open_blocks.append(depth)
         elif kind == LEAF:
-            lines.extend([f"{pad}return {payload};"] if exclusive else [f"{pad}out.add({payload}, w);", f"{pad}return;"])
+            lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
+                         [f"{pad}out.add({payload}, w);", f"{pad}return;"])
         elif kind == CALL:
             lines.extend([f"{pad}return {call(payload)}(x);"] if exclusive else
                          [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
@@ -270,14 +298,14 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
 
-def _data_chunks(plans: list[TreePlan], count: int) -> list[str]:
-    """The node values of every tree as text, cut into string constants: per tree a line
-    ``nodes|id:v,v id:v,v`` (read by the class's ``parseValues``)."""
+def _data_chunks(tables: list[dict]) -> list[str]:
+    """Each tree's values by the numbers its walkers return, as text cut into string constants: per
+    tree a line ``size|number:v,v number:v,v`` (read by the class's ``parseValues``)."""
     lines = []
-    for p in plans:
-        entries = " ".join(f"{node}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
-                           for node, value in sorted(leaf_table(p).items()))
-        lines.append(f"{max(leaf_table(p)) + 1}|{entries}\n")
+    for table in tables:
+        entries = " ".join(f"{number}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
+                           for number, value in sorted(table.items()))
+        lines.append(f"{max(table) + 1}|{entries}\n")
     text = "".join(lines)
     size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
     return [text[i:i + size] for i in range(0, len(text), size)]

@@ -1,14 +1,25 @@
 """The Python back end: one standalone module (standard library only, Python 3.8+) with
 ``predict``/``predict_proba``/``predict_leaf`` and a CSV program (``main``).
 
-Names and labels only ever appear as ASCII string literals made by :func:`ascii`, so nothing in a
-model can change the code's meaning."""
+A module has two parts. The model -- the walkers of each tree, the tables of node values, the API --
+is written for each model by ``templates/python/module.py.j2``. The program -- reading CSV, the
+conversion of rows, ``main`` -- is the same text in every module, ``templates/python/runtime.py.txt``,
+copied in as it is; it reads the model through a few names the model part defines (listed at its top).
+
+A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
+value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
+number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
+``predict_leaf`` alike.
+
+Names and labels only ever appear as ASCII string literals made by :func:`ascii` -- in the code, and
+in the comment that names the feature of each test, where ``#`` is escaped too -- so nothing in a
+model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
 from ..model import CombineKind, Model, Op
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, float_text,
-                     leaf_table, numeric_test, plan)
-from .render import render
+                     numeric_test, output_numbers, plan)
+from .render import render, source
 
 INDENT = "    "
 
@@ -26,33 +37,28 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     Parameters
     ----------
     model : the model to compile.
-    proba : give the program a ``--proba`` flag (the module always has ``predict_proba`` for
-        classification).
-    leaf : add ``predict_leaf`` and the program's ``--leaf`` flag.
+    proba : accepted for symmetry with the SQL target: a classification module always has
+        ``predict_proba`` and its program always takes ``--proba``.
+    leaf : add ``predict_leaf`` and the program's ``--leaf``.
     """
     plans = plan(model, COST)
     categories = category_codes(model)
-    used = {cond_feature for p in plans for f in p.functions for cond_feature in _features_used(f)}
-    # A single tree that reaches one node has walkers that return its output itself, as m2cgen's
-    # do: the row's time is then one call. Walkers that return node ids serve the rest.
-    direct = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
-    if direct:
-        outputs = _outputs(model, plans[0])
-        functions = [_function(plans[0], f, categories, "_p", outputs) for f in plans[0].functions]
-    else:
-        functions = [_function(p, f, categories, "_t") for p in plans for f in p.functions]
-    if direct and leaf:
-        functions += [_function(plans[0], f, categories, "_t") for f in plans[0].functions]
-    # The dict API of such a tree walks the row itself (see _row_function); the rest encode it.
-    readers = [_row_function(plans[0], f, categories, model, outputs) for f in plans[0].functions] if direct else []
+    names = [f.name for f in model.features]
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]
+    functions = [_function(p, f, categories, names, outputs[p.index][0]) for p in plans for f in p.functions]
+    # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
+    # the dict API then reads only the features on the row's path.
+    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0])
+                   for f in plans[0].functions] if single else []
     return render("python", "module.py.j2", filters={"lit": literal},
                   model=model, classification=model.target.is_classification,
-                  features=[ascii(f.name) for f in model.features],
-                  classes=[ascii(c) for c in model.target.classes],
-                  nominal=[not f.is_numeric for f in model.features],
-                  used=used, trees=plans, functions=functions, direct=direct, readers=readers,
-                  tables=[] if direct else [_value_table(p) for p in plans], combine=model.combine,
-                  proba=proba, leaf=leaf)
+                  features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
+                  nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
+                  trees=plans, functions=functions, row_walkers=row_walkers, single=single,
+                  values=[_value_table(table) for _, table in outputs],
+                  combine=model.combine, leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
+                  runtime=source("python", "runtime.py.txt"))
 
 
 def literal(value) -> str:
@@ -62,6 +68,12 @@ def literal(value) -> str:
 
 def function_name(prefix: str, tree: int, node: int) -> str:
     return f"{prefix}{tree}_n{node}"
+
+
+def comment(name: str) -> str:
+    """A comment naming a feature: its name as an ASCII literal, with ``#`` escaped too, so that
+    it stays one line and no name can read as a directive to a tool (``# noqa``, ``# type:``)."""
+    return "  # " + ascii(name).replace("#", "\\x23")
 
 
 def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
@@ -81,24 +93,22 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
 
 
-def _function(tree_plan: TreePlan, function, categories, prefix: str, outputs=None) -> dict:
-    """A function's name, parameters and body lines. Walkers named ``_p`` return the tree's output
-    (a new list of probabilities, or the regression value); ``_t`` ones the id of the node reached,
-    or, in a non-exclusive tree, collect (node id, factors) pairs in ``out`` and leave the functions
-    still to run, with their factors, in ``todo``."""
+def _function(tree_plan: TreePlan, function, categories, names, numbers) -> dict:
+    """A list walker's name, parameters and body lines. An exclusive tree's walker returns the number
+    of the node reached (``numbers``: its id or its value's, see :func:`output_numbers`); a
+    non-exclusive one collects (node id, factors) pairs in ``out`` and leaves the functions still to
+    run, with their factors, in ``todo`` (its driver runs them: no recursion)."""
     exclusive = tree_plan.exclusive
-    name = lambda node: function_name(prefix, function.tree, node)
+    name = lambda node: function_name("_t", function.tree, node)
     lines = []
     for depth, kind, payload in function.lines:
         pad = INDENT * (depth + 1)
         if kind == IF:
-            lines.append(f"{pad}if {condition(payload, categories[payload.feature])}:")
-        elif kind == LEAF and outputs:
-            lines.append(f"{pad}return {outputs[payload]}")
+            lines.append(f"{pad}if {condition(payload, categories[payload.feature])}:{comment(names[payload.feature])}")
         elif kind == LEAF:
-            lines.extend([f"{pad}return {payload}"] if exclusive else
+            lines.extend([f"{pad}return {numbers[payload]}"] if exclusive else
                          [f"{pad}out.append(({payload}, w))", f"{pad}return"])
-        elif kind == CALL:  # a non-exclusive tree hands the call to its driver: no recursion
+        elif kind == CALL:
             lines.extend([f"{pad}return {name(payload)}(x)"] if exclusive else
                          [f"{pad}todo.append(({name(payload)}, w))", f"{pad}return"])
         elif kind == FRACTION:
@@ -106,36 +116,30 @@ def _function(tree_plan: TreePlan, function, categories, prefix: str, outputs=No
             lines.extend(f"{pad}todo.append(({name(child)}, _scaled(w, {slot}, {literal(weight)})))"
                          for child, weight in weights)
             lines.append(f"{pad}return")
+    if lines[-1] == f"{INDENT}return":  # the function's end returns anyway
+        lines.pop()
     return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
 
 
-def _outputs(model: Model, tree_plan: TreePlan) -> dict[int, str]:
-    """What a ``_p`` walker returns at each node: a new list each call, or the regression value."""
-    if model.target.is_classification:
-        return {node: "[" + ", ".join(literal(v) for v in value) + "]"
-                for node, value in leaf_table(tree_plan).items()}
-    return {node: literal(value[0]) for node, value in leaf_table(tree_plan).items()}
+def _value_table(table: dict) -> list[str]:
+    """One ``number: (values...),`` entry per number a walker returns."""
+    return [f"{number}: {_tuple(literal(v) for v in value)}," for number, value in sorted(table.items())]
 
 
-def _features_used(function) -> set:
-    return {payload.feature for _, kind, payload in function.lines if kind == IF}
+def _tuple(items) -> str:
+    items = list(items)
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _value_table(tree_plan: TreePlan) -> list[str]:
-    """One ``node: (values...),`` entry per node that evaluation can end at."""
-    return [f"{node}: ({''.join(literal(v) + ', ' for v in value).rstrip()}),"
-            for node, value in sorted(leaf_table(tree_plan).items())]
-
-
-def _row_function(tree_plan: TreePlan, function, categories, model: Model, outputs) -> dict:
-    """A ``_p`` walker of the row mapping itself, for the dict API: a feature is read (``row[name]``)
-    and converted into a local ``v<i>`` just before the first test of it on a path, so a row reads
-    only the features its path tests, as the model does, and tests locals (measured: 1.7-2x
-    faster than encoding the 20 features of a row first). A number is ``float(value)``, as
-    ``_number`` converts it but for None, whose TypeError, like the KeyError of a missing feature,
-    sends the caller to the general path: these lines run inside ``try``."""
-    prefix = "_r"
-    name = lambda node: function_name(prefix, function.tree, node)
+def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbers) -> dict:
+    """A walker of the row mapping itself, for the dict API: a feature is read (``row[name]``) and
+    converted into a local ``v<i>`` just before the first test of it on a path, so a row reads only
+    the features its path tests, as the model does, and tests locals (measured: 1.7-2x faster than
+    encoding the 20 features of a row first). A number is ``float(value)``, as ``_number`` converts
+    it but for None, whose TypeError, like the KeyError of a missing feature, sends the caller to
+    the general path: these walkers run inside ``try``. It returns the number of the node reached, as
+    the list walker does."""
+    name = lambda node: function_name("_w", function.tree, node)
     lines, scopes = [], []  # scopes[d]: the features read in the open block at depth d
     for depth, kind, payload in function.lines:
         del scopes[depth + 1:]
@@ -150,11 +154,11 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, outpu
                 if model.features[feature].is_numeric:  # float(None) raises TypeError
                     lines.append(f"{pad}{v} = float({read})")
                 else:
-                    lines += [f"{pad}{v} = {read}", f"{pad}if {v}.__class__ is not str:",
+                    lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
                               f"{pad}{INDENT}{v} = _category({v})"]
             lines.append(f"{pad}if {condition(payload, categories[feature], v)}:")
         elif kind == LEAF:
-            lines.append(f"{pad}return {outputs[payload]}")
+            lines.append(f"{pad}return {numbers[payload]}")
         elif kind == CALL:
             lines.append(f"{pad}return {name(payload)}(row)")
     return {"name": name(function.node), "params": "row", "lines": lines}

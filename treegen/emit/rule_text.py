@@ -6,18 +6,26 @@ written with ``repr``, which reads back to the same double.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
-from ..model import CombineKind, Model, Node, Op, Route, argmax
+from ..model import CombineKind, Decision, Link, Model, Node, Op, Precision, Route, argmax
 from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
     weights value n counts tolerance float32 float64 single average sum init scale link identity
-    sigmoid softmax inf nan true false""".split())
+    sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
+    decide exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw""".split())
+
+# The semantics beyond the basic ones (treegen.model.extensions) that the rule text holds: all of them.
+# A new one is refused (`cannot compile this model yet`) until the rule text learns to write it.
+HANDLES = frozenset({"float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end",
+                     "weighted trees", "missing intervals", "a route for unknown categories",
+                     *(f"the {link} link" for link in Link), *(f"the {decision} decision" for decision in Decision)})
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
@@ -38,14 +46,23 @@ class RuleWriter:
 
     def __init__(self, model: Model):
         self.model = model
+        self.absents: dict[tuple, str] = {}  # (if_missing, if_unknown): its words; a model has few
+
+    def absent(self, c: Condition) -> str:
+        """The words for what ``c`` says of missing values and unknown categories, remembered."""
+        words = self.absents[c.if_missing, c.if_unknown] = absent_text(c.if_missing, c.unknown_factor)
+        return words
 
     def feature(self, index: int) -> str:
         return name(self.model.features[index].name)
 
     def condition(self, c: Condition) -> str:
         x = self.feature(c.feature)
+        absent = self.absents.get((c.if_missing, c.if_unknown))  # inline: a call a condition costs 3% of the export
+        if absent is None:
+            absent = self.absent(c)
         if c.kind == MISSING:
-            return f"{x} is missing" + (f" with weight {number(c.if_missing)}" if c.if_missing != 1.0 else "")
+            return f"{x} is {absent}"
         if c.kind == INTERVAL:
             if c.low == -math.inf:
                 text = f"{x} <= {number(c.high)}"
@@ -55,11 +72,7 @@ class RuleWriter:
                 text = f"{number(c.low)} < {x} <= {number(c.high)}"
         else:
             text = f"{x} = {quote(c.values[0])}" if len(c.values) == 1 else f"{x} in {strings(c.values)}"
-        if c.if_missing == 1.0:
-            return f"({text} or missing)"
-        if c.if_missing > 0.0:
-            return f"({text} or missing with weight {number(c.if_missing)})"
-        return text
+        return f"({text} or {absent})" if absent else text
 
     def outcome(self, value) -> str:
         target = self.model.target
@@ -99,7 +112,27 @@ class RuleWriter:
             route = f"missing to {node.children[m.child]}"
         else:
             route = "missing stop" if m.kind == Route.STOP else f"missing weights {numbers(m.weights)}"
+        if s.unknown is not None:
+            route += f"; unknown to {node.children[s.unknown]}"
         return f"{test}; {route}; {tail}"
+
+
+def absent_text(if_missing: float, if_unknown: float) -> str:
+    """What a condition says of a missing value and of an unknown category (a category its feature
+    does not know), given the factor of each; '' when neither satisfies it. An unknown category is
+    named only where it is not taken as missing."""
+    missing = "missing" + with_weight(if_missing)
+    if if_unknown == if_missing:
+        return missing if if_missing != 0.0 else ""
+    if if_missing == 0.0:
+        return "unknown" + with_weight(if_unknown)
+    if if_unknown == 0.0:
+        return f"{missing} but not unknown"
+    return f"{missing} or unknown{with_weight(if_unknown)}"
+
+
+def with_weight(factor: float) -> str:
+    return "" if factor == 1.0 else f" with weight {number(factor)}"
 
 
 def emit(model: Model) -> str:
@@ -107,21 +140,43 @@ def emit(model: Model) -> str:
     trees = []
     for tree, tree_rules in zip(model.trees, lower(model)):
         writer.tree = tree
-        trees.append({"output": tree.output, "exclusive": tree_rules.exclusive,
+        trees.append({"output": tree.output, "weight": None if tree.weight == 1.0 else number(tree.weight),
+                      "exclusive": tree_rules.exclusive,
                       "rules": [writer.rule(rule) for rule in tree_rules.rules],
                       "nodes": [writer.node(node) for node in tree.nodes],
                       "default": writer.outcome(tree.nodes[0].value)})
     filters = {"feature_decl": feature_decl, "target_decl": target_decl, "numbers_decl": numbers_decl,
                "combine_decl": combine_decl}
-    comments = [f"{k}: {v}" for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
+    comments = [meta_line(k, v) for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
     return render("rule_text", "rule_text.txt.j2", filters, model=model, trees=trees,
-                  header_comments=[quote(c)[1:-1] for c in comments])
+                  header_comments=[quote(c)[1:-1] for c in comments], unknown_routes=has_unknown_routes(model),
+                  missing_intervals=any(f.missing_interval is not None for f in model.features))
+
+
+def has_unknown_routes(model: Model) -> bool:
+    """Some split sends unknown categories elsewhere than missing values."""
+    return any(node.split is not None and node.split.unknown is not None for tree in model.trees for node in tree.nodes)
+
+
+_JSON_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")  # as parse/rule_text.py reads a value
+
+
+def meta_line(key: str, value) -> str:
+    """`key: value`, which `treegen parse` reads back into the model's meta (a value written as a JSON
+    number is that number); key and value in JSON where that would read back otherwise: a string
+    that looks like a number, true/false, inf, nan, a key that holds ': ' or starts with a quote."""
+    plain_value = isinstance(value, str) != bool(_JSON_NUMBER.fullmatch(str(value))) and not isinstance(value, bool)
+    if plain_value and ": " not in key and not key.startswith('"'):
+        return f"{key}: {value}"
+    return f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}"
 
 
 def feature_decl(feature) -> str:
-    if feature.is_numeric:
+    if not feature.is_numeric:
+        return f"{name(feature.name)}: nominal {strings(feature.categories)}"
+    if feature.missing_interval is None:
         return f"{name(feature.name)}: numeric"
-    return f"{name(feature.name)}: nominal {strings(feature.categories)}"
+    return f"{name(feature.name)}: numeric, missing in {numbers(feature.missing_interval)}"
 
 
 def target_decl(target) -> str:
@@ -132,13 +187,20 @@ def target_decl(target) -> str:
 
 def numbers_decl(numeric) -> str:
     text = numeric.cast
-    return text + (f" tolerance {number(numeric.tolerance)}" if numeric.tolerance else "")
+    text += f" tolerance {number(numeric.tolerance)}" if numeric.tolerance else ""
+    text += " strict" if numeric.strict else ""
+    return text + (f" zero band {number(numeric.zero_band)}" if numeric.zero_band else "")
 
 
 def combine_decl(combine) -> str:
-    if combine.kind == CombineKind.SINGLE:
-        return str(combine.kind)
-    text = combine.kind
+    """The combine line, in the order of the computation; what a model does not use is left out (a
+    single tree's link when it is the identity; the divisor 1, float64 precision, the link's decision)."""
+    text = str(combine.kind)
     if combine.kind == CombineKind.SUM:
-        text += f" init {numbers(combine.init)} scale {number(combine.scale)}"
-    return text + f" link {combine.link}"
+        text += f" init {numbers(combine.init)}" + (" added last" if combine.init_last else "")
+        text += f" scale {number(combine.scale)}"
+    text += f" divided by {number(combine.divisor)}" if combine.divisor != 1.0 else ""
+    if combine.kind != CombineKind.SINGLE or combine.link != Link.IDENTITY or combine.link_scale != 1.0:
+        text += f" link {combine.link}" + (f" scale {number(combine.link_scale)}" if combine.link_scale != 1.0 else "")
+    text += f" precision {combine.precision}" if combine.precision != Precision.FLOAT64 else ""
+    return text + (f" decide {combine.decide}" if combine.decide is not None else "")

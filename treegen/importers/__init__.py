@@ -1,0 +1,162 @@
+"""Front ends for models trained elsewhere, one row per library in :data:`IMPORTERS`.
+
+:func:`import_file` recognises a file by its first bytes (never by running it) and hands it to the
+library's reader; :func:`from_object` converts a model in memory by the module its type comes from.
+Adding an importer is a module here and a row below (CONTRIBUTING.md)."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..errors import TreegenError
+from ..model import Model
+from . import catboost, lightgbm, sklearn, xgboost
+
+HEAD_BYTES = 4096  # what is read of a file to recognise it
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One library whose models treegen reads."""
+
+    library: str  # as its users name it
+    extra: str  # `pip install 'treegen[EXTRA]'` brings what reading needs
+    files: str  # the files it reads, as messages name them
+    recognises: Callable[[str, bytes], bool]  # (path, the file's first bytes) -> is it this library's file
+    read: Callable[..., Model]  # read(path, feature_names=None) -> the model
+    modules: tuple[str, ...]  # the top-level modules of the objects it converts
+    convert: Callable[..., Model]  # convert(model object, feature_names=None) -> the model
+    # oracle(path, model, rows) -> the library's own (label or value, scores) for each row (a dict by
+    # feature name, as treegen.model.Model.predict takes it): `treegen verify --against`. None: not yet.
+    oracle: Callable[..., list] | None = None
+    options: tuple[str, ...] = ()  # the keyword options read and convert take besides feature_names
+
+
+IMPORTERS = {importer.library: importer for importer in (
+    Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", sklearn.recognises, sklearn.read_skops,
+             ("sklearn",), sklearn.from_sklearn, sklearn.oracle),
+    Importer("XGBoost", "xgboost", xgboost.FILES, xgboost.recognises, xgboost.read_xgboost, ("xgboost",),
+             xgboost.from_xgboost, xgboost.oracle, ("missing", "use_best_iteration")),
+    Importer("LightGBM", "lightgbm", lightgbm.WHAT_IS_READ, lightgbm.recognises, lightgbm.read_model_file,
+             ("lightgbm",), lightgbm.from_lightgbm, lightgbm.oracle),
+    Importer("CatBoost", "catboost", catboost.FILES, catboost.recognises, catboost.read_json, ("catboost",),
+             catboost.from_catboost, catboost.oracle, options=("categories",)),
+)}
+
+
+def from_object(model_object, feature_names: Sequence[str] | None = None, **options) -> Model:
+    """A treegen model from a fitted model of any supported library; ``options`` are the library's own
+    (:attr:`Importer.options`), None meaning not given."""
+    module = type(model_object).__module__.split(".")[0]
+    for importer in IMPORTERS.values():
+        if module in importer.modules:
+            return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
+    raise TreegenError(f"cannot import a {type(model_object).__name__} (from {module}); "
+                       f"supported libraries: {', '.join(IMPORTERS)}")
+
+
+def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bool = False, **options) -> Model:
+    """A treegen model from a model file of any supported library.
+
+    Parameters
+    ----------
+    path : the file.
+    feature_names : the input columns' names, when the file has none (default: the file's own, else
+        x0, x1, ...).
+    trust : allow a pickle or joblib file, whose loading runs code stored in it.
+    options : settings of the file's library (:attr:`Importer.options`, e.g. XGBoost's ``missing``);
+        None means not given.
+    """
+    head = file_head(path)
+    if _is_treegen_model(head):
+        raise TreegenError("this is already a treegen model: give it to export, verify or predict as it is", path)
+    for importer in IMPORTERS.values():
+        if importer.recognises(path, head):
+            return importer.read(path, feature_names=feature_names, **_options(importer, options, path))
+    if _is_pickle(head):
+        if not trust:
+            raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
+                               "is trusted, or save the model in its library's own format", path)
+        return from_object(_unpickle(path), feature_names=feature_names, **options)
+    raise TreegenError(f"{_looks_like(head)}, not a model file treegen reads; expected "
+                       + "; ".join(f"{i.library}: {i.files}" for i in IMPORTERS.values())
+                       + "; or a pickle/joblib file with --trust", path)
+
+
+def _options(importer: Importer, options: dict, path: str | None = None) -> dict:
+    """The options given (not None), which must be ones the importer takes."""
+    given = {name: value for name, value in options.items() if value is not None}
+    foreign = [name for name in given if name not in importer.options]
+    if foreign:
+        raise TreegenError(f"the option {foreign[0]!r} does not apply to {importer.library} models"
+                           + (f"; it takes {', '.join(importer.options)}" if importer.options else ""), path)
+    return given
+
+
+def file_head(path: str) -> bytes:
+    """The first bytes of a model file, from which importers recognise it."""
+    if not os.path.isfile(path):
+        raise TreegenError("no such model file", path)
+    try:
+        with open(path, "rb") as f:
+            return f.read(HEAD_BYTES)
+    except OSError as err:
+        raise TreegenError(f"cannot read the model file: {err.strerror}", path) from None
+
+
+# Pickle protocols 2 and later start with PROTO; joblib may compress the pickle (zlib, gzip, bz2,
+# xz, lzma or lz4 framing).
+PICKLE_STARTS = (b"\x80", b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x1f\x8b", b"BZh",
+                 b"\xfd7zXZ\x00", b"\x5d\x00\x00", b"\x04\x22\x4d\x18")
+
+
+def _is_pickle(head: bytes) -> bool:
+    return head.startswith(PICKLE_STARTS)
+
+
+def _is_treegen_model(head: bytes) -> bool:
+    return b'"format"' in head and b'"treegen-model"' in head
+
+
+def _unpickle(path: str):
+    """The object a trusted pickle or joblib file holds; a failure is a bad file, named as such."""
+    try:
+        import joblib
+        return joblib.load(path)
+    except ImportError:
+        import pickle
+        try:
+            with open(path, "rb") as f:
+                return pickle.load(f)
+        except Exception as err:
+            raise TreegenError(_unpickling_failed(err), path) from None
+    except Exception as err:  # a damaged file, or one that needs a module this Python lacks
+        raise TreegenError(_unpickling_failed(err), path) from None
+
+
+def _unpickling_failed(err: Exception) -> str:
+    if isinstance(err, ModuleNotFoundError) and err.name:
+        return f"cannot load the pickle: it needs the Python package {err.name.split('.')[0]!r}"
+    return "cannot load the pickle: the file is damaged, or was not written by pickle or joblib"
+
+
+def _looks_like(head: bytes) -> str:
+    """What a file that no importer reads seems to be, for the message."""
+    if not head.strip():
+        return "an empty file"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "binary data"
+    if any(c < " " and c not in "\t\r\n" for c in text):
+        return "binary data"
+    if text.lstrip().startswith("{"):
+        try:
+            keys = list(json.loads(text))[:5] if len(head) < HEAD_BYTES else None
+        except ValueError:
+            keys = None
+        return f"JSON (keys: {', '.join(keys)})" if keys else "JSON"
+    first = text.splitlines()[0] if text.splitlines() else ""
+    return f"text (first line: {first[:40]!r})"

@@ -3,7 +3,9 @@
 Supported: ``DecisionTree{Classifier,Regressor}``, ``ExtraTree{Classifier,Regressor}``,
 ``RandomForest{Classifier,Regressor}``, ``ExtraTrees{Classifier,Regressor}`` and
 ``GradientBoosting{Classifier,Regressor}``, single output, scikit-learn >= 1.4 (where a classifier's
-``tree_.value`` holds the class fractions that ``predict_proba`` returns).
+``tree_.value`` holds the class fractions that ``predict_proba`` returns); and
+``HistGradientBoosting{Classifier,Regressor}``, whose semantics differ enough to have their own module
+(:mod:`treegen.importers.hist_gradient_boosting`).
 
 How scikit-learn predicts, and how the model says the same thing:
 
@@ -27,20 +29,38 @@ Class labels become strings (``str(label)``); the original labels and their type
 """
 from __future__ import annotations
 
-import os
+import math
 
 import numpy as np
 
 from ..errors import TreegenError
-from ..model import (CLASSIFICATION, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
+from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
              "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
-             "GradientBoostingClassifier, GradientBoostingRegressor (single output)")
+             "GradientBoostingClassifier, GradientBoostingRegressor (single output), "
+             "HistGradientBoostingClassifier, HistGradientBoostingRegressor")
 MINIMUM_VERSION = (1, 4)
 # Types a .skops file may hold beyond the ones skops trusts by itself (scikit-learn estimators, numpy).
-SKOPS_TRUSTED = ("sklearn.tree._tree.Tree",)
+# The losses HistGradientBoosting holds, as compiled objects; scikit-learn 1.5 builds their module as
+# "_loss" (so its files name them _loss.Cy...), other versions as sklearn._loss._loss.
+_HGB_LOSSES = ("HalfSquaredError", "AbsoluteError", "PinballLoss", "HalfPoissonLoss", "HalfGammaLoss",
+               "HalfTweedieLoss", "HalfTweedieLossIdentity", "HalfBinomialLoss", "HalfMultinomialLoss")
+SKOPS_TRUSTED = (
+    "sklearn.tree._tree.Tree",
+    # HistGradientBoosting: its trees, its categorical preprocessor's validation step
+    # (FunctionTransformer(partial(check_array, ...))) and column list (1.5), its losses, and the
+    # Tweedie losses given as objects
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "functools.partial",
+    "sklearn.utils.validation.check_array",
+    "sklearn.compose._column_transformer._RemainderColsList",
+    *(f"{module}.Cy{loss}" for loss in _HGB_LOSSES for module in ("sklearn._loss._loss", "_loss")),
+    "sklearn._loss.loss.HalfTweedieLoss",
+    "sklearn._loss.loss.HalfTweedieLossIdentity",
+)
 
 
 def from_sklearn(estimator, feature_names=None) -> Model:
@@ -65,15 +85,19 @@ def from_sklearn(estimator, feature_names=None) -> Model:
         For an unsupported estimator, setting or scikit-learn version, or an unfitted estimator.
     """
     _check_version()
+    from .hist_gradient_boosting import from_hist_gradient_boosting, is_hist_gradient_boosting
+    if is_hist_gradient_boosting(estimator):
+        _check_fitted(estimator)
+        return from_hist_gradient_boosting(estimator, feature_names)
     family = _family(estimator)
     _check_fitted(estimator)
     if getattr(estimator, "n_outputs_", 1) != 1:
         raise TreegenError(f"{type(estimator).__name__} with {estimator.n_outputs_} outputs is not "
                            f"supported; supported: {SUPPORTED}")
     features = _features(estimator, feature_names)
-    target, labels = _target(estimator)
+    target, labels = target_of(estimator)
     meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn",
-            "sklearn": {"version": _sklearn_version_text(), "params": _params(estimator), **labels}}
+            "sklearn": {"version": sklearn_version_text(), "params": estimator_params(estimator), **labels}}
     numeric = NumericSemantics(cast="float32")
     if family == "tree":
         trees, combine = [_tree(estimator, target)], Combine()
@@ -84,29 +108,30 @@ def from_sklearn(estimator, feature_names=None) -> Model:
     return Model(features, target, trees, combine, numeric, meta)
 
 
-def load_estimator(path: str, trust: bool = False):
-    """Load a fitted estimator from a ``.skops`` file (safely) or a pickle/joblib file (``trust`` only).
-
-    A ``.skops`` file is loaded with ``skops.io``, which refuses every type not known to be safe:
-    beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted. Unpickling runs
-    code stored in the file, so any other file needs ``trust=True``.
-    """
-    if not os.path.isfile(path):
-        raise TreegenError("no such model file", path)
-    if path.lower().endswith(".skops"):
-        return _load_skops(path)
-    if not trust:
-        raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if "
-                           "the file is trusted, or save the model with skops.io.dump as .skops", path)
-    import joblib
+def recognises(path: str, head: bytes) -> bool:
+    """A .skops file: a zip archive holding skops' schema."""
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    import zipfile
     try:
-        return joblib.load(path)
-    except Exception as err:  # any failure to unpickle is a bad file, not a treegen bug
-        raise TreegenError(f"cannot load the estimator: {type(err).__name__}: {err}", path) from None
+        with zipfile.ZipFile(path) as archive:
+            return "schema.json" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return path.lower().endswith(".skops")
 
 
-def _load_skops(path: str):
-    import skops.io
+def read_skops(path: str, feature_names=None) -> Model:
+    """The model in a ``.skops`` file (:func:`load_skops`)."""
+    return from_sklearn(load_skops(path), feature_names=feature_names)
+
+
+def load_skops(path: str):
+    """The estimator in a ``.skops`` file, loaded with ``skops.io``, which refuses every type not known
+    to be safe: beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted."""
+    try:
+        import skops.io
+    except ImportError:
+        raise TreegenError("reading a .skops file needs skops: pip install 'treegen[sklearn]'", path) from None
     try:
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
@@ -116,20 +141,77 @@ def _load_skops(path: str):
         return skops.io.load(path, trusted=list(untrusted))
     except TreegenError:
         raise
-    except Exception as err:  # a corrupt or foreign file
-        raise TreegenError(f"cannot load the .skops file: {type(err).__name__}: {err}", path) from None
+    except (ImportError, AttributeError) as err:  # a type this scikit-learn does not have
+        raise TreegenError(f"cannot load the .skops file with scikit-learn {sklearn_version_text()}: it holds "
+                           f"{_missing_name(err)}, which this version does not have; import it where the scikit-learn "
+                           "that saved it is installed", path) from None
+    except Exception:  # a corrupt or foreign file
+        raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
+                           path) from None
+
+
+def _missing_name(err: Exception) -> str:
+    if isinstance(err, ImportError) and err.name:
+        return f"a type from the module {err.name!r}"
+    name = getattr(err, "name", None)
+    return f"the type {name!r}" if name else "a type"
+
+
+# -- the library's own predictions (treegen verify --against) ---------------------------------------
+
+
+def oracle(path: str, model: Model, rows) -> list[tuple]:
+    """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers."""
+    estimator = load_skops(path)
+    X = _library_rows(estimator, model, rows)
+    predicted = estimator.predict(X).tolist()
+    if model.target.is_classification:
+        return [(str(label), p) for label, p in zip(predicted, estimator.predict_proba(X).tolist())]
+    return [(value, [value]) for value in predicted]
+
+
+def _library_rows(estimator, model: Model, rows):
+    """The rows as the estimator takes them: a DataFrame when it was fitted on one, missing values as
+    NaN, and a HistGradientBoosting model's categories as its encoder's values (a text the encoder
+    does not know is passed as it is, or as a number when the categories are numbers). Columns are
+    objects then, so the encoder takes an infinite category as unknown where a float column would be
+    refused whole."""
+    from .hist_gradient_boosting import category_values
+    categorical = category_values(estimator)
+    table = []
+    for row in rows:
+        record = []
+        for j, feature in enumerate(model.features):
+            value = row.get(feature.name)
+            if value is None:
+                record.append(math.nan)
+            elif j in categorical:
+                known, numeric = categorical[j]
+                record.append(known.get(str(value), _number(value) if numeric else str(value)))
+            else:
+                record.append(float(value))
+        table.append(record)
+    dtype = object if categorical else np.float64
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return np.array(table, dtype=dtype)
+    import pandas as pd
+    return pd.DataFrame(table, columns=list(names), dtype=dtype)
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 # -- checks ------------------------------------------------------------------------------------
 
 
-def _sklearn_version_text() -> str:
-    import sklearn
-    return sklearn.__version__
-
-
 def _check_version() -> None:
-    text = _sklearn_version_text()
+    text = sklearn_version_text()
     parts = tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
     if parts < MINIMUM_VERSION:
         raise TreegenError(f"scikit-learn {text} is too old: importing needs scikit-learn >= "
@@ -170,44 +252,11 @@ def _check_fitted(estimator) -> None:
                            f"of scikit-learn's named criteria")
 
 
-def _params(estimator) -> dict:
-    """The estimator's simple parameters, for the record (JSON-safe)."""
-    return {k: v for k, v in sorted(estimator.get_params(deep=False).items())
-            if v is None or isinstance(v, (bool, int, float, str))}
-
-
 # -- features and target ------------------------------------------------------------------------
 
 
 def _features(estimator, feature_names) -> tuple[Feature, ...]:
-    count = estimator.n_features_in_
-    if feature_names is None:
-        given = getattr(estimator, "feature_names_in_", None)
-        names = [str(n) for n in given] if given is not None else [f"x{i}" for i in range(count)]
-    else:
-        names = list(feature_names)
-        if not all(isinstance(n, str) for n in names):
-            raise TreegenError("feature names must be strings")
-    if len(names) != count:
-        raise TreegenError(f"{len(names)} feature names given, but the estimator takes {count} features")
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise TreegenError(f"feature name {duplicate!r} is given twice")
-    return tuple(Feature(name, NUMERIC) for name in names)
-
-
-def _target(estimator) -> tuple[Target, dict]:
-    """The target, and what meta keeps of scikit-learn's original class labels."""
-    classes = getattr(estimator, "classes_", None)
-    if classes is None:
-        return Target("y", REGRESSION), {}
-    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
-    names = tuple(str(label) for label in labels)
-    if len(set(names)) != len(names):
-        raise TreegenError(f"class labels {labels!r} are not distinct as strings")
-    kept = {"classes": [label if isinstance(label, (bool, int, float, str)) else str(label) for label in labels],
-            "class_type": type(labels[0]).__name__ if labels else "str"}
-    return Target("y", CLASSIFICATION, names), kept
+    return tuple(Feature(name, NUMERIC) for name in feature_names_of(estimator, feature_names))
 
 
 # -- trees --------------------------------------------------------------------------------------

@@ -1,14 +1,16 @@
 """Front ends that learn: each module exposes ``fit(dataset, **params) -> Model``."""
 from __future__ import annotations
 
-import importlib
 import inspect
+from typing import Callable
 
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model
+from . import c45, cart, id3
 
-ALGORITHMS = ("id3", "c45", "cart")
+LEARNERS: dict[str, Callable[..., Model]] = {"id3": id3.fit, "c45": c45.fit, "cart": cart.fit}
+ALGORITHMS = tuple(LEARNERS)
 
 
 def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
@@ -17,10 +19,14 @@ def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
         raise TreegenError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows to learn from")
-    module = importlib.import_module(f"{__name__}.{algorithm}")
     params = {k: v for k, v in params.items() if v is not None}
-    accepted = inspect.signature(module.fit).parameters
+    accepted = parameters(algorithm)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}")
-    return module.fit(dataset, **params)
+    return LEARNERS[algorithm](dataset, **params)
+
+
+def parameters(algorithm: str) -> set[str]:
+    """The parameters a learner takes (its ``fit``'s keyword arguments)."""
+    return set(inspect.signature(LEARNERS[algorithm]).parameters) - {"dataset"}

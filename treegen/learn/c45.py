@@ -1,4 +1,4 @@
-"""C4.5 as Weka's J48 (release 8) builds it: ``fit(dataset)`` grows the tree ``J48 -C 0.25 -M 2`` grows.
+"""C4.5 as Weka 3.6's J48 builds it: ``fit(dataset)`` grows the tree ``J48 -C 0.25 -M 2`` grows.
 
 The search is J48's (see :mod:`.c45_split`): gain ratio among attributes whose gain reaches the
 average gain, nominal attributes split one child per declared value, numeric ones in two at the
@@ -11,12 +11,18 @@ The resulting model predicts what J48 predicts: numeric tests use Weka's ``x - t
 model's tolerance), a missing value is split by the training weights of the branches (an empty
 branch gets none), an empty leaf predicts its parent's class distribution.
 
-Not reproduced: J48's ``setSplitPoint`` also looks at training rows whose class is missing (the
-data set has dropped them). Weka reorders a node's rows with its own (unstable) quicksort while it
-evaluates numeric attributes, so below a split with missing values, where weights are fractional,
-running sums can differ in their last bits; that shows only when a printed weight ends in 5 at
-the third decimal, or when two class probabilities are within 1e-6 (J48 then picks the first, the
-model the larger).
+Rows without a class are left out of the tree but, as in J48, still count where J48 looks at all
+the data it was given: in the 0.3 x rows test for many-valued nominal attributes and where a
+threshold moves to (``Dataset.all_columns``). Instance weights (ARFF ``{w}``) weigh every count.
+``binary_splits`` is J48 -B (``BinC45Split``), ``laplace`` -A, ``mdl_correction=False`` -J (Weka 3.7+).
+
+Not reproduced: Weka reorders a node's rows with its own (unstable) quicksort while it evaluates
+numeric attributes, so below a split with missing values, where weights are fractional, running
+sums can differ in their last bits; that shows only when a printed weight or probability ends in 5
+at the third decimal. J48 labels a row by ``classifyInstance``: the first class whose probability,
+summed in its own order, beats the ones before by more than 1e-6, and under -A by the unsmoothed
+probabilities; the model labels by the highest of its scores (tests/fixtures/j48/fuzz_against_j48.py
+counts where that differs).
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, Node, NumericSemantics, Split, MissingRoute, Tree
 from . import c45_split as S
-from .progress import settled
+from ..progress import settled
 
 TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
 
@@ -42,6 +48,7 @@ class GrowNode:
     dist: S.Dist  # a leaf's has one bag
     feature: int = -1  # -1: a leaf
     threshold: float = np.nan
+    value: int = -1  # J48 -B, nominal: the category of the first branch (the others go to the second)
     children: list["GrowNode"] = field(default_factory=list)
     empty: bool = False  # J48's m_isEmpty: no training weight when the node was grown
 
@@ -50,23 +57,30 @@ class GrowNode:
         return self.feature < 0
 
     def make_leaf(self) -> None:
-        self.feature, self.children = -1, []
+        self.feature, self.value, self.children = -1, -1, []
+
+    @property
+    def is_binary_nominal(self) -> bool:
+        return self.value >= 0
 
 
 class Grower:
     """The data set in J48's terms and the operations J48's tree nodes perform on their data."""
 
-    def __init__(self, dataset: Dataset, min_leaf: float, mdl_correction: bool):
+    def __init__(self, dataset: Dataset, min_leaf: float, mdl_correction: bool, binary_splits: bool = False):
         self.data = dataset
         self.n_classes = len(dataset.target.classes)
         self.min_leaf = min_leaf
         self.mdl = mdl_correction
+        self.binary = binary_splits
         self.numeric = [f.is_numeric for f in dataset.features]
-        self.training_values = [c[~np.isnan(c)] if num else None
-                                for c, num in zip(dataset.columns, self.numeric)]
+        # J48 looks at all the data it was given, rows without a class included (C45ModelSelection's
+        # m_allData): where thresholds move (setSplitPoint) and which nominal attributes count.
+        every_row = dataset.all_columns or dataset.columns
+        self.training_values = [c[~np.isnan(c)] if num else None for c, num in zip(every_row, self.numeric)]
         self.distinct_values = [np.unique(v) if v is not None else None for v in self.training_values]
-        n = len(dataset)  # J48's "all attributes nominal with many values" test
-        self.counted_nominal = [len(f.categories) < 0.3 * n for f in dataset.features]
+        n = len(every_row[0]) if every_row else len(dataset)  # "all attributes nominal with many values"
+        self.counted_nominal = [S.sm(len(f.categories), 0.3 * n) for f in dataset.features]
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
         self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
         self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
@@ -89,6 +103,8 @@ class Grower:
     def subset_of(self, node: GrowNode, idx: np.ndarray) -> np.ndarray:
         """``whichSubset`` for many rows: the branch of each row, -1 when its value is missing."""
         column = self.data.columns[node.feature][idx]
+        if node.is_binary_nominal:
+            return np.where(column < 0, -1, np.where(column == node.value, 0, 1))
         if not self.numeric[node.feature]:
             return column
         out = np.where((column - node.threshold < TOLERANCE) | (column <= node.threshold), 0, 1)
@@ -97,18 +113,22 @@ class Grower:
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
 
-    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray) -> S.Dist:
+    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, merged: bool = False) -> S.Dist:
         """The split's distribution of the rows: known ones by branch, then the unknown ones one by
         one, spread over the branches in proportion to the known weight
-        (``Distribution.addInstWithUnknown``, with its running sums)."""
+        (``Distribution.addInstWithUnknown``, with its running sums). ``merged``: a J48 -B nominal
+        split as it is chosen, its second branch the known total less the first
+        (``new Distribution(dist, value)``); after subtree raising Weka adds the rows up again."""
         subset = self.subset_of(node, idx)
-        bags, classes = self.branches(node.feature), self.n_classes
+        bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
         y, sk, wk = self.data.y[idx], subset[known], w[known]
         cells = np.bincount(sk * classes + y[known], weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)
         per_class = np.bincount(y[known], weights=wk, minlength=classes)
         total = S.seq_sum(wk)
+        if merged and node.is_binary_nominal:
+            cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
         if known.all():
             return S.Dist(cells, per_bag, per_class, total)
         probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
@@ -128,7 +148,7 @@ class Grower:
         subset = self.subset_of(node, idx)
         unknown = subset == -1
         if not unknown.any():
-            return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node.feature))]
+            return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node))]
         dist = self.distribution(node, idx, w) if dist is None else dist
         fractions = dist.per_bag / dist.total if dist.total > 0 else np.zeros(len(dist.per_bag))
         parts = []
@@ -153,8 +173,9 @@ class Grower:
             for j, c in zip(self.numeric_features, found):
                 candidates[j] = c
         if self.nominal_features:
-            found = S.nominal_candidates(self.nominal_features, self.nominal_matrix[idx], self.n_categories,
-                                         y, w, self.n_classes, self.min_leaf, total)
+            search = S.binary_nominal_candidates if self.binary else S.nominal_candidates
+            found = search(self.nominal_features, self.nominal_matrix[idx], self.n_categories,
+                           y, w, self.n_classes, self.min_leaf, total)
             for j, c in zip(self.nominal_features, found):
                 candidates[j] = c
         counted = [num or self.multi_valued or small for num, small in zip(self.numeric, self.counted_nominal)]
@@ -173,17 +194,19 @@ class Grower:
                 node.empty = S.eq(S.seq_sum(node.w), 0)
                 settled(S.seq_sum(node.w))
                 continue
-            node.feature = best.feature
+            node.feature, node.value = best.feature, best.value
             if self.numeric[best.feature]:
                 node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                           self.distinct_values[best.feature])
-            node.dist = self.distribution(node, node.idx, node.w)
+            node.dist = self.distribution(node, node.idx, node.w, merged=True)
             node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
             stack.extend(reversed(node.children))
         return root
 
-    def branches(self, feature: int) -> int:
-        return 2 if self.numeric[feature] else len(self.data.features[feature].categories)
+    def branches(self, node: GrowNode) -> int:
+        if self.numeric[node.feature] or node.is_binary_nominal:
+            return 2
+        return len(self.data.features[node.feature].categories)
 
     def new_node(self, idx: np.ndarray, w: np.ndarray) -> GrowNode:
         return GrowNode(idx, w, self.leaf_distribution(idx, w))
@@ -191,8 +214,10 @@ class Grower:
 
 def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned: bool = False,
         subtree_raising: bool = True, reduced_error: bool = False, folds: int = 3, seed: int = 1,
-        mdl_correction: bool = True, collapse: bool = True) -> Model:
-    """Train C4.5 the way Weka's J48 does (``J48 -C confidence -M min_leaf``, optionally ``-U``, ``-S``).
+        mdl_correction: bool = True, collapse: bool = True, binary_splits: bool = False,
+        laplace: bool = False) -> Model:
+    """Train C4.5 the way Weka's J48 does (``J48 -C confidence -M min_leaf``, optionally ``-U``, ``-S``,
+    ``-R``, ``-B``, ``-A``).
 
     Parameters
     ----------
@@ -210,9 +235,18 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
         Reduced-error pruning (J48 ``-R -N folds -Q seed``): grow on all folds but one, prune on
         that one; no collapse step, ``confidence`` and ``subtree_raising`` unused.
     mdl_correction : bool
-        Subtract log2(number of candidate cuts) / N from a numeric split's gain (release 8).
+        Subtract log2(number of candidate cuts) / N from a numeric split's gain, as J48 always does
+        in Weka 3.6 (``False`` is J48 ``-J``, an option from Weka 3.7 on; 3.7+ also moves a
+        threshold to a training value without 3.6's 1e-6 tolerance, treegen keeps 3.6's).
     collapse : bool
         Replace a subtree by a leaf when it does not reduce the training error.
+    binary_splits : bool
+        Split nominal attributes into one value against the others (J48 ``-B``).
+    laplace : bool
+        Leaf probabilities with Laplace smoothing, (count + 1) / (weight + classes) (J48 ``-A``);
+        the tree is the same. J48 then still labels a row by the unsmoothed probabilities; the
+        model labels it by its values, which can differ only for a row whose missing values send
+        it to several leaves.
     """
     from .c45_prune import collapse_tree, prune_tree
     from .c45_rep import reduced_error_prune, train_and_prune_rows
@@ -225,20 +259,20 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
         raise TreegenError("an unpruned tree and reduced-error pruning exclude each other (as in J48)")
     if not 0 < confidence <= 0.5:
         raise TreegenError(f"the pruning confidence must be in (0, 0.5], not {confidence}")
-    grower = Grower(dataset, float(min_leaf), mdl_correction)
+    grower = Grower(dataset, float(min_leaf), mdl_correction, binary_splits)
+    common = dict(min_leaf=min_leaf, mdl_correction=mdl_correction, binary_splits=binary_splits, laplace=laplace)
     if reduced_error:
         train, held_out = train_and_prune_rows(dataset.y, folds, seed)
         root = grower.grow(train)
         reduced_error_prune(root, grower, held_out)
-        return to_model(root, dataset, dict(reduced_error=True, folds=folds, seed=seed, min_leaf=min_leaf,
-                                            mdl_correction=mdl_correction))
+        return to_model(root, dataset, dict(reduced_error=True, folds=folds, seed=seed, **common))
     root = grower.grow()
     if collapse:
         collapse_tree(root)
     if not unpruned:
         prune_tree(root, grower, confidence, subtree_raising)
-    params = dict(confidence=confidence, min_leaf=min_leaf, unpruned=unpruned,
-                  subtree_raising=subtree_raising, mdl_correction=mdl_correction, collapse=collapse)
+    params = dict(confidence=confidence, unpruned=unpruned, subtree_raising=subtree_raising, collapse=collapse,
+                  **common)
     return to_model(root, dataset, params)
 
 
@@ -253,25 +287,27 @@ def to_model(root: GrowNode, dataset: Dataset, params: dict) -> Model:
         my_id = len(nodes)
         if slot >= 0:
             nodes[slot].children = nodes[slot].children + (my_id,)
-        nodes.append(describe(node, parent, branch, dataset))
+        nodes.append(describe(node, parent, branch, dataset, params["laplace"]))
         for b in reversed(range(len(node.children))):
             stack.append((node.children[b], node, b, my_id))
+    meta = {"algorithm": "c45", "reference": "Weka 3.6 J48", "params": params}
+    if dataset.dates:  # the numbers of these features are dates (ms since 1970-01-01 UTC)
+        meta["dates"] = dict(dataset.dates)
     return Model(dataset.features, dataset.target, [Tree(nodes)],
-                 numeric=NumericSemantics(tolerance=TOLERANCE),
-                 meta={"algorithm": "c45", "reference": "Weka 3.6 J48", "params": params})
+                 numeric=NumericSemantics(tolerance=TOLERANCE), meta=meta)
 
 
-def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Dataset) -> Node:
+def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Dataset, laplace: bool = False) -> Node:
     """The model's node. A leaf's counts and weight are its parent's view of the branch (what J48
     prints); its value is its own distribution (what J48 predicts), or for an empty leaf its
-    parent's (``C45Split.classProb``)."""
+    parent's (``C45Split.classProb``); with ``laplace``, smoothed (``classProbLaplace``)."""
     dist = node.dist
-    value = dist.probabilities()
+    value = dist.laplace() if laplace else dist.probabilities()
     counts, n = dist.per_class, dist.total
     if node.is_leaf and parent is not None:
         counts, n = parent.dist.cells[branch], float(parent.dist.per_bag[branch])
         if node.empty:
-            value = parent.dist.bag_probabilities(branch)
+            value = parent.dist.bag_laplace(branch) if laplace else parent.dist.bag_probabilities(branch)
     common = dict(value=value, counts=tuple(float(c) for c in counts), n=float(n))
     if node.is_leaf:
         return Node(**common)
@@ -280,6 +316,9 @@ def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Data
                for child, p in zip(node.children, dist.per_bag)]
     if feature.is_numeric:
         split = Split(node.feature, "<=", threshold=node.threshold, missing=MissingRoute.fraction(weights))
+    elif node.is_binary_nominal:
+        split = Split(node.feature, "in", values=(feature.categories[node.value],),
+                      missing=MissingRoute.fraction(weights))
     else:
         split = Split(node.feature, "==", values=feature.categories, missing=MissingRoute.fraction(weights))
     return Node(split=split, **common)

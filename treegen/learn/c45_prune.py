@@ -117,7 +117,8 @@ def branch_errors(grower, pessimist: Pessimist, branch, idx: np.ndarray, w: np.n
 
 def raise_branch(grower, node, branch) -> None:
     """Put ``branch`` in the place of ``node`` and send the node's training rows down it again."""
-    node.feature, node.threshold, node.children = branch.feature, branch.threshold, branch.children
+    node.feature, node.threshold, node.value, node.children = (branch.feature, branch.threshold, branch.value,
+                                                                branch.children)
     stack = [(node, node.idx, node.w)]
     while stack:
         current, idx, w = stack.pop()

@@ -71,7 +71,7 @@ def reduced_error_prune(root, grower, test_rows: np.ndarray) -> None:
     without training weight counts its held-out rows against its parent's majority class, as
     J48 predicts for it."""
     held_out = {}  # id(node) -> class weights of the held-out rows reaching it
-    order, stack = [], [(root, test_rows, np.ones(len(test_rows)))]
+    order, stack = [], [(root, test_rows, grower.data.weights[test_rows].astype(np.float64))]
     while stack:
         node, idx, w = stack.pop()
         order.append(node)

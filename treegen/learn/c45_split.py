@@ -89,6 +89,16 @@ class Dist:
             return tuple(0.0 for _ in self.per_class)
         return tuple(float(c) / self.total for c in self.per_class)
 
+    def laplace(self) -> tuple[float, ...]:
+        """``laplaceProb(c)``: (class weight + 1) / (total + number of classes)."""
+        return tuple((float(c) + 1) / (self.total + len(self.per_class)) for c in self.per_class)
+
+    def bag_laplace(self, bag: int) -> tuple[float, ...]:
+        """``laplaceProb(c, bag)``: smoothed in the bag, or over the whole distribution if it is empty."""
+        if not gr(self.per_bag[bag], 0):
+            return self.laplace()
+        return tuple((float(c) + 1.0) / (float(self.per_bag[bag]) + len(self.per_class)) for c in self.cells[bag])
+
     def bag_probabilities(self, bag: int) -> tuple[float, ...]:
         """``prob(c, bag)``: the bag's class frequencies, or the whole distribution's if it is empty."""
         if not gr(self.per_bag[bag], 0):
@@ -152,17 +162,16 @@ class Candidate:
     gain: float  # info gain, MDL-corrected for numeric attributes
     ratio: float
     threshold: float = math.nan  # numeric: midpoint, before J48 moves it to a training value
+    value: int = -1  # J48 -B, nominal: the category that goes to the first branch (-1: none)
 
 
-def nominal_candidates(features: list[int], codes: np.ndarray, n_categories: np.ndarray, y: np.ndarray,
-                       w: np.ndarray, n_classes: int, min_leaf: float, total: float) -> list[Candidate | None]:
-    """Every nominal attribute's multiway split at once (``handleEnumeratedAttribute``).
-
-    ``codes`` is rows x attributes (-1: missing). Counts are bincounts in row order, so each cell
-    adds its weights in Weka's order; the attributes are padded to the widest with empty bags,
-    which add exact zeros.
-    """
-    rows, width = codes.shape
+def _nominal_counts(codes: np.ndarray, n_categories: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int):
+    """Class weights per category of every nominal attribute (``codes``: rows x attributes, -1
+    missing), as Weka adds the known rows one by one: (cells, bag totals, class totals, known total),
+    shaped (attributes, categories, classes), (attributes, categories), (attributes, classes),
+    (attributes,). Counts are bincounts in row order, so each cell adds its weights in Weka's order;
+    the attributes are padded to the widest with empty bags, which add exact zeros."""
+    width = codes.shape[1]
     wide = int(n_categories.max())
     known = codes >= 0
     attribute = np.broadcast_to(np.arange(width), codes.shape)[known]
@@ -175,12 +184,52 @@ def nominal_candidates(features: list[int], codes: np.ndarray, n_categories: np.
     classes = np.bincount(attribute * n_classes + label, weights=weight,
                           minlength=width * n_classes).reshape(width, n_classes)
     known_total = np.bincount(attribute, weights=weight, minlength=width)
-    declared = np.arange(wide)[None, :] < n_categories[:, None]
-    heavy = declared & ((min_leaf - bags < SMALL) | (bags >= min_leaf))
+    return cells, bags, classes, known_total
+
+
+def heavy(weights, min_leaf: float):
+    """``Utils.grOrEq(weight, min_leaf)``, elementwise."""
+    return (min_leaf - weights < SMALL) | (weights >= min_leaf)
+
+
+def nominal_candidates(features: list[int], codes: np.ndarray, n_categories: np.ndarray, y: np.ndarray,
+                       w: np.ndarray, n_classes: int, min_leaf: float, total: float) -> list[Candidate | None]:
+    """Every nominal attribute's multiway split at once (``C45Split.handleEnumeratedAttribute``)."""
+    cells, bags, classes, known_total = _nominal_counts(codes, n_categories, y, w, n_classes)
+    declared = np.arange(bags.shape[1])[None, :] < n_categories[:, None]
     gains = info_gain(old_ent(classes, known_total), new_ent(cells, bags), known_total, total)
     ratios = gain_ratio(gains, bags, known_total, total)
     return [Candidate(f, float(g), float(r)) if ok else None
-            for f, g, r, ok in zip(features, gains, ratios, heavy.sum(axis=1) > 1)]
+            for f, g, r, ok in zip(features, gains, ratios, (declared & heavy(bags, min_leaf)).sum(axis=1) > 1)]
+
+
+def binary_nominal_candidates(features: list[int], codes: np.ndarray, n_categories: np.ndarray, y: np.ndarray,
+                              w: np.ndarray, n_classes: int, min_leaf: float,
+                              total: float) -> list[Candidate | None]:
+    """J48 -B: each nominal attribute's best split into one value against the others
+    (``BinC45Split.handleEnumeratedAttribute``, Weka 3.6).
+
+    The "others" bag is the known total less the value's bag (``new Distribution(dist, i)``
+    subtracts). Values are scanned in declared order: one takes part when it and the others each
+    weigh at least ``min_leaf``; the first that takes part is kept, a later one only when its gain
+    ratio is higher by more than 1e-6 (so a split can exist with gain 0 when none ever was kept).
+    """
+    cells, bags, classes, known_total = _nominal_counts(codes, n_categories, y, w, n_classes)
+    pair_cells = np.stack([cells, classes[:, None, :] - cells], axis=2)  # attribute x value x bag x class
+    pair_bags = np.stack([bags, known_total[:, None] - bags], axis=2)
+    known = np.broadcast_to(known_total[:, None], bags.shape)
+    gains = info_gain(old_ent(classes, known_total)[:, None], new_ent(pair_cells, pair_bags), known, total)
+    ratios = gain_ratio(gains, pair_bags, known, total)
+    usable = heavy(bags, min_leaf) & (heavy(pair_bags, min_leaf).sum(axis=2) > 1)
+    out: list[Candidate | None] = []
+    for a, feature in enumerate(features):
+        values = np.flatnonzero(usable[a, :n_categories[a]])
+        best = Candidate(feature, 0.0, 0.0)  # numSubsets is 2 once a value takes part, even if none is kept
+        for v in values:
+            if v == 0 or gr(ratios[a, v], best.ratio):
+                best = Candidate(feature, float(gains[a, v]), float(ratios[a, v]), value=int(v))
+        out.append(best if len(values) else None)
+    return out
 
 
 def numeric_candidates(features: list[int], values: np.ndarray, y: np.ndarray, w: np.ndarray,

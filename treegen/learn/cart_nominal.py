@@ -6,7 +6,7 @@ The candidate left subsets are
 * with two classes or a numeric target: the first 1, 2, ... categories present at the node in
   increasing order of the second class's proportion, or of the mean (Breiman: the best subset is
   one of these); ties in that order keep the declared order of the categories;
-* with more classes and at most :data:`~treegen.learn.cart.EXHAUSTIVE_CATEGORIES` declared
+* with more classes and at most :data:`~treegen.learn.cart_problem.EXHAUSTIVE_CATEGORIES` declared
   categories: every subset, in the order of their bit masks (a subset before any superset that only
   adds categories absent from the node, so such absent ones never enter a split);
 * with more classes and more categories: prefixes of the order by the proportion of the node's
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cart import EXHAUSTIVE_CATEGORIES, Problem, drop_light, proxy
+from .cart_problem import EXHAUSTIVE_CATEGORIES, Problem, drop_light, proxy
 
 
 def nominal_search(problem: Problem, level, feature: int, best) -> None:

@@ -18,7 +18,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from ..walk import node_paths
-from .cart import Grown, Params
+from .cart_problem import Grown, Params
 from .cart_grow import grow
 
 
@@ -38,10 +38,11 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
     pruned branch change, so a heap of (alpha, node) finds the same node (the first one on ties)
     with the same arithmetic, and the whole path costs O(n log n) rather than O(n^2).
     """
-    n = len(grown.total)
-    children = grown.children
-    weight = [grown.weight(i) for i in range(n)]
-    r_node = [weight[i] * grown.impurity[i] / weight[0] for i in range(n)]
+    n = len(grown)
+    children = [() if left < 0 else (left, right) for left, right in grown.children.tolist()]
+    weight = grown.weights().tolist()
+    impurity = grown.impurity.tolist()
+    r_node = [weight[i] * impurity[i] / weight[0] for i in range(n)]
     parent = [-1] * n
     for i in range(n):
         for child in children[i]:
@@ -99,28 +100,19 @@ def _drop_branch(children: list, candidate: list[bool], node: int) -> None:
 def prune(grown: Grown, ccp_alpha: float) -> Grown:
     """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order."""
     sequence = prune_sequence(grown, ccp_alpha)
-    n = len(grown.total)
-    keep = np.ones(n, dtype=bool)
-    is_leaf = np.zeros(n, dtype=bool)
+    keep = np.ones(len(grown), dtype=bool)
+    is_leaf = np.zeros(len(grown), dtype=bool)
     for node in sequence.nodes:
         if keep[node]:
-            ends = _branch_end(grown, node)
-            keep[node + 1:ends] = False
+            keep[node + 1:_branch_end(grown, node)] = False
             is_leaf[node] = True
-    new_id = np.cumsum(keep) - 1
-    pruned = Grown(grown.width)
-    for i in np.flatnonzero(keep):
-        pruned.add(grown.total[i], grown.impurity[i])
-        if not is_leaf[i] and grown.children[i]:
-            pruned.split[-1] = grown.split[i]
-            pruned.children[-1] = tuple(int(new_id[c]) for c in grown.children[i])
-    return pruned
+    return grown.subset(keep, is_leaf)
 
 
 def _branch_end(grown: Grown, node: int) -> int:
     """One past the last node id of the branch rooted at ``node`` (pre-order)."""
-    while grown.children[node]:
-        node = grown.children[node][-1]
+    while grown.children[node, 1] >= 0:
+        node = int(grown.children[node, 1])
     return node + 1
 
 
@@ -169,8 +161,8 @@ def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: n
     """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha."""
     grown = grow(train, params)
     sequence = prune_sequence(grown)
-    pruned_at = np.full(len(grown.total), np.iinfo(np.int64).max)
-    pruned_at[[i for i, c in enumerate(grown.children) if not c]] = -1
+    pruned_at = np.full(len(grown), np.iinfo(np.int64).max)
+    pruned_at[grown.leaves()] = -1
     for step, node in enumerate(sequence.nodes):
         pruned_at[node] = min(pruned_at[node], step)
     model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
@@ -196,7 +188,7 @@ def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
 
 
 def _node_predictions(grown: Grown) -> np.ndarray:
-    totals = np.array(grown.total)
+    totals = grown.total
     if grown.width:
         return np.argmax(totals, axis=1)
     return totals[:, 1] / totals[:, 0]

@@ -17,7 +17,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, MissingRoute, Node, Split, Tree
 from .criteria import info_gain
-from .progress import settled
+from ..progress import settled
 
 
 def fit(dataset: Dataset, max_depth: int | None = None) -> Model:

@@ -1,24 +1,27 @@
 """A classification tree printed exactly as Weka's J48 prints its "J48 pruned tree" section body.
 
 ``attr <= 2.5: class (N/E)`` lines, ``|   `` per level, then the number of leaves and the size.
-Thresholds use Weka's ``Utils.doubleToString(t, 6)``; weights ``Utils.roundDouble(w, 2)`` printed
+Thresholds use Weka's ``Utils.doubleToString(t, 6)`` (Java's ``Double.toString`` under J48 -B); weights ``Utils.roundDouble(w, 2)`` printed
 as Java prints a double. A leaf's label and weights are its parent's view of that branch, so an
 empty leaf shows the parent's majority class.
 """
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from ..errors import TreegenError
 from ..model import Model, Node
 from .c45_split import gr, max_class
 
 
-def j48_text(model: Model, tree: int | None = None) -> str:
+def j48_text(model: Model, tree: int | None = None, double_to_string=None) -> str:
     """The tree as J48 prints it after the dashes under "J48 pruned tree", up to and including
     ``Size of the tree : \\tN\\n``: a blank line then one line per branch, or ``: label`` for a
-    tree that is one leaf. ``tree``: which tree of an ensemble (J48's layout holds one)."""
+    tree that is one leaf. ``tree``: which tree of an ensemble (J48's layout holds one).
+    ``double_to_string(value, digits)``: how thresholds are rounded, by default as Weka 3.6's
+    ``Utils.doubleToString`` (Weka 3.7+ rounds half-even)."""
+    double_to_string = double_to_string or weka_double_to_string
     if tree is None:
         if len(model.trees) > 1:
             raise TreegenError(f"J48's layout shows one tree and this model has {len(model.trees)}: "
@@ -32,7 +35,7 @@ def j48_text(model: Model, tree: int | None = None) -> str:
         parent = nodes[parent_id]
         child_id = parent.children[branch]
         child = nodes[child_id]
-        text = "|   " * depth + branch_text(model, parent, branch)
+        text = "|   " * depth + branch_text(model, parent, branch, double_to_string)
         if child.is_leaf:
             text += ": " + leaf_label(model, child, parent)
         else:
@@ -42,7 +45,7 @@ def j48_text(model: Model, tree: int | None = None) -> str:
     return "\n".join(lines) + f"\n\nNumber of Leaves  : \t{leaves}\n\nSize of the tree : \t{len(nodes)}\n"
 
 
-def branch_text(model: Model, parent: Node, branch: int) -> str:
+def branch_text(model: Model, parent: Node, branch: int, double_to_string=None) -> str:
     split = parent.split
     name = model.features[split.feature].name
     if split.op == "==":
@@ -51,7 +54,11 @@ def branch_text(model: Model, parent: Node, branch: int) -> str:
         values = split.values[0] if len(split.values) == 1 else "{" + ",".join(split.values) + "}"
         relation = ("=", "!=") if len(split.values) == 1 else ("in", "not in")
         return f"{name} {relation[branch]} {values}"
-    return f"{name} {'<=' if branch == 0 else '>'} {weka_double_to_string(split.threshold, 6)}"
+    if model.meta.get("params", {}).get("binary_splits"):  # BinC45Split prints the double as Java does
+        threshold = java_double(split.threshold)
+    else:  # C45Split: Utils.doubleToString(t, 6)
+        threshold = (double_to_string or weka_double_to_string)(split.threshold, 6)
+    return f"{name} {'<=' if branch == 0 else '>'} {threshold}"
 
 
 def leaf_label(model: Model, leaf: Node, parent: Node) -> str:
@@ -120,3 +127,14 @@ def weka_double_to_string(value: float, after: int) -> str:
     if chars[pos] == ".":
         chars[pos] = " "
     return "".join(chars).strip()
+
+
+def decimal_format_double_to_string(value: float, after: int) -> str:
+    """Weka 3.7+'s ``Utils.doubleToString(value, afterDecimalPoint)``: a ``DecimalFormat`` (no
+    grouping, half-up on the exact double) with at most ``after`` decimals; ``-0`` stays signed."""
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    text = format(Decimal(value).quantize(Decimal(1).scaleb(-after), rounding=ROUND_HALF_UP), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "-0" if text == "0" and math.copysign(1.0, value) < 0 else text

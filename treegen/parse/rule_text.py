@@ -3,47 +3,52 @@
 The ``nodes`` section rebuilds each tree exactly; the ``rules`` section, written for people, is then
 checked against the rules that the rebuilt tree lowers to, so an edit that would make the two
 disagree is reported at its line instead of being silently ignored.
+
+The grammar decides what rule text is. Text laid out exactly as the writer lays it out is read by a
+faster reader of that layout (rule_lines.py), which accepts nothing the grammar refuses and builds
+the same document (rule_doc.py); anything else, and every mistake, is read and reported by the grammar.
 """
 from __future__ import annotations
 
+import gc
 import json
-import math
 import os
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 
 from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..errors import TreegenError, read_text
-from ..lower import Condition, lower
+from ..lower import lower
 from ..model import Model, argmax
 from ..modelio import FORMAT, VERSION, model_from_dict
-
-FORMAT_VERSION = 1
+from . import rule_doc as doc
+from .rule_lines import read_lines
 
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    """LALR with the transformer applied while parsing: no parse tree is built (big models parse fast)."""
+    """LALR with the transformer applied while parsing: no parse tree is built."""
     with open(os.path.join(os.path.dirname(__file__), "rule_text.lark"), encoding="utf-8") as f:
         return Lark(f.read(), parser="lalr", maybe_placeholders=True, transformer=RulesToModel())
 
 
 @v_args(inline=True)
 class RulesToModel(Transformer):
-    """Turns the parse tree into the model's JSON document (checked by modelio) and parsed rules.
+    """Turns the parse tree into the document of rule_doc (the fast reader builds the same one).
     Method names are the grammar's rule names."""
 
     # -- atoms -----------------------------------------------------------------------------
     def name(self, token):
-        return json.loads(token) if token.type == "STRING" else str(token)
+        return doc.name(token)
 
     def string(self, token):
-        return json.loads(token)
+        return doc.string(token)
 
     def string_set(self, *tokens):
-        return [json.loads(t) for t in tokens if t is not None]
+        return [doc.string(t) for t in tokens if t is not None]
 
     def number(self, token):
         return float(token)
@@ -52,70 +57,88 @@ class RulesToModel(Transformer):
         return [n for n in numbers if n is not None]
 
     def format(self, version):
-        if int(version) != FORMAT_VERSION:
-            raise TreegenError(f"unsupported rules format {version}; this treegen reads format {FORMAT_VERSION}",
-                               line=version.line, column=version.column)
-        return None
+        doc.format_version(version, version.line, version.column)
 
     # -- header ----------------------------------------------------------------------------
-    def numeric_feature(self, name):
-        return {"name": name, "kind": "numeric"}
+    def numeric_feature(self, name, low, high):
+        return doc.numeric_feature(name, None if low is None else [low, high])
 
     def nominal_feature(self, name, categories):
-        return {"name": name, "kind": "nominal", "categories": categories}
+        return doc.nominal_feature(name, categories)
 
     def features(self, *features):
         return list(features)
 
     def classification_target(self, name, classes):
-        return {"name": name, "kind": "classification", "classes": classes}
+        return doc.classification_target(name, classes)
 
     def regression_target(self, name):
-        return {"name": name, "kind": "regression"}
+        return doc.regression_target(name)
 
-    def numbers(self, cast, tolerance):
-        return {"cast": str(cast), "tolerance": tolerance or 0.0}
+    def strict(self):
+        return True
+
+    def numbers(self, cast, tolerance, strict, zero_band):
+        return doc.numbers(str(cast), tolerance, bool(strict), zero_band)
 
     def single(self):
         return {"kind": "single"}
 
-    def average(self, link):
-        return {"kind": "average", "link": str(link)}
+    def average(self):
+        return {"kind": "average"}
 
-    def sum(self, init, scale, link):
-        return {"kind": "sum", "init": init, "scale": scale, "link": str(link)}
+    def added_last(self):
+        return True
+
+    def sum(self, init, added_last, scale):
+        return {"kind": "sum", "init": init, "init_last": bool(added_last), "scale": scale}
+
+    def link(self, link, scale):
+        return {"link": str(link), "link_scale": scale}
+
+    def combine(self, kind, divisor, link, precision, decide):
+        return doc.combine(**kind, divisor=divisor, **(link or {}), precision=_text(precision), decide=_text(decide))
 
     # -- rules (kept as written, checked later) -----------------------------------------------
     def at_most(self, x, t):
-        return ("interval", x, -math.inf, t, ())
+        return doc.at_most(x, t)
 
     def above(self, x, t):
-        return ("interval", x, t, math.inf, ())
+        return doc.above(x, t)
 
     def between(self, low, x, high):
-        return ("interval", x, low, high, ())
-
-    def equals(self, x, value):
-        return ("set", x, -math.inf, math.inf, (value,))
+        return doc.between(low, x, high)
 
     def one_of(self, x, values):
-        return ("set", x, -math.inf, math.inf, tuple(values))
+        return doc.one_of(x, values)
 
-    def is_missing(self, x):
-        return ("missing", x, -math.inf, math.inf, (), 1.0)
+    def weight(self, weight):
+        return weight
 
-    def is_missing_weighted(self, x, weight):
-        return ("missing", x, -math.inf, math.inf, (), weight)
+    def as_missing(self, weight):
+        return doc.absent(doc.factor(weight), None)
 
-    def or_missing(self, test):
-        return test + (1.0,)
+    def missing_not_unknown(self, weight):
+        return doc.absent(doc.factor(weight), 0.0)
 
-    def or_weighted(self, test, weight):
-        return test + (weight,)
+    def missing_or_unknown(self, missing_weight, unknown_weight):
+        return doc.absent(doc.factor(missing_weight), doc.factor(unknown_weight))
+
+    def only_unknown(self, weight):
+        return doc.absent(0.0, doc.factor(weight))
+
+    def is_absent(self, x, factors):
+        return doc.is_absent(x, factors)
+
+    def or_absent(self, test, factors):
+        return doc.or_absent(test, factors)
+
+    def equals(self, x, value):
+        return doc.one_of(x, (value,))
 
     def rule(self, number, *parts):
         *conditions, outcome = parts
-        return {"line": number.line, "number": int(number), "conditions": conditions, "outcome": outcome}
+        return doc.rule(number.line, _whole(number), tuple(conditions), outcome)
 
     def always_rule(self, number, outcome):
         return self.rule(number, outcome)
@@ -128,87 +151,168 @@ class RulesToModel(Transformer):
 
     # -- nodes -----------------------------------------------------------------------------
     def route_stop(self):
-        return {"kind": "stop"}
+        return doc.route_stop()
 
     def route_child(self, child):
-        return {"kind": "child", "child_id": int(child)}
+        return doc.route_child(_whole(child))
 
     def route_weights(self, weights):
-        return {"kind": "fraction", "weights": weights}
+        return doc.route_weights(weights)
 
     def leaf(self):
         return None
 
+    def unknown(self, child):
+        return _whole(child)
+
     def threshold_split(self, x, t, left, right, route):
-        return {"feature": x, "op": "<=", "threshold": t}, [int(left), int(right)], route
+        return doc.threshold_split(x, t), [_whole(left), _whole(right)], route
 
     def subset_split(self, x, values, left, right, route):
-        return {"feature": x, "op": "in", "values": values}, [int(left), int(right)], route
+        return doc.subset_split(x, values), [_whole(left), _whole(right)], route
 
     def branch(self, value, child):
-        return value, int(child)
+        return value, _whole(child)
 
     def multiway_split(self, x, *parts):
         *branches, route = parts
-        return ({"feature": x, "op": "==", "values": [v for v, _ in branches]}, [c for _, c in branches], route)
+        return doc.multiway_split(x, [v for v, _ in branches]), [c for _, c in branches], route
 
-    def node(self, number, body, value, n, counts):
-        node = {"id": int(number), "line": number.line, "value": value, "n": n}
-        if counts is not None:
-            node["counts"] = counts
-        if body is not None:
-            split, children, route = body
-            node["split"], node["children"] = split, children
-            if route["kind"] == "child":
-                if route["child_id"] not in children:
-                    raise TreegenError(f"node {number}: missing values go to node {route['child_id']}, "
-                                       "which is not one of its children", line=number.line, column=number.column)
-                route = {"kind": "child", "child": children.index(route.pop("child_id"))}
-            split["missing"] = route
-        return node
+    def node(self, number, body, unknown, value, n, counts):
+        split, children, route = body or (None, None, None)
+        return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route,
+                        unknown)
 
     def nodes(self, *nodes):
         return list(nodes)
 
-    def tree(self, number, output, rules, nodes):
-        return {"output": None if output is None else int(output), "rules": rules, "nodes": nodes,
-                "line": number.line}
+    def tree(self, number, output, weight, rules, nodes):
+        _whole(number)
+        return doc.tree(number.line, None if output is None else _whole(output), weight, rules, nodes)
 
     def start(self, _format, features, target, numbers, combine, *trees):
-        return {"features": features, "target": target, "numbers": numbers, "combine": combine,
-                "trees": list(trees)}
+        return doc.document(features, target, numbers, combine, list(trees))
+
+
+def _text(token) -> str | None:
+    return None if token is None else str(token)
+
+
+def _whole(token) -> int:
+    return doc.whole(token, token.line, token.column)
 
 
 def parse(text: str, source: str = "<rules>") -> Model:
-    """Read rule text into a model that predicts exactly what the written model predicted."""
+    """Read rule text into a model that predicts exactly what the written model predicted.
+
+    Text in the layout the writer writes is read by a fast reader of that layout (rule_lines); any
+    other text by the Lark grammar, which decides what rule text is and says what is wrong with it.
+    """
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
-    try:
-        doc = parser().parse(text)
-    except UnexpectedInput as err:
-        if isinstance(err, UnexpectedToken) and err.token.type == "$END":  # lark places it at the last token
-            raise TreegenError(_describe(err, text), source, text.count("\n")) from None
-        raise TreegenError(_describe(err, text), source, err.line, err.column) from None
-    except TreegenError as err:
-        raise err.at(source) from None
-    model = _build(doc, source)
-    _check_rules(model, doc, source)
+    with _no_cycle_collection():
+        document = read_lines(text, parser()) or _read_with_grammar(text, source)
+        model = _build(document, text, source)
+        _check_rules(model, document, source)
     return model
 
 
-def _describe(err: UnexpectedInput, text: str) -> str:
+@contextmanager
+def _no_cycle_collection():
+    """Reading builds millions of small objects and no reference cycle: Python's cycle collector would
+    scan them again and again (a sixth of the time of a big parse) and find nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_with_grammar(text: str, source: str) -> dict:
+    try:
+        return parser().parse(text)
+    except UnexpectedInput as err:
+        message, line, column = _describe(err, text)
+        raise TreegenError(message, source, line, column) from None
+    except TreegenError as err:
+        raise err.at(source) from None
+
+
+def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
+    """What is wrong, in a user's words, and where: (message, line, column)."""
     if isinstance(err, UnexpectedCharacters):
-        return f"unexpected character {text[err.pos_in_stream]!r}"
+        if text[err.pos_in_stream] == '"':  # a well-formed string is a token: this one is not
+            offset, message = string_problem(text, err.pos_in_stream)
+            return message, err.line, err.column + offset
+        return f"unexpected character {text[err.pos_in_stream]!r}", err.line, err.column
     if isinstance(err, UnexpectedToken):
         found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
         expected = sorted(_terminal_text(name) for name in err.expected)[:8]
-        return f"unexpected {found}; expected one of: {', '.join(expected)}"
-    return "malformed rule text"
+        message = f"unexpected {found}; expected one of: {', '.join(expected)}"
+        if err.token.type == "$END":  # lark places it at the last token
+            return message, text.count("\n"), None
+        return message, err.line, err.column
+    return "malformed rule text", err.line, err.column
+
+
+JSON_ESCAPES = '"\\/bfnrt'
+
+
+def string_problem(text: str, start: int) -> tuple[int, str]:
+    """Why the quoted string opening at ``start`` is not the grammar's STRING (a JSON string that is
+    Unicode text): (offset of the problem from the opening quote, message)."""
+    i = start + 1
+    while i < len(text) and text[i] not in '"\n':
+        c = text[i]
+        if c == "\\":
+            escape = text[i + 1:i + 2]
+            if escape == "u":
+                problem = _unicode_escape_problem(text, i)
+                if problem:
+                    return i - start, problem
+                i += 12 if 0xD800 <= int(text[i + 2:i + 6], 16) < 0xDC00 else 6
+                continue
+            if escape in ("", "\n"):
+                break
+            if escape not in JSON_ESCAPES:
+                shown = escape if escape.isprintable() else f"U+{ord(escape):04X}"
+                return i - start, (f"invalid escape \\{shown} in a quoted string; the escapes are "
+                                   "\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+            i += 2
+            continue
+        if c < " ":
+            shown = {"\t": "a tab", "\r": "a carriage return"}.get(c, f"control character U+{ord(c):04X}")
+            return i - start, f"{shown} in a quoted string; write it as {json.dumps(c)[1:-1]}"
+        if "\ud800" <= c <= "\udfff":
+            return i - start, f"a lone surrogate U+{ord(c):04X} in a quoted string"
+        i += 1
+    if i < len(text) and text[i] == '"':
+        return 0, "malformed quoted string"  # not reached: the grammar's STRING takes every other string
+    return 0, "a quoted string that does not end on its line"
+
+
+def _unicode_escape_problem(text: str, i: int) -> str | None:
+    """What is wrong with the \\u escape at ``i``, if anything: four hex digits, no lone surrogate."""
+    digits = text[i + 2:i + 6]
+    if len(digits) < 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+        return "\\u needs four hexadecimal digits in a quoted string"
+    code = int(digits, 16)
+    if 0xDC00 <= code < 0xE000:
+        return f"\\u{digits} is a lone surrogate, not a character (it may only follow \\ud800-\\udbff)"
+    if 0xD800 <= code < 0xDC00:
+        low = text[i + 6:i + 12]
+        if not (len(low) == 6 and low[:2] == "\\u" and all(d in "0123456789abcdefABCDEF" for d in low[2:])
+                and 0xDC00 <= int(low[2:], 16) < 0xE000):
+            return f"\\u{digits} is a lone surrogate, not a character (a pair needs \\udc00-\\udfff after it)"
+    return None
 
 
 TERMINAL_TEXT = {"_NL": "end of line", "$END": "end of file", "INT": "a whole number", "NUMBER": "a number",
                  "STRING": "a quoted string", "WORD": "a name", "CAST": "float64 or float32",
-                 "LINK": "identity, sigmoid or softmax"}  # the grammar's names, as a user reads them
+                 "LINK": "identity, sigmoid, softmax, exp or sign_square",
+                 "DECISION": "argmax, weka, raw_nonnegative, raw_positive or argmax_raw"}  # the grammar's names, as a user reads them
 
 
 def _terminal_text(name: str) -> str:
@@ -222,10 +326,65 @@ def _terminal_text(name: str) -> str:
     return repr(pattern.value) if pattern.type == "str" else name.strip("_").lower()
 
 
-def _build(doc: dict, source: str) -> Model:
-    names = {f["name"]: i for i, f in enumerate(doc["features"])}
+# -- meta: the header's `# key: value` comments ----------------------------------------------------
+
+_JSON_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")  # as emit/rule_text.py (meta_line) writes one
+_COMMENT_LINE = re.compile(r"[\t ]*# ?(.*?)\r?")
+_BLANK_LINE = re.compile(r"[\t ]*(#.*)?\r?")
+
+
+def header_meta(text: str) -> dict:
+    """The model's meta from the comment lines between the format line and `features`, as the writer
+    writes them (emit/rule_text.py, meta_line): `key: value`, a value that reads as a JSON number
+    being that number; or, where that would not read back, key and value in JSON. The escapes of a
+    quoted string undone first. Other comments there are a person's and are left alone."""
+    meta = {}
+    lines = iter(text.split("\n"))
+    for line in lines:  # up to the first statement, the format line
+        if not _BLANK_LINE.fullmatch(line):
+            break
+    for line in lines:
+        comment = _COMMENT_LINE.fullmatch(line)
+        if comment is None:
+            if _BLANK_LINE.fullmatch(line):
+                continue
+            break
+        entry = meta_entry(comment.group(1))
+        if entry is not None:
+            meta[entry[0]] = entry[1]
+    return meta
+
+
+def meta_entry(written: str):
+    """(key, value) from one header comment, or None if it is not one the writer writes."""
+    try:
+        text = json.loads('"' + written + '"')
+    except ValueError:
+        return None
+    if text.startswith('"'):
+        try:
+            key, end = json.JSONDecoder().raw_decode(text)
+            value = json.loads(text[end + 2:]) if text[end:end + 2] == ": " else None
+        except ValueError:
+            return None
+        return (key, value) if isinstance(value, (str, int, float)) else None
+    key, colon, value = text.partition(": ")
+    if not colon:
+        return None
+    if _JSON_NUMBER.fullmatch(value):
+        try:
+            return key, json.loads(value)
+        except ValueError:  # an integer of over 4,300 digits: not one the writer writes
+            return None
+    return key, value
+
+
+# -- from the document to the model ---------------------------------------------------------------
+
+def _build(document: dict, text: str, source: str) -> Model:
+    names = {f["name"]: i for i, f in enumerate(document["features"])}
     trees = []
-    for tree in doc["trees"]:
+    for tree in document["trees"]:
         nodes = sorted(tree["nodes"], key=lambda node: node["id"])
         for position, node in enumerate(nodes):
             if node["id"] != position:
@@ -235,45 +394,62 @@ def _build(doc: dict, source: str) -> Model:
                 if feature not in names:
                     raise TreegenError(f"unknown feature {feature!r}", source, node["line"])
                 node["split"]["feature"] = names[feature]
-        trees.append({"output": tree["output"], "nodes": nodes})
-    document = {"format": FORMAT, "version": VERSION, "features": doc["features"], "target": doc["target"],
-                "numeric": doc["numbers"], "combine": doc["combine"], "trees": trees}
+        tree_doc = {"output": tree["output"], "nodes": nodes}
+        if "weight" in tree:
+            tree_doc["weight"] = tree["weight"]
+        trees.append(tree_doc)
+    model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
+                 "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
+                 "trees": trees, "meta": header_meta(text)}
     try:
-        return model_from_dict(document, source)
+        return model_from_dict(model_doc, source)
     except TreegenError as err:
-        line = _line_of(err.message, doc)
-        raise TreegenError(err.message, source, line) from None
+        raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
 
 
-def _line_of(message: str, doc: dict) -> int | None:
-    match = re.match(r"trees\[(\d+)\](?:\.nodes\[(\d+)\])?", message)
+_MODEL_PATH = re.compile(r"features\[(?P<feature>\d+)\]|(?P<header>target|numeric|combine)"
+                         r"|trees\[(?P<tree>\d+)\](?:\.nodes\[(?P<node>\d+)\])?")
+
+
+def _line_of(message: str, document: dict, text: str) -> int | None:
+    """The line of what a message of modelio's (``trees[0].nodes[3].value: ...``) is about."""
+    match = _MODEL_PATH.match(message)
     if not match:
         return None
-    tree = doc["trees"][int(match.group(1))]
-    return tree["nodes"][int(match.group(2))]["line"] if match.group(2) else tree["line"]
+    if match.group("tree") is not None:
+        tree = document["trees"][int(match.group("tree"))]
+        return tree["nodes"][int(match.group("node"))]["line"] if match.group("node") else tree["line"]
+    # The header: format, features, one line per feature, target, numbers, combine; one statement a line.
+    features = len(document["features"])
+    statement = (2 + int(match.group("feature")) if match.group("feature") is not None
+                 else {"target": 2, "numeric": 3, "combine": 4}[match.group("header")] + features)
+    return _statement_lines(text)[statement]
 
 
-def _check_rules(model: Model, doc: dict, source: str) -> None:
-    names = {f.name: i for i, f in enumerate(model.features)}
-    for tree_doc, tree_rules in zip(doc["trees"], lower(model)):
+def _statement_lines(text: str) -> list[int]:
+    """The line number of every statement (a line that is not blank or only a comment)."""
+    return [number for number, line in enumerate(text.split("\n"), 1) if not _BLANK_LINE.fullmatch(line)]
+
+
+def _check_rules(model: Model, document: dict, source: str) -> None:
+    """Each written rule is the rule its tree lowers to (conditions compared as rule_doc writes them)."""
+    names = [f.name for f in model.features]
+    for tree_doc, tree_rules in zip(document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
-            conditions = tuple(_condition(c, names, rule_doc, source) for c in rule_doc["conditions"])
-            outcome = _outcome(model, rule.value)
-            if conditions != rule.conditions or rule_doc["outcome"] != outcome:
+            conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
+                                doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
+            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, rule.value):
+                for condition in rule_doc["conditions"]:
+                    if condition[0] not in names:
+                        raise TreegenError(f"rule {rule_doc['number']}: unknown feature {condition[0]!r}",
+                                           source, rule_doc["line"])
                 raise TreegenError(f"rule {rule_doc['number']} does not match the nodes section "
                                    "(the rules are derived from the nodes: edit the nodes, or export again)",
                                    source, rule_doc["line"])
         if len(written) != len(expected):
             raise TreegenError(f"the nodes section gives {len(expected)} rules, the text lists {len(written)}",
                                source, tree_doc["line"])
-
-
-def _condition(parsed: tuple, names: dict, rule_doc: dict, source: str) -> Condition:
-    kind, feature, low, high, values, *factor = parsed
-    if feature not in names:
-        raise TreegenError(f"rule {rule_doc['number']}: unknown feature {feature!r}", source, rule_doc["line"])
-    return Condition(names[feature], kind, low, high, values, factor[0] if factor else 0.0)
 
 
 def _outcome(model: Model, value):

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 
 _compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
+_linted: set[str] = set()  # the sources among them compiled with every warning an error
 
 
 def class_name(source: str) -> str:
@@ -26,10 +27,12 @@ def _key(source: str, release: str | None = None) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest() + f"/{release}"
 
 
-def compile_sources(sources, javac: str = "javac", release: str | None = None) -> list[str]:
+def compile_sources(sources, javac: str = "javac", release: str | None = None, lint: bool = False) -> list[str]:
     """Compile several sources (distinct qualified class names) in one ``javac`` call; returns
-    the class directory of each. Already compiled sources are not compiled again."""
-    todo = [s for s in dict.fromkeys(sources) if _key(s, release) not in _compiled]
+    the class directory of each. Already compiled sources are not compiled again. ``lint``: with
+    ``-Xlint:all -Werror``, so that any warning fails (the generated code must have none)."""
+    todo = [s for s in dict.fromkeys(sources)
+            if _key(s, release) not in _compiled or lint and _key(s, release) not in _linted]
     if todo:
         root = tempfile.mkdtemp(prefix="treegen-java-")
         paths = []
@@ -40,13 +43,15 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None) -
                 handle.write(source)
             paths.append(path)
         out = os.path.join(root, "classes")
-        command = [javac, "-encoding", "UTF-8", "-nowarn", "-d", out]
+        command = [javac, "-encoding", "UTF-8", *(["-Xlint:all", "-Werror"] if lint else ["-nowarn"]), "-d", out]
         command += ["--release", release] if release else []
         done = subprocess.run(command + paths, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"javac failed:\n{done.stderr[-5000:]}")
         for source in todo:
             _compiled[_key(source, release)] = (out, class_name(source))
+            if lint:
+                _linted.add(_key(source, release))
     return [_compiled[_key(s, release)][0] for s in sources]
 
 

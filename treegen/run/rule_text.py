@@ -10,8 +10,10 @@ from ..walk import predict_rows
 from .protocol import write_output
 
 
-def run(source: str, csv_text: str, args: Sequence[str] = (), **_context) -> str:
-    """The output of the model that the rule text ``source`` describes, over ``csv_text``."""
+def run(source: str, csv_text: str, args: Sequence[str] = (), rows: Sequence[dict] | None = None,
+        **_context) -> str:
+    """The output of the model that the rule text ``source`` describes, over ``csv_text`` (``rows``:
+    the same rows already read, when the caller has them)."""
     model = parse(source, "<exported rules>")
-    answers = predict_rows(model, rows_for_model(parse_csv(csv_text, "<rows>"), model))
+    answers = predict_rows(model, rows if rows is not None else rows_for_model(parse_csv(csv_text, "<rows>"), model))
     return write_output(model, [label for label, _ in answers], [scores for _, scores in answers], args=args)

@@ -21,7 +21,7 @@ from .protocol import write_output
 
 def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model: Model,
         dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
-        spark=None) -> str:
+        spark=None, rows: Sequence[dict] | None = None) -> str:
     """Run ``sql``, written in ``dialect``, over ``data`` (CSV text with a header row, or row dicts) on
     the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it.
 
@@ -33,10 +33,12 @@ def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model
     dialect : the SQL dialect; its row in ``DIALECTS`` names the engine that runs it.
     dsns : engine name -> how to reach its server (see :class:`Engine`); ``dsn``: for this engine.
     spark : a SparkSession for the ``spark`` engine (default: a local one).
+    rows : ``data`` already read (as :func:`read_csv` reads it), when the caller has it.
     """
     engine = engine_for(dialect)
     dsn = dsn if dsn is not None else server_for(dialect, dsns or {})
-    rows = read_csv(model, data) if isinstance(data, str) else list(data)
+    if rows is None:
+        rows = read_csv(model, data) if isinstance(data, str) else list(data)
     try:
         results = engine.query(sql, model, rows, table, dsn=dsn, spark=spark)
     except TreegenError:
@@ -106,10 +108,32 @@ def _run_duckdb(sql, model, rows, table, **_):
     with duckdb.connect() as connection:
         connection.execute(create_table(model, "duckdb", table))
         if rows and model.features:
-            connection.executemany(insert(model, "duckdb", table), values(model, rows))
+            _load_duckdb(connection, model, rows, table)
         elif rows:
             raise TreegenError("a model without features cannot be run on rows in SQL")
         return connection.execute(sql).fetchall()
+
+
+def _load_duckdb(connection, model: Model, rows: Sequence[dict], table: str) -> None:
+    """Insert the rows as columns (numpy arrays DuckDB scans in place: 0.05 s for 56,000 rows, where
+    executemany took 17 s). DuckDB reads a NaN in an array as NULL, so each numeric column comes with
+    a column saying which values were NaN, and the INSERT writes those back as NaN."""
+    import numpy as np
+    d = find_dialect("duckdb")
+    records = values(model, rows)
+    arrays, selected = {}, []
+    for k, feature in enumerate(model.features):
+        column = [record[k] for record in records]
+        if feature.is_numeric:
+            arrays[f"v{k}"] = np.array([math.nan if v is None else v for v in column], dtype=np.float64)
+            arrays[f"n{k}"] = np.array([v is not None and math.isnan(v) for v in column], dtype=bool)
+            selected.append(f"CASE WHEN n{k} THEN {d.nan} ELSE v{k} END")
+        else:
+            arrays[f"v{k}"] = np.array(column, dtype=object)
+            selected.append(f"v{k}")
+    connection.register("treegen_loaded_rows", arrays)
+    connection.execute(f"INSERT INTO {d.identifier(table)} SELECT {', '.join(selected)} FROM treegen_loaded_rows")
+    connection.unregister("treegen_loaded_rows")
 
 
 def _run_postgres(sql, model, rows, table, dsn=None, **_):

@@ -1,8 +1,9 @@
-"""Progress of a fit, for a progress bar on a terminal.
+"""Progress of long work, for a progress bar on a terminal.
 
-Learners call :func:`settled` with the training weight that ends in each leaf they create; the sum
-reaches the data set's total weight when growing is done. Nothing listens unless a caller (the CLI)
-does, so learners stay free of any user interface.
+Work reports what it has done with :func:`settled`: learners the training weight that ends in each
+leaf they create (the sum reaches the data set's total weight when growing is done), importers each
+tree they read. Nothing listens unless a caller (the CLI) does, so the library stays free of any user
+interface.
 """
 from __future__ import annotations
 

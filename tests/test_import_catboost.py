@@ -1,0 +1,503 @@
+"""Imported CatBoost models predict what CatBoost predicts: raw values, labels and binary probabilities
+bit for bit, at every border, its float32 and float64 neighbours, NaN, zeros, tiny and huge values and
+infinities, known, unknown and empty categories; MultiClass probabilities and Poisson's and Tweedie's
+Exponent within EXP_TOLERANCE (CatBoost's fast exp is not libm's).
+
+The committed fixtures (tests/fixtures/catboost, written by CatBoost 1.2 and 1.2.10) are checked
+without CatBoost; every other test trains with the CatBoost installed."""
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from treegen import from_catboost, modelio
+from treegen.cli import main as cli
+from treegen.errors import TreegenError
+from treegen.importers import IMPORTERS, import_file
+from treegen.importers.catboost import EXP_TOLERANCE, cat_hash, class_text, oracle, read_json
+from treegen.model import Link, Model, is_close, tree_output
+from treegen.walk import predict_rows
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "catboost")
+COLORS = ["red", "green", "blue", "grün", ""]  # as tests/fixtures/catboost/make_fixtures.py has them
+PROBE_COLORS = COLORS + ["unseen", "Red", "数据"]
+SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-36, -1e-36, 1e-46, -1e-46, 1e-300, 3.0e38, 3.5e38, -3.5e38,
+           1e39, -1e39, math.inf, -math.inf]
+
+
+# -- comparing ------------------------------------------------------------------------------------
+
+
+def raw_sums(model: Model, row: dict) -> list[float]:
+    return model.raw_sums([tree_output(model, tree, row) for tree in model.trees])
+
+
+def exact_probabilities(model: Model) -> bool:
+    """Sigmoids (binary, one-vs-all) use libm's exp, as the model does; softmax and Exponent use
+    CatBoost's fast exp."""
+    return model.combine.link in (Link.IDENTITY, Link.SIGMOID)
+
+
+def assert_close(got: list[float], want: list[float], exact: bool, context) -> None:
+    if exact:
+        assert got == want, context
+    else:
+        assert all(is_close(g, w, EXP_TOLERANCE) for g, w in zip(got, want, strict=True)), (context, got, want)
+
+
+def assert_agrees(model: Model, rows: list[dict], raw, labels=None, scores=None) -> None:
+    """The model's raw sums, labels and scores (walked row by row and vectorised) against the library's."""
+    exact = exact_probabilities(model)
+    walked = predict_rows(model, rows)
+    for i, row in enumerate(rows):
+        assert raw_sums(model, row) == list(raw[i]), (row, raw_sums(model, row), list(raw[i]))
+        label, score = model.predict(row), model.scores(row)
+        assert walked[i] == (label, score), row
+        if labels is not None:
+            assert label == labels[i], (row, label, labels[i])
+        if scores is not None:
+            assert_close(score, list(scores[i]), exact, row)
+
+
+# -- the committed fixtures, without CatBoost ---------------------------------------------------------
+
+
+def fixture_names() -> list[str]:
+    return sorted(os.path.basename(p)[:-len(".expected.json")] for p in glob.glob(f"{FIXTURES}/*.expected.json"))
+
+
+def test_fixtures_cover_an_older_and_the_latest_catboost():
+    versions = {name.rsplit("-", 1)[1] for name in fixture_names()}
+    assert {"1.2", "1.2.10"} <= versions
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_fixture_predicts_what_catboost_recorded(name):
+    with open(f"{FIXTURES}/{name}.expected.json", encoding="utf-8") as f:
+        expected = json.load(f)
+    categories = {"color": COLORS} if name.startswith("depthwise_nopool") else None
+    model = read_json(f"{FIXTURES}/{name}.json", categories=categories)
+    assert model.meta["version"] == (None if expected["version"] == "1.2" else expected["version"])
+    rows = [{feature: value for feature, value in zip(expected["features"], row)} for row in expected["rows"]]
+    if "labels" in expected:
+        kind = model.meta["catboost"]["class_type"]
+        labels = [class_text(label, kind) for label in expected["labels"]]
+        assert_agrees(model, rows, expected["raw"], labels, expected["probabilities"])
+    else:
+        values = expected.get("values", [r[0] for r in expected["raw"]])
+        assert_agrees(model, rows, expected["raw"], scores=[[v] for v in values])
+    assert len(rows) > 60 and model.used_features()
+
+
+def test_fixture_without_pool_needs_category_names():
+    path = next(p for p in glob.glob(f"{FIXTURES}/depthwise_nopool-*.json") if not p.endswith(".expected.json"))
+    with pytest.raises(TreegenError, match="known only by its hash .*save_model\\(path, format='json', "
+                                           "pool=training_pool\\), or name the feature's categories "
+                                           "\\(--categories color=A,B,...\\)") as info:
+        import_file(path)
+    assert str(info.value).startswith(path + ": ")
+
+
+# -- CatBoost's category hash ----------------------------------------------------------------------
+
+
+def test_category_hash_is_catboosts_for_every_length_and_script(tmp_path):
+    """CityHash64 v1.0 takes another path for 0, 1-3, 4-8, 9-16, 17-32, 33-64 and more bytes."""
+    from catboost import CatBoostClassifier, Pool
+    strings = [""] + ["".join(chr(97 + (i * 7 + j) % 26) for j in range(n)) for i, n in enumerate(range(1, 140))]
+    strings += ["naïve", "数据", "😀 emoji", "a,b", "-1", "3.5", "0"]
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"c": rng.choice(strings, 3000), "x": rng.normal(size=3000)})
+    pool = Pool(frame, (rng.random(3000) > 0.5).astype(int), cat_features=["c"])
+    model = CatBoostClassifier(iterations=1, depth=1, verbose=0, one_hot_max_size=255, thread_count=1,
+                               allow_writing_files=False).fit(pool)
+    model.save_model(str(tmp_path / "m.json"), format="json", pool=pool)
+    table = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["features_info"]["cat_features_hash"]
+    assert len(table) == len(strings)
+    assert [cat_hash(e["value"]) for e in table] == [e["hash"] for e in table]
+
+
+# -- models trained here ----------------------------------------------------------------------------
+
+
+def make_data(seed: int = 0, n: int = 400, nan: bool = True) -> tuple[pd.DataFrame, pd.Series]:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"x0": np.round(rng.normal(size=n), 3), "color": rng.choice(COLORS, n),
+                          "x1": rng.normal(size=n), "x2": np.round(rng.normal(size=n) * 2)})
+    if nan:
+        frame.loc[::7, "x1"] = np.nan
+    signal = frame.x0 + frame.x1.fillna(1.0) + (frame.color == "red") - (frame.color == "") + (frame.x2 > 0)
+    return frame, signal
+
+
+def border_neighbours(border: float) -> list[float]:
+    """The border, the float32 either side, the float64 midpoints between them (where the float32
+    cast flips) and the doubles either side of each."""
+    b32 = np.float32(border)
+    with np.errstate(over="ignore"):  # a border at FLT_MAX has infinity above it
+        points = [float(np.nextafter(b32, np.float32(-np.inf))), float(b32),
+                  float(np.nextafter(b32, np.float32(np.inf)))]
+    points += [(points[0] + points[1]) / 2, (points[1] + points[2]) / 2]
+    return sorted({v for p in points for v in (math.nextafter(p, -math.inf), p, math.nextafter(p, math.inf))})
+
+
+def probe_frame(model: Model, frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the training frame with one value replaced: every border's neighbours and SPECIAL for
+    a numeric feature, PROBE_COLORS for a categorical one."""
+    blocks = [frame.iloc[:20]]
+    for j, feature in enumerate(model.features):
+        if feature.is_numeric:
+            borders = {n.split.threshold for t in model.trees for n in t.nodes if n.split and n.split.feature == j}
+            values = sorted({v for b in borders for v in border_neighbours(b)}) + SPECIAL
+        else:
+            values = PROBE_COLORS
+        block = pd.concat([frame.iloc[:2]] * len(values), ignore_index=True)
+        block[feature.name] = np.repeat(np.array(values, dtype=object if not feature.is_numeric else float), 2)
+        blocks.append(block)
+    probe = pd.concat(blocks, ignore_index=True)
+    return probe.astype({f.name: float for f in model.features if f.is_numeric})
+
+
+def as_rows(probe: pd.DataFrame) -> list[dict]:
+    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in probe.astype(object).to_dict("records")]
+
+
+def assert_agrees_with_catboost(estimator, model: Model, frame: pd.DataFrame) -> None:
+    probe = probe_frame(model, frame)
+    raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1)
+    rows = as_rows(probe)
+    if model.target.is_classification:
+        kind = model.meta["catboost"]["class_type"]
+        labels = [class_text(v, kind) for v in np.asarray(estimator.predict(probe)).reshape(-1).tolist()]
+        assert_agrees(model, rows, raw.tolist(), labels, estimator.predict_proba(probe).tolist())
+    else:
+        values = np.asarray(estimator.predict(probe)).reshape(-1).tolist()
+        assert_agrees(model, rows, raw.tolist(), scores=[[v] for v in values])
+
+
+def saved(estimator, tmp_path, frame=None, categorical=()) -> str:
+    """The model saved as JSON (returned) and as model.cbm beside it, for the oracle."""
+    from catboost import Pool
+    path = str(tmp_path / "model.json")
+    pool = Pool(frame, cat_features=list(categorical)) if categorical else None
+    estimator.save_model(path, format="json", pool=pool)
+    estimator.save_model(str(tmp_path / "model.cbm"))
+    return path
+
+
+KW = {"iterations": 8, "depth": 3, "verbose": 0, "random_seed": 1, "thread_count": 1,
+      "allow_writing_files": False}  # no catboost_info folder in the working directory
+
+
+def classifier_cases():
+    from catboost import CatBoostClassifier
+    return {
+        "logloss_nan_min": (CatBoostClassifier(**KW), ["x0", "x1", "x2"], "int"),
+        "logloss_nan_max": (CatBoostClassifier(nan_mode="Max", **KW), ["x0", "x1", "x2"], "int"),
+        "onehot": (CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW), None, "str"),
+        "boost_from_average": (CatBoostClassifier(boost_from_average=True, **KW), ["x0", "x1", "x2"], "bool"),
+        "crossentropy": (CatBoostClassifier(loss_function="CrossEntropy", **KW), ["x0", "x1", "x2"], "fraction"),
+        "multiclass": (CatBoostClassifier(loss_function="MultiClass", **KW), ["x0", "x1", "x2"], "three"),
+        "multiclass_onehot": (CatBoostClassifier(loss_function="MultiClass", one_hot_max_size=8,
+                                                 cat_features=["color"], **KW), None, "three_int"),
+        "one_vs_all": (CatBoostClassifier(loss_function="MultiClassOneVsAll", **KW), ["x0", "x1", "x2"], "three"),
+        "depthwise": (CatBoostClassifier(grow_policy="Depthwise", one_hot_max_size=8, cat_features=["color"], **KW),
+                      None, "float"),
+        "lossguide": (CatBoostClassifier(grow_policy="Lossguide", max_leaves=7, **KW), ["x0", "x1", "x2"], "str"),
+    }
+
+
+def labels_for(kind: str, signal: pd.Series):
+    binary = (signal > 0.3).astype(int).to_numpy()
+    three = np.digitize(signal, [-0.5, 1.0])
+    return {"int": binary, "str": np.array(["no", "yes"])[binary], "bool": binary.astype(bool),
+            "float": np.array([0.0, 2.5])[binary], "fraction": binary * 0.8 + 0.1,
+            "three": np.array(["low", "mid", "high"])[three], "three_int": np.array([3, 7, 11])[three]}[kind]
+
+
+@pytest.mark.parametrize("case", sorted(classifier_cases()))
+def test_classifiers_agree_with_catboost(case, tmp_path):
+    estimator, columns, kind = classifier_cases()[case]
+    frame, signal = make_data(1)
+    frame = frame if columns is None else frame[columns]
+    categorical = [] if columns is not None else ["color"]
+    estimator.fit(frame, labels_for(kind, signal))
+    model = import_file(saved(estimator, tmp_path, frame, categorical))
+    assert model.target.classes == tuple(class_text(c, model.meta["catboost"]["class_type"])
+                                         for c in estimator.classes_) or kind == "fraction"
+    assert model.numeric.cast == "float32" and model.combine.decide is not None
+    assert_agrees_with_catboost(estimator, model, frame)
+    assert_oracle_agrees(model, str(tmp_path / "model.cbm"), probe_frame(model, frame))
+
+
+def regressor_cases():
+    from catboost import CatBoostRegressor
+    cases = {loss: (CatBoostRegressor(loss_function=loss, **KW), "plain")
+             for loss in ("RMSE", "MAE", "Quantile:alpha=0.8", "Expectile:alpha=0.3", "MAPE", "Huber:delta=0.5",
+                          "Lq:q=1.5", "LogCosh", "LogLinQuantile", "RMSPE")}
+    cases.update({
+        "Poisson": (CatBoostRegressor(loss_function="Poisson", **KW), "counts"),
+        "Tweedie": (CatBoostRegressor(loss_function="Tweedie:variance_power=1.5", **KW), "counts"),
+        "nan_max_without_nan": (CatBoostRegressor(nan_mode="Max", **KW), "no_nan"),
+        "depthwise_onehot": (CatBoostRegressor(grow_policy="Depthwise", one_hot_max_size=8, cat_features=["color"],
+                                               **KW), "color"),
+        "lossguide": (CatBoostRegressor(grow_policy="Lossguide", max_leaves=9, **KW), "plain"),
+    })
+    return cases
+
+
+@pytest.mark.parametrize("case", sorted(regressor_cases()))
+def test_regressors_agree_with_catboost(case, tmp_path):
+    estimator, data = regressor_cases()[case]
+    frame, signal = make_data(2, nan=data != "no_nan")
+    categorical = ["color"] if data == "color" else []
+    frame = frame if categorical else frame[["x0", "x1", "x2"]]
+    target = np.round(np.exp(signal / 2)) if data == "counts" else signal * 2 + 0.5 + (data == "plain") * 3
+    estimator.fit(frame, np.abs(target) + 0.1 if case in ("MAPE", "RMSPE", "LogLinQuantile") else target)
+    model = import_file(saved(estimator, tmp_path, frame, categorical))
+    assert model.combine.link == (Link.EXP if data == "counts" else Link.IDENTITY)
+    assert_agrees_with_catboost(estimator, model, frame)
+    assert_oracle_agrees(model, str(tmp_path / "model.cbm"), probe_frame(model, frame))
+
+
+def test_scale_and_bias_is_one_multiplication_then_one_addition(tmp_path):
+    """0.3 * sum + 1.1: any fused multiply-add or reordering would show in the last bits."""
+    from catboost import CatBoostRegressor
+    frame, signal = make_data(3)
+    estimator = CatBoostRegressor(**KW).fit(frame[["x0", "x1", "x2"]], signal)
+    estimator.set_scale_and_bias(0.3, 1.1)
+    model = import_file(saved(estimator, tmp_path))
+    assert model.combine.init_last and model.combine.scale == 0.3 and model.combine.init == (1.1,)
+    assert_agrees_with_catboost(estimator, model, frame[["x0", "x1", "x2"]])
+
+
+def test_plain_sums_need_no_bias():
+    frame, signal = make_data(4)
+    from catboost import CatBoostClassifier
+    estimator = CatBoostClassifier(**KW).fit(frame[["x0", "x1"]], signal > 0)
+    model = from_catboost(estimator)
+    assert not model.combine.init_last and model.combine.init == (0.0,)
+
+
+def test_nan_routes_follow_nan_value_treatment():
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(5)
+    numeric = frame[["x0", "x1"]]
+    for mode, route in (("Min", 0), ("Max", 1), ("Forbidden", None)):
+        if mode == "Forbidden":
+            numeric = numeric.fillna(0.0)
+        model = from_catboost(CatBoostClassifier(nan_mode=mode, **KW).fit(numeric, signal > 0))
+        routes = {n.split.missing.child for t in model.trees for n in t.nodes if n.split and n.split.feature == 1}
+        assert routes == ({route} if route is not None else {0}), mode
+
+
+def test_early_stopping_keeps_the_best_trees(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(6, n=600)
+    numeric, label = frame[["x0", "x1", "x2"]], (signal > 0.3).astype(int)
+    estimator = CatBoostClassifier(iterations=300, learning_rate=0.5, depth=3, verbose=0, random_seed=1,
+                                   thread_count=1, early_stopping_rounds=5, use_best_model=True,
+                                   allow_writing_files=False)
+    estimator.fit(numeric[:400], label[:400], eval_set=(numeric[400:], label[400:]))
+    model = import_file(saved(estimator, tmp_path))
+    assert len(model.trees) == estimator.tree_count_ == estimator.get_best_iteration() + 1 < 300
+    assert_agrees_with_catboost(estimator, model, numeric)
+
+
+def test_object_and_file_import_alike(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(7)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    from_file = import_file(saved(estimator, tmp_path, frame, ["color"]))
+    from_object = from_catboost(estimator, categories={"color": COLORS})
+    assert from_object.meta["catboost"]["categories"] == {"color": "given"}
+    rows = as_rows(probe_frame(from_file, frame))
+    assert predict_rows(from_object, rows) == predict_rows(from_file, rows)
+    numeric = CatBoostClassifier(**KW).fit(frame[["x0", "x1"]], signal > 0)
+    assert modelio.dumps(from_catboost(numeric)) == modelio.dumps(import_file(saved(numeric, tmp_path)))
+
+
+def test_names_categories_and_meta(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(8)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    path = saved(estimator, tmp_path)  # no pool: categories from the user
+    model = import_file(path, categories={"color": COLORS + ["purple"]})
+    assert [f.name for f in model.features] == ["x0", "color", "x1", "x2"]
+    assert model.features[1].categories == tuple(COLORS + ["purple"])
+    assert model.meta["library"] == "catboost" and model.meta["objective"] == "Logloss"
+    assert [str(c) for c in model.meta["catboost"]["classes"]] == ["False", "True"]  # 1.2 writes them as text
+    renamed = import_file(path, feature_names=["a", "b", "c", "d"], categories={"b": COLORS})
+    assert [f.name for f in renamed.features] == ["a", "b", "c", "d"]
+    loaded = modelio.loads(modelio.dumps(model))
+    rows = as_rows(probe_frame(model, frame))
+    assert predict_rows(loaded, rows) == predict_rows(model, rows)
+    plain = CatBoostClassifier(**KW).fit(frame[["x0", "x1"]].to_numpy(), signal > 0)
+    assert [f.name for f in from_catboost(plain).features] == ["x0", "x1"]
+
+
+def assert_oracle_agrees(model: Model, path: str, probe: pd.DataFrame, tolerance: float | None = None) -> None:
+    """verify --against: the library's (label or value, scores) for treegen's rows; ``tolerance``
+    (relative, or absolute below 1) where CatBoost reads the model from JSON."""
+    rows = as_rows(probe)
+    exact = exact_probabilities(model)
+    for (label, scores), (want_label, want_scores), row in zip(predict_rows(model, rows), oracle(path, model, rows),
+                                                                rows, strict=True):
+        if model.target.is_classification:
+            assert label == want_label, row
+        if tolerance is None:
+            assert_close(scores, want_scores, exact, row)
+        else:
+            assert all(abs(g - w) <= tolerance * max(1.0, abs(w)) for g, w in zip(scores, want_scores)), row
+
+
+# CatBoost's own JSON reader reads about one leaf value in nine 1 or 2 ulps away from the text its
+# writer wrote (measured with 1.2 and 1.2.10; the .cbm keeps them exactly). The model reads the text
+# exactly: it equals the trained model and its .cbm, and CatBoost re-reading the JSON within this.
+JSON_READER_TOLERANCE = 1e-13
+
+
+def test_oracle_on_cbm_is_exact_and_on_json_close(tmp_path):
+    from catboost import CatBoost, CatBoostRegressor
+    frame, signal = make_data(9)
+    estimator = CatBoostRegressor(**{**KW, "iterations": 40}).fit(frame[["x0", "x1", "x2"]], signal)
+    path = saved(estimator, tmp_path)
+    reread = CatBoost()
+    reread.load_model(path, format="json")
+    written = [v for tree in json.load(open(path, encoding="utf-8"))["oblivious_trees"] for v in tree["leaf_values"]]
+    assert estimator.get_leaf_values().tolist() == written
+    assert reread.get_leaf_values().tolist() != written  # CatBoost's JSON reader, not treegen's
+    model = import_file(path)
+    probe = probe_frame(model, frame[["x0", "x1", "x2"]])
+    assert_oracle_agrees(model, str(tmp_path / "model.cbm"), probe)
+    assert_oracle_agrees(model, path, probe, JSON_READER_TOLERANCE)
+
+
+def test_oracle_gives_missing_categories_as_empty(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(9)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    model = import_file(saved(estimator, tmp_path, frame, ["color"]))
+    rows = as_rows(probe_frame(model, frame))
+    missing = [{**row, "color": None} for row in rows[:30]]
+    empty = [{**row, "color": ""} for row in rows[:30]]
+    assert predict_rows(model, missing) == predict_rows(model, empty) == oracle(str(tmp_path / "model.cbm"),
+                                                                                model, missing)
+
+
+def test_cli_import_with_categories(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(10)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    path = saved(estimator, tmp_path)
+    out = str(tmp_path / "imported.json")
+    runner = CliRunner()
+    done = runner.invoke(cli, ["import", path, "-o", out, "--categories", "color=red,green,blue,grün,"])
+    assert done.exit_code == 0, done.output
+    assert modelio.loads(open(out, encoding="utf-8").read()).features[1].categories == tuple(COLORS)
+    bad = runner.invoke(cli, ["import", path, "--categories", "red,green"])
+    assert bad.exit_code == 2 and "--categories 'red,green': expected FEATURE=A,B,..." in bad.output
+    unknown = runner.invoke(cli, ["import", path, "--categories", "x0=1,2"])
+    assert unknown.exit_code == 2 and "'x0', which is not a categorical feature" in unknown.output
+
+
+# -- what is refused -------------------------------------------------------------------------------
+
+
+def refused(tmp_path, estimator, frame, message: str) -> None:
+    path = saved(estimator, tmp_path)
+    with pytest.raises(TreegenError, match=message) as info:
+        import_file(path)
+    assert "\n" not in str(info.value) and str(info.value).startswith(path + ": ")
+
+
+def test_unsupported_models_are_refused(tmp_path):
+    from catboost import CatBoostClassifier, CatBoostRegressor
+    frame, signal = make_data(11, n=500)
+    numeric, label = frame[["x0", "x1"]], (signal > 0.3).astype(int)
+    ctr = CatBoostClassifier(one_hot_max_size=2, cat_features=["color"], iterations=20, depth=4, verbose=0,
+                             random_seed=1, thread_count=1, allow_writing_files=False).fit(frame, label)
+    refused(tmp_path, ctr, frame, "encodes categorical features \\(color\\) as CTRs, which treegen does not support; "
+                                  "supported: one-hot")
+    multi = CatBoostRegressor(loss_function="MultiRMSE", **KW).fit(numeric, np.c_[signal, -signal])
+    refused(tmp_path, multi, numeric, "the loss function MultiRMSE is not supported; supported: Logloss, CrossEntropy")
+    multilabel = CatBoostClassifier(loss_function="MultiLogloss", **KW).fit(numeric, np.c_[label, 1 - label])
+    refused(tmp_path, multilabel, numeric, "MultiLogloss is not supported")
+    uncertainty = CatBoostRegressor(loss_function="RMSEWithUncertainty", **KW).fit(numeric, signal)
+    refused(tmp_path, uncertainty, numeric, "RMSEWithUncertainty is not supported")
+    threshold = CatBoostClassifier(**KW).fit(numeric, label)
+    threshold.set_probability_threshold(0.7)
+    refused(tmp_path, threshold, numeric, "a binary decision threshold \\(0.7, set_probability_threshold\\) is not "
+                                          "supported")
+    texts = pd.DataFrame({"x0": frame.x0, "t": np.where(label == 1, "good film", "bad movie")})
+    text = CatBoostClassifier(text_features=["t"], **KW).fit(texts, label)
+    with pytest.raises(TreegenError, match="text and embedding features are not supported"):
+        from_catboost(text)
+    with pytest.raises(TreegenError, match="not fitted"):
+        from_catboost(CatBoostClassifier())
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"CBM1\x00\x01binary", "this is CatBoost's binary .cbm format; treegen reads CatBoost's JSON: save the model "
+                            "with model.save_model\\(path, format='json'\\)"),
+    (b'{\n  "features_info": {"float_features": [', "not a CatBoost JSON model: Expecting value"),
+    (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "YetiRank"}}}, "trees": []}',
+     "the loss function YetiRank is not supported; supported: Logloss"),
+    (b'{"features_info": {}, "model_info": {}}', "does not name its loss function"),
+    (b'{"features_info": {"float_features": [{"flat_feature_index": 0, "feature_index": 0}]}, "model_info": {"params": '
+     b'{"loss_function": {"type": "RMSE"}}}, "oblivious_trees": [{"splits": []}]}',
+     "not a CatBoost JSON model as save_model\\(format='json'\\) writes it: missing 'leaf_values'"),
+])
+def test_bad_files_are_one_line_errors(tmp_path, content, message):
+    path = tmp_path / "model.json"
+    path.write_bytes(content)
+    with pytest.raises(TreegenError, match=message) as info:
+        import_file(str(path))
+    assert str(info.value).startswith(str(path) + ":") and "\n" not in str(info.value)
+
+
+def test_a_truncated_file_says_where(tmp_path):
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(12)
+    path = saved(CatBoostClassifier(**KW).fit(frame[["x0", "x1"]], signal > 0), tmp_path)
+    text = open(path, encoding="utf-8").read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:len(text) // 2])
+    with pytest.raises(TreegenError, match=r"model.json:\d+:\d+: not a CatBoost JSON model: "):
+        import_file(path)
+
+
+def test_categories_apply_only_to_catboost(tmp_path):
+    import skops.io
+    from sklearn.tree import DecisionTreeClassifier
+    path = str(tmp_path / "tree.skops")
+    skops.io.dump(DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]), path)
+    with pytest.raises(TreegenError, match="the option 'categories' does not apply to scikit-learn models"):
+        import_file(path, categories={"x0": ["a"]})
+    assert IMPORTERS["CatBoost"].oracle is oracle
+
+
+# -- size ---------------------------------------------------------------------------------------------
+
+
+def test_a_1000_tree_depth_8_model_imports_and_agrees(tmp_path):
+    """50 trees of depth 8 trained, summed 20 times over by CatBoost (sum_models): 1,000 trees."""
+    from catboost import CatBoostClassifier, sum_models
+    rng = np.random.default_rng(13)
+    X = pd.DataFrame(rng.normal(size=(1500, 6)), columns=[f"f{i}" for i in range(6)])
+    estimator = CatBoostClassifier(iterations=50, depth=8, verbose=0, random_seed=0, thread_count=1,
+                                   allow_writing_files=False)
+    estimator.fit(X, (X.f0 + X.f1 * X.f2 > 0).astype(int))
+    big = sum_models([estimator] * 20)
+    path = saved(big, tmp_path)
+    model = import_file(path)
+    assert len(model.trees) == 1000 and max(t.depth() for t in model.trees) == 8
+    assert_oracle_agrees(model, str(tmp_path / "model.cbm"), X.iloc[:200])

@@ -1,0 +1,359 @@
+"""Imported HistGradientBoosting models predict what scikit-learn predicts: raw sums, labels and binary
+probabilities bit for bit, at every threshold and one double either side, NaN, zeros, huge values and
+infinities, known, unknown, negative and fractional categories; softmax probabilities and exp-link
+values within EXP_TOLERANCE (scikit-learn computes them with numpy's exp, which is not libm's).
+
+The committed fixtures (tests/fixtures/hist_gradient_boosting, written by scikit-learn 1.4.2, 1.5.2
+and 1.9.1) are .skops files read with the scikit-learn installed, compared with the outputs recorded
+by the version that wrote them."""
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import skops.io
+from sklearn._loss.loss import HalfTweedieLoss, HalfTweedieLossIdentity
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.exceptions import InconsistentVersionWarning
+from sklearn.tree import DecisionTreeClassifier
+
+from treegen import modelio
+from treegen.importers import IMPORTERS, import_file
+from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE, category_text
+from treegen.importers.sklearn import from_sklearn, oracle
+from treegen.model import Link, Model, is_close, tree_output
+from treegen.walk import predict_rows
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """scikit-learn's OpenMP threads wait for each other badly on a busy machine: one is faster here."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):
+        yield
+
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "hist_gradient_boosting")
+SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-300, -1e-300, 3.5e38, 1e308, -1e308, math.inf, -math.inf]
+COLORS = ["red", "green", "blue", "grün", ""]
+CODES = [-1.0, 0.0, 1.0, 2.0, 4.0, 5.0, 25.0]  # 3 never seen; -1 seen, so a category like any other
+CODE_PROBES = CODES + [3.0, -0.5, -0.0, 0.3, 2.7, 24.999999999999996, 255.0, 256.0, 300.0, 1e6, -2.0]
+
+
+# -- comparing ------------------------------------------------------------------------------------
+
+
+def exact_scores(model: Model) -> bool:
+    """Binary probabilities use scipy's expit (libm's exp), as the model does; softmax and the exp link
+    use numpy's exp."""
+    return model.combine.link == Link.IDENTITY or (model.combine.link == Link.SIGMOID and len(model.combine.init) == 1)
+
+
+def assert_agrees(model: Model, rows: list[dict], raw, labels=None, scores=None) -> None:
+    """The model's raw sums, labels and scores (walked row by row and vectorised) against the library's."""
+    exact = exact_scores(model)
+    walked = predict_rows(model, rows)
+    for i, row in enumerate(rows):
+        got_raw = model.raw_sums([tree_output(model, tree, row) for tree in model.trees])
+        assert got_raw == list(raw[i]), (row, got_raw, list(raw[i]))
+        label, score = model.predict(row), model.scores(row)
+        assert walked[i] == (label, score), row
+        if labels is not None:
+            assert label == labels[i], (row, label, labels[i])
+        if exact:
+            assert score == list(scores[i]), (row, score, list(scores[i]))
+        else:
+            assert all(is_close(g, w, EXP_TOLERANCE) for g, w in zip(score, scores[i], strict=True)), (row, score)
+
+
+def treegen_rows(model: Model, table) -> list[dict]:
+    """Rows as treegen takes them: numbers, categories as their text, None for missing."""
+    rows = []
+    for record in table:
+        row = {}
+        for feature, value in zip(model.features, record):
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                row[feature.name] = None
+            else:
+                row[feature.name] = float(value) if feature.is_numeric else category_text(value)
+        rows.append(row)
+    return rows
+
+
+def assert_agrees_with_sklearn(estimator, model: Model, X) -> None:
+    table = X.astype(object).values.tolist() if isinstance(X, pd.DataFrame) else X.tolist()
+    rows = treegen_rows(model, table)
+    raw = estimator._raw_predict(X).tolist()
+    if model.target.is_classification:
+        labels = [str(v) for v in estimator.predict(X).tolist()]
+        assert_agrees(model, rows, raw, labels, estimator.predict_proba(X).tolist())
+    else:
+        assert_agrees(model, rows, raw, scores=[[v] for v in estimator.predict(X).tolist()])
+
+
+# -- the committed fixtures -------------------------------------------------------------------------
+
+
+def fixture_names() -> list[str]:
+    return sorted(os.path.basename(p)[:-len(".expected.json")] for p in glob.glob(f"{FIXTURES}/*.expected.json"))
+
+
+def test_fixtures_cover_older_and_the_latest_scikit_learn():
+    versions = {name.rsplit("-", 1)[1] for name in fixture_names()}
+    assert {"1.4.2", "1.9.1"} <= versions
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_fixture_predicts_what_scikit_learn_recorded(name):
+    with open(f"{FIXTURES}/{name}.expected.json", encoding="utf-8") as f:
+        expected = json.load(f)
+    with warnings.catch_warnings():  # an estimator pickled by another version: what this test is about
+        warnings.simplefilter("ignore", InconsistentVersionWarning)
+        model = import_file(f"{FIXTURES}/{name}.skops")
+    assert [f.name for f in model.features] == expected["features"]
+    rows = treegen_rows(model, expected["rows"])
+    if "labels" in expected:
+        assert_agrees(model, rows, expected["raw"], [str(v) for v in expected["labels"]], expected["probabilities"])
+    else:
+        assert_agrees(model, rows, expected["raw"], scores=[[v] for v in expected["values"]])
+    assert len(rows) > 60
+
+
+# -- models trained here ----------------------------------------------------------------------------
+
+
+def numeric_data(seed: int = 0, n: int = 400, nan: bool = True):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 3)), 2)
+    if nan:
+        X[::6, 1] = np.nan
+    return X, X[:, 0] + np.nan_to_num(X[:, 1], nan=1.0) + (X[:, 2] > 0)
+
+
+def categorical_frame(seed: int = 0, n: int = 400, pandas_categories: bool = False):
+    rng = np.random.default_rng(seed)
+    color = rng.choice(COLORS, n).astype(object)
+    color[::9] = np.nan
+    frame = pd.DataFrame({"x0": np.round(rng.normal(size=n), 2), "color": color, "code": rng.choice(CODES, n)})
+    frame.loc[::11, "code"] = np.nan
+    effect = {c: i - 2 for i, c in enumerate(COLORS)}
+    signal = frame.x0 + frame.color.map(effect).fillna(0) + (frame.code.fillna(0) > 1)
+    if pandas_categories:
+        frame["color"] = pd.Categorical(frame.color, categories=COLORS[::-1])
+    return frame, signal
+
+
+def thresholds(model: Model, j: int) -> list[float]:
+    cuts = {n.split.threshold for t in model.trees for n in t.nodes if n.split and n.split.feature == j}
+    return sorted({v for t in cuts if math.isfinite(t) for v in (math.nextafter(t, -math.inf), t,
+                                                                  math.nextafter(t, math.inf))})
+
+
+def numeric_probes(model: Model, X: np.ndarray) -> np.ndarray:
+    blocks = [X[:20]]
+    for j in range(X.shape[1]):
+        values = thresholds(model, j) + SPECIAL
+        block = np.repeat(X[:2], len(values), axis=0)
+        block[:, j] = np.tile(values, 2)
+        blocks.append(block)
+    return np.vstack(blocks)
+
+
+def categorical_probes(model: Model, frame: pd.DataFrame) -> pd.DataFrame:
+    """The categorical path refuses infinities (check_array): finite probes only."""
+    blocks = [frame.iloc[:20].astype(object)]
+    finite = [v for v in SPECIAL if not math.isinf(v) and abs(v) < 1e300]
+    for j, feature in enumerate(model.features):
+        if feature.name == "color":
+            values = COLORS + [None, "unseen", "Red", "数据"]
+        elif not feature.is_numeric:
+            values = CODE_PROBES + [math.nan]
+        else:
+            values = thresholds(model, j) + finite
+        block = pd.concat([frame.iloc[:2].astype(object)] * len(values), ignore_index=True)
+        block[feature.name] = pd.Series(np.repeat(np.array(values, dtype=object), 2), dtype=object)
+        blocks.append(block)
+    probe = pd.concat(blocks, ignore_index=True)
+    return probe.astype({f.name: float for f in model.features if f.name != "color"})
+
+
+KW = {"max_iter": 10, "max_leaf_nodes": 8, "random_state": 1, "early_stopping": False}
+LABELS = {"int": np.array([3, 7, 11]), "str": np.array(["no", "yes, maybe", "名字"]),
+          "bool": np.array([False, True, True])}
+
+
+@pytest.mark.parametrize("labels", sorted(LABELS))
+@pytest.mark.parametrize("classes", [2, 3])
+def test_classifiers_agree_with_sklearn(classes, labels):
+    X, signal = numeric_data(1)
+    codes = np.digitize(signal, [0.3, 1.5]) if classes == 3 else (signal > 0.3).astype(int)
+    if labels == "bool" and classes == 3:
+        codes = np.minimum(codes, 1) + 1  # two classes: False never appears
+    estimator = HistGradientBoostingClassifier(**KW).fit(X, LABELS[labels][codes])
+    model = from_sklearn(estimator)
+    assert model.numeric.cast == "float64" and model.combine.decide is not None
+    assert model.target.classes == tuple(str(c) for c in estimator.classes_.tolist())
+    assert_agrees_with_sklearn(estimator, model, numeric_probes(model, X))
+
+
+REGRESSORS = {
+    "squared_error": HistGradientBoostingRegressor(**KW),
+    "absolute_error": HistGradientBoostingRegressor(loss="absolute_error", **KW),
+    "quantile": HistGradientBoostingRegressor(loss="quantile", quantile=0.8, **KW),
+    "poisson": HistGradientBoostingRegressor(loss="poisson", **KW),
+    "gamma": HistGradientBoostingRegressor(loss="gamma", **KW),
+    "tweedie": HistGradientBoostingRegressor(loss=HalfTweedieLoss(power=1.5), **KW),
+    "tweedie_identity": HistGradientBoostingRegressor(loss=HalfTweedieLossIdentity(power=1.5), **KW),
+}
+
+
+@pytest.mark.parametrize("loss", sorted(REGRESSORS))
+def test_regressors_agree_with_sklearn(loss):
+    X, signal = numeric_data(2)
+    estimator = REGRESSORS[loss].fit(X, np.exp(signal / 2))
+    model = from_sklearn(estimator)
+    assert model.combine.link == (Link.EXP if loss in ("poisson", "gamma", "tweedie") else Link.IDENTITY)
+    assert_agrees_with_sklearn(estimator, model, numeric_probes(model, X))
+
+
+def test_early_stopping_keeps_the_iterations_it_used():
+    X, signal = numeric_data(3, n=1000)
+    estimator = HistGradientBoostingClassifier(max_iter=300, learning_rate=0.5, early_stopping=True, n_iter_no_change=2,
+                                               validation_fraction=0.3, random_state=1).fit(X, signal > 0.3)
+    model = from_sklearn(estimator)
+    assert len(model.trees) == estimator.n_iter_ < 300 and model.meta["sklearn"]["iterations"] == estimator.n_iter_
+    assert_agrees_with_sklearn(estimator, model, numeric_probes(model, X))
+
+
+CATEGORICAL_WAYS = {
+    "names": ["color", "code"],
+    "indices": [1, 2],
+    "mask": [False, True, True],
+}
+
+
+@pytest.mark.parametrize("way", sorted(CATEGORICAL_WAYS) + ["from_dtype"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_categorical_features_agree_with_sklearn(way, classes):
+    """The encoder puts the categorical columns first: the model maps them back to the user's."""
+    frame, signal = categorical_frame(4, pandas_categories=way == "from_dtype")
+    codes = np.digitize(signal, [-0.5, 1.0]) if classes == 3 else (signal > 0.3).astype(int)
+    if way == "from_dtype":
+        estimator = HistGradientBoostingClassifier(categorical_features="from_dtype", **KW)
+        frame["code"] = frame.code.fillna(0.0)  # a numeric column here
+    else:
+        estimator = HistGradientBoostingClassifier(categorical_features=CATEGORICAL_WAYS[way], **KW)
+    estimator.fit(frame, LABELS["str"][codes])
+    model = from_sklearn(estimator)
+    kinds = [f.kind for f in model.features]
+    assert kinds == (["numeric", "nominal", "numeric"] if way == "from_dtype" else ["numeric", "nominal", "nominal"])
+    assert set(model.features[1].categories) == set(COLORS)
+    if way != "from_dtype":
+        assert model.features[2].categories == ("-1", "0", "1", "2", "4", "5", "25")
+    assert_agrees_with_sklearn(estimator, model, categorical_probes(model, frame))
+    assert_oracle_agrees(estimator, model, categorical_probes(model, frame))
+
+
+def test_categorical_regressor_on_a_numpy_array():
+    frame, signal = categorical_frame(5)
+    X = frame[["x0", "code"]].to_numpy(dtype=float)
+    estimator = HistGradientBoostingRegressor(categorical_features=[1], **KW).fit(X, signal)
+    model = from_sklearn(estimator)
+    assert [f.name for f in model.features] == ["x0", "x1"] and not model.features[1].is_numeric
+    probe = categorical_probes(model, pd.DataFrame(X, columns=["x0", "x1"]))
+    assert_agrees_with_sklearn(estimator, model, probe.to_numpy(dtype=float))
+
+
+def assert_oracle_agrees(estimator, model: Model, X, path: str | None = None) -> None:
+    """verify --against: scikit-learn's (label or value, scores) for treegen's rows, from a .skops file."""
+    import tempfile
+    table = X.astype(object).values.tolist() if isinstance(X, pd.DataFrame) else X.tolist()
+    rows = treegen_rows(model, table)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.skops")
+        skops.io.dump(estimator, path)
+        answers = oracle(path, model, rows)
+    exact = exact_scores(model)
+    for (label, scores), (want_label, want_scores), row in zip(predict_rows(model, rows), answers, rows, strict=True):
+        assert label == want_label if model.target.is_classification else True, row
+        assert scores == want_scores if exact else all(is_close(g, w, EXP_TOLERANCE)
+                                                       for g, w in zip(scores, want_scores)), row
+
+
+def test_oracle_for_every_scikit_learn_family():
+    X, signal = numeric_data(6)
+    for estimator in (HistGradientBoostingRegressor(loss="poisson", **KW),
+                      HistGradientBoostingClassifier(**KW)):
+        estimator.fit(X, np.exp(signal / 2) if "Regressor" in type(estimator).__name__ else signal > 0.3)
+        model = from_sklearn(estimator)
+        assert_oracle_agrees(estimator, model, numeric_probes(model, X))
+    tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, signal > 0.3)
+    assert_oracle_agrees(tree, from_sklearn(tree), X[:50])
+    assert IMPORTERS["scikit-learn"].oracle is oracle
+
+
+def test_skops_file_imports_as_the_estimator(tmp_path):
+    frame, signal = categorical_frame(7)
+    estimator = HistGradientBoostingClassifier(categorical_features=["color", "code"], **KW).fit(frame, signal > 0)
+    path = str(tmp_path / "hgb.skops")
+    skops.io.dump(estimator, path)
+    assert modelio.dumps(import_file(path)) == modelio.dumps(from_sklearn(estimator))
+    model = from_sklearn(estimator)
+    assert modelio.loads(modelio.dumps(model)).meta == model.meta
+    assert model.meta["library"] == "scikit-learn" and model.meta["objective"] == "log_loss"
+
+
+def test_names_and_meta():
+    X, signal = numeric_data(8)
+    estimator = HistGradientBoostingRegressor(**KW).fit(pd.DataFrame(X, columns=["a", "b", "c"]), signal)
+    assert [f.name for f in from_sklearn(estimator).features] == ["a", "b", "c"]
+    assert [f.name for f in from_sklearn(estimator, ["p", "q", "r"]).features] == ["p", "q", "r"]
+    model = from_sklearn(estimator)
+    assert model.meta["algorithm"] == "HistGradientBoostingRegressor"
+    assert model.combine.init == (float(estimator._baseline_prediction.ravel()[0]),)
+
+
+def test_category_text():
+    assert [category_text(v) for v in (3, 3.0, -0.0, 2.5, "x", True, np.int64(7), np.float64(1e20))] == \
+        ["3", "3", "0", "2.5", "x", "True", "7", "100000000000000000000"]
+
+
+# -- size ---------------------------------------------------------------------------------------------
+
+
+def test_a_1000_tree_depth_8_model_imports_and_agrees():
+    """50 iterations of depth-8 trees trained, their predictors repeated 20 times: scikit-learn
+    predicts with the 1,000 trees as with any fitted estimator."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(3000, 6))
+    estimator = HistGradientBoostingClassifier(max_iter=50, max_depth=8, max_leaf_nodes=256, min_samples_leaf=2,
+                                               early_stopping=False, random_state=0)
+    estimator.fit(X, X[:, 0] + X[:, 1] * X[:, 2] > 0)
+    estimator._predictors = estimator._predictors * 20
+    if "n_iter_" in vars(estimator):  # an attribute since scikit-learn 1.5, a property before
+        estimator.n_iter_ = len(estimator._predictors)
+    model = from_sklearn(estimator)
+    assert len(model.trees) == 1000 and max(t.depth() for t in model.trees) == 8
+    assert_agrees_with_sklearn(estimator, model, X[:5])
+    rows = treegen_rows(model, X[:300].tolist())
+    labels = [str(v) for v in estimator.predict(X[:300]).tolist()]
+    assert predict_rows(model, rows) == list(zip(labels, estimator.predict_proba(X[:300]).tolist()))
+
+
+def test_oracle_takes_an_infinite_category_as_unknown(tmp_path):
+    """Given as objects, an infinite category is unknown to the encoder (a float column would be refused
+    whole): the missing route, as the model has it."""
+    frame, signal = categorical_frame(10)
+    estimator = HistGradientBoostingClassifier(categorical_features=["color", "code"], **KW).fit(frame, signal > 0)
+    path = str(tmp_path / "hgb.skops")
+    skops.io.dump(estimator, path)
+    model = import_file(path)
+    rows = [{"x0": 0.5, "color": "red", "code": "2"}, {"x0": 0.5, "color": "red", "code": "inf"},
+            {"x0": 0.5, "color": "red", "code": None}, {"x0": math.inf, "color": None, "code": "7"}]
+    assert oracle(path, model, rows) == predict_rows(model, rows)
+    assert predict_rows(model, rows)[1] == predict_rows(model, rows)[2]

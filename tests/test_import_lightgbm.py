@@ -1,0 +1,630 @@
+"""Imported LightGBM models predict what LightGBM predicts, bit for bit: raw sums, probabilities or
+values, and labels, at every threshold and the doubles either side, NaN, +-0.0, the zero band and its
+edges, huge values and infinities, and negative, fractional, unknown and out-of-range categories.
+
+The fixtures (tests/fixtures/lightgbm/VERSION/, written by make_fixtures.py there under each LightGBM
+version) are read without LightGBM; the rest trains models with the LightGBM installed."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import time
+
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import treegen
+from treegen import modelio
+from treegen.cli import main
+from treegen.errors import TreegenError
+from treegen.importers import IMPORTERS, from_object, import_file
+from treegen.importers.lightgbm import K_ZERO_THRESHOLD, from_lightgbm, model_from_text, oracle, read_model_file
+from treegen.model import Link, Op
+from treegen.probes import UNSEEN, probe_rows
+from treegen.walk import encode_column, predict_rows, tree_outputs
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "lightgbm")
+VERSIONS = sorted(d for d in os.listdir(FIXTURES) if os.path.isdir(os.path.join(FIXTURES, d)))
+KZ = K_ZERO_THRESHOLD
+SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-36, -1e-36, KZ, -KZ, math.nextafter(KZ, 1.0),
+           math.nextafter(KZ, 0.0), math.nextafter(-KZ, -1.0), math.nextafter(-KZ, 0.0), 1e-46, 1e-300,
+           3e38, -3e38, 3.5e38, 1e39, -1e39, math.inf, -math.inf]
+CATEGORY_PROBES = [-1.0, -0.5, -0.0, 0.0, 0.3, 0.99, 1.0, 2.7, 3.0, 31.0, 32.0, 33.0, 39.0, 39.9, 40.0, 63.0, 64.0,
+                   100.0, 1e6, 2147483647.0, 2147483648.0, 3e9, -3e9, 1e-36, -1e-36, math.inf, -math.inf, math.nan]
+PARAMS = {"num_leaves": 7, "learning_rate": 0.3, "min_data_in_leaf": 5, "verbose": -1, "seed": 1, "num_threads": 1,
+          "deterministic": True}
+
+
+def same_bits(a: float, b: float) -> bool:
+    return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+def category_text(value: float) -> str | None:
+    """A code as a treegen row gives it: an integral number as its decimal digits, anything else as
+    Python writes the float (a category no model knows)."""
+    value = float(value)
+    if math.isnan(value):
+        return None
+    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
+
+
+def is_fractional(value: float) -> bool:
+    return math.isfinite(value) and value != int(value)
+
+
+def as_rows(model, matrix) -> list[dict]:
+    """Rows of numbers (category codes as numbers) as dicts by feature name."""
+    rows = []
+    for values in matrix:
+        rows.append({f.name: (float(v) if f.is_numeric else category_text(float(v)))
+                     for f, v in zip(model.features, values)})
+    return rows
+
+
+def raw_sums(model, rows) -> list[list[float]]:
+    """The model's raw sums (after the divisor, before the link) for each row, from the vectorised walk."""
+    columns = [encode_column(f, rows) for f in model.features]
+    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
+    return [model.raw_sums([out[i] for out in outputs]) for i in range(len(rows))]
+
+
+def check_against(model, rows, raw, predictions, labels=None, average_output=False):
+    """The model's raw sums, scores and labels equal LightGBM's, bit for bit, on every row; returns how
+    many rows were compared. ``raw``: ``predict(raw_score=True)`` (undivided in rf mode),
+    ``predictions``: ``predict`` (a classifier's probability of class 1, or all probabilities)."""
+    raw = np.asarray(raw, dtype=np.float64).reshape(len(rows), -1)
+    predictions = np.asarray(predictions, dtype=np.float64).reshape(len(rows), -1)
+    iterations = len(model.trees) // len(model.combine.init)
+    answers, sums = predict_rows(model, rows), raw_sums(model, rows)
+    for i, row in enumerate(rows):
+        want_raw = [r / iterations for r in raw[i]] if average_output else list(raw[i])
+        assert all(same_bits(a, b) for a, b in zip(sums[i], want_raw)), (i, row, sums[i], want_raw)
+        label, scores = answers[i]
+        got = scores[1:] if model.target.is_classification and predictions.shape[1] == 1 else scores
+        assert len(got) == predictions.shape[1]
+        assert all(same_bits(a, b) for a, b in zip(got, predictions[i])), (i, row, got, predictions[i])
+        if labels is not None:
+            assert label == str(labels[i]), (i, row, label, labels[i])
+    return len(rows)
+
+
+def threshold_probes(model, base: np.ndarray) -> np.ndarray:
+    """The base rows; then on each of its first two rows each numeric feature at each threshold and
+    the doubles either side, and at every special value."""
+    rows = [base]
+    for index, feature in enumerate(model.features):
+        if not feature.is_numeric:
+            continue
+        values = set(SPECIAL[1:])
+        for tree in model.trees:
+            for node in tree.nodes:
+                if node.split is not None and node.split.feature == index and node.split.op == Op.LE:
+                    t = node.split.threshold
+                    values.update((t, math.nextafter(t, -math.inf), math.nextafter(t, math.inf)))
+        values = sorted(values) + [math.nan]
+        block = np.repeat(base[:2], len(values), axis=0)
+        block[:, index] = np.tile(values, 2)
+        rows.append(block)
+    return np.vstack(rows)
+
+
+def numeric_data(seed: int = 11, n: int = 500):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[:, 2] = np.round(X[:, 2] * 2)  # exact zeros
+    X[::7, 1] = np.nan
+    X[::11, 3] = 1e-36
+    X[::13, 3] = -KZ
+    X[::17, 3] = 0.0
+    signal = np.nan_to_num(X)
+    y_bin = (signal[:, 0] + signal[:, 1] * 0.5 + (X[:, 2] > 0) + (X[:, 3] == 0) > 0.3).astype(int)
+    y_reg = signal[:, 0] * 2 + signal[:, 1] + rng.normal(size=n) * 0.1
+    y_multi = np.digitize(signal[:, 0] + signal[:, 1], [-0.5, 0.5])
+    return X, y_bin, y_reg, y_multi
+
+
+# -- fixtures of each version, read without LightGBM -------------------------------------------------
+
+
+def fixture_names(version: str) -> list[str]:
+    return sorted(f[:-4] for f in os.listdir(os.path.join(FIXTURES, version)) if f.endswith(".txt"))
+
+
+def load_fixture(version: str, name: str) -> tuple[str, dict]:
+    path = os.path.join(FIXTURES, version, name)
+    with open(path + ".json") as f:
+        return path + ".txt", json.load(f)
+
+
+FIXTURE_CASES = [(v, n) for v in VERSIONS for n in fixture_names(v)
+                 if not load_fixture(v, n)[1].get("refused")]
+
+
+def test_fixtures_cover_three_versions():
+    assert VERSIONS == ["3.3.5", "4.0.0", "4.7.0"]
+    assert all(len(fixture_names(v)) == 17 for v in VERSIONS)
+
+
+@pytest.mark.parametrize("version,name", FIXTURE_CASES)
+def test_fixture_predicts_what_lightgbm_predicted(version, name):
+    path, expected = load_fixture(version, name)
+    model = read_model_file(path)
+    assert model.meta["library_version"] == ("v3" if version.startswith("3.") else "v4")
+    kinds = [kind for _, kind in expected["features"]]
+    rows, exact = [], []
+    for values in expected["rows"]:
+        row = {}
+        for feature, kind, value in zip(model.features, kinds, values):
+            if kind == "numeric":
+                row[feature.name] = math.nan if value is None else value
+            elif kind == "pandas":
+                row[feature.name] = value
+            else:
+                row[feature.name] = None if value is None else category_text(value)
+        rows.append(row)
+        exact.append(not any(kind == "codes" and value is not None and is_fractional(value)
+                             for kind, value in zip(kinds, values)))
+    labels = expected["labels"]
+    keep = [i for i, e in enumerate(exact) if e]
+    check_against(model, [rows[i] for i in keep], [expected["raw"][i] for i in keep],
+                  [expected["predictions"][i] for i in keep], None if labels is None else [labels[i] for i in keep],
+                  average_output=model.meta["lightgbm"]["average_output"])
+    if name == "early_stopping":  # the file holds the best iteration's trees
+        assert len(model.trees) == expected["params"]["best_iteration"] < 40
+    if name == "categorical_codes":  # a fractional code is a category the model does not know: NaN's side
+        fractional = [i for i, e in enumerate(exact) if not e]
+        assert len(fractional) == 5  # -0.5, 0.3, 2.7, 6.9, 1e-36
+        missing_row = next(i for i, values in enumerate(expected["rows"]) if values == [0.1, None])
+        answers = predict_rows(model, [rows[i] for i in fractional])
+        assert all(scores[1] == expected["predictions"][missing_row][0] for _, scores in answers)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_fixture_linear_tree_is_refused(version):
+    path, expected = load_fixture(version, "linear_tree")
+    assert expected["refused"]
+    with pytest.raises(TreegenError, match=r"linear_tree\.txt:\d+: tree 0 is a linear tree .*supported: trees with "
+                                           r"constant leaves"):
+        read_model_file(path)
+
+
+def test_reading_a_file_needs_no_lightgbm():
+    """The file is data: reading it imports neither LightGBM nor pandas (None in sys.modules makes
+    their import fail, as on a core install)."""
+    path = os.path.join(FIXTURES, VERSIONS[-1], "categorical_pandas.txt")
+    code = ("import sys; sys.modules['lightgbm'] = sys.modules['pandas'] = None\n"
+            "from treegen.importers import import_file\n"
+            f"model = import_file({path!r})\n"
+            "print(len(model.trees), model.features[1].categories[0])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(treegen.__file__))})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["4", "red"]
+
+
+def test_zero_threshold_is_lightgbms():
+    """kZeroThreshold is the float 1e-35f held in a double (include/LightGBM/meta.h)."""
+    assert KZ == float(np.float32(1e-35)) and KZ != 1e-35
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_fixture_semantics_as_data(version):
+    """What the fixtures hold, as the model holds it: the zero band, missing types as routes and
+    intervals, the link and its scale, the divisor, categories by name or code."""
+    def read(name):
+        return read_model_file(os.path.join(FIXTURES, version, name + ".txt"))
+    binary = read("binary")
+    assert binary.numeric.zero_band == KZ and binary.numeric.cast == "float64" and not binary.numeric.strict
+    assert binary.combine.link == Link.SIGMOID and binary.combine.init == (0.0,) and binary.target.classes == ("0", "1")
+    assert read("binary_sigmoid").combine.link_scale == 0.7
+    zero = read("binary_zero_as_missing")
+    assert {f.missing_interval for f in zero.features} == {(-KZ, KZ)}
+    assert all(f.missing_interval is None for f in binary.features)
+    none = read("binary_no_missing")  # NaN is 0.0: it goes where 0.0 goes
+    for tree in none.trees:
+        for node in tree.nodes:
+            if node.split is not None:
+                assert node.split.missing.child == (0 if 0.0 <= node.split.threshold else 1)
+    assert read("multiclass").combine.link == Link.SOFTMAX
+    ova = read("multiclassova")
+    assert ova.combine.link == Link.SIGMOID and len(ova.combine.init) == 3
+    assert [t.output for t in ova.trees] == [0, 1, 2] * (len(ova.trees) // 3)
+    rf = read("rf")
+    assert rf.combine.divisor == len(rf.trees) == 4
+    assert read("regression_sqrt").combine.link == Link.SIGN_SQUARE
+    assert read("poisson").combine.link == read("gamma").combine.link == Link.EXP
+    assert read("cross_entropy").target.classes == ("0", "1")
+    codes = read("categorical_codes")
+    assert codes.features[1].categories == tuple(str(c) for c in range(8))
+    split = next(n.split for t in codes.trees for n in t.nodes if n.split is not None and n.split.op == Op.IN)
+    assert split.values == ("1", "4", "6") and split.missing.child == 1 and split.unknown is None
+    named = read("categorical_pandas")
+    assert named.features[1].name == "colour" and named.features[1].categories[:2] == ("red", "green")
+    split = next(n.split for t in named.trees for n in t.nodes if n.split is not None and n.split.op == Op.IN)
+    assert split.values == ("green", "magenta", "black")
+
+
+# -- trained here, with the LightGBM installed --------------------------------------------------------
+
+
+OBJECTIVES = [
+    ("binary", {"objective": "binary"}, "bin"), ("sigmoid", {"objective": "binary", "sigmoid": 0.7}, "bin"),
+    ("zero_as_missing", {"objective": "binary", "zero_as_missing": True}, "bin"),
+    ("no_missing", {"objective": "binary", "use_missing": False}, "bin"),
+    ("regression", {"objective": "regression"}, "reg"), ("sqrt", {"objective": "regression", "reg_sqrt": True}, "reg"),
+    ("l1_sqrt", {"objective": "regression_l1", "reg_sqrt": True}, "reg"),
+    ("huber_sqrt", {"objective": "huber", "reg_sqrt": True}, "reg"),  # huber ignores sqrt
+    ("fair_sqrt", {"objective": "fair", "reg_sqrt": True}, "reg"),
+    ("quantile", {"objective": "quantile", "alpha": 0.7}, "reg"), ("mape", {"objective": "mape"}, "pos"),
+    ("poisson", {"objective": "poisson"}, "count"), ("gamma", {"objective": "gamma"}, "pos"),
+    ("tweedie", {"objective": "tweedie"}, "pos"), ("cross_entropy", {"objective": "cross_entropy"}, "unit"),
+    ("multiclass", {"objective": "multiclass", "num_class": 3}, "multi"),
+    ("multiclassova", {"objective": "multiclassova", "num_class": 3, "sigmoid": 1.3}, "multi"),
+    ("rf", {"objective": "binary", "boosting": "rf", "bagging_freq": 1, "bagging_fraction": 0.7,
+            "feature_fraction": 0.8}, "bin"),
+    ("rf_regression", {"objective": "regression", "boosting": "rf", "bagging_freq": 1, "bagging_fraction": 0.7}, "reg"),
+    ("dart", {"objective": "binary", "boosting": "dart", "drop_rate": 0.3}, "bin"),
+    ("goss", {"objective": "binary", "data_sample_strategy": "goss"}, "bin"),
+    ("no_boost_from_average", {"objective": "binary", "boost_from_average": False}, "bin"),
+]
+
+
+def targets(y_bin, y_reg, y_multi) -> dict:
+    y_pos = np.exp(y_reg / 3) + 0.01
+    return {"bin": y_bin, "reg": y_reg, "pos": y_pos, "count": np.round(y_pos), "unit": y_bin * 0.8 + 0.1,
+            "multi": y_multi}
+
+
+@pytest.mark.parametrize("name,params,target", OBJECTIVES, ids=[o[0] for o in OBJECTIVES])
+def test_trained_model_from_file_and_object(tmp_path, name, params, target):
+    X, y_bin, y_reg, y_multi = numeric_data()
+    booster = lgb.train({**PARAMS, **params}, lgb.Dataset(X, targets(y_bin, y_reg, y_multi)[target]), 8)
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    from_file, from_booster = read_model_file(path), from_lightgbm(booster)
+    assert modelio.dumps(from_file) == modelio.dumps(from_booster).replace("every tree of the booster",
+                                                                            "every tree in the file")
+    probes = threshold_probes(from_file, X[:4])
+    rows = as_rows(from_file, probes)
+    average = params.get("boosting") == "rf"
+    count = check_against(from_file, rows, booster.predict(probes, raw_score=True), booster.predict(probes),
+                          average_output=average)
+    assert count > 250
+    check_against(modelio.loads(modelio.dumps(from_file)), rows, booster.predict(probes, raw_score=True),
+                  booster.predict(probes), average_output=average)
+
+
+def test_zero_band_edges_are_where_lightgbm_puts_them(tmp_path):
+    """Thresholds at +-kZeroThreshold occur; x = -kZeroThreshold reads as 0.0 and goes right of
+    threshold -kZeroThreshold, where a plain x <= t would send it left."""
+    X, y_bin, _, _ = numeric_data()
+    found = set()
+    for params in ({"objective": "binary"}, {"objective": "binary", "zero_as_missing": True}):
+        booster = lgb.train({**PARAMS, **params, "num_leaves": 15}, lgb.Dataset(X, y_bin), 20)
+        model = from_lightgbm(booster)
+        found |= {n.split.threshold for t in model.trees for n in t.nodes
+                  if n.split is not None and abs(n.split.threshold) == KZ}
+        probes = threshold_probes(model, X[:4])
+        check_against(model, as_rows(model, probes), booster.predict(probes, raw_score=True), booster.predict(probes))
+    assert found  # the edge itself is a threshold in these models
+
+
+def test_sigmoid_as_the_text_holds_it():
+    """The text rounds sigmoid to 6 digits, and a booster read from it predicts with that: so does the
+    model (a booster kept for training would use the exact value until saved; documented)."""
+    X, y_bin, _, _ = numeric_data()
+    booster = lgb.train({**PARAMS, "objective": "binary", "sigmoid": 0.123456789}, lgb.Dataset(X, y_bin), 5)
+    model = from_lightgbm(booster)
+    assert model.combine.link_scale == 0.123457
+    probes = threshold_probes(model, X[:4])
+    reread = lgb.Booster(model_str=booster.model_to_string())
+    check_against(model, as_rows(model, probes), reread.predict(probes, raw_score=True), reread.predict(probes))
+    check_against(model, as_rows(model, probes), booster.predict(probes, raw_score=True), booster.predict(probes))
+
+
+def test_sklearn_classifiers_keep_their_labels():
+    X, y_bin, _, y_multi = numeric_data()
+    for y in (np.where(y_bin == 1, "yes", "no"), np.array(["low", "mid", "high"])[y_multi]):
+        clf = lgb.LGBMClassifier(n_estimators=8, num_leaves=7, random_state=1, n_jobs=1, verbose=-1).fit(X, y)
+        model = treegen.from_lightgbm(clf)
+        assert model.target.classes == tuple(clf.classes_) and model.meta["lightgbm"]["classes"] == list(clf.classes_)
+        probes = threshold_probes(model, X[:4])
+        proba = clf.predict_proba(probes)
+        check_against(model, as_rows(model, probes), clf.predict(probes, raw_score=True),
+                      proba[:, 1] if proba.shape[1] == 2 else proba, clf.predict(probes))
+    regressor = lgb.LGBMRegressor(n_estimators=5, verbose=-1).fit(X, y_multi * 1.5)
+    assert from_object(regressor).target.kind == "regression"
+
+
+def test_early_stopping_uses_what_predict_uses(tmp_path):
+    X, y_bin, _, _ = numeric_data()
+    train, valid = lgb.Dataset(X[:350], y_bin[:350]), lgb.Dataset(X[350:], y_bin[350:])
+    booster = lgb.train({**PARAMS, "objective": "binary", "learning_rate": 0.8}, train, 60, valid_sets=[valid],
+                        callbacks=[lgb.early_stopping(3, verbose=False)])
+    assert 0 < booster.best_iteration < 60
+    model = from_lightgbm(booster)
+    assert len(model.trees) == booster.best_iteration
+    assert model.meta["lightgbm"]["trees_used"] == f"best_iteration {booster.best_iteration} (early stopping)"
+    probes = threshold_probes(model, X[:4])
+    check_against(model, as_rows(model, probes), booster.predict(probes, raw_score=True), booster.predict(probes))
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    assert len(read_model_file(path).trees) == booster.best_iteration
+
+
+def categorical_data(seed: int = 5, n: int = 600):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 40, size=n).astype(float)
+    codes[::9] = np.nan
+    x0 = rng.normal(size=n)
+    effect = rng.normal(size=40) * 2
+    y = ((effect[np.nan_to_num(codes, nan=0).astype(int)] + x0) > 0).astype(int)
+    return np.column_stack([x0, codes]), y
+
+
+@pytest.mark.parametrize("onehot", [4, 64])
+def test_category_codes(onehot):
+    """Integral codes predict exactly; a fractional code is a category the model does not know, so
+    it goes where NaN goes (LightGBM would truncate it)."""
+    X, y = categorical_data()
+    booster = lgb.train({**PARAMS, "objective": "binary", "max_cat_to_onehot": onehot, "cat_smooth": 1,
+                         "min_data_per_group": 5}, lgb.Dataset(X, y, categorical_feature=[1]), 10)
+    model = from_lightgbm(booster)
+    assert not model.features[1].is_numeric
+    assert model.features[1].categories == tuple(str(c) for c in range(40))
+    probes = np.vstack([threshold_probes(model, X[:4])] + [np.column_stack([np.full(len(CATEGORY_PROBES), x),
+                                                                           CATEGORY_PROBES]) for x in X[:4, 0]])
+    integral = np.array([not is_fractional(v) for v in probes[:, 1]])
+    rows = as_rows(model, probes[integral])
+    check_against(model, rows, booster.predict(probes[integral], raw_score=True), booster.predict(probes[integral]))
+    fractional = probes[~integral]
+    as_missing = fractional.copy()
+    as_missing[:, 1] = np.nan
+    answers = predict_rows(model, as_rows(model, fractional))
+    assert [scores[1] for _, scores in answers] == booster.predict(as_missing).tolist()
+    assert {category_text(v) for v in fractional[:, 1]} == {"-0.5", "0.3", "0.99", "2.7", "39.9", "1e-36", "-1e-36"}
+
+
+def test_pandas_categories_by_name(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 800
+    colours = ["red", "green", "blue", "cyan", "magenta", "yellow", "black", "white", "grey", "pink"]
+    sizes = [3, 1, 2, 10, 7]  # integer categories, not in order
+    frame = pd.DataFrame({"x": rng.normal(size=n),
+                          "colour": pd.Categorical(rng.choice(colours, n), categories=colours),
+                          "size": pd.Categorical(rng.choice(sizes, n), categories=sizes)})
+    frame.loc[::13, "colour"] = None
+    y = ((frame["colour"].isin(["red", "cyan", "black", "pink"])) * 1.5 + frame["x"]
+         + (frame["size"].astype(float) > 2.5) > 1).astype(int)
+    clf = lgb.LGBMClassifier(n_estimators=10, num_leaves=7, min_child_samples=5, min_data_per_group=5, cat_smooth=1,
+                             max_cat_to_onehot=2, random_state=1, n_jobs=1, verbose=-1).fit(frame, y)
+    path = str(tmp_path / "model.txt")
+    clf.booster_.save_model(path)
+    model = read_model_file(path)
+    assert model.features[1].categories == tuple(colours) and model.features[2].categories == ("3", "1", "2", "10", "7")
+    assert any(n.split is not None and n.split.op == Op.IN and len(n.split.values) > 1 for t in model.trees
+               for n in t.nodes)
+    # every category, an unknown one and a missing one, in a frame whose categories are in another order
+    cases = [(c, s) for c in colours + ["zz", None] for s in sizes + [4, None]]
+    probe = pd.DataFrame({"x": np.tile(frame["x"][:3].to_numpy(), len(cases)),
+                          "colour": pd.Categorical([c for c, _ in cases for _ in range(3)],
+                                                   categories=["zz"] + colours[::-1]),
+                          "size": pd.Categorical([s for _, s in cases for _ in range(3)], categories=[4] + sizes)})
+    rows = [{"x": float(x), "colour": c, "size": None if s != s or s is None else str(int(s))}
+            for x, c, s in zip(probe["x"], probe["colour"].astype(object), probe["size"].astype(object))]
+    for imported in (model, from_lightgbm(clf)):
+        check_against(imported, rows, clf.predict(probe, raw_score=True), clf.predict_proba(probe)[:, 1],
+                      clf.predict(probe))
+
+
+def test_ordered_pandas_categorical_is_refused():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=300),
+                          "level": pd.Categorical(rng.choice(["lo", "mid", "hi"], 300), categories=["lo", "mid", "hi"],
+                                                  ordered=True),
+                          "colour": pd.Categorical(rng.choice(["a", "b", "c"], 300))})
+    y = (frame["x"] + (frame["colour"] == "a") > 0.5).astype(int)
+    clf = lgb.LGBMClassifier(n_estimators=3, verbose=-1).fit(frame, y)
+    with pytest.raises(TreegenError, match="pandas_categorical lists 2 categorical columns, but the model has 1 "
+                                           "categorical features .*supported: unordered pandas Categoricals"):
+        from_lightgbm(clf)
+
+
+@pytest.mark.parametrize("kind", ["numeric", "codes", "pandas"])
+def test_oracle_agrees_with_the_model_on_verify_probes(tmp_path, kind):
+    """oracle() runs LightGBM's predict on the rows verify builds (thresholds, missing values and an
+    unseen category): it agrees with the model everywhere, labels and scores bit for bit."""
+    path = str(tmp_path / "model.txt")
+    if kind == "numeric":
+        X, _, _, y_multi = numeric_data()
+        lgb.train({**PARAMS, "objective": "multiclass", "num_class": 3, "zero_as_missing": True},
+                  lgb.Dataset(X, y_multi), 5).save_model(path)
+    elif kind == "codes":
+        X, y = categorical_data()
+        lgb.train({**PARAMS, "objective": "binary", "cat_smooth": 1, "min_data_per_group": 5},
+                  lgb.Dataset(X, y, categorical_feature=[1]), 5).save_model(path)
+    else:
+        rng = np.random.default_rng(4)
+        frame = pd.DataFrame({"x": rng.normal(size=400), "c": pd.Categorical(rng.choice(list("abcdefg"), 400))})
+        y = (frame["c"].isin(["a", "d", "f"]) * 1.0 + frame["x"] > 0.5).astype(int)
+        lgb.LGBMClassifier(n_estimators=5, min_data_per_group=5, cat_smooth=1, verbose=-1).fit(frame, y) \
+            .booster_.save_model(path)
+    model = import_file(path)
+    rows = probe_rows(model)
+    if kind != "numeric":
+        assert any(row.get(model.features[1].name) == UNSEEN for row in rows)
+    library = oracle(path, model, rows)
+    ours = predict_rows(model, rows)
+    assert len(library) == len(ours) == len(rows)
+    for row, (label, scores), (want_label, want_scores) in zip(rows, ours, library):
+        assert label == want_label and all(same_bits(a, b) for a, b in zip(scores, want_scores)), row
+    assert IMPORTERS["LightGBM"].oracle is oracle
+
+
+def test_cli_import_writes_the_model(tmp_path):
+    path = os.path.join(FIXTURES, VERSIONS[-1], "categorical_pandas.txt")
+    out = str(tmp_path / "model.json")
+    result = CliRunner().invoke(main, ["import", path, "-o", out], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    model = treegen.load(out)
+    assert model.meta["library"] == "lightgbm" and model.features[1].kind == "nominal"
+    assert modelio.dumps(model) == modelio.dumps(treegen.import_model(path))
+    renamed = treegen.import_model(path, feature_names=["a", "b"])
+    assert [f.name for f in renamed.features] == ["a", "b"]
+
+
+# -- refused, and bad input: one line ---------------------------------------------------------------
+
+
+def fixture_text(name: str = "binary", version: str = VERSIONS[-1]) -> str:
+    with open(os.path.join(FIXTURES, version, name + ".txt")) as f:
+        return f.read()
+
+
+def refusal(text: str, tmp_path) -> str:
+    path = tmp_path / "model.txt"
+    path.write_text(text)
+    with pytest.raises(TreegenError) as caught:
+        import_file(str(path))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(str(path))
+    return message
+
+
+def replace_line(text: str, prefix: str, line: str | None) -> str:
+    lines = text.split("\n")
+    index = next(i for i, x in enumerate(lines) if x.startswith(prefix))
+    return "\n".join(lines[:index] + ([] if line is None else [line]) + lines[index + 1:])
+
+
+@pytest.mark.parametrize("objective,why", [
+    ("lambdarank", "ranking"), ("rank_xendcg", "ranking"), ("cross_entropy_lambda", "log1p"),
+    ("custom", "custom objective"), ("survival", "")])
+def test_unsupported_objectives(tmp_path, objective, why):
+    message = refusal(replace_line(fixture_text(), "objective=", f"objective={objective}"), tmp_path)
+    assert f":7: objective {objective}" in message and why in message
+    assert "supported: binary, cross_entropy, multiclass, multiclassova, regression" in message
+
+
+def test_custom_objective_without_objective_line(tmp_path):
+    message = refusal(replace_line(fixture_text(), "objective=", None), tmp_path)
+    assert "no objective (a custom objective); supported: binary" in message
+
+
+def test_ranking_model_trained_here_is_refused(tmp_path):
+    X, _, y_reg, _ = numeric_data()
+    relevance = np.digitize(y_reg, [-1, 0, 1])
+    booster = lgb.train({**PARAMS, "objective": "lambdarank"}, lgb.Dataset(X, relevance, group=[50] * 10), 3)
+    with pytest.raises(TreegenError, match="objective lambdarank .ranking. is not supported"):
+        from_lightgbm(booster)
+
+
+def test_mixed_missing_types_on_one_feature(tmp_path):
+    text = fixture_text("binary_zero_as_missing")  # decision types 6 and 4: Zero
+    first = next(line for line in text.split("\n") if line.startswith("decision_type="))
+    mixed = replace_line(text, "decision_type=", first.replace("=6", "=10", 1))  # NaN, default left
+    message = refusal(mixed, tmp_path)
+    assert message.endswith(":37: feature 'Column_0' has splits of missing type NaN (tree 0, node 0) and Zero "
+                            "(tree 1, node 0); supported: one missing type per feature, as one training run "
+                            "writes them")
+
+
+@pytest.mark.parametrize("damage,expected", [
+    (lambda t: t[:t.index("Tree=2") + 40], "truncated: no 'end of trees' line after 3 trees"),
+    (lambda t: t[:60], "its header has no"),
+    (lambda t: replace_line(t, "leaf_value=", "leaf_value=0.5 abc 1 2"), "leaf_value has 'abc', not a number"),
+    (lambda t: replace_line(t, "leaf_value=", "leaf_value=0.5 1"), "leaf_value has 2 values, expected 4"),
+    (lambda t: replace_line(t, "left_child=", "left_child=1 -1 0"), "the tree is damaged"),
+    (lambda t: replace_line(t, "split_feature=", "split_feature=0 9 1"), "split_feature 9 is not one of the 3"),
+    (lambda t: replace_line(t, "version=", "version=v2"), "version v2 is not supported; supported: v3, v4"),
+    (lambda t: replace_line(t, "feature_names=", "feature_names=a b"), "feature_names has 2 entries"),
+    (lambda t: replace_line(t, "Tree=1", "Tree=7"), "expected 'Tree=1', found 'Tree=7'"),
+    (lambda t: replace_line(t, "tree_sizes=", "tree_sizes=1 2"), "tree_sizes lists 2 trees, but the file has 4"),
+    (lambda t: t.replace("is_linear=0", "is_linear=1", 1), "tree 0 is a linear tree"),
+])
+def test_damaged_files(tmp_path, damage, expected):
+    message = refusal(damage(fixture_text()), tmp_path)
+    assert expected in message
+
+
+def test_pandas_categorical_that_does_not_fit(tmp_path):
+    text = fixture_text("categorical_pandas").rstrip("\n")
+    message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a"], ["b"]]\n', tmp_path)
+    assert "pandas_categorical lists 2 categorical columns, but the model has 1" in message
+    message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a", "b"\n', tmp_path)
+    assert "pandas_categorical is not valid JSON" in message
+
+
+def test_files_of_another_kind(tmp_path):
+    for content, seen in (('{"layers": {}}', "JSON"), ("a,b\n1,2\n", "text (first line: 'a,b')")):
+        path = tmp_path / "other.txt"
+        path.write_text(content)
+        with pytest.raises(TreegenError) as caught:
+            import_file(str(path))
+        assert seen in str(caught.value) and "LightGBM: a LightGBM model.txt (Booster.save_model)" in str(caught.value)
+    with pytest.raises(TreegenError, match="not a LightGBM model: the first line is not 'tree'"):
+        model_from_text("trees\nversion=v4\n")
+    with pytest.raises(TreegenError, match="LGBMClassifier is not fitted"):
+        from_lightgbm(lgb.LGBMClassifier())
+    with pytest.raises(TreegenError, match="cannot import a Dataset from lightgbm"):
+        from_lightgbm(lgb.Dataset(np.zeros((3, 2))))
+
+
+# -- size --------------------------------------------------------------------------------------------
+
+
+def synthetic_model_text(n_trees: int, depth: int, n_features: int = 10, seed: int = 0) -> str:
+    """A binary LightGBM model of complete trees, as save_model writes one: internal nodes numbered
+    breadth first, children of node k at 2k+1 and 2k+2, leaves ~j; features 0-5 of missing type NaN,
+    6-7 None, 8-9 Zero."""
+    rng = np.random.default_rng(seed)
+    internal, leaves = 2 ** depth - 1, 2 ** depth
+    missing_type = [2] * 6 + [0] * 2 + [1] * (n_features - 8)
+
+    def child(c):
+        return c if c < internal else ~(c - internal)
+    blocks = []
+    for i in range(n_trees):
+        features = rng.integers(0, n_features, internal)
+        thresholds = np.round(rng.normal(size=internal), 3)
+        kinds = [missing_type[f] << 2 | (2 if rng.random() < 0.5 else 0) for f in features]
+        fields = {"num_leaves": leaves, "num_cat": 0, "split_feature": " ".join(map(str, features)),
+                  "threshold": " ".join(map(repr, thresholds.tolist())), "decision_type": " ".join(map(str, kinds)),
+                  "left_child": " ".join(str(child(2 * k + 1)) for k in range(internal)),
+                  "right_child": " ".join(str(child(2 * k + 2)) for k in range(internal)),
+                  "leaf_value": " ".join(map(repr, (rng.normal(size=leaves) * 0.05).tolist())),
+                  "is_linear": 0, "shrinkage": 0.1}
+        blocks.append(f"Tree={i}\n" + "".join(f"{k}={v}\n" for k, v in fields.items()) + "\n\n")
+    header = {"version": "v4", "num_class": 1, "num_tree_per_iteration": 1, "label_index": 0,
+              "max_feature_idx": n_features - 1, "objective": "binary sigmoid:1",
+              "feature_names": " ".join(f"f{j}" for j in range(n_features)),
+              "feature_infos": " ".join(["[-5:5]"] * n_features)}
+    return ("tree\n" + "".join(f"{k}={v}\n" for k, v in header.items()) + "\n" + "".join(blocks)
+            + "end of trees\n\npandas_categorical:null\n")
+
+
+def test_thousand_trees_of_depth_eight(tmp_path):
+    text = synthetic_model_text(1000, 8)
+    path = tmp_path / "big.txt"
+    path.write_text(text)
+    started = time.perf_counter()
+    model = import_file(str(path))
+    seconds = time.perf_counter() - started
+    assert len(model.trees) == 1000 and {t.depth() for t in model.trees} == {8}
+    assert sum(len(t.nodes) for t in model.trees) == 1000 * 511
+    assert seconds < 60, seconds  # 3 to 7 s on a loaded 2-core machine
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 10))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[rng.random(X.shape) < 0.05] = 0.0
+    X[:, 9][::3] = 1e-36
+    probabilities = lgb.Booster(model_str=text).predict(X)
+    answers = predict_rows(model, as_rows(model, X))
+    assert all(same_bits(scores[1], p) for (_, scores), p in zip(answers, probabilities))

@@ -1,0 +1,746 @@
+"""Imported XGBoost models predict what XGBoost predicts, bit for bit: float32 margins, probabilities
+and values, and labels, at every threshold, the float32 and float64 values either side of where its
+float32 cast changes, NaN and the `missing` value, ±0.0, the zero band's ±1e-35 and 1e-36, huge values,
+negative, unknown and out-of-range categories.
+
+Files saved by XGBoost 1.7.6, 2.1.4 and 3.2.0 (tests/fixtures/xgboost, made by make_fixtures.py there)
+are checked against what each version predicted, without XGBoost; models trained here are checked
+against the installed XGBoost's own predict. XGBoost refuses infinite inputs and inputs beyond float32
+unless `missing` is infinite, so no probe has them."""
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import random
+import re
+import struct
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import xgboost as xgb
+from click.testing import CliRunner
+
+from treegen import arithmetic, from_xgboost, modelio
+from treegen.cli import main
+from treegen.errors import TreegenError
+from treegen.importers import IMPORTERS, import_file, ubjson
+from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
+from treegen.model import Decision, decide
+from treegen.walk import encode_column, predict_rows, tree_outputs
+
+FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"
+FLT_MAX = float(np.finfo(np.float32).max)
+SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-36, -1e-36, 1e-46, 1e-300, 3e38, -3e38, FLT_MAX, -FLT_MAX]
+CATEGORY_PROBES = [-1.0, -0.5, -0.0, 12.0, 100.0, 16777215.0, 16777216.0, 3e9, math.nan]
+
+
+# -- comparing a model with what XGBoost predicted ---------------------------------------------------
+
+
+def bits(values) -> list[str]:
+    return [float(v).hex() for v in values]
+
+
+def code_text(value) -> str:
+    """A category code as a treegen row holds it: the integer it is, as text."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def rows_for(model, matrix, categorical=()) -> list[dict]:
+    """Rows by feature name; None where missing, category codes as text."""
+    names = [f.name for f in model.features]
+    rows = []
+    for values in matrix:
+        row = {}
+        for name, v in zip(names, values):
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                row[name] = None
+            elif name in categorical and not isinstance(v, str):
+                row[name] = code_text(v)
+            else:
+                row[name] = v if isinstance(v, str) else float(v)
+        rows.append(row)
+    return rows
+
+
+def raw_margins(model, rows) -> list[list[float]]:
+    columns = [encode_column(f, rows) for f in model.features]
+    outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
+    return [model.raw_sums([out[i] for out in outputs]) for i in range(len(rows))]
+
+
+def assert_predicts(model, rows, margins, predictions, labels=None) -> int:
+    """The model's raw sums, scores and labels are XGBoost's, bit for bit, row by row; the reference
+    evaluator (Model.predict/scores) agrees with the vectorised walk on the first rows."""
+    objective = model.meta["xgboost"]["objective"]
+    results = predict_rows(model, rows)
+    for i, (row, raw, (label, scores)) in enumerate(zip(rows, raw_margins(model, rows), results)):
+        where = f"row {i}: {row}"
+        assert bits(raw) == bits(margins[i]), where
+        expected = [float(v) for v in predictions[i]]
+        if objective == "multi:softmax":
+            assert label == str(int(expected[0])), where
+        elif model.target.is_classification and len(model.target.classes) == 2:
+            assert bits(scores) == bits([float(np.float32(1.0) - np.float32(expected[0])), expected[0]]), where
+        else:
+            assert bits(scores) == bits(expected), where
+        if labels is not None:
+            assert label == str(int(labels[i])), where
+        if i < 40:
+            assert (model.predict(row), model.scores(row)) == (label, scores), where
+    return len(rows)
+
+
+# -- fixtures saved by each XGBoost version ----------------------------------------------------------
+
+EXPECTED = sorted(FIXTURES.glob("*.expected.json"))
+
+
+def test_fixtures_cover_three_versions_and_both_formats():
+    versions = {json.loads(p.read_text())["version"] for p in EXPECTED}
+    assert versions == {"1.7.6", "2.1.4", "3.2.0"}
+    assert len(list(FIXTURES.glob("*.ubj"))) >= 10
+
+
+@pytest.mark.parametrize("expected_path", EXPECTED, ids=lambda p: p.name[:-len(".expected.json")])
+def test_files_of_every_version_predict_what_that_version_predicted(expected_path):
+    expected = json.loads(expected_path.read_text())
+    stem = expected_path.name[:-len(".expected.json")]
+    paths = [p for p in (FIXTURES / f"{stem}.json", FIXTURES / f"{stem}.ubj") if p.exists()]
+    for path in paths:
+        model = import_file(str(path), **expected["options"])
+        assert model.meta["xgboost"]["version"] == expected["version"]
+        rows = rows_for(model, expected["rows"], expected["categorical"])
+        assert assert_predicts(model, rows, expected["margins"], expected["predictions"], expected.get("labels")) > 10
+        again = modelio.loads(modelio.dumps(model))  # the JSON model format holds all of it
+        assert modelio.dumps(again) == modelio.dumps(model) and predict_rows(again, rows) == predict_rows(model, rows)
+    assert len(paths) >= 1
+
+
+def test_xgboost_1_7_wrapper_files_say_their_missing_value():
+    model = import_file(str(FIXTURES / "missing-1.7.6.json"))
+    assert model.meta["xgboost"]["missing"] == "-1.0"
+    assert model.meta["xgboost"]["missing_from"] == "the scikit-learn wrapper's parameters saved in the file"
+    assert model.features[0].missing_interval == (float.fromhex("-0x1.000001p+0"), float.fromhex("-0x1.ffffffp-1"))
+    later = import_file(str(FIXTURES / "missing-3.2.0.json"))
+    assert later.meta["xgboost"]["missing"] == "nan" and later.features[0].missing_interval is None
+
+
+def test_the_deprecated_binary_format_is_refused_with_how_to_resave():
+    with pytest.raises(TreegenError, match=r"deprecated binary model format.*save_model\('model.json'\)"):
+        import_file(str(FIXTURES / "tiny-1.7.6.model"))
+
+
+def test_ubjson_and_json_files_are_the_same_model():
+    for ubj in FIXTURES.glob("*.ubj"):
+        from_ubj, from_json = import_file(str(ubj)), import_file(str(ubj.with_suffix(".json")))
+        from_json.meta["xgboost"]["format"] = "ubjson"
+        assert modelio.dumps(from_ubj) == modelio.dumps(from_json), ubj.name
+
+
+# -- glibc's logf -----------------------------------------------------------------------------------
+
+
+def test_logf_is_glibcs_on_its_hard_cases():
+    """Inputs where glibc's logf is not float32(log(double)) (every 400th of the 416,909, with glibc's
+    result, listed by logf_hard.c), and where a float32-rounded double logarithm is wrong there."""
+    lines = (FIXTURES / "logf_hard.txt").read_text().split()
+    pairs = [(arithmetic.bits_float32(int(a, 16)), arithmetic.bits_float32(int(b, 16)))
+             for a, b in zip(lines[::2], lines[1::2])]
+    assert len(pairs) == 1043
+    assert all(arithmetic.logf(x) == expected for x, expected in pairs)
+    assert all(arithmetic.f32(math.log(x)) != expected for x, expected in pairs)
+
+
+def test_logf_is_this_machines_logf():
+    """200,000 random positive float32 and the corners, against the C library (glibc on this machine)."""
+    libm = ctypes.CDLL("libm.so.6")
+    libm.logf.restype, libm.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = random.Random(10)
+    inputs = ([rng.randrange(1, 0x7F800000) for _ in range(200_000)] + list(range(1, 3000))
+              + [0x00800000, 0x007FFFFF, 0x3F7FFFFF, 0x3F800001, 0x3F330000, 0x3F32FFFF, 0x7F7FFFFF])
+    wrong = [hex(b) for b in inputs
+             if struct.pack("<f", arithmetic.logf(arithmetic.bits_float32(b)))
+             != struct.pack("<f", libm.logf(arithmetic.bits_float32(b)))]
+    assert wrong == []
+    assert arithmetic.logf(1.0) == 0.0 and arithmetic.logf(0.0) == -math.inf and arithmetic.logf(math.inf) == math.inf
+    assert math.isnan(arithmetic.logf(-1.0)) and math.isnan(arithmetic.logf(math.nan))
+
+
+# -- the label rule ------------------------------------------------------------------------------------
+
+
+def test_binary_label_p_above_half_is_argmax_of_one_minus_p_and_p():
+    """XGBClassifier.predict labels 1 when the float32 probability p > 0.5; the model decides ARGMAX on
+    [float32(1 - p), p]. Equal for every float32 p in [0.25, 1] (below 0.25, 1 - p > 0.75 > p)."""
+    low, high = np.float32(0.25).view(np.uint32), np.float32(1.0).view(np.uint32)
+    p = np.arange(low, high + 1, dtype=np.uint32).view(np.float32)
+    first = (np.float32(1.0) - p).astype(np.float32)
+    argmax = np.where(p > first, 1, 0)  # the first highest: class 0 on ties
+    assert np.array_equal(argmax, (p > np.float32(0.5)).astype(int))
+    for value in (0.5, float(np.nextafter(np.float32(0.5), np.float32(1)))):
+        scores = [float(np.float32(1.0) - np.float32(value)), value]
+        assert decide(Decision.ARGMAX, scores, [0.0]) == int(value > 0.5)
+
+
+# -- models trained here, against the installed XGBoost ---------------------------------------------
+
+
+def make_data(seed: int, n: int = 300, n_features: int = 3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_features))
+    X[:, 2] = np.round(X[:, 2] * 2)  # ties and exact zeros
+    X[::7, 1] = np.nan
+    X[::11, 0] = 1e-36
+    X[::13, 0] = -1e-35
+    signal = np.nan_to_num(X)
+    return X, signal
+
+
+def train(params: dict, X, y, rounds: int = 4, **dmatrix) -> xgb.Booster:
+    return xgb.train({"max_depth": 3, "eta": 0.5, "seed": 0, "nthread": 1, **params},
+                     xgb.DMatrix(X, label=y, **dmatrix), rounds)
+
+
+def probe_matrix(model, base, categorical=None, limit: int = 60) -> np.ndarray:
+    """Base rows, then the first base row with one feature set to each probe value: every threshold,
+    the float32 either side, the effective float64 cut and the doubles either side of it, and the
+    special values (for categorical features: the codes the trees name and CATEGORY_PROBES)."""
+    rows = [row.copy() for row in base[:4]]
+    for index, feature in enumerate(model.features):
+        if not feature.is_numeric:
+            values = [float(c) for c in feature.categories] + CATEGORY_PROBES
+        else:
+            values = set()
+            for tree in model.trees:
+                for node in tree.nodes:
+                    if node.split is not None and node.split.feature == index:
+                        values.update(threshold_neighbours(model, node.split.threshold))
+            values = sorted(values)
+            if len(values) > limit:
+                values = [values[int(i)] for i in np.linspace(0, len(values) - 1, limit)]
+            values += SPECIAL
+        for v in values:
+            row = base[0].copy()
+            row[index] = v
+            rows.append(row)
+    return np.array(rows)
+
+
+def threshold_neighbours(model, t: float) -> set[float]:
+    t32 = np.float32(t)
+    cut = model.numeric.effective_threshold(t)
+    return {float(t32), float(np.nextafter(t32, np.float32(-np.inf))), float(np.nextafter(t32, np.float32(np.inf))),
+            cut, math.nextafter(cut, -math.inf), math.nextafter(cut, math.inf)}
+
+
+def library(booster, P, missing=math.nan, iteration_range=(0, 0), feature_types=None):
+    matrix = xgb.DMatrix(P, missing=missing, feature_types=feature_types, enable_categorical=feature_types is not None)
+    margins = booster.predict(matrix, output_margin=True, iteration_range=iteration_range)
+    predictions = booster.predict(matrix, iteration_range=iteration_range)
+    return (np.asarray(margins, dtype=np.float64).reshape(len(P), -1).tolist(),
+            np.asarray(predictions, dtype=np.float64).reshape(len(P), -1).tolist())
+
+
+def imported_three_ways(booster, tmp_path, **options):
+    """The model from a JSON file, a UBJSON file and the Booster itself."""
+    json_path, ubj_path = tmp_path / "model.json", tmp_path / "model.ubj"
+    booster.save_model(str(json_path))
+    booster.save_model(str(ubj_path))
+    return [import_file(str(json_path), **options), import_file(str(ubj_path), **options),
+            from_xgboost(booster, **options)]
+
+
+def check_against_library(booster, tmp_path, X, missing=math.nan, feature_types=None, categorical=(), **options):
+    models = imported_three_ways(booster, tmp_path, missing=None if math.isnan(missing) else missing, **options)
+    P = probe_matrix(models[0], X, categorical)
+    margins, predictions = library(booster, P, missing, feature_types=feature_types)
+    for model in models:
+        assert assert_predicts(model, rows_for(model, P, categorical), margins, predictions) == len(P)
+    return models[0]
+
+
+OBJECTIVE_TARGETS = {
+    "binary:logistic": lambda s: (s[:, 0] + s[:, 1] > 0).astype(int),
+    "reg:logistic": lambda s: 1 / (1 + np.exp(-(s[:, 0] + s[:, 1]))),
+    "binary:logitraw": lambda s: (s[:, 0] + s[:, 1] > 0).astype(int),
+    "multi:softprob": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5]),
+    "multi:softmax": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5]),
+    "count:poisson": lambda s: np.round(np.exp(s[:, 0] + s[:, 2] / 4)),
+    "reg:gamma": lambda s: np.exp(s[:, 0] + s[:, 2] / 4) + 0.1,
+    "reg:tweedie": lambda s: np.round(np.exp(s[:, 0])),
+    "reg:squarederror": lambda s: 2 * s[:, 0] + s[:, 1],
+    "reg:linear": lambda s: 2 * s[:, 0] + s[:, 1],
+    "reg:squaredlogerror": lambda s: np.exp(s[:, 0]),
+    "reg:pseudohubererror": lambda s: 2 * s[:, 0] + s[:, 1],
+    "reg:absoluteerror": lambda s: 2 * s[:, 0] + s[:, 1],
+    "reg:quantileerror": lambda s: 2 * s[:, 0] + s[:, 1],
+}
+EXTRA_PARAMS = {"multi:softprob": {"num_class": 3}, "multi:softmax": {"num_class": 3},
+                "reg:quantileerror": {"quantile_alpha": 0.3}}
+
+
+def test_every_supported_objective_is_trained_here():
+    assert set(OBJECTIVE_TARGETS) == set(OBJECTIVES)
+
+
+@pytest.mark.parametrize("objective", sorted(OBJECTIVE_TARGETS))
+@pytest.mark.filterwarnings("ignore:.*linear is now deprecated:UserWarning")
+def test_every_objective_from_files_and_the_booster(objective, tmp_path):
+    X, signal = make_data(1)
+    params = {"objective": objective, **EXTRA_PARAMS.get(objective, {})}
+    booster = train(params, X, OBJECTIVE_TARGETS[objective](signal))
+    model = check_against_library(booster, tmp_path, X)
+    assert model.combine.precision == "float32" and model.numeric.strict
+    assert model.meta["xgboost"]["objective"] == {"reg:linear": "reg:squarederror"}.get(objective, objective)
+
+
+@pytest.mark.parametrize("objective, base_score", [("binary:logistic", 0.3), ("binary:logistic", 1e-7),
+                                                   ("binary:logistic", 0.9999999), ("count:poisson", 2.5),
+                                                   ("reg:tweedie", 0.0123), ("multi:softprob", 0.7)])
+def test_a_given_base_score_becomes_xgboosts_margin(objective, base_score, tmp_path):
+    """ProbToMargin with glibc's logf; 3.1+ clamps a logistic base_score to [1e-6, 1 - 1e-6]."""
+    X, signal = make_data(2)
+    params = {"objective": objective, "base_score": base_score, **EXTRA_PARAMS.get(objective, {})}
+    check_against_library(train(params, X, OBJECTIVE_TARGETS[objective](signal), rounds=2), tmp_path, X)
+    no_trees = train(params, X, OBJECTIVE_TARGETS[objective](signal), rounds=0)
+    model = from_xgboost(no_trees)
+    assert model.trees == [] and model.meta["xgboost"]["base_margin"] == list(model.combine.init)
+    assert bits(model.combine.init) == bits(no_trees.predict(xgb.DMatrix(X[:1]), output_margin=True).reshape(-1))
+
+
+@pytest.mark.parametrize("missing", [-999.0, 0.0, 1.5])
+def test_the_missing_value_is_missing_where_its_float32_is(missing, tmp_path):
+    X, signal = make_data(3)
+    X = np.where(np.isnan(X), missing, X)
+    booster = train({"objective": "binary:logistic"}, X, (signal[:, 0] + signal[:, 1] > 0).astype(int))
+    model = check_against_library(booster, tmp_path, X, missing=missing)
+    low, high = model.features[0].missing_interval
+    for x in (missing, math.nextafter(low, -math.inf), low, high, math.nextafter(high, math.inf), -0.0, 1e-46):
+        assert (low <= x <= high) == (np.float32(x) == np.float32(missing)), x
+
+
+def test_random_forests_add_every_tree_of_a_round(tmp_path):
+    X, signal = make_data(4)
+    for objective, target in (("binary:logistic", OBJECTIVE_TARGETS["binary:logistic"]),
+                              ("multi:softprob", OBJECTIVE_TARGETS["multi:softprob"])):
+        params = {"objective": objective, "num_parallel_tree": 3, "subsample": 0.8, "colsample_bynode": 0.8,
+                  **EXTRA_PARAMS.get(objective, {})}
+        booster = train(params, X, target(signal), rounds=2)
+        model = check_against_library(booster, tmp_path, X)
+        assert model.meta["xgboost"]["rounds"] == 2 and len(model.trees) == 2 * 3 * (3 if "multi" in objective else 1)
+
+
+def test_dart_weights_as_booster_predict_applies_them(tmp_path):
+    X, signal = make_data(5)
+    for objective, target in (("binary:logistic", OBJECTIVE_TARGETS["binary:logistic"]),
+                              ("multi:softprob", OBJECTIVE_TARGETS["multi:softprob"])):
+        params = {"objective": objective, "booster": "dart", "rate_drop": 0.3, "skip_drop": 0.0,
+                  **EXTRA_PARAMS.get(objective, {})}
+        model = check_against_library(train(params, X, target(signal), rounds=6), tmp_path, X)
+        assert any(tree.weight != 1.0 for tree in model.trees) and "dart" in model.meta["xgboost"]
+
+
+def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
+    X, signal = make_data(6, n=400)
+    y = (signal[:, 0] + signal[:, 1] > 0).astype(int)
+    clf = xgb.XGBClassifier(n_estimators=60, max_depth=3, learning_rate=0.5, random_state=1, n_jobs=1,
+                            early_stopping_rounds=2, eval_metric="logloss")
+    clf.fit(X[:250], y[:250], eval_set=[(X[250:], y[250:])], verbose=False)
+    path = str(tmp_path / "early.json")
+    clf.save_model(path)
+    rounds = clf.best_iteration + 1
+    booster = xgb.Booster(model_file=path)
+    assert rounds < booster.num_boosted_rounds()
+    wrapper_choice = [import_file(path), from_xgboost(clf)]
+    P = probe_matrix(wrapper_choice[0], X)
+    proba = clf.predict_proba(P)[:, 1]
+    for model in wrapper_choice:
+        assert model.meta["xgboost"]["rounds_used"] == rounds and len(model.trees) == rounds
+        assert "scikit-learn wrapper" in model.meta["xgboost"]["trees_used"]
+        assert_predicts(model, rows_for(model, P), clf.predict(P, output_margin=True).reshape(-1, 1).tolist(),
+                        proba.reshape(-1, 1).tolist(), clf.predict(P))
+    every_tree = [import_file(path, use_best_iteration=False), from_xgboost(clf, use_best_iteration=False),
+                  from_xgboost(booster)]
+    margins, predictions = library(booster, P)
+    for model in every_tree:
+        assert model.meta["xgboost"]["rounds_used"] == booster.num_boosted_rounds()
+        assert_predicts(model, rows_for(model, P), margins, predictions)
+    trained = xgb.train({"objective": "binary:logistic", "nthread": 1, "seed": 0}, xgb.DMatrix(X[:250], label=y[:250]),
+                        60, evals=[(xgb.DMatrix(X[250:], label=y[250:]), "valid")], early_stopping_rounds=2,
+                        verbose_eval=False)
+    trained.save_model(path)
+    default = import_file(path)
+    assert default.meta["xgboost"]["rounds_used"] == trained.num_boosted_rounds()
+    assert "not saved by the scikit-learn wrapper" in default.meta["xgboost"]["trees_used"]
+    assert import_file(path, use_best_iteration=True).meta["xgboost"]["rounds_used"] == trained.best_iteration + 1
+
+
+def categorical_data(seed: int, n: int = 400, n_codes: int = 10):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_codes, size=n).astype(float)
+    codes[::9] = np.nan
+    x0 = rng.normal(size=n)
+    effect = rng.normal(size=n_codes) * 2
+    y = ((effect[np.nan_to_num(codes, nan=0).astype(int)] + x0) > 0).astype(int)
+    return np.column_stack([x0, codes]), y
+
+
+@pytest.mark.parametrize("onehot", [1, 64])
+def test_categorical_codes_listed_go_right_and_every_other_code_left(onehot, tmp_path):
+    X, y = categorical_data(7)
+    types = ["q", "c"]
+    booster = train({"objective": "binary:logistic", "tree_method": "hist", "max_cat_to_onehot": onehot}, X, y,
+                    feature_types=types, enable_categorical=True)
+    model = check_against_library(booster, tmp_path, X, feature_types=types, categorical=("x1",))
+    feature = model.features[1]
+    assert feature.kind == "nominal" and all(c.isdigit() for c in feature.categories)
+    splits = [node.split for tree in model.trees for node in tree.nodes if node.split and node.split.op == "in"]
+    assert splits and all(split.unknown == 1 for split in splits)
+    # documented: a fractional code is an unknown category in the model (XGBoost would truncate it)
+    row = {"x0": 0.1, "x1": "2.7"}
+    assert model.predict(row) == model.predict({"x0": 0.1, "x1": "-1"})
+
+
+def test_pandas_categories_saved_by_xgboost_3_are_named(tmp_path):
+    rng = np.random.default_rng(8)
+    names = ["red", "green", "blue", "light grey", "", "a,b"]
+    picks = rng.integers(0, len(names), size=400)
+    x0 = rng.normal(size=400)
+    frame = pd.DataFrame({"x0": x0, "colour": pd.Categorical([names[i] for i in picks], categories=names)})
+    frame.loc[::11, "colour"] = None
+    y = ((np.isin(picks, [1, 3, 5]) * 2 - 1 + x0) > 0).astype(int)
+    clf = xgb.XGBClassifier(n_estimators=4, max_depth=3, enable_categorical=True, tree_method="hist",
+                            max_cat_to_onehot=1, random_state=0, n_jobs=1).fit(frame, y)
+    path = str(tmp_path / "pandas.ubj")
+    clf.save_model(path)
+    for model in (import_file(path), from_xgboost(clf)):
+        assert model.features[1].categories == tuple(names)
+        assert model.meta["xgboost"]["named_categories"] == ["colour"]
+        probe = pd.DataFrame({"x0": np.tile(x0[:4], len(names) + 1),
+                              "colour": pd.Categorical(np.repeat(names + [None], 4).tolist(), categories=names)})
+        rows = [{"x0": float(a), "colour": b if isinstance(b, str) else None}
+                for a, b in zip(probe["x0"], probe["colour"].astype(object))]
+        assert_predicts(model, rows, clf.predict(probe, output_margin=True).reshape(-1, 1).tolist(),
+                        clf.predict_proba(probe)[:, 1:].tolist(), clf.predict(probe))
+        # a category XGBoost 3 refuses in a frame goes where code -1 goes: the side of the ones not listed
+        codes = np.column_stack([x0[:4], np.full(4, -1.0)])
+        margins = clf.get_booster().predict(xgb.DMatrix(codes, feature_names=["x0", "colour"],
+                                                        feature_types=["float", "c"], enable_categorical=True),
+                                            output_margin=True)
+        unknown = [{"x0": float(v), "colour": "purple"} for v in x0[:4]]
+        assert [bits(raw) for raw in raw_margins(model, unknown)] == [bits([m]) for m in margins]
+
+
+def test_integer_pandas_categories_are_named_as_integers():
+    rng = np.random.default_rng(19)
+    sizes = [10, 20, -30, 45]
+    picks = rng.integers(0, 4, size=300)
+    frame = pd.DataFrame({"size": pd.Categorical([sizes[i] for i in picks], categories=sizes)})
+    clf = xgb.XGBRegressor(n_estimators=3, max_depth=3, enable_categorical=True, tree_method="hist",
+                           max_cat_to_onehot=1, n_jobs=1).fit(frame, np.isin(picks, [1, 3]).astype(float))
+    model = from_xgboost(clf)
+    assert model.features[0].categories == ("10", "20", "-30", "45")
+    probe = pd.DataFrame({"size": pd.Categorical(sizes, categories=sizes)})
+    assert_predicts(model, [{"size": str(v)} for v in sizes], clf.predict(probe, output_margin=True).reshape(-1, 1),
+                    clf.predict(probe).reshape(-1, 1))
+
+
+def test_category_names_xgboost_3_2_saves_cut_short_are_refused(tmp_path):
+    """XGBoost 3.1 to 3.3 measure category names in characters and store UTF-8 bytes (fixed in 3.4):
+    names beyond ASCII are lost."""
+    frame = pd.DataFrame({"colour": pd.Categorical(["naïve", "red", "数据", "red"] * 20)})
+    clf = xgb.XGBRegressor(n_estimators=1, enable_categorical=True, tree_method="hist", n_jobs=1)
+    clf.fit(frame, np.arange(80.0) % 3)
+    path = tmp_path / "model.json"
+    clf.save_model(str(path))
+    assert "saved the categories of feature 'colour' cut short" in one_line_error(path)
+
+
+def test_scikit_learn_wrappers_labels_and_probabilities(tmp_path):
+    X, signal = make_data(9)
+    binary = OBJECTIVE_TARGETS["binary:logistic"](signal)
+    multi = OBJECTIVE_TARGETS["multi:softprob"](signal)
+    common = {"n_estimators": 5, "max_depth": 3, "random_state": 0, "n_jobs": 1}
+    for estimator, y in ((xgb.XGBClassifier(**common), binary), (xgb.XGBClassifier(**common), multi),
+                         (xgb.XGBRFClassifier(**common), binary), (xgb.XGBRegressor(**common), signal[:, 0]),
+                         (xgb.XGBClassifier(objective="multi:softmax", **common), multi)):
+        estimator.fit(X, y)
+        path = str(tmp_path / "wrapper.json")
+        estimator.save_model(path)
+        for model in (import_file(path), from_xgboost(estimator)):
+            P = probe_matrix(model, X)
+            margins = np.asarray(estimator.predict(P, output_margin=True), dtype=np.float64).reshape(len(P), -1)
+            if hasattr(estimator, "predict_proba") and estimator.objective != "multi:softmax":
+                predictions = estimator.predict_proba(P)
+                predictions = predictions[:, 1:] if predictions.shape[1] == 2 else predictions
+                labels = estimator.predict(P)
+            elif hasattr(estimator, "predict_proba"):
+                predictions, labels = estimator.predict(P).reshape(-1, 1), estimator.predict(P)
+            else:
+                predictions, labels = estimator.predict(P).reshape(-1, 1), None
+            assert_predicts(model, rows_for(model, P), margins.tolist(), predictions.tolist(), labels)
+
+
+def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
+    X, signal = make_data(10)
+    for objective in ("binary:logistic", "multi:softmax", "multi:softprob", "count:poisson"):
+        booster = train({"objective": objective, **EXTRA_PARAMS.get(objective, {})}, X,
+                        OBJECTIVE_TARGETS[objective](signal))
+        path = str(tmp_path / "model.json")
+        booster.save_model(path)
+        model = import_file(path)
+        rows = rows_for(model, probe_matrix(model, X))
+        assert oracle(path, model, rows) == predict_rows(model, rows), objective
+    assert IMPORTERS["XGBoost"].oracle is oracle
+    X, y = categorical_data(11)
+    booster = train({"objective": "binary:logistic", "tree_method": "hist"}, X, y, feature_types=["q", "c"],
+                    enable_categorical=True)
+    booster.save_model(path)
+    model = import_file(path)
+    rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
+    assert oracle(path, model, rows) == predict_rows(model, rows)
+    refused = [{"x0": 3.5e38, "x1": "1"}, {"x0": -math.inf, "x1": None}, {"x0": 3.4e38, "x1": "1e39"}]
+    assert oracle(path, model, refused + rows[:2]) == [None] * 3 + predict_rows(model, rows[:2])
+    other = tmp_path / "other.json"
+    train({"objective": "binary:logistic"}, X[:, :1], y).save_model(str(other))
+    with pytest.raises(TreegenError, match="takes 1 features, the treegen model 2: give the file the model was"):
+        oracle(str(other), model, rows[:2])
+    with pytest.raises(TreegenError, match="XGBoost refused: "):
+        oracle(str(FIXTURES / "logf_hard.txt"), model, rows[:2])
+
+
+# -- what is refused, in one line ----------------------------------------------------------------------
+
+
+def one_line_error(path, **options) -> str:
+    with pytest.raises(TreegenError) as caught:
+        import_file(str(path), **options)
+    text = str(caught.value)
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+@pytest.mark.parametrize("params, label, message", [
+    ({"objective": "rank:pairwise"}, "rank",
+     r"'rank:pairwise' \(ranking\) is not supported; supported: binary:logistic"),
+    ({"objective": "survival:cox"}, "cox", r"'survival:cox' \(survival analysis\) is not supported"),
+    ({"objective": "binary:hinge"}, "binary", r"'binary:hinge' .* is not supported; supported:"),
+    ({"booster": "gblinear"}, "regression",
+     r"booster 'gblinear' \(a linear model\) is not supported; supported: gbtree"),
+    ({"multi_strategy": "multi_output_tree", "tree_method": "hist", "objective": "multi:softprob", "num_class": 3},
+     "three", r"vector leaves \(3 outputs, multi_strategy='multi_output_tree'\) are not supported"),
+    ({"multi_strategy": "multi_output_tree", "tree_method": "hist"}, "two", r"2 targets \(multi-output\)"),
+    ({"multi_strategy": "one_output_per_tree", "tree_method": "hist"}, "two",
+     r"2 targets \(multi-output\) are not supported"),
+])
+def test_unsupported_models_are_refused(params, label, message, tmp_path):
+    X, signal = make_data(12)
+    labels = {"rank": (signal[:, 0] > 0).astype(int), "cox": np.abs(signal[:, 0]) + 0.1,
+              "binary": (signal[:, 0] > 0).astype(int), "regression": signal[:, 0],
+              "two": np.column_stack([signal[:, 0], signal[:, 1]]), "three": np.digitize(signal[:, 0], [-0.5, 0.5])}
+    matrix = xgb.DMatrix(X, label=labels[label])
+    if label == "rank":
+        matrix.set_group([100, 100, 100])
+    booster = xgb.train({"nthread": 1, **params}, matrix, 2)
+    path = tmp_path / "model.json"
+    booster.save_model(str(path))
+    assert str(path) in one_line_error(path)
+    assert re.search(message, one_line_error(path))
+
+
+def test_categorical_features_with_a_missing_value_are_refused(tmp_path):
+    X, y = categorical_data(13)
+    booster = train({"objective": "binary:logistic", "tree_method": "hist"}, X, y, feature_types=["q", "c"],
+                    enable_categorical=True)
+    path = tmp_path / "model.json"
+    booster.save_model(str(path))
+    assert "missing=-1.0 with categorical features is not supported" in one_line_error(path, missing=-1.0)
+
+
+def test_objects_that_cannot_be_imported():
+    X, signal = make_data(14)
+    custom = xgb.XGBRegressor(n_estimators=2, objective=lambda y, p: (p - y, np.ones_like(p))).fit(X, signal[:, 0])
+    with pytest.raises(TreegenError, match="a custom objective is not supported"):
+        from_xgboost(custom)
+    with pytest.raises(TreegenError, match="is not fitted"):
+        from_xgboost(xgb.XGBClassifier())
+    with pytest.raises(TreegenError, match="cannot import a DMatrix"):
+        from_xgboost(xgb.DMatrix(X))
+
+
+def test_files_that_are_not_complete_xgboost_models(tmp_path):
+    X, signal = make_data(15)
+    booster = train({"objective": "binary:logistic"}, X, (signal[:, 0] > 0).astype(int))
+    json_path, ubj_path = tmp_path / "m.json", tmp_path / "m.ubj"
+    booster.save_model(str(json_path))
+    booster.save_model(str(ubj_path))
+    text, data = json_path.read_bytes(), ubj_path.read_bytes()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[:len(text) // 2])
+    assert f"{cut}:1:" in one_line_error(cut) and "not a complete XGBoost JSON model" in one_line_error(cut)
+    for length in list(range(len(UBJSON_START), len(data), 97)) + [len(data) - 1]:  # one line each, no crash
+        cut.write_bytes(data[:length])
+        assert "not a complete XGBoost UBJSON model" in one_line_error(cut) or "not a valid" in one_line_error(cut)
+    config = tmp_path / "config.json"
+    config.write_text(booster.save_config())
+    assert "configuration (Booster.save_config), not a model" in one_line_error(config)
+    dump = tmp_path / "dump.txt"
+    booster.dump_model(str(dump))
+    assert "dump of XGBoost's trees" in one_line_error(dump)
+    booster.dump_model(str(dump), dump_format="json")
+    assert "dump of XGBoost's trees" in one_line_error(dump)
+    document = json.loads(text)
+    del document["learner"]["gradient_booster"]["model"]["trees"][1]["split_conditions"]
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(document))
+    assert "not a valid XGBoost model: trees[1].split_conditions is missing" in one_line_error(broken)
+    csv = tmp_path / "data.csv"
+    csv.write_text("a,b\n1,2\n")
+    assert "not a model file treegen reads; expected" in one_line_error(csv)
+    assert "XGBoost: a .json or .ubj file" in one_line_error(csv)
+    with pytest.raises(TreegenError, match="'missing' does not apply to scikit-learn models"):
+        import_file(str(_skops_file(tmp_path)), missing=1.0)
+
+
+def test_any_field_replaced_or_removed_is_one_line_or_still_a_model(tmp_path):
+    """600 documents from the fixtures with one field anywhere replaced by a value of another type, or
+    removed: each imports, or is refused with a TreegenError, never another exception."""
+    rng = random.Random(20)
+    documents = [json.loads(p.read_text()) for p in sorted(FIXTURES.glob("*-*.json"))
+                 if not p.name.endswith(".expected.json")]
+    junk = ["x", None, [], {}, True, -1, 2 ** 40, 1.5, "3", [1, "a"], math.nan]
+    refused = 0
+    for _ in range(600):
+        document = json.loads(json.dumps(rng.choice(documents)))
+        places = list(_places(document))
+        *path, key = rng.choice(places)
+        parent = document
+        for step in path:
+            parent = parent[step]
+        if isinstance(parent, dict) and rng.random() < 0.2:
+            del parent[key]
+        else:
+            parent[key] = rng.choice(junk)
+        target = tmp_path / "mutated.json"
+        target.write_text(json.dumps(document))
+        try:
+            import_file(str(target))
+        except TreegenError as err:
+            refused += 1
+            assert "\n" not in str(err)
+    assert refused > 100
+
+
+def _places(node, path=()):
+    """Paths to the values of a document (the first entries of each list)."""
+    if path:
+        yield path
+    children = node.items() if isinstance(node, dict) else enumerate(node[:4]) if isinstance(node, list) else ()
+    for key, child in children:
+        yield from _places(child, path + (key,))
+
+
+def _skops_file(tmp_path) -> Path:
+    import skops.io
+    from sklearn.tree import DecisionTreeClassifier
+    path = tmp_path / "tree.skops"
+    skops.io.dump(DecisionTreeClassifier(max_depth=1).fit([[0.0], [1.0]], [0, 1]), str(path))
+    return path
+
+
+def test_ubjson_reader_reads_what_the_json_says():
+    for ubj in FIXTURES.glob("*.ubj"):
+        from_ubj = ubjson.loads(ubj.read_bytes())
+        from_json = json.loads(ubj.with_suffix(".json").read_text())
+        assert _same(from_ubj, from_json), ubj.name
+    with pytest.raises(ubjson.UBJSONError, match="unexpected bytes after the value"):
+        ubjson.loads(b"Z" + b"Z")
+    assert ubjson.loads(b"[i\x01i\x02]") == [1, 2] and ubjson.loads(b"{#i\x01i\x01aT") == {"a": True}
+
+
+def _same(a, b) -> bool:
+    """Equal documents, where numbers compare as float32 (UBJSON keeps float32, JSON text reads as
+    double) and NaN equals NaN."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return np.float32(a).tobytes() == np.float32(b).tobytes()
+    return a == b
+
+
+# -- size, and the command line --------------------------------------------------------------------------
+
+
+def full_trees_document(n_trees: int, depth: int, n_features: int, seed: int) -> dict:
+    """An XGBoost 3 model of complete trees: a trained one-tree model whose trees are replaced by
+    complete ones (training such trees takes far longer than reading them), with thresholds on a grid
+    of 129 values per feature as the default histogram method's bins give, random leaves and default
+    sides."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(50, n_features))
+    document = json.loads(bytes(train({"max_depth": 1}, X, X[:, 0], rounds=1).save_raw(raw_format="json")))
+    n, internal = 2 ** (depth + 1) - 1, 2 ** depth - 1
+    left = [2 * i + 1 if i < internal else -1 for i in range(n)]
+    right = [2 * i + 2 if i < internal else -1 for i in range(n)]
+    trees = []
+    for k in range(n_trees):
+        values = np.concatenate([rng.integers(-64, 65, size=internal) / 16,
+                                 rng.integers(-999, 999, size=n - internal) / 4096])
+        trees.append({"base_weights": [0.0] * n, "categories": [], "categories_nodes": [],
+                      "categories_segments": [], "categories_sizes": [],
+                      "default_left": rng.integers(0, 2, size=n).tolist(), "id": k, "left_children": left,
+                      "loss_changes": [0.0] * n, "parents": [2147483647] + [(i - 1) // 2 for i in range(1, n)],
+                      "right_children": right, "split_conditions": values.tolist(),
+                      "split_indices": rng.integers(0, n_features, size=internal).tolist() + [0] * (n - internal),
+                      "split_type": [0] * n, "sum_hessian": [1.0] * n,
+                      "tree_param": {"num_deleted": "0", "num_feature": str(n_features), "num_nodes": str(n),
+                                     "size_leaf_vector": "1"}})
+    model = document["learner"]["gradient_booster"]["model"]
+    model.update(trees=trees, tree_info=[0] * n_trees, iteration_indptr=list(range(n_trees + 1)))
+    model["gbtree_model_param"]["num_trees"] = str(n_trees)
+    return document
+
+
+def test_a_thousand_trees_of_depth_eight_import(tmp_path):
+    """511,000 nodes (1.6 s of CPU time when this test was written), compared with XGBoost on a few rows."""
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(full_trees_document(1000, 8, 10, 16)))
+    started = time.perf_counter()
+    model = import_file(str(path))
+    seconds = time.perf_counter() - started
+    assert len(model.trees) == 1000 and all(len(t.nodes) == 511 and t.depth() == 8 for t in model.trees)
+    assert seconds < 60, f"importing 511,000 nodes took {seconds:.1f} s"
+    booster = xgb.Booster(model_file=str(path))
+    P = np.random.default_rng(17).normal(size=(8, 10)) * 2
+    P[::3, 4] = np.nan
+    P[1, :] = 0.25  # on thresholds of the grid
+    margins, predictions = library(booster, P)
+    for row, margin, prediction in zip(rows_for(model, P), margins, predictions):
+        assert bits([model.scores(row)[0]]) == bits(margin) == bits(prediction)
+
+
+def test_command_line_import_with_a_missing_value(tmp_path):
+    X, signal = make_data(18)
+    X = np.where(np.isnan(X), -999.0, X)
+    booster = train({"objective": "binary:logistic"}, X, (signal[:, 0] + signal[:, 1] > 0).astype(int))
+    path, out = tmp_path / "model.ubj", tmp_path / "treegen.json"
+    booster.save_model(str(path))
+    result = CliRunner().invoke(main, ["import", str(path), "--missing", "-999", "-o", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    model = modelio.load(str(out))
+    assert model.meta["xgboost"]["missing"] == "-999.0"
+    P = probe_matrix(model, X)
+    margins, predictions = library(booster, P, missing=-999.0)
+    assert_predicts(model, rows_for(model, P), margins, predictions)
+    result = CliRunner().invoke(main, ["import", str(FIXTURES / "tiny-1.7.6.model")])
+    assert result.exit_code == 2 and "deprecated binary model format" in result.output
+    result = CliRunner().invoke(main, ["verify", str(out), "--against", str(path), "--to", "python"])
+    assert re.search(r"XGBoost itself +ok +\d+ rows agree", result.output), result.output

@@ -1,0 +1,50 @@
+"""Predicting every row of a data file at once, as `treegen predict` does: the trees walked vectorised
+(:mod:`treegen.walk`), the table's own columns written back with the answers."""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from .data import encode, model_columns, rows_for_model
+from .errors import TreegenError
+from .model import Model
+from .table import Table
+from .walk import UNKNOWN, as_read, predict_columns
+
+
+def predict_table(model: Model, table: Table, proba: bool = False) -> str:
+    """CSV text: the table's columns as read, then ``prediction`` and, with ``proba``, ``P(class)`` columns."""
+    classification = model.target.is_classification
+    if proba and not classification:
+        raise TreegenError("--proba needs a classification model")
+    rows: list[dict] | None = None
+
+    def row(i: int) -> dict:  # only rows that a fractional route spreads need their dict
+        nonlocal rows
+        rows = rows if rows is not None else rows_for_model(table, model)
+        return rows[i]
+
+    answers = predict_columns(model, encoded_for_model(table, model), row)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(table.names) + ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []))
+    inputs = zip(*[["" if value is None else value for value in column] for column in table.columns])
+    for values, (label, scores) in zip(inputs, answers):
+        writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba)])
+    return out.getvalue()
+
+
+def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:
+    """A table's columns as the vectorised walk takes them (:func:`treegen.walk.encode_column`): the
+    columns of the features some split tests, read as the model reads them; other features missing."""
+    columns = []
+    for feature, name in zip(model.features, model_columns(table, model)):
+        if name is None:
+            columns.append(np.full(len(table), np.nan if feature.is_numeric else -1.0))
+        elif feature.is_numeric:
+            columns.append(as_read(feature, encode(feature, table.column(name), table, feature.name)))
+        else:
+            columns.append(encode(feature, table.column(name), table, feature.name, unknown=UNKNOWN).astype(float))
+    return columns

@@ -1,0 +1,662 @@
+"""Import CatBoost models as a treegen model that predicts what CatBoost predicts, bit for bit.
+
+Reads the JSON that ``model.save_model(path, format="json")`` writes -- without CatBoost installed:
+the file is data, never code -- and converts a fitted ``CatBoost``, ``CatBoostClassifier`` or
+``CatBoostRegressor`` by saving it to that JSON. Tested with CatBoost 1.2 and 1.2.10, whose files
+have the same layout. CatBoost's native ``.cbm`` file is refused: save the model as JSON.
+
+How CatBoost predicts (sources in github.com/catboost/catboost, read at the 1.2 releases) and how the
+model says the same:
+
+* A float feature is read as a float32 and a split on border ``b`` (a float32) is *true* when
+  ``float32(x) > b`` (``catboost/libs/model/cpu/quantization.h`` ``BinarizeFloats``), so it goes
+  left (false) when ``float32(x) <= b``: ``NumericSemantics(cast="float32")``, children (false, true).
+* NaN: a feature trained without NaN, or with ``nan_value_treatment`` ``AsIs``, compares NaN false
+  with every border; ``AsFalse`` (``nan_mode="Min"``) reads NaN as -inf, false everywhere; ``AsTrue``
+  (``nan_mode="Max"``) as +inf, true everywhere (``quantization.h`` ``BinarizeFeatures``). So a split's
+  missing route is the true child only for an ``AsTrue`` feature that had NaN in training. Infinities
+  are compared like any float32 (and doubles beyond FLT_MAX become float32 infinities).
+* Oblivious trees (``oblivious_trees``): every level tests one split, ``splits[0]`` decides bit 0 of
+  the leaf index, and class ``k`` of leaf ``i`` is ``leaf_values[i * dim + k]``
+  (``catboost/libs/model/cpu/evaluator_impl.cpp`` ``CalcIndexesBasic``). They are expanded to full
+  binary trees: the root tests the last split, so leaves read left to right are leaf 0, 1, 2, ...
+  Non-symmetric trees (``trees``, grow_policy Depthwise or Lossguide) send a true split right.
+* One-hot categorical splits are true when the category's hash equals the split's ``value``
+  (``quantization.h`` ``OneHotBinsFromTransposedCatFeatures``). The hash is CityHash64 (v1.0) of the
+  category's UTF-8 text, low 32 bits (``catboost/libs/cat_feature/cat_feature.cpp``
+  ``CalcCatFeatureHash``; ``util/digest/city.cpp``), so numbers are categories by their text (3 is
+  ``"3"``; 3.0 is ``"3.0"``, another category). Such a split becomes an ``in`` split on the
+  category names whose hash it tests, children (true, false); the names come from the file's
+  ``features_info.cat_features_hash`` (written when the model is saved with ``pool=``), else from
+  names the user gives (``categories``: they are hashed here), else the model is refused. A category
+  the split does not name goes to the false child. CatBoost's Python API refuses a missing category;
+  its own file reader reads an empty field as the category ``""``: a missing value takes the route of
+  ``""``.
+* The trees' outputs are summed in double from 0.0 in tree order, then ``raw = scale * sum + bias``
+  (``scale_and_bias``; ``catboost/libs/model/scale_and_bias.cpp`` ``ApplyScaleAndBias``):
+  ``Combine(init=bias, scale=scale, init_last=True)`` -- plain sums when scale is 1 and bias 0.
+* Labels (``catboost/libs/model/eval_processing.h`` ``TEvalResultProcessor``): binary ``raw > 0``
+  (``Decision.RAW_POSITIVE``); multiclass the first highest raw value (``Decision.ARGMAX_RAW``). The
+  class names are ``model_info.class_params.class_names``; labels that are not strings are kept in
+  ``model.meta["catboost"]``.
+* Probabilities and values: binary ``1 / (1 + exp(-raw))`` and ``MultiClassOneVsAll``'s per-class
+  sigmoid use libm's exp (exact). ``MultiClass`` softmax and the ``Exponent`` of ``Poisson`` and
+  ``Tweedie`` (what ``CatBoostRegressor.predict`` returns for them) go through CatBoost's own fast exp
+  (``library/cpp/fast_exp``), which differs from libm's by a few ulps and by CPU: the model computes
+  them with libm's exp, and agrees with CatBoost within :data:`EXP_TOLERANCE` (relative). Raw values
+  and labels are exact.
+* The JSON holds the trained model's values exactly (17 digits); CatBoost's own JSON *reader* reads
+  about one leaf value in nine 1 or 2 ulps away from that text (measured with 1.2 and 1.2.10; the
+  ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
+  CatBoost that re-reads the JSON only within a few ulps per leaf.
+
+Refused, each with one line naming it: CTR-encoded categorical features (``one_hot_max_size``
+smaller than the feature's category count), text and embedding features, multi-target and
+multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
+losses, and a binary decision threshold set with ``set_probability_threshold``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from typing import Any, Mapping, Sequence
+
+from ..arithmetic import f32
+from ..errors import TreegenError, read_text
+from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
+                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+
+FILES = "a CatBoost JSON file (save_model(path, format='json'))"
+
+BINARY_LOSSES = ("Logloss", "CrossEntropy")
+MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
+EXPONENT_LOSSES = ("Poisson", "Tweedie")  # CatBoostRegressor.predict returns exp(raw) for these
+IDENTITY_LOSSES = ("RMSE", "MAE", "Quantile", "Expectile", "LogLinQuantile", "MAPE", "Huber", "Lq", "LogCosh",
+                   "RMSPE")
+SUPPORTED_LOSSES = BINARY_LOSSES + MULTICLASS_LOSSES + IDENTITY_LOSSES + EXPONENT_LOSSES
+
+# How far CatBoost's fast exp (MultiClass probabilities, Exponent) may be from libm's, relative:
+# measured on 20,000 rows with 1.2.10, softmax up to 11 ulps (1.4e-15), Exponent up to 4 (4.9e-16).
+EXP_TOLERANCE = 1e-14
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def recognises(path: str, head: bytes) -> bool:
+    """CatBoost's JSON (its writer puts the keys in alphabetical order: ``ctr_data`` when the model
+    has CTRs, else ``features_info``, comes first) or its binary ``.cbm`` (refused by :func:`read_json`)."""
+    return head.startswith(CBM_MAGIC) or re.match(rb'\s*\{\s*"(features_info|ctr_data)"\s*:', head) is not None
+
+
+CBM_MAGIC = b"CBM1"
+
+
+def read_json(path: str, feature_names: Sequence[str] | None = None,
+              categories: Mapping[str, Sequence[str]] | None = None) -> Model:
+    """The model in a CatBoost JSON file.
+
+    Parameters
+    ----------
+    path : the file ``save_model(path, format="json")`` wrote.
+    feature_names : the input columns' names, in order (default: the file's own, else x0, x1, ...).
+    categories : for each categorical feature (by name), its category names: they label the model's
+        one-hot splits, which the file knows only by hash unless it was saved with ``pool=``.
+
+    Raises
+    ------
+    TreegenError
+        For a file that is not CatBoost's JSON, or a model that uses what treegen does not support.
+    """
+    with open(path, "rb") as f:
+        if f.read(len(CBM_MAGIC)) == CBM_MAGIC:
+            raise TreegenError("this is CatBoost's binary .cbm format; treegen reads CatBoost's JSON: "
+                               "save the model with model.save_model(path, format='json')", path)
+    text = read_text(path, "the CatBoost model")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TreegenError(f"not a CatBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
+    try:
+        return convert_document(document, feature_names, categories)
+    except TreegenError as err:
+        raise err.at(path)
+
+
+def from_catboost(model, feature_names: Sequence[str] | None = None,
+                  categories: Mapping[str, Sequence[str]] | None = None) -> Model:
+    """Convert a fitted ``CatBoost``, ``CatBoostClassifier`` or ``CatBoostRegressor``.
+
+    Parameters
+    ----------
+    model : the fitted CatBoost model.
+    feature_names : the input columns' names, in order (default: the model's own, else x0, x1, ...).
+    categories : for each categorical feature (by name), its category names, which label the one-hot
+        splits (a fitted model knows its categories only by hash).
+
+    Returns
+    -------
+    Model
+        The model, predicting what ``model.predict`` predicts.
+    """
+    from catboost import CatBoost, CatBoostError
+    if not isinstance(model, CatBoost):
+        raise TreegenError(f"cannot import a {type(model).__name__} as a CatBoost model; "
+                           "supported: CatBoost, CatBoostClassifier, CatBoostRegressor")
+    if not model.is_fitted():
+        raise TreegenError(f"the {type(model).__name__} is not fitted; call fit before importing")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.json")
+        try:
+            model.save_model(path, format="json")
+        except CatBoostError as err:  # text or embedding features: CatBoost writes them only as .cbm
+            raise TreegenError(f"CatBoost cannot write this model as JSON ({_first_line(err)}); "
+                               "text and embedding features are not supported") from None
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+    return convert_document(document, feature_names, categories)
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return text[0].split(": ", 1)[-1] if text else type(err).__name__
+
+
+# -- the document --------------------------------------------------------------------------------
+
+
+def convert_document(document: Any, feature_names: Sequence[str] | None = None,
+                     categories: Mapping[str, Sequence[str]] | None = None) -> Model:
+    """The model from a parsed CatBoost JSON document."""
+    if not isinstance(document, dict) or "features_info" not in document:
+        raise TreegenError("not a CatBoost JSON model: expected an object with 'features_info' and "
+                           "'oblivious_trees' or 'trees'")
+    try:
+        return _convert(document, feature_names, categories)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
+        detail = f"missing {err}" if isinstance(err, KeyError) else str(err).splitlines()[0]
+        raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
+
+
+def _convert(document: dict, feature_names, categories) -> Model:
+    info = document["features_info"]
+    _refuse_unsupported_features(document, info)
+    loss, loss_params = _loss(document)
+    columns = _columns(info)
+    names = _feature_names(columns, feature_names)
+    labels = _category_labels(info, columns, names, categories)
+    features = tuple(Feature(name, NOMINAL, tuple(labels[flat].categories)) if flat in labels
+                     else Feature(name, NUMERIC) for flat, name in enumerate(names))
+    target, kept = _target(document, loss)
+    scale, bias = _scale_and_bias(document, target, loss)
+    dim = len(bias)
+    splits = _SplitReader(info, labels, names)
+    if "oblivious_trees" in document:
+        trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"]]
+        layout = "oblivious"
+    elif "trees" in document:
+        trees = [_nonsymmetric_tree(tree, splits, dim) for tree in document["trees"]]
+        layout = "non-symmetric"
+    else:
+        raise KeyError("'oblivious_trees' or 'trees'")
+    meta = {"algorithm": "catboost", "source": "catboost", "library": "catboost",
+            "version": _version(document), "objective": loss,
+            "catboost": {"trees": layout, "loss_params": loss_params, **kept,
+                         "categories": {names[flat]: label.source for flat, label in labels.items()}}}
+    return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)
+
+
+def _refuse_unsupported_features(document: dict, info: dict) -> None:
+    ctrs = info.get("ctrs") or document.get("ctr_data")
+    if ctrs:
+        names = [c.get("feature_name") or c.get("feature_id") or f"#{c.get('flat_feature_index')}"
+                 for c in info.get("categorical_features", [])]
+        raise TreegenError(f"the model encodes categorical features ({', '.join(names)}) as CTRs, which treegen "
+                           "does not support; supported: one-hot categorical splits (train with one_hot_max_size "
+                           "at least each feature's category count)")
+    for key, what in (("text_features", "text"), ("embedding_features", "embedding")):
+        if info.get(key):
+            raise TreegenError(f"the model has {what} features, which treegen does not support; supported: float "
+                               "and one-hot categorical features")
+    threshold = document.get("model_info", {}).get("binclass_probability_threshold")
+    if threshold is not None:
+        raise TreegenError(f"a binary decision threshold ({threshold}, set_probability_threshold) is not supported; "
+                           "remove it with set_probability_threshold(None) to decide on raw > 0")
+
+
+def _loss(document: dict) -> tuple[str, dict]:
+    """The loss function's name and parameters, if treegen supports the loss: from the training
+    parameters, or (a model made by sum_models) from model_info's own ``loss_function``, a JSON text."""
+    info = document.get("model_info", {})
+    params = info.get("params")
+    loss = params.get("loss_function") if isinstance(params, dict) else info.get("loss_function")
+    if isinstance(loss, str):
+        try:
+            loss = json.loads(loss)
+        except json.JSONDecodeError:
+            loss = None
+    if not isinstance(loss, dict) or not isinstance(loss.get("type"), str):
+        raise TreegenError("the model does not name its loss function (model_info.params.loss_function), which "
+                           f"decides how it predicts; supported: {', '.join(SUPPORTED_LOSSES)}")
+    name = loss["type"]
+    if name not in SUPPORTED_LOSSES:
+        raise TreegenError(f"the loss function {name} is not supported; supported: {', '.join(SUPPORTED_LOSSES)}")
+    extra = loss.get("params", {})
+    return name, {str(k): v for k, v in extra.items() if isinstance(v, (str, int, float, bool))}
+
+
+def _version(document: dict) -> str | None:
+    """CatBoost's version as the file says it (release builds name their tag; sum_models keeps each
+    model's as ``modelN:catboost_version_info``), else None."""
+    for key, text in sorted(document.get("model_info", {}).items()):
+        if key.endswith("catboost_version_info") and isinstance(text, str):
+            found = re.search(r"tags/v(\d+(?:\.\d+)+)", text)
+            if found:
+                return found.group(1)
+    return None
+
+
+# -- features --------------------------------------------------------------------------------------
+
+
+def _columns(info: dict) -> list[tuple[str, dict] | None]:
+    """Each input column's kind ("float" or "categorical") and entry in ``float_features`` or
+    ``categorical_features``, by ``flat_feature_index`` (None: a column in neither)."""
+    entries = ([("float", e) for e in info.get("float_features", [])]
+               + [("categorical", e) for e in info.get("categorical_features", [])])
+    width = 1 + max((int(e["flat_feature_index"]) for _, e in entries), default=-1)
+    columns: list[tuple[str, dict] | None] = [None] * width
+    for kind, entry in entries:
+        columns[int(entry["flat_feature_index"])] = (kind, entry)
+    return columns
+
+
+def _feature_names(columns: list, given: Sequence[str] | None) -> list[str]:
+    if given is None:
+        names = [(column[1].get("feature_name") or column[1].get("feature_id") or f"x{flat}") if column else f"x{flat}"
+                 for flat, column in enumerate(columns)]
+    else:
+        names = list(given)
+        if not all(isinstance(n, str) for n in names):
+            raise TreegenError("feature names must be strings")
+        if len(names) != len(columns):
+            raise TreegenError(f"{len(names)} feature names given, but the model takes {len(columns)} features")
+    if len(set(names)) != len(names):
+        duplicate = next(n for n in names if names.count(n) > 1)
+        raise TreegenError(f"feature name {duplicate!r} is given twice")
+    return names
+
+
+class _Labels:
+    """The category names of one categorical feature, and the names behind each hash."""
+
+    def __init__(self, source: str):
+        self.source = source  # where the names came from, for model.meta
+        self.categories: list[str] = []
+        self.by_hash: dict[int, list[str]] = {}
+
+    def add(self, name: str, hashed: int | None = None) -> None:
+        if name in self.categories:
+            return
+        self.categories.append(name)
+        self.by_hash.setdefault(cat_hash(name) if hashed is None else hashed, []).append(name)
+
+
+def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, _Labels]:
+    """For each categorical column (by flat index), the names of its categories: those the user gives,
+    and those of the file's ``cat_features_hash`` that the feature's one-hot splits test."""
+    table: dict[int, list[str]] = {}
+    for entry in info.get("cat_features_hash", []):
+        table.setdefault(int(entry["hash"]) & 0xFFFFFFFF, []).append(str(entry["value"]))
+    categorical = {flat: column[1] for flat, column in enumerate(columns) if column and column[0] == "categorical"}
+    given = dict(given or {})
+    unknown = [name for name in given if name not in {names[flat] for flat in categorical}]
+    if unknown:
+        known = ", ".join(names[flat] for flat in categorical) or "none"
+        raise TreegenError(f"categories given for {unknown[0]!r}, which is not a categorical feature of the model "
+                           f"(categorical features: {known})")
+    labels = {}
+    for flat, entry in categorical.items():
+        user = given.get(names[flat])
+        label = _Labels("given" if user is not None else "cat_features_hash" if table else "none")
+        for name in user or ():
+            label.add(str(name))
+        for hashed in entry.get("values", []):
+            for name in table.get(int(hashed) & 0xFFFFFFFF, []):
+                label.add(name, int(hashed) & 0xFFFFFFFF)
+        labels[flat] = label
+    return labels
+
+
+# -- target and combination --------------------------------------------------------------------------
+
+
+def _target(document: dict, loss: str) -> tuple[Target, dict]:
+    """The target, and what meta keeps of CatBoost's class labels."""
+    if loss not in BINARY_LOSSES + MULTICLASS_LOSSES:
+        return Target("y", REGRESSION), {}
+    params = document.get("model_info", {}).get("class_params", {})
+    label_type = params.get("class_label_type", "Integer")
+    original = list(params.get("class_names", []))
+    if not original:  # CrossEntropy, or a model trained on class indices: the classes are 0, 1, ...
+        count = 2 if loss in BINARY_LOSSES else len(document["scale_and_bias"][1])
+        original, label_type = list(range(count)), "Integer"
+    classes = tuple(class_text(label, label_type) for label in original)
+    if len(set(classes)) != len(classes):
+        raise TreegenError(f"class labels {original!r} are not distinct as strings")
+    return Target("y", CLASSIFICATION, classes), {"classes": original, "class_type": label_type}
+
+
+def class_text(label: Any, label_type: str) -> str:
+    """A CatBoost class label as treegen's class name: as Python prints the label CatBoost's
+    ``predict`` returns (``3``, ``2.5``, ``True``, ``yes``)."""
+    if label_type == "Integer":
+        return str(int(label))
+    if label_type == "Float":
+        return repr(float(label))
+    if label_type == "Boolean":
+        return str(label if isinstance(label, bool) else str(label).lower() == "true")
+    return str(label)
+
+
+def _scale_and_bias(document: dict, target: Target, loss: str) -> tuple[float, list[float]]:
+    """CatBoost's ``[scale, [bias per output]]``; the output count is the model's dimension."""
+    scale, bias = document.get("scale_and_bias", [1.0, [0.0]])
+    bias = [float(b) for b in (bias if isinstance(bias, list) else [bias])]
+    dim = target.width if loss in MULTICLASS_LOSSES else 1
+    if len(bias) == 1 and dim > 1:
+        bias = bias * dim
+    if len(bias) != dim:
+        raise TreegenError(f"the model has {len(bias)} outputs; the {loss} loss has {dim}")
+    return float(scale), bias
+
+
+def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
+    if loss in BINARY_LOSSES:
+        link, decide = Link.SIGMOID, Decision.RAW_POSITIVE
+    elif loss == "MultiClass":
+        link, decide = Link.SOFTMAX, Decision.ARGMAX_RAW
+    elif loss == "MultiClassOneVsAll":
+        link, decide = Link.SIGMOID, Decision.ARGMAX_RAW
+    else:
+        link, decide = (Link.EXP if loss in EXPONENT_LOSSES else Link.IDENTITY), None
+    # Without a bias and a scale, scale * sum + bias is the plain sum from 0.0: say so, it is simpler.
+    plain = scale == 1.0 and all(b == 0.0 for b in bias)
+    return Combine(CombineKind.SUM, tuple(bias), scale, link, init_last=not plain, decide=decide)
+
+
+# -- splits and trees ------------------------------------------------------------------------------
+
+
+class _SplitReader:
+    """Turns a split of the JSON into a model split and the position of its *true* child."""
+
+    def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str]):
+        self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
+        self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
+        self.labels, self.names = labels, names
+        self.cache: dict[str, tuple[Split, int]] = {}
+
+    def read(self, split: dict) -> tuple[Split, int]:
+        key = json.dumps(split, sort_keys=True)
+        if key not in self.cache:
+            self.cache[key] = self._read(split)
+        return self.cache[key]
+
+    def _read(self, split: dict) -> tuple[Split, int]:
+        kind = split.get("split_type")
+        if kind == "FloatFeature":
+            feature = self.floats[int(split["float_feature_index"])]
+            nan_true = bool(feature.get("has_nans")) and feature.get("nan_value_treatment") == "AsTrue"
+            # Borders are float32 (written as the double of the float32): f32 keeps a hand-edited file
+            # reading as CatBoost reads it.
+            return Split(int(feature["flat_feature_index"]), Op.LE, threshold=f32(float(split["border"])),
+                         missing=MissingRoute.to_child(1 if nan_true else 0)), 1
+        if kind == "OneHotFeature":
+            feature = self.cats[int(split["cat_feature_index"])]
+            flat = int(feature["flat_feature_index"])
+            hashed = int(split["value"]) & 0xFFFFFFFF
+            names = self.labels[flat].by_hash.get(hashed)
+            if not names:
+                raise TreegenError(
+                    f"a one-hot split on the categorical feature {self.names[flat]!r} tests a category known only by "
+                    f"its hash ({hashed}); save the model with save_model(path, format='json', pool=training_pool), "
+                    f"or name the feature's categories (--categories {self.names[flat]}=A,B,...)")
+            empty_true = "" in names  # a missing value reads as "" (see the module's docstring)
+            return Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
+                         unknown=1 if empty_true else None), 0
+        if kind == "OnlineCtr":
+            raise TreegenError("the model has CTR splits on categorical features, which treegen does not support; "
+                               "supported: one-hot categorical splits")
+        raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature")
+
+
+def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
+    """A symmetric tree as a full binary tree in pre-order: level ``l`` of ``d`` tests
+    ``splits[d - 1 - l]``, which sets bit ``d - 1 - l`` of the leaf index when true."""
+    levels = [splits.read(s) for s in tree["splits"]]
+    depth = len(levels)
+    values = [float(v) for v in tree["leaf_values"]]
+    weights = [float(w) for w in tree.get("leaf_weights", [0.0] * (1 << depth))]
+    if len(values) != dim << depth or len(weights) != 1 << depth:
+        raise ValueError(f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights")
+    nodes: list[Node] = []
+    stack = [(0, 0)]  # (level, leaf index bits decided so far)
+    while stack:
+        level, index = stack.pop()
+        if level == depth:
+            nodes.append(Node(tuple(values[index * dim:(index + 1) * dim]), n=weights[index]))
+            continue
+        split, true_position = levels[depth - 1 - level]
+        subtree = (2 << (depth - level - 1)) - 1  # nodes in each child's subtree
+        me = len(nodes)
+        nodes.append(Node((0.0,) * dim, split=split, children=(me + 1, me + 1 + subtree)))
+        bit = 1 << (depth - 1 - level)
+        by_position = [index | bit, index] if true_position == 0 else [index, index | bit]
+        stack.append((level + 1, by_position[1]))
+        stack.append((level + 1, by_position[0]))
+    _sum_weights(nodes)
+    return Tree(nodes, output=0 if dim == 1 else None)
+
+
+def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
+    """A Depthwise or Lossguide tree: ``{"split", "left", "right"}`` or ``{"value", "weight"}``; a true
+    split goes right."""
+    nodes: list[Node] = []
+    children: list[list[int]] = []
+    stack: list[tuple[dict, int, int]] = [(tree, -1, 0)]  # (JSON node, parent id, position under it)
+    while stack:
+        doc, parent, position = stack.pop()
+        me = len(nodes)
+        if parent >= 0:
+            children[parent][position] = me
+        if "split" in doc:
+            split, true_position = splits.read(doc["split"])
+            nodes.append(Node((0.0,) * dim, split=split))
+            children.append([-1, -1])
+            by_position = [doc["right"], doc["left"]] if true_position == 0 else [doc["left"], doc["right"]]
+            stack.append((by_position[1], me, 1))
+            stack.append((by_position[0], me, 0))
+        else:
+            value = doc["value"]
+            value = [float(v) for v in value] if isinstance(value, list) else [float(value)]
+            if len(value) != dim:
+                raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
+            nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
+            children.append([])
+    for node, ids in zip(nodes, children):
+        node.children = tuple(ids)
+    _sum_weights(nodes)
+    return Tree(nodes, output=0 if dim == 1 else None)
+
+
+def _sum_weights(nodes: list[Node]) -> None:
+    """A split's training weight: the sum of its children's (nodes are in pre-order)."""
+    for node in reversed(nodes):
+        if node.children:
+            node.n = sum(nodes[c].n for c in node.children)
+
+
+# -- CatBoost's category hash --------------------------------------------------------------------------
+
+
+def cat_hash(category: str) -> int:
+    """CatBoost's hash of a category: CityHash64 v1.0 of its UTF-8 text, low 32 bits (unsigned; the
+    splits in the JSON hold it as a signed 32-bit number)."""
+    return city_hash64(category.encode("utf-8")) & 0xFFFFFFFF
+
+
+# CityHash64 as CatBoost's util/digest/city.cpp has it: Google's CityHash v1.0 (v1.1 changed the
+# 9-16 byte case, among others). 64-bit unsigned arithmetic, little-endian reads.
+_M64 = (1 << 64) - 1
+_K0, _K1, _K2, _K3 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F, 0xC949D7C7509E6557
+_KMUL = 0x9DDFEA08EB382D69
+
+
+def _fetch64(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 8], "little")
+
+
+def _fetch32(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 4], "little")
+
+
+def _rotate(value: int, shift: int) -> int:
+    return value if shift == 0 else ((value >> shift) | (value << (64 - shift))) & _M64
+
+
+def _shift_mix(value: int) -> int:
+    return value ^ (value >> 47)
+
+
+def _hash_128_to_64(low: int, high: int) -> int:
+    a = ((low ^ high) * _KMUL) & _M64
+    a ^= a >> 47
+    b = ((high ^ a) * _KMUL) & _M64
+    b ^= b >> 47
+    return (b * _KMUL) & _M64
+
+
+def _hash_0_to_16(data: bytes) -> int:
+    n = len(data)
+    if n > 8:
+        a, b = _fetch64(data, 0), _fetch64(data, n - 8)
+        return _hash_128_to_64(a, _rotate((b + n) & _M64, n)) ^ b
+    if n >= 4:
+        return _hash_128_to_64((n + (_fetch32(data, 0) << 3)) & _M64, _fetch32(data, n - 4))
+    if n > 0:
+        y = data[0] + (data[n >> 1] << 8)
+        z = n + (data[n - 1] << 2)
+        return (_shift_mix(((y * _K2) ^ (z * _K3)) & _M64) * _K2) & _M64
+    return _K2
+
+
+def _hash_17_to_32(data: bytes) -> int:
+    n = len(data)
+    a = (_fetch64(data, 0) * _K1) & _M64
+    b = _fetch64(data, 8)
+    c = (_fetch64(data, n - 8) * _K2) & _M64
+    d = (_fetch64(data, n - 16) * _K0) & _M64
+    return _hash_128_to_64((_rotate((a - b) & _M64, 43) + _rotate(c, 30) + d) & _M64,
+                           (a + _rotate(b ^ _K3, 20) - c + n) & _M64)
+
+
+def _hash_33_to_64(data: bytes) -> int:
+    n = len(data)
+    z = _fetch64(data, 24)
+    a = (_fetch64(data, 0) + (n + _fetch64(data, n - 16)) * _K0) & _M64
+    b = _rotate((a + z) & _M64, 52)
+    c = _rotate(a, 37)
+    a = (a + _fetch64(data, 8)) & _M64
+    c = (c + _rotate(a, 7)) & _M64
+    a = (a + _fetch64(data, 16)) & _M64
+    vf, vs = (a + z) & _M64, (b + _rotate(a, 31) + c) & _M64
+    a = (_fetch64(data, 16) + _fetch64(data, n - 32)) & _M64
+    z = _fetch64(data, n - 8)
+    b = _rotate((a + z) & _M64, 52)
+    c = _rotate(a, 37)
+    a = (a + _fetch64(data, n - 24)) & _M64
+    c = (c + _rotate(a, 7)) & _M64
+    a = (a + _fetch64(data, n - 16)) & _M64
+    wf, ws = (a + z) & _M64, (b + _rotate(a, 31) + c) & _M64
+    r = _shift_mix(((vf + ws) * _K2 + (wf + vs) * _K0) & _M64)
+    return (_shift_mix((r * _K0 + vs) & _M64) * _K2) & _M64
+
+
+def _weak_hash_32(data: bytes, at: int, a: int, b: int) -> tuple[int, int]:
+    w, x, y, z = (_fetch64(data, at + 8 * i) for i in range(4))
+    a = (a + w) & _M64
+    b = _rotate((b + a + z) & _M64, 21)
+    c = a
+    a = (a + x + y) & _M64
+    b = (b + _rotate(a, 44)) & _M64
+    return (a + z) & _M64, (b + c) & _M64
+
+
+def city_hash64(data: bytes) -> int:
+    """CityHash64 (v1.0) of ``data``."""
+    n = len(data)
+    if n <= 16:
+        return _hash_0_to_16(data)
+    if n <= 32:
+        return _hash_17_to_32(data)
+    if n <= 64:
+        return _hash_33_to_64(data)
+    # More than 64 bytes: 56 bytes of state, then 64-byte chunks (the last chunk ends at the end).
+    x = _fetch64(data, 0)
+    y = _fetch64(data, n - 16) ^ _K1
+    z = _fetch64(data, n - 56) ^ _K0
+    v = _weak_hash_32(data, n - 64, n, y)
+    w = _weak_hash_32(data, n - 32, (n * _K1) & _M64, _K0)
+    z = (z + _shift_mix(v[1]) * _K1) & _M64
+    x = (_rotate((z + x) & _M64, 39) * _K1) & _M64
+    y = (_rotate(y, 33) * _K1) & _M64
+    at, left = 0, (n - 1) & ~63
+    while left:
+        x = (_rotate((x + y + v[0] + _fetch64(data, at + 16)) & _M64, 37) * _K1) & _M64
+        y = (_rotate((y + v[1] + _fetch64(data, at + 48)) & _M64, 42) * _K1) & _M64
+        x ^= w[1]
+        y ^= v[0]
+        z = _rotate(z ^ w[0], 33)
+        v = _weak_hash_32(data, at, (v[1] * _K1) & _M64, (x + w[0]) & _M64)
+        w = _weak_hash_32(data, at + 32, (z + w[1]) & _M64, y)
+        z, x = x, z
+        at += 64
+        left -= 64
+    return _hash_128_to_64((_hash_128_to_64(v[0], w[0]) + _shift_mix(y) * _K1 + z) & _M64,
+                           (_hash_128_to_64(v[1], w[1]) + x) & _M64)
+
+
+# -- the library's own predictions (treegen verify --against) ------------------------------------------
+
+
+def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """CatBoost's own (label or value, scores) for each row, from the model file at ``path``: labels,
+    probabilities, and what ``CatBoostRegressor.predict`` returns (raw values, or their Exponent for
+    Poisson and Tweedie). A missing category is given to CatBoost as ``""``. Give it the ``.cbm``
+    for an exact comparison: CatBoost reads its own JSON a few ulps off (see the module's docstring)."""
+    from catboost import CatBoost, Pool
+    booster = CatBoost()
+    with open(path, "rb") as f:
+        binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
+    booster.load_model(path, format="cbm" if binary else "json")
+    categorical = [j for j, f in enumerate(model.features) if not f.is_numeric]
+    data = [[_library_value(f, row.get(f.name)) for f in model.features] for row in rows]
+    pool = Pool(data, cat_features=categorical or None)
+    if model.target.is_classification:
+        label_type = model.meta.get("catboost", {}).get("class_type", "String")
+        labels = booster.predict(pool, prediction_type="Class").reshape(len(rows), -1)[:, 0].tolist()
+        probabilities = booster.predict(pool, prediction_type="Probability").tolist()
+        return [(class_text(label, label_type), p) for label, p in zip(labels, probabilities)]
+    kind = "Exponent" if model.meta.get("objective") in EXPONENT_LOSSES else "RawFormulaVal"
+    values = booster.predict(pool, prediction_type=kind).reshape(-1).tolist()
+    return [(v, [v]) for v in values]
+
+
+def _library_value(feature: Feature, value: Any):
+    if feature.is_numeric:
+        return math.nan if value is None else float(value)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)

@@ -1,0 +1,52 @@
+"""What the scikit-learn importers share (trees, forests and gradient boosting in sklearn.py; the
+histogram-based boosting in hist_gradient_boosting.py): feature names, the target, the record of
+parameters and version."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import TreegenError
+from ..model import CLASSIFICATION, REGRESSION, Target
+
+
+def sklearn_version_text() -> str:
+    import sklearn
+    return sklearn.__version__
+
+
+def estimator_params(estimator) -> dict:
+    """The estimator's simple parameters, for the record (JSON-safe)."""
+    return {k: v for k, v in sorted(estimator.get_params(deep=False).items())
+            if v is None or isinstance(v, (bool, int, float, str))}
+
+
+def feature_names_of(estimator, feature_names) -> list[str]:
+    """The given names, else the ones the estimator was fitted with, else x0, x1, ..."""
+    count = estimator.n_features_in_
+    if feature_names is None:
+        given = getattr(estimator, "feature_names_in_", None)
+        names = [str(n) for n in given] if given is not None else [f"x{i}" for i in range(count)]
+    else:
+        names = list(feature_names)
+        if not all(isinstance(n, str) for n in names):
+            raise TreegenError("feature names must be strings")
+    if len(names) != count:
+        raise TreegenError(f"{len(names)} feature names given, but the estimator takes {count} features")
+    if len(set(names)) != len(names):
+        duplicate = next(n for n in names if names.count(n) > 1)
+        raise TreegenError(f"feature name {duplicate!r} is given twice")
+    return names
+
+
+def target_of(estimator) -> tuple[Target, dict]:
+    """The target, and what meta keeps of scikit-learn's original class labels."""
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return Target("y", REGRESSION), {}
+    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    names = tuple(str(label) for label in labels)
+    if len(set(names)) != len(names):
+        raise TreegenError(f"class labels {labels!r} are not distinct as strings")
+    kept = {"classes": [label if isinstance(label, (bool, int, float, str)) else str(label) for label in labels],
+            "class_type": type(labels[0]).__name__ if labels else "str"}
+    return Target("y", CLASSIFICATION, names), kept

@@ -1,0 +1,801 @@
+"""Import XGBoost models -- JSON and UBJSON files, ``Booster`` and scikit-learn wrapper objects -- so
+that the model predicts exactly what XGBoost's ``Booster.predict`` returns.
+
+Files are read as data, without XGBoost installed: ``Booster.save_model("model.json")`` writes JSON,
+``save_model("model.ubj")`` (and, from 2.0 on, any name not ending in ``.json``) UBJSON. Written by
+XGBoost 1.7.6, 2.1.4 and 3.2.0 and tested against each; other 1.x-3.x releases write the same fields.
+The deprecated binary format (1.x's default for other names, starting ``binf``) is refused with how
+to re-save it. Sources cited below are dmlc/xgboost at v3.2.0 unless a version is named.
+
+How XGBoost predicts, and how the model says the same thing:
+
+* Inputs and thresholds are float32, and a value goes left when ``float32(x) < threshold``
+  (``src/predictor/predict_fn.h`` ``GetDecision``): ``NumericSemantics(cast="float32", strict=True)``.
+  XGBoost refuses infinite inputs and inputs beyond float32 unless ``missing`` is infinite
+  (``src/common/error_msg.h``); the model sends them where their float32 cast goes.
+* A value is missing when its float32 is NaN or equals ``float32(missing)`` (``src/data/entry.h``
+  ``IsValidFunctor``); a missing value takes the split's ``default_left`` side, before any test
+  (``GetNextNode``). ``missing`` belongs to the data, not the model: XGBoost 2.x and 3.x do not save it;
+  1.7's scikit-learn wrapper writes its parameters, ``missing`` among them, into the file's
+  ``scikit_learn`` attribute, which is read. Otherwise it is NaN unless the ``missing`` option says
+  (``treegen import --missing``). A non-NaN value becomes ``Feature.missing_interval``: the doubles whose
+  float32 equals it.
+* Categorical splits (``split_type`` 1) list the categories that go **right**; a category not listed,
+  negative, ``>= 2^24`` or beyond the node's bit set goes left, NaN takes ``default_left``
+  (``src/common/categorical.h`` ``Decision``). The feature becomes nominal and the split an ``in`` split
+  whose ``children[0]`` is XGBoost's right child, with ``Split.unknown`` on the side of the categories
+  not listed (left). XGBoost 3.x saves the training categories of pandas columns (``cats``): those
+  are the category names, in code order. Otherwise only codes exist, and a feature's categories are
+  the codes its splits name, written as decimal integers ("0", "3", ...): a code the trees never list
+  is an unknown category and goes left, as in XGBoost; but where XGBoost truncates a fractional
+  code (2.7 is category 2) and reads -0.0 as category 0, the model reads "2.7" and "-0.0" as unknown
+  categories (left).
+* The trees' leaves are added in tree order, in float32, to a float32 base margin, each tree to its
+  output group ``tree_info[i]`` (``src/predictor/cpu_predictor.cc``): ``Combine(precision=FLOAT32)``.
+  ``base_score`` is saved as a prediction (a probability for the logistic objectives) and turned into
+  the margin once when XGBoost loads the model, by the objective's ``ProbToMargin`` in float32 with
+  glibc's ``logf`` (:func:`treegen.arithmetic.logf`); the model stores that margin as ``Combine.init``,
+  one per output group (3.x saves one ``base_score`` per group, older versions one for all).
+* DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
+  ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
+  numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
+  (``Dart::InplacePredict``) and differs in the last float32 bit now and then wherever the base margin
+  is not 0 (it is 0 for 1.x's default logistic base_score 0.5; 2.0 on estimate base_score).
+* Early stopping: ``Booster.predict`` uses every tree; the scikit-learn wrapper the first
+  ``best_iteration + 1`` rounds (``python-package/xgboost/sklearn.py`` ``_get_iteration_range``,
+  the same in 1.7.6, 2.1.4 and 3.2.0). By default a file saved by the wrapper (it has a
+  ``scikit_learn`` attribute) and a wrapper object are imported as the wrapper predicts, anything else
+  with every tree; the ``use_best_iteration`` option decides otherwise. ``model.meta`` says which.
+* Links (``src/common/math.h``, ``src/objective/``): ``binary:logistic`` and ``reg:logistic`` the float32
+  sigmoid, a binary classifier whose label is ``p > 0.5`` in float32, as ``XGBClassifier.predict``
+  decides (Decision.ARGMAX on ``[1 - p, p]`` is the same rule); ``multi:softprob`` the float32
+  softmax, label the first highest probability; ``multi:softmax`` the same scores, label the first
+  highest margin, as ``Booster.predict`` returns it; ``count:poisson``, ``reg:gamma``, ``reg:tweedie``
+  ``expf``; the other regressions and ``binary:logitraw`` the margin itself.
+  ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
+  classifier whose score for class "1" is that value.
+
+Refused, in one line each: multi-output models (``num_target`` > 1, vector leaves), ``gblinear``,
+ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained with a custom
+objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts the margin,
+which is what the model then does), and a non-NaN ``missing`` together with categorical features.
+
+Classifiers' classes are "0", "1", ... (XGBoost's labels are the integers 0 .. K-1; ``model.meta``
+keeps them as integers).
+"""
+from __future__ import annotations
+
+import gc
+import json
+import math
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .. import arithmetic
+from ..arithmetic import f32
+from ..errors import TreegenError
+from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature, Link,
+                     MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree)
+from . import ubjson
+
+FILES = "a .json or .ubj file (Booster.save_model)"
+UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
+JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
+BINARY_START = b"binf"  # XGBoost's deprecated binary format (src/learner.cc, 1.x)
+TEXT_DUMP_START = b"booster[0]:"  # Booster.dump_model's text
+JSON_DUMP = re.compile(rb'\s*\[\s*\{\s*"nodeid"\s*:')  # Booster.dump_model(dump_format="json")
+MAX_CATEGORY = 16777216  # categories at or beyond 2^24 are invalid (src/common/categorical.h InvalidCat)
+KRT_EPS = f32(1e-6)  # include/xgboost/base.h kRtEps, the logistic base_score's clamp from 3.1 on
+NUMERIC_SEMANTICS = NumericSemantics(cast="float32", strict=True)
+LEFT, RIGHT = MissingRoute.to_child(0), MissingRoute.to_child(1)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """How predictions follow from the margins under one objective."""
+
+    link: Link
+    classes: str  # "binary", "multi", or "" for a regression
+    decide: Decision | None
+    base_to_margin: str  # ProbToMargin: "identity", "logit" (-logf(1/b - 1)) or "log" (logf(b))
+
+
+# src/objective/regression_loss.h, regression_obj.cu, multiclass_obj.cu (PredTransform, ProbToMargin).
+IDENTITY = Objective(Link.IDENTITY, "", None, "identity")
+LOGISTIC = Objective(Link.SIGMOID, "binary", Decision.ARGMAX, "logit")
+EXPONENTIAL = Objective(Link.EXP, "", None, "log")
+OBJECTIVES = {
+    "binary:logistic": LOGISTIC,
+    "reg:logistic": LOGISTIC,
+    "binary:logitraw": IDENTITY,  # LogisticRaw: PredTransform and ProbToMargin are the identity
+    "multi:softprob": Objective(Link.SOFTMAX, "multi", Decision.ARGMAX, "identity"),
+    "multi:softmax": Objective(Link.SOFTMAX, "multi", Decision.ARGMAX_RAW, "identity"),  # FindMaxIndex
+    "count:poisson": EXPONENTIAL,
+    "reg:gamma": EXPONENTIAL,
+    "reg:tweedie": EXPONENTIAL,
+    "reg:squarederror": IDENTITY,
+    "reg:linear": IDENTITY,  # the old name of reg:squarederror
+    "reg:squaredlogerror": IDENTITY,
+    "reg:pseudohubererror": IDENTITY,
+    "reg:absoluteerror": IDENTITY,
+    "reg:quantileerror": IDENTITY,  # one quantile; several are several targets (refused)
+}
+REFUSED_OBJECTIVES = {"rank:": "ranking", "survival:": "survival analysis",
+                      "binary:hinge": "labels from the margin's sign without scores"}
+
+
+# -- entry points --------------------------------------------------------------------------------
+
+
+def recognises(path: str, head: bytes) -> bool:
+    """An XGBoost model file by its first bytes: JSON or UBJSON whose first key is "learner", the
+    deprecated binary format, or a text or JSON dump (the last two are refused with how to re-save)."""
+    return (head.startswith((UBJSON_START, BINARY_START, TEXT_DUMP_START)) or JSON_START.match(head) is not None
+            or JSON_DUMP.match(head) is not None)
+
+
+def read_xgboost(path: str, feature_names: Sequence[str] | None = None, missing: float | None = None,
+                 use_best_iteration: bool | None = None) -> Model:
+    """The model in an XGBoost JSON or UBJSON file, read without XGBoost.
+
+    Parameters
+    ----------
+    path : the file (``Booster.save_model``).
+    feature_names : the input columns' names (default: the file's own, else x0, x1, ...).
+    missing : the value that stands for a missing input besides NaN, as given to ``DMatrix`` or the
+        scikit-learn wrapper (default: the file's, saved by XGBoost 1.7's wrapper, else NaN).
+    use_best_iteration : True: the first ``best_iteration + 1`` rounds, as the scikit-learn wrapper
+        predicts; False: every tree, as ``Booster.predict``; None: the wrapper's choice when the file
+        was saved by the wrapper, else every tree.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    TreegenError
+        For a file that is not a complete XGBoost model, or a model treegen does not support.
+    """
+    with _collector_paused():
+        document, form = load_document(path)
+        return _Conversion(document, path, form, feature_names, missing, use_best_iteration, None).model()
+
+
+def from_xgboost(model_object, feature_names: Sequence[str] | None = None, missing: float | None = None,
+                 use_best_iteration: bool | None = None) -> Model:
+    """A treegen model from an ``xgboost.Booster`` or a fitted scikit-learn wrapper (``XGBClassifier``,
+    ``XGBRegressor``, ``XGBRF*``), predicting what that object's ``predict`` returns.
+
+    Parameters
+    ----------
+    model_object : the Booster or estimator.
+    feature_names : the input columns' names (default: the model's own, else x0, x1, ...).
+    missing : the value that stands for a missing input besides NaN (default: the estimator's
+        ``missing`` parameter; for a Booster NaN).
+    use_best_iteration : as for :func:`read_xgboost`; None: True for an estimator, False for a Booster.
+
+    Returns
+    -------
+    Model
+    """
+    import xgboost
+    missing_from = "given"
+    if isinstance(model_object, xgboost.Booster):
+        booster, wrapper = model_object, False
+    elif isinstance(model_object, xgboost.XGBModel):
+        if callable(model_object.objective):
+            raise TreegenError("a custom objective is not supported: XGBoost does not save it, and its "
+                               f"predictions are not known; supported: {', '.join(OBJECTIVES)}")
+        try:
+            booster = model_object.get_booster()
+        except (xgboost.core.XGBoostError, ValueError, AttributeError):  # scikit-learn's NotFittedError is both
+            raise TreegenError(f"the {type(model_object).__name__} is not fitted; call fit before importing") from None
+        wrapper = True
+        if missing is None and model_object.missing is not None:
+            missing, missing_from = float(model_object.missing), "the estimator's missing parameter"
+    else:
+        raise TreegenError(f"cannot import a {type(model_object).__name__}; supported: xgboost.Booster and the "
+                           "scikit-learn wrappers (XGBClassifier, XGBRegressor, XGBRFClassifier, XGBRFRegressor)")
+    source = f"the {type(model_object).__name__}"
+    with _collector_paused():
+        document = json.loads(bytes(booster.save_raw(raw_format="json")))
+        return _Conversion(document, source, "object", feature_names, missing, use_best_iteration, wrapper,
+                           missing_from).model()
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector paused: reading makes a million objects and no cycles, and the
+    collector's passes over them took three quarters of the import time of a 1,000-tree model."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def load_document(path: str) -> tuple[dict, str]:
+    """The document an XGBoost JSON or UBJSON file holds, and "json" or "ubjson"."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise TreegenError(f"cannot read the model file: {err.strerror}", path) from None
+    if data.startswith(BINARY_START):
+        raise TreegenError("this is XGBoost's deprecated binary model format, which treegen does not read; load it "
+                           "with XGBoost (xgboost.Booster(model_file=...)) and save it with "
+                           "booster.save_model('model.json')", path)
+    if data.startswith(TEXT_DUMP_START) or JSON_DUMP.match(data[:64]):
+        raise TreegenError("this is a dump of XGBoost's trees (Booster.dump_model), which lacks the objective and "
+                           "base score; save the model with booster.save_model('model.json')", path)
+    if data.startswith(b"{L"):
+        try:
+            return ubjson.loads(data), "ubjson"
+        except ubjson.UBJSONError as err:
+            raise TreegenError(f"not a complete XGBoost UBJSON model: {err}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TreegenError("not an XGBoost model: the file is neither UTF-8 JSON nor UBJSON", path) from None
+    try:
+        return json.loads(text), "json"  # 1.x and 2.x write NaN for a categorical split's threshold
+    except json.JSONDecodeError as err:
+        raise TreegenError(f"not a complete XGBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
+
+
+def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
+    """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``path`` that
+    ``model`` was imported from: ``(label or value, scores)`` per row, as ``Model.predict`` and
+    ``Model.scores`` give them, with the missing value and the rounds the import chose
+    (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; None for a row XGBoost
+    refuses (a value that is infinite in float32, unless ``missing`` is infinite).
+
+    A nominal value is given to XGBoost as its category code: for named categories (XGBoost 3.x's
+    pandas categories) its position, and -1 for a category XGBoost does not know (XGBoost itself
+    refuses those in a DataFrame; -1 takes the side of the categories not listed, as the model says);
+    for code categories the number it spells, else -1.
+    """
+    try:
+        import xgboost
+    except ImportError:
+        raise TreegenError("running XGBoost's own predict needs XGBoost: pip install 'treegen[xgboost]'") from None
+    info = model.meta["xgboost"]
+    rounds, objective, missing = (0, info["rounds_used"]), info["objective"], float(info["missing"])
+    codes = _codes(model, rows)
+    with np.errstate(over="ignore"):
+        taken = math.isinf(missing) | ~np.isinf(codes.astype(np.float32)).any(axis=1)
+    try:
+        booster = xgboost.Booster(model_file=path)
+        if booster.num_features() != len(model.features):
+            raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
+                               f"{len(model.features)}: give the file the model was imported from", path)
+        matrix = xgboost.DMatrix(codes[taken], missing=missing, feature_names=booster.feature_names,
+                                 feature_types=booster.feature_types, enable_categorical=True)
+        predictions = booster.predict(matrix, iteration_range=rounds)
+        if objective == "multi:softmax":  # the probabilities, computed by XGBoost as multi:softprob does
+            softprob = booster.copy()
+            softprob.set_param({"objective": "multi:softprob"})
+            probabilities = softprob.predict(matrix, iteration_range=rounds)
+    except (xgboost.core.XGBoostError, ValueError) as err:  # not the file the model came from, or not a model
+        raise TreegenError(f"XGBoost refused: {_first_line(err)}", path) from None
+    classes = model.target.classes
+    if objective == "multi:softmax":
+        answers = [(classes[int(label)], [float(p) for p in scores])
+                   for label, scores in zip(predictions, probabilities)]
+    elif not model.target.is_classification:
+        answers = [(float(v), [float(v)]) for v in predictions]
+    elif OBJECTIVES[objective].classes == "binary":  # XGBClassifier: predict p > 0.5, predict_proba [1 - p, p]
+        answers = [(classes[int(p > 0.5)], [float(np.float32(1.0) - p), float(p)]) for p in predictions]
+    else:
+        answers = [(classes[int(np.argmax(scores))], [float(p) for p in scores]) for scores in predictions]
+    given = iter(answers)
+    return [next(given) if kept else None for kept in taken]
+
+
+def _first_line(err: Exception) -> str:
+    """XGBoost's message without its time stamp, source location and stack trace."""
+    line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return re.sub(r"^\[[0-9:]+\] [^ ]+:[0-9]+: (Check failed: [^:]*: )?", "", line)
+
+
+def _codes(model: Model, rows: Sequence[dict]) -> np.ndarray:
+    """The rows as XGBoost takes them: numbers, NaN where missing, category codes."""
+    named = set(model.meta["xgboost"].get("named_categories", ()))
+    columns = []
+    for feature in model.features:
+        values = [row.get(feature.name) for row in rows]
+        if feature.is_numeric:
+            columns.append([math.nan if v is None else float(v) for v in values])
+        elif feature.name in named:
+            code = {c: float(k) for k, c in enumerate(feature.categories)}
+            columns.append([math.nan if v is None else code.get(str(v), -1.0) for v in values])
+        else:
+            columns.append([math.nan if v is None else _number_or(v, -1.0) for v in values])
+    return np.array(columns, dtype=np.float64).T.reshape(len(rows), len(model.features))
+
+
+def _number_or(value, default: float) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        return default
+
+
+# -- the conversion ------------------------------------------------------------------------------
+
+
+@dataclass
+class _RawTree:
+    """One tree's arrays as the file has them (node ids as XGBoost numbers them)."""
+
+    left: list[int]
+    right: list[int]
+    feature: list[int]
+    condition: list[float]  # float32 values: thresholds at splits, leaf values at leaves
+    default_left: list[int]
+    categorical: list[int]  # split_type: 1 for a categorical split
+    categories: dict[int, list[int]]  # node id -> the categories that go right
+    weight: list[float]  # base_weights: a node's value were it a leaf
+    cover: list[float]  # sum_hessian
+
+
+class _Conversion:
+    """One XGBoost model document turned into a treegen model, checked field by field: a missing or
+    malformed field, or a feature treegen does not support, is one line naming it."""
+
+    def __init__(self, document, source: str, form: str, feature_names, missing, use_best_iteration, wrapper,
+                 missing_from: str = "given"):
+        self.document, self.source, self.form = document, source, form
+        self.feature_names, self.missing_option, self.missing_from = feature_names, missing, missing_from
+        self.use_best_iteration, self.wrapper = use_best_iteration, wrapper
+        self.numeric_splits: dict[tuple, Split] = {}
+
+    def fail(self, message: str) -> TreegenError:
+        return TreegenError(message, self.source if self.form != "object" else None)
+
+    def invalid(self, where: str, problem: str) -> TreegenError:
+        return self.fail(f"not a valid XGBoost model: {where} {problem}")
+
+    def field(self, container, key: str, where: str, kind=None, default=...):
+        """``container[key]``, which must be of ``kind``; ``default`` when it is absent, if given."""
+        if not isinstance(container, dict):
+            raise self.invalid(where, "is not an object")
+        if key not in container:
+            if default is not ...:
+                return default
+            raise self.invalid(f"{where}.{key}", "is missing")
+        value = container[key]
+        if kind is not None and not isinstance(value, kind):
+            raise self.invalid(f"{where}.{key}", f"is not {_KIND_NAMES.get(kind, 'of the expected type')}")
+        return value
+
+    def integer(self, container, key: str, where: str, default=...) -> int:
+        """An integer field; the ``*_param`` objects write their numbers as strings."""
+        value = self.field(container, key, where, (int, str), default)
+        try:
+            return int(value)
+        except ValueError:
+            raise self.invalid(f"{where}.{key}", f"is not an integer: {value!r}") from None
+
+    # -- the whole model ------------------------------------------------------------------------
+
+    def model(self) -> Model:
+        learner = self.learner()
+        self.version = self.version_of()
+        objective_name = self.objective_name(learner)
+        objective = OBJECTIVES[objective_name]
+        model_part, weights, booster = self.booster(learner)
+        params = self.field(learner, "learner_model_param", "learner", dict)
+        groups = self.output_groups(params, objective, objective_name)
+        raw_trees = [self.raw_tree(t, f"trees[{i}]")
+                     for i, t in enumerate(self.field(model_part, "trees", "model", list))]
+        groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups)
+        if weights is not None and len(weights) != len(raw_trees):
+            raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
+        indptr = self.rounds(model_part, len(raw_trees), groups)
+        used, choice = self.rounds_used(learner, len(indptr) - 1)
+        n_features = self.integer(params, "num_feature", "learner_model_param")
+        names = self.names(learner, n_features)
+        missing, missing_from = self.missing(learner)
+        categories, named = self.categories(model_part, raw_trees, n_features, names)
+        features = self.features(names, categories, missing)
+        trees = []
+        for i in range(indptr[used]):
+            tree = self.tree(raw_trees[i], categories, n_features, i)
+            tree.output = groups_of_trees[i]
+            if weights is not None:
+                tree.weight = weights[i]
+            trees.append(tree)
+        margins = self.base_margins(params, objective, objective_name, groups)
+        target = self.target(objective, groups)
+        combine = Combine(CombineKind.SUM, tuple(margins), 1.0, objective.link, precision=Precision.FLOAT32,
+                          decide=objective.decide if target.is_classification else None)
+        meta = {"algorithm": "XGBoost", "source": "xgboost", "xgboost": {
+            "version": ".".join(map(str, self.version)) if self.version else "unknown",
+            "format": self.form, "objective": objective_name, "booster": booster,
+            "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
+            "missing": repr(missing), "missing_from": missing_from,
+            "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
+            "named_categories": named,
+            **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
+            **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
+                        "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
+            **({"note": "reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'"}
+               if objective_name == "reg:logistic" else {}),
+        }}
+        return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
+
+    def learner(self) -> dict:
+        document = self.document
+        if not isinstance(document, dict) or not isinstance(document.get("learner"), dict):
+            raise self.fail("not an XGBoost model: expected an object with a 'learner' (Booster.save_model)")
+        learner = document["learner"]
+        if "learner_train_param" in learner or "generic_param" in learner:  # what only a configuration holds
+            raise self.fail("this is XGBoost's configuration (Booster.save_config), not a model; save the model "
+                            "with booster.save_model('model.json')")
+        return learner
+
+    def version_of(self) -> tuple[int, ...]:
+        version = self.document.get("version", [])
+        if not isinstance(version, list) or not all(isinstance(v, int) for v in version):
+            raise self.invalid("version", "is not a list of integers")
+        return tuple(version)
+
+    def objective_name(self, learner: dict) -> str:
+        name = self.field(self.field(learner, "objective", "learner", dict), "name", "learner.objective", str)
+        if name in OBJECTIVES:
+            return name
+        why = next((w for prefix, w in REFUSED_OBJECTIVES.items() if name.startswith(prefix)), "")
+        raise self.fail(f"the XGBoost objective {name!r}{f' ({why})' if why else ''} is not supported; "
+                        f"supported: {', '.join(OBJECTIVES)}")
+
+    def booster(self, learner: dict) -> tuple[dict, list[float] | None, str]:
+        """The gbtree model object, DART's tree weights (None for gbtree), and the booster's name."""
+        gradient_booster = self.field(learner, "gradient_booster", "learner", dict)
+        name = self.field(gradient_booster, "name", "gradient_booster", str)
+        if name == "gbtree":
+            return self.field(gradient_booster, "model", "gradient_booster", dict), None, name
+        if name == "dart":
+            inner = self.field(gradient_booster, "gbtree", "gradient_booster", dict)
+            weights = self.floats(gradient_booster, "weight_drop", "gradient_booster")
+            return self.field(inner, "model", "gradient_booster.gbtree", dict), weights, name
+        raise self.fail(f"the XGBoost booster {name!r}{' (a linear model)' if name == 'gblinear' else ''} is not "
+                        "supported; supported: gbtree and dart")
+
+    def output_groups(self, params: dict, objective: Objective, objective_name: str) -> int:
+        targets = self.integer(params, "num_target", "learner_model_param", default="1")
+        if targets > 1:
+            raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported; supported: one "
+                            "target, one output per class for multi:softprob and multi:softmax")
+        classes = self.integer(params, "num_class", "learner_model_param", default="0")
+        if objective.classes == "multi" and classes < 2:
+            raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
+        return classes if objective.classes == "multi" else 1
+
+    def tree_groups(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
+        """The output group of each tree (``tree_info``)."""
+        declared = self.integer(self.field(model_part, "gbtree_model_param", "model", dict), "num_trees",
+                                "gbtree_model_param")
+        if declared != n_trees:
+            raise self.invalid("model.trees", f"has {n_trees} trees where gbtree_model_param says {declared}")
+        info = self.integers(model_part, "tree_info", "model")
+        if len(info) != n_trees or not all(0 <= g < groups for g in info):
+            raise self.invalid("model.tree_info", f"is not one output group in 0..{groups - 1} for each of the "
+                                                  f"{n_trees} trees")
+        return info
+
+    def rounds(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
+        """The first tree of each boosting round, and the end (``iteration_indptr``, 2.0+; in 1.x every
+        round has ``num_parallel_tree`` trees per output group: gbm/gbtree.cc ``LayerToTree``)."""
+        indptr = model_part.get("iteration_indptr")
+        if indptr is None:
+            per_round = groups * self.integer(model_part["gbtree_model_param"], "num_parallel_tree",
+                                              "gbtree_model_param", default="1")
+            if per_round < 1 or n_trees % per_round:
+                raise self.invalid("model.trees", f"has {n_trees} trees, not a whole number of rounds of {per_round}")
+            return list(range(0, n_trees + 1, per_round))
+        indptr = self.integers(model_part, "iteration_indptr", "model")
+        if not indptr or indptr[0] != 0 or indptr[-1] != n_trees or any(a > b for a, b in zip(indptr, indptr[1:])):
+            raise self.invalid("model.iteration_indptr", f"does not divide the {n_trees} trees into rounds")
+        return indptr
+
+    def rounds_used(self, learner: dict, rounds: int) -> tuple[int, str]:
+        """How many rounds the model takes, and why."""
+        attributes = self.field(learner, "attributes", "learner", dict, default={})
+        best = attributes.get("best_iteration")
+        wrapper = self.wrapper if self.wrapper is not None else "scikit_learn" in attributes
+        use_best = self.use_best_iteration if self.use_best_iteration is not None else wrapper
+        if best is None:
+            return rounds, "every tree (no best_iteration)"
+        try:
+            best = int(best)
+        except (TypeError, ValueError):
+            raise self.invalid("learner.attributes.best_iteration", f"is not an integer: {best!r}") from None
+        # 1.x's train() saves the last round as best_iteration without early stopping too, -1 for no rounds
+        # (python-package/xgboost/callback.py CallbackContainer.after_training, v1.7.6)
+        if best == -1 and rounds == 0:
+            return rounds, "every tree (no rounds)"
+        if not 0 <= best < rounds:
+            raise self.invalid("learner.attributes.best_iteration", f"is {best}, beyond the {rounds} rounds")
+        if not use_best:
+            why = "" if self.use_best_iteration is not None else ": not saved by the scikit-learn wrapper"
+            return rounds, f"every tree, as Booster.predict (best_iteration {best} ignored{why})"
+        why = "as chosen" if self.use_best_iteration else "as the scikit-learn wrapper predicts"
+        return best + 1, f"the first best_iteration + 1 = {best + 1} rounds, {why}"
+
+    def names(self, learner: dict, count: int) -> list[str]:
+        own = self.field(learner, "feature_names", "learner", list, default=[])
+        if self.feature_names is None:
+            names = [str(n) for n in own] if own else [f"x{i}" for i in range(count)]
+        else:
+            names = list(self.feature_names)
+            if not all(isinstance(n, str) for n in names):
+                raise self.fail("feature names must be strings")
+        if len(names) != count:
+            raise self.fail(f"{len(names)} feature names given, but the model takes {count} features")
+        if len(set(names)) != len(names):
+            raise self.fail(f"feature name {next(n for n in names if names.count(n) > 1)!r} is given twice")
+        return names
+
+    def missing(self, learner: dict) -> tuple[float, str]:
+        """The value that stands for missing besides NaN, and where it came from."""
+        if self.missing_option is not None:
+            return float(self.missing_option), self.missing_from
+        if self.wrapper is not None:
+            return math.nan, "default"
+        attributes = self.field(learner, "attributes", "learner", dict, default={})
+        try:
+            saved = json.loads(attributes.get("scikit_learn", "{}")).get("missing")
+        except (ValueError, AttributeError, TypeError):
+            raise self.invalid("learner.attributes.scikit_learn", "is not a JSON object") from None
+        if isinstance(saved, (int, float)) and not isinstance(saved, bool):
+            return float(saved), "the scikit-learn wrapper's parameters saved in the file"
+        return math.nan, "default"
+
+    def categories(self, model_part: dict, raw_trees: list[_RawTree], n_features: int,
+                   names: list[str]) -> tuple[dict[int, dict[int, str]], list[str]]:
+        """Each categorical feature's categories, as {code: name} in code order, and the names of the
+        features whose categories are named (3.x ``cats``) rather than codes."""
+        named = self.named_categories(model_part, n_features, names)
+        used: dict[int, set[int]] = {}
+        for tree in raw_trees:
+            for node, codes in tree.categories.items():
+                used.setdefault(tree.feature[node], set()).update(codes)
+        labels = {}
+        for feature, codes in sorted(used.items()):
+            if feature not in named:
+                labels[feature] = {code: str(code) for code in sorted(codes)}
+            elif max(codes) < len(named[feature]):
+                labels[feature] = dict(enumerate(named[feature]))
+            else:
+                raise self.invalid("model.trees", f"name a category code {max(codes)} of feature "
+                                                  f"{names[feature]!r}, which has {len(named[feature])}")
+        for feature, values in named.items():
+            labels.setdefault(feature, dict(enumerate(values)))
+        return labels, [names[f] for f in sorted(named)]
+
+    def named_categories(self, model_part: dict, n_features: int, names: list[str]) -> dict[int, tuple[str, ...]]:
+        """XGBoost 3.x's training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
+        per feature, in code order, strings (UTF-8 bytes between offsets) or numbers."""
+        cats = self.field(model_part, "cats", "model", dict, default={})
+        encodings = self.field(cats, "enc", "model.cats", list, default=[])
+        if not encodings:
+            return {}
+        segments = self.integers(cats, "feature_segments", "model.cats")
+        if len(encodings) != n_features or len(segments) != n_features + 1:
+            raise self.invalid("model.cats", f"does not describe the {n_features} features")
+        named = {}
+        for feature, column in enumerate(encodings):
+            where = f"model.cats.enc[{feature}]"
+            if not isinstance(column, dict):
+                raise self.invalid(where, "is not an object")
+            if segments[feature + 1] == segments[feature]:
+                continue
+            labels = self.category_strings(column, where, names[feature]) if "offsets" in column \
+                else self.category_numbers(column, where)
+            if len(labels) != segments[feature + 1] - segments[feature] or len(set(labels)) != len(labels):
+                raise self.invalid(where, "does not list its categories once each")
+            named[feature] = labels
+        return named
+
+    def category_strings(self, column: dict, where: str, name: str) -> tuple[str, ...]:
+        text = bytes(v & 0xFF for v in self.integers(column, "values", where))
+        offsets = self.integers(column, "offsets", where)
+        if (3, 1) <= self.version < (3, 4) and any(byte >= 0x80 for byte in text):
+            # python-package/xgboost/_data_utils.py npstr_to_arrow_strarr, 3.1.0 to 3.3.0 (fixed by #12371)
+            raise self.fail(f"XGBoost {'.'.join(map(str, self.version))} saved the categories of feature {name!r} "
+                            "cut short (it measured their names in characters but stored UTF-8 bytes; fixed in 3.4), "
+                            "so they cannot be read; supported: category names in ASCII, integer category codes, "
+                            "or a model saved by XGBoost 3.4+")
+        try:
+            return tuple(text[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
+        except UnicodeDecodeError:
+            raise self.invalid(where, "has a category that is not UTF-8") from None
+
+    def category_numbers(self, column: dict, where: str) -> tuple[str, ...]:
+        """Integer categories as decimal text (XGBoost refuses floating point categories:
+        src/data/columnar.h)."""
+        self.integer(column, "type", where)  # include/xgboost/json.h ValueKind of the array: 9-16, integers
+        return tuple(str(v) for v in self.integers(column, "values", where))
+
+    def features(self, names: list[str], categories: dict[int, dict[int, str]], missing: float) -> tuple:
+        if not math.isnan(missing) and categories:
+            raise self.fail(f"missing={missing!r} with categorical features is not supported (XGBoost reads a "
+                            "category equal to it as missing); supported: missing=NaN with categorical features")
+        interval = _missing_interval(missing)
+        return tuple(Feature(name, NOMINAL, tuple(categories[i].values())) if i in categories
+                     else Feature(name, NUMERIC, missing_interval=interval) for i, name in enumerate(names))
+
+    def base_margins(self, params: dict, objective: Objective, objective_name: str, groups: int) -> list[float]:
+        """``base_score`` (one, or one per group in 3.x: ``[a,b,c]``) turned into margins as XGBoost does
+        on loading (src/learner.cc ``InitModelParam`` -> the objective's ``ProbToMargin``), in float32."""
+        text = self.field(params, "base_score", "learner_model_param", str)
+        try:
+            scores = [f32(float(t)) for t in text.strip().strip("[]").split(",")]
+        except ValueError:
+            raise self.invalid("learner_model_param.base_score", f"is not a number or a list of numbers: {text!r}") \
+                from None
+        if len(scores) == 1:  # LearnerModelParam::HandleOldFormat: one value for every group
+            scores = scores * groups
+        if len(scores) != groups:
+            raise self.invalid("learner_model_param.base_score", f"has {len(scores)} values for {groups} outputs")
+        margins = [self.margin(b, objective, objective_name) for b in scores]
+        if not all(math.isfinite(m) for m in margins):
+            raise self.fail(f"base_score {text} has no finite margin under {objective_name}")
+        return margins
+
+    def margin(self, b: float, objective: Objective, objective_name: str) -> float:
+        if objective.base_to_margin == "log":  # std::log(float) is logf
+            return arithmetic.logf(b)
+        if objective.base_to_margin == "identity":
+            return b
+        # regression_loss.h LogisticRegression::ProbToMargin: -logf(1.0f / b - 1.0f); 3.1 on clamps b to
+        # [kRtEps, 1 - kRtEps] (1.7.6 to 3.0.5 CHECK that 0 < b < 1 instead)
+        if self.version >= (3, 1):
+            b = min(max(b, KRT_EPS), f32(1.0 - KRT_EPS))
+        elif not 0.0 < b < 1.0:
+            raise self.fail(f"base_score {b!r} is outside (0, 1), which XGBoost "
+                            f"{'.'.join(map(str, self.version))} refuses for {objective_name}")
+        return -arithmetic.logf(f32(f32(1.0 / b) - 1.0))
+
+    def target(self, objective: Objective, groups: int) -> Target:
+        if objective.classes == "binary":
+            return Target("y", CLASSIFICATION, ("0", "1"))
+        if objective.classes == "multi":
+            return Target("y", CLASSIFICATION, tuple(str(k) for k in range(groups)))
+        return Target("y", REGRESSION)
+
+    # -- trees ------------------------------------------------------------------------------------
+
+    def raw_tree(self, t: dict, where: str) -> _RawTree:
+        params = self.field(t, "tree_param", where, dict)
+        leaf_size = self.integer(params, "size_leaf_vector", f"{where}.tree_param", default="1")
+        if leaf_size > 1:
+            raise self.fail(f"XGBoost trees with vector leaves ({leaf_size} outputs, multi_strategy="
+                            "'multi_output_tree') are not supported; supported: one value per leaf")
+        left = self.integers(t, "left_children", where)
+        n = len(left)
+        if n < 1 or n != self.integer(params, "num_nodes", f"{where}.tree_param"):
+            raise self.invalid(f"{where}.left_children", f"has {n} entries for tree_param.num_nodes nodes")
+        right, feature, default_left = (self.integers(t, key, where, n) for key in
+                                        ("right_children", "split_indices", "default_left"))
+        split_type = self.integers(t, "split_type", where, n, default=[0] * n)
+        children = np.asarray(left + right)
+        if children.min() < -1 or children.max() >= n or 0 in children:
+            raise self.invalid(f"{where}", "has a child id out of range")
+        conditions = self.floats(t, "split_conditions", where, n)
+        return _RawTree(left, right, feature, conditions, default_left, split_type,
+                        self.tree_categories(t, where, split_type, n),
+                        self.floats(t, "base_weights", where, n, default=conditions),
+                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n))
+
+    def integers(self, container, key: str, where: str, length: int | None = None, default=...) -> list[int]:
+        """A list of integers (of ``length`` entries, if given)."""
+        values = self.field(container, key, where, list, default)
+        if not all(type(v) is int or type(v) is bool for v in values):
+            raise self.invalid(f"{where}.{key}", "is not a list of integers")
+        if length is not None and len(values) != length:
+            raise self.invalid(f"{where}.{key}", f"has {len(values)} entries for {length} nodes")
+        return values
+
+    def floats(self, container, key: str, where: str, length: int | None = None, default=...) -> list[float]:
+        """A list of numbers as the float32 values XGBoost holds (JSON writes each float32 as the shortest
+        text that reads back to it; 1.x and 2.x write NaN for categorical splits' thresholds)."""
+        values = self.field(container, key, where, list, default)
+        if not all(type(v) in (int, float) for v in values):
+            raise self.invalid(f"{where}.{key}", "is not a list of numbers")
+        if length is not None and len(values) != length:
+            raise self.invalid(f"{where}.{key}", f"has {len(values)} entries for {length} nodes")
+        return _float32_list(values)
+
+    def tree_categories(self, t: dict, where: str, split_type: list, n: int) -> dict[int, list[int]]:
+        """The categories each categorical split sends right (src/tree/tree_model.cc ``LoadCategoricalSplit``)."""
+        nodes, segments, sizes, values = (self.integers(t, key, where, default=[]) for key in
+                                          ("categories_nodes", "categories_segments", "categories_sizes",
+                                           "categories"))
+        if not len(nodes) == len(segments) == len(sizes):
+            raise self.invalid(where, "has categories_nodes, categories_segments and categories_sizes of "
+                                      "different lengths")
+        out = {}
+        for node, start, size in zip(nodes, segments, sizes):
+            codes = values[start:start + size] if start >= 0 else []
+            if (not 0 <= node < n or split_type[node] != 1 or len(codes) != size or size < 1
+                    or not all(0 <= c < MAX_CATEGORY for c in codes)):
+                raise self.invalid(where, f"has a malformed category list for node {node}")
+            out[node] = codes
+        if any(kind == 1 and i not in out for i, kind in enumerate(split_type)):
+            raise self.invalid(where, "has a categorical split without categories")
+        return out
+
+    def tree(self, raw: _RawTree, categories: dict[int, dict[int, str]], n_features: int, index: int) -> Tree:
+        """A model tree in pre-order from XGBoost's arrays (XGBoost numbers nodes breadth first). A
+        categorical split's children are swapped: its listed categories go right in XGBoost, and are
+        ``children[0]`` of an ``in`` split."""
+        left, right, categorical = raw.left, raw.right, raw.categorical
+        children = [(right[i], left[i]) if categorical[i] == 1 else (left[i], right[i]) for i in range(len(left))]
+        order, new_id, stack = [], [-1] * len(left), [0]
+        while stack:
+            old = stack.pop()
+            if new_id[old] != -1:
+                raise self.invalid(f"trees[{index}]", f"reaches node {old} twice (not a tree)")
+            new_id[old] = len(order)
+            order.append(old)
+            if left[old] != -1:
+                first, second = children[old]
+                stack.append(second)
+                stack.append(first)
+        nodes = []
+        for old in order:
+            if left[old] == -1:
+                nodes.append(Node((raw.condition[old],), n=raw.cover[old]))
+                continue
+            feature = raw.feature[old]
+            if not (type(feature) is int and 0 <= feature < n_features):
+                raise self.invalid(f"trees[{index}]", f"splits on feature {feature!r}, but the model has {n_features}")
+            if (categorical[old] == 1) != (feature in categories):
+                raise self.invalid(f"trees[{index}]", f"has numeric and categorical splits on feature {feature}")
+            first, second = children[old]
+            nodes.append(Node((raw.weight[old],), n=raw.cover[old], split=self.split(raw, old, categories),
+                              children=(new_id[first], new_id[second])))
+        return Tree(nodes)
+
+    def split(self, raw: _RawTree, node: int, categories: dict[int, dict[int, str]]) -> Split:
+        """The split at ``node``; numeric splits are shared between nodes that test the same (histogram
+        methods reuse their bin edges as thresholds), which halves the import time of large models."""
+        feature, default_left = raw.feature[node], raw.default_left[node] == 1
+        if raw.categorical[node] == 1:
+            names = categories[feature]
+            return Split(feature, Op.IN, values=tuple(names[c] for c in raw.categories[node]),
+                         missing=RIGHT if default_left else LEFT, unknown=1)
+        key = (feature, raw.condition[node], default_left)
+        split = self.numeric_splits.get(key)
+        if split is None:
+            split = Split(feature, Op.LE, threshold=raw.condition[node], missing=LEFT if default_left else RIGHT)
+            self.numeric_splits[key] = split
+        return split
+
+
+_KIND_NAMES = {dict: "an object", list: "a list", str: "a string", (int, str): "an integer"}
+
+
+def _float32_list(values: list) -> list[float]:
+    """Numbers rounded to float32, as Python floats."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(np.float32).astype(np.float64).tolist()
+
+
+def _missing_interval(missing: float) -> tuple[float, float] | None:
+    """The doubles ``x`` with ``float32(x) == float32(missing)`` (None for NaN): from just above the
+    largest double whose float32 is smaller, to the largest double whose float32 is not larger."""
+    if math.isnan(missing):
+        return None
+    value = f32(missing)
+    below = NumericSemantics(cast="float32", strict=True).effective_threshold(value)
+    return math.nextafter(below, math.inf), NumericSemantics(cast="float32").effective_threshold(value)

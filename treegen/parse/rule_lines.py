@@ -1,0 +1,339 @@
+"""A fast reader of rule text laid out exactly as ``treegen export --to rules`` writes it.
+
+Lark lexes and parses rule text a token at a time in Python: the 4.7 MB written for a 9,000-leaf tree
+(850,000 tokens) took it ten times as long as writing them (bench/README.md). This reader reads
+a line at a time with regular expressions instead, and only text the grammar accepts: each statement in the writer's
+layout (one space between tokens, comments where the writer puts them, any indentation), every
+token matched by the grammar's own terminal pattern, names that no keyword or other terminal could
+also match. It builds the same document as the grammar's transformer (rule_doc.py), and on any other
+line, or on anything the transformer would refuse, it gives up (returns None): the grammar then reads
+the whole text and reports what is wrong. tests/test_rule_text.py checks on fuzzed text that both
+readers give the same document whenever this one accepts.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lark import Lark
+
+from ..errors import TreegenError
+from . import rule_doc as doc
+
+
+class _GiveUp(Exception):
+    """The text is not in the writer's layout: leave it to the grammar."""
+
+
+def read_lines(text: str, grammar: Lark) -> dict | None:
+    """The document of rule text in the writer's layout (``text`` ends with a newline), else None."""
+    try:
+        return _Reader(_patterns(grammar), text).document()
+    except (_GiveUp, TreegenError):
+        return None
+
+
+class _Patterns:
+    """The statements of the grammar, in the writer's layout, built from the grammar's terminals."""
+
+    def __init__(self, grammar: Lark):
+        terminal = {t.name: f"(?:{t.pattern.to_regexp()})" for t in grammar.terminals}
+        word, string, number, integer = terminal["WORD"], terminal["STRING"], terminal["NUMBER"], terminal["INT"]
+        name = f"(?:{word}|{string})"
+        strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
+        numbers = rf"\[(?:{number}(?:, {number})*)?\]"
+        outcome = f"(?:{string}|{number})"
+        # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ...
+        self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
+                                if t.name not in ("WORD", "COMMENT", "_NL") and not t.name.startswith("__IGNORE")]
+        self.plain_words: dict[str, bool] = {}
+
+        def line(statement: str) -> re.Pattern:
+            return re.compile(rf"[\t ]*{statement}[\t ]*(?:#.*)?\r?")
+
+        self.blank = line("")
+        self.format = line(rf"treegen rules, format (?P<version>{integer})")
+        self.features = line("features")
+        self.feature = line(rf"(?P<name>{name}): (?:numeric(?:, missing in \[(?P<low>{number}), (?P<high>{number})\])?"
+                            rf"|nominal (?P<categories>{strings}))")
+        self.target = line(rf"target (?P<name>{name}): (?:numeric|classes (?P<classes>{strings}))")
+        self.numbers = line(rf"numbers: (?P<cast>{terminal['CAST']})(?: tolerance (?P<tolerance>{number}))?"
+                            rf"(?P<strict> strict)?(?: zero band (?P<zero_band>{number}))?")
+        self.combine = line(rf"combine: (?:(?P<single>single)|(?P<average>average)"
+                            rf"|sum init (?P<init>{numbers})(?P<added_last> added last)? scale (?P<scale>{number}))"
+                            rf"(?: divided by (?P<divisor>{number}))?"
+                            rf"(?: link (?P<link>{terminal['LINK']})(?: scale (?P<link_scale>{number}))?)?"
+                            rf"(?: precision (?P<precision>{terminal['CAST']}))?(?: decide (?P<decide>{terminal['DECISION']}))?")
+        self.tree = line(rf"tree (?P<number>{integer})(?: output (?P<output>{integer}))?(?: weight (?P<weight>{number}))?")
+        self.rules = line("rules")
+        self.rule = line(rf"rule (?P<number>{integer}): (?:if (?P<conditions>.*?) then |always )(?P<outcome>{outcome})")
+        self.default = line(rf"default: (?P<outcome>{outcome})")
+        self.nodes = line("nodes")
+        test = (rf"(?P<at_most>{name}) <= (?P<high>{number})|(?P<above>{name}) > (?P<low>{number})"
+                rf"|(?P<from>{number}) < (?P<between>{name}) <= (?P<to>{number})"
+                rf"|(?P<equals>{name}) = (?P<value>{string})|(?P<one_of>{name}) in (?P<values>{strings})")
+        absent = (rf"(?:missing(?: with weight {number})?(?: but not unknown| or unknown(?: with weight {number})?)?"
+                  rf"|unknown(?: with weight {number})?)")
+        self.condition = re.compile(  # one condition and the " and " after it, or the end
+            rf"(?:(?P<is_absent>{name}) is (?P<is_factors>{absent})"
+            rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\)))"
+            r"(?: and (?=.)|\Z)")
+        self.absent = re.compile(  # what a condition says of missing values and unknown categories
+            rf"missing(?: with weight (?P<missing>{number}))?"
+            rf"(?:(?P<not_unknown> but not unknown)|(?P<or_unknown> or unknown)(?: with weight (?P<unknown>{number}))?)?"
+            rf"|(?P<only_unknown>unknown)(?: with weight (?P<only>{number}))?")
+        body = (rf"(?P<leaf>leaf)"
+                rf"|(?P<threshold_split>{name}) <= (?P<threshold>{number}) \? (?P<left>{integer}) : (?P<right>{integer})"
+                rf"|(?P<subset_split>{name}) in (?P<subset>{strings}) \? (?P<in_left>{integer}) : (?P<in_right>{integer})"
+                rf"|(?P<multiway_split>{name}) == \{{(?P<branches>{string}: {integer}(?:, {string}: {integer})*)\}}")
+        route = rf"; missing (?:(?P<stop>stop)|to (?P<child>{integer})|weights (?P<weights>{numbers}))"
+        unknown = rf"; unknown to (?P<unknown>{integer})"
+        self.node = line(rf"node (?P<number>{integer}): (?:{body})(?(leaf)|{route}(?:{unknown})?); value (?P<value>{numbers}); "
+                         rf"n (?P<n>{number})(?:; counts (?P<counts>{numbers}))?")
+        self.string = re.compile(string)
+        self.branch = re.compile(rf"(?P<value>{string}): (?P<child>{integer})")
+
+    def is_plain_word(self, word: str) -> bool:
+        """Whether the lexer reads ``word`` as a WORD wherever a name may stand."""
+        plain = self.plain_words.get(word)
+        if plain is None:
+            plain = self.plain_words[word] = not any(p.fullmatch(word) for p in self.other_terminals)
+        return plain
+
+
+@lru_cache(maxsize=1)
+def _patterns(grammar: Lark) -> _Patterns:
+    return _Patterns(grammar)
+
+
+class _Reader:
+    """Reads the statements in the grammar's order, one line each; gives up on anything else."""
+
+    def __init__(self, patterns: _Patterns, text: str):
+        self.p = patterns
+        self.lines = text.split("\n")[:-1]  # the text ends with a newline
+        self.index = 0  # of the next line to read
+        self.conditions: dict[str, tuple] = {}  # a condition's text: rules repeat conditions often
+        self.absents: dict[str, tuple] = {"missing": doc.absent(1.0, None)}  # by text: (if_missing, if_unknown)
+        self.names: dict[str, str] = {}  # a name as written: its value
+        self.labels: dict[str, str] = {}  # a class label as written (an outcome): its value
+
+    # -- lines -------------------------------------------------------------------------------
+    def next(self, pattern: re.Pattern, optional: bool = False) -> re.Match | None:
+        """The next statement, which must match ``pattern`` (else give up, or None if optional)."""
+        while self.index < len(self.lines):
+            line = self.lines[self.index]
+            match = pattern.fullmatch(line)
+            if match is not None:
+                self.index += 1
+                return match
+            if not self.p.blank.fullmatch(line):  # blank lines and comments are rare: tried second
+                break
+            self.index += 1
+        if optional:
+            return None
+        raise _GiveUp
+
+    def at(self, pattern: re.Pattern) -> bool:
+        """Whether the next statement matches ``pattern`` (nothing is read)."""
+        if self.next(pattern, optional=True) is None:
+            return False
+        self.index -= 1
+        return True
+
+    @property
+    def line(self) -> int:
+        """The line number of the statement read last."""
+        return self.index
+
+    def column(self, match: re.Match, group: str) -> int:
+        return match.start(group) + 1
+
+    @staticmethod
+    def whole(text: str) -> int:
+        if len(text) > doc.MAX_DIGITS:  # the grammar's transformer refuses it: the grammar says so
+            raise _GiveUp
+        return int(text)
+
+    # -- tokens ------------------------------------------------------------------------------
+    def name(self, text: str) -> str:
+        value = self.names.get(text)
+        if value is None:
+            if text[0] != '"' and not self.p.is_plain_word(text):
+                raise _GiveUp
+            value = self.names[text] = doc.name(text)
+        return value
+
+    def strings(self, text: str) -> list[str]:
+        return [doc.string(s.group()) for s in self.p.string.finditer(text)]
+
+    @staticmethod
+    def number_list(text: str) -> list[float]:
+        return list(map(float, text[1:-1].split(", "))) if len(text) > 2 else []
+
+    @staticmethod
+    def number(text: str | None) -> float | None:
+        return None if text is None else float(text)
+
+    # -- the document --------------------------------------------------------------------------
+    def document(self) -> dict:
+        m = self.next(self.p.format)
+        doc.format_version(m.group("version"), self.line, self.column(m, "version"))
+        features = self.features()
+        target, numbers, combine = self.target(), self.numbers(), self.combine()
+        trees = [self.tree()]
+        while self.at(self.p.tree):
+            trees.append(self.tree())
+        if any(not self.p.blank.fullmatch(line) for line in self.lines[self.index:]):
+            raise _GiveUp
+        return doc.document(features, target, numbers, combine, trees)
+
+    def features(self) -> list[dict]:
+        self.next(self.p.features)
+        features = []
+        while m := self.next(self.p.feature, optional=True):
+            name, categories, low = self.name(m.group("name")), m.group("categories"), m.group("low")
+            if categories is not None:
+                features.append(doc.nominal_feature(name, self.strings(categories)))
+            else:
+                features.append(doc.numeric_feature(name, None if low is None else [float(low), float(m.group("high"))]))
+        return features
+
+    def target(self) -> dict:
+        m = self.next(self.p.target)
+        name = self.name(m.group("name"))
+        classes = m.group("classes")
+        return doc.regression_target(name) if classes is None else doc.classification_target(name, self.strings(classes))
+
+    def numbers(self) -> dict:
+        m = self.next(self.p.numbers)
+        return doc.numbers(m.group("cast"), self.number(m.group("tolerance")), m.group("strict") is not None,
+                           self.number(m.group("zero_band")))
+
+    def combine(self) -> dict:
+        m = self.next(self.p.combine)
+        kind = "single" if m.group("single") else "average" if m.group("average") else "sum"
+        init = None if kind != "sum" else self.number_list(m.group("init"))
+        return doc.combine(kind, m.group("link"), init, self.number(m.group("scale")), m.group("added_last") is not None,
+                           self.number(m.group("divisor")), self.number(m.group("link_scale")), m.group("precision"),
+                           m.group("decide"))
+
+    def tree(self) -> dict:
+        m = self.next(self.p.tree)
+        line = self.line
+        self.whole(m.group("number"))
+        output = None if m.group("output") is None else self.whole(m.group("output"))
+        weight = self.number(m.group("weight"))
+        self.next(self.p.rules)
+        rules = []
+        while m := self.next(self.p.rule, optional=True):
+            number, conditions, outcome = m.group("number", "conditions", "outcome")
+            rules.append(doc.rule(self.line, self.whole(number), self.conditions_of(conditions), self.outcome(outcome)))
+        self.outcome(self.next(self.p.default).group("outcome"))
+        self.next(self.p.nodes)
+        nodes = [self.node(self.next(self.p.node))]
+        while m := self.next(self.p.node, optional=True):
+            nodes.append(self.node(m))
+        return doc.tree(line, output, weight, rules, nodes)
+
+    def outcome(self, text: str):
+        if text[0] != '"':
+            return float(text)
+        value = self.labels.get(text)
+        if value is None:
+            value = self.labels[text] = doc.string(text)
+        return value
+
+    # -- rules ------------------------------------------------------------------------------
+    def conditions_of(self, text: str | None) -> tuple:
+        """``c and c and ...``, each c one whole condition."""
+        if text is None:  # always
+            return ()
+        if '"' not in text:  # no string: " and " can only be the keyword between two conditions
+            return tuple(self.condition(written, None) for written in text.split(" and "))
+        # A string may hold " and ": find the conditions one after the other, without overlap; their
+        # lengths add up to the text's only if there is no gap between them.
+        conditions = []
+        covered = 0
+        for m in self.p.condition.finditer(text):
+            written = m.group()
+            covered += len(written)
+            conditions.append(self.condition(written, m))
+        if covered != len(text):
+            raise _GiveUp
+        return tuple(conditions)
+
+    def condition(self, written: str, m: re.Match | None) -> tuple:
+        """The condition written, matched by the condition pattern (``m``; None: not matched yet)."""
+        condition = self.conditions.get(written)
+        if condition is None:
+            m = m or self.p.condition.fullmatch(written)
+            if m is None:
+                raise _GiveUp
+            condition = self.conditions[written] = self.read_condition(m)
+        return condition
+
+    def read_condition(self, m: re.Match) -> tuple:
+        if m.group("is_absent"):
+            return doc.is_absent(self.name(m.group("is_absent")), self.factors(m.group("is_factors")))
+        if m.group("at_most"):
+            test = doc.at_most(self.name(m.group("at_most")), float(m.group("high")))
+        elif m.group("above"):
+            test = doc.above(self.name(m.group("above")), float(m.group("low")))
+        elif m.group("between"):
+            test = doc.between(float(m.group("from")), self.name(m.group("between")), float(m.group("to")))
+        elif m.group("equals"):
+            test = doc.one_of(self.name(m.group("equals")), (doc.string(m.group("value")),))
+        else:
+            test = doc.one_of(self.name(m.group("one_of")), self.strings(m.group("values")))
+        if not m.group("open"):
+            return test
+        return doc.or_absent(test, self.factors(m.group("or_factors")))
+
+    def factors(self, text: str) -> tuple:
+        """(if_missing, if_unknown) of what a condition says of missing values and unknown categories."""
+        factors = self.absents.get(text)
+        if factors is None:
+            m = self.p.absent.fullmatch(text)
+            missing, unknown = self.number(m.group("missing")), self.number(m.group("unknown"))
+            if m.group("only_unknown"):
+                factors = doc.absent(0.0, doc.factor(self.number(m.group("only"))))
+            elif m.group("not_unknown"):
+                factors = doc.absent(doc.factor(missing), 0.0)
+            elif m.group("or_unknown"):
+                factors = doc.absent(doc.factor(missing), doc.factor(unknown))
+            else:
+                factors = doc.absent(doc.factor(missing), None)
+            self.absents[text] = factors
+        return factors
+
+    # -- nodes ------------------------------------------------------------------------------
+    NODE_PARTS = ("number", "value", "n", "counts", "leaf", "threshold_split", "threshold", "left", "right",
+                  "subset_split", "subset", "in_left", "in_right", "multiway_split", "branches",
+                  "stop", "child", "weights", "unknown")
+
+    def node(self, m: re.Match) -> dict:
+        (number, value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset, in_left,
+         in_right, multiway_split, branches, stop, child, weights, unknown) = m.group(*self.NODE_PARTS)  # one call: fast
+        number, value, n = self.whole(number), self.number_list(value), float(n)
+        counts = None if counts is None else self.number_list(counts)
+        if leaf:
+            return doc.node(number, self.line, self.column(m, "number"), value, n, counts)
+        if threshold_split:
+            split = doc.threshold_split(self.name(threshold_split), float(threshold))
+            children = [self.whole(left), self.whole(right)]
+        elif subset_split:
+            split = doc.subset_split(self.name(subset_split), self.strings(subset))
+            children = [self.whole(in_left), self.whole(in_right)]
+        else:
+            pairs = list(self.p.branch.finditer(branches))
+            split = doc.multiway_split(self.name(multiway_split), [doc.string(b.group("value")) for b in pairs])
+            children = [self.whole(b.group("child")) for b in pairs]
+        if stop:
+            route = doc.route_stop()
+        elif child:
+            route = doc.route_child(self.whole(child))
+        else:
+            route = doc.route_weights(self.number_list(weights))
+        unknown = None if unknown is None else self.whole(unknown)
+        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown)
