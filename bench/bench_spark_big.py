@@ -30,7 +30,7 @@ def forest(trees: int):
 
 def main(kind: str, size: int, options: list[str], n_rows: int = 60) -> None:
     if "nested" in options:
-        DIALECTS["spark"] = dataclasses.replace(DIALECTS["spark"], walk_nodes=None)
+        DIALECTS["spark"] = dataclasses.replace(DIALECTS["spark"], walk_model_nodes=None)
     model = {"wide": lambda: wide_model(size, regression="reg" in options), "chain": lambda: chain_model(size),
              "forest": lambda: forest(size)}[kind]()
     if "fraction" in options:

@@ -272,17 +272,18 @@ def test_leaf_column_lists_the_leaves_reached_with_weight(engine):
 
 # -- size --------------------------------------------------------------------------------------
 
-# Sizes a test run affords (figures for 50,000 leaves are in bench/README.md). Spark walks big trees
-# of numeric splits as arrays, so it takes the required sizes.
+# Sizes a test run affords (figures for 50,000 leaves are in bench/README.md). Spark and DuckDB walk
+# big trees as arrays, and SQLite prepares a big nested CASE in linear time: they take the required sizes.
 BIG = {"wide": wide_model, "chain": chain_model}
 BIG_SIZES = {"wide": 5_000, "chain": 10_000}
-SPARK_SIZES = {"wide": 50_000, "chain": 10_000}
+REQUIRED_SIZES = {"wide": 50_000, "chain": 10_000}
+TAKE_REQUIRED_SIZES = {"spark", "duckdb", "sqlite"}
 
 
 @pytest.mark.parametrize("kind", sorted(BIG))
 def test_big_trees(engine, kind):
     dialect, connection = engine
-    model = BIG[kind]((SPARK_SIZES if dialect == "spark" else BIG_SIZES)[kind])
+    model = BIG[kind]((REQUIRED_SIZES if dialect in TAKE_REQUIRED_SIZES else BIG_SIZES)[kind])
     probes = probe_rows(model)  # one row per threshold and ulp: 30,000 for the chain
     rows = random_rows(model, 40, seed=1) + probes[::max(1, len(probes) // 40)]
     sql = emit(model, "sql", dialect=dialect)
@@ -291,8 +292,28 @@ def test_big_trees(engine, kind):
     assert [r[first] for r in results] == [model.predict(row) for row in rows]
 
 
+WALK_NODES = 500  # the smallest tree walked, here: Spark's own limit, lowered to it for DuckDB's walk
+
+
+@pytest.fixture(params=["spark", "duckdb"])
+def walker(request, monkeypatch):
+    """(dialect, connection options) of each dialect that walks big trees as arrays, walking every tree
+    of more than WALK_NODES nodes."""
+    name = request.param
+    if name == "duckdb":
+        monkeypatch.setitem(DIALECTS, name, replace(DIALECTS[name], walk_tree_nodes=WALK_NODES))
+        return name, {}
+    assert DIALECTS[name].walk_model_nodes == WALK_NODES
+    return name, {"spark": request.getfixturevalue("spark")}
+
+
+def is_walked(sql: str, dialect: str) -> bool:
+    loop = DIALECTS[dialect].arrays.loop
+    return loop[:loop.index("{")] in sql
+
+
 def walked_models(seed: int):
-    """Numeric trees big enough for Spark to walk as arrays: thresholds on a grid and on random floats,
+    """Numeric trees big enough to walk as arrays: thresholds on a grid and on random floats,
     missing values stopping or sent to a child, several trees, float32 cuts, regression, names that a
     loop variable could hide, hostile labels."""
     from treegen.model import NumericSemantics
@@ -302,16 +323,17 @@ def walked_models(seed: int):
             random_model(seed, names=("n", "LEVEL", "treegen_node", "a`b"), classes=tuple(HOSTILE_NAMES[:4]), **big)]
 
 
-def test_spark_walks_big_numeric_trees_exactly(spark):
+def test_walks_of_big_numeric_trees_are_exact(walker):
+    dialect, connection = walker
     for seed in (0, 3):  # seeds whose every tree is big enough
         for model in walked_models(seed):
-            assert min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes
-            assert "aggregate(sequence(" in emit(model, "sql", dialect="spark")
+            assert min(len(tree.nodes) for tree in model.trees) > WALK_NODES
+            assert is_walked(emit(model, "sql", dialect=dialect), dialect)
             rows = probe_rows(model, limit=150) + random_rows(model, 50, seed=seed, missing=0.3)
-            assert_agrees(model, rows, "spark", spark=spark)
-            sql, first = emit(model, "sql", dialect="spark", leaf=True), len(model.features)
+            assert_agrees(model, rows, dialect, **connection)
+            sql, first = emit(model, "sql", dialect=dialect, leaf=True), len(model.features)
             as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
-            with_nan, with_null = (query(sql, model, data, "spark", spark=spark) for data in (as_nan, rows))
+            with_nan, with_null = (query(sql, model, data, dialect, **connection) for data in (as_nan, rows))
             assert [r[first:] for r in with_nan] == [r[first:] for r in with_null]
 
 
@@ -351,7 +373,7 @@ def bushy_tree(rng: random.Random, features, target: Target, depth: int) -> Tree
 
 
 def nominal_walked_models(seed: int):
-    """Trees big enough for Spark to walk with nominal ``==`` and ``in`` splits: mixed with numeric
+    """Trees big enough to walk with nominal ``==`` and ``in`` splits: mixed with numeric
     ones, nominal only, several trees, regression; hostile categories and labels."""
     rng = random.Random(seed)
     pool = iter(HOSTILE_CATEGORIES * 10)
@@ -364,15 +386,16 @@ def nominal_walked_models(seed: int):
             Model(nominal, labels, [bushy_tree(rng, nominal, labels, 7) for _ in range(2)], Combine("average"))]
 
 
-def test_spark_walks_big_nominal_trees_exactly(spark):
+def test_walks_of_big_nominal_trees_are_exact(walker):
+    dialect, connection = walker
     for seed in (0, 1):
         for model in nominal_walked_models(seed):
-            assert min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes
+            assert min(len(tree.nodes) for tree in model.trees) > WALK_NODES
             assert any(node.split is not None and node.split.op == op for node in model.trees[0].nodes for op in ("==", "in"))
-            sql = emit(model, "sql", dialect="spark")
-            assert "aggregate(sequence(" in sql and "array_position(" in sql
+            sql = emit(model, "sql", dialect=dialect)
+            assert is_walked(sql, dialect) and DIALECTS[dialect].arrays.position.split("(")[0] in sql
             rows = probe_rows(model, limit=150) + random_rows(model, 80, seed=seed, missing=0.3)
-            assert_agrees(model, rows, "spark", spark=spark)
+            assert_agrees(model, rows, dialect, **connection)
 
 
 # -- long sums ----------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def walked_random_model(seed: int, **options) -> Model:
     options = dict(n_numeric=3, n_nominal=2, max_depth=12, missing_kinds=("fraction", "stop", "child"), **options)
     while True:
         model = random_model(seed, **options)
-        if min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes:
+        if min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_model_nodes:
             return model
         seed += 1
 

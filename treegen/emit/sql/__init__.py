@@ -11,12 +11,13 @@ dialect's row (``Dialect.strategies``) until one takes the tree:
   subtree's rules.
 * :mod:`.rules` -- any tree from its flat rules (:func:`treegen.lower.lower`): a first-match ``CASE``
   of an exclusive tree's rules, or, with fractional routes, ``weight * value`` summed over the rules.
-* :mod:`.walk` -- Spark SQL: a big tree as data (arrays of its nodes) and a loop that moves the row
-  down one level per step.
+* :mod:`.walk` -- Spark SQL and DuckDB: a big tree as data (arrays of its nodes) and a loop that
+  moves the row down one level per step.
 
 :mod:`.writer` holds what every strategy shares: the conditions, the trees combined as the model
 says (average; sum with init and scale, then the sigmoid or softmax link), the label, and the query
-whose derived tables compute each shared value once.
+whose derived tables compute each shared value once (a walk; the number of the leaf a tree reached,
+when several class scores read it; the scores).
 """
 from __future__ import annotations
 

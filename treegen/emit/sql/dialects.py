@@ -29,6 +29,34 @@ POWER = 2 ** 62  # the largest power of two that every engine reads as an exact 
 
 
 @dataclass(frozen=True)
+class Arrays:
+    """How a dialect writes arrays and a loop over a row's value: what the array walk (:mod:`.walk`)
+    needs. Every index counts from 1."""
+
+    at: str  # the {1}th element of the array {0}
+    of: str  # an array of the items {0}
+    typed: str  # an array of {type} read from {text}, numbers separated by commas (one literal to parse)
+    position: str  # where {1} is in the array {0}; 0 or NULL when it is not there
+    loop: str  # {start}, then {body} over the value so far {acc}, {steps} times ({step}: the step's name)
+    weighted: bool = False  # fractional routes walked too (structs, transform, filter: Spark's functions)
+    # the {body} of the loop with the arrays' record ({items}, each ``item``) bound to {name} once per row;
+    # None: the arrays are written in the loop (Spark folds them once)
+    bind: str | None = None
+    item: str = ""  # one field {0} = {1} of that record
+
+
+SPARK_ARRAYS = Arrays(at="element_at({0}, {1})", of="array({0})", typed="CAST(split('{text}', ',') AS ARRAY<{type}>)",
+                      position="array_position({0}, {1})",
+                      loop="aggregate(sequence(1, {steps}), {start}, ({acc}, {step}) -> {body})", weighted=True)
+DUCKDB_ARRAYS = Arrays(at="list_extract({0}, {1})", of="[{0}]", typed="CAST(string_split('{text}', ',') AS {type}[])",
+                       position="list_position({0}, {1})",
+                       loop="list_reduce(range({steps}), lambda {acc}, {step}: {body}, {start})",
+                       # an array literal inside a lambda is read again at every step: 81 s for a chain
+                       # 10,000 deep over 80 rows, 1.6 s bound once per row (0.75 s in a derived table)
+                       bind="list_transform([{{{items}}}], lambda {name}: {body})[1]", item="'{0}': {1}")
+
+
+@dataclass(frozen=True)
 class Dialect:
     name: str
     quotes: str = '""'  # identifier quote characters (open, close); a close quote inside is doubled
@@ -51,10 +79,13 @@ class Dialect:
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
+    lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
     fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     strategies: tuple[str, ...] = ("nested", "rules")  # how trees are written, tried in order (see .__init__)
-    walk_nodes: int | None = None  # a tree, or an ensemble, of more nodes is walked as arrays (Spark)
+    arrays: Arrays | None = None  # the dialect's arrays, for the "walk" strategy
+    walk_tree_nodes: int | None = None  # a tree of more nodes is walked as arrays
+    walk_model_nodes: int | None = None  # every tree of a model of more nodes in all is walked as arrays
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
 
@@ -109,9 +140,10 @@ class Dialect:
 
     def array_of(self, numbers, element_type: str) -> str:
         """An array of numbers as one string literal cast to the array type: short to parse, and the
-        cast reads each double exactly (Java's ``Double.parseDouble``, as the ``D`` literal does)."""
+        cast reads each double exactly (Spark: Java's ``Double.parseDouble``, as the ``D`` literal does;
+        DuckDB: its correctly rounded reader of literals)."""
         text = ",".join(_INFINITE.get(x, repr(x)) for x in numbers)
-        return f"CAST(split('{text}', ',') AS ARRAY<{element_type}>)"
+        return self.arrays.typed.format(text=text, type=element_type)
 
 
 _INFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
@@ -153,7 +185,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             pick="(ARRAY[{items}])[{index}]"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
-            pick="[{items}][{index}]"),
+            lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
+            pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
+            walk_tree_nodes=20_000),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.
@@ -166,7 +200,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
-            walk_nodes=500,  # Janino fails on deeper
+            arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             fold="aggregate(array({rest}), {first}, (a, b) -> a + b)", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 

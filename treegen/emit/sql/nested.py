@@ -22,7 +22,7 @@ class NestedCase(TreeSql):
 
     @staticmethod
     def takes(writer: Writer, index: int) -> bool:
-        return writer.trees[index].exclusive
+        return writer.exclusive[index]
 
     def outcome(self, then: Callable[[int], str], ref: Ref, numbers=None) -> str:
         """``then(node id)`` of the node reached, built with a stack: CASEs nested along the tree's

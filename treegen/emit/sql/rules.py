@@ -29,7 +29,7 @@ class FlatRules(TreeSql):
         return first_match(self.w, self.rules.rules, lambda rule: then(rule.node))
 
     def value(self, k: int, ref: Ref) -> str:
-        if self.rules.exclusive:
+        if self.exclusive:
             return super().value(k, ref)
         w = self.w
         terms = [w.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
@@ -39,7 +39,7 @@ class FlatRules(TreeSql):
     def leaf(self, ref: Ref) -> str:
         """With fractional routes, ``|`` and the id of each rule whose weight is above zero, in node
         order, without the first ``|``."""
-        if self.rules.exclusive:
+        if self.exclusive:
             return super().leaf(ref)
         w = self.w
         ids = [f"CASE WHEN {w.weighs(r.conditions)} THEN {self.d.string(f'|{r.node}')} ELSE '' END"

@@ -1,14 +1,19 @@
-"""Spark SQL: a big tree as data -- its nodes' features, cuts and children as arrays (each one string
-literal cast to an array) -- and a loop, ``aggregate`` over ``sequence(1, depth)``, that moves the row
-one level down per step; a nominal value is looked up by its category's position. With fractional
-routes the loop carries the weighted entries still on their way and adds up those that ended, in
-node order.
+"""A big tree as data -- its nodes' features, cuts and children as arrays (each one string literal
+cast to an array) -- and a loop (Spark: ``aggregate`` over ``sequence(1, depth)``; DuckDB:
+``list_reduce`` over ``range(depth)``) that moves the row one level down per step; a nominal value is
+looked up by its category's position. The dialect's row (``Dialect.arrays``) spells the functions.
+With fractional routes (Spark only) the loop carries the weighted entries still on their way and adds
+up those that ended, in node order.
 
-A nested CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow interpreted
-evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000 leaves. A
-tree is walked when the model has more nodes than the dialect's ``walk_nodes`` (an ensemble: each of
-its trees, since 100 trees of 100 nodes as nested CASEs fill Spark's heap as one big tree does). A
-full query computes each walk once, in a derived table, for every output to read.
+Spark SQL: a nested CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow
+interpreted evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000
+leaves. Every tree is walked once the model has more nodes than ``walk_model_nodes`` (100 trees of
+100 nodes as nested CASEs fill Spark's heap as one big tree does).
+
+DuckDB: planning a nested CASE costs about 0.1 ms a node (13 s for 50,000 leaves), a walk about 2 us
+a row more than the CASE; a tree of more than ``walk_tree_nodes`` nodes is walked (exclusive trees).
+
+A full query computes each walk once, in a derived table, for every output to read.
 """
 from __future__ import annotations
 
@@ -28,8 +33,11 @@ class ArrayWalk(TreeSql):
 
     @staticmethod
     def takes(writer: Writer, index: int) -> bool:
-        tree, limit = writer.model.trees[index], writer.d.walk_nodes
-        return limit is not None and writer.nodes > limit and len(tree.nodes) > 1 and _walkable(writer.model, tree)
+        d, tree = writer.d, writer.model.trees[index]
+        big = (d.walk_tree_nodes is not None and len(tree.nodes) > d.walk_tree_nodes
+               or d.walk_model_nodes is not None and writer.nodes > d.walk_model_nodes)
+        return (big and len(tree.nodes) > 1 and _walkable(writer.model, tree)
+                and (d.arrays.weighted or writer.exclusive[index]))
 
     def names(self) -> tuple[str, ...]:
         return (self.name,)
@@ -38,17 +46,21 @@ class ArrayWalk(TreeSql):
         """The number (``numbers``: node id -> number, its SQL type) of the node an exclusive walk
         reached, looked up in an array written as one string, rather than a literal per node."""
         number, sql_type = numbers
-        return _at(self.d.array_of([number(i) for i in range(len(self.tree.nodes))], sql_type), ref(self.name))
+        return self.at(self.d.array_of([number(i) for i in range(len(self.tree.nodes))], sql_type), ref(self.name))
 
     def value(self, k: int, ref: Ref) -> str:
-        if self.rules.exclusive:
+        if self.exclusive:
             return super().value(k, ref)
-        return _at(f"{ref(self.name)}.t", str(k + 1))  # the walk has added it up
+        return self.at(f"{ref(self.name)}.t", str(k + 1))  # the walk has added it up
 
     def leaf(self, ref: Ref) -> str:
-        if self.rules.exclusive:
+        if self.exclusive:
             return super().leaf(ref)
         return self.d.drop_first.format(f"{ref(self.name)}.leaf")  # "|" before each id
+
+    def at(self, array: str, index: str) -> str:
+        """The element at ``index`` (from 1) of ``array``."""
+        return self.d.arrays.at.format(array, index)
 
     def walk(self) -> str:
         """Arrays of the tree's nodes' features, cuts and children, and a loop (Spark's ``aggregate``
@@ -64,10 +76,17 @@ class ArrayWalk(TreeSql):
         a flat array of destinations indexed by code, which :func:`treegen.model.child_for` fills, so
         ``==`` and ``in`` splits are one lookup and exact by construction."""
         nodes = self.walk_arrays()
-        if not self.rules.exclusive:
+        if not self.exclusive:
             return self.weighted_walk(nodes)
         n, level = self.w.column("node"), self.w.column("level")  # names no feature can hide
-        return f"aggregate(sequence(1, {self.tree.depth()}), 1, ({n}, {level}) -> {self.next_node(nodes, n)})"
+        arrays = self.d.arrays
+        if arrays.bind is None:
+            return arrays.loop.format(steps=self.tree.depth(), start=1, acc=n, step=level, body=self.next_node(nodes, n))
+        record, constant = self.w.column("arrays"), [name for name in _CONSTANT if name in nodes]
+        bound = nodes | {name: f"{record}.{name}" for name in constant}
+        loop = arrays.loop.format(steps=self.tree.depth(), start=1, acc=n, step=level, body=self.next_node(bound, n))
+        return arrays.bind.format(items=", ".join(arrays.item.format(name, nodes[name]) for name in constant),
+                                  name=record, body=loop)
 
     def weighted_walk(self, nodes: dict[str, str]) -> str:
         """The walk of a tree with fractional routes: a struct of the entries still on their way down
@@ -86,20 +105,20 @@ class ArrayWalk(TreeSql):
                                              ("entry", "acc", "new", "done", "next", "child", "x", "i", "t"))
         width, one = len(tree.nodes[0].value), d.double(1.0)
         values = d.array_of([v for node in tree.nodes for v in node.value], "DOUBLE")
-        ends = lambda node: f"{_at(nodes['features'], node)} = 0"  # a leaf
+        ends = lambda node: f"{self.at(nodes['features'], node)} = 0"  # a leaf
         leaf_field = ", 'leaf', ''" if self.w.with_leaf else ""  # the ids only when the query shows them
         start = (f"named_struct('active', array(named_struct('n', 1, 'w', array_repeat({one}, {nodes['slots']}), "
                  f"'d', false)), 't', array_repeat({d.double(0.0)}, {width}){leaf_field})")
         # one level down: an entry moves to a child (or stays, done), or spreads over all children
-        first, count, kid = _at(nodes["first"], f"{e}.n"), _at(nodes["count"], f"{e}.n"), _at(nodes["kids"], j)
-        shared = f"transform({e}.w, ({x}, {i}) -> IF({i} = {_at(nodes['slot'], f'{e}.n')}, {x} * {_at(nodes['shares'], j)}, {x}))"
+        first, count, kid = self.at(nodes["first"], f"{e}.n"), self.at(nodes["count"], f"{e}.n"), self.at(nodes["kids"], j)
+        shared = f"transform({e}.w, ({x}, {i}) -> IF({i} = {self.at(nodes['slot'], f'{e}.n')}, {x} * {self.at(nodes['shares'], j)}, {x}))"
         spread = f"transform(sequence({first}, {first} + {count} - 1), {j} -> named_struct('n', {kid}, 'w', {shared}, 'd', {ends(kid)}))"
         moved = f"array(named_struct('n', {nx}, 'w', {e}.w, 'd', {nx} = {e}.n OR {ends(nx)}))"
         step = _let(self.next_node(nodes, f"{e}.n"), nx, f"IF({nx} > 0, {moved}, {spread})")
         # the ended entries in front go into the totals (t + weight * value), and those with a weight
         # above zero into the leaf ids ("|" and the node id each)
         weight = f"aggregate({e}.w, {one}, ({x}, {t}) -> {x} * {t})"
-        value = _at(values, f"({e}.n - 1) * {width} + {i} + 1")
+        value = self.at(values, f"({e}.n - 1) * {width} + {i} + 1")
         totals = f"transform({acc}.t, ({t}, {i}) -> aggregate({done}, {t}, ({x}, {e}) -> {x} + {weight} * {value}))"
         weighing = f"filter({done}, {e} -> {weight} > {d.double(0.0)})"
         leaf = (f", 'leaf', concat({acc}.leaf, array_join(transform({weighing}, {e} -> "
@@ -109,7 +128,8 @@ class ArrayWalk(TreeSql):
                       f"named_struct('active', slice({new}, size({done}) + 1, size({new}) - size({done})), "
                       f"'t', {totals}{leaf})")
         level_down = _let(f"flatten(transform({acc}.active, {e} -> IF({e}.d, array({e}), {step})))", new, settle)
-        return f"aggregate(sequence(1, {tree.depth()}), {start}, ({acc}, {self.w.column('level')}) -> {level_down})"
+        return self.d.arrays.loop.format(steps=tree.depth(), start=start, acc=acc, step=self.w.column("level"),
+                                         body=level_down)
 
     def walk_arrays(self) -> dict[str, str]:
         """The SQL arrays a walk reads (see :func:`_walk_rows`), and the feature values it indexes."""
@@ -121,9 +141,10 @@ class ArrayWalk(TreeSql):
         arrays = {name: self.d.array_of(column, "DOUBLE" if name == "cuts" else "INT")
                   for name, column in zip(("features", "cuts", "left", "right", "missing"), zip(*rows))}
         arrays["destinations"] = self.d.array_of(destinations, "INT")
-        arrays["values"] = "array(" + ", ".join(w.columns[f] for f in numeric) + ")" if numeric else ""
-        arrays["codes"] = ", ".join(f"CAST(coalesce(array_position(array({w.strings(categories)}), "
-                                    f"{w.columns[f]}), 0) AS INT)" for f, categories in nominal.items())
+        of, position = self.d.arrays.of, self.d.arrays.position
+        arrays["values"] = of.format(", ".join(w.columns[f] for f in numeric)) if numeric else ""
+        arrays["codes"] = ", ".join(f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.columns[f])}, 0) AS INT)"
+                                    for f, categories in nominal.items())
         if spread is not None:
             arrays["slots"] = str(spread.pop("slots"))
             arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}
@@ -131,21 +152,22 @@ class ArrayWalk(TreeSql):
 
     def next_node(self, nodes: dict[str, str], n: str) -> str:
         """The node that node ``n`` sends the row to (itself at a leaf or a stop; 0: spread)."""
-        feature = _at(nodes["features"], n)
+        at = self.at
+        feature = at(nodes["features"], n)
         step = [f"CASE WHEN {feature} = 0 THEN {n}"]
         if nodes["codes"]:
-            code = _at(f"array({nodes['codes']})", f"-{feature}")
-            step.append(f" WHEN {feature} < 0 THEN {_at(nodes['destinations'], _at(nodes['left'], n) + ' + ' + code)}")
+            code = at(self.d.arrays.of.format(nodes["codes"]), f"-{feature}")
+            step.append(f" WHEN {feature} < 0 THEN {at(nodes['destinations'], at(nodes['left'], n) + ' + ' + code)}")
         if nodes["values"]:
-            value = _at(nodes["values"], feature)
-            step.append(f" WHEN {value} IS NULL OR isnan({value}) THEN {_at(nodes['missing'], n)}"
-                        f" WHEN {value} <= {_at(nodes['cuts'], n)} THEN {_at(nodes['left'], n)}"
-                        f" ELSE {_at(nodes['right'], n)}")
+            value = at(nodes["values"], feature)
+            step.append(f" WHEN {value} IS NULL OR isnan({value}) THEN {at(nodes['missing'], n)}"
+                        f" WHEN {value} <= {at(nodes['cuts'], n)} THEN {at(nodes['left'], n)}"
+                        f" ELSE {at(nodes['right'], n)}")
         return "".join(step) + " END"
 
 
-def _at(array: str, index: str) -> str:
-    return f"element_at({array}, {index})"
+_OPS, _STOP = tuple(Op), MissingRoute.stop()
+_CONSTANT = ("features", "cuts", "left", "right", "missing", "destinations")  # the arrays of an exclusive walk
 
 
 def _let(value: str, name: str, body: str) -> str:
@@ -155,7 +177,7 @@ def _let(value: str, name: str, body: str) -> str:
 
 def _walkable(model: Model, tree: Tree) -> bool:
     """Every split of the tree is ``x <= t`` on a numeric feature or ``==`` / ``in`` on a nominal one."""
-    return all(node.split is None or (node.split.op in tuple(Op)
+    return all(node.split is None or (node.split.op in _OPS
                                       and model.features[node.split.feature].is_numeric == (node.split.op == Op.LE))
                for node in tree.nodes)
 
@@ -182,7 +204,7 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
     spread = {"slots": len(fractional), "first": [], "count": [], "slot": [], "kids": [], "shares": []}
     for n, node in enumerate(tree.nodes, 1):
         split = node.split
-        route = split.missing if split is not None else MissingRoute.stop()
+        route = split.missing if split is not None else _STOP
         spread["first"].append(len(spread["kids"]) + 1)
         if route.kind == Route.FRACTION:
             spread["count"].append(len(node.children))
