@@ -315,12 +315,16 @@ def is_walked(sql: str, dialect: str) -> bool:
 def walked_models(seed: int):
     """Numeric trees big enough to walk as arrays: thresholds on a grid and on random floats,
     missing values stopping or sent to a child, several trees, float32 cuts, regression, names that a
-    loop variable could hide, hostile labels."""
+    loop variable could hide, hostile labels, missing intervals (read before the walk)."""
     from treegen.model import NumericSemantics
     big = dict(n_numeric=4, n_nominal=0, max_depth=14, missing_kinds=("stop", "child"))
+    intervals = random_model(seed, **big)
+    intervals.features = tuple(replace(f, missing_interval=interval) for f, interval in
+                               zip(intervals.features, [(-0.5, 0.25), (0.0, 0.0), None, (-1e300, -2.0)]))
     return [random_model(seed, n_trees=2, **big), random_model(seed, regression=True, **big),
             random_model(seed, numeric=NumericSemantics(cast="float32"), **big),
-            random_model(seed, names=("n", "LEVEL", "treegen_node", "a`b"), classes=tuple(HOSTILE_NAMES[:4]), **big)]
+            random_model(seed, names=("n", "LEVEL", "treegen_node", "a`b"), classes=tuple(HOSTILE_NAMES[:4]), **big),
+            intervals]
 
 
 def test_walks_of_big_numeric_trees_are_exact(walker):

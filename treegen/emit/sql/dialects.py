@@ -68,6 +68,12 @@ class Dialect:
     infinity: str | None = "CAST('Infinity' AS DOUBLE PRECISION)"  # None: the DOUBLE type has no infinities
     nan: str | None = None  # a NaN literal when the DOUBLE type holds NaN (then NaN counts as missing)
     greatest: str = "GREATEST"
+    least: str = "LEAST"
+    # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
+    # float (round to nearest, ties to even: checked against the model in every test); None: the engine
+    # has no float32 type, and a model in float32 arithmetic is refused
+    float32: str | None = None
+    integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
     concat: str = "{0} || {1}"
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
@@ -80,7 +86,7 @@ class Dialect:
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
-    fold: str | None = None  # adds {first} and {rest} left to right at any length (a lambda over a list)
+    fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     strategies: tuple[str, ...] = ("nested", "rules")  # how trees are written, tried in order (see .__init__)
     arrays: Arrays | None = None  # the dialect's arrays, for the "walk" strategy
@@ -171,29 +177,31 @@ def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
     return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
 
 
-ANSI = Dialect("ansi", engine="duckdb")  # also tested on PostgreSQL
+ANSI = Dialect("ansi", engine="duckdb", float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
     # SQLite computes each constant operand once per statement, and checks every new one against all
     # those it has (quadratic: 124 s to prepare a 50,000-leaf tree); a constant in a function call is
     # computed once where it is first reached instead (measured: 4% more instructions a row)
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
-            greatest="MAX", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
+            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
-            pick="(ARRAY[{items}])[{index}]"),
+            pick="(ARRAY[{items}])[{index}]",
+            # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
+            float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: a + b)",
+            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
-            walk_tree_nodes=20_000),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+            walk_tree_nodes=20_000, float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)"),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
-            cast_text="CHAR", double_form="{exp}",
+            cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
@@ -201,7 +209,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
-            fold="aggregate(array({rest}), {first}, (a, b) -> a + b)", pick="element_at(array({items}), {index})"),  # or bigger code
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
+            fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 
 

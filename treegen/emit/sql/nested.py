@@ -53,7 +53,7 @@ class NestedCase(TreeSql):
         w = self.w
         node = self.tree.nodes[node_id]
         split, children, route = node.split, node.children, node.split.missing
-        column = w.columns[split.feature]
+        column = w.reads[split.feature]
         if split.op == Op.LE:
             cut = w.model.numeric.effective_threshold(split.threshold)
             tests = [w.at_most(column, cut), None]
@@ -67,6 +67,10 @@ class NestedCase(TreeSql):
             missing = f"{column} IS NULL OR {w.among(split.feature, known, False)}"
         if route.kind == Route.STOP:
             return [(missing, None)] + list(zip(tests, children))
+        if split.unknown is not None and split.unknown != route.child:  # (an 'in' split, two children)
+            # missing values and unknown categories go apart: the one that goes left is tested with it
+            apart = f"{column} IS NULL" if route.child == 0 else w.among(split.feature, known, False)
+            return [(f"{tests[0]} OR {apart}", children[0]), (None, children[1])]
         default = route.child  # missing goes where the ELSE goes: test the other children only
         order = [i for i in range(len(children)) if i != default]
         if split.op == Op.LE and default == 0:  # a present value above the cut goes right, the rest left:

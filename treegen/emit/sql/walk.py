@@ -36,7 +36,7 @@ class ArrayWalk(TreeSql):
         d, tree = writer.d, writer.model.trees[index]
         big = (d.walk_tree_nodes is not None and len(tree.nodes) > d.walk_tree_nodes
                or d.walk_model_nodes is not None and writer.nodes > d.walk_model_nodes)
-        return (big and len(tree.nodes) > 1 and _walkable(writer.model, tree)
+        return (big and len(tree.nodes) > 1 and _walkable(writer.model, tree) and not _has_unknown_routes(tree)
                 and (d.arrays.weighted or writer.exclusive[index]))
 
     def names(self) -> tuple[str, ...]:
@@ -142,7 +142,7 @@ class ArrayWalk(TreeSql):
                   for name, column in zip(("features", "cuts", "left", "right", "missing"), zip(*rows))}
         arrays["destinations"] = self.d.array_of(destinations, "INT")
         of, position = self.d.arrays.of, self.d.arrays.position
-        arrays["values"] = of.format(", ".join(w.columns[f] for f in numeric)) if numeric else ""
+        arrays["values"] = of.format(", ".join(w.reads[f] for f in numeric)) if numeric else ""
         arrays["codes"] = ", ".join(f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.columns[f])}, 0) AS INT)"
                                     for f, categories in nominal.items())
         if spread is not None:
@@ -173,6 +173,12 @@ _CONSTANT = ("features", "cuts", "left", "right", "missing", "destinations")  # 
 def _let(value: str, name: str, body: str) -> str:
     """``body`` with ``name`` bound to ``value``, computed once (Spark SQL has no LET)."""
     return f"element_at(transform(array({value}), {name} -> {body}), 1)"
+
+
+def _has_unknown_routes(tree: Tree) -> bool:
+    """A split sends unknown categories elsewhere than missing values, which the walk's codes (0 for
+    both) cannot tell apart: such a tree is written as CASEs."""
+    return any(node.split is not None and node.split.unknown is not None for node in tree.nodes)
 
 
 def _walkable(model: Model, tree: Tree) -> bool:

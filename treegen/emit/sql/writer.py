@@ -2,21 +2,32 @@
 missing value tested where the model sends it), the trees combined as the model says, the link, the
 label, and the query whose derived tables compute each shared value once.
 
-Missing is NULL, NaN where the engine stores it, and a category the feature does not know. Several
-trees are combined as the model says (average; sum with init and scale, then the sigmoid or softmax
-link with ``EXP``); the label is the class with the highest score, the first on ties. A full query
-computes shared values (walks, class scores, probabilities) once, in derived tables nested one per
+Missing is NULL, NaN where the engine stores it, a number inside the feature's missing interval, and
+a category the feature does not know (unless the split sends unknown categories a way of their own).
+Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
+in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
+double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
+written out in SQL), and the label follows the model's decision rule. A full query computes shared
+values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
 step; in expression mode the same values are written inline.
+
+Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
+glibc's); Spark's ``EXP`` is Java's, within 1e-12 (a double link only: float32 links use no ``EXP``).
+float32 sums need a 4-byte float type: SQLite and MySQL have none and refuse them; PostgreSQL's
+``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
+MySQL, which has no infinity, where a score overflows the doubles.
 """
 from __future__ import annotations
 
 import math
 from typing import Callable
 
+from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, TreeRules, lower_tree
-from ...model import CombineKind, Link, Model, Route, argmax
+from ...model import CombineKind, Decision, Link, Model, Precision, Route, decide
 from ..render import render
+from . import arithmetic as sql_arithmetic
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
@@ -26,7 +37,7 @@ class TreeSql:
     """How one tree of the model is written: a strategy (:mod:`.nested`, :mod:`.rules`, :mod:`.walk`)
     subclasses this and says which trees it ``takes``."""
 
-    def __init__(self, writer: "Writer", index: int):
+    def __init__(self, writer: Writer, index: int):
         self.w, self.d, self.index = writer, writer.d, index
         self.tree = writer.model.trees[index]
         self.exclusive = writer.exclusive[index]
@@ -38,7 +49,7 @@ class TreeSql:
         return self.w.rules(self.index)
 
     @staticmethod
-    def takes(writer: "Writer", index: int) -> bool:
+    def takes(writer: Writer, index: int) -> bool:
         """Whether this strategy can write tree ``index`` (the dialect's row gives the order asked)."""
         raise NotImplementedError
 
@@ -90,6 +101,7 @@ class Writer:
         self.model, self.d, self.with_leaf = model, d, with_leaf
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
+        self.reads = [self._read(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
                           for tree in model.trees]  # no fractional route: exactly one rule applies
         self._rules: dict[int, TreeRules] = {}
@@ -109,9 +121,17 @@ class Writer:
 
     # -- conditions --------------------------------------------------------------------
 
+    def _read(self, feature: int) -> str:
+        """The feature's column as the model reads it: NULL inside its missing interval."""
+        column, interval = self.columns[feature], self.model.features[feature].missing_interval
+        if interval is None:
+            return column
+        low, high = (self.d.double(x) for x in interval)
+        return f"CASE WHEN {column} >= {low} AND {column} <= {high} THEN NULL ELSE {column} END"
+
     def missing(self, c: Condition) -> str:
         """True when the condition's feature is missing for the row."""
-        column = self.columns[c.feature]
+        column = self.reads[c.feature]
         feature = self.model.features[c.feature]
         if feature.is_numeric:
             nan = f" OR {column} = {self.d.nan}" if self.d.nan else ""
@@ -129,7 +149,7 @@ class Writer:
 
     def satisfied(self, c: Condition) -> str:
         """True when a present value satisfies the condition (NULL or false otherwise)."""
-        column = self.columns[c.feature]
+        column = self.reads[c.feature]
         if c.kind == MISSING:
             return "1 = 0"
         if c.kind != INTERVAL:
@@ -153,6 +173,8 @@ class Writer:
 
     def reaches(self, c: Condition) -> str:
         """True when the condition's factor is not zero."""
+        if _apart(c):
+            return self.reaches_apart(c)
         if c.if_missing == 0.0:
             return self.satisfied(c)
         if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
@@ -161,6 +183,17 @@ class Writer:
         if c.kind == MISSING:
             return self.missing(c)
         return f"{self.missing(c)} OR {self.satisfied(c)}"
+
+    def reaches_apart(self, c: Condition) -> str:
+        """:meth:`reaches` for a nominal condition whose missing values and unknown categories have
+        factors of their own (XGBoost's categorical splits)."""
+        column, categories = self.columns[c.feature], self.model.features[c.feature].categories
+        tests = [self.among(c.feature, c.values)] if c.kind != MISSING and c.values else []
+        if c.if_missing > 0.0:
+            tests.append(f"{column} IS NULL")
+        if c.if_unknown > 0.0 and categories:
+            tests.append(self.among(c.feature, categories, False))
+        return " OR ".join(tests) or "1 = 0"
 
     def conjunction(self, conditions) -> str:
         if not conditions:
@@ -182,19 +215,33 @@ class Writer:
 
     def fractions(self, conditions) -> list[str]:
         """The factors of the conditions whose missing value takes a fraction, in feature order."""
-        return [f"CASE WHEN {self.missing(c)} THEN {self.d.double(c.if_missing)} ELSE {self.d.double(1.0)} END"
-                for c in conditions if 0.0 < c.if_missing < 1.0]
+        d, out = self.d, []
+        for c in conditions:
+            if _apart(c) and (0.0 < c.if_missing < 1.0 or 0.0 < c.if_unknown < 1.0):
+                unknown = self.among(c.feature, self.model.features[c.feature].categories, False)
+                out.append(f"CASE WHEN {self.columns[c.feature]} IS NULL THEN {d.double(c.if_missing)} WHEN {unknown} "
+                           f"THEN {d.double(c.if_unknown)} ELSE {d.double(1.0)} END")
+            elif not _apart(c) and 0.0 < c.if_missing < 1.0:
+                out.append(f"CASE WHEN {self.missing(c)} THEN {d.double(c.if_missing)} ELSE {d.double(1.0)} END")
+        return out
 
     # -- trees combined ------------------------------------------------------------------
 
-    def total(self, terms: list[str], shallow: bool = False) -> str:
+    def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
         """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
         ``sum_terms`` (``lookup_sum_terms`` when every term is ``shallow``: a value picked by number or
         a literal), else its ``fold``. Without a fold, parenthesised groups of ``sum_terms`` keep a
-        longer sum within the engine's expression depth, exact only to rounding (within 1e-12)."""
+        longer sum within the engine's expression depth, exact only to rounding (within 1e-12).
+        ``rounded``: each partial sum rounded so (float32), in a chain or the fold."""
         chunk = self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
         if len(terms) > chunk and self.d.fold:
-            return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]))
+            add = rounded("a + b") if rounded else "a + b"
+            return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]), add=add)
+        if rounded:
+            total = terms[0]
+            for term in terms[1:]:
+                total = rounded(f"{total} + {term}")
+            return total
         while len(terms) > chunk:
             terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
         return " + ".join(terms)
@@ -206,12 +253,36 @@ class Writer:
             return trees[0].value(k, ref)
         shallow = all(tree.number for tree in trees)
         if combine.kind == CombineKind.AVERAGE:
-            return f"({self.total([tree.value(k, ref) for tree in trees], shallow)}) / {self.d.double(len(trees))}"
-        scale = "" if combine.scale == 1.0 else f"{self.d.double(combine.scale)} * "
-        terms = [self.d.double(combine.init[k])]
-        terms += [f"{scale}({tree.value(0 if tree.tree.output is not None else k, ref)})"
-                  for tree in trees if tree.tree.output in (None, k)]
-        return self.total(terms, shallow)
+            # a tree with fractional routes is a sum itself: added to the others as one term
+            terms = [tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})" for tree in trees]
+            return f"({self.total(terms, shallow)}) / {self.d.double(len(trees))}"
+        return self.boosted_sum(k, ref, shallow)
+
+    def boosted_sum(self, k: int, ref: Ref, shallow: bool) -> str:
+        """Raw sum ``k`` of a boosted model in the order of operations of :meth:`Model.raw_sums`: from
+        init (or 0, with ``init_last``), each tree's output times its weight, times the scale, added in
+        tree order; then ``scale * sum + init`` (``init_last``) and the division by ``divisor``; in
+        float32 every operation rounded."""
+        c, d = self.model.combine, self.d
+        single = c.precision == Precision.FLOAT32
+        rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
+        per_tree_scale = 1.0 if c.init_last else c.scale
+        terms = [d.double(0.0) if c.init_last else d.double(arithmetic.f32(c.init[k]) if single else c.init[k])]
+        for tree in self.written:
+            if tree.tree.output not in (None, k):
+                continue
+            term = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
+            if tree.tree.weight != 1.0:
+                term = rounded(f"{term} * {d.double(tree.tree.weight)}")
+            if per_tree_scale != 1.0:
+                term = rounded(f"{d.double(per_tree_scale)} * {term}")
+            terms.append(term)
+        total = self.total(terms, shallow, rounded if single else None)
+        if c.init_last:
+            total = rounded(f"{rounded(f'{d.double(c.scale)} * ({total})')} + {d.double(c.init[k])}")
+        if c.divisor != 1.0:
+            total = rounded(f"({total}) / {d.double(c.divisor)}")
+        return total
 
     # -- named values: scores, probabilities, label ----------------------------------------
 
@@ -225,7 +296,8 @@ class Writer:
         return self.model.combine.link if self.model.combine.kind == CombineKind.SUM else Link.IDENTITY
 
     def width(self) -> int:
-        return 2 if self.link() == Link.SIGMOID else self.model.target.width
+        combine = self.model.combine
+        return 2 if self.link() == Link.SIGMOID and len(combine.init) == 1 else self.model.target.width
 
     def score_ref(self, k: int) -> Callable[[Ref], str]:
         """The final score ``k`` (a probability for classification), defined on first use."""
@@ -235,32 +307,83 @@ class Writer:
         return lambda ref: ref(f"p{k}")
 
     def _define_scores(self) -> None:
-        d, link, define = self.d, self.link(), self.define
+        """``p0``, ``p1``, ...: the scores; for a link, first the raw sums ``s0``, ``s1``, ... (what
+        :func:`treegen.model.apply_link` computes, step by step, each a named value)."""
+        link, define = self.link(), self.define
         trees = [name for tree in self.written for name in tree.names()]
         if link == Link.IDENTITY:
             for k in range(self.width()):
                 define(f"p{k}", lambda ref, k=k: self.raw_score(k, ref), trees)
-        elif link == Link.SIGMOID:
-            s = define("s0", lambda ref: self.raw_score(0, ref), trees)
-            one = d.double(1.0)
-            p = define("p1", lambda ref: (f"CASE WHEN {s(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + s(ref))})"
-                                          f" ELSE {d.double(0.0)} END"), ["s0"])
-            define("p0", lambda ref: f"{one} - {p(ref)}", ["p1"])
+            return
+        names = [f"s{k}" for k in range(len(self.model.combine.init))]
+        raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), trees) for k, name in enumerate(names)]
+        single = self.model.combine.precision == Precision.FLOAT32
+        if link == Link.SIGMOID:
+            self._define_sigmoid(raw, single)
         elif link == Link.SOFTMAX:
-            names = [f"s{k}" for k in range(self.width())]
-            raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), trees) for k, name in enumerate(names)]
-            top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
-            exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
-                    for k, s in enumerate(raw)]
-            total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
-            for k, e in enumerate(exps):
-                define(f"p{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}", [f"e{k}", "total"])
+            self._define_softmax(raw, single)
+        elif link == Link.EXP:
+            exp = sql_arithmetic.expf if single else sql_arithmetic.exp
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
+        elif link == Link.SIGN_SQUARE:
+            d = self.d
+            sign = "CASE WHEN {0} > {zero} THEN {one} WHEN {0} < {zero} THEN -{one} ELSE {zero} END"
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: f"{sign.format(s(ref), zero=d.double(0.0), one=d.double(1.0))} * {s(ref)} * {s(ref)}",
+                       [names[k]])
         else:
             raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def _define_sigmoid(self, raw: list[Callable[[Ref], str]], single: bool) -> None:
+        """One raw sum: ``p1`` its sigmoid, ``p0 = 1 - p1``; several: one sigmoid each. In double
+        ``1 / (1 + exp(-link_scale * s))``; in float32 XGBoost's ``1 / (expf(min(-s, 88.7)) + 1 + 1e-16)``
+        (:func:`treegen.arithmetic.sigmoid_f32`)."""
+        d, define, one = self.d, self.define, self.d.double(1.0)
+        f32 = lambda x: sql_arithmetic.float32(d, x)
+        names = [f"p{k}" for k in range(len(raw))] if len(raw) > 1 else ["p1"]
+        cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
+        scale = self.model.combine.link_scale
+        for k, (s, name) in enumerate(zip(raw, names)):
+            if single:
+                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)} THEN {cap} ELSE -{s(ref)} END", [f"s{k}"])
+                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref)), [f"q{k}"])
+                define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
+                continue
+            x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
+            define(name, lambda ref, x=x: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + x(ref))})"
+                                           f" ELSE {d.double(0.0)} END"), [f"s{k}"])
+        if len(raw) == 1:
+            p0 = (lambda ref: f32(f"{one} - {ref('p1')}")) if single else (lambda ref: f"{one} - {ref('p1')}")
+            define("p0", p0, ["p1"])
+
+    def _define_softmax(self, raw: list[Callable[[Ref], str]], single: bool) -> None:
+        """The maximum subtracted, the exp of each, their sum in order, each divided by the sum; in
+        float32 XGBoost's (:func:`treegen.arithmetic.softmax_f32`): float32 differences, ``expf``,
+        the sum in double rounded once to float32, float32 quotients."""
+        d, define = self.d, self.define
+        f32 = lambda x: sql_arithmetic.float32(d, x)
+        names = [f"s{k}" for k in range(len(raw))]
+        top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
+        if single:
+            gaps = [define(f"g{k}", lambda ref, s=s: f32(f"{s(ref)} - {top(ref)}"), [names[k], "top"]) for k, s in enumerate(raw)]
+            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref)), [f"g{k}"]) for k, g in enumerate(gaps)]
+        else:
+            exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
+                    for k, s in enumerate(raw)]
+        total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
+        divisor = define("divisor", lambda ref: f32(total(ref)), ["total"]) if single else total
+        for k, e in enumerate(exps):
+            quotient = (lambda ref, e=e: f32(f"{e(ref)} / {divisor(ref)}")) if single else \
+                (lambda ref, e=e: f"{e(ref)} / {divisor(ref)}")
+            define(f"p{k}", quotient, [f"e{k}", "divisor" if single else "total"])
 
     def exp(self, x: str) -> str:
         """``EXP(x)``, 0 where it underflows (PostgreSQL raises an error there instead)."""
         return f"CASE WHEN {x} < {self.d.double(-745.0)} THEN {self.d.double(0.0)} ELSE EXP({x}) END"
+
+    def decision(self) -> Decision:
+        return self.model.combine.decision()
 
     def prediction(self, proba: bool) -> Callable[[Ref], str]:
         model = self.model
@@ -270,20 +393,26 @@ class Writer:
             if not model.target.is_classification:
                 return lambda ref: tree.value(0, ref)
             labels = [self.d.string(label) for label in model.target.classes]
+            chosen = lambda n: decide(self.decision(), nodes[n].value, nodes[n].value)
             if self.d.pick is None:  # (the dialects that walk trees have one)
-                return lambda ref: tree.outcome(lambda n: labels[argmax(nodes[n].value)], ref)
+                return lambda ref: tree.outcome(lambda n: labels[chosen(n)], ref)
             # the label's number at the leaves, the label itself looked up once (1.1-1.4x in DuckDB)
-            number = lambda n: argmax(nodes[n].value) + 1
+            number = lambda n: chosen(n) + 1
             return lambda ref: self.d.pick.format(items=", ".join(labels),
                                                   index=tree.outcome(lambda n: str(number(n)), ref, (number, "INT")))
         scores = [self.score_ref(k) for k in range(self.width())]
         if not model.target.is_classification:
             return scores[0]
         labels = [self.d.string(label) for label in model.target.classes]
-        link = self.link()
-        if link == Link.SIGMOID:  # boosted classifiers decide on the raw sum (Model.predict)
-            return lambda ref: f"CASE WHEN {ref('s0')} >= {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
-        deciding = [f"s{k}" if link == Link.SOFTMAX else f"p{k}" for k in range(self.width())]
+        scored = [f"p{k}" for k in range(self.width())]
+        raw = [f"s{k}" for k in range(len(model.combine.init))] if self.link() != Link.IDENTITY else scored
+        decision = self.decision()
+        if decision in (Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE):  # the raw sum's sign
+            test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
+            return lambda ref: f"CASE WHEN {ref(raw[0])} {test} {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
+        if decision == Decision.WEKA:
+            return self.weka(scored)
+        deciding = raw if decision == Decision.ARGMAX_RAW else scored
         return lambda ref: self.argmax([ref(name) for name in deciding])
 
     def argmax(self, scores: list[str]) -> str:
@@ -292,6 +421,21 @@ class Writer:
         branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
                      self.d.string(labels[i])) for i in range(len(scores) - 1)]
         return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+
+    def weka(self, scores: list[str]) -> Callable[[Ref], str]:
+        """Weka's label (:func:`treegen.model.weka_argmax`): class by class, the best so far is passed
+        only by a score higher by more than 1e-6; the best score and label so far are named values."""
+        d, define, labels = self.d, self.define, self.model.target.classes
+        margin = d.double(1e-6)
+        best, label = (lambda ref: ref(scores[0])), (lambda ref: d.string(labels[0]))
+        for i in range(1, len(scores)):
+            passes = lambda ref, i=i, best=best: f"{ref(scores[i])} - {best(ref)} > {margin}"
+            uses = [scores[i]] + ([f"wv{i - 1}", f"wl{i - 1}"] if i > 1 else [scores[0]])
+            label = define(f"wl{i}", lambda ref, i=i, passes=passes, label=label:
+                           f"CASE WHEN {passes(ref)} THEN {d.string(labels[i])} ELSE {label(ref)} END", uses)
+            best = define(f"wv{i}", lambda ref, i=i, passes=passes, best=best:
+                          f"CASE WHEN {passes(ref)} THEN {ref(scores[i])} ELSE {best(ref)} END", uses)
+        return label
 
     def leaf(self) -> Callable[[Ref], str]:
         """The leaf column (:func:`treegen.model.leaf_ids`): per tree, the ids of the nodes where the
@@ -363,6 +507,11 @@ class Writer:
             source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
         items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+
+
+def _apart(c: Condition) -> bool:
+    """Missing values and unknown categories have different factors in the condition."""
+    return c.if_unknown is not None and c.if_unknown != c.if_missing
 
 
 def _ends(tree) -> list[int]:
