@@ -5,10 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: a JDK for the generated Java, Graphviz for diagrams, then the SQL engines' needs.
+# System packages: a JDK for the generated Java, Node and Chromium for the JavaScript, Graphviz for
+# diagrams, then the SQL engines' needs.
 need=""
 command -v javac >/dev/null 2>&1 || need="$need default-jdk-headless"
 command -v dot >/dev/null 2>&1 || need="$need graphviz"
+command -v node >/dev/null 2>&1 || need="$need nodejs"        # the generated JavaScript
+command -v chromium >/dev/null 2>&1 || need="$need chromium"  # examples/web in a headless browser
 if [ -n "$need" ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
 fi

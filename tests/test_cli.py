@@ -151,8 +151,10 @@ def tennis_model(tmp_path_factory):
 
 
 EXPORT_OPTIONS = {"--proba": [], "--leaf": [], "--class-name": ["Tennis"], "--package": ["org.example"],
-                  "--dialect": ["sqlite"], "--table": ["rows"], "--expression": [], "--format": ["dot"]}
+                  "--dialect": ["sqlite"], "--table": ["rows"], "--expression": [], "--format": ["dot"],
+                  "--module": ["commonjs"]}
 TAKES = {"python": {"--proba", "--leaf"}, "java": {"--proba", "--leaf", "--class-name", "--package"},
+         "javascript": {"--proba", "--leaf", "--module"},
          "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression"}, "rules": set(), "dot": {"--format"}}
 
 

@@ -287,6 +287,9 @@ def program_reads(target: str, source: str, raw: bytes, directory) -> list[str] 
     if target == "java":
         from treegen.run.java import class_name, compile_sources
         command = ["java", "-cp", compile_sources([source])[0], class_name(source)]
+    elif target == "javascript":
+        from treegen.run.javascript import command as node_command
+        command = node_command(source, str(directory))
     else:
         path = directory / "model.py"
         path.write_text(source, encoding="utf-8")
@@ -299,7 +302,7 @@ def program_reads(target: str, source: str, raw: bytes, directory) -> list[str] 
     return error[len("error: "):-1]
 
 
-@pytest.mark.parametrize("target", ["python", "java"])
+@pytest.mark.parametrize("target", ["python", "java", "javascript"])
 def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
     """Every tricky input above: the same predictions, or the same error on the same line."""
     from treegen.targets import emit

@@ -188,7 +188,10 @@ def three_features(names=("x0", "it's\n", "c0")):
 
 def command(target: str, source: str, directory: str) -> list[str]:
     """The command that runs a generated program: the Python module written to a file, the Java
-    class compiled."""
+    class compiled, the JavaScript module written to a file for Node."""
+    if target == "javascript":
+        from treegen.run.javascript import command as node_command
+        return node_command(source, directory)
     if target == "python":
         path = os.path.join(directory, "model.py")
         with open(path, "w", encoding="utf-8") as handle:

@@ -20,3 +20,16 @@ def test_the_scikit_learn_example_imports_and_verifies(tmp_path):
     assert [line.split()[:2] for line in done.stdout.splitlines()] == [["python", "ok"], ["rules", "ok"],
                                                                        ["sql/duckdb", "ok"]]
     assert "(150 from the data," in done.stdout
+
+
+def test_the_boosting_examples_import_and_verify_against_their_libraries(tmp_path):
+    """The committed XGBoost and LightGBM files, as examples/README.md shows them: imported, then every
+    program target and the libraries' own predict agree on the data and the probes."""
+    for native, library in (("xgboost.json", "XGBoost"), ("lightgbm.txt", "LightGBM")):
+        model = str(tmp_path / (native + ".model.json"))
+        assert treegen("import", f"examples/boosting/{native}", "-o", model).returncode == 0
+        done = treegen("verify", model, "examples/boosting/iris_missing.csv", "--to", "python,java,javascript,rules",
+                       "--against", f"examples/boosting/{native}")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert [line.split()[0] for line in done.stdout.splitlines() if " ok " in line] == [
+            library, "python", "java", "javascript", "rules"], done.stdout

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .emit import dot, java, python, rule_text, sql
+from .emit import dot, java, javascript, python, rule_text, sql
 from .emit.sql import DIALECTS
 from .errors import TreegenError
 from .model import Model, extensions, model_problem
 from .run import java as run_java
+from .run import javascript as run_javascript
 from .run import python as run_python
 from .run import rule_text as run_rule_text
 from .run import sql as run_sql
@@ -32,8 +33,9 @@ class Option:
         return "--" + (self.cli or self.name.replace("_", "-"))
 
 
-PROBA = Option("proba", "Also emit class probabilities (python, java: the program's --proba).", flag=True)
-LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java: the program's --leaf).", flag=True)
+PROBA = Option("proba", "Also emit class probabilities (python, java, javascript: the program's --proba).", flag=True)
+LEAF = Option("leaf", "Also emit the id of the leaf that decides (python, java, javascript: the program's --leaf).",
+              flag=True)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ TARGETS = {target.name: target for target in (
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
+    Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", javascript.emit,
+           (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
+                                choices=javascript.MODULES)), ".mjs",
+           run=run_javascript.run, program=True, handles=javascript.HANDLES),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),

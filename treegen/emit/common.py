@@ -301,3 +301,33 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     for node, value in sorted(values.items()):
         numbers[node] = first.setdefault(value, len(first))
     return numbers, {number: value for value, number in first.items()}
+
+
+def braced_lines(function: Function, indent: str, base: int, statement: Callable[[str, str, object], list[str]]
+                 ) -> list[str]:
+    """The body of a function in a language of braces (Java, JavaScript, C): ``statement(pad, kind,
+    payload)`` writes the lines of one statement at its indentation (an ``if`` ending with its opening
+    brace), and each ``if`` block is closed where the statements come back to its depth. ``base``: the
+    indentation of the function's first statements, in ``indent`` units."""
+    lines, open_blocks = [], []
+    for depth, kind, payload in function.lines:
+        while open_blocks and open_blocks[-1] >= depth:
+            lines.append(indent * (open_blocks.pop() + base) + "}")
+        lines.extend(statement(indent * (depth + base), kind, payload))
+        if kind == IF:
+            open_blocks.append(depth)
+    while open_blocks:
+        lines.append(indent * (open_blocks.pop() + base) + "}")
+    return lines
+
+
+def utf16_escaped(text: str, named: dict[str, str]) -> str:
+    """``text`` in printable ASCII for a string literal of a language whose strings are UTF-16 (Java,
+    JavaScript): each character in ``named`` by its escape, every other UTF-16 unit outside printable
+    ASCII as ``\\uXXXX``."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        c = chr(int.from_bytes(units[i:i + 2], "big"))
+        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
+    return "".join(out)

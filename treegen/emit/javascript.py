@@ -1,0 +1,216 @@
+"""The JavaScript back end: one module without dependencies (an ES module, or CommonJS with
+``module="commonjs"``) for Node 18+ and current browsers, with ``predict``, ``predictProba``,
+``predictLeaf`` and ``encode``, and run by Node a CSV program (``node model.mjs < data.csv``).
+
+A module has two parts. The model -- its names, tables and the walkers of each tree -- is written for
+each model by ``templates/javascript/module.js.j2``. The rest -- reading rows, combining the trees'
+outputs and the links, the exact arithmetic, the program -- is the same text in every module,
+``templates/javascript/runtime.js.txt``, copied in as it is; it reads the model through a few names
+the model part defines (listed at its top).
+
+Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
+links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs
+from glibc's in the last bit on about one input in ten): glibc's double ``exp`` needs fused
+multiply-adds, which JavaScript lacks, so the runtime computes each one exactly (Dekker's product and
+rounding to odd); the tests compare it with the machine's ``exp`` bit for bit.
+
+V8 decides the layout. It never optimises a function whose bytecode exceeds 60 KB
+(``--max-optimized-bytecode-size``), and its optimising compiler takes time that grows faster than a
+function's size, so each tree is cut into functions of an estimated 15 KB of bytecode at most. A tree
+whose missing values take fractional (C4.5) routes is walked from a loop over a work list, never by
+nested calls, so that depth does not meet V8's fixed stack.
+
+Names and labels appear only as escaped string literals (:func:`string`), in the code and in the
+comment that names the feature of each test: the module is ASCII, and no name can end a comment, a
+string or an HTML ``<script>`` element around the code. A name with a lone UTF-16 surrogate is refused:
+no UTF-8 text (a CSV file, the program's output) can hold it."""
+from __future__ import annotations
+
+from ..errors import TreegenError
+from ..model import Model
+from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
+                     numeric_test, output_numbers, plan, utf16_escaped)
+from .render import render, source
+from .rule_text import HANDLES as RULE_TEXT_HANDLES
+
+INDENT = "  "
+MODULES = ("esm", "commonjs")
+HANDLES = RULE_TEXT_HANDLES  # every extension of the model, as the rule text
+OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
+MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
+NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\", "<": "\\u003c"}
+
+
+def _condition_bytes(cond: Cond) -> int:
+    """An upper bound of the bytecode of one test, measured with ``node --print-bytecode`` on walkers
+    beyond 256 constants (wide operands): load x[i] and a constant, compare, branch (22 bytes); a
+    category set is one mask test (28) or a chain of equality tests; a negation or the test for
+    missing adds a test (2, 20)."""
+    extra = 2 if cond.op.startswith("not") else 20 if cond.op == "in or missing" else 0
+    if cond.op in ("in", "not in", "in or missing") and len(cond.codes) > 1:
+        return extra + (28 if _uses_mask(cond.codes) else 22 * len(cond.codes))
+    return extra + 22
+
+
+# Bytes: a leaf loads its number and returns (5), a call loads the function, calls and returns (14);
+# collecting (a tree with fractional routes) pushes to an array (16 more); a fractional branch pushes a
+# walker and its scaled factors (30). Functions are cut at a quarter of V8's limit: the estimate is an
+# upper bound, and TurboFan compiles a 15 KB function in a tenth of the time of a 60 KB one.
+COST = CostModel(condition=_condition_bytes, leaf=5, call=14, collect=16, fraction_call=30,
+                 budget=OPTIMIZED_LIMIT // 4, max_depth=40)
+
+
+def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "esm") -> str:
+    """The text of a JavaScript module that predicts exactly as ``model`` does.
+
+    Parameters
+    ----------
+    model : the model to compile.
+    proba : accepted for symmetry with the SQL target: a classification module always has
+        ``predictProba`` and its program always takes ``--proba``.
+    leaf : add ``predictLeaf`` and the program's ``--leaf``.
+    module : ``"esm"`` (an ES module, ``export``) or ``"commonjs"`` (``module.exports``).
+    """
+    if module not in MODULES:
+        raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
+    _check_names(model)
+    plans = plan(model, COST)
+    codes = category_codes(model)
+    names = [f.name for f in model.features]
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
+    quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
+    walkers = [_walker(p, f, quoted, outputs[p.index][0]) for p in plans for f in p.functions]
+    return render("javascript", "module.js.j2", filters={"lit": literal},
+                  commonjs=module == "commonjs", classification=model.target.is_classification,
+                  features=[string(n) for n in names], classes=[string(c) for c in model.target.classes],
+                  categories=[_list(codes[i]) if not f.is_numeric else "null" for i, f in enumerate(model.features)],
+                  used=model.used_features(), intervals=_intervals(model), leaf=leaf,
+                  combine=model.combine, init=[literal(v) for v in model.combine.init],
+                  decision=model.combine.decision() if model.target.is_classification else "argmax",
+                  trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
+                  values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
+                  leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))
+
+
+def literal(value) -> str:
+    """A JavaScript number that reads back bit-identical (V8 parses decimals correctly rounded)."""
+    return float_text(value, "NaN", "Infinity")
+
+
+def string(text: str) -> str:
+    """A JavaScript string literal in ASCII: every UTF-16 unit outside printable ASCII escaped (line
+    and paragraph separators too), quotes and backslashes escaped, and ``<`` escaped so that no name
+    can close a ``<script>`` element or open an HTML comment in a page that inlines the module."""
+    return '"' + utf16_escaped(text, ESCAPES) + '"'
+
+
+def _check_names(model: Model) -> None:
+    """Names, categories and labels are Unicode text: a lone surrogate (which JSON can spell, ``"\\ud800"``)
+    cannot be read from a CSV file or printed as UTF-8."""
+    texts = [("feature name", f.name) for f in model.features]
+    texts += [(f"category of {f.name!r}", c) for f in model.features for c in f.categories]
+    texts += [("class label", c) for c in model.target.classes]
+    texts += [("category", v) for tree in model.trees for node in tree.nodes if node.split is not None
+              for v in node.split.values]
+    for what, text in texts:
+        lone = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+        if lone is not None:
+            raise TreegenError(f"the {what} {text!r} holds a lone surrogate (U+{ord(lone):04X}), which is not Unicode "
+                               "text: JavaScript could neither read it from a CSV file nor print it")
+
+
+def _list(items) -> str:
+    return "[" + ", ".join(string(item) for item in items) + "]"
+
+
+def _intervals(model: Model) -> str:
+    if all(f.missing_interval is None for f in model.features):
+        return "null"
+    return "[" + ", ".join("null" if f.missing_interval is None else f"[{literal(f.missing_interval[0])}, "
+                           f"{literal(f.missing_interval[1])}]" for f in model.features) + "]"
+
+
+def walker_name(tree: int, node: int) -> str:
+    return f"t{tree}n{node}"
+
+
+def condition(cond: Cond) -> str:
+    """A test on the encoded row ``x``: numbers (NaN: missing) and category codes (-1 missing, -2 unknown)."""
+    x = f"x[{cond.feature}]"
+    number = numeric_test(cond, x, literal, "!({})")
+    if number is not None:
+        return number
+    if cond.op == "unknown":
+        return f"{x} < 0"
+    test = _in_codes(x, cond.codes)
+    if cond.op == "in or missing":
+        return f"{x} === -1" if not cond.codes else f"{x} === -1 || {test}"
+    return test if cond.op == "in" else f"!({test})"
+
+
+def _uses_mask(codes) -> bool:
+    return len(codes) > 3 and max(codes) < MASK_BITS
+
+
+def _in_codes(x: str, codes) -> str:
+    if not codes:
+        return "false"
+    if _uses_mask(codes):  # -1 and -2 shift by 31 and 30: those bits are clear
+        return f"((0x{sum(1 << c for c in codes):x} >>> {x}) & 1) === 1"
+    return " || ".join(f"{x} === {c}" for c in codes)
+
+
+def comment(cond: Cond, name: str, categories) -> str:
+    """A comment that says what a test reads: the feature's name and, for a nominal feature, the
+    categories its codes stand for, as escaped string literals (:func:`string`: no line break, no
+    ``<``), given as such (``name``, and ``categories`` by code)."""
+    if cond.op in ("<=", ">", "not <=", "not >"):
+        return f"  // {name}"
+    if cond.op == "unknown":
+        return f"  // {name} is missing or unknown"
+    listed = ", ".join(categories[c] for c in cond.codes)
+    if cond.op == "in or missing":
+        return f"  // {name} in {{{listed}}} or missing"
+    if len(cond.codes) == 1:
+        return f"  // {name} {'==' if cond.op == 'in' else '!='} {listed}"
+    return f"  // {name} {cond.op} {{{listed}}}"
+
+
+def _walker(tree_plan: TreePlan, function, quoted, numbers) -> dict:
+    """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
+    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, factors) to ``out`` and the
+    walkers still to run, with their factors, to ``todo`` (the runtime's ``reached`` runs them).
+    ``quoted``: per feature, its name and its categories as string literals, for the comments."""
+    exclusive = tree_plan.exclusive
+    name = lambda node: walker_name(function.tree, node)
+
+    def statement(pad: str, kind: str, payload) -> list[str]:
+        if kind == IF:
+            test = comment(payload, *quoted[payload.feature])
+            return [f"{pad}if ({condition(payload)}) {{{test}"]
+        if kind == LEAF and exclusive:
+            return [f"{pad}return {numbers[payload]};"]
+        if kind == LEAF:
+            return [f"{pad}out.push({payload}, w);", f"{pad}return;"]
+        if kind == CALL and exclusive:
+            return [f"{pad}return {name(payload)}(x);"]
+        if kind == CALL:
+            return [f"{pad}todo.push({name(payload)}, w);", f"{pad}return;"]
+        slot, weights = payload  # a fractional route: every child, its factor scaled
+        pushes = [f"{pad}todo.push({name(child)}, scaled(w, {slot}, {literal(weight)}));" for child, weight in weights]
+        return pushes + [f"{pad}return;"]
+
+    lines = braced_lines(function, INDENT, 1, statement)
+    if lines and lines[-1] == f"{INDENT}return;":  # the function's end returns anyway
+        lines.pop()
+    return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
+
+
+def _value_lines(table: dict, width: int) -> list[str]:
+    """A tree's values, ``width`` numbers for each number its walkers return (zeros where none does),
+    a few to a line."""
+    flat = []
+    for number in range(max(table) + 1):
+        flat.extend(literal(v) for v in table.get(number, (0.0,) * width))
+    return [", ".join(flat[i:i + NUMBERS_PER_LINE]) + "," for i in range(0, len(flat), NUMBERS_PER_LINE)]
