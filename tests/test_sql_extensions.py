@@ -32,16 +32,21 @@ def sample(rows: list, limit: int | None) -> list:
     return rows if limit is None else rows[::max(1, len(rows) // limit)]
 
 
+def rounds_to_float32(model) -> bool:
+    """The model's sums and links are float32 steps (XGBoost)."""
+    return model.combine.kind == CombineKind.SUM and model.combine.precision == Precision.FLOAT32
+
+
 def renders(model, dialect: str) -> bool:
     """The dialect writes the model: float32 sums need a 4-byte float type."""
-    rounds = model.combine.kind == CombineKind.SUM and model.combine.precision == Precision.FLOAT32
-    return not rounds or DIALECTS[dialect].float32 is not None
+    return not rounds_to_float32(model) or DIALECTS[dialect].float32 is not None
 
 
 def assert_exact(model, rows, dialect: str, connection: dict) -> None:
     """The SQL's label, scores and leaf ids are the model's: scores equal (0.0 and -0.0 alike) where the
-    engine computes as the model does, within 1e-12 in Spark (whose EXP is Java's)."""
-    exact = dialect != "spark"
+    engine computes as the model does: everywhere but in Spark, where only float32 models are exact
+    (double EXP is Java's; double sums were seen 1 ulp off, not understood yet: within 1e-12)."""
+    exact = dialect != "spark" or rounds_to_float32(model)
     if DIALECTS[dialect].infinity is None:  # MySQL: no infinity, a score beyond the doubles is an error
         rows = [row for row in rows if all(math.isfinite(score) for score in model.scores(row))]
     results = assert_agrees(model, rows, dialect, exact=exact, **connection)
