@@ -15,7 +15,9 @@ Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB 
 glibc's); Spark's ``EXP`` is Java's, within 1e-12 (a double link only: float32 links use no ``EXP``).
 float32 sums need a 4-byte float type: SQLite and MySQL have none and refuse them; PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
-MySQL, which has no infinity, where a score overflows the doubles.
+MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
+is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
+text about a hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap).
 """
 from __future__ import annotations
 
