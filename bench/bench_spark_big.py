@@ -13,7 +13,7 @@ import dataclasses
 import sys
 import time
 
-from treegen.emit import sql_dialects
+from treegen.emit.sql import DIALECTS
 from treegen.targets import emit
 from treegen.run.sql import local_spark, query
 from treegen.testing import chain_model, is_close, random_rows, wide_model, with_fractions
@@ -30,7 +30,7 @@ def forest(trees: int):
 
 def main(kind: str, size: int, options: list[str], n_rows: int = 60) -> None:
     if "nested" in options:
-        sql_dialects.DIALECTS["spark"] = dataclasses.replace(sql_dialects.DIALECTS["spark"], walk_nodes=None)
+        DIALECTS["spark"] = dataclasses.replace(DIALECTS["spark"], walk_model_nodes=None)
     model = {"wide": lambda: wide_model(size, regression="reg" in options), "chain": lambda: chain_model(size),
              "forest": lambda: forest(size)}[kind]()
     if "fraction" in options:

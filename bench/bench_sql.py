@@ -1,21 +1,40 @@
-"""SQL in DuckDB on 1M rows: treegen's SQL against orbital's SQL for the same scikit-learn
-tree, and how long each engine takes to plan treegen's SQL for bigger trees.
+"""SQL in DuckDB and SQLite: treegen's SQL against orbital's for the same scikit-learn models, and the
+time each engine takes to parse and plan treegen's SQL for big trees.
 
-    python3 bench/bench_sql.py [--rows 1000000] [--depths 6,10,14]
+    python3 bench/bench_sql.py [--sections orbital,planning,big,forest] [--rows 1000000]
+        [--depths 6,10,14] [--leaves 1000,4000,16000] [--big-leaves 50000] [--big-rows 200]
+        [--forest-trees 20,500] [--forest-rows 200000]
 
-Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the label column alone is
-materialised on both sides, since treegen's query also returns every input column and orbital's the
-class probabilities, and writing ten extra DOUBLE columns was half of treegen's time at depth 6.
-Best of 3, the two queries taking turns (the machine is shared), one DuckDB connection; both queries
-are checked to give the same labels first.
+orbital: a single tree. Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the
+label column alone is materialised on both sides, since treegen's query also returns every input
+column and orbital's the class probabilities. Best of 3, the two queries taking turns (the machine
+is shared), one DuckDB connection; both queries are checked to give the same labels first.
+
+planning: a balanced tree (``wide_model``) over 10 rows, seconds per engine.
+
+big: ``wide_model(--big-leaves)`` over ``--big-rows`` rows, in SQLite and DuckDB: the whole query,
+and the part of it spent before the first row (SQLite: the same query over an empty table, its
+statement cache off; DuckDB: parsing alone, and the planner and optimizer from its profiler).
+
+forest: a ``RandomForestClassifier(T, max_depth=8)`` on ``make_classification(4000, 8)`` (as
+bench_sklearn_import.py), its SQL in DuckDB over ``--forest-rows`` rows, fetched: seconds over one
+row (parsing and planning, mostly), and microseconds per further row; treegen and orbital taking
+turns, best of 3. Both answers are checked against scikit-learn's labels.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sqlite3
+import sys
+import tempfile
 import time
 
 import numpy as np
+
+sys.setrecursionlimit(100_000)  # orbital's SQL builder recurses along a deep tree
 
 
 def best_of_each(repeats: int, *fns) -> list[float]:
@@ -40,18 +59,18 @@ def fitted_tree(depth: int, n_features: int = 10, seed: int = 0):
     return Pipeline([("tree", DecisionTreeClassifier(max_depth=depth, random_state=seed))]).fit(frame, y)
 
 
-def orbital_sql(pipeline, table: str) -> str:
+def orbital_sql(pipeline, table: str, names) -> str:
     import orbital
     import orbital.types
-    features = {name: orbital.types.DoubleColumnType() for name in pipeline.feature_names_in_}
+    features = {name: orbital.types.DoubleColumnType() for name in names}
     return orbital.export_sql(table, orbital.parse_pipeline(pipeline, features=features), dialect="duckdb")
 
 
 def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
     import duckdb
     import pandas as pd
-    from treegen.targets import emit
     from treegen.importers.sklearn import from_sklearn
+    from treegen.targets import emit
     con = duckdb.connect()
     data = pd.DataFrame(np.random.default_rng(1).normal(size=(rows, 10)), columns=[f"f{i}" for i in range(10)])
     con.execute("CREATE TABLE data AS SELECT * FROM data")
@@ -62,7 +81,7 @@ def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
         tree = pipeline.named_steps["tree"]
         ours = emit(from_sklearn(tree, feature_names=list(pipeline.feature_names_in_)), "sql",
                     dialect="duckdb", table="data")
-        theirs = orbital_sql(pipeline, "data")
+        theirs = orbital_sql(pipeline, "data", pipeline.feature_names_in_)
         same = con.execute(f"SELECT count(*) FROM ({ours}) AS a POSITIONAL JOIN ({theirs}) AS b "
                            "WHERE CAST(a.prediction AS BIGINT) <> b.output_label").fetchone()[0] == 0
         t_ours, t_theirs = best_of_each(
@@ -77,14 +96,15 @@ def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
 def planning_times(leaves: list[int]) -> list[str]:
     """Seconds to prepare and run treegen's SQL for a wide tree over 10 rows, per engine."""
     import duckdb
-    from treegen.targets import emit
     from treegen.run.sql import create_table
+    from treegen.targets import emit
     from treegen.testing import wide_model
     lines = ["| leaves | SQL MB (duckdb) | SQLite s | DuckDB s |", "|---:|---:|---:|---:|"]
     for n in leaves:
         model = wide_model(n)
         cells = []
-        for dialect, connect in (("sqlite", lambda: sqlite3.connect(":memory:")), ("duckdb", duckdb.connect)):
+        for dialect, connect in (("sqlite", lambda: sqlite3.connect(":memory:", cached_statements=0)),
+                                 ("duckdb", duckdb.connect)):
             sql = emit(model, "sql", dialect=dialect)
             con = connect()
             con.execute(create_table(model, dialect))
@@ -96,15 +116,122 @@ def planning_times(leaves: list[int]) -> list[str]:
     return lines
 
 
+def big_tree(leaves: int, n_rows: int) -> list[str]:
+    """``wide_model(leaves)`` over ``n_rows`` rows in SQLite and DuckDB: the whole query, and what it
+    spends before the first row; the answers are checked against the model."""
+    import duckdb
+    from treegen.run.sql import create_table, insert, values
+    from treegen.targets import emit
+    from treegen.testing import random_rows, wide_model
+    model = wide_model(leaves)
+    rows = random_rows(model, n_rows, seed=1)
+    want, first = [model.predict(row) for row in rows], len(model.features)
+    lines = ["| engine | SQL MB | emit s | query s (all rows) | before the first row | same predictions |",
+             "|---|---:|---:|---:|---|:---|"]
+    for dialect in ("sqlite", "duckdb"):
+        start = time.perf_counter()
+        sql = emit(model, "sql", dialect=dialect)
+        emitted = time.perf_counter() - start
+        tables = []
+        for data in ([], rows):
+            con = sqlite3.connect(":memory:", cached_statements=0) if dialect == "sqlite" else duckdb.connect()
+            con.execute(create_table(model, dialect))
+            if data:
+                con.executemany(insert(model, dialect), values(model, data))
+            tables.append(con)
+        if dialect == "sqlite":
+            empty, full = best_of_each(1, lambda: tables[0].execute(sql).fetchall(),
+                                       lambda: tables[1].execute(sql).fetchall())
+            got = tables[1].execute(sql).fetchall()
+            before = f"prepare {empty:.2f} s (the query over no row)"
+        else:
+            before, full, got = _duckdb_phases(tables[1], sql)
+        same = [r[first] for r in got] == want
+        lines.append(f"| {dialect} | {len(sql) / 1e6:.1f} | {emitted:.2f} | {full:.2f} | {before} | "
+                     f"{'yes' if same else 'NO'} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def _duckdb_phases(con, sql: str):
+    """(parse, planner and optimizer seconds as text; the whole query's seconds; its rows)."""
+    start = time.perf_counter()
+    con.extract_statements(sql)
+    parse = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as folder:
+        profile = os.path.join(folder, "profile.json")
+        con.execute("PRAGMA enable_profiling='json'")
+        con.execute("PRAGMA profiling_mode='detailed'")
+        con.execute(f"PRAGMA profiling_output='{profile}'")
+        start = time.perf_counter()
+        got = con.execute(sql).fetchall()
+        full = time.perf_counter() - start
+        con.execute("PRAGMA disable_profiling")
+        with open(profile) as text:
+            phases = json.load(text)
+    plan = phases["planner"]["total_time"] + phases["physical_planner"]["total_time"]
+    return f"parse {parse:.2f} s, plan {plan:.2f} s, optimize {phases['optimizer']['total_time']:.2f} s", full, got
+
+
+def forests(tree_counts: list[int], n_rows: int) -> list[str]:
+    """Per row in DuckDB: treegen's SQL and orbital's for the same random forest."""
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+
+    from treegen.importers.sklearn import from_sklearn
+    from treegen.targets import emit
+    X, y = make_classification(4000, 8, n_informative=5, random_state=0)
+    data = X[np.random.default_rng(2).integers(len(X), size=n_rows)]
+    names = [f"x{i}" for i in range(X.shape[1])]
+    lines = ["| trees | treegen: 1 row s | orbital: 1 row s | treegen per further row | orbital per further row | "
+             "orbital / treegen | labels as scikit-learn (treegen, orbital) |", "|---:|---:|---:|---:|---:|---:|---|"]
+    for trees in tree_counts:
+        forest = RandomForestClassifier(trees, max_depth=8, random_state=0, n_jobs=2).fit(X, y)
+        forest.set_params(n_jobs=None)
+        ours = emit(from_sklearn(forest, feature_names=names), "sql", dialect="duckdb")
+        theirs = orbital_sql(Pipeline([("forest", forest)]), "input", names)
+        one, many = _duckdb_table(data[:1], names), _duckdb_table(data, names)
+        fixed = best_of_each(3, lambda: one.execute(ours).fetchall(), lambda: one.execute(theirs).fetchall())
+        total = best_of_each(3, lambda: many.execute(ours).fetchall(), lambda: many.execute(theirs).fetchall())
+        per_row = [(t - f) / (n_rows - 1) * 1e6 for t, f in zip(total, fixed)]
+        want = forest.predict(data)
+        ours_right = sum(int(row[-1]) == w for row, w in zip(many.execute(ours).fetchall(), want))
+        theirs_right = sum(row[0] == w for row, w in zip(many.execute(theirs).fetchall(), want))
+        lines.append(f"| {trees} | {fixed[0]:.2f} | {fixed[1]:.2f} | {per_row[0]:.2f} us | {per_row[1]:.2f} us | "
+                     f"{per_row[1] / per_row[0]:.2f} | {ours_right} / {n_rows}, {theirs_right} / {n_rows} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def _duckdb_table(X, names):
+    import duckdb
+    import pandas as pd
+    connection = duckdb.connect()
+    frame = pd.DataFrame(X, columns=names)
+    connection.execute("CREATE TABLE input AS SELECT * FROM frame")
+    return connection
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", default="orbital,planning,big,forest")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--depths", default="6,10,14")
     parser.add_argument("--leaves", default="1000,4000,16000")
+    parser.add_argument("--big-leaves", type=int, default=50_000)
+    parser.add_argument("--big-rows", type=int, default=200)
+    parser.add_argument("--forest-trees", default="20,500")
+    parser.add_argument("--forest-rows", type=int, default=200_000)
     args = parser.parse_args()
-    print("\n".join(compare_with_orbital(args.rows, [int(d) for d in args.depths.split(",")])))
-    print()
-    print("\n".join(planning_times([int(n) for n in args.leaves.split(",")])))
+    numbers = lambda text: [int(n) for n in text.split(",")]
+    sections = {"orbital": lambda: compare_with_orbital(args.rows, numbers(args.depths)),
+                "planning": lambda: planning_times(numbers(args.leaves)),
+                "big": lambda: big_tree(args.big_leaves, args.big_rows),
+                "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows)}
+    for name in args.sections.split(","):
+        print("\n".join(sections[name]()))
+        print()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Spark SQL walks big trees as arrays (see :meth:`treegen.emit.sql._Writer.walk`): here, trees with
+"""Spark SQL walks big trees as arrays (see :mod:`treegen.emit.sql.walk`): here, trees with
 C4.5's fractional routes, where a missing value spreads a row over several leaves. Every answer is
 compared with the model's, bit for bit: scores, labels and leaf ids."""
 from __future__ import annotations
@@ -6,24 +6,14 @@ from __future__ import annotations
 import math
 
 from treegen.targets import emit
-from treegen.emit.sql_dialects import DIALECTS
-from treegen.model import Model
+from treegen.emit.sql import DIALECTS
+from treegen.model import Model, leaf_ids
 from treegen.probes import probe_rows
-from treegen.lower import lower
 from treegen.run.sql import query
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
 
 
-def first_leaf_with_weight(model: Model, row) -> int:
-    """What the leaf column promises for one tree: the leaf of the first rule with weight."""
-    for rule in lower(model)[0].rules:
-        if all(c.factor(row.get(model.features[c.feature].name), model.features[c.feature]) != 0.0
-               for c in rule.conditions):
-            return rule.node
-    raise AssertionError("no rule applies")
-
-
-def assert_exact(model: Model, rows, spark, leaves: bool = True) -> None:
+def assert_exact(model: Model, rows, spark) -> None:
     """The walked SQL's label (or value), scores and leaf ids are the model's own, bit for bit."""
     classify = model.target.is_classification
     sql = emit(model, "sql", dialect="spark", proba=classify, leaf=True)
@@ -33,8 +23,7 @@ def assert_exact(model: Model, rows, spark, leaves: bool = True) -> None:
     for row, result in zip(rows, results):
         want = [model.predict(row)] + (list(model.scores(row)) if classify else [])
         assert list(result[first:-1]) == want, (row, want, result[first:])
-        if leaves and len(model.trees) == 1:
-            assert result[-1] == first_leaf_with_weight(model, row), row
+        assert str(result[-1]) == leaf_ids(model, row), row
 
 
 def walked_random_model(seed: int, **options) -> Model:
@@ -42,7 +31,7 @@ def walked_random_model(seed: int, **options) -> Model:
     options = dict(n_numeric=3, n_nominal=2, max_depth=12, missing_kinds=("fraction", "stop", "child"), **options)
     while True:
         model = random_model(seed, **options)
-        if min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_nodes:
+        if min(len(tree.nodes) for tree in model.trees) > DIALECTS["spark"].walk_model_nodes:
             return model
         seed += 1
 
@@ -77,7 +66,7 @@ def test_fractional_routes_at_the_required_sizes(spark):
     for model, count in [(with_fractions(wide_model(50_000)), 30), (with_fractions(chain_model(10_000)), 12)]:
         probes = probe_rows(model)
         rows = random_rows(model, count, seed=1, missing=0.5) + probes[::len(probes) // count] + [{}]
-        assert_exact(model, rows, spark, leaves=False)
+        assert_exact(model, rows, spark)
 
 
 def test_proba_reads_one_walk_per_tree():

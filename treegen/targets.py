@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .emit import c, dot, java, javascript, python, rule_text, sql
-from .emit.sql_dialects import DIALECTS
+from .emit.sql import DIALECTS
 from .errors import TreegenError
 from .model import Model, extensions, model_problem
 from .run import c as run_c
@@ -78,7 +78,7 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
-           run=run_sql.run, variants="dialect"),
+           run=run_sql.run, variants="dialect", handles=sql.HANDLES),
     Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
            run=run_rule_text.run, handles=rule_text.HANDLES),
     Target("dot", "a Graphviz diagram", dot.emit,

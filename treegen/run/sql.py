@@ -13,7 +13,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..emit.sql_dialects import dialect as find_dialect
+from ..emit.sql.dialects import find_dialect
 from ..errors import TreegenError
 from ..model import Model
 from .protocol import write_output

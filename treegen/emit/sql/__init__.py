@@ -1,0 +1,66 @@
+"""SQL back end: a model becomes one ``SELECT`` (or one expression) in any dialect of
+:mod:`treegen.emit.sql.dialects`.
+
+The SQL nests no deeper than a per-dialect limit however deep the tree is (SQLite's parser stack
+overflows at 20 nested ``CASE``; DuckDB's expression depth is 1000; Spark's Janino gives up on deep
+generated code). How each tree is written is a strategy, one module each, tried in the order of the
+dialect's row (``Dialect.strategies``) until one takes the tree:
+
+* :mod:`.nested` -- an exclusive tree (no fractional missing route) as a ``CASE`` nested along its
+  own splits down to the dialect's ``nesting``, then a first-match flat ``CASE`` of each remaining
+  subtree's rules.
+* :mod:`.rules` -- any tree from its flat rules (:func:`treegen.lower.lower`): a first-match ``CASE``
+  of an exclusive tree's rules, or, with fractional routes, ``weight * value`` summed over the rules.
+* :mod:`.walk` -- Spark SQL and DuckDB: a big tree as data (arrays of its nodes) and a loop that
+  moves the row down one level per step.
+
+:mod:`.writer` holds what every strategy shares: the conditions, the trees combined as the model
+says (average; sum with init and scale, then the sigmoid or softmax link), the label, and the query
+whose derived tables compute each shared value once (a walk; the number of the leaf a tree reached,
+when several class scores read it; the scores).
+"""
+from __future__ import annotations
+
+from ...model import Decision, Model
+from . import nested, rules, walk
+from .dialects import DIALECTS, Dialect, find_dialect
+from .writer import Writer
+
+__all__ = ["DIALECTS", "HANDLES", "STRATEGIES", "Dialect", "emit", "find_dialect"]
+
+# The model extensions (treegen.model.extensions) written in every dialect, except float32 sums in
+# SQLite and MySQL, which have no 4-byte float type (refused there in one line).
+HANDLES = frozenset({"float32 arithmetic", "the exp link", "the sign_square link", "a scaled or one-vs-all sigmoid",
+                     "sums divided or biased at the end", "weighted trees", "missing intervals",
+                     "a route for unknown categories"} | {f"the {decision} decision" for decision in Decision})
+
+# name (as a dialect's row lists it) -> the strategy's class
+STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
+
+
+def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
+         proba: bool = False, leaf: bool = False) -> str:
+    """The SQL that computes the model's prediction.
+
+    Parameters
+    ----------
+    model : the model to write.
+    dialect : one of ``ansi``, ``sqlite``, ``postgres``, ``duckdb``, ``mysql``, ``spark``.
+    table : the input table (dots separate schema and table names); its columns are the features.
+    expression : write only the expression(s), no ``SELECT``: the prediction alone, or
+        ``expr AS name`` items separated by commas when ``proba`` or ``leaf`` add columns.
+    proba : add one column of probability (score) per class, named after the class labels.
+    leaf : add a ``leaf`` column, as :func:`treegen.model.leaf_ids` says: per tree the ids of the nodes
+        where the row ended with a weight above zero, joined by ``|``; several trees joined by ``;``.
+    """
+    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf)
+    outputs = [("prediction", sql.prediction(proba))]
+    if proba and model.target.is_classification:
+        outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]
+    if leaf:
+        outputs.append(("leaf", sql.leaf()))
+    if expression:
+        if len(outputs) == 1:
+            return outputs[0][1](sql.inline) + "\n"
+        return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
+    return sql.query(table, outputs)

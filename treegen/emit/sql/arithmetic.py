@@ -1,0 +1,50 @@
+"""The arithmetic of a model's combine (:mod:`treegen.arithmetic`) as SQL expressions: float32 rounding,
+glibc's ``expf`` (XGBoost's links), and ``exp`` guarded where an engine raises an error instead of
+returning 0 or infinity (PostgreSQL).
+
+Every function takes SQL text and returns SQL text; an argument that appears more than once in the
+result should be a named value (a column of the query), not a long expression.
+"""
+from __future__ import annotations
+
+from ... import arithmetic as ref
+from ...errors import TreegenError
+from .dialects import Dialect
+
+EXP_OVERFLOW = 709.782712893384  # glibc's exp is infinite above this double
+EXP_UNDERFLOW = -745.0  # and as good as 0 below (5e-324 at most: within is_close's 1e-300)
+
+
+def float32(d: Dialect, x: str) -> str:
+    """``x`` rounded to the nearest float32, as a double."""
+    if d.float32 is None:
+        raise TreegenError(f"{d.name}: float32 arithmetic (XGBoost) cannot be written in SQL for this engine: "
+                           "it has no 4-byte float type")
+    return d.float32.format(x)
+
+
+def exp(d: Dialect, x: str) -> str:
+    """C's ``exp(x)`` in double: the engine's ``EXP`` (glibc's in SQLite, DuckDB, PostgreSQL and MariaDB;
+    Java's ``Math.exp`` in Spark, within 1e-12), 0 where it underflows and infinity where it overflows."""
+    overflow = f" WHEN {x} > {d.double(EXP_OVERFLOW)} THEN {d.infinity}" if d.infinity else ""
+    return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
+
+
+def expf(d: Dialect, x: str) -> str:
+    """glibc's ``expf`` of the float32 ``x`` (see :func:`treegen.arithmetic.expf`): the nearest integer
+    ``k`` to ``x * 32 / ln 2`` by the shift trick, ``2^(k mod 32 / 32)`` from a table times the power of
+    two ``2^((k - k mod 32) / 32)``, a cubic in the rest, all in double, rounded once to float32; and the
+    two inputs where that differs from glibc's fused build. Exact in DuckDB, PostgreSQL and Spark
+    (plain double arithmetic, no library function but ``POWER`` of 2 to an integer)."""
+    lit = d.double
+    z = f"({x} * {lit(ref.EXPF_INV_LN2_N)})"
+    kd = f"(({z} + {lit(ref.EXPF_SHIFT)}) - {lit(ref.EXPF_SHIFT)})"  # round half even, as glibc does
+    k = f"CAST({kd} AS {d.integer_type})"
+    m = f"MOD(MOD({k}, {ref.EXPF_N}) + {ref.EXPF_N}, {ref.EXPF_N})"  # k mod 32, from 0 also for k < 0
+    table = f"CASE {m} " + " ".join(f"WHEN {i} THEN {lit(t)}" for i, t in enumerate(ref.EXPF_TABLE)) + " END"
+    scale = f"({table} * POWER({lit(2.0)}, ({kd} - {m}) / {lit(float(ref.EXPF_N))}))"
+    r = f"({z} - {kd})"
+    y = (f"(({lit(ref.EXPF_C0)} * {r} + {lit(ref.EXPF_C1)}) * ({r} * {r}) + ({lit(ref.EXPF_C2)} * {r} + {lit(1.0)}))")
+    exceptions = " ".join(f"WHEN {x} = {lit(a)} THEN {lit(b)}" for a, b in ref.EXPF_EXCEPTIONS.items())
+    return (f"CASE WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {d.infinity} WHEN {x} < {lit(ref.EXPF_UNDERFLOW)} "
+            f"THEN {lit(0.0)} {exceptions} ELSE {float32(d, f'{y} * {scale}')} END")

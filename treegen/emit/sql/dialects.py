@@ -1,0 +1,222 @@
+"""SQL dialects as data: what differs between engines is a row in :data:`DIALECTS`, never an
+``if dialect == ...`` in the emitter (the shape of sqlglot's ``dialects/``). Adding a dialect is adding
+a row.
+
+The float literal forms were chosen by measurement, so that every threshold reads back as the very
+same double:
+
+* DuckDB, MySQL: a literal with an exponent (``0.1e0``) is a DOUBLE, parsed exactly; a plain ``0.1``
+  would be a DECIMAL (DuckDB turns 17-digit decimals into doubles with a second rounding).
+* PostgreSQL: ``0.1::float8`` (``0.1e0`` alone would be NUMERIC; the cast goes through ``strtod``).
+* Spark SQL: the ``D`` suffix (``0.1D``) is a DOUBLE literal parsed by Java, exactly.
+* SQLite: its decimal parser is not correctly rounded (SQLite 3.40 misreads about 1 literal in 500,
+  short ones such as 15 digits included), so a non-integral double is written exactly as an integer
+  mantissa divided or multiplied by powers of two, which are exact in binary arithmetic, inside
+  ``ifnull(..., 0)`` so that preparing many of them stays linear (see the row).
+* ANSI: ``CAST('0.1' AS DOUBLE PRECISION)``.
+"""
+from __future__ import annotations
+
+import math
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...errors import TreegenError
+
+POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """How a dialect writes arrays and a loop over a row's value: what the array walk (:mod:`.walk`)
+    needs. Every index counts from 1."""
+
+    at: str  # the {1}th element of the array {0}
+    of: str  # an array of the items {0}
+    typed: str  # an array of {type} read from {text}, numbers separated by commas (one literal to parse)
+    position: str  # where {1} is in the array {0}; 0 or NULL when it is not there
+    loop: str  # {start}, then {body} over the value so far {acc}, {steps} times ({step}: the step's name)
+    weighted: bool = False  # fractional routes walked too (structs, transform, filter: Spark's functions)
+    # the {body} of the loop with the arrays' record ({items}, each ``item``) bound to {name} once per row;
+    # None: the arrays are written in the loop (Spark folds them once)
+    bind: str | None = None
+    item: str = ""  # one field {0} = {1} of that record
+
+
+SPARK_ARRAYS = Arrays(at="element_at({0}, {1})", of="array({0})", typed="CAST(split('{text}', ',') AS ARRAY<{type}>)",
+                      position="array_position({0}, {1})",
+                      loop="aggregate(sequence(1, {steps}), {start}, ({acc}, {step}) -> {body})", weighted=True)
+DUCKDB_ARRAYS = Arrays(at="list_extract({0}, {1})", of="[{0}]", typed="CAST(string_split('{text}', ',') AS {type}[])",
+                       position="list_position({0}, {1})",
+                       loop="list_reduce(range({steps}), lambda {acc}, {step}: {body}, {start})",
+                       # an array literal inside a lambda is read again at every step: 81 s for a chain
+                       # 10,000 deep over 80 rows, 1.6 s bound once per row (0.75 s in a derived table)
+                       bind="list_transform([{{{items}}}], lambda {name}: {body})[1]", item="'{0}': {1}")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    quotes: str = '""'  # identifier quote characters (open, close); a close quote inside is doubled
+    string_escapes: tuple[tuple[str, str], ...] = (("'", "''"),)  # applied in order inside '...'
+    double_type: str = "DOUBLE PRECISION"
+    text_type: str = "VARCHAR"
+    cast_text: str = "VARCHAR"  # the type in CAST(x AS ...) that makes text of a number
+    double_form: str = "CAST('{repr}' AS DOUBLE PRECISION)"  # {repr} | {exp} (with an exponent) | {binary}
+    infinity: str | None = "CAST('Infinity' AS DOUBLE PRECISION)"  # None: the DOUBLE type has no infinities
+    nan: str | None = None  # a NaN literal when the DOUBLE type holds NaN (then NaN counts as missing)
+    greatest: str = "GREATEST"
+    least: str = "LEAST"
+    # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
+    # float (round to nearest, ties to even: checked against the model in every test); None: the engine
+    # has no float32 type, and a model in float32 arithmetic is refused
+    float32: str | None = None
+    integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
+    concat: str = "{0} || {1}"
+    drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
+    # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
+    # "unicode" (every letter: str.lower), "" (quoted names are exact)
+    ignores_case: str = ""
+    empty_names: bool = False  # a zero-length quoted identifier is allowed
+    name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
+    text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
+    nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
+    sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
+    lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
+    fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
+    pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
+    strategies: tuple[str, ...] = ("nested", "rules")  # how trees are written, tried in order (see .__init__)
+    arrays: Arrays | None = None  # the dialect's arrays, for the "walk" strategy
+    walk_tree_nodes: int | None = None  # a tree of more nodes is walked as arrays
+    walk_model_nodes: int | None = None  # every tree of a model of more nodes in all is walked as arrays
+    engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
+    verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
+
+    def __post_init__(self):
+        if not self.engine:
+            object.__setattr__(self, "engine", self.name)
+
+    # -- literals and names --------------------------------------------------------------
+
+    def folded(self, name: str) -> str:
+        """``name`` as the engine compares identifiers: two names that fold alike are one column."""
+        if self.ignores_case == "ascii":
+            return name.translate(_ASCII_LOWER)
+        return name.lower() if self.ignores_case == "unicode" else name
+
+    def identifier(self, name: str) -> str:
+        """A quoted identifier for any name the engine can hold."""
+        if "\0" in name:
+            raise TreegenError(f"{self.name}: a name cannot contain a NUL character: {name!r}")
+        if not name and not self.empty_names:
+            raise TreegenError(f"{self.name}: an empty name cannot be a column name")
+        for pattern, why in self.bad_names:
+            if re.search(pattern, name):
+                raise TreegenError(f"{self.name}: {name!r} cannot be a name: {why}")
+        opening, closing = self.quotes
+        return opening + name.replace(closing, closing * 2) + closing
+
+    def string(self, text: str) -> str:
+        if "\0" in text:
+            raise TreegenError(f"{self.name}: a string cannot contain a NUL character: {text!r}")
+        for old, new in self.string_escapes:
+            text = text.replace(old, new)
+        return "'" + text + "'"
+
+    def double(self, x: float) -> str:
+        """A literal that the engine reads as exactly the double ``x``."""
+        # cached by repr, not by value: -0.0 == 0.0 would share one entry and lose the sign bit
+        return self._double(repr(float(x)))
+
+    @lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
+    def _double(self, text: str) -> str:
+        x = float(text)
+        if math.isnan(x):
+            raise ValueError("NaN is never a threshold or a value in a rule")
+        if math.isinf(x):
+            if self.infinity is None:
+                raise ValueError(f"{self.name} has no infinity")
+            return self.infinity if x > 0 else "-" + self.infinity
+        with_exponent = text if "e" in text else text + "e0"
+        binary = _binary(x, self.double_type) if "{binary}" in self.double_form else ""
+        return self.double_form.format(repr=text, exp=with_exponent, binary=binary)
+
+    def array_of(self, numbers, element_type: str) -> str:
+        """An array of numbers as one string literal cast to the array type: short to parse, and the
+        cast reads each double exactly (Spark: Java's ``Double.parseDouble``, as the ``D`` literal does;
+        DuckDB: its correctly rounded reader of literals)."""
+        text = ",".join(_INFINITE.get(x, repr(x)) for x in numbers)
+        return self.arrays.typed.format(text=text, type=element_type)
+
+
+_INFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _binary(x: float, double_type: str) -> str:
+    """``x`` as exact binary arithmetic: an integral double, or an integer mantissa scaled by powers of
+    two (each step exact: the intermediate results lie between the mantissa and ``x``)."""
+    if x == int(x) and abs(x) < 2 ** 53:
+        return repr(float(x))
+    mantissa, exponent = x.as_integer_ratio()  # x = mantissa / exponent, exponent a power of two
+    if exponent == 1:  # a big integer: mantissa * 2**k with an odd-free mantissa below 2**53
+        shift = (mantissa & -mantissa).bit_length() - 1
+        return _scaled(mantissa >> shift, "*", shift, double_type)
+    return _scaled(mantissa, "/", exponent.bit_length() - 1, double_type)
+
+
+def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
+    steps = []
+    while shift > 0:
+        step = min(shift, POWER.bit_length() - 1)
+        steps.append(str(2 ** step))
+        shift -= step
+    return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
+
+
+ANSI = Dialect("ansi", engine="duckdb", float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)")  # also tested on PostgreSQL
+DIALECTS = {dialect.name: dialect for dialect in (
+    ANSI,
+    # SQLite computes each constant operand once per statement, and checks every new one against all
+    # those it has (quadratic: 124 s to prepare a 50,000-leaf tree); a constant in a function call is
+    # computed once where it is first reached instead (measured: 4% more instructions a row)
+    Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
+            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
+            # at 20 nested CASE; an expression deeper than 1000 is refused
+    Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
+            nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
+            pick="(ARRAY[{items}])[{index}]",
+            # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
+            float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)"),
+    Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
+            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
+            lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
+            pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
+            walk_tree_nodes=20_000, float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)"),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+    # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
+    # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
+    # charset's default collation (utf8mb4_general_ci) to show it.
+    Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
+            text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
+            cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
+            sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
+            bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
+    Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
+            text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
+            nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
+            arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
+            fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
+)}
+
+
+def find_dialect(name: str) -> Dialect:
+    """The row of the dialect called ``name``."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise TreegenError(f"unknown SQL dialect {name!r}; choose one of {', '.join(DIALECTS)}") from None

@@ -1,0 +1,557 @@
+"""What every way of writing a tree in SQL shares: the conditions (a split's or a rule's test, with the
+missing value tested where the model sends it), the trees combined as the model says, the link, the
+label, and the query whose derived tables compute each shared value once.
+
+Missing is NULL, NaN where the engine stores it, a number inside the feature's missing interval, and
+a category the feature does not know (unless the split sends unknown categories a way of their own).
+Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
+in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
+double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
+written out in SQL), and the label follows the model's decision rule. A full query computes shared
+values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
+step; in expression mode the same values are written inline.
+
+Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
+glibc's); Spark's ``EXP`` is Java's, within 1e-12 (a double link only: float32 links use no ``EXP``).
+float32 sums need a 4-byte float type: SQLite and MySQL have none and refuse them; PostgreSQL's
+``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
+MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
+is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
+text about a hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ... import arithmetic
+from ...errors import TreegenError
+from ...lower import INTERVAL, MISSING, Condition, TreeRules, lower_tree
+from ...model import CombineKind, Decision, Link, Model, Precision, Route, decide
+from ..render import render
+from . import arithmetic as sql_arithmetic
+from .dialects import Dialect
+
+Ref = Callable[[str], str]  # the SQL for a named intermediate value
+
+
+class TreeSql:
+    """How one tree of the model is written: a strategy (:mod:`.nested`, :mod:`.rules`, :mod:`.walk`)
+    subclasses this and says which trees it ``takes``."""
+
+    def __init__(self, writer: Writer, index: int):
+        self.w, self.d, self.index = writer, writer.d, index
+        self.tree = writer.model.trees[index]
+        self.exclusive = writer.exclusive[index]
+        self.number: str | None = None  # the named value of the end's number, once numbered (names)
+
+    @property
+    def rules(self) -> TreeRules:
+        """The tree's flat rules, lowered when a strategy first asks (a walked tree never needs them)."""
+        return self.w.rules(self.index)
+
+    @staticmethod
+    def takes(writer: Writer, index: int) -> bool:
+        """Whether this strategy can write tree ``index`` (the dialect's row gives the order asked)."""
+        raise NotImplementedError
+
+    def names(self) -> tuple[str, ...]:
+        """The named values this tree's scores read (:meth:`Writer.define`), asked once the scores are.
+
+        An exclusive tree whose several output components are all read (class probabilities), in a
+        dialect that looks an item up by its number (``pick``), is evaluated once: the number of the
+        end it reached is a named value, and each component is looked up in a list by that number
+        rather than written as a CASE of its own (2x faster a row for a forest in DuckDB)."""
+        d, tree = self.d, self.tree
+        if self.number is None and self.exclusive and d.pick and tree.output is None and len(tree.nodes[0].value) > 1:
+            self.ends = {node: k for k, node in enumerate(_ends(tree), 1)}  # node id -> its number
+            self.number = f"n{self.index}"
+            self.w.define(self.number, lambda ref: self.outcome(lambda n: str(self.ends[n]), ref,
+                                                                (self.ends.__getitem__, "INT")))
+        return (self.number,) if self.number else ()
+
+    def looked_up(self, text: Callable[[int], str], ref: Ref) -> str:
+        """``text(node id)`` of the end reached, picked from the list of every end's by its number."""
+        return self.d.pick.format(items=", ".join(text(node) for node in self.ends), index=ref(self.number))
+
+    def outcome(self, then: Callable[[int], str], ref: Ref, numbers=None) -> str:
+        """An exclusive tree as one expression giving ``then(node id)`` of the node reached;
+        ``numbers``: (node id -> the number that ``then`` writes, its SQL type), for a strategy that
+        looks the outcome up in an array."""
+        raise NotImplementedError
+
+    def value(self, k: int, ref: Ref) -> str:
+        """Component ``k`` of the tree's output."""
+        nodes = self.tree.nodes
+        if self.number:
+            return self.looked_up(lambda n: self.d.double(nodes[n].value[k]), ref)
+        return self.outcome(lambda n: self.d.double(nodes[n].value[k]), ref, (lambda n: nodes[n].value[k], "DOUBLE"))
+
+    def leaf(self, ref: Ref) -> str:
+        """The leaf id(s) of the leaf column."""
+        if self.number:
+            return self.looked_up(str, ref)
+        return self.outcome(str, ref, (int, "INT"))
+
+
+class Writer:
+    """The SQL pieces of one model in one dialect; each tree written by the first strategy of the
+    dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass). ``with_leaf``:
+    the query has a leaf column."""
+
+    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False):
+        self.model, self.d, self.with_leaf = model, d, with_leaf
+        self.columns = [d.identifier(f.name) for f in model.features]
+        _check_names(model, d)
+        self.reads = [self._read(i) for i in range(len(model.features))]
+        self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
+                          for tree in model.trees]  # no fractional route: exactly one rule applies
+        self._rules: dict[int, TreeRules] = {}
+        self.prefix = _free_prefix(model, d)
+        self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
+        self._inlined: dict[str, str] = {}
+        self._scores_defined = False
+        self.nodes = sum(len(tree.nodes) for tree in model.trees)
+        self.written = [_first_taker(self, i, [strategies[name] for name in d.strategies])
+                        for i in range(len(model.trees))]
+
+    def rules(self, index: int) -> TreeRules:
+        """Tree ``index`` lowered to its rules (:func:`treegen.lower.lower_tree`), once."""
+        if index not in self._rules:
+            self._rules[index] = lower_tree(self.model, self.model.trees[index])
+        return self._rules[index]
+
+    # -- conditions --------------------------------------------------------------------
+
+    def _read(self, feature: int) -> str:
+        """The feature's column as the model reads it: NULL inside its missing interval."""
+        column, interval = self.columns[feature], self.model.features[feature].missing_interval
+        if interval is None:
+            return column
+        low, high = (self.d.double(x) for x in interval)
+        return f"CASE WHEN {column} >= {low} AND {column} <= {high} THEN NULL ELSE {column} END"
+
+    def missing(self, c: Condition) -> str:
+        """True when the condition's feature is missing for the row."""
+        column = self.reads[c.feature]
+        feature = self.model.features[c.feature]
+        if feature.is_numeric:
+            nan = f" OR {column} = {self.d.nan}" if self.d.nan else ""
+            return f"{column} IS NULL{nan}"
+        if not feature.categories:  # every value is known
+            return f"{column} IS NULL"
+        return f"{column} IS NULL OR {self.among(c.feature, feature.categories, False)}"
+
+    def among(self, feature: int, values, among: bool = True) -> str:
+        """The nominal feature's value is (or is not) one of ``values``, compared as exact strings."""
+        key = self.d.text_key.format(self.columns[feature])
+        if len(values) == 1:
+            return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
+        return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
+
+    def satisfied(self, c: Condition) -> str:
+        """True when a present value satisfies the condition (NULL or false otherwise)."""
+        column = self.reads[c.feature]
+        if c.kind == MISSING:
+            return "1 = 0"
+        if c.kind != INTERVAL:
+            return self.among(c.feature, c.values) if c.values else "1 = 0"
+        terms = []
+        if c.low > -math.inf:
+            terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
+        if c.high < math.inf:
+            terms.append(self.at_most(column, c.high))
+        elif self.d.nan:  # NaN sorts above every number: only an open upper end lets it through
+            terms.append(f"{column} <> {self.d.nan}")
+        return " AND ".join(terms) or f"{column} IS NOT NULL"
+
+    def at_most(self, column: str, cut: float) -> str:
+        """``column <= cut`` for a present value (NULL, and NaN, fail it)."""
+        if cut == math.inf:
+            return f"{column} <> {self.d.nan}" if self.d.nan else f"{column} IS NOT NULL"
+        if cut == -math.inf and not self.d.infinity:  # no -infinity to be equal to
+            return "1 = 0"
+        return f"{column} <= {self.d.double(cut)}"
+
+    def reaches(self, c: Condition) -> str:
+        """True when the condition's factor is not zero."""
+        if _apart(c):
+            return self.reaches_apart(c)
+        if c.if_missing == 0.0:
+            return self.satisfied(c)
+        if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
+            others = [v for v in self.model.features[c.feature].categories if v not in c.values]
+            return f"{self.columns[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
+        if c.kind == MISSING:
+            return self.missing(c)
+        return f"{self.missing(c)} OR {self.satisfied(c)}"
+
+    def reaches_apart(self, c: Condition) -> str:
+        """:meth:`reaches` for a nominal condition whose missing values and unknown categories have
+        factors of their own (XGBoost's categorical splits)."""
+        column, categories = self.columns[c.feature], self.model.features[c.feature].categories
+        tests = [self.among(c.feature, c.values)] if c.kind != MISSING and c.values else []
+        if c.if_missing > 0.0:
+            tests.append(f"{column} IS NULL")
+        if c.if_unknown > 0.0 and categories:
+            tests.append(self.among(c.feature, categories, False))
+        return " OR ".join(tests) or "1 = 0"
+
+    def conjunction(self, conditions) -> str:
+        if not conditions:
+            return "1 = 1"
+        tests = [self.reaches(c) for c in conditions]
+        return " AND ".join(f"({t})" if " OR " in t else t for t in tests)
+
+    def weight(self, conditions) -> str:
+        """A rule's weight: the product of its conditions' factors."""
+        product = " * ".join(self.fractions(conditions)) or self.d.double(1.0)
+        return f"CASE WHEN {self.conjunction(conditions)} THEN {product} ELSE {self.d.double(0.0)} END"
+
+    def weighs(self, conditions) -> str:
+        """True when a rule's weight is above zero: it applies, and the product of two or more
+        fractions has not underflowed to zero (one fraction is never zero)."""
+        fractions = self.fractions(conditions)
+        above = f" AND {' * '.join(fractions)} > {self.d.double(0.0)}" if len(fractions) > 1 else ""
+        return self.conjunction(conditions) + above
+
+    def fractions(self, conditions) -> list[str]:
+        """The factors of the conditions whose missing value takes a fraction, in feature order."""
+        d, out = self.d, []
+        for c in conditions:
+            if _apart(c) and (0.0 < c.if_missing < 1.0 or 0.0 < c.if_unknown < 1.0):
+                unknown = self.among(c.feature, self.model.features[c.feature].categories, False)
+                out.append(f"CASE WHEN {self.columns[c.feature]} IS NULL THEN {d.double(c.if_missing)} WHEN {unknown} "
+                           f"THEN {d.double(c.if_unknown)} ELSE {d.double(1.0)} END")
+            elif not _apart(c) and 0.0 < c.if_missing < 1.0:
+                out.append(f"CASE WHEN {self.missing(c)} THEN {d.double(c.if_missing)} ELSE {d.double(1.0)} END")
+        return out
+
+    # -- trees combined ------------------------------------------------------------------
+
+    def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
+        """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
+        ``sum_terms`` (``lookup_sum_terms`` when every term is ``shallow``: a value picked by number or
+        a literal), else its ``fold``. Without a fold, parenthesised groups of ``sum_terms`` keep a
+        longer sum within the engine's expression depth, exact only to rounding (within 1e-12).
+        ``rounded``: each partial sum rounded so (float32), in a chain or the fold."""
+        chunk = self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
+        if len(terms) > chunk and self.d.fold:
+            add = rounded("a + b") if rounded else "a + b"
+            return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]), add=add)
+        if rounded:
+            total = terms[0]
+            for term in terms[1:]:
+                total = rounded(f"{total} + {term}")
+            return total
+        while len(terms) > chunk:
+            terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
+        return " + ".join(terms)
+
+    def raw_score(self, k: int, ref: Ref) -> str:
+        """Score ``k`` before the link: the trees combined as the model says."""
+        combine, trees = self.model.combine, self.written
+        if combine.kind == CombineKind.SINGLE:
+            return trees[0].value(k, ref)
+        shallow = all(tree.number for tree in trees)
+        if combine.kind == CombineKind.AVERAGE:
+            # a tree with fractional routes is a sum itself: added to the others as one term
+            terms = [tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})" for tree in trees]
+            return f"({self.total(terms, shallow)}) / {self.d.double(len(trees))}"
+        return self.boosted_sum(k, ref, shallow)
+
+    def boosted_sum(self, k: int, ref: Ref, shallow: bool) -> str:
+        """Raw sum ``k`` of a boosted model in the order of operations of :meth:`Model.raw_sums`: from
+        init (or 0, with ``init_last``), each tree's output times its weight, times the scale, added in
+        tree order; then ``scale * sum + init`` (``init_last``) and the division by ``divisor``; in
+        float32 every operation rounded."""
+        c, d = self.model.combine, self.d
+        single = c.precision == Precision.FLOAT32
+        rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
+        per_tree_scale = 1.0 if c.init_last else c.scale
+        terms = [d.double(0.0) if c.init_last else d.double(arithmetic.f32(c.init[k]) if single else c.init[k])]
+        for tree in self.written:
+            if tree.tree.output not in (None, k):
+                continue
+            term = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
+            if tree.tree.weight != 1.0:
+                term = rounded(f"{term} * {d.double(tree.tree.weight)}")
+            if per_tree_scale != 1.0:
+                term = rounded(f"{d.double(per_tree_scale)} * {term}")
+            terms.append(term)
+        total = self.total(terms, shallow, rounded if single else None)
+        if c.init_last:
+            total = rounded(f"{rounded(f'{d.double(c.scale)} * ({total})')} + {d.double(c.init[k])}")
+        if c.divisor != 1.0:
+            total = rounded(f"({total}) / {d.double(c.divisor)}")
+        return total
+
+    # -- named values: scores, probabilities, label ----------------------------------------
+
+    def define(self, name: str, fn: Callable[[Ref], str], uses=()) -> Callable[[Ref], str]:
+        """Name an intermediate value computed by ``fn`` from the named values ``uses``; what it returns
+        reads the value through a ref."""
+        self.definitions[name] = (fn, tuple(uses))
+        return lambda ref: ref(name)
+
+    def link(self) -> str:
+        return self.model.combine.link if self.model.combine.kind == CombineKind.SUM else Link.IDENTITY
+
+    def width(self) -> int:
+        combine = self.model.combine
+        return 2 if self.link() == Link.SIGMOID and len(combine.init) == 1 else self.model.target.width
+
+    def score_ref(self, k: int) -> Callable[[Ref], str]:
+        """The final score ``k`` (a probability for classification), defined on first use."""
+        if not self._scores_defined:
+            self._scores_defined = True
+            self._define_scores()
+        return lambda ref: ref(f"p{k}")
+
+    def _define_scores(self) -> None:
+        """``p0``, ``p1``, ...: the scores; for a link, first the raw sums ``s0``, ``s1``, ... (what
+        :func:`treegen.model.apply_link` computes, step by step, each a named value)."""
+        link, define = self.link(), self.define
+        trees = [name for tree in self.written for name in tree.names()]
+        if link == Link.IDENTITY:
+            for k in range(self.width()):
+                define(f"p{k}", lambda ref, k=k: self.raw_score(k, ref), trees)
+            return
+        names = [f"s{k}" for k in range(len(self.model.combine.init))]
+        raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), trees) for k, name in enumerate(names)]
+        single = self.model.combine.precision == Precision.FLOAT32
+        if link == Link.SIGMOID:
+            self._define_sigmoid(raw, single)
+        elif link == Link.SOFTMAX:
+            self._define_softmax(raw, single)
+        elif link == Link.EXP:
+            exp = sql_arithmetic.expf if single else sql_arithmetic.exp
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
+        elif link == Link.SIGN_SQUARE:
+            d = self.d
+            sign = "CASE WHEN {0} > {zero} THEN {one} WHEN {0} < {zero} THEN -{one} ELSE {zero} END"
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: f"{sign.format(s(ref), zero=d.double(0.0), one=d.double(1.0))} * {s(ref)} * {s(ref)}",
+                       [names[k]])
+        else:
+            raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def _define_sigmoid(self, raw: list[Callable[[Ref], str]], single: bool) -> None:
+        """One raw sum: ``p1`` its sigmoid, ``p0 = 1 - p1``; several: one sigmoid each. In double
+        ``1 / (1 + exp(-link_scale * s))``; in float32 XGBoost's ``1 / (expf(min(-s, 88.7)) + 1 + 1e-16)``
+        (:func:`treegen.arithmetic.sigmoid_f32`)."""
+        d, define, one = self.d, self.define, self.d.double(1.0)
+        f32 = lambda x: sql_arithmetic.float32(d, x)
+        names = [f"p{k}" for k in range(len(raw))] if len(raw) > 1 else ["p1"]
+        cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
+        scale = self.model.combine.link_scale
+        for k, (s, name) in enumerate(zip(raw, names)):
+            if single:
+                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)} THEN {cap} ELSE -{s(ref)} END", [f"s{k}"])
+                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref)), [f"q{k}"])
+                define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
+                continue
+            x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
+            define(name, lambda ref, x=x: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + x(ref))})"
+                                           f" ELSE {d.double(0.0)} END"), [f"s{k}"])
+        if len(raw) == 1:
+            p0 = (lambda ref: f32(f"{one} - {ref('p1')}")) if single else (lambda ref: f"{one} - {ref('p1')}")
+            define("p0", p0, ["p1"])
+
+    def _define_softmax(self, raw: list[Callable[[Ref], str]], single: bool) -> None:
+        """The maximum subtracted, the exp of each, their sum in order, each divided by the sum; in
+        float32 XGBoost's (:func:`treegen.arithmetic.softmax_f32`): float32 differences, ``expf``,
+        the sum in double rounded once to float32, float32 quotients."""
+        d, define = self.d, self.define
+        f32 = lambda x: sql_arithmetic.float32(d, x)
+        names = [f"s{k}" for k in range(len(raw))]
+        top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
+        if single:
+            gaps = [define(f"g{k}", lambda ref, s=s: f32(f"{s(ref)} - {top(ref)}"), [names[k], "top"]) for k, s in enumerate(raw)]
+            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref)), [f"g{k}"]) for k, g in enumerate(gaps)]
+        else:
+            exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
+                    for k, s in enumerate(raw)]
+        total = define("total", lambda ref: self.total([e(ref) for e in exps]), [f"e{k}" for k in range(len(exps))])
+        divisor = define("divisor", lambda ref: f32(total(ref)), ["total"]) if single else total
+        for k, e in enumerate(exps):
+            quotient = (lambda ref, e=e: f32(f"{e(ref)} / {divisor(ref)}")) if single else \
+                (lambda ref, e=e: f"{e(ref)} / {divisor(ref)}")
+            define(f"p{k}", quotient, [f"e{k}", "divisor" if single else "total"])
+
+    def exp(self, x: str) -> str:
+        """``EXP(x)``, 0 where it underflows (PostgreSQL raises an error there instead)."""
+        return f"CASE WHEN {x} < {self.d.double(-745.0)} THEN {self.d.double(0.0)} ELSE EXP({x}) END"
+
+    def decision(self) -> Decision:
+        return self.model.combine.decision()
+
+    def prediction(self, proba: bool) -> Callable[[Ref], str]:
+        model = self.model
+        single = model.combine.kind == CombineKind.SINGLE and self.exclusive[0]
+        if single and not proba:  # one CASE that gives the answer itself
+            tree, nodes = self.written[0], model.trees[0].nodes
+            if not model.target.is_classification:
+                return lambda ref: tree.value(0, ref)
+            labels = [self.d.string(label) for label in model.target.classes]
+            chosen = lambda n: decide(self.decision(), nodes[n].value, nodes[n].value)
+            if self.d.pick is None:  # (the dialects that walk trees have one)
+                return lambda ref: tree.outcome(lambda n: labels[chosen(n)], ref)
+            # the label's number at the leaves, the label itself looked up once (1.1-1.4x in DuckDB)
+            number = lambda n: chosen(n) + 1
+            return lambda ref: self.d.pick.format(items=", ".join(labels),
+                                                  index=tree.outcome(lambda n: str(number(n)), ref, (number, "INT")))
+        scores = [self.score_ref(k) for k in range(self.width())]
+        if not model.target.is_classification:
+            return scores[0]
+        labels = [self.d.string(label) for label in model.target.classes]
+        scored = [f"p{k}" for k in range(self.width())]
+        raw = [f"s{k}" for k in range(len(model.combine.init))] if self.link() != Link.IDENTITY else scored
+        decision = self.decision()
+        if decision in (Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE):  # the raw sum's sign
+            test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
+            return lambda ref: f"CASE WHEN {ref(raw[0])} {test} {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
+        if decision == Decision.WEKA:
+            return self.weka(scored)
+        deciding = raw if decision == Decision.ARGMAX_RAW else scored
+        return lambda ref: self.argmax([ref(name) for name in deciding])
+
+    def argmax(self, scores: list[str]) -> str:
+        """The label of the highest score, the first on ties."""
+        labels = self.model.target.classes
+        branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
+                     self.d.string(labels[i])) for i in range(len(scores) - 1)]
+        return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+
+    def weka(self, scores: list[str]) -> Callable[[Ref], str]:
+        """Weka's label (:func:`treegen.model.weka_argmax`): class by class, the best so far is passed
+        only by a score higher by more than 1e-6; the best score and label so far are named values."""
+        d, define, labels = self.d, self.define, self.model.target.classes
+        margin = d.double(1e-6)
+        best, label = (lambda ref: ref(scores[0])), (lambda ref: d.string(labels[0]))
+        for i in range(1, len(scores)):
+            passes = lambda ref, i=i, best=best: f"{ref(scores[i])} - {best(ref)} > {margin}"
+            uses = [scores[i]] + ([f"wv{i - 1}", f"wl{i - 1}"] if i > 1 else [scores[0]])
+            label = define(f"wl{i}", lambda ref, i=i, passes=passes, label=label:
+                           f"CASE WHEN {passes(ref)} THEN {d.string(labels[i])} ELSE {label(ref)} END", uses)
+            best = define(f"wv{i}", lambda ref, i=i, passes=passes, best=best:
+                          f"CASE WHEN {passes(ref)} THEN {ref(scores[i])} ELSE {best(ref)} END", uses)
+        return label
+
+    def leaf(self) -> Callable[[Ref], str]:
+        """The leaf column (:func:`treegen.model.leaf_ids`): per tree, the ids of the nodes where the
+        row ended with a weight above zero, in node order, joined by ``|``; trees joined by ``;``."""
+        return lambda ref: self.joined([tree.leaf(ref) for tree in self.written])
+
+    def joined(self, ids: list[str]) -> str:
+        """One tree's leaf id(s), or those of several joined with ``;``."""
+        if len(ids) == 1:
+            return ids[0]
+        pieces = [f"CAST({ids[0]} AS {self.d.cast_text})"]
+        for case in ids[1:]:
+            pieces += ["';'", f"CAST({case} AS {self.d.cast_text})"]
+        return self.concat(pieces)
+
+    def concat(self, pieces: list[str]) -> str:
+        """The texts one after the other, concatenated pairwise as a balanced tree: the expression
+        nests log2(len(pieces)) deep, within every engine's limit however many trees or leaves."""
+        while len(pieces) > 1:
+            pieces = [self.d.concat.format(*pieces[i:i + 2]) if i + 1 < len(pieces) else pieces[i]
+                      for i in range(0, len(pieces), 2)]
+        return pieces[0]
+
+    def class_columns(self) -> list[str]:
+        """Output column names for the class probabilities: the labels, made unique and legal."""
+        fold = self.d.folded
+        taken = {fold(f.name) for f in self.model.features} | {"prediction", "leaf"}
+        names = []
+        for label in self.model.target.classes:
+            base = label.replace("\0", "") or "class"
+            name, n = _cut(base, self.d.name_limit), 1
+            while fold(name) in taken:
+                n += 1
+                name = _cut(base, self.d.name_limit, f"_{n}")
+            taken.add(fold(name))
+            names.append(name)
+        return names
+
+    # -- assembling --------------------------------------------------------------------
+
+    def inline(self, name: str) -> str:
+        if name not in self._inlined:
+            self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
+        return self._inlined[name]
+
+    def column(self, name: str) -> str:
+        """An internal column or variable name, which no feature's name can hide."""
+        return self.d.identifier(self.prefix + name)
+
+    def strings(self, values) -> str:
+        return ", ".join(self.d.string(v) for v in values)
+
+    def stages(self) -> list[list[str]]:
+        """The named values grouped by step: each needs only values of earlier steps."""
+        depth: dict[str, int] = {}
+        for name, (_, uses) in self.definitions.items():  # definitions come after what they use
+            depth[name] = 1 + max((depth[u] for u in uses), default=0)
+        steps = [[] for _ in range(max(depth.values(), default=0))]
+        for name, step in depth.items():
+            steps[step - 1].append(name)
+        return steps
+
+    def query(self, table: str, outputs) -> str:
+        source = ".".join(self.d.identifier(part) for part in table.split("."))
+        for n, names in enumerate(self.stages()):
+            alias = self.column(f"t{n}")
+            items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
+                                      for name in names]
+            source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
+        items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+
+
+def _apart(c: Condition) -> bool:
+    """Missing values and unknown categories have different factors in the condition."""
+    return c.if_unknown is not None and c.if_unknown != c.if_missing
+
+
+def _ends(tree) -> list[int]:
+    """The nodes where a row's evaluation can end, in node order: the leaves, and the splits where a
+    missing value stops."""
+    return [n for n, node in enumerate(tree.nodes) if node.is_leaf or node.split.missing.kind == Route.STOP]
+
+
+def _first_taker(writer: Writer, index: int, strategies: list[type[TreeSql]]) -> TreeSql:
+    for strategy in strategies:
+        if strategy.takes(writer, index):
+            return strategy(writer, index)
+    raise TreegenError(f"{writer.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
+
+
+def _check_names(model: Model, d: Dialect) -> None:
+    """Refuse, before any engine sees them, feature names the dialect cannot hold as distinct columns."""
+    seen = {}
+    for feature in model.features:
+        key = d.folded(feature.name)
+        if key in seen:
+            raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
+        seen[key] = feature.name
+        if d.name_limit and len(feature.name.encode()) > d.name_limit:
+            raise TreegenError(f"{d.name}: the feature name {feature.name!r} is longer than {d.name_limit} bytes")
+
+
+def _free_prefix(model: Model, d: Dialect) -> str:
+    """A prefix for internal column names that no feature name starts with."""
+    prefix = "treegen_"
+    while any(d.folded(f.name).startswith(prefix) for f in model.features):
+        prefix = "_" + prefix
+    return prefix
+
+
+def _cut(name: str, limit: int | None, suffix: str = "") -> str:
+    """``name + suffix`` within ``limit`` UTF-8 bytes, cutting ``name`` at a character boundary."""
+    if limit is None:
+        return name + suffix
+    room = limit - len(suffix.encode())
+    return name.encode()[:room].decode(errors="ignore") + suffix
