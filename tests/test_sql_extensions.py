@@ -19,7 +19,7 @@ from treegen.emit.sql import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.model import CombineKind, Precision
-from treegen.targets import TARGETS, emit
+from treegen.targets import emit
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 BATCH = {"spark": 4}  # models a batch: a Spark query costs about a second
@@ -56,13 +56,6 @@ def assert_exact(model, rows, dialect: str, connection: dict) -> None:
         assert len(got) == len(model.scores(row))
         assert all(a == b for a, b in zip(model.scores(row), got)) or not exact, \
             (model.combine, len(model.trees), row, model.scores(row), got)
-
-
-def test_the_sql_target_handles_every_extension():
-    assert {"float32 arithmetic", "the exp link", "the sign_square link", "a scaled or one-vs-all sigmoid",
-            "sums divided or biased at the end", "the weka decision", "the argmax decision", "the argmax_raw decision",
-            "the raw_positive decision", "the raw_nonnegative decision", "weighted trees", "missing intervals",
-            "a route for unknown categories"} == TARGETS["sql"].handles
 
 
 # no shrinking: a batch of a dozen models shrinks for minutes; the failing model is in the message

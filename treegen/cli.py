@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import click
 
 from . import __version__
-from .emit.sql_dialects import DIALECTS
+from .emit.sql import DIALECTS
 from .errors import TreegenError
 from .importers import IMPORTERS, import_file
 from .learn import ALGORITHMS

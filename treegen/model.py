@@ -579,31 +579,6 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     return None
 
 
-def extensions(model: Model) -> set[str]:
-    """The semantics a model uses beyond single, averaged or scikit-learn-style boosted trees summed in
-    double: what a back end must render to compile it. Each target lists those it renders
-    (:data:`treegen.targets.TARGETS`); comparisons need none (strict and zero-band comparisons are
-    float64 cuts like any other)."""
-    c, used = model.combine, set()
-    if c.precision == Precision.FLOAT32:
-        used.add("float32 arithmetic")
-    if c.link in (Link.EXP, Link.SIGN_SQUARE):
-        used.add(f"the {c.link} link")
-    if c.link == Link.SIGMOID and (c.link_scale != 1.0 or len(c.init) > 1):
-        used.add("a scaled or one-vs-all sigmoid")
-    if c.divisor != 1.0 or c.init_last:
-        used.add("sums divided or biased at the end")
-    if model.target.is_classification and c.decide is not None and c.decide != Combine(c.kind, c.init, link=c.link).decision():
-        used.add(f"the {c.decide} decision")
-    if any(tree.weight != 1.0 for tree in model.trees):
-        used.add("weighted trees")
-    if any(f.missing_interval is not None for f in model.features):
-        used.add("missing intervals")
-    if any(node.split is not None and node.split.unknown is not None for tree in model.trees for node in tree.nodes):
-        used.add("a route for unknown categories")
-    return used
-
-
 def model_problem(model: Model) -> str | None:
     """Where and why a model built in memory breaks :func:`split_problem`, or None."""
     for t, tree in enumerate(model.trees):

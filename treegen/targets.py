@@ -10,7 +10,7 @@ from typing import Callable
 from .emit import c, dot, java, javascript, python, rule_text, sql
 from .emit.sql import DIALECTS
 from .errors import TreegenError
-from .model import Model, extensions, model_problem
+from .model import Model, model_problem
 from .run import c as run_c
 from .run import java as run_java
 from .run import javascript as run_javascript
@@ -52,7 +52,6 @@ class Target:
     run: Callable[..., str] | None = None  # run(text, csv_text, args, model=, **settings) -> what it prints
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
-    handles: frozenset = frozenset()  # the model's extensions it renders (treegen.model.extensions)
     # Files written beside the output (`export -o`): (file ending, the file's text from the output's text).
     companions: tuple[tuple[str, Callable[[str], str]], ...] = ()
 
@@ -62,25 +61,24 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run, program=True, handles=python.HANDLES),
+           run=run_python.run, program=True),
     Target("java", "one Java class without dependencies", java.emit,
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True,
-           handles=java.HANDLES),
+            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", javascript.emit,
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices=javascript.MODULES)), ".mjs",
-           run=run_javascript.run, program=True, handles=javascript.HANDLES),
+           run=run_javascript.run, program=True),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", c.emit,
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
-           run=run_c.run, program=True, handles=c.HANDLES, companions=((".h", c.header),)),
+           run=run_c.run, program=True, companions=((".h", c.header),)),
     Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
-           run=run_sql.run, variants="dialect", handles=sql.HANDLES),
+           run=run_sql.run, variants="dialect"),
     Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
-           run=run_rule_text.run, handles=rule_text.HANDLES),
+           run=run_rule_text.run),
     Target("dot", "a Graphviz diagram", dot.emit,
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot"),
@@ -123,9 +121,6 @@ def emit(model: Model, to: str, **options) -> str:
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks
     if problem:
         raise TreegenError(f"the model cannot be compiled: {problem}")
-    beyond = extensions(model) - TARGETS[to].handles
-    if beyond:
-        raise TreegenError(f"the {to} target cannot compile this model yet: it uses {', '.join(sorted(beyond))}")
     return TARGETS[to].emit(model, **options)
 
 

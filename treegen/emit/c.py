@@ -34,8 +34,6 @@ import re
 from ..errors import TreegenError
 from ..model import (
     CombineKind,
-    Decision,
-    Link,
     Model,
     Precision,
     Tree,
@@ -61,10 +59,6 @@ from .render import render, source
 INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
 
-# Every extension of the model (treegen.model.extensions): C renders all of them.
-HANDLES = frozenset({"float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end",
-                     "weighted trees", "missing intervals", "a route for unknown categories",
-                     *(f"the {link} link" for link in Link), *(f"the {decision} decision" for decision in Decision)})
 
 MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)

@@ -34,11 +34,6 @@ from ..errors import TreegenError
 from ..model import Decision, Link, Model, Op, Precision, Route, Tree
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
-# Every extension treegen.model.extensions can name: the ``handles`` of a target that renders them all.
-EVERY_EXTENSION = frozenset({
-    "float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end", "weighted trees",
-    "missing intervals", "a route for unknown categories", *(f"the {link} link" for link in Link),
-    *(f"the {decision} decision" for decision in Decision)})
 
 
 @dataclass(frozen=True)

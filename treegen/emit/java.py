@@ -20,7 +20,7 @@ A tree with a fractional (C4.5) route cuts a method at every child of such a spl
 work list that one loop (``drain``) empties through switch dispatch, starting the count again. Calls
 stay direct, as fast as before, and the stack stays shallow at any depth.
 
-Every extension of the model is rendered (:data:`HANDLES`): a feature's missing interval where a row is
+Every extension of the model is rendered: a feature's missing interval where a row is
 read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
 categories (a category code is -1 when missing and -2 when the feature does not know it), and the
 whole combine -- tree weights, float32 arithmetic (each step cast to ``float``, which Java rounds to
@@ -39,7 +39,7 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
                      category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
                      plan, sums, utf16_escaped)
 from .render import render, source
@@ -54,7 +54,6 @@ MASK_BITS = 62
 TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 20 bytes each)
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
-HANDLES = EVERY_EXTENSION  # a class renders every extension of the model
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 

@@ -31,11 +31,9 @@ from ..model import Model
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
                      numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
-from .rule_text import HANDLES as RULE_TEXT_HANDLES
 
 INDENT = "  "
 MODULES = ("esm", "commonjs")
-HANDLES = RULE_TEXT_HANDLES  # every extension of the model, as the rule text
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table

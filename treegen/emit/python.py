@@ -11,7 +11,7 @@ value among the tree's distinct values when no one asks for leaf ids -- and a ta
 number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
 ``predict_leaf`` alike.
 
-Every extension of the model is rendered (:data:`HANDLES`): a feature's missing interval where a row is
+Every extension of the model is rendered: a feature's missing interval where a row is
 read (:func:`treegen.emit.common.missing_intervals`), a child for unknown categories, and the whole
 combine -- tree weights, float32 arithmetic (struct's C cast rounds each step), the divisor and the
 bias added last, every link and label rule. The links in double call ``math.exp``, which is the C
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from .. import arithmetic
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, EVERY_EXTENSION, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
                      decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
 from .render import render, source
 
@@ -37,7 +37,6 @@ INDENT = "    "
 # leaves compile in 4.4 s as one function, 7.6 s as 64).
 COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_call=1, budget=100_000,
                  max_depth=40)
-HANDLES = EVERY_EXTENSION  # a module renders every extension of the model
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:

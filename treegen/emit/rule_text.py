@@ -12,7 +12,7 @@ import re
 
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
-from ..model import CombineKind, Decision, Link, Model, Node, Op, Precision, Route, leaf_class
+from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, leaf_class
 from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
@@ -21,11 +21,6 @@ KEYWORDS = frozenset("""treegen rules format features target numbers combine tre
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
     decide exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw""".split())
 
-# The semantics beyond the basic ones (treegen.model.extensions) that the rule text holds: all of them.
-# A new one is refused (`cannot compile this model yet`) until the rule text learns to write it.
-HANDLES = frozenset({"float32 arithmetic", "a scaled or one-vs-all sigmoid", "sums divided or biased at the end",
-                     "weighted trees", "missing intervals", "a route for unknown categories",
-                     *(f"the {link} link" for link in Link), *(f"the {decision} decision" for decision in Decision)})
 _WORD = re.compile(r"[^\W\d]\w*")
 
 

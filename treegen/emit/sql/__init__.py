@@ -21,18 +21,13 @@ when several class scores read it; the scores).
 """
 from __future__ import annotations
 
-from ...model import Decision, Model
+from ...model import Model
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "HANDLES", "STRATEGIES", "Dialect", "emit", "find_dialect"]
+__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "emit", "find_dialect"]
 
-# The model extensions (treegen.model.extensions) written in every dialect, except float32 sums in
-# SQLite and MySQL, which have no 4-byte float type (refused there in one line).
-HANDLES = frozenset({"float32 arithmetic", "the exp link", "the sign_square link", "a scaled or one-vs-all sigmoid",
-                     "sums divided or biased at the end", "weighted trees", "missing intervals",
-                     "a route for unknown categories"} | {f"the {decision} decision" for decision in Decision})
 
 # name (as a dialect's row lists it) -> the strategy's class
 STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
