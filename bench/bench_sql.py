@@ -3,7 +3,7 @@ time each engine takes to parse and plan treegen's SQL for big trees.
 
     python3 bench/bench_sql.py [--sections orbital,planning,big,forest] [--rows 1000000]
         [--depths 6,10,14] [--leaves 1000,4000,16000] [--big-leaves 50000] [--big-rows 200]
-        [--forest-trees 20,500] [--forest-rows 200000]
+        [--forest-trees 20,500] [--forest-rows 200000] [--forest-repeat 3]
 
 orbital: a single tree. Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the
 label column alone is materialised on both sides, since treegen's query also returns every input
@@ -173,7 +173,7 @@ def _duckdb_phases(con, sql: str):
     return f"parse {parse:.2f} s, plan {plan:.2f} s, optimize {phases['optimizer']['total_time']:.2f} s", full, got
 
 
-def forests(tree_counts: list[int], n_rows: int) -> list[str]:
+def forests(tree_counts: list[int], n_rows: int, repeats: int = 3) -> list[str]:
     """Per row in DuckDB: treegen's SQL and orbital's for the same random forest."""
     from sklearn.datasets import make_classification
     from sklearn.ensemble import RandomForestClassifier
@@ -192,8 +192,8 @@ def forests(tree_counts: list[int], n_rows: int) -> list[str]:
         ours = emit(from_sklearn(forest, feature_names=names), "sql", dialect="duckdb")
         theirs = orbital_sql(Pipeline([("forest", forest)]), "input", names)
         one, many = _duckdb_table(data[:1], names), _duckdb_table(data, names)
-        fixed = best_of_each(3, lambda: one.execute(ours).fetchall(), lambda: one.execute(theirs).fetchall())
-        total = best_of_each(3, lambda: many.execute(ours).fetchall(), lambda: many.execute(theirs).fetchall())
+        fixed = best_of_each(repeats, lambda: one.execute(ours).fetchall(), lambda: one.execute(theirs).fetchall())
+        total = best_of_each(repeats, lambda: many.execute(ours).fetchall(), lambda: many.execute(theirs).fetchall())
         per_row = [(t - f) / (n_rows - 1) * 1e6 for t, f in zip(total, fixed)]
         want = forest.predict(data)
         ours_right = sum(int(row[-1]) == w for row, w in zip(many.execute(ours).fetchall(), want))
@@ -223,12 +223,13 @@ def main():
     parser.add_argument("--big-rows", type=int, default=200)
     parser.add_argument("--forest-trees", default="20,500")
     parser.add_argument("--forest-rows", type=int, default=200_000)
+    parser.add_argument("--forest-repeat", type=int, default=3, help="runs of each forest query (the best counts)")
     args = parser.parse_args()
     numbers = lambda text: [int(n) for n in text.split(",")]
     sections = {"orbital": lambda: compare_with_orbital(args.rows, numbers(args.depths)),
                 "planning": lambda: planning_times(numbers(args.leaves)),
                 "big": lambda: big_tree(args.big_leaves, args.big_rows),
-                "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows)}
+                "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows, args.forest_repeat)}
     for name in args.sections.split(","):
         print("\n".join(sections[name]()))
         print()

@@ -28,6 +28,9 @@ from treegen.importers import IMPORTERS, from_object, import_file
 from treegen.importers.lightgbm import K_ZERO_THRESHOLD, from_lightgbm, model_from_text, oracle, read_model_file
 from treegen.model import Link, Op
 from treegen.probes import UNSEEN, probe_rows
+from treegen.targets import emit
+from treegen.run.java import run as run_java
+from treegen.verify import to_csv
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "lightgbm")
@@ -628,3 +631,11 @@ def test_thousand_trees_of_depth_eight(tmp_path):
     probabilities = lgb.Booster(model_str=text).predict(X)
     answers = predict_rows(model, as_rows(model, X))
     assert all(same_bits(scores[1], p) for (_, scores), p in zip(answers, probabilities))
+    # it exports to every target (511,000 nodes: 24-55 MB of text each), and its Java compiles and
+    # predicts what the model predicts
+    for target, options in (("python", {}), ("javascript", {}), ("c", {}), ("sql", {"dialect": "duckdb"}),
+                            ("rules", {})):
+        assert emit(model, target, **options)
+    rows = probe_rows(model, 200)[::4] + as_rows(model, X[:20])
+    printed = run_java(emit(model, "java"), to_csv(model, rows), ["--proba"]).splitlines()[1:]
+    assert [[float(p) for p in line.split(",")] for line in printed] == [model.scores(row) for row in rows]
