@@ -108,7 +108,8 @@ def learner_options(f):
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=click.Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
-                          "thresholds bit for bit, leaf values within rounding (default float64)."),
+                          "thresholds bit for bit but between splits equally good in exact arithmetic, "
+                          "leaf values within rounding (default float64)."),
     ]):
         f = option(f)
     return f

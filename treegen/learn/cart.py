@@ -29,22 +29,28 @@ Agreement with scikit-learn
     in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a + 1e-7`` with the
     sum rounded to float32, as its C code adds two float32 numbers).
 What is not bit for bit, and why
-    Sums over a node's rows (class weights, sum of w*y, of w*y*y) are exact for whole-number
-    weights and classes, so class distributions are scikit-learn's bit for bit. Otherwise they are
-    within rounding of scikit-learn's, whose last bits follow the order its in-place sort and
-    partition leave the rows in -- an order set by the random order it visits features in at
-    every node before (its ``random_state``, consumed depth first), which a level-by-level grower
-    cannot replay. So:
+    scikit-learn sums a node's rows (class weights, w*y, w*y*y) one at a time in the order its
+    parent's split search left them: sorted in place by the last feature that search drew at
+    random, then partitioned by swaps; its introsort leaves equal values in an order set by every
+    sort before. The draws come from one stream seeded by its ``random_state`` and consumed by the
+    split nodes in depth-first order. tests/test_cart_order.py replays that order and gets
+    scikit-learn's node values and impurities bit for bit on data without tied values. treegen
+    does not replay it: the replay is a sequential depth-first walk (a level-by-level grower
+    learns each node's place in it only once the tree is grown, and with fractional weights the
+    tree's shape depends on it) that must redo scikit-learn's introsort wherever values tie; that
+    test's replay, in Python and without the introsort, takes ten times scikit-learn's fit time
+    (3.3 s against 0.33 s of CPU on make_regression, 20,000 rows x 20 features).
+    treegen's sums are exact, hence scikit-learn's, for whole-number weights with classes or
+    whole-number targets. Otherwise:
 
-    * regression means (leaf values) and impurities differ from scikit-learn's in the last bit or
-      two on about half the nodes of more than two rows -- as scikit-learn's own do between two
-      random_states (tests/test_cart.py measures both);
+    * regression means differ in their last bits on about a third of the leaves of more than one
+      row (mostly 1 or 2 ulps; at most 1.6e-14 relative on make_regression), as scikit-learn's own
+      differ between two random_states;
     * with fractional weights, two splits that are equally good in exact arithmetic are a near-tie
       that scikit-learn's rounding decides (treegen: the lower feature index, as for exact ties);
-    * a node whose rows all hold one class (impurity 0 exactly here) or one target value is a leaf;
-      scikit-learn splits some of them when the residue of its sums exceeds ``EPSILON`` (about a
-      fifth of such nodes with balanced class weights, and for the same node a different answer
-      under another random_state in about one case in fifteen). Predictions are the same; node
+    * a node whose rows all hold one class (impurity 0 exactly here) or one target value is a
+      leaf; scikit-learn splits it when the residue of its sums exceeds ``EPSILON``, so that its
+      node count for one data set changes with its random_state. Predictions are the same; node
       counts and leaf ids differ below those nodes.
 Growth
     Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`); pruning and
