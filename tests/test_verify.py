@@ -171,3 +171,30 @@ def test_probes_reach_each_end_of_a_missing_interval():
     model = dataclasses.replace(model, features=features)
     seen = {row[features[0].name] for row in probe_rows(model)}
     assert {low, high, math.nextafter(low, -math.inf), math.nextafter(high, math.inf)} <= seen
+
+
+def test_float32_sums_in_sqlite_and_mysql_are_checked_and_measured(mysql_server, tmp_path):
+    """SQLite and MySQL have no 4-byte float: an XGBoost model's SQL adds in double there. verify holds
+    that SQL bit for bit to the model in double, holds its labels to the model's, and says how far its
+    scores are from the model's float32 ones; `export` says so on stderr."""
+    import glob
+
+    from treegen.importers import import_file
+    path = sorted(p for p in glob.glob("tests/fixtures/xgboost/binary-*.json") if not p.endswith(".expected.json"))[-1]
+    model = import_file(path)
+    results = verify(model, None, ["sql"], ["sqlite", "mysql", "duckdb"], dsns={"mysql": mysql_server})
+    assert all(r.ok for r in results), [r.line() for r in results]
+    sqlite, mysql, duckdb = (r.line() for r in results)
+    for line in (sqlite, mysql):
+        assert "has no 4-byte float: the float32 sums and link computed in double, as the SQL does; " \
+               "scores within " in line, line
+        apart = float(line.split("scores within ")[1].split()[0])
+        assert 0 < apart < 1e-6, line
+    assert "4-byte" not in duckdb  # DuckDB rounds each step to its FLOAT: the model's own bits
+    saved = tmp_path / "xgboost.json"
+    subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(saved)], check=True)
+    exported = subprocess.run([sys.executable, "-m", "treegen", "export", str(saved), "--to", "sql", "--dialect",
+                               "sqlite"], capture_output=True, text=True)
+    assert exported.returncode == 0 and exported.stdout.startswith("SELECT"), exported.stderr
+    assert exported.stderr == ("treegen: note: sqlite has no 4-byte float: the float32 sums and link computed in "
+                               "double; `treegen verify` measures how far from the model\n")

@@ -294,6 +294,10 @@ def export(model, target, output, **options):
     check_options(target, options)  # before the model is loaded
     loaded = load_model(model)
     text = emit(loaded, target, **options)
+    if TARGETS[target].computed is not None:
+        why = TARGETS[target].computed(loaded, **check_options(target, options))[1]
+        if why:
+            click.echo(f"treegen: note: {why}; `treegen verify` measures how far from the model", err=True)
     beside = {} if output in (None, "-") else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
     if output in beside:

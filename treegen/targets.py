@@ -54,6 +54,9 @@ class Target:
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
     # Files written beside the output (`export -o`): (file ending, the file's text from the output's text).
     companions: tuple[tuple[str, Callable[[str], str]], ...] = ()
+    # computed(model, **options) -> (the model the text computes, why it is not the model, or None):
+    # where the target's arithmetic cannot be the model's (float32 sums in SQLite and MySQL)
+    computed: Callable[..., tuple[Model, str | None]] | None = None
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -76,7 +79,7 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
-           run=run_sql.run, variants="dialect"),
+           run=run_sql.run, variants="dialect", computed=sql.computed),
     Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
            run=run_rule_text.run),
     Target("dot", "a Graphviz diagram", dot.emit,

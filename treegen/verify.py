@@ -37,6 +37,7 @@ class Result:
     mismatches: list[str] = field(default_factory=list)
     error: str | None = None
     user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
+    note: str | None = None  # how the target's arithmetic differs from the model's, and by how much
 
     @property
     def ok(self) -> bool:
@@ -51,7 +52,8 @@ class Result:
         if self.error:
             return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
-            return f"{self.target:<16} ok        {self.rows.total} rows agree ({self.rows})"
+            note = f"; {self.note}" if self.note else ""
+            return f"{self.target:<16} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
         return (f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
                 f"differ: {shown}")
@@ -234,6 +236,10 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
            settings: dict) -> Result:
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
+        if check.target.computed is not None:
+            computed, why = check.target.computed(model, **check.options)
+            if why is not None:
+                return _check_computed(model, computed, why, check, rows, count, (labels, proba), expected)
         return Result(check.name, count, compare(model, rows, labels, proba, expected))
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
         return Result(check.name, count, error=str(err), user_error=True)
@@ -242,6 +248,22 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         if hint is not None:
             return Result(check.name, count, error=hint, user_error=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _check_computed(model: Model, computed: Model, why: str, check: Check, rows: list[dict], count: Rows,
+                    outputs: tuple[str, str | None], expected: list[tuple]) -> Result:
+    """A target whose arithmetic is not the model's (float32 sums in double): its answers are exactly
+    ``computed``'s, its labels the model's, and the line says how far its scores are from the model's."""
+    own = predict_rows(computed, rows)
+    problems = compare(computed, rows, *outputs, own)
+    if model.target.is_classification:
+        problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
+                     for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
+                     if label != want]
+    apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
+                 for a, b in zip(mine, theirs) if a != b), default=0.0)
+    return Result(check.name, count, problems,
+                  note=f"{why}, as the SQL does; scores within {apart:.1e} of the model's (relative above 1)")
 
 
 # -- the source library itself ------------------------------------------------------------------

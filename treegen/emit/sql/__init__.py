@@ -21,16 +21,30 @@ when several class scores read it; the scores).
 """
 from __future__ import annotations
 
-from ...model import Model
+from dataclasses import replace
+
+from ...model import Model, Precision
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "emit", "find_dialect"]
+__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect"]
 
 
 # name (as a dialect's row lists it) -> the strategy's class
 STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
+
+
+def computed(model: Model, dialect: str = "ansi", **_options) -> tuple[Model, str | None]:
+    """The model the SQL computes in ``dialect``, and why it is not ``model`` (None when it is): an
+    engine without a 4-byte float (SQLite, MySQL) adds a float32 model's sums (XGBoost's) and applies
+    its link in double. The SQL is exact against that model; `treegen verify` measures how far its
+    scores are from the float32 ones (about 1e-7 relative) and holds the labels to the model's."""
+    d = find_dialect(dialect)
+    if d.float32 is not None or model.combine.precision != Precision.FLOAT32:
+        return model, None
+    in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
+    return in_double, f"{d.name} has no 4-byte float: the float32 sums and link computed in double"
 
 
 def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
@@ -48,7 +62,8 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     leaf : add a ``leaf`` column, as :func:`treegen.model.leaf_ids` says: per tree the ids of the nodes
         where the row ended with a weight above zero, joined by ``|``; several trees joined by ``;``.
     """
-    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf)
+    model, _ = computed(model, dialect)
+    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf, expression=expression)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]

@@ -13,7 +13,8 @@ step; in expression mode the same values are written inline.
 
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, within 1e-12 (a double link only: float32 links use no ``EXP``).
-float32 sums need a 4-byte float type: SQLite and MySQL have none and refuse them; PostgreSQL's
+float32 sums need a 4-byte float type: SQLite and MySQL have none and are given the model in double
+(:func:`treegen.emit.sql.computed`); PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
 MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
 is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
@@ -99,8 +100,9 @@ class Writer:
     dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass). ``with_leaf``:
     the query has a leaf column."""
 
-    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False):
-        self.model, self.d, self.with_leaf = model, d, with_leaf
+    def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
+                 expression: bool = False):
+        self.model, self.d, self.with_leaf, self.expression = model, d, with_leaf, expression
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
         self.reads = [self._read(i) for i in range(len(model.features))]
@@ -229,13 +231,18 @@ class Writer:
 
     # -- trees combined ------------------------------------------------------------------
 
+    def chain(self, shallow: bool = False) -> int:
+        """The most terms one ``a + b + ...`` may have in the dialect (``lookup_sum_terms`` when every term
+        is ``shallow``: a value picked by number or a literal)."""
+        return self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
+
     def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
         """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
-        ``sum_terms`` (``lookup_sum_terms`` when every term is ``shallow``: a value picked by number or
-        a literal), else its ``fold``. Without a fold, parenthesised groups of ``sum_terms`` keep a
-        longer sum within the engine's expression depth, exact only to rounding (within 1e-12).
-        ``rounded``: each partial sum rounded so (float32), in a chain or the fold."""
-        chunk = self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
+        :meth:`chain`, else its ``fold``. Without a fold, parenthesised groups keep a longer sum within
+        the engine's expression depth, exact only to rounding (within 1e-12): the trees' sums avoid
+        this with named partial sums (:meth:`sum_of`). ``rounded``: each partial sum rounded so
+        (float32), in a chain or the fold."""
+        chunk = self.chain(shallow)
         if len(terms) > chunk and self.d.fold:
             add = rounded("a + b") if rounded else "a + b"
             return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]), add=add)
@@ -248,43 +255,60 @@ class Writer:
             terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
         return " + ".join(terms)
 
-    def raw_score(self, k: int, ref: Ref) -> str:
-        """Score ``k`` before the link: the trees combined as the model says."""
-        combine, trees = self.model.combine, self.written
-        if combine.kind == CombineKind.SINGLE:
-            return trees[0].value(k, ref)
-        shallow = all(tree.number for tree in trees)
-        if combine.kind == CombineKind.AVERAGE:
-            # a tree with fractional routes is a sum itself: added to the others as one term
-            terms = [tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})" for tree in trees]
-            return f"({self.total(terms, shallow)}) / {self.d.double(len(trees))}"
-        return self.boosted_sum(k, ref, shallow)
+    def sum_of(self, name: str, terms: list[Callable[[Ref], str]], uses, shallow: bool = False,
+               rounded: Callable[[str], str] | None = None) -> tuple[Callable[[Ref], str], list[str]]:
+        """The sum of ``terms`` left to right, and the named values it reads. Longer than the dialect's
+        chain and without a fold, it is added in named partial sums ``name_0``, ``name_1``, ..., each a
+        step of the query that starts from the last one: the additions keep the model's order, so the
+        sum is exact at any length (in expression mode, where every name is written inline,
+        :meth:`total` groups them instead)."""
+        chunk = self.chain(shallow)
+        if len(terms) <= chunk or self.d.fold or self.expression:
+            return (lambda ref: self.total([t(ref) for t in terms], shallow, rounded)), list(uses)
+        partial, reads = None, list(uses)
+        for n, start in enumerate(range(0, len(terms), chunk - 1)):
+            group = terms[start:start + chunk - 1]
+            partial = self.define(f"{name}_{n}", lambda ref, group=group, before=partial: self.total(
+                ([before(ref)] if before else []) + [t(ref) for t in group], shallow, rounded), reads)
+            reads = list(uses) + [f"{name}_{n}"]
+        return partial, reads
 
-    def boosted_sum(self, k: int, ref: Ref, shallow: bool) -> str:
-        """Raw sum ``k`` of a boosted model in the order of operations of :meth:`Model.raw_sums`: from
-        init (or 0, with ``init_last``), each tree's output times its weight, times the scale, added in
-        tree order; then ``scale * sum + init`` (``init_last``) and the division by ``divisor``; in
-        float32 every operation rounded."""
-        c, d = self.model.combine, self.d
+    def define_raw_score(self, name: str, k: int, uses) -> Callable[[Ref], str]:
+        """Name score ``k`` before the link: the trees combined as the model says (:meth:`Model.combined`:
+        average; or a boosted sum in the order of operations of :meth:`Model.raw_sums`: from init (or 0,
+        with ``init_last``), each tree's output times its weight, times the scale, added in tree order;
+        then ``scale * sum + init`` (``init_last``) and the division by ``divisor``; in float32 every
+        operation rounded)."""
+        c, d, trees = self.model.combine, self.d, self.written
+        if c.kind == CombineKind.SINGLE:
+            return self.define(name, lambda ref: trees[0].value(k, ref), uses)
+        shallow = all(tree.number for tree in trees)
+        if c.kind == CombineKind.AVERAGE:
+            # a tree with fractional routes is a sum itself: added to the others as one term
+            terms = [(lambda ref, t=t: t.value(k, ref) if t.exclusive else f"({t.value(k, ref)})") for t in trees]
+            total, reads = self.sum_of(f"{name}_sum", terms, uses, shallow)
+            return self.define(name, lambda ref: f"({total(ref)}) / {d.double(len(trees))}", reads)
         single = c.precision == Precision.FLOAT32
         rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
+        weighted = rounded if single else (lambda x: f"({x})")  # the scale times (t * w), not (s * t) * w
         per_tree_scale = 1.0 if c.init_last else c.scale
-        terms = [d.double(0.0) if c.init_last else d.double(arithmetic.f32(c.init[k]) if single else c.init[k])]
-        for tree in self.written:
-            if tree.tree.output not in (None, k):
-                continue
-            term = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
+        init = d.double(0.0) if c.init_last else d.double(arithmetic.f32(c.init[k]) if single else c.init[k])
+
+        def term(tree: TreeSql, ref: Ref) -> str:
+            out = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
             if tree.tree.weight != 1.0:
-                term = rounded(f"{term} * {d.double(tree.tree.weight)}")
-            if per_tree_scale != 1.0:
-                term = rounded(f"{d.double(per_tree_scale)} * {term}")
-            terms.append(term)
-        total = self.total(terms, shallow, rounded if single else None)
-        if c.init_last:
-            total = rounded(f"{rounded(f'{d.double(c.scale)} * ({total})')} + {d.double(c.init[k])}")
-        if c.divisor != 1.0:
-            total = rounded(f"({total}) / {d.double(c.divisor)}")
-        return total
+                out = weighted(f"{out} * {d.double(tree.tree.weight)}")
+            return rounded(f"{d.double(per_tree_scale)} * {out}") if per_tree_scale != 1.0 else out
+
+        terms = [lambda ref: init] + [(lambda ref, t=t: term(t, ref)) for t in trees if t.tree.output in (None, k)]
+        total, reads = self.sum_of(f"{name}_sum", terms, uses, shallow, rounded if single else None)
+
+        def finish(ref: Ref) -> str:
+            out = total(ref)
+            if c.init_last:
+                out = rounded(f"{rounded(f'{d.double(c.scale)} * ({out})')} + {d.double(c.init[k])}")
+            return rounded(f"({out}) / {d.double(c.divisor)}") if c.divisor != 1.0 else out
+        return self.define(name, finish, reads)
 
     # -- named values: scores, probabilities, label ----------------------------------------
 
@@ -315,10 +339,10 @@ class Writer:
         trees = [name for tree in self.written for name in tree.names()]
         if link == Link.IDENTITY:
             for k in range(self.width()):
-                define(f"p{k}", lambda ref, k=k: self.raw_score(k, ref), trees)
+                self.define_raw_score(f"p{k}", k, trees)
             return
         names = [f"s{k}" for k in range(len(self.model.combine.init))]
-        raw = [define(name, lambda ref, k=k: self.raw_score(k, ref), trees) for k, name in enumerate(names)]
+        raw = [self.define_raw_score(name, k, trees) for k, name in enumerate(names)]
         single = self.model.combine.precision == Precision.FLOAT32
         if link == Link.SIGMOID:
             self._define_sigmoid(raw, single)
