@@ -19,7 +19,8 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine
                            Node, Split, Target, Tree, argmax, leaf_ids)
 from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
-from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
+                             with_fractions)
 
 ENGINES = ["sqlite", "duckdb", "postgres", "mysql", "spark"]
 SLOW_ENGINES = {"spark"}  # a query costs about a second: fewer, bigger examples
@@ -425,6 +426,19 @@ def test_ensembles_longer_than_a_chain_add_up_bit_for_bit(engine):
         rows = random_rows(model, 40, seed=3)
         sql, first = emit(model, "sql", dialect=dialect), len(model.features)
         assert [r[first] for r in query(sql, model, rows, dialect, **connection)] == [model.predict(row) for row in rows]
+
+
+@pytest.mark.parametrize("engine", [name for name in ENGINES if not DIALECTS[name].fold], indirect=True)
+def test_a_tree_with_fractional_routes_over_more_leaves_than_a_chain_adds_up_bit_for_bit(engine):
+    """A missing value at a fractional split reaches every leaf below it: its weighted values summed in
+    node order, bit for bit, over more leaves than the dialect's chain of additions (in named partial
+    sums; the engines with a fold are tested on long sums above)."""
+    dialect, connection = engine
+    d = DIALECTS[dialect]
+    model = with_fractions(wide_model(2 * d.sum_terms, n_features=4, seed=2, regression=True), seed=2)
+    rows = random_rows(model, 30, seed=4, missing=0.5)
+    sql, first = emit(model, "sql", dialect=dialect), len(model.features)
+    assert [r[first] for r in query(sql, model, rows, dialect, **connection)] == [model.predict(row) for row in rows]
 
 
 # -- expression mode, options, protocol -----------------------------------------------------------

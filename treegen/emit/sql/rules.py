@@ -28,13 +28,35 @@ class FlatRules(TreeSql):
     def outcome(self, then: Callable[[int], str], ref: Ref, numbers=None) -> str:
         return first_match(self.w, self.rules.rules, lambda rule: then(rule.node))
 
+    def names(self) -> tuple[str, ...]:
+        """With fractional routes, a sum of more terms than a chain takes is added in named partial
+        sums (:meth:`Writer.sum_of`), in node order: bit for bit at any length."""
+        if self.exclusive:
+            return super().names()
+        if not hasattr(self, "sums"):
+            self.sums: dict[int, Callable[[Ref], str]] = {}
+            self.sum_names: list[str] = []
+            for k in range(len(self.tree.nodes[0].value)):
+                terms = [(lambda ref, term=term: term) for term in self.terms(k)]
+                total, reads = self.w.sum_of(f"v{self.index}_{k}", terms, ())
+                if reads:  # named partial sums: the last one is the total
+                    self.sums[k] = total
+                    self.sum_names += reads
+        return tuple(self.sum_names)
+
+    def terms(self, k: int) -> list[str]:
+        """``weight * value`` of each rule, in node order (x * 1.0 == x, and x * 0.0 adds nothing)."""
+        w = self.w
+        return [w.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
+                for r in self.rules.rules if r.value[k] != 0.0]
+
     def value(self, k: int, ref: Ref) -> str:
         if self.exclusive:
             return super().value(k, ref)
-        w = self.w
-        terms = [w.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
-                 for r in self.rules.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
-        return w.total(terms) if terms else self.d.double(0.0)
+        if k in getattr(self, "sums", {}):  # (names() defined them)
+            return self.sums[k](ref)
+        terms = self.terms(k)
+        return self.w.total(terms) if terms else self.d.double(0.0)
 
     def leaf(self, ref: Ref) -> str:
         """With fractional routes, ``|`` and the id of each rule whose weight is above zero, in node

@@ -239,7 +239,7 @@ class Writer:
     def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
         """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
         :meth:`chain`, else its ``fold``. Without a fold, parenthesised groups keep a longer sum within
-        the engine's expression depth, exact only to rounding (within 1e-12): the trees' sums avoid
+        the engine's expression depth, exact only to rounding (within 1e-12): a full query avoids
         this with named partial sums (:meth:`sum_of`). ``rounded``: each partial sum rounded so
         (float32), in a chain or the fold."""
         chunk = self.chain(shallow)
