@@ -31,9 +31,10 @@ class FlatRules(TreeSql):
     def value(self, k: int, ref: Ref) -> str:
         if self.exclusive:
             return super().value(k, ref)
-        w = self.w
-        terms = [w.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
-                 for r in self.rules.rules if r.value[k] != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
+        w, nodes = self.w, self.tree.nodes
+        values = [w.vector(nodes[r.node])[k] for r in self.rules.rules]
+        terms = [w.weight(r.conditions) + ("" if v == 1.0 else f" * {self.d.double(v)}")
+                 for r, v in zip(self.rules.rules, values) if v != 0.0]  # x * 1.0 == x and x * 0.0 adds nothing
         return w.total(terms) if terms else self.d.double(0.0)
 
     def leaf(self, ref: Ref) -> str:
