@@ -24,7 +24,7 @@ from treegen.learn import criteria, fit
 from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr
 from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, java_double, weka_double_to_string
-from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target
+from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target, weka_argmax
 from treegen.targets import RUNNABLE
 from treegen.testing import chain_model
 from treegen.verify import verify
@@ -118,6 +118,35 @@ def test_labels_on_ties_are_j48s():
     assert [model.predict(row) for row in rows] == [model.target.classes[p] for p, _ in expected]
     results = verify(model, None, RUNNABLE, dialects=("sqlite", "duckdb"))
     assert [(r.target, r.error, r.mismatches) for r in results if not r.ok] == []
+
+
+def test_laplace_labels_are_j48s():
+    """J48 -A reports the smoothed probabilities but labels a row by the unsmoothed ones summed over
+    the leaves it reaches: on 10 rows of laplace-ties (those missing x2) the two pick different
+    classes. The model carries both (leaves' label values); it and every target label as J48 does."""
+    model = fit(dataset("laplace-ties"), "c45", laplace=True)
+    assert j48_text(model) == (FIXTURES / "laplace-ties.A.tree").read_text(encoding="utf-8")
+    rows = all_rows("laplace-ties", model)
+    expected = j48_predictions(FIXTURES / "laplace-ties.A.pred")
+    assert len(expected) == len(rows) == 30
+    for row, (predicted, distribution) in zip(rows, expected):
+        assert model.predict(row) == model.target.classes[predicted]
+        assert model.scores(row) == pytest.approx(distribution, abs=5.1e-4)  # J48 prints 3 decimals
+    by_scores = [weka_argmax(model.scores(row)) for row in rows]
+    assert sum(p != mine for (p, _), mine in zip(expected, by_scores)) == 10  # the smoothed sums would differ
+    again = modelio.loads(modelio.dumps(model))
+    assert [again.predict(row) for row in rows] == [model.predict(row) for row in rows]
+    results = verify(model, str(FIXTURES / "laplace-ties.arff"), RUNNABLE, dialects=("sqlite", "duckdb"))
+    assert [(r.target, r.error, r.mismatches) for r in results if not r.ok] == []
+    assert {"python", "java", "javascript", "c", "rules", "sql/sqlite", "sql/duckdb"} <= {r.target for r in results}
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_laplace_model_labels_rows_as_j48(name):
+    """The -A model's own prediction is J48's label on every fixture (no tree without -A needed)."""
+    model = trained(name, "laplace")
+    expected = j48_predictions(FIXTURES / f"{name}.laplace.pred")
+    assert [model.predict(row) for row in all_rows(name, model)] == [model.target.classes[p] for p, _ in expected]
 
 
 def test_play_tennis_gain_ratios():

@@ -2,6 +2,7 @@
 what the tree predicts (property tests over random trees and rows)."""
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,7 +12,8 @@ from treegen import modelio
 from treegen.errors import TreegenError
 from treegen.model import NumericSemantics, _largest_left, tree_output
 from treegen.lower import lower, rules_output
-from treegen.testing import chain_model, random_model, random_rows, wide_model
+from treegen.testing import chain_model, random_model, random_rows, wide_model, with_label_values
+from treegen.walk import predict_rows
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -75,6 +77,9 @@ def test_deep_model_json_round_trip():
     (lambda d: d["trees"][0]["nodes"][1].update(value="x"), "expected a list"),
     (lambda d: d["target"].update(kind="poetry"), "'poetry' is not one of"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(values=["sunny"]), "one child for each category"),
+    (lambda d: d["trees"][0]["nodes"][1].update(label_value=[1.0]), r"nodes\[1\]\.label_value: expected 2 numbers"),
+    (lambda d: (d["trees"][0]["nodes"][1].update(label_value=[1.0, 0.0]), d.update(combine={"kind": "sum", "init": [0.0, 0.0]})),
+     r"trees\[0\]\.nodes\[1\]\.label_value: label values belong to single or averaged trees"),
 ])
 def test_malformed_models_name_what_is_wrong(mutate, message):
     model = random_model(3)
@@ -82,6 +87,23 @@ def test_malformed_models_name_what_is_wrong(mutate, message):
     mutate(model_doc)
     with pytest.raises(TreegenError, match=message):
         modelio.model_from_dict(model_doc, "m.json")
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), trees=st.integers(1, 3))
+def test_label_values_decide_the_label_on_sums_of_their_own(seed, trees):
+    """With label values the scores stay the values' and the label is what the same trees would
+    predict with the label values as their values; JSON keeps them; the vectorised walk agrees."""
+    plain = random_model(seed, n_trees=trees)
+    model = with_label_values(plain, seed)
+    voting = replace(plain, trees=[replace(t, nodes=[replace(n, value=n.label_value) for n in t.nodes])
+                                   for t in model.trees])
+    again = modelio.loads(modelio.dumps(model))
+    rows = random_rows(model, 40, seed)
+    for row in rows:
+        assert model.scores(row) == plain.scores(row) == again.scores(row)
+        assert model.predict(row) == voting.predict(row) == again.predict(row)
+    assert predict_rows(model, rows) == [(model.predict(row), model.scores(row)) for row in rows]
 
 
 def test_invalid_json_gives_line_and_column():

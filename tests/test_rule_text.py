@@ -25,7 +25,7 @@ from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
 from treegen.show import show
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values
 
 names = st.text(min_size=1, max_size=12)
 
@@ -464,6 +464,8 @@ def boosted_models(draw):
                        for k, tree in enumerate(model.trees)]
     else:
         model.combine = Combine(kind, **extras)
+        if not regression and draw(st.booleans()):  # labels decided on sums of their own (J48 -A)
+            model = with_label_values(model, draw(st.integers(0, 10**6)))
     return model
 
 

@@ -89,3 +89,19 @@ def test_importer_fixtures_agree_with_the_model(engine):  # noqa: F811
     assert len(models) >= 25
     for path, model in models:
         assert_exact(model, sample(rows_for(model, 0), ROWS.get(dialect, FIXTURE_ROWS)), dialect, connection)
+
+
+def test_label_values_decide_in_every_engine(engine):  # noqa: F811
+    """Labels decided on sums of their own (treegen.model.Node.label_value): J48 -A's tree, whose label
+    differs from its smoothed scores' on 10 of its rows (test_c45.py), and an average of three trees
+    with fractional routes and random label values."""
+    from treegen.data import load_dataset, read_table, rows_for_model
+    from treegen.learn import fit
+    from treegen.testing import random_model, with_fractions, with_label_values
+
+    dialect, connection = engine
+    path = os.path.join(FIXTURES, "j48", "laplace-ties.arff")
+    j48 = fit(load_dataset(path), "c45", laplace=True)
+    assert_exact(j48, rows_for_model(read_table(path), j48) + rows_for(j48, 0), dialect, connection)
+    forest = with_label_values(with_fractions(random_model(5, n_trees=3, max_depth=4), seed=5), seed=5)
+    assert_exact(forest, sample(rows_for(forest, 0), ROWS.get(dialect)), dialect, connection)

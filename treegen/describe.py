@@ -59,7 +59,7 @@ def outcome(model: Model, node: Node) -> str:
     target = model.target
     if not target.is_classification:
         return f"{number(node.value[0])} (n {node.n:g})"
-    predicted = label(target.classes[leaf_class(model.combine, node.value)])
+    predicted = label(target.classes[leaf_class(model.combine, node.deciding_value)])
     if node.counts:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
         return f"{predicted} ({counts})"

@@ -23,6 +23,13 @@ Prediction semantics (the reference every back end must match):
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
   class with the highest final score, the first one on ties -- except boosted classifiers, which
   decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
+* Label values (:attr:`Node.label_value`): a classifier whose trees are single or averaged may
+  decide its label on other numbers than the scores it reports. Its *label sums* are computed as its
+  scores are -- the same nodes, the same weights, the same order -- but with each node's
+  ``label_value`` (its ``value`` where it has none), and the label is the combine's decision on
+  them. J48 -A reports Laplace-smoothed probabilities and labels a row by the unsmoothed ones
+  (``ClassifierTree.classifyInstance`` sums ``getProbs``, ``distributionForInstance`` sums
+  ``getProbsLaplace``): they differ where a missing value sends a row to several leaves.
 """
 from __future__ import annotations
 
@@ -188,10 +195,16 @@ class Node:
     n: float = 0.0  # training weight that reached this node
     split: Split | None = None
     children: tuple[int, ...] = ()
+    label_value: tuple[float, ...] = ()  # classification: what the label is decided on, when not value (J48 -A)
 
     @property
     def is_leaf(self) -> bool:
         return self.split is None
+
+    @property
+    def deciding_value(self) -> tuple[float, ...]:
+        """The numbers the label sums add for this node: its label value, or its value."""
+        return self.label_value or self.value
 
 
 @dataclass
@@ -416,13 +429,27 @@ class Model:
 
         Boosted classifiers decide on the raw sums, as scikit-learn does: sigmoid -> the second class
         when raw >= 0 (p = 0.5 included), softmax -> the first highest raw score. Deciding on the
-        rounded probabilities would differ where they tie (raw == 0: balanced data).
+        rounded probabilities would differ where they tie (raw == 0: balanced data). Where a node
+        reached has a label value, the label is decided on the label sums (see the module's docstring).
         """
-        return self.combined([tree_output(self, tree, row) for tree in self.trees])[0]
+        ends = [reached(self, tree, row) for tree in self.trees]
+        outputs = [weighted_sum(tree, e) for tree, e in zip(self.trees, ends)]
+        if any(tree.nodes[n].label_value for tree, e in zip(self.trees, ends) for n, _ in e):
+            return self.combined(outputs, [weighted_sum(tree, e, labels=True) for tree, e in zip(self.trees, ends)])[0]
+        return self.combined(outputs)[0]
 
-    def combined(self, outputs: Sequence[Sequence[float]]) -> tuple[Any, list[float]]:
+    def combined(self, outputs: Sequence[Sequence[float]],
+                 label_outputs: Sequence[Sequence[float]] | None = None) -> tuple[Any, list[float]]:
         """(prediction, scores) from the trees' outputs for one row, in tree order: the trees
-        combined as :class:`Combine` says (sums left to right, as every back end adds them)."""
+        combined as :class:`Combine` says (sums left to right, as every back end adds them).
+        ``label_outputs``: the trees' label sums (:attr:`Node.label_value`), when the label is
+        decided on them -- combined as the outputs are, and decided on as the scores would be."""
+        prediction, scores = self._combined(outputs)
+        if label_outputs is not None:
+            prediction = self._combined(label_outputs)[0]
+        return prediction, scores
+
+    def _combined(self, outputs: Sequence[Sequence[float]]) -> tuple[Any, list[float]]:
         target, combine = self.target, self.combine
         if combine.kind == CombineKind.SINGLE:
             scores = list(outputs[0])
@@ -580,22 +607,53 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
 
 
 def model_problem(model: Model) -> str | None:
-    """Where and why a model built in memory breaks :func:`split_problem`, or None."""
+    """Where and why a model built in memory breaks :func:`split_problem` or
+    :func:`label_value_problem`, or None."""
     for t, tree in enumerate(model.trees):
         for n, node in enumerate(tree.nodes):
             problem = node.split is not None and split_problem(model.features, node.split)
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
-    return None
+    return label_value_problem(model)
 
 
-def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
+def tree_output(model: Model, tree: Tree, row: Mapping[str, Any], labels: bool = False) -> list[float]:
     """One tree's output for one row: the sum, in node order, of ``weight * value`` over the nodes
-    where evaluation ended (see :func:`reached`)."""
+    where evaluation ended (see :func:`reached`); with ``labels``, its label sums (``weight *
+    deciding_value``)."""
+    return weighted_sum(tree, reached(model, tree, row), labels)
+
+
+def weighted_sum(tree: Tree, ends: Sequence[tuple[int, float]], labels: bool = False) -> list[float]:
+    """The sum, in the order given, of ``weight * value`` (``deciding_value`` with ``labels``) over
+    the (node id, weight) pairs ``ends``, from 0.0."""
     total = [0.0] * len(tree.nodes[0].value)
-    for node_id, weight in reached(model, tree, row):
-        total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
+    for node_id, weight in ends:
+        node = tree.nodes[node_id]
+        total = [t + weight * v for t, v in zip(total, node.deciding_value if labels else node.value)]
     return total
+
+
+def has_label_values(model: Model) -> bool:
+    """Some node of the model has a label value: its label is decided on label sums."""
+    return any(node.label_value for tree in model.trees for node in tree.nodes)
+
+
+def label_value_problem(model: Model) -> str | None:
+    """Why the model's label values (:attr:`Node.label_value`) cannot be, or None: they belong to a
+    classifier whose trees are single or averaged, one number per class."""
+    if not has_label_values(model):
+        return None
+    if not model.target.is_classification:
+        return "label values belong to classifiers"
+    if model.combine.kind == CombineKind.SUM:
+        return "label values belong to single or averaged trees, not to boosted sums"
+    width = model.target.width
+    for t, tree in enumerate(model.trees):
+        for n, node in enumerate(tree.nodes):
+            if node.label_value and len(node.label_value) != width:
+                return f"tree {t}, node {n}: a label value needs {width} numbers, found {len(node.label_value)}"
+    return None
 
 
 def reached(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[tuple[int, float]]:

@@ -8,7 +8,7 @@ from typing import Any
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target,
-                    Tree, split_problem)
+                    Tree, label_value_problem, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -76,6 +76,8 @@ def _target_dict(target: Target) -> dict:
 
 def _node_dict(node: Node) -> dict:
     out: dict[str, Any] = {"value": list(node.value), "n": node.n}
+    if node.label_value:
+        out["label_value"] = list(node.label_value)
     if node.counts:
         out["counts"] = list(node.counts)
     if node.split is not None:
@@ -211,7 +213,17 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     trees = [_read_tree(r, t, f"trees[{i}]", features, target) for i, t in enumerate(trees_doc)]
     if combine.kind == CombineKind.SINGLE and len(trees) != 1:
         r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
-    return Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
+    model = Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
+    problem = label_value_problem(model)
+    if problem:
+        r.fail(_first_label_value(model), problem)
+    return model
+
+
+def _first_label_value(model: Model) -> str:
+    """The JSON path of the first node with a label value (what a refusal of label values is about)."""
+    return next(f"trees[{t}].nodes[{n}].label_value" for t, tree in enumerate(model.trees)
+                for n, node in enumerate(tree.nodes) if node.label_value)
 
 
 def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
@@ -257,6 +269,9 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if len(value) != width:
         r.fail(f"{path}.value", f"expected {width} numbers, found {len(value)}")
     node = Node(value, r.floats(doc, "counts", path, []), r.number(doc, "n", path, 0.0, least=0.0))
+    node.label_value = r.floats(doc, "label_value", path, [])
+    if node.label_value and len(node.label_value) != width:
+        r.fail(f"{path}.label_value", f"expected {width} numbers, found {len(node.label_value)}")
     split_doc = r.get(doc, "split", path, dict, None)
     if split_doc is None:
         return node

@@ -155,6 +155,18 @@ def with_fractions(model: Model, seed: int = 0) -> Model:
     return replace(model, trees=trees)
 
 
+def with_label_values(model: Model, seed: int = 0) -> Model:
+    """The classifier with a random label value at every node (:attr:`treegen.model.Node.label_value`):
+    its labels are decided on other sums than its scores. The numbers come from a grid with near
+    ties (0.4 and 0.4000005, within Weka's 1e-6) and exact ones, so both decision rules meet them."""
+    rng = random.Random(seed)
+    grid = [0.0, 0.2, 0.4, 0.4000005, 0.6, 1.0]
+    width = model.target.width
+    trees = [replace(tree, nodes=[replace(node, label_value=tuple(rng.choice(grid) for _ in range(width)))
+                                  for node in tree.nodes]) for tree in model.trees]
+    return replace(model, trees=trees)
+
+
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:
     """Random rows for a model: values near its thresholds, categories, missing and unseen values."""
     from .probes import UNSEEN, boundary_values

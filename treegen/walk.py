@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .model import Feature, Model, Op, Route, Tree, tree_output
+from .model import Feature, Model, Op, Route, Tree, has_label_values, tree_output
 
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
@@ -34,16 +34,16 @@ def node_ends(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray
 
 
 def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
-                 row: Callable[[int], Mapping[str, Any]]) -> np.ndarray:
+                 row: Callable[[int], Mapping[str, Any]], labels: bool = False) -> np.ndarray:
     """Each row's output of one tree (rows, width), exactly as :func:`treegen.model.tree_output`
     gives it: the value of the node the row ends at, or, for a row stopped at a fractional route,
-    the model's own walk of ``row(i)``."""
-    values = np.array([node.value for node in tree.nodes], dtype=np.float64)
+    the model's own walk of ``row(i)``. With ``labels``, the label sums (``deciding_value``)."""
+    values = np.array([node.deciding_value if labels else node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
     out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
     spread = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
     for i in np.flatnonzero(spread[ends]):
-        out[i] = tree_output(model, tree, row(int(i)))
+        out[i] = tree_output(model, tree, row(int(i)), labels)
     return out
 
 
@@ -135,7 +135,10 @@ def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int]
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
     outputs = [tree_outputs(model, tree, columns, row).tolist() for tree in model.trees]
     count = len(columns[0]) if columns else 0
-    return [model.combined([out[i] for out in outputs]) for i in range(count)]
+    if not has_label_values(model):
+        return [model.combined([out[i] for out in outputs]) for i in range(count)]
+    votes = [tree_outputs(model, tree, columns, row, labels=True).tolist() for tree in model.trees]
+    return [model.combined([out[i] for out in outputs], [vote[i] for vote in votes]) for i in range(count)]
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:

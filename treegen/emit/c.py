@@ -39,6 +39,7 @@ from ..model import (
     Tree,
     apply_link,
     decide,
+    has_label_values,
 )
 from .common import (
     CALL,
@@ -50,6 +51,7 @@ from .common import (
     TreePlan,
     category_codes,
     float_text,
+    label_part,
     numeric_test,
     output_numbers,
     plan,
@@ -122,7 +124,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         sorted_ends=any(not b[2] for b in bounds.values()),
         leaf_capacity=sum(1 if p.exclusive else bounds[p.index][1] for p in plans),
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
-        decision=combine.decision(), init=[literal(v) for v in combine.init])
+        decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
     head = render("c", "header.h.j2", filters, **context)
     return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"),
@@ -307,8 +309,8 @@ def _value_table(tree_plan: TreePlan, table: dict) -> dict:
 
 def _labels(model: Model, table: dict) -> list[int]:
     """For one tree that reaches one node: the label of each number its walker returns."""
-    decision = model.combine.decision()
-    return [decide(decision, table[n], table[n]) if n in table else 0 for n in range(max(table) + 1)]
+    decision, votes = model.combine.decision(), label_part(model)
+    return [decide(decision, table[n][votes], table[n][votes]) if n in table else 0 for n in range(max(table) + 1)]
 
 
 def _category_tables(model: Model, categories) -> list[dict | None]:

@@ -17,6 +17,12 @@ The statements of a function are ``(depth, kind, payload)`` triples:
 * ``("fraction", (slot, ((node id, weight), ...)))``: C4.5's fractional route, every child
   weighted.
 
+A model with label values (:attr:`treegen.model.Node.label_value`) decides its label on other sums
+than its scores: its plans carry each node's value followed by its deciding value (``width`` twice
+the classes), so that one walk and one weighted sum give both, each number summed exactly as the
+model sums it; a back end reports the first half (:func:`scores_part`) and decides on the second
+(:func:`label_part`).
+
 Trees with a fractional route are *non-exclusive*: their functions carry the path's factors, one
 per feature with a fractional split (``TreePlan.factors``, in feature order; ``slot`` is the
 position of this split's feature), and collect ``(node id, factors)`` pairs; the weight of a node
@@ -31,7 +37,7 @@ from typing import Callable
 
 from ..arithmetic import f32
 from ..errors import TreegenError
-from ..model import Decision, Link, Model, Op, Precision, Route, Tree
+from ..model import Decision, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 
@@ -115,9 +121,30 @@ def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
     parts, roots = _layout(model, tree, order, codes, cost)
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    values = {i: tree.nodes[i].value for i in order
+    vector = node_vector(model)
+    values = {i: vector(tree.nodes[i]) for i in order
               if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
-    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
+    return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values)
+
+
+def node_vector(model: Model) -> Callable[[Node], tuple[float, ...]]:
+    """What a back end sums for a node: its value, followed by its deciding value when the model has
+    label values (the numbers its label sums add, see the module's docstring)."""
+    if has_label_values(model):
+        return lambda node: node.value + node.deciding_value
+    return lambda node: node.value
+
+
+def scores_part(model: Model) -> slice:
+    """Where the scores are in the sums of :func:`node_vector`: all of them, or the first half."""
+    return slice(0, model.target.width) if has_label_values(model) else slice(None)
+
+
+def label_part(model: Model) -> slice:
+    """Where the label sums are in the sums of :func:`node_vector`: the second half with label
+    values, else the scores themselves."""
+    width = model.target.width
+    return slice(width, 2 * width) if has_label_values(model) else slice(None)
 
 
 def _layout(model, tree: Tree, order: list[int], codes, cost: CostModel):

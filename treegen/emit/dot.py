@@ -25,7 +25,7 @@ def node_label(model: Model, node) -> tuple[str, str]:
     target = model.target
     if not target.is_classification:
         return f"value = {node.value[0]!r}\nn = {node.n:g}", "#ffffff"
-    best = leaf_class(model.combine, node.value)
+    best = leaf_class(model.combine, node.deciding_value)
     counts = node.counts or node.value
     lines = [f"{c}: {k:g}" for c, k in zip(target.classes, counts)]
     return f"{target.classes[best]}\n" + "\n".join(lines), PALETTE[best % len(PALETTE)]

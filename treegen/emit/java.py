@@ -38,10 +38,10 @@ from functools import lru_cache
 
 from .. import arithmetic
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
-                     category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
-                     plan, sums, utf16_escaped)
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes,
+                     decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers, plan,
+                     scores_part, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -124,14 +124,20 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     intervals = missing_intervals(model)
     combine, decision = model.combine, model.combine.decision()
     boosted = combine.kind == CombineKind.SUM
-    return render("java", "Model.java.j2", filters={"lit": literal, "str": string},
-                  read=(lambda x: f"read({x})") if intervals else (lambda x: x),
+    read = (lambda x: f"read({x})") if intervals else (lambda x: x)
+    # with label values a tree's sums are its scores, then its label sums (common.node_vector)
+    apart = has_label_values(model)
+    scores_of, votes_of = _part(scores_part(model)), _part(label_part(model))
+    deciding = votes_of("sums(x)") if apart else "scores(x)"
+    reached = f"VALUES[0][P0.t0n0({read('x')})]"  # a single tree's values at the node reached
+    return render("java", "Model.java.j2", filters={"lit": literal, "str": string}, read=read,
                   intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
-                  label=_decide(decision, "scores(x)", "raw(x)" if boosted else "scores(x)"),
-                  leaf_label=_decide(decision, "values[node]", "values[node]"),
+                  label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
+                  leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
+                  single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
                   on_raw=boosted and decides_on_raw(combine),
                   helpers=_helpers(model),
                   model=model, name=class_name, package=package,
@@ -399,6 +405,13 @@ def _each_value(expression: str) -> list[str]:
     """Lines that return ``expression`` (of ``raw[k]``) for each raw sum."""
     return ["double[] scores = new double[raw.length];", "for (int k = 0; k < raw.length; k++) {",
             f"{INDENT}scores[k] = {expression};", "}", "return scores;"]
+
+
+def _part(part: slice):
+    """A function that writes the part ``part`` of a double[] expression in Java (all of it: as is)."""
+    if part == slice(None):
+        return lambda array: array
+    return lambda array: f"Arrays.copyOfRange({array}, {part.start}, {part.stop})"
 
 
 def _decide(decision: Decision, scores: str, raw: str) -> str:

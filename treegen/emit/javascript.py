@@ -27,7 +27,7 @@ no UTF-8 text (a CSV file, the program's output) can hold it."""
 from __future__ import annotations
 
 from ..errors import TreegenError
-from ..model import Model
+from ..model import Model, has_label_values
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
                      numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
@@ -86,6 +86,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   used=model.used_features(), intervals=_intervals(model), leaf=leaf,
                   combine=model.combine, init=[literal(v) for v in model.combine.init],
                   decision=model.combine.decision() if model.target.is_classification else "argmax",
+                  label_sums=has_label_values(model),
                   trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
                   values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))

@@ -24,9 +24,10 @@ model can change the code's meaning, end a comment or pass a linter a directive.
 from __future__ import annotations
 
 from .. import arithmetic
-from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes,
-                     decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers, plan, sums)
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, decides_on_raw,
+                     float_text, label_part, missing_intervals, numeric_test, output_numbers, plan, scores_part,
+                     sums)
 from .render import render, source
 
 INDENT = "    "
@@ -62,6 +63,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                    for f in plans[0].functions] if single else []
     combine, decision = model.combine, model.combine.decision()
     boosted = combine.kind == CombineKind.SUM
+    # with label values a tree's sums are its scores, then its label sums (common.node_vector)
+    cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
+    deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(intervals),
                   model=model, classification=model.target.is_classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
@@ -69,8 +73,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
                   values=[_value_table(table) for _, table in outputs], combine=combine,
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
-                  label=_decide(decision, "_scores(x)", "_raw(x)" if boosted else "_scores(x)"),
-                  leaf_label=_decide(decision, "value", "value"), on_raw=boosted and decides_on_raw(combine),
+                  label=_decide(decision, deciding, "_raw(x)" if boosted else deciding),
+                  leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
+                  labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
@@ -144,6 +149,11 @@ def _function(tree_plan: TreePlan, function, categories, names, numbers) -> dict
 def _value_table(table: dict) -> list[str]:
     """One ``number: (values...),`` entry per number a walker returns."""
     return [f"{number}: {_tuple(literal(v) for v in value)}," for number, value in sorted(table.items())]
+
+
+def _subscript(part: slice) -> str:
+    """A slice of a list in Python: '' for the whole list."""
+    return "" if part == slice(None) else f"[{part.start}:{part.stop}]"
 
 
 def _tuple(items) -> str:

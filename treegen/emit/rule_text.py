@@ -17,7 +17,7 @@ from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
-    weights value n counts tolerance float32 float64 single average sum init scale link identity
+    weights value label n counts tolerance float32 float64 single average sum init scale link identity
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
     decide exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw""".split())
 
@@ -69,16 +69,19 @@ class RuleWriter:
             text = f"{x} = {quote(c.values[0])}" if len(c.values) == 1 else f"{x} in {strings(c.values)}"
         return f"({text} or {absent})" if absent else text
 
-    def outcome(self, value) -> str:
+    def outcome(self, node: Node) -> str:
+        """What a rule ending at ``node`` predicts: the class the node labels on its own (by its
+        label value, where it has one), or its value."""
         target = self.model.target
         if not target.is_classification:
-            return number(value[0])
-        return quote(target.classes[leaf_class(self.model.combine, value)])
+            return number(node.value[0])
+        return quote(target.classes[leaf_class(self.model.combine, node.deciding_value)])
 
     def rule(self, rule: Rule) -> str:
         conditions = " and ".join(self.condition(c) for c in rule.conditions)
         text = f"if {conditions} then " if conditions else "always "
-        return f"{text}{self.outcome(rule.value)}  # {self.summary(self.tree.nodes[rule.node])}"
+        node = self.tree.nodes[rule.node]
+        return f"{text}{self.outcome(node)}  # {self.summary(node)}"
 
     def summary(self, node: Node) -> str:
         target = self.model.target
@@ -88,7 +91,8 @@ class RuleWriter:
         return f"n {number(node.n)}"
 
     def node(self, node: Node) -> str:
-        tail = f"value {numbers(node.value)}; n {number(node.n)}"
+        tail = f"value {numbers(node.value)}; " + (f"label value {numbers(node.label_value)}; " if node.label_value else "")
+        tail += f"n {number(node.n)}"
         if node.counts:
             tail += f"; counts {numbers(node.counts)}"
         if node.split is None:
@@ -139,7 +143,7 @@ def emit(model: Model) -> str:
                       "exclusive": tree_rules.exclusive,
                       "rules": [writer.rule(rule) for rule in tree_rules.rules],
                       "nodes": [writer.node(node) for node in tree.nodes],
-                      "default": writer.outcome(tree.nodes[0].value)})
+                      "default": writer.outcome(tree.nodes[0])})
     filters = {"feature_decl": feature_decl, "target_decl": target_decl, "numbers_decl": numbers_decl,
                "combine_decl": combine_decl}
     comments = [meta_line(k, v) for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]

@@ -19,10 +19,11 @@ threshold moves to (``Dataset.all_columns``). Instance weights (ARFF ``{w}``) we
 Not reproduced: Weka reorders a node's rows with its own (unstable) quicksort while it evaluates
 numeric attributes, so below a split with missing values, where weights are fractional, running
 sums can differ in their last bits; that shows only when a printed weight or probability ends in 5
-at the third decimal. J48 labels a row by ``classifyInstance``: the first class whose probability,
-summed in its own order, beats the ones before by more than 1e-6, and under -A by the unsmoothed
-probabilities; the model labels by the highest of its scores (tests/fixtures/j48/fuzz_against_j48.py
-counts where that differs).
+at the third decimal. J48 labels a row by ``classifyInstance``: the first class whose probability
+beats the ones before by more than 1e-6 (the model's ``Decision.WEKA``), and under -A by the
+unsmoothed probabilities (the leaves' label values); it sums them in its own order (nested sums,
+products along the path), the model in its own (tests/fixtures/j48/fuzz_against_j48.py counts
+where that shows).
 """
 from __future__ import annotations
 
@@ -244,9 +245,9 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
         Split nominal attributes into one value against the others (J48 ``-B``).
     laplace : bool
         Leaf probabilities with Laplace smoothing, (count + 1) / (weight + classes) (J48 ``-A``);
-        the tree is the same. J48 then still labels a row by the unsmoothed probabilities; the
-        model labels it by its values, which can differ only for a row whose missing values send
-        it to several leaves.
+        the tree is the same. J48 then still labels a row by the unsmoothed probabilities: each
+        leaf keeps them as its label value (:attr:`treegen.model.Node.label_value`), which decides
+        where a row's missing values send it to several leaves.
     """
     from .c45_prune import collapse_tree, prune_tree
     from .c45_rep import reduced_error_prune, train_and_prune_rows
@@ -304,14 +305,16 @@ def describe(node: GrowNode, parent: GrowNode | None, branch: int, dataset: Data
     parent's (``C45Split.classProb``); with ``laplace``, smoothed (``classProbLaplace``)."""
     dist = node.dist
     value = dist.laplace() if laplace else dist.probabilities()
+    label_value = dist.probabilities() if laplace else ()
     counts, n = dist.per_class, dist.total
     if node.is_leaf and parent is not None:
         counts, n = parent.dist.cells[branch], float(parent.dist.per_bag[branch])
         if node.empty:
             value = parent.dist.bag_laplace(branch) if laplace else parent.dist.bag_probabilities(branch)
+            label_value = parent.dist.bag_probabilities(branch) if laplace else ()
     common = dict(value=value, counts=tuple(float(c) for c in counts), n=float(n))
-    if node.is_leaf:
-        return Node(**common)
+    if node.is_leaf:  # J48 -A: scores smoothed, labels by the unsmoothed sums (classifyInstance's getProbs)
+        return Node(**common, label_value=label_value)
     feature = dataset.features[node.feature]
     weights = [0.0 if child.is_leaf and child.empty else float(p) / dist.total
                for child, p in zip(node.children, dist.per_bag)]

@@ -162,10 +162,12 @@ def multiway_split(feature: str, values: list) -> dict:
 
 def node(number: int, line: int, column: int, value: list, n: float, counts: list | None,
          split: dict | None = None, children: list | None = None, route: dict | None = None,
-         unknown: int | None = None) -> dict:
+         unknown: int | None = None, label_value: list | None = None) -> dict:
     """A node; a route to a child (of missing values, of unknown categories) names the child's id,
     which must be one of the node's children."""
     doc = {"id": number, "line": line, "value": value, "n": n}
+    if label_value is not None:
+        doc["label_value"] = label_value
     if counts is not None:
         doc["counts"] = counts
     if split is None and unknown is not None:

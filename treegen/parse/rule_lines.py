@@ -89,7 +89,7 @@ class _Patterns:
         route = rf"; missing (?:(?P<stop>stop)|to (?P<child>{integer})|weights (?P<weights>{numbers}))"
         unknown = rf"; unknown to (?P<unknown>{integer})"
         self.node = line(rf"node (?P<number>{integer}): (?:{body})(?(leaf)|{route}(?:{unknown})?); value (?P<value>{numbers}); "
-                         rf"n (?P<n>{number})(?:; counts (?P<counts>{numbers}))?")
+                         rf"(?:label value (?P<label_value>{numbers}); )?n (?P<n>{number})(?:; counts (?P<counts>{numbers}))?")
         self.string = re.compile(string)
         self.branch = re.compile(rf"(?P<value>{string}): (?P<child>{integer})")
 
@@ -308,17 +308,18 @@ class _Reader:
         return factors
 
     # -- nodes ------------------------------------------------------------------------------
-    NODE_PARTS = ("number", "value", "n", "counts", "leaf", "threshold_split", "threshold", "left", "right",
+    NODE_PARTS = ("number", "value", "label_value", "n", "counts", "leaf", "threshold_split", "threshold", "left", "right",
                   "subset_split", "subset", "in_left", "in_right", "multiway_split", "branches",
                   "stop", "child", "weights", "unknown")
 
     def node(self, m: re.Match) -> dict:
-        (number, value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset, in_left,
-         in_right, multiway_split, branches, stop, child, weights, unknown) = m.group(*self.NODE_PARTS)  # one call: fast
+        (number, value, label_value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset,
+         in_left, in_right, multiway_split, branches, stop, child, weights, unknown) = m.group(*self.NODE_PARTS)  # one call: fast
         number, value, n = self.whole(number), self.number_list(value), float(n)
         counts = None if counts is None else self.number_list(counts)
+        label_value = None if label_value is None else self.number_list(label_value)
         if leaf:
-            return doc.node(number, self.line, self.column(m, "number"), value, n, counts)
+            return doc.node(number, self.line, self.column(m, "number"), value, n, counts, label_value=label_value)
         if threshold_split:
             split = doc.threshold_split(self.name(threshold_split), float(threshold))
             children = [self.whole(left), self.whole(right)]
@@ -336,4 +337,5 @@ class _Reader:
         else:
             route = doc.route_weights(self.number_list(weights))
         unknown = None if unknown is None else self.whole(unknown)
-        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown)
+        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown,
+                        label_value)

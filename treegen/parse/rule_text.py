@@ -22,7 +22,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from ..errors import TreegenError, read_text
 from ..lower import lower
-from ..model import Model, argmax
+from ..model import Model, Node, leaf_class
 from ..modelio import FORMAT, VERSION, model_from_dict
 from . import rule_doc as doc
 from .rule_lines import read_lines
@@ -178,10 +178,13 @@ class RulesToModel(Transformer):
         *branches, route = parts
         return doc.multiway_split(x, [v for v, _ in branches]), [c for _, c in branches], route
 
-    def node(self, number, body, unknown, value, n, counts):
+    def label_value(self, values):
+        return values
+
+    def node(self, number, body, unknown, value, label_value, n, counts):
         split, children, route = body or (None, None, None)
         return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route,
-                        unknown)
+                        unknown, label_value)
 
     def nodes(self, *nodes):
         return list(nodes)
@@ -434,12 +437,12 @@ def _statement_lines(text: str) -> list[int]:
 def _check_rules(model: Model, document: dict, source: str) -> None:
     """Each written rule is the rule its tree lowers to (conditions compared as rule_doc writes them)."""
     names = [f.name for f in model.features]
-    for tree_doc, tree_rules in zip(document["trees"], lower(model)):
+    for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
             conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
                                 doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
-            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, rule.value):
+            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, tree.nodes[rule.node]):
                 for condition in rule_doc["conditions"]:
                     if condition[0] not in names:
                         raise TreegenError(f"rule {rule_doc['number']}: unknown feature {condition[0]!r}",
@@ -452,10 +455,12 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
                                source, tree_doc["line"])
 
 
-def _outcome(model: Model, value):
+def _outcome(model: Model, node: Node):
+    """What a rule ending at ``node`` says it predicts: the class its leaf labels on its own (as the
+    writer's :func:`treegen.model.leaf_class`), or the value."""
     if model.target.is_classification:
-        return model.target.classes[argmax(value)]
-    return value[0]
+        return model.target.classes[leaf_class(model.combine, node.deciding_value)]
+    return node.value[0]
 
 
 def load(path: str) -> Model:

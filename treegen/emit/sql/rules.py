@@ -36,9 +36,9 @@ class FlatRules(TreeSql):
         if not hasattr(self, "sums"):
             self.sums: dict[int, Callable[[Ref], str]] = {}
             self.sum_names: list[str] = []
-            for k in range(len(self.tree.nodes[0].value)):
+            for k in range(len(self.w.vector(self.tree.nodes[0]))):
                 terms = [(lambda ref, term=term: term) for term in self.terms(k)]
-                total, reads = self.w.sum_of(f"v{self.index}_{k}", terms, ())
+                total, reads = self.w.sum_of(f"r{self.index}_{k}", terms, ())
                 if reads:  # named partial sums: the last one is the total
                     self.sums[k] = total
                     self.sum_names += reads
@@ -46,9 +46,10 @@ class FlatRules(TreeSql):
 
     def terms(self, k: int) -> list[str]:
         """``weight * value`` of each rule, in node order (x * 1.0 == x, and x * 0.0 adds nothing)."""
-        w = self.w
-        return [w.weight(r.conditions) + ("" if r.value[k] == 1.0 else f" * {self.d.double(r.value[k])}")
-                for r in self.rules.rules if r.value[k] != 0.0]
+        w, nodes = self.w, self.tree.nodes
+        values = [w.vector(nodes[r.node])[k] for r in self.rules.rules]
+        return [w.weight(r.conditions) + ("" if v == 1.0 else f" * {self.d.double(v)}")
+                for r, v in zip(self.rules.rules, values) if v != 0.0]
 
     def value(self, k: int, ref: Ref) -> str:
         if self.exclusive:

@@ -103,8 +103,9 @@ class ArrayWalk(TreeSql):
         tree, d = self.tree, self.d
         e, acc, new, done, nx, j, x, i, t = (self.w.column(name) for name in
                                              ("entry", "acc", "new", "done", "next", "child", "x", "i", "t"))
-        width, one = len(tree.nodes[0].value), d.double(1.0)
-        values = d.array_of([v for node in tree.nodes for v in node.value], "DOUBLE")
+        vector = self.w.vector  # with label values, each node's scores then its label values
+        width, one = len(vector(tree.nodes[0])), d.double(1.0)
+        values = d.array_of([v for node in tree.nodes for v in vector(node)], "DOUBLE")
         ends = lambda node: f"{self.at(nodes['features'], node)} = 0"  # a leaf
         leaf_field = ", 'leaf', ''" if self.w.with_leaf else ""  # the ids only when the query shows them
         start = (f"named_struct('active', array(named_struct('n', 1, 'w', array_repeat({one}, {nodes['slots']}), "

@@ -28,7 +28,8 @@ from typing import Callable
 from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, TreeRules, lower_tree
-from ...model import CombineKind, Decision, Link, Model, Precision, Route, decide
+from ...model import CombineKind, Decision, Link, Model, Precision, Route, decide, has_label_values
+from ..common import node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .dialects import Dialect
@@ -82,11 +83,12 @@ class TreeSql:
         raise NotImplementedError
 
     def value(self, k: int, ref: Ref) -> str:
-        """Component ``k`` of the tree's output."""
-        nodes = self.tree.nodes
+        """Component ``k`` of the tree's output (with label values, the label sums follow the scores:
+        :func:`treegen.emit.common.node_vector`)."""
+        nodes, vector = self.tree.nodes, self.w.vector
         if self.number:
-            return self.looked_up(lambda n: self.d.double(nodes[n].value[k]), ref)
-        return self.outcome(lambda n: self.d.double(nodes[n].value[k]), ref, (lambda n: nodes[n].value[k], "DOUBLE"))
+            return self.looked_up(lambda n: self.d.double(vector(nodes[n])[k]), ref)
+        return self.outcome(lambda n: self.d.double(vector(nodes[n])[k]), ref, (lambda n: vector(nodes[n])[k], "DOUBLE"))
 
     def leaf(self, ref: Ref) -> str:
         """The leaf id(s) of the leaf column."""
@@ -103,6 +105,7 @@ class Writer:
     def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
                  expression: bool = False):
         self.model, self.d, self.with_leaf, self.expression = model, d, with_leaf, expression
+        self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
         self.reads = [self._read(i) for i in range(len(model.features))]
@@ -340,6 +343,9 @@ class Writer:
         if link == Link.IDENTITY:
             for k in range(self.width()):
                 self.define_raw_score(f"p{k}", k, trees)
+            if has_label_values(self.model):  # ``v0``, ``v1``, ...: the label sums, after the scores
+                for k in range(self.width()):
+                    self.define_raw_score(f"v{k}", self.width() + k, trees)
             return
         names = [f"s{k}" for k in range(len(self.model.combine.init))]
         raw = [self.define_raw_score(name, k, trees) for k, name in enumerate(names)]
@@ -419,7 +425,7 @@ class Writer:
             if not model.target.is_classification:
                 return lambda ref: tree.value(0, ref)
             labels = [self.d.string(label) for label in model.target.classes]
-            chosen = lambda n: decide(self.decision(), nodes[n].value, nodes[n].value)
+            chosen = lambda n: decide(self.decision(), nodes[n].deciding_value, nodes[n].deciding_value)
             if self.d.pick is None:  # (the dialects that walk trees have one)
                 return lambda ref: tree.outcome(lambda n: labels[chosen(n)], ref)
             # the label's number at the leaves, the label itself looked up once (1.1-1.4x in DuckDB)
@@ -430,7 +436,7 @@ class Writer:
         if not model.target.is_classification:
             return scores[0]
         labels = [self.d.string(label) for label in model.target.classes]
-        scored = [f"p{k}" for k in range(self.width())]
+        scored = [f"{'v' if has_label_values(model) else 'p'}{k}" for k in range(self.width())]  # what decides
         raw = [f"s{k}" for k in range(len(model.combine.init))] if self.link() != Link.IDENTITY else scored
         decision = self.decision()
         if decision in (Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE):  # the raw sum's sign
