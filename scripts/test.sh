@@ -21,4 +21,7 @@ bash .ci/engines.sh
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Two workers (pytest-xdist), one per core of the CI machine; each starts its own servers and Spark
+# (unix sockets in their own temporary folders). worksteal: an idle worker takes queued tests from the
+# busy one, so the few minute-long tests do not leave one core waiting. `-n 0` runs in one process.
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal "$@"

@@ -636,6 +636,9 @@ def test_thousand_trees_of_depth_eight(tmp_path):
     for target, options in (("python", {}), ("javascript", {}), ("c", {}), ("sql", {"dialect": "duckdb"}),
                             ("rules", {})):
         assert emit(model, target, **options)
+    # every fourth probe row (probe_rows gives one row per threshold value here: 14,336, not 200) and
+    # 20 rows of X; the model's scores from its batch walker, the reference verify uses: model.scores
+    # row by row walks 1,000 trees in Python, 74 s for these 3,604 rows against 9 s
     rows = probe_rows(model, 200)[::4] + as_rows(model, X[:20])
     printed = run_java(emit(model, "java"), to_csv(model, rows), ["--proba"]).splitlines()[1:]
-    assert [[float(p) for p in line.split(",")] for line in printed] == [model.scores(row) for row in rows]
+    assert [[float(p) for p in line.split(",")] for line in printed] == [scores for _, scores in predict_rows(model, rows)]
