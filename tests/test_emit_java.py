@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import glob
 import io
+import itertools
 import json
 import math
 import os
@@ -443,6 +444,9 @@ def check_java_api(model, rows, answers, leaf: bool) -> list:
     return labels, scores
 
 
+PACKAGES = itertools.count()
+
+
 @settings(max_examples=2, deadline=None)
 @given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
 def test_every_extension_of_the_model_is_exact(models, seed):
@@ -450,7 +454,9 @@ def test_every_extension_of_the_model_is_exact(models, seed):
     unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
     link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
     and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
-    sources = [emit(m, "java", leaf=True, package=f"x{i}") for i, m in enumerate(models)]
+    # a package of its own for every class the process compiles: java_api's classpath holds the class
+    # directories of earlier examples too, where another x0.Model would be found first
+    sources = [emit(m, "java", leaf=True, package=f"x{next(PACKAGES)}") for m in models]
     compile_sources(sources, lint=True)
     rows = [edge_rows(m, seed) for m in models]
     for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
