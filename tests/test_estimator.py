@@ -211,3 +211,21 @@ def test_works_without_scikit_learn(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_c45_labels_as_the_model_decides():
+    """J48's rules reach the estimator too: a tie goes to the first class (Decision.WEKA) and under -A
+    the label comes from the unsmoothed label values -- predict is model.predict on every row, and on
+    some rows not the argmax of predict_proba."""
+    import io
+    path = os.path.join(ROOT, "tests", "fixtures", "j48", "laplace-ties.arff")
+    with open(path, encoding="utf-8") as handle:
+        data = handle.read().split("@data\n", 1)[1]
+    frame = pd.read_csv(io.StringIO(data), header=None, names=["x0", "n1", "x2", "n3", "class"], na_values="?",
+                        comment="%", dtype={"n1": object, "n3": object})
+    X, y = frame.drop(columns="class"), frame["class"]
+    tree = DecisionTreeClassifier(algorithm="c45", learner_params={"laplace": True}).fit(X, y)
+    rows = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in row.items()}
+            for row in X.to_dict("records")]
+    assert list(tree.predict(X)) == [tree.model_.predict(row) for row in rows]
+    assert any(tree.predict(X) != tree.classes_[np.argmax(tree.predict_proba(X), axis=1)])

@@ -20,7 +20,7 @@ from .data import Dataset, encode, infer_feature
 from .errors import TreegenError
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
-from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Feature, Model, Target
+from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target
 
 try:  # plug into scikit-learn when it is there, stand alone when it is not
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -196,8 +196,9 @@ class _TreeEstimator(BaseEstimator):
 
     # -- predicting ----------------------------------------------------------------------
 
-    def _scores(self, X) -> np.ndarray:
-        """Final score vectors, one row per input row (class probabilities or [value])."""
+    def _scores(self, X, labels: bool = False) -> np.ndarray:
+        """Final score vectors, one row per input row (class probabilities or [value]); with
+        ``labels``, the sums the label is decided on (a leaf's label values where it has them)."""
         if not hasattr(self, "model_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
         model = self.model_
@@ -214,7 +215,7 @@ class _TreeEstimator(BaseEstimator):
         if missing:
             raise InputError(f"X lacks the feature column(s): {', '.join(missing)}")
         encoded = [_encode(f, by_name[f.name]) for f in model.features]
-        return predict_scores(model, encoded)
+        return predict_scores(model, encoded, labels)
 
 
 class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
@@ -239,8 +240,9 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
         return self._scores(X)
 
     def predict(self, X) -> np.ndarray:
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        """The labels as the model decides them (J48's first-class rule and -A label values for C4.5)."""
+        sums = self._scores(X, labels=True)  # (raises NotFittedError first)
+        return self.classes_[_decided(self.model_.combine.decision(), sums)]
 
 
 class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
@@ -340,18 +342,32 @@ def _is_missing(value: Any) -> bool:
 
 # -- predicting and importances from encoded columns -------------------------------------------
 
-def predict_scores(model: Model, columns: list[np.ndarray]) -> np.ndarray:
+def predict_scores(model: Model, columns: list[np.ndarray], labels: bool = False) -> np.ndarray:
     """Score vectors for encoded columns: each tree walked for all rows at once (a row meeting a
-    fractional missing route by the model's own walk), then combined as the model says."""
+    fractional missing route by the model's own walk), then combined as the model says. ``labels``:
+    a single tree's label sums instead (see :func:`treegen.walk.tree_outputs`)."""
     from .walk import tree_outputs
     names = [f.name for f in model.features]
 
     def row(i: int) -> dict:
         return {name: _decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
-    outputs = [tree_outputs(model, tree, columns, row) for tree in model.trees]
+    outputs = [tree_outputs(model, tree, columns, row, labels) for tree in model.trees]
     if model.combine.kind == CombineKind.SINGLE:
         return outputs[0]
+    assert not labels, "the estimators learn single trees"
     return np.array([model.combined([out[i] for out in outputs])[1] for i in range(len(outputs[0]))])
+
+
+def _decided(decision: Decision, sums: np.ndarray) -> np.ndarray:
+    """Each row's class index from its label sums, as :func:`treegen.model.decide` picks it."""
+    if decision == Decision.ARGMAX:
+        return np.argmax(sums, axis=1)  # the first of the highest
+    if decision == Decision.WEKA:  # the first class, passed only by a sum higher by more than 1e-6
+        best, rows = np.zeros(len(sums), dtype=np.int64), np.arange(len(sums))
+        for k in range(1, sums.shape[1]):
+            best[sums[:, k] - sums[rows, best] > 1e-6] = k
+        return best
+    raise InputError(f"the estimator cannot decide by {decision.value!r}")
 
 
 def _decode(feature: Feature, column: np.ndarray) -> list:
