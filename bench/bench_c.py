@@ -31,8 +31,9 @@ TL2cgen's ``predict`` without margins, after zeroing the buffer it adds to); tre
 ``PREFIX_predict`` (the label) is shown beside them. emlearn's ``eml_predict`` gives the label only (its
 ``method="inline"``, ``dtype="float"``: the rows as floats, converted before timing; its forests vote).
 The floor is C generated here from treegen's model, one nested if-chain a tree with the model's
-compare and nothing else, summing the leaves' first values; "compares a row" counts the compares on
-each row's paths, and each tool's batch time is also given per compare.
+compare and nothing else, summing the leaves' first values; and again as a branch-free walk of flat
+arrays. "compares a row" counts the compares on each row's paths, and each tool's batch time is also
+given per compare.
 
 Before timing, each program runs every row once in order ("rows agreeing": how many of the numbers
 its calls return equal, bit for bit, scikit-learn's probability of the first class, or its label for
@@ -264,6 +265,44 @@ def floor_source(model) -> str:
     return "\n".join(parts) + f"\ndouble floor_score(const double *x)\n{{\n    return {total};\n}}\n"
 
 
+def floor_walk_source(model) -> str:
+    """The floor again, branch-free: every tree's nodes in flat arrays, each level one compare whose
+    result indexes the next node (no branch on the data to mispredict; the loop's test of whether
+    the node is a leaf is the only other work)."""
+    cast = "(float) " if model.numeric.cast == "float32" else ""
+    feature, threshold, child, value, roots = [], [], [], [], []
+    for tree in model.trees:
+        base = len(feature)
+        roots.append(str(base))
+        for node in tree.nodes:
+            split = node.split
+            feature.append(str(split.feature if split else -1))
+            threshold.append("0" if split is None else float32_literal(split.threshold, model.numeric.strict)
+                             if cast else repr(split.threshold))
+            child.extend(str(base + c) for c in (node.children if split else (0, 0)))
+            value.append(repr(float(node.value[0])))
+    ctype, op = ("float" if cast else "double"), ("<" if model.numeric.strict else "<=")
+
+    def array(kind: str, name: str, items: list[str]) -> str:
+        return f"static const {kind} {name}[] = {{{', '.join(items)}}};\n"
+
+    return (array("int", "FEATURE", feature) + array(ctype, "THRESHOLD", threshold) + array("int", "CHILD", child)
+            + array("double", "VALUE", value) + array("int", "ROOT", roots) + f"""
+double floor_score(const double *x)
+{{
+    double sum = 0;
+    int t, n;
+    for (t = 0; t < {len(roots)}; t++) {{
+        for (n = ROOT[t]; FEATURE[n] >= 0;) {{
+            n = CHILD[2 * n + !({cast}x[FEATURE[n]] {op} THRESHOLD[n])];
+        }}
+        sum += VALUE[n];
+    }}
+    return sum;
+}}
+""")
+
+
 def float32_literal(threshold: float, strict: bool) -> str:
     """The float t32 with float(x) <= t32 exactly when float(x) <= threshold (the largest float at or
     below it; for <, the smallest float at or above it), as a C float literal."""
@@ -351,6 +390,7 @@ def generate(estimator, repeat: int, directory: str) -> dict:
     except ImportError as error:
         print(f"emlearn left out: {error}")
     found["floor"] = (0.0, {"model.c": floor_source(model)})
+    found["floor walk"] = (0.0, {"model.c": floor_walk_source(model)})
     return found
 
 
@@ -358,9 +398,9 @@ def build(directory: str, files: dict[str, str], glue: str, cc: str, flags: list
     """One program of the tool's files, its glue and the shared main; (path, seconds to compile)."""
     os.makedirs(directory, exist_ok=True)
     for name, text in {**files, "glue.c": glue, "bench_main.c": MAIN}.items():
-        with open(os.path.join(directory, name), "w", encoding="utf-8") as handle:
-            handle.write(text)
-    sources = sorted(name for name in os.listdir(directory) if name.endswith(".c"))
+        with open(os.path.join(directory, name), "wb") as handle:  # bytes: an object file (lleaves')
+            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+    sources = sorted(name for name in os.listdir(directory) if name.endswith((".c", ".o")))
     start = time.perf_counter()
     subprocess.run([*shlex.split(cc), *flags, *sources, "-lm", "-o", "bench"], cwd=directory, check=True)
     return os.path.join(directory, "bench"), time.perf_counter() - start
@@ -399,7 +439,7 @@ def time_all(label: str, code: dict, contestants, rows: np.ndarray, directory: s
         agrees = agreement(answers(program, rows_path, *rows.shape), want)
         got = measure(program, rows_path, len(rows), rows.shape[1], args.seconds)
         generated = (f"{code['export'][0]:.3f} s (import + export {seconds:.3f} s)" if tool == "treegen"
-                     else "-" if tool == "floor" else f"{seconds:.3f} s")
+                     else "-" if tool.startswith("floor") else f"{seconds:.3f} s")
         print(f"| {label} | {name} | {generated} | {compile_seconds:.1f} s | {got['batch']:.1f} ns "
               f"| {got['single']:.0f} ns, {got['single90']:.0f} ns | {agrees} |", flush=True)
         times[name] = got["batch"]
@@ -428,6 +468,7 @@ def sklearn_contestants(estimator, rows: np.ndarray, code: dict) -> list:
         found.append(("emlearn predict (label)", "emlearn", EMLEARN, labels))
     single_tree = not hasattr(estimator, "estimators_")  # a forest's floor sums the trees' first values
     found.append(("floor (one compare a level)", "floor", FLOOR, proba0 if single_tree else None))
+    found.append(("floor, array walk", "floor walk", FLOOR, proba0 if single_tree else None))
     return found
 
 
