@@ -21,7 +21,9 @@ main that the tools share, which calls the model through a function of another t
 input before timing (treegen and m2cgen: doubles; TL2cgen: its ``union Entry``):
 
 * batch: passes over the rows, each in a new random order (so that the branch predictor cannot learn
-  the sequence), one call a row; the median of the passes in the second half of the time, per row;
+  the sequence), one call a row, timed in blocks of consecutive calls of about 20 us each; the median
+  per row of the blocks in the second half of the time (a block the scheduler interrupted is an
+  outlier the median leaves out, where a whole pass of a big forest would not be);
 * one row: a single call timed on its own (``clock_gettime`` around it, less the time of the same
   timing around nothing), rows in a random order, between calls a pass over 8 MB that evicts the
   caches' recent contents; the median, and the 90th percentile.
@@ -91,9 +93,9 @@ static int compare(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int n = atoi(argv[2]), f = atoi(argv[3]), i, k, passes = 0, calls = 0;
+    int n = atoi(argv[2]), f = atoi(argv[3]), i, k, passes = 0, calls = 0, blocks = 0, block;
     double seconds = atof(argv[4]), *rows = malloc(sizeof(double) * n * f), out[64], sink = 0, begin, end;
-    double *pass_times = malloc(sizeof(double) * 100000), *timed = malloc(sizeof(double) * 2000000);
+    double *block_times = malloc(sizeof(double) * 2000000), *timed = malloc(sizeof(double) * 2000000);
     double *bare = malloc(sizeof(double) * 2000000);
     int *order = malloc(sizeof(int) * n);
     static volatile char noise[8 << 20];
@@ -114,20 +116,31 @@ int main(int argc, char **argv)
         order[i] = i;
     }
     begin = now();
+    for (i = 0; i < n; i++) {  /* a first pass: about how long a row takes */
+        sink += bench_call(prepared, i, out);
+    }
+    block = (int) (20000.0 / ((now() - begin) / n)) + 1;  /* rows timed together: about 20 us */
+    begin = now();
     while (passes < 5 || now() - begin < seconds * 1e9) {
-        double start;
+        int keep = now() - begin >= seconds * 0.5e9;  /* the first half of the time warms up */
         for (i = n - 1; i > 0; i--) {
             int j = random_below(i + 1), t = order[i];
             order[i] = order[j];
             order[j] = t;
         }
-        start = now();
-        for (i = 0; i < n; i++) {
-            sink += bench_call(prepared, order[i], out);
+        for (i = 0; i < n; i += block) {
+            int stop = i + block < n ? i + block : n;
+            double start = now();
+            for (k = i; k < stop; k++) {
+                sink += bench_call(prepared, order[k], out);
+            }
+            if (keep && blocks < 2000000) {
+                block_times[blocks++] = (now() - start) / (stop - i);
+            }
         }
-        pass_times[passes++] = (now() - start) / n;
+        passes += keep;
     }
-    qsort(pass_times + passes / 2, passes - passes / 2, sizeof(double), compare);
+    qsort(block_times, blocks, sizeof(double), compare);
     end = now() + seconds * 1e9;
     while ((now() < end || calls < 1000) && calls < 2000000) {
         double start;
@@ -144,7 +157,7 @@ int main(int argc, char **argv)
     }
     qsort(timed, calls, sizeof(double), compare);
     qsort(bare, calls, sizeof(double), compare);
-    printf("%.1f %.1f %.1f %d %d %g\n", pass_times[passes / 2 + (passes - passes / 2) / 2],
+    printf("%.1f %.1f %.1f %d %d %g\n", block_times[blocks / 2],
            timed[calls / 2] - bare[calls / 2], timed[calls * 9 / 10] - bare[calls / 2], passes, calls, sink);
     return 0;
 }
@@ -476,8 +489,10 @@ HEADER = ("| model | tool | generate | compile | batch per row | one row a call 
           "|---|---|---|---|---|---|---|")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str):
+    """The command line (the same for the C benches), and the compiler flags; prints the compiler,
+    the flags, the load and the table's header."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--leaves", type=int, default=1000)
     parser.add_argument("--trees", type=int, default=500)
     parser.add_argument("--depth", type=int, default=8)
@@ -492,6 +507,11 @@ def main() -> None:
                              check=True).stdout.splitlines()[0]
     print(f"{version}, {' '.join(flags)}; load average before: {load_average()}")
     print(HEADER)
+    return args, flags
+
+
+def main() -> None:
+    args, flags = arguments(__doc__)
     with tempfile.TemporaryDirectory(prefix="treegen-bench-c-") as directory:
         for label, (estimator, X) in fitted(args.leaves, args.trees, args.depth).items():
             rows = np.ascontiguousarray(X[:args.rows], dtype=np.float64)

@@ -28,10 +28,7 @@ score for the floor of the single tree), bit for bit.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +46,7 @@ from bench_c import (  # noqa: E402  (the same harness, glue and floor as for sc
     TL2CGEN,
     TREEGEN_LABEL,
     TREEGEN_PROBA,
+    arguments,
     floor_source,
     floor_walk_source,
     report_floor,
@@ -154,21 +152,7 @@ def python_batches(estimator, path: str, rows: np.ndarray, repeat: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--leaves", type=int, default=1000)
-    parser.add_argument("--trees", type=int, default=500)
-    parser.add_argument("--depth", type=int, default=8)
-    parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--cc", default="gcc")
-    parser.add_argument("--flags", default="-O2")
-    args = parser.parse_args()
-    flags = ["-std=c99", *shlex.split(args.flags)]
-    version = subprocess.run([*shlex.split(args.cc), "--version"], capture_output=True, text=True,
-                             check=True).stdout.splitlines()[0]
-    print(f"{version}, {' '.join(flags)}; load average before: {load_average()}")
-    print(HEADER)
+    args, flags = arguments(__doc__)
     with tempfile.TemporaryDirectory(prefix="treegen-bench-c-lightgbm-") as directory:
         for label, (estimator, X) in trained(args.leaves, args.trees, args.depth).items():
             rows = np.ascontiguousarray(X[:args.rows], dtype=np.float64)
