@@ -350,10 +350,11 @@ def emlearn_source(estimator) -> str:
     """emlearn's C for the estimator: its "inline" method (if-chains) on float features (its default,
     int16_t, casts the inputs to 16-bit integers)."""
     import emlearn
-    path = os.path.join(tempfile.mkdtemp(prefix="treegen-bench-emlearn-"), "eml.h")
-    emlearn.convert(estimator, method="inline", dtype="float").save(name="eml", file=path)
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    with tempfile.TemporaryDirectory(prefix="treegen-bench-emlearn-") as directory:
+        path = os.path.join(directory, "eml.h")
+        emlearn.convert(estimator, method="inline", dtype="float").save(name="eml", file=path)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
 
 
 
