@@ -382,16 +382,23 @@ def tl2cgen_files(estimator, directory: str) -> dict[str, str]:
             for name in os.listdir(directory) if name.endswith((".c", ".h"))}
 
 
-def generate(estimator, repeat: int, directory: str) -> dict:
-    """(seconds, files) per tool: the best of ``repeat`` generations."""
+def treegen_and_m2cgen(load, estimator, repeat: int, includes: str) -> tuple:
+    """The model ``load()`` gives and (seconds, files) of treegen's export alone, of treegen's import
+    and export ("treegen") and of m2cgen's, each the best of ``repeat``."""
     import m2cgen
     sys.setrecursionlimit(100_000)  # m2cgen recurses over every tree of a forest
-    model = from_sklearn(estimator)
+    model = load()
     found = {"export": best_time(lambda: emit(model, "c", prefix="tg"), repeat)}
-    seconds, source = best_time(lambda: emit(from_sklearn(estimator), "c", prefix="tg"), repeat)
+    seconds, source = best_time(lambda: emit(load(), "c", prefix="tg"), repeat)
     found["treegen"] = (seconds, {"model.c": source, "model.h": header(source)})
     seconds, text = best_time(lambda: m2cgen.export_to_c(estimator), repeat)
-    found["m2cgen"] = (seconds, {"model.c": "#include <string.h>\n" + text})
+    found["m2cgen"] = (seconds, {"model.c": includes + text})
+    return model, found
+
+
+def generate(estimator, repeat: int, directory: str) -> dict:
+    """(seconds, files) per tool: the best of ``repeat`` generations."""
+    model, found = treegen_and_m2cgen(lambda: from_sklearn(estimator), estimator, repeat, "#include <string.h>\n")
     try:
         count = iter(range(repeat))
         found["tl2cgen"] = best_time(lambda: tl2cgen_files(estimator, os.path.join(directory, f"tl{next(count)}")),

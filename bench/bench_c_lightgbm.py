@@ -51,12 +51,11 @@ from bench_c import (  # noqa: E402  (the same harness, glue and floor as for sc
     floor_walk_source,
     report_floor,
     time_all,
+    treegen_and_m2cgen,
 )
 from bench_javascript import best_time, load_average  # noqa: E402
 
-from treegen.emit.c import header  # noqa: E402
 from treegen.importers import import_file  # noqa: E402
-from treegen.targets import emit  # noqa: E402
 
 LLEAVES = 'void forest_root(double *rows, double *out, int start, int end);\nstatic int F;\n' + DOUBLES + r"""
 double bench_call(const void *rows, int i, double *out)
@@ -101,14 +100,8 @@ def lleaves_object(path: str, directory: str, **options) -> dict[str, bytes]:
 
 def generate(estimator, path: str, repeat: int, directory: str) -> dict:
     """(seconds, files) per tool: the best of ``repeat`` generations."""
-    import m2cgen
-    sys.setrecursionlimit(100_000)  # m2cgen recurses over every tree
-    model = import_file(path)
-    found = {"export": best_time(lambda: emit(model, "c", prefix="tg"), repeat)}
-    seconds, source = best_time(lambda: emit(import_file(path), "c", prefix="tg"), repeat)
-    found["treegen"] = (seconds, {"model.c": source, "model.h": header(source)})
-    seconds, text = best_time(lambda: m2cgen.export_to_c(estimator), repeat)
-    found["m2cgen"] = (seconds, {"model.c": "#include <string.h>\n#include <math.h>\n" + text})
+    model, found = treegen_and_m2cgen(lambda: import_file(path), estimator, repeat,
+                                      "#include <string.h>\n#include <math.h>\n")
     count = iter(range(repeat))
     found["tl2cgen"] = best_time(lambda: tl2cgen_files(path, os.path.join(directory, f"tl{next(count)}")), repeat)
     found["lleaves"] = best_time(lambda: lleaves_object(path, os.path.join(directory, "lleaves")), repeat)
