@@ -16,6 +16,9 @@ Prediction semantics (the reference every back end must match):
 * A missing value (``None``/NaN) -- and a category the split does not know -- follows the split's
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
+* A leaf may hold a linear model (:class:`Linear`, LightGBM's linear trees): its value is then
+  ``const + c1 * x1 + c2 * x2 ...`` in double, left to right, or ``node.value`` when one of its
+  features is missing (:func:`leaf_value`).
 * A tree's output is the sum, over the leaves (and stopping nodes) reached, in node order, of
   ``weight * node.value``, where weight is the product of the fractional weights taken along the
   path (1.0 when none was taken), see :func:`tree_output`. Without missing values exactly one leaf
@@ -181,6 +184,15 @@ class Split:
         object.__setattr__(self, "op", Op(self.op))
 
 
+@dataclass(frozen=True, **SLOTS)
+class Linear:
+    """A leaf's linear model: ``const + coeff * x`` for each term in order, in double (LightGBM's
+    linear trees, ``Tree::Predict`` in ``include/LightGBM/tree.h``). See :func:`leaf_value`."""
+
+    const: float
+    terms: tuple[tuple[int, float], ...] = ()  # (numeric feature index, coefficient), added in this order
+
+
 @dataclass(**SLOTS)
 class Node:
     value: tuple[float, ...]  # prediction when evaluation ends here: class scores or (regression value,)
@@ -188,6 +200,7 @@ class Node:
     n: float = 0.0  # training weight that reached this node
     split: Split | None = None
     children: tuple[int, ...] = ()
+    linear: Linear | None = None  # a leaf's linear model; ``value`` (one number) when a term's input is missing
 
     @property
     def is_leaf(self) -> bool:
@@ -403,7 +416,13 @@ class Model:
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""
-        return sorted({node.split.feature for tree in self.trees for node in tree.nodes if node.split is not None})
+        used = {node.split.feature for tree in self.trees for node in tree.nodes if node.split is not None}
+        return sorted(used | set(self.linear_features()))
+
+    def linear_features(self) -> list[int]:
+        """The features some linear leaf reads, in feature order (their raw values: see :func:`leaf_value`)."""
+        return sorted({f for tree in self.trees for node in tree.nodes if node.linear is not None
+                       for f, _ in node.linear.terms})
 
     # -- reference prediction -------------------------------------------------------------
 
@@ -579,14 +598,64 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     return None
 
 
+def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | None:
+    """Why ``node``'s linear model cannot be in ``tree`` of ``model``: (the field at fault, message), or
+    None. A linear model sits on a leaf of one number, reads numeric features, in a tree whose missing
+    values go to a child and a model whose sums are in double: what LightGBM's linear trees are, and
+    what lets every back end compute it where it looks up a leaf's value."""
+    if node.linear is None:
+        return None
+    if not node.is_leaf or len(node.value) != 1:
+        return "linear", "only a leaf with one value (a regression value or one raw score) may be linear"
+    for feature, _ in node.linear.terms:
+        if not 0 <= feature < len(model.features) or not model.features[feature].is_numeric:
+            return "linear", f"a linear term must name a numeric feature, not {feature}"
+    if model.combine.precision != Precision.FLOAT64:
+        return "linear", "linear leaves compute in double: the model's precision must be float64"
+    if any(n.split is not None and n.split.missing.kind != Route.CHILD for n in tree.nodes):
+        return "linear", "a tree with linear leaves must send missing values to a child at every split"
+    return None
+
+
 def model_problem(model: Model) -> str | None:
-    """Where and why a model built in memory breaks :func:`split_problem`, or None."""
+    """Where and why a model built in memory breaks :func:`split_problem` or :func:`linear_problem`,
+    or None."""
     for t, tree in enumerate(model.trees):
         for n, node in enumerate(tree.nodes):
-            problem = node.split is not None and split_problem(model.features, node.split)
+            problem = ((node.split is not None and split_problem(model.features, node.split))
+                       or linear_problem(model, tree, node))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
     return None
+
+
+def linear_input(model: Model, value: Any) -> float | None:
+    """A linear term's input as LightGBM reads it: None when missing (None or NaN, whatever the
+    feature's missing interval says: LightGBM tests ``std::isnan`` on the raw value), else the number,
+    with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
+    0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). Neither cast nor missing interval
+    applies: a value in LightGBM's zero band is a number here, 0.0."""
+    if is_missing(value):
+        return None
+    x = float(value)
+    band = model.numeric.zero_band
+    return 0.0 if band and -band <= x <= band else x
+
+
+def leaf_value(model: Model, node: Node, row: Mapping[str, Any]) -> tuple[float, ...]:
+    """The value of a node where evaluation ends: ``node.value``, or for a linear leaf ``const``, then
+    ``+ coeff * x`` for each term in order, in double -- ``node.value`` when one of its inputs is
+    missing (``Tree::Predict`` in ``include/LightGBM/tree.h``, v4.6.0; :func:`linear_input`)."""
+    linear = node.linear
+    if linear is None:
+        return node.value
+    out = linear.const
+    for feature, coeff in linear.terms:
+        x = linear_input(model, row.get(model.features[feature].name))
+        if x is None:
+            return node.value
+        out = out + coeff * x
+    return (out,)
 
 
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]:
@@ -594,7 +663,7 @@ def tree_output(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[float]
     where evaluation ended (see :func:`reached`)."""
     total = [0.0] * len(tree.nodes[0].value)
     for node_id, weight in reached(model, tree, row):
-        total = [t + weight * v for t, v in zip(total, tree.nodes[node_id].value)]
+        total = [t + weight * v for t, v in zip(total, leaf_value(model, tree.nodes[node_id], row))]
     return total
 
 
