@@ -25,7 +25,7 @@ from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
 from treegen.show import show
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_linear_leaves
 
 names = st.text(min_size=1, max_size=12)
 
@@ -465,6 +465,12 @@ def boosted_models(draw):
     else:
         model.combine = Combine(kind, **extras)
     return model
+
+
+@st.composite
+def linear_models(draw):
+    """A boosted model (:func:`boosted_models`) with linear leaves wherever a model may hold them."""
+    return with_linear_leaves(draw(boosted_models()), draw(st.integers(0, 10**6)))
 
 
 def assert_same_model(model, again, rows):

@@ -602,7 +602,10 @@ def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | No
     """Why ``node``'s linear model cannot be in ``tree`` of ``model``: (the field at fault, message), or
     None. A linear model sits on a leaf of one number, reads numeric features, in a tree whose missing
     values go to a child and a model whose sums are in double: what LightGBM's linear trees are, and
-    what lets every back end compute it where it looks up a leaf's value."""
+    what lets every back end compute it where it looks up a leaf's value, from the row as the splits
+    read it (LightGBM refuses ``zero_as_missing`` with linear trees, ``src/io/config.cpp`` v4.6.0, and
+    only that gives a feature the Zero missing type, ``src/io/bin.cpp`` ``BinMapper::FindBin``: a
+    linear term's feature has no missing interval)."""
     if node.linear is None:
         return None
     if not node.is_leaf or len(node.value) != 1:
@@ -610,6 +613,8 @@ def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | No
     for feature, _ in node.linear.terms:
         if not 0 <= feature < len(model.features) or not model.features[feature].is_numeric:
             return "linear", f"a linear term must name a numeric feature, not {feature}"
+        if model.features[feature].missing_interval is not None:  # LightGBM: zero_as_missing is refused
+            return "linear", f"a linear term cannot read {model.features[feature].name!r}, which has a missing interval"
     if model.combine.precision != Precision.FLOAT64:
         return "linear", "linear leaves compute in double: the model's precision must be float64"
     if any(n.split is not None and n.split.missing.kind != Route.CHILD for n in tree.nodes):
@@ -630,11 +635,11 @@ def model_problem(model: Model) -> str | None:
 
 
 def linear_input(model: Model, value: Any) -> float | None:
-    """A linear term's input as LightGBM reads it: None when missing (None or NaN, whatever the
-    feature's missing interval says: LightGBM tests ``std::isnan`` on the raw value), else the number,
+    """A linear term's input as LightGBM reads it: None when missing (None or NaN: LightGBM tests
+    ``std::isnan`` on the raw value, whatever the split's missing type), else the number,
     with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
-    0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). Neither cast nor missing interval
-    applies: a value in LightGBM's zero band is a number here, 0.0."""
+    0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). No cast applies: a value in
+    LightGBM's zero band is a number here, 0.0 (the feature has no missing interval: :func:`linear_problem`)."""
     if is_missing(value):
         return None
     x = float(value)

@@ -41,6 +41,7 @@ from ..model import (
     decide,
 )
 from .common import (
+    refuse_linear,
     CALL,
     FRACTION,
     IF,
@@ -89,6 +90,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     prefix : the start of every name the file exports (``PREFIX_predict``, ``PREFIX_N_FEATURES``...),
         so that several models link into one program.
     """
+    refuse_linear(model, "c")
     _check_prefix(prefix)
     plans = plan(model, COST)
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]

@@ -31,7 +31,7 @@ from typing import Callable
 
 from ..arithmetic import f32
 from ..errors import TreegenError
-from ..model import Decision, Link, Model, Op, Precision, Route, Tree
+from ..model import Decision, Linear, Link, Model, Op, Precision, Route, Tree
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 
@@ -82,6 +82,7 @@ class TreePlan:
     functions: list[Function]  # the tree's entry point first
     factors: tuple[int, ...]  # the features with a fractional split, in feature order
     values: dict[int, tuple[float, ...]]  # node id -> value, for every node evaluation can end at
+    linear: dict[int, Linear] = field(default_factory=dict)  # node id -> a linear leaf's model (exclusive trees)
 
 
 def category_codes(model: Model) -> list[tuple[str, ...]]:
@@ -117,7 +118,8 @@ def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
     values = {i: tree.nodes[i].value for i in order
               if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
-    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values)
+    linear = {i: tree.nodes[i].linear for i in order if tree.nodes[i].linear is not None}
+    return TreePlan(index, exclusive, tree.output, len(tree.nodes[0].value), functions, factors, values, linear)
 
 
 def _layout(model, tree: Tree, order: list[int], codes, cost: CostModel):
@@ -295,13 +297,31 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     stays in the caches (measured at 50,000 leaves: Python's predict_proba over a list takes 0.76x the
     time a row of a node-indexed table)."""
     values = leaf_table(plan)
-    if node_ids or not plan.exclusive:
+    if node_ids or not plan.exclusive or plan.linear:  # a linear leaf is more than its value: its own number
         return {node: node for node in values}, values
     numbers: dict[int, int] = {}
     first: dict[tuple[float, ...], int] = {}
     for node, value in sorted(values.items()):
         numbers[node] = first.setdefault(value, len(first))
     return numbers, {number: value for value, number in first.items()}
+
+
+LINEAR_TARGETS = ("python",)  # the targets that render linear leaves so far
+
+
+def refuse_linear(model: Model, target: str) -> None:
+    """One clear line for a model with linear leaves, where ``target`` does not render them yet."""
+    if any(node.linear is not None for tree in model.trees for node in tree.nodes):
+        raise TreegenError(f"the {target} target does not compile linear leaves (LightGBM's linear_tree) yet; "
+                           f"targets that do: {', '.join(LINEAR_TARGETS)}")
+
+
+def linear_sum(linear: Linear, x: Callable[[int], str], literal: Callable[[float], str]) -> str:
+    """A linear leaf's sum as an expression of the languages that share C's arithmetic (Python, Java,
+    JavaScript, C, SQL): ``const + c1 * x1 + c2 * x2 ...``, which they all evaluate left to right in
+    double, each product rounded before it is added (no fused multiply-add: C's file turns contraction
+    off). ``x(feature)`` writes a term's input as :func:`treegen.model.linear_input` reads it."""
+    return " + ".join([f"{literal(linear.const)}"] + [f"{literal(c)} * {x(f)}" for f, c in linear.terms])
 
 
 def missing_intervals(model: Model) -> list[tuple[int, float, float]]:

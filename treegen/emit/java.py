@@ -39,7 +39,7 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
+from .common import (CALL, refuse_linear, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
                      category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
                      plan, sums, utf16_escaped)
 from .render import render, source
@@ -105,6 +105,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     leaf : add ``predictLeaf`` and the program's ``--leaf``.
     class_name : the public class's name; package : its package (none by default).
     """
+    refuse_linear(model, "java")
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")

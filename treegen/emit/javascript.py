@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..errors import TreegenError
 from ..model import Model
-from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
+from .common import (CALL, refuse_linear, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
                      numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
 
@@ -70,6 +70,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     leaf : add ``predictLeaf`` and the program's ``--leaf``.
     module : ``"esm"`` (an ES module, ``export``) or ``"commonjs"`` (``module.exports``).
     """
+    refuse_linear(model, "javascript")
     if module not in MODULES:
         raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
     _check_names(model)

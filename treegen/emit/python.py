@@ -56,7 +56,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     functions = [_function(p, f, categories, names, outputs[p.index][0]) for p in plans for f in p.functions]
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
-    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+              and not plans[0].linear)
     intervals = missing_intervals(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
                    for f in plans[0].functions] if single else []
@@ -68,6 +69,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
                   values=[_value_table(table) for _, table in outputs], combine=combine,
+                  linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
                   label=_decide(decision, "_scores(x)", "_raw(x)" if boosted else "_scores(x)"),
                   leaf_label=_decide(decision, "value", "value"), on_raw=boosted and decides_on_raw(combine),
@@ -144,6 +146,13 @@ def _function(tree_plan: TreePlan, function, categories, names, numbers) -> dict
 def _value_table(table: dict) -> list[str]:
     """One ``number: (values...),`` entry per number a walker returns."""
     return [f"{number}: {_tuple(literal(v) for v in value)}," for number, value in sorted(table.items())]
+
+
+def _linear_table(tree_plan: TreePlan) -> list[str]:
+    """One ``node id: (const, ((feature, coeff), ...)),`` entry per linear leaf of an exclusive tree,
+    whose walkers return node ids for them (:func:`output_numbers`)."""
+    return [f"{node}: ({literal(m.const)}, {_tuple(_tuple((str(f), literal(c))) for f, c in m.terms) if m.terms else '()'}),"
+            for node, m in sorted(tree_plan.linear.items())]
 
 
 def _tuple(items) -> str:

@@ -13,6 +13,7 @@ import re
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
 from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, leaf_class
+from .common import refuse_linear
 from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
@@ -131,6 +132,7 @@ def with_weight(factor: float) -> str:
 
 
 def emit(model: Model) -> str:
+    refuse_linear(model, "rules")
     writer = RuleWriter(model)
     trees = []
     for tree, tree_rules in zip(model.trees, lower(model)):
