@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..errors import TreegenError
 from ..model import Model
-from .common import (CALL, refuse_linear, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
+from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
                      numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
 
@@ -70,7 +70,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     leaf : add ``predictLeaf`` and the program's ``--leaf``.
     module : ``"esm"`` (an ES module, ``export``) or ``"commonjs"`` (``module.exports``).
     """
-    refuse_linear(model, "javascript")
     if module not in MODULES:
         raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
     _check_names(model)
@@ -89,6 +88,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   decision=model.combine.decision() if model.target.is_classification else "argmax",
                   trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
                   values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
+                  linear=[_linear_map(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))
 
 
@@ -204,6 +204,16 @@ def _walker(tree_plan: TreePlan, function, quoted, numbers) -> dict:
     if lines and lines[-1] == f"{INDENT}return;":  # the function's end returns anyway
         lines.pop()
     return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
+
+
+def _linear_map(tree_plan: TreePlan) -> str:
+    """A tree's linear leaves as a ``Map`` from the node id its walkers return (:func:`output_numbers`) to
+    ``[const, feature, coefficient, ...]``, or ``null``."""
+    if not tree_plan.linear:
+        return "null"
+    entries = (f"[{node}, [{', '.join([literal(m.const)] + [f'{f}, {literal(c)}' for f, c in m.terms])}]]"
+               for node, m in sorted(tree_plan.linear.items()))
+    return f"new Map([{', '.join(entries)}])"
 
 
 def _value_lines(table: dict, width: int) -> list[str]:
