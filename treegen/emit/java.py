@@ -39,7 +39,7 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..model import CombineKind, Decision, Link, Model, Op, Precision
-from .common import (CALL, refuse_linear, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines,
                      category_codes, decides_on_raw, float_text, missing_intervals, numeric_test, output_numbers,
                      plan, sums, utf16_escaped)
 from .render import render, source
@@ -105,7 +105,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     leaf : add ``predictLeaf`` and the program's ``--leaf``.
     class_name : the public class's name; package : its package (none by default).
     """
-    refuse_linear(model, "java")
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
@@ -121,7 +120,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
-    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+              and not plans[0].linear)
+    linear = any(p.linear for p in plans)
     intervals = missing_intervals(model)
     combine, decision = model.combine, model.combine.decision()
     boosted = combine.kind == CombineKind.SUM
@@ -143,6 +144,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
                   data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
+                  linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
+                  zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
 
@@ -325,6 +328,13 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
 
+def _linear_table(tree_plan: TreePlan) -> dict[int, tuple[float, ...]]:
+    """A tree's linear leaves by the node id its walkers return (:func:`output_numbers`): const, then
+    feature and coefficient of each term, as numbers (``_data_chunks`` writes them as the values)."""
+    return {node: (m.const, *(v for f, c in m.terms for v in (float(f), c)))
+            for node, m in tree_plan.linear.items()}
+
+
 def _data_chunks(tables: list[dict]) -> list[str]:
     """Each tree's values by the numbers its walkers return, as text cut into string constants: per
     tree a line ``size|number:v,v number:v,v`` (read by the class's ``parseValues``)."""
@@ -332,7 +342,7 @@ def _data_chunks(tables: list[dict]) -> list[str]:
     for table in tables:
         entries = " ".join(f"{number}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
                            for number, value in sorted(table.items()))
-        lines.append(f"{max(table) + 1}|{entries}\n")
+        lines.append(f"{max(table, default=-1) + 1}|{entries}\n")
     text = "".join(lines)
     size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
     return [text[i:i + size] for i in range(0, len(text), size)]
