@@ -151,8 +151,11 @@ def _value_table(table: dict) -> list[str]:
 def _linear_table(tree_plan: TreePlan) -> list[str]:
     """One ``node id: (const, ((feature, coeff), ...)),`` entry per linear leaf of an exclusive tree,
     whose walkers return node ids for them (:func:`output_numbers`)."""
-    return [f"{node}: ({literal(m.const)}, {_tuple(_tuple((str(f), literal(c))) for f, c in m.terms) if m.terms else '()'}),"
-            for node, m in sorted(tree_plan.linear.items())]
+    entries = []
+    for node, m in sorted(tree_plan.linear.items()):
+        terms = _tuple(_tuple((str(f), literal(c))) for f, c in m.terms) if m.terms else "()"
+        entries.append(f"{node}: ({literal(m.const)}, {terms}),")
+    return entries
 
 
 def _tuple(items) -> str:

@@ -178,10 +178,17 @@ class RulesToModel(Transformer):
         *branches, route = parts
         return doc.multiway_split(x, [v for v, _ in branches]), [c for _, c in branches], route
 
-    def node(self, number, body, unknown, value, n, counts):
+    def linear(self, const, *terms):
+        return doc.linear(const, terms[0::2], terms[1::2])
+
+    def linear_outcome(self, const, *parts):
+        *terms, plain = parts
+        return doc.linear_outcome(const, terms[0::2], terms[1::2], plain)
+
+    def node(self, number, body, unknown, value, n, counts, linear):
         split, children, route = body or (None, None, None)
         return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route,
-                        unknown)
+                        unknown, linear)
 
     def nodes(self, *nodes):
         return list(nodes)
@@ -394,6 +401,10 @@ def _build(document: dict, text: str, source: str) -> Model:
                 if feature not in names:
                     raise TreegenError(f"unknown feature {feature!r}", source, node["line"])
                 node["split"]["feature"] = names[feature]
+            for term in node.get("linear", {}).get("terms", []):
+                if term[0] not in names:
+                    raise TreegenError(f"unknown feature {term[0]!r}", source, node["line"])
+                term[0] = names[term[0]]
         tree_doc = {"output": tree["output"], "nodes": nodes}
         if "weight" in tree:
             tree_doc["weight"] = tree["weight"]
@@ -434,12 +445,13 @@ def _statement_lines(text: str) -> list[int]:
 def _check_rules(model: Model, document: dict, source: str) -> None:
     """Each written rule is the rule its tree lowers to (conditions compared as rule_doc writes them)."""
     names = [f.name for f in model.features]
-    for tree_doc, tree_rules in zip(document["trees"], lower(model)):
+    for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
             conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
                                 doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
-            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, rule.value):
+            expected_outcome = _outcome(model, rule.value, tree.nodes[rule.node].linear)
+            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != expected_outcome:
                 for condition in rule_doc["conditions"]:
                     if condition[0] not in names:
                         raise TreegenError(f"rule {rule_doc['number']}: unknown feature {condition[0]!r}",
@@ -452,9 +464,17 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
                                source, tree_doc["line"])
 
 
-def _outcome(model: Model, value):
+def _outcome(model: Model, value, linear=None):
+    """A rule's outcome as the readers give it: a class label, a number, or a linear leaf's sum
+    (:func:`treegen.parse.rule_doc.linear_outcome`) with its plain value."""
     if model.target.is_classification:
         return model.target.classes[argmax(value)]
+    if linear is not None and not linear.terms:
+        return linear.const
+    if linear is not None:
+        names = [f.name for f in model.features]
+        return doc.linear_outcome(linear.const, [c for _, c in linear.terms], [names[f] for f, _ in linear.terms],
+                                  value[0])
     return value[0]
 
 
