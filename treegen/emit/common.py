@@ -306,22 +306,25 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     return numbers, {number: value for value, number in first.items()}
 
 
-LINEAR_TARGETS = ("python",)  # the targets that render linear leaves so far
-
-
-def refuse_linear(model: Model, target: str) -> None:
-    """One clear line for a model with linear leaves, where ``target`` does not render them yet."""
-    if any(node.linear is not None for tree in model.trees for node in tree.nodes):
-        raise TreegenError(f"the {target} target does not compile linear leaves (LightGBM's linear_tree) yet; "
-                           f"targets that do: {', '.join(LINEAR_TARGETS)}")
-
-
 def linear_sum(linear: Linear, x: Callable[[int], str], literal: Callable[[float], str]) -> str:
     """A linear leaf's sum as an expression of the languages that share C's arithmetic (Python, Java,
     JavaScript, C, SQL): ``const + c1 * x1 + c2 * x2 ...``, which they all evaluate left to right in
     double, each product rounded before it is added (no fused multiply-add: C's file turns contraction
     off). ``x(feature)`` writes a term's input as :func:`treegen.model.linear_input` reads it."""
     return " + ".join([f"{literal(linear.const)}"] + [f"{literal(c)} * {x(f)}" for f, c in linear.terms])
+
+
+def linear_cases(tree_plan: TreePlan, x: Callable[[int], str], is_missing: Callable[[int], str],
+                 literal: Callable[[float], str]) -> list[tuple[int, str | None, str]]:
+    """Per linear leaf of a tree, for the languages that write it as one ``case`` of a switch on the node
+    id its walkers return (C, Java): (node id, the test that one of its inputs is missing, or None,
+    its output: ``0.0 + (sum)``, as a tree's output adds to 0.0). Where an input is missing, the leaf's
+    plain value is its entry in the tree's table of values."""
+    cases = []
+    for node, linear in sorted(tree_plan.linear.items()):
+        missing = " || ".join(is_missing(f) for f in sorted({f for f, _ in linear.terms}))
+        cases.append((node, missing or None, f"0.0 + ({linear_sum(linear, x, literal)})"))
+    return cases
 
 
 def missing_intervals(model: Model) -> list[tuple[int, float, float]]:

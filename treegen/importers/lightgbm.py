@@ -60,6 +60,16 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   ``sigmoid`` to 6 significant digits (``BinaryLogloss::ToString``), and so predicts every Booster read
   from it, and ``LGBMClassifier``; a Booster that ``lgb.train`` kept for training
   (``keep_training_booster=True``) predicts with the exact value until it is saved and read again.
+* Linear trees (``linear_tree=True``; a tree with ``is_linear=1``): each leaf has ``leaf_const`` and, per
+  ``num_features``, pairs of ``leaf_features`` (raw feature indices) and ``leaf_coeff``
+  (``Tree::Tree(const char*)``, ``src/io/tree.cpp``). ``Tree::Predict`` (``include/LightGBM/tree.h``,
+  v3.3.5 and v4.6.0 alike) starts from ``leaf_const``, adds ``coeff * x`` term by term in double, and
+  returns the plain ``leaf_value`` as soon as an input is NaN -- the raw value, whatever the split's
+  missing type (None sends NaN to 0.0 at the splits, not in the sum); every leaf is linear, a leaf
+  without features its constant, a one-leaf tree too. A value the C API dropped from the row
+  (``|x| <= kZeroThreshold``) is 0.0 there: ``Node.linear``, :func:`treegen.model.leaf_value`.
+  LightGBM refuses ``zero_as_missing`` with linear trees (``src/io/config.cpp``) and leaves categorical
+  features out of the leaves' models, so a term's feature is numeric without a missing interval.
 * Labels: ``LGBMClassifier.predict`` is the argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
   ``Decision.ARGMAX`` on the scores. A file has no class labels: they are "0", "1", ...; a classifier
   object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).

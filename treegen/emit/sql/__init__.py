@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from ...model import Model
 from . import nested, rules, walk
-from ..common import refuse_linear
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
@@ -49,7 +48,6 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     leaf : add a ``leaf`` column, as :func:`treegen.model.leaf_ids` says: per tree the ids of the nodes
         where the row ended with a weight above zero, joined by ``|``; several trees joined by ``;``.
     """
-    refuse_linear(model, "sql")
     sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
