@@ -46,7 +46,7 @@ from test_emit_python import (
 )
 from test_import_catboost import exact_probabilities
 from test_import_hist_gradient_boosting import exact_scores
-from test_rule_text import boosted_models
+from test_rule_text import boosted_models, linear_models
 
 from treegen import modelio
 from treegen.cli import main
@@ -287,6 +287,14 @@ def test_every_extension_is_exact(models, seed):
     """Random models with random combinations of every field a boosting library's model needs:
     comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
     rules), weighted and per-output trees, routes for unknown categories -- a dozen in one program."""
+    assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+
+
+@settings(max_examples=3, deadline=None)
+@given(models=st.lists(linear_models(), min_size=12, max_size=12), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(models, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models, a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
     assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
 

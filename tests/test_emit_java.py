@@ -32,7 +32,7 @@ from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_row
 from test_emit_python import (FIXTURE_CASES, check_closed_pipe, check_errors, check_library, check_model_part,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
                               latest, leaves, same, to_csv)
-from test_rule_text import boosted_models, colour_model, rows_for as edge_rows
+from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
 
 def boosted(seed: int, link: str):
@@ -457,6 +457,20 @@ def test_every_extension_of_the_model_is_exact(models, seed):
     # a package of its own for every class the process compiles: java_api's classpath holds the class
     # directories of earlier examples too, where another x0.Model would be found first
     sources = [emit(m, "java", leaf=True, package=f"x{next(PACKAGES)}") for m in models]
+    compile_sources(sources, lint=True)
+    rows = [edge_rows(m, seed) for m in models]
+    for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
+        check_java_api(model, model_rows, answers, leaf=True)
+    for model, source, model_rows in list(zip(models, sources, rows))[:3]:
+        check_printed(model, source, model_rows[::2], runner=run, leaf=model is models[0])
+
+
+@settings(max_examples=2, deadline=None)
+@given(models=st.lists(linear_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(models, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models, through the APIs, bit for bit,
+    in one javac and one JVM; and a few as programs."""
+    sources = [emit(m, "java", leaf=True, package=f"x{i}") for i, m in enumerate(models)]
     compile_sources(sources, lint=True)
     rows = [edge_rows(m, seed) for m in models]
     for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):

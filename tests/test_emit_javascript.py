@@ -48,7 +48,7 @@ from treegen.walk import predict_rows
 from test_emit_python import boosted as python_boosted
 from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
                               check_zero_weight_leaves, extreme_model, hostile_models, to_csv)
-from test_rule_text import boosted_models, edge_values
+from test_rule_text import boosted_models, edge_values, linear_models
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -212,6 +212,16 @@ def test_every_extension_is_exact(model, seed):
         assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
 
 
+@settings(max_examples=25, deadline=None)
+@given(model=linear_models(), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(model, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models, through the API and the program."""
+    rows = rows_for(model, 120, seed)
+    assert_api_exact([(model, rows)], leaf=True)
+    if seed % 4 == 0:
+        assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
+
+
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), regression=st.booleans(), semantics=st.sampled_from(SEMANTICS),
        trees=st.sampled_from([1, 3]), missing=st.sampled_from([("stop", "child", "fraction"), ("child",),
@@ -271,8 +281,7 @@ def imported_models() -> list[tuple[str, object]]:
         stem = path.name[:-len(".expected.json")]
         models.append((stem, import_file(str(FIXTURES / "xgboost" / f"{stem}.json"), **expected["options"])))
     for path in sorted((FIXTURES / "lightgbm").glob("*/*.txt")):
-        if path.stem != "linear_tree":  # refused by the importer
-            models.append((f"lightgbm {path.parent.name} {path.stem}", import_file(str(path))))
+        models.append((f"lightgbm {path.parent.name} {path.stem}", import_file(str(path))))
     for path in sorted((FIXTURES / "catboost").glob("*.json")):
         if not path.name.endswith(".expected.json") and "depthwise" not in path.name:  # depthwise: refused
             models.append((path.stem, import_file(str(path))))
@@ -467,7 +476,7 @@ def runtime_module() -> str:
             "const COMBINE = {kind: 'single', init: [], scale: 1, initLast: false, link: 'identity', linkScale: 1,"
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1], FACTORS = [0];\n"
-            "const VALUES = [new Float64Array([0])];\n")
+            "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
     return stub + RUNTIME.read_text(encoding="utf-8")
 
 

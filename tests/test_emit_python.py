@@ -26,7 +26,7 @@ from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
 
-from test_rule_text import boosted_models, colour_model, rows_for as edge_rows
+from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
 SEMANTICS = [NumericSemantics(), NumericSemantics("float32"), NumericSemantics(tolerance=1e-6)]
 
@@ -607,6 +607,20 @@ def test_every_extension_of_the_model_is_exact(model, seed):
 def test_every_extension_of_the_model_is_exact_in_the_program(model, seed):
     rows = edge_rows(model, seed)[::3]
     check_printed(model, emit(model, "python", leaf=True), rows, leaf=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=linear_models(), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(model, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models: const + coeff * x term by term,
+    the plain value on a missing input, the zero band read as 0.0."""
+    check_api(model, load(emit(model, "python", leaf=True)), edge_rows(model, seed))
+
+
+@settings(max_examples=10, deadline=None)
+@given(model=linear_models(), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact_in_the_program(model, seed):
+    check_printed(model, emit(model, "python", leaf=True), edge_rows(model, seed)[::3], leaf=True)
 
 
 def test_unknown_categories_go_to_their_own_child():

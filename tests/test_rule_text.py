@@ -18,14 +18,15 @@ from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, MissingRoute, Model, Node,
-                           NumericSemantics, Op, Precision, Route, Split, Target, Tree)
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, Linear, MissingRoute, Model,
+                           Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
 from treegen.cli import main
 from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
 from treegen.show import show
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values
+from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values,
+                             with_linear_leaves)
 
 names = st.text(min_size=1, max_size=12)
 
@@ -469,6 +470,12 @@ def boosted_models(draw):
     return model
 
 
+@st.composite
+def linear_models(draw):
+    """A boosted model (:func:`boosted_models`) with linear leaves wherever a model may hold them."""
+    return with_linear_leaves(draw(boosted_models()), draw(st.integers(0, 10**6)))
+
+
 def assert_same_model(model, again, rows):
     assert modelio.dumps(again) == modelio.dumps(model)
     for row in rows:  # repr: NaN and infinities compare too
@@ -483,6 +490,30 @@ def test_every_field_of_a_boosted_model_round_trips(model, seed):
     fast = read_lines(text, parser())
     assert fast is not None and repr(fast) == repr(parser().parse(text))  # the writer's layout: the fast reader
     assert_same_model(model, parse(text), rows_for(model, seed))
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=linear_models(), seed=st.integers(0, 1000))
+def test_linear_leaves_round_trip(model, seed):
+    """Linear leaves read back from their nodes (``linear const + coeff * name ...``), and each rule of
+    a regression model shows its leaf's sum and plain value, which the reader checks."""
+    text = emit(model, "rules")
+    assert_same_model(model, parse(text), rows_for(model, seed))
+    linear = [n.linear for t in model.trees for n in t.nodes if n.linear is not None and n.linear.terms]
+    if linear and not model.target.is_classification:
+        assert any(" else " in line for line in text.splitlines() if line.lstrip().startswith("rule "))
+
+
+def test_a_rule_that_does_not_show_its_linear_leaf_is_refused():
+    model = with_linear_leaves(random_model(4, regression=True, n_trees=1, max_depth=3), 1)
+    numeric = next(i for i, f in enumerate(model.features) if f.is_numeric)
+    leaf = next(n for n in model.trees[0].nodes if n.is_leaf)
+    leaf.linear = Linear(0.5, ((numeric, 2.0),))
+    text = emit(model, "rules")
+    rule = next(line for line in text.splitlines() if " else " in line)
+    edited = text.replace(rule, rule.replace(" else ", " + 1.0 * " + model.features[0].name + " else ", 1))
+    with pytest.raises(TreegenError, match="does not match the nodes section"):
+        parse(edited)
 
 
 @settings(max_examples=15, deadline=None)

@@ -54,9 +54,19 @@ def edge_labels(model: Model, node: Node) -> list[str]:
     return labels
 
 
+def linear_text(model: Model, node: Node) -> str:
+    """A linear leaf's sum, left to right as it is computed, and the value it predicts when an input is
+    missing: ``0.5 + 2.0 * age (0.7 if missing)``."""
+    linear = node.linear
+    terms = [number(linear.const)] + [f"{number(c)} * {label(model.features[f].name)}" for f, c in linear.terms]
+    return " + ".join(terms) + (f" ({number(node.value[0])} if missing)" if linear.terms else "")
+
+
 def outcome(model: Model, node: Node) -> str:
     """A node's prediction with its class counts (or value and weight)."""
     target = model.target
+    if node.linear is not None:
+        return f"{linear_text(model, node)} (n {node.n:g})"
     if not target.is_classification:
         return f"{number(node.value[0])} (n {node.n:g})"
     predicted = label(target.classes[leaf_class(model.combine, node.deciding_value)])

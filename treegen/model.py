@@ -16,6 +16,9 @@ Prediction semantics (the reference every back end must match):
 * A missing value (``None``/NaN) -- and a category the split does not know -- follows the split's
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
+* A leaf may hold a linear model (:class:`Linear`, LightGBM's linear trees): its value is then
+  ``const + c1 * x1 + c2 * x2 ...`` in double, left to right, or ``node.value`` when one of its
+  features is missing (:func:`leaf_value`).
 * A tree's output is the sum, over the leaves (and stopping nodes) reached, in node order, of
   ``weight * node.value``, where weight is the product of the fractional weights taken along the
   path (1.0 when none was taken), see :func:`tree_output`. Without missing values exactly one leaf
@@ -38,7 +41,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -188,6 +191,15 @@ class Split:
         object.__setattr__(self, "op", Op(self.op))
 
 
+@dataclass(frozen=True, **SLOTS)
+class Linear:
+    """A leaf's linear model: ``const + coeff * x`` for each term in order, in double (LightGBM's
+    linear trees, ``Tree::Predict`` in ``include/LightGBM/tree.h``). See :func:`leaf_value`."""
+
+    const: float
+    terms: tuple[tuple[int, float], ...] = ()  # (numeric feature index, coefficient), added in this order
+
+
 @dataclass(**SLOTS)
 class Node:
     value: tuple[float, ...]  # prediction when evaluation ends here: class scores or (regression value,)
@@ -196,6 +208,7 @@ class Node:
     split: Split | None = None
     children: tuple[int, ...] = ()
     label_value: tuple[float, ...] = ()  # classification: what the label is decided on, when not value (J48 -A)
+    linear: Linear | None = None  # a leaf's linear model; ``value`` (one number) when a term's input is missing
 
     @property
     def is_leaf(self) -> bool:
@@ -416,7 +429,13 @@ class Model:
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""
-        return sorted({node.split.feature for tree in self.trees for node in tree.nodes if node.split is not None})
+        used = {node.split.feature for tree in self.trees for node in tree.nodes if node.split is not None}
+        return sorted(used | set(self.linear_features()))
+
+    def linear_features(self) -> list[int]:
+        """The features some linear leaf reads, in feature order (their raw values: see :func:`leaf_value`)."""
+        return sorted({f for tree in self.trees for node in tree.nodes if node.linear is not None
+                       for f, _ in node.linear.terms})
 
     # -- reference prediction -------------------------------------------------------------
 
@@ -433,9 +452,10 @@ class Model:
         reached has a label value, the label is decided on the label sums (see the module's docstring).
         """
         ends = [reached(self, tree, row) for tree in self.trees]
-        outputs = [weighted_sum(tree, e) for tree, e in zip(self.trees, ends)]
+        outputs = [weighted_sum(tree, e, node_value(self, row)) for tree, e in zip(self.trees, ends)]
         if any(tree.nodes[n].label_value for tree, e in zip(self.trees, ends) for n, _ in e):
-            return self.combined(outputs, [weighted_sum(tree, e, labels=True) for tree, e in zip(self.trees, ends)])[0]
+            labels = node_value(self, row, labels=True)
+            return self.combined(outputs, [weighted_sum(tree, e, labels) for tree, e in zip(self.trees, ends)])[0]
         return self.combined(outputs)[0]
 
     def combined(self, outputs: Sequence[Sequence[float]],
@@ -606,31 +626,93 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     return None
 
 
+def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | None:
+    """Why ``node``'s linear model cannot be in ``tree`` of ``model``: (the field at fault, message), or
+    None. A linear model sits on a leaf of one number, reads numeric features, in a tree whose missing
+    values go to a child and a model whose sums are in double: what LightGBM's linear trees are, and
+    what lets every back end compute it where it looks up a leaf's value, from the row as the splits
+    read it (LightGBM refuses ``zero_as_missing`` with linear trees, ``src/io/config.cpp`` v4.6.0, and
+    only that gives a feature the Zero missing type, ``src/io/bin.cpp`` ``BinMapper::FindBin``: a
+    linear term's feature has no missing interval)."""
+    if node.linear is None:
+        return None
+    if not node.is_leaf or len(node.value) != 1:
+        return "linear", "only a leaf with one value (a regression value or one raw score) may be linear"
+    for feature, _ in node.linear.terms:
+        if not 0 <= feature < len(model.features) or not model.features[feature].is_numeric:
+            return "linear", f"a linear term must name a numeric feature, not {feature}"
+        if model.features[feature].missing_interval is not None:  # LightGBM: zero_as_missing is refused
+            return "linear", f"a linear term cannot read {model.features[feature].name!r}, which has a missing interval"
+    if model.combine.precision != Precision.FLOAT64:
+        return "linear", "linear leaves compute in double: the model's precision must be float64"
+    if any(n.split is not None and n.split.missing.kind != Route.CHILD for n in tree.nodes):
+        return "linear", "a tree with linear leaves must send missing values to a child at every split"
+    return None
+
+
 def model_problem(model: Model) -> str | None:
-    """Where and why a model built in memory breaks :func:`split_problem` or
+    """Where and why a model built in memory breaks :func:`split_problem`, :func:`linear_problem` or
     :func:`label_value_problem`, or None."""
     for t, tree in enumerate(model.trees):
         for n, node in enumerate(tree.nodes):
-            problem = node.split is not None and split_problem(model.features, node.split)
+            problem = ((node.split is not None and split_problem(model.features, node.split))
+                       or linear_problem(model, tree, node))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
     return label_value_problem(model)
+
+
+def linear_input(model: Model, value: Any) -> float | None:
+    """A linear term's input as LightGBM reads it: None when missing (None or NaN: LightGBM tests
+    ``std::isnan`` on the raw value, whatever the split's missing type), else the number,
+    with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
+    0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). No cast applies: a value in
+    LightGBM's zero band is a number here, 0.0 (the feature has no missing interval: :func:`linear_problem`)."""
+    if is_missing(value):
+        return None
+    x = float(value)
+    band = model.numeric.zero_band
+    return 0.0 if band and -band <= x <= band else x
+
+
+def leaf_value(model: Model, node: Node, row: Mapping[str, Any]) -> tuple[float, ...]:
+    """The value of a node where evaluation ends: ``node.value``, or for a linear leaf ``const``, then
+    ``+ coeff * x`` for each term in order, in double -- ``node.value`` when one of its inputs is
+    missing (``Tree::Predict`` in ``include/LightGBM/tree.h``, v4.6.0; :func:`linear_input`)."""
+    linear = node.linear
+    if linear is None:
+        return node.value
+    out = linear.const
+    for feature, coeff in linear.terms:
+        x = linear_input(model, row.get(model.features[feature].name))
+        if x is None:
+            return node.value
+        out = out + coeff * x
+    return (out,)
 
 
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any], labels: bool = False) -> list[float]:
     """One tree's output for one row: the sum, in node order, of ``weight * value`` over the nodes
     where evaluation ended (see :func:`reached`); with ``labels``, its label sums (``weight *
     deciding_value``)."""
-    return weighted_sum(tree, reached(model, tree, row), labels)
+    return weighted_sum(tree, reached(model, tree, row), node_value(model, row, labels))
 
 
-def weighted_sum(tree: Tree, ends: Sequence[tuple[int, float]], labels: bool = False) -> list[float]:
-    """The sum, in the order given, of ``weight * value`` (``deciding_value`` with ``labels``) over
-    the (node id, weight) pairs ``ends``, from 0.0."""
+def node_value(model: Model, row: Mapping[str, Any], labels: bool = False) -> Callable[[Node], tuple[float, ...]]:
+    """What a node where evaluation ended adds for ``row``: its label value (``labels``), or its value,
+    a linear leaf's computed from the row (:func:`leaf_value`)."""
+    if labels:
+        return lambda node: node.label_value or leaf_value(model, node, row)
+    return lambda node: leaf_value(model, node, row)
+
+
+def weighted_sum(tree: Tree, ends: Sequence[tuple[int, float]],
+                 value: Callable[[Node], tuple[float, ...]]) -> list[float]:
+    """The sum, in the order given, of ``weight * value(node)`` over the (node id, weight) pairs
+    ``ends``, from 0.0."""
     total = [0.0] * len(tree.nodes[0].value)
     for node_id, weight in ends:
-        node = tree.nodes[node_id]
-        total = [t + weight * v for t, v in zip(total, node.deciding_value if labels else node.value)]
+        total = [t + weight * v for t, v in zip(total, value(tree.nodes[node_id]))]
     return total
 
 

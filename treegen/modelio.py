@@ -7,8 +7,9 @@ from typing import Any
 
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
-                    Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target,
-                    Tree, label_value_problem, split_problem)
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
+                    Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split,
+                    Target, Tree, label_value_problem, linear_problem, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -80,6 +81,8 @@ def _node_dict(node: Node) -> dict:
         out["label_value"] = list(node.label_value)
     if node.counts:
         out["counts"] = list(node.counts)
+    if node.linear is not None:
+        out["linear"] = {"const": node.linear.const, "terms": [[f, c] for f, c in node.linear.terms]}
     if node.split is not None:
         s = node.split
         split: dict[str, Any] = {"feature": s.feature, "op": s.op}
@@ -214,6 +217,7 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     if combine.kind == CombineKind.SINGLE and len(trees) != 1:
         r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
     model = Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
+    _check_linear(r, model)
     problem = label_value_problem(model)
     if problem:
         r.fail(_first_label_value(model), problem)
@@ -272,6 +276,9 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     node.label_value = r.floats(doc, "label_value", path, [])
     if node.label_value and len(node.label_value) != width:
         r.fail(f"{path}.label_value", f"expected {width} numbers, found {len(node.label_value)}")
+    linear_doc = r.get(doc, "linear", path, dict, None)
+    if linear_doc is not None:
+        node.linear = _read_linear(r, linear_doc, f"{path}.linear")
     split_doc = r.get(doc, "split", path, dict, None)
     if split_doc is None:
         return node
@@ -289,6 +296,26 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if node.split.unknown is not None and not 0 <= node.split.unknown < expected:
         r.fail(f"{path}.split.unknown", "does not match the number of children")
     return node
+
+
+def _read_linear(r: _Reader, doc: dict, path: str) -> Linear:
+    """A leaf's linear model: ``{"const": c, "terms": [[feature, coeff], ...]}``, finite numbers."""
+    terms = []
+    for i, term in enumerate(r.get(doc, "terms", path, list, [])):
+        if (not isinstance(term, list) or len(term) != 2 or not isinstance(term[0], int) or isinstance(term[0], bool)
+                or not isinstance(term[1], (int, float)) or isinstance(term[1], bool) or not math.isfinite(term[1])):
+            r.fail(f"{path}.terms[{i}]", "expected [feature index, finite coefficient]")
+        terms.append((term[0], float(term[1])))
+    return Linear(r.number(doc, "const", path), tuple(terms))
+
+
+def _check_linear(r: _Reader, model: Model) -> None:
+    """Linear leaves only where :func:`treegen.model.linear_problem` allows them."""
+    for t, tree in enumerate(model.trees):
+        for n, node in enumerate(tree.nodes):
+            problem = linear_problem(model, tree, node)
+            if problem:
+                r.fail(f"trees[{t}].nodes[{n}].{problem[0]}", problem[1])
 
 
 def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:

@@ -6,8 +6,8 @@ import random
 from dataclasses import replace
 
 from .model import is_close  # noqa: F401  (tests import it from here too)
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, MissingRoute,
-                    Model, Node, NumericSemantics, Op, Route, Split, Target, Tree)
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Linear,
+                    MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
 
 HOSTILE_NAMES = [
     "class", "if", "select", "from", "def", "return", "null", "None", "True", "int", "String",
@@ -165,6 +165,34 @@ def with_label_values(model: Model, seed: int = 0) -> Model:
     trees = [replace(tree, nodes=[replace(node, label_value=tuple(rng.choice(grid) for _ in range(width)))
                                   for node in tree.nodes]) for tree in model.trees]
     return replace(model, trees=trees)
+
+
+def with_linear_leaves(model: Model, seed: int = 0) -> Model:
+    """The model with linear leaves (LightGBM's linear trees) wherever :func:`treegen.model.linear_problem`
+    allows them: its sums in double, and in each tree of one-number leaves every missing route sent to a
+    child, then most leaves given a constant and terms on features without a missing interval, in a
+    random order, with coefficients whose products round."""
+    rng = random.Random(seed)
+    readable = [i for i, f in enumerate(model.features) if f.is_numeric and f.missing_interval is None]
+    trees = []
+    for tree in model.trees:
+        if len(tree.nodes[0].value) != 1 or not readable:
+            trees.append(tree)
+            continue
+        nodes = []
+        for node in tree.nodes:
+            node = replace(node)
+            if node.split is not None and node.split.missing.kind != Route.CHILD:
+                node.split = replace(node.split, missing=MissingRoute.to_child(rng.randrange(len(node.children))),
+                                     unknown=None)
+            if node.is_leaf and rng.random() < 0.8:
+                terms = rng.sample(readable, rng.randint(0, len(readable)))
+                node.linear = Linear(rng.choice([0.0, -0.0, 0.1, -2.5, 1e-300, node.value[0]]),
+                                     tuple((f, rng.choice([1 / 3, -0.7, 2.0, 1e-3, -1e5, 0.0])) for f in terms))
+            nodes.append(node)
+        trees.append(Tree(nodes, tree.output, tree.weight))
+    return Model(model.features, model.target, trees, replace(model.combine, precision=Precision.FLOAT64),
+                 model.numeric, dict(model.meta))
 
 
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:

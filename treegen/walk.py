@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .model import Feature, Model, Op, Route, Tree, has_label_values, tree_output
+from .model import Feature, Model, Node, Op, Route, Tree, has_label_values, tree_output
 
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
@@ -41,10 +41,32 @@ def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
     values = np.array([node.deciding_value if labels else node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
     out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
+    for leaf in (i for i, node in enumerate(tree.nodes) if node.linear is not None):
+        at = np.flatnonzero(ends == leaf)
+        if at.size:
+            out[at, 0] = linear_values(model, tree.nodes[leaf], columns, at) + 0.0
     spread = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
     for i in np.flatnonzero(spread[ends]):
         out[i] = tree_output(model, tree, row(int(i)), labels)
     return out
+
+
+def linear_values(model: Model, node: Node, columns: list[np.ndarray], at: np.ndarray) -> np.ndarray:
+    """A linear leaf's value for the rows ``at``, as :func:`treegen.model.leaf_value` computes it: const,
+    then ``+ coeff * x`` term by term (numpy's separate multiply and add: double, never fused), and the
+    leaf's plain value where an input is missing (NaN; its feature has no missing interval)."""
+    linear = node.linear
+    out = np.full(at.size, linear.const)
+    missing = np.zeros(at.size, dtype=bool)
+    band = model.numeric.zero_band
+    for feature, coeff in linear.terms:
+        x = columns[feature][at]
+        if band:
+            x = np.where(np.abs(x) <= band, 0.0, x)
+        missing |= np.isnan(x)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = out + coeff * x
+    return np.where(missing, node.value[0], out)
 
 
 def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.ndarray]:

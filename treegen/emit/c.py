@@ -42,6 +42,7 @@ from ..model import (
     has_label_values,
 )
 from .common import (
+    linear_cases,
     CALL,
     FRACTION,
     IF,
@@ -95,7 +96,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     plans = plan(model, COST)
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     categories = category_codes(model)
-    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+              and not plans[0].linear)
     classification = model.target.is_classification
     fractional = [p for p in plans if not p.exclusive]
     bounds = {p.index: _bounds(p, model.trees[p.index]) for p in fractional}
@@ -115,6 +117,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
                    for i, f in enumerate(model.features) if f.missing_interval is not None],
         walkers=[_walker(p, f, names, categories, outputs[p.index][0]) for p in plans for f in p.functions],
         values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
+        linear=[_linear_function(model, p) for p in plans if p.linear], zero_band=literal(model.numeric.zero_band),
         labels=_labels(model, outputs[0][1]) if single and classification else None,
         trees=[_tree_entry(model, p, bounds.get(p.index)) for p in plans],
         max_width=max(p.width for p in plans), fractional=bool(fractional),
@@ -307,6 +310,22 @@ def _value_table(tree_plan: TreePlan, table: dict) -> dict:
     return {"index": tree_plan.index, "size": len(rows), "width": tree_plan.width, "rows": rows}
 
 
+def _linear_function(model: Model, tree_plan: TreePlan) -> dict:
+    """A tree's linear leaves as one function of the node id its walker returned: 1 with the leaf's
+    output in ``out[0]``, or 0 where the node is not linear or an input is NaN (the plain value, in the
+    tree's table). Written after the runtime, under its ``fp-contract=off``."""
+    read = (lambda f: f"linear_input(x[{f}])") if model.numeric.zero_band else (lambda f: f"x[{f}]")
+    lines = []
+    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"isnan(x[{f}])", literal):
+        lines.append(f"    case {node}:")
+        if missing:
+            lines.append(f"        if ({missing}) {{")
+            lines.append("            return 0;")
+            lines.append("        }")
+        lines += [f"        out[0] = {output};", "        return 1;"]
+    return {"name": f"t{tree_plan.index}_linear", "lines": lines}
+
+
 def _labels(model: Model, table: dict) -> list[int]:
     """For one tree that reaches one node: the label of each number its walker returns."""
     decision, votes = model.combine.decision(), label_part(model)
@@ -333,5 +352,6 @@ def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
     walkers = f"t{t}_n0, NULL" if tree_plan.exclusive else f"NULL, t{t}_n0"
     output = -1 if tree_plan.output is None else tree_plan.output
     in_order = 1 if bounds is None else int(bounds[2])
+    linear = f"t{t}_linear" if tree_plan.linear else "NULL"
     return (f"{{{walkers}, &V{t}[0][0], {tree_plan.width}, {output}, {literal(model.trees[t].weight)}, "
-            f"{len(tree_plan.factors)}, {in_order}}}")
+            f"{len(tree_plan.factors)}, {in_order}, {linear}}}")

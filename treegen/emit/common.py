@@ -37,7 +37,7 @@ from typing import Callable
 
 from ..arithmetic import f32
 from ..errors import TreegenError
-from ..model import Decision, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
+from ..model import Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 
@@ -88,6 +88,7 @@ class TreePlan:
     functions: list[Function]  # the tree's entry point first
     factors: tuple[int, ...]  # the features with a fractional split, in feature order
     values: dict[int, tuple[float, ...]]  # node id -> value, for every node evaluation can end at
+    linear: dict[int, Linear] = field(default_factory=dict)  # node id -> a linear leaf's model (exclusive trees)
 
 
 def category_codes(model: Model) -> list[tuple[str, ...]]:
@@ -124,7 +125,8 @@ def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
     vector = node_vector(model)
     values = {i: vector(tree.nodes[i]) for i in order
               if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
-    return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values)
+    linear = {i: tree.nodes[i].linear for i in order if tree.nodes[i].linear is not None}
+    return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values, linear)
 
 
 def node_vector(model: Model) -> Callable[[Node], tuple[float, ...]]:
@@ -322,13 +324,34 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     stays in the caches (measured at 50,000 leaves: Python's predict_proba over a list takes 0.76x the
     time a row of a node-indexed table)."""
     values = leaf_table(plan)
-    if node_ids or not plan.exclusive:
+    if node_ids or not plan.exclusive or plan.linear:  # a linear leaf is more than its value: its own number
         return {node: node for node in values}, values
     numbers: dict[int, int] = {}
     first: dict[tuple[float, ...], int] = {}
     for node, value in sorted(values.items()):
         numbers[node] = first.setdefault(value, len(first))
     return numbers, {number: value for value, number in first.items()}
+
+
+def linear_sum(linear: Linear, x: Callable[[int], str], literal: Callable[[float], str]) -> str:
+    """A linear leaf's sum as an expression of the languages that share C's arithmetic (Python, Java,
+    JavaScript, C, SQL): ``const + c1 * x1 + c2 * x2 ...``, which they all evaluate left to right in
+    double, each product rounded before it is added (no fused multiply-add: C's file turns contraction
+    off). ``x(feature)`` writes a term's input as :func:`treegen.model.linear_input` reads it."""
+    return " + ".join([f"{literal(linear.const)}"] + [f"{literal(c)} * {x(f)}" for f, c in linear.terms])
+
+
+def linear_cases(tree_plan: TreePlan, x: Callable[[int], str], is_missing: Callable[[int], str],
+                 literal: Callable[[float], str]) -> list[tuple[int, str | None, str]]:
+    """Per linear leaf of a tree, for the languages that write it as one ``case`` of a switch on the node
+    id its walkers return (C, Java): (node id, the test that one of its inputs is missing, or None,
+    its output: ``0.0 + (sum)``, as a tree's output adds to 0.0). Where an input is missing, the leaf's
+    plain value is its entry in the tree's table of values."""
+    cases = []
+    for node, linear in sorted(tree_plan.linear.items()):
+        missing = " || ".join(is_missing(f) for f in sorted({f for f, _ in linear.terms}))
+        cases.append((node, missing or None, f"0.0 + ({linear_sum(linear, x, literal)})"))
+    return cases
 
 
 def missing_intervals(model: Model) -> list[tuple[int, float, float]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from ..describe import edge_labels
+from ..describe import edge_labels, linear_text
 from ..errors import TreegenError
 from ..model import Model, leaf_class
 from .render import render
@@ -23,6 +23,8 @@ def dot_string(text: str) -> str:
 def node_label(model: Model, node) -> tuple[str, str]:
     """The text of a node and its fill colour."""
     target = model.target
+    if node.linear is not None:
+        return f"value = {linear_text(model, node)}\nn = {node.n:g}", "#ffffff"
     if not target.is_classification:
         return f"value = {node.value[0]!r}\nn = {node.n:g}", "#ffffff"
     best = leaf_class(model.combine, node.deciding_value)

@@ -120,7 +120,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
-    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+              and not plans[0].linear)
+    linear = any(p.linear for p in plans)
     intervals = missing_intervals(model)
     combine, decision = model.combine, model.combine.decision()
     boosted = combine.kind == CombineKind.SUM
@@ -148,6 +150,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
                   data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
+                  linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
+                  zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
 
@@ -330,6 +334,13 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
 
 
+def _linear_table(tree_plan: TreePlan) -> dict[int, tuple[float, ...]]:
+    """A tree's linear leaves by the node id its walkers return (:func:`output_numbers`): const, then
+    feature and coefficient of each term, as numbers (``_data_chunks`` writes them as the values)."""
+    return {node: (m.const, *(v for f, c in m.terms for v in (float(f), c)))
+            for node, m in tree_plan.linear.items()}
+
+
 def _data_chunks(tables: list[dict]) -> list[str]:
     """Each tree's values by the numbers its walkers return, as text cut into string constants: per
     tree a line ``size|number:v,v number:v,v`` (read by the class's ``parseValues``)."""
@@ -337,7 +348,7 @@ def _data_chunks(tables: list[dict]) -> list[str]:
     for table in tables:
         entries = " ".join(f"{number}:" + ",".join(float_text(v, "NaN", "Infinity") for v in value)
                            for number, value in sorted(table.items()))
-        lines.append(f"{max(table) + 1}|{entries}\n")
+        lines.append(f"{max(table, default=-1) + 1}|{entries}\n")
     text = "".join(lines)
     size = STRING_LIMIT // 4  # ASCII: one byte per character, and a short line of source
     return [text[i:i + size] for i in range(0, len(text), size)]

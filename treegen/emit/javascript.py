@@ -89,6 +89,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   label_sums=has_label_values(model),
                   trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
                   values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
+                  linear=[_linear_map(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))
 
 
@@ -204,6 +205,16 @@ def _walker(tree_plan: TreePlan, function, quoted, numbers) -> dict:
     if lines and lines[-1] == f"{INDENT}return;":  # the function's end returns anyway
         lines.pop()
     return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
+
+
+def _linear_map(tree_plan: TreePlan) -> str:
+    """A tree's linear leaves as a ``Map`` from the node id its walkers return (:func:`output_numbers`) to
+    ``[const, feature, coefficient, ...]``, or ``null``."""
+    if not tree_plan.linear:
+        return "null"
+    entries = (f"[{node}, [{', '.join([literal(m.const)] + [f'{f}, {literal(c)}' for f, c in m.terms])}]]"
+               for node, m in sorted(tree_plan.linear.items()))
+    return f"new Map([{', '.join(entries)}])"
 
 
 def _value_lines(table: dict, width: int) -> list[str]:

@@ -57,7 +57,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     functions = [_function(p, f, categories, names, outputs[p.index][0]) for p in plans for f in p.functions]
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
-    single = len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+    single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
+              and not plans[0].linear)
     intervals = missing_intervals(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
                    for f in plans[0].functions] if single else []
@@ -72,6 +73,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
                   values=[_value_table(table) for _, table in outputs], combine=combine,
+                  linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
                   label=_decide(decision, deciding, "_raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
@@ -154,6 +156,16 @@ def _value_table(table: dict) -> list[str]:
 def _subscript(part: slice) -> str:
     """A slice of a list in Python: '' for the whole list."""
     return "" if part == slice(None) else f"[{part.start}:{part.stop}]"
+
+
+def _linear_table(tree_plan: TreePlan) -> list[str]:
+    """One ``node id: (const, ((feature, coeff), ...)),`` entry per linear leaf of an exclusive tree,
+    whose walkers return node ids for them (:func:`output_numbers`)."""
+    entries = []
+    for node, m in sorted(tree_plan.linear.items()):
+        terms = _tuple(_tuple((str(f), literal(c))) for f, c in m.terms) if m.terms else "()"
+        entries.append(f"{node}: ({literal(m.const)}, {terms}),")
+    return entries
 
 
 def _tuple(items) -> str:

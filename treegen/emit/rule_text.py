@@ -19,7 +19,7 @@ KEYWORDS = frozenset("""treegen rules format features target numbers combine tre
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
     weights value label n counts tolerance float32 float64 single average sum init scale link identity
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
-    decide exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw""".split())
+    decide linear else exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw""".split())
 
 _WORD = re.compile(r"[^\W\d]\w*")
 
@@ -81,7 +81,16 @@ class RuleWriter:
         conditions = " and ".join(self.condition(c) for c in rule.conditions)
         text = f"if {conditions} then " if conditions else "always "
         node = self.tree.nodes[rule.node]
-        return f"{text}{self.outcome(node)}  # {self.summary(node)}"
+        if node.linear is not None and not self.model.target.is_classification:  # the plain value: an input is missing
+            outcome = f"{self.linear(node)} else {number(node.value[0])}" if node.linear.terms else self.linear(node)
+        else:
+            outcome = self.outcome(node)
+        return f"{text}{outcome}  # {self.summary(node)}"
+
+    def linear(self, node: Node) -> str:
+        """A linear leaf's sum as it is computed: ``const + coeff * feature + ...``, left to right."""
+        linear = node.linear
+        return " + ".join([number(linear.const)] + [f"{number(c)} * {self.feature(f)}" for f, c in linear.terms])
 
     def summary(self, node: Node) -> str:
         target = self.model.target
@@ -95,6 +104,8 @@ class RuleWriter:
         tail += f"n {number(node.n)}"
         if node.counts:
             tail += f"; counts {numbers(node.counts)}"
+        if node.linear is not None:
+            tail += f"; linear {self.linear(node)}"
         if node.split is None:
             return f"leaf; {tail}"
         s = node.split

@@ -60,13 +60,23 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   ``sigmoid`` to 6 significant digits (``BinaryLogloss::ToString``), and so predicts every Booster read
   from it, and ``LGBMClassifier``; a Booster that ``lgb.train`` kept for training
   (``keep_training_booster=True``) predicts with the exact value until it is saved and read again.
+* Linear trees (``linear_tree=True``; a tree with ``is_linear=1``): each leaf has ``leaf_const`` and, per
+  ``num_features``, pairs of ``leaf_features`` (raw feature indices) and ``leaf_coeff``
+  (``Tree::Tree(const char*)``, ``src/io/tree.cpp``). ``Tree::Predict`` (``include/LightGBM/tree.h``,
+  v3.3.5 and v4.6.0 alike) starts from ``leaf_const``, adds ``coeff * x`` term by term in double, and
+  returns the plain ``leaf_value`` as soon as an input is NaN -- the raw value, whatever the split's
+  missing type (None sends NaN to 0.0 at the splits, not in the sum); every leaf is linear, a leaf
+  without features its constant, a one-leaf tree too. A value the C API dropped from the row
+  (``|x| <= kZeroThreshold``) is 0.0 there: ``Node.linear``, :func:`treegen.model.leaf_value`.
+  LightGBM refuses ``zero_as_missing`` with linear trees (``src/io/config.cpp``) and leaves categorical
+  features out of the leaves' models, so a term's feature is numeric without a missing interval.
 * Labels: ``LGBMClassifier.predict`` is the argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
   ``Decision.ARGMAX`` on the scores. A file has no class labels: they are "0", "1", ...; a classifier
   object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).
   ``cross_entropy`` (labels in [0, 1]) is imported as a classifier whose second score is what
   LightGBM predicts.
 
-Refused, in one line: linear trees (``linear_tree``), ``cross_entropy_lambda``, ranking objectives,
+Refused, in one line: ``cross_entropy_lambda``, ranking objectives,
 custom objectives (a file without ``objective=``), and ``pandas_categorical`` that does not name the
 categorical features one for one (an ordered pandas Categorical is a numeric feature of its codes).
 """
@@ -80,7 +90,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
-                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
+                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -245,6 +255,7 @@ class _Tree:
     internal_count: list[float]
     cat_boundaries: list[int]
     cat_threshold: list[int]
+    linear: list[Linear] | None = None  # is_linear=1: each leaf's linear model
 
     def is_categorical(self, node: int) -> bool:
         return bool(self.decision_type[node] & CATEGORICAL_BIT)
@@ -376,18 +387,32 @@ class _Text:
         leaves, categories = numbers("num_leaves", 1, int)[0], numbers("num_cat", 1, int)[0]
         if leaves < 1 or categories < 0:
             raise self.fail(f"tree {block.number}: num_leaves={leaves}, num_cat={categories}", block.line)
-        if block.fields.get("is_linear", "0").strip() not in ("", "0"):
-            raise self.fail(f"tree {block.number} is a linear tree (linear_tree=True): not supported yet; "
-                            "supported: trees with constant leaves (gbdt, dart, goss, rf)", block.lines["is_linear"])
         internal = leaves - 1
         boundaries = numbers("cat_boundaries", categories + 1, int) if categories else [0]
+        linear = None
+        if block.fields.get("is_linear", "0").strip() not in ("", "0"):
+            linear = self._linear(block, leaves, numbers)
         return _Tree(block.number, block.lines, leaves, numbers("leaf_value", leaves),
                      numbers("leaf_count", leaves, float, 0.0),
                      numbers("split_feature", internal, int), numbers("threshold", internal),
                      numbers("decision_type", internal, int, 0), numbers("left_child", internal, int),
                      numbers("right_child", internal, int), numbers("internal_value", internal, float, 0.0),
                      numbers("internal_count", internal, float, 0.0), boundaries,
-                     numbers("cat_threshold", boundaries[-1], int) if categories else [])
+                     numbers("cat_threshold", boundaries[-1], int) if categories else [], linear)
+
+    def _linear(self, block: _Block, leaves: int, numbers) -> list[Linear]:
+        """Each leaf's linear model, read as ``Tree::Tree(const char*)`` reads it (``src/io/tree.cpp``,
+        v4.6.0): ``leaf_const`` per leaf, ``num_features`` per leaf, then ``leaf_features`` (feature
+        indices) and ``leaf_coeff`` flattened leaf after leaf."""
+        consts, counts = numbers("leaf_const", leaves), numbers("num_features", leaves, int)
+        if any(c < 0 for c in counts):
+            raise self.fail(f"tree {block.number}: num_features has a negative count", block.lines["num_features"])
+        features, coeffs = numbers("leaf_features", sum(counts), int), numbers("leaf_coeff", sum(counts))
+        out, start = [], 0
+        for const, count in zip(consts, counts):
+            out.append(Linear(const, tuple(zip(features[start:start + count], coeffs[start:start + count]))))
+            start += count
+        return out
 
     def _numbers(self, block: _Block, key: str, count: int, kind) -> list:
         text = block.fields[key].split()
@@ -593,6 +618,15 @@ def _check_feature(parsed: _Parsed, tree: _Tree, node: int, count: int) -> None:
                           f"of the {count} features", tree.lines.get("split_feature"))
 
 
+def _check_linear_features(parsed: _Parsed, tree: _Tree, linear: Linear, features: Sequence[Feature]) -> None:
+    """A linear model reads numeric features (LightGBM leaves categorical ones out of them,
+    ``src/treelearner/linear_tree_learner.cpp``)."""
+    for feature, _ in linear.terms:
+        if not 0 <= feature < len(features) or not features[feature].is_numeric:
+            raise parsed.fail(f"tree {tree.number}: leaf_features names {feature}, which is not one of the "
+                              f"{len(features)} features or is categorical", tree.lines.get("leaf_features"))
+
+
 def _missing_types(parsed: _Parsed, names: list[str], categorical: set[int]) -> dict[int, int]:
     """The missing type of each feature a numeric split tests. A training run gives each feature one
     (its bin mapper's); a model mixing them on one feature is refused, as is a numeric split on a
@@ -628,15 +662,18 @@ def _tree(parsed: _Parsed, tree: _Tree, features: Sequence[Feature], category_na
     """One LightGBM tree as a model tree, its nodes in pre-order. ``splits`` holds the splits made so
     far, shared: LightGBM's thresholds are bin boundaries, so the trees of a big model test the same
     few splits again and again."""
-    if tree.num_leaves == 1:  # Tree::Predict: leaf_value[0]
-        return Tree([Node((tree.leaf_value[0],), n=tree.leaf_count[0])], output)
+    linear = tree.linear or [None] * tree.num_leaves
+    for model in tree.linear or []:
+        _check_linear_features(parsed, tree, model, features)
+    if tree.num_leaves == 1:  # Tree::Predict: leaf_value[0], or leaf 0's linear model
+        return Tree([Node((tree.leaf_value[0],), n=tree.leaf_count[0], linear=linear[0])], output)
     order = _preorder(parsed, tree)
     position = {ref: i for i, ref in enumerate(order)}
     left, right, values, counts = tree.left_child, tree.right_child, tree.internal_value, tree.internal_count
     nodes = []
     for ref in order:
         if ref < 0:
-            nodes.append(Node((tree.leaf_value[~ref],), n=tree.leaf_count[~ref]))
+            nodes.append(Node((tree.leaf_value[~ref],), n=tree.leaf_count[~ref], linear=linear[~ref]))
             continue
         # numeric splits only (a categorical one's threshold indexes its tree's sets), and not at 0.0,
         # which as a key would stand for -0.0 too

@@ -160,9 +160,19 @@ def multiway_split(feature: str, values: list) -> dict:
     return {"feature": feature, "op": "==", "values": values}
 
 
+def linear(const: float, coeffs, names) -> dict:
+    """A linear leaf's model as the JSON model holds it, its terms naming features by name."""
+    return {"const": const, "terms": [[name, coeff] for coeff, name in zip(coeffs, names)]}
+
+
+def linear_outcome(const: float, coeffs, names, plain: float) -> tuple:
+    """A rule's outcome that is a linear leaf's sum (``const + coeff * name ... else plain``), comparable."""
+    return ("linear", const, tuple(zip(coeffs, names)), plain)
+
+
 def node(number: int, line: int, column: int, value: list, n: float, counts: list | None,
          split: dict | None = None, children: list | None = None, route: dict | None = None,
-         unknown: int | None = None, label_value: list | None = None) -> dict:
+         unknown: int | None = None, label_value: list | None = None, linear: dict | None = None) -> dict:
     """A node; a route to a child (of missing values, of unknown categories) names the child's id,
     which must be one of the node's children."""
     doc = {"id": number, "line": line, "value": value, "n": n}
@@ -170,6 +180,8 @@ def node(number: int, line: int, column: int, value: list, n: float, counts: lis
         doc["label_value"] = label_value
     if counts is not None:
         doc["counts"] = counts
+    if linear is not None:
+        doc["linear"] = linear
     if split is None and unknown is not None:
         raise TreegenError(f"node {number} is a leaf: it has no child for unknown categories to go to",
                            line=line, column=column)

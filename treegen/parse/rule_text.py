@@ -181,10 +181,17 @@ class RulesToModel(Transformer):
     def label_value(self, values):
         return values
 
-    def node(self, number, body, unknown, value, label_value, n, counts):
+    def linear(self, const, *terms):
+        return doc.linear(const, terms[0::2], terms[1::2])
+
+    def linear_outcome(self, const, *parts):
+        *terms, plain = parts
+        return doc.linear_outcome(const, terms[0::2], terms[1::2], plain)
+
+    def node(self, number, body, unknown, value, label_value, n, counts, linear):
         split, children, route = body or (None, None, None)
         return doc.node(_whole(number), number.line, number.column, value, n, counts, split, children, route,
-                        unknown, label_value)
+                        unknown, label_value, linear)
 
     def nodes(self, *nodes):
         return list(nodes)
@@ -397,6 +404,10 @@ def _build(document: dict, text: str, source: str) -> Model:
                 if feature not in names:
                     raise TreegenError(f"unknown feature {feature!r}", source, node["line"])
                 node["split"]["feature"] = names[feature]
+            for term in node.get("linear", {}).get("terms", []):
+                if term[0] not in names:
+                    raise TreegenError(f"unknown feature {term[0]!r}", source, node["line"])
+                term[0] = names[term[0]]
         tree_doc = {"output": tree["output"], "nodes": nodes}
         if "weight" in tree:
             tree_doc["weight"] = tree["weight"]
@@ -457,9 +468,17 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
 
 def _outcome(model: Model, node: Node):
     """What a rule ending at ``node`` says it predicts: the class its leaf labels on its own (as the
-    writer's :func:`treegen.model.leaf_class`), or the value."""
+    writer's :func:`treegen.model.leaf_class`), a number, or a linear leaf's sum
+    (:func:`treegen.parse.rule_doc.linear_outcome`) with its plain value."""
     if model.target.is_classification:
         return model.target.classes[leaf_class(model.combine, node.deciding_value)]
+    linear = node.linear
+    if linear is not None and not linear.terms:
+        return linear.const
+    if linear is not None:
+        names = [f.name for f in model.features]
+        return doc.linear_outcome(linear.const, [c for _, c in linear.terms], [names[f] for f, _ in linear.terms],
+                                  node.value[0])
     return node.value[0]
 
 

@@ -36,7 +36,8 @@ class ArrayWalk(TreeSql):
         d, tree = writer.d, writer.model.trees[index]
         big = (d.walk_tree_nodes is not None and len(tree.nodes) > d.walk_tree_nodes
                or d.walk_model_nodes is not None and writer.nodes > d.walk_model_nodes)
-        return (big and len(tree.nodes) > 1 and _walkable(writer.model, tree) and not _has_unknown_routes(tree)
+        linear = any(node.linear is not None for node in tree.nodes)  # its arrays hold values, not sums
+        return (big and not linear and len(tree.nodes) > 1 and _walkable(writer.model, tree) and not _has_unknown_routes(tree)
                 and (d.arrays.weighted or writer.exclusive[index]))
 
     def names(self) -> tuple[str, ...]:

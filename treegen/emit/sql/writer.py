@@ -28,8 +28,8 @@ from typing import Callable
 from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, TreeRules, lower_tree
-from ...model import CombineKind, Decision, Link, Model, Precision, Route, decide, has_label_values
-from ..common import node_vector
+from ...model import CombineKind, Decision, Link, Model, Node, Precision, Route, decide, has_label_values
+from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .dialects import Dialect
@@ -88,6 +88,8 @@ class TreeSql:
         nodes, vector = self.tree.nodes, self.w.vector
         if self.number:
             return self.looked_up(lambda n: self.d.double(vector(nodes[n])[k]), ref)
+        if any(node.linear is not None for node in nodes):  # (not walked: walk.py leaves linear trees alone)
+            return self.outcome(lambda n: self.w.leaf_value(nodes[n]), ref)
         return self.outcome(lambda n: self.d.double(vector(nodes[n])[k]), ref, (lambda n: vector(nodes[n])[k], "DOUBLE"))
 
     def leaf(self, ref: Ref) -> str:
@@ -135,6 +137,24 @@ class Writer:
             return column
         low, high = (self.d.double(x) for x in interval)
         return f"CASE WHEN {column} >= {low} AND {column} <= {high} THEN NULL ELSE {column} END"
+
+    def leaf_value(self, node: Node) -> str:
+        """A node's value; a linear leaf's (:func:`treegen.model.leaf_value`) as ``0.0 + (const + coeff *
+        x + ...)``, left to right in double, its plain value where an input is missing (NULL, or NaN
+        where the engine holds it), an input in the zero band read as 0.0."""
+        d, linear = self.d, node.linear
+        if linear is None:
+            return d.double(node.value[0])
+        band = self.model.numeric.zero_band
+        read = ((lambda f: f"CASE WHEN {self.columns[f]} >= {d.double(-band)} AND {self.columns[f]} <= {d.double(band)} "
+                           f"THEN {d.double(0.0)} ELSE {self.columns[f]} END")
+                if band else (lambda f: self.columns[f]))
+        total = f"{d.double(0.0)} + ({linear_sum(linear, read, d.double)})"
+        inputs = sorted({f for f, _ in linear.terms})
+        if not inputs:
+            return total
+        missing = " OR ".join(self.missing(Condition(f, MISSING)) for f in inputs)
+        return f"CASE WHEN {missing} THEN {d.double(node.value[0])} ELSE {total} END"
 
     def missing(self, c: Condition) -> str:
         """True when the condition's feature is missing for the row."""
