@@ -198,3 +198,14 @@ def test_float32_sums_in_sqlite_and_mysql_are_checked_and_measured(mysql_server,
     assert exported.returncode == 0 and exported.stdout.startswith("SELECT"), exported.stderr
     assert exported.stderr == ("treegen: note: sqlite has no 4-byte float: the float32 sums and link computed in "
                                "double; `treegen verify` measures how far from the model\n")
+
+
+def test_repeated_to_and_dialect_options_add_up(tmp_path):
+    """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""
+    model = tmp_path / "tennis.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "--target", "play",
+                    "--algorithm", "id3", "-o", str(model)], check=True)
+    result = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "python", "--to", "sql",
+                             "--dialect", "sqlite", "--dialect", "duckdb"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["python", "sql/sqlite", "sql/duckdb"]

@@ -410,11 +410,11 @@ def server_options(f):
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False), required=False)
-@click.option("--to", "targets", default=",".join(RUNNABLE), show_default=True,
-              help="Comma-separated targets to check.")
-@click.option("--dialect", "dialects", show_default=True,
-              default=",".join(name for name, d in DIALECTS.items() if d.verify_by_default),
-              help="Comma-separated SQL dialects to run: " + ", ".join(
+@click.option("--to", "targets", multiple=True, default=(",".join(RUNNABLE),), show_default=True,
+              help="Comma-separated targets to check (or the option repeated).")
+@click.option("--dialect", "dialects", multiple=True, show_default=True,
+              default=(",".join(name for name, d in DIALECTS.items() if d.verify_by_default),),
+              help="Comma-separated SQL dialects to run (or the option repeated): " + ", ".join(
                   f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
 @click.option("--against", type=click.Path(dir_okay=False),
               help="The file the model was imported from: its library's own predict is checked on the same "
@@ -440,7 +440,7 @@ def verify(model, data, targets, dialects, against, **servers):
         else:
             click.echo(result.line())
 
-    results = run_verify(loaded, data, _split_names([targets]), _split_names([dialects]), dsns=dsns,
+    results = run_verify(loaded, data, _split_names(targets), _split_names(dialects), dsns=dsns,
                          report=report, against=against, status=status.show)
     status.clear()
     sys.exit(max(result.status for result in results))

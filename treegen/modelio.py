@@ -7,7 +7,6 @@ from typing import Any
 
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, label_value_problem, linear_problem, split_problem)
 
