@@ -447,15 +447,11 @@ def check_java_api(model, rows, answers, leaf: bool) -> list:
 PACKAGES = itertools.count()
 
 
-@settings(max_examples=2, deadline=None)
-@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
-def test_every_extension_of_the_model_is_exact(models, seed):
-    """Random models with random values of every field boosting libraries need -- missing intervals,
-    unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
-    link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
-    and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
-    # a package of its own for every class the process compiles: java_api's classpath holds the class
-    # directories of earlier examples too, where another x0.Model would be found first
+def check_random_models(models, seed: int) -> None:
+    """The models through the Map, Object[] and double[] APIs, bit for bit, in one javac and one JVM,
+    and the first three as programs. A package of its own for every class the process compiles:
+    java_api's classpath holds the class directories of earlier examples too, where another
+    x0.Model would be found first."""
     sources = [emit(m, "java", leaf=True, package=f"x{next(PACKAGES)}") for m in models]
     compile_sources(sources, lint=True)
     rows = [edge_rows(m, seed) for m in models]
@@ -466,17 +462,21 @@ def test_every_extension_of_the_model_is_exact(models, seed):
 
 
 @settings(max_examples=2, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
+def test_every_extension_of_the_model_is_exact(models, seed):
+    """Random models with random values of every field boosting libraries need -- missing intervals,
+    unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
+    link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
+    and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
+    check_random_models(models, seed)
+
+
+@settings(max_examples=2, deadline=None)
 @given(models=st.lists(linear_models(), min_size=10, max_size=10), seed=st.integers(0, 1000))
 def test_linear_leaves_are_exact(models, seed):
     """Linear leaves (LightGBM's linear trees) on random boosted models, through the APIs, bit for bit,
     in one javac and one JVM; and a few as programs."""
-    sources = [emit(m, "java", leaf=True, package=f"x{i}") for i, m in enumerate(models)]
-    compile_sources(sources, lint=True)
-    rows = [edge_rows(m, seed) for m in models]
-    for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
-        check_java_api(model, model_rows, answers, leaf=True)
-    for model, source, model_rows in list(zip(models, sources, rows))[:3]:
-        check_printed(model, source, model_rows[::2], runner=run, leaf=model is models[0])
+    check_random_models(models, seed)
 
 
 def test_unknown_categories_go_to_their_own_child():
