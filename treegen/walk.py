@@ -41,9 +41,11 @@ def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
     values = np.array([node.deciding_value if labels else node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
     out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
-    for leaf in (i for i, node in enumerate(tree.nodes) if node.linear is not None):
-        at = np.flatnonzero(ends == leaf)
-        if at.size:
+    linear = [i for i, node in enumerate(tree.nodes) if node.linear is not None]
+    if linear:  # the rows at a linear leaf, then each leaf reached (not a pass over all rows per leaf)
+        at_linear = np.flatnonzero(np.isin(ends, linear))
+        for leaf in np.unique(ends[at_linear]).tolist():
+            at = at_linear[ends[at_linear] == leaf]
             out[at, 0] = linear_values(model, tree.nodes[leaf], columns, at) + 0.0
     spread = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
     for i in np.flatnonzero(spread[ends]):
