@@ -21,6 +21,7 @@ from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, Linear, MissingRoute, Model,
                            Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
 from treegen.cli import main
+from treegen.lower import lower_tree
 from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import parse, parser
 from treegen.probes import probe_rows
@@ -499,7 +500,8 @@ def test_linear_leaves_round_trip(model, seed):
     a regression model shows its leaf's sum and plain value, which the reader checks."""
     text = emit(model, "rules")
     assert_same_model(model, parse(text), rows_for(model, seed))
-    linear = [n.linear for t in model.trees for n in t.nodes if n.linear is not None and n.linear.terms]
+    ruled = [(t, r.node) for t in model.trees for r in lower_tree(model, t).rules]  # (a leaf may have no rule)
+    linear = [node for t, node in ruled if t.nodes[node].linear is not None and t.nodes[node].linear.terms]
     if linear and not model.target.is_classification:
         assert any(" else " in line for line in text.splitlines() if line.lstrip().startswith("rule "))
 
