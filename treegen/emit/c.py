@@ -29,6 +29,7 @@ The compiler flags that break exactness are refused where the compiler says so (
 ``FLT_EVAL_METHOD``); README.md lists the others."""
 from __future__ import annotations
 
+import functools
 import re
 
 from ..errors import TreegenError
@@ -176,6 +177,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+@functools.lru_cache(maxsize=4096)  # a feature's name is written in a comment at each of its tests
 def string(text: str) -> str:
     """A C string literal of the UTF-8 of ``text``: printable ASCII as it is, but for ``"``, ``\\`` and
     ``?`` (which could start a trigraph), escaped; every other byte as a three-digit octal escape,

@@ -162,17 +162,20 @@ def _layout(model, tree: Tree, order: list[int], codes, cost: CostModel):
             continue
         if node.split.missing.kind == Route.FRACTION:
             roots.update(node.children)
-        own = sum(_part_cost(p, cost, len(node.children))
-                  for p in _parts(model, tree, node_id, codes, child_size))
-        total = own + sum(child_size(c) for c in node.children)
+        laid_out = _parts(model, tree, node_id, codes, child_size)
+        total = (sum(_part_cost(p, cost, len(node.children)) for p in laid_out)
+                 + sum(child_size(c) for c in node.children))
         inline = [c for c in node.children if c not in roots and not tree.nodes[c].is_leaf]
+        cut = False
         for child in sorted(inline, key=lambda c: (-size[c], c)):
             if total <= cost.budget:
                 break
             total -= size[child] - cost.call
             roots.add(child)
+            cut = True
         size[node_id] = total
-        parts[node_id] = _parts(model, tree, node_id, codes, child_size)  # sizes after cutting
+        # laid out again with the sizes after cutting, which may change the child tested first
+        parts[node_id] = _parts(model, tree, node_id, codes, child_size) if cut else laid_out
     return parts, roots
 
 
