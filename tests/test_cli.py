@@ -37,6 +37,24 @@ def test_walk_through(tmp_path):
     assert "accuracy 78.57% (11/14)" in evaluated
 
 
+def test_a_library_model_file_is_imported_where_a_model_is_read(tmp_path):
+    """export, verify, predict and show take XGBoost's or LightGBM's own file as `treegen import`
+    with its defaults would read it; a pickle is still refused (loading one runs code)."""
+    for native in ("xgboost.json", "lightgbm.txt"):
+        path = os.path.join(EXAMPLES, "boosting", native)
+        imported = str(tmp_path / f"{native}.model.json")
+        run("import", path, "-o", imported)
+        assert run("export", path, "--to", "python").output == run("export", imported, "--to", "python").output
+        data = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")
+        assert run("predict", path, data).output == run("predict", imported, data).output
+        assert "ok" in run("verify", path, data, "--to", "python").output
+    pickle = tmp_path / "model.pkl"
+    pickle.write_bytes(b"\x80\x04K\x01.")
+    result = cli("show", str(pickle))
+    assert result.returncode == 2 and "model.pkl: a pickle" in result.stderr and "import --trust" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_show_reads_rule_text_too(tmp_path):
     rules = tmp_path / "t.rules"
     model = run("train", TENNIS, "-a", "id3").stdout

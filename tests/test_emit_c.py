@@ -53,6 +53,7 @@ from treegen.cli import main
 from treegen.data import load_dataset
 from treegen.emit.c import header
 from treegen.errors import TreegenError
+from treegen.importers import import_file
 from treegen.importers.catboost import EXP_TOLERANCE as CATBOOST_TOLERANCE
 from treegen.importers.catboost import class_text
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE as HGB_TOLERANCE
@@ -516,7 +517,10 @@ def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
 def warning_models() -> list:
     return [random_model(3, max_depth=6), random_model(4, regression=True, n_trees=3, missing_kinds=("fraction",)),
             boosted(1, "softmax", "float32"), boosted(2, "sigmoid", "float64", divisor=2.0), extreme_model(),
-            hostile_models()[0], fit(load_dataset(str(FIXTURES / "j48" / "labor.arff")), "c45")]
+            hostile_models()[0], fit(load_dataset(str(FIXTURES / "j48" / "labor.arff")), "c45"),
+            # trees without fractional routes: summed by direct calls (sum_trees), no table of trees
+            import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")),
+            import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt"))]
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])

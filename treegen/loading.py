@@ -6,6 +6,7 @@ import sys
 
 from . import modelio
 from .errors import TreegenError, read_text
+from .importers import import_file, library_file
 from .model import Model
 from .parse.rule_text import parse
 
@@ -13,9 +14,16 @@ NEITHER = 'neither a treegen model (JSON) nor rule text (a file of rule text beg
 
 
 def load_model(path: str) -> Model:
-    """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text.
-    '-' is stdin. A file that is neither (prose, CSV, binary) is refused as such: it is not read as a
-    rule file with a mistake on its first line."""
+    """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text;
+    or a library's own model file that an importer recognises, imported with its defaults (as `treegen
+    import FILE` would). '-' is stdin. A file that is none of these (prose, CSV, binary) is refused as
+    such: it is not read as a rule file with a mistake on its first line."""
+    kind = None if path == "-" else library_file(path)
+    if kind == "model":
+        return import_file(path)
+    if kind == "pickle":
+        raise TreegenError("a pickle or joblib file, whose loading runs code stored in it: if it is trusted, "
+                           "`treegen import --trust FILE -o model.json` reads it", path)
     text = sys.stdin.read() if path == "-" else _read(path)
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
         return modelio.loads(text, path)

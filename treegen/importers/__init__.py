@@ -85,6 +85,21 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
                        + "; or a pickle/joblib file with --trust", path)
 
 
+def library_file(path: str) -> str | None:
+    """What ``path`` is, if not a treegen model: "model", a model file of a library that an importer
+    reads; "pickle", a pickle or joblib file (loading one runs code: only `treegen import --trust`
+    does); None, neither (or unreadable: the loader that reads it says what is wrong)."""
+    try:
+        head = file_head(path)
+    except TreegenError:
+        return None
+    if _is_treegen_model(head):
+        return None
+    if any(i.recognises(path, head) for i in IMPORTERS.values()):
+        return "model"
+    return "pickle" if _is_pickle(head) else None
+
+
 def _options(importer: Importer, options: dict, path: str | None = None) -> dict:
     """The options given (not None), which must be ones the importer takes."""
     given = {name: value for name, value in options.items() if value is not None}
