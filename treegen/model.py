@@ -227,7 +227,8 @@ class Node:
 class NodeColumns(SequenceABC):
     """The nodes of a binary tree held as columns, one row per node: a tree of 200,000 nodes takes
     a few MB instead of some 70 MB of :class:`Node` objects (about 350 bytes a node). Reading a node
-    makes a new :class:`Node` from its row each time: change such a tree by building another one.
+    makes a new :class:`Node` from its row each time: change such a tree by building another one,
+    and give code that reads nodes by id over and over a list of them (:func:`listed`).
 
     Every split is binary and sends missing values (and unknown categories) to one child: ``x <=
     threshold``, or ``x in`` the categories ``values`` holds for the node.
@@ -253,7 +254,13 @@ class NodeColumns(SequenceABC):
         if isinstance(index, slice):
             return [self[i] for i in range(len(self))[index]]
         i = range(len(self))[index]
-        return self._nodes(i, i + 1)[0]
+        value = tuple(self.value[i].tolist())
+        counts = () if self.counts is None else tuple(self.counts[i].tolist())
+        left, right = self.children[i].tolist()
+        if left < 0:
+            return Node(value, counts, float(self.n[i]))
+        split = self._split(i, int(self.feature[i]), float(self.threshold[i]), int(self.missing[i]))
+        return Node(value, counts, float(self.n[i]), split, (left, right))
 
     def __iter__(self):
         for start in range(0, len(self), self.CHUNK):
@@ -272,7 +279,6 @@ class NodeColumns(SequenceABC):
         value = zip(*[column.tolist() for column in self.value[start:stop].T])
         counts = repeat(()) if self.counts is None else zip(*[c.tolist() for c in self.counts[start:stop].T])
         left, right = self.children[start:stop].T.tolist()
-        routes = (MissingRoute.to_child(0), MissingRoute.to_child(1))
         nodes = []
         for i, v, c, n, a, b, feature, threshold, missing in zip(
                 range(start, stop), value, counts, self.n[start:stop].tolist(), left, right,
@@ -280,13 +286,18 @@ class NodeColumns(SequenceABC):
                 self.missing[start:stop].tolist()):
             if a < 0:
                 nodes.append(Node(v, c, n))
-                continue
-            if i in self.values:
-                split = Split(feature, Op.IN, values=self.values[i], missing=routes[missing])
             else:
-                split = Split(feature, Op.LE, threshold=threshold, missing=routes[missing])
-            nodes.append(Node(v, c, n, split, (a, b)))
+                nodes.append(Node(v, c, n, self._split(i, feature, threshold, missing), (a, b)))
         return nodes
+
+    def _split(self, i: int, feature: int, threshold: float, missing: int) -> Split:
+        route = _CHILD_ROUTES[missing]
+        if i in self.values:
+            return Split(feature, Op.IN, values=self.values[i], missing=route)
+        return Split(feature, Op.LE, threshold=threshold, missing=route)
+
+
+_CHILD_ROUTES = (MissingRoute.to_child(0), MissingRoute.to_child(1))  # frozen: shared by every split
 
 
 @dataclass
@@ -580,6 +591,15 @@ class Model:
         if combine.divisor != 1.0:
             raw = [rounded(r / combine.divisor) for r in raw]
         return raw
+
+
+def listed(model: Model) -> Model:
+    """The model with every tree's nodes in a list, made once: for code that follows a tree's links,
+    reading each node many times (a :class:`NodeColumns` tree makes a new Node at each read). The
+    lists live as long as the model returned; ``model`` itself when its trees hold lists already."""
+    if all(isinstance(tree.nodes, list) for tree in model.trees):
+        return model
+    return replace(model, trees=[replace(tree, nodes=list(tree.nodes)) for tree in model.trees])
 
 
 def argmax(scores: Sequence[float]) -> int:
