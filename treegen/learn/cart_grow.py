@@ -509,10 +509,9 @@ class _NumericSearch:
         totals = self.level.totals[:, None, span]
         if isinstance(left, np.ndarray):
             return np.repeat(totals, runs, axis=2) - left
-        right = [np.repeat(totals[k], runs, axis=1) - left[k] for k in range(len(left))]
-        if not self.problem.width:
-            right[0] = self.geo.n_right_float[begin:end]
-        return right
+        counted = 0 if self.problem.width else 1  # regression: the weight right is counted
+        right = [np.repeat(totals[k], runs, axis=1) - left[k] for k in range(counted, len(left))]
+        return right if self.problem.width else [self.geo.n_right_float[begin:end], *right]
 
     def _cuttable_with_missing_left(self, begin: int, end: int, runs: np.ndarray, span: slice) -> np.ndarray:
         """Cuts that, with the missing rows sent left, leave both sides enough rows."""
