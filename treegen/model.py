@@ -167,7 +167,8 @@ class MissingRoute:
     weights: tuple[float, ...] = ()  # Route.FRACTION: the weight given to each child
 
     def __post_init__(self):
-        object.__setattr__(self, "kind", Route(self.kind))
+        if type(self.kind) is not Route:
+            object.__setattr__(self, "kind", Route(self.kind))
 
     @classmethod
     def stop(cls) -> "MissingRoute":
@@ -192,7 +193,8 @@ class Split:
     unknown: int | None = None  # EQ, IN: the child a category the feature does not know goes to (None: missing's)
 
     def __post_init__(self):
-        object.__setattr__(self, "op", Op(self.op))
+        if type(self.op) is not Op:  # (a check costs a tenth of the enum's look-up)
+            object.__setattr__(self, "op", Op(self.op))
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -256,11 +258,11 @@ class NodeColumns(SequenceABC):
         i = range(len(self))[index]
         value = tuple(self.value[i].tolist())
         counts = () if self.counts is None else tuple(self.counts[i].tolist())
-        left, right = self.children[i].tolist()
+        left = self.children.item(i, 0)
         if left < 0:
-            return Node(value, counts, float(self.n[i]))
-        split = self._split(i, int(self.feature[i]), float(self.threshold[i]), int(self.missing[i]))
-        return Node(value, counts, float(self.n[i]), split, (left, right))
+            return Node(value, counts, self.n.item(i))
+        split = self._split(i, self.feature.item(i), self.threshold.item(i), self.missing.item(i))
+        return Node(value, counts, self.n.item(i), split, (left, self.children.item(i, 1)))
 
     def __iter__(self):
         for start in range(0, len(self), self.CHUNK):
