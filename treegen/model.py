@@ -311,6 +311,11 @@ class Tree:
     def leaves(self) -> list[int]:
         return [i for i, node in enumerate(self.nodes) if node.is_leaf]
 
+    def listed(self) -> "Tree":
+        """This tree with its nodes in a list (itself when they are): for code that reads every
+        node several times (:class:`NodeColumns` makes a new Node at each read)."""
+        return self if isinstance(self.nodes, list) else replace(self, nodes=list(self.nodes))
+
     def depth(self) -> int:
         depth = [0] * len(self.nodes)
         for i, node in enumerate(self.nodes):  # pre-order: parents come first
@@ -601,7 +606,7 @@ def listed(model: Model) -> Model:
     lists live as long as the model returned; ``model`` itself when its trees hold lists already."""
     if all(isinstance(tree.nodes, list) for tree in model.trees):
         return model
-    return replace(model, trees=[replace(tree, nodes=list(tree.nodes)) for tree in model.trees])
+    return replace(model, trees=[tree.listed() for tree in model.trees])
 
 
 def argmax(scores: Sequence[float]) -> int:
