@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
-from collections.abc import Sequence as SequenceABC
 from itertools import repeat
 from typing import Any, Callable, Mapping, Sequence
 
