@@ -500,11 +500,9 @@ def test_a_deep_chain_grows_without_recursion():
     assert model.predict({"x0": 17.0}) == "1" and model.predict({"x0": 1000.0}) == "0"
 
 
-def test_model_survives_json_and_probes_agree():
-    """A tree with subset splits, an x <= inf split and learned missing routes reads back from
-    JSON unchanged and predicts the same on every probe row."""
-    from treegen import modelio
-    from treegen.probes import probe_rows
+def mixed_dataset() -> Dataset:
+    """A nominal and a numeric feature, both with missing values: subset splits, an x <= inf split
+    and learned missing routes."""
     rng = np.random.default_rng(2)
     n = 300
     colors = rng.choice(["red", "blue", "green", "white"], n).astype(object)
@@ -514,15 +512,47 @@ def test_model_survives_json_and_probes_agree():
     colors[rng.random(n) < 0.1] = None
     color = Feature("color", NOMINAL, ("red", "blue", "green", "white"))
     codes = np.array([-1 if c is None else color.categories.index(c) for c in colors])
-    data = Dataset((color, Feature("x", NUMERIC)), [codes, x], Target("y", "classification", ("0", "1")),
+    return Dataset((color, Feature("x", NUMERIC)), [codes, x], Target("y", "classification", ("0", "1")),
                    y, np.ones(n))
-    model = fit(data, "cart", cast="float32", min_samples_leaf=np.int64(5), class_weight={"1": np.float32(2)})
+
+
+def test_model_survives_json_and_probes_agree():
+    """A tree with subset splits, an x <= inf split and learned missing routes reads back from
+    JSON unchanged and predicts the same on every probe row."""
+    from treegen import modelio
+    from treegen.probes import probe_rows
+    model = fit(mixed_dataset(), "cart", cast="float32", min_samples_leaf=np.int64(5),
+                class_weight={"1": np.float32(2)})
     again = modelio.loads(modelio.dumps(model))
     assert again.meta["params"]["class_weight"] == {"1": 2.0}
     assert modelio.dumps(again) == modelio.dumps(model)
     for row in probe_rows(model):
         assert again.scores(row) == model.scores(row)
     assert any(node.split is not None and node.split.op == "in" for node in model.trees[0].nodes)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_the_tree_held_as_columns_reads_as_its_nodes(monkeypatch, regression):
+    """CART's tree is held as columns: a node read by id, a slice, an iteration across chunks and a
+    pickled copy give the same nodes, and the walk over the columns the answers of the listed nodes."""
+    import pickle
+    from treegen.model import NodeColumns
+    from treegen.walk import tree_outputs
+    data = mixed_dataset()
+    if regression:
+        data = Dataset(data.features, data.columns, Target("y", "regression"), data.y * 2.5 - 1.0, data.weights)
+    model = fit(data, "cart", min_samples_leaf=3)
+    tree = model.trees[0]
+    assert isinstance(tree.nodes, NodeColumns)
+    listed = tree.listed().nodes
+    monkeypatch.setattr(NodeColumns, "CHUNK", 7)
+    assert list(tree.nodes) == listed == [tree.nodes[i] for i in range(len(listed))]
+    assert tree.nodes[-1] == listed[-1] and tree.nodes[3:9] == listed[3:9]
+    assert any(node.split is not None and node.split.op == "in" for node in listed)
+    assert pickle.loads(pickle.dumps(model)).trees[0].nodes == listed
+    columns = data.columns
+    assert (node_paths(model, tree, columns) == node_paths(model, tree.listed(), columns)).all()
+    assert (tree_outputs(model, tree, columns, None) == tree_outputs(model, tree.listed(), columns, None)).all()
 
 
 def test_progress_reaches_the_total_weight():

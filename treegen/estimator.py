@@ -378,10 +378,10 @@ def _decode(feature: Feature, column: np.ndarray) -> list:
 
 def _importances(model: Model, columns, y, weights, criterion: str) -> np.ndarray:
     """Weighted impurity decrease per feature, summed over the splits and normalised to sum 1."""
-    tree = model.trees[0]
-    weight, impurity = _node_impurities(model, columns, y, weights, criterion)
+    nodes = model.trees[0].listed().nodes  # read in several passes
+    weight, impurity = _node_impurities(model, nodes, columns, y, weights, criterion)
     out = np.zeros(len(model.features))
-    for i, node in enumerate(tree.nodes):
+    for i, node in enumerate(nodes):
         if node.split is not None:
             decrease = weight[i] * impurity[i] - sum(weight[c] * impurity[c] for c in node.children)
             out[node.split.feature] += decrease
@@ -389,9 +389,9 @@ def _importances(model: Model, columns, y, weights, criterion: str) -> np.ndarra
     return out / total if total > 0 else out
 
 
-def _node_impurities(model: Model, columns, y, weights, criterion: str):
+def _node_impurities(model: Model, nodes: list, columns, y, weights, criterion: str):
+    """Each node's weight and impurity: ``nodes`` are those of the model's one tree."""
     from .learn.cart import node_impurity
-    nodes = model.trees[0].nodes
     if model.target.is_classification:
         weight = np.array([sum(node.counts) if node.counts else node.n for node in nodes])
         impurity = np.array([node_impurity(criterion, np.asarray(node.counts, dtype=np.float64))

@@ -5,7 +5,9 @@ comparison semantics of the system that trained it. Everything a prediction depe
 here, so that every back end can reproduce it exactly.
 
 Trees are flat lists of nodes (node id = index, root = 0, pre-order), never nested objects:
-a chain 10,000 deep must not hit Python's recursion limit anywhere.
+a chain 10,000 deep must not hit Python's recursion limit anywhere. A learned binary tree may hold
+them as columns (:class:`NodeColumns`, a few numbers a node), which make each :class:`Node` when
+it is read.
 
 Prediction semantics (the reference every back end must match):
 
@@ -38,9 +40,11 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -163,7 +167,8 @@ class MissingRoute:
     weights: tuple[float, ...] = ()  # Route.FRACTION: the weight given to each child
 
     def __post_init__(self):
-        object.__setattr__(self, "kind", Route(self.kind))
+        if type(self.kind) is not Route:
+            object.__setattr__(self, "kind", Route(self.kind))
 
     @classmethod
     def stop(cls) -> "MissingRoute":
@@ -188,7 +193,8 @@ class Split:
     unknown: int | None = None  # EQ, IN: the child a category the feature does not know goes to (None: missing's)
 
     def __post_init__(self):
-        object.__setattr__(self, "op", Op(self.op))
+        if type(self.op) is not Op:  # (a check costs a tenth of the enum's look-up)
+            object.__setattr__(self, "op", Op(self.op))
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -220,14 +226,95 @@ class Node:
         return self.label_value or self.value
 
 
+class NodeColumns(SequenceABC):
+    """The nodes of a binary tree held as columns, one row per node: a tree of 200,000 nodes takes
+    a few MB instead of some 70 MB of :class:`Node` objects (about 350 bytes a node). Reading a node
+    makes a new :class:`Node` from its row each time: change such a tree by building another one,
+    and give code that reads nodes by id over and over a list of them (:func:`listed`).
+
+    Every split is binary and sends missing values (and unknown categories) to one child: ``x <=
+    threshold``, or ``x in`` the categories ``values`` holds for the node.
+    """
+
+    CHUNK = 4096  # rows made into nodes at once while iterating (Python lists of that many numbers)
+
+    def __init__(self, value: np.ndarray, counts: np.ndarray | None, n: np.ndarray, children: np.ndarray,
+                 feature: np.ndarray, threshold: np.ndarray, missing: np.ndarray,
+                 values: Mapping[int, tuple[str, ...]]):
+        self.value = value  # (nodes, width): Node.value
+        self.counts = counts  # (nodes, width): Node.counts; None: every node's counts are ()
+        self.n = n  # (nodes,)
+        self.children = children  # (nodes, 2): left and right child, negative for a leaf
+        self.feature, self.threshold = feature, threshold  # (nodes,): an inner node's split
+        self.missing = missing  # (nodes,): the child (0 or 1) missing values go to
+        self.values = dict(values)  # node id -> an "in" split's categories (other splits are "<=")
+
+    def __len__(self) -> int:
+        return len(self.n)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        i = range(len(self))[index]
+        value = tuple(self.value[i].tolist())
+        counts = () if self.counts is None else tuple(self.counts[i].tolist())
+        left = self.children.item(i, 0)
+        if left < 0:
+            return Node(value, counts, self.n.item(i))
+        split = self._split(i, self.feature.item(i), self.threshold.item(i), self.missing.item(i))
+        return Node(value, counts, self.n.item(i), split, (left, self.children.item(i, 1)))
+
+    def __iter__(self):
+        for start in range(0, len(self), self.CHUNK):
+            yield from self._nodes(start, min(start + self.CHUNK, len(self)))
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, SequenceABC) and len(self) == len(other)
+                and all(a == b for a, b in zip(self, other)))
+
+    def __repr__(self) -> str:
+        return f"NodeColumns(<{len(self)} nodes>)"
+
+    def _nodes(self, start: int, stop: int) -> list[Node]:
+        """The nodes ``start`` to ``stop``, made from their rows (columns become lists at once: a
+        number at a time from numpy costs several times more)."""
+        value = zip(*[column.tolist() for column in self.value[start:stop].T])
+        counts = repeat(()) if self.counts is None else zip(*[c.tolist() for c in self.counts[start:stop].T])
+        left, right = self.children[start:stop].T.tolist()
+        nodes = []
+        for i, v, c, n, a, b, feature, threshold, missing in zip(
+                range(start, stop), value, counts, self.n[start:stop].tolist(), left, right,
+                self.feature[start:stop].tolist(), self.threshold[start:stop].tolist(),
+                self.missing[start:stop].tolist()):
+            if a < 0:
+                nodes.append(Node(v, c, n))
+            else:
+                nodes.append(Node(v, c, n, self._split(i, feature, threshold, missing), (a, b)))
+        return nodes
+
+    def _split(self, i: int, feature: int, threshold: float, missing: int) -> Split:
+        route = _CHILD_ROUTES[missing]
+        if i in self.values:
+            return Split(feature, Op.IN, values=self.values[i], missing=route)
+        return Split(feature, Op.LE, threshold=threshold, missing=route)
+
+
+_CHILD_ROUTES = (MissingRoute.to_child(0), MissingRoute.to_child(1))  # frozen: shared by every split
+
+
 @dataclass
 class Tree:
-    nodes: list[Node]
+    nodes: Sequence[Node]  # a list, or NodeColumns
     output: int | None = None  # CombineKind.SUM: the output column this tree adds to (None: all)
     weight: float = 1.0  # CombineKind.SUM: the tree's output is multiplied by this first (XGBoost DART)
 
     def leaves(self) -> list[int]:
         return [i for i, node in enumerate(self.nodes) if node.is_leaf]
+
+    def listed(self) -> "Tree":
+        """This tree with its nodes in a list (itself when they are): for code that reads every
+        node several times (:class:`NodeColumns` makes a new Node at each read)."""
+        return self if isinstance(self.nodes, list) else replace(self, nodes=list(self.nodes))
 
     def depth(self) -> int:
         depth = [0] * len(self.nodes)
@@ -511,6 +598,15 @@ class Model:
         if combine.divisor != 1.0:
             raw = [rounded(r / combine.divisor) for r in raw]
         return raw
+
+
+def listed(model: Model) -> Model:
+    """The model with every tree's nodes in a list, made once: for code that follows a tree's links,
+    reading each node many times (a :class:`NodeColumns` tree makes a new Node at each read). The
+    lists live as long as the model returned; ``model`` itself when its trees hold lists already."""
+    if all(isinstance(tree.nodes, list) for tree in model.trees):
+        return model
+    return replace(model, trees=[tree.listed() for tree in model.trees])
 
 
 def argmax(scores: Sequence[float]) -> int:

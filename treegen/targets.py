@@ -10,7 +10,7 @@ from typing import Callable
 from .emit import c, dot, java, javascript, python, rule_text, sql
 from .emit.sql import DIALECTS
 from .errors import TreegenError
-from .model import Model, model_problem
+from .model import Model, listed, model_problem
 from .run import c as run_c
 from .run import java as run_java
 from .run import javascript as run_javascript
@@ -121,6 +121,7 @@ def _spelling(name: str) -> str:
 def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
     options = check_options(to, options)
+    model = listed(model)  # emitters follow the trees' links: each node is read many times
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks
     if problem:
         raise TreegenError(f"the model cannot be compiled: {problem}")

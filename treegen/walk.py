@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .model import Feature, Model, Node, Op, Route, Tree, has_label_values, tree_output
+from .model import Feature, Model, Node, NodeColumns, Op, Route, Tree, has_label_values, tree_output
 
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
@@ -38,6 +38,8 @@ def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
     """Each row's output of one tree (rows, width), exactly as :func:`treegen.model.tree_output`
     gives it: the value of the node the row ends at, or, for a row stopped at a fractional route,
     the model's own walk of ``row(i)``. With ``labels``, the label sums (``deciding_value``)."""
+    if isinstance(tree.nodes, NodeColumns):  # no label values, linear leaves or fractional routes
+        return tree.nodes.value[node_ends(model, tree, columns)] + 0.0
     values = np.array([node.deciding_value if labels else node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
     out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
@@ -74,7 +76,7 @@ def linear_values(model: Model, node: Node, columns: list[np.ndarray], at: np.nd
 def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.ndarray]:
     """Each row's node, level after level, until every row has ended."""
     n_rows = len(columns[0]) if columns else 0
-    walk = _Walk(model, tree)
+    walk = _Walk.of_columns(model, tree.nodes) if isinstance(tree.nodes, NodeColumns) else _Walk(model, tree)
     values = np.zeros((n_rows, len(columns)))
     for j, column in enumerate(columns):
         values[:, j] = column
@@ -130,6 +132,28 @@ class _Walk:
                     self.category_child[i, code] = split.values.index(category) if known else -1
                 else:
                     self.category_child[i, code] = 0 if category in split.values else 1
+
+    @classmethod
+    def of_columns(cls, model: Model, nodes: NodeColumns) -> "_Walk":
+        """The arrays of a tree held as columns, taken from them (binary splits, missing values to a
+        child), without making its nodes."""
+        walk = cls(model, Tree([]))
+        inner = nodes.children[:, 0] >= 0
+        walk.feature = np.where(inner, nodes.feature, -1)
+        walk.children = np.where(inner[:, None], nodes.children, 0)
+        walk.missing_child = np.where(inner, nodes.missing, -1)
+        numeric = inner.copy()
+        numeric[list(nodes.values)] = False
+        walk.cut = np.full(len(nodes), np.nan)
+        walk.cut[numeric] = [model.numeric.effective_threshold(t) for t in nodes.threshold[numeric].tolist()]
+        walk.nominal = inner & ~numeric
+        widest = max((len(f.categories) for f in model.features), default=0)
+        walk.unknown_child = np.full(len(nodes), -1)
+        walk.category_child = np.full((len(nodes), max(widest, 1)), -1)
+        for i, values in nodes.values.items():  # an "in" split: children[0] for its categories
+            categories = model.features[int(nodes.feature[i])].categories
+            walk.category_child[i, :len(categories)] = [0 if c in values else 1 for c in categories]
+        return walk
 
     def positions(self, nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Child position for each (node, value); -1 where the missing route applies."""

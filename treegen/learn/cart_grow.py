@@ -30,7 +30,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from .cart_nominal import nominal_search
 from ..progress import settled
-from .cart_problem import (EPSILON, LOG2, Grown, Params, Problem, as_split, drop_light,
+from .cart_problem import (EPSILON, LOG2, Grown, Params, Problem, category_names, drop_light,
                            node_impurities)
 
 BLOCK_CELLS = 1 << 15  # positions x features searched at once: a few hundred KB per array
@@ -100,7 +100,8 @@ class _Nodes:
 
     def __init__(self):
         self.totals, self.impurities, self.parents = [], [], []
-        self.split: list = []
+        self.features, self.thresholds, self.missing_left = [], [], []  # per level: the splits made
+        self.values: dict = {}  # node id -> a nominal split's categories sent left
         self.count = 0
 
     def add(self, level: "Level", impurity: np.ndarray) -> np.ndarray:
@@ -110,26 +111,56 @@ class _Nodes:
         self.totals.append(level.totals.T)
         self.impurities.append(impurity)
         self.parents.append(level.parents)
-        self.split.extend([None] * len(impurity))
+        self.features.append(np.full(len(impurity), -1))
+        self.thresholds.append(np.full(len(impurity), np.nan))
+        self.missing_left.append(np.zeros(len(impurity), dtype=bool))
         return ids
 
+    def split(self, problem: Problem, splitting: np.ndarray, best: "Best", chosen: np.ndarray) -> None:
+        """Record the splits of the last level's nodes marked in ``splitting``: ``best``'s at ``chosen``."""
+        self.features[-1][splitting] = best.feature[chosen]
+        self.thresholds[-1][splitting] = best.threshold[chosen]
+        self.missing_left[-1][splitting] = best.missing_left[chosen]
+        first = self.count - len(splitting)
+        for node, s in zip(np.flatnonzero(splitting).tolist(), chosen.tolist()):
+            if s in best.codes:
+                self.values[first + node] = category_names(problem, int(best.feature[s]), best.codes[s])
+
     def grown(self, width: int) -> Grown:
-        """The tree, renumbered in pre-order, left child first: scikit-learn's node ids."""
+        """The tree, renumbered in pre-order, left child first: scikit-learn's node ids. Each
+        level's arrays are moved to their new places and let go one at a time: the tree's
+        arrays are never held twice."""
         parents = np.concatenate(self.parents)
         children = np.full((self.count, 2), -1, dtype=np.int64)
         child = np.arange(1, self.count)
         children[parents[1:], (child - 1) % 2] = child  # each level: left, right, left, right, ...
-        order = _preorder(children, [len(p) for p in self.parents])
-        new_id = np.empty(self.count, dtype=np.int64)
-        new_id[order] = np.arange(self.count)
-        children = np.where(children[order] >= 0, new_id[children[order]], -1)
-        total = np.concatenate(self.totals)[order]
-        return Grown(width, total, np.concatenate(self.impurities)[order], children,
-                     [self.split[i] for i in order.tolist()])
+        del parents, child
+        new_id = _preorder_ids(children, [len(p) for p in self.parents])
+        inner = children[:, 0] >= 0
+        children[inner] = new_id[children[inner]]
+        del inner
+        placed = np.empty_like(children)
+        placed[new_id] = children
+        del children
+        values = {int(new_id[i]): v for i, v in self.values.items()}
+        return Grown(width, _placed(new_id, self.totals), _placed(new_id, self.impurities), placed,
+                     _placed(new_id, self.features), _placed(new_id, self.thresholds),
+                     _placed(new_id, self.missing_left), values)
 
 
-def _preorder(children: np.ndarray, level_sizes: list[int]) -> np.ndarray:
-    """The breadth-first node ids in pre-order: each subtree's size from the deepest level up,
+def _placed(new_id: np.ndarray, levels: list) -> np.ndarray:
+    """The arrays of ``levels`` (emptied) as one, each row at its node's new id."""
+    out = np.empty((len(new_id),) + levels[0].shape[1:], dtype=levels[0].dtype)
+    start = 0
+    for part in levels:
+        out[new_id[start:start + len(part)]] = part
+        start += len(part)
+    levels.clear()
+    return out
+
+
+def _preorder_ids(children: np.ndarray, level_sizes: list[int]) -> np.ndarray:
+    """The pre-order id of each breadth-first node: each subtree's size from the deepest level up,
     then each node's place from the root down (a left child right after its parent, the right
     child after the left one's subtree)."""
     ends = np.cumsum(level_sizes)
@@ -145,9 +176,7 @@ def _preorder(children: np.ndarray, level_sizes: list[int]) -> np.ndarray:
         inner = left >= 0
         place[left[inner]] = place[lo:hi][inner] + 1
         place[right[inner]] = place[lo:hi][inner] + 1 + size[left[inner]]
-    order = np.empty(len(children), dtype=np.int64)
-    order[place] = np.arange(len(children))
-    return order
+    return place
 
 
 def grow(dataset: Dataset, params: Params) -> Grown:
@@ -194,13 +223,8 @@ def _grow_level(problem: Problem, nodes: _Nodes, level: Level, depth: int, root_
     settled(float(settling[~splitting].sum()))
     if not splitting.any():
         return None
-    parents = ids[splitting]
-    chosen = np.flatnonzero(split)
-    for node, feature, threshold, missing_left, s in zip(
-            parents.tolist(), best.feature[chosen].tolist(), best.threshold[chosen].tolist(),
-            best.missing_left[chosen].tolist(), chosen.tolist()):
-        nodes.split[node] = as_split(problem, feature, threshold, best.codes.get(s), missing_left)
-    return _children(level, split, goes_left, sides, parents)
+    nodes.split(problem, splitting, best, np.flatnonzero(split))
+    return _children(level, split, goes_left, sides, ids[splitting])
 
 
 def _single_target(problem: Problem, level: Level) -> np.ndarray:
@@ -485,10 +509,9 @@ class _NumericSearch:
         totals = self.level.totals[:, None, span]
         if isinstance(left, np.ndarray):
             return np.repeat(totals, runs, axis=2) - left
-        right = [np.repeat(totals[k], runs, axis=1) - left[k] for k in range(len(left))]
-        if not self.problem.width:
-            right[0] = self.geo.n_right_float[begin:end]
-        return right
+        counted = 0 if self.problem.width else 1  # regression: the weight right is counted
+        right = [np.repeat(totals[k], runs, axis=1) - left[k] for k in range(counted, len(left))]
+        return right if self.problem.width else [self.geo.n_right_float[begin:end], *right]
 
     def _cuttable_with_missing_left(self, begin: int, end: int, runs: np.ndarray, span: slice) -> np.ndarray:
         """Cuts that, with the missing rows sent left, leave both sides enough rows."""

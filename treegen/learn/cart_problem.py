@@ -12,7 +12,7 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
-from ..model import MissingRoute, Node, Split, Tree
+from ..model import NodeColumns, Tree
 
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: every subset of features with this many categories
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: float32 values closer than this are one value
@@ -70,9 +70,6 @@ def _row_count(name: str, value, n: int, least: int) -> int:
 
 # -- the grown tree: flat arrays in pre-order (left child first), as scikit-learn numbers nodes ----
 
-LEFT_ROUTE, RIGHT_ROUTE = MissingRoute.to_child(0), MissingRoute.to_child(1)  # frozen: shared
-
-
 @contextmanager
 def gc_paused():
     """Python's cycle collector paused while a learner makes its nodes: each of its full passes
@@ -90,14 +87,17 @@ def gc_paused():
 @dataclass
 class Grown:
     """A tree while it is learned and pruned: per-node arrays indexed by node id (pre-order once
-    grown), so that a tree of a million nodes costs arrays, not a million Python objects, until
-    :meth:`tree` makes the model's nodes."""
+    grown), so that a tree of a million nodes costs arrays, not a million Python objects -- and
+    so does the model's tree :meth:`tree` gives (:class:`~treegen.model.NodeColumns`)."""
 
     width: int  # classification: number of classes; regression: 0
     total: np.ndarray  # (nodes, statistics): class weights, or [w, sum w*y]
     impurity: np.ndarray  # (nodes,)
     children: np.ndarray  # (nodes, 2): left and right child, -1 for a leaf
-    split: list  # per node: its Split, or None for a leaf
+    feature: np.ndarray  # (nodes,): an inner node's split feature
+    threshold: np.ndarray  # (nodes,): a numeric split's threshold
+    missing_left: np.ndarray  # (nodes,): an inner node's missing values go left
+    values: dict  # node id -> the categories a nominal split sends left
 
     def __len__(self) -> int:
         return len(self.total)
@@ -122,24 +122,20 @@ class Grown:
         inner = ~leaf[kept] & (self.children[kept, 0] >= 0)
         children = np.full((len(kept), 2), -1, dtype=np.int64)
         children[inner] = new_id[self.children[kept[inner]]]
-        split = [self.split[i] if internal else None for i, internal in zip(kept.tolist(), inner.tolist())]
-        return Grown(self.width, self.total[kept], self.impurity[kept], children, split)
+        values = {int(new_id[i]): v for i, v in self.values.items() if keep[i] and not leaf[i]}
+        return Grown(self.width, self.total[kept], self.impurity[kept], children, self.feature[kept],
+                     self.threshold[kept], self.missing_left[kept], values)
 
     def tree(self) -> Tree:
-        """The model's tree. (Columns become Python lists one at a time and rows are zipped from
-        them: a nested ``tolist`` of a million nodes costs several times more.)"""
+        """The model's tree, held as columns."""
         weight = self.weights()
         with np.errstate(invalid="ignore", divide="ignore"):
             if self.width:
-                values = zip(*[column.tolist() for column in (self.total / weight[:, None]).T])
-                counts = zip(*[column.tolist() for column in self.total.T])
+                value, counts = self.total / weight[:, None], self.total
             else:
-                values = ((value,) for value in (self.total[:, 1] / self.total[:, 0]).tolist())
-                counts = [()] * len(self)
-        left, right = self.children[:, 0].tolist(), self.children[:, 1].tolist()
-        children = [() if a < 0 else (a, b) for a, b in zip(left, right)]
-        return Tree([Node(v, c, w, s, ch)
-                     for v, c, w, s, ch in zip(values, counts, weight.tolist(), self.split, children)])
+                value, counts = (self.total[:, 1] / self.total[:, 0])[:, None], None
+        return Tree(NodeColumns(value, counts, weight, self.children, self.feature, self.threshold,
+                                np.where(self.missing_left, 0, 1).astype(np.int8), self.values))
 
 
 # -- impurity and the split-search proxy, as scikit-learn computes them ------------------------
@@ -321,10 +317,7 @@ def side_weight(side, width: int) -> np.ndarray:
     return weight
 
 
-def as_split(problem: Problem, feature: int, threshold: float, codes, missing_left: bool) -> Split:
-    """The model's split: ``x <= threshold``, or ``x in`` the categories of ``codes`` when given."""
-    route = LEFT_ROUTE if missing_left else RIGHT_ROUTE
-    if codes is None:
-        return Split(feature, "<=", threshold=threshold, missing=route)
+def category_names(problem: Problem, feature: int, codes) -> tuple[str, ...]:
+    """The categories of a nominal split that sends the category ``codes`` left, in code order."""
     categories = problem.categories[feature]
-    return Split(feature, "in", values=tuple(categories[c] for c in sorted(codes)), missing=route)
+    return tuple(categories[c] for c in sorted(codes))
