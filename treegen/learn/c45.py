@@ -16,14 +16,19 @@ the data it was given: in the 0.3 x rows test for many-valued nominal attributes
 threshold moves to (``Dataset.all_columns``). Instance weights (ARFF ``{w}``) weigh every count.
 ``binary_splits`` is J48 -B (``BinC45Split``), ``laplace`` -A, ``mdl_correction=False`` -J (Weka 3.7+).
 
-Not reproduced: Weka reorders a node's rows with its own (unstable) quicksort while it evaluates
-numeric attributes, so below a split with missing values, where weights are fractional, running
-sums can differ in their last bits; that shows only when a printed weight or probability ends in 5
-at the third decimal. J48 labels a row by ``classifyInstance``: the first class whose probability
+Sums are J48's to the last bit where their order matters (fractional weights): J48's model
+selection sorts a node's rows in place by each numeric attribute in turn (Weka's quicksort, not
+stable), builds the chosen split's distribution in the order its attribute saw, and passes the rows
+to the branches in the order the last sort left; :mod:`.c45_order` replays that quicksort, so leaf
+weights and probabilities ending in 5 at the third decimal print as J48 prints them. (Where every
+weight is whole and no value is missing, any order gives the same sums, and the rows keep theirs.)
+
+Not reproduced: J48 labels a row by ``classifyInstance``: the first class whose probability
 beats the ones before by more than 1e-6 (the model's ``Decision.WEKA``), and under -A by the
-unsmoothed probabilities (the leaves' label values); it sums them in its own order (nested sums,
-products along the path), the model in its own (tests/fixtures/j48/fuzz_against_j48.py counts
-where that shows).
+unsmoothed probabilities (the leaves' label values); it sums a row's probabilities over the leaves
+it reaches in its own order (nested sums, products along the path), the model in its own, so a
+printed third decimal can differ on a row that reaches several leaves
+(tests/fixtures/j48/fuzz_against_j48.py counts where that shows).
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ import numpy as np
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Combine, Decision, Model, Node, NumericSemantics, Split, MissingRoute, Tree
-from . import c45_split as S
+from . import c45_order as O, c45_split as S
 from ..progress import settled
 
 TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
@@ -87,6 +92,9 @@ class Grower:
         self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
         self.numeric_matrix = self.columns_of(self.numeric_features, np.float64)
         self.nominal_matrix = self.columns_of(self.nominal_features, np.int64)
+        self.has_missing = np.zeros(len(dataset), dtype=bool)  # rows with a missing value in any feature
+        for column, num in zip(dataset.columns, self.numeric):
+            self.has_missing |= np.isnan(column) if num else column < 0
         self.n_categories = np.array([len(dataset.features[j].categories) for j in self.nominal_features])
 
     def columns_of(self, features: list[int], dtype) -> np.ndarray:
@@ -114,26 +122,31 @@ class Grower:
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
 
-    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, merged: bool = False) -> S.Dist:
-        """The split's distribution of the rows: known ones by branch, then the unknown ones one by
-        one, spread over the branches in proportion to the known weight
-        (``Distribution.addInstWithUnknown``, with its running sums). ``merged``: a J48 -B nominal
-        split as it is chosen, its second branch the known total less the first
-        (``new Distribution(dist, value)``); after subtree raising Weka adds the rows up again."""
-        subset = self.subset_of(node, idx)
+    def distribution(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, chosen: tuple | None = None) -> S.Dist:
+        """The split's distribution of the rows: known ones by branch in their order, then the
+        unknown ones one by one, spread over the branches in proportion to the known weight
+        (``Distribution.addInstWithUnknown``, with its running sums). ``chosen``: the split as model
+        selection built it, from the rows in the order its attribute saw them (``(idx, w)``): a
+        numeric one adds each branch's weight as a block to the total (``addRange``), a J48 -B
+        nominal one has its second branch the known total less the first (``new Distribution(dist,
+        value)``). Otherwise as pruning makes it anew (``resetDistribution``)."""
+        known_idx, known_w = (idx, w) if chosen is None else chosen
+        subset = self.subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
-        y, sk, wk = self.data.y[idx], subset[known], w[known]
-        cells = np.bincount(sk * classes + y[known], weights=wk, minlength=bags * classes).reshape(bags, classes)
+        y, sk, wk = self.data.y[known_idx][known], subset[known], known_w[known]
+        cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)
-        per_class = np.bincount(y[known], weights=wk, minlength=classes)
-        total = S.seq_sum(wk)
-        if merged and node.is_binary_nominal:
+        per_class = np.bincount(y, weights=wk, minlength=classes)
+        ranges = chosen is not None and self.numeric[node.feature]
+        total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
+        if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
-        if known.all():
+        unknown = self.subset_of(node, idx) < 0
+        if not unknown.any():
             return S.Dist(cells, per_bag, per_class, total)
         probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
-        yu, wu = y[~known], w[~known]
+        yu, wu = self.data.y[idx][unknown], w[unknown]
         spread = wu[:, None] * probs[None, :]  # unknown row x bag
         per_bag = S.seq_sum(spread, per_bag)
         for c in range(classes):
@@ -199,10 +212,30 @@ class Grower:
             if self.numeric[best.feature]:
                 node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                           self.distinct_values[best.feature])
-            node.dist = self.distribution(node, node.idx, node.w, merged=True)
+            seen, last = self.weka_orders(node.idx, node.w, best.feature)
+            chosen = node.idx[seen], node.w[seen]
+            node.idx, node.w = node.idx[last], node.w[last]  # J48's m_train, sorted in place
+            node.dist = self.distribution(node, node.idx, node.w, chosen)
             node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
             stack.extend(reversed(node.children))
         return root
+
+    def weka_orders(self, idx: np.ndarray, w: np.ndarray, feature: int) -> tuple[np.ndarray, np.ndarray]:
+        """The orders (permutations of ``idx``) J48's model selection leaves a node's rows in, as it
+        sorts them by each numeric attribute in turn: the one the split on ``feature`` was built
+        in, and the last. Where every weight is whole and no value is missing, every sum below is
+        exact in any order, and the rows keep theirs."""
+        last = np.arange(len(idx))
+        if S.is_whole(w) and not self.has_missing[idx].any():
+            return last, last
+        seen = None
+        for j in self.numeric_features:
+            if j > feature and seen is None:
+                seen = last
+            last = last[O.weka_sort(self.data.columns[j][idx[last]])]
+            if j == feature:
+                seen = last
+        return (last if seen is None else seen), last
 
     def branches(self, node: GrowNode) -> int:
         if self.numeric[node.feature] or node.is_binary_nominal:

@@ -52,6 +52,11 @@ def seq_sum(values, start=0.0):
     return float(start) if start.ndim == 0 else start
 
 
+def is_whole(weights: np.ndarray) -> bool:
+    """Whole weights whose sums stay below 2**53: added exactly in any order."""
+    return bool(np.all(weights == np.floor(weights))) and seq_sum(np.abs(weights)) < 2.0 ** 53
+
+
 def max_class(counts) -> int:
     """Weka's ``Distribution.maxClass``: the first class whose weight beats the others by 1e-6."""
     best, top = 0, 0.0
