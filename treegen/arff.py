@@ -234,15 +234,17 @@ class Reader:
     def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
         """(values as text, None for missing; weight; line) per row, from the first token after @data."""
         decoders = [self.value_decoder(f, dates.get(f.name)) for f in features]
+        plain = None if dates else [plain_column_reader(f) for f in features]
         while True:
             while token.kind == EOL:
                 token = self.next()
             if token.kind == EOF:
                 return
             line = self.position(token.offset)[0]
-            values = self.plain_row(token.offset, decoders) if token.kind == WORD else None
-            if values is not None:
-                yield values, 1.0, line
+            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else []
+            if block:
+                for k, values in enumerate(block):
+                    yield values, 1.0, line + k
             else:
                 if token.kind == OPEN:
                     values = self.sparse_row(features, decoders)
@@ -257,19 +259,28 @@ class Reader:
                 yield values, self.weight(len(features)), line
             token = self.next()
 
-    def plain_row(self, start: int, decoders) -> list[str | None] | None:
-        """The common row, words alone to the end of its line, read without the tokenizer, as it
-        would read it; None for any other row, which the tokenizer reads (and reports)."""
-        end = _LINE_REST.match(self.text, start).end()
-        row = self.text[start:end]
-        if _NOT_PLAIN.search(row):
-            return None
-        words = _PLAIN_WORD.findall(row)
-        if len(words) != len(decoders):
-            return None
-        values = [None if word == "?" else decode(word, start) for decode, word in zip(decoders, words)]
-        self.tokens = self._scan(end)  # on from the line's end
-        return values
+    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]]:
+        """The common rows, from ``start`` on while each line holds words alone, one per attribute:
+        read without the tokenizer, up to 1000 at a time, as it would read them. Empty at any other
+        row, which the tokenizer reads (and reports)."""
+        text, rows, starts = self.text, [], []
+        while len(rows) < 1000:
+            end = _LINE_REST.match(text, start).end()
+            words = _PLAIN_WORD.findall(text, start, end)
+            if len(words) != len(decoders) or _NOT_PLAIN.search(text, start, end):
+                break
+            rows.append(words)
+            starts.append(start)
+            last_end, start = end, end + (2 if text.startswith("\r\n", end) else 1)
+        if not rows:
+            return []
+        try:
+            columns = [read(list(words)) for read, words in zip(plain, zip(*rows))]
+        except ValueError:  # a value for the decoders to judge (and report), row by row
+            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, words)]
+                            for words, offset in zip(rows, starts)])
+        self.tokens = self._scan(last_end)  # on from the last row's line end
+        return [list(values) for values in zip(*columns)]
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -346,6 +357,27 @@ class Reader:
                 raise self.value_error(f"{text!r} is not a declared value of {feature.name!r}", offset)
             return text
         return decode_nominal
+
+
+def plain_column_reader(feature: Feature):
+    """A function from a column of plain words to its text as the value decoders make it, which
+    raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
+    value."""
+    if feature.is_numeric:
+        def numbers(words: list[str]) -> list[str | None]:
+            texts = [None if word == "?" else repr(float(word)) for word in words]
+            joined = "".join(words)
+            if not joined.isascii() or "_" in joined or "n" in "".join(filter(None, texts)):  # n: inf, nan
+                raise ValueError
+            return texts
+        return numbers
+    known = set(feature.categories) | {"?"}
+
+    def nominal(words: list[str]) -> list[str | None]:
+        if not known.issuperset(words):
+            raise ValueError
+        return [None if word == "?" else word for word in words]
+    return nominal
 
 
 def is_keyword(token: Token, keyword: str) -> bool:
