@@ -46,6 +46,9 @@ _ESCAPE = re.compile(r"\\(?:([0-3][0-7]{0,2}|[4-7][0-7]?)|([\s\S]))")
 _ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t", "v": "\x0b"}
 # Java's Double.valueOf (FloatingDecimal.readJavaFormatString), after trimming chars <= U+0020
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+_LINE_REST = re.compile(r"[^\r\n]*")
+_PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
+_NOT_PLAIN = re.compile(r"""[%'"{}]""")
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
@@ -67,6 +70,14 @@ def unescape(body: str) -> str:
 
 def java_double(text: str) -> float | None:
     """``Double.valueOf(text)``, or None where Java throws NumberFormatException."""
+    if text.isascii() and "_" not in text:  # Python's float reads ASCII decimals as Java does
+        try:
+            number = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):  # not 'inf' or 'nan', which Java refuses
+                return number
     text = text.strip("".join(map(chr, range(0x21))))
     if _JAVA_DECIMAL.fullmatch(text):
         text = text[:-1] if text[-1] in "fFdD" else text  # a float or double suffix
@@ -83,13 +94,13 @@ class Reader:
     def __init__(self, text: str, source: str):
         self.text, self.source = text, source
         self.line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
-        self.tokens = self._scan()
+        self.tokens = self._scan(0)
         self.pushed: Token | None = None
 
     # -- tokens ----------------------------------------------------------------------------
 
-    def _scan(self):
-        text, pos = self.text, 0
+    def _scan(self, pos: int):
+        text = self.text
         while pos < len(text):
             match = _TOKEN.match(text, pos)
             kind = match.lastgroup
@@ -222,25 +233,54 @@ class Reader:
 
     def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
         """(values as text, None for missing; weight; line) per row, from the first token after @data."""
-        readers = [self.value_reader(f, dates.get(f.name)) for f in features]
+        decoders = [self.value_decoder(f, dates.get(f.name)) for f in features]
+        plain = None if dates else [plain_column_reader(f) for f in features]
         while True:
             while token.kind == EOL:
                 token = self.next()
             if token.kind == EOF:
                 return
             line = self.position(token.offset)[0]
-            if token.kind == OPEN:
-                values = self.sparse_row(features, readers)
+            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else []
+            if block:
+                for k, values in enumerate(block):
+                    yield values, 1.0, line + k
             else:
-                values = [readers[0](token)]
-                for reader in readers[1:]:
-                    token = self.next()
-                    if token.kind in (EOL, EOF):
-                        raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
-                                         token.offset)
-                    values.append(reader(token))
-            yield values, self.weight(len(features)), line
+                if token.kind == OPEN:
+                    values = self.sparse_row(features, decoders)
+                else:
+                    values = [self.read_value(decoders[0], token)]
+                    for decode in decoders[1:]:
+                        token = self.next()
+                        if token.kind in (EOL, EOF):
+                            raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
+                                             token.offset)
+                        values.append(self.read_value(decode, token))
+                yield values, self.weight(len(features)), line
             token = self.next()
+
+    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]]:
+        """The common rows, from ``start`` on while each line holds words alone, one per attribute:
+        read without the tokenizer, up to 1000 at a time, as it would read them. Empty at any other
+        row, which the tokenizer reads (and reports)."""
+        text, rows, starts = self.text, [], []
+        while len(rows) < 1000:
+            end = _LINE_REST.match(text, start).end()
+            words = _PLAIN_WORD.findall(text, start, end)
+            if len(words) != len(decoders) or _NOT_PLAIN.search(text, start, end):
+                break
+            rows.append(words)
+            starts.append(start)
+            last_end, start = end, end + (2 if text.startswith("\r\n", end) else 1)
+        if not rows:
+            return []
+        try:
+            columns = [read(list(words)) for read, words in zip(plain, zip(*rows))]
+        except ValueError:  # a value for the decoders to judge (and report), row by row
+            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, words)]
+                            for words, offset in zip(rows, starts)])
+        self.tokens = self._scan(last_end)  # on from the last row's line end
+        return [list(values) for values in zip(*columns)]
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -261,7 +301,7 @@ class Reader:
         self.pushed = Token(EOL, "", close.offset)
         return weight
 
-    def sparse_row(self, features: list[Feature], readers) -> list[str | None]:
+    def sparse_row(self, features: list[Feature], decoders) -> list[str | None]:
         """``getInstanceSparse``: ``{index value, ...}``; unlisted attributes are 0 (a nominal one's
         first value)."""
         values = ["0.0" if f.is_numeric else (f.categories[0] if f.categories else None) for f in features]
@@ -281,33 +321,63 @@ class Reader:
             value = self.next()
             if value.kind in (EOL, EOF):
                 raise self.error("'}' expected at the end of a sparse row", value.offset)
-            values[index] = readers[index](value)
+            values[index] = self.read_value(decoders[index], value)
 
-    def value_reader(self, feature: Feature, date_format: str | None):
-        """A function from a token to the column's text (None: missing), as Weka decodes it."""
-        fields = javadate.compile_pattern(date_format) if date_format is not None else None
+    def read_value(self, decode, token: Token) -> str | None:
+        if token.kind == WORD and token.text == "?":
+            return None
+        if token.kind not in (WORD, QUOTED):
+            raise self.value_error(f"not a valid value: {describe(token)}", token.offset)
+        return decode(token.text, token.offset)
+
+    def value_decoder(self, feature: Feature, date_format: str | None):
+        """A function from the text of a value that is not missing, and its offset, to the column's
+        text, as Weka decodes it."""
+        if date_format is not None:
+            fields = javadate.compile_pattern(date_format)
+
+            def decode_date(text: str, offset: int) -> str:
+                millis = javadate.parse_date(text, fields)
+                if millis is None:
+                    raise self.value_error(f"{text!r} is not a date in the format {date_format!r} "
+                                           f"of {feature.name!r}", offset)
+                return repr(millis)
+            return decode_date
+        if feature.is_numeric:
+            def decode_number(text: str, offset: int) -> str:
+                number = java_double(text)
+                if number is None:
+                    raise self.value_error(f"column {feature.name!r}: {text!r} is not a number", offset)
+                return repr(number)
+            return decode_number
         known = set(feature.categories)
 
-        def read(token: Token) -> str | None:
-            if token.kind == WORD and token.text == "?":
-                return None
-            if token.kind not in (WORD, QUOTED):
-                raise self.value_error(f"not a valid value: {describe(token)}", token.offset)
-            if fields is not None:
-                millis = javadate.parse_date(token.text, fields)
-                if millis is None:
-                    raise self.value_error(f"{token.text!r} is not a date in the format {date_format!r} "
-                                     f"of {feature.name!r}", token.offset)
-                return repr(millis)
-            if feature.is_numeric:
-                number = java_double(token.text)
-                if number is None:
-                    raise self.value_error(f"column {feature.name!r}: {token.text!r} is not a number", token.offset)
-                return repr(number)
-            if token.text not in known:
-                raise self.value_error(f"{token.text!r} is not a declared value of {feature.name!r}", token.offset)
-            return token.text
-        return read
+        def decode_nominal(text: str, offset: int) -> str:
+            if text not in known:
+                raise self.value_error(f"{text!r} is not a declared value of {feature.name!r}", offset)
+            return text
+        return decode_nominal
+
+
+def plain_column_reader(feature: Feature):
+    """A function from a column of plain words to its text as the value decoders make it, which
+    raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
+    value."""
+    if feature.is_numeric:
+        def numbers(words: list[str]) -> list[str | None]:
+            texts = [None if word == "?" else repr(float(word)) for word in words]
+            joined = "".join(words)
+            if not joined.isascii() or "_" in joined or "n" in "".join(filter(None, texts)):  # n: inf, nan
+                raise ValueError
+            return texts
+        return numbers
+    known = set(feature.categories) | {"?"}
+
+    def nominal(words: list[str]) -> list[str | None]:
+        if not known.issuperset(words):
+            raise ValueError
+        return [None if word == "?" else word for word in words]
+    return nominal
 
 
 def is_keyword(token: Token, keyword: str) -> bool:
@@ -325,12 +395,11 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
-    columns: list[list[str | None]] = [[] for _ in features]
-    lines, weights = [], []
+    rows, weights, lines = [], [], []
     for values, weight, line in reader.rows(features, dates, token):
-        for column, value in zip(columns, values):
-            column.append(value)
+        rows.append(values)
         weights.append(weight)
         lines.append(line)
+    columns = [list(column) for column in zip(*rows)] if rows else [[] for _ in features]
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)

@@ -168,7 +168,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     features, columns, all_columns = [], [], []
     dropped = not regression and len(keep) < len(table)
     for name in feature_names:
-        values = [table.column(name)[i] for i in keep]
+        column = table.column(name)
+        values = [column[i] for i in keep]
         feature = table.declared.get(name) or infer_feature(name, values, name in nominal)
         if name in nominal and feature.is_numeric:
             feature = infer_feature(name, values, nominal=True)
