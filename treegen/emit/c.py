@@ -358,7 +358,7 @@ def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
     """A tree's row of the TREES table (struct tree in prelude.c.txt)."""
     t = tree_plan.index
     walkers = f"t{t}_n0, NULL" if tree_plan.exclusive else f"NULL, t{t}_n0"
-    output = -1 if tree_plan.output is None else tree_plan.output
+    output = _output(tree_plan)
     in_order = 1 if bounds is None else int(bounds[2])
     linear = f"t{t}_linear" if tree_plan.linear else "NULL"
     return (f"{{{walkers}, &V{t}[0][0], {tree_plan.width}, {output}, {literal(model.trees[t].weight)}, "
@@ -367,5 +367,9 @@ def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
 
 def _direct_term(model: Model, tree_plan: TreePlan) -> dict:
     """What sum_trees (model.c.j2) needs of a tree: its number, the raw sum it adds to, its weight."""
-    output = -1 if tree_plan.output is None else tree_plan.output
-    return dict(index=tree_plan.index, output=output, weight=literal(model.trees[tree_plan.index].weight))
+    return dict(index=tree_plan.index, output=_output(tree_plan), weight=literal(model.trees[tree_plan.index].weight))
+
+
+def _output(tree_plan: TreePlan) -> int:
+    """The raw sum a tree adds to, as C reads it: -1 for each of them."""
+    return -1 if tree_plan.output is None else tree_plan.output
