@@ -91,6 +91,7 @@ class Grower:
         self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
         self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
         self.numeric_matrix = self.columns_of(self.numeric_features, np.float64)
+        self.value_ranks = [O.ranks_of(dataset.columns[j]) for j in self.numeric_features]
         self.nominal_matrix = self.columns_of(self.nominal_features, np.int64)
         self.has_missing = np.zeros(len(dataset), dtype=bool)  # rows with a missing value in any feature
         for column, num in zip(dataset.columns, self.numeric):
@@ -197,45 +198,60 @@ class Grower:
 
     def grow(self, rows: np.ndarray | None = None) -> GrowNode:
         """Grow the whole tree on ``rows`` (all, by default; their order matters to Weka's float
-        sums), depth first on an explicit stack (no recursion)."""
+        sums), a level at a time (no recursion), so that the rows of a level's nodes are sorted
+        together (:meth:`weka_orders`)."""
         rows = np.arange(len(self.data)) if rows is None else rows
         root = self.new_node(rows, self.data.weights[rows].astype(np.float64))
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            best = self.best_split(node.idx, node.w)
-            if best is None:
-                node.empty = S.eq(S.seq_sum(node.w), 0)
-                settled(S.seq_sum(node.w))
-                continue
-            node.feature, node.value = best.feature, best.value
-            if self.numeric[best.feature]:
-                node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
-                                                          self.distinct_values[best.feature])
-            seen, last = self.weka_orders(node.idx, node.w, best.feature)
-            chosen = node.idx[seen], node.w[seen]
-            node.idx, node.w = node.idx[last], node.w[last]  # J48's m_train, sorted in place
-            node.dist = self.distribution(node, node.idx, node.w, chosen)
-            node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
-            stack.extend(reversed(node.children))
+        level = [root]
+        while level:
+            splitting = [node for node in level if self.choose_split(node)]
+            level = []
+            for node, (seen, last) in zip(splitting, self.weka_orders(splitting)):
+                chosen = node.idx[seen], node.w[seen]
+                node.idx, node.w = node.idx[last], node.w[last]  # J48's m_train, sorted in place
+                node.dist = self.distribution(node, node.idx, node.w, chosen)
+                node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
+                level += node.children
         return root
 
-    def weka_orders(self, idx: np.ndarray, w: np.ndarray, feature: int) -> tuple[np.ndarray, np.ndarray]:
-        """The orders (permutations of ``idx``) J48's model selection leaves a node's rows in, as it
-        sorts them by each numeric attribute in turn: the one the split on ``feature`` was built
-        in, and the last. Where every weight is whole and no value is missing, every sum below is
-        exact in any order, and the rows keep theirs."""
-        last = np.arange(len(idx))
-        if S.is_whole(w) and not self.has_missing[idx].any():
-            return last, last
-        seen = None
-        for j in self.numeric_features:
-            if j > feature and seen is None:
-                seen = last
-            last = last[O.weka_sort(self.data.columns[j][idx[last]])]
-            if j == feature:
-                seen = last
-        return (last if seen is None else seen), last
+    def choose_split(self, node: GrowNode) -> bool:
+        """Give the node J48's split; False when it stays a leaf."""
+        best = self.best_split(node.idx, node.w)
+        if best is None:
+            node.empty = S.eq(S.seq_sum(node.w), 0)
+            settled(S.seq_sum(node.w))
+            return False
+        node.feature, node.value = best.feature, best.value
+        if self.numeric[best.feature]:
+            node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
+                                                      self.distinct_values[best.feature])
+        return True
+
+    def weka_orders(self, nodes: list[GrowNode]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The orders (permutations of ``node.idx``) J48's model selection leaves each node's rows
+        in, as it sorts them by each numeric attribute in turn: the one the node's split was built
+        in (after the sorts by the numeric attributes up to its own), and the last. The nodes' rows
+        are sorted together, each node's on their own. Where every weight is whole and no value
+        is missing, every sum below is exact in any order, and the rows keep theirs."""
+        orders = [(np.arange(len(node.idx)),) * 2 for node in nodes]
+        replayed = [k for k, node in enumerate(nodes)
+                    if not (S.is_whole(node.w) and not self.has_missing[node.idx].any())]
+        if not replayed:
+            return orders
+        bounds = np.concatenate(([0], np.cumsum([len(nodes[k].idx) for k in replayed])))
+        rows = np.concatenate([nodes[k].idx for k in replayed])
+        positions = np.arange(len(rows))
+        seen_after = [sum(j <= nodes[k].feature for j in self.numeric_features) for k in replayed]
+        for sorts in range(len(self.numeric_features) + 1):
+            if sorts:
+                order = O.weka_sort_segments(self.value_ranks[sorts - 1][rows], bounds)
+                rows, positions = rows[order], positions[order]
+            for k, start, end, after in zip(replayed, bounds[:-1], bounds[1:], seen_after):
+                if after == sorts:
+                    orders[k] = (positions[start:end] - start, None)
+        for k, start, end in zip(replayed, bounds[:-1], bounds[1:]):
+            orders[k] = (orders[k][0], positions[start:end] - start)
+        return orders
 
     def branches(self, node: GrowNode) -> int:
         if self.numeric[node.feature] or node.is_binary_nominal:

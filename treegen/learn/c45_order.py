@@ -18,103 +18,142 @@ import numpy as np
 
 MISSING_KEY = sys.float_info.max  # Instances.sort: a missing value sorts as Double.MAX_VALUE
 BY_LEVELS = 3000  # from this many rows on, numpy sorts a level of the recursion at a time
+SHIFT, ROW = 32, (1 << 32) - 1  # a rank and a row packed in one integer
 
 
 def weka_sort(values: np.ndarray) -> np.ndarray:
     """The permutation ``Instances.sort`` makes of rows with these values (NaN: missing):
     row ``i`` of the result is the row ``weka_sort(values)[i]`` before."""
-    keys = np.where(np.isnan(values), MISSING_KEY, values)
-    order = np.argsort(keys, kind="stable")
+    return weka_sort_segments(ranks_of(values), np.array([0, len(values)]))
+
+
+def ranks_of(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among the distinct values, a missing one last (as ``Instances.sort`` puts
+    it, at ``Double.MAX_VALUE``): integers that compare as the values do."""
+    return np.unique(np.where(np.isnan(values), MISSING_KEY, values), return_inverse=True)[1].ravel()
+
+
+def weka_sort_segments(ranks: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """``weka_sort`` of several row sets at once, each sorted on its own, by their values'
+    ``ranks_of``: the rows ``bounds[i]:bounds[i + 1]`` are one set. The result is a permutation of
+    all positions that keeps every set in its place."""
+    sizes = np.diff(bounds)
+    keys = ranks if len(sizes) == 1 else np.repeat(np.arange(len(sizes)), sizes) * (int(ranks.max()) + 1) + ranks
+    order = np.argsort(keys)
     ordered = keys[order]
-    if not (ordered[1:] == ordered[:-1]).any():  # distinct keys have one sorted order
+    tie = ordered[1:] == ordered[:-1]
+    if not tie.any():  # distinct keys have one sorted order
         return order
+    if len(keys) < BY_LEVELS:
+        out = np.empty(len(keys), dtype=np.int64)
+        for start, end in zip(bounds[:-1], bounds[1:]):
+            out[start:end] = start + _sort_in_python(keys[start:end])
+        return out
+    return _sort_by_levels(order, tie, bounds)
+
+
+def _sort_in_python(keys: np.ndarray) -> np.ndarray:
+    """One set's quicksort in Python (:func:`_sort_segment`), for few rows."""
+    ordered = np.sort(keys)
     tied = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])  # keys that repeat, sorted
-    if len(keys) >= BY_LEVELS:
-        return _sort_by_levels(keys, tied)
     k, ix = keys.tolist(), list(range(len(keys)))
-    _sort_segment(k, ix, tied.tolist())
+    if len(tied):
+        _sort_segment(k, ix, tied.tolist())
+    else:
+        ix = np.argsort(keys, kind="stable").tolist()
     return np.array(ix, dtype=np.int64)
 
 
-def _sort_by_levels(keys: np.ndarray, tied: np.ndarray) -> np.ndarray:
-    """The same quicksort, one level of its recursion at a time: every segment of a level is
-    partitioned at once with numpy (the segments are disjoint, so the order they are done in does
-    not matter). A segment whose key range holds no repeated key is put aside and sorted at the end."""
-    k, ix = keys.copy(), np.arange(len(keys))
-    lefts, rights = np.array([0]), np.array([len(keys) - 1])
-    lows, highs = np.array([-np.inf]), np.array([np.inf])
-    distinct_lefts, distinct_rights = [], []
+def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The quicksort of every set, one level of its recursion at a time: every segment of a level
+    is partitioned at once with numpy (the segments are disjoint, so the order they are done in
+    does not matter). The keys are replaced by their ranks (sets apart: the ranks of one set all
+    lie below the next set's), which compare as the keys do; rank and row are packed in one
+    integer, so a swap moves one array. A segment whose rank range holds no repeated rank can
+    only end sorted: it is left, and one stable sort by rank puts it in order at the end."""
+    n = len(order)
+    new_rank = np.concatenate(([0], ~tie))
+    rank_of_sorted = np.cumsum(new_rank)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[order] = rank_of_sorted
+    repeats = np.concatenate(([0], np.cumsum(np.bincount(rank_of_sorted[1:][tie], minlength=rank_of_sorted[-1] + 1) > 0)))
+    packed = (ranks << SHIFT) | np.arange(n)
+    starts, ends = bounds[:-1], bounds[1:] - 1
+    big = ends > starts
+    lefts, rights = starts[big], ends[big]
+    lows, highs = rank_of_sorted[lefts], rank_of_sorted[rights]
     while len(lefts):
-        first_tie = np.minimum(np.searchsorted(tied, lows), len(tied) - 1)
-        distinct = (tied[first_tie] < lows) | (tied[first_tie] > highs)
-        distinct_lefts.append(lefts[distinct])
-        distinct_rights.append(rights[distinct])
-        lefts, rights, lows, highs = lefts[~distinct], rights[~distinct], lows[~distinct], highs[~distinct]
-        diff = rights - lefts
-        left, right = lefts[diff == 1], rights[diff == 1]
-        _conditional_swaps(k, ix, left, right)
-        left, right = lefts[diff == 2], rights[diff == 2]
-        _conditional_swaps(k, ix, left, left + 1)
-        _conditional_swaps(k, ix, left, right)
-        _conditional_swaps(k, ix, left + 1, right)
-        big = diff >= 3
-        left, right, low, high = lefts[big], rights[big], lows[big], highs[big]
+        tied = repeats[highs + 1] - repeats[lows] > 0  # the segment's range holds a repeated rank
+        lefts, rights, lows, highs = lefts[tied], rights[tied], lows[tied], highs[tied]
+        size = rights - lefts
+        _conditional_swaps(packed, lefts[size == 1], rights[size == 1])
+        left, right = lefts[size == 2], rights[size == 2]
+        _conditional_swaps(packed, left, left + 1)
+        _conditional_swaps(packed, left, right)
+        _conditional_swaps(packed, left + 1, right)
+        large = size >= 3
+        left, right, low, high = lefts[large], rights[large], lows[large], highs[large]
         center = (left + right) // 2
-        _conditional_swaps(k, ix, left, center)
-        _conditional_swaps(k, ix, left, right)
-        _conditional_swaps(k, ix, center, right)
-        _swaps(k, ix, center, right - 1)
-        pivot = k[right - 1]
-        center = _partitions(k, ix, left, right)
-        _swaps(k, ix, center, right - 1)
+        _conditional_swaps(packed, left, center)
+        _conditional_swaps(packed, left, right)
+        _conditional_swaps(packed, center, right)
+        _swaps(packed, center, right - 1)
+        pivot = packed[right - 1] >> SHIFT
+        center = _partitions(packed, left, right, pivot)
+        _swaps(packed, center, right - 1)
         lefts, rights = np.concatenate((left, center + 1)), np.concatenate((center - 1, right))
         lows, highs = np.concatenate((low, pivot)), np.concatenate((pivot, high))
-    position, segment = _positions(np.concatenate(distinct_lefts), np.concatenate(distinct_rights))
-    in_order = position[np.lexsort((k[position], segment))]
-    k[position], ix[position] = k[in_order], ix[in_order]
-    return ix
+        keep = rights > lefts
+        lefts, rights, lows, highs = lefts[keep], rights[keep], lows[keep], highs[keep]
+    return packed[np.argsort(packed >> SHIFT, kind="stable")] & ROW
 
 
-def _positions(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every position of the segments [left, right] and the segment it is in."""
-    sizes = right - left + 1
-    segment = np.repeat(np.arange(len(left)), sizes)
-    return np.arange(len(segment)) - np.repeat(np.cumsum(sizes) - sizes, sizes) + left[segment], segment
+def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: np.ndarray) -> np.ndarray:
+    """``Utils.partition`` of every segment around its pivot (at ``right - 1``; the median of three
+    put keys <= pivot at ``left``, >= pivot at ``right``). Its left scan stops at the keys >= pivot,
+    its right scan at the keys <= pivot; the k-th stops of the two are swapped while the left one
+    comes first. Over the segment's inner positions, a left stop is swapped when the right stops
+    after it are at least its rank, a right stop when the left stops before it are at least its
+    rank from the right: with running counts A and B of the two kinds, when A + B is at most
+    (resp. above, counting a stop of both kinds once) the left stops before the segment plus the
+    right stops up to its end. The scan that ends it stops at the first left stop not swapped (or
+    the pivot), or at the last position swapped from the right (it holds a key >= pivot now),
+    whichever is first."""
+    inner = right - left - 2
+    first = np.cumsum(inner) - inner
+    segment = np.repeat(np.arange(len(left)), inner)
+    position = np.arange(len(segment)) + np.repeat(left + 1 - first, inner)
+    key = packed[position] >> SHIFT
+    pivot_of = pivot[segment]
+    stops_left, stops_right = key >= pivot_of, key <= pivot_of
+    count_left, count_right = np.cumsum(stops_left), np.cumsum(stops_right)
+    last = first + inner - 1
+    bound = (count_left[first] - stops_left[first] + count_right[last])[segment]
+    running = count_left + count_right
+    swap_left = stops_left & (running <= bound)
+    swap_right = stops_right & (running - stops_left > bound)
+    lo, hi, swapped_segment = position[swap_left], position[swap_right], segment[swap_left]
+    swaps = np.bincount(swapped_segment, minlength=len(left))
+    offset = np.cumsum(swaps) - swaps
+    partner = (2 * offset + swaps - 1)[swapped_segment] - np.arange(len(lo))
+    packed[lo], packed[hi] = packed[hi[partner]], packed[lo[partner]]
+    stops = stops_left & ~swap_left
+    next_stop, stop_segment = position[stops], segment[stops]
+    firsts = np.flatnonzero(np.diff(stop_segment, prepend=-1))
+    out = right - 1
+    out[stop_segment[firsts]] = next_stop[firsts]
+    done = swaps > 0
+    out[done] = np.minimum(out[done], hi[offset[done]])
+    return out
 
 
-def _partitions(k: np.ndarray, ix: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``Utils.partition`` of every segment around its pivot (at ``right - 1``). Its left scan stops
-    at the keys >= pivot, its right scan at the keys <= pivot; the k-th stops of the two are swapped
-    while the left one comes first. The scan that ends it stops at the next stop from the left, or
-    at the last position swapped from the right (it holds a key >= pivot now), whichever is first."""
-    position, segment = _positions(left, right)
-    key, pivot, end = k[position], k[right - 1][segment], right[segment]
-    stops_left = (key >= pivot) & (position > left[segment]) & (position < end)
-    stops_right = (key <= pivot) & (position < end - 1)
-    from_left, from_right = position[stops_left], position[stops_right]
-    n_left = np.bincount(segment[stops_left], minlength=len(left))
-    n_right = np.bincount(segment[stops_right], minlength=len(left))
-    start_left, end_right = np.cumsum(n_left) - n_left, np.cumsum(n_right) - 1
-    pairs = np.minimum(n_left, n_right)
-    pair_segment = np.repeat(np.arange(len(left)), pairs)
-    kth = np.arange(len(pair_segment)) - np.repeat(np.cumsum(pairs) - pairs, pairs)
-    lo, hi = from_left[start_left[pair_segment] + kth], from_right[end_right[pair_segment] - kth]
-    swapped = lo < hi
-    _swaps(k, ix, lo[swapped], hi[swapped])
-    done = np.bincount(pair_segment[swapped], minlength=len(left))
-    next_stop = from_left[start_left + done]
-    last_swapped = np.where(done > 0, from_right[np.where(done > 0, end_right - done + 1, 0)], right - 1)
-    return np.minimum(next_stop, last_swapped)
+def _conditional_swaps(packed: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    greater = packed[a] >> SHIFT > packed[b] >> SHIFT
+    _swaps(packed, a[greater], b[greater])
 
 
-def _conditional_swaps(k: np.ndarray, ix: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    greater = k[a] > k[b]
-    _swaps(k, ix, a[greater], b[greater])
-
-
-def _swaps(k: np.ndarray, ix: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    k[a], k[b] = k[b], k[a].copy()
-    ix[a], ix[b] = ix[b], ix[a].copy()
+def _swaps(packed: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    packed[a], packed[b] = packed[b], packed[a].copy()
 
 
 def _sort_segment(k: list, ix: list, tied: list) -> None:
