@@ -39,8 +39,11 @@ def gr_or_eq(a: float, b: float) -> bool:
 def log_func(x):
     """Weka's ``x * log2(x)``, 0 below 1e-6; elementwise on arrays."""
     x = np.asarray(x, dtype=np.float64)
-    small = x < SMALL
-    return np.where(small, 0.0, x * np.log(np.where(small, 1.0, x)) / LOG2)
+    terms = ~(x < SMALL)
+    out = np.zeros_like(x)
+    np.log(x, out=out, where=terms)
+    np.multiply(x, out, out=out, where=terms)
+    return np.divide(out, LOG2, out=out)
 
 
 def seq_sum(values, start=0.0):
@@ -267,22 +270,25 @@ def _numeric_block(features, values, y, w, n_classes, min_leaf, total, mdl) -> l
     valid &= (min_split - right_w < SMALL) | (right_w >= min_split)
     if not valid.any():
         return [None] * len(features)
-    new, class_totals = _cut_entropies(yk, wk, left_w, right_w, n_classes)
-    gains = info_gain(old_ent(class_totals, known_total), new, known_total, total)
+    column, cut = np.nonzero(valid.T)  # the cuts, column by column
+    lefts = [np.cumsum(np.where(yk == k, wk, 0.0), axis=0) for k in range(n_classes)]
+    class_totals = np.stack([left[-1] for left in lefts], axis=-1)
+    new = _cut_entropies([left[cut, column] for left in lefts], class_totals[column],
+                         left_w[cut, column], right_w[cut, column])
+    gains = info_gain(old_ent(class_totals, known_total)[column], new, known_total[column], total)
+    best_cuts = _first_better_cuts(valid, cut, column, gains)
+    n_cuts = valid.sum(axis=0)
     out = []
     for j, feature in enumerate(features):
-        cuts = np.flatnonzero(valid[:, j])
-        if len(cuts) == 0:
+        if j not in best_cuts:  # no cut, or none gains (the MDL correction only lowers it)
             out.append(None)
             continue
-        best = first_better(gains[cuts, j])
-        gain = float(gains[cuts[best], j]) if best >= 0 else 0.0
+        i, gain = best_cuts[j]
         if mdl:
-            gain -= math.log(len(cuts)) / LOG2 / total
+            gain -= math.log(n_cuts[j]) / LOG2 / total
         if sm_or_eq(gain, 0):
             out.append(None)
             continue
-        i = cuts[best]
         threshold = (v[i + 1, j] + v[i, j]) / 2
         if threshold == v[i + 1, j]:
             threshold = v[i, j]
@@ -291,25 +297,36 @@ def _numeric_block(features, values, y, w, n_classes, min_leaf, total, mdl) -> l
     return out
 
 
-def _cut_entropies(yk, wk, left_w, right_w, n_classes):
-    """``newEnt`` of every cut of every column, adding terms in Weka's order (left bag's classes,
-    minus the left bag, right bag's classes, minus the right bag) one class at a time."""
-    def left_of(k):
-        running = np.cumsum(np.where(yk == k, wk, 0.0), axis=0)
-        return running[:-1], running[-1]
+def _first_better_cuts(valid: np.ndarray, cut: np.ndarray, column: np.ndarray, gains: np.ndarray) -> dict:
+    """:func:`first_better` of every column's cuts at once: column -> (cut, gain) Weka's scan keeps.
+    Only a column's strict running maxima can be kept."""
+    table = np.full(valid.shape, -np.inf)
+    table[cut, column] = gains
+    running = np.maximum.accumulate(table, axis=0)
+    record = np.empty(valid.shape, dtype=bool)
+    record[0], record[1:] = table[0] > -np.inf, table[1:] > running[:-1]
+    columns, rows = np.nonzero(record.T)
+    best: dict = {}
+    top, last = 0.0, -1
+    for j, i, g in zip(columns.tolist(), rows.tolist(), table.T[record.T].tolist()):
+        if j != last:
+            top, last = 0.0, j
+        if g - top > SMALL:  # gr(g, top)
+            best[j], top = (i, g), g
+    return best
 
+
+def _cut_entropies(left_by_class, class_totals, left_w, right_w):
+    """``newEnt`` of cuts, adding terms in Weka's order (left bag's classes, minus the left bag,
+    right bag's classes, minus the right bag) one class at a time."""
     acc = np.zeros_like(left_w)
-    class_totals = []
-    for k in range(n_classes):
-        left, class_total = left_of(k)
+    for left in left_by_class:
         acc += log_func(left)
-        class_totals.append(class_total)
     acc -= log_func(left_w)
-    for k in range(n_classes):
-        left, class_total = left_of(k)
-        acc += log_func(class_total - left)
+    for k, left in enumerate(left_by_class):
+        acc += log_func(class_totals[:, k] - left)
     acc -= log_func(right_w)
-    return -acc, np.stack(class_totals, axis=-1)
+    return -acc
 
 
 def choose(candidates: list[Candidate | None], counted: list[bool]) -> Candidate | None:
