@@ -110,40 +110,36 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
 
 def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: np.ndarray) -> np.ndarray:
     """``Utils.partition`` of every segment around its pivot (at ``right - 1``; the median of three
-    put keys <= pivot at ``left``, >= pivot at ``right``). Its left scan stops at the keys >= pivot,
-    its right scan at the keys <= pivot; the k-th stops of the two are swapped while the left one
-    comes first. Over the segment's inner positions, a left stop is swapped when the right stops
-    after it are at least its rank, a right stop when the left stops before it are at least its
-    rank from the right: with running counts A and B of the two kinds, when A + B is at most
-    (resp. above, counting a stop of both kinds once) the left stops before the segment plus the
-    right stops up to its end. The scan that ends it stops at the first left stop not swapped (or
-    the pivot), or at the last position swapped from the right (it holds a key >= pivot now),
-    whichever is first."""
+    put a key <= pivot at ``left``, >= pivot at ``right``). Its left scan stops at the keys >=
+    pivot, its right scan at the keys <= pivot; the k-th stops of the two are swapped while the
+    left one comes first. Over the inner positions of all segments in a row, with running counts
+    A and B of the left and right stops: the left stop at x comes before the right stop of the
+    same rank when the right stops after x are at least its rank, that is when A(x) + B(x) is at
+    most A before the segment plus B at its end; A + B grows along the row, so one search per
+    segment finds how many (K) are swapped: its first K left stops with its last K right stops.
+    The scan that ends it stops at the next left stop (or the pivot), or at the last position
+    swapped from the right (it holds a key >= pivot now), whichever is first."""
     inner = right - left - 2
     first = np.cumsum(inner) - inner
-    segment = np.repeat(np.arange(len(left)), inner)
-    position = np.arange(len(segment)) + np.repeat(left + 1 - first, inner)
-    key = packed[position] >> SHIFT
-    pivot_of = pivot[segment]
-    stops_left, stops_right = key >= pivot_of, key <= pivot_of
-    count_left, count_right = np.cumsum(stops_left), np.cumsum(stops_right)
-    last = first + inner - 1
-    bound = (count_left[first] - stops_left[first] + count_right[last])[segment]
-    running = count_left + count_right
-    swap_left = stops_left & (running <= bound)
-    swap_right = stops_right & (running - stops_left > bound)
-    lo, hi, swapped_segment = position[swap_left], position[swap_right], segment[swap_left]
-    swaps = np.bincount(swapped_segment, minlength=len(left))
-    offset = np.cumsum(swaps) - swaps
-    partner = (2 * offset + swaps - 1)[swapped_segment] - np.arange(len(lo))
-    packed[lo], packed[hi] = packed[hi[partner]], packed[lo[partner]]
-    stops = stops_left & ~swap_left
-    next_stop, stop_segment = position[stops], segment[stops]
-    firsts = np.flatnonzero(np.diff(stop_segment, prepend=-1))
+    offset = left + 1 - first  # position of an inner key = its index in the row + offset
+    key = packed[np.arange(inner.sum()) + np.repeat(offset, inner)] >> SHIFT
+    pivots = np.repeat(pivot, inner)
+    stops_left, stops_right = key >= pivots, key <= pivots
+    count_left = np.concatenate(([0], np.cumsum(stops_left)))
+    count_right = np.concatenate(([0], np.cumsum(stops_right)))
+    before_left, end_left, end_right = count_left[first], count_left[first + inner], count_right[first + inner]
+    ahead = np.searchsorted(count_left[1:] + count_right[1:], before_left + end_right, side="right")
+    swaps = count_left[ahead] - before_left
+    at_left, at_right = np.flatnonzero(stops_left), np.flatnonzero(stops_right)
+    kth = np.arange(swaps.sum()) - np.repeat(np.cumsum(swaps) - swaps, swaps)
+    lo = at_left[np.repeat(before_left, swaps) + kth] + np.repeat(offset, swaps)
+    hi = at_right[np.repeat(end_right - 1, swaps) - kth] + np.repeat(offset, swaps)
+    packed[lo], packed[hi] = packed[hi], packed[lo]
     out = right - 1
-    out[stop_segment[firsts]] = next_stop[firsts]
+    more = before_left + swaps < end_left
+    out[more] = at_left[(before_left + swaps)[more]] + offset[more]
     done = swaps > 0
-    out[done] = np.minimum(out[done], hi[offset[done]])
+    out[done] = np.minimum(out[done], at_right[(end_right - swaps)[done]] + offset[done])
     return out
 
 
