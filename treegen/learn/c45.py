@@ -175,16 +175,27 @@ class Grower:
 
     # -- growing ---------------------------------------------------------------------------------
 
-    def best_split(self, idx: np.ndarray, w: np.ndarray) -> S.Candidate | None:
-        counts = self.class_counts(idx, w)
-        total = S.seq_sum(w)
+    def worth_searching(self, node: GrowNode) -> bool:
+        """J48 looks for a split unless the node is too light or of one class; otherwise it stays a leaf."""
+        counts, total = self.class_counts(node.idx, node.w), S.seq_sum(node.w)
         if S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)]):
-            return None
+            self.make_leaf(node)
+            return False
+        return True
+
+    def make_leaf(self, node: GrowNode) -> None:
+        node.empty = S.eq(S.seq_sum(node.w), 0)
+        settled(S.seq_sum(node.w))
+
+    def best_split(self, idx: np.ndarray, w: np.ndarray, sorted_by: np.ndarray | None) -> S.Candidate | None:
+        """J48's split of these rows; ``sorted_by``: their order by each numeric attribute (rows x
+        attributes, as :meth:`weka_orders` gives it), None to sort them here."""
+        total = S.seq_sum(w)
         y = self.data.y[idx]
         candidates: list[S.Candidate | None] = [None] * len(self.numeric)
         if self.numeric_features:
             found = S.numeric_candidates(self.numeric_features, self.numeric_matrix[idx], y, w,
-                                         self.n_classes, self.min_leaf, total, self.mdl)
+                                         self.n_classes, self.min_leaf, total, self.mdl, sorted_by)
             for j, c in zip(self.numeric_features, found):
                 candidates[j] = c
         if self.nominal_features:
@@ -204,22 +215,18 @@ class Grower:
         root = self.new_node(rows, self.data.weights[rows].astype(np.float64))
         level = [root]
         while level:
-            splitting = [node for node in level if self.choose_split(node)]
+            searched = [node for node in level if self.worth_searching(node)]
             level = []
-            for node, (seen, last) in zip(splitting, self.weka_orders(splitting)):
-                chosen = node.idx[seen], node.w[seen]
-                node.idx, node.w = node.idx[last], node.w[last]  # J48's m_train, sorted in place
-                node.dist = self.distribution(node, node.idx, node.w, chosen)
-                node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
-                level += node.children
+            for node, sorted_by in zip(searched, self.weka_orders(searched)):
+                if self.choose_split(node, sorted_by):
+                    level += self.split_node(node, sorted_by)
         return root
 
-    def choose_split(self, node: GrowNode) -> bool:
+    def choose_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
         """Give the node J48's split; False when it stays a leaf."""
-        best = self.best_split(node.idx, node.w)
+        best = self.best_split(node.idx, node.w, sorted_by)
         if best is None:
-            node.empty = S.eq(S.seq_sum(node.w), 0)
-            settled(S.seq_sum(node.w))
+            self.make_leaf(node)
             return False
         node.feature, node.value = best.feature, best.value
         if self.numeric[best.feature]:
@@ -227,30 +234,43 @@ class Grower:
                                                       self.distinct_values[best.feature])
         return True
 
-    def weka_orders(self, nodes: list[GrowNode]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The orders (permutations of ``node.idx``) J48's model selection leaves each node's rows
-        in, as it sorts them by each numeric attribute in turn: the one the node's split was built
-        in (after the sorts by the numeric attributes up to its own), and the last. The nodes' rows
-        are sorted together, each node's on their own. Where every weight is whole and no value
-        is missing, every sum below is exact in any order, and the rows keep theirs."""
-        orders = [(np.arange(len(node.idx)),) * 2 for node in nodes]
-        replayed = [k for k, node in enumerate(nodes)
-                    if not (S.is_whole(node.w) and not self.has_missing[node.idx].any())]
+    def split_node(self, node: GrowNode, sorted_by: np.ndarray | None) -> list[GrowNode]:
+        """The split's distribution and children. J48 builds the distribution from the rows in the
+        order the split's attribute saw them (sorted by the numeric attributes up to it), and
+        passes the rows on in the order the last sort left (its m_train, sorted in place)."""
+        if sorted_by is not None:
+            sorts = sum(j <= node.feature for j in self.numeric_features)
+            seen = sorted_by[:, sorts - 1] if sorts else np.arange(len(node.idx))
+            chosen = node.idx[seen], node.w[seen]
+            last = sorted_by[:, -1]
+            node.idx, node.w = node.idx[last], node.w[last]
+        else:
+            chosen = node.idx, node.w
+        node.dist = self.distribution(node, node.idx, node.w, chosen)
+        node.children = [self.new_node(i, w) for i, w in self.split(node, node.idx, node.w, node.dist)]
+        return node.children
+
+    def weka_orders(self, nodes: list[GrowNode]) -> list[np.ndarray | None]:
+        """Each node's rows in the orders J48's model selection leaves them in, as it sorts them by
+        each numeric attribute in turn: column ``k`` is the permutation of ``node.idx`` after the
+        sort by the k-th numeric attribute. The nodes' rows are sorted together, each node's on
+        their own. None where every weight is whole and no value is missing: every sum below is
+        exact in any order, and the rows keep theirs."""
+        replayed = [k for k, node in enumerate(nodes) if self.numeric_features
+                    and not (S.is_whole(node.w) and not self.has_missing[node.idx].any())]
+        orders: list[np.ndarray | None] = [None] * len(nodes)
         if not replayed:
             return orders
         bounds = np.concatenate(([0], np.cumsum([len(nodes[k].idx) for k in replayed])))
         rows = np.concatenate([nodes[k].idx for k in replayed])
         positions = np.arange(len(rows))
-        seen_after = [sum(j <= nodes[k].feature for j in self.numeric_features) for k in replayed]
-        for sorts in range(len(self.numeric_features) + 1):
-            if sorts:
-                order = O.weka_sort_segments(self.value_ranks[sorts - 1][rows], bounds)
-                rows, positions = rows[order], positions[order]
-            for k, start, end, after in zip(replayed, bounds[:-1], bounds[1:], seen_after):
-                if after == sorts:
-                    orders[k] = (positions[start:end] - start, None)
+        columns = np.empty((len(rows), len(self.numeric_features)), dtype=np.int64)
+        for sort, ranks in enumerate(self.value_ranks):
+            order = O.weka_sort_segments(ranks[rows], bounds)
+            rows, positions = rows[order], positions[order]
+            columns[:, sort] = positions
         for k, start, end in zip(replayed, bounds[:-1], bounds[1:]):
-            orders[k] = (orders[k][0], positions[start:end] - start)
+            orders[k] = columns[start:end] - start
         return orders
 
     def branches(self, node: GrowNode) -> int:

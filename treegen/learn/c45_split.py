@@ -240,20 +240,24 @@ def binary_nominal_candidates(features: list[int], codes: np.ndarray, n_categori
     return out
 
 
-def numeric_candidates(features: list[int], values: np.ndarray, y: np.ndarray, w: np.ndarray,
-                       n_classes: int, min_leaf: float, total: float, mdl: bool = True) -> list[Candidate | None]:
+def numeric_candidates(features: list[int], values: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
+                       min_leaf: float, total: float, mdl: bool = True,
+                       sorted_by: np.ndarray | None = None) -> list[Candidate | None]:
     """The best binary cut of each numeric attribute (columns of ``values``), as
-    ``C45Split.handleNumericAttribute`` finds it, in column blocks of bounded memory."""
+    ``C45Split.handleNumericAttribute`` finds it, in column blocks of bounded memory.
+    ``sorted_by``: the rows' order by each column (missing values last), if known."""
     block = max(1, 2_000_000 // max(1, len(values)))
     out: list[Candidate | None] = []
     for start in range(0, values.shape[1], block):
-        out += _numeric_block(features[start:start + block], values[:, start:start + block], y, w,
-                              n_classes, min_leaf, total, mdl)
+        columns = slice(start, start + block)
+        order = np.argsort(values[:, columns], axis=0) if sorted_by is None else sorted_by[:, columns]
+        out += _numeric_block(features[columns], values[:, columns], order, y, w, n_classes, min_leaf, total, mdl)
     return out
 
 
-def _numeric_block(features, values, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
-    order = np.argsort(values, axis=0)  # missing values sort last; ties in any order (Weka: quicksort)
+def _numeric_block(features, values, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
+    """``order``: the rows sorted by each column, missing values last; ties in any order (Weka's
+    quicksort leaves them in its own)."""
     v = np.take_along_axis(values, order, axis=0)
     known = ~np.isnan(v)
     wk = np.where(known, w[order], 0.0)  # unknown rows add exact zeros to the running sums
