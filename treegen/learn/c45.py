@@ -143,12 +143,11 @@ class Grower:
         total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
         if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
-        unknown = self.subset_of(node, idx) < 0
+        unknown = (subset if chosen is None else self.subset_of(node, idx)) < 0
         if not unknown.any():
             return S.Dist(cells, per_bag, per_class, total)
-        probs = np.full(bags, 1.0 / bags) if S.eq(total, 0) else per_bag / total
         yu, wu = self.data.y[idx][unknown], w[unknown]
-        spread = wu[:, None] * probs[None, :]  # unknown row x bag
+        spread = spread_unknown(per_bag, total, wu)
         per_bag = S.seq_sum(spread, per_bag)
         for c in range(classes):
             of_class = yu == c
@@ -164,14 +163,25 @@ class Grower:
         unknown = subset == -1
         if not unknown.any():
             return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node))]
-        dist = self.distribution(node, idx, w) if dist is None else dist
-        fractions = dist.per_bag / dist.total if dist.total > 0 else np.zeros(len(dist.per_bag))
+        per_bag, total = self.bag_weights(node, subset, w) if dist is None else (dist.per_bag, dist.total)
+        fractions = per_bag / total if total > 0 else np.zeros(len(per_bag))
         parts = []
         for b, fraction in enumerate(fractions):
             spread = unknown & (fraction > S.SMALL)
             rows = (subset == b) | spread
             parts.append((idx[rows], np.where(spread, fraction * w, w)[rows]))
         return parts
+
+    def bag_weights(self, node: GrowNode, subset: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+        """The branch weights and the total of the rows' :meth:`distribution` (as pruning makes it),
+        from their branches (``subset_of``) alone."""
+        known = subset >= 0
+        wk, wu = w[known], w[~known]
+        per_bag = np.bincount(subset[known], weights=wk, minlength=self.branches(node))
+        total = S.seq_sum(wk)
+        if not len(wu):
+            return per_bag, total
+        return S.seq_sum(spread_unknown(per_bag, total, wu), per_bag), S.seq_sum(wu, total)
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -280,6 +290,13 @@ class Grower:
 
     def new_node(self, idx: np.ndarray, w: np.ndarray) -> GrowNode:
         return GrowNode(idx, w, self.leaf_distribution(idx, w))
+
+
+def spread_unknown(per_bag: np.ndarray, total: float, wu: np.ndarray) -> np.ndarray:
+    """The weights of rows with an unknown value spread over the branches in proportion to the
+    known weight (row x branch; evenly when there is none)."""
+    probs = np.full(len(per_bag), 1.0 / len(per_bag)) if S.eq(total, 0) else per_bag / total
+    return wu[:, None] * probs[None, :]
 
 
 def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned: bool = False,
