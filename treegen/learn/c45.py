@@ -186,21 +186,23 @@ class Grower:
     # -- growing ---------------------------------------------------------------------------------
 
     def worth_searching(self, node: GrowNode) -> bool:
-        """J48 looks for a split unless the node is too light or of one class; otherwise it stays a leaf."""
-        counts, total = self.class_counts(node.idx, node.w), S.seq_sum(node.w)
+        """J48 looks for a split unless the node is too light or of one class; otherwise it stays a
+        leaf. (While it grows, a node's distribution is its rows' one bag: their class weights and
+        total.)"""
+        counts, total = node.dist.per_class, node.dist.total
         if S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)]):
             self.make_leaf(node)
             return False
         return True
 
     def make_leaf(self, node: GrowNode) -> None:
-        node.empty = S.eq(S.seq_sum(node.w), 0)
-        settled(S.seq_sum(node.w))
+        node.empty = S.eq(node.dist.total, 0)
+        settled(node.dist.total)
 
-    def best_split(self, idx: np.ndarray, w: np.ndarray, sorted_by: np.ndarray | None) -> S.Candidate | None:
-        """J48's split of these rows; ``sorted_by``: their order by each numeric attribute (rows x
-        attributes, as :meth:`weka_orders` gives it), None to sort them here."""
-        total = S.seq_sum(w)
+    def best_split(self, idx: np.ndarray, w: np.ndarray, total: float,
+                   sorted_by: np.ndarray | None) -> S.Candidate | None:
+        """J48's split of these rows (of this total weight); ``sorted_by``: their order by each
+        numeric attribute (rows x attributes, as :meth:`weka_orders` gives it), None to sort them here."""
         y = self.data.y[idx]
         candidates: list[S.Candidate | None] = [None] * len(self.numeric)
         if self.numeric_features:
@@ -234,7 +236,7 @@ class Grower:
 
     def choose_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
         """Give the node J48's split; False when it stays a leaf."""
-        best = self.best_split(node.idx, node.w, sorted_by)
+        best = self.best_split(node.idx, node.w, node.dist.total, sorted_by)
         if best is None:
             self.make_leaf(node)
             return False

@@ -49,6 +49,10 @@ def log_func(x):
 def seq_sum(values, start=0.0):
     """Left-to-right sum along the first axis from ``start``, as Java's loops add (numpy's ``sum``
     adds pairwise). A scalar start gives a float, an array start an array."""
+    if (isinstance(start, float) and start == 0 and math.copysign(1, start) > 0 and isinstance(values, np.ndarray)
+            and values.ndim == 1 and values.dtype == np.float64):
+        # +0 + v is v (+0 for -0): the sum is the running sum of the values, made +0 if it is -0
+        return float(np.cumsum(values)[-1]) + 0.0 if len(values) else 0.0
     start = np.asarray(start, dtype=np.float64)
     if len(values):
         start = np.cumsum(np.concatenate((start[None], np.asarray(values, dtype=np.float64))), axis=0)[-1]
@@ -281,23 +285,25 @@ def _numeric_block(features, values, order, y, w, n_classes, min_leaf, total, md
                          left_w[cut, column], right_w[cut, column])
     gains = info_gain(old_ent(class_totals, known_total)[column], new, known_total[column], total)
     best_cuts = _first_better_cuts(valid, cut, column, gains)
-    n_cuts = valid.sum(axis=0)
-    out = []
-    for j, feature in enumerate(features):
-        if j not in best_cuts:  # no cut, or none gains (the MDL correction only lowers it)
-            out.append(None)
-            continue
-        i, gain = best_cuts[j]
+    n_cuts = valid.sum(axis=0).tolist()
+    kept = {}  # column -> (cut, gain)
+    for j, (i, gain) in best_cuts.items():  # (none in a column: no cut, or none gains)
         if mdl:
             gain -= math.log(n_cuts[j]) / LOG2 / total
-        if sm_or_eq(gain, 0):
-            out.append(None)
-            continue
+        if not sm_or_eq(gain, 0):
+            kept[j] = i, gain
+    if not kept:
+        return [None] * len(features)
+    columns = list(kept)
+    cuts, gains = np.array([kept[j][0] for j in columns]), np.array([kept[j][1] for j in columns])
+    bags = np.stack([left_w[cuts, columns], right_w[cuts, columns]], axis=-1)
+    ratios = gain_ratio(gains, bags, known_total[columns], total).tolist()
+    out: list[Candidate | None] = [None] * len(features)
+    for j, i, gain, ratio in zip(columns, cuts.tolist(), gains.tolist(), ratios):
         threshold = (v[i + 1, j] + v[i, j]) / 2
         if threshold == v[i + 1, j]:
             threshold = v[i, j]
-        ratio = gain_ratio(gain, np.array([left_w[i, j], right_w[i, j]]), known_total[j], total)
-        out.append(Candidate(feature, gain, float(ratio), float(threshold)))
+        out[j] = Candidate(features[j], gain, ratio, float(threshold))
     return out
 
 
