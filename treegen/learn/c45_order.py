@@ -70,7 +70,8 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     does not matter). The keys are replaced by their ranks (sets apart: the ranks of one set all
     lie below the next set's), which compare as the keys do; rank and row are packed in one
     integer, so a swap moves one array. A segment whose rank range holds no repeated rank can
-    only end sorted: it is left, and one stable sort by rank puts it in order at the end."""
+    only end sorted: it is left, and sorted at the end (all such segments in one sort: their
+    ranks are distinct and grow with their positions)."""
     n = len(order)
     new_rank = np.concatenate(([0], ~tie))
     rank_of_sorted = np.cumsum(new_rank)
@@ -82,8 +83,11 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     big = ends > starts
     lefts, rights = starts[big], ends[big]
     lows, highs = rank_of_sorted[lefts], rank_of_sorted[rights]
+    distinct_lefts, distinct_rights = [], []
     while len(lefts):
         tied = repeats[highs + 1] - repeats[lows] > 0  # the segment's range holds a repeated rank
+        distinct_lefts.append(lefts[~tied])
+        distinct_rights.append(rights[~tied])
         lefts, rights, lows, highs = lefts[tied], rights[tied], lows[tied], highs[tied]
         size = rights - lefts
         _conditional_swaps(packed, lefts[size == 1], rights[size == 1])
@@ -105,7 +109,13 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
         lows, highs = np.concatenate((low, pivot)), np.concatenate((pivot, high))
         keep = rights > lefts
         lefts, rights, lows, highs = lefts[keep], rights[keep], lows[keep], highs[keep]
-    return packed[np.argsort(packed >> SHIFT, kind="stable")] & ROW
+    left, right = np.concatenate(distinct_lefts), np.concatenate(distinct_rights)
+    by_position = np.argsort(left)
+    left, right = left[by_position], right[by_position]
+    sizes = right - left + 1
+    position = np.arange(sizes.sum()) + np.repeat(left - (np.cumsum(sizes) - sizes), sizes)
+    packed[position] = np.sort(packed[position])
+    return packed & ROW
 
 
 def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: np.ndarray) -> np.ndarray:
