@@ -3,7 +3,7 @@ wall and CPU time (``ru_utime + ru_stime``) and peak memory (``ru_maxrss``) of e
 CPU time is the fairer measure on a busy machine; the JVM uses more than one core for its JIT and GC.
 
 Usage: python3 bench/bench_c45.py [--rows 100000] [--repeat 3]
-Prints a Markdown table. Needs java and /usr/share/java/weka.jar.
+Prints a Markdown table and the load averages before and after. Needs java and /usr/share/java/weka.jar.
 """
 from __future__ import annotations
 
@@ -84,6 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     files = [EXAMPLES / f"{name}.arff" for name in WEKA_SETS]
     files.append(synthetic_arff(Path(f"/tmp/c45_synthetic_{args.rows}.arff"), args.rows))
+    load_before = os.getloadavg()
     print("| data set | rows | treegen fit CPU (in process) | treegen process wall / CPU | "
           "J48 process wall / CPU | CPU ratio | treegen peak MiB | J48 peak MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -97,6 +98,8 @@ def main() -> None:
                       args.repeat)
         print(f"| {path.stem} | {rows} | {fit_s:.3f} s | {ours[0]:.2f} / {ours[1]:.2f} s | "
               f"{j48[0]:.2f} / {j48[1]:.2f} s | {ours[1] / j48[1]:.2f} | {ours[2]:.0f} | {j48[2]:.0f} |")
+    print("\nload average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}, after: {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *os.getloadavg()))
 
 
 if __name__ == "__main__":
