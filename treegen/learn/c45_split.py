@@ -39,11 +39,12 @@ def gr_or_eq(a: float, b: float) -> bool:
 def log_func(x):
     """Weka's ``x * log2(x)``, 0 below 1e-6; elementwise on arrays."""
     x = np.asarray(x, dtype=np.float64)
-    terms = ~(x < SMALL)
-    out = np.zeros_like(x)
-    np.log(x, out=out, where=terms)
-    np.multiply(x, out, out=out, where=terms)
-    return np.divide(out, LOG2, out=out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(x, out=np.empty_like(x))
+        out *= x
+        out /= LOG2
+    out[x < SMALL] = 0.0
+    return out
 
 
 def seq_sum(values, start=0.0):
@@ -329,8 +330,8 @@ def _first_better_cuts(valid: np.ndarray, cut: np.ndarray, column: np.ndarray, g
 def _cut_entropies(left_by_class, class_totals, left_w, right_w):
     """``newEnt`` of cuts, adding terms in Weka's order (left bag's classes, minus the left bag,
     right bag's classes, minus the right bag) one class at a time."""
-    acc = np.zeros_like(left_w)
-    for left in left_by_class:
+    acc = log_func(left_by_class[0])  # 0 + t is t: x log2 x is never -0
+    for left in left_by_class[1:]:
         acc += log_func(left)
     acc -= log_func(left_w)
     for k, left in enumerate(left_by_class):
