@@ -279,7 +279,7 @@ def _numeric_block(features, values, order, y, w, n_classes, min_leaf, total, md
     valid &= (min_split - right_w < SMALL) | (right_w >= min_split)
     if not valid.any():
         return [None] * len(features)
-    column, cut = np.nonzero(valid.T)  # the cuts, column by column
+    cut, column = np.nonzero(valid)  # the cuts, in memory order (the scan sorts them by column)
     lefts = [np.cumsum(np.where(yk == k, wk, 0.0), axis=0) for k in range(n_classes)]
     class_totals = np.stack([left[-1] for left in lefts], axis=-1)
     new = _cut_entropies([left[cut, column] for left in lefts], class_totals[column],
