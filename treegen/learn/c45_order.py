@@ -6,7 +6,8 @@ missing value counts as ``Double.MAX_VALUE``; ``Utils.sortWithNoMissingValues``,
 a median-of-three pivot, not stable). The chosen split's distribution is added up in the order
 its attribute saw, the rows go to the branches in the order the last sort left, and a leaf adds
 its (fractional) weights in that order: their last bits follow it. :func:`weka_sort` replays the
-quicksort on a node's values and gives the same permutation.
+quicksort on a node's values and gives the same permutation; :func:`weka_sort_segments` does it for
+many nodes at once (the nodes of one level of the tree).
 """
 from __future__ import annotations
 
@@ -77,7 +78,8 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     rank_of_sorted = np.cumsum(new_rank)
     ranks = np.empty(n, dtype=np.int64)
     ranks[order] = rank_of_sorted
-    repeats = np.concatenate(([0], np.cumsum(np.bincount(rank_of_sorted[1:][tie], minlength=rank_of_sorted[-1] + 1) > 0)))
+    repeated = np.bincount(rank_of_sorted[1:][tie], minlength=rank_of_sorted[-1] + 1) > 0
+    repeats = np.concatenate(([0], np.cumsum(repeated)))  # repeated ranks below each rank
     packed = (ranks << SHIFT) | np.arange(n)
     starts, ends = bounds[:-1], bounds[1:] - 1
     big = ends > starts
@@ -164,8 +166,8 @@ def _swaps(packed: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
 
 def _sort_segment(k: list, ix: list, tied: list) -> None:
     """``Utils.quickSort`` on keys ``k`` kept in the index's order, on an explicit stack, its steps
-    written out (this loop is where a fit with missing values spends its time): compare-and-swap
-    one to three keys; else the median of three to the pivot (at ``right - 1``),
+    written out (for few rows: ~1.3 us a row, where the numpy levels take ~0.4 us with many):
+    compare-and-swap one to three keys; else the median of three to the pivot (at ``right - 1``),
     ``Utils.partition`` around it, the pivot to its place between the two sides. A side's keys lie
     between the pivots around it; where no key repeated in the whole array (``tied``, sorted) lies
     there, its keys are distinct and can only end sorted, so it is sorted at once."""
