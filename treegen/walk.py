@@ -126,12 +126,7 @@ class _Walk:
             if split.unknown is not None:
                 self.unknown_child[i] = split.unknown
             categories = model.features[split.feature].categories
-            for code, category in enumerate(categories):
-                if split.op == Op.EQ:
-                    known = category in split.values
-                    self.category_child[i, code] = split.values.index(category) if known else -1
-                else:
-                    self.category_child[i, code] = 0 if category in split.values else 1
+            self.category_child[i, :len(categories)] = _category_positions(split.op, split.values, categories)
 
     @classmethod
     def of_columns(cls, model: Model, nodes: NodeColumns) -> "_Walk":
@@ -150,9 +145,9 @@ class _Walk:
         widest = max((len(f.categories) for f in model.features), default=0)
         walk.unknown_child = np.full(len(nodes), -1)
         walk.category_child = np.full((len(nodes), max(widest, 1)), -1)
-        for i, values in nodes.values.items():  # an "in" split: children[0] for its categories
+        for i, values in nodes.values.items():  # the "in" splits
             categories = model.features[int(nodes.feature[i])].categories
-            walk.category_child[i, :len(categories)] = [0 if c in values else 1 for c in categories]
+            walk.category_child[i, :len(categories)] = _category_positions(Op.IN, values, categories)
         return walk
 
     def positions(self, nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -170,6 +165,14 @@ class _Walk:
         position[nominal] = picked
         position[missing] = -1
         return position
+
+
+def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]) -> list[int]:
+    """The child position of each category at a nominal split: an ``=`` split's child of that
+    category (-1: none, the unknown route), an ``in`` split's first child for its categories."""
+    if op == Op.EQ:
+        return [values.index(c) if c in values else -1 for c in categories]
+    return [0 if c in values else 1 for c in categories]
 
 
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
