@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .model import Feature, Model, Node, NodeColumns, Op, Route, Tree, has_label_values, tree_output
+from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, has_label_values, tree_output
 
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
@@ -184,12 +184,31 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
 def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
     """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
-    outputs = [tree_outputs(model, tree, columns, row).tolist() for tree in model.trees]
-    count = len(columns[0]) if columns else 0
+    decided = [model.decided(sums) for sums in combined_rows(model, columns, row)]
     if not has_label_values(model):
-        return [model.combined([out[i] for out in outputs]) for i in range(count)]
-    votes = [tree_outputs(model, tree, columns, row, labels=True).tolist() for tree in model.trees]
-    return [model.combined([out[i] for out in outputs], [vote[i] for vote in votes]) for i in range(count)]
+        return decided
+    votes = combined_rows(model, columns, row, labels=True)
+    return [(model.decided(sums)[0], scores) for sums, (_, scores) in zip(votes, decided)]
+
+
+def combined_rows(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]],
+                  labels: bool = False) -> list[list[float]]:
+    """Each row's :meth:`Model.sums <treegen.model.Model.sums>`: the trees' outputs for all rows
+    at once, one tree at a time, combined column by column with the model's own arithmetic (every
+    addition and rounding is elementwise, so each row's sums are bit for bit the row's own)."""
+    outputs = (list(tree_outputs(model, tree, columns, row, labels).T) for tree in model.trees)
+    with np.errstate(over="ignore"):  # a float32 sum beyond range is inf, as f32 rounds it
+        sums = model.sums(outputs, rounded=_float32 if model.combine.precision == Precision.FLOAT32 else _double)
+    return np.column_stack(np.broadcast_arrays(*sums)).tolist()
+
+
+def _float32(x):
+    """``x`` (a number or a column) rounded to float32, in float64: :func:`treegen.arithmetic.f32` for columns."""
+    return np.asarray(x, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+def _double(x):
+    return np.asarray(x, dtype=np.float64)
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
