@@ -257,11 +257,14 @@ def test_unusual_class_names_that_are_accepted_compile():
     """Every name the generated code does not refuse compiles: names of JDK types it does not use, too."""
     model = random_model(1)
     rows = random_rows(model, 20, 1)
-    for name in ("Reader", "Long", "Thread", "Model", "Tree", "Node", "Class", "Enum", "USED", "FEATURES", "java"):
-        source = emit(model, "java", class_name=name, proba=True)
-        [directory] = compile_sources([source])
-        assert os.path.exists(os.path.join(directory, name + ".class"))
-        check_program(model, source, rows)
+    names = ("Reader", "Long", "Thread", "Model", "Tree", "Node", "Class", "Enum", "USED", "FEATURES", "java")
+    sources = [emit(model, "java", class_name=name, proba=True) for name in names]
+    # one javac call (each class alone in the default package would need one each: a minute of javac)
+    packaged = [emit(model, "java", class_name=name, proba=True, package=f"p{i}") for i, name in enumerate(names)]
+    for i, (name, directory) in enumerate(zip(names, compile_sources(packaged))):
+        assert os.path.exists(os.path.join(directory, f"p{i}", name + ".class"))
+        check_program(model, packaged[i], rows)
+    assert packaged == [f"package p{i};\n\n{source}" for i, source in enumerate(sources)]  # the same code
 
 
 def without_comments_and_literals(source: str) -> str:

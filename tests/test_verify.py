@@ -95,7 +95,8 @@ def _boosted(model, link: str):
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10**6), regression=st.booleans(), trees=st.integers(1, 3),
-       kind=st.sampled_from(["plain", "fractions", "float32", "tolerance", "sum", "sigmoid", "softmax"]))
+       kind=st.sampled_from(["plain", "fractions", "float32", "tolerance", "sum", "sum32", "sum_last",
+                             "sigmoid", "softmax"]))
 def test_reference_is_exactly_what_the_model_predicts(seed, regression, trees, kind):
     numeric = {"float32": NumericSemantics("float32"), "tolerance": NumericSemantics("float64", 1e-6)}
     model = random_model(seed, regression=regression, n_trees=trees, numeric=numeric.get(kind, NumericSemantics()))
@@ -103,6 +104,11 @@ def test_reference_is_exactly_what_the_model_predicts(seed, regression, trees, k
         model = with_fractions(model, seed)
     elif kind == "sum":
         model.combine = Combine("sum", init=tuple(0.5 for _ in range(model.target.width)), scale=0.1)
+    elif kind in ("sum32", "sum_last"):  # every rounding and step of the raw sums (the batch's too)
+        model.combine = Combine("sum", init=tuple(0.1 * (k + 1) for k in range(model.target.width)), scale=0.3,
+                                precision="float32" if kind == "sum32" else "float64", divisor=3.0,
+                                init_last=kind == "sum_last")
+        model.trees = [replace(tree, weight=0.7 + t) for t, tree in enumerate(model.trees)]
     elif kind in ("sigmoid", "softmax"):
         model = _boosted(model, kind)
     rows = random_rows(model, 60, seed, missing=0.2) + probe_rows(model, 100)

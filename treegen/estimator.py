@@ -346,16 +346,15 @@ def predict_scores(model: Model, columns: list[np.ndarray], labels: bool = False
     """Score vectors for encoded columns: each tree walked for all rows at once (a row meeting a
     fractional missing route by the model's own walk), then combined as the model says. ``labels``:
     a single tree's label sums instead (see :func:`treegen.walk.tree_outputs`)."""
-    from .walk import tree_outputs
+    from .walk import combined_rows, tree_outputs
     names = [f.name for f in model.features]
 
     def row(i: int) -> dict:
         return {name: _decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
-    outputs = [tree_outputs(model, tree, columns, row, labels) for tree in model.trees]
     if model.combine.kind == CombineKind.SINGLE:
-        return outputs[0]
+        return tree_outputs(model, model.trees[0], columns, row, labels)
     assert not labels, "the estimators learn single trees"
-    return np.array([model.combined([out[i] for out in outputs])[1] for i in range(len(outputs[0]))])
+    return np.array([model.decided(sums)[1] for sums in combined_rows(model, columns, row)])
 
 
 def _decided(decision: Decision, sums: np.ndarray) -> np.ndarray:

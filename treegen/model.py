@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from itertools import repeat
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -551,38 +551,46 @@ class Model:
         combined as :class:`Combine` says (sums left to right, as every back end adds them).
         ``label_outputs``: the trees' label sums (:attr:`Node.label_value`), when the label is
         decided on them -- combined as the outputs are, and decided on as the scores would be."""
-        prediction, scores = self._combined(outputs)
+        prediction, scores = self.decided(self.sums(outputs))
         if label_outputs is not None:
-            prediction = self._combined(label_outputs)[0]
+            prediction = self.decided(self.sums(label_outputs))[0]
         return prediction, scores
 
-    def _combined(self, outputs: Sequence[Sequence[float]]) -> tuple[Any, list[float]]:
-        target, combine = self.target, self.combine
-        if combine.kind == CombineKind.SINGLE:
-            scores = list(outputs[0])
-        elif combine.kind == CombineKind.AVERAGE:
-            total = [0.0] * target.width
+    def sums(self, outputs: Iterable[Sequence[float]], rounded: Callable | None = None) -> list:
+        """The trees' outputs, one per tree in tree order, combined before any link: the single
+        tree's output, the average, or the raw sums (:meth:`raw_sums`). The same arithmetic serves
+        a batch: each output a sequence of numpy columns, one entry per row, and ``rounded`` what
+        rounds them to the model's precision (see :meth:`raw_sums`)."""
+        kind = self.combine.kind
+        if kind == CombineKind.SINGLE:
+            return list(next(iter(outputs)))
+        if kind == CombineKind.AVERAGE:
+            total = [0.0] * self.target.width
             for out in outputs:
                 total = [a + b for a, b in zip(total, out)]
-            scores = [a / len(outputs) for a in total]
-        elif combine.kind == CombineKind.SUM:
-            raw = self.raw_sums(outputs)
-            scores = apply_link(combine, raw)
-            if target.is_classification:
-                return target.classes[decide(combine.decision(), scores, raw)], scores
-        else:
-            raise ValueError(f"unknown combine kind {combine.kind!r}")
-        if not target.is_classification:
-            return scores[0], scores
-        return target.classes[decide(combine.decision(), scores, scores)], scores
+            return [a / len(self.trees) for a in total]
+        if kind == CombineKind.SUM:
+            return self.raw_sums(outputs, rounded)
+        raise ValueError(f"unknown combine kind {kind!r}")
 
-    def raw_sums(self, outputs: Sequence[Sequence[float]]) -> list[float]:
+    def decided(self, sums: list[float]) -> tuple[Any, list[float]]:
+        """(prediction, scores) of one row from its :meth:`sums`: a boosted model's link applied to
+        its raw sums, then the label decided (a boosted classifier on its raw sums, see
+        :class:`Decision`)."""
+        scores = apply_link(self.combine, sums) if self.combine.kind == CombineKind.SUM else sums
+        if not self.target.is_classification:
+            return scores[0], scores
+        return self.target.classes[decide(self.combine.decision(), scores, sums)], scores
+
+    def raw_sums(self, outputs: Iterable[Sequence[float]], rounded: Callable | None = None) -> list[float]:
         """The raw sums of a boosted model (:attr:`CombineKind.SUM`), before the link, in the model's
         precision: from ``init``, each tree's output times its weight, times ``scale``, added in tree
         order to its output column; with ``init_last``, ``scale * sum + init`` at the end instead;
-        then divided by ``divisor``. Every operation is rounded (to float32 in FLOAT32)."""
+        then divided by ``divisor``. Every operation is rounded (to float32 in FLOAT32), by
+        ``rounded`` when given (numpy's rounding, for a batch of rows: see :meth:`sums`)."""
         combine = self.combine
-        rounded = f32 if combine.precision == Precision.FLOAT32 else float
+        if rounded is None:
+            rounded = f32 if combine.precision == Precision.FLOAT32 else float
         raw = [0.0] * len(combine.init) if combine.init_last else [rounded(v) for v in combine.init]
         per_tree_scale = 1.0 if combine.init_last else combine.scale
         for tree, out in zip(self.trees, outputs):

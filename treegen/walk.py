@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .model import Feature, Model, Node, NodeColumns, Op, Route, Tree, has_label_values, tree_output
+from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, has_label_values, tree_output
 
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
@@ -126,12 +126,7 @@ class _Walk:
             if split.unknown is not None:
                 self.unknown_child[i] = split.unknown
             categories = model.features[split.feature].categories
-            for code, category in enumerate(categories):
-                if split.op == Op.EQ:
-                    known = category in split.values
-                    self.category_child[i, code] = split.values.index(category) if known else -1
-                else:
-                    self.category_child[i, code] = 0 if category in split.values else 1
+            self.category_child[i, :len(categories)] = _category_positions(split.op, split.values, categories)
 
     @classmethod
     def of_columns(cls, model: Model, nodes: NodeColumns) -> "_Walk":
@@ -150,9 +145,9 @@ class _Walk:
         widest = max((len(f.categories) for f in model.features), default=0)
         walk.unknown_child = np.full(len(nodes), -1)
         walk.category_child = np.full((len(nodes), max(widest, 1)), -1)
-        for i, values in nodes.values.items():  # an "in" split: children[0] for its categories
+        for i, values in nodes.values.items():  # the "in" splits
             categories = model.features[int(nodes.feature[i])].categories
-            walk.category_child[i, :len(categories)] = [0 if c in values else 1 for c in categories]
+            walk.category_child[i, :len(categories)] = _category_positions(Op.IN, values, categories)
         return walk
 
     def positions(self, nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -172,6 +167,14 @@ class _Walk:
         return position
 
 
+def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]) -> list[int]:
+    """The child position of each category at a nominal split: an ``=`` split's child of that
+    category (-1: none, the unknown route), an ``in`` split's first child for its categories."""
+    if op == Op.EQ:
+        return [values.index(c) if c in values else -1 for c in categories]
+    return [0 if c in values else 1 for c in categories]
+
+
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
     computed for all rows at once: each tree walked vectorised, then combined row by row."""
@@ -181,12 +184,31 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
 def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
     """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
-    outputs = [tree_outputs(model, tree, columns, row).tolist() for tree in model.trees]
-    count = len(columns[0]) if columns else 0
+    decided = [model.decided(sums) for sums in combined_rows(model, columns, row)]
     if not has_label_values(model):
-        return [model.combined([out[i] for out in outputs]) for i in range(count)]
-    votes = [tree_outputs(model, tree, columns, row, labels=True).tolist() for tree in model.trees]
-    return [model.combined([out[i] for out in outputs], [vote[i] for vote in votes]) for i in range(count)]
+        return decided
+    votes = combined_rows(model, columns, row, labels=True)
+    return [(model.decided(sums)[0], scores) for sums, (_, scores) in zip(votes, decided)]
+
+
+def combined_rows(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]],
+                  labels: bool = False) -> list[list[float]]:
+    """Each row's :meth:`Model.sums <treegen.model.Model.sums>`: the trees' outputs for all rows
+    at once, one tree at a time, combined column by column with the model's own arithmetic (every
+    addition and rounding is elementwise, so each row's sums are bit for bit the row's own)."""
+    outputs = (list(tree_outputs(model, tree, columns, row, labels).T) for tree in model.trees)
+    with np.errstate(over="ignore"):  # a float32 sum beyond range is inf, as f32 rounds it
+        sums = model.sums(outputs, rounded=_float32 if model.combine.precision == Precision.FLOAT32 else _double)
+    return np.column_stack(np.broadcast_arrays(*sums)).tolist()
+
+
+def _float32(x):
+    """``x`` (a number or a column) rounded to float32, in float64: :func:`treegen.arithmetic.f32` for columns."""
+    return np.asarray(x, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+def _double(x):
+    return np.asarray(x, dtype=np.float64)
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:

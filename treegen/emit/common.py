@@ -110,10 +110,11 @@ def category_codes(model: Model) -> list[tuple[str, ...]]:
 def plan(model: Model, cost: CostModel) -> list[TreePlan]:
     """The functions of every tree of the model."""
     codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
-    return [_plan_tree(model, index, tree, codes, cost) for index, tree in enumerate(model.trees)]
+    vector = node_vector(model)  # once: whether the model has label values is a walk of all its nodes
+    return [_plan_tree(model, index, tree, codes, cost, vector) for index, tree in enumerate(model.trees)]
 
 
-def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
+def _plan_tree(model, index, tree: Tree, codes, cost: CostModel, vector) -> TreePlan:
     order = tree.preorder()
     splits = [tree.nodes[i].split for i in order if tree.nodes[i].split is not None]
     factors = tuple(sorted({s.feature for s in splits if s.missing.kind == Route.FRACTION}))
@@ -122,7 +123,6 @@ def _plan_tree(model, index, tree: Tree, codes, cost: CostModel) -> TreePlan:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
     parts, roots = _layout(model, tree, order, codes, cost)
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    vector = node_vector(model)
     values = {i: vector(tree.nodes[i]) for i in order
               if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
     linear = {i: tree.nodes[i].linear for i in order if tree.nodes[i].linear is not None}

@@ -12,6 +12,10 @@ import tempfile
 
 _compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
 _linted: set[str] = set()  # the sources among them compiled with every warning an error
+# javac's own JVM: C1 only and the serial collector. A javac run is too short for C2's compiles to
+# pay off: a 37 MB class compiles in 14.5 s instead of 20.7 s, a 10,000-deep one in 12.5 s instead of
+# 25 s, with half the memory. The class files are the same; options a JVM does not know are ignored.
+JAVAC_JVM = ("-J-XX:+IgnoreUnrecognizedVMOptions", "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")
 
 
 def class_name(source: str) -> str:
@@ -43,7 +47,8 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None, l
                 handle.write(source)
             paths.append(path)
         out = os.path.join(root, "classes")
-        command = [javac, "-encoding", "UTF-8", *(["-Xlint:all", "-Werror"] if lint else ["-nowarn"]), "-d", out]
+        command = [javac, *JAVAC_JVM, "-encoding", "UTF-8", *(["-Xlint:all", "-Werror"] if lint else ["-nowarn"]),
+                   "-d", out]
         command += ["--release", release] if release else []
         done = subprocess.run(command + paths, capture_output=True, text=True)
         if done.returncode != 0:
