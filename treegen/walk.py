@@ -177,7 +177,8 @@ def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]
 
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
-    computed for all rows at once: each tree walked vectorised, then combined row by row."""
+    computed for all rows at once: each tree walked vectorised, the trees' outputs combined column by
+    column (:func:`combined_rows`), then each row's label decided."""
     return predict_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
 
 
