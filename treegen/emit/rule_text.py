@@ -42,6 +42,7 @@ class RuleWriter:
     def __init__(self, model: Model):
         self.model = model
         self.absents: dict[tuple, str] = {}  # (if_missing, if_unknown): its words; a model has few
+        self.names = [name(f.name) for f in model.features]  # as written, once: a big model writes millions
 
     def absent(self, c: Condition) -> str:
         """The words for what ``c`` says of missing values and unknown categories, remembered."""
@@ -49,7 +50,7 @@ class RuleWriter:
         return words
 
     def feature(self, index: int) -> str:
-        return name(self.model.features[index].name)
+        return self.names[index]
 
     def condition(self, c: Condition) -> str:
         x = self.feature(c.feature)
