@@ -22,6 +22,7 @@ is never closed, treegen reports an error instead.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -46,9 +47,8 @@ _ESCAPE = re.compile(r"\\(?:([0-3][0-7]{0,2}|[4-7][0-7]?)|([\s\S]))")
 _ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t", "v": "\x0b"}
 # Java's Double.valueOf (FloatingDecimal.readJavaFormatString), after trimming chars <= U+0020
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-_LINE_REST = re.compile(r"[^\r\n]*")
+_LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
-_NOT_PLAIN = re.compile(r"""[%'"{}]""")
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
@@ -93,7 +93,7 @@ class Reader:
 
     def __init__(self, text: str, source: str):
         self.text, self.source = text, source
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+        self.line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
         self.tokens = self._scan(0)
         self.pushed: Token | None = None
 
@@ -263,23 +263,19 @@ class Reader:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
         read without the tokenizer, up to 1000 at a time, as it would read them. Empty at any other
         row, which the tokenizer reads (and reports)."""
-        text, rows, starts = self.text, [], []
-        while len(rows) < 1000:
-            end = _LINE_REST.match(text, start).end()
-            words = _PLAIN_WORD.findall(text, start, end)
-            if len(words) != len(decoders) or _NOT_PLAIN.search(text, start, end):
-                break
-            rows.append(words)
-            starts.append(start)
-            last_end, start = end, end + (2 if text.startswith("\r\n", end) else 1)
-        if not rows:
+        lines = plain_lines(len(decoders)).match(self.text, start)
+        if not lines:
             return []
+        block = self.text[start:lines.end()]
+        words = _PLAIN_WORD.findall(block)
         try:
-            columns = [read(list(words)) for read, words in zip(plain, zip(*rows))]
+            columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
         except ValueError:  # a value for the decoders to judge (and report), row by row
-            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, words)]
-                            for words, offset in zip(rows, starts)])
-        self.tokens = self._scan(last_end)  # on from the last row's line end
+            starts = [start] + [start + end.end() for end in _LINE_END.finditer(block)]
+            rows = [words[k:k + len(decoders)] for k in range(0, len(words), len(decoders))]
+            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, row)]
+                            for row, offset in zip(rows, starts)])
+        self.tokens = self._scan(lines.end())  # on from the next line
         return [list(values) for values in zip(*columns)]
 
     def weight(self, declared: int) -> float:
@@ -357,6 +353,14 @@ class Reader:
                 raise self.value_error(f"{text!r} is not a declared value of {feature.name!r}", offset)
             return text
         return decode_nominal
+
+
+@functools.lru_cache
+def plain_lines(count: int) -> re.Pattern:
+    """Up to 1000 lines that hold ``count`` words alone each: no quote, brace or comment."""
+    space, word = r"[\x00-\x09\x0b\x0c\x0e-\x20,]", r"""[^\x00-\x20,%'"{}]+"""
+    line = rf"{space}*{word}(?:{space}+{word}){{{count - 1}}}{space}*(?:{_LINE_END.pattern}|\Z)"
+    return re.compile(rf"(?:{line}){{1,1000}}")
 
 
 def plain_column_reader(feature: Feature):
