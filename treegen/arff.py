@@ -232,7 +232,8 @@ class Reader:
     # -- rows ------------------------------------------------------------------------------
 
     def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
-        """(values as text, None for missing; weight; line) per row, from the first token after @data."""
+        """Blocks of rows from the first token after @data: (a list of values per attribute, as text,
+        None for missing; the rows' weights; their lines)."""
         decoders = [self.value_decoder(f, dates.get(f.name)) for f in features]
         plain = None if dates else [plain_column_reader(f) for f in features]
         while True:
@@ -241,10 +242,9 @@ class Reader:
             if token.kind == EOF:
                 return
             line = self.position(token.offset)[0]
-            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else []
+            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else None
             if block:
-                for k, values in enumerate(block):
-                    yield values, 1.0, line + k
+                yield block, [1.0] * len(block[0]), range(line, line + len(block[0]))
             else:
                 if token.kind == OPEN:
                     values = self.sparse_row(features, decoders)
@@ -256,16 +256,16 @@ class Reader:
                             raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
                                              token.offset)
                         values.append(self.read_value(decode, token))
-                yield values, self.weight(len(features)), line
+                yield [[value] for value in values], [self.weight(len(features))], [line]
             token = self.next()
 
-    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]]:
+    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]] | None:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
-        read without the tokenizer, up to 1000 at a time, as it would read them. Empty at any other
-        row, which the tokenizer reads (and reports)."""
+        read without the tokenizer, up to 1000 at a time, as it would read them; a list of values per
+        attribute. None at any other row, which the tokenizer reads (and reports)."""
         lines = plain_lines(len(decoders)).match(self.text, start)
         if not lines:
-            return []
+            return None
         block = self.text[start:lines.end()]
         words = _PLAIN_WORD.findall(block)
         try:
@@ -273,10 +273,11 @@ class Reader:
         except ValueError:  # a value for the decoders to judge (and report), row by row
             starts = [start] + [start + end.end() for end in _LINE_END.finditer(block)]
             rows = [words[k:k + len(decoders)] for k in range(0, len(words), len(decoders))]
-            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, row)]
-                            for row, offset in zip(rows, starts)])
+            columns = [list(values) for values in
+                       zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, row)]
+                             for row, offset in zip(rows, starts)])]
         self.tokens = self._scan(lines.end())  # on from the next line
-        return [list(values) for values in zip(*columns)]
+        return columns
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -399,11 +400,11 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
-    rows, weights, lines = [], [], []
-    for values, weight, line in reader.rows(features, dates, token):
-        rows.append(values)
-        weights.append(weight)
-        lines.append(line)
-    columns = [list(column) for column in zip(*rows)] if rows else [[] for _ in features]
+    columns, weights, lines = [[] for _ in features], [], []
+    for block, block_weights, block_lines in reader.rows(features, dates, token):
+        for column, values in zip(columns, block):
+            column.extend(values)
+        weights.extend(block_weights)
+        lines.extend(block_lines)
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)
