@@ -133,6 +133,17 @@ def test_rows_may_be_separated_by_spaces_tabs_and_runs_of_commas_and_carry_weigh
     assert table.weights == [1.0, 2.5, 1.0, 1.0, 0.0] and table.lines == [5, 6, 7, 8, 9]
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_plain_rows_over_many_blocks_keep_their_values_and_lines(end):
+    rows = [f"{k}.5,{'xy'[k % 2]}" for k in range(2500)]
+    rows[1500] = "'1500.5' x"  # a row for the tokenizer, between blocks of plain rows
+    text = end.join(["@relation r", "@attribute a numeric", "@attribute b {x,y}", "@data", *rows]) + end
+    table = parse_arff(text, "w.arff")
+    assert table.columns == [[f"{k}.5" for k in range(2500)], ["xy"[k % 2] for k in range(2500)]]
+    assert table.lines == list(range(5, 2505)) and table.weights == [1.0] * 2500
+    with pytest.raises(TreegenError, match="^bad.arff:2205: column 'a': 'zz' is not a number$"):
+        parse_arff(text.replace(f"{end}2200.5,x{end}", f"{end}zz,x{end}"), "bad.arff")
+
 def test_string_attributes_are_refused_in_one_line_as_j48_refuses_them():
     assert "Cannot handle string attributes" in (WEKA_FIXTURES / "string.refused").read_text()
     with pytest.raises(TreegenError, match="string attribute, which J48 refuses") as err:

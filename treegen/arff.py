@@ -22,6 +22,7 @@ is never closed, treegen reports an error instead.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -46,9 +47,8 @@ _ESCAPE = re.compile(r"\\(?:([0-3][0-7]{0,2}|[4-7][0-7]?)|([\s\S]))")
 _ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t", "v": "\x0b"}
 # Java's Double.valueOf (FloatingDecimal.readJavaFormatString), after trimming chars <= U+0020
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-_LINE_REST = re.compile(r"[^\r\n]*")
+_LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
-_NOT_PLAIN = re.compile(r"""[%'"{}]""")
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
@@ -93,7 +93,7 @@ class Reader:
 
     def __init__(self, text: str, source: str):
         self.text, self.source = text, source
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+        self.line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
         self.tokens = self._scan(0)
         self.pushed: Token | None = None
 
@@ -232,7 +232,8 @@ class Reader:
     # -- rows ------------------------------------------------------------------------------
 
     def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
-        """(values as text, None for missing; weight; line) per row, from the first token after @data."""
+        """Blocks of rows from the first token after @data: (a list of values per attribute, as text,
+        None for missing; the rows' weights; their lines)."""
         decoders = [self.value_decoder(f, dates.get(f.name)) for f in features]
         plain = None if dates else [plain_column_reader(f) for f in features]
         while True:
@@ -241,10 +242,9 @@ class Reader:
             if token.kind == EOF:
                 return
             line = self.position(token.offset)[0]
-            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else []
+            block = self.plain_rows(token.offset, decoders, plain) if token.kind == WORD and plain else None
             if block:
-                for k, values in enumerate(block):
-                    yield values, 1.0, line + k
+                yield block, [1.0] * len(block[0]), range(line, line + len(block[0]))
             else:
                 if token.kind == OPEN:
                     values = self.sparse_row(features, decoders)
@@ -256,31 +256,28 @@ class Reader:
                             raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
                                              token.offset)
                         values.append(self.read_value(decode, token))
-                yield values, self.weight(len(features)), line
+                yield [[value] for value in values], [self.weight(len(features))], [line]
             token = self.next()
 
-    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]]:
+    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]] | None:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
-        read without the tokenizer, up to 1000 at a time, as it would read them. Empty at any other
-        row, which the tokenizer reads (and reports)."""
-        text, rows, starts = self.text, [], []
-        while len(rows) < 1000:
-            end = _LINE_REST.match(text, start).end()
-            words = _PLAIN_WORD.findall(text, start, end)
-            if len(words) != len(decoders) or _NOT_PLAIN.search(text, start, end):
-                break
-            rows.append(words)
-            starts.append(start)
-            last_end, start = end, end + (2 if text.startswith("\r\n", end) else 1)
-        if not rows:
-            return []
+        read without the tokenizer, up to 1000 at a time, as it would read them; a list of values per
+        attribute. None at any other row, which the tokenizer reads (and reports)."""
+        lines = plain_lines(len(decoders)).match(self.text, start)
+        if not lines:
+            return None
+        block = self.text[start:lines.end()]
+        words = _PLAIN_WORD.findall(block)
         try:
-            columns = [read(list(words)) for read, words in zip(plain, zip(*rows))]
+            columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
         except ValueError:  # a value for the decoders to judge (and report), row by row
-            columns = zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, words)]
-                            for words, offset in zip(rows, starts)])
-        self.tokens = self._scan(last_end)  # on from the last row's line end
-        return [list(values) for values in zip(*columns)]
+            starts = [start] + [start + end.end() for end in _LINE_END.finditer(block)]
+            rows = [words[k:k + len(decoders)] for k in range(0, len(words), len(decoders))]
+            columns = [list(values) for values in
+                       zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, row)]
+                             for row, offset in zip(rows, starts)])]
+        self.tokens = self._scan(lines.end())  # on from the next line
+        return columns
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -359,6 +356,14 @@ class Reader:
         return decode_nominal
 
 
+@functools.lru_cache
+def plain_lines(count: int) -> re.Pattern:
+    """Up to 1000 lines that hold ``count`` words alone each: no quote, brace or comment."""
+    space, word = r"[\x00-\x09\x0b\x0c\x0e-\x20,]", r"""[^\x00-\x20,%'"{}]+"""
+    line = rf"{space}*{word}(?:{space}+{word}){{{count - 1}}}{space}*(?:{_LINE_END.pattern}|\Z)"
+    return re.compile(rf"(?:{line}){{1,1000}}")
+
+
 def plain_column_reader(feature: Feature):
     """A function from a column of plain words to its text as the value decoders make it, which
     raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
@@ -395,11 +400,11 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
-    rows, weights, lines = [], [], []
-    for values, weight, line in reader.rows(features, dates, token):
-        rows.append(values)
-        weights.append(weight)
-        lines.append(line)
-    columns = [list(column) for column in zip(*rows)] if rows else [[] for _ in features]
+    columns, weights, lines = [[] for _ in features], [], []
+    for block, block_weights, block_lines in reader.rows(features, dates, token):
+        for column, values in zip(columns, block):
+            column.extend(values)
+        weights.extend(block_weights)
+        lines.extend(block_lines)
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)

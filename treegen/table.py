@@ -15,7 +15,7 @@ class Table:
     names: list[str]
     columns: list[list[str | None]]
     lines: list[int]  # line number of each row in the source file
-    declared: dict[str, Feature]  # ARFF: the declared type of each attribute
+    declared: dict[str, Feature]  # ARFF: each attribute's declared type; a numeric one's texts are reprs of doubles
     weights: list[float] | None = None  # ARFF: each row's instance weight ({w} after the row; 1 without)
     dates: dict[str, str] = field(default_factory=dict)  # ARFF: date attribute -> its Java date format
 
