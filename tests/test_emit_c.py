@@ -533,9 +533,12 @@ def test_no_warning_under_gcc_and_clang_at_O0_and_O2(cc, tmp_path):
         for leaf in (False, True):
             (tmp_path / f"m{k}_{int(leaf)}.c").write_text(emit(model, "c", leaf=leaf, prefix=f"m{k}"), encoding="utf-8")
     files = sorted(p.name for p in tmp_path.glob("m*.c"))
-    # gcc at -O2 compiles every model of every other test, the API and the program, with -Werror
+    # gcc at -O2 compiles every model of every other test, the API and the program, with -Werror.
+    # clang's -O2 (6x gcc's time on these sources) takes the modules with leaf ids: the others' code,
+    # with walkers that return node ids instead of value numbers, and the leaf API besides.
     for level in ("-O0",) if cc == "gcc" else ("-O0", "-O2"):  # the program holds the API: all is compiled
-        done = subprocess.run([cc, *WARNINGS, level, "-DTREEGEN_MAIN", "-c", *files], cwd=tmp_path,
+        chosen = [f for f in files if level == "-O0" or f.endswith("_1.c")]
+        done = subprocess.run([cc, *WARNINGS, level, "-DTREEGEN_MAIN", "-c", *chosen], cwd=tmp_path,
                               capture_output=True, text=True)
         assert done.returncode == 0 and done.stderr == "", (level, done.stderr[-3000:])
     assert_api_exact([(m, rows_for(m, 60)) for m in models], cc=cc, flags=("-O0",))
