@@ -134,9 +134,12 @@ def _wait_for_mariadb(server: subprocess.Popen, sock: str, log: str, timeout: fl
 
 @pytest.fixture(scope="session")
 def spark():
-    """A local SparkSession (one core, one shuffle partition, no UI) for the whole run."""
+    """A local SparkSession (one core, one shuffle partition, no UI) for the whole run. Its JVM
+    compiles with C1 alone and collects with the serial collector: the run's queries are many and
+    short, and C2's compiler threads and the parallel collector cost the two cores a third more
+    CPU for the same wall time (tests/test_sql_spark_walk.py: 114 against 81 s of CPU, 73 s each)."""
     from treegen.run.sql import local_spark
-    session = local_spark()
+    session = local_spark("-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
     try:
         yield session
     finally:

@@ -203,12 +203,16 @@ def _run_spark(sql, model, rows, table, spark=None, **_):
         spark.catalog.dropTempView(table)
 
 
-def local_spark():
-    """A small local SparkSession (one core, few shuffle partitions, no UI)."""
+def local_spark(java_options: str = ""):
+    """A small local SparkSession (one core, few shuffle partitions, no UI); ``java_options`` for its
+    JVM, when this call starts it."""
     from pyspark.sql import SparkSession
-    return (SparkSession.builder.master("local[1]").appName("treegen")
-            .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
-            .config("spark.sql.codegen.wholeStage", "true").getOrCreate())
+    builder = (SparkSession.builder.master("local[1]").appName("treegen")
+               .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
+               .config("spark.sql.codegen.wholeStage", "true"))
+    if java_options:
+        builder = builder.config("spark.driver.extraJavaOptions", java_options)
+    return builder.getOrCreate()
 
 
 @dataclass(frozen=True)
