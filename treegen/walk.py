@@ -9,6 +9,7 @@ missing at a fractional route (C4.5) has no single path: its walk stops there, a
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -23,12 +24,12 @@ def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarra
 
     Returns an int array (rows, levels); a row that ends early repeats its last node.
     """
-    return np.stack(list(_levels(model, tree, columns)), axis=1)
+    return np.stack(list(_levels(model, tree, columns, every_level=True)), axis=1)
 
 
 def node_ends(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
     """The node where each row ends (a leaf, or a node whose missing route is "stop" or fractional)."""
-    for current in _levels(model, tree, columns):
+    for current in _levels(model, tree, columns, every_level=False):
         pass
     return current
 
@@ -73,8 +74,10 @@ def linear_values(model: Model, node: Node, columns: list[np.ndarray], at: np.nd
     return np.where(missing, node.value[0], out)
 
 
-def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.ndarray]:
-    """Each row's node, level after level, until every row has ended."""
+def _levels(model: Model, tree: Tree, columns: list[np.ndarray], every_level: bool) -> Iterator[np.ndarray]:
+    """Each row's node, level after level, until every row has ended: a new array each level when
+    ``every_level`` is wanted, else one array updated in place. Only the rows still walking are
+    touched (a chain 10,000 deep has 10,000 levels)."""
     n_rows = len(columns[0]) if columns else 0
     walk = _Walk.of_columns(model, tree.nodes) if isinstance(tree.nodes, NodeColumns) else _Walk(model, tree)
     values = np.zeros((n_rows, len(columns)))
@@ -82,18 +85,19 @@ def _levels(model: Model, tree: Tree, columns: list[np.ndarray]) -> Iterator[np.
         values[:, j] = column
     current = np.zeros(n_rows, dtype=np.int64)
     yield current
-    active = np.flatnonzero(walk.feature[current] >= 0)
+    active = np.flatnonzero(walk.feature[current] >= 0)  # the rows still walking, and their nodes:
+    nodes = current[active]
     while active.size:
-        nodes = current[active]
         position = walk.positions(nodes, values[active, walk.feature[nodes]])
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
         moving = position >= 0  # a "stop" or fractional route ends the walk at this node
-        current = current.copy()
-        current[active[moving]] = walk.children[nodes[moving], position[moving]]
+        active, nodes = active[moving], walk.children[nodes[moving], position[moving]]
+        current = current.copy() if every_level else current
+        current[active] = nodes
         yield current
-        active = active[moving]
-        active = active[walk.feature[current[active]] >= 0]
+        inner = walk.feature[nodes] >= 0
+        active, nodes = active[inner], nodes[inner]
 
 
 class _Walk:
@@ -155,6 +159,9 @@ class _Walk:
         missing = np.isnan(values)
         with np.errstate(invalid="ignore"):
             position = np.where(values <= self.cut[nodes], 0, 1)
+        position[missing] = -1
+        if not self.any_nominal:
+            return position
         nominal = self.nominal[nodes] & ~missing
         codes = values[nominal].astype(np.int64)
         known = codes >= 0
@@ -163,8 +170,11 @@ class _Walk:
         unknown = codes == UNKNOWN
         picked[unknown] = self.unknown_child[nodes[nominal][unknown]]
         position[nominal] = picked
-        position[missing] = -1
         return position
+
+    @cached_property
+    def any_nominal(self) -> bool:
+        return bool(self.nominal.any())
 
 
 def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]) -> list[int]:
