@@ -25,6 +25,7 @@ from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemanti
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+from treegen.walk import predict_rows
 
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
@@ -55,9 +56,10 @@ def values(model, row) -> list:
 
 
 def assert_exact(model, module: dict, rows, leaf: bool = False) -> None:
-    for row in rows:
-        expected = model.scores(row)
-        assert module["predict"](row) == module["predict_values"](values(model, row)) == model.predict(row), row
+    """The module's four functions (and its leaf ids) answer every row as the model does; the model's
+    answers from its batch walk, what ``model.predict`` and ``model.scores`` return row by row."""
+    for row, (label, expected) in zip(rows, predict_rows(model, rows)):
+        assert module["predict"](row) == module["predict_values"](values(model, row)) == label, row
         if model.target.is_classification:
             assert module["predict_proba"](row) == module["predict_proba_values"](values(model, row)) == expected, row
         else:
