@@ -41,6 +41,9 @@ from ..model import Decision, Linear, Link, Model, Node, Op, Precision, Route, T
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 NODE = "node"  # on the stack of _emit_functions: a node still to be written
+# Enum members read once: looking one up on its class costs more than the rest of a test of a split
+_LE, _EQ = Op.LE, Op.EQ
+_STOP, _CHILD, _FRACTIONAL = Route.STOP, Route.CHILD, Route.FRACTION
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def category_codes(model: Model) -> list[tuple[str, ...]]:
     for tree in model.trees:
         for node in tree.nodes:
             split = node.split
-            if split is not None and split.op != Op.LE:
+            if split is not None and split.op != _LE:
                 for value in split.values:
                     if value not in known[split.feature]:
                         known[split.feature].add(value)
@@ -112,22 +115,28 @@ def plan(model: Model, cost: CostModel) -> list[TreePlan]:
     """The functions of every tree of the model."""
     codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
     vector = node_vector(model)  # once: whether the model has label values is a walk of all its nodes
-    conditions = _Conditions(model, codes)  # shared by the trees: an ensemble repeats its tests
+    conditions = _Conditions(model, codes, cost)  # shared by the trees: an ensemble repeats its tests
     return [_plan_tree(index, tree, conditions, cost, vector) for index, tree in enumerate(model.trees)]
 
 
 def _plan_tree(index, tree: Tree, conditions, cost: CostModel, vector) -> TreePlan:
     order = tree.preorder()
-    splits = [tree.nodes[i].split for i in order if tree.nodes[i].split is not None]
-    factors = tuple(sorted({s.feature for s in splits if s.missing.kind == Route.FRACTION}))
+    factors, values, linear = set(), {}, {}
+    for i in order:  # one pass: a tree may have hundreds of thousands of nodes
+        node = tree.nodes[i]
+        route = node.split.missing.kind if node.split is not None else None
+        if route == _FRACTIONAL:
+            factors.add(node.split.feature)
+        if node.split is None or route == _STOP:  # evaluation can end here
+            values[i] = vector(node)
+        if node.linear is not None:
+            linear[i] = node.linear
+    factors = tuple(sorted(factors))
     exclusive = not factors
     if not exclusive:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
     parts, roots = _layout(tree, order, conditions, cost)
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    values = {i: vector(tree.nodes[i]) for i in order
-              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
-    linear = {i: tree.nodes[i].linear for i in order if tree.nodes[i].linear is not None}
     return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values, linear)
 
 
@@ -155,39 +164,45 @@ def _layout(tree: Tree, order: list[int], conditions, cost: CostModel):
     """Children before parents: each split's parts, and the nodes that start a function (the root,
     the children of fractional splits, and the largest subtrees wherever a function would exceed
     the budget)."""
-    nodes, parts, size, roots = tree.nodes, {}, {}, {0}
+    nodes, parts, roots = tree.nodes, {}, {0}
+    size = {}  # a node's estimated size, as its parent counts it: a call once it starts a function
+
+    def start_function(node_id):
+        roots.add(node_id)
+        size[node_id] = cost.call
+
     for node_id in reversed(order):
         node = nodes[node_id]
         split, children = node.split, node.children
         if split is None:
             size[node_id] = cost.leaf
             continue
-        if split.missing.kind == Route.FRACTION:
-            roots.update(children)
+        if split.missing.kind == _FRACTIONAL:
+            for child in children:
+                start_function(child)
         tests = conditions.of(split, node_id)
-        sizes = [cost.call if c in roots else size[c] for c in children]
+        sizes = list(map(size.__getitem__, children))
         laid_out = _parts(node_id, node, tests, sizes, conditions)
-        total = _parts_cost(laid_out, cost, len(children)) + sum(sizes)
+        total = _parts_cost(laid_out, cost, len(children), conditions) + sum(sizes)
         if total > cost.budget:  # the largest subtrees written inline become functions of their own
             inline = [c for c in children if c not in roots and not nodes[c].is_leaf]
             for child in sorted(inline, key=lambda c: (-size[c], c)):
                 if total <= cost.budget:
                     break
                 total -= size[child] - cost.call
-                roots.add(child)
+                start_function(child)
             # laid out again with the sizes after cutting, which may change the child tested first
-            laid_out = _parts(node_id, node, tests, [cost.call if c in roots else size[c] for c in children],
-                              conditions)
+            laid_out = _parts(node_id, node, tests, list(map(size.__getitem__, children)), conditions)
         size[node_id] = total
         parts[node_id] = laid_out
     return parts, roots
 
 
-def _parts_cost(parts, cost: CostModel, arity: int) -> int:
+def _parts_cost(parts, cost: CostModel, arity: int, conditions) -> int:
     total = 0
     for cond, kind, _ in parts:
         if cond is not None:
-            total += cost.condition(cond)
+            total += conditions.cost[id(cond)]
         if kind == LEAF:
             total += cost.leaf
         elif kind == FRACTION:
@@ -201,27 +216,32 @@ def _parts(node_id: int, node: Node, tests, sizes: list[int], conditions):
     child), ``LEAF`` (stop at the split) or ``FRACTION`` (the split's fractional route); the last
     part has no condition."""
     split, children = node.split, node.children
-    route = split.missing
-    missing = (LEAF, node_id) if route.kind == Route.STOP else (FRACTION, node_id)
-    if split.op == Op.EQ:
-        branches = [(tests[i], NODE, children[i]) for i in range(len(children))
-                    if i != route.child or route.kind != Route.CHILD]
-        return branches + [(None, NODE, children[route.child]) if route.kind == Route.CHILD else (None, *missing)]
+    route = split.missing.kind
+    if split.op == _EQ:
+        default = split.missing.child if route == _CHILD else None
+        branches = [(tests[i], NODE, children[i]) for i in range(len(children)) if i != default]
+        return branches + [(None, NODE, children[default]) if route == _CHILD else (None, *_missing(route, node_id))]
     small = 0 if sizes[0] <= sizes[1] else 1
-    if route.kind == Route.CHILD:
-        r = route.child
+    if route == _CHILD:
+        r = split.missing.child
         if split.unknown is not None and split.unknown != r:  # missing values one way, unknown the other
             return [(conditions.make(split.feature, "in or missing", codes=tests[r].codes), NODE, children[r]),
                     (None, NODE, children[split.unknown])]
         if small == 1 - r:
             return [(tests[1 - r], NODE, children[small]), (None, NODE, children[r])]
         return [(conditions.negated(tests[1 - r]), NODE, children[r]), (None, NODE, children[1 - r])]
-    if split.op == Op.LE:
+    if split.op == _LE:
         # NaN fails both tests: what is left after the smaller child's test is missing when it fails
         # the larger child's test too. No test of its own, and a row on the smaller side takes one.
-        return [(tests[small], NODE, children[small]), (conditions.negated(tests[1 - small]), *missing),
+        return [(tests[small], NODE, children[small]), (conditions.negated(tests[1 - small]), *_missing(route, node_id)),
                 (None, NODE, children[1 - small])]
-    return [(tests[2], *missing), (tests[small], NODE, children[small]), (None, NODE, children[1 - small])]
+    return [(tests[2], *_missing(route, node_id)), (tests[small], NODE, children[small]),
+            (None, NODE, children[1 - small])]
+
+
+def _missing(route: Route, node_id: int) -> tuple[str, int]:
+    """Where a split's missing values go when they go to no child: they stop there, or every child."""
+    return (LEAF, node_id) if route == _STOP else (FRACTION, node_id)
 
 
 class _Conditions:
@@ -230,9 +250,12 @@ class _Conditions:
 
     NEGATED = {"<=": "not <=", ">": "not >", "in": "not in"}
 
-    def __init__(self, model: Model, codes):
-        self.model, self.codes = model, codes
+    def __init__(self, model: Model, codes, cost: CostModel):
+        self.model, self.codes, self.cost_of = model, codes, cost.condition
         self.made: dict[tuple, Cond] = {}  # (feature, op, threshold, codes) -> Cond
+        # by the id of a Cond made here (each is kept, and a frozen dataclass hashes slowly):
+        self.cost: dict[int, int] = {}  # its cost, as the cost model estimates it
+        self.negations: dict[int, Cond] = {}  # its negation
         self.tests: dict[tuple, tuple] = {}  # (feature, threshold or categories) -> a split's tests
 
     def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = ()) -> Cond:
@@ -240,17 +263,22 @@ class _Conditions:
         cond = self.made.get(key)
         if cond is None:
             cond = self.made[key] = Cond(feature, op, threshold, codes)
+            self.cost[id(cond)] = self.cost_of(cond)
         return cond
 
     def negated(self, cond: Cond) -> Cond:
-        return self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes)
+        negation = self.negations.get(id(cond))
+        if negation is None:
+            negation = self.negations[id(cond)] = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold,
+                                                            cond.codes)
+        return negation
 
     def of(self, split, node_id: int) -> tuple:
         """A split's tests: an ``==`` split's test of each child, or (goes to child 0, goes to child
         1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
         what fails both of its tests."""
         f = split.feature
-        key = (f, split.threshold or str(split.threshold), split.op) if split.op == Op.LE else (f, split.values, split.op)
+        key = (f, split.threshold or str(split.threshold), split.op) if split.op == _LE else (f, split.values, split.op)
         tests = self.tests.get(key)
         if tests is None:
             tests = self.tests[key] = self._tests(split, node_id)
@@ -258,9 +286,9 @@ class _Conditions:
 
     def _tests(self, split, node_id: int) -> tuple:
         f, table = split.feature, self.codes[split.feature]
-        if split.op == Op.EQ:
+        if split.op == _EQ:
             return tuple(self.make(f, "in", codes=(table[v],)) for v in split.values)
-        if split.op == Op.LE:
+        if split.op == _LE:
             if math.isnan(split.threshold):
                 raise TreegenError(f"node {node_id}: a split on {self.model.features[f].name!r} has a NaN threshold")
             t = self.model.numeric.effective_threshold(split.threshold)
@@ -276,7 +304,7 @@ class _Conditions:
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, factors) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack of statements: a node is
     written where it is popped, a fractional route too (with its weights), the others as they are."""
-    nodes, functions = tree.nodes, []
+    nodes, functions, max_depth = tree.nodes, [], cost.max_depth
     queue, seen = [0], {0}
     while queue:
         function = Function(index, queue.pop(0))
@@ -286,16 +314,16 @@ def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, 
         while stack:
             statement = stack.pop()
             depth, kind, item = statement
-            if kind == IF or kind == LEAF:
-                write(statement)
-            elif kind == FRACTION:
-                node = nodes[item]
-                weights = tuple(zip(node.children, node.split.missing.weights))
-                write((depth, FRACTION, (factors.index(node.split.feature), weights)))
-                _schedule(node.children, queue, seen)
+            if kind != NODE:
+                if kind == FRACTION:
+                    split, children = nodes[item].split, nodes[item].children
+                    write((depth, FRACTION, (factors.index(split.feature), tuple(zip(children, split.missing.weights)))))
+                    _schedule(children, queue, seen)
+                else:
+                    write(statement)
             elif nodes[item].split is None:
                 write((depth, LEAF, item))
-            elif item != start and (item in roots or depth > cost.max_depth):
+            elif item != start and (item in roots or depth > max_depth):
                 write((depth, CALL, item))
                 _schedule([item], queue, seen)
             else:
