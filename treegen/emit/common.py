@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Callable
 
 from ..arithmetic import f32
@@ -483,9 +484,17 @@ def utf16_escaped(text: str, named: dict[str, str]) -> str:
     """``text`` in printable ASCII for a string literal of a language whose strings are UTF-16 (Java,
     JavaScript): each character in ``named`` by its escape, every other UTF-16 unit outside printable
     ASCII as ``\\uXXXX``."""
+    if text.isascii():  # a unit a character: translated at once (a Java class's data runs to megabytes)
+        return text.translate(_ascii_escapes(tuple(named.items())))
     units = text.encode("utf-16-be", "surrogatepass")
-    out = []
-    for i in range(0, len(units), 2):
-        c = chr(int.from_bytes(units[i:i + 2], "big"))
-        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
-    return "".join(out)
+    return "".join(_unit_escaped(chr(int.from_bytes(units[i:i + 2], "big")), named) for i in range(0, len(units), 2))
+
+
+def _unit_escaped(c: str, named: dict[str, str]) -> str:
+    return named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}")
+
+
+@lru_cache(maxsize=None)
+def _ascii_escapes(named: tuple[tuple[str, str], ...]) -> dict[int, str]:
+    """What :func:`utf16_escaped` writes for each ASCII character, as a table for ``str.translate``."""
+    return {i: _unit_escaped(chr(i), dict(named)) for i in range(128)}
