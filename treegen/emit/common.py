@@ -234,8 +234,8 @@ def _parts(node_id: int, node: Node, tests, sizes: list[int], conditions):
     if split.op == _LE:
         # NaN fails both tests: what is left after the smaller child's test is missing when it fails
         # the larger child's test too. No test of its own, and a row on the smaller side takes one.
-        return [(tests[small], NODE, children[small]), (conditions.negated(tests[1 - small]), *_missing(route, node_id)),
-                (None, NODE, children[1 - small])]
+        return [(tests[small], NODE, children[small]),
+                (conditions.negated(tests[1 - small]), *_missing(route, node_id)), (None, NODE, children[1 - small])]
     return [(tests[2], *_missing(route, node_id)), (tests[small], NODE, children[small]),
             (None, NODE, children[1 - small])]
 
@@ -270,16 +270,16 @@ class _Conditions:
     def negated(self, cond: Cond) -> Cond:
         negation = self.negations.get(id(cond))
         if negation is None:
-            negation = self.negations[id(cond)] = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold,
-                                                            cond.codes)
+            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes)
+            self.negations[id(cond)] = negation
         return negation
 
     def of(self, split, node_id: int) -> tuple:
         """A split's tests: an ``==`` split's test of each child, or (goes to child 0, goes to child
         1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
         what fails both of its tests."""
-        f = split.feature
-        key = (f, split.threshold or str(split.threshold), split.op) if split.op == _LE else (f, split.values, split.op)
+        f, op = split.feature, split.op
+        key = (f, split.threshold or str(split.threshold), op) if op == _LE else (f, split.values, op)  # as make's
         tests = self.tests.get(key)
         if tests is None:
             tests = self.tests[key] = self._tests(split, node_id)
@@ -318,7 +318,8 @@ def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, 
             if kind != NODE:
                 if kind == FRACTION:
                     split, children = nodes[item].split, nodes[item].children
-                    write((depth, FRACTION, (factors.index(split.feature), tuple(zip(children, split.missing.weights)))))
+                    weights = tuple(zip(children, split.missing.weights))
+                    write((depth, FRACTION, (factors.index(split.feature), weights)))
                     _schedule(children, queue, seen)
                 else:
                     write(statement)
