@@ -19,10 +19,10 @@ only ever renders a plain float64 ``<=``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .model import Feature, Model, Op, Route, Tree, in_missing_interval, is_missing
+from .model import Feature, MissingRoute, Model, Op, Route, Tree, in_missing_interval, is_missing
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 
@@ -91,21 +91,17 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
         exclusive = exclusive and missing.kind != Route.FRACTION
         if split.op == Op.LE:
             cut = model.numeric.effective_threshold(split.threshold)
-            branches = [Condition(split.feature, INTERVAL, high=cut), Condition(split.feature, INTERVAL, low=cut)]
+            branches = [(INTERVAL, {"high": cut}), (INTERVAL, {"low": cut})]
         elif split.op == Op.EQ:
-            branches = [Condition(split.feature, SET, values=(v,)) for v in split.values]
+            branches = [(SET, {"values": (v,)}) for v in split.values]
         else:
             rest = tuple(c for c in feature.categories if c not in split.values)
-            branches = [Condition(split.feature, SET, values=_in_order(split.values, feature.categories)),
-                        Condition(split.feature, SET, values=rest)]
+            branches = [(SET, {"values": _in_order(split.values, feature.categories)}), (SET, {"values": rest})]
         children = []
-        for position, (child, branch) in enumerate(zip(node.children, branches)):
-            if missing.kind == Route.CHILD:
-                branch = replace(branch, if_missing=1.0 if position == missing.child else 0.0)
-            elif missing.kind == Route.FRACTION:
-                branch = replace(branch, if_missing=missing.weights[position])
-            if split.unknown is not None:
-                branch = replace(branch, if_unknown=1.0 if position == split.unknown else 0.0)
+        for position, (child, (kind, bounds)) in enumerate(zip(node.children, branches)):
+            # made whole at once: dataclasses.replace costs several times a Condition
+            branch = Condition(split.feature, kind, **bounds, if_missing=_if_missing(missing, position),
+                               if_unknown=None if split.unknown is None else 1.0 if position == split.unknown else 0.0)
             merged = _add(path, branch, feature.categories)
             if merged is not None:
                 children.append((child, merged))
@@ -117,6 +113,15 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
         stack.extend(reversed(children))
     rules.sort(key=lambda rule: rule.node)  # node order, as the model sums them
     return TreeRules(rules, tree.output, exclusive)
+
+
+def _if_missing(missing: MissingRoute, position: int) -> float:
+    """The factor a missing value takes into the child at ``position`` of a split."""
+    if missing.kind == Route.CHILD:
+        return 1.0 if position == missing.child else 0.0
+    if missing.kind == Route.FRACTION:
+        return missing.weights[position]
+    return 0.0
 
 
 def _rule(path: dict[int, Condition], node_id: int, value) -> Rule:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Callable
 
 from ..arithmetic import f32
@@ -40,6 +41,10 @@ from ..errors import TreegenError
 from ..model import Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
+NODE = "node"  # on the stack of _emit_functions: a node still to be written
+# Enum members read once: looking one up on its class costs more than the rest of a test of a split
+_LE, _EQ = Op.LE, Op.EQ
+_STOP, _CHILD, _FRACTIONAL = Route.STOP, Route.CHILD, Route.FRACTION
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ def category_codes(model: Model) -> list[tuple[str, ...]]:
     for tree in model.trees:
         for node in tree.nodes:
             split = node.split
-            if split is not None and split.op != Op.LE:
+            if split is not None and split.op != _LE:
                 for value in split.values:
                     if value not in known[split.feature]:
                         known[split.feature].add(value)
@@ -111,21 +116,28 @@ def plan(model: Model, cost: CostModel) -> list[TreePlan]:
     """The functions of every tree of the model."""
     codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
     vector = node_vector(model)  # once: whether the model has label values is a walk of all its nodes
-    return [_plan_tree(model, index, tree, codes, cost, vector) for index, tree in enumerate(model.trees)]
+    conditions = _Conditions(model, codes, cost)  # shared by the trees: an ensemble repeats its tests
+    return [_plan_tree(index, tree, conditions, cost, vector) for index, tree in enumerate(model.trees)]
 
 
-def _plan_tree(model, index, tree: Tree, codes, cost: CostModel, vector) -> TreePlan:
+def _plan_tree(index, tree: Tree, conditions, cost: CostModel, vector) -> TreePlan:
     order = tree.preorder()
-    splits = [tree.nodes[i].split for i in order if tree.nodes[i].split is not None]
-    factors = tuple(sorted({s.feature for s in splits if s.missing.kind == Route.FRACTION}))
+    factors, values, linear = set(), {}, {}
+    for i in order:  # one pass: a tree may have hundreds of thousands of nodes
+        node = tree.nodes[i]
+        route = node.split.missing.kind if node.split is not None else None
+        if route == _FRACTIONAL:
+            factors.add(node.split.feature)
+        if node.split is None or route == _STOP:  # evaluation can end here
+            values[i] = vector(node)
+        if node.linear is not None:
+            linear[i] = node.linear
+    factors = tuple(sorted(factors))
     exclusive = not factors
     if not exclusive:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
-    parts, roots = _layout(model, tree, order, codes, cost)
+    parts, roots = _layout(tree, order, conditions, cost)
     functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    values = {i: vector(tree.nodes[i]) for i in order
-              if tree.nodes[i].is_leaf or tree.nodes[i].split.missing.kind == Route.STOP}
-    linear = {i: tree.nodes[i].linear for i in order if tree.nodes[i].linear is not None}
     return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values, linear)
 
 
@@ -149,134 +161,180 @@ def label_part(model: Model) -> slice:
     return slice(width, 2 * width) if has_label_values(model) else slice(None)
 
 
-def _layout(model, tree: Tree, order: list[int], codes, cost: CostModel):
+def _layout(tree: Tree, order: list[int], conditions, cost: CostModel):
     """Children before parents: each split's parts, and the nodes that start a function (the root,
     the children of fractional splits, and the largest subtrees wherever a function would exceed
     the budget)."""
-    parts, size, roots = {}, {}, {0}
-    child_size = lambda c: cost.call if c in roots else size[c]
+    nodes, parts, roots = tree.nodes, {}, {0}
+    size = {}  # a node's estimated size, as its parent counts it: a call once it starts a function
+
+    def start_function(node_id):
+        roots.add(node_id)
+        size[node_id] = cost.call
+
     for node_id in reversed(order):
-        node = tree.nodes[node_id]
-        if node.is_leaf:
+        node = nodes[node_id]
+        split, children = node.split, node.children
+        if split is None:
             size[node_id] = cost.leaf
             continue
-        if node.split.missing.kind == Route.FRACTION:
-            roots.update(node.children)
-        laid_out = _parts(model, tree, node_id, codes, child_size)
-        total = (sum(_part_cost(p, cost, len(node.children)) for p in laid_out)
-                 + sum(child_size(c) for c in node.children))
-        inline = [c for c in node.children if c not in roots and not tree.nodes[c].is_leaf]
-        cut = False
-        for child in sorted(inline, key=lambda c: (-size[c], c)):
-            if total <= cost.budget:
-                break
-            total -= size[child] - cost.call
-            roots.add(child)
-            cut = True
+        if split.missing.kind == _FRACTIONAL:
+            for child in children:
+                start_function(child)
+        tests = conditions.of(split, node_id)
+        sizes = list(map(size.__getitem__, children))
+        laid_out = _parts(node_id, node, tests, sizes, conditions)
+        total = _parts_cost(laid_out, cost, len(children), conditions) + sum(sizes)
+        if total > cost.budget:  # the largest subtrees written inline become functions of their own
+            inline = [c for c in children if c not in roots and not nodes[c].is_leaf]
+            for child in sorted(inline, key=lambda c: (-size[c], c)):
+                if total <= cost.budget:
+                    break
+                total -= size[child] - cost.call
+                start_function(child)
+            # laid out again with the sizes after cutting, which may change the child tested first
+            laid_out = _parts(node_id, node, tests, list(map(size.__getitem__, children)), conditions)
         size[node_id] = total
-        # laid out again with the sizes after cutting, which may change the child tested first
-        parts[node_id] = _parts(model, tree, node_id, codes, child_size) if cut else laid_out
+        parts[node_id] = laid_out
     return parts, roots
 
 
-def _part_cost(part, cost: CostModel, arity: int) -> int:
-    cond, target = part
-    own = cost.condition(cond) if cond is not None else 0
-    if target == "self":
-        own += cost.leaf
-    elif target == "fraction":
-        own += cost.fraction_call * arity
-    return own
+def _parts_cost(parts, cost: CostModel, arity: int, conditions) -> int:
+    total = 0
+    for cond, kind, _ in parts:
+        if cond is not None:
+            total += conditions.cost[id(cond)]
+        if kind == LEAF:
+            total += cost.leaf
+        elif kind == FRACTION:
+            total += cost.fraction_call * arity
+    return total
 
 
-def _parts(model, tree: Tree, node_id: int, codes, child_size):
-    """How one split is laid out: ``(condition or None, target)`` in order, where target is a
-    child node id, ``"self"`` (stop here) or ``"fraction"``; the last part has no condition."""
-    node = tree.nodes[node_id]
-    split = node.split
-    route = split.missing
-    children = node.children
-    if split.op == Op.EQ:
-        table = codes[split.feature]
-        tests = [Cond(split.feature, "in", codes=(table[v],)) for v in split.values]
-        branches = [(tests[i], children[i]) for i in range(len(children)) if i != route.child or route.kind != Route.CHILD]
-        last = children[route.child] if route.kind == Route.CHILD else ("self" if route.kind == Route.STOP else "fraction")
-        return branches + [(None, last)]
-    tests = _binary_tests(model, split, codes, node_id)
-    small = 0 if child_size(children[0]) <= child_size(children[1]) else 1
-    if route.kind == Route.CHILD:
-        r = route.child
+def _parts(node_id: int, node: Node, tests, sizes: list[int], conditions):
+    """How one split is laid out, given its tests (:meth:`_Conditions.of`) and the estimated size of
+    each child: ``(condition or None, kind, node id)`` in order, where kind is ``NODE`` (go on at a
+    child), ``LEAF`` (stop at the split) or ``FRACTION`` (the split's fractional route); the last
+    part has no condition."""
+    split, children = node.split, node.children
+    route = split.missing.kind
+    if split.op == _EQ:
+        default = split.missing.child if route == _CHILD else None
+        branches = [(tests[i], NODE, children[i]) for i in range(len(children)) if i != default]
+        return branches + [(None, NODE, children[default]) if route == _CHILD else (None, *_missing(route, node_id))]
+    small = 0 if sizes[0] <= sizes[1] else 1
+    if route == _CHILD:
+        r = split.missing.child
         if split.unknown is not None and split.unknown != r:  # missing values one way, unknown the other
-            return [(Cond(split.feature, "in or missing", codes=tests[r].codes), children[r]),
-                    (None, children[split.unknown])]
+            return [(conditions.make(split.feature, "in or missing", codes=tests[r].codes), NODE, children[r]),
+                    (None, NODE, children[split.unknown])]
         if small == 1 - r:
-            return [(tests[1 - r], children[small]), (None, children[r])]
-        return [(_negate(tests[1 - r]), children[r]), (None, children[1 - r])]
-    missing_target = "self" if route.kind == Route.STOP else "fraction"
-    if split.op == Op.LE:
+            return [(tests[1 - r], NODE, children[small]), (None, NODE, children[r])]
+        return [(conditions.negated(tests[1 - r]), NODE, children[r]), (None, NODE, children[1 - r])]
+    if split.op == _LE:
         # NaN fails both tests: what is left after the smaller child's test is missing when it fails
         # the larger child's test too. No test of its own, and a row on the smaller side takes one.
-        return [(tests[small], children[small]), (_negate(tests[1 - small]), missing_target),
-                (None, children[1 - small])]
-    return [(tests[2], missing_target), (tests[small], children[small]), (None, children[1 - small])]
+        return [(tests[small], NODE, children[small]),
+                (conditions.negated(tests[1 - small]), *_missing(route, node_id)), (None, NODE, children[1 - small])]
+    return [(tests[2], *_missing(route, node_id)), (tests[small], NODE, children[small]),
+            (None, NODE, children[1 - small])]
 
 
-def _binary_tests(model, split, codes, node_id):
-    """(goes to child 0, goes to child 1, is missing) for a ``<=`` or ``in`` split; a ``<=`` split's
-    missing test is None: NaN is what fails both of its tests."""
-    f = split.feature
-    if split.op == Op.LE:
-        if math.isnan(split.threshold):
-            raise TreegenError(f"node {node_id}: a split on {model.features[f].name!r} has a NaN threshold")
-        t = model.numeric.effective_threshold(split.threshold)
-        return Cond(f, "<=", threshold=t), Cond(f, ">", threshold=t), None
-    table = codes[f]
-    left = tuple(sorted({table[v] for v in split.values}))
-    right = tuple(sorted({table[c] for c in model.features[f].categories} - set(left)))
-    known = set(left) | set(right)
-    missing = Cond(f, "unknown") if known == set(table.values()) else Cond(f, "not in", codes=tuple(sorted(known)))
-    return Cond(f, "in", codes=left), Cond(f, "in", codes=right), missing
+def _missing(route: Route, node_id: int) -> tuple[str, int]:
+    """Where a split's missing values go when they go to no child: they stop there, or every child."""
+    return (LEAF, node_id) if route == _STOP else (FRACTION, node_id)
 
 
-def _negate(cond: Cond) -> Cond:
-    flipped = {"<=": "not <=", ">": "not >", "in": "not in"}
-    return Cond(cond.feature, flipped[cond.op], cond.threshold, cond.codes)
+class _Conditions:
+    """The conditions of a model's splits, each made once: a Cond takes microseconds to make, and a
+    boosted ensemble tests the same feature at the same threshold in many of its trees."""
+
+    NEGATED = {"<=": "not <=", ">": "not >", "in": "not in"}
+
+    def __init__(self, model: Model, codes, cost: CostModel):
+        self.model, self.codes, self.cost_of = model, codes, cost.condition
+        self.made: dict[tuple, Cond] = {}  # (feature, op, threshold, codes) -> Cond
+        # by the id of a Cond made here (each is kept, and a frozen dataclass hashes slowly):
+        self.cost: dict[int, int] = {}  # its cost, as the cost model estimates it
+        self.negations: dict[int, Cond] = {}  # its negation
+        self.tests: dict[tuple, tuple] = {}  # (feature, threshold or categories) -> a split's tests
+
+    def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = ()) -> Cond:
+        key = (feature, op, threshold or str(threshold), codes)  # 0.0 == -0.0, which is written apart
+        cond = self.made.get(key)
+        if cond is None:
+            cond = self.made[key] = Cond(feature, op, threshold, codes)
+            self.cost[id(cond)] = self.cost_of(cond)
+        return cond
+
+    def negated(self, cond: Cond) -> Cond:
+        negation = self.negations.get(id(cond))
+        if negation is None:
+            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes)
+            self.negations[id(cond)] = negation
+        return negation
+
+    def of(self, split, node_id: int) -> tuple:
+        """A split's tests: an ``==`` split's test of each child, or (goes to child 0, goes to child
+        1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
+        what fails both of its tests."""
+        f, op = split.feature, split.op
+        key = (f, split.threshold or str(split.threshold), op) if op == _LE else (f, split.values, op)  # as make's
+        tests = self.tests.get(key)
+        if tests is None:
+            tests = self.tests[key] = self._tests(split, node_id)
+        return tests
+
+    def _tests(self, split, node_id: int) -> tuple:
+        f, table = split.feature, self.codes[split.feature]
+        if split.op == _EQ:
+            return tuple(self.make(f, "in", codes=(table[v],)) for v in split.values)
+        if split.op == _LE:
+            if math.isnan(split.threshold):
+                raise TreegenError(f"node {node_id}: a split on {self.model.features[f].name!r} has a NaN threshold")
+            t = self.model.numeric.effective_threshold(split.threshold)
+            return self.make(f, "<=", t), self.make(f, ">", t), None
+        left = tuple(sorted({table[v] for v in split.values}))
+        right = tuple(sorted({table[c] for c in self.model.features[f].categories} - set(left)))
+        known = set(left) | set(right)
+        missing = (self.make(f, "unknown") if known == set(table.values())
+                   else self.make(f, "not in", codes=tuple(sorted(known))))
+        return self.make(f, "in", codes=left), self.make(f, "in", codes=right), missing
 
 
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, factors) -> list[Function]:
-    """Write each function's statements, top-down with an explicit stack."""
-    functions: list[Function] = []
+    """Write each function's statements, top-down with an explicit stack of statements: a node is
+    written where it is popped, a fractional route too (with its weights), the others as they are."""
+    nodes, functions, max_depth = tree.nodes, [], cost.max_depth
     queue, seen = [0], {0}
     while queue:
         function = Function(index, queue.pop(0))
-        stack = [("node", function.node, 0)]
+        lines, start = function.lines, function.node
+        write, stack = lines.append, [(0, NODE, start)]
+        push = stack.append
         while stack:
-            kind, item, depth = stack.pop()
-            if kind == IF:
-                function.lines.append((depth, IF, item))
-                continue
-            node = tree.nodes[item] if kind == "node" else None
-            if kind == "self":
-                function.lines.append((depth, LEAF, item))
-            elif kind == FRACTION:
-                node = tree.nodes[item]
-                weights = tuple(zip(node.children, node.split.missing.weights))
-                function.lines.append((depth, FRACTION, (factors.index(node.split.feature), weights)))
-                _schedule(node.children, queue, seen)
-            elif node.is_leaf:
-                function.lines.append((depth, LEAF, item))
-            elif item != function.node and (item in roots or depth > cost.max_depth):
-                function.lines.append((depth, CALL, item))
+            statement = stack.pop()
+            depth, kind, item = statement
+            if kind != NODE:
+                if kind == FRACTION:
+                    split, children = nodes[item].split, nodes[item].children
+                    weights = tuple(zip(children, split.missing.weights))
+                    write((depth, FRACTION, (factors.index(split.feature), weights)))
+                    _schedule(children, queue, seen)
+                else:
+                    write(statement)
+            elif nodes[item].split is None:
+                write((depth, LEAF, item))
+            elif item != start and (item in roots or depth > max_depth):
+                write((depth, CALL, item))
                 _schedule([item], queue, seen)
             else:
-                for cond, target in reversed(parts[item]):
-                    inner = depth + (cond is not None)
-                    if target in ("self", FRACTION):
-                        stack.append((target, item, inner))
+                for cond, target_kind, target in reversed(parts[item]):
+                    if cond is None:
+                        push((depth, target_kind, target))
                     else:
-                        stack.append(("node", target, inner))
-                    if cond is not None:
-                        stack.append((IF, cond, depth))
+                        push((depth + 1, target_kind, target))
+                        push((depth, IF, cond))
         functions.append(function)
     return functions
 
@@ -427,9 +485,17 @@ def utf16_escaped(text: str, named: dict[str, str]) -> str:
     """``text`` in printable ASCII for a string literal of a language whose strings are UTF-16 (Java,
     JavaScript): each character in ``named`` by its escape, every other UTF-16 unit outside printable
     ASCII as ``\\uXXXX``."""
+    if text.isascii():  # a unit a character: translated at once (a Java class's data runs to megabytes)
+        return text.translate(_ascii_escapes(tuple(named.items())))
     units = text.encode("utf-16-be", "surrogatepass")
-    out = []
-    for i in range(0, len(units), 2):
-        c = chr(int.from_bytes(units[i:i + 2], "big"))
-        out.append(named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}"))
-    return "".join(out)
+    return "".join(_unit_escaped(chr(int.from_bytes(units[i:i + 2], "big")), named) for i in range(0, len(units), 2))
+
+
+def _unit_escaped(c: str, named: dict[str, str]) -> str:
+    return named.get(c) or (c if " " <= c <= "~" else f"\\u{ord(c):04x}")
+
+
+@lru_cache(maxsize=None)
+def _ascii_escapes(named: tuple[tuple[str, str], ...]) -> dict[int, str]:
+    """What :func:`utf16_escaped` writes for each ASCII character, as a table for ``str.translate``."""
+    return {i: _unit_escaped(chr(i), dict(named)) for i in range(128)}
