@@ -21,6 +21,9 @@ bash .ci/engines.sh
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+# The tests start many Python processes (the CLI, generated programs): let them reuse treegen's
+# bytecode rather than compile it in each (the suite of 5b0f1c6: 12 min 47 s, 14 min 10 s with it set).
+unset PYTHONDONTWRITEBYTECODE
 # Two workers (pytest-xdist), one per core of the CI machine; each starts its own servers and Spark
 # (unix sockets in their own temporary folders). worksteal: an idle worker takes queued tests from the
 # busy one, so the few minute-long tests do not leave one core waiting. `-n 0` runs in one process.
