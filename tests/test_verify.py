@@ -78,9 +78,9 @@ from dataclasses import replace  # noqa: E402
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target  # noqa: E402
+from treegen.model import CLASSIFICATION, Combine, NumericSemantics, Target, leaf_ids  # noqa: E402
 from treegen.testing import chain_model, random_model, random_rows, wide_model, with_fractions  # noqa: E402
-from treegen.walk import predict_rows  # noqa: E402
+from treegen.walk import leaf_ids_rows, predict_rows  # noqa: E402
 
 
 def _boosted(model, link: str):
@@ -113,6 +113,7 @@ def test_reference_is_exactly_what_the_model_predicts(seed, regression, trees, k
         model = _boosted(model, kind)
     rows = random_rows(model, 60, seed, missing=0.2) + probe_rows(model, 100)
     assert predict_rows(model, rows) == [(model.predict(r), model.scores(r)) for r in rows]
+    assert leaf_ids_rows(model, rows) == [leaf_ids(model, r) for r in rows]
 
 
 def test_reference_on_a_deep_chain():

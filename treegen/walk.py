@@ -1,25 +1,26 @@
 """Vectorised walk of many rows through one tree: the node path of every row at once, level by level.
 
 The model's own answers for many rows at once: used by `treegen verify`, the rule-text runner, the
-estimator API and CART's cross-validation. Rows come as encoded columns
-(numeric float64 with NaN, nominal int codes with -1 for missing or unknown). A row whose value is
-missing at a fractional route (C4.5) has no single path: its walk stops there, and
+estimator API and CART's cross-validation. Rows come as encoded columns (numeric float64 with NaN,
+nominal int codes with -1 for missing or unknown), or one array of them (:func:`as_matrix`). A row
+whose value is missing at a fractional route (C4.5) has no single path: its walk stops there, and
 :func:`tree_outputs` hands it to the model's own walk.
 """
 from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
-from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, has_label_values, tree_output
+from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, has_label_values, reached, tree_output
 
+Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 
 
-def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
+def node_paths(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
     """Node ids from the root to where each row ends, one row per input row.
 
     Returns an int array (rows, levels); a row that ends early repeats its last node.
@@ -27,14 +28,14 @@ def node_paths(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarra
     return np.stack(list(_levels(model, tree, columns, every_level=True)), axis=1)
 
 
-def node_ends(model: Model, tree: Tree, columns: list[np.ndarray]) -> np.ndarray:
+def node_ends(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
     """The node where each row ends (a leaf, or a node whose missing route is "stop" or fractional)."""
     for current in _levels(model, tree, columns, every_level=False):
         pass
     return current
 
 
-def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
+def tree_outputs(model: Model, tree: Tree, columns: Columns,
                  row: Callable[[int], Mapping[str, Any]], labels: bool = False) -> np.ndarray:
     """Each row's output of one tree (rows, width), exactly as :func:`treegen.model.tree_output`
     gives it: the value of the node the row ends at, or, for a row stopped at a fractional route,
@@ -50,13 +51,34 @@ def tree_outputs(model: Model, tree: Tree, columns: list[np.ndarray],
         for leaf in np.unique(ends[at_linear]).tolist():
             at = at_linear[ends[at_linear] == leaf]
             out[at, 0] = linear_values(model, tree.nodes[leaf], columns, at) + 0.0
-    spread = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
-    for i in np.flatnonzero(spread[ends]):
-        out[i] = tree_output(model, tree, row(int(i)), labels)
+    for i in spread_rows(tree, ends):
+        out[i] = tree_output(model, tree, row(i), labels)
     return out
 
 
-def linear_values(model: Model, node: Node, columns: list[np.ndarray], at: np.ndarray) -> np.ndarray:
+def spread_rows(tree: Tree, ends: np.ndarray) -> list[int]:
+    """The rows that ended at a fractional route (C4.5): they go on down every branch, by the model's own walk."""
+    if isinstance(tree.nodes, NodeColumns):
+        return []
+    fractional = np.array([node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes])
+    return np.flatnonzero(fractional[ends]).tolist()
+
+
+def leaf_ids_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """:func:`treegen.model.leaf_ids` of each row (the program protocol's leaf column), for all rows
+    at once: each tree walked vectorised, a row spread by a fractional route by the model's own walk."""
+    values = as_matrix([encode_column(f, rows) for f in model.features])
+    per_tree = []
+    for tree in model.trees:
+        ends = node_ends(model, tree, values)
+        ids = [str(node) for node in ends.tolist()]
+        for i in spread_rows(tree, ends):
+            ids[i] = "|".join(str(node) for node, weight in reached(model, tree, rows[i]) if weight > 0)
+        per_tree.append(ids)
+    return [";".join(ids) for ids in zip(*per_tree)] if per_tree else ["" for _ in rows]
+
+
+def linear_values(model: Model, node: Node, columns: Columns, at: np.ndarray) -> np.ndarray:
     """A linear leaf's value for the rows ``at``, as :func:`treegen.model.leaf_value` computes it: const,
     then ``+ coeff * x`` term by term (numpy's separate multiply and add: double, never fused), and the
     leaf's plain value where an input is missing (NaN; its feature has no missing interval)."""
@@ -74,21 +96,25 @@ def linear_values(model: Model, node: Node, columns: list[np.ndarray], at: np.nd
     return np.where(missing, node.value[0], out)
 
 
-def _levels(model: Model, tree: Tree, columns: list[np.ndarray], every_level: bool) -> Iterator[np.ndarray]:
+def as_matrix(columns: Columns) -> np.ndarray:
+    """Encoded columns as one (features, rows) float64 array, the form the walk reads: made once for
+    all of a model's trees (an array already made is taken as it is)."""
+    return np.asarray(columns, dtype=np.float64) if len(columns) else np.zeros((0, 0))
+
+
+def _levels(model: Model, tree: Tree, columns: Columns, every_level: bool) -> Iterator[np.ndarray]:
     """Each row's node, level after level, until every row has ended: a new array each level when
     ``every_level`` is wanted, else one array updated in place. Only the rows still walking are
     touched (a chain 10,000 deep has 10,000 levels)."""
-    n_rows = len(columns[0]) if columns else 0
+    values = as_matrix(columns)
+    n_rows = values.shape[1]
     walk = _Walk.of_columns(model, tree.nodes) if isinstance(tree.nodes, NodeColumns) else _Walk(model, tree)
-    values = np.zeros((n_rows, len(columns)))
-    for j, column in enumerate(columns):
-        values[:, j] = column
     current = np.zeros(n_rows, dtype=np.int64)
     yield current
     active = np.flatnonzero(walk.feature[current] >= 0)  # the rows still walking, and their nodes:
     nodes = current[active]
     while active.size:
-        position = walk.positions(nodes, values[active, walk.feature[nodes]])
+        position = walk.positions(nodes, values[walk.feature[nodes], active])
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
         moving = position >= 0  # a "stop" or fractional route ends the walk at this node
@@ -192,9 +218,10 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
     return predict_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
 
 
-def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
+def predict_columns(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
     """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
+    columns = as_matrix(columns)  # once for both walks and every tree
     decided = [model.decided(sums) for sums in combined_rows(model, columns, row)]
     if not has_label_values(model):
         return decided
@@ -202,11 +229,12 @@ def predict_columns(model: Model, columns: list[np.ndarray], row: Callable[[int]
     return [(model.decided(sums)[0], scores) for sums, (_, scores) in zip(votes, decided)]
 
 
-def combined_rows(model: Model, columns: list[np.ndarray], row: Callable[[int], Mapping[str, Any]],
+def combined_rows(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]],
                   labels: bool = False) -> list[list[float]]:
     """Each row's :meth:`Model.sums <treegen.model.Model.sums>`: the trees' outputs for all rows
     at once, one tree at a time, combined column by column with the model's own arithmetic (every
     addition and rounding is elementwise, so each row's sums are bit for bit the row's own)."""
+    columns = as_matrix(columns)
     outputs = (list(tree_outputs(model, tree, columns, row, labels).T) for tree in model.trees)
     with np.errstate(over="ignore"):  # a float32 sum beyond range is inf, as f32 rounds it
         sums = model.sums(outputs, rounded=_float32 if model.combine.precision == Precision.FLOAT32 else _double)
