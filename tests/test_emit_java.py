@@ -24,11 +24,11 @@ from hypothesis import given, settings, strategies as st
 from treegen.targets import emit
 from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, leaf_ids
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
-from treegen.walk import predict_rows
+from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import (FIXTURE_CASES, check_closed_pipe, check_errors, check_library, check_model_part,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
@@ -80,7 +80,7 @@ def test_every_kind_of_model_is_exact():
         if model.combine.kind == "average" or fractional:  # several trees, or several leaves in one
             rows = probe_rows(model, 100)
             printed = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
-            assert printed == [leaf_ids(model, r) for r in rows]
+            assert printed == leaf_ids_rows(model, rows)
 
 
 @settings(max_examples=4, deadline=None)
@@ -161,7 +161,7 @@ def test_fractional_routes_at_any_depth():
     text = to_csv(model, rows)
     proba = list(csv.reader(io.StringIO(run(source, text, ["--proba"]))))
     assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
-    assert run(source, text, ["--leaf"]).splitlines() == [leaf_ids(model, r) for r in rows]
+    assert run(source, text, ["--leaf"]).splitlines() == leaf_ids_rows(model, rows)
 
 
 def test_java_8_release():

@@ -20,12 +20,11 @@ from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
 from treegen.errors import TreegenError
-from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, leaf_ids,
-                           reached)
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, reached
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
-from treegen.walk import predict_rows
+from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
@@ -157,7 +156,7 @@ def test_program_with_hostile_names_follows_the_protocol():
     assert proba[0] == list(model.target.classes)
     assert [[float(p) for p in r] for r in proba[1:]] == [model.scores(r) for r in rows]
     printed = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
-    assert printed == [leaf_ids(model, r) for r in rows]
+    assert printed == leaf_ids_rows(model, rows)
 
 
 def test_program_reads_rfc4180_and_matches_columns_by_name():
@@ -257,7 +256,7 @@ def check_options(target: str) -> None:
     proba = list(csv.reader(io.StringIO(printed)))
     assert status == 0 and proba[0] == ["a", "b"] and [[float(p) for p in r] for r in proba[1:]] == [
         model.scores(r) for r in rows]
-    assert program(target, with_leaves, text, ["--leaf"]) == (0, "".join(leaf_ids(model, r) + "\n" for r in rows), "")
+    assert program(target, with_leaves, text, ["--leaf"]) == (0, "".join(ids + "\n" for ids in leaf_ids_rows(model, rows)), "")
     without_unused = "\n".join(line.rsplit(",", 1)[0] for line in text.splitlines()) + "\n"
     assert program(target, plain, without_unused) == (0, "".join(model.predict(r) + "\n" for r in rows), "")
     status, printed, _ = program(target, plain, "", ["--help"])
@@ -540,7 +539,7 @@ def check_zero_weight_leaves(target: str) -> None:
     rows = probe_rows(model, 400)
     assert any(weight == 0 for row in rows for _, weight in reached(model, model.trees[0], row))
     status, printed, _ = program(target, emit(model, target, leaf=True), to_csv(model, rows), ["--leaf"])
-    assert (status, printed.splitlines()) == (0, [leaf_ids(model, row) for row in rows])
+    assert (status, printed.splitlines()) == (0, leaf_ids_rows(model, rows))
 
 
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
@@ -595,7 +594,7 @@ def check_printed(model, source: str, rows, runner=None, leaf: bool = False) -> 
         got = [[p[0]] for p in printed_numbers(runner(source, text))]
     assert all(same(g, model.scores(row)) for g, row in zip(got, rows)) and len(got) == len(rows)
     if leaf:
-        assert runner(source, text, ["--leaf"]).splitlines() == [leaf_ids(model, row) for row in rows]
+        assert runner(source, text, ["--leaf"]).splitlines() == leaf_ids_rows(model, rows)
 
 
 @settings(max_examples=60, deadline=None)
