@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
+from typing import Callable, Sequence
 
 import click
 
@@ -39,6 +40,19 @@ class TreegenGroup(click.Group):
         except (OSError, UnicodeError) as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+
+
+class LateChoice(click.Choice):
+    """A choice among names read when first needed (the SQL dialects load the SQL back end): an export
+    that does not give the option, and `treegen --help`, never read them."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]):  # click.Choice's own reads them at once
+        self.names = names
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
 
 
 def _usage_error(err: click.UsageError):
@@ -276,7 +290,7 @@ def target_options(f):
         if option.flag:
             kind = {"is_flag": True, "default": None}
         else:
-            kind = {"type": click.Choice(option.choices) if option.choices else str}
+            kind = {"type": LateChoice(option.choice_names) if option.choices else str}
         f = click.option(option.flag_name, option.name, help=option.help, **kind)(f)
     return f
 
