@@ -15,8 +15,8 @@ from .learn import ALGORITHMS
 from .loading import load_model
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
 
-# Each module here imports what `treegen --help` needs: the tables' names and help, not the back ends,
-# learners and importers they name (each loaded by the command that uses it), nor numpy, Jinja or Lark.
+# The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
+# learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
 
 ALGORITHM = click.Choice(list(ALGORITHMS))
 
