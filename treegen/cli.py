@@ -4,17 +4,19 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
+from typing import Callable, Sequence
 
 import click
 
 from . import __version__
-from .emit.sql import DIALECTS
 from .errors import TreegenError
 from .importers import IMPORTERS, import_file
 from .learn import ALGORITHMS
 from .loading import load_model
-from .run.sql import ENGINES
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
+
+# The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
+# learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
 
 ALGORITHM = click.Choice(list(ALGORITHMS))
 
@@ -39,6 +41,35 @@ class TreegenGroup(click.Group):
         except (OSError, UnicodeError) as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+
+
+class LateOptions(click.Command):
+    """A command some of whose options are made from a table that is costly to load (the SQL dialects
+    and engines load the whole SQL back end): ``late()`` makes them, after the others, when the command
+    is first parsed or its help shown, so that `treegen --help` and the other commands never load it."""
+
+    def __init__(self, *args, late: Callable[[], list[click.Option]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.late = late
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if self.late is not None:
+            self.params.extend(self.late())
+            self.late = None
+        return super().get_params(ctx)
+
+
+class LateChoice(click.Choice):
+    """A choice among names read when first needed (the SQL dialects load the SQL back end): an export
+    that does not give the option, and `treegen --help`, never read them."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]):  # click.Choice's own reads them at once
+        self.names = names
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
 
 
 def _usage_error(err: click.UsageError):
@@ -276,7 +307,7 @@ def target_options(f):
         if option.flag:
             kind = {"is_flag": True, "default": None}
         else:
-            kind = {"type": click.Choice(option.choices) if option.choices else str}
+            kind = {"type": LateChoice(option.choice_names) if option.choices else str}
         f = click.option(option.flag_name, option.name, help=option.help, **kind)(f)
     return f
 
@@ -398,28 +429,31 @@ def _category_names(options) -> dict[str, list[str]] | None:
     return names
 
 
-def server_options(f):
-    """A connection option for each SQL engine that runs as a server (treegen.run.sql.ENGINES)."""
-    for engine in reversed([e for e in ENGINES.values() if e.server]):
-        f = click.option(f"--{engine.name}-dsn", f"{engine.name}_dsn", envvar=engine.dsn_variable,
-                         help=f"How to reach a {engine.name} server for the dialects it runs "
-                              f"(or set {engine.dsn_variable}), e.g. '{engine.server}'.")(f)
-    return f
+def sql_options() -> list[click.Option]:
+    """verify's options about SQL: the dialects to run (treegen.emit.sql.DIALECTS), and a connection
+    option for each SQL engine that runs as a server (treegen.run.sql.ENGINES)."""
+    from .emit.sql import DIALECTS
+    from .run.sql import ENGINES
+    dialects = click.Option(
+        ["--dialect", "dialects"], multiple=True, show_default=True,
+        default=(",".join(name for name, d in DIALECTS.items() if d.verify_by_default),),
+        help="Comma-separated SQL dialects to run (or the option repeated): " + ", ".join(
+            f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
+    return [dialects] + [
+        click.Option([f"--{engine.name}-dsn", f"{engine.name}_dsn"], envvar=engine.dsn_variable,
+                     help=f"How to reach a {engine.name} server for the dialects it runs "
+                          f"(or set {engine.dsn_variable}), e.g. '{engine.server}'.")
+        for engine in ENGINES.values() if engine.server]
 
 
-@main.command()
+@main.command(cls=LateOptions, late=sql_options)
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False), required=False)
 @click.option("--to", "targets", multiple=True, default=(",".join(RUNNABLE),), show_default=True,
               help="Comma-separated targets to check (or the option repeated).")
-@click.option("--dialect", "dialects", multiple=True, show_default=True,
-              default=(",".join(name for name, d in DIALECTS.items() if d.verify_by_default),),
-              help="Comma-separated SQL dialects to run (or the option repeated): " + ", ".join(
-                  f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items()) + ".")
 @click.option("--against", type=click.Path(dir_okay=False),
               help="The file the model was imported from: its library's own predict is checked on the same "
                    "rows too (the library must be installed).")
-@server_options
 def verify(model, data, targets, dialects, against, **servers):
     """Run the generated code and check it against the model.
 

@@ -3,12 +3,13 @@ Loading reads data, never code."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from . import modelio
 from .errors import TreegenError, read_text
 from .importers import import_file, library_file
-from .model import Model
-from .parse.rule_text import parse
+
+if TYPE_CHECKING:
+    from .model import Model
 
 NEITHER = 'neither a treegen model (JSON) nor rule text (a file of rule text begins with "treegen rules, format 1")'
 
@@ -26,9 +27,11 @@ def load_model(path: str) -> Model:
                            "`treegen import --trust FILE -o model.json` reads it", path)
     text = sys.stdin.read() if path == "-" else _read(path)
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        from . import modelio
         return modelio.loads(text, path)
     if not _starts_like_rule_text(text):
         raise TreegenError(NEITHER, path)
+    from .parse.rule_text import parse  # Lark, for rule text only
     return parse(text, path)
 
 

@@ -4,19 +4,15 @@ and the tests read this table; adding a target is an emitter module with its tem
 runner and a row here (CONTRIBUTING.md)."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable
 
-from .emit import c, dot, java, javascript, python, rule_text, sql
-from .emit.sql import DIALECTS
 from .errors import TreegenError
-from .model import Model, listed, model_problem
-from .run import c as run_c
-from .run import java as run_java
-from .run import javascript as run_javascript
-from .run import python as run_python
-from .run import rule_text as run_rule_text
-from .run import sql as run_sql
+
+if TYPE_CHECKING:
+    from .model import Model
 
 
 @dataclass(frozen=True)
@@ -26,12 +22,20 @@ class Option:
     name: str
     help: str
     flag: bool = False
-    choices: tuple[str, ...] | None = None
+    # The values it takes: a tuple, or "MODULE.NAME" of treegen.emit whose items (a dict's keys) they
+    # are, read when first needed (the SQL dialects load the whole SQL back end).
+    choices: tuple[str, ...] | str | None = None
     cli: str | None = None  # the CLI's spelling, when not --name-with-dashes
 
     @property
     def flag_name(self) -> str:
         return "--" + (self.cli or self.name.replace("_", "-"))
+
+    def choice_names(self) -> tuple[str, ...] | None:
+        if not isinstance(self.choices, str):
+            return self.choices
+        module, name = self.choices.rsplit(".", 1)
+        return tuple(getattr(emitter(module), name))
 
 
 PROBA = Option("proba", "Also emit class probabilities (sql; every python, java, javascript and c program takes --proba).",
@@ -42,52 +46,76 @@ LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java, ja
 
 @dataclass(frozen=True)
 class Target:
-    """One output language."""
+    """One output language. Its emitter and runner are modules named here and imported when first
+    used: a command loads the back end it runs, not all of them (nor numpy and Jinja for `--help`)."""
 
     name: str
     summary: str
-    emit: Callable[..., str]  # emit(model, **options) -> the text
+    emitter: str  # its module in treegen.emit, whose emit(model, **options) -> the text
     options: tuple[Option, ...]
     extension: str  # the file ending of the text
-    run: Callable[..., str] | None = None  # run(text, csv_text, args, model=, **settings) -> what it prints
+    runner: str | None = None  # its module in treegen.run, whose run(text, csv_text, args, model=, **settings)
     variants: str | None = None  # an option that `verify` runs once per value given (sql: the dialect)
     program: bool = False  # a standalone program that reads CSV on stdin (README, "one protocol")
-    # Files written beside the output (`export -o`): (file ending, the file's text from the output's text).
-    companions: tuple[tuple[str, Callable[[str], str]], ...] = ()
-    # computed(model, **options) -> (the model the text computes, why it is not the model, or None):
-    # where the target's arithmetic cannot be the model's (float32 sums in SQLite and MySQL)
-    computed: Callable[..., tuple[Model, str | None]] | None = None
+    # Files written beside the output (`export -o`): (file ending, the emitter's function that makes the
+    # file's text from the output's text).
+    beside: tuple[tuple[str, str], ...] = ()
+    # The emitter's function computed(model, **options) -> (the model the text computes, why it is not
+    # the model, or None): where the target's arithmetic cannot be the model's (float32 sums in SQLite
+    # and MySQL)
+    computes: str | None = None
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
 
+    @property
+    def emit(self) -> Callable[..., str]:
+        return emitter(self.emitter).emit
+
+    @property
+    def run(self) -> Callable[..., str] | None:
+        return None if self.runner is None else importlib.import_module(f".run.{self.runner}", __package__).run
+
+    @property
+    def companions(self) -> tuple[tuple[str, Callable[[str], str]], ...]:
+        return tuple((ending, getattr(emitter(self.emitter), make)) for ending, make in self.beside)
+
+    @property
+    def computed(self) -> Callable[..., tuple[Model, str | None]] | None:
+        return None if self.computes is None else getattr(emitter(self.emitter), self.computes)
+
+
+def emitter(name: str) -> ModuleType:
+    """A back end's module of treegen.emit, imported on first use."""
+    return importlib.import_module(f".emit.{name}", __package__)
+
 
 TARGETS = {target.name: target for target in (
-    Target("python", "a standalone Python module (standard library only)", python.emit, (PROBA, LEAF), ".py",
-           run=run_python.run, program=True),
-    Target("java", "one Java class without dependencies", java.emit,
+    Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
+           runner="python", program=True),
+    Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", run=run_java.run, program=True),
-    Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", javascript.emit,
+            Option("package", "java: the package (default: none).")), ".java", runner="java", program=True),
+    Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
-                                choices=javascript.MODULES)), ".mjs",
-           run=run_javascript.run, program=True),
-    Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", c.emit,
+                                choices="javascript.MODULES")), ".mjs",
+           runner="javascript", program=True),
+    Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
-           run=run_c.run, program=True, companions=((".h", c.header),)),
-    Target("sql", "one SQL SELECT (or expression) in a dialect", sql.emit,
-           (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices=tuple(DIALECTS)),
+           runner="c", program=True, beside=((".h", "header"),)),
+    Target("sql", "one SQL SELECT (or expression) in a dialect", "sql",
+           (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
-           run=run_sql.run, variants="dialect", computed=sql.computed),
-    Target("rules", "the rule text, for people and for `treegen parse`", rule_text.emit, (), ".rules",
-           run=run_rule_text.run),
-    Target("dot", "a Graphviz diagram", dot.emit,
+           runner="sql", variants="dialect", computes="computed"),
+    Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
+           runner="rule_text"),
+    Target("dot", "a Graphviz diagram", "dot",
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot"),
 )}
 
-RUNNABLE = tuple(name for name, target in TARGETS.items() if target.run is not None)
+RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)
 PROGRAMS = tuple(name for name, target in TARGETS.items() if target.program)
 
 
@@ -120,6 +148,7 @@ def _spelling(name: str) -> str:
 
 def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
+    from .model import listed, model_problem
     options = check_options(to, options)
     model = listed(model)  # emitters follow the trees' links: each node is read many times
     problem = model_problem(model)  # models built in memory skip the JSON reader's checks

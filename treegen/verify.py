@@ -142,7 +142,7 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
         if target.variants is None:
             out.append(Check(name, target, {}))
             continue
-        choices = next(o.choices for o in target.options if o.name == target.variants)
+        choices = next(o.choice_names() for o in target.options if o.name == target.variants)
         if not variants:
             raise TreegenError(f"--to {name} needs at least one --{target.variants}")
         for value in variants:

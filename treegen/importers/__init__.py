@@ -5,44 +5,68 @@ library's reader; :func:`from_object` converts a model in memory by the module i
 Adding an importer is a module here and a row below (CONTRIBUTING.md)."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import TreegenError
-from ..model import Model
-from . import catboost, lightgbm, sklearn, xgboost
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
 
 @dataclass(frozen=True)
 class Importer:
-    """One library whose models treegen reads."""
+    """One library whose models treegen reads. Its functions are in its module of this package, named
+    here and imported when first used: reading a treegen model, or any help, loads no importer."""
 
     library: str  # as its users name it
     extra: str  # `pip install 'treegen[EXTRA]'` brings what reading needs
     files: str  # the files it reads, as messages name them
-    recognises: Callable[[str, bytes], bool]  # (path, the file's first bytes) -> is it this library's file
-    read: Callable[..., Model]  # read(path, feature_names=None) -> the model
+    # Its module here, with recognises(path, the file's first bytes) -> is it this library's file, and
+    # (if it has one; else `oracle` is None) oracle(path, model, rows) -> the library's own (label or
+    # value, scores) for each row (a dict by feature name, as treegen.model.Model.predict takes it):
+    # `treegen verify --against`.
+    module: str
+    reader: str  # the module's read(path, feature_names=None) -> the model
     modules: tuple[str, ...]  # the top-level modules of the objects it converts
-    convert: Callable[..., Model]  # convert(model object, feature_names=None) -> the model
-    # oracle(path, model, rows) -> the library's own (label or value, scores) for each row (a dict by
-    # feature name, as treegen.model.Model.predict takes it): `treegen verify --against`. None: not yet.
-    oracle: Callable[..., list] | None = None
+    converter: str  # the module's convert(model object, feature_names=None) -> the model
     options: tuple[str, ...] = ()  # the keyword options read and convert take besides feature_names
+
+    def loaded(self) -> ModuleType:
+        return importlib.import_module(f".{self.module}", __name__)
+
+    @property
+    def recognises(self) -> Callable[[str, bytes], bool]:
+        return self.loaded().recognises
+
+    @property
+    def read(self) -> Callable[..., Model]:
+        return getattr(self.loaded(), self.reader)
+
+    @property
+    def convert(self) -> Callable[..., Model]:
+        return getattr(self.loaded(), self.converter)
+
+    @property
+    def oracle(self) -> Callable[..., list] | None:
+        return getattr(self.loaded(), "oracle", None)
 
 
 IMPORTERS = {importer.library: importer for importer in (
-    Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", sklearn.recognises, sklearn.read_skops,
-             ("sklearn",), sklearn.from_sklearn, sklearn.oracle),
-    Importer("XGBoost", "xgboost", xgboost.FILES, xgboost.recognises, xgboost.read_xgboost, ("xgboost",),
-             xgboost.from_xgboost, xgboost.oracle, ("missing", "use_best_iteration")),
-    Importer("LightGBM", "lightgbm", lightgbm.WHAT_IS_READ, lightgbm.recognises, lightgbm.read_model_file,
-             ("lightgbm",), lightgbm.from_lightgbm, lightgbm.oracle),
-    Importer("CatBoost", "catboost", catboost.FILES, catboost.recognises, catboost.read_json, ("catboost",),
-             catboost.from_catboost, catboost.oracle, options=("categories",)),
+    Importer("scikit-learn", "sklearn", "a .skops file (skops.io.dump)", "sklearn", "read_skops", ("sklearn",),
+             "from_sklearn"),
+    Importer("XGBoost", "xgboost", "a .json or .ubj file (Booster.save_model)", "xgboost", "read_xgboost",
+             ("xgboost",), "from_xgboost", ("missing", "use_best_iteration")),
+    Importer("LightGBM", "lightgbm", "a LightGBM model.txt (Booster.save_model)", "lightgbm", "read_model_file",
+             ("lightgbm",), "from_lightgbm"),
+    Importer("CatBoost", "catboost", "a CatBoost JSON file (save_model(path, format='json'))", "catboost",
+             "read_json", ("catboost",), "from_catboost", ("categories",)),
 )}
 
 

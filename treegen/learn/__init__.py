@@ -1,15 +1,19 @@
 """Front ends that learn: each module exposes ``fit(dataset, **params) -> Model``."""
 from __future__ import annotations
 
+import importlib
 import inspect
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ..data import Dataset
 from ..errors import TreegenError
-from ..model import Model
-from . import c45, cart, id3
 
-LEARNERS: dict[str, Callable[..., Model]] = {"id3": id3.fit, "c45": c45.fit, "cart": cart.fit}
+if TYPE_CHECKING:
+    from ..data import Dataset
+    from ..model import Model
+
+# algorithm -> its module here, imported on first use (numpy and the learner's code are not for
+# `treegen --help` or a command that learns nothing)
+LEARNERS = {"id3": "id3", "c45": "c45", "cart": "cart"}
 ALGORITHMS = tuple(LEARNERS)
 
 
@@ -24,9 +28,14 @@ def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}")
-    return LEARNERS[algorithm](dataset, **params)
+    return learner(algorithm)(dataset, **params)
+
+
+def learner(algorithm: str) -> Callable[..., Model]:
+    """The ``fit`` function of one learner."""
+    return importlib.import_module(f".{LEARNERS[algorithm]}", __name__).fit
 
 
 def parameters(algorithm: str) -> set[str]:
     """The parameters a learner takes (its ``fit``'s keyword arguments)."""
-    return set(inspect.signature(LEARNERS[algorithm]).parameters) - {"dataset"}
+    return set(inspect.signature(learner(algorithm)).parameters) - {"dataset"}
