@@ -78,3 +78,21 @@ def test_imports_follow_the_pipeline():
             if target in ONLY and source not in ONLY[target]:
                 wrong.append(f"{source} imports {target}")
     assert not wrong, wrong
+
+
+def test_the_tables_name_modules_that_give_what_they_say():
+    """The tables of targets, importers and learners name their modules (imported on first use, so
+    the import graph above does not see these edges): every name resolves, to the layer it belongs to."""
+    from treegen.importers import IMPORTERS
+    from treegen.learn import ALGORITHMS, learner
+    from treegen.targets import TARGETS
+    for target in TARGETS.values():
+        assert target.emit.__module__ == f"treegen.emit.{target.emitter}" and callable(target.emit)
+        assert target.run is None or target.run.__module__ == f"treegen.run.{target.runner}"
+        assert all(callable(make) for _, make in target.companions)
+        assert target.computed is None or callable(target.computed)
+        assert all(option.choice_names() for option in target.options if option.choices)
+    for importer in IMPORTERS.values():
+        assert all(f.__module__.startswith("treegen.importers.")
+                   for f in (importer.recognises, importer.read, importer.convert, importer.oracle))
+    assert all(learner(name).__module__ == f"treegen.learn.{name}" for name in ALGORITHMS)

@@ -69,8 +69,6 @@ from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 
-FILES = "a CatBoost JSON file (save_model(path, format='json'))"
-
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
 EXPONENT_LOSSES = ("Poisson", "Tweedie")  # CatBoostRegressor.predict returns exp(raw) for these

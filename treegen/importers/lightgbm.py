@@ -91,6 +91,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
+from . import IMPORTERS
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -112,7 +113,7 @@ SQRT_OBJECTIVES = ("regression", "regression_l1", "quantile", "mape", "fair")
 SUPPORTED_OBJECTIVES = ", ".join([*CLASSIFIERS, *REGRESSIONS])
 REFUSED_OBJECTIVES = {"cross_entropy_lambda": "its log1p(exp(x)) link is not in the model",
                       "lambdarank": "ranking", "rank_xendcg": "ranking", "custom": "a custom objective"}
-WHAT_IS_READ = "a LightGBM model.txt (Booster.save_model)"
+WHAT_IS_READ = IMPORTERS["LightGBM"].files  # as the table of importers says it
 
 
 def recognises(path: str, head: bytes) -> bool:

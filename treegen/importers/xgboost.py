@@ -82,7 +82,6 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Comb
                      MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree)
 from . import ubjson
 
-FILES = "a .json or .ubj file (Booster.save_model)"
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
 BINARY_START = b"binf"  # XGBoost's deprecated binary format (src/learner.cc, 1.x)
