@@ -22,7 +22,8 @@ from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTr
 
 from treegen import modelio
 from treegen.run.sql import ENGINES
-from treegen.run.sql import run as run_sql
+from treegen.run.sql import format_results, read_csv
+from treegen.run.sql import query as query_sql
 from treegen.targets import PROGRAMS, emit
 from treegen.targets import TARGETS as TARGET_TABLE
 from treegen.errors import TreegenError
@@ -409,27 +410,32 @@ def program(model, target: str, name: str = "TreegenModel") -> str:
     return emit(model, target, **options, **({"class_name": name} if target == "java" else {}))
 
 
-def run_generated(model, target: str, X: np.ndarray, args=(), name: str = "TreegenModel",
-                  engine: dict | None = None) -> list[list[str]]:
-    """Run the model's program for ``target`` (a language, or a SQL engine) on ``X``; its parsed CSV.
+def run_generated(model, target: str, X: np.ndarray, arg_sets=((),), name: str = "TreegenModel",
+                  engine: dict | None = None) -> list[list[list[str]]]:
+    """Run the model's program for ``target`` (a language, or a SQL engine) on ``X`` with each of
+    ``arg_sets``; the parsed CSV of each. A SQL engine runs the query once and its rows are printed
+    as each set of arguments asks (a query costs Spark its planning and compilation).
     ``engine``: connection options of a server engine (``dsn`` for PostgreSQL and MySQL, ``spark``)."""
-    source = program(model, target, name)
+    source, text = program(model, target, name), csv_input(model, X)
     if target in SQL_ENGINES:
-        text = run_sql(source, csv_input(model, X), list(args), model=model, dialect=target, **(engine or {}))
+        results = query_sql(source, model, read_csv(model, text), target, **(engine or {}))
+        outputs = [format_results(model, results, list(args)) for args in arg_sets]
     else:
-        text = TARGET_TABLE[target].run(source, csv_input(model, X), list(args))
-    return list(csv.reader(io.StringIO(text, newline="")))
+        outputs = [TARGET_TABLE[target].run(source, text, list(args)) for args in arg_sets]
+    return [list(csv.reader(io.StringIO(output, newline=""))) for output in outputs]
 
 
 def assert_program_agrees(estimator, model, target: str, X: np.ndarray, name: str = "TreegenModel",
                           engine: dict | None = None) -> None:
-    printed = [record[0] for record in run_generated(model, target, X, name=name, engine=engine)]
-    if not model.target.is_classification:
+    classify = model.target.is_classification
+    labels, *proba = run_generated(model, target, X, [(), ("--proba",)] if classify else [()], name, engine)
+    printed = [record[0] for record in labels]
+    if not classify:
         for got, want in zip(printed, estimator.predict(X).tolist(), strict=True):
             assert is_close(float(got), want), (name, got, want)
         return
     assert printed == [str(label) for label in estimator.predict(X).tolist()], name
-    header, *rows = run_generated(model, target, X, ["--proba"], name=name, engine=engine)
+    header, *rows = proba[0]
     assert tuple(header) == model.target.classes
     for got, want in zip(rows, estimator.predict_proba(X).tolist(), strict=True):
         assert all(is_close(float(g), w) for g, w in zip(got, want, strict=True)), (name, got, want)
