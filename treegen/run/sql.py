@@ -204,12 +204,13 @@ def _run_spark(sql, model, rows, table, spark=None, **_):
 
 
 def local_spark(java_options: str = ""):
-    """A small local SparkSession (one core, few shuffle partitions, no UI); ``java_options`` for its
-    JVM, when this call starts it."""
+    """A small local SparkSession (one core, few shuffle partitions, no UI, a 2 GB heap: Janino's
+    compilation of a big model's query once ran out of Spark's default 1 GB); ``java_options`` for
+    its JVM, when this call starts it."""
     from pyspark.sql import SparkSession
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
-               .config("spark.sql.codegen.wholeStage", "true"))
+               .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "true"))
     if java_options:
         builder = builder.config("spark.driver.extraJavaOptions", java_options)
     return builder.getOrCreate()
