@@ -757,10 +757,13 @@ def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | No
 def model_problem(model: Model) -> str | None:
     """Where and why a model built in memory breaks :func:`split_problem`, :func:`linear_problem` or
     :func:`label_value_problem`, or None."""
+    numeric, le = [f.is_numeric for f in model.features], Op.LE  # (an enum member read once)
     for t, tree in enumerate(model.trees):
         for n, node in enumerate(tree.nodes):
-            problem = ((node.split is not None and split_problem(model.features, node.split))
-                       or linear_problem(model, tree, node))
+            split = node.split  # the usual numeric split passes split_problem: checked here at once
+            usual = split is None or (split.op is le and split.unknown is None and numeric[split.feature])
+            problem = ((not usual and split_problem(model.features, split))
+                       or (node.linear is not None and linear_problem(model, tree, node)))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
     return label_value_problem(model)
