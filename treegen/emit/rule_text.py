@@ -12,7 +12,7 @@ import re
 
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
-from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, leaf_class
+from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, collector_paused, leaf_class
 from .render import render
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
@@ -146,6 +146,7 @@ def with_weight(factor: float) -> str:
     return "" if factor == 1.0 else f" with weight {number(factor)}"
 
 
+@collector_paused()
 def emit(model: Model) -> str:
     writer = RuleWriter(model)
     trees = []
