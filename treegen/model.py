@@ -38,9 +38,11 @@ Prediction semantics (the reference every back end must match):
 """
 from __future__ import annotations
 
+import gc
 import math
 import sys
 from collections.abc import Sequence as SequenceABC
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
@@ -617,6 +619,20 @@ def listed(model: Model) -> Model:
     return replace(model, trees=[tree.listed() for tree in model.trees])
 
 
+@contextmanager
+def collector_paused():
+    """Python's cycle collector paused (a context manager, or a decorator): for work that makes millions
+    of small objects and no cycles, such as a big model's export, where each full pass of the collector
+    walks every node of the model again (measured: 1.5 to 2 CPU s of an 8 s export of 1,000 trees)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def argmax(scores: Sequence[float]) -> int:
     """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn)."""
     best = 0
@@ -757,10 +773,13 @@ def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | No
 def model_problem(model: Model) -> str | None:
     """Where and why a model built in memory breaks :func:`split_problem`, :func:`linear_problem` or
     :func:`label_value_problem`, or None."""
+    numeric, le = [f.is_numeric for f in model.features], Op.LE  # (an enum member read once)
     for t, tree in enumerate(model.trees):
         for n, node in enumerate(tree.nodes):
-            problem = ((node.split is not None and split_problem(model.features, node.split))
-                       or linear_problem(model, tree, node))
+            split = node.split  # the usual numeric split passes split_problem: checked here at once
+            usual = split is None or (split.op is le and split.unknown is None and numeric[split.feature])
+            problem = ((not usual and split_problem(model.features, split))
+                       or (node.linear is not None and linear_problem(model, tree, node)))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
     return label_value_problem(model)

@@ -39,6 +39,7 @@ from ..model import (
     Precision,
     Tree,
     apply_link,
+    collector_paused,
     decide,
     has_label_values,
 )
@@ -56,6 +57,7 @@ from .common import (
     label_part,
     numeric_test,
     output_numbers,
+    per_condition,
     plan,
 )
 from .render import render, source
@@ -81,6 +83,7 @@ def _condition_size(cond: Cond) -> int:
 COST = CostModel(condition=_condition_size, leaf=1, call=2, collect=2, fraction_call=4, budget=1500, max_depth=40)
 
 
+@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "model") -> str:
     """The text of a C source file (with its header at the top) that predicts exactly as ``model`` does.
 
@@ -113,6 +116,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
                            f"{len(model.target.classes)} classes")
     names = [f.name for f in model.features]
+    test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
     context = dict(
         prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
@@ -120,7 +124,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         used=model.used_features(), category_tables=_category_tables(model, categories),
         intervals=[f"{{{i}, {literal(f.missing_interval[0])}, {literal(f.missing_interval[1])}}}"
                    for i, f in enumerate(model.features) if f.missing_interval is not None],
-        walkers=[_walker(p, f, names, categories, outputs[p.index][0]) for p in plans for f in p.functions],
+        walkers=[_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions],
         values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
         linear=[_linear_function(model, p) for p in plans if p.linear], zero_band=literal(model.numeric.zero_band),
         linear_terms=any(m.terms for p in plans for m in p.linear.values()),  # (linear_input is read)
@@ -248,10 +252,16 @@ def comment(cond: Cond, name: str, categories) -> str:
     return f"  // {string(name)} {'not in' if cond.op == 'not in' else 'in'} {{{listed}}}{more}"
 
 
-def _walker(tree_plan: TreePlan, function, names, categories, numbers) -> dict:
+def _if_line(cond: Cond, name: str, categories) -> str:
+    """An ``if`` that opens its block, with a comment on what it tests."""
+    return f"if ({condition(cond, len(categories))}) {{{comment(cond, name, categories)}"
+
+
+def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     """One function of a tree, ready to print. An exclusive tree's returns the number of the node where
     evaluation ends (``numbers``: its id, or its value's, see :func:`output_numbers`); a fractional
-    tree's reports the nodes it reaches (``reach``) and pushes the walkers still to run (``push``)."""
+    tree's reports the nodes it reaches (``reach``) and pushes the walkers still to run (``push``).
+    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`)."""
     exclusive = tree_plan.exclusive
     name = lambda node: function_name(function.tree, node)
     lines, open_blocks = [], []
@@ -260,9 +270,7 @@ def _walker(tree_plan: TreePlan, function, names, categories, numbers) -> dict:
             lines.append(INDENT * (open_blocks.pop() + 1) + "}")
         pad = INDENT * (depth + 1)
         if kind == IF:
-            feature = payload.feature
-            test = condition(payload, len(categories[feature]))
-            lines.append(f"{pad}if ({test}) {{{comment(payload, names[feature], categories[feature])}")
+            lines.append(pad + test(payload))
             open_blocks.append(depth)
         elif kind == LEAF:
             lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else

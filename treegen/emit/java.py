@@ -38,10 +38,10 @@ from functools import lru_cache
 
 from .. import arithmetic
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, collector_paused, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes,
-                     decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers, plan,
-                     scores_part, sums, utf16_escaped)
+                     decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers,
+                     per_condition, plan, scores_part, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -93,6 +93,7 @@ new package private protected public return short static strictfp super switch s
 throws transient try void volatile while true false null var record yield sealed permits""".split())
 
 
+@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
          package: str | None = None) -> str:
     """The text of a Java source file whose class predicts exactly as ``model`` does.
@@ -146,7 +147,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=_parts(plans, home, walkers, names, codes, outputs),
+                  parts=_parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes)), outputs),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
                   data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
@@ -205,6 +206,12 @@ def comment(cond: Cond, name: str, categories) -> str:
     if len(cond.codes) == 1:
         return f"  // {string(name)} {'==' if cond.op == Op.IN else '!='} {listed}"
     return f"  // {string(name)} {cond.op} {{{listed}}}"
+
+
+def _if_line(cond: Cond, names, codes) -> str:
+    """An ``if`` that opens its block, with a comment on what it tests."""
+    categories = codes[cond.feature] if cond.op not in ("<=", ">", "not <=", "not >") else None
+    return f"if ({condition(cond)}) {{{comment(cond, names[cond.feature], categories)}"
 
 
 def _uses_mask(codes) -> bool:
@@ -282,26 +289,26 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict, names, codes, outputs) -> list[list[dict]]:
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, outputs) -> list[list[dict]]:
     """The nested classes, each a list of methods ready to print."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            method = _method(tree_plan, function, home, walkers, names, codes, outputs[tree_plan.index][0])
+            method = _method(tree_plan, function, home, walkers, test, outputs[tree_plan.index][0])
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, names, codes, numbers) -> dict:
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numbers) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
-    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``."""
+    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``.
+    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`)."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
 
     def statement(pad: str, kind: str, payload) -> list[str]:
         if kind == IF:
-            categories = codes[payload.feature] if payload.op not in ("<=", ">", "not <=", "not >") else None
-            return [f"{pad}if ({condition(payload)}) {{{comment(payload, names[payload.feature], categories)}"]
+            return [pad + test(payload)]
         if kind == LEAF:
             return ([f"{pad}return {numbers[payload]};"] if exclusive else
                     [f"{pad}out.add({payload}, w);", f"{pad}return;"])

@@ -27,9 +27,9 @@ no UTF-8 text (a CSV file, the program's output) can hold it."""
 from __future__ import annotations
 
 from ..errors import TreegenError
-from ..model import Model, has_label_values
+from ..model import Model, collector_paused, has_label_values
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
-                     numeric_test, output_numbers, plan, utf16_escaped)
+                     numeric_test, output_numbers, per_condition, plan, utf16_escaped)
 from .render import render, source
 
 INDENT = "  "
@@ -59,6 +59,7 @@ COST = CostModel(condition=_condition_bytes, leaf=5, call=14, collect=16, fracti
                  budget=OPTIMIZED_LIMIT // 4, max_depth=40)
 
 
+@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "esm") -> str:
     """The text of a JavaScript module that predicts exactly as ``model`` does.
 
@@ -78,7 +79,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
     quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
-    walkers = [_walker(p, f, quoted, outputs[p.index][0]) for p in plans for f in p.functions]
+    test = per_condition(lambda cond: f"if ({condition(cond)}) {{{comment(cond, *quoted[cond.feature])}")
+    walkers = [_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
     return render("javascript", "module.js.j2", filters={"lit": literal},
                   commonjs=module == "commonjs", classification=model.target.is_classification,
                   features=[string(n) for n in names], classes=[string(c) for c in model.target.classes],
@@ -177,18 +179,17 @@ def comment(cond: Cond, name: str, categories) -> str:
     return f"  // {name} {cond.op} {{{listed}}}"
 
 
-def _walker(tree_plan: TreePlan, function, quoted, numbers) -> dict:
+def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
     value's, see :func:`output_numbers`); a non-exclusive one adds (node id, factors) to ``out`` and the
     walkers still to run, with their factors, to ``todo`` (the runtime's ``reached`` runs them).
-    ``quoted``: per feature, its name and its categories as string literals, for the comments."""
+    ``test(cond)``: an ``if`` line, unindented, its comment with the feature's name and categories."""
     exclusive = tree_plan.exclusive
     name = lambda node: walker_name(function.tree, node)
 
     def statement(pad: str, kind: str, payload) -> list[str]:
         if kind == IF:
-            test = comment(payload, *quoted[payload.feature])
-            return [f"{pad}if ({condition(payload)}) {{{test}"]
+            return [pad + test(payload)]
         if kind == LEAF and exclusive:
             return [f"{pad}return {numbers[payload]};"]
         if kind == LEAF:

@@ -24,10 +24,10 @@ model can change the code's meaning, end a comment or pass a linter a directive.
 from __future__ import annotations
 
 from .. import arithmetic
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, collector_paused, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_part, missing_intervals, numeric_test, output_numbers, plan, scores_part,
-                     sums)
+                     float_text, label_part, missing_intervals, numeric_test, output_numbers, per_condition, plan,
+                     scores_part, sums)
 from .render import render, source
 
 INDENT = "    "
@@ -40,6 +40,7 @@ COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_c
                  max_depth=40)
 
 
+@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     """The text of a Python module that predicts exactly as ``model`` does.
 
@@ -54,7 +55,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     categories = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
-    functions = [_function(p, f, categories, names, outputs[p.index][0]) for p in plans for f in p.functions]
+    test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
+    functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -120,18 +122,19 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
 
 
-def _function(tree_plan: TreePlan, function, categories, names, numbers) -> dict:
+def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
     """A list walker's name, parameters and body lines. An exclusive tree's walker returns the number
     of the node reached (``numbers``: its id or its value's, see :func:`output_numbers`); a
     non-exclusive one collects (node id, factors) pairs in ``out`` and leaves the functions still to
-    run, with their factors, in ``todo`` (its driver runs them: no recursion)."""
+    run, with their factors, in ``todo`` (its driver runs them: no recursion). ``test(cond)``: an ``if``
+    line, unindented."""
     exclusive = tree_plan.exclusive
     name = lambda node: function_name("_t", function.tree, node)
     lines = []
     for depth, kind, payload in function.lines:
         pad = INDENT * (depth + 1)
         if kind == IF:
-            lines.append(f"{pad}if {condition(payload, categories[payload.feature])}:{comment(names[payload.feature])}")
+            lines.append(pad + test(payload))
         elif kind == LEAF:
             lines.extend([f"{pad}return {numbers[payload]}"] if exclusive else
                          [f"{pad}out.append(({payload}, w))", f"{pad}return"])

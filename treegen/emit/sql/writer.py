@@ -117,6 +117,7 @@ class Writer:
         self.prefix = _free_prefix(model, d)
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
+        self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self._scores_defined = False
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
         self.written = [_first_taker(self, i, [strategies[name] for name in d.strategies])
