@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
+from .collector import collector_paused
 from .errors import TreegenError
 
 if TYPE_CHECKING:
@@ -150,11 +151,12 @@ def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
     from .model import listed, model_problem
     options = check_options(to, options)
-    model = listed(model)  # emitters follow the trees' links: each node is read many times
-    problem = model_problem(model)  # models built in memory skip the JSON reader's checks
-    if problem:
-        raise TreegenError(f"the model cannot be compiled: {problem}")
-    return TARGETS[to].emit(model, **options)
+    with collector_paused():  # a big model's export makes millions of objects and no cycle
+        model = listed(model)  # emitters follow the trees' links: each node is read many times
+        problem = model_problem(model)  # models built in memory skip the JSON reader's checks
+        if problem:
+            raise TreegenError(f"the model cannot be compiled: {problem}")
+        return TARGETS[to].emit(model, **options)
 
 
 def all_options() -> list[Option]:

@@ -39,7 +39,6 @@ from ..model import (
     Precision,
     Tree,
     apply_link,
-    collector_paused,
     decide,
     has_label_values,
 )
@@ -83,7 +82,6 @@ def _condition_size(cond: Cond) -> int:
 COST = CostModel(condition=_condition_size, leaf=1, call=2, collect=2, fraction_call=4, budget=1500, max_depth=40)
 
 
-@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "model") -> str:
     """The text of a C source file (with its header at the top) that predicts exactly as ``model`` does.
 

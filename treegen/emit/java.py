@@ -38,7 +38,7 @@ from functools import lru_cache
 
 from .. import arithmetic
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, collector_paused, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes,
                      decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers,
                      per_condition, plan, scores_part, sums, utf16_escaped)
@@ -93,7 +93,6 @@ new package private protected public return short static strictfp super switch s
 throws transient try void volatile while true false null var record yield sealed permits""".split())
 
 
-@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
          package: str | None = None) -> str:
     """The text of a Java source file whose class predicts exactly as ``model`` does.

@@ -27,7 +27,7 @@ no UTF-8 text (a CSV file, the program's output) can hold it."""
 from __future__ import annotations
 
 from ..errors import TreegenError
-from ..model import Model, collector_paused, has_label_values
+from ..model import Model, has_label_values
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
                      numeric_test, output_numbers, per_condition, plan, utf16_escaped)
 from .render import render, source
@@ -59,7 +59,6 @@ COST = CostModel(condition=_condition_bytes, leaf=5, call=14, collect=16, fracti
                  budget=OPTIMIZED_LIMIT // 4, max_depth=40)
 
 
-@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "esm") -> str:
     """The text of a JavaScript module that predicts exactly as ``model`` does.
 

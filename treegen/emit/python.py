@@ -24,7 +24,7 @@ model can change the code's meaning, end a comment or pass a linter a directive.
 from __future__ import annotations
 
 from .. import arithmetic
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, collector_paused, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, missing_intervals, numeric_test, output_numbers, per_condition, plan,
                      scores_part, sums)
@@ -40,7 +40,6 @@ COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_c
                  max_depth=40)
 
 
-@collector_paused()
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     """The text of a Python module that predicts exactly as ``model`` does.
 

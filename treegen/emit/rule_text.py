@@ -12,7 +12,7 @@ import re
 
 from ..describe import number, quote
 from ..lower import INTERVAL, MISSING, Condition, Rule, lower
-from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, collector_paused, leaf_class
+from ..model import CombineKind, Link, Model, Node, Op, Precision, Route, leaf_class
 from .common import per_condition
 from .render import render
 
@@ -150,7 +150,6 @@ def with_weight(factor: float) -> str:
     return "" if factor == 1.0 else f" with weight {number(factor)}"
 
 
-@collector_paused()
 def emit(model: Model) -> str:
     writer = RuleWriter(model)
     trees = []

@@ -62,11 +62,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..collector import collector_paused
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from .cart_grow import grow
-from .cart_problem import Params, gc_paused
+from .cart_problem import Params
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
 from .cart_prune import choose_alpha, prune
 from .cart_prune import pruning_path as _pruning_path
@@ -108,7 +109,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
-    with gc_paused():
+    with collector_paused():
         grown = grow(dataset, params)
         if alpha > 0:
             grown = prune(grown, alpha)

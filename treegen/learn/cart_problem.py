@@ -3,9 +3,7 @@ checked parameters, the training data prepared for the search, the grown tree's 
 scikit-learn's impurity arithmetic. Nothing here imports another CART module."""
 from __future__ import annotations
 
-import gc
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,20 +67,6 @@ def _row_count(name: str, value, n: int, least: int) -> int:
 
 
 # -- the grown tree: flat arrays in pre-order (left child first), as scikit-learn numbers nodes ----
-
-@contextmanager
-def gc_paused():
-    """Python's cycle collector paused while a learner makes its nodes: each of its full passes
-    walks every object made so far, which for 100,000s of nodes costs more than making them (the
-    learner makes no reference cycles to collect)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
 
 @dataclass
 class Grown:

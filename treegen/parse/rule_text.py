@@ -10,16 +10,15 @@ the same document (rule_doc.py); anything else, and every mistake, is read and r
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
-from contextlib import contextmanager
 from functools import lru_cache
 
 from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..lower import lower
 from ..model import Model, Node, leaf_class
@@ -220,24 +219,11 @@ def parse(text: str, source: str = "<rules>") -> Model:
     """
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
-    with _no_cycle_collection():
+    with collector_paused():
         document = read_lines(text, parser()) or _read_with_grammar(text, source)
         model = _build(document, text, source)
         _check_rules(model, document, source)
     return model
-
-
-@contextmanager
-def _no_cycle_collection():
-    """Reading builds millions of small objects and no reference cycle: Python's cycle collector would
-    scan them again and again (a sixth of the time of a big parse) and find nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read_with_grammar(text: str, source: str) -> dict:

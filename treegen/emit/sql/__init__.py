@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...model import Model, Precision, collector_paused
+from ...model import Model, Precision
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
@@ -47,7 +47,6 @@ def computed(model: Model, dialect: str = "ansi", **_options) -> tuple[Model, st
     return in_double, f"{d.name} has no 4-byte float: the float32 sums and link computed in double"
 
 
-@collector_paused()
 def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
          proba: bool = False, leaf: bool = False) -> str:
     """The SQL that computes the model's prediction.

@@ -1,0 +1,20 @@
+"""Python's cycle collector, paused where treegen makes millions of small objects and no reference
+cycles: reading a big model (a parse, an import), learning a big tree, writing a big export. Each full
+pass of the collector walks every object made so far and finds nothing to collect; measured, it cost
+a sixth of a big parse, three quarters of a 1,000-tree XGBoost import, 1.5-2 of an 8 s export."""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+
+
+@contextmanager
+def collector_paused():
+    """The collector off for the block (or, as a decorator, the call); back on after it if it was on."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
