@@ -65,6 +65,7 @@ import tempfile
 from typing import Any, Mapping, Sequence
 
 from ..arithmetic import f32
+from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
@@ -93,6 +94,7 @@ def recognises(path: str, head: bytes) -> bool:
 CBM_MAGIC = b"CBM1"
 
 
+@collector_paused()
 def read_json(path: str, feature_names: Sequence[str] | None = None,
               categories: Mapping[str, Sequence[str]] | None = None) -> Model:
     """The model in a CatBoost JSON file.
@@ -124,6 +126,7 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
         raise err.at(path)
 
 
+@collector_paused()
 def from_catboost(model, feature_names: Sequence[str] | None = None,
                   categories: Mapping[str, Sequence[str]] | None = None) -> Model:
     """Convert a fitted ``CatBoost``, ``CatBoostClassifier`` or ``CatBoostRegressor``.

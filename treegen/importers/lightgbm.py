@@ -88,6 +88,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
@@ -121,6 +122,7 @@ def recognises(path: str, head: bytes) -> bool:
     return head.startswith((b"tree\n", b"tree\r\n"))
 
 
+@collector_paused()
 def read_model_file(path: str, feature_names: Sequence[str] | None = None) -> Model:
     """The model in a LightGBM ``model.txt`` file, read without LightGBM.
 
@@ -144,6 +146,7 @@ def read_model_file(path: str, feature_names: Sequence[str] | None = None) -> Mo
     return model_from_text(read_text(path, "the LightGBM model file"), feature_names, source=path)
 
 
+@collector_paused()
 def from_lightgbm(model_object, feature_names: Sequence[str] | None = None) -> Model:
     """Convert a ``lightgbm.Booster`` or a fitted ``LGBMClassifier``/``LGBMRegressor``.
 

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
@@ -63,6 +64,7 @@ SKOPS_TRUSTED = (
 )
 
 
+@collector_paused()
 def from_sklearn(estimator, feature_names=None) -> Model:
     """Convert a fitted scikit-learn tree ensemble into a treegen model that predicts the same.
 
@@ -120,6 +122,7 @@ def recognises(path: str, head: bytes) -> bool:
         return path.lower().endswith(".skops")
 
 
+@collector_paused()
 def read_skops(path: str, feature_names=None) -> Model:
     """The model in a ``.skops`` file (:func:`load_skops`)."""
     return from_sklearn(load_skops(path), feature_names=feature_names)

@@ -65,11 +65,9 @@ keeps them as integers).
 """
 from __future__ import annotations
 
-import gc
 import json
 import math
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -77,6 +75,7 @@ import numpy as np
 
 from .. import arithmetic
 from ..arithmetic import f32
+from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature, Link,
                      MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree)
@@ -137,6 +136,7 @@ def recognises(path: str, head: bytes) -> bool:
             or JSON_DUMP.match(head) is not None)
 
 
+@collector_paused()
 def read_xgboost(path: str, feature_names: Sequence[str] | None = None, missing: float | None = None,
                  use_best_iteration: bool | None = None) -> Model:
     """The model in an XGBoost JSON or UBJSON file, read without XGBoost.
@@ -160,11 +160,11 @@ def read_xgboost(path: str, feature_names: Sequence[str] | None = None, missing:
     TreegenError
         For a file that is not a complete XGBoost model, or a model treegen does not support.
     """
-    with _collector_paused():
-        document, form = load_document(path)
-        return _Conversion(document, path, form, feature_names, missing, use_best_iteration, None).model()
+    document, form = load_document(path)
+    return _Conversion(document, path, form, feature_names, missing, use_best_iteration, None).model()
 
 
+@collector_paused()
 def from_xgboost(model_object, feature_names: Sequence[str] | None = None, missing: float | None = None,
                  use_best_iteration: bool | None = None) -> Model:
     """A treegen model from an ``xgboost.Booster`` or a fitted scikit-learn wrapper (``XGBClassifier``,
@@ -201,23 +201,9 @@ def from_xgboost(model_object, feature_names: Sequence[str] | None = None, missi
         raise TreegenError(f"cannot import a {type(model_object).__name__}; supported: xgboost.Booster and the "
                            "scikit-learn wrappers (XGBClassifier, XGBRegressor, XGBRFClassifier, XGBRFRegressor)")
     source = f"the {type(model_object).__name__}"
-    with _collector_paused():
-        document = json.loads(bytes(booster.save_raw(raw_format="json")))
-        return _Conversion(document, source, "object", feature_names, missing, use_best_iteration, wrapper,
-                           missing_from).model()
-
-
-@contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector paused: reading makes a million objects and no cycles, and the
-    collector's passes over them took three quarters of the import time of a 1,000-tree model."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    document = json.loads(bytes(booster.save_raw(raw_format="json")))
+    return _Conversion(document, source, "object", feature_names, missing, use_best_iteration, wrapper,
+                       missing_from).model()
 
 
 def load_document(path: str) -> tuple[dict, str]:
