@@ -141,6 +141,14 @@ def test_tolerance_cut(t):
     assert semantics.goes_left(cut, t) and not semantics.goes_left(math.nextafter(cut, math.inf), t)
 
 
+
+def test_the_cut_of_zero_keeps_its_sign_whichever_is_asked_first():
+    """0.0 and -0.0 are equal keys of the cuts' cache: the text of a cut must not depend on the order
+    in which thresholds were converted (each order is asked here: -0.0 then 0.0, then -0.0 again)."""
+    semantics = NumericSemantics()
+    assert [repr(semantics.effective_threshold(t)) for t in (-0.0, 0.0, -0.0)] == ["-0.0", "0.0", "-0.0"]
+
+
 def test_float32_semantics_match_numpy_on_neighbours():
     semantics = NumericSemantics(cast="float32")
     rng = np.random.default_rng(0)

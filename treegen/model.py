@@ -413,11 +413,13 @@ class NumericSemantics:
         source system at the boundary, one ulp either side included. Cached: a model's thresholds
         are converted once however many places ask.
         """
-        return _effective_threshold(self, t)
+        return _effective_threshold(self, t, math.copysign(1.0, t))
 
 
 @lru_cache(maxsize=1 << 20)
-def _effective_threshold(semantics: NumericSemantics, t: float) -> float:
+def _effective_threshold(semantics: NumericSemantics, t: float, sign: float) -> float:
+    # ``sign`` is in the cache's key only: 0.0 == -0.0, and without it whichever was asked first
+    # answered for both (the same cut, but written "0.0" or "-0.0" by the order of the calls)
     if semantics.tolerance:
         return _largest_left(lambda x: semantics.goes_left(x, t), t)
     if semantics.cast == "float32":
