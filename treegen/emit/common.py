@@ -260,7 +260,7 @@ class _Conditions:
         self.tests: dict[tuple, tuple] = {}  # (feature, threshold or categories) -> a split's tests
 
     def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = ()) -> Cond:
-        key = (feature, op, threshold or str(threshold), codes)  # 0.0 == -0.0, which is written apart
+        key = (feature, op, threshold_key(threshold), codes)
         cond = self.made.get(key)
         if cond is None:
             cond = self.made[key] = Cond(feature, op, threshold, codes)
@@ -279,7 +279,7 @@ class _Conditions:
         1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
         what fails both of its tests."""
         f, op = split.feature, split.op
-        key = (f, split.threshold or str(split.threshold), op) if op == _LE else (f, split.values, op)  # as make's
+        key = (f, threshold_key(split.threshold), op) if op == _LE else (f, split.values, op)
         tests = self.tests.get(key)
         if tests is None:
             tests = self.tests[key] = self._tests(split, node_id)
@@ -365,6 +365,11 @@ def numeric_test(cond: Cond, x: str, literal: Callable[[float], str], negate: st
     if cond.op in ("not <=", "not >"):
         return negate.format(f"{x} {cond.op[4:]} {literal(cond.threshold)}")
     return None
+
+
+def threshold_key(threshold: float):
+    """A threshold as a key of what is written from it: 0.0 and -0.0 are equal, and written apart."""
+    return threshold or str(threshold)
 
 
 def per_condition(text: Callable[[object], str]) -> Callable[[object], str]:

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ...lower import INTERVAL, MISSING, Condition, Rule, lower_tree
 from ...model import Model, Op, Route, Tree
+from ..common import threshold_key
 from .rules import first_match
 from .writer import Ref, TreeSql, Writer
 
@@ -51,10 +52,10 @@ class NestedCase(TreeSql):
     def branches(self, node_id: int) -> list[tuple[str | None, int | None]]:
         """(test, child) in order for one split; test None: ELSE; child None: the node itself (stop). The
         tests are made once per kind of split: the trees of an ensemble repeat their splits (1,000 trees
-        of depth 8: 255,000 splits, 74,000 kinds). 0.0 and -0.0 are kept apart: they are written apart."""
+        of depth 8: 255,000 splits, 74,000 kinds)."""
         split, children = self.tree.nodes[node_id].split, self.tree.nodes[node_id].children
         route = split.missing
-        key = (split.feature, split.op, split.threshold or str(split.threshold), split.values, route.kind, route.child,
+        key = (split.feature, split.op, threshold_key(split.threshold), split.values, route.kind, route.child,
                split.unknown)
         tests = self.w.split_tests.get(key)
         if tests is None:
