@@ -375,14 +375,15 @@ def threshold_key(threshold: float):
 def per_condition(text: Callable[[object], str]) -> Callable[[object], str]:
     """``text``, made once per condition and remembered: the trees of an ensemble share their conditions
     (:class:`_Conditions`), and 1,000 trees of depth 8 write 255,000 tests of 74,000 conditions. Keyed by
-    the condition's id: for conditions (a plan's, or the lowering's) that outlive the function returned."""
-    made: dict[int, str] = {}
+    the condition's id (a frozen dataclass hashes slowly), with the condition kept beside its text so that
+    its id cannot pass to another object while the cache lives."""
+    made: dict[int, tuple[object, str]] = {}
 
     def remembered(cond) -> str:
-        written = made.get(id(cond))
-        if written is None:
-            written = made[id(cond)] = text(cond)
-        return written
+        kept = made.get(id(cond))
+        if kept is None:
+            kept = made[id(cond)] = (cond, text(cond))
+        return kept[1]
     return remembered
 
 
