@@ -68,6 +68,7 @@ from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from .cart_grow import grow
 from .cart_problem import Params
+from .cart_replay import grow as replay
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
 from .cart_prune import choose_alpha, prune
 from .cart_prune import pruning_path as _pruning_path
@@ -76,8 +77,8 @@ from .cart_prune import pruning_path as _pruning_path
 def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
         min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
-        cv_folds: int = 5, seed: int = 0, cast: str = "float64",
-        min_weight_fraction_leaf: float = 0.0) -> Model:
+        cv_folds: int = 5, seed: int = 0, cast: str | None = None,
+        min_weight_fraction_leaf: float = 0.0, random_state: int | None = None) -> Model:
     """Grow a CART tree, then prune it by cost complexity.
 
     Parameters
@@ -95,22 +96,30 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         Multiplies the sample weights, as in scikit-learn.
     cast : {"float64", "float32"}
         ``"float32"`` learns and predicts on float32 copies of numeric values, as scikit-learn.
+        Default: ``"float32"`` with ``random_state``, else ``"float64"``.
+    random_state : int, optional
+        Grow scikit-learn's tree for this ``random_state`` bit for bit, depth first
+        (:mod:`treegen.learn.cart_replay`; float32 only, no missing values). Without it, the
+        level-by-level grower.
 
     Returns
     -------
     Model
     """
+    cast = _cast(cast, random_state)
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
                             min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf)
     alpha = ccp_alpha
     if isinstance(ccp_alpha, str):
         if ccp_alpha != "cv":
             raise TreegenError(f"ccp_alpha must be a number >= 0 or 'cv', not {ccp_alpha!r}")
+        if random_state is not None:
+            raise TreegenError("ccp_alpha='cv' does not combine with random_state; give alpha a number")
         alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
     with collector_paused():
-        grown = grow(dataset, params)
+        grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
         tree = grown.tree()
@@ -118,12 +127,27 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                 "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
                 "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight),
                 "min_weight_fraction_leaf": min_weight_fraction_leaf}
+    if random_state is not None:
+        settings["random_state"] = random_state
     if ccp_alpha == "cv":
         settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
             "params": {k: _plain(v) for k, v in settings.items()}}
     return Model(dataset.features, dataset.target, [tree],
                  numeric=NumericSemantics(cast=cast), meta=meta)
+
+
+def _cast(cast: str | None, random_state) -> str:
+    """The cast to learn with: scikit-learn's float32 when its tree is replayed."""
+    if random_state is None:
+        return "float64" if cast is None else cast
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
+            or not 0 <= random_state < 2 ** 32:
+        raise TreegenError(f"random_state must be a whole number in [0, 2**32), not {random_state!r}")
+    if cast not in (None, "float32"):
+        raise TreegenError("random_state replays scikit-learn's float32 arithmetic: "
+                           f"cast must be float32, not {cast!r}")
+    return "float32"
 
 
 def _plain(value):
