@@ -70,7 +70,7 @@ from .cart_grow import grow
 from .cart_problem import Params
 from .cart_replay import grow as replay
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
-from .cart_prune import choose_alpha, prune
+from .cart_prune import choose_alpha, prune, prune_sequence
 from .cart_prune import pruning_path as _pruning_path
 
 
@@ -161,8 +161,9 @@ def _plain(value):
 
 def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
-                 min_impurity_decrease: float = 0.0, class_weight=None, cast: str = "float64",
-                 min_weight_fraction_leaf: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                 min_impurity_decrease: float = 0.0, class_weight=None, cast: str | None = None,
+                 min_weight_fraction_leaf: float = 0.0,
+                 random_state: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The effective alphas of minimal cost-complexity pruning and the total leaf impurity of each
     subtree, as scikit-learn's ``cost_complexity_pruning_path`` (parameters as :func:`fit`).
 
@@ -172,5 +173,9 @@ def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | Non
         Both start with the full tree (alpha 0) and end with the root alone.
     """
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
-                            min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf)
-    return _pruning_path(dataset, params)
+                            min_impurity_decrease, class_weight, _cast(cast, random_state),
+                            min_weight_fraction_leaf)
+    if random_state is None:
+        return _pruning_path(dataset, params)
+    sequence = prune_sequence(replay(dataset, params, random_state))
+    return np.array([0.0] + sequence.alphas), np.array(sequence.impurities)

@@ -67,7 +67,11 @@ class _Replay:
         self.params = params
         weights = sample_weights(dataset, params.class_weight)
         self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
-        stats = row_statistics(dataset.y, weights, self.width)
+        y = dataset.y
+        if self.width:  # scikit-learn sums over its classes_: the labels sorted
+            self.class_order = sorted_labels(dataset.target.classes)
+            y = np.argsort(self.class_order)[y]
+        stats = row_statistics(y, weights, self.width)
         # per row: what Criterion sums -- class weights then the weight, or [w, w*y] -- and w*y*y
         self.stats = np.vstack([stats, weights]) if self.width else stats
         self.weight_row = self.width if self.width else 0
@@ -75,7 +79,9 @@ class _Replay:
         self.samples = np.flatnonzero(weights != 0)
         if len(self.samples) == 0:
             raise TreegenError("every row has weight zero: nothing to learn from")
-        self.X = _float32_matrix(dataset, self.samples)
+        self.X = _float32_matrix(dataset)
+        with np.errstate(over="ignore", invalid="ignore"):  # scikit-learn's test, on every row
+            self.has_missing = np.isnan(self.X.sum(axis=0)).tolist()
         self.total_weight = float(np.cumsum(weights)[-1])  # Splitter.init: every row, in order
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         self.features = list(range(self.X.shape[1]))
@@ -102,7 +108,10 @@ class _Replay:
             nodes.split(node, feature, threshold, missing_left)
             stack.append((cut, end, depth + 1, node, False, right_impurity, known))
             stack.append((start, cut, depth + 1, node, True, left_impurity, known))
-        return nodes.grown(self.width, self.weight_row)
+        grown = nodes.grown(self.width, self.weight_row)
+        if self.width:
+            grown.total = grown.total[:, np.argsort(self.class_order)]  # back to the target's order
+        return grown
 
     def _leaf(self, depth: int, n: int, total: np.ndarray, impurity: float) -> bool:
         params = self.params
@@ -134,58 +143,85 @@ class _Replay:
                 drawn += 1
                 continue
             f_j += found
-            values = self._sort(start, end, features[f_j])
-            if values[-1] <= values[0] + FEATURE_THRESHOLD:  # float32 arithmetic, as in C
+            values, n_missing = self._sort(start, end, features[f_j])
+            if not len(values) or (n_missing == 0 and values[-1] <= values[0] + FEATURE_THRESHOLD):
                 features[f_j], features[known + found] = features[known + found], features[f_j]
-                found += 1
+                found += 1  # constant (float32 arithmetic, as in C) or all missing
                 continue
             f_i -= 1
             features[f_i], features[f_j] = features[f_j], features[f_i]
-            score, position = self._best_cut(start, end, values, total)
+            score, threshold, missing_left = self._best_cut(start, end, values, n_missing, total)
             if score > best_score:
-                best_score = score
-                threshold = float(values[position - 1]) / 2.0 + float(values[position]) / 2.0
-                best = (features[f_i], threshold, position)
+                best_score, best = score, (features[f_i], threshold, missing_left)
         features[:known] = self.constant[:known]
         self.constant[known:known + found] = features[known:known + found]
         if best is None:
             return None, known + found
         return self._final(start, end, total, squares, impurity, best), known + found
 
-    def _sort(self, start: int, end: int, feature: int) -> np.ndarray:
-        """Sort the node's rows in place by a feature, as scikit-learn's introsort leaves them;
-        the sorted float32 values."""
+    def _sort(self, start: int, end: int, feature: int) -> tuple[np.ndarray, int]:
+        """``sort_samples_and_feature_values``: the rows missing the feature swapped to the end of
+        the node (each with the last present row not yet passed), the others sorted in place as
+        scikit-learn's introsort leaves them. The sorted present float32 values; the missing count."""
         rows = self.samples[start:end]
         values = self.X[rows, feature]
-        order = np.argsort(values, kind="stable")
+        if self.has_missing[feature]:
+            rows = rows[missing_to_the_end(np.isnan(values))]
+            values = self.X[rows, feature]
+        n_missing = int(np.isnan(values).sum()) if self.has_missing[feature] else 0
+        present = len(values) - n_missing
+        order = np.argsort(values[:present], kind="stable")
         ordered = values[order]
         if (ordered[1:] == ordered[:-1]).any():  # ties: their order is the introsort's
-            order = introsort_order(values)
+            order = introsort_order(values[:present])
             ordered = values[order]
-        self.samples[start:end] = rows[order]
-        return ordered
+        rows[:present] = rows[order]
+        self.samples[start:end] = rows
+        return ordered, n_missing
 
-    def _best_cut(self, start: int, end: int, values: np.ndarray, total: np.ndarray):
-        """The best proxy of the feature's cuts and the first position holding it (relative to
-        ``start``); -inf when no cut is allowed. Cuts where the next value is larger by scikit-
-        learn's rule, both sides at least ``min_samples_leaf`` rows, in increasing order: the
-        running sums at each follow ``Criterion.update`` from the cut before."""
-        n, leaf = end - start, self.params.min_samples_leaf
+    def _best_cut(self, start: int, end: int, values: np.ndarray, n_missing: int, total: np.ndarray):
+        """The feature's best split as the search finds it: its proxy (-inf when no cut is allowed),
+        threshold and missing values' side. Cuts between present values larger by scikit-learn's
+        rule, with the missing rows on the right, then "present left, missing right"; then (the
+        missing rows moved in front, ``shift_missing_to_the_left``) the same cuts with them left.
+        A later cut must be strictly better."""
+        n, present = end - start, len(values)
         with np.errstate(over="ignore"):
             follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
         cuts = np.flatnonzero(follows) + 1
-        cuts = cuts[(cuts >= leaf) & (n - cuts >= leaf)]
-        if not len(cuts):
-            return -np.inf, 0
-        stats = self.stats[:, self.samples[start:end]]
-        left = left_sums(stats, total, cuts)
+        thresholds = values[cuts - 1].astype(np.float64) / 2.0 + values[cuts].astype(np.float64) / 2.0
+        if n_missing == 0:
+            score, at = self._scores(start, end, cuts, total)
+            missing_left = at >= 0 and cuts[at] > n - cuts[at]  # the larger side takes them
+            return score, thresholds[at] if at >= 0 else np.nan, bool(missing_left)
+        score, at = self._scores(start, end, np.append(cuts, present), total)
+        threshold = np.inf if at == len(cuts) else (thresholds[at] if at >= 0 else np.nan)
+        rows = self.samples[start:end]
+        self.samples[start:end] = np.concatenate([rows[present:], rows[:present]])
+        score_left, at_left = self._scores(start, end, cuts + n_missing, total)
+        if score_left > score:
+            return score_left, thresholds[at_left], True
+        return score, threshold, False
+
+    def _scores(self, start: int, end: int, cuts: np.ndarray, total: np.ndarray) -> tuple[float, int]:
+        """The best proxy of cuts (positions from ``start``, increasing) and the index of the first
+        cut holding it (-1: none allowed), for a node whose statistics sum to ``total``: both sides at least ``min_samples_leaf`` rows and
+        ``min_weight_leaf`` weight; the running sums at each follow ``Criterion.update`` from the
+        cut before."""
+        n, leaf = end - start, self.params.min_samples_leaf
+        allowed = np.flatnonzero((cuts >= leaf) & (n - cuts >= leaf))
+        if not len(allowed):
+            return -np.inf, -1
+        left = left_sums(self.stats[:, self.samples[start:end]], total, cuts[allowed])
         right = total[:, None] - left
         w = self.weight_row
         scores = self._proxy(left, right)
         if self.min_weight_leaf > 0:
             scores[(left[w] < self.min_weight_leaf) | (right[w] < self.min_weight_leaf)] = -np.inf
-        at = int(np.argmax(scores))
-        return scores[at], int(cuts[at])
+        best = int(np.argmax(scores))
+        if scores[best] == -np.inf:
+            return -np.inf, -1
+        return scores[best], int(allowed[best])
 
     def _proxy(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         if self.width:
@@ -195,9 +231,10 @@ class _Replay:
     def _final(self, start, end, total, squares, impurity, best):
         """``partition_samples_final`` and the children's impurities from one ``update`` at the
         cut; None when the improvement falls short of ``min_impurity_decrease``."""
-        feature, threshold, _ = best
+        feature, threshold, missing_left = best
         rows = self.samples[start:end]
-        goes_left = self.X[rows, feature].astype(np.float64) <= threshold
+        values = self.X[rows, feature].astype(np.float64)
+        goes_left = np.where(np.isnan(values), missing_left, values <= threshold)
         self.samples[start:end] = rows[swap_partition(goes_left)]
         cut = int(goes_left.sum())
         rows = self.samples[start:end]
@@ -217,8 +254,17 @@ class _Replay:
                                                       - w_left / weight * left_impurity)
         if improvement + EPSILON < self.params.min_impurity_decrease:
             return None
-        missing_left = cut > (end - start) - cut
         return feature, threshold, missing_left, start + cut, left_impurity, right_impurity
+
+
+def sorted_labels(classes) -> np.ndarray:
+    """The target's class codes in scikit-learn's order of their labels: as numbers if every
+    label is one (a CSV's labels as pandas reads them), else as text."""
+    try:
+        keys = [float(label) for label in classes]
+    except ValueError:
+        keys = list(classes)
+    return np.array(sorted(range(len(classes)), key=keys.__getitem__), dtype=np.int64)
 
 
 def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndarray:
@@ -244,6 +290,17 @@ def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndar
         running = np.cumsum(np.concatenate([base[:, None], stats[:, position:last]], axis=1), axis=1)
         out[:, k:stop] = running[:, cuts[k:stop] - position]
     return out
+
+
+def missing_to_the_end(missing: np.ndarray) -> np.ndarray:
+    """The order ``sort_samples_and_feature_values`` leaves rows in before sorting: scanning from
+    the front, each missing row swaps with the last present row not yet passed."""
+    order = np.arange(len(missing))
+    present = len(missing) - int(missing.sum())
+    front = np.flatnonzero(missing[:present])
+    back = present + np.flatnonzero(~missing[present:])[::-1]
+    order[front], order[back] = back, front
+    return order
 
 
 def swap_partition(goes_left: np.ndarray) -> np.ndarray:
@@ -353,17 +410,13 @@ def _sequential_sum(values: np.ndarray, axis: int) -> np.ndarray:
     return np.cumsum(values, axis=axis).take(-1, axis=axis)
 
 
-def _float32_matrix(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
+def _float32_matrix(dataset: Dataset) -> np.ndarray:
     """The numeric columns as scikit-learn's float32 copy of X (rows x features)."""
     X = np.empty((len(dataset), len(dataset.features)), dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         for j, column in enumerate(dataset.columns):
             X[:, j] = np.asarray(column, dtype=np.float64)
-    learned = X[rows]
-    if np.isnan(learned).any():
-        raise TreegenError("random_state does not replay scikit-learn's handling of missing values "
-                           "yet; leave out random_state or fill them in")
-    if np.isinf(learned).any():
+    if np.isinf(X).any():
         raise TreegenError("random_state: a value is infinite or too large for float32, which "
                            "scikit-learn refuses")
     return X
