@@ -20,7 +20,8 @@ from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.learn.cart_problem import EPSILON, Params
-from treegen.learn.cart_replay import grow, introsort_order, left_sums, swap_partition
+from treegen.learn.cart_introsort import _swap_partition_in_python, introsort_order, swap_partition
+from treegen.learn.cart_replay import grow, left_sums
 from treegen.model import NOMINAL, Feature
 
 
@@ -231,13 +232,33 @@ def test_what_random_state_does_not_replay_is_an_error():
         fit(numeric_dataset(np.full((4, 1), 1e39), np.arange(4.0), regression=True), "cart", random_state=0)
 
 
+@pytest.mark.parametrize("shape", ["random", "sorted", "reversed", "few values"])
+def test_the_introsort_order_is_scikit_learns(shape):
+    """Against scikit-learn's own ``simultaneous_sort`` (its Python wrapper): ties end where it
+    leaves them, through the numpy partition of big segments, the Python loops of small ones and
+    the heapsort of deep ones (sorted and reversed inputs with ties reach it)."""
+    from sklearn.utils._sorting import _py_simultaneous_sort
+    rng = np.random.default_rng(len(shape))
+    for n in (40, 700, 6000):
+        values = np.round(rng.normal(size=n), 1).astype(np.float32)
+        if shape == "sorted":
+            values = np.sort(values)
+        elif shape == "reversed":
+            values = np.sort(values)[::-1].copy()
+        elif shape == "few values":
+            values = rng.integers(0, 3, n).astype(np.float32)
+        theirs = np.arange(n, dtype=np.intp)
+        _py_simultaneous_sort(values.copy(), theirs, n, use_three_way_partition=True)
+        assert (introsort_order(values) == theirs).all()
+
+
 def test_the_replays_building_blocks():
-    """The swap partition, the introsort on ties and the update directions, on small cases."""
+    """The swap partition (numpy for many rows, the loop for few) and the update directions."""
     assert swap_partition(np.array([False, True, False, True, True])).tolist() == [4, 1, 3, 2, 0]
-    values = np.array([2, 1, 2, 1, 2, 1, 0, 2, 1, 0, 2, 2, 1, 0, 1, 2, 1, 0], dtype=np.float32)
-    order = introsort_order(values)
-    assert (np.diff(values[order]) >= 0).all() and sorted(order.tolist()) == list(range(len(values)))
-    assert order.tolist() != np.argsort(values, kind="stable").tolist()  # ties not in row order
+    rng = np.random.default_rng(0)
+    for share in (0.0, 0.1, 0.5, 0.9, 1.0):
+        goes_left = rng.random(3000) < share
+        assert (swap_partition(goes_left) == _swap_partition_in_python(goes_left.tolist())).all()
     stats = np.array([[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]])
     total = np.cumsum(stats, axis=1)[:, -1]
     left = left_sums(stats, total, np.array([1, 5]))  # 5: back from the end

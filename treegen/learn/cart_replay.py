@@ -21,17 +21,16 @@ Not replayed: missing values and nominal features (an error).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
+from .cart_introsort import introsort_order, missing_to_the_end, swap_partition
 from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, node_impurities, proxy,
                            row_statistics, sample_weights)
 
 RAND_R_MAX = 2147483647  # sklearn/utils/_random.pxd
-INSERTION_SORT = 15  # the introsort's small segments: insertion sort
+BATCH_CELLS = 1 << 20  # rows x features of a node searched at once, at most
 
 
 def grow(dataset: Dataset, params: Params, random_state: int) -> Grown:
@@ -135,6 +134,7 @@ class _Replay:
         n_features = len(features)
         f_i, visited, found, drawn = n_features, 0, 0, 0
         best, best_score = None, -np.inf
+        batch = _Batch(self, start, end, features[known:], total)
         while f_i > known + found and (visited < n_features or visited <= found + drawn):
             visited += 1
             f_j = drawn + next_random(state) % (f_i - found - drawn)
@@ -143,16 +143,26 @@ class _Replay:
                 drawn += 1
                 continue
             f_j += found
-            values, n_missing = self._sort(start, end, features[f_j])
-            if not len(values) or (n_missing == 0 and values[-1] <= values[0] + FEATURE_THRESHOLD):
+            feature = features[f_j]
+            if feature in batch.column:
+                constant = batch.sort(feature)
+            else:
+                batch.settle()
+                values, n_missing = self._sort(start, end, feature)
+                constant = not len(values) or (n_missing == 0 and values[-1] <= values[0] + FEATURE_THRESHOLD)
+            if constant:  # (float32 arithmetic, as in C) or all missing
                 features[f_j], features[known + found] = features[known + found], features[f_j]
-                found += 1  # constant (float32 arithmetic, as in C) or all missing
+                found += 1
                 continue
             f_i -= 1
             features[f_i], features[f_j] = features[f_j], features[f_i]
-            score, threshold, missing_left = self._best_cut(start, end, values, n_missing, total)
+            if feature in batch.column:
+                score, threshold, missing_left = batch.best(feature)
+            else:
+                score, threshold, missing_left = self._best_cut(start, end, values, n_missing, total)
             if score > best_score:
-                best_score, best = score, (features[f_i], threshold, missing_left)
+                best_score, best = score, (feature, threshold, missing_left)
+        batch.settle()
         features[:known] = self.constant[:known]
         self.constant[known:known + found] = features[known:known + found]
         if best is None:
@@ -170,11 +180,8 @@ class _Replay:
             values = self.X[rows, feature]
         n_missing = int(np.isnan(values).sum()) if self.has_missing[feature] else 0
         present = len(values) - n_missing
-        order = np.argsort(values[:present], kind="stable")
+        order = introsort_order(values[:present])
         ordered = values[order]
-        if (ordered[1:] == ordered[:-1]).any():  # ties: their order is the introsort's
-            order = introsort_order(values[:present])
-            ordered = values[order]
         rows[:present] = rows[order]
         self.samples[start:end] = rows
         return ordered, n_missing
@@ -257,6 +264,68 @@ class _Replay:
         return feature, threshold, missing_left, start + cut, left_impurity, right_impurity
 
 
+class _Batch:
+    """The features of a node searched at once, before the draws: those whose values at the node
+    are distinct and present (any sort leaves its rows in one order, whatever the order before)
+    and whose cuts ``Criterion.update`` reaches going forward only (its running sums are then one
+    ``cumsum`` from the node's first row). The others are searched one at a time, in draw order.
+    A sort by a batch feature is only noted; :meth:`settle` puts the rows in its order."""
+
+    def __init__(self, replay: "_Replay", start: int, end: int, features: list, total: np.ndarray):
+        self.replay, self.start, self.end = replay, start, end
+        self.column: dict = {}
+        self.pending = None
+        n = end - start
+        if n * len(features) > BATCH_CELLS:
+            return
+        rows = replay.samples[start:end].copy()  # (the samples change as other features sort them)
+        values = replay.X[np.ix_(rows, features)]
+        order = np.argsort(values, axis=0)
+        values = np.take_along_axis(values, order, axis=0)
+        distinct = ~((values[1:] == values[:-1]).any(0) | np.isnan(values[-1]))
+        with np.errstate(over="ignore", invalid="ignore"):
+            follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
+        leaf = replay.params.min_samples_leaf
+        cuts = np.arange(1, n)[:, None]
+        allowed = follows & (cuts >= leaf) & (n - cuts >= leaf)
+        before = np.maximum.accumulate(np.where(allowed, cuts, 0), axis=0)
+        previous = np.vstack([np.zeros((1, len(features)), dtype=before.dtype), before[:-1]])
+        forward = ~(allowed & (cuts - previous > n - cuts)).any(0)
+        keep = np.flatnonzero(distinct & forward)
+        if not len(keep):
+            return
+        self.rows, self.order, values, allowed = rows, order[:, keep], values[:, keep], allowed[:, keep]
+        left = np.cumsum(replay.stats[:, rows[self.order]], axis=1)[:, :-1]
+        right = total[:, None, None] - left
+        scores = replay._proxy(left, right)
+        w = replay.weight_row
+        if replay.min_weight_leaf > 0:
+            allowed &= (left[w] >= replay.min_weight_leaf) & (right[w] >= replay.min_weight_leaf)
+        scores[~allowed] = -np.inf
+        at = np.argmax(scores, axis=0)
+        columns = np.arange(len(keep))
+        self.score = scores[at, columns].tolist()
+        low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
+        self.threshold = (low / 2.0 + high / 2.0).tolist()
+        self.missing_left = (at + 1 > n - (at + 1)).tolist()
+        self.constant = (values[-1] <= values[0] + FEATURE_THRESHOLD).tolist()
+        self.column = {features[k]: c for c, k in enumerate(keep.tolist())}
+
+    def sort(self, feature: int) -> bool:
+        """Note the rows sorted by a batch feature; whether it is constant at the node."""
+        self.pending = self.column[feature]
+        return self.constant[self.pending]
+
+    def best(self, feature: int) -> tuple:
+        c = self.column[feature]
+        return self.score[c], self.threshold[c], self.missing_left[c]
+
+    def settle(self) -> None:
+        if self.pending is not None:
+            self.replay.samples[self.start:self.end] = self.rows[self.order[:, self.pending]]
+            self.pending = None
+
+
 def sorted_labels(classes) -> np.ndarray:
     """The target's class codes in scikit-learn's order of their labels: as numbers if every
     label is one (a CSV's labels as pandas reads them), else as text."""
@@ -290,119 +359,6 @@ def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndar
         running = np.cumsum(np.concatenate([base[:, None], stats[:, position:last]], axis=1), axis=1)
         out[:, k:stop] = running[:, cuts[k:stop] - position]
     return out
-
-
-def missing_to_the_end(missing: np.ndarray) -> np.ndarray:
-    """The order ``sort_samples_and_feature_values`` leaves rows in before sorting: scanning from
-    the front, each missing row swaps with the last present row not yet passed."""
-    order = np.arange(len(missing))
-    present = len(missing) - int(missing.sum())
-    front = np.flatnonzero(missing[:present])
-    back = present + np.flatnonzero(~missing[present:])[::-1]
-    order[front], order[back] = back, front
-    return order
-
-
-def swap_partition(goes_left: np.ndarray) -> np.ndarray:
-    """The order ``partition_samples_final`` leaves rows in: a row going right swaps with the
-    last row not yet seen, which is looked at next."""
-    order = list(range(len(goes_left)))
-    left = goes_left.tolist()
-    low, high = 0, len(order)
-    while low < high:
-        if left[order[low]]:
-            low += 1
-        else:
-            high -= 1
-            order[low], order[high] = order[high], order[low]
-    return np.array(order, dtype=np.int64)
-
-
-def introsort_order(values: np.ndarray) -> np.ndarray:
-    """The permutation scikit-learn's ``simultaneous_sort`` (sklearn/utils/_sorting.pyx, 3-way
-    partition) makes of these values: median of three, ``<``/``==``/``>`` partition, heapsort
-    past ``2*log2(n)`` levels, insertion sort below 16 values."""
-    keys = values.tolist()
-    index = list(range(len(keys)))
-    if keys:
-        _introsort(keys, index, 0, len(keys), 2 * int(math.log2(len(keys))))
-    return np.array(index, dtype=np.int64)
-
-
-def _introsort(v: list, ix: list, lo: int, n: int, maxd: int) -> None:
-    while n > INSERTION_SORT:
-        if maxd <= 0:
-            _heapsort(v, ix, lo, n)
-            return
-        maxd -= 1
-        pivot = _median3(v[lo], v[lo + n // 2], v[lo + n - 1])
-        i = low = lo
-        high = lo + n
-        while i < high:
-            if v[i] < pivot:
-                v[i], v[low] = v[low], v[i]
-                ix[i], ix[low] = ix[low], ix[i]
-                i += 1
-                low += 1
-            elif v[i] > pivot:
-                high -= 1
-                v[i], v[high] = v[high], v[i]
-                ix[i], ix[high] = ix[high], ix[i]
-            else:
-                i += 1
-        _introsort(v, ix, lo, low - lo, maxd)
-        n -= high - lo
-        lo = high
-    _insertion_sort(v, ix, lo, n)
-
-
-def _median3(a, b, c):
-    if a < b:
-        return b if b < c else (c if a < c else a)
-    if b < c:
-        return a if a < c else c
-    return b
-
-
-def _insertion_sort(v: list, ix: list, lo: int, n: int) -> None:
-    for i in range(lo + 1, lo + n):
-        value, row = v[i], ix[i]
-        j = i
-        while j > lo and v[j - 1] > value:
-            v[j], ix[j] = v[j - 1], ix[j - 1]
-            j -= 1
-        v[j], ix[j] = value, row
-
-
-def _heapsort(v: list, ix: list, lo: int, n: int) -> None:
-    start = (n - 2) // 2
-    while True:
-        _sift_down(v, ix, lo, start, n)
-        if start == 0:
-            break
-        start -= 1
-    end = n - 1
-    while end > 0:
-        v[lo], v[lo + end] = v[lo + end], v[lo]
-        ix[lo], ix[lo + end] = ix[lo + end], ix[lo]
-        _sift_down(v, ix, lo, 0, end)
-        end -= 1
-
-
-def _sift_down(v: list, ix: list, lo: int, root: int, end: int) -> None:
-    while True:
-        child = root * 2 + 1
-        top = root
-        if child < end and v[lo + top] < v[lo + child]:
-            top = child
-        if child + 1 < end and v[lo + top] < v[lo + child + 1]:
-            top = child + 1
-        if top == root:
-            return
-        a, b = lo + root, lo + top
-        v[a], v[b] = v[b], v[a]
-        ix[a], ix[b] = ix[b], ix[a]
-        root = top
 
 
 def _sequential_sum(values: np.ndarray, axis: int) -> np.ndarray:
