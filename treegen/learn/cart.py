@@ -17,31 +17,34 @@ Missing values (NaN, code -1) -- as scikit-learn >= 1.3
     left. A feature whose present values are all alike can still split present from missing. A
     split that saw no missing value sends them to the child with more rows (the right one on a tie).
 Agreement with scikit-learn
-    On numeric data the tree is scikit-learn's (1.9) tree -- same node numbering, features,
-    thresholds and missing-value routes -- except where two candidate splits are exactly equally
-    good: scikit-learn then keeps the first one in a random order of features; treegen keeps the
-    feature that comes first, and within a feature scikit-learn's order (above). Proxies use
-    scikit-learn's own arithmetic, so its near-ties fall the same way. ``cast="float32"`` compares
-    float32 copies of the values, as scikit-learn does, and records
-    ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
-    default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
-    rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
-    in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a + 1e-7`` with the
-    sum rounded to float32, as its C code adds two float32 numbers).
-What is not bit for bit, and why
+    With ``random_state=N`` the tree is scikit-learn 1.9's ``DecisionTreeClassifier/Regressor(
+    random_state=N)`` tree with the same parameters, bit for bit -- node ids, features, thresholds,
+    missing-value routes, values, impurities, weights -- grown by replaying its order of work
+    (:mod:`treegen.learn.cart_replay`), in float32 as scikit-learn compares values (``cast``
+    defaults to ``"float32"`` then; ``"float64"`` is an error). Numeric features only; no
+    ``ccp_alpha="cv"``. Class sums run over the classes in scikit-learn's order (labels sorted,
+    as numbers if they all are); a tree is returned in the target's order of classes.
+    Without ``random_state`` (treegen's own grower, level by level and faster) the tree is
+    scikit-learn's -- same node numbering, features, thresholds and missing-value routes --
+    except where two candidate splits are exactly equally good: scikit-learn then keeps the first
+    one in a random order of features; treegen keeps the feature that comes first, and within a
+    feature scikit-learn's order (above). Proxies use scikit-learn's own arithmetic, so its
+    near-ties fall the same way. ``cast="float32"`` compares float32 copies of the values, as
+    scikit-learn does, and records ``NumericSemantics(cast="float32")``: thresholds are then
+    bit-identical. The default ``cast="float64"`` uses the values as given; thresholds then agree
+    up to float32 rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one
+    value applies in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a +
+    1e-7`` with the sum rounded to float32, as its C code adds two float32 numbers).
+What is not bit for bit without random_state, and why
     scikit-learn sums a node's rows (class weights, w*y, w*y*y) one at a time in the order its
     parent's split search left them: sorted in place by the last feature that search drew at
     random, then partitioned by swaps; its introsort leaves equal values in an order set by every
     sort before. The draws come from one stream seeded by its ``random_state`` and consumed by the
-    split nodes in depth-first order. tests/test_cart_order.py replays that order and gets
-    scikit-learn's node values and impurities bit for bit on data without tied values. treegen
-    does not replay it: the replay is a sequential depth-first walk (a level-by-level grower
+    split nodes in depth-first order. The level-by-level grower cannot follow that order (it
     learns each node's place in it only once the tree is grown, and with fractional weights the
-    tree's shape depends on it) that must redo scikit-learn's introsort wherever values tie; that
-    test's replay, in Python and without the introsort, takes ten times scikit-learn's fit time
-    (3.3 s against 0.33 s of CPU on make_regression, 20,000 rows x 20 features).
-    treegen's sums are exact, hence scikit-learn's, for whole-number weights with classes or
-    whole-number targets. Otherwise:
+    tree's shape depends on it); ``random_state`` replays it, depth first, at a cost in time
+    (bench/README.md). treegen's own sums are exact, hence scikit-learn's, for whole-number
+    weights with classes or whole-number targets. Otherwise:
 
     * regression means differ in their last bits on about a third of the leaves of more than one
       row (mostly 1 or 2 ulps; at most 1.6e-14 relative on make_regression), as scikit-learn's own
@@ -53,7 +56,9 @@ What is not bit for bit, and why
       node count for one data set changes with its random_state. Predictions are the same; node
       counts and leaf ids differ below those nodes.
 Growth
-    Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`); pruning and
+    Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`), or with
+    ``random_state`` depth first as scikit-learn (:mod:`treegen.learn.cart_replay`, its in-place
+    orders in :mod:`treegen.learn.cart_introsort`); pruning and
     the cross-validated choice of alpha are in :mod:`treegen.learn.cart_prune`. Both build on
     :mod:`treegen.learn.cart_problem` (parameters, prepared data, the grown tree, impurities);
     this module, the entry point, sits on top of them all.
@@ -99,7 +104,7 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         Default: ``"float32"`` with ``random_state``, else ``"float64"``.
     random_state : int, optional
         Grow scikit-learn's tree for this ``random_state`` bit for bit, depth first
-        (:mod:`treegen.learn.cart_replay`; float32 only, no missing values). Without it, the
+        (:mod:`treegen.learn.cart_replay`; float32, numeric features). Without it, the
         level-by-level grower.
 
     Returns

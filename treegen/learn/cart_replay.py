@@ -13,11 +13,14 @@ parts. Replaying all of it gives scikit-learn's node values, impurities, node co
 across-feature tie choices bit for bit -- including the splits of one-class nodes whose impurity
 is a rounding residue above ``EPSILON``.
 
-The walk is sequential (each node's order depends on every one before it), with numpy inside a
-node: sorting (the introsort is replayed in Python only where a node's values tie), running sums
-(``cumsum`` is a sequential sum) and the proxy of every cut of a feature at once.
+Missing values go as scikit-learn 1.9's splitter sends them: moved to the end of the node before
+each sort, cuts tried with them on the right, then "present left, missing right" (threshold
+inf), then -- moved to the front -- each cut with them on the left.
 
-Not replayed: missing values and nominal features (an error).
+The walk is sequential (each node's order depends on every one before it), with numpy inside a
+node: the features whose values there are distinct are searched at once (:class:`_Batch`), the
+others one at a time; the in-place orders are :mod:`treegen.learn.cart_introsort`'s; running sums
+are ``cumsum`` (a sequential sum). scikit-learn has no nominal features: they are an error.
 """
 from __future__ import annotations
 
