@@ -17,6 +17,7 @@ import numpy as np
 
 INSERTION_SORT = 15  # the introsort's small segments: insertion sort (stable)
 IN_PYTHON = 1024  # segments with ties up to this many rows: the introsort's own loops, in Python
+DISTINCT_CHECK = 32  # from this many rows on, the Python loops first look for a tie
 
 
 def introsort_order(values: np.ndarray) -> np.ndarray:
@@ -160,6 +161,10 @@ def _in_python(values: np.ndarray, depth: int) -> np.ndarray:
 
 def _introsort(v: list, ix: list, lo: int, n: int, depth: int) -> None:
     while n > INSERTION_SORT:
+        if n >= DISTINCT_CHECK and len(set(v[lo:lo + n])) == n:  # distinct: any sort, in C
+            rows = sorted(range(lo, lo + n), key=v.__getitem__)
+            v[lo:lo + n], ix[lo:lo + n] = [v[r] for r in rows], [ix[r] for r in rows]
+            return
         if depth <= 0:
             _heapsort(v, ix, lo, n)
             return

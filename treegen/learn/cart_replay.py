@@ -282,9 +282,10 @@ class _Batch:
         if n * len(features) > BATCH_CELLS:
             return
         rows = replay.samples[start:end].copy()  # (the samples change as other features sort them)
-        values = replay.X[np.ix_(rows, features)]
+        columns = np.arange(len(features))
+        values = replay.X[rows[:, None], np.array(features)]
         order = np.argsort(values, axis=0)
-        values = np.take_along_axis(values, order, axis=0)
+        values = values[order, columns]
         distinct = ~((values[1:] == values[:-1]).any(0) | np.isnan(values[-1]))
         with np.errstate(over="ignore", invalid="ignore"):
             follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
@@ -292,7 +293,8 @@ class _Batch:
         cuts = np.arange(1, n)[:, None]
         allowed = follows & (cuts >= leaf) & (n - cuts >= leaf)
         before = np.maximum.accumulate(np.where(allowed, cuts, 0), axis=0)
-        previous = np.vstack([np.zeros((1, len(features)), dtype=before.dtype), before[:-1]])
+        previous = np.zeros_like(before)
+        previous[1:] = before[:-1]
         forward = ~(allowed & (cuts - previous > n - cuts)).any(0)
         keep = np.flatnonzero(distinct & forward)
         if not len(keep):
@@ -306,7 +308,7 @@ class _Batch:
             allowed &= (left[w] >= replay.min_weight_leaf) & (right[w] >= replay.min_weight_leaf)
         scores[~allowed] = -np.inf
         at = np.argmax(scores, axis=0)
-        columns = np.arange(len(keep))
+        columns = columns[:len(keep)]
         self.score = scores[at, columns].tolist()
         low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
         self.threshold = (low / 2.0 + high / 2.0).tolist()
