@@ -5,9 +5,9 @@ of a split (``partition_samples_final``) and the move of missing values to the e
 
 Each function gives a permutation: row ``i`` of the result is the row ``order[i]`` before.
 Both partitions scan from the front and swap a row bound for the end with the last row not yet
-seen, which is looked at next; numpy replays that scan in a few passes (:func:`_scan`), so a
-big node costs no Python loop. The introsort partitions its big segments so and leaves small
-ones, and those whose values are distinct (any sort orders them alike), to simpler means.
+seen, which is looked at next; numpy replays that scan for many segments at once in a few passes
+(:func:`partition_segments`), so the introsort of many rows goes one level of its recursion at a
+time and costs no Python loop; few rows go through its own loops in Python.
 """
 from __future__ import annotations
 
@@ -16,57 +16,63 @@ import math
 import numpy as np
 
 INSERTION_SORT = 15  # the introsort's small segments: insertion sort (stable)
-IN_PYTHON = 1024  # segments with ties up to this many rows: the introsort's own loops, in Python
+IN_PYTHON = 4096  # up to this many rows, the introsort's own loops in Python (faster there)
 DISTINCT_CHECK = 32  # from this many rows on, the Python loops first look for a tie
 
 
 def introsort_order(values: np.ndarray) -> np.ndarray:
     """The permutation ``simultaneous_sort(values, indices, n, use_three_way_partition=True)``
     makes: median of three, ``<``/``==``/``>`` partition, heapsort past ``2*log2(n)`` levels,
-    insertion sort below 16 values. NaN must not occur."""
+    insertion sort below 16 values. NaN must not occur. Few values: its own loops in Python;
+    more: one level of its recursion at a time, every segment of a level partitioned at once."""
     n = len(values)
-    order = np.arange(n)
-    if n < 2:
-        return order
-    v = values.copy()
-    segments = [(0, n, 2 * int(math.log2(n)))]
-    while segments:
-        lo, size, depth = segments.pop()
-        part = slice(lo, lo + size)
-        ordered = np.sort(v[part])
-        if size < 2 or (ordered[0] == ordered[-1] and (depth > 0 or size <= INSERTION_SORT)):
-            continue  # one value: every row equals the pivot and stays (a heapsort would move them)
-        if size <= INSERTION_SORT or not (ordered[1:] == ordered[:-1]).any():  # stable, or distinct
-            moved = np.argsort(v[part], kind="stable")
-        elif depth <= 0 or size <= IN_PYTHON:
-            moved = _in_python(v[part], depth)
-        else:
-            pivot = _median3(v[lo], v[lo + size // 2], v[lo + size - 1])
-            moved, low, high = three_way_partition(v[part], pivot)
-            segments += [(lo, low, depth - 1), (lo + high, size - high, depth - 1)]
-        v[part], order[part] = v[part][moved], order[part][moved]
+    if n <= IN_PYTHON:
+        return _in_python(values, 2 * int(math.log2(n))) if n > 1 else np.arange(n)
+    v, order = values.copy(), np.arange(n)
+    _, value, count = np.unique(values, return_inverse=True, return_counts=True)
+    copies = count[value]  # per row: the rows of its value
+    lo, size, depth = np.array([0]), np.array([n]), np.array([2 * int(math.log2(n))])
+    stable = []  # (starts, sizes) of segments that end stably sorted: small, or without ties
+    while len(lo):
+        # the rows of one value always share a segment (a partition parts rows by value)
+        positions, segment = _positions(lo, size)
+        ties = np.bincount(segment, weights=copies[positions] > 1, minlength=len(lo)) > 0
+        one_value = copies[lo] == size
+        still = ~(one_value & ((depth > 0) | (size <= INSERTION_SORT)))  # one value: rows stay
+        sort = still & ((size <= INSERTION_SORT) | ~ties)
+        stable.append((lo[sort], size[sort]))
+        for start, rows, d in zip(*(x[still & ~sort & (depth <= 0)] for x in (lo, size, depth))):
+            part = slice(start, start + rows)  # heapsort: rare, in Python
+            moved = _in_python(v[part], d)
+            v[part], order[part], copies[part] = v[part][moved], order[part][moved], copies[part][moved]
+        split = still & ~sort & (depth > 0)
+        lo, size, depth = lo[split], size[split], depth[split] - 1
+        if not len(lo):
+            break
+        positions, arranged, low, high = partition_segments(v, lo, size, _medians_of_three(
+            v[lo], v[lo + size // 2], v[lo + size - 1]))
+        v[positions], order[positions], copies[positions] = v[arranged], order[arranged], copies[arranged]
+        lo, size, depth = (np.concatenate([lo, lo + high]), np.concatenate([low, size - high]),
+                           np.concatenate([depth, depth]))
+        keep = size > 1
+        lo, size, depth = lo[keep], size[keep], depth[keep]
+    starts, sizes = (np.concatenate(x) for x in zip(*stable))
+    if len(starts):
+        positions, segment = _positions(starts, sizes)
+        moved = positions[np.lexsort((v[positions], segment))]
+        v[positions], order[positions] = v[moved], order[moved]
     return order
-
-
-def three_way_partition(values: np.ndarray, pivot) -> tuple[np.ndarray, int, int]:
-    """The loop of ``introsort_3way``: a row less than the pivot swaps with the first row equal
-    to it, a larger row with the last row not yet seen. The permutation, and where the equal
-    rows start and end."""
-    less, greater = values < pivot, values > pivot
-    kept, bound_for_end = _scan(greater)
-    kept_less = less[kept]
-    equal = _equal_rows(kept, kept_less)
-    low = int(kept_less.sum())
-    return np.concatenate([kept[kept_less], equal, bound_for_end[::-1]]), low, low + len(equal)
 
 
 def swap_partition(goes_left: np.ndarray) -> np.ndarray:
     """The order ``partition_samples_final`` leaves rows in: a row going right swaps with the
-    last row not yet seen, which is looked at next."""
+    last row not yet seen, which is looked at next (:func:`partition_segments` with every row
+    going left equal to the pivot)."""
     if len(goes_left) <= IN_PYTHON:
         return np.array(_swap_partition_in_python(goes_left.tolist()), dtype=np.int64)
-    kept, bound_for_end = _scan(~goes_left)
-    return np.concatenate([kept, bound_for_end[::-1]])
+    n = len(goes_left)
+    return partition_segments((~goes_left).astype(np.float32), np.array([0]), np.array([n]),
+                              np.zeros(1, dtype=np.float32))[1]
 
 
 def _swap_partition_in_python(goes_left: list) -> list:
@@ -92,55 +98,100 @@ def missing_to_the_end(missing: np.ndarray) -> np.ndarray:
     return order
 
 
-def _scan(to_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows a front-to-back scan keeps in front, in the order it keeps them, and those it
-    sends to the end, in the order it sends them. After a kept row the scan looks at the next row
-    from the front; after a row sent to the end, at the last row not yet seen (swapped into its
-    place). So the k-th row sent away from the front is followed by the rows of the back, from the
-    end, up to the k-th one kept there; the scan stops where front and back meet."""
-    n = len(to_end)
-    back = to_end[::-1]
-    kept_at_back = np.flatnonzero(~back)  # positions from the end of the rows the back keeps
-    sent = np.cumsum(to_end)  # rows sent away among the first k + 1 from the front
-    ends = np.append(kept_at_back, n)  # (past the last: the scan cannot end on the back's side)
-    consumed = np.where(sent == 0, 0, ends[np.minimum(sent, len(ends)) - 1] + 1)
-    front = int(np.argmax(np.arange(1, n + 1) + consumed >= n)) + 1  # rows taken from the front
-    seen_back = n - front
-    # kept rows: walking the front, a kept row itself; a row sent away, the back's next kept row
-    back_kept = n - 1 - kept_at_back[kept_at_back < seen_back]
-    kept = np.arange(front)
-    sent_away = np.flatnonzero(to_end[:front])
-    trip = sent[sent_away] - 1
-    kept[sent_away] = -1
-    reached = trip < len(back_kept)
-    kept[sent_away[reached]] = back_kept[trip[reached]]
-    kept = kept[kept >= 0]
-    # rows sent to the end: each from the front, then the back's rows sent away on its trip
-    back_sent = np.flatnonzero(back[:seen_back])
-    trip_of_back = np.cumsum(~back[:seen_back])[back_sent]
-    keys = np.concatenate([np.arange(len(sent_away)) * (n + 1), trip_of_back * (n + 1) + 1 + back_sent])
-    rows = np.concatenate([sent_away, n - 1 - back_sent])
-    return kept, rows[np.argsort(keys, kind="stable")]
+def partition_segments(v: np.ndarray, starts: np.ndarray, sizes: np.ndarray, pivots: np.ndarray):
+    """The loop of ``introsort_3way`` on every segment ``v[starts[g]:starts[g] + sizes[g]]`` at
+    once: a row less than the pivot swaps with the first row equal to it, a larger one with the
+    last row not yet seen. The segments' positions (in segment order), the positions whose values
+    go there, and per segment where the equal rows start and end.
+
+    The scan looks at the next row from the front after a row it keeps, at the last row not yet
+    seen (swapped into its place) after a larger one. So the k-th larger row from the front is
+    followed by the rows from the back up to the k-th one kept there; the scan stops where front
+    and back meet. Larger rows fill the segment from the end in the order the scan meets them;
+    kept rows from the front, the less ones first (:func:`_equal_rows` for the others)."""
+    positions, segment = _positions(starts, sizes)
+    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # each segment's first place in them
+    local = np.arange(len(positions)) - offset[segment]
+    size = sizes[segment]
+    values = v[positions]
+    less, greater = values < pivots[segment], values > pivots[segment]
+    from_back = offset[segment] + size - 1 - local  # the place of the row at the same place from the end
+    back_greater = greater[from_back]
+    back_kept = np.flatnonzero(~back_greater)  # (places in back order, by segment, from the end)
+    kept_count = np.bincount(segment[back_kept], minlength=len(starts))
+    kept_first = np.concatenate([[0], np.cumsum(kept_count)[:-1]])
+    back_at = local[back_kept]  # their distances from the end
+    sent = _running_count(greater, offset, segment)  # larger rows from the front so far
+    trips = sent - 1
+    reached = (sent >= 1) & (sent <= kept_count[segment])
+    consumed = np.where(sent == 0, 0, size)  # rows the back has given once this row is done
+    consumed[reached] = back_at[kept_first[segment[reached]] + trips[reached]] + 1
+    done = np.where(local + 1 + consumed >= size, np.arange(len(local)), len(local))
+    front = np.minimum.reduceat(done, offset) - offset + 1  # rows taken from the front
+    seen_back = (sizes - front)[segment]
+    in_front = local < front[segment]
+    kept_seen = np.bincount(segment[back_kept][back_at < seen_back[back_kept]], minlength=len(starts))
+    refilled = in_front & greater & (trips < kept_seen[segment])
+    kept = np.arange(len(local))
+    rows = np.flatnonzero(refilled)
+    kept[rows] = from_back[back_kept[kept_first[segment[rows]] + trips[rows]]]
+    kept = kept[in_front & (~greater | refilled)]
+    front_sent = np.flatnonzero(in_front & greater)
+    back_sent = np.flatnonzero(back_greater & (local < seen_back))
+    key_trip = np.concatenate([trips[front_sent], _running_count(~back_greater, offset, segment)[back_sent]])
+    key_back = np.concatenate([np.zeros(len(front_sent), np.int64), local[back_sent] + 1])
+    sent_rows = np.concatenate([front_sent, from_back[back_sent]])
+    sent_rows = sent_rows[np.lexsort((-key_back, -key_trip, segment[sent_rows]))]  # from the end
+    kept_less = less[kept]
+    equal = _equal_rows(kept, kept_less, segment[kept], len(starts))
+    low = np.bincount(segment[kept[kept_less]], minlength=len(starts))
+    high = low + np.bincount(segment[equal], minlength=len(starts))
+    placed = np.concatenate([kept[kept_less], equal, sent_rows])
+    part = np.repeat([0, 1, 2], [int(kept_less.sum()), len(equal), len(sent_rows)])
+    placed = placed[np.lexsort((part, segment[placed]))]
+    return positions, positions[placed], low, high
 
 
-def _equal_rows(kept: np.ndarray, kept_less: np.ndarray) -> np.ndarray:
-    """The order the rows equal to the pivot end in. They sit between the less rows and the scan;
-    each less row the scan keeps after one of them swaps with the first, which moves to the back:
-    a queue turned once per such less row. Written as a tape (each equal row, each turn's copy of
-    the queue's head) whose last entries are the queue; copies are followed to their rows."""
-    is_equal = ~kept_less
-    turns = kept_less & (np.cumsum(is_equal) > 0)
-    on_tape = is_equal | turns
-    tape_turns = turns[on_tape]
-    source = np.arange(len(tape_turns))
-    source[tape_turns] = np.arange(int(tape_turns.sum()))  # the t-th turn copies the t-th entry
+def _equal_rows(kept: np.ndarray, kept_less: np.ndarray, segment: np.ndarray, segments: int):
+    """The order the rows equal to the pivot end in, per segment. They sit between the less rows
+    and the scan; each less row kept after one of them swaps with the first, which moves to the
+    back: a queue turned once per such less row. Written as a tape (each equal row, each turn's
+    copy of the queue's head) whose last entries are the queue; copies are followed to rows."""
+    starts = np.searchsorted(segment, np.arange(segments))
+    turns = kept_less & (_running_count(~kept_less, starts, segment) > 0)
+    on_tape = ~kept_less | turns
+    tape, tape_segment, tape_turns = kept[on_tape], segment[on_tape], turns[on_tape]
+    tape_starts = np.searchsorted(tape_segment, np.arange(segments))
+    source = np.arange(len(tape))
+    turned = np.flatnonzero(tape_turns)  # the t-th turn of a segment copies its t-th entry
+    source[turned] = tape_starts[tape_segment[turned]] + _running_count(tape_turns, tape_starts, tape_segment)[turned] - 1
     while True:
         followed = source[source]
         if (followed == source).all():
             break
         source = followed
-    head = int(tape_turns.sum())
-    return kept[on_tape][source[head:]]
+    head = np.bincount(tape_segment[turned], minlength=segments)
+    queue = np.arange(len(tape)) - tape_starts[tape_segment] >= head[tape_segment]
+    return tape[source[queue]]
+
+
+def _running_count(flags: np.ndarray, starts: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """Per place: the flags set from its segment's start up to it (inclusive)."""
+    count = np.cumsum(flags)
+    before = np.concatenate([[0], count])[starts]
+    return count - before[segment]
+
+
+def _positions(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of segments, one after the other, and the segment of each."""
+    segment = np.repeat(np.arange(len(starts)), sizes)
+    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return starts[segment] + np.arange(len(segment)) - offset[segment], segment
+
+
+def _medians_of_three(a, b, c):
+    """``median3`` of the introsort, elementwise."""
+    return np.where(a < b, np.where(b < c, b, np.where(a < c, c, a)), np.where(b < c, np.where(a < c, a, c), b))
 
 
 def _median3(a, b, c):

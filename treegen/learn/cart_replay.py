@@ -136,8 +136,8 @@ class _Replay:
         features, state = self.features, self.state
         n_features = len(features)
         f_i, visited, found, drawn = n_features, 0, 0, 0
-        best, best_score = None, -np.inf
-        batch = _Batch(self, start, end, features[known:], total)
+        batch = _Batch(self, start, end, features[known:])
+        searched, found_splits, pending = [], {}, {}  # in draw order; pending: rows and values
         while f_i > known + found and (visited < n_features or visited <= found + drawn):
             visited += 1
             f_j = drawn + next_random(state) % (f_i - found - drawn)
@@ -159,18 +159,76 @@ class _Replay:
                 continue
             f_i -= 1
             features[f_i], features[f_j] = features[f_j], features[f_i]
+            searched.append(feature)
             if feature in batch.column:
-                score, threshold, missing_left = batch.best(feature)
+                continue  # (scored with the batch)
+            if n_missing:  # (moves the missing rows to the front: before the next sort)
+                found_splits[feature] = self._best_cut(start, end, values, n_missing, total)
             else:
-                score, threshold, missing_left = self._best_cut(start, end, values, n_missing, total)
-            if score > best_score:
-                best_score, best = score, (feature, threshold, missing_left)
+                pending[feature] = (self.samples[start:end].copy(), values)
         batch.settle()
         features[:known] = self.constant[:known]
         self.constant[known:known + found] = features[known:known + found]
+        best = self._best(searched, found_splits, pending, batch, total)
         if best is None:
             return None, known + found
         return self._final(start, end, total, squares, impurity, best), known + found
+
+    def _best(self, searched: list, found_splits: dict, pending: dict, batch: "_Batch", total: np.ndarray):
+        """The first best split of the features searched, in draw order (a later one must be
+        strictly better). The batch's features are scored together, and so are the ``pending``
+        ones (rows and values sorted by them), in chunks of :data:`BATCH_CELLS`."""
+        in_batch = [f for f in searched if f in batch.column]
+        if in_batch:
+            columns = [batch.column[f] for f in in_batch]
+            found_splits.update(zip(in_batch, self._score_columns(
+                batch.rows[:, columns], batch.values[:, columns], total)))
+        features = list(pending)
+        width = max(1, BATCH_CELLS // len(pending[features[0]][0])) if pending else 1
+        for first in range(0, len(features), width):
+            chunk = features[first:first + width]
+            rows = np.column_stack([pending[f][0] for f in chunk])
+            values = np.column_stack([pending[f][1] for f in chunk])
+            found_splits.update(zip(chunk, self._score_columns(rows, values, total)))
+        best, best_score = None, -np.inf
+        for feature in searched:
+            score, threshold, missing_left = found_splits[feature]
+            if score > best_score:
+                best_score, best = score, (feature, threshold, missing_left)
+        return best
+
+    def _score_columns(self, rows: np.ndarray, values: np.ndarray, total: np.ndarray) -> list:
+        """Each column's best split (proxy, threshold, missing values' side), for a node whose
+        rows sorted by a feature are a column of ``rows`` (its sorted values one of ``values``,
+        none missing): the first best cut where the next value is larger by scikit-learn's rule,
+        both sides at least ``min_samples_leaf`` rows and ``min_weight_leaf`` weight. The running
+        sums at the cuts are one ``cumsum`` from the node's first row where ``Criterion.update``
+        goes forward only, else :func:`left_sums` for that column."""
+        n, k = values.shape
+        leaf = self.params.min_samples_leaf
+        with np.errstate(over="ignore", invalid="ignore"):
+            follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
+        cuts = np.arange(1, n)[:, None]
+        allowed = follows & (cuts >= leaf) & (n - cuts >= leaf)
+        before = np.maximum.accumulate(np.where(allowed, cuts, 0), axis=0)
+        previous = np.zeros_like(before)
+        previous[1:] = before[:-1]
+        stats = self.stats[:, rows]
+        left = np.cumsum(stats, axis=1)[:, :-1]
+        for c in np.flatnonzero((allowed & (cuts - previous > n - cuts)).any(0)).tolist():
+            at = np.flatnonzero(allowed[:, c]) + 1  # a step goes back from the end: the real sums
+            left[:, at - 1, c] = left_sums(stats[:, :, c], total, at)
+        right = total[:, None, None] - left
+        scores = self._proxy(left, right)
+        w = self.weight_row
+        if self.min_weight_leaf > 0:
+            allowed &= (left[w] >= self.min_weight_leaf) & (right[w] >= self.min_weight_leaf)
+        scores[~allowed] = -np.inf
+        at = np.argmax(scores, axis=0)
+        columns = np.arange(k)
+        low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
+        return list(zip(scores[at, columns].tolist(), (low / 2.0 + high / 2.0).tolist(),
+                        (at + 1 > n - (at + 1)).tolist()))
 
     def _sort(self, start: int, end: int, feature: int) -> tuple[np.ndarray, int]:
         """``sort_samples_and_feature_values``: the rows missing the feature swapped to the end of
@@ -190,20 +248,17 @@ class _Replay:
         return ordered, n_missing
 
     def _best_cut(self, start: int, end: int, values: np.ndarray, n_missing: int, total: np.ndarray):
-        """The feature's best split as the search finds it: its proxy (-inf when no cut is allowed),
-        threshold and missing values' side. Cuts between present values larger by scikit-learn's
-        rule, with the missing rows on the right, then "present left, missing right"; then (the
-        missing rows moved in front, ``shift_missing_to_the_left``) the same cuts with them left.
-        A later cut must be strictly better."""
-        n, present = end - start, len(values)
+        """The best split of a feature that some rows of the node miss, as the search finds it:
+        its proxy (-inf when no cut is allowed), threshold and missing values' side. Cuts between
+        present values larger by scikit-learn's rule, with the missing rows on the right, then
+        "present left, missing right"; then (the missing rows moved in front,
+        ``shift_missing_to_the_left``) the same cuts with them left. A later cut must be strictly
+        better."""
+        present = len(values)
         with np.errstate(over="ignore"):
             follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
         cuts = np.flatnonzero(follows) + 1
         thresholds = values[cuts - 1].astype(np.float64) / 2.0 + values[cuts].astype(np.float64) / 2.0
-        if n_missing == 0:
-            score, at = self._scores(start, end, cuts, total)
-            missing_left = at >= 0 and cuts[at] > n - cuts[at]  # the larger side takes them
-            return score, thresholds[at] if at >= 0 else np.nan, bool(missing_left)
         score, at = self._scores(start, end, np.append(cuts, present), total)
         threshold = np.inf if at == len(cuts) else (thresholds[at] if at >= 0 else np.nan)
         rows = self.samples[start:end]
@@ -268,13 +323,11 @@ class _Replay:
 
 
 class _Batch:
-    """The features of a node searched at once, before the draws: those whose values at the node
-    are distinct and present (any sort leaves its rows in one order, whatever the order before)
-    and whose cuts ``Criterion.update`` reaches going forward only (its running sums are then one
-    ``cumsum`` from the node's first row). The others are searched one at a time, in draw order.
-    A sort by a batch feature is only noted; :meth:`settle` puts the rows in its order."""
+    """The features of a node sorted before the draws: those whose values at the node are
+    distinct and present, which any sort leaves in one order, whatever the order before. A sort
+    by one of them is only noted; :meth:`settle` puts the node's rows in its order."""
 
-    def __init__(self, replay: "_Replay", start: int, end: int, features: list, total: np.ndarray):
+    def __init__(self, replay: "_Replay", start: int, end: int, features: list):
         self.replay, self.start, self.end = replay, start, end
         self.column: dict = {}
         self.pending = None
@@ -286,48 +339,19 @@ class _Batch:
         values = replay.X[rows[:, None], np.array(features)]
         order = np.argsort(values, axis=0)
         values = values[order, columns]
-        distinct = ~((values[1:] == values[:-1]).any(0) | np.isnan(values[-1]))
-        with np.errstate(over="ignore", invalid="ignore"):
-            follows = values[1:] > values[:-1] + FEATURE_THRESHOLD
-        leaf = replay.params.min_samples_leaf
-        cuts = np.arange(1, n)[:, None]
-        allowed = follows & (cuts >= leaf) & (n - cuts >= leaf)
-        before = np.maximum.accumulate(np.where(allowed, cuts, 0), axis=0)
-        previous = np.zeros_like(before)
-        previous[1:] = before[:-1]
-        forward = ~(allowed & (cuts - previous > n - cuts)).any(0)
-        keep = np.flatnonzero(distinct & forward)
-        if not len(keep):
-            return
-        self.rows, self.order, values, allowed = rows, order[:, keep], values[:, keep], allowed[:, keep]
-        left = np.cumsum(replay.stats[:, rows[self.order]], axis=1)[:, :-1]
-        right = total[:, None, None] - left
-        scores = replay._proxy(left, right)
-        w = replay.weight_row
-        if replay.min_weight_leaf > 0:
-            allowed &= (left[w] >= replay.min_weight_leaf) & (right[w] >= replay.min_weight_leaf)
-        scores[~allowed] = -np.inf
-        at = np.argmax(scores, axis=0)
-        columns = columns[:len(keep)]
-        self.score = scores[at, columns].tolist()
-        low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
-        self.threshold = (low / 2.0 + high / 2.0).tolist()
-        self.missing_left = (at + 1 > n - (at + 1)).tolist()
-        self.constant = (values[-1] <= values[0] + FEATURE_THRESHOLD).tolist()
+        keep = np.flatnonzero(~((values[1:] == values[:-1]).any(0) | np.isnan(values[-1])))
+        self.rows, self.values = rows[order[:, keep]], values[:, keep]
+        self.constant = (self.values[-1] <= self.values[0] + FEATURE_THRESHOLD).tolist()
         self.column = {features[k]: c for c, k in enumerate(keep.tolist())}
 
     def sort(self, feature: int) -> bool:
-        """Note the rows sorted by a batch feature; whether it is constant at the node."""
+        """Note the rows sorted by a feature of the batch; whether it is constant at the node."""
         self.pending = self.column[feature]
         return self.constant[self.pending]
 
-    def best(self, feature: int) -> tuple:
-        c = self.column[feature]
-        return self.score[c], self.threshold[c], self.missing_left[c]
-
     def settle(self) -> None:
         if self.pending is not None:
-            self.replay.samples[self.start:self.end] = self.rows[self.order[:, self.pending]]
+            self.replay.samples[self.start:self.end] = self.rows[:, self.pending]
             self.pending = None
 
 
