@@ -19,8 +19,8 @@ from treegen.cli import main
 from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.learn.cart_problem import EPSILON, Params
 from treegen.learn.cart_introsort import _swap_partition_in_python, introsort_order, swap_partition
+from treegen.learn.cart_problem import EPSILON, Params
 from treegen.learn.cart_replay import grow, left_sums
 from treegen.model import NOMINAL, Feature
 

@@ -164,7 +164,8 @@ def _equal_rows(kept: np.ndarray, kept_less: np.ndarray, segment: np.ndarray, se
     tape_starts = np.searchsorted(tape_segment, np.arange(segments))
     source = np.arange(len(tape))
     turned = np.flatnonzero(tape_turns)  # the t-th turn of a segment copies its t-th entry
-    source[turned] = tape_starts[tape_segment[turned]] + _running_count(tape_turns, tape_starts, tape_segment)[turned] - 1
+    turn = _running_count(tape_turns, tape_starts, tape_segment)[turned] - 1
+    source[turned] = tape_starts[tape_segment[turned]] + turn
     while True:
         followed = source[source]
         if (followed == source).all():
@@ -191,14 +192,14 @@ def _positions(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _medians_of_three(a, b, c):
     """``median3`` of the introsort, elementwise."""
-    return np.where(a < b, np.where(b < c, b, np.where(a < c, c, a)), np.where(b < c, np.where(a < c, a, c), b))
+    return np.where(a < b, np.where(b < c, b, np.maximum(a, c)), np.where(b < c, np.minimum(a, c), b))
 
 
 def _median3(a, b, c):
     if a < b:
-        return b if b < c else (c if a < c else a)
+        return b if b < c else max(a, c)
     if b < c:
-        return a if a < c else c
+        return min(c, a)
     return b
 
 

@@ -174,7 +174,7 @@ class _Replay:
             return None, known + found
         return self._final(start, end, total, squares, impurity, best), known + found
 
-    def _best(self, searched: list, found_splits: dict, pending: dict, batch: "_Batch", total: np.ndarray):
+    def _best(self, searched: list, found_splits: dict, pending: dict, batch: _Batch, total: np.ndarray):
         """The first best split of the features searched, in draw order (a later one must be
         strictly better). The batch's features are scored together, and so are the ``pending``
         ones (rows and values sorted by them), in chunks of :data:`BATCH_CELLS`."""
@@ -270,9 +270,9 @@ class _Replay:
 
     def _scores(self, start: int, end: int, cuts: np.ndarray, total: np.ndarray) -> tuple[float, int]:
         """The best proxy of cuts (positions from ``start``, increasing) and the index of the first
-        cut holding it (-1: none allowed), for a node whose statistics sum to ``total``: both sides at least ``min_samples_leaf`` rows and
-        ``min_weight_leaf`` weight; the running sums at each follow ``Criterion.update`` from the
-        cut before."""
+        cut holding it (-1: none allowed), for a node whose statistics sum to ``total``: both
+        sides at least ``min_samples_leaf`` rows and ``min_weight_leaf`` weight; the running sums
+        at each follow ``Criterion.update`` from the cut before (:func:`left_sums`)."""
         n, leaf = end - start, self.params.min_samples_leaf
         allowed = np.flatnonzero((cuts >= leaf) & (n - cuts >= leaf))
         if not len(allowed):
@@ -327,7 +327,7 @@ class _Batch:
     distinct and present, which any sort leaves in one order, whatever the order before. A sort
     by one of them is only noted; :meth:`settle` puts the node's rows in its order."""
 
-    def __init__(self, replay: "_Replay", start: int, end: int, features: list):
+    def __init__(self, replay: _Replay, start: int, end: int, features: list):
         self.replay, self.start, self.end = replay, start, end
         self.column: dict = {}
         self.pending = None
