@@ -304,7 +304,7 @@ class _Replay:
         cut = int(goes_left.sum())
         rows = self.samples[start:end]
         stats = self.stats[:, rows]
-        left = left_sums(stats, total, np.array([cut]))
+        left = left_at(stats, total, cut)[:, None]
         right = total[:, None] - left
         if self.squares is None:
             left_squares = right_squares = np.zeros(1)
@@ -377,9 +377,7 @@ def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndar
     out = np.empty((len(stats), len(cuts)))
     bases = [(0, 0, np.zeros(len(stats)))]  # (first cut index, its position, the sums there)
     for k in backward.tolist():
-        tail = stats[:, cuts[k]:][:, ::-1]
-        sums = np.subtract.accumulate(np.concatenate([total[:, None], tail], axis=1), axis=1)[:, -1]
-        bases.append((k, int(cuts[k]), sums))
+        bases.append((k, int(cuts[k]), left_at(stats, total, int(cuts[k]))))
     for b, (k, position, base) in enumerate(bases):
         stop = bases[b + 1][0] if b + 1 < len(bases) else len(cuts)
         if k == stop:
@@ -388,6 +386,15 @@ def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndar
         running = np.cumsum(np.concatenate([base[:, None], stats[:, position:last]], axis=1), axis=1)
         out[:, k:stop] = running[:, cuts[k:stop] - position]
     return out
+
+
+def left_at(stats: np.ndarray, total: np.ndarray, cut: int) -> np.ndarray:
+    """The statistics left of a cut after ``reset`` and one ``update``: the rows before it summed
+    forward or, when fewer rows follow it, the total less those from the end back to the cut."""
+    if cut <= stats.shape[1] - cut:
+        return _sequential_sum(stats[:, :cut], axis=1)
+    tail = stats[:, cut:][:, ::-1]
+    return np.subtract.accumulate(np.concatenate([total[:, None], tail], axis=1), axis=1)[:, -1]
 
 
 def _sequential_sum(values: np.ndarray, axis: int) -> np.ndarray:
