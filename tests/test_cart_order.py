@@ -19,6 +19,7 @@ from treegen.cli import main
 from treegen.data import Dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
+from treegen.learn.cart import pruning_path
 from treegen.learn.cart_introsort import _swap_partition_in_python, introsort_order, swap_partition
 from treegen.learn.cart_problem import EPSILON, Params
 from treegen.learn.cart_replay import grow, left_sums
@@ -166,6 +167,20 @@ def test_stopping_rules_and_pruning(rules):
         sk.fit(X, y, sample_weight=weights)
         model = fit(dataset, "cart", class_weight="balanced", random_state=random_state, **rules)
         assert_sklearns_tree(model, sk)
+
+
+def test_the_pruning_path_is_scikit_learns():
+    """``cost_complexity_pruning_path`` of the replayed tree: alphas and impurities bit for bit."""
+    from treegen.estimator import DecisionTreeClassifier as Estimator
+    X, y, weights = balanced_fractional(3, n=300)
+    for random_state in (0, 1):
+        sk = DecisionTreeClassifier(random_state=random_state, class_weight="balanced")
+        theirs = sk.cost_complexity_pruning_path(X, y, sample_weight=weights)
+        ours = pruning_path(numeric_dataset(X, y, weights=weights), class_weight="balanced",
+                            random_state=random_state)
+        assert (ours[0] == theirs.ccp_alphas).all() and (ours[1] == theirs.impurities).all()
+        estimator = Estimator(class_weight="balanced", random_state=random_state)
+        assert (estimator.cost_complexity_pruning_path(X, y, weights).ccp_alphas == theirs.ccp_alphas).all()
 
 
 def test_the_command_line_and_the_estimator_grow_scikit_learns_tree(tmp_path):
