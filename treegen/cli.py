@@ -140,8 +140,8 @@ def learner_options(f):
         click.option("--cast", type=click.Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
                           "thresholds bit for bit but between splits equally good in exact arithmetic, "
-                          "leaf values within rounding; --random-state grows its tree bit for bit (default float64; "
-                          "float32 with --random-state)."),
+                          "leaf values within rounding; --random-state grows its tree bit for bit "
+                          "(default float64; float32 with --random-state)."),
         click.option("--random-state", type=click.IntRange(0, 2 ** 32 - 1),
                      help="cart: grow scikit-learn's DecisionTree*(random_state=N) tree bit for bit -- node "
                           "ids, splits, values, ties -- in its order, depth first and slower; float32, "
