@@ -9,6 +9,8 @@ is not counted); the ratios are treegen's over scikit-learn's.
     python3 bench/bench_fit.py              # the three data sets of bench/README.md
     python3 bench/bench_fit.py --quick      # smaller data, for a smoke run
     python3 bench/bench_fit.py --repeat 3   # the fastest of three fits each (a busy machine)
+    python3 bench/bench_fit.py --replay     # treegen with random_state=0 (scikit-learn's tree
+                                            # bit for bit, replayed depth first) instead
 """
 from __future__ import annotations
 
@@ -57,7 +59,7 @@ else:
         data = Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
     else:
         data = Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
-    learner = lambda: fit(data, cast="float32")
+    learner = lambda: fit(data, cast="float32") if who == "treegen" else fit(data, random_state=0)
     count = lambda model: len(model.trees[0].nodes)
 before = memory("VmRSS")
 with open("/proc/self/clear_refs", "w") as refs:
@@ -85,9 +87,9 @@ def run(who: str, path: str, kind: str) -> dict:
     return json.loads(done.stdout)
 
 
-def fastest(repeat: int, path: str, kind: str) -> tuple[dict, dict]:
+def fastest(repeat: int, path: str, kind: str, ours: str) -> tuple[dict, dict]:
     """Alternate the two learners ``repeat`` times; keep each one's fastest fit (by CPU time)."""
-    runs = [(run("sklearn", path, kind), run("treegen", path, kind)) for _ in range(repeat)]
+    runs = [(run("sklearn", path, kind), run(ours, path, kind)) for _ in range(repeat)]
     return (min((r[0] for r in runs), key=lambda r: r["cpu"]),
             min((r[1] for r in runs), key=lambda r: r["cpu"]))
 
@@ -97,6 +99,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tenth of the rows")
     parser.add_argument("--repeat", type=int, default=1,
                         help="fits per learner and data set; the fastest counts")
+    parser.add_argument("--replay", action="store_true",
+                        help="treegen with random_state=0: scikit-learn's tree replayed bit for bit")
     args = parser.parse_args()
     print("| data | sklearn fit s (CPU s) | treegen fit s (CPU s) | ratio wall / CPU "
           "| sklearn peak MB | treegen peak MB | ratio | nodes (sklearn / treegen) |")
@@ -108,8 +112,9 @@ def main() -> None:
             path = os.path.join(folder, "data")
             np.save(path + ".X.npy", X)
             np.save(path + ".y.npy", y)
-            theirs, ours = fastest(args.repeat, path, kind)
+            theirs, ours = fastest(args.repeat, path, kind, "replay" if args.replay else "treegen")
             label = name if not args.quick else f"{name} (/10)"
+            label += " random_state=0" if args.replay else ""
             print(f"| {label} | {theirs['seconds']:.2f} ({theirs['cpu']:.2f}) | "
                   f"{ours['seconds']:.2f} ({ours['cpu']:.2f}) | {ours['seconds'] / theirs['seconds']:.2f} / "
                   f"{ours['cpu'] / theirs['cpu']:.2f} | {theirs['peak'] / 1e6:.0f} | {ours['peak'] / 1e6:.0f} | "

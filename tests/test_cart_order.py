@@ -1,237 +1,282 @@
-"""Why treegen's CART grows scikit-learn's splits but not always its last bits, checked against
-scikit-learn itself: scikit-learn sums a node's rows in an order that its ``random_state`` sets.
+"""CART with ``random_state``: scikit-learn's own tree, bit for bit, checked against scikit-learn.
 
-:func:`replay` walks a fitted scikit-learn tree as scikit-learn 1.9 built it and redoes its
-arithmetic in its order. On data without tied values it reproduces every node's value and
-impurity bit for bit -- regression means, and with balanced class weights and fractional sample
-weights the rounding residues on which scikit-learn splits nodes of one class, so that one data
-set grows trees of different sizes under different random_states. With tied feature values a stable order of the ties is not
-scikit-learn's: its in-place introsort leaves ties in an order that depends on every sort before.
-treegen does not replay this order (treegen/learn/cart.py, "What is not bit for bit, and why")."""
+scikit-learn sums a node's rows in the order its ``random_state`` sets (features drawn at random,
+rows sorted in place by each, then swapped into the children); its node values, impurities, node
+counts (with fractional weights it splits one-class nodes whose impurity is a rounding residue)
+and its choice between exactly tied features follow from that order. ``random_state=N`` replays it
+(treegen/learn/cart_replay.py): the fitted ``tree_`` arrays are compared with ``==``."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
+import pytest
+from click.testing import CliRunner
 from sklearn import datasets
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from test_cart import numeric_dataset
+from treegen import modelio
+from treegen.cli import main
+from treegen.data import Dataset
+from treegen.errors import TreegenError
 from treegen.learn import fit
-
-RAND_R_MAX = 2147483647  # sklearn/utils/_random.pxd
-FEATURE_THRESHOLD = np.float32(1e-7)
-EPSILON = np.finfo(np.float64).eps  # sklearn/tree/_tree.pyx
-
-
-def next_random(state: list) -> int:
-    """scikit-learn's ``our_rand_r`` (sklearn/utils/_random.pxd): a 32-bit xorshift."""
-    s = state[0] or 1
-    s ^= (s << 13) & 0xFFFFFFFF
-    s ^= s >> 17
-    s ^= (s << 5) & 0xFFFFFFFF
-    state[0] = s
-    return s % (RAND_R_MAX + 1)
+from treegen.learn.cart import pruning_path
+from treegen.learn.cart_introsort import _swap_partition_in_python, introsort_order, swap_partition
+from treegen.learn.cart_problem import EPSILON, Params
+from treegen.learn.cart_replay import grow, left_sums
+from treegen.model import NOMINAL, Feature
 
 
-class _Sums:
-    """scikit-learn's criterion arithmetic (sklearn/tree/_criterion.pyx) over rows in a given order:
-    class weights or [sum w*y], their weight and (regression) sum of w*y*y, added one row at a time."""
-
-    def __init__(self, y, weights, classes: int, criterion: str):
-        self.y, self.w, self.classes, self.criterion = y, weights, classes, criterion
-
-    def total(self, rows):
-        sums, weight, squares = [0.0] * max(self.classes, 1), 0.0, 0.0
-        for i in rows:
-            self._add(sums, i, 1.0)
-            if not self.classes:
-                squares += self.w[i] * self.y[i] * self.y[i]
-            weight += self.w[i]
-        return sums, weight, squares
-
-    def _add(self, sums, i, sign):
-        if self.classes:
-            sums[int(self.y[i])] += sign * self.w[i]
-        else:
-            sums[0] += sign * (self.w[i] * self.y[i])
-
-    def left_of(self, rows, cut, node):
-        """``Criterion.update(cut)`` from the start: the left side summed forward, or, when the
-        right side is shorter, the node's sums less the right rows taken from the end."""
-        sums, weight, _ = node
-        if cut <= len(rows) - cut:
-            return self.total(rows[:cut])[:2]
-        left, left_weight = list(sums), weight
-        for i in reversed(rows[cut:]):
-            self._add(left, i, -1.0)
-            left_weight -= self.w[i]
-        return left, left_weight
-
-    def impurity(self, sums, weight, squares=0.0):
-        if not self.classes:  # C compilers make ``mean ** 2.0`` a product; Python's pow can differ
-            mean = sums[0] / weight
-            return squares / weight - mean * mean
-        if self.criterion == "gini":
-            squared = 0.0
-            for count in sums:
-                squared += count * count
-            return 1.0 - squared / (weight * weight)
-        entropy = 0.0
-        for count in sums:
-            if count > 0.0:
-                count /= weight
-                entropy -= count * (math.log(count) / math.log(2.0))
-        return entropy
+def tree_arrays(model) -> dict:
+    """The model's tree as scikit-learn's ``tree_`` arrays (leaves: feature and threshold -2)."""
+    nodes = list(model.trees[0].nodes)
+    inner = [not node.is_leaf for node in nodes]
+    return {
+        "children_left": np.array([n.children[0] if i else -1 for n, i in zip(nodes, inner)]),
+        "children_right": np.array([n.children[1] if i else -1 for n, i in zip(nodes, inner)]),
+        "feature": np.array([n.split.feature if i else -2 for n, i in zip(nodes, inner)]),
+        "threshold": np.array([n.split.threshold if i else -2.0 for n, i in zip(nodes, inner)]),
+        "missing_go_to_left": np.array([i and n.split.missing.child == 0 for n, i in zip(nodes, inner)]),
+        "value": np.array([n.value for n in nodes]),
+        "weighted_n_node_samples": np.array([n.n for n in nodes]),
+    }
 
 
-def _draw_and_sort(X, samples, start, end, features, known: int, state: list) -> int:
-    """``node_split_best``'s feature draws (sklearn/tree/_splitter.pyx, max_features=None): a
-    Fisher-Yates shuffle of ``features`` that skips known constant ones, sorting the node's rows
-    in place by each drawn feature (sklearn/tree/_partitioner.pyx); the constants found."""
-    f_i, visited, found, drawn = len(features), 0, 0, 0
-    while f_i > known + found and (visited < len(features) or visited <= found + drawn):
-        visited += 1
-        f_j = drawn + next_random(state) % (f_i - found - drawn)
-        if f_j < known:
-            features[drawn], features[f_j] = features[f_j], features[drawn]
-            drawn += 1
-            continue
-        f_j += found
-        rows = samples[start:end]
-        values = X[rows, features[f_j]]
-        order = np.argsort(values, kind="stable")  # scikit-learn's introsort agrees without ties
-        samples[start:end] = [rows[k] for k in order]
-        if values[order[-1]] <= values[order[0]] + FEATURE_THRESHOLD:
-            features[f_j], features[known + found] = features[known + found], features[f_j]
-            found += 1
-            continue
-        f_i -= 1
-        features[f_i], features[f_j] = features[f_j], features[f_i]
-    return found
+def assert_sklearns_tree(model, sk) -> None:
+    tree = sk.tree_
+    ours = tree_arrays(model)
+    assert len(ours["value"]) == tree.node_count
+    inner = tree.children_left >= 0
+    for name in ("children_left", "children_right", "feature", "threshold", "weighted_n_node_samples"):
+        assert (ours[name] == getattr(tree, name)).all(), name
+    assert (ours["value"] == tree.value[:, 0, :]).all()
+    assert (ours["missing_go_to_left"][inner] == tree.missing_go_to_left[inner].astype(bool)).all()
 
 
-def _partition(X, samples, start, end, feature, threshold) -> int:
-    """``partition_samples_final``: rows going right swap with the last unseen row."""
-    low, high = start, end
-    while low < high:
-        if X[samples[low], feature] <= threshold:
-            low += 1
-        else:
-            high -= 1
-            samples[low], samples[high] = samples[high], samples[low]
-    return high
+def assert_grown_is_sklearns(dataset, sk, random_state, criterion="gini", class_weight=None, **rules):
+    """The replay's own arrays -- impurities and row counts too -- against ``sk``'s."""
+    params = Params.checked(dataset, criterion, rules.get("max_depth"), 2, rules.get("min_samples_leaf", 1),
+                            0.0, class_weight, "float32")
+    grown = grow(dataset, params, random_state)
+    tree = sk.tree_
+    assert len(grown) == tree.node_count
+    assert (grown.impurity == tree.impurity).all()
+    assert (grown.samples == tree.n_node_samples).all()
+    assert (grown.weight == tree.weighted_n_node_samples).all()
 
 
-def replay(sk, X, y, weights, random_state: int, classes: int = 0, criterion: str = "gini",
-           min_samples_leaf: int = 1):
-    """Each node's value, impurity and leaf test before the search (too few rows, or "impurity <=
-    EPSILON"), computed in scikit-learn's order of rows along its fitted tree ``sk`` (stopping
-    rules at their defaults but ``min_samples_leaf``; no missing values). The
-    builder (sklearn/tree/_tree.pyx, DepthFirstTreeBuilder) visits nodes depth first, left first
-    (scikit-learn's node ids); its splitter's random state is drawn once from ``random_state``."""
-    tree, X = sk.tree_, X.astype(np.float32)
-    state = [np.random.RandomState(random_state).randint(0, RAND_R_MAX)]
-    sums = _Sums(y, weights, classes, criterion)
-    samples = [i for i in range(len(y)) if weights[i] != 0]
-    features = list(range(X.shape[1]))
-    constant = list(features)
-    values, impurities, leaf_test = [], [], []
-    stack = [(0, len(samples), None, 0)]  # start, end, impurity from the parent's split, known constants
-    while stack:
-        start, end, impurity, known = stack.pop()
-        node = len(values)
-        total = sums.total(samples[start:end])
-        impurity = sums.impurity(*total) if impurity is None else impurity
-        values.append([s / total[1] for s in total[0]])
-        impurities.append(impurity)
-        leaf_test.append(end - start < max(2, 2 * min_samples_leaf) or impurity <= EPSILON)
-        if leaf_test[-1]:
-            continue
-        found = _draw_and_sort(X, samples, start, end, features, known, state)
-        features[:known] = constant[:known]
-        constant[known:known + found] = features[known:known + found]
-        if tree.children_left[node] < 0:
-            continue
-        cut = _partition(X, samples, start, end, tree.feature[node], tree.threshold[node])
-        rows = samples[start:end]
-        left, w_left = sums.left_of(rows, cut - start, total)
-        right, w_right = [t - s for t, s in zip(total[0], left)], total[1] - w_left
-        if classes:
-            impurity_left, impurity_right = sums.impurity(left, w_left), sums.impurity(right, w_right)
-        else:
-            squares_left = sums.total(rows[:cut - start])[2]
-            impurity_left = sums.impurity(left, w_left, squares_left)
-            impurity_right = sums.impurity(right, w_right, total[2] - squares_left)
-        stack.append((cut, end, impurity_right, known + found))
-        stack.append((start, cut, impurity_left, known + found))
-    return np.array(values), np.array(impurities), np.array(leaf_test)
+def regression_data():
+    X, y = datasets.make_regression(n_samples=800, n_features=6, noise=5.0, random_state=4)
+    return X, y
 
 
 def balanced_fractional(seed: int, n: int = 600):
-    """Three unbalanced classes without tied values, fractional sample weights."""
+    """Three unbalanced classes, fractional sample weights."""
     X, y = datasets.make_classification(n_samples=n, n_features=6, n_informative=4, n_classes=3,
                                         weights=[0.6, 0.3, 0.1], flip_y=0.05, random_state=seed)
     weights = np.random.default_rng(seed).random(n) * 3 + 0.1
     return X, y, weights
 
 
-def test_scikit_learns_regression_means_are_summed_in_its_random_order():
-    """Every node value and impurity of scikit-learn's regression tree, bit for bit, under three
-    random_states: the rows of a node are summed in the order its parent's search left them --
-    sorted by the last feature drawn there, then partitioned by swaps. treegen's means differ in
-    the last bits."""
-    X, y = datasets.make_regression(n_samples=800, n_features=6, noise=5.0, random_state=4)
-    assert all(len(np.unique(X[:, j].astype(np.float32))) == len(y) for j in range(6))  # no ties
-    model = fit(numeric_dataset(X, y, regression=True), "cart", cast="float32", min_samples_leaf=5)
-    ours = np.array([node.value[0] for node in model.trees[0].nodes])
+def test_regression_means_are_scikit_learns_under_each_random_state():
+    """Every node value and impurity bit for bit: the rows of a node are summed in the order its
+    parent's search left them. treegen's own grower sums in another order (last bits differ)."""
+    X, y = regression_data()
+    dataset = numeric_dataset(X, y, regression=True)
     for random_state in (0, 1, 2):
         sk = DecisionTreeRegressor(random_state=random_state, min_samples_leaf=5).fit(X, y)
-        values, impurities, leaf_test = replay(sk, X, y, np.ones(len(y)), random_state, min_samples_leaf=5)
-        assert (values[:, 0] == sk.tree_.value[:, 0, 0]).all() and (impurities == sk.tree_.impurity).all()
-        assert (leaf_test == (sk.tree_.children_left < 0)).all()
-        assert len(ours) == sk.tree_.node_count and (ours != sk.tree_.value[:, 0, 0]).any()
-        np.testing.assert_allclose(ours, sk.tree_.value[:, 0, 0], rtol=1e-13)
+        model = fit(dataset, "cart", min_samples_leaf=5, random_state=random_state)
+        assert_sklearns_tree(model, sk)
+        assert_grown_is_sklearns(dataset, sk, random_state, min_samples_leaf=5)
+        assert model.meta["params"]["random_state"] == random_state and model.numeric.cast == "float32"
+    own = tree_arrays(fit(dataset, "cart", cast="float32", min_samples_leaf=5))["value"]
+    assert (own != sk.tree_.value[:, 0, :]).any()
 
 
-def test_with_tied_values_the_order_of_ties_matters_too():
-    """Replaying the random draws is not enough when a feature holds equal values: ordering the
-    ties stably misses scikit-learn's value on some nodes, as its introsort orders them otherwise."""
-    X, y = datasets.make_regression(n_samples=800, n_features=6, noise=5.0, random_state=4)
-    X = np.round(X, 1)
-    sk = DecisionTreeRegressor(random_state=0, min_samples_leaf=5).fit(X, y)
-    values, _, _ = replay(sk, X, y, np.ones(len(y)), 0, min_samples_leaf=5)
-    assert (values[:, 0] != sk.tree_.value[:, 0, 0]).any()
-    np.testing.assert_allclose(values[:, 0], sk.tree_.value[:, 0, 0], rtol=1e-13)
-
-
-def test_scikit_learn_splits_nodes_of_one_class_on_residues_of_its_order():
-    """Balanced class weights and fractional sample weights: one data set, trees of different sizes
-    under different random_states. The replay's impurities are scikit-learn's bit for bit, and its
-    "impurity <= EPSILON" test is where scikit-learn stops, node for node: the extra splits are of
-    nodes whose rows hold one class and whose impurity is a residue of sums in that order. treegen
-    makes those nodes leaves; its labels are scikit-learn's under every random_state."""
+def test_residue_splits_and_node_counts_follow_the_random_state():
+    """Balanced class weights and fractional sample weights: scikit-learn splits nodes whose rows
+    hold one class when the residue of its sums exceeds EPSILON, so one data set grows trees of
+    different sizes under different random_states -- each one is grown here, node for node."""
     residue_splits = 0
     for seed, criterion in ((1, "gini"), (2, "entropy")):
-        X, y, weights = balanced_fractional(seed)
-        balanced = (len(y) / (3 * np.bincount(y)))[y]
-        model = fit(numeric_dataset(X, y, weights=weights), "cart", criterion=criterion, cast="float32",
-                    class_weight="balanced")
-        rows = numeric_dataset(X, y, weights=weights).rows()
-        labels = np.array([int(model.predict(row)) for row in rows])
+        X, y, weights = balanced_fractional(seed, n=300)
+        dataset = numeric_dataset(X, y, weights=weights)
         sizes = set()
-        for random_state in range(4):
+        for random_state in range(3):
             sk = DecisionTreeClassifier(criterion=criterion, class_weight="balanced",
                                         random_state=random_state).fit(X, y, sample_weight=weights)
-            values, impurities, leaf_test = replay(sk, X, y, weights * balanced, random_state, 3, criterion)
-            assert (values == sk.tree_.value[:, 0, :]).all() and (impurities == sk.tree_.impurity).all()
-            assert (leaf_test == (sk.tree_.children_left < 0)).all()
+            model = fit(dataset, "cart", criterion=criterion, class_weight="balanced", random_state=random_state)
+            assert_sklearns_tree(model, sk)
+            if random_state == 0:
+                assert_grown_is_sklearns(dataset, sk, random_state, criterion, "balanced")
             paths = sk.decision_path(X.astype(np.float32)).toarray().astype(bool)
             split = np.flatnonzero(sk.tree_.children_left >= 0)
             one_class = [i for i in split if len(np.unique(y[paths[:, i]])) == 1]
-            assert all(EPSILON < impurities[i] < 1e-14 for i in one_class)
+            assert all(EPSILON < sk.tree_.impurity[i] < 1e-14 for i in one_class)
             residue_splits += len(one_class)
-            assert (labels == sk.predict(X)).all()
             sizes.add(sk.tree_.node_count)
-        assert len(sizes) > 1 and len(model.trees[0].nodes) <= min(sizes)
+        assert len(sizes) > 1
     assert residue_splits > 0
+
+
+@pytest.mark.parametrize("kind", ["rounded", "integers", "iris"])
+def test_tied_values_are_ordered_as_scikit_learns_introsort_leaves_them(kind):
+    """Many equal values: the rows of a node are in the order scikit-learn's in-place introsort
+    left them (median of 3, 3-way partition), not in a stable order."""
+    if kind == "iris":
+        X, y = datasets.load_iris(return_X_y=True)
+        weights = np.random.default_rng(0).random(len(y)) + 0.5
+        Learner, regression = DecisionTreeClassifier, False
+    elif kind == "rounded":
+        X, y = regression_data()
+        X, y, weights = np.round(X[:400], 1), y[:400], None
+        Learner, regression = DecisionTreeRegressor, True
+    else:
+        X, y = datasets.make_classification(n_samples=700, n_features=5, n_informative=3, random_state=3)
+        X, weights = np.round(X * 3), np.random.default_rng(3).random(len(y)) * 2 + 0.1
+        Learner, regression = DecisionTreeClassifier, False
+    dataset = numeric_dataset(X, y, regression=regression, weights=weights)
+    for random_state in (0, 7):
+        sk = Learner(random_state=random_state).fit(X, y, sample_weight=weights)
+        assert_sklearns_tree(fit(dataset, "cart", random_state=random_state), sk)
+
+
+def test_exact_ties_across_features_go_to_scikit_learns_random_feature():
+    """Two copies of a feature are equally good everywhere: scikit-learn keeps the first of them in
+    its random order of features, so the feature ids change with the random_state."""
+    X, y = datasets.make_classification(n_samples=300, n_features=3, n_informative=2, n_redundant=0,
+                                        random_state=5)
+    X = X[:, [0, 0, 1, 1, 2]]
+    dataset = numeric_dataset(X, y)
+    chosen = set()
+    for random_state in range(4):
+        sk = DecisionTreeClassifier(random_state=random_state, max_depth=4).fit(X, y)
+        assert_sklearns_tree(fit(dataset, "cart", max_depth=4, random_state=random_state), sk)
+        chosen.add(tuple(sk.tree_.feature))
+    assert len(chosen) > 1  # (the thresholds are the same: the copies' values are)
+
+
+@pytest.mark.parametrize("rules", [{"min_samples_leaf": 7, "max_depth": 6}, {"ccp_alpha": 0.002},
+                                   {"min_weight_fraction_leaf": 0.01, "min_impurity_decrease": 0.0005},
+                                   {"min_samples_split": 30, "ccp_alpha": 0.0005}])
+def test_stopping_rules_and_pruning(rules):
+    X, y, weights = balanced_fractional(4, n=500)
+    X = np.round(X, 2)
+    dataset = numeric_dataset(X, y, weights=weights)
+    for random_state in (1, 2):
+        sk = DecisionTreeClassifier(random_state=random_state, class_weight="balanced", **rules)
+        sk.fit(X, y, sample_weight=weights)
+        model = fit(dataset, "cart", class_weight="balanced", random_state=random_state, **rules)
+        assert_sklearns_tree(model, sk)
+
+
+def test_the_pruning_path_is_scikit_learns():
+    """``cost_complexity_pruning_path`` of the replayed tree: alphas and impurities bit for bit."""
+    from treegen.estimator import DecisionTreeClassifier as Estimator
+    X, y, weights = balanced_fractional(3, n=300)
+    for random_state in (0, 1):
+        sk = DecisionTreeClassifier(random_state=random_state, class_weight="balanced")
+        theirs = sk.cost_complexity_pruning_path(X, y, sample_weight=weights)
+        ours = pruning_path(numeric_dataset(X, y, weights=weights), class_weight="balanced",
+                            random_state=random_state)
+        assert (ours[0] == theirs.ccp_alphas).all() and (ours[1] == theirs.impurities).all()
+        estimator = Estimator(class_weight="balanced", random_state=random_state)
+        assert (estimator.cost_complexity_pruning_path(X, y, weights).ccp_alphas == theirs.ccp_alphas).all()
+
+
+def test_the_command_line_and_the_estimator_grow_scikit_learns_tree(tmp_path):
+    """``treegen train --algorithm cart --random-state N`` on a CSV whose classes come in another
+    order than scikit-learn's sorted labels, and the estimator's ``random_state``."""
+    from treegen.estimator import DecisionTreeClassifier as Estimator
+    X, y = datasets.make_classification(n_samples=400, n_features=4, n_informative=3, n_redundant=0,
+                                        n_classes=3, random_state=6)
+    X = np.round(X, 1)
+    labels = np.array(["c", "a", "b"])[y]
+    path = tmp_path / "data.csv"
+    lines = ["x0,x1,x2,x3,label"] + [",".join([*map(repr, row.tolist()), label]) for row, label in zip(X, labels)]
+    path.write_text("\n".join(lines) + "\n")
+    sk = DecisionTreeClassifier(criterion="entropy", random_state=11).fit(X, labels)
+    result = CliRunner().invoke(main, ["train", str(path), "--algorithm", "cart", "--criterion", "entropy",
+                                       "--random-state", "11"], catch_exceptions=False)
+    assert result.exit_code == 0
+    model = modelio.loads(result.stdout)
+    order = [model.target.classes.index(c) for c in sk.classes_]
+    ours = tree_arrays(model)
+    assert (ours["value"][:, order] == sk.tree_.value[:, 0, :]).all()
+    assert (ours["threshold"] == sk.tree_.threshold).all() and len(ours["value"]) == sk.tree_.node_count
+    assert model.meta["params"]["random_state"] == 11
+    estimator = Estimator(criterion="entropy", random_state=11).fit(X, labels)
+    assert_sklearns_tree(estimator.model_, sk)
+
+
+def test_missing_values_go_where_scikit_learns_splitter_sends_them():
+    """NaN: swapped to the end of a node before each sort, cuts tried with them right, then
+    "present left, missing right" (threshold inf), then with them left; ties and fractional
+    weights as well."""
+    X, y = datasets.make_classification(n_samples=400, n_features=5, random_state=0)
+    rng = np.random.default_rng(0)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[:, 1] = np.round(X[:, 1], 1)
+    weights = rng.random(len(y)) + 0.2
+    dataset = numeric_dataset(X, y, weights=weights)
+    routes = 0
+    for random_state in range(2):
+        sk = DecisionTreeClassifier(random_state=random_state, criterion="entropy").fit(X, y, sample_weight=weights)
+        assert_sklearns_tree(fit(dataset, "cart", criterion="entropy", random_state=random_state), sk)
+        routes += np.isinf(sk.tree_.threshold).sum() + sk.tree_.missing_go_to_left[sk.tree_.children_left >= 0].sum()
+    assert routes > 0
+    Xr, yr = regression_data()
+    Xr, yr = Xr[:400], yr[:400]
+    Xr[rng.random(Xr.shape) < 0.1] = np.nan
+    sk = DecisionTreeRegressor(random_state=3, min_samples_leaf=3).fit(Xr, yr)
+    assert_sklearns_tree(fit(numeric_dataset(Xr, yr, regression=True), "cart", random_state=3, min_samples_leaf=3), sk)
+
+
+def test_what_random_state_does_not_replay_is_an_error():
+    X, y = regression_data()
+    dataset = numeric_dataset(X[:50], y[:50], regression=True)
+    with pytest.raises(TreegenError, match="cast must be float32"):
+        fit(dataset, "cart", cast="float64", random_state=0)
+    with pytest.raises(TreegenError, match="random_state must be"):
+        fit(dataset, "cart", random_state=-1)
+    with pytest.raises(TreegenError, match="ccp_alpha='cv'"):
+        fit(dataset, "cart", ccp_alpha="cv", random_state=0)
+    features = (Feature("colour", NOMINAL, ("red", "blue")),) + dataset.features[1:]
+    codes = np.arange(50) % 2
+    nominal = Dataset(features, [codes, *dataset.columns[1:]], dataset.target, dataset.y, dataset.weights)
+    with pytest.raises(TreegenError, match="no nominal features"):
+        fit(nominal, "cart", random_state=0)
+    with pytest.raises(TreegenError, match="too large for float32"):
+        fit(numeric_dataset(np.full((4, 1), 1e39), np.arange(4.0), regression=True), "cart", random_state=0)
+
+
+@pytest.mark.parametrize("shape", ["random", "sorted", "reversed", "few values"])
+def test_the_introsort_order_is_scikit_learns(shape):
+    """Against scikit-learn's own ``simultaneous_sort`` (its Python wrapper): ties end where it
+    leaves them, through the numpy partition of big segments, the Python loops of small ones and
+    the heapsort of deep ones (sorted and reversed inputs with ties reach it)."""
+    from sklearn.utils._sorting import _py_simultaneous_sort
+    rng = np.random.default_rng(len(shape))
+    for n in (40, 700, 6000):
+        values = np.round(rng.normal(size=n), 1).astype(np.float32)
+        if shape == "sorted":
+            values = np.sort(values)
+        elif shape == "reversed":
+            values = np.sort(values)[::-1].copy()
+        elif shape == "few values":
+            values = rng.integers(0, 3, n).astype(np.float32)
+        theirs = np.arange(n, dtype=np.intp)
+        _py_simultaneous_sort(values.copy(), theirs, n, use_three_way_partition=True)
+        assert (introsort_order(values) == theirs).all()
+
+
+def test_the_replays_building_blocks():
+    """The swap partition (numpy for many rows, the loop for few) and the update directions."""
+    assert swap_partition(np.array([False, True, False, True, True])).tolist() == [4, 1, 3, 2, 0]
+    rng = np.random.default_rng(0)
+    for share in (0.0, 0.1, 0.5, 0.9, 1.0):
+        goes_left = rng.random(3000) < share
+        assert (swap_partition(goes_left) == _swap_partition_in_python(goes_left.tolist())).all()
+    stats = np.array([[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]])
+    total = np.cumsum(stats, axis=1)[:, -1]
+    left = left_sums(stats, total, np.array([1, 5]))  # 5: back from the end
+    assert left[0, 0] == 0.1 and left[0, 1] == total[0] - 0.6

@@ -140,7 +140,12 @@ def learner_options(f):
         click.option("--cast", type=click.Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
                           "thresholds bit for bit but between splits equally good in exact arithmetic, "
-                          "leaf values within rounding (default float64)."),
+                          "leaf values within rounding; --random-state grows its tree bit for bit "
+                          "(default float64; float32 with --random-state)."),
+        click.option("--random-state", type=click.IntRange(0, 2 ** 32 - 1),
+                     help="cart: grow scikit-learn's DecisionTree*(random_state=N) tree bit for bit -- node "
+                          "ids, splits, values, ties -- in its order, depth first and slower; float32, "
+                          "numeric features (default: treegen's own grower)."),
     ]):
         f = option(f)
     return f
@@ -167,6 +172,7 @@ LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that 
     "class_weight": ("class_weight", {"cart"}),
     "min_weight_fraction_leaf": ("min_weight_fraction_leaf", {"cart"}),
     "cast": ("cast", {"cart"}),
+    "random_state": ("random_state", {"cart"}),
 }
 
 

@@ -86,7 +86,8 @@ class _TreeEstimator(BaseEstimator):
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
                  min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
                  ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int = 0,
-                 cast: str = "float64", feature_names=None, learner_params: dict | None = None):
+                 cast: str | None = None, feature_names=None, learner_params: dict | None = None,
+                 random_state: int | None = None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -101,6 +102,7 @@ class _TreeEstimator(BaseEstimator):
         self.cast = cast
         self.feature_names = feature_names
         self.learner_params = learner_params
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         """scikit-learn's tags (only scikit-learn asks): missing values, strings and categories welcome."""
@@ -131,7 +133,8 @@ class _TreeEstimator(BaseEstimator):
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> SimpleNamespace:
         """CART's pruning path on this data: ``ccp_alphas`` and ``impurities``, as scikit-learn's."""
         from .learn.cart import pruning_path
-        params = {k: v for k, v in self._cart_params().items() if k not in ("ccp_alpha", "cv_folds", "seed")}
+        params = {k: v for k, v in self._cart_params().items()
+                  if k not in ("ccp_alpha", "cv_folds", "seed") and v is not None}
         alphas, impurities = pruning_path(self._dataset(X, y, sample_weight), **params)
         return SimpleNamespace(ccp_alphas=alphas, impurities=impurities)
 
@@ -178,7 +181,7 @@ class _TreeEstimator(BaseEstimator):
                 "min_weight_fraction_leaf": self.min_weight_fraction_leaf,
                 "min_impurity_decrease": self.min_impurity_decrease, "ccp_alpha": self.ccp_alpha,
                 "class_weight": self.class_weight, "cv_folds": self.cv_folds, "seed": self.seed,
-                "cast": self.cast}
+                "cast": self.cast, "random_state": self.random_state}
 
     def _learner_params(self) -> dict:
         own = self._cart_params()
@@ -254,11 +257,11 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
                  max_depth: int | None = None, min_samples_split: int | float = 2,
                  min_samples_leaf: int | float = 1, min_weight_fraction_leaf: float = 0.0,
                  min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, cv_folds: int = 5,
-                 seed: int = 0, cast: str = "float64", feature_names=None,
-                 learner_params: dict | None = None):
+                 seed: int = 0, cast: str | None = None, feature_names=None,
+                 learner_params: dict | None = None, random_state: int | None = None):
         super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
                          min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha, None, cv_folds, seed,
-                         cast, feature_names, learner_params)
+                         cast, feature_names, learner_params, random_state)
 
     def predict(self, X) -> np.ndarray:
         return self._scores(X)[:, 0]

@@ -17,31 +17,34 @@ Missing values (NaN, code -1) -- as scikit-learn >= 1.3
     left. A feature whose present values are all alike can still split present from missing. A
     split that saw no missing value sends them to the child with more rows (the right one on a tie).
 Agreement with scikit-learn
-    On numeric data the tree is scikit-learn's (1.9) tree -- same node numbering, features,
-    thresholds and missing-value routes -- except where two candidate splits are exactly equally
-    good: scikit-learn then keeps the first one in a random order of features; treegen keeps the
-    feature that comes first, and within a feature scikit-learn's order (above). Proxies use
-    scikit-learn's own arithmetic, so its near-ties fall the same way. ``cast="float32"`` compares
-    float32 copies of the values, as scikit-learn does, and records
-    ``NumericSemantics(cast="float32")``: thresholds are then bit-identical. The
-    default ``cast="float64"`` uses the values as given; thresholds then agree up to float32
-    rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one value applies
-    in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a + 1e-7`` with the
-    sum rounded to float32, as its C code adds two float32 numbers).
-What is not bit for bit, and why
+    With ``random_state=N`` the tree is scikit-learn 1.9's ``DecisionTreeClassifier/Regressor(
+    random_state=N)`` tree with the same parameters, bit for bit -- node ids, features, thresholds,
+    missing-value routes, values, impurities, weights -- grown by replaying its order of work
+    (:mod:`treegen.learn.cart_replay`), in float32 as scikit-learn compares values (``cast``
+    defaults to ``"float32"`` then; ``"float64"`` is an error). Numeric features only; no
+    ``ccp_alpha="cv"``. Class sums run over the classes in scikit-learn's order (labels sorted,
+    as numbers if they all are); a tree is returned in the target's order of classes.
+    Without ``random_state`` (treegen's own grower, level by level and faster) the tree is
+    scikit-learn's -- same node numbering, features, thresholds and missing-value routes --
+    except where two candidate splits are exactly equally good: scikit-learn then keeps the first
+    one in a random order of features; treegen keeps the feature that comes first, and within a
+    feature scikit-learn's order (above). Proxies use scikit-learn's own arithmetic, so its
+    near-ties fall the same way. ``cast="float32"`` compares float32 copies of the values, as
+    scikit-learn does, and records ``NumericSemantics(cast="float32")``: thresholds are then
+    bit-identical. The default ``cast="float64"`` uses the values as given; thresholds then agree
+    up to float32 rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one
+    value applies in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a +
+    1e-7`` with the sum rounded to float32, as its C code adds two float32 numbers).
+What is not bit for bit without random_state, and why
     scikit-learn sums a node's rows (class weights, w*y, w*y*y) one at a time in the order its
     parent's split search left them: sorted in place by the last feature that search drew at
     random, then partitioned by swaps; its introsort leaves equal values in an order set by every
     sort before. The draws come from one stream seeded by its ``random_state`` and consumed by the
-    split nodes in depth-first order. tests/test_cart_order.py replays that order and gets
-    scikit-learn's node values and impurities bit for bit on data without tied values. treegen
-    does not replay it: the replay is a sequential depth-first walk (a level-by-level grower
+    split nodes in depth-first order. The level-by-level grower cannot follow that order (it
     learns each node's place in it only once the tree is grown, and with fractional weights the
-    tree's shape depends on it) that must redo scikit-learn's introsort wherever values tie; that
-    test's replay, in Python and without the introsort, takes ten times scikit-learn's fit time
-    (3.3 s against 0.33 s of CPU on make_regression, 20,000 rows x 20 features).
-    treegen's sums are exact, hence scikit-learn's, for whole-number weights with classes or
-    whole-number targets. Otherwise:
+    tree's shape depends on it); ``random_state`` replays it, depth first, at a cost in time
+    (bench/README.md). treegen's own sums are exact, hence scikit-learn's, for whole-number
+    weights with classes or whole-number targets. Otherwise:
 
     * regression means differ in their last bits on about a third of the leaves of more than one
       row (mostly 1 or 2 ulps; at most 1.6e-14 relative on make_regression), as scikit-learn's own
@@ -53,7 +56,9 @@ What is not bit for bit, and why
       node count for one data set changes with its random_state. Predictions are the same; node
       counts and leaf ids differ below those nodes.
 Growth
-    Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`); pruning and
+    Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`), or with
+    ``random_state`` depth first as scikit-learn (:mod:`treegen.learn.cart_replay`, its in-place
+    orders in :mod:`treegen.learn.cart_introsort`); pruning and
     the cross-validated choice of alpha are in :mod:`treegen.learn.cart_prune`. Both build on
     :mod:`treegen.learn.cart_problem` (parameters, prepared data, the grown tree, impurities);
     this module, the entry point, sits on top of them all.
@@ -68,16 +73,17 @@ from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from .cart_grow import grow
 from .cart_problem import Params
+from .cart_replay import grow as replay
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
-from .cart_prune import choose_alpha, prune
+from .cart_prune import choose_alpha, prune, prune_sequence
 from .cart_prune import pruning_path as _pruning_path
 
 
 def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
         min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
-        cv_folds: int = 5, seed: int = 0, cast: str = "float64",
-        min_weight_fraction_leaf: float = 0.0) -> Model:
+        cv_folds: int = 5, seed: int = 0, cast: str | None = None,
+        min_weight_fraction_leaf: float = 0.0, random_state: int | None = None) -> Model:
     """Grow a CART tree, then prune it by cost complexity.
 
     Parameters
@@ -95,22 +101,30 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         Multiplies the sample weights, as in scikit-learn.
     cast : {"float64", "float32"}
         ``"float32"`` learns and predicts on float32 copies of numeric values, as scikit-learn.
+        Default: ``"float32"`` with ``random_state``, else ``"float64"``.
+    random_state : int, optional
+        Grow scikit-learn's tree for this ``random_state`` bit for bit, depth first
+        (:mod:`treegen.learn.cart_replay`; float32, numeric features). Without it, the
+        level-by-level grower.
 
     Returns
     -------
     Model
     """
+    cast = _cast(cast, random_state)
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
                             min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf)
     alpha = ccp_alpha
     if isinstance(ccp_alpha, str):
         if ccp_alpha != "cv":
             raise TreegenError(f"ccp_alpha must be a number >= 0 or 'cv', not {ccp_alpha!r}")
+        if random_state is not None:
+            raise TreegenError("ccp_alpha='cv' does not combine with random_state; give alpha a number")
         alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
     with collector_paused():
-        grown = grow(dataset, params)
+        grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
         tree = grown.tree()
@@ -118,12 +132,27 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                 "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
                 "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight),
                 "min_weight_fraction_leaf": min_weight_fraction_leaf}
+    if random_state is not None:
+        settings["random_state"] = random_state
     if ccp_alpha == "cv":
         settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
             "params": {k: _plain(v) for k, v in settings.items()}}
     return Model(dataset.features, dataset.target, [tree],
                  numeric=NumericSemantics(cast=cast), meta=meta)
+
+
+def _cast(cast: str | None, random_state) -> str:
+    """The cast to learn with: scikit-learn's float32 when its tree is replayed."""
+    if random_state is None:
+        return "float64" if cast is None else cast
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
+            or not 0 <= random_state < 2 ** 32:
+        raise TreegenError(f"random_state must be a whole number in [0, 2**32), not {random_state!r}")
+    if cast not in (None, "float32"):
+        raise TreegenError("random_state replays scikit-learn's float32 arithmetic: "
+                           f"cast must be float32, not {cast!r}")
+    return "float32"
 
 
 def _plain(value):
@@ -137,8 +166,9 @@ def _plain(value):
 
 def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
-                 min_impurity_decrease: float = 0.0, class_weight=None, cast: str = "float64",
-                 min_weight_fraction_leaf: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                 min_impurity_decrease: float = 0.0, class_weight=None, cast: str | None = None,
+                 min_weight_fraction_leaf: float = 0.0,
+                 random_state: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The effective alphas of minimal cost-complexity pruning and the total leaf impurity of each
     subtree, as scikit-learn's ``cost_complexity_pruning_path`` (parameters as :func:`fit`).
 
@@ -148,5 +178,9 @@ def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | Non
         Both start with the full tree (alpha 0) and end with the root alone.
     """
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
-                            min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf)
-    return _pruning_path(dataset, params)
+                            min_impurity_decrease, class_weight, _cast(cast, random_state),
+                            min_weight_fraction_leaf)
+    if random_state is None:
+        return _pruning_path(dataset, params)
+    sequence = prune_sequence(replay(dataset, params, random_state))
+    return np.array([0.0] + sequence.alphas), np.array(sequence.impurities)

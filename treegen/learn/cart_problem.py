@@ -82,12 +82,17 @@ class Grown:
     threshold: np.ndarray  # (nodes,): a numeric split's threshold
     missing_left: np.ndarray  # (nodes,): an inner node's missing values go left
     values: dict  # node id -> the categories a nominal split sends left
+    weight: np.ndarray | None = None  # (nodes,): each node's weight as scikit-learn sums it, if known
+    samples: np.ndarray | None = None  # (nodes,): each node's row count, if known
 
     def __len__(self) -> int:
         return len(self.total)
 
     def weights(self) -> np.ndarray:
-        """Each node's weight: its class weights summed in order (as Python's ``sum`` adds), or w."""
+        """Each node's weight: as scikit-learn summed it when the grower knows it; else its class
+        weights summed in order (as Python's ``sum`` adds), or w."""
+        if self.weight is not None:
+            return self.weight.copy()
         if not self.width:
             return self.total[:, 0].copy()
         weight = self.total[:, 0].copy()
@@ -107,8 +112,10 @@ class Grown:
         children = np.full((len(kept), 2), -1, dtype=np.int64)
         children[inner] = new_id[self.children[kept[inner]]]
         values = {int(new_id[i]): v for i, v in self.values.items() if keep[i] and not leaf[i]}
+        known = {name: None if getattr(self, name) is None else getattr(self, name)[kept]
+                 for name in ("weight", "samples")}
         return Grown(self.width, self.total[kept], self.impurity[kept], children, self.feature[kept],
-                     self.threshold[kept], self.missing_left[kept], values)
+                     self.threshold[kept], self.missing_left[kept], values, **known)
 
     def tree(self) -> Tree:
         """The model's tree, held as columns."""
@@ -130,26 +137,30 @@ def node_impurity(criterion: str, total, sq_sum: float = 0.0) -> float:
     return float(node_impurities(criterion, total, np.array([sq_sum]))[0])
 
 
-def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
-    """Impurity of each node (a column of ``totals``), with scikit-learn's formulas."""
+def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray, weight=None) -> np.ndarray:
+    """Impurity of each node (a column of ``totals``), with scikit-learn's formulas; a class
+    node's weight is ``weight`` if given, else its class weights summed."""
     with np.errstate(all="ignore"):
         if criterion == "squared_error":
             return squares / totals[0] - (totals[1] / totals[0]) ** 2.0
-        weight = totals.sum(0)
+        weight = totals.sum(0) if weight is None else weight
         if criterion == "gini":
             return 1.0 - (totals * totals).sum(0) / (weight * weight)
         return _entropy(totals, weight)
 
 
-def proxy(criterion: str, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_right=None) -> np.ndarray:
     """scikit-learn's proxy of the impurity improvement, for arrays of candidate splits.
 
-    ``left``/``right`` hold the statistics of each side on their first axis. Larger is better.
+    ``left``/``right`` hold the statistics of each side on their first axis; with classes, the
+    sides' weights are ``w_left``/``w_right`` if given, else their class weights summed. Larger
+    is better.
     """
     with np.errstate(all="ignore"):
         if criterion == "squared_error":
             return left[1] ** 2 / left[0] + right[1] ** 2 / right[0]
-        w_left, w_right = left.sum(0), right.sum(0)
+        if w_left is None:
+            w_left, w_right = left.sum(0), right.sum(0)
         if criterion == "gini":  # scikit-learn's own arithmetic, so that its near-ties fall alike
             gini_left = 1.0 - (left * left).sum(0) / (w_left * w_left)
             gini_right = 1.0 - (right * right).sum(0) / (w_right * w_right)
