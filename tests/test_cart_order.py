@@ -23,7 +23,7 @@ from treegen.learn.cart import pruning_path
 from treegen.learn.cart_introsort import _swap_partition_in_python, introsort_order, swap_partition
 from treegen.learn.cart_problem import EPSILON, Params
 from treegen.learn.cart_replay import grow, left_sums
-from treegen.model import NOMINAL, Feature
+from treegen.model import NOMINAL, Feature, Target
 
 
 def tree_arrays(model) -> dict:
@@ -116,6 +116,17 @@ def test_residue_splits_and_node_counts_follow_the_random_state():
             sizes.add(sk.tree_.node_count)
         assert len(sizes) > 1
     assert residue_splits > 0
+
+
+def test_balanced_weights_count_the_classes_the_rows_hold():
+    """A class declared (an ARFF header's) but held by no row: "balanced" divides by the classes
+    present, as scikit-learn's compute_class_weight does, so the node weights are its own."""
+    X, y, weights = balanced_fractional(3, n=200)
+    y = np.where(y == 1, 0, y)  # classes 0 and 2 of three declared
+    dataset = Dataset(numeric_dataset(X, y).features, [X[:, i] for i in range(X.shape[1])],
+                      Target("y", "classification", ("0", "1", "2")), y, weights)
+    sk = DecisionTreeClassifier(class_weight="balanced", random_state=0).fit(X, y, sample_weight=weights)
+    assert_grown_is_sklearns(dataset, sk, 0, "gini", "balanced")
 
 
 @pytest.mark.parametrize("kind", ["rounded", "integers", "iris"])

@@ -263,7 +263,8 @@ def float32_sort_keys(values: np.ndarray) -> np.ndarray:
 
 
 def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
-    """The dataset's weights times the class weights ("balanced": n / (classes * class count))."""
+    """The dataset's weights times the class weights ("balanced": n / (classes * class count), the
+    classes the rows hold, as scikit-learn counts them)."""
     weights = np.asarray(dataset.weights, dtype=np.float64)
     if class_weight is None:
         return weights
@@ -273,7 +274,7 @@ def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
             raise TreegenError(f"class_weight must be 'balanced' or a dict, not {class_weight!r}")
         count = np.bincount(dataset.y, minlength=len(classes)).astype(np.float64)
         with np.errstate(divide="ignore"):
-            per_class = len(dataset.y) / (len(classes) * count)
+            per_class = len(dataset.y) / (np.count_nonzero(count) * count)
     else:
         by_name = {str(k): float(v) for k, v in dict(class_weight).items()}
         unknown = set(by_name) - set(classes)
