@@ -30,14 +30,15 @@ class RecordingBar:
         self.closed = True
 
 
-@pytest.mark.parametrize("algorithm,path", [("id3", "examples/play_tennis.csv"),
-                                            ("c45", "tests/fixtures/j48/iris.arff"),
-                                            ("cart", "tests/fixtures/j48/iris.arff")])
-def test_learners_settle_all_training_weight(algorithm, path):
+@pytest.mark.parametrize("algorithm,path,params", [("id3", "examples/play_tennis.csv", {}),
+                                                   ("c45", "tests/fixtures/j48/iris.arff", {}),
+                                                   ("cart", "tests/fixtures/j48/iris.arff", {}),
+                                                   ("cart", "tests/fixtures/j48/iris.arff", {"random_state": 0})])
+def test_learners_settle_all_training_weight(algorithm, path, params):
     dataset = load_dataset(path, regression=False)
     seen = []
     with listening(seen.append):
-        fit(dataset, algorithm)
+        fit(dataset, algorithm, **params)
     assert sum(seen) == pytest.approx(dataset.weights.sum())
 
 

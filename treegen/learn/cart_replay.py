@@ -28,6 +28,7 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
+from ..progress import settled
 from .cart_introsort import introsort_order, missing_to_the_end, swap_partition
 from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, node_impurities, proxy,
                            row_statistics, sample_weights)
@@ -68,6 +69,7 @@ class _Replay:
                                "encode them as numbers or leave out random_state")
         self.params = params
         weights = sample_weights(dataset, params.class_weight)
+        self.base_weights = np.asarray(dataset.weights, dtype=np.float64)  # for progress
         self.width = len(dataset.target.classes) if dataset.target.is_classification else 0
         y = dataset.y
         if self.width:  # scikit-learn sums over its classes_: the labels sorted
@@ -101,10 +103,11 @@ class _Replay:
             if impurity is None:
                 impurity = self._impurity(total[:, None], np.array([squares]))[0]
             node = nodes.add(parent, is_left, total, impurity, end - start)
-            if self._leaf(depth, end - start, total, impurity):
-                continue
-            split, known = self._split(start, end, total, squares, impurity, known)
+            split = None
+            if not self._leaf(depth, end - start, total, impurity):
+                split, known = self._split(start, end, total, squares, impurity, known)
             if split is None:
+                settled(float(self.base_weights[rows].sum()))  # a leaf: its rows are done (progress)
                 continue
             feature, threshold, missing_left, cut, left_impurity, right_impurity = split
             nodes.split(node, feature, threshold, missing_left)
