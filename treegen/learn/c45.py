@@ -90,7 +90,8 @@ class Grower:
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
         self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
         self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
-        self.numeric_matrix = self.columns_of(self.numeric_features, np.float64)
+        # attributes x rows: a node's rows of one attribute are gathered from one contiguous column
+        self.numeric_columns = np.array([dataset.columns[j] for j in self.numeric_features], dtype=np.float64)
         self.value_ranks = [O.ranks_of(dataset.columns[j]) for j in self.numeric_features]
         self.nominal_matrix = self.columns_of(self.nominal_features, np.int64)
         self.has_missing = np.zeros(len(dataset), dtype=bool)  # rows with a missing value in any feature
@@ -202,11 +203,11 @@ class Grower:
     def best_split(self, idx: np.ndarray, w: np.ndarray, total: float,
                    sorted_by: np.ndarray | None) -> S.Candidate | None:
         """J48's split of these rows (of this total weight); ``sorted_by``: their order by each
-        numeric attribute (rows x attributes, as :meth:`weka_orders` gives it), None to sort them here."""
+        numeric attribute (attributes x rows, as :meth:`weka_orders` gives it), None to sort them here."""
         y = self.data.y[idx]
         candidates: list[S.Candidate | None] = [None] * len(self.numeric)
         if self.numeric_features:
-            found = S.numeric_candidates(self.numeric_features, self.numeric_matrix[idx], y, w,
+            found = S.numeric_candidates(self.numeric_features, self.numeric_columns, idx, y, w,
                                          self.n_classes, self.min_leaf, total, self.mdl, sorted_by)
             for j, c in zip(self.numeric_features, found):
                 candidates[j] = c
@@ -252,9 +253,9 @@ class Grower:
         passes the rows on in the order the last sort left (its m_train, sorted in place)."""
         if sorted_by is not None:
             sorts = sum(j <= node.feature for j in self.numeric_features)
-            seen = sorted_by[:, sorts - 1] if sorts else np.arange(len(node.idx))
+            seen = sorted_by[sorts - 1] if sorts else np.arange(len(node.idx))
             chosen = node.idx[seen], node.w[seen]
-            last = sorted_by[:, -1]
+            last = sorted_by[-1]
             node.idx, node.w = node.idx[last], node.w[last]
         else:
             chosen = node.idx, node.w
@@ -264,7 +265,7 @@ class Grower:
 
     def weka_orders(self, nodes: list[GrowNode]) -> list[np.ndarray | None]:
         """Each node's rows in the orders J48's model selection leaves them in, as it sorts them by
-        each numeric attribute in turn: column ``k`` is the permutation of ``node.idx`` after the
+        each numeric attribute in turn: row ``k`` is the permutation of ``node.idx`` after the
         sort by the k-th numeric attribute. The nodes' rows are sorted together, each node's on
         their own. None where every weight is whole and no value is missing: every sum below is
         exact in any order, and the rows keep theirs."""
@@ -276,13 +277,13 @@ class Grower:
         bounds = np.concatenate(([0], np.cumsum([len(nodes[k].idx) for k in replayed])))
         rows = np.concatenate([nodes[k].idx for k in replayed])
         positions = np.arange(len(rows))
-        columns = np.empty((len(rows), len(self.numeric_features)), dtype=np.int64)
+        sorted_positions = np.empty((len(self.numeric_features), len(rows)), dtype=np.int64)
         for sort, ranks in enumerate(self.value_ranks):
             order = O.weka_sort_segments(ranks[rows], bounds)
             rows, positions = rows[order], positions[order]
-            columns[:, sort] = positions
+            sorted_positions[sort] = positions
         for k, start, end in zip(replayed, bounds[:-1], bounds[1:]):
-            orders[k] = columns[start:end] - start
+            orders[k] = sorted_positions[:, start:end] - start
         return orders
 
     def branches(self, node: GrowNode) -> int:
