@@ -71,8 +71,9 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     does not matter). The keys are replaced by their ranks (sets apart: the ranks of one set all
     lie below the next set's), which compare as the keys do; rank and row are packed in one
     integer, so a swap moves one array. A segment whose rank range holds no repeated rank can
-    only end sorted: it is left, and sorted at the end (all such segments in one sort: their
-    ranks are distinct and grow with their positions)."""
+    only end sorted: it is left as it is. At the end each key that does not repeat goes to its
+    place in sorted order (the keys that repeat are in theirs: their segments were sorted to the
+    end, by partitions and by the median of three of two or three keys)."""
     n = len(order)
     new_rank = np.concatenate(([0], ~tie))
     rank_of_sorted = np.cumsum(new_rank)
@@ -85,24 +86,15 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     big = ends > starts
     lefts, rights = starts[big], ends[big]
     lows, highs = rank_of_sorted[lefts], rank_of_sorted[rights]
-    distinct_lefts, distinct_rights = [], []
     while len(lefts):
         tied = repeats[highs + 1] - repeats[lows] > 0  # the segment's range holds a repeated rank
-        distinct_lefts.append(lefts[~tied])
-        distinct_rights.append(rights[~tied])
-        lefts, rights, lows, highs = lefts[tied], rights[tied], lows[tied], highs[tied]
-        size = rights - lefts
-        _conditional_swaps(packed, lefts[size == 1], rights[size == 1])
-        left, right = lefts[size == 2], rights[size == 2]
-        _conditional_swaps(packed, left, left + 1)
-        _conditional_swaps(packed, left, right)
-        _conditional_swaps(packed, left + 1, right)
-        large = size >= 3
-        left, right, low, high = lefts[large], rights[large], lows[large], highs[large]
-        center = (left + right) // 2
+        left, right, low, high = lefts[tied], rights[tied], lows[tied], highs[tied]
+        center = (left + right) // 2  # two or three keys: the median of three sorts them
         _conditional_swaps(packed, left, center)
         _conditional_swaps(packed, left, right)
         _conditional_swaps(packed, center, right)
+        large = right - left >= 3
+        left, right, center, low, high = left[large], right[large], center[large], low[large], high[large]
         _swaps(packed, center, right - 1)
         pivot = packed[right - 1] >> SHIFT
         center = _partitions(packed, left, right, pivot)
@@ -111,12 +103,9 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
         lows, highs = np.concatenate((low, pivot)), np.concatenate((pivot, high))
         keep = rights > lefts
         lefts, rights, lows, highs = lefts[keep], rights[keep], lows[keep], highs[keep]
-    left, right = np.concatenate(distinct_lefts), np.concatenate(distinct_rights)
-    by_position = np.argsort(left)
-    left, right = left[by_position], right[by_position]
-    sizes = right - left + 1
-    position = np.arange(sizes.sum()) + np.repeat(left - (np.cumsum(sizes) - sizes), sizes)
-    packed[position] = np.sort(packed[position])
+    alone = packed[~repeated[packed >> SHIFT]]
+    first = np.concatenate(([0], np.flatnonzero(~tie) + 1))  # where each rank starts in sorted order
+    packed[first[alone >> SHIFT]] = alone
     return packed & ROW
 
 
@@ -164,7 +153,7 @@ def running_count(flags: np.ndarray) -> np.ndarray:
 
 
 def _conditional_swaps(packed: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    greater = packed[a] >> SHIFT > packed[b] >> SHIFT
+    greater = packed[a] > packed[b] | ROW  # a greater rank
     _swaps(packed, a[greater], b[greater])
 
 
