@@ -40,8 +40,7 @@ def weka_sort_segments(ranks: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     all positions that keeps every set in its place."""
     sizes = np.diff(bounds)
     keys = ranks if len(sizes) == 1 else np.repeat(np.arange(len(sizes)), sizes) * (int(ranks.max()) + 1) + ranks
-    order = np.argsort(keys)
-    ordered = keys[order]
+    order, ordered = _sorted_keys(keys)
     tie = ordered[1:] == ordered[:-1]
     if not tie.any():  # distinct keys have one sorted order
         return order
@@ -51,6 +50,18 @@ def weka_sort_segments(ranks: np.ndarray, bounds: np.ndarray) -> np.ndarray:
             out[start:end] = start + _sort_in_python(keys[start:end])
         return out
     return _sort_by_levels(order, tie, bounds)
+
+
+def _sorted_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An order that sorts the (non-negative) keys, and the keys in it: a sort of each key packed
+    with its position takes half the time of an argsort."""
+    n = len(keys)
+    shift = max(1, (n - 1).bit_length())
+    if n and int(keys.max()) >> (62 - shift):
+        order = np.argsort(keys)
+        return order, keys[order]
+    packed = np.sort((keys << shift) | np.arange(n))
+    return packed & ((1 << shift) - 1), packed >> shift
 
 
 def _sort_in_python(keys: np.ndarray) -> np.ndarray:
@@ -145,10 +156,10 @@ def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: 
 
 def running_count(flags: np.ndarray) -> np.ndarray:
     """How many flags are set before each position, and in all (n + 1 counts). (``np.cumsum`` of
-    booleans into its default int64 takes ~10x as long as into an int64 array given as ``out``.)"""
-    counts = np.empty(len(flags) + 1, dtype=np.int64)
+    booleans into a new int64 array takes ~10x as long as into int32.)"""
+    counts = np.empty(len(flags) + 1, dtype=np.int32)
     counts[0] = 0
-    np.cumsum(flags, out=counts[1:])
+    np.cumsum(flags, dtype=np.int32, out=counts[1:])
     return counts
 
 
