@@ -273,7 +273,7 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it, missing
     values last; ties in any order (Weka's quicksort leaves them in its own)."""
     known = ~np.isnan(v)
-    wk = np.where(known, w[order], 0.0)  # unknown rows add exact zeros to the running sums
+    wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     yk = y[order]
     left_weight = np.cumsum(wk, axis=1)
     known_total = left_weight[:, -1]
@@ -294,7 +294,7 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     class_totals = np.empty((len(v), n_classes))
     at_cuts = []
     for k in range(n_classes):  # each class's running sum, kept at the cuts
-        left = np.where(yk == k, wk, 0.0)
+        left = wk * (yk == k)
         np.cumsum(left, axis=1, out=left)
         class_totals[:, k] = left[:, -1]
         at_cuts.append(np.take(left, in_rows))
