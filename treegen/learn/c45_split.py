@@ -43,7 +43,7 @@ def log_func(x):
         out = np.log(x, out=np.empty_like(x))
         out *= x
         out /= LOG2
-    out[x < SMALL] = 0.0
+    np.putmask(out, x < SMALL, 0.0)  # (faster than a boolean index)
     return out
 
 
