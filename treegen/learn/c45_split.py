@@ -283,8 +283,8 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     enough = ~(2 * min_split - known.sum(axis=1)[:, None] > SMALL)
     left_w, right_w = left_weight[:, :-1], known_total[:, None] - left_weight[:, :-1]
     valid = (v[:, :-1] + 1e-5 < v[:, 1:]) & enough  # a cut after sorted position i
-    valid &= (min_split - left_w < SMALL) | (left_w >= min_split)
-    valid &= (min_split - right_w < SMALL) | (right_w >= min_split)
+    valid &= min_split - left_w < SMALL  # heavy(left_w): (left_w >= min_split) adds nothing when finite
+    valid &= min_split - right_w < SMALL
     at = np.flatnonzero(valid)  # the cuts, attribute by attribute, in the order of the scan
     if not len(at):
         return [None] * len(features)
