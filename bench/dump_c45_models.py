@@ -7,7 +7,7 @@ the same option sets and of 100,000 rows under the defaults. One file per fit, N
 ``md5sum`` the folders of two checkouts and compare.
 
 Usage: python3 bench/dump_c45_models.py OUT_DIR [--quick]   (--quick: no 100,000-row file)
-Run it with the checkout to test first on the path (``PYTHONPATH=. python3 bench/...``).
+It fits with the treegen of its own checkout (copy it into the other one to compare).
 """
 from __future__ import annotations
 
@@ -19,23 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_c45 import synthetic_arff  # noqa: E402
+from test_c45 import VARIANTS  # noqa: E402  (the option sets the tests compare with J48)
 from treegen import modelio  # noqa: E402
 from treegen.data import load_dataset  # noqa: E402
 from treegen.errors import TreegenError  # noqa: E402
 from treegen.learn import fit  # noqa: E402
-
-VARIANTS = {  # as tests/test_c45.py's VARIANTS
-    "default": {},
-    "unpruned": {"unpruned": True},
-    "c10m5": {"confidence": 0.1, "min_leaf": 5},
-    "noraise": {"subtree_raising": False},
-    "rep": {"reduced_error": True, "folds": 3, "seed": 1},
-    "binary": {"binary_splits": True},
-    "laplace": {"laplace": True},
-    "nomdl": {"mdl_correction": False},
-}
 
 
 def arff_files(quick: bool) -> list[tuple[Path, list[str]]]:
