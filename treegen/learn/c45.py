@@ -90,7 +90,8 @@ class Grower:
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
         self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
         self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
-        self.numeric_matrix = self.columns_of(self.numeric_features, np.float64)
+        # attributes x rows: a node's rows of one attribute are gathered from one contiguous column
+        self.numeric_columns = np.array([dataset.columns[j] for j in self.numeric_features], dtype=np.float64)
         self.value_ranks = [O.ranks_of(dataset.columns[j]) for j in self.numeric_features]
         self.nominal_matrix = self.columns_of(self.nominal_features, np.int64)
         self.has_missing = np.zeros(len(dataset), dtype=bool)  # rows with a missing value in any feature
@@ -114,11 +115,10 @@ class Grower:
         """``whichSubset`` for many rows: the branch of each row, -1 when its value is missing."""
         column = self.data.columns[node.feature][idx]
         if node.is_binary_nominal:
-            return np.where(column < 0, -1, np.where(column == node.value, 0, 1))
+            return branch_of(column == node.value, column < 0)
         if not self.numeric[node.feature]:
             return column
-        out = np.where((column - node.threshold < TOLERANCE) | (column <= node.threshold), 0, 1)
-        return np.where(np.isnan(column), -1, out)
+        return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
 
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
@@ -135,7 +135,7 @@ class Grower:
         subset = self.subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
-        y, sk, wk = self.data.y[known_idx][known], subset[known], known_w[known]
+        y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
         cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)
         per_class = np.bincount(y, weights=wk, minlength=classes)
@@ -146,14 +146,14 @@ class Grower:
         unknown = (subset if chosen is None else self.subset_of(node, idx)) < 0
         if not unknown.any():
             return S.Dist(cells, per_bag, per_class, total)
-        yu, wu = self.data.y[idx][unknown], w[unknown]
+        yu, wu = np.compress(unknown, self.data.y[idx]), np.compress(unknown, w)
         spread = spread_unknown(per_bag, total, wu)
         per_bag = S.seq_sum(spread, per_bag)
         for c in range(classes):
             of_class = yu == c
             if of_class.any():
-                per_class[c] = S.seq_sum(wu[of_class], per_class[c])
-                cells[:, c] = S.seq_sum(spread[of_class], cells[:, c])
+                per_class[c] = S.seq_sum(np.compress(of_class, wu), per_class[c])
+                cells[:, c] = S.seq_sum(np.compress(of_class, spread, axis=0), cells[:, c])
         return S.Dist(cells, per_bag, per_class, S.seq_sum(wu, total))
 
     def split(self, node: GrowNode, idx: np.ndarray, w: np.ndarray, dist: S.Dist | None = None):
@@ -162,22 +162,27 @@ class Grower:
         subset = self.subset_of(node, idx)
         unknown = subset == -1
         if not unknown.any():
-            return [(idx[subset == b], w[subset == b]) for b in range(self.branches(node))]
+            return [(np.compress(rows, idx), np.compress(rows, w))
+                    for rows in (subset == b for b in range(self.branches(node)))]
         per_bag, total = self.bag_weights(node, subset, w) if dist is None else (dist.per_bag, dist.total)
         fractions = per_bag / total if total > 0 else np.zeros(len(per_bag))
         parts = []
         for b, fraction in enumerate(fractions):
-            spread = unknown & (fraction > S.SMALL)
-            rows = (subset == b) | spread
-            parts.append((idx[rows], np.where(spread, fraction * w, w)[rows]))
+            if not fraction > S.SMALL:
+                rows = subset == b
+                parts.append((np.compress(rows, idx), np.compress(rows, w)))
+                continue
+            rows = (subset == b) | unknown
+            spread, weights = np.compress(rows, unknown), np.compress(rows, w)
+            parts.append((np.compress(rows, idx), np.where(spread, fraction * weights, weights)))
         return parts
 
     def bag_weights(self, node: GrowNode, subset: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
         """The branch weights and the total of the rows' :meth:`distribution` (as pruning makes it),
         from their branches (``subset_of``) alone."""
         known = subset >= 0
-        wk, wu = w[known], w[~known]
-        per_bag = np.bincount(subset[known], weights=wk, minlength=self.branches(node))
+        wk, wu = np.compress(known, w), np.compress(~known, w)
+        per_bag = np.bincount(np.compress(known, subset), weights=wk, minlength=self.branches(node))
         total = S.seq_sum(wk)
         if not len(wu):
             return per_bag, total
@@ -202,11 +207,11 @@ class Grower:
     def best_split(self, idx: np.ndarray, w: np.ndarray, total: float,
                    sorted_by: np.ndarray | None) -> S.Candidate | None:
         """J48's split of these rows (of this total weight); ``sorted_by``: their order by each
-        numeric attribute (rows x attributes, as :meth:`weka_orders` gives it), None to sort them here."""
+        numeric attribute (attributes x rows, as :meth:`weka_orders` gives it), None to sort them here."""
         y = self.data.y[idx]
         candidates: list[S.Candidate | None] = [None] * len(self.numeric)
         if self.numeric_features:
-            found = S.numeric_candidates(self.numeric_features, self.numeric_matrix[idx], y, w,
+            found = S.numeric_candidates(self.numeric_features, self.numeric_columns, idx, y, w,
                                          self.n_classes, self.min_leaf, total, self.mdl, sorted_by)
             for j, c in zip(self.numeric_features, found):
                 candidates[j] = c
@@ -252,9 +257,9 @@ class Grower:
         passes the rows on in the order the last sort left (its m_train, sorted in place)."""
         if sorted_by is not None:
             sorts = sum(j <= node.feature for j in self.numeric_features)
-            seen = sorted_by[:, sorts - 1] if sorts else np.arange(len(node.idx))
+            seen = sorted_by[sorts - 1] if sorts else np.arange(len(node.idx))
             chosen = node.idx[seen], node.w[seen]
-            last = sorted_by[:, -1]
+            last = sorted_by[-1]
             node.idx, node.w = node.idx[last], node.w[last]
         else:
             chosen = node.idx, node.w
@@ -264,7 +269,7 @@ class Grower:
 
     def weka_orders(self, nodes: list[GrowNode]) -> list[np.ndarray | None]:
         """Each node's rows in the orders J48's model selection leaves them in, as it sorts them by
-        each numeric attribute in turn: column ``k`` is the permutation of ``node.idx`` after the
+        each numeric attribute in turn: row ``k`` is the permutation of ``node.idx`` after the
         sort by the k-th numeric attribute. The nodes' rows are sorted together, each node's on
         their own. None where every weight is whole and no value is missing: every sum below is
         exact in any order, and the rows keep theirs."""
@@ -276,13 +281,13 @@ class Grower:
         bounds = np.concatenate(([0], np.cumsum([len(nodes[k].idx) for k in replayed])))
         rows = np.concatenate([nodes[k].idx for k in replayed])
         positions = np.arange(len(rows))
-        columns = np.empty((len(rows), len(self.numeric_features)), dtype=np.int64)
+        sorted_positions = np.empty((len(self.numeric_features), len(rows)), dtype=np.int64)
         for sort, ranks in enumerate(self.value_ranks):
             order = O.weka_sort_segments(ranks[rows], bounds)
             rows, positions = rows[order], positions[order]
-            columns[:, sort] = positions
+            sorted_positions[sort] = positions
         for k, start, end in zip(replayed, bounds[:-1], bounds[1:]):
-            orders[k] = columns[start:end] - start
+            orders[k] = sorted_positions[:, start:end] - start
         return orders
 
     def branches(self, node: GrowNode) -> int:
@@ -292,6 +297,11 @@ class Grower:
 
     def new_node(self, idx: np.ndarray, w: np.ndarray) -> GrowNode:
         return GrowNode(idx, w, self.leaf_distribution(idx, w))
+
+
+def branch_of(first: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """0 where ``first``, -1 where ``missing`` (never first), else 1 (np.where of scalars is slow)."""
+    return (~first).astype(np.int64) - 2 * missing
 
 
 def spread_unknown(per_bag: np.ndarray, total: float, wu: np.ndarray) -> np.ndarray:

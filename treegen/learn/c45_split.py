@@ -43,7 +43,7 @@ def log_func(x):
         out = np.log(x, out=np.empty_like(x))
         out *= x
         out /= LOG2
-    out[x < SMALL] = 0.0
+    np.putmask(out, x < SMALL, 0.0)  # (faster than a boolean index)
     return out
 
 
@@ -245,48 +245,64 @@ def binary_nominal_candidates(features: list[int], codes: np.ndarray, n_categori
     return out
 
 
-def numeric_candidates(features: list[int], values: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
-                       min_leaf: float, total: float, mdl: bool = True,
+def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray, y: np.ndarray, w: np.ndarray,
+                       n_classes: int, min_leaf: float, total: float, mdl: bool = True,
                        sorted_by: np.ndarray | None = None) -> list[Candidate | None]:
-    """The best binary cut of each numeric attribute (columns of ``values``), as
-    ``C45Split.handleNumericAttribute`` finds it, in column blocks of bounded memory.
-    ``sorted_by``: the rows' order by each column (missing values last), if known."""
-    block = max(1, 2_000_000 // max(1, len(values)))
+    """The best binary cut of each numeric attribute (the rows ``idx`` of ``columns``, attributes x
+    all rows), as ``C45Split.handleNumericAttribute`` finds it, in blocks of attributes of bounded
+    memory. ``sorted_by``: the rows' order by each attribute (missing values last), if known.
+    Attribute by attribute in rows: each one's values, weights and running sums lie together."""
+    block = max(1, 2_000_000 // max(1, len(idx)))
     out: list[Candidate | None] = []
-    for start in range(0, values.shape[1], block):
-        columns = slice(start, start + block)
-        order = np.argsort(values[:, columns], axis=0) if sorted_by is None else sorted_by[:, columns]
-        out += _numeric_block(features[columns], values[:, columns], order, y, w, n_classes, min_leaf, total, mdl)
+    for start in range(0, len(columns), block):
+        these = slice(start, start + block)
+        if sorted_by is None:
+            values = columns[these][:, idx]
+            order = np.argsort(values, axis=1)
+            values = np.take_along_axis(values, order, axis=1)
+        else:
+            order = sorted_by[these]
+            values = np.empty(order.shape)
+            for column, rows, out_row in zip(columns[these], idx[order], values):
+                np.take(column, rows, out=out_row)
+        out += _numeric_block(features[these], values, order, y, w, n_classes, min_leaf, total, mdl)
     return out
 
 
-def _numeric_block(features, values, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
-    """``order``: the rows sorted by each column, missing values last; ties in any order (Weka's
-    quicksort leaves them in its own)."""
-    v = np.take_along_axis(values, order, axis=0)
+def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
+    """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it, missing
+    values last; ties in any order (Weka's quicksort leaves them in its own)."""
     known = ~np.isnan(v)
-    wk = np.where(known, w[order], 0.0)  # unknown rows add exact zeros to the running sums
+    wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     yk = y[order]
-    left_weight = np.cumsum(wk, axis=0)
-    known_total = left_weight[-1]
+    left_weight = np.cumsum(wk, axis=1)
+    known_total = left_weight[:, -1]
     min_split = 0.1 * known_total / n_classes
     min_split = np.where((min_split - min_leaf < SMALL) | (min_split <= min_leaf), min_leaf,
-                         np.where(min_split - 25 > SMALL, 25.0, min_split))
-    enough = ~(2 * min_split - known.sum(axis=0) > SMALL)
-    left_w, right_w = left_weight[:-1], known_total - left_weight[:-1]
-    valid = (v[:-1] + 1e-5 < v[1:]) & enough  # a cut after sorted position i
-    valid &= (min_split - left_w < SMALL) | (left_w >= min_split)
-    valid &= (min_split - right_w < SMALL) | (right_w >= min_split)
-    if not valid.any():
+                         np.where(min_split - 25 > SMALL, 25.0, min_split))[:, None]
+    enough = ~(2 * min_split - known.sum(axis=1)[:, None] > SMALL)
+    left_w, right_w = left_weight[:, :-1], known_total[:, None] - left_weight[:, :-1]
+    valid = (v[:, :-1] + 1e-5 < v[:, 1:]) & enough  # a cut after sorted position i
+    valid &= min_split - left_w < SMALL  # heavy(left_w): (left_w >= min_split) adds nothing when finite
+    valid &= min_split - right_w < SMALL
+    at = np.flatnonzero(valid)  # the cuts, attribute by attribute, in the order of the scan
+    if not len(at):
         return [None] * len(features)
-    cut, column = np.nonzero(valid)  # the cuts, in memory order (the scan sorts them by column)
-    lefts = [np.cumsum(np.where(yk == k, wk, 0.0), axis=0) for k in range(n_classes)]
-    class_totals = np.stack([left[-1] for left in lefts], axis=-1)
-    new = _cut_entropies([left[cut, column] for left in lefts], class_totals[column],
-                         left_w[cut, column], right_w[cut, column])
+    cuts_per_row = valid.shape[1]
+    column = at // cuts_per_row
+    in_rows = at + column  # the cut after sorted position i is at (attribute, i) of the rows
+    class_totals = np.empty((len(v), n_classes))
+    at_cuts = []
+    for k in range(n_classes):  # each class's running sum, kept at the cuts
+        left = wk * (yk == k)
+        np.cumsum(left, axis=1, out=left)
+        class_totals[:, k] = left[:, -1]
+        at_cuts.append(np.take(left, in_rows))
+    left_at = np.take(left_weight, in_rows)
+    new = _cut_entropies(at_cuts, class_totals[column], left_at, known_total[column] - left_at)
     gains = info_gain(old_ent(class_totals, known_total)[column], new, known_total[column], total)
-    best_cuts = _first_better_cuts(valid, cut, column, gains)
-    n_cuts = valid.sum(axis=0).tolist()
+    best_cuts = _first_better_cuts(valid.shape, at, gains)
+    n_cuts = valid.sum(axis=1).tolist()
     kept = {}  # column -> (cut, gain)
     for j, (i, gain) in best_cuts.items():  # (none in a column: no cut, or none gains)
         if mdl:
@@ -297,33 +313,42 @@ def _numeric_block(features, values, order, y, w, n_classes, min_leaf, total, md
         return [None] * len(features)
     columns = list(kept)
     cuts, gains = np.array([kept[j][0] for j in columns]), np.array([kept[j][1] for j in columns])
-    bags = np.stack([left_w[cuts, columns], right_w[cuts, columns]], axis=-1)
+    bags = np.stack([left_w[columns, cuts], right_w[columns, cuts]], axis=-1)
     ratios = gain_ratio(gains, bags, known_total[columns], total).tolist()
     out: list[Candidate | None] = [None] * len(features)
     for j, i, gain, ratio in zip(columns, cuts.tolist(), gains.tolist(), ratios):
-        threshold = (v[i + 1, j] + v[i, j]) / 2
-        if threshold == v[i + 1, j]:
-            threshold = v[i, j]
+        threshold = (v[j, i + 1] + v[j, i]) / 2
+        if threshold == v[j, i + 1]:
+            threshold = v[j, i]
         out[j] = Candidate(features[j], gain, ratio, float(threshold))
     return out
 
 
-def _first_better_cuts(valid: np.ndarray, cut: np.ndarray, column: np.ndarray, gains: np.ndarray) -> dict:
-    """:func:`first_better` of every column's cuts at once: column -> (cut, gain) Weka's scan keeps.
-    Only a column's strict running maxima can be kept."""
-    table = np.full(valid.shape, -np.inf)
-    table[cut, column] = gains
-    running = np.maximum.accumulate(table, axis=0)
-    record = np.empty(valid.shape, dtype=bool)
-    record[0], record[1:] = table[0] > -np.inf, table[1:] > running[:-1]
-    columns, rows = np.nonzero(record.T)
+def _first_better_cuts(shape: tuple[int, int], at: np.ndarray, gains: np.ndarray) -> dict:
+    """:func:`first_better` of every attribute's cuts at once: attribute -> (cut, gain) Weka's scan
+    keeps. ``at``: the cuts' flat positions in an (attributes x cuts) table. Only an attribute's
+    strict running maxima (records) can be kept, and a record is kept for certain when it beats
+    the one before it (or 0) by more than 1e-6, as the last kept one is no higher: the scan is run
+    in Python from the last such record on."""
+    table = np.full(shape, -np.inf)
+    table.ravel()[at] = gains
+    running = np.maximum.accumulate(table, axis=1)
+    record = np.empty(shape, dtype=bool)
+    record[:, 0], record[:, 1:] = table[:, 0] > -np.inf, table[:, 1:] > running[:, :-1]
+    where = np.flatnonzero(record)
+    column, cut, g = where // shape[1], where % shape[1], table.ravel()[where]
+    first = np.concatenate(([True], column[1:] != column[:-1]))
+    before = np.maximum(np.concatenate(([0.0], g[:-1])), 0.0)
+    before[first] = 0.0
+    certain = g - before > SMALL
+    last_certain = np.maximum.accumulate(np.where(certain | first, np.arange(len(g)), 0))
+    ends = np.append(np.flatnonzero(first)[1:], len(g))
     best: dict = {}
-    top, last = 0.0, -1
-    for j, i, g in zip(columns.tolist(), rows.tolist(), table.T[record.T].tolist()):
-        if j != last:
-            top, last = 0.0, j
-        if g - top > SMALL:  # gr(g, top)
-            best[j], top = (i, g), g
+    for start, end in zip(last_certain[ends - 1].tolist(), ends.tolist()):
+        top, j = 0.0, int(column[start])
+        for i, value in zip(cut[start:end].tolist(), g[start:end].tolist()):
+            if value - top > SMALL:  # gr(g, top)
+                best[j], top = (i, value), value
     return best
 
 
