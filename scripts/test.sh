@@ -24,7 +24,8 @@ python3 -m venv .venv
 # The tests start many Python processes (the CLI, generated programs): let them reuse treegen's
 # bytecode rather than compile it in each (the suite of 5b0f1c6: 12 min 47 s, 14 min 10 s with it set).
 unset PYTHONDONTWRITEBYTECODE
-# Two workers (pytest-xdist), one per core of the CI machine; each starts its own servers and Spark
-# (unix sockets in their own temporary folders). worksteal: an idle worker takes queued tests from the
-# busy one, so the few minute-long tests do not leave one core waiting. `-n 0` runs in one process.
+# Two workers (pytest-xdist), one per core of the CI machine; a worker starts the servers and Spark it
+# needs (unix sockets in its own temporary folders), and the tests that need them run first, on one
+# worker (tests/conftest.py). worksteal: an idle worker takes queued tests from the busy one, so the
+# few minute-long tests do not leave one core waiting. `-n 0` runs in one process.
 exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal "$@"
