@@ -35,7 +35,7 @@ def introsort_order(values: np.ndarray) -> np.ndarray:
     stable = []  # (starts, sizes) of segments that end stably sorted: small, or without ties
     while len(lo):
         # the rows of one value always share a segment (a partition parts rows by value)
-        positions, segment = _positions(lo, size)
+        positions, segment, _ = _positions(lo, size)
         ties = np.bincount(segment, weights=copies[positions] > 1, minlength=len(lo)) > 0
         one_value = copies[lo] == size
         still = ~(one_value & ((depth > 0) | (size <= INSERTION_SORT)))  # one value: rows stay
@@ -58,7 +58,7 @@ def introsort_order(values: np.ndarray) -> np.ndarray:
         lo, size, depth = lo[keep], size[keep], depth[keep]
     starts, sizes = (np.concatenate(x) for x in zip(*stable))
     if len(starts):
-        positions, segment = _positions(starts, sizes)
+        positions, segment, _ = _positions(starts, sizes)
         moved = positions[np.lexsort((v[positions], segment))]
         v[positions], order[positions] = v[moved], order[moved]
     return order
@@ -109,9 +109,8 @@ def partition_segments(v: np.ndarray, starts: np.ndarray, sizes: np.ndarray, piv
     followed by the rows from the back up to the k-th one kept there; the scan stops where front
     and back meet. Larger rows fill the segment from the end in the order the scan meets them;
     kept rows from the front, the less ones first (:func:`_equal_rows` for the others)."""
-    positions, segment = _positions(starts, sizes)
-    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # each segment's first place in them
-    local = np.arange(len(positions)) - offset[segment]
+    positions, segment, offset = _positions(starts, sizes)  # offset: each segment's first place in them
+    local = positions - starts[segment]
     size = sizes[segment]
     values = v[positions]
     less, greater = values < pivots[segment], values > pivots[segment]
@@ -183,11 +182,12 @@ def _running_count(flags: np.ndarray, starts: np.ndarray, segment: np.ndarray) -
     return count - before[segment]
 
 
-def _positions(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of segments, one after the other, and the segment of each."""
+def _positions(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positions of segments, one after the other, the segment of each, and where each
+    segment's positions begin among them."""
     segment = np.repeat(np.arange(len(starts)), sizes)
     offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return starts[segment] + np.arange(len(segment)) - offset[segment], segment
+    return starts[segment] + np.arange(len(segment)) - offset[segment], segment, offset
 
 
 def _medians_of_three(a, b, c):

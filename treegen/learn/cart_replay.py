@@ -86,7 +86,7 @@ class _Replay:
         self.X = _float32_matrix(dataset)
         with np.errstate(over="ignore", invalid="ignore"):  # scikit-learn's test, on every row
             self.has_missing = np.isnan(self.X.sum(axis=0)).tolist()
-        self.total_weight = float(np.cumsum(weights)[-1])  # Splitter.init: every row, in order
+        self.total_weight = float(_sequential_sum(weights, 0))  # Splitter.init: every row, in order
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         self.features = list(range(self.X.shape[1]))
         self.constant = list(self.features)
@@ -99,7 +99,7 @@ class _Replay:
             start, end, depth, parent, is_left, impurity, known = stack.pop()
             rows = self.samples[start:end]
             total = _sequential_sum(self.stats[:, rows], axis=1)
-            squares = 0.0 if self.squares is None else float(np.cumsum(self.squares[rows])[-1])
+            squares = 0.0 if self.squares is None else float(_sequential_sum(self.squares[rows], 0))
             if impurity is None:
                 impurity = self._impurity(total[:, None], np.array([squares]))[0]
             node = nodes.add(parent, is_left, total, impurity, end - start)
