@@ -24,7 +24,7 @@ def test_rules_predict_what_the_tree_predicts(seed, regression, trees):
     model = random_model(seed, regression=regression, n_trees=trees)
     for tree, tree_rules in zip(model.trees, lower(model)):
         for row in random_rows(model, 60, seed):
-            assert rules_output(model, tree_rules, row) == tree_output(model, tree, row)
+            assert rules_output(model, tree, tree_rules, row) == tree_output(model, tree, row)
 
 
 @SETTINGS

@@ -6,10 +6,14 @@ A condition on a feature is an interval ``low < x <= high`` (numeric) or a set `
 feature does not know): its ``if_missing`` factor -- 0.0 (the rule does not apply), 1.0 (it applies),
 or a fraction (C4.5's fractional route). A condition of kind ``missing`` applies only to a missing x.
 
-A rule's weight for a row is the product of its conditions' factors (1.0 when x satisfies the
-condition), multiplied left to right starting from 1.0; a tree's output is the sum of
-``weight * value`` over its rules, in order, starting from 0.0. Back ends that keep to this order
-reproduce :func:`treegen.model.tree_output` bit for bit. When no split
+A rule applies to a row when none of its conditions' factors is 0.0 (1.0 when x satisfies the
+condition). Its weight is then J48's: 1.0 times the fraction of each fractional branch its path takes
+(:attr:`Rule.shares`) whose feature is missing, in path order, root first -- a condition's
+``if_missing`` is the product of its feature's fractions, for the reader, not the arithmetic. A
+tree's output adds ``weight * value`` over its rules nested as the tree nests: each split adds its
+children's sums left to right from 0.0 (a rule that does not apply adds an exact 0.0), see
+:func:`rules_output`. Back ends that keep to this arithmetic reproduce
+:func:`treegen.model.tree_output` bit for bit. When no split
 routes missing values fractionally (``TreeRules.exclusive``), exactly one rule applies to every row,
 so a back end may test the rules in order and stop at the first that applies.
 
@@ -20,9 +24,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
-from .model import Feature, MissingRoute, Model, Op, Route, Tree, in_missing_interval, is_missing
+from .model import Feature, MissingRoute, Model, Op, Route, Tree, in_missing_interval, is_missing, nested_sum
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 
@@ -56,10 +60,35 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Share:
+    """A fractional branch a rule's path takes: a missing value goes on with ``fraction`` of its weight."""
+    feature: int
+    fraction: float
+    by_unknown: bool  # a category the feature does not know takes it too (it counts as missing)
+
+    def applies(self, value: Any, feature: Feature) -> bool:
+        if is_missing(value) or in_missing_interval(feature, value):
+            return True
+        return self.by_unknown and not feature.is_numeric and str(value) not in feature.categories
+
+
+@dataclass(frozen=True)
 class Rule:
     conditions: tuple[Condition, ...]  # one per feature, in feature order
     node: int  # the leaf (or stopping node) id in its tree
     value: tuple[float, ...]
+    shares: tuple[Share, ...] = ()  # the fractional branches of its path, root first
+
+    def weight(self, row: Mapping[str, Any], features) -> float:
+        """0.0 where a condition excludes the row, else 1.0 times the shares that apply, in path order."""
+        for c in self.conditions:
+            if c.factor(row.get(features[c.feature].name), features[c.feature]) == 0.0:
+                return 0.0
+        weight = 1.0
+        for share in self.shares:
+            if share.applies(row.get(features[share.feature].name), features[share.feature]):
+                weight = weight * share.fraction
+        return weight
 
 
 @dataclass
@@ -77,13 +106,13 @@ def lower(model: Model) -> list[TreeRules]:
 def lower_tree(model: Model, tree: Tree) -> TreeRules:
     rules: list[Rule] = []
     exclusive = True
-    # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}).
-    stack: list[tuple[int, dict[int, Condition]]] = [(0, {})]
+    # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}, shares).
+    stack: list[tuple[int, dict[int, Condition], tuple[Share, ...]]] = [(0, {}, ())]
     while stack:
-        node_id, path = stack.pop()
+        node_id, path, shares = stack.pop()
         node = tree.nodes[node_id]
         if node.is_leaf:
-            rules.append(_rule(path, node_id, node.value))
+            rules.append(_rule(path, node_id, node.value, shares))
             continue
         split = node.split
         feature = model.features[split.feature]
@@ -104,12 +133,16 @@ def lower_tree(model: Model, tree: Tree) -> TreeRules:
                                if_unknown=None if split.unknown is None else 1.0 if position == split.unknown else 0.0)
             merged = _add(path, branch, feature.categories)
             if merged is not None:
-                children.append((child, merged))
+                if missing.kind == Route.FRACTION:
+                    children.append((child, merged, shares + (Share(split.feature, missing.weights[position],
+                                                                     split.unknown is None),)))
+                else:
+                    children.append((child, merged, shares))
         if missing.kind == Route.STOP:
             stops = Condition(split.feature, MISSING, if_missing=1.0, if_unknown=None if split.unknown is None else 0.0)
             merged = _add(path, stops, feature.categories)
             if merged is not None:  # this node's own value applies: it comes before its children
-                rules.append(_rule(merged, node_id, node.value))
+                rules.append(_rule(merged, node_id, node.value, shares))
         stack.extend(reversed(children))
     rules.sort(key=lambda rule: rule.node)  # node order, as the model sums them
     return TreeRules(rules, tree.output, exclusive)
@@ -124,9 +157,9 @@ def _if_missing(missing: MissingRoute, position: int) -> float:
     return 0.0
 
 
-def _rule(path: dict[int, Condition], node_id: int, value) -> Rule:
-    """Conditions in feature order: the order in which the model multiplies fractional weights."""
-    return Rule(tuple(path[f] for f in sorted(path)), node_id, value)
+def _rule(path: dict[int, Condition], node_id: int, value, shares: tuple[Share, ...]) -> Rule:
+    """Conditions in feature order."""
+    return Rule(tuple(path[f] for f in sorted(path)), node_id, value, shares)
 
 
 def _in_order(values, categories):
@@ -180,19 +213,33 @@ def _always(c: Condition, categories) -> bool:
     return c.kind == SET and set(c.values) >= set(categories)
 
 
-def rules_output(model: Model, tree_rules: TreeRules, row: Mapping[str, Any]) -> list[float]:
-    """A tree's output computed from its rules: what every back end computes."""
-    names = [f.name for f in model.features]
-    width = len(tree_rules.rules[0].value)
-    total = [0.0] * width
-    for rule in tree_rules.rules:
-        weight = 1.0
-        for c in rule.conditions:
-            weight = weight * c.factor(row.get(names[c.feature]), model.features[c.feature])
-            if weight == 0.0:
-                break
-        if weight != 0.0:
-            total = [t + weight * v for t, v in zip(total, rule.value)]
-            if tree_rules.exclusive:
-                break
-    return total
+def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[str, Any]) -> list[float]:
+    """A tree's output computed from its rules: what every back end computes. An exclusive tree's is
+    the value of the first rule that applies; otherwise ``weight * value`` of each rule, summed as the
+    tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`)."""
+    if tree_rules.exclusive:
+        for rule in tree_rules.rules:
+            if rule.weight(row, model.features) != 0.0:
+                return [0.0 + v for v in rule.value]
+        return [0.0] * len(tree_rules.rules[0].value)
+    weights = {rule.node: rule.weight(row, model.features) for rule in tree_rules.rules}
+    return nested_sum(tree, tree_shape(tree, weights), lambda node: node.value)
+
+
+def tree_shape(tree: Tree, weights: Mapping[int, float]) -> Iterator[tuple[int, float, int]]:
+    """Every node of the tree as :func:`treegen.model.walk` would give it if the row went down every
+    branch, each end with its weight from ``weights`` (0.0 where absent): the nesting of a fractional
+    tree's sums, which the rows it does not reach fill with exact zeros. A split whose missing route
+    stops is an end before its children."""
+    stack = [0]
+    while stack:
+        node_id = stack.pop()
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            yield node_id, weights.get(node_id, 0.0), 0
+            continue
+        stops = node.split.missing.kind == Route.STOP
+        yield node_id, 0.0, len(node.children) + stops
+        if stops:
+            yield node_id, weights.get(node_id, 0.0), 0
+        stack.extend(reversed(node.children))

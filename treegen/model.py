@@ -21,10 +21,11 @@ Prediction semantics (the reference every back end must match):
 * A leaf may hold a linear model (:class:`Linear`, LightGBM's linear trees): its value is then
   ``const + c1 * x1 + c2 * x2 ...`` in double, left to right, or ``node.value`` when one of its
   features is missing (:func:`leaf_value`).
-* A tree's output is the sum, over the leaves (and stopping nodes) reached, in node order, of
-  ``weight * node.value``, where weight is the product of the fractional weights taken along the
-  path (1.0 when none was taken), see :func:`tree_output`. Without missing values exactly one leaf
-  is reached.
+* A tree's output is J48's arithmetic (``ClassifierTree.getProbs``): a node where evaluation ends
+  adds ``weight * node.value``, where weight is the product of the fractional weights taken along
+  the path, root first (1.0 when none was taken); a node whose missing value spreads the row over its
+  children adds their outputs, left to right, from 0.0. The sums nest as the tree nests -- see
+  :func:`tree_output`. Without missing values exactly one leaf is reached.
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
   class with the highest final score, the first one on ties -- except boosted classifiers, which
   decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
@@ -45,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from itertools import repeat
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -540,11 +541,11 @@ class Model:
         rounded probabilities would differ where they tie (raw == 0: balanced data). Where a node
         reached has a label value, the label is decided on the label sums (see the module's docstring).
         """
-        ends = [reached(self, tree, row) for tree in self.trees]
-        outputs = [weighted_sum(tree, e, node_value(self, row)) for tree, e in zip(self.trees, ends)]
-        if any(tree.nodes[n].label_value for tree, e in zip(self.trees, ends) for n, _ in e):
+        walks = [list(walk(self, tree, row)) for tree in self.trees]
+        outputs = [nested_sum(tree, w, node_value(self, row)) for tree, w in zip(self.trees, walks)]
+        if any(tree.nodes[n].label_value for tree, w in zip(self.trees, walks) for n, _, spread in w if not spread):
             labels = node_value(self, row, labels=True)
-            return self.combined(outputs, [weighted_sum(tree, e, labels) for tree, e in zip(self.trees, ends)])[0]
+            return self.combined(outputs, [nested_sum(tree, w, labels) for tree, w in zip(self.trees, walks)])[0]
         return self.combined(outputs)[0]
 
     def combined(self, outputs: Sequence[Sequence[float]],
@@ -801,10 +802,9 @@ def leaf_value(model: Model, node: Node, row: Mapping[str, Any]) -> tuple[float,
 
 
 def tree_output(model: Model, tree: Tree, row: Mapping[str, Any], labels: bool = False) -> list[float]:
-    """One tree's output for one row: the sum, in node order, of ``weight * value`` over the nodes
-    where evaluation ended (see :func:`reached`); with ``labels``, its label sums (``weight *
-    deciding_value``)."""
-    return weighted_sum(tree, reached(model, tree, row), node_value(model, row, labels))
+    """One tree's output for one row (see :func:`nested_sum`); with ``labels``, its label sums
+    (``weight * deciding_value``)."""
+    return nested_sum(tree, walk(model, tree, row), node_value(model, row, labels))
 
 
 def node_value(model: Model, row: Mapping[str, Any], labels: bool = False) -> Callable[[Node], tuple[float, ...]]:
@@ -815,14 +815,56 @@ def node_value(model: Model, row: Mapping[str, Any], labels: bool = False) -> Ca
     return lambda node: leaf_value(model, node, row)
 
 
-def weighted_sum(tree: Tree, ends: Sequence[tuple[int, float]],
-                 value: Callable[[Node], tuple[float, ...]]) -> list[float]:
-    """The sum, in the order given, of ``weight * value(node)`` over the (node id, weight) pairs
-    ``ends``, from 0.0."""
-    total = [0.0] * len(tree.nodes[0].value)
-    for node_id, weight in ends:
-        total = [t + weight * v for t, v in zip(total, value(tree.nodes[node_id]))]
-    return total
+def walk(model: Model, tree: Tree, row: Mapping[str, Any]) -> Iterator[tuple[int, float, int]]:
+    """One row's walk of one tree, depth first, children in order, iteratively: (node id, weight,
+    spread) for each node where the walk ends (a leaf, or a split whose missing route stops; spread
+    0) and for each split whose fractional route sends the row down all its children (spread: how
+    many). A weight multiplies the fractional weights taken along the path, root first (J48's
+    ``weights[i] * weight``)."""
+    names = [f.name for f in model.features]
+    stack = [(0, 1.0)]
+    while stack:
+        node_id, weight = stack.pop()
+        node = tree.nodes[node_id]
+        if node.is_leaf:
+            yield node_id, weight, 0
+            continue
+        split = node.split
+        position = child_for(model, split, row.get(names[split.feature]))
+        if position is not None:
+            stack.append((node.children[position], weight))
+        elif split.missing.kind == Route.CHILD:
+            stack.append((node.children[split.missing.child], weight))
+        elif split.missing.kind == Route.FRACTION:
+            yield node_id, weight, len(node.children)
+            stack.extend((child, weight * w) for child, w in reversed(list(zip(node.children, split.missing.weights))))
+        else:
+            yield node_id, weight, 0
+
+
+def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
+               value: Callable[[Node], tuple[float, ...]]) -> list[float]:
+    """A tree's output from its :func:`walk`: a node where the walk ends gives ``weight *
+    value(node)``; a split that spreads the row gives its children's outputs added left to right
+    from 0.0, as J48's ``getProbs`` recurses. A child the row does not reach would add an exact 0.0,
+    so the nesting is the tree's own, whichever nodes a row reaches: flat back ends nest their sums
+    as the tree does. The result is added to 0.0 (-0.0 becomes 0.0)."""
+    width = len(tree.nodes[0].value)
+    open_sums: list[list] = []  # per spreading split not yet summed: [its sum so far, children left]
+    done = [0.0] * width
+    for node_id, weight, spread in steps:
+        if spread:
+            open_sums.append([[0.0] * width, spread])
+            continue
+        done = [weight * v for v in value(tree.nodes[node_id])]
+        while open_sums:  # a finished child goes into its parent's sum, which may finish in turn
+            parent = open_sums[-1]
+            parent[0] = [s + d for s, d in zip(parent[0], done)]
+            parent[1] -= 1
+            if parent[1]:
+                break
+            done = open_sums.pop()[0]
+    return [0.0 + d for d in done]
 
 
 def has_label_values(model: Model) -> bool:
@@ -848,40 +890,10 @@ def label_value_problem(model: Model) -> str | None:
 
 
 def reached(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[tuple[int, float]]:
-    """The (node id, weight) pairs where one row's walk of one tree ended, in node order: a leaf, or a
-    split whose missing route stops. Walked iteratively.
-
-    A path's weight multiplies the fractional weights it took, per feature in path order, and then
-    across features in feature order: the order in which a rule's conditions are multiplied, so
-    flat rules reproduce it bit for bit.
-    """
-    names = [f.name for f in model.features]
-    ends: list[tuple[int, dict]] = []
-    stack: list[tuple[int, dict]] = [(0, {})]  # (node id, {feature: product of its fractional weights})
-    while stack:
-        node_id, factors = stack.pop()
-        node = tree.nodes[node_id]
-        if node.is_leaf:
-            ends.append((node_id, factors))
-            continue
-        split = node.split
-        position = child_for(model, split, row.get(names[split.feature]))
-        if position is not None:
-            stack.append((node.children[position], factors))
-        elif split.missing.kind == Route.CHILD:
-            stack.append((node.children[split.missing.child], factors))
-        elif split.missing.kind == Route.FRACTION:
-            for child, w in reversed(list(zip(node.children, split.missing.weights))):
-                stack.append((child, {**factors, split.feature: factors.get(split.feature, 1.0) * w}))
-        else:
-            ends.append((node_id, factors))
-    out = []
-    for node_id, factors in sorted(ends, key=lambda item: item[0]):
-        weight = 1.0
-        for feature in sorted(factors):
-            weight = weight * factors[feature]
-        out.append((node_id, weight))
-    return out
+    """The (node id, weight) pairs where one row's walk of one tree ended (see :func:`walk`), in node
+    order: a leaf, or a split whose missing route stops."""
+    return sorted(((node_id, weight) for node_id, weight, spread in walk(model, tree, row) if not spread),
+                  key=lambda end: end[0])
 
 
 def leaf_ids(model: Model, row: Mapping[str, Any]) -> str:
