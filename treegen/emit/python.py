@@ -142,7 +142,7 @@ def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
         elif kind == CALL:
             lines.extend([f"{pad}return {name(payload)}(x)"] if exclusive else
                          [f"{pad}todo.append(({name(payload)}, w))", f"{pad}return"])
-        elif kind == FRACTION:  # the spread's mark, then its children, pushed last first: run first first
+        elif kind == FRACTION:  # the spread's mark, then its children pushed last first: the first runs first
             _, weights = payload
             lines.append(f"{pad}out.append({len(weights)})")
             lines.extend(f"{pad}todo.append(({name(child)}, w * {literal(weight)}))"
