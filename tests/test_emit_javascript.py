@@ -36,7 +36,7 @@ from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, Combine, Decision, Feature, MissingRoute, Model, NumericSemantics, Target,
-                           reached)
+                           reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.javascript import run
 from treegen.run.protocol import write_output
@@ -235,6 +235,19 @@ def boosted(seed: int, link: str, precision: str = "float64", **combine):
     """test_emit_python's per-class boosting trees, summed in ``precision``, with more of the combine."""
     model = python_boosted(seed, link)
     return replace(model, combine=replace(model.combine, precision=precision, **combine))
+
+
+def test_fractional_sums_are_j48s():
+    """J48's arithmetic, bit for bit: a path's fractions multiplied root first, the sums nested as the
+    tree nests. On two of these rows, weights multiplied per feature or sums added in node order differ."""
+    model = random_model(1)
+    rows = random_rows(model, 60, 1)
+    [result] = api_answers([(emit(model, "javascript", leaf=True), rows)])
+    for row, answer in zip(rows, result["answers"]):
+        expected = tree_output(model, model.trees[0], row)
+        for key in ("proba", "fastProba"):
+            assert len(answer[key]) == len(expected) and all(map(same, answer[key], expected)), (row, answer)
+        assert answer["leaf"] == reference_leaves(model, row), row
 
 
 def test_links_at_large_raw_sums_are_exact():
@@ -479,7 +492,7 @@ def runtime_module() -> str:
     stub = ("const FEATURES = [], CLASSES = [], CATEGORIES = [], USED = [], INTERVALS = null, LEAF_IDS = false;\n"
             "const COMBINE = {kind: 'single', init: [], scale: 1, initLast: false, link: 'identity', linkScale: 1,"
             " float32: false, divisor: 1, decide: 'argmax'};\n"
-            "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1], FACTORS = [0];\n"
+            "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
     return stub + RUNTIME.read_text(encoding="utf-8")
 

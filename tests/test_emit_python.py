@@ -20,7 +20,8 @@ from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, reached
+from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, reached,
+                           tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -393,6 +394,16 @@ def test_fractional_routes_at_any_depth():
     model = fraction_chain(10_000)
     rows = [{"x": v} for v in (-1.0, 5.0, 9999.0, 1e9, None)]
     assert_exact(model, load(emit(model, "python", leaf=True)), rows, leaf=True)
+
+
+def test_fractional_sums_are_j48s():
+    """J48's arithmetic, bit for bit: a path's fractions multiplied root first, the sums nested as the
+    tree nests. On two of these rows, weights multiplied per feature or sums added in node order differ."""
+    model = random_model(1)
+    module = load(emit(model, "python", leaf=True))
+    for row in random_rows(model, 60, 1):
+        assert same(module["predict_proba"](row), tree_output(model, model.trees[0], row)), row
+        assert module["predict_leaf"](row) == leaves(model, row), row
 
 
 def test_output_is_deterministic_and_python38():

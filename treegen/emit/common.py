@@ -23,11 +23,16 @@ the classes), so that one walk and one weighted sum give both, each number summe
 model sums it; a back end reports the first half (:func:`scores_part`) and decides on the second
 (:func:`label_part`).
 
-Trees with a fractional route are *non-exclusive*: their functions carry the path's factors, one
-per feature with a fractional split (``TreePlan.factors``, in feature order; ``slot`` is the
-position of this split's feature), and collect ``(node id, factors)`` pairs; the weight of a node
-reached is ``1.0`` times its factors in order, as :func:`treegen.model.tree_output` multiplies them
-(a factor of 1.0 changes nothing). The other trees return the id of the one node reached.
+Trees with a fractional route are *non-exclusive*: a row may reach several nodes, and their output
+is J48's arithmetic (:func:`treegen.model.tree_output`). Their functions carry the path's weight,
+which a fractional branch multiplies by its fraction (``1.0`` at the root, root first), and record
+the walk's steps in the order they come: a node reached with its weight, a fractional route with its
+number of children. A function runs exactly one of its ``leaf``, ``call`` and ``fraction``
+statements, and those still to run wait on a stack, last in first out, a fractional route's children
+pushed last first: so the steps come depth first, children in order, as :func:`treegen.model.walk`
+yields them, and a back end folds them as :func:`treegen.model.nested_sum` does. (``slot`` and
+``TreePlan.factors`` -- per-feature factors -- are not part of this arithmetic.) The other trees
+return the id of the one node reached.
 """
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def _condition_bytes(cond: Cond) -> int:
 
 # Bytes: a leaf loads its number and returns (5), a call loads the function, calls and returns (14);
 # collecting (a tree with fractional routes) pushes to an array (16 more); a fractional branch pushes a
-# walker and its scaled factors (30). Functions are cut at a quarter of V8's limit: the estimate is an
+# walker and its weight (30). Functions are cut at a quarter of V8's limit: the estimate is an
 # upper bound, and TurboFan compiles a 15 KB function in a tenth of the time of a 60 KB one.
 COST = CostModel(condition=_condition_bytes, leaf=5, call=14, collect=16, fraction_call=30,
                  budget=OPTIMIZED_LIMIT // 4, max_depth=40)
@@ -180,8 +180,10 @@ def comment(cond: Cond, name: str, categories) -> str:
 
 def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
-    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, factors) to ``out`` and the
-    walkers still to run, with their factors, to ``todo`` (the runtime's ``reached`` runs them).
+    value's, see :func:`output_numbers`); a non-exclusive one adds its walk's steps to ``out`` -- (node
+    id, weight) where the walk ends, (minus the number of children, weight) where a fractional route
+    spreads it -- and the walkers still to run, with their weights, to ``todo`` (the runtime's ``walk``
+    runs them). A weight multiplies the path's fractions root first, as :func:`treegen.model.walk`.
     ``test(cond)``: an ``if`` line, unindented, its comment with the feature's name and categories."""
     exclusive = tree_plan.exclusive
     name = lambda node: walker_name(function.tree, node)
@@ -197,9 +199,9 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
             return [f"{pad}return {name(payload)}(x);"]
         if kind == CALL:
             return [f"{pad}todo.push({name(payload)}, w);", f"{pad}return;"]
-        slot, weights = payload  # a fractional route: every child, its factor scaled
-        pushes = [f"{pad}todo.push({name(child)}, scaled(w, {slot}, {literal(weight)}));" for child, weight in weights]
-        return pushes + [f"{pad}return;"]
+        _, weights = payload  # a fractional route: its mark, then its children pushed last first: the first runs first
+        pushes = [f"{pad}todo.push({name(child)}, w * {literal(weight)});" for child, weight in reversed(weights)]
+        return [f"{pad}out.push({-len(weights)}, w);"] + pushes + [f"{pad}return;"]
 
     lines = braced_lines(function, INDENT, 1, statement)
     if lines and lines[-1] == f"{INDENT}return;":  # the function's end returns anyway

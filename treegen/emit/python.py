@@ -124,9 +124,11 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
 def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
     """A list walker's name, parameters and body lines. An exclusive tree's walker returns the number
     of the node reached (``numbers``: its id or its value's, see :func:`output_numbers`); a
-    non-exclusive one collects (node id, factors) pairs in ``out`` and leaves the functions still to
-    run, with their factors, in ``todo`` (its driver runs them: no recursion). ``test(cond)``: an ``if``
-    line, unindented."""
+    non-exclusive one records its walk's steps in ``out`` -- a (node id, weight) pair where the walk
+    ends, the number of children where a fractional route spreads it -- and leaves the functions still
+    to run, with their weights, in ``todo`` (its driver runs them: no recursion). A weight multiplies
+    the path's fractions root first (``w * fraction``, as :func:`treegen.model.walk`). ``test(cond)``:
+    an ``if`` line, unindented."""
     exclusive = tree_plan.exclusive
     name = lambda node: function_name("_t", function.tree, node)
     lines = []
@@ -140,10 +142,11 @@ def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
         elif kind == CALL:
             lines.extend([f"{pad}return {name(payload)}(x)"] if exclusive else
                          [f"{pad}todo.append(({name(payload)}, w))", f"{pad}return"])
-        elif kind == FRACTION:
-            slot, weights = payload
-            lines.extend(f"{pad}todo.append(({name(child)}, _scaled(w, {slot}, {literal(weight)})))"
-                         for child, weight in weights)
+        elif kind == FRACTION:  # the spread's mark, then its children pushed last first: the first runs first
+            _, weights = payload
+            lines.append(f"{pad}out.append({len(weights)})")
+            lines.extend(f"{pad}todo.append(({name(child)}, w * {literal(weight)}))"
+                         for child, weight in reversed(weights))
             lines.append(f"{pad}return")
     if lines[-1] == f"{INDENT}return":  # the function's end returns anyway
         lines.pop()
