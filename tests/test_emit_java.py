@@ -310,6 +310,14 @@ def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     check_model_part("java", "runtime.java.txt", 200)
 
 
+def test_fractional_sums_nest_as_j48s():
+    """J48's arithmetic (treegen.model.nested_sum): a path's weight multiplies its fractions root first,
+    and a split that spreads a row adds its children's sums in order from 0.0 -- not per feature, nor
+    flat in node order, which differ in bits on some of these rows."""
+    model = random_model(1)
+    check_printed(model, emit(model, "java", leaf=True), random_rows(model, 60, 1), runner=run, leaf=True)
+
+
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
     check_zero_weight_leaves("java")
 
