@@ -512,6 +512,16 @@ def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
     assert_programs_exact([(model, rows)])
 
 
+def test_fractional_sums_nest_as_j48s():
+    """J48's arithmetic (treegen.model.nested_sum): a path's weight multiplies its fractions root first,
+    and a split that spreads a row adds its children's sums in order from 0.0 -- not per feature, nor
+    flat in node order, which differ in bits on some of these rows."""
+    model = random_model(1)
+    rows = random_rows(model, 60, 1)
+    assert_api_exact([(model, rows)])
+    assert_programs_exact([(model, rows)])
+
+
 # -- compilers, flags, several models in one program ------------------------------------------------
 
 def warning_models() -> list:
