@@ -164,6 +164,19 @@ def test_fractional_routes_at_any_depth():
     assert run(source, text, ["--leaf"]).splitlines() == leaf_ids_rows(model, rows)
 
 
+def test_walkers_deferred_keep_the_walks_order():
+    """A spreading split calls its first child and pushes the others: on a path that goes on in first
+    children, walkers deeper than DEFER_DEPTH are pushed on top of the siblings waiting, and run
+    before them, so that the sums still nest as J48's (and the ids, in no pre-order, are sorted)."""
+    model = chain_model(1000)
+    for node in model.trees[0].nodes:
+        if node.split is not None:
+            node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3)))
+            node.children = node.children[::-1]
+    rows = [{"x": v} for v in (None, -1.0, 0.5, 998.5, 1e9)]
+    check_printed(model, emit(model, "java", leaf=True, package="first"), rows, runner=run, leaf=True)
+
+
 def test_java_8_release():
     """Java 8 compiles every helper: glibc's exp (Math.fma looked up), float32 links, missing intervals,
     unknown categories."""
