@@ -502,13 +502,25 @@ def test_50000_leaves_and_depth_10000_compile_in_bounded_time_and_memory_and_run
 
 def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
     """C4.5's fractional route at every split of a 1,000-deep chain: a missing value reaches all 1,001
-    leaves from a work list of fixed size, with no recursion."""
-    model = chain_model(1000)
-    route = MissingRoute.fraction((0.3, 0.7))
-    for node in model.trees[0].nodes:
-        if node.split is not None:
-            node.split = replace(node.split, missing=route)
+    leaves from a work list of fixed size, with no recursion, its sums nested 1,000 deep -- also where
+    the path goes on in first children (its ids, in no pre-order, sorted)."""
+    models = [chain_model(1000), chain_model(1000)]
+    for model, first in zip(models, (False, True)):
+        for node in model.trees[0].nodes:
+            if node.split is not None:
+                node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3) if first else (0.3, 0.7)))
+                node.children = node.children[::-1] if first else node.children
     rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 998.5, 999.0, 1e9, math.inf)]
+    assert_programs_exact([(model, rows) for model in models])
+
+
+def test_fractional_sums_nest_as_j48s():
+    """J48's arithmetic (treegen.model.nested_sum): a path's weight multiplies its fractions root first,
+    and a split that spreads a row adds its children's sums in order from 0.0 -- not per feature, nor
+    flat in node order, which differ in bits on some of these rows."""
+    model = random_model(1)
+    rows = random_rows(model, 60, 1)
+    assert_api_exact([(model, rows)])
     assert_programs_exact([(model, rows)])
 
 

@@ -164,6 +164,19 @@ def test_fractional_routes_at_any_depth():
     assert run(source, text, ["--leaf"]).splitlines() == leaf_ids_rows(model, rows)
 
 
+def test_walkers_deferred_keep_the_walks_order():
+    """A spreading split calls its first child and pushes the others: on a path that goes on in first
+    children, walkers deeper than DEFER_DEPTH are pushed on top of the siblings waiting, and run
+    before them, so that the sums still nest as J48's (and the ids, in no pre-order, are sorted)."""
+    model = chain_model(1000)
+    for node in model.trees[0].nodes:
+        if node.split is not None:
+            node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3)))
+            node.children = node.children[::-1]
+    rows = [{"x": v} for v in (None, -1.0, 0.5, 998.5, 1e9)]
+    check_printed(model, emit(model, "java", leaf=True, package="first"), rows, runner=run, leaf=True)
+
+
 def test_java_8_release():
     """Java 8 compiles every helper: glibc's exp (Math.fma looked up), float32 links, missing intervals,
     unknown categories."""
@@ -308,6 +321,14 @@ def test_each_test_names_its_feature_and_categories_in_a_comment_no_name_can_end
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     check_model_part("java", "runtime.java.txt", 200)
+
+
+def test_fractional_sums_nest_as_j48s():
+    """J48's arithmetic (treegen.model.nested_sum): a path's weight multiplies its fractions root first,
+    and a split that spreads a row adds its children's sums in order from 0.0 -- not per feature, nor
+    flat in node order, which differ in bits on some of these rows."""
+    model = random_model(1)
+    check_printed(model, emit(model, "java", leaf=True), random_rows(model, 60, 1), runner=run, leaf=True)
 
 
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():

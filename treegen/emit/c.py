@@ -14,8 +14,8 @@ tables) before the tables, and ``runtime.c.txt`` after them (the category lookup
 the combination and its links -- C4.5's fractional walk and glibc's ``expf`` among them -- the API,
 and the CSV program, compiled only with ``TREEGEN_MAIN``), which the model's macros select from
 with ``#if``. The API is thread-safe: every table is ``static const``, nothing is allocated, and a
-tree with fractional routes keeps its work list on the stack, in an array whose size is counted
-here.
+tree with fractional routes keeps its work list and its open sums (J48's, nested as the tree nests)
+on the stack, in arrays whose sizes are counted here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
 function's compile time at ``-O2`` grows faster than linearly with its size), and nesting stays under
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 from ..errors import TreegenError
 from ..model import (
@@ -130,11 +131,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         trees=[_tree_entry(model, p, bounds.get(p.index)) for p in plans],
         direct=[_direct_term(model, p) for p in plans] if direct else [],
         max_width=max(p.width for p in plans), fractional=bool(fractional),
-        factors=max([len(p.factors) for p in fractional] + [1]),
-        todo_capacity=max([b[0] for b in bounds.values()] + [1]),
-        ends_capacity=max([b[1] for b in bounds.values() if not b[2]] + [1]),
-        sorted_ends=any(not b[2] for b in bounds.values()),
-        leaf_capacity=sum(1 if p.exclusive else bounds[p.index][1] for p in plans),
+        todo_capacity=max([b.held for b in bounds.values()] + [1]),
+        open_capacity=max([b.open for b in bounds.values()] + [1]),
+        sorted_ids=leaf and any(not b.in_order for b in bounds.values()),
+        leaf_capacity=sum(1 if p.exclusive else bounds[p.index].reached for p in plans),
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
         decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
@@ -258,7 +258,8 @@ def _if_line(cond: Cond, name: str, categories) -> str:
 def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     """One function of a tree, ready to print. An exclusive tree's returns the number of the node where
     evaluation ends (``numbers``: its id, or its value's, see :func:`output_numbers`); a fractional
-    tree's reports the nodes it reaches (``reach``) and pushes the walkers still to run (``push``).
+    tree's reports the nodes it reaches (``reach``) and the splits that spread the row (``spread``),
+    and pushes the walkers still to run (``push``), each with its path's weight.
     ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`)."""
     exclusive = tree_plan.exclusive
     name = lambda node: function_name(function.tree, node)
@@ -275,10 +276,11 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
                          [f"{pad}reach(s, {payload}, w);", f"{pad}return;"])
         elif kind == CALL:
             lines.extend([f"{pad}return {name(payload)}(x);"] if exclusive else
-                         [f"{pad}push(s, {name(payload)}, w, -1, 1.0);", f"{pad}return;"])
-        elif kind == FRACTION:
-            slot, weights = payload
-            lines.extend(f"{pad}push(s, {name(child)}, w, {slot}, {literal(weight)});"
+                         [f"{pad}push(s, {name(payload)}, w);", f"{pad}return;"])
+        elif kind == FRACTION:  # one running weight: the payload's slot is unused
+            _, weights = payload
+            lines.append(f"{pad}spread(s, {len(weights)});")
+            lines.extend(f"{pad}push(s, {name(child)}, w * {literal(weight)});"
                          for child, weight in reversed(weights))  # the first child runs first
             lines.append(f"{pad}return;")
     while open_blocks:
@@ -288,33 +290,43 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     if not any(kind == IF for _, kind, _ in function.lines):
         lines.insert(0, f"{INDENT}(void) x;")
     signature = (f"static int {name(function.node)}(const double *x)" if exclusive else
-                 f"static void {name(function.node)}(const double *x, const double *w, struct walk *s)")
+                 f"static void {name(function.node)}(const double *x, double w, struct walk *s)")
     return {"signature": signature, "lines": lines}
 
 
-def _bounds(tree_plan: TreePlan, tree: Tree) -> tuple[int, int, bool]:
-    """For a tree with fractional routes: the most walkers its work list ever holds, the most nodes one
-    row can reach, and whether it is numbered in pre-order (every subtree's ids after its root's,
-    children in order: a walk then meets the nodes it reaches in node order, and needs no sorting).
-    Each function's figures come from those it pushes; functions come after the ones that push them,
-    so they are counted from the last."""
-    held, reached = {}, {}
+class Bounds(NamedTuple):
+    """The sizes of a fractional tree's walk (:func:`_bounds`)."""
+
+    held: int  # the most walkers its work list ever holds
+    reached: int  # the most nodes one row can reach
+    open: int  # the most sums open at once: spreading splits on one path
+    in_order: bool  # numbered in pre-order: the walk meets the nodes in node order
+
+
+def _bounds(tree_plan: TreePlan, tree: Tree) -> Bounds:
+    """The :class:`Bounds` of a tree with fractional routes. In pre-order, every subtree's ids come
+    after its root's, children in order: a walk then meets the nodes it reaches in node order, and
+    its leaf ids need no sorting. Each function's figures come from those it pushes; functions come
+    after the ones that push them, so they are counted from the last."""
+    held, reached, opened = {}, {}, {}
     for function in reversed(tree_plan.functions):
-        most_held, most_reached = 0, 0
+        most_held, most_reached, most_open = 0, 0, 0
         for _, kind, payload in function.lines:
             if kind == LEAF:
                 most_reached = max(most_reached, 1)
             elif kind == CALL:
                 most_held = max(most_held, 1, held[payload])
                 most_reached = max(most_reached, reached[payload])
+                most_open = max(most_open, opened[payload])
             elif kind == FRACTION:
                 children = [child for child, _ in payload[1]]
                 k = len(children)
                 # all k pushed, then the i-th (from 1) runs with k - i still waiting below it
                 most_held = max([most_held, k] + [k - i + held[c] for i, c in enumerate(children, 1)])
                 most_reached = max(most_reached, sum(reached[c] for c in children))
-        held[function.node], reached[function.node] = most_held, most_reached
-    return max(1, held[0]), max(1, reached[0]), tree.is_preorder()
+                most_open = max([most_open] + [1 + opened[c] for c in children])  # its sum, open while they run
+        held[function.node], reached[function.node], opened[function.node] = most_held, most_reached, most_open
+    return Bounds(max(1, held[0]), max(1, reached[0]), max(1, opened[0]), tree.is_preorder())
 
 
 def _value_table(tree_plan: TreePlan, table: dict) -> dict:
@@ -365,10 +377,10 @@ def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:
     t = tree_plan.index
     walkers = f"t{t}_n0, NULL" if tree_plan.exclusive else f"NULL, t{t}_n0"
     output = _output(tree_plan)
-    in_order = 1 if bounds is None else int(bounds[2])
+    in_order = 1 if bounds is None else int(bounds.in_order)
     linear = f"t{t}_linear" if tree_plan.linear else "NULL"
     return (f"{{{walkers}, &V{t}[0][0], {tree_plan.width}, {output}, {literal(model.trees[t].weight)}, "
-            f"{len(tree_plan.factors)}, {in_order}, {linear}}}")
+            f"{in_order}, {linear}}}")
 
 
 def _direct_term(model: Model, tree_plan: TreePlan) -> dict:

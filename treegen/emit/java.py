@@ -14,11 +14,16 @@ live in string data parsed once at class initialisation, not in code. Names and 
 as escaped string literals (:func:`string`) -- in the code, and in the line comment that says what
 each test reads -- never in identifiers.
 
-A tree with a fractional (C4.5) route cuts a method at every child of such a split, so a path
-10,000 splits deep would nest 10,000 calls. Its methods count their nesting: deeper than
-``DEFER_DEPTH`` a method does not run but pushes itself (its number and its path's factors) on a
-work list that one loop (``drain``) empties through switch dispatch, starting the count again. Calls
-stay direct, as fast as before, and the stack stays shallow at any depth.
+A tree with a fractional (C4.5) route cuts a method at every child of such a split, and its walk
+must meet the nodes depth first, children in order: the output is J48's nested sums
+(:func:`treegen.model.nested_sum`), folded from what the walk records in that order -- each node
+where it ends with its path's weight (J48's ``weights[i] * weight``, root first), and each split that
+spreads the row with its number of children. A spreading split pushes its other children, last
+first, on a work list that one loop (``drain``) empties through switch dispatch, and calls its first
+child directly. Every call is the last thing its caller does, so a walker's methods count their
+nesting: deeper than ``DEFER_DEPTH`` a method does not run but pushes itself (its number and its
+path's weight) on top of the work list, where it runs next, starting the count again. The order
+holds, the stack stays shallow at any depth, and most calls stay direct.
 
 Every extension of the model is rendered: a feature's missing interval where a row is
 read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
@@ -69,8 +74,8 @@ def _condition_bytes(cond: Cond) -> int:
 
 
 # Bytes: a leaf is ldc_w + ireturn, a call aload + invokestatic + ireturn; collecting adds the
-# accumulator, the factors, the nesting count and a call; a fractional branch scales the factors (a
-# call) and calls (18). The check of the nesting count at a method's start (16) is not counted: it
+# accumulator, the weight, the nesting count and a call; a fractional branch multiplies the weight and
+# pushes a walker's number or calls (18), once a split records that it spreads (counted in the margin). The check of the nesting count at a method's start (16) is not counted: it
 # fits in the margin. Functions are cut at 3/4 of the JIT limit: the estimate is an upper bound,
 # and greedy cutting leaves most functions between half the budget and the budget.
 COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction_call=18,
@@ -148,7 +153,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
                   parts=_parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes)), outputs),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
-                  resume=_resume_groups(walkers, home), trees=plans, dispatch=_dispatch(plans, home),
+                  resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
                   data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
@@ -300,8 +305,10 @@ def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, outputs) -> l
 
 def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numbers) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
-    value's, see :func:`output_numbers`); a non-exclusive one adds (node id, weight) to ``out``.
-    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`)."""
+    value's, see :func:`output_numbers`); a non-exclusive one records in ``out``, in the order of the
+    walk, (node id, weight) where it ends and the number of children of a split that spreads the row,
+    whose first child it calls and whose others it pushes, last first. ``test(cond)``: an ``if`` line,
+    unindented (:func:`_if_line`)."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
 
@@ -314,10 +321,12 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numb
         if kind == CALL:
             return ([f"{pad}return {call(payload)}(x);"] if exclusive else
                     [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
-        slot, weights = payload  # FRACTION
-        calls = [f"{pad}{call(child)}(x, scaled(w, {slot}, {literal(weight)}), out, d + 1);"
-                 for child, weight in weights]
-        return [*calls, f"{pad}return;"]
+        _, weights = payload  # FRACTION: one running weight, the payload's slot unused
+        (first, first_weight), *others = weights
+        pushes = [f"{pad}out.push({walkers[(function.tree, child)]}, w * {literal(weight)});"
+                  for child, weight in reversed(others)]
+        return [f"{pad}out.spread({len(weights)});", *pushes,
+                f"{pad}{call(first)}(x, w * {literal(first_weight)}, out, d + 1);", f"{pad}return;"]
 
     lines = []
     if not exclusive:  # too deep: leave this walker to the driver loop
@@ -325,7 +334,7 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numb
         lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
                   f"{pad}}}"]
     lines += braced_lines(function, INDENT, 3, statement)
-    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double[] w, Acc out, int d)"
+    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
 
@@ -334,7 +343,7 @@ def _dispatch(plans: list[TreePlan], home: dict) -> list[list[str]]:
     cases = []
     for p in plans:
         entry = f"P{home[(p.index, 0)]}.{method_name(p.index, 0)}"
-        walk = f"{entry}(x, ones({len(p.factors)}), acc, 0); drain(x, acc)"  # then the deferred walkers
+        walk = f"{entry}(x, 1.0, acc, 0); drain(x, acc)"  # then the walkers pushed
         call = f"acc.add({entry}(x), 1.0)" if p.exclusive else walk
         cases.append(f"case {p.index}: {call}; return;")
     return [cases[i:i + TREES_PER_DISPATCH] for i in range(0, len(cases), TREES_PER_DISPATCH)]
