@@ -277,8 +277,8 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
         elif kind == CALL:
             lines.extend([f"{pad}return {name(payload)}(x);"] if exclusive else
                          [f"{pad}push(s, {name(payload)}, w);", f"{pad}return;"])
-        elif kind == FRACTION:  # one running weight: the payload's slot is unused
-            _, weights = payload
+        elif kind == FRACTION:
+            weights = payload
             lines.append(f"{pad}spread(s, {len(weights)});")
             lines.extend(f"{pad}push(s, {name(child)}, w * {literal(weight)});"
                          for child, weight in reversed(weights))  # the first child runs first
@@ -319,7 +319,7 @@ def _bounds(tree_plan: TreePlan, tree: Tree) -> Bounds:
                 most_reached = max(most_reached, reached[payload])
                 most_open = max(most_open, opened[payload])
             elif kind == FRACTION:
-                children = [child for child, _ in payload[1]]
+                children = [child for child, _ in payload]
                 k = len(children)
                 # all k pushed, then the i-th (from 1) runs with k - i still waiting below it
                 most_held = max([most_held, k] + [k - i + held[c] for i, c in enumerate(children, 1)])

@@ -14,7 +14,7 @@ The statements of a function are ``(depth, kind, payload)`` triples:
 * ``("if", Cond)``: the statements that follow at ``depth + 1`` run when the condition holds;
 * ``("leaf", node id)``: evaluation ends at this node (a leaf, or a split that stops on missing);
 * ``("call", node id)``: continue in the function that starts at that node;
-* ``("fraction", (slot, ((node id, weight), ...)))``: C4.5's fractional route, every child
+* ``("fraction", ((node id, weight), ...))``: C4.5's fractional route, every child
   weighted.
 
 A model with label values (:attr:`treegen.model.Node.label_value`) decides its label on other sums
@@ -30,8 +30,7 @@ the walk's steps in the order they come: a node reached with its weight, a fract
 number of children. A function runs exactly one of its ``leaf``, ``call`` and ``fraction``
 statements, and those still to run wait on a stack, last in first out, a fractional route's children
 pushed last first: so the steps come depth first, children in order, as :func:`treegen.model.walk`
-yields them, and a back end folds them as :func:`treegen.model.nested_sum` does. (``slot`` and
-``TreePlan.factors`` -- per-feature factors -- are not part of this arithmetic.) The other trees
+yields them, and a back end folds them as :func:`treegen.model.nested_sum` does. The other trees
 return the id of the one node reached.
 """
 from __future__ import annotations
@@ -96,7 +95,6 @@ class TreePlan:
     output: int | None
     width: int
     functions: list[Function]  # the tree's entry point first
-    factors: tuple[int, ...]  # the features with a fractional split, in feature order
     values: dict[int, tuple[float, ...]]  # node id -> value, for every node evaluation can end at
     linear: dict[int, Linear] = field(default_factory=dict)  # node id -> a linear leaf's model (exclusive trees)
 
@@ -127,23 +125,21 @@ def plan(model: Model, cost: CostModel) -> list[TreePlan]:
 
 def _plan_tree(index, tree: Tree, conditions, cost: CostModel, vector) -> TreePlan:
     order = tree.preorder()
-    factors, values, linear = set(), {}, {}
+    fractional, values, linear = False, {}, {}
     for i in order:  # one pass: a tree may have hundreds of thousands of nodes
         node = tree.nodes[i]
         route = node.split.missing.kind if node.split is not None else None
-        if route == _FRACTIONAL:
-            factors.add(node.split.feature)
+        fractional = fractional or route == _FRACTIONAL
         if node.split is None or route == _STOP:  # evaluation can end here
             values[i] = vector(node)
         if node.linear is not None:
             linear[i] = node.linear
-    factors = tuple(sorted(factors))
-    exclusive = not factors
+    exclusive = not fractional
     if not exclusive:
         cost = replace(cost, leaf=cost.leaf + cost.collect, call=cost.call + cost.collect)
     parts, roots = _layout(tree, order, conditions, cost)
-    functions = _emit_functions(index, tree, parts, roots, cost, factors)
-    return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, factors, values, linear)
+    functions = _emit_functions(index, tree, parts, roots, cost)
+    return TreePlan(index, exclusive, tree.output, len(vector(tree.nodes[0])), functions, values, linear)
 
 
 def node_vector(model: Model) -> Callable[[Node], tuple[float, ...]]:
@@ -307,7 +303,7 @@ class _Conditions:
         return self.make(f, "in", codes=left), self.make(f, "in", codes=right), missing
 
 
-def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, factors) -> list[Function]:
+def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack of statements: a node is
     written where it is popped, a fractional route too (with its weights), the others as they are."""
     nodes, functions, max_depth = tree.nodes, [], cost.max_depth
@@ -323,8 +319,7 @@ def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel, 
             if kind != NODE:
                 if kind == FRACTION:
                     split, children = nodes[item].split, nodes[item].children
-                    weights = tuple(zip(children, split.missing.weights))
-                    write((depth, FRACTION, (factors.index(split.feature), weights)))
+                    write((depth, FRACTION, tuple(zip(children, split.missing.weights))))
                     _schedule(children, queue, seen)
                 else:
                     write(statement)

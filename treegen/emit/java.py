@@ -254,7 +254,7 @@ def _pool_entries(function) -> int:
         elif kind == CALL:
             entries += 4
         elif kind == FRACTION:
-            entries += 6 * len(payload[1])
+            entries += 6 * len(payload)
         elif kind == LEAF:
             entries += payload > 32767
     return entries
@@ -321,7 +321,7 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numb
         if kind == CALL:
             return ([f"{pad}return {call(payload)}(x);"] if exclusive else
                     [f"{pad}{call(payload)}(x, w, out, d + 1);", f"{pad}return;"])
-        _, weights = payload  # FRACTION: one running weight, the payload's slot unused
+        weights = payload  # FRACTION
         (first, first_weight), *others = weights
         pushes = [f"{pad}out.push({walkers[(function.tree, child)]}, w * {literal(weight)});"
                   for child, weight in reversed(others)]

@@ -199,7 +199,7 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
             return [f"{pad}return {name(payload)}(x);"]
         if kind == CALL:
             return [f"{pad}todo.push({name(payload)}, w);", f"{pad}return;"]
-        _, weights = payload  # a fractional route: its mark, then its children pushed last first: the first runs first
+        weights = payload  # a fractional route: its mark, then its children pushed last first: the first runs first
         pushes = [f"{pad}todo.push({name(child)}, w * {literal(weight)});" for child, weight in reversed(weights)]
         return [f"{pad}out.push({-len(weights)}, w);"] + pushes + [f"{pad}return;"]
 

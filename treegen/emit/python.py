@@ -143,7 +143,7 @@ def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
             lines.extend([f"{pad}return {name(payload)}(x)"] if exclusive else
                          [f"{pad}todo.append(({name(payload)}, w))", f"{pad}return"])
         elif kind == FRACTION:  # the spread's mark, then its children pushed last first: the first runs first
-            _, weights = payload
+            weights = payload
             lines.append(f"{pad}out.append({len(weights)})")
             lines.extend(f"{pad}todo.append(({name(child)}, w * {literal(weight)}))"
                          for child, weight in reversed(weights))
