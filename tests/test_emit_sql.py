@@ -16,7 +16,7 @@ from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
-                           Node, Split, Target, Tree, argmax, leaf_ids)
+                           Node, Split, Target, Tree, argmax, leaf_ids, tree_output)
 from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
 from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
@@ -274,6 +274,17 @@ def test_leaf_column_lists_the_leaves_reached_with_weight(engine):
     if dialect == "postgres":  # PostgreSQL raises an error where a product underflows to 0
         rows = [row for row in rows if row["a"] is not None or row["b"] is not None]
     assert_agrees(model, rows, dialect, **connection)
+
+
+def test_fractional_sums_are_j48s(engine):
+    """A row missing values at C4.5's fractional splits: J48's arithmetic (each path's fractions
+    multiplied root first, the sums nested as the tree nests), bit for bit -- a model whose flat sum
+    with weights multiplied per feature differs from it in two of these rows."""
+    dialect, connection = engine
+    model = random_model(1)
+    rows = random_rows(model, 60, 1)
+    results, first = query(emit(model, "sql", dialect=dialect, proba=True), model, rows, dialect, **connection), len(model.features)
+    assert [list(r[first + 1:]) for r in results] == [tree_output(model, model.trees[0], row) for row in rows]
 
 
 # -- size --------------------------------------------------------------------------------------

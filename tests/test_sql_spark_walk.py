@@ -7,7 +7,7 @@ import math
 
 from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
-from treegen.model import Model, leaf_ids
+from treegen.model import Model, leaf_ids, tree_output
 from treegen.probes import probe_rows
 from treegen.run.sql import query
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
@@ -48,6 +48,18 @@ def test_fractional_trees_are_walked_exactly(spark):
         assert any(node.split is not None and node.split.missing.kind == "fraction" for node in model.trees[0].nodes)
         rows = probe_rows(model, limit=120) + random_rows(model, 60, seed=1, missing=0.3) + [{}]
         assert_exact(model, rows, spark)
+
+
+def test_walked_sums_are_j48s(spark):
+    """A row missing the feature of a fractional chain reaches all its leaves: J48's arithmetic (the
+    weights multiplied root first, the sums nested as the chain nests), bit for bit -- not the
+    leaves' weighted values added in node order, which differ in the last bits."""
+    model = with_fractions(chain_model(600))
+    rows = [{}] + random_rows(model, 20, seed=1, missing=0.5)
+    sql, first = emit(model, "sql", dialect="spark", proba=True), len(model.features)
+    assert "aggregate(sequence(" in sql, "the tree was not walked"
+    results = query(sql, model, rows, "spark", spark=spark)
+    assert [list(r[first + 1:]) for r in results] == [tree_output(model, model.trees[0], row) for row in rows]
 
 
 def test_nan_is_missing_in_a_walk(spark):

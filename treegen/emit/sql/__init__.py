@@ -10,7 +10,8 @@ dialect's row (``Dialect.strategies``) until one takes the tree:
   own splits down to the dialect's ``nesting``, then a first-match flat ``CASE`` of each remaining
   subtree's rules.
 * :mod:`.rules` -- any tree from its flat rules (:func:`treegen.lower.lower`): a first-match ``CASE``
-  of an exclusive tree's rules, or, with fractional routes, ``weight * value`` summed over the rules.
+  of an exclusive tree's rules, or, with fractional routes, ``weight * value`` of each rule added
+  with J48's arithmetic (path weights multiplied root first, sums nested as the tree nests).
 * :mod:`.walk` -- Spark SQL and DuckDB: a big tree as data (arrays of its nodes) and a loop that
   moves the row down one level per step.
 

@@ -2,8 +2,8 @@
 cast to an array) -- and a loop (Spark: ``aggregate`` over ``sequence(1, depth)``; DuckDB:
 ``list_reduce`` over ``range(depth)``) that moves the row one level down per step; a nominal value is
 looked up by its category's position. The dialect's row (``Dialect.arrays``) spells the functions.
-With fractional routes (Spark only) the loop carries the weighted entries still on their way and adds
-up those that ended, in node order.
+With fractional routes (Spark only) the loop carries the weighted entries still on their way and those
+that ended, which are then added up with J48's arithmetic (:meth:`ArrayWalk.weighted_walk`).
 
 Spark SQL: a nested CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow
 interpreted evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000
@@ -90,48 +90,69 @@ class ArrayWalk(TreeSql):
                                   name=record, body=loop)
 
     def weighted_walk(self, nodes: dict[str, str]) -> str:
-        """The walk of a tree with fractional routes: a struct of the entries still on their way down
-        (node, weights, done), the totals (one per output component) and, for the leaf column, the
-        leaf ids.
+        """The walk of a tree with fractional routes, then its output with J48's arithmetic
+        (:func:`treegen.model.nested_sum`): the totals (one per output component) and, for the leaf
+        column, the leaf ids.
 
-        A missing value at a fractional split replaces an entry by one per child, in order, so entries
-        stay in node order. ``weights`` holds one product per feature with fractional splits, taken in
-        path order; an entry's weight multiplies them in feature order (the model's arithmetic). After
-        each step the ended entries in front (at a leaf or a stop) are added to the totals and dropped:
-        added in node order, as the model adds, and a step touches only the entries left, so a
-        fractional chain 10,000 deep stays linear. The leaf ids are those of the ended entries whose
-        weight is above zero, each after a ``|``."""
+        The loop carries the entries still on their way down (node, weight, done, spread) and the
+        ended ones. A missing value at a fractional split replaces an entry by a mark (spread: its
+        child count) and one entry per child, in order, each weighing the entry's weight times the
+        child's fraction (root first, as J48 multiplies); so entries stay in the order of
+        :func:`treegen.model.walk`. After each step the ended entries in front (at a leaf, a stop or
+        a mark) join the ended ones, and a step touches only the entries left. The ended ones are
+        three arrays of numbers (node, weight, spread), which Spark copies with the loop's value at
+        every step, as it does the leaf ids (a fractional chain 10,000 deep: quadratic, but arrays
+        of numbers copy several times faster than arrays of structs). The leaf ids are those of the
+        ended entries (not marks) whose weight is above zero, each after a ``|``.
+
+        The ended entries are then added up from the last: each end pushes ``weight * value`` on a
+        stack, each mark replaces the top ``spread`` sums (its children's, the first on top) by
+        their sum from 0.0, left to right. From the last, a chain's stack holds two sums (its deep
+        child comes last), a balanced tree's one per level; a chain whose deep child comes first
+        would hold one per level."""
         tree, d = self.tree, self.d
-        e, acc, new, done, nx, j, x, i, t = (self.w.column(name) for name in
-                                             ("entry", "acc", "new", "done", "next", "child", "x", "i", "t"))
+        e, acc, new, done, nx, j, x, y, s, a, c, v, i = (self.w.column(name) for name in (
+            "entry", "acc", "new", "done", "next", "child", "x", "y", "stack", "sum", "part", "v", "i"))
         vector = self.w.vector  # with label values, each node's scores then its label values
-        width, one = len(vector(tree.nodes[0])), d.double(1.0)
+        width, one, zero = len(vector(tree.nodes[0])), d.double(1.0), d.double(0.0)
         values = d.array_of([v for node in tree.nodes for v in vector(node)], "DOUBLE")
         ends = lambda node: f"{self.at(nodes['features'], node)} = 0"  # a leaf
+        entry = lambda n, w, ended, spread="0": f"named_struct('n', {n}, 'w', {w}, 'd', {ended}, 's', {spread})"
         leaf_field = ", 'leaf', ''" if self.w.with_leaf else ""  # the ids only when the query shows them
-        start = (f"named_struct('active', array(named_struct('n', 1, 'w', array_repeat({one}, {nodes['slots']}), "
-                 f"'d', false)), 't', array_repeat({d.double(0.0)}, {width}){leaf_field})")
+        root = entry(1, one, "false")
+        # the ended entries as three arrays of numbers (node, weight, spread): Spark copies a loop's
+        # value at every step, and arrays of numbers copy much faster than arrays of structs
+        ended = ", ".join(f"'{f}', slice(array({v}), 1, 0)" for f, v in (("en", 1), ("ew", one), ("es", 1)))
+        start = f"named_struct('active', array({root}), {ended}{leaf_field})"
         # one level down: an entry moves to a child (or stays, done), or spreads over all children
         first, count, kid = self.at(nodes["first"], f"{e}.n"), self.at(nodes["count"], f"{e}.n"), self.at(nodes["kids"], j)
-        shared = f"transform({e}.w, ({x}, {i}) -> IF({i} = {self.at(nodes['slot'], f'{e}.n')}, {x} * {self.at(nodes['shares'], j)}, {x}))"
-        spread = f"transform(sequence({first}, {first} + {count} - 1), {j} -> named_struct('n', {kid}, 'w', {shared}, 'd', {ends(kid)}))"
-        moved = f"array(named_struct('n', {nx}, 'w', {e}.w, 'd', {nx} = {e}.n OR {ends(nx)}))"
+        children = f"transform(sequence({first}, {first} + {count} - 1), {j} -> {entry(kid, f'{e}.w * ' + self.at(nodes['shares'], j), ends(kid))})"
+        spread = f"concat(array({entry(f'{e}.n', f'{e}.w', 'true', count)}), {children})"
+        moved = f"array({entry(nx, f'{e}.w', f'{nx} = {e}.n OR {ends(nx)}')})"
         step = _let(self.next_node(nodes, f"{e}.n"), nx, f"IF({nx} > 0, {moved}, {spread})")
-        # the ended entries in front go into the totals (t + weight * value), and those with a weight
-        # above zero into the leaf ids ("|" and the node id each)
-        weight = f"aggregate({e}.w, {one}, ({x}, {t}) -> {x} * {t})"
-        value = self.at(values, f"({e}.n - 1) * {width} + {i} + 1")
-        totals = f"transform({acc}.t, ({t}, {i}) -> aggregate({done}, {t}, ({x}, {e}) -> {x} + {weight} * {value}))"
-        weighing = f"filter({done}, {e} -> {weight} > {d.double(0.0)})"
+        # the ended entries in front join the ended ones; the ends with a weight above zero the leaf
+        # ids ("|" and the node id each)
+        weighing = f"filter({done}, {e} -> {e}.s = 0 AND {e}.w > {zero})"
         leaf = (f", 'leaf', concat({acc}.leaf, array_join(transform({weighing}, {e} -> "
                 f"concat('|', CAST({e}.n - 1 AS {d.cast_text}))), ''))") if self.w.with_leaf else ""
         in_front = f"coalesce(nullif(array_position(transform({new}, {e} -> {e}.d), false), 0) - 1, size({new}))"
+        joined = "".join(f", 'e{f}', concat({acc}.e{f}, transform({done}, {e} -> {e}.{f}))" for f in "nws")
         settle = _let(f"slice({new}, 1, {in_front})", done,
-                      f"named_struct('active', slice({new}, size({done}) + 1, size({new}) - size({done})), "
-                      f"'t', {totals}{leaf})")
+                      f"named_struct('active', slice({new}, size({done}) + 1, size({new}) - size({done})){joined}{leaf})")
         level_down = _let(f"flatten(transform({acc}.active, {e} -> IF({e}.d, array({e}), {step})))", new, settle)
-        return self.d.arrays.loop.format(steps=tree.depth(), start=start, acc=acc, step=self.w.column("level"),
-                                         body=level_down)
+        walked = self.d.arrays.loop.format(steps=tree.depth(), start=start, acc=acc, step=self.w.column("level"),
+                                           body=level_down)
+        # added up from the last ended entry: an end's weighted value pushed, a mark's children summed
+        node, weight, count = (f"element_at({acc}.e{f}, {i})" for f in "nws")
+        pushed = f"concat({s}, array(transform(slice({values}, ({node} - 1) * {width} + 1, {width}), {v} -> {weight} * {v})))"
+        top = f"reverse(slice({s}, size({s}) - {count} + 1, {count}))"  # the first child first
+        added = f"aggregate({top}, array_repeat({zero}, {width}), ({a}, {c}) -> zip_with({a}, {c}, ({x}, {y}) -> {x} + {y}))"
+        summed = f"concat(slice({s}, 1, size({s}) - {count}), array({added}))"
+        empty = f"slice(array(array_repeat({zero}, {width})), 1, 0)"
+        stack = f"aggregate(reverse(sequence(1, size({acc}.en))), {empty}, ({s}, {i}) -> IF({count} = 0, {pushed}, {summed}))"
+        totals = f"transform(element_at({stack}, 1), {x} -> {zero} + {x})"
+        leaf_out = f", 'leaf', {acc}.leaf" if self.w.with_leaf else ""
+        return _let(walked, acc, f"named_struct('t', {totals}{leaf_out})")
 
     def walk_arrays(self) -> dict[str, str]:
         """The SQL arrays a walk reads (see :func:`_walk_rows`), and the feature values it indexes."""
@@ -148,7 +169,6 @@ class ArrayWalk(TreeSql):
         arrays["codes"] = ", ".join(f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.columns[f])}, 0) AS INT)"
                                     for f, categories in nominal.items())
         if spread is not None:
-            arrays["slots"] = str(spread.pop("slots"))
             arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}
         return arrays
 
@@ -203,25 +223,21 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
 
     A missing value at a fractional split goes to 0: spread over the children. ``spread`` (None
     without fractional splits) says how: per node its first child's position in the flat ``kids``
-    and ``shares``, its child count, and which of the weights (one per feature with fractional
-    splits: ``slots`` of them) the shares multiply, counted from 0."""
+    and ``shares``, and its child count."""
     cut = model.numeric.effective_threshold
-    fractional = sorted({node.split.feature for node in tree.nodes
-                         if node.split is not None and node.split.missing.kind == Route.FRACTION})
+    fractional = any(node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes)
     rows, destinations = [], []
-    spread = {"slots": len(fractional), "first": [], "count": [], "slot": [], "kids": [], "shares": []}
+    spread = {"first": [], "count": [], "kids": [], "shares": []}
     for n, node in enumerate(tree.nodes, 1):
         split = node.split
         route = split.missing if split is not None else _STOP
         spread["first"].append(len(spread["kids"]) + 1)
         if route.kind == Route.FRACTION:
             spread["count"].append(len(node.children))
-            spread["slot"].append(fractional.index(split.feature))
             spread["kids"] += [child + 1 for child in node.children]
             spread["shares"] += route.weights
         else:
             spread["count"].append(0)
-            spread["slot"].append(-1)
         if split is None:  # a leaf leads to itself
             rows.append((0, 0.0, n, n, n))
             continue

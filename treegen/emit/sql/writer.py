@@ -27,7 +27,7 @@ from typing import Callable
 
 from ... import arithmetic
 from ...errors import TreegenError
-from ...lower import INTERVAL, MISSING, Condition, TreeRules, lower_tree
+from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import CombineKind, Decision, Link, Model, Node, Precision, Route, decide, has_label_values
 from ..common import linear_sum, node_vector
 from ..render import render
@@ -35,6 +35,7 @@ from . import arithmetic as sql_arithmetic
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
+SHARED_FEATURES = 5  # a path's weight as a CASE nested over at most so many features (2^5 weights)
 
 
 class TreeSql:
@@ -229,29 +230,51 @@ class Writer:
         tests = [self.reaches(c) for c in conditions]
         return " AND ".join(f"({t})" if " OR " in t else t for t in tests)
 
-    def weight(self, conditions) -> str:
-        """A rule's weight: the product of its conditions' factors."""
-        product = " * ".join(self.fractions(conditions)) or self.d.double(1.0)
-        return f"CASE WHEN {self.conjunction(conditions)} THEN {product} ELSE {self.d.double(0.0)} END"
+    def weight(self, rule: Rule) -> str:
+        """A rule's weight: 0.0 where its conditions exclude the row, else :meth:`shared`."""
+        return f"CASE WHEN {self.conjunction(rule.conditions)} THEN {self.shared(rule.shares)} ELSE {self.d.double(0.0)} END"
 
-    def weighs(self, conditions) -> str:
-        """True when a rule's weight is above zero: it applies, and the product of two or more
-        fractions has not underflowed to zero (one fraction is never zero)."""
-        fractions = self.fractions(conditions)
-        above = f" AND {' * '.join(fractions)} > {self.d.double(0.0)}" if len(fractions) > 1 else ""
-        return self.conjunction(conditions) + above
+    def weighs(self, rule: Rule) -> str:
+        """True when a rule's weight is above zero: it applies, and the product of its fractions has
+        not underflowed to zero (rounding is monotone: if the product of them all does not, no
+        product of some of them does)."""
+        product = 1.0
+        for share in rule.shares:
+            product = product * share.fraction
+        above = f" AND {self.shared(rule.shares)} > {self.d.double(0.0)}" if product == 0.0 else ""
+        return self.conjunction(rule.conditions) + above
 
-    def fractions(self, conditions) -> list[str]:
-        """The factors of the conditions whose missing value takes a fraction, in feature order."""
-        d, out = self.d, []
-        for c in conditions:
-            if _apart(c) and (0.0 < c.if_missing < 1.0 or 0.0 < c.if_unknown < 1.0):
-                unknown = self.among(c.feature, self.model.features[c.feature].categories, False)
-                out.append(f"CASE WHEN {self.columns[c.feature]} IS NULL THEN {d.double(c.if_missing)} WHEN {unknown} "
-                           f"THEN {d.double(c.if_unknown)} ELSE {d.double(1.0)} END")
-            elif not _apart(c) and 0.0 < c.if_missing < 1.0:
-                out.append(f"CASE WHEN {self.missing(c)} THEN {d.double(c.if_missing)} ELSE {d.double(1.0)} END")
-        return out
+    def shared(self, shares: tuple[Share, ...]) -> str:
+        """J48's weight of a path (:meth:`treegen.lower.Rule.weight`): 1.0 times the fraction of each
+        share whose feature is missing, in path order. It depends only on which of the shares'
+        features are missing: for a few features, a CASE nested over them, one test each, whose
+        weights are computed here as the model multiplies (a chain of 10,000 splits on one feature:
+        one test); else one factor per share, left to right."""
+        d = self.d
+        features = list(dict.fromkeys(share.feature for share in shares))
+        if len(features) > SHARED_FEATURES or 2 ** len(features) > 2 * len(shares):
+            factors = [f"CASE WHEN {self.share_missing(s)} THEN {d.double(s.fraction)} ELSE {d.double(1.0)} END"
+                       for s in shares]
+            return " * ".join(factors) or d.double(1.0)
+        tests = {f: self.share_missing(next(s for s in shares if s.feature == f)) for f in features}
+
+        def weight(missing: set, undecided: list) -> str:
+            if undecided:
+                f, rest = undecided[0], undecided[1:]
+                return f"CASE WHEN {tests[f]} THEN {weight(missing | {f}, rest)} ELSE {weight(missing, rest)} END"
+            product = 1.0
+            for share in shares:
+                if share.feature in missing:
+                    product = product * share.fraction
+            return d.double(product)
+        return weight(set(), features)
+
+    def share_missing(self, share: Share) -> str:
+        """True when the share's fraction is taken: the feature is missing (or, ``by_unknown``, an
+        unknown category; else only NULL)."""
+        if share.by_unknown or self.model.features[share.feature].is_numeric:
+            return self.missing(Condition(share.feature, MISSING))
+        return f"{self.columns[share.feature]} IS NULL"
 
     # -- trees combined ------------------------------------------------------------------
 
