@@ -67,7 +67,7 @@ class Doubles(Sequence):
         self.numbers, self.missing = numbers, missing  # missing: '?', where numbers is NaN, not 'NaN'
 
     @classmethod
-    def of(cls, values: list[float | None]) -> "Doubles":
+    def of(cls, values: list[float | None]) -> Doubles:
         """From the doubles, None where missing."""
         numbers = np.array(values, dtype=np.float64)  # None becomes NaN
         missing = np.isnan(numbers)
@@ -75,7 +75,7 @@ class Doubles(Sequence):
             missing[k] = values[k] is None  # not the number NaN
         return cls(numbers, missing)
 
-    def take(self, rows) -> "Doubles":
+    def take(self, rows) -> Doubles:
         return Doubles(self.numbers[rows], self.missing[rows])
 
     def __len__(self) -> int:
