@@ -144,6 +144,20 @@ def test_plain_rows_over_many_blocks_keep_their_values_and_lines(end):
     with pytest.raises(TreegenError, match="^bad.arff:2205: column 'a': 'zz' is not a number$"):
         parse_arff(text.replace(f"{end}2200.5,x{end}", f"{end}zz,x{end}"), "bad.arff")
 
+def test_a_numeric_arff_column_reads_as_the_texts_of_its_doubles_and_encodes_to_them():
+    """The reader keeps numbers as doubles; as a table column they read as their reprs, '?' as None
+    and 'NaN' as the number NaN ('nan'), in plain rows and in rows the tokenizer reads alike."""
+    plain = ["1d,x", "?,y", "NaN,x", "-0,?", "2.50,x", "1e3,y"]
+    for rows in (plain, [row + " % a comment: for the tokenizer" for row in plain]):
+        table = parse_arff("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n" + "\n".join(rows))
+        texts = ["1.0", None, "nan", "-0.0", "2.5", "1000.0"]
+        column = table.columns[0]
+        assert column == texts and list(column) == texts and column[1:3] == texts[1:3] and column[-1] == "1000.0"
+        assert len(column) == 6 and repr(column) == repr(texts)
+        ds = to_dataset(table)  # the row without a class is left out
+        assert [str(v) for v in ds.columns[0]] == ["1.0", "nan", "nan", "2.5", "1000.0"]
+
+
 def test_string_attributes_are_refused_in_one_line_as_j48_refuses_them():
     assert "Cannot handle string attributes" in (WEKA_FIXTURES / "string.refused").read_text()
     with pytest.raises(TreegenError, match="string attribute, which J48 refuses") as err:

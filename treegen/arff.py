@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from . import javadate
 from .errors import TreegenError
@@ -49,7 +53,53 @@ _ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t"
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
 _LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
+_TO_SPACE = {code: " " for code in [*range(0x21), ord(",")]}  # separators made spaces, for str.split
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
+
+
+class Doubles(Sequence):
+    """A numeric column as the reader makes it: the doubles Weka reads, in ``numbers`` (NaN where
+    missing). As a sequence it is the column's texts, ``repr`` of each double and None where the
+    value is missing (``?``), as :class:`treegen.table.Table` holds columns; they are made only when
+    asked for (:func:`treegen.data.encode` takes the numbers)."""
+
+    def __init__(self, numbers: np.ndarray, missing: np.ndarray):
+        self.numbers, self.missing = numbers, missing  # missing: '?', where numbers is NaN, not 'NaN'
+
+    @classmethod
+    def of(cls, values: list[float | None]) -> Doubles:
+        """From the doubles, None where missing."""
+        numbers = np.array(values, dtype=np.float64)  # None becomes NaN
+        missing = np.isnan(numbers)
+        for k in np.flatnonzero(missing).tolist():
+            missing[k] = values[k] is None  # not the number NaN
+        return cls(numbers, missing)
+
+    def take(self, rows) -> Doubles:
+        return Doubles(self.numbers[rows], self.missing[rows])
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.take(index).texts()
+        return None if self.missing[index] else repr(float(self.numbers[index]))
+
+    def texts(self) -> list[str | None]:
+        return [None if missing else repr(number) for number, missing in zip(self.numbers.tolist(),
+                                                                           self.missing.tolist())]
+
+    def __iter__(self):
+        return iter(self.texts())
+
+    def __eq__(self, other) -> bool:
+        return self.texts() == list(other) if isinstance(other, (list, Doubles)) else NotImplemented
+
+    __hash__ = None  # as a list's
+
+    def __repr__(self) -> str:
+        return repr(self.texts())
 
 
 @dataclass(frozen=True)
@@ -93,7 +143,7 @@ class Reader:
 
     def __init__(self, text: str, source: str):
         self.text, self.source = text, source
-        self.line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+        self.line_starts = line_starts(text)
         self.tokens = self._scan(0)
         self.pushed: Token | None = None
 
@@ -232,10 +282,13 @@ class Reader:
     # -- rows ------------------------------------------------------------------------------
 
     def rows(self, features: list[Feature], dates: dict[str, str], token: Token):
-        """Blocks of rows from the first token after @data: (a list of values per attribute, as text,
-        None for missing; the rows' weights; their lines)."""
+        """Blocks of rows from the first token after @data: (a list of values per attribute: the
+        double of a number, the text of a nominal value or of a date's milliseconds, None for
+        missing; the rows' weights; their lines)."""
         decoders = [self.value_decoder(f, dates.get(f.name)) for f in features]
         plain = None if dates else [plain_column_reader(f) for f in features]
+        zeros = [("0.0" if f.name in dates else 0.0) if f.is_numeric else (f.categories[0] if f.categories else None)
+                 for f in features]  # a sparse row's values where it lists none
         while True:
             while token.kind == EOL:
                 token = self.next()
@@ -247,7 +300,7 @@ class Reader:
                 yield block, [1.0] * len(block[0]), range(line, line + len(block[0]))
             else:
                 if token.kind == OPEN:
-                    values = self.sparse_row(features, decoders)
+                    values = self.sparse_row(zeros, decoders)
                 else:
                     values = [self.read_value(decoders[0], token)]
                     for decode in decoders[1:]:
@@ -259,7 +312,7 @@ class Reader:
                 yield [[value] for value in values], [self.weight(len(features))], [line]
             token = self.next()
 
-    def plain_rows(self, start: int, decoders, plain) -> list[list[str | None]] | None:
+    def plain_rows(self, start: int, decoders, plain) -> list[list] | None:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
         read without the tokenizer, up to 1000 at a time, as it would read them; a list of values per
         attribute. None at any other row, which the tokenizer reads (and reports)."""
@@ -267,7 +320,7 @@ class Reader:
         if not lines:
             return None
         block = self.text[start:lines.end()]
-        words = _PLAIN_WORD.findall(block)
+        words = block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
         try:
             columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
         except ValueError:  # a value for the decoders to judge (and report), row by row
@@ -298,10 +351,10 @@ class Reader:
         self.pushed = Token(EOL, "", close.offset)
         return weight
 
-    def sparse_row(self, features: list[Feature], decoders) -> list[str | None]:
+    def sparse_row(self, zeros: list, decoders) -> list:
         """``getInstanceSparse``: ``{index value, ...}``; unlisted attributes are 0 (a nominal one's
-        first value)."""
-        values = ["0.0" if f.is_numeric else (f.categories[0] if f.categories else None) for f in features]
+        first value): ``zeros``."""
+        values = list(zeros)
         last = -1
         while True:
             token = self.next()
@@ -312,7 +365,7 @@ class Reader:
             index = int(token.text) if token.kind == WORD and re.fullmatch(r"[+-]?[0-9]+", token.text) else None
             if index is None:
                 raise self.error(f"expected an attribute index, found {describe(token)}", token.offset)
-            if index <= last or not 0 <= index < len(features):
+            if index <= last or not 0 <= index < len(values):
                 raise self.error(f"attribute index {index} is out of order or out of range", token.offset)
             last = index
             value = self.next()
@@ -320,7 +373,7 @@ class Reader:
                 raise self.error("'}' expected at the end of a sparse row", value.offset)
             values[index] = self.read_value(decoders[index], value)
 
-    def read_value(self, decode, token: Token) -> str | None:
+    def read_value(self, decode, token: Token) -> float | str | None:
         if token.kind == WORD and token.text == "?":
             return None
         if token.kind not in (WORD, QUOTED):
@@ -329,7 +382,7 @@ class Reader:
 
     def value_decoder(self, feature: Feature, date_format: str | None):
         """A function from the text of a value that is not missing, and its offset, to the column's
-        text, as Weka decodes it."""
+        value as Weka decodes it (a date: the text of its milliseconds)."""
         if date_format is not None:
             fields = javadate.compile_pattern(date_format)
 
@@ -341,11 +394,11 @@ class Reader:
                 return repr(millis)
             return decode_date
         if feature.is_numeric:
-            def decode_number(text: str, offset: int) -> str:
+            def decode_number(text: str, offset: int) -> float:
                 number = java_double(text)
                 if number is None:
                     raise self.value_error(f"column {feature.name!r}: {text!r} is not a number", offset)
-                return repr(number)
+                return number
             return decode_number
         known = set(feature.categories)
 
@@ -364,17 +417,26 @@ def plain_lines(count: int) -> re.Pattern:
     return re.compile(rf"(?:{line}){{1,1000}}")
 
 
+def line_starts(text: str) -> list[int]:
+    """Where each line of the text starts (after ``\\r\\n``, ``\\r`` or ``\\n``)."""
+    one_character_ends = text.replace("\r\n", " \n").replace("\r", "\n")
+    return [start + line for line, start in
+            enumerate(itertools.accumulate(map(len, one_character_ends.split("\n")), initial=0))][:-1]
+
+
 def plain_column_reader(feature: Feature):
-    """A function from a column of plain words to its text as the value decoders make it, which
+    """A function from a column of plain words to its values as the value decoders make them, which
     raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
     value."""
     if feature.is_numeric:
-        def numbers(words: list[str]) -> list[str | None]:
-            texts = [None if word == "?" else repr(float(word)) for word in words]
+        def numbers(words: list[str]) -> list[float | None]:
             joined = "".join(words)
-            if not joined.isascii() or "_" in joined or "n" in "".join(filter(None, texts)):  # n: inf, nan
+            if not joined.isascii() or "_" in joined:  # float() reads more than Java there
                 raise ValueError
-            return texts
+            values = [None if word == "?" else float(word) for word in words]
+            if not math.isfinite(sum(filter(None, values))):  # an infinity or NaN (or a sum that overflows)
+                raise ValueError
+            return values
         return numbers
     known = set(feature.categories) | {"?"}
 
@@ -395,8 +457,9 @@ def describe(token: Token) -> str:
 
 
 def parse_arff(text: str, source: str = "<arff>") -> Table:
-    """Read ARFF text into a :class:`Table`: nominal values as declared, numbers and dates as the
-    text of the double Weka reads (``repr``), with each row's weight and the date formats."""
+    """Read ARFF text into a :class:`Table`: nominal values as declared, numbers as the texts of
+    the doubles Weka reads (``repr``: :class:`Doubles`), dates as the text of their milliseconds,
+    with each row's weight and the date formats."""
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
@@ -406,5 +469,7 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
             column.extend(values)
         weights.extend(block_weights)
         lines.extend(block_lines)
+    columns = [Doubles.of(column) if f.is_numeric and f.name not in dates else column
+               for f, column in zip(features, columns)]
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)

@@ -169,7 +169,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     dropped = not regression and len(keep) < len(table)
     for name in feature_names:
         column = table.column(name)
-        values = [column[i] for i in keep]
+        values = column if len(keep) == len(table) else _rows_of(table, name, column, keep)
         feature = table.declared.get(name) or infer_feature(name, values, name in nominal)
         if name in nominal and feature.is_numeric:
             feature = infer_feature(name, values, nominal=True)
@@ -197,6 +197,9 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
     """A column encoded for learning or the vectorised walk: numbers as float64 (NaN missing),
     categories as codes (-1 missing; ``unknown`` for a value the feature does not know)."""
     if feature.is_numeric:
+        numbers = _arff_numbers(table, name, values)
+        if numbers is not None:
+            return numbers.copy()
         texts = ["nan" if v is None else v for v in values]
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
@@ -206,6 +209,22 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
     return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
+
+
+def _rows_of(table: Table, name: str, column: Sequence[str | None], rows: list[int]) -> Sequence[str | None]:
+    """The column's values at these rows."""
+    if _arff_numbers(table, name, column) is not None:
+        return column.take(rows)
+    return [column[i] for i in rows]
+
+
+def _arff_numbers(table: Table | None, name: str, values: Sequence[str | None]) -> np.ndarray | None:
+    """The doubles of an ARFF numeric column (:class:`treegen.arff.Doubles`), which stand for its
+    texts; None for any other column."""
+    if not _read_as_doubles(table, name):
+        return None
+    from .arff import Doubles  # imported already: the table is ARFF's
+    return values.numbers if isinstance(values, Doubles) else None
 
 
 def _read_as_doubles(table: Table | None, name: str) -> bool:

@@ -251,8 +251,10 @@ def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray
     """The best binary cut of each numeric attribute (the rows ``idx`` of ``columns``, attributes x
     all rows), as ``C45Split.handleNumericAttribute`` finds it, in blocks of attributes of bounded
     memory. ``sorted_by``: the rows' order by each attribute (missing values last), if known.
-    Attribute by attribute in rows: each one's values, weights and running sums lie together."""
-    block = max(1, 2_000_000 // max(1, len(idx)))
+    Attribute by attribute in rows: each one's values, weights and running sums lie together.
+    Blocks of ~100,000 values: with arrays of millions the allocator gave their pages back to the
+    system after each node and took them anew (page faults: ~1 s of system time in a fit)."""
+    block = max(1, 100_000 // max(1, len(idx)))
     out: list[Candidate | None] = []
     for start in range(0, len(columns), block):
         these = slice(start, start + block)
