@@ -29,6 +29,17 @@ from typing import Any, Iterator, Mapping
 from .model import Feature, MissingRoute, Model, Op, Route, Tree, in_missing_interval, is_missing, nested_sum
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
+UNKNOWN = "unknown"
+
+
+def absence(value: Any, feature: Feature) -> str | None:
+    """MISSING where the feature reads the value as missing, UNKNOWN for a category it does not know,
+    else None: what both a condition's factor and a share's test ask first."""
+    if is_missing(value) or in_missing_interval(feature, value):
+        return MISSING
+    if not feature.is_numeric and str(value) not in feature.categories:
+        return UNKNOWN
+    return None
 
 
 @dataclass(frozen=True)
@@ -48,9 +59,10 @@ class Condition:
     def factor(self, value: Any, feature: Feature) -> float:
         """1.0 if the value satisfies the condition, ``if_missing`` if it is missing (as the feature
         reads it), ``if_unknown`` if it is a category the feature does not know, else 0.0."""
-        if is_missing(value) or in_missing_interval(feature, value):
+        absent = absence(value, feature)
+        if absent == MISSING:
             return self.if_missing
-        if not feature.is_numeric and str(value) not in feature.categories:
+        if absent == UNKNOWN:
             return self.unknown_factor
         if self.kind == INTERVAL:
             return 1.0 if self.low < float(value) <= self.high else 0.0
@@ -67,9 +79,8 @@ class Share:
     by_unknown: bool  # a category the feature does not know takes it too (it counts as missing)
 
     def applies(self, value: Any, feature: Feature) -> bool:
-        if is_missing(value) or in_missing_interval(feature, value):
-            return True
-        return self.by_unknown and not feature.is_numeric and str(value) not in feature.categories
+        absent = absence(value, feature)
+        return absent == MISSING or (self.by_unknown and absent == UNKNOWN)
 
 
 @dataclass(frozen=True)
