@@ -30,7 +30,6 @@ from test_emit_javascript import (
     expected_output,
     far_out_models,
     imported_models,
-    reference_leaves,
     rows_for,
     varied_models,
 )
@@ -81,12 +80,16 @@ from treegen.testing import (
     random_rows,
     wide_model,
 )
-from treegen.walk import predict_rows
+from treegen.walk import leaf_ids_rows, predict_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
 PROGRAM_FLAGS = STANDARD_FLAGS + STRICT_FLAGS  # programs too compile at -O2 without a warning
+# A test that checks its models through the API at -O2 (assert_api_exact) checks their programs at -O0:
+# the program holds the same API code, its CSV part is one fixed text that the tests of programs alone
+# compile at -O2, and a program's -O2 compile costs 3 to 4 times its -O0 one.
+PROGRAM_FLAGS_O0 = ("-std=c99", "-O0") + STRICT_FLAGS
 
 # One program checks many models, each compiled with its own prefix: it reads lines "M k" (the model
 # to use next) and "R f1 f2 ..." (a row: "m" missing, "n<16 hex digits>" a double's bits, "c<hex>" a
@@ -247,7 +250,7 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
     answers, printed = iter(done.stdout.splitlines()), []
     for model, rows in models_rows:
         printed.append([])
-        for row, (label, scores) in zip(rows, predict_rows(model, rows)):
+        for row, (label, scores), want in zip(rows, predict_rows(model, rows), reference_leaves(model, rows)):
             printed[-1].append(next(answers))
             head, counts, ids = printed[-1][-1].split(" |")
             fields = head.split()
@@ -256,22 +259,28 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
                 assert len(fields) == 1 + len(scores) and all(map(same, fields[1:], scores)), (row, fields, scores)
             else:
                 assert same(fields[1], label), (row, fields, label)
-            want = reference_leaves(model, row)
             assert [int(c) for c in counts.split()] == [len(t) for t in want], row
             assert [int(i) for i in ids.split()] == [i for t in want for i in t], row
     assert next(answers, None) is None
     return printed
 
 
-def assert_programs_exact(models_rows, leaf: bool = True) -> None:
+def reference_leaves(model, rows) -> list[list[list[int]]]:
+    """Per row, per tree, the ids of the leaves the row reaches with a weight (Model.leaf_ids), from the
+    model's batch walk (treegen.walk.leaf_ids_rows, which tests/test_verify.py holds to the row walk)."""
+    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
+            for line in leaf_ids_rows(model, rows)]
+
+
+def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS) -> None:
     """Each program prints, byte for byte, what the protocol says the model's answers are (all the
     programs compiled first, in one compiler run)."""
     sources = [emit(model, "c", leaf=leaf) for model, _ in models_rows]
-    compile_sources(sources, flags=PROGRAM_FLAGS)
+    compile_sources(sources, flags=flags)
     for source, (model, rows) in zip(sources, models_rows):
         text = to_csv(model, rows)
         for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-            assert run(source, text, args, flags=PROGRAM_FLAGS) == expected_output(model, text, args), args
+            assert run(source, text, args, flags=flags) == expected_output(model, text, args), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -289,7 +298,7 @@ def test_every_extension_is_exact(models, seed):
     comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
     rules), weighted and per-output trees, routes for unknown categories -- a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
-    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0)
 
 
 @settings(max_examples=3, deadline=None)
@@ -297,7 +306,7 @@ def test_every_extension_is_exact(models, seed):
 def test_linear_leaves_are_exact(models, seed):
     """Linear leaves (LightGBM's linear trees) on random boosted models, a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
-    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0)
 
 
 def test_random_models_as_programs():
@@ -330,7 +339,7 @@ def test_imported_forests_and_boosting_and_c45_are_exact():
     compared = sum(assert_as_recorded(model, recorded[name], lines) for (name, model), lines in zip(cases, printed)
                    if name in recorded)
     assert compared > 2000
-    assert_programs_exact([(m, rows_for(m, 60)) for _, m in cases[::12]])
+    assert_programs_exact([(m, rows_for(m, 60)) for _, m in cases[::12]], flags=PROGRAM_FLAGS_O0)
 
 
 def as_row(model, values) -> dict:
@@ -461,7 +470,7 @@ def test_scikit_learn_forest_of_500_trees():
     model = from_sklearn(RandomForestClassifier(500, max_depth=6, random_state=0).fit(X, y))
     rows = rows_for(model, 150)
     assert_api_exact([(model, rows)])
-    assert_programs_exact([(model, rows[:100])], leaf=False)
+    assert_programs_exact([(model, rows[:100])], leaf=False, flags=PROGRAM_FLAGS_O0)
 
 
 # -- any size -----------------------------------------------------------------------------------------
@@ -511,7 +520,9 @@ def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
                 node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3) if first else (0.3, 0.7)))
                 node.children = node.children[::-1] if first else node.children
     rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 998.5, 999.0, 1e9, math.inf)]
-    assert_programs_exact([(model, rows) for model in models])
+    # At -O0, without the tail calls -O2 makes of the walkers' calls (9 s of gcc -O2 a chain, against 2);
+    # fractional routes at -O2: test_fractional_sums_nest_as_j48s and the J48 models of the importers' test.
+    assert_programs_exact([(model, rows) for model in models], flags=PROGRAM_FLAGS_O0)
 
 
 def test_fractional_sums_nest_as_j48s():
@@ -521,7 +532,7 @@ def test_fractional_sums_nest_as_j48s():
     model = random_model(1)
     rows = random_rows(model, 60, 1)
     assert_api_exact([(model, rows)])
-    assert_programs_exact([(model, rows)])
+    assert_programs_exact([(model, rows)], flags=PROGRAM_FLAGS_O0)
 
 
 # -- compilers, flags, several models in one program ------------------------------------------------
@@ -651,7 +662,7 @@ def test_hostile_names_and_labels():
     for model in models:
         assert emit(model, "c", leaf=True).isascii()
     assert_api_exact([(m, rows_for(m, 80)) for m in models])
-    assert_programs_exact([(m, rows_for(m, 40)) for m in models[-4:]])
+    assert_programs_exact([(m, rows_for(m, 40)) for m in models[-4:]], flags=PROGRAM_FLAGS_O0)
 
 
 def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
@@ -759,7 +770,7 @@ def test_numbers_print_as_pythons_repr():
     nodes.append(Node((values[-1],), n=1.0))
     model = Model((Feature("x", NUMERIC),), Target("y", REGRESSION), [Tree(nodes)])
     rows = [{"x": float(k)} for k in range(len(values))]
-    assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(model.predict(r)) for r in rows]
+    assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(v) for v, _ in predict_rows(model, rows)]
 
 
 def test_verify_runs_it_for_real(tmp_path):
