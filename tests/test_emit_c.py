@@ -534,8 +534,9 @@ def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
                 node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3) if first else (0.3, 0.7)))
                 node.children = node.children[::-1] if first else node.children
     rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 998.5, 999.0, 1e9, math.inf)]
-    # At -O0, without the tail calls -O2 makes of the walkers' calls (9 s of gcc -O2 a chain, against 2);
-    # fractional routes at -O2: test_fractional_sums_nest_as_j48s and the J48 models of the importers' test.
+    # At -O0: the work list and its fixed size are the generated code's, not the optimiser's (and gcc -O2
+    # takes 9 s a chain, -O0 2); fractional routes at -O2: test_fractional_sums_nest_as_j48s and the J48
+    # models of the importers' test.
     assert_programs_exact([(model, rows) for model in models], flags=PROGRAM_FLAGS_O0)
 
 
