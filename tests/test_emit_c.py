@@ -30,7 +30,6 @@ from test_emit_javascript import (
     expected_output,
     far_out_models,
     imported_models,
-    reference_leaves,
     rows_for,
     varied_models,
 )
@@ -81,12 +80,16 @@ from treegen.testing import (
     random_rows,
     wide_model,
 )
-from treegen.walk import predict_rows
+from treegen.walk import leaf_ids_rows, predict_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
 PROGRAM_FLAGS = STANDARD_FLAGS + STRICT_FLAGS  # programs too compile at -O2 without a warning
+# A test that checks its models through the API at -O2 (assert_api_exact) checks their programs at -O0:
+# the program holds the same API code, its CSV part is one fixed text that the tests of programs alone
+# compile at -O2, and a program's -O2 compile costs 3 to 4 times its -O0 one.
+PROGRAM_FLAGS_O0 = ("-std=c99", "-O0") + STRICT_FLAGS
 
 # One program checks many models, each compiled with its own prefix: it reads lines "M k" (the model
 # to use next) and "R f1 f2 ..." (a row: "m" missing, "n<16 hex digits>" a double's bits, "c<hex>" a
@@ -228,17 +231,31 @@ def same(got: str, want: float) -> bool:
     return struct.pack("<d", value) == struct.pack("<d", want) or (math.isnan(want) and math.isnan(value))
 
 
+def distinct_sources(models) -> tuple[list[str], list[int]]:
+    """The models' sources with leaf ids, each distinct one once, with its own prefix (m0, m1, ...), and
+    per model the index of its source: models that emit the same C -- one fixture saved by several
+    versions of its library -- share one compiled module (the importers' 103 fixtures are 61 sources)."""
+    index, sources, of = {}, [], []
+    for model in models:
+        text = emit(model, "c", leaf=True, prefix="m")
+        if text not in index:
+            index[text] = len(sources)
+            sources.append(emit(model, "c", leaf=True, prefix=f"m{len(sources)}"))
+        of.append(index[text])
+    return sources, of
+
+
 def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[str]]:
     """Every model, compiled with its own prefix into one program, answers every row as the model does:
     label, probabilities bit for bit, value bit for bit, leaf ids. Returns the program's line for each
     row, per model."""
-    sources = [emit(model, "c", leaf=True, prefix=f"m{k}") for k, (model, _) in enumerate(models_rows)]
-    includes = "\n".join(f'#include "m{k}.h"' for k in range(len(sources)))
-    apis = "\n".join(api_entry(f"m{k}", model.target.is_classification)
-                     for k, (model, _) in enumerate(models_rows))
+    sources, of = distinct_sources([model for model, _ in models_rows])
+    includes = "\n".join(f'#include "m{j}.h"' for j in range(len(sources)))
+    classifies = {j: model.target.is_classification for j, (model, _) in zip(of, models_rows)}
+    apis = "\n".join(api_entry(f"m{j}", classifies[j]) for j in range(len(sources)))
     lines = []
-    for k, (model, rows) in enumerate(models_rows):
-        lines.append(f"M {k}")
+    for j, (model, rows) in zip(of, models_rows):
+        lines.append(f"M {j}")
         lines.extend(encode(model, row) for row in rows)
     with tempfile.TemporaryDirectory(prefix="treegen-c-test-") as directory:
         program = build(directory, sources, HARNESS % {"includes": includes, "apis": apis}, cc, flags)
@@ -247,7 +264,7 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
     answers, printed = iter(done.stdout.splitlines()), []
     for model, rows in models_rows:
         printed.append([])
-        for row, (label, scores) in zip(rows, predict_rows(model, rows)):
+        for row, (label, scores), want in zip(rows, predict_rows(model, rows), reference_leaves(model, rows)):
             printed[-1].append(next(answers))
             head, counts, ids = printed[-1][-1].split(" |")
             fields = head.split()
@@ -256,22 +273,28 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
                 assert len(fields) == 1 + len(scores) and all(map(same, fields[1:], scores)), (row, fields, scores)
             else:
                 assert same(fields[1], label), (row, fields, label)
-            want = reference_leaves(model, row)
             assert [int(c) for c in counts.split()] == [len(t) for t in want], row
             assert [int(i) for i in ids.split()] == [i for t in want for i in t], row
     assert next(answers, None) is None
     return printed
 
 
-def assert_programs_exact(models_rows, leaf: bool = True) -> None:
+def reference_leaves(model, rows) -> list[list[list[int]]]:
+    """Per row, per tree, the ids of the leaves the row reaches with a weight (Model.leaf_ids), from the
+    model's batch walk (treegen.walk.leaf_ids_rows, which tests/test_verify.py holds to the row walk)."""
+    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
+            for line in leaf_ids_rows(model, rows)]
+
+
+def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS) -> None:
     """Each program prints, byte for byte, what the protocol says the model's answers are (all the
     programs compiled first, in one compiler run)."""
     sources = [emit(model, "c", leaf=leaf) for model, _ in models_rows]
-    compile_sources(sources, flags=PROGRAM_FLAGS)
+    compile_sources(sources, flags=flags)
     for source, (model, rows) in zip(sources, models_rows):
         text = to_csv(model, rows)
         for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-            assert run(source, text, args, flags=PROGRAM_FLAGS) == expected_output(model, text, args), args
+            assert run(source, text, args, flags=flags) == expected_output(model, text, args), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -289,7 +312,7 @@ def test_every_extension_is_exact(models, seed):
     comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
     rules), weighted and per-output trees, routes for unknown categories -- a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
-    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0)
 
 
 @settings(max_examples=3, deadline=None)
@@ -297,7 +320,7 @@ def test_every_extension_is_exact(models, seed):
 def test_linear_leaves_are_exact(models, seed):
     """Linear leaves (LightGBM's linear trees) on random boosted models, a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
-    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]])
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0)
 
 
 def test_random_models_as_programs():
@@ -330,7 +353,7 @@ def test_imported_forests_and_boosting_and_c45_are_exact():
     compared = sum(assert_as_recorded(model, recorded[name], lines) for (name, model), lines in zip(cases, printed)
                    if name in recorded)
     assert compared > 2000
-    assert_programs_exact([(m, rows_for(m, 60)) for _, m in cases[::12]])
+    assert_programs_exact([(m, rows_for(m, 60)) for _, m in cases[::12]], flags=PROGRAM_FLAGS_O0)
 
 
 def as_row(model, values) -> dict:
@@ -461,7 +484,7 @@ def test_scikit_learn_forest_of_500_trees():
     model = from_sklearn(RandomForestClassifier(500, max_depth=6, random_state=0).fit(X, y))
     rows = rows_for(model, 150)
     assert_api_exact([(model, rows)])
-    assert_programs_exact([(model, rows[:100])], leaf=False)
+    assert_programs_exact([(model, rows[:100])], leaf=False, flags=PROGRAM_FLAGS_O0)
 
 
 # -- any size -----------------------------------------------------------------------------------------
@@ -511,7 +534,10 @@ def test_fractional_routes_at_depth_1000_run_in_a_flat_stack():
                 node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3) if first else (0.3, 0.7)))
                 node.children = node.children[::-1] if first else node.children
     rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 998.5, 999.0, 1e9, math.inf)]
-    assert_programs_exact([(model, rows) for model in models])
+    # At -O0: the work list and its fixed size are the generated code's, not the optimiser's (and gcc -O2
+    # takes 9 s a chain, -O0 2); fractional routes at -O2: test_fractional_sums_nest_as_j48s and the J48
+    # models of the importers' test.
+    assert_programs_exact([(model, rows) for model in models], flags=PROGRAM_FLAGS_O0)
 
 
 def test_fractional_sums_nest_as_j48s():
@@ -521,7 +547,7 @@ def test_fractional_sums_nest_as_j48s():
     model = random_model(1)
     rows = random_rows(model, 60, 1)
     assert_api_exact([(model, rows)])
-    assert_programs_exact([(model, rows)])
+    assert_programs_exact([(model, rows)], flags=PROGRAM_FLAGS_O0)
 
 
 # -- compilers, flags, several models in one program ------------------------------------------------
@@ -532,7 +558,8 @@ def warning_models() -> list:
             hostile_models()[0], fit(load_dataset(str(FIXTURES / "j48" / "labor.arff")), "c45"),
             # trees without fractional routes: summed by direct calls (sum_trees), no table of trees
             import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")),
-            import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt"))]
+            import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt")),
+            import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt"))]  # linear leaves
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
@@ -545,10 +572,11 @@ def test_no_warning_under_gcc_and_clang_at_O0_and_O2(cc, tmp_path):
         for leaf in (False, True):
             (tmp_path / f"m{k}_{int(leaf)}.c").write_text(emit(model, "c", leaf=leaf, prefix=f"m{k}"), encoding="utf-8")
     files = sorted(p.name for p in tmp_path.glob("m*.c"))
-    # gcc at -O2 compiles every model of every other test, the API and the program, with -Werror.
-    # clang's -O2 (6x gcc's time on these sources) takes the modules with leaf ids: the others' code,
-    # with walkers that return node ids instead of value numbers, and the leaf API besides.
-    for level in ("-O0",) if cc == "gcc" else ("-O0", "-O2"):  # the program holds the API: all is compiled
+    # -O2 (clang's: 6x gcc's time on these sources) takes the modules with leaf ids: the others' code,
+    # with walkers that return node ids instead of value numbers, and the leaf API besides. gcc at -O2
+    # compiles the API of every model of every other test with -Werror too (assert_api_exact), and the
+    # programs of the tests of programs alone; the tests that check the API compile their programs at -O0.
+    for level in ("-O0", "-O2"):  # the program holds the API: all is compiled
         chosen = [f for f in files if level == "-O0" or f.endswith("_1.c")]
         done = subprocess.run([cc, *WARNINGS, level, "-DTREEGEN_MAIN", "-c", *chosen], cwd=tmp_path,
                               capture_output=True, text=True)
@@ -651,7 +679,7 @@ def test_hostile_names_and_labels():
     for model in models:
         assert emit(model, "c", leaf=True).isascii()
     assert_api_exact([(m, rows_for(m, 80)) for m in models])
-    assert_programs_exact([(m, rows_for(m, 40)) for m in models[-4:]])
+    assert_programs_exact([(m, rows_for(m, 40)) for m in models[-4:]], flags=PROGRAM_FLAGS_O0)
 
 
 def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
@@ -759,7 +787,7 @@ def test_numbers_print_as_pythons_repr():
     nodes.append(Node((values[-1],), n=1.0))
     model = Model((Feature("x", NUMERIC),), Target("y", REGRESSION), [Tree(nodes)])
     rows = [{"x": float(k)} for k in range(len(values))]
-    assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(model.predict(r)) for r in rows]
+    assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(v) for v, _ in predict_rows(model, rows)]
 
 
 def test_verify_runs_it_for_real(tmp_path):
