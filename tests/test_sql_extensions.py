@@ -5,7 +5,6 @@ importers' fixtures (whose models test_import_* check against the libraries' rec
 are drawn in batches, one engine connection each."""
 from __future__ import annotations
 
-import functools
 import glob
 import math
 import os
@@ -107,13 +106,12 @@ FIXTURE_FILES = ["xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json", "lightgbm
                  "catboost/*-1.2.10.json", "hist_gradient_boosting/*-1.9.1.skops"]
 
 
-@functools.cache  # imported once for the five engines: 2.7 s of CPU each time
-def fixture_models() -> tuple:
+def fixture_models():
     paths = sorted(path for pattern in FIXTURE_FILES for path in glob.glob(os.path.join(FIXTURES, pattern))
                    if not path.endswith(".expected.json"))
     # CatBoost's model saved without its pool knows its categories only by hash: name them
-    return tuple((path, import_file(path, trust=True, **({"categories": {"color": COLORS}} if "nopool" in path else {})))
-                 for path in paths)
+    return [(path, import_file(path, trust=True, **({"categories": {"color": COLORS}} if "nopool" in path else {})))
+            for path in paths]
 
 
 def test_importer_fixtures_agree_with_the_model(engine):  # noqa: F811
