@@ -11,7 +11,7 @@ import os
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from test_emit_sql import assert_agrees, engine  # noqa: F401  (engine: a fixture)
+from test_emit_sql import assert_agrees, engine, without_whole_stage_code  # noqa: F401  (engine: a fixture)
 from test_import_catboost import COLORS
 from test_rule_text import boosted_models, linear_models, rows_for
 
@@ -135,4 +135,5 @@ def test_label_values_decide_in_every_engine(engine):  # noqa: F811
     j48 = fit(load_dataset(path), "c45", laplace=True)
     assert_exact(j48, rows_for_model(read_table(path), j48) + rows_for(j48, 0), dialect, connection)
     forest = with_label_values(with_fractions(random_model(5, n_trees=3, max_depth=4), seed=5), seed=5)
-    assert_exact(forest, sample(rows_for(forest, 0), ROWS.get(dialect)), dialect, connection)
+    with without_whole_stage_code(connection):  # Janino cannot compile the forest's (Spark CPU 5.9 -> 2.7 s)
+        assert_exact(forest, sample(rows_for(forest, 0), ROWS.get(dialect)), dialect, connection)
