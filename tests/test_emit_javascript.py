@@ -2,7 +2,10 @@
 every extension of the model included (float32 steps, glibc's exp and expf) -- through its API and
 as a program whose output is byte for byte the reference protocol's; at any size, with every
 function under V8's limit for optimisation; with any names; as an ES module, as CommonJS and in a
-browser (headless Chromium). Many models share one Node process where the API is what is checked."""
+browser (headless Chromium). Many models share one Node process where the API is what is checked, and
+programs run in one loaded Node process (run_loaded) where what they print is; the protocol's errors,
+options and closed pipe, the big models, the 500-tree forest and the comparison with Python's program
+run as a user runs them, a process each."""
 from __future__ import annotations
 
 import csv
@@ -38,7 +41,7 @@ from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, Combine, Decision, Feature, MissingRoute, Model, NumericSemantics, Target,
                            reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
-from treegen.run.javascript import run
+from treegen.run.javascript import run, run_loaded
 from treegen.run.protocol import write_output
 from treegen.run.sql import read_csv
 from treegen.targets import emit
@@ -169,11 +172,12 @@ def expected_output(model, text: str, args=()) -> str:
                         leaf_ids_rows(model, rows) if "--leaf" in args else None, args)
 
 
-def assert_program_exact(model, source: str, rows, leaf: bool = False) -> None:
-    """The program prints, byte for byte, what the protocol says the model's answers are."""
+def assert_program_exact(model, source: str, rows, leaf: bool = False, runner=run_loaded) -> None:
+    """The program prints, byte for byte, what the protocol says the model's answers are: run in one
+    loaded Node process, or with ``runner=run`` as a user runs it, a process each time."""
     text = to_csv(model, rows)
     for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-        assert run(source, text, args) == expected_output(model, text, args), args
+        assert runner(source, text, args) == expected_output(model, text, args), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -200,26 +204,29 @@ def test_every_kind_of_model_is_exact_through_the_api():
     assert_api_exact([(m, rows_for(m, 150)) for m in models], leaf=True)
 
 
-@settings(max_examples=25, deadline=None)
-@given(model=boosted_models(), seed=st.integers(0, 1000))
-def test_every_extension_is_exact(model, seed):
+def assert_random_models_exact(models, seed: int) -> None:
+    """The models through the API in one Node process, with their leaves; the first as a program too."""
+    assert_api_exact([(model, rows_for(model, 120, seed + k)) for k, model in enumerate(models)], leaf=True)
+    assert_program_exact(models[0], emit(models[0], "javascript", leaf=True), rows_for(models[0], 120, seed)[:80],
+                         leaf=True)
+
+
+@settings(max_examples=5, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=5, max_size=5), seed=st.integers(0, 1000))
+def test_every_extension_is_exact(models, seed):
     """Random models with random combinations of every field a boosting library's model needs:
     comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
-    rules), weighted and per-output trees, routes for unknown categories."""
-    rows = rows_for(model, 120, seed)
-    assert_api_exact([(model, rows)], leaf=True)
-    if seed % 4 == 0:  # the program too, for some
-        assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
+    rules), weighted and per-output trees, routes for unknown categories. 25 models, five to a Node
+    process (its start cost more than the checks); one in five as a program too."""
+    assert_random_models_exact(models, seed)
 
 
-@settings(max_examples=25, deadline=None)
-@given(model=linear_models(), seed=st.integers(0, 1000))
-def test_linear_leaves_are_exact(model, seed):
-    """Linear leaves (LightGBM's linear trees) on random boosted models, through the API and the program."""
-    rows = rows_for(model, 120, seed)
-    assert_api_exact([(model, rows)], leaf=True)
-    if seed % 4 == 0:
-        assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
+@settings(max_examples=5, deadline=None)
+@given(models=st.lists(linear_models(), min_size=5, max_size=5), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(models, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models, through the API and the program:
+    25 models, five to a Node process."""
+    assert_random_models_exact(models, seed)
 
 
 @settings(max_examples=10, deadline=None)
@@ -325,7 +332,7 @@ def test_scikit_learn_forest_of_500_trees_loads_and_runs():
     model = from_sklearn(RandomForestClassifier(500, max_depth=6, random_state=0).fit(X, y))
     rows = rows_for(model, 150)
     assert_api_exact([(model, rows)])
-    assert_program_exact(model, emit(model, "javascript"), rows[:100])
+    assert_program_exact(model, emit(model, "javascript"), rows[:100], runner=run)
 
 
 # -- any size -----------------------------------------------------------------------------------------
@@ -377,7 +384,7 @@ def test_big_models_load_run_and_stay_under_v8s_limit():
         rows = probes[::max(1, len(probes) // 150)] + random_rows(model, 50)
         if name == "fractions":
             rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 9998.5, 9999.0, 1e9, math.inf)]
-        assert_program_exact(model, source, rows, leaf=True)
+        assert_program_exact(model, source, rows, leaf=True, runner=run)
 
 
 # -- names --------------------------------------------------------------------------------------------
