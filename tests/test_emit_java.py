@@ -241,13 +241,9 @@ public class Harness {
 def test_the_api_embeds_in_a_java_program():
     model = random_model(4, max_depth=7)
     source = emit(model, "java", leaf=True, class_name="Scorer")
-    with tempfile.TemporaryDirectory() as directory:
-        for name, text in (("Scorer.java", source), ("Harness.java", HARNESS)):
-            with open(os.path.join(directory, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        subprocess.run(["javac", "-d", directory, *glob.glob(os.path.join(directory, "*.java"))], check=True)
-        printed = subprocess.run(["java", "-cp", directory, "Harness"], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()
+    directory = compile_sources([source, HARNESS])[0]  # together: the harness needs the class
+    printed = subprocess.run(["java", "-cp", directory, "Harness"], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
     row = {"x0": 0.5, "x1": 2.0, "x2": None, "c0": "v0_1"}
     label = model.predict(row)
     assert printed[0] == f"{label},{label}"
