@@ -1,7 +1,10 @@
 """The generated Java class, compiled with javac and run with java, predicts what the model predicts
 bit for bit (glibc's exp and expf included), at any size -- with every method under HotSpot's
 8,000-byte JIT limit and every constant pool under 65,535 entries -- with any names, and its program
-follows the CSV protocol. Many classes compile in one javac call and answer in one JVM."""
+follows the CSV protocol. Many classes compile in one javac call and answer in one JVM; programs whose
+output is what a test checks run in a JVM kept loaded (run_loaded), and those whose JVM is part of the
+point -- the protocol's errors, options and closed pipe, the big classes, the deepest walks with the
+default stack, Java 8 -- run as a user runs them, a JVM each."""
 from __future__ import annotations
 
 import csv
@@ -26,7 +29,7 @@ from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
 from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target
 from treegen.probes import probe_rows
-from treegen.run.java import class_name, compile_sources, run
+from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
@@ -65,7 +68,7 @@ def varied_models() -> list:
 
 
 def check_program(model, source: str, rows) -> None:
-    check_printed(model, source, rows, runner=run)
+    check_printed(model, source, rows, runner=run_loaded)
 
 
 def test_every_kind_of_model_is_exact():
@@ -79,7 +82,7 @@ def test_every_kind_of_model_is_exact():
         fractional = any(n.split is not None and n.split.missing.kind == "fraction" for n in model.trees[0].nodes)
         if model.combine.kind == "average" or fractional:  # several trees, or several leaves in one
             rows = probe_rows(model, 100)
-            printed = run(source, to_csv(model, rows), ["--leaf"]).splitlines()
+            printed = run_loaded(source, to_csv(model, rows), ["--leaf"]).splitlines()
             assert printed == leaf_ids_rows(model, rows)
 
 
@@ -97,21 +100,47 @@ def class_files(directory: str) -> list[str]:
     return sorted(glob.glob(os.path.join(directory, "**", "*.class"), recursive=True))
 
 
+# Bytes each constant-pool entry holds after its tag, by tag (the class-file format, JVMS 4.4); a
+# Utf8 entry (tag 1) gives its own length.
+POOL_ENTRY_BYTES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2,
+                    20: 2}
+
+
+def code_lengths(data: bytes) -> list[int]:
+    """The code_length of every method's Code attribute in one class file: the bytecode size HotSpot
+    compares with its limit. Read from the format itself (JVMS 4.1), where javap's listing of big
+    classes took 17 s of CPU."""
+    count, at, index, utf8 = struct.unpack_from(">H", data, 8)[0], 10, 1, {}
+    while index < count:
+        tag = data[at]
+        if tag == 1:
+            length = struct.unpack_from(">H", data, at + 1)[0]
+            utf8[index] = data[at + 3:at + 3 + length]
+            at += 3 + length
+        else:
+            at += 1 + POOL_ENTRY_BYTES[tag]
+        index += 2 if tag in (5, 6) else 1  # a long or a double takes two entries
+    at += 6  # access flags, this class, super class
+    at += 2 + 2 * struct.unpack_from(">H", data, at)[0]  # the interfaces
+    sizes = []
+    for members in ("fields", "methods"):
+        count, at = struct.unpack_from(">H", data, at)[0], at + 2
+        for _ in range(count):
+            attributes, at = struct.unpack_from(">H", data, at + 6)[0], at + 8
+            for _ in range(attributes):
+                name, length = struct.unpack_from(">HI", data, at)
+                if members == "methods" and utf8[name] == b"Code":
+                    sizes.append(struct.unpack_from(">I", data, at + 10)[0])  # after max_stack, max_locals
+                at += 6 + length
+    return sizes
+
+
 def method_sizes(directory: str) -> list[int]:
-    """Bytecode length of every method in the compiled classes (from javap's instruction offsets)."""
-    names = [path[len(directory) + 1:-len(".class")].replace(os.sep, ".") for path in class_files(directory)]
-    listing = subprocess.run(["javap", "-c", "-p", "-cp", directory, *names], capture_output=True,
-                             text=True, check=True).stdout
-    sizes, last, in_switch = [], None, False
-    for line in listing.splitlines():
-        offset = re.match(r"\s+(\d+): (\w+)", line)
-        if in_switch or offset and offset.group(2).endswith("switch"):  # its "key: target" lines
-            in_switch = line.strip() != "}"
-        elif offset:
-            last = int(offset.group(1)) + (1 if offset.group(2).endswith("return") else 3)
-        elif last is not None:
-            sizes.append(last)
-            last = None
+    """Bytecode length of every method in the compiled classes."""
+    sizes = []
+    for path in class_files(directory):
+        with open(path, "rb") as handle:
+            sizes += code_lengths(handle.read())
     return sizes
 
 
@@ -174,7 +203,7 @@ def test_walkers_deferred_keep_the_walks_order():
             node.split = replace(node.split, missing=MissingRoute.fraction((0.7, 0.3)))
             node.children = node.children[::-1]
     rows = [{"x": v} for v in (None, -1.0, 0.5, 998.5, 1e9)]
-    check_printed(model, emit(model, "java", leaf=True, package="first"), rows, runner=run, leaf=True)
+    check_printed(model, emit(model, "java", leaf=True, package="first"), rows, runner=run_loaded, leaf=True)
 
 
 def test_java_8_release():
@@ -212,13 +241,9 @@ public class Harness {
 def test_the_api_embeds_in_a_java_program():
     model = random_model(4, max_depth=7)
     source = emit(model, "java", leaf=True, class_name="Scorer")
-    with tempfile.TemporaryDirectory() as directory:
-        for name, text in (("Scorer.java", source), ("Harness.java", HARNESS)):
-            with open(os.path.join(directory, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        subprocess.run(["javac", "-d", directory, *glob.glob(os.path.join(directory, "*.java"))], check=True)
-        printed = subprocess.run(["java", "-cp", directory, "Harness"], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()
+    directory = compile_sources([source, HARNESS])[0]  # together: the harness needs the class
+    printed = subprocess.run(["java", "-cp", directory, "Harness"], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
     row = {"x0": 0.5, "x1": 2.0, "x2": None, "c0": "v0_1"}
     label = model.predict(row)
     assert printed[0] == f"{label},{label}"
@@ -328,7 +353,7 @@ def test_fractional_sums_nest_as_j48s():
     and a split that spreads a row adds its children's sums in order from 0.0 -- not per feature, nor
     flat in node order, which differ in bits on some of these rows."""
     model = random_model(1)
-    check_printed(model, emit(model, "java", leaf=True), random_rows(model, 60, 1), runner=run, leaf=True)
+    check_printed(model, emit(model, "java", leaf=True), random_rows(model, 60, 1), runner=run_loaded, leaf=True)
 
 
 def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
@@ -483,7 +508,7 @@ def check_random_models(models, seed: int) -> None:
     for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
         check_java_api(model, model_rows, answers, leaf=True)
     for model, source, model_rows in list(zip(models, sources, rows))[:3]:
-        check_printed(model, source, model_rows[::2], runner=run, leaf=model is models[0])
+        check_printed(model, source, model_rows[::2], runner=run_loaded, leaf=model is models[0])
 
 
 @settings(max_examples=2, deadline=None)
@@ -492,7 +517,7 @@ def test_every_extension_of_the_model_is_exact(models, seed):
     """Random models with random values of every field boosting libraries need -- missing intervals,
     unknown categories' own children, tree weights, float32 sums, divisors, the bias added last, every
     link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
-    and one JVM; and a few as programs (a JVM per run: the CSV reader is the one part the APIs skip)."""
+    and one JVM; and a few as programs (the CSV reader is the one part the APIs skip)."""
     check_random_models(models, seed)
 
 
@@ -513,7 +538,7 @@ def test_unknown_categories_go_to_their_own_child():
     source = emit(model, "java", leaf=True, package="colour")
     assert "x[0] == -1.0 || x[0] == 0.0" in source
     check_java_api(model, rows, java_api([(model, source, rows)])[0], leaf=True)
-    check_printed(model, source, rows, runner=run, leaf=True)
+    check_printed(model, source, rows, runner=run_loaded, leaf=True)
 
 
 def test_imported_models_predict_what_their_library_predicted():

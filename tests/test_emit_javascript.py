@@ -2,7 +2,10 @@
 every extension of the model included (float32 steps, glibc's exp and expf) -- through its API and
 as a program whose output is byte for byte the reference protocol's; at any size, with every
 function under V8's limit for optimisation; with any names; as an ES module, as CommonJS and in a
-browser (headless Chromium). Many models share one Node process where the API is what is checked."""
+browser (headless Chromium). Many models share one Node process where the API is what is checked, and
+programs run in one loaded Node process (run_loaded) where what they print is; the protocol's errors,
+options and closed pipe, the big models, the 500-tree forest and the comparison with Python's program
+run as a user runs them, a process each."""
 from __future__ import annotations
 
 import csv
@@ -38,7 +41,7 @@ from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, Combine, Decision, Feature, MissingRoute, Model, NumericSemantics, Target,
                            reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
-from treegen.run.javascript import run
+from treegen.run.javascript import run, run_loaded
 from treegen.run.protocol import write_output
 from treegen.run.sql import read_csv
 from treegen.targets import emit
@@ -161,19 +164,27 @@ def rows_for(model, count: int = 200, seed: int = 0) -> list[dict]:
     return rows + ([{**row, rng.choice(numeric): rng.choice(edges)} for row in rows[:count]] if numeric else [])
 
 
-def expected_output(model, text: str, args=()) -> str:
-    """What every program prints for this CSV: the model's answers in the protocol's words."""
+def predicted(model, text: str) -> tuple[list[dict], list]:
+    """The rows of this CSV as a program reads them, and the model's answers."""
     rows = read_csv(model, text)
-    answers = predict_rows(model, rows)
+    return rows, predict_rows(model, rows)
+
+
+def expected_output(model, text: str, args=(), predictions=None) -> str:
+    """What every program prints for this CSV: the model's answers in the protocol's words
+    (``predictions``: what :func:`predicted` gives for it, if known)."""
+    rows, answers = predictions or predicted(model, text)
     return write_output(model, [label for label, _ in answers], [scores for _, scores in answers],
                         leaf_ids_rows(model, rows) if "--leaf" in args else None, args)
 
 
-def assert_program_exact(model, source: str, rows, leaf: bool = False) -> None:
-    """The program prints, byte for byte, what the protocol says the model's answers are."""
+def assert_program_exact(model, source: str, rows, leaf: bool = False, runner=run_loaded) -> None:
+    """The program prints, byte for byte, what the protocol says the model's answers are: run in one
+    loaded Node process, or with ``runner=run`` as a user runs it, a process each time."""
     text = to_csv(model, rows)
+    predictions = predicted(model, text)  # once for every option: the big models' take seconds
     for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-        assert run(source, text, args) == expected_output(model, text, args), args
+        assert runner(source, text, args) == expected_output(model, text, args, predictions), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -200,26 +211,30 @@ def test_every_kind_of_model_is_exact_through_the_api():
     assert_api_exact([(m, rows_for(m, 150)) for m in models], leaf=True)
 
 
-@settings(max_examples=25, deadline=None)
-@given(model=boosted_models(), seed=st.integers(0, 1000))
-def test_every_extension_is_exact(model, seed):
+def assert_random_models_exact(models, seed: int) -> None:
+    """The models through the API in one Node process, with their leaves; the first as a program too."""
+    assert_api_exact([(model, rows_for(model, 120, seed + k)) for k, model in enumerate(models)], leaf=True)
+    assert_program_exact(models[0], emit(models[0], "javascript", leaf=True), rows_for(models[0], 120, seed)[:80],
+                         leaf=True)
+
+
+@settings(max_examples=6, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=5, max_size=5), seed=st.integers(0, 1000))
+def test_every_extension_is_exact(models, seed):
     """Random models with random combinations of every field a boosting library's model needs:
     comparisons, missing intervals, the whole combine (float32 steps, links, divisors, bias, label
-    rules), weighted and per-output trees, routes for unknown categories."""
-    rows = rows_for(model, 120, seed)
-    assert_api_exact([(model, rows)], leaf=True)
-    if seed % 4 == 0:  # the program too, for some
-        assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
+    rules), weighted and per-output trees, routes for unknown categories. 30 models, five to a Node
+    process (its start cost more than the checks; an example more than 25 / 5 because Hypothesis's
+    first may be five of its simplest model); one in five as a program too."""
+    assert_random_models_exact(models, seed)
 
 
-@settings(max_examples=25, deadline=None)
-@given(model=linear_models(), seed=st.integers(0, 1000))
-def test_linear_leaves_are_exact(model, seed):
-    """Linear leaves (LightGBM's linear trees) on random boosted models, through the API and the program."""
-    rows = rows_for(model, 120, seed)
-    assert_api_exact([(model, rows)], leaf=True)
-    if seed % 4 == 0:
-        assert_program_exact(model, emit(model, "javascript", leaf=True), rows[:80], leaf=True)
+@settings(max_examples=6, deadline=None)
+@given(models=st.lists(linear_models(), min_size=5, max_size=5), seed=st.integers(0, 1000))
+def test_linear_leaves_are_exact(models, seed):
+    """Linear leaves (LightGBM's linear trees) on random boosted models, through the API and the program:
+    30 models, five to a Node process."""
+    assert_random_models_exact(models, seed)
 
 
 @settings(max_examples=10, deadline=None)
@@ -325,25 +340,27 @@ def test_scikit_learn_forest_of_500_trees_loads_and_runs():
     model = from_sklearn(RandomForestClassifier(500, max_depth=6, random_state=0).fit(X, y))
     rows = rows_for(model, 150)
     assert_api_exact([(model, rows)])
-    assert_program_exact(model, emit(model, "javascript"), rows[:100])
+    assert_program_exact(model, emit(model, "javascript"), rows[:100], runner=run)
 
 
 # -- any size -----------------------------------------------------------------------------------------
 
 def walker_sizes(source: str) -> dict[str, int]:
-    """The bytecode length of every walker, compiled eagerly by V8 (``--no-lazy``). The listing goes
-    to a file: V8 flushes it line by line, which through a pipe costs a third more CPU."""
+    """The bytecode length of every walker, compiled eagerly by V8 (``--no-lazy``): the size of each
+    function's code-creation event in V8's log, which is its bytecode array's length (the same as
+    ``--print-bytecode`` shows, for a tenth of the CPU: the listing of the walkers is 32 MB)."""
     with tempfile.TemporaryDirectory() as directory:
-        path, listing = os.path.join(directory, "model.mjs"), os.path.join(directory, "bytecode.txt")
+        path, log = os.path.join(directory, "model.mjs"), os.path.join(directory, "v8.log")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(source)
-        with open(listing, "w", encoding="utf-8") as out:  # as a program it then finds no CSV: exit 2
-            subprocess.run(["node", "--no-lazy", "--print-bytecode", "--print-bytecode-filter=t*", path],
-                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL, timeout=600, check=False)
-        with open(listing, encoding="utf-8") as handle:
+        subprocess.run(["node", "--no-lazy", "--log-code", "--no-logfile-per-isolate", f"--logfile={log}", path],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600,
+                       check=False)  # as a program it then finds no CSV: exit 2
+        with open(log, encoding="utf-8", errors="replace") as handle:
             printed = handle.read()
-    sizes = re.findall(r"\[generated bytecode for function: (t\d+n\d+) .*\]\nBytecode length: (\d+)", printed)
-    return {name: int(size) for name, size in sizes}
+    # code-creation,JS,kind,time,address,size,name location,function,~ (~: bytecode, not optimised code)
+    sizes = re.findall(r"^code-creation,JS,\d+,\d+,0x[0-9a-f]+,(\d+),(t\d+n\d+) .*,~$", printed, re.MULTILINE)
+    return {name: int(size) for size, name in sizes}
 
 
 @cache
@@ -375,7 +392,7 @@ def test_big_models_load_run_and_stay_under_v8s_limit():
         rows = probes[::max(1, len(probes) // 150)] + random_rows(model, 50)
         if name == "fractions":
             rows = [{"x": v} for v in (None, -1.0, 0.5, 5.0, 9998.5, 9999.0, 1e9, math.inf)]
-        assert_program_exact(model, source, rows, leaf=True)
+        assert_program_exact(model, source, rows, leaf=True, runner=run)
 
 
 # -- names --------------------------------------------------------------------------------------------
