@@ -164,7 +164,7 @@ EXTERNAL = set(SERVER_FIXTURES.values())  # engines beyond Python packages: a se
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "engines: needs PostgreSQL, MariaDB or Spark (deselect with -m 'not engines')")
-    config.addinivalue_line("markers", "big: a test of a big model, up to a minute: started early (see below)")
+    config.addinivalue_line("markers", "slow: takes 15 s or more (a big model, a compiler on it): started early, see below")
     keep_javac_loaded()  # each javac process warms the compiler up again: ~1 s of CPU a call
 
 
@@ -175,19 +175,19 @@ def pytest_collection_modifyitems(items):
     The order is for pytest-xdist's worksteal (scripts/test.sh, two workers), which hands each worker
     a contiguous half of the tests and lets an idle worker take the second half of the other's queue.
     The engine tests come first, so one worker runs them all and one Spark JVM, one PostgreSQL and one
-    MariaDB start, not one per worker (199 s of CPU in two Spark JVMs, 169 s in one). The `big` tests
+    MariaDB start, not one per worker (199 s of CPU in two Spark JVMs, 169 s in one). The `slow` tests
     open the second half, so that the other worker starts with them and the queues end in short tests
     that either worker can take: a minute-long test last in a queue would leave the other core idle."""
-    engines, big, rest = [], [], []
+    engines, slow, rest = [], [], []
     for item in items:
         params = item.callspec.params.values() if hasattr(item, "callspec") else ()
         if set(item.fixturenames) & set(SERVER_FIXTURES) or EXTERNAL & {p for p in params if isinstance(p, str)}:
             item.add_marker(pytest.mark.engines)
             engines.append(item)
         else:
-            (big if item.get_closest_marker("big") else rest).append(item)
+            (slow if item.get_closest_marker("slow") else rest).append(item)
     first_half = max(0, len(items) // 2 - len(engines))
-    items[:] = engines + rest[:first_half] + big + rest[first_half:]
+    items[:] = engines + rest[:first_half] + slow + rest[first_half:]
 
 
 def _connection(request, name: str) -> dict:

@@ -338,6 +338,7 @@ def test_links_at_large_raw_sums_are_exact():
 
 # -- models from the importers and learners -----------------------------------------------------------
 
+@pytest.mark.slow
 def test_imported_forests_and_boosting_and_c45_are_exact():
     """Every fixture of the XGBoost, LightGBM, CatBoost and HistGradientBoosting importers, and C4.5
     with fractional routes on Weka's data sets with missing values: the C answers as the model does,
@@ -475,6 +476,7 @@ def assert_as_recorded(model, recording: Recording, lines: list[str]) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_scikit_learn_forest_of_500_trees():
     from sklearn.datasets import make_classification
     from sklearn.ensemble import RandomForestClassifier
@@ -502,6 +504,7 @@ def compile_measured(directory: str, name: str, source: str) -> tuple[float, int
     return seconds, usage.ru_maxrss
 
 
+@pytest.mark.slow
 def test_50000_leaves_and_depth_10000_compile_in_bounded_time_and_memory_and_run():
     """gcc -O2 on a 50,000-leaf tree and a 10,000-deep chain: the trees are cut into functions, so
     compile time and memory grow with the size, not faster; then the programs are exact. The figures

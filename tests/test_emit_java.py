@@ -165,6 +165,7 @@ def c45_chain():
     return model, emit(model, "java", proba=True, leaf=True, package="fractions")
 
 
+@pytest.mark.slow
 def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
     models = {"wide": wide_model(50_000), "chain": chain_model(10_000),
               "forest": random_model(1, n_trees=500, max_depth=6)}

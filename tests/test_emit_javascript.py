@@ -375,6 +375,7 @@ def c45_chain():
     return model
 
 
+@pytest.mark.slow
 def test_big_models_load_run_and_stay_under_v8s_limit():
     """50,000 leaves, a path 10,000 splits deep (also with fractional routes, all of whose 10,001
     leaves a missing value reaches), a 500-tree forest: every walker's bytecode is under the size V8

@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -22,6 +24,7 @@ def test_the_scikit_learn_example_imports_and_verifies(tmp_path):
     assert "(150 from the data," in done.stdout
 
 
+@pytest.mark.slow
 def test_the_boosting_examples_import_and_verify_against_their_libraries(tmp_path):
     """The committed XGBoost and LightGBM files, as examples/README.md shows them: imported, then every
     program target and the libraries' own predict agree on the data and the probes."""

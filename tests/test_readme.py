@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,6 +26,7 @@ def test_the_python_api_example_runs(tmp_path, monkeypatch):
     assert scope["model"].predict({"outlook": "overcast"}) == "yes"
 
 
+@pytest.mark.slow
 def test_the_commands_of_using_it_run(tmp_path):
     """Each command of the "Using it" block, in order, in a folder with the examples (a copy: one
     command writes into it), after the pip installs (done: the tests run in the installed package)."""
