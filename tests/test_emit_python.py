@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from treegen.collector import collector_paused
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, reached,
@@ -33,8 +34,11 @@ SEMANTICS = [NumericSemantics(), NumericSemantics("float32"), NumericSemantics(t
 
 
 def load(source: str) -> dict:
-    """The generated module's namespace (it is compiled as Python 3.8 would parse it)."""
-    ast.parse(source, feature_version=(3, 8))
+    """The generated module's namespace (it is compiled as Python 3.8 would parse it; the syntax tree
+    of a big module is millions of objects and no cycle: the collector's passes over them would take
+    more than half of the parse)."""
+    with collector_paused():
+        ast.parse(source, feature_version=(3, 8))
     namespace: dict = {"__name__": "generated"}
     exec(compile(source, "<generated>", "exec"), namespace)
     return namespace
@@ -55,17 +59,24 @@ def values(model, row) -> list:
             for f in model.features]
 
 
+def listed_leaves(ids: str) -> list[list[int]]:
+    """A leaf column of the program protocol (:func:`treegen.model.leaf_ids`) as ``predict_leaf`` returns it."""
+    return [[int(node) for node in tree.split("|")] if tree else [] for tree in ids.split(";")]
+
+
 def assert_exact(model, module: dict, rows, leaf: bool = False) -> None:
     """The module's four functions (and its leaf ids) answer every row as the model does; the model's
-    answers from its batch walk, what ``model.predict`` and ``model.scores`` return row by row."""
-    for row, (label, expected) in zip(rows, predict_rows(model, rows)):
+    answers from its batch walk, what ``model.predict``, ``model.scores`` and ``leaves`` return row by
+    row (tests/test_verify.py checks that they do)."""
+    ids = leaf_ids_rows(model, rows) if leaf else [None] * len(rows)
+    for row, (label, expected), row_ids in zip(rows, predict_rows(model, rows), ids):
         assert module["predict"](row) == module["predict_values"](values(model, row)) == label, row
         if model.target.is_classification:
             assert module["predict_proba"](row) == module["predict_proba_values"](values(model, row)) == expected, row
         else:
             assert module["predict"](row) == expected[0], row
         if leaf:
-            assert module["predict_leaf"](row) == leaves(model, row), row
+            assert module["predict_leaf"](row) == listed_leaves(row_ids), row
 
 
 def boosted(seed: int, link: str) -> "object":

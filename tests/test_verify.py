@@ -124,6 +124,28 @@ def test_reference_on_a_deep_chain():
         assert answers[i] == (model.predict(rows[i]), model.scores(rows[i]))
 
 
+def test_chains_walked_as_sorted_runs_end_where_the_level_walk_ends():
+    """A chain's rows walk as one sorted run (walk.follow_chain): they end where the level-by-level walk
+    (node_paths) ends them, whatever the missing route (stop, fractional, a leaf child or the next split),
+    on the thresholds, between them, at both zeros, infinities and NaN, and where the chain turns to
+    another feature or splits the rows between two subtrees."""
+    from treegen.model import MissingRoute
+    from treegen.walk import as_matrix, encode_column, node_ends, node_paths
+    models = []
+    for route in (MissingRoute.stop(), MissingRoute.fraction((0.3, 0.7)), MissingRoute.to_child(0),
+                  MissingRoute.to_child(1)):
+        model = chain_model(600)
+        for node in model.trees[0].nodes:
+            if node.split is not None:
+                node.split = replace(node.split, missing=route)
+        models.append(model)
+    models += [random_model(seed, max_depth=12) for seed in range(8)] + [wide_model(300)]
+    for model in models:
+        rows = probe_rows(model) * 3 + random_rows(model, 600, missing=0.2)
+        columns = as_matrix([encode_column(f, rows) for f in model.features])
+        assert (node_ends(model, model.trees[0], columns) == node_paths(model, model.trees[0], columns)[:, -1]).all()
+
+
 def test_each_target_is_reported_as_it_finishes():
     model = fit(load_dataset("examples/play_tennis.csv"), "id3")
     seen = []

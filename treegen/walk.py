@@ -18,6 +18,7 @@ from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
+CHAIN_ROWS = 256  # rows enough at one split to walk a chain below it by binary searches (_Walk.follow_chain)
 
 
 def node_paths(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
@@ -114,6 +115,10 @@ def _levels(model: Model, tree: Tree, columns: Columns, every_level: bool) -> It
     active = np.flatnonzero(walk.feature[current] >= 0)  # the rows still walking, and their nodes:
     nodes = current[active]
     while active.size:
+        if not every_level and walk.starts_chain(nodes):
+            active, nodes = walk.follow_chain(values, current, active, int(nodes[0]))
+            if not active.size:
+                break
         position = walk.positions(nodes, values[walk.feature[nodes], active])
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
@@ -197,6 +202,49 @@ class _Walk:
         picked[unknown] = self.unknown_child[nodes[nominal][unknown]]
         position[nominal] = picked
         return position
+
+    def starts_chain(self, nodes: np.ndarray) -> bool:
+        """Whether the rows walking are many, all at one numeric split with a leaf child: the top of
+        a chain (a tree 10,000 splits deep has 10,000 levels, each a pass over its rows)."""
+        node = nodes[0]
+        return (nodes.size >= CHAIN_ROWS and self._numeric(node) and nodes[-1] == node
+                and bool((self.feature[self.children[node]] < 0).any()) and bool((nodes == node).all()))
+
+    def _numeric(self, node) -> bool:
+        return not self.nominal[node] and not math.isnan(self.cut[node])
+
+    def follow_chain(self, values: np.ndarray, current: np.ndarray, active: np.ndarray,
+                     node: int) -> tuple[np.ndarray, np.ndarray]:
+        """Walk rows all at ``node`` as one run sorted on the split's feature, while they stay at one
+        numeric split on that feature: each split cuts the run in three slices (``<=`` the cut, above
+        it, missing: NaN sorts last) in a binary search, the rows of a slice whose child is a leaf
+        (or a missing route that stops) end there, and one slice at most goes on. Where the rows part
+        for several splits, or another feature, the rows still walking and their nodes are returned
+        to the level-by-level walk (``current`` holds every row's node so far)."""
+        feature = self.feature[node]
+        column = values[feature, active]
+        order = np.argsort(column, kind="stable")
+        active, column = active[order], column[order]
+        present = len(column) - int(np.count_nonzero(np.isnan(column)))
+        while True:
+            left = int(np.searchsorted(column[:present], self.cut[node], side="right"))
+            missing = self.missing_child[node]  # the child position missing values take; -1: they end here
+            slices = ((0, left, self.children[node, 0]), (left, present, self.children[node, 1]),
+                      (present, len(column), node if missing < 0 else self.children[node, missing]))
+            going_on = [(start, end, child) for start, end, child in slices if end > start and child != node
+                        and self.feature[child] >= 0]
+            for start, end, child in slices:
+                if end > start and (child == node or self.feature[child] < 0):
+                    current[active[start:end]] = child
+            if len(going_on) != 1 or self.feature[going_on[0][2]] != feature or not self._numeric(going_on[0][2]):
+                parts = [(active[start:end], child) for start, end, child in going_on]
+                for rows, child in parts:
+                    current[rows] = child
+                rows = np.concatenate([rows for rows, _ in parts]) if parts else active[:0]
+                return rows, current[rows]
+            start, end, node = going_on[0]
+            active, column = active[start:end], column[start:end]
+            present = max(0, min(present, end) - start)
 
     @cached_property
     def any_nominal(self) -> bool:
