@@ -491,6 +491,7 @@ def ruff() -> str:
     return path
 
 
+@pytest.mark.slow
 def test_generated_modules_pass_ruff_and_run_with_warnings_as_errors(tmp_path):
     """ruff's default rules find nothing in a generated module, and it runs under ``python -W error``.
     Run with ``-m``, a module is compiled once, at its first run (with warnings as errors), and its

@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from treegen.data import load_dataset
 from treegen.learn import fit
 from treegen.probes import probe_rows
@@ -153,6 +155,7 @@ def test_each_target_is_reported_as_it_finishes():
     assert seen == results and [r.target for r in seen] == ["rules", "python"] and all(r.ok for r in seen)
 
 
+@pytest.mark.slow
 def test_verify_big_trees():
     """Every boundary row of a 10,000-deep chain and of a 5,000-leaf tree, through Python and the rules."""
     for model in (chain_model(10_000), wide_model(5_000)):
