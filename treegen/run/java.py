@@ -15,6 +15,8 @@ import subprocess
 import tempfile
 import threading
 import uuid
+from contextlib import contextmanager
+from typing import Iterator
 
 _compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
 _linted: set[str] = set()  # the sources among them compiled with every warning an error
@@ -96,50 +98,44 @@ def _javac(javac: str, arguments: list[str], alone: bool = False) -> tuple[int, 
     if _loaded is None or alone:
         done = subprocess.run([javac, *JAVAC_JVM, *arguments], capture_output=True, text=True)
         return done.returncode, done.stderr
-    return _loaded.compile(javac, arguments)
+    java = os.path.join(os.path.dirname(javac), "java") if os.path.dirname(javac) else "java"
+    with _loaded.server(java) as server:  # the JDK's compiler (javax.tools, what javac runs): SERVER
+        server.stdin.write("\0".join(arguments).encode("utf-8") + b"\n")
+        server.stdin.flush()
+        reply = server.stdout.readline().split()
+        if len(reply) != 2:
+            raise RuntimeError(f"the loaded javac ended (exit {server.wait()})")
+        return int(reply[0]), server.stdout.read(int(reply[1])).decode("utf-8", "replace")
 
 
-class _LoadedJavac:
-    """The JDK's compiler (``javax.tools``, what the javac command runs) in long-lived JVMs, one per
-    JDK: the java launcher compiles :data:`SERVER` from source and runs it; each compile is a line
-    of NUL-separated arguments in, ``EXIT LENGTH`` and the diagnostics out."""
+class _LoadedJvms:
+    """A class given as source (the java launcher compiles it) run in one long-lived JVM per java
+    command, with pipes to its standard input and output: started on first use, and again when it has
+    ended. Its JVM takes javac's options (C1 only: the requests are short)."""
 
-    def __init__(self):
-        self.servers: dict[str, subprocess.Popen] = {}  # javac command -> its JDK's server
-        self.lock = threading.Lock()  # verify compiles from two threads
+    def __init__(self, name: str, source: str, **popen):
+        self.name, self.source, self.popen = name, source, popen
+        self.servers: dict[str, subprocess.Popen] = {}  # java command -> its JVM
+        self.lock = threading.Lock()  # verify runs targets from two threads
 
-    def compile(self, javac: str, arguments: list[str]) -> tuple[int, str]:
-        """javac's exit code and diagnostics for ``arguments``, compiled in ``javac``'s JDK."""
+    @contextmanager
+    def server(self, java: str) -> Iterator[subprocess.Popen]:
+        """The JVM for ``java``, held for one request."""
         with self.lock:
-            server = self.servers.get(javac)
+            server = self.servers.get(java)
             if server is None or server.poll() is not None:
-                server = self.servers[javac] = self._start(javac)
-            server.stdin.write("\0".join(arguments).encode("utf-8") + b"\n")
-            server.stdin.flush()
-            reply = server.stdout.readline().split()
-            if len(reply) != 2:
-                raise RuntimeError(f"the loaded javac ended (exit {server.wait()})")
-            return int(reply[0]), server.stdout.read(int(reply[1])).decode("utf-8", "replace")
-
-    @staticmethod
-    def _start(javac: str) -> subprocess.Popen:
-        java = os.path.join(os.path.dirname(javac), "java") if os.path.dirname(javac) else "java"
-        flags = [option[2:] for option in JAVAC_JVM]  # the JVM options given to javac's own JVM
-        return _start_server(java, flags, "TreegenJavac", SERVER)
+                path = os.path.join(tempfile.mkdtemp(prefix="treegen-java-server-"), self.name + ".java")
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(self.source)
+                flags = [option[2:] for option in JAVAC_JVM]  # the JVM options given to javac's own JVM
+                server = self.servers[java] = subprocess.Popen([java, *flags, path], stdin=subprocess.PIPE,
+                                                               stdout=subprocess.PIPE, **self.popen)
+            yield server
 
     def close(self) -> None:
         for server in self.servers.values():
             server.stdin.close()
             server.wait()
-
-
-def _start_server(java: str, flags: list[str], name: str, source: str, **popen) -> subprocess.Popen:
-    """A JVM running the class ``name`` of ``source`` (compiled from source by the java launcher),
-    with pipes to its standard input and output."""
-    path = os.path.join(tempfile.mkdtemp(prefix="treegen-java-server-"), name + ".java")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(source)
-    return subprocess.Popen([java, *flags, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen)
 
 
 SERVER = """import java.io.*;
@@ -161,7 +157,7 @@ public class TreegenJavac {
     }
 }
 """
-_loaded: _LoadedJavac | None = None
+_loaded: _LoadedJvms | None = None
 
 
 def keep_javac_loaded() -> None:
@@ -169,7 +165,7 @@ def keep_javac_loaded() -> None:
     with the process): after the first compile a small class takes ~0.2 s of CPU instead of ~1.2 s."""
     global _loaded
     if _loaded is None:
-        _loaded = _LoadedJavac()
+        _loaded = _LoadedJvms("TreegenJavac", SERVER)
         atexit.register(_loaded.close)
 
 
@@ -199,45 +195,8 @@ def run_loaded(source: str, csv_text: str, args=(), java: str = "java", javac: s
     with tempfile.NamedTemporaryFile("wb", prefix="treegen-java-input-", suffix=".csv") as data:
         data.write(csv_text.encode("utf-8"))
         data.flush()
-        printed = _loaded_programs.run(java, [directory, class_name(source), data.name, *args])
+        printed = _run_in_runner(java, [directory, class_name(source), data.name, *args])
     return printed if printed is not None else run(source, csv_text, args, java=java, javac=javac, release=release)
-
-
-class _LoadedPrograms:
-    """:data:`RUNNER` in one JVM per java command: a request is a line of NUL-separated fields (an end
-    marker, the class directory, the class, the CSV's path, the program's arguments); the reply is what
-    the program printed, then the marker and a line break."""
-
-    def __init__(self):
-        self.servers: dict[str, subprocess.Popen] = {}
-        self.lock = threading.Lock()
-
-    def run(self, java: str, fields: list[str]) -> str | None:
-        """What the program printed; None when it ended the JVM or failed."""
-        with self.lock:
-            server = self.servers.get(java)
-            if server is None or server.poll() is not None:
-                # javac's JVM options: C1 only here too, as the runs are short (36 runs of small
-                # classes: 1.9 s of CPU, 2.9 s with C2); Java's arithmetic is the same in either
-                flags = [option[2:] for option in JAVAC_JVM]
-                server = self.servers[java] = _start_server(java, flags, "TreegenRunner", RUNNER,
-                                                            stderr=subprocess.DEVNULL)
-            end = f"--treegen-end-{uuid.uuid4().hex}--\n".encode()
-            server.stdin.write("\0".join([end.decode().strip(), *fields]).encode("utf-8") + b"\n")
-            server.stdin.flush()
-            printed = bytearray()
-            while not printed.endswith(end):
-                chunk = os.read(server.stdout.fileno(), 1 << 16)
-                if not chunk:  # System.exit, or a throw: the server is gone
-                    server.wait()
-                    return None
-                printed += chunk
-            return printed[:-len(end)].decode("utf-8")
-
-    def close(self) -> None:
-        for server in self.servers.values():
-            server.stdin.close()
-            server.wait()
 
 
 RUNNER = """import java.io.*;
@@ -267,5 +226,23 @@ public class TreegenRunner {
     }
 }
 """
-_loaded_programs = _LoadedPrograms()
-atexit.register(_loaded_programs.close)
+_programs = _LoadedJvms("TreegenRunner", RUNNER, stderr=subprocess.DEVNULL)
+atexit.register(_programs.close)
+
+
+def _run_in_runner(java: str, fields: list[str]) -> str | None:
+    """What the program printed; None when it ended the JVM or failed. A request to :data:`RUNNER` is
+    a line of NUL-separated fields (an end marker, the class directory, the class, the CSV's path, the
+    program's arguments); the reply is what the program printed, then the marker and a line break."""
+    end = f"--treegen-end-{uuid.uuid4().hex}--\n".encode()
+    with _programs.server(java) as server:
+        server.stdin.write("\0".join([end.decode().strip(), *fields]).encode("utf-8") + b"\n")
+        server.stdin.flush()
+        printed = bytearray()
+        while not printed.endswith(end):
+            chunk = os.read(server.stdout.fileno(), 1 << 16)
+            if not chunk:  # System.exit, or a throw: the server is gone
+                server.wait()
+                return None
+            printed += chunk
+        return printed[:-len(end)].decode("utf-8")
