@@ -189,6 +189,10 @@ def _mysql_parameters(dsn: str) -> dict:
             raise TreegenError(f"mysql connection parameters: expected host, port, user, password, database or "
                                f"unix_socket as key=value, got {pair!r}")
         parameters[key] = int(value) if key == "port" else value
+    if "unix_socket" in parameters:
+        # No TLS on a local socket, as MySQL's own client: it protects nothing there, and PyMySQL's
+        # preferred TLS loads the system's certificates at every connection (30 ms of CPU a query).
+        parameters["ssl_disabled"] = True
     return parameters
 
 
