@@ -135,7 +135,8 @@ def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: boo
         stack.append((node_id, left, left_box))
     for node_id, children in children_of.items():
         nodes[node_id].children = tuple(sorted(children))
-    return Model(features, target, [Tree(nodes).canonical()], meta={"algorithm": "wide"})
+    # ids are given as the stack pops, left child first: the nodes are in pre-order already
+    return Model(features, target, [Tree(nodes)], meta={"algorithm": "wide"})
 
 
 def with_fractions(model: Model, seed: int = 0) -> Model:
