@@ -2,6 +2,7 @@
 test run) and Spark SQL (local mode): every answer is checked against the model's reference prediction."""
 from __future__ import annotations
 
+import functools
 import math
 import random
 import struct
@@ -297,12 +298,19 @@ REQUIRED_SIZES = {"wide": 50_000, "chain": 10_000}
 TAKE_REQUIRED_SIZES = {"spark", "duckdb", "sqlite"}
 
 
+@functools.cache
+def big_model_and_rows(kind: str, size: int) -> tuple[Model, list[dict]]:
+    """A big tree and its rows, made once a process: three engines read the same 50,000 leaves (the
+    model is not changed by the tests that share it)."""
+    model = BIG[kind](size)
+    probes = probe_rows(model)  # one row per threshold and ulp: 30,000 for the chain
+    return model, random_rows(model, 40, seed=1) + probes[::max(1, len(probes) // 40)]
+
+
 @pytest.mark.parametrize("kind", sorted(BIG))
 def test_big_trees(engine, kind):
     dialect, connection = engine
-    model = BIG[kind]((REQUIRED_SIZES if dialect in TAKE_REQUIRED_SIZES else BIG_SIZES)[kind])
-    probes = probe_rows(model)  # one row per threshold and ulp: 30,000 for the chain
-    rows = random_rows(model, 40, seed=1) + probes[::max(1, len(probes) // 40)]
+    model, rows = big_model_and_rows(kind, (REQUIRED_SIZES if dialect in TAKE_REQUIRED_SIZES else BIG_SIZES)[kind])
     sql = emit(model, "sql", dialect=dialect)
     first = len(model.features)
     results = query(sql, model, rows, dialect, **connection)
