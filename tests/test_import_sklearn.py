@@ -30,6 +30,7 @@ from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.importers.sklearn import from_sklearn, load_skops
 from treegen.testing import is_close
+from treegen.walk import predict_rows
 
 
 # -- data and probes ------------------------------------------------------------------------------
@@ -87,15 +88,16 @@ def as_rows(model, X: np.ndarray) -> list[dict]:
 
 
 def assert_same_predictions(estimator, model, X: np.ndarray) -> None:
+    """The model's labels and scores (from its batch walk, which `treegen predict` and `verify` use and
+    tests/test_verify.py holds to the row-by-row walk) are scikit-learn's."""
     rows = as_rows(model, X)
-    predicted = [model.predict(row) for row in rows]
+    answers = predict_rows(model, rows)
     if not model.target.is_classification:
-        for row, got, want in zip(rows, predicted, estimator.predict(X).tolist()):
+        for row, (got, _), want in zip(rows, answers, estimator.predict(X).tolist(), strict=True):
             assert is_close(got, want), (row, got, want)
         return
-    assert predicted == [str(label) for label in estimator.predict(X).tolist()]
-    for row, want in zip(rows, estimator.predict_proba(X).tolist()):
-        got = model.scores(row)
+    assert [label for label, _ in answers] == [str(label) for label in estimator.predict(X).tolist()]
+    for row, (_, got), want in zip(rows, answers, estimator.predict_proba(X).tolist(), strict=True):
         assert all(is_close(g, w) for g, w in zip(got, want)), (row, got, want)
 
 
