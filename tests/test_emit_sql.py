@@ -22,6 +22,7 @@ from treegen.probes import probe_rows
 from treegen.run.sql import format_results, query, read_csv, run
 from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
                              with_fractions)
+from treegen.walk import leaf_ids_rows, predict_rows
 
 ENGINES = ["sqlite", "duckdb", "postgres", "mysql", "spark"]
 SLOW_ENGINES = {"spark"}  # a query costs about a second: fewer, bigger examples
@@ -51,21 +52,21 @@ def near_tie(model, row, got_label) -> bool:
 
 def assert_agrees(model: Model, rows, engine, exact=True, dialect=None, **connection):
     """Prediction, probability and leaf columns of the SQL (in ``dialect``, by default the engine's
-    own) equal the model's, row by row."""
+    own) equal the model's, row by row (the model's from its batch walk, which tests/test_verify.py
+    holds to the row-by-row walk)."""
     classify = model.target.is_classification
     sql = emit(model, "sql", dialect=dialect or engine, proba=classify, leaf=True)
     results = query(sql, model, rows, engine, **connection)
     assert len(results) == len(rows)
     first = len(model.features)
-    for row, result in zip(rows, results):
-        want, got = model.predict(row), result[first]
+    for row, result, (want, scores), ids in zip(rows, results, predict_rows(model, rows), leaf_ids_rows(model, rows)):
+        got = result[first]
         if classify:
             assert got == want or (not exact and near_tie(model, row, got)), (row, want, result[first:])
-            scores = model.scores(row)
             assert all(is_close(a, b) for a, b in zip(scores, result[first + 1:])), (row, scores, result)
         else:
             assert is_close(got, want), (row, want, got)
-        assert str(result[-1]) == leaf_ids(model, row), (row, leaf_ids(model, row), result[-1])
+        assert str(result[-1]) == ids, (row, ids, result[-1])
     return results
 
 
@@ -314,7 +315,7 @@ def test_big_trees(engine, kind):
     sql = emit(model, "sql", dialect=dialect)
     first = len(model.features)
     results = query(sql, model, rows, dialect, **connection)
-    assert [r[first] for r in results] == [model.predict(row) for row in rows]
+    assert [r[first] for r in results] == [label for label, _ in predict_rows(model, rows)]
 
 
 WALK_NODES = 500  # the smallest tree walked, here: Spark's own limit, lowered to it for DuckDB's walk
@@ -446,7 +447,7 @@ def test_ensembles_longer_than_a_chain_add_up_bit_for_bit(engine):
         sql, first = emit(model, "sql", dialect=dialect), len(model.features)
         with without_whole_stage_code(connection):
             results = query(sql, model, rows, dialect, **connection)
-        assert [r[first] for r in results] == [model.predict(row) for row in rows]
+        assert [r[first] for r in results] == [value for value, _ in predict_rows(model, rows)]
 
 
 @contextmanager

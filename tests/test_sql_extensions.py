@@ -18,6 +18,7 @@ from test_rule_text import boosted_models, linear_models, rows_for
 from treegen.emit.sql import DIALECTS, computed
 from treegen.importers import import_file
 from treegen.model import CombineKind, Link, Precision
+from treegen.walk import predict_rows
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 BATCH = {"spark": 4}  # models a batch: a Spark query costs about a second
@@ -48,14 +49,13 @@ def assert_exact(model, rows, dialect: str, connection: dict) -> None:
         model = computed(model, dialect)[0]
     exact = dialect != "spark" or rounds_to_float32(model) or model.combine.link in (Link.IDENTITY, Link.SIGN_SQUARE)
     if DIALECTS[dialect].infinity is None:  # MySQL: no infinity, a score beyond the doubles is an error
-        rows = [row for row in rows if all(math.isfinite(score) for score in model.scores(row))]
+        rows = [row for row, (_, scores) in zip(rows, predict_rows(model, rows)) if all(map(math.isfinite, scores))]
     results = assert_agrees(model, rows, dialect, exact=exact, **connection)
     first, classify = len(model.features), model.target.is_classification
-    for row, result in zip(rows, results):
+    for row, result, (_, scores) in zip(rows, results, predict_rows(model, rows), strict=True):
         got = result[first + 1:-1] if classify else [result[first]]
-        assert len(got) == len(model.scores(row))
-        assert all(a == b for a, b in zip(model.scores(row), got)) or not exact, \
-            (model.combine, len(model.trees), row, model.scores(row), got)
+        assert len(got) == len(scores)
+        assert all(a == b for a, b in zip(scores, got)) or not exact, (model.combine, len(model.trees), row, scores, got)
 
 
 # no shrinking: a batch of a dozen models shrinks for minutes; the failing model is in the message
