@@ -198,12 +198,13 @@ def with_linear_leaves(model: Model, seed: int = 0) -> Model:
 
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:
     """Random rows for a model: values near its thresholds, categories, missing and unseen values."""
-    from .probes import UNSEEN, boundary_values
+    from .probes import UNSEEN, boundary_values_by_feature
     rng = random.Random(seed)
     options = []
+    boundaries = boundary_values_by_feature(model)
     for index, feature in enumerate(model.features):
         if feature.is_numeric:
-            options.append(boundary_values(model, index) or [0.0])
+            options.append(boundaries[index] or [0.0])
         else:
             options.append(list(feature.categories) + [UNSEEN])
     rows = []
