@@ -33,7 +33,7 @@ from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
-from test_emit_python import (FIXTURE_CASES, check_closed_pipe, check_errors, check_library, check_model_part,
+from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
                               latest, leaves, same, to_csv)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
@@ -210,7 +210,7 @@ def test_walkers_deferred_keep_the_walks_order():
 def test_java_8_release():
     """Java 8 compiles every helper: glibc's exp (Math.fma looked up), float32 links, missing intervals,
     unknown categories."""
-    xgboost = next(case.model for case in latest(FIXTURE_CASES) if case.name.startswith("missing-"))
+    xgboost = next(case.model for case in latest(fixture_cases()) if case.name.startswith("missing-"))
     models = [boosted(3, "softmax"), xgboost, colour_model()]
     sources = [emit(model, "java", proba=True, leaf=True, class_name="Scorer", package=f"com.bank.risk{i}")
                for i, model in enumerate(models)]
@@ -317,7 +317,7 @@ def test_reserved_names_are_the_types_the_code_names():
     classes, its own constants and itself."""
     used = set()
     weka = replace(random_model(3, max_depth=6), combine=Combine(decide="weka"))
-    for model in varied_models() + [case.model for case in latest(FIXTURE_CASES)] + [colour_model(), weka]:
+    for model in varied_models() + [case.model for case in latest(fixture_cases())] + [colour_model(), weka]:
         for leaf in (False, True):
             code = without_comments_and_literals(emit(model, "java", leaf=leaf))
             used |= set(re.findall(r"(?<![\w.$])[A-Z][\w$]*", code))
@@ -546,13 +546,13 @@ def test_imported_models_predict_what_their_library_predicted():
     """Every fixture model, compiled (javac -Xlint:all finds nothing): what its class answers is the
     model's, bit for bit, and the library's; the latest version's fixtures whose rows the CSV reader must
     read the model's way (categories, numbers in a missing interval) run as programs too."""
-    sources = [emit(case.model, "java", package=f"f{i}") for i, case in enumerate(FIXTURE_CASES)]
+    sources = [emit(case.model, "java", package=f"f{i}") for i, case in enumerate(fixture_cases())]
     compile_sources(sources, lint=True)
-    answers = java_api([(case.model, source, case.rows) for case, source in zip(FIXTURE_CASES, sources)])
-    for case, class_answers in zip(FIXTURE_CASES, answers):
+    answers = java_api([(case.model, source, case.rows) for case, source in zip(fixture_cases(), sources)])
+    for case, class_answers in zip(fixture_cases(), answers):
         check_library(case, *check_java_api(case.model, case.rows, class_answers, leaf=False))
-    newest = latest(FIXTURE_CASES)
-    for case, source in zip(FIXTURE_CASES, sources):
+    newest = latest(fixture_cases())
+    for case, source in zip(fixture_cases(), sources):
         if case in newest and any(not f.is_numeric or f.missing_interval for f in case.model.features):
             check_program(case.model, source, case.rows)
 

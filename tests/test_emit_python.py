@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import functools
 import io
 import math
 import os
@@ -481,7 +482,7 @@ def lint_models() -> list:
     return hostile_models() + [
         random_model(1, regression=True, missing_kinds=("stop",)), fraction_chain(300), boosted(2, "sigmoid"),
         boosted(3, "softmax"), random_model(4, n_trees=3, missing_kinds=("fraction",)), chain_model(10_000),
-        wide_model(50_000), colour_model()] + [case.model for case in latest(FIXTURE_CASES)]
+        wide_model(50_000), colour_model()] + [case.model for case in latest(fixture_cases())]
 
 
 def ruff() -> str:
@@ -697,8 +698,10 @@ def read_json_file(path: str):
         return json.load(handle)
 
 
+@functools.cache
 def fixture_cases() -> list[Fixture]:
-    """Every fixture model with the library's recorded answers."""
+    """Every fixture model with the library's recorded answers (read on first use, not when the tests
+    are collected: 3 s in each pytest-xdist worker)."""
     import glob
     import warnings
     from treegen.importers import import_file
@@ -770,19 +773,17 @@ def check_library(case: Fixture, labels: list, scores: list) -> None:
                 case.name, i, got, want)
 
 
-FIXTURE_CASES = fixture_cases()
-
 
 def test_fixtures_of_every_library_are_here():
-    libraries = {case.name.split("-")[0] for case in FIXTURE_CASES}
-    assert {"lightgbm", "catboost", "hgb"} <= libraries and len(FIXTURE_CASES) > 80
-    assert all(case.labels is not None or case.scores is not None for case in FIXTURE_CASES)
+    libraries = {case.name.split("-")[0] for case in fixture_cases()}
+    assert {"lightgbm", "catboost", "hgb"} <= libraries and len(fixture_cases()) > 80
+    assert all(case.labels is not None or case.scores is not None for case in fixture_cases())
 
 
 def test_imported_models_predict_what_their_library_predicted():
     """Every fixture model, compiled: what its module answers is the model's, bit for bit, and the
     library's -- through the dict API and the fast path."""
-    for case in FIXTURE_CASES:
+    for case in fixture_cases():
         module = load(emit(case.model, "python", leaf=True))
         check_api(case.model, module, case.rows)
         proba = module.get("predict_proba")
@@ -801,7 +802,7 @@ def latest(cases) -> list:
 
 def test_imported_models_run_as_programs():
     """The latest version's fixtures run as programs, on their rows as CSV."""
-    for case in latest(FIXTURE_CASES):
+    for case in latest(fixture_cases()):
         check_printed(case.model, emit(case.model, "python"), case.rows)
 
 
