@@ -77,6 +77,8 @@ def test_linear_leaves_agree_with_the_model(engine, models, seed):  # noqa: F811
     for model in models[:BATCH.get(dialect, len(models))]:
         rows = sample(rows_for(model, seed), ROWS.get(dialect))
         if dialect in RANGE_ERRORS:  # (a constant of 1e-300 times a weight and the scale can underflow there too)
+            if tiny_constants(model) and all(len(tree.nodes) == 1 for tree in model.trees):
+                continue  # its one score underflows, and PostgreSQL computes a constant while planning: no row runs
             rows = [] if tiny_constants(model) else [row for row in rows if not leaves_range(model, row)]
         assert_exact(model, rows, dialect, connection)
 
