@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 from .model import Feature, MissingRoute, Model, Op, Route, Split, Tree, in_missing_interval, is_missing, nested_sum
 
@@ -42,8 +42,10 @@ def absence(value: Any, feature: Feature) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(NamedTuple):
+    """Immutable, compared and hashed by value; a named tuple rather than a frozen dataclass because a
+    big model's lowering makes hundreds of thousands, and a frozen dataclass takes several times as
+    long to make (it sets each field through object.__setattr__)."""
     feature: int
     kind: str  # INTERVAL | SET | MISSING
     low: float = -math.inf  # interval: exclusive
@@ -203,24 +205,21 @@ _FRACTION, _STOP = Route.FRACTION, Route.STOP  # (a look-up in the enum costs mo
 
 
 def _branches(model: Model, split: Split) -> tuple[tuple[Condition, Share | None], ...]:
-    feature = model.features[split.feature]
-    missing = split.missing
+    f, missing, unknown = split.feature, split.missing, split.unknown
     if split.op == Op.LE:
         cut = model.numeric.effective_threshold(split.threshold)
-        bounds = [(INTERVAL, {"high": cut}), (INTERVAL, {"low": cut})]
+        bounds = [(INTERVAL, -math.inf, cut, ()), (INTERVAL, cut, math.inf, ())]
     elif split.op == Op.EQ:
-        bounds = [(SET, {"values": (v,)}) for v in split.values]
+        bounds = [(SET, -math.inf, math.inf, (v,)) for v in split.values]
     else:
-        rest = tuple(c for c in feature.categories if c not in split.values)
-        bounds = [(SET, {"values": _in_order(split.values, feature.categories)}), (SET, {"values": rest})]
+        categories = model.features[f].categories
+        rest = tuple(c for c in categories if c not in split.values)
+        bounds = [(SET, -math.inf, math.inf, _in_order(split.values, categories)), (SET, -math.inf, math.inf, rest)]
     branches = []
-    for position, (kind, bound) in enumerate(bounds):
-        unknown = None if split.unknown is None else 1.0 if position == split.unknown else 0.0
-        condition = Condition(split.feature, kind, **bound, if_missing=_if_missing(missing, position),
-                              if_unknown=unknown)
-        share = None
-        if missing.kind == _FRACTION:
-            share = Share(split.feature, missing.weights[position], split.unknown is None)
+    for position, (kind, low, high, values) in enumerate(bounds):
+        if_unknown = None if unknown is None else 1.0 if position == unknown else 0.0
+        condition = Condition(f, kind, low, high, values, _if_missing(missing, position), if_unknown)
+        share = Share(f, missing.weights[position], unknown is None) if missing.kind == _FRACTION else None
         branches.append((condition, share))
     return tuple(branches)
 
