@@ -48,7 +48,7 @@ class RuleWriter:
         self.classes = [quote(c) for c in model.target.classes]  # a rule's outcome
         self.class_names = [name(c) for c in model.target.classes]  # a rule's summary of its counts
         # the rules of a subtree share the conditions above it: each written once (1,000 trees of depth 8:
-        # 878,000 conditions, 313,000 of them distinct objects)
+        # 878,000 conditions, 229,000 of them distinct objects: lower shares each split's)
         self.condition_text = per_condition(self.condition)
 
     def absent(self, c: Condition) -> str:
