@@ -131,7 +131,6 @@ class _Lowering:
         self.model = model
         self.branches: dict[tuple, tuple] = {}  # a split's key: its children's (Condition, Share or None)
         self.stops: dict[tuple, Condition] = {}  # (feature, unknown routed): a stopping split's condition
-        self.merges: dict[tuple[int, int], tuple] = {}  # (id(old or None), id(new)): (old, new, merged, says nothing)
 
     def rules(self, tree: Tree) -> TreeRules:
         rules: list[Rule] = []
