@@ -3,7 +3,6 @@ diagrams and the rule text write them."""
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from .model import Model, Node, Op, Route, leaf_class
@@ -24,8 +23,9 @@ def _escape(c: str) -> str:
 
 
 def number(x: float) -> str:
-    """A float that reads back to the same double (``inf``/``-inf``/``nan`` by name)."""
-    return repr(float(x)) if math.isfinite(x) or math.isnan(x) else ("inf" if x > 0 else "-inf")
+    """A float that reads back to the same double (``inf``/``-inf``/``nan`` by name, as ``repr`` writes
+    them): a big export writes millions."""
+    return repr(float(x))
 
 
 _PLAIN = re.compile(r"[^\s,:=(){}|\"']+")

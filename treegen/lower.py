@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from operator import attrgetter
+from typing import Any, Iterator, Mapping, NamedTuple
 
-from .model import Feature, MissingRoute, Model, Op, Route, Tree, in_missing_interval, is_missing, nested_sum
+from .model import Feature, MissingRoute, Model, Op, Route, Split, Tree, in_missing_interval, is_missing, nested_sum
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 UNKNOWN = "unknown"
@@ -42,8 +43,10 @@ def absence(value: Any, feature: Feature) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(NamedTuple):
+    """Immutable, compared and hashed by value; a named tuple rather than a frozen dataclass because a
+    big model's lowering makes hundreds of thousands, and a frozen dataclass takes several times as
+    long to make (it sets each field through object.__setattr__)."""
     feature: int
     kind: str  # INTERVAL | SET | MISSING
     low: float = -math.inf  # interval: exclusive
@@ -111,52 +114,113 @@ class TreeRules:
 
 def lower(model: Model) -> list[TreeRules]:
     """The rules of every tree of the model, in tree order."""
-    return [lower_tree(model, tree) for tree in model.trees]
+    lowering = _Lowering(model)  # shared by the trees: an ensemble repeats its splits
+    return [lowering.rules(tree) for tree in model.trees]
 
 
 def lower_tree(model: Model, tree: Tree) -> TreeRules:
-    rules: list[Rule] = []
-    exclusive = True
-    # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}, shares).
-    stack: list[tuple[int, dict[int, Condition], tuple[Share, ...]]] = [(0, {}, ())]
-    while stack:
-        node_id, path, shares = stack.pop()
-        node = tree.nodes[node_id]
-        if node.is_leaf:
-            rules.append(_rule(path, node_id, node.value, shares))
-            continue
-        split = node.split
-        feature = model.features[split.feature]
+    return _Lowering(model).rules(tree)
+
+
+class _Lowering:
+    """Lowers the trees of one model, making each split's conditions once: 1,000 LightGBM trees of
+    depth 8 have 255,000 splits but 67,000 distinct ones. (Merges are not remembered: in that model
+    three in four are new, and remembering them cost more than it saved.)"""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.branches: dict[tuple, tuple] = {}  # a split's key: its children's (Condition, Share or None)
+        self.stops: dict[tuple, Condition] = {}  # (feature, unknown routed): a stopping split's condition
+
+    def rules(self, tree: Tree) -> TreeRules:
+        rules: list[Rule] = []
+        exclusive = True
+        nodes = tree.nodes
+        # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}, shares).
+        stack: list[tuple[int, dict[int, Condition], tuple[Share, ...]]] = [(0, {}, ())]
+        while stack:
+            node_id, path, shares = stack.pop()
+            node = nodes[node_id]
+            split = node.split
+            if split is None:
+                rules.append(_rule(path, node_id, node.value, shares))
+                continue
+            route = split.missing.kind
+            exclusive = exclusive and route != _FRACTION
+            children = []
+            for child, (branch, share) in zip(node.children, self.branches_of(split)):
+                merged = self.add(path, branch)
+                if merged is not None:
+                    children.append((child, merged, shares if share is None else shares + (share,)))
+            if route == _STOP:
+                merged = self.add(path, self.stop_of(split))
+                if merged is not None:  # this node's own value applies: it comes before its children
+                    rules.append(_rule(merged, node_id, node.value, shares))
+            stack.extend(reversed(children))
+        rules.sort(key=_NODE)  # node order, as the model sums them
+        return TreeRules(rules, tree.output, exclusive)
+
+    def branches_of(self, split: Split) -> tuple[tuple[Condition, Share | None], ...]:
+        """Each child's condition, and its share of a missing value where the route is fractional.
+        Fractional routes are made anew: they are rare, and a key would have to tell their weights'
+        -0.0 from 0.0; a threshold's key does (0.0 and -0.0 are equal, and written apart)."""
         missing = split.missing
-        exclusive = exclusive and missing.kind != Route.FRACTION
-        if split.op == Op.LE:
-            cut = model.numeric.effective_threshold(split.threshold)
-            branches = [(INTERVAL, {"high": cut}), (INTERVAL, {"low": cut})]
-        elif split.op == Op.EQ:
-            branches = [(SET, {"values": (v,)}) for v in split.values]
+        if missing.kind == _FRACTION:
+            return _branches(self.model, split)
+        key = (split.feature, split.op, split.threshold or str(split.threshold), split.values, missing.kind,
+               missing.child, split.unknown)
+        branches = self.branches.get(key)
+        if branches is None:
+            branches = self.branches[key] = _branches(self.model, split)
+        return branches
+
+    def stop_of(self, split: Split) -> Condition:
+        """The condition of a missing value stopping at the split."""
+        key = (split.feature, split.unknown is None)
+        stop = self.stops.get(key)
+        if stop is None:
+            stop = self.stops[key] = Condition(split.feature, MISSING, if_missing=1.0,
+                                               if_unknown=None if split.unknown is None else 0.0)
+        return stop
+
+    def add(self, path: dict[int, Condition], new: Condition) -> dict[int, Condition] | None:
+        """The path with one more test, merged with an earlier test on the same feature.
+        None when no row can satisfy the result."""
+        feature = new.feature
+        old = path.get(feature)
+        merged = new if old is None else _merge(old, new)
+        if merged is None:
+            return None
+        out = path.copy()
+        if _always(merged, self.model.features[feature].categories):
+            out.pop(feature, None)
         else:
-            rest = tuple(c for c in feature.categories if c not in split.values)
-            branches = [(SET, {"values": _in_order(split.values, feature.categories)}), (SET, {"values": rest})]
-        children = []
-        for position, (child, (kind, bounds)) in enumerate(zip(node.children, branches)):
-            # made whole at once: dataclasses.replace costs several times a Condition
-            branch = Condition(split.feature, kind, **bounds, if_missing=_if_missing(missing, position),
-                               if_unknown=None if split.unknown is None else 1.0 if position == split.unknown else 0.0)
-            merged = _add(path, branch, feature.categories)
-            if merged is not None:
-                if missing.kind == Route.FRACTION:
-                    children.append((child, merged, shares + (Share(split.feature, missing.weights[position],
-                                                                     split.unknown is None),)))
-                else:
-                    children.append((child, merged, shares))
-        if missing.kind == Route.STOP:
-            stops = Condition(split.feature, MISSING, if_missing=1.0, if_unknown=None if split.unknown is None else 0.0)
-            merged = _add(path, stops, feature.categories)
-            if merged is not None:  # this node's own value applies: it comes before its children
-                rules.append(_rule(merged, node_id, node.value, shares))
-        stack.extend(reversed(children))
-    rules.sort(key=lambda rule: rule.node)  # node order, as the model sums them
-    return TreeRules(rules, tree.output, exclusive)
+            out[feature] = merged
+        return out
+
+
+_FRACTION, _STOP = Route.FRACTION, Route.STOP  # (a look-up in the enum costs more than a global's)
+_NODE = attrgetter("node")  # a rule's node id, without a Python call per rule
+
+
+def _branches(model: Model, split: Split) -> tuple[tuple[Condition, Share | None], ...]:
+    f, missing, unknown = split.feature, split.missing, split.unknown
+    if split.op == Op.LE:
+        cut = model.numeric.effective_threshold(split.threshold)
+        bounds = [(INTERVAL, -math.inf, cut, ()), (INTERVAL, cut, math.inf, ())]
+    elif split.op == Op.EQ:
+        bounds = [(SET, -math.inf, math.inf, (v,)) for v in split.values]
+    else:
+        categories = model.features[f].categories
+        rest = tuple(c for c in categories if c not in split.values)
+        bounds = [(SET, -math.inf, math.inf, _in_order(split.values, categories)), (SET, -math.inf, math.inf, rest)]
+    branches = []
+    for position, (kind, low, high, values) in enumerate(bounds):
+        if_unknown = None if unknown is None else 1.0 if position == unknown else 0.0
+        condition = Condition(f, kind, low, high, values, _if_missing(missing, position), if_unknown)
+        share = Share(f, missing.weights[position], unknown is None) if missing.kind == _FRACTION else None
+        branches.append((condition, share))
+    return tuple(branches)
 
 
 def _if_missing(missing: MissingRoute, position: int) -> float:
@@ -170,7 +234,7 @@ def _if_missing(missing: MissingRoute, position: int) -> float:
 
 def _rule(path: dict[int, Condition], node_id: int, value, shares: tuple[Share, ...]) -> Rule:
     """Conditions in feature order."""
-    return Rule(tuple(path[f] for f in sorted(path)), node_id, value, shares)
+    return Rule(tuple([path[f] for f in sorted(path)]), node_id, value, shares)
 
 
 def _in_order(values, categories):
@@ -179,22 +243,7 @@ def _in_order(values, categories):
     return ordered + tuple(v for v in values if v not in set(categories))
 
 
-def _add(path: dict[int, Condition], new: Condition, categories) -> dict[int, Condition] | None:
-    """The path with one more test, merged with an earlier test on the same feature.
-    None when no row can satisfy the result."""
-    old = path.get(new.feature)
-    merged = new if old is None else _merge(old, new, categories)
-    if merged is None:
-        return None
-    out = dict(path)
-    if _always(merged, categories):
-        out.pop(new.feature, None)
-    else:
-        out[new.feature] = merged
-    return out
-
-
-def _merge(a: Condition, b: Condition, categories) -> Condition | None:
+def _merge(a: Condition, b: Condition) -> Condition | None:
     missing = a.if_missing * b.if_missing
     unknown = None if a.if_unknown is None and b.if_unknown is None else a.unknown_factor * b.unknown_factor
     if MISSING in (a.kind, b.kind):

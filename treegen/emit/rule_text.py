@@ -30,7 +30,7 @@ def name(text: str) -> str:
 
 
 def numbers(xs) -> str:
-    return "[" + ", ".join(number(x) for x in xs) + "]"
+    return "[" + ", ".join(map(number, xs)) + "]"
 
 
 def strings(xs) -> str:
@@ -44,8 +44,11 @@ class RuleWriter:
         self.model = model
         self.absents: dict[tuple, str] = {}  # (if_missing, if_unknown): its words; a model has few
         self.names = [name(f.name) for f in model.features]  # as written, once: a big model writes millions
+        self.classification = model.target.is_classification
+        self.classes = [quote(c) for c in model.target.classes]  # a rule's outcome
+        self.class_names = [name(c) for c in model.target.classes]  # a rule's summary of its counts
         # the rules of a subtree share the conditions above it: each written once (1,000 trees of depth 8:
-        # 878,000 conditions, 313,000 of them distinct objects)
+        # 878,000 conditions, 229,000 of them distinct objects: lower shares each split's)
         self.condition_text = per_condition(self.condition)
 
     def absent(self, c: Condition) -> str:
@@ -77,16 +80,15 @@ class RuleWriter:
     def outcome(self, node: Node) -> str:
         """What a rule ending at ``node`` predicts: the class the node labels on its own (by its
         label value, where it has one), or its value."""
-        target = self.model.target
-        if not target.is_classification:
+        if not self.classification:
             return number(node.value[0])
-        return quote(target.classes[leaf_class(self.model.combine, node.deciding_value)])
+        return self.classes[leaf_class(self.model.combine, node.deciding_value)]
 
     def rule(self, rule: Rule) -> str:
         conditions = " and ".join(map(self.condition_text, rule.conditions))
         text = f"if {conditions} then " if conditions else "always "
         node = self.tree.nodes[rule.node]
-        if node.linear is not None and not self.model.target.is_classification:  # the plain value: an input is missing
+        if node.linear is not None and not self.classification:  # the plain value: an input is missing
             outcome = f"{self.linear(node)} else {number(node.value[0])}" if node.linear.terms else self.linear(node)
         else:
             outcome = self.outcome(node)
@@ -98,9 +100,8 @@ class RuleWriter:
         return " + ".join([number(linear.const)] + [f"{number(c)} * {self.feature(f)}" for f, c in linear.terms])
 
     def summary(self, node: Node) -> str:
-        target = self.model.target
-        if target.is_classification and node.counts:
-            parts = ", ".join(f"{name(c)} {number(k)}" for c, k in zip(target.classes, node.counts))
+        if self.classification and node.counts:
+            parts = ", ".join(f"{c} {number(k)}" for c, k in zip(self.class_names, node.counts))
             return f"n {number(node.n)}: {parts}"
         return f"n {number(node.n)}"
 
@@ -113,23 +114,30 @@ class RuleWriter:
             tail += f"; linear {self.linear(node)}"
         if node.split is None:
             return f"leaf; {tail}"
+        return f"{self.split(node)}; {tail}"
+
+    def split(self, node: Node) -> str:
+        """A split node's test, its children and where missing values go."""
         s = node.split
-        x = self.feature(s.feature)
-        if s.op == Op.LE:
+        x = self.names[s.feature]
+        if s.op == _LE:
             test = f"{x} <= {number(s.threshold)} ? {node.children[0]} : {node.children[1]}"
-        elif s.op == Op.IN:
+        elif s.op == _IN:
             test = f"{x} in {strings(s.values)} ? {node.children[0]} : {node.children[1]}"
         else:
             pairs = ", ".join(f"{quote(v)}: {c}" for v, c in zip(s.values, node.children))
             test = f"{x} == {{{pairs}}}"
         m = s.missing
-        if m.kind == Route.CHILD:
+        if m.kind == _CHILD:
             route = f"missing to {node.children[m.child]}"
         else:
-            route = "missing stop" if m.kind == Route.STOP else f"missing weights {numbers(m.weights)}"
+            route = "missing stop" if m.kind == _STOP else f"missing weights {numbers(m.weights)}"
         if s.unknown is not None:
             route += f"; unknown to {node.children[s.unknown]}"
-        return f"{test}; {route}; {tail}"
+        return f"{test}; {route}"
+
+
+_LE, _IN, _CHILD, _STOP = Op.LE, Op.IN, Route.CHILD, Route.STOP  # a global costs less than a look-up in an enum
 
 
 def absent_text(if_missing: float, if_unknown: float) -> str:
