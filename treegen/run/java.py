@@ -13,10 +13,9 @@ import os
 import re
 import subprocess
 import tempfile
-import threading
 import uuid
-from contextlib import contextmanager
-from typing import Iterator
+
+from .kept import KeptProcesses
 
 _compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
 _linted: set[str] = set()  # the sources among them compiled with every warning an error
@@ -99,7 +98,7 @@ def _javac(javac: str, arguments: list[str], alone: bool = False) -> tuple[int, 
         done = subprocess.run([javac, *JAVAC_JVM, *arguments], capture_output=True, text=True)
         return done.returncode, done.stderr
     java = os.path.join(os.path.dirname(javac), "java") if os.path.dirname(javac) else "java"
-    with _loaded.server(java) as server:  # the JDK's compiler (javax.tools, what javac runs): SERVER
+    with _loaded.process(java) as server:  # the JDK's compiler (javax.tools, what javac runs): SERVER
         server.stdin.write("\0".join(arguments).encode("utf-8") + b"\n")
         server.stdin.flush()
         reply = server.stdout.readline().split()
@@ -108,34 +107,11 @@ def _javac(javac: str, arguments: list[str], alone: bool = False) -> tuple[int, 
         return int(reply[0]), server.stdout.read(int(reply[1])).decode("utf-8", "replace")
 
 
-class _LoadedJvms:
+def _kept_jvms(name: str, source: str, **popen) -> KeptProcesses:
     """A class given as source (the java launcher compiles it) run in one long-lived JVM per java
-    command, with pipes to its standard input and output: started on first use, and again when it has
-    ended. Its JVM takes javac's options (C1 only: the requests are short)."""
-
-    def __init__(self, name: str, source: str, **popen):
-        self.name, self.source, self.popen = name, source, popen
-        self.servers: dict[str, subprocess.Popen] = {}  # java command -> its JVM
-        self.lock = threading.Lock()  # verify runs targets from two threads
-
-    @contextmanager
-    def server(self, java: str) -> Iterator[subprocess.Popen]:
-        """The JVM for ``java``, held for one request."""
-        with self.lock:
-            server = self.servers.get(java)
-            if server is None or server.poll() is not None:
-                path = os.path.join(tempfile.mkdtemp(prefix="treegen-java-server-"), self.name + ".java")
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(self.source)
-                flags = [option[2:] for option in JAVAC_JVM]  # the JVM options given to javac's own JVM
-                server = self.servers[java] = subprocess.Popen([java, *flags, path], stdin=subprocess.PIPE,
-                                                               stdout=subprocess.PIPE, **self.popen)
-            yield server
-
-    def close(self) -> None:
-        for server in self.servers.values():
-            server.stdin.close()
-            server.wait()
+    command. Its JVM takes javac's options (C1 only: the requests are short)."""
+    flags = [option[2:] for option in JAVAC_JVM]  # the JVM options given to javac's own JVM
+    return KeptProcesses(name + ".java", source, lambda java, path: [java, *flags, path], **popen)
 
 
 SERVER = """import java.io.*;
@@ -157,7 +133,7 @@ public class TreegenJavac {
     }
 }
 """
-_loaded: _LoadedJvms | None = None
+_loaded: KeptProcesses | None = None
 
 
 def keep_javac_loaded() -> None:
@@ -165,7 +141,7 @@ def keep_javac_loaded() -> None:
     with the process): after the first compile a small class takes ~0.2 s of CPU instead of ~1.2 s."""
     global _loaded
     if _loaded is None:
-        _loaded = _LoadedJvms("TreegenJavac", SERVER)
+        _loaded = _kept_jvms("TreegenJavac", SERVER)
         atexit.register(_loaded.close)
 
 
@@ -226,7 +202,7 @@ public class TreegenRunner {
     }
 }
 """
-_programs = _LoadedJvms("TreegenRunner", RUNNER, stderr=subprocess.DEVNULL)
+_programs = _kept_jvms("TreegenRunner", RUNNER, stderr=subprocess.DEVNULL)
 atexit.register(_programs.close)
 
 
@@ -235,7 +211,7 @@ def _run_in_runner(java: str, fields: list[str]) -> str | None:
     a line of NUL-separated fields (an end marker, the class directory, the class, the CSV's path, the
     program's arguments); the reply is what the program printed, then the marker and a line break."""
     end = f"--treegen-end-{uuid.uuid4().hex}--\n".encode()
-    with _programs.server(java) as server:
+    with _programs.process(java) as server:
         server.stdin.write("\0".join([end.decode().strip(), *fields]).encode("utf-8") + b"\n")
         server.stdin.flush()
         printed = bytearray()

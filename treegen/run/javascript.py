@@ -6,10 +6,10 @@ import atexit
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import tempfile
-import threading
+
+from .kept import KeptProcesses
 
 
 def file_name(source: str) -> str:
@@ -57,27 +57,20 @@ def run_loaded(source: str, csv_text: str, args=(), node: str = "node", **_conte
 
 
 class _LoadedNode:
-    """One :data:`RUNNER` per node command; a request is a line of JSON, the reply the exit status."""
+    """One :data:`RUNNER` per node command (:class:`KeptProcesses`); a request is a line of JSON naming
+    the run's files in the runner's folder, the reply the exit status."""
 
     def __init__(self):
-        self.servers: dict[str, tuple[subprocess.Popen, str]] = {}  # node -> its runner, its directory
+        self.runners = KeptProcesses("runner.mjs", RUNNER, lambda node, path: [node, path],
+                                     stderr=subprocess.DEVNULL)
         self.runs = itertools.count()
-        self.lock = threading.Lock()
 
     def run(self, node: str, source: str, csv_text: str, args: list[str]) -> tuple[int, str, str] | None:
         """The exit status, standard output and standard error; None when the runner ended."""
-        with self.lock:
-            server, directory = self.servers.get(node, (None, ""))
-            if server is None or server.poll() is not None:
-                directory = os.path.realpath(tempfile.mkdtemp(prefix="treegen-node-runner-"))
-                runner = os.path.join(directory, "runner.mjs")
-                with open(runner, "w", encoding="utf-8") as handle:
-                    handle.write(RUNNER)
-                server = subprocess.Popen([node, runner], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, cwd=directory)
-                self.servers[node] = server, directory
+        with self.runners.process(node) as server:
             k = next(self.runs)  # each run a module of its own: Node loads a module once
-            paths = {name: os.path.join(directory, f"{k}.{name}") for name in ("mjs", "in", "out", "err")}
+            folder = self.runners.folders[node]
+            paths = {name: os.path.join(folder, f"{k}.{name}") for name in ("mjs", "in", "out", "err")}
             for name, text in (("mjs", source), ("in", csv_text)):
                 with open(paths[name], "w", encoding="utf-8") as handle:
                     handle.write(text)
@@ -97,12 +90,6 @@ class _LoadedNode:
             for path in paths.values():
                 os.remove(path)
             return int(reply), *texts
-
-    def close(self) -> None:
-        for server, directory in self.servers.values():
-            server.stdin.close()
-            server.wait()
-            shutil.rmtree(directory, ignore_errors=True)
 
 
 # Node's fs calls on descriptors 0, 1 and 2 go to the run's files: the program reads and writes them
@@ -134,4 +121,4 @@ for await (const line of createInterface({input: process.stdin})) {
 }
 """
 _loaded = _LoadedNode()
-atexit.register(_loaded.close)
+atexit.register(_loaded.runners.close)
