@@ -3,6 +3,7 @@
 No skips: when an engine cannot start, the tests that need it fail with the reason."""
 from __future__ import annotations
 
+import gc
 import glob
 import os
 import shutil
@@ -19,6 +20,13 @@ import pytest
 # idle OpenMP threads spin. Set before numpy loads here; the processes the tests start inherit it.
 for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
+
+# The cycle collector's full passes walk every object a test process holds (the modules of numpy,
+# scikit-learn, Spark's client, hypothesis; the big models of the moment): 70 of them cost the two
+# workers 21 s of the suite's CPU. A full pass every 100 passes of the middle generation instead of
+# every 10 (Python's default) cut that to 7 s, with the young generations' passes unchanged
+# (GC time measured with gc.callbacks over the whole suite: 28.5 -> 14.3 s).
+gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], 100)
 
 
 def _postgres_bindir() -> str:

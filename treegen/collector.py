@@ -1,7 +1,9 @@
 """Python's cycle collector, paused where treegen makes millions of small objects and no reference
-cycles: reading a big model (a parse, an import), learning a big tree, writing a big export. Each full
-pass of the collector walks every object made so far and finds nothing to collect; measured, it cost
-a sixth of a big parse, three quarters of a 1,000-tree XGBoost import, 1.5-2 of an 8 s export."""
+cycles: reading a big model (a parse, an import), learning a big tree, lowering it to rules, walking
+rows through it, writing a big export. Each full pass of the collector walks every object made so far
+and finds nothing to collect; measured, it cost a sixth of a big parse, three quarters of a 1,000-tree
+XGBoost import, 1.5-2 of an 8 s export, a third of lowering a 50,000-leaf tree, a sixth of the batch
+walk of 3,564 rows through 1,000 trees."""
 from __future__ import annotations
 
 import gc

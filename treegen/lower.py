@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Iterator, Mapping, NamedTuple
 
+from .collector import collector_paused
 from .model import Feature, MissingRoute, Model, Op, Route, Split, Tree, in_missing_interval, is_missing, nested_sum
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
@@ -112,6 +113,7 @@ class TreeRules:
     exclusive: bool  # exactly one rule applies to any row
 
 
+@collector_paused()  # millions of conditions and rules, no cycle
 def lower(model: Model) -> list[TreeRules]:
     """The rules of every tree of the model, in tree order."""
     lowering = _Lowering(model)  # shared by the trees: an ensemble repeats its splits

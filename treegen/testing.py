@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from .collector import collector_paused
 from .model import is_close  # noqa: F401  (tests import it from here too)
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Linear,
                     MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
@@ -106,6 +107,7 @@ def chain_model(depth: int, classes=("left", "right")) -> Model:
     return Model((Feature("x", NUMERIC),), target, [Tree(nodes)], meta={"algorithm": "chain"})
 
 
+@collector_paused()
 def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: bool = False) -> Model:
     """A balanced binary tree with ``leaves`` leaves over ``n_features`` numeric features."""
     rng = random.Random(seed)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
+from .collector import collector_paused
 from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, has_label_values, reached, tree_output
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
@@ -65,6 +66,7 @@ def spread_rows(tree: Tree, ends: np.ndarray) -> list[int]:
     return np.flatnonzero(fractional[ends]).tolist()
 
 
+@collector_paused()
 def leaf_ids_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """:func:`treegen.model.leaf_ids` of each row (the program protocol's leaf column), for all rows
     at once: each tree walked vectorised, a row spread by a fractional route by the model's own walk."""
@@ -266,6 +268,7 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
     return predict_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
 
 
+@collector_paused()  # the rows' answers: millions of small objects, no cycle
 def predict_columns(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]]) -> list[tuple]:
     """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
