@@ -169,15 +169,15 @@ def test_probes_of_a_big_tree_keep_every_boundary_value():
     small, big = wide_model(1_000), wide_model(20_000)  # 3,000 and 60,000 boundary values
     for model in (small, big):
         rows = probe_rows(model)
-        for index, feature in enumerate(model.features):
+        for feature, values in zip(model.features, boundary_values(model), strict=True):
             seen = {row[feature.name] for row in rows}
-            assert set(boundary_values(model, index)) | set(EDGES) <= seen and None in seen
+            assert set(values) | set(EDGES) <= seen and None in seen
             assert {repr(v) for v in EDGES} <= {repr(row[feature.name]) for row in rows}  # -0.0 too
-    def count(model, i):
-        return len(boundary_values(model, i)) + len(edge_values(model, i)) + 1
-    one_at_a_time = sum(count(small, i) for i in range(len(small.features)))
+    def counts(model):  # the values of each feature, the missing value included
+        return [len(values) + len(edge_values(model, i)) + 1 for i, values in enumerate(boundary_values(model))]
+    one_at_a_time = sum(counts(small))
     assert len(probe_rows(small)) == one_at_a_time <= ONE_AT_A_TIME_ROWS
-    longest = max(count(big, i) for i in range(len(big.features)))
+    longest = max(counts(big))
     assert len(probe_rows(big)) == longest
 
 

@@ -11,15 +11,10 @@ from .model import Model, Op
 UNSEEN = "\u2603 unseen category"
 
 
-def boundary_values(model: Model, feature: int) -> list[float]:
-    """Each threshold on the feature as the source compares it, its effective float64 cut, and one
-    ulp either side of both."""
-    return boundary_values_by_feature(model)[feature]
-
-
-def boundary_values_by_feature(model: Model) -> list[list[float]]:
-    """:func:`boundary_values` of every feature, from one pass over the nodes (a 1,000-tree model has
-    511,000) and each distinct threshold once, met in node order (which of 0.0 and -0.0 is kept)."""
+def boundary_values(model: Model) -> list[list[float]]:
+    """For each feature: each threshold on it as the source compares it, its effective float64 cut,
+    and one ulp either side of both. From one pass over the nodes (a 1,000-tree model has 511,000),
+    each distinct threshold once, met in node order (which of 0.0 and -0.0 is kept)."""
     thresholds: list[dict[float, None]] = [{} for _ in model.features]
     for tree in model.trees:
         for node in tree.nodes:
@@ -69,7 +64,7 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
     taking each feature's k-th value, so that the rows are as many as the values of the feature with
     the most, not of all features together."""
     choices = []
-    boundaries = boundary_values_by_feature(model)
+    boundaries = boundary_values(model)
     for index, feature in enumerate(model.features):
         if feature.is_numeric:
             options = boundaries[index] + edge_values(model, index)

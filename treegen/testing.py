@@ -200,10 +200,10 @@ def with_linear_leaves(model: Model, seed: int = 0) -> Model:
 
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:
     """Random rows for a model: values near its thresholds, categories, missing and unseen values."""
-    from .probes import UNSEEN, boundary_values_by_feature
+    from .probes import UNSEEN, boundary_values
     rng = random.Random(seed)
     options = []
-    boundaries = boundary_values_by_feature(model)
+    boundaries = boundary_values(model)
     for index, feature in enumerate(model.features):
         if feature.is_numeric:
             options.append(boundaries[index] or [0.0])
