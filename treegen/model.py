@@ -44,7 +44,7 @@ import sys
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -411,16 +411,32 @@ class NumericSemantics:
         """The largest float64 ``x`` that goes left: ``goes_left(x, t)`` iff ``x <= result``.
 
         This lets every back end test a plain float64 ``x <= result`` and still agree with the
-        source system at the boundary, one ulp either side included. Cached: a model's thresholds
-        are converted once however many places ask.
+        source system at the boundary, one ulp either side included. Kept per threshold: a model's
+        thresholds are converted once however many places ask.
         """
-        return _effective_threshold(self, t, math.copysign(1.0, t))
+        if self._plain:
+            return t
+        cuts = self._cuts
+        cut = cuts.get(t)
+        if cut is None or t == 0.0:  # 0.0 == -0.0 share a key (the same cut, written with its sign)
+            cut = cuts[t] = _effective_threshold(self, t)
+        return cut
+
+    @cached_property
+    def _plain(self) -> bool:
+        """Python's own ``x <= t``: every threshold is its own cut."""
+        return self == NumericSemantics()
+
+    @cached_property
+    def _cuts(self) -> dict[float, float]:
+        # in the instance, not an lru_cache keyed by it: hashing the dataclass cost half of each call
+        return {}
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-@lru_cache(maxsize=1 << 20)
-def _effective_threshold(semantics: NumericSemantics, t: float, sign: float) -> float:
-    # ``sign`` is in the cache's key only: 0.0 == -0.0, and without it whichever was asked first
-    # answered for both (the same cut, but written "0.0" or "-0.0" by the order of the calls)
+def _effective_threshold(semantics: NumericSemantics, t: float) -> float:
     if semantics.tolerance:
         return _largest_left(lambda x: semantics.goes_left(x, t), t)
     if semantics.cast == "float32":
