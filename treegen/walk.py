@@ -138,26 +138,37 @@ class _Walk:
     nominal splits the child position of each category code."""
 
     def __init__(self, model: Model, tree: Tree):
+        # One pass over the nodes, then each array filled at once: an item set at a time, or a pass
+        # over the nodes per array (a cache miss a node each time), cost a 511,000-node forest seconds.
         n = len(tree.nodes)
-        arity = max((len(node.children) for node in tree.nodes), default=0)
+        splits = [(i, split, node.children) for i, node in enumerate(tree.nodes) if (split := node.split) is not None]
+        arity = max((len(children) for _, _, children in splits), default=1)
         widest = max((len(f.categories) for f in model.features), default=0)
         self.feature = np.full(n, -1)
         self.cut = np.full(n, np.nan)
         self.nominal = np.zeros(n, dtype=bool)
-        self.children = np.zeros((n, max(arity, 1)), dtype=np.int64)
+        self.children = np.zeros((n, arity), dtype=np.int64)
         self.missing_child = np.full(n, -1)
         self.unknown_child = np.full(n, -1)  # -1: an unknown category follows the missing route
         self.category_child = np.full((n, max(widest, 1)), -1)
-        for i, node in enumerate(tree.nodes):
-            split = node.split
-            if split is None:
-                continue
-            self.feature[i] = split.feature
-            self.children[i, :len(node.children)] = node.children
-            if split.missing.kind == Route.CHILD:
-                self.missing_child[i] = split.missing.child
-            if split.op == Op.LE:
-                self.cut[i] = model.numeric.effective_threshold(split.threshold)
+        if not splits:
+            return
+        inner = [i for i, _, _ in splits]
+        self.feature[inner] = [split.feature for _, split, _ in splits]
+        children = [c for _, _, c in splits]
+        if min(map(len, children)) < arity:
+            children = [list(c) + [0] * (arity - len(c)) for c in children]
+        self.children[inner] = children
+        le, to_a_child = Op.LE, Route.CHILD  # an enum member read from its class is slow, a local is not
+        routed = [(i, split.missing.child) for i, split, _ in splits if split.missing.kind == to_a_child]
+        if routed:
+            self.missing_child[[i for i, _ in routed]] = [child for _, child in routed]
+        cut = model.numeric.effective_threshold
+        numeric = [(i, cut(split.threshold)) for i, split, _ in splits if split.op == le]
+        if numeric:
+            self.cut[[i for i, _ in numeric]] = [t for _, t in numeric]
+        for i, split, _ in splits:
+            if split.op == le:
                 continue
             self.nominal[i] = True
             if split.unknown is not None:
