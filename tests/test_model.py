@@ -2,6 +2,7 @@
 what the tree predicts (property tests over random trees and rows)."""
 import json
 import math
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -201,6 +202,14 @@ def _fraction_node(doc) -> dict:
     (lambda d: d.update(numeric={"cast": "float64", "tolerance": math.inf}), "numeric.tolerance",
      "expected a finite number >= 0"),
     (lambda d: d.update(combine={"kind": "single", "scale": math.nan}), "combine.scale", "expected a finite number"),
+    # integers beyond the largest double (float() would raise OverflowError)
+    (lambda d: d["trees"][0]["nodes"][2].update(value=[10 ** 400, 1.0]), "trees[0].nodes[2].value[0]",
+     "expected a finite number, found an integer beyond the largest double"),
+    (lambda d: d["trees"][0]["nodes"][1].update(n=-10 ** 400), "trees[0].nodes[1].n",
+     "expected a finite number, found an integer beyond the largest double"),
+    # a child for unknown categories only where every back end has one: an 'in' split sending missing values to a child
+    (lambda d: d["trees"][0]["nodes"][0]["split"].update(unknown=0), "trees[0].nodes[0].split.unknown",
+     "only an 'in' split whose missing values go to a child has a child for unknown categories"),
 ])
 def test_values_and_names_a_prediction_cannot_use(mutate, where, message):
     doc = json.loads(modelio.dumps(_tennis()))
@@ -208,6 +217,14 @@ def test_values_and_names_a_prediction_cannot_use(mutate, where, message):
     with pytest.raises(TreegenError) as err:
         modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
     assert str(err.value).startswith(f"m.json: {where}: {message}"), str(err.value)
+
+
+def test_a_number_of_more_digits_than_python_reads_is_one_error_line():
+    with pytest.raises(TreegenError) as err:
+        modelio.loads('{"format": ' + "1" * 5000 + "}", "m.json")
+    limited = hasattr(sys, "get_int_max_str_digits")  # Python 3.11 on (and 3.10.7, 3.9.14) reads 4,300 digits at most
+    assert str(err.value) == ("m.json: invalid JSON: Exceeds the limit (4300 digits) for integer string conversion"
+                              if limited else 'm.json: not a treegen model (expected "format": "treegen-model")')
 
 
 @pytest.mark.parametrize("weights,where,message", [

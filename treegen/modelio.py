@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 from .errors import TreegenError, read_text
@@ -130,6 +131,8 @@ class _Reader:
             return default
         value = obj[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            if not -_LARGEST <= value <= _LARGEST:  # float() would raise OverflowError
+                self.fail(f"{path}.{key}".lstrip("."), "expected a finite number, found an integer beyond the largest double")
             value = float(value)
         if not isinstance(value, kind) or (kind in (int, float) and isinstance(value, bool)):
             self.fail(f"{path}.{key}".lstrip("."), f"expected {_kind_name(kind)}, found {type(value).__name__}")
@@ -145,9 +148,16 @@ class _Reader:
     def floats(self, obj: dict, key: str, path: str, default=...) -> tuple[float, ...]:
         """A list of finite numbers (JSON's NaN and Infinity read, but no prediction can use them)."""
         values = self.get(obj, key, path, list, default)
+        try:  # the usual case, at C speed
+            if set(map(type, values)) <= _NUMBERS and all(map(math.isfinite, values)):
+                return tuple(map(float, values))
+        except OverflowError:  # an integer beyond the largest double: named below
+            pass
         for i, v in enumerate(values):
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 self.fail(f"{path}.{key}[{i}]", "expected a number")
+            if isinstance(v, int) and not -_LARGEST <= v <= _LARGEST:
+                self.fail(f"{path}.{key}[{i}]", "expected a finite number, found an integer beyond the largest double")
             if not math.isfinite(v):
                 self.fail(f"{path}.{key}[{i}]", f"expected a finite number, found {v!r}")
         return tuple(float(v) for v in values)
@@ -167,11 +177,18 @@ class _Reader:
                 self.fail(f"{path}[{i}]", f"duplicate {what} {name!r}")
             seen.add(name)
 
-    def choice(self, obj: dict, key: str, path: str, options: tuple[str, ...], default=...) -> str:
+    def choice(self, obj: dict, key: str, path: str, options, default=...):
+        """One of ``options``: names, or a mapping of names to what is returned (an enum's members)."""
         value = self.get(obj, key, path, str, default)
         if value not in options:
             self.fail(f"{path}.{key}".lstrip("."), f"{value!r} is not one of {', '.join(options)}")
-        return value
+        return options[value] if isinstance(options, dict) else value
+
+
+_NUMBERS = {int, float}  # JSON's numbers (bool, an int's subclass, is not one)
+_LARGEST = sys.float_info.max  # finite numbers lie within it (NaN, infinities and huge integers do not)
+_OPS = {op.value: op for op in Op}  # made once: iterating an enum costs microseconds, a node's whole read
+_ROUTES = {route.value: route for route in Route}
 
 
 def _kind_name(kind) -> str:
@@ -321,16 +338,13 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     feature = r.get(doc, "feature", path, int)
     if not 0 <= feature < len(features):
         r.fail(f"{path}.feature", f"no feature number {feature}")
-    op = r.choice(doc, "op", path, tuple(Op))
+    op = r.choice(doc, "op", path, _OPS)
     threshold = r.get(doc, "threshold", path, float) if op == Op.LE else math.nan
     if op == Op.LE and math.isnan(threshold):
         r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
     values = r.strings(doc, "values", path) if op != Op.LE else ()
-    problem = split_problem(features, Split(feature, op, threshold, values))
-    if problem:
-        r.fail(f"{path}.{problem[0]}", problem[1])
     missing_doc = r.get(doc, "missing", path, dict, {"kind": Route.STOP})
-    kind = r.choice(missing_doc, "kind", f"{path}.missing", tuple(Route))
+    kind = r.choice(missing_doc, "kind", f"{path}.missing", _ROUTES)
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
     if kind == Route.FRACTION:
@@ -338,7 +352,11 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     unknown = r.get(doc, "unknown", path, int, None)
     if unknown is not None and op == Op.LE:
         r.fail(f"{path}.unknown", "only a split on categories has a child for unknown categories")
-    return Split(feature, op, threshold, values, missing, unknown)
+    split = Split(feature, op, threshold, values, missing, unknown)
+    problem = split_problem(features, split)  # the whole split: its unknown child and missing route too
+    if problem:
+        r.fail(f"{path}.{problem[0]}", problem[1])
+    return split
 
 
 FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum to 1 within ~3e-15
@@ -373,6 +391,8 @@ def loads(text: str, source: str = "<model>") -> Model:
         raise TreegenError(f"invalid JSON: {err.msg}", source, err.lineno, err.colno) from None
     except RecursionError:
         raise TreegenError("invalid model: nested too deeply", source) from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise TreegenError(f"invalid JSON: {str(err).split(':')[0]}", source) from None
     return model_from_dict(doc, source)
 
 
