@@ -418,7 +418,7 @@ class NumericSemantics:
             return t
         cuts = self._cuts
         cut = cuts.get(t)
-        if cut is None or t == 0.0:  # 0.0 == -0.0 share a key (the same cut, written with its sign)
+        if cut is None or t == 0.0:  # 0.0 and -0.0 share a key: worked out each time (the cut keeps the sign)
             cut = cuts[t] = _effective_threshold(self, t)
         return cut
 
