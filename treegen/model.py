@@ -739,6 +739,10 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     feature = features[split.feature]
     if (split.op == Op.LE) != feature.is_numeric:
         return "op", f"{split.op!r} does not fit the {feature.kind} feature {feature.name!r}"
+    if split.op == Op.LE:
+        if split.unknown is not None:
+            return "unknown", "only a split on categories has a child for unknown categories"
+        return None
     known = set(feature.categories)
     if split.op == Op.EQ and (set(split.values) != known or len(split.values) != len(known)):
         return "values", "an '==' split needs one child for each category of its feature"

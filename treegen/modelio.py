@@ -132,7 +132,7 @@ class _Reader:
         value = obj[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             if not -_LARGEST <= value <= _LARGEST:  # float() would raise OverflowError
-                self.fail(f"{path}.{key}".lstrip("."), "expected a finite number, found an integer beyond the largest double")
+                self.fail(f"{path}.{key}".lstrip("."), _HUGE_INTEGER)
             value = float(value)
         if not isinstance(value, kind) or (kind in (int, float) and isinstance(value, bool)):
             self.fail(f"{path}.{key}".lstrip("."), f"expected {_kind_name(kind)}, found {type(value).__name__}")
@@ -157,7 +157,7 @@ class _Reader:
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 self.fail(f"{path}.{key}[{i}]", "expected a number")
             if isinstance(v, int) and not -_LARGEST <= v <= _LARGEST:
-                self.fail(f"{path}.{key}[{i}]", "expected a finite number, found an integer beyond the largest double")
+                self.fail(f"{path}.{key}[{i}]", _HUGE_INTEGER)
             if not math.isfinite(v):
                 self.fail(f"{path}.{key}[{i}]", f"expected a finite number, found {v!r}")
         return tuple(float(v) for v in values)
@@ -187,6 +187,7 @@ class _Reader:
 
 _NUMBERS = {int, float}  # JSON's numbers (bool, an int's subclass, is not one)
 _LARGEST = sys.float_info.max  # finite numbers lie within it (NaN, infinities and huge integers do not)
+_HUGE_INTEGER = "expected a finite number, found an integer beyond the largest double"
 _OPS = {op.value: op for op in Op}  # made once: iterating an enum costs microseconds, a node's whole read
 _ROUTES = {route.value: route for route in Route}
 
@@ -349,10 +350,7 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
     if kind == Route.FRACTION:
         _check_weights(r, missing.weights, f"{path}.missing.weights")
-    unknown = r.get(doc, "unknown", path, int, None)
-    if unknown is not None and op == Op.LE:
-        r.fail(f"{path}.unknown", "only a split on categories has a child for unknown categories")
-    split = Split(feature, op, threshold, values, missing, unknown)
+    split = Split(feature, op, threshold, values, missing, r.get(doc, "unknown", path, int, None))
     problem = split_problem(features, split)  # the whole split: its unknown child and missing route too
     if problem:
         r.fail(f"{path}.{problem[0]}", problem[1])
