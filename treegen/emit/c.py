@@ -18,8 +18,8 @@ tree with fractional routes keeps its work list and its open sums (J48's, nested
 on the stack, in arrays whose sizes are counted here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
-function's compile time at ``-O2`` grows faster than linearly with its size), and nesting stays under
-C99's 127 levels of blocks. Walkers call each other only as the last thing they do (``return f(x)``,
+function's compile time at ``-O2`` grows faster than linearly with its size), which gcc and clang are
+told not to inline back together, and nesting stays under C99's 127 levels of blocks. Walkers call each other only as the last thing they do (``return f(x)``,
 a jump at ``-O2``); a tree with fractional routes pushes instead of calling. Nothing recurses.
 
 Names and labels appear only in string literals (:func:`string`): printable ASCII, with quotes,
@@ -116,6 +116,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
                            f"{len(model.target.classes)} classes")
     names = [f.name for f in model.features]
     test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
+    walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0) for p in plans for k, f in enumerate(p.functions)]
     context = dict(
         prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
@@ -123,7 +124,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         used=model.used_features(), category_tables=_category_tables(model, categories),
         intervals=[f"{{{i}, {literal(f.missing_interval[0])}, {literal(f.missing_interval[1])}}}"
                    for i, f in enumerate(model.features) if f.missing_interval is not None],
-        walkers=[_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions],
+        walkers=walkers, not_inlined=any(w["not_inlined"] for w in walkers),
         values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
         linear=[_linear_function(model, p) for p in plans if p.linear], zero_band=literal(model.numeric.zero_band),
         linear_terms=any(m.terms for p in plans for m in p.linear.values()),  # (linear_input is read)
@@ -255,12 +256,14 @@ def _if_line(cond: Cond, name: str, categories) -> str:
     return f"if ({condition(cond, len(categories))}) {{{comment(cond, name, categories)}"
 
 
-def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
+def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool) -> dict:
     """One function of a tree, ready to print. An exclusive tree's returns the number of the node where
     evaluation ends (``numbers``: its id, or its value's, see :func:`output_numbers`); a fractional
     tree's reports the nodes it reaches (``reach``) and the splits that spread the row (``spread``),
     and pushes the walkers still to run (``push``), each with its path's weight.
-    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`)."""
+    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`); ``entry``: the tree's first function.
+    An exclusive tree's other functions are each called once, last: ``NOT_INLINED`` (model.c.j2) keeps
+    the compiler from joining them back into the functions the cost model cut them from."""
     exclusive = tree_plan.exclusive
     name = lambda node: function_name(function.tree, node)
     lines, open_blocks = [], []
@@ -289,9 +292,10 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
         lines.pop()  # the end of the function returns anyway
     if not any(kind == IF for _, kind, _ in function.lines):
         lines.insert(0, f"{INDENT}(void) x;")
-    signature = (f"static int {name(function.node)}(const double *x)" if exclusive else
+    not_inlined = exclusive and not entry
+    signature = (f"static {'NOT_INLINED ' * not_inlined}int {name(function.node)}(const double *x)" if exclusive else
                  f"static void {name(function.node)}(const double *x, double w, struct walk *s)")
-    return {"signature": signature, "lines": lines}
+    return {"signature": signature, "lines": lines, "not_inlined": not_inlined}
 
 
 class Bounds(NamedTuple):
