@@ -6,6 +6,7 @@ import math
 import sys
 from typing import Any
 
+from .collector import collector_paused
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split,
@@ -103,6 +104,7 @@ def _node_dict(node: Node) -> dict:
     return out
 
 
+@collector_paused()  # a big model's dicts: millions of objects, no cycle
 def dumps(model: Model) -> str:
     """Deterministic JSON text; floats are written as ``repr`` writes them, so they read back exact."""
     return json.dumps(model_to_dict(model), ensure_ascii=False, indent=1, allow_nan=True) + "\n"
@@ -197,6 +199,7 @@ def _kind_name(kind) -> str:
             bool: "true or false"}.get(kind, str(kind))
 
 
+@collector_paused()  # a big model's nodes: millions of objects, no cycle
 def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     r = _Reader(source)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -382,6 +385,7 @@ def _check_structure(r: _Reader, nodes: list[Node], path: str) -> None:
         r.fail(f"{path}.nodes[{orphans[0]}]", "no node leads here")
 
 
+@collector_paused()  # json.loads of a 1,000-tree model: 6.7 s with the collector on, 1.9 s paused
 def loads(text: str, source: str = "<model>") -> Model:
     try:
         doc = json.loads(text)
