@@ -106,8 +106,28 @@ def _node_dict(node: Node) -> dict:
 
 @collector_paused()  # a big model's dicts: millions of objects, no cycle
 def dumps(model: Model) -> str:
-    """Deterministic JSON text; floats are written as ``repr`` writes them, so they read back exact."""
-    return json.dumps(model_to_dict(model), ensure_ascii=False, indent=1, allow_nan=True) + "\n"
+    """Deterministic JSON text, indented, each node on a line of its own; floats are written as ``repr``
+    writes them, so they read back exact."""
+    doc = model_to_dict(model)
+    trees, doc["trees"] = doc["trees"], []
+    head = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=True)
+    return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
+
+
+# json's C encoder writes only without indent: indenting every field of the 1,000-tree LightGBM
+# model's 511,000 nodes took 14 s, one line a node 3 s
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+
+
+def _trees_text(trees: list[dict]) -> str:
+    """The trees at the indent ``json.dumps(indent=1)`` gives them, each node on one line."""
+    encode = _ONE_LINE.encode
+
+    def field(key: str, value) -> str:
+        if key != "nodes":
+            return f"   {encode(key)}: {encode(value)}"
+        return '   "nodes": [\n' + ",\n".join("    " + encode(node) for node in value) + "\n   ]"
+    return "[\n" + ",\n".join("  {\n" + ",\n".join(field(*item) for item in tree.items()) + "\n  }" for tree in trees) + "\n ]"
 
 
 def save(model: Model, path: str) -> None:
