@@ -127,7 +127,10 @@ def _trees_text(trees: list[dict]) -> str:
         if key != "nodes":
             return f"   {encode(key)}: {encode(value)}"
         return '   "nodes": [\n' + ",\n".join("    " + encode(node) for node in value) + "\n   ]"
-    return "[\n" + ",\n".join("  {\n" + ",\n".join(field(*item) for item in tree.items()) + "\n  }" for tree in trees) + "\n ]"
+
+    def tree_text(tree: dict) -> str:
+        return "  {\n" + ",\n".join(field(key, value) for key, value in tree.items()) + "\n  }"
+    return "[\n" + ",\n".join(map(tree_text, trees)) + "\n ]"
 
 
 def save(model: Model, path: str) -> None:

@@ -18,9 +18,10 @@ tree with fractional routes keeps its work list and its open sums (J48's, nested
 on the stack, in arrays whose sizes are counted here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
-function's compile time at ``-O2`` grows faster than linearly with its size), which gcc and clang are
-told not to inline back together, and nesting stays under C99's 127 levels of blocks. Walkers call each other only as the last thing they do (``return f(x)``,
-a jump at ``-O2``); a tree with fractional routes pushes instead of calling. Nothing recurses.
+function's compile time at ``-O2`` grows faster than linearly with its size), which they are told not
+to inline back together, and nesting stays under C99's 127 levels of blocks. Walkers call each other
+only as the last thing they do (``return f(x)``, a jump at ``-O2``); a tree with fractional routes
+pushes instead of calling. Nothing recurses.
 
 Names and labels appear only in string literals (:func:`string`): printable ASCII, with quotes,
 backslashes and question marks (trigraphs) escaped and every other byte of their UTF-8 in octal --
