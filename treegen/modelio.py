@@ -172,7 +172,9 @@ class _Reader:
 
     def floats(self, obj: dict, key: str, path: str, default=...) -> tuple[float, ...]:
         """A list of finite numbers (JSON's NaN and Infinity read, but no prediction can use them)."""
-        values = self.get(obj, key, path, list, default)
+        if key not in obj and default is not ...:  # an optional list left out: most nodes' counts
+            return tuple(default)
+        values = self.get(obj, key, path, list)
         try:  # the usual case, at C speed
             if set(map(type, values)) <= _NUMBERS and all(map(math.isfinite, values)):
                 return tuple(map(float, values))
