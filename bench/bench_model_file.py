@@ -27,6 +27,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
+from bench_cli_startup import environment  # noqa: E402  (a checkout's treegen, its bytecode kept)
 from test_import_lightgbm import synthetic_model_text  # noqa: E402  (the suite's 1,000-tree model)
 
 PEER = """
@@ -47,12 +48,6 @@ def measured(command: list[str], env: dict | None = None) -> tuple[float, float,
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()[-500:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
-
-
-def environment(tree: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=tree)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def labels(path: str) -> list[str]:
