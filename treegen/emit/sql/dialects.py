@@ -92,6 +92,11 @@ class Dialect:
     arrays: Arrays | None = None  # the dialect's arrays, for the "walk" strategy
     walk_tree_nodes: int | None = None  # a tree of more nodes is walked as arrays
     walk_model_nodes: int | None = None  # every tree of a model of more nodes in all is walked as arrays
+    # Ends each derived table of a model's steps (sums, probabilities): an engine that merges a derived
+    # table into the query around it copies its expressions into every place naming their column, so
+    # a boosted model's trees run once per use (SQLite: 82 s instead of 0.5 s, bench/README.md). With
+    # it they run once a row. SQL:2008's OFFSET; "": the engine computes a shared column once.
+    kept_apart: str = " OFFSET 0 ROWS"
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
 
@@ -184,15 +189,17 @@ DIALECTS = {dialect.name: dialect for dialect in (
     # those it has (quadratic: 124 s to prepare a 50,000-leaf tree); a constant in a function call is
     # computed once where it is first reached instead (measured: 4% more instructions a row)
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
-            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True),  # SQLite 3.40: parser stack overflow
+            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
+            kept_apart=" LIMIT -1 OFFSET 0"),
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
+            kept_apart=" OFFSET 0",  # also keeps LLVM's JIT from compiling each copy (150 s instead of 3 s)
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]",
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
             float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
+            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, kept_apart="", fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000, float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)"),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
@@ -203,6 +210,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
+            kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
@@ -210,6 +218,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
+            kept_apart="",  # Spark computes a shared column once; its OFFSET would gather all rows in one task
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 

@@ -580,9 +580,10 @@ class Writer:
             alias = self.column(f"t{n}")
             items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
                                       for name in names]
-            source = "(" + render("sql", "select.sql.j2", items=items, source=source, alias=alias) + ")"
+            step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
+            source = f"({step})"
         items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
-        return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input")) + "\n"
+        return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
 
 def _apart(c: Condition) -> bool:
