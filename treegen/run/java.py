@@ -11,6 +11,7 @@ import atexit
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import uuid
@@ -50,6 +51,7 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None, l
             if _key(s, release) not in _compiled or lint and _key(s, release) not in _linted]
     if todo:
         root = tempfile.mkdtemp(prefix="treegen-java-")
+        atexit.register(shutil.rmtree, root, True)  # the classes live as long as the process
         paths = {}
         for source in todo:
             path = paths[source] = os.path.join(root, "src", *class_name(source).split(".")) + ".java"
