@@ -75,7 +75,20 @@ class Target:
 
     @property
     def run(self) -> Callable[..., str] | None:
-        return None if self.runner is None else importlib.import_module(f".run.{self.runner}", __package__).run
+        return None if self.runner is None else self._runner_module().run
+
+    @property
+    def run_each(self) -> Callable[..., list[str]] | None:
+        """run_each(text, csv_text, each_args, model=, **settings): the outputs for each list of
+        arguments; a runner that is not a program computes the answers once and prints them each way."""
+        if self.runner is None:
+            return None
+        module = self._runner_module()
+        return getattr(module, "run_each", None) or (
+            lambda text, csv_text, each_args, **context: [module.run(text, csv_text, args, **context) for args in each_args])
+
+    def _runner_module(self) -> ModuleType:
+        return importlib.import_module(f".run.{self.runner}", __package__)
 
     @property
     def companions(self) -> tuple[tuple[str, Callable[[str], str]], ...]:

@@ -159,10 +159,9 @@ def _outputs(model: Model, check: Check, csv_text: str, settings: dict) -> tuple
     if classification and "proba" in check.target.option_names():
         options["proba"] = True
     source = emit(model, check.target.name, **options)
-
-    def run(args: list[str]) -> str:
-        return check.target.run(source, csv_text, args, model=model, **check.options, **settings)
-    return run([]), (run(["--proba"]) if classification else None)
+    each_args = [[], ["--proba"]] if classification else [[]]
+    outputs = check.target.run_each(source, csv_text, each_args, model=model, **check.options, **settings)
+    return outputs[0], (outputs[1] if classification else None)
 
 
 def _missing_package(err: BaseException) -> str | None:

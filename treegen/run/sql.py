@@ -19,15 +19,22 @@ from ..model import Model
 from .protocol import write_output
 
 
-def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model: Model,
-        dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
-        spark=None, rows: Sequence[dict] | None = None) -> str:
-    """Run ``sql``, written in ``dialect``, over ``data`` (CSV text with a header row, or row dicts) on
-    the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it.
+def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), **context) -> str:
+    """Run ``sql`` over ``data`` and return the output as a generated program prints it given ``args``
+    (see :func:`run_each`)."""
+    return run_each(sql, data, [args], **context)[0]
+
+
+def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[str]], *, model: Model,
+             dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
+             spark=None, rows: Sequence[dict] | None = None) -> list[str]:
+    """Run ``sql``, written in ``dialect``, once over ``data`` (CSV text with a header row, or row dicts)
+    on the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it,
+    for each list of arguments in ``each_args``.
 
     Parameters
     ----------
-    args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
+    each_args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
         leaf column; the query must have been generated with those columns.
     model : gives the table's columns and the class labels.
     dialect : the SQL dialect; its row in ``DIALECTS`` names the engine that runs it.
@@ -45,7 +52,7 @@ def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), *, model
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
         raise RuntimeError(f"{engine.name}: {err}") from err
-    return format_results(model, results, args)
+    return [format_results(model, results, args) for args in each_args]
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
