@@ -27,6 +27,7 @@ from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemanti
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
+from treegen.verify import to_csv
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
@@ -146,16 +147,6 @@ def test_hostile_names_compile_and_predict(seed, features, classes):
     module = load(source)
     assert module["FEATURES"] == tuple(features) and module["CLASSES"] == tuple(classes)
     assert_exact(model, module, rows_for(model, 100, seed))
-
-
-def to_csv(model, rows) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f.name for f in model.features])
-    for row in rows:
-        writer.writerow(["" if row.get(f.name) is None else repr(row[f.name]) if f.is_numeric else row[f.name]
-                         for f in model.features])
-    return out.getvalue()
 
 
 def test_program_with_hostile_names_follows_the_protocol():

@@ -57,7 +57,7 @@ class Dataset:
 
     def rows(self) -> list[dict]:
         """Rows as the model's predict() takes them: {feature name: float, str or None}."""
-        decoded = [_decode(f, c) for f, c in zip(self.features, self.columns)]
+        decoded = [decode(f, c) for f, c in zip(self.features, self.columns)]
         names = [f.name for f in self.features]
         return [dict(zip(names, values)) for values in zip(*decoded)]
 
@@ -67,10 +67,12 @@ class Dataset:
         return [float(v) for v in self.y]
 
 
-def _decode(feature: Feature, column: np.ndarray) -> list:
+def decode(feature: Feature, column: np.ndarray) -> list:
+    """An encoded column (see :func:`encode`) as row values: floats, categories, None for missing."""
     if feature.is_numeric:
-        return [None if math.isnan(v) else float(v) for v in column]
-    return [None if k < 0 else feature.categories[k] for k in column]
+        numbers = np.asarray(column, dtype=np.float64).tolist()
+        return [None if x != x else x for x in numbers]  # NaN, the only value not equal to itself
+    return [None if k < 0 else feature.categories[k] for k in column.tolist()]
 
 
 # -- reading files ---------------------------------------------------------------------------
@@ -242,8 +244,7 @@ def rows_for_model(table: Table, model: Model) -> list[dict]:
         if name is None:
             decoded.append([None] * len(table))
         elif feature.is_numeric:
-            decoded.append([None if math.isnan(x) else float(x) for x in encode(feature, table.column(name), table,
-                                                                               feature.name)])
+            decoded.append(decode(feature, encode(feature, table.column(name), table, feature.name)))
         else:
             decoded.append(table.column(name))
     keys = [f.name for f in model.features]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .data import Dataset, encode, infer_feature
+from .data import Dataset, decode, encode, infer_feature
 from .errors import TreegenError
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
@@ -353,7 +353,7 @@ def predict_scores(model: Model, columns: list[np.ndarray], labels: bool = False
     names = [f.name for f in model.features]
 
     def row(i: int) -> dict:
-        return {name: _decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
+        return {name: decode(f, c[i:i + 1])[0] for name, f, c in zip(names, model.features, columns)}
     if model.combine.kind == CombineKind.SINGLE:
         return tree_outputs(model, model.trees[0], columns, row, labels)
     assert not labels, "the estimators learn single trees"
@@ -370,12 +370,6 @@ def _decided(decision: Decision, sums: np.ndarray) -> np.ndarray:
             best[sums[:, k] - sums[rows, best] > 1e-6] = k
         return best
     raise InputError(f"the estimator cannot decide by {decision.value!r}")
-
-
-def _decode(feature: Feature, column: np.ndarray) -> list:
-    if feature.is_numeric:
-        return [None if math.isnan(v) else float(v) for v in column]
-    return [None if k < 0 else feature.categories[k] for k in column]
 
 
 def _importances(model: Model, columns, y, weights, criterion: str) -> np.ndarray:

@@ -79,10 +79,10 @@ def to_csv(model: Model, rows: list[dict]) -> str:
     """Rows in the program protocol's input format: a header, empty fields for missing values."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f.name for f in model.features])
-    for row in rows:
-        writer.writerow(["" if row.get(f.name) is None else (repr(row[f.name]) if f.is_numeric else row[f.name])
-                         for f in model.features])
+    names = [f.name for f in model.features]
+    writer.writerow(names)
+    # the writer prints None as an empty field and a float as its repr, which reads back bit-identical
+    writer.writerows([[row.get(name) for name in names] for row in rows])
     return out.getvalue()
 
 
