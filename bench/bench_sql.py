@@ -1,9 +1,10 @@
 """SQL in DuckDB and SQLite: treegen's SQL against orbital's for the same scikit-learn models, and the
 time each engine takes to parse and plan treegen's SQL for big trees.
 
-    python3 bench/bench_sql.py [--sections orbital,planning,big,forest] [--rows 1000000]
+    python3 bench/bench_sql.py [--sections orbital,planning,big,forest,steps] [--rows 1000000]
         [--depths 6,10,14] [--leaves 1000,4000,16000] [--big-leaves 50000] [--big-rows 200]
         [--forest-trees 20,500] [--forest-rows 200000] [--forest-repeat 3]
+        [--steps-rows 20000] [--steps-repeat 2] [--postgres-dsn DSN] [--mysql-dsn DSN]
 
 orbital: a single tree. Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the
 label column alone is materialised on both sides, since treegen's query also returns every input
@@ -20,6 +21,13 @@ forest: a ``RandomForestClassifier(T, max_depth=8)`` on ``make_classification(40
 bench_sklearn_import.py), its SQL in DuckDB over ``--forest-rows`` rows, fetched: seconds over one
 row (parsing and planning, mostly), and microseconds per further row; treegen and orbital taking
 turns, best of 3. Both answers are checked against scikit-learn's labels.
+
+steps: an ensemble's query with its probabilities (a ``RandomForestClassifier(20, max_depth=8)`` and a
+3-class ``GradientBoostingClassifier(20, max_depth=4)`` on ``make_classification``) over
+``--steps-rows`` rows in SQLite, and in PostgreSQL and MariaDB when ``--postgres-dsn`` and
+``--mysql-dsn`` are given (jit off, as treegen's runner sets it): as emitted, and with each step
+merged into the next as the engine would do without the dialect's ``kept_apart`` (the SQL before
+it). Best of ``--steps-repeat``, in turns; both checked against scikit-learn's labels.
 """
 from __future__ import annotations
 
@@ -204,6 +212,39 @@ def forests(tree_counts: list[int], n_rows: int, repeats: int = 3) -> list[str]:
     return lines
 
 
+def steps(n_rows: int, repeats: int, dsns: dict) -> list[str]:
+    """Seconds for an ensemble's query in SQLite (and PostgreSQL, MariaDB), with its steps kept apart
+    and merged."""
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+    from treegen.emit.sql import DIALECTS
+    from treegen.importers.sklearn import from_sklearn
+    from treegen.run.sql import query
+    from treegen.targets import emit
+    X, y = make_classification(n_rows, 10, n_informative=8, n_classes=3, random_state=0)
+    names = [f"x{i}" for i in range(X.shape[1])]
+    rows = [dict(zip(names, map(float, row))) for row in X]
+    lines = ["| model | engine | rows | kept apart s | merged s | merged / kept apart | labels as scikit-learn |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    estimators = {"RandomForest(20, depth 8)": RandomForestClassifier(20, max_depth=8, random_state=0),
+                  "GradientBoosting(20, depth 4), 3 classes": GradientBoostingClassifier(n_estimators=20, max_depth=4,
+                                                                                        random_state=0)}
+    for title, estimator in estimators.items():
+        model = from_sklearn(estimator.fit(X, y), feature_names=names)
+        want = [str(label) for label in estimator.predict(X)]
+        for engine in ["sqlite"] + [name for name in ("postgres", "mysql") if dsns.get(name)]:
+            sql = emit(model, "sql", dialect=engine, proba=True)
+            merged = sql.replace(DIALECTS[engine].kept_apart, "")
+            run = lambda text: query(text, model, rows, engine, dsn=dsns.get(engine))
+            kept, joined = best_of_each(repeats, lambda: run(sql), lambda: run(merged))
+            right = sum(str(row[len(names)]) == w for row, w in zip(run(sql), want))
+            lines.append(f"| {title} | {engine} | {n_rows} | {kept:.2f} | {joined:.2f} | {joined / kept:.1f} | "
+                         f"{right} / {n_rows} |")
+            print(lines[-1], flush=True)
+    return lines
+
+
 def _duckdb_table(X, names):
     import duckdb
     import pandas as pd
@@ -224,12 +265,18 @@ def main():
     parser.add_argument("--forest-trees", default="20,500")
     parser.add_argument("--forest-rows", type=int, default=200_000)
     parser.add_argument("--forest-repeat", type=int, default=3, help="runs of each forest query (the best counts)")
+    parser.add_argument("--steps-rows", type=int, default=20_000)
+    parser.add_argument("--steps-repeat", type=int, default=2)
+    parser.add_argument("--postgres-dsn", help="steps: a PostgreSQL server to run them on too")
+    parser.add_argument("--mysql-dsn", help="steps: a MariaDB or MySQL server (treegen.run.sql's key=value form)")
     args = parser.parse_args()
     numbers = lambda text: [int(n) for n in text.split(",")]
     sections = {"orbital": lambda: compare_with_orbital(args.rows, numbers(args.depths)),
                 "planning": lambda: planning_times(numbers(args.leaves)),
                 "big": lambda: big_tree(args.big_leaves, args.big_rows),
-                "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows, args.forest_repeat)}
+                "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows, args.forest_repeat),
+                "steps": lambda: steps(args.steps_rows, args.steps_repeat,
+                                       {"postgres": args.postgres_dsn, "mysql": args.mysql_dsn})}
     for name in args.sections.split(","):
         print("\n".join(sections[name]()))
         print()
