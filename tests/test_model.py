@@ -406,3 +406,24 @@ def test_new_fields_round_trip_through_json_and_old_models_are_written_as_before
 def test_numpy_nans_are_missing_as_in_the_generated_code():
     from treegen.model import is_missing
     assert is_missing(np.float32("nan")) and is_missing(np.float64("nan")) and not is_missing(np.float32(1.0))
+
+
+def test_what_a_paused_collector_kept_goes_to_the_oldest_generation():
+    """A big model made with the collector paused is not walked by its young passes afterwards: it is
+    in the oldest generation when the block ends, and the collector is on again. A process that froze
+    objects itself keeps them frozen."""
+    import gc
+    from treegen.collector import collector_paused
+    with collector_paused():
+        kept = lower(random_model(3, n_trees=3))
+    assert gc.isenabled()
+    assert not any(o is kept for o in gc.get_objects(generation=0))
+    assert any(o is kept for o in gc.get_objects(generation=2))
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            lower(random_model(4))
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
