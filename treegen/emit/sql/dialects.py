@@ -95,8 +95,9 @@ class Dialect:
     # Ends each derived table of a model's steps (sums, probabilities): an engine that merges a derived
     # table into the query around it copies its expressions into every place naming their column, so
     # a boosted model's trees run once per use (SQLite: 82 s instead of 0.5 s, bench/README.md). With
-    # it they run once a row. SQL:2008's OFFSET; "": the engine computes a shared column once.
-    kept_apart: str = " OFFSET 0 ROWS"
+    # it they run once a row. "": DuckDB and Spark compute a shared column once; ANSI writes none, as
+    # a distributed engine (Spark, Trino) may gather every row into one task for an OFFSET.
+    kept_apart: str = ""
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
 
@@ -199,7 +200,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
             float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
-            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, kept_apart="", fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
+            nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000, float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)"),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
@@ -218,7 +219,6 @@ DIALECTS = {dialect.name: dialect for dialect in (
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
-            kept_apart="",  # Spark computes a shared column once; its OFFSET would gather all rows in one task
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 
