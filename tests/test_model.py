@@ -410,20 +410,25 @@ def test_numpy_nans_are_missing_as_in_the_generated_code():
 
 def test_what_a_paused_collector_kept_goes_to_the_oldest_generation():
     """A big model made with the collector paused is not walked by its young passes afterwards: it is
-    in the oldest generation when the block ends, and the collector is on again. A process that froze
-    objects itself keeps them frozen."""
+    in the oldest generation when the block ends, and the collector is on again. What a small block
+    made stays young; a process that froze objects itself keeps them frozen."""
     import gc
-    from treegen.collector import collector_paused
-    with collector_paused():
-        kept = lower(random_model(3, n_trees=3))
+    from treegen.collector import PROMOTED_AFTER, collector_paused
+
+    def kept_by_block():
+        with collector_paused():
+            return [[] for _ in range(2 * PROMOTED_AFTER)]
+    big = kept_by_block()
     assert gc.isenabled()
-    assert not any(o is kept for o in gc.get_objects(generation=0))
-    assert any(o is kept for o in gc.get_objects(generation=2))
+    assert not any(o is big[0] for o in gc.get_objects(generation=0))
+    assert any(o is big[0] for o in gc.get_objects(generation=2))
+    with collector_paused():
+        small = lower(random_model(3, n_trees=3))
+    assert not any(o is small for o in gc.get_objects(generation=2))
     frozen = []
     gc.freeze()
     try:
-        with collector_paused():
-            lower(random_model(4))
+        kept_by_block()
         assert not any(o is frozen for o in gc.get_objects())  # in no generation: still frozen
     finally:
         gc.unfreeze()
