@@ -4,6 +4,7 @@ compared with the model's, bit for bit: scores, labels and leaf ids."""
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
@@ -92,16 +93,36 @@ def test_proba_reads_one_walk_per_tree():
         assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == 1
 
 
-def test_ensembles_of_small_trees_are_walked_tree_by_tree(spark):
+def test_ensembles_of_small_trees_are_walked_in_one_loop_that_spark_compiles(spark):
     """Forty trees of a few dozen nodes: too small to walk one by one, too big together as nested CASEs
-    (a 100-tree forest of 11,000 nodes filled the heap); each tree is walked once, every answer exact."""
+    (a 100-tree forest of 11,000 nodes filled the heap). The trees without fractional routes are walked
+    together, in one loop, whose code Spark generates once: a walk of its own a tree made one method of
+    the stage's code beyond Janino's 64 KB from about 30 trees, and Spark then ran the query without
+    it, after logging the failure (here, with Spark's fallback off, an error). A tree with fractional
+    routes is still walked alone; every answer exact."""
     from dataclasses import replace
 
-    from treegen.model import Combine
+    from treegen.model import Combine, Route
     forest = random_model(4, n_trees=40, max_depth=4, missing_kinds=("child", "stop", "fraction"))
     boosted = replace(random_model(5, regression=True, n_trees=40, max_depth=4, missing_kinds=("child", "stop")),
                       combine=Combine("sum", init=(0.5,), scale=0.1, link="identity"))
     for model in (forest, boosted):
-        walked = sum(len(tree.nodes) > 1 for tree in model.trees)
-        assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == walked > 30
-        assert_exact(model, probe_rows(model, limit=100) + random_rows(model, 40, seed=2, missing=0.3), spark)
+        walked = [tree for tree in model.trees if len(tree.nodes) > 1]
+        fractional = sum(any(n.split is not None and n.split.missing.kind == Route.FRACTION for n in tree.nodes)
+                         for tree in walked)
+        assert len(walked) - fractional >= 2 and (fractional > 10 or model is boosted)
+        assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == fractional + 1
+        with whole_stage_code_required(spark, fractional == 0):
+            assert_exact(model, probe_rows(model, limit=100) + random_rows(model, 40, seed=2, missing=0.3), spark)
+
+
+@contextmanager
+def whole_stage_code_required(spark, required: bool = True):
+    """Spark's whole-stage code must compile (``required``): no fallback to the plan without it."""
+    key = "spark.sql.codegen.fallback"
+    before = spark.conf.get(key)
+    spark.conf.set(key, str(not required).lower())
+    try:
+        yield
+    finally:
+        spark.conf.set(key, before)

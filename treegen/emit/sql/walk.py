@@ -8,12 +8,16 @@ that ended, which are then added up with J48's arithmetic (:meth:`ArrayWalk.weig
 Spark SQL: a nested CASE of 1,000 leaves is beyond Janino's 64 KB a method (Spark falls back to slow
 interpreted evaluation) and one of 5,000 fills a 1 GB driver heap in the parser; the walk runs 50,000
 leaves. Every tree is walked once the model has more nodes than ``walk_model_nodes`` (100 trees of
-100 nodes as nested CASEs fill Spark's heap as one big tree does).
+100 nodes as nested CASEs fill Spark's heap as one big tree does). The trees without fractional
+routes are walked together, in one loop over one set of arrays (Spark generates the code of a walk
+once, not once a tree: a walk a tree passed Janino's 64 KB a method from about 30 trees, and Spark
+then ran the query without its whole-stage code); one with fractional routes is walked alone.
 
 DuckDB: planning a nested CASE costs about 0.1 ms a node (13 s for 50,000 leaves), a walk about 2 us
 a row more than the CASE; a tree of more than ``walk_tree_nodes`` nodes is walked (exclusive trees).
 
-A full query computes each walk once, in a derived table, for every output to read.
+A full query computes the walks once, in a derived table, for every output to read, after one that
+puts the row's numeric features in an array once.
 """
 from __future__ import annotations
 
@@ -29,7 +33,19 @@ class ArrayWalk(TreeSql):
     def __init__(self, writer: Writer, index: int):
         super().__init__(writer, index)
         self.name = f"w{index}"
-        writer.define(self.name, lambda ref: self.walk())
+        numeric = _numeric(writer.model)
+        if numeric and VALUES not in writer.definitions:  # the row's numeric features, one array a row
+            writer.define(VALUES, lambda ref: self.d.arrays.of.format(", ".join(writer.reads[f] for f in numeric)))
+        reads = (VALUES,) if numeric else ()
+        forest = _forest(writer)
+        if index not in forest:
+            writer.define(self.name, self.walk, uses=reads)
+            return
+        if FOREST not in writer.definitions:
+            writer.define(FOREST, lambda ref: self.forest_walk(list(forest), ref), uses=reads)
+        place, before = forest[index]  # the node the forest's walk reached in this tree, counted from 1 in it
+        shift = f" - {before}" if before else ""
+        writer.define(self.name, lambda ref: self.at(ref(FOREST), str(place)) + shift, uses=(FOREST,))
 
     @staticmethod
     def takes(writer: Writer, index: int) -> bool:
@@ -63,7 +79,7 @@ class ArrayWalk(TreeSql):
         """The element at ``index`` (from 1) of ``array``."""
         return self.d.arrays.at.format(array, index)
 
-    def walk(self) -> str:
+    def walk(self, ref: Ref) -> str:
         """Arrays of the tree's nodes' features, cuts and children, and a loop (Spark's ``aggregate``
         over ``sequence``) that moves a row down one level per step, as many steps as the tree is
         deep. Leaves, and nodes where a missing value stops, lead to themselves, so extra steps change
@@ -76,16 +92,37 @@ class ArrayWalk(TreeSql):
         feature, 0 when NULL or unknown: missing); a nominal node's ``left`` is where its row starts in
         a flat array of destinations indexed by code, which :func:`treegen.model.child_for` fills, so
         ``==`` and ``in`` splits are one lookup and exact by construction."""
-        nodes = self.walk_arrays()
+        nodes = self.walk_arrays(ref, [self.tree])
         if not self.exclusive:
             return self.weighted_walk(nodes)
-        n, level = self.w.column("node"), self.w.column("level")  # names no feature can hide
-        arrays = self.d.arrays
+        n = self.w.column("node")  # names no feature can hide
+        return self.looped(nodes, self.tree.depth(), "1", n, lambda bound: self.next_node(bound, n))
+
+    def forest_walk(self, forest: list[int], ref: Ref) -> str:
+        """The exclusive walked trees ``forest`` in one loop, over one set of arrays (each tree's node
+        numbers after the trees' before it): an array of the node each tree reached, each step moving
+        every tree's node down. Spark generates the code of a loop once, and of a walk once a tree:
+        30 walked trees made a method beyond Janino's 64 KB (Spark then logs an error and runs the
+        query without its whole-stage code); together, 200 trees fit, and a row takes less time."""
+        trees = [self.w.model.trees[i] for i in forest]
+        roots, first = [], 1
+        for tree in trees:
+            roots.append(first)
+            first += len(tree.nodes)
+        nodes = self.walk_arrays(ref, trees)
+        reached, n = self.w.column("nodes"), self.w.column("node")
+        return self.looped(nodes, max(tree.depth() for tree in trees), self.d.array_of(roots, "INT"), reached,
+                           lambda bound: self.d.arrays.each.format(reached, n, self.next_node(bound, n)))
+
+    def looped(self, nodes: dict[str, str], steps: int, start: str, acc: str, body: Callable[[dict], str]) -> str:
+        """The dialect's loop of ``steps`` steps from ``start``: ``body(arrays)`` from the value so far
+        ``acc``, with the constant arrays bound once a row where the dialect needs it."""
+        arrays, level = self.d.arrays, self.w.column("level")
         if arrays.bind is None:
-            return arrays.loop.format(steps=self.tree.depth(), start=1, acc=n, step=level, body=self.next_node(nodes, n))
+            return arrays.loop.format(steps=steps, start=start, acc=acc, step=level, body=body(nodes))
         record, constant = self.w.column("arrays"), [name for name in _CONSTANT if name in nodes]
         bound = nodes | {name: f"{record}.{name}" for name in constant}
-        loop = arrays.loop.format(steps=self.tree.depth(), start=1, acc=n, step=level, body=self.next_node(bound, n))
+        loop = arrays.loop.format(steps=steps, start=start, acc=acc, step=level, body=body(bound))
         return arrays.bind.format(items=", ".join(arrays.item.format(name, nodes[name]) for name in constant),
                                   name=record, body=loop)
 
@@ -154,18 +191,23 @@ class ArrayWalk(TreeSql):
         leaf_out = f", 'leaf', {acc}.leaf" if self.w.with_leaf else ""
         return _let(walked, acc, f"named_struct('t', {totals}{leaf_out})")
 
-    def walk_arrays(self) -> dict[str, str]:
-        """The SQL arrays a walk reads (see :func:`_walk_rows`), and the feature values it indexes."""
-        w, model, tree = self.w, self.w.model, self.tree
-        numeric = [i for i, f in enumerate(model.features) if f.is_numeric]
-        nominal = _nominal_categories(model, tree)
+    def walk_arrays(self, ref: Ref, trees: list[Tree]) -> dict[str, str]:
+        """The SQL arrays a walk of ``trees`` reads (see :func:`_walk_rows`; each tree's node numbers
+        after the trees' before it), and the feature values it indexes."""
+        w, model = self.w, self.w.model
+        numeric = _numeric(model)
+        nominal = dict(sorted(kv for tree in trees for kv in _nominal_categories(model, tree).items()))
         slot = {f: k for k, f in enumerate(numeric, 1)} | {f: -k for k, f in enumerate(nominal, 1)}
-        rows, destinations, spread = _walk_rows(model, tree, slot, nominal)
+        rows, destinations, spread = [], [], None
+        for tree in trees:
+            tree_rows, tree_destinations, spread = _walk_rows(model, tree, slot, nominal, len(rows), len(destinations))
+            rows += tree_rows
+            destinations += tree_destinations
         arrays = {name: self.d.array_of(column, "DOUBLE" if name == "cuts" else "INT")
                   for name, column in zip(("features", "cuts", "left", "right", "missing"), zip(*rows))}
-        arrays["destinations"] = self.d.array_of(destinations, "INT")
+        arrays["destinations"] = self.d.array_of(destinations or [0], "INT")
         of, position = self.d.arrays.of, self.d.arrays.position
-        arrays["values"] = of.format(", ".join(w.reads[f] for f in numeric)) if numeric else ""
+        arrays["values"] = ref(VALUES) if numeric else ""
         arrays["codes"] = ", ".join(f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.columns[f])}, 0) AS INT)"
                                     for f, categories in nominal.items())
         if spread is not None:
@@ -190,6 +232,30 @@ class ArrayWalk(TreeSql):
 
 _OPS, _STOP = tuple(Op), MissingRoute.stop()
 _CONSTANT = ("features", "cuts", "left", "right", "missing", "destinations")  # the arrays of an exclusive walk
+# Read at every step of every walk, so computed once a row, in a step of the query before the walks:
+# built in the loop, the array of the features was a third of Spark's code for a walk (a 3-class boosted
+# model of 60 trees: one method of 29,500 lines, 18,600 without it) and of its time a row
+VALUES = "values"
+FOREST = "walks"  # the named value of the trees walked together: the node each tree reached
+
+
+def _forest(writer: Writer) -> dict[int, tuple[int, int]]:
+    """The trees walked together -- every exclusive tree the walk takes (the strategy the dialects try
+    first), when there are two or more and the query names its values -- each with its place among them
+    (from 1) and the number of nodes before it; found once a model. In expression mode each tree is
+    walked alone: every read of a named value there is its whole text."""
+    if "forest" not in writer.found:
+        model, forest, before = writer.model, {}, 0
+        for i, tree in enumerate(model.trees):
+            if writer.exclusive[i] and ArrayWalk.takes(writer, i):
+                forest[i] = (len(forest) + 1, before)
+                before += len(tree.nodes)
+        writer.found["forest"] = forest if len(forest) > 1 and not writer.expression else {}
+    return writer.found["forest"]
+
+
+def _numeric(model: Model) -> list[int]:
+    return [i for i, f in enumerate(model.features) if f.is_numeric]
 
 
 def _let(value: str, name: str, body: str) -> str:
@@ -217,9 +283,11 @@ def _nominal_categories(model: Model, tree: Tree) -> dict[int, tuple[str, ...]]:
     return {f: model.features[f].categories for f in sorted(split_on)}
 
 
-def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int, tuple[str, ...]]):
+def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int, tuple[str, ...]],
+               before: int = 0, destinations_before: int = 0):
     """(feature slot, cut, left, right, where missing goes) per node, nodes counted from 1 as
-    element_at does, and the flat destinations of the nominal nodes (by category code, 0 first).
+    element_at does (after ``before`` nodes of other trees), and the flat destinations of the nominal
+    nodes (by category code, 0 first; after ``destinations_before`` of other trees).
 
     A missing value at a fractional split goes to 0: spread over the children. ``spread`` (None
     without fractional splits) says how: per node its first child's position in the flat ``kids``
@@ -228,26 +296,27 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
     fractional = any(node.split is not None and node.split.missing.kind == Route.FRACTION for node in tree.nodes)
     rows, destinations = [], []
     spread = {"first": [], "count": [], "kids": [], "shares": []}
-    for n, node in enumerate(tree.nodes, 1):
+    for n, node in enumerate(tree.nodes, before + 1):
         split = node.split
         route = split.missing if split is not None else _STOP
         spread["first"].append(len(spread["kids"]) + 1)
         if route.kind == Route.FRACTION:
             spread["count"].append(len(node.children))
-            spread["kids"] += [child + 1 for child in node.children]
+            spread["kids"] += [before + child + 1 for child in node.children]
             spread["shares"] += route.weights
         else:
             spread["count"].append(0)
         if split is None:  # a leaf leads to itself
             rows.append((0, 0.0, n, n, n))
             continue
-        missing = node.children[route.child] + 1 if route.kind == Route.CHILD else n if route.kind == Route.STOP else 0
+        missing = (before + node.children[route.child] + 1 if route.kind == Route.CHILD
+                   else n if route.kind == Route.STOP else 0)
         if split.op == Op.LE:
-            left, right = (child + 1 for child in node.children)
+            left, right = (before + child + 1 for child in node.children)
             rows.append((slot[split.feature], cut(split.threshold), left, right, missing))
             continue
-        rows.append((slot[split.feature], 0.0, len(destinations) + 1, n, missing))
+        rows.append((slot[split.feature], 0.0, destinations_before + len(destinations) + 1, n, missing))
         for category in (None,) + nominal[split.feature]:
             child = None if category is None else child_for(model, split, category)
-            destinations.append(missing if child is None else node.children[child] + 1)
-    return rows, destinations or [0], spread if fractional else None
+            destinations.append(missing if child is None else before + node.children[child] + 1)
+    return rows, destinations, spread if fractional else None

@@ -120,6 +120,7 @@ class Writer:
         self._inlined: dict[str, str] = {}
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self._scores_defined = False
+        self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
         self.written = [_first_taker(self, i, [strategies[name] for name in d.strategies])
                         for i in range(len(model.trees))]
