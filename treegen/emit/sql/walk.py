@@ -42,7 +42,7 @@ class ArrayWalk(TreeSql):
             writer.define(self.name, self.walk, uses=reads)
             return
         if FOREST not in writer.definitions:
-            writer.define(FOREST, lambda ref: self.forest_walk(list(forest), ref), uses=reads)
+            writer.define(FOREST, lambda ref: self.forest_walk(forest, ref), uses=reads)
         place, before = forest[index]  # the node the forest's walk reached in this tree, counted from 1 in it
         shift = f" - {before}" if before else ""
         writer.define(self.name, lambda ref: self.at(ref(FOREST), str(place)) + shift, uses=(FOREST,))
@@ -98,17 +98,14 @@ class ArrayWalk(TreeSql):
         n = self.w.column("node")  # names no feature can hide
         return self.looped(nodes, self.tree.depth(), "1", n, lambda bound: self.next_node(bound, n))
 
-    def forest_walk(self, forest: list[int], ref: Ref) -> str:
-        """The exclusive walked trees ``forest`` in one loop, over one set of arrays (each tree's node
-        numbers after the trees' before it): an array of the node each tree reached, each step moving
-        every tree's node down. Spark generates the code of a loop once, and of a walk once a tree:
+    def forest_walk(self, forest: dict[int, tuple[int, int]], ref: Ref) -> str:
+        """The exclusive walked trees ``forest`` (:func:`_forest`) in one loop, over one set of arrays
+        (each tree's node numbers after the trees' before it): an array of the node each tree reached,
+        each step moving every tree's node down. Spark generates the code of a loop once, and of a walk once a tree:
         30 walked trees made a method beyond Janino's 64 KB (Spark then logs an error and runs the
         query without its whole-stage code); together, 200 trees fit, and a row takes less time."""
         trees = [self.w.model.trees[i] for i in forest]
-        roots, first = [], 1
-        for tree in trees:
-            roots.append(first)
-            first += len(tree.nodes)
+        roots = [before + 1 for _, before in forest.values()]
         nodes = self.walk_arrays(ref, trees)
         reached, n = self.w.column("nodes"), self.w.column("node")
         return self.looped(nodes, max(tree.depth() for tree in trees), self.d.array_of(roots, "INT"), reached,
