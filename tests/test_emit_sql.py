@@ -339,6 +339,12 @@ def loops(sql: str, dialect: str) -> int:
     return sql.count(loop[:loop.index("{")])
 
 
+def folded_walks(sql: str, dialect: str) -> int:
+    """The number of sums that read the terms of trees walked together as one array."""
+    arrays = DIALECTS[dialect].arrays
+    return sql.count(arrays.fold[:arrays.fold.index("{")] + arrays.each[:arrays.each.index("{")])
+
+
 def is_walked(sql: str, dialect: str) -> bool:
     return loops(sql, dialect) > 0
 
@@ -352,7 +358,7 @@ def walked_models(seed: int):
     intervals = random_model(seed, **big)
     intervals.features = tuple(replace(f, missing_interval=interval) for f, interval in
                                zip(intervals.features, [(-0.5, 0.25), (0.0, 0.0), None, (-1e300, -2.0)]))
-    return [random_model(seed, n_trees=2, **big), random_model(seed, regression=True, **big),
+    return [random_model(seed, n_trees=3, **big), random_model(seed, regression=True, **big),
             random_model(seed, numeric=NumericSemantics(cast="float32"), **big),
             random_model(seed, names=("n", "LEVEL", "treegen_node", "a`b"), classes=tuple(HOSTILE_NAMES[:4]), **big),
             intervals]
@@ -363,7 +369,9 @@ def test_walks_of_big_numeric_trees_are_exact(walker):
     for seed in (0, 3):  # seeds whose every tree is big enough
         for model in walked_models(seed):
             assert min(len(tree.nodes) for tree in model.trees) > WALK_NODES
-            assert is_walked(emit(model, "sql", dialect=dialect), dialect)
+            sql = emit(model, "sql", dialect=dialect)
+            # three trees: each class's average adds the last two as one array (ArrayWalk.together)
+            assert is_walked(sql, dialect) and folded_walks(sql, dialect) == (3 if len(model.trees) == 3 else 0)
             rows = probe_rows(model, limit=150) + random_rows(model, 50, seed=seed, missing=0.3)
             as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
             # NaN is missing, in the model and in the SQL alike; one query (each costs Spark a parse,

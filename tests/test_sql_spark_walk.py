@@ -116,6 +116,38 @@ def test_ensembles_of_small_trees_are_walked_in_one_loop_that_spark_compiles(spa
             assert_exact(model, probe_rows(model, limit=100) + random_rows(model, 40, seed=2, missing=0.3), spark)
 
 
+def test_each_sum_reads_its_walked_trees_as_one_array(spark):
+    """The outputs' sums of trees walked together read their trees' terms as one array -- a slice of
+    the walks, each node's term computed in Python as the model computes it (tree weight, scale,
+    float32 steps) -- folded in tree order: the code Spark generates no longer grows with the trees
+    (300 made a method beyond Janino's 64 KB). Exact for boosted sums (trees per output or of every
+    output, init first or last, double or float32) and averages; a model whose trees of one output
+    are not side by side among the walked ones adds a term a tree, also exactly."""
+    from dataclasses import replace
+
+    from test_rule_text import per_output
+
+    from treegen.model import Combine, NumericSemantics
+    walked = lambda seed, n: random_model(seed, n_trees=n, max_depth=4, missing_kinds=("child", "stop"))
+    many = walked(7, 300)
+    boosted = replace(many, trees=[replace(per_output(tree, i % 3), weight=(1.0, 0.5, 0.3)[i % 3])
+                                   for i, tree in enumerate(many.trees)],
+                      combine=Combine("sum", init=(0.5, -1.25, 0.0), scale=0.1, link="softmax", precision="float32"),
+                      numeric=NumericSemantics("float32"))
+    model = walked(8, 40)
+    variants = [replace(model, combine=Combine("sum", init=(0.5, -1.25, 0.0), scale=0.3, init_last=True, divisor=3.0)),
+                replace(model, combine=Combine("average")),
+                replace(model, trees=[per_output(t, 2) if i == 5 else t for i, t in enumerate(model.trees)],
+                        combine=Combine("sum", init=(0.0, 0.5, 1.0), scale=0.1))]
+    with whole_stage_code_required(spark):
+        for model in [boosted] + variants:
+            sql = emit(model, "sql", dialect="spark", proba=True)
+            assert sql.count("aggregate(transform(") == (3 if model is not variants[-1] else 2)  # the last: not output 2
+            rows = probe_rows(model, limit=60) + random_rows(model, 20, seed=3, missing=0.3)
+            for row, result in zip(rows, query(sql, model, rows, "spark", spark=spark)):
+                assert list(result[len(model.features):]) == [model.predict(row)] + list(model.scores(row)), row
+
+
 @contextmanager
 def whole_stage_code_required(spark, required: bool = True):
     """Spark's whole-stage code must compile (``required``): no fallback to the plan without it."""

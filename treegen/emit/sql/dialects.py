@@ -39,6 +39,8 @@ class Arrays:
     position: str  # where {1} is in the array {0}; 0 or NULL when it is not there
     loop: str  # {start}, then {body} over the value so far {acc}, {steps} times ({step}: the step's name)
     each: str  # the array {0} with each item {1} made {2}
+    part: str  # the items {start} to {end} (from 1, {count} of them) of the array {array}
+    fold: str  # {first} then each item of the array {array}, {add}ed left to right (a lambda of a and b)
     weighted: bool = False  # fractional routes walked too (structs, transform, filter: Spark's functions)
     # the {body} of the loop with the arrays' record ({items}, each ``item``) bound to {name} once per row;
     # None: the arrays are written in the loop (Spark folds them once)
@@ -49,11 +51,13 @@ class Arrays:
 SPARK_ARRAYS = Arrays(at="element_at({0}, {1})", of="array({0})", typed="CAST(split('{text}', ',') AS ARRAY<{type}>)",
                       position="array_position({0}, {1})",
                       loop="aggregate(sequence(1, {steps}), {start}, ({acc}, {step}) -> {body})",
-                      each="transform({0}, {1} -> {2})", weighted=True)
+                      each="transform({0}, {1} -> {2})", part="slice({array}, {start}, {count})",
+                      fold="aggregate({array}, {first}, (a, b) -> {add})", weighted=True)
 DUCKDB_ARRAYS = Arrays(at="list_extract({0}, {1})", of="[{0}]", typed="CAST(string_split('{text}', ',') AS {type}[])",
                        position="list_position({0}, {1})",
                        loop="list_reduce(range({steps}), lambda {acc}, {step}: {body}, {start})",
-                       each="list_transform({0}, lambda {1}: {2})",
+                       each="list_transform({0}, lambda {1}: {2})", part="list_slice({array}, {start}, {end})",
+                       fold="list_reduce({array}, lambda a, b: {add}, {first})",
                        # an array literal inside a lambda is read again at every step: 81 s for a chain
                        # 10,000 deep over 80 rows, 1.6 s bound once per row (0.75 s in a derived table)
                        bind="list_transform([{{{items}}}], lambda {name}: {body})[1]", item="'{0}': {1}")

@@ -11,7 +11,8 @@ leaves. Every tree is walked once the model has more nodes than ``walk_model_nod
 100 nodes as nested CASEs fill Spark's heap as one big tree does). The trees without fractional
 routes are walked together, in one loop over one set of arrays (Spark generates the code of a walk
 once, not once a tree: a walk a tree passed Janino's 64 KB a method from about 30 trees, and Spark
-then ran the query without its whole-stage code); one with fractional routes is walked alone.
+then ran the query without its whole-stage code); one with fractional routes is walked alone. An
+output's sum reads its trees' terms as one array, a slice of the walks (:meth:`ArrayWalk.together`).
 
 DuckDB: planning a nested CASE costs about 0.1 ms a node (13 s for 50,000 leaves), a walk about 2 us
 a row more than the CASE; a tree of more than ``walk_tree_nodes`` nodes is walked (exclusive trees).
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...model import MissingRoute, Model, Op, Route, Tree, child_for
+from ...model import MissingRoute, Model, Node, Op, Route, Tree, child_for
 from .writer import Ref, TreeSql, Writer
 
 
@@ -50,10 +51,12 @@ class ArrayWalk(TreeSql):
     @staticmethod
     def takes(writer: Writer, index: int) -> bool:
         d, tree = writer.d, writer.model.trees[index]
-        big = (d.walk_tree_nodes is not None and len(tree.nodes) > d.walk_tree_nodes
-               or d.walk_model_nodes is not None and writer.nodes > d.walk_model_nodes)
+        every_tree = d.walk_model_nodes is not None and writer.nodes > d.walk_model_nodes
+        big = d.walk_tree_nodes is not None and len(tree.nodes) > d.walk_tree_nodes or every_tree
         linear = any(node.linear is not None for node in tree.nodes)  # its arrays hold values, not sums
-        return (big and not linear and len(tree.nodes) > 1 and _walkable(writer.model, tree) and not _has_unknown_routes(tree)
+        # a lone leaf only among trees walked together, where it keeps its output's trees side by side
+        lone_leaf = len(tree.nodes) == 1 and (writer.expression or not every_tree)
+        return (big and not linear and not lone_leaf and _walkable(writer.model, tree) and not _has_unknown_routes(tree)
                 and (d.arrays.weighted or writer.exclusive[index]))
 
     def names(self) -> tuple[str, ...]:
@@ -110,6 +113,28 @@ class ArrayWalk(TreeSql):
         reached, n = self.w.column("nodes"), self.w.column("node")
         return self.looped(nodes, max(tree.depth() for tree in trees), self.d.array_of(roots, "INT"), reached,
                            lambda bound: self.d.arrays.each.format(reached, n, self.next_node(bound, n)))
+
+    def together(self, trees: list[TreeSql], term: Callable[[Tree, Node], float]) -> Callable[[Ref], str] | None:
+        """The terms of ``trees`` (``term`` of the node each reached) in tree order as one array, when
+        they are walked together side by side: one ``transform`` of a slice of the walks, whatever the
+        number of trees (a term a tree in a sum made Spark's code beyond Janino's 64 KB a method from
+        about 300 trees)."""
+        forest = _forest(self.w)
+        if len(trees) < 2 or any(tree.index not in forest for tree in trees):
+            return None
+        places = [forest[tree.index][0] for tree in trees]
+        if places != list(range(places[0], places[0] + len(trees))):
+            return None
+        numbers = [term(tree.tree, node) for tree in trees for node in tree.tree.nodes]
+        terms, before, n = self.d.array_of(numbers, "DOUBLE"), forest[trees[0].index][1], self.w.column("node")
+        node = f"{n} - {before}" if before else n
+
+        def array(ref: Ref) -> str:
+            walks = ref(FOREST)
+            if len(trees) < len(forest):
+                walks = self.d.arrays.part.format(array=walks, start=places[0], count=len(trees), end=places[-1])
+            return self.d.arrays.each.format(walks, n, self.at(terms, node))
+        return array
 
     def looped(self, nodes: dict[str, str], steps: int, start: str, acc: str, body: Callable[[dict], str]) -> str:
         """The dialect's loop of ``steps`` steps from ``start``: ``body(arrays)`` from the value so far
@@ -239,14 +264,16 @@ FOREST = "walks"  # the named value of the trees walked together: the node each 
 def _forest(writer: Writer) -> dict[int, tuple[int, int]]:
     """The trees walked together -- every exclusive tree the walk takes (the strategy the dialects try
     first), when there are two or more and the query names its values -- each with its place among them
-    (from 1) and the number of nodes before it; found once a model. In expression mode each tree is
-    walked alone: every read of a named value there is its whole text."""
+    (from 1) and the number of nodes before it, ordered by the output they add to; found once a model.
+    In expression mode each tree is walked alone: every read of a named value there is its whole text."""
     if "forest" not in writer.found:
         model, forest, before = writer.model, {}, 0
-        for i, tree in enumerate(model.trees):
+        # an output's trees side by side, in tree order: its sum reads one slice of the walks (together)
+        output = lambda i: -1 if model.trees[i].output is None else model.trees[i].output
+        for i in sorted(range(len(model.trees)), key=lambda i: (output(i), i)):
             if writer.exclusive[i] and ArrayWalk.takes(writer, i):
                 forest[i] = (len(forest) + 1, before)
-                before += len(tree.nodes)
+                before += len(model.trees[i].nodes)
         writer.found["forest"] = forest if len(forest) > 1 and not writer.expression else {}
     return writer.found["forest"]
 

@@ -28,7 +28,7 @@ from typing import Callable
 from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
-from ...model import CombineKind, Decision, Link, Model, Node, Precision, Route, decide, has_label_values
+from ...model import CombineKind, Decision, Link, Model, Node, Precision, Route, Tree, decide, has_label_values
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -92,6 +92,11 @@ class TreeSql:
         if any(node.linear is not None for node in nodes):  # (not walked: walk.py leaves linear trees alone)
             return self.outcome(lambda n: self.w.leaf_value(nodes[n]), ref)
         return self.outcome(lambda n: self.d.double(vector(nodes[n])[k]), ref, (lambda n: vector(nodes[n])[k], "DOUBLE"))
+
+    def together(self, trees: list[TreeSql], term: Callable[[Tree, Node], float]) -> Callable[[Ref], str] | None:
+        """The terms of ``trees`` (``term`` of the node each reached) as one SQL array, where the
+        strategy can write them so (:mod:`.walk`: trees walked together); None: a term a tree."""
+        return None
 
     def leaf(self, ref: Ref) -> str:
         """The leaf id(s) of the leaf column."""
@@ -321,6 +326,18 @@ class Writer:
             reads = list(uses) + [f"{name}_{n}"]
         return partial, reads
 
+    def summed(self, name: str, first: Callable[[Ref], str], trees: list[TreeSql], term: Callable[[TreeSql, Ref], str],
+               node_term: Callable[[Tree, Node], float], uses, shallow: bool = False,
+               rounded: Callable[[str], str] | None = None) -> tuple[Callable[[Ref], str], list[str]]:
+        """``first`` plus ``term`` of each of ``trees`` left to right, and the named values it reads: the
+        terms one array folded (:meth:`TreeSql.together`, each node's term ``node_term``) where the
+        dialect can, else :meth:`sum_of`."""
+        together = trees[0].together(trees, node_term) if trees else None
+        if together is None:
+            return self.sum_of(name, [first] + [(lambda ref, t=t: term(t, ref)) for t in trees], uses, shallow, rounded)
+        add = rounded("a + b") if rounded else "a + b"
+        return (lambda ref: self.d.arrays.fold.format(array=together(ref), first=first(ref), add=add)), list(uses)
+
     def define_raw_score(self, name: str, k: int, uses) -> Callable[[Ref], str]:
         """Name score ``k`` before the link: the trees combined as the model says (:meth:`Model.combined`:
         average; or a boosted sum in the order of operations of :meth:`Model.raw_sums`: from init (or 0,
@@ -330,17 +347,19 @@ class Writer:
         c, d, trees = self.model.combine, self.d, self.written
         if c.kind == CombineKind.SINGLE:
             return self.define(name, lambda ref: trees[0].value(k, ref), uses)
-        shallow = all(tree.number for tree in trees)
+        shallow, vector = all(tree.number for tree in trees), self.vector
         if c.kind == CombineKind.AVERAGE:
             # a tree with fractional routes is a sum itself: added to the others as one term
-            terms = [(lambda ref, t=t: t.value(k, ref) if t.exclusive else f"({t.value(k, ref)})") for t in trees]
-            total, reads = self.sum_of(f"{name}_sum", terms, uses, shallow)
+            term = lambda tree, ref: tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})"
+            total, reads = self.summed(f"{name}_sum", lambda ref: term(trees[0], ref), trees[1:], term,
+                                       lambda tree, node: vector(node)[k], uses, shallow)
             return self.define(name, lambda ref: f"({total(ref)}) / {d.double(len(trees))}", reads)
         single = c.precision == Precision.FLOAT32
+        step = arithmetic.f32 if single else float  # an operation's result, rounded as the model rounds it
         rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
         weighted = rounded if single else (lambda x: f"({x})")  # the scale times (t * w), not (s * t) * w
         per_tree_scale = 1.0 if c.init_last else c.scale
-        init = d.double(0.0) if c.init_last else d.double(arithmetic.f32(c.init[k]) if single else c.init[k])
+        init = d.double(0.0) if c.init_last else d.double(step(c.init[k]))
 
         def term(tree: TreeSql, ref: Ref) -> str:
             out = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
@@ -348,8 +367,15 @@ class Writer:
                 out = weighted(f"{out} * {d.double(tree.tree.weight)}")
             return rounded(f"{d.double(per_tree_scale)} * {out}") if per_tree_scale != 1.0 else out
 
-        terms = [lambda ref: init] + [(lambda ref, t=t: term(t, ref)) for t in trees if t.tree.output in (None, k)]
-        total, reads = self.sum_of(f"{name}_sum", terms, uses, shallow, rounded if single else None)
+        def node_term(tree: Tree, node: Node) -> float:  # term's arithmetic, done here: the same bits
+            out = vector(node)[0 if tree.output is not None else k]
+            if tree.weight != 1.0:
+                out = step(out * tree.weight)
+            return step(per_tree_scale * out) if per_tree_scale != 1.0 else out
+
+        adding = [t for t in trees if t.tree.output in (None, k)]
+        total, reads = self.summed(f"{name}_sum", lambda ref: init, adding, term, node_term, uses, shallow,
+                                   rounded if single else None)
 
         def finish(ref: Ref) -> str:
             out = total(ref)
