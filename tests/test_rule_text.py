@@ -23,7 +23,7 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, 
 from treegen.cli import main
 from treegen.lower import lower_tree
 from treegen.parse.rule_lines import read_lines
-from treegen.parse.rule_text import parse, parser
+from treegen.parse.rule_text import _as_written, parse, parser
 from treegen.probes import probe_rows
 from treegen.show import show
 from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values,
@@ -340,10 +340,36 @@ def test_a_mutated_rule_file_parses_or_is_one_located_line(text):
 # -- the fast reader of the writer's layout ---------------------------------------------------------
 
 def test_every_text_the_writer_writes_takes_the_fast_reader():
-    """Big files are read fast only if the writer's whole layout is the fast reader's."""
+    """Big files are read fast only if the writer's whole layout is the fast reader's, and their rules
+    compared as the writer writes them, not read condition by condition."""
     for text in EXPORTED + [emit(wide_model(300), "rules"), emit(random_model(11, n_trees=2, regression=True), "rules")]:
         fast = read_lines(text, parser())
         assert fast is not None and repr(fast) == repr(parser().parse(text))
+        assert_read_as_written(text)
+
+
+def assert_read_as_written(text: str):
+    """The text's rules are what the writer writes for its nodes: the model comes without reading them,
+    the same model as from reading them."""
+    model = _as_written(text, "x")
+    read = parse(text.replace("  rule 1: ", "  rule 1:  ", 1))  # not the writer's layout: read whole
+    assert model is not None and modelio.dumps(model) == modelio.dumps(read)
+
+
+def test_rules_written_otherwise_are_read_and_compared_condition_by_condition():
+    """A rule written in other words than the writer's (a number spelled otherwise, a comment of one's
+    own) is not the writer's line: the rules are read and compared by what they say, and either the
+    model or the rule that disagrees with the nodes comes out."""
+    text = emit(wide_model(40), "rules")
+    line = next(line for line in text.splitlines() if line.startswith("  rule 7: "))
+    number = re.search(r"<= (-?\d+\.\d+)", line).group(1)
+    for edited in (line.replace(f"<= {number}", f"<= {number}0"), line.split("  #")[0] + "  # mine"):
+        again = text.replace(line, edited)
+        assert _as_written(again, "x") is None
+        assert modelio.dumps(parse(again)) == modelio.dumps(parse(text))
+    wrong = text.replace(line, line.replace(f"<= {number}", f"<= {float(number) + 1}"))
+    with pytest.raises(TreegenError, match="rule 7 does not match the nodes section"):
+        parse(wrong)
 
 
 def test_another_layout_is_read_by_the_grammar_to_the_same_model():
@@ -491,6 +517,7 @@ def test_every_field_of_a_boosted_model_round_trips(model, seed):
     fast = read_lines(text, parser())
     assert fast is not None and repr(fast) == repr(parser().parse(text))  # the writer's layout: the fast reader
     assert_same_model(model, parse(text), rows_for(model, seed))
+    assert_read_as_written(text)
 
 
 @settings(max_examples=60, deadline=None)

@@ -35,6 +35,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import TreegenError
+from ..lower import per_condition
 from ..model import (
     CombineKind,
     Model,
@@ -58,7 +59,6 @@ from .common import (
     label_part,
     numeric_test,
     output_numbers,
-    per_condition,
     plan,
 )
 from .render import render, source

@@ -372,21 +372,6 @@ def threshold_key(threshold: float):
     return threshold or str(threshold)
 
 
-def per_condition(text: Callable[[object], str]) -> Callable[[object], str]:
-    """``text``, made once per condition and remembered: the trees of an ensemble share their conditions
-    (:class:`_Conditions`), and 1,000 trees of depth 8 write 255,000 tests of 74,000 conditions. Keyed by
-    the condition's id (a frozen dataclass hashes slowly), with the condition kept beside its text so that
-    its id cannot pass to another object while the cache lives."""
-    made: dict[int, tuple[object, str]] = {}
-
-    def remembered(cond) -> str:
-        kept = made.get(id(cond))
-        if kept is None:
-            kept = made[id(cond)] = (cond, text(cond))
-        return kept[1]
-    return remembered
-
-
 def leaf_table(plan: TreePlan) -> dict[int, tuple[float, ...]]:
     """The values a tree's output is made of. An exclusive tree's output is ``0.0 + 1.0 * value``
     (as :func:`treegen.model.tree_output` computes it), folded here: -0.0 becomes 0.0."""

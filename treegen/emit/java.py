@@ -43,10 +43,11 @@ from functools import lru_cache
 
 from .. import arithmetic
 from ..errors import TreegenError
+from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes,
                      decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers,
-                     per_condition, plan, scores_part, sums, utf16_escaped)
+                     plan, scores_part, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "

@@ -27,9 +27,10 @@ no UTF-8 text (a CSV file, the program's output) can hold it."""
 from __future__ import annotations
 
 from ..errors import TreegenError
+from ..lower import per_condition
 from ..model import Model, has_label_values
 from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
-                     numeric_test, output_numbers, per_condition, plan, utf16_escaped)
+                     numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
 
 INDENT = "  "

@@ -24,10 +24,11 @@ model can change the code's meaning, end a comment or pass a linter a directive.
 from __future__ import annotations
 
 from .. import arithmetic
+from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_part, missing_intervals, numeric_test, output_numbers, per_condition, plan,
-                     scores_part, sums)
+                     float_text, label_part, missing_intervals, numeric_test, output_numbers, plan, scores_part,
+                     sums)
 from .render import render, source
 
 INDENT = "    "

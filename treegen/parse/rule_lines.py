@@ -25,10 +25,12 @@ class _GiveUp(Exception):
     """The text is not in the writer's layout: leave it to the grammar."""
 
 
-def read_lines(text: str, grammar: Lark) -> dict | None:
-    """The document of rule text in the writer's layout (``text`` ends with a newline), else None."""
+def read_lines(text: str, grammar: Lark, rules_as_written: bool = False) -> dict | None:
+    """The document of rule text in the writer's layout (``text`` ends with a newline), else None.
+    ``rules_as_written``: each tree's rules are the lines as written (``  rule 1: ...``), not read,
+    for a comparison with the rules its nodes give (treegen.parse.rule_text)."""
     try:
-        return _Reader(_patterns(grammar), text).document()
+        return _Reader(_patterns(grammar), text, rules_as_written).document()
     except (_GiveUp, TreegenError):
         return None
 
@@ -109,8 +111,8 @@ def _patterns(grammar: Lark) -> _Patterns:
 class _Reader:
     """Reads the statements in the grammar's order, one line each; gives up on anything else."""
 
-    def __init__(self, patterns: _Patterns, text: str):
-        self.p = patterns
+    def __init__(self, patterns: _Patterns, text: str, rules_as_written: bool = False):
+        self.p, self.rules_as_written = patterns, rules_as_written
         self.lines = text.split("\n")[:-1]  # the text ends with a newline
         self.index = 0  # of the next line to read
         self.conditions: dict[str, tuple] = {}  # a condition's text: rules repeat conditions often
@@ -225,7 +227,7 @@ class _Reader:
         output = None if m.group("output") is None else self.whole(m.group("output"))
         weight = self.number(m.group("weight"))
         self.next(self.p.rules)
-        rules = []
+        rules = self.written_rules() if self.rules_as_written else []
         while m := self.next(self.p.rule, optional=True):
             number, conditions, outcome = m.group("number", "conditions", "outcome")
             rules.append(doc.rule(self.line, self.whole(number), self.conditions_of(conditions), self.outcome(outcome)))
@@ -235,6 +237,13 @@ class _Reader:
         while m := self.next(self.p.node, optional=True):
             nodes.append(self.node(m))
         return doc.tree(line, output, weight, rules, nodes)
+
+    def written_rules(self) -> list[str]:
+        """The rule lines that follow, as the writer indents them."""
+        start, lines = self.index, self.lines
+        while self.index < len(lines) and lines[self.index].startswith("  rule "):
+            self.index += 1
+        return lines[start:self.index]
 
     def outcome(self, text: str):
         if text[0] != '"':

@@ -23,6 +23,7 @@ from ..errors import TreegenError, read_text
 from ..lower import lower
 from ..model import Model, Node, leaf_class
 from ..modelio import FORMAT, VERSION, model_from_dict
+from ..rule_words import RuleWriter
 from . import rule_doc as doc
 from .rule_lines import read_lines
 
@@ -220,9 +221,29 @@ def parse(text: str, source: str = "<rules>") -> Model:
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
     with collector_paused():
-        document = read_lines(text, parser()) or _read_with_grammar(text, source)
+        model = _as_written(text, source)
+        if model is None:
+            document = read_lines(text, parser()) or _read_with_grammar(text, source)
+            model = _build(document, text, source)
+            _check_rules(model, document, source)
+    return model
+
+
+def _as_written(text: str, source: str) -> Model | None:
+    """The model of text whose rules are, line for line, those the writer writes for its nodes (an
+    export, unedited): its rules compared as text, not read. None for any other text, which is then
+    read whole (and what is wrong with it said)."""
+    document = read_lines(text, parser(), rules_as_written=True)
+    if document is None:
+        return None
+    try:
         model = _build(document, text, source)
-        _check_rules(model, document, source)
+    except TreegenError:
+        return None
+    writer = RuleWriter(model)
+    for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
+        if tree_doc["rules"] != writer.rule_lines(tree, tree_rules.rules):
+            return None
     return model
 
 
