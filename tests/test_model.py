@@ -76,6 +76,10 @@ def test_deep_model_json_round_trip():
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=42), "no feature number 42"),
     (lambda d: d["trees"][0]["nodes"][0].update(children=[0, 0, 0]), "is not a new node"),
     (lambda d: d["trees"][0]["nodes"][1].update(value="x"), "expected a list"),
+    # true and false are JSON's booleans, not numbers: never a node id, a feature's index or a count
+    (lambda d: d["trees"][0]["nodes"][0].update(children=[True, 2]), r"nodes\[0\]\.children: expected a list of node ids"),
+    (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=False), "split.feature: expected an integer, found bool"),
+    (lambda d: d["trees"][0]["nodes"][1].update(n=True), r"nodes\[1\]\.n: expected a number, found bool"),
     (lambda d: d["target"].update(kind="poetry"), "'poetry' is not one of"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(values=["sunny"]), "one child for each category"),
     (lambda d: d["trees"][0]["nodes"][1].update(label_value=[1.0]), r"nodes\[1\]\.label_value: expected 2 numbers"),

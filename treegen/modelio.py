@@ -150,11 +150,13 @@ class _Reader:
         raise TreegenError(f"{path}: {message}" if path else message, file=self.source)
 
     def get(self, obj: dict, key: str, path: str, kind, default=...):
-        if key not in obj:
+        value = obj.get(key, _ABSENT)
+        if type(value) is kind:  # the usual case, JSON's own types (a bool is no int here): 8 reads a node
+            return value
+        if value is _ABSENT:
             if default is ...:
                 self.fail(path, f"missing field {key!r}")
             return default
-        value = obj[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             if not -_LARGEST <= value <= _LARGEST:  # float() would raise OverflowError
                 self.fail(f"{path}.{key}".lstrip("."), _HUGE_INTEGER)
@@ -213,6 +215,8 @@ class _Reader:
 
 
 _NUMBERS = {int, float}  # JSON's numbers (bool, an int's subclass, is not one)
+_INTEGER = {int}  # (a bool is no node id)
+_ABSENT = object()  # a field left out
 _LARGEST = sys.float_info.max  # finite numbers lie within it (NaN, infinities and huge integers do not)
 _HUGE_INTEGER = "expected a finite number, found an integer beyond the largest double"
 _OPS = {op.value: op for op in Op}  # made once: iterating an enum costs microseconds, a node's whole read
@@ -329,7 +333,7 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
         return node
     node.split = _read_split(r, split_doc, f"{path}.split", features)
     children = r.get(doc, "children", path, list)
-    if not all(isinstance(c, int) and not isinstance(c, bool) for c in children):
+    if not set(map(type, children)) <= _INTEGER:
         r.fail(f"{path}.children", "expected a list of node ids")
     node.children = tuple(children)
     expected = len(node.split.values) if node.split.op == Op.EQ else 2
