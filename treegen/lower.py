@@ -291,9 +291,9 @@ def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[s
 def per_condition(text: Callable[[object], str]) -> Callable[[object], str]:
     """``text``, made once per condition and remembered: the trees of an ensemble share their conditions
     (the rules of a subtree the ones above it; the back ends' plans each split's), and 1,000 trees of
-    depth 8 write 255,000 tests of 74,000 conditions. Keyed by
-    the condition's id (a frozen dataclass hashes slowly), with the condition kept beside its text so that
-    its id cannot pass to another object while the cache lives."""
+    depth 8 write 255,000 tests of 74,000 conditions. Keyed by the condition's id (a frozen dataclass
+    hashes slowly), with the condition kept beside its text so that its id cannot pass to another
+    object while the cache lives."""
     made: dict[int, tuple[object, str]] = {}
 
     def remembered(cond) -> str:

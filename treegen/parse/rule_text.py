@@ -215,8 +215,10 @@ def _whole(token) -> int:
 def parse(text: str, source: str = "<rules>") -> Model:
     """Read rule text into a model that predicts exactly what the written model predicted.
 
-    Text in the layout the writer writes is read by a fast reader of that layout (rule_lines); any
-    other text by the Lark grammar, which decides what rule text is and says what is wrong with it.
+    Text in the layout the writer writes is read by a fast reader of that layout (rule_lines), and
+    when its rules are word for word the writer's for its nodes (an export, unedited) they are
+    compared as lines rather than read; any other text is read by the Lark grammar, which decides
+    what rule text is and says what is wrong with it.
     """
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
