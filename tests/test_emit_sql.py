@@ -448,7 +448,8 @@ def test_ensembles_longer_than_a_chain_add_up_bit_for_bit(engine):
     """Trees summed (boosting, with tree weights) and averaged (a forest), 50 more than the longest
     chain of additions the dialect writes (SQLite's and MariaDB's 500, PostgreSQL's 1,000): in the
     model's order, bit for bit, as a fold over a list (DuckDB, Spark) or in named partial sums, one
-    step of the query each."""
+    step of the query each. Their leaf ids, joined pairwise in parentheses, nest log2(trees) deep
+    (without them ``a || b || c ...`` read as a chain: beyond SQLite's and DuckDB's depth of 1,000)."""
     dialect, connection = engine
     d = DIALECTS[dialect]
     n_trees = max(d.sum_terms, d.lookup_sum_terms or 0) + 50
@@ -458,10 +459,11 @@ def test_ensembles_longer_than_a_chain_add_up_bit_for_bit(engine):
     boosted = replace(base, trees=weighted, combine=Combine("sum", init=(0.3,), scale=0.1, link="identity"))
     for model in (boosted, base):
         rows = random_rows(model, 40, seed=3)
-        sql, first = emit(model, "sql", dialect=dialect), len(model.features)
+        sql, first = emit(model, "sql", dialect=dialect, leaf=True), len(model.features)
         with without_whole_stage_code(connection):
             results = query(sql, model, rows, dialect, **connection)
         assert [r[first] for r in results] == [value for value, _ in predict_rows(model, rows)]
+        assert [str(r[-1]) for r in results] == leaf_ids_rows(model, rows)
 
 
 # How an engine's plan shows a derived table computed as a step of its own

@@ -81,7 +81,7 @@ class Dialect:
     # has no float32 type, and a model in float32 arithmetic is computed in double (sql.computed)
     float32: str | None = None
     integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
-    concat: str = "{0} || {1}"
+    concat: str = "({0} || {1})"  # in parentheses: the pairs nest as a balanced tree (Writer.concat)
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
     # "unicode" (every letter: str.lower), "" (quoted names are exact)
