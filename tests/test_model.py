@@ -70,6 +70,19 @@ def test_deep_model_json_round_trip():
     assert modelio.loads(modelio.dumps(model)).predict({"x": 9_999.5}) == model.predict({"x": 9_999.5})
 
 
+@SETTINGS
+@given(seed=st.integers(0, 10**6), trees=st.integers(1, 3))
+def test_plain_nodes_read_at_once_are_the_nodes_the_checks_read(seed, trees):
+    """modelio reads the usual node (floats, a leaf or a numeric '<=' split) without its checks: the
+    same model as the checked read gives."""
+    from unittest import mock
+    text = modelio.dumps(random_model(seed, n_trees=trees, regression=seed % 2 == 0))
+    quick = modelio.loads(text)
+    with mock.patch.object(modelio, "_plain_node", lambda *args: None):
+        checked = modelio.loads(text)
+    assert [t.nodes for t in quick.trees] == [t.nodes for t in checked.trees]
+
+
 @pytest.mark.parametrize("mutate,message", [
     (lambda d: d.update(version=99), "unsupported model version 99"),
     (lambda d: d.pop("features"), "missing field 'features'"),
@@ -80,6 +93,8 @@ def test_deep_model_json_round_trip():
     (lambda d: d["trees"][0]["nodes"][0].update(children=[True, 2]), r"nodes\[0\]\.children: expected a list of node ids"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=False), "split.feature: expected an integer, found bool"),
     (lambda d: d["trees"][0]["nodes"][1].update(n=True), r"nodes\[1\]\.n: expected a number, found bool"),
+    (lambda d: d["trees"][0]["nodes"][0]["split"]["missing"].update(kind="child", child=True),
+     "split.missing.child: expected an integer, found bool"),
     (lambda d: d["target"].update(kind="poetry"), "'poetry' is not one of"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(values=["sunny"]), "one child for each category"),
     (lambda d: d["trees"][0]["nodes"][1].update(label_value=[1.0]), r"nodes\[1\]\.label_value: expected 2 numbers"),
@@ -87,7 +102,6 @@ def test_deep_model_json_round_trip():
      r"trees\[0\]\.nodes\[1\]\.label_value: label values belong to single or averaged trees"),
 ])
 def test_malformed_models_name_what_is_wrong(mutate, message):
-    model = random_model(3)
     model_doc = json.loads(modelio.dumps(_tennis()))
     mutate(model_doc)
     with pytest.raises(TreegenError, match=message):

@@ -316,6 +316,9 @@ def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target) -> Tre
 
 
 def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
+    plain = _plain_node(doc, features, width)
+    if plain is not None:
+        return plain
     if not isinstance(doc, dict):
         r.fail(path, "expected an object")
     value = r.floats(doc, "value", path)
@@ -345,6 +348,50 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if node.split.unknown is not None and not 0 <= node.split.unknown < expected:
         r.fail(f"{path}.split.unknown", "does not match the number of children")
     return node
+
+
+def _plain_node(doc: Any, features, width: int) -> Node | None:
+    """The node as the writer writes most of a big model's -- numbers that are floats, a leaf or a
+    ``<=`` split on a numeric feature whose missing values stop or go to a child -- read at once where
+    every check would pass (half the time of a 1,000-tree model's 511,000 nodes); None for any other
+    node, which :func:`_read_node` reads with the checks that say what is wrong."""
+    if type(doc) is not dict or not doc.keys() <= _PLAIN_NODE:
+        return None
+    value, n, counts = doc.get("value"), doc.get("n", 0.0), doc.get("counts", [])
+    if not (_finite_floats(value) and len(value) == width and type(n) is float and 0.0 <= n <= _LARGEST
+            and _finite_floats(counts)):
+        return None
+    split = doc.get("split")
+    if split is None:
+        return Node(tuple(value), tuple(counts), n) if "children" not in doc else None
+    if type(split) is not dict or not split.keys() <= _PLAIN_SPLIT:
+        return None
+    feature, threshold, missing = split.get("feature"), split.get("threshold"), split.get("missing", _STOP)
+    children = doc.get("children")
+    if (type(feature) is not int or not 0 <= feature < len(features) or not features[feature].is_numeric
+            or split.get("op") != "<=" or type(threshold) is not float or threshold != threshold
+            or type(missing) is not dict or not missing.keys() <= _PLAIN_MISSING
+            or type(children) is not list or len(children) != 2 or not set(map(type, children)) <= _INTEGER):
+        return None
+    child = missing.get("child", 0)
+    route = _PLAIN_ROUTES.get((missing.get("kind"), child)) if type(child) is int else None  # (True == 1)
+    if route is None:
+        return None
+    return Node(tuple(value), tuple(counts), n, Split(feature, Op.LE, threshold, (), route), tuple(children))
+
+
+def _finite_floats(values) -> bool:
+    return type(values) is list and set(map(type, values)) <= _FLOAT and all(map(math.isfinite, values))
+
+
+_PLAIN_NODE = {"value", "n", "counts", "split", "children"}
+_PLAIN_SPLIT = {"feature", "op", "threshold", "missing"}
+_PLAIN_MISSING = {"kind", "child"}
+_STOP = {"kind": "stop"}
+_FLOAT = {float}
+# (kind, child) -> the route, shared: it is immutable (a child's number of 0 or 1, as a binary split has)
+_PLAIN_ROUTES = {("stop", 0): MissingRoute.stop(), ("child", 0): MissingRoute.to_child(0),
+                 ("child", 1): MissingRoute.to_child(1)}
 
 
 def _read_linear(r: _Reader, doc: dict, path: str) -> Linear:
