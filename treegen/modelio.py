@@ -384,7 +384,7 @@ def _finite_floats(values) -> bool:
     return type(values) is list and set(map(type, values)) <= _FLOAT and all(map(math.isfinite, values))
 
 
-_PLAIN_NODE = {"value", "n", "counts", "split", "children"}
+_PLAIN_NODE = {"value", "n", "counts", "split", "children", "id", "line"}  # (the last two: rule text's, not read)
 _PLAIN_SPLIT = {"feature", "op", "threshold", "missing"}
 _PLAIN_MISSING = {"kind", "child"}
 _STOP = {"kind": "stop"}
