@@ -178,7 +178,7 @@ class _Reader:
             return tuple(default)
         values = self.get(obj, key, path, list)
         try:  # the usual case, at C speed
-            if set(map(type, values)) <= _NUMBERS and all(map(math.isfinite, values)):
+            if _finite(values, _NUMBERS):
                 return tuple(map(float, values))
         except OverflowError:  # an integer beyond the largest double: named below
             pass
@@ -358,8 +358,8 @@ def _plain_node(doc: Any, features, width: int) -> Node | None:
     if type(doc) is not dict or not doc.keys() <= _PLAIN_NODE:
         return None
     value, n, counts = doc.get("value"), doc.get("n", 0.0), doc.get("counts", [])
-    if not (_finite_floats(value) and len(value) == width and type(n) is float and 0.0 <= n <= _LARGEST
-            and _finite_floats(counts)):
+    if not (type(value) is list and _finite(value, _FLOAT) and len(value) == width
+            and type(n) is float and 0.0 <= n <= _LARGEST and type(counts) is list and _finite(counts, _FLOAT)):
         return None
     split = doc.get("split")
     if split is None:
@@ -380,8 +380,9 @@ def _plain_node(doc: Any, features, width: int) -> Node | None:
     return Node(tuple(value), tuple(counts), n, Split(feature, Op.LE, threshold, (), route), tuple(children))
 
 
-def _finite_floats(values) -> bool:
-    return type(values) is list and set(map(type, values)) <= _FLOAT and all(map(math.isfinite, values))
+def _finite(values: list, types: set) -> bool:
+    """Every item is of one of ``types`` (numbers) and finite, checked at C speed."""
+    return set(map(type, values)) <= types and all(map(math.isfinite, values))
 
 
 _PLAIN_NODE = {"value", "n", "counts", "split", "children", "id", "line"}  # (the last two: rule text's, not read)
