@@ -28,10 +28,11 @@ import numpy as np
 
 from ..data import Dataset
 from ..errors import TreegenError
+from . import libm
 from .cart_nominal import nominal_search
 from ..progress import settled
 from .cart_problem import (EPSILON, LOG2, Grown, Params, Problem, category_names, drop_light,
-                           node_impurities)
+                           exact_near_best, node_impurities, picked)
 
 BLOCK_CELLS = 1 << 15  # positions x features searched at once: a few hundred KB per array
 
@@ -473,11 +474,14 @@ class _NumericSearch:
                 cuts &= geo.cuttable[begin:end]
                 self._keep_present_stats(left, begin, end)
             right = self._right(left, begin, end, runs, span)
-            scores = search_scores(problem.criterion, left, right)
+            scores = search_scores(problem.criterion, left, right, libm.quick_log)
             np.logical_not(cuts, out=cuts)
             np.putmask(scores, cuts, -np.inf)
             drop_light(problem, scores, left, right)
             top, at = _first_maxima(scores, runs)
+            if exact_near_best(problem.criterion, scores, np.repeat(top, runs, axis=1), lambda near: search_scores(
+                    problem.criterion, picked(left, near), picked(right, near))):
+                top, at = _first_maxima(scores, runs)
             at += begin
             better = top > score[:, span]
             score[:, span] = np.where(better, top, score[:, span])
@@ -600,7 +604,7 @@ def _summed_rows(problem: Problem) -> slice:
     return slice(1, statistics) if problem.counted == 0 else slice(0, statistics - 1)
 
 
-def search_scores(criterion: str, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def search_scores(criterion: str, left: np.ndarray, right: np.ndarray, log=libm.log) -> np.ndarray:
     """scikit-learn's proxy of the impurity improvement (larger is better) for candidate splits
     whose sides hold ``left`` and ``right`` on their first axis -- bit for bit
     :func:`~treegen.learn.cart_problem.proxy`, with fewer temporaries: sums over the classes in
@@ -618,8 +622,8 @@ def search_scores(criterion: str, left: np.ndarray, right: np.ndarray) -> np.nda
             out += _weighted_gini(right)
             np.negative(out, out=out)
             return out
-        out = _weighted_entropy_sum(left)
-        out += _weighted_entropy_sum(right)
+        out = _weighted_entropy_sum(left, log)
+        out += _weighted_entropy_sum(right, log)
         return out
 
 
@@ -639,7 +643,7 @@ def _weighted_gini(counts: np.ndarray) -> np.ndarray:
     return squares
 
 
-def _weighted_entropy_sum(counts: np.ndarray) -> np.ndarray:
+def _weighted_entropy_sum(counts: np.ndarray, log) -> np.ndarray:
     """``w * sum(p * log2 p)`` over the classes with counts > 0 (minus ``w`` times the entropy)."""
     weight = counts[0] + counts[1] if len(counts) > 1 else counts[0].copy()
     for k in range(2, len(counts)):
@@ -648,7 +652,7 @@ def _weighted_entropy_sum(counts: np.ndarray) -> np.ndarray:
     for k in range(len(counts)):
         positive = counts[k] > 0
         p = counts[k] / weight
-        term = np.log(np.where(positive, p, 1.0))
+        term = log(np.where(positive, p, 1.0))
         term /= LOG2
         term *= p
         term[~positive] = 0.0

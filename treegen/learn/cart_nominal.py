@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cart_problem import EXHAUSTIVE_CATEGORIES, Problem, drop_light, proxy
+from . import libm
+from .cart_problem import EXHAUSTIVE_CATEGORIES, Problem, drop_light, exact_near_best, picked, proxy
 
 
 def nominal_search(problem: Problem, level, feature: int, best) -> None:
@@ -87,13 +88,22 @@ def _scores(problem: Problem, level, left, n_left, valid, per_category, counts) 
     n_missing = sizes - counts.sum(1)[:, None]
     total = level.totals[:, :, None]
     right = total - left
-    scores = proxy(problem.criterion, left, right)
+    scores = proxy(problem.criterion, left, right, log=libm.quick_log)
     scores[~(valid & (n_left >= leaf) & (sizes - n_left >= leaf))] = -np.inf
     drop_light(problem, scores, left, right)
+    _exact_near_best(problem, scores, left, right)
     with_missing = left + (level.totals - per_category.sum(2))[:, :, None]
     right = total - with_missing
-    scores_left = proxy(problem.criterion, with_missing, right)
+    scores_left = proxy(problem.criterion, with_missing, right, log=libm.quick_log)
     scores_left[~(valid & (n_missing > 0) & (n_left + n_missing >= leaf)
                   & (sizes - n_missing - n_left >= leaf))] = -np.inf
     drop_light(problem, scores_left, with_missing, right)
+    _exact_near_best(problem, scores_left, with_missing, right)
     return np.concatenate([scores, scores_left], axis=1)
+
+
+def _exact_near_best(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np.ndarray) -> None:
+    """Each node's best scores (and ties) of one half taken with the C library's log: the other
+    half's are, so the best of both is too."""
+    exact_near_best(problem.criterion, scores, scores.max(axis=1, keepdims=True),
+                    lambda near: proxy(problem.criterion, picked(left, near), picked(right, near)))

@@ -11,6 +11,7 @@ import numpy as np
 from ..data import Dataset
 from ..errors import TreegenError
 from ..model import NodeColumns, Tree
+from . import libm
 
 EXHAUSTIVE_CATEGORIES = 8  # more classes than two: every subset of features with this many categories
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: float32 values closer than this are one value
@@ -149,12 +150,14 @@ def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray, wei
         return _entropy(totals, weight)
 
 
-def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_right=None) -> np.ndarray:
+def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_right=None,
+          log=libm.log) -> np.ndarray:
     """scikit-learn's proxy of the impurity improvement, for arrays of candidate splits.
 
     ``left``/``right`` hold the statistics of each side on their first axis; with classes, the
     sides' weights are ``w_left``/``w_right`` if given, else their class weights summed. Larger
-    is better.
+    is better. Entropy's logarithms are the C library's, unless ``log`` is
+    ``libm.quick_log`` (then :func:`exact_near_best`).
     """
     with np.errstate(all="ignore"):
         if criterion == "squared_error":
@@ -165,13 +168,41 @@ def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_ri
             gini_left = 1.0 - (left * left).sum(0) / (w_left * w_left)
             gini_right = 1.0 - (right * right).sum(0) / (w_right * w_right)
             return -w_right * gini_right - w_left * gini_left
-        return -w_right * _entropy(right, w_right) - w_left * _entropy(left, w_left)
+        return -w_right * _entropy(right, w_right, log) - w_left * _entropy(left, w_left, log)
 
 
-def _entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+def _entropy(counts: np.ndarray, total: np.ndarray, log=libm.log) -> np.ndarray:
     p = counts / total
-    terms = np.where(counts > 0, p * (np.log(np.where(counts > 0, p, 1.0)) / LOG2), 0.0)
+    terms = np.where(counts > 0, p * (log(np.where(counts > 0, p, 1.0)) / LOG2), 0.0)
     return -terms.sum(0)
+
+
+def exact_near_best(criterion: str, scores: np.ndarray, best, exact_scores) -> bool:
+    """Make exact, in place, the candidates' entropy ``scores`` that could be their group's best.
+
+    The searches score every candidate with numpy's log, which on some CPUs is a bit off the C
+    library's (:mod:`.libm`): a score is then off by at most a few parts in 1e16 of itself (the
+    terms of a side all have one sign). Scores within 1e-12 of ``best`` (their group's best,
+    broadcast to ``scores``; and 1e-300, should a log of 1 not be 0) are taken again with the C
+    library's log, ``exact_scores(near)``; any other is further below than that error, so the best
+    and its ties are scikit-learn's bits.
+    True if any score was taken again."""
+    if criterion != "entropy" or libm.numpy_agrees("log"):
+        return False
+    with np.errstate(invalid="ignore"):
+        near = (scores >= best - (1e-12 * np.abs(best) + 1e-300)) & (best > -np.inf)
+    if not near.any():
+        return False
+    scores[near] = exact_scores(near)
+    return True
+
+
+def picked(side, near: np.ndarray):
+    """The candidates marked in ``near`` of one side's statistics: an array with the statistics on
+    its first axis, or a list of rows (each broadcast to ``near``)."""
+    if isinstance(side, np.ndarray):
+        return side[:, near]
+    return [np.broadcast_to(row, near.shape)[near] for row in side]
 
 
 # -- growing -----------------------------------------------------------------------------------

@@ -29,9 +29,10 @@ import numpy as np
 from ..data import Dataset
 from ..errors import TreegenError
 from ..progress import settled
+from . import libm
 from .cart_introsort import introsort_order, missing_to_the_end, swap_partition
-from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, node_impurities, proxy,
-                           row_statistics, sample_weights)
+from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, exact_near_best, node_impurities,
+                           picked, proxy, row_statistics, sample_weights)
 
 RAND_R_MAX = 2147483647  # sklearn/utils/_random.pxd
 BATCH_CELLS = 1 << 20  # rows x features of a node searched at once, at most
@@ -222,11 +223,12 @@ class _Replay:
             at = np.flatnonzero(allowed[:, c]) + 1  # a step goes back from the end: the real sums
             left[:, at - 1, c] = left_sums(stats[:, :, c], total, at)
         right = total[:, None, None] - left
-        scores = self._proxy(left, right)
+        scores = self._proxy(left, right, libm.quick_log)
         w = self.weight_row
         if self.min_weight_leaf > 0:
             allowed &= (left[w] >= self.min_weight_leaf) & (right[w] >= self.min_weight_leaf)
         scores[~allowed] = -np.inf
+        self._exact_near_best(scores, scores.max(axis=0), left, right)
         at = np.argmax(scores, axis=0)
         columns = np.arange(k)
         low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
@@ -283,18 +285,23 @@ class _Replay:
         left = left_sums(self.stats[:, self.samples[start:end]], total, cuts[allowed])
         right = total[:, None] - left
         w = self.weight_row
-        scores = self._proxy(left, right)
+        scores = self._proxy(left, right, libm.quick_log)
         if self.min_weight_leaf > 0:
             scores[(left[w] < self.min_weight_leaf) | (right[w] < self.min_weight_leaf)] = -np.inf
+        self._exact_near_best(scores, scores.max(), left, right)
         best = int(np.argmax(scores))
         if scores[best] == -np.inf:
             return -np.inf, -1
         return scores[best], int(allowed[best])
 
-    def _proxy(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    def _proxy(self, left: np.ndarray, right: np.ndarray, log=libm.log) -> np.ndarray:
         if self.width:
-            return proxy(self.params.criterion, left[:-1], right[:-1], left[-1], right[-1])
-        return proxy(self.params.criterion, left, right)
+            return proxy(self.params.criterion, left[:-1], right[:-1], left[-1], right[-1], log)
+        return proxy(self.params.criterion, left, right, log=log)
+
+    def _exact_near_best(self, scores: np.ndarray, best, left: np.ndarray, right: np.ndarray) -> None:
+        exact_near_best(self.params.criterion, scores, best,
+                        lambda near: self._proxy(picked(left, near), picked(right, near)))
 
     def _final(self, start, end, total, squares, impurity, best):
         """``partition_samples_final`` and the children's impurities from one ``update`` at the

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import libm
+
 
 def _xlog2x(counts: np.ndarray) -> np.ndarray:
     """``c * log2(c)`` elementwise, 0 where ``c`` is 0 (or negative rounding noise)."""
     counts = np.asarray(counts, dtype=np.float64)
     positive = counts > 0
-    return np.where(positive, counts * np.log2(np.where(positive, counts, 1.0)), 0.0)
+    return np.where(positive, counts * libm.log2(np.where(positive, counts, 1.0)), 0.0)
 
 
 def entropy(counts) -> np.ndarray | float:
