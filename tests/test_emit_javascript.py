@@ -8,9 +8,7 @@ options and closed pipe, the big models, the 500-tree forest and the comparison 
 run as a user runs them, a process each."""
 from __future__ import annotations
 
-import csv
 import http.server
-import io
 import json
 import math
 import os
@@ -38,14 +36,14 @@ from treegen.emit.javascript import OPTIMIZED_LIMIT
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, Combine, Decision, Feature, MissingRoute, Model, NumericSemantics, Target,
+from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target,
                            reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.javascript import run, run_loaded
 from treegen.run.protocol import write_output
 from treegen.run.sql import read_csv
 from treegen.targets import emit
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
+from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import boosted as python_boosted

@@ -19,7 +19,7 @@ from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
                            Node, Split, Target, Tree, argmax, leaf_ids, tree_output)
 from treegen.probes import probe_rows
-from treegen.run.sql import format_results, query, read_csv, run
+from treegen.run.sql import query, read_csv, run
 from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
                              with_fractions)
 from treegen.walk import leaf_ids_rows, predict_rows

@@ -37,6 +37,6 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_exports(tmp_path):
         out = subprocess.run([treegen, "export", "m.json", "--to", target], cwd=work, capture_output=True,
                              text=True)
         assert out.returncode == 0 and out.stdout, (target, out.stderr)
-    rules = subprocess.run([treegen, "export", "m.json", "--to", "rules", "-o", "m.rules"], cwd=work, check=True)
+    subprocess.run([treegen, "export", "m.json", "--to", "rules", "-o", "m.rules"], cwd=work, check=True)
     parsed = subprocess.run([treegen, "parse", "m.rules"], cwd=work, capture_output=True, text=True, check=True)
     assert '"format": "treegen-model"' in parsed.stdout
