@@ -11,6 +11,7 @@ is not counted); the ratios are treegen's over scikit-learn's.
     python3 bench/bench_fit.py --repeat 3   # the fastest of three fits each (a busy machine)
     python3 bench/bench_fit.py --replay     # treegen with random_state=0 (scikit-learn's tree
                                             # bit for bit, replayed depth first) instead
+    python3 bench/bench_fit.py --criterion entropy   # the classification data sets, by entropy
 """
 from __future__ import annotations
 
@@ -42,12 +43,12 @@ def memory(field):
                 return int(line.split()[1]) * 1024
     return 0
 
-who, path, kind = sys.argv[1:4]
+who, path, kind, criterion = sys.argv[1:5]
 X, y = np.load(path + ".X.npy"), np.load(path + ".y.npy")
 if who == "sklearn":
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
     make = DecisionTreeRegressor if kind == "regression" else DecisionTreeClassifier
-    learner = lambda: make(random_state=0).fit(X, y)
+    learner = lambda: make(criterion=criterion, random_state=0).fit(X, y)
     count = lambda fitted: fitted.tree_.node_count
 else:
     from treegen.data import Dataset
@@ -59,7 +60,8 @@ else:
         data = Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
     else:
         data = Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
-    learner = lambda: fit(data, cast="float32") if who == "treegen" else fit(data, random_state=0)
+    learner = lambda: (fit(data, criterion, cast="float32") if who == "treegen"
+                       else fit(data, criterion, random_state=0))
     count = lambda model: len(model.trees[0].nodes)
 before = memory("VmRSS")
 with open("/proc/self/clear_refs", "w") as refs:
@@ -78,18 +80,18 @@ def make(kind: str, rows: int, features: int):
     return make_classification(n_samples=rows, n_features=features, random_state=0)
 
 
-def run(who: str, path: str, kind: str) -> dict:
+def run(who: str, path: str, kind: str, criterion: str) -> dict:
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", CHILD, who, path, kind], env=env,
+    done = subprocess.run([sys.executable, "-c", CHILD, who, path, kind, criterion], env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     return json.loads(done.stdout)
 
 
-def fastest(repeat: int, path: str, kind: str, ours: str) -> tuple[dict, dict]:
+def fastest(repeat: int, path: str, kind: str, ours: str, criterion: str) -> tuple[dict, dict]:
     """Alternate the two learners ``repeat`` times; keep each one's fastest fit (by CPU time)."""
-    runs = [(run("sklearn", path, kind), run(ours, path, kind)) for _ in range(repeat)]
+    runs = [(run("sklearn", path, kind, criterion), run(ours, path, kind, criterion)) for _ in range(repeat)]
     return (min((r[0] for r in runs), key=lambda r: r["cpu"]),
             min((r[1] for r in runs), key=lambda r: r["cpu"]))
 
@@ -101,20 +103,26 @@ def main() -> None:
                         help="fits per learner and data set; the fastest counts")
     parser.add_argument("--replay", action="store_true",
                         help="treegen with random_state=0: scikit-learn's tree replayed bit for bit")
+    parser.add_argument("--criterion", choices=("gini", "entropy"), default="gini",
+                        help="of the classification data sets (entropy: those alone)")
     args = parser.parse_args()
     print("| data | sklearn fit s (CPU s) | treegen fit s (CPU s) | ratio wall / CPU "
           "| sklearn peak MB | treegen peak MB | ratio | nodes (sklearn / treegen) |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name, (kind, rows, features) in CASES.items():
+            if kind == "regression" and args.criterion != "gini":
+                continue
+            criterion = "squared_error" if kind == "regression" else args.criterion
             rows = rows // 10 if args.quick else rows
             X, y = make(kind, rows, features)
             path = os.path.join(folder, "data")
             np.save(path + ".X.npy", X)
             np.save(path + ".y.npy", y)
-            theirs, ours = fastest(args.repeat, path, kind, "replay" if args.replay else "treegen")
+            theirs, ours = fastest(args.repeat, path, kind, "replay" if args.replay else "treegen", criterion)
             label = name if not args.quick else f"{name} (/10)"
             label += " random_state=0" if args.replay else ""
+            label += f", {criterion}" if criterion == "entropy" else ""
             print(f"| {label} | {theirs['seconds']:.2f} ({theirs['cpu']:.2f}) | "
                   f"{ours['seconds']:.2f} ({ours['cpu']:.2f}) | {ours['seconds'] / theirs['seconds']:.2f} / "
                   f"{ours['cpu'] / theirs['cpu']:.2f} | {theirs['peak'] / 1e6:.0f} | {ours['peak'] / 1e6:.0f} | "
