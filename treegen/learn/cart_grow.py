@@ -32,7 +32,7 @@ from . import libm
 from .cart_nominal import nominal_search
 from ..progress import settled
 from .cart_problem import (EPSILON, LOG2, Grown, Params, Problem, category_names, drop_light,
-                           exact_near_best, node_impurities, picked)
+                           exact_near_best, node_impurities)
 
 BLOCK_CELLS = 1 << 15  # positions x features searched at once: a few hundred KB per array
 
@@ -479,8 +479,8 @@ class _NumericSearch:
             np.putmask(scores, cuts, -np.inf)
             drop_light(problem, scores, left, right)
             top, at = _first_maxima(scores, runs)
-            if exact_near_best(problem.criterion, scores, np.repeat(top, runs, axis=1), lambda near: search_scores(
-                    problem.criterion, picked(left, near), picked(right, near))):
+            if exact_near_best(problem.criterion, scores, lambda: np.repeat(top, runs, axis=1), left, right,
+                               lambda left, right: search_scores(problem.criterion, left, right)):
                 top, at = _first_maxima(scores, runs)
             at += begin
             better = top > score[:, span]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import libm
-from .cart_problem import EXHAUSTIVE_CATEGORIES, Problem, drop_light, exact_near_best, picked, proxy
+from .cart_problem import EXHAUSTIVE_CATEGORIES, Problem, drop_light, exact_near_best, proxy
 
 
 def nominal_search(problem: Problem, level, feature: int, best) -> None:
@@ -105,5 +105,5 @@ def _scores(problem: Problem, level, left, n_left, valid, per_category, counts) 
 def _exact_near_best(problem: Problem, scores: np.ndarray, left: np.ndarray, right: np.ndarray) -> None:
     """Each node's best scores (and ties) of one half taken with the C library's log: the other
     half's are, so the best of both is too."""
-    exact_near_best(problem.criterion, scores, scores.max(axis=1, keepdims=True),
-                    lambda near: proxy(problem.criterion, picked(left, near), picked(right, near)))
+    exact_near_best(problem.criterion, scores, lambda: scores.max(axis=1, keepdims=True), left, right,
+                    lambda left, right: proxy(problem.criterion, left, right))

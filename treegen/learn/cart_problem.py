@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -177,27 +178,29 @@ def _entropy(counts: np.ndarray, total: np.ndarray, log=libm.log) -> np.ndarray:
     return -terms.sum(0)
 
 
-def exact_near_best(criterion: str, scores: np.ndarray, best, exact_scores) -> bool:
+def exact_near_best(criterion: str, scores: np.ndarray, best: Callable[[], np.ndarray], left, right,
+                    score: Callable) -> bool:
     """Make exact, in place, the candidates' entropy ``scores`` that could be their group's best.
 
     The searches score every candidate with numpy's log, which on some CPUs is a bit off the C
     library's (:mod:`.libm`): a score is then off by at most a few parts in 1e16 of itself (the
-    terms of a side all have one sign). Scores within 1e-12 of ``best`` (their group's best,
-    broadcast to ``scores``; and 1e-300, should a log of 1 not be 0) are taken again with the C
-    library's log, ``exact_scores(near)``; any other is further below than that error, so the best
-    and its ties are scikit-learn's bits.
-    True if any score was taken again."""
+    terms of a side all have one sign). Scores within 1e-12 of ``best()`` (their group's best,
+    broadcast to ``scores``; asked only here) -- and of 1e-300, should a log of 1 not be 0 -- are
+    taken again with the C library's log: ``score`` of their sides' statistics (in ``left`` and
+    ``right``, as :func:`_picked` takes them). Any other is further below than that error, so the
+    best and its ties are scikit-learn's bits. True if any score was taken again."""
     if criterion != "entropy" or libm.numpy_agrees("log"):
         return False
+    top = best()
     with np.errstate(invalid="ignore"):
-        near = (scores >= best - (1e-12 * np.abs(best) + 1e-300)) & (best > -np.inf)
+        near = (scores >= top - (1e-12 * np.abs(top) + 1e-300)) & (top > -np.inf)
     if not near.any():
         return False
-    scores[near] = exact_scores(near)
+    scores[near] = score(_picked(left, near), _picked(right, near))
     return True
 
 
-def picked(side, near: np.ndarray):
+def _picked(side, near: np.ndarray):
     """The candidates marked in ``near`` of one side's statistics: an array with the statistics on
     its first axis, or a list of rows (each broadcast to ``near``)."""
     if isinstance(side, np.ndarray):

@@ -32,7 +32,7 @@ from ..progress import settled
 from . import libm
 from .cart_introsort import introsort_order, missing_to_the_end, swap_partition
 from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, exact_near_best, node_impurities,
-                           picked, proxy, row_statistics, sample_weights)
+                           proxy, row_statistics, sample_weights)
 
 RAND_R_MAX = 2147483647  # sklearn/utils/_random.pxd
 BATCH_CELLS = 1 << 20  # rows x features of a node searched at once, at most
@@ -228,7 +228,7 @@ class _Replay:
         if self.min_weight_leaf > 0:
             allowed &= (left[w] >= self.min_weight_leaf) & (right[w] >= self.min_weight_leaf)
         scores[~allowed] = -np.inf
-        self._exact_near_best(scores, scores.max(axis=0), left, right)
+        exact_near_best(self.params.criterion, scores, lambda: scores.max(axis=0), left, right, self._proxy)
         at = np.argmax(scores, axis=0)
         columns = np.arange(k)
         low, high = values[at, columns].astype(np.float64), values[at + 1, columns].astype(np.float64)
@@ -288,7 +288,7 @@ class _Replay:
         scores = self._proxy(left, right, libm.quick_log)
         if self.min_weight_leaf > 0:
             scores[(left[w] < self.min_weight_leaf) | (right[w] < self.min_weight_leaf)] = -np.inf
-        self._exact_near_best(scores, scores.max(), left, right)
+        exact_near_best(self.params.criterion, scores, scores.max, left, right, self._proxy)
         best = int(np.argmax(scores))
         if scores[best] == -np.inf:
             return -np.inf, -1
@@ -298,10 +298,6 @@ class _Replay:
         if self.width:
             return proxy(self.params.criterion, left[:-1], right[:-1], left[-1], right[-1], log)
         return proxy(self.params.criterion, left, right, log=log)
-
-    def _exact_near_best(self, scores: np.ndarray, best, left: np.ndarray, right: np.ndarray) -> None:
-        exact_near_best(self.params.criterion, scores, best,
-                        lambda near: self._proxy(picked(left, near), picked(right, near)))
 
     def _final(self, start, end, total, squares, impurity, best):
         """``partition_samples_final`` and the children's impurities from one ``update`` at the
