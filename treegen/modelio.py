@@ -4,12 +4,15 @@ from __future__ import annotations
 import json
 import math
 import sys
+from itertools import chain, compress, repeat
 from typing import Any
+
+import numpy as np
 
 from .collector import collector_paused
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
-                    Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split,
+                    Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, label_value_problem, linear_problem, split_problem)
 
 FORMAT = "treegen-model"
@@ -216,6 +219,7 @@ class _Reader:
 
 _NUMBERS = {int, float}  # JSON's numbers (bool, an int's subclass, is not one)
 _INTEGER = {int}  # (a bool is no node id)
+_DICT, _LIST = {dict}, {list}
 _ABSENT = object()  # a field left out
 _LARGEST = sys.float_info.max  # finite numbers lie within it (NaN, infinities and huge integers do not)
 _HUGE_INTEGER = "expected a finite number, found an integer beyond the largest double"
@@ -310,9 +314,97 @@ def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target) -> Tre
     if not nodes_doc:
         r.fail(f"{path}.nodes", "a tree needs at least one node")
     width = 1 if output is not None else target.width
-    nodes = [_read_node(r, n, f"{path}.nodes[{i}]", features, width) for i, n in enumerate(nodes_doc)]
-    _check_structure(r, nodes, path)
+    nodes = _node_columns(nodes_doc, features, width)
+    if nodes is None:
+        nodes = [_read_node(r, n, f"{path}.nodes[{i}]", features, width) for i, n in enumerate(nodes_doc)]
+        _check_structure(r, nodes, path)
     return Tree(nodes, output, r.number(doc, "weight", path, 1.0))
+
+
+def _node_columns(docs: list, features, width: int) -> NodeColumns | None:
+    """The tree as columns where every node is plain (as :func:`_plain_node` takes it) and every split
+    sends missing values to a child -- what the importers of boosted models write -- checked and read
+    a field at a time over all the nodes, at C speed: a 1,000-tree model's 511,000 nodes in a fraction
+    of the time and memory of Node objects. None for any other tree, whose nodes are then read one by
+    one with the checks that say what is wrong."""
+    if set(map(type, docs)) != _DICT or not (keys := set().union(*docs)) <= _PLAIN_NODE:
+        return None
+    value, n, counts = _float_rows(_field(docs, "value"), width), _floats(_field(docs, "n", 0.0)), None
+    if value is None or n is None or not (n >= 0.0).all():
+        return None
+    if "counts" in keys:  # as many at every node; none at any node is no counts
+        listed = _field(docs, "counts", [])
+        counts = _float_rows(listed, len(listed[0]) if type(listed[0]) is list else -1)
+        if counts is None:
+            return None
+        counts = counts if counts.shape[1] else None
+    splits, children = _field(docs, "split"), _field(docs, "children")
+    inner = [split is not None for split in splits]
+    if inner != [c is not None for c in children]:  # a leaf has no children, a split two
+        return None
+    ids = list(compress(range(len(docs)), inner))
+    columns = _split_columns(ids, [splits[i] for i in ids], [children[i] for i in ids], features, len(docs))
+    if columns is None:
+        return None
+    feature, threshold, missing, kids = (np.full((len(docs),) + column.shape[1:], empty, dtype=column.dtype)
+                                         for column, empty in zip(columns, (-1, math.nan, 0, -1)))
+    for full, column in zip((feature, threshold, missing, kids), columns):
+        full[ids] = column
+    return NodeColumns(value, counts, n, kids, feature, threshold, missing, {})
+
+
+def _split_columns(ids: list[int], splits: list, children: list, features, n_nodes: int) -> tuple | None:
+    """The inner nodes' (``ids``) feature, threshold, missing child and children as arrays, where every split
+    is a ``<=`` on a numeric feature, with a threshold that is a number, sending missing values to child
+    0 or 1, and the children make a tree (each node but the root the child of one node before it)."""
+    if not splits:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int64)
+    if set(map(type, splits)) != _DICT or not set().union(*splits) <= _PLAIN_SPLIT:
+        return None
+    feature, op, missing = _field(splits, "feature"), _field(splits, "op"), _field(splits, "missing", _STOP)
+    numeric = [f.is_numeric for f in features]
+    if (set(map(type, feature)) != _INTEGER or not 0 <= min(feature) <= max(feature) < len(features)
+            or not all(map(numeric.__getitem__, feature)) or set(op) != {"<="}):
+        return None
+    threshold = _floats(_field(splits, "threshold", math.nan), finite=False)
+    if threshold is None or np.isnan(threshold).any():
+        return None
+    if set(map(type, missing)) != _DICT or not set().union(*missing) <= _PLAIN_MISSING:
+        return None
+    child = _field(missing, "child", 0)
+    if set(_field(missing, "kind")) != {"child"} or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
+        return None
+    if set(map(type, children)) != _LIST or set(map(len, children)) != {2}:
+        return None
+    flat = list(chain.from_iterable(children))
+    if set(map(type, flat)) != _INTEGER or not 0 < min(flat) <= max(flat) < n_nodes:
+        return None
+    kids = np.array(flat, dtype=np.int64)
+    parents = np.bincount(kids, minlength=n_nodes)
+    if parents[0] or not (parents[1:] == 1).all() or not (kids > np.repeat(ids, 2)).all():
+        return None
+    return np.array(feature), threshold, np.array(child), kids.reshape(-1, 2)
+
+
+def _field(docs: list, key: str, default: Any = None) -> list:
+    """``doc.get(key, default)`` of each object, at C speed."""
+    return list(map(dict.get, docs, repeat(key), repeat(default)))
+
+
+def _float_rows(rows: list, width: int) -> np.ndarray | None:
+    """Lists of ``width`` finite floats as a (rows, width) array; None when they are not."""
+    if set(map(type, rows)) != _LIST or set(map(len, rows)) != {width}:
+        return None
+    flat = _floats(list(chain.from_iterable(rows)))
+    return None if flat is None else flat.reshape(len(rows), width)
+
+
+def _floats(values: list, finite: bool = True) -> np.ndarray | None:
+    """Floats (finite ones, unless not ``finite``) as an array; None when they are not."""
+    if set(map(type, values)) - _FLOAT:
+        return None
+    array = np.array(values, dtype=np.float64)
+    return array if not finite or np.isfinite(array).all() else None
 
 
 def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
@@ -409,7 +501,7 @@ def _read_linear(r: _Reader, doc: dict, path: str) -> Linear:
 def _check_linear(r: _Reader, model: Model) -> None:
     """Linear leaves only where :func:`treegen.model.linear_problem` allows them."""
     for t, tree in enumerate(model.trees):
-        for n, node in enumerate(tree.nodes):
+        for n, node in enumerate(() if isinstance(tree.nodes, NodeColumns) else tree.nodes):  # (none there)
             problem = linear_problem(model, tree, node)
             if problem:
                 r.fail(f"trees[{t}].nodes[{n}].{problem[0]}", problem[1])
