@@ -148,6 +148,31 @@ def test_chains_walked_as_sorted_runs_end_where_the_level_walk_ends():
         assert (node_ends(model, model.trees[0], columns) == node_paths(model, model.trees[0], columns)[:, -1]).all()
 
 
+@pytest.mark.parametrize("numeric", [NumericSemantics(), NumericSemantics(cast="float32"),
+                                     NumericSemantics(cast="float32", strict=True), NumericSemantics(zero_band=1e-35),
+                                     NumericSemantics(tolerance=1e-9)])
+def test_shallow_trees_walked_in_lockstep_end_where_the_level_walk_ends(numeric):
+    """A tree of numeric splits that send missing values to a child, at most LOCKSTEP_DEPTH deep, is
+    walked by every row at every level (walk._Lockstep): its rows end where the level-by-level walk
+    ends them -- on the cuts, one ulp either side, at both zeros, infinities and NaN, either side for
+    missing, a tree held as nodes or as columns, a leaf alone."""
+    from treegen import modelio
+    from treegen.model import Route
+    from treegen.walk import _Walk, as_matrix, encode_column, node_ends, node_paths
+    models = [random_model(seed, n_nominal=0, max_depth=depth, missing_kinds=(Route.CHILD,), numeric=numeric)
+              for seed, depth in zip(range(10), (1, 2, 3, 5, 8, 8, 10, 10, 10, 10))]
+    models += [replace(wide_model(500), numeric=numeric), replace(chain_model(32), numeric=numeric)]
+    models += [modelio.loads(modelio.dumps(model)) for model in models]  # as columns
+    walked = 0
+    for model in models:
+        rows = probe_rows(model) * 2 + random_rows(model, 300, missing=0.2)
+        columns = as_matrix([encode_column(f, rows) for f in model.features])
+        tree = model.trees[0]
+        walked += _Walk.of(model, tree).lockstep is not None
+        assert (node_ends(model, tree, columns) == node_paths(model, tree, columns)[:, -1]).all()
+    assert walked >= len(models) - 4  # the trees that are more than a leaf
+
+
 def test_each_target_is_reported_as_it_finishes():
     model = fit(load_dataset("examples/play_tennis.csv"), "id3")
     seen = []

@@ -20,6 +20,8 @@ from .model import Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
 CHAIN_ROWS = 256  # rows enough at one split to walk a chain below it by binary searches (_Walk.follow_chain)
+LOCKSTEP_DEPTH = 48  # a tree no deeper is walked by every row at every level (_Lockstep): scikit-learn's
+# trees of depth 30-40, 1.5-2.6x faster than level by level; as fast at depth 93; a chain of 64, 2.4x slower
 
 
 def node_paths(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
@@ -27,12 +29,15 @@ def node_paths(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
 
     Returns an int array (rows, levels); a row that ends early repeats its last node.
     """
-    return np.stack(list(_levels(model, tree, columns, every_level=True)), axis=1)
+    return np.stack(list(_levels(_Walk.of(model, tree), as_matrix(columns), every_level=True)), axis=1)
 
 
 def node_ends(model: Model, tree: Tree, columns: Columns) -> np.ndarray:
     """The node where each row ends (a leaf, or a node whose missing route is "stop" or fractional)."""
-    for current in _levels(model, tree, columns, every_level=False):
+    walk, values = _Walk.of(model, tree), as_matrix(columns)
+    if walk.lockstep is not None:
+        return walk.lockstep.ends(values)
+    for current in _levels(walk, values, every_level=False):
         pass
     return current
 
@@ -100,18 +105,16 @@ def linear_values(model: Model, node: Node, columns: Columns, at: np.ndarray) ->
 
 
 def as_matrix(columns: Columns) -> np.ndarray:
-    """Encoded columns as one (features, rows) float64 array, the form the walk reads: made once for
-    all of a model's trees (an array already made is taken as it is)."""
-    return np.asarray(columns, dtype=np.float64) if len(columns) else np.zeros((0, 0))
+    """Encoded columns as one (features, rows) float64 array in C order, the form the walk reads: made
+    once for all of a model's trees (an array already made is taken as it is)."""
+    return np.ascontiguousarray(columns, dtype=np.float64) if len(columns) else np.zeros((0, 0))
 
 
-def _levels(model: Model, tree: Tree, columns: Columns, every_level: bool) -> Iterator[np.ndarray]:
+def _levels(walk: _Walk, values: np.ndarray, every_level: bool) -> Iterator[np.ndarray]:
     """Each row's node, level after level, until every row has ended: a new array each level when
     ``every_level`` is wanted, else one array updated in place. Only the rows still walking are
     touched (a chain 10,000 deep has 10,000 levels)."""
-    values = as_matrix(columns)
     n_rows = values.shape[1]
-    walk = _Walk.of_columns(model, tree.nodes) if isinstance(tree.nodes, NodeColumns) else _Walk(model, tree)
     current = np.zeros(n_rows, dtype=np.int64)
     yield current
     active = np.flatnonzero(walk.feature[current] >= 0)  # the rows still walking, and their nodes:
@@ -177,6 +180,10 @@ class _Walk:
             self.category_child[i, :len(categories)] = _category_positions(split.op, split.values, categories)
 
     @classmethod
+    def of(cls, model: Model, tree: Tree) -> _Walk:
+        return cls.of_columns(model, tree.nodes) if isinstance(tree.nodes, NodeColumns) else cls(model, tree)
+
+    @classmethod
     def of_columns(cls, model: Model, nodes: NodeColumns) -> "_Walk":
         """The arrays of a tree held as columns, taken from them (binary splits, missing values to a
         child), without making its nodes."""
@@ -188,7 +195,7 @@ class _Walk:
         numeric = inner.copy()
         numeric[list(nodes.values)] = False
         walk.cut = np.full(len(nodes), np.nan)
-        walk.cut[numeric] = [model.numeric.effective_threshold(t) for t in nodes.threshold[numeric].tolist()]
+        walk.cut[numeric] = list(map(model.numeric.effective_threshold, nodes.threshold[numeric].tolist()))
         walk.nominal = inner & ~numeric
         widest = max((len(f.categories) for f in model.features), default=0)
         walk.unknown_child = np.full(len(nodes), -1)
@@ -262,6 +269,58 @@ class _Walk:
     @cached_property
     def any_nominal(self) -> bool:
         return bool(self.nominal.any())
+
+    @cached_property
+    def lockstep(self) -> _Lockstep | None:
+        """The tree's lockstep walk, where it has one: binary numeric splits that send missing
+        values to a child, at most LOCKSTEP_DEPTH levels."""
+        inner = self.feature >= 0
+        if not inner.any() or self.any_nominal or (self.missing_child[inner] < 0).any():
+            return None
+        depth = _depth(self.children, inner)
+        return _Lockstep(self, depth) if depth <= LOCKSTEP_DEPTH else None
+
+
+class _Lockstep:
+    """Every row one step a level, the same steps for all, a leaf stepping to itself: a level is a
+    few numpy calls over all the rows. In a shallow tree that is cheaper than setting aside the rows
+    that have ended (:func:`_levels`): 5,000 rows through a 1,000-tree boosted model of depth 8 took
+    0.3 s instead of 1.0 s. Node ``i``'s two ways out are numbered ``2 i`` (left) and ``2 i + 1``."""
+
+    def __init__(self, walk: _Walk, depth: int):
+        inner = walk.feature >= 0
+        stay = np.arange(len(inner))
+        self.depth = depth
+        self.next = 2 * np.where(inner[:, None], walk.children, stay[:, None]).ravel()  # way -> 2 * child
+        self.feature = np.repeat(np.where(inner, walk.feature, 0), 2)  # per way, its node's
+        self.cut = np.repeat(np.where(inner, walk.cut, 0.0), 2)
+        self.missing_right = np.repeat(inner & (walk.missing_child == 1), 2)
+
+    def ends(self, values: np.ndarray) -> np.ndarray:
+        """The node each row ends at (``values``: :func:`as_matrix`'s)."""
+        n_rows = values.shape[1]
+        flat, row = values.ravel(), np.arange(n_rows)
+        at = self.feature * n_rows  # per way, where its feature's column starts in ``flat``
+        way = np.zeros(n_rows, dtype=np.int64)
+        for _ in range(self.depth):
+            x = flat.take(at.take(way) + row)
+            right = x > self.cut.take(way)  # x <= cut goes left; NaN goes where the node sends it
+            right |= np.isnan(x) & self.missing_right.take(way)
+            way = self.next.take(way + right)
+        return way >> 1
+
+
+def _depth(children: np.ndarray, inner: np.ndarray) -> int:
+    """The tree's depth, in a few passes however deep it is: each node counts the levels up to a node
+    above it, and takes over that node's count and pointer (pointer jumping: a pass doubles the reach)."""
+    up = np.full(len(inner), -1)
+    up[children[inner].ravel()] = np.repeat(np.flatnonzero(inner), children.shape[1])
+    levels = (up >= 0).astype(np.int64)
+    while (counting := up >= 0).any():
+        above = up[counting]
+        levels[counting] += levels[above]
+        up[counting] = up[above]
+    return int(levels.max())
 
 
 def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]) -> list[int]:
