@@ -65,6 +65,16 @@ def test_json_round_trip_is_exact_and_deterministic(seed, trees):
         assert again.scores(row) == model.scores(row)
 
 
+def test_node_lines_are_what_jsons_own_encoder_writes():
+    """The model file's node lines come from json's C encoder made once: the text json.JSONEncoder
+    writes, whatever the value holds."""
+    values = [{"value": [0.1, -0.0, 1e-310, 1.7976931348623157e308, math.nan, math.inf, -math.inf], "n": 3.0},
+              {"split": {"feature": 2**70, "op": "in", "values": ["é", "\u2028", "\x00\"\\", "🌲", "\ud800"]}},
+              "a string", 12, None, True, [], {}, [[1, [2.5]], {"k": {"j": None}}]]
+    encode = modelio._one_line_encoder()
+    assert [encode(v) for v in values] == [modelio._ONE_LINE.encode(v) for v in values]
+
+
 def test_deep_model_json_round_trip():
     model = chain_model(10_000)
     assert modelio.loads(modelio.dumps(model)).predict({"x": 9_999.5}) == model.predict({"x": 9_999.5})
