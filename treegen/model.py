@@ -231,7 +231,8 @@ class NodeColumns(SequenceABC):
     """The nodes of a binary tree held as columns, one row per node: a tree of 200,000 nodes takes
     a few MB instead of some 70 MB of :class:`Node` objects (about 350 bytes a node). Reading a node
     makes a new :class:`Node` from its row each time: change such a tree by building another one,
-    and give code that reads nodes by id over and over a list of them (:func:`listed`).
+    and give code that reads nodes by id over and over a list of them (:func:`listed`; the walk of
+    one row at a time takes :meth:`kept`).
 
     Every split is binary and sends missing values (and unknown categories) to one child: ``x <=
     threshold``, or ``x in`` the categories ``values`` holds for the node.
@@ -249,6 +250,17 @@ class NodeColumns(SequenceABC):
         self.feature, self.threshold = feature, threshold  # (nodes,): an inner node's split
         self.missing = missing  # (nodes,): the child (0 or 1) missing values go to
         self.values = dict(values)  # node id -> an "in" split's categories (other splits are "<=")
+        self._kept: list[Node] | None = None
+
+    def kept(self) -> list[Node]:
+        """Every node, made at the first call and kept with the columns: for the walk of one row after
+        another (:func:`by_id`), which reads the nodes of its path by id each time."""
+        if self._kept is None:
+            self._kept = list(self)
+        return self._kept
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_kept": None}  # (a pickle holds the columns, not the nodes made of them)
 
     def __len__(self) -> int:
         return len(self.n)
@@ -564,7 +576,7 @@ class Model:
         """
         walks = [list(walk(self, tree, row)) for tree in self.trees]
         outputs = [nested_sum(tree, w, node_value(self, row)) for tree, w in zip(self.trees, walks)]
-        if any(tree.nodes[n].label_value for tree, w in zip(self.trees, walks) for n, _, spread in w if not spread):
+        if any(by_id(tree)[n].label_value for tree, w in zip(self.trees, walks) for n, _, spread in w if not spread):
             labels = node_value(self, row, labels=True)
             return self.combined(outputs, [nested_sum(tree, w, labels) for tree, w in zip(self.trees, walks)])[0]
         return self.combined(outputs)[0]
@@ -840,17 +852,24 @@ def node_value(model: Model, row: Mapping[str, Any], labels: bool = False) -> Ca
     return lambda node: leaf_value(model, node, row)
 
 
+def by_id(tree: Tree) -> Sequence[Node]:
+    """The tree's nodes for reading by id row after row: its list, or the list a :class:`NodeColumns`
+    tree makes once and keeps (a node made at each read tripled a 1,000-tree model's time a row)."""
+    nodes = tree.nodes
+    return nodes.kept() if isinstance(nodes, NodeColumns) else nodes
+
+
 def walk(model: Model, tree: Tree, row: Mapping[str, Any]) -> Iterator[tuple[int, float, int]]:
     """One row's walk of one tree, depth first, children in order, iteratively: (node id, weight,
     spread) for each node where the walk ends (a leaf, or a split whose missing route stops; spread
     0) and for each split whose fractional route sends the row down all its children (spread: how
     many). A weight multiplies the fractional weights taken along the path, root first (J48's
     ``weights[i] * weight``)."""
-    names = [f.name for f in model.features]
+    names, nodes = [f.name for f in model.features], by_id(tree)
     stack = [(0, 1.0)]
     while stack:
         node_id, weight = stack.pop()
-        node = tree.nodes[node_id]
+        node = nodes[node_id]
         if node.is_leaf:
             yield node_id, weight, 0
             continue
@@ -874,14 +893,15 @@ def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
     from 0.0, as J48's ``getProbs`` recurses. A child the row does not reach would add an exact 0.0,
     so the nesting is the tree's own, whichever nodes a row reaches: flat back ends nest their sums
     as the tree does. The result is added to 0.0 (-0.0 becomes 0.0)."""
-    width = len(tree.nodes[0].value)
+    nodes = by_id(tree)
+    width = len(nodes[0].value)
     open_sums: list[list] = []  # per spreading split not yet summed: [its sum so far, children left]
     done = [0.0] * width
     for node_id, weight, spread in steps:
         if spread:
             open_sums.append([[0.0] * width, spread])
             continue
-        done = [weight * v for v in value(tree.nodes[node_id])]
+        done = [weight * v for v in value(nodes[node_id])]
         while open_sums:  # a finished child goes into its parent's sum, which may finish in turn
             parent = open_sums[-1]
             parent[0] = [s + d for s, d in zip(parent[0], done)]

@@ -28,6 +28,7 @@ def show(model: Model) -> str:
     out = []
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
+        tree = tree.listed()  # every node read by id, and read again
         leaves = len(tree.leaves())
         title = f"{algorithm} tree" + (f" {i + 1} of {len(model.trees)}" if len(model.trees) > 1 else "")
         out.append(f"{title}: {len(tree.nodes)} nodes, {leaves} leaves, depth {tree.depth()}")
