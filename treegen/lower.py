@@ -28,7 +28,8 @@ from operator import attrgetter
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .collector import collector_paused
-from .model import Feature, MissingRoute, Model, Op, Route, Split, Tree, in_missing_interval, is_missing, nested_sum
+from .model import (Feature, MissingRoute, Model, Op, Route, Split, Tree, by_id, in_missing_interval, is_missing,
+                    nested_sum)
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 UNKNOWN = "unknown"
@@ -137,7 +138,7 @@ class _Lowering:
     def rules(self, tree: Tree) -> TreeRules:
         rules: list[Rule] = []
         exclusive = True
-        nodes = tree.nodes
+        nodes = tree.listed().nodes  # (a tree of columns made into nodes at once, not one read at a time)
         # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}, shares).
         stack: list[tuple[int, dict[int, Condition], tuple[Share, ...]]] = [(0, {}, ())]
         while stack:
@@ -309,10 +310,10 @@ def tree_shape(tree: Tree, weights: Mapping[int, float]) -> Iterator[tuple[int, 
     branch, each end with its weight from ``weights`` (0.0 where absent): the nesting of a fractional
     tree's sums, which the rows it does not reach fill with exact zeros. A split whose missing route
     stops is an end before its children."""
-    stack = [0]
+    stack, nodes = [0], by_id(tree)
     while stack:
         node_id = stack.pop()
-        node = tree.nodes[node_id]
+        node = nodes[node_id]
         if node.is_leaf:
             yield node_id, weights.get(node_id, 0.0), 0
             continue

@@ -21,7 +21,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..lower import lower
-from ..model import Model, Node, leaf_class
+from ..model import Model, Node, leaf_class, listed
 from ..modelio import FORMAT, VERSION, model_from_dict
 from ..rule_words import RuleWriter
 from . import rule_doc as doc
@@ -435,8 +435,8 @@ def _build(document: dict, text: str, source: str) -> Model:
     model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
                  "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
                  "trees": trees, "meta": header_meta(text)}
-    try:
-        return model_from_dict(model_doc, source)
+    try:  # its nodes as lists: rule text is lowered, compared and written node by node
+        return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
         raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
 
