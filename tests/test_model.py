@@ -13,6 +13,7 @@ from treegen import modelio
 from treegen.errors import TreegenError
 from treegen.model import NodeColumns, NumericSemantics, Route, _largest_left, by_id, tree_output
 from treegen.lower import lower, rules_output
+from treegen.probes import boundary_values
 from treegen.testing import chain_model, random_model, random_rows, wide_model, with_label_values
 from treegen.walk import predict_rows
 
@@ -113,6 +114,8 @@ def test_trees_read_as_columns_are_the_trees_the_checks_read(seed, trees):
     assert predict_rows(quick, rows) == predict_rows(checked, rows)
     assert [(quick.predict(r), quick.scores(r)) for r in rows] == [(checked.predict(r), checked.scores(r)) for r in rows]
     assert all(by_id(t) is by_id(t) for t in quick.trees)  # a row at a time: the nodes made once
+    assert [list(map(repr, v)) for v in boundary_values(quick)] == [list(map(repr, v)) for v in boundary_values(checked)]
+    assert quick.used_features() == checked.used_features()
 
 
 def _columns_doc() -> dict:

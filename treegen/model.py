@@ -262,6 +262,16 @@ class NodeColumns(SequenceABC):
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_kept": None}  # (a pickle holds the columns, not the nodes made of them)
 
+    def inner(self) -> np.ndarray:
+        """Which nodes split (a mask)."""
+        return self.children[:, 0] >= 0
+
+    def numeric_splits(self) -> np.ndarray:
+        """Which nodes split ``x <= threshold`` (a mask)."""
+        numeric = self.inner()
+        numeric[list(self.values)] = False
+        return numeric
+
     def __len__(self) -> int:
         return len(self.n)
 
@@ -550,14 +560,14 @@ class Model:
         used: set[int] = set()
         for nodes in (tree.nodes for tree in self.trees):
             if isinstance(nodes, NodeColumns):  # (without making its nodes)
-                used.update(nodes.feature[nodes.children[:, 0] >= 0].tolist())
+                used.update(nodes.feature[nodes.inner()].tolist())
             else:
                 used.update(node.split.feature for node in nodes if node.split is not None)
         return sorted(used | set(self.linear_features()))
 
     def linear_features(self) -> list[int]:
         """The features some linear leaf reads, in feature order (their raw values: see :func:`leaf_value`)."""
-        return sorted({f for tree in node_lists(self) for node in tree.nodes if node.linear is not None
+        return sorted({f for tree in trees_of_nodes(self) for node in tree.nodes if node.linear is not None
                        for f, _ in node.linear.terms})
 
     # -- reference prediction -------------------------------------------------------------
@@ -914,10 +924,10 @@ def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
 
 def has_label_values(model: Model) -> bool:
     """Some node of the model has a label value: its label is decided on label sums."""
-    return any(node.label_value for tree in node_lists(model) for node in tree.nodes)
+    return any(node.label_value for tree in trees_of_nodes(model) for node in tree.nodes)
 
 
-def node_lists(model: Model) -> Iterator[Tree]:
+def trees_of_nodes(model: Model) -> Iterator[Tree]:
     """The trees whose nodes are Node objects: what holds label values and linear leaves (a tree held
     as :class:`NodeColumns` has neither, and reading its nodes would make every one)."""
     return (tree for tree in model.trees if not isinstance(tree.nodes, NodeColumns))

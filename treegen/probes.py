@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from .model import Model, Op
+from .model import Model, NodeColumns, Op
 
 UNSEEN = "\u2603 unseen category"
 
@@ -16,11 +16,14 @@ def boundary_values(model: Model) -> list[list[float]]:
     and one ulp either side of both. From one pass over the nodes (a 1,000-tree model has 511,000),
     each distinct threshold once, met in node order (which of 0.0 and -0.0 is kept)."""
     thresholds: list[dict[float, None]] = [{} for _ in model.features]
-    for tree in model.trees:
-        for node in tree.nodes:
-            split = node.split
-            if split is not None and split.op == Op.LE:
-                thresholds[split.feature].setdefault(split.threshold)
+    for nodes in (tree.nodes for tree in model.trees):
+        if isinstance(nodes, NodeColumns):  # (without making its nodes)
+            numeric = nodes.numeric_splits()
+            splits = zip(nodes.feature[numeric].tolist(), nodes.threshold[numeric].tolist())
+        else:
+            splits = ((s.feature, s.threshold) for node in nodes if (s := node.split) is not None and s.op == Op.LE)
+        for feature, threshold in splits:
+            thresholds[feature].setdefault(threshold)
     return [_around(model, ts) for ts in thresholds]
 
 

@@ -188,12 +188,10 @@ class _Walk:
         """The arrays of a tree held as columns, taken from them (binary splits, missing values to a
         child), without making its nodes."""
         walk = cls(model, Tree([]))
-        inner = nodes.children[:, 0] >= 0
+        inner, numeric = nodes.inner(), nodes.numeric_splits()
         walk.feature = np.where(inner, nodes.feature, -1)
         walk.children = np.where(inner[:, None], nodes.children, 0)
         walk.missing_child = np.where(inner, nodes.missing, -1)
-        numeric = inner.copy()
-        numeric[list(nodes.values)] = False
         walk.cut = np.full(len(nodes), np.nan)
         walk.cut[numeric] = list(map(model.numeric.effective_threshold, nodes.threshold[numeric].tolist()))
         walk.nominal = inner & ~numeric
