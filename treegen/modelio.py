@@ -340,6 +340,15 @@ def _node_columns(docs: list, features, width: int) -> NodeColumns | None:
     one with the checks that say what is wrong."""
     if set(map(type, docs)) != _DICT or not (keys := set().union(*docs)) <= _PLAIN_NODE:
         return None
+    # the splits first: a tree of another kind (nominal splits, other missing routes) fails soonest there
+    splits, children = _field(docs, "split"), _field(docs, "children")
+    inner = [split is not None for split in splits]
+    if inner != [c is not None for c in children]:  # a leaf has no children, a split two
+        return None
+    ids = list(compress(range(len(docs)), inner))
+    columns = _split_columns(ids, [splits[i] for i in ids], [children[i] for i in ids], features, len(docs))
+    if columns is None:
+        return None
     value, n, counts = _float_rows(_field(docs, "value"), width), _floats(_field(docs, "n", 0.0)), None
     if value is None or n is None or not (n >= 0.0).all():
         return None
@@ -349,14 +358,6 @@ def _node_columns(docs: list, features, width: int) -> NodeColumns | None:
         if counts is None:
             return None
         counts = counts if counts.shape[1] else None
-    splits, children = _field(docs, "split"), _field(docs, "children")
-    inner = [split is not None for split in splits]
-    if inner != [c is not None for c in children]:  # a leaf has no children, a split two
-        return None
-    ids = list(compress(range(len(docs)), inner))
-    columns = _split_columns(ids, [splits[i] for i in ids], [children[i] for i in ids], features, len(docs))
-    if columns is None:
-        return None
     feature, threshold, missing, kids = (np.full((len(docs),) + column.shape[1:], empty, dtype=column.dtype)
                                          for column, empty in zip(columns, (-1, math.nan, 0, -1)))
     for full, column in zip((feature, threshold, missing, kids), columns):
@@ -372,18 +373,18 @@ def _split_columns(ids: list[int], splits: list, children: list, features, n_nod
         return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int64)
     if set(map(type, splits)) != _DICT or not set().union(*splits) <= _PLAIN_SPLIT:
         return None
-    feature, op, missing = _field(splits, "feature"), _field(splits, "op"), _field(splits, "missing", _STOP)
-    numeric = [f.is_numeric for f in features]
-    if (set(map(type, feature)) != _INTEGER or not 0 <= min(feature) <= max(feature) < len(features)
-            or not all(map(numeric.__getitem__, feature)) or set(op) != {"<="}):
-        return None
-    threshold = _floats(_field(splits, "threshold", math.nan), finite=False)
-    if threshold is None or np.isnan(threshold).any():
-        return None
+    missing = _field(splits, "missing", _STOP)
     if set(map(type, missing)) != _DICT or not set().union(*missing) <= _PLAIN_MISSING:
         return None
     child = _field(missing, "child", 0)
     if set(_field(missing, "kind")) != {"child"} or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
+        return None
+    feature, numeric = _field(splits, "feature"), [f.is_numeric for f in features]
+    if (set(map(type, feature)) != _INTEGER or not 0 <= min(feature) <= max(feature) < len(features)
+            or not all(map(numeric.__getitem__, feature)) or set(_field(splits, "op")) != {"<="}):
+        return None
+    threshold = _floats(_field(splits, "threshold", math.nan), finite=False)
+    if threshold is None or np.isnan(threshold).any():
         return None
     if set(map(type, children)) != _LIST or set(map(len, children)) != {2}:
         return None
