@@ -138,7 +138,7 @@ class _Lowering:
     def rules(self, tree: Tree) -> TreeRules:
         rules: list[Rule] = []
         exclusive = True
-        nodes = tree.listed().nodes  # (a tree of columns made into nodes at once, not one read at a time)
+        nodes = tree.nodes  # (a list: every caller lists the model first, as emit and parse do)
         # Depth-first with an explicit stack: (node id, conditions so far as {feature: Condition}, shares).
         stack: list[tuple[int, dict[int, Condition], tuple[Share, ...]]] = [(0, {}, ())]
         while stack:
