@@ -22,8 +22,8 @@ from hypothesis import given, settings, strategies as st
 from treegen.collector import collector_paused
 from treegen.targets import emit
 from treegen.errors import TreegenError
-from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, Tree, reached,
-                           tree_output)
+from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Route, Target, Tree,
+                           has_label_values, reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -626,6 +626,52 @@ def test_every_extension_of_the_model_is_exact(model, seed):
 def test_every_extension_of_the_model_is_exact_in_the_program(model, seed):
     rows = edge_rows(model, seed)[::3]
     check_printed(model, emit(model, "python", leaf=True), rows, leaf=True)
+
+
+def one_node_reached(model):
+    """The model with each fractional route sent to the first child instead: every tree reaches one node."""
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.split is not None and node.split.missing.kind == Route.FRACTION:
+                node.split = replace(node.split, missing=MissingRoute.to_child(0))
+    return model
+
+
+def emitted_inline(model, lines: int, leaf: bool) -> str:
+    """The module, with trees summed inline in functions of at most ``lines`` lines (one a tree at 1)."""
+    import treegen.emit.python
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(treegen.emit.python, "INLINE_LINES", lines)
+        return emit(model, "python", leaf=leaf)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000), lines=st.sampled_from([1, 30, 100_000]),
+       leaf=st.booleans())
+def test_trees_summed_inline_are_the_models(model, seed, lines, leaf):
+    """A boosted model or a forest whose trees each reach one node adds each leaf's terms where the
+    tree's code reaches it (every kind of sum: float32, weights, scale, the bias added last, divisors,
+    per-output trees), its trees cut into functions of a given size, with and without leaf ids."""
+    model = one_node_reached(model)
+    source = emitted_inline(model, lines, leaf)
+    inline = model.combine.kind != "single" and not has_label_values(model)
+    functions = source.count("\ndef _add")
+    if not inline:
+        assert functions == 0
+    elif lines == 1:
+        assert functions == len(model.trees)
+    else:
+        assert 1 <= functions <= (1 if lines == 100_000 else len(model.trees))
+    if inline:  # the walkers serve leaf ids only
+        assert ("\n_TREES = (" in source) == leaf
+    check_api(model, load(source), edge_rows(model, seed))
+
+
+@settings(max_examples=8, deadline=None)
+@given(model=boosted_models(), seed=st.integers(0, 1000))
+def test_trees_summed_inline_are_the_models_in_the_program(model, seed):
+    model = one_node_reached(model)
+    check_printed(model, emitted_inline(model, 30, leaf=False), edge_rows(model, seed)[::3])
 
 
 @settings(max_examples=60, deadline=None)

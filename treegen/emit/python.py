@@ -26,7 +26,7 @@ from __future__ import annotations
 from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, category_codes, decides_on_raw,
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, missing_intervals, numeric_test, output_numbers, plan, scores_part,
                      sums)
 from .render import render, source
@@ -39,6 +39,7 @@ INDENT = "    "
 # leaves compile in 4.4 s as one function, 7.6 s as 64).
 COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_call=1, budget=100_000,
                  max_depth=40)
+INLINE_LINES = COST.budget  # the most lines of a function of trees summed inline (_inline_sum)
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
@@ -54,9 +55,13 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     plans = plan(model, COST)
     categories = category_codes(model)
     names = [f.name for f in model.features]
-    outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
-    functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
+    # A boosted model or a forest is summed with its trees written inline where it can be; the walkers
+    # then serve leaf ids only.
+    inline = _inline_sum(model, plans, test)
+    walked = leaf or inline is None
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans] if walked else []
+    functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions] if walked else []
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -77,6 +82,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   values=[_value_table(table) for _, table in outputs], combine=combine,
                   linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
+                  inline=inline, walked=walked,
                   label=_decide(decision, deciding, "_raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
                   labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
@@ -242,12 +248,89 @@ def _raw_lines(model: Model) -> list[str]:
     if steps.scale is not None:
         lines.append(f"{INDENT * 2}term = {rounded(literal(steps.scale) + ' * term')}")
     lines.append(f"{INDENT * 2}raw[k] = {rounded('raw[k] + term')}")
+    return lines + _raw_ending(steps)
+
+
+def _raw_ending(steps: Sums) -> list[str]:
+    """The last lines of ``_raw(x)``, from the sums of the trees in ``raw``: the scale and init added
+    last, the divisor."""
+    rounded = (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
+    lines = []
     if steps.last_scale is not None:
         scaled = rounded(f"{literal(steps.last_scale)} * r")
         lines.append(f"raw = [{rounded(scaled + ' + v')} for r, v in zip(raw, {_tuple(map(literal, steps.init))})]")
     if steps.divisor is not None:
         lines.append(f"raw = [{rounded('r / ' + literal(steps.divisor))} for r in raw]")
     return lines + ["return raw"]
+
+
+def _inline_sum(model: Model, plans: list[TreePlan], test) -> dict | None:
+    """A boosted model's ``_raw(x)`` or a forest's ``_scores(x)`` with every tree written inline, in
+    order, adding its leaf's terms to locals ``r0``, ``r1``...: 2.5x faster a row than a walker call
+    per tree through the loop over ``_TREES`` (measured: a 500-tree LightGBM model, 48-70 µs against
+    115-177 µs, m2cgen's one function 55-70 µs). A tree is a ``while True:`` block whose leaves
+    ``break``, so the walkers' flat ``if``s stay flat. Trees go into functions of up to
+    ``INLINE_LINES`` lines, called in turn with the sums so far. None where trees are walked one by
+    one: fractional routes, linear leaves, a tree cut into several functions, label values."""
+    kind = model.combine.kind
+    if (kind not in (CombineKind.SUM, CombineKind.AVERAGE) or has_label_values(model)
+            or any(not p.exclusive or p.linear or len(p.functions) > 1 for p in plans)):
+        return None
+    steps = sums(model) if kind == CombineKind.SUM else None
+    width = len(steps.start) if steps else plans[0].width
+    sums_so_far = ", ".join(f"r{k}" for k in range(width))
+    functions, body = [], []
+    for tree_plan in plans:
+        tree = _inline_tree(tree_plan, test, steps)
+        if not functions or len(body) + len(tree) > INLINE_LINES:
+            body = []
+            functions.append({"name": f"_add{len(functions)}", "params": f"x, {sums_so_far}", "lines": body})
+        body.extend(tree)
+    for function in functions:
+        function["lines"].append(f"{INDENT}return {sums_so_far}")
+    start = steps.start if steps else (0.0,) * width
+    lines = [f"r{k} = {literal(v)}" for k, v in enumerate(start)]
+    lines += [f"{sums_so_far} = {f['name']}(x, {sums_so_far})" for f in functions]
+    if steps:
+        lines += [f"raw = [{sums_so_far}]"] + _raw_ending(steps)
+    else:
+        lines.append(f"return [{', '.join(f'r{k} / {len(plans)}' for k in range(width))}]")
+    return {"lines": lines, "functions": functions}
+
+
+def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None) -> list[str]:
+    """One tree's lines in :func:`_inline_sum`: at each leaf its terms added to the sums (all of them
+    in a forest; in a boosted model the tree's output column, or all when it has none), then ``break``."""
+    (function,) = tree_plan.functions
+    columns = [tree_plan.output] if steps and tree_plan.output is not None else range(tree_plan.width)
+    add = ((lambda k, t: f"r{k} = _f32(r{k} + {literal(t)})") if steps and steps.float32 else
+           (lambda k, t: f"r{k} += {literal(t)}"))
+    lines = [f"{INDENT}while True:"]
+    for depth, kind, payload in function.lines:
+        pad = INDENT * (depth + 2)
+        if kind == IF:
+            lines.append(pad + test(payload))
+        else:  # a leaf: the only other kind in a one-function exclusive tree
+            terms = _terms(steps, tree_plan.index, tree_plan.values[payload])
+            lines += [pad + add(k, terms[i]) for i, k in enumerate(columns)] + [pad + "break"]
+    return lines
+
+
+def _terms(steps: Sums | None, tree: int, value: tuple[float, ...]) -> tuple[float, ...]:
+    """A leaf's terms as the sums add them: its value times the tree's weight, then the scale, each
+    product rounded as the sums round (see :class:`Sums`); a forest's, its value."""
+    if steps is None:
+        return value
+    rounded = arithmetic.f32 if steps.float32 else float
+    weight = 1.0 if steps.weights is None else steps.weights[tree]
+    terms = []
+    for term in value:
+        if weight != 1.0:
+            term = rounded(term * weight)
+        if steps.scale is not None:
+            term = rounded(steps.scale * term)
+        terms.append(term)
+    return tuple(terms)
 
 
 def _link_lines(combine) -> list[str]:
