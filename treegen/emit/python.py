@@ -300,19 +300,24 @@ def _inline_sum(model: Model, plans: list[TreePlan], test) -> dict | None:
 
 def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None) -> list[str]:
     """One tree's lines in :func:`_inline_sum`: at each leaf its terms added to the sums (all of them
-    in a forest; in a boosted model the tree's output column, or all when it has none), then ``break``."""
+    in a forest; in a boosted model the tree's output column, or all when it has none), then ``break``.
+    Several terms are a tuple ``v`` at the leaf, added after the block: a forest of 100 two-class trees
+    is then 7.4 MB of code rather than 8.9 (5.2 MB walked)."""
     (function,) = tree_plan.functions
     columns = [tree_plan.output] if steps and tree_plan.output is not None else range(tree_plan.width)
-    add = ((lambda k, t: f"r{k} = _f32(r{k} + {literal(t)})") if steps and steps.float32 else
-           (lambda k, t: f"r{k} += {literal(t)}"))
+    add = ((lambda k, term: f"r{k} = _f32(r{k} + {term})") if steps and steps.float32 else
+           (lambda k, term: f"r{k} += {term}"))
     lines = [f"{INDENT}while True:"]
     for depth, kind, payload in function.lines:
         pad = INDENT * (depth + 2)
         if kind == IF:
             lines.append(pad + test(payload))
-        else:  # a leaf: the only other kind in a one-function exclusive tree
-            terms = _terms(steps, tree_plan.index, tree_plan.values[payload])
-            lines += [pad + add(k, terms[i]) for i, k in enumerate(columns)] + [pad + "break"]
+            continue
+        # a leaf: the only other kind in a one-function exclusive tree
+        terms = [literal(t) for t in _terms(steps, tree_plan.index, tree_plan.values[payload])]
+        lines += [pad + (add(columns[0], terms[0]) if len(columns) == 1 else f"v = {_tuple(terms)}"), pad + "break"]
+    if len(columns) > 1:
+        lines += [INDENT + add(k, f"v[{i}]") for i, k in enumerate(columns)]
     return lines
 
 
