@@ -637,23 +637,26 @@ def one_node_reached(model):
     return model
 
 
-def emitted_inline(model, lines: int, leaf: bool) -> str:
-    """The module, with trees summed inline in functions of at most ``lines`` lines (one a tree at 1)."""
-    import treegen.emit.python
+def emitted_inline(model, lines: int, leaf: bool, nesting: int = 40) -> str:
+    """The module, with trees summed inline in functions of at most ``lines`` lines (one a tree at 1),
+    each tree's walkers cut at ``nesting`` levels."""
+    import treegen.emit.python as python
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(treegen.emit.python, "INLINE_LINES", lines)
+        patch.setattr(python, "INLINE_LINES", lines)
+        patch.setattr(python, "COST", replace(python.COST, max_depth=nesting))
         return emit(model, "python", leaf=leaf)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(model=boosted_models(), seed=st.integers(0, 1000), lines=st.sampled_from([1, 30, 100_000]),
-       leaf=st.booleans())
-def test_trees_summed_inline_are_the_models(model, seed, lines, leaf):
+       leaf=st.booleans(), nesting=st.sampled_from([1, 2, 40]))
+def test_trees_summed_inline_are_the_models(model, seed, lines, leaf, nesting):
     """A boosted model or a forest whose trees each reach one node adds each leaf's terms where the
     tree's code reaches it (every kind of sum: float32, weights, scale, the bias added last, divisors,
-    per-output trees), its trees cut into functions of a given size, with and without leaf ids."""
+    per-output trees), its trees cut into functions of a given size, with and without leaf ids, the
+    deeper parts of a tree cut at some nesting walked."""
     model = one_node_reached(model)
-    source = emitted_inline(model, lines, leaf)
+    source = emitted_inline(model, lines, leaf, nesting)
     inline = model.combine.kind != "single" and not has_label_values(model)
     functions = source.count("\ndef _add")
     if not inline:
@@ -665,6 +668,20 @@ def test_trees_summed_inline_are_the_models(model, seed, lines, leaf):
     if inline:  # the walkers serve leaf ids only
         assert ("\n_TREES = (" in source) == leaf
     check_api(model, load(source), edge_rows(model, seed))
+
+
+def test_trees_summed_inline_add_a_leaf_of_minus_zero_as_zero():
+    """A tree's output is 0.0 + its value (treegen.model.tree_output): to a sum of -0.0, a leaf of
+    -0.0 adds 0.0."""
+    model = one_node_reached(random_model(5, regression=True, n_trees=2, max_depth=3))
+    for tree in model.trees:
+        for node in tree.nodes:
+            node.value = (-0.0,)
+    model = replace(model, combine=Combine("sum", (-0.0,), 1.0, "identity"))
+    source = emit(model, "python")
+    assert "def _add0(" in source
+    check_api(model, load(source), edge_rows(model, 0))
+    assert repr(load(source)["predict"]({})) == repr(model.predict({})) == "0.0"
 
 
 @settings(max_examples=8, deadline=None)

@@ -58,10 +58,11 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
     # A boosted model or a forest is summed with its trees written inline where it can be; the walkers
     # then serve leaf ids only.
-    inline = _inline_sum(model, plans, test)
+    outputs = [output_numbers(p, node_ids=leaf) for p in plans]
+    inline = _inline_sum(model, plans, test, outputs)
     walked = leaf or inline is None
-    outputs = [output_numbers(p, node_ids=leaf) for p in plans] if walked else []
-    functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions] if walked else []
+    functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions
+                 if walked or f is not p.functions[0]]  # (an inline tree's deeper parts are walked)
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -79,7 +80,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
-                  values=[_value_table(table) for _, table in outputs], combine=combine,
+                  values=[_value_table(table) for _, table in outputs] if walked else [], combine=combine,
                   linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
                   inline=inline, walked=walked,
@@ -261,28 +262,33 @@ def _raw_ending(steps: Sums) -> list[str]:
     return lines + ["return raw"]
 
 
-def _inline_sum(model: Model, plans: list[TreePlan], test) -> dict | None:
+def _inline_sum(model: Model, plans: list[TreePlan], test, outputs) -> dict | None:
     """A boosted model's ``_raw(x)`` or a forest's ``_scores(x)`` with every tree written inline, in
-    order, adding its leaf's terms to locals ``r0``, ``r1``...: 2.5x faster a row than a walker call
-    per tree through the loop over ``_TREES`` (measured: a 500-tree LightGBM model, 48-70 µs against
-    115-177 µs, m2cgen's one function 55-70 µs). A tree is a ``while True:`` block whose leaves
-    ``break``, so the walkers' flat ``if``s stay flat. Trees go into functions of up to
+    order, adding its leaf's terms to locals ``r0``, ``r1``...: 2-2.8x faster a row than a walker call
+    per tree through the loop over ``_TREES`` (bench/README.md: a 500-tree LightGBM model, 155.6 ->
+    54.6-60.3 µs, m2cgen's one function 59-63 µs). A tree is a ``while True:`` block whose leaves
+    ``break``, so the walkers' flat ``if``s stay flat; the parts of a tree cut into functions below
+    its first are walked, and a table ``_T<tree>`` gives the terms of the number they return
+    (``outputs``: per tree, the walkers' numbers and values). Trees go into functions of up to
     ``INLINE_LINES`` lines, called in turn with the sums so far. None where trees are walked one by
-    one: fractional routes, linear leaves, a tree cut into several functions, label values."""
+    one: fractional routes, linear leaves, label values."""
     kind = model.combine.kind
     if (kind not in (CombineKind.SUM, CombineKind.AVERAGE) or has_label_values(model)
-            or any(not p.exclusive or p.linear or len(p.functions) > 1 for p in plans)):
+            or any(not p.exclusive or p.linear for p in plans)):
         return None
     steps = sums(model) if kind == CombineKind.SUM else None
     width = len(steps.start) if steps else plans[0].width
     sums_so_far = ", ".join(f"r{k}" for k in range(width))
-    functions, body = [], []
-    for tree_plan in plans:
-        tree = _inline_tree(tree_plan, test, steps)
+    functions, body, tables = [], [], []
+    for tree_plan, (numbers, values) in zip(plans, outputs):
+        terms = {number: _terms(steps, tree_plan.index, value) for number, value in values.items()}
+        tree = _inline_tree(tree_plan, test, steps, numbers, terms)
         if not functions or len(body) + len(tree) > INLINE_LINES:
             body = []
             functions.append({"name": f"_add{len(functions)}", "params": f"x, {sums_so_far}", "lines": body})
         body.extend(tree)
+        if len(tree_plan.functions) > 1:
+            tables.append((f"_T{tree_plan.index}", _value_table(terms)))
     for function in functions:
         function["lines"].append(f"{INDENT}return {sums_so_far}")
     start = steps.start if steps else (0.0,) * width
@@ -292,27 +298,33 @@ def _inline_sum(model: Model, plans: list[TreePlan], test) -> dict | None:
         lines += [f"raw = [{sums_so_far}]"] + _raw_ending(steps)
     else:
         lines.append(f"return [{', '.join(f'r{k} / {len(plans)}' for k in range(width))}]")
-    return {"lines": lines, "functions": functions}
+    return {"lines": lines, "functions": functions, "tables": tables}
 
 
-def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None) -> list[str]:
-    """One tree's lines in :func:`_inline_sum`: at each leaf its terms added to the sums (all of them
-    in a forest; in a boosted model the tree's output column, or all when it has none), then ``break``.
-    Several terms are a tuple ``v`` at the leaf, added after the block: a forest of 100 two-class trees
-    is then 7.4 MB of code rather than 8.9 (5.2 MB walked)."""
-    (function,) = tree_plan.functions
+def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None, numbers: dict[int, int],
+                 terms: dict[int, tuple[float, ...]]) -> list[str]:
+    """One tree's lines in :func:`_inline_sum`: where it ends, its terms (``terms`` by the number
+    ``numbers`` gives a node) added to the sums -- all of them in a forest; in a boosted model the tree's
+    output column, or all when it has none -- then ``break``. Several terms are a tuple ``v`` there, added
+    after the block: a forest of 100 two-class trees is then 7.4 MB of code rather than 8.9 (5.2 MB
+    walked)."""
+    entry, index = tree_plan.functions[0], tree_plan.index
     columns = [tree_plan.output] if steps and tree_plan.output is not None else range(tree_plan.width)
     add = ((lambda k, term: f"r{k} = _f32(r{k} + {term})") if steps and steps.float32 else
            (lambda k, term: f"r{k} += {term}"))
     lines = [f"{INDENT}while True:"]
-    for depth, kind, payload in function.lines:
+    for depth, kind, payload in entry.lines:
         pad = INDENT * (depth + 2)
         if kind == IF:
             lines.append(pad + test(payload))
             continue
-        # a leaf: the only other kind in a one-function exclusive tree
-        terms = [literal(t) for t in _terms(steps, tree_plan.index, tree_plan.values[payload])]
-        lines += [pad + (add(columns[0], terms[0]) if len(columns) == 1 else f"v = {_tuple(terms)}"), pad + "break"]
+        if kind == LEAF:
+            found = [literal(t) for t in terms[numbers[payload]]]
+            term, every = found[0], _tuple(found)
+        else:  # CALL: a deeper part of the tree, walked; the number it returns indexes the tree's terms
+            every = f"_T{index}[{function_name('_t', index, payload)}(x)]"
+            term = every + "[0]"
+        lines += [pad + (add(columns[0], term) if len(columns) == 1 else f"v = {every}"), pad + "break"]
     if len(columns) > 1:
         lines += [INDENT + add(k, f"v[{i}]") for i, k in enumerate(columns)]
     return lines
