@@ -264,14 +264,14 @@ def _raw_ending(steps: Sums) -> list[str]:
 
 def _inline_sum(model: Model, plans: list[TreePlan], test, outputs) -> dict | None:
     """A boosted model's ``_raw(x)`` or a forest's ``_scores(x)`` with every tree written inline, in
-    order, adding its leaf's terms to locals ``r0``, ``r1``...: 2-2.8x faster a row than a walker call
-    per tree through the loop over ``_TREES`` (bench/README.md: a 500-tree LightGBM model, 155.6 ->
-    54.6-60.3 µs, m2cgen's one function 59-63 µs). A tree is a ``while True:`` block whose leaves
-    ``break``, so the walkers' flat ``if``s stay flat; the parts of a tree cut into functions below
-    its first are walked, and a table ``_T<tree>`` gives the terms of the number they return
-    (``outputs``: per tree, the walkers' numbers and values). Trees go into functions of up to
-    ``INLINE_LINES`` lines, called in turn with the sums so far. None where trees are walked one by
-    one: fractional routes, linear leaves, label values."""
+    order, adding its leaf's terms to locals ``r0``, ``r1``...: 1.6-2.9x faster a row than a walker
+    call per tree through the loop over ``_TREES`` (bench/README.md, 500 trees: LightGBM 126.5-155.6 ->
+    51.8-53.9 µs, m2cgen's one function 57-66 µs; XGBoost's float32 sums 183.8-207.3 -> 113.8-120.8 µs).
+    A tree is a ``while True:`` block whose leaves ``break``, so the walkers' flat ``if``s stay flat;
+    the parts of a tree cut into functions below its first are walked, and a table ``_T<tree>`` gives
+    the terms of the number they return (``outputs``: per tree, the walkers' numbers and values).
+    Trees go into functions of up to ``INLINE_LINES`` lines, called in turn with the sums so far.
+    None where trees are walked one by one: fractional routes, linear leaves, label values."""
     kind = model.combine.kind
     if (kind not in (CombineKind.SUM, CombineKind.AVERAGE) or has_label_values(model)
             or any(not p.exclusive or p.linear for p in plans)):
