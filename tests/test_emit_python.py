@@ -489,7 +489,7 @@ def test_generated_modules_pass_ruff_and_run_with_warnings_as_errors(tmp_path):
     Run with ``-m``, a module is compiled once, at its first run (with warnings as errors), and its
     bytecode read back at the others: the 50,000-leaf module takes seconds to compile."""
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    # an ensemble is also written without leaf ids: its trees summed inline then have no walkers beside them
+    # an ensemble is also written without leaf ids: its trees are then summed inline
     models = lint_models()
     modules = [(model, True) for model in models] + [(model, False) for model in models if len(model.trees) > 1]
     for i, (model, leaf) in enumerate(modules):
@@ -656,11 +656,11 @@ def emitted_inline(model, lines: int, leaf: bool, nesting: int = 40) -> str:
 def test_trees_summed_inline_are_the_models(model, seed, lines, leaf, nesting):
     """A boosted model or a forest whose trees each reach one node adds each leaf's terms where the
     tree's code reaches it (every kind of sum: float32, weights, scale, the bias added last, divisors,
-    per-output trees), its trees cut into functions of a given size, with and without leaf ids, the
-    deeper parts of a tree cut at some nesting walked."""
+    per-output trees), its trees cut into functions of a given size, the deeper parts of a tree cut at
+    some nesting walked; with leaf ids, the walkers serve the sums too."""
     model = one_node_reached(model)
     source = emitted_inline(model, lines, leaf, nesting)
-    inline = model.combine.kind != "single" and not has_label_values(model)
+    inline = model.combine.kind != "single" and not has_label_values(model) and not leaf
     functions = source.count("\ndef _add")
     if not inline:
         assert functions == 0
@@ -668,8 +668,8 @@ def test_trees_summed_inline_are_the_models(model, seed, lines, leaf, nesting):
         assert functions == len(model.trees)
     else:
         assert 1 <= functions <= (1 if lines == 100_000 else len(model.trees))
-    if inline:  # the walkers serve leaf ids only
-        assert ("\n_TREES = (" in source) == leaf
+    if inline:  # no walker beside the sums
+        assert "\n_TREES = (" not in source
     check_api(model, load(source), edge_rows(model, seed))
 
 

@@ -56,11 +56,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     categories = category_codes(model)
     names = [f.name for f in model.features]
     test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
-    # A boosted model or a forest is summed with its trees written inline where it can be; the walkers
-    # then serve leaf ids only.
+    # A boosted model or a forest is summed with its trees written inline where it can be, but for leaf
+    # ids: walkers serve them and the sums alike, where both would double the module (a 1,000-tree
+    # model: 27.9 MB walked, 60.8 MB with the inline sums too).
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
-    inline = _inline_sum(model, plans, test, outputs)
-    walked = leaf or inline is None
+    inline = None if leaf else _inline_sum(model, plans, test, outputs)
+    walked = inline is None
     functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions
                  if walked or f is not p.functions[0]]  # (an inline tree's deeper parts are walked)
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
