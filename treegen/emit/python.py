@@ -13,10 +13,11 @@ number gives the value and the label, so one walker serves ``predict``, ``predic
 
 Every extension of the model is rendered: a feature's missing interval where a row is
 read (:func:`treegen.emit.common.missing_intervals`), a child for unknown categories, and the whole
-combine -- tree weights, float32 arithmetic (struct's C cast rounds each step), the divisor and the
-bias added last, every link and label rule. The links in double call ``math.exp``, which is the C
-library's ``exp``: glibc's on Linux, what the libraries the models come from computed with; in float32,
-glibc's ``expf`` as :mod:`treegen.arithmetic` writes it out, exact on any platform.
+combine -- tree weights, float32 arithmetic (C's cast rounds each step: struct's pack, or a store
+into a float32 memoryview where trees are summed inline), the divisor and the bias added last, every
+link and label rule. The links in double call ``math.exp``, which is the C library's ``exp``: glibc's
+on Linux, what the libraries the models come from computed with; in float32, glibc's ``expf`` as
+:mod:`treegen.arithmetic` writes it out, exact on any platform.
 
 Names and labels only ever appear as ASCII string literals made by :func:`ascii` -- in the code, and
 in the comment that names the feature of each test, where ``#`` is escaped too -- so nothing in a
