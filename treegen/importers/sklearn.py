@@ -30,6 +30,7 @@ Class labels become strings (``str(label)``); the original labels and their type
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -163,15 +164,45 @@ def _missing_name(err: Exception) -> str:
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
 
 
-def oracle(path: str, model: Model, rows) -> list[tuple]:
+def oracle(path: str, model: Model, rows) -> list[tuple | None]:
     """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
-    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers."""
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers; None
+    for a row the estimator refuses (trees, forests and gradient boosting take no infinity and no
+    number beyond float32, and some no NaN). A forest predicts with one job: with several, its threads
+    add the trees' outputs in whatever order they finish, and the last bits change from call to call."""
     estimator = load_skops(path)
+    width = getattr(estimator, "n_features_in_", len(model.features))
+    if width != len(model.features):
+        raise TreegenError(f"this scikit-learn model takes {width} features, the treegen model "
+                           f"{len(model.features)}: give the file the model was imported from", path)
+    if "n_jobs" in estimator.get_params(deep=False):
+        estimator.set_params(n_jobs=1)
     X = _library_rows(estimator, model, rows)
-    predicted = estimator.predict(X).tolist()
-    if model.target.is_classification:
+    refusals: list[str] = []
+    with np.errstate(over="ignore", invalid="ignore"):  # rows refused, not warned of at each try
+        answers = _answers(estimator, X, model.target.is_classification, refusals)
+    if rows and all(answer is None for answer in answers):
+        raise TreegenError(f"scikit-learn refused every row: {Counter(refusals).most_common(1)[0][0]}", path)
+    return answers
+
+
+def _answers(estimator, X, classification: bool, refusals: list) -> list[tuple | None]:
+    """The estimator's answers for the rows of ``X``; a batch it refuses is halved until each row it
+    refuses is alone, and None (a few dozen rows among thousands of probes: a few calls each). The
+    reason for each row refused goes into ``refusals``."""
+    try:
+        predicted = estimator.predict(X).tolist()
+        if not classification:
+            return [(value, [value]) for value in predicted]
         return [(str(label), p) for label, p in zip(predicted, estimator.predict_proba(X).tolist())]
-    return [(value, [value]) for value in predicted]
+    except ValueError as refusal:
+        if len(X) <= 1:
+            refusals.append(str(refusal).splitlines()[0])
+            return [None] * len(X)
+        take = X.iloc.__getitem__ if hasattr(X, "iloc") else X.__getitem__
+        half = len(X) // 2
+        return (_answers(estimator, take(slice(None, half)), classification, refusals)
+                + _answers(estimator, take(slice(half, None)), classification, refusals))
 
 
 def _library_rows(estimator, model: Model, rows):
