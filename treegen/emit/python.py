@@ -62,9 +62,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # model: 27.9 MB walked, 60.8 MB with the inline sums too).
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     inline = None if leaf else _inline_sum(model, plans, test, outputs)
-    walked = inline is None
     functions = [_function(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions
-                 if walked or f is not p.functions[0]]  # (an inline tree's deeper parts are walked)
+                 if inline is None or f is not p.functions[0]]  # (an inline tree's deeper parts are walked)
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -82,10 +81,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
-                  values=[_value_table(table) for _, table in outputs] if walked else [], combine=combine,
+                  values=[] if inline else [_value_table(table) for _, table in outputs], combine=combine,
                   linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
-                  sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
-                  inline=inline, walked=walked,
+                  sums=sums(model), link_lines=_link_lines(combine), inline=inline,
+                  raw_lines=_raw_lines(model) if boosted and not inline else [],
                   label=_decide(decision, deciding, "_raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
                   labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
