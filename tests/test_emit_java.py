@@ -27,13 +27,13 @@ from hypothesis import given, settings, strategies as st
 from treegen.targets import emit
 from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, has_label_values
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
-from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases,
+from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases, one_node_reached,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
                               latest, leaves, same, to_csv)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
@@ -498,18 +498,19 @@ def check_java_api(model, rows, answers, leaf: bool) -> list:
 PACKAGES = itertools.count()
 
 
-def check_random_models(models, seed: int) -> None:
+def check_random_models(models, seed: int, leaf: bool = True) -> list[str]:
     """The models through the Map, Object[] and double[] APIs, bit for bit, in one javac and one JVM,
-    and the first three as programs. A package of its own for every class the process compiles:
-    java_api's classpath holds the class directories of earlier examples too, where another
+    and the first three as programs; their sources. A package of its own for every class the process
+    compiles: java_api's classpath holds the class directories of earlier examples too, where another
     x0.Model would be found first."""
-    sources = [emit(m, "java", leaf=True, package=f"x{next(PACKAGES)}") for m in models]
+    sources = [emit(m, "java", leaf=leaf, package=f"x{next(PACKAGES)}") for m in models]
     compile_sources(sources, lint=True)
     rows = [edge_rows(m, seed) for m in models]
     for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
-        check_java_api(model, model_rows, answers, leaf=True)
+        check_java_api(model, model_rows, answers, leaf=leaf)
     for model, source, model_rows in list(zip(models, sources, rows))[:3]:
-        check_printed(model, source, model_rows[::2], runner=run_loaded, leaf=model is models[0])
+        check_printed(model, source, model_rows[::2], runner=run_loaded, leaf=leaf and model is models[0])
+    return sources
 
 
 @settings(max_examples=2, deadline=None)
@@ -520,6 +521,35 @@ def test_every_extension_of_the_model_is_exact(models, seed):
     link and label rule -- through the Map, Object[] and double[] APIs, bit for bit, all in one javac
     and one JVM; and a few as programs (the CSV reader is the one part the APIs skip)."""
     check_random_models(models, seed)
+
+
+@settings(max_examples=4, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000), leaf=st.booleans(),
+       apart=st.booleans())
+def test_trees_added_by_direct_calls_are_the_models(models, seed, leaf, apart):
+    """A boosted model or a forest whose trees each reach one node adds their terms up by calling each
+    tree's walker in turn (every kind of sum: float32, weights, scale, the bias added last, divisors,
+    per-output trees), its table's numbers node ids or distinct terms; ``apart``: each tree in a method
+    and a class of its own, the sums in their array."""
+    import treegen.emit.java as java
+    models = [one_node_reached(m) for m in models]
+    with pytest.MonkeyPatch.context() as patch:
+        if apart:
+            patch.setattr(java, "TREE_BYTES", java.COST.budget)
+            patch.setattr(java, "SUM_ENTRIES", java.POOL_BUDGET)
+            patch.setattr(java, "LOCAL_SUMS", 0)
+        sources = check_random_models(models, seed, leaf=leaf)
+    for model, source in zip(models, sources):
+        direct = model.combine.kind != "single" and not has_label_values(model)
+        methods, classes = source.count("(double[] x, double[] s) {"), source.count("static final class S")
+        if not direct:
+            assert methods == classes == 0
+        elif apart:
+            assert methods == classes == len(model.trees)
+        else:
+            assert methods == classes == 1
+        if direct:  # no tree through the general machinery
+            assert " output(" not in source
 
 
 @settings(max_examples=2, deadline=None)

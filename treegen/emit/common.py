@@ -42,7 +42,7 @@ from typing import Callable
 
 from ..arithmetic import f32
 from ..errors import TreegenError
-from ..model import Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
+from ..model import CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 NODE = "node"  # on the stack of _emit_functions: a node still to be written
@@ -460,6 +460,31 @@ def sums(model: Model) -> Sums:
                 None if combine.init_last or combine.scale == 1.0 else combine.scale,
                 combine.scale if combine.init_last else None, combine.init,
                 None if combine.divisor == 1.0 else combine.divisor)
+
+
+def summed_tree_by_tree(model: Model, plans: list[TreePlan]) -> bool:
+    """Whether code can add the trees' outputs up one tree at a time, each leaf's terms worked out when
+    the code is written (:func:`leaf_terms`): a boosted sum or a forest's average of trees that each
+    reach one node, with no linear leaves and no label values."""
+    return (model.combine.kind in (CombineKind.SUM, CombineKind.AVERAGE) and not has_label_values(model)
+            and all(p.exclusive and not p.linear for p in plans))
+
+
+def leaf_terms(steps: Sums | None, tree: int, value: tuple[float, ...]) -> tuple[float, ...]:
+    """A leaf's terms as the sums add them: its value times the tree's weight, then the scale, each
+    product rounded as the sums round (see :class:`Sums`); a forest's, its value."""
+    if steps is None:
+        return value
+    rounded = f32 if steps.float32 else float
+    weight = 1.0 if steps.weights is None else steps.weights[tree]
+    terms = []
+    for term in value:
+        if weight != 1.0:
+            term = rounded(term * weight)
+        if steps.scale is not None:
+            term = rounded(steps.scale * term)
+        terms.append(term)
+    return tuple(terms)
 
 
 def decides_on_raw(combine) -> bool:

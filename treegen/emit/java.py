@@ -45,9 +45,9 @@ from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes,
-                     decides_on_raw, float_text, label_part, missing_intervals, numeric_test, output_numbers,
-                     plan, scores_part, sums, utf16_escaped)
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes,
+                     decides_on_raw, float_text, label_part, leaf_terms, missing_intervals, numeric_test,
+                     output_numbers, plan, scores_part, summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -85,8 +85,13 @@ COST = CostModel(condition=_condition_bytes, leaf=4, call=5, collect=5, fraction
 # other quarter holds the class's own entries (names, descriptors, the classes it calls) with room to spare.
 POOL_BUDGET = POOL_LIMIT * 3 // 4
 RESUME_ENTRIES = 5  # what a walker adds: its reference in its class's dispatcher, its number
+# Trees added up by direct calls: a tree's bytes are its walker's call and its table's row (16), and
+# per line (a sum it adds to: a load, the add, float32's casts, a store) 14; its constant-pool entries
+# the walker's reference, name and type, name, and the tree's number.
+TREE_BYTES, COLUMN_BYTES, SUM_ENTRIES = 16, 14, 6
+LOCAL_SUMS = 8  # sums held in locals while trees are added; wider outputs are added in their array
 
-NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ...
+NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ... and S0, S1, ...
 # The types the generated code names without qualification: a class of the same name would shadow
 # one, or clash with its import, and not compile. A test checks this list against the code.
 RESERVED = frozenset("""ArrayList Arrays AssertionError BufferedWriter Character Collections Double Exception
@@ -112,7 +117,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     class_name : the public class's name; package : its package (none by default).
     """
     _check_name(class_name, "class name")
-    if class_name in NESTED or re.fullmatch(r"P[0-9]+", class_name):
+    if class_name in NESTED or re.fullmatch(r"[PS][0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
     if class_name in RESERVED:
         raise TreegenError(f"class name {class_name!r} is a name the generated code uses (a JDK type or a member); "
@@ -125,6 +130,11 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
+    direct = summed_tree_by_tree(model, plans)
+    steps = sums(model) if direct and model.combine.kind == CombineKind.SUM else None
+    if direct:  # the tables hold each leaf's terms, as the sums add them
+        outputs = [(numbers, {n: leaf_terms(steps, p.index, value) for n, value in table.items()})
+                   for p, (numbers, table) in zip(plans, outputs)]
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
               and not plans[0].linear)
@@ -142,7 +152,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
-                  sums=sums(model), raw_lines=_raw_lines(model) if boosted else [], link_lines=_link_lines(combine),
+                  sums=sums(model), raw_lines=_raw_lines(model) if boosted and not direct else [],
+                  link_lines=_link_lines(combine), direct=_direct_sums(plans, home, steps) if direct else None,
                   label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
@@ -372,9 +383,10 @@ def _data_chunks(tables: list[dict]) -> list[str]:
 
 def _raw_lines(model: Model) -> list[str]:
     """The body of ``raw(x)`` for sums that are not scikit-learn's plain ones (see
-    :class:`treegen.emit.common.Sums`): the model's steps, each cast to ``float`` in float32."""
+    :class:`treegen.emit.common.Sums`), tree by tree through ``output``: the model's steps, each cast to
+    ``float`` in float32."""
     steps = sums(model)
-    rounded = (lambda e: f"(float) ({e})") if steps.float32 else (lambda e: e)
+    rounded = _rounding(steps)
     body = ["double term = out[OUTPUT[t] < 0 ? k : 0];"]
     if steps.weights is not None:
         body += ["if (WEIGHT[t] != 1.0) {", f"{INDENT}term = {rounded('term * WEIGHT[t]')};", "}"]
@@ -385,7 +397,18 @@ def _raw_lines(model: Model) -> list[str]:
              "for (int t = 0; t < WIDTH.length; t++) {", f"{INDENT}double[] out = output(t, x, acc);",
              f"{INDENT}for (int k = Math.max(OUTPUT[t], 0); k < (OUTPUT[t] < 0 ? raw.length : OUTPUT[t] + 1); k++) {{",
              *(INDENT * 2 + line for line in body), f"{INDENT}}}", "}"]
-    last = []
+    return lines + _raw_ending(steps)
+
+
+def _rounding(steps: Sums | None):
+    """A function that writes an expression rounded as the sums round: cast to ``float`` in float32."""
+    return (lambda e: f"(float) ({e})") if steps is not None and steps.float32 else (lambda e: e)
+
+
+def _raw_ending(steps: Sums) -> list[str]:
+    """The last lines of ``raw(x)``, from the trees' sums in ``raw``: the scale and init added last, the
+    divisor."""
+    rounded, lines, last = _rounding(steps), [], []
     if steps.last_scale is not None:
         lines.append(f"double[] init = {{ {', '.join(literal(v) for v in steps.init)} }};")
         last.append(f"raw[k] = {rounded(rounded(literal(steps.last_scale) + ' * raw[k]') + ' + init[k]')};")
@@ -394,6 +417,59 @@ def _raw_lines(model: Model) -> list[str]:
     if last:
         lines += ["for (int k = 0; k < raw.length; k++) {", *(INDENT + line for line in last), "}"]
     return lines + ["return raw;"]
+
+
+def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None) -> dict:
+    """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None):
+    the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
+    calls in turn, each of which adds the terms of a run of trees to the sums (the tables hold the
+    terms: :func:`treegen.emit.common.leaf_terms`), calling each walker directly, the sums in locals.
+    Not through ``output``, a tree at a time: a switch, an accumulator and a new array each."""
+    width = len(steps.start) if steps else plans[0].width
+    held = range(width) if width <= LOCAL_SUMS else range(0)
+    classes: list[list[dict]] = []
+    methods, pool = [], POOL_BUDGET
+    for tree_plan in plans:
+        lines = _added(tree_plan, home, steps, width)
+        size = TREE_BYTES + COLUMN_BYTES * len(lines)
+        if pool + SUM_ENTRIES > POOL_BUDGET:
+            classes.append([])
+            pool = 0
+        if pool == 0 or methods[-1]["size"] + size > COST.budget:
+            methods.append({"name": f"add{len(methods)}", "part": len(classes) - 1, "size": 16 * len(held),
+                            "lines": [f"double {', '.join(f's{k} = s[{k}]' for k in held)};"] if held else []})
+            classes[-1].append(methods[-1])
+        methods[-1]["lines"] += lines
+        methods[-1]["size"] += size
+        pool += SUM_ENTRIES
+    for method in methods:
+        if any(line.startswith("v = ") for line in method["lines"]):
+            method["lines"].insert(1 if held else 0, "double[] v;")
+        method["lines"] += [f"s[{k}] = s{k};" for k in held]
+    total = "raw" if steps else "total"
+    start = (f"double[] raw = {{ {', '.join(literal(v) for v in steps.start)} }};" if steps else
+             f"double[] total = new double[{width}];")
+    calls = [f"S{m['part']}.{m['name']}(x, {total});" for m in methods]
+    ending = _raw_ending(steps) if steps else [
+        "for (int k = 0; k < total.length; k++) {", f"{INDENT}total[k] = total[k] / {len(plans)};", "}",
+        "return total;"]
+    return {"lines": [start, *calls, *ending], "classes": classes}
+
+
+def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int) -> list[str]:
+    """The lines of :func:`_direct_sums` that add a tree's terms: to its output column's sum, or to
+    each (every column of a forest), in locals ``s0``, ``s1``... or, wider than ``LOCAL_SUMS``, in a
+    loop over the array ``s``."""
+    rounded = _rounding(steps)
+    reached = f"VALUES[{tree_plan.index}][P{home[(tree_plan.index, 0)]}.{method_name(tree_plan.index, 0)}(x)]"
+    if width == 1 or steps and tree_plan.output is not None:
+        k = tree_plan.output if steps and tree_plan.output is not None else 0
+        sum_k = f"s{k}" if width <= LOCAL_SUMS else f"s[{k}]"
+        return [f"{sum_k} = {rounded(f'{sum_k} + {reached}[0]')};"]
+    if width <= LOCAL_SUMS:
+        return [f"v = {reached};", *(f"s{k} = {rounded(f's{k} + v[{k}]')};" for k in range(width))]
+    return [f"v = {reached};", f"for (int k = 0; k < {width}; k++) {{", f"{INDENT}s[k] = {rounded('s[k] + v[k]')};",
+            "}"]
 
 
 def _link_lines(combine) -> list[str]:

@@ -28,8 +28,8 @@ from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_part, missing_intervals, numeric_test, output_numbers, plan, scores_part,
-                     sums)
+                     float_text, label_part, leaf_terms, missing_intervals, numeric_test, output_numbers, plan,
+                     scores_part, summed_tree_by_tree, sums)
 from .render import render, source
 
 INDENT = "    "
@@ -273,16 +273,14 @@ def _inline_sum(model: Model, plans: list[TreePlan], test, outputs) -> dict | No
     the terms of the number they return (``outputs``: per tree, the walkers' numbers and values).
     Trees go into functions of up to ``INLINE_LINES`` lines, called in turn with the sums so far.
     None where trees are walked one by one: fractional routes, linear leaves, label values."""
-    kind = model.combine.kind
-    if (kind not in (CombineKind.SUM, CombineKind.AVERAGE) or has_label_values(model)
-            or any(not p.exclusive or p.linear for p in plans)):
+    if not summed_tree_by_tree(model, plans):
         return None
-    steps = sums(model) if kind == CombineKind.SUM else None
+    steps = sums(model) if model.combine.kind == CombineKind.SUM else None
     width = len(steps.start) if steps else plans[0].width
     sums_so_far = ", ".join(f"r{k}" for k in range(width))
     functions, body, tables = [], [], []
     for tree_plan, (numbers, values) in zip(plans, outputs):
-        terms = {number: _terms(steps, tree_plan.index, value) for number, value in values.items()}
+        terms = {number: leaf_terms(steps, tree_plan.index, value) for number, value in values.items()}
         tree = _inline_tree(tree_plan, test, steps, numbers, terms)
         if not functions or len(body) + len(tree) > INLINE_LINES:
             body = [f'{INDENT}f32 = memoryview(bytearray(4)).cast("f")  # a double stored is rounded as _f32 rounds'
@@ -333,23 +331,6 @@ def _inline_tree(tree_plan: TreePlan, test, steps: Sums | None, numbers: dict[in
     if len(columns) > 1:
         lines += [INDENT + line for i, k in enumerate(columns) for line in add(k, f"v[{i}]")]
     return lines
-
-
-def _terms(steps: Sums | None, tree: int, value: tuple[float, ...]) -> tuple[float, ...]:
-    """A leaf's terms as the sums add them: its value times the tree's weight, then the scale, each
-    product rounded as the sums round (see :class:`Sums`); a forest's, its value."""
-    if steps is None:
-        return value
-    rounded = arithmetic.f32 if steps.float32 else float
-    weight = 1.0 if steps.weights is None else steps.weights[tree]
-    terms = []
-    for term in value:
-        if weight != 1.0:
-            term = rounded(term * weight)
-        if steps.scale is not None:
-            term = rounded(steps.scale * term)
-        terms.append(term)
-    return tuple(terms)
 
 
 def _link_lines(combine) -> list[str]:
