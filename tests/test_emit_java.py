@@ -529,8 +529,9 @@ def test_every_extension_of_the_model_is_exact(models, seed):
 def test_trees_added_by_direct_calls_are_the_models(models, seed, leaf, apart):
     """A boosted model or a forest whose trees each reach one node adds their terms up by calling each
     tree's walker in turn (every kind of sum: float32, weights, scale, the bias added last, divisors,
-    per-output trees), its table's numbers node ids or distinct terms; ``apart``: each tree in a method
-    and a class of its own, the sums in their array."""
+    per-output trees): its walkers return the term itself, or the number of a row of terms (node ids
+    with leaf ids, else distinct terms); ``apart``: each tree in a method and a class of its own, the sums
+    in their array."""
     import treegen.emit.java as java
     models = [one_node_reached(m) for m in models]
     with pytest.MonkeyPatch.context() as patch:
@@ -550,6 +551,9 @@ def test_trees_added_by_direct_calls_are_the_models(models, seed, leaf, apart):
             assert methods == classes == 1
         if direct:  # no tree through the general machinery
             assert " output(" not in source
+        width_one = all(len(t.nodes[i].value) == 1 for t in model.trees for i in t.leaves())
+        # without leaf ids, trees of one number each return their leaf's term: no table of values
+        assert (" VALUES = " in source) == (not direct or leaf or not width_one)
 
 
 @settings(max_examples=2, deadline=None)

@@ -125,16 +125,20 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     for part in (package.split(".") if package else []):
         _check_name(part, "package name")
     plans = plan(model, COST)
-    home = _assign_classes(plans)
+    direct = summed_tree_by_tree(model, plans)
+    # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself
+    terms_returned = direct and not leaf and all(p.width == 1 for p in plans)
+    home = _assign_classes(plans, terms_returned)
     walkers = _walker_numbers(plans, home)
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
-    direct = summed_tree_by_tree(model, plans)
     steps = sums(model) if direct and model.combine.kind == CombineKind.SUM else None
     if direct:  # the tables hold each leaf's terms, as the sums add them
         outputs = [(numbers, {n: leaf_terms(steps, p.index, value) for n, value in table.items()})
                    for p, (numbers, table) in zip(plans, outputs)]
+    returned = [{node: literal(table[n][0]) if terms_returned else str(n) for node, n in numbers.items()}
+                for numbers, table in outputs]
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
               and not plans[0].linear)
@@ -153,7 +157,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
                   sums=sums(model), raw_lines=_raw_lines(model) if boosted and not direct else [],
-                  link_lines=_link_lines(combine), direct=_direct_sums(plans, home, steps) if direct else None,
+                  link_lines=_link_lines(combine), terms_returned=terms_returned,
+                  direct=_direct_sums(plans, home, steps, terms_returned) if direct else None,
                   label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
@@ -163,10 +168,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=_parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes)), outputs),
+                  parts=_parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes)), returned,
+                               "double" if terms_returned else "int"),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
-                  data=_data_chunks([table for _, table in outputs]), combine=model.combine, single=single,
+                  data=[] if terms_returned else _data_chunks([table for _, table in outputs]), combine=model.combine,
+                  single=single,
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
@@ -243,12 +250,12 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} == {c}.0" for c in codes)
 
 
-def _assign_classes(plans: list[TreePlan]) -> dict:
+def _assign_classes(plans: list[TreePlan], terms_returned: bool) -> dict:
     """Which nested class each method lives in, filling classes up to the constant-pool budget."""
     home, part, used = {}, 0, 0
     for tree_plan in plans:
         for function in tree_plan.functions:
-            need = _pool_entries(function) + (0 if tree_plan.exclusive else RESUME_ENTRIES)
+            need = _pool_entries(function, terms_returned) + (0 if tree_plan.exclusive else RESUME_ENTRIES)
             if used and used + need > POOL_BUDGET:
                 part, used = part + 1, 0
             home[(function.tree, function.node)] = part
@@ -256,9 +263,10 @@ def _assign_classes(plans: list[TreePlan]) -> dict:
     return home
 
 
-def _pool_entries(function) -> int:
-    """Constant-pool entries a method may add: 2 per double constant, 4 per method it calls
-    (reference, name and type, name, class), 1 per int above a short, and its own name and type."""
+def _pool_entries(function, terms_returned: bool) -> int:
+    """Constant-pool entries a method may add: 2 per double constant (a leaf's term where walkers return
+    terms), 4 per method it calls (reference, name and type, name, class), 1 per int above a short, and
+    its own name and type."""
     entries = 4
     for _, kind, payload in function.lines:
         if kind == IF:
@@ -268,7 +276,7 @@ def _pool_entries(function) -> int:
         elif kind == FRACTION:
             entries += 6 * len(payload)
         elif kind == LEAF:
-            entries += payload > 32767
+            entries += 2 if terms_returned else payload > 32767
     return entries
 
 
@@ -305,21 +313,22 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, outputs) -> list[list[dict]]:
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, kind: str) -> list[list[dict]]:
     """The nested classes, each a list of methods ready to print."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            method = _method(tree_plan, function, home, walkers, test, outputs[tree_plan.index][0])
+            method = _method(tree_plan, function, home, walkers, test, returned[tree_plan.index], kind)
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numbers) -> dict:
-    """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
-    value's, see :func:`output_numbers`); a non-exclusive one records in ``out``, in the order of the
-    walk, (node id, weight) where it ends and the number of children of a split that spreads the row,
-    whose first child it calls and whose others it pushes, last first. ``test(cond)``: an ``if`` line,
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, returned, kind: str) -> dict:
+    """A walker: an exclusive tree's returns what ``returned`` writes for the node reached: the
+    ``int`` that indexes its values (its id or its value's, see :func:`output_numbers`), or the
+    ``double`` it adds to the sums; a non-exclusive one records in ``out``, in the order of the walk,
+    (node id, weight) where it ends and the number of children of a split that spreads the row, whose
+    first child it calls and whose others it pushes, last first. ``test(cond)``: an ``if`` line,
     unindented (:func:`_if_line`)."""
     exclusive = tree_plan.exclusive
     call = lambda node: f"P{home[(function.tree, node)]}.{method_name(function.tree, node)}"
@@ -328,7 +337,7 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numb
         if kind == IF:
             return [pad + test(payload)]
         if kind == LEAF:
-            return ([f"{pad}return {numbers[payload]};"] if exclusive else
+            return ([f"{pad}return {returned[payload]};"] if exclusive else
                     [f"{pad}out.add({payload}, w);", f"{pad}return;"])
         if kind == CALL:
             return ([f"{pad}return {call(payload)}(x);"] if exclusive else
@@ -346,7 +355,7 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, numb
         lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
                   f"{pad}}}"]
     lines += braced_lines(function, INDENT, 3, statement)
-    signature = "int {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out, int d)"
+    signature = kind + " {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
 
@@ -419,7 +428,7 @@ def _raw_ending(steps: Sums) -> list[str]:
     return lines + ["return raw;"]
 
 
-def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None) -> dict:
+def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, terms_returned: bool) -> dict:
     """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None):
     the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
     calls in turn, each of which adds the terms of a run of trees to the sums (the tables hold the
@@ -430,7 +439,7 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None) -> dict:
     classes: list[list[dict]] = []
     methods, pool = [], POOL_BUDGET
     for tree_plan in plans:
-        lines = _added(tree_plan, home, steps, width)
+        lines = _added(tree_plan, home, steps, width, terms_returned)
         size = TREE_BYTES + COLUMN_BYTES * len(lines)
         if pool + SUM_ENTRIES > POOL_BUDGET:
             classes.append([])
@@ -456,16 +465,17 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None) -> dict:
     return {"lines": [start, *calls, *ending], "classes": classes}
 
 
-def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int) -> list[str]:
+def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, terms_returned: bool) -> list[str]:
     """The lines of :func:`_direct_sums` that add a tree's terms: to its output column's sum, or to
     each (every column of a forest), in locals ``s0``, ``s1``... or, wider than ``LOCAL_SUMS``, in a
-    loop over the array ``s``."""
+    loop over the array ``s``. The walker returns the term, or the number of the tree's terms."""
     rounded = _rounding(steps)
-    reached = f"VALUES[{tree_plan.index}][P{home[(tree_plan.index, 0)]}.{method_name(tree_plan.index, 0)}(x)]"
+    walk = f"P{home[(tree_plan.index, 0)]}.{method_name(tree_plan.index, 0)}(x)"
+    reached = f"VALUES[{tree_plan.index}][{walk}]"
     if width == 1 or steps and tree_plan.output is not None:
         k = tree_plan.output if steps and tree_plan.output is not None else 0
         sum_k = f"s{k}" if width <= LOCAL_SUMS else f"s[{k}]"
-        return [f"{sum_k} = {rounded(f'{sum_k} + {reached}[0]')};"]
+        return [f"{sum_k} = {rounded(f'{sum_k} + ' + (walk if terms_returned else f'{reached}[0]'))};"]
     if width <= LOCAL_SUMS:
         return [f"v = {reached};", *(f"s{k} = {rounded(f's{k} + v[{k}]')};" for k in range(width))]
     return [f"v = {reached};", f"for (int k = 0; k < {width}; k++) {{", f"{INDENT}s[k] = {rounded('s[k] + v[k]')};",
