@@ -41,6 +41,7 @@ from test_emit_python import (
     check_zero_weight_leaves,
     extreme_model,
     hostile_models,
+    symmetric_trees,
     to_csv,
 )
 from test_import_catboost import exact_probabilities
@@ -321,6 +322,21 @@ def test_linear_leaves_are_exact(models, seed):
     """Linear leaves (LightGBM's linear trees) on random boosted models, a dozen in one program."""
     assert_api_exact([(m, rows_for(m, 100, seed + k)) for k, m in enumerate(models)])
     assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0)
+
+
+@settings(max_examples=2, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=8, max_size=8), seed=st.integers(0, 1000))
+def test_symmetric_trees_are_exact(models, seed):
+    """Symmetric trees (CatBoost's) with every kind of two-way split and missing route, in every kind
+    of model, and the CatBoost fixtures: without leaf ids (as programs) each walker computes its leaf's
+    index from each level's test, without a branch; with them (through the API) it walks."""
+    models = [symmetric_trees(m, seed + k) for k, m in enumerate(models)]
+    catboost = [m for _, m in imported_models() if "catboost" in m.meta]
+    assert len(catboost) > 5 and all(re.search(r"\n *return \(.* \? [0-9]+ : [0-9]+\);\n", emit(m, "c"))
+                                     for m in catboost)
+    assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models + catboost[::2]], leaf=False,
+                          flags=PROGRAM_FLAGS_O0)
+    assert_api_exact([(m, rows_for(m, 60, seed)) for m in models])
 
 
 def test_random_models_as_programs():

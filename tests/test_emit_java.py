@@ -34,6 +34,7 @@ from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_row
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases, one_node_reached,
+                              symmetric_trees,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
                               latest, leaves, same, to_csv)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
@@ -552,8 +553,22 @@ def test_trees_added_by_direct_calls_are_the_models(models, seed, leaf, apart):
         if direct:  # no tree through the general machinery
             assert " output(" not in source
         width_one = all(len(t.nodes[i].value) == 1 for t in model.trees for i in t.leaves())
-        # without leaf ids, trees of one number each return their leaf's term: no table of values
-        assert (" VALUES = " in source) == (not direct or leaf or not width_one)
+        # without leaf ids, trees of one number each return their leaf's term: no table of values, but
+        # for a symmetric tree, whose walker returns its leaf's index
+        levelled = re.search(r"static int t[0-9]+n0\(double\[\] x\) \{\n *return .* \? ", source)
+        assert (" VALUES = " in source) == (not direct or leaf or not width_one or bool(levelled))
+
+
+@settings(max_examples=3, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=10, max_size=10), seed=st.integers(0, 1000), leaf=st.booleans())
+def test_symmetric_trees_are_the_models(models, seed, leaf):
+    """Symmetric trees (CatBoost's) with every kind of two-way split and missing route, in every kind
+    of model: without leaf ids each walker computes its leaf's index from each level's test, without a
+    branch; with them it walks."""
+    models = [symmetric_trees(m, seed + k) for k, m in enumerate(models)]
+    sources = check_random_models(models, seed, leaf=leaf)
+    indexed = sum(len(re.findall(r"\n *return \(.* \? [0-9]+ : [0-9]+\);\n", source)) for source in sources)
+    assert (indexed > 0) == (not leaf)
 
 
 @settings(max_examples=2, deadline=None)

@@ -48,7 +48,7 @@ from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import boosted as python_boosted
 from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
-                              check_zero_weight_leaves, extreme_model, hostile_models, to_csv)
+                              check_zero_weight_leaves, extreme_model, hostile_models, symmetric_trees, to_csv)
 from test_rule_text import boosted_models, edge_values, linear_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,6 +224,20 @@ def test_every_extension_is_exact(models, seed):
     rules), weighted and per-output trees, routes for unknown categories. 30 models, five to a Node
     process (its start cost more than the checks; an example more than 25 / 5 because Hypothesis's
     first may be five of its simplest model); one in five as a program too."""
+    assert_random_models_exact(models, seed)
+
+
+@settings(max_examples=3, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=5, max_size=5), seed=st.integers(0, 1000))
+def test_symmetric_trees_are_exact(models, seed):
+    """Symmetric trees (CatBoost's) with every kind of two-way split and missing route, in every kind
+    of model, and the CatBoost fixtures: without leaf ids each walker computes its leaf's index from
+    each level's test, without a branch; with them it walks."""
+    models = [symmetric_trees(m, seed + k) for k, m in enumerate(models)]
+    catboost = [m for _, m in imported_models() if "catboost" in m.meta]
+    assert len(catboost) > 5 and all(re.search(r"\n *return \(.* \? [0-9]+ : [0-9]+\);\n", emit(m, "javascript"))
+                                     for m in catboost)
+    assert_api_exact([(m, rows_for(m, 80, seed + k)) for k, m in enumerate(models + catboost)])
     assert_random_models_exact(models, seed)
 
 

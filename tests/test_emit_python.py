@@ -9,6 +9,7 @@ import functools
 import io
 import math
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -638,6 +639,35 @@ def one_node_reached(model):
             if node.split is not None and node.split.missing.kind == Route.FRACTION:
                 node.split = replace(node.split, missing=MissingRoute.to_child(0))
     return model
+
+
+def symmetric_trees(model, seed: int):
+    """The model with each tree replaced by a symmetric one (CatBoost's kind: every level tests one
+    split) of depth 0 to 4, made of the model's own two-way splits, each sending missing values to a
+    random child, and of its own nodes' values and label values; a tree with no such split stays."""
+    rng = random.Random(seed)
+    trees = []
+    for tree in model.trees:
+        splits = [n.split for n in tree.nodes if n.split is not None and len(n.children) == 2
+                  and n.split.missing.kind != Route.FRACTION]
+        if not splits:
+            trees.append(tree)
+            continue
+        levels = [replace(rng.choice(splits), missing=MissingRoute.to_child(rng.randint(0, 1)))
+                  for _ in range(rng.randint(0, 4))]
+        nodes = []
+
+        def grow(level: int) -> int:
+            me = len(nodes)
+            nodes.append(replace(rng.choice(tree.nodes), split=None, children=(), linear=None))
+            if level < len(levels):
+                first = grow(level + 1)
+                nodes[me] = replace(nodes[me], split=levels[level], children=(first, grow(level + 1)))
+            return me
+
+        grow(0)
+        trees.append(replace(tree, nodes=nodes))
+    return replace(model, trees=trees)
 
 
 def emitted_inline(model, lines: int, leaf: bool, nesting: int = 40) -> str:

@@ -51,12 +51,14 @@ from .common import (
     FRACTION,
     IF,
     LEAF,
+    LEVELS,
     Cond,
     CostModel,
     TreePlan,
     category_codes,
     float_text,
     label_part,
+    leaf_index,
     numeric_test,
     output_numbers,
     plan,
@@ -97,7 +99,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         so that several models link into one program.
     """
     _check_prefix(prefix)
-    plans = plan(model, COST)
+    plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     categories = category_codes(model)
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -117,7 +119,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
                            f"{len(model.target.classes)} classes")
     names = [f.name for f in model.features]
     test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
-    walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0) for p in plans for k, f in enumerate(p.functions)]
+    index_test = lambda cond: condition(cond, len(categories[cond.feature]))
+    walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0, index_test=index_test)
+               for p in plans for k, f in enumerate(p.functions)]
     context = dict(
         prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
@@ -257,12 +261,13 @@ def _if_line(cond: Cond, name: str, categories) -> str:
     return f"if ({condition(cond, len(categories))}) {{{comment(cond, name, categories)}"
 
 
-def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool) -> dict:
+def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool, index_test) -> dict:
     """One function of a tree, ready to print. An exclusive tree's returns the number of the node where
     evaluation ends (``numbers``: its id, or its value's, see :func:`output_numbers`); a fractional
     tree's reports the nodes it reaches (``reach``) and the splits that spread the row (``spread``),
     and pushes the walkers still to run (``push``), each with its path's weight.
-    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`); ``entry``: the tree's first function.
+    ``test(cond)``: an ``if`` line, unindented (:func:`_if_line`), ``index_test(cond)`` the test alone
+    (a symmetric tree's leaf index); ``entry``: the tree's first function.
     An exclusive tree's other functions are each called once, last: ``NOT_INLINED`` (model.c.j2) keeps
     the compiler from joining them back into the functions the cost model cut them from."""
     exclusive = tree_plan.exclusive
@@ -275,6 +280,8 @@ def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool) -> dict:
         if kind == IF:
             lines.append(pad + test(payload))
             open_blocks.append(depth)
+        elif kind == LEVELS:
+            lines.append(f"{pad}return {leaf_index(payload, index_test)};")
         elif kind == LEAF:
             lines.extend([f"{pad}return {numbers[payload]};"] if exclusive else
                          [f"{pad}reach(s, {payload}, w);", f"{pad}return;"])
@@ -291,7 +298,7 @@ def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool) -> dict:
         lines.append(INDENT * (open_blocks.pop() + 1) + "}")
     if not exclusive and lines and lines[-1] == f"{INDENT}return;":
         lines.pop()  # the end of the function returns anyway
-    if not any(kind == IF for _, kind, _ in function.lines):
+    if not any(kind in (IF, LEVELS) for _, kind, _ in function.lines):
         lines.insert(0, f"{INDENT}(void) x;")
     not_inlined = exclusive and not entry
     signature = (f"static {'NOT_INLINED ' * not_inlined}int {name(function.node)}(const double *x)" if exclusive else

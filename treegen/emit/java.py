@@ -52,9 +52,9 @@ from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes,
+from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes,
                      decides_on_raw, float_text, label_part, leaf_terms, missing_intervals, numeric_test,
-                     output_numbers, plan, scores_part, summed_tree_by_tree, sums, utf16_escaped)
+                     leaf_index, output_numbers, plan, scores_part, summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -131,9 +131,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                            "choose another --class-name")
     for part in (package.split(".") if package else []):
         _check_name(part, "package name")
-    plans = plan(model, COST)
+    plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
     # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself
+    # (a symmetric tree's, its leaf's index: see common._levels)
     terms_returned = direct and not leaf and all(p.width == 1 for p in plans)
     home = _assign_classes(plans, terms_returned)
     walkers = _walker_numbers(plans, home)
@@ -146,6 +147,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                    for p, (numbers, table) in zip(plans, outputs)]
     returned = [{node: literal(table[n][0]) if terms_returned else str(n) for node, n in numbers.items()}
                 for numbers, table in outputs]
+    tables = [table if p.levels is not None or not terms_returned else {} for p, (_, table) in zip(plans, outputs)]
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
               and not plans[0].linear)
@@ -179,7 +181,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                                "double" if terms_returned else "int"),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
-                  data=[] if terms_returned else _data_chunks([table for _, table in outputs]), combine=model.combine,
+                  data=_data_chunks(tables) if any(tables) else [], combine=model.combine,
                   single=single,
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
@@ -284,6 +286,8 @@ def _pool_entries(function, terms_returned: bool) -> int:
             entries += 6 * len(payload)
         elif kind == LEAF:
             entries += 2 if terms_returned else payload > 32767
+        elif kind == LEVELS:
+            entries += 4 * len(payload) + 2  # a test's constants, and the largest bits
     return entries
 
 
@@ -325,7 +329,8 @@ def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, kin
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
-            method = _method(tree_plan, function, home, walkers, test, returned[tree_plan.index], kind)
+            method = _method(tree_plan, function, home, walkers, test, returned[tree_plan.index],
+                             "int" if tree_plan.levels is not None else kind)
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
@@ -343,6 +348,8 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, retu
     def statement(pad: str, kind: str, payload) -> list[str]:
         if kind == IF:
             return [pad + test(payload)]
+        if kind == LEVELS:
+            return [f"{pad}return {leaf_index(payload, condition)};"]
         if kind == LEAF:
             return ([f"{pad}return {returned[payload]};"] if exclusive else
                     [f"{pad}out.add({payload}, w);", f"{pad}return;"])
@@ -482,7 +489,8 @@ def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, term
     if width == 1 or steps and tree_plan.output is not None:
         k = tree_plan.output if steps and tree_plan.output is not None else 0
         sum_k = f"s{k}" if width <= LOCAL_SUMS else f"s[{k}]"
-        return [f"{sum_k} = {rounded(f'{sum_k} + ' + (walk if terms_returned else f'{reached}[0]'))};"]
+        term = walk if terms_returned and tree_plan.levels is None else f"{reached}[0]"
+        return [f"{sum_k} = {rounded(f'{sum_k} + {term}')};"]
     if width <= LOCAL_SUMS:
         return [f"v = {reached};", *(f"s{k} = {rounded(f's{k} + v[{k}]')};" for k in range(width))]
     return [f"v = {reached};", f"for (int k = 0; k < {width}; k++) {{", f"{INDENT}s[k] = {rounded('s[k] + v[k]')};",

@@ -29,8 +29,8 @@ from __future__ import annotations
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import Model, has_label_values
-from .common import (CALL, IF, LEAF, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
-                     numeric_test, output_numbers, plan, utf16_escaped)
+from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
+                     leaf_index, numeric_test, output_numbers, plan, utf16_escaped)
 from .render import render, source
 
 INDENT = "  "
@@ -74,7 +74,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     if module not in MODULES:
         raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
     _check_names(model)
-    plans = plan(model, COST)
+    plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
@@ -192,6 +192,8 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     def statement(pad: str, kind: str, payload) -> list[str]:
         if kind == IF:
             return [pad + test(payload)]
+        if kind == LEVELS:
+            return [f"{pad}return {leaf_index(payload, condition)};"]
         if kind == LEAF and exclusive:
             return [f"{pad}return {numbers[payload]};"]
         if kind == LEAF:
