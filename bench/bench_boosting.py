@@ -2,7 +2,7 @@
 time per row, and -- the point -- how many probe rows each tool predicts differently from the library.
 
     python3 bench/bench_boosting.py [--trees 500] [--rows 5000] [--seconds 1] [--libraries xgboost,...]
-                                    [--tools library,python,java,sql,...]
+                                    [--tools library,python,java,c,sql,...]
 
 One 500-tree binary classifier per library, trained here on synthetic data (fixed seeds; 8 normal
 features, one of them rounded to a tenth so that values sit on its thresholds, one a fifth zeros,
@@ -19,8 +19,9 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
 
 * import / convert: treegen's ``import_file`` on the native file and ``from_object`` on the fitted
   estimator; a peer's conversion or compilation (m2cgen's export, ONNX conversion, tl2cgen's C
-  build with gcc, lleaves' LLVM compilation, javac).
-* generate: treegen's ``emit`` per target (Python, Java, DuckDB SQL); a target that refuses the model
+  build with gcc, lleaves' LLVM compilation, javac; treegen's C built by gcc -O2 into a library that
+  Python calls as it calls tl2cgen's, a batch of rows a call).
+* generate: treegen's ``emit`` per target (Python, Java, C, DuckDB SQL); a target that refuses the model
   is reported with its message.
 * one row: the median CPU time of single calls, each on one random row, timed alone, with a pass
   over 8 MB of unrelated memory between calls (so caches are cold as in a service answering one
@@ -595,6 +596,65 @@ def m2cgen_java(bench: Bench) -> None:
         run_java(bench, result, "m2cgen", source, "Model")
 
 
+# -- C ----------------------------------------------------------------------------------------------
+
+# Each row through treegen's C API, in a loop compiled beside the model: the probability of the
+# second class, and the label's index.
+C_GLUE = r"""
+#include "model.h"
+void batch(const double *rows, long n, double *p, int *label) {
+    double scores[MODEL_N_CLASSES];
+    for (long i = 0; i < n; i++) {
+        model_predict_proba(rows + i * MODEL_N_FEATURES, scores);
+        p[i] = scores[1];
+        label[i] = model_predict(rows + i * MODEL_N_FEATURES);
+    }
+}
+"""
+
+
+def c_rows(model, rows: Rows) -> np.ndarray:
+    """Rows as treegen's C API takes them: numbers, NaN missing, a category's index (-1 unknown)."""
+    from treegen.emit.common import category_codes
+    codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
+    return np.array([[value if feature.is_numeric else math.nan if value is None else codes[j].get(value, -1)
+                      for j, (feature, value) in enumerate(zip(model.features, values))]
+                     for values in rows.values], dtype=np.float64).reshape(len(rows.values), len(model.features))
+
+
+def treegen_c(bench: Bench) -> None:
+    """treegen's C, built by gcc -O2 into a library that Python calls as it calls tl2cgen's: a batch
+    of rows a call (one row a call for the one-row time)."""
+    import ctypes
+    from treegen.emit.c import header
+    result, source = treegen_source(bench, "c")
+    if source is None:
+        return
+    work = tempfile.mkdtemp(prefix="treegen-c-", dir=bench.directory)
+    for name, text in (("model.c", source), ("model.h", header(source)), ("glue.c", C_GLUE)):
+        with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    start = time.perf_counter()
+    built = subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", "model.so", "model.c", "glue.c", "-lm"],
+                           cwd=work, capture_output=True, text=True)
+    if built.returncode != 0:
+        result.note = "gcc fails: " + " ".join(built.stderr.strip().splitlines()[:1])[:160]
+        return
+    result.prepare = f"{time.perf_counter() - start:.1f} s (gcc, wall)"
+    library = ctypes.CDLL(os.path.join(work, "model.so"))
+
+    def predict(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, label = np.empty(len(rows)), np.empty(len(rows), dtype=np.int32)
+        library.batch(rows.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(rows)),
+                      p.ctypes.data_as(ctypes.c_void_p), label.ctypes.data_as(ctypes.c_void_p))
+        return p, label
+
+    p, label = predict(c_rows(bench.model, bench.probes))
+    compare(bench, result, [bench.model.target.classes[k] for k in label], p)
+    timed = c_rows(bench.model, bench.timed)
+    bench.time_calls(result, lambda i: predict(timed[i:i + 1]), lambda: predict(timed))
+
+
 # -- SQL (DuckDB) ----------------------------------------------------------------------------------
 
 
@@ -786,7 +846,7 @@ def onnx_runtime(bench: Bench) -> None:
 
 
 TOOLS = {"library": library_itself, "import": treegen_import, "python": treegen_python, "java": treegen_java,
-         "sql": treegen_duckdb, "m2cgen-python": m2cgen_python, "m2cgen-java": m2cgen_java,
+         "c": treegen_c, "sql": treegen_duckdb, "m2cgen-python": m2cgen_python, "m2cgen-java": m2cgen_java,
          "treelite": treelite_gtil, "tl2cgen": tl2cgen_library, "lleaves": lleaves_model, "onnx": onnx_runtime}
 
 
