@@ -33,8 +33,8 @@ from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
-from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases, one_node_reached,
-                              symmetric_trees,
+from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases,
+                              one_node_reached, symmetric_trees,
                               check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
                               latest, leaves, same, to_csv)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows

@@ -18,8 +18,9 @@ Trees that each reach one node, added up (boosting) or averaged (a forest), are 
 by methods of nested classes ``S0``, ``S1``... that call each tree's walker directly, the sums in
 locals (:func:`_direct_sums`): each leaf's terms -- its value times the tree's weight and the scale,
 rounded as the sums round -- are worked out when the code is written, and without leaf ids a walker of
-a tree of one number returns its term itself. Measured on bench_boosting's 500-tree models: 18-32 µs a
-row through the accumulator, 9-19 µs so.
+a tree of one number returns its term itself (a symmetric tree's, its leaf's index, computed without a
+branch: see :func:`treegen.emit.common._levels`). Measured on bench_boosting's 500-tree models: 18-32
+µs a row through the accumulator, 3-16 µs so.
 
 A tree with a fractional (C4.5) route cuts a method at every child of such a split, and its walk
 must meet the nodes depth first, children in order: the output is J48's nested sums
@@ -52,9 +53,10 @@ from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
-from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes,
-                     decides_on_raw, float_text, label_part, leaf_terms, missing_intervals, numeric_test,
-                     leaf_index, output_numbers, plan, scores_part, summed_tree_by_tree, sums, utf16_escaped)
+from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
+                     category_codes, decides_on_raw, float_text, label_part, leaf_index, leaf_terms,
+                     missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
+                     utf16_escaped)
 from .render import render, source
 
 INDENT = "    "
@@ -181,8 +183,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                                "double" if terms_returned else "int"),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
-                  data=_data_chunks(tables) if any(tables) else [], combine=model.combine,
-                  single=single,
+                  data=_data_chunks(tables) if any(tables) else [], combine=model.combine, single=single,
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
@@ -324,21 +325,22 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, kind: str) -> list[list[dict]]:
-    """The nested classes, each a list of methods ready to print."""
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, returns: str) -> list[list[dict]]:
+    """The nested classes, each a list of methods ready to print; an exclusive tree's walkers return
+    ``returns``, a symmetric tree's an ``int``."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
     for tree_plan in plans:
         for function in tree_plan.functions:
             method = _method(tree_plan, function, home, walkers, test, returned[tree_plan.index],
-                             "int" if tree_plan.levels is not None else kind)
+                             "int" if tree_plan.levels is not None else returns)
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
 
-def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, returned, kind: str) -> dict:
-    """A walker: an exclusive tree's returns what ``returned`` writes for the node reached: the
-    ``int`` that indexes its values (its id or its value's, see :func:`output_numbers`), or the
-    ``double`` it adds to the sums; a non-exclusive one records in ``out``, in the order of the walk,
+def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, returned, returns: str) -> dict:
+    """A walker: an exclusive tree's returns, as type ``returns``, what ``returned`` writes for the node
+    reached: the ``int`` that indexes its values (its id or its value's, see :func:`output_numbers`), or
+    the ``double`` it adds to the sums; a non-exclusive one records in ``out``, in the order of the walk,
     (node id, weight) where it ends and the number of children of a split that spreads the row, whose
     first child it calls and whose others it pushes, last first. ``test(cond)``: an ``if`` line,
     unindented (:func:`_if_line`)."""
@@ -369,7 +371,7 @@ def _method(tree_plan: TreePlan, function, home: dict, walkers: dict, test, retu
         lines += [f"{pad}if (d > {DEFER_DEPTH}) {{", f"{pad}{INDENT}out.push({number}, w);", f"{pad}{INDENT}return;",
                   f"{pad}}}"]
     lines += braced_lines(function, INDENT, 3, statement)
-    signature = kind + " {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out, int d)"
+    signature = returns + " {}(double[] x)" if exclusive else "void {}(double[] x, double w, Acc out, int d)"
     return {"signature": signature.format(method_name(function.tree, function.node)), "lines": lines}
 
 
