@@ -599,15 +599,18 @@ def m2cgen_java(bench: Bench) -> None:
 # -- C ----------------------------------------------------------------------------------------------
 
 # Each row through treegen's C API, in a loop compiled beside the model: the probability of the
-# second class, and the label's index.
+# second class, and the label's index unless ``label`` is NULL (the timed calls).
 C_GLUE = r"""
+#include <stddef.h>
 #include "model.h"
 void batch(const double *rows, long n, double *p, int *label) {
     double scores[MODEL_N_CLASSES];
     for (long i = 0; i < n; i++) {
         model_predict_proba(rows + i * MODEL_N_FEATURES, scores);
         p[i] = scores[1];
-        label[i] = model_predict(rows + i * MODEL_N_FEATURES);
+        if (label != NULL) {
+            label[i] = model_predict(rows + i * MODEL_N_FEATURES);
+        }
     }
 }
 """
@@ -643,13 +646,15 @@ def treegen_c(bench: Bench) -> None:
     result.prepare = f"{time.perf_counter() - start:.1f} s (gcc, wall)"
     library = ctypes.CDLL(os.path.join(work, "model.so"))
 
-    def predict(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p, label = np.empty(len(rows)), np.empty(len(rows), dtype=np.int32)
-        library.batch(rows.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(rows)),
-                      p.ctypes.data_as(ctypes.c_void_p), label.ctypes.data_as(ctypes.c_void_p))
-        return p, label
+    def predict(rows: np.ndarray, label: np.ndarray | None = None) -> np.ndarray:
+        p = np.empty(len(rows))
+        library.batch(rows.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(rows)), p.ctypes.data_as(ctypes.c_void_p),
+                      None if label is None else label.ctypes.data_as(ctypes.c_void_p))
+        return p
 
-    p, label = predict(c_rows(bench.model, bench.probes))
+    probes = c_rows(bench.model, bench.probes)
+    label = np.empty(len(probes), dtype=np.int32)
+    p = predict(probes, label)
     compare(bench, result, [bench.model.target.classes[k] for k in label], p)
     timed = c_rows(bench.model, bench.timed)
     bench.time_calls(result, lambda i: predict(timed[i:i + 1]), lambda: predict(timed))
