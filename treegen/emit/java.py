@@ -135,21 +135,23 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
         _check_name(part, "package name")
     plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
-    # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself
-    # (a symmetric tree's, its leaf's index: see common._levels)
+    # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself,
+    # but a symmetric tree's, which returns its leaf's index (see common._levels)
     terms_returned = direct and not leaf and all(p.width == 1 for p in plans)
-    home = _assign_classes(plans, terms_returned)
+    returns_term = [terms_returned and p.levels is None for p in plans]
+    home = _assign_classes(plans, returns_term)
     walkers = _walker_numbers(plans, home)
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
-    steps = sums(model) if direct and model.combine.kind == CombineKind.SUM else None
+    all_sums = sums(model)
+    steps = all_sums if direct and model.combine.kind == CombineKind.SUM else None
     if direct:  # the tables hold each leaf's terms, as the sums add them
         outputs = [(numbers, {n: leaf_terms(steps, p.index, value) for n, value in table.items()})
                    for p, (numbers, table) in zip(plans, outputs)]
-    returned = [{node: literal(table[n][0]) if terms_returned else str(n) for node, n in numbers.items()}
-                for numbers, table in outputs]
-    tables = [table if p.levels is not None or not terms_returned else {} for p, (_, table) in zip(plans, outputs)]
+    returned = [{node: literal(table[n][0]) if term else str(n) for node, n in numbers.items()}
+                for term, (numbers, table) in zip(returns_term, outputs)]
+    tables = [{} if term else table for term, (_, table) in zip(returns_term, outputs)]
     # A single tree that reaches one node is read straight from its walker: no accumulator, no dispatch.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
               and not plans[0].linear)
@@ -167,9 +169,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
-                  sums=sums(model), raw_lines=_raw_lines(model) if boosted and not direct else [],
+                  sums=all_sums, raw_lines=_raw_lines(all_sums) if boosted and not direct else [],
                   link_lines=_link_lines(combine), terms_returned=terms_returned,
-                  direct=_direct_sums(plans, home, steps, terms_returned) if direct else None,
+                  direct=_direct_sums(plans, home, steps, returns_term) if direct else None,
                   label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
@@ -180,7 +182,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
                   parts=_parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes)), returned,
-                               "double" if terms_returned else "int"),
+                               returns_term),
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
                   data=_data_chunks(tables) if any(tables) else [], combine=model.combine, single=single,
@@ -260,12 +262,12 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} == {c}.0" for c in codes)
 
 
-def _assign_classes(plans: list[TreePlan], terms_returned: bool) -> dict:
+def _assign_classes(plans: list[TreePlan], returns_term: list[bool]) -> dict:
     """Which nested class each method lives in, filling classes up to the constant-pool budget."""
     home, part, used = {}, 0, 0
-    for tree_plan in plans:
+    for tree_plan, term in zip(plans, returns_term):
         for function in tree_plan.functions:
-            need = _pool_entries(function, terms_returned) + (0 if tree_plan.exclusive else RESUME_ENTRIES)
+            need = _pool_entries(function, term) + (0 if tree_plan.exclusive else RESUME_ENTRIES)
             if used and used + need > POOL_BUDGET:
                 part, used = part + 1, 0
             home[(function.tree, function.node)] = part
@@ -273,7 +275,7 @@ def _assign_classes(plans: list[TreePlan], terms_returned: bool) -> dict:
     return home
 
 
-def _pool_entries(function, terms_returned: bool) -> int:
+def _pool_entries(function, returns_term: bool) -> int:
     """Constant-pool entries a method may add: 2 per double constant (a leaf's term where walkers return
     terms), 4 per method it calls (reference, name and type, name, class), 1 per int above a short, and
     its own name and type."""
@@ -286,7 +288,7 @@ def _pool_entries(function, terms_returned: bool) -> int:
         elif kind == FRACTION:
             entries += 6 * len(payload)
         elif kind == LEAF:
-            entries += 2 if terms_returned else payload > 32767
+            entries += 2 if returns_term else payload > 32767
         elif kind == LEVELS:
             entries += 4 * len(payload) + 2  # a test's constants, and the largest bits
     return entries
@@ -325,14 +327,14 @@ def _resume_groups(walkers: dict, home: dict) -> list[list[tuple[int, int]]]:
     return [groups.get(g, []) for g in range(max(groups) + 1)] if groups else []
 
 
-def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, returns: str) -> list[list[dict]]:
-    """The nested classes, each a list of methods ready to print; an exclusive tree's walkers return
-    ``returns``, a symmetric tree's an ``int``."""
+def _parts(plans: list[TreePlan], home: dict, walkers: dict, test, returned, returns_term) -> list[list[dict]]:
+    """The nested classes, each a list of methods ready to print; an exclusive tree's walkers return a
+    ``double`` where ``returns_term`` says so, else an ``int``."""
     classes: list[list[dict]] = [[] for _ in range(max(home.values()) + 1)] if home else []
-    for tree_plan in plans:
+    for tree_plan, term in zip(plans, returns_term):
         for function in tree_plan.functions:
             method = _method(tree_plan, function, home, walkers, test, returned[tree_plan.index],
-                             "int" if tree_plan.levels is not None else returns)
+                             "double" if term else "int")
             classes[home[(function.tree, function.node)]].append(method)
     return classes
 
@@ -406,11 +408,10 @@ def _data_chunks(tables: list[dict]) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
-def _raw_lines(model: Model) -> list[str]:
+def _raw_lines(steps: Sums) -> list[str]:
     """The body of ``raw(x)`` for sums that are not scikit-learn's plain ones (see
     :class:`treegen.emit.common.Sums`), tree by tree through ``output``: the model's steps, each cast to
     ``float`` in float32."""
-    steps = sums(model)
     rounded = _rounding(steps)
     body = ["double term = out[OUTPUT[t] < 0 ? k : 0];"]
     if steps.weights is not None:
@@ -444,7 +445,7 @@ def _raw_ending(steps: Sums) -> list[str]:
     return lines + ["return raw;"]
 
 
-def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, terms_returned: bool) -> dict:
+def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_term: list[bool]) -> dict:
     """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None):
     the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
     calls in turn, each of which adds the terms of a run of trees to the sums (the tables hold the
@@ -453,11 +454,11 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, terms_re
     width = len(steps.start) if steps else plans[0].width
     held = range(width) if width <= LOCAL_SUMS else range(0)
     classes: list[list[dict]] = []
-    methods, pool = [], POOL_BUDGET
-    for tree_plan in plans:
-        lines = _added(tree_plan, home, steps, width, terms_returned)
+    methods, pool = [], 0
+    for tree_plan, term in zip(plans, returns_term):
+        lines = _added(tree_plan, home, steps, width, term)
         size = TREE_BYTES + COLUMN_BYTES * len(lines)
-        if pool + SUM_ENTRIES > POOL_BUDGET:
+        if not classes or pool + SUM_ENTRIES > POOL_BUDGET:
             classes.append([])
             pool = 0
         if pool == 0 or methods[-1]["size"] + size > COST.budget:
@@ -481,7 +482,7 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, terms_re
     return {"lines": [start, *calls, *ending], "classes": classes}
 
 
-def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, terms_returned: bool) -> list[str]:
+def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, returns_term: bool) -> list[str]:
     """The lines of :func:`_direct_sums` that add a tree's terms: to its output column's sum, or to
     each (every column of a forest), in locals ``s0``, ``s1``... or, wider than ``LOCAL_SUMS``, in a
     loop over the array ``s``. The walker returns the term, or the number of the tree's terms."""
@@ -491,7 +492,7 @@ def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, term
     if width == 1 or steps and tree_plan.output is not None:
         k = tree_plan.output if steps and tree_plan.output is not None else 0
         sum_k = f"s{k}" if width <= LOCAL_SUMS else f"s[{k}]"
-        term = walk if terms_returned and tree_plan.levels is None else f"{reached}[0]"
+        term = walk if returns_term else f"{reached}[0]"
         return [f"{sum_k} = {rounded(f'{sum_k} + {term}')};"]
     if width <= LOCAL_SUMS:
         return [f"v = {reached};", *(f"s{k} = {rounded(f's{k} + v[{k}]')};" for k in range(width))]
