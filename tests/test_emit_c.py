@@ -95,7 +95,10 @@ PROGRAM_FLAGS_O0 = ("-std=c99", "-O0") + STRICT_FLAGS
 # One program checks many models, each compiled with its own prefix: it reads lines "M k" (the model
 # to use next) and "R f1 f2 ..." (a row: "m" missing, "n<16 hex digits>" a double's bits, "c<hex>" a
 # category's UTF-8 text, looked up with PREFIX_category, "i<int>" a code as it is) and prints, per row,
-# the label index or the value's bits, the probabilities' bits and the leaf ids with their counts.
+# the label index or the value's bits, the probabilities' bits and the leaf ids with their counts; after each
+# model's rows, a line "B n:same ..." when its rows API (PREFIX_predict_rows, PREFIX_predict_proba_rows) on
+# all of them, then on the first 5 (fewer than it takes to add the trees in groups), gives those answers
+# bit for bit (else "n:differs@i").
 HARNESS = r"""
 #include <math.h>
 #include <stdint.h>
@@ -111,6 +114,9 @@ struct api {
     void (*proba)(const double *, double *);
     int (*leaf)(const double *, int *, int *);
     int (*category)(int, const char *);
+    void (*labels)(const double *, size_t, int *);
+    void (*values)(const double *, size_t, double *);
+    void (*probas)(const double *, size_t, double *);
 };
 
 static const struct api APIS[] = {
@@ -124,16 +130,71 @@ static void bits(double v)
     printf(" %%016llx", (unsigned long long) u);
 }
 
+/* A model's rows so far and its answers one row a call: labels, and values or probabilities. */
+static double *rows, *answers, *again;
+static int *labels, *labels_again;
+static size_t count, capacity;
+
+static void keep(const struct api *m, const double *row, int label, const double *scores)
+{
+    size_t width = m->n_classes > 0 ? (size_t) m->n_classes : 1;
+    if (count == capacity) {
+        capacity = 2 * capacity + 64;
+        rows = realloc(rows, sizeof(double) * capacity * (size_t) m->n_features);
+        answers = realloc(answers, sizeof(double) * capacity * width);
+        again = realloc(again, sizeof(double) * capacity * width);
+        labels = realloc(labels, sizeof(int) * capacity);
+        labels_again = realloc(labels_again, sizeof(int) * capacity);
+    }
+    memcpy(rows + count * (size_t) m->n_features, row, sizeof(double) * (size_t) m->n_features);
+    memcpy(answers + count * width, scores, sizeof(double) * width);
+    labels[count++] = label;
+}
+
+/* The rows API on the first n rows kept against their answers one row a call. */
+static void check_rows(const struct api *m, size_t n)
+{
+    size_t i, width = m->n_classes > 0 ? (size_t) m->n_classes : 1;
+    if (m->n_classes > 0) {
+        m->labels(rows, n, labels_again);
+        m->probas(rows, n, again);
+    } else {
+        m->values(rows, n, again);
+    }
+    for (i = 0; i < n; i++) {
+        if ((m->n_classes > 0 && labels[i] != labels_again[i])
+            || memcmp(answers + i * width, again + i * width, sizeof(double) * width) != 0) {
+            printf(" %%zu:differs@%%zu", n, i);
+            return;
+        }
+    }
+    printf(" %%zu:same", n);
+}
+
+static void check_model(const struct api *m)
+{
+    printf("B");
+    if (count > 0) {
+        check_rows(m, count);
+        check_rows(m, count < 5 ? count : 5);
+    }
+    printf("\n");
+    count = capacity = 0;  /* the next model's rows and answers may be wider: made anew */
+}
+
 int main(void)
 {
     static char line[1 << 20];
-    const struct api *m = &APIS[0];
+    const struct api *m = NULL;
     double row[4096], scores[4096];
     int *ids = NULL, counts[4096];
     while (fgets(line, sizeof line, stdin) != NULL) {
         char *field = strtok(line, " \n");
-        int f = 0, n, k;
+        int f = 0, n, k, label = 0;
         if (field != NULL && strcmp(field, "M") == 0) {
+            if (m != NULL) {
+                check_model(m);
+            }
             m = &APIS[atoi(strtok(NULL, " \n"))];
             free(ids);
             ids = (int *) malloc(sizeof(int) * (size_t) m->leaf_capacity);
@@ -161,15 +222,18 @@ int main(void)
             f++;
         }
         if (m->n_classes > 0) {
-            printf("%%d", m->label(row));
+            label = m->label(row);
+            printf("%%d", label);
             m->proba(row, scores);
             for (k = 0; k < m->n_classes; k++) {
                 bits(scores[k]);
             }
         } else {
+            scores[0] = m->value(row);
             printf("v");
-            bits(m->value(row));
+            bits(scores[0]);
         }
+        keep(m, row, label, scores);
         n = m->leaf(row, ids, counts);
         printf(" |");
         for (k = 0; k < m->n_trees; k++) {
@@ -181,6 +245,9 @@ int main(void)
         }
         printf("\n");
     }
+    if (m != NULL) {
+        check_model(m);
+    }
     free(ids);
     return 0;
 }
@@ -191,9 +258,10 @@ def api_entry(prefix: str, classification: bool) -> str:
     macro = prefix.upper()
     if classification:
         return (f"    {{{macro}_N_FEATURES, {macro}_N_CLASSES, {macro}_N_TREES, {macro}_LEAF_CAPACITY, "
-                f"{prefix}_predict, NULL, {prefix}_predict_proba, {prefix}_predict_leaf, {prefix}_category}},")
+                f"{prefix}_predict, NULL, {prefix}_predict_proba, {prefix}_predict_leaf, {prefix}_category, "
+                f"{prefix}_predict_rows, NULL, {prefix}_predict_proba_rows}},")
     return (f"    {{{macro}_N_FEATURES, 0, {macro}_N_TREES, {macro}_LEAF_CAPACITY, NULL, {prefix}_predict, NULL, "
-            f"{prefix}_predict_leaf, {prefix}_category}},")
+            f"{prefix}_predict_leaf, {prefix}_category, NULL, {prefix}_predict_rows, NULL}},")
 
 
 def build(directory: str, sources: list[str], main_text: str, cc: str = "gcc", flags=("-O2",)) -> str:
@@ -258,6 +326,8 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
     for j, (model, rows) in zip(of, models_rows):
         lines.append(f"M {j}")
         lines.extend(encode(model, row) for row in rows)
+    # every other model sums its rows 37 at a time, not 2,048 / its sums' width: chunks and the last one short
+    flags = tuple(flags) + tuple(f"-DM{j}_ROWS_AT_ONCE=37" for j in range(1, len(sources), 2))
     with tempfile.TemporaryDirectory(prefix="treegen-c-test-") as directory:
         program = build(directory, sources, HARNESS % {"includes": includes, "apis": apis}, cc, flags)
         done = subprocess.run([program], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=600)
@@ -276,6 +346,7 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
                 assert same(fields[1], label), (row, fields, label)
             assert [int(c) for c in counts.split()] == [len(t) for t in want], row
             assert [int(i) for i in ids.split()] == [i for t in want for i in t], row
+        assert next(answers) == "B" + "".join(f" {n}:same" for n in ([len(rows), min(len(rows), 5)] if rows else []))
     assert next(answers, None) is None
     return printed
 
@@ -773,7 +844,7 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
-    check_model_part("c", "runtime.c.txt", 200)
+    check_model_part("c", "runtime.c.txt", 210)  # 202 lines: the header declares the rows API too
 
 
 def test_same_bytes_as_the_python_program():
@@ -815,7 +886,7 @@ def test_verify_runs_it_for_real(tmp_path):
 
 def test_the_example_program_links_the_model(tmp_path):
     """examples/c/main.c, compiled with the model exported as its comment says, prints the tree's
-    predictions and probabilities."""
+    predictions and probabilities, then the labels of all the rows at once."""
     model = fit(load_dataset(str(ROOT / "examples" / "play_tennis.csv"), target="play"), "id3")
     path = tmp_path / "tennis.json"
     modelio.save(model, str(path))
@@ -827,7 +898,9 @@ def test_the_example_program_links_the_model(tmp_path):
     lines = subprocess.run(["./tennis"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
     days = [("sunny", "cool", "high", "strong"), ("overcast", None, "normal", None), ("rain", "mild", "normal", "weak"),
             ("foggy", None, None, "weak")]
-    assert len(lines) == len(days)
+    assert len(lines) == len(days) + 1
+    rows = [dict(zip(("outlook", "temperature", "humidity", "wind"), day)) for day in days]
+    assert lines.pop() == "all at once: " + " ".join(model.predict(row) for row in rows)
     for line, day in zip(lines, days):
         row = dict(zip(("outlook", "temperature", "humidity", "wind"), day))
         label, printed = line.split(" -> ")[1].split(" (")
