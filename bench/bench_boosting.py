@@ -20,7 +20,7 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
 * import / convert: treegen's ``import_file`` on the native file and ``from_object`` on the fitted
   estimator; a peer's conversion or compilation (m2cgen's export, ONNX conversion, tl2cgen's C
   build with gcc, lleaves' LLVM compilation, javac; treegen's C built by gcc -O2 into a library that
-  Python calls as it calls tl2cgen's, a batch of rows a call).
+  Python calls as it calls tl2cgen's, a batch of rows a call through its rows API).
 * generate: treegen's ``emit`` per target (Python, Java, C, DuckDB SQL); a target that refuses the model
   is reported with its message.
 * one row: the median CPU time of single calls, each on one random row, timed alone, with a pass
@@ -598,19 +598,21 @@ def m2cgen_java(bench: Bench) -> None:
 
 # -- C ----------------------------------------------------------------------------------------------
 
-# Each row through treegen's C API, in a loop compiled beside the model: the probability of the
-# second class, and the label's index unless ``label`` is NULL (the timed calls).
+# The rows through treegen's C API for many rows (a group of trees over every row before the next), in a
+# function compiled beside the model: the probability of the second class, and the labels unless
+# ``label`` is NULL (the timed calls).
 C_GLUE = r"""
-#include <stddef.h>
+#include <stdlib.h>
 #include "model.h"
 void batch(const double *rows, long n, double *p, int *label) {
-    double scores[MODEL_N_CLASSES];
+    double *scores = malloc(sizeof(double) * MODEL_N_CLASSES * (size_t) n);
+    model_predict_proba_rows(rows, (size_t) n, scores);
     for (long i = 0; i < n; i++) {
-        model_predict_proba(rows + i * MODEL_N_FEATURES, scores);
-        p[i] = scores[1];
-        if (label != NULL) {
-            label[i] = model_predict(rows + i * MODEL_N_FEATURES);
-        }
+        p[i] = scores[i * MODEL_N_CLASSES + 1];
+    }
+    free(scores);
+    if (label != NULL) {
+        model_predict_rows(rows, (size_t) n, label);
     }
 }
 """
