@@ -235,7 +235,7 @@ def _raw_lines(model: Model) -> list[str]:
     """The body of ``_raw(x)`` for sums that are not scikit-learn's plain ones (see
     :class:`treegen.emit.common.Sums`): the model's steps, each rounded by ``_f32`` in float32."""
     steps = sums(model)
-    rounded = (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
+    rounded = _rounding(steps)
     weighted = steps.weights is not None
     lines = [f"raw = [{', '.join(literal(v) for v in steps.start)}]",
              "for tree, weight in zip(_TREES, _WEIGHTS):" if weighted else "for tree in _TREES:",
@@ -250,10 +250,15 @@ def _raw_lines(model: Model) -> list[str]:
     return lines + _raw_ending(steps)
 
 
+def _rounding(steps: Sums):
+    """A function that writes an expression rounded as the sums round: through ``_f32`` in float32."""
+    return (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
+
+
 def _raw_ending(steps: Sums) -> list[str]:
     """The last lines of ``_raw(x)``, from the sums of the trees in ``raw``: the scale and init added
     last, the divisor."""
-    rounded = (lambda e: f"_f32({e})") if steps.float32 else (lambda e: e)
+    rounded = _rounding(steps)
     lines = []
     if steps.last_scale is not None:
         scaled = rounded(f"{literal(steps.last_scale)} * r")
