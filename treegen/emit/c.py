@@ -417,6 +417,7 @@ def _direct_term(model: Model, tree_plan: TreePlan) -> dict:
 
 
 def _line_size(kind, payload) -> int:
+    """The cost model's estimate of one line of a walker (a symmetric tree's: its levels' tests)."""
     if kind == IF:
         return COST.condition(payload)
     if kind == LEVELS:
