@@ -374,7 +374,9 @@ import java.nio.file.Paths;
 import java.util.*;
 
 /** For each (class, rows file) given: each row through predict, predictProba and predictLeaf of an Object[],
- * a Map and the double[] that encode makes of it; doubles as their bits. */
+ * a Map and the double[] that encode makes of it; doubles as their bits. Then a line "rows:same" when
+ * predictRows and predictProbaRows, given all the encoded rows at once, answer as the double[] calls did
+ * (else "rows:differ@" and the first row that differs). */
 public class ApiHarness {
     static String bits(double v) {
         return Long.toHexString(Double.doubleToRawLongBits(v));
@@ -397,6 +399,28 @@ public class ApiHarness {
         return out.toString();
     }
 
+    /** predictRows, then predictProbaRows where there is one, on all the rows against the answers of the
+     * double[] calls, row after row. */
+    static String rowsAtOnce(Class<?> model, double[][] rows, List<String> oneByOne) throws Exception {
+        List<Object> batches = new ArrayList<>();
+        for (String name : new String[] {"predictRows", "predictProbaRows"}) {
+            try {
+                batches.add(model.getMethod(name, double[][].class).invoke(null, (Object) rows));
+            } catch (NoSuchMethodException absent) {
+                // a regression model: no probabilities
+            }
+        }
+        for (int i = 0; i < rows.length; i++) {
+            for (int k = 0; k < batches.size(); k++) {
+                String got = answer(java.lang.reflect.Array.get(batches.get(k), i));
+                if (!got.equals(oneByOne.get(i * batches.size() + k))) {
+                    return "rows:differ@" + i;
+                }
+            }
+        }
+        return "rows:same";
+    }
+
     public static void main(String[] args) throws Exception {
         StringBuilder out = new StringBuilder();
         for (int a = 0; a < args.length; a += 2) {
@@ -404,6 +428,8 @@ public class ApiHarness {
             @SuppressWarnings("unchecked")
             List<String> features = (List<String>) model.getField("FEATURES").get(null);
             List<String> lines = Files.readAllLines(Paths.get(args[a + 1]), StandardCharsets.UTF_8);
+            List<double[]> encodedRows = new ArrayList<>();
+            List<String> oneByOne = new ArrayList<>();
             for (String line : lines) {
                 String[] fields = line.isEmpty() ? new String[0] : line.split("\t", -1);
                 Object[] row = new Object[features.size()];
@@ -427,10 +453,12 @@ public class ApiHarness {
                     answers.add(answer(positional.invoke(null, (Object) row)));
                     answers.add(answer(model.getMethod(name, Map.class).invoke(null, map)));
                     answers.add(answer(model.getMethod(name, double[].class).invoke(null, (Object) encoded)));
+                    if (!name.equals("predictLeaf")) oneByOne.add(answers.get(answers.size() - 1));
                 }
+                encodedRows.add(encoded);
                 out.append(String.join("\t", answers)).append('\n');
             }
-            out.append("--\n");
+            out.append(rowsAtOnce(model, encodedRows.toArray(new double[0][]), oneByOne)).append("\n--\n");
         }
         System.out.print(out);
     }
@@ -463,8 +491,9 @@ def java_api(models_sources_rows) -> list[list[list[str]]]:
         done = subprocess.run(["java", "-cp", classpath, "ApiHarness", *args], capture_output=True, text=True,
                               timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    blocks = done.stdout.split("--\n")[:-1]
-    return [[line.split("\t") for line in block.splitlines()] for block in blocks]
+    blocks = [block.splitlines() for block in done.stdout.split("--\n")[:-1]]
+    assert [block.pop() for block in blocks] == ["rows:same"] * len(blocks)  # the rows API's answers
+    return [[line.split("\t") for line in block] for block in blocks]
 
 
 def from_bits(text: str) -> float:

@@ -60,6 +60,7 @@ from .common import (
     CostModel,
     TreePlan,
     category_codes,
+    code_size,
     float_text,
     label_part,
     leaf_index,
@@ -413,16 +414,7 @@ def _direct_term(model: Model, tree_plan: TreePlan) -> dict:
     """What an add function (model.c.j2) needs of a tree: its number, the raw sum it adds to, its weight,
     the estimated size of its code."""
     return dict(index=tree_plan.index, output=_output(tree_plan), weight=literal(model.trees[tree_plan.index].weight),
-                size=sum(_line_size(kind, payload) for f in tree_plan.functions for _, kind, payload in f.lines))
-
-
-def _line_size(kind, payload) -> int:
-    """The cost model's estimate of one line of a walker (a symmetric tree's: its levels' tests)."""
-    if kind == IF:
-        return COST.condition(payload)
-    if kind == LEVELS:
-        return sum(COST.condition(test) for test, _ in payload)
-    return COST.leaf if kind == LEAF else COST.call
+                size=code_size(tree_plan, COST))
 
 
 def _groups(terms: list[dict]) -> list[list[dict]]:

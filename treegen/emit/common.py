@@ -498,6 +498,20 @@ def sums(model: Model) -> Sums:
                 None if combine.divisor == 1.0 else combine.divisor)
 
 
+def code_size(tree_plan: TreePlan, cost: CostModel) -> int:
+    """A cost model's estimate of a tree's code: its tests (a symmetric tree's levels), leaves and calls."""
+    size = 0
+    for function in tree_plan.functions:
+        for _, kind, payload in function.lines:
+            if kind == IF:
+                size += cost.condition(payload)
+            elif kind == LEVELS:
+                size += sum(cost.condition(test) for test, _ in payload)
+            else:
+                size += cost.leaf if kind == LEAF else cost.call
+    return size
+
+
 def summed_tree_by_tree(model: Model, plans: list[TreePlan]) -> bool:
     """Whether code can add the trees' outputs up one tree at a time, each leaf's terms worked out when
     the code is written (:func:`leaf_terms`): a boosted sum or a forest's average of trees that each

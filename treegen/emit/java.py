@@ -20,7 +20,9 @@ locals (:func:`_direct_sums`): each leaf's terms -- its value times the tree's w
 rounded as the sums round -- are worked out when the code is written, and without leaf ids a walker of
 a tree of one number returns its term itself (a symmetric tree's, its leaf's index, computed without a
 branch: see :func:`treegen.emit.common._levels`). Measured on bench_boosting's 500-tree models: 18-32
-µs a row through the accumulator, 3-16 µs so.
+µs a row through the accumulator, 3-16 µs so. Each method adds a group of trees of a few KB of walker
+code (``GROUP_BYTES``), and ``predictRows`` / ``predictProbaRows`` run each group over every row before
+the next (each class's ``rows``), so that its code stays in the processor's caches.
 
 A tree with a fractional (C4.5) route cuts a method at every child of such a split, and its walk
 must meet the nodes depth first, children in order: the output is J48's nested sums
@@ -54,7 +56,7 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
-                     category_codes, decides_on_raw, float_text, label_part, leaf_index, leaf_terms,
+                     category_codes, code_size, decides_on_raw, float_text, label_part, leaf_index, leaf_terms,
                      missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
                      utf16_escaped)
 from .render import render, source
@@ -98,6 +100,11 @@ RESUME_ENTRIES = 5  # what a walker adds: its reference in its class's dispatche
 # per line (a sum it adds to: a load, the add, float32's casts, a store) 14; its constant-pool entries
 # the walker's reference, name and type, name, and the tree's number.
 TREE_BYTES, COLUMN_BYTES, SUM_ENTRIES = 16, 14, 6
+# A method of S0, S1... adds trees of at most this much walker code (COST's estimate, one tree at least): the
+# rows API runs each over every row before the next. On bench_boosting's 500-tree LightGBM model, methods of
+# 2 trees of 31 leaves took 10.7 us a row, 4 5.7-5.9, 10 to 25 5.4-5.5, 50 5.7, 170 7.4 (one row a call: 8.1-8.7).
+GROUP_BYTES = 8000
+CLASS_GROUPS = 200  # methods a class of them: its rows method, a loop each, stays under JIT_LIMIT
 LOCAL_SUMS = 8  # sums held in locals while trees are added; wider outputs are added in their array
 
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ... and S0, S1, ...
@@ -173,6 +180,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   link_lines=_link_lines(combine), terms_returned=terms_returned,
                   direct=_direct_sums(plans, home, steps, returns_term) if direct else None,
                   label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
+                  rows_scores="scoresOf(sums[r])" if boosted else "sums[r]",
+                  rows_label=_decide(decision, "scoresOf(sums[r])" if boosted else "sums[r]", "sums[r]"),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
                   on_raw=boosted and decides_on_raw(combine),
@@ -450,23 +459,29 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_
     the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
     calls in turn, each of which adds the terms of a run of trees to the sums (the tables hold the
     terms: :func:`treegen.emit.common.leaf_terms`), calling each walker directly, the sums in locals.
-    Not through ``output``, a tree at a time: a switch, an accumulator and a new array each."""
+    Not through ``output``, a tree at a time: a switch, an accumulator and a new array each. Also the
+    parts the rows API needs: the sums' ``start`` statement, their name, and the ``ending`` of
+    ``ended(sums)``, which the body returns."""
     width = len(steps.start) if steps else plans[0].width
     held = range(width) if width <= LOCAL_SUMS else range(0)
     classes: list[list[dict]] = []
     methods, pool = [], 0
     for tree_plan, term in zip(plans, returns_term):
         lines = _added(tree_plan, home, steps, width, term)
-        size = TREE_BYTES + COLUMN_BYTES * len(lines)
-        if not classes or pool + SUM_ENTRIES > POOL_BUDGET:
+        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), code_size(tree_plan, COST)
+        method = (not methods or methods[-1]["size"] + size > COST.budget
+                  or methods[-1]["walkers"] + walkers > GROUP_BYTES)
+        if not classes or pool + SUM_ENTRIES > POOL_BUDGET or method and len(classes[-1]) == CLASS_GROUPS:
             classes.append([])
-            pool = 0
-        if pool == 0 or methods[-1]["size"] + size > COST.budget:
+            pool, method = 0, True
+        if method:
             methods.append({"name": f"add{len(methods)}", "part": len(classes) - 1, "size": 16 * len(held),
+                            "walkers": 0,
                             "lines": [f"double {', '.join(f's{k} = s[{k}]' for k in held)};"] if held else []})
             classes[-1].append(methods[-1])
         methods[-1]["lines"] += lines
         methods[-1]["size"] += size
+        methods[-1]["walkers"] += walkers
         pool += SUM_ENTRIES
     for method in methods:
         if any(line.startswith("v = ") for line in method["lines"]):
@@ -479,7 +494,8 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_
     ending = _raw_ending(steps) if steps else [
         "for (int k = 0; k < total.length; k++) {", f"{INDENT}total[k] = total[k] / {len(plans)};", "}",
         "return total;"]
-    return {"lines": [start, *calls, *ending], "classes": classes}
+    return {"lines": [start, *calls, f"return ended({total});"], "classes": classes, "start": start, "sums": total,
+            "ending": ending}
 
 
 def _added(tree_plan: TreePlan, home: dict, steps: Sums | None, width: int, returns_term: bool) -> list[str]:
