@@ -495,10 +495,13 @@ public class Bench {
     static double sink = 0;
     static double proba(ROWTYPE row) { return PROBA; }
     static String label(ROWTYPE row) { return LABEL; }
+    static double[] probas(List<ROWTYPE> rows) { PROBAS }
     public static void main(String[] a) throws Exception {
         StringBuilder out = new StringBuilder();
-        for (ROWTYPE row : read(a[0]))
-            out.append(label(row)).append('\t').append(Long.toHexString(Double.doubleToRawLongBits(proba(row)))).append('\n');
+        List<ROWTYPE> probes = read(a[0]);
+        double[] p = probas(probes);
+        for (int i = 0; i < p.length; i++)
+            out.append(label(probes.get(i))).append('\t').append(Long.toHexString(Double.doubleToRawLongBits(p[i]))).append('\n');
         System.out.print(out);
         List<ROWTYPE> rows = read(a[1]);
         double seconds = Double.parseDouble(a[2]);
@@ -508,7 +511,7 @@ public class Bench {
         while (passes.size() < 5 || System.nanoTime() - begin < seconds * 1e9) {
             Collections.shuffle(rows, random);
             long start = CPU.getCurrentThreadCpuTime();
-            for (ROWTYPE row : rows) sink += proba(row);
+            sink += probas(rows)[0];
             passes.add((double) (CPU.getCurrentThreadCpuTime() - start) / rows.size());
         }
         List<Double> late = new ArrayList<>(passes.subList(passes.size() / 2, passes.size()));
@@ -531,10 +534,16 @@ public class Bench {
     }
 }
 """
-JAVA_CALLS = {  # tool: (row type, row, probability of the second class, label or "")
+# PROBAS: the probabilities of the second class of a list of rows -- a batch: treegen's rows API, a
+# loop of one-row calls where the tool has none.
+ONE_BY_ONE = ("double[] p = new double[rows.size()]; for (int i = 0; i < p.length; i++) p[i] = proba(rows.get(i)); "
+              "return p;")
+JAVA_CALLS = {  # tool: (row type, row, probability of the second class, label or "", probabilities of a list)
     "treegen": ("double[]", "TreegenModel.encode(cells)", "TreegenModel.predictProba(row)[1]",
-                "TreegenModel.predict(row)"),
-    "m2cgen": ("double[]", "numbers", "Model.score(row)[1]", "\"\""),
+                "TreegenModel.predict(row)",
+                "double[][] s = TreegenModel.predictProbaRows(rows.toArray(new double[0][])); double[] p = "
+                "new double[s.length]; for (int i = 0; i < p.length; i++) p[i] = s[i][1]; return p;"),
+    "m2cgen": ("double[]", "numbers", "Model.score(row)[1]", "\"\"", ONE_BY_ONE),
 }
 
 
@@ -553,9 +562,9 @@ def write_cells(path: str, rows: Rows, model) -> None:
 
 
 def run_java(bench: Bench, result: Result, tool: str, source: str, class_name: str) -> None:
-    row_type, row, proba, label = JAVA_CALLS[tool]
-    harness = (JAVA_HARNESS.replace("ROWTYPE", row_type).replace("ROW", row).replace("PROBA", proba)
-               .replace("LABEL", label))
+    row_type, row, proba, label, probas = JAVA_CALLS[tool]
+    harness = (JAVA_HARNESS.replace("ROWTYPE", row_type).replace("ROW", row).replace("PROBAS", probas)
+               .replace("PROBA", proba).replace("LABEL", label))
     work = tempfile.mkdtemp(prefix=f"{tool}-java-", dir=bench.directory)
     for name, text in ((class_name + ".java", source), ("Bench.java", harness)):
         with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
