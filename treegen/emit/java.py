@@ -104,7 +104,7 @@ TREE_BYTES, COLUMN_BYTES, SUM_ENTRIES = 16, 14, 6
 # rows API runs each over every row before the next. On bench_boosting's 500-tree LightGBM model, methods of
 # 2 trees of 31 leaves took 10.7 us a row, 4 5.7-5.9, 10 to 25 5.4-5.5, 50 5.7, 170 7.4 (one row a call: 8.1-8.7).
 GROUP_BYTES = 8000
-CLASS_GROUPS = 200  # methods a class of them: its rows method, a loop each, stays under JIT_LIMIT
+CLASS_GROUPS = 200  # the most such methods in one class, so that its rows method (a loop each) stays under JIT_LIMIT
 LOCAL_SUMS = 8  # sums held in locals while trees are added; wider outputs are added in their array
 
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ... and S0, S1, ...
