@@ -56,7 +56,10 @@ FIXTURES = ROOT / "tests" / "fixtures"
 RUNTIME = ROOT / "treegen" / "templates" / "javascript" / "runtime.js.txt"
 
 # One Node process checks many modules: each job names a module and rows; it prints, per row, what
-# predict, predictProba and predictLeaf give for the row as an object and on the fast path.
+# predict, predictProba and predictLeaf give for the row as an object and on the fast path, and where the
+# rows API (predictRows, predictProbaRows) first differs from them by a bit, if anywhere: on the rows as
+# objects and encoded, the first five, and 2,100 of them (the rows again and again) so that groups of
+# trees go over ROWS_AT_ONCE rows and then a short chunk.
 HARNESS = r"""
 import {readFileSync} from "node:fs";
 import {createRequire} from "node:module";
@@ -66,6 +69,20 @@ const value = (v) => v !== null && typeof v === "object" ? (v.n === "nan" ? NaN 
   : v.n === "-inf" ? -Infinity : Number(v.n)) : v;
 const text = (v) => typeof v === "number" ? (Object.is(v, -0) ? "-0" : String(v)) : v;
 const jobs = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const rowsDiffer = (m, rows, what) => {
+  const labels = m.predictRows(rows), probas = m.predictProba ? m.predictProbaRows(rows) : null;
+  if (labels.length !== rows.length || probas !== null && probas.length !== rows.length) {
+    return `${what}: ${labels.length} answers for ${rows.length} rows`;
+  }
+  for (let i = 0; i < rows.length; i++) {
+    const one = m.predict(rows[i]), scores = probas === null ? [] : m.predictProba(rows[i]);
+    if (!Object.is(labels[i], one) || probas !== null && (probas[i].length !== scores.length
+        || probas[i].some((p, k) => !Object.is(p, scores[k])))) {
+      return `${what}, row ${i}: ${labels[i]} ${probas && probas[i]} against ${one} ${scores}`;
+    }
+  }
+  return null;
+};
 const results = [];
 for (const job of jobs) {
   const m = job.path.endsWith(".cjs") ? require(job.path) : await import(pathToFileURL(job.path).href);
@@ -83,7 +100,11 @@ for (const job of jobs) {
     }
     answers.push(answer);
   }
-  results.push({features: m.FEATURES, classes: m.CLASSES, answers});
+  const objects = job.rows.map((raw) => Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, value(v)])));
+  const many = Array.from({length: 2100}, (_, i) => objects[i % objects.length]);
+  const rowsApi = [["objects", objects], ["encoded", objects.map(m.encode)], ["first five", objects.slice(0, 5)],
+    ["2,100", many]].map(([what, rows]) => rowsDiffer(m, rows, what)).find((d) => d !== null) ?? "same";
+  results.push({features: m.FEATURES, classes: m.CLASSES, answers, rowsApi});
 }
 console.log(JSON.stringify(results));
 """
@@ -138,6 +159,7 @@ def assert_api_exact(models_rows, leaf: bool = False, module: str = "esm") -> No
     sources = [emit(model, "javascript", leaf=leaf, module=module) for model, _ in models_rows]
     results = api_answers([(source, rows) for source, (_, rows) in zip(sources, models_rows)])
     for (model, rows), result in zip(models_rows, results):
+        assert result["rowsApi"] == "same"
         assert result["features"] == [f.name for f in model.features]
         assert result["classes"] == list(model.target.classes)
         for row, answer, (label, scores) in zip(rows, result["answers"], predict_rows(model, rows)):
@@ -620,7 +642,9 @@ const out = [m.predict(row), m.predictProba(row), m.predictLeaf(row), m.predict(
   m.predict([0.5, 2, undefined, "v0_1", "unseen"]) === m.predict(row), Array.from(m.encode(row)),
   m.predict(m.encode(row)) === m.predict(row), m.predict({}), Object.isFrozen(m.FEATURES), m.FEATURES, m.CLASSES];
 let thrown = [];
-for (const bad of [() => m.predict({x0: "abc"}), () => m.predict({x0: {}}), () => m.encode([1, 2])]) {
+for (const bad of [() => m.predict({x0: "abc"}), () => m.predict({x0: {}}), () => m.encode([1, 2]),
+  () => m.predict(0.5), () => m.predict(null), () => m.predictRows({x0: 0.5}), () => m.predictRows([row, 7]),
+  () => m.predictProbaRows(null)]) {
   try { bad(); thrown.push("no error"); } catch (error) { thrown.push(error.constructor.name + ": " + error.message); }
 }
 console.log(JSON.stringify([out, thrown]));
@@ -646,7 +670,12 @@ def test_the_api_takes_objects_maps_arrays_and_strings():
     assert empty == model.predict({}) and features == ["x0", "x1", "x2", "c0", "c1"] and classes == ["a", "b", "c"]
     assert thrown == ["TypeError: feature 'x0': 'abc' is not a number",
                       "TypeError: feature 'x0': '[object Object]' is not a number",
-                      "RangeError: expected 5 values, one per feature, got 2"]
+                      "RangeError: expected 5 values, one per feature, got 2",
+                      "TypeError: a row is an object, a Map or an array of values, not number",
+                      "TypeError: a row is an object, a Map or an array of values, not null",
+                      "TypeError: rows: expected an array (or an iterable) of rows",
+                      "TypeError: a row is an object, a Map or an array of values, not number",
+                      "TypeError: rows: expected an array (or an iterable) of rows"]
 
 
 def test_names_every_object_inherits_are_read_only_as_the_rows_own():

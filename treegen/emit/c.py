@@ -22,10 +22,10 @@ Each tree is cut into functions by a cost model of the code size gcc and clang g
 function's compile time at ``-O2`` grows faster than linearly with its size), which they are told not
 to inline back together, and nesting stays under C99's 127 levels of blocks. Trees that each reach one
 node, added up or averaged, are summed by functions that call their walkers directly: ``sum_trees``,
-all of them, for one row, and ``add0``, ``add1``... each a group of consecutive trees (:func:`_groups`),
-which the rows API runs over every row before the next group. Walkers call each other
-only as the last thing they do (``return f(x)``, a jump at ``-O2``); a tree with fractional routes
-pushes instead of calling. Nothing recurses.
+all of them, for one row, and ``add0``, ``add1``... each a group of consecutive trees
+(:func:`treegen.emit.common.size_groups`), which the rows API runs over every row before the next group.
+Walkers call each other only as the last thing they do (``return f(x)``, a jump at ``-O2``); a tree with
+fractional routes pushes instead of calling. Nothing recurses.
 
 Names and labels appear only in string literals (:func:`string`): printable ASCII, with quotes,
 backslashes and question marks (trigraphs) escaped and every other byte of their UTF-8 in octal --
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import re
+from operator import itemgetter
 from typing import NamedTuple
 
 from ..errors import TreegenError
@@ -67,6 +68,7 @@ from .common import (
     numeric_test,
     output_numbers,
     plan,
+    size_groups,
 )
 from .render import render, source
 
@@ -129,7 +131,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     if classification and n_scores != len(model.target.classes):
         raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
                            f"{len(model.target.classes)} classes")
-    adds = _groups([_direct_term(model, p) for p in plans]) if direct else []
+    adds = size_groups([_direct_term(model, p) for p in plans], itemgetter("size"), GROUP_SIZE) if direct else []
     sum_width = n_raw if combine.kind == CombineKind.SUM else max([n_raw] + [p.width for p in plans])
     names = [f.name for f in model.features]
     test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
@@ -415,19 +417,6 @@ def _direct_term(model: Model, tree_plan: TreePlan) -> dict:
     the estimated size of its code."""
     return dict(index=tree_plan.index, output=_output(tree_plan), weight=literal(model.trees[tree_plan.index].weight),
                 size=code_size(tree_plan, COST))
-
-
-def _groups(terms: list[dict]) -> list[list[dict]]:
-    """The trees in groups of consecutive trees, each at most GROUP_SIZE (or one tree): the rows API adds
-    a group to every row before the next group, so that the group's code stays in the processor's caches."""
-    groups, size = [], 0
-    for term in terms:
-        if not groups or size + term["size"] > GROUP_SIZE:
-            groups.append([])
-            size = 0
-        groups[-1].append(term)
-        size += term["size"]
-    return groups
 
 
 def _output(tree_plan: TreePlan) -> int:

@@ -512,6 +512,20 @@ def code_size(tree_plan: TreePlan, cost: CostModel) -> int:
     return size
 
 
+def size_groups(items: list, size: Callable[[object], int], budget: int) -> list[list]:
+    """``items`` cut into runs of consecutive items whose sizes add up to at most ``budget`` (or one item):
+    the rows APIs add one such group of trees to every row before the next, so that the group's code
+    stays in the processor's caches."""
+    groups, total = [], 0
+    for item in items:
+        if not groups or total + size(item) > budget:
+            groups.append([])
+            total = 0
+        groups[-1].append(item)
+        total += size(item)
+    return groups
+
+
 def summed_tree_by_tree(model: Model, plans: list[TreePlan]) -> bool:
     """Whether code can add the trees' outputs up one tree at a time, each leaf's terms worked out when
     the code is written (:func:`leaf_terms`): a boosted sum or a forest's average of trees that each

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import Model, has_label_values
-from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, TreePlan, braced_lines, category_codes, float_text,
-                     leaf_index, numeric_test, output_numbers, plan, utf16_escaped)
+from ..model import CombineKind, Model, has_label_values
+from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
+                     float_text, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
+                     summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, source
 
 INDENT = "  "
@@ -38,6 +39,11 @@ MODULES = ("esm", "commonjs")
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
+# The most walker bytecode (COST's estimate) of a group of trees that an add function sums: the rows API adds
+# a group to every row before the next. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups
+# of one tree took 11.1-13.3 us a row, of four to sixteen 7.7-9.9, of thirty-two 8.2-10.6 (a call a row: 12-14).
+GROUP_BYTES = 6000
+LOCAL_SUMS = 8  # sums an add function holds in locals; wider outputs are added in their array
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\", "<": "\\u003c"}
 
 
@@ -78,6 +84,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
+    direct = summed_tree_by_tree(model, plans)
+    steps = sums(model) if direct and model.combine.kind == CombineKind.SUM else None
+    if direct:  # the tables hold each leaf's terms, as the sums add them
+        outputs = [(numbers, {n: leaf_terms(steps, p.index, value) for n, value in table.items()})
+                   for p, (numbers, table) in zip(plans, outputs)]
+    width = len(steps.start) if steps else plans[0].width
     quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
     test = per_condition(lambda cond: f"if ({condition(cond)}) {{{comment(cond, *quoted[cond.feature])}")
     walkers = [_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
@@ -92,6 +104,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
                   values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
                   linear=[_linear_map(p) for p in plans], zero_band=literal(model.numeric.zero_band),
+                  adds=_adds(plans, steps, width) if direct else [],
+                  start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))
 
 
@@ -210,6 +224,38 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
     if lines and lines[-1] == f"{INDENT}return;":  # the function's end returns anyway
         lines.pop()
     return {"name": name(function.node), "params": "x" if exclusive else "x, w, out, todo", "lines": lines}
+
+
+def _adds(plans: list[TreePlan], steps: Sums | None, width: int) -> list[dict]:
+    """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None), in
+    groups (:func:`treegen.emit.common.size_groups`): per group an add function, ``add0(x, s, o)``..., that
+    adds its trees' terms (the tables hold them: :func:`treegen.emit.common.leaf_terms`) to the sums
+    ``s[o]``, ``s[o + 1]``..., calling each walker directly. A row's sums go through every group in turn;
+    the rows API runs a group over every row before the next."""
+    held = width <= LOCAL_SUMS
+    at = lambda k: "s[o]" if k == 0 else f"s[o + {k}]"
+    sum_k = (lambda k: f"s{k}") if held else at
+    rounded = (lambda e: f"Math.fround({e})") if steps and steps.float32 else (lambda e: e)
+    adds = []
+    for group in size_groups(plans, lambda p: code_size(p, COST), GROUP_BYTES):
+        lines = [f"let {', '.join(f's{k} = {at(k)}' for k in range(width))};"] if held else []
+        for tree_plan in group:
+            walk = f"{walker_name(tree_plan.index, 0)}(x)"
+            if width == 1 or steps and tree_plan.output is not None:
+                k = tree_plan.output if steps and tree_plan.output is not None else 0
+                lines.append(f"{sum_k(k)} = {rounded(f'{sum_k(k)} + VALUES[{tree_plan.index}][{walk}]')};")
+                continue
+            lines += [f"v = VALUES[{tree_plan.index}];", f"b = {width} * {walk};"]
+            if held:
+                lines += [f"{sum_k(k)} = {rounded(f'{sum_k(k)} + v[b + {k}]')};" for k in range(width)]
+            else:
+                added = rounded("s[o + k] + v[b + k]")
+                lines += [f"for (let k = 0; k < {width}; k++) {{", f"{INDENT}s[o + k] = {added};", "}"]
+        if any(line.startswith("v = ") for line in lines):
+            lines.insert(1 if held else 0, "let v, b;")
+        lines += [f"{at(k)} = s{k};" for k in range(width)] if held else []
+        adds.append({"name": f"add{len(adds)}", "lines": lines})
+    return adds
 
 
 def _linear_map(tree_plan: TreePlan) -> str:
