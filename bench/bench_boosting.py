@@ -21,7 +21,7 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
   estimator; a peer's conversion or compilation (m2cgen's export, ONNX conversion, tl2cgen's C
   build with gcc, lleaves' LLVM compilation, javac; treegen's C built by gcc -O2 into a library that
   Python calls as it calls tl2cgen's, a batch of rows a call through its rows API).
-* generate: treegen's ``emit`` per target (Python, Java, C, DuckDB SQL); a target that refuses the model
+* generate: treegen's ``emit`` per target (Python, Java, JavaScript, C, DuckDB SQL); a target that refuses the model
   is reported with its message.
 * one row: the median CPU time of single calls, each on one random row, timed alone, with a pass
   over 8 MB of unrelated memory between calls (so caches are cold as in a service answering one
@@ -29,7 +29,9 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
   the timed rows (a loop of one-row calls where the tool has no batch API: generated Python), per
   row, the median of several. Java runs in its own JVM: the probes first (which warms it), then
   ``--seconds`` of passes over the rows in a new random order each (the median of the passes in the
-  second half), then single calls as above; thread CPU time (ThreadMXBean). DuckDB: one thread;
+  second half), then single calls as above; thread CPU time (ThreadMXBean). JavaScript runs in Node
+  (CommonJS modules) the same way: process CPU time for the passes, wall time for single calls (Node's
+  CPU clock counts microseconds); treegen's batch is its rows API. DuckDB: one thread;
   "one row" is the query over a one-row table (mostly parsing and planning), "batch" what each
   further row adds: the query over all the timed rows less that, per row (best of ``--repeat``).
   Everything runs on one thread (OMP_NUM_THREADS=1, nthread/num_threads/n_jobs=1, ONNX Runtime with
@@ -45,7 +47,7 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
   (p > 0.5). The note says which rows differ: probe rows at thresholds only, with a missing value,
   with an unknown category; the edge value; held-out data.
 
-Peers: m2cgen (Python and Java), treelite's GTIL interpreter and tl2cgen (C, compiled with gcc),
+Peers: m2cgen (Python, Java and JavaScript), treelite's GTIL interpreter and tl2cgen (C, compiled with gcc),
 lleaves (LightGBM only), ONNX Runtime on models converted by onnxmltools (skl2onnx for scikit-learn;
 for CatBoost, where onnxmltools' ``convert_catboost`` fails, CatBoost's own ONNX export). Install them beside treegen:
 ``pip install -e '.[bench]'`` (see pyproject.toml's ``bench`` extra).
@@ -605,6 +607,107 @@ def m2cgen_java(bench: Bench) -> None:
         run_java(bench, result, "m2cgen", source, "Model")
 
 
+# -- JavaScript --------------------------------------------------------------------------------------
+
+# Node runs the module (CommonJS) on the rows of write_cells: ROW turns ``cells`` (a number, a string or
+# null each) and ``numbers`` (NaN for missing or a non-number) into what the model takes, PROBAS(rows) gives
+# the probabilities of the second class of a list of rows, LABELS(rows) their labels (null: decided in
+# Python). Prints each probe row's label and probability bits, then the batch and one-row times in ns.
+JS_HARNESS = r"""
+const fs = require("node:fs");
+const m = require(process.argv[2]);
+const read = (path) => fs.readFileSync(path, "utf8").split("\n").filter((line) => line !== "").map((line) => {
+  const parts = line.split("\t");
+  const cells = parts.map((s) => s === "" ? null : s.startsWith("s") ? s.slice(1) : Number(s));
+  const numbers = parts.map((s) => s === "" || s.startsWith("s") ? NaN : Number(s));
+  return ROW;
+});
+const probas = (rows) => PROBAS;
+const labels = (rows) => LABELS;
+const probes = read(process.argv[3]);
+const p = probas(probes), l = labels(probes), bits = new BigUint64Array(1), number = new Float64Array(bits.buffer);
+const out = [];
+for (let i = 0; i < p.length; i++) {
+  number[0] = p[i];
+  out.push(`${l === null ? "" : l[i]}\t${bits[0].toString(16)}`);
+}
+console.log(out.join("\n"));
+const rows = read(process.argv[4]), seconds = Number(process.argv[5]);
+let sink = 0, seed = 1;
+const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+const passes = [], begin = process.hrtime.bigint();
+while (passes.length < 5 || Number(process.hrtime.bigint() - begin) < seconds * 1e9) {
+  for (let i = rows.length - 1; i > 0; i--) {  // a new order each pass, not timed
+    const j = Math.floor(random() * (i + 1));
+    [rows[i], rows[j]] = [rows[j], rows[i]];
+  }
+  const start = process.cpuUsage();
+  sink += probas(rows)[0];
+  const used = process.cpuUsage(start);
+  passes.push((used.user + used.system) * 1000 / rows.length);
+}
+const late = passes.slice(passes.length >> 1).sort((a, b) => a - b);
+const noise = new Float64Array(1 << 20), timed = [], bare = [];
+const end = process.hrtime.bigint() + BigInt(Math.round(seconds * 1e9));
+while (timed.length < 20 || process.hrtime.bigint() < end && timed.length < 20000) {
+  const one = [rows[Math.floor(random() * rows.length)]];
+  for (let i = 0; i < noise.length; i += 8) noise[i] += 1;
+  let start = process.hrtime.bigint();
+  sink += probas(one)[0];
+  timed.push(Number(process.hrtime.bigint() - start));
+  start = process.hrtime.bigint();
+  bare.push(Number(process.hrtime.bigint() - start));
+}
+timed.sort((a, b) => a - b);
+bare.sort((a, b) => a - b);
+const one = timed[timed.length >> 1] - bare[bare.length >> 1];
+console.log(`TIMES ${late[late.length >> 1]} ${one} ${sink + noise[0] > 0 ? "" : " "}`);
+"""
+JS_CALLS = {  # tool: (row, probabilities of the second class of a list of rows, their labels or null)
+    "treegen": ("m.encode(Object.fromEntries(m.FEATURES.map((name, j) => [name, cells[j]])))",
+                "m.predictProbaRows(rows).map((s) => s[1])", "m.predictRows(rows)"),
+    "m2cgen": ("numbers", "rows.map((row) => m.score(row)[1])", "null"),
+}
+
+
+def run_javascript(bench: Bench, result: Result, tool: str, source: str) -> None:
+    """The module in Node: the probes' answers and times through JS_HARNESS. treegen's batch is its rows
+    API; m2cgen's a loop of one-row calls. One row a call: wall time (Node's CPU clock counts microseconds)."""
+    row, probas, labels = JS_CALLS[tool]
+    work = tempfile.mkdtemp(prefix=f"{tool}-js-", dir=bench.directory)
+    files = {"model.cjs": source, "bench.cjs": JS_HARNESS.replace("ROW", row).replace("PROBAS", probas)
+             .replace("LABELS", labels)}
+    for name, text in files.items():
+        with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    probes_path, timed_path = os.path.join(work, "probes.tsv"), os.path.join(work, "timed.tsv")
+    write_cells(probes_path, bench.probes, bench.model)
+    write_cells(timed_path, bench.timed, bench.model)
+    ran = subprocess.run(["node", "--stack-size=65500", "bench.cjs", "./model.cjs", probes_path, timed_path,
+                          str(bench.seconds)], cwd=work, capture_output=True, text=True)
+    if ran.returncode != 0:
+        result.note = "node fails: " + " ".join(ran.stderr.strip().splitlines()[:1])[:160]
+        return
+    lines = ran.stdout.splitlines()
+    answers = [line.split("\t") for line in lines[:-1]]
+    p = [float(np.frombuffer(int(bits, 16).to_bytes(8, "little"), dtype=np.float64)[0]) for _, bits in answers]
+    compare(bench, result, [text for text, _ in answers] if tool == "treegen" else label_by_rule(bench.case, p), p)
+    _, batch_ns, one_ns, *_ = lines[-1].split()
+    result.batch, result.one_row = float(batch_ns) / 1e9, float(one_ns) / 1e9
+
+
+def treegen_javascript(bench: Bench) -> None:
+    result, source = treegen_source(bench, "javascript", module="commonjs")
+    if source is not None:
+        run_javascript(bench, result, "treegen", source)
+
+
+def m2cgen_javascript(bench: Bench) -> None:
+    result, source = m2cgen_export(bench, "javascript")
+    if source is not None:
+        run_javascript(bench, result, "m2cgen", source + "\nmodule.exports = {score};\n")
+
+
 # -- C ----------------------------------------------------------------------------------------------
 
 # The rows through treegen's C API for many rows (a group of trees over every row before the next), in a
@@ -862,7 +965,8 @@ def onnx_runtime(bench: Bench) -> None:
 
 
 TOOLS = {"library": library_itself, "import": treegen_import, "python": treegen_python, "java": treegen_java,
-         "c": treegen_c, "sql": treegen_duckdb, "m2cgen-python": m2cgen_python, "m2cgen-java": m2cgen_java,
+         "javascript": treegen_javascript, "c": treegen_c, "sql": treegen_duckdb, "m2cgen-python": m2cgen_python,
+         "m2cgen-java": m2cgen_java, "m2cgen-javascript": m2cgen_javascript,
          "treelite": treelite_gtil, "tl2cgen": tl2cgen_library, "lleaves": lleaves_model, "onnx": onnx_runtime}
 
 
