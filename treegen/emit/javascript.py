@@ -1,12 +1,14 @@
 """The JavaScript back end: one module without dependencies (an ES module, or CommonJS with
-``module="commonjs"``) for Node 18+ and current browsers, with ``predict``, ``predictProba``,
-``predictLeaf`` and ``encode``, and run by Node a CSV program (``node model.mjs < data.csv``).
+``module="commonjs"``) for Node 18+ and current browsers, with ``predict``, ``predictProba``, their rows
+versions ``predictRows`` and ``predictProbaRows``, ``predictLeaf`` and ``encode``, and run by Node a CSV
+program (``node model.mjs < data.csv``).
 
-A module has two parts. The model -- its names, tables and the walkers of each tree -- is written for
-each model by ``templates/javascript/module.js.j2``. The rest -- reading rows, combining the trees'
-outputs and the links, the exact arithmetic, the program -- is the same text in every module,
-``templates/javascript/runtime.js.txt``, copied in as it is; it reads the model through a few names
-the model part defines (listed at its top).
+A module has two parts. The model -- its names, tables, the walkers of each tree and, for trees that
+each reach one node added up or averaged, add functions that call a group's walkers directly
+(:func:`_adds`) -- is written for each model by ``templates/javascript/module.js.j2``. The rest --
+reading rows, combining the trees' outputs and the links, the exact arithmetic, the program -- is the
+same text in every module, ``templates/javascript/runtime.js.txt``, copied in as it is; it reads the
+model through a few names the model part defines (listed at its top).
 
 Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
 links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs
