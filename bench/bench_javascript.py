@@ -17,7 +17,8 @@ Each module runs in a Node process of its own, on the same rows (the training da
 numbers: treegen's fast path, m2cgen's only input), for ``--seconds`` per measure:
 
 * batch: passes over the rows, each in a new random order (so that the branch predictor cannot learn
-  the sequence), one call a row; the median of the passes in the second half of the time, per row;
+  the sequence), one call a row -- or, for treegen's ``predictProbaRows``, one call a pass over all of
+  them; the median of the passes in the second half of the time, per row;
 * one row: a single call timed on its own (``process.hrtime.bigint`` around it, less the time of the
   same timing around an empty function), rows in a random order, between calls a pass of unrelated
   work that evicts the caches' recent contents; the median, and the 90th percentile.
@@ -51,6 +52,7 @@ const loadStart = process.hrtime.bigint();
 const m = await import(pathToFileURL(path).href);
 const load = Number(process.hrtime.bigint() - loadStart) / 1e6;
 const f = m[call];
+const many = call.endsWith("Rows");  // the rows API: one call a pass; a row alone is a list of one
 let seed = 1;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 function shuffle(a) {
@@ -67,7 +69,11 @@ const begin = performance.now();
 while (passes.length < 5 || performance.now() - begin < seconds * 1000) {
   shuffle(rows);
   const start = process.hrtime.bigint();
-  for (let i = 0; i < rows.length; i++) use(f(rows[i]));
+  if (many) {
+    use(f(rows)[0]);
+  } else {
+    for (let i = 0; i < rows.length; i++) use(f(rows[i]));
+  }
   passes.push(Number(process.hrtime.bigint() - start) / rows.length);
 }
 const late = passes.slice(Math.floor(passes.length / 2)).sort((a, b) => a - b);
@@ -80,7 +86,7 @@ for (let k = 0; performance.now() < end || k < 1000; k++) {
   const row = rows[Math.floor(random() * rows.length)];
   for (let i = 0; i < noise.length; i += 16) noise[i] += 1;
   let start = process.hrtime.bigint();
-  use(f(row));
+  use(many ? f([row])[0] : f(row));
   timed.push(Number(process.hrtime.bigint() - start));
   start = process.hrtime.bigint();
   empty(row);
@@ -152,7 +158,7 @@ def main() -> None:
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     print(f"Node {node}; load average before: {load_average()}")
     print("| model | generate: treegen export, import + export / m2cgen | size: treegen / m2cgen "
-          "| load: treegen / m2cgen | batch per row: treegen predictProba / predict / m2cgen score "
+          "| load: treegen / m2cgen | batch per row: treegen predictProbaRows / predictProba / predict / m2cgen score "
           "| one row a call (median, 90th pct): treegen predictProba / m2cgen score |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="treegen-bench-js-") as directory:
@@ -164,13 +170,15 @@ def main() -> None:
                 json.dump(np.asarray(X[:args.rows], dtype=float).tolist(), handle)
             code = generate(estimator, args.repeat)
             ours, theirs = code["treegen"][1], code["m2cgen"][1]
+            rows_api = measure(directory, "treegen.mjs", ours, "predictProbaRows", rows_path, args.seconds)
             proba = measure(directory, "treegen.mjs", ours, "predictProba", rows_path, args.seconds)
             label_only = measure(directory, "treegen.mjs", ours, "predict", rows_path, args.seconds)
             m2 = measure(directory, "m2cgen.mjs", theirs, "score", rows_path, args.seconds)
             print(f"| {label} | {code['export'][0]:.3f} s, {code['treegen'][0]:.3f} s / {code['m2cgen'][0]:.3f} s "
                   f"| {len(ours) / 1e6:.1f} MB / {len(theirs) / 1e6:.1f} MB "
                   f"| {proba['load']:.0f} ms / {m2['load']:.0f} ms "
-                  f"| {proba['batch']:.0f} ns / {label_only['batch']:.0f} ns / {m2['batch']:.0f} ns "
+                  f"| {rows_api['batch']:.0f} ns / {proba['batch']:.0f} ns / {label_only['batch']:.0f} ns "
+                  f"/ {m2['batch']:.0f} ns "
                   f"| {proba['single']:.0f} ns, {proba['single90']:.0f} ns / {m2['single']:.0f} ns, "
                   f"{m2['single90']:.0f} ns |", flush=True)
     print(f"load average after: {load_average()}")
