@@ -31,7 +31,7 @@ def test_the_commands_of_using_it_run(tmp_path):
     """Each command of the "Using it" block, in order, in a folder with the examples (a copy: one
     command writes into it), after the pip installs (done: the tests run in the installed package)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"## Using it\n\n```sh\n(.*?)```", text, re.DOTALL).group(1)
+    block = re.search(r"## Using it\n.*?```sh\n(.*?)```", text, re.DOTALL).group(1)
     commands = [line for line in block.splitlines() if line.strip() and not line.startswith("pip ")]
     assert len(commands) > 15
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("forest.skops", "iris.csv"))

@@ -5,14 +5,20 @@ libraries save them: the files treegen imports (data, never code), plus the data
     treegen import examples/boosting/xgboost.json -o xgb.json
     treegen verify xgb.json examples/boosting/iris_missing.csv --to python,java --against examples/boosting/xgboost.json
 
-Needs xgboost, lightgbm and scikit-learn: pip install 'treegen[xgboost,lightgbm,sklearn]'.
+Needs xgboost, lightgbm, scikit-learn and pandas: pip install xgboost lightgbm scikit-learn pandas.
 """
 import os
+import sys
 
-import lightgbm
-import numpy as np
-import xgboost
-from sklearn.datasets import load_iris
+try:
+    import lightgbm
+    import numpy as np
+    import pandas  # noqa: F401  (load_iris(as_frame=True) needs it)
+    import xgboost
+    from sklearn.datasets import load_iris
+except ImportError as err:
+    print(f"make_boosted.py: needs {err.name}: pip install xgboost lightgbm scikit-learn pandas", file=sys.stderr)
+    sys.exit(2)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -15,13 +15,28 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+EXPORT = "treegen export tennis.json --to python --leaf -o examples/python/tennis.py"
+
+
+def fail(message):
+    print(f"predict_tennis.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 if not os.path.exists(os.path.join(HERE, "tennis.py")):
-    import treegen
+    try:
+        import treegen
+    except ImportError:
+        fail(f"no tennis.py here, and treegen, which would generate it, is not installed: pip install . "
+             f"(in the checkout), or generate it with {EXPORT}")
     model = treegen.train(os.path.join(HERE, "..", "play_tennis.csv"), target="play", algorithm="id3")
     with open(os.path.join(HERE, "tennis.py"), "w", encoding="utf-8") as handle:
         handle.write(treegen.export(model, "python", leaf=True))
 
 import tennis  # noqa: E402  (the generated module)
+
+if not hasattr(tennis, "predict_leaf"):
+    fail(f"{tennis.__file__} was exported without --leaf; export it again: {EXPORT}")
 
 days = [
     {"outlook": "sunny", "temperature": "cool", "humidity": "high", "wind": "strong"},
@@ -32,4 +47,5 @@ days = [
 print("features:", ", ".join(tennis.FEATURES))
 for day in days:
     probabilities = ", ".join(f"{label}={p:.2f}" for label, p in zip(tennis.CLASSES, tennis.predict_proba(day)))
-    print(f"{tennis.predict(day):>3}  ({probabilities}, leaf {tennis.predict_leaf(day)[0]})  {day}")
+    leaf = "|".join(map(str, tennis.predict_leaf(day)[0]))  # the one tree's leaf ids, as `--leaf` prints them
+    print(f"{tennis.predict(day):>3}  ({probabilities}, leaf {leaf})  {day}")

@@ -5,13 +5,19 @@ never code), plus the data as CSV to verify against.
     treegen import examples/sklearn/forest.skops -o forest.json
     treegen verify forest.json examples/sklearn/iris.csv --to python,sql --dialect duckdb
 
-Needs scikit-learn and skops: pip install 'treegen[sklearn]'.
+Needs scikit-learn, skops and pandas: pip install scikit-learn skops pandas.
 """
 import os
+import sys
 
-import skops.io
-from sklearn.datasets import load_iris
-from sklearn.ensemble import RandomForestClassifier
+try:
+    import pandas  # noqa: F401  (load_iris(as_frame=True) needs it)
+    import skops.io
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import RandomForestClassifier
+except ImportError as err:
+    print(f"make_forest.py: needs {err.name}: pip install scikit-learn skops pandas", file=sys.stderr)
+    sys.exit(2)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

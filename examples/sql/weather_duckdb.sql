@@ -3,21 +3,16 @@ SELECT
   "temperature",
   "humidity",
   "windy",
-  CASE
-  WHEN "treegen_p0" >= "treegen_p1" THEN 'yes'
-  ELSE 'no'
-END AS "prediction",
+  "treegen_wl1" AS "prediction",
   "treegen_p0" AS "yes",
   "treegen_p1" AS "no",
-  CASE
-  WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" <= 75.000001e0) THEN 2
-  WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" > 75.000001e0 AND "humidity" <> 'NaN'::DOUBLE) THEN 3
-  WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'rainy')) THEN 4
-  WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN 6
-  WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN 7
-END AS "leaf"
+  SUBSTRING((((CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" <= 75.000001e0) THEN '|2' ELSE '' END || CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" > 75.000001e0 AND "humidity" <> 'NaN'::DOUBLE) THEN '|3' ELSE '' END) || (CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'rainy')) THEN '|4' ELSE '' END || CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN '|6' ELSE '' END)) || CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN '|7' ELSE '' END) FROM 2) AS "leaf"
+FROM (SELECT
+  "treegen_t1".*,
+  CASE WHEN "treegen_p1" - "treegen_p0" > 1e-06 THEN 'no' ELSE 'yes' END AS "treegen_wl1",
+  CASE WHEN "treegen_p1" - "treegen_p0" > 1e-06 THEN "treegen_p1" ELSE "treegen_p0" END AS "treegen_wv1"
 FROM (SELECT
   "treegen_t0".*,
-  CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" <= 75.000001e0) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.35714285714285715e0 ELSE 1.0e0 END * CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.4e0 ELSE 1.0e0 END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'rainy')) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.2857142857142857e0 ELSE 1.0e0 END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.35714285714285715e0 ELSE 1.0e0 END * CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.6e0 ELSE 1.0e0 END ELSE 0.0e0 END AS "treegen_p0",
-  CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" > 75.000001e0 AND "humidity" <> 'NaN'::DOUBLE) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.35714285714285715e0 ELSE 1.0e0 END * CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.6e0 ELSE 1.0e0 END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.35714285714285715e0 ELSE 1.0e0 END * CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.4e0 ELSE 1.0e0 END ELSE 0.0e0 END AS "treegen_p1"
-FROM "weather" AS "treegen_t0") AS "treegen_input"
+  CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" <= 75.000001e0) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.14285714285714288e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.4e0 ELSE 1.0e0 END END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'rainy')) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.2857142857142857e0 ELSE 1.0e0 END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.21428571428571427e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.6e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_p0",
+  CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('overcast', 'rainy')) AND ("humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE OR "humidity" > 75.000001e0 AND "humidity" <> 'NaN'::DOUBLE) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.21428571428571427e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "humidity" IS NULL OR "humidity" = 'NaN'::DOUBLE THEN 0.6e0 ELSE 1.0e0 END END ELSE 0.0e0 END + CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.14285714285714288e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.4e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_p1"
+FROM "weather" AS "treegen_t0") AS "treegen_t1") AS "treegen_input"

@@ -741,7 +741,7 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
     try:
         import lightgbm
     except ImportError:
-        raise TreegenError("running LightGBM's own predict needs lightgbm: pip install 'treegen[lightgbm]'") from None
+        raise TreegenError("running LightGBM's own predict needs lightgbm: pip install lightgbm") from None
     booster = lightgbm.Booster(model_file=path)
     named = iter(booster.pandas_categorical or [])  # one list per nominal feature, in order (_pandas_names)
     columns = []

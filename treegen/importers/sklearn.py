@@ -135,7 +135,8 @@ def load_skops(path: str):
     try:
         import skops.io
     except ImportError:
-        raise TreegenError("reading a .skops file needs skops: pip install 'treegen[sklearn]'", path) from None
+        raise TreegenError("reading a .skops file needs the skops package, the reader of that format "
+                           "(it runs no code from the file): pip install skops", path) from None
     try:
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]

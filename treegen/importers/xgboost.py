@@ -250,7 +250,7 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     try:
         import xgboost
     except ImportError:
-        raise TreegenError("running XGBoost's own predict needs XGBoost: pip install 'treegen[xgboost]'") from None
+        raise TreegenError("running XGBoost's own predict needs XGBoost: pip install xgboost") from None
     info = model.meta["xgboost"]
     rounds, objective, missing = (0, info["rounds_used"]), info["objective"], float(info["missing"])
     codes = _codes(model, rows)
