@@ -313,3 +313,10 @@ def test_confusion_matrix_aligns_wide_characters():
     matrix = out.split("confusion matrix (rows: true class, columns: predicted)\n")[1].split("\n\n")[0].splitlines()
     from treegen.evaluate import display_width
     assert len({display_width(line) for line in matrix}) == 1, matrix
+
+
+# -- new-user audit: refused options, flag names, Java file names, the help --------------------
+
+def test_the_help_names_every_target():
+    text = " ".join(cli("--help").stdout.split())
+    assert "compile them to Python, Java, JavaScript, C, SQL, rule text or Graphviz dot." in text

@@ -83,7 +83,8 @@ def _usage_error(err: click.UsageError):
 @click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="treegen")
 def main():
-    """treegen: train or import decision trees and compile them to Python, Java, SQL or rules."""
+    """treegen: train or import decision trees and compile them to Python, Java, JavaScript, C, SQL, rule
+    text or Graphviz dot."""
 
 
 # -- shared options --------------------------------------------------------------------------
