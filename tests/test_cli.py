@@ -320,3 +320,34 @@ def test_confusion_matrix_aligns_wide_characters():
 def test_the_help_names_every_target():
     text = " ".join(cli("--help").stdout.split())
     assert "compile them to Python, Java, JavaScript, C, SQL, rule text or Graphviz dot." in text
+
+
+IRIS_CODES = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")  # species as codes 0, 1, 2: numeric
+
+
+@pytest.mark.parametrize("args,line", [
+    (["train", IRIS_CODES, "-a", "cart", "--criterion", "entropy"],
+     "--criterion entropy is for classes and the target 'species' is numeric (a regression tree); "
+     "add --nominal species to learn its values as classes"),
+    (["evaluate", IRIS_CODES, "-a", "cart", "--criterion", "gini"],
+     "--criterion gini is for classes and the target 'species' is numeric (a regression tree); "
+     "add --nominal species to learn its values as classes"),
+    (["train", IRIS_CODES, "-a", "cart", "--criterion", "gini", "--regression"],
+     "--criterion gini does not apply to --regression"),
+    (["train", TENNIS, "-a", "cart", "--criterion", "squared_error"],
+     "--criterion squared_error is for a numeric target and 'play' holds classes; use gini or entropy"),
+    (["train", TENNIS, "--pruning-folds", "5"], "--pruning-folds applies only with --reduced-error"),
+    (["evaluate", TENNIS, "--pruning-folds", "5"], "--pruning-folds applies only with --reduced-error"),
+    (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3"], "--cv-folds applies only with --ccp-alpha cv"),
+    (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3", "--ccp-alpha", "0.1"],
+     "--cv-folds applies only with --ccp-alpha cv"),
+])
+def test_an_option_that_would_be_ignored_is_refused(args, line):
+    result = cli(*args)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+
+
+def test_the_criterion_advice_works():
+    """What the refusal of --criterion on codes advises learns a classification tree."""
+    model = json.loads(run("train", IRIS_CODES, "-a", "cart", "--criterion", "entropy", "--nominal", "species").stdout)
+    assert model["meta"]["criterion"] == "entropy" and model["target"]["kind"] == "classification"

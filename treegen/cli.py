@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from contextlib import contextmanager
 from typing import Callable, Sequence
@@ -182,6 +183,7 @@ def _split_names(values) -> list[str]:
 
 
 def learner_params(algorithm: str, options: dict) -> dict:
+    given = dict(options)
     params = {}
     for option, (param, algorithms) in LEARNER_OPTIONS.items():
         value = options.pop(option, None)
@@ -198,7 +200,39 @@ def learner_params(algorithm: str, options: dict) -> dict:
         if option == "class_weight" and value != "balanced":
             value = _class_weights(value)
         params[param] = value
+    _refuse_idle(given)
     return params
+
+
+ONLY_WITH = {  # an option that acts only with another's value -> (that option, the value, as the user writes it)
+    "pruning_folds": ("reduced_error", True, "--reduced-error"),
+    "cv_folds": ("ccp_alpha", "cv", "--ccp-alpha cv"),
+}
+
+
+def _refuse_idle(options: dict) -> None:
+    """An option the learner would read only with another is refused without it: silently ignored, the
+    user would believe it acted."""
+    for option, (other, value, needed) in ONLY_WITH.items():
+        if options.get(option) is not None and options.get(other) != value:
+            raise TreegenError(f"--{option.replace('_', '-')} applies only with {needed}")
+
+
+def check_criterion(dataset, criterion: str | None, regression: bool | None) -> None:
+    """CART takes its criterion from the kind of target; one for the other kind would be ignored
+    (gini on a numeric target) or refused by the learner in Python's words: refuse both here, saying
+    how to get the kind of tree the criterion is for."""
+    if criterion is None:
+        return
+    name = dataset.target.name
+    if dataset.target.is_classification and criterion == "squared_error":
+        raise TreegenError(f"--criterion squared_error is for a numeric target and {name!r} holds classes; "
+                           f"use gini or entropy")
+    if regression and criterion != "squared_error":
+        raise TreegenError(f"--criterion {criterion} does not apply to --regression")
+    if not dataset.target.is_classification and criterion != "squared_error":
+        raise TreegenError(f"--criterion {criterion} is for classes and the target {name!r} is numeric "
+                           f"(a regression tree); add --nominal {shlex.quote(name)} to learn its values as classes")
 
 
 def _class_weights(text: str) -> dict:
@@ -281,6 +315,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     from .evaluate import training_summary
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
+    check_criterion(dataset, params.get("criterion"), regression)
     if seed is not None and algorithm != "id3":
         params["seed"] = seed
     model = fit_with_progress(dataset, algorithm, params)
@@ -392,6 +427,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
         raise TreegenError("choose one of --folds, --loo and --test")
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
+    check_criterion(dataset, params.get("criterion"), regression)
     if test_file:
         report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
     else:
