@@ -408,3 +408,29 @@ def test_a_column_named_like_a_parameter_keeps_its_name(tmp_path):
     path.write_text("max_depth,y\n1,a\n2,b\n", encoding="utf-8")
     result = cli("train", str(path), "-a", "id3")
     assert result.returncode == 2 and "'max_depth' is numeric" in result.stderr, result.stderr
+
+
+def test_java_is_named_after_its_file_and_compiles(tennis_model, tmp_path):
+    """javac takes public class X only from X.java: -o Tennis.java makes class Tennis."""
+    java = tmp_path / "Tennis.java"
+    run("export", tennis_model, "--to", "java", "-o", str(java))
+    assert "public final class Tennis {" in java.read_text(encoding="utf-8")
+    subprocess.run(["javac", "Tennis.java"], cwd=tmp_path, check=True, capture_output=True)
+    with open(TENNIS, encoding="utf-8") as rows:
+        done = subprocess.run(["java", "-cp", ".", "Tennis"], cwd=tmp_path, stdin=rows, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:3] == ["no", "no", "yes"]
+    run("export", tennis_model, "--to", "java", "--class-name", "Tennis", "-o", str(java))  # agreeing is fine
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--class-name", "Foo", "-o", "Bar.java"],
+     "--class-name Foo and -o Bar.java disagree: Java needs the public class Foo in Foo.java"),
+    (["-o", "my-model.java"], "-o my-model.java: 'my-model' is not a Java class name, and javac wants the file "
+                              "named after the class; pass --class-name NAME and -o NAME.java"),
+])
+def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, tmp_path, args, line):
+    result = subprocess.run([sys.executable, "-m", "treegen", "export", tennis_model, "--to", "java", *args],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+    assert not list(tmp_path.iterdir())

@@ -388,6 +388,8 @@ def export(model, target, output, **options):
 
     With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
     refuse_target_options(target, options)  # before the model is loaded
+    if target == "java" and output not in (None, "-"):
+        options["class_name"] = java_class_name(output, options.get("class_name"))
     loaded = load_model(model)
     if options.get("proba") and not loaded.target.is_classification:
         raise TreegenError("--proba needs a classification model")  # as predict says: there are no classes
@@ -414,6 +416,19 @@ def refuse_target_options(target: str, options: dict) -> None:
     if refused:
         verb = "does" if len(refused) == 1 else "do"
         raise TreegenError(f"{', '.join(refused)} {verb} not apply to --to {target}")
+
+
+def java_class_name(output: str, class_name: str | None) -> str:
+    """javac takes a public class only from the file of its name: the class is named after -o's file."""
+    from .emit.java import KEYWORDS
+    stem = os.path.splitext(os.path.basename(output))[0]
+    if class_name is not None and class_name != stem:
+        raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
+                           f"{class_name} in {class_name}.java")
+    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", stem) or stem in KEYWORDS:
+        raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
+                           "the class; pass --class-name NAME and -o NAME.java")
+    return stem
 
 
 @main.command(name="parse")
