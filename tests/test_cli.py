@@ -184,14 +184,13 @@ def test_every_target_and_option(tennis_model, target, option):
     if option in TAKES[target]:
         assert result.exit_code == 0, result.output
     else:
-        name = {"--format": "format"}.get(option, option[2:].replace("-", "_"))
         assert result.exit_code == 2
-        assert result.output == f"treegen: error: the {target} target takes no option {name}\n"
+        assert result.output == f"treegen: error: {option} does not apply to --to {target}\n"
 
 
 def test_rules_proba_is_one_line(tennis_model):
     result = cli("export", tennis_model, "--to", "rules", "--proba")
-    assert (result.returncode, result.stderr) == (2, "treegen: error: the rules target takes no option proba\n")
+    assert (result.returncode, result.stderr) == (2, "treegen: error: --proba does not apply to --to rules\n")
 
 
 @pytest.mark.parametrize("args", [["--to", ""], ["--to", ","], ["--to", "sql", "--dialect", ""],
@@ -313,3 +312,125 @@ def test_confusion_matrix_aligns_wide_characters():
     matrix = out.split("confusion matrix (rows: true class, columns: predicted)\n")[1].split("\n\n")[0].splitlines()
     from treegen.evaluate import display_width
     assert len({display_width(line) for line in matrix}) == 1, matrix
+
+
+# -- new-user audit: refused options, flag names, Java file names, the help --------------------
+
+def test_the_help_names_every_target():
+    text = " ".join(cli("--help").stdout.split())
+    assert "compile them to Python, Java, JavaScript, C, SQL, rule text or Graphviz dot." in text
+
+
+IRIS_CODES = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")  # species as codes 0, 1, 2: numeric
+
+
+@pytest.mark.parametrize("args,line", [
+    (["train", IRIS_CODES, "-a", "cart", "--criterion", "entropy"],
+     "--criterion entropy is for classes and the target 'species' is numeric (a regression tree); "
+     "add --nominal species to learn its values as classes"),
+    (["evaluate", IRIS_CODES, "-a", "cart", "--criterion", "gini"],
+     "--criterion gini is for classes and the target 'species' is numeric (a regression tree); "
+     "add --nominal species to learn its values as classes"),
+    (["train", IRIS_CODES, "-a", "cart", "--criterion", "gini", "--regression"],
+     "--criterion gini does not apply to --regression"),
+    (["train", TENNIS, "-a", "cart", "--criterion", "squared_error"],
+     "--criterion squared_error is for a numeric target and 'play' holds classes; use gini or entropy"),
+    (["train", TENNIS, "--pruning-folds", "5"], "--pruning-folds applies only with --reduced-error"),
+    (["evaluate", TENNIS, "--pruning-folds", "5"], "--pruning-folds applies only with --reduced-error"),
+    (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3"], "--cv-folds applies only with --ccp-alpha cv"),
+    (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3", "--ccp-alpha", "0.1"],
+     "--cv-folds applies only with --ccp-alpha cv"),
+])
+def test_an_option_that_would_be_ignored_is_refused(args, line):
+    result = cli(*args)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+
+
+def test_the_criterion_advice_works():
+    """What the refusal of --criterion on codes advises learns a classification tree."""
+    model = json.loads(run("train", IRIS_CODES, "-a", "cart", "--criterion", "entropy", "--nominal", "species").stdout)
+    assert model["meta"]["criterion"] == "entropy" and model["target"]["kind"] == "classification"
+
+
+@pytest.fixture(scope="module")
+def regression_model(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("codes") / "r.json")
+    run("train", IRIS_CODES, "-a", "cart", "--max-depth", "2", "-o", path)
+    return path
+
+
+@pytest.mark.parametrize("target", ["sql", "python", "java"])
+def test_export_proba_of_a_regression_model_is_refused_as_predict_refuses_it(regression_model, target):
+    refused = "treegen: error: --proba needs a classification model\n"
+    assert cli("predict", regression_model, IRIS_CODES, "--proba").stderr == refused
+    result = cli("export", regression_model, "--to", target, "--proba")
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", refused)
+
+
+@pytest.mark.parametrize("args,line", [
+    (["export", "MODEL", "--to", "sql", "--class-name", "X"], "--class-name does not apply to --to sql"),
+    (["export", "MODEL", "--to", "rules", "--class-name", "X", "--format", "svg"],
+     "--class-name, --format do not apply to --to rules"),
+    (["train", IRIS_CODES, "-a", "cart", "--random-state", "3", "--cast", "float64"],
+     "--random-state replays scikit-learn's float32 arithmetic: --cast must be float32, not 'float64'"),
+    (["train", IRIS_CODES, "-a", "cart", "--random-state", "3", "--ccp-alpha", "cv"],
+     "--ccp-alpha 'cv' does not combine with --random-state; give alpha a number"),
+    (["train", TENNIS, "-a", "cart", "--random-state", "3"], "--random-state replays scikit-learn, which has no "
+     "nominal features; encode them as numbers or leave out --random-state"),
+    (["train", TENNIS, "-a", "cart", "--class-weight", "7=2"], "--class-weight names unknown classes: 7"),
+    (["evaluate", TENNIS, "-a", "cart", "--class-weight", "7=2"], "--class-weight names unknown classes: 7"),
+    (["evaluate", TENNIS, "-a", "cart", "--class-weight", "7=2", "--test", TENNIS],
+     "--class-weight names unknown classes: 7"),
+    (["train", IRIS_CODES, "-a", "cart", "--class-weight", "balanced"],
+     "--class-weight applies to classification only"),
+    (["train", TENNIS, "-a", "cart", "--min-samples-leaf", "0"],
+     "Invalid value for '--min-samples-leaf': 0 is not in the range x>=1."),
+    (["train", TENNIS, "-a", "cart", "--min-samples-split", "1"],
+     "Invalid value for '--min-samples-split': 1 is not in the range x>=2."),
+    (["train", TENNIS, "-a", "cart", "--min-weight-fraction-leaf", "0.7"],
+     "Invalid value for '--min-weight-fraction-leaf': 0.7 is not in the range 0<=x<=0.5."),
+    (["train", TENNIS, "-a", "cart", "--min-impurity-decrease", "-1"],
+     "Invalid value for '--min-impurity-decrease': -1.0 is not in the range x>=0."),
+    (["train", TENNIS, "-a", "cart", "--ccp-alpha", "cv", "--cv-folds", "1"],
+     "Invalid value for '--cv-folds': 1 is not in the range x>=2."),
+    (["train", TENNIS, "--confidence", "0.7"], "Invalid value for '--confidence': 0.7 is not in the range 0<x<=0.5."),
+    (["train", TENNIS, "--reduced-error", "--pruning-folds", "1"],
+     "Invalid value for '--pruning-folds': 1 is not in the range x>=2."),
+])
+def test_errors_name_the_flags_not_python_parameters(tennis_model, args, line):
+    result = cli(*[tennis_model if arg == "MODEL" else arg for arg in args])
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+
+
+def test_a_column_named_like_a_parameter_keeps_its_name(tmp_path):
+    """Only the learners' own words become flags: a quoted name in a message is the user's."""
+    path = tmp_path / "d.csv"
+    path.write_text("max_depth,y\n1,a\n2,b\n", encoding="utf-8")
+    result = cli("train", str(path), "-a", "id3")
+    assert result.returncode == 2 and "'max_depth' is numeric" in result.stderr, result.stderr
+
+
+def test_java_is_named_after_its_file_and_compiles(tennis_model, tmp_path):
+    """javac takes public class X only from X.java: -o Tennis.java makes class Tennis."""
+    java = tmp_path / "Tennis.java"
+    run("export", tennis_model, "--to", "java", "-o", str(java))
+    assert "public final class Tennis {" in java.read_text(encoding="utf-8")
+    subprocess.run(["javac", "Tennis.java"], cwd=tmp_path, check=True, capture_output=True)
+    with open(TENNIS, encoding="utf-8") as rows:
+        done = subprocess.run(["java", "-cp", ".", "Tennis"], cwd=tmp_path, stdin=rows, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:3] == ["no", "no", "yes"]
+    run("export", tennis_model, "--to", "java", "--class-name", "Tennis", "-o", str(java))  # agreeing is fine
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--class-name", "Foo", "-o", "Bar.java"],
+     "--class-name Foo and -o Bar.java disagree: Java needs the public class Foo in Foo.java"),
+    (["-o", "my-model.java"], "-o my-model.java: 'my-model' is not a Java class name, and javac wants the file "
+                              "named after the class; pass --class-name NAME and -o NAME.java"),
+])
+def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, tmp_path, args, line):
+    result = subprocess.run([sys.executable, "-m", "treegen", "export", tennis_model, "--to", "java", *args],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+    assert not list(tmp_path.iterdir())

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
 from contextlib import contextmanager
 from typing import Callable, Sequence
@@ -83,7 +85,8 @@ def _usage_error(err: click.UsageError):
 @click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="treegen")
 def main():
-    """treegen: train or import decision trees and compile them to Python, Java, SQL or rules."""
+    """treegen: train or import decision trees and compile them to Python, Java, JavaScript, C, SQL, rule
+    text or Graphviz dot."""
 
 
 # -- shared options --------------------------------------------------------------------------
@@ -106,11 +109,13 @@ def learner_options(f):
                      help="The learner: id3 (information gain, nominal features), c45 (Weka's J48) or cart "
                           "(scikit-learn's tree)."),
         click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth (default: none)."),
-        click.option("--confidence", type=float, help="c45: pruning confidence (default 0.25)."),
+        click.option("--confidence", type=click.FloatRange(0, 0.5, min_open=True),
+                     help="c45: pruning confidence (default 0.25)."),
         click.option("--min-leaf", type=click.IntRange(min=0), help="c45: minimum weight per branch, J48's -M (default 2)."),
         click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
         click.option("--reduced-error", is_flag=True, default=None, help="c45: reduced-error pruning."),
-        click.option("--pruning-folds", type=int, help="c45: folds for reduced-error pruning (default 3)."),
+        click.option("--pruning-folds", type=click.IntRange(min=2),
+                     help="c45: folds for reduced-error pruning (default 3)."),
         click.option("--no-subtree-raising", "subtree_raising", flag_value=False, default=None,
                      help="c45: prune without subtree raising (J48's -S)."),
         click.option("--no-collapse", "collapse", flag_value=False, default=None,
@@ -126,16 +131,17 @@ def learner_options(f):
                           "(default: corrected, as J48 3.6 always does)."),
         click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
                      help="cart: impurity to minimise (default gini; squared_error for regression)."),
-        click.option("--min-samples-split", type=int,
+        click.option("--min-samples-split", type=click.IntRange(min=2),
                      help="cart: fewest rows (weight) a node needs to be split (default 2)."),
-        click.option("--min-samples-leaf", type=int, help="cart: fewest rows (weight) in each leaf (default 1)."),
-        click.option("--min-impurity-decrease", type=float,
+        click.option("--min-samples-leaf", type=click.IntRange(min=1),
+                     help="cart: fewest rows (weight) in each leaf (default 1)."),
+        click.option("--min-impurity-decrease", type=click.FloatRange(min=0),
                      help="cart: split only when the weighted impurity falls by at least this (default 0)."),
         click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
-        click.option("--cv-folds", type=int, help="cart: folds for --ccp-alpha cv (default 5)."),
+        click.option("--cv-folds", type=click.IntRange(min=2), help="cart: folds for --ccp-alpha cv (default 5)."),
         click.option("--class-weight",
                      help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
-        click.option("--min-weight-fraction-leaf", type=float,
+        click.option("--min-weight-fraction-leaf", type=click.FloatRange(0, 0.5),
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=click.Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
@@ -176,11 +182,31 @@ LEARNER_OPTIONS = {  # CLI option -> learner parameter, for the algorithms that 
 }
 
 
+# The learners' parameters a learner's error may name, as the CLI's flags: the names with an
+# underscore, and the one-word ones that read as nothing else; "folds", "confidence" and "seed" are
+# words in the learners' messages too ("needs 2 to 14 folds").
+FLAGS = {param: "--" + option.replace("_", "-") for option, (param, _) in LEARNER_OPTIONS.items()
+         if "_" in param or param in ("criterion", "cast")}
+# A parameter name standing alone: not inside a quoted name (a column 'max_depth') or a flag.
+PARAMETER = re.compile(r"(?<![\w'\"-])(" + "|".join(FLAGS) + r")(?![\w'\"])(=?)")
+
+
+@contextmanager
+def flag_names():
+    """A learner's error names its Python parameters (``random_state``); the CLI's user knows the flags."""
+    try:
+        yield
+    except TreegenError as err:
+        err.message = PARAMETER.sub(lambda m: FLAGS[m.group(1)] + (" " if m.group(2) else ""), err.message)
+        raise
+
+
 def _split_names(values) -> list[str]:
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
 def learner_params(algorithm: str, options: dict) -> dict:
+    given = dict(options)
     params = {}
     for option, (param, algorithms) in LEARNER_OPTIONS.items():
         value = options.pop(option, None)
@@ -197,7 +223,39 @@ def learner_params(algorithm: str, options: dict) -> dict:
         if option == "class_weight" and value != "balanced":
             value = _class_weights(value)
         params[param] = value
+    _refuse_idle(given)
     return params
+
+
+ONLY_WITH = {  # an option that acts only with another's value -> (that option, the value, as the user writes it)
+    "pruning_folds": ("reduced_error", True, "--reduced-error"),
+    "cv_folds": ("ccp_alpha", "cv", "--ccp-alpha cv"),
+}
+
+
+def _refuse_idle(options: dict) -> None:
+    """An option the learner would read only with another is refused without it: silently ignored, the
+    user would believe it acted."""
+    for option, (other, value, needed) in ONLY_WITH.items():
+        if options.get(option) is not None and options.get(other) != value:
+            raise TreegenError(f"--{option.replace('_', '-')} applies only with {needed}")
+
+
+def check_criterion(dataset, criterion: str | None, regression: bool | None) -> None:
+    """CART takes its criterion from the kind of target; one for the other kind would be ignored
+    (gini on a numeric target) or refused by the learner in Python's words: refuse both here, saying
+    how to get the kind of tree the criterion is for."""
+    if criterion is None:
+        return
+    name = dataset.target.name
+    if dataset.target.is_classification and criterion == "squared_error":
+        raise TreegenError(f"--criterion squared_error is for a numeric target and {name!r} holds classes; "
+                           f"use gini or entropy")
+    if regression and criterion != "squared_error":
+        raise TreegenError(f"--criterion {criterion} does not apply to --regression")
+    if not dataset.target.is_classification and criterion != "squared_error":
+        raise TreegenError(f"--criterion {criterion} is for classes and the target {name!r} is numeric "
+                           f"(a regression tree); add --nominal {shlex.quote(name)} to learn its values as classes")
 
 
 def _class_weights(text: str) -> dict:
@@ -235,7 +293,7 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
 def fit_with_progress(dataset, algorithm: str, params: dict):
     """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
     from .learn import fit
-    with progress_bar(f"fitting {algorithm}", float(dataset.weights.sum())):
+    with progress_bar(f"fitting {algorithm}", float(dataset.weights.sum())), flag_names():
         return fit(dataset, algorithm, **params)
 
 
@@ -280,6 +338,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     from .evaluate import training_summary
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
+    check_criterion(dataset, params.get("criterion"), regression)
     if seed is not None and algorithm != "id3":
         params["seed"] = seed
     model = fit_with_progress(dataset, algorithm, params)
@@ -328,8 +387,12 @@ def export(model, target, output, **options):
     """Generate code, rule text or a diagram from a model.
 
     With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
-    check_options(target, options)  # before the model is loaded
+    refuse_target_options(target, options)  # before the model is loaded
+    if target == "java" and output not in (None, "-"):
+        options["class_name"] = java_class_name(output, options.get("class_name"))
     loaded = load_model(model)
+    if options.get("proba") and not loaded.target.is_classification:
+        raise TreegenError("--proba needs a classification model")  # as predict says: there are no classes
     text = emit(loaded, target, **options)
     if TARGETS[target].computed is not None:
         why = TARGETS[target].computed(loaded, **check_options(target, options))[1]
@@ -343,6 +406,29 @@ def export(model, target, output, **options):
     write_text(text, output)
     for path, make in beside.items():  # C's header beside its source
         write_text(make(text), path)
+
+
+def refuse_target_options(target: str, options: dict) -> None:
+    """An option the target does not take, refused by its flag (check_options says the Python keyword)."""
+    taken = TARGETS[target].option_names()
+    refused = [option.flag_name for option in all_options() if options.get(option.name) is not None
+               and option.name not in taken]
+    if refused:
+        verb = "does" if len(refused) == 1 else "do"
+        raise TreegenError(f"{', '.join(refused)} {verb} not apply to --to {target}")
+
+
+def java_class_name(output: str, class_name: str | None) -> str:
+    """javac takes a public class only from the file of its name: the class is named after -o's file."""
+    from .emit.java import KEYWORDS
+    stem = os.path.splitext(os.path.basename(output))[0]
+    if class_name is not None and class_name != stem:
+        raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
+                           f"{class_name} in {class_name}.java")
+    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", stem) or stem in KEYWORDS:
+        raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
+                           "the class; pass --class-name NAME and -o NAME.java")
+    return stem
 
 
 @main.command(name="parse")
@@ -391,11 +477,14 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
         raise TreegenError("choose one of --folds, --loo and --test")
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
+    check_criterion(dataset, params.get("criterion"), regression)
     if test_file:
-        report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
+        with flag_names():
+            report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
     else:
         k = len(dataset) if loo else 10 if folds is None else folds
-        with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())):  # every fit settles its rows
+        with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())), \
+                flag_names():  # every fit settles its rows
             report = ev.cross_validate(dataset, algorithm, k=k, loo=loo, seed=seed, **params)
     click.echo(report.text(), nl=False)
 
