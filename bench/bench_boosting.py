@@ -567,13 +567,8 @@ def run_java(bench: Bench, result: Result, tool: str, source: str, class_name: s
     row_type, row, proba, label, probas = JAVA_CALLS[tool]
     harness = (JAVA_HARNESS.replace("ROWTYPE", row_type).replace("ROW", row).replace("PROBAS", probas)
                .replace("PROBA", proba).replace("LABEL", label))
-    work = tempfile.mkdtemp(prefix=f"{tool}-java-", dir=bench.directory)
-    for name, text in ((class_name + ".java", source), ("Bench.java", harness)):
-        with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
-            handle.write(text)
-    probes_path, timed_path = os.path.join(work, "probes.tsv"), os.path.join(work, "timed.tsv")
-    write_cells(probes_path, bench.probes, bench.model)
-    write_cells(timed_path, bench.timed, bench.model)
+    work, probes_path, timed_path = harness_directory(bench, f"{tool}-java-",
+                                                      {class_name + ".java": source, "Bench.java": harness})
     start = time.perf_counter()
     compiled = subprocess.run(["javac", "-J-Xss64m", "-nowarn", class_name + ".java", "Bench.java"], cwd=work,
                               capture_output=True, text=True)
@@ -586,11 +581,29 @@ def run_java(bench: Bench, result: Result, tool: str, source: str, class_name: s
     if ran.returncode != 0:
         result.note = "java fails: " + " ".join(ran.stderr.strip().splitlines()[:1])[:160]
         return
-    lines = ran.stdout.splitlines()
+    read_harness(bench, result, tool, ran.stdout)
+
+
+def harness_directory(bench: Bench, prefix: str, files: dict) -> tuple[str, str, str]:
+    """A new directory holding ``files`` (name: text) and the probe and timed rows as write_cells writes
+    them: the directory, and the paths of the two files of rows."""
+    work = tempfile.mkdtemp(prefix=prefix, dir=bench.directory)
+    for name, text in files.items():
+        with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    probes_path, timed_path = os.path.join(work, "probes.tsv"), os.path.join(work, "timed.tsv")
+    write_cells(probes_path, bench.probes, bench.model)
+    write_cells(timed_path, bench.timed, bench.model)
+    return work, probes_path, timed_path
+
+
+def read_harness(bench: Bench, result: Result, tool: str, printed: str) -> None:
+    """What a Java or JavaScript harness printed: per probe row its label (treegen's; the library's rule
+    for a peer's) and probability bits, compared with the library's, then the batch and one-row times."""
+    lines = printed.splitlines()
     answers = [line.split("\t") for line in lines[:-1]]
     p = [float(np.frombuffer(int(bits, 16).to_bytes(8, "little"), dtype=np.float64)[0]) for _, bits in answers]
-    labels = [text for text, _ in answers] if tool == "treegen" else label_by_rule(bench.case, p)
-    compare(bench, result, labels, p)
+    compare(bench, result, [text for text, _ in answers] if tool == "treegen" else label_by_rule(bench.case, p), p)
     _, batch_ns, one_ns, *_ = lines[-1].split()
     result.batch, result.one_row = float(batch_ns) / 1e9, float(one_ns) / 1e9
 
@@ -674,26 +687,14 @@ def run_javascript(bench: Bench, result: Result, tool: str, source: str) -> None
     """The module in Node: the probes' answers and times through JS_HARNESS. treegen's batch is its rows
     API; m2cgen's a loop of one-row calls. One row a call: wall time (Node's CPU clock counts microseconds)."""
     row, probas, labels = JS_CALLS[tool]
-    work = tempfile.mkdtemp(prefix=f"{tool}-js-", dir=bench.directory)
-    files = {"model.cjs": source, "bench.cjs": JS_HARNESS.replace("ROW", row).replace("PROBAS", probas)
-             .replace("LABELS", labels)}
-    for name, text in files.items():
-        with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
-            handle.write(text)
-    probes_path, timed_path = os.path.join(work, "probes.tsv"), os.path.join(work, "timed.tsv")
-    write_cells(probes_path, bench.probes, bench.model)
-    write_cells(timed_path, bench.timed, bench.model)
+    harness = JS_HARNESS.replace("ROW", row).replace("PROBAS", probas).replace("LABELS", labels)
+    work, probes_path, timed_path = harness_directory(bench, f"{tool}-js-", {"model.cjs": source, "bench.cjs": harness})
     ran = subprocess.run(["node", "--stack-size=65500", "bench.cjs", "./model.cjs", probes_path, timed_path,
                           str(bench.seconds)], cwd=work, capture_output=True, text=True)
     if ran.returncode != 0:
         result.note = "node fails: " + " ".join(ran.stderr.strip().splitlines()[:1])[:160]
         return
-    lines = ran.stdout.splitlines()
-    answers = [line.split("\t") for line in lines[:-1]]
-    p = [float(np.frombuffer(int(bits, 16).to_bytes(8, "little"), dtype=np.float64)[0]) for _, bits in answers]
-    compare(bench, result, [text for text, _ in answers] if tool == "treegen" else label_by_rule(bench.case, p), p)
-    _, batch_ns, one_ns, *_ = lines[-1].split()
-    result.batch, result.one_row = float(batch_ns) / 1e9, float(one_ns) / 1e9
+    read_harness(bench, result, tool, ran.stdout)
 
 
 def treegen_javascript(bench: Bench) -> None:
