@@ -108,7 +108,7 @@ TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
            runner="python", program=True),
     Target("java", "one Java class without dependencies", "java",
-           (PROBA, LEAF, Option("class_name", "java: the class name (default TreegenModel)."),
+           (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
