@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from .model import Model, Node, Op, Route, leaf_class
+from .model import CombineKind, Model, Node, Op, Route, leaf_class
 
 
 def quote(text: str) -> str:
@@ -26,6 +26,23 @@ def number(x: float) -> str:
     """A float that reads back to the same double (``inf``/``-inf``/``nan`` by name, as ``repr`` writes
     them): a big export writes millions."""
     return repr(float(x))
+
+
+def numbers(xs) -> str:
+    return "[" + ", ".join(map(number, xs)) + "]"
+
+
+def leaves_show_labels(model: Model) -> bool:
+    """Whether a leaf's outcome, for people, is the class its value picks: a classifier's single tree
+    or forest, whose leaves hold class distributions. Otherwise it is the leaf's value: a regression
+    value, or a boosted tree's raw score, which the model adds into the sum of the tree's output (or,
+    one number each, into every output's)."""
+    return model.target.is_classification and model.combine.kind != CombineKind.SUM
+
+
+def value_text(value) -> str:
+    """A leaf's value: one number, or the numbers of a tree that adds to every output."""
+    return number(value[0]) if len(value) == 1 else numbers(value)
 
 
 _PLAIN = re.compile(r"[^\s,:=(){}|\"']+")
@@ -63,12 +80,12 @@ def linear_text(model: Model, node: Node) -> str:
 
 
 def outcome(model: Model, node: Node) -> str:
-    """A node's prediction with its class counts (or value and weight)."""
+    """A node's prediction with its class counts, or its value (a boosted tree's score) and weight."""
     target = model.target
     if node.linear is not None:
         return f"{linear_text(model, node)} (n {node.n:g})"
-    if not target.is_classification:
-        return f"{number(node.value[0])} (n {node.n:g})"
+    if not leaves_show_labels(model):
+        return f"{value_text(node.value)} (n {node.n:g})"
     predicted = label(target.classes[leaf_class(model.combine, node.deciding_value)])
     if node.counts:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
