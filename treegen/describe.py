@@ -57,8 +57,9 @@ def edge_labels(model: Model, node: Node) -> list[str]:
     """What each child's edge says about the split's value, in child order."""
     s = node.split
     x = label(model.features[s.feature].name)
-    if s.op == Op.LE:
-        labels = [f"{x} <= {number(s.threshold)}", f"{x} > {number(s.threshold)}"]
+    if s.op == Op.LE:  # as the model compares: XGBoost's strict x < t sends t itself right
+        left, right = ("<", ">=") if model.numeric.strict else ("<=", ">")
+        labels = [f"{x} {left} {number(s.threshold)}", f"{x} {right} {number(s.threshold)}"]
     elif s.op == Op.IN:
         values = "{" + ", ".join(label(v) for v in s.values) + "}"
         labels = [f"{x} in {values}", f"{x} not in {values}"]
