@@ -19,13 +19,14 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, Linear, MissingRoute, Model,
-                           Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
+                           Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree, listed)
 from treegen.cli import main
+from treegen.loading import load_model
 from treegen.lower import lower_tree
 from treegen.parse.rule_lines import read_lines
 from treegen.parse.rule_text import _as_written, parse, parser, terminals
 from treegen.probes import probe_rows
-from treegen.show import show
+from treegen.show import FLOAT32_NOTE, show
 from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values,
                              with_linear_leaves)
 
@@ -683,3 +684,108 @@ def test_the_new_words_are_quoted_as_names_and_old_text_with_them_bare_still_rea
         bare = bare.replace(f'"{word}"', word)
     assert bare != text
     assert modelio.dumps(parse(bare)) == modelio.dumps(parse(text)) == modelio.dumps(model)
+
+
+# -- a boosted tree's rules and `show` say the score a leaf adds ---------------------------------------
+
+BOOSTED_EXAMPLES = {  # file: (rule 1 of tree 1, as written; a split and a leaf of tree 1 as `show` prints them)
+    "examples/boosting/xgboost.json": (
+        "  rule 1: if petal_length <= 2.99999988079071 then 0.42901554703712463  # n 20.444442749023438",
+        ["XGBoost tree 1 of 60 (adds to output 0): 7 nodes, 4 leaves, depth 3",
+         "petal_length < 3.0: 0.42901554703712463 (n 20.4444)", "petal_length >= 3.0 (or missing)",
+         "|   |   sepal_width < 3.5 (or missing): -0.2198992669582367 (n 43.1111)"]),
+    "examples/boosting/lightgbm.txt": (
+        "  rule 1: if (sepal_length <= 5.250000000000001 or missing) and petal_length <= 3.1500000000000004 and "
+        "petal_width <= 1.0500000000000003 then -0.8986122886681097  # n 34.0",
+        ["LightGBM tree 1 of 60 (adds to output 0): 9 nodes, 5 leaves, depth 3",
+         "petal_length <= 3.1500000000000004", "|   |   sepal_length > 5.250000000000001: -0.8986122886681099 (n 7)"]),
+}
+
+
+def written_outcomes(text: str) -> list[list[str]]:
+    """Each tree's rules' outcomes as written (``then X`` or ``always X``, before the comment)."""
+    return [re.findall(r"^  rule \d+: (?:if .* then |always )(.*?)  # ", tree, re.MULTILINE)
+            for tree in text.split("\ntree ")[1:]]
+
+
+def leaf_texts(model) -> list[list[str]]:
+    """What each tree's rules should say: the repr of the value of the leaf each rule ends at."""
+    return [[repr(tree.nodes[rule.node].value[0]) for rule in lower_tree(model, tree).rules]
+            for tree in listed(model).trees]
+
+
+@pytest.mark.parametrize("path", sorted(BOOSTED_EXAMPLES))
+def test_a_boosted_trees_rules_say_the_score_each_leaf_adds(path):
+    model = load_model(path)
+    text = emit(model, "rules")
+    assert BOOSTED_EXAMPLES[path][0] + "\n" in text
+    assert "\ntree 2 output 1\n" in text and ' then "' not in text
+    assert written_outcomes(text) == leaf_texts(model)  # every rule: its leaf's value, as repr writes it
+    assert_readers_agree(text)
+    assert_read_as_written(text)
+    again = parse(text, path)
+    again.meta = model.meta  # (meta that is not a scalar is not written)
+    assert modelio.dumps(again) == modelio.dumps(model)
+    assert_same_predictions(model, again, random_rows(model, 40, 1) + probe_rows(model, 200))
+
+
+@pytest.mark.parametrize("path", sorted(BOOSTED_EXAMPLES))
+def test_show_prints_a_boosted_trees_splits_as_compared_and_its_leaf_values(path):
+    model = load_model(path)
+    shown = show(model).splitlines()
+    assert all(line in shown for line in BOOSTED_EXAMPLES[path][1]), "\n".join(shown[:20])
+    assert (shown[0] == FLOAT32_NOTE) == path.endswith(".json")  # XGBoost compares float32 casts, LightGBM doubles
+    first = shown[:shown.index("", shown.index(BOOSTED_EXAMPLES[path][1][0]) + 2)]  # tree 1's lines
+    leaves = [line.rsplit(": ", 1)[1].split(" (n ")[0] for line in first if " (n " in line]
+    assert sorted(leaves) == sorted(repr(node.value[0]) for node in model.trees[0].listed().nodes if node.is_leaf)
+
+
+def test_rules_of_boosted_classifiers_written_before_still_parse():
+    """Rule text written when a boosted classifier's rules said a class (the label its leaf's one
+    number picks: the first) reads to the same model; a wrong score is refused at its rule."""
+    model = load_model("examples/boosting/xgboost.json")
+    text = emit(model, "rules")
+    old = re.sub(r"^(  rule \d+: .* then |  default: )\S+", r'\1"0"', text, flags=re.MULTILINE)
+    assert old.count(' then "0"  # n ') == sum(map(len, leaf_texts(model)))
+    assert modelio.dumps(parse(old)) == modelio.dumps(parse(text))
+    wrong = text.replace("then 0.42901554703712463  #", "then 0.429  #", 1)
+    with pytest.raises(TreegenError, match="rule 1 does not match the nodes section") as err:
+        parse(wrong, "x.rules")
+    assert err.value.line == line_of(wrong, "rule 1: if petal_length <= 2.99999988079071 then 0.429 ")
+
+
+def summed_over_every_output() -> Model:
+    """A boosted classifier whose trees add a number to every output (CatBoost's multiclass)."""
+    model = random_model(6, n_trees=2, max_depth=3)
+    model.combine = Combine("sum", (0.0, 0.5, -0.5), 1.0, "softmax")
+    return model
+
+
+def test_a_tree_that_adds_to_every_output_says_each_number():
+    model = summed_over_every_output()
+    text = emit(model, "rules")
+    rules = [line for line in text.splitlines() if line.startswith("  rule ")]
+    assert rules and all(re.search(r" (then|always) \[\S+, \S+, \S+\]  # n ", line) for line in rules)
+    first = model.trees[0].nodes[lower_tree(model, model.trees[0]).rules[0].node]
+    assert written_outcomes(text)[0][0] == "[" + ", ".join(map(repr, first.value)) + "]"
+    assert_read_as_written(text)
+    assert modelio.dumps(parse(text)) == modelio.dumps(model)
+    shown = show(model)
+    assert "(adds to output" not in shown and re.search(r": \[\S+, \S+, \S+\] \(n ", shown)
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda t: re.sub(r"\]  # n ", ",]  # n ", t, count=1), "unexpected ']'"),
+    (lambda t: re.sub(r"then \[(\S+), ", r"then [\1; ", t, count=1), "unexpected ';'; expected one of: ',', ']'"),
+    (lambda t: re.sub(r"then \[(\S+), ", r"then [\1, 9.5, ", t, count=1), "rule 1 does not match the nodes section"),
+])
+def test_a_mistake_in_a_rules_list_of_values_is_one_located_line(edit, message):
+    text = emit(summed_over_every_output(), "rules")
+    edited = edit(text)
+    assert edited != text
+    with pytest.raises(TreegenError) as err:
+        parse(edited, "m.rules")
+    assert err.value.message.startswith(message), err.value.message
+    assert err.value.line == line_of(edited, "rule 1:")
+    assert_parsed_or_one_located_line(edited)
+    assert_readers_agree(edited)

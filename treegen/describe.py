@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from .model import Model, Node, Op, Route, leaf_class
+from .model import CombineKind, Model, Node, Op, Route, leaf_class
 
 
 def quote(text: str) -> str:
@@ -28,6 +28,23 @@ def number(x: float) -> str:
     return repr(float(x))
 
 
+def numbers(xs) -> str:
+    return "[" + ", ".join(map(number, xs)) + "]"
+
+
+def leaves_show_labels(model: Model) -> bool:
+    """Whether a leaf's outcome, for people, is the class its value picks: a classifier's single tree
+    or forest, whose leaves hold class distributions. Otherwise it is the leaf's value: a regression
+    value, or a boosted tree's raw score, which the model adds into the sum of the tree's output (or,
+    one number each, into every output's)."""
+    return model.target.is_classification and model.combine.kind != CombineKind.SUM
+
+
+def value_text(value) -> str:
+    """A leaf's value: one number, or the numbers of a tree that adds to every output."""
+    return number(value[0]) if len(value) == 1 else numbers(value)
+
+
 _PLAIN = re.compile(r"[^\s,:=(){}|\"']+")
 
 
@@ -40,8 +57,9 @@ def edge_labels(model: Model, node: Node) -> list[str]:
     """What each child's edge says about the split's value, in child order."""
     s = node.split
     x = label(model.features[s.feature].name)
-    if s.op == Op.LE:
-        labels = [f"{x} <= {number(s.threshold)}", f"{x} > {number(s.threshold)}"]
+    if s.op == Op.LE:  # as the model compares: XGBoost's strict x < t sends t itself right
+        left, right = ("<", ">=") if model.numeric.strict else ("<=", ">")
+        labels = [f"{x} {left} {number(s.threshold)}", f"{x} {right} {number(s.threshold)}"]
     elif s.op == Op.IN:
         values = "{" + ", ".join(label(v) for v in s.values) + "}"
         labels = [f"{x} in {values}", f"{x} not in {values}"]
@@ -63,12 +81,12 @@ def linear_text(model: Model, node: Node) -> str:
 
 
 def outcome(model: Model, node: Node) -> str:
-    """A node's prediction with its class counts (or value and weight)."""
+    """A node's prediction with its class counts, or its value (a boosted tree's score) and weight."""
     target = model.target
     if node.linear is not None:
         return f"{linear_text(model, node)} (n {node.n:g})"
-    if not target.is_classification:
-        return f"{number(node.value[0])} (n {node.n:g})"
+    if not leaves_show_labels(model):
+        return f"{value_text(node.value)} (n {node.n:g})"
     predicted = label(target.classes[leaf_class(model.combine, node.deciding_value)])
     if node.counts:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from .describe import number, quote
+from .describe import leaves_show_labels, number, numbers, quote, value_text
 from .lower import INTERVAL, MISSING, Condition, Rule, per_condition
 from .model import Model, Node, Op, Route, Tree, leaf_class
 
@@ -29,10 +29,6 @@ def name(text: str) -> str:
     return text if _WORD.fullmatch(text) and text.lower() not in KEYWORDS else quote(text)
 
 
-def numbers(xs) -> str:
-    return "[" + ", ".join(map(number, xs)) + "]"
-
-
 def strings(xs) -> str:
     return "{" + ", ".join(quote(x) for x in xs) + "}"
 
@@ -45,6 +41,7 @@ class RuleWriter:
         self.absents: dict[tuple, str] = {}  # (if_missing, if_unknown): its words; a model has few
         self.names = [name(f.name) for f in model.features]  # as written, once: a big model writes millions
         self.classification = model.target.is_classification
+        self.labels = leaves_show_labels(model)  # a rule's outcome: a class, or the leaf's value (a boosted score)
         self.classes = [quote(c) for c in model.target.classes]  # a rule's outcome
         self.class_names = [name(c) for c in model.target.classes]  # a rule's summary of its counts
         # the rules of a subtree share the conditions above it: each written once (1,000 trees of depth 8:
@@ -79,9 +76,9 @@ class RuleWriter:
 
     def outcome(self, node: Node) -> str:
         """What a rule ending at ``node`` predicts: the class the node labels on its own (by its
-        label value, where it has one), or its value."""
-        if not self.classification:
-            return number(node.value[0])
+        label value, where it has one), or its value (a boosted tree's: the score it adds)."""
+        if not self.labels:
+            return value_text(node.value)
         return self.classes[leaf_class(self.model.combine, node.deciding_value)]
 
     def rule_lines(self, tree: Tree, rules: list[Rule]) -> list[str]:
@@ -93,7 +90,7 @@ class RuleWriter:
         conditions = " and ".join(map(self.condition_text, rule.conditions))
         text = f"if {conditions} then " if conditions else "always "
         node = self.tree.nodes[rule.node]
-        if node.linear is not None and not self.classification:  # the plain value: an input is missing
+        if node.linear is not None and not self.labels:  # the plain value: an input is missing
             outcome = f"{self.linear(node)} else {number(node.value[0])}" if node.linear.terms else self.linear(node)
         else:
             outcome = self.outcome(node)

@@ -1,8 +1,12 @@
-"""`treegen show`: a tree as indented text, with the class counts (or value) at each leaf."""
+"""`treegen show`: a tree as indented text, each split as the model compares (``<`` where its comparisons
+are strict), with the class and counts at each leaf, or its value (a boosted tree's score)."""
 from __future__ import annotations
 
 from .describe import edge_labels, outcome
 from .model import Model, Tree
+
+
+FLOAT32_NOTE = "Each input is rounded to float32 before it is compared with a threshold."
 
 
 def tree_text(model: Model, tree: Tree) -> list[str]:
@@ -24,13 +28,19 @@ def tree_text(model: Model, tree: Tree) -> list[str]:
     return lines
 
 
+def adds_to(model: Model, tree: Tree) -> str:
+    """Which of a boosted model's sums a tree's leaves add to, where it has several (a class's score)."""
+    return f" (adds to output {tree.output})" if tree.output is not None and len(model.combine.init) > 1 else ""
+
+
 def show(model: Model) -> str:
-    out = []
+    out = [FLOAT32_NOTE, ""] if model.numeric.cast == "float32" else []
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
         tree = tree.listed()  # every node read by id, and read again
         leaves = len(tree.leaves())
         title = f"{algorithm} tree" + (f" {i + 1} of {len(model.trees)}" if len(model.trees) > 1 else "")
+        title += adds_to(model, tree)
         out.append(f"{title}: {len(tree.nodes)} nodes, {leaves} leaves, depth {tree.depth()}")
         out.append("")
         out.extend(tree_text(model, tree))

@@ -44,7 +44,7 @@ class _Patterns:
         name = f"(?:{word}|{string})"
         strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
         numbers = rf"\[(?:{number}(?:, {number})*)?\]"
-        outcome = f"(?:{string}|{number})"
+        outcome = f"(?:{string}|{number}|{numbers})"
         # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ...
         self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
                                 if t.name not in ("WORD", "COMMENT", "_NL") and not t.name.startswith("__IGNORE")]
@@ -246,6 +246,8 @@ class _Reader:
         return lines[start:self.index]
 
     def outcome(self, text: str):
+        if text[0] == "[":  # the values of a boosted tree that adds to every output
+            return self.number_list(text)
         if text[0] != '"':
             return float(text)
         value = self.labels.get(text)

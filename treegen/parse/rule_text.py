@@ -19,6 +19,7 @@ from lark import Lark, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..collector import collector_paused
+from ..describe import leaves_show_labels
 from ..errors import TreegenError, read_text
 from ..lower import lower
 from ..model import Model, Node, leaf_class, listed
@@ -473,7 +474,8 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
         for rule_doc, rule in zip(written, expected):
             conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
                                 doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
-            if rule_doc["conditions"] != conditions or rule_doc["outcome"] != _outcome(model, tree.nodes[rule.node]):
+            outcomes = _outcomes(model, tree.nodes[rule.node])
+            if rule_doc["conditions"] != conditions or rule_doc["outcome"] not in outcomes:
                 for condition in rule_doc["conditions"]:
                     if condition[0] not in names:
                         raise TreegenError(f"rule {rule_doc['number']}: unknown feature {condition[0]!r}",
@@ -486,11 +488,20 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
                                source, tree_doc["line"])
 
 
+def _outcomes(model: Model, node: Node) -> tuple:
+    """What a rule ending at ``node`` may say it predicts: :func:`_outcome`; for a boosted classifier's
+    leaf also the class its value picks, as the writer wrote such rules before they said the score."""
+    if model.target.is_classification and not leaves_show_labels(model):
+        return _outcome(model, node), model.target.classes[leaf_class(model.combine, node.deciding_value)]
+    return (_outcome(model, node),)
+
+
 def _outcome(model: Model, node: Node):
-    """What a rule ending at ``node`` says it predicts: the class its leaf labels on its own (as the
-    writer's :func:`treegen.model.leaf_class`), a number, or a linear leaf's sum
-    (:func:`treegen.parse.rule_doc.linear_outcome`) with its plain value."""
-    if model.target.is_classification:
+    """What a rule ending at ``node`` says it predicts, as the writer's :meth:`RuleWriter.outcome`: the
+    class its leaf labels on its own (as :func:`treegen.model.leaf_class`) in a single tree or forest;
+    else its value (a number, or a list where a boosted tree adds to every output), or a linear leaf's
+    sum (:func:`treegen.parse.rule_doc.linear_outcome`) with its plain value."""
+    if leaves_show_labels(model):
         return model.target.classes[leaf_class(model.combine, node.deciding_value)]
     linear = node.linear
     if linear is not None and not linear.terms:
@@ -499,7 +510,7 @@ def _outcome(model: Model, node: Node):
         names = [f.name for f in model.features]
         return doc.linear_outcome(linear.const, [c for _, c in linear.terms], [names[f] for f, _ in linear.terms],
                                   node.value[0])
-    return node.value[0]
+    return node.value[0] if len(node.value) == 1 else list(node.value)
 
 
 def load(path: str) -> Model:
