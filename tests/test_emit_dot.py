@@ -8,6 +8,7 @@ import pytest
 from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
+from treegen.importers import import_file
 from treegen.learn import fit
 from treegen.testing import HOSTILE_NAMES, random_model
 
@@ -22,6 +23,14 @@ def test_edges_leaves_and_colours():
     assert 't0n2 [label="no\\nno: 3\\nyes: 0", fillcolor="#f5c48a", shape=ellipse];' in text
     assert 't0n3 [label="yes\\nno: 0\\nyes: 2", fillcolor="#9fd3f2", shape=ellipse];' in text
     assert emit(tennis(), "dot") == text
+
+
+def test_a_boosted_trees_leaves_show_their_scores_and_strict_splits_their_sides():
+    """A boosted tree's leaf adds its score to a sum: no class of its own. XGBoost's splits are strict."""
+    text = emit(import_file("examples/boosting/xgboost.json"), "dot")
+    assert 't0n0 [label="petal_length ?\\nn = 66.6667", fillcolor="#ffffff"];' in text
+    assert 't0n1 [label="value = 0.42901554703712463\\nn = 20.4444", fillcolor="#ffffff", shape=ellipse];' in text
+    assert 't0n0 -> t0n1 [label="petal_length < 3.0"];' in text and 'label="petal_length >= 3.0' in text
 
 
 def test_graphviz_accepts_hostile_names_and_renders_svg():

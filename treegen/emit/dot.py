@@ -1,11 +1,11 @@
-"""Graphviz diagrams: tests on the edges, class distribution and majority class at the nodes,
-leaves coloured by their class (``--format svg`` renders with Graphviz's ``dot`` when installed)."""
+"""Graphviz diagrams: tests on the edges, class distribution and majority class at the nodes (a regression
+or boosted tree's leaves: their value, the score a boosted tree adds), leaves coloured by their class (``--format svg`` renders with Graphviz's ``dot`` when installed)."""
 from __future__ import annotations
 
 import shutil
 import subprocess
 
-from ..describe import edge_labels, linear_text
+from ..describe import edge_labels, leaves_show_labels, linear_text, value_text
 from ..errors import TreegenError
 from ..model import Model, leaf_class
 from .render import render
@@ -25,8 +25,8 @@ def node_label(model: Model, node) -> tuple[str, str]:
     target = model.target
     if node.linear is not None:
         return f"value = {linear_text(model, node)}\nn = {node.n:g}", "#ffffff"
-    if not target.is_classification:
-        return f"value = {node.value[0]!r}\nn = {node.n:g}", "#ffffff"
+    if not leaves_show_labels(model):  # a regression value, or a boosted tree's score
+        return f"value = {value_text(node.value)}\nn = {node.n:g}", "#ffffff"
     best = leaf_class(model.combine, node.deciding_value)
     counts = node.counts or node.value
     lines = [f"{c}: {k:g}" for c, k in zip(target.classes, counts)]
@@ -37,8 +37,9 @@ def tree_context(model: Model, index: int, tree) -> dict:
     nodes, edges = [], []
     for node_id, node in enumerate(tree.nodes):
         text, color = node_label(model, node)
-        if not node.is_leaf:  # the test, the weight, the distribution; the majority shows at leaves
-            text = f"{model.features[node.split.feature].name} ?\nn = {node.n:g}\n" + text.split("\n", 1)[-1]
+        if not node.is_leaf:  # the test, the weight, a classifier's distribution; the majority shows at leaves
+            counts = text.split("\n", 1)[-1] if leaves_show_labels(model) and node.linear is None else None
+            text = f"{model.features[node.split.feature].name} ?\nn = {node.n:g}" + (f"\n{counts}" if counts else "")
         nodes.append({"id": f"t{index}n{node_id}", "label": dot_string(text), "leaf": node.is_leaf,
                       "color": dot_string(color if node.is_leaf else "#ffffff")})
         if not node.is_leaf:
