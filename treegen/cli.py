@@ -355,8 +355,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
 def show(model, style):
     """Print a model's tree as indented text.
 
-    Each leaf shows its prediction and class counts (or value and weight); --style j48 prints a C4.5
-    tree exactly as Weka's J48 does."""
+    Each leaf shows its prediction and class counts (or its value and weight: a boosted tree's, the score
+    it adds); --style j48 prints a C4.5 tree exactly as Weka's J48 does."""
     loaded = load_model(model)
     if style == "j48":
         from .learn.j48_text import j48_text
