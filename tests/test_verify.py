@@ -217,6 +217,19 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
     assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout
 
 
+def test_a_missing_node_is_a_hint_not_a_crash(tmp_path):
+    """Without node on the PATH, the javascript target says what to install (exit 2), as java and c do."""
+    model_path = tmp_path / "t.json"
+    treegen = os.path.join(os.path.dirname(sys.executable), "treegen")
+    subprocess.run([treegen, "train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model_path)], check=True)
+    done = subprocess.run([treegen, "verify", str(model_path), "--to", "javascript,python"], capture_output=True,
+                          text=True, env={**os.environ, "PATH": os.path.dirname(sys.executable)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == ("treegen: error: javascript: needs Node.js 18+: node is not on the PATH "
+                           "(for example: apt-get install nodejs)\n")
+    assert done.stdout.split()[:2] == ["python", "ok"]
+
+
 def test_probes_reach_each_end_of_a_missing_interval():
     """A feature's missing interval (LightGBM's zero band, XGBoost's missing=) is probed at both ends
     and one ulp outside each."""
