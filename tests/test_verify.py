@@ -74,6 +74,28 @@ def test_verify_on_mysql(mysql_server, tmp_path):
     assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr
 
 
+@pytest.mark.parametrize("engine,dsn,reason", [
+    ("postgres", "host=127.0.0.1 port={port}",
+     'connection failed: connection to server at "127.0.0.1", port {port} failed: Connection refused '
+     "Is the server running on that host and accepting TCP/IP connections?"),
+    ("mysql", "host=127.0.0.1 port={port} user=root",
+     "Can't connect to MySQL server on '127.0.0.1' ([Errno 111] Connection refused)")])
+def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, dsn, reason):
+    """A DSN that reaches no server is exit 2 with a 'needs' line, as a missing driver is."""
+    import socket
+    with socket.socket() as s:  # a port nothing listens on: bound, then let go
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
+                           f"--{engine}-dsn", dsn.format(port=port)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: sql/{engine}: needs a {engine} server it can connect to, check "
+                           f"--{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}\n")
+
+
 # -- the model's answers, computed once for all rows -------------------------------------------
 
 from dataclasses import replace  # noqa: E402
