@@ -96,6 +96,57 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
                            f"--{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}\n")
 
 
+BOOSTING = "examples/boosting/"
+XGB_FIXTURES = "tests/fixtures/xgboost/"
+
+
+def _verify_against(model: str, against: str):
+    """`treegen verify MODEL --to python --against FILE` as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python", "--against", against],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("model,against,message", [
+    ("tennis", BOOSTING + "xgboost.json", "this is a model file of XGBoost, but the model was not imported from a "
+     "library (its meta names none): there is no library's predict to check it against"),
+    ("tennis", "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops", "this is a model file of scikit-learn, "
+     "but the model was not imported from a library (its meta names none): there is no library's predict to "
+     "check it against"),
+    (BOOSTING + "xgboost.json", BOOSTING + "lightgbm.txt", "this is a model file of LightGBM, but the model was "
+     "imported from XGBoost (its meta says so): give the XGBoost file it was imported from"),
+    (BOOSTING + "lightgbm.txt", BOOSTING + "xgboost.json", "this is a model file of XGBoost, but the model was "
+     "imported from LightGBM (its meta says so): give the LightGBM file it was imported from"),
+    ("tests/fixtures/lightgbm/4.7.0/binary.txt", "tests/fixtures/lightgbm/4.7.0/categorical_codes.txt",
+     "this LightGBM model takes 2 features, the treegen model 3: give the file the model was imported from"),
+    (XGB_FIXTURES + "multiclass-3.2.0.json", XGB_FIXTURES + "binary-3.2.0.json", "this XGBoost file holds another "
+     "model than the one verified (target: 3 classes in the model, 2 classes in the file; objective: "
+     "multi:softprob in the model, binary:logistic in the file): give the file the model was imported from"),
+])
+def test_against_a_file_the_model_did_not_come_from_is_refused(tmp_path, model, against, message):
+    """An --against file of another library, or another kind of model, is refused in one line before
+    anything runs (it used to be a KeyError or ValueError traceback, or a MISMATCH on every row)."""
+    if model == "tennis":
+        model = str(tmp_path / "tennis.json")
+        subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                        "-o", model], check=True)
+    done = _verify_against(model, against)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == f"treegen: error: {against}: --against: {message}\n"
+
+
+def test_against_another_model_of_the_same_kind_shows_both_sides():
+    """A file of the right library and kind whose trees differ disagrees (exit 1); each row shows the
+    probabilities of both sides, not only two labels that may be the same."""
+    done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    against, python = done.stdout.splitlines()
+    assert against.startswith("XGBoost itself   MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
+                              "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
+                              "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
+                              "0.06792893260717392]; row 2 "), against
+    assert python.split()[:2] == ["python", "ok"]
+
+
 # -- the model's answers, computed once for all rows -------------------------------------------
 
 from dataclasses import replace  # noqa: E402

@@ -112,9 +112,9 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
         if same and proba is not None:
             same = len(proba) == len(model.target.classes) and all(
                 is_close(float(p), q) for p, q in zip(proba, scores))
-        if not same:
-            problems.append(f"row {number} {row}: model {want!r}, got {label!r}"
-                            + (f" {list(proba)}" if proba is not None else ""))
+        if not same:  # probabilities on both sides where they were compared: the labels may agree
+            mine, theirs = ("", "") if proba is None else (f" {list(scores)}", f" {list(proba)}")
+            problems.append(f"row {number} {row}: model {want!r}{mine}, got {label!r}{theirs}")
     return problems
 
 
@@ -199,7 +199,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     """
     status = status or (lambda text: None)
     plan = checks(targets, dialects) if targets or not against else []
-    oracle = _oracle(against) if against else None
+    oracle = _oracle(against, model) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
@@ -267,17 +267,62 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
 
 # -- the source library itself ------------------------------------------------------------------
 
-def _oracle(path: str):
-    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error."""
+def _oracle(path: str, model: Model):
+    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error. The
+    file must be of the library the model was imported from: another library's predict would fail on
+    the model's rows, or disagree on every row for a reason that is not the targets'."""
     from .importers import IMPORTERS, file_head
     head = file_head(path)
-    for importer in IMPORTERS.values():
-        if importer.recognises(path, head):
-            if importer.oracle is None:
-                raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
-            return importer
-    raise TreegenError("--against takes the model file the model was imported from, in its library's own "
-                       "format (a pickle is not run)", path)
+    importer = next((i for i in IMPORTERS.values() if i.recognises(path, head)), None)
+    if importer is None:
+        raise TreegenError("--against takes the model file the model was imported from, in its library's own "
+                           "format (a pickle is not run)", path)
+    source = source_library(model)
+    if source is None:
+        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was not "
+                           "imported from a library (its meta names none): there is no library's predict "
+                           "to check it against", path)
+    if source != importer.library:
+        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was imported "
+                           f"from {source} (its meta says so): give the {source} file it was imported from", path)
+    if importer.oracle is None:
+        raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
+    _same_kind(model, importer, path)
+    return importer
+
+
+def _same_kind(model: Model, importer, path: str) -> None:
+    """A one-line error when the file, read as `treegen import` reads it, holds a model of another
+    kind than ``model`` (features, classes, objective): the library's predict would fail on the
+    model's rows, or disagree everywhere. The trees are not compared: import options (the rounds
+    used) may take fewer of them; a file that differs only there shows as mismatching rows."""
+    from .importers import import_file
+    other = import_file(path)
+    if len(other.features) != len(model.features):  # worded as the libraries' own predict checks word it
+        raise TreegenError(f"--against: this {importer.library} model takes {len(other.features)} features, the "
+                           f"treegen model {len(model.features)}: give the file the model was imported from", path)
+    mine, theirs = _kind(model, importer), _kind(other, importer)
+    differ = [f"{what}: {mine[what]} in the model, {theirs[what]} in the file" for what in mine
+              if mine[what] != theirs[what]]
+    if differ:
+        raise TreegenError(f"--against: this {importer.library} file holds another model than the one verified "
+                           f"({'; '.join(differ)}): give the file the model was imported from", path)
+
+
+def _kind(model: Model, importer) -> dict:
+    """What must be the same in a model and the file it came from, as words for the message."""
+    nominal = sum(not f.is_numeric for f in model.features)
+    own = model.meta.get(importer.module, {})
+    return {"nominal features": nominal,
+            "target": f"{len(model.target.classes)} classes" if model.target.is_classification else "a number",
+            "objective": model.meta.get("objective") or own.get("objective") or model.meta.get("algorithm")}
+
+
+def source_library(model: Model) -> str | None:
+    """The library ``model`` was imported from, or None: each importer keeps what it read in the
+    model's meta under its module's name (``meta["xgboost"]``, ``meta["sklearn"]``, ...)."""
+    from .importers import IMPORTERS
+    return next((i.library for i in IMPORTERS.values() if i.module in model.meta), None)
 
 
 def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
@@ -292,6 +337,8 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
     except ImportError as err:
         return Result(name, count, error=f"needs {err.name}: pip install 'treegen[{importer.extra}]'",
                       user_error=True)
+    except Exception as err:  # the library broke on the rows: a line as a target's, not a traceback
+        return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")
     kept = [i for i, answer in enumerate(answers) if answer is not None]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
     problems = differences(model, [rows[i] for i in kept], got, [expected[i] for i in kept])
