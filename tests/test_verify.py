@@ -147,6 +147,27 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
     assert python.split()[:2] == ["python", "ok"]
 
 
+def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
+    """On a core install (no duckdb: None in sys.modules makes its import fail), verify without --dialect
+    checks SQLite, says in a line that DuckDB was not checked, and exits 0; --dialect duckdb named
+    is still exit 2."""
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    code = "import sys; sys.modules['duckdb'] = None; from treegen.cli import main; main(prog_name='treegen')"
+    core = [sys.executable, "-c", code, "verify", str(model), "--to", "sql,python"]
+    done = subprocess.run(core, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
+    probes = len(probe_rows(fit(load_dataset("examples/play_tennis.csv"), "id3")))
+    assert done.stdout.splitlines() == [
+        f"sql/sqlite       ok        {probes} rows agree ({probes} probes)",
+        "sql/duckdb       not checked: needs the duckdb package: pip install 'treegen[sql]'",
+        f"python           ok        {probes} rows agree ({probes} probes)"]
+    named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
+    assert named.returncode == 2, named.stdout + named.stderr
+    assert named.stderr == "treegen: error: sql/duckdb: needs the duckdb package: pip install 'treegen[sql]'\n"
+
+
 # -- the model's answers, computed once for all rows -------------------------------------------
 
 from dataclasses import replace  # noqa: E402
