@@ -74,6 +74,100 @@ def test_verify_on_mysql(mysql_server, tmp_path):
     assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr
 
 
+@pytest.mark.parametrize("engine,dsn,reason", [
+    ("postgres", "host=127.0.0.1 port={port}",
+     'connection failed: connection to server at "127.0.0.1", port {port} failed: Connection refused '
+     "Is the server running on that host and accepting TCP/IP connections?"),
+    ("mysql", "host=127.0.0.1 port={port} user=root",
+     "Can't connect to MySQL server on '127.0.0.1' ([Errno 111] Connection refused)")])
+def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, dsn, reason):
+    """A DSN that reaches no server is exit 2 with a 'needs' line, as a missing driver is."""
+    import socket
+    with socket.socket() as s:  # a port nothing listens on: bound, then let go
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
+                           f"--{engine}-dsn", dsn.format(port=port)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: sql/{engine}: needs a {engine} server it can connect to, check "
+                           f"--{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}\n")
+
+
+BOOSTING = "examples/boosting/"
+XGB_FIXTURES = "tests/fixtures/xgboost/"
+
+
+def _verify_against(model: str, against: str):
+    """`treegen verify MODEL --to python --against FILE` as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python", "--against", against],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("model,against,message", [
+    ("tennis", BOOSTING + "xgboost.json", "this is a model file of XGBoost, but the model was not imported from a "
+     "library (its meta names none): there is no library's predict to check it against"),
+    ("tennis", "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops", "this is a model file of scikit-learn, "
+     "but the model was not imported from a library (its meta names none): there is no library's predict to "
+     "check it against"),
+    (BOOSTING + "xgboost.json", BOOSTING + "lightgbm.txt", "this is a model file of LightGBM, but the model was "
+     "imported from XGBoost (its meta says so): give the XGBoost file it was imported from"),
+    (BOOSTING + "lightgbm.txt", BOOSTING + "xgboost.json", "this is a model file of XGBoost, but the model was "
+     "imported from LightGBM (its meta says so): give the LightGBM file it was imported from"),
+    ("tests/fixtures/lightgbm/4.7.0/binary.txt", "tests/fixtures/lightgbm/4.7.0/categorical_codes.txt",
+     "this LightGBM model takes 2 features, the treegen model 3: give the file the model was imported from"),
+    (XGB_FIXTURES + "multiclass-3.2.0.json", XGB_FIXTURES + "binary-3.2.0.json", "this XGBoost file holds another "
+     "model than the one verified (target: 3 classes in the model, 2 classes in the file; objective: "
+     "multi:softprob in the model, binary:logistic in the file): give the file the model was imported from"),
+])
+def test_against_a_file_the_model_did_not_come_from_is_refused(tmp_path, model, against, message):
+    """An --against file of another library, or another kind of model, is refused in one line before
+    anything runs (it used to be a KeyError or ValueError traceback, or a MISMATCH on every row)."""
+    if model == "tennis":
+        model = str(tmp_path / "tennis.json")
+        subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                        "-o", model], check=True)
+    done = _verify_against(model, against)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == f"treegen: error: {against}: --against: {message}\n"
+
+
+def test_against_another_model_of_the_same_kind_shows_both_sides():
+    """A file of the right library and kind whose trees differ disagrees (exit 1); each row shows the
+    probabilities of both sides, not only two labels that may be the same."""
+    done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    against, python = done.stdout.splitlines()
+    assert against.startswith("XGBoost itself   MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
+                              "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
+                              "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
+                              "0.06792893260717392]; row 2 "), against
+    assert python.split()[:2] == ["python", "ok"]
+
+
+def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
+    """On a core install (no duckdb: None in sys.modules makes its import fail), verify without --dialect
+    checks SQLite, says in a line that DuckDB was not checked, and exits 0; --dialect duckdb named
+    is still exit 2."""
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    code = "import sys; sys.modules['duckdb'] = None; from treegen.cli import main; main(prog_name='treegen')"
+    core = [sys.executable, "-c", code, "verify", str(model), "--to", "sql,python"]
+    done = subprocess.run(core, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
+    probes = len(probe_rows(fit(load_dataset("examples/play_tennis.csv"), "id3")))
+    assert done.stdout.splitlines() == [
+        f"sql/sqlite       ok        {probes} rows agree ({probes} probes)",
+        "sql/duckdb       not checked: needs the duckdb package: pip install 'treegen[sql]'",
+        f"python           ok        {probes} rows agree ({probes} probes)"]
+    named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
+    assert named.returncode == 2, named.stdout + named.stderr
+    assert named.stderr == "treegen: error: sql/duckdb: needs the duckdb package: pip install 'treegen[sql]'\n"
+
+
 # -- the model's answers, computed once for all rows -------------------------------------------
 
 from dataclasses import replace  # noqa: E402
@@ -215,6 +309,19 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
                           env={**os.environ, "PATH": os.path.dirname(sys.executable)})
     assert done.returncode == 2, done.stderr
     assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout
+
+
+def test_a_missing_node_is_a_hint_not_a_crash(tmp_path):
+    """Without node on the PATH, the javascript target says what to install (exit 2), as java and c do."""
+    model_path = tmp_path / "t.json"
+    treegen = os.path.join(os.path.dirname(sys.executable), "treegen")
+    subprocess.run([treegen, "train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model_path)], check=True)
+    done = subprocess.run([treegen, "verify", str(model_path), "--to", "javascript,python"], capture_output=True,
+                          text=True, env={**os.environ, "PATH": os.path.dirname(sys.executable)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == ("treegen: error: javascript: needs Node.js 18+: node is not on the PATH "
+                           "(for example: apt-get install nodejs)\n")
+    assert done.stdout.split()[:2] == ["python", "ok"]
 
 
 def test_probes_reach_each_end_of_a_missing_interval():

@@ -12,17 +12,18 @@ The model's answers for all rows are computed once, before any target runs, by
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
 from .model import Model, is_close
 from .probes import probe_rows
-from .run.sql import ENGINES, read_csv, server_for
+from .run.sql import ENGINES, engine_for, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
 from .walk import predict_rows
 
@@ -38,6 +39,7 @@ class Result:
     error: str | None = None
     user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
     note: str | None = None  # how the target's arithmetic differs from the model's, and by how much
+    unchecked: str | None = None  # why a target the user did not ask for by name was left out
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,8 @@ class Result:
         return 0 if self.ok else 2 if self.user_error else 1
 
     def line(self) -> str:
+        if self.unchecked:
+            return f"{self.target:<16} not checked: {self.unchecked}"
         if self.error:
             return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
@@ -112,9 +116,9 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
         if same and proba is not None:
             same = len(proba) == len(model.target.classes) and all(
                 is_close(float(p), q) for p, q in zip(proba, scores))
-        if not same:
-            problems.append(f"row {number} {row}: model {want!r}, got {label!r}"
-                            + (f" {list(proba)}" if proba is not None else ""))
+        if not same:  # probabilities on both sides where they were compared: the labels may agree
+            mine, theirs = ("", "") if proba is None else (f" {list(scores)}", f" {list(proba)}")
+            problems.append(f"row {number} {row}: model {want!r}{mine}, got {label!r}{theirs}")
     return problems
 
 
@@ -127,6 +131,7 @@ class Check:
     name: str
     target: Target
     options: dict
+    unchecked: str | None = None  # why it is left out: a default dialect whose engine is not installed
 
 
 def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
@@ -152,6 +157,26 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     return out
 
 
+def default_dialects() -> list[str]:
+    """The SQL dialects `verify` runs when none is named."""
+    from .emit.sql import DIALECTS
+    return [name for name, d in DIALECTS.items() if d.verify_by_default]
+
+
+def _unless_missing(check: Check) -> Check:
+    """``check``, marked left out when it runs a dialect whose engine's package is not installed: on a
+    core install the default dialects must not make every run exit 2 for DuckDB, which the user did
+    not ask for."""
+    engine = engine_for(check.options["dialect"]) if "dialect" in check.options else None
+    if engine is None or engine.package is None or importlib.util.find_spec(engine.package) is not None:
+        return check
+    return replace(check, unchecked=package_hint(engine.package, engine.extra))
+
+
+def package_hint(package: str, extra: str) -> str:
+    return f"needs the {package} package: pip install 'treegen[{extra}]'"
+
+
 def _outputs(model: Model, check: Check, csv_text: str, settings: dict) -> tuple[str, str | None]:
     """A target's printed labels, and its probabilities for a classification model."""
     options = dict(check.options)
@@ -173,14 +198,14 @@ def _missing_package(err: BaseException) -> str | None:
         seen.add(id(err))
         package = (err.name or "").split(".")[0] if isinstance(err, ImportError) else ""
         if package in extras:
-            return f"needs the {package} package: pip install 'treegen[{extras[package]}]'"
+            return package_hint(package, extras[package])
         if isinstance(err, FileNotFoundError) and os.path.basename(str(err.filename)) in ("javac", "java"):
             return f"needs a JDK: {err.filename} is not on the PATH (for example: apt-get install default-jdk-headless)"
         err = err.__cause__ or err.__context__
     return None
 
 
-def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] = (),
+def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
@@ -190,7 +215,8 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     model : the model whose answers are the reference.
     data : a CSV or ARFF file whose rows are checked besides the probes, or None.
     targets : target names (see :data:`treegen.targets.RUNNABLE`).
-    dialects : the SQL dialects to run, when ``targets`` has ``sql``.
+    dialects : the SQL dialects to run, when ``targets`` has ``sql``; None: :func:`default_dialects`,
+        those whose engine is not installed left out (a line each says so) rather than failed.
     dsns : engine name -> connection string, for the engines that need a server.
     report : called with each result as soon as its target is done.
     against : the model file the model was imported from: its library's own predict is checked on
@@ -198,8 +224,10 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     status : called with a line saying what is being done, for a person watching.
     """
     status = status or (lambda text: None)
-    plan = checks(targets, dialects) if targets or not against else []
-    oracle = _oracle(against) if against else None
+    plan = checks(targets, default_dialects() if dialects is None else dialects) if targets or not against else []
+    if dialects is None:
+        plan = [_unless_missing(check) for check in plan]
+    oracle = _oracle(against, model) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
@@ -233,6 +261,8 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
 
 def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
            settings: dict) -> Result:
+    if check.unchecked:
+        return Result(check.name, count, unchecked=check.unchecked)
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
         if check.target.computed is not None:
@@ -267,17 +297,62 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
 
 # -- the source library itself ------------------------------------------------------------------
 
-def _oracle(path: str):
-    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error."""
+def _oracle(path: str, model: Model):
+    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error. The
+    file must be of the library the model was imported from: another library's predict would fail on
+    the model's rows, or disagree on every row for a reason that is not the targets'."""
     from .importers import IMPORTERS, file_head
     head = file_head(path)
-    for importer in IMPORTERS.values():
-        if importer.recognises(path, head):
-            if importer.oracle is None:
-                raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
-            return importer
-    raise TreegenError("--against takes the model file the model was imported from, in its library's own "
-                       "format (a pickle is not run)", path)
+    importer = next((i for i in IMPORTERS.values() if i.recognises(path, head)), None)
+    if importer is None:
+        raise TreegenError("--against takes the model file the model was imported from, in its library's own "
+                           "format (a pickle is not run)", path)
+    source = source_library(model)
+    if source is None:
+        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was not "
+                           "imported from a library (its meta names none): there is no library's predict "
+                           "to check it against", path)
+    if source != importer.library:
+        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was imported "
+                           f"from {source} (its meta says so): give the {source} file it was imported from", path)
+    if importer.oracle is None:
+        raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
+    _same_kind(model, importer, path)
+    return importer
+
+
+def _same_kind(model: Model, importer, path: str) -> None:
+    """A one-line error when the file, read as `treegen import` reads it, holds a model of another
+    kind than ``model`` (features, classes, objective): the library's predict would fail on the
+    model's rows, or disagree everywhere. The trees are not compared: import options (the rounds
+    used) may take fewer of them; a file that differs only there shows as mismatching rows."""
+    from .importers import import_file
+    other = import_file(path)
+    if len(other.features) != len(model.features):  # worded as the libraries' own predict checks word it
+        raise TreegenError(f"--against: this {importer.library} model takes {len(other.features)} features, the "
+                           f"treegen model {len(model.features)}: give the file the model was imported from", path)
+    mine, theirs = _kind(model, importer), _kind(other, importer)
+    differ = [f"{what}: {mine[what]} in the model, {theirs[what]} in the file" for what in mine
+              if mine[what] != theirs[what]]
+    if differ:
+        raise TreegenError(f"--against: this {importer.library} file holds another model than the one verified "
+                           f"({'; '.join(differ)}): give the file the model was imported from", path)
+
+
+def _kind(model: Model, importer) -> dict:
+    """What must be the same in a model and the file it came from, as words for the message."""
+    nominal = sum(not f.is_numeric for f in model.features)
+    own = model.meta.get(importer.module, {})
+    return {"nominal features": nominal,
+            "target": f"{len(model.target.classes)} classes" if model.target.is_classification else "a number",
+            "objective": model.meta.get("objective") or own.get("objective") or model.meta.get("algorithm")}
+
+
+def source_library(model: Model) -> str | None:
+    """The library ``model`` was imported from, or None: each importer keeps what it read in the
+    model's meta under its module's name (``meta["xgboost"]``, ``meta["sklearn"]``, ...)."""
+    from .importers import IMPORTERS
+    return next((i.library for i in IMPORTERS.values() if i.module in model.meta), None)
 
 
 def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
@@ -292,6 +367,8 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
     except ImportError as err:
         return Result(name, count, error=f"needs {err.name}: pip install 'treegen[{importer.extra}]'",
                       user_error=True)
+    except Exception as err:  # the library broke on the rows: a line as a target's, not a traceback
+        return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")
     kept = [i for i, answer in enumerate(answers) if answer is not None]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
     problems = differences(model, [rows[i] for i in kept], got, [expected[i] for i in kept])

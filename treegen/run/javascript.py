@@ -6,9 +6,11 @@ import atexit
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 
+from ..errors import TreegenError
 from .kept import KeptProcesses
 
 
@@ -16,6 +18,13 @@ def file_name(source: str) -> str:
     """The name a module is run under: ``model.cjs`` for the CommonJS build (which starts with
     ``"use strict";``), else ``model.mjs``, so that Node reads each as what it is."""
     return "model.cjs" if source.startswith('"use strict";') else "model.mjs"
+
+
+def check_node(node: str = "node") -> None:
+    """A missing ``node`` is the user's to install: say so, as the C and Java runners say of a
+    missing compiler, rather than let subprocess raise an OSError that reads as a failed run."""
+    if shutil.which(node) is None:
+        raise TreegenError(f"needs Node.js 18+: {node} is not on the PATH (for example: apt-get install nodejs)")
 
 
 def command(source: str, directory: str, node: str = "node") -> list[str]:
@@ -31,6 +40,7 @@ def run(source: str, csv_text: str, args=(), node: str = "node", timeout: float 
     settings) is what every runner receives; a program needs none of it.
 
     Raises RuntimeError with the standard error when the program fails."""
+    check_node(node)
     with tempfile.TemporaryDirectory(prefix="treegen-javascript-") as directory:
         done = subprocess.run(command(source, directory, node) + list(args), input=csv_text.encode("utf-8"),
                               capture_output=True, timeout=timeout)
@@ -45,6 +55,7 @@ def run_loaded(source: str, csv_text: str, args=(), node: str = "node", **_conte
     writes with the ``fs`` calls it makes as a program of its own. For callers that check what
     programs print, not how Node starts: a run costs its module's load instead of ~0.15 s of CPU. A
     CommonJS build, and a run that throws past the program, run as a process of their own."""
+    check_node(node)
     if file_name(source) != "model.mjs":
         return run(source, csv_text, args, node=node)
     answer = _loaded.run(node, source, csv_text, list(args))

@@ -148,7 +148,11 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
     d = find_dialect("postgres")
     stored, number = d.identifier(table + " rows"), d.identifier("treegen row")
     columns = ", ".join(d.identifier(f.name) for f in model.features)
-    with psycopg.connect(dsn, autocommit=True) as connection:  # temporary tables: private to us
+    try:
+        connection = psycopg.connect(dsn, autocommit=True)
+    except psycopg.OperationalError as err:
+        raise _unreachable("postgres", err) from None
+    with connection:  # temporary tables: private to us
         # LLVM would spend minutes compiling a big tree's expression (bench/README.md): no JIT.
         connection.execute("SET jit = off")
         connection.execute(create_table(model, "postgres", table + " rows", temporary="TEMPORARY "))
@@ -170,7 +174,11 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
     # The DOUBLE type holds no NaN: a NaN is missing, as in the model (SQLite stores it as NULL too).
     records = [tuple(None if isinstance(v, float) and math.isnan(v) else v for v in record)
                for record in values(model, rows)]
-    with closing(pymysql.connect(**_mysql_parameters(dsn), charset="utf8mb4", autocommit=True)) as connection:
+    try:
+        connection = pymysql.connect(**_mysql_parameters(dsn), charset="utf8mb4", autocommit=True)
+    except pymysql.err.OperationalError as err:
+        raise _unreachable("mysql", err.args[-1]) from None
+    with closing(connection):
         with connection.cursor() as cursor:
             # The SQL is written for the default sql_mode, where a backslash escapes in a string literal.
             cursor.execute("SELECT @@SESSION.sql_mode")
@@ -184,6 +192,14 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
                 raise TreegenError("a model without features cannot be run on rows in SQL")
             cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
             return list(cursor.fetchall())
+
+
+def _unreachable(engine: str, reason: object) -> TreegenError:
+    """A server the DSN does not reach (refused, unknown host, wrong password) is the user's to fix,
+    as a missing driver is: a one-line 'needs' error, not a failed run."""
+    why = " ".join(str(reason).split())
+    return TreegenError(f"needs a {engine} server it can connect to, check --{engine}-dsn "
+                        f"(or {ENGINES[engine].dsn_variable}): {why}")
 
 
 def _mysql_parameters(dsn: str) -> dict:
