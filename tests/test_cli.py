@@ -208,7 +208,7 @@ def test_verify_hints_at_a_missing_engine_package(tennis_model):
                                  "--dialect", f"{dialect},sqlite"], capture_output=True, text=True)
         assert result.returncode == 2, result.stdout + result.stderr
         assert result.stderr == (f"treegen: error: sql/{dialect}: needs the {package} package: "
-                                 f"pip install 'treegen[{extra}]'\n")
+                                 f"pip install {package} (treegen's [{extra}] extra)\n")
         assert [line.split()[:2] for line in result.stdout.splitlines()] == [["sql/sqlite", "ok"], ["python", "ok"]]
 
 

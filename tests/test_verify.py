@@ -161,11 +161,11 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
     probes = len(probe_rows(fit(load_dataset("examples/play_tennis.csv"), "id3")))
     assert done.stdout.splitlines() == [
         f"sql/sqlite       ok        {probes} rows agree ({probes} probes)",
-        "sql/duckdb       not checked: needs the duckdb package: pip install 'treegen[sql]'",
+        "sql/duckdb       not checked: needs the duckdb package: pip install duckdb (treegen's [sql] extra)",
         f"python           ok        {probes} rows agree ({probes} probes)"]
     named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
     assert named.returncode == 2, named.stdout + named.stderr
-    assert named.stderr == "treegen: error: sql/duckdb: needs the duckdb package: pip install 'treegen[sql]'\n"
+    assert named.stderr == "treegen: error: sql/duckdb: needs the duckdb package: pip install duckdb (treegen's [sql] extra)\n"
 
 
 # -- the model's answers, computed once for all rows -------------------------------------------

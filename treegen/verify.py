@@ -173,8 +173,13 @@ def _unless_missing(check: Check) -> Check:
     return replace(check, unchecked=package_hint(engine.package, engine.extra))
 
 
+PIP_NAMES = {"sklearn": "scikit-learn"}  # where a package is installed by another name than it is imported by
+
+
 def package_hint(package: str, extra: str) -> str:
-    return f"needs the {package} package: pip install 'treegen[{extra}]'"
+    """How to install a package treegen runs a target or a library with (treegen itself is not on PyPI:
+    that name is another project's, so ``pip install 'treegen[EXTRA]'`` would install it)."""
+    return f"needs the {package} package: pip install {PIP_NAMES.get(package, package)} (treegen's [{extra}] extra)"
 
 
 def _outputs(model: Model, check: Check, csv_text: str, settings: dict) -> tuple[str, str | None]:
@@ -365,7 +370,7 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
     except TreegenError as err:
         return Result(name, count, error=str(err), user_error=True)
     except ImportError as err:
-        return Result(name, count, error=f"needs {err.name}: pip install 'treegen[{importer.extra}]'",
+        return Result(name, count, error=package_hint((err.name or "").split(".")[0], importer.extra),
                       user_error=True)
     except Exception as err:  # the library broke on the rows: a line as a target's, not a traceback
         return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")

@@ -26,7 +26,7 @@ class Importer:
     here and imported when first used: reading a treegen model, or any help, loads no importer."""
 
     library: str  # as its users name it
-    extra: str  # `pip install 'treegen[EXTRA]'` brings what reading needs
+    extra: str  # treegen's extra that brings what reading needs (`pip install '.[EXTRA]'` in its folder)
     files: str  # the files it reads, as messages name them
     # Its module here, with recognises(path, the file's first bytes) -> is it this library's file, and
     # (if it has one; else `oracle` is None) oracle(path, model, rows) -> the library's own (label or
