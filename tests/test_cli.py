@@ -340,6 +340,9 @@ IRIS_CODES = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")  # species a
     (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3"], "--cv-folds applies only with --ccp-alpha cv"),
     (["train", IRIS_CODES, "-a", "cart", "--cv-folds", "3", "--ccp-alpha", "0.1"],
      "--cv-folds applies only with --ccp-alpha cv"),
+    (["train", TENNIS, "-a", "id3", "--seed", "3"], "--seed applies only with c45's --reduced-error or cart's "
+                                                    "--ccp-alpha cv"),
+    (["train", TENNIS, "--seed", "3"], "--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv"),
 ])
 def test_an_option_that_would_be_ignored_is_refused(args, line):
     result = cli(*args)

@@ -339,7 +339,9 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
-    if seed is not None and algorithm != "id3":
+    if seed is not None:
+        if not (params.get("reduced_error") or params.get("ccp_alpha") == "cv"):  # nothing else draws
+            raise TreegenError("--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv")
         params["seed"] = seed
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
