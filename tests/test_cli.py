@@ -343,6 +343,10 @@ IRIS_CODES = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")  # species a
     (["train", TENNIS, "-a", "id3", "--seed", "3"], "--seed applies only with c45's --reduced-error or cart's "
                                                     "--ccp-alpha cv"),
     (["train", TENNIS, "--seed", "3"], "--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv"),
+    (["train", TENNIS, "--confidence", "0.3", "--unpruned"], "--confidence does not apply with --unpruned"),
+    (["evaluate", TENNIS, "--no-subtree-raising", "--reduced-error"],
+     "--no-subtree-raising does not apply with --reduced-error"),
+    (["train", TENNIS, "--no-collapse", "--reduced-error"], "--no-collapse does not apply with --reduced-error"),
 ])
 def test_an_option_that_would_be_ignored_is_refused(args, line):
     result = cli(*args)

@@ -233,12 +233,25 @@ ONLY_WITH = {  # an option that acts only with another's value -> (that option, 
 }
 
 
+NOT_WITH = {  # an option that does not act when another is given (J48 refuses these too) -> those others
+    "confidence": ("unpruned", "reduced_error"),
+    "subtree_raising": ("unpruned", "reduced_error"),
+    "collapse": ("reduced_error",),
+}
+
+
 def _refuse_idle(options: dict) -> None:
-    """An option the learner would read only with another is refused without it: silently ignored, the
-    user would believe it acted."""
+    """An option the learner would read only with another is refused without it, and one it would not
+    read with another is refused with it: silently ignored, the user would believe it acted."""
+    flag = {"subtree_raising": "--no-subtree-raising", "collapse": "--no-collapse"}
     for option, (other, value, needed) in ONLY_WITH.items():
         if options.get(option) is not None and options.get(other) != value:
             raise TreegenError(f"--{option.replace('_', '-')} applies only with {needed}")
+    for option, others in NOT_WITH.items():
+        given = [other for other in others if options.get(other)]
+        if options.get(option) is not None and given:
+            name = flag.get(option, "--" + option)
+            raise TreegenError(f"{name} does not apply with --{given[0].replace('_', '-')}")
 
 
 def check_criterion(dataset, criterion: str | None, regression: bool | None) -> None:
