@@ -209,7 +209,7 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
         if kind == IF:
             return [pad + test(payload)]
         if kind == LEVELS:
-            return [f"{pad}return {leaf_index(payload, condition)};"]
+            return [f"{pad}return {leaf_index(payload, condition, shifted=True)};"]
         if kind == LEAF and exclusive:
             return [f"{pad}return {numbers[payload]};"]
         if kind == LEAF:
