@@ -74,10 +74,9 @@ def test_verify_on_mysql(mysql_server, tmp_path):
     assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr
 
 
-@pytest.mark.parametrize("engine,dsn,reason", [
+@pytest.mark.parametrize("engine,dsn,reason", [  # the drivers' own words, up to where libpq's versions differ
     ("postgres", "host=127.0.0.1 port={port}",
-     'connection failed: connection to server at "127.0.0.1", port {port} failed: Connection refused '
-     "Is the server running on that host and accepting TCP/IP connections?"),
+     'connection failed: connection to server at "127.0.0.1", port {port} failed: Connection refused'),
     ("mysql", "host=127.0.0.1 port={port} user=root",
      "Can't connect to MySQL server on '127.0.0.1' ([Errno 111] Connection refused)")])
 def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, dsn, reason):
@@ -92,8 +91,9 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
     done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
                            f"--{engine}-dsn", dsn.format(port=port)], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
-    assert done.stderr == (f"treegen: error: sql/{engine}: needs a {engine} server it can connect to, check "
-                           f"--{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}\n")
+    assert done.stderr.startswith(f"treegen: error: sql/{engine}: needs a {engine} server it can connect to, "
+                                  f"check --{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}")
+    assert done.stderr.count("\n") == 1 and done.stderr.endswith("\n")
 
 
 BOOSTING = "examples/boosting/"
@@ -165,7 +165,8 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
         f"python           ok        {probes} rows agree ({probes} probes)"]
     named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
     assert named.returncode == 2, named.stdout + named.stderr
-    assert named.stderr == "treegen: error: sql/duckdb: needs the duckdb package: pip install duckdb (treegen's [sql] extra)\n"
+    assert named.stderr == ("treegen: error: sql/duckdb: needs the duckdb package: pip install duckdb "
+                            "(treegen's [sql] extra)\n")
 
 
 # -- the model's answers, computed once for all rows -------------------------------------------
