@@ -222,7 +222,7 @@ def duckdb_table(X):
     import duckdb
     import pandas as pd
     connection = duckdb.connect()
-    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(N_FEATURES)])
+    connection.register("frame", pd.DataFrame(X, columns=[f"x{i}" for i in range(N_FEATURES)]))
     connection.execute("CREATE TABLE input AS SELECT * FROM frame")
     return connection
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sqlite3
 import sys
@@ -80,8 +79,9 @@ def compare_with_orbital(rows: int, depths: list[int]) -> list[str]:
     from treegen.importers.sklearn import from_sklearn
     from treegen.targets import emit
     con = duckdb.connect()
-    data = pd.DataFrame(np.random.default_rng(1).normal(size=(rows, 10)), columns=[f"f{i}" for i in range(10)])
-    con.execute("CREATE TABLE data AS SELECT * FROM data")
+    con.register("data_frame", pd.DataFrame(np.random.default_rng(1).normal(size=(rows, 10)),
+                                            columns=[f"f{i}" for i in range(10)]))
+    con.execute("CREATE TABLE data AS SELECT * FROM data_frame")
     lines = ["| max_depth | leaves | treegen s | orbital s | orbital / treegen | same labels |",
              "|---:|---:|---:|---:|---:|:---|"]
     for depth in depths:
@@ -249,7 +249,7 @@ def _duckdb_table(X, names):
     import duckdb
     import pandas as pd
     connection = duckdb.connect()
-    frame = pd.DataFrame(X, columns=names)
+    connection.register("frame", pd.DataFrame(X, columns=names))
     connection.execute("CREATE TABLE input AS SELECT * FROM frame")
     return connection
 
