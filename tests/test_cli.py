@@ -37,6 +37,17 @@ def test_walk_through(tmp_path):
     assert "accuracy 78.57% (11/14)" in evaluated
 
 
+def test_import_says_what_it_read(tmp_path):
+    """As train says what it built: one line on stderr, the model on stdout or in the file."""
+    out = str(tmp_path / "x.json")
+    done = cli("import", os.path.join(EXAMPLES, "boosting", "xgboost.json"), "-o", out)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == ("treegen: imported XGBoost: 60 trees, 496 nodes, 4 features, predicting 3 classes "
+                           f"('y'); wrote {out}\n")
+    to_stdout = cli("import", os.path.join(EXAMPLES, "boosting", "xgboost.json"))
+    assert json.loads(to_stdout.stdout)["format"] == "treegen-model" and "wrote" not in to_stdout.stderr
+
+
 def test_a_library_model_file_is_imported_where_a_model_is_read(tmp_path):
     """export, verify, predict and show take XGBoost's or LightGBM's own file as `treegen import`
     with its defaults would read it; a pickle is still refused (loading one runs code)."""

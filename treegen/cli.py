@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 import click
 
 from . import __version__
+from .describe import summary
 from .errors import TreegenError
 from .importers import IMPORTERS, import_file
 from .learn import ALGORITHMS
@@ -524,6 +525,8 @@ def import_command(model_file, output, feature_names, trust, missing, categories
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         categories=_category_names(categories))
     write_text(modelio.dumps(model), output)
+    where = f"; wrote {output}" if output not in (None, "-") else ""
+    click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
 
 
 def _category_names(options) -> dict[str, list[str]] | None:

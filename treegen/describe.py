@@ -22,6 +22,14 @@ def _escape(c: str) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
+def summary(model: Model) -> str:
+    """One line on a model: what made it, its trees, features and target."""
+    trees, nodes = len(model.trees), sum(len(tree.nodes) for tree in model.trees)
+    target = (f"{len(model.target.classes)} classes" if model.target.is_classification else "a number")
+    return (f"{model.meta.get('algorithm', 'a model')}: {trees} tree{'s' * (trees != 1)}, {nodes} nodes, "
+            f"{len(model.features)} features, predicting {target} ({model.target.name!r})")
+
+
 def number(x: float) -> str:
     """A float that reads back to the same double (``inf``/``-inf``/``nan`` by name, as ``repr`` writes
     them): a big export writes millions."""
