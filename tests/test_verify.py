@@ -312,6 +312,19 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
     assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout
 
 
+def test_verify_on_spark_says_only_its_result(tmp_path):
+    """Spark's JVM logs errors only, with no progress bar: a terminal shows verify's line, not ten lines
+    about the host name, native libraries and pandas around it. (The JVM's own notice of the incubator
+    module Spark asks for is printed before anything can be configured.)"""
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", "spark"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.split()[:2] == ["sql/spark", "ok"], done.stdout + done.stderr
+    assert [line for line in done.stderr.splitlines() if "incubator modules" not in line] == [], done.stderr
+
+
 def test_a_missing_node_is_a_hint_not_a_crash(tmp_path):
     """Without node on the PATH, the javascript target says what to install (exit 2), as java and c do."""
     model_path = tmp_path / "t.json"

@@ -9,6 +9,8 @@ the prediction, then the class probabilities (``proba``), then the leaf ids (``l
 from __future__ import annotations
 
 import math
+import os
+import warnings
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -220,26 +222,35 @@ def _mysql_parameters(dsn: str) -> dict:
 
 
 def _run_spark(sql, model, rows, table, spark=None, **_):
-    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
-    spark = spark or local_spark()
-    schema = StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType()) for f in model.features])
-    spark.createDataFrame(values(model, rows), schema).createOrReplaceTempView(table)
-    try:
-        return [tuple(row) for row in spark.sql(sql).collect()]
-    finally:
-        spark.catalog.dropTempView(table)
+    with warnings.catch_warnings():  # PySpark's about a pandas newer than it knows: rows here are tuples
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+        from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+        spark = spark or local_spark()
+        schema = StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType())
+                             for f in model.features])
+        spark.createDataFrame(values(model, rows), schema).createOrReplaceTempView(table)
+        try:
+            return [tuple(row) for row in spark.sql(sql).collect()]
+        finally:
+            spark.catalog.dropTempView(table)
+
+
+SPARK_LOG4J2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spark-log4j2.properties")
 
 
 def local_spark(java_options: str = ""):
     """A small local SparkSession (one core, few shuffle partitions, no UI, a 2 GB heap: Janino's
     compilation of a big model's query once ran out of Spark's default 1 GB); ``java_options`` for
-    its JVM, when this call starts it."""
+    its JVM, when this call starts it. Quiet: no progress bar, and only errors logged (a user's
+    terminal showed ten lines of warnings about the host name and native libraries around verify's
+    result line)."""
     from pyspark.sql import SparkSession
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local: no warning that the host is a loopback
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
-               .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "true"))
-    if java_options:
-        builder = builder.config("spark.driver.extraJavaOptions", java_options)
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "true")
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={SPARK_LOG4J2} {java_options}"))
     return builder.getOrCreate()
 
 
