@@ -37,6 +37,26 @@ def test_walk_through(tmp_path):
     assert "accuracy 78.57% (11/14)" in evaluated
 
 
+@pytest.mark.parametrize("model,data", [
+    ("examples/boosting/xgboost.json", "examples/boosting/iris_missing.csv"),  # many trees: ids joined by ';'
+    ("train", TENNIS),  # C4.5 with missing values: a fractional route ends at several nodes
+])
+def test_predict_leaf_is_what_every_program_prints(tmp_path, model, data):
+    if model == "train":
+        missing = tmp_path / "tennis.csv"
+        missing.write_text("outlook,temperature,humidity,wind\n,hot,high,strong\nsunny,mild,,weak\nrain,,,\n")
+        model, data = str(tmp_path / "t.json"), str(missing)
+        run("train", TENNIS, "-o", model)
+    program = str(tmp_path / "model.py")
+    run("export", model, "--to", "python", "--leaf", "-o", program)
+    with open(data, encoding="utf-8") as handle:
+        printed = subprocess.run([sys.executable, program, "--leaf"], stdin=handle, capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+    table = run("predict", model, data, "--leaf").stdout.splitlines()
+    assert table[0].endswith(",prediction,leaf") and [line.rsplit(",", 1)[1] for line in table[1:]] == printed
+    assert any("|" in ids or ";" in ids for ids in printed)
+
+
 def test_import_says_what_it_read(tmp_path):
     """As train says what it built: one line on stderr, the model on stdout or in the file."""
     out = str(tmp_path / "x.json")

@@ -11,11 +11,12 @@ from .data import encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
 from .table import Table
-from .walk import UNKNOWN, as_read, predict_columns
+from .walk import UNKNOWN, as_read, leaf_ids_rows, predict_columns
 
 
-def predict_table(model: Model, table: Table, proba: bool = False) -> str:
-    """CSV text: the table's columns as read, then ``prediction`` and, with ``proba``, ``P(class)`` columns."""
+def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = False) -> str:
+    """CSV text: the table's columns as read, then ``prediction`` and, with ``proba``, ``P(class)`` columns,
+    with ``leaf`` a ``leaf`` column (the leaf ids every generated program's ``--leaf`` prints)."""
     classification = model.target.is_classification
     if proba and not classification:
         raise TreegenError("--proba needs a classification model")
@@ -27,12 +28,15 @@ def predict_table(model: Model, table: Table, proba: bool = False) -> str:
         return rows[i]
 
     answers = predict_columns(model, encoded_for_model(table, model), row)
+    leaves = leaf_ids_rows(model, rows_for_model(table, model)) if leaf else [None] * len(table)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(list(table.names) + ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []))
+    writer.writerow(list(table.names) + ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else [])
+                    + (["leaf"] if leaf else []))
     inputs = zip(*[["" if value is None else value for value in column] for column in table.columns])
-    for values, (label, scores) in zip(inputs, answers):
-        writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba)])
+    for values, (label, scores), ids in zip(inputs, answers, leaves):
+        writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
+                         *([ids] if leaf else [])])
     return out.getvalue()
 
 

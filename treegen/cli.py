@@ -463,15 +463,18 @@ def parse_command(rules, output):
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("--leaf", is_flag=True, help="Add a leaf column: per tree, the ids of the nodes where the row ended "
+                                           "('|' between them, ';' between trees), as every generated program prints.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
-def predict(model, data, proba, output):
+def predict(model, data, proba, leaf, output):
     """Predict every row of a CSV or ARFF file.
 
-    Writes the input columns plus a `prediction` column (and the probabilities with --proba)."""
+    Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
+    ids with --leaf)."""
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    write_text(predict_table(loaded, read_table(data), proba), output)
+    write_text(predict_table(loaded, read_table(data), proba, leaf), output)
 
 
 @main.command()
