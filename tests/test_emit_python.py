@@ -245,7 +245,8 @@ def check_errors(target: str) -> None:
         ("c1,unused\n1,2\n", [], "", "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
         (f"{header}\n", ["--proba", "--leaf"], "",
          "error: --proba and --leaf ask for different outputs: give one of them"),
-        (f"{header}\n", ["--leaf"], "", "error: this program was exported without leaf ids; export it again with --leaf"),
+        (f"{header}\n", ["--leaf"], "",
+         "error: this program was exported without leaf ids; export it again with --leaf"),
         (f"{header}\n", ["--probability"], "", "error: unknown option '--probability' (this program takes --proba, "
                                                "--leaf or --help)"),
     ]
