@@ -216,6 +216,7 @@ CSV_TRAINING = "num,c,y\n" + "".join(f"{n},{c},{'p' if n <= 2 else 'q' if c == '
                                      for n in range(5) for c in "ab")
 CSV_CASES = [  # (what, bytes)
     ("byte order mark", b"\xef\xbb\xbfnum,c\n1,a\n3,b\n"),
+    ("two byte order marks", b"\xef\xbb\xbf\xef\xbb\xbfnum,c\n1,a\n3,b\n"),  # one skipped, one in the name
     ("header names padded with spaces", b" num , c \n1,a\n3,b\n"),
     ("missing tokens with spaces around", b"num,c\n,a\n?,b\nNA,a\n NA ,b\n   ,a\n3, ? \n3,NA\n3,\n3,  \n"),
     ("NaN in a numeric column is missing", b"num,c\nNaN,a\nnan,b\n-nan,a\n"),
@@ -293,6 +294,7 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("a quoted field not closed", "line 3: a quoted field is not closed"),
                        ("a name twice", "line 1: column name 'num' appears twice"),
                        ("a column missing", "line 1: no column named 'num'"),
+                       ("two byte order marks", "line 1: no column named 'num'"),
                        ("empty input", "line 1: empty file: expected a header row"),
                        ("not UTF-8", "line 3: not UTF-8"),
                        ("a UTF-16 surrogate in UTF-8", "line 2: not UTF-8"),
@@ -359,3 +361,12 @@ def test_training_reads_the_same_syntax():
     assert to_dataset(parse_csv("x,y\n 1,a\n2,b\n")).features[0].categories == (" 1", "2")  # as written
     with pytest.raises(TreegenError, match="column 2 has no name"):
         to_dataset(parse_csv("a,,y\n1,2,3\n"))
+
+
+def test_one_byte_order_mark_is_skipped_in_a_file_and_in_text(tmp_path):
+    """A second BOM is text, part of the first name, in a file as in text given to parse_csv."""
+    path = tmp_path / "bom2.csv"
+    path.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbfa,b\n1,2\n")
+    assert read_table(str(path)).names == ["\ufeffa", "b"]
+    assert parse_csv("\ufeff\ufeffa,b\n1,2\n").names == ["\ufeffa", "b"]
+    assert parse_csv("\ufeffa,b\n1,2\n").names == ["a", "b"]

@@ -221,26 +221,37 @@ def program(target: str, source: str, stdin: str, args=()) -> tuple[int, str, st
     return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
 
 
+def answers(target: str, source: str, stdin: str, args: list) -> str:
+    """A program's standard output for good input (which must not be empty: the test would show nothing)."""
+    status, stdout, stderr = program(target, source, stdin, args)
+    assert (status, stderr) == (0, "") and stdout.count("\n") >= 2, (status, stdout, stderr)
+    return stdout
+
+
 def check_errors(target: str) -> None:
     """Bad input or usage: exactly one ASCII line on stderr -- naming the line where the record starts
     (a quoted field may span lines) -- and exit status 2."""
     model = three_features()
     source = emit(model, target)
     header = 'x0,"it\'s\n",c0'
-    expected = [
-        (f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n1,abc,v0_0\n', [],
+    good = f'{header}\n1,2,v0_0\n1,2,"multi\nline"\n'
+    expected = [  # (stdin, args, stdout: the answers to the rows before the bad one, stderr)
+        (good + "1,abc,v0_0\n", [], answers(target, source, good, []),
          "error: line 6: column 'it\\'s\\u000a': 'abc' is not a number"),
-        (f"{header}\n 1,2,v0_0\n", [], "error: line 3: column 'x0': ' 1' is not a number"),  # used as written
-        ('x0,"it\'s\n"\n1,2\n', [], "error: line 1: no column named 'c0'"),
-        ("c1,unused\n1,2\n", [], "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
-        (f"{header}\n", ["--proba", "--leaf"], "error: --proba and --leaf ask for different outputs: give one of them"),
-        (f"{header}\n", ["--leaf"], "error: this program was exported without leaf ids; export it again with --leaf"),
-        (f"{header}\n", ["--probability"], "error: unknown option '--probability' (this program takes --proba, "
-                                           "--leaf or --help)"),
+        (good + "\n", ["--proba"], answers(target, source, good, ["--proba"]),  # a blank last line is an error
+         "error: line 6: expected 3 fields as in the header, found 1"),
+        (f"{header}\n 1,2,v0_0\n", [], "", "error: line 3: column 'x0': ' 1' is not a number"),  # used as written
+        ('x0,"it\'s\n"\n1,2\n', [], "", "error: line 1: no column named 'c0'"),
+        ("c1,unused\n1,2\n", [], "", "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
+        (f"{header}\n", ["--proba", "--leaf"], "",
+         "error: --proba and --leaf ask for different outputs: give one of them"),
+        (f"{header}\n", ["--leaf"], "",
+         "error: this program was exported without leaf ids; export it again with --leaf"),
+        (f"{header}\n", ["--probability"], "", "error: unknown option '--probability' (this program takes --proba, "
+                                               "--leaf or --help)"),
     ]
-    for stdin, args, message in expected:  # rows before a bad one are printed
-        status, _, stderr = program(target, source, stdin, args)
-        assert (status, stderr) == (2, message + "\n"), (stdin, args)
+    for stdin, args, stdout, message in expected:  # rows before a bad one are printed, in every target's program
+        assert program(target, source, stdin, args) == (2, stdout, message + "\n"), (stdin, args)
     regression = emit(random_model(7, regression=True, max_depth=3), target)
     assert program(target, regression, "x0\n", ["--proba"]) == (
         2, "", "error: --proba: this is a regression model, it predicts a value, not class probabilities\n")

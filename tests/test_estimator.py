@@ -229,3 +229,26 @@ def test_c45_labels_as_the_model_decides():
             for row in X.to_dict("records")]
     assert list(tree.predict(X)) == [tree.model_.predict(row) for row in rows]
     assert any(tree.predict(X) != tree.classes_[np.argmax(tree.predict_proba(X), axis=1)])
+
+
+MISSING_LABELS = [
+    pd.Series(["no", np.nan, "yes", "no"]),  # as pd.read_csv reads an empty label
+    ["no", None, "yes", "no"],
+    pd.Series(["no", pd.NA, "yes", "no"], dtype="string"),
+    pd.Series(["no", None, "yes", "no"], dtype="category"),
+    np.array([1, None, 2, 1], dtype=object),
+]
+
+
+@pytest.mark.parametrize("estimator", [DecisionTreeClassifier, DecisionTreeRegressor])
+@pytest.mark.parametrize("y", MISSING_LABELS, ids=["nan", "none", "pandas-na", "category", "object-ints"])
+def test_a_missing_label_of_any_type_is_a_value_error(estimator, y):
+    """Not a TypeError from sorting the labels: tools catch ValueError, as scikit-learn raises it."""
+    X = pd.DataFrame({"outlook": ["sunny", "rain", "overcast", "sunny"]})
+    with pytest.raises(ValueError, match="y contains"):
+        estimator().fit(X, y)
+
+
+def test_pandas_na_in_x_is_missing_not_a_category():
+    X = pd.DataFrame({"a": pd.Series(["x", pd.NA, "y", "x"], dtype="string")})
+    assert DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).model_.features[0].categories == ("x", "y")

@@ -83,11 +83,18 @@ def read_table(path: str) -> Table:
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
         return parse_arff(text.replace("\r\n", "\n"), path)
-    return parse_csv(text, path)  # line ends are csv's to read: a CRLF inside quotes stays in the value
+    # read_text decoded with utf-8-sig, so the one BOM the programs skip is gone: a second one is text
+    # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
+    # quotes stays in the value.
+    return _parse_csv(text, path)
 
 
 def parse_csv(text: str, source: str = "<csv>") -> Table:
-    text = text[1:] if text.startswith("\ufeff") else text  # a BOM, as read_text skips it in files
+    """Parse CSV text, skipping one BOM at its start (only one: the programs skip one)."""
+    return _parse_csv(text[1:] if text.startswith("\ufeff") else text, source)
+
+
+def _parse_csv(text: str, source: str) -> Table:
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # a lone CR ends a line too
     header = _record(reader, source)
     if not header or not any(h.strip(SPACE) for h in header):

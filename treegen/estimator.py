@@ -168,6 +168,10 @@ class _TreeEstimator(BaseEstimator):
             raise InputError(f"y must be one-dimensional, not of shape {y.shape}")
         if y.dtype.kind in "fc" and not np.isfinite(y).all():
             raise InputError("y contains NaN or infinity")
+        # Labels of objects (strings, a pandas string or nullable column) may hold None, NaN or pandas NA;
+        # np.unique would then fail on comparing them with a TypeError, which tools catching ValueError miss.
+        if y.dtype.kind == "O" and any(_is_missing(v) for v in y.tolist()):
+            raise InputError("y contains a missing label (None, NaN or pandas NA)")
         if self._kind == REGRESSION:
             return Target("target", REGRESSION), y.astype(np.float64)
         if y.dtype.kind in "fc" and (y != np.round(y)).any():
@@ -338,7 +342,8 @@ def _is_missing(value: Any) -> bool:
     if value is None:
         return True
     try:
-        return bool(value != value)  # NaN, pandas NA
+        unequal = value != value  # NaN is unequal to itself; pandas NA compares to NA, which has no truth value
+        return unequal is value or bool(unequal)
     except (TypeError, ValueError):
         return False
 
