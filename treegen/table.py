@@ -24,7 +24,9 @@ class Table:
 
     def column(self, name: str) -> list[str | None]:
         if name not in self.names:
-            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(self.names)}", self.source)
+            # quoted as the name is: a stray byte order mark or space in a header shows
+            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(map(repr, self.names))}",
+                               self.source)
         return self.columns[self.names.index(name)]
 
 
