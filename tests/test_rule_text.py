@@ -616,7 +616,8 @@ def test_rules_say_where_unknown_categories_go():
 
 
 def test_the_combine_line_says_every_field():
-    model = random_model(2, regression=True, n_trees=2)
+    model = random_model(2, regression=True, n_trees=2)  # trees of one number: a binary classifier's raw sum
+    model.target = Target("y", CLASSIFICATION, ("no", "yes"))
     model.combine = Combine("sum", (0.5,), 0.1, "sigmoid", 2.0, "float32", 4.0, True, "raw_positive")
     model.numeric = NumericSemantics("float32", 0.0, True, 1e-35)
     model.trees[1].weight, model.trees[1].output = 0.5, 0
