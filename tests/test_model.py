@@ -553,3 +553,78 @@ def test_what_a_paused_collector_kept_goes_to_the_oldest_generation():
     finally:
         gc.unfreeze()
     assert any(o is frozen for o in gc.get_objects(generation=2))
+
+
+# -- model files that do not fit themselves: one line through the CLI, exit 2 -------------------------------
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
+
+
+def _cli(*args):
+    import subprocess
+    return subprocess.run([sys.executable, "-m", "treegen", *map(str, args)], capture_output=True, text=True,
+                          encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def softmax_doc(tmp_path_factory):
+    """XGBoost's 3-class softmax: init [0, 0, 0], trees adding to outputs 0, 1, 2 in turn."""
+    path = tmp_path_factory.mktemp("softmax") / "x.json"
+    assert _cli("import", EXAMPLES / "boosting" / "xgboost.json", "-o", path).returncode == 0
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _refused(tmp_path, doc, *command) -> str:
+    """The one line of ``command`` (predict by default) on ``doc`` saved as m.json, which must fail with exit 2."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    args = command or ("predict", "--proba", path, EXAMPLES / "boosting" / "iris_missing.csv")
+    result = _cli(*(path if a == "M" else a for a in args))
+    assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr.replace(str(path), "m.json").rstrip("\n")
+
+
+@pytest.mark.parametrize("init,found", [([0.0, 0.0], 2), ([], 0), ([0.0] * 4, 4)])
+@pytest.mark.parametrize("command", [(), ("export", "M", "--to", "c"), ("export", "M", "--to", "python")])
+def test_a_softmax_init_of_another_length_is_refused(tmp_path, softmax_doc, init, found, command):
+    doc = json.loads(json.dumps(softmax_doc))
+    doc["combine"]["init"] = init
+    assert _refused(tmp_path, doc, *command) == (
+        f"treegen: error: m.json: combine.init: a softmax over 3 classes needs 3 numbers, found {found}")
+
+
+@pytest.mark.parametrize("output", [7, -1, 3, True])
+@pytest.mark.parametrize("command", [(), ("export", "M", "--to", "c"), ("export", "M", "--to", "python")])
+def test_a_tree_output_beyond_the_raw_sums_is_refused(tmp_path, softmax_doc, output, command):
+    doc = json.loads(json.dumps(softmax_doc))
+    doc["trees"][1]["output"] = output
+    problem = ("expected an integer or null" if output is True
+               else f"expected null or a raw sum from 0 to 2 (one per combine.init), found {output}")
+    assert _refused(tmp_path, doc, *command) == f"treegen: error: m.json: trees[1].output: {problem}"
+
+
+@pytest.mark.parametrize("kind,link,classes,init,problem", [
+    ("sum", "sigmoid", ["a", "b"], [], "a sigmoid over 2 classes needs 1 or 2 numbers, found 0"),
+    ("sum", "sigmoid", None, [0.0], "a sigmoid cannot give the scores of a regression"),
+    ("sum", "identity", None, [0.0, 0.0], "an identity over a regression needs 1 number, found 2"),
+    ("average", "identity", ["a", "b"], [0.0], "only a 'sum' starts from init, an 'average' takes [], found 1 number"),
+])
+def test_init_fits_the_link_and_the_target(tmp_path, kind, link, classes, init, problem):
+    doc = modelio.model_to_dict(random_model(1, regression=classes is None, classes=classes or ()))
+    doc["combine"].update(kind=kind, link=link, init=init)
+    assert _refused(tmp_path, doc, "show", "M") == f"treegen: error: m.json: combine.init: {problem}"
+
+
+def test_only_a_sum_adds_a_tree_to_one_output(tmp_path):
+    doc = modelio.model_to_dict(random_model(1))
+    doc["trees"][0]["output"] = 0
+    assert _refused(tmp_path, doc, "show", "M") == ("treegen: error: m.json: trees[0].output: a 'single' combine "
+                                                    "reads every output of a tree: expected null, found 0")
+
+
+def test_a_truncated_json_says_the_whole_json_message(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text('{"format": "treegen-model",\n "features": [{"name": "ab', encoding="utf-8")
+    result = _cli("show", path)
+    assert result.returncode == 2 and result.stderr == (
+        f"treegen: error: {path}:2:24: invalid JSON: Unterminated string starting at line 2 column 24\n")

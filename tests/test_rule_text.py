@@ -616,7 +616,8 @@ def test_rules_say_where_unknown_categories_go():
 
 
 def test_the_combine_line_says_every_field():
-    model = random_model(2, regression=True, n_trees=2)
+    model = random_model(2, regression=True, n_trees=2)  # trees of one number: a binary classifier's raw sum
+    model.target = Target("y", CLASSIFICATION, ("no", "yes"))
     model.combine = Combine("sum", (0.5,), 0.1, "sigmoid", 2.0, "float32", 4.0, True, "raw_positive")
     model.numeric = NumericSemantics("float32", 0.0, True, 1e-35)
     model.trees[1].weight, model.trees[1].output = 0.5, 0
@@ -789,3 +790,18 @@ def test_a_mistake_in_a_rules_list_of_values_is_one_located_line(edit, message):
     assert err.value.line == line_of(edited, "rule 1:")
     assert_parsed_or_one_located_line(edited)
     assert_readers_agree(edited)
+
+
+@pytest.mark.parametrize("default", ['"maybe"', "42", '"no"', '   42  # spaced: the grammar reads it'])
+def test_a_default_that_is_not_the_roots_outcome_is_refused_at_its_line(tmp_path, default):
+    rules = tmp_path / "t.rules"
+    model = tmp_path / "t.json"
+    assert subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "--target", "play",
+                           "-a", "id3", "-o", str(model)], capture_output=True).returncode == 0
+    text = emit(modelio.load(str(model)), "rules")
+    line = text.split("\n").index('  default: "yes"') + 1
+    rules.write_text(text.replace('  default: "yes"', f"  default: {default}"), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "treegen", "show", str(rules)], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr == (
+        f"treegen: error: {rules}:{line}: the default does not match the nodes section (it is what the root, "
+        "node 0, predicts: edit the nodes, or export again)\n")

@@ -780,6 +780,49 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     return None
 
 
+def link_width(link: Link, n_raw: int) -> int:
+    """How many scores :func:`apply_link` makes of ``n_raw`` raw sums: one sigmoid sum is a binary
+    classifier's log-odds, two scores; every other link gives a score per sum."""
+    return 2 if link == Link.SIGMOID and n_raw == 1 else n_raw
+
+
+def init_problem(target: Target, combine: Combine) -> str | None:
+    """Why ``combine.init`` does not fit: a boosted sum has one raw sum per ``init`` number, and its
+    link must make one score per class (or the one value of a regression) of them; ``single`` and
+    ``average`` add nothing to the trees' outputs, so an init there would be silently ignored."""
+    n = len(combine.init)
+    if combine.kind != CombineKind.SUM:
+        return f"only a 'sum' starts from init, {_a(repr(combine.kind))} takes [], found {_numbers(n)}" if n else None
+    valid = [k for k in range(1, target.width + 1) if link_width(combine.link, k) == target.width]
+    if n in valid:
+        return None
+    over = f"{target.width} classes" if target.is_classification else "a regression"
+    if not valid:
+        return f"{_a(combine.link)} cannot give the scores of {over}"
+    needs = " or ".join(map(str, valid)) + (" number" if valid == [1] else " numbers")
+    return f"{_a(combine.link)} over {over} needs {needs}, found {n}"
+
+
+def output_problem(combine: Combine, output: int | None) -> str | None:
+    """Why a tree cannot add to ``output``: only a boosted sum adds a tree to one of its raw sums (one
+    per ``init`` number); null adds it to all of them, and is all that ``single`` and ``average`` read."""
+    if output is None:
+        return None
+    if combine.kind != CombineKind.SUM:
+        return f"{_a(repr(combine.kind))} combine reads every output of a tree: expected null, found {output}"
+    if not 0 <= output < len(combine.init):
+        return f"expected null or a raw sum from 0 to {len(combine.init) - 1} (one per combine.init), found {output}"
+    return None
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word.strip("'")[:1] in "aeiou" else f"a {word}"
+
+
+def _numbers(n: int) -> str:
+    return "1 number" if n == 1 else f"{n} numbers"
+
+
 def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | None:
     """Why ``node``'s linear model cannot be in ``tree`` of ``model``: (the field at fault, message), or
     None. A linear model sits on a leaf of one number, reads numeric features, in a tree whose missing
@@ -805,10 +848,16 @@ def linear_problem(model: Model, tree: Tree, node: Node) -> tuple[str, str] | No
 
 
 def model_problem(model: Model) -> str | None:
-    """Where and why a model built in memory breaks :func:`split_problem`, :func:`linear_problem` or
-    :func:`label_value_problem`, or None."""
+    """Where and why a model built in memory breaks :func:`init_problem`, :func:`output_problem`,
+    :func:`split_problem`, :func:`linear_problem` or :func:`label_value_problem`, or None."""
     numeric, le = [f.is_numeric for f in model.features], Op.LE  # (an enum member read once)
+    problem = init_problem(model.target, model.combine)
+    if problem:
+        return f"combine.init: {problem}"
     for t, tree in enumerate(model.trees):
+        problem = output_problem(model.combine, tree.output)
+        if problem:
+            return f"tree {t}: {problem}"
         for n, node in enumerate(tree.nodes):
             split = node.split  # the usual numeric split passes split_problem: checked here at once
             usual = split is None or (split.op is le and split.unknown is None and numeric[split.feature])

@@ -13,7 +13,8 @@ from .collector import collector_paused
 from .errors import TreegenError, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
-                    Target, Tree, label_value_problem, linear_problem, split_problem)
+                    Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
+                    split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -274,10 +275,13 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
                       decide)
     if combine.divisor == 0.0:
         r.fail("combine.divisor", "the divisor cannot be 0")
+    problem = init_problem(target, combine)
+    if problem:
+        r.fail("combine.init", problem)
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
         r.fail("trees", "a model needs at least one tree")
-    trees = [_read_tree(r, t, f"trees[{i}]", features, target) for i, t in enumerate(trees_doc)]
+    trees = [_read_tree(r, t, f"trees[{i}]", features, target, combine) for i, t in enumerate(trees_doc)]
     if combine.kind == CombineKind.SINGLE and len(trees) != 1:
         r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
     model = Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
@@ -315,16 +319,21 @@ def _read_target(r: _Reader, doc: dict) -> Target:
     return Target(r.get(doc, "name", "target", str), kind, classes)
 
 
-def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target) -> Tree:
+def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target, combine: Combine) -> Tree:
     if not isinstance(doc, dict):
         r.fail(path, "expected an object")
     output = doc.get("output")
-    if output is not None and not isinstance(output, int):
+    if output is not None and type(output) is not int:  # (true is no output number)
         r.fail(f"{path}.output", "expected an integer or null")
+    problem = output_problem(combine, output)
+    if problem:
+        r.fail(f"{path}.output", problem)
     nodes_doc = r.get(doc, "nodes", path, list)
     if not nodes_doc:
         r.fail(f"{path}.nodes", "a tree needs at least one node")
-    width = 1 if output is not None else target.width
+    # a tree adds one number to its output, or one to each raw sum, which a sigmoid's one sum of a
+    # binary classifier makes fewer than its classes
+    width = 1 if output is not None else len(combine.init) if combine.kind == CombineKind.SUM else target.width
     nodes = _node_columns(nodes_doc, features, width)
     if nodes is None:
         nodes = [_read_node(r, n, f"{path}.nodes[{i}]", features, width) for i, n in enumerate(nodes_doc)]
@@ -571,12 +580,19 @@ def loads(text: str, source: str = "<model>") -> Model:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise TreegenError(f"invalid JSON: {err.msg}", source, err.lineno, err.colno) from None
+        raise TreegenError(f"invalid JSON: {_json_problem(err)}", source, err.lineno, err.colno) from None
     except RecursionError:
         raise TreegenError("invalid model: nested too deeply", source) from None
     except ValueError as err:  # an integer of more digits than Python converts
         raise TreegenError(f"invalid JSON: {str(err).split(':')[0]}", source) from None
     return model_from_dict(doc, source)
+
+
+def _json_problem(err: json.JSONDecodeError) -> str:
+    """json's message, whole: a few end in "at" and rely on the position json appends to them
+    ("Unterminated string starting at: line 53 column 4"), which is not the position of the error
+    (the end of the text) that the prefix FILE:LINE:COL gives."""
+    return f"{err.msg} line {err.lineno} column {err.colno}" if err.msg.endswith(" at") else err.msg
 
 
 def load(path: str) -> Model:

@@ -128,9 +128,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
               and all(p.exclusive and not p.linear for p in plans))
     n_raw = len(combine.init) if combine.kind == CombineKind.SUM else model.target.width  # a raw rule reads the scores
     n_scores = len(apply_link(combine, [0.0] * n_raw)) if combine.kind == CombineKind.SUM else model.target.width
-    if classification and n_scores != len(model.target.classes):
-        raise TreegenError(f"the model's {combine.link} link gives {n_scores} scores for "
-                           f"{len(model.target.classes)} classes")
+    # (one per class: the reader's and treegen.targets.emit's model.init_problem saw to it)
     adds = size_groups([_direct_term(model, p) for p in plans], itemgetter("size"), GROUP_SIZE) if direct else []
     sum_width = n_raw if combine.kind == CombineKind.SUM else max([n_raw] + [p.width for p in plans])
     names = [f.name for f in model.features]

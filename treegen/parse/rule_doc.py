@@ -196,8 +196,9 @@ def node(number: int, line: int, column: int, value: list, n: float, counts: lis
     return doc
 
 
-def tree(line: int, output: int | None, weight: float | None, rules: list, nodes: list) -> dict:
-    doc = {"output": output, "rules": rules, "nodes": nodes, "line": line}
+def tree(line: int, output: int | None, weight: float | None, rules: list, nodes: list, default) -> dict:
+    """A tree's document; ``default``: the outcome its ``default:`` line says."""
+    doc = {"output": output, "rules": rules, "nodes": nodes, "line": line, "default": default}
     if weight is not None:
         doc["weight"] = weight
     return doc

@@ -231,12 +231,12 @@ class _Reader:
         while m := self.next(self.p.rule, optional=True):
             number, conditions, outcome = m.group("number", "conditions", "outcome")
             rules.append(doc.rule(self.line, self.whole(number), self.conditions_of(conditions), self.outcome(outcome)))
-        self.outcome(self.next(self.p.default).group("outcome"))
+        default = self.outcome(self.next(self.p.default).group("outcome"))
         self.next(self.p.nodes)
         nodes = [self.node(self.next(self.p.node))]
         while m := self.next(self.p.node, optional=True):
             nodes.append(self.node(m))
-        return doc.tree(line, output, weight, rules, nodes)
+        return doc.tree(line, output, weight, rules, nodes, default)
 
     def written_rules(self) -> list[str]:
         """The rule lines that follow, as the writer indents them."""

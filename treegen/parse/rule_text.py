@@ -159,7 +159,7 @@ class RulesToModel(Transformer):
         return outcome
 
     def rules(self, *items):
-        return list(items[:-1])
+        return list(items[:-1]), items[-1]  # (the rules, the default's outcome)
 
     # -- nodes -----------------------------------------------------------------------------
     def route_stop(self):
@@ -210,7 +210,8 @@ class RulesToModel(Transformer):
 
     def tree(self, number, output, weight, rules, nodes):
         _whole(number)
-        return doc.tree(number.line, None if output is None else _whole(output), weight, rules, nodes)
+        return doc.tree(number.line, None if output is None else _whole(output), weight, *rules[:1], nodes,
+                        rules[1])
 
     def start(self, _format, features, target, numbers, combine, *trees):
         return doc.document(features, target, numbers, combine, list(trees))
@@ -240,6 +241,7 @@ def parse(text: str, source: str = "<rules>") -> Model:
             document = read_lines(text, terminals()) or _read_with_grammar(text, source)
             model = _build(document, text, source)
             _check_rules(model, document, source)
+            _check_defaults(model, document, text, source)
     return model
 
 
@@ -258,6 +260,7 @@ def _as_written(text: str, source: str) -> Model | None:
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         if tree_doc["rules"] != writer.rule_lines(tree, tree_rules.rules):
             return None
+    _check_defaults(model, document, text, source)
     return model
 
 
@@ -486,6 +489,18 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
         if len(written) != len(expected):
             raise TreegenError(f"the nodes section gives {len(expected)} rules, the text lists {len(written)}",
                                source, tree_doc["line"])
+
+
+def _check_defaults(model: Model, document: dict, text: str, source: str) -> None:
+    """Each tree's ``default:`` says what the writer writes there, its root's outcome (what a row
+    that meets no rule's conditions would be told): read and not used, it must not say otherwise."""
+    for tree, tree_doc in zip(model.trees, document["trees"]):
+        root = tree.nodes[0]  # its value as the writer writes it, a linear root's too (the rules say its sum)
+        if tree_doc["default"] not in _outcomes(model, root if root.linear is None else Node(root.value)):
+            statements = _statement_lines(text)  # the default, "nodes", then the first node's statement
+            line = statements[statements.index(min(node["line"] for node in tree_doc["nodes"])) - 2]
+            raise TreegenError("the default does not match the nodes section (it is what the root, node 0, "
+                               "predicts: edit the nodes, or export again)", source, line)
 
 
 def _outcomes(model: Model, node: Node) -> tuple:
