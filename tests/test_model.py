@@ -628,3 +628,24 @@ def test_a_truncated_json_says_the_whole_json_message(tmp_path):
     result = _cli("show", path)
     assert result.returncode == 2 and result.stderr == (
         f"treegen: error: {path}:2:24: invalid JSON: Unterminated string starting at line 2 column 24\n")
+
+
+@pytest.mark.parametrize("edit,line", [
+    (lambda d: d["numeric"].update(tolerence=d["numeric"].pop("tolerance")),
+     "numeric: unknown field 'tolerence'; the fields here are cast, strict, tolerance, zero_band"),
+    (lambda d: d["combine"].update(decid="argmax"),
+     "combine: unknown field 'decid'; the fields here are decide, divisor, init, init_last, kind, link, link_scale, "
+     "precision, scale"),
+    (lambda d: d["trees"][0]["nodes"][0].update(splt=None),
+     "trees[0].nodes[0]: unknown field 'splt'; the fields here are children, counts, label_value, linear, n, split, "
+     "value"),
+    (lambda d: d["trees"][0]["nodes"][0]["split"]["missing"].update(chlid=0),
+     "trees[0].nodes[0].split.missing: unknown field 'chlid'; the fields here are child, kind, weights"),
+    (lambda d: d.update(metadata={}), "unknown field 'metadata'; the fields here are combine, features, format, meta, "
+     "numeric, target, trees, version"),
+])
+def test_a_field_the_format_does_not_have_is_refused(tmp_path, softmax_doc, edit, line):
+    """A misspelt optional field would be read as absent, its default in force: it changes predictions."""
+    doc = json.loads(json.dumps(softmax_doc))
+    edit(doc)
+    assert _refused(tmp_path, doc) == f"treegen: error: m.json: {line}"

@@ -180,6 +180,13 @@ class _Reader:
             self.fail(f"{path}.{key}".lstrip("."), f"expected {_kind_name(kind)}, found {type(value).__name__}")
         return value
 
+    def known(self, obj: dict, path: str, fields: frozenset, unlisted: frozenset = frozenset()) -> None:
+        """Refuse a field the schema does not have: a misspelt optional field would be read as absent,
+        its default silently in force (``"tolerence"`` for ``"tolerance"`` changes predictions)."""
+        unknown = next((key for key in obj if key not in fields and key not in unlisted), None)
+        if unknown is not None:
+            self.fail(path, f"unknown field {unknown!r}; the fields here are {', '.join(sorted(fields))}")
+
     def strings(self, obj: dict, key: str, path: str) -> tuple[str, ...]:
         values = self.get(obj, key, path, list)
         for i, v in enumerate(values):
@@ -252,15 +259,18 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     version = doc.get("version")
     if version != VERSION:
         r.fail("version", f"unsupported model version {version!r}; this treegen reads version {VERSION}")
+    r.known(doc, "", FIELDS["model"])
     features = tuple(_read_feature(r, f, f"features[{i}]") for i, f in enumerate(r.get(doc, "features", "", list)))
     r.unique([f.name for f in features], "features", "feature name")  # a name is a row's column
     target = _read_target(r, r.get(doc, "target", "", dict))
     numeric_doc = r.get(doc, "numeric", "", dict, {})
+    r.known(numeric_doc, "numeric", FIELDS["numeric"])
     numeric = NumericSemantics(r.choice(numeric_doc, "cast", "numeric", ("float64", "float32"), "float64"),
                                r.number(numeric_doc, "tolerance", "numeric", 0.0, least=0.0),
                                r.get(numeric_doc, "strict", "numeric", bool, False),
                                r.number(numeric_doc, "zero_band", "numeric", 0.0, least=0.0))
     combine_doc = r.get(doc, "combine", "", dict, {})
+    r.known(combine_doc, "combine", FIELDS["combine"])
     decide = r.get(combine_doc, "decide", "combine", str, None)
     if decide is not None:
         decide = r.choice(combine_doc, "decide", "combine", tuple(Decision))
@@ -301,6 +311,7 @@ def _first_label_value(model: Model) -> str:
 def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
     if not isinstance(doc, dict):
         r.fail(path, "expected an object")
+    r.known(doc, path, FIELDS["feature"])
     kind = r.choice(doc, "kind", path, (NUMERIC, NOMINAL))
     categories = r.strings(doc, "categories", path) if kind == NOMINAL else ()
     r.unique(categories, f"{path}.categories", "category")
@@ -311,6 +322,7 @@ def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
 
 
 def _read_target(r: _Reader, doc: dict) -> Target:
+    r.known(doc, "target", FIELDS["target"])
     kind = r.choice(doc, "kind", "target", (CLASSIFICATION, REGRESSION))
     classes = r.strings(doc, "classes", "target") if kind == CLASSIFICATION else ()
     r.unique(classes, "target.classes", "class label")
@@ -322,6 +334,7 @@ def _read_target(r: _Reader, doc: dict) -> Target:
 def _read_tree(r: _Reader, doc: Any, path: str, features, target: Target, combine: Combine) -> Tree:
     if not isinstance(doc, dict):
         r.fail(path, "expected an object")
+    r.known(doc, path, FIELDS["tree"])
     output = doc.get("output")
     if output is not None and type(output) is not int:  # (true is no output number)
         r.fail(f"{path}.output", "expected an integer or null")
@@ -434,6 +447,7 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
         return plain
     if not isinstance(doc, dict):
         r.fail(path, "expected an object")
+    r.known(doc, path, FIELDS["node"], RULE_TEXT_NODE)
     value = r.floats(doc, "value", path)
     if len(value) != width:
         r.fail(f"{path}.value", f"expected {width} numbers, found {len(value)}")
@@ -498,7 +512,21 @@ def _finite(values: list, types: set) -> bool:
     return set(map(type, values)) <= types and all(map(math.isfinite, values))
 
 
-_PLAIN_NODE = {"value", "n", "counts", "split", "children", "id", "line"}  # (the last two: rule text's, not read)
+# The fields of each object of a model file, as the writer above writes them.
+FIELDS = {name: frozenset(fields) for name, fields in {
+    "model": ("format", "version", "features", "target", "numeric", "combine", "trees", "meta"),
+    "feature": ("name", "kind", "categories", "missing_interval"),
+    "target": ("name", "kind", "classes"),
+    "numeric": ("cast", "tolerance", *NUMERIC_EXTRAS),
+    "combine": ("kind", "init", "scale", "link", *COMBINE_EXTRAS),
+    "tree": ("output", "nodes", "weight"),
+    "node": ("value", "n", "counts", "label_value", "linear", "split", "children"),
+    "linear": ("const", "terms"),
+    "split": ("feature", "op", "threshold", "values", "missing", "unknown"),
+    "missing": ("kind", "child", "weights"),
+}.items()}
+RULE_TEXT_NODE = frozenset({"id", "line"})  # what the rule text's reader adds to a node (not read)
+_PLAIN_NODE = {"value", "n", "counts", "split", "children", *RULE_TEXT_NODE}
 _PLAIN_SPLIT = {"feature", "op", "threshold", "missing"}
 _PLAIN_MISSING = {"kind", "child"}
 _STOP = {"kind": "stop"}
@@ -510,6 +538,7 @@ _PLAIN_ROUTES = {("stop", 0): MissingRoute.stop(), ("child", 0): MissingRoute.to
 
 def _read_linear(r: _Reader, doc: dict, path: str) -> Linear:
     """A leaf's linear model: ``{"const": c, "terms": [[feature, coeff], ...]}``, finite numbers."""
+    r.known(doc, path, FIELDS["linear"])
     terms = []
     for i, term in enumerate(r.get(doc, "terms", path, list, [])):
         if (not isinstance(term, list) or len(term) != 2 or not isinstance(term[0], int) or isinstance(term[0], bool)
@@ -529,6 +558,7 @@ def _check_linear(r: _Reader, model: Model) -> None:
 
 
 def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
+    r.known(doc, path, FIELDS["split"])
     feature = r.get(doc, "feature", path, int)
     if not 0 <= feature < len(features):
         r.fail(f"{path}.feature", f"no feature number {feature}")
@@ -538,6 +568,7 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
         r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
     values = r.strings(doc, "values", path) if op != Op.LE else ()
     missing_doc = r.get(doc, "missing", path, dict, {"kind": Route.STOP})
+    r.known(missing_doc, f"{path}.missing", FIELDS["missing"])
     kind = r.choice(missing_doc, "kind", f"{path}.missing", _ROUTES)
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
