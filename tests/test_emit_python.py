@@ -920,8 +920,13 @@ def test_the_arithmetic_of_the_links_is_the_models():
     from treegen import arithmetic
     for raw in (-745.2, -709.9, -709.5, -709.0, -50.0, -0.0, 0.0, 36.8, 709.5, 709.9, 800.0, math.inf, -math.inf):
         for link, precision in (("sigmoid", "float64"), ("exp", "float64"), ("sigmoid", "float32"), ("exp", "float32")):
-            model = one_leaf_model(link, precision, init=(raw,))
-            assert same(load(emit(model, "python"))["predict_proba"]({"x": 1.0}), model.scores({"x": 1.0})), (raw, link)
+            if link == "sigmoid":  # a binary classifier's probabilities
+                model = one_leaf_model(link, precision, init=(raw,))
+                got = load(emit(model, "python"))["predict_proba"]({"x": 1.0})
+            else:  # exp: a regression's value (Poisson, Tweedie, gamma)
+                model = one_leaf_model(link, precision, classes=(), init=(raw,))
+                got = [load(emit(model, "python"))["predict"]({"x": 1.0})]
+            assert same(got, model.scores({"x": 1.0})), (raw, link)
     module = load(emit(one_leaf_model("softmax", "float32", ("a", "b", "c"), (0.5, 1.0, -2.0)), "python"))
     rng = random_module.Random(5)
     edges = [3.4028234663852886e38, 3.4028235677973366e38, 3.4028235677973362e38, 1.401298464324817e-45,
