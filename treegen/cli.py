@@ -436,12 +436,12 @@ def refuse_target_options(target: str, options: dict) -> None:
 
 def java_class_name(output: str, class_name: str | None) -> str:
     """javac takes a public class only from the file of its name: the class is named after -o's file."""
-    from .emit.java import KEYWORDS
+    from .emit.java import is_identifier
     stem = os.path.splitext(os.path.basename(output))[0]
     if class_name is not None and class_name != stem:
         raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
                            f"{class_name} in {class_name}.java")
-    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", stem) or stem in KEYWORDS:
+    if not is_identifier(stem):
         raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
                            "the class; pass --class-name NAME and -o NAME.java")
     return stem

@@ -201,8 +201,13 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
 
 
+def is_identifier(name: str) -> bool:
+    """Whether javac takes ``name`` as a class, package or member name."""
+    return bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name or "")) and name not in KEYWORDS
+
+
 def _check_name(name: str, what: str) -> None:
-    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name or "") or name in KEYWORDS:
+    if not is_identifier(name):
         raise TreegenError(f"{what} {name!r} is not a Java identifier")
 
 
