@@ -11,7 +11,7 @@ from .data import encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
 from .table import Table
-from .walk import UNKNOWN, as_read, leaf_ids_rows, predict_columns
+from .walk import UNKNOWN, as_read, leaf_ids_columns, predict_columns
 
 
 def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = False) -> str:
@@ -27,8 +27,9 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
         rows = rows if rows is not None else rows_for_model(table, model)
         return rows[i]
 
-    answers = predict_columns(model, encoded_for_model(table, model), row)
-    leaves = leaf_ids_rows(model, rows_for_model(table, model)) if leaf else [None] * len(table)
+    columns = encoded_for_model(table, model)
+    answers = predict_columns(model, columns, row)
+    leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(list(table.names) + ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else [])

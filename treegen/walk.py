@@ -75,15 +75,20 @@ def spread_rows(tree: Tree, ends: np.ndarray) -> list[int]:
 def leaf_ids_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """:func:`treegen.model.leaf_ids` of each row (the program protocol's leaf column), for all rows
     at once: each tree walked vectorised, a row spread by a fractional route by the model's own walk."""
-    values = as_matrix([encode_column(f, rows) for f in model.features])
+    return leaf_ids_columns(model, [encode_column(f, rows) for f in model.features], rows.__getitem__)
+
+
+def leaf_ids_columns(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]]) -> list[str]:
+    """:func:`leaf_ids_rows` for rows given as encoded columns, as :func:`predict_columns` takes them."""
+    values = as_matrix(columns)
     per_tree = []
     for tree in model.trees:
         ends = node_ends(model, tree, values)
         ids = [str(node) for node in ends.tolist()]
         for i in spread_rows(tree, ends):
-            ids[i] = "|".join(str(node) for node, weight in reached(model, tree, rows[i]) if weight > 0)
+            ids[i] = "|".join(str(node) for node, weight in reached(model, tree, row(i)) if weight > 0)
         per_tree.append(ids)
-    return [";".join(ids) for ids in zip(*per_tree)] if per_tree else ["" for _ in rows]
+    return [";".join(ids) for ids in zip(*per_tree)] if per_tree else ["" for _ in range(values.shape[1])]
 
 
 def linear_values(model: Model, node: Node, columns: Columns, at: np.ndarray) -> np.ndarray:
