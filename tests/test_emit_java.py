@@ -25,9 +25,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
-from treegen.emit.java import JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
+from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target, has_label_values
+from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Route, Target, has_label_values
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
@@ -107,10 +107,10 @@ POOL_ENTRY_BYTES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 
                     20: 2}
 
 
-def code_lengths(data: bytes) -> list[int]:
-    """The code_length of every method's Code attribute in one class file: the bytecode size HotSpot
-    compares with its limit. Read from the format itself (JVMS 4.1), where javap's listing of big
-    classes took 17 s of CPU."""
+def code_lengths(data: bytes) -> dict[str, int]:
+    """The code_length of every method's Code attribute in one class file, by the method's name: the
+    bytecode size HotSpot compares with its limits. Read from the format itself (JVMS 4.1), where javap's
+    listing of big classes took 17 s of CPU."""
     count, at, index, utf8 = struct.unpack_from(">H", data, 8)[0], 10, 1, {}
     while index < count:
         tag = data[at]
@@ -123,25 +123,29 @@ def code_lengths(data: bytes) -> list[int]:
         index += 2 if tag in (5, 6) else 1  # a long or a double takes two entries
     at += 6  # access flags, this class, super class
     at += 2 + 2 * struct.unpack_from(">H", data, at)[0]  # the interfaces
-    sizes = []
+    sizes = {}
     for members in ("fields", "methods"):
         count, at = struct.unpack_from(">H", data, at)[0], at + 2
         for _ in range(count):
+            method = utf8[struct.unpack_from(">H", data, at + 2)[0]].decode()
             attributes, at = struct.unpack_from(">H", data, at + 6)[0], at + 8
             for _ in range(attributes):
                 name, length = struct.unpack_from(">HI", data, at)
                 if members == "methods" and utf8[name] == b"Code":
-                    sizes.append(struct.unpack_from(">I", data, at + 10)[0])  # after max_stack, max_locals
+                    size = struct.unpack_from(">I", data, at + 10)[0]  # after max_stack, max_locals
+                    sizes[method] = max(size, sizes.get(method, 0))  # an overloaded method: its longest
                 at += 6 + length
     return sizes
 
 
-def method_sizes(directory: str) -> list[int]:
-    """Bytecode length of every method in the compiled classes."""
-    sizes = []
+def method_sizes(directory: str) -> dict[str, int]:
+    """Bytecode length of every method in the compiled classes, by ``Class.method`` (a nested class by
+    its own name)."""
+    sizes = {}
     for path in class_files(directory):
         with open(path, "rb") as handle:
-            sizes += code_lengths(handle.read())
+            owner = os.path.basename(path)[:-len(".class")].split("$")[-1]
+            sizes |= {f"{owner}.{method}": size for method, size in code_lengths(handle.read()).items()}
     return sizes
 
 
@@ -175,7 +179,7 @@ def test_big_models_compile_under_the_jvm_limits_and_predict_exactly():
     directories = dict(zip(sources, compile_sources(list(sources.values()), lint=True)))
     for name, model in models.items():
         if name != "forest":  # its trees are small: the limits are the big trees' problem
-            assert max(method_sizes(os.path.join(directories[name], name))) < JIT_LIMIT, name
+            assert max(method_sizes(os.path.join(directories[name], name)).values()) < JIT_LIMIT, name
         assert max(pool_sizes(os.path.join(directories[name], name))) < POOL_LIMIT, name
         probes = probe_rows(model, 1000)
         rows = probes[::max(1, len(probes) // 150)] + random_rows(model, 50)
@@ -586,6 +590,23 @@ def test_trees_added_by_direct_calls_are_the_models(models, seed, leaf, apart):
         # for a symmetric tree, whose walker returns its leaf's index
         levelled = re.search(r"static int t[0-9]+n0\(double\[\] x\) \{\n *return .* \? ", source)
         assert (" VALUES = " in source) == (not direct or leaf or not width_one or bool(levelled))
+
+
+def test_a_method_adds_no_more_small_trees_than_the_jit_inlines():
+    """HotSpot inlines a hot walker of at most 325 bytes (FreqInlineSize; a symmetric tree of depth 6 is
+    about 100) into the method of S0, S1... that adds it, but stops inlining past 8,000 bytes of bytecode
+    in one compilation (C2's DesiredMethodLimit), leaving the rest calls: groups of 84 CatBoost trees
+    took 2.7 us a row through the rows API, groups of 31 1.9 (bench/README.md)."""
+    model = symmetric_trees(random_model(7, n_numeric=8, n_nominal=0, regression=True, n_trees=300,
+                                         missing_kinds=(Route.CHILD,)), 7, depth=6)
+    source = emit(model, "java", package="symmetric")
+    sizes = method_sizes(os.path.join(compile_sources([source])[0], "symmetric"))
+    methods = re.findall(r"\n {8}static void (add[0-9]+)\(double\[\] x, double\[\] s\) \{\n(.*?)\n {8}\}", source, re.S)
+    assert len(methods) > 2
+    for name, body in methods:
+        walkers = [sizes[f"{part}.{walker}"] for part, walker in re.findall(r"\b(P[0-9]+)\.(t[0-9]+n0)\(x\)", body)]
+        assert 50 < max(walkers) <= INLINED_BYTES
+        assert sizes[f"S0.{name}"] + sum(walkers) <= 8000, name
 
 
 @settings(max_examples=3, deadline=None)

@@ -652,10 +652,11 @@ def one_node_reached(model):
     return model
 
 
-def symmetric_trees(model, seed: int):
+def symmetric_trees(model, seed: int, depth: int | None = None):
     """The model with each tree replaced by a symmetric one (CatBoost's kind: every level tests one
-    split) of depth 0 to 4, made of the model's own two-way splits, each sending missing values to a
-    random child, and of its own nodes' values and label values; a tree with no such split stays."""
+    split) of depth 0 to 4 (or ``depth``), made of the model's own two-way splits, each sending missing
+    values to a random child, and of its own nodes' values and label values; a tree with no such split
+    stays."""
     rng = random.Random(seed)
     trees = []
     for tree in model.trees:
@@ -665,7 +666,7 @@ def symmetric_trees(model, seed: int):
             trees.append(tree)
             continue
         levels = [replace(rng.choice(splits), missing=MissingRoute.to_child(rng.randint(0, 1)))
-                  for _ in range(rng.randint(0, 4))]
+                  for _ in range(rng.randint(0, 4) if depth is None else depth)]
         nodes = []
 
         def grow(level: int) -> int:

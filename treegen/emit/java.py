@@ -104,6 +104,12 @@ TREE_BYTES, COLUMN_BYTES, SUM_ENTRIES = 16, 14, 6
 # rows API runs each over every row before the next. On bench_boosting's 500-tree LightGBM model, methods of
 # 2 trees of 31 leaves took 10.7 us a row, 4 5.7-5.9, 10 to 25 5.4-5.5, 50 5.7, 170 7.4 (one row a call: 8.1-8.7).
 GROUP_BYTES = 8000
+# A walker of at most this many bytes (HotSpot's FreqInlineSize) is inlined into the method that calls it
+# when hot, so its code weighs more there: a symmetric tree of depth 6 (99 bytes). On bench_boosting's
+# CatBoost model, methods of 84 such trees (8,000 bytes) took 2.7 us a row through the rows API, 51 2.3,
+# 42 2.0, 31 1.9, 16 1.9: C2 stopped inlining past its limits (DesiredMethodLimit, the node count). Weighed
+# three times, 31 such trees make a group; bigger walkers, which stay calls, count as they are.
+INLINED_BYTES, INLINED_WEIGHT = 325, 3
 CLASS_GROUPS = 200  # the most such methods in one class, so that its rows method (a loop each) stays under JIT_LIMIT
 LOCAL_SUMS = 8  # sums held in locals while trees are added; wider outputs are added in their array
 
@@ -459,6 +465,11 @@ def _raw_ending(steps: Sums) -> list[str]:
     return lines + ["return raw;"]
 
 
+def _group_bytes(walker: int) -> int:
+    """What a tree's walker of ``walker`` bytes weighs in its group (``GROUP_BYTES``)."""
+    return walker * INLINED_WEIGHT if walker <= INLINED_BYTES else walker
+
+
 def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_term: list[bool]) -> dict:
     """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None):
     the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
@@ -473,7 +484,7 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_
     methods, pool = [], 0
     for tree_plan, term in zip(plans, returns_term):
         lines = _added(tree_plan, home, steps, width, term)
-        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), code_size(tree_plan, COST)
+        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), _group_bytes(code_size(tree_plan, COST))
         method = (not methods or methods[-1]["size"] + size > COST.budget
                   or methods[-1]["walkers"] + walkers > GROUP_BYTES)
         if not classes or pool + SUM_ENTRIES > POOL_BUDGET or method and len(classes[-1]) == CLASS_GROUPS:
