@@ -100,7 +100,7 @@ def tennis_text():
 
 
 @pytest.mark.parametrize("edit,message,line", [
-    (lambda t: t.replace("features", "featurez", 1), "unexpected 'featurez'; expected one of: 'features'", 5),
+    (lambda t: t.replace("features", "featurez", 1), "expected 'features', found 'featurez'", 5),
     (lambda t: t.replace('humidity = "high" then "no"', 'humidity = "high" then "yes"'),
      "rule 3 does not match the nodes section", 18),
     (lambda t: t.replace("node 2: leaf", "node 9: leaf"), "node ids must count", 29),
@@ -133,6 +133,26 @@ def test_messages_name_no_grammar_token(edit, message, line):
         parse(edit(tennis_text()), "tennis.rules")
     assert (err.value.message, err.value.line) == (message, line)
     assert "_NL" not in err.value.message and "$END" not in err.value.message
+
+
+@pytest.mark.parametrize("written,typo,message", [
+    ("rule 3: if outlook", "rule 3: iff outlook", "expected 'if', found 'iff'"),  # 'if' then a name 'f', once
+    ("rule 3: if outlook", "rule 3: fi outlook", "expected 'if', found 'fi'"),
+    ('"sunny" and humidity = "high"', '"sunny" adn humidity = "high"', "expected 'and', found 'adn'"),
+    ("nodes  #", "nodez  #", "expected 'nodes', found 'nodez'"),
+    ("numbers: float64", "numbers: float64 tolerence 0.5", "expected 'tolerance', found 'tolerence'"),
+    ("missing stop; value [0.6", "missing stops; value [0.6", "expected 'stop', found 'stops'"),
+    ("missing stop; value [0.6", "missing weight [0.5, 0.5]; value [0.6", "expected 'weights', found 'weight'"),
+    ("rule 3: if outlook", "rule 3: when outlook", "unexpected 'when'; expected one of: 'always', 'if'"),
+])
+def test_a_misspelt_keyword_is_named_at_its_place(written, typo, message):
+    """Where only keywords may stand, a word that is none of them is the mistake, however it begins."""
+    text = tennis_text().replace(written, typo, 1)
+    word = next(w for w in typo.split() if w not in written.split())
+    line, line_text = next((i, l) for i, l in enumerate(text.split("\n"), 1) if typo in l)
+    column = line_text.index(typo) + typo.index(word) + 1
+    result, path = parse_command(text)
+    assert (result.exit_code, result.stderr) == (2, f"treegen: error: {path}:{line}:{column}: {message}\n")
 
 
 def test_a_nan_node_value_is_refused_at_its_line():
