@@ -18,8 +18,9 @@ from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, Linear, MissingRoute, Model,
-                           Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree, listed)
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, CombineKind, Decision, Feature, Linear,
+                           MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree,
+                           listed)
 from treegen.cli import main
 from treegen.loading import load_model
 from treegen.lower import lower_tree
@@ -153,6 +154,24 @@ def test_a_misspelt_keyword_is_named_at_its_place(written, typo, message):
     column = line_text.index(typo) + typo.index(word) + 1
     result, path = parse_command(text)
     assert (result.exit_code, result.stderr) == (2, f"treegen: error: {path}:{line}:{column}: {message}\n")
+
+
+def test_a_text_cut_short_in_its_nodes_names_the_first_node_missing():
+    text = tennis_text()  # node 0 goes to 1, 4 and 5; node 1 to 2 and 3
+    result, path = parse_command(text[:text.index("  node 3:")])
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line_of(text, 'node 1:')}: the text ends before node 3, which node 1 refers to\n")
+
+
+def test_a_tree_whose_last_nodes_are_gone_names_the_first_node_missing():
+    model = fit(load_dataset("examples/play_tennis.csv"), "id3")
+    text = emit(replace(model, trees=model.trees * 2, combine=Combine(CombineKind.AVERAGE)), "rules")
+    first_tree = text[:text.index("\ntree 2")]
+    cut = first_tree[:first_tree.index("  node 6:")] + text[len(first_tree) + 1:]  # tree 1's nodes 6 and 7
+    result, path = parse_command(cut)
+    line = line_of(text, "node 5:")
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line}: the tree's nodes end before node 6, which node 5 refers to\n")
 
 
 def test_a_nan_node_value_is_refused_at_its_line():

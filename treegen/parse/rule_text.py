@@ -461,6 +461,7 @@ def _build(document: dict, text: str, source: str) -> Model:
                 if term[0] not in names:
                     raise TreegenError(f"unknown feature {term[0]!r}", source, node["line"])
                 term[0] = names[term[0]]
+        _check_children_listed(nodes, tree is document["trees"][-1], source)
         tree_doc = {"output": tree["output"], "nodes": nodes}
         if "weight" in tree:
             tree_doc["weight"] = tree["weight"]
@@ -472,6 +473,17 @@ def _build(document: dict, text: str, source: str) -> Model:
         return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
         raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
+
+
+def _check_children_listed(nodes: list[dict], last: bool, source: str) -> None:
+    """Every child a node names is one of its tree's nodes (ids 0, 1, 2, ... as listed). One that is not
+    is where a text cut short ends (else where the next tree begins): said so, at the first node missing,
+    rather than the model's check of a tree's shape, which takes it for a child not after its parent."""
+    beyond = [(child, node) for node in nodes for child in node.get("children", ()) if child >= len(nodes)]
+    if beyond:
+        child, node = min(beyond, key=lambda pair: pair[0])
+        where = "the text ends" if last else "the tree's nodes end"
+        raise TreegenError(f"{where} before node {child}, which node {node['id']} refers to", source, node["line"])
 
 
 _MODEL_PATH = re.compile(r"features\[(?P<feature>\d+)\]|(?P<header>target|numeric|combine)"
