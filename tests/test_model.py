@@ -361,6 +361,23 @@ def test_fractional_weights_share_a_row(weights, where, message):
         modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
 
 
+@pytest.mark.parametrize("weights,message", [
+    ([1.0], "the node has 2 children but 1 weight"),  # summing to 1, yet one short
+    ([0.4], "the node has 2 children but 1 weight"),  # not "must sum to 1": the count is what is wrong
+    ([0.2, 0.3, 0.5], "the node has 2 children but 3 weights"),
+    ([], "the node has 2 children but 0 weights"),
+])
+def test_fractional_weights_are_one_a_child(weights, message):
+    doc = _c45_missing_doc()
+    node = _fraction_node(doc)
+    assert len(node["children"]) == 2
+    node["split"]["missing"]["weights"] = weights
+    with pytest.raises(TreegenError) as err:
+        modelio.loads(json.dumps(doc), "m.json")
+    index = doc["trees"][0]["nodes"].index(node)
+    assert str(err.value) == f"m.json: trees[0].nodes[{index}].split.missing.weights: {message}"
+
+
 def test_real_c45_weights_are_accepted():
     doc = _c45_missing_doc()
     assert _fraction_node(doc)  # C4.5's weights sum to 1 only within rounding: they load

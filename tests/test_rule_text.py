@@ -174,6 +174,16 @@ def test_a_tree_whose_last_nodes_are_gone_names_the_first_node_missing():
         2, f"treegen: error: {path}:{line}: the tree's nodes end before node 6, which node 5 refers to\n")
 
 
+def test_missing_weights_one_short_of_the_children_say_so():
+    text = emit(fit(load_dataset("examples/weather.numeric.arff"), "c45"), "rules")
+    written = "missing weights [0.4, 0.6]; value [0.4, 0.6]"  # node 1's, two children
+    assert text.count(written) == 1
+    result, path = parse_command(text.replace(written, "missing weights [0.4]; value [0.4, 0.6]"))
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line_of(text, 'node 1:')}: trees[0].nodes[1].split.missing.weights: "
+           "the node has 2 children but 1 weight\n")
+
+
 def test_a_nan_node_value_is_refused_at_its_line():
     text = tennis_text()
     line = next(i for i, l in enumerate(text.splitlines(), 1) if "node 2: leaf; value [" in l)
