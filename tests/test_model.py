@@ -190,6 +190,8 @@ def test_a_tree_the_columns_do_not_take_as_they_are_is_read_node_by_node(mutate)
     (lambda d: d.pop("features"), "missing field 'features'"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=42), "no feature number 42"),
     (lambda d: d["trees"][0]["nodes"][0].update(children=[0, 0, 0]), "is not a new node"),
+    (lambda d: d["trees"][0]["nodes"][0].update(children=[1, 4, 8]),
+     r"^m\.json: trees\[0\]\.nodes\[0\]\.children: child 8 is not one of the tree's 8 nodes$"),
     (lambda d: d["trees"][0]["nodes"][1].update(value="x"), "expected a list"),
     # true and false are JSON's booleans, not numbers: never a node id, a feature's index or a count
     (lambda d: d["trees"][0]["nodes"][0].update(children=[True, 2]), r"nodes\[0\]\.children: expected a list of node ids"),

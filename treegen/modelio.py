@@ -606,7 +606,9 @@ def _check_structure(r: _Reader, nodes: list[Node], path: str) -> None:
     parent = [-1] * len(nodes)
     for i, node in enumerate(nodes):
         for c in node.children:
-            if not i < c < len(nodes) or parent[c] != -1:
+            if c >= len(nodes):  # a list cut short, or a child's number mistyped: not a matter of order
+                r.fail(f"{path}.nodes[{i}].children", f"child {c} is not one of the tree's {len(nodes)} nodes")
+            if not i < c or parent[c] != -1:
                 r.fail(f"{path}.nodes[{i}].children", f"child {c} is not a new node after {i}")
             parent[c] = i
     orphans = [i for i in range(1, len(nodes)) if parent[i] == -1]
