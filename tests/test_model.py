@@ -190,6 +190,8 @@ def test_a_tree_the_columns_do_not_take_as_they_are_is_read_node_by_node(mutate)
     (lambda d: d.pop("features"), "missing field 'features'"),
     (lambda d: d["trees"][0]["nodes"][0]["split"].update(feature=42), "no feature number 42"),
     (lambda d: d["trees"][0]["nodes"][0].update(children=[0, 0, 0]), "is not a new node"),
+    (lambda d: d["trees"][0]["nodes"][0].update(children=[1, 4, 8]),
+     r"^m\.json: trees\[0\]\.nodes\[0\]\.children: child 8 is not one of the tree's 8 nodes$"),
     (lambda d: d["trees"][0]["nodes"][1].update(value="x"), "expected a list"),
     # true and false are JSON's booleans, not numbers: never a node id, a feature's index or a count
     (lambda d: d["trees"][0]["nodes"][0].update(children=[True, 2]), r"nodes\[0\]\.children: expected a list of node ids"),
@@ -359,6 +361,23 @@ def test_fractional_weights_share_a_row(weights, where, message):
     with pytest.raises(TreegenError, match=r"split\.missing\." + where.replace("[", r"\[").replace("]", r"\]")
                        + ": " + message):
         modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+
+
+@pytest.mark.parametrize("weights,message", [
+    ([1.0], "the node has 2 children but 1 weight"),  # summing to 1, yet one short
+    ([0.4], "the node has 2 children but 1 weight"),  # not "must sum to 1": the count is what is wrong
+    ([0.2, 0.3, 0.5], "the node has 2 children but 3 weights"),
+    ([], "the node has 2 children but 0 weights"),
+])
+def test_fractional_weights_are_one_a_child(weights, message):
+    doc = _c45_missing_doc()
+    node = _fraction_node(doc)
+    assert len(node["children"]) == 2
+    node["split"]["missing"]["weights"] = weights
+    with pytest.raises(TreegenError) as err:
+        modelio.loads(json.dumps(doc), "m.json")
+    index = doc["trees"][0]["nodes"].index(node)
+    assert str(err.value) == f"m.json: trees[0].nodes[{index}].split.missing.weights: {message}"
 
 
 def test_real_c45_weights_are_accepted():

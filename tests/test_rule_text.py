@@ -18,8 +18,9 @@ from treegen.data import load_dataset
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, Decision, Feature, Linear, MissingRoute, Model,
-                           Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree, listed)
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, CombineKind, Decision, Feature, Linear,
+                           MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree,
+                           listed)
 from treegen.cli import main
 from treegen.loading import load_model
 from treegen.lower import lower_tree
@@ -100,7 +101,7 @@ def tennis_text():
 
 
 @pytest.mark.parametrize("edit,message,line", [
-    (lambda t: t.replace("features", "featurez", 1), "unexpected 'featurez'; expected one of: 'features'", 5),
+    (lambda t: t.replace("features", "featurez", 1), "expected 'features', found 'featurez'", 5),
     (lambda t: t.replace('humidity = "high" then "no"', 'humidity = "high" then "yes"'),
      "rule 3 does not match the nodes section", 18),
     (lambda t: t.replace("node 2: leaf", "node 9: leaf"), "node ids must count", 29),
@@ -133,6 +134,54 @@ def test_messages_name_no_grammar_token(edit, message, line):
         parse(edit(tennis_text()), "tennis.rules")
     assert (err.value.message, err.value.line) == (message, line)
     assert "_NL" not in err.value.message and "$END" not in err.value.message
+
+
+@pytest.mark.parametrize("written,typo,message", [
+    ("rule 3: if outlook", "rule 3: iff outlook", "expected 'if', found 'iff'"),  # 'if' then a name 'f', once
+    ("rule 3: if outlook", "rule 3: fi outlook", "expected 'if', found 'fi'"),
+    ('"sunny" and humidity = "high"', '"sunny" adn humidity = "high"', "expected 'and', found 'adn'"),
+    ("nodes  #", "nodez  #", "expected 'nodes', found 'nodez'"),
+    ("numbers: float64", "numbers: float64 tolerence 0.5", "expected 'tolerance', found 'tolerence'"),
+    ("missing stop; value [0.6", "missing stops; value [0.6", "expected 'stop', found 'stops'"),
+    ("missing stop; value [0.6", "missing weight [0.5, 0.5]; value [0.6", "expected 'weights', found 'weight'"),
+    ("rule 3: if outlook", "rule 3: when outlook", "unexpected 'when'; expected one of: 'always', 'if'"),
+])
+def test_a_misspelt_keyword_is_named_at_its_place(written, typo, message):
+    """Where only keywords may stand, a word that is none of them is the mistake, however it begins."""
+    text = tennis_text().replace(written, typo, 1)
+    word = next(w for w in typo.split() if w not in written.split())
+    line, line_text = next((i, l) for i, l in enumerate(text.split("\n"), 1) if typo in l)
+    column = line_text.index(typo) + typo.index(word) + 1
+    result, path = parse_command(text)
+    assert (result.exit_code, result.stderr) == (2, f"treegen: error: {path}:{line}:{column}: {message}\n")
+
+
+def test_a_text_cut_short_in_its_nodes_names_the_first_node_missing():
+    text = tennis_text()  # node 0 goes to 1, 4 and 5; node 1 to 2 and 3
+    result, path = parse_command(text[:text.index("  node 3:")])
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line_of(text, 'node 1:')}: the text ends before node 3, which node 1 refers to\n")
+
+
+def test_a_tree_whose_last_nodes_are_gone_names_the_first_node_missing():
+    model = fit(load_dataset("examples/play_tennis.csv"), "id3")
+    text = emit(replace(model, trees=model.trees * 2, combine=Combine(CombineKind.AVERAGE)), "rules")
+    first_tree = text[:text.index("\ntree 2")]
+    cut = first_tree[:first_tree.index("  node 6:")] + text[len(first_tree) + 1:]  # tree 1's nodes 6 and 7
+    result, path = parse_command(cut)
+    line = line_of(text, "node 5:")
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line}: the tree's nodes end before node 6, which node 5 refers to\n")
+
+
+def test_missing_weights_one_short_of_the_children_say_so():
+    text = emit(fit(load_dataset("examples/weather.numeric.arff"), "c45"), "rules")
+    written = "missing weights [0.4, 0.6]; value [0.4, 0.6]"  # node 1's, two children
+    assert text.count(written) == 1
+    result, path = parse_command(text.replace(written, "missing weights [0.4]; value [0.4, 0.6]"))
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{line_of(text, 'node 1:')}: trees[0].nodes[1].split.missing.weights: "
+           "the node has 2 children but 1 weight\n")
 
 
 def test_a_nan_node_value_is_refused_at_its_line():

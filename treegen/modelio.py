@@ -470,11 +470,21 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if len(children) != expected:
         r.fail(f"{path}.children", f"a {node.split.op!r} split needs {expected} children, found {len(children)}")
     m = node.split.missing
-    if (m.kind == Route.CHILD and not 0 <= m.child < expected) or (m.kind == Route.FRACTION and len(m.weights) != expected):
+    if m.kind == Route.CHILD and not 0 <= m.child < expected:
         r.fail(f"{path}.split.missing", "does not match the number of children")
+    if m.kind == Route.FRACTION:  # counted before they are summed: one missing is no matter of rounding
+        if len(m.weights) != expected:
+            r.fail(f"{path}.split.missing.weights",
+                   f"the node has {_counted(expected, 'child', 'children')} but {_counted(len(m.weights), 'weight')}")
+        _check_weights(r, m.weights, f"{path}.split.missing.weights")
     if node.split.unknown is not None and not 0 <= node.split.unknown < expected:
         r.fail(f"{path}.split.unknown", "does not match the number of children")
     return node
+
+
+def _counted(n: int, word: str, words: str = "") -> str:
+    """'1 weight', '2 weights': ``words`` where the plural is not ``word`` + s."""
+    return f"1 {word}" if n == 1 else f"{n} {words or word + 's'}"
 
 
 def _plain_node(doc: Any, features, width: int) -> Node | None:
@@ -572,8 +582,6 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     kind = r.choice(missing_doc, "kind", f"{path}.missing", _ROUTES)
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
-    if kind == Route.FRACTION:
-        _check_weights(r, missing.weights, f"{path}.missing.weights")
     split = Split(feature, op, threshold, values, missing, r.get(doc, "unknown", path, int, None))
     problem = split_problem(features, split)  # the whole split: its unknown child and missing route too
     if problem:
@@ -585,7 +593,7 @@ FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum 
 
 
 def _check_weights(r: _Reader, weights: tuple[float, ...], path: str) -> None:
-    """Fractional weights share a row among the children: each at least 0, together 1."""
+    """Fractional weights share a row among the children (one each): each at least 0, together 1."""
     for i, w in enumerate(weights):
         if w < 0:
             r.fail(f"{path}[{i}]", f"a weight must be >= 0, found {w!r}")
@@ -598,7 +606,9 @@ def _check_structure(r: _Reader, nodes: list[Node], path: str) -> None:
     parent = [-1] * len(nodes)
     for i, node in enumerate(nodes):
         for c in node.children:
-            if not i < c < len(nodes) or parent[c] != -1:
+            if c >= len(nodes):  # a list cut short, or a child's number mistyped: not a matter of order
+                r.fail(f"{path}.nodes[{i}].children", f"child {c} is not one of the tree's {len(nodes)} nodes")
+            if not i < c or parent[c] != -1:
                 r.fail(f"{path}.nodes[{i}].children", f"child {c} is not a new node after {i}")
             parent[c] = i
     orphans = [i for i in range(1, len(nodes)) if parent[i] == -1]

@@ -10,12 +10,14 @@ the same document (rule_doc.py); anything else, and every mistake, is read and r
 """
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
 from functools import lru_cache
 
 from lark import Lark, Transformer, v_args
+from lark.lexer import PatternRE, TerminalDef
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..collector import collector_paused
@@ -32,13 +34,26 @@ from .rule_lines import read_lines
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """LALR with the transformer applied while parsing: no parse tree is built."""
-    return Lark(_grammar(), parser="lalr", maybe_placeholders=True, transformer=RulesToModel())
+    return Lark(_grammar(), parser="lalr", maybe_placeholders=True, transformer=RulesToModel(),
+                edit_terminals=_whole_word)
+
+
+def _whole_word(terminal: TerminalDef) -> None:
+    """A keyword is read only as a whole word. Otherwise the lexer, where only keywords may stand, reads
+    the misspelt 'iff' as 'if' and a name 'f', and the error falls on whatever follows; this way 'iff' is
+    a name, which the parser refuses at the word, with the keywords it expected. WORD matches a keyword
+    too: the keyword is tried first (priority 1, WORD's is 0; NUMBER's 2 never reads a letter first)."""
+    pattern = terminal.pattern
+    if pattern.type == "str" and re.fullmatch(r"\w+", pattern.value):
+        terminal.pattern = PatternRE(re.escape(pattern.value) + r"(?!\w)", pattern.flags)
+        terminal.priority = 1
 
 
 @lru_cache(maxsize=1)
 def terminals() -> Lark:
     """The grammar's terminals alone, for the reader of the writer's layout: without the parser's
-    tables, which take two thirds of the time to build and only a text in another layout needs."""
+    tables, which take two thirds of the time to build and only a text in another layout needs. Its
+    keywords are the grammar's plain strings: that reader matches whole words with them anyway."""
     return Lark(_grammar(), parser=None, lexer="basic")
 
 
@@ -283,12 +298,26 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
         return f"unexpected character {text[err.pos_in_stream]!r}", err.line, err.column
     if isinstance(err, UnexpectedToken):
         found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
-        expected = sorted(_terminal_text(name) for name in err.expected)[:8]
-        message = f"unexpected {found}; expected one of: {', '.join(expected)}"
+        expected = sorted(_terminal_text(name) for name in err.expected)
+        meant = _meant(err.token, expected)
+        message = (f"expected {' or '.join(meant)}, found {found}" if meant
+                   else f"unexpected {found}; expected one of: {', '.join(expected[:8])}")
         if err.token.type == "$END":  # lark places it at the last token
             return message, text.count("\n"), None
         return message, err.line, err.column
     return "malformed rule text", err.line, err.column
+
+
+def _meant(token, expected: list[str]) -> list[str]:
+    """The keywords a word the parser refuses is a misspelling of ('if' for 'iff', 'weights' for 'weight'),
+    of those it expected there (as _terminal_text shows them: quoted); none when it is like none of them."""
+    word = str(token)
+    if not word.isidentifier():
+        return []
+    keywords = {text[1:-1]: text for text in expected if text[0] == "'" and text[1:-1].isidentifier()}
+    # difflib misses two letters swapped in a short word ('fi' for 'if'): the same letters count too
+    close = difflib.get_close_matches(word, keywords, n=3) or [k for k in keywords if sorted(k) == sorted(word)]
+    return [keywords[k] for k in close]
 
 
 JSON_ESCAPES = '"\\/bfnrt'
@@ -432,6 +461,7 @@ def _build(document: dict, text: str, source: str) -> Model:
                 if term[0] not in names:
                     raise TreegenError(f"unknown feature {term[0]!r}", source, node["line"])
                 term[0] = names[term[0]]
+        _check_children_listed(nodes, tree is document["trees"][-1], source)
         tree_doc = {"output": tree["output"], "nodes": nodes}
         if "weight" in tree:
             tree_doc["weight"] = tree["weight"]
@@ -443,6 +473,17 @@ def _build(document: dict, text: str, source: str) -> Model:
         return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
         raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
+
+
+def _check_children_listed(nodes: list[dict], last: bool, source: str) -> None:
+    """Every child a node names is one of its tree's nodes (ids 0, 1, 2, ... as listed). One that is not
+    is where a text cut short ends (else where the next tree begins): said so, at the first node missing,
+    rather than the model's check of a tree's shape, which takes it for a child not after its parent."""
+    beyond = [(child, node) for node in nodes for child in node.get("children", ()) if child >= len(nodes)]
+    if beyond:
+        child, node = min(beyond, key=lambda pair: pair[0])
+        where = "the text ends" if last else "the tree's nodes end"
+        raise TreegenError(f"{where} before node {child}, which node {node['id']} refers to", source, node["line"])
 
 
 _MODEL_PATH = re.compile(r"features\[(?P<feature>\d+)\]|(?P<header>target|numeric|combine)"
