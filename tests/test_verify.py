@@ -140,11 +140,28 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
     done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
-    assert against.startswith("XGBoost itself   MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
+    assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
                               "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
                               "0.06792893260717392]; row 2 "), against
     assert python.split()[:2] == ["python", "ok"]
+
+
+def test_columns_line_up_with_the_library_row(tmp_path):
+    """The library's own line ("scikit-learn itself", the longest name a line can have) and the targets'
+    lines start their second column at the same offset: the first column fits every name."""
+    skops = "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops"
+    model = str(tmp_path / "hgb.json")
+    subprocess.run([sys.executable, "-m", "treegen", "import", skops, "-o", model], check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python,rules,sql",
+                           "--dialect", "sqlite", "--against", skops], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    names = ["scikit-learn itself", "python", "rules", "sql/sqlite"]
+    assert [line[:len(name)] for line, name in zip(lines, names)] == names, lines
+    starts = {len(line) - len(line[len(name):].lstrip(" ")) for line, name in zip(lines, names)}
+    assert len(starts) == 1 and starts.pop() > len(names[0]), lines
+    assert all(line[len(name):].split()[0] == "ok" for line, name in zip(lines, names)), lines
 
 
 def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
@@ -160,9 +177,9 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
     assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
     probes = len(probe_rows(fit(load_dataset("examples/play_tennis.csv"), "id3")))
     assert done.stdout.splitlines() == [
-        f"sql/sqlite       ok        {probes} rows agree ({probes} probes)",
-        "sql/duckdb       not checked: needs the duckdb package: pip install duckdb (treegen's [sql] extra)",
-        f"python           ok        {probes} rows agree ({probes} probes)"]
+        f"sql/sqlite          ok        {probes} rows agree ({probes} probes)",
+        "sql/duckdb          not checked: needs the duckdb package: pip install duckdb (treegen's [sql] extra)",
+        f"python              ok        {probes} rows agree ({probes} probes)"]
     named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
     assert named.returncode == 2, named.stdout + named.stderr
     assert named.stderr == ("treegen: error: sql/duckdb: needs the duckdb package: pip install duckdb "
