@@ -164,6 +164,29 @@ def test_columns_line_up_with_the_library_row(tmp_path):
     assert all(line[len(name):].split()[0] == "ok" for line, name in zip(lines, names)), lines
 
 
+@pytest.mark.parametrize("path,library,objective", [
+    ("tests/fixtures/xgboost/binary-3.2.0.json", "XGBoost", "binary:logistic"),
+    ("tests/fixtures/lightgbm/4.7.0/binary.txt", "LightGBM", "binary sigmoid:1"),
+    ("tests/fixtures/catboost/binary_onehot_nan_max-1.2.10.json", "CatBoost", "Logloss"),
+    ("tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops", "scikit-learn", "log_loss"),
+    ("tree", "scikit-learn", None),
+])
+def test_every_importer_names_its_library_in_meta_as_verify_does(path, library, objective):
+    """The same keys from every importer (treegen.importers.library_meta): ``library`` as --against's
+    messages name it, and what else it keeps under its module's name; no ``source``, which in a trained
+    model's meta is the data file."""
+    from treegen.importers import IMPORTERS, from_object, import_file
+    from treegen.verify import source_library
+    if path == "tree":
+        from sklearn.tree import DecisionTreeClassifier
+        model = from_object(DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]))
+    else:
+        model = import_file(path)
+    module = IMPORTERS[library].module
+    assert set(model.meta) <= {"algorithm", "library", "library_version", "objective", module} and module in model.meta
+    assert model.meta["library"] == source_library(model) == library and model.meta.get("objective") == objective
+
+
 def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
     """On a core install (no duckdb: None in sys.modules makes its import fail), verify without --dialect
     checks SQLite, says in a line that DuckDB was not checked, and exits 0; --dialect duckdb named
