@@ -84,7 +84,7 @@ def test_fixture_predicts_what_catboost_recorded(name):
         expected = json.load(f)
     categories = {"color": COLORS} if name.startswith("depthwise_nopool") else None
     model = read_json(f"{FIXTURES}/{name}.json", categories=categories)
-    assert model.meta["version"] == (None if expected["version"] == "1.2" else expected["version"])
+    assert model.meta.get("library_version") == (None if expected["version"] == "1.2" else expected["version"])
     rows = [{feature: value for feature, value in zip(expected["features"], row)} for row in expected["rows"]]
     if "labels" in expected:
         kind = model.meta["catboost"]["class_type"]
@@ -333,7 +333,7 @@ def test_names_categories_and_meta(tmp_path):
     model = import_file(path, categories={"color": COLORS + ["purple"]})
     assert [f.name for f in model.features] == ["x0", "color", "x1", "x2"]
     assert model.features[1].categories == tuple(COLORS + ["purple"])
-    assert model.meta["library"] == "catboost" and model.meta["objective"] == "Logloss"
+    assert model.meta["library"] == "CatBoost" and model.meta["objective"] == "Logloss"
     assert [str(c) for c in model.meta["catboost"]["classes"]] == ["False", "True"]  # 1.2 writes them as text
     renamed = import_file(path, feature_names=["a", "b", "c", "d"], categories={"b": COLORS})
     assert [f.name for f in renamed.features] == ["a", "b", "c", "d"]

@@ -509,7 +509,7 @@ def test_cli_import_writes_the_model(tmp_path):
     result = CliRunner().invoke(main, ["import", path, "-o", out], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     model = treegen.load(out)
-    assert model.meta["library"] == "lightgbm" and model.features[1].kind == "nominal"
+    assert model.meta["library"] == "LightGBM" and model.features[1].kind == "nominal"
     assert modelio.dumps(model) == modelio.dumps(treegen.import_model(path))
     renamed = treegen.import_model(path, feature_names=["a", "b"])
     assert [f.name for f in renamed.features] == ["a", "b"]

@@ -2,6 +2,8 @@
 what the tree predicts (property tests over random trees and rows)."""
 import json
 import math
+import os
+import re
 import sys
 from dataclasses import replace
 
@@ -668,3 +670,57 @@ def test_a_field_the_format_does_not_have_is_refused(tmp_path, softmax_doc, edit
     doc = json.loads(json.dumps(softmax_doc))
     edit(doc)
     assert _refused(tmp_path, doc) == f"treegen: error: m.json: {line}"
+
+
+FORMAT_PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "model-format.md")
+
+
+def _format_page() -> str:
+    with open(FORMAT_PAGE, encoding="utf-8") as page:
+        return page.read()
+
+
+def test_every_field_the_reader_knows_is_on_the_format_page():
+    """docs/model-format.md names every field of modelio.FIELDS (as `field`, `path.field` or a key of its example)."""
+    page = _format_page()
+    missing = [f"{obj}.{name}" for obj, fields in modelio.FIELDS.items() for name in sorted(fields)
+               if not re.search(rf"`[^`\s]*\b{name}`", page) and f'"{name}"' not in page]
+    assert not missing, missing
+
+
+def _stump(missing: dict = None, linear: dict = None) -> dict:
+    """A regression stump's model file, with only the fields that must be present (and those given)."""
+    split = {"feature": 0, "op": "<=", "threshold": 0.5, **({"missing": missing} if missing else {})}
+    leaf = {"value": [1.0], **({"linear": linear} if linear else {})}
+    return {"format": "treegen-model", "version": 1, "features": [{"name": "x", "kind": "numeric"}],
+            "target": {"name": "y", "kind": "regression"},
+            "trees": [{"nodes": [{"value": [0.0], "split": split, "children": [1, 2]}, leaf, {"value": [2.0]}]}]}
+
+
+def _holder(where: str) -> tuple[dict, dict]:
+    """A model file where the page's path ``where`` (the object a field is in) can be given, and that object."""
+    if where == "split.missing":
+        doc = _stump(missing={"kind": "child"})
+        return doc, doc["trees"][0]["nodes"][0]["split"]["missing"]
+    if where == "node.linear":  # a linear leaf needs every split to send missing values to a child
+        doc = _stump(missing={"kind": "child", "child": 0}, linear={"const": 1.0})
+        return doc, doc["trees"][0]["nodes"][1]["linear"]
+    doc = _stump()
+    nodes = doc["trees"][0]["nodes"]
+    return doc, {"": doc, "numeric": doc.setdefault("numeric", {}), "combine": doc.setdefault("combine", {}),
+                 "features[]": doc["features"][0], "trees[]": doc["trees"][0], "node": nodes[1],
+                 "split": nodes[0]["split"]}[where]
+
+
+def test_the_format_pages_defaults_are_what_the_reader_assumes():
+    """Each field of the page's table of optional fields with a JSON value as its default: the model
+    read with the field left out is the model read with the field given that value."""
+    table = _format_page().split("| field | when absent | meaning |")[1].split("\n\n")[0]
+    defaults = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", table, re.M)
+    assert len(defaults) >= 20 and ("numeric.cast", '"float64"') in defaults, defaults
+    for path, default in defaults:
+        where, _, name = path.rpartition(".")
+        doc, holder = _holder(where)
+        absent = modelio.dumps(modelio.model_from_dict(doc))
+        holder[name] = json.loads(default)
+        assert modelio.dumps(modelio.model_from_dict(doc)) == absent, path

@@ -140,11 +140,51 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
     done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
-    assert against.startswith("XGBoost itself   MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
+    assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
                               "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
                               "0.06792893260717392]; row 2 "), against
     assert python.split()[:2] == ["python", "ok"]
+
+
+def test_columns_line_up_with_the_library_row(tmp_path):
+    """The library's own line ("scikit-learn itself", the longest name a line can have) and the targets'
+    lines start their second column at the same offset: the first column fits every name."""
+    skops = "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops"
+    model = str(tmp_path / "hgb.json")
+    subprocess.run([sys.executable, "-m", "treegen", "import", skops, "-o", model], check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python,rules,sql",
+                           "--dialect", "sqlite", "--against", skops], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    names = ["scikit-learn itself", "python", "rules", "sql/sqlite"]
+    assert [line[:len(name)] for line, name in zip(lines, names)] == names, lines
+    starts = {len(line) - len(line[len(name):].lstrip(" ")) for line, name in zip(lines, names)}
+    assert len(starts) == 1 and starts.pop() > len(names[0]), lines
+    assert all(line[len(name):].split()[0] == "ok" for line, name in zip(lines, names)), lines
+
+
+@pytest.mark.parametrize("path,library,objective", [
+    ("tests/fixtures/xgboost/binary-3.2.0.json", "XGBoost", "binary:logistic"),
+    ("tests/fixtures/lightgbm/4.7.0/binary.txt", "LightGBM", "binary sigmoid:1"),
+    ("tests/fixtures/catboost/binary_onehot_nan_max-1.2.10.json", "CatBoost", "Logloss"),
+    ("tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops", "scikit-learn", "log_loss"),
+    ("tree", "scikit-learn", None),
+])
+def test_every_importer_names_its_library_in_meta_as_verify_does(path, library, objective):
+    """The same keys from every importer (treegen.importers.library_meta): ``library`` as --against's
+    messages name it, and what else it keeps under its module's name; no ``source``, which in a trained
+    model's meta is the data file."""
+    from treegen.importers import IMPORTERS, from_object, import_file
+    from treegen.verify import source_library
+    if path == "tree":
+        from sklearn.tree import DecisionTreeClassifier
+        model = from_object(DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]))
+    else:
+        model = import_file(path)
+    module = IMPORTERS[library].module
+    assert set(model.meta) <= {"algorithm", "library", "library_version", "objective", module} and module in model.meta
+    assert model.meta["library"] == source_library(model) == library and model.meta.get("objective") == objective
 
 
 def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
@@ -160,9 +200,9 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
     assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
     probes = len(probe_rows(fit(load_dataset("examples/play_tennis.csv"), "id3")))
     assert done.stdout.splitlines() == [
-        f"sql/sqlite       ok        {probes} rows agree ({probes} probes)",
-        "sql/duckdb       not checked: needs the duckdb package: pip install duckdb (treegen's [sql] extra)",
-        f"python           ok        {probes} rows agree ({probes} probes)"]
+        f"sql/sqlite          ok        {probes} rows agree ({probes} probes)",
+        "sql/duckdb          not checked: needs the duckdb package: pip install duckdb (treegen's [sql] extra)",
+        f"python              ok        {probes} rows agree ({probes} probes)"]
     named = subprocess.run(core + ["--dialect", "duckdb"], capture_output=True, text=True)
     assert named.returncode == 2, named.stdout + named.stderr
     assert named.stderr == ("treegen: error: sql/duckdb: needs the duckdb package: pip install duckdb "

@@ -12,6 +12,7 @@ The model's answers for all rows are computed once, before any target runs, by
 from __future__ import annotations
 
 import csv
+import functools
 import importlib.util
 import io
 import os
@@ -51,15 +52,16 @@ class Result:
         return 0 if self.ok else 2 if self.user_error else 1
 
     def line(self) -> str:
+        width = name_width()
         if self.unchecked:
-            return f"{self.target:<16} not checked: {self.unchecked}"
+            return f"{self.target:<{width}} not checked: {self.unchecked}"
         if self.error:
-            return f"{self.target:<16} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
+            return f"{self.target:<{width}} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
             note = f"; {self.note}" if self.note else ""
-            return f"{self.target:<16} ok        {self.rows.total} rows agree ({self.rows}){note}"
+            return f"{self.target:<{width}} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
-        return (f"{self.target:<16} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
+        return (f"{self.target:<{width}} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
                 f"differ: {shown}")
 
 
@@ -147,7 +149,7 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
         if target.variants is None:
             out.append(Check(name, target, {}))
             continue
-        choices = next(o.choice_names() for o in target.options if o.name == target.variants)
+        choices = _variant_choices(target)
         if not variants:
             raise TreegenError(f"--to {name} needs at least one --{target.variants}")
         for value in variants:
@@ -155,6 +157,24 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
                 raise TreegenError(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}")
             out.append(Check(f"{name}/{value}", target, {target.variants: value}))
     return out
+
+
+def _variant_choices(target: Target) -> Sequence[str]:
+    """The values of a target's variant option (SQL's dialects)."""
+    return next(o.choice_names() for o in target.options if o.name == target.variants)
+
+
+@functools.cache
+def name_width() -> int:
+    """The width of a line's first column: the longest name any line can have (a target, a target/dialect,
+    a library's own predict), so the columns line up whichever lines a run prints."""
+    from .importers import IMPORTERS
+    names = [_itself(importer.library) for importer in IMPORTERS.values()]
+    for name in RUNNABLE:
+        target = TARGETS[name]
+        variants = [] if target.variants is None else _variant_choices(target)
+        names += [check.name for check in checks([name], variants)]
+    return max(map(len, names))
 
 
 def default_dialects() -> list[str]:
@@ -360,11 +380,16 @@ def source_library(model: Model) -> str | None:
     return next((i.library for i in IMPORTERS.values() if i.module in model.meta), None)
 
 
+def _itself(library: str) -> str:
+    """The name of the line that checks a library's own predict."""
+    return f"{library} itself"
+
+
 def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
                    expected: list[tuple]) -> Result:
     """The library's own answers on the rows, compared with the model's; rows the library refuses (an
     infinity XGBoost will not take) are left out and counted in the line."""
-    name = f"{importer.library} itself"
+    name = _itself(importer.library)
     try:
         answers = importer.oracle(path, model, rows)
     except TreegenError as err:

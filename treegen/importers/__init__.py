@@ -70,6 +70,18 @@ IMPORTERS = {importer.library: importer for importer in (
 )}
 
 
+def library_meta(module: str, algorithm: str, version: str | None, objective: str | None, own: dict) -> dict:
+    """A model's meta as every importer writes it: the ``algorithm``; ``library``, named as
+    :data:`IMPORTERS` and `verify --against` name it; the ``library_version`` and ``objective`` as the
+    file or object says them (left out where it says none); and under the importer's module name
+    (``meta["xgboost"]``, ...) what else it keeps, by which :func:`treegen.verify.source_library` knows
+    the library. No ``source``: in a trained model's meta that is the data file (`treegen train`), not a
+    library."""
+    library = next(importer.library for importer in IMPORTERS.values() if importer.module == module)
+    meta = {"algorithm": algorithm, "library": library, "library_version": version, "objective": objective}
+    return {**{key: value for key, value in meta.items() if value is not None}, module: own}
+
+
 def from_object(model_object, feature_names: Sequence[str] | None = None, **options) -> Model:
     """A treegen model from a fitted model of any supported library; ``options`` are the library's own
     (:attr:`Importer.options`), None meaning not given."""

@@ -69,6 +69,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from . import library_meta
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
@@ -203,10 +204,9 @@ def _convert(document: dict, feature_names, categories) -> Model:
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
-    meta = {"algorithm": "catboost", "source": "catboost", "library": "catboost",
-            "version": _version(document), "objective": loss,
-            "catboost": {"trees": layout, "loss_params": loss_params, **kept,
-                         "categories": {names[flat]: label.source for flat, label in labels.items()}}}
+    meta = library_meta("catboost", "catboost", _version(document), loss,
+                        {"trees": layout, "loss_params": loss_params, **kept,
+                         "categories": {names[flat]: label.source for flat, label in labels.items()}})
     return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)
 
 

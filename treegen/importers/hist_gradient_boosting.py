@@ -47,6 +47,7 @@ import numpy as np
 from ..errors import TreegenError
 from ..model import (NOMINAL, NUMERIC, Combine, CombineKind, Decision, Feature, Link, MissingRoute, Model, Node,
                      NumericSemantics, Op, Split, Tree)
+from . import library_meta
 from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
 
 # How far numpy's exp (softmax probabilities, exp-link values) may be from libm's, relative: measured
@@ -84,10 +85,9 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
              for iteration in estimator._predictors for k, predictor in enumerate(iteration)]
     # scikit-learn adds the baseline to zeros: -0.0 would start as 0.0
     init = tuple(float(v) + 0.0 for v in np.asarray(estimator._baseline_prediction).ravel())
-    meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn", "library": "scikit-learn",
-            "version": sklearn_version_text(), "objective": _objective(estimator),
-            "sklearn": {"version": sklearn_version_text(), "params": estimator_params(estimator),
-                        "iterations": int(estimator.n_iter_), **labels}}
+    meta = library_meta("sklearn", type(estimator).__name__, sklearn_version_text(), _objective(estimator),
+                        {"version": sklearn_version_text(), "params": estimator_params(estimator),
+                         "iterations": int(estimator.n_iter_), **labels})
     return Model(features, target, trees, _combine(estimator, init, target), NumericSemantics(), meta)
 
 

@@ -92,7 +92,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
-from . import IMPORTERS
+from . import IMPORTERS, library_meta
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -221,8 +221,7 @@ def model_from_text(text: str, feature_names: Sequence[str] | None = None, sourc
         details["boosting"] = parsed.parameters["boosting"]
     if parsed.pandas_categorical:
         details["pandas_categorical"] = parsed.pandas_categorical
-    meta = {"algorithm": "LightGBM", "library": "lightgbm", "library_version": parsed.version,
-            "objective": parsed.header["objective"], "lightgbm": details}
+    meta = library_meta("lightgbm", "LightGBM", parsed.version, parsed.header["objective"], details)
     numeric = NumericSemantics("float64", zero_band=K_ZERO_THRESHOLD)
     return Model(features, target, trees, combine, numeric, meta)
 

@@ -38,6 +38,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from . import library_meta
 from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
@@ -99,8 +100,8 @@ def from_sklearn(estimator, feature_names=None) -> Model:
                            f"supported; supported: {SUPPORTED}")
     features = _features(estimator, feature_names)
     target, labels = target_of(estimator)
-    meta = {"algorithm": type(estimator).__name__, "source": "scikit-learn",
-            "sklearn": {"version": sklearn_version_text(), "params": estimator_params(estimator), **labels}}
+    meta = library_meta("sklearn", type(estimator).__name__, sklearn_version_text(), None,
+                        {"version": sklearn_version_text(), "params": estimator_params(estimator), **labels})
     numeric = NumericSemantics(cast="float32")
     if family == "tree":
         trees, combine = [_tree(estimator, target)], Combine()

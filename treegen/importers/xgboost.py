@@ -79,7 +79,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature, Link,
                      MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree)
-from . import ubjson
+from . import library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -402,8 +402,9 @@ class _Conversion:
         target = self.target(objective, groups)
         combine = Combine(CombineKind.SUM, tuple(margins), 1.0, objective.link, precision=Precision.FLOAT32,
                           decide=objective.decide if target.is_classification else None)
-        meta = {"algorithm": "XGBoost", "source": "xgboost", "xgboost": {
-            "version": ".".join(map(str, self.version)) if self.version else "unknown",
+        version = ".".join(map(str, self.version)) if self.version else None
+        meta = library_meta("xgboost", "XGBoost", version, objective_name, {
+            "version": version or "unknown",
             "format": self.form, "objective": objective_name, "booster": booster,
             "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
             "missing": repr(missing), "missing_from": missing_from,
@@ -414,7 +415,7 @@ class _Conversion:
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
             **({"note": "reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'"}
                if objective_name == "reg:logistic" else {}),
-        }}
+        })
         return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
 
     def learner(self) -> dict:
