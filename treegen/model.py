@@ -69,6 +69,15 @@ class FeatureKind(Kind):
     NOMINAL = "nominal"
 
 
+class Codes(Kind):
+    """How a nominal feature whose categories are integer codes reads a number -- given as a number, or
+    as text that is none of its categories but reads as a number ("3.0", "3e0") -- as a category
+    (:func:`code_category`). Without it, a category is its text as it is ("3.0" is not "3")."""
+
+    INTEGRAL = "integral"  # an integral value names the integer's category: 3.0 is "3" (HistGradientBoosting)
+    TRUNCATED = "truncated"  # any finite value, cast, truncated toward zero: 2.7 is "2" (LightGBM, XGBoost)
+
+
 class TargetKind(Kind):
     CLASSIFICATION = "classification"
     REGRESSION = "regression"
@@ -137,6 +146,7 @@ class Feature:
     kind: FeatureKind
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
     missing_interval: tuple[float, float] | None = None  # numeric: values low <= x <= high count as missing
+    codes: Codes | None = None  # nominal: how a number names a category (None: by its text alone)
 
     @property
     def is_numeric(self) -> bool:
@@ -725,6 +735,24 @@ def apply_link(combine: Combine, raw: list[float]) -> list[float]:
     if link == Link.SIGN_SQUARE:
         return [(1.0 if r > 0 else -1.0 if r < 0 else 0.0) * r * r for r in raw]
     raise ValueError(f"unknown link {link!r}")
+
+
+CODE_LIMIT = 2.0 ** 31  # a code at or beyond (in size) names no category: LightGBM's codes are ints
+
+
+def code_category(codes: Codes, value: float, cast: str = "float64") -> str | None:
+    """The category a number names under ``codes`` (None for none): the decimal integer of its value
+    as the model reads numbers (``cast``), if integral (INTEGRAL), or truncated toward zero (TRUNCATED:
+    LightGBM's ``static_cast<int>``, XGBoost's float32 then ``AsCat``); -0.0 is "0". A value that is not
+    finite or not under 2^31 in size names none."""
+    value = f32(value) if cast == "float32" else float(value)
+    if not -CODE_LIMIT < value < CODE_LIMIT:  # NaN and the infinities too
+        return None
+    if codes == Codes.TRUNCATED:
+        value = math.trunc(value)
+    elif not value.is_integer():
+        return None
+    return str(int(value))
 
 
 def is_close(a: float, b: float, rel: float = 1e-12) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .collector import collector_paused
 from .errors import TreegenError, read_text
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
                     split_problem)
@@ -70,6 +70,8 @@ def _feature_dict(feature: Feature) -> dict:
         out["categories"] = list(feature.categories)
     if feature.missing_interval is not None:
         out["missing_interval"] = list(feature.missing_interval)
+    if feature.codes is not None:
+        out["codes"] = feature.codes.value
     return out
 
 
@@ -318,7 +320,10 @@ def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
     interval = r.floats(doc, "missing_interval", path, None) if "missing_interval" in doc else None
     if interval is not None and (kind != NUMERIC or len(interval) != 2 or not interval[0] <= interval[1]):
         r.fail(f"{path}.missing_interval", "a numeric feature's missing interval is [low, high] with low <= high")
-    return Feature(r.get(doc, "name", path, str), kind, categories, interval)
+    codes = r.choice(doc, "codes", path, {c.value: c for c in Codes}, None) if "codes" in doc else None
+    if codes is not None and kind != NOMINAL:
+        r.fail(f"{path}.codes", "only a nominal feature reads numbers as category codes")
+    return Feature(r.get(doc, "name", path, str), kind, categories, interval, codes)
 
 
 def _read_target(r: _Reader, doc: dict) -> Target:
@@ -525,7 +530,7 @@ def _finite(values: list, types: set) -> bool:
 # The fields of each object of a model file, as the writer above writes them.
 FIELDS = {name: frozenset(fields) for name, fields in {
     "model": ("format", "version", "features", "target", "numeric", "combine", "trees", "meta"),
-    "feature": ("name", "kind", "categories", "missing_interval"),
+    "feature": ("name", "kind", "categories", "missing_interval", "codes"),
     "target": ("name", "kind", "classes"),
     "numeric": ("cast", "tolerance", *NUMERIC_EXTRAS),
     "combine": ("kind", "init", "scale", "link", *COMBINE_EXTRAS),
