@@ -512,6 +512,13 @@ def code_size(tree_plan: TreePlan, cost: CostModel) -> int:
     return size
 
 
+def group_weight(walker: int, inlined: int, weight: int) -> int:
+    """What a tree's walker of ``walker`` bytes weighs in a group of trees that one function adds: a JIT
+    inlines a walker of at most ``inlined`` bytes into that function, but only so much into one function
+    (past that, the walkers stay calls), so such a walker counts ``weight`` times; a bigger one as it is."""
+    return walker * weight if walker <= inlined else walker
+
+
 def size_groups(items: list, size: Callable[[object], int], budget: int) -> list[list]:
     """``items`` cut into runs of consecutive items whose sizes add up to at most ``budget`` (or one item):
     the rows APIs add one such group of trees to every row before the next, so that the group's code

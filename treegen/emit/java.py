@@ -56,7 +56,8 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
-                     category_codes, code_size, decides_on_raw, float_text, label_part, leaf_index, leaf_terms,
+                     category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
+                     leaf_terms,
                      missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
                      utf16_escaped)
 from .render import render, source
@@ -465,11 +466,6 @@ def _raw_ending(steps: Sums) -> list[str]:
     return lines + ["return raw;"]
 
 
-def _group_bytes(walker: int) -> int:
-    """What a tree's walker of ``walker`` bytes weighs in its group (``GROUP_BYTES``)."""
-    return walker * INLINED_WEIGHT if walker <= INLINED_BYTES else walker
-
-
 def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_term: list[bool]) -> dict:
     """Trees that each reach one node, added up (``steps``: a boosted model's sums) or averaged (None):
     the body of ``raw(x)`` or ``scores(x)``, and the nested classes ``S0``, ``S1``... of the methods it
@@ -484,7 +480,7 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_
     methods, pool = [], 0
     for tree_plan, term in zip(plans, returns_term):
         lines = _added(tree_plan, home, steps, width, term)
-        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), _group_bytes(code_size(tree_plan, COST))
+        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), group_weight(code_size(tree_plan, COST), INLINED_BYTES, INLINED_WEIGHT)
         method = (not methods or methods[-1]["size"] + size > COST.budget
                   or methods[-1]["walkers"] + walkers > GROUP_BYTES)
         if not classes or pool + SUM_ENTRIES > POOL_BUDGET or method and len(classes[-1]) == CLASS_GROUPS:

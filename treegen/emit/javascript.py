@@ -32,7 +32,7 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
-                     float_text, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
+                     float_text, group_weight, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
                      summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, source
 
@@ -45,6 +45,11 @@ NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
 # a group to every row before the next. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups
 # of one tree took 11.1-13.3 us a row, of four to sixteen 7.7-9.9, of thirty-two 8.2-10.6 (a call a row: 12-14).
 GROUP_BYTES = 6000
+# V8 inlines a function of at most 460 bytes of bytecode (--max-inlined-bytecode-size), but no more than 920
+# into one function (--max-inlined-bytecode-size-cumulative): a walker that small weighs more in its group.
+# On bench_boosting's CatBoost model (symmetric trees of depth 6), groups of 38 trees took 3.7-4.1 us a row
+# through the rows API, of 10 (weighed four times) 2.1-2.2; its XGBoost and LightGBM models the same either way.
+INLINED_BYTES, INLINED_WEIGHT = 460, 4
 LOCAL_SUMS = 8  # sums an add function holds in locals; wider outputs are added in their array
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\", "<": "\\u003c"}
 
@@ -239,7 +244,8 @@ def _adds(plans: list[TreePlan], steps: Sums | None, width: int) -> list[dict]:
     sum_k = (lambda k: f"s{k}") if held else at
     rounded = (lambda e: f"Math.fround({e})") if steps and steps.float32 else (lambda e: e)
     adds = []
-    for group in size_groups(plans, lambda p: code_size(p, COST), GROUP_BYTES):
+    for group in size_groups(plans, lambda p: group_weight(code_size(p, COST), INLINED_BYTES, INLINED_WEIGHT),
+                             GROUP_BYTES):
         lines = [f"let {', '.join(f's{k} = {at(k)}' for k in range(width))};"] if held else []
         for tree_plan in group:
             walk = f"{walker_name(tree_plan.index, 0)}(x)"
