@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
 from treegen.errors import TreegenError
-from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Feature, MissingRoute, Model,
-                           Node, Split, Target, Tree, argmax, leaf_ids, tree_output)
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute, Model,
+                           Node, Split, Target, Tree, argmax, code_category, leaf_ids, tree_output)
 from treegen.probes import probe_rows
 from treegen.run.sql import query, read_csv, run
 from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
@@ -214,6 +214,67 @@ def test_categories_compare_exactly(engine):
     rows = [{"v": v} for v in categories + ("b", "a  ", "\u00c1", "a\\\\", None)]
     assert [model.predict(row) for row in rows][-5:] == ["missing"] * 5
     assert_agrees(model, rows, dialect, **connection)
+
+
+# Codes spelled as numbers: as the text of the category they name, or of none (then unknown); NEAR lie
+# within float32 rounding of an integer, which SQLite and MySQL, without a 4-byte float, read in double
+SPELLED = ("1.0", " 2 ", "2e0", "1.7", "-0.5", "-0.0", "-1.5", "+1", ".5", "3.", "05", "1e300", "inf", "nan", "abc",
+           "1-2", "1 2", "e1", "--1")
+NEAR = ("0.99999999", "2.9999999999", "1e-50")
+
+
+def coded_model(seed: int, codes: Codes, cast: str) -> Model:
+    """A model whose nominal features' categories are the integer codes "0", "1", ... read by ``codes``."""
+    model = random_model(seed, n_numeric=1, n_nominal=2)
+    model = with_categories(model, [str(k) for f in model.features for k in range(len(f.categories))])
+    features = tuple(f if f.is_numeric else replace(f, codes=codes) for f in model.features)
+    return replace(model, features=features, numeric=replace(model.numeric, cast=cast))
+
+
+def as_named(model: Model, row: dict) -> dict:
+    """The row with each code spelled as a number replaced by the category it names (code_category)."""
+    named = dict(row)
+    for f in model.features:
+        value = row.get(f.name)
+        if not f.is_numeric and value is not None and value not in f.categories:
+            try:
+                named[f.name] = code_category(f.codes, float(value), model.numeric.cast) or value
+            except ValueError:  # no number: an unknown category as it is
+                pass
+    return named
+
+
+def test_category_codes_spelled_as_numbers(engine):
+    """A nominal feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that
+    is none of its categories but spells a number as the category :func:`code_category` names: truncated
+    ("1.7" is "1", "-0.5" "0") or only where integral, after the model's cast."""
+    dialect, connection = engine
+    for codes, cast in [(Codes.TRUNCATED, "float64"), (Codes.TRUNCATED, "float32"), (Codes.INTEGRAL, "float32")]:
+        model = coded_model(len(cast) + len(codes), codes, cast)
+        ansi = ["ansi"] if dialect in ("duckdb", "postgres") else []
+        check_spelled_codes(model, dialect, connection, [dialect] + ansi)
+
+
+def test_category_codes_spelled_as_numbers_in_a_walk(walker):
+    """The same where the tree is walked as arrays (a category becomes its position among the categories)."""
+    dialect, connection = walker
+    model = coded_model(3, Codes.TRUNCATED, "float32")
+    model = replace(model, trees=[bushy_tree(random.Random(3), model.features, model.target, 9)])
+    assert len(model.trees[0].nodes) > WALK_NODES and is_walked(emit(model, "sql", dialect=dialect), dialect)
+    check_spelled_codes(model, dialect, connection, [dialect])
+
+
+def check_spelled_codes(model: Model, engine: str, connection: dict, dialects: list[str]) -> None:
+    """Rows with the model's codes spelled every way, in each dialect run by the engine: the model's answers
+    (labels and probabilities, bit for bit) on the rows with the categories the codes name."""
+    spelled = SPELLED + (NEAR if DIALECTS[engine].float32 or model.numeric.cast == "float64" else ())
+    first, second = (f.name for f in model.features if not f.is_numeric)
+    rows = [{"x0": 0.5, first: a, second: b} for a in spelled for b in ("0", "1.0", "x")]
+    expected = predict_rows(model, [as_named(model, r) for r in rows])
+    for dialect in dialects:
+        results = query(emit(model, "sql", dialect=dialect, proba=True), model, rows, engine, **connection)
+        for row, result, (label, scores) in zip(rows, results, expected):
+            assert list(result[len(model.features):]) == [label, *scores], (dialect, row)
 
 
 def test_quote_characters_and_names_at_the_length_limit(engine):

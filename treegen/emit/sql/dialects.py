@@ -25,6 +25,12 @@ from functools import lru_cache
 
 from ...errors import TreegenError
 
+NUMBER = " *[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)? *"  # a decimal number's text, as a pattern
+# SQLite has no regular expressions: GLOB keeps out every other character, signs after a digit, two points
+# or exponents, and ends without digits (a cast would read a prefix: "1-2" as 1.0)
+SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
+    "*[^0-9.eE+ -]*", "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "*[eE.+-] *[0-9]*",
+    "*[0-9] *[0-9]*", "[eE]*", "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[ +-][.][eE]*")])
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
 
 
@@ -90,6 +96,10 @@ class Dialect:
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
+    # The double a text spells, NULL when it spells none (the category codes of a nominal feature,
+    # Writer.category): a cast where the text matches a decimal number, or the engine's TRY_CAST.
+    text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
+    truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
@@ -199,18 +209,22 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
             greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,  # SQLite 3.40: parser stack overflow
             # at 20 nested CASE; an expression deeper than 1000 is refused
-            kept_apart=" LIMIT -1 OFFSET 0"),
+            kept_apart=" LIMIT -1 OFFSET 0",
+            text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             kept_apart=" OFFSET 0",  # also keeps LLVM's JIT from compiling each copy (150 s instead of 3 s)
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]",
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
-            float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)"),
+            float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)",
+            text_number=f"CASE WHEN {{0}} ~ '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE PRECISION) END",
+            truncated="trunc({0})"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
-            walk_tree_nodes=20_000, float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)"),  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+            walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.
@@ -220,12 +234,16 @@ DIALECTS = {dialect.name: dialect for dialect in (
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
+            text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            truncated="TRUNCATE({0}, 0)",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
+            text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            truncated="CAST({0} AS BIGINT)",
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 

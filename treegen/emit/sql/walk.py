@@ -231,8 +231,9 @@ class ArrayWalk(TreeSql):
         arrays["destinations"] = self.d.array_of(destinations or [0], "INT")
         of, position = self.d.arrays.of, self.d.arrays.position
         arrays["values"] = ref(VALUES) if numeric else ""
-        arrays["codes"] = ", ".join(f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.columns[f])}, 0) AS INT)"
-                                    for f, categories in nominal.items())
+        arrays["codes"] = ", ".join(
+            f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.categories[f])}, 0) AS INT)"
+            for f, categories in nominal.items())
         if spread is not None:
             arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}
         return arrays

@@ -3,7 +3,10 @@ missing value tested where the model sends it), the trees combined as the model 
 label, and the query whose derived tables compute each shared value once.
 
 Missing is NULL, NaN where the engine stores it, a number inside the feature's missing interval, and
-a category the feature does not know (unless the split sends unknown categories a way of their own).
+a category the feature does not know (unless the split sends unknown categories a way of their own). A
+feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that spells a number
+as the category the number names (:meth:`Writer._category`); in SQLite and MySQL, which have no 4-byte float,
+an XGBoost code within float32 rounding of an integer (2.99999999) is read in double.
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
@@ -28,7 +31,8 @@ from typing import Callable
 from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
-from ...model import CombineKind, Decision, Link, Model, Node, Precision, Route, Tree, decide, has_label_values
+from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
+                      code_category, decide, has_label_values)
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -36,6 +40,14 @@ from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
 SHARED_FEATURES = 5  # a path's weight as a CASE nested over at most so many features (2^5 weights)
+
+
+def _reads_as_itself(category: str, codes: Codes, cast: str) -> bool:
+    """Whether a category's text names no other category, read as a number: "3" or "a", not "03"."""
+    try:
+        return code_category(codes, float(category), cast) in (category, None)
+    except ValueError:  # not a number
+        return True
 
 
 class TreeSql:
@@ -117,6 +129,7 @@ class Writer:
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
         self.reads = [self._read(i) for i in range(len(model.features))]
+        self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
                           for tree in model.trees]  # no fractional route: exactly one rule applies
         self._rules: dict[int, TreeRules] = {}
@@ -145,6 +158,28 @@ class Writer:
             return column
         low, high = (self.d.double(x) for x in interval)
         return f"CASE WHEN {column} >= {low} AND {column} <= {high} THEN NULL ELSE {column} END"
+
+    def _category(self, feature: int) -> str:
+        """The nominal feature's column as the model reads its category: for a feature of integer codes
+        (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
+        reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
+        column, codes = self.columns[feature], self.model.features[feature].codes
+        if codes is None:
+            return column
+        d, number = self.d, self.d.text_number.format(column)
+        value = number
+        if self.model.numeric.cast == "float32" and d.float32:  # under one half the code is 0 either way, and
+            value = f"CASE WHEN abs({number}) < 0.5 THEN 0 ELSE {d.float32.format(number)} END"  # float4 refuses 1e-50
+        code = d.truncated.format(value)
+        if codes == Codes.INTEGRAL:
+            code = f"CASE WHEN {value} = {code} THEN {code} END"
+        limit = d.double(CODE_LIMIT)
+        text = f"CAST(CAST({code} AS {d.integer_type}) AS {d.cast_text})"
+        named = f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {column})"
+        if all(_reads_as_itself(c, codes, self.model.numeric.cast) for c in self.model.features[feature].categories):
+            return named  # a category's text reads as itself: no need to look it up first
+        known = self.among_texts(column, self.model.features[feature].categories)
+        return f"CASE WHEN {known} THEN {column} ELSE {named} END"
 
     def leaf_value(self, node: Node) -> str:
         """A node's value; a linear leaf's (:func:`treegen.model.leaf_value`) as ``0.0 + (const + coeff *
@@ -177,7 +212,11 @@ class Writer:
 
     def among(self, feature: int, values, among: bool = True) -> str:
         """The nominal feature's value is (or is not) one of ``values``, compared as exact strings."""
-        key = self.d.text_key.format(self.columns[feature])
+        return self.among_texts(self.categories[feature], values, among)
+
+    def among_texts(self, text: str, values, among: bool = True) -> str:
+        """The text is (or is not) one of ``values``, compared as exact strings."""
+        key = self.d.text_key.format(text)
         if len(values) == 1:
             return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
         return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
