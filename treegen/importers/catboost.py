@@ -1,4 +1,5 @@
-"""Import CatBoost models as a treegen model that predicts what CatBoost predicts, bit for bit.
+"""Import CatBoost models as a treegen model that predicts what CatBoost predicts: labels and raw values
+bit for bit, softmax and Exponent within :data:`EXP_TOLERANCE` (CatBoost's fast exp; see below).
 
 Reads the JSON that ``model.save_model(path, format="json")`` writes -- without CatBoost installed:
 the file is data, never code -- and converts a fitted ``CatBoost``, ``CatBoostClassifier`` or
@@ -632,6 +633,25 @@ def city_hash64(data: bytes) -> int:
 
 
 # -- the library's own predictions (treegen verify --against) ------------------------------------------
+
+# How far CatBoost re-reading its own JSON may be from the model, relative above 1 (absolute below):
+# it reads about one leaf value in nine 1 or 2 ulps away from the text (the module's docstring).
+JSON_READER_TOLERANCE = 1e-13
+
+
+def tolerance(path: str, model: Model):
+    """Where CatBoost's own answers for ``model`` are not bit for bit the model's: from its JSON file (its
+    reader's leaf values), and a softmax or Exponent (its fast exp); None for a .cbm and other losses."""
+    from . import Tolerance
+    with open(path, "rb") as f:
+        binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
+    fast_exp = model.combine.link in (Link.SOFTMAX, Link.EXP)
+    why = "its fast exp" if fast_exp else None
+    if not binary:
+        why = "its JSON reader reads some leaf values 1-2 ulps off (give the .cbm)" + (" and " + why if why else "")
+        return Tolerance(JSON_READER_TOLERANCE, why)
+    return Tolerance(EXP_TOLERANCE, why) if why else None
+
 
 
 def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
