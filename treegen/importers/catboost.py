@@ -655,12 +655,12 @@ def tolerance(path: str, model: Model):
     from . import Tolerance
     with open(path, "rb") as f:
         binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
-    fast_exp = model.combine.link in (Link.SOFTMAX, Link.EXP)
-    why = "its fast exp" if fast_exp else None
-    if not binary:
-        why = "its JSON reader reads some leaf values 1-2 ulps off (give the .cbm)" + (" and " + why if why else "")
-        return Tolerance(JSON_READER_TOLERANCE, why)
-    return Tolerance(EXP_TOLERANCE, why) if why else None
+    link = {Link.SOFTMAX: "softmax", Link.EXP: "Exponent"}.get(model.combine.link)
+    reasons = ([] if binary else ["its JSON reader reads some leaf values 1-2 ulps off"]) + (
+        [f"its {link} takes its own fast exp"] if link else [])
+    if not reasons:
+        return None
+    return Tolerance(EXP_TOLERANCE if binary else JSON_READER_TOLERANCE, "; ".join(reasons))
 
 
 
