@@ -519,3 +519,20 @@ def test_a_1000_tree_depth_8_model_imports_and_agrees(tmp_path):
     model = import_file(path)
     assert len(model.trees) == 1000 and max(t.depth() for t in model.trees) == 8
     assert_oracle_agrees(model, str(tmp_path / "model.cbm"), X.iloc[:200])
+
+
+def test_verify_against_the_json_counts_the_rows_its_reader_moves(tmp_path):
+    """CatBoost re-reading its own JSON moves some leaf values 1-2 ulps: verify --against says how many
+    rows agree only within the declared tolerance, and why; a softmax adds CatBoost's fast exp."""
+    import re
+    for name, why in (("regression_scaled", "its JSON reader reads some leaf values 1-2 ulps off"),
+                      ("multiclass", "its JSON reader reads some leaf values 1-2 ulps off; its softmax takes "
+                                     "its own fast exp")):
+        path, out = f"{FIXTURES}/{name}-1.2.10.json", str(tmp_path / f"{name}.json")
+        assert CliRunner().invoke(cli, ["import", path, "-o", out]).exit_code == 0
+        done = CliRunner().invoke(cli, ["verify", out, "--to", "python", "--against", path])
+        assert done.exit_code == 0, done.output
+        line = done.output.splitlines()[0]
+        match = re.fullmatch(r"CatBoost itself +ok        (\d+) rows agree \(\1 probes\); ([1-9]\d*) within 1e-13 "
+                             rf"of the library's, not bit for bit: {re.escape(why)}", line)
+        assert match and int(match[2]) < int(match[1]), line
