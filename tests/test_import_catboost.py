@@ -21,7 +21,7 @@ from treegen import from_catboost, modelio
 from treegen.cli import main as cli
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file
-from treegen.importers.catboost import EXP_TOLERANCE, cat_hash, class_text, oracle, read_json
+from treegen.importers.catboost import EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_json
 from treegen.model import Link, Model, is_close, tree_output
 from treegen.walk import predict_rows
 
@@ -97,12 +97,34 @@ def test_fixture_predicts_what_catboost_recorded(name):
 
 
 def test_fixture_without_pool_needs_category_names():
+    """The advice names how to give the categories where the user is: the Python argument from Python,
+    the option from the command line."""
     path = next(p for p in glob.glob(f"{FIXTURES}/depthwise_nopool-*.json") if not p.endswith(".expected.json"))
     with pytest.raises(TreegenError, match="known only by its hash .*save_model\\(path, format='json', "
-                                           "pool=training_pool\\), or name the feature's categories "
-                                           "\\(--categories color=A,B,...\\)") as info:
+                                           "pool=training_pool\\), or name the feature's categories: "
+                                           "treegen.from_catboost\\(model, categories=\\{'color': \\['A', 'B', "
+                                           "...\\]\\}\\) \\(or that argument of treegen.import_model for a "
+                                           "file\\)$") as info:
         import_file(path)
     assert str(info.value).startswith(path + ": ")
+    done = CliRunner().invoke(cli, ["import", path])
+    assert done.exit_code == 2 and done.output.endswith(
+        "or name the feature's categories (--categories color=A,B,...)\n"), done.output
+    assert done.output.startswith(f"treegen: error: {path}: a one-hot split") and done.output.count("\n") == 1
+
+
+def test_from_model_without_category_names_names_the_python_argument():
+    """A fitted model knows its one-hot categories only by hash: treegen.from_model says to give them to
+    treegen.from_catboost, which takes them (it used to advise the CLI's --categories)."""
+    import treegen
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(11)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    with pytest.raises(TreegenError, match="treegen.from_catboost\\(model, categories=\\{'color': ") as info:
+        treegen.from_model(estimator)
+    assert "--categories" not in str(info.value)
+    model = treegen.from_catboost(estimator, categories={"color": COLORS})
+    assert model.features[1].categories == tuple(COLORS)
 
 
 # -- CatBoost's category hash ----------------------------------------------------------------------
@@ -359,10 +381,6 @@ def assert_oracle_agrees(model: Model, path: str, probe: pd.DataFrame, tolerance
             assert all(abs(g - w) <= tolerance * max(1.0, abs(w)) for g, w in zip(scores, want_scores)), row
 
 
-# CatBoost's own JSON reader reads about one leaf value in nine 1 or 2 ulps away from the text its
-# writer wrote (measured with 1.2 and 1.2.10; the .cbm keeps them exactly). The model reads the text
-# exactly: it equals the trained model and its .cbm, and CatBoost re-reading the JSON within this.
-JSON_READER_TOLERANCE = 1e-13
 
 
 def test_oracle_on_cbm_is_exact_and_on_json_close(tmp_path):
@@ -501,3 +519,20 @@ def test_a_1000_tree_depth_8_model_imports_and_agrees(tmp_path):
     model = import_file(path)
     assert len(model.trees) == 1000 and max(t.depth() for t in model.trees) == 8
     assert_oracle_agrees(model, str(tmp_path / "model.cbm"), X.iloc[:200])
+
+
+def test_verify_against_the_json_counts_the_rows_its_reader_moves(tmp_path):
+    """CatBoost re-reading its own JSON moves some leaf values 1-2 ulps: verify --against says how many
+    rows agree only within the declared tolerance, and why; a softmax adds CatBoost's fast exp."""
+    import re
+    for name, why in (("regression_scaled", "its JSON reader reads some leaf values 1-2 ulps off"),
+                      ("multiclass", "its JSON reader reads some leaf values 1-2 ulps off; its softmax takes "
+                                     "its own fast exp")):
+        path, out = f"{FIXTURES}/{name}-1.2.10.json", str(tmp_path / f"{name}.json")
+        assert CliRunner().invoke(cli, ["import", path, "-o", out]).exit_code == 0
+        done = CliRunner().invoke(cli, ["verify", out, "--to", "python", "--against", path])
+        assert done.exit_code == 0, done.output
+        line = done.output.splitlines()[0]
+        match = re.fullmatch(r"CatBoost itself +ok        (\d+) rows agree \(\1 probes\); ([1-9]\d*) within 1e-13 "
+                             rf"of the library's, not bit for bit: {re.escape(why)}", line)
+        assert match and int(match[2]) < int(match[1]), line

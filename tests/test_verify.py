@@ -427,3 +427,88 @@ def test_repeated_to_and_dialect_options_add_up(tmp_path):
                              "--dialect", "sqlite", "--dialect", "duckdb"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert [line.split()[0] for line in result.stdout.splitlines()] == ["python", "sql/sqlite", "sql/duckdb"]
+
+
+# -- bit for bit, or within what an importer declares -------------------------------------------
+
+def test_a_program_one_ulp_off_is_a_mismatch():
+    """A program's numbers are compared bit for bit: one ulp off (a value, a probability) or the other
+    zero is a MISMATCH naming the row and both values; the same doubles agree."""
+    import math
+    from treegen.importers import import_file
+    from treegen.verify import differences
+    regression = import_file("tests/fixtures/lightgbm/4.7.0/regression.txt")
+    rows = probe_rows(regression)[:3]
+    want = [regression.predict(row) for row in rows]
+    assert compare(regression, rows, "".join(repr(v) + "\n" for v in want), None) == []
+    up = math.nextafter(want[1], math.inf)
+    off = "".join(repr(up if i == 1 else v) + "\n" for i, v in enumerate(want))
+    assert compare(regression, rows, off, None) == [f"row 2 {rows[1]}: model {want[1]!r}, got {repr(up)!r}"]
+    assert differences(regression, rows[:1], [("-0.0", None)], [(0.0, [0.0])]) == [
+        f"row 1 {rows[0]}: model 0.0, got '-0.0'"]
+    classifier = fit(load_dataset(WEKA + "iris.arff"), "cart")
+    rows = probe_rows(classifier)[:2]
+    answers = [(classifier.predict(row), list(classifier.scores(row))) for row in rows]
+    got = [(label, [repr(p) for p in scores]) for label, scores in answers]
+    assert differences(classifier, rows, got, answers) == []
+    nudged = [got[0], (got[1][0], [repr(math.nextafter(answers[1][1][0], 2.0))] + got[1][1][1:])]
+    [problem] = differences(classifier, rows, nudged, answers)
+    assert problem == f"row 2 {rows[1]}: model {answers[1][0]!r} {answers[1][1]}, got {answers[1][0]!r} {nudged[1][1]}"
+
+
+def test_a_declared_tolerance_counts_the_rows_it_lets_through():
+    """judged: within an importer's Tolerance a row agrees, counted apart from the bit-for-bit ones;
+    beyond it, or with another label, it is a problem."""
+    import math
+    from treegen.importers import Tolerance
+    from treegen.verify import judged
+    model = fit(load_dataset(WEKA + "iris.arff"), "cart")
+    rows = probe_rows(model)[:4]
+    answers = [(model.predict(row), list(model.scores(row))) for row in rows]
+    off = [(label, [math.nextafter(scores[0], 2.0)] + scores[1:]) for label, scores in answers]
+    far = (answers[2][0], [answers[2][1][0] + 1e-9] + answers[2][1][1:])
+    other = ("Iris-virginica" if answers[3][0] != "Iris-virginica" else "Iris-setosa", answers[3][1])
+    tolerance = Tolerance(1e-15, "its softmax takes numpy's exp")
+    assert judged(model, rows, answers, answers, tolerance) == ([], 0)
+    assert judged(model, rows, [answers[0], off[1], answers[2], answers[3]], answers, tolerance) == ([], 1)
+    problems, close = judged(model, rows, [off[0], off[1], far, other], answers, tolerance)
+    assert close == 2 and [p.split(": model")[0] for p in problems] == [f"row 3 {rows[2]}", f"row 4 {rows[3]}"]
+    assert judged(model, rows, off, answers)[1] == 0 and len(judged(model, rows, off, answers)[0]) == 4
+
+
+def test_gradient_boosting_of_three_classes_against_scikit_learn(tmp_path):
+    """scikit-learn's softmax takes numpy's exp, which on CPUs with AVX-512 differs from the C library's
+    in the last bit on a few inputs: the library's line says how many rows agree only within the
+    declared tolerance (0 where numpy's exp is the C library's: then it says bit for bit)."""
+    import re
+    import skops.io
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import GradientBoostingClassifier
+    X, y = make_classification(400, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=1)
+    path, out = tmp_path / "gbc.skops", tmp_path / "gbc.json"
+    skops.io.dump(GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y), str(path))
+    subprocess.run([sys.executable, "-m", "treegen", "import", str(path), "-o", str(out)], check=True)
+    done = _verify_against(str(out), str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = done.stdout.splitlines()[0]
+    why = "its softmax takes numpy's exp"
+    match = re.fullmatch(r"scikit-learn itself ok        (\d+) rows agree \(\1 probes\); "
+                         rf"(?:([1-9]\d*) within 1e-15 of the library's, not bit for bit: {why}"
+                         rf"|bit for bit \(1e-15 allowed: {why}\))", line)
+    assert match and int(match[2] or 0) < int(match[1]), line
+
+
+@pytest.mark.parametrize("model", [XGB_FIXTURES + "multiclass-3.2.0.json",
+                                   "tests/fixtures/lightgbm/4.7.0/multiclass.txt",
+                                   "tests/fixtures/lightgbm/4.7.0/poisson.txt"])
+def test_xgboost_and_lightgbm_agree_with_themselves_bit_for_bit(tmp_path, model):
+    """No tolerance is declared for XGBoost and LightGBM: their own predict agrees bit for bit, softmax
+    and exp included, and the line says no more than that."""
+    import re
+    out = tmp_path / "model.json"
+    subprocess.run([sys.executable, "-m", "treegen", "import", model, "-o", str(out)], check=True)
+    done = _verify_against(str(out), model)
+    assert done.returncode == 0, done.stdout + done.stderr
+    library = "XGBoost" if "xgboost" in model else "LightGBM"
+    assert re.fullmatch(rf"{library} itself +ok        \d+ rows agree \(\d+ probes\)", done.stdout.splitlines()[0]), \
+        done.stdout

@@ -39,6 +39,8 @@ class TreegenGroup(click.Group):
         except click.UsageError as err:  # a command's options: a bad value, an unknown option
             _usage_error(err)
         except TreegenError as err:
+            if err.command_line is not None:
+                err.message = err.command_line
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
         except (OSError, UnicodeError) as err:

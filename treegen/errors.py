@@ -9,12 +9,15 @@ class TreegenError(Exception):
     """
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 column: int | None = None):
+                 column: int | None = None, command_line: str | None = None):
         super().__init__(message)
         self.message = message
         self.file = file
         self.line = line
         self.column = column
+        # The message for the CLI's user, where ``message`` names a Python argument that the CLI
+        # spells as an option: the CLI prints this one instead.
+        self.command_line = command_line
 
     def __str__(self) -> str:
         where = [str(part) for part in (self.file, self.line, self.column) if part is not None]

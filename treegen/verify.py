@@ -2,7 +2,10 @@
 
 Rows come from the user's data (when given) and always from probes: every threshold and one ulp
 either side, missing values, an unseen category (see :func:`treegen.probes.probe_rows` for the cap
-on big trees).
+on big trees). Every number a target prints must read back as the model's own double, bit for bit;
+so must a library's own predict (``--against``), but where its importer declares that the library's
+arithmetic cannot be reproduced exactly (:meth:`treegen.importers.Importer.tolerance`): the rows
+that agree only within that tolerance are counted in the library's line.
 
 The model's answers for all rows are computed once, before any target runs, by
 :func:`treegen.walk.predict_rows`: each tree walked for all rows at once, which gives exactly what
@@ -15,6 +18,7 @@ import csv
 import functools
 import importlib.util
 import io
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -22,7 +26,8 @@ from typing import Callable, Sequence
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .model import Model, is_close
+from .importers import Tolerance
+from .model import Model
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
@@ -107,21 +112,38 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
 
 def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]) -> list[str]:
     """One description per row where ``got`` (label or value, and scores or None) is not what the
-    model answers (``expected``): labels exactly, values and scores bit for bit or within
-    :func:`treegen.model.is_close` where a target's arithmetic differs."""
-    problems = []
+    model answers (``expected``): labels exactly, every number bit for bit (every target prints the
+    shortest text that reads back as its double, and every runner reads it so)."""
+    return judged(model, rows, got, expected)[0]
+
+
+def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
+           tolerance: Tolerance | None = None) -> tuple[list[str], int]:
+    """:func:`differences`, where numbers within ``tolerance`` (a library's own predict whose arithmetic
+    cannot be reproduced exactly: :meth:`treegen.importers.Importer.tolerance`) agree too; and how many
+    rows agree only so, not bit for bit."""
+    problems, close = [], 0
     for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), 1):
-        if model.target.is_classification:
-            same = label == want
-        else:
-            same = is_close(float(label), want)
-        if same and proba is not None:
-            same = len(proba) == len(model.target.classes) and all(
-                is_close(float(p), q) for p, q in zip(proba, scores))
-        if not same:  # probabilities on both sides where they were compared: the labels may agree
-            mine, theirs = ("", "") if proba is None else (f" {list(scores)}", f" {list(proba)}")
-            problems.append(f"row {number} {row}: model {want!r}{mine}, got {label!r}{theirs}")
-    return problems
+        pairs = [] if model.target.is_classification else [(float(label), want)]
+        same = label == want if model.target.is_classification else True
+        if proba is not None:
+            same = same and len(proba) == len(model.target.classes)
+            pairs += [(float(p), q) for p, q in zip(proba, scores)]
+        exact = same and all(_same_bits(a, b) for a, b in pairs)
+        if exact:
+            continue
+        if same and tolerance is not None and all(_same_bits(a, b) or tolerance.allows(a, b) for a, b in pairs):
+            close += 1
+            continue
+        # probabilities on both sides where they were compared: the labels may agree
+        mine, theirs = ("", "") if proba is None else (f" {list(scores)}", f" {list(proba)}")
+        problems.append(f"row {number} {row}: model {want!r}{mine}, got {label!r}{theirs}")
+    return problems, close
+
+
+def _same_bits(a: float, b: float) -> bool:
+    """The same double: equal with the same sign (0.0 is not -0.0), or both NaN."""
+    return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
 
 
 # -- the checks --------------------------------------------------------------------------------
@@ -401,7 +423,15 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
         return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")
     kept = [i for i, answer in enumerate(answers) if answer is not None]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
-    problems = differences(model, [rows[i] for i in kept], got, [expected[i] for i in kept])
+    tolerance = importer.tolerance(path, model)
+    problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance)
     refused = len(rows) - len(kept)
-    note = Rows(count.probes - refused, count.data) if refused <= count.probes else count
-    return Result(name, note, problems)
+    counted = Rows(count.probes - refused, count.data) if refused <= count.probes else count
+    return Result(name, counted, problems, note=None if tolerance is None else _tolerated(tolerance, close))
+
+
+def _tolerated(tolerance: Tolerance, close: int) -> str:
+    """What the line of a library's own predict says when its arithmetic is declared not exact."""
+    if close:
+        return f"{close} within {tolerance.within:g} of the library's, not bit for bit: {tolerance.why}"
+    return f"bit for bit ({tolerance.within:g} allowed: {tolerance.why})"

@@ -37,6 +37,8 @@ class Importer:
     modules: tuple[str, ...]  # the top-level modules of the objects it converts
     converter: str  # the module's convert(model object, feature_names=None) -> the model
     options: tuple[str, ...] = ()  # the keyword options read and convert take besides feature_names
+    # Where the library's own predict cannot be reproduced bit for bit, the module says so with
+    # tolerance(path, model) -> Tolerance or None (bit for bit); without one, every model is bit for bit.
 
     def loaded(self) -> ModuleType:
         return importlib.import_module(f".{self.module}", __name__)
@@ -56,6 +58,24 @@ class Importer:
     @property
     def oracle(self) -> Callable[..., list] | None:
         return getattr(self.loaded(), "oracle", None)
+
+    def tolerance(self, path: str, model: Model) -> Tolerance | None:
+        """How far the library's own answers for ``model`` (read from ``path``) may be from the model's,
+        and why; None: bit for bit."""
+        declared = getattr(self.loaded(), "tolerance", None)
+        return None if declared is None else declared(path, model)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far a library's own scores may be from the model's where its arithmetic cannot be
+    reproduced exactly: ``within``, relative above 1 and absolute below; labels are always exact."""
+
+    within: float
+    why: str  # the reason, as the line of `verify --against` ends: "its softmax takes numpy's exp"
+
+    def allows(self, got: float, want: float) -> bool:
+        return abs(got - want) <= self.within * max(abs(want), 1.0)
 
 
 IMPORTERS = {importer.library: importer for importer in (

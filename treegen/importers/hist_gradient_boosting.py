@@ -1,4 +1,5 @@
-"""Import scikit-learn's HistGradientBoosting{Classifier,Regressor} as a treegen model, bit-exact.
+"""Import scikit-learn's HistGradientBoosting{Classifier,Regressor} as a treegen model: bit for bit but
+for the softmax and exp links, within :data:`EXP_TOLERANCE` (numpy's exp; see below).
 
 scikit-learn >= 1.4; :func:`treegen.importers.sklearn.from_sklearn` hands these estimators here.
 Sources: ``sklearn/ensemble/_hist_gradient_boosting/`` (``gradient_boosting.py``, ``_predictor.pyx``,

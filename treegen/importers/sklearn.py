@@ -1,4 +1,10 @@
-"""Import fitted scikit-learn trees, forests and gradient boosting as a treegen model, bit-exact.
+"""Import fitted scikit-learn trees, forests and gradient boosting as a treegen model.
+
+The model predicts what scikit-learn predicts bit for bit, but for the probabilities of a
+gradient-boosting classifier of three or more classes (and HistGradientBoosting's softmax and exp
+links): scikit-learn's softmax takes numpy's ``exp``, which on CPUs with AVX-512 differs from the C
+library's (the model's) in the last bit on about one input in twenty. :func:`tolerance` declares it for
+`verify --against`; labels are exact.
 
 Supported: ``DecisionTree{Classifier,Regressor}``, ``ExtraTree{Classifier,Regressor}``,
 ``RandomForest{Classifier,Regressor}``, ``ExtraTrees{Classifier,Regressor}`` and
@@ -164,6 +170,20 @@ def _missing_name(err: Exception) -> str:
 
 
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
+
+
+def tolerance(path: str, model: Model):
+    """Where scikit-learn's answers for ``model`` are not bit for bit the model's: a softmax or exp link,
+    which scikit-learn (GradientBoostingClassifier of 3+ classes, HistGradientBoosting) computes with
+    numpy's ``exp`` and the model with the C library's; None elsewhere (expit is the C library's)."""
+    from . import Tolerance
+    from .hist_gradient_boosting import EXP_TOLERANCE
+    if model.combine.link == Link.SOFTMAX:
+        return Tolerance(EXP_TOLERANCE, "its softmax takes numpy's exp")
+    if model.combine.link == Link.EXP:
+        return Tolerance(EXP_TOLERANCE, "its exp link takes numpy's exp")
+    return None
+
 
 
 def oracle(path: str, model: Model, rows) -> list[tuple | None]:

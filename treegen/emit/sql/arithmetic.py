@@ -25,7 +25,8 @@ def float32(d: Dialect, x: str) -> str:
 
 def exp(d: Dialect, x: str) -> str:
     """C's ``exp(x)`` in double: the engine's ``EXP`` (glibc's in SQLite, DuckDB, PostgreSQL and MariaDB;
-    Java's ``Math.exp`` in Spark, within 1e-12), 0 where it underflows and infinity where it overflows."""
+    Java's ``Math.exp`` in Spark, 1 to 8 ulps off on some inputs),
+    0 where it underflows and infinity where it overflows."""
     overflow = f" WHEN {x} > {d.double(EXP_OVERFLOW)} THEN {d.infinity}" if d.infinity else ""
     return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
 
