@@ -755,6 +755,19 @@ def code_category(codes: Codes, value: float, cast: str = "float64") -> str | No
     return str(int(value))
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """How far another program's scores may be from the model's where its arithmetic cannot be the model's
+    (a library's own predict, an engine's EXP): ``within``, relative above 1 and absolute below; labels
+    are always exact."""
+
+    within: float
+    why: str  # the reason, as `verify` says it: "its softmax takes numpy's exp"
+
+    def allows(self, got: float, want: float) -> bool:
+        return abs(got - want) <= self.within * max(abs(want), 1.0)
+
+
 def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
     """Equal, or within ``rel`` relative: how far a target whose arithmetic differs may stray."""
     return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)

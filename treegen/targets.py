@@ -13,7 +13,7 @@ from .collector import collector_paused
 from .errors import TreegenError
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .model import Model, Tolerance
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ class Target:
     # the model, or None): where the target's arithmetic cannot be the model's (float32 sums in SQLite
     # and MySQL)
     computes: str | None = None
+    # The emitter's function tolerance(model, **options) -> Tolerance or None (bit for bit): where the
+    # target's engine computes a step otherwise than the model (Spark's EXP is Java's)
+    tolerates: str | None = None
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -98,6 +101,10 @@ class Target:
     def computed(self) -> Callable[..., tuple[Model, str | None]] | None:
         return None if self.computes is None else getattr(emitter(self.emitter), self.computes)
 
+    @property
+    def tolerance(self) -> Callable[..., Tolerance | None] | None:
+        return None if self.tolerates is None else getattr(emitter(self.emitter), self.tolerates)
+
 
 def emitter(name: str) -> ModuleType:
     """A back end's module of treegen.emit, imported on first use."""
@@ -121,7 +128,7 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),
             Option("table", "sql: the input table (default 'input')."),
             Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
-           runner="sql", variants="dialect", computes="computed"),
+           runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
            runner="rule_text"),
     Target("dot", "a Graphviz diagram", "dot",

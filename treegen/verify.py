@@ -26,8 +26,7 @@ from typing import Callable, Sequence
 
 from .data import read_table, rows_for_model
 from .errors import TreegenError
-from .importers import Tolerance
-from .model import Model
+from .model import Model, Tolerance
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
@@ -101,13 +100,18 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
             expected: list[tuple] | None = None) -> list[str]:
     """Differences between the model and a program's output, one description per differing row.
     ``expected``: the rows' :func:`treegen.walk.predict_rows` answers, when already computed."""
+    return judged_outputs(model, rows, labels_text, proba_text, predict_rows(model, rows) if expected is None
+                          else expected)[0]
+
+
+def judged_outputs(model: Model, rows: list[dict], labels_text: str, proba_text: str | None, expected: list[tuple],
+                   tolerance: Tolerance | None = None) -> tuple[list[str], int]:
+    """:func:`judged` on a program's two outputs (labels; the probabilities' CSV, or None)."""
     labels = [r[0] if r else "" for r in csv.reader(io.StringIO(labels_text))]
     if len(labels) != len(rows):
-        return [f"expected {len(rows)} output lines, got {len(labels)}"]
+        return [f"expected {len(rows)} output lines, got {len(labels)}"], 0
     probabilities = list(csv.reader(io.StringIO(proba_text)))[1:] if proba_text is not None else [None] * len(rows)
-    if expected is None:
-        expected = predict_rows(model, rows)
-    return differences(model, rows, list(zip(labels, probabilities)), expected)
+    return judged(model, rows, list(zip(labels, probabilities)), expected, tolerance)
 
 
 def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]) -> list[str]:
@@ -119,9 +123,9 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
 
 def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
            tolerance: Tolerance | None = None) -> tuple[list[str], int]:
-    """:func:`differences`, where numbers within ``tolerance`` (a library's own predict whose arithmetic
-    cannot be reproduced exactly: :meth:`treegen.importers.Importer.tolerance`) agree too; and how many
-    rows agree only so, not bit for bit."""
+    """:func:`differences`, where numbers within ``tolerance`` (a library's own predict or an engine whose
+    arithmetic cannot be the model's: :meth:`treegen.importers.Importer.tolerance`, ``Target.tolerance``)
+    agree too; and how many rows agree only so, not bit for bit."""
     problems, close = [], 0
     for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), 1):
         pairs = [] if model.target.is_classification else [(float(label), want)]
@@ -316,7 +320,10 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             computed, why = check.target.computed(model, **check.options)
             if why is not None:
                 return _check_computed(model, computed, why, check, rows, count, (labels, proba), expected)
-        return Result(check.name, count, compare(model, rows, labels, proba, expected))
+        tolerance = check.target.tolerance(model, **check.options) if check.target.tolerance else None
+        problems, close = judged_outputs(model, rows, labels, proba, expected, tolerance)
+        note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
+        return Result(check.name, count, problems, note=note)
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
         return Result(check.name, count, error=str(err), user_error=True)
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
@@ -430,8 +437,9 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
     return Result(name, counted, problems, note=None if tolerance is None else _tolerated(tolerance, close))
 
 
-def _tolerated(tolerance: Tolerance, close: int) -> str:
-    """What the line of a library's own predict says when its arithmetic is declared not exact."""
+def _tolerated(tolerance: Tolerance, close: int, whose: str = "the library's") -> str:
+    """What the line of a library's own predict (or a target's) says when its arithmetic is declared
+    not exact."""
     if close:
-        return f"{close} within {tolerance.within:g} of the library's, not bit for bit: {tolerance.why}"
+        return f"{close} within {tolerance.within:g} of {whose}, not bit for bit: {tolerance.why}"
     return f"bit for bit ({tolerance.within:g} allowed: {tolerance.why})"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from ..errors import TreegenError
 
 if TYPE_CHECKING:
-    from ..model import Model
+    from ..model import Model, Tolerance
 
 HEAD_BYTES = 4096  # what is read of a file to recognise it
 
@@ -64,18 +64,6 @@ class Importer:
         and why; None: bit for bit."""
         declared = getattr(self.loaded(), "tolerance", None)
         return None if declared is None else declared(path, model)
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far a library's own scores may be from the model's where its arithmetic cannot be
-    reproduced exactly: ``within``, relative above 1 and absolute below; labels are always exact."""
-
-    within: float
-    why: str  # the reason, as the line of `verify --against` ends: "its softmax takes numpy's exp"
-
-    def allows(self, got: float, want: float) -> bool:
-        return abs(got - want) <= self.within * max(abs(want), 1.0)
 
 
 IMPORTERS = {importer.library: importer for importer in (

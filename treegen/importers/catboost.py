@@ -652,7 +652,7 @@ JSON_READER_TOLERANCE = 1e-13
 def tolerance(path: str, model: Model):
     """Where CatBoost's own answers for ``model`` are not bit for bit the model's: from its JSON file (its
     reader's leaf values), and a softmax or Exponent (its fast exp); None for a .cbm and other losses."""
-    from . import Tolerance
+    from ..model import Tolerance
     with open(path, "rb") as f:
         binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
     link = {Link.SOFTMAX: "softmax", Link.EXP: "Exponent"}.get(model.combine.link)

@@ -176,7 +176,7 @@ def tolerance(path: str, model: Model):
     """Where scikit-learn's answers for ``model`` are not bit for bit the model's: a softmax or exp link,
     which scikit-learn (GradientBoostingClassifier of 3+ classes, HistGradientBoosting) computes with
     numpy's ``exp`` and the model with the C library's; None elsewhere (expit is the C library's)."""
-    from . import Tolerance
+    from ..model import Tolerance
     from .hist_gradient_boosting import EXP_TOLERANCE
     if model.combine.link == Link.SOFTMAX:
         return Tolerance(EXP_TOLERANCE, "its softmax takes numpy's exp")

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...model import Model, Precision
+from ...model import Link, Model, Precision, Tolerance
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect"]
+__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "tolerance"]
 
 
 # name (as a dialect's row lists it) -> the strategy's class
@@ -46,6 +46,16 @@ def computed(model: Model, dialect: str = "ansi", **_options) -> tuple[Model, st
         return model, None
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
     return in_double, f"{d.name} has no 4-byte float: the float32 sums and link computed in double"
+
+
+def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:
+    """How far the dialect's scores may be from the model's (None: bit for bit): an engine whose ``EXP``
+    is not glibc's (``Dialect.exp_error``), where a link computes ``exp`` in double."""
+    d = find_dialect(dialect)
+    exp_link = model.combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP)
+    if d.exp_error is None or not exp_link or computed(model, dialect)[0].combine.precision == Precision.FLOAT32:
+        return None
+    return Tolerance(*d.exp_error)
 
 
 def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,

@@ -16,7 +16,7 @@ step; in expression mode the same values are written inline.
 
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
-float32 links use no ``EXP``).
+float32 links use no ``EXP``), which `verify` allows within the dialect's ``exp_error``.
 float32 sums need a 4-byte float type: SQLite and MySQL have none and are given the model in double
 (:func:`treegen.emit.sql.computed`); PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
