@@ -573,6 +573,7 @@ def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     booster.save_model(path)
     model = import_file(path)
     rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
+    rows = [row for row in rows if not reads_apart(model, row)]
     assert oracle(path, model, rows) == predict_rows(model, rows)
     refused = [{"x0": 3.5e38, "x1": "1"}, {"x0": -math.inf, "x1": None}, {"x0": 3.4e38, "x1": "1e39"}]
     assert oracle(path, model, refused + rows[:2]) == [None] * 3 + predict_rows(model, rows[:2])
