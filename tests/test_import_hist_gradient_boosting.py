@@ -27,7 +27,7 @@ from treegen import modelio
 from treegen.importers import IMPORTERS, import_file
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE, category_text
 from treegen.importers.sklearn import from_sklearn, oracle
-from treegen.model import Link, Model, is_close, tree_output
+from treegen.model import Codes, Link, Model, is_close, tree_output
 from treegen.walk import predict_rows
 
 @pytest.fixture(autouse=True)
@@ -357,3 +357,34 @@ def test_oracle_takes_an_infinite_category_as_unknown(tmp_path):
             {"x0": 0.5, "color": "red", "code": None}, {"x0": math.inf, "color": None, "code": "7"}]
     assert oracle(path, model, rows) == predict_rows(model, rows)
     assert predict_rows(model, rows)[1] == predict_rows(model, rows)[2]
+
+
+def test_number_categories_read_as_the_encoder_reads_them(tmp_path):
+    """Categories of a float column (Codes.INTEGRAL): 3.0, "3.0", "3e0" are category 3; 2.7, -0.5 and
+    -1.5 none (the missing route, as the encoder's unknown); -0.0 is 0. The model predicts what
+    predict_proba predicts, from the Python API and from the CSV pandas writes (`treegen predict`)."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 6, 300).astype(float)
+    codes[::7] = np.nan
+    X = np.column_stack([rng.normal(size=300), codes])
+    y = (np.isin(codes, [1, 3, 4]) ^ (X[:, 0] > 0.5)).astype(int)
+    estimator = HistGradientBoostingClassifier(categorical_features=[1], **KW).fit(X, y)
+    model = from_sklearn(estimator)
+    assert model.features[1].codes == Codes.INTEGRAL
+    probes = [0.0, 1.0, 3.0, 5.0, 2.7, -0.5, -0.0, -1.5, 1e300, 6.0, 2.0 ** 31, math.nan]
+    P = np.column_stack([np.resize(X[:, 0], len(probes) + 20), probes + X[:20, 1].tolist()])
+    want = estimator.predict_proba(P)[:, 1].tolist()
+    numbers = [{"x0": float(x), "x1": None if math.isnan(c) else float(c)} for x, c in P]
+    texts = [{**row, "x1": None if row["x1"] is None else repr(row["x1"])} for row in numbers]
+    for rows in (numbers, texts, [{**row, "x1": row["x1"] and row["x1"].replace(".0", "e0")} for row in texts]):
+        assert [model.scores(row)[1] for row in rows] == want
+        assert [scores[1] for _, scores in predict_rows(model, rows)] == want
+    model_path, data = tmp_path / "model.json", tmp_path / "data.csv"
+    model_path.write_text(modelio.dumps(model))
+    pd.DataFrame(P, columns=["x0", "x1"]).to_csv(data, index=False)
+    assert ",3.0\n" in data.read_text()
+    from click.testing import CliRunner
+    from treegen.cli import main
+    result = CliRunner().invoke(main, ["predict", str(model_path), str(data), "--proba"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert pd.read_csv(pd.io.common.StringIO(result.output))["P(1)"].tolist() == want

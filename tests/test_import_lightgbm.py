@@ -26,7 +26,7 @@ from treegen.cli import main
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, from_object, import_file
 from treegen.importers.lightgbm import K_ZERO_THRESHOLD, from_lightgbm, model_from_text, oracle, read_model_file
-from treegen.model import Link, Op
+from treegen.model import Codes, Link, Op
 from treegen.probes import UNSEEN, probe_rows
 from treegen.targets import emit
 from treegen.run.java import run as run_java
@@ -75,7 +75,7 @@ def as_rows(model, matrix) -> list[dict]:
 
 def raw_sums(model, rows) -> list[list[float]]:
     """The model's raw sums (after the divisor, before the link) for each row, from the vectorised walk."""
-    columns = [encode_column(f, rows) for f in model.features]
+    columns = [encode_column(f, rows, model.numeric.cast) for f in model.features]
     outputs = [tree_outputs(model, tree, columns, rows.__getitem__).tolist() for tree in model.trees]
     return [model.raw_sums([out[i] for out in outputs]) for i in range(len(rows))]
 
@@ -162,7 +162,7 @@ def test_fixture_predicts_what_lightgbm_predicted(version, name):
     model = read_model_file(path)
     assert model.meta["library_version"] == ("v3" if version.startswith("3.") else "v4")
     kinds = [kind for _, kind in expected["features"]]
-    rows, exact = [], []
+    rows = []
     for values in expected["rows"]:
         row = {}
         for feature, kind, value in zip(model.features, kinds, values):
@@ -170,24 +170,17 @@ def test_fixture_predicts_what_lightgbm_predicted(version, name):
                 row[feature.name] = math.nan if value is None else value
             elif kind == "pandas":
                 row[feature.name] = value
-            else:
+            else:  # a code as its text: "2.7" and "1e-36" name the category LightGBM truncates them to
                 row[feature.name] = None if value is None else category_text(value)
         rows.append(row)
-        exact.append(not any(kind == "codes" and value is not None and is_fractional(value)
-                             for kind, value in zip(kinds, values)))
     labels = expected["labels"]
-    keep = [i for i, e in enumerate(exact) if e]
-    check_against(model, [rows[i] for i in keep], [expected["raw"][i] for i in keep],
-                  [expected["predictions"][i] for i in keep], None if labels is None else [labels[i] for i in keep],
+    check_against(model, rows, expected["raw"], expected["predictions"], labels,
                   average_output=model.meta["lightgbm"]["average_output"])
     if name == "early_stopping":  # the file holds the best iteration's trees
         assert len(model.trees) == expected["params"]["best_iteration"] < 40
-    if name == "categorical_codes":  # a fractional code is a category the model does not know: NaN's side
-        fractional = [i for i, e in enumerate(exact) if not e]
-        assert len(fractional) == 5  # -0.5, 0.3, 2.7, 6.9, 1e-36
-        missing_row = next(i for i, values in enumerate(expected["rows"]) if values == [0.1, None])
-        answers = predict_rows(model, [rows[i] for i in fractional])
-        assert all(scores[1] == expected["predictions"][missing_row][0] for _, scores in answers)
+    if name == "categorical_codes":  # fractional codes (-0.5, 0.3, 2.7, 6.9, 1e-36) are among the rows checked
+        assert sum(v is not None and is_fractional(v) for values in expected["rows"] for v in values[1:]) == 5
+        assert all(f.codes == Codes.TRUNCATED for f in model.features if not f.is_numeric)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -386,25 +379,48 @@ def categorical_data(seed: int = 5, n: int = 600):
 
 @pytest.mark.parametrize("onehot", [4, 64])
 def test_category_codes(onehot):
-    """Integral codes predict exactly; a fractional code is a category the model does not know, so
-    it goes where NaN goes (LightGBM would truncate it)."""
+    """Codes predict exactly as LightGBM truncates them (Codes.TRUNCATED), given as numbers or as
+    texts: fractional, negative, -0.0, beyond an int, infinite."""
     X, y = categorical_data()
     booster = lgb.train({**PARAMS, "objective": "binary", "max_cat_to_onehot": onehot, "cat_smooth": 1,
                          "min_data_per_group": 5}, lgb.Dataset(X, y, categorical_feature=[1]), 10)
     model = from_lightgbm(booster)
-    assert not model.features[1].is_numeric
+    assert model.features[1].codes == Codes.TRUNCATED
     assert model.features[1].categories == tuple(str(c) for c in range(40))
     probes = np.vstack([threshold_probes(model, X[:4])] + [np.column_stack([np.full(len(CATEGORY_PROBES), x),
                                                                            CATEGORY_PROBES]) for x in X[:4, 0]])
-    integral = np.array([not is_fractional(v) for v in probes[:, 1]])
-    rows = as_rows(model, probes[integral])
-    check_against(model, rows, booster.predict(probes[integral], raw_score=True), booster.predict(probes[integral]))
-    fractional = probes[~integral]
-    as_missing = fractional.copy()
-    as_missing[:, 1] = np.nan
-    answers = predict_rows(model, as_rows(model, fractional))
-    assert [scores[1] for _, scores in answers] == booster.predict(as_missing).tolist()
-    assert {category_text(v) for v in fractional[:, 1]} == {"-0.5", "0.3", "0.99", "2.7", "39.9", "1e-36", "-1e-36"}
+    raw, predictions = booster.predict(probes, raw_score=True), booster.predict(probes)
+    check_against(model, as_rows(model, probes), raw, predictions)  # integral codes as "3", others as "2.7"
+    as_numbers = [{"Column_0": float(x), "Column_1": None if math.isnan(c) else float(c)} for x, c in probes]
+    check_against(model, as_numbers, raw, predictions)
+    as_texts = [{**row, "Column_1": None if row["Column_1"] is None else repr(row["Column_1"])} for row in as_numbers]
+    check_against(model, as_texts, raw, predictions)
+
+
+def test_category_codes_from_a_csv_and_verify_against(tmp_path):
+    """`treegen predict` on the CSV pandas writes for a code column with NaN ("3.0"), and `treegen
+    verify --against` with codes among its probes (3.0, "3e0", 2.7, -0.5, 1e300, inf), agree with
+    LightGBM."""
+    X, y = categorical_data()
+    booster = lgb.train({**PARAMS, "objective": "binary", "cat_smooth": 1, "min_data_per_group": 5},
+                        lgb.Dataset(X, y, categorical_feature=[1]), 4)
+    native, model_path, data = str(tmp_path / "model.txt"), str(tmp_path / "model.json"), str(tmp_path / "data.csv")
+    booster.save_model(native)
+    model = read_model_file(native)
+    with open(model_path, "w") as f:
+        f.write(modelio.dumps(model))
+    codes = np.concatenate([X[:40, 1], [2.7, -0.5, -0.0, -1.5, 1e300, math.inf, 39.9, 40.0]])
+    frame = pd.DataFrame({"Column_0": np.resize(X[:, 0], len(codes)), "Column_1": codes})
+    frame.to_csv(data, index=False)
+    assert ",32.0\n" in open(data).read()  # an integer code, as pandas writes a column with a NaN
+    result = CliRunner().invoke(main, ["predict", model_path, data, "--proba"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    got = pd.read_csv(pd.io.common.StringIO(result.output))["P(1)"].tolist()
+    assert got == booster.predict(frame.to_numpy()).tolist()
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", model_path, data, "--against", native,
+                           "--to", "rules"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LightGBM itself     ok" in done.stdout
 
 
 def test_linear_tree_with_category_codes(tmp_path):

@@ -854,3 +854,25 @@ def test_a_default_that_is_not_the_roots_outcome_is_refused_at_its_line(tmp_path
     assert result.returncode == 2 and result.stderr == (
         f"treegen: error: {rules}:{line}: the default does not match the nodes section (it is what the root, "
         "node 0, predicts: edit the nodes, or export again)\n")
+
+
+@pytest.mark.parametrize("codes", ["integral", "truncated"])
+def test_codes_round_trip_and_read_numbers(codes):
+    """A feature's codes are on its line (`, codes truncated`), read back by both readers, and the
+    parsed model reads 3.0, "3e0" and 2.7 as the model does."""
+    from treegen.model import Codes, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree
+    from treegen.parse.rule_lines import read_lines
+    from treegen.parse.rule_text import parser, terminals
+    feature = Feature("c", NOMINAL, ("0", "2", "3"), codes=Codes(codes))
+    split = Split(0, Op.IN, values=("2",), missing=MissingRoute.to_child(1))
+    tree = Tree([Node((1.0, 0.0), split=split, children=(1, 2)), Node((0.0, 1.0)), Node((1.0, 0.0))])
+    model = Model((feature,), Target("y", CLASSIFICATION, ("a", "b")), [tree], numeric=NumericSemantics("float32"))
+    text = emit(model, "rules")
+    assert f'c: nominal {{"0", "2", "3"}}, codes {codes}' in text
+    assert repr(read_lines(text, terminals())) == repr(parser().parse(text))
+    again = parse(text)
+    assert again.features == model.features
+    assert modelio.dumps(again) == modelio.dumps(model)
+    for value in (2, 2.0, "2.0", "2e0", 2.7, "2.7", "2.9999999", -0.5, "-0.0", 1e300, math.inf, "x"):
+        assert again.predict({"c": value}) == model.predict({"c": value}), value
+    assert model.predict({"c": "2e0"}) == "b" and model.predict({"c": 2.7}) == ("b" if codes == "truncated" else "a")

@@ -51,5 +51,6 @@ def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:
         elif feature.is_numeric:
             columns.append(as_read(feature, encode(feature, table.column(name), table, feature.name)))
         else:
-            columns.append(encode(feature, table.column(name), table, feature.name, unknown=UNKNOWN).astype(float))
+            columns.append(encode(feature, table.column(name), table, feature.name, unknown=UNKNOWN,
+                                  cast=model.numeric.cast).astype(float))
     return columns

@@ -20,16 +20,12 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .errors import TreegenError, read_text
-from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target
+from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
+from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import Table, check_column_names
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 SPACE = " "  # the only character stripped: around names and missing tokens, never around values
-# The number grammar of every reader of treegen's CSV: the generated programs hold this very regex.
-# ASCII digits only, no spaces, no '_', no hex or Java's '1d'; float() and Double.parseDouble read
-# every string it matches to the same double.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
-                    re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
 NUMBERS = re.compile(f"(?:{NUMBER.pattern})(?:\n(?:{NUMBER.pattern}))*", NUMBER.flags)  # a column, one per line
 
 
@@ -202,9 +198,11 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
-           keep: Sequence[int] | None = None, unknown: int = -1) -> np.ndarray:
+           keep: Sequence[int] | None = None, unknown: int = -1, cast: str = "float64") -> np.ndarray:
     """A column encoded for learning or the vectorised walk: numbers as float64 (NaN missing),
-    categories as codes (-1 missing; ``unknown`` for a value the feature does not know)."""
+    categories as codes (-1 missing; ``unknown`` for a value the feature does not know). A feature
+    of codes reads a text that is no category as the number it spells (:func:`treegen.model.category_of`,
+    under the model's ``cast``)."""
     if feature.is_numeric:
         numbers = _arff_numbers(table, name, values)
         if numbers is not None:
@@ -217,6 +215,12 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
             raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
+    if feature.codes is not None:
+        code_of = {}  # each distinct text read once: a column repeats its values
+        for v in set(values).difference(code, (None,)):
+            name = category_of(feature, v, cast)
+            code_of[v] = unknown if name is None else code[name]
+        code = {**code, **code_of}
     return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
 
 

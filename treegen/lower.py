@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .collector import collector_paused
 from .model import (Feature, MissingRoute, Model, Op, Route, Split, Tree, by_id, in_missing_interval, is_missing,
-                    nested_sum)
+                    nested_sum, read_categories)
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 UNKNOWN = "unknown"
@@ -279,7 +279,9 @@ def _always(c: Condition, categories) -> bool:
 def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[str, Any]) -> list[float]:
     """A tree's output computed from its rules: what every back end computes. An exclusive tree's is
     the value of the first rule that applies; otherwise ``weight * value`` of each rule, summed as the
-    tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`)."""
+    tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`). A value of a
+    feature of codes is read as its category first (:func:`treegen.model.read_categories`)."""
+    row = read_categories(model, row)
     if tree_rules.exclusive:
         for rule in tree_rules.rules:
             if rule.weight(row, model.features) != 0.0:

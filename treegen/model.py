@@ -40,6 +40,8 @@ Prediction semantics (the reference every back end must match):
 from __future__ import annotations
 
 import math
+import numbers
+import re
 import sys
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field, replace
@@ -755,6 +757,57 @@ def code_category(codes: Codes, value: float, cast: str = "float64") -> str | No
     return str(int(value))
 
 
+# The number grammar of every reader of treegen's CSV: the generated programs hold this very regex.
+# ASCII digits only, no spaces, no '_', no hex or Java's '1d'; float() and Double.parseDouble read
+# every string it matches to the same double. (treegen.data reads CSV numbers by it too.)
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+                    re.IGNORECASE | re.ASCII)  # ASCII: Unicode case folding would let 'ınf' (dotless i) in
+
+
+def code_number(value: Any) -> float | None:
+    """A value given for a nominal feature as the number it is, or its text reads as (:data:`NUMBER`,
+    as a numeric feature's text is read); None for anything else. An int too large for a double is
+    infinite (it names no category)."""
+    if isinstance(value, str):
+        return float(value) if NUMBER.fullmatch(value) else None
+    if isinstance(value, numbers.Real):
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    return None
+
+
+def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | None:
+    """The category a present value is of a nominal feature, None for one it does not know -- the
+    reading rule of every reader: its text if that is a category (the text first); else, for a
+    feature of codes (:attr:`Feature.codes`), the category its number names (:func:`code_number`,
+    :func:`code_category` under the model's ``cast``), if that is one of the feature's."""
+    text = str(value)
+    if text in feature.categories:
+        return text
+    if feature.codes is None:
+        return None
+    number = code_number(value)
+    name = None if number is None else code_category(feature.codes, number, cast)
+    return name if name in feature.categories else None
+
+
+def read_categories(model: Model, row: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The row with each value of a feature of codes that names a category (:func:`category_of`) as
+    that category's text, for readers that look a category up by its text; the row as it is when no
+    feature has codes."""
+    coded = [f for f in model.features if f.codes is not None]
+    if not coded:
+        return row
+    out = dict(row)
+    for feature in coded:
+        value = row.get(feature.name)
+        if not is_missing(value) and (name := category_of(feature, value, model.numeric.cast)) is not None:
+            out[feature.name] = name
+    return out
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How far another program's scores may be from the model's where its arithmetic cannot be the model's
@@ -785,12 +838,12 @@ def child_for(model: Model, split: Split, value: Any) -> int | None:
         return None
     if split.op == Op.LE:
         return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
-    value = str(value)
+    name = category_of(feature, value, model.numeric.cast)
+    if name is None:
+        return split.unknown
     if split.op == Op.EQ:
-        return split.values.index(value) if value in split.values else split.unknown
-    if value in split.values:
-        return 0
-    return 1 if value in feature.categories else split.unknown
+        return split.values.index(name) if name in split.values else split.unknown
+    return 0 if name in split.values else 1
 
 
 def in_missing_interval(feature: Feature, value: Any) -> bool:

@@ -1,12 +1,12 @@
 """Rows that test a model where code generators go wrong: at each threshold and one ulp either side,
 the ends of each missing interval, zeros of both signs, LightGBM's zero band, numbers beyond
-float32's range, missing values, categories never seen in training."""
+float32's range, missing values, categories never seen in training, numbers that name category codes."""
 from __future__ import annotations
 
 import math
 import random
 
-from .model import Model, NodeColumns, Op
+from .model import Feature, Model, NodeColumns, Op
 
 UNSEEN = "\u2603 unseen category"
 
@@ -53,6 +53,17 @@ def edge_values(model: Model, feature: int) -> list[float]:
     return [v for v, _ in sorted(keys)]
 
 
+# Numbers for a feature of codes (Feature.codes), as numbers and as texts: integral, spelt otherwise
+# ("3.0" as pandas writes an integer column with a NaN), fractional (truncated, or no category),
+# both zeros, below zero, beyond an int, infinite.
+CODE_VALUES = (3.0, "3.0", "3e0", 2.7, "2.7", -0.5, "-0.0", -1.5, 1e300, math.inf)
+
+
+def code_values(feature: Feature) -> list:
+    """:data:`CODE_VALUES` for a feature of codes, else none."""
+    return list(CODE_VALUES) if feature.codes is not None else []
+
+
 ONE_AT_A_TIME_ROWS = 40_000  # up to this many, each row varies one feature (a 13,000-threshold tree)
 
 
@@ -72,7 +83,7 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
         if feature.is_numeric:
             options = boundaries[index] + edge_values(model, index)
         else:
-            options = list(feature.categories) + [UNSEEN]
+            options = list(feature.categories) + [UNSEEN] + code_values(feature)
         choices.append(options + [None])
     names = [f.name for f in model.features]
     if sum(len(options) for options in choices) <= ONE_AT_A_TIME_ROWS:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from .collector import collector_paused
 from .model import is_close  # noqa: F401  (tests import it from here too)
-from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, Linear,
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Feature, Linear,
                     MissingRoute, Model, Node, NumericSemantics, Op, Precision, Route, Split, Target, Tree)
 
 HOSTILE_NAMES = [
@@ -28,12 +28,21 @@ def _value(rng: random.Random, target: Target) -> tuple[float, ...]:
     return tuple(r / total for r in raw)
 
 
+CODES_SHARE = 0.3  # of random nominal features: integer codes that numbers name too (Feature.codes)
+
+
 def random_features(rng: random.Random, n_numeric: int, n_nominal: int, names=None) -> tuple[Feature, ...]:
+    """Numeric features, then nominal ones of 2-4 categories: named, or (:data:`CODES_SHARE`) integer
+    codes out of 0-4, some skipped, read as integral or truncated numbers too."""
     names = list(names) if names else [f"x{i}" for i in range(n_numeric)] + [f"c{i}" for i in range(n_nominal)]
     features = [Feature(names[i], NUMERIC) for i in range(n_numeric)]
     for j in range(n_nominal):
         k = rng.randint(2, 4)
-        features.append(Feature(names[n_numeric + j], NOMINAL, tuple(f"v{j}_{i}" for i in range(k))))
+        if rng.random() < CODES_SHARE:
+            codes = tuple(str(c) for c in sorted(rng.sample(range(5), k)))
+            features.append(Feature(names[n_numeric + j], NOMINAL, codes, codes=rng.choice(list(Codes))))
+        else:
+            features.append(Feature(names[n_numeric + j], NOMINAL, tuple(f"v{j}_{i}" for i in range(k))))
     return tuple(features)
 
 
@@ -200,7 +209,7 @@ def with_linear_leaves(model: Model, seed: int = 0) -> Model:
 
 def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -> list[dict]:
     """Random rows for a model: values near its thresholds, categories, missing and unseen values."""
-    from .probes import UNSEEN, boundary_values
+    from .probes import UNSEEN, boundary_values, code_values
     rng = random.Random(seed)
     options = []
     boundaries = boundary_values(model)
@@ -208,7 +217,7 @@ def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -
         if feature.is_numeric:
             options.append(boundaries[index] or [0.0])
         else:
-            options.append(list(feature.categories) + [UNSEEN])
+            options.append(list(feature.categories) + [UNSEEN] + code_values(feature))
     rows = []
     for _ in range(count):
         row = {}

@@ -29,7 +29,8 @@ def emit(model: Model) -> str:
     comments = [meta_line(k, v) for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
     return render("rule_text", "rule_text.txt.j2", filters, model=model, trees=trees,
                   header_comments=[quote(c)[1:-1] for c in comments], unknown_routes=has_unknown_routes(model),
-                  missing_intervals=any(f.missing_interval is not None for f in model.features))
+                  missing_intervals=any(f.missing_interval is not None for f in model.features),
+                  codes=sorted({str(f.codes) for f in model.features if f.codes is not None}))
 
 
 def has_unknown_routes(model: Model) -> bool:
@@ -52,7 +53,8 @@ def meta_line(key: str, value) -> str:
 
 def feature_decl(feature) -> str:
     if not feature.is_numeric:
-        return f"{name(feature.name)}: nominal {strings(feature.categories)}"
+        codes = "" if feature.codes is None else f", codes {feature.codes}"
+        return f"{name(feature.name)}: nominal {strings(feature.categories)}{codes}"
     if feature.missing_interval is None:
         return f"{name(feature.name)}: numeric"
     return f"{name(feature.name)}: numeric, missing in {numbers(feature.missing_interval)}"

@@ -17,7 +17,10 @@ How scikit-learn predicts, and how the model says the same:
   re-ordered matrix and is mapped back to the user's columns here. A categorical feature becomes a
   nominal feature whose categories are the encoder's ``categories_`` that the bin mapper knows
   (``binning.py`` ``make_known_categories_bitsets``), named by :func:`category_text`: strings as they
-  are, numbers by their value (3 and 3.0 are ``"3"``, 2.5 is ``"2.5"``; -0.0 is the category 0). A
+  are, numbers by their value (3 and 3.0 are ``"3"``, 2.5 is ``"2.5"``; -0.0 is the category 0).
+  The encoder finds a number among number categories by its value, so such a feature has
+  ``Codes.INTEGRAL``: 3.0, "3.0" and "3e0" are category 3 (by text, a non-integral category: "2.5"
+  is, "2.50" is not). A
   split sends the categories in its ``raw_left_cat_bitsets`` left and the other known ones right; a
   category the encoder does not know (an unseen value, a fractional code, a negative one never seen
   in training) and a missing value take ``missing_go_to_left`` -- the model's route for unknown
@@ -46,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TreegenError
-from ..model import (NOMINAL, NUMERIC, Combine, CombineKind, Decision, Feature, Link, MissingRoute, Model, Node,
+from ..model import (NOMINAL, NUMERIC, Codes, Combine, CombineKind, Decision, Feature, Link, MissingRoute, Model, Node,
                      NumericSemantics, Op, Split, Tree)
 from . import library_meta
 from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
@@ -80,7 +83,9 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
     target, labels = target_of(estimator)
     columns = _tree_columns(estimator)
     categories = _categories(estimator, columns)
-    features = tuple(Feature(name, NOMINAL, tuple(t for t in categories[j] if t is not None)) if j in categories
+    numbered = {j for j, (known, _) in category_values(estimator).items() if all(map(_is_number, known.values()))}
+    features = tuple(Feature(name, NOMINAL, tuple(t for t in categories[j] if t is not None),
+                             codes=Codes.INTEGRAL if j in numbered else None) if j in categories
                      else Feature(name, NUMERIC) for j, name in enumerate(names))
     trees = [_tree(predictor, columns, categories, output=k)
              for iteration in estimator._predictors for k, predictor in enumerate(iteration)]
@@ -144,6 +149,11 @@ def _categories(estimator, columns: list[int]) -> dict[int, list[str]]:
 
 def _in_bitset(bitset, code: int) -> bool:
     return code < 256 and (int(bitset[code // 32]) >> (code % 32)) & 1 == 1
+
+
+def _is_number(value) -> bool:
+    """A number category (bools are categories True and False, not 1 and 0)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _is_missing(value) -> bool:

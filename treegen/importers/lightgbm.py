@@ -38,10 +38,10 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   in ``pandas_categorical`` (the Python package codes a frame's column by them before predicting,
   ``python-package/lightgbm/basic.py`` ``_data_from_pandas``): code ``c`` is the ``c``-th of them, as
   a string (``str``). Otherwise the categories are the integer codes as decimal strings: "0", "1", ...
-  (those in ``feature_infos`` and in the splits). LightGBM truncates a number to its code
-  (``static_cast<int>``: -0.5 and 1e-36 are category 0, 2.7 is category 2); the model takes the
-  category as the text it is, so "2.7", "-0.5" or "2.0" is a category it does not know and goes
-  right. Give codes as integers.
+  (those in ``feature_infos`` and in the splits), and the feature reads a number as LightGBM does,
+  truncated to its code (``static_cast<int>``: -0.5 and 1e-36 are category 0, 2.7 is category 2):
+  ``Codes.TRUNCATED``, so 2.7, "2.7", "2.0" or "3e0" names the category LightGBM takes; a number
+  beyond an int or infinite (LightGBM's cast makes it negative) names none and goes right.
 * A tree's output adds to raw output ``i % num_tree_per_iteration``; the sums are doubles from 0.0,
   iteration by iteration, in class order (``src/boosting/gbdt_prediction.cpp`` ``PredictRaw``):
   ``Tree.output``, ``Combine.init`` zeros. ``boost_from_average`` is already in the first trees'
@@ -90,8 +90,9 @@ from typing import Any, Mapping, Sequence
 
 from ..collector import collector_paused
 from ..errors import TreegenError, read_text
-from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
-                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax)
+from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
+                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax,
+                     code_number)
 from . import IMPORTERS, library_meta
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
@@ -530,7 +531,7 @@ def _features(parsed: _Parsed, feature_names: Sequence[str] | None) -> tuple[tup
             category_names[index] = named[index]
         elif index in categorical:
             codes = sorted(_info_codes(infos[index]) | in_splits.get(index, set()))
-            features.append(Feature(name, NOMINAL, tuple(str(c) for c in codes)))
+            features.append(Feature(name, NOMINAL, tuple(str(c) for c in codes), codes=Codes.TRUNCATED))
             category_names[index] = None
         elif missing_types.get(index) == MISSING_ZERO:  # NumericalDecision: IsZero(fval) takes the default side
             features.append(Feature(name, NUMERIC, missing_interval=(-K_ZERO_THRESHOLD, K_ZERO_THRESHOLD)))
@@ -734,8 +735,9 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
 
     Numbers go to ``Booster.predict`` as doubles, missing values as NaN. A category of a model with
     ``pandas_categorical`` goes in a pandas Categorical of the training categories, as the Python
-    package codes a frame (an unknown one is NaN there); a category code goes as the number its text
-    reads as, NaN when it is none, so that LightGBM truncates "2.7" to 2 as it would.
+    package codes a frame (an unknown one is NaN there); a category code goes as the number it is or
+    its text reads as (:func:`treegen.model.code_number`), NaN when it is none, so that LightGBM
+    truncates 2.7 and "2.7" to 2 as it does.
     """
     try:
         import lightgbm
@@ -766,11 +768,9 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
 
 
 def _as_code(value) -> float:
-    """A category as LightGBM is given it: the number its text reads as, NaN when none."""
-    try:
-        return math.nan if value is None else float(str(value))
-    except ValueError:
-        return math.nan
+    """A category as LightGBM is given it: the number it is or its text reads as, NaN when none."""
+    number = None if value is None else code_number(value)
+    return math.nan if number is None else number
 
 
 def _as_answer(model: Model, prediction) -> tuple:

@@ -27,9 +27,12 @@ How XGBoost predicts, and how the model says the same thing:
   not listed (left). XGBoost 3.x saves the training categories of pandas columns (``cats``): those
   are the category names, in code order. Otherwise only codes exist, and a feature's categories are
   the codes its splits name, written as decimal integers ("0", "3", ...): a code the trees never list
-  is an unknown category and goes left, as in XGBoost; but where XGBoost truncates a fractional
-  code (2.7 is category 2) and reads -0.0 as category 0, the model reads "2.7" and "-0.0" as unknown
-  categories (left).
+  is an unknown category and goes left, as in XGBoost. XGBoost reads a number as a code by its
+  float32, truncated (``AsCat``: 2.7 is category 2, -0.0 category 0): such a feature has
+  ``Codes.TRUNCATED`` (the model's cast is float32), so a number or a text that reads as one ("3.0",
+  "2.7") names the category XGBoost takes, and one beyond 2^31 or infinite none (left, as XGBoost's
+  ``InvalidCat``). One difference remains: XGBoost takes a float32 in (-1, 0) (-0.5) as invalid,
+  left, where the truncation names category 0.
 * The trees' leaves are added in tree order, in float32, to a float32 base margin, each tree to its
   output group ``tree_info[i]`` (``src/predictor/cpu_predictor.cc``): ``Combine(precision=FLOAT32)``.
   ``base_score`` is saved as a prediction (a probability for the logistic objectives) and turned into
@@ -77,8 +80,8 @@ from .. import arithmetic
 from ..arithmetic import f32
 from ..collector import collector_paused
 from ..errors import TreegenError
-from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature, Link,
-                     MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree)
+from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
+                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, code_number)
 from . import library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
@@ -245,7 +248,7 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     A nominal value is given to XGBoost as its category code: for named categories (XGBoost 3.x's
     pandas categories) its position, and -1 for a category XGBoost does not know (XGBoost itself
     refuses those in a DataFrame; -1 takes the side of the categories not listed, as the model says);
-    for code categories the number it spells, else -1.
+    for code categories the number it is or spells (:func:`treegen.model.code_number`), else -1.
     """
     try:
         import xgboost
@@ -302,15 +305,14 @@ def _codes(model: Model, rows: Sequence[dict]) -> np.ndarray:
             code = {c: float(k) for k, c in enumerate(feature.categories)}
             columns.append([math.nan if v is None else code.get(str(v), -1.0) for v in values])
         else:
-            columns.append([math.nan if v is None else _number_or(v, -1.0) for v in values])
+            columns.append([math.nan if v is None else _code_or(v, -1.0) for v in values])
     return np.array(columns, dtype=np.float64).T.reshape(len(rows), len(model.features))
 
 
-def _number_or(value, default: float) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        return default
+def _code_or(value, default: float) -> float:
+    """The number a code category is given as: the number it is or its text reads as, as treegen reads it."""
+    number = code_number(value)
+    return default if number is None else number
 
 
 # -- the conversion ------------------------------------------------------------------------------
@@ -390,7 +392,7 @@ class _Conversion:
         names = self.names(learner, n_features)
         missing, missing_from = self.missing(learner)
         categories, named = self.categories(model_part, raw_trees, n_features, names)
-        features = self.features(names, categories, missing)
+        features = self.features(names, categories, missing, set(named))
         trees = []
         for i in range(indptr[used]):
             tree = self.tree(raw_trees[i], categories, n_features, i)
@@ -611,12 +613,16 @@ class _Conversion:
         self.integer(column, "type", where)  # include/xgboost/json.h ValueKind of the array: 9-16, integers
         return tuple(str(v) for v in self.integers(column, "values", where))
 
-    def features(self, names: list[str], categories: dict[int, dict[int, str]], missing: float) -> tuple:
+    def features(self, names: list[str], categories: dict[int, dict[int, str]], missing: float,
+                 named: set[str]) -> tuple:
+        """The features: nominal for the categorical ones, those named by codes (not in ``named``)
+        reading a number as XGBoost does, its float32 truncated (``Codes.TRUNCATED``)."""
         if not math.isnan(missing) and categories:
             raise self.fail(f"missing={missing!r} with categorical features is not supported (XGBoost reads a "
                             "category equal to it as missing); supported: missing=NaN with categorical features")
         interval = _missing_interval(missing)
-        return tuple(Feature(name, NOMINAL, tuple(categories[i].values())) if i in categories
+        return tuple(Feature(name, NOMINAL, tuple(categories[i].values()),
+                             codes=None if name in named else Codes.TRUNCATED) if i in categories
                      else Feature(name, NUMERIC, missing_interval=interval) for i, name in enumerate(names))
 
     def base_margins(self, params: dict, objective: Objective, objective_name: str, groups: int) -> list[float]:

@@ -54,8 +54,11 @@ def numeric_feature(feature: str, missing_interval: list | None = None) -> dict:
     return doc
 
 
-def nominal_feature(feature: str, categories: list) -> dict:
-    return {"name": feature, "kind": "nominal", "categories": categories}
+def nominal_feature(feature: str, categories: list, codes: str | None = None) -> dict:
+    doc = {"name": feature, "kind": "nominal", "categories": categories}
+    if codes is not None:
+        doc["codes"] = codes
+    return doc
 
 
 def classification_target(target: str, classes: list) -> dict:

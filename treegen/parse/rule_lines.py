@@ -57,7 +57,7 @@ class _Patterns:
         self.format = line(rf"treegen rules, format (?P<version>{integer})")
         self.features = line("features")
         self.feature = line(rf"(?P<name>{name}): (?:numeric(?:, missing in \[(?P<low>{number}), (?P<high>{number})\])?"
-                            rf"|nominal (?P<categories>{strings}))")
+                            rf"|nominal (?P<categories>{strings})(?:, codes (?P<codes>{terminal['CODES']}))?)")
         self.target = line(rf"target (?P<name>{name}): (?:numeric|classes (?P<classes>{strings}))")
         self.numbers = line(rf"numbers: (?P<cast>{terminal['CAST']})(?: tolerance (?P<tolerance>{number}))?"
                             rf"(?P<strict> strict)?(?: zero band (?P<zero_band>{number}))?")
@@ -196,7 +196,7 @@ class _Reader:
         while m := self.next(self.p.feature, optional=True):
             name, categories, low = self.name(m.group("name")), m.group("categories"), m.group("low")
             if categories is not None:
-                features.append(doc.nominal_feature(name, self.strings(categories)))
+                features.append(doc.nominal_feature(name, self.strings(categories), m.group("codes")))
             else:
                 features.append(doc.numeric_feature(name, None if low is None else [float(low), float(m.group("high"))]))
         return features

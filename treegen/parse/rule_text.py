@@ -90,8 +90,8 @@ class RulesToModel(Transformer):
     def numeric_feature(self, name, low, high):
         return doc.numeric_feature(name, None if low is None else [low, high])
 
-    def nominal_feature(self, name, categories):
-        return doc.nominal_feature(name, categories)
+    def nominal_feature(self, name, categories, codes):
+        return doc.nominal_feature(name, categories, None if codes is None else str(codes))
 
     def features(self, *features):
         return list(features)
@@ -374,6 +374,7 @@ def _unicode_escape_problem(text: str, i: int) -> str | None:
 
 TERMINAL_TEXT = {"_NL": "end of line", "$END": "end of file", "INT": "a whole number", "NUMBER": "a number",
                  "STRING": "a quoted string", "WORD": "a name", "CAST": "float64 or float32",
+                 "CODES": "integral or truncated",
                  "LINK": "identity, sigmoid, softmax, exp or sign_square",
                  "DECISION": "argmax, weka, raw_nonnegative, raw_positive or argmax_raw"}  # the grammar's names, as a user reads them
 
