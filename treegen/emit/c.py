@@ -42,6 +42,7 @@ from typing import NamedTuple
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import (
+    Codes,
     CombineKind,
     Model,
     Precision,
@@ -70,7 +71,7 @@ from .common import (
     plan,
     size_groups,
 )
-from .render import render, source
+from .render import render, source, source_with
 
 INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
@@ -84,6 +85,14 @@ GROUP_SIZE = 450
 # The numbers the rows API sums at once, 16 KB on the stack: the same groups over 2,048 rows at a time
 # took 4.9 us a row, over 1,024 5.2, over 256 5.9.
 ROWS_SUMS = 2048
+# A model with a feature of integer codes (Feature.codes) reads a text that is none of its categories by
+# treegen.model.code_category: the runtime's two look-ups then call codes.c.txt's coded_category, which reads a
+# number only on a miss. Without codes the runtime is as written.
+CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
+                  "    return coded_category(feature, text, strlen(text));"),
+                 ("        return (double) category_code(feature, text, length);",
+                  "        return (double) coded_category(feature, text, length);"))
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2}  # codes.c.txt's numbers for Feature.codes
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 
@@ -159,9 +168,18 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
         decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
+    context.update(_runtime(model))
     head = render("c", "header.h.j2", filters, **context)
-    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"),
-                  runtime=source("c", "runtime.c.txt"), **context)
+    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
+
+
+def _runtime(model: Model) -> dict:
+    """The runtime's text, and for a model with a feature of integer codes what reads them (``CODED_LOOKUPS``)."""
+    rules = [CODE_RULES[f.codes] for f in model.features]
+    if not any(rules):
+        return {"runtime": source("c", "runtime.c.txt"), "code_rules": None}
+    return {"runtime": source_with("c", "runtime.c.txt", CODED_LOOKUPS), "code_rules": rules,
+            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source("c", "codes.c.txt")}
 
 
 def wrap(items, width: int = 100, indent: int = 4) -> str:
