@@ -449,7 +449,8 @@ public class ApiHarness {
                     row[i] = f.equals("%") ? null : f.startsWith("n")
                         ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
                         : f.startsWith("i") ? (Object) Integer.valueOf(f.substring(1))
-                        : f.startsWith("f") ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
+                        : f.startsWith("f")
+                        ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
                         : URLDecoder.decode(f.substring(1), "UTF-8");
                     if (row[i] != null) map.put(features.get(i), row[i]);
                 }
@@ -682,10 +683,11 @@ NO_CATEGORY = "\u2603 no category"
 # Numbers on every edge of the rule: integral or not, -0.0, truncated toward zero, float32's rounding
 # (0.99999999 and 2.9999999 are 1 and 3 in float32), 2^31, the infinities, NaN, and beyond any code.
 CODE_NUMBERS = [3.0, 1.0, 0.0, -0.0, 2.0, 2.7, 1.5, 0.99999999, 2.9999999, -0.5, -1.5, 1e300, -1e300, math.inf,
-                -math.inf, math.nan, 2147483647.0, 2147483647.5, -2147483647.5, 2147483520.0, 2147483648.0, -2147483648.0,
-                16777217.0, 5e-324]
+                -math.inf, math.nan, 2147483647.0, 2147483647.5, -2147483647.5, 2147483520.0, 2147483648.0,
+                -2147483648.0, 16777217.0, 5e-324]
 CODE_TEXTS = ["3.0", "1.0", "0.0", "-0.0", "+1", "01", "1.", ".5", "2.7", "3e0", "1E0", "-0.5", "-1.5", "1e300",
-              "inf", "-Infinity", "NaN", "2147483647", "2147483647.5", "2147483648", "2.9999999", "0x1", "1.5e", "+", "-", "1,0"]
+              "inf", "-Infinity", "NaN", "2147483647", "2147483647.5", "2147483648", "-2147483648", "-2147483647.5", "2.9999999", "0x1", "1.5e", "+",
+              "-", "1,0"]
 CODE_OBJECTS = [1, 2, 3, 99, -1, np.float32(2.7), np.float32(0.99999999), np.float32(1.5), np.float32(-0.5)]
 
 
@@ -693,10 +695,12 @@ def with_codes(model, codes, cast: str | None = None, top: bool = False):
     """The model with categories "0", "1"... for its nominal features (in the features and the splits'
     values, in code order: a value a split names that the feature lacks gets the next number), each
     read as integer codes by the next of ``codes`` (None: by its text); its numbers cast by ``cast``;
-    ``top``: each feature's last category is the largest code, 2^31 - 1."""
+    ``top``: each feature's first and last categories are -2^31 and 2^31 - 1 (which no number names, and
+    the largest code), its second 2^31 (none) where it has three."""
     model = copy.deepcopy(model)
     tables = category_codes(model)
-    names = {i: {c: str(2**31 - 1) if top and k == len(table) - 1 else str(k) for k, c in enumerate(table)}
+    ends = lambda size: {0: str(-2**31), size - 1: str(2**31 - 1), **({1: str(2**31)} if size > 2 else {})}
+    names = {i: {c: ends(len(table)).get(k, str(k)) if top else str(k) for k, c in enumerate(table)}
              for i, table in enumerate(tables) if table}
     rules = itertools.cycle(codes)
     model.features = tuple(f if f.is_numeric else replace(f, categories=tuple(names[i][c] for c in f.categories),
@@ -767,7 +771,8 @@ def coded_models() -> list:
                                         (3, [I], "float32"), (4, [T, I, None], "float64"), (5, [None, T], "float32")]]
     models += [with_codes(boosted(11, "sigmoid"), [T], "float32"), with_codes(boosted(12, "softmax"), [T, I]),
                with_codes(random_model(13, regression=True, n_trees=3), [I, T], "float32"),
-               with_codes(random_model(14), [T], "float64", top=True), with_codes(random_model(15), [T, I], "float32", top=True)]
+               with_codes(random_model(16), [T], "float64", top=True),  # (seeds whose trees tell those codes apart)
+               with_codes(random_model(27), [T, I], "float32", top=True)]
     return models
 
 
