@@ -14,9 +14,11 @@ model: ``prelude.c.txt`` (includes, the checks of the compiler's arithmetic, the
 tables) before the tables, and ``runtime.c.txt`` after them (the category lookup, the arithmetic of
 the combination and its links -- C4.5's fractional walk and glibc's ``expf`` among them -- the API,
 and the CSV program, compiled only with ``TREEGEN_MAIN``), which the model's macros select from
-with ``#if``. The API is thread-safe: every table is ``static const``, nothing is allocated, and a
-tree with fractional routes keeps its work list and its open sums (J48's, nested as the tree nests)
-on the stack, in arrays whose sizes are counted here.
+with ``#if``. A model with a feature of integer codes (``Feature.codes``) adds ``codes.c.txt`` after its
+tables, which the runtime's look-ups of a category call instead (``CODED_LOOKUPS``). The API is
+thread-safe: every table is ``static const``, nothing is allocated, and a tree with fractional routes
+keeps its work list and its open sums (J48's, nested as the tree nests) on the stack, in arrays whose
+sizes are counted here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
 function's compile time at ``-O2`` grows faster than linearly with its size), which they are told not

@@ -5,7 +5,9 @@ A class has two parts. The model -- constants, the API, the walkers of each tree
 each model by ``templates/java/Model.java.j2`` (with ``single.java.j2`` for one tree that reaches one
 node, whose walker's node id indexes its values and labels, or ``ensemble.java.j2``). The helpers,
 the encoding of rows and the program are the same text in every class, ``templates/java/
-runtime.java.txt``, copied in as it is.
+runtime.java.txt``, copied in as it is; a model with a feature of integer codes (``Feature.codes``) adds
+``codes.java.txt``, which the runtime's look-ups of a category call when a value's text is none of its
+categories (``CODED_LOOKUPS``).
 
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
