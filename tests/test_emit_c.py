@@ -819,6 +819,7 @@ int main(void)
     printed = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
     # c0 truncates (0.99999999 is 1.0 in float32); c1 reads only its categories' texts
     assert printed == ["1", "1", "1", "-1", "1", "-1", "1", "-1", "0", "-1"] + ["-1"] * 14
+    assert "coded_category" not in emit(with_codes(model, [None]), "c")  # without codes, nothing of it
 
 
 # -- names --------------------------------------------------------------------------------------------
