@@ -656,7 +656,8 @@ def warning_models() -> list:
             # trees without fractional routes: summed by direct calls (sum_trees), no table of trees
             import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")),
             import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt")),
-            import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt"))]  # linear leaves
+            import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt")),  # linear leaves
+            with_codes(random_model(5), [Codes.TRUNCATED, Codes.INTEGRAL], "float32")]  # numbers read as codes
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
