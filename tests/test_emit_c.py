@@ -33,7 +33,9 @@ from test_emit_javascript import (
     rows_for,
     varied_models,
 )
+from test_emit_java import as_coded, as_text, coded_models, coded_rows, with_codes
 from test_emit_python import (
+    as_csv_reads,
     check_closed_pipe,
     check_errors,
     check_model_part,
@@ -61,6 +63,7 @@ from treegen.learn import fit
 from treegen.model import (
     NUMERIC,
     REGRESSION,
+    Codes,
     Feature,
     MissingRoute,
     Model,
@@ -314,10 +317,10 @@ def distinct_sources(models) -> tuple[list[str], list[int]]:
     return sources, of
 
 
-def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[str]]:
+def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda model, row: row) -> list[list[str]]:
     """Every model, compiled with its own prefix into one program, answers every row as the model does:
-    label, probabilities bit for bit, value bit for bit, leaf ids. Returns the program's line for each
-    row, per model."""
+    label, probabilities bit for bit, value bit for bit, leaf ids -- for the row as ``read`` says the
+    program must take it. Returns the program's line for each row, per model."""
     sources, of = distinct_sources([model for model, _ in models_rows])
     includes = "\n".join(f'#include "m{j}.h"' for j in range(len(sources)))
     classifies = {j: model.target.is_classification for j, (model, _) in zip(of, models_rows)}
@@ -335,7 +338,8 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",)) -> list[list[
     answers, printed = iter(done.stdout.splitlines()), []
     for model, rows in models_rows:
         printed.append([])
-        for row, (label, scores), want in zip(rows, predict_rows(model, rows), reference_leaves(model, rows)):
+        taken = [read(model, row) for row in rows]
+        for row, (label, scores), want in zip(rows, predict_rows(model, taken), reference_leaves(model, taken)):
             printed[-1].append(next(answers))
             head, counts, ids = printed[-1][-1].split(" |")
             fields = head.split()
@@ -358,15 +362,18 @@ def reference_leaves(model, rows) -> list[list[list[int]]]:
             for line in leaf_ids_rows(model, rows)]
 
 
-def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS) -> None:
+def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS, read=None) -> None:
     """Each program prints, byte for byte, what the protocol says the model's answers are (all the
-    programs compiled first, in one compiler run)."""
+    programs compiled first, in one compiler run); ``read``: how the program must take a row as CSV gives
+    it, where treegen's CSV reader is not the oracle."""
     sources = [emit(model, "c", leaf=leaf) for model, _ in models_rows]
     compile_sources(sources, flags=flags)
     for source, (model, rows) in zip(sources, models_rows):
         text = to_csv(model, rows)
+        taken = None if read is None else [read(model, as_csv_reads(model, row)) for row in rows]
+        predictions = None if read is None else (taken, predict_rows(model, taken))
         for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-            assert run(source, text, args, flags=flags) == expected_output(model, text, args), args
+            assert run(source, text, args, flags=flags) == expected_output(model, text, args, predictions), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -649,7 +656,8 @@ def warning_models() -> list:
             # trees without fractional routes: summed by direct calls (sum_trees), no table of trees
             import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")),
             import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt")),
-            import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt"))]  # linear leaves
+            import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt")),  # linear leaves
+            with_codes(random_model(5), [Codes.TRUNCATED, Codes.INTEGRAL], "float32")]  # numbers read as codes
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
@@ -750,6 +758,69 @@ int main(void)
     row = {"x0": 0.5, "x1": 2.0, "x2": None, "c0": "v0_1", "c1": "\u2603 unseen category"}
     label, *scores = lines[2].split()
     assert label == model.predict(row) and [float(s) for s in scores] == model.scores(row)
+
+
+# -- categories that are integer codes (Feature.codes) ----------------------------------------------------
+# The models, rows and oracle (code_category, not treegen's own readers) are tests/test_emit_java.py's.
+
+SANITIZED = PROGRAM_FLAGS + ("-fsanitize=undefined,float-cast-overflow", "-fno-sanitize-recover=all")
+
+
+def coded_text_rows(model, seed: int) -> list[dict]:
+    """:func:`coded_rows` as text: the C API takes a category as its text, and so does CSV."""
+    return [as_text(model, row) for row in coded_rows(model, seed)]
+
+
+def test_integer_codes_read_numbers_as_their_category():
+    """PREFIX_category and the program read a text that is none of the categories of a feature of
+    integer codes, but reads as a number, as the category code_category names: "3.0", "2.7" (truncated),
+    "-0.0", "3e0", float32's rounding, 2^31, the infinities, NaN; the program compiled with UBSan's
+    checks of every conversion, which no number trips."""
+    models = coded_models()
+    assert_api_exact([(m, coded_text_rows(m, k)) for k, m in enumerate(models)], read=as_coded)
+    assert_programs_exact([(m, coded_text_rows(m, k)) for k, m in enumerate(models)], flags=SANITIZED,
+                          read=as_coded)
+
+
+@settings(max_examples=2, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=8, max_size=8), seed=st.integers(0, 1000),
+       codes=st.lists(st.sampled_from([Codes.TRUNCATED, Codes.INTEGRAL, None]), min_size=1, max_size=3))
+def test_integer_codes_in_every_extension_of_the_model(models, seed, codes):
+    """Boosted models with every field a boosting library's model has (unknown categories' own children
+    among them), their numbers cast as they are, with integer codes: through the API, and a few as programs."""
+    models = [with_codes(m, codes) for m in models]
+    assert_api_exact([(m, coded_text_rows(m, seed + k)) for k, m in enumerate(models)], read=as_coded)
+    assert_programs_exact([(m, coded_text_rows(m, seed)) for m in models[:3]], flags=PROGRAM_FLAGS_O0,
+                          read=as_coded)
+
+
+def test_category_of_a_number_in_detail(tmp_path):
+    """PREFIX_category with integer codes: a category's text first, then a number's code; a feature
+    without codes, a numeric one and NULL as before."""
+    model = with_codes(random_model(4, names=["x0", "x1", "x2", "c0", "c1"]), [Codes.TRUNCATED, None], "float32")
+    source = emit(model, "c", prefix="tree")
+    (tmp_path / "tree.c").write_text(source, encoding="utf-8")
+    (tmp_path / "tree.h").write_text(header(source), encoding="utf-8")
+    texts = ["1", "1.0", "1.9", "0.99999999", "-0.5", "-1", "1e300", "nan", "one", "", "1 "]
+    calls = ", ".join(f'tree_category(3, "{t}"), tree_category(4, "{t}")' for t in texts)
+    (tmp_path / "main.c").write_text(f"""
+#include <stdio.h>
+#include "tree.h"
+int main(void)
+{{
+    int codes[] = {{{calls}, tree_category(0, "1"), tree_category(3, NULL)}};
+    size_t k;
+    for (k = 0; k < sizeof codes / sizeof codes[0]; k++) {{
+        printf("%d ", codes[k]);
+    }}
+    return 0;
+}}
+""", encoding="utf-8")
+    subprocess.run(["gcc", *WARNINGS, "-O2", "tree.c", "main.c", "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+    # c0 truncates (0.99999999 is 1.0 in float32); c1 reads only its categories' texts
+    assert printed == ["1", "1", "1", "-1", "1", "-1", "1", "-1", "0", "-1"] + ["-1"] * 14
+    assert "coded_category" not in emit(with_codes(model, [None]), "c")  # without codes, nothing of it
 
 
 # -- names --------------------------------------------------------------------------------------------

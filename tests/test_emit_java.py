@@ -7,6 +7,7 @@ point -- the protocol's errors, options and closed pipe, the big classes, the de
 default stack, Java 8 -- run as a user runs them, a JVM each."""
 from __future__ import annotations
 
+import copy
 import csv
 import glob
 import io
@@ -14,6 +15,7 @@ import itertools
 import json
 import math
 import os
+import random
 import re
 import struct
 import subprocess
@@ -21,13 +23,16 @@ import tempfile
 from dataclasses import replace
 from functools import cache
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
 from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
 from treegen.errors import TreegenError
-from treegen.model import CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Route, Target, has_label_values
+from treegen.emit.common import category_codes
+from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, NumericSemantics, Route, Target,
+                           code_category, has_label_values)
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
@@ -35,7 +40,8 @@ from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, fixture_cases,
                               one_node_reached, symmetric_trees,
-                              check_options, check_printed, check_zero_weight_leaves, extreme_model, hostile_models,
+                              as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
+                              hostile_models,
                               latest, leaves, same, to_csv)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
@@ -442,6 +448,9 @@ public class ApiHarness {
                     String f = fields[i];
                     row[i] = f.equals("%") ? null : f.startsWith("n")
                         ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
+                        : f.startsWith("i") ? (Object) Integer.valueOf(f.substring(1))
+                        : f.startsWith("f")
+                        ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
                         : URLDecoder.decode(f.substring(1), "UTF-8");
                     if (row[i] != null) map.put(features.get(i), row[i]);
                 }
@@ -471,10 +480,16 @@ public class ApiHarness {
 
 
 def harness_field(feature, value) -> str:
+    """A value as ApiHarness reads it: "%" null, "n" a Double (a number), "i" an Integer (a Python int for a
+    nominal feature), "f" a Float (a numpy float32), "s" a String."""
     from urllib.parse import quote
     if value is None or (feature.is_numeric and isinstance(value, float) and math.isnan(value)):
         return "%"
-    if feature.is_numeric:
+    if isinstance(value, np.float32):
+        return "f" + struct.pack(">f", value).hex()
+    if not feature.is_numeric and isinstance(value, int):
+        return f"i{value}"
+    if feature.is_numeric or isinstance(value, float):
         return "n" + struct.pack(">d", float(value)).hex()
     return "s" + quote(str(value), safe="")
 
@@ -654,6 +669,166 @@ def test_imported_models_predict_what_their_library_predicted():
     for case, source in zip(fixture_cases(), sources):
         if case in newest and any(not f.is_numeric or f.missing_interval for f in case.model.features):
             check_program(case.model, source, case.rows)
+
+
+# -- categories that are integer codes (Feature.codes) ------------------------------------------------------
+#
+# A value for a feature of integer codes that is none of its categories' texts but a number (a Double, an
+# Integer, a Float), or text that reads as one, is the category treegen.model.code_category names. The
+# oracle is code_category itself: the row with such a value replaced by that category's text (or a text
+# that is no category) goes through the model as today.
+
+NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)", re.I)
+NO_CATEGORY = "\u2603 no category"
+# Numbers on every edge of the rule: integral or not, -0.0, truncated toward zero, float32's rounding
+# (0.99999999 and 2.9999999 are 1 and 3 in float32), 2^31, the infinities, NaN, and beyond any code.
+CODE_NUMBERS = [3.0, 1.0, 0.0, -0.0, 2.0, 2.7, 1.5, 0.99999999, 2.9999999, -0.5, -1.5, 1e300, -1e300, math.inf,
+                -math.inf, math.nan, 2147483647.0, 2147483647.5, -2147483647.5, 2147483520.0, 2147483648.0,
+                -2147483648.0, 16777217.0, 5e-324]
+CODE_TEXTS = ["3.0", "1.0", "0.0", "-0.0", "+1", "01", "1.", ".5", "2.7", "3e0", "1E0", "-0.5", "-1.5", "1e300",
+              "inf", "-Infinity", "NaN", "2147483647", "2147483647.5", "2147483648", "-2147483648", "-2147483647.5",
+              "2.9999999", "0x1", "1.5e", "+", "-", "1,0"]
+CODE_OBJECTS = [1, 2, 3, 99, -1, np.float32(2.7), np.float32(0.99999999), np.float32(1.5), np.float32(-0.5)]
+
+
+def with_codes(model, codes, cast: str | None = None, top: bool = False):
+    """The model with categories "0", "1"... for its nominal features (in the features and the splits'
+    values, in code order: a value a split names that the feature lacks gets the next number), each
+    read as integer codes by the next of ``codes`` (None: by its text); its numbers cast by ``cast``;
+    ``top``: each feature's first and last categories are -2^31 and 2^31 - 1 (which no number names, and
+    the largest code), its second 2^31 (none) where it has three."""
+    model = copy.deepcopy(model)
+    tables = category_codes(model)
+    ends = lambda size: {0: str(-2**31), size - 1: str(2**31 - 1), **({1: str(2**31)} if size > 2 else {})}
+    names = {i: {c: ends(len(table)).get(k, str(k)) if top else str(k) for k, c in enumerate(table)}
+             for i, table in enumerate(tables) if table}
+    rules = itertools.cycle(codes)
+    model.features = tuple(f if f.is_numeric else replace(f, categories=tuple(names[i][c] for c in f.categories),
+                                                          codes=next(rules)) for i, f in enumerate(model.features))
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.split is not None and node.split.feature in names:
+                node.split = replace(node.split, values=tuple(names[node.split.feature][v] for v in node.split.values))
+    if cast is not None:
+        model.numeric = replace(model.numeric, cast=cast)
+    return model
+
+
+def coded_rows(model, seed: int) -> list[dict]:
+    """Rows with numbers, numeric text and objects (Integer, Float) for the features of integer codes:
+    each spelling once in each such feature, then at random in a few of them at once."""
+    rng = random.Random(seed)
+    base = edge_rows(model, seed)[:120]
+    coded = [f.name for f in model.features if not f.is_numeric]
+    spellings = CODE_NUMBERS + CODE_TEXTS + CODE_OBJECTS
+    rows = list(base)
+    for k, (name, value) in enumerate(itertools.product(coded, spellings)):
+        rows.append({**base[k % len(base)], name: value})
+    for row in base:
+        rows.append({**row, **{name: rng.choice(spellings) for name in rng.sample(coded, rng.randint(1, len(coded)))}})
+    return rows
+
+
+def as_text(model, row: dict) -> dict:
+    """The row as text (CSV fields, the C API's category texts): a nominal feature's number written as its
+    repr (a float32, as the double it is)."""
+    return {f.name: str(value) if isinstance(value, int) else repr(float(value))
+            if isinstance(value, (float, np.float32)) and not f.is_numeric else value
+            for f, value in ((f, row.get(f.name)) for f in model.features)}
+
+
+def as_coded(model, row: dict) -> dict:
+    """The row as a reader of the model must take it, the oracle being treegen.model.code_category: a value
+    of a feature of integer codes that is no category's text but a number (NaN: missing, as a NaN is in the
+    rows APIs), or text in treegen's number grammar, replaced by the category its number names, or by a
+    text that is no category. The text of a Java Double, Integer or Float given for such a feature is
+    Python's repr (str for a float32) for the numbers the tests give, whose integral ones are below 1e7."""
+    tables, read = category_codes(model), dict(row)
+    for i, feature in enumerate(model.features):
+        value = row.get(feature.name)
+        if feature.codes is None or value is None:
+            continue
+        text = value if isinstance(value, str) else str(value) if isinstance(value, (int, np.float32)) else repr(value)
+        if text in tables[i]:
+            continue
+        if isinstance(value, str) and not NUMBER_TEXT.fullmatch(value):
+            continue
+        number = float(value)
+        if not isinstance(value, str) and math.isnan(number):
+            read[feature.name] = None
+            continue
+        category = code_category(feature.codes, number, model.numeric.cast)
+        read[feature.name] = category if category in tables[i] else NO_CATEGORY
+    return read
+
+
+def coded_models() -> list:
+    """Random models and boosted ones with integer categories: truncated codes read in float64 and in
+    float32, integral ones, a feature of each kind (or without codes) in one model, and codes up to 2^31 - 1."""
+    T, I = Codes.TRUNCATED, Codes.INTEGRAL
+    models = [with_codes(random_model(seed, n_nominal=3), codes, cast)
+              for seed, codes, cast in [(0, [T], "float64"), (1, [T], "float32"), (2, [I], "float64"),
+                                        (3, [I], "float32"), (4, [T, I, None], "float64"), (5, [None, T], "float32")]]
+    models += [with_codes(boosted(11, "sigmoid"), [T], "float32"), with_codes(boosted(12, "softmax"), [T, I]),
+               with_codes(random_model(13, regression=True, n_trees=3), [I, T], "float32"),
+               with_codes(random_model(16), [T], "float64", top=True),  # (seeds whose trees tell those codes apart)
+               with_codes(random_model(27), [T, I], "float32", top=True)]
+    return models
+
+
+def check_coded_program(model, source: str, rows) -> None:
+    """The program on the rows as CSV: its labels (values) and probabilities are the model's for the rows
+    as it must read them (:func:`as_coded`)."""
+    rows = [as_text(model, row) for row in rows]
+    text = to_csv(model, rows)
+    read = [as_coded(model, as_csv_reads(model, row)) for row in rows]
+    if model.target.is_classification:
+        labels = [record[0] for record in csv.reader(io.StringIO(run_loaded(source, text), newline=""))]
+        assert labels == [model.predict(row) for row in read]
+        _, *records = csv.reader(io.StringIO(run_loaded(source, text, ["--proba"]), newline=""))
+        got = [[float(v) for v in record] for record in records]
+    else:
+        got = [[float(record[0])] for record in csv.reader(io.StringIO(run_loaded(source, text)))]
+    assert len(got) == len(read) and all(same(g, model.scores(row)) for g, row in zip(got, read))
+
+
+def check_coded_models(models, seed: int) -> None:
+    """The models through the Map, Object[] and double[] APIs, with numbers as Double, Integer, Float and
+    text, and as programs, against :func:`as_coded`'s rows."""
+    sources = [emit(m, "java", leaf=True, package=f"k{next(PACKAGES)}") for m in models]
+    compile_sources(sources, lint=True)
+    rows = [coded_rows(m, seed + k) for k, m in enumerate(models)]
+    for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
+        check_java_api(model, [as_coded(model, row) for row in model_rows], answers, leaf=True)
+    for model, source, model_rows in zip(models, sources, rows):
+        check_coded_program(model, source, model_rows)
+
+
+def test_integer_codes_read_numbers_as_their_category():
+    models = coded_models()
+    check_coded_models(models, 0)
+    for model in models:  # the rule in force: some rows move to another category than a text reader's
+        rows = coded_rows(model, 0)
+        assert any(as_coded(model, row) != row for row in rows)
+
+
+@settings(max_examples=2, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=6, max_size=6), seed=st.integers(0, 1000),
+       codes=st.lists(st.sampled_from([Codes.TRUNCATED, Codes.INTEGRAL, None]), min_size=1, max_size=3))
+def test_integer_codes_in_every_extension_of_the_model(models, seed, codes):
+    """Boosted models with every field a boosting library's model has (unknown categories' own children
+    among them), their numbers cast as they are, with integer codes."""
+    check_coded_models([with_codes(m, codes) for m in models], seed)
+
+
+def test_a_model_without_codes_reads_categories_by_their_text_alone():
+    """Without codes, nothing of the rule is written, and a number is an unknown category as before; with
+    them, the runtime's look-ups call it only when the text is none of the categories."""
+    plain = emit(with_codes(random_model(4, n_nominal=3), [None]), "java")
+    assert "valueCode" not in plain and "fieldCode" not in plain and "CODE_RULES" not in plain
+    coded = emit(with_codes(random_model(4, n_nominal=3), [Codes.TRUNCATED]), "java")
+    assert coded.count("return code == null ? valueCode(feature, value) : code;") == 1
+    assert coded.count("return code == null ? fieldCode(feature, text) : code;") == 1
 
 
 EXP_MAIN = r"""

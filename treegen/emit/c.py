@@ -14,9 +14,11 @@ model: ``prelude.c.txt`` (includes, the checks of the compiler's arithmetic, the
 tables) before the tables, and ``runtime.c.txt`` after them (the category lookup, the arithmetic of
 the combination and its links -- C4.5's fractional walk and glibc's ``expf`` among them -- the API,
 and the CSV program, compiled only with ``TREEGEN_MAIN``), which the model's macros select from
-with ``#if``. The API is thread-safe: every table is ``static const``, nothing is allocated, and a
-tree with fractional routes keeps its work list and its open sums (J48's, nested as the tree nests)
-on the stack, in arrays whose sizes are counted here.
+with ``#if``. A model with a feature of integer codes (``Feature.codes``) adds ``codes.c.txt`` after its
+tables, which the runtime's look-ups of a category call instead (``CODED_LOOKUPS``). The API is
+thread-safe: every table is ``static const``, nothing is allocated, and a tree with fractional routes
+keeps its work list and its open sums (J48's, nested as the tree nests) on the stack, in arrays whose
+sizes are counted here.
 
 Each tree is cut into functions by a cost model of the code size gcc and clang generate (measured: a
 function's compile time at ``-O2`` grows faster than linearly with its size), which they are told not
@@ -42,6 +44,7 @@ from typing import NamedTuple
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import (
+    Codes,
     CombineKind,
     Model,
     Precision,
@@ -70,7 +73,7 @@ from .common import (
     plan,
     size_groups,
 )
-from .render import render, source
+from .render import render, source, source_with
 
 INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
@@ -84,6 +87,14 @@ GROUP_SIZE = 450
 # The numbers the rows API sums at once, 16 KB on the stack: the same groups over 2,048 rows at a time
 # took 4.9 us a row, over 1,024 5.2, over 256 5.9.
 ROWS_SUMS = 2048
+# A model with a feature of integer codes (Feature.codes) reads a text that is none of its categories by
+# treegen.model.code_category: the runtime's two look-ups then call codes.c.txt's coded_category, which reads a
+# number only on a miss. Without codes the runtime is as written.
+CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
+                  "    return coded_category(feature, text, strlen(text));"),
+                 ("        return (double) category_code(feature, text, length);",
+                  "        return (double) coded_category(feature, text, length);"))
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2}  # codes.c.txt's numbers for Feature.codes
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 
@@ -159,9 +170,18 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
         decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
+    context.update(_runtime(model))
     head = render("c", "header.h.j2", filters, **context)
-    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"),
-                  runtime=source("c", "runtime.c.txt"), **context)
+    return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
+
+
+def _runtime(model: Model) -> dict:
+    """The runtime's text, and for a model with a feature of integer codes what reads them (``CODED_LOOKUPS``)."""
+    rules = [CODE_RULES[f.codes] for f in model.features]
+    if not any(rules):
+        return {"runtime": source("c", "runtime.c.txt"), "code_rules": None}
+    return {"runtime": source_with("c", "runtime.c.txt", CODED_LOOKUPS), "code_rules": rules,
+            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source("c", "codes.c.txt")}
 
 
 def wrap(items, width: int = 100, indent: int = 4) -> str:

@@ -5,7 +5,9 @@ A class has two parts. The model -- constants, the API, the walkers of each tree
 each model by ``templates/java/Model.java.j2`` (with ``single.java.j2`` for one tree that reaches one
 node, whose walker's node id indexes its values and labels, or ``ensemble.java.j2``). The helpers,
 the encoding of rows and the program are the same text in every class, ``templates/java/
-runtime.java.txt``, copied in as it is.
+runtime.java.txt``, copied in as it is; a model with a feature of integer codes (``Feature.codes``) adds
+``codes.java.txt``, which the runtime's look-ups of a category call when a value's text is none of its
+categories (``CODED_LOOKUPS``).
 
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
@@ -54,13 +56,13 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import Codes, CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
                      missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
                      utf16_escaped)
-from .render import render, source
+from .render import render, source, source_with
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -72,6 +74,15 @@ MASK_BITS = 62
 TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (about 20 bytes each)
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
+# A model with a feature of integer codes (Feature.codes) reads a value that is none of its categories' texts
+# by treegen.model.code_category: the runtime's two look-ups then call codes.java.txt on a miss (only then), in
+# the rows API (valueCode) and in the CSV program (fieldCode). Without codes the runtime is as written.
+CODED_LOOKUPS = (
+    ("codes.get(value.toString());\n        return code == null ? UNKNOWN : code;",
+     "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
+    ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
+     "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2}  # codes.java.txt's numbers for Feature.codes
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -205,7 +216,16 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
-                  leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("java", "runtime.java.txt"))
+                  leaves=sum(len(t.leaves()) for t in model.trees), **_runtime(model))
+
+
+def _runtime(model: Model) -> dict:
+    """The runtime's text, and for a model with a feature of integer codes what reads them (``CODED_LOOKUPS``)."""
+    rules = [CODE_RULES[f.codes] for f in model.features]
+    if not any(rules):
+        return {"runtime": source("java", "runtime.java.txt"), "code_rules": None}
+    return {"runtime": source_with("java", "runtime.java.txt", CODED_LOOKUPS), "code_rules": rules,
+            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source("java", "codes.java.txt")}
 
 
 def is_identifier(name: str) -> bool:

@@ -26,3 +26,14 @@ def source(folder: str, template: str) -> str:
     """The text of a template, as written."""
     env = environment(folder)
     return env.loader.get_source(env, template)[0]
+
+
+def source_with(folder: str, template: str, replacements: tuple[tuple[str, str], ...]) -> str:
+    """The text of a template with each ``(old, new)`` of ``replacements`` made, where ``old`` occurs
+    exactly once (else the template and its emitter have drifted apart: an error, not a silent skip)."""
+    text = source(folder, template)
+    for old, new in replacements:
+        if text.count(old) != 1:
+            raise AssertionError(f"templates/{folder}/{template}: {old!r} occurs {text.count(old)} times, not once")
+        text = text.replace(old, new)
+    return text
