@@ -657,7 +657,7 @@ def warning_models() -> list:
             import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")),
             import_file(str(ROOT / "examples" / "boosting" / "lightgbm.txt")),
             import_file(str(FIXTURES / "lightgbm" / "4.7.0" / "linear_tree_categorical.txt")),  # linear leaves
-            with_codes(random_model(5), [Codes.TRUNCATED, Codes.INTEGRAL], "float32")]  # numbers read as codes
+            with_codes(random_model(5), [Codes.NONNEGATIVE, Codes.INTEGRAL], "float32")]  # numbers read as codes
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
@@ -784,7 +784,7 @@ def test_integer_codes_read_numbers_as_their_category():
 
 @settings(max_examples=2, deadline=None)
 @given(models=st.lists(boosted_models(), min_size=8, max_size=8), seed=st.integers(0, 1000),
-       codes=st.lists(st.sampled_from([Codes.TRUNCATED, Codes.INTEGRAL, None]), min_size=1, max_size=3))
+       codes=st.lists(st.sampled_from([*Codes, None]), min_size=1, max_size=3))
 def test_integer_codes_in_every_extension_of_the_model(models, seed, codes):
     """Boosted models with every field a boosting library's model has (unknown categories' own children
     among them), their numbers cast as they are, with integer codes: through the API, and a few as programs."""

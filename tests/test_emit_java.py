@@ -765,11 +765,11 @@ def as_coded(model, row: dict) -> dict:
 def coded_models() -> list:
     """Random models and boosted ones with integer categories: truncated codes read in float64 and in
     float32, integral ones, a feature of each kind (or without codes) in one model, and codes up to 2^31 - 1."""
-    T, I = Codes.TRUNCATED, Codes.INTEGRAL
+    T, I, N = Codes.TRUNCATED, Codes.INTEGRAL, Codes.NONNEGATIVE
     models = [with_codes(random_model(seed, n_nominal=3), codes, cast)
-              for seed, codes, cast in [(0, [T], "float64"), (1, [T], "float32"), (2, [I], "float64"),
+              for seed, codes, cast in [(0, [T], "float64"), (1, [N], "float32"), (2, [I], "float64"),
                                         (3, [I], "float32"), (4, [T, I, None], "float64"), (5, [None, T], "float32")]]
-    models += [with_codes(boosted(11, "sigmoid"), [T], "float32"), with_codes(boosted(12, "softmax"), [T, I]),
+    models += [with_codes(boosted(11, "sigmoid"), [N], "float32"), with_codes(boosted(12, "softmax"), [T, I]),
                with_codes(random_model(13, regression=True, n_trees=3), [I, T], "float32"),
                with_codes(random_model(16), [T], "float64", top=True),  # (seeds whose trees tell those codes apart)
                with_codes(random_model(27), [T, I], "float32", top=True)]
@@ -814,7 +814,7 @@ def test_integer_codes_read_numbers_as_their_category():
 
 @settings(max_examples=2, deadline=None)
 @given(models=st.lists(boosted_models(), min_size=6, max_size=6), seed=st.integers(0, 1000),
-       codes=st.lists(st.sampled_from([Codes.TRUNCATED, Codes.INTEGRAL, None]), min_size=1, max_size=3))
+       codes=st.lists(st.sampled_from([*Codes, None]), min_size=1, max_size=3))
 def test_integer_codes_in_every_extension_of_the_model(models, seed, codes):
     """Boosted models with every field a boosting library's model has (unknown categories' own children
     among them), their numbers cast as they are, with integer codes."""

@@ -29,7 +29,7 @@ from treegen.cli import main
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
 from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
-from treegen.model import Codes, Decision, code_number, decide
+from treegen.model import Codes, Decision, decide
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"
@@ -73,24 +73,10 @@ def raw_margins(model, rows) -> list[list[float]]:
     return [model.raw_sums([out[i] for out in outputs]) for i in range(len(rows))]
 
 
-def reads_apart(model, row) -> bool:
-    """A code whose float32 is in (-1, 0): XGBoost takes it as no category (``InvalidCat``, left), the
-    model, truncating (Codes.TRUNCATED), as category 0 -- the one known difference (see
-    test_a_code_between_minus_one_and_zero_is_read_apart)."""
-    for feature in model.features:
-        number = None if feature.codes is None else code_number(row.get(feature.name))
-        if number is not None and -1.0 < arithmetic.f32(number) < 0.0:
-            return True
-    return False
-
-
 def assert_predicts(model, rows, margins, predictions, labels=None) -> int:
-    """The model's raw sums, scores and labels are XGBoost's, bit for bit, row by row (but rows
-    :func:`reads_apart`); the reference evaluator (Model.predict/scores) agrees with the vectorised
-    walk on the first rows. Returns how many rows were compared."""
-    keep = [i for i, row in enumerate(rows) if not reads_apart(model, row)]
-    rows, margins, predictions = [rows[i] for i in keep], [margins[i] for i in keep], [predictions[i] for i in keep]
-    labels = None if labels is None else [labels[i] for i in keep]
+    """The model's raw sums, scores and labels are XGBoost's, bit for bit, row by row; the reference
+    evaluator (Model.predict/scores) agrees with the vectorised walk on the first rows. Returns how many
+    rows were compared."""
     objective = model.meta["xgboost"]["objective"]
     results = predict_rows(model, rows)
     for i, (row, raw, (label, scores)) in enumerate(zip(rows, raw_margins(model, rows), results)):
@@ -276,8 +262,7 @@ def check_against_library(booster, tmp_path, X, missing=math.nan, feature_types=
     margins, predictions = library(booster, P, missing, feature_types=feature_types)
     for model in models:
         rows = rows_for(model, P, categorical)
-        compared = len(P) - sum(reads_apart(model, row) for row in rows)
-        assert assert_predicts(model, rows, margins, predictions) == compared
+        assert assert_predicts(model, rows, margins, predictions) == len(P)
     return models[0]
 
 
@@ -418,7 +403,7 @@ def test_categorical_codes_listed_go_right_and_every_other_code_left(onehot, tmp
     assert feature.kind == "nominal" and all(c.isdigit() for c in feature.categories)
     splits = [node.split for tree in model.trees for node in tree.nodes if node.split and node.split.op == "in"]
     assert splits and all(split.unknown == 1 for split in splits)
-    assert feature.codes == Codes.TRUNCATED  # a fractional code is truncated, as XGBoost does
+    assert feature.codes == Codes.NONNEGATIVE  # a fractional code is truncated, as XGBoost does
     assert model.predict({"x0": 0.1, "x1": "2.7"}) == model.predict({"x0": 0.1, "x1": 2.0})
 
 
@@ -433,7 +418,7 @@ def test_category_codes_read_as_xgboost_reads_them(tmp_path):
     native, model_path, data = tmp_path / "model.json", tmp_path / "treegen.json", tmp_path / "data.csv"
     booster.save_model(str(native))
     model = import_file(str(native))
-    assert model.features[1].codes == Codes.TRUNCATED and model.numeric.cast == "float32"
+    assert model.features[1].codes == Codes.NONNEGATIVE and model.numeric.cast == "float32"
     codes = [0.0, 3.0, 2.7, 2.9999999, 5.5, -0.0, -1.5, -1.0, 16777216.0, 3e9, 1e30] + X[:30, 1].tolist()
     P = np.column_stack([np.resize(X[:, 0], len(codes)), codes])
     margins, predictions = library(booster, P, feature_types=types)
@@ -466,14 +451,8 @@ def minus_half_and_zero():
 def test_xgboost_takes_a_code_between_minus_one_and_zero_as_no_category():
     model, (minus_half, zero) = minus_half_and_zero()
     assert minus_half != zero  # -0.5 is not category 0 in XGBoost, where truncation would make it 0
+    assert raw_margins(model, [{"x0": 0.1, "x1": -0.5}, {"x0": 0.1, "x1": "-0.0"}]) == [minus_half, zero]
     assert model.scores({"x0": 0.1, "x1": 0}) == model.scores({"x0": 0.1, "x1": "0"})
-
-
-@pytest.mark.xfail(strict=True, reason="XGBoost takes a float32 code in (-1, 0) as no category (InvalidCat: "
-                                       "left); Codes.TRUNCATED names category 0")
-def test_a_code_between_minus_one_and_zero_is_read_apart():
-    model, (minus_half, _) = minus_half_and_zero()
-    assert raw_margins(model, [{"x0": 0.1, "x1": -0.5}])[0] == minus_half
 
 
 def test_pandas_categories_saved_by_xgboost_3_are_named(tmp_path):
@@ -573,7 +552,6 @@ def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     booster.save_model(path)
     model = import_file(path)
     rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
-    rows = [row for row in rows if not reads_apart(model, row)]
     assert oracle(path, model, rows) == predict_rows(model, rows)
     refused = [{"x0": 3.5e38, "x1": "1"}, {"x0": -math.inf, "x1": None}, {"x0": 3.4e38, "x1": "1e39"}]
     assert oracle(path, model, refused + rows[:2]) == [None] * 3 + predict_rows(model, rows[:2])

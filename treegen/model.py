@@ -77,7 +77,8 @@ class Codes(Kind):
     (:func:`code_category`). Without it, a category is its text as it is ("3.0" is not "3")."""
 
     INTEGRAL = "integral"  # an integral value names the integer's category: 3.0 is "3" (HistGradientBoosting)
-    TRUNCATED = "truncated"  # any finite value, cast, truncated toward zero: 2.7 is "2" (LightGBM, XGBoost)
+    TRUNCATED = "truncated"  # any finite value, cast, truncated toward zero: 2.7 is "2", -0.5 "0" (LightGBM)
+    NONNEGATIVE = "nonnegative"  # truncated, but a value below 0 (after the cast) names none: -0.5 (XGBoost)
 
 
 class TargetKind(Kind):
@@ -745,12 +746,14 @@ CODE_LIMIT = 2.0 ** 31  # a code at or beyond (in size) names no category: Light
 def code_category(codes: Codes, value: float, cast: str = "float64") -> str | None:
     """The category a number names under ``codes`` (None for none): the decimal integer of its value
     as the model reads numbers (``cast``), if integral (INTEGRAL), or truncated toward zero (TRUNCATED:
-    LightGBM's ``static_cast<int>``, XGBoost's float32 then ``AsCat``); -0.0 is "0". A value that is not
-    finite or not under 2^31 in size names none."""
+    LightGBM's ``static_cast<int>``; NONNEGATIVE: XGBoost's float32, ``InvalidCat`` below 0, then
+    ``AsCat``); -0.0 is "0". A value that is not finite or not under 2^31 in size names none."""
     value = f32(value) if cast == "float32" else float(value)
     if not -CODE_LIMIT < value < CODE_LIMIT:  # NaN and the infinities too
         return None
-    if codes == Codes.TRUNCATED:
+    if codes == Codes.NONNEGATIVE and value < 0:
+        return None
+    if codes != Codes.INTEGRAL:
         value = math.trunc(value)
     elif not value.is_integer():
         return None

@@ -94,7 +94,7 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "    return coded_category(feature, text, strlen(text));"),
                  ("        return (double) category_code(feature, text, length);",
                   "        return (double) coded_category(feature, text, length);"))
-CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2}  # codes.c.txt's numbers for Feature.codes
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.c.txt's numbers for Feature.codes
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 

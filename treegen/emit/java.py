@@ -82,7 +82,7 @@ CODED_LOOKUPS = (
      "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
-CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2}  # codes.java.txt's numbers for Feature.codes
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.java.txt's numbers for Feature.codes
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 

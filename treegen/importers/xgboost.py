@@ -28,11 +28,10 @@ How XGBoost predicts, and how the model says the same thing:
   are the category names, in code order. Otherwise only codes exist, and a feature's categories are
   the codes its splits name, written as decimal integers ("0", "3", ...): a code the trees never list
   is an unknown category and goes left, as in XGBoost. XGBoost reads a number as a code by its
-  float32, truncated (``AsCat``: 2.7 is category 2, -0.0 category 0): such a feature has
-  ``Codes.TRUNCATED`` (the model's cast is float32), so a number or a text that reads as one ("3.0",
-  "2.7") names the category XGBoost takes, and one beyond 2^31 or infinite none (left, as XGBoost's
-  ``InvalidCat``). One difference remains: XGBoost takes a float32 in (-1, 0) (-0.5) as invalid,
-  left, where the truncation names category 0.
+  float32, truncated (``AsCat``: 2.7 is category 2, -0.0 category 0), but a float32 below zero (-0.5)
+  as invalid, left (``InvalidCat``): such a feature has ``Codes.NONNEGATIVE`` (the model's cast is
+  float32), so a number or a text that reads as one ("3.0", "2.7") names the category XGBoost takes,
+  and one below zero, beyond 2^31 or infinite none (left).
 * The trees' leaves are added in tree order, in float32, to a float32 base margin, each tree to its
   output group ``tree_info[i]`` (``src/predictor/cpu_predictor.cc``): ``Combine(precision=FLOAT32)``.
   ``base_score`` is saved as a prediction (a probability for the logistic objectives) and turned into
@@ -616,13 +615,13 @@ class _Conversion:
     def features(self, names: list[str], categories: dict[int, dict[int, str]], missing: float,
                  named: set[str]) -> tuple:
         """The features: nominal for the categorical ones, those named by codes (not in ``named``)
-        reading a number as XGBoost does, its float32 truncated (``Codes.TRUNCATED``)."""
+        reading a number as XGBoost does, its float32 truncated unless below zero (``Codes.NONNEGATIVE``)."""
         if not math.isnan(missing) and categories:
             raise self.fail(f"missing={missing!r} with categorical features is not supported (XGBoost reads a "
                             "category equal to it as missing); supported: missing=NaN with categorical features")
         interval = _missing_interval(missing)
         return tuple(Feature(name, NOMINAL, tuple(categories[i].values()),
-                             codes=None if name in named else Codes.TRUNCATED) if i in categories
+                             codes=None if name in named else Codes.NONNEGATIVE) if i in categories
                      else Feature(name, NUMERIC, missing_interval=interval) for i, name in enumerate(names))
 
     def base_margins(self, params: dict, objective: Objective, objective_name: str, groups: int) -> list[float]:

@@ -25,12 +25,13 @@ from functools import lru_cache
 
 from ...errors import TreegenError
 
-NUMBER = " *[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)? *"  # a decimal number's text, as a pattern
+# A decimal number's text as a pattern (treegen.model.NUMBER, whose inf and nan name no code anyway)
+NUMBER = "[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
 # SQLite has no regular expressions: GLOB keeps out every other character, signs after a digit, two points
 # or exponents, and ends without digits (a cast would read a prefix: "1-2" as 1.0)
 SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
-    "*[^0-9.eE+ -]*", "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "*[eE.+-] *[0-9]*",
-    "*[0-9] *[0-9]*", "[eE]*", "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[ +-][.][eE]*")])
+    "*[^0-9.eE+-]*", "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
+    "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[+-][.][eE]*", "?*[+-]*[eE]*", "[+-][eE]*")])
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
 
 

@@ -174,6 +174,8 @@ class Writer:
         code = d.truncated.format(value)
         if codes == Codes.INTEGRAL:
             code = f"CASE WHEN {value} = {code} THEN {code} END"
+        elif codes == Codes.NONNEGATIVE:
+            code = f"CASE WHEN {value} >= 0 THEN {code} END"
         limit = d.double(CODE_LIMIT)
         text = f"CAST(CAST({code} AS {d.integer_type}) AS {d.cast_text})"
         named = f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {column})"
