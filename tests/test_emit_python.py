@@ -4,6 +4,7 @@ at any size, with any names; and its program follows the CSV protocol."""
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import functools
 import io
@@ -960,7 +961,9 @@ CODE_NUMBERS = [3.0, 1.0, 2.7, 1.9, -0.5, -0.0, -1.5, -1.0, 1e300, math.inf, -ma
 
 def with_codes(model, codes, cast: str = "float64", every: int = 1, names=CODE_NAMES):
     """The model with its nominal features' categories renamed integer codes (``names``, in the splits
-    too) and every ``every``-th of them reading numbers by ``codes``, numbers cast as ``cast``."""
+    too) and every ``every``-th of them reading numbers by ``codes``, numbers cast as ``cast`` (a copy: the
+    model stays as it was)."""
+    model = copy.deepcopy(model)
     renamed, features = {}, []
     for i, feature in enumerate(model.features):
         if not feature.is_numeric:
@@ -987,12 +990,13 @@ def code_probe_model(codes, cast: str = "float64", names=CODE_NAMES, trees: int 
                  numeric=NumericSemantics(cast))
 
 
-def code_read(model, feature, value):
+def code_read(model, feature, value, text_of=str):
     """What the reading rule makes of a value of ``feature`` (the oracle, from treegen.model.code_category):
-    None when missing, a category, or UNSEEN for a category the model does not know."""
+    None when missing, a category, or UNSEEN for a category the model does not know. ``text_of``: the
+    text of a value that is not a string, in the program's language (looked up first)."""
     if value is None or isinstance(value, float) and math.isnan(value):
         return None
-    text = value if isinstance(value, str) else str(value)
+    text = value if isinstance(value, str) else text_of(value)
     if text in feature.categories or feature.codes is None:
         return text if text in feature.categories else UNSEEN
     number = CODE_TEXTS.get(value) if isinstance(value, str) else value
@@ -1009,9 +1013,9 @@ def code_rows(model, seed: int, given: list, count: int = 8) -> list[dict]:
             if f.codes is not None or isinstance(value, str)]
 
 
-def code_oracle(model, row: dict) -> dict:
+def code_oracle(model, row: dict, text_of=str) -> dict:
     """The row as the reading rule reads it: every nominal value replaced by what code_read makes of it."""
-    return {f.name: code_read(model, f, row.get(f.name)) if not f.is_numeric else row.get(f.name)
+    return {f.name: code_read(model, f, row.get(f.name), text_of) if not f.is_numeric else row.get(f.name)
             for f in model.features if f.name in row}
 
 
