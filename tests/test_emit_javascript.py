@@ -48,9 +48,9 @@ from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_row
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import boosted as python_boosted
-from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program, check_errors,
-                              check_model_part, check_options, check_zero_weight_leaves, code_oracle, code_rows,
-                              coded_models, extreme_model, hostile_models, symmetric_trees, to_csv, with_codes)
+from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
+                              check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
+                              code_rows, coded_models, extreme_model, hostile_models, symmetric_trees, to_csv, with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
 ROOT = Path(__file__).resolve().parent.parent

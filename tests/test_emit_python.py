@@ -25,8 +25,8 @@ from treegen.collector import collector_paused
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
-                           Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category, has_label_values,
-                           reached, tree_output)
+                           Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
+                           has_label_values, reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -974,7 +974,8 @@ def with_codes(model, codes, cast: str = "float64", every: int = 1, names=CODE_N
     for tree in model.trees:
         for node in tree.nodes:
             if node.split is not None and node.split.feature in renamed:
-                node.split = replace(node.split, values=tuple(renamed[node.split.feature][v] for v in node.split.values))
+                renames = renamed[node.split.feature]
+                node.split = replace(node.split, values=tuple(renames[v] for v in node.split.values))
     return replace(model, features=tuple(features), numeric=replace(model.numeric, cast=cast))
 
 

@@ -7,8 +7,12 @@ A module has two parts. The model -- its names, tables, the walkers of each tree
 each reach one node added up or averaged, add functions that call a group's walkers directly
 (:func:`_adds`) -- is written for each model by ``templates/javascript/module.js.j2``. The rest --
 reading rows, combining the trees' outputs and the links, the exact arithmetic, the program -- is the
-same text in every module, ``templates/javascript/runtime.js.txt``, copied in as it is; it reads the
-model through a few names the model part defines (listed at its top).
+same text in every module, ``templates/javascript/runtime.js.txt``, copied in as it is but for a model
+with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
+``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
+``fieldValue``), it reads a number or numeric text as the category its code names
+(:func:`treegen.model.code_category`). It reads the model through a few names the model part defines
+(listed at its top).
 
 Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
 links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs

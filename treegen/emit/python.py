@@ -4,7 +4,14 @@
 A module has two parts. The model -- the walkers of each tree, the tables of node values, the API --
 is written for each model by ``templates/python/module.py.j2``. The program -- reading CSV, the
 conversion of rows, ``main`` -- is the same text in every module, ``templates/python/runtime.py.txt``,
-copied in as it is; it reads the model through a few names the model part defines (listed at its top).
+copied in as it is but for a model with features whose categories are integer codes (one line of
+``_encode``, rendered only then); it reads the model through a few names the model part defines
+(listed at its top).
+
+A feature with codes (:class:`treegen.model.Codes`) reads a value that is none of its categories, but
+a number or numeric text, as the category its code names (:func:`treegen.model.code_category`): where
+a row is read, ``_as_read`` and the row walkers look the value up among its categories and only on a
+miss run ``_coded``, so a known category costs one set lookup.
 
 A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
 value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
