@@ -226,7 +226,8 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                         lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
                 elif model.features[feature].codes is not None:  # the text first, the rule on a miss
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str or {v} not in _KNOWN{feature}:",
-                              f"{pad}{INDENT}{v} = _coded({v}, *_CODED[{feature}])"]
+                              f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes == Codes.TRUNCATED}, "
+                              f"_KNOWN{feature})"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
                               f"{pad}{INDENT}{v} = _category({v})"]
