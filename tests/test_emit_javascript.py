@@ -33,10 +33,11 @@ from treegen import arithmetic, modelio
 from treegen.cli import main
 from treegen.data import load_dataset
 from treegen.emit.javascript import OPTIMIZED_LIMIT
+from treegen.emit.render import render
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Target,
+from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, NumericSemantics, Target,
                            reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.javascript import run, run_loaded
@@ -47,13 +48,13 @@ from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_row
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import boosted as python_boosted
-from test_emit_python import (check_closed_pipe, check_errors, check_model_part, check_options,
-                              check_zero_weight_leaves, extreme_model, hostile_models, symmetric_trees, to_csv)
+from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
+                              check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
+                              code_rows, coded_models, extreme_model, hostile_models, symmetric_trees, to_csv, with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
-RUNTIME = ROOT / "treegen" / "templates" / "javascript" / "runtime.js.txt"
 
 # One Node process checks many modules: each job names a module and rows; it prints, per row, what
 # predict, predictProba and predictLeaf give for the row as an object and on the fast path, and where the
@@ -546,7 +547,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + RUNTIME.read_text(encoding="utf-8")
+    return stub + render("javascript", "runtime.js.txt", coded=False)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -756,3 +757,107 @@ def test_the_web_example_runs_the_module_in_chromium(tmp_path):
     assert 'id="status">done<' in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
     for row in rows:
         assert f"<td>{model.predict(row)}</td>" in done.stdout
+
+
+# -- features whose categories are integer codes: a number names its category (treegen.model.code_category) --
+
+# Per job (a module and rows): per row, what predict and predictProba give for it as an object, a Map and an
+# array of values (encoded), and what predictRows and predictProbaRows give for the rows each way.
+CODES_HARNESS = r"""
+import {readFileSync} from "node:fs";
+import {pathToFileURL} from "node:url";
+const value = (v) => v !== null && typeof v === "object" ? (v.n === "nan" ? NaN : v.n === "inf" ? Infinity
+  : v.n === "-inf" ? -Infinity : Number(v.n)) : v;
+const text = (v) => typeof v === "number" ? (Object.is(v, -0) ? "-0" : String(v)) : v;
+const results = [];
+for (const job of JSON.parse(readFileSync(process.argv[2], "utf8"))) {
+  const m = await import(pathToFileURL(job.path).href);
+  const objects = job.rows.map((raw) => Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, value(v)])));
+  const ways = {object: objects, map: objects.map((row) => new Map(Object.entries(row))),
+    array: objects.map((row) => m.encode(m.FEATURES.map((name) => row[name])))};
+  const result = {};
+  for (const [way, rows] of Object.entries(ways)) {
+    result[way] = rows.map((row) => text(m.predict(row)));
+    result[way + "Rows"] = m.predictRows(rows).map(text);
+    if (m.predictProba) {
+      result[way + "Proba"] = rows.map((row) => m.predictProba(row).map(text));
+      result[way + "ProbaRows"] = m.predictProbaRows(rows).map((p) => p.map(text));
+    }
+  }
+  results.push(result);
+}
+console.log(JSON.stringify(results));
+"""
+
+
+def js_text(value) -> str:
+    """A number's text in JavaScript (String): an integer below 1e21 without a fraction, -0 as "0"."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return str(value)
+
+
+def codes_answers(jobs: list[tuple[str, list[dict]]]) -> list[dict]:
+    """Run ES module sources on their rows in one Node process (CODES_HARNESS)."""
+    with tempfile.TemporaryDirectory(prefix="treegen-js-codes-") as directory:
+        listed = []
+        for k, (source, rows) in enumerate(jobs):
+            path = os.path.join(directory, f"model{k}.mjs")
+            Path(path).write_text(source, encoding="utf-8")
+            listed.append({"path": path, "rows": [to_js(row) for row in rows]})
+        Path(directory, "jobs.json").write_text(json.dumps(listed), encoding="utf-8")
+        Path(directory, "harness.mjs").write_text(CODES_HARNESS, encoding="utf-8")
+        done = subprocess.run(["node", os.path.join(directory, "harness.mjs"), os.path.join(directory, "jobs.json")],
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def assert_codes_exact(models_rows) -> None:
+    """Every way a module takes a row reads each row as the reading rule does, bit for bit."""
+    results = codes_answers([(emit(model, "javascript"), rows) for model, rows in models_rows])
+    for (model, rows), result in zip(models_rows, results):
+        expected = predict_rows(model, [code_oracle(model, row, js_text) for row in rows])
+        for way in ("object", "map", "array"):
+            for k, (label, scores) in enumerate(expected):
+                for got in (result[way][k], result[way + "Rows"][k]):
+                    assert got == label if model.target.is_classification else same(got, label), (way, rows[k])
+                if model.target.is_classification:
+                    for got in (result[way + "Proba"][k], result[way + "ProbaRows"][k]):
+                        assert len(got) == len(scores) and all(map(same, got, scores)), (way, rows[k])
+
+
+def test_features_with_codes_read_numbers_as_their_categories():
+    """Objects, Maps, arrays and the rows API; single trees, forests, boosting summed by the add functions
+    (the rows API's groups), truncated and integral codes, numbers read as doubles and as float32s."""
+    models = coded_models(0) + coded_models(50)
+    given = [v for v in CODE_NUMBERS if not isinstance(v, int) or abs(v) < 2 ** 31] + list(CODE_TEXTS) + [None, "1"]
+    assert_codes_exact([(model, code_rows(model, k, given, count=4)) for k, model in enumerate(models)])
+
+
+@settings(max_examples=4, deadline=None)
+@given(models=st.lists(boosted_models(), min_size=5, max_size=5), codes=st.sampled_from(list(Codes)),
+       seed=st.integers(0, 1000))
+def test_boosted_models_with_codes_read_numbers_as_their_categories(models, codes, seed):
+    models = [with_codes(model, codes, model.numeric.cast) for model in models]
+    given = [v for v in CODE_NUMBERS if not isinstance(v, int)] + list(CODE_TEXTS) + [None, "1"]
+    assert_codes_exact([(model, code_rows(model, seed, given, count=3)) for model in models])
+
+
+def test_features_with_codes_read_csv_fields_as_their_categories():
+    for model in coded_models(40):
+        check_codes_program(model, emit(model, "javascript"), code_rows(model, 40, CODE_FIELDS, count=4),
+                            runner=run_loaded)
+
+
+def test_codes_are_read_only_by_a_model_whose_features_have_them():
+    """A model without codes is written as before: nothing of the rule is in it; with codes, the rule
+    runs where the text lookup of a category misses, never on a hit."""
+    for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), python_boosted(2, "softmax")]:
+        for module in ("esm", "commonjs"):
+            source = emit(model, "javascript", module=module)
+            assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
+            assert source.count(render("javascript", "runtime.js.txt", coded=False)) == 1
+            coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
+            assert "const CODED = [" in coded
+            assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

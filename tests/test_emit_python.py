@@ -4,6 +4,7 @@ at any size, with any names; and its program follows the CSV protocol."""
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import functools
 import io
@@ -23,7 +24,8 @@ from hypothesis import given, settings, strategies as st
 from treegen.collector import collector_paused
 from treegen.targets import emit
 from treegen.errors import TreegenError
-from treegen.model import (CLASSIFICATION, Combine, MissingRoute, NumericSemantics, Route, Target, Tree,
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
+                           Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
                            has_label_values, reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
@@ -546,8 +548,8 @@ def tennis_model():
 def check_model_part(target: str, runtime_file: str, most_lines: int) -> None:
     """Every program carries one fixed text (the CSV program, the encoding of rows); what is written
     for the model is the rest, and for a 5-leaf tree it is short."""
-    from treegen.emit.render import source
-    runtime = source(target, runtime_file)
+    from treegen.emit.render import render
+    runtime = render(target, runtime_file, coded=False)  # the runtime of a model without codes
     models = [tennis_model(), random_model(3, n_trees=3), random_model(5, regression=True, missing_kinds=("fraction",))]
     for model in models:
         for leaf in (False, True):
@@ -942,3 +944,182 @@ def test_the_arithmetic_of_the_links_is_the_models():
     for _ in range(200):
         raw = [arithmetic.f32(rng.uniform(-100, 100)) for _ in range(3)]
         assert same(module["_softmax32"](raw), arithmetic.softmax_f32(raw)), raw
+
+
+# -- features whose categories are integer codes: a number names its category (treegen.model.code_category) --
+
+CODE_NAMES = ("0", "1", "-1", "2147483647")  # a random feature's 2-4 categories, renamed in order
+# Text a value of a feature with codes may be given as, with the number the CSV's grammar reads in it (None: none).
+CODE_TEXTS = {"3.0": 3.0, "1.0": 1.0, "2.7": 2.7, "1.9": 1.9, "-0.5": -0.5, "-0.0": -0.0, "1e0": 1.0, "-1.5": -1.5,
+              "-1.0": -1.0, "1e300": 1e300, "inf": math.inf, "-Infinity": -math.inf, "nan": math.nan,
+              "2147483647.0": 2147483647.0, "2147483647.5": 2147483647.5, "2147483646.6": 2147483646.6,
+              "-2147483648": -2147483648.0, ".9": 0.9, "+1.": 1.0, "x": None, " 1": None, "1_0": None, "0x1": None,
+              "1 ": None, "\u0661": None}
+CODE_NUMBERS = [3.0, 1.0, 2.7, 1.9, -0.5, -0.0, -1.5, -1.0, 1e300, math.inf, -math.inf, math.nan, 2147483647.0,
+                2147483647.5, 2147483646.6, -1.0000001, 1, 0, -1, 2 ** 40, 5e-324]
+
+
+def with_codes(model, codes, cast: str = "float64", every: int = 1, names=CODE_NAMES):
+    """The model with its nominal features' categories renamed integer codes (``names``, in the splits
+    too) and every ``every``-th of them reading numbers by ``codes``, numbers cast as ``cast`` (a copy: the
+    model stays as it was)."""
+    model = copy.deepcopy(model)
+    renamed, features = {}, []
+    for i, feature in enumerate(model.features):
+        if not feature.is_numeric:
+            renamed[i] = dict(zip(feature.categories, names))
+            feature = replace(feature, categories=tuple(renamed[i][c] for c in feature.categories),
+                              codes=codes if len(renamed) % every == 0 else None)
+        features.append(feature)
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.split is not None and node.split.feature in renamed:
+                renames = renamed[node.split.feature]
+                node.split = replace(node.split, values=tuple(renames[v] for v in node.split.values))
+    return replace(model, features=tuple(features), numeric=replace(model.numeric, cast=cast))
+
+
+def code_probe_model(codes, cast: str = "float64", names=CODE_NAMES, trees: int = 1):
+    """A regression on one feature with codes whose every category has a value of its own (1, 2...),
+    missing and unknown values the root's (-1): every reading shows."""
+    def tree():
+        split = Split(0, Op.EQ, values=tuple(names), missing=MissingRoute.stop())
+        return Tree([Node((-1.0,), split=split, children=tuple(range(1, len(names) + 1)))]
+                    + [Node((float(k + 1),), n=1.0) for k in range(len(names))])
+    return Model((Feature("c", NOMINAL, tuple(names), codes=codes), Feature("x", NUMERIC)), Target("y", REGRESSION),
+                 [tree() for _ in range(trees)], Combine("average" if trees > 1 else "single"),
+                 numeric=NumericSemantics(cast))
+
+
+def code_read(model, feature, value, text_of=str):
+    """What the reading rule makes of a value of ``feature`` (the oracle, from treegen.model.code_category):
+    None when missing, a category, or UNSEEN for a category the model does not know. ``text_of``: the
+    text of a value that is not a string, in the program's language (looked up first)."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return None
+    text = value if isinstance(value, str) else text_of(value)
+    if text in feature.categories or feature.codes is None:
+        return text if text in feature.categories else UNSEEN
+    number = CODE_TEXTS.get(value) if isinstance(value, str) else value
+    code = None if number is None else code_category(feature.codes, number, model.numeric.cast)
+    return code if code in feature.categories else UNSEEN
+
+
+def code_rows(model, seed: int, given: list, count: int = 8) -> list[dict]:
+    """Rows of the model with each value of ``given`` in each nominal feature some split tests (a feature
+    without codes: each text, which it reads as it is: "1.0" is no category)."""
+    rows = rows_for(model, 30, seed)[:count]
+    used = [f for i, f in enumerate(model.features) if not f.is_numeric and i in model.used_features()]
+    return [{**row, f.name: value} for row in rows for f in used for value in given
+            if f.codes is not None or isinstance(value, str)]
+
+
+def code_oracle(model, row: dict, text_of=str) -> dict:
+    """The row as the reading rule reads it: every nominal value replaced by what code_read makes of it."""
+    return {f.name: code_read(model, f, row.get(f.name), text_of) if not f.is_numeric else row.get(f.name)
+            for f in model.features if f.name in row}
+
+
+def coded_models(seed: int) -> list:
+    """Models whose nominal features have codes: truncated with numbers read as doubles or float32s, and
+    integral; single trees walked on the row, forests, fractional routes, features without codes beside."""
+    return [code_probe_model(Codes.TRUNCATED), code_probe_model(Codes.TRUNCATED, "float32", trees=2),
+            code_probe_model(Codes.INTEGRAL), code_probe_model(Codes.INTEGRAL, "float32"),
+            with_codes(random_model(seed, missing_kinds=("child",)), Codes.TRUNCATED),
+            with_codes(random_model(seed + 1, regression=True, n_trees=3), Codes.TRUNCATED, "float32"),
+            with_codes(random_model(seed + 2, missing_kinds=("fraction", "stop")), Codes.INTEGRAL),
+            with_codes(random_model(seed + 3, n_trees=2, missing_kinds=("child",)), Codes.INTEGRAL, "float32"),
+            with_codes(random_model(seed + 4, regression=True, missing_kinds=("child", "stop")), Codes.TRUNCATED,
+                       every=2)]
+
+
+def check_codes_api(model, module: dict, rows) -> None:
+    """The dict API and the fast path (a list) read each row as the reading rule does, bit for bit."""
+    for row, (label, scores) in zip(rows, predict_rows(model, [code_oracle(model, row) for row in rows])):
+        assert same(module["predict"](row), label) and same(module["predict_values"](values(model, row)), label), row
+        if model.target.is_classification:
+            assert same(module["predict_proba"](row), scores), row
+            assert same(module["predict_proba_values"](values(model, row)), scores), row
+
+
+@pytest.mark.parametrize("seed", [0, 10, 20, 30])
+def test_features_with_codes_read_numbers_as_their_categories(seed):
+    for model in coded_models(seed):
+        rows = code_rows(model, seed, CODE_NUMBERS + list(CODE_TEXTS) + [None, "0", "1", "-1", UNSEEN])
+        check_codes_api(model, load(emit(model, "python")), rows)
+
+
+def other_numbers() -> list:
+    """Numbers of other types a caller may give: numpy's (float32 exactly as it is), a Decimal."""
+    import numpy as np
+    from decimal import Decimal
+    return [np.float32(2.7), np.float32(1073741952.0), np.float32(-1073741952.0), np.float64(1.0), np.int64(1),
+            np.float32(-0.5), Decimal("1.5"), np.float32(math.inf)]
+
+
+def test_features_with_codes_read_numbers_of_any_type_exactly():
+    """A number is read as the model reads it, not through its text: numpy's float32 1073741952 names
+    "1073741952", although its str() is 1.073742e+09 (1073742000)."""
+    for model in [code_probe_model(Codes.TRUNCATED, names=("1073741952", "1", "2", "-1073741952")),
+                  code_probe_model(Codes.INTEGRAL, names=("1073741952", "1", "0"), trees=2)]:
+        check_codes_api(model, load(emit(model, "python")), code_rows(model, 1, other_numbers(), count=2))
+
+
+@settings(max_examples=25, deadline=None)
+@given(model=boosted_models(), codes=st.sampled_from(list(Codes)), seed=st.integers(0, 1000))
+def test_boosted_models_with_codes_read_numbers_as_their_categories(model, codes, seed):
+    """Every extension of a boosted model (unknown categories' own children, missing intervals, float32...)
+    with codes; numbers cast as the model casts them."""
+    model = with_codes(model, codes, model.numeric.cast)
+    rows = code_rows(model, seed, CODE_NUMBERS + list(CODE_TEXTS) + [None, "1"], count=3)
+    check_codes_api(model, load(emit(model, "python")), rows)
+
+
+def code_csv(model, rows) -> str:
+    """The rows as CSV text, every value written as it is (numbers by repr), None as an empty field."""
+    def field(value):
+        text = "" if value is None else value if isinstance(value, str) else repr(value)
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') or text == "" else text
+    names = [f.name for f in model.features]
+    return "\n".join([",".join(field(n) for n in names)] + [",".join(field(row.get(n)) for n in names)
+                                                            for row in rows]) + "\n"
+
+
+def code_csv_oracle(model, rows) -> list:
+    """The model's answers for the rows written by code_csv, as the reading rule reads the CSV."""
+    as_read = [{f.name: (None if isinstance(row.get(f.name), str) and row[f.name].strip(" ") in ("", "?", "NA")
+                         else row.get(f.name)) for f in model.features} for row in rows]
+    return predict_rows(model, [code_oracle(model, row) for row in as_read])
+
+
+def check_codes_program(model, source: str, rows, runner=None) -> None:
+    """The CSV program reads each field of a feature with codes as the reading rule does."""
+    runner = runner or run
+    text = code_csv(model, rows)
+    answers = code_csv_oracle(model, rows)
+    if model.target.is_classification:
+        assert runner(source, text).splitlines() == [label for label, _ in answers]
+        got = printed_numbers(runner(source, text, ["--proba"]).split("\n", 1)[1])
+    else:
+        got = [[p[0]] for p in printed_numbers(runner(source, text))]
+    assert len(got) == len(rows) and all(same(g, scores) for g, (_, scores) in zip(got, answers))
+
+
+CODE_FIELDS = list(CODE_TEXTS) + ["NA", " ", "0", "1", "-1", "2147483647"]
+
+
+def test_features_with_codes_read_csv_fields_as_their_categories():
+    for model in coded_models(40):
+        check_codes_program(model, emit(model, "python"), code_rows(model, 40, CODE_FIELDS, count=4))
+
+
+def test_codes_are_read_only_by_a_model_whose_features_have_them():
+    """A model without codes is written as before: nothing of the rule is in it; with codes, the reading
+    is where rows are read, and a known category costs one lookup (the rule runs on a miss only)."""
+    for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), tennis_model()]:
+        source = emit(model, "python", leaf=True)
+        assert "_CODE" not in source and "_coded" not in source and "_code(" not in source
+        coded = emit(with_codes(model, Codes.TRUNCATED), "python", leaf=True)
+        assert "_coded(" in coded and "_CODED" in coded
+    single = emit(code_probe_model(Codes.INTEGRAL), "python")
+    assert re.search(r"if type\(v0\) is not str or v0 not in _KNOWN0:\n +v0 = _coded\(v0, ", single)

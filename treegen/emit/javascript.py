@@ -7,8 +7,12 @@ A module has two parts. The model -- its names, tables, the walkers of each tree
 each reach one node added up or averaged, add functions that call a group's walkers directly
 (:func:`_adds`) -- is written for each model by ``templates/javascript/module.js.j2``. The rest --
 reading rows, combining the trees' outputs and the links, the exact arithmetic, the program -- is the
-same text in every module, ``templates/javascript/runtime.js.txt``, copied in as it is; it reads the
-model through a few names the model part defines (listed at its top).
+same text in every module, ``templates/javascript/runtime.js.txt``, copied in as it is but for a model
+with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
+``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
+``fieldValue``), it reads a number or numeric text as the category its code names
+(:func:`treegen.model.code_category`). It reads the model through a few names the model part defines
+(listed at its top).
 
 Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
 links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs
@@ -34,7 +38,7 @@ from ..model import CombineKind, Model, has_label_values
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
                      float_text, group_weight, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
                      summed_tree_by_tree, sums, utf16_escaped)
-from .render import render, source
+from .render import render
 
 INDENT = "  "
 MODULES = ("esm", "commonjs")
@@ -99,6 +103,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     width = len(steps.start) if steps else plans[0].width
     quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
     test = per_condition(lambda cond: f"if ({condition(cond)}) {{{comment(cond, *quoted[cond.feature])}")
+    # per feature, how a number names a category (treegen.model.Codes); none at all when no feature has codes
+    coded = ([string(f.codes.value) if f.codes is not None else "null" for f in model.features]
+             if any(f.codes is not None for f in model.features) else [])
     walkers = [_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
     return render("javascript", "module.js.j2", filters={"lit": literal},
                   commonjs=module == "commonjs", classification=model.target.is_classification,
@@ -113,7 +120,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   linear=[_linear_map(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   adds=_adds(plans, steps, width) if direct else [],
                   start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
-                  leaves=sum(len(t.leaves()) for t in model.trees), runtime=source("javascript", "runtime.js.txt"))
+                  leaves=sum(len(t.leaves()) for t in model.trees), coded=coded,
+                  code_float32=model.numeric.cast == "float32",
+                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded)))
 
 
 def literal(value) -> str:

@@ -4,7 +4,14 @@
 A module has two parts. The model -- the walkers of each tree, the tables of node values, the API --
 is written for each model by ``templates/python/module.py.j2``. The program -- reading CSV, the
 conversion of rows, ``main`` -- is the same text in every module, ``templates/python/runtime.py.txt``,
-copied in as it is; it reads the model through a few names the model part defines (listed at its top).
+copied in as it is but for a model with features whose categories are integer codes (one line of
+``_encode``, rendered only then); it reads the model through a few names the model part defines
+(listed at its top).
+
+A feature with codes (:class:`treegen.model.Codes`) reads a value that is none of its categories, but
+a number or numeric text, as the category its code names (:func:`treegen.model.code_category`): where
+a row is read, ``_as_read`` and the row walkers look the value up among its categories and only on a
+miss run ``_coded``, so a known category costs one set lookup.
 
 A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
 value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
@@ -26,11 +33,11 @@ from __future__ import annotations
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import Codes, CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, leaf_terms, missing_intervals, numeric_test, output_numbers, plan,
                      scores_part, summed_tree_by_tree, sums)
-from .render import render, source
+from .render import render
 
 INDENT = "    "
 
@@ -69,6 +76,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
               and not plans[0].linear)
     intervals = missing_intervals(model)
+    coded = _coded(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
                    for f in plans[0].functions] if single else []
     combine, decision = model.combine, model.combine.decision()
@@ -76,7 +84,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # with label values a tree's sums are its scores, then its label sums (common.node_vector)
     cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
-    return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(intervals),
+    as_read = bool(intervals or coded)
+    return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   model=model, classification=model.target.is_classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
@@ -89,10 +98,11 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
                   labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
+                  coded=coded, code_float32=bool(coded) and model.numeric.cast == "float32", as_read=as_read,
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
                   helpers=_helpers(model), leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
-                  runtime=source("python", "runtime.py.txt"))
+                  runtime=render("python", "runtime.py.txt", coded=bool(coded)))
 
 
 def literal(value) -> str:
@@ -214,6 +224,10 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                     if feature in interval:
                         low, high = interval[feature]
                         lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
+                elif model.features[feature].codes is not None:  # the text first, the rule on a miss
+                    lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str or {v} not in _KNOWN{feature}:",
+                              f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes == Codes.TRUNCATED}, "
+                              f"_KNOWN{feature})"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
                               f"{pad}{INDENT}{v} = _category({v})"]
@@ -225,10 +239,18 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
     return {"name": name(function.node), "params": "row", "lines": lines}
 
 
-def _reader(intervals):
+def _reader(as_read: bool):
     """A function that writes the encoded row ``x`` as the model reads it: through ``_as_read`` when some
-    feature has a missing interval."""
-    return (lambda x: f"_as_read({x})") if intervals else (lambda x: x)
+    feature has a missing interval or codes."""
+    return (lambda x: f"_as_read({x})") if as_read else (lambda x: x)
+
+
+def _coded(model: Model) -> list[tuple]:
+    """Per feature some split tests whose categories are integer codes (:class:`treegen.model.Codes`):
+    (feature, truncated, its categories as set items, a comment naming it)."""
+    used = set(model.used_features())
+    return [(i, f.codes == Codes.TRUNCATED, ", ".join(ascii(c) for c in f.categories), comment(f.name))
+            for i, f in enumerate(model.features) if f.codes is not None and i in used]
 
 
 def _raw_lines(model: Model) -> list[str]:
