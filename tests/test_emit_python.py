@@ -1021,12 +1021,12 @@ def code_oracle(model, row: dict, text_of=str) -> dict:
 
 
 def coded_models(seed: int) -> list:
-    """Models whose nominal features have codes: truncated with numbers read as doubles or float32s, and
-    integral; single trees walked on the row, forests, fractional routes, features without codes beside."""
-    return [code_probe_model(Codes.TRUNCATED), code_probe_model(Codes.TRUNCATED, "float32", trees=2),
+    """Models whose nominal features have codes: truncated with numbers read as doubles, nonnegative as
+    float32s, and integral; single trees walked on the row, forests, fractional routes, features without codes beside."""
+    return [code_probe_model(Codes.TRUNCATED), code_probe_model(Codes.NONNEGATIVE, "float32", trees=2),
             code_probe_model(Codes.INTEGRAL), code_probe_model(Codes.INTEGRAL, "float32"),
             with_codes(random_model(seed, missing_kinds=("child",)), Codes.TRUNCATED),
-            with_codes(random_model(seed + 1, regression=True, n_trees=3), Codes.TRUNCATED, "float32"),
+            with_codes(random_model(seed + 1, regression=True, n_trees=3), Codes.NONNEGATIVE, "float32"),
             with_codes(random_model(seed + 2, missing_kinds=("fraction", "stop")), Codes.INTEGRAL),
             with_codes(random_model(seed + 3, n_trees=2, missing_kinds=("child",)), Codes.INTEGRAL, "float32"),
             with_codes(random_model(seed + 4, regression=True, missing_kinds=("child", "stop")), Codes.TRUNCATED,
@@ -1116,7 +1116,7 @@ def test_features_with_codes_read_csv_fields_as_their_categories():
 def test_codes_are_read_only_by_a_model_whose_features_have_them():
     """A model without codes is written as before: nothing of the rule is in it; with codes, the reading
     is where rows are read, and a known category costs one lookup (the rule runs on a miss only)."""
-    for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), tennis_model()]:
+    for model in [random_model(3, n_trees=3), random_model(4, missing_kinds=("child",)), tennis_model()]:
         source = emit(model, "python", leaf=True)
         assert "_CODE" not in source and "_coded" not in source and "_code(" not in source
         coded = emit(with_codes(model, Codes.TRUNCATED), "python", leaf=True)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import Codes, CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, leaf_terms, missing_intervals, numeric_test, output_numbers, plan,
                      scores_part, summed_tree_by_tree, sums)
@@ -226,7 +226,7 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                         lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
                 elif model.features[feature].codes is not None:  # the text first, the rule on a miss
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str or {v} not in _KNOWN{feature}:",
-                              f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes == Codes.TRUNCATED}, "
+                              f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes.value!r}, "
                               f"_KNOWN{feature})"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
@@ -247,9 +247,9 @@ def _reader(as_read: bool):
 
 def _coded(model: Model) -> list[tuple]:
     """Per feature some split tests whose categories are integer codes (:class:`treegen.model.Codes`):
-    (feature, truncated, its categories as set items, a comment naming it)."""
+    (feature, its rule's name as a literal, its categories as set items, a comment naming it)."""
     used = set(model.used_features())
-    return [(i, f.codes == Codes.TRUNCATED, ", ".join(ascii(c) for c in f.categories), comment(f.name))
+    return [(i, repr(f.codes.value), ", ".join(ascii(c) for c in f.categories), comment(f.name))
             for i, f in enumerate(model.features) if f.codes is not None and i in used]
 
 
