@@ -357,7 +357,8 @@ def test_each_test_names_its_feature_and_categories_in_a_comment_no_name_can_end
 
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
-    check_model_part("java", "runtime.java.txt", 200)
+    from treegen.emit.render import source
+    check_model_part("java", source("java", "runtime.java.txt"), 200)
 
 
 def test_fractional_sums_nest_as_j48s():

@@ -56,7 +56,7 @@ def edge_values(model: Model, feature: int) -> list[float]:
 # Numbers for a feature of codes (Feature.codes), as numbers and as texts: integral, spelt otherwise
 # ("3.0" as pandas writes an integer column with a NaN), fractional (truncated, or no category),
 # both zeros, below zero, beyond an int, infinite.
-CODE_VALUES = (3.0, "3.0", "3e0", 2.7, "2.7", -0.5, "-0.0", -1.5, 1e300, math.inf)
+CODE_VALUES = ("3.0", "3e0", "2.7", "-0.5", "-0.0", "-1.5", "1e300", "inf")  # as text: what every program reads
 
 
 def code_values(feature: Feature) -> list:

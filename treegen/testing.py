@@ -36,11 +36,12 @@ def random_features(rng: random.Random, n_numeric: int, n_nominal: int, names=No
     codes out of 0-4, some skipped, read as integral or truncated numbers too."""
     names = list(names) if names else [f"x{i}" for i in range(n_numeric)] + [f"c{i}" for i in range(n_nominal)]
     features = [Feature(names[i], NUMERIC) for i in range(n_numeric)]
+    aside = random.Random(hash(rng.getstate()))  # codes drawn aside: every seed's trees keep their shape
     for j in range(n_nominal):
         k = rng.randint(2, 4)
-        if rng.random() < CODES_SHARE:
-            codes = tuple(str(c) for c in sorted(rng.sample(range(5), k)))
-            features.append(Feature(names[n_numeric + j], NOMINAL, codes, codes=rng.choice(list(Codes))))
+        if aside.random() < CODES_SHARE:
+            codes = tuple(str(c) for c in sorted(aside.sample(range(5), k)))
+            features.append(Feature(names[n_numeric + j], NOMINAL, codes, codes=aside.choice(list(Codes))))
         else:
             features.append(Feature(names[n_numeric + j], NOMINAL, tuple(f"v{j}_{i}" for i in range(k))))
     return tuple(features)

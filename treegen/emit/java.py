@@ -130,8 +130,8 @@ NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides
 # one, or clash with its import, and not compile. A test checks this list against the code.
 RESERVED = frozenset("""ArrayList Arrays AssertionError BufferedWriter Character Collections Double Exception
 FileDescriptor FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer List Locale
-Map Math Number Object OutputStreamWriter Pattern ReflectiveOperationException StandardCharsets String StringBuilder
-System Throwable Writer""".split())
+Map Math Number NumberFormatException Object OutputStreamWriter Pattern ReflectiveOperationException StandardCharsets
+String StringBuilder System Throwable Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
