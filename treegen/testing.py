@@ -36,7 +36,7 @@ def random_features(rng: random.Random, n_numeric: int, n_nominal: int, names=No
     codes out of 0-4, some skipped, read as integral or truncated numbers too."""
     names = list(names) if names else [f"x{i}" for i in range(n_numeric)] + [f"c{i}" for i in range(n_nominal)]
     features = [Feature(names[i], NUMERIC) for i in range(n_numeric)]
-    aside = random.Random(hash(rng.getstate()))  # codes drawn aside: every seed's trees keep their shape
+    aside = random.Random(repr(rng.getstate()[1][:8]))  # codes drawn aside: every seed's trees keep their shape
     for j in range(n_nominal):
         k = rng.randint(2, 4)
         if aside.random() < CODES_SHARE:

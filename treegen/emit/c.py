@@ -44,7 +44,6 @@ from typing import NamedTuple
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import (
-    Codes,
     CombineKind,
     Model,
     Precision,
@@ -73,7 +72,7 @@ from .common import (
     plan,
     size_groups,
 )
-from .render import render, source, source_with
+from .render import render, runtime_with_codes, source
 
 INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
@@ -94,7 +93,6 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "    return coded_category(feature, text, strlen(text));"),
                  ("        return (double) category_code(feature, text, length);",
                   "        return (double) coded_category(feature, text, length);"))
-CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.c.txt's numbers for Feature.codes
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 
@@ -170,18 +168,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
         decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
-    context.update(_runtime(model))
+    context.update(runtime_with_codes(model, "c", CODED_LOOKUPS))
     head = render("c", "header.h.j2", filters, **context)
     return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
-
-
-def _runtime(model: Model) -> dict:
-    """The runtime's text, and for a model with a feature of integer codes what reads them (``CODED_LOOKUPS``)."""
-    rules = [CODE_RULES[f.codes] for f in model.features]
-    if not any(rules):
-        return {"runtime": source("c", "runtime.c.txt"), "code_rules": None}
-    return {"runtime": source_with("c", "runtime.c.txt", CODED_LOOKUPS), "code_rules": rules,
-            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source("c", "codes.c.txt")}
 
 
 def wrap(items, width: int = 100, indent: int = 4) -> str:

@@ -56,13 +56,13 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import Codes, CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
                      missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
                      utf16_escaped)
-from .render import render, source, source_with
+from .render import render, runtime_with_codes
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -82,7 +82,6 @@ CODED_LOOKUPS = (
      "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
-CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.java.txt's numbers for Feature.codes
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -216,16 +215,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   linear=_data_chunks([_linear_table(p) for p in plans]) if linear else None,
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
-                  leaves=sum(len(t.leaves()) for t in model.trees), **_runtime(model))
-
-
-def _runtime(model: Model) -> dict:
-    """The runtime's text, and for a model with a feature of integer codes what reads them (``CODED_LOOKUPS``)."""
-    rules = [CODE_RULES[f.codes] for f in model.features]
-    if not any(rules):
-        return {"runtime": source("java", "runtime.java.txt"), "code_rules": None}
-    return {"runtime": source_with("java", "runtime.java.txt", CODED_LOOKUPS), "code_rules": rules,
-            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source("java", "codes.java.txt")}
+                  leaves=sum(len(t.leaves()) for t in model.trees),
+                  **runtime_with_codes(model, "java", CODED_LOOKUPS))
 
 
 def is_identifier(name: str) -> bool:
@@ -500,7 +491,8 @@ def _direct_sums(plans: list[TreePlan], home: dict, steps: Sums | None, returns_
     methods, pool = [], 0
     for tree_plan, term in zip(plans, returns_term):
         lines = _added(tree_plan, home, steps, width, term)
-        size, walkers = TREE_BYTES + COLUMN_BYTES * len(lines), group_weight(code_size(tree_plan, COST), INLINED_BYTES, INLINED_WEIGHT)
+        size = TREE_BYTES + COLUMN_BYTES * len(lines)
+        walkers = group_weight(code_size(tree_plan, COST), INLINED_BYTES, INLINED_WEIGHT)
         method = (not methods or methods[-1]["size"] + size > COST.budget
                   or methods[-1]["walkers"] + walkers > GROUP_BYTES)
         if not classes or pool + SUM_ENTRIES > POOL_BUDGET or method and len(classes[-1]) == CLASS_GROUPS:

@@ -6,6 +6,10 @@ from functools import lru_cache
 
 import jinja2
 
+from ..model import Codes, Model
+
+CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.<folder>.txt's numbers
+
 
 @lru_cache(maxsize=None)
 def environment(folder: str) -> jinja2.Environment:
@@ -37,3 +41,16 @@ def source_with(folder: str, template: str, replacements: tuple[tuple[str, str],
             raise AssertionError(f"templates/{folder}/{template}: {old!r} occurs {text.count(old)} times, not once")
         text = text.replace(old, new)
     return text
+
+
+def runtime_with_codes(model: Model, folder: str, lookups: tuple[tuple[str, str], ...]) -> dict:
+    """A target's fixed runtime (``runtime.<folder>.txt``) as the model needs it. For a model with a feature
+    of integer codes (``Feature.codes``) also what reads them: the runtime's look-ups of a category made to
+    call ``codes.<folder>.txt`` on a miss (``lookups``), each feature's rule by number (:data:`CODE_RULES`)
+    and whether numbers are read as float32. Without codes the runtime is as written."""
+    rules = [CODE_RULES[f.codes] for f in model.features]
+    runtime = f"runtime.{folder}.txt"
+    if not any(rules):
+        return {"runtime": source(folder, runtime), "code_rules": None}
+    return {"runtime": source_with(folder, runtime, lookups), "code_rules": rules,
+            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source(folder, f"codes.{folder}.txt")}
