@@ -281,6 +281,27 @@ def check_spelled_codes(model: Model, engine: str, connection: dict, dialects: l
             assert list(result[len(model.features):]) == [label, *scores], (dialect, row)
 
 
+def test_weka_label_of_two_infinite_scores_is_the_first(engine):
+    """Weka's rule passes the best class only by a score greater by more than 1e-6: of two infinite scores
+    (an exp link's), the first stays, though their difference is NaN, which PostgreSQL, DuckDB and Spark
+    order above every number."""
+    dialect, connection = engine
+    x = Feature("x", NUMERIC)
+
+    def tree(output: int, value: float) -> Tree:
+        return Tree([Node((0.0,), split=Split(0, "<=", 0.0, missing=MissingRoute.to_child(0)), children=(1, 2)),
+                     Node((value,)), Node((0.0,))], output=output)
+    model = Model((x,), Target("y", CLASSIFICATION, ("a", "b", "c")), [tree(0, 800.0), tree(1, 800.0), tree(2, 1.0)],
+                  Combine("sum", init=(0.0, 0.0, 0.0), link="exp", decide="weka"))
+    rows = [{"x": -1.0}, {"x": 1.0}, {"x": None}]
+    assert [model.predict(row) for row in rows] == ["a", "a", "a"] and model.scores(rows[0])[:2] == [math.inf] * 2
+    if DIALECTS[dialect].infinity is None:  # MySQL: no infinity, a score beyond the doubles is an error (README)
+        with pytest.raises(Exception, match="out of range"):
+            query(emit(model, "sql", dialect=dialect), model, rows, dialect, **connection)
+        return
+    assert_agrees(model, rows, dialect, **connection)
+
+
 def test_quote_characters_and_names_at_the_length_limit(engine):
     """Each engine's own quote characters inside names, categories and labels; a feature name as long
     as the engine allows (in UTF-8 bytes); labels that are the same for the engine's first bytes."""

@@ -572,9 +572,12 @@ class Writer:
         only by a score higher by more than 1e-6; the best score and label so far are named values."""
         d, define, labels = self.d, self.define, self.model.target.classes
         margin = d.double(1e-6)
+        # two infinite scores differ by NaN, which these engines take as greater than any number
+        not_nan = (lambda diff: f" AND {diff} <> {d.nan}") if d.nan else (lambda diff: "")
         best, label = (lambda ref: ref(scores[0])), (lambda ref: d.string(labels[0]))
         for i in range(1, len(scores)):
-            passes = lambda ref, i=i, best=best: f"{ref(scores[i])} - {best(ref)} > {margin}"
+            passes = lambda ref, i=i, best=best: (f"{ref(scores[i])} - {best(ref)} > {margin}"
+                                                  f"{not_nan(f'{ref(scores[i])} - {best(ref)}')}")
             uses = [scores[i]] + ([f"wv{i - 1}", f"wl{i - 1}"] if i > 1 else [scores[0]])
             label = define(f"wl{i}", lambda ref, i=i, passes=passes, label=label:
                            f"CASE WHEN {passes(ref)} THEN {d.string(labels[i])} ELSE {label(ref)} END", uses)
