@@ -243,13 +243,17 @@ def local_spark(java_options: str = ""):
     compilation of a big model's query once ran out of Spark's default 1 GB); ``java_options`` for
     its JVM, when this call starts it. Quiet: no progress bar, and only errors logged (a user's
     terminal showed ten lines of warnings about the host name and native libraries around verify's
-    result line)."""
+    result line). Its SQL parser's ANTLR caches are flushed past a tenth of the heap (Spark 4.1 and
+    later): they keep what every query taught them, and a session's big generated queries filled the
+    2 GB with them, after which each query spent most of its time in full collections."""
     from pyspark.sql import SparkSession
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local: no warning that the host is a loopback
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "true")
+               .config("spark.sql.parser.manageParserCaches", "true")
+               .config("spark.sql.parser.parserDfaCacheFlushRatio", "10")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={SPARK_LOG4J2} {java_options}"))
     return builder.getOrCreate()
 
