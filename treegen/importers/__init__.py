@@ -73,8 +73,9 @@ IMPORTERS = {importer.library: importer for importer in (
              ("xgboost",), "from_xgboost", ("missing", "use_best_iteration")),
     Importer("LightGBM", "lightgbm", "a LightGBM model.txt (Booster.save_model)", "lightgbm", "read_model_file",
              ("lightgbm",), "from_lightgbm"),
-    Importer("CatBoost", "catboost", "a CatBoost JSON file (save_model(path, format='json'))", "catboost",
-             "read_json", ("catboost",), "from_catboost", ("categories",)),
+    Importer("CatBoost", "catboost", "a CatBoost JSON file (save_model(path, format='json')) or .cbm file "
+             "(save_model(path); read with catboost installed)", "catboost", "read_model_file", ("catboost",),
+             "from_catboost", ("categories",)),
 )}
 
 

@@ -89,17 +89,31 @@ EXP_TOLERANCE = 1e-14
 
 def recognises(path: str, head: bytes) -> bool:
     """CatBoost's JSON (its writer puts the keys in alphabetical order: ``ctr_data`` when the model
-    has CTRs, else ``features_info``, comes first) or its binary ``.cbm`` (refused by :func:`read_json`)."""
+    has CTRs, else ``features_info``, comes first) or its binary ``.cbm``."""
     return head.startswith(CBM_MAGIC) or re.match(rb'\s*\{\s*"(features_info|ctr_data)"\s*:', head) is not None
 
 
 CBM_MAGIC = b"CBM1"
 
 
+def is_cbm(path: str) -> bool:
+    """Whether the file is CatBoost's binary ``.cbm`` (by its first bytes, whatever its name)."""
+    with open(path, "rb") as f:
+        return f.read(len(CBM_MAGIC)) == CBM_MAGIC
+
+
+def read_model_file(path: str, feature_names: Sequence[str] | None = None,
+                    categories: Mapping[str, Sequence[str]] | None = None) -> Model:
+    """The model in a CatBoost file: its JSON (:func:`read_json`) or its ``.cbm`` (:func:`read_cbm`);
+    the parameters are theirs."""
+    read = read_cbm if is_cbm(path) else read_json
+    return read(path, feature_names=feature_names, categories=categories)
+
+
 @collector_paused()
 def read_json(path: str, feature_names: Sequence[str] | None = None,
               categories: Mapping[str, Sequence[str]] | None = None) -> Model:
-    """The model in a CatBoost JSON file.
+    """The model in a CatBoost JSON file, read as data: CatBoost need not be installed.
 
     Parameters
     ----------
@@ -113,10 +127,8 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
     TreegenError
         For a file that is not CatBoost's JSON, or a model that uses what treegen does not support.
     """
-    with open(path, "rb") as f:
-        if f.read(len(CBM_MAGIC)) == CBM_MAGIC:
-            raise TreegenError("this is CatBoost's binary .cbm format; treegen reads CatBoost's JSON: "
-                               "save the model with model.save_model(path, format='json')", path)
+    if is_cbm(path):
+        raise TreegenError("this is CatBoost's binary .cbm format, not its JSON: read_cbm reads it", path)
     text = read_text(path, "the CatBoost model")
     try:
         document = json.loads(text)
@@ -124,6 +136,36 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
         raise TreegenError(f"not a CatBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
     try:
         return convert_document(document, feature_names, categories)
+    except TreegenError as err:
+        raise err.at(path)
+
+
+def read_cbm(path: str, feature_names: Sequence[str] | None = None,
+             categories: Mapping[str, Sequence[str]] | None = None) -> Model:
+    """The model in CatBoost's binary ``.cbm`` file (``model.save_model(path)``), loaded by CatBoost's
+    own loader (the format is data, parsed by CatBoost: no code is run) and converted as
+    :func:`from_catboost` converts a fitted model: the same model as from the JSON, bit for bit. The
+    file knows its one-hot categories only by hash: ``categories`` names them, as for :func:`read_json`.
+
+    Raises
+    ------
+    TreegenError
+        Without the catboost package, for a file CatBoost cannot load, or a model that uses what
+        treegen does not support.
+    """
+    try:
+        from catboost import CatBoost, CatBoostError
+    except ImportError:
+        raise TreegenError("reading CatBoost's binary .cbm format needs the catboost package: pip install catboost; "
+                           "or save the model as JSON, which treegen reads by itself: "
+                           "model.save_model(path, format='json')", path) from None
+    booster = CatBoost()
+    try:
+        booster.load_model(path, format="cbm")
+    except CatBoostError as err:
+        raise TreegenError(f"CatBoost cannot load this .cbm file: {_first_line(err)}", path) from None
+    try:
+        return from_catboost(booster, feature_names, categories)
     except TreegenError as err:
         raise err.at(path)
 
@@ -653,8 +695,7 @@ def tolerance(path: str, model: Model):
     """Where CatBoost's own answers for ``model`` are not bit for bit the model's: from its JSON file (its
     reader's leaf values), and a softmax or Exponent (its fast exp); None for a .cbm and other losses."""
     from ..model import Tolerance
-    with open(path, "rb") as f:
-        binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
+    binary = is_cbm(path)
     link = {Link.SOFTMAX: "softmax", Link.EXP: "Exponent"}.get(model.combine.link)
     reasons = ([] if binary else ["its JSON reader reads some leaf values 1-2 ulps off"]) + (
         [f"its {link} takes its own fast exp"] if link else [])
@@ -671,9 +712,7 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
     for an exact comparison: CatBoost reads its own JSON a few ulps off (see the module's docstring)."""
     from catboost import CatBoost, Pool
     booster = CatBoost()
-    with open(path, "rb") as f:
-        binary = f.read(len(CBM_MAGIC)) == CBM_MAGIC
-    booster.load_model(path, format="cbm" if binary else "json")
+    booster.load_model(path, format="cbm" if is_cbm(path) else "json")
     categorical = [j for j, f in enumerate(model.features) if not f.is_numeric]
     data = [[_library_value(f, row.get(f.name)) for f in model.features] for row in rows]
     pool = Pool(data, cat_features=categorical or None)
