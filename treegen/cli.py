@@ -13,7 +13,7 @@ import click
 from . import __version__
 from .describe import summary
 from .errors import TreegenError
-from .importers import IMPORTERS, import_file
+from .importers import IMPORTERS, import_file, library_file
 from .learn import ALGORITHMS
 from .loading import load_model
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
@@ -510,6 +510,14 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     click.echo(report.text(), nl=False)
 
 
+def categories_option(which: str):
+    """--categories, for the CatBoost files a command reads (``which``: of its files, those it applies to)."""
+    return click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
+                        help=f"CatBoost{which}: the category names of a categorical feature, comma-separated and "
+                             "exactly as written; they name the one-hot splits that a .cbm file, or a JSON file "
+                             "saved without pool=, knows only by hash. Repeat for each feature.")
+
+
 @main.command(name="import", short_help="Import a model trained elsewhere.",
               help="Import a model trained elsewhere: " + "; ".join(
                   f"{importer.library}: {importer.files}" for importer in IMPORTERS.values())
@@ -520,10 +528,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
                                             "given to DMatrix or the estimator (default: the file's, else NaN).")
-@click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
-              help="CatBoost: the category names of a categorical feature, comma-separated and exactly as "
-                   "written; they name the one-hot splits a file saved without pool= knows only by hash. "
-                   "Repeat for each feature.")
+@categories_option("")
 def import_command(model_file, output, feature_names, trust, missing, categories):
     from . import modelio
     names = _split_names([feature_names]) if feature_names else None
@@ -574,7 +579,8 @@ def sql_options() -> list[click.Option]:
 @click.option("--against", type=click.Path(dir_okay=False),
               help="The file the model was imported from: its library's own predict is checked on the same "
                    "rows too (the library must be installed).")
-def verify(model, data, targets, dialects, against, **servers):
+@categories_option(" (MODEL or --against's file)")
+def verify(model, data, targets, dialects, against, categories, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
@@ -585,7 +591,11 @@ def verify(model, data, targets, dialects, against, **servers):
     from .verify import verify as run_verify
     if click.get_current_context().get_parameter_source("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed
-    loaded = load_model(model)
+    options = {"categories": _category_names(categories)}  # for the library files among MODEL and --against
+    if categories and not against and library_file(model) != "model":
+        raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
+                           "--against; MODEL is a treegen model")
+    loaded = load_model(model, **options)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 
@@ -599,7 +609,7 @@ def verify(model, data, targets, dialects, against, **servers):
 
     dialects = None if dialects is None else _split_names(dialects)
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
-                         report=report, against=against, status=status.show)
+                         report=report, against=against, status=status.show, against_options=options)
     status.clear()
     sys.exit(max(result.status for result in results))
 

@@ -258,7 +258,8 @@ def _missing_package(err: BaseException) -> str | None:
 
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
-           against: str | None = None, status: Callable[[str], None] | None = None) -> list[Result]:
+           against: str | None = None, status: Callable[[str], None] | None = None,
+           against_options: dict | None = None) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -273,12 +274,14 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     against : the model file the model was imported from: its library's own predict is checked on
         the same rows, first (the library must be installed).
     status : called with a line saying what is being done, for a person watching.
+    against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
+        own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
     """
     status = status or (lambda text: None)
     plan = checks(targets, default_dialects() if dialects is None else dialects) if targets or not against else []
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
-    oracle = _oracle(against, model) if against else None
+    oracle = _oracle(against, model, against_options or {}) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
@@ -351,7 +354,7 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
 
 # -- the source library itself ------------------------------------------------------------------
 
-def _oracle(path: str, model: Model):
+def _oracle(path: str, model: Model, options: dict):
     """The importer whose library wrote ``path`` (and can predict with it), or a one-line error. The
     file must be of the library the model was imported from: another library's predict would fail on
     the model's rows, or disagree on every row for a reason that is not the targets'."""
@@ -371,17 +374,17 @@ def _oracle(path: str, model: Model):
                            f"from {source} (its meta says so): give the {source} file it was imported from", path)
     if importer.oracle is None:
         raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
-    _same_kind(model, importer, path)
+    _same_kind(model, importer, path, options)
     return importer
 
 
-def _same_kind(model: Model, importer, path: str) -> None:
-    """A one-line error when the file, read as `treegen import` reads it, holds a model of another
+def _same_kind(model: Model, importer, path: str, options: dict) -> None:
+    """A one-line error when the file, read as `treegen import` reads it with ``options``, holds a model of another
     kind than ``model`` (features, classes, objective): the library's predict would fail on the
     model's rows, or disagree everywhere. The trees are not compared: import options (the rounds
     used) may take fewer of them; a file that differs only there shows as mismatching rows."""
     from .importers import import_file
-    other = import_file(path)
+    other = import_file(path, **options)
     if len(other.features) != len(model.features):  # worded as the libraries' own predict checks word it
         raise TreegenError(f"--against: this {importer.library} model takes {len(other.features)} features, the "
                            f"treegen model {len(model.features)}: give the file the model was imported from", path)
