@@ -11,17 +11,22 @@ import glob
 import json
 import math
 import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import treegen
 from treegen import from_catboost, modelio
 from treegen.cli import main as cli
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file
-from treegen.importers.catboost import EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_json
+from treegen.importers.catboost import (EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_cbm,
+                                        read_json)
 from treegen.model import Link, Model, is_close, tree_output
 from treegen.walk import predict_rows
 
@@ -431,10 +436,11 @@ def test_cli_import_with_categories(tmp_path):
 
 
 def refused(tmp_path, estimator, frame, message: str) -> None:
-    path = saved(estimator, tmp_path)
-    with pytest.raises(TreegenError, match=message) as info:
-        import_file(path)
-    assert "\n" not in str(info.value) and str(info.value).startswith(path + ": ")
+    """Refused alike from the JSON and from the .cbm."""
+    for path in (saved(estimator, tmp_path), str(tmp_path / "model.cbm")):
+        with pytest.raises(TreegenError, match=message) as info:
+            import_file(path)
+        assert "\n" not in str(info.value) and str(info.value).startswith(path + ": ")
 
 
 def test_unsupported_models_are_refused(tmp_path):
@@ -459,13 +465,17 @@ def test_unsupported_models_are_refused(tmp_path):
     text = CatBoostClassifier(text_features=["t"], **KW).fit(texts, label)
     with pytest.raises(TreegenError, match="text and embedding features are not supported"):
         from_catboost(text)
+    text.save_model(str(tmp_path / "text.cbm"))
+    with pytest.raises(TreegenError, match="text.cbm: CatBoost cannot write this model as JSON .*; text and "
+                                           "embedding features are not supported$"):
+        import_file(str(tmp_path / "text.cbm"))
     with pytest.raises(TreegenError, match="not fitted"):
         from_catboost(CatBoostClassifier())
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"CBM1\x00\x01binary", "this is CatBoost's binary .cbm format; treegen reads CatBoost's JSON: save the model "
-                            "with model.save_model\\(path, format='json'\\)"),
+    (b"CBM1\x00\x01binary", "CatBoost cannot load this .cbm file: Failed to read required number of bytes from "
+                            "stream! Expected: 1768030464, gained: 4!$"),
     (b'{\n  "features_info": {"float_features": [', "not a CatBoost JSON model: Expecting value"),
     (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "YetiRank"}}}, "trees": []}',
      "the loss function YetiRank is not supported; supported: Logloss"),
@@ -536,3 +546,109 @@ def test_verify_against_the_json_counts_the_rows_its_reader_moves(tmp_path):
         match = re.fullmatch(r"CatBoost itself +ok        (\d+) rows agree \(\1 probes\); ([1-9]\d*) within 1e-13 "
                              rf"of the library's, not bit for bit: {re.escape(why)}", line)
         assert match and int(match[2]) < int(match[1]), line
+
+
+# -- the .cbm file: CatBoost's own loader, then as a fitted model ----------------------------------------
+
+
+def cbm_cases():
+    """Numeric binary, multiclass and regression, and one-hot categories a .cbm knows only by hash."""
+    from catboost import CatBoostClassifier, CatBoostRegressor
+    numeric = ["x0", "x1", "x2"]
+    return {
+        "binary": (CatBoostClassifier(**KW), numeric, lambda s: s > 0.3, None),
+        "multiclass": (CatBoostClassifier(loss_function="MultiClass", **KW), numeric,
+                       lambda s: np.array(["low", "mid", "high"])[np.digitize(s, [-0.5, 1.0])], None),
+        "regression": (CatBoostRegressor(**KW), numeric, lambda s: s * 2 + 0.5, None),
+        "onehot": (CatBoostRegressor(grow_policy="Depthwise", one_hot_max_size=8, cat_features=["color"], **KW),
+                   ["x0", "color", "x1", "x2"], lambda s: s, {"color": COLORS}),
+    }
+
+
+def trained_cbm(case: str, tmp_path):
+    """The case's estimator fitted, its training frame and categories, and its .cbm and JSON (no pool=)."""
+    estimator, columns, target, categories = cbm_cases()[case]
+    frame, signal = make_data(14)
+    frame = frame[columns]
+    estimator.fit(frame, target(signal))
+    path = saved(estimator, tmp_path)
+    return estimator, frame, categories, str(tmp_path / "model.cbm"), path
+
+
+def category_options(categories) -> list[str]:
+    return [arg for name, names in (categories or {}).items() for arg in ("--categories", f"{name}={','.join(names)}")]
+
+
+@pytest.mark.parametrize("case", sorted(cbm_cases()))
+def test_cbm_imports_as_its_json_and_predicts_what_catboost_predicts(case, tmp_path):
+    """The .cbm and the JSON of one model import as the same model, bit for bit, by the CLI and the API
+    alike; it predicts what the estimator predicts, and the generated Python what CatBoost, reading the
+    .cbm, predicts (verify --against: exact but for a softmax's fast exp)."""
+    estimator, frame, categories, cbm, json_path = trained_cbm(case, tmp_path)
+    from_json = modelio.dumps(import_file(json_path, categories=categories))
+    model = treegen.import_model(cbm, categories=categories)
+    assert modelio.dumps(model) == modelio.dumps(read_cbm(cbm, categories=categories)) == from_json
+    out = str(tmp_path / "imported.json")
+    done = CliRunner().invoke(cli, ["import", cbm, "-o", out, *category_options(categories)])
+    assert done.exit_code == 0, done.output
+    assert open(out, encoding="utf-8").read() == from_json
+    assert_agrees_with_catboost(estimator, model, frame)
+    done = CliRunner().invoke(cli, ["verify", out, "--to", "python", "--against", cbm, *category_options(categories)])
+    assert done.exit_code == 0, done.output
+    itself, python = done.output.splitlines()
+    why = "its softmax takes its own fast exp"
+    exact = "" if case != "multiclass" else (rf"; (?:[1-9]\d* within 1e-14 of the library's, not bit for bit: {why}"
+                                             rf"|bit for bit \(1e-14 allowed: {why}\))")
+    assert re.fullmatch(rf"CatBoost itself +ok        (\d+) rows agree \(\1 probes\){exact}", itself), itself
+    assert re.fullmatch(r"python +ok        (\d+) rows agree \(\1 probes\)", python), python
+
+
+def test_a_cbm_verifies_itself_with_its_categories(tmp_path):
+    """verify's MODEL may be the .cbm itself: --categories names its categories, and the against-file's;
+    the Python API passes them as against_options."""
+    from treegen.verify import verify
+    _, frame, categories, cbm, _ = trained_cbm("onehot", tmp_path)
+    data = str(tmp_path / "data.csv")
+    frame.to_csv(data, index=False)
+    done = CliRunner().invoke(cli, ["verify", cbm, data, "--to", "python", "--against", cbm,
+                                    *category_options(categories)])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert [line.split()[:2] for line in lines] == [["CatBoost", "itself"], ["python", "ok"]], done.output
+    assert all(re.search(r" ok +\d+ rows agree \(400 from the data, \d+ probes\)$", line) for line in lines), lines
+    model = read_cbm(cbm, categories=categories)
+    results = verify(model, data, ["python"], against=cbm, against_options={"categories": categories})
+    assert [(r.target, r.ok) for r in results] == [("CatBoost itself", True), ("python", True)]
+
+
+def test_a_cbm_without_category_names_is_one_line_asking_for_them(tmp_path):
+    _, _, _, cbm, json_path = trained_cbm("onehot", tmp_path)
+    model = str(tmp_path / "model-given.json")
+    assert CliRunner().invoke(cli, ["import", json_path, "-o", model, "--categories", "color=red,green,blue,grün,"]
+                              ).exit_code == 0
+    asks = (f"treegen: error: {cbm}: a one-hot split on the categorical feature 'color' tests a category known only "
+            r"by its hash \(\d+\); save the model with save_model\(path, format='json', pool=training_pool\), or "
+            r"name the feature's categories \(--categories color=A,B,...\)\n")
+    for args in (["import", cbm], ["verify", model, "--to", "python", "--against", cbm]):
+        done = subprocess.run([sys.executable, "-m", "treegen", *args], capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+        assert re.fullmatch(asks, done.stderr), done.stderr
+
+
+def test_a_cbm_without_catboost_says_to_install_it_or_save_json(tmp_path):
+    """On an install without catboost (None in sys.modules makes its import fail), a .cbm is one line
+    naming the package and the JSON, which treegen reads by itself."""
+    _, _, _, cbm, _ = trained_cbm("binary", tmp_path)
+    code = "import sys; sys.modules['catboost'] = None; from treegen.cli import main; main(prog_name='treegen')"
+    done = subprocess.run([sys.executable, "-c", code, "import", cbm], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: {cbm}: reading CatBoost's binary .cbm format needs the catboost "
+                           "package: pip install catboost; or save the model as JSON, which treegen reads by "
+                           "itself: model.save_model(path, format='json')\n")
+
+
+def test_read_json_names_the_reader_of_a_cbm(tmp_path):
+    _, _, _, cbm, _ = trained_cbm("binary", tmp_path)
+    with pytest.raises(TreegenError, match="model.cbm: this is CatBoost's binary .cbm format, not its JSON: "
+                                           "read_cbm reads it$"):
+        read_json(cbm)

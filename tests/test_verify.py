@@ -134,6 +134,24 @@ def test_against_a_file_the_model_did_not_come_from_is_refused(tmp_path, model, 
     assert done.stderr == f"treegen: error: {against}: --against: {message}\n"
 
 
+def test_categories_apply_to_a_library_file_that_takes_them(tmp_path):
+    """verify's --categories names the categories of a CatBoost file, MODEL or --against's: with neither a
+    library's file it is refused, and a library that takes no categories refuses it, in one line."""
+    tennis = str(tmp_path / "tennis.json")
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3", "-o", tennis],
+                   check=True)
+    xgb = XGB_FIXTURES + "binary-3.2.0.json"
+    for model, against, message in (
+            (tennis, [], "--categories names the categories of a library's model file, given as MODEL or --against; "
+                         "MODEL is a treegen model"),
+            (xgb, ["--against", xgb], f"{xgb}: the option 'categories' does not apply to XGBoost models; it takes "
+                                      "missing, use_best_iteration")):
+        done = subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python", *against,
+                               "--categories", "x0=a,b"], capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+        assert done.stderr == f"treegen: error: {message}\n"
+
+
 def test_against_another_model_of_the_same_kind_shows_both_sides():
     """A file of the right library and kind whose trees differ disagrees (exit 1); each row shows the
     probabilities of both sides, not only two labels that may be the same."""
