@@ -3,8 +3,11 @@ bit for bit, softmax and Exponent within :data:`EXP_TOLERANCE` (CatBoost's fast 
 
 Reads the JSON that ``model.save_model(path, format="json")`` writes -- without CatBoost installed:
 the file is data, never code -- and converts a fitted ``CatBoost``, ``CatBoostClassifier`` or
-``CatBoostRegressor`` by saving it to that JSON. Tested with CatBoost 1.2 and 1.2.10, whose files
-have the same layout. CatBoost's native ``.cbm`` file is refused: save the model as JSON.
+``CatBoostRegressor`` by saving it to that JSON. CatBoost's native ``.cbm`` (``save_model(path)``'s
+default) needs CatBoost installed: its own loader parses the file (data, never code), and the model is
+converted as a fitted one is, the same model as from its JSON, bit for bit. A ``.cbm``, like a JSON
+saved without ``pool=``, knows its one-hot categories only by hash (``categories`` names them: see
+below). Tested with CatBoost 1.2 and 1.2.10, whose files have the same layout.
 
 How CatBoost predicts (sources in github.com/catboost/catboost, read at the 1.2 releases) and how the
 model says the same:
