@@ -579,7 +579,7 @@ def sql_options() -> list[click.Option]:
 @click.option("--against", type=click.Path(dir_okay=False),
               help="The file the model was imported from: its library's own predict is checked on the same "
                    "rows too (the library must be installed).")
-@categories_option(" (MODEL or --against's file)")
+@categories_option(" (MODEL or --against's file, which takes the model's own names when none are given)")
 def verify(model, data, targets, dialects, against, categories, **servers):
     """Run the generated code and check it against the model.
 

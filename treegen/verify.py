@@ -384,6 +384,10 @@ def _same_kind(model: Model, importer, path: str, options: dict) -> None:
     model's rows, or disagree everywhere. The trees are not compared: import options (the rounds
     used) may take fewer of them; a file that differs only there shows as mismatching rows."""
     from .importers import import_file
+    if "categories" in importer.options and not options.get("categories"):
+        # A file that knows its categories only by hash (a CatBoost .cbm) names them as the model does:
+        # the model holds the names it was imported with.
+        options = {**options, "categories": {f.name: f.categories for f in model.features if not f.is_numeric}}
     other = import_file(path, **options)
     if len(other.features) != len(model.features):  # worded as the libraries' own predict checks word it
         raise TreegenError(f"--against: this {importer.library} model takes {len(other.features)} features, the "
