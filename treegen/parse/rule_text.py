@@ -10,7 +10,6 @@ the same document (rule_doc.py); anything else, and every mistake, is read and r
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -22,7 +21,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from ..collector import collector_paused
 from ..describe import leaves_show_labels
-from ..errors import TreegenError, read_text
+from ..errors import TreegenError, close_names, did_you_mean, read_text
 from ..lower import lower
 from ..model import Model, Node, leaf_class, listed
 from ..modelio import FORMAT, VERSION, model_from_dict
@@ -315,9 +314,7 @@ def _meant(token, expected: list[str]) -> list[str]:
     if not word.isidentifier():
         return []
     keywords = {text[1:-1]: text for text in expected if text[0] == "'" and text[1:-1].isidentifier()}
-    # difflib misses two letters swapped in a short word ('fi' for 'if'): the same letters count too
-    close = difflib.get_close_matches(word, keywords, n=3) or [k for k in keywords if sorted(k) == sorted(word)]
-    return [keywords[k] for k in close]
+    return [keywords[k] for k in close_names(word, keywords)]
 
 
 JSON_ESCAPES = '"\\/bfnrt'
