@@ -319,7 +319,8 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
     if unknown:
         known = ", ".join(names[flat] for flat in categorical) or "none"
         raise TreegenError(f"categories given for {unknown[0]!r}, which is not a categorical feature of the model "
-                           f"(categorical features: {known})" + did_you_mean(unknown[:1], [names[f] for f in categorical]))
+                           f"(categorical features: {known})"
+                           + did_you_mean(unknown[:1], [names[flat] for flat in categorical]))
     labels = {}
     for flat, entry in categorical.items():
         user = given.get(names[flat])

@@ -313,7 +313,8 @@ def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
         by_name = {str(k): float(v) for k, v in dict(class_weight).items()}
         unknown = sorted(set(by_name) - set(classes))
         if unknown:
-            raise TreegenError(f"class_weight names unknown classes: {', '.join(unknown)}" + did_you_mean(unknown, classes))
+            raise TreegenError(f"class_weight names unknown classes: {', '.join(unknown)}"
+                               + did_you_mean(unknown, classes))
         per_class = np.array([by_name.get(c, 1.0) for c in classes])
     return weights * per_class[dataset.y]
 
