@@ -841,7 +841,7 @@ def test_a_mistake_in_a_rules_list_of_values_is_one_located_line(edit, message):
     assert_readers_agree(edited)
 
 
-@pytest.mark.parametrize("default", ['"maybe"', "42", '"no"', '   42  # spaced: the grammar reads it'])
+@pytest.mark.parametrize("default", ["42", '"no"', '   42  # spaced: the grammar reads it'])  # "maybe": no class
 def test_a_default_that_is_not_the_roots_outcome_is_refused_at_its_line(tmp_path, default):
     rules = tmp_path / "t.rules"
     model = tmp_path / "t.json"
