@@ -142,6 +142,8 @@ def test_messages_name_no_grammar_token(edit, message, line):
     ('"sunny" and humidity = "high"', '"sunny" adn humidity = "high"', "expected 'and', found 'adn'"),
     ("nodes  #", "nodez  #", "expected 'nodes', found 'nodez'"),
     ("numbers: float64", "numbers: float64 tolerence 0.5", "expected 'tolerance', found 'tolerence'"),
+    ("numbers: float64", "numbers: flaot64", "expected 'float64', found 'flaot64'"),  # a word of CAST's
+    ("numbers: float64", "numbers: Float32", "expected 'float32', found 'Float32'"),  # the same but for case
     ("missing stop; value [0.6", "missing stops; value [0.6", "expected 'stop', found 'stops'"),
     ("missing stop; value [0.6", "missing weight [0.5, 0.5]; value [0.6", "expected 'weights', found 'weight'"),
     ("rule 3: if outlook", "rule 3: when outlook", "unexpected 'when'; expected one of: 'always', 'if'"),

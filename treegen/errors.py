@@ -49,14 +49,16 @@ def read_text(path: str, what: str) -> str:
 
 
 def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The known names that ``name`` may be a misspelling of, closest first: as difflib judges them with
-    case ignored ('SPECIES' for 'species'), else those of the same letters (difflib misses two letters
-    swapped in a short word: 'fi' for 'if')."""
+    """The known names that ``name`` may be a misspelling of, closest first: those it is but for case
+    ('SPECIES' for 'species'), else those difflib finds close with case ignored, else those of the same
+    letters (difflib misses two letters swapped in a short word: 'fi' for 'if')."""
     by_folded: dict[str, list[str]] = {}
     for candidate in known:
         if candidate != name:
             by_folded.setdefault(candidate.casefold(), []).append(candidate)
     folded = name.casefold()
+    if folded in by_folded:  # the same name but for case: no other is as close
+        return by_folded[folded][:n]
     close = difflib.get_close_matches(folded, by_folded, n=n)
     if not close:
         close = [k for k in by_folded if sorted(k) == sorted(folded)]

@@ -301,7 +301,7 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
             return misspelt
         found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
         expected = sorted(_terminal_text(name) for name in err.expected)
-        meant = _meant(err.token, expected)
+        meant = _meant(err.token, err.expected)
         message = (f"expected {' or '.join(meant)}, found {found}" if meant
                    else f"unexpected {found}; expected one of: {', '.join(expected[:8])}")
         if err.token.type == "$END":  # lark places it at the last token
@@ -310,14 +310,29 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
     return "malformed rule text", err.line, err.column
 
 
-def _meant(token, expected: list[str]) -> list[str]:
-    """The keywords a word the parser refuses is a misspelling of ('if' for 'iff', 'weights' for 'weight'),
-    of those it expected there (as _terminal_text shows them: quoted); none when it is like none of them."""
+def _meant(token, expected) -> list[str]:
+    """The keywords a word the parser refuses is a misspelling of ('if' for 'iff', 'weights' for 'weight',
+    'float32' for 'flaot32'), of the terminals it expected there (by name), quoted; none when it is like none."""
     word = str(token)
     if not word.isidentifier():
         return []
-    keywords = {text[1:-1]: text for text in expected if text[0] == "'" and text[1:-1].isidentifier()}
-    return [keywords[k] for k in close_names(word, keywords)]
+    keywords = sorted({keyword for name in expected for keyword in _keywords(name)})
+    return [repr(keyword) for keyword in close_names(word, keywords)]
+
+
+_WORDS = re.compile(r"\(\?:(\w+(?:\|\w+)*)\)")  # a terminal of a few words: CAST is (?:float64|float32)
+
+
+def _keywords(name: str) -> list[str]:
+    """The words a terminal is: a keyword's one, each word of a terminal of a few; none for another."""
+    try:
+        pattern = terminals().get_terminal(name).pattern
+    except KeyError:  # $END
+        return []
+    if pattern.type == "str":
+        return [pattern.value] if pattern.value.isidentifier() else []
+    words = _WORDS.fullmatch(pattern.value)
+    return words.group(1).split("|") if words else []
 
 
 def _misspelt_keyword_before(err: UnexpectedToken) -> tuple[str, int, int] | None:
@@ -330,7 +345,7 @@ def _misspelt_keyword_before(err: UnexpectedToken) -> tuple[str, int, int] | Non
     if not (isinstance(word, Token) and word.type == "WORD") or str(word) in _features_read(state.value_stack):
         return None
     before = state.parse_conf.states[state.state_stack[-2]]  # the state in which the word was taken
-    meant = _meant(word, sorted(_terminal_text(name) for name in before if name.isupper()))
+    meant = _meant(word, [name for name in before if name.isupper()])
     if not meant:
         return None
     return f"expected {' or '.join(meant)} or a feature, found {str(word)!r}", word.line, word.column
