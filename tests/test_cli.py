@@ -472,3 +472,48 @@ def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, 
                             capture_output=True, text=True, cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
     assert not list(tmp_path.iterdir())
+
+
+# -- a misspelt name in an option or a data file: the known name it is close to ------------------------
+
+CATBOOST_COLOR = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "depthwise_nopool-1.2.json")
+IRIS_COLUMNS = "'sepal_length', 'sepal_width', 'petal_length', 'petal_width', 'species'"
+TENNIS_COLUMNS = "'outlook', 'temperature', 'humidity', 'wind', 'play'"
+
+
+@pytest.mark.parametrize("args,line", [
+    (["train", IRIS_CODES, "--target", "Specis"],
+     f"{IRIS_CODES}: unknown column 'Specis'; the columns are: {IRIS_COLUMNS}; did you mean 'species'?"),
+    (["evaluate", IRIS_CODES, "--target", "SPECIES"],
+     f"{IRIS_CODES}: unknown column 'SPECIES'; the columns are: {IRIS_COLUMNS}; did you mean 'species'?"),
+    (["train", TENNIS, "--nominal", "humidty,wnd"],  # the first named, in every run
+     f"{TENNIS}: unknown column 'humidty'; the columns are: {TENNIS_COLUMNS}; did you mean 'humidity'?"),
+    (["train", TENNIS, "--ignore", "tempreture"],
+     f"{TENNIS}: unknown column 'tempreture'; the columns are: {TENNIS_COLUMNS}; did you mean 'temperature'?"),
+    (["train", TENNIS, "--target", "nope"], f"{TENNIS}: unknown column 'nope'; the columns are: {TENNIS_COLUMNS}"),
+    (["train", TENNIS, "-a", "cart", "--class-weight", "yse=2,No=3"],
+     "--class-weight names unknown classes: No, yse; did you mean 'no' for 'No', 'yes' for 'yse'?"),
+    (["import", CATBOOST_COLOR, "--categories", "colr=A,B"],
+     f"{CATBOOST_COLOR}: categories given for 'colr', which is not a categorical feature of the model "
+     "(categorical features: color); did you mean 'color'?"),
+])
+def test_a_misspelt_name_in_an_option_says_the_name_it_is_close_to(args, line):
+    result = run(*args, ok=False)
+    assert (result.exit_code, result.stderr) == (2, f"treegen: error: {line}\n")
+
+
+HOSTILE_CSV = '"température ""max""",ciel,jouer\n20,"très ""nuageux""",oui\n30,clair,non\n25,clair,oui\n' \
+              '15,"très ""nuageux""",non\n12,clair,non\n28,"très ""nuageux""",oui\n'
+
+
+@pytest.mark.parametrize("command", [["predict"], ["verify", "--to", "python"]])
+def test_a_models_column_missing_from_the_data_says_which_column_it_may_be(tmp_path, command):
+    """A name with quotes and accents, quoted in the message as Python quotes it."""
+    data, model = tmp_path / "hostile.csv", tmp_path / "hostile.json"
+    data.write_text(HOSTILE_CSV, encoding="utf-8")
+    run("train", str(data), "-a", "cart", "-o", str(model))
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text(HOSTILE_CSV.replace("température", "temperature", 1), encoding="utf-8")
+    result = run(command[0], str(model), str(renamed), *command[1:], ok=False)
+    assert (result.exit_code, result.stderr) == (2, f"treegen: error: {renamed}:1: no column named "
+                                                    """'température "max"'; did you mean 'temperature "max"'?\n""")

@@ -142,6 +142,8 @@ def test_messages_name_no_grammar_token(edit, message, line):
     ('"sunny" and humidity = "high"', '"sunny" adn humidity = "high"', "expected 'and', found 'adn'"),
     ("nodes  #", "nodez  #", "expected 'nodes', found 'nodez'"),
     ("numbers: float64", "numbers: float64 tolerence 0.5", "expected 'tolerance', found 'tolerence'"),
+    ("numbers: float64", "numbers: flaot64", "expected 'float64', found 'flaot64'"),  # a word of CAST's
+    ("numbers: float64", "numbers: Float32", "expected 'float32', found 'Float32'"),  # the same but for case
     ("missing stop; value [0.6", "missing stops; value [0.6", "expected 'stop', found 'stops'"),
     ("missing stop; value [0.6", "missing weight [0.5, 0.5]; value [0.6", "expected 'weights', found 'weight'"),
     ("rule 3: if outlook", "rule 3: when outlook", "unexpected 'when'; expected one of: 'always', 'if'"),
@@ -841,7 +843,7 @@ def test_a_mistake_in_a_rules_list_of_values_is_one_located_line(edit, message):
     assert_readers_agree(edited)
 
 
-@pytest.mark.parametrize("default", ['"maybe"', "42", '"no"', '   42  # spaced: the grammar reads it'])
+@pytest.mark.parametrize("default", ["42", '"no"', '   42  # spaced: the grammar reads it'])  # "maybe": no class
 def test_a_default_that_is_not_the_roots_outcome_is_refused_at_its_line(tmp_path, default):
     rules = tmp_path / "t.rules"
     model = tmp_path / "t.json"
@@ -876,3 +878,120 @@ def test_codes_round_trip_and_read_numbers(codes):
     for value in (2, 2.0, "2.0", "2e0", 2.7, "2.7", "2.9999999", -0.5, "-0.0", 1e300, math.inf, "x"):
         assert again.predict({"c": value}) == model.predict({"c": value}), value
     assert model.predict({"c": "2e0"}) == "b" and model.predict({"c": 2.7}) == ("b" if codes == "truncated" else "a")
+
+
+# -- a user's typo: said at the word, with the word meant ------------------------------------------------
+
+def weather_text():
+    return emit(fit(load_dataset("examples/weather.numeric.arff"), "cart"), "rules")
+
+
+def at_the_word(text: str, typo: str, word: str) -> str:
+    """FILE:LINE:COLUMN of ``word`` in the line that holds ``typo``, as the error names it."""
+    line, line_text = next((i, l) for i, l in enumerate(text.split("\n"), 1) if typo in l)
+    return f"{line}:{line_text.index(typo) + typo.index(word) + 1}"
+
+
+@pytest.mark.parametrize("written,typo,word,message", [
+    ("node 1: leaf;", "node 1: leef;", "leef", "expected 'leaf' or a feature, found 'leef'"),
+    ("node 1: leaf;", "node 1: LEAF;", "LEAF", "expected 'leaf' or a feature, found 'LEAF'"),
+    ("target play:", "traget play:", "traget", "expected 'target' or a feature, found 'traget'"),
+])
+def test_a_misspelt_keyword_read_as_a_name_is_named_at_the_word(written, typo, word, message):
+    """Where a keyword or a name may stand, the parser takes the word for a name and refuses what follows
+    it; a word that is no feature and is close to such a keyword is the mistake."""
+    text = weather_text()
+    assert text.count(written) == 1
+    edited = text.replace(written, typo)
+    result, path = parse_command(edited)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{at_the_word(edited, typo, word)}: {message}\n")
+
+
+def test_a_feature_close_to_a_keyword_is_a_name_and_the_mistake_is_after_it():
+    text = weather_text().replace("humidity", "leafs").replace("node 1: leaf;", "node 1: leafs;")
+    result, path = parse_command(text)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{at_the_word(text, 'node 1: leafs;', ';')}: unexpected ';'; expected one of: "
+           "'+', ':', '<=', '=', '==', '>', 'else', 'in'\n")
+
+
+@pytest.mark.parametrize("written,typo,word,message", [
+    ("humidity <= 82.5 ? 3 : 6", "humidty <= 82.5 ? 3 : 6", "humidty",
+     "unknown feature 'humidty'; did you mean 'humidity'?"),
+    ('outlook in {"overcast"} ?', 'outlook in {"overcst"} ?', '"overcst"',
+     "unknown category 'overcst' of feature 'outlook'; did you mean 'overcast'?"),
+    ("rule 1: if outlook", "rule 1: if outlok", "outlok", "rule 1: unknown feature 'outlok'; did you mean 'outlook'?"),
+    ('if outlook = "overcast"', 'if outlook = "Overcast"', '"Overcast"',
+     "rule 1: unknown category 'Overcast' of feature 'outlook'; did you mean 'overcast'?"),
+    ('"overcast" then "yes"', '"overcast" then "yse"', '"yse"', "rule 1: unknown class 'yse'; did you mean 'yes'?"),
+    ('default: "yes"', 'default: "yse"', '"yse"', "unknown class 'yse'; did you mean 'yes'?"),
+    ('default: "yes"', 'default: "maybe"', '"maybe"', "unknown class 'maybe'"),
+    # laid out otherwise (two spaces): read by the grammar, said at the same place
+    ("missing) and temperature <= 66.5", "missing) and  60 < tempreature <= 66.5", "tempreature",
+     "rule 2: unknown feature 'tempreature'; did you mean 'temperature'?"),
+    ('{"sunny", "rainy"} or missing) and temperature <= 66.5', '{"sunny",  "rany"} or missing) and temperature <= 66.5',
+     '"rany"', "rule 2: unknown category 'rany' of feature 'outlook'; did you mean 'rainy'?"),
+])
+def test_an_unknown_name_is_named_at_its_column_with_the_name_meant(written, typo, word, message):
+    text = weather_text()
+    assert text.count(written) == 1
+    edited = text.replace(written, typo)
+    result, path = parse_command(edited)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{at_the_word(edited, typo, word)}: {message}\n")
+
+
+HOSTILE_RULES = r'''treegen rules, format 1
+features
+  "température \"max\"": numeric
+  ciel: nominal {"très \"nuageux\"", "clair"}
+target jouer: classes {"oui", "l'été"}
+numbers: float64
+combine: single
+
+tree 1
+rules
+  rule 1: if "température \"max\"" <= 17.5 then "l'été"
+  rule 2: if ("température \"max\"" > 17.5 or missing) and ciel = "clair" then "oui"
+  rule 3: if ("température \"max\"" > 17.5 or missing) and (ciel in {"très \"nuageux\""} or missing) then "l'été"
+  default: "oui"
+nodes
+  node 0: "température \"max\"" <= 17.5 ? 1 : 2; missing to 2; value [0.5, 0.5]; n 6.0
+  node 1: leaf; value [0.0, 1.0]; n 2.0
+  node 2: ciel in {"clair"} ? 3 : 4; missing to 4; value [0.75, 0.25]; n 4.0
+  node 3: leaf; value [1.0, 0.0]; n 3.0
+  node 4: leaf; value [0.0, 1.0]; n 1.0
+'''
+
+
+@pytest.mark.parametrize("written,typo,word,message", [
+    (r'node 0: "température \"max\""', r'node 0: "temperature \"max\""', '"',
+     """unknown feature 'temperature "max"'; did you mean 'température "max"'?"""),
+    (r'or missing) and (ciel in {"très \"nuageux\""}', r'or missing) and (ciel in {"tres \"nuageux\""}', '"tres',
+     """rule 3: unknown category 'tres "nuageux"' of feature 'ciel'; did you mean 'très "nuageux"'?"""),
+    ('<= 17.5 then "l\'été"', '<= 17.5 then "l\'ete"', '"l',
+     """rule 1: unknown class "l'ete"; did you mean "l'été"?"""),
+])
+def test_hostile_names_are_quoted_in_the_name_meant(written, typo, word, message):
+    assert parse(HOSTILE_RULES).predict({'température "max"': 20.0, "ciel": "clair"}) == "oui"  # as written: sound
+    assert HOSTILE_RULES.count(written) == 1
+    edited = HOSTILE_RULES.replace(written, typo)
+    result, path = parse_command(edited)
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {path}:{at_the_word(edited, typo, word)}: {message}\n")
+
+
+def test_an_unknown_feature_in_a_linear_leaf_is_named_at_it():
+    model = with_linear_leaves(random_model(4, regression=True, n_trees=1, max_depth=3), 1)
+    numeric = next(i for i, f in enumerate(model.features) if f.is_numeric)
+    next(n for n in model.trees[0].nodes if n.is_leaf).linear = Linear(0.5, ((numeric, 2.0),))
+    text, name = emit(model, "rules"), model.features[numeric].name
+    for rule, where in [("rule ", "rule 1: "), ("node ", "")]:  # the rule's sum, and the node's linear terms
+        line = next(line for line in text.splitlines() if line.lstrip().startswith(rule) and f"* {name}" in line)
+        typo = line.replace(f"* {name}", f"* {name}e", 1)
+        edited = text.replace(line, typo, 1)
+        result, path = parse_command(edited)
+        place = at_the_word(edited, typo, name + "e")
+        assert (result.exit_code, result.stderr) == (
+            2, f"treegen: error: {path}:{place}: {where}unknown feature '{name}e'; did you mean '{name}'?\n")

@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, read_text
+from .errors import TreegenError, did_you_mean, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import Table, check_column_names
@@ -146,9 +146,9 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     """
     target = target if target is not None else table.names[-1]
     target_values = table.column(target)
-    nominal = set(nominal)
-    ignore = set(ignore)
-    for name in nominal | ignore:
+    nominal = dict.fromkeys(nominal)  # in the order given: the first unknown one is named, in every run
+    ignore = dict.fromkeys(ignore)
+    for name in [*nominal, *ignore]:
         table.column(name)  # unknown names are an error
     feature_names = [n for n in table.names if n != target and n not in ignore]
     for name in [target, *feature_names]:
@@ -276,7 +276,9 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
               if index in used and names[index] not in table.names]
     if absent:
         named = ", ".join(repr(name) for name in absent)
-        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}", table.source, 1)
+        unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
+        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}" + did_you_mean(absent, unread),
+                           table.source, 1)
     return names
 
 

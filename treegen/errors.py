@@ -1,6 +1,9 @@
 """Errors a user can cause: each carries where it happened, and prints as one line."""
 from __future__ import annotations
 
+import difflib
+from typing import Iterable, Sequence
+
 
 class TreegenError(Exception):
     """A problem with the user's input (a file, an option, a model), not a bug in treegen.
@@ -43,3 +46,35 @@ def read_text(path: str, what: str) -> str:
     except UnicodeDecodeError as err:
         line = raw[:err.start].count(b"\n") + 1
         raise TreegenError(f"cannot read {what}: not UTF-8 text", path, line) from None
+
+
+def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known names that ``name`` may be a misspelling of, closest first: those it is but for case
+    ('SPECIES' for 'species'), else those difflib finds close with case ignored, else those of the same
+    letters (difflib misses two letters swapped in a short word: 'fi' for 'if')."""
+    by_folded: dict[str, list[str]] = {}
+    for candidate in known:
+        if candidate != name:
+            by_folded.setdefault(candidate.casefold(), []).append(candidate)
+    folded = name.casefold()
+    if folded in by_folded:  # the same name but for case: no other is as close
+        return by_folded[folded][:n]
+    close = difflib.get_close_matches(folded, by_folded, n=n)
+    if not close:
+        close = [k for k in by_folded if sorted(k) == sorted(folded)]
+    return [candidate for k in close for candidate in by_folded[k]][:n]
+
+
+def did_you_mean(names: Sequence[str], known: Iterable[str]) -> str:
+    """'; did you mean 'humidity'?' after a message about unknown ``names``, naming the known names each
+    may be a misspelling of (with the name it is for, when there are several); '' when none is close.
+    Names are quoted as Python quotes them: a quote, a newline or a stray space in one shows."""
+    known = list(known)
+    guesses = [(name, close_names(name, known)) for name in names]
+    guesses = [(name, close) for name, close in guesses if close]
+    if not guesses:
+        return ""
+    if len(names) == 1:
+        return f"; did you mean {' or '.join(map(repr, guesses[0][1]))}?"
+    return "; did you mean " + ", ".join(f"{' or '.join(map(repr, close))} for {name!r}"
+                                         for name, close in guesses) + "?"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 from .model import Feature
 
 
@@ -25,8 +25,8 @@ class Table:
     def column(self, name: str) -> list[str | None]:
         if name not in self.names:
             # quoted as the name is: a stray byte order mark or space in a header shows
-            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(map(repr, self.names))}",
-                               self.source)
+            raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(map(repr, self.names))}"
+                               + did_you_mean([name], self.names), self.source)
         return self.columns[self.names.index(name)]
 
 

@@ -70,7 +70,7 @@ from typing import Any, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
-from ..errors import TreegenError, read_text
+from ..errors import TreegenError, did_you_mean, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from . import library_meta
@@ -364,7 +364,8 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
     if unknown:
         known = ", ".join(names[flat] for flat in categorical) or "none"
         raise TreegenError(f"categories given for {unknown[0]!r}, which is not a categorical feature of the model "
-                           f"(categorical features: {known})")
+                           f"(categorical features: {known})"
+                           + did_you_mean(unknown[:1], [names[flat] for flat in categorical]))
     labels = {}
     for flat, entry in categorical.items():
         user = given.get(names[flat])

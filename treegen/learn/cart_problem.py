@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from ..data import Dataset
-from ..errors import TreegenError
+from ..errors import TreegenError, did_you_mean
 from ..model import NodeColumns, Tree
 from . import libm
 
@@ -311,9 +311,10 @@ def sample_weights(dataset: Dataset, class_weight) -> np.ndarray:
             per_class = len(dataset.y) / (np.count_nonzero(count) * count)
     else:
         by_name = {str(k): float(v) for k, v in dict(class_weight).items()}
-        unknown = set(by_name) - set(classes)
+        unknown = sorted(set(by_name) - set(classes))
         if unknown:
-            raise TreegenError(f"class_weight names unknown classes: {', '.join(sorted(unknown))}")
+            raise TreegenError(f"class_weight names unknown classes: {', '.join(unknown)}"
+                               + did_you_mean(unknown, classes))
         per_class = np.array([by_name.get(c, 1.0) for c in classes])
     return weights * per_class[dataset.y]
 

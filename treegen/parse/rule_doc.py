@@ -61,6 +61,11 @@ def nominal_feature(feature: str, categories: list, codes: str | None = None) ->
     return doc
 
 
+def is_feature(value) -> bool:
+    """Whether ``value`` is a feature's document (the target's has a kind of its own)."""
+    return isinstance(value, dict) and value.get("kind") in ("numeric", "nominal") and "name" in value
+
+
 def classification_target(target: str, classes: list) -> dict:
     return {"name": target, "kind": "classification", "classes": classes}
 

@@ -10,20 +10,19 @@ the same document (rule_doc.py); anything else, and every mistake, is read and r
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
 from functools import lru_cache
 
-from lark import Lark, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.lexer import PatternRE, TerminalDef
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..collector import collector_paused
 from ..describe import leaves_show_labels
-from ..errors import TreegenError, read_text
-from ..lower import lower
+from ..errors import TreegenError, close_names, did_you_mean, read_text
+from ..lower import SET, lower
 from ..model import Model, Node, leaf_class, listed
 from ..modelio import FORMAT, VERSION, model_from_dict
 from ..rule_words import RuleWriter
@@ -255,7 +254,7 @@ def parse(text: str, source: str = "<rules>") -> Model:
         if model is None:
             document = read_lines(text, terminals()) or _read_with_grammar(text, source)
             model = _build(document, text, source)
-            _check_rules(model, document, source)
+            _check_rules(model, document, text, source)
             _check_defaults(model, document, text, source)
     return model
 
@@ -297,9 +296,12 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
             return message, err.line, err.column + offset
         return f"unexpected character {text[err.pos_in_stream]!r}", err.line, err.column
     if isinstance(err, UnexpectedToken):
+        misspelt = _misspelt_keyword_before(err)
+        if misspelt is not None:
+            return misspelt
         found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
         expected = sorted(_terminal_text(name) for name in err.expected)
-        meant = _meant(err.token, expected)
+        meant = _meant(err.token, err.expected)
         message = (f"expected {' or '.join(meant)}, found {found}" if meant
                    else f"unexpected {found}; expected one of: {', '.join(expected[:8])}")
         if err.token.type == "$END":  # lark places it at the last token
@@ -308,16 +310,55 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
     return "malformed rule text", err.line, err.column
 
 
-def _meant(token, expected: list[str]) -> list[str]:
-    """The keywords a word the parser refuses is a misspelling of ('if' for 'iff', 'weights' for 'weight'),
-    of those it expected there (as _terminal_text shows them: quoted); none when it is like none of them."""
+def _meant(token, expected) -> list[str]:
+    """The keywords a word the parser refuses is a misspelling of ('if' for 'iff', 'weights' for 'weight',
+    'float32' for 'flaot32'), of the terminals it expected there (by name), quoted; none when it is like none."""
     word = str(token)
     if not word.isidentifier():
         return []
-    keywords = {text[1:-1]: text for text in expected if text[0] == "'" and text[1:-1].isidentifier()}
-    # difflib misses two letters swapped in a short word ('fi' for 'if'): the same letters count too
-    close = difflib.get_close_matches(word, keywords, n=3) or [k for k in keywords if sorted(k) == sorted(word)]
-    return [keywords[k] for k in close]
+    keywords = sorted({keyword for name in expected for keyword in _keywords(name)})
+    return [repr(keyword) for keyword in close_names(word, keywords)]
+
+
+_WORDS = re.compile(r"\(\?:(\w+(?:\|\w+)*)\)")  # a terminal of a few words: CAST is (?:float64|float32)
+
+
+def _keywords(name: str) -> list[str]:
+    """The words a terminal is: a keyword's one, each word of a terminal of a few; none for another."""
+    try:
+        pattern = terminals().get_terminal(name).pattern
+    except KeyError:  # $END
+        return []
+    if pattern.type == "str":
+        return [pattern.value] if pattern.value.isidentifier() else []
+    words = _WORDS.fullmatch(pattern.value)
+    return words.group(1).split("|") if words else []
+
+
+def _misspelt_keyword_before(err: UnexpectedToken) -> tuple[str, int, int] | None:
+    """Where a keyword and a name may both stand (a split or 'leaf'; a feature or 'target'), a misspelt
+    keyword is read as a name, and the parser refuses only the token after it, which no name takes. The
+    mistake is that word when it is no feature read so far and is close to one of the keywords the parser
+    took there: (message, line, column) at the word; else None."""
+    state = err.interactive_parser.parser_state if err.interactive_parser is not None else None
+    word = state.value_stack[-1] if state is not None and state.value_stack else None
+    if not (isinstance(word, Token) and word.type == "WORD") or str(word) in _features_read(state.value_stack):
+        return None
+    before = state.parse_conf.states[state.state_stack[-2]]  # the state in which the word was taken
+    meant = _meant(word, [name for name in before if name.isupper()])
+    if not meant:
+        return None
+    return f"expected {' or '.join(meant)} or a feature, found {str(word)!r}", word.line, word.column
+
+
+def _features_read(values: list) -> set[str]:
+    """The names of the features on the parser's stack of values: the features section once it is read,
+    its features so far while it is (lark holds the repetition in a Tree until the section ends)."""
+    names = set()
+    for value in values:
+        items = value.children if isinstance(value, Tree) else value if isinstance(value, list) else [value]
+        names.update(item["name"] for item in items if doc.is_feature(item))
+    return names
 
 
 JSON_ESCAPES = '"\\/bfnrt'
@@ -447,6 +488,7 @@ def meta_entry(written: str):
 
 def _build(document: dict, text: str, source: str) -> Model:
     names = {f["name"]: i for i, f in enumerate(document["features"])}
+    categories = {f["name"]: set(f["categories"]) for f in document["features"] if f["kind"] == "nominal"}
     trees = []
     for tree in document["trees"]:
         nodes = sorted(tree["nodes"], key=lambda node: node["id"])
@@ -454,13 +496,11 @@ def _build(document: dict, text: str, source: str) -> Model:
             if node["id"] != position:
                 raise TreegenError(f"node ids must count 0, 1, 2, ... (expected node {position})", source, node["line"])
             if "split" in node:
-                feature = node["split"]["feature"]
-                if feature not in names:
-                    raise TreegenError(f"unknown feature {feature!r}", source, node["line"])
-                node["split"]["feature"] = names[feature]
+                split = node["split"]
+                _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
+                split["feature"] = names[split["feature"]]
             for term in node.get("linear", {}).get("terms", []):
-                if term[0] not in names:
-                    raise TreegenError(f"unknown feature {term[0]!r}", source, node["line"])
+                _check_names(text, source, node["line"], names, categories, term[0])
                 term[0] = names[term[0]]
         _check_children_listed(nodes, tree is document["trees"][-1], source)
         tree_doc = {"output": tree["output"], "nodes": nodes}
@@ -474,6 +514,61 @@ def _build(document: dict, text: str, source: str) -> Model:
         return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
         raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
+
+
+# -- names the model does not know: said at their place, with the known names they are close to -------
+
+def _check_names(text: str, source: str, line: int, features, categories: dict[str, set], feature: str,
+                 values=(), rule: str = "") -> None:
+    """``feature`` is one of ``features`` and ``values`` (those a condition or split on it names) are
+    categories of it, if it is nominal (``categories``: each nominal feature's): else an error at the
+    name on line ``line``, preceded by ``rule`` ('rule 3: ')."""
+    if feature not in features:
+        tokens = _line_tokens(text, line)
+        raise TreegenError(f"{rule}unknown feature {feature!r}" + did_you_mean([feature], features), source, line,
+                           _name_column(tokens, feature))
+    known = categories.get(feature)
+    unknown = [value for value in values if value not in known] if known is not None else ()
+    if unknown:
+        tokens = _line_tokens(text, line)
+        raise TreegenError(f"{rule}unknown category {unknown[0]!r} of feature {feature!r}"
+                           + did_you_mean(unknown[:1], known), source, line,
+                           _string_column(tokens, unknown[0], _name_column(tokens, feature) or 0))
+
+
+def _check_label(model: Model, label, text: str, source: str, line: int, rule: str = "") -> None:
+    """A class label that a rule or a default says is one of the model's classes, else an error at it."""
+    classes = model.target.classes
+    if model.target.is_classification and isinstance(label, str) and label not in classes:
+        tokens = _line_tokens(text, line)  # the label ends the statement
+        column = tokens[-1].column if tokens and tokens[-1].type == "STRING" else None
+        raise TreegenError(f"{rule}unknown class {label!r}" + did_you_mean([label], classes), source, line, column)
+
+
+def _line_tokens(text: str, line: int) -> list[Token]:
+    """The tokens of a line of rule text (every statement is one line), to find a name's column in; none
+    if the line does not lex alone."""
+    try:
+        return list(terminals().lex(text.split("\n")[line - 1].rstrip("\r")))
+    except UnexpectedInput:
+        return []
+
+
+_AFTER_NAME = {"<=", ">", "=", "in", "is", "=="}  # what follows a feature's name in a test or a split
+
+
+def _name_column(tokens: list[Token], feature: str) -> int | None:
+    """The column of the token that names ``feature`` (before a test's operator, or after a linear term's '*')."""
+    for i, token in enumerate(tokens):
+        if token.type in ("WORD", "STRING") and doc.name(token) == feature and (
+                i + 1 < len(tokens) and tokens[i + 1] in _AFTER_NAME or i > 0 and tokens[i - 1] == "*"):
+            return token.column
+    return None
+
+
+def _string_column(tokens: list[Token], value: str, after: int) -> int | None:
+    """The column of the first quoted string ``value`` past column ``after``."""
+    return next((t.column for t in tokens if t.type == "STRING" and t.column > after and doc.string(t) == value), None)
 
 
 def _check_children_listed(nodes: list[dict], last: bool, source: str) -> None:
@@ -511,9 +606,10 @@ def _statement_lines(text: str) -> list[int]:
     return [number for number, line in enumerate(text.split("\n"), 1) if not _BLANK_LINE.fullmatch(line)]
 
 
-def _check_rules(model: Model, document: dict, source: str) -> None:
+def _check_rules(model: Model, document: dict, text: str, source: str) -> None:
     """Each written rule is the rule its tree lowers to (conditions compared as rule_doc writes them)."""
     names = [f.name for f in model.features]
+    categories = {f.name: set(f.categories) for f in model.features if not f.is_numeric}
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
@@ -521,16 +617,26 @@ def _check_rules(model: Model, document: dict, source: str) -> None:
                                 doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
             outcomes = _outcomes(model, tree.nodes[rule.node])
             if rule_doc["conditions"] != conditions or rule_doc["outcome"] not in outcomes:
-                for condition in rule_doc["conditions"]:
-                    if condition[0] not in names:
-                        raise TreegenError(f"rule {rule_doc['number']}: unknown feature {condition[0]!r}",
-                                           source, rule_doc["line"])
+                _check_names_of_rule(model, rule_doc, names, categories, text, source)
                 raise TreegenError(f"rule {rule_doc['number']} does not match the nodes section "
                                    "(the rules are derived from the nodes: edit the nodes, or export again)",
                                    source, rule_doc["line"])
         if len(written) != len(expected):
             raise TreegenError(f"the nodes section gives {len(expected)} rules, the text lists {len(written)}",
                                source, tree_doc["line"])
+
+
+def _check_names_of_rule(model: Model, rule_doc: dict, names: list[str], categories: dict[str, set], text: str,
+                         source: str) -> None:
+    """The features, categories and class a rule names are the model's, else an error at the first unknown."""
+    line, rule = rule_doc["line"], f"rule {rule_doc['number']}: "
+    for feature, kind, _, _, values, *_ in rule_doc["conditions"]:
+        _check_names(text, source, line, names, categories, feature, values if kind == SET else (), rule)
+    outcome = rule_doc["outcome"]
+    if isinstance(outcome, tuple):  # a linear leaf's sum: doc.linear_outcome
+        for _, feature in outcome[2]:
+            _check_names(text, source, line, names, categories, feature, (), rule)
+    _check_label(model, outcome, text, source, line, rule)
 
 
 def _check_defaults(model: Model, document: dict, text: str, source: str) -> None:
@@ -541,6 +647,7 @@ def _check_defaults(model: Model, document: dict, text: str, source: str) -> Non
         if tree_doc["default"] not in _outcomes(model, root if root.linear is None else Node(root.value)):
             statements = _statement_lines(text)  # the default, "nodes", then the first node's statement
             line = statements[statements.index(min(node["line"] for node in tree_doc["nodes"])) - 2]
+            _check_label(model, tree_doc["default"], text, source, line)
             raise TreegenError("the default does not match the nodes section (it is what the root, node 0, "
                                "predicts: edit the nodes, or export again)", source, line)
 
