@@ -216,13 +216,14 @@ def model_from_text(text: str, feature_names: Sequence[str] | None = None, sourc
     combine = Combine(CombineKind.SUM, init=(0.0,) * parsed.per_iteration, link=objective.link,
                       link_scale=objective.sigmoid, divisor=float(iterations) if parsed.average_output else 1.0,
                       decide=Decision.ARGMAX if target.is_classification else None)
-    details = {"trees": len(parsed.trees), "iterations": iterations, "num_tree_per_iteration": parsed.per_iteration,
+    details = {"file_version": parsed.version, "trees": len(parsed.trees), "iterations": iterations, "num_tree_per_iteration": parsed.per_iteration,
                "average_output": parsed.average_output, "trees_used": "every tree in the file", **kept_classes}
     if "boosting" in parsed.parameters:
         details["boosting"] = parsed.parameters["boosting"]
     if parsed.pandas_categorical:
         details["pandas_categorical"] = parsed.pandas_categorical
-    meta = library_meta("lightgbm", "LightGBM", parsed.version, parsed.header["objective"], details)
+    # The file names its format (v3, v4), not the LightGBM that wrote it: no library_version from a file.
+    meta = library_meta("lightgbm", "LightGBM", None, parsed.header["objective"], details)
     numeric = NumericSemantics("float64", zero_band=K_ZERO_THRESHOLD)
     return Model(features, target, trees, combine, numeric, meta)
 
