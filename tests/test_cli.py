@@ -101,6 +101,22 @@ def test_predict_writes_a_file(tmp_path):
     assert (tmp_path / "p.csv").read_text().splitlines()[1].endswith(",no")
 
 
+def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_path):
+    """A header with a name twice is one no reader takes back: the output of an earlier predict, given
+    again, is refused in one line, as is a column that --proba or --leaf would add."""
+    model, out = str(tmp_path / "m.json"), tmp_path / "p.csv"
+    run("train", TENNIS, "-a", "id3", "-o", model)
+    run("predict", model, TENNIS, "--proba", "-o", str(out))
+    for flags in ([], ["--leaf"]):
+        done = cli("predict", model, str(out), *flags)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"treegen: error: {out}: the data has a column 'prediction', which the output adds: "
+                               "rename or drop it (the output of an earlier predict?)\n")
+    (tmp_path / "q.csv").write_text(out.read_text().replace(",prediction,", ",label,"), encoding="utf-8")
+    done = cli("predict", model, str(tmp_path / "q.csv"), "--proba")
+    assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
+
+
 def test_evaluate_folds_and_held_out_file():
     out = run("evaluate", TENNIS, "-a", "id3", "--folds", "3", "--seed", "7").output
     assert "stratified 3-fold cross-validation (seed 7): 14 predictions" in out and "precision" in out

@@ -20,6 +20,11 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     classification = model.target.is_classification
     if proba and not classification:
         raise TreegenError("--proba needs a classification model")
+    added = ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []) + (["leaf"] if leaf else [])
+    repeated = [name for name in added if name in table.names]
+    if repeated:  # a header with a name twice is one no reader takes back, treegen's included
+        raise TreegenError(f"the data has a column {repeated[0]!r}, which the output adds: rename or drop it "
+                           "(the output of an earlier predict?)", table.source)
     rows: list[dict] | None = None
 
     def row(i: int) -> dict:  # only rows that a fractional route spreads need their dict
@@ -32,8 +37,7 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(list(table.names) + ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else [])
-                    + (["leaf"] if leaf else []))
+    writer.writerow(list(table.names) + added)
     inputs = zip(*[["" if value is None else value for value in column] for column in table.columns])
     for values, (label, scores), ids in zip(inputs, answers, leaves):
         writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
