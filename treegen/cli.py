@@ -140,7 +140,8 @@ def learner_options(f):
                      help="cart: fewest rows (weight) in each leaf (default 1)."),
         click.option("--min-impurity-decrease", type=click.FloatRange(min=0),
                      help="cart: split only when the weighted impurity falls by at least this (default 0)."),
-        click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation."),
+        click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation "
+                                        "(default 0: no pruning)."),
         click.option("--cv-folds", type=click.IntRange(min=2), help="cart: folds for --ccp-alpha cv (default 5)."),
         click.option("--class-weight",
                      help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),

@@ -41,8 +41,8 @@ class Option:
 
 PROBA = Option("proba", "Also emit class probabilities (sql; every python, java, javascript and c program takes --proba).",
                flag=True)
-LEAF = Option("leaf", "Also emit the ids of the leaves reached (python, java, javascript, c: the program's --leaf).",
-              flag=True)
+LEAF = Option("leaf", "Also emit the ids of the leaves reached (sql: a leaf column; python, java, javascript, c: "
+                      "the program's --leaf too).", flag=True)
 
 
 @dataclass(frozen=True)

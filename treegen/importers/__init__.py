@@ -123,7 +123,8 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
     if _is_pickle(head):
         if not trust:
             raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
-                               "is trusted, or save the model in its library's own format", path)
+                               "is trusted, or save the model in its library's own format (scikit-learn: skops.io.dump; "
+                               "XGBoost, LightGBM, CatBoost: save_model), which treegen reads as data", path)
         return from_object(_unpickle(path), feature_names=feature_names, **options)
     raise TreegenError(f"{_looks_like(head)}, not a model file treegen reads; expected "
                        + "; ".join(f"{i.library}: {i.files}" for i in IMPORTERS.values())
