@@ -627,6 +627,15 @@ def test_files_of_another_kind(tmp_path):
         from_lightgbm(lgb.LGBMClassifier())
     with pytest.raises(TreegenError, match="cannot import a Dataset from lightgbm"):
         from_lightgbm(lgb.Dataset(np.zeros((3, 2))))
+    booster = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 4},
+                        lgb.Dataset(np.arange(40.0).reshape(20, 2), np.arange(20) % 2), 2)
+    for indent in (None, 2):  # dump_model()'s JSON, as json.dump writes it: how to save the model instead
+        dump = tmp_path / "dump.json"
+        dump.write_text(json.dumps(booster.dump_model(), indent=indent))
+        done = subprocess.run([sys.executable, "-m", "treegen", "import", str(dump)], capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"treegen: error: {dump}: this is the JSON of LightGBM's Booster.dump_model(), which "
+                               "treegen does not read: save the model with booster.save_model('model.txt')\n")
 
 
 # -- size --------------------------------------------------------------------------------------------

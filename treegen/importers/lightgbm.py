@@ -119,8 +119,12 @@ WHAT_IS_READ = IMPORTERS["LightGBM"].files  # as the table of importers says it
 
 
 def recognises(path: str, head: bytes) -> bool:
-    """A LightGBM text model: its first line is ``tree`` (``GBDT::SubModelName``)."""
-    return head.startswith((b"tree\n", b"tree\r\n"))
+    """A LightGBM text model: its first line is ``tree`` (``GBDT::SubModelName``); or the JSON of
+    ``Booster.dump_model()`` (refused by :func:`read_model_file` with how to save the model instead)."""
+    return head.startswith((b"tree\n", b"tree\r\n")) or JSON_DUMP.match(head) is not None
+
+
+JSON_DUMP = re.compile(rb'\s*\{\s*"name"\s*:\s*"tree"\s*,\s*"version"\s*:')  # json.dumps(booster.dump_model())
 
 
 @collector_paused()
@@ -144,7 +148,11 @@ def read_model_file(path: str, feature_names: Sequence[str] | None = None) -> Mo
         For a file that is not a whole LightGBM model (FILE:LINE where it applies), or one that uses
         what the model cannot hold (see the module's docstring).
     """
-    return model_from_text(read_text(path, "the LightGBM model file"), feature_names, source=path)
+    text = read_text(path, "the LightGBM model file")
+    if JSON_DUMP.match(text[:256].encode()):
+        raise TreegenError("this is the JSON of LightGBM's Booster.dump_model(), which treegen does not read: save "
+                           "the model with booster.save_model('model.txt')", path)
+    return model_from_text(text, feature_names, source=path)
 
 
 @collector_paused()
