@@ -117,6 +117,19 @@ def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_pa
     assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
 
 
+def test_a_column_name_with_a_comma_is_given_quoted(tmp_path):
+    """--nominal, --ignore and --feature-names read each value as one CSV record: a name with a comma
+    in it is written quoted, as in the data's header."""
+    data = tmp_path / "comma.csv"
+    data.write_text('"income, net",b,label\n1,2,x\n3,4,y\n5,6,x\n7,8,y\n', encoding="utf-8")
+    model = json.loads(run("train", str(data), "-a", "cart", "--ignore", '"income, net"').stdout)
+    assert [f["name"] for f in model["features"]] == ["b"]
+    model = json.loads(run("train", str(data), "-a", "cart", "--nominal", 'b, "income, net"').stdout)
+    assert [f["kind"] for f in model["features"]] == ["nominal", "nominal"]
+    done = cli("train", str(data), "--ignore", "income, net")
+    assert done.returncode == 2 and "unknown column 'income'" in done.stderr
+
+
 def test_evaluate_folds_and_held_out_file():
     out = run("evaluate", TENNIS, "-a", "id3", "--folds", "3", "--seed", "7").output
     assert "stratified 3-fold cross-validation (seed 7): 14 predictions" in out and "precision" in out

@@ -1,6 +1,7 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shlex
@@ -97,8 +98,9 @@ def main():
 def data_options(f):
     for option in reversed([
         click.option("--target", "-t", help="Target column (default: the last column)."),
-        click.option("--nominal", multiple=True, help="Treat these columns as nominal (repeat or comma-separate)."),
-        click.option("--ignore", multiple=True, help="Leave these columns out (repeat or comma-separate)."),
+        click.option("--nominal", multiple=True, help="Treat these columns as nominal (repeat or comma-separate; "
+                                                       "quote a name with a comma: '\"a, b\"')."),
+        click.option("--ignore", multiple=True, help="Leave these columns out (repeat or comma-separate, as --nominal)."),
         click.option("--regression/--classification", default=None,
                      help="Force the kind of target (default: numeric target means regression for cart)."),
     ]):
@@ -206,7 +208,10 @@ def flag_names():
 
 
 def _split_names(values) -> list[str]:
-    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+    """Names given comma-separated (and options repeated): each value read as one CSV record, so that a
+    name with a comma in it is written quoted, as in the data's header ('a,"income, net"')."""
+    return [name.strip() for value in values for name in next(csv.reader([value], skipinitialspace=True), [])
+            if name.strip()]
 
 
 def learner_params(algorithm: str, options: dict) -> dict:
