@@ -80,7 +80,8 @@ from ..arithmetic import f32
 from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
-                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, code_number)
+                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
+                     code_number, is_missing)
 from . import library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
@@ -244,10 +245,12 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; None for a row XGBoost
     refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
-    A nominal value is given to XGBoost as its category code: for named categories (XGBoost 3.x's
-    pandas categories) its position, and -1 for a category XGBoost does not know (XGBoost itself
-    refuses those in a DataFrame; -1 takes the side of the categories not listed, as the model says);
-    for code categories the number it is or spells (:func:`treegen.model.code_number`), else -1.
+    The rows are given as a user gives them. A model whose file names its categories (3.1+, trained on a
+    pandas frame) takes a pandas frame whose categorical columns have the training categories: a
+    name not among them is missing there, as pandas makes it (``pd.Categorical(values, categories=...)``),
+    and XGBoost re-codes the frame against the categories it saved. A model of codes takes a matrix of
+    numbers: a category is the number it is or spells (:func:`treegen.model.code_number`), else -1
+    (no category: the side of the categories not listed).
     """
     try:
         import xgboost
@@ -263,7 +266,9 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         if booster.num_features() != len(model.features):
             raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
                                f"{len(model.features)}: give the file the model was imported from", path)
-        matrix = xgboost.DMatrix(codes[taken], missing=missing, feature_names=booster.feature_names,
+        data = _named_frame(model, rows, codes, taken, booster.feature_names) \
+            if model.meta["xgboost"].get("named_categories") else codes[taken]
+        matrix = xgboost.DMatrix(data, missing=missing, feature_names=booster.feature_names,
                                  feature_types=booster.feature_types, enable_categorical=True)
         predictions = booster.predict(matrix, iteration_range=rounds)
         if objective == "multi:softmax":  # the probabilities, computed by XGBoost as multi:softprob does
@@ -308,6 +313,29 @@ def _codes(model: Model, rows: Sequence[dict]) -> np.ndarray:
     return np.array(columns, dtype=np.float64).T.reshape(len(rows), len(model.features))
 
 
+def _named_frame(model: Model, rows: Sequence[dict], codes: np.ndarray, taken: np.ndarray, columns: list[str]):
+    """The ``taken`` rows as a pandas frame in the file's column names: numbers as in ``codes``, named
+    categorical columns of the training categories, with None for a missing value or an unknown name."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise TreegenError("running XGBoost's own predict on named categories needs pandas: pip install pandas") \
+            from None
+    info = model.meta["xgboost"]
+    named, integers = set(info["named_categories"]), set(info.get("integer_categories", ()))
+    kept = [row for row, keep in zip(rows, taken) if keep]
+    frame = {}
+    for j, (feature, column) in enumerate(zip(model.features, columns)):
+        if feature.name not in named:
+            frame[column] = codes[taken, j]
+            continue
+        kind = int if feature.name in integers else str
+        values = [None if is_missing(v) or (name := category_of(feature, v)) is None else kind(name)
+                  for v in (row.get(feature.name) for row in kept)]
+        frame[column] = pd.Categorical(values, categories=[kind(c) for c in feature.categories])
+    return pd.DataFrame(frame)
+
+
 def _code_or(value, default: float) -> float:
     """The number a code category is given as: the number it is or its text reads as, as treegen reads it."""
     number = code_number(value)
@@ -342,6 +370,8 @@ class _Conversion:
         self.feature_names, self.missing_option, self.missing_from = feature_names, missing, missing_from
         self.use_best_iteration, self.wrapper = use_best_iteration, wrapper
         self.numeric_splits: dict[tuple, Split] = {}
+        self.named: dict[int, tuple[str, ...]] = {}  # feature -> its training categories (3.1+ ``cats``)
+        self.integer_named: list[str] = []  # the named features whose categories are integers
 
     def fail(self, message: str) -> TreegenError:
         return TreegenError(message, self.source if self.form != "object" else None)
@@ -410,7 +440,7 @@ class _Conversion:
             "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
             "missing": repr(missing), "missing_from": missing_from,
             "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
-            "named_categories": named,
+            "named_categories": named, "integer_categories": self.integer_named,
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
@@ -550,7 +580,7 @@ class _Conversion:
                    names: list[str]) -> tuple[dict[int, dict[int, str]], list[str]]:
         """Each categorical feature's categories, as {code: name} in code order, and the names of the
         features whose categories are named (3.x ``cats``) rather than codes."""
-        named = self.named_categories(model_part, n_features, names)
+        named = self.named = self.named_categories(model_part, n_features, names)
         used: dict[int, set[int]] = {}
         for tree in raw_trees:
             for node, codes in tree.categories.items():
@@ -585,8 +615,11 @@ class _Conversion:
                 raise self.invalid(where, "is not an object")
             if segments[feature + 1] == segments[feature]:
                 continue
-            labels = self.category_strings(column, where, names[feature]) if "offsets" in column \
-                else self.category_numbers(column, where)
+            if "offsets" in column:
+                labels = self.category_strings(column, where, names[feature])
+            else:
+                labels = self.category_numbers(column, where)
+                self.integer_named.append(names[feature])
             if len(labels) != segments[feature + 1] - segments[feature] or len(set(labels)) != len(labels):
                 raise self.invalid(where, "does not list its categories once each")
             named[feature] = labels
@@ -763,8 +796,10 @@ class _Conversion:
         feature, default_left = raw.feature[node], raw.default_left[node] == 1
         if raw.categorical[node] == 1:
             names = categories[feature]
+            # a name not among the training categories is missing (see the module docstring); a code
+            # no split lists goes left
             return Split(feature, Op.IN, values=tuple(names[c] for c in raw.categories[node]),
-                         missing=RIGHT if default_left else LEFT, unknown=1)
+                         missing=RIGHT if default_left else LEFT, unknown=None if feature in self.named else 1)
         key = (feature, raw.condition[node], default_left)
         split = self.numeric_splits.get(key)
         if split is None:
