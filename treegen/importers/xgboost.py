@@ -23,11 +23,25 @@ How XGBoost predicts, and how the model says the same thing:
 * Categorical splits (``split_type`` 1) list the categories that go **right**; a category not listed,
   negative, ``>= 2^24`` or beyond the node's bit set goes left, NaN takes ``default_left``
   (``src/common/categorical.h`` ``Decision``). The feature becomes nominal and the split an ``in`` split
-  whose ``children[0]`` is XGBoost's right child, with ``Split.unknown`` on the side of the categories
-  not listed (left). XGBoost 3.x saves the training categories of pandas columns (``cats``): those
-  are the category names, in code order. Otherwise only codes exist, and a feature's categories are
-  the codes its splits name, written as decimal integers ("0", "3", ...): a code the trees never list
-  is an unknown category and goes left, as in XGBoost. XGBoost reads a number as a code by its
+  whose ``children[0]`` is XGBoost's right child.
+* Named categories: XGBoost 3.1+ saves the training categories of pandas columns (``cats``,
+  ``src/data/cat_container.cc``); they are the category names, in code order, and a user gives names.
+  At predict, XGBoost re-codes a frame's categorical column against them by name
+  (``src/encoder/ordinal.h`` ``Recode``, called from ``src/predictor/cpu_predictor.cc``), so a frame
+  whose category list is in another order, or a subset, predicts the same. A name not among the
+  training categories is missing -- what XGBoost predicts for a frame whose column has the training
+  categories, where pandas makes such a name NaN (``pd.Categorical(values, categories=...)``) -- and
+  so takes ``default_left`` (``Split.unknown`` is None: the missing route). A frame whose own category
+  list holds an unknown name is another matter: XGBoost 3.3+ refuses it ("Found a category not in the
+  training set"); 3.1 and 3.2 refuse it only when it sorts after every training category, and
+  otherwise silently give it the code of the first training category not below it (``SearchSorted``
+  takes ``lower_bound`` without checking it is equal; fixed by dmlc/xgboost#12193 in 3.3.0): with
+  training categories blue, green, red, violet, "purple" is red and "aaa" blue. No model reproduces
+  that; give XGBoost the training categories.
+* Codes: without ``cats`` (1.x, 2.x, 3.0, and any model trained on numbers) only codes exist, and a
+  feature's categories are the codes its splits name, written as decimal integers ("0", "3", ...): a
+  code the trees never list is an unknown category and goes left, as in XGBoost (``Split.unknown`` on
+  the side of the categories not listed). XGBoost reads a number as a code by its
   float32, truncated (``AsCat``: 2.7 is category 2, -0.0 category 0), but a float32 below zero (-0.5)
   as invalid, left (``InvalidCat``): such a feature has ``Codes.NONNEGATIVE`` (the model's cast is
   float32), so a number or a text that reads as one ("3.0", "2.7") names the category XGBoost takes,
