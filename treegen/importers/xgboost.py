@@ -280,7 +280,8 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         if booster.num_features() != len(model.features):
             raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
                                f"{len(model.features)}: give the file the model was imported from", path)
-        data = _named_frame(model, rows, codes, taken, booster.feature_names) \
+        columns = booster.feature_names or [feature.name for feature in model.features]
+        data = _named_frame(model, rows, codes, taken, columns) \
             if model.meta["xgboost"].get("named_categories") else codes[taken]
         matrix = xgboost.DMatrix(data, missing=missing, feature_names=booster.feature_names,
                                  feature_types=booster.feature_types, enable_categorical=True)
