@@ -594,7 +594,7 @@ class _Conversion:
     def categories(self, model_part: dict, raw_trees: list[_RawTree], n_features: int,
                    names: list[str]) -> tuple[dict[int, dict[int, str]], list[str]]:
         """Each categorical feature's categories, as {code: name} in code order, and the names of the
-        features whose categories are named (3.x ``cats``) rather than codes."""
+        features whose categories are named (3.1+ ``cats``) rather than codes."""
         named = self.named = self.named_categories(model_part, n_features, names)
         used: dict[int, set[int]] = {}
         for tree in raw_trees:
@@ -614,7 +614,7 @@ class _Conversion:
         return labels, [names[f] for f in sorted(named)]
 
     def named_categories(self, model_part: dict, n_features: int, names: list[str]) -> dict[int, tuple[str, ...]]:
-        """XGBoost 3.x's training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
+        """XGBoost 3.1+'s training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
         per feature, in code order, strings (UTF-8 bytes between offsets) or numbers."""
         cats = self.field(model_part, "cats", "model", dict, default={})
         encodings = self.field(cats, "enc", "model.cats", list, default=[])
