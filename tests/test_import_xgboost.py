@@ -15,7 +15,10 @@ import math
 import random
 import re
 import struct
+import subprocess
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +32,7 @@ from treegen.cli import main
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
 from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
-from treegen.model import Codes, Decision, decide
+from treegen.model import Codes, Decision, Op, decide
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"
@@ -476,16 +479,12 @@ def test_pandas_categories_saved_by_xgboost_3_are_named(tmp_path):
                 for a, b in zip(probe["x0"], probe["colour"].astype(object))]
         assert_predicts(model, rows, clf.predict(probe, output_margin=True).reshape(-1, 1).tolist(),
                         clf.predict_proba(probe)[:, 1:].tolist(), clf.predict(probe))
-        # a category XGBoost 3 refuses in a frame goes where code -1 goes: the side of the ones not listed
-        codes = np.column_stack([x0[:4], np.full(4, -1.0)])
-        margins = clf.get_booster().predict(xgb.DMatrix(codes, feature_names=["x0", "colour"],
-                                                        feature_types=["float", "c"], enable_categorical=True),
-                                            output_margin=True)
+        # a name not among the training categories is missing, as in a frame of the training categories
         unknown = [{"x0": float(v), "colour": "purple"} for v in x0[:4]]
-        assert [bits(raw) for raw in raw_margins(model, unknown)] == [bits([m]) for m in margins]
+        assert raw_margins(model, unknown) == raw_margins(model, [{**row, "colour": None} for row in unknown])
 
 
-def test_integer_pandas_categories_are_named_as_integers():
+def test_integer_pandas_categories_are_named_as_integers(tmp_path):
     rng = np.random.default_rng(19)
     sizes = [10, 20, -30, 45]
     picks = rng.integers(0, 4, size=300)
@@ -494,9 +493,119 @@ def test_integer_pandas_categories_are_named_as_integers():
                            max_cat_to_onehot=1, n_jobs=1).fit(frame, np.isin(picks, [1, 3]).astype(float))
     model = from_xgboost(clf)
     assert model.features[0].categories == ("10", "20", "-30", "45")
-    probe = pd.DataFrame({"size": pd.Categorical(sizes, categories=sizes)})
-    assert_predicts(model, [{"size": str(v)} for v in sizes], clf.predict(probe, output_margin=True).reshape(-1, 1),
+    assert model.meta["xgboost"]["integer_categories"] == ["size"]
+    given = sizes + [None, None]  # 99 and 3, unknown, are missing in a frame of the training categories
+    probe = pd.DataFrame({"size": pd.Categorical(given, categories=sizes)})
+    rows = [{"size": str(v)} for v in sizes] + [{"size": "99"}, {"size": 3.0}]
+    assert_predicts(model, rows, clf.predict(probe, output_margin=True).reshape(-1, 1),
                     clf.predict(probe).reshape(-1, 1))
+    path = str(tmp_path / "sizes.json")
+    clf.save_model(path)
+    assert oracle(path, import_file(path), rows + [{"size": None}]) == predict_rows(model, rows + [{"size": None}])
+
+
+COLOURS = ["red", "green", "blue", "violet"]
+
+
+def colour_classifier():
+    """The audit's model: the label is num > 0, flipped for red and blue; a tenth of the colours missing."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"num": rng.normal(size=500), "color": pd.Categorical(rng.choice(COLOURS, 500))})
+    frame.loc[rng.random(500) < 0.1, "color"] = None
+    y = ((frame.num > 0) ^ frame.color.isin(["red", "blue"])).astype(int)
+    return xgb.XGBClassifier(n_estimators=20, enable_categorical=True, tree_method="hist", max_depth=3,
+                             n_jobs=1).fit(frame, y), frame.color.cat.categories.tolist()
+
+
+def colour_frame(nums, colours, categories) -> pd.DataFrame:
+    """A frame as a user makes it for XGBoost: a name not among ``categories`` is missing (pandas makes it
+    NaN, and will refuse it: the frame says so itself)."""
+    known = [c if c in categories else None for c in colours]
+    return pd.DataFrame({"num": nums, "color": pd.Categorical(known, categories=categories)})
+
+
+def test_an_unknown_category_name_is_missing_as_in_a_frame_of_the_training_categories(tmp_path):
+    clf, training = colour_classifier()
+    path = str(tmp_path / "colour.json")
+    clf.save_model(path)
+    nums = np.repeat([-2.0, -0.5, 0.0, 0.3, 2.0], 9)
+    colours = np.tile(COLOURS + ["purple", "aaa", "zzz", "\u2603", None], 5).tolist()
+    rows = [{"num": float(a), "color": b} for a, b in zip(nums, colours)]
+    frame = colour_frame(nums, colours, training)
+    margins = clf.predict(frame, output_margin=True).reshape(-1, 1).tolist()
+    for model in (import_file(path), from_xgboost(clf)):
+        assert assert_predicts(model, rows, margins, clf.predict_proba(frame)[:, 1:].tolist(), clf.predict(frame))
+    # as the audit found: purple at num=-2 is label 0 in XGBoost; as code -1 (its side of the categories
+    # not listed) it would be label 1
+    purple = colour_frame([-2.0], ["purple"], training)
+    assert clf.predict(purple).tolist() == [0] and model.predict({"num": -2.0, "color": "purple"}) == "0"
+    as_code = xgb.DMatrix(np.array([[-2.0, -1.0]]), feature_names=["num", "color"], feature_types=["float", "c"],
+                          enable_categorical=True)
+    assert clf.get_booster().predict(as_code).tolist()[0] > 0.5
+    assert oracle(path, model, rows) == predict_rows(model, rows)
+
+
+def test_a_frame_with_its_categories_in_another_order_is_recoded_by_name():
+    """XGBoost 3.1+ re-codes a frame against the training categories by name: a frame listing them
+    in another order, or only some of them, predicts as the training order does -- and as the model."""
+    clf, training = colour_classifier()
+    model = from_xgboost(clf)
+    nums = np.repeat([-1.0, 0.7], 5)
+    colours = np.tile(["violet", "blue", None, "red", "green"], 2).tolist()
+    rows = [{"num": float(a), "color": b} for a, b in zip(nums, colours)]
+    expected = clf.predict_proba(colour_frame(nums, colours, training))[:, 1:].tolist()
+    for order in (training[::-1], ["violet", "red", "green", "blue"]):
+        frame = colour_frame(nums, colours, order)
+        assert clf.predict_proba(frame)[:, 1:].tolist() == expected
+        assert_predicts(model, rows, clf.predict(frame, output_margin=True).reshape(-1, 1).tolist(), expected)
+    subset = colour_frame(nums[:2], ["blue", "red"], ["red", "blue"])
+    subset_rows = ({"num": -1.0, "color": "blue"}, {"num": -1.0, "color": "red"})
+    assert clf.predict_proba(subset)[:, 1].tolist() == [model.scores(row)[1] for row in subset_rows]
+
+
+def test_a_frame_whose_own_categories_hold_an_unknown_name_is_not_the_rule():
+    """What the module docstring says of XGBoost itself: 3.3+ refuses such a frame; 3.1 and 3.2 refuse
+    it only for a name after every training category, and otherwise take the next category's code."""
+    clf, _ = colour_classifier()
+    version = tuple(int(p) for p in xgb.__version__.split(".")[:2])
+
+    def own(name):
+        return clf.predict_proba(pd.DataFrame({"num": [2.0], "color": pd.Categorical([name])}))[0, 1]
+
+    with pytest.raises(ValueError, match="Found a category not in the training set"):
+        own("zzz")
+    if version >= (3, 3):
+        with pytest.raises(ValueError, match="Found a category not in the training set"):
+            own("purple")
+    else:
+        assert own("purple") == own("red") and own("aaa") == own("blue")
+
+
+def test_verify_against_gives_xgboost_names_and_catches_unknown_names_sent_left(tmp_path):
+    """`verify --against` feeds XGBoost a frame of the training categories, as a user does, and the
+    generated Python agrees on unknown names and missing values; a model that sent unknown names to
+    the side of the categories not listed (code -1's side) is caught."""
+    clf, _ = colour_classifier()
+    native, good, bad, data = (str(tmp_path / name) for name in ("colour.json", "good.json", "bad.json", "d.csv"))
+    clf.save_model(native)
+    model = import_file(native)
+    with open(good, "w") as f:
+        f.write(modelio.dumps(model))
+    for tree in model.trees:
+        tree.nodes = [replace(node, split=replace(node.split, unknown=1))
+                      if node.split is not None and node.split.op == Op.IN else node for node in tree.nodes]
+    with open(bad, "w") as f:
+        f.write(modelio.dumps(model))
+    pd.DataFrame({"num": np.repeat([-2.0, 2.0], 4), "color": ["purple", "", "red", "aaa"] * 2}).to_csv(data,
+                                                                                                      index=False)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", good, data, "--against", native,
+                           "--to", "python"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"XGBoost itself +ok", done.stdout) and re.search(r"python +ok", done.stdout), done.stdout
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", bad, data, "--against", native],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and re.search(r"XGBoost itself +MISMATCH", done.stdout), done.stdout + done.stderr
+    assert "'color': '\u2603 unseen category'" in done.stdout  # verify's probe of an unknown name
 
 
 def test_category_names_xgboost_3_2_saves_cut_short_are_refused(tmp_path):

@@ -23,11 +23,25 @@ How XGBoost predicts, and how the model says the same thing:
 * Categorical splits (``split_type`` 1) list the categories that go **right**; a category not listed,
   negative, ``>= 2^24`` or beyond the node's bit set goes left, NaN takes ``default_left``
   (``src/common/categorical.h`` ``Decision``). The feature becomes nominal and the split an ``in`` split
-  whose ``children[0]`` is XGBoost's right child, with ``Split.unknown`` on the side of the categories
-  not listed (left). XGBoost 3.x saves the training categories of pandas columns (``cats``): those
-  are the category names, in code order. Otherwise only codes exist, and a feature's categories are
-  the codes its splits name, written as decimal integers ("0", "3", ...): a code the trees never list
-  is an unknown category and goes left, as in XGBoost. XGBoost reads a number as a code by its
+  whose ``children[0]`` is XGBoost's right child.
+* Named categories: XGBoost 3.1+ saves the training categories of pandas columns (``cats``,
+  ``src/data/cat_container.cc``); they are the category names, in code order, and a user gives names.
+  At predict, XGBoost re-codes a frame's categorical column against them by name
+  (``src/encoder/ordinal.h`` ``Recode``, called from ``src/predictor/cpu_predictor.cc``), so a frame
+  whose category list is in another order, or a subset, predicts the same. A name not among the
+  training categories is missing -- what XGBoost predicts for a frame whose column has the training
+  categories, where pandas makes such a name NaN (``pd.Categorical(values, categories=...)``) -- and
+  so takes ``default_left`` (``Split.unknown`` is None: the missing route). A frame whose own category
+  list holds an unknown name is another matter: XGBoost 3.3+ refuses it ("Found a category not in the
+  training set"); 3.1 and 3.2 refuse it only when it sorts after every training category, and
+  otherwise silently give it the code of the first training category not below it (``SearchSorted``
+  takes ``lower_bound`` without checking it is equal; fixed by dmlc/xgboost#12193 in 3.3.0): with
+  training categories blue, green, red, violet, "purple" is red and "aaa" blue. No model reproduces
+  that; give XGBoost the training categories.
+* Codes: without ``cats`` (1.x, 2.x, 3.0, and any model trained on numbers) only codes exist, and a
+  feature's categories are the codes its splits name, written as decimal integers ("0", "3", ...): a
+  code the trees never list is an unknown category and goes left, as in XGBoost (``Split.unknown`` on
+  the side of the categories not listed). XGBoost reads a number as a code by its
   float32, truncated (``AsCat``: 2.7 is category 2, -0.0 category 0), but a float32 below zero (-0.5)
   as invalid, left (``InvalidCat``): such a feature has ``Codes.NONNEGATIVE`` (the model's cast is
   float32), so a number or a text that reads as one ("3.0", "2.7") names the category XGBoost takes,
@@ -80,7 +94,8 @@ from ..arithmetic import f32
 from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
-                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, code_number)
+                     Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
+                     code_number, is_missing)
 from . import library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
@@ -244,10 +259,12 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; None for a row XGBoost
     refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
-    A nominal value is given to XGBoost as its category code: for named categories (XGBoost 3.x's
-    pandas categories) its position, and -1 for a category XGBoost does not know (XGBoost itself
-    refuses those in a DataFrame; -1 takes the side of the categories not listed, as the model says);
-    for code categories the number it is or spells (:func:`treegen.model.code_number`), else -1.
+    The rows are given as a user gives them. A model whose file names its categories (3.1+, trained on a
+    pandas frame) takes a pandas frame whose categorical columns have the training categories: a
+    name not among them is missing there, as pandas makes it (``pd.Categorical(values, categories=...)``),
+    and XGBoost re-codes the frame against the categories it saved. A model of codes takes a matrix of
+    numbers: a category is the number it is or spells (:func:`treegen.model.code_number`), else -1
+    (no category: the side of the categories not listed).
     """
     try:
         import xgboost
@@ -263,7 +280,10 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         if booster.num_features() != len(model.features):
             raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
                                f"{len(model.features)}: give the file the model was imported from", path)
-        matrix = xgboost.DMatrix(codes[taken], missing=missing, feature_names=booster.feature_names,
+        columns = booster.feature_names or [feature.name for feature in model.features]
+        data = _named_frame(model, rows, codes, taken, columns) \
+            if model.meta["xgboost"].get("named_categories") else codes[taken]
+        matrix = xgboost.DMatrix(data, missing=missing, feature_names=booster.feature_names,
                                  feature_types=booster.feature_types, enable_categorical=True)
         predictions = booster.predict(matrix, iteration_range=rounds)
         if objective == "multi:softmax":  # the probabilities, computed by XGBoost as multi:softprob does
@@ -308,6 +328,29 @@ def _codes(model: Model, rows: Sequence[dict]) -> np.ndarray:
     return np.array(columns, dtype=np.float64).T.reshape(len(rows), len(model.features))
 
 
+def _named_frame(model: Model, rows: Sequence[dict], codes: np.ndarray, taken: np.ndarray, columns: list[str]):
+    """The ``taken`` rows as a pandas frame in the file's column names: numbers as in ``codes``, named
+    categorical columns of the training categories, with None for a missing value or an unknown name."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise TreegenError("running XGBoost's own predict on named categories needs pandas: pip install pandas") \
+            from None
+    info = model.meta["xgboost"]
+    named, integers = set(info["named_categories"]), set(info.get("integer_categories", ()))
+    kept = [row for row, keep in zip(rows, taken) if keep]
+    frame = {}
+    for j, (feature, column) in enumerate(zip(model.features, columns)):
+        if feature.name not in named:
+            frame[column] = codes[taken, j]
+            continue
+        kind = int if feature.name in integers else str
+        values = [None if is_missing(v) or (name := category_of(feature, v)) is None else kind(name)
+                  for v in (row.get(feature.name) for row in kept)]
+        frame[column] = pd.Categorical(values, categories=[kind(c) for c in feature.categories])
+    return pd.DataFrame(frame)
+
+
 def _code_or(value, default: float) -> float:
     """The number a code category is given as: the number it is or its text reads as, as treegen reads it."""
     number = code_number(value)
@@ -342,6 +385,8 @@ class _Conversion:
         self.feature_names, self.missing_option, self.missing_from = feature_names, missing, missing_from
         self.use_best_iteration, self.wrapper = use_best_iteration, wrapper
         self.numeric_splits: dict[tuple, Split] = {}
+        self.named: dict[int, tuple[str, ...]] = {}  # feature -> its training categories (3.1+ ``cats``)
+        self.integer_named: list[str] = []  # the named features whose categories are integers
 
     def fail(self, message: str) -> TreegenError:
         return TreegenError(message, self.source if self.form != "object" else None)
@@ -410,7 +455,7 @@ class _Conversion:
             "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
             "missing": repr(missing), "missing_from": missing_from,
             "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
-            "named_categories": named,
+            "named_categories": named, "integer_categories": self.integer_named,
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
@@ -549,8 +594,8 @@ class _Conversion:
     def categories(self, model_part: dict, raw_trees: list[_RawTree], n_features: int,
                    names: list[str]) -> tuple[dict[int, dict[int, str]], list[str]]:
         """Each categorical feature's categories, as {code: name} in code order, and the names of the
-        features whose categories are named (3.x ``cats``) rather than codes."""
-        named = self.named_categories(model_part, n_features, names)
+        features whose categories are named (3.1+ ``cats``) rather than codes."""
+        named = self.named = self.named_categories(model_part, n_features, names)
         used: dict[int, set[int]] = {}
         for tree in raw_trees:
             for node, codes in tree.categories.items():
@@ -569,7 +614,7 @@ class _Conversion:
         return labels, [names[f] for f in sorted(named)]
 
     def named_categories(self, model_part: dict, n_features: int, names: list[str]) -> dict[int, tuple[str, ...]]:
-        """XGBoost 3.x's training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
+        """XGBoost 3.1+'s training categories (``cats``, src/data/cat_container.cc ``CatContainer::Save``):
         per feature, in code order, strings (UTF-8 bytes between offsets) or numbers."""
         cats = self.field(model_part, "cats", "model", dict, default={})
         encodings = self.field(cats, "enc", "model.cats", list, default=[])
@@ -585,8 +630,11 @@ class _Conversion:
                 raise self.invalid(where, "is not an object")
             if segments[feature + 1] == segments[feature]:
                 continue
-            labels = self.category_strings(column, where, names[feature]) if "offsets" in column \
-                else self.category_numbers(column, where)
+            if "offsets" in column:
+                labels = self.category_strings(column, where, names[feature])
+            else:
+                labels = self.category_numbers(column, where)
+                self.integer_named.append(names[feature])
             if len(labels) != segments[feature + 1] - segments[feature] or len(set(labels)) != len(labels):
                 raise self.invalid(where, "does not list its categories once each")
             named[feature] = labels
@@ -763,8 +811,10 @@ class _Conversion:
         feature, default_left = raw.feature[node], raw.default_left[node] == 1
         if raw.categorical[node] == 1:
             names = categories[feature]
+            # a name not among the training categories is missing (see the module docstring); a code
+            # no split lists goes left
             return Split(feature, Op.IN, values=tuple(names[c] for c in raw.categories[node]),
-                         missing=RIGHT if default_left else LEFT, unknown=1)
+                         missing=RIGHT if default_left else LEFT, unknown=None if feature in self.named else 1)
         key = (feature, raw.condition[node], default_left)
         split = self.numeric_splits.get(key)
         if split is None:
