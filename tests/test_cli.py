@@ -204,7 +204,8 @@ EXPORT_OPTIONS = {"--proba": [], "--leaf": [], "--class-name": ["Tennis"], "--pa
                   "--module": ["commonjs"], "--prefix": ["tennis"], "--keep": ["id"]}
 TAKES = {"python": {"--proba", "--leaf"}, "java": {"--proba", "--leaf", "--class-name", "--package"},
          "javascript": {"--proba", "--leaf", "--module"}, "c": {"--proba", "--leaf", "--prefix"},
-         "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression", "--keep"}, "rules": set(), "dot": {"--format"}}
+         "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression", "--keep"}, "rules": set(),
+         "dot": {"--format"}}
 
 
 @pytest.mark.parametrize("target", sorted(TAKES))

@@ -678,11 +678,13 @@ def test_kept_columns_that_clash_are_refused():
     model = random_model(1, names=("x0", "x1", "x2", "c0", "c1"))
     assert emit(model, "sql", dialect="sqlite", keep=" id , region,").startswith('SELECT\n  "id",\n  "region",\n  "x0"')
     refused = [({"keep": "id,X0"}, "sqlite: --keep 'X0' is the feature 'x0', in the result already"),
-               ({"keep": "Prediction"}, "sqlite: --keep 'Prediction' would be the same column as the output column 'prediction'"),
+               ({"keep": "Prediction"},
+                "sqlite: --keep 'Prediction' would be the same column as the output column 'prediction'"),
                ({"keep": "leaf", "leaf": True}, "--keep 'leaf' would be the same column as the output column 'leaf'"),
                ({"keep": "b", "proba": True}, "--keep 'b' would be the same column as the output column 'b'"),
                ({"keep": "id,ID"}, "sqlite: --keep 'ID' is named twice"),
-               ({"keep": "id", "expression": True}, "--keep names columns of the SELECT; --expression writes no SELECT"),
+               ({"keep": "id", "expression": True},
+                "--keep names columns of the SELECT; --expression writes no SELECT"),
                ({"keep": ["a\0b"]}, "a name cannot contain a NUL character"),
                ({"keep": "x" * 64, "dialect": "postgres"}, "postgres: the kept column 'xxx.*' is longer than 63 bytes")]
     for options, message in refused:
