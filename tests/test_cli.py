@@ -230,10 +230,11 @@ def tennis_model(tmp_path_factory):
 
 EXPORT_OPTIONS = {"--proba": [], "--leaf": [], "--class-name": ["Tennis"], "--package": ["org.example"],
                   "--dialect": ["sqlite"], "--table": ["rows"], "--expression": [], "--format": ["dot"],
-                  "--module": ["commonjs"], "--prefix": ["tennis"]}
+                  "--module": ["commonjs"], "--prefix": ["tennis"], "--keep": ["id"]}
 TAKES = {"python": {"--proba", "--leaf"}, "java": {"--proba", "--leaf", "--class-name", "--package"},
          "javascript": {"--proba", "--leaf", "--module"}, "c": {"--proba", "--leaf", "--prefix"},
-         "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression"}, "rules": set(), "dot": {"--format"}}
+         "sql": {"--proba", "--leaf", "--dialect", "--table", "--expression", "--keep"}, "rules": set(),
+         "dot": {"--format"}}
 
 
 @pytest.mark.parametrize("target", sorted(TAKES))

@@ -633,6 +633,66 @@ def test_expression_mode_is_the_query_inlined(engine):
         assert [p for (p,) in predicted] == [r[len(model.features)] for r in full]
 
 
+KEPT = ["customer_id", "it's", 'say "hi"', "back`tick", "a,b", "名字", "treegen_t0", "amount"]
+
+
+def kept_columns(dialect: str) -> list[str]:
+    """Hostile names the dialect can hold as columns (one starting as the SQL's internal names do)."""
+    return [name for name in KEPT if holds(DIALECTS[dialect], name)]
+
+
+def with_kept(model: Model, kept: list[str], rows: list[dict]) -> tuple[Model, list[dict]]:
+    """A model whose columns are the model's and the kept ones ("amount" numeric, the others text), to
+    load the table with, and the rows with a value (or NULL) in each kept column."""
+    extra = tuple(Feature(name, NUMERIC if name == "amount" else NOMINAL) for name in kept)
+    values = [{name: (None if n % 7 == 3 else n + 0.5 if name == "amount" else f"{name} {n}") for name in kept}
+              for n in range(len(rows))]
+    return replace(model, features=model.features + extra), [{**row, **v} for row, v in zip(rows, values)]
+
+
+def check_kept(model: Model, dialect: str, engine: str, connection: dict) -> None:
+    """With --keep the SELECT returns the kept columns first, then exactly what it returns without."""
+    kept = kept_columns(dialect)
+    table, rows = with_kept(model, kept, probe_rows(model, limit=60))
+    options = {"dialect": dialect, "proba": model.target.is_classification, "leaf": True}
+    plain = query(emit(model, "sql", **options), table, rows, engine, **connection)
+    got = query(emit(model, "sql", keep=kept, **options), table, rows, engine, **connection)
+    assert [r[len(kept):] for r in got] == plain
+    assert [list(r[:len(kept)]) for r in got] == [[row[name] for name in kept] for row in rows]
+    assert [r[len(model.features)] for r in plain] == [want for want, _ in predict_rows(model, rows)]
+
+
+def test_kept_columns_pass_through(engine):
+    """A single tree's SELECT and an ensemble's chain of derived tables, whose "treegen_tN".* carries
+    the kept columns to the end (a kept "treegen_t0" moves the internal names aside)."""
+    dialect, connection = engine
+    for model in [random_model(3), random_model(5, regression=True), boosted_model(3, "softmax")]:
+        check_kept(model, dialect, dialect, connection)
+
+
+def test_kept_columns_in_ansi_on_duckdb():
+    check_kept(boosted_model(4, "sigmoid"), "ansi", "duckdb", {})
+
+
+def test_kept_columns_that_clash_are_refused():
+    model = random_model(1, names=("x0", "x1", "x2", "c0", "c1"))
+    assert emit(model, "sql", dialect="sqlite", keep=" id , region,").startswith('SELECT\n  "id",\n  "region",\n  "x0"')
+    refused = [({"keep": "id,X0"}, "sqlite: --keep 'X0' is the feature 'x0', in the result already"),
+               ({"keep": "Prediction"},
+                "sqlite: --keep 'Prediction' would be the same column as the output column 'prediction'"),
+               ({"keep": "leaf", "leaf": True}, "--keep 'leaf' would be the same column as the output column 'leaf'"),
+               ({"keep": "b", "proba": True}, "--keep 'b' would be the same column as the output column 'b'"),
+               ({"keep": "id,ID"}, "sqlite: --keep 'ID' is named twice"),
+               ({"keep": "id", "expression": True},
+                "--keep names columns of the SELECT; --expression writes no SELECT"),
+               ({"keep": ["a\0b"]}, "a name cannot contain a NUL character"),
+               ({"keep": "x" * 64, "dialect": "postgres"}, "postgres: the kept column 'xxx.*' is longer than 63 bytes")]
+    for options, message in refused:
+        with pytest.raises(TreegenError, match=message.replace("(", "\\(")):
+            emit(model, "sql", **{"dialect": "sqlite", **options})
+    emit(model, "sql", dialect="postgres", keep="X0,Prediction,leaf")  # PostgreSQL keeps quoted names apart
+
+
 def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
     for model in [random_model(4, n_trees=2), boosted_model(4, "sigmoid"), hostile_model(4, "ansi"),
                   float32_model(boosted_model(4, "sigmoid"))]:

@@ -127,7 +127,9 @@ TARGETS = {target.name: target for target in (
     Target("sql", "one SQL SELECT (or expression) in a dialect", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),
             Option("table", "sql: the input table (default 'input')."),
-            Option("expression", "sql: only the CASE expression.", flag=True)), ".sql",
+            Option("expression", "sql: only the CASE expression.", flag=True),
+            Option("keep", "sql: input columns the SELECT passes through, comma-separated (a key to join the "
+                           "predictions back on).")), ".sql",
            runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
            runner="rule_text"),

@@ -23,7 +23,9 @@ when several class scores read it; the scores).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
 
+from ...errors import TreegenError
 from ...model import Link, Model, Precision, Tolerance
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
@@ -59,7 +61,7 @@ def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | No
 
 
 def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
-         proba: bool = False, leaf: bool = False) -> str:
+         proba: bool = False, leaf: bool = False, keep: str | Sequence[str] = ()) -> str:
     """The SQL that computes the model's prediction.
 
     Parameters
@@ -72,9 +74,15 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     proba : add one column of probability (score) per class, named after the class labels.
     leaf : add a ``leaf`` column, as :func:`treegen.model.leaf_ids` says: per tree the ids of the nodes
         where the row ended with a weight above zero, joined by ``|``; several trees joined by ``;``.
+    keep : input columns the ``SELECT`` passes through, first, so that its rows can be joined back (a
+        key): names separated by commas, or a list of names. A feature or an output column's name
+        is an error.
     """
     model, _ = computed(model, dialect)
-    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf, expression=expression)
+    kept = tuple(kept_names(keep))
+    if kept and expression:
+        raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
+    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf, expression=expression, kept=kept)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]
@@ -85,3 +93,10 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
             return outputs[0][1](sql.inline) + "\n"
         return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
     return sql.query(table, outputs)
+
+
+def kept_names(keep: str | Sequence[str]) -> list[str]:
+    """The names of ``keep``: a text is split at its commas, as the CLI's list options are."""
+    if isinstance(keep, str):
+        return [name.strip() for name in keep.split(",") if name.strip()]
+    return list(keep)

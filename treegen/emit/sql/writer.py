@@ -121,11 +121,11 @@ class TreeSql:
 class Writer:
     """The SQL pieces of one model in one dialect; each tree written by the first strategy of the
     dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass). ``with_leaf``:
-    the query has a leaf column."""
+    the query has a leaf column; ``kept``: input columns the query passes through (no feature's name)."""
 
     def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
-                 expression: bool = False):
-        self.model, self.d, self.with_leaf, self.expression = model, d, with_leaf, expression
+                 expression: bool = False, kept: tuple[str, ...] = ()):
+        self.model, self.d, self.with_leaf, self.expression, self.kept = model, d, with_leaf, expression, kept
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
@@ -134,7 +134,7 @@ class Writer:
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
                           for tree in model.trees]  # no fractional route: exactly one rule applies
         self._rules: dict[int, TreeRules] = {}
-        self.prefix = _free_prefix(model, d)
+        self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
@@ -654,7 +654,9 @@ class Writer:
                                       for name in names]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
             source = f"({step})"
-        items = self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
+        kept = [self.d.identifier(name) for name in self.kept]  # passed through every derived table's .*
+        items = kept + self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
 
@@ -684,14 +686,30 @@ def _check_names(model: Model, d: Dialect) -> None:
         if key in seen:
             raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
         seen[key] = feature.name
-        if d.name_limit and len(feature.name.encode()) > d.name_limit:
-            raise TreegenError(f"{d.name}: the feature name {feature.name!r} is longer than {d.name_limit} bytes")
+        _check_length(feature.name, "the feature name", d)
 
 
-def _free_prefix(model: Model, d: Dialect) -> str:
-    """A prefix for internal column names that no feature name starts with."""
+def _check_length(name: str, what: str, d: Dialect) -> None:
+    if d.name_limit and len(name.encode()) > d.name_limit:
+        raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} bytes")
+
+
+def _check_kept(kept: tuple[str, ...], model: Model, d: Dialect, outputs: list[str]) -> None:
+    """Refuse a kept column the result already has (a feature, an output column: the same name as the
+    engine folds it), or that the dialect cannot name."""
+    taken = {d.folded(f.name): f"is the feature {f.name!r}, in the result already" for f in model.features}
+    taken.update((d.folded(name), f"would be the same column as the output column {name!r}") for name in outputs)
+    for name in kept:
+        if d.folded(name) in taken:
+            raise TreegenError(f"{d.name}: --keep {name!r} {taken[d.folded(name)]}")
+        taken[d.folded(name)] = "is named twice"
+        _check_length(name, "the kept column", d)
+
+
+def _free_prefix(names: list[str], d: Dialect) -> str:
+    """A prefix for internal column names that no column name (a feature's, a kept one's) starts with."""
     prefix = "treegen_"
-    while any(d.folded(f.name).startswith(prefix) for f in model.features):
+    while any(d.folded(name).startswith(prefix) for name in names):
         prefix = "_" + prefix
     return prefix
 
