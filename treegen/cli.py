@@ -479,7 +479,7 @@ def predict(model, data, proba, leaf, output):
     write_text(predict_table(loaded, read_table(data), proba, leaf), output)
 
 
-@main.command()
+@main.command(short_help="Measure a learner or a model on labelled data.")
 @click.argument("data", metavar="DATA|MODEL", type=click.Path(dir_okay=False))
 @data_options
 @learner_options

@@ -87,8 +87,8 @@ class Report:
     def _unknown_text(self) -> str:
         rows = sum(t in self.unknown_classes for t in self.truth)
         n = len(self.unknown_classes)
-        return (f"{rows} row{'s' * (rows > 1)} of {n} class{'es' * (n > 1)} that the model does not know, counted as "
-                f"wrong: {', '.join(label(c) for c in self.unknown_classes)}")
+        return (f"{rows} row{'s have' if rows > 1 else ' has'} a label that the model does not know ({n} "
+                f"class{'es' * (n > 1)}: {', '.join(label(c) for c in self.unknown_classes)}), counted as wrong")
 
 
 def display_width(text: str) -> int:
