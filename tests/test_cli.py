@@ -646,3 +646,12 @@ def test_evaluate_tells_a_model_from_data_by_content_when_the_name_does_not(tmp_
     assert "leave-one-out: 14 predictions\naccuracy 78.57% (11/14)\n" in run("evaluate", str(data), "-a", "id3", "--loo").output
     assert f"{model} on {data}: 14 predictions\naccuracy 100.00% (14/14)\n" in run(
         "evaluate", str(model), "--test", str(data)).output
+
+
+@pytest.mark.parametrize("learner", [[], ["-a", "id3"]])  # a model; a learner trained on DATA
+def test_evaluate_on_a_file_without_labels_says_so(tmp_path, tennis_model, learner):
+    data = tmp_path / "unlabelled.csv"
+    data.write_text("outlook,temperature,humidity,wind,play\nsunny,hot,high,weak,\n", encoding="utf-8")
+    result = cli("evaluate", TENNIS if learner else tennis_model, *learner, "--test", str(data))
+    assert result.returncode == 2
+    assert result.stderr == f"treegen: error: {data}: no rows with a label to test on: the label column is empty\n"
