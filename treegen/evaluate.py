@@ -83,7 +83,6 @@ class Report:
             lines.append(f"{pad(name, width)} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
         return "\n".join(lines) + "\n"
 
-
     def _unknown_text(self) -> str:
         rows = sum(t in self.unknown_classes for t in self.truth)
         n = len(self.unknown_classes)
