@@ -547,3 +547,141 @@ def test_a_models_column_missing_from_the_data_says_which_column_it_may_be(tmp_p
     result = run(command[0], str(model), str(renamed), *command[1:], ok=False)
     assert (result.exit_code, result.stderr) == (2, f"treegen: error: {renamed}:1: no column named "
                                                     """'température "max"'; did you mean 'temperature "max"'?\n""")
+
+
+# -- evaluate MODEL --test FILE ------------------------------------------------------------------
+
+TENNIS_MISSING = ("outlook,temperature,humidity,wind,play\n,hot,high,strong,no\nsunny,mild,,weak,no\n"
+                  "rain,,,strong,no\n,cool,normal,,yes\nsunny,cool,normal,weak,yes\novercast,,,,yes\n"
+                  ",mild,high,weak,no\nsunny,hot,high,weak,yes\nrain,mild,,,no\n")  # the last three predicted wrong
+
+
+def accuracy_line(model, data, label_column):
+    """The accuracy line evaluate should print: `treegen predict`'s answers against the labels."""
+    lines = run("predict", model, data).output.splitlines()
+    at = lines[0].split(",").index(label_column)
+    right = sum(line.split(",")[at] == line.split(",")[-1] for line in lines[1:])
+    return f"accuracy {right / (len(lines) - 1):.2%} ({right}/{len(lines) - 1})"
+
+
+def test_evaluate_a_model_counts_what_predict_and_model_predict_answer(tmp_path):
+    # C4.5 with missing values: fractional routes spread rows down several branches
+    model, data = str(tmp_path / "tennis.json"), tmp_path / "missing.csv"
+    data.write_text(TENNIS_MISSING, encoding="utf-8")
+    run("train", TENNIS, "-o", model)
+    out = run("evaluate", model, "--test", str(data)).output
+    assert out.startswith(f"{model} on {data}: 9 predictions\n")
+    assert accuracy_line(model, str(data), "play") + "\n" in out
+    import treegen
+    from treegen.data import read_table, rows_for_model
+    loaded = treegen.load(model)
+    answers = [loaded.predict(row) for row in rows_for_model(read_table(str(data)), loaded)]
+    truth = [line.rsplit(",", 1)[1] for line in TENNIS_MISSING.splitlines()[1:]]
+    right = sum(a == t for a, t in zip(answers, truth))
+    assert f"accuracy {right / 9:.2%} ({right}/9)" in out and right == 6
+
+
+@pytest.mark.parametrize("model", ["examples/boosting/xgboost.json", "examples/boosting/lightgbm.txt"])
+def test_evaluate_an_imported_library_model_file(model):
+    out = run("evaluate", model, "--test", IRIS_CODES, "--target", "species").output
+    assert accuracy_line(model, IRIS_CODES, "species") + "\n" in out
+    assert "confusion matrix (rows: true class, columns: predicted)" in out and "precision recall" in out
+
+
+def test_evaluate_a_rule_text_model_on_an_arff_file(tmp_path):
+    model, rules = str(tmp_path / "t.json"), str(tmp_path / "t.rules")
+    run("train", TENNIS, "-a", "id3", "-o", model)
+    run("export", model, "--to", "rules", "-o", rules)
+    arff = os.path.join(EXAMPLES, "play_tennis.arff")
+    assert "accuracy 100.00% (14/14)" in run("evaluate", rules, "--test", arff).output
+
+
+def test_evaluate_a_regression_model(tmp_path):
+    weather, model = os.path.join(EXAMPLES, "weather.numeric.arff"), str(tmp_path / "temperature.json")
+    run("train", weather, "-a", "cart", "--target", "temperature", "-o", model)
+    out = run("evaluate", model, "--test", weather).output
+    lines = run("predict", model, weather).output.splitlines()
+    at = lines[0].split(",").index("temperature")
+    errors = [float(line.split(",")[at]) - float(line.split(",")[-1]) for line in lines[1:]]
+    assert f"RMSE {(sum(e * e for e in errors) / len(errors)) ** 0.5:.6g}\n" in out
+    assert f"MAE  {sum(abs(e) for e in errors) / len(errors):.6g}\n" in out and any(errors)
+
+
+def test_evaluate_a_model_counts_labels_it_does_not_know_as_wrong(tmp_path):
+    model, data = str(tmp_path / "t.json"), tmp_path / "odd.csv"
+    run("train", TENNIS, "-a", "id3", "-o", model)
+    rows = open(TENNIS, encoding="utf-8").read().splitlines()
+    rows[1], rows[2], rows[3] = rows[1][:-2] + "maybe", rows[2][:-2] + "perhaps", rows[3][:-3] + "maybe"
+    rows[4] = rows[4][:-3]  # no label: left out
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = run("evaluate", model, "--test", str(data)).output.splitlines()
+    assert out[:4] == [f"{model} on {data}: 13 predictions", "1 row without a label left out",
+                       "accuracy 76.92% (10/13)",
+                       "3 rows have a label that the model does not know (2 classes: maybe, perhaps), counted as wrong"]
+    assert out[6].split() == ["no", "yes", "maybe", "perhaps"] and out[9].split() == ["maybe", "1", "1", "0", "0"]
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], ": a model is evaluated on a labelled file: give it as --test FILE"),
+    (["--test", TENNIS, "-a", "cart"], ": --algorithm is for learning from a data file, and this is a model: "
+                                        "evaluate tests it as it is, on --test FILE"),
+    (["--test", TENNIS, "--folds", "3"], ": --folds is for learning from a data file"),
+    (["--test", TENNIS, "--loo"], ": --loo is for learning from a data file"),
+    (["--test", TENNIS, "--seed", "1"], ": --seed is for learning from a data file"),
+    (["--test", TENNIS, "--nominal", "wind"], ": --nominal is for learning from a data file"),
+    (["--test", TENNIS, "--max-depth", "2"], ": --max-depth is for learning from a data file"),
+    (["--test", TENNIS, "--target", "Play"],
+     f"{TENNIS}: unknown column 'Play'; the columns are: {TENNIS_COLUMNS}; did you mean 'play'?"),
+    (["--test", "no-such.csv"], "no-such.csv: cannot read data: No such file or directory"),
+])
+def test_evaluate_a_model_refuses_in_one_line(tennis_model, args, message):
+    result = cli("evaluate", tennis_model, *args)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert message in result.stderr, result.stderr
+
+
+def test_evaluate_a_model_without_its_target_column_says_to_name_it(tmp_path, tennis_model):
+    data = tmp_path / "renamed.csv"
+    data.write_text(open(TENNIS, encoding="utf-8").read().replace(",play\n", ",Play\n", 1), encoding="utf-8")
+    result = cli("evaluate", tennis_model, "--test", str(data))
+    assert result.returncode == 2
+    assert result.stderr == (f"treegen: error: {data}: no column named 'play' as the model's target: name the label "
+                             f"column with --target; the columns are: {TENNIS_COLUMNS[:-6]}'Play'; "
+                             "did you mean 'Play'?\n")
+
+
+def test_evaluate_a_regression_model_on_labels_that_are_not_numbers(tmp_path):
+    data = tmp_path / "t.csv"
+    data.write_text("x,y\n1,2.5\n2,3.5\n3,4\n4,5\n", encoding="utf-8")
+    model = str(tmp_path / "m.json")
+    run("train", str(data), "-a", "cart", "-o", model)
+    data.write_text("x,y\n1,2.5\n2,lots\n", encoding="utf-8")
+    result = cli("evaluate", model, "--test", str(data))
+    assert result.returncode == 2
+    assert f"{data}:3: the label 'lots' is not a number, and the model is a regression" in result.stderr
+
+
+def test_evaluate_a_pickle_says_how_to_import_it(tmp_path):
+    import pickle
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps({"not": "a model"}))
+    result = cli("evaluate", str(path), "--test", TENNIS)
+    assert result.returncode == 2 and "a pickle or joblib file" in result.stderr and "import --trust" in result.stderr
+
+
+def test_evaluate_tells_a_model_from_data_by_content_when_the_name_does_not(tmp_path, tennis_model):
+    data, model = tmp_path / "tennis.data", tmp_path / "model.txt"
+    data.write_text(open(TENNIS, encoding="utf-8").read(), encoding="utf-8")
+    model.write_text(open(tennis_model, encoding="utf-8").read(), encoding="utf-8")
+    assert "leave-one-out: 14 predictions\naccuracy 78.57% (11/14)\n" in run("evaluate", str(data), "-a", "id3", "--loo").output
+    assert f"{model} on {data}: 14 predictions\naccuracy 100.00% (14/14)\n" in run(
+        "evaluate", str(model), "--test", str(data)).output
+
+
+@pytest.mark.parametrize("learner", [[], ["-a", "id3"]])  # a model; a learner trained on DATA
+def test_evaluate_on_a_file_without_labels_says_so(tmp_path, tennis_model, learner):
+    data = tmp_path / "unlabelled.csv"
+    data.write_text("outlook,temperature,humidity,wind,play\nsunny,hot,high,weak,\n", encoding="utf-8")
+    result = cli("evaluate", TENNIS if learner else tennis_model, *learner, "--test", str(data))
+    assert result.returncode == 2
+    assert result.stderr == f"treegen: error: {data}: no rows with a label to test on: the label column is empty\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Callable
 
 import numpy as np
 
@@ -25,14 +26,7 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     if repeated:  # a header with a name twice is one no reader takes back, treegen's included
         raise TreegenError(f"the data has a column {repeated[0]!r}, which the output adds: rename or drop it "
                            "(the output of an earlier predict?)", table.source)
-    rows: list[dict] | None = None
-
-    def row(i: int) -> dict:  # only rows that a fractional route spreads need their dict
-        nonlocal rows
-        rows = rows if rows is not None else rows_for_model(table, model)
-        return rows[i]
-
-    columns = encoded_for_model(table, model)
+    columns, row = walk_inputs(table, model)
     answers = predict_columns(model, columns, row)
     leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
     out = io.StringIO()
@@ -43,6 +37,24 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
         writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
                          *([ids] if leaf else [])])
     return out.getvalue()
+
+
+def predicted_labels(model: Model, table: Table) -> list:
+    """Each row's label (classification) or value (regression), as `treegen predict` writes it."""
+    return [label for label, _ in predict_columns(model, *walk_inputs(table, model))]
+
+
+def walk_inputs(table: Table, model: Model) -> tuple[list[np.ndarray], Callable[[int], dict]]:
+    """What :func:`treegen.walk.predict_columns` takes for a table: its encoded columns, and row i as a
+    dict, made only when first asked for (only rows that a fractional route spreads need theirs)."""
+    rows: list[dict] | None = None
+
+    def row(i: int) -> dict:
+        nonlocal rows
+        rows = rows if rows is not None else rows_for_model(table, model)
+        return rows[i]
+
+    return encoded_for_model(table, model), row
 
 
 def encoded_for_model(table: Table, model: Model) -> list[np.ndarray]:

@@ -16,7 +16,7 @@ from .describe import summary
 from .errors import TreegenError
 from .importers import IMPORTERS, import_file, library_file
 from .learn import ALGORITHMS
-from .loading import load_model
+from .loading import is_model_file, load_model
 from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
 
 # The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
@@ -485,21 +485,30 @@ def predict(model, data, proba, leaf, output):
     write_text(predict_table(loaded, read_table(data), proba, leaf), output)
 
 
-@main.command()
-@click.argument("data", type=click.Path(dir_okay=False))
+@main.command(short_help="Measure a learner or a model on labelled data.")
+@click.argument("data", metavar="DATA|MODEL", type=click.Path(dir_okay=False))
 @data_options
 @learner_options
 @click.option("--folds", "-k", type=click.IntRange(min=2), help="Stratified k-fold cross-validation (default 10).")
 @click.option("--loo", is_flag=True, help="Leave-one-out cross-validation.")
-@click.option("--test", "test_file", type=click.Path(dir_okay=False), help="Train on DATA, test on this file.")
+@click.option("--test", "test_file", type=click.Path(dir_okay=False),
+              help="Train on DATA, test on this file; or test MODEL on it.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
 def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, test_file, seed, **options):
-    """Measure a learner by cross-validation or on a test file.
+    """Measure a learner by cross-validation or on a test file, or a model on a test file.
+
+    DATA (a CSV or ARFF file): a learner learns from it, and is tested by cross-validation or on --test.
+    MODEL (a treegen model, rule text, or a library's model file as `predict` takes it): its predictions
+    for the rows of --test, which are what `predict` writes, are measured against the file's labels, in
+    the column named as the model's target or by --target; labels the model does not know count as
+    wrong.
 
     Prints accuracy, the confusion matrix and per-class precision, recall and F1, or RMSE, MAE and R²
     for regression."""
     from . import evaluate as ev
     from .data import read_table
+    if is_model_file(data):
+        return evaluate_model(data, target, test_file)
     if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
         raise TreegenError("choose one of --folds, --loo and --test")
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
@@ -514,6 +523,25 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
                 flag_names():  # every fit settles its rows
             report = ev.cross_validate(dataset, algorithm, k=k, loo=loo, seed=seed, **params)
     click.echo(report.text(), nl=False)
+
+
+MODEL_EVALUATION_OPTIONS = ("data", "target", "test_file")
+
+
+def evaluate_model(path: str, target: str | None, test_file: str | None) -> None:
+    """`treegen evaluate MODEL --test FILE`: the model as it is, on the labelled rows of FILE."""
+    from .data import read_table
+    from .evaluate import test_model
+    ctx = click.get_current_context()
+    for param in ctx.command.get_params(ctx):
+        if param.name not in MODEL_EVALUATION_OPTIONS and ctx.get_parameter_source(param.name) not in (
+                None, click.core.ParameterSource.DEFAULT):
+            raise TreegenError(f"{param.opts[0]} is for learning from a data file, and this is a model: evaluate "
+                               "tests it as it is, on --test FILE", path)
+    if test_file is None:
+        raise TreegenError("a model is evaluated on a labelled file: give it as --test FILE", path)
+    model = load_model(path)
+    click.echo(test_model(model, read_table(test_file), target, name=path).text(), nl=False)
 
 
 def categories_option(which: str):

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .batch import predicted_labels
 from .data import Dataset, Table, parse_number, rows_for_model
 from .describe import label
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 from .learn import fit
-from .model import Model
+from .model import Model, Target
 from .walk import predict_rows
 
 
@@ -22,6 +23,8 @@ class Report:
     truth: list = field(default_factory=list)
     predicted: list = field(default_factory=list)
     method: str = ""
+    unknown_classes: tuple[str, ...] = ()  # true labels that the model does not know (it never predicts them)
+    unlabelled: int = 0  # test rows left out: they have no label
 
     # -- classification ---------------------------------------------------------------------
     def confusion(self) -> np.ndarray:
@@ -57,12 +60,16 @@ class Report:
 
     def text(self) -> str:
         lines = [f"{self.method}: {len(self.truth)} predictions"]
+        if self.unlabelled:
+            lines.append(f"{self.unlabelled} row{'s' * (self.unlabelled > 1)} without a label left out")
         if self.target_kind != "classification":
             m = self.regression_metrics()
             lines += [f"RMSE {m['rmse']:.6g}", f"MAE  {m['mae']:.6g}", f"R2   {m['r2']:.6g}"]
             return "\n".join(lines) + "\n"
         correct = sum(t == p for t, p in zip(self.truth, self.predicted))
         lines.append(f"accuracy {self.accuracy():.2%} ({correct}/{len(self.truth)})")
+        if self.unknown_classes:
+            lines.append(self._unknown_text())
         lines.append("")
         lines.append("confusion matrix (rows: true class, columns: predicted)")
         names = [label(c) for c in self.classes]
@@ -75,6 +82,12 @@ class Report:
         for name, (_, precision, recall, f1, support) in zip(names, self.per_class()):
             lines.append(f"{pad(name, width)} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
         return "\n".join(lines) + "\n"
+
+    def _unknown_text(self) -> str:
+        rows = sum(t in self.unknown_classes for t in self.truth)
+        n = len(self.unknown_classes)
+        return (f"{rows} row{'s have' if rows > 1 else ' has'} a label that the model does not know ({n} "
+                f"class{'es' * (n > 1)}: {', '.join(label(c) for c in self.unknown_classes)}), counted as wrong")
 
 
 def display_width(text: str) -> int:
@@ -143,16 +156,50 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
 def holdout(train: Dataset, test: Table, algorithm: str, **params) -> Report:
     """Train on one data set, predict the rows of another file (matched to the model by column name)."""
     model = fit(train, algorithm, **params)
-    truth = [v for v in test.column(train.target.name)]
-    rows = [r for r, t in zip(rows_for_model(test, model), truth) if t is not None]
-    truth = [t for t in truth if t is not None]
-    if not train.target.is_classification:
-        numbers = [parse_number(t) for t in truth]
-        if None in numbers:
-            raise TreegenError(f"target {train.target.name!r}: {truth[numbers.index(None)]!r} is not a number",
-                               test.source)
-        truth = numbers
-    classes = tuple(dict.fromkeys(list(train.target.classes) + (truth if train.target.is_classification else [])))
-    report = Report(train.target.kind, classes, method=f"held-out test set {test.source}")
-    report.truth, report.predicted = truth, [model.predict(row) for row in rows]
-    return report
+    return scored(train.target, test, test.column(train.target.name),
+                  [model.predict(row) for row in rows_for_model(test, model)], f"held-out test set {test.source}")
+
+
+def test_model(model: Model, test: Table, target: str | None = None, name: str = "the model") -> Report:
+    """How a model (learnt by treegen, or imported) predicts the labelled rows of a file, each predicted
+    as `treegen predict` predicts it. ``target``: the label column, when it is not named as the model's
+    target; ``name``: what the report calls the model (its file)."""
+    truth = label_column(model, test, target)
+    return scored(model.target, test, truth, predicted_labels(model, test), f"{name} on {test.source}")
+
+
+def label_column(model: Model, test: Table, target: str | None) -> list[str | None]:
+    """The test file's column of true labels: ``target``, else the one named as the model's target."""
+    if target is not None or model.target.name in test.names:
+        return test.column(model.target.name if target is None else target)
+    features = {feature.name for feature in model.features}
+    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features])
+    where = f"the columns are: {', '.join(map(repr, test.names))}{guess}"
+    message = f"no column named {model.target.name!r} as the model's target: name the label column with "
+    raise TreegenError(message + f"target=; {where}", test.source, command_line=message + f"--target; {where}")
+
+
+def scored(target: Target, test: Table, truth: list[str | None], predicted: list, method: str) -> Report:
+    """A report on the rows of ``test`` that have a label (``truth``, the column of labels; ``predicted``,
+    the model's answer for every row). A label that the model does not know is a class of the report
+    (the model never predicts it: counted as wrong)."""
+    labelled = [i for i, value in enumerate(truth) if value is not None]
+    if not labelled:
+        raise TreegenError("no rows with a label to test on: the label column is empty", test.source)
+    labels = [truth[i] for i in labelled]
+    if target.is_classification:
+        unknown = tuple(dict.fromkeys(value for value in labels if value not in target.classes))
+        classes = target.classes + unknown
+    else:
+        unknown, classes = (), target.classes
+        labels = [_number(value, test, i) for value, i in zip(labels, labelled)]
+    return Report(target.kind, classes, labels, [predicted[i] for i in labelled], method,
+                  unknown_classes=unknown, unlabelled=len(truth) - len(labelled))
+
+
+def _number(text: str, test: Table, row: int) -> float:
+    number = parse_number(text)
+    if number is None:
+        raise TreegenError(f"the label {text!r} is not a number, and the model is a regression", test.source,
+                           test.lines[row])
+    return number

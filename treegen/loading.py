@@ -6,7 +6,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .errors import TreegenError, read_text
-from .importers import import_file, library_file
+from .importers import file_head, import_file, library_file
 
 if TYPE_CHECKING:
     from .model import Model
@@ -34,6 +34,21 @@ def load_model(path: str, **options) -> Model:
         raise TreegenError(NEITHER, path)
     from .parse.rule_text import parse  # Lark, for rule text only
     return parse(text, path)
+
+
+def is_model_file(path: str) -> bool:
+    """Whether a file that may be data or a model is one that :func:`load_model` reads: a file named .csv
+    or .arff is data; else a library's model file or a pickle, a file named .json, or one whose text
+    begins as JSON or rule text does. A file that cannot be read is neither (its reader says why)."""
+    if path == "-" or path.lower().endswith((".csv", ".arff")):
+        return False
+    if library_file(path) is not None or path.lower().endswith(".json"):
+        return True
+    try:
+        text = file_head(path).decode("utf-8-sig", errors="replace")
+    except TreegenError:
+        return False
+    return text.lstrip()[:1] in ("{", "[") or _starts_like_rule_text(text)
 
 
 def _read(path: str) -> str:
