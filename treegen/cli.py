@@ -1,7 +1,6 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
-import csv
 import os
 import re
 import shlex
@@ -208,10 +207,8 @@ def flag_names():
 
 
 def _split_names(values) -> list[str]:
-    """Names given comma-separated (and options repeated): each value read as one CSV record, so that a
-    name with a comma in it is written quoted, as in the data's header ('a,"income, net"')."""
-    return [name.strip() for value in values for name in next(csv.reader([value], skipinitialspace=True), [])
-            if name.strip()]
+    from .table import split_names
+    return split_names(values)
 
 
 def learner_params(algorithm: str, options: dict) -> dict:

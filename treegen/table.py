@@ -1,7 +1,9 @@
 """A data file's columns as text, before any learning decisions: what the CSV and ARFF readers make."""
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from .errors import TreegenError, did_you_mean
 from .model import Feature
@@ -36,3 +38,10 @@ def check_column_names(names: list[str], source: str) -> None:
         if name in seen:
             raise TreegenError(f"column name {name!r} appears twice", source, 1)
         seen.add(name)
+
+
+def split_names(values: Iterable[str]) -> list[str]:
+    """Column names given comma-separated (an option's values, or one text): each value read as one
+    CSV record, so that a name with a comma in it is written quoted, as in a header ('a,"income, net"')."""
+    return [name.strip() for value in values for name in next(csv.reader([value], skipinitialspace=True), [])
+            if name.strip()]

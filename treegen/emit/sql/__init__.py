@@ -27,6 +27,7 @@ from typing import Sequence
 
 from ...errors import TreegenError
 from ...model import Link, Model, Precision, Tolerance
+from ...table import split_names
 from . import nested, rules, walk
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
@@ -96,7 +97,5 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
 
 
 def kept_names(keep: str | Sequence[str]) -> list[str]:
-    """The names of ``keep``: a text is split at its commas, as the CLI's list options are."""
-    if isinstance(keep, str):
-        return [name.strip() for name in keep.split(",") if name.strip()]
-    return list(keep)
+    """The names of ``keep``: a text is read as the CLI's lists of names are (:func:`treegen.table.split_names`)."""
+    return split_names([keep]) if isinstance(keep, str) else list(keep)
