@@ -129,6 +129,10 @@ BAD_FILES = {
     "bad.arff": ("@relation r\n@attribute a {x,y}\n@data\nz\n", "bad.arff:4: 'z' is not a declared value of 'a'"),
     "numeric.csv": ("a,b\n1,x\n2,y\n", "ID3 handles nominal features only and 'a' is numeric"),
     "hostile.csv": ('"""; DROP TABLE x; --",b\n1,x\n2,y\n', "ID3 handles nominal features only and '\"; DROP"),
+    "spaced.csv": ("Age (years),b\n1,x\n2,y\n", "or cart, or --nominal 'Age (years)'\n"),
+    "blank.csv": ("a,b\nx,y\n\nz,w\n", "blank.csv:3: expected 2 fields as in the header, found 1; the line is blank"),
+    "semicolon.csv": ("a;b\nx;y\n", "no feature columns besides the target 'a;b'; treegen reads comma-separated "
+                                     "values, and the header is one field with ';' in it"),
 }
 
 
@@ -327,6 +331,30 @@ def test_train_says_what_it_built_on_stderr(tmp_path):
     to_stdout = cli("train", TENNIS, "-t", "play", "-a", "id3")
     assert json.loads(to_stdout.stdout)["format"] == "treegen-model"
     assert to_stdout.stderr.startswith("treegen: trained id3 on 14 rows") and "wrote" not in to_stdout.stderr
+
+
+def test_data_not_in_utf8_says_how_to_convert_it(tmp_path):
+    path = tmp_path / "excel export.csv"
+    path.write_bytes("city,y\nS\xe3o Paulo,a\n".encode("cp1252"))
+    done = cli("train", str(path))
+    assert done.returncode == 2
+    assert done.stderr == (f"treegen: error: {path}:2: cannot read data: not UTF-8 text; convert it first, e.g. "
+                           f"iconv -f cp1252 -t utf-8 '{path}' > '{tmp_path / 'excel export-utf8.csv'}'\n")
+
+
+def test_a_pipeline_is_refused_with_the_way_to_import_its_estimator(tmp_path):
+    import skops.io
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+    pipeline = make_pipeline(StandardScaler(), DecisionTreeClassifier()).fit([[0.0], [1.0]], [0, 1])
+    path = tmp_path / "pipe.skops"
+    skops.io.dump(pipeline, path)
+    done = cli("import", str(path))
+    assert done.returncode == 2
+    assert done.stderr == ("treegen: error: cannot import a Pipeline: import its final estimator (pipeline[-1], "
+                           "saved on its own) and apply the pipeline's preprocessing to the data before treegen "
+                           "reads it\n")
 
 
 def test_help_lines_are_whole_and_every_option_says_what_it_does():

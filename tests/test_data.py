@@ -64,6 +64,10 @@ def test_utf8_chinese_data():
 
 @pytest.mark.parametrize("text,message,line", [
     ("a,b\n1,2\n3\n", "expected 2 fields as in the header, found 1", 3),
+    ("a,b\n1,2\n\n3,4\n", "expected 2 fields as in the header, found 1; the line is blank", 3),
+    ('a,b\n1,2\n""\n', "expected 2 fields as in the header, found 1", 3),  # one empty field: not blank
+    ("a;b\n1;2\n\"3;4\",5\n", "expected 1 fields as in the header, found 2; treegen reads comma-separated "
+                               "values, and the header is one field with ';' in it", 3),
     ("", "empty file", 1),
     ("a,a\n1,2\n", "appears twice", 1),
     ('a,b\n"1,2\n', "a quoted field is not closed", 2),
@@ -73,6 +77,7 @@ def test_malformed_csv(text, message, line):
     with pytest.raises(TreegenError) as err:
         parse_csv(text, "bad.csv")
     assert message in err.value.message and err.value.file == "bad.csv"
+    assert ("; " in message) == ("; " in err.value.message)  # a hint where it applies, and only there
     if line is not None:
         assert err.value.line == line
 
@@ -205,7 +210,32 @@ def test_non_utf8_file_names_its_line(tmp_path):
     path.write_bytes("a,b\n1,x\n2,caf\xe9\n".encode("latin-1"))
     with pytest.raises(TreegenError) as err:
         read_table(str(path))
-    assert "not UTF-8" in err.value.message and err.value.line == 3
+    assert err.value.message == ("cannot read data: not UTF-8 text; convert it first, e.g. "
+                                 f"iconv -f cp1252 -t utf-8 {path} > {tmp_path / 'latin1-utf8.csv'}")
+    assert err.value.line == 3
+
+
+def test_semicolons_in_a_one_column_header_say_that_treegen_reads_commas():
+    with pytest.raises(TreegenError) as err:
+        to_dataset(parse_csv("a;b\n1;2\n", "semi.csv"))
+    assert str(err.value) == ("semi.csv: no feature columns besides the target 'a;b'; treegen reads "
+                              "comma-separated values, and the header is one field with ';' in it")
+    assert parse_csv("a;b\n1;2\n").columns == [["1;2"]]  # still one column: the syntax is the same
+
+
+def test_a_model_fitted_on_arrays_says_how_to_name_its_features():
+    from treegen.data import rows_for_model
+    from treegen.learn import fit
+    model = fit(to_dataset(parse_csv("x0,x1,y\n1,2,a\n2,1,b\n")), "cart")
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("width,height\n1,2\n"), model)
+    assert err.value.message == "no column named 'x0'"  # treegen's own: named from its CSV, nothing to import
+    model.meta["library"] = "sklearn"
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("width,height\n1,2\n"), model)
+    assert err.value.message == ("no column named 'x0'; the model was fitted on arrays, without column names: "
+                                 "import it again with treegen import --feature-names NAME,... (the columns' "
+                                 "names in the order it was fitted on)")
 
 
 # -- one CSV syntax: data.py and the generated programs read the same bytes the same way ------------
@@ -289,7 +319,8 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("a row too long", "line 2: expected 2 fields as in the header, found 3"),
                        ("line breaks inside quotes, then a row too long",
                         "line 6: expected 2 fields as in the header, found 3"),
-                       ("a blank line in two columns", "line 3: expected 2 fields as in the header, found 1"),
+                       ("a blank line in two columns",
+                        "line 3: expected 2 fields as in the header, found 1; the line is blank"),
                        ("text after a closing quote", "line 3: text after a closing quote"),
                        ("a quoted field not closed", "line 3: a quoted field is not closed"),
                        ("a name twice", "line 1: column name 'num' appears twice"),
@@ -343,9 +374,9 @@ def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
         got = program_reads(target, source, raw, tmp_path)
         if what in escaped:  # Python's repr keeps the characters, the programs ASCII-escape them
             assert got == f"line 2: column 'num': {escaped[what]} is not a number", (what, got)
-        else:  # treegen says more than the programs do of a column missing: which column it may be
+        else:  # treegen says more than the programs do, after a '; ': which column a missing one may be, ...
             expected = read_as_treegen_predicts(model, raw, tmp_path)
-            assert got == (expected.split("; did you mean ")[0] if isinstance(expected, str) else expected), what
+            assert got == (expected.split("; ")[0] if isinstance(expected, str) else expected), what
 
 
 def test_training_reads_the_same_syntax():

@@ -104,16 +104,27 @@ def _parse_csv(text: str, source: str) -> Table:
         row = _record(reader, source)
         if row is None:
             break
+        blank = not row
+        row = row or [""]  # a blank line is one empty field, as RFC 4180 reads it
         if len(row) != len(names):
-            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}", source, start)
+            why = "; the line is blank" if blank else semicolon_hint(names)
+            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}{why}", source, start)
         lines.append(start)
         for column, text in zip(columns, row):
             column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
     return Table(source, names, columns, lines, {})
 
 
+def semicolon_hint(names: Sequence[str]) -> str:
+    """Why a header of one field holding ';' went wrong: a spreadsheet in a language whose decimal
+    point is a comma saves CSV with semicolons. '' for any other header."""
+    if len(names) == 1 and ";" in names[0]:
+        return "; treegen reads comma-separated values, and the header is one field with ';' in it"
+    return ""
+
+
 def _record(reader, source: str) -> list[str] | None:
-    """The next CSV record (a blank line is one empty field, as RFC 4180 reads it), or None at the end."""
+    """The next CSV record ([] for a blank line), or None at the end."""
     start = reader.line_num + 1
     try:
         row = next(reader, None)
@@ -121,7 +132,7 @@ def _record(reader, source: str) -> list[str] | None:
         what = ("a quoted field is not closed" if "end of data" in str(err)
                 else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
         raise TreegenError(what, source, start) from None
-    return [""] if row == [] else row
+    return row
 
 
 def parse_number(text: str) -> float | None:
@@ -168,7 +179,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not keep:
         raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
     if not feature_names:
-        raise TreegenError("no feature columns besides the target " + repr(target), table.source)
+        raise TreegenError("no feature columns besides the target " + repr(target) + semicolon_hint(table.names),
+                           table.source)
 
     features, columns, all_columns = [], [], []
     dropped = not regression and len(keep) < len(table)
@@ -277,9 +289,18 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
     if absent:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
-        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}" + did_you_mean(absent, unread),
-                           table.source, 1)
+        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
+                           + (did_you_mean(absent, unread) or _unnamed_hint(model)), table.source, 1)
     return names
+
+
+def _unnamed_hint(model: Model) -> str:
+    """How to name the features of an imported model fitted on arrays, which calls them x0, x1, ..."""
+    names = [feature.name for feature in model.features]
+    if "library" not in model.meta or names != [f"x{i}" for i in range(len(names))]:
+        return ""
+    return ("; the model was fitted on arrays, without column names: import it again with "
+            "treegen import --feature-names NAME,... (the columns' names in the order it was fitted on)")
 
 
 def load_dataset(path: str, **options) -> Dataset:
