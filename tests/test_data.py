@@ -29,8 +29,10 @@ def test_forced_nominal_default_target_and_regression_inference():
 
 
 def test_rows_with_missing_target_are_left_out():
-    ds = to_dataset(parse_csv("x,y\n1,a\n2,\n3,b\n"))
-    assert len(ds) == 2
+    ds = to_dataset(parse_csv("x,y\n1,a\n2,\n3,b\n4,?\n"))
+    assert len(ds) == 2 and ds.left_out == 2
+    regression = to_dataset(parse_csv("x,y\n1,1\n2,nan\n3,2\n"))
+    assert len(regression) == 2 and regression.left_out == 1
 
 
 def test_arff_declared_order_quotes_comments_and_missing():

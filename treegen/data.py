@@ -43,6 +43,7 @@ class Dataset:
     # attributes take part, where thresholds move); empty when no row was left out.
     all_columns: list[np.ndarray] = field(default_factory=list)
     dates: dict[str, str] = field(default_factory=dict)  # feature read from an ARFF date -> its format
+    left_out: int = 0  # rows of the file left out for a missing target
 
     def __len__(self) -> int:
         return len(self.y)
@@ -206,7 +207,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         y = np.array([code[v] for v in labels], dtype=np.int64)
     weights = np.ones(len(keep)) if table.weights is None else np.array([table.weights[i] for i in keep])
     dates = {name: table.dates[name] for name in feature_names if name in table.dates}
-    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates)
+    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates, left_out=len(table) - len(keep))
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
