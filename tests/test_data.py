@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from treegen.arff import java_double, parse_arff, unescape
-from treegen.data import load_dataset, parse_csv, read_table, to_dataset
+from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
 
@@ -33,6 +33,25 @@ def test_rows_with_missing_target_are_left_out():
     assert len(ds) == 2 and ds.left_out == 2
     regression = to_dataset(parse_csv("x,y\n1,1\n2,nan\n3,2\n"))
     assert len(regression) == 2 and regression.left_out == 1
+
+
+def test_training_warnings_name_a_column_of_numbers_read_as_categories_and_a_class_per_value():
+    rows = "".join(f"{i},{i % 5 + 1},{i % 2},{i / 4}\n" for i in range(100))
+    table = parse_csv("x,label,flag,value\n" + rows.replace("\n7,", "\nNULL,", 1) + "#N/A,1,0,0.0\n", "d.csv")
+    null = ("d.csv:9: column 'x' is read as categories: 2 of its 101 values are not numbers, the first 'NULL'; "
+            "an empty field, '?' or 'NA' is missing, and --nominal x keeps the column as categories")
+    assert training_warnings(table, to_dataset(table, target="label", regression=False), (), "c45") == [null]
+    assert training_warnings(table, to_dataset(table, target="flag", regression=False), (), "c45") == [null]
+    as_classes = to_dataset(table, target="value", regression=False)
+    assert training_warnings(table, as_classes, (), "id3") == [null, (
+        "target 'value' is numeric with 100 distinct values: id3 learns them as 100 classes; for a regression "
+        "tree use --algorithm cart (--nominal value keeps them as classes)")]
+    deliberate = to_dataset(table, target="value", nominal=["x", "value"])
+    assert training_warnings(table, deliberate, ["x", "value"], "c45") == []
+    empty = parse_csv("x,label\n" + "".join(f"{i},{i % 2}\n" for i in range(40)) + ",1\n")  # missing: no warning
+    assert training_warnings(empty, to_dataset(empty, regression=False), (), "c45") == []
+    words = parse_csv("x,label\nlow,a\nhigh,b\n3,a\n")  # mostly words: categories, as meant
+    assert training_warnings(words, to_dataset(words), (), "c45") == []
 
 
 def test_arff_declared_order_quotes_comments_and_missing():

@@ -14,12 +14,14 @@ import csv
 import io
 import math
 import re
+import shlex
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, did_you_mean, read_text
+from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import Table, check_column_names
@@ -306,3 +308,46 @@ def _unnamed_hint(model: Model) -> str:
 
 def load_dataset(path: str, **options) -> Dataset:
     return to_dataset(read_table(path), **options)
+
+
+# -- what a user may not have meant ---------------------------------------------------------------
+
+def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], learner: str) -> list[str]:
+    """What reading the table into the data set decided that its user may not have meant, one line each
+    (with the file and line where there is one); none for a column or target that --nominal names."""
+    nominal = set(nominal)
+    names = [f.name for f in dataset.features if not f.is_numeric]
+    if dataset.target.is_classification:
+        names.append(dataset.target.name)
+    warnings = [_numbers_read_as_categories(table, name) for name in names
+                if name not in nominal and name not in table.declared]
+    if dataset.target.name not in nominal and dataset.target.name not in table.declared:
+        warnings.append(_class_per_value(dataset, learner))
+    return [w for w in warnings if w]
+
+
+def _numbers_read_as_categories(table: Table, name: str) -> str | None:
+    """A column of numbers but for a few texts (NULL, #N/A, -) that made it a column of categories."""
+    counts = Counter(v for v in table.column(name) if v is not None)
+    texts = {v for v in counts if parse_number(v) is None}
+    count, present = sum(counts[v] for v in texts), sum(counts.values())
+    if not texts or 2 * count >= present:
+        return None
+    row = next(i for i, v in enumerate(table.column(name)) if v in texts)
+    first = table.column(name)[row]
+    are = "is not a number" if count == 1 else "are not numbers"
+    return located(f"column {name!r} is read as categories: {count} of its {present} values {are}, the first "
+                   f"{first!r}; an empty field, '?' or 'NA' is missing, and --nominal {shlex.quote(name)} keeps "
+                   "the column as categories", table.source, table.lines[row])
+
+
+def _class_per_value(dataset: Dataset, learner: str) -> str | None:
+    """A numeric target learnt as classes, one per value, when its values are too many to be labels: more
+    than ten (a 0/1 or 1..5 label is a label) and more than the square root of the number of rows."""
+    classes = dataset.target.classes
+    if len(classes) <= 10 or len(classes) ** 2 <= len(dataset) or any(parse_number(c) is None for c in classes):
+        return None
+    name = dataset.target.name
+    return (f"target {name!r} is numeric with {len(classes)} distinct values: {learner} learns them as "
+            f"{len(classes)} classes; for a regression tree use --algorithm cart "
+            f"(--nominal {shlex.quote(name)} keeps them as classes)")
