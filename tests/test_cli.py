@@ -158,6 +158,10 @@ BAD_FILES = {
     "bad.arff": ("@relation r\n@attribute a {x,y}\n@data\nz\n", "bad.arff:4: 'z' is not a declared value of 'a'"),
     "numeric.csv": ("a,b\n1,x\n2,y\n", "ID3 handles nominal features only and 'a' is numeric"),
     "hostile.csv": ('"""; DROP TABLE x; --",b\n1,x\n2,y\n', "ID3 handles nominal features only and '\"; DROP"),
+    "spaced.csv": ("Age (years),b\n1,x\n2,y\n", "or cart, or --nominal 'Age (years)'\n"),
+    "blank.csv": ("a,b\nx,y\n\nz,w\n", "blank.csv:3: expected 2 fields as in the header, found 1; the line is blank"),
+    "semicolon.csv": ("a;b\nx;y\n", "no feature columns besides the target 'a;b'; treegen reads comma-separated "
+                                     "values, and the header is one field with ';' in it"),
 }
 
 
@@ -357,6 +361,54 @@ def test_train_says_what_it_built_on_stderr(tmp_path):
     to_stdout = cli("train", TENNIS, "-t", "play", "-a", "id3")
     assert json.loads(to_stdout.stdout)["format"] == "treegen-model"
     assert to_stdout.stderr.startswith("treegen: trained id3 on 14 rows") and "wrote" not in to_stdout.stderr
+
+
+def test_train_warns_of_what_reading_the_data_decided(tmp_path):
+    """A NULL among numbers, a numeric target learnt as a class per value, rows without a target: each
+    said on stderr as training goes on; --nominal silences what it names, and evaluate says none of it."""
+    path, model = tmp_path / "income.csv", str(tmp_path / "m.json")
+    rows = [f"{'NULL' if i == 30 else 1000 * i},{i / 2},{'' if i in (5, 25) else 'lo' if i < 20 else 'hi'}"
+            for i in range(40)]
+    path.write_text("income,score,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    null = (f"treegen: warning: {path}:32: column 'income' is read as categories: 1 of its 40 values is not a "
+            "number, the first 'NULL'; an empty field, '?' or 'NA' is missing, and --nominal income keeps the "
+            "column as categories\n")
+    trained = (f"treegen: trained c45 on 38 rows (2 without a value for 'label' left out): 3 nodes, 2 leaves, "
+               f"depth 1, training accuracy 100.00% (38/38); wrote {model}\n")
+    assert cli("train", str(path), "-o", model).stderr == null + trained
+    assert cli("train", str(path), "--nominal", "income", "-o", model).stderr == trained
+    assert cli("train", str(path), "-t", "score", "--ignore", "label", "-o", model).stderr == null + (
+        "treegen: warning: target 'score' is numeric with 40 distinct values: c45 learns them as 40 classes; "
+        "for a regression tree use --algorithm cart (--nominal score keeps them as classes)\n"
+        f"treegen: trained c45 on 40 rows: 1 nodes, 1 leaves, depth 0, training accuracy 2.50% (1/40); wrote {model}\n")
+    assert cli("train", str(path), "-t", "score", "-a", "cart", "-o", model).stderr == null + (
+        f"treegen: trained cart on 40 rows: 79 nodes, 40 leaves, depth 6, training RMSE 0; wrote {model}\n")
+    evaluated = cli("evaluate", str(path))
+    assert evaluated.returncode == 0 and evaluated.stderr == ""
+
+
+def test_data_not_in_utf8_says_how_to_convert_it(tmp_path):
+    path = tmp_path / "excel export.csv"
+    path.write_bytes("city,y\nS\xe3o Paulo,a\n".encode("cp1252"))
+    done = cli("train", str(path))
+    assert done.returncode == 2
+    assert done.stderr == (f"treegen: error: {path}:2: cannot read data: not UTF-8 text; convert it first, e.g. "
+                           f"iconv -f cp1252 -t utf-8 '{path}' > '{tmp_path / 'excel export-utf8.csv'}'\n")
+
+
+def test_a_pipeline_is_refused_with_the_way_to_import_its_estimator(tmp_path):
+    import skops.io
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+    pipeline = make_pipeline(StandardScaler(), DecisionTreeClassifier()).fit([[0.0], [1.0]], [0, 1])
+    path = tmp_path / "pipe.skops"
+    skops.io.dump(pipeline, path)
+    done = cli("import", str(path))
+    assert done.returncode == 2
+    assert done.stderr == ("treegen: error: cannot import a Pipeline: import its final estimator (pipeline[-1], "
+                           "saved on its own) and apply the pipeline's preprocessing to the data before treegen "
+                           "reads it\n")
 
 
 def test_help_lines_are_whole_and_every_option_says_what_it_does():

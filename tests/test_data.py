@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from treegen.arff import java_double, parse_arff, unescape
-from treegen.data import load_dataset, parse_csv, read_table, to_dataset
+from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
 
@@ -29,8 +29,29 @@ def test_forced_nominal_default_target_and_regression_inference():
 
 
 def test_rows_with_missing_target_are_left_out():
-    ds = to_dataset(parse_csv("x,y\n1,a\n2,\n3,b\n"))
-    assert len(ds) == 2
+    ds = to_dataset(parse_csv("x,y\n1,a\n2,\n3,b\n4,?\n"))
+    assert len(ds) == 2 and ds.left_out == 2
+    regression = to_dataset(parse_csv("x,y\n1,1\n2,nan\n3,2\n"))
+    assert len(regression) == 2 and regression.left_out == 1
+
+
+def test_training_warnings_name_a_column_of_numbers_read_as_categories_and_a_class_per_value():
+    rows = "".join(f"{i},{i % 5 + 1},{i % 2},{i / 4}\n" for i in range(100))
+    table = parse_csv("x,label,flag,value\n" + rows.replace("\n7,", "\nNULL,", 1) + "#N/A,1,0,0.0\n", "d.csv")
+    null = ("d.csv:9: column 'x' is read as categories: 2 of its 101 values are not numbers, the first 'NULL'; "
+            "an empty field, '?' or 'NA' is missing, and --nominal x keeps the column as categories")
+    assert training_warnings(table, to_dataset(table, target="label", regression=False), (), "c45") == [null]
+    assert training_warnings(table, to_dataset(table, target="flag", regression=False), (), "c45") == [null]
+    as_classes = to_dataset(table, target="value", regression=False)
+    assert training_warnings(table, as_classes, (), "id3") == [null, (
+        "target 'value' is numeric with 100 distinct values: id3 learns them as 100 classes; for a regression "
+        "tree use --algorithm cart (--nominal value keeps them as classes)")]
+    deliberate = to_dataset(table, target="value", nominal=["x", "value"])
+    assert training_warnings(table, deliberate, ["x", "value"], "c45") == []
+    empty = parse_csv("x,label\n" + "".join(f"{i},{i % 2}\n" for i in range(40)) + ",1\n")  # missing: no warning
+    assert training_warnings(empty, to_dataset(empty, regression=False), (), "c45") == []
+    words = parse_csv("x,label\nlow,a\nhigh,b\n3,a\n")  # mostly words: categories, as meant
+    assert training_warnings(words, to_dataset(words), (), "c45") == []
 
 
 def test_arff_declared_order_quotes_comments_and_missing():
@@ -64,6 +85,10 @@ def test_utf8_chinese_data():
 
 @pytest.mark.parametrize("text,message,line", [
     ("a,b\n1,2\n3\n", "expected 2 fields as in the header, found 1", 3),
+    ("a,b\n1,2\n\n3,4\n", "expected 2 fields as in the header, found 1; the line is blank", 3),
+    ('a,b\n1,2\n""\n', "expected 2 fields as in the header, found 1", 3),  # one empty field: not blank
+    ("a;b\n1;2\n\"3;4\",5\n", "expected 1 fields as in the header, found 2; treegen reads comma-separated "
+                               "values, and the header is one field with ';' in it", 3),
     ("", "empty file", 1),
     ("a,a\n1,2\n", "appears twice", 1),
     ('a,b\n"1,2\n', "a quoted field is not closed", 2),
@@ -73,6 +98,7 @@ def test_malformed_csv(text, message, line):
     with pytest.raises(TreegenError) as err:
         parse_csv(text, "bad.csv")
     assert message in err.value.message and err.value.file == "bad.csv"
+    assert ("; " in message) == ("; " in err.value.message)  # a hint where it applies, and only there
     if line is not None:
         assert err.value.line == line
 
@@ -205,7 +231,32 @@ def test_non_utf8_file_names_its_line(tmp_path):
     path.write_bytes("a,b\n1,x\n2,caf\xe9\n".encode("latin-1"))
     with pytest.raises(TreegenError) as err:
         read_table(str(path))
-    assert "not UTF-8" in err.value.message and err.value.line == 3
+    assert err.value.message == ("cannot read data: not UTF-8 text; convert it first, e.g. "
+                                 f"iconv -f cp1252 -t utf-8 {path} > {tmp_path / 'latin1-utf8.csv'}")
+    assert err.value.line == 3
+
+
+def test_semicolons_in_a_one_column_header_say_that_treegen_reads_commas():
+    with pytest.raises(TreegenError) as err:
+        to_dataset(parse_csv("a;b\n1;2\n", "semi.csv"))
+    assert str(err.value) == ("semi.csv: no feature columns besides the target 'a;b'; treegen reads "
+                              "comma-separated values, and the header is one field with ';' in it")
+    assert parse_csv("a;b\n1;2\n").columns == [["1;2"]]  # still one column: the syntax is the same
+
+
+def test_a_model_fitted_on_arrays_says_how_to_name_its_features():
+    from treegen.data import rows_for_model
+    from treegen.learn import fit
+    model = fit(to_dataset(parse_csv("x0,x1,y\n1,2,a\n2,1,b\n")), "cart")
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("width,height\n1,2\n"), model)
+    assert err.value.message == "no column named 'x0'"  # treegen's own: named from its CSV, nothing to import
+    model.meta["library"] = "sklearn"
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("width,height\n1,2\n"), model)
+    assert err.value.message == ("no column named 'x0'; the model was fitted on arrays, without column names: "
+                                 "import it again with treegen import --feature-names NAME,... (the columns' "
+                                 "names in the order it was fitted on)")
 
 
 # -- one CSV syntax: data.py and the generated programs read the same bytes the same way ------------
@@ -289,7 +340,8 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("a row too long", "line 2: expected 2 fields as in the header, found 3"),
                        ("line breaks inside quotes, then a row too long",
                         "line 6: expected 2 fields as in the header, found 3"),
-                       ("a blank line in two columns", "line 3: expected 2 fields as in the header, found 1"),
+                       ("a blank line in two columns",
+                        "line 3: expected 2 fields as in the header, found 1; the line is blank"),
                        ("text after a closing quote", "line 3: text after a closing quote"),
                        ("a quoted field not closed", "line 3: a quoted field is not closed"),
                        ("a name twice", "line 1: column name 'num' appears twice"),
@@ -343,9 +395,9 @@ def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
         got = program_reads(target, source, raw, tmp_path)
         if what in escaped:  # Python's repr keeps the characters, the programs ASCII-escape them
             assert got == f"line 2: column 'num': {escaped[what]} is not a number", (what, got)
-        else:  # treegen says more than the programs do of a column missing: which column it may be
+        else:  # treegen says more than the programs do, after a '; ': which column a missing one may be, ...
             expected = read_as_treegen_predicts(model, raw, tmp_path)
-            assert got == (expected.split("; did you mean ")[0] if isinstance(expected, str) else expected), what
+            assert got == (expected.split("; ")[0] if isinstance(expected, str) else expected), what
 
 
 def test_training_reads_the_same_syntax():

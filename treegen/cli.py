@@ -290,8 +290,9 @@ def _class_weights(text: str) -> dict:
     return weights
 
 
-def load_training_data(path, target, nominal, ignore, regression, algorithm):
-    from .data import read_table, to_dataset
+def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None):
+    """The data set to learn from; ``warn`` (when given) is called with each line of training_warnings."""
+    from .data import read_table, to_dataset, training_warnings
     if algorithm in ("id3", "c45") and regression:
         raise TreegenError(f"{algorithm} learns classes only; use --algorithm cart for regression")
     if algorithm in ("id3", "c45"):
@@ -306,6 +307,8 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm):
     if len(set(dataset.labels())) == 1:
         raise TreegenError(f"the target {dataset.target.name!r} has one value only "
                            f"({dataset.labels()[0]!r}): there is nothing to learn", path)
+    for text in training_warnings(table, dataset, _split_names(nominal), algorithm) if warn else ():
+        warn(text)
     return dataset
 
 
@@ -355,7 +358,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
     from .evaluate import training_summary
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm,
+                                 warn=lambda text: click.echo(f"treegen: warning: {text}", err=True))
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
     if seed is not None:

@@ -14,12 +14,14 @@ import csv
 import io
 import math
 import re
+import shlex
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, did_you_mean, read_text
+from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import Table, check_column_names
@@ -43,6 +45,7 @@ class Dataset:
     # attributes take part, where thresholds move); empty when no row was left out.
     all_columns: list[np.ndarray] = field(default_factory=list)
     dates: dict[str, str] = field(default_factory=dict)  # feature read from an ARFF date -> its format
+    left_out: int = 0  # rows of the file left out for a missing target
 
     def __len__(self) -> int:
         return len(self.y)
@@ -104,16 +107,27 @@ def _parse_csv(text: str, source: str) -> Table:
         row = _record(reader, source)
         if row is None:
             break
+        blank = not row
+        row = row or [""]  # a blank line is one empty field, as RFC 4180 reads it
         if len(row) != len(names):
-            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}", source, start)
+            why = "; the line is blank" if blank else semicolon_hint(names)
+            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}{why}", source, start)
         lines.append(start)
         for column, text in zip(columns, row):
             column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
     return Table(source, names, columns, lines, {})
 
 
+def semicolon_hint(names: Sequence[str]) -> str:
+    """Why a header of one field holding ';' went wrong: a spreadsheet in a language whose decimal
+    point is a comma saves CSV with semicolons. '' for any other header."""
+    if len(names) == 1 and ";" in names[0]:
+        return "; treegen reads comma-separated values, and the header is one field with ';' in it"
+    return ""
+
+
 def _record(reader, source: str) -> list[str] | None:
-    """The next CSV record (a blank line is one empty field, as RFC 4180 reads it), or None at the end."""
+    """The next CSV record ([] for a blank line), or None at the end."""
     start = reader.line_num + 1
     try:
         row = next(reader, None)
@@ -121,7 +135,7 @@ def _record(reader, source: str) -> list[str] | None:
         what = ("a quoted field is not closed" if "end of data" in str(err)
                 else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
         raise TreegenError(what, source, start) from None
-    return [""] if row == [] else row
+    return row
 
 
 def parse_number(text: str) -> float | None:
@@ -168,7 +182,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not keep:
         raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
     if not feature_names:
-        raise TreegenError("no feature columns besides the target " + repr(target), table.source)
+        raise TreegenError("no feature columns besides the target " + repr(target) + semicolon_hint(table.names),
+                           table.source)
 
     features, columns, all_columns = [], [], []
     dropped = not regression and len(keep) < len(table)
@@ -194,7 +209,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         y = np.array([code[v] for v in labels], dtype=np.int64)
     weights = np.ones(len(keep)) if table.weights is None else np.array([table.weights[i] for i in keep])
     dates = {name: table.dates[name] for name in feature_names if name in table.dates}
-    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates)
+    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates, left_out=len(table) - len(keep))
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
@@ -277,10 +292,62 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
     if absent:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
-        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}" + did_you_mean(absent, unread),
-                           table.source, 1)
+        raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
+                           + (did_you_mean(absent, unread) or _unnamed_hint(model)), table.source, 1)
     return names
+
+
+def _unnamed_hint(model: Model) -> str:
+    """How to name the features of an imported model fitted on arrays, which calls them x0, x1, ..."""
+    names = [feature.name for feature in model.features]
+    if "library" not in model.meta or names != [f"x{i}" for i in range(len(names))]:
+        return ""
+    return ("; the model was fitted on arrays, without column names: import it again with "
+            "treegen import --feature-names NAME,... (the columns' names in the order it was fitted on)")
 
 
 def load_dataset(path: str, **options) -> Dataset:
     return to_dataset(read_table(path), **options)
+
+
+# -- what a user may not have meant ---------------------------------------------------------------
+
+def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], learner: str) -> list[str]:
+    """What reading the table into the data set decided that its user may not have meant, one line each
+    (with the file and line where there is one); none for a column or target that --nominal names."""
+    nominal = set(nominal)
+    names = [f.name for f in dataset.features if not f.is_numeric]
+    if dataset.target.is_classification:
+        names.append(dataset.target.name)
+    warnings = [_numbers_read_as_categories(table, name) for name in names
+                if name not in nominal and name not in table.declared]
+    if dataset.target.name not in nominal and dataset.target.name not in table.declared:
+        warnings.append(_class_per_value(dataset, learner))
+    return [w for w in warnings if w]
+
+
+def _numbers_read_as_categories(table: Table, name: str) -> str | None:
+    """A column of numbers but for a few texts (NULL, #N/A, -) that made it a column of categories."""
+    counts = Counter(v for v in table.column(name) if v is not None)
+    texts = {v for v in counts if parse_number(v) is None}
+    count, present = sum(counts[v] for v in texts), sum(counts.values())
+    if not texts or 2 * count >= present:
+        return None
+    row = next(i for i, v in enumerate(table.column(name)) if v in texts)
+    first = table.column(name)[row]
+    are = "is not a number" if count == 1 else "are not numbers"
+    return located(f"column {name!r} is read as categories: {count} of its {present} values {are}, the first "
+                   f"{first!r}; an empty field, '?' or 'NA' is missing, and --nominal {shlex.quote(name)} keeps "
+                   "the column as categories", table.source, table.lines[row])
+
+
+def _class_per_value(dataset: Dataset, learner: str) -> str | None:
+    """A numeric target learnt as classes, one per value, when its values are too many to be labels: more
+    than ten (a 0/1 or 1..5 label is a label) and more than the square root of the number of rows."""
+    classes = dataset.target.classes
+    if len(classes) <= 10 or len(classes) ** 2 <= len(dataset) or any(parse_number(c) is None for c in classes):
+        return None
+    name = dataset.target.name
+    return (f"target {name!r} is numeric with {len(classes)} distinct values: {learner} learns them as "
+            f"{len(classes)} classes; for a regression tree use --algorithm cart "
+            f"(--nominal {shlex.quote(name)} keeps them as classes)")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+import shlex
 from typing import Iterable, Sequence
 
 
@@ -23,15 +25,20 @@ class TreegenError(Exception):
         self.command_line = command_line
 
     def __str__(self) -> str:
-        where = [str(part) for part in (self.file, self.line, self.column) if part is not None]
-        text = " ".join(self.message.splitlines()) or "error"
-        return ":".join(where) + ": " + text if where else text
+        return located(self.message, self.file, self.line, self.column)
 
     def at(self, file: str | None = None, line: int | None = None) -> "TreegenError":
         """Fill in a location that the raiser did not know."""
         self.file = self.file if self.file is not None else file
         self.line = self.line if self.line is not None else line
         return self
+
+
+def located(message: str, file: str | None = None, line: int | None = None, column: int | None = None) -> str:
+    """``FILE:LINE:COLUMN: message`` on one line, with the parts that are known."""
+    where = [str(part) for part in (file, line, column) if part is not None]
+    text = " ".join(message.splitlines()) or "error"
+    return ":".join(where) + ": " + text if where else text
 
 
 def read_text(path: str, what: str) -> str:
@@ -45,7 +52,13 @@ def read_text(path: str, what: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw[:err.start].count(b"\n") + 1
-        raise TreegenError(f"cannot read {what}: not UTF-8 text", path, line) from None
+        raise TreegenError(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line) from None
+
+
+def _reencode_hint(path: str) -> str:
+    """How to convert a file to UTF-8, from the encoding a spreadsheet on Windows most often writes."""
+    stem, ext = os.path.splitext(path)
+    return f"convert it first, e.g. iconv -f cp1252 -t utf-8 {shlex.quote(path)} > {shlex.quote(stem + '-utf8' + ext)}"
 
 
 def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:

@@ -112,7 +112,8 @@ def training_summary(model: Model, dataset: Dataset) -> str:
     else:
         rmse = math.sqrt(sum((t - p) ** 2 for t, p in zip(truth, answers)) / len(truth))
         fit_text = f"training RMSE {rmse:.6g}"
-    return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows: {len(tree.nodes)} nodes, "
+    left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
+    return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {len(tree.nodes)} nodes, "
             f"{len(tree.leaves())} leaves, depth {tree.depth()}, {fit_text}")
 
 

@@ -292,6 +292,10 @@ def _family(estimator) -> str:
     for family, classes in families.items():
         if isinstance(estimator, classes):
             return family
+    from sklearn.pipeline import Pipeline
+    if isinstance(estimator, Pipeline):
+        raise TreegenError("cannot import a Pipeline: import its final estimator (pipeline[-1], saved on its own) "
+                           "and apply the pipeline's preprocessing to the data before treegen reads it")
     raise TreegenError(f"cannot import {type(estimator).__name__}; supported: {SUPPORTED}")
 
 

@@ -11,6 +11,8 @@
 """
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 
 from ..data import Dataset
@@ -74,7 +76,7 @@ def _check(dataset: Dataset) -> None:
     for feature, column in zip(dataset.features, dataset.columns):
         if feature.is_numeric:
             raise TreegenError(f"ID3 handles nominal features only and {feature.name!r} is numeric: "
-                               "use --algorithm c45 or cart, or --nominal " + feature.name)
+                               "use --algorithm c45 or cart, or --nominal " + shlex.quote(feature.name))
         if (column < 0).any():
             raise TreegenError(f"ID3 cannot learn from missing values (feature {feature.name!r}): "
                                "use --algorithm c45 or cart")
