@@ -54,6 +54,7 @@ import numpy as np
 
 from . import arithmetic
 from .arithmetic import f32
+from .errors import TreegenError
 
 
 class Kind(str, Enum):
@@ -829,9 +830,30 @@ def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
     return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
 
 
+# pandas' missing values, by their types' names: pd.NA (a nullable column's) and pd.NaT, without importing pandas
+PANDAS_MISSING = ("NAType", "NaTType")
+
+
 def is_missing(value: Any) -> bool:
-    """None, or a NaN of any float type (numpy's float32 NaN too, as the generated code reads it)."""
-    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
+    """None, a NaN of any float type (numpy's float32 NaN too, as the generated code reads it), or
+    pandas' NA or NaT."""
+    return (value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
+            or type(value).__name__ in PANDAS_MISSING)
+
+
+class NotANumber(TreegenError, ValueError):
+    """Text given for a numeric feature that is not in the :data:`NUMBER` grammar: a ValueError too, as
+    float()'s own and the generated Python module's are."""
+
+
+def number_of(feature: Feature, value: Any) -> float:
+    """A present value of a numeric feature as every reader takes it: ``float(value)``, but text only
+    in the :data:`NUMBER` grammar, as the CSV readers read it -- float() alone takes ' 1', '1_000' and
+    other scripts' digits, Java's parseDouble '1d': the same text would predict differently by target."""
+    if isinstance(value, (str, bytes, bytearray)):
+        if not (isinstance(value, str) and NUMBER.fullmatch(value)):
+            raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
+    return float(value)
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
@@ -840,7 +862,7 @@ def child_for(model: Model, split: Split, value: Any) -> int | None:
     if is_missing(value) or in_missing_interval(feature, value):
         return None
     if split.op == Op.LE:
-        return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
+        return 0 if model.numeric.goes_left(number_of(feature, value), split.threshold) else 1
     name = category_of(feature, value, model.numeric.cast)
     if name is None:
         return split.unknown
@@ -853,7 +875,7 @@ def in_missing_interval(feature: Feature, value: Any) -> bool:
     """A number that the feature's source reads as missing (XGBoost's ``missing``, LightGBM's zero
     band for a feature whose zeros are missing)."""
     low_high = feature.missing_interval
-    return low_high is not None and low_high[0] <= float(value) <= low_high[1]
+    return low_high is not None and low_high[0] <= number_of(feature, value) <= low_high[1]
 
 
 def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] | None:
@@ -965,7 +987,7 @@ def model_problem(model: Model) -> str | None:
     return label_value_problem(model)
 
 
-def linear_input(model: Model, value: Any) -> float | None:
+def linear_input(model: Model, feature: Feature, value: Any) -> float | None:
     """A linear term's input as LightGBM reads it: None when missing (None or NaN: LightGBM tests
     ``std::isnan`` on the raw value, whatever the split's missing type), else the number,
     with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
@@ -973,7 +995,7 @@ def linear_input(model: Model, value: Any) -> float | None:
     LightGBM's zero band is a number here, 0.0 (the feature has no missing interval: :func:`linear_problem`)."""
     if is_missing(value):
         return None
-    x = float(value)
+    x = number_of(feature, value)
     band = model.numeric.zero_band
     return 0.0 if band and -band <= x <= band else x
 
@@ -987,7 +1009,7 @@ def leaf_value(model: Model, node: Node, row: Mapping[str, Any]) -> tuple[float,
         return node.value
     out = linear.const
     for feature, coeff in linear.terms:
-        x = linear_input(model, row.get(model.features[feature].name))
+        x = linear_input(model, model.features[feature], row.get(model.features[feature].name))
         if x is None:
             return node.value
         out = out + coeff * x

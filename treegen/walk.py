@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from .collector import collector_paused
-from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, category_of, has_label_values, reached,
-                    tree_output)
+from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, category_of, has_label_values,
+                    is_missing, number_of, reached, tree_output)
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
@@ -383,16 +383,17 @@ def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]], cast: str
     read as :func:`treegen.model.category_of` reads it, under the model's ``cast``)."""
     values = [row.get(feature.name) for row in rows]
     if feature.is_numeric:
-        return as_read(feature, np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64))
+        return as_read(feature, np.array([math.nan if is_missing(v) else number_of(feature, v) for v in values],
+                                         dtype=np.float64))
     code = {c: k for k, c in enumerate(feature.categories)}
     if feature.codes is None:
-        return np.array([MISSING if v is None or v != v else code.get(str(v), UNKNOWN) for v in values],
+        return np.array([MISSING if is_missing(v) else code.get(str(v), UNKNOWN) for v in values],
                         dtype=np.float64)
 
     def coded(value) -> int:
         name = category_of(feature, value, cast)
         return UNKNOWN if name is None else code[name]
-    return np.array([MISSING if v is None or v != v else coded(v) for v in values], dtype=np.float64)
+    return np.array([MISSING if is_missing(v) else coded(v) for v in values], dtype=np.float64)
 
 
 def as_read(feature: Feature, column: np.ndarray) -> np.ndarray:
