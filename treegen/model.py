@@ -588,6 +588,7 @@ class Model:
 
     def scores(self, row: Mapping[str, Any]) -> list[float]:
         """The final score vector for one row: class probabilities, or [regression value]."""
+        check_numbers(self, row)
         return self.combined([tree_output(self, tree, row) for tree in self.trees])[1]
 
     def predict(self, row: Mapping[str, Any]):
@@ -598,6 +599,7 @@ class Model:
         rounded probabilities would differ where they tie (raw == 0: balanced data). Where a node
         reached has a label value, the label is decided on the label sums (see the module's docstring).
         """
+        check_numbers(self, row)
         walks = [list(walk(self, tree, row)) for tree in self.trees]
         outputs = [nested_sum(tree, w, node_value(self, row)) for tree, w in zip(self.trees, walks)]
         if any(by_id(tree)[n].label_value for tree, w in zip(self.trees, walks) for n, _, spread in w if not spread):
@@ -846,19 +848,37 @@ class NotANumber(TreegenError, ValueError):
     float()'s own and the generated Python module's are."""
 
 
+TEXT = (str, bytes, bytearray)  # what float() reads as text
+
+
+def is_not_a_number(value: Any) -> bool:
+    """Text (of any kind float() reads) that is not a str in the :data:`NUMBER` grammar."""
+    return isinstance(value, TEXT) and not (isinstance(value, str) and NUMBER.fullmatch(value))
+
+
 def number_of(feature: Feature, value: Any) -> float:
     """A present value of a numeric feature as every reader takes it: ``float(value)``, but text only
     in the :data:`NUMBER` grammar, as the CSV readers read it -- float() alone takes ' 1', '1_000' and
     other scripts' digits, Java's parseDouble '1d': the same text would predict differently by target."""
-    if isinstance(value, (str, bytes, bytearray)):
-        if not (isinstance(value, str) and NUMBER.fullmatch(value)):
-            raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
+    if is_not_a_number(value):
+        raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
     return float(value)
+
+
+def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
+    """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
+    the row's walk goes: the generated APIs read every such feature of a row before they walk."""
+    for index, feature in enumerate(model.features):
+        value = row.get(feature.name) if feature.is_numeric else None
+        if is_not_a_number(value) and index in model.used_features():
+            number_of(feature, value)
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     feature = model.features[split.feature]
+    if feature.is_numeric and not is_missing(value):
+        value = number_of(feature, value)  # text too: "nan" is missing, as a CSV field
     if is_missing(value) or in_missing_interval(feature, value):
         return None
     if split.op == Op.LE:
@@ -993,9 +1013,9 @@ def linear_input(model: Model, feature: Feature, value: Any) -> float | None:
     with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
     0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). No cast applies: a value in
     LightGBM's zero band is a number here, 0.0 (the feature has no missing interval: :func:`linear_problem`)."""
-    if is_missing(value):
+    x = math.nan if is_missing(value) else number_of(feature, value)
+    if math.isnan(x):  # "nan" too
         return None
-    x = number_of(feature, value)
     band = model.numeric.zero_band
     return 0.0 if band and -band <= x <= band else x
 
@@ -1128,5 +1148,6 @@ def reached(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[tuple[int,
 def leaf_ids(model: Model, row: Mapping[str, Any]) -> str:
     """The leaf column of the program protocol: per tree, the ids of the nodes where the row's
     evaluation ended with a weight above zero, in node order, joined by ``|``; trees joined by ``;``."""
+    check_numbers(model, row)
     return ";".join("|".join(str(node_id) for node_id, weight in reached(model, tree, row) if weight > 0)
                     for tree in model.trees)

@@ -76,7 +76,7 @@ def spread_rows(tree: Tree, ends: np.ndarray) -> list[int]:
 def leaf_ids_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """:func:`treegen.model.leaf_ids` of each row (the program protocol's leaf column), for all rows
     at once: each tree walked vectorised, a row spread by a fractional route by the model's own walk."""
-    columns = [encode_column(f, rows, model.numeric.cast) for f in model.features]
+    columns = encode_columns(model, rows)
     return leaf_ids_columns(model, columns, rows.__getitem__)
 
 
@@ -340,7 +340,7 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
     computed for all rows at once: each tree walked vectorised, the trees' outputs combined column by
     column (:func:`combined_rows`), then each row's label decided."""
-    columns = [encode_column(f, rows, model.numeric.cast) for f in model.features]
+    columns = encode_columns(model, rows)
     return predict_columns(model, columns, rows.__getitem__)
 
 
@@ -375,6 +375,14 @@ def _float32(x):
 
 def _double(x):
     return np.asarray(x, dtype=np.float64)
+
+
+def encode_columns(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[np.ndarray]:
+    """Each feature's column (:func:`encode_column`); a feature no split reads is left missing unread, as
+    the model and the generated code leave it (text in it that is no number is not refused)."""
+    used = set(model.used_features())
+    return [encode_column(f, rows, model.numeric.cast) if i in used
+            else np.full(len(rows), math.nan if f.is_numeric else MISSING) for i, f in enumerate(model.features)]
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]], cast: str = "float64") -> np.ndarray:
