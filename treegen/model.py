@@ -15,7 +15,9 @@ Prediction semantics (the reference every back end must match):
   :class:`NumericSemantics`, else to ``children[1]``.
 * A nominal ``==`` split sends ``x`` to the child whose category it equals; an ``in`` split sends it
   to ``children[0]`` when ``x`` is in ``values``, else to ``children[1]``.
-* A missing value (``None``/NaN) -- and a category the split does not know -- follows the split's
+* A number given as text is read by :data:`NUMBER` alone, as CSV is (:func:`number_of`; other text is
+  refused).
+* A missing value (``None``/NaN, pandas' NA and NaT) -- and a category the split does not know -- follows the split's
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
 * A leaf may hold a linear model (:class:`Linear`, LightGBM's linear trees): its value is then
