@@ -42,7 +42,7 @@ from test_emit_python import (check_closed_pipe, check_errors, check_library, ch
                               one_node_reached, symmetric_trees,
                               as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
                               hostile_models,
-                              latest, leaves, same, to_csv)
+                              latest, leaves, same, to_csv, REFUSED_SPELLINGS, spelled_readings, spelling_models)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
 
@@ -263,6 +263,81 @@ def test_the_api_embeds_in_a_java_program():
     assert printed[2] == str(leaves(model, row))
     assert printed[3] == "[x0, x1, x2, c0, c1][a, b, c]"
     assert printed[4] == label + printed[1]  # the encoded fast path
+
+
+SPELL_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.*;
+
+/** Each row of the file (fields as ApiHarness reads them, "b" a Boolean) through predict of a Map and of an
+ * Object[]: the answer (a double as its bits, a label as its UTF-16 units), or "refused: " and the message
+ * of a NumberFormatException. */
+public class SpellHarness {
+    static String answer(Class<?> model, Object row) throws Exception {
+        try {
+            Object got = model.getMethod("predict", row instanceof Map ? Map.class : Object[].class).invoke(null, row);
+            if (got instanceof Double) return Long.toHexString(Double.doubleToRawLongBits((Double) got));
+            StringBuilder out = new StringBuilder("s");
+            for (char c : ((String) got).toCharArray()) out.append(String.format("%04x", (int) c));
+            return out.toString();
+        } catch (InvocationTargetException thrown) {
+            if (thrown.getCause() instanceof NumberFormatException) return "refused: " + thrown.getCause().getMessage();
+            throw thrown;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Class<?> model = Class.forName(args[0]);
+        @SuppressWarnings("unchecked")
+        List<String> features = (List<String>) model.getField("FEATURES").get(null);
+        StringBuilder out = new StringBuilder();
+        for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) {
+            String[] fields = line.split("\t", -1);
+            Object[] row = new Object[features.size()];
+            Map<String, Object> map = new HashMap<>();
+            for (int i = 0; i < fields.length; i++) {
+                String f = fields[i];
+                row[i] = f.equals("%") ? null : f.startsWith("n")
+                    ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
+                    : f.startsWith("b") ? (Object) Boolean.valueOf(f.substring(1))
+                    : URLDecoder.decode(f.substring(1), "UTF-8");
+                if (row[i] != null) map.put(features.get(i), row[i]);
+            }
+            out.append(answer(model, map)).append('\t').append(answer(model, row)).append('\n');
+        }
+        System.out.print(out);
+    }
+}
+"""
+
+
+def test_numeric_text_is_read_by_the_number_grammar_alone():
+    """A Map's or an Object[]'s text for a numeric feature is read as the model and the other targets read
+    it (treegen's number grammar), other text refused with their message; a Boolean is 1 or 0."""
+    from urllib.parse import quote
+    for model in spelling_models():
+        rows, readings = spelled_readings(model)
+        source = emit(model, "java", package=f"k{next(PACKAGES)}")
+        directories = compile_sources([source, SPELL_HARNESS])
+        field = lambda f, v: (f"b{str(v).lower()}" if isinstance(v, bool) else "s" + quote(v, safe="")
+                              if isinstance(v, str) and f.is_numeric else harness_field(f, v))
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "rows.txt")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.writelines("\t".join(field(f, row.get(f.name)) for f in model.features) + "\n" for row in rows)
+            done = subprocess.run(["java", "-cp", os.pathsep.join(dict.fromkeys(directories)), "SpellHarness",
+                                   class_name(source), path], capture_output=True, text=True, timeout=600, check=True)
+        answers = [line.split("\t") for line in done.stdout.splitlines()]
+        assert len(answers) == len(rows)
+        for row, want, got in zip(rows, readings, answers):
+            expected = want if str(want).startswith("refused: ") else None
+            assert all(g == expected if expected else same(as_answer(model, g), want) for g in got), (row, got, want)
+        assert sum(str(want).startswith("refused: ") for want in readings) == len(REFUSED_SPELLINGS) * sum(
+            model.features[i].is_numeric for i in model.used_features())
 
 
 def test_program_errors_exit_2():
@@ -688,7 +763,7 @@ CODE_NUMBERS = [3.0, 1.0, 0.0, -0.0, 2.0, 2.7, 1.5, 0.99999999, 2.9999999, -0.5,
                 -2147483648.0, 16777217.0, 5e-324]
 CODE_TEXTS = ["3.0", "1.0", "0.0", "-0.0", "+1", "01", "1.", ".5", "2.7", "3e0", "1E0", "-0.5", "-1.5", "1e300",
               "inf", "-Infinity", "NaN", "2147483647", "2147483647.5", "2147483648", "-2147483648", "-2147483647.5",
-              "2.9999999", "0x1", "1.5e", "+", "-", "1,0"]
+              "2.9999999", "0x1", "1.5e", "+", "-", "1,0", " 3", "3 ", "3d", "3_0", "\uff13"]
 CODE_OBJECTS = [1, 2, 3, 99, -1, np.float32(2.7), np.float32(0.99999999), np.float32(1.5), np.float32(-0.5)]
 
 

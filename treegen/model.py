@@ -15,7 +15,9 @@ Prediction semantics (the reference every back end must match):
   :class:`NumericSemantics`, else to ``children[1]``.
 * A nominal ``==`` split sends ``x`` to the child whose category it equals; an ``in`` split sends it
   to ``children[0]`` when ``x`` is in ``values``, else to ``children[1]``.
-* A missing value (``None``/NaN) -- and a category the split does not know -- follows the split's
+* A number given as text is read by :data:`NUMBER` alone, as CSV is (:func:`number_of`; other text is
+  refused).
+* A missing value (``None``/NaN, pandas' NA and NaT) -- and a category the split does not know -- follows the split's
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
 * A leaf may hold a linear model (:class:`Linear`, LightGBM's linear trees): its value is then
@@ -54,6 +56,7 @@ import numpy as np
 
 from . import arithmetic
 from .arithmetic import f32
+from .errors import TreegenError
 
 
 class Kind(str, Enum):
@@ -587,6 +590,7 @@ class Model:
 
     def scores(self, row: Mapping[str, Any]) -> list[float]:
         """The final score vector for one row: class probabilities, or [regression value]."""
+        check_numbers(self, row)
         return self.combined([tree_output(self, tree, row) for tree in self.trees])[1]
 
     def predict(self, row: Mapping[str, Any]):
@@ -597,6 +601,7 @@ class Model:
         rounded probabilities would differ where they tie (raw == 0: balanced data). Where a node
         reached has a label value, the label is decided on the label sums (see the module's docstring).
         """
+        check_numbers(self, row)
         walks = [list(walk(self, tree, row)) for tree in self.trees]
         outputs = [nested_sum(tree, w, node_value(self, row)) for tree, w in zip(self.trees, walks)]
         if any(by_id(tree)[n].label_value for tree, w in zip(self.trees, walks) for n, _, spread in w if not spread):
@@ -829,18 +834,57 @@ def is_close(a: float, b: float, rel: float = 1e-12) -> bool:
     return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
 
 
+# pandas' missing values, by their types' names: pd.NA (a nullable column's) and pd.NaT, without importing pandas
+PANDAS_MISSING = ("NAType", "NaTType")
+
+
 def is_missing(value: Any) -> bool:
-    """None, or a NaN of any float type (numpy's float32 NaN too, as the generated code reads it)."""
-    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
+    """None, a NaN of any float type (numpy's float32 NaN too, as the generated code reads it), or
+    pandas' NA or NaT."""
+    return (value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
+            or type(value).__name__ in PANDAS_MISSING)
+
+
+class NotANumber(TreegenError, ValueError):
+    """Text given for a numeric feature that is not in the :data:`NUMBER` grammar: a ValueError too, as
+    float()'s own and the generated Python module's are."""
+
+
+TEXT = (str, bytes, bytearray)  # what float() reads as text
+
+
+def is_not_a_number(value: Any) -> bool:
+    """Text (of any kind float() reads) that is not a str in the :data:`NUMBER` grammar."""
+    return isinstance(value, TEXT) and not (isinstance(value, str) and NUMBER.fullmatch(value))
+
+
+def number_of(feature: Feature, value: Any) -> float:
+    """A present value of a numeric feature as every reader takes it: ``float(value)``, but text only
+    in the :data:`NUMBER` grammar, as the CSV readers read it -- float() alone takes ' 1', '1_000' and
+    other scripts' digits, Java's parseDouble '1d': the same text would predict differently by target."""
+    if is_not_a_number(value):
+        raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
+    return float(value)
+
+
+def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
+    """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
+    the row's walk goes: the generated APIs read every such feature of a row before they walk."""
+    for index, feature in enumerate(model.features):
+        value = row.get(feature.name) if feature.is_numeric else None
+        if is_not_a_number(value) and index in model.used_features():
+            number_of(feature, value)
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     feature = model.features[split.feature]
+    if feature.is_numeric and not is_missing(value):
+        value = number_of(feature, value)  # text too: "nan" is missing, as a CSV field
     if is_missing(value) or in_missing_interval(feature, value):
         return None
     if split.op == Op.LE:
-        return 0 if model.numeric.goes_left(float(value), split.threshold) else 1
+        return 0 if model.numeric.goes_left(number_of(feature, value), split.threshold) else 1
     name = category_of(feature, value, model.numeric.cast)
     if name is None:
         return split.unknown
@@ -853,7 +897,7 @@ def in_missing_interval(feature: Feature, value: Any) -> bool:
     """A number that the feature's source reads as missing (XGBoost's ``missing``, LightGBM's zero
     band for a feature whose zeros are missing)."""
     low_high = feature.missing_interval
-    return low_high is not None and low_high[0] <= float(value) <= low_high[1]
+    return low_high is not None and low_high[0] <= number_of(feature, value) <= low_high[1]
 
 
 def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] | None:
@@ -965,15 +1009,15 @@ def model_problem(model: Model) -> str | None:
     return label_value_problem(model)
 
 
-def linear_input(model: Model, value: Any) -> float | None:
+def linear_input(model: Model, feature: Feature, value: Any) -> float | None:
     """A linear term's input as LightGBM reads it: None when missing (None or NaN: LightGBM tests
     ``std::isnan`` on the raw value, whatever the split's missing type), else the number,
     with ``|x| <= zero_band`` read as 0.0 (its C API drops those values from a row, which then read as
     0.0: ``src/c_api.cpp`` ``RowPairFunctionFromDenseMatrix``, v4.6.0). No cast applies: a value in
     LightGBM's zero band is a number here, 0.0 (the feature has no missing interval: :func:`linear_problem`)."""
-    if is_missing(value):
+    x = math.nan if is_missing(value) else number_of(feature, value)
+    if math.isnan(x):  # "nan" too
         return None
-    x = float(value)
     band = model.numeric.zero_band
     return 0.0 if band and -band <= x <= band else x
 
@@ -987,7 +1031,7 @@ def leaf_value(model: Model, node: Node, row: Mapping[str, Any]) -> tuple[float,
         return node.value
     out = linear.const
     for feature, coeff in linear.terms:
-        x = linear_input(model, row.get(model.features[feature].name))
+        x = linear_input(model, model.features[feature], row.get(model.features[feature].name))
         if x is None:
             return node.value
         out = out + coeff * x
@@ -1106,5 +1150,6 @@ def reached(model: Model, tree: Tree, row: Mapping[str, Any]) -> list[tuple[int,
 def leaf_ids(model: Model, row: Mapping[str, Any]) -> str:
     """The leaf column of the program protocol: per tree, the ids of the nodes where the row's
     evaluation ended with a weight above zero, in node order, joined by ``|``; trees joined by ``;``."""
+    check_numbers(model, row)
     return ";".join("|".join(str(node_id) for node_id, weight in reached(model, tree, row) if weight > 0)
                     for tree in model.trees)

@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from .collector import collector_paused
-from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, category_of, has_label_values, reached,
-                    tree_output)
+from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, category_of, has_label_values,
+                    is_missing, number_of, reached, tree_output)
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
@@ -76,7 +76,7 @@ def spread_rows(tree: Tree, ends: np.ndarray) -> list[int]:
 def leaf_ids_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """:func:`treegen.model.leaf_ids` of each row (the program protocol's leaf column), for all rows
     at once: each tree walked vectorised, a row spread by a fractional route by the model's own walk."""
-    columns = [encode_column(f, rows, model.numeric.cast) for f in model.features]
+    columns = encode_columns(model, rows)
     return leaf_ids_columns(model, columns, rows.__getitem__)
 
 
@@ -340,7 +340,7 @@ def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]
     """(label or value, scores) for each row, exactly what ``model.predict`` and ``model.scores`` return,
     computed for all rows at once: each tree walked vectorised, the trees' outputs combined column by
     column (:func:`combined_rows`), then each row's label decided."""
-    columns = [encode_column(f, rows, model.numeric.cast) for f in model.features]
+    columns = encode_columns(model, rows)
     return predict_columns(model, columns, rows.__getitem__)
 
 
@@ -377,22 +377,31 @@ def _double(x):
     return np.asarray(x, dtype=np.float64)
 
 
+def encode_columns(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[np.ndarray]:
+    """Each feature's column (:func:`encode_column`); a feature no split reads is left missing unread, as
+    the model and the generated code leave it (text in it that is no number is not refused)."""
+    used = set(model.used_features())
+    return [encode_column(f, rows, model.numeric.cast) if i in used
+            else np.full(len(rows), math.nan if f.is_numeric else MISSING) for i, f in enumerate(model.features)]
+
+
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]], cast: str = "float64") -> np.ndarray:
     """One feature of the rows as the vectorised walk takes it: floats with NaN for missing, or
     category codes: -1 for missing, -2 (UNKNOWN) for a category the feature does not know (a value
     read as :func:`treegen.model.category_of` reads it, under the model's ``cast``)."""
     values = [row.get(feature.name) for row in rows]
     if feature.is_numeric:
-        return as_read(feature, np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64))
+        return as_read(feature, np.array([math.nan if is_missing(v) else number_of(feature, v) for v in values],
+                                         dtype=np.float64))
     code = {c: k for k, c in enumerate(feature.categories)}
     if feature.codes is None:
-        return np.array([MISSING if v is None or v != v else code.get(str(v), UNKNOWN) for v in values],
+        return np.array([MISSING if is_missing(v) else code.get(str(v), UNKNOWN) for v in values],
                         dtype=np.float64)
 
     def coded(value) -> int:
         name = category_of(feature, value, cast)
         return UNKNOWN if name is None else code[name]
-    return np.array([MISSING if v is None or v != v else coded(v) for v in values], dtype=np.float64)
+    return np.array([MISSING if is_missing(v) else coded(v) for v in values], dtype=np.float64)
 
 
 def as_read(feature: Feature, column: np.ndarray) -> np.ndarray:

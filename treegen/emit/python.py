@@ -201,9 +201,11 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
     """A walker of the row mapping itself, for the dict API: a feature is read (``row[name]``) and
     converted into a local ``v<i>`` just before the first test of it on a path, so a row reads only
     the features its path tests, as the model does, and tests locals (measured: 1.7-2x faster than
-    encoding the 20 features of a row first). A number is ``float(value)``, as ``_number`` converts
-    it but for None, whose TypeError, like the KeyError of a missing feature, sends the caller to
-    the general path: these walkers run inside ``try``; a number in the feature's missing interval
+    encoding the 20 features of a row first). A number is ``value.__float__()``, which float(), int,
+    numpy's scalars and Decimal have, but not text (read, or refused, by ``_number`` in the CSV's grammar,
+    which float() would not keep to), None or pandas' NA (missing): their AttributeError, like the
+    KeyError of a missing feature, sends the caller to the general path, as these walkers run inside
+    ``try`` (float(value) would cost as much, and read text); a number in the feature's missing interval
     (``intervals``, see :func:`missing_intervals`) is then NaN. It returns the number of the node
     reached, as the list walker does."""
     name = lambda node: function_name("_w", function.tree, node)
@@ -219,8 +221,8 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
             if not any(feature in scope for scope in scopes):
                 scopes[depth].add(feature)
                 read = f"row[{ascii(model.features[feature].name)}]"
-                if model.features[feature].is_numeric:  # float(None) raises TypeError
-                    lines.append(f"{pad}{v} = float({read})")
+                if model.features[feature].is_numeric:  # text and None have no __float__: AttributeError
+                    lines.append(f"{pad}{v} = {read}.__float__()")
                     if feature in interval:
                         low, high = interval[feature]
                         lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
