@@ -871,20 +871,21 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
     the row's walk goes: the generated APIs read every such feature of a row before they walk."""
     for index, feature in enumerate(model.features):
-        value = row.get(feature.name) if feature.is_numeric else None
-        if is_not_a_number(value) and index in model.used_features():
+        value = row.get(feature.name)
+        if isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
             number_of(feature, value)
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     feature = model.features[split.feature]
-    if feature.is_numeric and not is_missing(value):
-        value = number_of(feature, value)  # text too: "nan" is missing, as a CSV field
-    if is_missing(value) or in_missing_interval(feature, value):
+    if split.op == Op.LE:  # a numeric feature (split_problem)
+        x = math.nan if is_missing(value) else number_of(feature, value)  # text too: "nan" is missing, as in CSV
+        if math.isnan(x) or in_missing_interval(feature, x):
+            return None
+        return 0 if model.numeric.goes_left(x, split.threshold) else 1
+    if is_missing(value):
         return None
-    if split.op == Op.LE:
-        return 0 if model.numeric.goes_left(number_of(feature, value), split.threshold) else 1
     name = category_of(feature, value, model.numeric.cast)
     if name is None:
         return split.unknown
