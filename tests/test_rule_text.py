@@ -900,7 +900,11 @@ def at_the_word(text: str, typo: str, word: str) -> str:
 def test_a_misspelt_keyword_read_as_a_name_is_named_at_the_word(written, typo, word, message):
     """Where a keyword or a name may stand, the parser takes the word for a name and refuses what follows
     it; a word that is no feature and is close to such a keyword is the mistake."""
-    text = weather_text()
+    assert_refused_at_the_word(weather_text(), written, typo, word, message)
+
+
+def assert_refused_at_the_word(text: str, written: str, typo: str, word: str, message: str) -> None:
+    """``text`` with ``written`` (once in it) replaced by ``typo`` is refused at ``word`` of the typo."""
     assert text.count(written) == 1
     edited = text.replace(written, typo)
     result, path = parse_command(edited)
@@ -934,12 +938,7 @@ def test_a_feature_close_to_a_keyword_is_a_name_and_the_mistake_is_after_it():
      '"rany"', "rule 2: unknown category 'rany' of feature 'outlook'; did you mean 'rainy'?"),
 ])
 def test_an_unknown_name_is_named_at_its_column_with_the_name_meant(written, typo, word, message):
-    text = weather_text()
-    assert text.count(written) == 1
-    edited = text.replace(written, typo)
-    result, path = parse_command(edited)
-    assert (result.exit_code, result.stderr) == (
-        2, f"treegen: error: {path}:{at_the_word(edited, typo, word)}: {message}\n")
+    assert_refused_at_the_word(weather_text(), written, typo, word, message)
 
 
 HOSTILE_RULES = r'''treegen rules, format 1
@@ -975,11 +974,7 @@ nodes
 ])
 def test_hostile_names_are_quoted_in_the_name_meant(written, typo, word, message):
     assert parse(HOSTILE_RULES).predict({'température "max"': 20.0, "ciel": "clair"}) == "oui"  # as written: sound
-    assert HOSTILE_RULES.count(written) == 1
-    edited = HOSTILE_RULES.replace(written, typo)
-    result, path = parse_command(edited)
-    assert (result.exit_code, result.stderr) == (
-        2, f"treegen: error: {path}:{at_the_word(edited, typo, word)}: {message}\n")
+    assert_refused_at_the_word(HOSTILE_RULES, written, typo, word, message)
 
 
 def test_an_unknown_feature_in_a_linear_leaf_is_named_at_it():
