@@ -265,6 +265,21 @@ def test_the_api_embeds_in_a_java_program():
     assert printed[4] == label + printed[1]  # the encoded fast path
 
 
+# One field of a harness's rows file, as harness_field writes it, in both harnesses below.
+HARNESS_FIELD = r"""
+    /** A field: % missing, n a double's bits, f a float's bits, i an Integer, b a Boolean, else text
+     * (URL-encoded after its one-letter tag). */
+    static Object field(String f) throws Exception {
+        return f.equals("%") ? null : f.startsWith("n")
+            ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
+            : f.startsWith("i") ? (Object) Integer.valueOf(f.substring(1))
+            : f.startsWith("f") ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
+            : f.startsWith("b") ? (Object) Boolean.valueOf(f.substring(1))
+            : URLDecoder.decode(f.substring(1), "UTF-8");
+    }
+"""
+
+
 SPELL_HARNESS = r"""
 import java.lang.reflect.InvocationTargetException;
 import java.net.URLDecoder;
@@ -277,6 +292,7 @@ import java.util.*;
  * Object[]: the answer (a double as its bits, a label as its UTF-16 units), or "refused: " and the message
  * of a NumberFormatException. */
 public class SpellHarness {
+""" + HARNESS_FIELD + r"""
     static String answer(Class<?> model, Object row) throws Exception {
         try {
             Object got = model.getMethod("predict", row instanceof Map ? Map.class : Object[].class).invoke(null, row);
@@ -300,11 +316,7 @@ public class SpellHarness {
             Object[] row = new Object[features.size()];
             Map<String, Object> map = new HashMap<>();
             for (int i = 0; i < fields.length; i++) {
-                String f = fields[i];
-                row[i] = f.equals("%") ? null : f.startsWith("n")
-                    ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
-                    : f.startsWith("b") ? (Object) Boolean.valueOf(f.substring(1))
-                    : URLDecoder.decode(f.substring(1), "UTF-8");
+                row[i] = field(fields[i]);
                 if (row[i] != null) map.put(features.get(i), row[i]);
             }
             out.append(answer(model, map)).append('\t').append(answer(model, row)).append('\n');
@@ -464,6 +476,7 @@ import java.util.*;
  * predictRows and predictProbaRows, given all the encoded rows at once, answer as the double[] calls did
  * (else "rows:differ@" and the first row that differs). */
 public class ApiHarness {
+""" + HARNESS_FIELD + r"""
     static String bits(double v) {
         return Long.toHexString(Double.doubleToRawLongBits(v));
     }
@@ -521,13 +534,7 @@ public class ApiHarness {
                 Object[] row = new Object[features.size()];
                 Map<String, Object> map = new HashMap<>();
                 for (int i = 0; i < fields.length; i++) {
-                    String f = fields[i];
-                    row[i] = f.equals("%") ? null : f.startsWith("n")
-                        ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
-                        : f.startsWith("i") ? (Object) Integer.valueOf(f.substring(1))
-                        : f.startsWith("f")
-                        ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
-                        : URLDecoder.decode(f.substring(1), "UTF-8");
+                    row[i] = field(fields[i]);
                     if (row[i] != null) map.put(features.get(i), row[i]);
                 }
                 double[] encoded = (double[]) model.getMethod("encode", Object[].class).invoke(null, (Object) row);
