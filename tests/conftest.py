@@ -13,6 +13,7 @@ import tempfile
 import time
 
 import pytest
+from hypothesis import settings
 
 # One thread each for OpenBLAS (numpy) and OpenMP (LightGBM, XGBoost, scikit-learn): the tests run in
 # one process per core, and each process or program they start would otherwise start a thread per
@@ -27,6 +28,12 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
 # every 10 (Python's default) cut that to 7 s, with the young generations' passes unchanged
 # (GC time measured with gc.callbacks over the whole suite: 28.5 -> 14.3 s).
 gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], 100)
+
+# The property tests draw the same examples on every run (a failure in CI can be run again as it was),
+# from a seed that is a hash of each test; `pytest --hypothesis-profile=explore` draws new ones.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile("repeatable")
 
 
 def _postgres_bindir() -> str:
