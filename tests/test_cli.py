@@ -94,6 +94,28 @@ def test_show_reads_rule_text_too(tmp_path):
     assert "outlook = overcast: yes" in run("show", str(rules)).output
 
 
+def test_blank_lines_are_no_records_to_train_predict_and_verify(tmp_path):
+    """Blank lines (leading, between records, several, CRLF, trailing) change nothing: the same model, one
+    output line per record with its id, and every target agrees with the model on the file."""
+    records = ["1,1.5,x,p", "2,2.5,y,q", "3,0.5,x,p", "4,3.5,y,q", "5,,x,q"]
+    plain, blank = tmp_path / "plain.csv", tmp_path / "blank.csv"
+    plain.write_text("id,a,b,y\n" + "\n".join(records) + "\n", encoding="utf-8")
+    blank.write_bytes(("id,a,b,y\n\n" + records[0] + "\r\n\r\n" + "\n\n\n".join(records[1:]) + "\n\n").encode())
+    models = [str(tmp_path / name) for name in ("plain.json", "blank.json")]
+    for data, model in zip((plain, blank), models):
+        run("train", str(data), "--ignore", "id", "-a", "cart", "--min-samples-leaf", "1", "-o", model)
+    plain_model, blank_model = ({**m, "meta": {**m["meta"], "source": None}} for m in map(json.load, map(open, models)))
+    assert plain_model == blank_model  # but for the data file's name
+    predicted = run("predict", models[0], str(blank), "--proba").output
+    assert predicted == run("predict", models[0], str(plain), "--proba").output
+    assert [line.split(",")[0] for line in predicted.splitlines()] == ["id", "1", "2", "3", "4", "5"]
+    result = cli("verify", models[0], str(blank), "--dialect", "sqlite")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["python", "java", "javascript", "c", "sql/sqlite", "rules"]
+    assert all(" ok " in line and "(5 from the data," in line for line in lines), lines
+
+
 def test_predict_writes_a_file(tmp_path):
     model = tmp_path / "m.json"
     run("train", TENNIS, "-a", "id3", "-o", str(model))
@@ -159,7 +181,7 @@ BAD_FILES = {
     "numeric.csv": ("a,b\n1,x\n2,y\n", "ID3 handles nominal features only and 'a' is numeric"),
     "hostile.csv": ('"""; DROP TABLE x; --",b\n1,x\n2,y\n', "ID3 handles nominal features only and '\"; DROP"),
     "spaced.csv": ("Age (years),b\n1,x\n2,y\n", "or cart, or --nominal 'Age (years)'\n"),
-    "blank.csv": ("a,b\nx,y\n\nz,w\n", "blank.csv:3: expected 2 fields as in the header, found 1; the line is blank"),
+    "spaces.csv": ("a,b\nx,y\n\n  \nz,w\n", "spaces.csv:4: expected 2 fields as in the header, found 1"),
     "semicolon.csv": ("a;b\nx;y\n", "no feature columns besides the target 'a;b'; treegen reads comma-separated "
                                      "values, and the header is one field with ';' in it"),
 }

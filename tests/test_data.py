@@ -85,8 +85,10 @@ def test_utf8_chinese_data():
 
 @pytest.mark.parametrize("text,message,line", [
     ("a,b\n1,2\n3\n", "expected 2 fields as in the header, found 1", 3),
-    ("a,b\n1,2\n\n3,4\n", "expected 2 fields as in the header, found 1; the line is blank", 3),
-    ('a,b\n1,2\n""\n', "expected 2 fields as in the header, found 1", 3),  # one empty field: not blank
+    ('a,b\n1,2\n\n""\n', "expected 2 fields as in the header, found 1", 4),  # one empty field: not blank
+    ("a,b\n1,2\n\n \n", "expected 2 fields as in the header, found 1", 4),  # a space: not blank
+    ("\r\n\r\n", "empty file", 1),
+    ("\n\na,a\n1,2\n", "appears twice", 3),
     ("a;b\n1;2\n\"3;4\",5\n", "expected 1 fields as in the header, found 2; treegen reads comma-separated "
                                "values, and the header is one field with ';' in it", 3),
     ("", "empty file", 1),
@@ -287,7 +289,19 @@ CSV_CASES = [  # (what, bytes)
     ("a row too short", b"num,c\n1,a\n3\n"),
     ("a row too long", b"num,c\n1,a,x\n"),
     ("line breaks inside quotes, then a row too long", b'num,c\n3,"a\rb\r\nc\nd"\n3,x,y\n'),
-    ("a blank line in two columns", b"num,c\n1,a\n\n3,b\n"),
+    ("a blank line in two columns", b"num,c\n1,a\n\n3,b\n"),  # no record: skipped, as pandas and R skip it
+    ("blank lines before and after the header", b"\n\r\nnum,c\n\n\n1,a\n3,b\n\n\n"),
+    ("blank CRLF and CR lines", b"num,c\r\n\r\n1,a\r\n\r\r3,b\r\n\r\n"),
+    ("a byte order mark then a blank line", b"\xef\xbb\xbf\nnum,c\n1,a\n3,b\n"),
+    ("a blank line inside quotes is text", b'num,c\n3,"a\n\nb"\n\n1,a\n'),
+    ("a header and blank lines only", b"num,c\n\n\r\n"),
+    ("blank lines only", b"\n\r\n\r"),
+    ("a line of spaces is a record", b"num,c\n1,a\n  \n"),
+    ("an empty quoted field is a record", b'num,c\n1,a\n""\n'),
+    ("a row too short after blank lines", b'num,c\n\n3,"x\n\ny"\r\n\r\n3\n'),
+    ("a number error after blank lines", b"num,c\n\n\n1,a\n\nz,b\n"),
+    ("a name twice after blank lines", b"\n\nnum,c,num\n1,a,2\n"),
+    ("a column missing after a blank line", b"\r\nnumber,c\n1,a\n"),
     ("text after a closing quote", b'num,c\n1,a\n"3"x,b\n'),
     ("a quoted field not closed", b'num,c\n1,a\n3,"b\n4,a\n'),
     ("a name twice", b"num,c,num \n1,a,2\n"),
@@ -329,6 +343,11 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
         (100.0, "a"), (7.0, "b")]]
     assert got["quoted fields and names"] == ["q", "r"] + [model.predict({"num": 3.0, "c": None})] * 2
     assert got["CRLF and lone CR line ends"] == ["p", "r", "q"]
+    for blank_lines in ("a blank line in two columns", "blank lines before and after the header",
+                        "blank CRLF and CR lines", "a byte order mark then a blank line"):
+        assert got[blank_lines] == ["p", "r"], blank_lines
+    assert got["a blank line inside quotes is text"] == [model.predict({"num": 3.0, "c": None}), "p"]
+    assert got["a header and blank lines only"] == []
     assert got["columns in another order, and more"] == ["q", "p"]
     for what, text in [("space before a number", "line 3: column 'num': ' 3' is not a number"),
                        ("space after a number", "line 2: column 'num': '3 ' is not a number"),
@@ -340,8 +359,14 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("a row too long", "line 2: expected 2 fields as in the header, found 3"),
                        ("line breaks inside quotes, then a row too long",
                         "line 6: expected 2 fields as in the header, found 3"),
-                       ("a blank line in two columns",
-                        "line 3: expected 2 fields as in the header, found 1; the line is blank"),
+                       ("a line of spaces is a record", "line 3: expected 2 fields as in the header, found 1"),
+                       ("an empty quoted field is a record", "line 3: expected 2 fields as in the header, found 1"),
+                       ("a row too short after blank lines", "line 7: expected 2 fields as in the header, found 1"),
+                       ("a number error after blank lines", "line 6: column 'num': 'z' is not a number"),
+                       ("a name twice after blank lines", "line 3: column name 'num' appears twice"),
+                       ("a column missing after a blank line",
+                        "line 2: no column named 'num'; did you mean 'number'?"),
+                       ("blank lines only", "line 1: empty file: expected a header row"),
                        ("text after a closing quote", "line 3: text after a closing quote"),
                        ("a quoted field not closed", "line 3: a quoted field is not closed"),
                        ("a name twice", "line 1: column name 'num' appears twice"),
@@ -398,6 +423,30 @@ def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
         else:  # treegen says more than the programs do, after a '; ': which column a missing one may be, ...
             expected = read_as_treegen_predicts(model, raw, tmp_path)
             assert got == (expected.split("; ")[0] if isinstance(expected, str) else expected), what
+
+
+def test_blank_lines_are_no_records_and_lines_count_physical_lines():
+    """A line with no characters is skipped anywhere; "" (how Python's csv writes one empty field) and a
+    line of spaces are records of one missing value. Rows and the header keep their physical lines."""
+    table = parse_csv('\n\r\nx\n\n1\r\n\r\n""\n  \n\n', "one.csv")
+    assert (table.names, table.columns, table.lines, table.header_line) == (["x"], [["1", None, None]], [5, 7, 8], 3)
+    assert len(parse_csv("x,y\n\n\n")) == 0
+    with pytest.raises(TreegenError, match="no rows with a value for the target column 'y'"):
+        to_dataset(parse_csv("x,y\n\n\n"))
+    with pytest.raises(TreegenError) as err:
+        to_dataset(parse_csv("\n\na,,y\n1,2,3\n"))
+    assert (err.value.message, err.value.line) == ("column 2 has no name", 3)
+
+
+@pytest.mark.parametrize("target", ["python", "java", "javascript", "c"])
+def test_a_one_column_file_reads_an_empty_quoted_field_and_skips_a_blank_line(target, tmp_path):
+    from treegen.learn import fit
+    from treegen.targets import emit
+    model = fit(to_dataset(parse_csv("x,y\n1,a\n2,a\n3,b\n4,b\n,b\n")), "cart")
+    raw = b'x\n""\n\n3\n\n1\n'
+    expected = [model.predict({"x": x}) for x in (None, 3.0, 1.0)]
+    assert read_as_treegen_predicts(model, raw, tmp_path) == expected and len(set(expected)) > 1
+    assert program_reads(target, emit(model, target), raw, tmp_path) == expected
 
 
 def test_training_reads_the_same_syntax():

@@ -241,10 +241,11 @@ def check_errors(target: str) -> None:
     expected = [  # (stdin, args, stdout: the answers to the rows before the bad one, stderr)
         (good + "1,abc,v0_0\n", [], answers(target, source, good, []),
          "error: line 6: column 'it\\'s\\u000a': 'abc' is not a number"),
-        (good + "\n", ["--proba"], answers(target, source, good, ["--proba"]),  # a blank last line is an error
-         "error: line 6: expected 3 fields as in the header, found 1"),
+        (good + "\n\r\n\n1\n", ["--proba"], answers(target, source, good, ["--proba"]),  # blank lines: no records
+         "error: line 9: expected 3 fields as in the header, found 1"),
         (f"{header}\n 1,2,v0_0\n", [], "", "error: line 3: column 'x0': ' 1' is not a number"),  # used as written
         ('x0,"it\'s\n"\n1,2\n', [], "", "error: line 1: no column named 'c0'"),
+        ('\n\r\nx0,"it\'s\n"\n1,2\n', [], "", "error: line 3: no column named 'c0'"),  # the header's own line
         ("c1,unused\n1,2\n", [], "", "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
         (f"{header}\n", ["--proba", "--leaf"], "",
          "error: --proba and --leaf ask for different outputs: give one of them"),
@@ -313,8 +314,8 @@ def test_closed_pipe_ends_quietly():
 def test_program_reads_missing_and_special_values():
     model = chain_model(5)
     source = emit(model, "python")
-    printed = run(source, 'x\n""\n\nnan\n-inf\ninf\n2.5\n1e0\n').splitlines()
-    rows = [None, None, math.nan, -math.inf, math.inf, 2.5, 1.0]
+    printed = run(source, 'x\n""\n\nnan\n-inf\ninf\n2.5\n1e0\n').splitlines()  # "" is missing, a blank line no row
+    rows = [None, math.nan, -math.inf, math.inf, 2.5, 1.0]
     assert printed == [model.predict({"x": v}) for v in rows]
 
 

@@ -545,3 +545,23 @@ def test_an_engine_whose_exp_is_not_glibcs_is_held_within_its_declared_tolerance
                                             "not glibc's exp"), spark.line()
     assert int(spark.note.split()[0]) > 0, spark.line()  # some rows differ in their last bits
     assert sqlite.ok and sqlite.note is None, sqlite.line()
+
+
+@pytest.mark.parametrize("target", ["python", "java", "javascript", "c", "sql", "rules"])
+def test_blank_lines_in_the_input_change_no_target_s_answers(target):
+    """Each target's own reading of CSV text (a program's, or data.py's for SQL and the rules): blank
+    lines -- after the header, between records, several, CRLF and CR, at the end -- are no records."""
+    from treegen.data import parse_csv, to_dataset
+    from treegen.targets import TARGETS
+    model = fit(to_dataset(parse_csv("n,c,y\n" + "".join(f"{n},{c},{'p' if n < 2 else c}\n"
+                                                         for n in range(5) for c in "ab"))), "cart")
+    records = ["n,c", "1,a", "3,b", ",a", "4,", '3,"b"']
+    blank = "\n\n".join(records[:2]) + "\r\n\r\n\r" + "\n\n\n".join(records[2:]) + "\n\n"
+    dialect = {"dialect": "sqlite"} if target == "sql" else {}
+    proba = {"proba": True} if "proba" in TARGETS[target].option_names() else {}
+    text = TARGETS[target].emit(model, **proba, **dialect)
+    for args in ([], ["--proba"]):
+        expected = TARGETS[target].run(text, "\n".join(records) + "\n", args, model=model, **dialect)
+        assert TARGETS[target].run(text, blank, args, model=model, **dialect) == expected
+        assert len(expected.splitlines()) == len(records) - 1 + len(args)
+        assert len(set(expected.splitlines()[len(args):])) > 1  # rows told apart: the file is read

@@ -1,8 +1,8 @@
 """Front end for data: CSV and ARFF files become a :class:`Table`, then a :class:`Dataset` to learn from.
 
 CSV follows the one syntax that the generated programs read too (README, "program protocol"):
-UTF-8 (a BOM skipped), RFC 4180 quoting, a header whose names are stripped of spaces, the header's
-number of fields on every line. A field that is empty, ``?`` or ``NA`` (spaces around ignored) is
+UTF-8 (a BOM skipped), RFC 4180 quoting, blank lines skipped, a header whose names are stripped of
+spaces, the header's number of fields on every record. A field that is empty, ``?`` or ``NA`` (spaces around ignored) is
 missing; any other field is used exactly as written: a number matches NUMBER (NaN is a missing
 number), a category is the text. Column kinds are inferred (numeric when every non-missing value is
 a number) unless forced, or declared by ARFF. Categories keep their declared order (ARFF) or their
@@ -95,27 +95,24 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
 
 def _parse_csv(text: str, source: str) -> Table:
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # a lone CR ends a line too
-    header = _record(reader, source)
+    header, header_line = _record(reader, source)
     if not header or not any(h.strip(SPACE) for h in header):
-        raise TreegenError("empty file: expected a header row", source, 1)
+        raise TreegenError("empty file: expected a header row", source, header_line if header else 1)
     names = [h.strip(SPACE) for h in header]
-    check_column_names(names, source)
+    check_column_names(names, source, header_line)
     columns: list[list[str | None]] = [[] for _ in names]
     lines = []
     while True:
-        start = reader.line_num + 1
-        row = _record(reader, source)
+        row, start = _record(reader, source)
         if row is None:
             break
-        blank = not row
-        row = row or [""]  # a blank line is one empty field, as RFC 4180 reads it
         if len(row) != len(names):
-            why = "; the line is blank" if blank else semicolon_hint(names)
-            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}{why}", source, start)
+            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}"
+                               + semicolon_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
             column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
-    return Table(source, names, columns, lines, {})
+    return Table(source, names, columns, lines, {}, header_line=header_line)
 
 
 def semicolon_hint(names: Sequence[str]) -> str:
@@ -126,16 +123,19 @@ def semicolon_hint(names: Sequence[str]) -> str:
     return ""
 
 
-def _record(reader, source: str) -> list[str] | None:
-    """The next CSV record ([] for a blank line), or None at the end."""
-    start = reader.line_num + 1
-    try:
-        row = next(reader, None)
-    except csv.Error as err:
-        what = ("a quoted field is not closed" if "end of data" in str(err)
-                else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
-        raise TreegenError(what, source, start) from None
-    return row
+def _record(reader, source: str) -> tuple[list[str] | None, int]:
+    """The next CSV record (None at the end) and the line it starts on. A blank line (no characters at
+    all, which csv reads as []) is no record, as pandas and R skip it; a line `""` is one empty field."""
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader, None)
+        except csv.Error as err:
+            what = ("a quoted field is not closed" if "end of data" in str(err)
+                    else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
+            raise TreegenError(what, source, start) from None
+        if row != []:
+            return row, start
 
 
 def parse_number(text: str) -> float | None:
@@ -167,7 +167,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     feature_names = [n for n in table.names if n != target and n not in ignore]
     for name in [target, *feature_names]:
         if not name:  # a CSV may have one (a saved index column): it reads, but cannot be learned from
-            raise TreegenError(f"column {table.names.index(name) + 1} has no name", table.source, 1)
+            raise TreegenError(f"column {table.names.index(name) + 1} has no name", table.source,
+                               table.header_line)
     declared = table.declared.get(target)
     if declared is not None:
         numeric_target = declared.is_numeric
@@ -293,7 +294,8 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or _unnamed_hint(model)), table.source, 1)
+                           + (did_you_mean(absent, unread) or _unnamed_hint(model)), table.source,
+                           table.header_line)
     return names
 
 

@@ -20,6 +20,7 @@ class Table:
     declared: dict[str, Feature]  # ARFF: each attribute's declared type; a numeric one's texts are reprs of doubles
     weights: list[float] | None = None  # ARFF: each row's instance weight ({w} after the row; 1 without)
     dates: dict[str, str] = field(default_factory=dict)  # ARFF: date attribute -> its Java date format
+    header_line: int = 1  # CSV: the header's line (blank lines before it are skipped)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -32,11 +33,11 @@ class Table:
         return self.columns[self.names.index(name)]
 
 
-def check_column_names(names: list[str], source: str) -> None:
+def check_column_names(names: list[str], source: str, line: int = 1) -> None:
     seen = set()
     for name in names:
         if name in seen:
-            raise TreegenError(f"column name {name!r} appears twice", source, 1)
+            raise TreegenError(f"column name {name!r} appears twice", source, line)
         seen.add(name)
 
 
