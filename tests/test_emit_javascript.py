@@ -852,7 +852,7 @@ def assert_codes_exact(models_rows) -> None:
     """Every way a module takes a row reads each row as the reading rule does, bit for bit."""
     results = codes_answers([(emit(model, "javascript"), rows) for model, rows in models_rows])
     for (model, rows), result in zip(models_rows, results):
-        expected = predict_rows(model, [code_oracle(model, row, js_text) for row in rows])
+        expected = predict_rows(model, [code_oracle(model, row) for row in rows])
         for way in ("object", "map", "array"):
             for k, (label, scores) in enumerate(expected):
                 for got in (result[way][k], result[way + "Rows"][k]):
