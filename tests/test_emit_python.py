@@ -1103,19 +1103,24 @@ def code_probe_model(codes, cast: str = "float64", names=CODE_NAMES, trees: int 
 def code_read(model, feature, value):
     """What the reading rule makes of a value of ``feature`` (the oracle, from treegen.model.code_category):
     None when missing, a category, or UNSEEN for a category the model does not know. Text is a category
-    by itself first; a number (numbers.Real) by its value alone, never its text: the category its code
-    names, else the first category whose text is the same double; another value by its text."""
+    by itself first, else (codes) the category its number's code names; a number (numbers.Real) is read by
+    its value alone, never its text: the category its code names, else the first category whose text is
+    the same double; another value by its text."""
     if value is None or isinstance(value, float) and math.isnan(value):
         return None
-    if not isinstance(value, numbers.Real):
-        if value in feature.categories or feature.codes is None or not isinstance(value, str):
+    if isinstance(value, str):
+        if value in feature.categories or feature.codes is None or not NUMBER.fullmatch(value):
             return value if value in feature.categories else UNSEEN
-        number = CODE_TEXTS.get(value)
-    else:
-        number = float(value)
-    code = None if number is None else code_category(feature.codes, number, model.numeric.cast)
-    if code in feature.categories or isinstance(value, str):
+        code = code_category(feature.codes, float(value), model.numeric.cast)
         return code if code in feature.categories else UNSEEN
+    if not isinstance(value, numbers.Real):
+        return str(value) if str(value) in feature.categories else UNSEEN
+    number = float(value)
+    if math.isnan(number):
+        return None
+    code = None if feature.codes is None else code_category(feature.codes, number, model.numeric.cast)
+    if code in feature.categories:
+        return code
     return next((c for c in feature.categories if NUMBER.fullmatch(c) and float(c) == number), UNSEEN)
 
 

@@ -60,8 +60,8 @@ from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
-                     missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
-                     utf16_escaped)
+                     missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
+                     summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, runtime_with_codes
 
 INDENT = "    "
@@ -82,6 +82,13 @@ CODED_LOOKUPS = (
      "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
+# A model with a nominal feature some split reads reads a Number or a Boolean given for one by its value
+# (treegen.model.category_of: named.java.txt's namedCode), not by its toString(). Without one the runtime is as written.
+NAMED_LOOKUP = ("        Integer code = codes.get(value.toString());",
+                "        if (value instanceof Number || value instanceof Boolean) {\n"
+                "            return namedCode(feature, value);\n"
+                "        }\n"
+                "        Integer code = codes.get(value.toString());")
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -216,7 +223,22 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees),
-                  **runtime_with_codes(model, "java", CODED_LOOKUPS))
+                  **_runtime(model))
+
+
+def _runtime(model: Model) -> dict:
+    """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
+    Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the codes
+    of :func:`treegen.emit.common.named_codes` as Java array items."""
+    texts = runtime_with_codes(model, "java", CODED_LOOKUPS)
+    if not named_features(model):
+        return {**texts, "named": None}
+    old, new = NAMED_LOOKUP
+    if texts["runtime"].count(old) != 1:
+        raise AssertionError(f"templates/java/runtime.java.txt: {old!r} does not occur once")
+    return {**texts, "runtime": texts["runtime"].replace(old, new),
+            "named": [None if codes is None else ", ".join(map(str, codes)) for codes in named_codes(model)],
+            "named_runtime": render("java", "named.java.txt", coded=bool(texts["code_rules"]))}
 
 
 def is_identifier(name: str) -> bool:
