@@ -550,7 +550,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False)
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -890,12 +890,14 @@ def test_features_with_codes_read_csv_fields_as_their_categories():
 def test_codes_are_read_only_by_a_model_whose_features_have_them():
     """A model without codes is written as before: nothing of the rule is in it; with codes, the rule
     runs where the text lookup of a category misses, never on a hit."""
+    from treegen.emit.common import named_features
     for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), python_boosted(2, "softmax")]:
         model = replace(model, features=tuple(replace(f, codes=None) for f in model.features))
         for module in ("esm", "commonjs"):
             source = emit(model, "javascript", module=module)
             assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
-            assert source.count(render("javascript", "runtime.js.txt", coded=False)) == 1
+            assert source.count(render("javascript", "runtime.js.txt", coded=False,
+                                       named=bool(named_features(model)))) == 1
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

@@ -36,8 +36,8 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
-                     float_text, group_weight, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
-                     summed_tree_by_tree, sums, utf16_escaped)
+                     float_text, group_weight, leaf_index, leaf_terms, named_codes, named_features, numeric_test,
+                     output_numbers, plan, size_groups, summed_tree_by_tree, sums, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -122,7 +122,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
                   leaves=sum(len(t.leaves()) for t in model.trees), coded=coded,
                   code_float32=model.numeric.cast == "float32",
-                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded)))
+                  named=[None if c is None else ", ".join(map(str, c)) for c in named_codes(model)]
+                  if named_features(model) else None,
+                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model))))
 
 
 def literal(value) -> str:
