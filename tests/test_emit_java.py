@@ -268,12 +268,13 @@ def test_the_api_embeds_in_a_java_program():
 
 # One field of a harness's rows file, as harness_field writes it, in both harnesses below.
 HARNESS_FIELD = r"""
-    /** A field: % missing, n a double's bits, f a float's bits, i an Integer, b a Boolean, else text
-     * (URL-encoded after its one-letter tag). */
+    /** A field: % missing, n a double's bits, f a float's bits, i an Integer, l a Long, b a Boolean, else
+     * text (URL-encoded after its one-letter tag). */
     static Object field(String f) throws Exception {
         return f.equals("%") ? null : f.startsWith("n")
             ? (Object) Double.longBitsToDouble(Long.parseUnsignedLong(f.substring(1), 16))
             : f.startsWith("i") ? (Object) Integer.valueOf(f.substring(1))
+            : f.startsWith("l") ? (Object) Long.valueOf(f.substring(1))
             : f.startsWith("f") ? (Object) Float.intBitsToFloat(Integer.parseUnsignedInt(f.substring(1), 16))
             : f.startsWith("b") ? (Object) Boolean.valueOf(f.substring(1))
             : URLDecoder.decode(f.substring(1), "UTF-8");
