@@ -7,7 +7,9 @@ node, whose walker's node id indexes its values and labels, or ``ensemble.java.j
 the encoding of rows and the program are the same text in every class, ``templates/java/
 runtime.java.txt``, copied in as it is; a model with a feature of integer codes (``Feature.codes``) adds
 ``codes.java.txt``, which the runtime's look-ups of a category call when a value's text is none of its
-categories (``CODED_LOOKUPS``).
+categories (``CODED_LOOKUPS``); a model with a nominal feature some split reads adds ``named.java.txt``,
+which reads a ``Number`` or a ``Boolean`` given for one by its value (:func:`treegen.model.category_of`,
+``NAMED_LOOKUP``), not by its ``toString()``.
 
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are

@@ -11,8 +11,10 @@ same text in every module, ``templates/javascript/runtime.js.txt``, copied in as
 with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
 ``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
 ``fieldValue``), it reads a number or numeric text as the category its code names
-(:func:`treegen.model.code_category`). It reads the model through a few names the model part defines
-(listed at its top).
+(:func:`treegen.model.code_category`); and for a model with a nominal feature some split reads, whose
+runtime has ``namedCode``: a number, a bigint or a boolean given for one is read by its value
+(:func:`treegen.model.category_of`, through ``NAMED``), not by ``String()``. It reads the model through
+a few names the model part defines (listed at its top).
 
 Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
 links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs

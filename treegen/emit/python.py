@@ -13,6 +13,11 @@ a number or numeric text, as the category its code names (:func:`treegen.model.c
 a row is read, ``_as_read`` and the row walkers look the value up among its categories and only on a
 miss run ``_coded``, so a known category costs one set lookup.
 
+A number or a Boolean given for a nominal feature is read by its value, as the model reads it
+(:func:`treegen.model.category_of`): ``_category`` looks it up in the feature's map of double to category
+(``_NAMED``, written here from the model), off the text path: a category given as a str costs what it did.
+A model with no nominal feature some split reads gets the runtime as it was.
+
 A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
 value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
 number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
