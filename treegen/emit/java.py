@@ -230,8 +230,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
 
 def _runtime(model: Model) -> dict:
     """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
-    Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the codes
-    of :func:`treegen.emit.common.named_codes` as Java array items."""
+    Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the
+    Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals."""
     texts = runtime_with_codes(model, "java", CODED_LOOKUPS)
     if not named_features(model):
         return {**texts, "named": None}
@@ -239,7 +239,8 @@ def _runtime(model: Model) -> dict:
     if texts["runtime"].count(old) != 1:
         raise AssertionError(f"templates/java/runtime.java.txt: {old!r} does not occur once")
     return {**texts, "runtime": texts["runtime"].replace(old, new),
-            "named": [None if codes is None else ", ".join(map(str, codes)) for codes in named_codes(model)],
+            "named": [None if codes is None else (f"{codes[0]}, {codes[1]}", string(codes[2]))
+                      for codes in named_codes(model)],
             "named_runtime": render("java", "named.java.txt", coded=bool(texts["code_rules"]))}
 
 

@@ -124,7 +124,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
                   leaves=sum(len(t.leaves()) for t in model.trees), coded=coded,
                   code_float32=model.numeric.cast == "float32",
-                  named=[None if c is None else ", ".join(map(str, c)) for c in named_codes(model)]
+                  named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
                   runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model))))
 
