@@ -506,7 +506,9 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
-    check_model_part("javascript", render("javascript", "runtime.js.txt", coded=False), 200)
+    from treegen.emit.common import named_features
+    check_model_part("javascript", lambda model: render("javascript", "runtime.js.txt", coded=False,
+                                                        named=bool(named_features(model))), 200)
 
 
 def test_same_bytes_as_the_python_program():
@@ -548,7 +550,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False)
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -852,7 +854,7 @@ def assert_codes_exact(models_rows) -> None:
     """Every way a module takes a row reads each row as the reading rule does, bit for bit."""
     results = codes_answers([(emit(model, "javascript"), rows) for model, rows in models_rows])
     for (model, rows), result in zip(models_rows, results):
-        expected = predict_rows(model, [code_oracle(model, row, js_text) for row in rows])
+        expected = predict_rows(model, [code_oracle(model, row) for row in rows])
         for way in ("object", "map", "array"):
             for k, (label, scores) in enumerate(expected):
                 for got in (result[way][k], result[way + "Rows"][k]):
@@ -888,12 +890,14 @@ def test_features_with_codes_read_csv_fields_as_their_categories():
 def test_codes_are_read_only_by_a_model_whose_features_have_them():
     """A model without codes is written as before: nothing of the rule is in it; with codes, the rule
     runs where the text lookup of a category misses, never on a hit."""
+    from treegen.emit.common import named_features
     for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), python_boosted(2, "softmax")]:
         model = replace(model, features=tuple(replace(f, codes=None) for f in model.features))
         for module in ("esm", "commonjs"):
             source = emit(model, "javascript", module=module)
             assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
-            assert source.count(render("javascript", "runtime.js.txt", coded=False)) == 1
+            assert source.count(render("javascript", "runtime.js.txt", coded=False,
+                                       named=bool(named_features(model)))) == 1
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

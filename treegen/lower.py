@@ -28,19 +28,20 @@ from operator import attrgetter
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .collector import collector_paused
-from .model import (Feature, MissingRoute, Model, Op, Route, Split, Tree, by_id, in_missing_interval, is_missing,
-                    nested_sum, read_categories)
+from .model import (Feature, MissingRoute, Model, Op, Route, Split, Tree, by_id, category_of, in_missing_interval,
+                    is_missing, nested_sum, number_of)
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
 UNKNOWN = "unknown"
 
 
-def absence(value: Any, feature: Feature) -> str | None:
-    """MISSING where the feature reads the value as missing, UNKNOWN for a category it does not know,
-    else None: what both a condition's factor and a share's test ask first."""
+def absence(value: Any, feature: Feature, cast: str = "float64") -> str | None:
+    """MISSING where the feature reads the value as missing, UNKNOWN for a category it does not know
+    (read as the model reads it, :func:`treegen.model.category_of` under the model's ``cast``), else
+    None: what both a condition's factor and a share's test ask first."""
     if is_missing(value) or in_missing_interval(feature, value):
         return MISSING
-    if not feature.is_numeric and str(value) not in feature.categories:
+    if not feature.is_numeric and category_of(feature, value, cast) is None:
         return UNKNOWN
     return None
 
@@ -61,18 +62,19 @@ class Condition(NamedTuple):
     def unknown_factor(self) -> float:
         return self.if_missing if self.if_unknown is None else self.if_unknown
 
-    def factor(self, value: Any, feature: Feature) -> float:
+    def factor(self, value: Any, feature: Feature, cast: str = "float64") -> float:
         """1.0 if the value satisfies the condition, ``if_missing`` if it is missing (as the feature
-        reads it), ``if_unknown`` if it is a category the feature does not know, else 0.0."""
-        absent = absence(value, feature)
+        reads it), ``if_unknown`` if it is a category the feature does not know, else 0.0: the value
+        read as the model reads it (:func:`treegen.model.number_of`, :func:`treegen.model.category_of`)."""
+        absent = absence(value, feature, cast)
         if absent == MISSING:
             return self.if_missing
         if absent == UNKNOWN:
             return self.unknown_factor
         if self.kind == INTERVAL:
-            return 1.0 if self.low < float(value) <= self.high else 0.0
+            return 1.0 if self.low < number_of(feature, value) <= self.high else 0.0
         if self.kind == SET:
-            return 1.0 if str(value) in self.values else 0.0
+            return 1.0 if category_of(feature, value, cast) in self.values else 0.0
         return 0.0
 
 
@@ -83,8 +85,8 @@ class Share:
     fraction: float
     by_unknown: bool  # a category the feature does not know takes it too (it counts as missing)
 
-    def applies(self, value: Any, feature: Feature) -> bool:
-        absent = absence(value, feature)
+    def applies(self, value: Any, feature: Feature, cast: str = "float64") -> bool:
+        absent = absence(value, feature, cast)
         return absent == MISSING or (self.by_unknown and absent == UNKNOWN)
 
 
@@ -95,14 +97,15 @@ class Rule:
     value: tuple[float, ...]
     shares: tuple[Share, ...] = ()  # the fractional branches of its path, root first
 
-    def weight(self, row: Mapping[str, Any], features) -> float:
-        """0.0 where a condition excludes the row, else 1.0 times the shares that apply, in path order."""
+    def weight(self, row: Mapping[str, Any], features, cast: str = "float64") -> float:
+        """0.0 where a condition excludes the row, else 1.0 times the shares that apply, in path order
+        (values read as a model whose numbers are read in ``cast`` reads them)."""
         for c in self.conditions:
-            if c.factor(row.get(features[c.feature].name), features[c.feature]) == 0.0:
+            if c.factor(row.get(features[c.feature].name), features[c.feature], cast) == 0.0:
                 return 0.0
         weight = 1.0
         for share in self.shares:
-            if share.applies(row.get(features[share.feature].name), features[share.feature]):
+            if share.applies(row.get(features[share.feature].name), features[share.feature], cast):
                 weight = weight * share.fraction
         return weight
 
@@ -279,15 +282,15 @@ def _always(c: Condition, categories) -> bool:
 def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[str, Any]) -> list[float]:
     """A tree's output computed from its rules: what every back end computes. An exclusive tree's is
     the value of the first rule that applies; otherwise ``weight * value`` of each rule, summed as the
-    tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`). A value of a
-    feature of codes is read as its category first (:func:`treegen.model.read_categories`)."""
-    row = read_categories(model, row)
+    tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`). Values are
+    read as the model reads them, under its ``cast``."""
+    cast = model.numeric.cast
     if tree_rules.exclusive:
         for rule in tree_rules.rules:
-            if rule.weight(row, model.features) != 0.0:
+            if rule.weight(row, model.features, cast) != 0.0:
                 return [0.0 + v for v in rule.value]
         return [0.0] * len(tree_rules.rules[0].value)
-    weights = {rule.node: rule.weight(row, model.features) for rule in tree_rules.rules}
+    weights = {rule.node: rule.weight(row, model.features, cast) for rule in tree_rules.rules}
     return nested_sum(tree, tree_shape(tree, weights), lambda node: node.value)
 
 

@@ -15,6 +15,8 @@ Prediction semantics (the reference every back end must match):
   :class:`NumericSemantics`, else to ``children[1]``.
 * A nominal ``==`` split sends ``x`` to the child whose category it equals; an ``in`` split sends it
   to ``children[0]`` when ``x`` is in ``values``, else to ``children[1]``.
+* A nominal value is read as its category by :func:`category_of`: text as it is, a number by its
+  double, a Boolean as "true"/"false" or 1/0 -- the one rule of every target's API.
 * A number given as text is read by :data:`NUMBER` alone, as CSV is (:func:`number_of`; other text is
   refused).
 * A missing value (``None``/NaN, pandas' NA and NaT) -- and a category the split does not know -- follows the split's
@@ -157,6 +159,16 @@ class Feature:
     @property
     def is_numeric(self) -> bool:
         return self.kind == NUMERIC
+
+    @cached_property
+    def named_by_number(self) -> dict[float, str]:
+        """Nominal: the category each number names (:func:`number_names`), made once."""
+        return number_names(self.categories)
+
+    @cached_property
+    def named_by_boolean(self) -> tuple[str | None, str | None]:
+        """Nominal: the categories False and True name (:func:`boolean_names`), made once."""
+        return boolean_names(self)
 
 
 @dataclass(frozen=True)
@@ -788,32 +800,75 @@ def code_number(value: Any) -> float | None:
 
 def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | None:
     """The category a present value is of a nominal feature, None for one it does not know -- the
-    reading rule of every reader: its text if that is a category (the text first); else, for a
-    feature of codes (:attr:`Feature.codes`), the category its number names (:func:`code_number`,
-    :func:`code_category` under the model's ``cast``), if that is one of the feature's."""
+    reading rule of every reader, in every target's API:
+
+    * text (a str) is the category of that very text; for a feature of codes (:attr:`Feature.codes`),
+      text that is none but reads as a number (:data:`NUMBER`) is the category its code names
+      (:func:`code_category` under the model's ``cast``). CSV fields are text: "1.0" is not "1".
+    * a Boolean (bool, numpy's bool) names :attr:`Feature.named_by_boolean` (:func:`boolean_names`).
+    * a number (int, float, numpy's numbers: :class:`numbers.Real`) names :func:`number_category`: the
+      category of its code first for a feature of codes, else the one whose text reads as its double.
+    * any other value is its text, ``str(value)``, if that is a category.
+
+    A number is read by its double, not by its text, which each language spells its own way (Python
+    '1e-07' and 'True', Java "1.0E-7" and "true", JavaScript "1e-7"): the same row takes the same route
+    in every target, and a frame's int column turned float by a NaN (1.0, 2.0) still names "1", "2"."""
+    if isinstance(value, str):
+        if value in feature.categories:
+            return value
+        if feature.codes is None or not NUMBER.fullmatch(value):
+            return None
+        name = code_category(feature.codes, float(value), cast)
+        return name if name in feature.categories else None
+    if isinstance(value, (bool, np.bool_)):
+        return feature.named_by_boolean[bool(value)]
+    if isinstance(value, numbers.Real):
+        return number_category(feature, code_number(value), cast)
     text = str(value)
-    if text in feature.categories:
-        return text
-    if feature.codes is None:
-        return None
-    number = code_number(value)
-    name = None if number is None else code_category(feature.codes, number, cast)
-    return name if name in feature.categories else None
+    return text if text in feature.categories else None
 
 
-def read_categories(model: Model, row: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The row with each value of a feature of codes that names a category (:func:`category_of`) as
-    that category's text, for readers that look a category up by its text; the row as it is when no
-    feature has codes."""
-    coded = [f for f in model.features if f.codes is not None]
-    if not coded:
-        return row
-    out = dict(row)
-    for feature in coded:
-        value = row.get(feature.name)
-        if not is_missing(value) and (name := category_of(feature, value, model.numeric.cast)) is not None:
-            out[feature.name] = name
-    return out
+def number_category(feature: Feature, number: float, cast: str = "float64") -> str | None:
+    """The category a number names, None for none: for a feature of codes, the category its code names
+    (:func:`code_category`, the library's rule) if the feature has it; else the category whose text reads
+    as the same double (:attr:`Feature.named_by_number`; -0.0 is 0.0, NaN names none)."""
+    if feature.codes is not None:
+        name = code_category(feature.codes, number, cast)
+        if name in feature.categories:
+            return name
+    return feature.named_by_number.get(number)
+
+
+def number_names(categories: Sequence[str]) -> dict[float, str]:
+    """The category each number names, by double (keys: -0.0 is 0.0): the categories whose text reads as
+    a number by the CSV's grammar (:data:`NUMBER`; "nan" names nothing), the first in category order
+    where several read as one double ("3", "3.0", "3e0") -- but the one spelt as its decimal integer
+    ("3", as ``str(3)``, ``Integer.toString(3)`` and ``String(3)`` spell an int) before any other. The
+    map is data in every generated module, computed here once, so the one rule is the same everywhere."""
+    names: dict[float, str] = {}
+    for category in categories:
+        number = float(category) + 0.0 if NUMBER.fullmatch(category) else math.nan
+        if not math.isnan(number) and (number not in names or category == integer_text(number) != names[number]):
+            names[number] = category
+    return names
+
+
+def integer_text(number: float) -> str | None:
+    """A finite integral double's decimal integer ("3", "0" for -0.0), None for another number."""
+    return str(int(number)) if math.isfinite(number) and number.is_integer() else None
+
+
+BOOLEAN_TEXTS = ("false", "true")
+
+
+def boolean_names(feature: Feature) -> tuple[str | None, str | None]:
+    """The categories False and True name: the first category spelt "false" / "true" in any letter case
+    (ASCII), else the category the number 0 / 1 names (:func:`number_category`; a code's rule reads
+    0 and 1 alike in float32), else None."""
+    def named(truth: int) -> str | None:
+        spelt = [c for c in feature.categories if c.isascii() and c.lower() == BOOLEAN_TEXTS[truth]]
+        return spelt[0] if spelt else number_category(feature, float(truth))
+    return named(0), named(1)
 
 
 @dataclass(frozen=True)

@@ -394,14 +394,14 @@ def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]], cast: str
         return as_read(feature, np.array([math.nan if is_missing(v) else number_of(feature, v) for v in values],
                                          dtype=np.float64))
     code = {c: k for k, c in enumerate(feature.categories)}
-    if feature.codes is None:
-        return np.array([MISSING if is_missing(v) else code.get(str(v), UNKNOWN) for v in values],
-                        dtype=np.float64)
 
-    def coded(value) -> int:
+    def read(value) -> int:
         name = category_of(feature, value, cast)
         return UNKNOWN if name is None else code[name]
-    return np.array([MISSING if is_missing(v) else coded(v) for v in values], dtype=np.float64)
+    if feature.codes is None:  # a category's text costs one look-up
+        return np.array([MISSING if is_missing(v) else code[v] if type(v) is str and v in code else read(v)
+                         for v in values], dtype=np.float64)
+    return np.array([MISSING if is_missing(v) else read(v) for v in values], dtype=np.float64)
 
 
 def as_read(feature: Feature, column: np.ndarray) -> np.ndarray:

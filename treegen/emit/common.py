@@ -101,6 +101,32 @@ class TreePlan:
     levels: tuple[int, ...] | None = None  # a symmetric tree's leaves by index (see _levels)
 
 
+UNKNOWN_CODE = -2  # an encoded row's code of a category the model does not know
+
+
+def named_features(model: Model) -> list[int]:
+    """The nominal features some split reads: those whose values the APIs read as categories, a number or a
+    Boolean too (:func:`treegen.model.category_of`)."""
+    return [i for i in model.used_features() if not model.features[i].is_numeric]
+
+
+def named_codes(model: Model) -> list[tuple[int, int, str] | None]:
+    """Per feature, how the APIs of Java and JavaScript read a Boolean or a number given for a nominal
+    feature some split reads (:func:`treegen.model.category_of`): the codes of the categories False and
+    True name (:attr:`treegen.model.Feature.named_by_boolean`; ``UNKNOWN_CODE`` for none), and a mark per
+    category, "1" for those numbers name (:attr:`treegen.model.Feature.named_by_number`), whose texts the
+    runtime reads as numbers once, at load, by the CSV's grammar: one character a category, where a list of
+    codes would cost Java's class initialiser bytecode (8 bytes) a category. None for other features."""
+    out: list[tuple[int, int, str] | None] = [None] * len(model.features)
+    for i in named_features(model):
+        feature = model.features[i]
+        code = {c: k for k, c in reversed(list(enumerate(feature.categories)))}  # the first, should one repeat
+        no, yes = (UNKNOWN_CODE if name is None else code[name] for name in feature.named_by_boolean)
+        numbered = {code[name] for name in feature.named_by_number.values()}
+        out[i] = (no, yes, "".join("1" if k in numbered else "0" for k in range(len(feature.categories))))
+    return out
+
+
 def category_codes(model: Model) -> list[tuple[str, ...]]:
     """For each nominal feature, the categories in code order: its declared categories, then any
     value a split names that the feature does not declare (numeric features: empty)."""

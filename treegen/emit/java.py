@@ -7,7 +7,9 @@ node, whose walker's node id indexes its values and labels, or ``ensemble.java.j
 the encoding of rows and the program are the same text in every class, ``templates/java/
 runtime.java.txt``, copied in as it is; a model with a feature of integer codes (``Feature.codes``) adds
 ``codes.java.txt``, which the runtime's look-ups of a category call when a value's text is none of its
-categories (``CODED_LOOKUPS``).
+categories (``CODED_LOOKUPS``); a model with a nominal feature some split reads adds ``named.java.txt``,
+which reads a ``Number`` or a ``Boolean`` given for one by its value (:func:`treegen.model.category_of`,
+``NAMED_LOOKUP``), not by its ``toString()``.
 
 The JVM's walls decide the layout. Each tree is cut into static methods whose estimated bytecode
 stays well under HotSpot's 8,000-byte JIT limit (and so under the 64 KB hard limit); the methods are
@@ -60,8 +62,8 @@ from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
-                     missing_intervals, numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums,
-                     utf16_escaped)
+                     missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
+                     summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, runtime_with_codes
 
 INDENT = "    "
@@ -82,6 +84,13 @@ CODED_LOOKUPS = (
      "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
+# A model with a nominal feature some split reads reads a Number or a Boolean given for one by its value
+# (treegen.model.category_of: named.java.txt's namedCode), not by its toString(). Without one the runtime is as written.
+NAMED_LOOKUP = ("        Integer code = codes.get(value.toString());",
+                "        if (value instanceof Number || value instanceof Boolean) {\n"
+                "            return namedCode(feature, value);\n"
+                "        }\n"
+                "        Integer code = codes.get(value.toString());")
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -216,7 +225,23 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees),
-                  **runtime_with_codes(model, "java", CODED_LOOKUPS))
+                  **_runtime(model))
+
+
+def _runtime(model: Model) -> dict:
+    """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
+    Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the
+    Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals."""
+    texts = runtime_with_codes(model, "java", CODED_LOOKUPS)
+    if not named_features(model):
+        return {**texts, "named": None}
+    old, new = NAMED_LOOKUP
+    if texts["runtime"].count(old) != 1:
+        raise AssertionError(f"templates/java/runtime.java.txt: {old!r} does not occur once")
+    return {**texts, "runtime": texts["runtime"].replace(old, new),
+            "named": [None if codes is None else (f"{codes[0]}, {codes[1]}", string(codes[2]))
+                      for codes in named_codes(model)],
+            "named_runtime": render("java", "named.java.txt", coded=bool(texts["code_rules"]))}
 
 
 def is_identifier(name: str) -> bool:

@@ -11,8 +11,10 @@ same text in every module, ``templates/javascript/runtime.js.txt``, copied in as
 with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
 ``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
 ``fieldValue``), it reads a number or numeric text as the category its code names
-(:func:`treegen.model.code_category`). It reads the model through a few names the model part defines
-(listed at its top).
+(:func:`treegen.model.code_category`); and for a model with a nominal feature some split reads, whose
+runtime has ``namedCode``: a number, a bigint or a boolean given for one is read by its value
+(:func:`treegen.model.category_of`, through ``NAMED``), not by ``String()``. It reads the model through
+a few names the model part defines (listed at its top).
 
 Exactness. Numbers are doubles, as in the model; float32 steps round through ``Math.fround``. The
 links call glibc's ``exp`` and ``expf`` written out in the runtime, not ``Math.exp`` (which differs
@@ -36,8 +38,8 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
-                     float_text, group_weight, leaf_index, leaf_terms, numeric_test, output_numbers, plan, size_groups,
-                     summed_tree_by_tree, sums, utf16_escaped)
+                     float_text, group_weight, leaf_index, leaf_terms, named_codes, named_features, numeric_test,
+                     output_numbers, plan, size_groups, summed_tree_by_tree, sums, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -122,7 +124,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
                   leaves=sum(len(t.leaves()) for t in model.trees), coded=coded,
                   code_float32=model.numeric.cast == "float32",
-                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded)))
+                  named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
+                  if named_features(model) else None,
+                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model))))
 
 
 def literal(value) -> str:

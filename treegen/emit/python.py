@@ -13,6 +13,11 @@ a number or numeric text, as the category its code names (:func:`treegen.model.c
 a row is read, ``_as_read`` and the row walkers look the value up among its categories and only on a
 miss run ``_coded``, so a known category costs one set lookup.
 
+A number or a Boolean given for a nominal feature is read by its value, as the model reads it
+(:func:`treegen.model.category_of`): ``_category`` looks it up in the feature's map of double to category
+(``_NAMED``, written here from the model), off the text path: a category given as a str costs what it did.
+A model with no nominal feature some split reads gets the runtime as it was.
+
 A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
 value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
 number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
@@ -35,8 +40,8 @@ from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_part, leaf_terms, missing_intervals, numeric_test, output_numbers, plan,
-                     scores_part, summed_tree_by_tree, sums)
+                     float_text, label_part, leaf_terms, missing_intervals, named_features, numeric_test,
+                     output_numbers, plan, scores_part, summed_tree_by_tree, sums)
 from .render import render
 
 INDENT = "    "
@@ -99,10 +104,11 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
                   coded=coded, code_float32=bool(coded) and model.numeric.cast == "float32", as_read=as_read,
+                  named=_named(model),
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
                   helpers=_helpers(model), leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
-                  runtime=render("python", "runtime.py.txt", coded=bool(coded)))
+                  runtime=render("python", "runtime.py.txt", coded=bool(coded), named=bool(named_features(model))))
 
 
 def literal(value) -> str:
@@ -231,10 +237,10 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                 elif model.features[feature].codes is not None:  # the text first, the rule on a miss
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str or {v} not in _KNOWN{feature}:",
                               f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes.value!r}, "
-                              f"_KNOWN{feature})"]
+                              f"_KNOWN{feature}, {feature})"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
-                              f"{pad}{INDENT}{v} = _category({v})"]
+                              f"{pad}{INDENT}{v} = _category({v}, {feature})"]
             lines.append(f"{pad}if {condition(payload, categories[feature], v)}:")
         elif kind == LEAF:
             lines.append(f"{pad}return {numbers[payload]}")
@@ -255,6 +261,15 @@ def _coded(model: Model) -> list[tuple]:
     used = set(model.used_features())
     return [(i, repr(f.codes.value), ", ".join(ascii(c) for c in f.categories), comment(f.name))
             for i, f in enumerate(model.features) if f.codes is not None and i in used]
+
+
+def _named(model: Model) -> list[tuple]:
+    """Per nominal feature some split reads (:func:`treegen.emit.common.named_features`): (feature, the
+    items of its map of number to category, the categories False and True name, a comment naming it)."""
+    text = lambda name: "None" if name is None else ascii(name)
+    return [(i, ", ".join(f"{literal(number)}: {ascii(name)}" for number, name in f.named_by_number.items()),
+             *map(text, f.named_by_boolean), comment(f.name))
+            for i, f in ((i, model.features[i]) for i in named_features(model))]
 
 
 def _raw_lines(model: Model) -> list[str]:
