@@ -329,6 +329,33 @@ def test_the_missing_value_is_missing_where_its_float32_is(missing, tmp_path):
         assert (low <= x <= high) == (np.float32(x) == np.float32(missing)), x
 
 
+@pytest.mark.parametrize("missing", [math.inf, -math.inf])
+def test_an_infinite_missing_value_reaches_its_infinity_and_reads_back(missing, tmp_path):
+    """With ``missing`` infinite XGBoost takes every input: one whose float32 is that infinity (beyond
+    float32's range) is missing; the interval ends at the infinity, which the model file writes as JSON's
+    Infinity and reads back, and ``treegen import --missing inf`` writes a model that predicts and verifies."""
+    X, signal = make_data(3)
+    X = np.where(np.isnan(X), missing, X)
+    booster = train({"objective": "binary:logistic"}, X, (signal[:, 0] + signal[:, 1] > 0).astype(int), missing=missing)
+    model = check_against_library(booster, tmp_path, X, missing=missing)
+    rounds_to_inf = 3.4028235677973366e38  # FLT_MAX plus half an ulp: float32 rounds it (ties to even) to inf
+    interval = (rounds_to_inf, math.inf) if missing > 0 else (-math.inf, -rounds_to_inf)
+    assert model.features[0].missing_interval == interval
+    beyond = [math.inf, -math.inf, 1e39, -1e39, rounds_to_inf, -rounds_to_inf, FLT_MAX, -FLT_MAX,
+              math.nextafter(rounds_to_inf, 0.0), math.nextafter(-rounds_to_inf, 0.0)]
+    P = np.array([[v, *X[0, 1:]] for v in beyond] + [[*X[0, :2], v, *X[0, 3:]] for v in beyond])
+    margins, predictions = library(booster, P, missing)
+    assert assert_predicts(model, rows_for(model, P), margins, predictions) == len(P)
+    saved = tmp_path / "saved.json"
+    modelio.save(model, str(saved))
+    assert "Infinity" in saved.read_text() and modelio.dumps(modelio.load(str(saved))) == modelio.dumps(model)
+    native, out = tmp_path / "model.json", tmp_path / "cli.json"  # (saved by check_against_library)
+    result = CliRunner().invoke(main, ["import", str(native), "--missing", str(missing), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["verify", str(out), "--against", str(native), "--to", "python,rules"])
+    assert result.exit_code == 0 and re.search(r"XGBoost itself +ok +\d+ rows agree", result.output), result.output
+
+
 def test_random_forests_add_every_tree_of_a_round(tmp_path):
     X, signal = make_data(4)
     for objective, target in (("binary:logistic", OBJECTIVE_TARGETS["binary:logistic"]),

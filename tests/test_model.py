@@ -397,6 +397,19 @@ def test_nan_threshold_has_the_json_path():
     assert str(err.value) == f"m.json: trees[0].nodes[{node}].split.threshold: a threshold must be a number, not NaN"
 
 
+def test_a_missing_interval_may_end_at_an_infinity_but_not_at_nan():
+    doc = _c45_missing_doc()
+    numeric = next(i for i, f in enumerate(doc["features"]) if f["kind"] == "numeric")
+    doc["features"][numeric]["missing_interval"] = [3.4028235677973366e38, math.inf]  # XGBoost's missing=inf
+    model = modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+    assert model.features[numeric].missing_interval == (3.4028235677973366e38, math.inf)
+    assert modelio.dumps(modelio.loads(modelio.dumps(model))) == modelio.dumps(model)
+    doc["features"][numeric]["missing_interval"] = [math.nan, 1.0]
+    with pytest.raises(TreegenError) as err:
+        modelio.loads(json.dumps(doc, allow_nan=True), "m.json")
+    assert str(err.value) == f"m.json: features[{numeric}].missing_interval[0]: expected a number, found nan"
+
+
 def _fractional_stump(weights):
     """x <= 0 -> leaf 1, else leaf 2; a missing x goes down both with ``weights``."""
     from treegen.model import (CLASSIFICATION, NUMERIC, Feature, MissingRoute, Model, Node, Op, Split, Target,

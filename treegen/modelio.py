@@ -196,8 +196,9 @@ class _Reader:
                 self.fail(f"{path}.{key}[{i}]", "expected a string")
         return tuple(values)
 
-    def floats(self, obj: dict, key: str, path: str, default=...) -> tuple[float, ...]:
-        """A list of finite numbers (JSON's NaN and Infinity read, but no prediction can use them)."""
+    def floats(self, obj: dict, key: str, path: str, default=..., finite: bool = True) -> tuple[float, ...]:
+        """A list of finite numbers (JSON's NaN and Infinity read, but no prediction can use them); not
+        ``finite``: numbers that may be infinite, never NaN."""
         if key not in obj and default is not ...:  # an optional list left out: most nodes' counts
             return tuple(default)
         values = self.get(obj, key, path, list)
@@ -211,8 +212,8 @@ class _Reader:
                 self.fail(f"{path}.{key}[{i}]", "expected a number")
             if isinstance(v, int) and not -_LARGEST <= v <= _LARGEST:
                 self.fail(f"{path}.{key}[{i}]", _HUGE_INTEGER)
-            if not math.isfinite(v):
-                self.fail(f"{path}.{key}[{i}]", f"expected a finite number, found {v!r}")
+            if math.isnan(v) or finite and math.isinf(v):
+                self.fail(f"{path}.{key}[{i}]", f"expected {'a finite number' if finite else 'a number'}, found {v!r}")
         return tuple(float(v) for v in values)
 
     def number(self, obj: dict, key: str, path: str, default=..., least: float = -math.inf) -> float:
@@ -317,7 +318,8 @@ def _read_feature(r: _Reader, doc: Any, path: str) -> Feature:
     kind = r.choice(doc, "kind", path, (NUMERIC, NOMINAL))
     categories = r.strings(doc, "categories", path) if kind == NOMINAL else ()
     r.unique(categories, f"{path}.categories", "category")
-    interval = r.floats(doc, "missing_interval", path, None) if "missing_interval" in doc else None
+    # an end may be infinite: XGBoost's missing=inf makes every double whose float32 is inf missing
+    interval = r.floats(doc, "missing_interval", path, None, finite=False) if "missing_interval" in doc else None
     if interval is not None and (kind != NUMERIC or len(interval) != 2 or not interval[0] <= interval[1]):
         r.fail(f"{path}.missing_interval", "a numeric feature's missing interval is [low, high] with low <= high")
     codes = r.choice(doc, "codes", path, {c.value: c for c in Codes}, None) if "codes" in doc else None

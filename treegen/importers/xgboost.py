@@ -838,5 +838,8 @@ def _missing_interval(missing: float) -> tuple[float, float] | None:
     if math.isnan(missing):
         return None
     value = f32(missing)
+    high = NumericSemantics(cast="float32").effective_threshold(value)
+    if value == -math.inf:  # no float32 is smaller: every double from -inf up
+        return -math.inf, high
     below = NumericSemantics(cast="float32", strict=True).effective_threshold(value)
-    return math.nextafter(below, math.inf), NumericSemantics(cast="float32").effective_threshold(value)
+    return math.nextafter(below, math.inf), high
