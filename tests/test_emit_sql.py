@@ -789,3 +789,21 @@ def test_output_is_deterministic(dialect):
 def test_table_option_quotes_each_part():
     sql = emit(random_model(1), "sql", dialect="postgres", table="my schema.my table")
     assert 'FROM "my schema"."my table" AS' in sql
+
+
+def test_a_missing_interval_may_end_at_an_infinity(engine):
+    """XGBoost's missing=inf makes every double whose float32 is infinite missing: an interval that ends
+    at an infinity, which bounds nothing and so is not written (MySQL has no infinity to write); an
+    interval of every number makes each value missing."""
+    name, connection = engine
+    beyond_float32 = 3.4028235677973366e38  # FLT_MAX plus half an ulp: float32 rounds it to inf
+    model = random_model(5, n_numeric=4, n_nominal=0, max_depth=4, missing_kinds=("stop", "child"))
+    intervals = [(beyond_float32, math.inf), (-math.inf, -beyond_float32), (-math.inf, math.inf), None]
+    model.features = tuple(replace(f, missing_interval=i) for f, i in zip(model.features, intervals))
+    sql = emit(model, "sql", dialect=name)
+    assert "inf" not in sql.lower() or name != "mysql"
+    edges = [beyond_float32, -beyond_float32, math.nextafter(beyond_float32, 0), 1e39, -1e39, 0.5]
+    rows = probe_rows(model, limit=60) + [{f.name: v for f in model.features} for v in edges]
+    if name == "mysql":  # a MySQL double holds no infinity
+        rows = [row for row in rows if not any(isinstance(v, float) and math.isinf(v) for v in row.values())]
+    assert_agrees(model, rows, name, **connection)

@@ -157,8 +157,10 @@ class Writer:
         column, interval = self.columns[feature], self.model.features[feature].missing_interval
         if interval is None:
             return column
-        low, high = (self.d.double(x) for x in interval)
-        return f"CASE WHEN {column} >= {low} AND {column} <= {high} THEN NULL ELSE {column} END"
+        # an infinite end bounds nothing (and MySQL has no infinity to write): XGBoost's missing=inf
+        ends = [f"{column} {op} {self.d.double(end)}" for op, end in zip((">=", "<="), interval) if math.isfinite(end)]
+        inside = " AND ".join(ends) or f"{column} IS NOT NULL"
+        return f"CASE WHEN {inside} THEN NULL ELSE {column} END"
 
     def _category(self, feature: int) -> str:
         """The nominal feature's column as the model reads its category: for a feature of integer codes
