@@ -631,6 +631,9 @@ def verify(model, data, targets, dialects, against, categories, **servers):
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
                            "--against; MODEL is a treegen model")
     loaded = load_model(model, **options)
+    from .data import uncarried_categories_warning
+    if (warning := uncarried_categories_warning(loaded)) is not None:
+        click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 
