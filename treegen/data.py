@@ -126,14 +126,15 @@ def uncarried_categories_warning(model: Model) -> str | None:
     (`verify` checks them so); a program's API, given the text, takes the category. None when there is none
     (a feature no split tests does not count: its value changes no prediction)."""
     used = [model.features[index] for index in model.used_features()]
-    found = [f"{category!r} of feature {feature.name!r}" for feature in used if not feature.is_numeric
-             for category in feature.categories if reads_as_missing(category)]
-    if not found:
+    found = {f.name: [c for c in f.categories if reads_as_missing(c)] for f in used if not f.is_numeric}
+    named = [f"{', '.join(map(repr, spelt))} of feature {name!r}" for name, spelt in found.items() if spelt]
+    if not named:
         return None
-    it, categories, works = ("it", "category", "works") if len(found) == 1 else ("them", "categories", "work")
-    return (f"a CSV cannot carry the {categories} {', '.join(found)}: an empty field, '?' or 'NA' reads as "
-            f"missing, so CSV rows with {it} predict as missing (and verify checks them so); through the generated "
-            f"code's APIs (a Python dict or list, Java, ...) the {categories} {works}")
+    one = sum(map(len, found.values())) == 1
+    it, categories, works = ("it", "category", "works") if one else ("one of them", "categories", "work")
+    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' reads as "
+            f"missing, so a CSV row with {it} predicts as a row with the value missing (verify checks it so); "
+            f"through the generated code's APIs (a Python dict or list, Java, ...) the {categories} {works}")
 
 
 def semicolon_hint(names: Sequence[str]) -> str:
