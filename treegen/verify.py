@@ -2,10 +2,11 @@
 
 Rows come from the user's data (when given) and always from probes: every threshold and one ulp
 either side, missing values, an unseen category (see :func:`treegen.probes.probe_rows` for the cap
-on big trees). Every number a target prints must read back as the model's own double, bit for bit;
-so must a library's own predict (``--against``), but where its importer declares that the library's
-arithmetic cannot be reproduced exactly (:meth:`treegen.importers.Importer.tolerance`): the rows
-that agree only within that tolerance are counted in the library's line.
+on big trees), each as the CSV the targets read carries it (:func:`as_csv_reads`). Every number a
+target prints must read back as the model's own double, bit for bit; so must a library's own predict
+(``--against``), but where its importer declares that the library's arithmetic cannot be reproduced
+exactly (:meth:`treegen.importers.Importer.tolerance`): the rows that agree only within that
+tolerance are counted in the library's line.
 
 The model's answers for all rows are computed once, before any target runs, by
 :func:`treegen.walk.predict_rows`: each tree walked for all rows at once, which gives exactly what
