@@ -122,19 +122,34 @@ def test_a_number_or_a_boolean_names_one_category_in_every_target():
     models = [probe_model(SPELT), probe_model(SPELT, trees=2), probe_model(NUMBERED),
               probe_model(CODED, codes=Codes.INTEGRAL)]
     for model in models:
-        rows = [{"c": value, "x": 0.0} for value in VALUES]
-        want = [model.predict(row) for row in rows]
-        [rules] = lower(model)[:1]
-        assert [rules_output(model, model.trees[0], rules, row) for row in rows] == [
-            tree_output(model, model.trees[0], row) for row in rows]
-        assert [label for label, _ in predict_rows(model, rows)] == want
-        module = load(emit(model, "python"))
-        assert [module["predict"](row) for row in rows] == want
-        assert [module["predict"](MappingProxyType(row)) for row in rows] == want  # encoded, not walked
-        for row, expected, got in zip(rows, want, java_answers(model, rows), strict=True):
-            assert got == [expected, expected], (row, got, expected)
-        for row, expected, got in zip(rows, want, js_answers(model, rows), strict=True):
-            assert got == [expected] * 2, (row, got, expected)
+        check_every_reader(model, VALUES)
+
+
+def check_every_reader(model, values) -> None:
+    """Each value of "c" (x 0) answered as Model.predict answers it by the rule evaluator, the vectorised walk,
+    and the APIs of the generated Python, Java and JavaScript."""
+    rows = [{"c": value, "x": 0.0} for value in values]
+    want = [model.predict(row) for row in rows]
+    [rules] = lower(model)[:1]
+    assert [rules_output(model, model.trees[0], rules, row) for row in rows] == [
+        tree_output(model, model.trees[0], row) for row in rows]
+    assert [label for label, _ in predict_rows(model, rows)] == want
+    module = load(emit(model, "python"))
+    assert [module["predict"](row) for row in rows] == want
+    assert [module["predict"](MappingProxyType(row)) for row in rows] == want  # encoded, not walked
+    for row, expected, got in zip(rows, want, java_answers(model, rows), strict=True):
+        assert got == [expected, expected], (row, got, expected)
+    for row, expected, got in zip(rows, want, js_answers(model, rows), strict=True):
+        assert got == [expected] * 2, (row, got, expected)
+
+
+def test_a_category_spelt_as_a_csv_missing_value_is_that_category_through_every_api():
+    """'NA', '?', '' and ' NA ' read as missing from a CSV field, but given through an API they are the
+    categories of those names (category k predicts k + 1, a missing value -1)."""
+    spelt = ("NA", "?", "", " NA ", "x")
+    model = probe_model(spelt)
+    assert [model.predict({"c": value, "x": 0.0}) for value in spelt + (None, "na")] == [1, 2, 3, 4, 5, -1, -1]
+    check_every_reader(model, spelt + (None, "na"))
 
 
 def test_the_rule_names_these_categories():

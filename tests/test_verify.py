@@ -565,3 +565,94 @@ def test_blank_lines_in_the_input_change_no_target_s_answers(target):
         assert TARGETS[target].run(text, blank, args, model=model, **dialect) == expected
         assert len(expected.splitlines()) == len(records) - 1 + len(args)
         assert len(set(expected.splitlines()[len(args):])) > 1  # rows told apart: the file is read
+
+
+# A nominal feature with a category spelt as CSV's missing value, as an ARFF file may declare it; '?' quoted is
+# a category too, and ' NA ' (the CSV strips spaces around a missing token).
+SPELT_MISSING_ARFF = """@relation spelt
+@attribute x {NA,'?',' NA ',a,b}
+@attribute z {p,q}
+@attribute class {yes,no}
+@data
+NA,p,yes
+NA,q,yes
+'?',p,yes
+' NA ',q,yes
+a,p,no
+a,q,no
+a,p,no
+b,p,yes
+b,q,no
+b,q,no
+"""
+SPELT_MISSING_WARNING = (
+    "treegen: warning: a CSV cannot carry the categories 'NA', '?', ' NA ' of feature 'x': an empty field, '?' or "
+    "'NA' reads as missing, so a CSV row with one of them predicts as a row with the value missing (verify checks it "
+    "so); through the generated code's APIs (a Python dict or list, Java, ...) the categories work\n")
+
+
+def test_a_category_spelt_as_a_missing_value_is_checked_as_the_csv_reads_it(tmp_path):
+    """The CSV every target reads carries the category 'NA' as a missing value: verify expects the model's
+    answer for a missing value there, on its probes and on the rows of an ARFF file that holds 'NA', and
+    warns once that a CSV cannot carry the category."""
+    data, model = tmp_path / "spelt.arff", tmp_path / "spelt.json"
+    data.write_text(SPELT_MISSING_ARFF, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "treegen", "train", str(data), "--algorithm", "id3", "-o", str(model)],
+                   check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), str(data),
+                           "--to", "python,java,sql,rules", "--dialect", "sqlite"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [
+        ["python", "ok"], ["java", "ok"], ["sql/sqlite", "ok"], ["rules", "ok"]], done.stdout
+    assert done.stderr == SPELT_MISSING_WARNING
+
+
+def test_the_answer_expected_for_a_category_the_csv_reads_as_missing_is_the_models_missing_answer(tmp_path):
+    from treegen.data import read_table, rows_for_model
+    from treegen.verify import as_csv_reads
+    from treegen.walk import predict_rows
+    path = tmp_path / "spelt.arff"
+    path.write_text(SPELT_MISSING_ARFF, encoding="utf-8")
+    model = fit(load_dataset(str(path)), "id3")
+    rows = probe_rows(model) + rows_for_model(read_table(str(path)), model)
+    spelt = [row for row in rows if row["x"] in ("NA", "?", " NA ")]
+    assert len(spelt) > 4  # probes and the file's rows
+    read = as_csv_reads(model, spelt)
+    assert read == [{**row, "x": None} for row in spelt]
+    missing = [(model.predict({**row, "x": None}), model.scores({**row, "x": None})) for row in spelt]
+    assert [(label, list(scores)) for label, scores in predict_rows(model, read)] == missing
+    # through the API each category is answered as itself
+    assert all(model.scores(row) != scores for row, (_, scores) in zip(spelt, missing))
+    others = [row for row in rows if row not in spelt]
+    assert as_csv_reads(model, others) == others
+    assert all(result.ok for result in verify(model, str(path), ["python", "rules"])), "verify agrees"
+
+
+def test_only_a_category_that_changes_predictions_is_warned_of():
+    from treegen.data import parse_csv, to_dataset, uncarried_categories_warning
+    from treegen.model import NOMINAL, Feature
+    model = fit(to_dataset(parse_csv("c,d,y\na,u,p\nb,u,q\na,v,p\nb,v,q\n")), "id3")  # d tests nothing
+    assert model.used_features() == [0] and uncarried_categories_warning(model) is None
+    unused = replace(model, features=(model.features[0], Feature("d", NOMINAL, ("NA", "v"))))
+    assert uncarried_categories_warning(unused) is None
+    used = replace(model, features=(Feature("c", NOMINAL, ("a", "")), model.features[1]))
+    assert uncarried_categories_warning(used).startswith("a CSV cannot carry the category '' of feature 'c': ")
+
+
+def test_a_library_category_spelt_as_a_missing_value_agrees_against_the_library(tmp_path):
+    """A LightGBM model of pandas categories 'NA' and '?': its own predict is given the rows as the CSV the
+    targets read carries them (the category missing), as the model's answers are computed."""
+    import lightgbm
+    import numpy as np
+    import pandas as pd
+    from treegen.importers import import_file
+    rng = np.random.default_rng(0)
+    x, z = rng.choice(["NA", "a", "b", "?"], 400), rng.normal(size=400)
+    frame = pd.DataFrame({"x": pd.Categorical(x, categories=["NA", "a", "b", "?"]), "z": z})
+    path = str(tmp_path / "lightgbm.txt")
+    lightgbm.LGBMClassifier(n_estimators=5, min_child_samples=5, min_data_per_group=5, cat_smooth=1, verbose=-1).fit(
+        frame, (x == "NA") | (z > 0.5)).booster_.save_model(path)
+    model = import_file(path)
+    results = verify(model, None, ["python", "sql"], ["sqlite"], against=path)
+    assert [(r.target, r.ok) for r in results] == [("LightGBM itself", True), ("python", True), ("sql/sqlite", True)], \
+        [r.line() for r in results]

@@ -623,6 +623,7 @@ def verify(model, data, targets, dialects, against, categories, **servers):
     as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
     A default SQL dialect whose engine is not installed is not checked, and its line says so."""
+    from .data import uncarried_categories_warning
     from .verify import verify as run_verify
     if click.get_current_context().get_parameter_source("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed
@@ -631,6 +632,8 @@ def verify(model, data, targets, dialects, against, categories, **servers):
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
                            "--against; MODEL is a treegen model")
     loaded = load_model(model, **options)
+    if (warning := uncarried_categories_warning(loaded)) is not None:
+        click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 

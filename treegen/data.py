@@ -111,8 +111,30 @@ def _parse_csv(text: str, source: str) -> Table:
                                + semicolon_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
-            column.append(None if text.strip(SPACE) in MISSING_TOKENS else text)
+            column.append(None if reads_as_missing(text) else text)
     return Table(source, names, columns, lines, {}, header_line=header_line)
+
+
+def reads_as_missing(text: str) -> bool:
+    """Whether a CSV field holding ``text`` is missing, as treegen and every generated program read it."""
+    return text.strip(SPACE) in MISSING_TOKENS
+
+
+def uncarried_categories_warning(model: Model) -> str | None:
+    """What a user must know of a model whose categories include one a CSV field reads as missing ('NA'
+    from an ARFF file or a pandas category): in a CSV it is missing, so its rows predict as missing rows
+    (`verify` checks them so); a program's API, given the text, takes the category. None when there is none
+    (a feature no split tests does not count: its value changes no prediction)."""
+    used = [model.features[index] for index in model.used_features()]
+    found = {f.name: [c for c in f.categories if reads_as_missing(c)] for f in used if not f.is_numeric}
+    named = [f"{', '.join(map(repr, spelt))} of feature {name!r}" for name, spelt in found.items() if spelt]
+    if not named:
+        return None
+    one = sum(map(len, found.values())) == 1
+    it, categories, works = ("it", "category", "works") if one else ("one of them", "categories", "work")
+    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' reads as "
+            f"missing, so a CSV row with {it} predicts as a row with the value missing (verify checks it so); "
+            f"through the generated code's APIs (a Python dict or list, Java, ...) the {categories} {works}")
 
 
 def semicolon_hint(names: Sequence[str]) -> str:

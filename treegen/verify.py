@@ -2,10 +2,11 @@
 
 Rows come from the user's data (when given) and always from probes: every threshold and one ulp
 either side, missing values, an unseen category (see :func:`treegen.probes.probe_rows` for the cap
-on big trees). Every number a target prints must read back as the model's own double, bit for bit;
-so must a library's own predict (``--against``), but where its importer declares that the library's
-arithmetic cannot be reproduced exactly (:meth:`treegen.importers.Importer.tolerance`): the rows
-that agree only within that tolerance are counted in the library's line.
+on big trees), each as the CSV the targets read carries it (:func:`as_csv_reads`). Every number a
+target prints must read back as the model's own double, bit for bit; so must a library's own predict
+(``--against``), but where its importer declares that the library's arithmetic cannot be reproduced
+exactly (:meth:`treegen.importers.Importer.tolerance`): the rows that agree only within that
+tolerance are counted in the library's line.
 
 The model's answers for all rows are computed once, before any target runs, by
 :func:`treegen.walk.predict_rows`: each tree walked for all rows at once, which gives exactly what
@@ -24,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from .data import read_table, rows_for_model
+from .data import read_table, reads_as_missing, rows_for_model
 from .errors import TreegenError
 from .model import Model, Tolerance
 from .probes import probe_rows
@@ -94,6 +95,19 @@ def to_csv(model: Model, rows: list[dict]) -> str:
     # the writer prints None as an empty field and a float as its repr, which reads back bit-identical
     writer.writerows([[row.get(name) for name in names] for row in rows])
     return out.getvalue()
+
+
+def as_csv_reads(model: Model, rows: list[dict]) -> list[dict]:
+    """The rows as the CSV that every target reads carries them: a category spelt as a missing value ('NA',
+    '?', empty: a model's category, or an ARFF file's value) is missing there, so that is the row the
+    model's answer is computed for, and the row a library's own predict is given (``--against``)."""
+    nominal = [f.name for f in model.features if not f.is_numeric]
+    return [_as_csv_reads(row, nominal) for row in rows]
+
+
+def _as_csv_reads(row: dict, nominal: list[str]) -> dict:
+    missing = [name for name in nominal if isinstance(row.get(name), str) and reads_as_missing(row[name])]
+    return {**row, **dict.fromkeys(missing)} if missing else row
 
 
 def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | None,
@@ -291,6 +305,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     if data:
         rows += rows_for_model(read_table(data), model)
         count = Rows(count.probes, len(rows) - count.probes)
+    rows = as_csv_reads(model, rows)
     csv_text = to_csv(model, rows)
     status(f"verify: the model's own answers on {count.total:,} rows...")
     expected = predict_rows(model, rows)
