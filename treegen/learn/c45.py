@@ -118,7 +118,8 @@ class Grower:
             return branch_of(column == node.value, column < 0)
         if not self.numeric[node.feature]:
             return column
-        return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
+        with np.errstate(over="ignore", invalid="ignore"):  # huge or infinite values: inf or NaN compares right
+            return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
 
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
@@ -249,7 +250,18 @@ class Grower:
         if self.numeric[best.feature]:
             node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                       self.distinct_values[best.feature])
+            if self.splits_off_nothing(node):
+                node.make_leaf()
+                self.make_leaf(node)
+                return False
         return True
+
+    def splits_off_nothing(self, node: GrowNode) -> bool:
+        """Whether the node's split sends every known row to one branch: its child would be the node
+        again, split again without end (J48's stack overflows: -inf and -Double.MAX_VALUE both go
+        left of its threshold -Double.MAX_VALUE)."""
+        branches = self.subset_of(node, node.idx)
+        return not ((branches == 0).any() and (branches == 1).any())
 
     def split_node(self, node: GrowNode, sorted_by: np.ndarray | None) -> list[GrowNode]:
         """The split's distribution and children. J48 builds the distribution from the rows in the
