@@ -54,6 +54,7 @@ class GrowNode:
     dist: S.Dist  # a leaf's has one bag
     feature: int = -1  # -1: a leaf
     threshold: float = np.nan
+    cut: float = np.nan  # numeric, while grown: the largest value left of the chosen cut
     value: int = -1  # J48 -B, nominal: the category of the first branch (the others go to the second)
     children: list["GrowNode"] = field(default_factory=list)
     empty: bool = False  # J48's m_isEmpty: no training weight when the node was grown
@@ -121,6 +122,15 @@ class Grower:
         with np.errstate(over="ignore", invalid="ignore"):  # huge or infinite values: inf or NaN compares right
             return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
 
+    def chosen_subset_of(self, node: GrowNode, idx: np.ndarray) -> np.ndarray:
+        """The rows' branches as the split's search counted them: a numeric split's by its cut, which
+        its moved threshold draws elsewhere only where J48 moves it below -inf (to -Double.MAX_VALUE,
+        and routes that value left, counted right)."""
+        if not self.numeric[node.feature]:
+            return self.subset_of(node, idx)
+        column = self.data.columns[node.feature][idx]
+        return branch_of(column <= node.cut, np.isnan(column))
+
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
 
@@ -133,7 +143,7 @@ class Grower:
         nominal one has its second branch the known total less the first (``new Distribution(dist,
         value)``). Otherwise as pruning makes it anew (``resetDistribution``)."""
         known_idx, known_w = (idx, w) if chosen is None else chosen
-        subset = self.subset_of(node, known_idx)
+        subset = self.subset_of(node, known_idx) if chosen is None else self.chosen_subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
@@ -144,7 +154,7 @@ class Grower:
         total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
         if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
-        unknown = (subset if chosen is None else self.subset_of(node, idx)) < 0
+        unknown = (subset if chosen is None else self.chosen_subset_of(node, idx)) < 0
         if not unknown.any():
             return S.Dist(cells, per_bag, per_class, total)
         yu, wu = np.compress(unknown, self.data.y[idx]), np.compress(unknown, w)
@@ -248,6 +258,7 @@ class Grower:
             return False
         node.feature, node.value = best.feature, best.value
         if self.numeric[best.feature]:
+            node.cut = best.cut
             node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                       self.distinct_values[best.feature])
             if self.splits_off_nothing(node):

@@ -175,6 +175,7 @@ class Candidate:
     gain: float  # info gain, MDL-corrected for numeric attributes
     ratio: float
     threshold: float = math.nan  # numeric: midpoint, before J48 moves it to a training value
+    cut: float = math.nan  # numeric: the largest value of the rows left of the cut
     value: int = -1  # J48 -B, nominal: the category that goes to the first branch (-1: none)
 
 
@@ -319,7 +320,8 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     ratios = gain_ratio(gains, bags, known_total[columns], total).tolist()
     out: list[Candidate | None] = [None] * len(features)
     for j, i, gain, ratio in zip(columns, cuts.tolist(), gains.tolist(), ratios):
-        out[j] = Candidate(features[j], gain, ratio, midpoint(float(v[j, i]), float(v[j, i + 1])))
+        low = float(v[j, i])
+        out[j] = Candidate(features[j], gain, ratio, midpoint(low, float(v[j, i + 1])), low)
     return out
 
 
