@@ -470,3 +470,11 @@ def test_a_split_that_sends_every_row_one_way_leaves_a_leaf(tmp_path):
     the same rows again and again (its stack overflows); treegen keeps the node a leaf."""
     rows = [(-math.inf, "a"), (-1.7976931348623157e308, "b")] * 3
     assert j48_text_learned_apart(tmp_path, rows).startswith(": a (6.0/3.0)\n")
+
+
+def test_a_numeric_split_counts_its_rows_by_its_cut_as_j48_does(tmp_path):
+    """J48 (3.6.14) cuts after -inf, moves the threshold to -Double.MAX_VALUE, routes that value
+    left but counts it right, as it counted the cut: left 3.0, right 4.0."""
+    rows = [(-math.inf, "a")] * 3 + [(-1.7976931348623157e308, "b")] + [(5.0, "b")] * 3
+    expected = "\nx <= -1.7976931348623157E308: a (3.0)\nx > -1.7976931348623157E308: b (4.0)\n"
+    assert expected in j48_text_learned_apart(tmp_path, rows)
