@@ -123,9 +123,9 @@ class Grower:
             return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
 
     def chosen_subset_of(self, node: GrowNode, idx: np.ndarray) -> np.ndarray:
-        """The rows' branches as the split's search counted them: a numeric split's by its cut, which
-        its moved threshold draws elsewhere only where J48 moves it below -inf (to -Double.MAX_VALUE,
-        and routes that value left, counted right)."""
+        """The rows' branches as the split's search counted them: a numeric split's by its cut
+        (values up to ``node.cut`` left). Its moved threshold draws the same line, except where J48
+        moves a cut after -inf to -Double.MAX_VALUE: that value then goes left, counted right."""
         if not self.numeric[node.feature]:
             return self.subset_of(node, idx)
         column = self.data.columns[node.feature][idx]
