@@ -605,3 +605,24 @@ def test_cross_validation_scores_a_tie_as_the_model_labels_it():
     train, test = data([1, 1, 2, 2], [0, 1, 2, 2]), data([1], [1])
     params = Params.checked(train, "gini", None, 2, 1, 0.0, None, "float64")
     assert held_out_scores(train, test, params, np.array([0.0])).tolist() == [1.0]
+
+
+def test_thresholds_of_huge_values_are_scikit_learns_without_overflow():
+    """Near float32's largest value (the largest scikit-learn takes) the thresholds are its own, bit
+    for bit; beyond it, in float64, the same a/2 + b/2: 1e308 and 1.797e308 do not overflow to inf,
+    and a midpoint that rounds to the upper value is the lower one. No numpy warning either."""
+    import warnings
+    top = float(np.finfo(np.float32).max)
+    X = np.array([[3.0e38], [top], [3.3e38], [-top], [-3.3e38], [1.0]])
+    y = np.array([0, 1, 0, 1, 0, 1])
+    sk = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for options in ({"cast": "float32"}, {"random_state": 0}):
+            model = fit(numeric_dataset(X, y), "cart", **options)
+            assert [n.split.threshold for n in model.trees[0].nodes if not n.is_leaf] \
+                == [t for t in sk.threshold if t != -2]
+        for a, b, expected in [(1e308, 1.797e308, 1.3985e308), (-1.797e308, 1.797e308, 0.0),
+                               (1.7976931348623155e308, 1.7976931348623157e308, 1.7976931348623155e308)]:
+            model = fit(numeric_dataset(np.array([[a], [b]]), np.array([0, 1])), "cart")
+            assert model.trees[0].nodes[0].split.threshold == expected
