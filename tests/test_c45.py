@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -429,3 +430,51 @@ def test_weka37_differs_only_in_thresholds(name):
     number = re.compile(r"(<=|>) -?[0-9.E-]+")
     assert [number.sub(r"\1 t", line) for line in expected] == [number.sub(r"\1 t", line) for line in got]
     assert expected != got
+
+
+def j48_text_learned_apart(tmp_path, rows) -> str:
+    """J48's text of the C4.5 tree of ``rows`` (x, class), learned in a subprocess that must end
+    within a minute (the learner has looped forever on such data), numpy's warnings errors."""
+    path = tmp_path / "data.csv"
+    path.write_text("x,y\n" + "".join(f"{x!r},{y}\n" for x, y in rows))
+    code = ("import sys; from treegen.data import load_dataset; from treegen.learn import fit; "
+            "from treegen.learn.j48_text import j48_text; print(j48_text(fit(load_dataset(sys.argv[1]), 'c45')))")
+    done = subprocess.run([sys.executable, "-W", "error", "-c", code, str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_values_whose_sum_overflows_are_split_between_their_halves(tmp_path):
+    """(1.5e308 + 1.6e308) / 2 is infinite: J48 moves that threshold to the largest value, sends every
+    row left and recurses until its stack overflows. treegen adds the halves there (1.55e308, moved
+    to the training value 1.5e308), without a warning."""
+    xs = [1e308, 1.797e308, 1.5e308, -1e308, 1.2e308, 1.6e308, -1.5e308, 1.7e308, 0.0, 1.79e308]
+    text = j48_text_learned_apart(tmp_path, zip(xs, "abababab" + "ab"))
+    assert "\nx <= 1.5E308: a (6.0/1.0)\nx > 1.5E308: b (4.0)\n" in text
+
+
+@pytest.mark.parametrize("low,high", [(-math.inf, math.inf), (-math.inf, 5.0), (1.0, math.inf)])
+def test_infinite_values_split_where_j48_splits_them(tmp_path, low, high):
+    """J48 3.6.14 (java -cp weka.jar weka.classifiers.trees.J48 -no-cv): -inf + inf is NaN, below
+    which no value lies, and no value below -Double.MAX_VALUE can be a split point: both give
+    -Double.MAX_VALUE; x + inf is inf, the upper value, so the lower one is taken."""
+    rows = [(low - k, "a") if math.isinf(low) else (low + k, "a") for k in range(3)]
+    rows += [(high + k, "b") for k in range(3)]
+    threshold = "-1.7976931348623157E308" if math.isinf(low) else "3"
+    assert f"\nx <= {threshold}: a (3.0)\nx > {threshold}: b (3.0)\n" in j48_text_learned_apart(tmp_path, rows)
+
+
+def test_a_split_that_sends_every_row_one_way_leaves_a_leaf(tmp_path):
+    """-inf and -Double.MAX_VALUE both go left of J48's threshold -Double.MAX_VALUE: J48 would split
+    the same rows again and again (its stack overflows); treegen keeps the node a leaf."""
+    rows = [(-math.inf, "a"), (-1.7976931348623157e308, "b")] * 3
+    assert j48_text_learned_apart(tmp_path, rows).startswith(": a (6.0/3.0)\n")
+
+
+def test_a_numeric_split_counts_its_rows_by_its_cut_as_j48_does(tmp_path):
+    """J48 (3.6.14) cuts after -inf, moves the threshold to -Double.MAX_VALUE, routes that value
+    left but counts it right, as it counted the cut: left 3.0, right 4.0."""
+    rows = [(-math.inf, "a")] * 3 + [(-1.7976931348623157e308, "b")] + [(5.0, "b")] * 3
+    expected = "\nx <= -1.7976931348623157E308: a (3.0)\nx > -1.7976931348623157E308: b (4.0)\n"
+    assert expected in j48_text_learned_apart(tmp_path, rows)

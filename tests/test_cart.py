@@ -12,7 +12,7 @@ from sklearn import datasets
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from treegen.data import Dataset
+from treegen.data import Dataset, load_dataset
 from treegen.errors import TreegenError
 from treegen.learn import fit
 from treegen.learn.cart import node_impurity, pruning_path
@@ -573,3 +573,56 @@ def test_bad_parameters_are_user_errors():
                    {"class_weight": {"nope": 1.0}}, {"class_weight": "even"}):
         with pytest.raises(TreegenError):
             fit(data, "cart", **params)
+
+
+@pytest.mark.parametrize("labels,as_read", [(["b", "a", "c"], str), (["10", "9", "11"], int)])
+@pytest.mark.parametrize("random_state", [None, 0])
+def test_a_leaf_whose_classes_tie_predicts_scikit_learns_label(tmp_path, labels, as_read, random_state):
+    """Classes in a CSV's order ("b" before "a"; "10" before "9"), leaves where they tie: scikit-learn
+    predicts the first of its sorted classes_ (text as text, numbers -- as pandas reads them -- as
+    numbers), and so does the model, whose classes are in that order."""
+    path = tmp_path / "ties.csv"
+    pattern = [(1, 0), (1, 1), (2, 1), (2, 0), (2, 2), (3, 2), (3, 0), (3, 1), (3, 2), (3, 0), (3, 1)]
+    path.write_text("x,y\n" + "".join(f"{x},{labels[k]}\n" for x, k in pattern))
+    model = fit(load_dataset(str(path), regression=False), "cart", max_depth=2, random_state=random_state)
+    X = np.array([[x] for x, _ in pattern], dtype=float)
+    sk = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, [as_read(labels[k]) for _, k in pattern])
+    assert model.target.classes == tuple(str(c) for c in sk.classes_)
+    ours = [model.predict({"x": x}) for x in (1.0, 2.0, 3.0)]
+    assert ours == [str(c) for c in sk.predict([[1.0], [2.0], [3.0]])]
+    assert ours[0] != labels[0]  # the tie at x = 1 falls where the CSV's order would not put it
+
+
+def test_cross_validation_scores_a_tie_as_the_model_labels_it():
+    """The held-out score of ``ccp_alpha="cv"`` counts a tied leaf's label as the model predicts it:
+    scikit-learn's first class ("a"), not the data's first ("b")."""
+    from treegen.learn.cart_problem import Params
+    from treegen.learn.cart_prune import held_out_scores
+    target = Target("y", "classification", ("b", "a", "c"))
+
+    def data(xs, ys):
+        return Dataset((Feature("x", NUMERIC),), [np.array(xs, dtype=float)], target, np.array(ys), np.ones(len(ys)))
+    train, test = data([1, 1, 2, 2], [0, 1, 2, 2]), data([1], [1])
+    params = Params.checked(train, "gini", None, 2, 1, 0.0, None, "float64")
+    assert held_out_scores(train, test, params, np.array([0.0])).tolist() == [1.0]
+
+
+def test_thresholds_of_huge_values_are_scikit_learns_without_overflow():
+    """Near float32's largest value (the largest scikit-learn takes) the thresholds are its own, bit
+    for bit; beyond it, in float64, the same a/2 + b/2: 1e308 and 1.797e308 do not overflow to inf,
+    and a midpoint that rounds to the upper value is the lower one. No numpy warning either."""
+    import warnings
+    top = float(np.finfo(np.float32).max)
+    X = np.array([[3.0e38], [top], [3.3e38], [-top], [-3.3e38], [1.0]])
+    y = np.array([0, 1, 0, 1, 0, 1])
+    sk = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for options in ({"cast": "float32"}, {"random_state": 0}):
+            model = fit(numeric_dataset(X, y), "cart", **options)
+            assert [n.split.threshold for n in model.trees[0].nodes if not n.is_leaf] \
+                == [t for t in sk.threshold if t != -2]
+        for a, b, expected in [(1e308, 1.797e308, 1.3985e308), (-1.797e308, 1.797e308, 0.0),
+                               (1.7976931348623155e308, 1.7976931348623157e308, 1.7976931348623155e308)]:
+            model = fit(numeric_dataset(np.array([[a], [b]]), np.array([0, 1])), "cart")
+            assert model.trees[0].nodes[0].split.threshold == expected

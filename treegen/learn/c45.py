@@ -54,6 +54,7 @@ class GrowNode:
     dist: S.Dist  # a leaf's has one bag
     feature: int = -1  # -1: a leaf
     threshold: float = np.nan
+    cut: float = np.nan  # numeric, while grown: the largest value left of the chosen cut
     value: int = -1  # J48 -B, nominal: the category of the first branch (the others go to the second)
     children: list["GrowNode"] = field(default_factory=list)
     empty: bool = False  # J48's m_isEmpty: no training weight when the node was grown
@@ -118,7 +119,17 @@ class Grower:
             return branch_of(column == node.value, column < 0)
         if not self.numeric[node.feature]:
             return column
-        return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
+        with np.errstate(over="ignore", invalid="ignore"):  # huge or infinite values: inf or NaN compares right
+            return branch_of((column - node.threshold < TOLERANCE) | (column <= node.threshold), np.isnan(column))
+
+    def chosen_subset_of(self, node: GrowNode, idx: np.ndarray) -> np.ndarray:
+        """The rows' branches as the split's search counted them: a numeric split's by its cut
+        (values up to ``node.cut`` left). Its moved threshold draws the same line, except where J48
+        moves a cut after -inf to -Double.MAX_VALUE: that value then goes left, counted right."""
+        if not self.numeric[node.feature]:
+            return self.subset_of(node, idx)
+        column = self.data.columns[node.feature][idx]
+        return branch_of(column <= node.cut, np.isnan(column))
 
     def leaf_distribution(self, idx: np.ndarray, w: np.ndarray) -> S.Dist:
         return S.Dist.of_rows(self.data.y[idx], w, self.n_classes)
@@ -132,7 +143,7 @@ class Grower:
         nominal one has its second branch the known total less the first (``new Distribution(dist,
         value)``). Otherwise as pruning makes it anew (``resetDistribution``)."""
         known_idx, known_w = (idx, w) if chosen is None else chosen
-        subset = self.subset_of(node, known_idx)
+        subset = self.subset_of(node, known_idx) if chosen is None else self.chosen_subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
@@ -143,7 +154,7 @@ class Grower:
         total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
         if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
-        unknown = (subset if chosen is None else self.subset_of(node, idx)) < 0
+        unknown = (subset if chosen is None else self.chosen_subset_of(node, idx)) < 0
         if not unknown.any():
             return S.Dist(cells, per_bag, per_class, total)
         yu, wu = np.compress(unknown, self.data.y[idx]), np.compress(unknown, w)
@@ -247,9 +258,21 @@ class Grower:
             return False
         node.feature, node.value = best.feature, best.value
         if self.numeric[best.feature]:
+            node.cut = best.cut
             node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                       self.distinct_values[best.feature])
+            if self.splits_off_nothing(node):
+                node.make_leaf()
+                self.make_leaf(node)
+                return False
         return True
+
+    def splits_off_nothing(self, node: GrowNode) -> bool:
+        """Whether the node's split sends every known row to one branch: its child would be the node
+        again, split again without end (J48's stack overflows: -inf and -Double.MAX_VALUE both go
+        left of its threshold -Double.MAX_VALUE)."""
+        branches = self.subset_of(node, node.idx)
+        return not ((branches == 0).any() and (branches == 1).any())
 
     def split_node(self, node: GrowNode, sorted_by: np.ndarray | None) -> list[GrowNode]:
         """The split's distribution and children. J48 builds the distribution from the rows in the

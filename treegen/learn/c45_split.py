@@ -175,6 +175,7 @@ class Candidate:
     gain: float  # info gain, MDL-corrected for numeric attributes
     ratio: float
     threshold: float = math.nan  # numeric: midpoint, before J48 moves it to a training value
+    cut: float = math.nan  # numeric: the largest value of the rows left of the cut
     value: int = -1  # J48 -B, nominal: the category that goes to the first branch (-1: none)
 
 
@@ -319,11 +320,19 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     ratios = gain_ratio(gains, bags, known_total[columns], total).tolist()
     out: list[Candidate | None] = [None] * len(features)
     for j, i, gain, ratio in zip(columns, cuts.tolist(), gains.tolist(), ratios):
-        threshold = (v[j, i + 1] + v[j, i]) / 2
-        if threshold == v[j, i + 1]:
-            threshold = v[j, i]
-        out[j] = Candidate(features[j], gain, ratio, float(threshold))
+        low = float(v[j, i])
+        out[j] = Candidate(features[j], gain, ratio, midpoint(low, float(v[j, i + 1])), low)
     return out
+
+
+def midpoint(low: float, high: float) -> float:
+    """J48's split point between consecutive values, ``(low + high) / 2`` (``low`` when that rounds
+    to ``high``). Where the sum overflows, J48's infinity moves to the largest value and sends every
+    row left, again and again until its stack overflows: the halves are added there instead. (An
+    infinite value is no overflow: -inf + inf is NaN, as in J48.)"""
+    total = low + high
+    middle = low / 2 + high / 2 if math.isinf(total) and math.isfinite(low) and math.isfinite(high) else total / 2
+    return low if middle == high else middle
 
 
 def _first_better_cuts(shape: tuple[int, int], at: np.ndarray, gains: np.ndarray) -> dict:
@@ -388,12 +397,15 @@ def move_to_training_value(threshold: float, values: np.ndarray, distinct: np.nd
     unique. Weka scans in data order with its 1e-6 tolerance, so when values closer than 1e-6
     compete the scan is replayed; otherwise the largest one wins.
     """
+    lowest = -float(np.finfo(np.float64).max)  # Weka starts from -Double.MAX_VALUE and keeps values above it
+    if math.isnan(threshold):  # (-inf + inf) / 2: no value is below NaN
+        return lowest
     end = int(np.searchsorted(distinct, threshold, side="right"))
     while end < len(distinct) and distinct[end] - threshold < SMALL:
         end += 1
-    if end == 0:
-        return -float(np.finfo(np.float64).max)
+    if end == 0 or not distinct[end - 1] > lowest:  # only -inf or -Double.MAX_VALUE below: it stays
+        return lowest
     if end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL:
         return float(distinct[end - 1])
     below = values[(values - threshold < SMALL) | (values <= threshold)]
-    return float(below[first_better(below, -np.finfo(np.float64).max)])
+    return float(below[first_better(below, lowest)])

@@ -23,7 +23,7 @@ Agreement with scikit-learn
     (:mod:`treegen.learn.cart_replay`), in float32 as scikit-learn compares values (``cast``
     defaults to ``"float32"`` then; ``"float64"`` is an error). Numeric features only; no
     ``ccp_alpha="cv"``. Class sums run over the classes in scikit-learn's order (labels sorted,
-    as numbers if they all are); a tree is returned in the target's order of classes.
+    as numbers if they all are).
     Without ``random_state`` (treegen's own grower, level by level and faster) the tree is
     scikit-learn's -- same node numbering, features, thresholds and missing-value routes --
     except where two candidate splits are exactly equally good: scikit-learn then keeps the first
@@ -35,6 +35,10 @@ Agreement with scikit-learn
     up to float32 rounding (and scikit-learn's rule that float32 values closer than 1e-7 are one
     value applies in float32 mode only: a cut between sorted values ``a < b`` needs ``b > a +
     1e-7`` with the sum rounded to float32, as its C code adds two float32 numbers).
+Classes
+    The model lists a classifier's classes in scikit-learn's order (its ``classes_``: labels sorted,
+    as numbers if they all are, as pandas reads a CSV's), not the data's, so that a leaf where two
+    classes are equally likely predicts the first, as scikit-learn does.
 What is not bit for bit without random_state, and why
     scikit-learn sums a node's rows (class weights, w*y, w*y*y) one at a time in the order its
     parent's split search left them: sorted in place by the last feature that search drew at
@@ -70,9 +74,9 @@ import numpy as np
 from ..collector import collector_paused
 from ..data import Dataset
 from ..errors import TreegenError
-from ..model import Model, NumericSemantics
+from ..model import Model, NumericSemantics, Target
 from .cart_grow import grow
-from .cart_problem import Params
+from .cart_problem import Params, sorted_labels
 from .cart_replay import grow as replay
 from .cart_problem import node_impurity  # noqa: F401 -- part of this module's public face
 from .cart_prune import choose_alpha, prune, prune_sequence
@@ -127,7 +131,8 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
-        tree = grown.tree()
+        target, order = in_scikit_learns_order(dataset.target)
+        tree = grown.tree(order)
     settings = {"max_depth": max_depth, "min_samples_split": min_samples_split,
                 "min_samples_leaf": min_samples_leaf, "min_impurity_decrease": min_impurity_decrease,
                 "ccp_alpha": ccp_alpha, "cast": cast, "class_weight": _plain(class_weight),
@@ -138,8 +143,17 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         settings.update(cv_folds=cv_folds, seed=seed)
     meta = {"algorithm": "cart", "criterion": params.criterion, "ccp_alpha": float(alpha),
             "params": {k: _plain(v) for k, v in settings.items()}}
-    return Model(dataset.features, dataset.target, [tree],
-                 numeric=NumericSemantics(cast=cast), meta=meta)
+    return Model(dataset.features, target, [tree], numeric=NumericSemantics(cast=cast), meta=meta)
+
+
+def in_scikit_learns_order(target: Target) -> tuple[Target, np.ndarray | None]:
+    """A classifier's target with its classes in scikit-learn's order (its ``classes_``), and that
+    order as codes of the data's classes: the first of two classes equally likely is the label
+    scikit-learn predicts, as ARGMAX picks the first. (None: regression, nothing to order.)"""
+    if not target.is_classification:
+        return target, None
+    order = sorted_labels(target.classes)
+    return Target(target.name, target.kind, tuple(target.classes[k] for k in order)), order
 
 
 def _cast(cast: str | None, random_state) -> str:

@@ -119,16 +119,27 @@ class Grown:
         return Grown(self.width, self.total[kept], self.impurity[kept], children, self.feature[kept],
                      self.threshold[kept], self.missing_left[kept], values, **known)
 
-    def tree(self) -> Tree:
-        """The model's tree, held as columns."""
+    def tree(self, class_order: np.ndarray | None = None) -> Tree:
+        """The model's tree, held as columns; a classifier's classes in ``class_order`` (codes) if given."""
         weight = self.weights()
         with np.errstate(invalid="ignore", divide="ignore"):
             if self.width:
-                value, counts = self.total / weight[:, None], self.total
+                counts = self.total if class_order is None else self.total[:, class_order]
+                value = counts / weight[:, None]
             else:
                 value, counts = (self.total[:, 1] / self.total[:, 0])[:, None], None
         return Tree(NodeColumns(value, counts, weight, self.children, self.feature, self.threshold,
                                 np.where(self.missing_left, 0, 1).astype(np.int8), self.values))
+
+
+def sorted_labels(classes) -> np.ndarray:
+    """The target's class codes in scikit-learn's order of their labels: as numbers if every
+    label is one (a CSV's labels as pandas reads them), else as text."""
+    try:
+        keys = [float(label) for label in classes]
+    except ValueError:
+        keys = list(classes)
+    return np.array(sorted(range(len(classes)), key=keys.__getitem__), dtype=np.int64)
 
 
 # -- impurity and the split-search proxy, as scikit-learn computes them ------------------------

@@ -18,7 +18,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Model, NumericSemantics
 from ..walk import node_paths
-from .cart_problem import Grown, Params
+from .cart_problem import Grown, Params, sorted_labels
 from .cart_grow import grow
 
 
@@ -169,7 +169,7 @@ def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: n
     paths = node_paths(model, model.trees[0], test.columns)
     stops = pruned_at[paths]  # the path stops at the first node pruned before step s
     steps = [_steps_taken(sequence.alphas, alpha) for alpha in candidates]
-    predictions = _node_predictions(grown)
+    predictions = _node_predictions(grown, sorted_labels(train.target.classes) if grown.width else None)
     weights = np.asarray(test.weights, dtype=np.float64)
     out = np.empty(len(candidates))
     for k, s in enumerate(steps):
@@ -187,8 +187,10 @@ def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
     return int(larger[0]) if larger.size else len(alphas)
 
 
-def _node_predictions(grown: Grown) -> np.ndarray:
+def _node_predictions(grown: Grown, class_order: np.ndarray | None) -> np.ndarray:
+    """Each node's class code (the first most weighty one in ``class_order``, as the model labels),
+    or its mean."""
     totals = grown.total
     if grown.width:
-        return np.argmax(totals, axis=1)
+        return class_order[np.argmax(totals[:, class_order], axis=1)]
     return totals[:, 1] / totals[:, 0]

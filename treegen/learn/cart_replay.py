@@ -32,7 +32,7 @@ from ..progress import settled
 from . import libm
 from .cart_introsort import introsort_order, missing_to_the_end, swap_partition
 from .cart_problem import (EPSILON, FEATURE_THRESHOLD, Grown, Params, exact_near_best, node_impurities,
-                           proxy, row_statistics, sample_weights)
+                           proxy, row_statistics, sample_weights, sorted_labels)
 
 RAND_R_MAX = 2147483647  # sklearn/utils/_random.pxd
 BATCH_CELLS = 1 << 20  # rows x features of a node searched at once, at most
@@ -359,16 +359,6 @@ class _Batch:
         if self.pending is not None:
             self.replay.samples[self.start:self.end] = self.rows[:, self.pending]
             self.pending = None
-
-
-def sorted_labels(classes) -> np.ndarray:
-    """The target's class codes in scikit-learn's order of their labels: as numbers if every
-    label is one (a CSV's labels as pandas reads them), else as text."""
-    try:
-        keys = [float(label) for label in classes]
-    except ValueError:
-        keys = list(classes)
-    return np.array(sorted(range(len(classes)), key=keys.__getitem__), dtype=np.int64)
 
 
 def left_sums(stats: np.ndarray, total: np.ndarray, cuts: np.ndarray) -> np.ndarray:
