@@ -485,8 +485,8 @@ def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboos
     estimator = CatBoostClassifier(**KW).fit(frame, label)
     assert estimator.get_borders()[0] == [-math.inf]
     message = ("CatBoost cannot write this model as JSON (JSON writer: invalid float value: -inf), which treegen "
-               "reads: the feature 'x0' has a split border at -inf (learnt from infinite training values); train it with the "
-               "infinities replaced by finite float32 numbers")
+               "reads: the feature 'x0' has a split border at -inf (learnt from infinite training values); train it "
+               "with the infinities replaced by finite float32 numbers")
     with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
         from_catboost(estimator)
     cbm = str(tmp_path / "model.cbm")
