@@ -1,6 +1,7 @@
 """The command line, as a user runs it: the issue's walk-through, and one-line errors with exit 2."""
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -407,6 +408,27 @@ def test_train_warns_of_what_reading_the_data_decided(tmp_path):
         f"treegen: trained cart on 40 rows: 79 nodes, 40 leaves, depth 6, training RMSE 0; wrote {model}\n")
     evaluated = cli("evaluate", str(path))
     assert evaluated.returncode == 0 and evaluated.stderr == ""
+
+
+def test_a_hint_naming_a_column_with_a_line_break_pastes_into_bash(tmp_path):
+    """A header name with a line break (quoted in the CSV): each hint's --nominal NAME is one line, and
+    the line pasted into bash is the option that names the column; unquoted, the name is one line of error."""
+    path, model = tmp_path / "prices.csv", str(tmp_path / "m.json")
+    rows = [f"{'NULL' if i == 3 else i},{i % 7 * 10},{'lo' if i < 20 else 'hi'}" for i in range(40)]
+    path.write_text('"price\nusd","tax, %",label\n' + "\n".join(rows) + "\n", encoding="utf-8")
+    warned = cli("train", str(path), "-o", model).stderr.splitlines()[0]
+    assert warned.endswith(r"""and --nominal $'"price\nusd"' keeps the column as categories"""), warned
+    command = " ".join(map(shlex.quote, [sys.executable, "-m", "treegen", "train", str(path), "-o", model]))
+    hinted = subprocess.run(["bash", "-c", f"{command} {warned.split(' and ')[-1].split(' keeps ')[0]}"],
+                            capture_output=True, text=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
+    assert hinted.returncode == 0 and hinted.stderr.startswith("treegen: trained c45 on 40 rows"), hinted.stderr
+    refused = cli("train", str(path), "-t", "tax, %", "-a", "cart", "--criterion", "gini")
+    assert refused.returncode == 2 and refused.stderr.endswith(
+        """add --nominal '"tax, %"' to learn its values as classes\n"""), refused.stderr
+    unquoted = cli("train", str(path), "--nominal", "price\nusd")
+    assert unquoted.returncode == 2 and unquoted.stderr == (
+        "treegen: error: cannot read the column names 'price\\nusd': a name with a line break is written in "
+        "double quotes, as in a CSV header\n")
 
 
 def test_data_not_in_utf8_says_how_to_convert_it(tmp_path):
