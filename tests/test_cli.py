@@ -140,6 +140,21 @@ def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_pa
     assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
 
 
+def test_predict_on_huge_inputs_says_no_numpy_warning(tmp_path):
+    """Linear leaves at huge inputs make terms of inf and -inf, whose sum is NaN (as LightGBM's, and the
+    model's row by row): predict answers it, and numpy's RuntimeWarning is no user's business."""
+    model, data = tmp_path / "m.json", tmp_path / "d.csv"
+    leaves = [{"nodes": [{"value": [0.0], "linear": {"const": 0.0, "terms": [[0, coeff]]}}]} for coeff in (2.0, -3.0)]
+    document = {"format": "treegen-model", "version": 1, "features": [{"name": "x", "kind": "numeric"}],
+                "target": {"name": "y", "kind": "regression"}, "combine": {"kind": "sum", "init": [0.0]},
+                "trees": leaves}
+    model.write_text(json.dumps(document), encoding="utf-8")
+    data.write_text("x\n1\n1e308\n-1e308\ninf\n1e300\n", encoding="utf-8")
+    done = cli("predict", str(model), str(data))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.splitlines() == ["x,prediction", "1,-1.0", "1e308,nan", "-1e308,nan", "inf,nan", "1e300,-1e+300"]
+
+
 def test_a_column_name_with_a_comma_is_given_quoted(tmp_path):
     """--nominal, --ignore and --feature-names read each value as one CSV record: a name with a comma
     in it is written quoted, as in the data's header."""
