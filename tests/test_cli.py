@@ -589,6 +589,11 @@ def test_a_column_named_like_a_parameter_keeps_its_name(tmp_path):
     assert result.returncode == 2 and "'max_depth' is numeric" in result.stderr, result.stderr
 
 
+def test_an_empty_table_name_is_one_line_saying_so(tennis_model):
+    result = cli("export", tennis_model, "--to", "sql", "--table", "")
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", "treegen: error: the table name is empty\n")
+
+
 def test_java_is_named_after_its_file_and_compiles(tennis_model, tmp_path):
     """javac takes public class X only from X.java: -o Tennis.java makes class Tennis."""
     java = tmp_path / "Tennis.java"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 import struct
 from contextlib import closing, contextmanager
 from dataclasses import replace
@@ -789,3 +790,19 @@ def test_output_is_deterministic(dialect):
 def test_table_option_quotes_each_part():
     sql = emit(random_model(1), "sql", dialect="postgres", table="my schema.my table")
     assert 'FROM "my schema"."my table" AS' in sql
+
+
+@pytest.mark.parametrize("table, message", [
+    ("", "the table name is empty"),
+    ("  ", "the table name is blank ('  ')"),
+    ("a..b", "the table name 'a..b' has an empty part; dots separate schema and table names"),
+    ("s. ", "the table name 's. ' has an empty part; dots separate schema and table names"),
+    ("a\0b", "the table name 'a\\x00b' contains a NUL character"),
+])
+def test_a_bad_table_name_is_refused_as_the_table_name(table, message):
+    """Not as a column name, in every dialect (SQLite's "" included: an empty --table is a mistake);
+    --expression writes no FROM and takes any."""
+    for dialect in sorted(DIALECTS):
+        with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
+            emit(random_model(1), "sql", dialect=dialect, table=table)
+    assert emit(random_model(1), "sql", table=table, expression=True)
