@@ -1,6 +1,7 @@
 """The command line, as a user runs it: the issue's walk-through, and one-line errors with exit 2."""
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -137,6 +138,21 @@ def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_pa
     (tmp_path / "q.csv").write_text(out.read_text().replace(",prediction,", ",label,"), encoding="utf-8")
     done = cli("predict", model, str(tmp_path / "q.csv"), "--proba")
     assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
+
+
+def test_predict_on_huge_inputs_says_no_numpy_warning(tmp_path):
+    """Linear leaves at huge inputs make terms of inf and -inf, whose sum is NaN (as LightGBM's, and the
+    model's row by row): predict answers it, and numpy's RuntimeWarning is no user's business."""
+    model, data = tmp_path / "m.json", tmp_path / "d.csv"
+    leaves = [{"nodes": [{"value": [0.0], "linear": {"const": 0.0, "terms": [[0, coeff]]}}]} for coeff in (2.0, -3.0)]
+    document = {"format": "treegen-model", "version": 1, "features": [{"name": "x", "kind": "numeric"}],
+                "target": {"name": "y", "kind": "regression"}, "combine": {"kind": "sum", "init": [0.0]},
+                "trees": leaves}
+    model.write_text(json.dumps(document), encoding="utf-8")
+    data.write_text("x\n1\n1e308\n-1e308\ninf\n1e300\n", encoding="utf-8")
+    done = cli("predict", str(model), str(data))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.splitlines() == ["x,prediction", "1,-1.0", "1e308,nan", "-1e308,nan", "inf,nan", "1e300,-1e+300"]
 
 
 def test_a_column_name_with_a_comma_is_given_quoted(tmp_path):
@@ -409,6 +425,27 @@ def test_train_warns_of_what_reading_the_data_decided(tmp_path):
     assert evaluated.returncode == 0 and evaluated.stderr == ""
 
 
+def test_a_hint_naming_a_column_with_a_line_break_pastes_into_bash(tmp_path):
+    """A header name with a line break (quoted in the CSV): each hint's --nominal NAME is one line, and
+    the line pasted into bash is the option that names the column; unquoted, the name is one line of error."""
+    path, model = tmp_path / "prices.csv", str(tmp_path / "m.json")
+    rows = [f"{'NULL' if i == 3 else i},{i % 7 * 10},{'lo' if i < 20 else 'hi'}" for i in range(40)]
+    path.write_text('"price\nusd","tax, %",label\n' + "\n".join(rows) + "\n", encoding="utf-8")
+    warned = cli("train", str(path), "-o", model).stderr.splitlines()[0]
+    assert warned.endswith(r"""and --nominal $'"price\nusd"' keeps the column as categories"""), warned
+    command = " ".join(map(shlex.quote, [sys.executable, "-m", "treegen", "train", str(path), "-o", model]))
+    hinted = subprocess.run(["bash", "-c", f"{command} {warned.split(' and ')[-1].split(' keeps ')[0]}"],
+                            capture_output=True, text=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
+    assert hinted.returncode == 0 and hinted.stderr.startswith("treegen: trained c45 on 40 rows"), hinted.stderr
+    refused = cli("train", str(path), "-t", "tax, %", "-a", "cart", "--criterion", "gini")
+    assert refused.returncode == 2 and refused.stderr.endswith(
+        """add --nominal '"tax, %"' to learn its values as classes\n"""), refused.stderr
+    unquoted = cli("train", str(path), "--nominal", "price\nusd")
+    assert unquoted.returncode == 2 and unquoted.stderr == (
+        "treegen: error: cannot read the column names 'price\\nusd': a name with a line break is written in "
+        "double quotes, as in a CSV header\n")
+
+
 def test_data_not_in_utf8_says_how_to_convert_it(tmp_path):
     path = tmp_path / "excel export.csv"
     path.write_bytes("city,y\nS\xe3o Paulo,a\n".encode("cp1252"))
@@ -550,6 +587,11 @@ def test_a_column_named_like_a_parameter_keeps_its_name(tmp_path):
     path.write_text("max_depth,y\n1,a\n2,b\n", encoding="utf-8")
     result = cli("train", str(path), "-a", "id3")
     assert result.returncode == 2 and "'max_depth' is numeric" in result.stderr, result.stderr
+
+
+def test_an_empty_table_name_is_one_line_saying_so(tennis_model):
+    result = cli("export", tennis_model, "--to", "sql", "--table", "")
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", "treegen: error: the table name is empty\n")
 
 
 def test_java_is_named_after_its_file_and_compiles(tennis_model, tmp_path):

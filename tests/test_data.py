@@ -1,5 +1,7 @@
 """CSV and ARFF readers: kinds, missing values, declared order, UTF-8, errors with file and line."""
 import math
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,7 @@ from treegen.arff import java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
+from treegen.table import name_argument, split_names
 
 WEKA_FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 
@@ -52,6 +55,33 @@ def test_training_warnings_name_a_column_of_numbers_read_as_categories_and_a_cla
     assert training_warnings(empty, to_dataset(empty, regression=False), (), "c45") == []
     words = parse_csv("x,label\nlow,a\nhigh,b\n3,a\n")  # mostly words: categories, as meant
     assert training_warnings(words, to_dataset(words), (), "c45") == []
+
+
+def bash_word(word: str) -> str:
+    """What bash makes of ``word`` pasted as one argument."""
+    done = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, check=True,
+                          env={**os.environ, "LC_ALL": "C.UTF-8"})
+    return done.stdout.decode("utf-8")
+
+
+@pytest.mark.parametrize("name", ["income", "Age (years)", "a,b", 'say "hi"', "it's", "price\nusd", "tab\there",
+                                  "back\\slash\r\nx", "bell\x07", "next\x85line\u2028x", "größe", "$HOME `ls` *",
+                                  "-x", '"quoted"'])
+def test_a_hinted_name_is_one_line_that_bash_and_split_names_read_back_as_the_name(name):
+    """The --nominal NAME of a hint: one printable line (a warning joins lines), pasted into bash it is
+    the name as --nominal reads it (comma-separated, as one CSV record)."""
+    word = name_argument(name)
+    assert word.isprintable(), word
+    assert split_names([bash_word(word)]) == [name], word
+
+
+def test_a_name_with_a_line_break_is_quoted_for_csv_and_bash_and_unquoted_is_one_line_asking_for_quotes():
+    assert name_argument("income") == "income" and name_argument("a,b") == "'\"a,b\"'"
+    assert name_argument("price\nusd") == "$'\"price\\nusd\"'"
+    with pytest.raises(TreegenError, match="^cannot read the column names 'price\\\\nusd': a name with a line break "
+                                           "is written in double quotes, as in a CSV header$"):
+        split_names(["price\nusd"])
+    assert split_names(['"price\nusd", b']) == ["price\nusd", "b"]
 
 
 def test_arff_declared_order_quotes_comments_and_missing():

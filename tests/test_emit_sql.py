@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 import struct
 from contextlib import closing, contextmanager
 from dataclasses import replace
@@ -807,3 +808,19 @@ def test_a_missing_interval_may_end_at_an_infinity(engine):
     if name == "mysql":  # a MySQL double holds no infinity
         rows = [row for row in rows if not any(isinstance(v, float) and math.isinf(v) for v in row.values())]
     assert_agrees(model, rows, name, **connection)
+
+
+@pytest.mark.parametrize("table, message", [
+    ("", "the table name is empty"),
+    ("  ", "the table name is blank ('  ')"),
+    ("a..b", "the table name 'a..b' has an empty part; dots separate schema and table names"),
+    ("s. ", "the table name 's. ' has an empty part; dots separate schema and table names"),
+    ("a\0b", "the table name 'a\\x00b' contains a NUL character"),
+])
+def test_a_bad_table_name_is_refused_as_the_table_name(table, message):
+    """Not as a column name, in every dialect (SQLite's "" included: an empty --table is a mistake);
+    --expression writes no FROM and takes any."""
+    for dialect in sorted(DIALECTS):
+        with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
+            emit(random_model(1), "sql", dialect=dialect, table=table)
+    assert emit(random_model(1), "sql", table=table, expression=True)

@@ -473,6 +473,40 @@ def test_unsupported_models_are_refused(tmp_path):
         from_catboost(CatBoostClassifier())
 
 
+def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboost_cannot_write_it(tmp_path):
+    """Training on -inf and 0 puts a border at -inf: a valid split (-inf goes left, any other number
+    right), but CatBoost's JSON writer has no number for it, so a fitted model or its .cbm is refused
+    naming the border (not text features). A JSON border beyond float32's range reads as -inf, in
+    CatBoost as in treegen: that model imports and predicts what the estimator with the -inf border does."""
+    from catboost import CatBoost, CatBoostClassifier
+    frame, signal = make_data(15)
+    frame = frame[["x0", "x1"]].assign(x0=np.where(frame.x0 > 0, 0.0, -np.inf))
+    label = (frame.x0 == 0) ^ (signal > 0.5)
+    estimator = CatBoostClassifier(**KW).fit(frame, label)
+    assert estimator.get_borders()[0] == [-math.inf]
+    message = ("CatBoost cannot write this model as JSON (JSON writer: invalid float value: -inf), which treegen "
+               "reads: the feature 'x0' has a split border at -inf (learnt from infinite training values); train it "
+               "with the infinities replaced by finite float32 numbers")
+    with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
+        from_catboost(estimator)
+    cbm = str(tmp_path / "model.cbm")
+    estimator.save_model(cbm)
+    done = CliRunner().invoke(cli, ["import", cbm])
+    assert (done.exit_code, done.output) == (2, f"treegen: error: {cbm}: {message}\n"), done.output
+    twin = CatBoostClassifier(**KW).fit(frame.replace(-np.inf, -3e38), label)  # its border: -1.5e38
+    path = saved(twin, tmp_path)
+    border = repr(twin.get_borders()[0][0])
+    text = open(path, encoding="utf-8").read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace(border, "-1e39"))
+    reread = CatBoost()
+    reread.load_model(path, format="json")
+    assert reread.get_borders()[0] == [-math.inf]
+    model = import_file(path)
+    assert {n.split.threshold for t in model.trees for n in t.nodes if n.split and n.split.feature == 0} == {-math.inf}
+    assert_agrees_with_catboost(estimator, model, frame)
+
+
 @pytest.mark.parametrize("content, message", [
     (b"CBM1\x00\x01binary", "CatBoost cannot load this .cbm file: Failed to read required number of bytes from "
                             "stream! Expected: 1768030464, gained: 4!$"),

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from contextlib import contextmanager
 from typing import Callable, Sequence
@@ -273,8 +272,9 @@ def check_criterion(dataset, criterion: str | None, regression: bool | None) -> 
     if regression and criterion != "squared_error":
         raise TreegenError(f"--criterion {criterion} does not apply to --regression")
     if not dataset.target.is_classification and criterion != "squared_error":
+        from .table import name_argument
         raise TreegenError(f"--criterion {criterion} is for classes and the target {name!r} is numeric "
-                           f"(a regression tree); add --nominal {shlex.quote(name)} to learn its values as classes")
+                           f"(a regression tree); add --nominal {name_argument(name)} to learn its values as classes")
 
 
 def _class_weights(text: str) -> dict:

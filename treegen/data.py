@@ -14,7 +14,6 @@ import csv
 import io
 import math
 import re
-import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -24,7 +23,7 @@ import numpy as np
 from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
-from .table import Table, check_column_names
+from .table import Table, check_column_names, name_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 SPACE = " "  # the only character stripped: around names and missing tokens, never around values
@@ -361,7 +360,7 @@ def _numbers_read_as_categories(table: Table, name: str) -> str | None:
     first = table.column(name)[row]
     are = "is not a number" if count == 1 else "are not numbers"
     return located(f"column {name!r} is read as categories: {count} of its {present} values {are}, the first "
-                   f"{first!r}; an empty field, '?' or 'NA' is missing, and --nominal {shlex.quote(name)} keeps "
+                   f"{first!r}; an empty field, '?' or 'NA' is missing, and --nominal {name_argument(name)} keeps "
                    "the column as categories", table.source, table.lines[row])
 
 
@@ -374,4 +373,4 @@ def _class_per_value(dataset: Dataset, learner: str) -> str | None:
     name = dataset.target.name
     return (f"target {name!r} is numeric with {len(classes)} distinct values: {learner} learns them as "
             f"{len(classes)} classes; for a regression tree use --algorithm cart "
-            f"(--nominal {shlex.quote(name)} keeps them as classes)")
+            f"(--nominal {name_argument(name)} keeps them as classes)")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import shlex
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -44,5 +45,36 @@ def check_column_names(names: list[str], source: str, line: int = 1) -> None:
 def split_names(values: Iterable[str]) -> list[str]:
     """Column names given comma-separated (an option's values, or one text): each value read as one
     CSV record, so that a name with a comma in it is written quoted, as in a header ('a,"income, net"')."""
-    return [name.strip() for value in values for name in next(csv.reader([value], skipinitialspace=True), [])
-            if name.strip()]
+    return [name.strip() for value in values for name in _csv_record(value) if name.strip()]
+
+
+def _csv_record(value: str) -> list[str]:
+    try:
+        return next(csv.reader([value], skipinitialspace=True), [])
+    except csv.Error:  # a line break outside double quotes
+        raise TreegenError(f"cannot read the column names {value!r}: a name with a line break is written in "
+                           "double quotes, as in a CSV header") from None
+
+
+def name_argument(name: str) -> str:
+    """``name`` as one shell word that :func:`split_names` reads back as the name, for a hint such as
+    ``--nominal NAME``: in double quotes, as in a CSV header, when it holds a comma, a quote or a line
+    break; then quoted for the shell, as bash's ``$'...'`` when a character is not printable (a line
+    break), so that the hint stays on one line and pastes into bash."""
+    if any(c in name for c in ',"\r\n'):
+        name = '"' + name.replace('"', '""') + '"'
+    if name.isprintable():
+        return shlex.quote(name)
+    return "$'" + "".join(map(_ansi_c, name)) + "'"
+
+
+def _ansi_c(c: str) -> str:
+    """A character inside bash's ``$'...'``: escaped when it is a quote, a backslash or not printable."""
+    if c in "\\'":
+        return "\\" + c
+    if c.isprintable():
+        return c
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c)
+    if named or c < "\x80":
+        return named or f"\\x{ord(c):02x}"
+    return f"\\u{ord(c):04x}" if c <= "\uffff" else f"\\U{ord(c):08x}"

@@ -363,7 +363,9 @@ def combined_rows(model: Model, columns: Columns, row: Callable[[int], Mapping[s
     addition and rounding is elementwise, so each row's sums are bit for bit the row's own)."""
     columns = as_matrix(columns)
     outputs = (list(tree_outputs(model, tree, columns, row, labels).T) for tree in model.trees)
-    with np.errstate(over="ignore"):  # a float32 sum beyond range is inf, as f32 rounds it
+    # IEEE results, as the model's own float arithmetic gives them: a sum beyond range is inf (f32
+    # rounds a float32 one so), and inf + -inf (linear leaves' terms at huge inputs) is NaN
+    with np.errstate(over="ignore", invalid="ignore"):
         sums = model.sums(outputs, rounded=_float32 if model.combine.precision == Precision.FLOAT32 else _double)
     return np.column_stack(np.broadcast_arrays(*sums)).tolist()
 

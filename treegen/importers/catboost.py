@@ -57,7 +57,9 @@ model says the same:
 Refused, each with one line naming it: CTR-encoded categorical features (``one_hot_max_size``
 smaller than the feature's category count), text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
-losses, and a binary decision threshold set with ``set_probability_threshold``.
+losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
+``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
+cannot write. In a JSON file such a border (any number beyond float32's range) is a split like any other.
 """
 from __future__ import annotations
 
@@ -200,12 +202,28 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
         path = os.path.join(folder, "model.json")
         try:
             model.save_model(path, format="json")
-        except CatBoostError as err:  # text or embedding features: CatBoost writes them only as .cbm
-            raise TreegenError(f"CatBoost cannot write this model as JSON ({_first_line(err)}); "
-                               "text and embedding features are not supported") from None
+        except CatBoostError as err:
+            raise _unwritable_as_json(model, err, feature_names) from None
         with open(path, encoding="utf-8") as f:
             document = json.load(f)
     return convert_document(document, feature_names, categories)
+
+
+def _unwritable_as_json(model, err: Exception, feature_names: Sequence[str] | None) -> TreegenError:
+    """Why CatBoost cannot write the model as JSON: a border at an infinity (its JSON writer has no
+    number for it; training on infinite values makes one), else text or embedding features (it writes
+    them only as .cbm)."""
+    infinite = [(flat, border) for flat, borders in sorted(model.get_borders().items())
+                for border in borders if math.isinf(border)]
+    problem = f"CatBoost cannot write this model as JSON ({_first_line(err)})"
+    if infinite:
+        flat, border = infinite[0]
+        names = list(feature_names or model.feature_names_ or ())
+        name = names[flat] if flat < len(names) else f"x{flat}"
+        return TreegenError(f"{problem}, which treegen reads: the feature {name!r} has a split border at {border} "
+                            "(learnt from infinite training values); train it with the infinities replaced by finite "
+                            "float32 numbers")
+    return TreegenError(f"{problem}; text and embedding features are not supported")
 
 
 def _first_line(err: Exception) -> str:

@@ -11,8 +11,6 @@
 """
 from __future__ import annotations
 
-import shlex
-
 import numpy as np
 
 from ..data import Dataset
@@ -20,6 +18,7 @@ from ..errors import TreegenError
 from ..model import Model, MissingRoute, Node, Split, Tree
 from .criteria import info_gain
 from ..progress import settled
+from ..table import name_argument
 
 
 def fit(dataset: Dataset, max_depth: int | None = None) -> Model:
@@ -76,7 +75,7 @@ def _check(dataset: Dataset) -> None:
     for feature, column in zip(dataset.features, dataset.columns):
         if feature.is_numeric:
             raise TreegenError(f"ID3 handles nominal features only and {feature.name!r} is numeric: "
-                               "use --algorithm c45 or cart, or --nominal " + shlex.quote(feature.name))
+                               "use --algorithm c45 or cart, or --nominal " + name_argument(feature.name))
         if (column < 0).any():
             raise TreegenError(f"ID3 cannot learn from missing values (feature {feature.name!r}): "
                                "use --algorithm c45 or cart")

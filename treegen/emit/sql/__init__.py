@@ -79,6 +79,7 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         key): names separated by commas, or a list of names. A feature or an output column's name
         is an error.
     """
+    source = None if expression else find_dialect(dialect).table(table)  # before the work, a bad name
     model, _ = computed(model, dialect)
     kept = tuple(kept_names(keep))
     if kept and expression:
@@ -93,7 +94,7 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         if len(outputs) == 1:
             return outputs[0][1](sql.inline) + "\n"
         return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
-    return sql.query(table, outputs)
+    return sql.query(source, outputs)
 
 
 def kept_names(keep: str | Sequence[str]) -> list[str]:

@@ -144,6 +144,17 @@ class Dialect:
         opening, closing = self.quotes
         return opening + name.replace(closing, closing * 2) + closing
 
+    def table(self, name: str) -> str:
+        """The input table's quoted name, part by part (dots separate schema and table names): one that
+        is empty or blank, whole or in part, is refused as such, not as a column's."""
+        if not name.strip():
+            raise TreegenError(f"the table name is {'empty' if not name else f'blank ({name!r})'}")
+        if any(not part.strip() for part in name.split(".")):
+            raise TreegenError(f"the table name {name!r} has an empty part; dots separate schema and table names")
+        if "\0" in name:
+            raise TreegenError(f"the table name {name!r} contains a NUL character")
+        return ".".join(self.identifier(part) for part in name.split("."))
+
     def string(self, text: str) -> str:
         if "\0" in text:
             raise TreegenError(f"{self.name}: a string cannot contain a NUL character: {text!r}")

@@ -648,8 +648,8 @@ class Writer:
             steps[step - 1].append(name)
         return steps
 
-    def query(self, table: str, outputs) -> str:
-        source = ".".join(self.d.identifier(part) for part in table.split("."))
+    def query(self, source: str, outputs) -> str:
+        """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
         for n, names in enumerate(self.stages()):
             alias = self.column(f"t{n}")
             items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
