@@ -529,3 +529,21 @@ def test_rule_text_parsed_back_predicts_what_sklearn_predicts():
         assert predicted == [str(label) for label in estimator.predict(probes).tolist()], name
         for row, want in zip(rows, estimator.predict_proba(probes).tolist()):
             assert all(is_close(g, w) for g, w in zip(again.scores(row), want)), name
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scikit-learn's own overflow, the point of the test
+@pytest.mark.parametrize("estimator", [GradientBoostingRegressor(n_estimators=3, max_depth=2), DecisionTreeRegressor()])
+def test_a_fit_that_overflowed_is_refused_as_such(estimator, tmp_path):
+    """Targets near the largest double overflow scikit-learn's sums: its tree (an inner node's mean, here)
+    or its initial score holds NaN or an infinity, which a treegen model cannot; treegen says so on
+    import, rather than write a model file that its own loader then refuses."""
+    from click.testing import CliRunner
+    from skops.io import dump
+    from treegen.cli import main
+    X = np.arange(8.0).reshape(-1, 1)
+    estimator.fit(X, np.array([1.5e308, 1.6e308] * 4))
+    with pytest.raises(TreegenError, match=r"is (nan|inf): scikit-learn's fit overflowed"):
+        from_sklearn(estimator)
+    dump(estimator, tmp_path / "m.skops")
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "m.skops")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "overflowed" in result.output, result.output
