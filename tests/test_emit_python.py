@@ -24,6 +24,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.collector import collector_paused
+from treegen.data import reads_as_missing
 from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
@@ -711,9 +712,9 @@ def check_api(model, module: dict, rows) -> None:
 
 def as_csv_reads(model, row: dict) -> dict:
     """A row as it reads back from the CSV ``to_csv`` writes: a category written as a missing token
-    ("", "?", "NA" with spaces around) is missing."""
-    return {f.name: None if not f.is_numeric and isinstance(row.get(f.name), str) and row[f.name].strip(" ") in (
-        "", "?", "NA") else row.get(f.name) for f in model.features}
+    (:func:`treegen.data.reads_as_missing`) is missing."""
+    return {f.name: None if not f.is_numeric and isinstance(row.get(f.name), str) and reads_as_missing(row[f.name])
+            else row.get(f.name) for f in model.features}
 
 
 def printed_numbers(text: str) -> list[list[float]]:
@@ -1207,7 +1208,7 @@ def code_csv(model, rows) -> str:
 
 def code_csv_oracle(model, rows) -> list:
     """The model's answers for the rows written by code_csv, as the reading rule reads the CSV."""
-    as_read = [{f.name: (None if isinstance(row.get(f.name), str) and row[f.name].strip(" ") in ("", "?", "NA")
+    as_read = [{f.name: (None if isinstance(row.get(f.name), str) and reads_as_missing(row[f.name])
                          else row.get(f.name)) for f in model.features} for row in rows]
     return predict_rows(model, [code_oracle(model, row) for row in as_read])
 
