@@ -1,6 +1,7 @@
 """The command line, as a user runs it: the issue's walk-through, and one-line errors with exit 2."""
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -702,6 +703,19 @@ def test_evaluate_an_imported_library_model_file(model):
     out = run("evaluate", model, "--test", IRIS_CODES, "--target", "species").output
     assert accuracy_line(model, IRIS_CODES, "species") + "\n" in out
     assert "confusion matrix (rows: true class, columns: predicted)" in out and "precision recall" in out
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's overflow warnings are not for the user
+def test_a_regression_target_of_huge_numbers_trains_and_evaluates(tmp_path):
+    """Squares of 1e200 overflow a double: the CART criterion's sum of squares is inf, as in scikit-learn,
+    and the RMSE is scaled first, so it reads 1e200s, not inf (and the summary raised OverflowError)."""
+    data, model = tmp_path / "big.csv", str(tmp_path / "big.json")
+    data.write_text("x,y\n" + "".join(f"{i},{(-1) ** i * (1 + i) * 1e200!r}\n" for i in range(20)))
+    summary = run("train", str(data), "-a", "cart", "-o", model).output
+    rmse = float(re.search(r"training RMSE (\S+);", summary).group(1))
+    assert 1e200 < rmse < 1e202, summary
+    out = run("evaluate", str(data), "-a", "cart", "--folds", "2").output
+    assert re.search(r"RMSE \d\.\d+e\+20\d\nMAE  \d\.\d+e\+20\d\nR2   -?\d", out), out
 
 
 def test_evaluate_a_rule_text_model_on_an_arff_file(tmp_path):

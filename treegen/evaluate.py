@@ -52,11 +52,7 @@ class Report:
 
     # -- regression ---------------------------------------------------------------------------
     def regression_metrics(self) -> dict[str, float]:
-        t, p = np.asarray(self.truth, float), np.asarray(self.predicted, float)
-        residual = t - p
-        total = ((t - t.mean()) ** 2).sum()
-        return {"rmse": float(math.sqrt((residual ** 2).mean())), "mae": float(np.abs(residual).mean()),
-                "r2": float(1 - (residual ** 2).sum() / total) if total else 0.0}
+        return regression_metrics(self.truth, self.predicted)
 
     def text(self) -> str:
         lines = [f"{self.method}: {len(self.truth)} predictions"]
@@ -101,6 +97,20 @@ def pad(text: str, width: int) -> str:
     return " " * max(0, width - display_width(text)) + text
 
 
+def regression_metrics(truth, predicted) -> dict[str, float]:
+    """RMSE, MAE and R2. Squares of values beyond 1e154 overflow a double: then the residuals are scaled
+    by the largest first (as ``hypot`` does), so a target of 1e200s has an RMSE of 1e200s, not inf."""
+    t, p = np.asarray(truth, float), np.asarray(predicted, float)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf - inf is NaN, as the predictions say
+        residual, spread = t - p, t - t.mean()
+        scale = max(float(np.abs(residual).max(initial=0.0)), float(np.abs(spread).max(initial=0.0)), 1.0)
+        if not math.isfinite(scale) or scale < 1e150:
+            scale = 1.0  # the sums as they were: no overflow to avoid, or nothing finite to scale by
+        squares, total = ((residual / scale) ** 2).sum(), ((spread / scale) ** 2).sum()
+        return {"rmse": float(scale * math.sqrt(squares / len(t))), "mae": float(np.abs(residual).mean()),
+                "r2": float(1 - squares / total) if total else 0.0}
+
+
 def training_summary(model: Model, dataset: Dataset) -> str:
     """One line on what was built: algorithm, size, and how well it fits its own training rows."""
     tree = model.trees[0]
@@ -110,8 +120,7 @@ def training_summary(model: Model, dataset: Dataset) -> str:
         right = sum(t == p for t, p in zip(truth, answers))
         fit_text = f"training accuracy {right / len(truth):.2%} ({right}/{len(truth)})"
     else:
-        rmse = math.sqrt(sum((t - p) ** 2 for t, p in zip(truth, answers)) / len(truth))
-        fit_text = f"training RMSE {rmse:.6g}"
+        fit_text = f"training RMSE {regression_metrics(truth, answers)['rmse']:.6g}"
     left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
     return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {len(tree.nodes)} nodes, "
             f"{len(tree.leaves())} leaves, depth {tree.depth()}, {fit_text}")

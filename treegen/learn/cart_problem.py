@@ -242,7 +242,8 @@ class Problem:
         self.base_weights = np.asarray(dataset.weights, dtype=np.float64)  # for progress
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         self.y = None if self.width else np.asarray(dataset.y, dtype=np.float64)
-        self.squares = None if self.width else weights * self.y * self.y  # regression's sum of w*y*y
+        with np.errstate(over="ignore"):  # a target beyond 1e154: its square is inf, in scikit-learn's C as here
+            self.squares = None if self.width else weights * self.y * self.y  # regression's sum of w*y*y
         self.numeric = [j for j, f in enumerate(dataset.features) if f.is_numeric]
         self.nominal = [j for j, f in enumerate(dataset.features) if not f.is_numeric]
         self.columns = [np.asarray(dataset.columns[j], dtype=np.float64) for j in self.numeric]
