@@ -609,6 +609,12 @@ def trained_cbm(case: str, tmp_path):
     return estimator, frame, categories, str(tmp_path / "model.cbm"), path
 
 
+def answers(output: str) -> list[str]:
+    """verify's lines, one per target, without the warning for a category spelt as a missing field
+    (CatBoost's own missing category is '': a CSV cannot carry it)."""
+    return [line for line in output.splitlines() if not line.startswith("treegen: warning: a CSV cannot carry")]
+
+
 def category_options(categories) -> list[str]:
     return [arg for name, names in (categories or {}).items() for arg in ("--categories", f"{name}={','.join(names)}")]
 
@@ -629,7 +635,7 @@ def test_cbm_imports_as_its_json_and_predicts_what_catboost_predicts(case, tmp_p
     assert_agrees_with_catboost(estimator, model, frame)
     done = CliRunner().invoke(cli, ["verify", out, "--to", "python", "--against", cbm, *category_options(categories)])
     assert done.exit_code == 0, done.output
-    itself, python = done.output.splitlines()
+    itself, python = answers(done.output)
     why = "its softmax takes its own fast exp"
     exact = "" if case != "multiclass" else (rf"; (?:[1-9]\d* within 1e-14 of the library's, not bit for bit: {why}"
                                              rf"|bit for bit \(1e-14 allowed: {why}\))")
@@ -647,7 +653,7 @@ def test_a_cbm_verifies_itself_with_its_categories(tmp_path):
     done = CliRunner().invoke(cli, ["verify", cbm, data, "--to", "python", "--against", cbm,
                                     *category_options(categories)])
     assert done.exit_code == 0, done.output
-    lines = done.output.splitlines()
+    lines = answers(done.output)
     assert [line.split()[:2] for line in lines] == [["CatBoost", "itself"], ["python", "ok"]], done.output
     assert all(re.search(r" ok +\d+ rows agree \(400 from the data, \d+ probes\)$", line) for line in lines), lines
     model = read_cbm(cbm, categories=categories)
