@@ -91,8 +91,9 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         outputs.append(("leaf", sql.leaf()))
     if expression:
         if len(outputs) == 1:
-            return outputs[0][1](sql.inline) + "\n"
-        return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
+            return sql.fitted(outputs[0][1]) + "\n"
+        return ",\n".join(sql.fitted(lambda ref, fn=fn: f"{fn(ref)} AS {sql.d.identifier(name)}")
+                           for name, fn in outputs) + "\n"
     return sql.query(table, outputs)
 
 

@@ -102,6 +102,9 @@ class Dialect:
     text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
     truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
+    # the deepest expression a SELECT's column may be, in parser stack entries (treegen.emit.sql.depth): where
+    # a column would be deeper, its trees' CASEs nest less deep (None: ``nesting`` is all the limit)
+    parser_depth: int | None = None
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
     fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
@@ -210,7 +213,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
     # computed once where it is first reached instead (measured: 4% more instructions a row)
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
             greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,  # SQLite 3.40: parser stack overflow
-            # at 20 nested CASE; an expression deeper than 1000 is refused
+            # at 18 nested CASE alone, fewer inside derived tables and around deep tests; an expression deeper than 1000 is refused
+            parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
             kept_apart=" LIMIT -1 OFFSET 0",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
