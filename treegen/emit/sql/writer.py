@@ -685,14 +685,15 @@ class Writer:
         for n, names in enumerate(stages):
             alias = self.column(f"t{n}")
             around = len(stages) - n  # the later steps' derived tables and the last SELECT's
-            items = [f"{alias}.*"] + [self.fitted(lambda ref, name=name: f"{self.definitions[name][0](ref)} AS "
-                                                                         f"{self.column(name)}", around) for name in names]
+            named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
+                     for name in names]
+            items = [f"{alias}.*"] + [self.fitted(text, around) for text in named]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
             source = f"({step})"
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]  # passed through every derived table's .*
-        items = kept + self.columns + [self.fitted(lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}")
-                                       for name, fn in outputs]
+        named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        items = kept + self.columns + [self.fitted(text) for text in named]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
 
