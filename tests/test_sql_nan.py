@@ -22,21 +22,28 @@ INFINITE_ROWS = [{"Column_0": math.inf, "Column_1": -math.inf, "Column_2": 0.0},
                  {"Column_0": 1.0, "Column_1": 2.0, "Column_2": 3.0}]
 
 
-@pytest.fixture(scope="module", params=["regression", "poisson"])
+OBJECTIVES = {"regression": {}, "poisson": {}, "binary": {}, "multiclass": {"num_class": 3}}
+
+
+@pytest.fixture(scope="module", params=sorted(OBJECTIVES))
 def linear_model(request, tmp_path_factory):
+    """Scores NaN: the raw sum (identity), its exp, its sigmoid (SQLite: NULL, not 0), a softmax (the
+    label: the first class, as the model's argmax, where SQLite's NULLs compare as nothing)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 3))
-    y = np.exp(0.3 * X[:, 0] + 0.2 * X[:, 1] + 0.1 * rng.normal(size=2000))
-    booster = lightgbm.train({"objective": request.param, "linear_tree": True, "num_leaves": 4, "verbose": -1},
-                             lightgbm.Dataset(X, y), 3)
+    signal = 0.3 * X[:, 0] + 0.2 * X[:, 1] + 0.1 * rng.normal(size=2000)
+    y = {"binary": signal > 0, "multiclass": np.digitize(signal, [-0.2, 0.2])}.get(request.param, np.exp(signal))
+    booster = lightgbm.train({"objective": request.param, "linear_tree": True, "num_leaves": 4, "verbose": -1,
+                              **OBJECTIVES[request.param]}, lightgbm.Dataset(X, y.astype(float)), 3)
     path = tmp_path_factory.mktemp("linear") / "model.txt"
     booster.save_model(str(path))
-    assert math.isnan(booster.predict(np.array([[math.inf, -math.inf, 0.0]]))[0])  # LightGBM's own NaN
+    assert np.isnan(booster.predict(np.array([[math.inf, -math.inf, 0.0]]))).all()  # LightGBM's own NaN
     return import_file(str(path))
 
 
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
-    assert math.isnan(predict_rows(linear_model, INFINITE_ROWS[:1])[0][0])
+    value, scores = predict_rows(linear_model, INFINITE_ROWS[:1])[0]
+    assert all(math.isnan(s) for s in scores)
     data = tmp_path / "rows.csv"
     data.write_text("Column_0,Column_1,Column_2\n" + "".join(f"{r['Column_0']},{r['Column_1']},{r['Column_2']}\n"
                                                             for r in INFINITE_ROWS))

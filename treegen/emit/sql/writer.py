@@ -141,6 +141,8 @@ class Writer:
         self._depths: dict[str, int] = {}  # how deep each named value is, inlined (stand_in)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
+        # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
+        self.null_scores = d.nan_is_null and any(node.linear is not None for tree in model.trees for node in tree.nodes)
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -499,8 +501,9 @@ class Writer:
                 define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
                 continue
             x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
-            define(name, lambda ref, x=x: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + x(ref))})"
-                                           f" ELSE {d.double(0.0)} END"), [f"s{k}"])
+            low = (lambda ref, x=x: f" WHEN {x(ref)} IS NOT NULL THEN") if self.null_scores else (lambda ref: " ELSE")
+            define(name, lambda ref, x=x, low=low: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + "
+                                                    f"{self.exp('-' + x(ref))}){low(ref)} {d.double(0.0)} END"), [f"s{k}"])
         if len(raw) == 1:
             p0 = (lambda ref: f32(f"{one} - {ref('p1')}")) if single else (lambda ref: f"{one} - {ref('p1')}")
             define("p0", p0, ["p1"])
@@ -564,10 +567,13 @@ class Writer:
         return lambda ref: self.argmax([ref(name) for name in deciding])
 
     def argmax(self, scores: list[str]) -> str:
-        """The label of the highest score, the first on ties."""
+        """The label of the highest score, the first on ties (and where the first is NaN, which no score
+        passes: for a NULL score, the first)."""
         labels = self.model.target.classes
         branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
                      self.d.string(labels[i])) for i in range(len(scores) - 1)]
+        if self.null_scores:
+            branches.insert(0, (f"{scores[0]} IS NULL", self.d.string(labels[0])))
         return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
 
     def weka(self, scores: list[str]) -> Callable[[Ref], str]:
