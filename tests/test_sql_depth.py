@@ -50,8 +50,8 @@ def _nested(levels: int, inner: str, where: str) -> str:
     "z NOT GLOB '*[eE]' AND z GLOB 'a' || 'b'", _nested(8, "x", "then"), _nested(8, "x", "else"),
     _nested(6, "ifnull((CAST(1 AS REAL) / 4), 0)", "then"),
     "coalesce(CASE WHEN CASE WHEN z GLOB 'a' AND z NOT GLOB 'b' THEN CAST(z AS REAL) END > -ifnull(2147483648.0, 0) "
-    "THEN CAST(CAST(CASE WHEN CASE WHEN z GLOB 'a' THEN CAST(z AS REAL) END = CAST(x AS INTEGER) THEN 1 END AS INTEGER) "
-    "AS TEXT) END, z) IN ('1', '2')",
+    "THEN CAST(CAST(CASE WHEN CASE WHEN z GLOB 'a' THEN CAST(z AS REAL) END = CAST(x AS INTEGER) THEN 1 END "
+    "AS INTEGER) AS TEXT) END, z) IN ('1', '2')",
 ])
 def test_depth_is_what_sqlites_parser_takes_or_a_little_more(expression):
     measured = _parser_entries(expression)

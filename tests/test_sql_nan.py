@@ -41,13 +41,22 @@ def linear_model(request, tmp_path_factory):
     return import_file(str(path))
 
 
-def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
-    value, scores = predict_rows(linear_model, INFINITE_ROWS[:1])[0]
-    assert all(math.isnan(s) for s in scores)
+def _rows_file(tmp_path) -> str:
     data = tmp_path / "rows.csv"
     data.write_text("Column_0,Column_1,Column_2\n" + "".join(f"{r['Column_0']},{r['Column_1']},{r['Column_2']}\n"
                                                             for r in INFINITE_ROWS))
-    results = verify(linear_model, str(data), ["sql"], ["sqlite", "duckdb", "ansi"])
+    return str(data)
+
+
+def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
+    value, scores = predict_rows(linear_model, INFINITE_ROWS[:1])[0]
+    assert all(math.isnan(s) for s in scores)
+    results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["sqlite", "duckdb", "ansi"])
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_a_nan_score_on_postgres(linear_model, tmp_path, postgres_dsn):
+    results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
     assert all(r.ok for r in results), [r.line() for r in results]
 
 

@@ -1,5 +1,5 @@
 """How deep SQLite's parser stack goes to read an expression: the writer keeps every query within the
-stack (``Dialect.parser_stack``) by nesting a tree's ``CASE`` less deep where the stack would overflow.
+stack (``Dialect.parser_depth``) by nesting a tree's ``CASE`` less deep where the stack would overflow.
 
 SQLite's parser (lemon, LALR) holds on its stack each symbol read but not yet reduced: the open
 brackets, and a pending operator with its left operand where a right operand is being read. Its
@@ -7,16 +7,16 @@ stack has 100 entries (YYSTACKDEPTH in the build of Python's sqlite3 module and 
 one more is the error "parser stack overflow". The entries below were measured with Python's sqlite3
 (SQLite 3.40), each the number of parentheses around ``x`` that no longer fit with the construct
 around them (`CASE WHEN x THEN {} ELSE 0 END`: 5, and so on). :func:`depth` adds them up along the
-text; it agrees with SQLite, to within 2 entries, on the expressions treegen writes.
+text; on the expressions treegen writes it is SQLite's count or one more (tests/test_sql_depth.py).
 """
 from __future__ import annotations
 
 import re
 
 DERIVED_TABLE = 6  # SELECT ... FROM (SELECT t.*, {} AS c FROM ... AS t LIMIT -1 OFFSET 0) AS u
-# entries before a bracket's expression: ``(``; a function's first argument ``f(``, a later one
-# ``f(a, ``; ``CAST(``; ``x IN (`` and ``x IN (a, `` (the operand and IN counted as an operator's)
-PAREN, FIRST_ARGUMENT, LATER_ARGUMENT, CAST, IN_LIST = 1, 3, 5, 2, 1
+# entries before a bracket's expression: ``(`` (also ``x IN (``, its operand and IN counted as an
+# operator's; a later item: 2 more); a function's first argument ``f(``, a later one ``f(a, ``; ``CAST(``
+PAREN, FIRST_ARGUMENT, LATER_ARGUMENT, CAST = 1, 3, 5, 2
 CAST_TYPE = 3  # CAST( x AS REAL: the operand, AS and the type's name
 # a CASE: its first condition (CASE, an empty operand, WHEN), its value, a later condition and its
 # value (the WHENs before are one list), the ELSE

@@ -142,7 +142,7 @@ class Writer:
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
         # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
-        self.null_scores = d.nan_is_null and any(node.linear is not None for tree in model.trees for node in tree.nodes)
+        self.null_scores = d.nan_is_null and any(n.linear is not None for tree in model.trees for n in tree.nodes)
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -503,7 +503,8 @@ class Writer:
             x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
             low = (lambda ref, x=x: f" WHEN {x(ref)} IS NOT NULL THEN") if self.null_scores else (lambda ref: " ELSE")
             define(name, lambda ref, x=x, low=low: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + "
-                                                    f"{self.exp('-' + x(ref))}){low(ref)} {d.double(0.0)} END"), [f"s{k}"])
+                                                    f"{self.exp('-' + x(ref))}){low(ref)} {d.double(0.0)} END"),
+                   [f"s{k}"])
         if len(raw) == 1:
             p0 = (lambda ref: f32(f"{one} - {ref('p1')}")) if single else (lambda ref: f"{one} - {ref('p1')}")
             define("p0", p0, ["p1"])
