@@ -13,6 +13,8 @@ import pytest
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
 from treegen.importers import import_file
+from treegen.run.sql import query
+from treegen.targets import emit
 from treegen.testing import random_model
 from treegen.verify import judged, verify
 from treegen.walk import predict_rows
@@ -79,3 +81,16 @@ def test_an_empty_answer_is_nan_only_where_the_engine_writes_nan_so():
     assert len(problems) == 1 and problems[0].startswith("row 2 ") and "model 1.5, got ''" in problems[0]
     problems, _ = judged(model, rows, got, expected)
     assert len(problems) == 2 and "model nan, got ''" in problems[0]
+
+
+def test_a_nan_score_on_spark(linear_model, spark):
+    """Spark orders NaN above every number too (its EXP is Java's: within its declared 1e-14)."""
+    proba = linear_model.target.is_classification
+    results = query(emit(linear_model, "sql", dialect="spark", proba=proba), linear_model, INFINITE_ROWS, "spark",
+                    spark=spark)
+    first = len(linear_model.features)
+    for result, (want, scores) in zip(results, predict_rows(linear_model, INFINITE_ROWS)):
+        got = result[first + 1:] if proba else result[first:first + 1]
+        assert len(got) == len(scores), (result, scores)
+        assert all(math.isclose(a, b, rel_tol=1e-14) or math.isnan(a) and math.isnan(b) for a, b in zip(got, scores)), \
+            (result, scores)
