@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from .data import read_table, reads_as_missing, rows_for_model
+from .emit.sql.dialects import find_dialect
 from .errors import TreegenError
 from .model import Model, Tolerance
 from .probes import probe_rows
@@ -119,13 +120,13 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
 
 
 def judged_outputs(model: Model, rows: list[dict], labels_text: str, proba_text: str | None, expected: list[tuple],
-                   tolerance: Tolerance | None = None) -> tuple[list[str], int]:
+                   tolerance: Tolerance | None = None, empty: float | None = None) -> tuple[list[str], int]:
     """:func:`judged` on a program's two outputs (labels; the probabilities' CSV, or None)."""
     labels = [r[0] if r else "" for r in csv.reader(io.StringIO(labels_text))]
     if len(labels) != len(rows):
         return [f"expected {len(rows)} output lines, got {len(labels)}"], 0
     probabilities = list(csv.reader(io.StringIO(proba_text)))[1:] if proba_text is not None else [None] * len(rows)
-    return judged(model, rows, list(zip(labels, probabilities)), expected, tolerance)
+    return judged(model, rows, list(zip(labels, probabilities)), expected, tolerance, empty)
 
 
 def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]) -> list[str]:
@@ -136,17 +137,21 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
 
 
 def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
-           tolerance: Tolerance | None = None) -> tuple[list[str], int]:
+           tolerance: Tolerance | None = None, empty: float | None = None) -> tuple[list[str], int]:
     """:func:`differences`, where numbers within ``tolerance`` (a library's own predict or an engine whose
     arithmetic cannot be the model's: :meth:`treegen.importers.Importer.tolerance`, ``Target.tolerance``)
-    agree too; and how many rows agree only so, not bit for bit."""
+    agree too; and how many rows agree only so, not bit for bit. ``empty``: the number an empty field
+    stands for (NaN from an engine whose NaN is NULL: ``Dialect.nan_is_null``); otherwise, like any text
+    that is no number, it agrees with nothing."""
     problems, close = [], 0
+    number_of = lambda text: empty if text == "" and empty is not None else _number(text)
     for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), 1):
-        pairs = [] if model.target.is_classification else [(float(label), want)]
+        pairs = [] if model.target.is_classification else [(number_of(label), want)]
         same = label == want if model.target.is_classification else True
         if proba is not None:
             same = same and len(proba) == len(model.target.classes)
-            pairs += [(float(p), q) for p, q in zip(proba, scores)]
+            pairs += [(number_of(p), q) for p, q in zip(proba, scores)]
+        same = same and all(a is not None for a, _ in pairs)
         exact = same and all(_same_bits(a, b) for a, b in pairs)
         if exact:
             continue
@@ -157,6 +162,14 @@ def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
         mine, theirs = ("", "") if proba is None else (f" {list(scores)}", f" {list(proba)}")
         problems.append(f"row {number} {row}: model {want!r}{mine}, got {label!r}{theirs}")
     return problems, close
+
+
+def _number(text: str) -> float | None:
+    """A program's number, None where its text is none (an empty field: SQL's NULL)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _same_bits(a: float, b: float) -> bool:
@@ -339,7 +352,8 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             if why is not None:
                 return _check_computed(model, computed, why, check, rows, count, (labels, proba), expected)
         tolerance = check.target.tolerance(model, **check.options) if check.target.tolerance else None
-        problems, close = judged_outputs(model, rows, labels, proba, expected, tolerance)
+        empty = math.nan if _nan_is_null(check) else None
+        problems, close = judged_outputs(model, rows, labels, proba, expected, tolerance, empty)
         note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
         return Result(check.name, count, problems, note=note)
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
@@ -349,6 +363,11 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         if hint is not None:
             return Result(check.name, count, error=hint, user_error=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _nan_is_null(check: Check) -> bool:
+    """The check runs SQL on an engine whose NaN is NULL (SQLite)."""
+    return "dialect" in check.options and find_dialect(check.options["dialect"]).nan_is_null
 
 
 def _check_computed(model: Model, computed: Model, why: str, check: Check, rows: list[dict], count: Rows,

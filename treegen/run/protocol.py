@@ -19,9 +19,14 @@ def write_output(model: Model, predictions: Sequence, scores: Sequence[Sequence[
         writer.writerows([[str(leaf)] for leaf in leaves])
     elif "--proba" in args:
         writer.writerow(model.target.classes)
-        writer.writerows([[repr(float(p)) for p in row] for row in scores])
+        writer.writerows([[_number(p) for p in row] for row in scores])
     elif model.target.is_classification:
         writer.writerows([[label] for label in predictions])
     else:
-        writer.writerows([[repr(float(value))] for value in predictions])
+        writer.writerows([[_number(value)] for value in predictions])
     return out.getvalue()
+
+
+def _number(value) -> str:
+    """A number as its shortest text; a SQL NULL (None) as an empty field."""
+    return "" if value is None else repr(float(value))

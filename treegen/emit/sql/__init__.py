@@ -1,10 +1,11 @@
 """SQL back end: a model becomes one ``SELECT`` (or one expression) in any dialect of
 :mod:`treegen.emit.sql.dialects`.
 
-The SQL nests no deeper than a per-dialect limit however deep the tree is (SQLite's parser stack
-overflows at 20 nested ``CASE``; DuckDB's expression depth is 1000; Spark's Janino gives up on deep
-generated code). How each tree is written is a strategy, one module each, tried in the order of the
-dialect's row (``Dialect.strategies``) until one takes the tree:
+The SQL nests no deeper than a per-dialect limit however deep the tree is (SQLite's parser stack of
+100 entries overflows at 18 nested ``CASE``, fewer inside derived tables: :mod:`.depth`; DuckDB's
+expression depth is 1000; Spark's Janino gives up on deep generated code). How each tree is written
+is a strategy, one module each, tried in the order of the dialect's row (``Dialect.strategies``)
+until one takes the tree:
 
 * :mod:`.nested` -- an exclusive tree (no fractional missing route) as a ``CASE`` nested along its
   own splits down to the dialect's ``nesting``, then a first-match flat ``CASE`` of each remaining
@@ -92,8 +93,9 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         outputs.append(("leaf", sql.leaf()))
     if expression:
         if len(outputs) == 1:
-            return outputs[0][1](sql.inline) + "\n"
-        return ",\n".join(f"{fn(sql.inline)} AS {sql.d.identifier(name)}" for name, fn in outputs) + "\n"
+            return sql.fitted(outputs[0][1]) + "\n"
+        return ",\n".join(sql.fitted(lambda ref, fn=fn: f"{fn(ref)} AS {sql.d.identifier(name)}")
+                           for name, fn in outputs) + "\n"
     return sql.query(source, outputs)
 
 

@@ -26,8 +26,11 @@ def float32(d: Dialect, x: str) -> str:
 def exp(d: Dialect, x: str) -> str:
     """C's ``exp(x)`` in double: the engine's ``EXP`` (glibc's in SQLite, DuckDB, PostgreSQL and MariaDB;
     Java's ``Math.exp`` in Spark, 1 to 8 ulps off on some inputs),
-    0 where it underflows and infinity where it overflows."""
-    overflow = f" WHEN {x} > {d.double(EXP_OVERFLOW)} THEN {d.infinity}" if d.infinity else ""
+    0 where it underflows and infinity where it overflows; NaN for NaN, which sorts above every number
+    where the DOUBLE type holds it (PostgreSQL, DuckDB, Spark; ANSI on either: there no NaN literal, and
+    NaN is above infinity too; SQLite's NaN is NULL)."""
+    not_nan = (f" AND {x} <> {d.nan}" if d.nan else "" if d.nan_is_null else f" AND {x} <= {d.infinity}")
+    overflow = f" WHEN {x} > {d.double(EXP_OVERFLOW)}{not_nan} THEN {d.infinity}" if d.infinity else ""
     return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
 
 

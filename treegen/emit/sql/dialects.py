@@ -81,6 +81,7 @@ class Dialect:
     double_form: str = "CAST('{repr}' AS DOUBLE PRECISION)"  # {repr} | {exp} (with an exponent) | {binary}
     infinity: str | None = "CAST('Infinity' AS DOUBLE PRECISION)"  # None: the DOUBLE type has no infinities
     nan: str | None = None  # a NaN literal when the DOUBLE type holds NaN (then NaN counts as missing)
+    nan_is_null: bool = False  # a NaN result is NULL (SQLite has no NaN: inf - inf, 0 * inf are NULL)
     greatest: str = "GREATEST"
     least: str = "LEAST"
     # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
@@ -102,6 +103,9 @@ class Dialect:
     text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
     truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
+    # the deepest expression a SELECT's column may be, in parser stack entries (treegen.emit.sql.depth): where
+    # a column would be deeper, its trees' CASEs nest less deep (None: ``nesting`` is all the limit)
+    parser_depth: int | None = None
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
     fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
@@ -220,8 +224,11 @@ DIALECTS = {dialect.name: dialect for dialect in (
     # those it has (quadratic: 124 s to prepare a 50,000-leaf tree); a constant in a function call is
     # computed once where it is first reached instead (measured: 4% more instructions a row)
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
-            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,  # SQLite 3.40: parser stack overflow
-            # at 20 nested CASE; an expression deeper than 1000 is refused
+            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,
+            # SQLite 3.40: parser stack overflow at 18 nested CASE alone, fewer inside derived tables and
+            # around deep tests; an expression deeper than 1000 is refused
+            parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
+            nan_is_null=True,  # inf - inf is NULL
             kept_apart=" LIMIT -1 OFFSET 0",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",

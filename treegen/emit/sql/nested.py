@@ -1,7 +1,8 @@
 """An exclusive tree (no fractional missing route) as a ``CASE`` nested along its own splits, one test
 per level, down to the dialect's ``nesting`` (measured 10x faster than one flat CASE of 50,000 rules
-in DuckDB); below that depth each subtree is a first-match flat ``CASE`` of its rules
-(:mod:`.rules`), so the SQL nests no deeper than the engine allows however deep the tree is.
+in DuckDB; less deep where SQLite's parser would overflow: :meth:`.Writer.fitted`); below that depth
+each subtree is a first-match flat ``CASE`` of its rules (:mod:`.rules`), so the SQL nests no deeper
+than the engine allows however deep the tree is.
 
 Tests are plain comparisons (``x <= t`` against the exact effective threshold, ``x IN (...)``), with
 the missing value tested where the split sends it.
@@ -38,7 +39,7 @@ class NestedCase(TreeSql):
                 out.append(item)
             elif same[item] is not None:  # a leaf, or a subtree whose every end says the same
                 out.append(same[item])
-            elif depth >= self.d.nesting:
+            elif depth >= self.w.nesting:
                 out.append(first_match(w, _subtree_rules(w.model, tree, item), lambda rule: then(rule.node)))
             else:
                 parts = [("CASE", None)]

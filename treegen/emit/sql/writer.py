@@ -37,6 +37,7 @@ from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Nod
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
+from .depth import DERIVED_TABLE, depth
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
@@ -137,7 +138,11 @@ class Writer:
         self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
+        self._depths: dict[str, int] = {}  # how deep each named value is, inlined (stand_in)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
+        self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
+        # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
+        self.null_scores = d.nan_is_null and any(n.linear is not None for tree in model.trees for n in tree.nodes)
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -498,8 +503,10 @@ class Writer:
                 define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
                 continue
             x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
-            define(name, lambda ref, x=x: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + {self.exp('-' + x(ref))})"
-                                           f" ELSE {d.double(0.0)} END"), [f"s{k}"])
+            low = (lambda ref, x=x: f" WHEN {x(ref)} IS NOT NULL THEN") if self.null_scores else (lambda ref: " ELSE")
+            define(name, lambda ref, x=x, low=low: (f"CASE WHEN {x(ref)} > {d.double(-709.0)} THEN {one} / ({one} + "
+                                                    f"{self.exp('-' + x(ref))}){low(ref)} {d.double(0.0)} END"),
+                   [f"s{k}"])
         if len(raw) == 1:
             p0 = (lambda ref: f32(f"{one} - {ref('p1')}")) if single else (lambda ref: f"{one} - {ref('p1')}")
             define("p0", p0, ["p1"])
@@ -563,10 +570,13 @@ class Writer:
         return lambda ref: self.argmax([ref(name) for name in deciding])
 
     def argmax(self, scores: list[str]) -> str:
-        """The label of the highest score, the first on ties."""
+        """The label of the highest score, the first on ties (and where the first is NaN, which no score
+        passes: for a NULL score, the first)."""
         labels = self.model.target.classes
         branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
                      self.d.string(labels[i])) for i in range(len(scores) - 1)]
+        if self.null_scores:
+            branches.insert(0, (f"{scores[0]} IS NULL", self.d.string(labels[0])))
         return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
 
     def weka(self, scores: list[str]) -> Callable[[Ref], str]:
@@ -648,17 +658,51 @@ class Writer:
             steps[step - 1].append(name)
         return steps
 
+    def fitted(self, text: Callable[[Ref], str], tables: int = 0) -> str:
+        """``text(ref)``, a SELECT's column inside ``tables`` derived tables (``ref``: :meth:`column`; in
+        expression mode :meth:`inline`), with its trees' CASEs nested less deep where the engine's parser
+        would overflow (``Dialect.parser_depth``; a CASE level takes 4 to 6 entries): SQLite's stack holds
+        the derived tables and every CASE, function and operator around the deepest test. A column that
+        fits at the dialect's ``nesting`` is written at it."""
+        ref = self.inline if self.expression else self.column
+        if self.d.parser_depth is None:
+            return text(ref)
+        # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
+        probe = self.stand_in if self.expression else ref
+        room = self.d.parser_depth - DERIVED_TABLE * tables
+        while (excess := depth(written := text(probe)) - room) > 0:
+            if self.nesting == 0:
+                raise TreegenError(f"{self.d.name}: the SQL is deeper than the engine's parser reads "
+                                   f"({excess} stack entries too many, with every tree a flat CASE)")
+            self.nesting = max(0, self.nesting - max(1, excess // 6))
+            self._inlined.clear()
+            self._depths.clear()
+        if self.expression:
+            written = text(ref)
+        self.nesting = self.d.nesting
+        return written
+
+    def stand_in(self, name: str) -> str:
+        """A token that :func:`.depth.depth` reads as deep as the named value inlined (:meth:`inline`)."""
+        if name not in self._depths:
+            self._depths[name] = depth("(" + self.definitions[name][0](self.stand_in) + ")")
+        return f"@{self._depths[name]}@"
+
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
-        for n, names in enumerate(self.stages()):
+        stages = self.stages()
+        for n, names in enumerate(stages):
             alias = self.column(f"t{n}")
-            items = [f"{alias}.*"] + [f"{self.definitions[name][0](self.column)} AS {self.column(name)}"
-                                      for name in names]
+            around = len(stages) - n  # the later steps' derived tables and the last SELECT's
+            named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
+                     for name in names]
+            items = [f"{alias}.*"] + [self.fitted(text, around) for text in named]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
             source = f"({step})"
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]  # passed through every derived table's .*
-        items = kept + self.columns + [f"{fn(self.column)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        items = kept + self.columns + [self.fitted(text) for text in named]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
 

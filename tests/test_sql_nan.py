@@ -1,0 +1,96 @@
+"""A score can be NaN: a LightGBM linear leaf reads +inf and -inf (inf * c - inf * c). Where NaN sorts above
+every number (DuckDB, PostgreSQL, Spark) the SQL's guards must let it through; SQLite has no NaN and
+gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else."""
+from __future__ import annotations
+
+import math
+
+import duckdb
+import lightgbm
+import numpy as np
+import pytest
+
+from treegen.emit.sql import DIALECTS
+from treegen.emit.sql.arithmetic import exp
+from treegen.importers import import_file
+from treegen.run.sql import query
+from treegen.targets import emit
+from treegen.testing import random_model
+from treegen.verify import judged, verify
+from treegen.walk import predict_rows
+
+INFINITE_ROWS = [{"Column_0": math.inf, "Column_1": -math.inf, "Column_2": 0.0},
+                 {"Column_0": math.inf, "Column_1": math.inf, "Column_2": 0.0},
+                 {"Column_0": 1.0, "Column_1": 2.0, "Column_2": 3.0}]
+
+
+OBJECTIVES = {"regression": {}, "poisson": {}, "binary": {}, "multiclass": {"num_class": 3}}
+
+
+@pytest.fixture(scope="module", params=sorted(OBJECTIVES))
+def linear_model(request, tmp_path_factory):
+    """Scores NaN: the raw sum (identity), its exp, its sigmoid (SQLite: NULL, not 0), a softmax (the
+    label: the first class, as the model's argmax, where SQLite's NULLs compare as nothing)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    signal = 0.3 * X[:, 0] + 0.2 * X[:, 1] + 0.1 * rng.normal(size=2000)
+    y = {"binary": signal > 0, "multiclass": np.digitize(signal, [-0.2, 0.2])}.get(request.param, np.exp(signal))
+    booster = lightgbm.train({"objective": request.param, "linear_tree": True, "num_leaves": 4, "verbose": -1,
+                              **OBJECTIVES[request.param]}, lightgbm.Dataset(X, y.astype(float)), 3)
+    path = tmp_path_factory.mktemp("linear") / "model.txt"
+    booster.save_model(str(path))
+    assert np.isnan(booster.predict(np.array([[math.inf, -math.inf, 0.0]]))).all()  # LightGBM's own NaN
+    return import_file(str(path))
+
+
+def _rows_file(tmp_path) -> str:
+    data = tmp_path / "rows.csv"
+    data.write_text("Column_0,Column_1,Column_2\n" + "".join(f"{r['Column_0']},{r['Column_1']},{r['Column_2']}\n"
+                                                            for r in INFINITE_ROWS))
+    return str(data)
+
+
+def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
+    value, scores = predict_rows(linear_model, INFINITE_ROWS[:1])[0]
+    assert all(math.isnan(s) for s in scores)
+    results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["sqlite", "duckdb", "ansi"])
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_a_nan_score_on_postgres(linear_model, tmp_path, postgres_dsn):
+    results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_the_exp_guard_lets_nan_through_where_nan_sorts_high():
+    """DuckDB's ``NaN > 709.78`` is true: the overflow's infinity is for numbers only."""
+    assert exp(DIALECTS["duckdb"], "s") == ("CASE WHEN s < -745.0e0 THEN 0.0e0 WHEN s > 709.782712893384e0 AND "
+                                            "s <> 'NaN'::DOUBLE THEN 'Infinity'::DOUBLE ELSE EXP(s) END")
+    for dialect in ("duckdb", "ansi"):
+        got = duckdb.sql(f"SELECT {exp(DIALECTS[dialect], 's')} FROM (SELECT CAST(x AS DOUBLE) AS s FROM "
+                         "(VALUES ('NaN'), ('Infinity'), ('710'), ('1')) AS t(x))").fetchall()
+        assert math.isnan(got[0][0]) and got[1][0] == got[2][0] == math.inf and got[3][0] == math.exp(1), dialect
+
+
+def test_an_empty_answer_is_nan_only_where_the_engine_writes_nan_so():
+    model = random_model(0, regression=True)
+    rows = [{f.name: 0.0 for f in model.features}] * 2
+    expected = [(math.nan, [math.nan]), (1.5, [1.5])]
+    got = [("", None), ("", None)]
+    problems, _ = judged(model, rows, got, expected, empty=math.nan)
+    assert len(problems) == 1 and problems[0].startswith("row 2 ") and "model 1.5, got ''" in problems[0]
+    problems, _ = judged(model, rows, got, expected)
+    assert len(problems) == 2 and "model nan, got ''" in problems[0]
+
+
+def test_a_nan_score_on_spark(linear_model, spark):
+    """Spark orders NaN above every number too (its EXP is Java's: within its declared 1e-14)."""
+    proba = linear_model.target.is_classification
+    results = query(emit(linear_model, "sql", dialect="spark", proba=proba), linear_model, INFINITE_ROWS, "spark",
+                    spark=spark)
+    first = len(linear_model.features)
+    for result, (want, scores) in zip(results, predict_rows(linear_model, INFINITE_ROWS)):
+        got = result[first + 1:] if proba else result[first:first + 1]
+        assert len(got) == len(scores), (result, scores)
+        assert all(math.isclose(a, b, rel_tol=1e-14) or math.isnan(a) and math.isnan(b) for a, b in zip(got, scores)), \
+            (result, scores)
