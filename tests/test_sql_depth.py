@@ -11,7 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from treegen.emit.sql import emit
-from treegen.emit.sql.depth import depth
+from treegen.emit.sql.depth import depth, sqlite_reads
 from treegen.importers.sklearn import from_sklearn
 from treegen.run.sql import create_table
 from treegen.verify import verify
@@ -89,3 +89,13 @@ def _depth_of_tree(tree) -> int:
         deepest = max(deepest, level)
         stack += [(child, level + 1) for child in tree.nodes[node].children]
     return deepest
+
+
+def test_sqlite_reads_says_what_sqlites_parser_reads():
+    """The sqlite3 module's SQLite, a stock build here, tells at once whether SQL fits the stack (the
+    writer measures each column with depth() only where it does not): 18 CASEs nested in THEN read, 19
+    do not, as a SELECT or as expressions; a missing table or column is no matter."""
+    assert sqlite_reads(f"SELECT {_nested(18, 'x', 'then')} AS p FROM elsewhere")
+    assert not sqlite_reads(f"SELECT {_nested(19, 'x', 'then')} AS p FROM elsewhere")
+    assert sqlite_reads(f"{_nested(18, 'x', 'then')} AS p,\n{_nested(18, 'y', 'else')} AS q\n", expression=True)
+    assert not sqlite_reads(_nested(19, "x", "then"), expression=True)

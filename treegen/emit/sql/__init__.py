@@ -24,12 +24,14 @@ when several class scores read it; the scores).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Sequence
 
 from ...errors import TreegenError
 from ...model import Link, Model, Precision, Tolerance
 from ...table import split_names
 from . import nested, rules, walk
+from .depth import sqlite_reads
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
@@ -80,12 +82,25 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         key): names separated by commas, or a list of names. A feature or an output column's name
         is an error.
     """
-    source = None if expression else find_dialect(dialect).table(table)  # before the work, a bad name
+    d = find_dialect(dialect)
+    source = None if expression else d.table(table)  # before the work, a bad name
     model, _ = computed(model, dialect)
     kept = tuple(kept_names(keep))
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
-    sql = Writer(model, find_dialect(dialect), STRATEGIES, with_leaf=leaf, expression=expression, kept=kept)
+    write = partial(_written, model, d, source, expression, proba, leaf, kept)
+    if d.parser_depth is None:
+        return write(fit=False)
+    # SQLite: most SQL fits its parser's stack at the dialect's nesting, which SQLite's own parser (0.5 s for
+    # 15 MB) tells sooner than measuring every column (depth.py: 3 s); the rest is measured and nested less
+    sql = write(fit=False)
+    return sql if sqlite_reads(sql, expression) else write(fit=True)
+
+
+def _written(model: Model, d, source: str | None, expression: bool, proba: bool, leaf: bool, kept: tuple[str, ...],
+             fit: bool) -> str:
+    """The query (or with ``expression`` its expressions); ``fit``: see :attr:`Writer.fit`."""
+    sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, fit=fit)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]

@@ -12,6 +12,9 @@ text; on the expressions treegen writes it is SQLite's count or one more (tests/
 from __future__ import annotations
 
 import re
+import sqlite3
+from contextlib import closing
+from functools import lru_cache
 
 DERIVED_TABLE = 6  # SELECT ... FROM (SELECT t.*, {} AS c FROM ... AS t LIMIT -1 OFFSET 0) AS u
 # entries before a bracket's expression: ``(`` (also ``x IN (``, its operand and IN counted as an
@@ -104,3 +107,30 @@ def depth(text: str) -> int:
             operand = True
         previous = token
     return deepest
+
+
+def sqlite_reads(sql: str, expression: bool = False) -> bool:
+    """Whether SQLite's parser reads the query (with ``expression``: the expressions as a SELECT's
+    columns) without overflowing its stack, asked of the sqlite3 module's own SQLite: only where its
+    stack is the usual 100 entries (:func:`_usual_stack`), else False (measure with :func:`depth`)."""
+    if not _usual_stack():
+        return False
+    return _parses(f"SELECT {sql} FROM input" if expression else sql)
+
+
+@lru_cache(maxsize=1)
+def _usual_stack() -> bool:
+    """The sqlite3 module's SQLite overflows where a stock build does: 18 CASEs nested in THEN read, 19 do
+    not (a build with a deeper or growing stack would accept SQL that the user's SQLite may refuse)."""
+    nested = lambda n: "SELECT " + "CASE WHEN x THEN " * n + "1" + " END" * n + " FROM input"
+    return _parses(nested(18)) and not _parses(nested(19))
+
+
+def _parses(sql: str) -> bool:
+    """SQLite parses the whole statement before it looks up a name: a missing table means it parsed."""
+    with closing(sqlite3.connect(":memory:")) as connection:
+        try:
+            connection.execute("EXPLAIN " + sql)
+        except sqlite3.Error as err:
+            return str(err).startswith("no such table")
+    return True

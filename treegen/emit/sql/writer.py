@@ -125,8 +125,9 @@ class Writer:
     the query has a leaf column; ``kept``: input columns the query passes through (no feature's name)."""
 
     def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
-                 expression: bool = False, kept: tuple[str, ...] = ()):
+                 expression: bool = False, kept: tuple[str, ...] = (), fit: bool = True):
         self.model, self.d, self.with_leaf, self.expression, self.kept = model, d, with_leaf, expression, kept
+        self.fit = fit  # measure each column against the parser's stack (fitted); False: the dialect's nesting
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
@@ -665,7 +666,7 @@ class Writer:
         the derived tables and every CASE, function and operator around the deepest test. A column that
         fits at the dialect's ``nesting`` is written at it."""
         ref = self.inline if self.expression else self.column
-        if self.d.parser_depth is None:
+        if self.d.parser_depth is None or not self.fit:
             return text(ref)
         # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
         probe = self.stand_in if self.expression else ref
