@@ -640,8 +640,9 @@ def test_only_a_category_that_changes_predictions_is_warned_of():
 
 
 def test_a_library_category_spelt_as_a_missing_value_agrees_against_the_library(tmp_path):
-    """A LightGBM model of pandas categories 'NA' and '?': its own predict is given the rows as the CSV the
-    targets read carries them (the category missing), as the model's answers are computed."""
+    """A LightGBM model of pandas categories 'NA' and '?': its own predict is given the rows as they are (the
+    category itself, which the label depends on), the targets the CSV that carries them as missing; each
+    is held to the model's answers for the rows it was given."""
     import lightgbm
     import numpy as np
     import pandas as pd

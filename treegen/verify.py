@@ -101,7 +101,8 @@ def to_csv(model: Model, rows: list[dict]) -> str:
 def as_csv_reads(model: Model, rows: list[dict]) -> list[dict]:
     """The rows as the CSV that every target reads carries them: a category spelt as a missing value ('NA',
     '?', empty: a model's category, or an ARFF file's value) is missing there, so that is the row the
-    model's answer is computed for, and the row a library's own predict is given (``--against``)."""
+    model's answer is computed for. A library's own predict (``--against``) is given the rows as they
+    were, with the model's answers for them: through an API such a category is one."""
     nominal = [f.name for f in model.features if not f.is_numeric]
     return [_as_csv_reads(row, nominal) for row in rows]
 
@@ -318,14 +319,16 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     if data:
         rows += rows_for_model(read_table(data), model)
         count = Rows(count.probes, len(rows) - count.probes)
-    rows = as_csv_reads(model, rows)
+    given, rows = rows, as_csv_reads(model, rows)
     csv_text = to_csv(model, rows)
     status(f"verify: the model's own answers on {count.total:,} rows...")
     expected = predict_rows(model, rows)
     settings["rows"] = read_csv(model, csv_text)  # as a program reads them: runners that are not programs skip it
     results = []
-    if oracle is not None:
-        results.append(_check_against(model, oracle, against, rows, count, expected))
+    if oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
+        changed = any(a is not b for a, b in zip(given, rows))
+        results.append(_check_against(model, oracle, against, given, count,
+                                      predict_rows(model, given) if changed else expected))
         if report is not None:
             report(results[-1])
     # Targets run two at a time (programs are other processes, engines release the GIL); their lines
