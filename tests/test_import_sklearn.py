@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.dummy import DummyClassifier
+from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.ensemble import (AdaBoostClassifier, ExtraTreesClassifier, ExtraTreesRegressor,
                               GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
                               RandomForestRegressor)
@@ -532,7 +533,8 @@ def test_rule_text_parsed_back_predicts_what_sklearn_predicts():
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scikit-learn's own overflow, the point of the test
-@pytest.mark.parametrize("estimator", [GradientBoostingRegressor(n_estimators=3, max_depth=2), DecisionTreeRegressor()])
+@pytest.mark.parametrize("estimator", [GradientBoostingRegressor(n_estimators=3, max_depth=2), DecisionTreeRegressor(),
+                                       HistGradientBoostingRegressor(max_iter=3)])
 def test_a_fit_that_overflowed_is_refused_as_such(estimator, tmp_path):
     """Targets near the largest double overflow scikit-learn's sums: its tree (an inner node's mean, here)
     or its initial score holds NaN or an infinity, which a treegen model cannot; treegen says so on

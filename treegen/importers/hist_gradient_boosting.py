@@ -52,7 +52,7 @@ from ..errors import TreegenError
 from ..model import (NOMINAL, NUMERIC, Codes, Combine, CombineKind, Decision, Feature, Link, MissingRoute, Model, Node,
                      NumericSemantics, Op, Split, Tree)
 from . import library_meta
-from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
+from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 # How far numpy's exp (softmax probabilities, exp-link values) may be from libm's, relative: measured
 # on 20,000 rows, exp 1 ulp (2.2e-16), softmax up to 3 ulps (4.4e-16; scikit-learn 1.4.2 to 1.9.1).
@@ -89,6 +89,7 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
                      else Feature(name, NUMERIC) for j, name in enumerate(names))
     trees = [_tree(predictor, columns, categories, output=k)
              for iteration in estimator._predictors for k, predictor in enumerate(iteration)]
+    check_finite(np.asarray(estimator._baseline_prediction), "the initial raw score")
     # scikit-learn adds the baseline to zeros: -0.0 would start as 0.0
     init = tuple(float(v) + 0.0 for v in np.asarray(estimator._baseline_prediction).ravel())
     meta = library_meta("sklearn", type(estimator).__name__, sklearn_version_text(), _objective(estimator),
@@ -167,6 +168,7 @@ _MISSING_ROUTES = (MissingRoute.to_child(0), MissingRoute.to_child(1))
 def _tree(predictor, columns: list[int], categories: dict[int, list[str]], output: int) -> Tree:
     """One fitted predictor as a model tree (its node ids are already in pre-order)."""
     left_bitsets = np.asarray(predictor.raw_left_cat_bitsets)
+    check_finite(predictor.nodes["value"], "a node value")
     fields = {name: predictor.nodes[name].tolist() for name in ("value", "count", "feature_idx", "num_threshold",
                                                                  "missing_go_to_left", "left", "right", "is_leaf",
                                                                  "is_categorical", "bitset_idx")}

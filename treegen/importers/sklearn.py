@@ -45,7 +45,7 @@ from ..errors import TreegenError
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from . import library_meta
-from .sklearn_common import estimator_params, feature_names_of, sklearn_version_text, target_of
+from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
              "RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, "
@@ -327,7 +327,7 @@ def _tree(estimator, target: Target, output: int | None = None, nan_left=None) -
     best-first). ``nan_left`` overrides where NaN goes (gradient boosting); default: the tree's own
     ``missing_go_to_left``."""
     t = estimator.tree_
-    _check_finite(t.value, "a node value")
+    check_finite(t.value, "a node value")
     left, right = t.children_left.tolist(), t.children_right.tolist()
     feature, threshold = t.feature.tolist(), t.threshold.tolist()
     go_left = (t.missing_go_to_left.tolist() if nan_left is None else [nan_left] * t.node_count)
@@ -377,17 +377,9 @@ def _boosting_init(estimator, n_features: int) -> list[float]:
         raise TreegenError(f"gradient boosting with init={type(init).__name__} is not supported; "
                            "supported: the default init, init='zero' or a non-random Dummy estimator")
     raw = estimator._raw_predict_init(np.zeros((1, n_features), dtype=np.float32))
-    _check_finite(raw, "the initial raw score")
+    check_finite(raw, "the initial raw score")
     return [float(r) for r in raw[0]]
 
-
-def _check_finite(values: np.ndarray, what: str) -> None:
-    """A model holds finite numbers: scikit-learn's fit gives NaN or an infinity only where its arithmetic
-    overflowed (targets near the largest double), and then predicts NaN or an infinity itself."""
-    bad = values[~np.isfinite(values)]
-    if bad.size:
-        raise TreegenError(f"{what} is {float(bad[0])!r}: scikit-learn's fit overflowed (a target near the "
-                           "largest double); treegen imports finite numbers only: scale the target down and fit again")
 
 
 def _boosting_link(estimator) -> tuple[str, bool]:

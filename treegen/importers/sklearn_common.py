@@ -50,3 +50,12 @@ def target_of(estimator) -> tuple[Target, dict]:
     kept = {"classes": [label if isinstance(label, (bool, int, float, str)) else str(label) for label in labels],
             "class_type": type(labels[0]).__name__ if labels else "str"}
     return Target("y", CLASSIFICATION, names), kept
+
+
+def check_finite(values: np.ndarray, what: str) -> None:
+    """A model holds finite numbers: scikit-learn's fit gives NaN or an infinity only where its arithmetic
+    overflowed (targets near the largest double), and then predicts NaN or an infinity itself."""
+    bad = values[~np.isfinite(values)]
+    if bad.size:
+        raise TreegenError(f"{what} is {float(bad[0])!r}: scikit-learn's fit overflowed (a target near the "
+                           "largest double); treegen imports finite numbers only: scale the target down and fit again")
