@@ -718,6 +718,20 @@ def test_a_regression_target_of_huge_numbers_trains_and_evaluates(tmp_path):
     assert re.search(r"RMSE \d\.\d+e\+20\d\nMAE  \d\.\d+e\+20\d\nR2   -?\d", out), out
 
 
+@pytest.mark.parametrize("values,message", [
+    ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "the target 'y' is too large: its sum overflows a double (its largest "
+                                            "value is 1.7e+308); scale it down"),
+    ([1.0, float("inf"), 2.0, 3.0], "the target 'y' has an infinite value: a regression target must be finite")])
+def test_a_regression_target_whose_sums_overflow_is_refused(tmp_path, values, message):
+    """A leaf's mean would be inf or NaN, which no model file holds: train wrote a file that the loader then
+    refused, after numpy's warnings."""
+    data = tmp_path / "big.csv"
+    data.write_text("x,y\n" + "".join(f"{i},{v!r}\n" for i, v in enumerate(values * 5)))
+    for command in (["train", str(data), "-a", "cart"], ["evaluate", str(data), "-a", "cart", "--folds", "2"]):
+        result = run(*command, ok=False)
+        assert (result.exit_code, result.output) == (2, f"treegen: error: {message}\n"), result.output
+
+
 def test_evaluate_a_rule_text_model_on_an_arff_file(tmp_path):
     model, rules = str(tmp_path / "t.json"), str(tmp_path / "t.rules")
     run("train", TENNIS, "-a", "id3", "-o", model)

@@ -51,12 +51,29 @@ class Params:
             raise TreegenError(f"min_impurity_decrease must be >= 0, not {min_impurity_decrease!r}")
         if regression and class_weight is not None:
             raise TreegenError("class_weight applies to classification only")
+        if regression:
+            _check_target_sums(dataset)
         n = len(dataset)
         split = _row_count("min_samples_split", min_samples_split, n, 2)
         leaf = _row_count("min_samples_leaf", min_samples_leaf, n, 1)
         depth = math.inf if max_depth is None else int(max_depth)
         return cls(criterion, depth, max(split, 2 * leaf), leaf, float(min_impurity_decrease),
                    class_weight, cast, float(min_weight_fraction_leaf))
+
+
+def _check_target_sums(dataset) -> None:
+    """A regression target whose weighted sum of sizes is finite: every node's sum and mean is then a
+    number, where an infinite value or sums beyond the largest double would leave a leaf inf or NaN,
+    which no model file holds (scikit-learn refuses an infinite target, and its sums overflow too)."""
+    y, weights = np.asarray(dataset.y, dtype=np.float64), np.asarray(dataset.weights, dtype=np.float64)
+    if np.isinf(y).any():
+        raise TreegenError(f"the target {dataset.target.name!r} has an infinite value: a regression target "
+                           "must be finite")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(np.abs(y) * weights))
+    if not math.isfinite(total):
+        raise TreegenError(f"the target {dataset.target.name!r} is too large: its sum overflows a double "
+                           f"(its largest value is {float(np.abs(y).max()):g}); scale it down")
 
 
 def _row_count(name: str, value, n: int, least: int) -> int:
