@@ -127,7 +127,8 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
         alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
-    with collector_paused():
+    # a target beyond 1e154 squares to inf, and impurities to inf - inf: NaN, as in scikit-learn's C, silently
+    with collector_paused(), np.errstate(over="ignore", invalid="ignore"):
         grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
