@@ -33,7 +33,7 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, 
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
-from treegen.verify import to_csv
+from treegen.verify import as_csv_reads as rows_as_csv_reads, to_csv
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
@@ -711,10 +711,9 @@ def check_api(model, module: dict, rows) -> None:
 
 
 def as_csv_reads(model, row: dict) -> dict:
-    """A row as it reads back from the CSV ``to_csv`` writes: a category written as a missing token
-    (:func:`treegen.data.reads_as_missing`) is missing."""
-    return {f.name: None if not f.is_numeric and isinstance(row.get(f.name), str) and reads_as_missing(row[f.name])
-            else row.get(f.name) for f in model.features}
+    """A row as it reads back from the CSV ``to_csv`` writes (verify's rule: a category written as a
+    missing token is missing)."""
+    return rows_as_csv_reads(model, [row])[0]
 
 
 def printed_numbers(text: str) -> list[list[float]]:
