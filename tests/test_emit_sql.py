@@ -824,3 +824,16 @@ def test_a_bad_table_name_is_refused_as_the_table_name(table, message):
         with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
             emit(random_model(1), "sql", dialect=dialect, table=table)
     assert emit(random_model(1), "sql", table=table, expression=True)
+
+
+@pytest.mark.parametrize("dialect, parts", [("sqlite", 2), ("mysql", 2), ("postgres", 3), ("duckdb", 3), ("ansi", 3)])
+def test_a_table_name_of_more_parts_than_the_engine_takes_is_refused(dialect, parts):
+    """SQLite and MySQL name a table by database and table, the others by catalog, schema and table."""
+    name = ".".join("abcd"[:parts + 1])
+    with pytest.raises(TreegenError, match=f"^the table name '{name}' has {parts + 1} parts; {dialect} takes at most"):
+        emit(random_model(1), "sql", dialect=dialect, table=name)
+    assert emit(random_model(1), "sql", dialect=dialect, table=name[:-2])
+
+
+def test_spark_takes_a_table_in_nested_namespaces():
+    assert "FROM `c`.`a`.`b`.`t`" in emit(random_model(1), "sql", dialect="spark", table="c.a.b.t")

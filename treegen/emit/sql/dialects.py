@@ -96,6 +96,7 @@ class Dialect:
     ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
     # The double a text spells, NULL when it spells none (the category codes of a nominal feature,
@@ -155,6 +156,10 @@ class Dialect:
             raise TreegenError(f"the table name is {'empty' if not name else f'blank ({name!r})'}")
         if any(not part.strip() for part in name.split(".")):
             raise TreegenError(f"the table name {name!r} has an empty part; dots separate schema and table names")
+        if self.table_parts and name.count(".") >= self.table_parts:
+            most = {2: "database.table", 3: "catalog.schema.table"}[self.table_parts]
+            raise TreegenError(f"the table name {name!r} has {name.count('.') + 1} parts; {self.name} takes at most "
+                               f"{self.table_parts} ({most})")
         if "\0" in name:
             raise TreegenError(f"the table name {name!r} contains a NUL character")
         return ".".join(self.identifier(part) for part in name.split("."))
@@ -224,7 +229,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
     # those it has (quadratic: 124 s to prepare a 50,000-leaf tree); a constant in a function call is
     # computed once where it is first reached instead (measured: 4% more instructions a row)
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
-            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12, sum_terms=500, verify_by_default=True,
+            greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12,
+            table_parts=2,  # an attached database's name, then the table's
+            sum_terms=500, verify_by_default=True,
             # SQLite 3.40: parser stack overflow at 18 nested CASE alone, fewer inside derived tables and
             # around deep tests; an expression deeper than 1000 is refused
             parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
@@ -251,7 +258,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
-            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24,
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
@@ -259,7 +266,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
-            nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6, strategies=("walk", "nested", "rules"),
+            nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6,
+            table_parts=None,  # a catalog's namespaces may nest
+            strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             # Java's Math.exp: 1 to 8 ulps off glibc's on about one input in seven (a sigmoid's 1.6e-15)
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
