@@ -66,7 +66,7 @@ def bash_word(word: str) -> str:
 
 @pytest.mark.parametrize("name", ["income", "Age (years)", "a,b", 'say "hi"', "it's", "price\nusd", "tab\there",
                                   "back\\slash\r\nx", "bell\x07", "next\x85line\u2028x", "größe", "$HOME `ls` *",
-                                  "-x", '"quoted"'])
+                                  "-x", '"quoted"', "\tlead", "trail\t", "\nwrapped\n", "\r"])
 def test_a_hinted_name_is_one_line_that_bash_and_split_names_read_back_as_the_name(name):
     """The --nominal NAME of a hint: one printable line (a warning joins lines), pasted into bash it is
     the name as --nominal reads it (comma-separated, as one CSV record)."""

@@ -587,7 +587,7 @@ b,q,no
 """
 SPELT_MISSING_WARNING = (
     "treegen: warning: a CSV cannot carry the categories 'NA', '?', ' NA ' of feature 'x': an empty field, '?' or "
-    "'NA' reads as missing, so a CSV row with one of them predicts as a row with the value missing (verify checks it "
+    "'NA' (spaces around them aside) reads as missing, so a CSV row with one of them predicts as a row with the value missing (verify checks it "
     "so); through the generated code's APIs (a Python dict or list, Java, ...) the categories work\n")
 
 

@@ -23,10 +23,9 @@ import numpy as np
 from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
-from .table import Table, check_column_names, name_argument
+from .table import SPACE, Table, check_column_names, name_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
-SPACE = " "  # the only character stripped: around names and missing tokens, never around values
 NUMBERS = re.compile(f"(?:{NUMBER.pattern})(?:\n(?:{NUMBER.pattern}))*", NUMBER.flags)  # a column, one per line
 
 
@@ -131,8 +130,8 @@ def uncarried_categories_warning(model: Model) -> str | None:
         return None
     one = sum(map(len, found.values())) == 1
     it, categories, works = ("it", "category", "works") if one else ("one of them", "categories", "work")
-    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' reads as "
-            f"missing, so a CSV row with {it} predicts as a row with the value missing (verify checks it so); "
+    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' (spaces around "
+            f"them aside) reads as missing, so a CSV row with {it} predicts as a row with the value missing (verify checks it so); "
             f"through the generated code's APIs (a Python dict or list, Java, ...) the {categories} {works}")
 
 

@@ -9,6 +9,8 @@ from typing import Iterable
 from .errors import TreegenError, did_you_mean
 from .model import Feature
 
+SPACE = " "  # the only character stripped: around names and missing tokens, never around values
+
 
 @dataclass
 class Table:
@@ -45,7 +47,7 @@ def check_column_names(names: list[str], source: str, line: int = 1) -> None:
 def split_names(values: Iterable[str]) -> list[str]:
     """Column names given comma-separated (an option's values, or one text): each value read as one
     CSV record, so that a name with a comma in it is written quoted, as in a header ('a,"income, net"')."""
-    return [name.strip() for value in values for name in _csv_record(value) if name.strip()]
+    return [name.strip(SPACE) for value in values for name in _csv_record(value) if name.strip(SPACE)]
 
 
 def _csv_record(value: str) -> list[str]:
