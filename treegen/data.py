@@ -130,9 +130,10 @@ def uncarried_categories_warning(model: Model) -> str | None:
         return None
     one = sum(map(len, found.values())) == 1
     it, categories, works = ("it", "category", "works") if one else ("one of them", "categories", "work")
-    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' (spaces around "
-            f"them aside) reads as missing, so a CSV row with {it} predicts as a row with the value missing (verify checks it so); "
-            f"through the generated code's APIs (a Python dict or list, Java, ...) the {categories} {works}")
+    return (f"a CSV cannot carry the {categories} {'; '.join(named)}: an empty field, '?' or 'NA' (spaces "
+            f"around them aside) reads as missing, so a CSV row with {it} predicts as a row with the value missing "
+            f"(verify checks it so); through the generated code's APIs (a Python dict or list, Java, ...) the "
+            f"{categories} {works}")
 
 
 def semicolon_hint(names: Sequence[str]) -> str:
