@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treegen.targets import emit
-from treegen.emit.sql import DIALECTS
+from treegen.emit.sql import DIALECTS, STRATEGIES, computed
+from treegen.emit.sql.writer import Writer
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute, Model,
                            Node, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
@@ -632,6 +633,28 @@ def test_expression_mode_is_the_query_inlined(engine):
         assert not alone.rstrip().endswith(d.identifier("prediction"))
         predicted = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, **connection)
         assert [p for (p,) in predicted] == [r[len(model.features)] for r in full]
+
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_an_expression_is_as_long_as_counted_before_it_is_written(dialect):
+    """The length counted without writing (each named value once) is the written expression's, so that
+    one too long for the engine is refused before treegen builds gigabytes of text."""
+    for model in (boosted_model(3, "softmax"), float32_model(boosted_model(3, "sigmoid")), random_model(3)):
+        writer = Writer(computed(model, dialect)[0], DIALECTS[dialect], STRATEGIES, expression=True, fit=False)
+        prediction = writer.prediction(False)
+        assert writer.inlined_length(prediction) == len(writer.fitted(prediction))
+
+
+def test_an_expression_longer_than_sqlite_reads_is_refused_before_it_is_written():
+    model = boosted_model(3, "softmax")
+    length = len(emit(model, "sql", dialect="sqlite", expression=True)) - 1
+    shorter = replace(DIALECTS["sqlite"], sql_length=length - 1)
+    writer = Writer(model, shorter, STRATEGIES, expression=True)
+    with pytest.raises(TreegenError, match=f"^sqlite: the expression would be {length:,} bytes, more than the engine "
+                                           f"reads \\({length - 1:,}\\): it writes each shared value"):
+        writer.fitted(writer.prediction(False))
+    assert DIALECTS["sqlite"].sql_length == 1_000_000_000  # SQLITE_MAX_SQL_LENGTH, SQLite's "query string is too large"
 
 
 KEPT = ["customer_id", "it's", 'say "hi"', "back`tick", "a,b", "名字", "treegen_t0", "amount"]

@@ -96,6 +96,7 @@ class Dialect:
     ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    sql_length: int | None = None  # the longest statement the engine reads, in bytes (None: no fixed limit)
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
@@ -231,6 +232,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
     Dialect("sqlite", double_type="REAL", text_type="TEXT", double_form="ifnull({binary}, 0)", infinity="9e999",
             greatest="MAX", least="MIN", drop_first="substr({0}, 2)", ignores_case="ascii", empty_names=True, nesting=12,
             table_parts=2,  # an attached database's name, then the table's
+            sql_length=1_000_000_000,  # SQLITE_MAX_SQL_LENGTH: "query string is too large"
             sum_terms=500, verify_by_default=True,
             # SQLite 3.40: parser stack overflow at 18 nested CASE alone, fewer inside derived tables and
             # around deep tests; an expression deeper than 1000 is refused

@@ -27,6 +27,7 @@ text about a hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Sp
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from ... import arithmetic
@@ -140,6 +141,7 @@ class Writer:
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
         self._depths: dict[str, int] = {}  # how deep each named value is, inlined (stand_in)
+        self._lengths: dict[str, int] = {}  # how long each named value is, inlined (inlined_length)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
         # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
@@ -642,6 +644,25 @@ class Writer:
             self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
         return self._inlined[name]
 
+    def inlined_length(self, text: Callable[[Ref], str]) -> int:
+        """The length of ``text`` with every named value inlined (:meth:`inline`), counted without writing it:
+        a value read k times is written k times, so a multiclass ensemble's expression can run to gigabytes."""
+        written = text(lambda name: f"\0{name}\0")  # a text may read a name once and write it twice
+        length = len(written)
+        for name in set(re.findall("\0([^\0]*)\0", written)):
+            if name not in self._lengths:
+                self._lengths[name] = 2 + self.inlined_length(self.definitions[name][0])
+            length += written.count(f"\0{name}\0") * (self._lengths[name] - len(name) - 2)
+        return length
+
+    def check_inlined_length(self, text: Callable[[Ref], str]) -> None:
+        """Refuse, before writing it, an expression longer than the engine reads."""
+        length, limit = self.inlined_length(text), self.d.sql_length
+        if limit and length > limit:
+            raise TreegenError(f"{self.d.name}: the expression would be {length:,} bytes, more than the engine reads "
+                               f"({limit:,}): it writes each shared value (a sum, a class's score) wherever it is "
+                               f"read; the query (without --expression) computes each once")
+
     def column(self, name: str) -> str:
         """An internal column or variable name, which no feature's name can hide."""
         return self.d.identifier(self.prefix + name)
@@ -666,6 +687,8 @@ class Writer:
         the derived tables and every CASE, function and operator around the deepest test. A column that
         fits at the dialect's ``nesting`` is written at it."""
         ref = self.inline if self.expression else self.column
+        if self.expression:
+            self.check_inlined_length(text)
         if self.d.parser_depth is None or not self.fit:
             return text(ref)
         # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
