@@ -391,6 +391,30 @@ def test_pruned_regression_tree_is_scikit_learns():
     assert len(model.trees[0].nodes) < len(fit(data, "cart", min_samples_leaf=8).trees[0].nodes)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # inf and NaN are scikit-learn's arithmetic, not news
+@pytest.mark.parametrize("random_state", [None, 0])
+def test_pruning_passes_over_nan_alphas_as_scikit_learn_does(random_state):
+    """Beyond 1e154 most impurities are NaN, and so are the effective alphas above them:
+    scikit-learn's scan for the weakest link never picks one (``alpha < best`` is false) and stops
+    when only those are left. treegen's heap dropped them all as stale, then failed on the empty
+    heap (IndexError). (scikit-learn's own cost_complexity_pruning_path crashes on such trees.)"""
+    rng = np.random.default_rng(0)
+    X, r = rng.random((300, 1)), rng.random(300) * rng.choice([-1.0, 1.0], 300)
+    huge_first = X[:, 0] < 0.5
+    grower = {} if random_state is None else {"random_state": random_state}
+    counts = []
+    for y, alpha in ((r * 1e200, 1.0), (np.where(huge_first, r * 1e200, r), 1e-3),
+                     (np.where(huge_first, r, r * 1e200), 0.05)):
+        sk = DecisionTreeRegressor(random_state=0, ccp_alpha=alpha).fit(X, y)
+        data = numeric_dataset(X, y, regression=True)
+        model = fit(data, "cart", ccp_alpha=alpha, cast="float32", **grower)
+        assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+        alphas, impurities = pruning_path(data, cast="float32", **grower)
+        assert len(alphas) == len(impurities) and (np.diff(alphas) >= 0).all()
+        counts.append(sk.tree_.node_count)
+    assert min(counts) < 2 * len(y) - 1  # (some branches pruned)
+
+
 def test_alpha_chosen_by_cross_validation_is_deterministic():
     X, y = datasets.load_breast_cancer(return_X_y=True)
     data = numeric_dataset(X, y)
