@@ -310,6 +310,62 @@ def test_float64_thresholds_agree_up_to_float32_rounding():
             assert node.split.threshold == pytest.approx(sk.tree_.threshold[i], rel=1e-6, abs=1e-6)
 
 
+# -- targets beyond 1e154: scikit-learn's inf and NaN impurities ---------------------------------
+
+def huge_target_regression(seed: int, scale: float, n: int = 100):
+    """One random feature, targets of both signs times ``scale``. (With more features every cut's
+    proxy is inf at these sizes, an exact tie that scikit-learn breaks by its random order of
+    features, treegen by the first feature.)"""
+    rng = np.random.default_rng(seed)
+    return rng.random((n, 1)), rng.random(n) * rng.choice([-1.0, 1.0], n) * scale
+
+
+def assert_scikit_learns_tree(X, y, **params):
+    sk = DecisionTreeRegressor(random_state=0, **params).fit(X, y)
+    model = fit(numeric_dataset(X, y, regression=True), "cart", cast="float32", **params)
+    assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+    assert len(model.trees[0].nodes) == sk.tree_.node_count
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e170, 1e200, 1e300])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_target_beyond_1e154_grows_scikit_learns_tree(seed, scale):
+    """Squares overflow: scikit-learn's impurities are inf, or NaN (inf - inf), and a NaN impurity
+    stops no split -- ``impurity <= EPSILON`` is false. treegen grew the root alone."""
+    assert_scikit_learns_tree(*huge_target_regression(seed, scale))
+
+
+@pytest.mark.parametrize("params", [{}, {"min_impurity_decrease": 1e10}, {"min_samples_leaf": 3}])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_where_huge_and_ordinary_targets_meet_the_impurities_are_scikit_learns(seed, params):
+    """scikit-learn takes a right child's sum of w*y*y as its parent's less its left child's: inf -
+    inf, NaN, when the left one holds a square beyond the largest double and the right rows only
+    small ones. That child's split then ignores min_impurity_decrease (its improvement is NaN),
+    and a child of one target value, a leaf elsewhere, is split as well."""
+    rng = np.random.default_rng(seed)
+    X, r = rng.random((200, 1)), rng.random(200)
+    huge_first = X[:, 0] < 0.5
+    assert_scikit_learns_tree(X, np.where(huge_first, r * 1e200, r), **params)
+    assert_scikit_learns_tree(X, np.where(huge_first, r * 1e200, 3.0), **params)
+
+
+@pytest.mark.parametrize("params", [{}, {"min_impurity_decrease": 1e10}])
+@pytest.mark.parametrize("small", ["one value", "random"])
+def test_a_left_child_beside_huge_targets_has_its_own_impurity(small, params):
+    """A left child's sum of w*y*y is its own rows' in scikit-learn, finite beside a right child of
+    huge targets; treegen's sum over the parent's rows times 0 on the right was NaN there (inf *
+    0), and split a left child of one value, or one that min_impurity_decrease stops. Feature 0
+    sends those rows left; feature 1 is constant on the right. Every root cut is an inf tie: the
+    random_state is one where scikit-learn draws feature 0 first."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.r_[np.zeros(20), rng.random(30) + 0.5], np.r_[rng.random(20) * 0.1, np.full(30, 0.7)]])
+    y = np.r_[np.full(20, 3.0) if small == "one value" else rng.random(20), rng.random(30) * 1e200]
+    state = next(s for s in range(50) if DecisionTreeRegressor(random_state=s).fit(X, y).tree_.feature[0] == 0)
+    sk = DecisionTreeRegressor(random_state=state, **params).fit(X, y)
+    model = fit(numeric_dataset(X, y, regression=True), "cart", cast="float32", **params)
+    assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+
+
 # -- cost-complexity pruning ----------------------------------------------------------------------
 
 def test_pruning_path_is_scikit_learns_on_iris():
@@ -333,6 +389,30 @@ def test_pruned_regression_tree_is_scikit_learns():
     model = fit(data, "cart", ccp_alpha=400.0, cast="float32", min_samples_leaf=8)
     assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
     assert len(model.trees[0].nodes) < len(fit(data, "cart", min_samples_leaf=8).trees[0].nodes)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # inf and NaN are scikit-learn's arithmetic, not news
+@pytest.mark.parametrize("random_state", [None, 0])
+def test_pruning_passes_over_nan_alphas_as_scikit_learn_does(random_state):
+    """Beyond 1e154 most impurities are NaN, and so are the effective alphas above them:
+    scikit-learn's scan for the weakest link never picks one (``alpha < best`` is false) and stops
+    when only those are left. treegen's heap dropped them all as stale, then failed on the empty
+    heap (IndexError). (scikit-learn's own cost_complexity_pruning_path crashes on such trees.)"""
+    rng = np.random.default_rng(0)
+    X, r = rng.random((300, 1)), rng.random(300) * rng.choice([-1.0, 1.0], 300)
+    huge_first = X[:, 0] < 0.5
+    grower = {} if random_state is None else {"random_state": random_state}
+    counts = []
+    for y, alpha in ((r * 1e200, 1.0), (np.where(huge_first, r * 1e200, r), 1e-3),
+                     (np.where(huge_first, r, r * 1e200), 0.05)):
+        sk = DecisionTreeRegressor(random_state=0, ccp_alpha=alpha).fit(X, y)
+        data = numeric_dataset(X, y, regression=True)
+        model = fit(data, "cart", ccp_alpha=alpha, cast="float32", **grower)
+        assert assert_same_tree(model, sk, X, y, regression=True, exact=True) == sk.tree_.node_count
+        alphas, impurities = pruning_path(data, cast="float32", **grower)
+        assert len(alphas) == len(impurities) and (np.diff(alphas) >= 0).all()
+        counts.append(sk.tree_.node_count)
+    assert min(counts) < 2 * len(y) - 1  # (some branches pruned)
 
 
 def test_alpha_chosen_by_cross_validation_is_deterministic():

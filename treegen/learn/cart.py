@@ -58,7 +58,20 @@ What is not bit for bit without random_state, and why
     * a node whose rows all hold one class (impurity 0 exactly here) or one target value is a
       leaf; scikit-learn splits it when the residue of its sums exceeds ``EPSILON``, so that its
       node count for one data set changes with its random_state. Predictions are the same; node
-      counts and leaf ids differ below those nodes.
+      counts and leaf ids differ below those nodes;
+    * with targets of widely different sizes (seen with ``r * 10**u``, ``u`` uniform over 20 or
+      more powers of ten), scikit-learn takes a right child's sum of w*y*y as its parent's less the
+      left child's, where small squares vanish: its impurity can come out 0 or below, a leaf, where
+      treegen's own sum is positive.
+Targets beyond 1e154
+    Squares overflow: scikit-learn's impurities are inf, or NaN (inf - inf; a right child's too
+    when its sum of w*y*y is taken as inf less inf, whatever its own rows), and a NaN impurity or
+    improvement stops no split (``impurity <= EPSILON`` is false), not even a node of one target
+    value. treegen takes them alike, silently as its C code does. Every cut's proxy is then inf:
+    an exact tie across features, which scikit-learn breaks by its random order and treegen by the
+    first feature (with one feature the trees are the same, node for node). Pruning passes over
+    NaN effective alphas, as scikit-learn's scan for the smallest does, and stops when only those
+    are left.
 Growth
     Level by level, all nodes of a depth at once (:mod:`treegen.learn.cart_grow`), or with
     ``random_state`` depth first as scikit-learn (:mod:`treegen.learn.cart_replay`, its in-place
@@ -124,11 +137,11 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
             raise TreegenError(f"ccp_alpha must be a number >= 0 or 'cv', not {ccp_alpha!r}")
         if random_state is not None:
             raise TreegenError("ccp_alpha='cv' does not combine with random_state; give alpha a number")
-        alpha = choose_alpha(dataset, params, cv_folds, seed)
+        with _as_scikit_learn_overflows():
+            alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
-    # a target beyond 1e154 squares to inf, and impurities to inf - inf: NaN, as in scikit-learn's C, silently
-    with collector_paused(), np.errstate(over="ignore", invalid="ignore"):
+    with collector_paused(), _as_scikit_learn_overflows():
         grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
@@ -190,12 +203,20 @@ def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | Non
     Returns
     -------
     alphas, impurities : ndarray
-        Both start with the full tree (alpha 0) and end with the root alone.
+        Both start with the full tree (alpha 0) and end with the root alone -- unless a target
+        beyond 1e154 leaves NaN alphas: they end where only those are left.
     """
     params = Params.checked(dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
                             min_impurity_decrease, class_weight, _cast(cast, random_state),
                             min_weight_fraction_leaf)
-    if random_state is None:
-        return _pruning_path(dataset, params)
-    sequence = prune_sequence(replay(dataset, params, random_state))
+    with _as_scikit_learn_overflows():
+        if random_state is None:
+            return _pruning_path(dataset, params)
+        sequence = prune_sequence(replay(dataset, params, random_state))
     return np.array([0.0] + sequence.alphas), np.array(sequence.impurities)
+
+
+def _as_scikit_learn_overflows():
+    """A target beyond 1e154 squares to inf, and impurities to inf - inf: NaN, as in scikit-learn's
+    C code, which says nothing of it; nor does numpy then."""
+    return np.errstate(over="ignore", invalid="ignore")

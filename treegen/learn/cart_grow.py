@@ -41,14 +41,15 @@ BLOCK_CELLS = 1 << 15  # positions x features searched at once: a few hundred KB
 class Level:
     """The nodes of one depth: their rows (one row of ``orders`` per numeric feature, sorted by it
     within each node's segment, plus a last row of the same rows in row order), segment starts,
-    statistics and parents. ``orders`` is a view of the first columns of one buffer, which every
-    level reuses in place."""
+    statistics, impurities and parents. ``orders`` is a view of the first columns of one buffer,
+    which every level reuses in place."""
 
     orders: np.ndarray  # (numeric features + 1, rows)
     starts: np.ndarray  # (nodes + 1,) segment boundaries
     totals: np.ndarray  # (statistics, nodes)
     squares: np.ndarray  # (nodes,) regression: sum of w*y*y
     parents: np.ndarray  # each node's parent id (-1 for the root)
+    impurity: np.ndarray  # (nodes,) as scikit-learn records them (see _child_impurities)
 
     @property
     def sizes(self) -> np.ndarray:
@@ -192,7 +193,8 @@ def grow(dataset: Dataset, params: Params) -> Grown:
         orders[f] = problem.sorted_rows(f)  # values sorted once; missing last
     orders[-1] = problem.learned
     totals, squares = problem.sums(problem.learned)
-    level = Level(orders, np.array([0, rows]), totals[:, None], np.array([squares]), np.array([-1]))
+    root_impurity = node_impurities(params.criterion, totals[:, None], np.array([squares]))
+    level = Level(orders, np.array([0, rows]), totals[:, None], np.array([squares]), np.array([-1]), root_impurity)
     nodes = _Nodes()
     root_weight = _weights(totals[:, None], problem.width)[0]
     depth = 0
@@ -205,34 +207,38 @@ def grow(dataset: Dataset, params: Params) -> Grown:
 def _grow_level(problem: Problem, nodes: _Nodes, level: Level, depth: int, root_weight: float):
     """Add a level's nodes, split those that may be split; the next level or None."""
     params = problem.params
-    impurity = node_impurities(params.criterion, level.totals, level.squares)
+    impurity = level.impurity
     ids = nodes.add(level, impurity)
     settling = np.add.reduceat(problem.base_weights[level.orders[-1]], level.starts[:-1])
     sizes = level.sizes
-    open_ = ((depth < params.max_depth) & (sizes >= params.min_samples_split) & (impurity > EPSILON)
+    # scikit-learn's tests, as written: a NaN impurity (a target beyond 1e154) leaves a node open
+    open_ = ((depth < params.max_depth) & (sizes >= params.min_samples_split) & ~(impurity <= EPSILON)
              & (_weights(level.totals, problem.width) >= 2 * problem.min_weight_leaf)
-             & ~_single_target(problem, level))
+             & ~(_single_target(problem, level) & np.isfinite(impurity)))
     splitting = np.zeros(len(ids), dtype=bool)
     if open_.any():
         level = _only(level, open_)
         best = search(problem, level)
         goes_left = _goes_left(problem, level, best)
         sides = _side_statistics(problem, level, goes_left)
-        improvement = _improvement(problem, level.totals, impurity[open_], sides, root_weight)
+        children = _child_impurities(problem, level, sides)
+        improvement = _improvement(problem, level.totals, level.impurity, sides, children, root_weight)
         split = (best.score > -np.inf) & ~(improvement + EPSILON < params.min_impurity_decrease)
         splitting[open_] = split
     settled(float(settling[~splitting].sum()))
     if not splitting.any():
         return None
     nodes.split(problem, splitting, best, np.flatnonzero(split))
-    return _children(level, split, goes_left, sides, ids[splitting])
+    return _children(level, split, goes_left, sides, children, ids[splitting])
 
 
 def _single_target(problem: Problem, level: Level) -> np.ndarray:
     """Per node: regression, and all its rows hold one target value -- a leaf, whatever rounding
     leaves of its impurity. (scikit-learn splits such a node when the residue of its running sums
     exceeds EPSILON; that residue depends on the order its random_state visits features in, so no
-    fixed rule reproduces it. A pure class node's impurity is 0 exactly here: no such test needed.)"""
+    fixed rule reproduces it. Not so when the node's impurity is NaN or inf: its improvement is
+    then NaN or inf, which stops no split, and the caller searches it. A pure class node's impurity
+    is 0 exactly here: no such test needed.)"""
     if problem.width:
         return np.zeros(len(level.starts) - 1, dtype=bool)
     y = problem.y[level.orders[-1]]
@@ -255,19 +261,34 @@ def _side_statistics(problem: Problem, level: Level, goes_left: np.ndarray) -> t
         right_stats[k] = np.add.reduceat(values * right, starts)
     if problem.squares is None:
         return left_stats, right_stats, np.zeros(len(starts)), np.zeros(len(starts))
-    squares = problem.squares[members]
-    return left_stats, right_stats, np.add.reduceat(squares * left, starts), np.add.reduceat(squares * right, starts)
+    squares = problem.squares[members]  # chosen, not multiplied: a row's square of inf times 0 would be NaN
+    return (left_stats, right_stats, np.add.reduceat(np.where(left, squares, 0.0), starts),
+            np.add.reduceat(np.where(right, squares, 0.0), starts))
 
 
-def _improvement(problem: Problem, totals, impurity, sides, root_weight: float) -> np.ndarray:
-    """scikit-learn's weighted impurity decrease of each node's split."""
+def _child_impurities(problem: Problem, level: Level, sides) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: the impurities of its left and right child as scikit-learn's ``children_impurity``
+    gives them. It takes the right child's sum of w*y*y as the node's less the left child's: where
+    the node's overflowed (a target beyond 1e154), that is inf, or inf - inf = NaN, whatever the
+    right rows' own sum -- and a NaN impurity never makes a leaf. Elsewhere the right rows' own sum,
+    which differs from that difference by rounding only (though with targets of widely different
+    sizes, rounding can decide scikit-learn's leaves: see :mod:`treegen.learn.cart`). The children's
+    own sums are what their splits start from, as scikit-learn sums each node's anew."""
     left, right, left_squares, right_squares = sides
-    criterion, width = problem.criterion, problem.width
-    weight, w_left, w_right = (_weights(t, width) for t in (totals, left, right))
+    overflowed = np.isinf(level.squares)
+    if overflowed.any():
+        right_squares = np.where(overflowed, level.squares - left_squares, right_squares)
+    criterion = problem.criterion
+    return node_impurities(criterion, left, left_squares), node_impurities(criterion, right, right_squares)
+
+
+def _improvement(problem: Problem, totals, impurity, sides, children, root_weight: float) -> np.ndarray:
+    """scikit-learn's weighted impurity decrease of each node's split."""
+    left, right = sides[:2]
+    left_impurity, right_impurity = children
+    weight, w_left, w_right = (_weights(t, problem.width) for t in (totals, left, right))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return weight / root_weight * (impurity
-                                       - w_right / weight * node_impurities(criterion, right, right_squares)
-                                       - w_left / weight * node_impurities(criterion, left, left_squares))
+        return weight / root_weight * (impurity - w_right / weight * right_impurity - w_left / weight * left_impurity)
 
 
 def _weights(totals: np.ndarray, width: int) -> np.ndarray:
@@ -285,15 +306,16 @@ def _only(level: Level, keep: np.ndarray) -> Level:
     level.orders = level.orders[:, :len(positions)]
     level.starts = np.concatenate([[0], np.cumsum(sizes[keep])])
     level.totals, level.squares = level.totals[:, keep], level.squares[keep]
-    level.parents = level.parents[keep]
+    level.parents, level.impurity = level.parents[keep], level.impurity[keep]
     return level
 
 
-def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, parents) -> Level:
-    """The next level: each split node's segment cut, in place, into its left then right child's,
-    stably, one row of ``orders`` at a time. A position's new place is its child's start plus the
-    rows of the same child before it: for a left row, the left rows before it in its segment; for
-    a right row, the node's left count plus the right rows before it."""
+def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, impurities, parents) -> Level:
+    """The next level (``impurities``: the children's, as :func:`_child_impurities` gives them):
+    each split node's segment cut, in place, into its left then right child's, stably, one row of
+    ``orders`` at a time. A position's new place is its child's start plus the rows of the same
+    child before it: for a left row, the left rows before it in its segment; for a right row, the
+    node's left count plus the right rows before it."""
     sizes = level.sizes
     everything = split.all()
     kept = None if everything else np.flatnonzero(np.repeat(split, sizes))  # the split nodes' rows
@@ -319,7 +341,8 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, par
     child_totals = np.stack([left[:, split], right[:, split]], axis=2).reshape(left.shape[0], -1)
     child_squares = np.column_stack([left_squares[split], right_squares[split]]).ravel()
     child_parents = np.repeat(parents, 2)
-    return Level(level.orders[:, :len(members)], starts, child_totals, child_squares, child_parents)
+    child_impurity = np.column_stack([impurities[0][split], impurities[1][split]]).ravel()
+    return Level(level.orders[:, :len(members)], starts, child_totals, child_squares, child_parents, child_impurity)
 
 
 def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:

@@ -59,10 +59,13 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
             node = parent[node]
     candidate = [bool(c) for c in children]
     alpha_of = lambda i: (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+    # a NaN alpha (a target beyond 1e154: scikit-learn's NaN impurities) is never the weakest, as
+    # scikit-learn's ``<`` scan never picks one; when only such nodes are left, pruning stops
     heap = [(alpha_of(i), i) for i in range(n) if candidate[i]]
+    heap = [entry for entry in heap if entry[0] == entry[0]]
     heapq.heapify(heap)
     sequence = Sequence([], [], [r_branch[0]])
-    while candidate[0]:
+    while candidate[0] and heap:
         alpha, weakest = heap[0]
         if not candidate[weakest] or alpha != alpha_of(weakest):
             heapq.heappop(heap)  # stale: the node was pruned away or its alpha changed
@@ -79,7 +82,9 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
         while node != -1:
             n_leaves[node] -= pruned_leaves
             r_branch[node] += r_diff
-            heapq.heappush(heap, (alpha_of(node), node))
+            changed = alpha_of(node)
+            if changed == changed:
+                heapq.heappush(heap, (changed, node))
             node = parent[node]
         sequence.alphas.append(alpha)
         sequence.nodes.append(weakest)
