@@ -139,18 +139,21 @@ class Grower:
         unknown ones one by one, spread over the branches in proportion to the known weight
         (``Distribution.addInstWithUnknown``, with its running sums). ``chosen``: the split as model
         selection built it, from the rows in the order its attribute saw them (``(idx, w)``): a
-        numeric one adds each branch's weight as a block to the total (``addRange``), a J48 -B
+        numeric one adds each branch's weight as a block to the total (``addRange``), of the rows up
+        to the first missing value (a row sorted after it, +inf, is in no bag: left out), a J48 -B
         nominal one has its second branch the known total less the first (``new Distribution(dist,
         value)``). Otherwise as pruning makes it anew (``resetDistribution``)."""
         known_idx, known_w = (idx, w) if chosen is None else chosen
         subset = self.subset_of(node, known_idx) if chosen is None else self.chosen_subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
+        ranges = chosen is not None and self.numeric[node.feature]
+        if ranges:  # its scan stopped at the first missing value: the rows sorted after it (+inf) are in no bag
+            known &= ~np.logical_or.accumulate(~known)
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
         cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)
         per_class = np.bincount(y, weights=wk, minlength=classes)
-        ranges = chosen is not None and self.numeric[node.feature]
         total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
         if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
