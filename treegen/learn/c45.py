@@ -148,7 +148,7 @@ class Grower:
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
         ranges = chosen is not None and self.numeric[node.feature]
-        if ranges:  # its scan stopped at the first missing value: the rows sorted after it (+inf) are in no bag
+        if ranges:  # J48's scan stopped at the first missing value: the rows sorted after it (+inf) are in no bag
             known &= ~np.logical_or.accumulate(~known)
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
         cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)

@@ -276,9 +276,9 @@ def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray
 
 def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
     """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it as
-    ``Instances.sort`` sorts them, missing values last; ties in any order (Weka's quicksort leaves them
-    in its own). J48's scan stops at the first missing value: the values sorted after it (+inf, and
-    Double.MAX_VALUE where the quicksort left it among them) count as unknown, like it."""
+    ``Instances.sort`` sorts them (a missing value as Double.MAX_VALUE); ties in any order (Weka's
+    quicksort leaves them in its own). J48's scan stops at the first missing value: the values sorted
+    after it (+inf, and Double.MAX_VALUE where the quicksort left it among them) count as unknown too."""
     known = ~np.logical_or.accumulate(np.isnan(v), axis=1)
     wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     yk = y[order]
