@@ -182,6 +182,21 @@ def test_values_sorted_after_the_missing_ones_count_as_j48_counts_them(name):
     assert [(r.target, r.error, r.mismatches) for r in results if not r.ok] == []
 
 
+def test_a_split_that_sends_every_known_row_one_way_repeats_as_j48_repeats_it():
+    """J48 splits x0 at -Double.MAX_VALUE, which sends -inf and -Double.MAX_VALUE left, and again
+    in that child: the rows missing x0 reach it with less weight (the share the cut gave the left
+    branch), so its choice can change a few levels down, as it does here (x1, pruned away). treegen
+    made the first such split a leaf, as it still does where J48 would repeat it without end
+    (test_a_split_that_sends_every_row_one_way_leaves_a_leaf)."""
+    model = fit(dataset("repeated-split"), "c45")
+    assert j48_text(model) == (FIXTURES / "repeated-split.J48.tree").read_text(encoding="utf-8")
+    rows = all_rows("repeated-split", model)
+    ours = [[weka_double_to_string(p, 3) for p in model.scores(row)] for row in rows]
+    assert ours == j48_printed_distributions(FIXTURES / "repeated-split.J48.pred")
+    unpruned = j48_text(fit(dataset("repeated-split"), "c45", unpruned=True))
+    assert "|   |   x0 <= -1.7976931348623157E308\n|   |   |   x1 <= 4: c0 (4.02/1.76)\n" in unpruned  # J48 -U
+
+
 def infinite_cases() -> list[tuple[str, str, str, dict, str]]:
     """(file name, ARFF text, J48's options, fit() parameters, J48's tree) of each tree in
     infinite.cases (made by fuzz_against_j48.py --pin: see its ``pin``)."""
