@@ -139,18 +139,21 @@ class Grower:
         unknown ones one by one, spread over the branches in proportion to the known weight
         (``Distribution.addInstWithUnknown``, with its running sums). ``chosen``: the split as model
         selection built it, from the rows in the order its attribute saw them (``(idx, w)``): a
-        numeric one adds each branch's weight as a block to the total (``addRange``), a J48 -B
+        numeric one adds each branch's weight as a block to the total (``addRange``), of the rows up
+        to the first missing value (a row sorted after it, +inf, is in no bag: left out), a J48 -B
         nominal one has its second branch the known total less the first (``new Distribution(dist,
         value)``). Otherwise as pruning makes it anew (``resetDistribution``)."""
         known_idx, known_w = (idx, w) if chosen is None else chosen
         subset = self.subset_of(node, known_idx) if chosen is None else self.chosen_subset_of(node, known_idx)
         bags, classes = self.branches(node), self.n_classes
         known = subset >= 0
+        ranges = chosen is not None and self.numeric[node.feature]
+        if ranges:  # J48's scan stopped at the first missing value: the rows sorted after it (+inf) are in no bag
+            known &= ~np.logical_or.accumulate(~known)
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
         cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)
         per_class = np.bincount(y, weights=wk, minlength=classes)
-        ranges = chosen is not None and self.numeric[node.feature]
         total = S.seq_sum(per_bag) if ranges else S.seq_sum(wk)
         if chosen is not None and node.is_binary_nominal:
             cells[1], per_bag[1] = per_class - cells[0], total - per_bag[0]
@@ -205,11 +208,14 @@ class Grower:
         """J48 looks for a split unless the node is too light or of one class; otherwise it stays a
         leaf. (While it grows, a node's distribution is its rows' one bag: their class weights and
         total.)"""
-        counts, total = node.dist.per_class, node.dist.total
-        if S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)]):
+        if self.stays_leaf(node.dist):
             self.make_leaf(node)
             return False
         return True
+
+    def stays_leaf(self, dist: S.Dist) -> bool:
+        counts, total = dist.per_class, dist.total
+        return S.sm(total, 2 * self.min_leaf) or S.eq(total, counts[S.max_class(counts)])
 
     def make_leaf(self, node: GrowNode) -> None:
         node.empty = S.eq(node.dist.total, 0)
@@ -252,25 +258,48 @@ class Grower:
 
     def choose_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
         """Give the node J48's split; False when it stays a leaf."""
+        if not self.find_split(node, sorted_by) or self.repeats_without_end(node, sorted_by):
+            node.make_leaf()
+            self.make_leaf(node)
+            return False
+        return True
+
+    def find_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
+        """Set the node's split to J48's, a threshold moved to a training value; False if there is none."""
         best = self.best_split(node.idx, node.w, node.dist.total, sorted_by)
         if best is None:
-            self.make_leaf(node)
             return False
         node.feature, node.value = best.feature, best.value
         if self.numeric[best.feature]:
             node.cut = best.cut
             node.threshold = S.move_to_training_value(best.threshold, self.training_values[best.feature],
                                                       self.distinct_values[best.feature])
-            if self.splits_off_nothing(node):
-                node.make_leaf()
-                self.make_leaf(node)
-                return False
         return True
 
+    def repeats_without_end(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
+        """Whether J48 would split the node again and again until its stack overflows. Where a
+        numeric split sends every known row to one branch (-inf and -Double.MAX_VALUE both go left
+        of the threshold -Double.MAX_VALUE), that child is the node again, but for the rows missing
+        the value: their weights shrink by the branch's share, so J48 may choose otherwise a few
+        levels down (and then ends). The chain is followed ahead: it has no end once those rows weigh
+        less than 1e-12 of the node (J48's choices, made within 1e-6, are then those without them)."""
+        probe, order = node, sorted_by
+        while self.numeric[probe.feature] and self.splits_off_nothing(probe):
+            missing = np.isnan(self.data.columns[probe.feature][probe.idx])
+            if not float(probe.w[missing].sum()) > 1e-12 * probe.dist.total:
+                return True
+            ahead = GrowNode(probe.idx, probe.w, probe.dist, probe.feature, probe.threshold, probe.cut)
+            branch = int(self.subset_of(probe, probe.idx[~missing])[0])
+            probe = self.split_node(ahead, order)[branch]
+            if self.stays_leaf(probe.dist):
+                return False
+            [order] = self.weka_orders([probe])
+            if not self.find_split(probe, order):
+                return False
+        return False
+
     def splits_off_nothing(self, node: GrowNode) -> bool:
-        """Whether the node's split sends every known row to one branch: its child would be the node
-        again, split again without end (J48's stack overflows: -inf and -Double.MAX_VALUE both go
-        left of its threshold -Double.MAX_VALUE)."""
+        """Whether the node's split sends every known row to one branch."""
         branches = self.subset_of(node, node.idx)
         return not ((branches == 0).any() and (branches == 1).any())
 

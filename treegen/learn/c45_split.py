@@ -251,7 +251,9 @@ def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray
                        sorted_by: np.ndarray | None = None) -> list[Candidate | None]:
     """The best binary cut of each numeric attribute (the rows ``idx`` of ``columns``, attributes x
     all rows), as ``C45Split.handleNumericAttribute`` finds it, in blocks of attributes of bounded
-    memory. ``sorted_by``: the rows' order by each attribute (missing values last), if known.
+    memory. ``sorted_by``: the rows' order by each attribute as ``Instances.sort`` leaves it (missing
+    values as Double.MAX_VALUE, so before +inf), if known; None sorts here, as Weka only without
+    missing values (numpy puts them after +inf).
     Attribute by attribute in rows: each one's values, weights and running sums lie together.
     Blocks of ~100,000 values: with arrays of millions the allocator gave their pages back to the
     system after each node and took them anew (page faults: ~1 s of system time in a fit)."""
@@ -273,9 +275,11 @@ def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray
 
 
 def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
-    """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it, missing
-    values last; ties in any order (Weka's quicksort leaves them in its own)."""
-    known = ~np.isnan(v)
+    """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it as
+    ``Instances.sort`` sorts them (a missing value as Double.MAX_VALUE); ties in any order (Weka's
+    quicksort leaves them in its own). J48's scan stops at the first missing value: the values sorted
+    after it (+inf, and Double.MAX_VALUE where the quicksort left it among them) count as unknown too."""
+    known = ~np.logical_or.accumulate(np.isnan(v), axis=1)
     wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     yk = y[order]
     left_weight = np.cumsum(wk, axis=1)
@@ -285,7 +289,7 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
                          np.where(min_split - 25 > SMALL, 25.0, min_split))[:, None]
     enough = ~(2 * min_split - known.sum(axis=1)[:, None] > SMALL)
     left_w, right_w = left_weight[:, :-1], known_total[:, None] - left_weight[:, :-1]
-    valid = (v[:, :-1] + 1e-5 < v[:, 1:]) & enough  # a cut after sorted position i
+    valid = (v[:, :-1] + 1e-5 < v[:, 1:]) & known[:, 1:] & enough  # a cut after sorted position i
     valid &= min_split - left_w < SMALL  # heavy(left_w): (left_w >= min_split) adds nothing when finite
     valid &= min_split - right_w < SMALL
     at = np.flatnonzero(valid)  # the cuts, attribute by attribute, in the order of the scan
