@@ -1,6 +1,7 @@
 """A score can be NaN: a LightGBM linear leaf reads +inf and -inf (inf * c - inf * c). Where NaN sorts above
 every number (DuckDB, PostgreSQL, Spark) the SQL's guards must let it through; SQLite has no NaN and
-gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else."""
+gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else. Where only some
+class scores are NaN (one-vs-all), the label is the first NaN's, as numpy's argmax in LGBMClassifier.predict."""
 from __future__ import annotations
 
 import math
@@ -13,6 +14,7 @@ import pytest
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
 from treegen.importers import import_file
+from treegen.model import argmax
 from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.testing import random_model
@@ -43,11 +45,60 @@ def linear_model(request, tmp_path_factory):
     return import_file(str(path))
 
 
-def _rows_file(tmp_path) -> str:
+# one-vs-all probabilities of the model below: [0, nan, nan], [1, 0, nan], [0.25, nan, 0], [nan, 0, nan]
+SOME_NAN_ROWS = [{"Column_0": a, "Column_1": b, "Column_2": c} for a, b, c in
+                 [(math.inf, math.inf, math.inf), (-math.inf, math.inf, -3.0), (3.0, math.inf, math.inf),
+                  (-math.inf, math.inf, math.inf), (1.0, 2.0, 3.0)]]
+
+
+@pytest.fixture(scope="module")
+def one_vs_all(tmp_path_factory):
+    """(model, its file): a one-vs-all classifier with linear leaves, where an infinite input makes some
+    class scores NaN but not all (a softmax makes them all NaN)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 3))
+    y = np.digitize(0.3 * X[:, 0] + 0.2 * X[:, 1] - 0.25 * X[:, 2] + 0.1 * rng.normal(size=2000), [-0.2, 0.2])
+    booster = lightgbm.train({"objective": "multiclassova", "num_class": 3, "linear_tree": True, "num_leaves": 4,
+                              "verbose": -1}, lightgbm.Dataset(X, y.astype(float)), 3)
+    path = tmp_path_factory.mktemp("ova") / "model.txt"
+    booster.save_model(str(path))
+    proba = booster.predict(np.array([list(row.values()) for row in SOME_NAN_ROWS]))
+    assert np.isnan(proba).tolist() == [[False, True, True], [False, False, True], [False, True, False],
+                                        [True, False, True], [False, False, False]]
+    return import_file(str(path)), str(path)
+
+
+def _rows_file(tmp_path, rows=INFINITE_ROWS) -> str:
     data = tmp_path / "rows.csv"
     data.write_text("Column_0,Column_1,Column_2\n" + "".join(f"{r['Column_0']},{r['Column_1']},{r['Column_2']}\n"
-                                                            for r in INFINITE_ROWS))
+                                                            for r in rows))
     return str(data)
+
+
+def test_argmax_takes_the_first_nan_as_numpy_does():
+    for scores in ([0.0, math.nan, 1.0], [1.0, 0.0, math.nan], [math.nan, 2.0, math.nan], [0.5, 0.5, 0.1]):
+        assert argmax(scores) == np.argmax(scores), scores
+
+
+def test_where_some_class_scores_are_nan_the_label_is_lightgbms(one_vs_all, tmp_path):
+    """LGBMClassifier.predict labels [1, 0, nan] as class 2 and [0.25, nan, 0] as class 1 (numpy's argmax):
+    the model says so (verify --against runs LightGBM), and so does every target: a NaN-aware argmax in
+    the programs, NaN sorting above every number in DuckDB, SQLite's NULLs tested in class order."""
+    model, path = one_vs_all
+    assert [label for label, _ in predict_rows(model, SOME_NAN_ROWS[:4])] == ["1", "2", "1", "0"]
+    results = verify(model, _rows_file(tmp_path, SOME_NAN_ROWS), ["python", "java", "c", "javascript", "sql"],
+                     ["sqlite", "duckdb", "ansi"], against=path)
+    assert [r.target for r in results] == ["LightGBM itself", "python", "java", "c", "javascript", "sql/sqlite",
+                                           "sql/duckdb", "sql/ansi"]
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_only_a_model_with_linear_leaves_tests_nan_in_its_argmax(one_vs_all):
+    """Only a linear leaf's score can be NaN: other models' programs are written as they were."""
+    tests = {"python": "math.isnan(scores[best])", "java": "Double.isNaN(scores[best])",
+             "javascript": "Number.isNaN(scores[best])", "c": "isnan(deciding[best])"}
+    for target, test in tests.items():
+        assert test in emit(one_vs_all[0], target) and test not in emit(random_model(0), target), target
 
 
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
@@ -59,6 +110,12 @@ def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp
 
 def test_a_nan_score_on_postgres(linear_model, tmp_path, postgres_dsn):
     results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_some_nan_class_scores_on_postgres(one_vs_all, tmp_path, postgres_dsn):
+    results = verify(one_vs_all[0], _rows_file(tmp_path, SOME_NAN_ROWS), ["sql"], ["postgres"],
+                     dsns={"postgres": postgres_dsn})
     assert all(r.ok for r in results), [r.line() for r in results]
 
 
@@ -85,11 +142,19 @@ def test_an_empty_answer_is_nan_only_where_the_engine_writes_nan_so():
 
 def test_a_nan_score_on_spark(linear_model, spark):
     """Spark orders NaN above every number too (its EXP is Java's: within its declared 1e-14)."""
-    proba = linear_model.target.is_classification
-    results = query(emit(linear_model, "sql", dialect="spark", proba=proba), linear_model, INFINITE_ROWS, "spark",
-                    spark=spark)
-    first = len(linear_model.features)
-    for result, (want, scores) in zip(results, predict_rows(linear_model, INFINITE_ROWS)):
+    _assert_spark_agrees(linear_model, INFINITE_ROWS, spark)
+
+
+def test_some_nan_class_scores_on_spark(one_vs_all, spark):
+    _assert_spark_agrees(one_vs_all[0], SOME_NAN_ROWS, spark)
+
+
+def _assert_spark_agrees(model, rows, spark):
+    proba = model.target.is_classification
+    results = query(emit(model, "sql", dialect="spark", proba=proba), model, rows, "spark", spark=spark)
+    first = len(model.features)
+    for result, (want, scores) in zip(results, predict_rows(model, rows), strict=True):
+        assert not proba or result[first] == want, (result, want)
         got = result[first + 1:] if proba else result[first:first + 1]
         assert len(got) == len(scores), (result, scores)
         assert all(math.isclose(a, b, rel_tol=1e-14) or math.isnan(a) and math.isnan(b) for a, b in zip(got, scores)), \

@@ -31,7 +31,8 @@ Prediction semantics (the reference every back end must match):
   children adds their outputs, left to right, from 0.0. The sums nest as the tree nests -- see
   :func:`tree_output`. Without missing values exactly one leaf is reached.
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
-  class with the highest final score, the first one on ties -- except boosted classifiers, which
+  class with the highest final score, the first one on ties, and the first NaN where a score is NaN
+  (numpy's argmax, the libraries' label: :func:`argmax`) -- except boosted classifiers, which
   decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
 * Label values (:attr:`Node.label_value`): a classifier whose trees are single or averaged may
   decide its label on other numbers than the scores it reports. Its *label sums* are computed as its
@@ -133,7 +134,7 @@ class Precision(Kind):
 class Decision(Kind):
     """How a classifier's label follows from its scores or raw sums."""
 
-    ARGMAX = "argmax"  # the first class with the highest score
+    ARGMAX = "argmax"  # the first class with the highest score (the first NaN: :func:`argmax`)
     WEKA = "weka"  # the first class, passed only by a score higher by more than 1e-6 (Weka's J48)
     RAW_NONNEGATIVE = "raw_nonnegative"  # binary: the second class when the raw sum is >= 0 (scikit-learn)
     RAW_POSITIVE = "raw_positive"  # binary: the second class when the raw sum is > 0 (HistGB, CatBoost)
@@ -694,12 +695,21 @@ def listed(model: Model) -> Model:
 
 
 def argmax(scores: Sequence[float]) -> int:
-    """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn)."""
+    """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn); where a score
+    is NaN, the first NaN: numpy's argmax, by which ``LGBMClassifier.predict`` labels a row whose
+    one-vs-all probabilities are ``[0, nan, 1]`` (a linear leaf reading +inf and -inf) with class 1.
+    The targets write the test for NaN where a model has linear leaves (:func:`scores_nan`)."""
     best = 0
     for i, s in enumerate(scores):
-        if s > scores[best]:
+        if s > scores[best] or math.isnan(s) and not math.isnan(scores[best]):
             best = i
     return best
+
+
+def scores_nan(model: Model) -> bool:
+    """Whether a score of the model can be NaN: a linear leaf reads +inf and -inf (``inf * c - inf * c``).
+    Only then do the targets write :func:`argmax`'s test for NaN."""
+    return any(node.linear is not None for tree in model.trees for node in tree.nodes)
 
 
 def weka_argmax(scores: Sequence[float]) -> int:

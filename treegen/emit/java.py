@@ -91,6 +91,10 @@ NAMED_LOOKUP = ("        Integer code = codes.get(value.toString());",
                 "            return namedCode(feature, value);\n"
                 "        }\n"
                 "        Integer code = codes.get(value.toString());")
+# A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
+NAN_ARGMAX = (("            if (scores[i] > scores[best]) {",
+               "            if (scores[i] > scores[best] || Double.isNaN(scores[i])"
+               " && !Double.isNaN(scores[best])) {"),)
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -232,7 +236,7 @@ def _runtime(model: Model) -> dict:
     """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
     Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the
     Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals."""
-    texts = runtime_with_codes(model, "java", CODED_LOOKUPS)
+    texts = runtime_with_codes(model, "java", CODED_LOOKUPS, NAN_ARGMAX)
     if not named_features(model):
         return {**texts, "named": None}
     old, new = NAMED_LOOKUP

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, leaf_terms, missing_intervals, named_features, numeric_test,
                      output_numbers, plan, scores_part, summed_tree_by_tree, sums)
@@ -412,12 +412,12 @@ def _decide(decision: Decision, scores: str, raw: str) -> str:
 
 def _helpers(model: Model) -> dict:
     """The arithmetic a module needs beyond its walkers: C's ``exp``, float32 (with XGBoost's links),
-    Weka's choice of class -- and the constants of glibc's ``expf``."""
+    Weka's choice of class, the argmax's test for NaN scores -- and the constants of glibc's ``expf``."""
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
     return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.EXP),
-            "float32": float32, "weka": combine.decision() == Decision.WEKA,
+            "float32": float32, "weka": combine.decision() == Decision.WEKA, "nan": scores_nan(model),
             "expf": {name: literal(getattr(arithmetic, name)) for name in (
                 "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},
             "expf_table": [literal(v) for v in arithmetic.EXPF_TABLE],

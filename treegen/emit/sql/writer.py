@@ -33,7 +33,7 @@ from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
-                      code_category, decide, has_label_values)
+                      code_category, decide, has_label_values, scores_nan)
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -143,7 +143,7 @@ class Writer:
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
         # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
-        self.null_scores = d.nan_is_null and any(n.linear is not None for tree in model.trees for n in tree.nodes)
+        self.null_scores = d.nan_is_null and scores_nan(model)
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -571,13 +571,15 @@ class Writer:
         return lambda ref: self.argmax([ref(name) for name in deciding])
 
     def argmax(self, scores: list[str]) -> str:
-        """The label of the highest score, the first on ties (and where the first is NaN, which no score
-        passes: for a NULL score, the first)."""
+        """The label of the highest score, the first on ties, the first NaN where a score is NaN
+        (:func:`treegen.model.argmax`): where NaN sorts above every number, ``NaN >= x`` holds and
+        ``x >= NaN`` does not; a NULL score (SQLite's NaN) is tested first, in class order (the last
+        one passes no other test)."""
         labels = self.model.target.classes
         branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
                      self.d.string(labels[i])) for i in range(len(scores) - 1)]
         if self.null_scores:
-            branches.insert(0, (f"{scores[0]} IS NULL", self.d.string(labels[0])))
+            branches[:0] = [(f"{scores[i]} IS NULL", self.d.string(labels[i])) for i in range(len(scores) - 1)]
         return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
 
     def weka(self, scores: list[str]) -> Callable[[Ref], str]:
