@@ -4,7 +4,9 @@ gives NULL, which `verify` takes for NaN there, and reads as no number anywhere 
 class scores are NaN (one-vs-all), the label is the first NaN's, as numpy's argmax in LGBMClassifier.predict."""
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import duckdb
 import lightgbm
@@ -14,7 +16,7 @@ import pytest
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
 from treegen.importers import import_file
-from treegen.model import argmax
+from treegen.model import argmax, scores_nan
 from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.testing import random_model
@@ -101,6 +103,43 @@ def test_only_a_model_with_linear_leaves_tests_nan_in_its_argmax(one_vs_all):
         assert test in emit(one_vs_all[0], target) and test not in emit(random_model(0), target), target
 
 
+# XGBoost files (JSON reads Infinity, and a float32 leaf of 1e39 is inf) whose trees' leaves, all made infinite,
+# sum to NaN or to an infinity a softmax makes NaN (inf - inf): XGBoost loads them and predicts NaN.
+INFINITE_LEAVES = {"multiclass": {0: math.inf}, "binary": {0: math.inf, 1: -math.inf}, "gamma": {0: 1e39, 1: -math.inf}}
+
+
+@pytest.fixture(scope="module", params=sorted(INFINITE_LEAVES))
+def infinite_leaves(request, tmp_path_factory):
+    """(model, its file): an XGBoost fixture (softmax, sigmoid, exp: its float32 links) with infinite leaves."""
+    fixture = Path(__file__).parent / "fixtures" / "xgboost" / f"{request.param}-3.2.0.json"
+    doc = json.loads(fixture.read_text())
+    assert not scores_nan(import_file(str(fixture)))
+    trees = doc["learner"]["gradient_booster"]["model"]["trees"]
+    for k, value in INFINITE_LEAVES[request.param].items():
+        for node, left in enumerate(trees[k]["left_children"]):
+            if left == -1:
+                trees[k]["split_conditions"][node] = trees[k]["base_weights"][node] = value
+    path = tmp_path_factory.mktemp("xgboost") / "model.json"
+    path.write_text(json.dumps(doc))
+    model = import_file(str(path))
+    assert scores_nan(model) and all(math.isnan(s) for s in predict_rows(model, ZERO_ROWS)[0][1])
+    return model, str(path)
+
+
+ZERO_ROWS = [{"x0": 0.0, "x1": 0.0, "x2": 0.0}, {"x0": 1.0, "x1": -1.0, "x2": 2.0}]
+
+
+def test_xgboosts_float32_links_give_a_nan_sum_nan_in_sql(infinite_leaves):
+    """Where NaN sorts high, glibc's expf written out took NaN for an overflow (infinity), or cast it to an
+    integer (an error), and the sigmoid's min(-s, 88.7) took 88.7; SQLite's NULL labels were the last
+    class's, and verify read SQLite's NULL as no number where it computes float32 in double."""
+    model, path = infinite_leaves
+    results = verify(model, None, ["sql"], ["sqlite", "duckdb", "ansi"], against=path)
+    assert [r.target for r in results] == ["XGBoost itself", "sql/sqlite", "sql/duckdb", "sql/ansi"]
+    assert all(r.ok for r in results), [r.line() for r in results]
+    assert "within 0.0e+00 of the model's" in results[1].line()
+
+
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
     value, scores = predict_rows(linear_model, INFINITE_ROWS[:1])[0]
     assert all(math.isnan(s) for s in scores)
@@ -147,6 +186,15 @@ def test_a_nan_score_on_spark(linear_model, spark):
 
 def test_some_nan_class_scores_on_spark(one_vs_all, spark):
     _assert_spark_agrees(one_vs_all[0], SOME_NAN_ROWS, spark)
+
+
+def test_infinite_leaves_on_postgres(infinite_leaves, postgres_dsn):
+    results = verify(infinite_leaves[0], None, ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_infinite_leaves_on_spark(infinite_leaves, spark):
+    _assert_spark_agrees(infinite_leaves[0], ZERO_ROWS, spark)
 
 
 def _assert_spark_agrees(model, rows, spark):

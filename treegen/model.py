@@ -698,7 +698,7 @@ def argmax(scores: Sequence[float]) -> int:
     """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn); where a score
     is NaN, the first NaN: numpy's argmax, by which ``LGBMClassifier.predict`` labels a row whose
     one-vs-all probabilities are ``[0, nan, 1]`` (a linear leaf reading +inf and -inf) with class 1.
-    The targets write the test for NaN where a model has linear leaves (:func:`scores_nan`)."""
+    The targets write the test for NaN where a score can be NaN (:func:`scores_nan`)."""
     best = 0
     for i, s in enumerate(scores):
         if s > scores[best] or math.isnan(s) and not math.isnan(scores[best]):
@@ -707,9 +707,20 @@ def argmax(scores: Sequence[float]) -> int:
 
 
 def scores_nan(model: Model) -> bool:
-    """Whether a score of the model can be NaN: a linear leaf reads +inf and -inf (``inf * c - inf * c``).
-    Only then do the targets write :func:`argmax`'s test for NaN."""
-    return any(node.linear is not None for tree in model.trees for node in tree.nodes)
+    """Whether a score of the model can be NaN: a linear leaf reads +inf and -inf (``inf * c - inf * c``), or
+    a boosted sum can reach an infinity (a leaf of inf, as an XGBoost file may hold, or leaves whose sum
+    overflows the model's precision), which an opposite infinity or a softmax's ``inf - inf`` makes NaN.
+    Only then do the targets write the tests for NaN (:func:`argmax`'s; the SQL's in XGBoost's links)."""
+    if any(node.linear is not None for tree in model.trees for node in tree.nodes):
+        return True
+    combine = model.combine
+    if combine.kind != CombineKind.SUM:
+        return False
+    largest = arithmetic.FLT_MAX if combine.precision == Precision.FLOAT32 else sys.float_info.max
+    # each term at most its tree's largest value times its weight and the scale (the sum: rounded, hence / 2)
+    bound = sum(max(abs(v) for node in tree.nodes for v in node.value) * abs(tree.weight) for tree in model.trees)
+    bound = bound * max(1.0, abs(combine.scale)) + max((abs(v) for v in combine.init), default=0.0)
+    return not bound < largest / 2
 
 
 def weka_argmax(scores: Sequence[float]) -> int:

@@ -142,8 +142,9 @@ class Writer:
         self._depths: dict[str, int] = {}  # how deep each named value is, inlined (stand_in)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
-        # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
-        self.null_scores = d.nan_is_null and scores_nan(model)
+        # a score may be NaN (a linear leaf reading +inf and -inf, an infinite sum), NULL in SQLite
+        self.nan_scores = scores_nan(model)
+        self.null_scores = d.nan_is_null and self.nan_scores
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -476,7 +477,7 @@ class Writer:
         elif link == Link.SOFTMAX:
             self._define_softmax(raw, single)
         elif link == Link.EXP:
-            exp = sql_arithmetic.expf if single else sql_arithmetic.exp
+            exp = (lambda d, x: sql_arithmetic.expf(d, x, self.nan_scores)) if single else sql_arithmetic.exp
             for k, s in enumerate(raw):
                 define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
         elif link == Link.SIGN_SQUARE:
@@ -498,9 +499,11 @@ class Writer:
         cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
         scale = self.model.combine.link_scale
         for k, (s, name) in enumerate(zip(raw, names)):
-            if single:
-                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)} THEN {cap} ELSE -{s(ref)} END", [f"s{k}"])
-                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref)), [f"q{k}"])
+            if single:  # min(-s, cap), NaN where s is NaN (cap < NaN would take cap where NaN sorts high)
+                number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores else (lambda x: "")
+                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)}{number(f'-{s(ref)}')} THEN {cap} "
+                                                       f"ELSE -{s(ref)} END", [f"s{k}"])
+                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref), self.nan_scores), [f"q{k}"])
                 define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
                 continue
             x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
@@ -522,7 +525,8 @@ class Writer:
         top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
         if single:
             gaps = [define(f"g{k}", lambda ref, s=s: f32(f"{s(ref)} - {top(ref)}"), [names[k], "top"]) for k, s in enumerate(raw)]
-            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref)), [f"g{k}"]) for k, g in enumerate(gaps)]
+            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref), self.nan_scores), [f"g{k}"])
+                    for k, g in enumerate(gaps)]
         else:
             exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
                     for k, s in enumerate(raw)]
