@@ -95,49 +95,60 @@ def test_where_some_class_scores_are_nan_the_label_is_lightgbms(one_vs_all, tmp_
     assert all(r.ok for r in results), [r.line() for r in results]
 
 
-def test_only_a_model_with_linear_leaves_tests_nan_in_its_argmax(one_vs_all):
-    """Only a linear leaf's score can be NaN: other models' programs are written as they were."""
-    tests = {"python": "math.isnan(scores[best])", "java": "Double.isNaN(scores[best])",
-             "javascript": "Number.isNaN(scores[best])", "c": "isnan(deciding[best])"}
+def test_only_a_model_that_can_score_nan_tests_nan_in_its_argmax(one_vs_all):
+    """A model without linear leaves or an infinite sum (scores_nan) has its programs written as they were."""
+    tests = {"python": "_argmax_nan(", "java": "argmaxNan(", "javascript": "argmaxNan(", "c": "isnan(deciding[best])"}
     for target, test in tests.items():
         assert test in emit(one_vs_all[0], target) and test not in emit(random_model(0), target), target
 
 
 # XGBoost files (JSON reads Infinity, and a float32 leaf of 1e39 is inf) whose trees' leaves, all made infinite,
-# sum to NaN or to an infinity a softmax makes NaN (inf - inf): XGBoost loads them and predicts NaN.
-INFINITE_LEAVES = {"multiclass": {0: math.inf}, "binary": {0: math.inf, 1: -math.inf}, "gamma": {0: 1e39, 1: -math.inf}}
+# sum to NaN or to an infinity a softmax makes NaN (inf - inf): XGBoost loads them and predicts NaN. Each:
+# (fixture, objective, tree -> its leaves). multi:softmax labels by the raw sums: XGBoost's FindMaxIndex, which
+# no NaN passes (class 1's sum is NaN, the others' numbers: the label is theirs).
+INFINITE_LEAVES = {"softprob": ("multiclass", None, {0: math.inf}),
+                   "softmax": ("multiclass", "multi:softmax", {1: math.inf, 4: -math.inf}),
+                   "logistic": ("binary", None, {0: math.inf, 1: -math.inf}),
+                   "gamma": ("gamma", None, {0: 1e39, 1: -math.inf})}
 
 
 @pytest.fixture(scope="module", params=sorted(INFINITE_LEAVES))
 def infinite_leaves(request, tmp_path_factory):
     """(model, its file): an XGBoost fixture (softmax, sigmoid, exp: its float32 links) with infinite leaves."""
-    fixture = Path(__file__).parent / "fixtures" / "xgboost" / f"{request.param}-3.2.0.json"
+    name, objective, leaves = INFINITE_LEAVES[request.param]
+    fixture = Path(__file__).parent / "fixtures" / "xgboost" / f"{name}-3.2.0.json"
     doc = json.loads(fixture.read_text())
     assert not scores_nan(import_file(str(fixture)))
+    if objective:
+        doc["learner"]["objective"]["name"] = objective
     trees = doc["learner"]["gradient_booster"]["model"]["trees"]
-    for k, value in INFINITE_LEAVES[request.param].items():
+    for k, value in leaves.items():
         for node, left in enumerate(trees[k]["left_children"]):
             if left == -1:
                 trees[k]["split_conditions"][node] = trees[k]["base_weights"][node] = value
     path = tmp_path_factory.mktemp("xgboost") / "model.json"
     path.write_text(json.dumps(doc))
     model = import_file(str(path))
-    assert scores_nan(model) and all(math.isnan(s) for s in predict_rows(model, ZERO_ROWS)[0][1])
+    label, scores = predict_rows(model, ZERO_ROWS)[0]
+    assert scores_nan(model) and all(math.isnan(s) for s in scores) and (objective is None or label != "1")
     return model, str(path)
 
 
 ZERO_ROWS = [{"x0": 0.0, "x1": 0.0, "x2": 0.0}, {"x0": 1.0, "x1": -1.0, "x2": 2.0}]
 
 
-def test_xgboosts_float32_links_give_a_nan_sum_nan_in_sql(infinite_leaves):
+def test_xgboosts_float32_links_give_a_nan_sum_nan_in_every_target(infinite_leaves):
     """Where NaN sorts high, glibc's expf written out took NaN for an overflow (infinity), or cast it to an
     integer (an error), and the sigmoid's min(-s, 88.7) took 88.7; SQLite's NULL labels were the last
-    class's, and verify read SQLite's NULL as no number where it computes float32 in double."""
+    class's, and verify read SQLite's NULL as no number where it computes float32 in double. multi:softmax's
+    label passes over a NaN raw sum, in the model, the programs and the SQL."""
     model, path = infinite_leaves
-    results = verify(model, None, ["sql"], ["sqlite", "duckdb", "ansi"], against=path)
-    assert [r.target for r in results] == ["XGBoost itself", "sql/sqlite", "sql/duckdb", "sql/ansi"]
+    results = verify(model, None, ["python", "java", "c", "javascript", "sql"], ["sqlite", "duckdb", "ansi"],
+                     against=path)
+    assert [r.target for r in results] == ["XGBoost itself", "python", "java", "c", "javascript", "sql/sqlite",
+                                           "sql/duckdb", "sql/ansi"]
     assert all(r.ok for r in results), [r.line() for r in results]
-    assert "within 0.0e+00 of the model's" in results[1].line()
+    assert "within 0.0e+00 of the model's" in results[5].line()
 
 
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):

@@ -33,7 +33,7 @@ Prediction semantics (the reference every back end must match):
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
   class with the highest final score, the first one on ties, and the first NaN where a score is NaN
   (numpy's argmax, the libraries' label: :func:`argmax`) -- except boosted classifiers, which
-  decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
+  decide on the raw sums as scikit-learn does, a NaN never passing (:func:`max_index`, :meth:`Model.predict`).
 * Label values (:attr:`Node.label_value`): a classifier whose trees are single or averaged may
   decide its label on other numbers than the scores it reports. Its *label sums* are computed as its
   scores are -- the same nodes, the same weights, the same order -- but with each node's
@@ -138,7 +138,7 @@ class Decision(Kind):
     WEKA = "weka"  # the first class, passed only by a score higher by more than 1e-6 (Weka's J48)
     RAW_NONNEGATIVE = "raw_nonnegative"  # binary: the second class when the raw sum is >= 0 (scikit-learn)
     RAW_POSITIVE = "raw_positive"  # binary: the second class when the raw sum is > 0 (HistGB, CatBoost)
-    ARGMAX_RAW = "argmax_raw"  # the first class with the highest raw sum
+    ARGMAX_RAW = "argmax_raw"  # the first class with the highest raw sum (NaN never passes: :func:`max_index`)
 
 
 NUMERIC, NOMINAL = FeatureKind.NUMERIC, FeatureKind.NOMINAL
@@ -706,6 +706,17 @@ def argmax(scores: Sequence[float]) -> int:
     return best
 
 
+def max_index(scores: Sequence[float]) -> int:
+    """Index of the highest score, the first one on ties, passed by no NaN (the first stays where it is NaN):
+    XGBoost's ``FindMaxIndex``, multi:softmax's label from its raw sums, which may be NaN (infinite leaves).
+    The other models that decide on raw sums (scikit-learn's, CatBoost's) score no NaN (:func:`scores_nan`)."""
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best]:
+            best = i
+    return best
+
+
 def scores_nan(model: Model) -> bool:
     """Whether a score of the model can be NaN: a linear leaf reads +inf and -inf (``inf * c - inf * c``), or
     a boosted sum can reach an infinity (a leaf of inf, as an XGBoost file may hold, or leaves whose sum
@@ -750,7 +761,7 @@ def decide(decision: Decision, scores: Sequence[float], raw: Sequence[float]) ->
     if decision == Decision.RAW_POSITIVE:
         return 1 if raw[0] > 0 else 0
     if decision == Decision.ARGMAX_RAW:
-        return argmax(raw)
+        return max_index(raw)
     raise ValueError(f"unknown decision {decision!r}")
 
 

@@ -94,9 +94,10 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                  ("        return (double) category_code(feature, text, length);",
                   "        return (double) coded_category(feature, text, length);"))
 # A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
+# (XGBoost's multi:softmax decides on raw sums as the runtime does: a NaN never passes, treegen.model.max_index.)
 NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
-               "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] || (isnan(raw[k]) && !isnan(raw[best]))"
-               " :\n            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
+               "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
+               "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 

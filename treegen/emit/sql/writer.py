@@ -572,19 +572,27 @@ class Writer:
         if decision == Decision.WEKA:
             return self.weka(scored)
         deciding = raw if decision == Decision.ARGMAX_RAW else scored
-        return lambda ref: self.argmax([ref(name) for name in deciding])
+        return lambda ref: self.argmax([ref(name) for name in deciding], decision != Decision.ARGMAX_RAW)
 
-    def argmax(self, scores: list[str]) -> str:
-        """The label of the highest score, the first on ties, the first NaN where a score is NaN
-        (:func:`treegen.model.argmax`): where NaN sorts above every number, ``NaN >= x`` holds and
-        ``x >= NaN`` does not; a NULL score (SQLite's NaN) is tested first, in class order (the last
-        one passes no other test)."""
-        labels = self.model.target.classes
-        branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
-                     self.d.string(labels[i])) for i in range(len(scores) - 1)]
-        if self.null_scores:
-            branches[:0] = [(f"{scores[i]} IS NULL", self.d.string(labels[i])) for i in range(len(scores) - 1)]
-        return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+    def argmax(self, scores: list[str], nan_wins: bool = True) -> str:
+        """The label of the highest score, the first on ties; where a score is NaN, the first NaN's
+        (:func:`treegen.model.argmax`): where NaN sorts above every number, ``NaN >= x`` holds and ``x >= NaN``
+        does not; a NULL score (SQLite's NaN) is tested first, in class order (the last one passes no other
+        test). Not ``nan_wins``: a NaN never passes (:func:`treegen.model.max_index`), tested as NULL or as
+        above infinity (only NaN is) where a score can be NaN."""
+        d, labels = self.d, [self.d.string(label) for label in self.model.target.classes]
+        later = lambda i, test: " AND ".join(test(scores[i], scores[j]) for j in range(i + 1, len(scores)))
+        if nan_wins or not self.nan_scores or not (d.nan_is_null or d.infinity):
+            branches = [(later(i, lambda a, b: f"{a} >= {b}"), labels[i]) for i in range(len(scores) - 1)]
+            if self.null_scores:
+                branches[:0] = [(f"{scores[i]} IS NULL", labels[i]) for i in range(len(scores) - 1)]
+        else:
+            nan = (lambda x: f"{x} IS NULL") if d.nan_is_null else (lambda x: f"{x} > {d.infinity}")
+            number = (lambda x: f"{x} IS NOT NULL") if d.nan_is_null else (lambda x: f"{x} <= {d.infinity}")
+            branches = [(nan(scores[0]), labels[0])] + [
+                (f"{number(scores[i])} AND {later(i, lambda a, b: f'({a} >= {b} OR {nan(b)})')}", labels[i])
+                for i in range(len(scores) - 1)]
+        return render("sql", "case.sql.j2", branches=branches, otherwise=labels[-1])
 
     def weka(self, scores: list[str]) -> Callable[[Ref], str]:
         """Weka's label (:func:`treegen.model.weka_argmax`): class by class, the best so far is passed
