@@ -15,6 +15,7 @@ import pytest
 
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
+from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.model import argmax, scores_nan
 from treegen.run.sql import query
@@ -149,6 +150,13 @@ def test_xgboosts_float32_links_give_a_nan_sum_nan_in_every_target(infinite_leav
                                            "sql/duckdb", "sql/ansi"]
     assert all(r.ok for r in results), [r.line() for r in results]
     assert "within 0.0e+00 of the model's" in results[5].line()
+
+
+def test_mysql_refuses_an_infinite_leaf_in_one_line(infinite_leaves):
+    """It has no infinity to write (it was a ValueError's traceback)."""
+    message = r"^mysql: the model holds an infinite number \(a leaf\), which mysql cannot write: it has no infinity$"
+    with pytest.raises(TreegenError, match=message):
+        emit(infinite_leaves[0], "sql", dialect="mysql")
 
 
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
