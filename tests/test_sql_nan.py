@@ -1,7 +1,8 @@
 """A score can be NaN: a LightGBM linear leaf reads +inf and -inf (inf * c - inf * c). Where NaN sorts above
 every number (DuckDB, PostgreSQL, Spark) the SQL's guards must let it through; SQLite has no NaN and
 gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else. Where only some
-class scores are NaN (one-vs-all), the label is the first NaN's, as numpy's argmax in LGBMClassifier.predict."""
+class scores are NaN (one-vs-all), the label is the first NaN's, as numpy's argmax in LGBMClassifier.predict.
+An XGBoost file's infinite leaves make NaN sums too, which its float32 links must pass on."""
 from __future__ import annotations
 
 import json
@@ -113,6 +114,9 @@ INFINITE_LEAVES = {"softprob": ("multiclass", None, {0: math.inf}),
                    "gamma": ("gamma", None, {0: 1e39, 1: -math.inf})}
 
 
+ZERO_ROWS = [{"x0": 0.0, "x1": 0.0, "x2": 0.0}, {"x0": 1.0, "x1": -1.0, "x2": 2.0}]
+
+
 @pytest.fixture(scope="module", params=sorted(INFINITE_LEAVES))
 def infinite_leaves(request, tmp_path_factory):
     """(model, its file): an XGBoost fixture (softmax, sigmoid, exp: its float32 links) with infinite leaves."""
@@ -133,9 +137,6 @@ def infinite_leaves(request, tmp_path_factory):
     label, scores = predict_rows(model, ZERO_ROWS)[0]
     assert scores_nan(model) and all(math.isnan(s) for s in scores) and (objective is None or label != "1")
     return model, str(path)
-
-
-ZERO_ROWS = [{"x0": 0.0, "x1": 0.0, "x2": 0.0}, {"x0": 1.0, "x1": -1.0, "x2": 2.0}]
 
 
 def test_xgboosts_float32_links_give_a_nan_sum_nan_in_every_target(infinite_leaves):

@@ -49,8 +49,8 @@ def runtime_with_codes(model: Model, folder: str, lookups: tuple[tuple[str, str]
     of integer codes (``Feature.codes``) also what reads them: the runtime's look-ups of a category made to
     call ``codes.<folder>.txt`` on a miss (``lookups``), each feature's rule by number (:data:`CODE_RULES`)
     and whether numbers are read as float32. For a model whose scores can be NaN
-    (:func:`treegen.model.scores_nan`), the argmax made to take the first NaN (``nan_argmax``). Otherwise
-    the runtime is as written."""
+    (:func:`treegen.model.scores_nan`), what labels by numpy's argmax, the first NaN (``nan_argmax``).
+    Otherwise the runtime is as written."""
     rules = [CODE_RULES[f.codes] for f in model.features]
     replacements = (lookups if any(rules) else ()) + (nan_argmax if scores_nan(model) else ())
     runtime = source_with(folder, f"runtime.{folder}.txt", replacements)
