@@ -508,7 +508,7 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.common import named_features
     check_model_part("javascript", lambda model: render("javascript", "runtime.js.txt", coded=False,
-                                                        named=bool(named_features(model))), 200)
+                                                        named=bool(named_features(model)), nan=False), 200)
 
 
 def test_same_bytes_as_the_python_program():
@@ -550,7 +550,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False, named=False)
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -897,7 +897,7 @@ def test_codes_are_read_only_by_a_model_whose_features_have_them():
             source = emit(model, "javascript", module=module)
             assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
             assert source.count(render("javascript", "runtime.js.txt", coded=False,
-                                       named=bool(named_features(model)))) == 1
+                                       named=bool(named_features(model)), nan=False)) == 1
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

@@ -1,9 +1,13 @@
 """A score can be NaN: a LightGBM linear leaf reads +inf and -inf (inf * c - inf * c). Where NaN sorts above
 every number (DuckDB, PostgreSQL, Spark) the SQL's guards must let it through; SQLite has no NaN and
-gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else."""
+gives NULL, which `verify` takes for NaN there, and reads as no number anywhere else. Where only some
+class scores are NaN (one-vs-all), the label is the first NaN's, as numpy's argmax in LGBMClassifier.predict.
+An XGBoost file's infinite leaves make NaN sums too, which its float32 links must pass on."""
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import duckdb
 import lightgbm
@@ -12,7 +16,9 @@ import pytest
 
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
+from treegen.errors import TreegenError
 from treegen.importers import import_file
+from treegen.model import argmax, scores_nan
 from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.testing import random_model
@@ -43,11 +49,115 @@ def linear_model(request, tmp_path_factory):
     return import_file(str(path))
 
 
-def _rows_file(tmp_path) -> str:
+# one-vs-all probabilities of the model below: [0, nan, nan], [1, 0, nan], [0.25, nan, 0], [nan, 0, nan]
+SOME_NAN_ROWS = [{"Column_0": a, "Column_1": b, "Column_2": c} for a, b, c in
+                 [(math.inf, math.inf, math.inf), (-math.inf, math.inf, -3.0), (3.0, math.inf, math.inf),
+                  (-math.inf, math.inf, math.inf), (1.0, 2.0, 3.0)]]
+
+
+@pytest.fixture(scope="module")
+def one_vs_all(tmp_path_factory):
+    """(model, its file): a one-vs-all classifier with linear leaves, where an infinite input makes some
+    class scores NaN but not all (a softmax makes them all NaN)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 3))
+    y = np.digitize(0.3 * X[:, 0] + 0.2 * X[:, 1] - 0.25 * X[:, 2] + 0.1 * rng.normal(size=2000), [-0.2, 0.2])
+    booster = lightgbm.train({"objective": "multiclassova", "num_class": 3, "linear_tree": True, "num_leaves": 4,
+                              "verbose": -1}, lightgbm.Dataset(X, y.astype(float)), 3)
+    path = tmp_path_factory.mktemp("ova") / "model.txt"
+    booster.save_model(str(path))
+    proba = booster.predict(np.array([list(row.values()) for row in SOME_NAN_ROWS]))
+    assert np.isnan(proba).tolist() == [[False, True, True], [False, False, True], [False, True, False],
+                                        [True, False, True], [False, False, False]]
+    return import_file(str(path)), str(path)
+
+
+def _rows_file(tmp_path, rows=INFINITE_ROWS) -> str:
     data = tmp_path / "rows.csv"
     data.write_text("Column_0,Column_1,Column_2\n" + "".join(f"{r['Column_0']},{r['Column_1']},{r['Column_2']}\n"
-                                                            for r in INFINITE_ROWS))
+                                                            for r in rows))
     return str(data)
+
+
+def test_argmax_takes_the_first_nan_as_numpy_does():
+    for scores in ([0.0, math.nan, 1.0], [1.0, 0.0, math.nan], [math.nan, 2.0, math.nan], [0.5, 0.5, 0.1]):
+        assert argmax(scores) == np.argmax(scores), scores
+
+
+def test_where_some_class_scores_are_nan_the_label_is_lightgbms(one_vs_all, tmp_path):
+    """LGBMClassifier.predict labels [1, 0, nan] as class 2 and [0.25, nan, 0] as class 1 (numpy's argmax):
+    the model says so (verify --against runs LightGBM), and so does every target: a NaN-aware argmax in
+    the programs, NaN sorting above every number in DuckDB, SQLite's NULLs tested in class order."""
+    model, path = one_vs_all
+    assert [label for label, _ in predict_rows(model, SOME_NAN_ROWS[:4])] == ["1", "2", "1", "0"]
+    results = verify(model, _rows_file(tmp_path, SOME_NAN_ROWS), ["python", "java", "c", "javascript", "sql"],
+                     ["sqlite", "duckdb", "ansi"], against=path)
+    assert [r.target for r in results] == ["LightGBM itself", "python", "java", "c", "javascript", "sql/sqlite",
+                                           "sql/duckdb", "sql/ansi"]
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_only_a_model_that_can_score_nan_tests_nan_in_its_argmax(one_vs_all):
+    """A model without linear leaves or an infinite sum (scores_nan) has its programs written as they were."""
+    tests = {"python": "_argmax_nan(", "java": "argmaxNan(", "javascript": "argmaxNan(", "c": "isnan(deciding[best])"}
+    for target, test in tests.items():
+        assert test in emit(one_vs_all[0], target) and test not in emit(random_model(0), target), target
+
+
+# XGBoost files (JSON reads Infinity, and a float32 leaf of 1e39 is inf) whose trees' leaves, all made infinite,
+# sum to NaN or to an infinity a softmax makes NaN (inf - inf): XGBoost loads them and predicts NaN. Each:
+# (fixture, objective, tree -> its leaves). multi:softmax labels by the raw sums: XGBoost's FindMaxIndex, which
+# no NaN passes (class 1's sum is NaN, the others' numbers: the label is theirs).
+INFINITE_LEAVES = {"softprob": ("multiclass", None, {0: math.inf}),
+                   "softmax": ("multiclass", "multi:softmax", {1: math.inf, 4: -math.inf}),
+                   "logistic": ("binary", None, {0: math.inf, 1: -math.inf}),
+                   "gamma": ("gamma", None, {0: 1e39, 1: -math.inf})}
+
+
+ZERO_ROWS = [{"x0": 0.0, "x1": 0.0, "x2": 0.0}, {"x0": 1.0, "x1": -1.0, "x2": 2.0}]
+
+
+@pytest.fixture(scope="module", params=sorted(INFINITE_LEAVES))
+def infinite_leaves(request, tmp_path_factory):
+    """(model, its file): an XGBoost fixture (softmax, sigmoid, exp: its float32 links) with infinite leaves."""
+    name, objective, leaves = INFINITE_LEAVES[request.param]
+    fixture = Path(__file__).parent / "fixtures" / "xgboost" / f"{name}-3.2.0.json"
+    doc = json.loads(fixture.read_text())
+    assert not scores_nan(import_file(str(fixture)))
+    if objective:
+        doc["learner"]["objective"]["name"] = objective
+    trees = doc["learner"]["gradient_booster"]["model"]["trees"]
+    for k, value in leaves.items():
+        for node, left in enumerate(trees[k]["left_children"]):
+            if left == -1:
+                trees[k]["split_conditions"][node] = trees[k]["base_weights"][node] = value
+    path = tmp_path_factory.mktemp("xgboost") / "model.json"
+    path.write_text(json.dumps(doc))
+    model = import_file(str(path))
+    label, scores = predict_rows(model, ZERO_ROWS)[0]
+    assert scores_nan(model) and all(math.isnan(s) for s in scores) and (objective is None or label != "1")
+    return model, str(path)
+
+
+def test_xgboosts_float32_links_give_a_nan_sum_nan_in_every_target(infinite_leaves):
+    """Where NaN sorts high, glibc's expf written out took NaN for an overflow (infinity), or cast it to an
+    integer (an error), and the sigmoid's min(-s, 88.7) took 88.7; SQLite's NULL labels were the last
+    class's, and verify read SQLite's NULL as no number where it computes float32 in double. multi:softmax's
+    label passes over a NaN raw sum, in the model, the programs and the SQL."""
+    model, path = infinite_leaves
+    results = verify(model, None, ["python", "java", "c", "javascript", "sql"], ["sqlite", "duckdb", "ansi"],
+                     against=path)
+    assert [r.target for r in results] == ["XGBoost itself", "python", "java", "c", "javascript", "sql/sqlite",
+                                           "sql/duckdb", "sql/ansi"]
+    assert all(r.ok for r in results), [r.line() for r in results]
+    assert "within 0.0e+00 of the model's" in results[5].line()
+
+
+def test_mysql_refuses_an_infinite_leaf_in_one_line(infinite_leaves):
+    """It has no infinity to write (it was a ValueError's traceback)."""
+    message = r"^mysql: the model holds an infinite number \(a leaf\), which mysql cannot write: it has no infinity$"
+    with pytest.raises(TreegenError, match=message):
+        emit(infinite_leaves[0], "sql", dialect="mysql")
 
 
 def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp_path):
@@ -59,6 +169,12 @@ def test_an_infinite_input_makes_a_nan_score_the_sql_gives_too(linear_model, tmp
 
 def test_a_nan_score_on_postgres(linear_model, tmp_path, postgres_dsn):
     results = verify(linear_model, _rows_file(tmp_path), ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_some_nan_class_scores_on_postgres(one_vs_all, tmp_path, postgres_dsn):
+    results = verify(one_vs_all[0], _rows_file(tmp_path, SOME_NAN_ROWS), ["sql"], ["postgres"],
+                     dsns={"postgres": postgres_dsn})
     assert all(r.ok for r in results), [r.line() for r in results]
 
 
@@ -85,11 +201,28 @@ def test_an_empty_answer_is_nan_only_where_the_engine_writes_nan_so():
 
 def test_a_nan_score_on_spark(linear_model, spark):
     """Spark orders NaN above every number too (its EXP is Java's: within its declared 1e-14)."""
-    proba = linear_model.target.is_classification
-    results = query(emit(linear_model, "sql", dialect="spark", proba=proba), linear_model, INFINITE_ROWS, "spark",
-                    spark=spark)
-    first = len(linear_model.features)
-    for result, (want, scores) in zip(results, predict_rows(linear_model, INFINITE_ROWS)):
+    _assert_spark_agrees(linear_model, INFINITE_ROWS, spark)
+
+
+def test_some_nan_class_scores_on_spark(one_vs_all, spark):
+    _assert_spark_agrees(one_vs_all[0], SOME_NAN_ROWS, spark)
+
+
+def test_infinite_leaves_on_postgres(infinite_leaves, postgres_dsn):
+    results = verify(infinite_leaves[0], None, ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_infinite_leaves_on_spark(infinite_leaves, spark):
+    _assert_spark_agrees(infinite_leaves[0], ZERO_ROWS, spark)
+
+
+def _assert_spark_agrees(model, rows, spark):
+    proba = model.target.is_classification
+    results = query(emit(model, "sql", dialect="spark", proba=proba), model, rows, "spark", spark=spark)
+    first = len(model.features)
+    for result, (want, scores) in zip(results, predict_rows(model, rows), strict=True):
+        assert not proba or result[first] == want, (result, want)
         got = result[first + 1:] if proba else result[first:first + 1]
         assert len(got) == len(scores), (result, scores)
         assert all(math.isclose(a, b, rel_tol=1e-14) or math.isnan(a) and math.isnan(b) for a, b in zip(got, scores)), \

@@ -31,8 +31,9 @@ Prediction semantics (the reference every back end must match):
   children adds their outputs, left to right, from 0.0. The sums nest as the tree nests -- see
   :func:`tree_output`. Without missing values exactly one leaf is reached.
 * The trees' outputs are combined as :class:`Combine` says; for classification the label is the
-  class with the highest final score, the first one on ties -- except boosted classifiers, which
-  decide on the raw sums as scikit-learn does (:meth:`Model.predict`).
+  class with the highest final score, the first one on ties, and the first NaN where a score is NaN
+  (numpy's argmax, the libraries' label: :func:`argmax`) -- except boosted classifiers, which
+  decide on the raw sums as scikit-learn does, a NaN never passing (:func:`max_index`, :meth:`Model.predict`).
 * Label values (:attr:`Node.label_value`): a classifier whose trees are single or averaged may
   decide its label on other numbers than the scores it reports. Its *label sums* are computed as its
   scores are -- the same nodes, the same weights, the same order -- but with each node's
@@ -133,11 +134,11 @@ class Precision(Kind):
 class Decision(Kind):
     """How a classifier's label follows from its scores or raw sums."""
 
-    ARGMAX = "argmax"  # the first class with the highest score
+    ARGMAX = "argmax"  # the first class with the highest score (the first NaN: :func:`argmax`)
     WEKA = "weka"  # the first class, passed only by a score higher by more than 1e-6 (Weka's J48)
     RAW_NONNEGATIVE = "raw_nonnegative"  # binary: the second class when the raw sum is >= 0 (scikit-learn)
     RAW_POSITIVE = "raw_positive"  # binary: the second class when the raw sum is > 0 (HistGB, CatBoost)
-    ARGMAX_RAW = "argmax_raw"  # the first class with the highest raw sum
+    ARGMAX_RAW = "argmax_raw"  # the first class with the highest raw sum (NaN never passes: :func:`max_index`)
 
 
 NUMERIC, NOMINAL = FeatureKind.NUMERIC, FeatureKind.NOMINAL
@@ -694,12 +695,43 @@ def listed(model: Model) -> Model:
 
 
 def argmax(scores: Sequence[float]) -> int:
-    """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn)."""
+    """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn); where a score
+    is NaN, the first NaN: numpy's argmax, by which ``LGBMClassifier.predict`` labels a row whose
+    one-vs-all probabilities are ``[0, nan, 1]`` (a linear leaf reading +inf and -inf) with class 1.
+    The targets write the test for NaN where a score can be NaN (:func:`scores_nan`)."""
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best] or math.isnan(s) and not math.isnan(scores[best]):
+            best = i
+    return best
+
+
+def max_index(scores: Sequence[float]) -> int:
+    """Index of the highest score, the first one on ties, passed by no NaN (the first stays where it is NaN):
+    XGBoost's ``FindMaxIndex``, multi:softmax's label from its raw sums, which may be NaN (infinite leaves).
+    The other models that decide on raw sums (scikit-learn's, CatBoost's) score no NaN (:func:`scores_nan`)."""
     best = 0
     for i, s in enumerate(scores):
         if s > scores[best]:
             best = i
     return best
+
+
+def scores_nan(model: Model) -> bool:
+    """Whether a score of the model can be NaN: a linear leaf reads +inf and -inf (``inf * c - inf * c``), or
+    a boosted sum can reach an infinity (a leaf of inf, as an XGBoost file may hold, or leaves whose sum
+    overflows the model's precision), which an opposite infinity or a softmax's ``inf - inf`` makes NaN.
+    Only then do the targets write the tests for NaN (:func:`argmax`'s; the SQL's in XGBoost's links)."""
+    if any(node.linear is not None for tree in model.trees for node in tree.nodes):
+        return True
+    combine = model.combine
+    if combine.kind != CombineKind.SUM:
+        return False
+    largest = arithmetic.FLT_MAX if combine.precision == Precision.FLOAT32 else sys.float_info.max
+    # each term at most its tree's largest value times its weight and the scale (the sum: rounded, hence / 2)
+    bound = sum(max(abs(v) for node in tree.nodes for v in node.value) * abs(tree.weight) for tree in model.trees)
+    bound = bound * max(1.0, abs(combine.scale)) + max((abs(v) for v in combine.init), default=0.0)
+    return not bound < largest / 2
 
 
 def weka_argmax(scores: Sequence[float]) -> int:
@@ -729,7 +761,7 @@ def decide(decision: Decision, scores: Sequence[float], raw: Sequence[float]) ->
     if decision == Decision.RAW_POSITIVE:
         return 1 if raw[0] > 0 else 0
     if decision == Decision.ARGMAX_RAW:
-        return argmax(raw)
+        return max_index(raw)
     raise ValueError(f"unknown decision {decision!r}")
 
 

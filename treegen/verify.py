@@ -378,13 +378,13 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
     """A target whose arithmetic is not the model's (float32 sums in double): its answers are exactly
     ``computed``'s, its labels the model's, and the line says how far its scores are from the model's."""
     own = predict_rows(computed, rows)
-    problems = compare(computed, rows, *outputs, own)
+    problems = judged_outputs(computed, rows, *outputs, own, empty=math.nan if _nan_is_null(check) else None)[0]
     if model.target.is_classification:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
                      for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
                      if label != want]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
-                 for a, b in zip(mine, theirs) if a != b), default=0.0)
+                 for a, b in zip(mine, theirs) if not _same_bits(a, b)), default=0.0)
     return Result(check.name, count, problems,
                   note=f"{why}, as the SQL does; scores within {apart:.1e} of the model's (relative above 1)")
 

@@ -93,6 +93,11 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "    return coded_category(feature, text, strlen(text));"),
                  ("        return (double) category_code(feature, text, length);",
                   "        return (double) coded_category(feature, text, length);"))
+# A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
+# (XGBoost's multi:softmax decides on raw sums as the runtime does: a NaN never passes, treegen.model.max_index.)
+NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
+               "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
+               "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
 
 
@@ -168,7 +173,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
         decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
-    context.update(runtime_with_codes(model, "c", CODED_LOOKUPS))
+    context.update(runtime_with_codes(model, "c", CODED_LOOKUPS, NAN_ARGMAX))
     head = render("c", "header.h.j2", filters, **context)
     return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
 

@@ -58,7 +58,7 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
@@ -91,6 +91,18 @@ NAMED_LOOKUP = ("        Integer code = codes.get(value.toString());",
                 "            return namedCode(feature, value);\n"
                 "        }\n"
                 "        Integer code = codes.get(value.toString());")
+# A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
+NAN_ARGMAX = (("    /** The code of a category the model does not know (a missing one is -1). */",
+               "    /** numpy's argmax: the first NaN where a score is NaN, else the first highest. */\n"
+               "    private static int argmaxNan(double[] scores) {\n"
+               "        for (int i = 0; i < scores.length; i++) {\n"
+               "            if (Double.isNaN(scores[i])) {\n"
+               "                return i;\n"
+               "            }\n"
+               "        }\n"
+               "        return argmax(scores);\n"
+               "    }\n\n"
+               "    /** The code of a category the model does not know (a missing one is -1). */"),)
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -197,6 +209,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     apart = has_label_values(model)
     scores_of, votes_of = _part(scores_part(model)), _part(label_part(model))
     deciding = votes_of("sums(x)") if apart else "scores(x)"
+    nan = scores_nan(model)
     reached = f"VALUES[0][P0.t0n0({read('x')})]"  # a single tree's values at the node reached
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string}, read=read,
                   intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
@@ -205,9 +218,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   sums=all_sums, raw_lines=_raw_lines(all_sums) if boosted and not direct else [],
                   link_lines=_link_lines(combine), terms_returned=terms_returned,
                   direct=_direct_sums(plans, home, steps, returns_term) if direct else None,
-                  label=_decide(decision, deciding, "raw(x)" if boosted else deciding),
+                  label=_decide(decision, deciding, "raw(x)" if boosted else deciding, nan),
                   rows_scores="scoresOf(sums[r])" if boosted else "sums[r]",
-                  rows_label=_decide(decision, "scoresOf(sums[r])" if boosted else "sums[r]", "sums[r]"),
+                  rows_label=_decide(decision, "scoresOf(sums[r])" if boosted else "sums[r]", "sums[r]", nan),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
                   on_raw=boosted and decides_on_raw(combine),
@@ -232,7 +245,7 @@ def _runtime(model: Model) -> dict:
     """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
     Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the
     Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals."""
-    texts = runtime_with_codes(model, "java", CODED_LOOKUPS)
+    texts = runtime_with_codes(model, "java", CODED_LOOKUPS, NAN_ARGMAX)
     if not named_features(model):
         return {**texts, "named": None}
     old, new = NAMED_LOOKUP
@@ -610,9 +623,10 @@ def _part(part: slice):
     return lambda array: f"Arrays.copyOfRange({array}, {part.start}, {part.stop})"
 
 
-def _decide(decision: Decision, scores: str, raw: str) -> str:
-    """The index of the predicted class under ``decision``, from the scores and the raw sums."""
-    return {Decision.ARGMAX: f"argmax({scores})", Decision.WEKA: f"wekaArgmax({scores})",
+def _decide(decision: Decision, scores: str, raw: str, nan: bool = False) -> str:
+    """The index of the predicted class under ``decision``, from the scores and the raw sums (``nan``: which
+    may be NaN, :func:`treegen.model.scores_nan`)."""
+    return {Decision.ARGMAX: f"argmax{'Nan' if nan else ''}({scores})", Decision.WEKA: f"wekaArgmax({scores})",
             Decision.RAW_NONNEGATIVE: f"{raw}[0] >= 0 ? 1 : 0", Decision.RAW_POSITIVE: f"{raw}[0] > 0 ? 1 : 0",
             Decision.ARGMAX_RAW: f"argmax({raw})"}[decision]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import CombineKind, Model, has_label_values
+from ..model import CombineKind, Model, has_label_values, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
                      float_text, group_weight, leaf_index, leaf_terms, named_codes, named_features, numeric_test,
                      output_numbers, plan, size_groups, summed_tree_by_tree, sums, utf16_escaped)
@@ -126,7 +126,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   code_float32=model.numeric.cast == "float32",
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
-                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model))))
+                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model)),
+                                 nan=scores_nan(model)))
 
 
 def literal(value) -> str:

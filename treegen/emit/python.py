@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_part, leaf_terms, missing_intervals, named_features, numeric_test,
                      output_numbers, plan, scores_part, summed_tree_by_tree, sums)
@@ -90,6 +90,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
     as_read = bool(intervals or coded)
+    helpers = _helpers(model)
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   model=model, classification=model.target.is_classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
@@ -99,7 +100,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), link_lines=_link_lines(combine), inline=inline,
                   raw_lines=_raw_lines(model) if boosted and not inline else [],
-                  label=_decide(decision, deciding, "_raw(x)" if boosted else deciding),
+                  label=_decide(decision, deciding, "_raw(x)" if boosted else deciding, helpers["nan"]),
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
                   labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
@@ -107,7 +108,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   named=_named(model),
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
-                  helpers=_helpers(model), leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
+                  helpers=helpers, leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
                   runtime=render("python", "runtime.py.txt", coded=bool(coded), named=bool(named_features(model))))
 
 
@@ -403,21 +404,22 @@ def _link_lines(combine) -> list[str]:
     return ["return raw"]
 
 
-def _decide(decision: Decision, scores: str, raw: str) -> str:
-    """The index of the predicted class under ``decision``, from the scores and the raw sums."""
-    return {Decision.ARGMAX: f"_argmax({scores})", Decision.WEKA: f"_weka({scores})",
+def _decide(decision: Decision, scores: str, raw: str, nan: bool = False) -> str:
+    """The index of the predicted class under ``decision``, from the scores and the raw sums (``nan``: which
+    may be NaN, :func:`treegen.model.scores_nan`)."""
+    return {Decision.ARGMAX: f"_argmax{'_nan' if nan else ''}({scores})", Decision.WEKA: f"_weka({scores})",
             Decision.RAW_NONNEGATIVE: f"1 if {raw}[0] >= 0 else 0", Decision.RAW_POSITIVE: f"1 if {raw}[0] > 0 else 0",
             Decision.ARGMAX_RAW: f"_argmax({raw})"}[decision]
 
 
 def _helpers(model: Model) -> dict:
     """The arithmetic a module needs beyond its walkers: C's ``exp``, float32 (with XGBoost's links),
-    Weka's choice of class -- and the constants of glibc's ``expf``."""
+    Weka's choice of class, the argmax's test for NaN scores -- and the constants of glibc's ``expf``."""
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
     return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.EXP),
-            "float32": float32, "weka": combine.decision() == Decision.WEKA,
+            "float32": float32, "weka": combine.decision() == Decision.WEKA, "nan": scores_nan(model),
             "expf": {name: literal(getattr(arithmetic, name)) for name in (
                 "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},
             "expf_table": [literal(v) for v in arithmetic.EXPF_TABLE],

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import jinja2
 
-from ..model import Codes, Model
+from ..model import Codes, Model, scores_nan
 
 CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.<folder>.txt's numbers
 
@@ -43,14 +43,18 @@ def source_with(folder: str, template: str, replacements: tuple[tuple[str, str],
     return text
 
 
-def runtime_with_codes(model: Model, folder: str, lookups: tuple[tuple[str, str], ...]) -> dict:
+def runtime_with_codes(model: Model, folder: str, lookups: tuple[tuple[str, str], ...],
+                       nan_argmax: tuple[tuple[str, str], ...] = ()) -> dict:
     """A target's fixed runtime (``runtime.<folder>.txt``) as the model needs it. For a model with a feature
     of integer codes (``Feature.codes``) also what reads them: the runtime's look-ups of a category made to
     call ``codes.<folder>.txt`` on a miss (``lookups``), each feature's rule by number (:data:`CODE_RULES`)
-    and whether numbers are read as float32. Without codes the runtime is as written."""
+    and whether numbers are read as float32. For a model whose scores can be NaN
+    (:func:`treegen.model.scores_nan`), what labels by numpy's argmax, the first NaN (``nan_argmax``).
+    Otherwise the runtime is as written."""
     rules = [CODE_RULES[f.codes] for f in model.features]
-    runtime = f"runtime.{folder}.txt"
+    replacements = (lookups if any(rules) else ()) + (nan_argmax if scores_nan(model) else ())
+    runtime = source_with(folder, f"runtime.{folder}.txt", replacements)
     if not any(rules):
-        return {"runtime": source(folder, runtime), "code_rules": None}
-    return {"runtime": source_with(folder, runtime, lookups), "code_rules": rules,
+        return {"runtime": runtime, "code_rules": None}
+    return {"runtime": runtime, "code_rules": rules,
             "codes_float32": model.numeric.cast == "float32", "codes_runtime": source(folder, f"codes.{folder}.txt")}

@@ -70,9 +70,10 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   (``|x| <= kZeroThreshold``) is 0.0 there: ``Node.linear``, :func:`treegen.model.leaf_value`.
   LightGBM refuses ``zero_as_missing`` with linear trees (``src/io/config.cpp``) and leaves categorical
   features out of the leaves' models, so a term's feature is numeric without a missing interval.
-* Labels: ``LGBMClassifier.predict`` is the argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
-  ``Decision.ARGMAX`` on the scores. A file has no class labels: they are "0", "1", ...; a classifier
-  object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).
+* Labels: ``LGBMClassifier.predict`` is numpy's argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
+  ``Decision.ARGMAX`` on the scores, the first NaN where one is NaN (:func:`treegen.model.argmax`). A
+  file has no class labels: they are "0", "1", ...; a classifier object's ``classes_`` name them (the
+  originals are kept in ``model.meta["lightgbm"]``).
   ``cross_entropy`` (labels in [0, 1]) is imported as a classifier whose second score is what
   LightGBM predicts.
 
@@ -91,8 +92,7 @@ from typing import Any, Mapping, Sequence
 from ..collector import collector_paused
 from ..errors import TreegenError, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
-                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, argmax,
-                     code_number)
+                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
 from . import IMPORTERS, library_meta
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
@@ -740,7 +740,7 @@ def _split(parsed: _Parsed, tree: _Tree, node: int, features: Sequence[Feature],
 def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
     """LightGBM's own predictions for ``rows`` (dicts by feature name) from the file at ``path``:
     ``(label or value, scores)`` per row, as :meth:`Model.predict` and :meth:`Model.scores` give them
-    (the label: the first class of highest probability, as ``LGBMClassifier.predict``).
+    (the label: numpy's argmax of the probabilities, as ``LGBMClassifier.predict`` takes it).
 
     Numbers go to ``Booster.predict`` as doubles, missing values as NaN. A category of a model with
     ``pandas_categorical`` goes in a pandas Categorical of the training categories, as the Python
@@ -783,7 +783,8 @@ def _as_code(value) -> float:
 
 
 def _as_answer(model: Model, prediction) -> tuple:
+    import numpy as np
     if not model.target.is_classification:
         return prediction, [prediction]
     scores = prediction if isinstance(prediction, list) else [1.0 - prediction, prediction]
-    return model.target.classes[argmax(scores)], scores
+    return model.target.classes[int(np.argmax(scores))], scores  # numpy's: the first NaN wins

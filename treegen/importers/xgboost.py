@@ -51,7 +51,9 @@ How XGBoost predicts, and how the model says the same thing:
   ``base_score`` is saved as a prediction (a probability for the logistic objectives) and turned into
   the margin once when XGBoost loads the model, by the objective's ``ProbToMargin`` in float32 with
   glibc's ``logf`` (:func:`treegen.arithmetic.logf`); the model stores that margin as ``Combine.init``,
-  one per output group (3.x saves one ``base_score`` per group, older versions one for all).
+  one per output group (3.x saves one ``base_score`` per group, older versions one for all). A leaf may
+  be infinite (JSON's ``Infinity``, or a number beyond float32), as XGBoost loads it: a sum of +inf and
+  -inf, or a softmax of an infinite sum, is NaN there and in the model (:func:`treegen.model.scores_nan`).
 * DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
   ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
   numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``

@@ -34,12 +34,14 @@ def exp(d: Dialect, x: str) -> str:
     return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
 
 
-def expf(d: Dialect, x: str) -> str:
+def expf(d: Dialect, x: str, nan: bool = False) -> str:
     """glibc's ``expf`` of the float32 ``x`` (see :func:`treegen.arithmetic.expf`): the nearest integer
     ``k`` to ``x * 32 / ln 2`` by the shift trick, ``2^(k mod 32 / 32)`` from a table times the power of
     two ``2^((k - k mod 32) / 32)``, a cubic in the rest, all in double, rounded once to float32; and the
     two inputs where that differs from glibc's fused build. Exact in DuckDB, PostgreSQL and Spark
-    (plain double arithmetic, no library function but ``POWER`` of 2 to an integer)."""
+    (plain double arithmetic, no library function but ``POWER`` of 2 to an integer). ``nan``: ``x`` may be
+    NaN (:func:`treegen.model.scores_nan`), which is given back: where NaN sorts above every number, the
+    overflow's test would take it for infinity, and its integer cast raises an error."""
     lit = d.double
     z = f"({x} * {lit(ref.EXPF_INV_LN2_N)})"
     kd = f"(({z} + {lit(ref.EXPF_SHIFT)}) - {lit(ref.EXPF_SHIFT)})"  # round half even, as glibc does
@@ -50,5 +52,6 @@ def expf(d: Dialect, x: str) -> str:
     r = f"({z} - {kd})"
     y = (f"(({lit(ref.EXPF_C0)} * {r} + {lit(ref.EXPF_C1)}) * ({r} * {r}) + ({lit(ref.EXPF_C2)} * {r} + {lit(1.0)}))")
     exceptions = " ".join(f"WHEN {x} = {lit(a)} THEN {lit(b)}" for a, b in ref.EXPF_EXCEPTIONS.items())
-    return (f"CASE WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {d.infinity} WHEN {x} < {lit(ref.EXPF_UNDERFLOW)} "
-            f"THEN {lit(0.0)} {exceptions} ELSE {float32(d, f'{y} * {scale}')} END")
+    nan_first = f"WHEN {x} > {d.infinity} THEN {x} " if nan else ""  # only NaN is above infinity
+    return (f"CASE {nan_first}WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {d.infinity} WHEN {x} < "
+            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} {exceptions} ELSE {float32(d, f'{y} * {scale}')} END")

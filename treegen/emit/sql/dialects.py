@@ -184,7 +184,8 @@ class Dialect:
             raise ValueError("NaN is never a threshold or a value in a rule")
         if math.isinf(x):
             if self.infinity is None:
-                raise ValueError(f"{self.name} has no infinity")
+                raise TreegenError(f"{self.name}: the model holds an infinite number (a leaf), which {self.name} "
+                                   "cannot write: it has no infinity")
             return self.infinity if x > 0 else "-" + self.infinity
         with_exponent = text if "e" in text else text + "e0"
         binary = _binary(x, self.double_type) if "{binary}" in self.double_form else ""

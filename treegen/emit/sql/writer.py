@@ -34,7 +34,7 @@ from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
-                      code_category, decide, has_label_values)
+                      code_category, decide, has_label_values, scores_nan)
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -144,8 +144,9 @@ class Writer:
         self._lengths: dict[str, int] = {}  # how long each named value is, inlined (inlined_length)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
-        # a score may be NaN (a linear leaf reading +inf and -inf), which the engine writes as NULL (SQLite)
-        self.null_scores = d.nan_is_null and any(n.linear is not None for tree in model.trees for n in tree.nodes)
+        # a score may be NaN (a linear leaf reading +inf and -inf, an infinite sum), NULL in SQLite
+        self.nan_scores = scores_nan(model)
+        self.null_scores = d.nan_is_null and self.nan_scores
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
@@ -478,7 +479,7 @@ class Writer:
         elif link == Link.SOFTMAX:
             self._define_softmax(raw, single)
         elif link == Link.EXP:
-            exp = sql_arithmetic.expf if single else sql_arithmetic.exp
+            exp = (lambda d, x: sql_arithmetic.expf(d, x, self.nan_scores)) if single else sql_arithmetic.exp
             for k, s in enumerate(raw):
                 define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
         elif link == Link.SIGN_SQUARE:
@@ -500,9 +501,11 @@ class Writer:
         cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
         scale = self.model.combine.link_scale
         for k, (s, name) in enumerate(zip(raw, names)):
-            if single:
-                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)} THEN {cap} ELSE -{s(ref)} END", [f"s{k}"])
-                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref)), [f"q{k}"])
+            if single:  # min(-s, cap), NaN where s is NaN (cap < NaN would take cap where NaN sorts high)
+                number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores else (lambda x: "")
+                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)}{number(f'-{s(ref)}')} THEN {cap} "
+                                                       f"ELSE -{s(ref)} END", [f"s{k}"])
+                e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref), self.nan_scores), [f"q{k}"])
                 define(name, lambda ref, e=e: f32(one + " / " + f32(f32(f"{e(ref)} + {one}") + " + " + tiny)), [f"e{k}"])
                 continue
             x = (lambda ref, s=s: s(ref)) if scale == 1.0 else (lambda ref, s=s: f"({d.double(scale)} * {s(ref)})")
@@ -524,7 +527,8 @@ class Writer:
         top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
         if single:
             gaps = [define(f"g{k}", lambda ref, s=s: f32(f"{s(ref)} - {top(ref)}"), [names[k], "top"]) for k, s in enumerate(raw)]
-            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref)), [f"g{k}"]) for k, g in enumerate(gaps)]
+            exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref), self.nan_scores), [f"g{k}"])
+                    for k, g in enumerate(gaps)]
         else:
             exps = [define(f"e{k}", lambda ref, s=s: self.exp(f"{s(ref)} - {top(ref)}"), [names[k], "top"])
                     for k, s in enumerate(raw)]
@@ -570,17 +574,27 @@ class Writer:
         if decision == Decision.WEKA:
             return self.weka(scored)
         deciding = raw if decision == Decision.ARGMAX_RAW else scored
-        return lambda ref: self.argmax([ref(name) for name in deciding])
+        return lambda ref: self.argmax([ref(name) for name in deciding], decision != Decision.ARGMAX_RAW)
 
-    def argmax(self, scores: list[str]) -> str:
-        """The label of the highest score, the first on ties (and where the first is NaN, which no score
-        passes: for a NULL score, the first)."""
-        labels = self.model.target.classes
-        branches = [(" AND ".join(f"{scores[i]} >= {scores[j]}" for j in range(i + 1, len(scores))),
-                     self.d.string(labels[i])) for i in range(len(scores) - 1)]
-        if self.null_scores:
-            branches.insert(0, (f"{scores[0]} IS NULL", self.d.string(labels[0])))
-        return render("sql", "case.sql.j2", branches=branches, otherwise=self.d.string(labels[-1]))
+    def argmax(self, scores: list[str], nan_wins: bool = True) -> str:
+        """The label of the highest score, the first on ties; where a score is NaN, the first NaN's
+        (:func:`treegen.model.argmax`): where NaN sorts above every number, ``NaN >= x`` holds and ``x >= NaN``
+        does not; a NULL score (SQLite's NaN) is tested first, in class order (the last one passes no other
+        test). Not ``nan_wins``: a NaN never passes (:func:`treegen.model.max_index`), tested as NULL or as
+        above infinity (only NaN is) where a score can be NaN."""
+        d, labels = self.d, [self.d.string(label) for label in self.model.target.classes]
+        later = lambda i, test: " AND ".join(test(scores[i], scores[j]) for j in range(i + 1, len(scores)))
+        if nan_wins or not self.nan_scores or not (d.nan_is_null or d.infinity):
+            branches = [(later(i, lambda a, b: f"{a} >= {b}"), labels[i]) for i in range(len(scores) - 1)]
+            if self.null_scores:
+                branches[:0] = [(f"{scores[i]} IS NULL", labels[i]) for i in range(len(scores) - 1)]
+        else:
+            nan = (lambda x: f"{x} IS NULL") if d.nan_is_null else (lambda x: f"{x} > {d.infinity}")
+            number = (lambda x: f"{x} IS NOT NULL") if d.nan_is_null else (lambda x: f"{x} <= {d.infinity}")
+            branches = [(nan(scores[0]), labels[0])] + [
+                (f"{number(scores[i])} AND {later(i, lambda a, b: f'({a} >= {b} OR {nan(b)})')}", labels[i])
+                for i in range(len(scores) - 1)]
+        return render("sql", "case.sql.j2", branches=branches, otherwise=labels[-1])
 
     def weka(self, scores: list[str]) -> Callable[[Ref], str]:
         """Weka's label (:func:`treegen.model.weka_argmax`): class by class, the best so far is passed
