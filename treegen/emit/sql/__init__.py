@@ -31,7 +31,6 @@ from ...errors import TreegenError
 from ...model import Link, Model, Precision, Tolerance
 from ...table import split_names
 from . import nested, rules, walk
-from .depth import sqlite_reads
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
@@ -89,12 +88,9 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
     write = partial(_written, model, d, source, expression, proba, leaf, kept)
-    if d.parser_depth is None:
-        return write(fit=False)
-    # SQLite: most SQL fits its parser's stack at the dialect's nesting, which SQLite's own parser (0.5 s for
-    # 15 MB) tells sooner than measuring every column (depth.py: 3 s); the rest is measured and nested less
-    sql = write(fit=False)
-    return sql if sqlite_reads(sql, expression) else write(fit=True)
+    # SQLite: each column is written at the dialect's nesting, and less deep only where SQLite's parser stack would
+    # overflow: asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
+    return write(fit=d.parser_depth is not None)
 
 
 def _written(model: Model, d, source: str | None, expression: bool, proba: bool, leaf: bool, kept: tuple[str, ...],
