@@ -3,14 +3,15 @@ and so take the writer's fitting path (:meth:`treegen.emit.sql.writer.Writer.fit
 
     python3 bench/bench_sqlite_fit.py [--tree CHECKOUT] [--models DIR] [--out DIR] [--repeat 1]
 
-The models, trained once into ``--models`` (default: a directory in the temporary one; kept there, so that several checkouts time the same ones):
-``LGBMClassifier(n_estimators=40, num_leaves=256, max_depth=-1, min_child_samples=5)`` and
-``GradientBoostingClassifier(n_estimators=20, max_depth=None, max_leaf_nodes=800, min_samples_leaf=2)``, both on
-``make_classification(20000, 20, n_informative=12, n_classes=5)``, saved as treegen model files. ``--tree``: the
-checkout whose ``treegen`` writes the SQL (default: this one). Each model is written as a query with
-``proba`` (not as expressions: a softmax inlines every tree's sum hundreds of times, gigabytes); the best of ``--repeat`` CPU times (``time.process_time``),
-and whether the stock SQLite of the ``sqlite3`` module parses the SQL. ``--out``: also write each SQL there (to
-``cmp`` two checkouts' SQL). Needs lightgbm and scikit-learn.
+The models, trained once into ``--models`` (default: a directory in the temporary one; kept there, so
+that several checkouts time the same ones): ``LGBMClassifier(n_estimators=40, num_leaves=256, max_depth=-1,
+min_child_samples=5)`` and ``GradientBoostingClassifier(n_estimators=20, max_depth=None, max_leaf_nodes=800,
+min_samples_leaf=2)``, both on ``make_classification(20000, 20, n_informative=12, n_classes=5)``, saved as treegen
+model files. ``--tree``: the checkout whose ``treegen`` writes the SQL (default: this one). Each model is written
+as a query with ``proba`` (not as expressions: a softmax inlines every tree's sum hundreds of times, gigabytes);
+the best of ``--repeat`` CPU times (``time.process_time``), and whether the stock SQLite of the ``sqlite3`` module
+parses the SQL. ``--out``: also write each SQL there (to ``cmp`` two checkouts' SQL). Needs lightgbm and
+scikit-learn.
 """
 from __future__ import annotations
 

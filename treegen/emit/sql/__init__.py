@@ -24,7 +24,6 @@ when several class scores read it; the scores).
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from typing import Sequence
 
 from ...errors import TreegenError
@@ -87,16 +86,16 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     kept = tuple(kept_names(keep))
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
-    write = partial(_written, model, d, source, expression, proba, leaf, kept)
     # SQLite: each column is written at the dialect's nesting, and less deep only where SQLite's parser stack would
     # overflow: asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
-    return write(fit=d.parser_depth is not None)
+    return _written(model, d, source, expression, proba, leaf, kept)
 
 
 def _written(model: Model, d, source: str | None, expression: bool, proba: bool, leaf: bool, kept: tuple[str, ...],
-             fit: bool) -> str:
-    """The query (or with ``expression`` its expressions); ``fit``: see :attr:`Writer.fit`."""
-    sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, fit=fit)
+             **fitting) -> str:
+    """The query (or with ``expression`` its expressions); ``fitting``: :class:`Writer`'s ``fit`` and
+    ``ask_sqlite``."""
+    sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, **fitting)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]

@@ -125,9 +125,12 @@ class Writer:
     the query has a leaf column; ``kept``: input columns the query passes through (no feature's name)."""
 
     def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
-                 expression: bool = False, kept: tuple[str, ...] = (), fit: bool = True):
+                 expression: bool = False, kept: tuple[str, ...] = (), fit: bool = True,
+                 ask_sqlite: bool | None = None):
         self.model, self.d, self.with_leaf, self.expression, self.kept = model, d, with_leaf, expression, kept
         self.fit = fit  # measure each column against the parser's stack (fitted); False: the dialect's nesting
+        # fit by asking the sqlite3 module's SQLite (None: where it is a stock build), else by measuring in Python
+        self.ask_sqlite = usual_stack() if ask_sqlite is None else ask_sqlite
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
@@ -666,12 +669,12 @@ class Writer:
         would overflow (``Dialect.parser_depth``; a CASE level takes 4 to 6 entries): SQLite's stack holds
         the derived tables and every CASE, function and operator around the deepest test. A column that
         fits at the dialect's ``nesting`` is written at it; else at the deepest nesting that SQLite's own
-        parser reads where the sqlite3 module's is a stock build (:meth:`_parsed`), or that :func:`.depth.depth`
-        measures to fit (:meth:`_measured`)."""
+        parser reads (``ask_sqlite``: :meth:`_parsed`), or that :func:`.depth.depth` measures to fit
+        (:meth:`_measured`)."""
         ref = self.inline if self.expression else self.column
         if self.d.parser_depth is None or not self.fit:
             return text(ref)
-        written = self._parsed(text, ref, tables) if usual_stack() else self._measured(text, ref, tables)
+        written = self._parsed(text, ref, tables) if self.ask_sqlite else self._measured(text, ref, tables)
         self.nesting = self.d.nesting
         return written
 
