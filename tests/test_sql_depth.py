@@ -11,7 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from treegen.emit.sql import STRATEGIES, emit, find_dialect
-from treegen.emit.sql.depth import depth, sqlite_reads, sqlite_reads_column
+from treegen.emit.sql.depth import depth, sqlite_reads, sqlite_stack_holds
 from treegen.emit.sql.writer import Writer
 from treegen.importers.sklearn import from_sklearn
 from treegen.run.sql import create_table
@@ -113,7 +113,7 @@ def test_asking_sqlite_writes_each_column_as_deep_as_sqlites_parser_reads_it():
     assert sqlite_reads(sql)
     stages = writer.stages()
     nesting = writer.d.nesting
-    deepest = {name: max(n for n in range(nesting + 1) if sqlite_reads_column(_column_at(writer, name, n), len(stages)))
+    deepest = {name: max(n for n in range(nesting + 1) if sqlite_stack_holds(_column_at(writer, name, n), len(stages)))
                for name in stages[0]}
     assert min(deepest.values()) < nesting
     for name, n in deepest.items():
@@ -138,3 +138,11 @@ def test_sqlite_reads_says_what_sqlites_parser_reads():
     # the query as it is run: 93 parentheses around x fit (with EXPLAIN before it, which the SQL never has, 92)
     assert sqlite_reads(f"SELECT {'(' * 93}x{')' * 93} FROM elsewhere")
     assert not sqlite_reads(f"SELECT {'(' * 94}x{')' * 94} FROM elsewhere")
+
+
+def test_sqlite_stack_holds_a_column_inside_its_derived_tables():
+    """Each derived table around a column takes 6 entries of the stack, about one CASE level. Nesting less
+    cures only an overflow of the stack: a column SQLite refuses otherwise (a syntax error here) is held."""
+    assert [sqlite_stack_holds(f"{_nested(18, 'x', 'then')} AS p", tables) for tables in (0, 1)] == [True, False]
+    assert sqlite_stack_holds(f"{_nested(17, 'x', 'then')} AS p", 1)
+    assert sqlite_stack_holds("x +* 2")

@@ -37,7 +37,7 @@ from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Nod
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
-from .depth import DERIVED_TABLE, depth, sqlite_reads_column, usual_stack
+from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
@@ -679,15 +679,15 @@ class Writer:
         return written
 
     def _parsed(self, text: Callable[[Ref], str], ref: Ref, tables: int) -> str:
-        """The column at the deepest nesting SQLite's parser reads (:func:`.depth.sqlite_reads_column`), found by
-        bisection. A step's columns are alike (a sum of trees per class) but not the same: after a column that
-        needed less, the next one first tries the levels around the one it needed (two or three writes of the
-        column, where bisection takes five)."""
+        """The column at the deepest nesting SQLite's parser stack holds (:func:`.depth.sqlite_stack_holds`),
+        found by bisection. A step's columns are alike (a sum of trees per class) but not the same: after a
+        column that needed less, the next one first tries the levels around the one it needed (two or three
+        writes of the column, where bisection takes five)."""
         def tried(nesting: int) -> str | None:
             self.nesting = nesting
             self._inlined.clear()
             written = text(ref)
-            return written if sqlite_reads_column(written, tables) else None
+            return written if sqlite_stack_holds(written, tables) else None
 
         low, high, best = -1, self.d.nesting + 1, None  # the deepest nesting known to parse, the shallowest not
         near = [] if self.needed is None else [self.needed + 1, self.needed, self.needed + 2, self.needed - 1]
