@@ -24,12 +24,14 @@ when several class scores read it; the scores).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Sequence
 
 from ...errors import TreegenError
 from ...model import Link, Model, Precision, Tolerance
 from ...table import split_names
 from . import nested, rules, walk
+from .depth import sqlite_reads
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
@@ -86,9 +88,15 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     kept = tuple(kept_names(keep))
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
-    # SQLite: each column is written at the dialect's nesting, and less deep only where SQLite's parser stack would
-    # overflow: asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
-    return _written(model, d, source, expression, proba, leaf, kept)
+    write = partial(_written, model, d, source, expression, proba, leaf, kept)
+    if not expression or d.parser_depth is None:
+        # SQLite: each column at the dialect's nesting, less deep only where SQLite's parser stack would overflow:
+        # asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
+        return write()
+    # an expression writes each named value wherever it is read (a softmax: every sum of trees ~20 times), too
+    # much to write again at each nesting tried (12x slower): parsed whole once, measured in Python if it overflows
+    sql = write(fit=False)
+    return sql if sqlite_reads(sql, expression) else write(ask_sqlite=False)
 
 
 def _written(model: Model, d, source: str | None, expression: bool, proba: bool, leaf: bool, kept: tuple[str, ...],
