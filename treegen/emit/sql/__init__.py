@@ -94,7 +94,7 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
         # asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
         return write()
     # an expression writes each named value wherever it is read (a softmax: every sum of trees ~20 times), too
-    # much to write again at each nesting tried (12x slower): parsed whole once, measured in Python if it overflows
+    # much to write again at each nesting tried (12-15x slower): parsed whole once, measured in Python if it overflows
     sql = write(fit=False)
     return sql if sqlite_reads(sql, expression) else write(ask_sqlite=False)
 
