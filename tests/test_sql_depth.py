@@ -10,8 +10,9 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from treegen.emit.sql import emit
-from treegen.emit.sql.depth import depth, sqlite_reads
+from treegen.emit.sql import STRATEGIES, emit, find_dialect
+from treegen.emit.sql.depth import depth, sqlite_reads, sqlite_stack_holds
+from treegen.emit.sql.writer import Writer
 from treegen.importers.sklearn import from_sklearn
 from treegen.run.sql import create_table
 from treegen.verify import verify
@@ -91,6 +92,41 @@ def _depth_of_tree(tree) -> int:
     return deepest
 
 
+def _query(model, **fitting) -> tuple[Writer, str]:
+    sqlite = find_dialect("sqlite")
+    writer = Writer(model, sqlite, STRATEGIES, **fitting)
+    return writer, writer.query(sqlite.table("input"), [("prediction", writer.prediction(False))])
+
+
+def _column_at(writer: Writer, name: str, nesting: int) -> str:
+    """The query's column of the named value ``name``, its trees' CASEs nested ``nesting`` deep."""
+    writer.nesting = nesting
+    return f"{writer.definitions[name][0](writer.column)} AS {writer.column(name)}"
+
+
+def test_asking_sqlite_writes_each_column_as_deep_as_sqlites_parser_reads_it():
+    """A query that overflows at the dialect's nesting: each class's sum of trees (the first step, inside
+    every derived table) is written at the deepest nesting that SQLite's own parser reads, found by bisection."""
+    model = _deep_three_class_model(False)
+    assert not sqlite_reads(_query(model, fit=False)[1])
+    writer, sql = _query(model, ask_sqlite=True)
+    assert sqlite_reads(sql)
+    stages = writer.stages()
+    nesting = writer.d.nesting
+    deepest = {name: max(n for n in range(nesting + 1) if sqlite_stack_holds(_column_at(writer, name, n), len(stages)))
+               for name in stages[0]}
+    assert min(deepest.values()) < nesting
+    for name, n in deepest.items():
+        assert _column_at(writer, name, n) in sql
+
+
+def test_measuring_in_python_fits_the_query_where_sqlite_is_not_asked():
+    """Where the sqlite3 module's SQLite is not a stock build, depth() measures each column instead."""
+    model = _deep_three_class_model(True)
+    assert not sqlite_reads(_query(model, fit=False)[1])
+    assert sqlite_reads(_query(model, ask_sqlite=False)[1])
+
+
 def test_sqlite_reads_says_what_sqlites_parser_reads():
     """The sqlite3 module's SQLite, a stock build here, tells at once whether SQL fits the stack (the
     writer measures each column with depth() only where it does not): 18 CASEs nested in THEN read, 19
@@ -99,3 +135,14 @@ def test_sqlite_reads_says_what_sqlites_parser_reads():
     assert not sqlite_reads(f"SELECT {_nested(19, 'x', 'then')} AS p FROM elsewhere")
     assert sqlite_reads(f"{_nested(18, 'x', 'then')} AS p,\n{_nested(18, 'y', 'else')} AS q\n", expression=True)
     assert not sqlite_reads(_nested(19, "x", "then"), expression=True)
+    # the query as it is run: 93 parentheses around x fit (with EXPLAIN before it, which the SQL never has, 92)
+    assert sqlite_reads(f"SELECT {'(' * 93}x{')' * 93} FROM elsewhere")
+    assert not sqlite_reads(f"SELECT {'(' * 94}x{')' * 94} FROM elsewhere")
+
+
+def test_sqlite_stack_holds_a_column_inside_its_derived_tables():
+    """Each derived table around a column takes 6 entries of the stack, about one CASE level. Nesting less
+    cures only an overflow of the stack: a column SQLite refuses otherwise (a syntax error here) is held."""
+    assert [sqlite_stack_holds(f"{_nested(18, 'x', 'then')} AS p", tables) for tables in (0, 1)] == [True, False]
+    assert sqlite_stack_holds(f"{_nested(17, 'x', 'then')} AS p", 1)
+    assert sqlite_stack_holds("x +* 2")

@@ -89,18 +89,21 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")
     write = partial(_written, model, d, source, expression, proba, leaf, kept)
-    if d.parser_depth is None:
-        return write(fit=False)
-    # SQLite: most SQL fits its parser's stack at the dialect's nesting, which SQLite's own parser (0.5 s for
-    # 15 MB) tells sooner than measuring every column (depth.py: 3 s); the rest is measured and nested less
+    if not expression or d.parser_depth is None:
+        # SQLite: each column at the dialect's nesting, less deep only where SQLite's parser stack would overflow:
+        # asked of SQLite's own parser where the sqlite3 module's is a stock build, else measured in Python
+        return write()
+    # an expression writes each named value wherever it is read (a softmax: every sum of trees ~20 times), too
+    # much to write again at each nesting tried (12-15x slower): parsed whole once, measured in Python if it overflows
     sql = write(fit=False)
-    return sql if sqlite_reads(sql, expression) else write(fit=True)
+    return sql if sqlite_reads(sql, expression) else write(ask_sqlite=False)
 
 
 def _written(model: Model, d, source: str | None, expression: bool, proba: bool, leaf: bool, kept: tuple[str, ...],
-             fit: bool) -> str:
-    """The query (or with ``expression`` its expressions); ``fit``: see :attr:`Writer.fit`."""
-    sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, fit=fit)
+             **fitting) -> str:
+    """The query (or with ``expression`` its expressions); ``fitting``: :class:`Writer`'s ``fit`` and
+    ``ask_sqlite``."""
+    sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, **fitting)
     outputs = [("prediction", sql.prediction(proba))]
     if proba and model.target.is_classification:
         outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]

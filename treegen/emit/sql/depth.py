@@ -112,25 +112,40 @@ def depth(text: str) -> int:
 def sqlite_reads(sql: str, expression: bool = False) -> bool:
     """Whether SQLite's parser reads the query (with ``expression``: the expressions as a SELECT's
     columns) without overflowing its stack, asked of the sqlite3 module's own SQLite: only where its
-    stack is the usual 100 entries (:func:`_usual_stack`), else False (measure with :func:`depth`)."""
-    if not _usual_stack():
+    stack is the usual 100 entries (:func:`usual_stack`), else False (measure with :func:`depth`)."""
+    if not usual_stack():
         return False
-    return _parses(f"SELECT {sql} FROM input" if expression else sql)
+    return _refusal(f"SELECT {sql} FROM input" if expression else sql) is None
+
+
+def sqlite_stack_holds(column: str, tables: int = 0) -> bool:
+    """Whether SQLite's parser stack holds ``column`` (an expression, or ``expression AS name``) as a later item
+    of a SELECT inside ``tables`` derived tables, as the query nests each step's columns (:meth:`Writer.query`),
+    asked of the sqlite3 module's own SQLite: only where its stack is the usual 100 entries, else False. (SQLite
+    may refuse the column for another reason, which nesting it less would not cure.)"""
+    if not usual_stack():
+        return False
+    inner = f"SELECT t.*, {column} FROM input AS t"
+    statement = "SELECT t.* FROM (" * tables + inner + ") AS t LIMIT -1 OFFSET 0" * tables
+    return _refusal(statement) != "parser stack overflow"
 
 
 @lru_cache(maxsize=1)
-def _usual_stack() -> bool:
+def usual_stack() -> bool:
     """The sqlite3 module's SQLite overflows where a stock build does: 18 CASEs nested in THEN read, 19 do
     not (a build with a deeper or growing stack would accept SQL that the user's SQLite may refuse)."""
     nested = lambda n: "SELECT " + "CASE WHEN x THEN " * n + "1" + " END" * n + " FROM input"
-    return _parses(nested(18)) and not _parses(nested(19))
+    return _refusal(nested(18)) is None and _refusal(nested(19)) is not None
 
 
-def _parses(sql: str) -> bool:
-    """SQLite parses the whole statement before it looks up a name: a missing table means it parsed."""
+def _refusal(sql: str) -> str | None:
+    """SQLite's error reading the statement, None where it parsed: SQLite parses the whole statement before
+    it looks up a name, so a missing table means it parsed. The statement is prepared as it is, in an empty
+    database (nothing to run): ``EXPLAIN`` before it would take one more entry of the stack, and refuse SQL
+    that fits as a query by itself."""
     with closing(sqlite3.connect(":memory:")) as connection:
         try:
-            connection.execute("EXPLAIN " + sql)
+            connection.execute(sql)
         except sqlite3.Error as err:
-            return str(err).startswith("no such table")
-    return True
+            return None if str(err).startswith("no such table") else str(err)
+    return None

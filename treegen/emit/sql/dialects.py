@@ -174,22 +174,9 @@ class Dialect:
 
     def double(self, x: float) -> str:
         """A literal that the engine reads as exactly the double ``x``."""
-        # cached by repr, not by value: -0.0 == 0.0 would share one entry and lose the sign bit
-        return self._double(repr(float(x)))
-
-    @lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
-    def _double(self, text: str) -> str:
-        x = float(text)
-        if math.isnan(x):
-            raise ValueError("NaN is never a threshold or a value in a rule")
-        if math.isinf(x):
-            if self.infinity is None:
-                raise TreegenError(f"{self.name}: the model holds an infinite number (a leaf), which {self.name} "
-                                   "cannot write: it has no infinity")
-            return self.infinity if x > 0 else "-" + self.infinity
-        with_exponent = text if "e" in text else text + "e0"
-        binary = _binary(x, self.double_type) if "{binary}" in self.double_form else ""
-        return self.double_form.format(repr=text, exp=with_exponent, binary=binary)
+        # cached by repr, not by value: -0.0 == 0.0 would share one entry and lose the sign bit; and by the
+        # fields it reads, not by the dialect, whose hash (all its fields) was over a third of the cost of a call
+        return _double(repr(float(x)), self.name, self.infinity, self.double_type, self.double_form)
 
     def array_of(self, numbers, element_type: str) -> str:
         """An array of numbers as one string literal cast to the array type: short to parse, and the
@@ -197,6 +184,22 @@ class Dialect:
         DuckDB: its correctly rounded reader of literals)."""
         text = ",".join(_INFINITE.get(x, repr(x)) for x in numbers)
         return self.arrays.typed.format(text=text, type=element_type)
+
+
+@lru_cache(maxsize=1 << 16)  # a big tree repeats its thresholds and values
+def _double(text: str, name: str, infinity: str | None, double_type: str, double_form: str) -> str:
+    """:meth:`Dialect.double` of the number ``text`` (its repr)."""
+    x = float(text)
+    if math.isnan(x):
+        raise ValueError("NaN is never a threshold or a value in a rule")
+    if math.isinf(x):
+        if infinity is None:
+            raise TreegenError(f"{name}: the model holds an infinite number (a leaf), which {name} "
+                               "cannot write: it has no infinity")
+        return infinity if x > 0 else "-" + infinity
+    with_exponent = text if "e" in text else text + "e0"
+    binary = _binary(x, double_type) if "{binary}" in double_form else ""
+    return double_form.format(repr=text, exp=with_exponent, binary=binary)
 
 
 _INFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}

@@ -9,7 +9,6 @@ the missing value tested where the split sends it.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 from ...lower import INTERVAL, MISSING, Condition, Rule, lower_tree
@@ -40,7 +39,8 @@ class NestedCase(TreeSql):
             elif same[item] is not None:  # a leaf, or a subtree whose every end says the same
                 out.append(same[item])
             elif depth >= self.w.nesting:
-                out.append(first_match(w, _subtree_rules(w.model, tree, item), lambda rule: then(rule.node)))
+                rules, old_id = _subtree_rules(w.model, tree, item)
+                out.append(first_match(w, rules, lambda rule, old_id=old_id: then(old_id[rule.node])))
             else:
                 parts = [("CASE", None)]
                 for test, child in self.branches(item):
@@ -99,10 +99,11 @@ def _split_tests(w: Writer, split, arity: int) -> list[tuple[str | None, int | N
     return [(w.among(split.feature, [split.values[i]]), i) for i in order] + [(None, default)]
 
 
-def _subtree_rules(model: Model, tree: Tree, root: int) -> list[Rule]:
-    """The rules of the subtree under ``root``, their node ids those of the whole tree."""
+def _subtree_rules(model: Model, tree: Tree, root: int) -> tuple[list[Rule], list[int]]:
+    """The rules of the subtree under ``root``, and per node id of the subtree its id in the whole tree (not
+    written into each rule: a copy of every rule cost a tenth of writing a column nested less deep)."""
     subtree, old_id = tree.subtree(root)
-    return [replace(rule, node=old_id[rule.node]) for rule in lower_tree(model, subtree).rules]
+    return lower_tree(model, subtree).rules, old_id
 
 
 def _same_outcome(tree: Tree, then: Callable[[int], str]) -> list[str | None]:

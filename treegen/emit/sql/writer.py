@@ -38,7 +38,7 @@ from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Nod
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
-from .depth import DERIVED_TABLE, depth
+from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
@@ -126,9 +126,12 @@ class Writer:
     the query has a leaf column; ``kept``: input columns the query passes through (no feature's name)."""
 
     def __init__(self, model: Model, d: Dialect, strategies: dict[str, type[TreeSql]], with_leaf: bool = False,
-                 expression: bool = False, kept: tuple[str, ...] = (), fit: bool = True):
+                 expression: bool = False, kept: tuple[str, ...] = (), fit: bool = True,
+                 ask_sqlite: bool | None = None):
         self.model, self.d, self.with_leaf, self.expression, self.kept = model, d, with_leaf, expression, kept
         self.fit = fit  # measure each column against the parser's stack (fitted); False: the dialect's nesting
+        # fit by asking the sqlite3 module's SQLite (None: where it is a stock build), else by measuring in Python
+        self.ask_sqlite = usual_stack() if ask_sqlite is None else ask_sqlite
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
@@ -144,6 +147,7 @@ class Writer:
         self._lengths: dict[str, int] = {}  # how long each named value is, inlined (inlined_length)
         self.split_tests: dict[tuple, list] = {}  # a nested CASE's tests of each kind of split (nested.py)
         self.nesting = d.nesting  # CASE levels along a tree's splits (nested.py), fewer where the parser needs it
+        self.needed: int | None = None  # the nesting the last column that needed less had (fitted)
         # a score may be NaN (a linear leaf reading +inf and -inf, an infinite sum), NULL in SQLite
         self.nan_scores = scores_nan(model)
         self.null_scores = d.nan_is_null and self.nan_scores
@@ -699,12 +703,48 @@ class Writer:
         expression mode :meth:`inline`), with its trees' CASEs nested less deep where the engine's parser
         would overflow (``Dialect.parser_depth``; a CASE level takes 4 to 6 entries): SQLite's stack holds
         the derived tables and every CASE, function and operator around the deepest test. A column that
-        fits at the dialect's ``nesting`` is written at it."""
+        fits at the dialect's ``nesting`` is written at it; else at the deepest nesting that SQLite's own
+        parser reads (``ask_sqlite``: :meth:`_parsed`), or that :func:`.depth.depth` measures to fit
+        (:meth:`_measured`)."""
         ref = self.inline if self.expression else self.column
         if self.expression:
             self.check_inlined_length(text)
         if self.d.parser_depth is None or not self.fit:
             return text(ref)
+        written = self._parsed(text, ref, tables) if self.ask_sqlite else self._measured(text, ref, tables)
+        self.nesting = self.d.nesting
+        return written
+
+    def _parsed(self, text: Callable[[Ref], str], ref: Ref, tables: int) -> str:
+        """The column at the deepest nesting SQLite's parser stack holds (:func:`.depth.sqlite_stack_holds`),
+        found by bisection. A step's columns are alike (a sum of trees per class) but not the same: after a
+        column that needed less, the next one first tries the levels around the one it needed (two or three
+        writes of the column, where bisection takes five)."""
+        def tried(nesting: int) -> str | None:
+            self.nesting = nesting
+            self._inlined.clear()
+            written = text(ref)
+            return written if sqlite_stack_holds(written, tables) else None
+
+        low, high, best = -1, self.d.nesting + 1, None  # the deepest nesting known to parse, the shallowest not
+        near = [] if self.needed is None else [self.needed + 1, self.needed, self.needed + 2, self.needed - 1]
+        guesses = near + [self.d.nesting]
+        while high - low > 1:
+            nesting = next((n for n in guesses if low < n < high), (low + high) // 2)
+            if (written := tried(nesting)) is None:
+                high = nesting
+            else:
+                low, best = nesting, written
+        if best is None:
+            raise TreegenError(f"{self.d.name}: the SQL is deeper than the engine's parser reads "
+                               f"(SQLite's parser stack overflows with every tree a flat CASE)")
+        if low < self.d.nesting:
+            self.needed = low
+        return best
+
+    def _measured(self, text: Callable[[Ref], str], ref: Ref, tables: int) -> str:
+        """The column at a nesting whose stack entries :func:`.depth.depth` counts within the dialect's
+        ``parser_depth``: a level less for each 6 entries too many."""
         # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
         probe = self.stand_in if self.expression else ref
         room = self.d.parser_depth - DERIVED_TABLE * tables
@@ -717,7 +757,6 @@ class Writer:
             self._depths.clear()
         if self.expression:
             written = text(ref)
-        self.nesting = self.d.nesting
         return written
 
     def stand_in(self, name: str) -> str:
