@@ -35,6 +35,19 @@ def test_verify_every_learner_on_probes():
         assert all(r.ok for r in results), [r.line() for r in results]
 
 
+
+def test_a_set_of_small_category_codes_tested_as_a_bit_mask_holds_for_codes_beyond_the_masks_width(tmp_path):
+    """JavaScript tests a set of codes below 30 with a 32-bit mask, Java below 62 with a 64-bit one; a
+    shift counts modulo the width, so code 34 (JS) and 66 (Java) read bits 2 of the mask without a bound."""
+    categories = [f"c{k}" for k in range(70)]
+    data = tmp_path / "many.csv"
+    lines = [f"{c},{'yes' if c in ('c0', 'c2', 'c4', 'c5', 'c6') else 'no'}" for c in categories * 3]
+    data.write_text("k,y\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    model = fit(load_dataset(str(data), target="y"), "cart")
+    results = verify(model, str(data), ["javascript", "java"])
+    assert all(r.ok for r in results), [r.line() for r in results]
+
+
 def test_a_disagreeing_program_is_reported():
     model = fit(load_dataset("examples/play_tennis.csv"), "id3")
     rows = probe_rows(model)[:5]

@@ -113,7 +113,7 @@ def _condition_bytes(cond: Cond) -> int:
     negation = 3 if cond.op.startswith("not") else 0
     missing = 12 if cond.op == "in or missing" else 0
     if cond.op in ("in", "not in", "in or missing") and len(cond.codes) > 1:
-        return negation + missing + (17 if _uses_mask(cond.codes) else 12 * len(cond.codes))
+        return negation + missing + (24 if _uses_mask(cond.codes) else 12 * len(cond.codes))
     return negation + missing + 12
 
 
@@ -326,9 +326,9 @@ def _uses_mask(codes) -> bool:
 def _in_codes(x: str, codes) -> str:
     if not codes:
         return "false"
-    if _uses_mask(codes):  # a code of -1 shifts by 63, -2 by 62: those bits are clear
+    if _uses_mask(codes):  # a code of -1 shifts by 63, -2 by 62: those bits are clear; a shift counts mod 64
         mask = sum(1 << c for c in codes)
-        return f"(0x{mask:x}L >>> (int) {x} & 1L) != 0L"
+        return f"({x} < 64.0 && (0x{mask:x}L >>> (int) {x} & 1L) != 0L)"
     return " || ".join(f"{x} == {c}.0" for c in codes)
 
 

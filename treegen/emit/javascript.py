@@ -67,7 +67,7 @@ def _condition_bytes(cond: Cond) -> int:
     missing adds a test (2, 20)."""
     extra = 2 if cond.op.startswith("not") else 20 if cond.op == "in or missing" else 0
     if cond.op in ("in", "not in", "in or missing") and len(cond.codes) > 1:
-        return extra + (28 if _uses_mask(cond.codes) else 22 * len(cond.codes))
+        return extra + (42 if _uses_mask(cond.codes) else 22 * len(cond.codes))
     return extra + 22
 
 
@@ -193,8 +193,8 @@ def _uses_mask(codes) -> bool:
 def _in_codes(x: str, codes) -> str:
     if not codes:
         return "false"
-    if _uses_mask(codes):  # -1 and -2 shift by 31 and 30: those bits are clear
-        return f"((0x{sum(1 << c for c in codes):x} >>> {x}) & 1) === 1"
+    if _uses_mask(codes):  # -1 and -2 shift by 31 and 30: those bits are clear; a shift counts mod 32
+        return f"({x} < 32 && ((0x{sum(1 << c for c in codes):x} >>> {x}) & 1) === 1)"
     return " || ".join(f"{x} === {c}" for c in codes)
 
 
