@@ -151,6 +151,21 @@ def test_category_hash_is_catboosts_for_every_length_and_script(tmp_path):
     assert [cat_hash(e["value"]) for e in table] == [e["hash"] for e in table]
 
 
+
+def test_a_model_without_categorical_features_saved_with_its_pool_imports(tmp_path):
+    """save_model(..., pool=) writes "cat_features_hash": null when no feature is categorical."""
+    from catboost import CatBoostRegressor, Pool
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=200), "z": rng.normal(size=200)})
+    pool = Pool(frame, frame["x"] * 2 + rng.normal(size=200))
+    model = CatBoostRegressor(iterations=3, depth=2, verbose=0, thread_count=1, allow_writing_files=False).fit(pool)
+    model.save_model(str(tmp_path / "m.json"), format="json", pool=pool)
+    assert json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["features_info"]["cat_features_hash"] is None
+    imported = import_file(str(tmp_path / "m.json"))
+    predicted = [value for value, _ in predict_rows(imported, frame.to_dict("records"))]
+    assert predicted == pytest.approx(model.predict(frame), rel=1e-12)
+
+
 # -- models trained here ----------------------------------------------------------------------------
 
 

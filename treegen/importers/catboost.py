@@ -374,7 +374,7 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
     """For each categorical column (by flat index), the names of its categories: those the user gives,
     and those of the file's ``cat_features_hash`` that the feature's one-hot splits test."""
     table: dict[int, list[str]] = {}
-    for entry in info.get("cat_features_hash", []):
+    for entry in info.get("cat_features_hash") or []:
         table.setdefault(int(entry["hash"]) & 0xFFFFFFFF, []).append(str(entry["value"]))
     categorical = {flat: column[1] for flat, column in enumerate(columns) if column and column[0] == "categorical"}
     given = dict(given or {})
