@@ -468,6 +468,29 @@ def test_category_codes_read_as_xgboost_reads_them(tmp_path):
     assert "XGBoost itself      ok" in result.output and "rules               ok" in result.output, result.output
 
 
+
+def test_category_codes_under_one_half_read_in_sql_as_xgboost_reads_them(tmp_path):
+    """Under one half a code is category 0 only where float32 rounds it to (-)0: -0.25 and -1e-10 are
+    below zero, no category, and -1e-300 is 0 -- in the dialects with a 4-byte float and in SQLite's
+    double; verify's probes hold such codes, and so does the data here."""
+    for zero_right in (True, False):  # whichever way XGBoost sends code 0, a negative code goes the other
+        codes = np.random.default_rng(0).integers(0, 5, 400).astype(float)
+        X, y = np.column_stack([np.zeros(400), codes]), ((codes == 0) == zero_right).astype(int)
+        booster = train({"objective": "binary:logistic", "tree_method": "hist", "max_cat_to_onehot": 1,
+                         "max_depth": 1}, X, y, feature_types=["q", "c"], enable_categorical=True, rounds=1)
+        margins, _ = library(booster, np.array([[0.1, -0.25], [0.1, 0.0]]), feature_types=["q", "c"])
+        if margins[0] != margins[1]:
+            break
+    assert margins[0] != margins[1]
+    native, data = tmp_path / "model.json", tmp_path / "data.csv"
+    booster.save_model(str(native))
+    codes = [-0.4, -0.25, -1e-10, -1e-300, -7e-46, -7.006492321624086e-46, -7.1e-46, 1e-46, 7.1e-46, 0.3, -0.0]
+    data.write_text("x0,x1\n" + "".join(f"0.1,{c!r}\n" for c in codes), encoding="utf-8")
+    result = CliRunner().invoke(main, ["verify", str(native), str(data), "--against", str(native), "--to", "sql",
+                                       "--dialect", "sqlite,duckdb,ansi"])
+    assert result.exit_code == 0 and result.output.count(" ok ") == 4, result.output
+
+
 def minus_half_and_zero():
     """A model whose split sends code 0 right, and XGBoost's margins for code -0.5 and code 0."""
     codes = np.random.default_rng(0).integers(0, 5, 400).astype(float)

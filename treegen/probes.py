@@ -55,8 +55,9 @@ def edge_values(model: Model, feature: int) -> list[float]:
 
 # Numbers for a feature of codes (Feature.codes), as numbers and as texts: integral, spelt otherwise
 # ("3.0" as pandas writes an integer column with a NaN), fractional (truncated, or no category),
-# both zeros, below zero, beyond an int, infinite.
-CODE_VALUES = ("3.0", "3e0", "2.7", "-0.5", "-0.0", "-1.5", "1e300", "inf")  # as text: what every program reads
+# both zeros, below zero, beyond an int, infinite; under one half, and what float32 rounds to (-)0 (XGBoost).
+CODE_VALUES = ("3.0", "3e0", "2.7", "-0.5", "-0.0", "-1.5", "1e300", "inf",  # as text: what every program reads
+               "-0.25", "0.25", "-1e-300", "1e-46")
 
 
 def code_values(feature: Feature) -> list:

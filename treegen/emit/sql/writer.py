@@ -184,8 +184,14 @@ class Writer:
             return column
         d, number = self.d, self.d.text_number.format(column)
         value = number
-        if self.model.numeric.cast == "float32" and d.float32:  # under one half the code is 0 either way, and
-            value = f"CASE WHEN abs({number}) < 0.5 THEN 0 ELSE {d.float32.format(number)} END"  # float4 refuses 1e-50
+        if self.model.numeric.cast == "float32":  # XGBoost's: a code is read as its float32
+            # under one half only zero, the sign and a fraction matter (float4 refuses 1e-50): what float32
+            # rounds to (-)0 is category 0, the rest a stand-in of the same sign that truncates to 0
+            tiny = d.double(2.0 ** -150)  # half the least float32: a tie, rounded to even, (-)0
+            small = (f"CASE WHEN abs({number}) <= {tiny} THEN 0 WHEN {number} < 0 THEN {d.double(-0.25)} "
+                     f"ELSE {d.double(0.25)} END")
+            rounded = d.float32.format(number) if d.float32 else number  # SQLite, MySQL: read in double
+            value = f"CASE WHEN abs({number}) < 0.5 THEN {small} ELSE {rounded} END"
         code = d.truncated.format(value)
         if codes == Codes.INTEGRAL:
             code = f"CASE WHEN {value} = {code} THEN {code} END"
