@@ -410,6 +410,15 @@ def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
     assert default.meta["xgboost"]["rounds_used"] == trained.num_boosted_rounds()
     assert "not saved by the scikit-learn wrapper" in default.meta["xgboost"]["trees_used"]
     assert import_file(path, use_best_iteration=True).meta["xgboost"]["rounds_used"] == trained.best_iteration + 1
+    for flags, rounds, note in (([], trained.num_boosted_rounds(), "; --best-iteration takes the first"),
+                                (["--best-iteration"], trained.best_iteration + 1, "--every-round takes every"),
+                                (["--every-round"], trained.num_boosted_rounds(), "--best-iteration takes the first")):
+        out = tmp_path / "imported.json"
+        done = subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(out), *flags],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and modelio.load(str(out)).meta["xgboost"]["rounds_used"] == rounds, done.stderr
+        last = done.stderr.splitlines()[-1]
+        assert last.startswith("treegen: XGBoost's best_iteration: ") and note in last, last
 
 
 def categorical_data(seed: int, n: int = 400, n_codes: int = 10):

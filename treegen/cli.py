@@ -563,15 +563,32 @@ def categories_option(which: str):
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
                                             "given to DMatrix or the estimator (default: the file's, else NaN).")
+@click.option("--best-iteration/--every-round", "best_iteration", default=None,
+              help="XGBoost, a file saved after early stopping (best_iteration): predict with the first "
+                   "best_iteration + 1 rounds, as the scikit-learn wrapper does, or with every round, as "
+                   "Booster.predict does (default: the wrapper's way for a file the wrapper saved, else every round).")
 @categories_option("")
-def import_command(model_file, output, feature_names, trust, missing, categories):
+def import_command(model_file, output, feature_names, trust, missing, best_iteration, categories):
     from . import modelio
     names = _split_names([feature_names]) if feature_names else None
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
-                        categories=_category_names(categories))
+                        use_best_iteration=best_iteration, categories=_category_names(categories))
     write_text(modelio.dumps(model), output)
     where = f"; wrote {output}" if output not in (None, "-") else ""
     click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
+    if (rounds := _rounds_note(model)) is not None:
+        click.echo(f"treegen: {rounds}", err=True)
+
+
+def _rounds_note(model) -> str | None:
+    """Which rounds of an early-stopped XGBoost model it predicts with, and the option that takes the others:
+    the two ways of XGBoost's own predicts differ on every row."""
+    choice = model.meta.get("xgboost", {}).get("trees_used", "")
+    if "best_iteration" not in choice or "no best_iteration" in choice:
+        return None
+    other = ("--best-iteration takes the first best_iteration + 1 rounds" if "ignored" in choice
+             else "--every-round takes every round")
+    return f"XGBoost's best_iteration: {choice}; {other}"
 
 
 def _category_names(options) -> dict[str, list[str]] | None:
