@@ -443,6 +443,8 @@ def test_cli_import_with_categories(tmp_path):
     assert modelio.loads(open(out, encoding="utf-8").read()).features[1].categories == tuple(COLORS)
     bad = runner.invoke(cli, ["import", path, "--categories", "red,green"])
     assert bad.exit_code == 2 and "--categories 'red,green': expected FEATURE=A,B,..." in bad.output
+    twice = runner.invoke(cli, ["import", path, "--categories", "color=red,green", "--categories", "color=red"])
+    assert twice.exit_code == 2 and "--categories names the category 'red' of 'color' twice" in twice.output
     unknown = runner.invoke(cli, ["import", path, "--categories", "x0=1,2"])
     assert unknown.exit_code == 2 and "'x0', which is not a categorical feature" in unknown.output
 

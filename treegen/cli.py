@@ -601,6 +601,9 @@ def _category_names(options) -> dict[str, list[str]] | None:
         if not equals or not feature.strip():
             raise TreegenError(f"--categories {option!r}: expected FEATURE=A,B,...")
         names.setdefault(feature.strip(), []).extend(categories.split(","))
+    for feature, categories in names.items():
+        if twice := next((c for i, c in enumerate(categories) if c in categories[:i]), None):
+            raise TreegenError(f"--categories names the category {twice!r} of {feature!r} twice")
     return names
 
 
