@@ -680,9 +680,10 @@ class Writer:
         return length
 
     def check_inlined_length(self, text: Callable[[Ref], str]) -> None:
-        """Refuse, before writing it, an expression longer than the engine reads."""
-        length, limit = self.inlined_length(text), self.d.sql_length
-        if limit and length > limit:
+        """Refuse, before writing it, an expression longer than the engine reads (counted only where the
+        dialect has a limit: the count writes each named value once more)."""
+        limit = self.d.sql_length
+        if limit and (length := self.inlined_length(text)) > limit:
             raise TreegenError(f"{self.d.name}: the expression would be {length:,} bytes, more than the engine reads "
                                f"({limit:,}): it writes each shared value (a sum, a class's score) wherever it is "
                                f"read; the query (without --expression) computes each once")
