@@ -61,8 +61,7 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
     alpha_of = lambda i: (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
     # a NaN alpha (a target beyond 1e154: scikit-learn's NaN impurities) is never the weakest, as
     # scikit-learn's ``<`` scan never picks one; when only such nodes are left, pruning stops
-    heap = [(alpha_of(i), i) for i in range(n) if candidate[i]]
-    heap = [entry for entry in heap if entry[0] == entry[0]]
+    heap = [(alpha, i) for i in range(n) if candidate[i] and not math.isnan(alpha := alpha_of(i))]
     heapq.heapify(heap)
     sequence = Sequence([], [], [r_branch[0]])
     while candidate[0] and heap:
@@ -82,8 +81,7 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
         while node != -1:
             n_leaves[node] -= pruned_leaves
             r_branch[node] += r_diff
-            changed = alpha_of(node)
-            if changed == changed:
+            if not math.isnan(changed := alpha_of(node)):
                 heapq.heappush(heap, (changed, node))
             node = parent[node]
         sequence.alphas.append(alpha)
