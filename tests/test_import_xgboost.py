@@ -419,6 +419,13 @@ def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
         assert done.returncode == 0 and modelio.load(str(out)).meta["xgboost"]["rounds_used"] == rounds, done.stderr
         last = done.stderr.splitlines()[-1]
         assert last.startswith("treegen: XGBoost's best_iteration: ") and note in last, last
+    document = json.loads(Path(path).read_text())  # best_iteration the last round: nothing to choose, no note
+    document["learner"]["attributes"]["best_iteration"] = str(trained.num_boosted_rounds() - 1)
+    Path(path).write_text(json.dumps(document))
+    done = subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(out)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and "best_iteration" not in done.stderr, done.stderr
+    assert modelio.load(str(out)).meta["xgboost"]["best_iteration"] == trained.num_boosted_rounds() - 1
 
 
 def categorical_data(seed: int, n: int = 400, n_codes: int = 10):

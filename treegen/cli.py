@@ -595,12 +595,13 @@ def _check_finite_leaves(model, path: str) -> None:
 def _rounds_note(model) -> str | None:
     """Which rounds of an early-stopped XGBoost model it predicts with, and the option that takes the others:
     the two ways of XGBoost's own predicts differ on every row."""
-    choice = model.meta.get("xgboost", {}).get("trees_used", "")
-    if "best_iteration" not in choice or "no best_iteration" in choice:
+    xgboost = model.meta.get("xgboost", {})
+    best = xgboost.get("best_iteration")
+    if best is None or best + 1 == xgboost["rounds"]:  # none, or the last round: both ways take every round
         return None
-    other = ("--best-iteration takes the first best_iteration + 1 rounds" if "ignored" in choice
-             else "--every-round takes every round")
-    return f"XGBoost's best_iteration: {choice}; {other}"
+    other = ("--every-round takes every round" if xgboost["rounds_used"] == best + 1
+             else "--best-iteration takes the first best_iteration + 1 rounds")
+    return f"XGBoost's best_iteration: {xgboost['trees_used']}; {other}"
 
 
 def _category_names(options) -> dict[str, list[str]] | None:

@@ -433,7 +433,7 @@ class _Conversion:
         if weights is not None and len(weights) != len(raw_trees):
             raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
         indptr = self.rounds(model_part, len(raw_trees), groups)
-        used, choice = self.rounds_used(learner, len(indptr) - 1)
+        used, choice, best = self.rounds_used(learner, len(indptr) - 1)
         n_features = self.integer(params, "num_feature", "learner_model_param")
         names = self.names(learner, n_features)
         missing, missing_from = self.missing(learner)
@@ -457,6 +457,7 @@ class _Conversion:
             "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
             "missing": repr(missing), "missing_from": missing_from,
             "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
+            **({"best_iteration": best} if best is not None else {}),
             "named_categories": named, "integer_categories": self.integer_named,
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
@@ -540,14 +541,14 @@ class _Conversion:
             raise self.invalid("model.iteration_indptr", f"does not divide the {n_trees} trees into rounds")
         return indptr
 
-    def rounds_used(self, learner: dict, rounds: int) -> tuple[int, str]:
-        """How many rounds the model takes, and why."""
+    def rounds_used(self, learner: dict, rounds: int) -> tuple[int, str, int | None]:
+        """How many rounds the model takes, why, and the file's best_iteration (None: none, or no rounds)."""
         attributes = self.field(learner, "attributes", "learner", dict, default={})
         best = attributes.get("best_iteration")
         wrapper = self.wrapper if self.wrapper is not None else "scikit_learn" in attributes
         use_best = self.use_best_iteration if self.use_best_iteration is not None else wrapper
         if best is None:
-            return rounds, "every tree (no best_iteration)"
+            return rounds, "every tree (no best_iteration)", None
         try:
             best = int(best)
         except (TypeError, ValueError):
@@ -555,14 +556,14 @@ class _Conversion:
         # 1.x's train() saves the last round as best_iteration without early stopping too, -1 for no rounds
         # (python-package/xgboost/callback.py CallbackContainer.after_training, v1.7.6)
         if best == -1 and rounds == 0:
-            return rounds, "every tree (no rounds)"
+            return rounds, "every tree (no rounds)", None
         if not 0 <= best < rounds:
             raise self.invalid("learner.attributes.best_iteration", f"is {best}, beyond the {rounds} rounds")
         if not use_best:
             why = "" if self.use_best_iteration is not None else ": not saved by the scikit-learn wrapper"
-            return rounds, f"every tree, as Booster.predict (best_iteration {best} ignored{why})"
+            return rounds, f"every tree, as Booster.predict (best_iteration {best} ignored{why})", best
         why = "as chosen" if self.use_best_iteration else "as the scikit-learn wrapper predicts"
-        return best + 1, f"the first best_iteration + 1 = {best + 1} rounds, {why}"
+        return best + 1, f"the first best_iteration + 1 = {best + 1} rounds, {why}", best
 
     def names(self, learner: dict, count: int) -> list[str]:
         own = self.field(learner, "feature_names", "learner", list, default=[])
