@@ -85,3 +85,13 @@ def test_train_takes_a_dataframe(tmp_path):
     with pytest.raises(TreegenError, match="^treegen.train takes a CSV or ARFF file's path or a pandas DataFrame, "
                                            "not ndarray; for arrays: treegen.estimator"):
         treegen.train(tennis.to_numpy(), target="play")
+
+
+def test_a_misspelt_keyword_is_told_its_spelling():
+    model = treegen.train("examples/play_tennis.csv", target="play")
+    with pytest.raises(TreegenError, match="^the java target takes no option classname; did you mean 'class_name'[?]$"):
+        treegen.export(model, "java", classname="X")
+    with pytest.raises(TreegenError, match="^cart does not take maxdepth; did you mean 'max_depth'[?]$"):
+        treegen.train("examples/play_tennis.csv", target="play", algorithm="cart", maxdepth=3)
+    with pytest.raises(TreegenError, match="^c45 does not take colour$"):  # nothing close: nothing said
+        treegen.train("examples/play_tennis.csv", target="play", colour=3)
