@@ -1,7 +1,10 @@
 """The top-level Python API."""
 import doctest
 
+import pytest
+
 import treegen
+from treegen.errors import TreegenError
 
 
 def test_docstring_examples_run():
@@ -15,3 +18,80 @@ def test_save_load_and_export(tmp_path):
     for path in ("m.json", "m.rules"):
         again = treegen.load(str(tmp_path / path))
         assert again.predict({"outlook": "rain", "wind": "strong"}) == "no"
+
+
+def assert_table_predicted_as_rows(model, frame):
+    """Given as the frame, its array and list of rows in feature order, or its dict rows, a table is predicted
+    as its rows are, one by one."""
+    import numpy as np
+    ordered = frame[[f.name for f in model.features]]
+    records = frame.to_dict("records")
+    for table in (frame, ordered.to_numpy(dtype=object), ordered.values.tolist(), records):
+        assert treegen.predict(model, table).tolist() == [model.predict(r) for r in records]
+        if model.target.is_classification:
+            assert np.array_equal(treegen.predict_proba(model, table), [model.scores(r) for r in records])
+
+
+def test_predict_a_table_as_the_model_predicts_each_row():
+    """treegen.predict / predict_proba give exactly what model.predict / model.scores give row by row: a C4.5
+    tree whose missing values take fractional routes, an imported XGBoost model (missing values, float32),
+    a regression tree."""
+    import math
+    import numpy as np
+    import pandas as pd
+    tennis = pd.read_csv("examples/play_tennis.csv")
+    c45 = treegen.train(tennis, target="play")
+    frame = tennis.drop(columns="play").astype(object)
+    frame.iloc[::3, 0] = None  # outlook missing: the root's fractional route
+    frame.iloc[1::4, 2] = math.nan
+    frame.iloc[2, 3] = "unheard of"
+    assert len({c45.predict(r) for r in frame.to_dict("records")}) == 2
+    assert_table_predicted_as_rows(c45, frame)
+    boosted = treegen.import_model("examples/boosting/xgboost.json")
+    iris = pd.read_csv("examples/boosting/iris_missing.csv").drop(columns="species")
+    assert iris.isna().any().any()
+    assert_table_predicted_as_rows(boosted, iris)
+    assert treegen.predict(boosted, iris.to_numpy()).dtype.kind == "U"
+    regression = treegen.train("examples/boosting/iris_missing.csv", target="sepal_length", algorithm="cart",
+                               max_depth=3)
+    features = iris.drop(columns="sepal_length").assign(species=0)
+    assert_table_predicted_as_rows(regression, features)
+    assert treegen.predict(regression, features).dtype == np.float64
+    with pytest.raises(TreegenError, match="^predict_proba: this is a regression model, it predicts a value"):
+        treegen.predict_proba(regression, features)
+
+
+def test_predict_refuses_a_table_of_other_columns():
+    """The estimators' messages: a column per feature by position, every feature's by name."""
+    import pandas as pd
+    model = treegen.import_model("examples/boosting/xgboost.json")
+    iris = pd.read_csv("examples/boosting/iris_missing.csv")
+    with pytest.raises(TreegenError, match="^X has 5 features, but the model is expecting 4 features as input$"):
+        treegen.predict(model, iris.to_numpy())
+    with pytest.raises(TreegenError, match="^X lacks the feature column[(]s[)]: petal_width$"):
+        treegen.predict_proba(model, iris.drop(columns="petal_width"))
+
+
+def test_train_takes_a_dataframe(tmp_path):
+    """A frame trains the tree its CSV text trains, but for columns that are not of numbers: nominal."""
+    import pandas as pd
+    tennis = pd.read_csv("examples/play_tennis.csv")
+    for algorithm in ("c45", "cart"):
+        from_frame = treegen.train(tennis, target="play", algorithm=algorithm)
+        assert treegen.export(from_frame, "rules") == treegen.export(
+            treegen.train("examples/play_tennis.csv", target="play", algorithm=algorithm), "rules")
+    codes = pd.DataFrame({"zip": ["02139", "10001", "02139", "10001"], "y": ["a", "b", "a", "b"]})
+    assert not treegen.train(codes, target="y").features[0].is_numeric  # its CSV text reads as numbers
+    with pytest.raises(TreegenError, match="^treegen.train takes a CSV or ARFF file's path or a pandas DataFrame, "
+                                           "not ndarray; for arrays: treegen.estimator"):
+        treegen.train(tennis.to_numpy(), target="play")
+
+
+def test_a_misspelt_keyword_is_told_its_spelling():
+    model = treegen.train("examples/play_tennis.csv", target="play")
+    with pytest.raises(TreegenError, match="^the java target takes no option classname; did you mean 'class_name'[?]$"):
+        treegen.export(model, "java", classname="X")
+    with pytest.raises(TreegenError, match="^cart does not take maxdepth; did you mean 'max_depth'[?]$"):
+        treegen.train("examples/play_tennis.csv", target="play", algorithm="cart", maxdepth=3)
+    with pytest.raises(TreegenError, match="^c45 does not take colour$"):  # nothing close: nothing said
+        treegen.train("examples/play_tennis.csv", target="play", colour=3)

@@ -901,3 +901,31 @@ def test_codes_are_read_only_by_a_model_whose_features_have_them():
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2
+
+
+MANY_CHECK = r"""
+import * as m from "./model.mjs";
+const thrown = [];
+for (const value of [["v0_0", "v0_1"], ["v0_0"], new Float64Array([0.5])]) {
+  for (const name of ["x0", "c0"]) {
+    try { m.predict({[name]: value}); thrown.push("no error"); } catch (error) { thrown.push(error.message); }
+  }
+}
+console.log(JSON.stringify(thrown));
+"""
+
+
+def test_many_values_for_one_feature_are_refused():
+    """An array given for a nominal feature was read as its values joined by commas, a category the model does
+    not know (the missing route: a silent wrong answer); for a numeric one it was refused as no number."""
+    model = random_model(0, n_numeric=1, n_nominal=3, max_depth=5)
+    assert {0, 1} <= set(model.used_features()) and [f.name for f in model.features[:2]] == ["x0", "c0"]
+    with tempfile.TemporaryDirectory() as directory:
+        with open(os.path.join(directory, "model.mjs"), "w", encoding="utf-8") as handle:
+            handle.write(emit(model, "javascript"))
+        with open(os.path.join(directory, "check.mjs"), "w", encoding="utf-8") as handle:
+            handle.write(MANY_CHECK)
+        done = subprocess.run(["node", "check.mjs"], cwd=directory, capture_output=True, text=True, check=True)
+    refused = ("feature '{}': many values (an array), not one: predict takes one row, an object, a Map or an array of "
+               "one value per feature")
+    assert json.loads(done.stdout) == [refused.format(name) for name in ["x0", "c0"] * 3]

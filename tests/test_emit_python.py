@@ -29,7 +29,7 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
                            Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
-                           NUMBER, has_label_values, reached, tree_output)
+                           NUMBER, has_label_values, is_many, reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -388,6 +388,53 @@ def test_dict_rows_of_any_kind_are_read_as_the_model_reads_them(seed, regression
     if root is not None and model.features[root.feature].is_numeric:  # a bad number on the path
         bad = {**rows_for(model, 1)[0], model.features[root.feature].name: "abc"}
         assert issubclass(outcome(call, bad), ValueError) and issubclass(outcome(reference, bad), ValueError)
+
+
+ONE_VALUE = ["a", b"a", 1, 2.5, math.nan, None, True]  # and numpy's scalars, a 0-d array, pandas' NA: below
+
+
+def test_many_values_are_told_from_one():
+    """The generated module's _many is treegen.model.is_many: a column, a table or a list is many values; text,
+    numbers, numpy's scalars (a 0-d array too), None and pandas' NA are one."""
+    import numpy as np
+    import pandas as pd
+    many = load(emit(random_model(0), "python"))["_many"]
+    one = ONE_VALUE + [np.float32(1), np.int64(2), np.bool_(True), np.str_("a"), np.array(1.5), pd.NA, pd.NaT,
+                       pd.Timestamp(0)]
+    several = [[1], (1,), {"a": 1}, {1}, frozenset(), range(2), np.array([1.0]), np.zeros((1, 1)),
+               pd.Series([1.0]), pd.DataFrame({"a": [1]}), pd.Index(["a"]), iter([1])]
+    assert [is_many(v) for v in one] == [many(v) for v in one] == [False] * len(one)
+    assert [is_many(v) for v in several] == [many(v) for v in several] == [True] * len(several)
+
+
+def test_a_column_or_a_table_given_as_a_row_is_refused():
+    """predict(df.head(1)) read each value as a pandas Series, whose text is no category: the missing route,
+    a silent wrong answer. The model and the generated module refuse many values for a feature in one line
+    naming it (the module on its dict walk and on its encoded path), the model a table or an array as a row."""
+    import numpy as np
+    import pandas as pd
+    roots = set()
+    for seed, kinds in itertools.product((0, 4, 6), [("child", "stop"), tuple(Route)]):  # dict walks, encoded
+        model = random_model(seed, n_numeric=1, n_nominal=3, max_depth=5, missing_kinds=kinds)  # roots of each kind
+        module = load(emit(model, "python"))
+        rows = rows_for(model, 2, seed)
+        root = model.trees[0].nodes[0].split.feature
+        roots.add(model.features[root].kind)
+        name = model.features[root].name
+        table = pd.DataFrame(rows)
+        for value in (table[name], list(table[name]), tuple(table[name]), np.array(table[name]), set(table[name])):
+            row = {**rows[0], name: value}
+            for predict in (model.predict, model.scores, module["predict"], module["predict_proba"]):
+                with pytest.raises(TypeError, match=f"^feature {re.escape(repr(name))}: many values .*, not one: "
+                                                    "predict takes one row, a mapping of feature name to value; "):
+                    predict(row)
+        with pytest.raises(TypeError, match="^feature .*: many values [(]pandas.Series[)], not one: .*treegen.predict"):
+            model.predict({**rows[0], name: table[name].head(1)})  # float() reads a Series of one value
+        for table_or_array in (table.head(1), table.to_numpy(), list(rows[0].values())):
+            with pytest.raises(TypeError, match="^a row is a mapping of feature name to value, not an? .*; for a "
+                                                r"table: treegen.predict\(model, X\)"):
+                model.predict(table_or_array)
+    assert roots == {NUMERIC, NOMINAL}
 
 
 # Text a caller may give for a numeric feature: treegen's number grammar (the CSV's) is read, the rest is

@@ -9,17 +9,25 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "import_model", "from_model", "from_sklearn", "from_xgboost",
-           "from_lightgbm", "from_catboost", "__version__"]
+__all__ = ["train", "load", "save", "export", "predict", "predict_proba", "import_model", "from_model",
+           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "__version__"]
 
 
-def train(data: str, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
-    """Learn a tree from a CSV or ARFF file with id3, c45 or cart; returns a :class:`treegen.model.Model`."""
-    from .data import load_dataset
+def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
+    """Learn a tree with id3, c45 or cart from a CSV or ARFF file, or a pandas DataFrame; returns a
+    :class:`treegen.model.Model`. A frame is read as its CSV text is (``df.to_csv()`` in a file trains the
+    same tree), but for its columns that are not of numbers (text, category, Boolean), which are nominal."""
+    from .data import load_dataset, to_dataset
     from .learn import fit
     if algorithm in ("id3", "c45"):
         regression = False
-    return fit(load_dataset(data, target=target, nominal=nominal, regression=regression), algorithm, **params)
+    if isinstance(data, str) or hasattr(data, "__fspath__"):
+        dataset = load_dataset(data, target=target, nominal=nominal, regression=regression)
+    else:
+        from .inputs import frame_table
+        table, named = frame_table(data)
+        dataset = to_dataset(table, target=target, nominal=[*nominal, *named], regression=regression)
+    return fit(dataset, algorithm, **params)
 
 
 def load(path: str):
@@ -38,6 +46,21 @@ def export(model, to: str, **options) -> str:
     """Generate python, java, sql, rules or dot text for a model."""
     from .targets import emit
     return emit(model, to, **options)
+
+
+def predict(model, X):
+    """Each row's label (classification) or value (regression) as a numpy array, exactly what
+    ``model.predict(row)`` gives row by row. ``X``: a pandas DataFrame (columns by feature name), a 2-D array
+    or a list of sequences (a value per feature, in ``model.features`` order) or a list of row dicts."""
+    from .inputs import predict as predict_table
+    return predict_table(model, X)
+
+
+def predict_proba(model, X):
+    """Each row's class probabilities (columns in ``model.target.classes`` order) as a numpy array, exactly
+    what ``model.scores(row)`` gives row by row; ``X`` as :func:`predict` takes it. Classification only."""
+    from .inputs import predict_proba as proba_table
+    return proba_table(model, X)
 
 
 def from_sklearn(estimator, feature_names=None):

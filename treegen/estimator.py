@@ -12,12 +12,13 @@ import inspect
 import math
 import warnings
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 
 from .data import Dataset, decode, encode, infer_feature
 from .errors import TreegenError
+from .inputs import InputError, columns_of, feature_columns, is_frame, is_numeric_column
+from .inputs import is_missing_value as _is_missing
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
 from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target
@@ -75,10 +76,6 @@ except ImportError:  # pragma: no cover - exercised by a subprocess test without
             return float(1.0 - residual / spread) if spread > 0 else 0.0
 
 
-class InputError(TreegenError, ValueError):
-    """Bad input to an estimator: a TreegenError for treegen's CLI, a ValueError for scikit-learn."""
-
-
 class _TreeEstimator(BaseEstimator):
     _kind = CLASSIFICATION
 
@@ -124,7 +121,7 @@ class _TreeEstimator(BaseEstimator):
         except TreegenError as err:
             raise InputError(str(err)) from None
         self.n_features_in_ = len(dataset.features)
-        if _is_frame(X):
+        if is_frame(X):
             self.feature_names_in_ = np.asarray([f.name for f in dataset.features], dtype=object)
         self.feature_importances_ = _importances(self.model_, dataset.columns, dataset.y, dataset.weights,
                                                  self._criterion())
@@ -139,7 +136,7 @@ class _TreeEstimator(BaseEstimator):
         return SimpleNamespace(ccp_alphas=alphas, impurities=impurities)
 
     def _dataset(self, X, y, sample_weight) -> Dataset:
-        names, columns = _columns(X, self.feature_names)
+        names, columns = columns_of(X, self.feature_names)
         features = tuple(_feature(name, values) for name, values in zip(names, columns))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
         if any(f.is_numeric and np.isinf(c).any() for f, c in zip(features, encoded)):
@@ -209,20 +206,8 @@ class _TreeEstimator(BaseEstimator):
         if not hasattr(self, "model_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
         model = self.model_
-        names = [f.name for f in model.features]
-        if _by_position(X):
-            columns = _columns(X)[1]
-            if len(columns) != self.n_features_in_:
-                raise InputError(f"X has {len(columns)} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-        else:  # frames and dict rows: by name
-            names, columns = _columns(X, names)
-        by_name = dict(zip(names, columns))
-        missing = [f.name for f in model.features if f.name not in by_name]
-        if missing:
-            raise InputError(f"X lacks the feature column(s): {', '.join(missing)}")
-        encoded = [_encode(f, by_name[f.name]) for f in model.features]
-        return predict_scores(model, encoded, labels)
+        columns = feature_columns(model, X, type(self).__name__)
+        return predict_scores(model, [_encode(f, c) for f, c in zip(model.features, columns)], labels)
 
 
 class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
@@ -271,57 +256,10 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
         return self._scores(X)[:, 0]
 
 
-# -- from arrays, frames and rows to encoded columns ---------------------------------------------
-
-def _is_frame(X) -> bool:
-    return hasattr(X, "columns") and hasattr(X, "iloc")
-
-
-def _is_dict_rows(X) -> bool:
-    return isinstance(X, (list, tuple)) and bool(X) and isinstance(X[0], dict)
-
-
-def _by_position(X) -> bool:
-    """Columns are matched to features by position (arrays, lists of sequences), not by name."""
-    return not _is_frame(X) and not _is_dict_rows(X)
-
-
-def _columns(X, names=None) -> tuple[list[str], list[np.ndarray]]:
-    """Column names and raw columns of a DataFrame, a 2-D array, or a list of rows (dicts or sequences)."""
-    if hasattr(X, "tocsr") or hasattr(X, "tocsc"):
-        raise InputError("sparse input is not supported: pass a dense array (X.toarray())")
-    if _is_frame(X):
-        return [str(c) for c in X.columns], [_frame_column(X[c]) for c in X.columns]
-    if _is_dict_rows(X):
-        keys = list(names) if names is not None else list(dict.fromkeys(k for row in X for k in row))
-        return [str(k) for k in keys], [np.array([row.get(k) for row in X], dtype=object) for k in keys]
-    array = np.asarray(X)
-    if array.dtype.kind == "c":
-        raise InputError("Complex data not supported")
-    if array.dtype.kind not in "biuf":
-        array = np.asarray(X, dtype=object)
-    if array.ndim != 2:
-        raise InputError(f"X must be two-dimensional (rows x features), not of shape {array.shape}: "
-                         "Reshape your data")
-    width = array.shape[1]
-    names = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(width)]
-    if len(names) != width:
-        raise InputError(f"{len(names)} feature names for {width} columns")
-    return names, [array[:, i] for i in range(width)]
-
-
-def _frame_column(series) -> np.ndarray:
-    if series.dtype.kind in "iuf":
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    return series.astype(object).to_numpy()
-
+# -- from raw columns to encoded ones ------------------------------------------------------------
 
 def _feature(name: str, values: np.ndarray) -> Feature:
-    if values.dtype.kind in "iuf":
-        return Feature(name, NUMERIC)
-    present = [v for v in values if not _is_missing(v)]
-    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-           for v in present):
+    if is_numeric_column(values):
         return Feature(name, NUMERIC)
     return infer_feature(name, [None if _is_missing(v) else str(v) for v in values], nominal=True)
 
@@ -336,16 +274,6 @@ def _encode(feature: Feature, values: np.ndarray) -> np.ndarray:
         except (TypeError, ValueError):
             raise InputError(f"feature {feature.name!r} is numeric but has non-numeric values") from None
     return encode(feature, [None if _is_missing(v) else str(v) for v in values], None, feature.name)
-
-
-def _is_missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        unequal = value != value  # NaN is unequal to itself; pandas NA compares to NA, which has no truth value
-        return unequal is value or bool(unequal)
-    except (TypeError, ValueError):
-        return False
 
 
 # -- predicting and importances from encoded columns -------------------------------------------

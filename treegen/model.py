@@ -840,7 +840,8 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
     * a Boolean (bool, numpy's bool) names :attr:`Feature.named_by_boolean` (:func:`boolean_names`).
     * a number (int, float, numpy's numbers: :class:`numbers.Real`) names :func:`number_category`: the
       category of its code first for a feature of codes, else the one whose text reads as its double.
-    * any other value is its text, ``str(value)``, if that is a category.
+    * any other value is its text, ``str(value)``, if that is a category -- but many values (:func:`is_many`:
+      a pandas Series, a list...) are refused, not read as their text.
 
     A number is read by its double, not by its text, which each language spells its own way (Python
     '1e-07' and 'True', Java "1.0E-7" and "true", JavaScript "1e-7"): the same row takes the same route
@@ -856,6 +857,8 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
         return feature.named_by_boolean[bool(value)]
     if isinstance(value, numbers.Real):
         return number_category(feature, code_number(value), cast)
+    if is_many(value):
+        raise NotOneValue(many_values(feature.name, value))
     text = str(value)
     return text if text in feature.categories else None
 
@@ -940,6 +943,37 @@ class NotANumber(TreegenError, ValueError):
 TEXT = (str, bytes, bytearray)  # what float() reads as text
 
 
+class NotOneValue(TreegenError, TypeError):
+    """Many values given where a row has one (:func:`is_many`), or a table or an array given as a row:
+    a TypeError, as the generated Python module's."""
+
+
+FOR_A_TABLE = "for a table: treegen.predict(model, X), treegen.predict_proba(model, X)"
+
+
+def is_many(value: Any) -> bool:
+    """Many values rather than one: an array of one dimension or more (numpy's, a pandas Series or
+    DataFrame), or any other iterable but text (a list, tuple, dict, set). Numbers, numpy's scalars (and
+    0-d arrays), text, None and pandas' NA are one value. The generated Python's ``_many`` is this."""
+    ndim = getattr(value, "ndim", None)
+    if ndim is not None:
+        return ndim != 0
+    return hasattr(type(value), "__iter__") and not isinstance(value, TEXT)
+
+
+def many_values(name: str, value: Any) -> str:
+    """The message refusing many values given for feature ``name``: a column or a table passed as a row."""
+    return (f"feature {name!r}: many values ({_type_name(value)}), not one: predict takes one row, a mapping "
+            f"of feature name to value; {FOR_A_TABLE}")
+
+
+def _type_name(value: Any) -> str:
+    """'pandas.Series', 'numpy.ndarray', 'list': the type named with its package, but for builtins."""
+    kind = type(value)
+    package = kind.__module__.split(".")[0]
+    return kind.__qualname__ if package == "builtins" else f"{package}.{kind.__qualname__}"
+
+
 def is_not_a_number(value: Any) -> bool:
     """Text (of any kind float() reads) that is not a str in the :data:`NUMBER` grammar."""
     return isinstance(value, TEXT) and not (isinstance(value, str) and NUMBER.fullmatch(value))
@@ -948,15 +982,23 @@ def is_not_a_number(value: Any) -> bool:
 def number_of(feature: Feature, value: Any) -> float:
     """A present value of a numeric feature as every reader takes it: ``float(value)``, but text only
     in the :data:`NUMBER` grammar, as the CSV readers read it -- float() alone takes ' 1', '1_000' and
-    other scripts' digits, Java's parseDouble '1d': the same text would predict differently by target."""
-    if is_not_a_number(value):
-        raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
+    other scripts' digits, Java's parseDouble '1d': the same text would predict differently by target.
+    Many values (:func:`is_many`) are refused: float() would read a pandas Series of one value as that value."""
+    if not isinstance(value, (int, float)):  # neither text nor many values (an int's failed look-up of ndim is slow)
+        if is_not_a_number(value):
+            raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
+        if is_many(value):
+            raise NotOneValue(many_values(feature.name, value))
     return float(value)
 
 
 def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
-    the row's walk goes: the generated APIs read every such feature of a row before they walk."""
+    the row's walk goes: the generated APIs read every such feature of a row before they walk. A row that is
+    no mapping, or is a table (a pandas DataFrame), is refused: rows of a table are predicted by
+    ``treegen.predict``."""
+    if not hasattr(row, "get") or getattr(row, "ndim", 1) != 1:
+        raise NotOneValue(f"a row is a mapping of feature name to value, not {_a(_type_name(row))}; {FOR_A_TABLE}")
     for index, feature in enumerate(model.features):
         value = row.get(feature.name)
         if isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():

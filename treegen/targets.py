@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
 from .collector import collector_paused
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 
 if TYPE_CHECKING:
     from .model import Model, Tolerance
@@ -154,9 +154,10 @@ def check_options(to: str, options: dict) -> dict:
     chosen = target(to)
     given = {k: v for k, v in options.items() if v is not None}
     taken = {option.name: option for option in chosen.options}
-    refused = sorted(_spelling(name) for name in given if name not in taken)
-    if refused:
-        raise TreegenError(f"the {to} target takes no option {', '.join(refused)}")
+    unknown = sorted(name for name in given if name not in taken)
+    if unknown:
+        refused = sorted(_spelling(name) for name in unknown)
+        raise TreegenError(f"the {to} target takes no option {', '.join(refused)}" + did_you_mean(unknown, taken))
     return given
 
 

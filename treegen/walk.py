@@ -382,16 +382,29 @@ def _double(x):
 def encode_columns(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[np.ndarray]:
     """Each feature's column (:func:`encode_column`); a feature no split reads is left missing unread, as
     the model and the generated code leave it (text in it that is no number is not refused)."""
+    return encode_features(model, lambda feature: [row.get(feature.name) for row in rows], len(rows))
+
+
+def encode_features(model: Model, values: Callable[[Feature], Sequence], count: int) -> list[np.ndarray]:
+    """Each feature's ``values(feature)`` (``count`` of them) as :func:`encode_values` encodes them; a
+    feature no split reads is left missing, its values not asked for."""
     used = set(model.used_features())
-    return [encode_column(f, rows, model.numeric.cast) if i in used
-            else np.full(len(rows), math.nan if f.is_numeric else MISSING) for i, f in enumerate(model.features)]
+    return [encode_values(f, values(f), model.numeric.cast) if i in used
+            else np.full(count, math.nan if f.is_numeric else MISSING) for i, f in enumerate(model.features)]
 
 
 def encode_column(feature: Feature, rows: Sequence[Mapping[str, Any]], cast: str = "float64") -> np.ndarray:
-    """One feature of the rows as the vectorised walk takes it: floats with NaN for missing, or
+    """One feature of the rows as the vectorised walk takes it (:func:`encode_values`)."""
+    return encode_values(feature, [row.get(feature.name) for row in rows], cast)
+
+
+def encode_values(feature: Feature, values: Sequence, cast: str = "float64") -> np.ndarray:
+    """One feature's values as the vectorised walk takes them: floats with NaN for missing, or
     category codes: -1 for missing, -2 (UNKNOWN) for a category the feature does not know (a value
-    read as :func:`treegen.model.category_of` reads it, under the model's ``cast``)."""
-    values = [row.get(feature.name) for row in rows]
+    read as :func:`treegen.model.category_of` reads it, under the model's ``cast``). A numpy column of
+    numbers is read as float() reads each of them, at once."""
+    if feature.is_numeric and isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        return as_read(feature, values.astype(np.float64))
     if feature.is_numeric:
         return as_read(feature, np.array([math.nan if is_missing(v) else number_of(feature, v) for v in values],
                                          dtype=np.float64))

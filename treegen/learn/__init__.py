@@ -5,7 +5,7 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import TreegenError
+from ..errors import TreegenError, did_you_mean
 
 if TYPE_CHECKING:
     from ..data import Dataset
@@ -27,7 +27,7 @@ def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
     accepted = parameters(algorithm)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
-        raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}")
+        raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}" + did_you_mean(unknown, sorted(accepted)))
     return learner(algorithm)(dataset, **params)
 
 
