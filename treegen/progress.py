@@ -1,9 +1,9 @@
 """Progress of long work, for a progress bar on a terminal.
 
 Work reports what it has done with :func:`settled`: learners the training weight that ends in each
-leaf they create (the sum reaches the data set's total weight when the fit is done, whatever passes
-over the data it makes: see :func:`scaled`), importers each tree they read. Nothing listens unless a caller (the CLI) does, so the library stays free of any user
-interface.
+leaf they create (the sum reaches the data set's total weight when the fit is done, however many
+passes over the data it makes: see :func:`scaled`), importers each tree they read. Nothing listens
+unless a caller (the CLI) does, so the library stays free of any user interface.
 """
 from __future__ import annotations
 

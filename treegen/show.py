@@ -1,5 +1,6 @@
 """`treegen show`: a tree as indented text, each split as the model compares (``<`` where its comparisons
-are strict), with the class and counts at each leaf, or its value (a boosted tree's score)."""
+are strict, J48's tolerance added to its split points), with the class and counts at each leaf, or its
+value (a boosted tree's score)."""
 from __future__ import annotations
 
 from .describe import edge_labels, number, outcome
