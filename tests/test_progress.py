@@ -6,18 +6,22 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from treegen.data import load_dataset
 from treegen.learn import fit
-from treegen.progress import bar_after, listening, settled
+from treegen.cli import started_bar
+from treegen.learn.cart_problem import Params
+from treegen.learn.cart_prune import SCORES_PER_GROWN_ROW, held_out_scores
+from treegen.progress import bar_after, listening, scaled, settled
 
 
 class RecordingBar:
     instances = []
 
-    def __init__(self, length):
-        self.length, self.done, self.closed = length, 0, False
+    def __init__(self, length, seconds_run):
+        self.length, self.seconds_run, self.done, self.closed = length, seconds_run, 0, False
         RecordingBar.instances.append(self)
 
     def __enter__(self):
@@ -33,7 +37,9 @@ class RecordingBar:
 @pytest.mark.parametrize("algorithm,path,params", [("id3", "examples/play_tennis.csv", {}),
                                                    ("c45", "tests/fixtures/j48/iris.arff", {}),
                                                    ("cart", "tests/fixtures/j48/iris.arff", {}),
-                                                   ("cart", "tests/fixtures/j48/iris.arff", {"random_state": 0})])
+                                                   ("cart", "tests/fixtures/j48/iris.arff", {"random_state": 0}),
+                                                   ("cart", "tests/fixtures/j48/iris.arff", {"ccp_alpha": "cv"}),
+                                                   ("c45", "tests/fixtures/j48/iris.arff", {"reduced_error": True})])
 def test_learners_settle_all_training_weight(algorithm, path, params):
     dataset = load_dataset(path, regression=False)
     seen = []
@@ -53,6 +59,36 @@ def test_bar_only_after_the_delay():
             settled(1)
     [bar] = RecordingBar.instances
     assert bar.length == 10 and bar.done == 10 and bar.closed
+    assert bar.seconds_run >= 0.02  # the work before the bar counts in its ETA
+
+
+def test_bar_ends_full_when_scaled_shares_round_below_the_total():
+    RecordingBar.instances.clear()
+    with bar_after(0.0, 10, RecordingBar):
+        with scaled(0.1):
+            for _ in range(100):
+                settled(1)  # sums to 9.99999999999998
+    [bar] = RecordingBar.instances
+    assert bar.done == 10
+
+
+def test_click_bar_clock_starts_with_the_work():
+    bar = started_bar("fitting", 10, 5.0)
+    assert time.time() - 6.0 < bar.start <= time.time() - 5.0
+
+
+def test_cross_validated_alpha_counts_the_scoring_of_every_alpha():
+    """Most of a cross-validated fit's time goes to scoring each alpha on the held-out rows, after the
+    folds' trees are grown: a bar that counted the grown rows alone sat at 100% through it."""
+    dataset = load_dataset("tests/fixtures/j48/iris.arff", regression=False)
+    params = Params.checked(dataset, "gini", None, 2, 1, 0.0, None, "float64", 0.0)
+    test, train = dataset.subset(np.arange(0, 150, 3)), dataset.subset(np.flatnonzero(np.arange(150) % 3 != 0))
+    candidates = np.array([0.0, 0.01, 0.1, 0.5])
+    seen = []
+    with listening(seen.append):
+        held_out_scores(train, test, params, candidates)
+    per_alpha = 50 / (SCORES_PER_GROWN_ROW * len(dataset.features))
+    assert sum(seen) == pytest.approx(100 + len(candidates) * per_alpha)
 
 
 def on_a_terminal(*args, env=None):

@@ -792,6 +792,23 @@ def test_show_prints_a_boosted_trees_splits_as_compared_and_its_leaf_values(path
     assert sorted(leaves) == sorted(repr(node.value[0]) for node in model.trees[0].listed().nodes if node.is_leaf)
 
 
+def test_show_prints_a_c45_threshold_where_the_model_cuts(tmp_path):
+    """J48 sends x left when x - t < 1e-6: its split point 43.0 lets 43.0000005 through. show prints the
+    cut the model makes, as the rules write it (not 43.0, which would put 43.0000005 on the right),
+    and says why it is not the split point J48 prints."""
+    data = tmp_path / "ages.csv"
+    data.write_text("age,old\n" + "".join(f"{age},{'no' if age <= 43 else 'yes'}\n" for age in range(30, 57)))
+    model = fit(load_dataset(str(data)), "c45")
+    shown = show(model).splitlines()
+    assert shown[0].startswith("A value less than 1e-06 above a split point still goes left")
+    assert shown[4:6] == ["age <= 43.000001 (missing: 0.519): no (no: 14, yes: 0)",
+                          "age > 43.000001 (missing: 0.481): yes (no: 0, yes: 13)"]
+    assert "43.000001" in emit(model, "rules") and "43.0" not in show(model).replace("43.000001", "")
+    for age, side in [(43.0, "no"), (43.0000005, "no"), (43.000001, "no"), (math.nextafter(43.000001, 99), "yes")]:
+        assert model.predict({"age": age}) == side
+    assert show(fit(load_dataset("examples/play_tennis.csv"), "c45")).startswith("c45 tree")  # no numeric split
+
+
 def test_rules_of_boosted_classifiers_written_before_still_parse():
     """Rule text written when a boosted classifier's rules said a class (the label its leaf's one
     number picks: the first) reads to the same model; a wrong score is refused at its rule."""

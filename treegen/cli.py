@@ -5,7 +5,9 @@ import math
 import os
 import re
 import sys
+import time
 from contextlib import contextmanager
+from functools import partial
 from typing import Callable, Sequence
 
 import click
@@ -328,9 +330,16 @@ def progress_bar(label: str, total: float):
     if not sys.stderr.isatty():
         yield
         return
-    bar = lambda length: click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True)
-    with bar_after(float(os.environ.get("TREEGEN_PROGRESS_AFTER", 2.0)), total, bar):
+    with bar_after(float(os.environ.get("TREEGEN_PROGRESS_AFTER", 2.0)), total, partial(started_bar, label)):
         yield
+
+
+def started_bar(label: str, length: int, seconds_run: float):
+    """click's bar for work that has run ``seconds_run`` already: its clock starts then, or the work
+    done before the bar appeared would seem to have taken no time, and the ETA would say 00:00:00."""
+    bar = click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True)
+    bar.start = time.time() - seconds_run
+    return bar
 
 
 def write_text(text: str, output: str | None) -> None:

@@ -67,7 +67,8 @@ def edge_labels(model: Model, node: Node) -> list[str]:
     x = label(model.features[s.feature].name)
     if s.op == Op.LE:  # as the model compares: XGBoost's strict x < t sends t itself right
         left, right = ("<", ">=") if model.numeric.strict else ("<=", ">")
-        labels = [f"{x} {left} {number(s.threshold)}", f"{x} {right} {number(s.threshold)}"]
+        t = number(shown_threshold(model, s.threshold))
+        labels = [f"{x} {left} {t}", f"{x} {right} {t}"]
     elif s.op == Op.IN:
         values = "{" + ", ".join(label(v) for v in s.values) + "}"
         labels = [f"{x} in {values}", f"{x} not in {values}"]
@@ -78,6 +79,13 @@ def edge_labels(model: Model, node: Node) -> list[str]:
     elif s.missing.kind == Route.FRACTION:
         labels = [f"{text} (missing: {w:.3g})" for text, w in zip(labels, s.missing.weights)]
     return labels
+
+
+def shown_threshold(model: Model, threshold: float) -> float:
+    """A threshold as the model compares with it: with J48's tolerance, the largest value that goes left
+    (J48's 43.0 lets 43.0000005 through: 43.000001, as the rules and the generated code test it), else
+    the threshold itself (a float32 cast is said once, above the tree)."""
+    return model.numeric.effective_threshold(threshold) if model.numeric.tolerance else threshold
 
 
 def linear_text(model: Model, node: Node) -> str:

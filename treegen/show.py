@@ -1,12 +1,20 @@
 """`treegen show`: a tree as indented text, each split as the model compares (``<`` where its comparisons
-are strict), with the class and counts at each leaf, or its value (a boosted tree's score)."""
+are strict, J48's tolerance added to its split points), with the class and counts at each leaf, or its
+value (a boosted tree's score)."""
 from __future__ import annotations
 
-from .describe import edge_labels, outcome
-from .model import Model, Tree
+from .describe import edge_labels, number, outcome
+from .model import Model, Op, Tree
 
 
 FLOAT32_NOTE = "Each input is rounded to float32 before it is compared with a threshold."
+
+
+def tolerance_note(tolerance: float) -> str:
+    """The model lets a value a little above a split point go left (J48's tolerance): say so, since the
+    thresholds shown are where the model really cuts, not the split points J48 prints."""
+    return (f"A value less than {number(tolerance)} above a split point still goes left (J48's tolerance): "
+            "each threshold is the largest value that goes left; `show --style j48` prints the split points.")
 
 
 def tree_text(model: Model, tree: Tree) -> list[str]:
@@ -33,8 +41,13 @@ def adds_to(model: Model, tree: Tree) -> str:
     return f" (adds to output {tree.output})" if tree.output is not None and len(model.combine.init) > 1 else ""
 
 
+def has_numeric_split(model: Model) -> bool:
+    return any(not node.is_leaf and node.split.op == Op.LE for tree in model.trees for node in tree.nodes)
+
+
 def show(model: Model) -> str:
     out = [FLOAT32_NOTE, ""] if model.numeric.cast == "float32" else []
+    out += [tolerance_note(model.numeric.tolerance), ""] if model.numeric.tolerance and has_numeric_split(model) else []
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
         tree = tree.listed()  # every node read by id, and read again

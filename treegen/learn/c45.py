@@ -40,7 +40,7 @@ from ..data import Dataset
 from ..errors import TreegenError
 from ..model import Combine, Decision, Model, Node, NumericSemantics, Split, MissingRoute, Tree
 from . import c45_order as O, c45_split as S
-from ..progress import settled
+from ..progress import scaled, settled
 
 TOLERANCE = 1e-6  # Weka's Utils.smOrEq(x, t): x - t < 1e-6 goes left
 
@@ -414,7 +414,9 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
     common = dict(min_leaf=min_leaf, mdl_correction=mdl_correction, binary_splits=binary_splits, laplace=laplace)
     if reduced_error:
         train, held_out = train_and_prune_rows(dataset.y, folds, seed)
-        root = grower.grow(train)
+        grown_weight = float(dataset.weights[train].sum())
+        with scaled(float(dataset.weights.sum()) / grown_weight if grown_weight else 0.0):  # the fit's progress
+            root = grower.grow(train)
         reduced_error_prune(root, grower, held_out)
         return to_model(root, dataset, dict(reduced_error=True, folds=folds, seed=seed, **common))
     root = grower.grow()

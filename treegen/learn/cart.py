@@ -137,12 +137,13 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
             raise TreegenError(f"ccp_alpha must be a number >= 0 or 'cv', not {ccp_alpha!r}")
         if random_state is not None:
             raise TreegenError("ccp_alpha='cv' does not combine with random_state; give alpha a number")
-        with _as_scikit_learn_overflows():
-            alpha = choose_alpha(dataset, params, cv_folds, seed)
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
     with collector_paused(), _as_scikit_learn_overflows():
-        grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
+        if ccp_alpha == "cv":  # the full tree, grown to find alpha, is the one pruned
+            alpha, grown = choose_alpha(dataset, params, cv_folds, seed)
+        else:
+            grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
         if alpha > 0:
             grown = prune(grown, alpha)
         target, order = in_scikit_learns_order(dataset.target)
