@@ -41,8 +41,9 @@ def test_rows_with_missing_target_are_left_out():
 def test_training_warnings_name_a_column_of_numbers_read_as_categories_and_a_class_per_value():
     rows = "".join(f"{i},{i % 5 + 1},{i % 2},{i / 4}\n" for i in range(100))
     table = parse_csv("x,label,flag,value\n" + rows.replace("\n7,", "\nNULL,", 1) + "#N/A,1,0,0.0\n", "d.csv")
-    null = ("d.csv:9: column 'x' is read as categories: 2 of its 101 values are not numbers, the first 'NULL'; "
-            "an empty field, '?' or 'NA' is missing, and --nominal x keeps the column as categories")
+    null = ("d.csv:9: column 'x' is read as categories: 2 of its 101 values are 'NULL' and '#N/A', which treegen's "
+            "CSV does not read as missing (only an empty field, '?' or 'NA': replace them), and --nominal x keeps "
+            "the column as categories")
     assert training_warnings(table, to_dataset(table, target="label", regression=False), (), "c45") == [null]
     assert training_warnings(table, to_dataset(table, target="flag", regression=False), (), "c45") == [null]
     as_classes = to_dataset(table, target="value", regression=False)
@@ -55,6 +56,60 @@ def test_training_warnings_name_a_column_of_numbers_read_as_categories_and_a_cla
     assert training_warnings(empty, to_dataset(empty, regression=False), (), "c45") == []
     words = parse_csv("x,label\nlow,a\nhigh,b\n3,a\n")  # mostly words: categories, as meant
     assert training_warnings(words, to_dataset(words), (), "c45") == []
+    other = parse_csv("x,label\n" + "".join(f"{i},{i % 2}\n" for i in range(40)) + "#REF!,1\n", "r.csv")
+    assert training_warnings(other, to_dataset(other, regression=False), (), "c45") == [
+        "r.csv:42: column 'x' is read as categories: 1 of its 41 values is not a number, the first '#REF!'; "
+        "an empty field, '?' or 'NA' is missing, and --nominal x keeps the column as categories"]
+
+
+def test_other_tools_spellings_of_missing_are_named_however_many_they_are():
+    """N/A, null, None, - ... are text to treegen's CSV (its missing fields are empty, ? and NA, as every
+    generated program reads them): a column of numbers but for them says which they are and what to write,
+    even where they are most of its values; numbers but for other words too warn as before."""
+    rows = "".join(f"{' n/a' if i % 3 else i},{'None' if i == 4 else '-' if i == 9 else i},{i % 2}\n"
+                   for i in range(30))
+    table = parse_csv("mostly,two,label\n" + rows, "m.csv")
+    assert training_warnings(table, to_dataset(table, regression=False), (), "c45") == [
+        "m.csv:3: column 'mostly' is read as categories: 20 of its 30 values are ' n/a', which treegen's CSV "
+        "does not read as missing (only an empty field, '?' or 'NA': replace them), and --nominal mostly keeps "
+        "the column as categories",
+        "m.csv:6: column 'two' is read as categories: 2 of its 30 values are 'None' and '-', which treegen's CSV "
+        "does not read as missing (only an empty field, '?' or 'NA': replace them), and --nominal two keeps the "
+        "column as categories"]
+    mixed = parse_csv("x,label\n" + "".join(f"{'NULL' if i % 2 else i},{i % 2}\n" for i in range(30)) + "low,1\n")
+    assert training_warnings(mixed, to_dataset(mixed, regression=False), (), "c45") == []  # half words: as meant
+    only = parse_csv("x,label\n" + "".join(f"NULL,{i % 2}\n" for i in range(30)))  # no number: nothing to say
+    assert training_warnings(only, to_dataset(only, regression=False), (), "c45") == []
+
+
+def test_a_nominal_column_of_one_value_a_row_is_named_with_ignore():
+    rows = "".join(f"c{i},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}\n" for i in range(21))
+    table = parse_csv("Customer ID,plan,x,label\n" + rows)
+    assert training_warnings(table, to_dataset(table), (), "cart") == [
+        "column 'Customer ID' has a different value in every row (21), as an identifier has: a split on it "
+        "predicts nothing for new rows; --ignore 'Customer ID' leaves it out"]
+    assert training_warnings(table, to_dataset(table, ignore=["Customer ID"]), (), "cart") == []
+    assert training_warnings(table, to_dataset(table, nominal=["Customer ID"]), ["Customer ID"], "cart") == []
+    few = parse_csv("Customer ID,plan,x,label\n" + rows.split("c20,")[0])  # 20 rows: too few to tell
+    assert training_warnings(few, to_dataset(few), (), "cart") == []
+    repeated = parse_csv("Customer ID,plan,x,label\n" + rows + "c3,a,1,y\n")
+    assert training_warnings(repeated, to_dataset(repeated), (), "cart") == []
+
+
+def test_cart_says_when_it_learns_a_regression_of_a_few_whole_numbers():
+    """A 0/1 (or 1..5) target is numeric: cart learns a regression of it where c45 learns classes."""
+    table = parse_csv("x,label\n" + "".join(f"{i},{i % 2 * 5}\n" for i in range(30)))
+    regression = to_dataset(table)
+    assert training_warnings(table, regression, (), "cart") == [
+        "target 'label' is numeric with 2 whole-number values (0, 5): cart learns a regression tree of it; "
+        "--classification learns them as classes (--regression keeps the regression)"]
+    assert training_warnings(table, regression, (), "cart", regression=True) == []  # --regression: meant
+    assert training_warnings(table, to_dataset(table, regression=False), (), "cart", regression=False) == []
+    assert training_warnings(table, to_dataset(table, regression=False), (), "c45") == []
+    scores = parse_csv("x,y\n" + "".join(f"{i},{i % 11}\n" for i in range(30)))  # 11 values: a number
+    assert training_warnings(scores, to_dataset(scores), (), "cart") == []
+    halves = parse_csv("x,y\n" + "".join(f"{i},{i % 2 / 2}\n" for i in range(30)))
+    assert training_warnings(halves, to_dataset(halves), (), "cart") == []
 
 
 def bash_word(word: str) -> str:
@@ -287,8 +342,36 @@ def test_a_model_fitted_on_arrays_says_how_to_name_its_features():
     with pytest.raises(TreegenError) as err:
         rows_for_model(parse_csv("width,height\n1,2\n"), model)
     assert err.value.message == ("no column named 'x0'; the model was fitted on arrays, without column names: "
-                                 "import it again with treegen import --feature-names NAME,... (the columns' "
+                                 "import it again with treegen import --feature-names width,height (the columns' "
                                  "names in the order it was fitted on)")
+
+
+def test_an_imported_model_whose_names_a_csv_lacks_says_how_to_rename_them():
+    """The names of an imported model come from its file (LightGBM names a numpy array's columns Column_0,
+    ...): where a CSV has none or few of them, the error says how to name them anew, with the CSV's own
+    names when it has as many columns as the model has features."""
+    from treegen.data import rows_for_model
+    from treegen.learn import fit
+    model = fit(to_dataset(parse_csv("Column_0,Column_1,y\n1,2,a\n2,1,b\n1,1,a\n")), "cart")
+    model.meta["library"] = "LightGBM"
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("width,height,label\n1,2,a\n"), model)
+    assert err.value.message.endswith("; the model was fitted on arrays, without column names: import it again "
+                                      "with treegen import --feature-names NAME,... (the columns' names in the "
+                                      "order it was fitted on)")
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv('width,"size, cm"\n1,2\n'), model)
+    assert err.value.message.endswith("""import it again with treegen import --feature-names 'width,"size, cm"' """
+                                      "(the columns' names in the order it was fitted on)")
+    model = fit(to_dataset(parse_csv("amount,hour,country,y\n" + "".join(f"{i},{i % 5},{i % 3},{'ab'[i % 2]}\n"
+                                                                          for i in range(20)))), "cart")
+    model.meta["library"] = "XGBoost"
+    used = ", ".join(repr(model.features[i].name) for i in sorted(model.used_features()))
+    with pytest.raises(TreegenError) as err:
+        rows_for_model(parse_csv("a,b,c\n1,2,3\n"), model)
+    assert err.value.message == (f"no column{'s' if len(model.used_features()) > 1 else ''} named {used}; the "
+                                 "model's feature names come from its file: treegen import --feature-names a,b,c "
+                                 "renames them (in the order of its features)")
 
 
 # -- one CSV syntax: data.py and the generated programs read the same bytes the same way ------------

@@ -40,3 +40,22 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_exports(tmp_path):
     subprocess.run([treegen, "export", "m.json", "--to", "rules", "-o", "m.rules"], cwd=work, check=True)
     parsed = subprocess.run([treegen, "parse", "m.rules"], cwd=work, capture_output=True, text=True, check=True)
     assert '"format": "treegen-model"' in parsed.stdout
+
+
+def test_the_xgboost_extra_installs_xgboost_cpu_where_the_hint_names_it():
+    """pyproject.toml's [xgboost] extra brings exactly one XGBoost on every platform: xgboost-cpu (no CUDA
+    libraries) where treegen's hint names it (verify.XGBOOST_CPU_PLATFORMS), xgboost itself elsewhere."""
+    from packaging.requirements import Requirement
+    from treegen.verify import XGBOOST_CPU_PLATFORMS
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: tomli, which hatchling (a test extra) brings there
+        import tomli as tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        extra = [Requirement(r) for r in tomllib.load(f)["project"]["optional-dependencies"]["xgboost"]]
+    platforms = {("Linux", "x86_64"), ("Linux", "aarch64"), ("Linux", "ppc64le"), ("Windows", "AMD64"),
+                 ("Windows", "ARM64"), ("Darwin", "arm64"), ("Darwin", "x86_64")}
+    for system, machine in platforms | XGBOOST_CPU_PLATFORMS:
+        chosen = [r.name for r in extra if r.marker.evaluate({"platform_system": system, "platform_machine": machine})]
+        expected = "xgboost-cpu" if (system, machine) in XGBOOST_CPU_PLATFORMS else "xgboost"
+        assert chosen == [expected], (system, machine, chosen)

@@ -298,6 +298,7 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm, war
     from .data import read_table, to_dataset, training_warnings
     if algorithm in ("id3", "c45") and regression:
         raise TreegenError(f"{algorithm} learns classes only; use --algorithm cart for regression")
+    chosen = regression  # --regression or --classification, when given
     if algorithm in ("id3", "c45"):
         regression = False
     table = read_table(path)
@@ -310,7 +311,7 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm, war
     if len(set(dataset.labels())) == 1:
         raise TreegenError(f"the target {dataset.target.name!r} has one value only "
                            f"({dataset.labels()[0]!r}): there is nothing to learn", path)
-    for text in training_warnings(table, dataset, _split_names(nominal), algorithm) if warn else ():
+    for text in training_warnings(table, dataset, _split_names(nominal), algorithm, chosen) if warn else ():
         warn(text)
     return dataset
 
@@ -368,14 +369,16 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
     from .evaluate import training_summary
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm,
-                                 warn=lambda text: click.echo(f"treegen: warning: {text}", err=True))
+    warnings = []  # said once the options are known good: an error is the one line of a run that fails
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
     if seed is not None:
         if not (params.get("reduced_error") or params.get("ccp_alpha") == "cv"):  # nothing else draws
             raise TreegenError("--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv")
         params["seed"] = seed
+    for text in warnings:
+        click.echo(f"treegen: warning: {text}", err=True)
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)

@@ -23,7 +23,7 @@ import numpy as np
 from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
-from .table import SPACE, Table, check_column_names, name_argument
+from .table import SPACE, Table, check_column_names, name_argument, names_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 NUMBERS = re.compile(f"(?:{NUMBER.pattern})(?:\n(?:{NUMBER.pattern}))*", NUMBER.flags)  # a column, one per line
@@ -315,18 +315,24 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or _unnamed_hint(model)), table.source,
-                           table.header_line)
+                           + (did_you_mean(absent, unread) or _renaming_hint(model, table, len(absent) / len(used))),
+                           table.source, table.header_line)
     return names
 
 
-def _unnamed_hint(model: Model) -> str:
-    """How to name the features of an imported model fitted on arrays, which calls them x0, x1, ..."""
+def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
+    """How to name anew the features of an imported model where a table has none or few of them (half or
+    more absent): its names come from its file, and a model fitted on arrays has x0, x1, ... (LightGBM's
+    Column_0, ...). The table's own names are the ones to give when it has as many columns as the model."""
     names = [feature.name for feature in model.features]
-    if "library" not in model.meta or names != [f"x{i}" for i in range(len(names))]:
+    if "library" not in model.meta or absent_share < 0.5:
         return ""
-    return ("; the model was fitted on arrays, without column names: import it again with "
-            "treegen import --feature-names NAME,... (the columns' names in the order it was fitted on)")
+    given = names_argument(table.names) if len(table.names) == len(names) <= 20 else "NAME,..."
+    if names in ([f"x{i}" for i in range(len(names))], [f"Column_{i}" for i in range(len(names))]):
+        return ("; the model was fitted on arrays, without column names: import it again with "
+                f"treegen import --feature-names {given} (the columns' names in the order it was fitted on)")
+    return (f"; the model's feature names come from its file: treegen import --feature-names {given} renames "
+            "them (in the order of its features)")
 
 
 def load_dataset(path: str, **options) -> Dataset:
@@ -335,32 +341,77 @@ def load_dataset(path: str, **options) -> Dataset:
 
 # -- what a user may not have meant ---------------------------------------------------------------
 
-def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], learner: str) -> list[str]:
+def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], learner: str,
+                      regression: bool | None = None) -> list[str]:
     """What reading the table into the data set decided that its user may not have meant, one line each
-    (with the file and line where there is one); none for a column or target that --nominal names."""
+    (with the file and line where there is one); none for a column or target that --nominal names, nor for
+    a target's kind that ``regression`` (--regression or --classification, when given) chose."""
     nominal = set(nominal)
     names = [f.name for f in dataset.features if not f.is_numeric]
     if dataset.target.is_classification:
         names.append(dataset.target.name)
-    warnings = [_numbers_read_as_categories(table, name) for name in names
-                if name not in nominal and name not in table.declared]
+    read_as_categories = {name: _numbers_read_as_categories(table, name) for name in names
+                          if name not in nominal and name not in table.declared}
+    warnings = list(read_as_categories.values())
+    warnings += [_one_value_a_row(dataset, feature, column) for feature, column in zip(dataset.features,
+                                                                                       dataset.columns)
+                 if feature.name not in nominal and not read_as_categories.get(feature.name)]  # not one warned of
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
         warnings.append(_class_per_value(dataset, learner))
+        warnings.append(None if regression is not None else _regression_of_labels(dataset, learner))
     return [w for w in warnings if w]
 
 
+def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray) -> str | None:
+    """A nominal column with a different value in every row (more than 20): an identifier, which a tree
+    splits on to tell the training rows apart, and which tells nothing of a row it has not seen."""
+    rows = len(dataset)
+    if feature.is_numeric or rows <= 20 or len(np.unique(column[column >= 0])) < rows:
+        return None
+    return (f"column {feature.name!r} has a different value in every row ({rows}), as an identifier has: "
+            f"a split on it predicts nothing for new rows; --ignore {name_argument(feature.name)} leaves it out")
+
+
+def _regression_of_labels(dataset: Dataset, learner: str) -> str | None:
+    """A numeric target that cart learns as a regression though its values are a few small whole numbers
+    (a 0/1 or 1..5 label), which c45 and id3 learn as classes."""
+    if dataset.target.is_classification or learner != "cart":
+        return None
+    values = np.unique(dataset.y)
+    if len(values) > 10 or not all(float(v).is_integer() and abs(v) <= 1e6 for v in values):
+        return None
+    shown = ", ".join(str(int(v)) for v in values)
+    return (f"target {dataset.target.name!r} is numeric with {len(values)} whole-number values ({shown}): "
+            "cart learns a regression tree of it; --classification learns them as classes "
+            "(--regression keeps the regression)")
+
+
+# Spellings of a missing value in other tools' exports (pandas, R, SQL, Excel, SAS), compared in lower case,
+# which treegen's CSV reads as text: its missing fields are empty, '?' and 'NA' only, as every generated
+# program reads them, so these are named in the warning rather than read as missing.
+MISSING_ELSEWHERE = frozenset({"n/a", "#n/a", "na", "null", "none", "nil", "-", "--", ".", "missing"})
+
+
 def _numbers_read_as_categories(table: Table, name: str) -> str | None:
-    """A column of numbers but for a few texts (NULL, #N/A, -) that made it a column of categories."""
+    """A column of numbers but for a few texts (NULL, #N/A, -) that made it a column of categories; or but
+    for any number of other tools' spellings of a missing value, which the warning names."""
     counts = Counter(v for v in table.column(name) if v is not None)
     texts = {v for v in counts if parse_number(v) is None}
     count, present = sum(counts[v] for v in texts), sum(counts.values())
-    if not texts or 2 * count >= present:
+    spelt_missing = texts and all(v.strip(SPACE).lower() in MISSING_ELSEWHERE for v in texts)
+    if not texts or count == present or (2 * count >= present and not spelt_missing):
         return None
     row = next(i for i, v in enumerate(table.column(name)) if v in texts)
     first = table.column(name)[row]
-    are = "is not a number" if count == 1 else "are not numbers"
-    return located(f"column {name!r} is read as categories: {count} of its {present} values {are}, the first "
-                   f"{first!r}; an empty field, '?' or 'NA' is missing, and --nominal {name_argument(name)} keeps "
+    are = "is" if count == 1 else "are"
+    if spelt_missing:
+        spellings = " and ".join(map(repr, sorted(texts, key=table.column(name).index)))
+        said = (f"{count} of its {present} values {are} {spellings}, which treegen's CSV does not read as missing "
+                f"(only an empty field, '?' or 'NA': replace {'it' if count == 1 else 'them'})")
+    else:
+        said = (f"{count} of its {present} values {are} not {'a number' if count == 1 else 'numbers'}, the first "
+                f"{first!r}; an empty field, '?' or 'NA' is missing")
+    return located(f"column {name!r} is read as categories: {said}, and --nominal {name_argument(name)} keeps "
                    "the column as categories", table.source, table.lines[row])
 
 

@@ -63,11 +63,17 @@ def name_argument(name: str) -> str:
     ``--nominal NAME``: in double quotes, as in a CSV header, when it holds a comma, a quote or a line
     break; then quoted for the shell, as bash's ``$'...'`` when a character is not printable (a line
     break), so that the hint stays on one line and pastes into bash."""
-    if any(c in name for c in ',"\r\n'):
-        name = '"' + name.replace('"', '""') + '"'
-    if name.isprintable():
-        return shlex.quote(name)
-    return "$'" + "".join(map(_ansi_c, name)) + "'"
+    return names_argument([name])
+
+
+def names_argument(names: Iterable[str]) -> str:
+    """Several names as one shell word that :func:`split_names` reads back as them, comma-separated
+    (each quoted as :func:`name_argument` quotes one), for a hint such as ``--feature-names A,B``."""
+    text = ",".join('"' + name.replace('"', '""') + '"' if any(c in name for c in ',"\r\n') else name
+                    for name in names)
+    if text.isprintable():
+        return shlex.quote(text)
+    return "$'" + "".join(map(_ansi_c, text)) + "'"
 
 
 def _ansi_c(c: str) -> str:

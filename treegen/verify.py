@@ -21,6 +21,7 @@ import importlib.util
 import io
 import math
 import os
+import platform
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
@@ -248,12 +249,22 @@ def _unless_missing(check: Check) -> Check:
 
 
 PIP_NAMES = {"sklearn": "scikit-learn"}  # where a package is installed by another name than it is imported by
+# Where XGBoost has wheels without CUDA (xgboost-cpu; the plain package brings 351 MB of NCCL on Linux x86-64),
+# as (platform.system(), platform.machine()): pyproject.toml's [xgboost] extra chooses by the same rule
+XGBOOST_CPU_PLATFORMS = {("Linux", "x86_64"), ("Linux", "aarch64"), ("Windows", "AMD64")}
 
 
 def package_hint(package: str, extra: str) -> str:
     """How to install a package treegen runs a target or a library with (treegen itself is not on PyPI:
     that name is another project's, so ``pip install 'treegen[EXTRA]'`` would install it)."""
-    return f"needs the {package} package: pip install {PIP_NAMES.get(package, package)} (treegen's [{extra}] extra)"
+    return f"needs the {package} package: pip install {pip_name(package)} (treegen's [{extra}] extra)"
+
+
+def pip_name(package: str) -> str:
+    """The name to pip install an imported package by, on this platform."""
+    if package == "xgboost" and (platform.system(), platform.machine()) in XGBOOST_CPU_PLATFORMS:
+        return "xgboost-cpu"
+    return PIP_NAMES.get(package, package)
 
 
 def _outputs(model: Model, check: Check, csv_text: str, settings: dict) -> tuple[str, str | None]:
