@@ -182,10 +182,6 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
         raise _unreachable("mysql", err.args[-1]) from None
     with closing(connection):
         with connection.cursor() as cursor:
-            # The SQL is written for the default sql_mode, where a backslash escapes in a string literal.
-            cursor.execute("SELECT @@SESSION.sql_mode")
-            modes = [m for m in cursor.fetchone()[0].split(",") if m and m != "NO_BACKSLASH_ESCAPES"]
-            cursor.execute("SET SESSION sql_mode = %s", (",".join(modes),))
             # a temporary table: private to this connection, its rows read back in insertion order
             cursor.execute(create_table(model, "mysql", table, temporary="TEMPORARY "))
             if rows and model.features:
