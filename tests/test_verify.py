@@ -449,6 +449,19 @@ def test_float32_sums_in_sqlite_and_mysql_are_checked_and_measured(mysql_server,
                                "double; `treegen verify` measures how far from the model\n")
 
 
+def test_a_float32_sum_that_overflows_in_the_model_but_not_in_sqlite_is_a_mismatch():
+    """Two leaves of 3e38 sum to inf in float32 (the model) but to 6e38 in SQLite's double: no distance
+    says how far apart those are (inf/inf is NaN), so the rows differ, not 'scores within nan'."""
+    base = random_model(3, regression=True, n_trees=2, n_nominal=0)
+    model = replace(base, combine=Combine("sum", init=(0.0,), precision="float32"))
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.is_leaf:
+                node.value = (3e38,)
+    [result] = verify(model, None, ["sql"], ["sqlite"])
+    assert not result.ok and "nan" not in result.line(), result.line()
+    assert "model's scores [inf], got [6e+38]" in result.line(), result.line()
+
 def test_repeated_to_and_dialect_options_add_up(tmp_path):
     """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""
     model = tmp_path / "tennis.json"

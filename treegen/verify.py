@@ -383,10 +383,19 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
                      for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
                      if label != want]
+    # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN)
+    problems += [f"row {number} {row}: model's scores {list(theirs)}, got {list(mine)} ({why})"
+                 for number, (row, (_, theirs), (_, mine)) in enumerate(zip(rows, expected, own), 1)
+                 if any(_unmeasured(a, b) for a, b in zip(mine, theirs))]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
-                 for a, b in zip(mine, theirs) if not _same_bits(a, b)), default=0.0)
+                 for a, b in zip(mine, theirs) if not _same_bits(a, b) and not _unmeasured(a, b)), default=0.0)
     return Result(check.name, count, problems,
                   note=f"{why}, as the SQL does; scores within {apart:.1e} of the model's (relative above 1)")
+
+
+def _unmeasured(a: float, b: float) -> bool:
+    """Two scores that differ, one of them not finite (infinite or NaN)."""
+    return not _same_bits(a, b) and not (math.isfinite(a) and math.isfinite(b))
 
 
 # -- the source library itself ------------------------------------------------------------------
