@@ -462,6 +462,19 @@ def test_a_float32_sum_that_overflows_in_the_model_but_not_in_sqlite_is_a_mismat
     assert not result.ok and "nan" not in result.line(), result.line()
     assert "model's scores [inf], got [6e+38]" in result.line(), result.line()
 
+def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path):
+    """MySQL's DOUBLE holds no infinity: the data rows that have one are left out of its line, which
+    says how many, instead of failing the whole dialect; other dialects run them."""
+    model = random_model(2, n_nominal=0)
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1,x2\n1,2,3\ninf,2,3\n1,-inf,3\n")
+    mysql, sqlite = verify(model, str(data), ["sql"], ["mysql", "sqlite"], dsns={"mysql": mysql_server})
+    assert mysql.ok, mysql.line()
+    assert (mysql.rows.data, sqlite.rows.data) == (1, 3)
+    assert mysql.line().endswith(f"(1 from the data, {mysql.rows.probes} probes; 2 data rows with an infinite "
+                                 "number left out: mysql has no infinity)"), mysql.line()
+    assert sqlite.ok and "left out" not in sqlite.line(), sqlite.line()
+
 def test_repeated_to_and_dialect_options_add_up(tmp_path):
     """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""
     model = tmp_path / "tennis.json"

@@ -77,6 +77,7 @@ class Rows:
 
     probes: int
     data: int = 0
+    left_out: str = ""  # which rows were left out and why (an engine that cannot hold their numbers)
 
     @property
     def total(self) -> int:
@@ -84,7 +85,8 @@ class Rows:
 
     def __str__(self) -> str:
         probes = f"{self.probes} probe{'s' if self.probes != 1 else ''}"
-        return f"{self.data} from the data, {probes}" if self.data else probes
+        checked = f"{self.data} from the data, {probes}" if self.data else probes
+        return f"{checked}; {self.left_out}" if self.left_out else checked
 
 
 def to_csv(model: Model, rows: list[dict]) -> str:
@@ -348,6 +350,8 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
            settings: dict) -> Result:
     if check.unchecked:
         return Result(check.name, count, unchecked=check.unchecked)
+    if "dialect" in check.options and find_dialect(check.options["dialect"]).infinity is None:
+        rows, count, csv_text, expected, settings = _finite(model, check, rows, count, csv_text, expected, settings)
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
         if check.target.computed is not None:
@@ -366,6 +370,26 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         if hint is not None:
             return Result(check.name, count, error=hint, user_error=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
+            settings: dict) -> tuple[list[dict], Rows, str, list[tuple], dict]:
+    """The rows, their count, CSV, answers and settings without the rows that hold an infinite number, for a
+    dialect whose DOUBLE holds no infinity (MySQL): its line says how many were left out."""
+    read = settings["rows"]
+    numeric = [f.name for f in model.features if f.is_numeric]
+    kept = [i for i, row in enumerate(read)
+            if not any(isinstance(row.get(name), float) and math.isinf(row[name]) for name in numeric)]
+    if len(kept) == len(rows):
+        return rows, count, csv_text, expected, settings
+    probes = sum(i < count.probes for i in kept)
+    left = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((count.probes - probes, "probe"),
+                                                                   (count.data - (len(kept) - probes), "data row"))
+            if n]
+    count = Rows(probes, len(kept) - probes, f"{' and '.join(left)} with an infinite number left out: "
+                                             f"{check.options['dialect']} has no infinity")
+    rows, read = [rows[i] for i in kept], [read[i] for i in kept]
+    return rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read}
 
 
 def _nan_is_null(check: Check) -> bool:
