@@ -109,6 +109,24 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
     assert done.stderr.count("\n") == 1 and done.stderr.endswith("\n")
 
 
+@pytest.mark.parametrize("engine,dsn,reason", [
+    ("postgres", "garbage", 'missing "=" after "garbage" in connection info string'),
+    ("postgres", "host=/tmp colour=blue", 'invalid connection option "colour"'),
+    ("mysql", "host=127.0.0.1 port=notanumber", "the port must be a number, got 'notanumber'"),
+    ("mysql", "host='127.0.0.1", "No closing quotation"),
+    ("mysql", "host=127.0.0.1 dbname=x", "expected host, port, user, password, database or unix_socket as key=value, "
+                                         "got 'dbname=x'")])
+def test_a_connection_string_the_driver_cannot_read_is_the_users_to_fix(tmp_path, engine, dsn, reason):
+    """A malformed DSN is exit 2 with one line naming the option, as an unreachable server is."""
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
+                           f"--{engine}-dsn", dsn], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: sql/{engine}: --{engine}-dsn (or TREEGEN_{engine.upper()}_DSN) cannot be "
+                           f"read: {reason}\n")
+
 BOOSTING = "examples/boosting/"
 XGB_FIXTURES = "tests/fixtures/xgboost/"
 
