@@ -407,10 +407,11 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
                      for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
                      if label != want]
-    # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN)
+    # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN): one line a row
     problems += [f"row {number} {row}: model's scores {list(theirs)}, got {list(mine)} ({why})"
-                 for number, (row, (_, theirs), (_, mine)) in enumerate(zip(rows, expected, own), 1)
-                 if any(_unmeasured(a, b) for a, b in zip(mine, theirs))]
+                 for number, (row, (want, theirs), (label, mine)) in enumerate(zip(rows, expected, own), 1)
+                 if any(_unmeasured(a, b) for a, b in zip(mine, theirs))
+                 and not (model.target.is_classification and label != want)]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
                  for a, b in zip(mine, theirs) if not _same_bits(a, b) and not _unmeasured(a, b)), default=0.0)
     return Result(check.name, count, problems,
