@@ -567,6 +567,22 @@ def test_export_proba_of_a_regression_model_is_refused_as_predict_refuses_it(reg
     assert (result.returncode, result.stdout, result.stderr) == (2, "", refused)
 
 
+def test_export_notes_a_big_expression_on_stderr_only():
+    """An --expression over 1 MB (a boosted model's, each shared value written wherever it is read) gets one
+    line on stderr with its size and the SELECT's; the SQL written is the API's, and a small one gets none."""
+    from treegen.loading import load_model
+    from treegen.targets import emit
+    model = "examples/boosting/lightgbm.txt"  # 3.8 MB, its SELECT 61 KB
+    done = cli("export", model, "--to", "sql", "--expression")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == emit(load_model(model), "sql", expression=True)
+    assert re.fullmatch(r"treegen: note: the expression is 3\.[0-9]{2} MB, the SELECT \(without --expression\) "
+                        r"[0-9.]+ KB: it computes each shared value once, where the expression writes it wherever "
+                        r"it is read\n", done.stderr), done.stderr
+    small = cli("export", "tests/fixtures/xgboost/binary-3.2.0.json", "--to", "sql", "--expression", "--proba")
+    assert small.returncode == 0 and len(small.stdout) > 400_000 and small.stderr == "", small.stderr
+
+
 @pytest.mark.parametrize("args,line", [
     (["export", "MODEL", "--to", "sql", "--class-name", "X"], "--class-name does not apply to --to sql"),
     (["export", "MODEL", "--to", "rules", "--class-name", "X", "--format", "svg"],

@@ -760,22 +760,59 @@ def test_protocol_errors():
         run("SELECT nonsense FROM input", names + "\n", model=model)
 
 
-def test_mysql_runner_reads_backslashes_as_escapes_whatever_the_server_mode(mysql_server):
-    """The mysql SQL escapes a backslash as the default sql_mode reads it; on a server whose mode says
-    NO_BACKSLASH_ESCAPES the runner turns that off for its session."""
+BACKSLASHED = ["a\\b", "\\", "c\\'", "d\\", "\\\\'", "e\\\nf", "\\n"]  # strings holding backslashes, at either end
+
+
+def test_mysql_sql_reads_alike_under_every_sql_mode(mysql_server):
+    """The mysql SQL writes no backslash escape: its strings mean the same with NO_BACKSLASH_ESCAPES in the
+    server's sql_mode as without, and the runner runs it under the server's own mode."""
     import pymysql
 
     from treegen.run.sql import _mysql_parameters
-    model = with_categories(random_model(6), ["a\\b", "\\", "c\\'", "d"] * 3)
+    model = with_categories(random_model(6, classes=("a\\b", "\\", "it's")), BACKSLASHED * 2)
     with closing(pymysql.connect(**_mysql_parameters(mysql_server), autocommit=True)) as connection:
         with connection.cursor() as cursor:
             cursor.execute("SELECT @@GLOBAL.sql_mode")
             [default] = cursor.fetchone()
-            cursor.execute("SET GLOBAL sql_mode = 'NO_BACKSLASH_ESCAPES'")
             try:
-                assert_agrees(model, probe_rows(model, limit=100), "mysql", dsn=mysql_server)
+                for mode in (default, "NO_BACKSLASH_ESCAPES"):
+                    cursor.execute("SET GLOBAL sql_mode = %s", (mode,))  # the runner's new connection's
+                    assert_agrees(model, probe_rows(model, limit=100), "mysql", dsn=mysql_server)
             finally:
                 cursor.execute("SET GLOBAL sql_mode = %s", (default,))
+
+
+def test_mysql_strings_keep_the_connections_collation(mysql_server):
+    """A string holding a backslash is of the connection's collation and as coercible as a literal, in every
+    sql_mode: a category equals the column's text it spells, and labels mix with other literals."""
+    import pymysql
+
+    from treegen.run.sql import _mysql_parameters
+    d = DIALECTS["mysql"]
+    with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as connection:
+        with connection.cursor() as cursor:
+            for collation in ("utf8mb4_general_ci", "utf8mb4_unicode_ci"):
+                for mode in ("", "NO_BACKSLASH_ESCAPES"):
+                    cursor.execute(f"SET NAMES utf8mb4 COLLATE {collation}")
+                    cursor.execute("SET SESSION sql_mode = %s", (mode,))
+                    for text in BACKSLASHED + HOSTILE_NAMES:
+                        s = d.string(text).replace("%", "%%")  # the text as an argument, %s
+                        cursor.execute(f"SELECT {s}, COLLATION({s}), COERCIBILITY({s}), "
+                                       f"{d.text_key.format('%s')} = {s}, CASE WHEN %s IS NULL THEN 'x' ELSE {s} END",
+                                       (text, text))
+                        assert cursor.fetchone() == (text, collation, 4, 1, text), (collation, mode, text)
+
+
+def test_postgres_strings_read_alike_whatever_standard_conforming_strings(postgres_dsn):
+    import psycopg
+    d = DIALECTS["postgres"]
+    texts = BACKSLASHED + HOSTILE_NAMES
+    assert d.string("it's") == "'it''s'"  # a string without a backslash is the plain literal
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        for setting in ("on", "off"):
+            connection.execute(f"SET standard_conforming_strings = {setting}")
+            sql = "SELECT " + ", ".join(d.string(text) for text in texts)
+            assert list(connection.execute(sql.encode()).fetchone()) == texts, setting
 
 
 def test_mysql_needs_connection_parameters():

@@ -109,6 +109,24 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
     assert done.stderr.count("\n") == 1 and done.stderr.endswith("\n")
 
 
+@pytest.mark.parametrize("engine,dsn,reason", [
+    ("postgres", "garbage", 'missing "=" after "garbage" in connection info string'),
+    ("postgres", "host=/tmp colour=blue", 'invalid connection option "colour"'),
+    ("mysql", "host=127.0.0.1 port=notanumber", "the port must be a number, got 'notanumber'"),
+    ("mysql", "host='127.0.0.1", "No closing quotation"),
+    ("mysql", "host=127.0.0.1 dbname=x", "expected host, port, user, password, database or unix_socket as key=value, "
+                                         "got 'dbname=x'")])
+def test_a_connection_string_the_driver_cannot_read_is_the_users_to_fix(tmp_path, engine, dsn, reason):
+    """A malformed DSN is exit 2 with one line naming the option, as an unreachable server is."""
+    model = tmp_path / "t.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
+                    "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
+                           f"--{engine}-dsn", dsn], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: sql/{engine}: --{engine}-dsn (or TREEGEN_{engine.upper()}_DSN) cannot be "
+                           f"read: {reason}\n")
+
 BOOSTING = "examples/boosting/"
 XGB_FIXTURES = "tests/fixtures/xgboost/"
 
@@ -462,6 +480,32 @@ def test_float32_sums_in_sqlite_and_mysql_are_checked_and_measured(mysql_server,
     assert exported.stderr == ("treegen: note: sqlite has no 4-byte float: the float32 sums and link computed in "
                                "double; `treegen verify` measures how far from the model\n")
 
+
+def test_a_float32_sum_that_overflows_in_the_model_but_not_in_sqlite_is_a_mismatch():
+    """Two leaves of 3e38 sum to inf in float32 (the model) but to 6e38 in SQLite's double: no distance
+    says how far apart those are (inf/inf is NaN), so the rows differ, not 'scores within nan'."""
+    base = random_model(3, regression=True, n_trees=2, n_nominal=0)
+    model = replace(base, combine=Combine("sum", init=(0.0,), precision="float32"))
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.is_leaf:
+                node.value = (3e38,)
+    [result] = verify(model, None, ["sql"], ["sqlite"])
+    assert not result.ok and "nan" not in result.line(), result.line()
+    assert "model's scores [inf], got [6e+38]" in result.line(), result.line()
+
+def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path):
+    """MySQL's DOUBLE holds no infinity: the data rows that have one are left out of its line, which
+    says how many, instead of failing the whole dialect; other dialects run them."""
+    model = random_model(2, n_nominal=0)
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1,x2\n1,2,3\ninf,2,3\n1,-inf,3\n")
+    mysql, sqlite = verify(model, str(data), ["sql"], ["mysql", "sqlite"], dsns={"mysql": mysql_server})
+    assert mysql.ok, mysql.line()
+    assert (mysql.rows.data, sqlite.rows.data) == (1, 3)
+    assert mysql.line().endswith(f"(1 from the data, {mysql.rows.probes} probes; 2 data rows with an infinite "
+                                 "number left out: mysql has no infinity)"), mysql.line()
+    assert sqlite.ok and "left out" not in sqlite.line(), sqlite.line()
 
 def test_repeated_to_and_dialect_options_add_up(tmp_path):
     """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""

@@ -436,6 +436,8 @@ def export(model, target, output, **options):
         why = TARGETS[target].computed(loaded, **check_options(target, options))[1]
         if why:
             click.echo(f"treegen: note: {why}; `treegen verify` measures how far from the model", err=True)
+    if target == "sql" and options.get("expression") and len(text.encode()) > BIG_EXPRESSION:
+        _note_big_expression(loaded, text, options)
     beside = {} if output in (None, "-") else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
     if output in beside:
@@ -444,6 +446,27 @@ def export(model, target, output, **options):
     write_text(text, output)
     for path, make in beside.items():  # C's header beside its source
         write_text(make(text), path)
+
+
+# An --expression this long (in bytes) is noted: each shared value (a sum, a class's score) is written wherever
+# it is read. Measured on 95 models in two dialects: the 34 expressions over 1 MB were 9 to 600 times their
+# SELECT, those with nothing shared (as long as their SELECT) below 300 KB. A 15-tree XGBoost --proba
+# expression is 1.5 MB against a 16 KB SELECT: DuckDB took 13.8 s against 0.06 s; Spark ran out of memory on
+# a 700 KB one; MariaDB's default max_allowed_packet (16 MiB) refuses a 20 MB one.
+BIG_EXPRESSION = 1_000_000
+
+
+def _note_big_expression(model, text: str, options: dict) -> None:
+    """Say on stderr, not in the SQL, how much shorter the SELECT is, when it is."""
+    select = emit(model, "sql", **dict(options, expression=False))
+    if 2 * len(select) < len(text):
+        click.echo(f"treegen: note: the expression is {_size(len(text.encode()))}, the SELECT (without "
+                   f"--expression) {_size(len(select.encode()))}: it computes each shared value once, where the "
+                   f"expression writes it wherever it is read", err=True)
+
+
+def _size(size: int) -> str:
+    return f"{size / 1e6:.2f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
 
 
 def refuse_target_options(target: str, options: dict) -> None:

@@ -78,6 +78,7 @@ class Rows:
 
     probes: int
     data: int = 0
+    left_out: str = ""  # which rows were left out and why (an engine that cannot hold their numbers)
 
     @property
     def total(self) -> int:
@@ -85,7 +86,8 @@ class Rows:
 
     def __str__(self) -> str:
         probes = f"{self.probes} probe{'s' if self.probes != 1 else ''}"
-        return f"{self.data} from the data, {probes}" if self.data else probes
+        checked = f"{self.data} from the data, {probes}" if self.data else probes
+        return f"{checked}; {self.left_out}" if self.left_out else checked
 
 
 def to_csv(model: Model, rows: list[dict]) -> str:
@@ -359,6 +361,8 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
            settings: dict) -> Result:
     if check.unchecked:
         return Result(check.name, count, unchecked=check.unchecked)
+    if "dialect" in check.options and find_dialect(check.options["dialect"]).infinity is None:
+        rows, count, csv_text, expected, settings = _finite(model, check, rows, count, csv_text, expected, settings)
     try:
         labels, proba = _outputs(model, check, csv_text, settings)
         if check.target.computed is not None:
@@ -379,6 +383,26 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
 
 
+def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
+            settings: dict) -> tuple[list[dict], Rows, str, list[tuple], dict]:
+    """The rows, their count, CSV, answers and settings without the rows that hold an infinite number, for a
+    dialect whose DOUBLE holds no infinity (MySQL): its line says how many were left out."""
+    read = settings["rows"]
+    numeric = [f.name for f in model.features if f.is_numeric]
+    kept = [i for i, row in enumerate(read)
+            if not any(isinstance(row.get(name), float) and math.isinf(row[name]) for name in numeric)]
+    if len(kept) == len(rows):
+        return rows, count, csv_text, expected, settings
+    probes = sum(i < count.probes for i in kept)
+    left = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((count.probes - probes, "probe"),
+                                                                   (count.data - (len(kept) - probes), "data row"))
+            if n]
+    count = Rows(probes, len(kept) - probes, f"{' and '.join(left)} with an infinite number left out: "
+                                             f"{check.options['dialect']} has no infinity")
+    rows, read = [rows[i] for i in kept], [read[i] for i in kept]
+    return rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read}
+
+
 def _nan_is_null(check: Check) -> bool:
     """The check runs SQL on an engine whose NaN is NULL (SQLite)."""
     return "dialect" in check.options and find_dialect(check.options["dialect"]).nan_is_null
@@ -394,10 +418,20 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
                      for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
                      if label != want]
+    # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN): one line a row
+    problems += [f"row {number} {row}: model's scores {list(theirs)}, got {list(mine)} ({why})"
+                 for number, (row, (want, theirs), (label, mine)) in enumerate(zip(rows, expected, own), 1)
+                 if any(_unmeasured(a, b) for a, b in zip(mine, theirs))
+                 and not (model.target.is_classification and label != want)]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
-                 for a, b in zip(mine, theirs) if not _same_bits(a, b)), default=0.0)
+                 for a, b in zip(mine, theirs) if not _same_bits(a, b) and not _unmeasured(a, b)), default=0.0)
     return Result(check.name, count, problems,
                   note=f"{why}, as the SQL does; scores within {apart:.1e} of the model's (relative above 1)")
+
+
+def _unmeasured(a: float, b: float) -> bool:
+    """Two scores that differ, one of them not finite (infinite or NaN)."""
+    return not _same_bits(a, b) and not (math.isfinite(a) and math.isfinite(b))
 
 
 # -- the source library itself ------------------------------------------------------------------

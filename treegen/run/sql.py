@@ -154,6 +154,8 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
         connection = psycopg.connect(dsn, autocommit=True)
     except psycopg.OperationalError as err:
         raise _unreachable("postgres", err) from None
+    except psycopg.ProgrammingError as err:  # at connecting: a connection string libpq cannot read
+        raise _malformed("postgres", err) from None
     with connection:  # temporary tables: private to us
         # LLVM would spend minutes compiling a big tree's expression (bench/README.md): no JIT.
         connection.execute("SET jit = off")
@@ -182,10 +184,6 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
         raise _unreachable("mysql", err.args[-1]) from None
     with closing(connection):
         with connection.cursor() as cursor:
-            # The SQL is written for the default sql_mode, where a backslash escapes in a string literal.
-            cursor.execute("SELECT @@SESSION.sql_mode")
-            modes = [m for m in cursor.fetchone()[0].split(",") if m and m != "NO_BACKSLASH_ESCAPES"]
-            cursor.execute("SET SESSION sql_mode = %s", (",".join(modes),))
             # a temporary table: private to this connection, its rows read back in insertion order
             cursor.execute(create_table(model, "mysql", table, temporary="TEMPORARY "))
             if rows and model.features:
@@ -204,16 +202,29 @@ def _unreachable(engine: str, reason: object) -> TreegenError:
                         f"(or {ENGINES[engine].dsn_variable}): {why}")
 
 
+def _malformed(engine: str, reason: object) -> TreegenError:
+    """A connection string the driver cannot read is the user's to fix, as an unreachable server is."""
+    return TreegenError(f"--{engine}-dsn (or {ENGINES[engine].dsn_variable}) cannot be read: "
+                        f"{' '.join(str(reason).split())}")
+
+
 def _mysql_parameters(dsn: str) -> dict:
     """PyMySQL's connection arguments from ``key=value`` pairs separated by spaces (shell quoting)."""
     import shlex
     parameters = {}
-    for pair in shlex.split(dsn):
+    try:
+        pairs = shlex.split(dsn)
+    except ValueError as err:  # an unclosed quotation
+        raise _malformed("mysql", err) from None
+    for pair in pairs:
         key, equals, value = pair.partition("=")
         if not equals or key not in ("host", "port", "user", "password", "database", "unix_socket"):
-            raise TreegenError(f"mysql connection parameters: expected host, port, user, password, database or "
-                               f"unix_socket as key=value, got {pair!r}")
-        parameters[key] = int(value) if key == "port" else value
+            raise _malformed("mysql", f"expected host, port, user, password, database or unix_socket as key=value, "
+                                      f"got {pair!r}")
+        try:
+            parameters[key] = int(value) if key == "port" else value
+        except ValueError:
+            raise _malformed("mysql", f"the port must be a number, got {value!r}") from None
     if "unix_socket" in parameters:
         # No TLS on a local socket, as MySQL's own client: it protects nothing there, and PyMySQL's
         # preferred TLS loads the system's certificates at every connection (30 ms of CPU a query).

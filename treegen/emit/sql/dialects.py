@@ -75,6 +75,11 @@ class Dialect:
     name: str
     quotes: str = '""'  # identifier quote characters (open, close); a close quote inside is doubled
     string_escapes: tuple[tuple[str, str], ...] = (("'", "''"),)  # applied in order inside '...'
+    # A string holding a backslash, which a server setting may read as an escape in '...' or not (MySQL's
+    # sql_mode NO_BACKSLASH_ESCAPES, PostgreSQL's standard_conforming_strings): written as ``backslashed``
+    # of its escaped text with each backslash written as ``backslash``, a form that both settings read alike
+    backslashed: str = "'{0}'"
+    backslash: str = "\\"
     double_type: str = "DOUBLE PRECISION"
     text_type: str = "VARCHAR"
     cast_text: str = "VARCHAR"  # the type in CAST(x AS ...) that makes text of a number
@@ -170,6 +175,8 @@ class Dialect:
             raise TreegenError(f"{self.name}: a string cannot contain a NUL character: {text!r}")
         for old, new in self.string_escapes:
             text = text.replace(old, new)
+        if "\\" in text:
+            return self.backslashed.format(text.replace("\\", self.backslash))
         return "'" + text + "'"
 
     def double(self, x: float) -> str:
@@ -244,7 +251,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             nan_is_null=True,  # inf - inf is NULL
             kept_apart=" LIMIT -1 OFFSET 0",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
-    Dialect("postgres", text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
+    # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
+    Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
+            text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             kept_apart=" OFFSET 0",  # also keeps LLVM's JIT from compiling each copy (150 s instead of 3 s)
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]",
@@ -261,7 +270,12 @@ DIALECTS = {dialect.name: dialect for dialect in (
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.
-    Dialect("mysql", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "''")), double_type="DOUBLE",
+    # A backslash is QUOTE's escape of a quote, whatever the sql_mode ('...' reads one as an escape unless
+    # NO_BACKSLASH_ESCAPES), in the connection's character set and collation as a literal is (CHAR(92 USING
+    # utf8mb4) and _utf8mb4 X'5C' are in utf8mb4's default collation: where the connection's is another,
+    # an illegal mix of collations with the literals and the BINARY key around them)
+    Dialect("mysql", quotes="``", backslashed="CONCAT('{0}')", backslash="', SUBSTRING(QUOTE(''''), 2, 1), '",
+            double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
