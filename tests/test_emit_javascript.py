@@ -506,9 +506,10 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
-    from treegen.emit.common import named_features
+    from treegen.emit.common import named_features, takes_exp
     check_model_part("javascript", lambda model: render("javascript", "runtime.js.txt", coded=False,
-                                                        named=bool(named_features(model)), nan=False), 200)
+                                                        named=bool(named_features(model)), nan=False,
+                                                        exp=takes_exp(model.combine)), 200)
 
 
 def test_same_bytes_as_the_python_program():
@@ -550,7 +551,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False)
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -887,17 +888,26 @@ def test_features_with_codes_read_csv_fields_as_their_categories():
                             runner=run_loaded)
 
 
+def test_exp_is_written_only_into_a_module_whose_scores_take_it():
+    """A tree's module (52 KB for the tennis tree with it) leaves out glibc's exp and expf; a boosted
+    sigmoid's has them, and its scores are the model's (the exactness tests run them bit for bit)."""
+    tree, sigmoid = random_model(3), python_boosted(2, "sigmoid")
+    assert "function exp(" not in emit(tree, "javascript") and "function expf(" not in emit(tree, "javascript")
+    assert "function exp(" in emit(sigmoid, "javascript")
+    assert len(emit(tree, "javascript")) < len(emit(sigmoid, "javascript")) - 10_000
+
+
 def test_codes_are_read_only_by_a_model_whose_features_have_them():
     """A model without codes is written as before: nothing of the rule is in it; with codes, the rule
     runs where the text lookup of a category misses, never on a hit."""
-    from treegen.emit.common import named_features
+    from treegen.emit.common import named_features, takes_exp
     for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), python_boosted(2, "softmax")]:
         model = replace(model, features=tuple(replace(f, codes=None) for f in model.features))
         for module in ("esm", "commonjs"):
             source = emit(model, "javascript", module=module)
             assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
-            assert source.count(render("javascript", "runtime.js.txt", coded=False,
-                                       named=bool(named_features(model)), nan=False)) == 1
+            assert source.count(render("javascript", "runtime.js.txt", coded=False, named=bool(named_features(model)),
+                                       nan=False, exp=takes_exp(model.combine))) == 1
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

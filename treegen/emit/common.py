@@ -584,6 +584,12 @@ def leaf_terms(steps: Sums | None, tree: int, value: tuple[float, ...]) -> tuple
     return tuple(terms)
 
 
+def takes_exp(combine) -> bool:
+    """Whether a model's scores take ``exp`` (or float32's ``expf``): a boosted sum's sigmoid, softmax or exp
+    link; a module without it leaves out the code of the two functions."""
+    return combine.kind == CombineKind.SUM and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP)
+
+
 def decides_on_raw(combine) -> bool:
     """Whether a boosted classifier decides on the raw sums, not on what its link made of them."""
     return combine.link != Link.IDENTITY and combine.decision() in (

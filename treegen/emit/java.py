@@ -63,7 +63,7 @@ from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, Tr
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
                      leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
-                     summed_tree_by_tree, sums, utf16_escaped)
+                     summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render, runtime_with_codes
 
 INDENT = "    "
@@ -637,9 +637,9 @@ def _helpers(model: Model) -> dict:
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
-    return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
+    return {"exp": takes_exp(combine) and not float32,
             "exp_table": _exp_table() if boosted else (),
-            "float32": float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
+            "float32": float32 and takes_exp(combine),
             "weka": combine.decision() == Decision.WEKA,
             "expf": {name: literal(getattr(arithmetic, name)) for name in (
                 "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},

@@ -11,7 +11,9 @@ same text in every module, ``templates/javascript/runtime.js.txt``, copied in as
 with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
 ``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
 ``fieldValue``), it reads a number or numeric text as the category its code names
-(:func:`treegen.model.code_category`); and for a model with a nominal feature some split reads, whose
+(:func:`treegen.model.code_category`); for a model whose scores take no ``exp`` (a tree, a forest: not
+:func:`~treegen.emit.common.takes_exp`), whose runtime leaves out ``exp`` and ``expf`` (a quarter of its
+size); and for a model with a nominal feature some split reads, whose
 runtime has ``namedCode``: a number, a bigint or a boolean given for one is read by its value
 (:func:`treegen.model.category_of`, through ``NAMED``), not by ``String()``. It reads the model through
 a few names the model part defines (listed at its top).
@@ -39,7 +41,7 @@ from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
                      float_text, group_weight, leaf_index, leaf_terms, named_codes, named_features, numeric_test,
-                     output_numbers, plan, size_groups, summed_tree_by_tree, sums, utf16_escaped)
+                     output_numbers, plan, size_groups, summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -127,7 +129,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
                   runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model)),
-                                 nan=scores_nan(model)))
+                                 nan=scores_nan(model), exp=takes_exp(model.combine)))
 
 
 def literal(value) -> str:
