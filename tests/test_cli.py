@@ -862,3 +862,26 @@ def test_evaluate_on_a_file_without_labels_says_so(tmp_path, tennis_model, learn
     result = cli("evaluate", TENNIS if learner else tennis_model, *learner, "--test", str(data))
     assert result.returncode == 2
     assert result.stderr == f"treegen: error: {data}: no rows with a label to test on: the label column is empty\n"
+
+
+HOSTILE_NAMES_CSV = 'y,"\ufeffx","a\rb",c\n' + "".join(
+    f'"{"cr" if i % 3 else "plain"}\rx",{i % 7},{i % 5},"{"p" if i % 2 else "r"}\rq"\n' for i in range(40))
+
+
+def test_a_cr_or_a_leading_byte_order_mark_in_names_and_values_survives_predict_and_verify(tmp_path):
+    """A class label, a category and a feature name holding a bare CR, a first feature whose name starts with a
+    byte order mark: predict's output reads back as the data plus its columns, and verify's probe CSV, the SQL
+    and rule runners' output carry them, so every target agrees with the model."""
+    data, model, out = tmp_path / "d.csv", str(tmp_path / "m.json"), tmp_path / "p.csv"
+    data.write_text(HOSTILE_NAMES_CSV, encoding="utf-8", newline="")
+    run("train", str(data), "--target", "y", "-a", "cart", "--nominal", "c", "--min-samples-leaf", "1", "-o", model)
+    assert [f["name"] for f in json.load(open(model))["features"]] == ["\ufeffx", "a\rb", "c"]
+    run("predict", model, str(data), "--proba", "-o", str(out))
+    from treegen.data import read_table
+    given, predicted = read_table(str(data)), read_table(str(out))
+    assert predicted.names == given.names + ["prediction", "P(cr\rx)", "P(plain\rx)"]
+    assert predicted.columns[:4] == given.columns and predicted.columns[4] == given.columns[0]
+    done = cli("verify", model, str(data), "--dialect", "sqlite")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [
+        [target, "ok"] for target in ("python", "java", "javascript", "c", "sql/sqlite", "rules")], done.stdout

@@ -615,3 +615,20 @@ def test_a_models_columns_missing_from_the_data_are_each_matched_to_one_left_unr
     with pytest.raises(TreegenError) as err:  # 'outlook' is read: no guess for 'humidity' among the others
         rows_for_model(parse_csv("outlook,play\nsun,y\n", "new.csv"), model)
     assert str(err.value) == "new.csv:1: no column named 'humidity'"
+
+
+def test_csv_text_writes_what_csv_writer_writes_and_quotes_what_the_readers_would_misread():
+    """Treegen's one CSV writer: byte for byte csv.writer(lineterminator="\\n") on ordinary fields; a bare CR
+    (a line end to every reader) and a leading byte order mark (skipped at the start of a text) quoted,
+    so that each field reads back as itself."""
+    import csv
+    import io
+    from treegen.data import csv_text
+    ordinary = [["a", "b,c", 'say "hi"', "x\ny", "", None, 0.1, 3], [""], [None], ["\t é ", "1e+300"]]
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\n").writerows(ordinary)
+    assert csv_text(ordinary) == written.getvalue()
+    hostile = [["\ufeffx", "a\rb", "y\ufeff"], ["cr\r", "\r", "\ufeff"]]
+    assert csv_text(hostile) == '"\ufeffx","a\rb",y\ufeff\n"cr\r","\r","\ufeff"\n'
+    table = parse_csv(csv_text(hostile))
+    assert table.names == hostile[0] and [column[0] for column in table.columns] == ["cr\r", "\r", "\ufeff"]

@@ -2,13 +2,11 @@
 (:mod:`treegen.walk`), the table's own columns written back with the answers."""
 from __future__ import annotations
 
-import csv
-import io
 from typing import Callable
 
 import numpy as np
 
-from .data import encode, model_columns, rows_for_model
+from .data import csv_text, encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
 from .table import Table
@@ -29,14 +27,10 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     columns, row = walk_inputs(table, model)
     answers = predict_columns(model, columns, row)
     leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(list(table.names) + added)
-    inputs = zip(*[["" if value is None else value for value in column] for column in table.columns])
-    for values, (label, scores), ids in zip(inputs, answers, leaves):
-        writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
-                         *([ids] if leaf else [])])
-    return out.getvalue()
+    inputs = zip(*table.columns)
+    return csv_text([list(table.names) + added,
+                     *([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
+                        *([ids] if leaf else [])] for values, (label, scores), ids in zip(inputs, answers, leaves))])
 
 
 def predicted_labels(model: Model, table: Table) -> list:
