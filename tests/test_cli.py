@@ -125,20 +125,30 @@ def test_predict_writes_a_file(tmp_path):
     assert (tmp_path / "p.csv").read_text().splitlines()[1].endswith(",no")
 
 
-def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_path):
-    """A header with a name twice is one no reader takes back: the output of an earlier predict, given
-    again, is refused in one line, as is a column that --proba or --leaf would add."""
+def test_predict_names_an_added_column_the_data_has_already_as_sql_does(tmp_path):
+    """A header with a name twice is one no reader takes back, and the data's column may be a feature the model
+    reads (`prediction`): an added column the data has already is named as the SQL target names it, with one
+    note on stderr; the output of an earlier predict, given again, too."""
     model, out = str(tmp_path / "m.json"), tmp_path / "p.csv"
     run("train", TENNIS, "-a", "id3", "-o", model)
     run("predict", model, TENNIS, "--proba", "-o", str(out))
-    for flags in ([], ["--leaf"]):
-        done = cli("predict", model, str(out), *flags)
-        assert (done.returncode, done.stdout) == (2, "")
-        assert done.stderr == (f"treegen: error: {out}: the data has a column 'prediction', which the output adds: "
-                               "rename or drop it (the output of an earlier predict?)\n")
-    (tmp_path / "q.csv").write_text(out.read_text().replace(",prediction,", ",label,"), encoding="utf-8")
-    done = cli("predict", model, str(tmp_path / "q.csv"), "--proba")
-    assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
+    again = cli("predict", model, str(out), "--proba", "--leaf")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0] == ("outlook,temperature,humidity,wind,play,prediction,P(no),P(yes),"
+                                            "prediction_2,P(no)_2,P(yes)_2,leaf")
+    assert again.stderr == ("treegen: note: the data has columns 'prediction', 'P(no)', 'P(yes)' already: the output "
+                            "names its own 'prediction_2', 'P(no)_2', 'P(yes)_2'\n")
+    data = tmp_path / "d.csv"  # features named as the added columns, one named as a renamed one too
+    data.write_text("prediction,leaf,prediction_2,y\n" + "".join(f"{i},{i % 3},{i % 2},{'ab'[i % 2]}\n"
+                                                                 for i in range(20)), encoding="utf-8")
+    run("train", str(data), "-a", "cart", "-o", model)
+    done = cli("predict", model, str(data), "--leaf")
+    assert done.returncode == 0 and done.stdout.splitlines()[:2] == ["prediction,leaf,prediction_2,y,prediction_3,"
+                                                                     "leaf_2", "0,0,0,a,a,1"], done
+    assert done.stderr == ("treegen: note: the data has columns 'prediction', 'leaf' already: the output names "
+                           "its own 'prediction_3', 'leaf_2'\n")
+    assert cli("predict", model, str(data)).stderr == ("treegen: note: the data has a column 'prediction' already: "
+                                                       "the output names its own 'prediction_3'\n")
 
 
 def test_predict_on_huge_inputs_says_no_numpy_warning(tmp_path):

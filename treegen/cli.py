@@ -492,11 +492,14 @@ def predict(model, data, proba, leaf, output):
     """Predict every row of a CSV or ARFF file.
 
     Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
-    ids with --leaf)."""
+    ids with --leaf). An added column that the data has already is named as the SQL target names it,
+    `prediction_2` say, and said so on stderr."""
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    write_text(predict_table(loaded, read_table(data), proba, leaf), output)
+    note = partial(click.echo, err=True)  # a renamed output column
+    write_text(predict_table(loaded, read_table(data), proba, leaf, lambda line: note(f"treegen: note: {line}")),
+               output)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")

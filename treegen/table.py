@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import shlex
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .errors import TreegenError, did_you_mean
 from .model import Feature
@@ -42,6 +42,16 @@ def check_column_names(names: list[str], source: str, line: int = 1) -> None:
         if name in seen:
             raise TreegenError(f"column name {name!r} appears twice", source, line)
         seen.add(name)
+
+
+def free_name(base: str, taken: Callable[[str], bool], spelt: Callable[[str, str], str] = str.__add__) -> str:
+    """The first of ``base``, ``base_2``, ``base_3``, ... that is not ``taken``: how an output column is named
+    when an input column has its name (``spelt(base, suffix)`` writes each, within a length limit say)."""
+    name, n = spelt(base, ""), 1
+    while taken(name):
+        n += 1
+        name = spelt(base, f"_{n}")
+    return name
 
 
 def split_names(values: Iterable[str]) -> list[str]:
