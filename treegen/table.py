@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -79,8 +80,45 @@ def name_argument(name: str) -> str:
 def names_argument(names: Iterable[str]) -> str:
     """Several names as one shell word that :func:`split_names` reads back as them, comma-separated
     (each quoted as :func:`name_argument` quotes one), for a hint such as ``--feature-names A,B``."""
-    text = ",".join('"' + name.replace('"', '""') + '"' if any(c in name for c in ',"\r\n') else name
-                    for name in names)
+    return shell_word(",".join(_quoted(name) if any(c in name for c in ',"\r\n') else name for name in names))
+
+
+def feature_categories(value: str) -> tuple[str, list[str]]:
+    """One ``--categories FEATURE=A,B,...``: the feature, up to the first '=' (spaces around it stripped), or
+    in double quotes as in a CSV header when its name holds '=' ('"city=x"=A,B'); then its categories, read
+    as one CSV record and kept exactly as written (spaces too), a category with a comma in double quotes
+    ('city="New York, NY",Paris')."""
+    quoted = re.match(r'"((?:[^"]|"")*)"=', value, re.DOTALL)
+    if quoted:
+        feature, categories = quoted[1].replace('""', '"'), value[quoted.end():]
+    else:
+        feature, equals, categories = value.partition("=")
+        feature = feature.strip()
+        if not equals or not feature or feature.startswith('"'):
+            raise TreegenError(f"--categories {value!r}: expected FEATURE=A,B,... (a feature whose name holds '=' "
+                               'in double quotes: "NAME"=A,B,...)')
+    try:
+        return feature, next(csv.reader([categories], strict=True)) if categories else [""]
+    except csv.Error:  # text after a closing quote, a line break outside quotes
+        raise TreegenError(f"--categories {value!r}: cannot read the categories {categories!r} as one CSV record: "
+                           "a category with a comma, a quote or a line break is written in double quotes, a quote "
+                           "in it doubled") from None
+
+
+def categories_argument(feature: str) -> str:
+    """The shell word of a hint ``--categories FEATURE=A,B,...`` that :func:`feature_categories` reads back
+    as ``feature``'s."""
+    plain = feature == feature.strip() and feature and not feature.startswith('"') and "=" not in feature
+    return shell_word(f"{feature if plain else _quoted(feature)}=A,B,...")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word: quoted for the shell, as bash's ``$'...'`` when a character is not
+    printable (a line break), so that a hint stays on one line and pastes into bash."""
     if text.isprintable():
         return shlex.quote(text)
     return "$'" + "".join(map(_ansi_c, text)) + "'"

@@ -75,6 +75,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, did_you_mean, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from ..table import categories_argument
 from . import library_meta
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
@@ -505,7 +506,7 @@ def _unnamed_categories(name: str, hashed: int) -> TreegenError:
                "the feature's categories")
     return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{name!r}: ['A', 'B', ...]}}) "
                         "(or that argument of treegen.import_model for a file)",
-                        command_line=f"{problem} (--categories {name}=A,B,...)")
+                        command_line=f"{problem} (--categories {categories_argument(name)})")
 
 
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
