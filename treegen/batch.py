@@ -31,10 +31,9 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     columns, row = walk_inputs(table, model)
     answers = predict_columns(model, columns, row)
     leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
-    inputs = zip(*table.columns)
-    return csv_text([list(table.names) + added,
-                     *([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
-                        *([ids] if leaf else [])] for values, (label, scores), ids in zip(inputs, answers, leaves))])
+    rows = ([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
+             *([ids] if leaf else [])] for values, (label, scores), ids in zip(zip(*table.columns), answers, leaves))
+    return csv_text([list(table.names) + added, *rows])
 
 
 def added_names(wanted: list[str], names: list[str]) -> list[str]:

@@ -497,9 +497,8 @@ def predict(model, data, proba, leaf, output):
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    note = partial(click.echo, err=True)  # a renamed output column
-    write_text(predict_table(loaded, read_table(data), proba, leaf, lambda line: note(f"treegen: note: {line}")),
-               output)
+    write_text(predict_table(loaded, read_table(data), proba, leaf,
+                             lambda line: click.echo(f"treegen: note: {line}", err=True)), output)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")

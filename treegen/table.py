@@ -108,7 +108,7 @@ def feature_categories(value: str) -> tuple[str, list[str]]:
 def categories_argument(feature: str) -> str:
     """The shell word of a hint ``--categories FEATURE=A,B,...`` that :func:`feature_categories` reads back
     as ``feature``'s."""
-    plain = feature == feature.strip() and feature and not feature.startswith('"') and "=" not in feature
+    plain = bool(feature) and feature == feature.strip() and not feature.startswith('"') and "=" not in feature
     return shell_word(f"{feature if plain else _quoted(feature)}=A,B,...")
 
 
