@@ -474,6 +474,9 @@ def test_categories_option_names_a_category_with_a_comma_and_a_feature_with_an_e
     assert modelio.loads(open(out, encoding="utf-8").read()).features[0].categories == tuple(cities)
     verified = runner.invoke(cli, ["verify", path, "--categories", spelt, "--against", path, "--to", "python"])
     assert verified.exit_code == 0 and " ok " in verified.output, verified.output
+    unquoted = runner.invoke(cli, ["import", path, "--categories", "city=x=Paris"]).output  # read as 'city'
+    assert unquoted.endswith("""(categorical features: city=x); a feature whose name holds '=' is written in """
+                             """double quotes: --categories '"city=x"=A,B,...'\n"""), unquoted
     for bad, message in [('"city=x=A', "expected FEATURE=A,B,... (a feature whose name holds '=' in double quotes"),
                          ('"city=x"="New York, NY"x', "cannot read the categories '\"New York, NY\"x' as one CSV")]:
         refused = runner.invoke(cli, ["import", path, "--categories", bad])
