@@ -125,20 +125,30 @@ def test_predict_writes_a_file(tmp_path):
     assert (tmp_path / "p.csv").read_text().splitlines()[1].endswith(",no")
 
 
-def test_predict_on_its_own_output_is_refused_rather_than_repeat_a_column(tmp_path):
-    """A header with a name twice is one no reader takes back: the output of an earlier predict, given
-    again, is refused in one line, as is a column that --proba or --leaf would add."""
+def test_predict_names_an_added_column_the_data_has_already_as_sql_does(tmp_path):
+    """A header with a name twice is one no reader takes back, and the data's column may be a feature the model
+    reads (`prediction`): an added column the data has already is named as the SQL target names it, with one
+    note on stderr; the output of an earlier predict, given again, too."""
     model, out = str(tmp_path / "m.json"), tmp_path / "p.csv"
     run("train", TENNIS, "-a", "id3", "-o", model)
     run("predict", model, TENNIS, "--proba", "-o", str(out))
-    for flags in ([], ["--leaf"]):
-        done = cli("predict", model, str(out), *flags)
-        assert (done.returncode, done.stdout) == (2, "")
-        assert done.stderr == (f"treegen: error: {out}: the data has a column 'prediction', which the output adds: "
-                               "rename or drop it (the output of an earlier predict?)\n")
-    (tmp_path / "q.csv").write_text(out.read_text().replace(",prediction,", ",label,"), encoding="utf-8")
-    done = cli("predict", model, str(tmp_path / "q.csv"), "--proba")
-    assert done.stderr.startswith(f"treegen: error: {tmp_path / 'q.csv'}: the data has a column 'P(no)'"), done.stderr
+    again = cli("predict", model, str(out), "--proba", "--leaf")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0] == ("outlook,temperature,humidity,wind,play,prediction,P(no),P(yes),"
+                                            "prediction_2,P(no)_2,P(yes)_2,leaf")
+    assert again.stderr == ("treegen: note: the data has columns 'prediction', 'P(no)', 'P(yes)' already: the output "
+                            "names its own 'prediction_2', 'P(no)_2', 'P(yes)_2'\n")
+    data = tmp_path / "d.csv"  # features named as the added columns, one named as a renamed one too
+    data.write_text("prediction,leaf,prediction_2,y\n" + "".join(f"{i},{i % 3},{i % 2},{'ab'[i % 2]}\n"
+                                                                 for i in range(20)), encoding="utf-8")
+    run("train", str(data), "-a", "cart", "-o", model)
+    done = cli("predict", model, str(data), "--leaf")
+    assert done.returncode == 0 and done.stdout.splitlines()[:2] == ["prediction,leaf,prediction_2,y,prediction_3,"
+                                                                     "leaf_2", "0,0,0,a,a,1"], done
+    assert done.stderr == ("treegen: note: the data has columns 'prediction', 'leaf' already: the output names "
+                           "its own 'prediction_3', 'leaf_2'\n")
+    assert cli("predict", model, str(data)).stderr == ("treegen: note: the data has a column 'prediction' already: "
+                                                       "the output names its own 'prediction_3'\n")
 
 
 def test_predict_on_huge_inputs_says_no_numpy_warning(tmp_path):
@@ -878,3 +888,26 @@ def test_evaluate_on_a_file_without_labels_says_so(tmp_path, tennis_model, learn
     result = cli("evaluate", TENNIS if learner else tennis_model, *learner, "--test", str(data))
     assert result.returncode == 2
     assert result.stderr == f"treegen: error: {data}: no rows with a label to test on: the label column is empty\n"
+
+
+HOSTILE_NAMES_CSV = 'y,"\ufeffx","a\rb",c\n' + "".join(
+    f'"{"cr" if i % 3 else "plain"}\rx",{i % 7},{i % 5},"{"p" if i % 2 else "r"}\rq"\n' for i in range(40))
+
+
+def test_a_cr_or_a_leading_byte_order_mark_in_names_and_values_survives_predict_and_verify(tmp_path):
+    """A class label, a category and a feature name holding a bare CR, a first feature whose name starts with a
+    byte order mark: predict's output reads back as the data plus its columns, and verify's probe CSV, the SQL
+    and rule runners' output carry them, so every target agrees with the model."""
+    data, model, out = tmp_path / "d.csv", str(tmp_path / "m.json"), tmp_path / "p.csv"
+    data.write_text(HOSTILE_NAMES_CSV, encoding="utf-8", newline="")
+    run("train", str(data), "--target", "y", "-a", "cart", "--nominal", "c", "--min-samples-leaf", "1", "-o", model)
+    assert [f["name"] for f in json.load(open(model))["features"]] == ["\ufeffx", "a\rb", "c"]
+    run("predict", model, str(data), "--proba", "-o", str(out))
+    from treegen.data import read_table
+    given, predicted = read_table(str(data)), read_table(str(out))
+    assert predicted.names == given.names + ["prediction", "P(cr\rx)", "P(plain\rx)"]
+    assert predicted.columns[:4] == given.columns and predicted.columns[4] == given.columns[0]
+    done = cli("verify", model, str(data), "--dialect", "sqlite")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [
+        [target, "ok"] for target in ("python", "java", "javascript", "c", "sql/sqlite", "rules")], done.stdout

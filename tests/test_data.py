@@ -615,3 +615,35 @@ def test_a_models_columns_missing_from_the_data_are_each_matched_to_one_left_unr
     with pytest.raises(TreegenError) as err:  # 'outlook' is read: no guess for 'humidity' among the others
         rows_for_model(parse_csv("outlook,play\nsun,y\n", "new.csv"), model)
     assert str(err.value) == "new.csv:1: no column named 'humidity'"
+
+
+def test_csv_text_writes_what_csv_writer_writes_and_quotes_what_the_readers_would_misread():
+    """Treegen's one CSV writer: byte for byte csv.writer(lineterminator="\\n") on ordinary fields; a bare CR
+    (a line end to every reader) and a leading byte order mark (skipped at the start of a text) quoted,
+    so that each field reads back as itself."""
+    import csv
+    import io
+    from treegen.data import csv_text
+    ordinary = [["a", "b,c", 'say "hi"', "x\ny", "", None, 0.1, 3], [""], [None], ["\t é ", "1e+300"]]
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\n").writerows(ordinary)
+    assert csv_text(ordinary) == written.getvalue()
+    hostile = [["\ufeffx", "a\rb", "y\ufeff"], ["cr\r", "\r", "\ufeff"]]
+    assert csv_text(hostile) == '"\ufeffx","a\rb",y\ufeff\n"cr\r","\r","\ufeff"\n'
+    table = parse_csv(csv_text(hostile))
+    assert table.names == hostile[0] and [column[0] for column in table.columns] == ["cr\r", "\r", "\ufeff"]
+
+
+@pytest.mark.parametrize("feature", ["city", "city=x", "=", '"quoted"', 'a "b"', " padded ", "a,b", "line\nbreak", ""])
+def test_a_categories_hint_pasted_into_bash_names_the_feature_as_categories_reads_it(feature):
+    from treegen.table import categories_argument, feature_categories
+    word = categories_argument(feature)
+    assert word.isprintable(), word
+    assert feature_categories(bash_word(word).replace("A,B,...", 'A,"B, C",""')) == (feature, ["A", "B, C", ""])
+
+
+def test_categories_are_kept_as_written_and_a_feature_as_before_up_to_the_first_equals_sign():
+    from treegen.table import feature_categories
+    assert feature_categories(" city = x, y,") == ("city", [" x", " y", ""])
+    assert feature_categories("city=") == ("city", [""]) and feature_categories("c=a=b") == ("c", ["a=b"])
+    assert feature_categories('c=say "hi",x') == ("c", ['say "hi"', "x"])  # a quote inside a field is text

@@ -449,6 +449,39 @@ def test_cli_import_with_categories(tmp_path):
     assert unknown.exit_code == 2 and "'x0', which is not a categorical feature" in unknown.output
 
 
+
+def test_categories_option_names_a_category_with_a_comma_and_a_feature_with_an_equals_sign(tmp_path):
+    """--categories reads its categories as one CSV record ('"New York, NY"') and a feature whose name holds
+    '=' in double quotes, as the hint for the file's unnamed categories spells it: pasted into bash, it imports."""
+    import random
+    import shlex
+    from catboost import CatBoostClassifier
+    cities = ["New York, NY", "Paris", "a=b"]
+    rng = random.Random(0)
+    rows = [(rng.choice(cities), rng.random()) for _ in range(200)]
+    frame = pd.DataFrame(rows, columns=["city=x", "v"])
+    estimator = CatBoostClassifier(**{**KW, "iterations": 5, "depth": 2}, one_hot_max_size=10)
+    estimator.fit(frame, [int(c == "New York, NY") ^ (v > 0.7) for c, v in rows], cat_features=[0])
+    path = str(tmp_path / "model.cbm")
+    estimator.save_model(path)
+    runner = CliRunner()
+    hint = runner.invoke(cli, ["import", path]).output
+    assert hint.endswith("""(--categories '"city=x"=A,B,...')\n"""), hint
+    spelt = shlex.split(hint[hint.rindex("(--categories ") + 1:-2])[1].replace("A,B,...", '"New York, NY",Paris,a=b')
+    out = str(tmp_path / "m.json")
+    done = runner.invoke(cli, ["import", path, "--categories", spelt, "-o", out])
+    assert done.exit_code == 0, done.output
+    assert modelio.loads(open(out, encoding="utf-8").read()).features[0].categories == tuple(cities)
+    verified = runner.invoke(cli, ["verify", path, "--categories", spelt, "--against", path, "--to", "python"])
+    assert verified.exit_code == 0 and " ok " in verified.output, verified.output
+    unquoted = runner.invoke(cli, ["import", path, "--categories", "city=x=Paris"]).output  # read as 'city'
+    assert unquoted.endswith("""(categorical features: city=x); a feature whose name holds '=' is written in """
+                             """double quotes: --categories '"city=x"=A,B,...'\n"""), unquoted
+    for bad, message in [('"city=x=A', "expected FEATURE=A,B,... (a feature whose name holds '=' in double quotes"),
+                         ('"city=x"="New York, NY"x', "cannot read the categories '\"New York, NY\"x' as one CSV")]:
+        refused = runner.invoke(cli, ["import", path, "--categories", bad])
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+
 # -- what is refused -------------------------------------------------------------------------------
 
 

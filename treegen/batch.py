@@ -2,41 +2,50 @@
 (:mod:`treegen.walk`), the table's own columns written back with the answers."""
 from __future__ import annotations
 
-import csv
-import io
 from typing import Callable
 
 import numpy as np
 
-from .data import encode, model_columns, rows_for_model
+from .data import csv_text, encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
-from .table import Table
+from .table import Table, free_name
 from .walk import UNKNOWN, as_read, leaf_ids_columns, predict_columns
 
 
-def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = False) -> str:
+def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = False,
+                  say: Callable[[str], None] = lambda line: None) -> str:
     """CSV text: the table's columns as read, then ``prediction`` and, with ``proba``, ``P(class)`` columns,
-    with ``leaf`` a ``leaf`` column (the leaf ids every generated program's ``--leaf`` prints)."""
+    with ``leaf`` a ``leaf`` column (the leaf ids every generated program's ``--leaf`` prints). An added
+    column named as one of the table's is renamed (:func:`added_names`), which ``say`` is told in one line."""
     classification = model.target.is_classification
     if proba and not classification:
         raise TreegenError("--proba needs a classification model")
-    added = ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []) + (["leaf"] if leaf else [])
-    repeated = [name for name in added if name in table.names]
-    if repeated:  # a header with a name twice is one no reader takes back, treegen's included
-        raise TreegenError(f"the data has a column {repeated[0]!r}, which the output adds: rename or drop it "
-                           "(the output of an earlier predict?)", table.source)
+    wanted = ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []) + (["leaf"] if leaf else [])
+    added = added_names(wanted, table.names)
+    clashes = [(name, new) for name, new in zip(wanted, added) if new != name]
+    if clashes:
+        one = len(clashes) == 1
+        say(f"the data has {'a column' if one else 'columns'} {', '.join(repr(name) for name, _ in clashes)} "
+            f"already: the output names its own {', '.join(repr(new) for _, new in clashes)}")
     columns, row = walk_inputs(table, model)
     answers = predict_columns(model, columns, row)
     leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(list(table.names) + added)
-    inputs = zip(*[["" if value is None else value for value in column] for column in table.columns])
-    for values, (label, scores), ids in zip(inputs, answers, leaves):
-        writer.writerow([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
-                         *([ids] if leaf else [])])
-    return out.getvalue()
+    rows = ([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
+             *([ids] if leaf else [])] for values, (label, scores), ids in zip(zip(*table.columns), answers, leaves))
+    return csv_text([list(table.names) + added, *rows])
+
+
+def added_names(wanted: list[str], names: list[str]) -> list[str]:
+    """The names of the columns ``wanted`` after the table's ``names``, each renamed as the SQL target renames
+    its output columns (:func:`treegen.table.free_name`) when the table has it: a header with a name twice is
+    one no reader takes back, and the table's column may be a feature the model reads."""
+    taken = set(names)
+    added = []
+    for name in wanted:
+        added.append(free_name(name, taken.__contains__))
+        taken.add(added[-1])
+    return added
 
 
 def predicted_labels(model: Model, table: Table) -> list:

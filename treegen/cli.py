@@ -515,11 +515,13 @@ def predict(model, data, proba, leaf, output):
     """Predict every row of a CSV or ARFF file.
 
     Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
-    ids with --leaf)."""
+    ids with --leaf). An added column that the data has already is named as the SQL target names it,
+    `prediction_2` say, and said so on stderr."""
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    write_text(predict_table(loaded, read_table(data), proba, leaf), output)
+    write_text(predict_table(loaded, read_table(data), proba, leaf,
+                             lambda line: click.echo(f"treegen: note: {line}", err=True)), output)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")
@@ -586,7 +588,9 @@ def categories_option(which: str):
     return click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
                         help=f"CatBoost{which}: the category names of a categorical feature, comma-separated and "
                              "exactly as written; they name the one-hot splits that a .cbm file, or a JSON file "
-                             "saved without pool=, knows only by hash. Repeat for each feature.")
+                             "saved without pool=, knows only by hash. Repeat for each feature. As in a CSV "
+                             'header, a category with a comma is written in double quotes (city="New York, NY",'
+                             'Paris), and so is a feature whose name holds "=" ("city=x"=A,B).')
 
 
 @main.command(name="import", short_help="Import a model trained elsewhere.",
@@ -641,14 +645,13 @@ def _rounds_note(model) -> str | None:
 
 def _category_names(options) -> dict[str, list[str]] | None:
     """--categories FEATURE=A,B,... (repeated) as {feature: [A, B, ...]}; None when not given."""
+    from .table import feature_categories
     if not options:
         return None
     names: dict[str, list[str]] = {}
     for option in options:
-        feature, equals, categories = option.partition("=")
-        if not equals or not feature.strip():
-            raise TreegenError(f"--categories {option!r}: expected FEATURE=A,B,...")
-        names.setdefault(feature.strip(), []).extend(categories.split(","))
+        feature, categories = feature_categories(option)
+        names.setdefault(feature, []).extend(categories)
     for feature, categories in names.items():
         if twice := next((c for i, c in enumerate(categories) if c in categories[:i]), None):
             raise TreegenError(f"--categories names the category {twice!r} of {feature!r} twice")

@@ -164,6 +164,27 @@ def parse_number(text: str) -> float | None:
     return float(text) if NUMBER.fullmatch(text) else None
 
 
+# -- writing files ---------------------------------------------------------------------------
+
+def csv_text(records: Iterable[Sequence]) -> str:
+    """Records as CSV in the syntax the readers above (and every generated program) read back: what
+    ``csv.writer(lineterminator="\\n")`` writes (None as an empty field, a float as its repr), but a field
+    holding a bare CR is quoted too (csv's writer quotes only its own line end, and a lone CR ends a
+    line here), and so is one starting with a byte order mark (the readers skip one that starts the text)."""
+    return "".join(_csv_line([_csv_field(value) for value in record]) + "\n" for record in records)
+
+
+def _csv_line(fields: list[str]) -> str:
+    return '""' if fields == [""] else ",".join(fields)  # one empty field quoted: a blank line is no record
+
+
+def _csv_field(value) -> str:
+    text = "" if value is None else str(value)
+    if any(c in text for c in ',"\r\n') or text.startswith("\ufeff"):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 # -- from a table to a data set ----------------------------------------------------------------
 
 def infer_feature(name: str, values: Sequence[str | None], nominal: bool = False) -> Feature:

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import csv
+import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .errors import TreegenError, did_you_mean
 from .model import Feature
@@ -44,6 +45,16 @@ def check_column_names(names: list[str], source: str, line: int = 1) -> None:
         seen.add(name)
 
 
+def free_name(base: str, taken: Callable[[str], bool], spelt: Callable[[str, str], str] = str.__add__) -> str:
+    """The first of ``base``, ``base_2``, ``base_3``, ... that is not ``taken``: how an output column is named
+    when an input column has its name (``spelt(base, suffix)`` writes each, within a length limit say)."""
+    name, n = spelt(base, ""), 1
+    while taken(name):
+        n += 1
+        name = spelt(base, f"_{n}")
+    return name
+
+
 def split_names(values: Iterable[str]) -> list[str]:
     """Column names given comma-separated (an option's values, or one text): each value read as one
     CSV record, so that a name with a comma in it is written quoted, as in a header ('a,"income, net"')."""
@@ -69,8 +80,45 @@ def name_argument(name: str) -> str:
 def names_argument(names: Iterable[str]) -> str:
     """Several names as one shell word that :func:`split_names` reads back as them, comma-separated
     (each quoted as :func:`name_argument` quotes one), for a hint such as ``--feature-names A,B``."""
-    text = ",".join('"' + name.replace('"', '""') + '"' if any(c in name for c in ',"\r\n') else name
-                    for name in names)
+    return shell_word(",".join(_quoted(name) if any(c in name for c in ',"\r\n') else name for name in names))
+
+
+def feature_categories(value: str) -> tuple[str, list[str]]:
+    """One ``--categories FEATURE=A,B,...``: the feature, up to the first '=' (spaces around it stripped), or
+    in double quotes as in a CSV header when its name holds '=' ('"city=x"=A,B'); then its categories, read
+    as one CSV record and kept exactly as written (spaces too), a category with a comma in double quotes
+    ('city="New York, NY",Paris')."""
+    quoted = re.match(r'"((?:[^"]|"")*)"=', value, re.DOTALL)
+    if quoted:
+        feature, categories = quoted[1].replace('""', '"'), value[quoted.end():]
+    else:
+        feature, equals, categories = value.partition("=")
+        feature = feature.strip()
+        if not equals or not feature or feature.startswith('"'):
+            raise TreegenError(f"--categories {value!r}: expected FEATURE=A,B,... (a feature whose name holds '=' "
+                               'in double quotes: "NAME"=A,B,...)')
+    try:
+        return feature, next(csv.reader([categories], strict=True)) if categories else [""]
+    except csv.Error:  # text after a closing quote, a line break outside quotes
+        raise TreegenError(f"--categories {value!r}: cannot read the categories {categories!r} as one CSV record: "
+                           "a category with a comma, a quote or a line break is written in double quotes, a quote "
+                           "in it doubled") from None
+
+
+def categories_argument(feature: str) -> str:
+    """The shell word of a hint ``--categories FEATURE=A,B,...`` that :func:`feature_categories` reads back
+    as ``feature``'s."""
+    plain = bool(feature) and feature == feature.strip() and not feature.startswith('"') and "=" not in feature
+    return shell_word(f"{feature if plain else _quoted(feature)}=A,B,...")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word: quoted for the shell, as bash's ``$'...'`` when a character is not
+    printable (a line break), so that a hint stays on one line and pastes into bash."""
     if text.isprintable():
         return shlex.quote(text)
     return "$'" + "".join(map(_ansi_c, text)) + "'"

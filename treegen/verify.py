@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from .data import read_table, reads_as_missing, rows_for_model
+from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .emit.sql.dialects import find_dialect
 from .errors import TreegenError
 from .model import Model, Tolerance
@@ -92,13 +92,9 @@ class Rows:
 
 def to_csv(model: Model, rows: list[dict]) -> str:
     """Rows in the program protocol's input format: a header, empty fields for missing values."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     names = [f.name for f in model.features]
-    writer.writerow(names)
-    # the writer prints None as an empty field and a float as its repr, which reads back bit-identical
-    writer.writerows([[row.get(name) for name in names] for row in rows])
-    return out.getvalue()
+    # None is written as an empty field and a float as its repr, which reads back bit-identical
+    return csv_text([names, *([row.get(name) for name in names] for row in rows)])
 
 
 def as_csv_reads(model: Model, rows: list[dict]) -> list[dict]:

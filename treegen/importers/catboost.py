@@ -75,6 +75,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, did_you_mean, read_text
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from ..table import categories_argument
 from . import library_meta
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
@@ -381,9 +382,14 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
     unknown = [name for name in given if name not in {names[flat] for flat in categorical}]
     if unknown:
         known = ", ".join(names[flat] for flat in categorical) or "none"
-        raise TreegenError(f"categories given for {unknown[0]!r}, which is not a categorical feature of the model "
-                           f"(categorical features: {known})"
-                           + did_you_mean(unknown[:1], [names[flat] for flat in categorical]))
+        problem = (f"categories given for {unknown[0]!r}, which is not a categorical feature of the model "
+                   f"(categorical features: {known})")
+        # on the command line, a feature whose name holds '=' was cut at its first '=' unless written quoted
+        cut = next((names[flat] for flat in categorical if names[flat].startswith(unknown[0] + "=")), None)
+        raise TreegenError(problem + did_you_mean(unknown[:1], [names[flat] for flat in categorical]),
+                           command_line=None if cut is None else
+                           f"{problem}; a feature whose name holds '=' is written in double quotes: "
+                           f"--categories {categories_argument(cut)}")
     labels = {}
     for flat, entry in categorical.items():
         user = given.get(names[flat])
@@ -505,7 +511,7 @@ def _unnamed_categories(name: str, hashed: int) -> TreegenError:
                "the feature's categories")
     return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{name!r}: ['A', 'B', ...]}}) "
                         "(or that argument of treegen.import_model for a file)",
-                        command_line=f"{problem} (--categories {name}=A,B,...)")
+                        command_line=f"{problem} (--categories {categories_argument(name)})")
 
 
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:

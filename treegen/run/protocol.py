@@ -3,28 +3,22 @@
 runners of targets that are not programs (SQL, the rule text) print their answers through here."""
 from __future__ import annotations
 
-import csv
-import io
 from typing import Sequence
 
+from ..data import csv_text
 from ..model import Model
 
 
 def write_output(model: Model, predictions: Sequence, scores: Sequence[Sequence[float]] | None = None,
                  leaves: Sequence[str] | None = None, args: Sequence[str] = ()) -> str:
     """The text a program prints for these answers, one per input row, given its ``args``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     if "--leaf" in args:
-        writer.writerows([[str(leaf)] for leaf in leaves])
-    elif "--proba" in args:
-        writer.writerow(model.target.classes)
-        writer.writerows([[_number(p) for p in row] for row in scores])
-    elif model.target.is_classification:
-        writer.writerows([[label] for label in predictions])
-    else:
-        writer.writerows([[_number(value)] for value in predictions])
-    return out.getvalue()
+        return csv_text([str(leaf)] for leaf in leaves)
+    if "--proba" in args:
+        return csv_text([model.target.classes, *([_number(p) for p in row] for row in scores)])
+    if model.target.is_classification:
+        return csv_text([label] for label in predictions)
+    return csv_text([_number(value)] for value in predictions)
 
 
 def _number(value) -> str:

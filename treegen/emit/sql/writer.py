@@ -35,6 +35,7 @@ from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
+from ...table import free_name
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -653,10 +654,8 @@ class Writer:
         names = []
         for label in self.model.target.classes:
             base = label.replace("\0", "") or "class"
-            name, n = _cut(base, self.d.name_limit), 1
-            while fold(name) in taken:
-                n += 1
-                name = _cut(base, self.d.name_limit, f"_{n}")
+            name = free_name(base, lambda name: fold(name) in taken,
+                             lambda base, suffix: _cut(base, self.d.name_limit, suffix))
             taken.add(fold(name))
             names.append(name)
         return names
