@@ -717,6 +717,27 @@ def test_kept_columns_that_clash_are_refused():
     emit(model, "sql", dialect="postgres", keep="X0,Prediction,leaf")  # PostgreSQL keeps quoted names apart
 
 
+def test_output_columns_are_named_apart_from_the_features():
+    """A feature named prediction or leaf (or a label's probability column) is in the result already: the
+    output columns take prediction_2, leaf_2, as the engine folds names, so the query nests as a subquery or
+    a view; the answers are still the model's."""
+    import sqlite3
+    from treegen.run.sql import create_table, insert, values
+    model = random_model(7, names=("Prediction", "leaf", "a", "c0", "c1"))
+    sql = emit(model, "sql", dialect="sqlite", proba=True, leaf=True)
+    rows = random_rows(model, 60, seed=7)
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute(create_table(model, "sqlite"))
+        connection.executemany(insert(model, "sqlite"), values(model, rows))
+        cursor = connection.execute(f"SELECT * FROM ({sql.rstrip().rstrip(';')})")
+        names = [column[0] for column in cursor.description]
+        answers = cursor.fetchall()
+    assert names == ["Prediction", "leaf", "a", "c0", "c1", "prediction_2", "a_2", "b", "c", "leaf_2"]
+    assert [row[5] for row in answers] == [label for label, _ in predict_rows(model, rows)]
+    assert [row[-1] for row in answers] == leaf_ids_rows(model, rows)
+    assert emit(random_model(7), "sql", dialect="sqlite", proba=True, leaf=True).count("AS \"prediction\"") == 1
+
+
 def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
     for model in [random_model(4, n_trees=2), boosted_model(4, "sigmoid"), hostile_model(4, "ansi"),
                   float32_model(boosted_model(4, "sigmoid"))]:

@@ -104,11 +104,12 @@ def _written(model: Model, d, source: str | None, expression: bool, proba: bool,
     """The query (or with ``expression`` its expressions); ``fitting``: :class:`Writer`'s ``fit`` and
     ``ask_sqlite``."""
     sql = Writer(model, d, STRATEGIES, with_leaf=leaf, expression=expression, kept=kept, **fitting)
-    outputs = [("prediction", sql.prediction(proba))]
+    prediction, classes, leaf_name = sql.output_names()
+    outputs = [(prediction, sql.prediction(proba))]
     if proba and model.target.is_classification:
-        outputs += [(name, sql.score_ref(k)) for k, name in enumerate(sql.class_columns())]
+        outputs += [(name, sql.score_ref(k)) for k, name in enumerate(classes)]
     if leaf:
-        outputs.append(("leaf", sql.leaf()))
+        outputs.append((leaf_name, sql.leaf()))
     if expression:
         if len(outputs) == 1:
             return sql.fitted(outputs[0][1]) + "\n"

@@ -647,18 +647,20 @@ class Writer:
                       for i in range(0, len(pieces), 2)]
         return pieces[0]
 
-    def class_columns(self) -> list[str]:
-        """Output column names for the class probabilities: the labels, made unique and legal."""
+    def output_names(self) -> tuple[str, list[str], str]:
+        """The output columns' names, beside the features' in the result: ``prediction``, the class
+        probabilities' (the labels) and ``leaf``, each made legal and, as the engine folds names, unique
+        (``prediction_2`` for a model with a feature named prediction)."""
         fold = self.d.folded
-        taken = {fold(f.name) for f in self.model.features} | {"prediction", "leaf"}
-        names = []
-        for label in self.model.target.classes:
-            base = label.replace("\0", "") or "class"
+        taken = {fold(f.name) for f in self.model.features}
+
+        def free(base: str) -> str:
             name = free_name(base, lambda name: fold(name) in taken,
                              lambda base, suffix: _cut(base, self.d.name_limit, suffix))
             taken.add(fold(name))
-            names.append(name)
-        return names
+            return name
+        prediction, leaf = free("prediction"), free("leaf")
+        return prediction, [free(label.replace("\0", "") or "class") for label in self.model.target.classes], leaf
 
     # -- assembling --------------------------------------------------------------------
 
