@@ -59,6 +59,30 @@ def test_a_disagreeing_program_is_reported():
         "outlook,temperature,humidity,wind\n,hot,high,weak\n"
 
 
+def test_leaf_ids_are_checked_with_leaf(tmp_path):
+    """--leaf exports each target that writes leaf ids with them and checks them: a C4.5 tree's fractional
+    routes end at several leaves ('3|5'); the rule text writes none, and its line says so. A target's wrong
+    leaf ids are a mismatch, a row counted once."""
+    from treegen.verify import leaf_mismatches
+    model = tmp_path / "labor.json"
+    subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), WEKA + "labor.arff", "--leaf",
+                           "--to", "python,javascript,sql,rules", "--dialect", "sqlite"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4 and all(" ok " in line for line in lines), lines
+    assert lines[-1].endswith("; no leaf ids: rules writes none")
+    c45 = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    rows = probe_rows(c45)
+    leaves = leaf_ids_rows(c45, rows)
+    assert any("|" in ids for ids in leaves)
+    wrong = leaves[:2] + ["0"] + leaves[3:]
+    text = "\n".join(wrong) + "\n"
+    assert leaf_mismatches(rows, text, leaves, []) == [f"row 3 {rows[2]}: model's leaf ids {leaves[2]!r}, got '0'"]
+    assert leaf_mismatches(rows, text, leaves, [f"row 3 {rows[2]}: model 'good', got 'bad'"]) == []
+    assert leaf_mismatches(rows, "0\n", leaves, []) == [f"expected {len(rows)} lines of leaf ids, got 1"]
+
+
 def test_verify_runs_ansi_sql_on_duckdb():
     """ANSI SQL has no engine of its own: verify runs it on DuckDB, as the dialect table says."""
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")

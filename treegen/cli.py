@@ -685,8 +685,11 @@ def sql_options() -> list[click.Option]:
 @click.option("--against", type=click.Path(dir_okay=False),
               help="The file the model was imported from: its library's own predict is checked on the same "
                    "rows too (the library must be installed).")
+@click.option("--leaf", is_flag=True,
+              help="Export each target that writes leaf ids (python, java, javascript, c, sql) with them, and check "
+                   "them too: per tree, the node ids where the row ends, as the model's own walk gives them.")
 @categories_option(" (MODEL or --against's file, which takes the model's own names when none are given)")
-def verify(model, data, targets, dialects, against, categories, **servers):
+def verify(model, data, targets, dialects, against, leaf, categories, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
@@ -718,7 +721,7 @@ def verify(model, data, targets, dialects, against, categories, **servers):
 
     dialects = None if dialects is None else _split_names(dialects)
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
-                         report=report, against=against, status=status.show, against_options=options)
+                         report=report, against=against, status=status.show, against_options=options, leaf=leaf)
     status.clear()
     sys.exit(max(result.status for result in results))
 

@@ -33,7 +33,7 @@ from .model import Model, Tolerance
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit
-from .walk import predict_rows
+from .walk import leaf_ids_rows, predict_rows
 
 SHOWN_MISMATCHES = 3
 PARALLEL = 2  # targets checked at once
@@ -265,16 +265,32 @@ def pip_name(package: str) -> str:
     return PIP_NAMES.get(package, package)
 
 
-def _outputs(model: Model, check: Check, csv_text: str, settings: dict) -> tuple[str, str | None]:
-    """A target's printed labels, and its probabilities for a classification model."""
+def _outputs(model: Model, check: Check, csv_text: str, settings: dict, leaf: bool = False
+             ) -> tuple[str, str | None, str | None]:
+    """A target's printed labels, its probabilities for a classification model, and with ``leaf`` its leaf
+    ids, where the target writes them (None where it does not: the rule text)."""
     options = dict(check.options)
     classification = model.target.is_classification
     if classification and "proba" in check.target.option_names():
         options["proba"] = True
+    leaf = leaf and "leaf" in check.target.option_names()
+    if leaf:
+        options["leaf"] = True
     source = emit(model, check.target.name, **options)
-    each_args = [[], ["--proba"]] if classification else [[]]
+    each_args = ([[], ["--proba"]] if classification else [[]]) + ([["--leaf"]] if leaf else [])
     outputs = check.target.run_each(source, csv_text, each_args, model=model, **check.options, **settings)
-    return outputs[0], (outputs[1] if classification else None)
+    return outputs[0], (outputs[1] if classification else None), (outputs[-1] if leaf else None)
+
+
+def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed: list[str]) -> list[str]:
+    """One line per row whose printed leaf ids are not the model's (:func:`treegen.walk.leaf_ids_rows`), but
+    for the rows ``listed`` already (a mismatch counts a row once)."""
+    got = [record[0] if record else "" for record in csv.reader(io.StringIO(leaf_text))]
+    if len(got) != len(leaves):
+        return [f"expected {len(leaves)} lines of leaf ids, got {len(got)}"]
+    return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
+            for number, (row, want, have) in enumerate(zip(rows, leaves, got), 1)
+            if want != have and not any(line.startswith(f"row {number} ") for line in listed)]
 
 
 def _missing_package(err: BaseException) -> str | None:
@@ -296,7 +312,7 @@ def _missing_package(err: BaseException) -> str | None:
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None,
-           against_options: dict | None = None) -> list[Result]:
+           against_options: dict | None = None, leaf: bool = False) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -313,6 +329,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     status : called with a line saying what is being done, for a person watching.
     against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
         own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
+    leaf : each target that writes leaf ids is exported with them, and they are checked too.
     """
     status = status or (lambda text: None)
     plan = checks(targets, default_dialects() if dialects is None else dialects) if targets or not against else []
@@ -332,6 +349,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     csv_text = to_csv(model, rows)
     status(f"verify: the model's own answers on {count.total:,} rows...")
     expected = predict_rows(model, rows)
+    leaves = leaf_ids_rows(model, rows) if leaf else None
     settings["rows"] = read_csv(model, csv_text)  # as a program reads them: runners that are not programs skip it
     results = []
     if oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
@@ -343,7 +361,8 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     # Targets run two at a time (programs are other processes, engines release the GIL); their lines
     # are reported in the order asked, each as soon as it and those before it are done.
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings) for check in plan]
+        futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings, leaves)
+                   for check in plan]
         for done, future in enumerate(futures):
             status(f"verify: {done} of {len(plan)} targets checked on {count.total:,} rows, "
                    f"running {', '.join(check.name for check in plan[done:done + PARALLEL])}...")
@@ -354,22 +373,22 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
 
 
 def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
-           settings: dict) -> Result:
+           settings: dict, leaves: list[str] | None = None) -> Result:
+    """The target's line: its answers on the rows against the model's (``expected``; ``leaves``: the leaf
+    ids, when they are checked too)."""
     if check.unchecked:
         return Result(check.name, count, unchecked=check.unchecked)
     if "dialect" in check.options and find_dialect(check.options["dialect"]).infinity is None:
-        rows, count, csv_text, expected, settings = _finite(model, check, rows, count, csv_text, expected, settings)
+        rows, count, csv_text, expected, settings, leaves = _finite(model, check, rows, count, csv_text, expected,
+                                                                    settings, leaves)
     try:
-        labels, proba = _outputs(model, check, csv_text, settings)
-        if check.target.computed is not None:
-            computed, why = check.target.computed(model, **check.options)
-            if why is not None:
-                return _check_computed(model, computed, why, check, rows, count, (labels, proba), expected)
-        tolerance = check.target.tolerance(model, **check.options) if check.target.tolerance else None
-        empty = math.nan if _nan_is_null(check) else None
-        problems, close = judged_outputs(model, rows, labels, proba, expected, tolerance, empty)
-        note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
-        return Result(check.name, count, problems, note=note)
+        labels, proba, leaf_text = _outputs(model, check, csv_text, settings, leaves is not None)
+        result = _judged(model, check, rows, count, (labels, proba), expected)
+        if leaf_text is not None:
+            result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches)
+        elif leaves is not None:
+            result.note = "; ".join(filter(None, [result.note, f"no leaf ids: {check.target.name} writes none"]))
+        return result
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
         return Result(check.name, count, error=str(err), user_error=True)
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
@@ -379,16 +398,30 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
 
 
+def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: tuple[str, str | None],
+            expected: list[tuple]) -> Result:
+    """The line of a target whose labels and probabilities are ``outputs``."""
+    if check.target.computed is not None:
+        computed, why = check.target.computed(model, **check.options)
+        if why is not None:
+            return _check_computed(model, computed, why, check, rows, count, outputs, expected)
+    tolerance = check.target.tolerance(model, **check.options) if check.target.tolerance else None
+    empty = math.nan if _nan_is_null(check) else None
+    problems, close = judged_outputs(model, rows, *outputs, expected, tolerance, empty)
+    note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
+    return Result(check.name, count, problems, note=note)
+
+
 def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
-            settings: dict) -> tuple[list[dict], Rows, str, list[tuple], dict]:
-    """The rows, their count, CSV, answers and settings without the rows that hold an infinite number, for a
-    dialect whose DOUBLE holds no infinity (MySQL): its line says how many were left out."""
+            settings: dict, leaves: list[str] | None) -> tuple[list[dict], Rows, str, list[tuple], dict, list | None]:
+    """The rows, their count, CSV, answers, settings and leaf ids without the rows that hold an infinite number,
+    for a dialect whose DOUBLE holds no infinity (MySQL): its line says how many were left out."""
     read = settings["rows"]
     numeric = [f.name for f in model.features if f.is_numeric]
     kept = [i for i, row in enumerate(read)
             if not any(isinstance(row.get(name), float) and math.isinf(row[name]) for name in numeric)]
     if len(kept) == len(rows):
-        return rows, count, csv_text, expected, settings
+        return rows, count, csv_text, expected, settings, leaves
     probes = sum(i < count.probes for i in kept)
     left = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((count.probes - probes, "probe"),
                                                                    (count.data - (len(kept) - probes), "data row"))
@@ -396,7 +429,8 @@ def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text:
     count = Rows(probes, len(kept) - probes, f"{' and '.join(left)} with an infinite number left out: "
                                              f"{check.options['dialect']} has no infinity")
     rows, read = [rows[i] for i in kept], [read[i] for i in kept]
-    return rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read}
+    return (rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read},
+            None if leaves is None else [leaves[i] for i in kept])
 
 
 def _nan_is_null(check: Check) -> bool:
