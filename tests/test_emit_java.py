@@ -376,6 +376,21 @@ def test_deterministic_and_names_checked():
         emit(model, "java", package="com.if.x")
 
 
+@pytest.mark.parametrize("option,name,problem", [
+    ("class_name", "_", "not a Java identifier"),  # a keyword since Java 9
+    ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle did not compile
+    ("package", "_", "not a Java identifier"), ("package", "a._.b", "not a Java identifier"),
+    ("package", "java", "belong to the JDK"),  # compiled; the JVM refused it: "Prohibited package name"
+    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK")])
+def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, problem):
+    model = random_model(9, max_depth=3)
+    with pytest.raises(TreegenError, match=problem) as refusal:
+        emit(model, "java", **{option: name})
+    assert "\n" not in str(refusal.value)
+    for fine in ("java_", "Java", "javax2") if option == "class_name" else ("com.java", "javaish", "my.java.x"):
+        assert emit(model, "java", **{option: fine})
+
+
 def test_program_matches_names_stripped_of_spaces():
     """A model's names may have spaces around them (quoted ARFF names); a CSV header's are stripped."""
     model = random_model(3, names=[" leading space", "trailing ", "both", "x", "y"], max_depth=5)

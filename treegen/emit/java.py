@@ -155,7 +155,7 @@ String StringBuilder System Throwable Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
-throws transient try void volatile while true false null var record yield sealed permits""".split())
+throws transient try void volatile while true false null var record yield sealed permits _""".split())  # _: Java 9+
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
@@ -173,11 +173,17 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"[PS][0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
+    if class_name == "java":  # a class named java hides the package the code's java.lang.invoke.MethodHandle is in
+        raise TreegenError("class name 'java' would hide the package java, which the generated code names; "
+                           "choose another --class-name")
     if class_name in RESERVED:
         raise TreegenError(f"class name {class_name!r} is a name the generated code uses (a JDK type or a member); "
                            "choose another --class-name")
     for part in (package.split(".") if package else []):
         _check_name(part, "package name")
+    if package and package.split(".")[0] == "java":  # javac: "exists in another module"; the JVM: "Prohibited"
+        raise TreegenError(f"package name {package!r}: the package java and those within it belong to the JDK; "
+                           "choose another --package")
     plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
     # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself,
