@@ -38,6 +38,7 @@ from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, category_stump, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
+from test_emit_python import boosted as python_boosted
 from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, code_read,
                               fixture_cases,
                               one_node_reached, symmetric_trees,
@@ -378,12 +379,12 @@ def test_deterministic_and_names_checked():
 
 @pytest.mark.parametrize("option,name,problem", [
     ("class_name", "_", "not a Java identifier"),  # a keyword since Java 9
-    ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle did not compile
+    ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle: no compile
     ("package", "_", "not a Java identifier"), ("package", "a._.b", "not a Java identifier"),
     ("package", "java", "belong to the JDK"),  # compiled; the JVM refused it: "Prohibited package name"
     ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK")])
 def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, problem):
-    model = random_model(9, max_depth=3)
+    model = python_boosted(9, "softmax")  # its exp names java.lang.invoke.MethodHandle
     with pytest.raises(TreegenError, match=problem) as refusal:
         emit(model, "java", **{option: name})
     assert "\n" not in str(refusal.value)
