@@ -173,7 +173,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"[PS][0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
-    if class_name == "java" and _uses_exp(model):  # a class java hides the package of exp's java.lang.invoke
+    if class_name == "java" and _helpers(model)["exp"]:  # a class java hides the package of exp's java.lang.invoke
         raise TreegenError("class name 'java' would hide the package java, which the generated code names; "
                            "choose another --class-name")
     if class_name in RESERVED:
@@ -647,20 +647,13 @@ def _decide(decision: Decision, scores: str, raw: str, nan: bool = False) -> str
             Decision.ARGMAX_RAW: f"argmax({raw})"}[decision]
 
 
-def _uses_exp(model: Model) -> bool:
-    """Whether the class computes glibc's ``exp`` in double (exp.java.j2, which names java.lang.invoke)."""
-    combine = model.combine
-    return (combine.kind == CombineKind.SUM and combine.precision != Precision.FLOAT32
-            and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP))
-
-
 def _helpers(model: Model) -> dict:
     """The arithmetic a class needs beyond its walkers: glibc's ``exp`` (the links in double), float32
     (XGBoost's links), Weka's choice of class."""
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
-    return {"exp": _uses_exp(model),
+    return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
             "exp_table": _exp_table() if boosted else (),
             "float32": float32 and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP),
             "weka": combine.decision() == Decision.WEKA,
