@@ -160,7 +160,8 @@ def check_text(what: str, text: str, of: str | None = None) -> None:
     if not text.isascii():
         lone = _LONE_SURROGATE.search(text)
         if lone is not None:
-            raise TreegenError(f"the {what} {text!r}{'' if of is None else f' of {of!r}'} holds a lone surrogate (U+{ord(lone.group()):04X}), "
+            where = "" if of is None else f" of {of!r}"
+            raise TreegenError(f"the {what} {text!r}{where} holds a lone surrogate (U+{ord(lone.group()):04X}), "
                                "which is not Unicode text: no UTF-8 text (a CSV file, a program's output) can hold it")
 
 

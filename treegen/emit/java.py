@@ -60,8 +60,8 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
-                     category_codes, check_literal_sizes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
-                     leaf_terms,
+                     category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
+                     check_literal_sizes, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, utf16_escaped)
 from .render import render, runtime_with_codes
