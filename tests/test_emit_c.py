@@ -79,6 +79,7 @@ from treegen.run.c import STANDARD_FLAGS, STRICT_FLAGS, compile_sources, run
 from treegen.targets import emit
 from treegen.testing import (
     HOSTILE_NAMES,
+    category_stump,
     chain_model,
     random_model,
     random_rows,
@@ -870,6 +871,23 @@ def c_string(literal: str) -> str:
             out.append(ord(body[i]))
             i += 1
     return out.decode("utf-8")
+
+
+def test_a_string_literal_over_c99s_limit_is_refused_in_one_line():
+    """C99 promises string literals of 4,095 bytes (pieces joined); gcc -pedantic warned of a longer category."""
+    for text in ["L" * 4096, "\u00e9" * 2048, "\U0001F332" * 1024]:
+        for model, what in [(category_stump(text), "category"), (category_stump("q", label=text), "class label")]:
+            with pytest.raises(TreegenError, match=f"^the {what} .* bytes\\) is longer than the string literal C99"):
+                emit(model, "c")
+    at_the_limit = ["L" * 4095, "\u00e9" * 2047 + "L", "\U0001F332" * 1023 + "LLL"]
+    assert len(compile_sources([emit(category_stump(t), "c") for t in at_the_limit], flags=PROGRAM_FLAGS)) == 3
+
+
+def test_a_compiler_failure_shows_its_own_error():
+    """verify's FAILED line shows the start of the message: the compiler's error, not a long line it quotes."""
+    with pytest.raises(RuntimeError) as failure:
+        compile_sources(['const char *s = "' + "L" * 9000 + '" oops;\nint main(void) { return 0; }\n'])
+    assert "error: expected" in " ".join(str(failure.value).split())[:300]
 
 
 @pytest.mark.parametrize("prefix", ["", "1model", "my-model", "model name", "_x"])

@@ -35,9 +35,10 @@ from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, Numeric
                            has_label_values)
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run, run_loaded
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model
+from treegen.testing import HOSTILE_NAMES, category_stump, chain_model, random_model, random_rows, wide_model
 from treegen.walk import leaf_ids_rows, predict_rows
 
+from test_emit_python import boosted as python_boosted
 from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, code_read,
                               fixture_cases,
                               one_node_reached, symmetric_trees,
@@ -374,6 +375,45 @@ def test_deterministic_and_names_checked():
             emit(model, "java", class_name=bad)
     with pytest.raises(TreegenError):
         emit(model, "java", package="com.if.x")
+
+
+@pytest.mark.parametrize("option,name,problem", [
+    ("class_name", "_", "not a Java identifier"),  # a keyword since Java 9
+    ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle: no compile
+    ("package", "_", "not a Java identifier"), ("package", "a._.b", "not a Java identifier"),
+    ("package", "java", "belong to the JDK"),  # compiled; the JVM refused it: "Prohibited package name"
+    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK")])
+def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, problem):
+    model = python_boosted(9, "softmax")  # its exp names java.lang.invoke.MethodHandle
+    with pytest.raises(TreegenError, match=problem) as refusal:
+        emit(model, "java", **{option: name})
+    assert "\n" not in str(refusal.value)
+    for fine in ("java_", "Java", "javax2") if option == "class_name" else ("com.java", "javaish", "my.java.x"):
+        assert emit(model, "java", **{option: fine})
+
+
+# Texts at javac's limits of a string constant, 65,535 bytes of modified UTF-8 (NUL 2 bytes, beyond the BMP 6) and
+# 65,534 UTF-16 units, and past them
+AT_THE_LIMIT = ["L" * 65_534, "\u00e9" * 32_767 + "L", "\0" * 32_767 + "L", "\U0001F332" * 10_922 + "LLL"]
+PAST_THE_LIMIT = ["L" * 65_535, "\u00e9" * 32_768, "\0" * 32_768, "\U0001F332" * 10_922 + "LLLL"]
+
+
+def test_a_string_constant_javac_refuses_is_refused_in_one_line():
+    """javac failed 'constant string too long' on a category of 70,000 characters: such a text is refused."""
+    for i, text in enumerate(PAST_THE_LIMIT):
+        for model, what in [(category_stump(text), "category"), (category_stump("q", label=text), "class label")]:
+            with pytest.raises(TreegenError, match=f"^the {what} .* bytes\\) is longer than a Java string constant"):
+                emit(model, "java")
+    sources = [emit(category_stump(text), "java", package=f"at{i}") for i, text in enumerate(AT_THE_LIMIT)]
+    assert len(compile_sources(sources)) == len(sources)
+
+
+def test_a_javac_failure_shows_javacs_own_error():
+    """verify's FAILED line shows the start of the message: javac's error, not the long line it quotes."""
+    source = "public final class LongText {\n    static final String S = \"" + "L" * 70_000 + "\";\n}\n"
+    with pytest.raises(RuntimeError) as failure:
+        compile_sources([source])
+    assert "error: constant string too long" in " ".join(str(failure.value).split())[:300]
 
 
 def test_program_matches_names_stripped_of_spaces():

@@ -37,8 +37,7 @@ from treegen.emit.render import render
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.learn import fit
-from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, NumericSemantics, Target,
-                           reached, tree_output)
+from treegen.model import Codes, Combine, MissingRoute, NumericSemantics, reached, tree_output
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.javascript import run, run_loaded
 from treegen.run.protocol import write_output
@@ -465,26 +464,6 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
             feature = model.features[int(match.group(1))]
             literals = [json.loads(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
-
-
-@pytest.mark.parametrize("where", ["feature", "label", "category"])
-def test_lone_surrogates_are_refused_in_one_line(where, tmp_path):
-    model = random_model(2, max_depth=4)
-    if where == "feature":
-        model = replace(model, features=(replace(model.features[0], name="x\ud800"),) + model.features[1:])
-    elif where == "label":
-        model = replace(model, target=Target("y", CLASSIFICATION, ("a", "\udfffb", "c")))
-    else:
-        nominal = next(i for i, f in enumerate(model.features) if not f.is_numeric)
-        features = list(model.features)
-        features[nominal] = replace(features[nominal], categories=features[nominal].categories + ("\udc80",))
-        model = replace(model, features=tuple(features))
-    with pytest.raises(TreegenError, match="lone surrogate"):
-        emit(model, "javascript")
-    path = tmp_path / "m.json"
-    path.write_text(json.dumps(json.loads(modelio.dumps(model))), encoding="ascii")  # JSON spells it \\ud800
-    result = CliRunner().invoke(main, ["export", str(path), "--to", "javascript"])
-    assert result.exit_code == 2 and result.output.count("\n") == 1 and "lone surrogate (U+D" in result.output
 
 
 # -- the program: the protocol every program follows ------------------------------------------------

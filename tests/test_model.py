@@ -737,3 +737,68 @@ def test_the_format_pages_defaults_are_what_the_reader_assumes():
         absent = modelio.dumps(modelio.model_from_dict(doc))
         holder[name] = json.loads(default)
         assert modelio.dumps(modelio.model_from_dict(doc)) == absent, path
+
+
+def _surrogate_doc(where: str) -> dict:
+    """A model's JSON with a lone surrogate (JSON spells it \\ud800) where a name, category or label is."""
+    doc = json.loads(modelio.dumps(random_model(2, max_depth=4)))
+    nominal = next(f for f in doc["features"] if f["kind"] == "nominal")
+    if where == "feature name":
+        doc["features"][0]["name"] = "x\ud800"
+    elif where == "class label":
+        doc["target"]["classes"][1] = "\udfffb"
+    elif where == "category":
+        nominal["categories"].append("\udc80")
+    else:
+        doc["target"]["name"] = "y\udcff"
+    return doc
+
+
+@pytest.mark.parametrize("where", ["feature name", "class label", "category", "target name"])
+@pytest.mark.parametrize("command", [("export", "M", "--to", "python"), ("export", "M", "--to", "java"),
+                                     ("export", "M", "--to", "c"), ("export", "M", "--to", "javascript"),
+                                     ("export", "M", "--to", "sql"), ("export", "M", "--to", "rules"),
+                                     ("verify", "M"), ("show", "M")])
+def test_a_lone_surrogate_is_refused_in_one_line_before_any_target(tmp_path, where, command):
+    """No target can read or write a lone surrogate as UTF-8 (Java wrote '?', Python and save raised, C wrote
+    invalid UTF-8): every model is refused as its features and target are made, naming what holds it."""
+    line = _refused(tmp_path, _surrogate_doc(where), *command)
+    assert f"treegen: error: the {where} " in line and "holds a lone surrogate (U+D" in line
+
+
+def test_a_lone_surrogate_is_refused_from_the_api():
+    """A label that surrogateescape decoded (a byte that is not UTF-8) stops at the import, not at a save."""
+    from sklearn.tree import DecisionTreeClassifier
+    from treegen import from_sklearn
+    from treegen.model import CLASSIFICATION, NOMINAL, Feature, Target
+    X = np.random.RandomState(0).rand(40, 2)
+    y = np.where(X[:, 0] > .5, b"caf\xe9".decode("utf-8", "surrogateescape"), "tea")
+    with pytest.raises(TreegenError, match=r"^the class label 'caf\\udce9' holds a lone surrogate \(U\+DCE9\)"):
+        from_sklearn(DecisionTreeClassifier(max_depth=2).fit(X, y))
+    with pytest.raises(TreegenError, match=r"^the category '\\ud800' of 'c' holds"):
+        Feature("c", NOMINAL, ("a", "\ud800"))
+    with pytest.raises(TreegenError, match=r"^the class label"):
+        replace(Target("y", CLASSIFICATION, ("a", "b")), classes=("a", "b\udbff"))
+    assert Feature("c", NOMINAL, ("é", "🌲", "\u2028")).categories[1] == "🌲"  # a pair is one character
+
+
+@pytest.mark.parametrize("names,line", [
+    (["x", "x "], "the features 'x' and 'x ' have the same name once the spaces around them are stripped"),
+    (["  a", "b", "a"], "the features '  a' and 'a' have the same name once the spaces around them are stripped"),
+    (["b", "b"], "the feature name 'b' is given twice")])
+def test_feature_names_equal_once_stripped_are_refused(names, line):
+    """A CSV header's names are stripped: 'x' and 'x ' could never be fed apart (a CSV with x fed both)."""
+    with pytest.raises(TreegenError, match="^" + re.escape(line)):
+        random_model(1, n_numeric=len(names), n_nominal=0, names=names)
+    model = random_model(1, n_numeric=2, n_nominal=0, names=["x", " y"])  # equal to no other once stripped
+    with pytest.raises(TreegenError, match="'x' and ' x '"):
+        replace(model, features=(model.features[0], replace(model.features[1], name=" x ")))
+
+
+def test_an_arff_with_names_equal_once_stripped_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "d.arff"
+    path.write_text("@relation r\n@attribute x numeric\n@attribute 'x ' numeric\n@attribute c {a,b}\n@data\n"
+                    + "".join(f"{i % 9},{(i * 7) % 9},{'ab'[i % 2]}\n" for i in range(30)), encoding="utf-8")
+    result = _cli("train", path, "-a", "cart", "-o", tmp_path / "m.json")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "'x' and 'x '" in result.stderr
+    assert not (tmp_path / "m.json").exists()

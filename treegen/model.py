@@ -149,6 +149,38 @@ CLASSIFICATION, REGRESSION = TargetKind.CLASSIFICATION, TargetKind.REGRESSION
 SLOTS = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(what: str, text: str, of: str | None = None) -> None:
+    """Refuse a name, category or label that is not Unicode text: a lone UTF-16 surrogate (which JSON can
+    spell, ``"\\ud800"``, and Python's surrogateescape makes of a byte that is not UTF-8). No target could
+    read it from a CSV file or write it in its output, nor could a model file hold it. Checked as a feature
+    or target is made, so that every model (trained, imported, parsed, read or built) is refused at once."""
+    if not text.isascii():
+        lone = _LONE_SURROGATE.search(text)
+        if lone is not None:
+            where = "" if of is None else f" of {of!r}"
+            raise TreegenError(f"the {what} {text!r}{where} holds a lone surrogate (U+{ord(lone.group()):04X}), "
+                               "which is not Unicode text: no UTF-8 text (a CSV file, a program's output) can hold it")
+
+
+def check_feature_names(names: Sequence[str]) -> None:
+    """Refuse two features whose names are equal once the spaces around them are stripped ('x' and 'x ', as
+    ARFF can declare them): a CSV header's names are stripped (treegen's reader and every program's), so no
+    CSV could feed them apart."""
+    seen: dict[str, str] = {}
+    for name in names:
+        stripped = name.strip(" ")  # (treegen.table.SPACE: the one character a header's names lose)
+        other = seen.get(stripped)
+        if other is None:
+            seen[stripped] = name
+        else:
+            raise TreegenError(f"the feature name {name!r} is given twice" if other == name else
+                               f"the features {other!r} and {name!r} have the same name once the spaces around "
+                               "them are stripped, as a CSV header's names are: rename one")
+
+
 @dataclass(frozen=True)
 class Feature:
     name: str
@@ -156,6 +188,11 @@ class Feature:
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
     missing_interval: tuple[float, float] | None = None  # numeric: values low <= x <= high count as missing
     codes: Codes | None = None  # nominal: how a number names a category (None: by its text alone)
+
+    def __post_init__(self):
+        check_text("feature name", self.name)
+        for category in self.categories:
+            check_text("category", category, of=self.name)
 
     @property
     def is_numeric(self) -> bool:
@@ -177,6 +214,11 @@ class Target:
     name: str
     kind: TargetKind
     classes: tuple[str, ...] = ()  # classification: labels, in a stable order
+
+    def __post_init__(self):
+        check_text("target name", self.name)
+        for label in self.classes:
+            check_text("class label", label)
 
     @property
     def is_classification(self) -> bool:
@@ -583,6 +625,9 @@ class Model:
     combine: Combine = Combine()
     numeric: NumericSemantics = NumericSemantics()
     meta: dict = field(default_factory=dict)  # algorithm, parameters, source: informative only
+
+    def __post_init__(self):
+        check_feature_names([f.name for f in self.features])
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""

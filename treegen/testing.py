@@ -117,6 +117,15 @@ def chain_model(depth: int, classes=("left", "right")) -> Model:
     return Model((Feature("x", NUMERIC),), target, [Tree(nodes)], meta={"algorithm": "chain"})
 
 
+def category_stump(category: str, label: str = "b") -> Model:
+    """c in {category} -> label "a", else ``label``: a model whose generated code holds ``category`` and
+    ``label`` as string literals."""
+    split = Split(0, Op.IN, values=(category,), missing=MissingRoute.to_child(1))
+    nodes = [Node((0.5, 0.5), split=split, children=(1, 2)), Node((1.0, 0.0), n=1.0), Node((0.0, 1.0), n=1.0)]
+    return Model((Feature("c", NOMINAL, ("p", category)),), Target("y", CLASSIFICATION, ("a", label)), [Tree(nodes)],
+                 meta={"algorithm": "stump"})
+
+
 @collector_paused()
 def wide_model(leaves: int, n_features: int = 10, seed: int = 0, regression: bool = False) -> Model:
     """A balanced binary tree with ``leaves`` leaves over ``n_features`` numeric features."""

@@ -53,6 +53,7 @@ from ..model import (
     has_label_values,
 )
 from .common import (
+    check_literal_sizes,
     linear_cases,
     CALL,
     FRACTION,
@@ -98,7 +99,8 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
 NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
                "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
                "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
-LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces (C99 promises 4095 a literal)
+LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces, which C joins into one literal
+STRING_LIMIT = 4095  # the bytes of a string literal C99 promises (its NUL aside), its pieces joined
 
 
 def _condition_size(cond: Cond) -> int:
@@ -127,6 +129,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         so that several models link into one program.
     """
     _check_prefix(prefix)
+    check_literal_sizes(model, lambda text: len(_utf8(text)), STRING_LIMIT, "the string literal C99 promises")
     plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     categories = category_codes(model)

@@ -104,6 +104,19 @@ class TreePlan:
 UNKNOWN_CODE = -2  # an encoded row's code of a category the model does not know
 
 
+def check_literal_sizes(model: Model, size: Callable[[str], int], limit: int, refusal: str) -> None:
+    """Refuse a name, category or label whose string literal would be longer than a target takes: ``size``
+    counts a text as the target does (bytes of its encoding), ``refusal`` says why, after the text named."""
+    texts = [("feature name", f.name, None) for f in model.features]
+    texts += [("category", c, f.name) for f in model.features for c in f.categories]
+    texts += [("class label", c, None) for c in model.target.classes]
+    for what, text, of in texts:
+        if len(text) > limit // 6 and size(text) > limit:  # (6: the most bytes a character takes in any)
+            shown = repr(text) if len(text) <= 40 else repr(text[:20]) + "..."
+            raise TreegenError(f"the {what} {shown}{'' if of is None else f' of {of!r}'} ({size(text):,} bytes) "
+                               f"is longer than {refusal} ({limit:,} bytes)")
+
+
 def named_features(model: Model) -> list[int]:
     """The nominal features some split reads: those whose values the APIs read as categories, a number or a
     Boolean too (:func:`treegen.model.category_of`)."""

@@ -61,7 +61,7 @@ from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
-                     leaf_terms,
+                     check_literal_sizes, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render, runtime_with_codes
@@ -69,7 +69,7 @@ from .render import render, runtime_with_codes
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
 POOL_LIMIT = 65535  # constant-pool entries of one class
-STRING_LIMIT = 65535  # UTF-8 bytes of one string constant
+STRING_LIMIT = 65535  # bytes of modified UTF-8 of one string constant
 # Category codes below this are tested with one bit mask: a long shifted right by the code, whose bit
 # 63 (a missing value, -1) and bit 62 (an unknown category, -2) are then clear.
 MASK_BITS = 62
@@ -155,7 +155,7 @@ String StringBuilder System Throwable Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
-throws transient try void volatile while true false null var record yield sealed permits""".split())
+throws transient try void volatile while true false null var record yield sealed permits _""".split())  # _: Java 9+
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str = "TreegenModel",
@@ -173,11 +173,18 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     _check_name(class_name, "class name")
     if class_name in NESTED or re.fullmatch(r"[PS][0-9]+", class_name):
         raise TreegenError(f"class name {class_name!r} is taken by a nested class of the generated code")
+    if class_name == "java" and _helpers(model)["exp"]:  # a class java hides the package of exp's java.lang.invoke
+        raise TreegenError("class name 'java' would hide the package java, which the generated code names; "
+                           "choose another --class-name")
     if class_name in RESERVED:
         raise TreegenError(f"class name {class_name!r} is a name the generated code uses (a JDK type or a member); "
                            "choose another --class-name")
     for part in (package.split(".") if package else []):
         _check_name(part, "package name")
+    if package and package.split(".")[0] == "java":  # javac: "exists in another module"; the JVM: "Prohibited"
+        raise TreegenError(f"package name {package!r}: the package java and those within it belong to the JDK; "
+                           "choose another --package")
+    check_literal_sizes(model, constant_bytes, STRING_LIMIT, "a Java string constant can be")
     plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
     # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself,
@@ -270,6 +277,15 @@ def _check_name(name: str, what: str) -> None:
 def literal(value) -> str:
     """A Java double expression that reads back bit-identical (Java parses decimals correctly rounded)."""
     return float_text(value, "Double.NaN", "Double.POSITIVE_INFINITY")
+
+
+def constant_bytes(text: str) -> int:
+    """The bytes of ``text`` in a class file's constant pool: modified UTF-8, where NUL takes two bytes and a
+    character beyond the BMP six (its two UTF-16 units, three each). javac also refuses a string of 65,535
+    UTF-16 units (an ASCII one of 65,535 bytes): counted one byte more."""
+    supplementary = sum(c > "\uffff" for c in text)
+    modified = len(text.encode("utf-8")) + text.count("\0") + 2 * supplementary
+    return modified if len(text) + supplementary < STRING_LIMIT else max(modified, STRING_LIMIT + 1)
 
 
 def string(text: str) -> str:

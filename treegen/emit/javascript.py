@@ -32,8 +32,8 @@ nested calls, so that depth does not meet V8's fixed stack.
 
 Names and labels appear only as escaped string literals (:func:`string`), in the code and in the
 comment that names the feature of each test: the module is ASCII, and no name can end a comment, a
-string or an HTML ``<script>`` element around the code. A name with a lone UTF-16 surrogate is refused:
-no UTF-8 text (a CSV file, the program's output) can hold it."""
+string or an HTML ``<script>`` element around the code. (A name with a lone UTF-16 surrogate never
+reaches a target: :func:`treegen.model.check_text`.)"""
 from __future__ import annotations
 
 from ..errors import TreegenError
@@ -94,7 +94,6 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     """
     if module not in MODULES:
         raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
-    _check_names(model)
     plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
     codes = category_codes(model)
     names = [f.name for f in model.features]
@@ -142,21 +141,6 @@ def string(text: str) -> str:
     and paragraph separators too), quotes and backslashes escaped, and ``<`` escaped so that no name
     can close a ``<script>`` element or open an HTML comment in a page that inlines the module."""
     return '"' + utf16_escaped(text, ESCAPES) + '"'
-
-
-def _check_names(model: Model) -> None:
-    """Names, categories and labels are Unicode text: a lone surrogate (which JSON can spell, ``"\\ud800"``)
-    cannot be read from a CSV file or printed as UTF-8."""
-    texts = [("feature name", f.name) for f in model.features]
-    texts += [(f"category of {f.name!r}", c) for f in model.features for c in f.categories]
-    texts += [("class label", c) for c in model.target.classes]
-    texts += [("category", v) for tree in model.trees for node in tree.nodes if node.split is not None
-              for v in node.split.values]
-    for what, text in texts:
-        lone = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
-        if lone is not None:
-            raise TreegenError(f"the {what} {text!r} holds a lone surrogate (U+{ord(lone):04X}), which is not Unicode "
-                               "text: JavaScript could neither read it from a CSV file nor print it")
 
 
 def _list(items) -> str:

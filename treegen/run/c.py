@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 
 from ..errors import TreegenError
+from . import compiler_errors
 
 STANDARD_FLAGS = ("-std=c99", "-O2")
 STRICT_FLAGS = ("-Wall", "-Wextra", "-pedantic", "-Werror")  # the generated code has no warning
@@ -57,7 +58,7 @@ def compile_sources(sources, cc: str | None = None, flags=STANDARD_FLAGS) -> lis
 def _call(command: list[str], directory: str) -> None:
     done = subprocess.run(command, cwd=directory, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command[:3])} ... failed:\n{(done.stdout + done.stderr)[-5000:]}")
+        raise RuntimeError(f"{' '.join(command[:3])} ... failed:\n{compiler_errors(done.stdout + done.stderr)}")
 
 
 def run(source: str, csv_text: str, args=(), cc: str | None = None, flags=STANDARD_FLAGS, timeout: float = 600,

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import uuid
 
+from . import compiler_errors
 from .kept import KeptProcesses
 
 _compiled: dict[str, tuple[str, str]] = {}  # source hash -> (class directory, qualified class name)
@@ -65,7 +66,7 @@ def compile_sources(sources, javac: str = "javac", release: str | None = None, l
             big = sum(map(len, batch)) > LOADED_JAVAC_LIMIT
             exit_code, diagnostics = _javac(javac, options + [paths[source] for source in batch], alone=big)
             if exit_code != 0:
-                raise RuntimeError(f"javac failed:\n{diagnostics[-5000:]}")
+                raise RuntimeError(f"javac failed:\n{compiler_errors(diagnostics)}")
         for source in todo:
             _compiled[_key(source, release)] = (out, class_name(source))
             if lint:
