@@ -37,3 +37,5 @@ $treegen export build/tennis.json --to sql --dialect sqlite --table weather -o b
 .venv/bin/python build/tennis.py < examples/play_tennis.csv
 $treegen evaluate examples/play_tennis.csv --target play --algorithm id3 --loo
 $treegen verify build/tennis.json examples/play_tennis.csv --to "$targets" --dialect sqlite
+{ set +x; } 2>/dev/null
+echo "treegen is installed in .venv: '. .venv/bin/activate' puts the treegen of README.md's examples on the PATH"
