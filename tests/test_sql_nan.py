@@ -170,6 +170,13 @@ def test_importing_an_infinite_leaf_is_refused_in_one_line_and_the_file_itself_p
     assert predicted.returncode == 0, predicted.stderr
 
 
+def test_saving_a_model_with_an_infinite_leaf_is_refused_as_its_loading_would_be(infinite_leaves, tmp_path):
+    """treegen.save refuses what the loader refuses (it wrote a file the loader then refused), as import does."""
+    import treegen
+    with pytest.raises(TreegenError, match=r"^node \d+ of tree \d+ has an infinite value, which a treegen model file"):
+        treegen.save(infinite_leaves[0], str(tmp_path / "model.json"))
+
+
 def test_mysql_refuses_an_infinite_leaf_in_one_line(infinite_leaves):
     """It has no infinity to write (it was a ValueError's traceback)."""
     message = r"^mysql: the model holds an infinite number \(a leaf\), which mysql cannot write: it has no infinity$"

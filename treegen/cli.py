@@ -1,7 +1,6 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -613,22 +612,11 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     names = _split_names([feature_names]) if feature_names else None
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
-    _check_finite_leaves(model, model_file)
-    write_text(modelio.dumps(model), output)
+    write_text(modelio.dumps(model, source=model_file), output)
     where = f"; wrote {output}" if output not in (None, "-") else ""
     click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
     if (rounds := _rounds_note(model)) is not None:
         click.echo(f"treegen: {rounds}", err=True)
-
-
-def _check_finite_leaves(model, path: str) -> None:
-    """A treegen model file holds finite numbers; an XGBoost file may hold an infinite leaf, which the
-    targets compute with (export and verify take the file itself), but a model file of it would not load."""
-    for t, tree in enumerate(model.trees):
-        for n, node in enumerate(tree.nodes):
-            if not all(math.isfinite(v) for v in node.value):
-                raise TreegenError(f"node {n} of tree {t} has an infinite value, which a treegen model file cannot "
-                                   "hold; give the file itself to export, verify or predict", path)
 
 
 def _rounds_note(model) -> str | None:

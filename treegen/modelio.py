@@ -111,13 +111,29 @@ def _node_dict(node: Node) -> dict:
 
 
 @collector_paused()  # a big model's dicts: millions of objects, no cycle
-def dumps(model: Model) -> str:
+def dumps(model: Model, source: str | None = None) -> str:
     """Deterministic JSON text, indented, each node on a line of its own; floats are written as ``repr``
-    writes them, so they read back exact."""
+    writes them, so they read back exact. A node value that is not finite is refused (:func:`check_finite`;
+    ``source``: the file the model came from, for the message)."""
+    check_finite(model, source)
     doc = model_to_dict(model)
     trees, doc["trees"] = doc["trees"], []
     head = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=True)
     return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
+
+
+def check_finite(model: Model, source: str | None = None) -> None:
+    """Refuse a model whose node values are not all finite, which the loader would refuse: an XGBoost file may
+    hold an infinite leaf, which the targets compute with (export, verify and predict take that file itself)."""
+    for t, tree in enumerate(model.trees):
+        if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
+            bad = np.flatnonzero(~np.isfinite(tree.nodes.value).all(axis=1))
+            node = int(bad[0]) if len(bad) else None
+        else:
+            node = next((n for n, node in enumerate(tree.nodes) if not all(map(math.isfinite, node.value))), None)
+        if node is not None:
+            raise TreegenError(f"node {node} of tree {t} has an infinite value, which a treegen model file cannot "
+                               "hold; give the file itself to export, verify or predict", source)
 
 
 # json's C encoder writes only without indent: indenting every field of the 1,000-tree LightGBM
