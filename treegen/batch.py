@@ -9,7 +9,7 @@ import numpy as np
 from .data import csv_text, encode, model_columns, rows_for_model
 from .errors import TreegenError
 from .model import Model
-from .table import Table, free_name
+from .table import Table, free_names
 from .walk import UNKNOWN, as_read, leaf_ids_columns, predict_columns
 
 
@@ -17,12 +17,13 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
                   say: Callable[[str], None] = lambda line: None) -> str:
     """CSV text: the table's columns as read, then ``prediction`` and, with ``proba``, ``P(class)`` columns,
     with ``leaf`` a ``leaf`` column (the leaf ids every generated program's ``--leaf`` prints). An added
-    column named as one of the table's is renamed (:func:`added_names`), which ``say`` is told in one line."""
+    column named as one of the table's is renamed (:func:`treegen.table.free_names`: a header with a name twice
+    is one no reader takes back), which ``say`` is told in one line."""
     classification = model.target.is_classification
     if proba and not classification:
         raise TreegenError("--proba needs a classification model")
     wanted = ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []) + (["leaf"] if leaf else [])
-    added = added_names(wanted, table.names)
+    added = free_names(wanted, table.names)  # as the SQL target names its output columns
     clashes = [(name, new) for name, new in zip(wanted, added) if new != name]
     if clashes:
         one = len(clashes) == 1
@@ -34,18 +35,6 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     rows = ([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
              *([ids] if leaf else [])] for values, (label, scores), ids in zip(zip(*table.columns), answers, leaves))
     return csv_text([list(table.names) + added, *rows])
-
-
-def added_names(wanted: list[str], names: list[str]) -> list[str]:
-    """The names of the columns ``wanted`` after the table's ``names``, each renamed as the SQL target renames
-    its output columns (:func:`treegen.table.free_name`) when the table has it: a header with a name twice is
-    one no reader takes back, and the table's column may be a feature the model reads."""
-    taken = set(names)
-    added = []
-    for name in wanted:
-        added.append(free_name(name, taken.__contains__))
-        taken.add(added[-1])
-    return added
 
 
 def predicted_labels(model: Model, table: Table) -> list:

@@ -45,14 +45,21 @@ def check_column_names(names: list[str], source: str, line: int = 1) -> None:
         seen.add(name)
 
 
-def free_name(base: str, taken: Callable[[str], bool], spelt: Callable[[str, str], str] = str.__add__) -> str:
-    """The first of ``base``, ``base_2``, ``base_3``, ... that is not ``taken``: how an output column is named
-    when an input column has its name (``spelt(base, suffix)`` writes each, within a length limit say)."""
-    name, n = spelt(base, ""), 1
-    while taken(name):
-        n += 1
-        name = spelt(base, f"_{n}")
-    return name
+def free_names(wanted: Iterable[str], names: Iterable[str], fold: Callable[[str], str] = str,
+               spelt: Callable[[str, str], str] = str.__add__) -> list[str]:
+    """The output columns ``wanted`` named beside the input columns ``names``: each the first of ``base``,
+    ``base_2``, ``base_3``, ... that no column before it has, compared as ``fold`` makes them (an engine that
+    folds case); ``spelt(base, suffix)`` writes each (within a length limit, say)."""
+    taken = {fold(name) for name in names}
+    out = []
+    for base in wanted:
+        name, n = spelt(base, ""), 1
+        while fold(name) in taken:
+            n += 1
+            name = spelt(base, f"_{n}")
+        taken.add(fold(name))
+        out.append(name)
+    return out
 
 
 def split_names(values: Iterable[str]) -> list[str]:

@@ -35,7 +35,7 @@ from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
-from ...table import free_name
+from ...table import free_names
 from ..common import linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
@@ -651,16 +651,11 @@ class Writer:
         """The output columns' names, beside the features' in the result: ``prediction``, the class
         probabilities' (the labels) and ``leaf``, each made legal and, as the engine folds names, unique
         (``prediction_2`` for a model with a feature named prediction)."""
-        fold = self.d.folded
-        taken = {fold(f.name) for f in self.model.features}
-
-        def free(base: str) -> str:
-            name = free_name(base, lambda name: fold(name) in taken,
-                             lambda base, suffix: _cut(base, self.d.name_limit, suffix))
-            taken.add(fold(name))
-            return name
-        prediction, leaf = free("prediction"), free("leaf")
-        return prediction, [free(label.replace("\0", "") or "class") for label in self.model.target.classes], leaf
+        labels = [label.replace("\0", "") or "class" for label in self.model.target.classes]
+        features = [f.name for f in self.model.features]
+        spelt = lambda base, suffix: _cut(base, self.d.name_limit, suffix)
+        prediction, leaf, *classes = free_names(["prediction", "leaf", *labels], features, self.d.folded, spelt)
+        return prediction, classes, leaf
 
     # -- assembling --------------------------------------------------------------------
 
