@@ -288,9 +288,10 @@ def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed:
     got = [record[0] if record else "" for record in csv.reader(io.StringIO(leaf_text))]
     if len(got) != len(leaves):
         return [f"expected {len(leaves)} lines of leaf ids, got {len(got)}"]
+    seen = {line.split(" ", 2)[1] for line in listed if line.startswith("row ")}  # the rows' numbers, as text
     return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
             for number, (row, want, have) in enumerate(zip(rows, leaves, got), 1)
-            if want != have and not any(line.startswith(f"row {number} ") for line in listed)]
+            if want != have and str(number) not in seen]
 
 
 def _missing_package(err: BaseException) -> str | None:
