@@ -12,7 +12,7 @@ import numpy as np
 from .data import parse_csv
 from .errors import TreegenError
 from .model import Model
-from .table import Table
+from .table import SPACE, Table
 from .walk import encode_features, predict_columns
 
 
@@ -90,7 +90,7 @@ def frame_table(frame) -> tuple[Table, list[str]]:
         raise InputError(f"treegen.train takes a CSV or ARFF file's path or a pandas DataFrame, not "
                          f"{type(frame).__name__}; for arrays: treegen.estimator.DecisionTreeClassifier")
     names, columns = columns_of(frame)
-    nominal = [name.strip(" ") for name, values in zip(names, columns) if not is_numeric_column(values)]
+    nominal = [name.strip(SPACE) for name, values in zip(names, columns) if not is_numeric_column(values)]
     return parse_csv(frame.to_csv(index=False), "<DataFrame>"), nominal
 
 
