@@ -16,7 +16,8 @@ __all__ = ["train", "load", "save", "export", "predict", "predict_proba", "impor
 def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
     """Learn a tree with id3, c45 or cart from a CSV or ARFF file, or a pandas DataFrame; returns a
     :class:`treegen.model.Model`. A frame is read as its CSV text is (``df.to_csv()`` in a file trains the
-    same tree), but for its columns that are not of numbers (text, category, Boolean), which are nominal."""
+    same tree), but for its columns that are not of numbers (text, category, Boolean), which are nominal,
+    and its float32 numbers, read as the float64 values they are (their text is another number)."""
     from .data import load_dataset, to_dataset
     from .learn import fit
     if algorithm in ("id3", "c45"):

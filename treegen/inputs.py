@@ -90,8 +90,23 @@ def frame_table(frame) -> tuple[Table, list[str]]:
         raise InputError(f"treegen.train takes a CSV or ARFF file's path or a pandas DataFrame, not "
                          f"{type(frame).__name__}; for arrays: treegen.estimator.DecisionTreeClassifier")
     names, columns = columns_of(frame)
-    nominal = [name.strip(SPACE) for name, values in zip(names, columns) if not is_numeric_column(values)]
-    return parse_csv(frame.to_csv(index=False), "<DataFrame>"), nominal
+    numeric = [is_numeric_column(values) for values in columns]
+    nominal = [name.strip(SPACE) for name, is_number in zip(names, numeric) if not is_number]
+    return parse_csv(exact_numbers(frame, columns, numeric).to_csv(index=False), "<DataFrame>"), nominal
+
+
+def exact_numbers(frame, columns: list[np.ndarray], numeric: list[bool]):
+    """The frame with the numbers of its numeric columns that are narrower than float64 (float32, float16, in
+    a column of objects too) as the float64 values they are. Their CSV text is their shortest float32 text,
+    which reads back as another number (1000.2 for float32's 1000.2000122...): a threshold at a training
+    value (C4.5's) would not hold the training rows it was made of, when the frame itself is predicted."""
+    widened = frame.copy(deep=False)
+    for i, (dtype, values, is_number) in enumerate(zip(frame.dtypes, columns, numeric)):
+        if is_number and dtype.kind == "f" and dtype.itemsize < 8:
+            widened.isetitem(i, values)  # (frame_column read them as float64)
+        elif is_number and dtype.kind == "O":
+            widened.isetitem(i, [float(v) if isinstance(v, np.floating) else v for v in values])
+    return widened
 
 
 def feature_columns(model: Model, X, expecting: str) -> list[np.ndarray]:
