@@ -114,6 +114,22 @@ def test_dataframe_with_nominal_and_missing_values():
     assert list(tree.classes_) == ["no", "yes"]
 
 
+def test_nominal_values_are_read_as_the_model_reads_them():
+    """The estimator's predict reads a value of a nominal column as model_.predict and every target do
+    (category_of): by str(), a float32 was its float32 text (a category of its own) and True was "True",
+    which the categories "true"/"false" of the training text do not hold."""
+    x = pd.Series([np.float32(0.1), np.float32(0.2), "a"] * 6, dtype=object)
+    flags = pd.Series(["true", "false", "true"] * 6, dtype=object)
+    y = ["p", "q", "r"] * 6
+    tree = DecisionTreeClassifier().fit(pd.DataFrame({"x": x}), y)
+    assert (tree.predict(pd.DataFrame({"x": x})) == y).all()
+    assert tree.model_.features[0].categories == ("0.10000000149011612", "0.20000000298023224", "a")
+    by_flag = DecisionTreeClassifier().fit(pd.DataFrame({"flag": flags}), [v == "true" for v in flags])
+    rows = pd.DataFrame({"flag": pd.Series([True, False, np.float32(0.1)], dtype=object)})
+    expected = [by_flag.model_.predict({"flag": v}) for v in rows["flag"]]
+    assert [str(label) for label in by_flag.predict(rows)] == expected == ["True", "False", "True"]
+
+
 def test_lists_of_rows_and_feature_names():
     rows = [[1.0, "a"], [2.0, "b"], [3.0, "a"], [4.0, "b"]] * 5
     y = [0, 1, 0, 1] * 5

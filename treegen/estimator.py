@@ -15,13 +15,13 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .data import Dataset, decode, encode, infer_feature
+from .data import Dataset, decode, infer_feature
 from .errors import TreegenError
 from .inputs import InputError, columns_of, feature_columns, is_frame, is_numeric_column
-from .inputs import is_missing_value as _is_missing
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
-from .model import CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target
+from .model import (CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target, category_of,
+                    is_missing)
 
 try:  # plug into scikit-learn when it is there, stand alone when it is not
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -167,7 +167,7 @@ class _TreeEstimator(BaseEstimator):
             raise InputError("y contains NaN or infinity")
         # Labels of objects (strings, a pandas string or nullable column) may hold None, NaN or pandas NA;
         # np.unique would then fail on comparing them with a TypeError, which tools catching ValueError miss.
-        if y.dtype.kind == "O" and any(_is_missing(v) for v in y.tolist()):
+        if y.dtype.kind == "O" and any(is_missing(v) for v in y.tolist()):
             raise InputError("y contains a missing label (None, NaN or pandas NA)")
         if self._kind == REGRESSION:
             return Target("target", REGRESSION), y.astype(np.float64)
@@ -261,7 +261,13 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
 def _feature(name: str, values: np.ndarray) -> Feature:
     if is_numeric_column(values):
         return Feature(name, NUMERIC)
-    return infer_feature(name, [None if _is_missing(v) else str(v) for v in values], nominal=True)
+    return infer_feature(name, [None if is_missing(v) else _category_text(v) for v in values], nominal=True)
+
+
+def _category_text(value) -> str:
+    """A training value's category: a float (a float32 too) by the shortest text of its double, which the
+    model's reading rule reads back as that double (str gives a float32 its float32 text, another number)."""
+    return repr(float(value)) if isinstance(value, (float, np.floating)) else str(value)
 
 
 def _encode(feature: Feature, values: np.ndarray) -> np.ndarray:
@@ -270,10 +276,24 @@ def _encode(feature: Feature, values: np.ndarray) -> np.ndarray:
         if values.dtype.kind in "iuf":
             return values.astype(np.float64)
         try:
-            return np.array([math.nan if _is_missing(v) else float(v) for v in values])
+            return np.array([math.nan if is_missing(v) else float(v) for v in values])
         except (TypeError, ValueError):
             raise InputError(f"feature {feature.name!r} is numeric but has non-numeric values") from None
-    return encode(feature, [None if _is_missing(v) else str(v) for v in values], None, feature.name)
+    return _category_codes(feature, values)
+
+
+def _category_codes(feature: Feature, values: np.ndarray) -> np.ndarray:
+    """Category codes, -1 for a missing or unknown value, each value read by the model's own rule
+    (:func:`treegen.model.category_of`), as ``model_.predict`` and every target read it: a float32 by its
+    double, True as the category spelt "true", 3 as "3.0" where the training values were floats."""
+    index = {c: k for k, c in enumerate(feature.categories)}
+
+    def code(value) -> int:
+        if isinstance(value, str) and value in index:
+            return index[value]
+        name = None if is_missing(value) else category_of(feature, value)
+        return -1 if name is None else index[name]
+    return np.fromiter(map(code, values), dtype=np.int64, count=len(values))
 
 
 # -- predicting and importances from encoded columns -------------------------------------------

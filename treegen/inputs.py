@@ -5,13 +5,11 @@ list of sequences, its columns by position; or a list of row dicts, by name. The
 and :meth:`Model.scores <treegen.model.Model.scores>` would, row by row."""
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .data import parse_csv
 from .errors import TreegenError
-from .model import Model
+from .model import Model, is_missing
 from .table import SPACE, Table
 from .walk import encode_features, predict_columns
 
@@ -68,18 +66,7 @@ def is_numeric_column(values: np.ndarray) -> bool:
     if values.dtype.kind in "iuf":
         return True
     return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-               for v in values if not is_missing_value(v))
-
-
-def is_missing_value(value: Any) -> bool:
-    """None, a NaN of any type, pandas' NA or NaT."""
-    if value is None:
-        return True
-    try:
-        unequal = value != value  # NaN is unequal to itself; pandas NA compares to NA, which has no truth value
-        return unequal is value or bool(unequal)
-    except (TypeError, ValueError):
-        return False
+               for v in values if not is_missing(v))
 
 
 def frame_table(frame) -> tuple[Table, list[str]]:
