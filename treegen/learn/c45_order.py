@@ -92,14 +92,13 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
     ranks[order] = rank_of_sorted
     repeated = np.bincount(rank_of_sorted[1:][tie], minlength=rank_of_sorted[-1] + 1) > 0
     repeats = np.concatenate(([0], np.cumsum(repeated)))  # repeated ranks below each rank
-    packed = (ranks << SHIFT) | np.arange(n)
-    starts, ends = bounds[:-1], bounds[1:] - 1
-    big = ends > starts
-    lefts, rights = starts[big], ends[big]
-    lows, highs = rank_of_sorted[lefts], rank_of_sorted[rights]
-    while len(lefts):
-        tied = repeats[highs + 1] - repeats[lows] > 0  # the segment's range holds a repeated rank
-        left, right, low, high = lefts[tied], rights[tied], lows[tied], highs[tied]
+    steps = np.arange(n)
+    packed = (ranks << SHIFT) | steps
+    starts = bounds[:-1]
+    segments = np.stack((starts, bounds[1:] - 1, rank_of_sorted[starts], rank_of_sorted[bounds[1:] - 1]))
+    while segments.shape[1]:  # a column a segment: its first and last position, lowest and highest rank
+        tied = repeats[segments[3] + 1] - repeats[segments[2]] > 0  # its rank range holds a repeated rank
+        left, right, low, high = segments[:, tied & (segments[1] > segments[0])]
         center = (left + right) // 2  # two or three keys: the median of three sorts them
         _conditional_swaps(packed, left, center)
         _conditional_swaps(packed, left, right)
@@ -108,59 +107,72 @@ def _sort_by_levels(order: np.ndarray, tie: np.ndarray, bounds: np.ndarray) -> n
         left, right, center, low, high = left[large], right[large], center[large], low[large], high[large]
         _swaps(packed, center, right - 1)
         pivot = packed[right - 1] >> SHIFT
-        center = _partitions(packed, left, right, pivot)
+        center = _partitions(packed, left, right, pivot, steps)
         _swaps(packed, center, right - 1)
-        lefts, rights = np.concatenate((left, center + 1)), np.concatenate((center - 1, right))
-        lows, highs = np.concatenate((low, pivot)), np.concatenate((pivot, high))
-        keep = rights > lefts
-        lefts, rights, lows, highs = lefts[keep], rights[keep], lows[keep], highs[keep]
+        segments = np.concatenate((np.stack((left, center - 1, low, pivot)), np.stack((center + 1, right, pivot, high))),
+                                  axis=1)
     alone = packed[~repeated[packed >> SHIFT]]
     first = np.concatenate(([0], np.flatnonzero(~tie) + 1))  # where each rank starts in sorted order
     packed[first[alone >> SHIFT]] = alone
     return packed & ROW
 
 
-def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: np.ndarray) -> np.ndarray:
+def _partitions(packed: np.ndarray, left: np.ndarray, right: np.ndarray, pivot: np.ndarray,
+                steps: np.ndarray) -> np.ndarray:
     """``Utils.partition`` of every segment around its pivot (at ``right - 1``; the median of three
     put a key <= pivot at ``left``, >= pivot at ``right``). Its left scan stops at the keys >=
     pivot, its right scan at the keys <= pivot; the k-th stops of the two are swapped while the
     left one comes first. Over the inner positions of all segments in a row, with running counts
     A and B of the left and right stops: the left stop at x comes before the right stop of the
     same rank when the right stops after x are at least its rank, that is when A(x) + B(x) is at
-    most A before the segment plus B at its end; A + B grows along the row, so one search per
-    segment finds how many (K) are swapped: its first K left stops with its last K right stops.
-    The scan that ends it stops at the next left stop (or the pivot), or at the last position
-    swapped from the right (it holds a key >= pivot now), whichever is first."""
+    most A before the segment plus B at its end. Every key stops one scan or both (those equal to
+    the pivot, few), so A(x) + B(x) is x plus the keys equal to the pivot before x: one search per
+    segment among those finds how many (K) are swapped: its first K left stops with its last K
+    right stops. The scan that ends it stops at the next left stop (or the pivot), or at the last
+    position swapped from the right (it holds a key >= pivot now), whichever is first. ``steps``:
+    0, 1, 2, ... (as many as there are positions), made once for every level."""
     inner = right - left - 2
     first = np.cumsum(inner) - inner
     offset = left + 1 - first  # position of an inner key = its index in the row + offset
-    key = packed[np.arange(inner.sum()) + np.repeat(offset, inner)] >> SHIFT
-    pivots = np.repeat(pivot, inner)
-    stops_left, stops_right = key >= pivots, key <= pivots
-    count_left, count_right = running_count(stops_left), running_count(stops_right)
-    before_left, end_left, end_right = count_left[first], count_left[first + inner], count_right[first + inner]
-    ahead = np.searchsorted(count_left[1:] + count_right[1:], before_left + end_right, side="right")
-    swaps = count_left[ahead] - before_left
-    at_left, at_right = np.flatnonzero(stops_left), np.flatnonzero(stops_right)
-    kth = np.arange(swaps.sum()) - np.repeat(np.cumsum(swaps) - swaps, swaps)
-    lo = at_left[np.repeat(before_left, swaps) + kth] + np.repeat(offset, swaps)
-    hi = at_right[np.repeat(end_right - 1, swaps) - kth] + np.repeat(offset, swaps)
+    at = np.repeat(offset, inner)
+    at += steps[:len(at)]
+    key = _ranks_view(packed)[at]
+    pivots = np.repeat(pivot.astype(np.int32), inner)
+    at_left, at_right = np.flatnonzero(key >= pivots), np.flatnonzero(key <= pivots)
+    at_pivot = np.flatnonzero(key == pivots)
+    edges = np.append(first, len(at))  # where each segment starts in the row, and the row's end
+    lefts = np.searchsorted(at_left, edges)
+    before_left, end_left = lefts[:-1], lefts[1:]
+    end_right = np.searchsorted(at_right, edges[1:])
+    ahead = _positions_counted(at_pivot, before_left + end_right)
+    swaps = np.searchsorted(at_left, ahead) - before_left
+    done_before = np.cumsum(swaps) - swaps
+    kth = steps[:int(swaps.sum())]
+    lo = at[at_left[np.repeat(before_left - done_before, swaps) + kth]]
+    hi = at[at_right[np.repeat(end_right - 1 + done_before, swaps) - kth]]
     packed[lo], packed[hi] = packed[hi], packed[lo]
     out = right - 1
     more = before_left + swaps < end_left
-    out[more] = at_left[(before_left + swaps)[more]] + offset[more]
+    out[more] = at[at_left[(before_left + swaps)[more]]]
     done = swaps > 0
-    out[done] = np.minimum(out[done], at_right[(end_right - swaps)[done]] + offset[done])
+    out[done] = np.minimum(out[done], at[at_right[(end_right - swaps)[done]]])
     return out
 
 
-def running_count(flags: np.ndarray) -> np.ndarray:
-    """How many flags are set before each position, and in all (n + 1 counts). (``np.cumsum`` of
-    booleans into a new int64 array takes ~10x as long as into int32.)"""
-    counts = np.empty(len(flags) + 1, dtype=np.int32)
-    counts[0] = 0
-    np.cumsum(flags, dtype=np.int32, out=counts[1:])
-    return counts
+def _positions_counted(at_pivot: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """For each count v, how many positions i have ``i + 1 + (keys equal to the pivot at i or
+    before) <= v`` (A + B through i): that sum grows by one at each position and by one more at
+    each of ``at_pivot``. With k of those at or before the answer, it is ``v - k``, short of the
+    next one."""
+    k = np.searchsorted(at_pivot + np.arange(2, len(at_pivot) + 2), counts, side="right")
+    next_pivot = np.append(at_pivot, np.iinfo(np.int64).max)[k]
+    return np.minimum(counts - k, next_pivot)
+
+
+def _ranks_view(packed: np.ndarray) -> np.ndarray:
+    """The ranks of ``packed`` (its high 32 bits) as an int32 view: compared without a shift, in
+    half the memory."""
+    return packed.view(np.int32)[1::2] if sys.byteorder == "little" else packed.view(np.int32)[::2]
 
 
 def _conditional_swaps(packed: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
