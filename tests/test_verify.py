@@ -83,6 +83,36 @@ def test_leaf_ids_are_checked_with_leaf(tmp_path):
     assert leaf_mismatches(rows, "0\n", leaves, []) == [f"expected {len(rows)} lines of leaf ids, got 1"]
 
 
+def test_a_program_exported_before_is_run_itself(tmp_path):
+    """--program runs the very file a user ships, told by its ending, and checks it as a target is checked:
+    one exported with a package and a class name of its own, a CommonJS build named .js, C with --leaf;
+    a file changed by hand is a mismatch; an ending no program has is the user's to fix."""
+    model = tmp_path / "labor.json"
+    treegen = [sys.executable, "-m", "treegen"]
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    exports = {"Labor.java": ["--to", "java", "--package", "com.example.models"],
+               "labor.py": ["--to", "python"], "labor.js": ["--to", "javascript", "--module", "commonjs"],
+               "labor.c": ["--to", "c", "--prefix", "labor", "--leaf"]}
+    for name, options in exports.items():
+        subprocess.run([*treegen, "export", str(model), *options, "-o", str(tmp_path / name)], check=True)
+    programs = [option for name in exports for option in ("--program", str(tmp_path / name))]
+    done = subprocess.run([*treegen, "verify", str(model), WEKA + "labor.arff", *programs], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [[str(tmp_path / name), "ok"] for name in exports]
+    with_rules = subprocess.run([*treegen, "verify", str(model), "--program", str(tmp_path / "labor.c"), "--leaf",
+                                 "--to", "rules"], capture_output=True, text=True)
+    assert with_rules.returncode == 0 and [line.split()[1] for line in with_rules.stdout.splitlines()] == ["ok", "ok"]
+    python = tmp_path / "labor.py"
+    python.write_text(python.read_text(encoding="utf-8").replace("'good'", "'bad'", 1), encoding="utf-8")
+    changed = subprocess.run([*treegen, "verify", str(model), "--program", str(python)], capture_output=True, text=True)
+    assert changed.returncode == 1 and " MISMATCH " in changed.stdout, changed.stdout + changed.stderr
+    other = subprocess.run([*treegen, "verify", str(model), "--program", str(model)], capture_output=True, text=True)
+    assert other.returncode == 2 and other.stderr == (
+        f"treegen: error: --program {model}: its ending names no program treegen writes; name a .c, .cjs, .java, "
+        ".js, .mjs, .py file\n")
+
+
 def test_verify_runs_ansi_sql_on_duckdb():
     """ANSI SQL has no engine of its own: verify runs it on DuckDB, as the dialect table says."""
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")

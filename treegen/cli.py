@@ -676,8 +676,12 @@ def sql_options() -> list[click.Option]:
 @click.option("--leaf", is_flag=True,
               help="Export each target that writes leaf ids (python, java, javascript, c, sql) with them, and check "
                    "them too: per tree, the node ids where the row ends, as the model's own walk gives them.")
+@click.option("--program", "programs", multiple=True, metavar="FILE",
+              help="A program exported before (.py, .java, .mjs/.js/.cjs, .c): run that very file and check it as a "
+                   "target is checked (the option repeated for more). With --program, only the targets --to names "
+                   "are generated and checked too.")
 @categories_option(" (MODEL or --against's file, which takes the model's own names when none are given)")
-def verify(model, data, targets, dialects, against, leaf, categories, **servers):
+def verify(model, data, targets, dialects, against, leaf, programs, categories, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
@@ -687,8 +691,11 @@ def verify(model, data, targets, dialects, against, leaf, categories, **servers)
     A default SQL dialect whose engine is not installed is not checked, and its line says so."""
     from .data import uncarried_categories_warning
     from .verify import verify as run_verify
-    if click.get_current_context().get_parameter_source("dialects") is click.core.ParameterSource.DEFAULT:
+    given = click.get_current_context().get_parameter_source
+    if given("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed
+    if programs and given("targets") is click.core.ParameterSource.DEFAULT:
+        targets = ()  # the files given, not every target
     options = {"categories": _category_names(categories)}  # for the library files among MODEL and --against
     if categories and not against and library_file(model) != "model":
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
@@ -709,7 +716,8 @@ def verify(model, data, targets, dialects, against, leaf, categories, **servers)
 
     dialects = None if dialects is None else _split_names(dialects)
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
-                         report=report, against=against, status=status.show, against_options=options, leaf=leaf)
+                         report=report, against=against, status=status.show, against_options=options, leaf=leaf,
+                         programs=programs)
     status.clear()
     sys.exit(max(result.status for result in results))
 

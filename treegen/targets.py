@@ -68,6 +68,10 @@ class Target:
     # The emitter's function tolerance(model, **options) -> Tolerance or None (bit for bit): where the
     # target's engine computes a step otherwise than the model (Spark's EXP is Java's)
     tolerates: str | None = None
+    also_read: tuple[str, ...] = ()  # other file endings its programs may have (`verify --program`)
+
+    def endings(self) -> tuple[str, ...]:
+        return (self.extension, *self.also_read)
 
     def option_names(self) -> set[str]:
         return {option.name for option in self.options}
@@ -120,7 +124,7 @@ TARGETS = {target.name: target for target in (
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
-           runner="javascript", program=True),
+           runner="javascript", program=True, also_read=(".js", ".cjs")),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
            runner="c", program=True, beside=((".h", "header"),)),

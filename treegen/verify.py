@@ -187,6 +187,7 @@ class Check:
     target: Target
     options: dict
     unchecked: str | None = None  # why it is left out: a default dialect whose engine is not installed
+    source: str | None = None  # a program's own text (`verify --program`), run instead of an export
 
 
 def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
@@ -209,6 +210,25 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
             if value not in choices:
                 raise TreegenError(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}")
             out.append(Check(f"{name}/{value}", target, {target.variants: value}))
+    return out
+
+
+def program_checks(paths: Sequence[str]) -> list[Check]:
+    """A check for each program file given (`verify --program`): that very file run as its target's
+    program, the target told by the file's ending."""
+    by_ending = {ending: target for target in TARGETS.values() if target.program for ending in target.endings()}
+    out = []
+    for path in paths:
+        target = by_ending.get(os.path.splitext(path)[1].lower())
+        if target is None:
+            raise TreegenError(f"--program {path}: its ending names no program treegen writes; "
+                               f"name a {', '.join(sorted(by_ending))} file")
+        try:
+            with open(path, encoding="utf-8", newline="") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError) as err:
+            raise TreegenError(f"--program {path}: cannot read it ({err})") from None
+        out.append(Check(path, target, {}, source=source))
     return out
 
 
@@ -276,7 +296,7 @@ def _outputs(model: Model, check: Check, csv_text: str, settings: dict, leaf: bo
     leaf = leaf and "leaf" in check.target.option_names()
     if leaf:
         options["leaf"] = True
-    source = emit(model, check.target.name, **options)
+    source = check.source if check.source is not None else emit(model, check.target.name, **options)
     each_args = ([[], ["--proba"]] if classification else [[]]) + ([["--leaf"]] if leaf else [])
     outputs = check.target.run_each(source, csv_text, each_args, model=model, **check.options, **settings)
     return outputs[0], (outputs[1] if classification else None), (outputs[-1] if leaf else None)
@@ -313,7 +333,7 @@ def _missing_package(err: BaseException) -> str | None:
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None,
-           against_options: dict | None = None, leaf: bool = False) -> list[Result]:
+           against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = ()) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -331,11 +351,15 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
         own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
     leaf : each target that writes leaf ids is exported with them, and they are checked too.
+    programs : program files exported before (.py, .java, .mjs, .c): each is run itself and checked as a
+        target is (with ``leaf``, it must have been exported with leaf ids).
     """
     status = status or (lambda text: None)
-    plan = checks(targets, default_dialects() if dialects is None else dialects) if targets or not against else []
+    plan = (checks(targets, default_dialects() if dialects is None else dialects)
+            if targets or not (against or programs) else [])
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
+    plan += program_checks(programs)
     oracle = _oracle(against, model, against_options or {}) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
