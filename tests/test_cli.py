@@ -593,6 +593,24 @@ def test_export_notes_a_big_expression_on_stderr_only():
     assert small.returncode == 0 and len(small.stdout) > 400_000 and small.stderr == "", small.stderr
 
 
+def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_path):
+    """-o Model.java is a Java class: the target is told by the file's ending (a JavaScript module's .js and .cjs
+    too); without --to and with no such ending, one line names what would do."""
+    from treegen.loading import load_model
+    from treegen.targets import emit
+    for name, target in (("Model.java", "java"), ("model.js", "javascript"), ("m.rules", "rules"), ("m.c", "c")):
+        assert cli("export", regression_model, "-o", str(tmp_path / name)).returncode == 0
+        options = {"class_name": "Model"} if target == "java" else {}
+        assert (tmp_path / name).read_text(encoding="utf-8") == emit(load_model(regression_model), target, **options)
+    assert (tmp_path / "m.h").exists()
+    for args, line in (([], "export needs --to (one of python, java, javascript, c, sql, rules, dot), or -o FILE "
+                            "whose ending names it"),
+                       (["-o", "m.txt"], "-o m.txt: its ending names no target; name a .c, .cjs, .dot, .java, .js, "
+                                         ".mjs, .py, .rules, .sql file")):
+        done = cli("export", regression_model, *args)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", f"treegen: error: {line}\n")
+
+
 @pytest.mark.parametrize("args,line", [
     (["export", "MODEL", "--to", "sql", "--class-name", "X"], "--class-name does not apply to --to sql"),
     (["export", "MODEL", "--to", "rules", "--class-name", "X", "--format", "svg"],

@@ -17,7 +17,7 @@ from .errors import TreegenError
 from .importers import IMPORTERS, import_file, library_file
 from .learn import ALGORITHMS
 from .loading import is_model_file, load_model
-from .targets import RUNNABLE, TARGETS, all_options, check_options, emit
+from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target_of_file
 
 # The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
 # learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
@@ -416,14 +416,19 @@ def target_options(f):
 
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--to", "target", type=click.Choice(list(TARGETS)), required=True,
-              help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values()) + ".")
+@click.option("--to", "target", type=click.Choice(list(TARGETS)),
+              help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values())
+                   + ". Default: the one -o's ending names (.py, .java, .mjs, .c, .sql, .rules, .dot).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @target_options
 def export(model, target, output, **options):
     """Generate code, rule text or a diagram from a model.
 
     With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
+    if target is None:
+        if output in (None, "-"):
+            raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
+        target = target_of_file("-o", output).name
     refuse_target_options(target, options)  # before the model is loaded
     if target == "java" and output not in (None, "-"):
         options["class_name"] = java_class_name(output, options.get("class_name"))

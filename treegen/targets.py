@@ -5,9 +5,10 @@ runner and a row here (CONTRIBUTING.md)."""
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .collector import collector_paused
 from .errors import TreegenError, did_you_mean
@@ -144,6 +145,18 @@ TARGETS = {target.name: target for target in (
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)
 PROGRAMS = tuple(name for name, target in TARGETS.items() if target.program)
+
+
+def target_of_file(option: str, path: str, among: Iterable[str] = tuple(TARGETS), what: str = "target") -> Target:
+    """The target (of those named ``among``) whose files end as ``path`` (given as ``option``) does: its
+    extension, or another ending its programs may have; refused in one line, naming the endings, where none does."""
+    chosen = [TARGETS[name] for name in among]
+    ending = os.path.splitext(path)[1].lower()
+    found = next((t for t in chosen if ending in t.endings()), None)
+    if found is None:
+        endings = sorted(e for t in chosen for e in t.endings())
+        raise TreegenError(f"{option} {path}: its ending names no {what}; name a {', '.join(endings)} file")
+    return found
 
 
 def target(name: str) -> Target:

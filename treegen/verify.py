@@ -32,7 +32,7 @@ from .errors import TreegenError
 from .model import Model, Tolerance
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
-from .targets import RUNNABLE, TARGETS, Target, emit
+from .targets import PROGRAMS, RUNNABLE, TARGETS, Target, emit, target_of_file
 from .walk import leaf_ids_rows, predict_rows
 
 SHOWN_MISMATCHES = 3
@@ -216,13 +216,9 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
 def program_checks(paths: Sequence[str]) -> list[Check]:
     """A check for each program file given (`verify --program`): that very file run as its target's
     program, the target told by the file's ending."""
-    by_ending = {ending: target for target in TARGETS.values() if target.program for ending in target.endings()}
     out = []
     for path in paths:
-        target = by_ending.get(os.path.splitext(path)[1].lower())
-        if target is None:
-            raise TreegenError(f"--program {path}: its ending names no program treegen writes; "
-                               f"name a {', '.join(sorted(by_ending))} file")
+        target = target_of_file("--program", path, PROGRAMS, "program treegen writes")
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
