@@ -603,6 +603,12 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
         options = {"class_name": "Model"} if target == "java" else {}
         assert (tmp_path / name).read_text(encoding="utf-8") == emit(load_model(regression_model), target, **options)
     assert (tmp_path / "m.h").exists()
+    assert cli("export", regression_model, "-o", str(tmp_path / "m.cjs")).returncode == 0  # Node runs it as CommonJS
+    assert (tmp_path / "m.cjs").read_text(encoding="utf-8") == emit(load_model(regression_model), "javascript",
+                                                                     module="commonjs")
+    clash = cli("export", regression_model, "-o", "m.mjs", "--module", "commonjs")
+    assert (clash.returncode, clash.stderr) == (2, "treegen: error: --module commonjs and -o m.mjs disagree: Node "
+                                                   "reads a .mjs file as an ES module\n")
     for args, line in (([], "export needs --to (one of python, java, javascript, c, sql, rules, dot), or -o FILE "
                             "whose ending names it"),
                        (["-o", "m.txt"], "-o m.txt: its ending names no target; name a .c, .cjs, .dot, .java, .js, "
