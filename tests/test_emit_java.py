@@ -28,7 +28,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
-from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
+from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED, jdk_packages
 from treegen.errors import TreegenError
 from treegen.emit.common import category_codes
 from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, NumericSemantics, Route, Target,
@@ -382,7 +382,9 @@ def test_deterministic_and_names_checked():
     ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle: no compile
     ("package", "_", "not a Java identifier"), ("package", "a._.b", "not a Java identifier"),
     ("package", "java", "belong to the JDK"),  # compiled; the JVM refused it: "Prohibited package name"
-    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK")])
+    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK"),
+    ("package", "javax.swing", "the JDK's modules has this package"),  # javac: "exists in another module"
+    ("package", "sun.nio.ch", "the JDK's modules has this package")])  # not exported: the JVM loaded no class
 def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, problem):
     model = python_boosted(9, "softmax")  # its exp names java.lang.invoke.MethodHandle
     with pytest.raises(TreegenError, match=problem) as refusal:
@@ -390,6 +392,33 @@ def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, pr
     assert "\n" not in str(refusal.value)
     for fine in ("java_", "Java", "javax2") if option == "class_name" else ("com.java", "javaish", "my.java.x"):
         assert emit(model, "java", **{option: fine})
+
+
+JDK_PACKAGES = """import java.lang.module.ModuleFinder;
+
+public class JdkPackages {
+    public static void main(String[] args) {
+        ModuleFinder.ofSystem().findAll().forEach(m -> m.descriptor().packages().forEach(System.out::println));
+    }
+}
+"""
+
+
+def test_the_installed_jdks_packages_are_refused_and_others_beside_them_compile_and_run(tmp_path):
+    """javac refused `--package javax.swing` ("package exists in another module"; a package the module does not
+    export compiled, and the JVM found no class in it): every package of the installed JDK's modules is refused,
+    while a package within one (javax.swing.mine) or beside them (javax.mine) compiles and runs."""
+    program = tmp_path / "JdkPackages.java"
+    program.write_text(JDK_PACKAGES)
+    listed = subprocess.run(["java", str(program)], capture_output=True, text=True, check=True).stdout.split()
+    installed = {package for package in listed if package.split(".")[0] != "java"}
+    assert len(installed) > 500 and installed <= jdk_packages(), sorted(installed - jdk_packages())
+    model = random_model(1)
+    rows = [as_csv_reads(model, row) for row in random_rows(model, 20, 1)]
+    sources = [emit(model, "java", package=package) for package in ("javax.mine", "javax.swing.mine", "jdk.mine")]
+    compile_sources(sources)
+    for source in sources:  # a JVM each, as a user runs it: the application class loader's packages
+        assert run(source, to_csv(model, rows)).splitlines() == [model.predict(row) for row in rows]
 
 
 # Texts at javac's limits of a string constant, 65,535 bytes of modified UTF-8 (NUL 2 bytes, beyond the BMP 6) and

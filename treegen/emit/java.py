@@ -64,7 +64,7 @@ from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, Tr
                      check_literal_sizes, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, takes_exp, utf16_escaped)
-from .render import render, runtime_with_codes
+from .render import render, runtime_with_codes, source
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -184,6 +184,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     if package and package.split(".")[0] == "java":  # javac: "exists in another module"; the JVM: "Prohibited"
         raise TreegenError(f"package name {package!r}: the package java and those within it belong to the JDK; "
                            "choose another --package")
+    if package in jdk_packages():  # javac: "exists in another module"; the JVM loads no class of it
+        raise TreegenError(f"package name {package!r}: one of the JDK's modules has this package, and javac refuses "
+                           "a class in it (or the JVM cannot load one); choose another --package")
     check_literal_sizes(model, constant_bytes, STRING_LIMIT, "a Java string constant can be")
     plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
@@ -262,6 +265,13 @@ def _runtime(model: Model) -> dict:
             "named": [None if codes is None else (f"{codes[0]}, {codes[1]}", string(codes[2]))
                       for codes in named_codes(model)],
             "named_runtime": render("java", "named.java.txt", coded=bool(texts["code_rules"]))}
+
+
+@lru_cache(maxsize=1)
+def jdk_packages() -> frozenset[str]:
+    """The packages of the JDK's modules but java.* (templates/java/jdk_packages.txt, which says why)."""
+    lines = source("java", "jdk_packages.txt").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def is_identifier(name: str) -> bool:
