@@ -371,7 +371,7 @@ public class ManyHarness {
 
 def test_many_values_for_a_feature_are_refused():
     """A List, an array or a Map given for a nominal feature was read by its toString(), no category: the
-    missing route, a silent wrong answer (and for a numeric feature a message quoting "[1.0]"). As the Python
+    missing route, a silent wrong answer (and for a numeric feature a message quoting "[v0_1]"). As the Python
     and JavaScript targets do, the Map and Object[] APIs refuse many values in one line naming the feature --
     for every feature some split reads, of a model with plain, named and coded nominal features."""
     plain = random_model(0, n_numeric=1, n_nominal=3, max_depth=5)
@@ -384,7 +384,8 @@ def test_many_values_for_a_feature_are_refused():
     expected = [f"feature '{feature.name}': many values ({kind}), not one: predict takes one row, a Map of feature "
                 "name to value or an Object[] of one value per feature"
                 if i in model.used_features() else "answered"
-                for model in models for i, feature in enumerate(model.features) for kind in kinds for _ in ("map", "array")]
+                for model in models for i, feature in enumerate(model.features)
+                for kind in kinds for _ in ("map", "array")]
     assert printed == expected
     assert {f.kind for model in models for i, f in enumerate(model.features) if i in model.used_features()} == {
         NUMERIC, NOMINAL}
