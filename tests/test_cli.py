@@ -727,6 +727,15 @@ def test_a_misspelt_name_in_an_option_says_the_name_it_is_close_to(args, line):
     assert (result.exit_code, result.stderr) == (2, f"treegen: error: {line}\n")
 
 
+@pytest.mark.parametrize("option", ["--best-iteration", "--every-round", "--missing=1"])
+def test_an_import_option_of_another_library_is_named_as_typed(option):
+    """Not as the keyword (use_best_iteration) that the Python API takes."""
+    result = run("import", CATBOOST_COLOR, option, ok=False)
+    typed = option.split("=")[0]
+    assert (result.exit_code, result.stderr) == (
+        2, f"treegen: error: {CATBOOST_COLOR}: {typed} does not apply to CatBoost models\n")
+
+
 HOSTILE_CSV = '"température ""max""",ciel,jouer\n20,"très ""nuageux""",oui\n30,clair,non\n25,clair,oui\n' \
               '15,"très ""nuageux""",non\n12,clair,non\n28,"très ""nuageux""",oui\n'
 

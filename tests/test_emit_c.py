@@ -53,7 +53,7 @@ from test_rule_text import boosted_models, linear_models
 from treegen import modelio
 from treegen.cli import main
 from treegen.data import load_dataset
-from treegen.emit.c import header
+from treegen.emit.c import header, macro_prefix
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.importers.catboost import EXP_TOLERANCE as CATBOOST_TOLERANCE
@@ -259,7 +259,7 @@ int main(void)
 
 
 def api_entry(prefix: str, classification: bool) -> str:
-    macro = prefix.upper()
+    macro = macro_prefix(prefix)
     if classification:
         return (f"    {{{macro}_N_FEATURES, {macro}_N_CLASSES, {macro}_N_TREES, {macro}_LEAF_CAPACITY, "
                 f"{prefix}_predict, NULL, {prefix}_predict_proba, {prefix}_predict_leaf, {prefix}_category, "
@@ -721,6 +721,26 @@ def test_two_models_link_into_one_program_and_export_only_prefixed_names(tmp_pat
         defined = re.findall(r"^#define (\w+)", header(source), re.MULTILINE)
         assert all(name.startswith(prefix.upper() + "_") for name in defined), defined
     assert_api_exact([(m, rows_for(m, 50)) for m in models.values()])
+
+
+def test_prefixes_that_differ_in_case_only_link_into_one_program(tmp_path):
+    """--prefix iris and --prefix Iris wrote the same include guard and macros (IRIS_H_INCLUDED, IRIS_N_CLASSES):
+    one program could not hold both. A prefix without upper-case letters keeps its upper-case macros."""
+    models = {"iris": random_model(1, classes=("a", "b")), "Iris": random_model(2, n_numeric=4),
+              "IRIS": random_model(3, n_numeric=5, classes=("a", "b", "c", "d")), "iRIS": random_model(4, n_trees=2)}
+    sources = [emit(model, "c", prefix=prefix) for prefix, model in models.items()]
+    macros = ["IRIS", "Iris", "iris", "iRIS"]
+    assert [macro_prefix(prefix) for prefix in models] == macros
+    assert [re.search(r"^#ifndef (\w+)", source, re.MULTILINE)[1] for source in sources] == [
+        f"{macro}_H_INCLUDED" for macro in macros]
+    includes = "".join(f'#include "m{k}.h"\n' for k in range(len(models)))
+    counts = " ".join(f"{macro}_N_FEATURES, {macro}_N_CLASSES," for macro in macros)
+    main_text = f"#include <stdio.h>\n{includes}int main(void) {{\n    int counts[] = {{{counts}}};\n" \
+                "    for (unsigned k = 0; k < sizeof counts / sizeof counts[0]; k++) printf(\"%d \", counts[k]);\n" \
+                "    return 0;\n}\n"
+    printed = subprocess.run([build(str(tmp_path), sources, main_text)], capture_output=True, text=True, check=True)
+    assert printed.stdout.split() == [str(n) for m in models.values()
+                                      for n in (len(m.features), len(m.target.classes))]
 
 
 def test_the_c_api_in_detail(tmp_path):

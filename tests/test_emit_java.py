@@ -28,11 +28,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from treegen.targets import emit
-from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED
+from treegen.emit.java import INLINED_BYTES, JIT_LIMIT, NESTED, POOL_LIMIT, RESERVED, jdk_packages
 from treegen.errors import TreegenError
 from treegen.emit.common import category_codes
-from treegen.model import (CLASSIFICATION, Codes, Combine, MissingRoute, NumericSemantics, Route, Target,
-                           has_label_values)
+from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Codes, Combine, MissingRoute, NumericSemantics, Route,
+                           Target, has_label_values)
 from treegen.probes import probe_rows
 from treegen.run.java import class_name, compile_sources, run, run_loaded
 from treegen.testing import HOSTILE_NAMES, category_stump, chain_model, random_model, random_rows, wide_model
@@ -330,6 +330,67 @@ public class SpellHarness {
 """
 
 
+MANY_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.util.*;
+
+/** For each model class named and each of its features, many values (a List, a String[], a double[], a Set, a
+ * Map) given for it, the others missing, through predict of a Map and of an Object[]: the message of the
+ * IllegalArgumentException each raises, or "answered" where one answers. */
+public class ManyHarness {
+    static String answer(Class<?> model, Object row) throws Exception {
+        try {
+            model.getMethod("predict", row instanceof Map ? Map.class : Object[].class).invoke(null, row);
+            return "answered";
+        } catch (InvocationTargetException thrown) {
+            if (thrown.getCause() instanceof IllegalArgumentException) return thrown.getCause().getMessage();
+            throw thrown;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Object[] many = {Arrays.asList("v0_1"), new String[] {"v0_1"}, new double[] {1.0},
+                         new HashSet<String>(Arrays.asList("v0_1")), Collections.singletonMap("v0_1", 1.0)};
+        for (String name : args) {
+            Class<?> model = Class.forName(name);
+            @SuppressWarnings("unchecked")
+            List<String> features = (List<String>) model.getField("FEATURES").get(null);
+            for (int i = 0; i < features.size(); i++) {
+                for (Object value : many) {
+                    Object[] row = new Object[features.size()];
+                    row[i] = value;
+                    System.out.println(answer(model, Collections.singletonMap(features.get(i), value)));
+                    System.out.println(answer(model, row));
+                }
+            }
+        }
+    }
+}
+"""
+
+
+def test_many_values_for_a_feature_are_refused():
+    """A List, an array or a Map given for a nominal feature was read by its toString(), no category: the
+    missing route, a silent wrong answer (and for a numeric feature a message quoting "[v0_1]"). As the Python
+    and JavaScript targets do, the Map and Object[] APIs refuse many values in one line naming the feature --
+    for every feature some split reads, of a model with plain, named and coded nominal features."""
+    plain = random_model(0, n_numeric=1, n_nominal=3, max_depth=5)
+    models = [plain, with_codes(plain, [Codes.TRUNCATED, None]), random_model(4, n_numeric=2, n_nominal=2)]
+    sources = [emit(model, "java", package=f"many{i}") for i, model in enumerate(models)]
+    directory = compile_sources(sources + [MANY_HARNESS])[0]
+    printed = subprocess.run(["java", "-cp", directory, "ManyHarness", *map(class_name, sources)],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    kinds = ["ArrayList", "String[]", "double[]", "HashSet", "SingletonMap"]
+    expected = [f"feature '{feature.name}': many values ({kind}), not one: predict takes one row, a Map of feature "
+                "name to value or an Object[] of one value per feature"
+                if i in model.used_features() else "answered"
+                for model in models for i, feature in enumerate(model.features)
+                for kind in kinds for _ in ("map", "array")]
+    assert printed == expected
+    assert {f.kind for model in models for i, f in enumerate(model.features) if i in model.used_features()} == {
+        NUMERIC, NOMINAL}
+
+
 def test_numeric_text_is_read_by_the_number_grammar_alone():
     """A Map's or an Object[]'s text for a numeric feature is read as the model and the other targets read
     it (treegen's number grammar), other text refused with their message; a Boolean is 1 or 0."""
@@ -382,7 +443,9 @@ def test_deterministic_and_names_checked():
     ("class_name", "java", "would hide the package java"),  # exp's java.lang.invoke.MethodHandle: no compile
     ("package", "_", "not a Java identifier"), ("package", "a._.b", "not a Java identifier"),
     ("package", "java", "belong to the JDK"),  # compiled; the JVM refused it: "Prohibited package name"
-    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK")])
+    ("package", "java.lang", "belong to the JDK"), ("package", "java.util.mine", "belong to the JDK"),
+    ("package", "javax.swing", "the JDK's modules has this package"),  # javac: "exists in another module"
+    ("package", "sun.nio.ch", "the JDK's modules has this package")])  # not exported: the JVM loaded no class
 def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, problem):
     model = python_boosted(9, "softmax")  # its exp names java.lang.invoke.MethodHandle
     with pytest.raises(TreegenError, match=problem) as refusal:
@@ -390,6 +453,33 @@ def test_names_javac_or_the_jvm_refuses_are_refused_in_one_line(option, name, pr
     assert "\n" not in str(refusal.value)
     for fine in ("java_", "Java", "javax2") if option == "class_name" else ("com.java", "javaish", "my.java.x"):
         assert emit(model, "java", **{option: fine})
+
+
+JDK_PACKAGES = """import java.lang.module.ModuleFinder;
+
+public class JdkPackages {
+    public static void main(String[] args) {
+        ModuleFinder.ofSystem().findAll().forEach(m -> m.descriptor().packages().forEach(System.out::println));
+    }
+}
+"""
+
+
+def test_the_installed_jdks_packages_are_refused_and_others_beside_them_compile_and_run(tmp_path):
+    """javac refused `--package javax.swing` ("package exists in another module"; a package the module does not
+    export compiled, and the JVM found no class in it): every package of the installed JDK's modules is refused,
+    while a package within one (javax.swing.mine) or beside them (javax.mine) compiles and runs."""
+    program = tmp_path / "JdkPackages.java"
+    program.write_text(JDK_PACKAGES)
+    listed = subprocess.run(["java", str(program)], capture_output=True, text=True, check=True).stdout.split()
+    installed = {package for package in listed if package.split(".")[0] != "java"}
+    assert len(installed) > 500 and installed <= jdk_packages(), sorted(installed - jdk_packages())
+    model = random_model(1)
+    rows = [as_csv_reads(model, row) for row in random_rows(model, 20, 1)]
+    sources = [emit(model, "java", package=package) for package in ("javax.mine", "javax.swing.mine", "jdk.mine")]
+    compile_sources(sources)
+    for source in sources:  # a JVM each, as a user runs it: the application class loader's packages
+        assert run(source, to_csv(model, rows)).splitlines() == [model.predict(row) for row in rows]
 
 
 # Texts at javac's limits of a string constant, 65,535 bytes of modified UTF-8 (NUL 2 bytes, beyond the BMP 6) and

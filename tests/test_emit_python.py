@@ -437,6 +437,21 @@ def test_a_column_or_a_table_given_as_a_row_is_refused():
     assert roots == {NUMERIC, NOMINAL}
 
 
+def test_a_row_that_is_no_mapping_is_refused_in_one_line():
+    """predict(numpy_array) raised AttributeError from row.get deep in the module: a TypeError says what a row
+    is and where values in FEATURES order go, for one tree (whose dict walk takes dicts only) and several."""
+    import numpy as np
+    for model in (random_model(0), random_model(1, n_trees=3)):
+        module = load(emit(model, "python"))
+        values = rows_for(model, 1)[0].values()
+        for row in (np.array([1.0] * len(model.features)), list(values), tuple(values), "x0"):
+            for predict in (module["predict"], module["predict_proba"]):
+                with pytest.raises(TypeError, match=f"^a row is a mapping of feature name to value; "
+                                                    f"{type(row).__name__} is not one: values in FEATURES order "
+                                                    "go to predict_values"):
+                    predict(row)
+
+
 # Text a caller may give for a numeric feature: treegen's number grammar (the CSV's) is read, the rest is
 # refused by every API -- float() alone takes ' 90', '9_0' and other scripts' digits, parseDouble '90d'.
 READ_SPELLINGS = ["60", "8.25e1", "+9E1", ".5", "95.", "-0", "0.0", "inf", "-Infinity", "NaN", "nan"]

@@ -747,6 +747,18 @@ def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
         assert_agrees(model, rows, "duckdb", exact=False, dialect="ansi")
 
 
+def test_ansi_names_that_differ_only_in_case_run_apart_in_duckdb():
+    """ANSI's quoted names are exact, so its SQL keeps features x and X (and labels a and A) apart; DuckDB, which
+    verify runs it on, folds them in quotes too: verify said FAILED ("Column with name ... already exists").
+    The runner renames them apart in the table and the query alike, and the answers are the model's."""
+    from treegen.verify import verify
+    model = random_model(6, names=("x", "X", "input", "c0", "C0"), classes=("a", "A", "b"))
+    sql = emit(model, "sql", dialect="ansi", proba=True, leaf=True)
+    assert '"x"' in sql and '"X"' in sql and '"A"' in sql and '"input"' in sql
+    results = verify(model, None, ["sql"], dialects=["ansi"], leaf=True)
+    assert [(result.target, result.ok) for result in results] == [("sql/ansi", True)], results
+
+
 def test_protocol_output():
     model = random_model(6, classes=("a,b", 'say "hi"', "plain"))
     assert len(model.used_features()) == len(model.features)  # read_csv reads only the columns used

@@ -154,7 +154,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0, index_test=index_test)
                for p in plans for k, f in enumerate(p.functions)]
     context = dict(
-        prefix=prefix, macro=prefix.upper(), classification=classification, leaf=leaf, single=single,
+        prefix=prefix, macro=macro_prefix(prefix), classification=classification, leaf=leaf, single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
         classes=[string(c) for c in model.target.classes], class_lengths=[len(_utf8(c)) for c in model.target.classes],
         used=model.used_features(), category_tables=_category_tables(model, categories),
@@ -204,6 +204,16 @@ def header(text: str) -> str:
 def _check_prefix(prefix: str) -> None:
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix or ""):
         raise TreegenError(f"--prefix {prefix!r} is not a C identifier that starts with a letter")
+
+
+def macro_prefix(prefix: str) -> str:
+    """The start of the header's macro names, distinct for distinct prefixes, so that two models link into one
+    program (their include guards too): the prefix in upper case (iris: IRIS_N_FEATURES) -- but that is also the
+    upper-case prefix's (IRIS), which is then written in lower case (iris_N_FEATURES), and a prefix with both
+    cases as it is (Iris: Iris_N_FEATURES). The three kinds differ in the cases of their letters."""
+    if prefix == prefix.lower():
+        return prefix.upper()
+    return prefix.lower() if prefix == prefix.upper() else prefix
 
 
 def _summary(model: Model) -> str:

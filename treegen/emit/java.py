@@ -64,7 +64,7 @@ from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, Tr
                      check_literal_sizes, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, takes_exp, utf16_escaped)
-from .render import render, runtime_with_codes
+from .render import render, runtime_with_codes, source
 
 INDENT = "    "
 JIT_LIMIT = 8000  # bytes of bytecode above which HotSpot never compiles a method
@@ -80,17 +80,17 @@ DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far fro
 # by treegen.model.code_category: the runtime's two look-ups then call codes.java.txt on a miss (only then), in
 # the rows API (valueCode) and in the CSV program (fieldCode). Without codes the runtime is as written.
 CODED_LOOKUPS = (
-    ("codes.get(value.toString());\n        return code == null ? UNKNOWN : code;",
-     "codes.get(value.toString());\n        return code == null ? valueCode(feature, value) : code;"),
+    ("oneValue(feature, value).toString());\n        return code == null ? UNKNOWN : code;",
+     "oneValue(feature, value).toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
 # A model with a nominal feature some split reads reads a Number or a Boolean given for one by its value
 # (treegen.model.category_of: named.java.txt's namedCode), not by its toString(). Without one the runtime is as written.
-NAMED_LOOKUP = ("        Integer code = codes.get(value.toString());",
+NAMED_LOOKUP = ("        Integer code = codes.get(value instanceof String",
                 "        if (value instanceof Number || value instanceof Boolean) {\n"
                 "            return namedCode(feature, value);\n"
                 "        }\n"
-                "        Integer code = codes.get(value.toString());")
+                "        Integer code = codes.get(value instanceof String")
 # A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
 NAN_ARGMAX = (("    /** The code of a category the model does not know (a missing one is -1). */",
                "    /** numpy's argmax: the first NaN where a score is NaN, else the first highest. */\n"
@@ -149,9 +149,9 @@ NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides
 # The types the generated code names without qualification: a class of the same name would shadow
 # one, or clash with its import, and not compile. A test checks this list against the code.
 RESERVED = frozenset("""ArrayList Arrays AssertionError Boolean BufferedWriter Character Collections Double Exception
-FileDescriptor FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer List Locale
-Map Math Number NumberFormatException Object OutputStreamWriter Pattern ReflectiveOperationException StandardCharsets
-String StringBuilder System Throwable Writer""".split())
+FileDescriptor FileOutputStream Float HashMap IOException IllegalArgumentException InputStream Integer Iterable
+List Locale Map Math Number NumberFormatException Object OutputStreamWriter Pattern ReflectiveOperationException
+StandardCharsets String StringBuilder System Throwable Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
@@ -184,6 +184,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     if package and package.split(".")[0] == "java":  # javac: "exists in another module"; the JVM: "Prohibited"
         raise TreegenError(f"package name {package!r}: the package java and those within it belong to the JDK; "
                            "choose another --package")
+    if package in jdk_packages():  # javac: "exists in another module"; the JVM loads no class of it
+        raise TreegenError(f"package name {package!r}: one of the JDK's modules has this package, and javac refuses "
+                           "a class in it (or the JVM cannot load one); choose another --package")
     check_literal_sizes(model, constant_bytes, STRING_LIMIT, "a Java string constant can be")
     plans = plan(model, COST, levelled=not leaf)
     direct = summed_tree_by_tree(model, plans)
@@ -262,6 +265,13 @@ def _runtime(model: Model) -> dict:
             "named": [None if codes is None else (f"{codes[0]}, {codes[1]}", string(codes[2]))
                       for codes in named_codes(model)],
             "named_runtime": render("java", "named.java.txt", coded=bool(texts["code_rules"]))}
+
+
+@lru_cache(maxsize=1)
+def jdk_packages() -> frozenset[str]:
+    """The packages of the JDK's modules but java.* (templates/java/jdk_packages.txt, which says why)."""
+    lines = source("java", "jdk_packages.txt").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def is_identifier(name: str) -> bool:

@@ -151,9 +151,19 @@ def _options(importer: Importer, options: dict, path: str | None = None) -> dict
     given = {name: value for name, value in options.items() if value is not None}
     foreign = [name for name in given if name not in importer.options]
     if foreign:
-        raise TreegenError(f"the option {foreign[0]!r} does not apply to {importer.library} models"
-                           + (f"; it takes {', '.join(importer.options)}" if importer.options else ""), path)
+        name = foreign[0]
+        raise TreegenError(f"the option {name!r} does not apply to {importer.library} models"
+                           + (f"; it takes {', '.join(importer.options)}" if importer.options else ""), path,
+                           command_line=f"{_typed(name, given[name])} does not apply to {importer.library} models")
     return given
+
+
+def _typed(name: str, value) -> str:
+    """The command-line option that gave the keyword option ``name`` its ``value`` (the CLI's user typed
+    that, not the keyword)."""
+    if name == "use_best_iteration":
+        return "--best-iteration" if value else "--every-round"
+    return "--" + name.replace("_", "-")
 
 
 def file_head(path: str) -> bytes:

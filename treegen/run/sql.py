@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import warnings
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..emit.sql.dialects import find_dialect
 from ..errors import TreegenError
 from ..model import Model
+from ..table import free_names
 from .protocol import write_output
 
 
@@ -49,7 +51,7 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     try:
-        results = engine.query(sql, model, rows, table, dsn=dsn, spark=spark)
+        results = engine.query(*named_apart(sql, model, rows, table, dialect), dsn=dsn, spark=spark)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
@@ -62,7 +64,40 @@ def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str
     """The rows that ``sql`` returns over a fresh table ``table`` holding ``rows``, on the engine that
     runs ``dialect``."""
     dsn = dsn if dsn is not None else server_for(dialect, {})
-    return engine_for(dialect).query(sql, model, rows, table, dsn=dsn, spark=spark)
+    return engine_for(dialect).query(*named_apart(sql, model, rows, table, dialect), dsn=dsn, spark=spark)
+
+
+# A quoted identifier (group 1, quotes doubled), or what may hold a '"' that is none: a string literal, a comment
+_QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"', re.DOTALL)
+
+
+def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialect: str
+                ) -> tuple[str, Model, Sequence[dict], str]:
+    """The query, the model, the rows and the table as the engine that runs ``dialect`` tells its names apart.
+    ANSI's quoted names are exact ("A" and "a" are two columns), but DuckDB, which runs it, folds A-Z in quotes
+    too: each quoted name that its fold would take for an earlier one is renamed, in the query and the table
+    alike, which then mean what they meant (a query that names its columns by exact names only). Other
+    dialects' engines fold as the dialect does: all as they are."""
+    d, engine = find_dialect(dialect), find_dialect(engine_for(dialect).name)
+    if d.ignores_case == engine.ignores_case:
+        return sql, model, rows, table
+    names = list(dict.fromkeys([f.name for f in model.features] + [table] + [
+        name.replace('""', '"') for name in _QUOTED.findall(sql) if name]))
+    renamed, kept = {}, {}
+    for name in names:
+        if kept.setdefault(engine.folded(name), name) != name:
+            renamed[name] = free_names([name], names + list(renamed.values()), engine.folded)[0]
+    if not renamed:
+        return sql, model, rows, table
+
+    def renaming(quoted: re.Match) -> str:
+        name = None if quoted[1] is None else quoted[1].replace('""', '"')
+        return d.identifier(renamed[name]) if name in renamed else quoted[0]
+
+    sql = _QUOTED.sub(renaming, sql)
+    features = tuple(replace(f, name=renamed.get(f.name, f.name)) for f in model.features)
+    rows = [{renamed.get(f.name, f.name): row.get(f.name) for f in model.features} for row in rows]
+    return sql, replace(model, features=features), rows, renamed.get(table, table)
 
 
 def engine_for(dialect: str) -> "Engine":
