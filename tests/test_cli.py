@@ -598,7 +598,8 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
     too); without --to and with no such ending, one line names what would do."""
     from treegen.loading import load_model
     from treegen.targets import emit
-    for name, target in (("Model.java", "java"), ("model.js", "javascript"), ("m.rules", "rules"), ("m.c", "c")):
+    for name, target in (("Model.java", "java"), ("model.js", "javascript"), ("m.rules", "rules"), ("m.c", "c"),
+                         ("m.dot", "dot")):
         assert cli("export", regression_model, "-o", str(tmp_path / name)).returncode == 0
         options = {"class_name": "Model"} if target == "java" else {}
         assert (tmp_path / name).read_text(encoding="utf-8") == emit(load_model(regression_model), target, **options)
@@ -612,7 +613,7 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
     for args, line in (([], "export needs --to (one of python, java, javascript, c, sql, rules, dot), or -o FILE "
                             "whose ending names it"),
                        (["-o", "m.txt"], "-o m.txt: its ending names no target; name a .c, .cjs, .dot, .java, .js, "
-                                         ".mjs, .py, .rules, .sql file")):
+                                         ".mjs, .py, .rules, .sql, .svg file")):
         done = cli("export", regression_model, *args)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"treegen: error: {line}\n")
 

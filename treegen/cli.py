@@ -430,10 +430,8 @@ def export(model, target, output, **options):
             raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
         target = target_of_file("-o", output).name
     refuse_target_options(target, options)  # before the model is loaded
-    if target == "java" and output not in (None, "-"):
-        options["class_name"] = java_class_name(output, options.get("class_name"))
-    if target == "javascript" and output not in (None, "-"):
-        options["module"] = javascript_module(output, options.get("module"))
+    if output not in (None, "-") and TARGETS[target].for_output is not None:
+        options = TARGETS[target].for_output(output, options)  # what the file's name implies (java: the class)
     loaded = load_model(model)
     if options.get("proba") and not loaded.target.is_classification:
         raise TreegenError("--proba needs a classification model")  # as predict says: there are no classes
@@ -483,34 +481,6 @@ def refuse_target_options(target: str, options: dict) -> None:
     if refused:
         verb = "does" if len(refused) == 1 else "do"
         raise TreegenError(f"{', '.join(refused)} {verb} not apply to --to {target}")
-
-
-def java_class_name(output: str, class_name: str | None) -> str:
-    """javac takes a public class only from the file of its name: the class is named after -o's file."""
-    from .emit.java import is_identifier
-    stem = os.path.splitext(os.path.basename(output))[0]
-    if class_name is not None and class_name != stem:
-        raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
-                           f"{class_name} in {class_name}.java")
-    if not is_identifier(stem):
-        raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
-                           "the class; pass --class-name NAME and -o NAME.java")
-    return stem
-
-
-# Node reads a .cjs file as CommonJS and a .mjs file as an ES module whatever they hold (a .js file as its
-# package.json says)
-MODULE_OF_ENDING = {".cjs": "commonjs", ".mjs": "esm"}
-
-
-def javascript_module(output: str, module: str | None) -> str | None:
-    """The module kind -o's ending calls for (.cjs: CommonJS), where --module does not say; refused where it
-    says the other."""
-    wanted = MODULE_OF_ENDING.get(os.path.splitext(output)[1].lower())
-    if wanted is not None and module not in (None, wanted):
-        raise TreegenError(f"--module {module} and -o {output} disagree: Node reads a "
-                           f"{os.path.splitext(output)[1]} file as {'CommonJS' if wanted == 'commonjs' else 'an ES module'}")
-    return module or wanted
 
 
 @main.command(name="parse")

@@ -69,7 +69,10 @@ class Target:
     # The emitter's function tolerance(model, **options) -> Tolerance or None (bit for bit): where the
     # target's engine computes a step otherwise than the model (Spark's EXP is Java's)
     tolerates: str | None = None
-    also_read: tuple[str, ...] = ()  # other file endings its programs may have (`verify --program`)
+    also_read: tuple[str, ...] = ()  # other endings its files may have (`export -o`, `verify --program`)
+    # The emitter's function for_output(output, options) -> the options with what -o's file name implies
+    # (java: the class named after the file)
+    named_by_output: bool = False
 
     def endings(self) -> tuple[str, ...]:
         return (self.extension, *self.also_read)
@@ -103,6 +106,10 @@ class Target:
         return tuple((ending, getattr(emitter(self.emitter), make)) for ending, make in self.beside)
 
     @property
+    def for_output(self) -> Callable[[str, dict], dict] | None:
+        return emitter(self.emitter).for_output if self.named_by_output else None
+
+    @property
     def computed(self) -> Callable[..., tuple[Model, str | None]] | None:
         return None if self.computes is None else getattr(emitter(self.emitter), self.computes)
 
@@ -121,11 +128,12 @@ TARGETS = {target.name: target for target in (
            runner="python", program=True),
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
-            Option("package", "java: the package (default: none).")), ".java", runner="java", program=True),
+            Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,
+           named_by_output=True),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
-           runner="javascript", program=True, also_read=(".js", ".cjs")),
+           runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
            runner="c", program=True, beside=((".h", "header"),)),
@@ -140,7 +148,7 @@ TARGETS = {target.name: target for target in (
            runner="rule_text"),
     Target("dot", "a Graphviz diagram", "dot",
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
-                   choices=("dot", "svg"), cli="format"),), ".dot"),
+                   choices=("dot", "svg"), cli="format"),), ".dot", also_read=(".svg",), named_by_output=True),
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)

@@ -2,6 +2,7 @@
 or boosted tree's leaves: their value, the score a boosted tree adds), leaves coloured by their class (``--format svg`` renders with Graphviz's ``dot`` when installed)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -52,6 +53,13 @@ def tree_context(model: Model, index: int, tree) -> dict:
 
 
 SVG_NODES = 10_000  # the most nodes rendered to SVG: Graphviz's layout time grows about as the square
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options with -o FILE.svg rendered as SVG where --format does not say."""
+    if options.get("image_format") is None and os.path.splitext(output)[1].lower() == ".svg":
+        return {**options, "image_format": "svg"}
+    return options
 
 
 def emit(model: Model, image_format: str = "dot") -> str:

@@ -50,6 +50,7 @@ float32 glibc's ``expf`` as :mod:`treegen.arithmetic` writes it out."""
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 from decimal import Decimal, localcontext
@@ -272,6 +273,20 @@ def jdk_packages() -> frozenset[str]:
     """The packages of the JDK's modules but java.* (templates/java/jdk_packages.txt, which says why)."""
     lines = source("java", "jdk_packages.txt").splitlines()
     return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options with the class named after -o's file: javac takes a public class only from the file of its
+    name (a --class-name that names another is refused)."""
+    stem = os.path.splitext(os.path.basename(output))[0]
+    class_name = options.get("class_name")
+    if class_name is not None and class_name != stem:
+        raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
+                           f"{class_name} in {class_name}.java")
+    if not is_identifier(stem):
+        raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
+                           "the class; pass --class-name NAME and -o NAME.java")
+    return {**options, "class_name": stem}
 
 
 def is_identifier(name: str) -> bool:

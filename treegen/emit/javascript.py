@@ -36,6 +36,8 @@ string or an HTML ``<script>`` element around the code. (A name with a lone UTF-
 reaches a target: :func:`treegen.model.check_text`.)"""
 from __future__ import annotations
 
+import os
+
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
@@ -46,6 +48,9 @@ from .render import render
 
 INDENT = "  "
 MODULES = ("esm", "commonjs")
+# Node reads a .cjs file as CommonJS and a .mjs file as an ES module whatever they hold (a .js file as its
+# package.json says)
+MODULE_OF_ENDING = {".cjs": "commonjs", ".mjs": "esm"}
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
@@ -79,6 +84,17 @@ def _condition_bytes(cond: Cond) -> int:
 # upper bound, and TurboFan compiles a 15 KB function in a tenth of the time of a 60 KB one.
 COST = CostModel(condition=_condition_bytes, leaf=5, call=14, collect=16, fraction_call=30,
                  budget=OPTIMIZED_LIMIT // 4, max_depth=40)
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options with the module kind -o's ending calls for (.cjs: CommonJS) where --module does not say;
+    refused where it says the other."""
+    ending = os.path.splitext(output)[1].lower()
+    wanted, module = MODULE_OF_ENDING.get(ending), options.get("module")
+    if wanted is not None and module not in (None, wanted):
+        raise TreegenError(f"--module {module} and -o {output} disagree: Node reads a {ending} file as "
+                           f"{'CommonJS' if wanted == 'commonjs' else 'an ES module'}")
+    return {**options, "module": module or wanted}
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "esm") -> str:
