@@ -30,10 +30,12 @@ from click.testing import CliRunner
 from treegen import arithmetic, from_xgboost, modelio
 from treegen.cli import main
 from treegen.emit.common import SIGMOID_F32_CUT
+from treegen.emit.sql.dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
 from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
 from treegen.model import Codes, Combine, Decision, Op, apply_link, decide
+from treegen.run.sql import query
 from treegen.targets import TARGETS
 from treegen.verify import verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
@@ -244,12 +246,25 @@ CUT_SUMS = [SIGMOID_F32_CUT, *(float(np.nextafter(np.float32(SIGMOID_F32_CUT), n
             0.0, -0.0, -SIGMOID_F32_CUT, 2.0 ** -22, -1.0]
 
 
+def sql_labels(model, dialect: str, rows: list[dict], dsn: str | None = None) -> list[list[str]]:
+    """The labels of the SQL without --proba, which computes no link (verify's has the probabilities): the
+    SELECT's and the --expression's."""
+    d = DIALECTS[dialect]
+    select = query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)
+    alone = TARGETS["sql"].emit(model, dialect=dialect, expression=True)
+    inlined = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, dsn=dsn)
+    return [[r[-1] for r in select], [r[0] for r in inlined]]
+
+
 def test_raw_sums_at_the_label_cut_on_postgres(tmp_path, postgres_dsn):
-    """PostgreSQL's float4 sum against the cut, a float8 literal (also the expression, the SELECT's)."""
+    """PostgreSQL's float4 sum against the cut, a float8 literal."""
     path = tmp_path / "cut.json"
     cut_model(path, CUT_SUMS)
-    results = verify(import_file(str(path)), None, ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    model = import_file(str(path))
+    results = verify(model, None, ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
     assert len(results) == 1 and results[0].ok, results[0].line()
+    rows = [{"x0": float(i)} for i in range(len(CUT_SUMS))]
+    assert sql_labels(model, "postgres", rows, postgres_dsn) == [["1", "0", "1", "0", "0", "0", "1", "0"]] * 2
 
 
 def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(tmp_path):
@@ -272,6 +287,7 @@ def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(
     assert [model.predict(row) for row in rows] == [str(v) for v in labels]
     results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["duckdb"], against=str(path))
     assert all(r.ok for r in results) and len(results) == 6, [r.line() for r in results]
+    assert sql_labels(model, "duckdb", rows) == [[str(v) for v in labels]] * 2
     for target in ("python", "java", "javascript", "c"):
         text = TARGETS[target].emit(model)
         assert TARGETS[target].run(text, "x0\n" + "".join(f"{v}\n" for v in x[:, 0]), [], model=model).split() == \

@@ -10,7 +10,8 @@ an XGBoost code within float32 rounding of an integer (2.99999999) is read in do
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
-written out in SQL), and the label follows the model's decision rule. A full query computes shared
+written out in SQL), and the label follows the model's decision rule (a binary XGBoost's: its raw sum at or
+above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
 step; in expression mode the same values are written inline.
 
