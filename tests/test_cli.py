@@ -589,8 +589,9 @@ def test_export_notes_a_big_expression_on_stderr_only():
     assert re.fullmatch(r"treegen: note: the expression is 3\.[0-9]{2} MB, the SELECT \(without --expression\) "
                         r"[0-9.]+ KB: it computes each shared value once, where the expression writes it wherever "
                         r"it is read\n", done.stderr), done.stderr
+    # 217 KB: its probabilities each write the sum in expf's steps (its label, on the raw sum alone, does not)
     small = cli("export", "tests/fixtures/xgboost/binary-3.2.0.json", "--to", "sql", "--expression", "--proba")
-    assert small.returncode == 0 and len(small.stdout) > 400_000 and small.stderr == "", small.stderr
+    assert small.returncode == 0 and len(small.stdout) > 200_000 and small.stderr == "", small.stderr
 
 
 def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_path):

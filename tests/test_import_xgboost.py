@@ -29,10 +29,15 @@ from click.testing import CliRunner
 
 from treegen import arithmetic, from_xgboost, modelio
 from treegen.cli import main
+from treegen.emit.common import SIGMOID_F32_CUT
+from treegen.emit.sql.dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
 from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
-from treegen.model import Codes, Decision, Op, decide
+from treegen.model import Codes, Combine, Decision, Op, apply_link, decide
+from treegen.run.sql import query
+from treegen.targets import TARGETS
+from treegen.verify import verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"
@@ -189,6 +194,121 @@ def test_binary_label_p_above_half_is_argmax_of_one_minus_p_and_p():
     for value in (0.5, float(np.nextafter(np.float32(0.5), np.float32(1)))):
         scores = [float(np.float32(1.0) - np.float32(value)), value]
         assert decide(Decision.ARGMAX, scores, [0.0]) == int(value > 0.5)
+
+
+def xgboost_binary_label(raw: float) -> int:
+    """The model's own rule for a binary:logistic raw sum: the ARGMAX of its float32 scores [1 - p, p]."""
+    combine = Combine("sum", (0.0,), 1.0, "sigmoid", precision="float32", decide="argmax")
+    return decide(combine.decision(), apply_link(combine, [raw]), [raw])
+
+
+def test_label_cut_is_where_the_binary_label_turns():
+    """common.label_cut's proof, checked: the cut by bisection over float32 bit patterns; every float32 within
+    65,536 ulps of it, the infinities, NaN, zeros, the docstring's bounds and a stride over all 2^32 patterns
+    decide as ``raw >= cut``."""
+    low, high = 0, arithmetic.float32_bits(1.0)  # class 0 at 0.0, class 1 at 1.0
+    assert (xgboost_binary_label(0.0), xgboost_binary_label(1.0)) == (0, 1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if xgboost_binary_label(arithmetic.bits_float32(middle)) else (middle, high)
+    assert arithmetic.bits_float32(high) == SIGMOID_F32_CUT == 1.5 * 2.0 ** -24 + 2.0 ** -47
+    near = range(high - 65536, high + 65537)
+    bounds = [0.0, -0.0, 2.0 ** -149, 2.0 ** -51, 2.0 ** -22, math.inf, -math.inf, math.nan, FLT_MAX, -FLT_MAX,
+              arithmetic.f32(88.7), arithmetic.f32(-88.7), 89.0, -89.0]
+    for raw in [arithmetic.bits_float32(b) for b in [*near, *range(0, 2 ** 32, 65521)]] + bounds:
+        assert xgboost_binary_label(raw) == int(raw >= SIGMOID_F32_CUT), raw.hex()
+
+
+def cut_model(path: Path, values: list[float]) -> None:
+    """A binary:logistic model of one tree whose leaf ``i`` (reached where ``x0 < i + 0.5``, after the leaves
+    before it) holds ``values[i]``, base_score 0.5: its raw sum there is ``0 + values[i]``. XGBoost's own
+    file of a model trained here, its tree written anew."""
+    booster = train({"objective": "binary:logistic", "base_score": 0.5}, np.arange(4.0).reshape(-1, 1),
+                    np.array([0, 1, 0, 1]), rounds=1)
+    saved = json.loads(booster.save_raw("json"))
+    tree = saved["learner"]["gradient_booster"]["model"]["trees"][0]
+    n = 2 * len(values) - 1  # a split at each even node: its left child a leaf, its right the next split
+    leaf = {2 * i + 1: v for i, v in enumerate(values[:-1])} | {n - 1: values[-1]}
+    splits = range(0, n - 1, 2)
+    tree.update(
+        left_children=[i + 1 if i in splits else -1 for i in range(n)],
+        right_children=[i + 2 if i in splits else -1 for i in range(n)],
+        parents=[2147483647] + [i - 1 - (i - 1) % 2 for i in range(1, n)],
+        split_conditions=[leaf[i] if i in leaf else i // 2 + 0.5 for i in range(n)],
+        base_weights=[leaf.get(i, 0.0) for i in range(n)], split_indices=[0] * n, split_type=[0] * n,
+        default_left=[0] * n, loss_changes=[0.0] * n, sum_hessian=[1.0] * n)
+    tree["tree_param"]["num_nodes"] = str(n)
+    path.write_text(json.dumps(saved))
+
+
+# The cut, one float32 ulp below and above it, the zeros, and further
+CUT_SUMS = [SIGMOID_F32_CUT, *(float(np.nextafter(np.float32(SIGMOID_F32_CUT), np.float32(t))) for t in (0, 1)),
+            0.0, -0.0, -SIGMOID_F32_CUT, 2.0 ** -22, -1.0]
+
+
+def sql_labels(model, dialect: str, rows: list[dict], dsn: str | None = None) -> list[list[str]]:
+    """The labels of the SQL without --proba, which computes no link (verify's has the probabilities): the
+    SELECT's and the --expression's."""
+    d = DIALECTS[dialect]
+    select = query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)
+    alone = TARGETS["sql"].emit(model, dialect=dialect, expression=True)
+    inlined = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, dsn=dsn)
+    return [[r[-1] for r in select], [r[0] for r in inlined]]
+
+
+def test_raw_sums_at_the_label_cut_on_postgres(tmp_path, postgres_dsn):
+    """PostgreSQL's float4 sum against the cut, a float8 literal."""
+    path = tmp_path / "cut.json"
+    cut_model(path, CUT_SUMS)
+    model = import_file(str(path))
+    results = verify(model, None, ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
+    assert len(results) == 1 and results[0].ok, results[0].line()
+    rows = [{"x0": float(i)} for i in range(len(CUT_SUMS))]
+    assert sql_labels(model, "postgres", rows, postgres_dsn) == [["1", "0", "1", "0", "0", "0", "1", "0"]] * 2
+
+
+def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(tmp_path):
+    """Raw sums at the cut, one float32 ulp either side, 0.0, -0.0 and further: XGBoost's own labels, the
+    model's, and every target's, which decides ``raw >= cut`` (DuckDB in float32; SQLite adds in double and
+    is held to the model in double, `verify`'s own rule for it, so it is not asked here)."""
+    values = CUT_SUMS
+    path = tmp_path / "cut.json"
+    cut_model(path, values)
+    model = import_file(str(path))
+    x = np.arange(len(values), dtype=np.float64).reshape(-1, 1)
+    margins, predictions = library(xgb.Booster(model_file=str(path)), x)
+    rows = [{"x0": v} for v in x[:, 0]]
+    # the sums sit where wanted; a tree's output is 0.0 + its leaf's value in treegen (tree_output), so the
+    # -0.0 leaf's sum is 0.0 in the model and the targets, -0.0 in XGBoost: the same label and scores
+    assert [m[0] for m in margins] == values == [r[0] for r in raw_margins(model, rows)]
+    assert bits([m[0] for m in margins]) == bits(values)
+    labels = [int(p[0] > 0.5) for p in predictions]
+    assert labels == [1, 0, 1, 0, 0, 0, 1, 0]
+    assert [model.predict(row) for row in rows] == [str(v) for v in labels]
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["duckdb"], against=str(path))
+    assert all(r.ok for r in results) and len(results) == 6, [r.line() for r in results]
+    assert sql_labels(model, "duckdb", rows) == [[str(v) for v in labels]] * 2
+    for target in ("python", "java", "javascript", "c"):
+        text = TARGETS[target].emit(model)
+        assert TARGETS[target].run(text, "x0\n" + "".join(f"{v}\n" for v in x[:, 0]), [], model=model).split() == \
+            [str(v) for v in labels], target
+
+
+def test_a_binary_label_is_decided_on_the_raw_sum_without_expf():
+    """Every target labels a binary:logistic model by its raw sum against the cut, not through the link: the
+    label's code names the cut, and the SQL without --proba computes no link (expf's 88.7 clamp is absent)."""
+    model = import_file(str(FIXTURES / "binary-3.2.0.json"))
+    cut = repr(SIGMOID_F32_CUT)
+    assert f"1 if _raw(x)[0] >= {cut} else 0" in TARGETS["python"].emit(model)
+    assert f"raw(x)[0] >= {cut} ? 1 : 0" in TARGETS["java"].emit(model)
+    assert 'decide: "raw_nonnegative"' in TARGETS["javascript"].emit(model)
+    assert f"#define LABEL_CUT {cut}" in TARGETS["c"].emit(model)
+    clamp = repr(arithmetic.f32(88.7))
+    for dialect in ("postgres", "duckdb", "spark", "ansi"):
+        for expression in (True, False):
+            sql = TARGETS["sql"].emit(model, dialect=dialect, expression=expression)
+            assert cut in sql and clamp not in sql, (dialect, expression)
+        assert clamp in TARGETS["sql"].emit(model, dialect=dialect, proba=True), dialect
 
 
 # -- models trained here, against the installed XGBoost ---------------------------------------------

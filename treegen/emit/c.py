@@ -66,6 +66,7 @@ from .common import (
     category_codes,
     code_size,
     float_text,
+    label_decision,
     label_part,
     leaf_index,
     numeric_test,
@@ -73,7 +74,7 @@ from .common import (
     plan,
     size_groups,
 )
-from .render import render, runtime_with_codes, source
+from .render import render, replaced, runtime_with_codes, source
 
 INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
@@ -99,6 +100,17 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
 NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
                "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
                "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
+# A binary XGBoost's label is decided on its raw sum against common.label_cut (LABEL_CUT), its link (expf) not
+# computed for it: the scores only where they are asked for.
+LABEL_CUT_RUNTIME = (("        return raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0) ? 1 : 0;",
+                      "        return raw[0] >= LABEL_CUT ? 1 : 0;"),
+                     ("    double sums[SUM_WIDTH], scores[N_SCORES];\n    evaluate(x, sums, scores);\n"
+                      "    return decide(sums, scores);",
+                      "    double sums[SUM_WIDTH];\n    start_sums(sums);\n    add_trees(x, sums);\n"
+                      "    return decide(sums, sums);  /* on the raw sum alone: no link (LABEL_CUT) */"),
+                     ("            finish(sums + r * SUM_WIDTH, row_scores);\n",
+                      "            if (scores != NULL) {  /* the label is decided on the raw sum alone (LABEL_CUT) */\n"
+                      "                finish(sums + r * SUM_WIDTH, row_scores);\n            }\n"))
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces, which C joins into one literal
 STRING_LIMIT = 4095  # the bytes of a string literal C99 promises (its NUL aside), its pieces joined
 
@@ -138,7 +150,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     classification = model.target.is_classification
     fractional = [p for p in plans if not p.exclusive]
     bounds = {p.index: _bounds(p, model.trees[p.index]) for p in fractional}
-    combine = model.combine
+    combine, (decision, cut) = model.combine, label_decision(model)
     # Trees that each reach one node, averaged or added up: one function calls every walker directly
     # (15% less time a row than the runtime's loop over the table of walkers, on a 500-tree forest)
     direct = (combine.kind in (CombineKind.AVERAGE, CombineKind.SUM)
@@ -174,9 +186,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         sorted_ids=leaf and any(not b.in_order for b in bounds.values()),
         leaf_capacity=sum(1 if p.exclusive else bounds[p.index].reached for p in plans),
         combine=combine, float32=combine.precision == Precision.FLOAT32, n_raw=n_raw, n_scores=max(n_scores, 1),
-        decision=combine.decision(), init=[literal(v) for v in combine.init], label_sums=has_label_values(model))
+        decision=decision, label_cut=None if cut is None else literal(cut), init=[literal(v) for v in combine.init],
+        label_sums=has_label_values(model))
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
     context.update(runtime_with_codes(model, "c", CODED_LOOKUPS, NAN_ARGMAX))
+    if cut is not None:
+        context["runtime"] = replaced(context["runtime"], LABEL_CUT_RUNTIME, "templates/c/runtime.c.txt")
     head = render("c", "header.h.j2", filters, **context)
     return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
 

@@ -603,6 +603,58 @@ def takes_exp(combine) -> bool:
     return combine.kind == CombineKind.SUM and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP)
 
 
+# XGBoost's binary label (binary:logistic) is class 1 exactly when its float32 raw sum is at or above this
+# float32, 0x33c00001: 1.5 * 2^-24 and one float32 ulp (see label_cut).
+SIGMOID_F32_CUT = float.fromhex("0x1.800002p-24")
+
+
+def label_cut(model: Model) -> float | None:
+    """The raw sum at and above which a binary classifier's label is its second class, where the model's own
+    rule (the first highest of its float32 scores ``[1 - p, p]``, XGBoost's binary:logistic) comes to that:
+    :data:`SIGMOID_F32_CUT`. A target then decides ``raw >= cut`` as :attr:`Decision.RAW_NONNEGATIVE` decides
+    ``raw >= 0`` (:func:`label_decision`), without the ``expf`` its label would cost (the --proba scores keep
+    it). None for every other model, and where the sums are not XGBoost's alone (``init_last``, a divisor: the
+    targets' label paths skip the steps after the sums). The model is not changed: this is an equivalence of
+    the emitted code.
+
+    Why. ``p = f32(1 / f32(f32(e + 1) + f32(1e-16)))`` with ``e = expf(min(-S, 88.7f))``, ``S`` the raw sum
+    (float32). ``f32(1e-16)`` is below half an ulp of ``f32(e + 1) >= 1``, so ``d = f32(e + 1)`` is the
+    divisor. If ``d >= 2``, ``p <= 0.5 <= f32(1 - p)``: class 0 (a tie goes to the first). If ``d < 2``, ``d <=
+    2 - 2^-23``, ``1 / d > 0.5 + 2^-25`` rounds to ``p >= 0.5 + 2^-24`` and ``1 - p <= 0.5 - 2^-24 < p``: class
+    1. ``d < 2`` exactly when ``e + 1 < 2 - 2^-24`` (at ``e = 1 - 2^-24`` a tie, rounded to the even 2), so:
+    class 1 exactly when ``e <= 1 - 2^-23`` (the float32s below 1 are 2^-24 apart).
+
+    * NaN: ``p`` is NaN and the argmax of ``[NaN, NaN]`` is 0; ``NaN >= cut`` is false (in SQL engines where
+      NaN sorts above every number it is not: the SQL tests the sum is a number there). ``S = -inf``: ``e =
+      expf(88.7f)``, about 3.3e38: 0. ``S = +inf``: ``e = 0``: 1.
+    * ``S <= 0``: ``exp(-S) >= 1`` and glibc's ``expf`` (which treegen's and every target's is, bit for bit)
+      errs by under 0.502 ulp (e_expf.c), so ``e >= 1 - 0.502 * 2^-24``, a float32: ``e >= 1 - 2^-24``: 0.
+    * ``S >= 2^-22``: ``exp(-S) < 1 - 2^-22 + 2^-45``, so ``e < 1 - 3.49 * 2^-24``: ``e <= 1 - 2^-23``: 1.
+    * ``0 < S < 2^-22``: ``expf`` rounds ``32 (-S) / ln 2`` to ``k = 0``, so ``e`` is its cubic in double,
+      ``y``, rounded once to float32; ``y`` is ``1 - S + S^2 / 2`` but for its last two additions near 1
+      (2^-53 each) and the cubic term: ``1 - S - 2^-51 < y < 1 - S + S^2 + 2^-51``. Class 1 needs ``y`` at or
+      below the midpoint ``1 - 1.5 * 2^-24`` (ties to the even ``1 - 2^-23``): ``S`` below ``1.5 * 2^-24 -
+      2^-51`` gives 0, ``S`` above ``1.5 * 2^-24 + 2^-44`` gives 1. Between them lie fewer than 10 float32s
+      (2^-47 apart there): tests/test_import_xgboost.py (``test_label_cut_is_where_the_binary_label_turns``)
+      finds the cut by bisection and checks every float32 within 65,536 ulps of it against the model's own
+      rule, besides the bounds above."""
+    combine = model.combine
+    if (model.target.is_classification and len(model.target.classes) == 2 and combine.kind == CombineKind.SUM
+            and combine.link == Link.SIGMOID and combine.precision == Precision.FLOAT32 and combine.link_scale == 1.0
+            and len(combine.init) == 1 and not combine.init_last and combine.divisor == 1.0
+            and combine.decision() == Decision.ARGMAX and not has_label_values(model)):
+        return SIGMOID_F32_CUT
+    return None
+
+
+def label_decision(model: Model) -> tuple[Decision, float | None]:
+    """The rule a target writes for a classifier's label, and the raw sum :attr:`Decision.RAW_NONNEGATIVE` then
+    compares with (None: 0): the model's own decision, or where :func:`label_cut` applies, the raw sum at or
+    above the cut."""
+    cut = label_cut(model)
+    return (model.combine.decision(), None) if cut is None else (Decision.RAW_NONNEGATIVE, cut)
+
+
 def decides_on_raw(combine) -> bool:
     """Whether a boosted classifier decides on the raw sums, not on what its link made of them."""
     return combine.link != Link.IDENTITY and combine.decision() in (

@@ -62,7 +62,7 @@ from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines,
                      category_codes, code_size, decides_on_raw, float_text, group_weight, label_part, leaf_index,
-                     check_literal_sizes, leaf_terms,
+                     check_literal_sizes, label_decision, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render, runtime_with_codes, source
@@ -213,7 +213,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
               and not plans[0].linear)
     linear = any(p.linear for p in plans)
     intervals = missing_intervals(model)
-    combine, decision = model.combine, model.combine.decision()
+    combine, (decision, cut) = model.combine, label_decision(model)
     boosted = combine.kind == CombineKind.SUM
     read = (lambda x: f"read({x})") if intervals else (lambda x: x)
     # with label values a tree's sums are its scores, then its label sums (common.node_vector)
@@ -229,12 +229,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   sums=all_sums, raw_lines=_raw_lines(all_sums) if boosted and not direct else [],
                   link_lines=_link_lines(combine), terms_returned=terms_returned,
                   direct=_direct_sums(plans, home, steps, returns_term) if direct else None,
-                  label=_decide(decision, deciding, "raw(x)" if boosted else deciding, nan),
+                  label=_decide(decision, deciding, "raw(x)" if boosted else deciding, nan, cut),
                   rows_scores="scoresOf(sums[r])" if boosted else "sums[r]",
-                  rows_label=_decide(decision, "scoresOf(sums[r])" if boosted else "sums[r]", "sums[r]", nan),
+                  rows_label=_decide(decision, "scoresOf(sums[r])" if boosted else "sums[r]", "sums[r]", nan, cut),
                   leaf_label=_decide(decision, votes_of("values[node]"), votes_of("values[node]")), labels_apart=apart,
                   single_scores=scores_of(reached) if apart else reached + ".clone()", sums_scores=scores_of("sums(x)"),
-                  on_raw=boosted and decides_on_raw(combine),
+                  on_raw=boosted and (decides_on_raw(combine) or cut is not None),
                   helpers=_helpers(model),
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
@@ -664,11 +664,12 @@ def _part(part: slice):
     return lambda array: f"Arrays.copyOfRange({array}, {part.start}, {part.stop})"
 
 
-def _decide(decision: Decision, scores: str, raw: str, nan: bool = False) -> str:
+def _decide(decision: Decision, scores: str, raw: str, nan: bool = False, cut: float | None = None) -> str:
     """The index of the predicted class under ``decision``, from the scores and the raw sums (``nan``: which
-    may be NaN, :func:`treegen.model.scores_nan`)."""
+    may be NaN, :func:`treegen.model.scores_nan`; ``cut``: what RAW_NONNEGATIVE compares with, None: 0)."""
     return {Decision.ARGMAX: f"argmax{'Nan' if nan else ''}({scores})", Decision.WEKA: f"wekaArgmax({scores})",
-            Decision.RAW_NONNEGATIVE: f"{raw}[0] >= 0 ? 1 : 0", Decision.RAW_POSITIVE: f"{raw}[0] > 0 ? 1 : 0",
+            Decision.RAW_NONNEGATIVE: f"{raw}[0] >= {'0' if cut is None else literal(cut)} ? 1 : 0",
+            Decision.RAW_POSITIVE: f"{raw}[0] > 0 ? 1 : 0",
             Decision.ARGMAX_RAW: f"argmax({raw})"}[decision]
 
 

@@ -42,8 +42,9 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
-                     float_text, group_weight, leaf_index, leaf_terms, named_codes, named_features, numeric_test,
-                     output_numbers, plan, size_groups, summed_tree_by_tree, sums, takes_exp, utf16_escaped)
+                     float_text, group_weight, label_decision, leaf_index, leaf_terms, named_codes, named_features,
+                     numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree, sums, takes_exp,
+                     utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -126,13 +127,14 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     coded = ([string(f.codes.value) if f.codes is not None else "null" for f in model.features]
              if any(f.codes is not None for f in model.features) else [])
     walkers = [_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
+    decision, cut = label_decision(model)
     return render("javascript", "module.js.j2", filters={"lit": literal},
                   commonjs=module == "commonjs", classification=model.target.is_classification,
                   features=[string(n) for n in names], classes=[string(c) for c in model.target.classes],
                   categories=[_list(codes[i]) if not f.is_numeric else "null" for i, f in enumerate(model.features)],
                   used=model.used_features(), intervals=_intervals(model), leaf=leaf,
                   combine=model.combine, init=[literal(v) for v in model.combine.init],
-                  decision=model.combine.decision() if model.target.is_classification else "argmax",
+                  decision=decision if model.target.is_classification else "argmax",
                   label_sums=has_label_values(model),
                   trees=plans, weights=[literal(t.weight) for t in model.trees], walkers=walkers,
                   values=[_value_lines(table, p.width) for p, (_, table) in zip(plans, outputs)],
@@ -144,7 +146,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
                   runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model)),
-                                 nan=scores_nan(model), exp=takes_exp(model.combine)))
+                                 nan=scores_nan(model), exp=takes_exp(model.combine),
+                                 cut="0" if cut is None else literal(cut)))
 
 
 def literal(value) -> str:

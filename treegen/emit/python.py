@@ -40,8 +40,8 @@ from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_part, leaf_terms, missing_intervals, named_features, numeric_test,
-                     output_numbers, plan, scores_part, summed_tree_by_tree, sums)
+                     float_text, label_decision, label_part, leaf_terms, missing_intervals, named_features,
+                     numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums)
 from .render import render
 
 INDENT = "    "
@@ -84,7 +84,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     coded = _coded(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
                    for f in plans[0].functions] if single else []
-    combine, decision = model.combine, model.combine.decision()
+    combine, (decision, label_cut) = model.combine, label_decision(model)
     boosted = combine.kind == CombineKind.SUM
     # with label values a tree's sums are its scores, then its label sums (common.node_vector)
     cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
@@ -100,9 +100,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   linear=[_linear_table(p) for p in plans], zero_band=literal(model.numeric.zero_band),
                   sums=sums(model), link_lines=_link_lines(combine), inline=inline,
                   raw_lines=_raw_lines(model) if boosted and not inline else [],
-                  label=_decide(decision, deciding, "_raw(x)" if boosted else deciding, helpers["nan"]),
+                  label=_decide(decision, deciding, "_raw(x)" if boosted else deciding, helpers["nan"], label_cut),
                   leaf_label=_decide(decision, "value" + votes, "value" + votes), cut=cut,
-                  labels_apart=has_label_values(model), on_raw=boosted and decides_on_raw(combine),
+                  labels_apart=has_label_values(model),
+                  on_raw=boosted and (decides_on_raw(combine) or label_cut is not None),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
                   coded=coded, code_float32=bool(coded) and model.numeric.cast == "float32", as_read=as_read,
                   named=_named(model),
@@ -404,11 +405,12 @@ def _link_lines(combine) -> list[str]:
     return ["return raw"]
 
 
-def _decide(decision: Decision, scores: str, raw: str, nan: bool = False) -> str:
+def _decide(decision: Decision, scores: str, raw: str, nan: bool = False, cut: float | None = None) -> str:
     """The index of the predicted class under ``decision``, from the scores and the raw sums (``nan``: which
-    may be NaN, :func:`treegen.model.scores_nan`)."""
+    may be NaN, :func:`treegen.model.scores_nan`; ``cut``: what RAW_NONNEGATIVE compares with, None: 0)."""
     return {Decision.ARGMAX: f"_argmax{'_nan' if nan else ''}({scores})", Decision.WEKA: f"_weka({scores})",
-            Decision.RAW_NONNEGATIVE: f"1 if {raw}[0] >= 0 else 0", Decision.RAW_POSITIVE: f"1 if {raw}[0] > 0 else 0",
+            Decision.RAW_NONNEGATIVE: f"1 if {raw}[0] >= {'0' if cut is None else literal(cut)} else 0",
+            Decision.RAW_POSITIVE: f"1 if {raw}[0] > 0 else 0",
             Decision.ARGMAX_RAW: f"_argmax({raw})"}[decision]
 
 

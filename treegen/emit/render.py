@@ -35,10 +35,15 @@ def source(folder: str, template: str) -> str:
 def source_with(folder: str, template: str, replacements: tuple[tuple[str, str], ...]) -> str:
     """The text of a template with each ``(old, new)`` of ``replacements`` made, where ``old`` occurs
     exactly once (else the template and its emitter have drifted apart: an error, not a silent skip)."""
-    text = source(folder, template)
+    return replaced(source(folder, template), replacements, f"templates/{folder}/{template}")
+
+
+def replaced(text: str, replacements: tuple[tuple[str, str], ...], where: str) -> str:
+    """``text`` with each ``(old, new)`` of ``replacements`` made, where ``old`` occurs exactly once (``where``
+    names the text in the error)."""
     for old, new in replacements:
         if text.count(old) != 1:
-            raise AssertionError(f"templates/{folder}/{template}: {old!r} occurs {text.count(old)} times, not once")
+            raise AssertionError(f"{where}: {old!r} occurs {text.count(old)} times, not once")
         text = text.replace(old, new)
     return text
 

@@ -66,7 +66,8 @@ How XGBoost predicts, and how the model says the same thing:
   with every tree; the ``use_best_iteration`` option decides otherwise. ``model.meta`` says which.
 * Links (``src/common/math.h``, ``src/objective/``): ``binary:logistic`` and ``reg:logistic`` the float32
   sigmoid, a binary classifier whose label is ``p > 0.5`` in float32, as ``XGBClassifier.predict``
-  decides (Decision.ARGMAX on ``[1 - p, p]`` is the same rule); ``multi:softprob`` the float32
+  decides (Decision.ARGMAX on ``[1 - p, p]`` is the same rule; the generated code decides it, equally, on
+  the raw sum against one constant: :func:`treegen.emit.common.label_cut`); ``multi:softprob`` the float32
   softmax, label the first highest probability; ``multi:softmax`` the same scores, label the first
   highest margin, as ``Booster.predict`` returns it; ``count:poisson``, ``reg:gamma``, ``reg:tweedie``
   ``expf``; the other regressions and ``binary:logitraw`` the margin itself.

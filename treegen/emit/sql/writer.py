@@ -10,7 +10,8 @@ an XGBoost code within float32 rounding of an integer (2.99999999) is read in do
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
-written out in SQL), and the label follows the model's decision rule. A full query computes shared
+written out in SQL), and the label follows the model's decision rule (a binary XGBoost's: its raw sum at or
+above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
 step; in expression mode the same values are written inline.
 
@@ -36,7 +37,7 @@ from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
 from ...table import free_names
-from ..common import linear_sum, node_vector
+from ..common import label_cut, label_decision, linear_sum, node_vector
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
@@ -483,7 +484,7 @@ class Writer:
                     self.define_raw_score(f"v{k}", self.width() + k, trees)
             return
         names = [f"s{k}" for k in range(len(self.model.combine.init))]
-        raw = [self.define_raw_score(name, k, trees) for k, name in enumerate(names)]
+        raw = self._define_raw_sums()
         single = self.model.combine.precision == Precision.FLOAT32
         if link == Link.SIGMOID:
             self._define_sigmoid(raw, single)
@@ -501,6 +502,11 @@ class Writer:
                        [names[k]])
         else:
             raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def _define_raw_sums(self) -> list[Callable[[Ref], str]]:
+        """``s0``, ``s1``, ...: a boosted model's raw sums, before its link."""
+        trees = [name for tree in self.written for name in tree.names()]
+        return [self.define_raw_score(f"s{k}", k, trees) for k in range(len(self.model.combine.init))]
 
     def _define_sigmoid(self, raw: list[Callable[[Ref], str]], single: bool) -> None:
         """One raw sum: ``p1`` its sigmoid, ``p0 = 1 - p1``; several: one sigmoid each. In double
@@ -555,7 +561,7 @@ class Writer:
         return f"CASE WHEN {x} < {self.d.double(-745.0)} THEN {self.d.double(0.0)} ELSE EXP({x}) END"
 
     def decision(self) -> Decision:
-        return self.model.combine.decision()
+        return label_decision(self.model)[0]
 
     def prediction(self, proba: bool) -> Callable[[Ref], str]:
         model = self.model
@@ -572,7 +578,10 @@ class Writer:
             number = lambda n: chosen(n) + 1
             return lambda ref: self.d.pick.format(items=", ".join(labels),
                                                   index=tree.outcome(lambda n: str(number(n)), ref, (number, "INT")))
-        scores = [self.score_ref(k) for k in range(self.width())]
+        raw_alone = label_cut(model) is not None and not proba  # XGBoost's label on its raw sum: no link
+        scores = [] if raw_alone else [self.score_ref(k) for k in range(self.width())]
+        if raw_alone:
+            self._define_raw_sums()
         if not model.target.is_classification:
             return scores[0]
         labels = [self.d.string(label) for label in model.target.classes]
@@ -581,7 +590,13 @@ class Writer:
         decision = self.decision()
         if decision in (Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE):  # the raw sum's sign
             test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
-            return lambda ref: f"CASE WHEN {ref(raw[0])} {test} {self.d.double(0.0)} THEN {labels[1]} ELSE {labels[0]} END"
+            cut = label_cut(model)  # XGBoost's binary label (common.label_decision): a NaN sum is class 0, and
+            # where NaN sorts above every number (not SQLite's NULL, which passes no test), it passes this one
+            nan_high = cut is not None and self.nan_scores
+            number = (lambda x: f" AND {x} <= {self.d.infinity}") if nan_high else (lambda x: "")
+            cut = self.d.double(cut or 0.0)
+            return lambda ref: (f"CASE WHEN {ref(raw[0])} {test} {cut}{number(ref(raw[0]))} THEN {labels[1]} "
+                                f"ELSE {labels[0]} END")
         if decision == Decision.WEKA:
             return self.weka(scored)
         deciding = raw if decision == Decision.ARGMAX_RAW else scored
