@@ -67,7 +67,8 @@ def emit(model: Model, image_format: str = "dot") -> str:
     if image_format == "dot":
         return text
     if shutil.which("dot") is None:
-        raise TreegenError("--format svg needs Graphviz's `dot` program (for example: apt-get install graphviz)")
+        raise TreegenError("an SVG (--format svg, -o FILE.svg) needs Graphviz's `dot` program "
+                           "(for example: apt-get install graphviz)")
     nodes = sum(len(tree.nodes) for tree in model.trees)
     if nodes > SVG_NODES:
         raise TreegenError(f"{nodes:,} nodes are more than Graphviz lays out in reasonable time (measured: 5,000 "
