@@ -107,10 +107,18 @@ def test_a_program_exported_before_is_run_itself(tmp_path):
     python.write_text(python.read_text(encoding="utf-8").replace("'good'", "'bad'", 1), encoding="utf-8")
     changed = subprocess.run([*treegen, "verify", str(model), "--program", str(python)], capture_output=True, text=True)
     assert changed.returncode == 1 and " MISMATCH " in changed.stdout, changed.stdout + changed.stderr
+    rules = tmp_path / "labor.rules"
+    subprocess.run([*treegen, "export", str(model), "-o", str(rules)], check=True)
+    assert subprocess.run([*treegen, "verify", str(model), "--program", str(rules)]).returncode == 0
+    text = rules.read_text(encoding="utf-8")  # a threshold moved by hand, in the rules and the nodes they come from
+    rules.write_text(text.replace("2.5000009999999997", "3.5000009999999997").replace("<= 2.5 ?", "<= 3.5 ?"),
+                     encoding="utf-8")
+    edited = subprocess.run([*treegen, "verify", str(model), "--program", str(rules)], capture_output=True, text=True)
+    assert edited.returncode == 1 and " MISMATCH " in edited.stdout, edited.stdout + edited.stderr
     other = subprocess.run([*treegen, "verify", str(model), "--program", str(model)], capture_output=True, text=True)
     assert other.returncode == 2 and other.stderr == (
-        f"treegen: error: --program {model}: its ending names no program treegen writes; name a .c, .cjs, .java, "
-        ".js, .mjs, .py file\n")
+        f"treegen: error: --program {model}: its ending names no program (or rule text) treegen writes; name a .c, "
+        ".cjs, .java, .js, .mjs, .py, .rules file\n")
 
 
 def test_verify_runs_ansi_sql_on_duckdb():

@@ -669,9 +669,9 @@ def sql_options() -> list[click.Option]:
               help="Export each target that writes leaf ids (python, java, javascript, c, sql) with them, and check "
                    "them too: per tree, the node ids where the row ends, as the model's own walk gives them.")
 @click.option("--program", "programs", multiple=True, metavar="FILE",
-              help="A program exported before (.py, .java, .mjs/.js/.cjs, .c): run that very file and check it as a "
-                   "target is checked (the option repeated for more). With --program, only the targets --to names "
-                   "are generated and checked too.")
+              help="A program exported before (.py, .java, .mjs/.js/.cjs, .c) or rule text (.rules): run that very "
+                   "file and check it as a target is checked (the option repeated for more). With --program, only "
+                   "the targets --to names are generated and checked too.")
 @categories_option(" (MODEL or --against's file, which takes the model's own names when none are given)")
 def verify(model, data, targets, dialects, against, leaf, programs, categories, **servers):
     """Run the generated code and check it against the model.

@@ -32,7 +32,7 @@ from .errors import TreegenError
 from .model import Model, Tolerance
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
-from .targets import PROGRAMS, RUNNABLE, TARGETS, Target, emit, target_of_file
+from .targets import RUNNABLE, TARGETS, Target, emit, target_of_file
 from .walk import leaf_ids_rows, predict_rows
 
 SHOWN_MISMATCHES = 3
@@ -213,18 +213,23 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     return out
 
 
+# The targets whose file `verify --program` runs as it is: the programs, and the rule text (read back as `treegen
+# parse` reads it); SQL runs only as exported, with its dialect and table
+FILES_RUN = tuple(name for name, target in TARGETS.items() if target.runner is not None and target.variants is None)
+
+
 def program_checks(paths: Sequence[str]) -> list[Check]:
-    """A check for each program file given (`verify --program`): that very file run as its target's
-    program, the target told by the file's ending."""
+    """A check for each file given (`verify --program`): that very file run as its target's program (the
+    rule text read back), the target told by the file's ending."""
     out = []
     for path in paths:
-        target = target_of_file("--program", path, PROGRAMS, "program treegen writes")
+        target = target_of_file("--program", path, FILES_RUN, "program (or rule text) treegen writes")
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
         except (OSError, UnicodeDecodeError) as err:
             raise TreegenError(f"--program {path}: cannot read it ({err})") from None
-        out.append(Check(path, target, {}, source=source))
+        out.append(Check(path, target, {"source_name": path}, source=source))  # (what a runner names it by)
     return out
 
 
@@ -347,8 +352,8 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
         own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
     leaf : each target that writes leaf ids is exported with them, and they are checked too.
-    programs : program files exported before (.py, .java, .mjs, .c): each is run itself and checked as a
-        target is (with ``leaf``, it must have been exported with leaf ids).
+    programs : program files exported before (.py, .java, .mjs, .c) or rule text (.rules): each is run itself
+        and checked as a target is (with ``leaf``, a program must have been exported with leaf ids).
     """
     status = status or (lambda text: None)
     plan = (checks(targets, default_dialects() if dialects is None else dialects)

@@ -16,10 +16,11 @@ def run(source: str, csv_text: str, args: Sequence[str] = (), **context) -> str:
 
 
 def run_each(source: str, csv_text: str, each_args: Sequence[Sequence[str]], rows: Sequence[dict] | None = None,
-             **_context) -> list[str]:
-    """The outputs of the model that the rule text ``source`` describes, over ``csv_text`` (``rows``: the
-    same rows already read, when the caller has them), for each list of arguments: read and run once."""
-    model = parse(source, "<exported rules>")
+             source_name: str = "<exported rules>", **_context) -> list[str]:
+    """The outputs of the model that the rule text ``source`` (from ``source_name``) describes, over ``csv_text``
+    (``rows``: the same rows already read, when the caller has them), for each list of arguments: read and run
+    once."""
+    model = parse(source, source_name)
     answers = predict_rows(model, rows if rows is not None else rows_for_model(parse_csv(csv_text, "<rows>"), model))
     labels, scores = [label for label, _ in answers], [scores for _, scores in answers]
     return [write_output(model, labels, scores, args=args) for args in each_args]
