@@ -485,10 +485,8 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
-    from treegen.emit.common import named_features, takes_exp
-    check_model_part("javascript", lambda model: render("javascript", "runtime.js.txt", coded=False,
-                                                        named=bool(named_features(model)), nan=False,
-                                                        exp=takes_exp(model.combine)), 200)
+    from treegen.emit.javascript import runtime
+    check_model_part("javascript", runtime, 200)
 
 
 def test_same_bytes_as_the_python_program():
@@ -530,7 +528,7 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True)
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True, cut="0")
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:
@@ -879,14 +877,13 @@ def test_exp_is_written_only_into_a_module_whose_scores_take_it():
 def test_codes_are_read_only_by_a_model_whose_features_have_them():
     """A model without codes is written as before: nothing of the rule is in it; with codes, the rule
     runs where the text lookup of a category misses, never on a hit."""
-    from treegen.emit.common import named_features, takes_exp
+    from treegen.emit.javascript import runtime
     for model in [random_model(3, n_trees=3), random_model(6, missing_kinds=("child",)), python_boosted(2, "softmax")]:
         model = replace(model, features=tuple(replace(f, codes=None) for f in model.features))
         for module in ("esm", "commonjs"):
             source = emit(model, "javascript", module=module)
             assert "CODED" not in source and "codeOf" not in source and "CODE_FLOAT32" not in source
-            assert source.count(render("javascript", "runtime.js.txt", coded=False, named=bool(named_features(model)),
-                                       nan=False, exp=takes_exp(model.combine))) == 1
+            assert source.count(runtime(model)) == 1
             coded = emit(with_codes(model, Codes.TRUNCATED), "javascript", module=module)
             assert "const CODED = [" in coded
             assert coded.count("return code !== undefined ? code : CODED[i] === null ? UNKNOWN : codeOf(i, ") == 2

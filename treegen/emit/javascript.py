@@ -145,9 +145,14 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   code_float32=model.numeric.cast == "float32",
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
-                  runtime=render("javascript", "runtime.js.txt", coded=bool(coded), named=bool(named_features(model)),
-                                 nan=scores_nan(model), exp=takes_exp(model.combine),
-                                 cut="0" if cut is None else literal(cut)))
+                  runtime=runtime(model, coded=bool(coded)))
+
+
+def runtime(model: Model, coded: bool = False) -> str:
+    """The runtime part of a module: one fixed text for every model of its kind (``coded``: with category codes)."""
+    cut = label_decision(model)[1]
+    return render("javascript", "runtime.js.txt", coded=coded, named=bool(named_features(model)), nan=scores_nan(model),
+                  exp=takes_exp(model.combine), cut="0" if cut is None else literal(cut))
 
 
 def literal(value) -> str:
