@@ -185,36 +185,108 @@ def _scores_per_row(dataset: Dataset) -> int:
 
 
 def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: np.ndarray) -> np.ndarray:
-    """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha. Progress: the
-    training weight, then the test weight for each alpha scored, in grown rows (:func:`_fold_cost`)."""
+    """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha (ascending). Progress:
+    the training weight, then the test weight scored, in grown rows (:func:`_fold_cost`).
+
+    A row's prediction changes only at the alphas where a node on its path is pruned: each row is walked
+    once down the full tree, and each node it can stop at holds for a run of candidates
+    (:func:`_stops`), so the work grows with the rows, not with rows times alphas."""
     grown = grow(train, params)
     sequence = prune_sequence(grown)
-    pruned_at = np.full(len(grown), np.iinfo(np.int64).max)
+    model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
+    paths = node_paths(model, model.trees[0], test.columns)
+    steps = _steps_taken(sequence.alphas, candidates)
+    rows, nodes, start, end = _stops(paths, _pruned_at(grown, sequence), steps)
+    predictions = _node_predictions(grown, sorted_labels(train.target.classes) if grown.width else None)
+    weights = np.asarray(test.weights, dtype=np.float64)
+    if train.target.is_classification:
+        values = weights[rows] * (predictions[nodes] == test.y[rows])
+    else:
+        values = weights[rows] * (predictions[nodes] - test.y[rows]) ** 2
+    sums = _interval_sums(start, end, values, len(candidates))
+    settled(float(weights.sum()) * len(candidates) / _scores_per_row(train))
+    return (sums if train.target.is_classification else -sums) / weights.sum()
+
+
+def _pruned_at(grown: Grown, sequence: Sequence) -> np.ndarray:
+    """The step of the pruning sequence that makes each node a leaf: -1 for a leaf of the full tree,
+    the sequence's length for a node never pruned."""
+    pruned_at = np.full(len(grown), len(sequence.nodes), dtype=np.int64)
     pruned_at[grown.leaves()] = -1
     for step, node in enumerate(sequence.nodes):
         pruned_at[node] = min(pruned_at[node], step)
-    model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
-    paths = node_paths(model, model.trees[0], test.columns)
-    stops = pruned_at[paths]  # the path stops at the first node pruned before step s
-    steps = [_steps_taken(sequence.alphas, alpha) for alpha in candidates]
-    predictions = _node_predictions(grown, sorted_labels(train.target.classes) if grown.width else None)
-    weights = np.asarray(test.weights, dtype=np.float64)
-    out = np.empty(len(candidates))
-    scored = float(weights.sum()) / _scores_per_row(train)
-    for k, s in enumerate(steps):
-        settled(scored)
-        nodes = paths[np.arange(len(paths)), np.argmax(stops < s, axis=1)]
-        if train.target.is_classification:
-            out[k] = (weights * (predictions[nodes] == test.y)).sum() / weights.sum()
-        else:
-            out[k] = -(weights * (predictions[nodes] - test.y) ** 2).sum() / weights.sum()
-    return out
+    return pruned_at
 
 
-def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
-    """How many steps of a pruning sequence ``ccp_alpha`` takes: all up to the first larger alpha."""
-    larger = np.flatnonzero(np.asarray(alphas) > ccp_alpha)
-    return int(larger[0]) if larger.size else len(alphas)
+def _steps_taken(alphas: list[float], candidates: np.ndarray) -> np.ndarray:
+    """How many steps of a pruning sequence each of the ascending ``candidates`` takes: all up to the
+    first larger alpha (the running maximum exceeds a candidate first where an alpha does)."""
+    if not alphas:
+        return np.zeros(len(candidates), dtype=np.int64)
+    return np.searchsorted(np.maximum.accumulate(np.asarray(alphas)), candidates, side="right")
+
+
+def _stops(paths: np.ndarray, pruned_at: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Where each row stops under each candidate: (row, node, first candidate, last candidate + 1) for
+    each node of a row's path that it stops at under some candidates.
+
+    After ``s`` steps a row stops at the first node of its path pruned at a step below ``s``: as ``s``
+    grows it stops higher, at the nodes pruned earlier than every node above them (the path's running
+    minimum of ``pruned_at`` drops there), each from the step after its own on."""
+    pruned = pruned_at[paths]
+    earliest = np.minimum.accumulate(pruned, axis=1)
+    stop = np.ones(paths.shape, dtype=bool)
+    stop[:, 1:] = pruned[:, 1:] < earliest[:, :-1]
+    rows, levels = np.nonzero(stop)  # row by row, from the root down
+    start = np.searchsorted(steps, pruned[rows, levels] + 1)
+    end = np.empty_like(start)  # where the next node up takes over
+    end[1:] = start[:-1]
+    end[levels == 0] = len(steps)
+    held = start < end
+    return rows[held], paths[rows, levels][held], start[held], end[held]
+
+
+LIMB, MASK = 32, (1 << 32) - 1  # bits of one digit of the exact sums: an int64 adds up 2**31 of them without overflow
+
+
+def _interval_sums(start: np.ndarray, end: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """For each k below ``length`` the sum of the ``values`` whose run ``start`` <= k < ``end`` holds it,
+    correctly rounded. Each value is added where its run starts and taken off where it ends, in exact
+    integer arithmetic: a running float sum would round differently from one k to the next, and could
+    break a tie between alphas whose predictions score the same (the largest such alpha wins)."""
+    if not np.abs(values).sum() < 1e300:  # inf or NaN (targets beyond 1e154), or a sum that may overflow
+        return np.array([values[(start <= k) & (k < end)].sum() for k in range(length)])
+    at = np.concatenate([start, end])
+    signed = np.concatenate([values, -values])
+    kept = (at < length) & (signed != 0)
+    at, signed = at[kept], signed[kept]
+    if not at.size:
+        return np.zeros(length)
+    mantissa, exponent = np.frexp(signed)
+    digits = (mantissa * 2.0 ** 53).astype(np.int64)  # signed == digits * 2**(exponent - 53), exactly
+    lowest = int(exponent.min()) - 53
+    limb, bit = np.divmod(exponent - 53 - lowest, LIMB)
+    magnitude, sign = np.abs(digits), np.sign(digits)
+    low, high = (magnitude & MASK) << bit, (magnitude >> LIMB) << bit  # below 2**63 and 2**52
+    table = np.zeros((length, int(limb.max()) + 3), dtype=np.int64)  # sums in base 2**LIMB, lowest digit first
+    for part, offset in ((low & MASK, 0), (low >> LIMB, 1), (high & MASK, 1), (high >> LIMB, 2)):
+        np.add.at(table, (at, limb + offset), sign * part)
+    np.cumsum(table, axis=0, out=table)
+    return _as_floats(table, lowest)
+
+
+def _as_floats(table: np.ndarray, lowest: int) -> np.ndarray:
+    """Each row of ``table`` (digits in base 2**LIMB, of any sign) times 2**lowest, correctly rounded."""
+    for j in range(table.shape[1] - 1):  # carry: every digit but the top one in [0, 2**LIMB)
+        carry = table[:, j] >> LIMB
+        table[:, j] &= MASK
+        table[:, j + 1] += carry
+    packed = np.concatenate([table[:, :-1].astype("<u4").view(np.uint8),
+                             table[:, -1:].astype("<i8").view(np.uint8)], axis=1)
+    width, data = packed.shape[1], packed.tobytes()
+    scale = 1 << max(-lowest, 0)
+    return np.array([int.from_bytes(data[k * width:(k + 1) * width], "little", signed=True) * (1 << max(lowest, 0))
+                     / scale for k in range(len(table))])
 
 
 def _node_predictions(grown: Grown, class_order: np.ndarray | None) -> np.ndarray:
