@@ -119,12 +119,15 @@ def _drop_branch(children: list, candidate: list[bool], node: int) -> None:
             stack.extend(children[i])
 
 
-def prune(grown: Grown, ccp_alpha: float) -> Grown:
-    """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order."""
-    sequence = prune_sequence(grown, ccp_alpha)
+def prune(grown: Grown, ccp_alpha: float, sequence: Sequence | None = None) -> Grown:
+    """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order
+    (the steps it takes of the tree's whole pruning ``sequence``, if that is known)."""
+    if sequence is None:
+        sequence = prune_sequence(grown, ccp_alpha)
+    steps = _steps_taken(sequence.alphas, np.array([ccp_alpha]))[0]
     keep = np.ones(len(grown), dtype=bool)
     is_leaf = np.zeros(len(grown), dtype=bool)
-    for node in sequence.nodes:
+    for node in sequence.nodes[:steps]:
         if keep[node]:
             keep[node + 1:_branch_end(grown, node)] = False
             is_leaf[node] = True
@@ -164,10 +167,11 @@ def fold_ids(dataset: Dataset, folds: int, seed: int) -> np.ndarray:
 def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0) -> tuple[float, Grown]:
     """The alpha of the full data's pruning path with the best mean held-out score over ``folds``
     folds (accuracy, or minus the squared error); the largest such alpha on ties. Also the full data's
-    grown tree, which that alpha prunes.
+    tree pruned with that alpha.
 
-    Progress: the data set's weight in all, as one fit reports it; most of the time goes to scoring
-    every alpha on every held-out row (:data:`SCORES_PER_GROWN_ROW`), and that is counted too."""
+    Progress: the data set's weight in all, as one fit reports it: the growth of each tree, and the
+    pruning and scoring after it (:func:`_pruning_cost`), which take longer than the growth on a
+    tree of a leaf or two per row."""
     folds = min(int(folds), len(dataset))
     if folds < 2:
         raise TreegenError(f"cv_folds must be at least 2 (and at most the number of rows), not {folds}")
@@ -175,36 +179,49 @@ def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0
     first_share = 1 / (folds + 1)  # a guess: the scoring's cost is known only once the tree is grown
     with scaled(first_share):
         grown = grow(dataset, params)
-    candidates = np.unique([0.0] + prune_sequence(grown).alphas)  # pruning_path's alphas
+    sequence = prune_sequence(grown)
+    candidates = np.unique([0.0] + sequence.alphas)  # pruning_path's alphas
     ids = fold_ids(dataset, folds, seed)
     parts = [(dataset.subset(np.flatnonzero(ids != fold)), dataset.subset(np.flatnonzero(ids == fold)))
              for fold in range(folds)]
     parts = [(train, test) for train, test in parts if len(train) and len(test)]
-    cost = sum(_fold_cost(train, test, len(candidates)) for train, test in parts)
+    full_pruning = _pruning_cost(dataset, len(sequence.alphas))
+    cost = full_pruning + sum(_fold_cost(train, test, len(candidates)) for train, test in parts)
     score = np.zeros(len(candidates))
     with scaled(total * (1 - first_share) / cost if cost else 0.0):
+        settled(full_pruning)
         for train, test in parts:
             score += held_out_scores(train, test, params, candidates)
-    best = np.flatnonzero(score == score.max())[-1]
-    return float(candidates[best]), grown
+    alpha = float(candidates[np.flatnonzero(score == score.max())[-1]])
+    return alpha, prune(grown, alpha, sequence) if alpha > 0 else grown  # as fit: alpha 0 prunes nothing
 
 
-SCORES_PER_GROWN_ROW = 20  # per feature: growing on a row takes as long as scoring ~20 alphas on a held-out
-# row per feature (measured: 115 with 5 features, 50,000 and 100,000 rows; 260-340 with 20 features)
+# The work after a tree is grown, as many features of grown rows (growing takes ~1.3 us a row and feature): a
+# step of the pruning sequence takes ~16 us, its scoring included; scoring a held-out row ~3.6 us (measured with
+# 5 features, 10,000 and 100,000 rows, classification and regression)
+PRUNING_STEP_COST, HELD_OUT_ROW_COST = 12, 3
 
 
 def _fold_cost(train: Dataset, test: Dataset, candidates: int) -> float:
-    """A fold's work in grown rows, as :func:`held_out_scores` reports it."""
-    return float(train.weights.sum()) + float(test.weights.sum()) * candidates / _scores_per_row(train)
+    """A fold's work in grown rows, as :func:`held_out_scores` reports it: its growth, then its tree's
+    pruning (as many steps as the full tree's, for as many rows) and the scoring of its held-out rows."""
+    return float(train.weights.sum()) + _held_out_cost(train, test, candidates)
 
 
-def _scores_per_row(dataset: Dataset) -> int:
-    return SCORES_PER_GROWN_ROW * max(len(dataset.features), 1)
+def _held_out_cost(train: Dataset, test: Dataset, candidates: int) -> float:
+    steps = candidates * len(train) / (len(train) + len(test))
+    return _pruning_cost(train, steps, float(test.weights.sum()))
+
+
+def _pruning_cost(dataset: Dataset, steps: float, held_out: float = 0.0) -> float:
+    """``steps`` of the pruning sequence of a tree grown on ``dataset``, and scoring ``held_out`` weight
+    of rows, in rows grown on ``dataset``."""
+    return (steps * PRUNING_STEP_COST + held_out * HELD_OUT_ROW_COST) / max(len(dataset.features), 1)
 
 
 def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: np.ndarray) -> np.ndarray:
     """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha (ascending). Progress:
-    the training weight, then the test weight scored, in grown rows (:func:`_fold_cost`).
+    the training weight, then the pruning and scoring, in grown rows (:func:`_fold_cost`).
 
     A row's prediction changes only at the alphas where a node on its path is pruned: each row is walked
     once down the full tree, and each node it can stop at holds for a run of candidates
@@ -222,7 +239,7 @@ def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: n
     else:
         values = weights[rows] * (predictions[nodes] - test.y[rows]) ** 2
     sums = _interval_sums(start, end, values, len(candidates))
-    settled(float(weights.sum()) * len(candidates) / _scores_per_row(train))
+    settled(_held_out_cost(train, test, len(candidates)))
     return (sums if train.target.is_classification else -sums) / weights.sum()
 
 
