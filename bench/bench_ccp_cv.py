@@ -22,24 +22,19 @@ import numpy as np
 
 from bench_fit import make
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 CHILD = r"""
 import json, sys, time
 import numpy as np
-from treegen.data import Dataset
 from treegen.learn import cart_prune
 from treegen.learn import fit
-from treegen.model import Feature, Target
 
 path, kind = sys.argv[1:3]
-X, y = np.load(path + ".X.npy"), np.load(path + ".y.npy")
-features = tuple(Feature(f"x{i}", "numeric") for i in range(X.shape[1]))
-columns = [np.ascontiguousarray(X[:, i]) for i in range(X.shape[1])]
-if kind == "regression":
-    data = Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
-else:
-    data = Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
+sys.path.insert(0, sys.argv[3])
+from bench_fit import as_dataset
+data = as_dataset(np.load(path + ".X.npy"), np.load(path + ".y.npy"), kind)
 spent = {"grow": 0.0, "held_out": 0.0, "inside": False}
 
 def timed(name, function):
@@ -70,8 +65,8 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "scoring": spent["held_out"] -
 
 def run(tree: str, path: str, kind: str) -> dict:
     env = {**os.environ, "PYTHONPATH": tree}
-    done = subprocess.run([sys.executable, "-c", CHILD, path, kind], env=env, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", CHILD, path, kind, HERE], env=env, capture_output=True,
+                          text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     return json.loads(done.stdout)
