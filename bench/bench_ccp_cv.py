@@ -66,7 +66,7 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "scoring": spent["held_out"] -
 def run(tree: str, path: str, kind: str) -> dict:
     env = {**os.environ, "PYTHONPATH": tree}
     done = subprocess.run([sys.executable, "-c", CHILD, path, kind, HERE], env=env, capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, cwd=tree)  # python -c puts the working directory first
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     return json.loads(done.stdout)
