@@ -437,10 +437,9 @@ def test_regression_alpha_by_cross_validation():
     assert [n.split for n in pruned.trees[0].nodes] == [n.split for n in model.trees[0].nodes]
 
 
-
 def plainly_scored(train, test, params, candidates):
     """What ``held_out_scores`` gives, the plain way: the fold's tree pruned at each alpha, each held-out
-    row walked down it, its score summed exactly (``math.fsum``)."""
+    row walked down it, its score summed exactly (``math.fsum``); and each pruned tree's size."""
     from treegen.learn.cart_grow import grow
     from treegen.learn.cart_problem import sorted_labels
     from treegen.learn.cart_prune import _node_predictions, prune
@@ -448,16 +447,17 @@ def plainly_scored(train, test, params, candidates):
     from treegen.walk import node_ends
     grown, weights = grow(train, params), np.asarray(test.weights, dtype=np.float64)
     order = sorted_labels(train.target.classes) if train.target.is_classification else None
-    scores = []
+    scores, sizes = [], []
     for alpha in candidates:
         pruned = prune(grown, alpha)
+        sizes.append(len(pruned))
         model = Model(train.features, train.target, [pruned.tree()], numeric=NumericSemantics(cast=params.cast))
         predicted = _node_predictions(pruned, order)[node_ends(model, model.trees[0], test.columns)]
         if train.target.is_classification:
             scores.append(math.fsum(weights * (predicted == test.y)) / weights.sum())
         else:
             scores.append(-math.fsum(weights * (predicted - test.y) ** 2) / weights.sum())
-    return np.array(scores)
+    return np.array(scores), sizes
 
 
 @pytest.mark.parametrize("name,weighted", [("breast_cancer", False), ("breast_cancer", True), ("iris", True),
@@ -477,9 +477,10 @@ def test_held_out_scores_are_each_pruned_trees_exact_scores(name, weighted):
     candidates = np.unique(np.r_[alphas, (alphas[1:] + alphas[:-1]) / 2, alphas[-1] * 2])  # and between them
     ids = fold_ids(data, 5, 0)
     train, test = data.subset(np.flatnonzero(ids != 1)), data.subset(np.flatnonzero(ids == 1))
-    ours = held_out_scores(train, test, params, candidates)
-    assert ours.tolist() == plainly_scored(train, test, params, candidates).tolist()
-    assert len(set(ours.tolist())) < len(ours)  # ties among them
+    ours = held_out_scores(train, test, params, candidates).tolist()
+    plain, sizes = plainly_scored(train, test, params, candidates)
+    assert ours == plain.tolist()
+    assert any(ours[i] == ours[j] and sizes[i] != sizes[j] for i in range(len(ours)) for j in range(i))  # ties
 
 
 def test_interval_sums_are_exact():
@@ -496,6 +497,7 @@ def test_interval_sums_are_exact():
     with np.errstate(over="ignore", invalid="ignore"):  # as fit runs it
         sums = _interval_sums(start, end, values, length)
         np.testing.assert_array_equal(sums, [values[(start <= k) & (k < end)].sum() for k in range(length)])
+
 
 # -- missing values --------------------------------------------------------------------------------
 
