@@ -24,7 +24,8 @@ import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 CASES = {  # name: (generator, rows, features)
     "make_classification 100k x 20": ("classification", 100_000, 20),
@@ -51,15 +52,10 @@ if who == "sklearn":
     learner = lambda: make(criterion=criterion, random_state=0).fit(X, y)
     count = lambda fitted: fitted.tree_.node_count
 else:
-    from treegen.data import Dataset
     from treegen.learn.cart import fit
-    from treegen.model import Feature, Target
-    features = tuple(Feature(f"x{i}", "numeric") for i in range(X.shape[1]))
-    columns = [np.ascontiguousarray(X[:, i]) for i in range(X.shape[1])]
-    if kind == "regression":
-        data = Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
-    else:
-        data = Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
+    sys.path.insert(0, sys.argv[5])
+    from bench_fit import as_dataset
+    data = as_dataset(X, y, kind)
     learner = lambda: (fit(data, criterion, cast="float32") if who == "treegen"
                        else fit(data, criterion, random_state=0))
     count = lambda model: len(model.trees[0].nodes)
@@ -73,6 +69,17 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "peak": memory("VmHWM") - befo
 """
 
 
+def as_dataset(X, y, kind: str):
+    """The data :func:`make` made as treegen's ``Dataset`` (run where ``treegen`` is the one measured)."""
+    from treegen.data import Dataset
+    from treegen.model import Feature, Target
+    features = tuple(Feature(f"x{i}", "numeric") for i in range(X.shape[1]))
+    columns = [np.ascontiguousarray(X[:, i]) for i in range(X.shape[1])]
+    if kind == "regression":
+        return Dataset(features, columns, Target("y", "regression"), y.astype(float), np.ones(len(y)))
+    return Dataset(features, columns, Target("y", "classification", ("0", "1")), y, np.ones(len(y)))
+
+
 def make(kind: str, rows: int, features: int):
     from sklearn.datasets import make_classification, make_regression
     if kind == "regression":
@@ -82,7 +89,7 @@ def make(kind: str, rows: int, features: int):
 
 def run(who: str, path: str, kind: str, criterion: str) -> dict:
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", CHILD, who, path, kind, criterion], env=env,
+    done = subprocess.run([sys.executable, "-c", CHILD, who, path, kind, criterion, HERE], env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)

@@ -437,6 +437,68 @@ def test_regression_alpha_by_cross_validation():
     assert [n.split for n in pruned.trees[0].nodes] == [n.split for n in model.trees[0].nodes]
 
 
+def plainly_scored(train, test, params, candidates):
+    """What ``held_out_scores`` gives, the plain way: the fold's tree pruned at each alpha, each held-out
+    row walked down it, its score summed exactly (``math.fsum``); and each pruned tree's size."""
+    from treegen.learn.cart_grow import grow
+    from treegen.learn.cart_problem import sorted_labels
+    from treegen.learn.cart_prune import _node_predictions, prune
+    from treegen.model import Model, NumericSemantics
+    from treegen.walk import node_ends
+    grown, weights = grow(train, params), np.asarray(test.weights, dtype=np.float64)
+    order = sorted_labels(train.target.classes) if train.target.is_classification else None
+    scores, sizes = [], []
+    for alpha in candidates:
+        pruned = prune(grown, alpha)
+        sizes.append(len(pruned))
+        model = Model(train.features, train.target, [pruned.tree()], numeric=NumericSemantics(cast=params.cast))
+        predicted = _node_predictions(pruned, order)[node_ends(model, model.trees[0], test.columns)]
+        if train.target.is_classification:
+            scores.append(math.fsum(weights * (predicted == test.y)) / weights.sum())
+        else:
+            scores.append(-math.fsum(weights * (predicted - test.y) ** 2) / weights.sum())
+    return np.array(scores), sizes
+
+
+@pytest.mark.parametrize("name,weighted", [("breast_cancer", False), ("breast_cancer", True), ("iris", True),
+                                           ("diabetes", False), ("diabetes", True)])
+def test_held_out_scores_are_each_pruned_trees_exact_scores(name, weighted):
+    """``held_out_scores`` walks each held-out row once and follows where it stops as alpha grows; each
+    alpha's score is the one of the tree pruned at it, summed exactly: bit for bit, so alphas whose trees
+    score the same tie (the largest of them is chosen)."""
+    from treegen.learn.cart_problem import Params
+    from treegen.learn.cart_prune import fold_ids, held_out_scores
+    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+    regression = name == "diabetes"
+    weights = np.random.default_rng(0).random(len(y)) * 3 if weighted else None
+    data = numeric_dataset(X, y, regression=regression, weights=weights)
+    params = Params.checked(data, "squared_error" if regression else "gini", None, 2, 1, 0.0, None, "float64")
+    alphas = pruning_path(data)[0]
+    candidates = np.unique(np.r_[alphas, (alphas[1:] + alphas[:-1]) / 2, alphas[-1] * 2])  # and between them
+    ids = fold_ids(data, 5, 0)
+    train, test = data.subset(np.flatnonzero(ids != 1)), data.subset(np.flatnonzero(ids == 1))
+    ours = held_out_scores(train, test, params, candidates).tolist()
+    plain, sizes = plainly_scored(train, test, params, candidates)
+    assert ours == plain.tolist()
+    assert any(ours[i] == ours[j] and sizes[i] != sizes[j] for i in range(len(ours)) for j in range(i))  # ties
+
+
+def test_interval_sums_are_exact():
+    """Each k's sum of the values whose run holds it, correctly rounded, from values of any size."""
+    from treegen.learn.cart_prune import _interval_sums
+    rng = np.random.default_rng(0)
+    n, length = 2000, 300
+    values = rng.random(n) * 10.0 ** rng.integers(-300, 300, n) * rng.choice([-1, 0, 1], n)
+    start = rng.integers(0, length, n)
+    end = start + rng.integers(0, length, n)
+    plain = [math.fsum(values[(start <= k) & (k < end)]) for k in range(length)]
+    assert _interval_sums(start, end, values, length).tolist() == plain
+    values[:5] = [math.inf, math.nan, 1e308, 1e308, 1.0]  # not to be summed exactly: summed as floats
+    with np.errstate(over="ignore", invalid="ignore"):  # as fit runs it
+        sums = _interval_sums(start, end, values, length)
+        np.testing.assert_array_equal(sums, [values[(start <= k) & (k < end)].sum() for k in range(length)])
+
+
 # -- missing values --------------------------------------------------------------------------------
 
 def test_missing_values_follow_scikit_learn():

@@ -13,7 +13,7 @@ from treegen.data import load_dataset
 from treegen.learn import fit
 from treegen.cli import started_bar
 from treegen.learn.cart_problem import Params
-from treegen.learn.cart_prune import SCORES_PER_GROWN_ROW, held_out_scores
+from treegen.learn.cart_prune import HELD_OUT_ROW_COST, PRUNING_STEP_COST, held_out_scores
 from treegen.progress import bar_after, listening, scaled, settled
 
 
@@ -77,9 +77,10 @@ def test_click_bar_clock_starts_with_the_work():
     assert time.time() - 6.0 < bar.start <= time.time() - 5.0
 
 
-def test_cross_validated_alpha_counts_the_scoring_of_every_alpha():
-    """Most of a cross-validated fit's time goes to scoring each alpha on the held-out rows, after the
-    folds' trees are grown: a bar that counted the grown rows alone sat at 100% through it."""
+def test_cross_validated_alpha_counts_the_pruning_and_scoring_of_each_fold():
+    """After a fold's tree is grown, its pruning sequence and the scoring of the held-out rows are counted
+    too, as so many grown rows: on a tree of a leaf per row they take longer than the growth, and a bar
+    that counted the grown rows alone sat at 100% through them."""
     dataset = load_dataset("tests/fixtures/j48/iris.arff", regression=False)
     params = Params.checked(dataset, "gini", None, 2, 1, 0.0, None, "float64", 0.0)
     test, train = dataset.subset(np.arange(0, 150, 3)), dataset.subset(np.flatnonzero(np.arange(150) % 3 != 0))
@@ -87,8 +88,9 @@ def test_cross_validated_alpha_counts_the_scoring_of_every_alpha():
     seen = []
     with listening(seen.append):
         held_out_scores(train, test, params, candidates)
-    per_alpha = 50 / (SCORES_PER_GROWN_ROW * len(dataset.features))
-    assert sum(seen) == pytest.approx(100 + len(candidates) * per_alpha)
+    steps = len(candidates) * 100 / 150  # the fold's share of the full tree's steps
+    after_growth = (steps * PRUNING_STEP_COST + 50 * HELD_OUT_ROW_COST) / len(dataset.features)
+    assert sum(seen) == pytest.approx(100 + after_growth)
 
 
 def on_a_terminal(*args, env=None):

@@ -140,12 +140,12 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     elif not alpha >= 0:
         raise TreegenError(f"ccp_alpha must be >= 0, not {ccp_alpha!r}")
     with collector_paused(), _as_scikit_learn_overflows():
-        if ccp_alpha == "cv":  # the full tree, grown to find alpha, is the one pruned
+        if ccp_alpha == "cv":  # the full tree, grown and pruned to find alpha, is the one pruned
             alpha, grown = choose_alpha(dataset, params, cv_folds, seed)
         else:
             grown = grow(dataset, params) if random_state is None else replay(dataset, params, random_state)
-        if alpha > 0:
-            grown = prune(grown, alpha)
+            if alpha > 0:
+                grown = prune(grown, alpha)
         target, order = in_scikit_learns_order(dataset.target)
         tree = grown.tree(order)
     settings = {"max_depth": max_depth, "min_samples_split": min_samples_split,

@@ -37,7 +37,11 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
 
     scikit-learn scans every node for the weakest link at each step; only the ancestors of a
     pruned branch change, so a heap of (alpha, node) finds the same node (the first one on ties)
-    with the same arithmetic, and the whole path costs O(n log n) rather than O(n^2).
+    with the same arithmetic, and the whole path costs O(n log n) rather than O(n^2). Each node
+    has one live entry in the heap, never above its alpha: pruning a branch raises its ancestors'
+    alphas (all but by rounding), so an ancestor is queued again only when its entry comes up
+    (or at once when its alpha fell), not at every step below it (a tree of 80,000 leaves and
+    depth 28 took 1.3 million entries, and 5 s).
     """
     n = len(grown)
     children = [() if left < 0 else (left, right) for left, right in grown.children.tolist()]
@@ -62,13 +66,26 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
     alpha_of = lambda i: (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
     # a NaN alpha (a target beyond 1e154: scikit-learn's NaN impurities) is never the weakest, as
     # scikit-learn's ``<`` scan never picks one; when only such nodes are left, pruning stops
-    heap = [(alpha, i) for i in range(n) if candidate[i] and not math.isnan(alpha := alpha_of(i))]
+    queued = [math.nan] * n  # the alpha of each node's entry in the heap; NaN: none
+    heap = []
+    for i in range(n):
+        if candidate[i] and not math.isnan(alpha := alpha_of(i)):
+            heap.append((alpha, i))
+            queued[i] = alpha
     heapq.heapify(heap)
     sequence = Sequence([], [], [r_branch[0]])
     while candidate[0] and heap:
-        alpha, weakest = heap[0]
-        if not candidate[weakest] or alpha != alpha_of(weakest):
-            heapq.heappop(heap)  # stale: the node was pruned away or its alpha changed
+        queued_alpha, weakest = heap[0]
+        if not candidate[weakest] or queued_alpha != queued[weakest]:
+            heapq.heappop(heap)  # the node was pruned away, or queued again below this alpha
+            continue
+        alpha = alpha_of(weakest)
+        if alpha != queued_alpha:  # its alpha rose since it was queued: queue it again, where it is now
+            queued[weakest] = alpha
+            if math.isnan(alpha):
+                heapq.heappop(heap)
+            else:
+                heapq.heapreplace(heap, (alpha, weakest))
             continue
         if ccp_alpha < alpha:
             break
@@ -82,8 +99,9 @@ def prune_sequence(grown: Grown, ccp_alpha: float = math.inf) -> Sequence:
         while node != -1:
             n_leaves[node] -= pruned_leaves
             r_branch[node] += r_diff
-            if not math.isnan(changed := alpha_of(node)):
+            if (changed := alpha_of(node)) < queued[node] or (math.isnan(queued[node]) and not math.isnan(changed)):
                 heapq.heappush(heap, (changed, node))
+                queued[node] = changed
             node = parent[node]
         sequence.alphas.append(alpha)
         sequence.nodes.append(weakest)
@@ -101,12 +119,15 @@ def _drop_branch(children: list, candidate: list[bool], node: int) -> None:
             stack.extend(children[i])
 
 
-def prune(grown: Grown, ccp_alpha: float) -> Grown:
-    """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order."""
-    sequence = prune_sequence(grown, ccp_alpha)
+def prune(grown: Grown, ccp_alpha: float, sequence: Sequence | None = None) -> Grown:
+    """The subtree that cost-complexity pruning with ``ccp_alpha`` keeps, renumbered in pre-order
+    (the steps it takes of the tree's whole pruning ``sequence``, if that is known)."""
+    if sequence is None:
+        sequence = prune_sequence(grown, ccp_alpha)
+    steps = _steps_taken(sequence.alphas, np.array([ccp_alpha]))[0]
     keep = np.ones(len(grown), dtype=bool)
     is_leaf = np.zeros(len(grown), dtype=bool)
-    for node in sequence.nodes:
+    for node in sequence.nodes[:steps]:
         if keep[node]:
             keep[node + 1:_branch_end(grown, node)] = False
             is_leaf[node] = True
@@ -146,10 +167,11 @@ def fold_ids(dataset: Dataset, folds: int, seed: int) -> np.ndarray:
 def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0) -> tuple[float, Grown]:
     """The alpha of the full data's pruning path with the best mean held-out score over ``folds``
     folds (accuracy, or minus the squared error); the largest such alpha on ties. Also the full data's
-    grown tree, which that alpha prunes.
+    tree pruned with that alpha.
 
-    Progress: the data set's weight in all, as one fit reports it; most of the time goes to scoring
-    every alpha on every held-out row (:data:`SCORES_PER_GROWN_ROW`), and that is counted too."""
+    Progress: the data set's weight in all, as one fit reports it: the growth of each tree, and the
+    pruning and scoring after it (:func:`_pruning_cost`), which take longer than the growth on a
+    tree of a leaf or two per row."""
     folds = min(int(folds), len(dataset))
     if folds < 2:
         raise TreegenError(f"cv_folds must be at least 2 (and at most the number of rows), not {folds}")
@@ -157,64 +179,149 @@ def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0
     first_share = 1 / (folds + 1)  # a guess: the scoring's cost is known only once the tree is grown
     with scaled(first_share):
         grown = grow(dataset, params)
-    candidates = np.unique([0.0] + prune_sequence(grown).alphas)  # pruning_path's alphas
+    sequence = prune_sequence(grown)
+    candidates = np.unique([0.0] + sequence.alphas)  # pruning_path's alphas
     ids = fold_ids(dataset, folds, seed)
     parts = [(dataset.subset(np.flatnonzero(ids != fold)), dataset.subset(np.flatnonzero(ids == fold)))
              for fold in range(folds)]
     parts = [(train, test) for train, test in parts if len(train) and len(test)]
-    cost = sum(_fold_cost(train, test, len(candidates)) for train, test in parts)
+    full_pruning = _pruning_cost(dataset, len(sequence.alphas))
+    cost = full_pruning + sum(_fold_cost(train, test, len(candidates)) for train, test in parts)
     score = np.zeros(len(candidates))
     with scaled(total * (1 - first_share) / cost if cost else 0.0):
+        settled(full_pruning)
         for train, test in parts:
             score += held_out_scores(train, test, params, candidates)
-    best = np.flatnonzero(score == score.max())[-1]
-    return float(candidates[best]), grown
+    alpha = float(candidates[np.flatnonzero(score == score.max())[-1]])
+    return alpha, prune(grown, alpha, sequence) if alpha > 0 else grown  # as fit: alpha 0 prunes nothing
 
 
-SCORES_PER_GROWN_ROW = 20  # per feature: growing on a row takes as long as scoring ~20 alphas on a held-out
-# row per feature (measured: 115 with 5 features, 50,000 and 100,000 rows; 260-340 with 20 features)
+# The work after a tree is grown, as many features of grown rows (growing takes ~1.3 us a row and feature): a
+# step of the pruning sequence takes ~16 us, its scoring included; scoring a held-out row ~3.6 us (measured with
+# 5 features, 10,000 and 100,000 rows, classification and regression)
+PRUNING_STEP_COST, HELD_OUT_ROW_COST = 12, 3
 
 
 def _fold_cost(train: Dataset, test: Dataset, candidates: int) -> float:
-    """A fold's work in grown rows, as :func:`held_out_scores` reports it."""
-    return float(train.weights.sum()) + float(test.weights.sum()) * candidates / _scores_per_row(train)
+    """A fold's work in grown rows, as :func:`held_out_scores` reports it: its growth, then its tree's
+    pruning (as many steps as the full tree's, for as many rows) and the scoring of its held-out rows."""
+    return float(train.weights.sum()) + _held_out_cost(train, test, candidates)
 
 
-def _scores_per_row(dataset: Dataset) -> int:
-    return SCORES_PER_GROWN_ROW * max(len(dataset.features), 1)
+def _held_out_cost(train: Dataset, test: Dataset, candidates: int) -> float:
+    steps = candidates * len(train) / (len(train) + len(test))
+    return _pruning_cost(train, steps, float(test.weights.sum()))
+
+
+def _pruning_cost(dataset: Dataset, steps: float, held_out: float = 0.0) -> float:
+    """``steps`` of the pruning sequence of a tree grown on ``dataset``, and scoring ``held_out`` weight
+    of rows, in rows grown on ``dataset``."""
+    return (steps * PRUNING_STEP_COST + held_out * HELD_OUT_ROW_COST) / max(len(dataset.features), 1)
 
 
 def held_out_scores(train: Dataset, test: Dataset, params: Params, candidates: np.ndarray) -> np.ndarray:
-    """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha. Progress: the
-    training weight, then the test weight for each alpha scored, in grown rows (:func:`_fold_cost`)."""
+    """Score on ``test`` of the tree grown on ``train`` pruned at each candidate alpha (ascending). Progress:
+    the training weight, then the pruning and scoring, in grown rows (:func:`_fold_cost`).
+
+    A row's prediction changes only at the alphas where a node on its path is pruned: each row is walked
+    once down the full tree, and each node it can stop at holds for a run of candidates
+    (:func:`_stops`), so the work grows with the rows, not with rows times alphas."""
     grown = grow(train, params)
     sequence = prune_sequence(grown)
-    pruned_at = np.full(len(grown), np.iinfo(np.int64).max)
+    model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
+    paths = node_paths(model, model.trees[0], test.columns)
+    steps = _steps_taken(sequence.alphas, candidates)
+    rows, nodes, start, end = _stops(paths, _pruned_at(grown, sequence), steps)
+    predictions = _node_predictions(grown, sorted_labels(train.target.classes) if grown.width else None)
+    weights = np.asarray(test.weights, dtype=np.float64)
+    if train.target.is_classification:
+        values = weights[rows] * (predictions[nodes] == test.y[rows])
+    else:
+        values = weights[rows] * (predictions[nodes] - test.y[rows]) ** 2
+    sums = _interval_sums(start, end, values, len(candidates))
+    settled(_held_out_cost(train, test, len(candidates)))
+    return (sums if train.target.is_classification else -sums) / weights.sum()
+
+
+def _pruned_at(grown: Grown, sequence: Sequence) -> np.ndarray:
+    """The step of the pruning sequence that makes each node a leaf: -1 for a leaf of the full tree,
+    the sequence's length for a node never pruned."""
+    pruned_at = np.full(len(grown), len(sequence.nodes), dtype=np.int64)
     pruned_at[grown.leaves()] = -1
     for step, node in enumerate(sequence.nodes):
         pruned_at[node] = min(pruned_at[node], step)
-    model = Model(train.features, train.target, [grown.tree()], numeric=NumericSemantics(cast=params.cast))
-    paths = node_paths(model, model.trees[0], test.columns)
-    stops = pruned_at[paths]  # the path stops at the first node pruned before step s
-    steps = [_steps_taken(sequence.alphas, alpha) for alpha in candidates]
-    predictions = _node_predictions(grown, sorted_labels(train.target.classes) if grown.width else None)
-    weights = np.asarray(test.weights, dtype=np.float64)
-    out = np.empty(len(candidates))
-    scored = float(weights.sum()) / _scores_per_row(train)
-    for k, s in enumerate(steps):
-        settled(scored)
-        nodes = paths[np.arange(len(paths)), np.argmax(stops < s, axis=1)]
-        if train.target.is_classification:
-            out[k] = (weights * (predictions[nodes] == test.y)).sum() / weights.sum()
-        else:
-            out[k] = -(weights * (predictions[nodes] - test.y) ** 2).sum() / weights.sum()
-    return out
+    return pruned_at
 
 
-def _steps_taken(alphas: list[float], ccp_alpha: float) -> int:
-    """How many steps of a pruning sequence ``ccp_alpha`` takes: all up to the first larger alpha."""
-    larger = np.flatnonzero(np.asarray(alphas) > ccp_alpha)
-    return int(larger[0]) if larger.size else len(alphas)
+def _steps_taken(alphas: list[float], candidates: np.ndarray) -> np.ndarray:
+    """How many steps of a pruning sequence each of the ascending ``candidates`` takes: all up to the
+    first larger alpha (the running maximum exceeds a candidate first where an alpha does)."""
+    if not alphas:
+        return np.zeros(len(candidates), dtype=np.int64)
+    return np.searchsorted(np.maximum.accumulate(np.asarray(alphas)), candidates, side="right")
+
+
+def _stops(paths: np.ndarray, pruned_at: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Where each row stops under each candidate: (row, node, first candidate, last candidate + 1) for
+    each node of a row's path that it stops at under some candidates.
+
+    After ``s`` steps a row stops at the first node of its path pruned at a step below ``s``: as ``s``
+    grows it stops higher, at the nodes pruned earlier than every node above them (the path's running
+    minimum of ``pruned_at`` drops there), each from the step after its own on."""
+    pruned = pruned_at[paths]
+    earliest = np.minimum.accumulate(pruned, axis=1)
+    stop = np.ones(paths.shape, dtype=bool)
+    stop[:, 1:] = pruned[:, 1:] < earliest[:, :-1]
+    rows, levels = np.nonzero(stop)  # row by row, from the root down
+    start = np.searchsorted(steps, pruned[rows, levels] + 1)
+    end = np.empty_like(start)  # where the next node up takes over
+    end[1:] = start[:-1]
+    end[levels == 0] = len(steps)
+    held = start < end
+    return rows[held], paths[rows, levels][held], start[held], end[held]
+
+
+LIMB, MASK = 32, (1 << 32) - 1  # bits of one digit of the exact sums: an int64 adds up 2**31 of them without overflow
+
+
+def _interval_sums(start: np.ndarray, end: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """For each k below ``length`` the sum of the ``values`` whose run ``start`` <= k < ``end`` holds it,
+    correctly rounded. Each value is added where its run starts and taken off where it ends, in exact
+    integer arithmetic: a running float sum would round differently from one k to the next, and could
+    break a tie between alphas whose predictions score the same (the largest such alpha wins)."""
+    if not np.abs(values).sum() < 1e300:  # inf or NaN (targets beyond 1e154), or a sum that may overflow
+        return np.array([values[(start <= k) & (k < end)].sum() for k in range(length)])
+    at = np.concatenate([start, end])
+    signed = np.concatenate([values, -values])
+    kept = (at < length) & (signed != 0)
+    at, signed = at[kept], signed[kept]
+    if not at.size:
+        return np.zeros(length)
+    mantissa, exponent = np.frexp(signed)
+    digits = (mantissa * 2.0 ** 53).astype(np.int64)  # signed == digits * 2**(exponent - 53), exactly
+    lowest = int(exponent.min()) - 53
+    limb, bit = np.divmod(exponent - 53 - lowest, LIMB)
+    magnitude, sign = np.abs(digits), np.sign(digits)
+    low, high = (magnitude & MASK) << bit, (magnitude >> LIMB) << bit  # below 2**63 and 2**52
+    table = np.zeros((length, int(limb.max()) + 3), dtype=np.int64)  # sums in base 2**LIMB, lowest digit first
+    for part, offset in ((low & MASK, 0), (low >> LIMB, 1), (high & MASK, 1), (high >> LIMB, 2)):
+        np.add.at(table, (at, limb + offset), sign * part)
+    np.cumsum(table, axis=0, out=table)
+    return _as_floats(table, lowest)
+
+
+def _as_floats(table: np.ndarray, lowest: int) -> np.ndarray:
+    """Each row of ``table`` (digits in base 2**LIMB, of any sign) times 2**lowest, correctly rounded."""
+    for j in range(table.shape[1] - 1):  # carry: every digit but the top one in [0, 2**LIMB)
+        carry = table[:, j] >> LIMB
+        table[:, j] &= MASK
+        table[:, j + 1] += carry
+    packed = np.concatenate([table[:, :-1].astype("<u4").view(np.uint8),
+                             table[:, -1:].astype("<i8").view(np.uint8)], axis=1)
+    width, data = packed.shape[1], packed.tobytes()
+    scale = 1 << max(-lowest, 0)
+    return np.array([int.from_bytes(data[k * width:(k + 1) * width], "little", signed=True) * (1 << max(lowest, 0))
+                     / scale for k in range(len(table))])
 
 
 def _node_predictions(grown: Grown, class_order: np.ndarray | None) -> np.ndarray:
