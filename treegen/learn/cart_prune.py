@@ -9,6 +9,7 @@ requested one. Nodes are numbered in pre-order, so every branch is a contiguous 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -281,47 +282,25 @@ def _stops(paths: np.ndarray, pruned_at: np.ndarray, steps: np.ndarray) -> tuple
     return rows[held], paths[rows, levels][held], start[held], end[held]
 
 
-LIMB, MASK = 32, (1 << 32) - 1  # bits of one digit of the exact sums: an int64 adds up 2**31 of them without overflow
-
-
 def _interval_sums(start: np.ndarray, end: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
     """For each k below ``length`` the sum of the ``values`` whose run ``start`` <= k < ``end`` holds it,
-    correctly rounded. Each value is added where its run starts and taken off where it ends, in exact
-    integer arithmetic: a running float sum would round differently from one k to the next, and could
-    break a tie between alphas whose predictions score the same (the largest such alpha wins)."""
+    correctly rounded. Each value is added where its run starts and taken off where it ends, in Python's
+    exact integers (each value is an integer times 2**lowest), and each sum divided once: a running float
+    sum would round differently from one k to the next, and could break a tie between alphas whose
+    predictions score the same (the largest such alpha wins)."""
     if not np.abs(values).sum() < 1e300:  # inf or NaN (targets beyond 1e154), or a sum that may overflow
         return np.array([values[(start <= k) & (k < end)].sum() for k in range(length)])
-    at = np.concatenate([start, end])
-    signed = np.concatenate([values, -values])
-    kept = (at < length) & (signed != 0)
-    at, signed = at[kept], signed[kept]
-    if not at.size:
-        return np.zeros(length)
-    mantissa, exponent = np.frexp(signed)
-    digits = (mantissa * 2.0 ** 53).astype(np.int64)  # signed == digits * 2**(exponent - 53), exactly
-    lowest = int(exponent.min()) - 53
-    limb, bit = np.divmod(exponent - 53 - lowest, LIMB)
-    magnitude, sign = np.abs(digits), np.sign(digits)
-    low, high = (magnitude & MASK) << bit, (magnitude >> LIMB) << bit  # below 2**63 and 2**52
-    table = np.zeros((length, int(limb.max()) + 3), dtype=np.int64)  # sums in base 2**LIMB, lowest digit first
-    for part, offset in ((low & MASK, 0), (low >> LIMB, 1), (high & MASK, 1), (high >> LIMB, 2)):
-        np.add.at(table, (at, limb + offset), sign * part)
-    np.cumsum(table, axis=0, out=table)
-    return _as_floats(table, lowest)
-
-
-def _as_floats(table: np.ndarray, lowest: int) -> np.ndarray:
-    """Each row of ``table`` (digits in base 2**LIMB, of any sign) times 2**lowest, correctly rounded."""
-    for j in range(table.shape[1] - 1):  # carry: every digit but the top one in [0, 2**LIMB)
-        carry = table[:, j] >> LIMB
-        table[:, j] &= MASK
-        table[:, j + 1] += carry
-    packed = np.concatenate([table[:, :-1].astype("<u4").view(np.uint8),
-                             table[:, -1:].astype("<i8").view(np.uint8)], axis=1)
-    width, data = packed.shape[1], packed.tobytes()
-    scale = 1 << max(-lowest, 0)
-    return np.array([int.from_bytes(data[k * width:(k + 1) * width], "little", signed=True) * (1 << max(lowest, 0))
-                     / scale for k in range(len(table))])
+    mantissa, exponent = np.frexp(values)
+    digits = (mantissa * 2.0 ** 53).astype(np.int64)  # a value is its digits times 2**(exponent - 53), exactly
+    lowest = int(exponent.min()) - 53 if len(values) else 0
+    changes = [0] * (length + 1)
+    for first, after, digit, shift in zip(start.tolist(), np.minimum(end, length).tolist(), digits.tolist(),
+                                          (exponent - 53 - lowest).tolist()):
+        changes[first] += digit << shift
+        changes[after] -= digit << shift
+    scale = 1 << max(-lowest, 0)  # int / int is correctly rounded
+    return np.array([total / scale if lowest < 0 else float(total << lowest)
+                     for total in itertools.accumulate(changes[:length])], dtype=np.float64)
 
 
 def _node_predictions(grown: Grown, class_order: np.ndarray | None) -> np.ndarray:
