@@ -77,3 +77,18 @@ def test_buys_computer_has_age_at_the_root():
     model = fit(dataset, "id3")
     assert dataset.features[model.trees[0].nodes[0].split.feature].name == "age"
     assert "age = <30" in show(model)
+
+
+@pytest.mark.parametrize("path,algorithm", [("tests/fixtures/j48/labor.arff", "c45"),
+                                            ("tests/fixtures/j48/soybean.arff", "c45"),
+                                            ("tests/fixtures/j48/labor.arff", "cart"),
+                                            ("examples/play_tennis.csv", "id3")])
+def test_answers_on_a_data_set_are_the_models_row_by_row(path, algorithm):
+    """train's training accuracy and evaluate's folds predict the data set's rows from its encoded columns, all
+    at once: the answers model.predict gives row by row, missing values' fractional routes (C4.5) included."""
+    from treegen.evaluate import answers_on
+    dataset = load_dataset(path)
+    model = fit(dataset, algorithm)
+    assert answers_on(model, dataset) == [model.predict(row) for row in dataset.rows()]
+    part = dataset.subset(np.arange(0, len(dataset), 3))
+    assert answers_on(model, part) == [model.predict(row) for row in part.rows()]

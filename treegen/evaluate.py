@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .batch import predicted_labels
-from .data import Dataset, Table, parse_number, rows_for_model
+from .data import Dataset, Table, decode, parse_number, rows_for_model
 from .describe import label
 from .errors import TreegenError, did_you_mean
 from .learn import fit
 from .model import Model, Target
-from .walk import predict_rows
+from .walk import predict_columns, predict_rows
 
 
 @dataclass
@@ -114,7 +114,7 @@ def regression_metrics(truth, predicted) -> dict[str, float]:
 def training_summary(model: Model, dataset: Dataset) -> str:
     """One line on what was built: algorithm, size, and how well it fits its own training rows."""
     tree = model.trees[0]
-    answers = [label for label, _ in predict_rows(model, dataset.rows())]
+    answers = answers_on(model, dataset)
     truth = dataset.labels()
     if dataset.target.is_classification:
         right = sum(t == p for t, p in zip(truth, answers))
@@ -141,8 +141,16 @@ def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:
     return [np.array(sorted(f), dtype=int) for f in folds]
 
 
-def _predict_all(model: Model, dataset: Dataset) -> list:
-    return [model.predict(row) for row in dataset.rows()]
+def answers_on(model: Model, dataset: Dataset) -> list:
+    """The model's label (or value) for each row of ``dataset``, as ``model.predict`` gives them row by row:
+    all rows at once from the data set's encoded columns, which are the walk's encoding (floats with NaN
+    missing, category codes with -1) where the model has the data set's features; else from its rows."""
+    if tuple(model.features) != tuple(dataset.features):
+        return [label for label, _ in predict_rows(model, dataset.rows())]
+
+    def row(i: int) -> dict:  # a row a fractional route spreads, for the model's own walk
+        return {f.name: decode(f, c[i:i + 1])[0] for f, c in zip(dataset.features, dataset.columns)}
+    return [label for label, _ in predict_columns(model, [c.astype(np.float64) for c in dataset.columns], row)]
 
 
 def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bool = False,
@@ -156,7 +164,7 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
     for test in folds:
         train = np.setdiff1d(everything, test)
         model = fit(dataset.subset(train), algorithm, **params)
-        for i, p in zip(test, _predict_all(model, dataset.subset(test))):
+        for i, p in zip(test, answers_on(model, dataset.subset(test))):
             predicted[i] = p
     truth = dataset.labels()
     report.truth, report.predicted = truth, predicted
