@@ -197,9 +197,16 @@ def _csv_field(value) -> str:
 
 def infer_feature(name: str, values: Sequence[str | None], nominal: bool = False) -> Feature:
     present = [v for v in values if v is not None]
-    if not nominal and present and all(parse_number(v) is not None for v in present):
+    if not nominal and present and _all_numbers(present):
         return Feature(name, NUMERIC)
     return Feature(name, NOMINAL, tuple(dict.fromkeys(present)))
+
+
+def _all_numbers(texts: list[str]) -> bool:
+    """Whether every text is a number (:func:`parse_number`), matched without converting it (half the time).
+    (Not one match over the texts joined, as :func:`encode` reads a column it knows to be numbers: where a
+    text is no number, that match backtracks for minutes.)"""
+    return all(map(NUMBER.fullmatch, texts))
 
 
 def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] = (),
