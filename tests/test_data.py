@@ -2,6 +2,7 @@
 import math
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -647,3 +648,25 @@ def test_categories_are_kept_as_written_and_a_feature_as_before_up_to_the_first_
     assert feature_categories(" city = x, y,") == ("city", [" x", " y", ""])
     assert feature_categories("city=") == ("city", [""]) and feature_categories("c=a=b") == ("c", ["a=b"])
     assert feature_categories('c=say "hi",x') == ("c", ['say "hi"', "x"])  # a quote inside a field is text
+
+
+def test_a_word_after_many_numbers_is_refused_at_once(tmp_path):
+    """A column's texts are matched as numbers joined by line ends: NUMBER's [0-9]+\\.?[0-9]* split a run of
+    digits anywhere, and a match that failed on a word after 100 numbers backtracked through every split (predict
+    did not end). The one-way grammar reads the same texts as numbers."""
+    import random
+    import re
+    from treegen.data import NUMBER_ONE_WAY
+    from treegen.model import NUMBER
+    one_way, alphabet = re.compile(NUMBER_ONE_WAY, NUMBER.flags), "0123456789.eE+-infatyINF_ "
+    rng = random.Random(0)
+    for text in ("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(50_000)):
+        assert bool(NUMBER.fullmatch(text)) == bool(one_way.fullmatch(text)), text
+    model, data = tmp_path / "m.json", tmp_path / "d.csv"
+    data.write_text("x,y\n" + "".join(f"{i},{i % 3}\n" for i in range(100)), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "treegen", "train", str(data), "-a", "cart", "-o", str(model)], check=True,
+                   capture_output=True)
+    data.write_text(data.read_text(encoding="utf-8") + "oops,1\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "treegen", "predict", str(model), str(data)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {data}:102: column 'x': 'oops' is not a number\n")
