@@ -452,6 +452,22 @@ def test_a_row_that_is_no_mapping_is_refused_in_one_line():
                     predict(row)
 
 
+def test_a_table_given_as_a_row_is_refused_in_one_line():
+    """A DataFrame has .get: one without the model's columns read every feature as missing (an answer, no error),
+    one with them a Series per feature. Both are refused as a table, as model.predict refuses one."""
+    import pandas as pd
+    model = random_model(0)
+    module = load(emit(model, "python"))
+    rows = rows_for(model, 2)
+    for table in (pd.DataFrame(rows), pd.DataFrame({"other": [1.0, 2.0]})):
+        for predict in (module["predict"], module["predict_proba"]):
+            with pytest.raises(TypeError, match=r"^a row is a mapping of feature name to value, not a table "
+                                                r"\(DataFrame\): for a table, call predict for each row"):
+                predict(table)
+    series = pd.DataFrame(rows).iloc[0]  # one row of a table is one row
+    assert module["predict"](series) == model.predict(rows[0])
+
+
 # Text a caller may give for a numeric feature: treegen's number grammar (the CSV's) is read, the rest is
 # refused by every API -- float() alone takes ' 90', '9_0' and other scripts' digits, parseDouble '90d'.
 READ_SPELLINGS = ["60", "8.25e1", "+9E1", ".5", "95.", "-0", "0.0", "inf", "-Infinity", "NaN", "nan"]
