@@ -335,7 +335,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.*;
 
 /** For each model class named and each of its features, many values (a List, a String[], a double[], a Set, a
- * Map) given for it, the others missing, through predict of a Map and of an Object[]: the message of the
+ * Map, an Iterator, a Stream) given for it, the others missing, through predict of a Map and of an Object[]: the message of the
  * IllegalArgumentException each raises, or "answered" where one answers. */
 public class ManyHarness {
     static String answer(Class<?> model, Object row) throws Exception {
@@ -350,7 +350,8 @@ public class ManyHarness {
 
     public static void main(String[] args) throws Exception {
         Object[] many = {Arrays.asList("v0_1"), new String[] {"v0_1"}, new double[] {1.0},
-                         new HashSet<String>(Arrays.asList("v0_1")), Collections.singletonMap("v0_1", 1.0)};
+                         new HashSet<String>(Arrays.asList("v0_1")), Collections.singletonMap("v0_1", 1.0),
+                         Arrays.asList("v0_1").iterator(), Arrays.asList("v0_1").stream()};
         for (String name : args) {
             Class<?> model = Class.forName(name);
             @SuppressWarnings("unchecked")
@@ -380,7 +381,7 @@ def test_many_values_for_a_feature_are_refused():
     directory = compile_sources(sources + [MANY_HARNESS])[0]
     printed = subprocess.run(["java", "-cp", directory, "ManyHarness", *map(class_name, sources)],
                              capture_output=True, text=True, check=True).stdout.splitlines()
-    kinds = ["ArrayList", "String[]", "double[]", "HashSet", "SingletonMap"]
+    kinds = ["ArrayList", "String[]", "double[]", "HashSet", "SingletonMap", "Iterator", "Stream"]
     expected = [f"feature '{feature.name}': many values ({kind}), not one: predict takes one row, a Map of feature "
                 "name to value or an Object[] of one value per feature"
                 if i in model.used_features() else "answered"
