@@ -220,7 +220,7 @@ def program_checks(paths: Sequence[str], variants: Sequence[str] | None = (), ta
     (SQLite's, DuckDB's and PostgreSQL's SQL may read alike); SQL reads ``table``, as exported with --table."""
     out = []
     for path in paths:
-        target = target_of_file("--program", path, RUNNABLE, "program (or rule text, SQL) treegen writes")
+        target = target_of_file("--program", path, RUNNABLE, "program, rule text or SQL treegen writes")
         options = {"source_name": path}  # (what a runner names it by)
         if target.variants is not None:
             options.update(_variant_of_file(path, target, variants))

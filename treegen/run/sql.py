@@ -84,7 +84,7 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    return f"SELECT {columns}{expression.rstrip().removesuffix(';')}\nFROM {d.table(table)}"
+    return f"SELECT {columns}{expression.rstrip()}\nFROM {d.table(table)}"
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
@@ -389,7 +389,7 @@ def output_columns(model: Model, count: int) -> tuple[bool, bool]:
     found = layouts.get(count - len(model.features))
     if found is None:
         expected = " or ".join(str(len(model.features) + n) for n in sorted(layouts))
-        raise TreegenError(f"the query returns {count} columns, not {expected}: the model's {len(model.features)} "
+        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the model's {len(model.features)} "
                            "features, the prediction" + (", the class probabilities (--proba)" if classes else "")
                            + " and the leaf ids (--leaf), in this order")
     return found
