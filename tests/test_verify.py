@@ -177,10 +177,21 @@ def test_verify_runs_ansi_sql_on_duckdb():
     assert result.ok and result.line().startswith("sql/ansi"), result.line()
 
 
-def test_verify_on_postgres(postgres_dsn):
+def test_verify_on_postgres(postgres_dsn, tmp_path):
+    """The SQL verify generates, and a file exported before (--program) with its table, probabilities and leaf ids;
+    the same file on a table of another name is the user's to fix."""
+    from treegen.targets import emit
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
     assert result.ok, result.line()
+    path = tmp_path / "labor.sql"
+    path.write_text(emit(model, "sql", dialect="postgres", table="labor rows", proba=True, leaf=True), encoding="utf-8")
+    run = lambda table: verify(model, WEKA + "labor.arff", [], ["postgres"], dsns={"postgres": postgres_dsn},
+                               programs=[str(path)], table=table, leaf=True)[0]
+    result = run("labor rows")
+    assert result.ok and result.note is None, result.line()
+    result = run("input")
+    assert result.user_error and result.error.startswith('postgres cannot run it: relation "labor rows" does not exist')
 
 
 def test_verify_on_mysql(mysql_server, tmp_path):
