@@ -649,7 +649,7 @@ def sql_options() -> list[click.Option]:
         help="Comma-separated SQL dialects to run (or the option repeated): " + ", ".join(
             f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items())
         + ". Without --dialect, a default one whose engine is not installed is left out, with a line saying "
-          "so; a dialect named must run.")
+          "so; a dialect named must run. A --program .sql file runs in the one dialect named.")
     return [dialects] + [
         click.Option([f"--{engine.name}-dsn", f"{engine.name}_dsn"], envvar=engine.dsn_variable,
                      help=f"How to reach a {engine.name} server for the dialects it runs "
