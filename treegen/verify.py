@@ -213,19 +213,19 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     return out
 
 
-def program_checks(paths: Sequence[str], variants: Sequence[str] | None = (), table: str = "input") -> list[Check]:
+def program_checks(paths: Sequence[str], variants: Sequence[str] | None = (), **exported) -> list[Check]:
     """A check for each file given (`verify --program`): that very file run as its target's program (the
     rule text read back, the SQL on its engine), the target told by the file's ending. A target with
     variants (SQL's dialects) runs a file in the one variant ``variants`` names, which the file cannot tell
-    (SQLite's, DuckDB's and PostgreSQL's SQL may read alike); SQL reads ``table``, as exported with --table."""
+    (SQLite's, DuckDB's and PostgreSQL's SQL may read alike); ``exported``: options the files were exported
+    with that running them needs (SQL's ``table`` and ``keep``), given to the targets that take them."""
     out = []
     for path in paths:
         target = target_of_file("--program", path, RUNNABLE, "program, rule text or SQL treegen writes")
         options = {"source_name": path}  # (what a runner names it by)
         if target.variants is not None:
             options.update(_variant_of_file(path, target, variants))
-        if "table" in target.option_names():
-            options["table"] = table
+        options.update((name, value) for name, value in exported.items() if name in target.option_names())
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
@@ -347,7 +347,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None,
            against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = (),
-           table: str = "input") -> list[Result]:
+           table: str = "input", keep: Sequence[str] = ()) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -368,14 +368,15 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     programs : program files exported before (.py, .java, .mjs, .c), rule text (.rules) or SQL (.sql, its one
         dialect named by ``dialects``): each is run itself and checked as a target is (with ``leaf``, a program must
         have been exported with leaf ids; SQL is checked on the columns it has).
-    table : the table a .sql file of ``programs`` reads (its export's --table).
+    table, keep : the table a .sql file of ``programs`` reads and the columns it passes through (its export's
+        --table and --keep).
     """
     status = status or (lambda text: None)
     plan = (checks(targets, default_dialects() if dialects is None else dialects)
             if targets or not (against or programs) else [])
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
-    plan += program_checks(programs, dialects, table)
+    plan += program_checks(programs, dialects, table=table, keep=keep)
     oracle = _oracle(against, model, against_options or {}) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from ..emit.sql.dialects import find_dialect
 from ..errors import TreegenError
-from ..model import Model
+from ..model import NOMINAL, Feature, Model
 from ..table import free_names
 from .protocol import write_output
 
@@ -33,7 +33,8 @@ def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), **contex
 
 def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[str]], *, model: Model,
              dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
-             spark=None, rows: Sequence[dict] | None = None, source_name: str | None = None) -> list[str | None]:
+             spark=None, rows: Sequence[dict] | None = None, source_name: str | None = None,
+             keep: Sequence[str] = ()) -> list[str | None]:
     """Run ``sql``, written in ``dialect``, once over ``data`` (CSV text with a header row, or row dicts)
     on the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it,
     for each list of arguments in ``each_args``.
@@ -50,23 +51,33 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     rows : ``data`` already read (as :func:`read_csv` reads it), when the caller has it.
     source_name : the file ``sql`` was read from (`verify --program`): the engine's refusal of it is the user's
         to fix, a one-line error, as a query without the columns expected is.
+    keep : the columns the query passes through first (its export's ``keep``): the table has them too, NULL.
     """
     engine = engine_for(dialect)
     dsn = dsn if dsn is not None else server_for(dialect, dsns or {})
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
-    sql = sql if is_query(sql) else as_query(sql, model, table, dialect)
+    read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
+    sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     try:
-        results = engine.query(*named_apart(sql, model, rows, table, dialect), dsn=dsn, spark=spark)
+        results = engine.query(*named_apart(sql, read, rows, table, dialect), dsn=dsn, spark=spark)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
         if source_name is not None and not isinstance(err, ImportError):  # (a package missing: verify's hint)
             raise TreegenError(f"{engine.name} cannot run it: {' '.join(str(err).split())[:300]} (verify runs it "
-                               f"on a table {find_dialect(dialect).table(table)} of the model's features: is it "
-                               f"the file's --dialect and --table?)") from None
+                               f"on a table {find_dialect(dialect).table(table)} of the model's features and the "
+                               f"--keep columns: are --dialect, --table and --keep the file's?)") from None
         raise RuntimeError(f"{engine.name}: {err}") from err
-    return [format_results(model, results, args) for args in each_args]
+    return [format_results(read, results, args) for args in each_args]
+
+
+def with_columns(model: Model, names: Sequence[str]) -> Model:
+    """``model`` as a table that has the columns ``names`` too, text: the rows leave them NULL."""
+    features = {f.name for f in model.features}
+    if named := [name for name in names if name in features]:
+        raise TreegenError(f"--keep names the feature {', '.join(named)}: a query passes every feature through")
+    return replace(model, features=(*model.features, *(Feature(name, NOMINAL) for name in names))) if names else model
 
 
 # What a statement may start with: an expression (`export --expression`) starts with none of these words
@@ -389,7 +400,7 @@ def output_columns(model: Model, count: int) -> tuple[bool, bool]:
     found = layouts.get(count - len(model.features))
     if found is None:
         expected = " or ".join(str(len(model.features) + n) for n in sorted(layouts))
-        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the model's {len(model.features)} "
-                           "features, the prediction" + (", the class probabilities (--proba)" if classes else "")
+        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the input table's "
+                           f"{len(model.features)} columns, the prediction" + (", the class probabilities (--proba)" if classes else "")
                            + " and the leaf ids (--leaf), in this order")
     return found
