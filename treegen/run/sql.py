@@ -400,7 +400,8 @@ def output_columns(model: Model, count: int) -> tuple[bool, bool]:
     found = layouts.get(count - len(model.features))
     if found is None:
         expected = " or ".join(str(len(model.features) + n) for n in sorted(layouts))
-        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the input table's "
-                           f"{len(model.features)} columns, the prediction" + (", the class probabilities (--proba)" if classes else "")
-                           + " and the leaf ids (--leaf), in this order")
+        probabilities = ", the class probabilities (--proba)" if classes else ""
+        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the input "
+                           f"table's {len(model.features)} columns, the prediction{probabilities} and the leaf ids "
+                           "(--leaf), in this order")
     return found
