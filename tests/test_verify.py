@@ -117,8 +117,60 @@ def test_a_program_exported_before_is_run_itself(tmp_path):
     assert edited.returncode == 1 and " MISMATCH " in edited.stdout, edited.stdout + edited.stderr
     other = subprocess.run([*treegen, "verify", str(model), "--program", str(model)], capture_output=True, text=True)
     assert other.returncode == 2 and other.stderr == (
-        f"treegen: error: --program {model}: its ending names no program (or rule text) treegen writes; name a .c, "
-        ".cjs, .java, .js, .mjs, .py, .rules file\n")
+        f"treegen: error: --program {model}: its ending names no program, rule text or SQL treegen writes; name a "
+        ".c, .cjs, .java, .js, .mjs, .py, .rules, .sql file\n")
+
+
+def test_a_sql_file_exported_before_is_run_itself(tmp_path):
+    """--program runs a .sql file on its dialect's engine, in the one --dialect named, on the --table it reads
+    with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one),
+    its --proba and --leaf columns checked where it has them; a threshold changed by hand is a mismatch; a file
+    the engine refuses, or one without the columns expected, is one error line naming it (exit 2)."""
+    model = tmp_path / "labor.json"
+    treegen = [sys.executable, "-m", "treegen"]
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    query, expression = tmp_path / "labor.sql", tmp_path / "expression.sql"
+    exported = ["--table", "scores", "--keep", 'id,"the, key"']
+    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", *exported, "--proba",
+                    "--leaf", "-o", str(query)], check=True)
+    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "duckdb", "--expression",
+                    "-o", str(expression)], check=True)
+    text = query.read_text(encoding="utf-8")
+    query.write_text("-- the labor model, exported once\n" + text, encoding="utf-8")
+    expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n", encoding="utf-8")
+    verify_sql = lambda path, *options: subprocess.run([*treegen, "verify", str(model), "--program", str(path),
+                                                        *options], capture_output=True, text=True)
+    done = verify_sql(query, WEKA + "labor.arff", "--dialect", "sqlite", *exported, "--leaf")
+    assert done.returncode == 0 and done.stdout.split()[:2] == [str(query), "ok"], done.stdout + done.stderr
+    assert "labels only" not in done.stdout and "no leaf ids" not in done.stdout
+    done = verify_sql(expression, "--dialect", "duckdb", "--leaf")
+    assert done.returncode == 0 and done.stdout.split()[:2] == [str(expression), "ok"], done.stdout + done.stderr
+    assert done.stdout.endswith("; no leaf ids: the file writes none; labels only: the file writes no probabilities\n")
+    assert "5629501786012933 AS REAL" in text  # wage-increase-first-year <= 2.5 moved to 2.56
+    query.write_text(text.replace("5629501786012933 AS REAL", "5764607523034235 AS REAL"), encoding="utf-8")
+    edited = verify_sql(query, "--dialect", "sqlite", *exported)
+    assert edited.returncode == 1 and " MISMATCH " in edited.stdout, edited.stdout + edited.stderr
+    unnamed = verify_sql(query, *exported)
+    assert unnamed.returncode == 2 and unnamed.stderr == (
+        f"treegen: error: --program {query}: name the one --dialect it was exported in (choose from ansi, sqlite, "
+        "postgres, duckdb, mysql, spark)\n")
+    other_table = verify_sql(query, "--dialect", "sqlite", "--keep", 'id,"the, key"')
+    assert verify_sql(query, "--dialect", "sqlite", "--table", "scores", "--keep", "id,duration").stderr == (
+        f"treegen: error: {query}: --keep names the feature duration: a query passes every feature through\n")
+    assert other_table.returncode == 2 and other_table.stderr == (
+        f"treegen: error: {query}: sqlite cannot run it: no such table: scores (verify runs it on a table \"input\" "
+        "of the model's features and the --keep columns: are --dialect, --table and --keep the file's?)\n")
+    expression.write_text(expression.read_text(encoding="utf-8").replace('"statutory-holidays"', '"holidays"'),
+                          encoding="utf-8")
+    renamed = verify_sql(expression, "--dialect", "duckdb")
+    assert renamed.returncode == 2 and renamed.stderr.startswith(
+        f"treegen: error: {expression}: duckdb cannot run it: Binder Error: ") and renamed.stderr.count("\n") == 1
+    assert "holidays" in renamed.stderr and not renamed.stdout
+    query.write_text('SELECT "duration" FROM scores', encoding="utf-8")
+    columns = verify_sql(query, "--dialect", "sqlite", "--table", "scores")
+    assert columns.returncode == 2 and columns.stderr == (
+        f"treegen: error: {query}: the query returns 1 column, not 17 or 18 or 19 or 20: the input table's 16 columns, "
+        "the prediction, the class probabilities (--proba) and the leaf ids (--leaf), in this order\n")
 
 
 def test_verify_runs_ansi_sql_on_duckdb():
@@ -128,10 +180,21 @@ def test_verify_runs_ansi_sql_on_duckdb():
     assert result.ok and result.line().startswith("sql/ansi"), result.line()
 
 
-def test_verify_on_postgres(postgres_dsn):
+def test_verify_on_postgres(postgres_dsn, tmp_path):
+    """The SQL verify generates, and a file exported before (--program) with its table, probabilities and leaf ids;
+    the same file on a table of another name is the user's to fix."""
+    from treegen.targets import emit
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     [result] = verify(model, WEKA + "labor.arff", ["sql"], ["postgres"], dsns={"postgres": postgres_dsn})
     assert result.ok, result.line()
+    path = tmp_path / "labor.sql"
+    path.write_text(emit(model, "sql", dialect="postgres", table="labor rows", proba=True, leaf=True), encoding="utf-8")
+    run = lambda table: verify(model, WEKA + "labor.arff", [], ["postgres"], dsns={"postgres": postgres_dsn},
+                               programs=[str(path)], table=table, leaf=True)[0]
+    result = run("labor rows")
+    assert result.ok and result.note is None, result.line()
+    result = run("input")
+    assert result.user_error and result.error.startswith('postgres cannot run it: relation "labor rows" does not exist')
 
 
 def test_verify_on_mysql(mysql_server, tmp_path):

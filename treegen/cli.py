@@ -649,7 +649,7 @@ def sql_options() -> list[click.Option]:
         help="Comma-separated SQL dialects to run (or the option repeated): " + ", ".join(
             f"{name} (on {d.engine})" if d.engine != name else name for name, d in DIALECTS.items())
         + ". Without --dialect, a default one whose engine is not installed is left out, with a line saying "
-          "so; a dialect named must run.")
+          "so; a dialect named must run. A --program .sql file runs in the one dialect named.")
     return [dialects] + [
         click.Option([f"--{engine.name}-dsn", f"{engine.name}_dsn"], envvar=engine.dsn_variable,
                      help=f"How to reach a {engine.name} server for the dialects it runs "
@@ -669,11 +669,19 @@ def sql_options() -> list[click.Option]:
               help="Export each target that writes leaf ids (python, java, javascript, c, sql) with them, and check "
                    "them too: per tree, the node ids where the row ends, as the model's own walk gives them.")
 @click.option("--program", "programs", multiple=True, metavar="FILE",
-              help="A program exported before (.py, .java, .mjs/.js/.cjs, .c) or rule text (.rules): run that very "
-                   "file and check it as a target is checked (the option repeated for more). With --program, only "
-                   "the targets --to names are generated and checked too.")
+              help="A program exported before (.py, .java, .mjs/.js/.cjs, .c), rule text (.rules) or SQL (.sql): run "
+                   "that very file and check it as a target is checked (the option repeated for more). SQL runs in "
+                   "the one --dialect named, as it was exported (the file does not say which), on a table of the "
+                   "model's features (--table, --keep); a SELECT or an --expression, its --proba and --leaf columns "
+                   "are checked where it has them. With --program, only the targets --to names are generated and "
+                   "checked too.")
+@click.option("--table", default="input", show_default=True,
+              help="The table a --program .sql file reads, as it was exported with --table.")
+@click.option("--keep", metavar="NAMES",
+              help="The columns a --program .sql file passes through, as it was exported with --keep "
+                   "(comma-separated): the table it runs on has them too, empty.")
 @categories_option(" (MODEL or --against's file, which takes the model's own names when none are given)")
-def verify(model, data, targets, dialects, against, leaf, programs, categories, **servers):
+def verify(model, data, targets, dialects, against, leaf, programs, table, keep, categories, **servers):
     """Run the generated code and check it against the model.
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
@@ -709,7 +717,8 @@ def verify(model, data, targets, dialects, against, leaf, programs, categories, 
     dialects = None if dialects is None else _split_names(dialects)
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
                          report=report, against=against, status=status.show, against_options=options, leaf=leaf,
-                         programs=programs)
+                         programs=programs, table=table,
+                         keep=_split_names([keep]) if keep else ())
     status.clear()
     sys.exit(max(result.status for result in results))
 

@@ -213,24 +213,35 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     return out
 
 
-# The targets whose file `verify --program` runs as it is: the programs, and the rule text (read back as `treegen
-# parse` reads it); SQL runs only as exported, with its dialect and table
-FILES_RUN = tuple(name for name, target in TARGETS.items() if target.runner is not None and target.variants is None)
-
-
-def program_checks(paths: Sequence[str]) -> list[Check]:
+def program_checks(paths: Sequence[str], variants: Sequence[str] | None = (), **exported) -> list[Check]:
     """A check for each file given (`verify --program`): that very file run as its target's program (the
-    rule text read back), the target told by the file's ending."""
+    rule text read back, the SQL on its engine), the target told by the file's ending. A target with
+    variants (SQL's dialects) runs a file in the one variant ``variants`` names, which the file cannot tell
+    (SQLite's, DuckDB's and PostgreSQL's SQL may read alike); ``exported``: options the files were exported
+    with that running them needs (SQL's ``table`` and ``keep``), given to the targets that take them."""
     out = []
     for path in paths:
-        target = target_of_file("--program", path, FILES_RUN, "program (or rule text) treegen writes")
+        target = target_of_file("--program", path, RUNNABLE, "program, rule text or SQL treegen writes")
+        options = {"source_name": path}  # (what a runner names it by)
+        if target.variants is not None:
+            options.update(_variant_of_file(path, target, variants))
+        options.update((name, value) for name, value in exported.items() if name in target.option_names())
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
         except (OSError, UnicodeDecodeError) as err:
             raise TreegenError(f"--program {path}: cannot read it ({err})") from None
-        out.append(Check(path, target, {"source_name": path}, source=source))  # (what a runner names it by)
+        out.append(Check(path, target, options, source=source))
     return out
+
+
+def _variant_of_file(path: str, target: Target, variants: Sequence[str] | None) -> dict:
+    """The options of the one variant a file of ``target`` is run in (``{"dialect": name}``); refused in one line
+    unless ``variants`` names exactly one."""
+    if not variants or len(variants) > 1:
+        named = f"given: {', '.join(variants)}" if variants else f"choose from {', '.join(_variant_choices(target))}"
+        raise TreegenError(f"--program {path}: name the one --{target.variants} it was exported in ({named})")
+    return checks([target.name], variants)[0].options
 
 
 def _variant_choices(target: Target) -> Sequence[str]:
@@ -289,7 +300,8 @@ def pip_name(package: str) -> str:
 def _outputs(model: Model, check: Check, csv_text: str, settings: dict, leaf: bool = False
              ) -> tuple[str, str | None, str | None]:
     """A target's printed labels, its probabilities for a classification model, and with ``leaf`` its leaf
-    ids, where the target writes them (None where it does not: the rule text)."""
+    ids, where the target writes them (None where it does not: the rule text's leaf ids, a SQL file's columns
+    it was not exported with)."""
     options = dict(check.options)
     classification = model.target.is_classification
     if classification and "proba" in check.target.option_names():
@@ -334,7 +346,8 @@ def _missing_package(err: BaseException) -> str | None:
 def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None,
-           against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = ()) -> list[Result]:
+           against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = (),
+           table: str = "input", keep: Sequence[str] = ()) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
 
     Parameters
@@ -352,15 +365,18 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
         own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
     leaf : each target that writes leaf ids is exported with them, and they are checked too.
-    programs : program files exported before (.py, .java, .mjs, .c) or rule text (.rules): each is run itself
-        and checked as a target is (with ``leaf``, a program must have been exported with leaf ids).
+    programs : program files exported before (.py, .java, .mjs, .c), rule text (.rules) or SQL (.sql, its one
+        dialect named by ``dialects``): each is run itself and checked as a target is (with ``leaf``, a program must
+        have been exported with leaf ids; SQL is checked on the columns it has).
+    table, keep : the table a .sql file of ``programs`` reads and the columns it passes through (its export's
+        --table and --keep).
     """
     status = status or (lambda text: None)
     plan = (checks(targets, default_dialects() if dialects is None else dialects)
             if targets or not (against or programs) else [])
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
-    plan += program_checks(programs)
+    plan += program_checks(programs, dialects, table=table, keep=keep)
     oracle = _oracle(against, model, against_options or {}) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
@@ -410,10 +426,14 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
     try:
         labels, proba, leaf_text = _outputs(model, check, csv_text, settings, leaves is not None)
         result = _judged(model, check, rows, count, (labels, proba), expected)
+        notes = [result.note]
         if leaf_text is not None:
             result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches)
         elif leaves is not None:
-            result.note = "; ".join(filter(None, [result.note, f"no leaf ids: {check.target.name} writes none"]))
+            notes.append(f"no leaf ids: {_whose(check)} writes none")
+        if proba is None and model.target.is_classification and "proba" in check.target.option_names():
+            notes.append(f"labels only: {_whose(check)} writes no probabilities")
+        result.note = "; ".join(filter(None, notes)) or None
         return result
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
         return Result(check.name, count, error=str(err), user_error=True)
@@ -422,6 +442,12 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         if hint is not None:
             return Result(check.name, count, error=hint, user_error=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _whose(check: Check) -> str:
+    """What a line's note calls the text checked: its target, or a file given that may have been exported
+    without an output."""
+    return "the file" if check.source is not None else check.target.name
 
 
 def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: tuple[str, str | None],

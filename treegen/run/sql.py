@@ -3,8 +3,10 @@ features, text for nominal ones, NULL for a missing value) in SQLite, DuckDB, Po
 (MariaDB) or Spark SQL, run the query and print its answers as a generated program would (see the
 common protocol).
 
-The query must be a full ``SELECT`` from :func:`treegen.emit.sql.emit`: its columns are the features,
-the prediction, then the class probabilities (``proba``), then the leaf ids (``leaf``).
+The query is a ``SELECT`` as :func:`treegen.emit.sql.emit` writes it: its columns are the features, the
+prediction, then the class probabilities (``proba``), then the leaf ids (``leaf``); which of these it has is
+read from how many columns it returns. An ``expression`` (no ``SELECT``) is run as the ``SELECT`` of the
+features and it from the table.
 """
 from __future__ import annotations
 
@@ -18,12 +20,12 @@ from typing import Callable, Sequence
 
 from ..emit.sql.dialects import find_dialect
 from ..errors import TreegenError
-from ..model import Model
+from ..model import NOMINAL, Feature, Model
 from ..table import free_names
 from .protocol import write_output
 
 
-def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), **context) -> str:
+def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), **context) -> str | None:
     """Run ``sql`` over ``data`` and return the output as a generated program prints it given ``args``
     (see :func:`run_each`)."""
     return run_each(sql, data, [args], **context)[0]
@@ -31,32 +33,69 @@ def run(sql: str, data: str | Sequence[dict], args: Sequence[str] = (), **contex
 
 def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[str]], *, model: Model,
              dialect: str = "sqlite", table: str = "input", dsns: dict | None = None, dsn: str | None = None,
-             spark=None, rows: Sequence[dict] | None = None) -> list[str]:
+             spark=None, rows: Sequence[dict] | None = None, source_name: str | None = None,
+             keep: Sequence[str] = ()) -> list[str | None]:
     """Run ``sql``, written in ``dialect``, once over ``data`` (CSV text with a header row, or row dicts)
     on the dialect's engine (:data:`ENGINES`) and return the output as a generated program prints it,
     for each list of arguments in ``each_args``.
 
     Parameters
     ----------
+    sql : a ``SELECT`` or an expression (see the module's description).
     each_args : ``--proba`` prints a header of class labels and the probability columns, ``--leaf`` the
-        leaf column; the query must have been generated with those columns.
+        leaf column; None where the query returns no such columns.
     model : gives the table's columns and the class labels.
     dialect : the SQL dialect; its row in ``DIALECTS`` names the engine that runs it.
     dsns : engine name -> how to reach its server (see :class:`Engine`); ``dsn``: for this engine.
     spark : a SparkSession for the ``spark`` engine (default: a local one).
     rows : ``data`` already read (as :func:`read_csv` reads it), when the caller has it.
+    source_name : the file ``sql`` was read from (`verify --program`): the engine's refusal of it is the user's
+        to fix, a one-line error, as a query without the columns expected is.
+    keep : the columns the query passes through first (its export's ``keep``): the table has them too, NULL.
     """
     engine = engine_for(dialect)
     dsn = dsn if dsn is not None else server_for(dialect, dsns or {})
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
+    read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
+    sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     try:
-        results = engine.query(*named_apart(sql, model, rows, table, dialect), dsn=dsn, spark=spark)
+        results = engine.query(*named_apart(sql, read, rows, table, dialect), dsn=dsn, spark=spark)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
+        if source_name is not None and not isinstance(err, ImportError):  # (a package missing: verify's hint)
+            raise TreegenError(f"{engine.name} cannot run it: {' '.join(str(err).split())[:300]} (verify runs it "
+                               f"on a table {find_dialect(dialect).table(table)} of the model's features and the "
+                               f"--keep columns: are --dialect, --table and --keep the file's?)") from None
         raise RuntimeError(f"{engine.name}: {err}") from err
-    return [format_results(model, results, args) for args in each_args]
+    return [format_results(read, results, args) for args in each_args]
+
+
+def with_columns(model: Model, names: Sequence[str]) -> Model:
+    """``model`` as a table that has the columns ``names`` too, text: the rows leave them NULL."""
+    features = {f.name for f in model.features}
+    if named := [name for name in names if name in features]:
+        raise TreegenError(f"--keep names the feature {', '.join(named)}: a query passes every feature through")
+    return replace(model, features=(*model.features, *(Feature(name, NOMINAL) for name in names))) if names else model
+
+
+# What a statement may start with: an expression (`export --expression`) starts with none of these words
+_QUERY_START = re.compile(r"\s*(?:(?:--[^\n]*|/\*.*?\*/)\s*)*(?:SELECT|WITH)\b", re.IGNORECASE | re.DOTALL)
+
+
+def is_query(sql: str) -> bool:
+    """``sql`` is a statement (a ``SELECT``, maybe after comments), not an expression."""
+    return _QUERY_START.match(sql) is not None
+
+
+def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
+    """The ``SELECT`` of the features and ``expression`` (one, or items ``expr AS name`` separated by commas)
+    from ``table``, as :func:`treegen.emit.sql.emit` would write the query with those columns. A line end
+    before ``FROM``: the expression may end in a comment."""
+    d = find_dialect(dialect)
+    columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
+    return f"SELECT {columns}{expression.rstrip()}\nFROM {d.table(table)}"
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
@@ -337,8 +376,32 @@ def read_csv(model: Model, text: str) -> list[dict]:
     return rows_for_model(parse_csv(text, "<stdin>"), model)
 
 
-def format_results(model: Model, results: Sequence[tuple], args: Sequence[str] = ()) -> str:
-    """Query results (features, prediction, probabilities, leaf) as the program protocol prints them."""
-    first, width = len(model.features), len(model.target.classes)
+def format_results(model: Model, results: Sequence[tuple], args: Sequence[str] = ()) -> str | None:
+    """Query results (features, prediction, probabilities, leaf) as the program protocol prints them; None
+    for ``--proba`` or ``--leaf`` where the results have no such columns."""
+    first = len(model.features)
+    proba, leaf = output_columns(model, len(results[0])) if results else (True, True)
+    if ("--proba" in args and not proba) or ("--leaf" in args and not leaf):
+        return None
+    width = len(model.target.classes) if proba else 0
     return write_output(model, [row[first] for row in results], [row[first + 1:first + 1 + width] for row in results],
                         [row[-1] for row in results], args)
+
+
+def output_columns(model: Model, count: int) -> tuple[bool, bool]:
+    """Whether a query returning ``count`` columns has the probabilities' and the leaf ids': after the
+    features, the prediction, a probability per class (a classification model's, ``proba``), the leaf ids
+    (``leaf``). No two of the four counts are the same, but with a model of one class: its two columns are
+    read as the prediction and the probability, as `verify` exports such a model."""
+    classes = len(model.target.classes) if model.target.is_classification else None
+    layouts = {1: (False, False), 2: (False, True)}
+    if classes:
+        layouts.update({1 + classes: (True, False), 2 + classes: (True, True)})
+    found = layouts.get(count - len(model.features))
+    if found is None:
+        expected = " or ".join(str(len(model.features) + n) for n in sorted(layouts))
+        probabilities = ", the class probabilities (--proba)" if classes else ""
+        raise TreegenError(f"the query returns {count} column{'s' if count != 1 else ''}, not {expected}: the input "
+                           f"table's {len(model.features)} columns, the prediction{probabilities} and the leaf ids "
+                           "(--leaf), in this order")
+    return found
