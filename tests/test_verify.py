@@ -166,6 +166,10 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     assert renamed.returncode == 2 and renamed.stderr.startswith(
         f"treegen: error: {expression}: duckdb cannot run it: Binder Error: ") and renamed.stderr.count("\n") == 1
     assert "holidays" in renamed.stderr and not renamed.stdout
+    alone = subprocess.run([*treegen, "verify", str(model), "--to", "sql", *exported], capture_output=True, text=True)
+    assert alone.returncode == 2 and alone.stderr == (
+        "treegen: error: --table and --keep say how a --program .sql file was exported: give one (verify's own SQL "
+        "reads the table it writes)\n")
     query.write_text('SELECT "duration" FROM scores', encoding="utf-8")
     columns = verify_sql(query, "--dialect", "sqlite", "--table", "scores")
     assert columns.returncode == 2 and columns.stderr == (

@@ -377,6 +377,9 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
     plan += program_checks(programs, dialects, table=table, keep=keep)
+    if (table != "input" or keep) and not any("table" in check.options for check in plan if check.source):
+        raise TreegenError("--table and --keep say how a --program .sql file was exported: give one (verify's own "
+                           "SQL reads the table it writes)")
     oracle = _oracle(against, model, against_options or {}) if against else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
