@@ -436,13 +436,27 @@ def test_raw_sums_at_the_sigmoid_cut_are_labelled_as_lightgbm_does_in_every_targ
     assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
 
 
-def sql_labels(model, dialect: str, rows: list[dict]) -> list[list[str]]:
+def sql_labels(model, dialect: str, rows: list[dict], **connection) -> list[list[str]]:
     """The labels of the SQL without --proba, which computes no link: the SELECT's and the --expression's."""
     d = DIALECTS[dialect]
-    select = query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect)
+    select = query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, **connection)
     alone = TARGETS["sql"].emit(model, dialect=dialect, expression=True)
-    inlined = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect)
+    inlined = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, **connection)
     return [[r[-1] for r in select], [r[0] for r in inlined]]
+
+
+def test_raw_sums_at_the_sigmoid_cut_on_spark(tmp_path, spark):
+    """Spark's EXP is Java's StrictMath.exp (fdlibm: 1 + x for x this small), which made p > 0.5 of the sum
+    0x1.8p-53, class 0 in LightGBM: decided on the raw sum, Spark's label is LightGBM's."""
+    cut = SIGMOID_F64_CUT
+    values = [cut, 1.5 * 2.0 ** -53, math.nextafter(cut, 1.0), 0.0, -cut]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut_model_text(values, 1.0))
+    model = import_file(str(path))
+    rows = [{"x0": float(i)} for i in range(len(values))]
+    labels = [str(int(v >= cut)) for v in values]
+    assert [model.predict(row) for row in rows] == labels == ["1", "0", "1", "0", "0"]
+    assert sql_labels(model, "spark", rows, spark=spark) == [labels] * 2
 
 
 def test_a_binary_label_is_decided_on_the_raw_sum_without_exp():
