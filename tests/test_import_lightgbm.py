@@ -390,39 +390,44 @@ def test_sigmoid_cut_needs_a_positive_finite_scale():
 
 
 def cut_model_text(values: list[float], sigmoid: float) -> str:
-    """A binary model of one tree whose leaf ``i`` (reached where ``x0 <= i + 0.5``, after the leaves before it)
-    holds ``values[i]``: its raw sum there is ``0.0 + values[i]``."""
+    """A binary model whose leaf ``i`` (reached where ``x0 <= i + 0.5``, after the leaves before it) holds
+    ``values[i]`` in its first tree: its raw sum there is ``0.0 + values[i]``. A NaN value is made by the sum
+    (SQL writes no NaN leaf): ``inf`` there, and ``-inf`` in a second tree whose other leaves are 0.0."""
+    first = [math.inf if math.isnan(v) else v for v in values]
+    second = [-math.inf if math.isnan(v) else 0.0 for v in values]
     n = len(values)
     nodes = range(n - 1)
-    tree = {"num_leaves": n, "num_cat": 0, "split_feature": [0] * (n - 1), "split_gain": [1] * (n - 1),
-            "threshold": [i + 0.5 for i in nodes], "decision_type": [2] * (n - 1),
-            "left_child": [-(i + 1) for i in nodes], "right_child": [i + 1 for i in nodes][:-1] + [-n],
-            "leaf_value": [repr(v) for v in values], "leaf_weight": [1] * n, "leaf_count": [1] * n,
-            "internal_value": [0] * (n - 1), "internal_weight": [1] * (n - 1), "internal_count": [1] * (n - 1),
-            "is_linear": 0, "shrinkage": 1}
     lines = ["tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0", "max_feature_idx=0",
-             f"objective=binary sigmoid:{sigmoid}", "feature_names=x0", f"feature_infos=[0:{n - 1}]", "",
-             "Tree=0", *(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in tree.items()),
-             "", "", "end of trees", "", "pandas_categorical:null", ""]
-    return "\n".join(lines)
+             f"objective=binary sigmoid:{sigmoid}", "feature_names=x0", f"feature_infos=[0:{n - 1}]", ""]
+    for number, leaves in enumerate([first, second] if any(map(math.isnan, values)) else [first]):
+        tree = {"num_leaves": n, "num_cat": 0, "split_feature": [0] * (n - 1), "split_gain": [1] * (n - 1),
+                "threshold": [i + 0.5 for i in nodes], "decision_type": [2] * (n - 1),
+                "left_child": [-(i + 1) for i in nodes], "right_child": [i + 1 for i in nodes][:-1] + [-n],
+                "leaf_value": [repr(v) for v in leaves], "leaf_weight": [1] * n, "leaf_count": [1] * n,
+                "internal_value": [0] * (n - 1), "internal_weight": [1] * (n - 1), "internal_count": [1] * (n - 1),
+                "is_linear": 0, "shrinkage": 1}
+        lines += [f"Tree={number}", *(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+                                      for k, v in tree.items()), "", ""]
+    return "\n".join(lines + ["end of trees", "", "pandas_categorical:null", ""])
 
 
 @pytest.mark.parametrize("sigmoid", [1.0, 0.7])
 def test_raw_sums_at_the_sigmoid_cut_are_labelled_as_lightgbm_does_in_every_target(tmp_path, sigmoid):
-    """Raw sums at the cut, one ulp either side, 0x1.8p-53 (the cut's neighbour at scale 1), 0.0, -0.0 and further:
-    LightGBM's own labels (LGBMClassifier.predict: numpy's argmax of [1 - p, p]), the model's, and every target's,
-    which decides ``raw >= cut`` without ``exp`` (SQLite and DuckDB, the SELECT and the --expression)."""
+    """Raw sums at the cut, one ulp either side, 0x1.8p-53 (the cut's neighbour at scale 1), 0.0, -0.0, further,
+    the infinities and NaN: LightGBM's own labels (LGBMClassifier.predict: numpy's argmax of [1 - p, p]), the
+    model's, and every target's, which decides ``raw >= cut`` without ``exp`` (SQLite and DuckDB, where NaN is
+    NULL and where it sorts high: the SELECT and the --expression)."""
     cut = sigmoid_cut(sigmoid)
     values = [cut, math.nextafter(cut, 0.0), math.nextafter(cut, 1.0), 1.5 * 2.0 ** -53, 0.0, -0.0, -cut,
-              4 * cut, -1.0, 2.0]
+              4 * cut, -1.0, 2.0, math.inf, -math.inf, math.nan]
     path = tmp_path / "cut.txt"
     path.write_text(cut_model_text(values, sigmoid))
     booster = lgb.Booster(model_file=str(path))
     x = np.arange(len(values), dtype=np.float64).reshape(-1, 1)
     raw, p = booster.predict(x, raw_score=True), booster.predict(x)
-    assert [float(r) for r in raw] == [v + 0.0 for v in values]
-    labels = [str(k) for k in np.argmax(np.column_stack([1.0 - p, p]), axis=1)]
-    assert labels == [str(int(v >= cut)) for v in values] and labels.count("1") == 4
+    assert all(same_bits(r, v + 0.0) for r, v in zip(raw, values))  # inf + -inf: NaN
+    labels = [str(k) for k in np.argmax(np.column_stack([1.0 - p, p]), axis=1)]  # the first NaN: 0
+    assert labels == [str(int(v >= cut)) for v in values] and labels.count("1") == 5
     model = import_file(str(path))
     rows = [{"x0": v} for v in x[:, 0]]
     assert [model.predict(row) for row in rows] == labels
