@@ -464,6 +464,20 @@ def test_raw_sums_at_the_sigmoid_cut_on_spark(tmp_path, spark):
     assert sql_labels(model, "spark", rows, spark=spark) == [labels] * 2
 
 
+def test_raw_sums_at_the_sigmoid_cut_on_postgres(tmp_path, postgres_dsn):
+    """PostgreSQL's float8 sum against the cut's literal; a NaN sum, which sorts above every number there, is
+    class 0 as in LightGBM."""
+    cut = sigmoid_cut(0.7)
+    values = [cut, math.nextafter(cut, 0.0), math.nextafter(cut, 1.0), 0.0, -cut, math.inf, -math.inf, math.nan]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut_model_text(values, 0.7))
+    model = import_file(str(path))
+    rows = [{"x0": float(i)} for i in range(len(values))]
+    labels = [str(int(v >= cut)) for v in values]
+    assert [model.predict(row) for row in rows] == labels == ["1", "0", "1", "0", "0", "1", "0", "0"]
+    assert sql_labels(model, "postgres", rows, dsn=postgres_dsn) == [labels] * 2
+
+
 def test_a_binary_label_is_decided_on_the_raw_sum_without_exp():
     """Every target labels a LightGBM binary model (its sigmoid 0.7) by its raw sum against the cut, not through
     the link: the label's code names the cut, and the SQL without --proba computes no EXP."""
