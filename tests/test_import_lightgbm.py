@@ -21,16 +21,19 @@ import pytest
 from click.testing import CliRunner
 
 import treegen
-from treegen import modelio
+from treegen import arithmetic, modelio
 from treegen.cli import main
+from treegen.emit.common import SIGMOID_F64_CUT, label_cut, sigmoid_cut
+from treegen.emit.sql.dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, from_object, import_file
 from treegen.importers.lightgbm import K_ZERO_THRESHOLD, from_lightgbm, model_from_text, oracle, read_model_file
-from treegen.model import Codes, Link, Op
+from treegen.model import Codes, Combine, Link, Op, apply_link, decide
 from treegen.probes import UNSEEN, probe_rows
-from treegen.targets import emit
+from treegen.targets import TARGETS, emit
 from treegen.run.java import run as run_java
-from treegen.verify import to_csv
+from treegen.run.sql import query
+from treegen.verify import to_csv, verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "lightgbm")
@@ -336,6 +339,168 @@ def test_sigmoid_as_the_text_holds_it():
     reread = lgb.Booster(model_str=booster.model_to_string())
     check_against(model, as_rows(model, probes), reread.predict(probes, raw_score=True), reread.predict(probes))
     check_against(model, as_rows(model, probes), booster.predict(probes, raw_score=True), booster.predict(probes))
+
+
+def own_label(raw: float, scale: float) -> int:
+    """The model's own rule for a LightGBM binary raw sum: the ARGMAX of its double scores [1 - p, p]."""
+    combine = Combine("sum", (0.0,), 1.0, "sigmoid", link_scale=scale, decide="argmax")
+    return decide(combine.decision(), apply_link(combine, [raw]), [raw])
+
+
+def bisected_cut(scale: float) -> float:
+    """The least nonnegative double whose own label is class 1, by bisection over the doubles' bits."""
+    low, high = 0, arithmetic.double_bits(math.inf)
+    assert (own_label(0.0, scale), own_label(math.inf, scale)) == (0, 1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if own_label(arithmetic.bits_double(middle), scale) else (middle, high)
+    return arithmetic.bits_double(high)
+
+
+CUT_SCALES = [1.0, 0.7, 0.123457, 2.0, 3.7, 1e-20, 1e300, 5e-324]
+
+
+@pytest.mark.parametrize("scale", CUT_SCALES)
+def test_sigmoid_cut_is_where_the_label_turns(scale):
+    """common.sigmoid_cut's proof, checked: the cut found by bisecting the model's own rule is sigmoid_cut's, and
+    every double within 2^20 ulps of it (2^14 for scales other than 1), the infinities, NaN, zeros, the bounds of
+    the docstring and a stride over all 2^64 bit patterns decide as ``raw >= cut``."""
+    cut = sigmoid_cut(scale)
+    assert bisected_cut(scale) == cut
+    if scale == 1.0:
+        assert cut == SIGMOID_F64_CUT == 1.5 * 2.0 ** -53 + 2.0 ** -105
+        assert own_label(1.5 * 2.0 ** -53, scale) == 0  # fdlibm's exp (Spark's) labels this one 1
+    bits = arithmetic.double_bits(cut)
+    width = 2 ** 20 if scale == 1.0 else 2 ** 14
+    near = [arithmetic.bits_double(b) for b in range(bits - width, bits + width + 1)]
+    stride = [arithmetic.bits_double(b) for b in range(0, 2 ** 64, 2 ** 64 // 100003)]
+    bounds = [0.0, -0.0, 5e-324, -5e-324, 2.0 ** -54, 2.0 ** -51, 1.5 * 2.0 ** -53 - 2.0 ** -103,
+              1.5 * 2.0 ** -53 + 2.0 ** -103, math.inf, -math.inf, math.nan, -math.nan, sys.float_info.max,
+              -sys.float_info.max, -cut, 745.0, -745.0, 710.0, -710.0]
+    for raw in near + stride + [b / scale for b in bounds] + bounds:
+        assert own_label(raw, scale) == int(raw >= cut), (scale, raw.hex())
+
+
+def test_sigmoid_cut_needs_a_positive_finite_scale():
+    """A scale of 0 labels every sum 0, a negative one turns the order round: no cut, the model's own rule is
+    written. The least positive scale still has a finite cut."""
+    assert [sigmoid_cut(s) for s in (0.0, -0.0, -1.0, math.inf, math.nan)] == [None] * 5
+    assert own_label(sys.float_info.max, 0.0) == 0 and (own_label(-1.0, -1.0), own_label(1.0, -1.0)) == (1, 0)
+    assert math.isfinite(sigmoid_cut(5e-324))
+
+
+def cut_model_text(values: list[float], sigmoid: float) -> str:
+    """A binary model whose leaf ``i`` (reached where ``x0 <= i + 0.5``, after the leaves before it) holds
+    ``values[i]`` in its first tree: its raw sum there is ``0.0 + values[i]``. A NaN value is made by the sum
+    (SQL writes no NaN leaf): ``inf`` there, and ``-inf`` in a second tree whose other leaves are 0.0."""
+    first = [math.inf if math.isnan(v) else v for v in values]
+    second = [-math.inf if math.isnan(v) else 0.0 for v in values]
+    n = len(values)
+    nodes = range(n - 1)
+    lines = ["tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0", "max_feature_idx=0",
+             f"objective=binary sigmoid:{sigmoid}", "feature_names=x0", f"feature_infos=[0:{n - 1}]", ""]
+    for number, leaves in enumerate([first, second] if any(map(math.isnan, values)) else [first]):
+        tree = {"num_leaves": n, "num_cat": 0, "split_feature": [0] * (n - 1), "split_gain": [1] * (n - 1),
+                "threshold": [i + 0.5 for i in nodes], "decision_type": [2] * (n - 1),
+                "left_child": [-(i + 1) for i in nodes], "right_child": [i + 1 for i in nodes][:-1] + [-n],
+                "leaf_value": [repr(v) for v in leaves], "leaf_weight": [1] * n, "leaf_count": [1] * n,
+                "internal_value": [0] * (n - 1), "internal_weight": [1] * (n - 1), "internal_count": [1] * (n - 1),
+                "is_linear": 0, "shrinkage": 1}
+        lines += [f"Tree={number}", *(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+                                      for k, v in tree.items()), "", ""]
+    return "\n".join(lines + ["end of trees", "", "pandas_categorical:null", ""])
+
+
+@pytest.mark.parametrize("sigmoid", [1.0, 0.7])
+def test_raw_sums_at_the_sigmoid_cut_are_labelled_as_lightgbm_does_in_every_target(tmp_path, sigmoid):
+    """Raw sums at the cut, one ulp either side, 0x1.8p-53 (the cut's neighbour at scale 1), 0.0, -0.0, further,
+    the infinities and NaN: LightGBM's own labels (LGBMClassifier.predict: numpy's argmax of [1 - p, p]), the
+    model's, and every target's, which decides ``raw >= cut`` without ``exp`` (SQLite and DuckDB, where NaN is
+    NULL and where it sorts high: the SELECT and the --expression)."""
+    cut = sigmoid_cut(sigmoid)
+    values = [cut, math.nextafter(cut, 0.0), math.nextafter(cut, 1.0), 1.5 * 2.0 ** -53, 0.0, -0.0, -cut,
+              4 * cut, -1.0, 2.0, math.inf, -math.inf, math.nan]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut_model_text(values, sigmoid))
+    booster = lgb.Booster(model_file=str(path))
+    x = np.arange(len(values), dtype=np.float64).reshape(-1, 1)
+    raw, p = booster.predict(x, raw_score=True), booster.predict(x)
+    assert all(same_bits(r, v + 0.0) for r, v in zip(raw, values))  # inf + -inf: NaN
+    labels = [str(k) for k in np.argmax(np.column_stack([1.0 - p, p]), axis=1)]  # the first NaN: 0
+    assert labels == [str(int(v >= cut)) for v in values] and labels.count("1") == 5
+    model = import_file(str(path))
+    rows = [{"x0": v} for v in x[:, 0]]
+    assert [model.predict(row) for row in rows] == labels
+    csv = "x0\n" + "".join(f"{v}\n" for v in x[:, 0])
+    for target in ("python", "java", "javascript", "c"):
+        text = TARGETS[target].emit(model)
+        assert TARGETS[target].run(text, csv, [], model=model).split() == labels, target
+    for dialect in ("sqlite", "duckdb"):
+        assert sql_labels(model, dialect, rows) == [labels] * 2, dialect
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=str(path))
+    assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
+
+
+def sql_labels(model, dialect: str, rows: list[dict], **connection) -> list[list[str]]:
+    """The labels of the SQL without --proba, which computes no link: the SELECT's and the --expression's."""
+    d = DIALECTS[dialect]
+    select = query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, **connection)
+    alone = TARGETS["sql"].emit(model, dialect=dialect, expression=True)
+    inlined = query(f"SELECT {alone} FROM {d.identifier('input')}", model, rows, dialect, **connection)
+    return [[r[-1] for r in select], [r[0] for r in inlined]]
+
+
+def test_raw_sums_at_the_sigmoid_cut_on_spark(tmp_path, spark):
+    """Spark's EXP is Java's StrictMath.exp (fdlibm: 1 + x for x this small), which made p > 0.5 of the sum
+    0x1.8p-53, class 0 in LightGBM: decided on the raw sum, Spark's label is LightGBM's."""
+    cut = SIGMOID_F64_CUT
+    values = [cut, 1.5 * 2.0 ** -53, math.nextafter(cut, 1.0), 0.0, -cut]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut_model_text(values, 1.0))
+    model = import_file(str(path))
+    rows = [{"x0": float(i)} for i in range(len(values))]
+    labels = [str(int(v >= cut)) for v in values]
+    assert [model.predict(row) for row in rows] == labels == ["1", "0", "1", "0", "0"]
+    assert sql_labels(model, "spark", rows, spark=spark) == [labels] * 2
+
+
+def test_raw_sums_at_the_sigmoid_cut_on_postgres(tmp_path, postgres_dsn):
+    """PostgreSQL's float8 sum against the cut's literal; a NaN sum, which sorts above every number there, is
+    class 0 as in LightGBM."""
+    cut = sigmoid_cut(0.7)
+    values = [cut, math.nextafter(cut, 0.0), math.nextafter(cut, 1.0), 0.0, -cut, math.inf, -math.inf, math.nan]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut_model_text(values, 0.7))
+    model = import_file(str(path))
+    rows = [{"x0": float(i)} for i in range(len(values))]
+    labels = [str(int(v >= cut)) for v in values]
+    assert [model.predict(row) for row in rows] == labels == ["1", "0", "1", "0", "0", "1", "0", "0"]
+    assert sql_labels(model, "postgres", rows, dsn=postgres_dsn) == [labels] * 2
+
+
+def test_a_binary_label_is_decided_on_the_raw_sum_without_exp():
+    """Every target labels a LightGBM binary model (its sigmoid 0.7) by its raw sum against the cut, not through
+    the link: the label's code names the cut, and the SQL without --proba computes no EXP."""
+    model = import_file(os.path.join(FIXTURES, VERSIONS[-1], "binary_sigmoid.txt"))
+    cut = repr(sigmoid_cut(0.7))
+    assert model.combine.link_scale == 0.7 and label_cut(model) == sigmoid_cut(0.7)
+    assert f"1 if _raw(x)[0] >= {cut} else 0" in TARGETS["python"].emit(model)
+    assert f"raw(x)[0] >= {cut} ? 1 : 0" in TARGETS["java"].emit(model)
+    assert 'decide: "raw_nonnegative"' in TARGETS["javascript"].emit(model)
+    assert f"#define LABEL_CUT {cut}" in TARGETS["c"].emit(model)
+    for dialect in ("postgres", "duckdb", "spark", "sqlite"):
+        for expression in (True, False):
+            sql = TARGETS["sql"].emit(model, dialect=dialect, expression=expression)
+            assert DIALECTS[dialect].double(sigmoid_cut(0.7)) in sql and "EXP(" not in sql, (dialect, expression)
+        assert "EXP(" in TARGETS["sql"].emit(model, dialect=dialect, proba=True), dialect
+
+
+def test_only_a_binary_sigmoid_label_has_a_cut():
+    """cross_entropy's plain sigmoid has the cut; multiclassova's sigmoids, random-forest mode's divisor, a
+    softmax, a regression keep the model's own rule."""
+    assert label_cut(import_file(os.path.join(FIXTURES, VERSIONS[-1], "cross_entropy.txt"))) == SIGMOID_F64_CUT
+    for name in ("multiclassova", "multiclass", "rf", "regression"):
+        assert label_cut(import_file(os.path.join(FIXTURES, VERSIONS[-1], name + ".txt"))) is None, name
 
 
 def test_sklearn_classifiers_keep_their_labels():

@@ -122,6 +122,16 @@ def bits_float32(bits: int) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+def double_bits(x: float) -> int:
+    """The bits of the double ``x`` as an unsigned integer: the nonnegative doubles' order, up to infinity."""
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def bits_double(bits: int) -> float:
+    """The double whose bits are ``bits``."""
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
 def exp(x: float) -> float:
     """C's ``exp`` (Python's math.exp calls it), with C's infinity instead of an OverflowError."""
     try:

@@ -100,8 +100,8 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
 NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
                "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
                "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
-# A binary XGBoost's label is decided on its raw sum against common.label_cut (LABEL_CUT), its link (expf) not
-# computed for it: the scores only where they are asked for.
+# A binary XGBoost's or LightGBM's label is decided on its raw sum against common.label_cut (LABEL_CUT), its
+# link (expf, exp) not computed for it: the scores only where they are asked for.
 LABEL_CUT_RUNTIME = (("        return raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0) ? 1 : 0;",
                       "        return raw[0] >= LABEL_CUT ? 1 : 0;"),
                      ("    double sums[SUM_WIDTH], scores[N_SCORES];\n    evaluate(x, sums, scores);\n"

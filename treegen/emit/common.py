@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
 
-from ..arithmetic import f32
+from ..arithmetic import bits_double, double_bits, f32
 from ..errors import TreegenError
 from ..model import CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
 
@@ -606,19 +606,25 @@ def takes_exp(combine) -> bool:
 # XGBoost's binary label (binary:logistic) is class 1 exactly when its float32 raw sum is at or above this
 # float32, 0x33c00001: 1.5 * 2^-24 and one float32 ulp (see label_cut).
 SIGMOID_F32_CUT = float.fromhex("0x1.800002p-24")
+# A binary classifier's label from its double raw sum S through the double sigmoid (LightGBM's binary) is class
+# 1 exactly when link_scale * S, rounded, is at or above this double: 1.5 * 2^-53 and one ulp (see label_cut).
+SIGMOID_F64_CUT = float.fromhex("0x1.8000000000001p-53")
 
 
 def label_cut(model: Model) -> float | None:
     """The raw sum at and above which a binary classifier's label is its second class, where the model's own
-    rule (the first highest of its float32 scores ``[1 - p, p]``, XGBoost's binary:logistic) comes to that:
-    :data:`SIGMOID_F32_CUT`. A target then decides ``raw >= cut`` as :attr:`Decision.RAW_NONNEGATIVE` decides
-    ``raw >= 0`` (:func:`label_decision`), without the ``expf`` its label would cost (the --proba scores keep
-    it). None for every other model, and where the sums are not XGBoost's alone (``init_last``, a divisor: the
-    targets' label paths skip the steps after the sums). The model is not changed: this is an equivalence of
-    the emitted code.
+    rule (the first highest of its scores ``[1 - p, p]``, ``p`` the sigmoid of its one raw sum) comes to that:
+    :data:`SIGMOID_F32_CUT` for float32 sums (XGBoost's binary:logistic), :func:`sigmoid_cut` of the link's
+    scale for double ones (LightGBM's binary and cross_entropy; XGBoost's as SQLite and MySQL compute it, in double:
+    :func:`treegen.emit.sql.computed`). A target then decides ``raw >= cut`` as
+    :attr:`Decision.RAW_NONNEGATIVE` decides ``raw >= 0`` (:func:`label_decision`), without the ``exp`` its
+    label would cost (the --proba scores keep it). None for every other model (scikit-learn's, CatBoost's
+    and HistGradientBoosting's binary models decide on the raw sum's sign already), and where the sums are
+    not the library's alone (``init_last``, a divisor: the targets' label paths skip the steps after the
+    sums). The model is not changed: this is an equivalence of the emitted code.
 
-    Why. ``p = f32(1 / f32(f32(e + 1) + f32(1e-16)))`` with ``e = expf(min(-S, 88.7f))``, ``S`` the raw sum
-    (float32). ``f32(1e-16)`` is below half an ulp of ``f32(e + 1) >= 1``, so ``d = f32(e + 1)`` is the
+    Why (float32). ``p = f32(1 / f32(f32(e + 1) + f32(1e-16)))`` with ``e = expf(min(-S, 88.7f))``, ``S`` the
+    raw sum (float32). ``f32(1e-16)`` is below half an ulp of ``f32(e + 1) >= 1``, so ``d = f32(e + 1)`` is the
     divisor. If ``d >= 2``, ``p <= 0.5 <= f32(1 - p)``: class 0 (a tie goes to the first). If ``d < 2``, ``d <=
     2 - 2^-23``, ``1 / d > 0.5 + 2^-25`` rounds to ``p >= 0.5 + 2^-24`` and ``1 - p <= 0.5 - 2^-24 < p``: class
     1. ``d < 2`` exactly when ``e + 1 < 2 - 2^-24`` (at ``e = 1 - 2^-24`` a tie, rounded to the even 2), so:
@@ -637,14 +643,63 @@ def label_cut(model: Model) -> float | None:
       2^-51`` gives 0, ``S`` above ``1.5 * 2^-24 + 2^-44`` gives 1. Between them lie fewer than 10 float32s
       (2^-47 apart there): tests/test_import_xgboost.py (``test_label_cut_is_where_the_binary_label_turns``)
       finds the cut by bisection and checks every float32 within 65,536 ulps of it against the model's own
-      rule, besides the bounds above."""
+      rule, besides the bounds above.
+
+    Why (double): :func:`sigmoid_cut`."""
     combine = model.combine
-    if (model.target.is_classification and len(model.target.classes) == 2 and combine.kind == CombineKind.SUM
-            and combine.link == Link.SIGMOID and combine.precision == Precision.FLOAT32 and combine.link_scale == 1.0
-            and len(combine.init) == 1 and not combine.init_last and combine.divisor == 1.0
-            and combine.decision() == Decision.ARGMAX and not has_label_values(model)):
-        return SIGMOID_F32_CUT
-    return None
+    if not (model.target.is_classification and len(model.target.classes) == 2 and combine.kind == CombineKind.SUM
+            and combine.link == Link.SIGMOID and len(combine.init) == 1 and not combine.init_last
+            and combine.divisor == 1.0 and combine.decision() == Decision.ARGMAX and not has_label_values(model)):
+        return None
+    if combine.precision == Precision.FLOAT32:  # XGBoost's float32 sigmoid has no scale (model.apply_link)
+        return SIGMOID_F32_CUT if combine.link_scale == 1.0 else None
+    return sigmoid_cut(combine.link_scale)
+
+
+def sigmoid_cut(scale: float) -> float | None:
+    """The least double ``S`` whose label is the second class, where the label is the first highest of ``[1 - p,
+    p]``, ``p = 1 / (1 + exp(-(scale * S)))`` in double with glibc's ``exp`` (:func:`treegen.arithmetic.sigmoid`,
+    LightGBM's ``BinaryLogloss::ConvertOutput`` and its ``LGBMClassifier.predict``): the least double whose
+    product by ``scale``, rounded, is at least :data:`SIGMOID_F64_CUT`, found by bisection over the doubles'
+    bits (63 steps); finite for every positive scale (the least, 2^-1074, maps the largest double to 2^-50).
+    None for a scale not positive and finite (a negative one turns the order round).
+
+    Why. Let ``s = fl(scale * S)`` (``fl``: rounded to double), ``e = exp(-s)``, ``d = fl(1 + e)``, ``p = fl(1 /
+    d)``. ``p > 0.5`` makes ``1 - p`` exact (Sterbenz) and below ``p``: class 1; ``p <= 0.5`` makes ``fl(1 - p)
+    >= 0.5 >= p``: class 0 (a tie goes to the first). If ``d >= 2``, ``p <= 0.5``. If ``d < 2``, ``d <= 2 -
+    2^-52``, so ``1 / d > 0.5 + 2^-54``, the midpoint above 0.5: ``p >= 0.5 + 2^-53``. ``d < 2`` exactly when ``1
+    + e < 2 - 2^-53`` (the tie there rounds to the even 2), so: class 1 exactly when ``e <= 1 - 2^-52`` (the
+    doubles below 1 are 2^-53 apart). Then in ``s``:
+
+    * NaN: ``p`` is NaN and the argmax of ``[NaN, NaN]`` is 0; ``NaN >= cut`` is false (the SQL tests the sum is
+      a number where NaN sorts high). ``s = -inf``: ``e = inf``, ``p = 0``: 0. ``s = +inf``: ``e = 0``: 1.
+    * ``s <= 0``: ``exp(-s) >= 1``, and glibc's ``exp`` errs by well under an ulp (0.5 + 1.11/128 and its
+      polynomial's, e_exp.c), so ``e >= 1 - 2^-53``: 0.
+    * ``s >= 2^-51``: ``exp(-s) < 1 - 2^-51 + 2^-103``, so ``e < 1 - 3 * 2^-53 + 2^-103``: ``e <= 1 - 2^-52``: 1.
+    * ``0 < s < 2^-51``, glibc's ``exp(x)``, ``x = -s``: below 2^-54 it returns ``1 + x``, which rounds to 1: 0.
+      Above, ``k = 0``, so ``r = x``, ``tail = 0``, ``scale = 1`` and ``e = fl(1 + tmp)``, ``tmp = x + x^2 (C2 +
+      x C3) + x^4 (...)`` in double: ``x`` and ``x^2 / 2 < 2^-103`` but for roundings of at most 2^-105 each.
+      Class 1 needs ``1 + tmp`` at or below the midpoint ``1 - 1.5 * 2^-53`` (ties to the even ``1 - 2^-52``):
+      ``s`` below ``1.5 * 2^-53 - 2^-103`` gives 0, above ``1.5 * 2^-53 + 2^-103`` gives 1. Between lie 9
+      doubles (2^-105 apart there): tests/test_import_lightgbm.py (``test_sigmoid_cut_is_where_the_label_turns``)
+      bisects the model's own rule and checks every double within 2^20 ulps of the cut, besides the bounds.
+      Class 1 starts at 0x1.8000000000001p-53: at 0x1.8p-53, ``x^2 / 2`` (0.56 of its ulp) leaves ``tmp`` one
+      ulp above ``x`` and ``1 + tmp`` above the midpoint.
+
+    ``fl(scale * S)`` is monotone in ``S`` for a positive scale, so class 1 is exactly ``S`` at or above the
+    least double it maps to :data:`SIGMOID_F64_CUT` or above; ``S = +inf`` (``s = inf``) is class 1, ``S = -inf``
+    and NaN class 0. The cut rests on glibc's ``exp`` near 0: the model's (Python's ``math.exp``), C's, the SQL
+    engines' that compute in double (SQLite, DuckDB, PostgreSQL, MariaDB) and the Java and JavaScript targets',
+    which write it out. Spark's ``EXP`` is Java's ``StrictMath.exp``, fdlibm's, which returns ``1 + x`` below
+    2^-28 and so puts 0x1.8p-53 in class 1: a label decided on the raw sum takes no ``exp``, so it is the
+    model's in Spark too."""
+    if not 0.0 < scale < math.inf:
+        return None
+    low, high = 0, double_bits(math.inf)  # fl(scale * 0.0) is below the cut, fl(scale * inf) above it
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if scale * bits_double(middle) >= SIGMOID_F64_CUT else (middle, high)
+    return bits_double(high)
 
 
 def label_decision(model: Model) -> tuple[Decision, float | None]:

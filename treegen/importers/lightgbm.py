@@ -71,9 +71,10 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   LightGBM refuses ``zero_as_missing`` with linear trees (``src/io/config.cpp``) and leaves categorical
   features out of the leaves' models, so a term's feature is numeric without a missing interval.
 * Labels: ``LGBMClassifier.predict`` is numpy's argmax of ``predict_proba``, ``[1 - p, p]`` for binary:
-  ``Decision.ARGMAX`` on the scores, the first NaN where one is NaN (:func:`treegen.model.argmax`). A
-  file has no class labels: they are "0", "1", ...; a classifier object's ``classes_`` name them (the
-  originals are kept in ``model.meta["lightgbm"]``).
+  ``Decision.ARGMAX`` on the scores, the first NaN where one is NaN (:func:`treegen.model.argmax`); the
+  generated code decides a binary label, equally, on the raw sum against one cut that depends on
+  ``sigmoid`` alone (:func:`treegen.emit.common.label_cut`). A file has no class labels: they are "0",
+  "1", ...; a classifier object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).
   ``cross_entropy`` (labels in [0, 1]) is imported as a classifier whose second score is what
   LightGBM predicts.
 

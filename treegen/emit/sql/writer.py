@@ -10,8 +10,8 @@ an XGBoost code within float32 rounding of an integer (2.99999999) is read in do
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
-written out in SQL), and the label follows the model's decision rule (a binary XGBoost's: its raw sum at or
-above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
+written out in SQL), and the label follows the model's decision rule (a binary XGBoost's or LightGBM's: its raw
+sum at or above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
 step; in expression mode the same values are written inline.
 
@@ -578,7 +578,7 @@ class Writer:
             number = lambda n: chosen(n) + 1
             return lambda ref: self.d.pick.format(items=", ".join(labels),
                                                   index=tree.outcome(lambda n: str(number(n)), ref, (number, "INT")))
-        raw_alone = label_cut(model) is not None and not proba  # XGBoost's label on its raw sum: no link
+        raw_alone = label_cut(model) is not None and not proba  # XGBoost's, LightGBM's label on its raw sum: no link
         scores = [] if raw_alone else [self.score_ref(k) for k in range(self.width())]
         if raw_alone:
             self._define_raw_sums()
@@ -590,7 +590,7 @@ class Writer:
         decision = self.decision()
         if decision in (Decision.RAW_NONNEGATIVE, Decision.RAW_POSITIVE):  # the raw sum's sign
             test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
-            cut = label_cut(model)  # XGBoost's binary label (common.label_decision): a NaN sum is class 0, and
+            cut = label_cut(model)  # a binary label on the raw sum (common.label_decision): a NaN sum is class 0, and
             # where NaN sorts above every number (not SQLite's NULL, which passes no test), it passes this one
             nan_high = cut is not None and self.nan_scores
             number = (lambda x: f" AND {x} <= {self.d.infinity}") if nan_high else (lambda x: "")
