@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 from decimal import Decimal, localcontext
 from functools import lru_cache
 
@@ -702,9 +701,5 @@ def _exp_table() -> list[str]:
             exact = Decimal(2) ** (Decimal(k) / 128)
             high = float(exact)
             tail = float(exact / Decimal(high) - 1)
-            words += [_bits(tail) if tail else 0, (_bits(high) - (k << 45)) % 2 ** 64]
+            words += [arithmetic.double_bits(tail) if tail else 0, (arithmetic.double_bits(high) - (k << 45)) % 2 ** 64]
     return [f"0x{word:016x}L" for word in words]
-
-
-def _bits(value: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", value))[0]
