@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from treegen import predict as predict_table
 from treegen.collector import collector_paused
 from treegen.data import reads_as_missing
 from treegen.targets import emit
@@ -405,6 +406,25 @@ def test_many_values_are_told_from_one():
                pd.Series([1.0]), pd.DataFrame({"a": [1]}), pd.Index(["a"]), iter([1])]
     assert [is_many(v) for v in one] == [many(v) for v in one] == [False] * len(one)
     assert [is_many(v) for v in several] == [many(v) for v in several] == [True] * len(several)
+
+
+def test_a_value_float_does_not_read_is_refused_naming_its_feature():
+    """A date or a complex number given for a numeric feature raised float()'s bare TypeError, naming neither the
+    feature nor the row's part in it: the model, treegen.predict and the generated module say which feature."""
+    import datetime
+
+    import pandas as pd
+    model = random_model(0, n_numeric=3, n_nominal=0)
+    module = load(emit(model, "python"))
+    row = rows_for(model, 1)[0]
+    name = model.features[next(iter(model.used_features()))].name
+    for value, kind in ((pd.Timestamp("2020-01-01"), "Timestamp"), (datetime.date(2020, 1, 1), "date"),
+                        (1 + 0j, "complex")):
+        given = {**row, name: value}
+        for predict in (model.predict, lambda r: predict_table(model, [r]), module["predict"]):
+            with pytest.raises(TypeError, match=f"^feature {re.escape(repr(name))}: an? [a-z.]*{kind} is not a "
+                                                "number$"):
+                predict(given)
 
 
 def test_a_column_or_a_table_given_as_a_row_is_refused():

@@ -988,6 +988,11 @@ class NotANumber(TreegenError, ValueError):
 TEXT = (str, bytes, bytearray)  # what float() reads as text
 
 
+class NoNumber(TreegenError, TypeError):
+    """A value of a type float() does not read (a date, a complex number) given for a numeric feature: a
+    TypeError, as float()'s own and the generated Python module's are."""
+
+
 class NotOneValue(TreegenError, TypeError):
     """Many values given where a row has one (:func:`is_many`), or a table or an array given as a row:
     a TypeError, as the generated Python module's."""
@@ -1034,7 +1039,10 @@ def number_of(feature: Feature, value: Any) -> float:
             raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number")
         if is_many(value):
             raise NotOneValue(many_values(feature.name, value))
-    return float(value)
+    try:
+        return float(value)
+    except TypeError:  # a date, a complex number
+        raise NoNumber(f"feature {feature.name!r}: {_a(_type_name(value))} is not a number") from None
 
 
 def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
