@@ -114,7 +114,7 @@ def test_fixture_without_pool_needs_category_names():
     assert str(info.value).startswith(path + ": ")
     done = CliRunner().invoke(cli, ["import", path])
     assert done.exit_code == 2 and done.output.endswith(
-        "or name the feature's categories (--categories color=A,B,...)\n"), done.output
+        "or name the feature's categories (predict, export, show and evaluate read a model imported with them; import and verify take them: --categories color=A,B,...)\n"), done.output
     assert done.output.startswith(f"treegen: error: {path}: a one-hot split") and done.output.count("\n") == 1
 
 
@@ -466,8 +466,8 @@ def test_categories_option_names_a_category_with_a_comma_and_a_feature_with_an_e
     estimator.save_model(path)
     runner = CliRunner()
     hint = runner.invoke(cli, ["import", path]).output
-    assert hint.endswith("""(--categories '"city=x"=A,B,...')\n"""), hint
-    spelt = shlex.split(hint[hint.rindex("(--categories ") + 1:-2])[1].replace("A,B,...", '"New York, NY",Paris,a=b')
+    assert hint.endswith("""take them: --categories '"city=x"=A,B,...')\n"""), hint
+    spelt = shlex.split(hint[hint.rindex(" --categories ") + 1:-2])[1].replace("A,B,...", '"New York, NY",Paris,a=b')
     out = str(tmp_path / "m.json")
     done = runner.invoke(cli, ["import", path, "--categories", spelt, "-o", out])
     assert done.exit_code == 0, done.output
@@ -720,7 +720,8 @@ def test_a_cbm_without_category_names_is_one_line_asking_for_them(tmp_path):
                               ).exit_code == 0
     asks = (f"treegen: error: {cbm}: a one-hot split on the categorical feature 'color' tests a category known only "
             r"by its hash \(\d+\); save the model with save_model\(path, format='json', pool=training_pool\), or "
-            r"name the feature's categories \(--categories color=A,B,...\)\n")
+            r"name the feature's categories \(predict, export, show and evaluate read a model imported with them; "
+            r"import and verify take them: --categories color=A,B,...\)\n")
     done = subprocess.run([sys.executable, "-m", "treegen", "import", cbm], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
     assert re.fullmatch(asks, done.stderr), done.stderr

@@ -505,13 +505,15 @@ class _SplitReader:
 
 def _unnamed_categories(name: str, hashed: int) -> TreegenError:
     """The error for a one-hot split whose category has no name, naming how to give the names in
-    the interface the user is in: ``categories=`` in Python, ``--categories`` on the command line."""
+    the interface the user is in: ``categories=`` in Python, ``--categories`` on the command line (of the
+    commands that take it: the others read the model imported so)."""
     problem = (f"a one-hot split on the categorical feature {name!r} tests a category known only by its hash "
                f"({hashed}); save the model with save_model(path, format='json', pool=training_pool), or name "
                "the feature's categories")
     return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{name!r}: ['A', 'B', ...]}}) "
                         "(or that argument of treegen.import_model for a file)",
-                        command_line=f"{problem} (--categories {categories_argument(name)})")
+                        command_line=f"{problem} (predict, export, show and evaluate read a model imported with "
+                                     f"them; import and verify take them: --categories {categories_argument(name)})")
 
 
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
