@@ -71,6 +71,12 @@ def test_predict_refuses_a_table_of_other_columns():
         treegen.predict(model, iris.to_numpy())
     with pytest.raises(TreegenError, match="^X lacks the feature column[(]s[)]: petal_width$"):
         treegen.predict_proba(model, iris.drop(columns="petal_width"))
+    numbered = iris.drop(columns="species").set_axis(range(4), axis=1)  # scikit-learn names its features x0...
+    with pytest.raises(TreegenError, match="^X lacks the feature column[(]s[)]: .*; its columns have numbers for "
+                                           "names: give X.to_numpy[(][)] to read them in the features' order"):
+        treegen.predict(model, numbered)
+    by_name = treegen.predict(model, iris.drop(columns="species"))
+    assert list(treegen.predict(model, numbered.to_numpy())) == list(by_name)
 
 
 def test_train_takes_a_dataframe(tmp_path):

@@ -110,7 +110,10 @@ def feature_columns(model: Model, X, expecting: str) -> list[np.ndarray]:
     by_name = dict(zip(*columns_of(X, names)))
     missing = [name for name in names if name not in by_name]
     if missing:
-        raise InputError(f"X lacks the feature column(s): {', '.join(missing)}")
+        unnamed = any(not isinstance(column, str) for column in getattr(X, "columns", ()))  # 0, 1, ...
+        raise InputError(f"X lacks the feature column(s): {', '.join(missing)}" + (
+            "; its columns have numbers for names: give X.to_numpy() to read them in the features' order, or "
+            "name them" if unnamed else ""))
     return [by_name[name] for name in names]
 
 
