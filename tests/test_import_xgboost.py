@@ -897,6 +897,18 @@ def test_unsupported_models_are_refused(params, label, message, tmp_path):
     assert re.search(message, one_line_error(path))
 
 
+def test_a_model_of_no_trees_is_refused_saying_so(tmp_path):
+    """Trained for 0 rounds, XGBoost predicts base_score; refused in one line, from a file and from the object."""
+    X, signal = make_data(12)
+    booster = xgb.train({"objective": "binary:logistic", "nthread": 1}, xgb.DMatrix(X, label=signal[:, 0] > 0), 0)
+    path = tmp_path / "model.json"
+    booster.save_model(str(path))
+    why = "the XGBoost model has no trees (trained for 0 rounds?): it predicts its base_score for every row"
+    assert one_line_error(path).startswith(f"{path}: {why}")
+    with pytest.raises(TreegenError, match=re.escape(why)):
+        from_xgboost(booster)
+
+
 def test_categorical_features_with_a_missing_value_are_refused(tmp_path):
     X, y = categorical_data(13)
     booster = train({"objective": "binary:logistic", "tree_method": "hist"}, X, y, feature_types=["q", "c"],

@@ -432,6 +432,9 @@ class _Conversion:
             raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
         indptr = self.rounds(model_part, len(raw_trees), groups)
         used, choice, best = self.rounds_used(learner, len(indptr) - 1)
+        if indptr[used] == 0:
+            raise self.fail("the XGBoost model has no trees (trained for 0 rounds?): it predicts its base_score for "
+                            "every row, and treegen compiles trees")
         n_features = self.integer(params, "num_feature", "learner_model_param")
         names = self.names(learner, n_features)
         missing, missing_from = self.missing(learner)
