@@ -438,6 +438,23 @@ def test_a_given_base_score_becomes_xgboosts_margin(objective, base_score, tmp_p
     assert bits(model.combine.init) == bits(no_trees.predict(xgb.DMatrix(X[:1]), output_margin=True).reshape(-1))
 
 
+@pytest.mark.parametrize("objective", ["multi:softprob", "multi:softmax"])
+def test_num_class_1_is_a_classifier_of_one_class(objective, tmp_path):
+    """XGBoost trains, loads and predicts multi:softprob and multi:softmax of num_class 1 (every label 0): the
+    softmax of one margin, 1.0, and the label 0 (a column, not a matrix) -- in the model, as the oracle gives
+    them, and in every target."""
+    X, _ = make_data(13)
+    booster = train({"objective": objective, "num_class": 1}, X, np.zeros(len(X)))
+    model = check_against_library(booster, tmp_path, X)
+    assert model.target.classes == ("0",) and model.meta["xgboost"]["classes"] == [0]
+    path = str(tmp_path / "model.json")
+    rows = rows_for(model, probe_matrix(model, X))
+    assert oracle(path, model, rows) == predict_rows(model, rows) == [("0", [1.0])] * len(rows)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"],
+                     against=path)
+    assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
+
+
 @pytest.mark.parametrize("missing", [-999.0, 0.0, 1.5])
 def test_the_missing_value_is_missing_where_its_float32_is(missing, tmp_path):
     X, signal = make_data(3)
