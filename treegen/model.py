@@ -628,7 +628,7 @@ class Model:
 
     def __post_init__(self):
         check_feature_names([f.name for f in self.features])
-        if not self.trees:  # every way a model is made comes here: importers, model files, rule text, the API
+        if not self.trees:  # every way of making a model passes here (a model file's reader names the field first)
             raise TreegenError("the model has no trees (a booster trained for 0 rounds, or saved without its trees?): "
                                "it would predict one constant for every row, and treegen compiles trees")
 
