@@ -178,6 +178,29 @@ def test_every_kind_of_model_agrees(engine):
             assert_agrees(model, probe_rows(model, limit=300), dialect, exact=False, **connection)
 
 
+def one_class_models(seed: int) -> list[Model]:
+    """Classifiers that saw one class, as scikit-learn fits them (the score is 1.0): a tree, a forest,
+    and boosted trees of one softmax sum labelling by the score, by the raw sum in float32 (XGBoost's
+    multi:softmax of num_class 1) and by Weka's rule."""
+    only = Target("y", CLASSIFICATION, ("only",))
+    base = random_model(seed, regression=True, n_trees=3, max_depth=3, missing_kinds=("child", "stop"))
+    boosted = [replace(base, target=only, combine=Combine("sum", init=(0.5,), scale=0.1, link="softmax",
+                                                          precision=precision, decide=decide))
+               for decide, precision in (("argmax", "float64"), ("argmax_raw", "float32"), ("weka", "float64"))]
+    return [random_model(seed, classes=only.classes), random_model(seed, classes=only.classes, n_trees=3), *boosted]
+
+
+def test_a_classifier_of_one_class_labels_every_row_with_it(engine):
+    """Its label takes no comparison (a CASE without a WHEN is no SQL), with scores or without."""
+    dialect, connection = engine
+    models = one_class_models(0)
+    for model in models[:1] if dialect in SLOW_ENGINES else models:
+        rows = probe_rows(model, limit=200)
+        assert_agrees(model, rows, dialect, **connection)
+        results = query(emit(model, "sql", dialect=dialect), model, rows, dialect, **connection)
+        assert [result[len(model.features)] for result in results] == ["only"] * len(rows)
+
+
 def test_float32_semantics_at_the_boundary(engine):
     from treegen.model import NumericSemantics
     dialect, connection = engine

@@ -523,6 +523,15 @@ def test_unsupported_models_are_refused(tmp_path):
         from_catboost(CatBoostClassifier())
 
 
+def test_a_model_of_no_trees_is_refused_saying_so(tmp_path):
+    """shrink(ntree_end=0) leaves CatBoost a model of no trees, saved as "oblivious_trees": null."""
+    from catboost import CatBoostRegressor
+    frame, signal = make_data(11)
+    empty = CatBoostRegressor(**KW).fit(frame[["x0", "x1"]], signal)
+    empty.shrink(ntree_end=0)
+    refused(tmp_path, empty, frame, "^[^:]+: the model has no trees \\(a booster trained for 0 rounds")
+
+
 def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboost_cannot_write_it(tmp_path):
     """Training on -inf and 0 puts a border at -inf: a valid split (-inf goes left, any other number
     right), but CatBoost's JSON writer has no number for it, so a fitted model or its .cbm is refused

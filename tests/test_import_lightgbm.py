@@ -771,6 +771,16 @@ def test_damaged_files(tmp_path, damage, expected):
     assert expected in message
 
 
+def test_a_file_of_no_trees_is_refused_saying_so(tmp_path):
+    """save_model(start_iteration=...) past the last tree writes the header and 'end of trees' straight after it
+    (LightGBM loads it and predicts a constant): a file of no trees, not a truncated one."""
+    X, y_bin, _, _ = numeric_data()
+    booster = lgb.train({**PARAMS, "objective": "binary"}, lgb.Dataset(X, y_bin), 3)
+    message = refusal(booster.model_to_string(start_iteration=10), tmp_path)
+    assert message.endswith(": the LightGBM model has no trees (saved with a start_iteration past its last tree?): "
+                            "it predicts one constant for every row, and treegen compiles trees")
+
+
 def test_pandas_categorical_that_does_not_fit(tmp_path):
     text = fixture_text("categorical_pandas").rstrip("\n")
     message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a"], ["b"]]\n', tmp_path)

@@ -432,10 +432,28 @@ def test_a_given_base_score_becomes_xgboosts_margin(objective, base_score, tmp_p
     X, signal = make_data(2)
     params = {"objective": objective, "base_score": base_score, **EXTRA_PARAMS.get(objective, {})}
     check_against_library(train(params, X, OBJECTIVE_TARGETS[objective](signal), rounds=2), tmp_path, X)
-    no_trees = train(params, X, OBJECTIVE_TARGETS[objective](signal), rounds=0)
-    model = from_xgboost(no_trees)
-    assert model.trees == [] and model.meta["xgboost"]["base_margin"] == list(model.combine.init)
-    assert bits(model.combine.init) == bits(no_trees.predict(xgb.DMatrix(X[:1]), output_margin=True).reshape(-1))
+    flat = train({**params, "eta": 0.0}, X, OBJECTIVE_TARGETS[objective](signal), rounds=1)  # a margin of init alone
+    model = from_xgboost(flat)
+    assert {node.value for tree in model.trees for node in tree.nodes if node.is_leaf} == {(0.0,)}
+    assert model.meta["xgboost"]["base_margin"] == list(model.combine.init)
+    assert bits(model.combine.init) == bits(flat.predict(xgb.DMatrix(X[:1]), output_margin=True).reshape(-1))
+
+
+@pytest.mark.parametrize("objective", ["multi:softprob", "multi:softmax"])
+def test_num_class_1_is_a_classifier_of_one_class(objective, tmp_path):
+    """XGBoost trains, loads and predicts multi:softprob and multi:softmax of num_class 1 (every label 0): the
+    softmax of one margin, 1.0, and the label 0 (a column, not a matrix) -- in the model, as the oracle gives
+    them, and in every target."""
+    X, _ = make_data(13)
+    booster = train({"objective": objective, "num_class": 1}, X, np.zeros(len(X)))
+    model = check_against_library(booster, tmp_path, X)
+    assert model.target.classes == ("0",) and model.meta["xgboost"]["classes"] == [0]
+    path = str(tmp_path / "model.json")
+    rows = rows_for(model, probe_matrix(model, X))
+    assert oracle(path, model, rows) == predict_rows(model, rows) == [("0", [1.0])] * len(rows)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"],
+                     against=path)
+    assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
 
 
 @pytest.mark.parametrize("missing", [-999.0, 0.0, 1.5])
@@ -895,6 +913,18 @@ def test_unsupported_models_are_refused(params, label, message, tmp_path):
     booster.save_model(str(path))
     assert str(path) in one_line_error(path)
     assert re.search(message, one_line_error(path))
+
+
+def test_a_model_of_no_trees_is_refused_saying_so(tmp_path):
+    """Trained for 0 rounds, XGBoost predicts base_score; refused in one line, from a file and from the object."""
+    X, signal = make_data(12)
+    booster = xgb.train({"objective": "binary:logistic", "nthread": 1}, xgb.DMatrix(X, label=signal[:, 0] > 0), 0)
+    path = tmp_path / "model.json"
+    booster.save_model(str(path))
+    why = "the XGBoost model has no trees (trained for 0 rounds?): it predicts its base_score for every row"
+    assert one_line_error(path).startswith(f"{path}: {why}")
+    with pytest.raises(TreegenError, match=re.escape(why)):
+        from_xgboost(booster)
 
 
 def test_categorical_features_with_a_missing_value_are_refused(tmp_path):

@@ -795,6 +795,15 @@ def test_feature_names_equal_once_stripped_are_refused(names, line):
         replace(model, features=(model.features[0], replace(model.features[1], name=" x ")))
 
 
+def test_a_model_of_no_trees_is_refused_as_it_is_made():
+    """It would predict one constant, and every path that reads the trees assumed one (predict answered one
+    row for many, the C target raised): refused however it is made, by the API too."""
+    model = random_model(1)
+    why = "the model has no trees (a booster trained for 0 rounds, or saved without its trees?): it would predict"
+    with pytest.raises(TreegenError, match="^" + re.escape(why)):
+        replace(model, trees=[])
+
+
 def test_an_arff_with_names_equal_once_stripped_is_refused_in_one_line(tmp_path):
     path = tmp_path / "d.arff"
     path.write_text("@relation r\n@attribute x numeric\n@attribute 'x ' numeric\n@attribute c {a,b}\n@data\n"

@@ -628,6 +628,9 @@ class Model:
 
     def __post_init__(self):
         check_feature_names([f.name for f in self.features])
+        if not self.trees:  # every way of making a model passes here (a model file's reader names the field first)
+            raise TreegenError("the model has no trees (a booster trained for 0 rounds, or saved without its trees?): "
+                               "it would predict one constant for every row, and treegen compiles trees")
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""

@@ -261,11 +261,11 @@ def _convert(document: dict, feature_names, categories) -> Model:
     scale, bias = _scale_and_bias(document, target, loss)
     dim = len(bias)
     splits = _SplitReader(info, labels, names)
-    if "oblivious_trees" in document:
-        trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"]]
+    if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
+        trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
         layout = "oblivious"
     elif "trees" in document:
-        trees = [_nonsymmetric_tree(tree, splits, dim) for tree in document["trees"]]
+        trees = [_nonsymmetric_tree(tree, splits, dim) for tree in document["trees"] or ()]
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")

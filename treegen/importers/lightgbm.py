@@ -306,7 +306,8 @@ class _Text:
         if not self.lines or self.lines[0] != "tree":
             raise self.fail(f"not a LightGBM model: the first line is not 'tree'; expected {WHAT_IS_READ}", 1)
         header, lines, average_output, position = {}, {}, False, 1
-        while position < len(self.lines) and not self.lines[position].startswith("Tree="):
+        while position < len(self.lines) and not self.lines[position].startswith("Tree=") \
+                and self.lines[position] != "end of trees":  # (straight after the header when there are no trees)
             line = self.lines[position]
             if line == "average_output":
                 average_output = True
@@ -365,7 +366,8 @@ class _Text:
         if parsed.per_iteration < 1:
             raise self.fail("num_tree_per_iteration must be at least 1", lines.get("num_tree_per_iteration"))
         if not blocks:
-            raise self.fail("the LightGBM model has no trees")
+            raise self.fail("the LightGBM model has no trees (saved with a start_iteration past its last tree?): "
+                            "it predicts one constant for every row, and treegen compiles trees")
         if len(blocks) % parsed.per_iteration:
             raise self.fail(f"{len(blocks)} trees are not whole iterations of {parsed.per_iteration} trees")
         sizes = header.get("tree_sizes")

@@ -80,7 +80,8 @@ objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and p
 which is what the model then does), and a non-NaN ``missing`` together with categorical features.
 
 Classifiers' classes are "0", "1", ... (XGBoost's labels are the integers 0 .. K-1; ``model.meta``
-keeps them as integers).
+keeps them as integers). ``multi:*`` of ``num_class`` 1, which XGBoost trains (every label 0), is a
+classifier of the one class "0": its score the softmax of one margin, 1.0.
 """
 from __future__ import annotations
 
@@ -289,7 +290,7 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         if objective == "multi:softmax":  # the probabilities, computed by XGBoost as multi:softprob does
             softprob = booster.copy()
             softprob.set_param({"objective": "multi:softprob"})
-            probabilities = softprob.predict(matrix, iteration_range=rounds)
+            probabilities = softprob.predict(matrix, iteration_range=rounds).reshape(len(predictions), -1)
     except (xgboost.core.XGBoostError, ValueError) as err:  # not the file the model came from, or not a model
         raise TreegenError(f"XGBoost refused: {_first_line(err)}", path) from None
     classes = model.target.classes
@@ -301,7 +302,8 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     elif OBJECTIVES[objective].classes == "binary":  # XGBClassifier: predict p > 0.5, predict_proba [1 - p, p]
         answers = [(classes[int(p > 0.5)], [float(np.float32(1.0) - p), float(p)]) for p in predictions]
     else:
-        answers = [(classes[int(np.argmax(scores))], [float(p) for p in scores]) for scores in predictions]
+        answers = [(classes[int(np.argmax(scores))], [float(p) for p in scores])  # one class: a column, not a matrix
+                   for scores in predictions.reshape(len(predictions), -1)]
     given = iter(answers)
     return [next(given) if kept else None for kept in taken]
 
@@ -432,6 +434,9 @@ class _Conversion:
             raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
         indptr = self.rounds(model_part, len(raw_trees), groups)
         used, choice, best = self.rounds_used(learner, len(indptr) - 1)
+        if indptr[used] == 0:
+            raise self.fail("the XGBoost model has no trees (trained for 0 rounds?): it predicts its base_score for "
+                            "every row, and treegen compiles trees")
         n_features = self.integer(params, "num_feature", "learner_model_param")
         names = self.names(learner, n_features)
         missing, missing_from = self.missing(learner)
@@ -508,7 +513,7 @@ class _Conversion:
             raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported; supported: one "
                             "target, one output per class for multi:softprob and multi:softmax")
         classes = self.integer(params, "num_class", "learner_model_param", default="0")
-        if objective.classes == "multi" and classes < 2:
+        if objective.classes == "multi" and classes < 1:  # 1: every label 0, a softmax of one margin (1.0)
             raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
         return classes if objective.classes == "multi" else 1
 

@@ -541,7 +541,10 @@ class Writer:
         d, define = self.d, self.define
         f32 = lambda x: sql_arithmetic.float32(d, x)
         names = [f"s{k}" for k in range(len(raw))]
-        top = define("top", lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})", names)
+        # one sum (a classifier of one class) is its own maximum: GREATEST takes two or more (SQLite's MAX of one
+        # is the aggregate, a single row)
+        top = define("top", (lambda ref: raw[0](ref)) if len(raw) == 1 else
+                     (lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})"), names)
         if single:
             gaps = [define(f"g{k}", lambda ref, s=s: f32(f"{s(ref)} - {top(ref)}"), [names[k], "top"]) for k, s in enumerate(raw)]
             exps = [define(f"e{k}", lambda ref, g=g: sql_arithmetic.expf(d, g(ref), self.nan_scores), [f"g{k}"])
@@ -609,6 +612,8 @@ class Writer:
         test). Not ``nan_wins``: a NaN never passes (:func:`treegen.model.max_index`), tested as NULL or as
         above infinity (only NaN is) where a score can be NaN."""
         d, labels = self.d, [self.d.string(label) for label in self.model.target.classes]
+        if len(scores) == 1:  # a classifier that saw one class: its label, whatever the score (a CASE needs a WHEN)
+            return labels[0]
         later = lambda i, test: " AND ".join(test(scores[i], scores[j]) for j in range(i + 1, len(scores)))
         if nan_wins or not self.nan_scores or not (d.nan_is_null or d.infinity):
             branches = [(later(i, lambda a, b: f"{a} >= {b}"), labels[i]) for i in range(len(scores) - 1)]
