@@ -261,6 +261,14 @@ def test_category_codes_spelled_as_numbers(engine):
         check_spelled_codes(model, dialect, connection, [dialect] + ansi)
 
 
+def test_an_engine_without_float32_reads_a_number_by_the_plain_cast_to_its_double():
+    """Where ``text_number`` found a number, Writer._category reads an XGBoost code by the plain cast (without
+    the text's tests) to round it in double arithmetic: the same cast."""
+    for d in DIALECTS.values():
+        if d.float32 is None:
+            assert d.text_number.endswith(f" THEN CAST({{0}} AS {d.double_type}) END"), d.name
+
+
 def test_category_codes_spelled_as_numbers_in_a_walk(walker):
     """The same where the tree is walked as arrays (a category becomes its position among the categories)."""
     dialect, connection = walker

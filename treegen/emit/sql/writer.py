@@ -194,8 +194,11 @@ class Writer:
                          f"ELSE {d.double(0.25)} END")
                 value = f"CASE WHEN abs({number}) < 0.5 THEN {small} ELSE {d.float32.format(number)} END"
             else:  # SQLite, MySQL: rounded in double, which below float32's normal range keeps more bits than
-                # float32 but its sign and a size under 1; read only under CODE_LIMIT (`named`): no overflow
-                value = f"CASE WHEN abs({number}) <= {tiny} THEN 0 ELSE {sql_arithmetic.float32_split(d, number)} END"
+                # float32 but its sign and a size under 1. Read only in `named`, where the text is a number under
+                # CODE_LIMIT: no overflow, and the plain cast (text_number's own) is that number without its text's
+                # tests, SQLite's 14 GLOBs, read four times (measured: 100 us a row instead of 420)
+                read = f"CAST({column} AS {d.double_type})"
+                value = f"CASE WHEN abs({read}) <= {tiny} THEN 0 ELSE {sql_arithmetic.float32_split(d, read)} END"
         code = d.truncated.format(value)
         if codes == Codes.INTEGRAL:
             code = f"CASE WHEN {value} = {code} THEN {code} END"
