@@ -632,7 +632,7 @@ def test_category_codes_under_one_half_read_in_sql_as_xgboost_reads_them(tmp_pat
 
 def test_float32_split_rounds_as_float32_ties_to_even_in_sqlite():
     """The SQL that rounds a code to float32 in plain double arithmetic (SQLite, MySQL): float32's own rounding
-    (numpy's) on ties of random 24-bit mantissas at every exponent from 2^-26 to 2^32, a double either side of
+    (numpy's) on ties of random 24-bit mantissas at every exponent from 2^-26 to 2^33, a double either side of
     each, both signs, and random doubles from 2^-126 to FLT_MAX."""
     rng = np.random.default_rng(5)
     mantissas = rng.integers(2 ** 23, 2 ** 24, 1000).astype(np.float64) + 0.5
@@ -678,7 +678,7 @@ def code_probes() -> list[float]:
     return probes + [2.0 ** 24 + 1, 2.0 ** 31 - 64, 2.0 ** 31 - 65, 2.0 ** 31, -2.0 ** 31, 3e9, 3e38]
 
 
-HUGE_CODES = [1e300, -1e300, 1.7e308]  # XGBoost refuses them: the model says (no category, left)
+HUGE_CODES = [1e300, -1e300, 1.7e308]  # XGBoost refuses inputs beyond float32: the model's answer (no category)
 
 
 def assert_codes_read_as_xgboost(tmp_path, dialect: str, dsn: str | None = None) -> None:
