@@ -243,7 +243,7 @@ def test_categories_compare_exactly(engine):
 
 
 # Codes spelled as numbers: as the text of the category they name, or of none (then unknown); NEAR lie
-# within float32 rounding of an integer, which SQLite and MySQL, without a 4-byte float, read in double
+# within float32 rounding of an integer, which SQLite and MySQL, without a 4-byte float, round in double arithmetic
 SPELLED = ("1.0", " 2 ", "2", "2e0", "1.7", "-0.5", "-0.0", "-1.5", "+1", ".5", "3.", "05", "1e300", "inf", "nan", "abc",
            "1-2", "1 2", "e1", "--1")
 NEAR = ("0.99999999", "2.9999999999", "1e-50")
@@ -284,6 +284,14 @@ def test_category_codes_spelled_as_numbers(engine):
         check_spelled_codes(model, dialect, connection, [dialect] + ansi)
 
 
+def test_an_engine_without_float32_reads_a_number_by_the_plain_cast_to_its_double():
+    """Where ``text_number`` found a number, Writer._category reads an XGBoost code by the plain cast (without
+    the text's tests) to round it in double arithmetic: the same cast."""
+    for d in DIALECTS.values():
+        if d.float32 is None:
+            assert d.text_number.endswith(f" THEN CAST({{0}} AS {d.double_type}) END"), d.name
+
+
 def test_category_codes_spelled_as_numbers_in_a_walk(walker):
     """The same where the tree is walked as arrays (a category becomes its position among the categories)."""
     dialect, connection = walker
@@ -296,7 +304,7 @@ def test_category_codes_spelled_as_numbers_in_a_walk(walker):
 def check_spelled_codes(model: Model, engine: str, connection: dict, dialects: list[str]) -> None:
     """Rows with the model's codes spelled every way, in each dialect run by the engine: the model's answers
     (labels and probabilities, bit for bit) on the rows with the categories the codes name."""
-    spelled = SPELLED + (NEAR if DIALECTS[engine].float32 or model.numeric.cast == "float64" else ())
+    spelled = SPELLED + NEAR
     first, second = (f.name for f in model.features if not f.is_numeric)
     rows = [{"x0": 0.5, first: a, second: b} for a in spelled for b in ("0", "1.0", "x")]
     expected = predict_rows(model, [as_named(model, r) for r in rows])

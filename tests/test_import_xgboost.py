@@ -14,10 +14,12 @@ import json
 import math
 import random
 import re
+import sqlite3
 import struct
 import subprocess
 import sys
 import time
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from click.testing import CliRunner
 from treegen import arithmetic, from_xgboost, modelio
 from treegen.cli import main
 from treegen.emit.common import SIGMOID_F32_CUT
+from treegen.emit.sql.arithmetic import float32_split
 from treegen.emit.sql.dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
@@ -643,6 +646,82 @@ def test_category_codes_under_one_half_read_in_sql_as_xgboost_reads_them(tmp_pat
     result = CliRunner().invoke(main, ["verify", str(native), str(data), "--against", str(native), "--to", "sql",
                                        "--dialect", "sqlite,duckdb,ansi"])
     assert result.exit_code == 0 and result.output.count(" ok ") == 4, result.output
+
+
+def test_float32_split_rounds_as_float32_ties_to_even_in_sqlite():
+    """The SQL that rounds a code to float32 in plain double arithmetic (SQLite, MySQL): float32's own rounding
+    (numpy's) on ties of random 24-bit mantissas at every exponent from 2^-26 to 2^33, a double either side of
+    each, both signs, and random doubles from 2^-126 to FLT_MAX."""
+    rng = np.random.default_rng(5)
+    mantissas = rng.integers(2 ** 23, 2 ** 24, 1000).astype(np.float64) + 0.5
+    ties = np.concatenate([mantissas * 2.0 ** (e - 23) for e in range(-26, 33)])
+    patterns = rng.integers(np.float64(2.0 ** -126).view(np.int64), np.float64(FLT_MAX).view(np.int64), 100_000)
+    x = np.concatenate([ties, np.nextafter(ties, 0), np.nextafter(ties, np.inf), patterns.view(np.float64)])
+    x = np.concatenate([x, -x])
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute("CREATE TABLE t (x REAL)")
+        connection.executemany("INSERT INTO t VALUES (?)", ((v,) for v in x.tolist()))
+        got = [r[0] for r in connection.execute(f"SELECT {float32_split(DIALECTS['sqlite'], 'x')} FROM t")]
+    assert bits(got) == bits(x.astype(np.float32).astype(np.float64))
+
+
+def codes_stump(tmp_path) -> Path:
+    """A one-split XGBoost file on integer codes that sends the even ones right: those under 16 it was
+    trained on, and 2^23 and 2^24 - 2 written into the file, so that each code's neighbours go the other way."""
+    codes = np.random.default_rng(0).integers(0, 16, 400).astype(float)
+    booster = train({"objective": "reg:squarederror", "tree_method": "hist", "max_cat_to_onehot": 1, "max_depth": 1},
+                    np.column_stack([np.zeros(400), codes]), codes % 2, feature_types=["q", "c"],
+                    enable_categorical=True, rounds=1)
+    saved = json.loads(booster.save_raw("json"))
+    tree = saved["learner"]["gradient_booster"]["model"]["trees"][0]
+    assert tree["categories"] == list(range(0, 16, 2))
+    tree["categories"] += [2 ** 23, 2 ** 24 - 2]
+    tree["categories_sizes"] = [len(tree["categories"])]
+    path = tmp_path / "codes.json"
+    path.write_text(json.dumps(saved))
+    return path
+
+
+def code_probes() -> list[float]:
+    """Codes at and around each integer k that float32 rounds them to: k, k -/+ 1e-7, the float32 midpoints
+    below and above k (ties, to even) and a double either side of each; the same below zero; 2^23 + 0.5 and
+    2^24 - 1.5 (ties to the even code, listed, where ties away would give the odd one), 2^24 + 1; near and
+    beyond CODE_LIMIT (2^31); and beyond where x * (2^29 + 1) overflows a double."""
+    probes = []
+    for k in [*map(float, range(16)), 2.0 ** 23, 2.0 ** 23 + 1, 2.0 ** 24 - 2, 2.0 ** 24 - 1]:
+        below, above = (float(np.nextafter(np.float32(k), np.float32(t))) for t in (-np.inf, np.inf))
+        ties = [(below + k) / 2, (k + above) / 2]
+        probes += [k, k - 1e-7, k + 1e-7, *ties, *(math.nextafter(t, s) for t in ties for s in (-math.inf, math.inf))]
+    probes += [-p for p in probes if p]
+    return probes + [2.0 ** 24 + 1, 2.0 ** 31 - 64, 2.0 ** 31 - 65, 2.0 ** 31, -2.0 ** 31, 3e9, 3e38]
+
+
+HUGE_CODES = [1e300, -1e300, 1.7e308]  # XGBoost refuses inputs beyond float32: the model's answer (no category)
+
+
+def assert_codes_read_as_xgboost(tmp_path, dialect: str, dsn: str | None = None) -> None:
+    path = codes_stump(tmp_path)
+    model, probes = import_file(str(path)), code_probes()
+    margins, predictions = library(xgb.Booster(model_file=str(path)), np.column_stack([np.zeros(len(probes)), probes]),
+                                   feature_types=["q", "c"])
+    assert len({p[0] for p in predictions}) == 2  # both ways taken
+    rows = [{"x0": 0.0, "x1": code_text(c)} for c in probes + HUGE_CODES]
+    assert assert_predicts(model, rows[:len(probes)], margins, predictions) == len(probes)
+    expected = [p[0] for p in predictions] + [model.scores(row)[0] for row in rows[len(probes):]]
+    got = [r[-1] for r in query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)]
+    wrong = [(row["x1"], e, g) for row, e, g in zip(rows, expected, got) if not abs(e - g) < 1e-6]
+    assert not wrong, wrong
+
+
+def test_category_codes_are_rounded_to_float32_in_sqlite(tmp_path):
+    """SQLite has no 4-byte float: a code is rounded to float32 in double arithmetic, as XGBoost reads it
+    (3.9999999 is code 4, 2^23 + 0.5 is 2^23), and huge codes, where that arithmetic would overflow, name none."""
+    assert_codes_read_as_xgboost(tmp_path, "sqlite")
+
+
+def test_category_codes_are_rounded_to_float32_in_mysql(tmp_path, mysql_server):
+    """The same in MySQL (MariaDB), which has no 4-byte float either, and raises an error where a double overflows."""
+    assert_codes_read_as_xgboost(tmp_path, "mysql", mysql_server)
 
 
 def minus_half_and_zero():

@@ -13,6 +13,7 @@ from .dialects import Dialect
 
 EXP_OVERFLOW = 709.782712893384  # glibc's exp is infinite above this double
 EXP_UNDERFLOW = -745.0  # and as good as 0 below (5e-324 at most: within is_close's 1e-300)
+VELTKAMP = 2.0 ** 29 + 1  # x * VELTKAMP splits a double's 53 significant bits into 24 and 29
 
 
 def float32(d: Dialect, x: str) -> str:
@@ -21,6 +22,15 @@ def float32(d: Dialect, x: str) -> str:
         raise TreegenError(f"{d.name}: float32 arithmetic (XGBoost) cannot be written in SQL for this engine: "
                            "it has no 4-byte float type")
     return d.float32.format(x)
+
+
+def float32_split(d: Dialect, x: str) -> str:
+    """``x`` rounded to 24 significant bits, ties to even, in plain double arithmetic (for an engine with no
+    4-byte float): Veltkamp's splitting, ``c - (c - x)`` with ``c = x * (2^29 + 1)``. That is float32's
+    rounding where float32 is normal and finite, ``2^-126 <= |x| < FLT_OVERFLOW``; beyond about 2^994 ``c``
+    overflows. ``x`` appears three times."""
+    c = f"{x} * {d.double(VELTKAMP)}"
+    return f"({c} - ({c} - {x}))"
 
 
 def exp(d: Dialect, x: str) -> str:
