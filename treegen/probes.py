@@ -55,9 +55,10 @@ def edge_values(model: Model, feature: int) -> list[float]:
 
 # Numbers for a feature of codes (Feature.codes), as numbers and as texts: integral, spelt otherwise
 # ("3.0" as pandas writes an integer column with a NaN), fractional (truncated, or no category),
-# both zeros, below zero, beyond an int, infinite; under one half, and what float32 rounds to (-)0 (XGBoost).
+# both zeros, below zero, beyond an int, infinite; under one half, and what float32 rounds to (-)0 (XGBoost);
+# just under an integer, which float32 (XGBoost) rounds up to it and a double (LightGBM) truncates below.
 CODE_VALUES = ("3.0", "3e0", "2.7", "-0.5", "-0.0", "-1.5", "1e300", "inf",  # as text: what every program reads
-               "-0.25", "0.25", "-1e-300", "1e-46")
+               "-0.25", "0.25", "-1e-300", "1e-46", "2.99999999", "-2.9999999999999996")
 
 
 def code_values(feature: Feature) -> list:
