@@ -178,7 +178,8 @@ def from_lightgbm(model_object, feature_names: Sequence[str] | None = None) -> M
 
     The booster's text (``model_to_string()``: the best iteration when early stopping found one,
     which is also what its ``predict`` uses) is read as :func:`read_model_file` reads a file; a
-    classifier's ``classes_`` name the classes.
+    classifier's ``classes_`` name the classes (but for a callable objective, whose model is the
+    regression of the raw score, as its ``predict`` and ``predict_proba`` return it).
 
     Parameters
     ----------
