@@ -722,17 +722,123 @@ def replace_line(text: str, prefix: str, line: str | None) -> str:
 
 
 @pytest.mark.parametrize("objective,why", [
-    ("lambdarank", "ranking"), ("rank_xendcg", "ranking"), ("cross_entropy_lambda", "log1p"),
-    ("custom", "custom objective"), ("survival", "")])
+    ("lambdarank", "ranking"), ("rank_xendcg", "ranking"), ("cross_entropy_lambda", "log1p"), ("survival", "")])
 def test_unsupported_objectives(tmp_path, objective, why):
     message = refusal(replace_line(fixture_text(), "objective=", f"objective={objective}"), tmp_path)
     assert f":7: objective {objective}" in message and why in message
     assert "supported: binary, cross_entropy, multiclass, multiclassova, regression" in message
 
 
-def test_custom_objective_without_objective_line(tmp_path):
-    message = refusal(replace_line(fixture_text(), "objective=", None), tmp_path)
-    assert "no objective (a custom objective); supported: binary" in message
+@pytest.mark.parametrize("line", [None, "objective=custom", "objective=none", "objective=custom sigmoid:1"])
+def test_a_file_without_objective_is_the_raw_sum(tmp_path, line):
+    """No objective= line, or one LightGBM reads as no objective function (ParseObjectiveAlias; the first
+    word custom, CreateObjectiveFunction): LightGBM's predict is the raw sum, and so is the model's."""
+    version = VERSIONS[-1]
+    path, expected = load_fixture(version, "binary")
+    text = tmp_path / "model.txt"
+    text.write_text(replace_line(fixture_text("binary", version), "objective=", line))
+    model = import_file(str(text))
+    assert model.target.kind == "regression" and model.combine.link == Link.IDENTITY
+    assert model.meta["objective"] == ("custom" if line is None else line.split("=", 1)[1])
+    assert "raw score" in model.meta["lightgbm"]["note"]
+    assert [t.nodes for t in model.trees] == [t.nodes for t in read_model_file(path).trees]
+    X = np.array([[math.nan if v is None else v for v in values] for values in expected["rows"]])
+    booster = lgb.Booster(model_file=str(text))
+    assert booster.predict(X).tolist() == [r[0] for r in np.reshape(expected["raw"], (len(X), -1)).tolist()]
+    check_against(model, as_rows(model, X), booster.predict(X, raw_score=True), booster.predict(X))
+
+
+def squared_error(preds, data):
+    """A custom objective (lgb.train's signature): the gradient and hessian of squared error."""
+    g = preds - data.get_label()
+    return g, np.ones_like(g)
+
+
+def sklearn_squared_error(y_true, y_pred):
+    """The same for the scikit-learn wrappers' callable objective."""
+    g = y_pred - y_true
+    return g, np.ones_like(g)
+
+
+@pytest.mark.parametrize("how", ["train", "train_init_score", "LGBMRegressor", "LGBMClassifier"])
+def test_custom_objective_from_file_and_object(tmp_path, how):
+    """A custom objective's model, from its file and from the live object, predicts LightGBM's raw sum bit for bit:
+    Booster.predict's and the wrapper's predict (an LGBMClassifier's predict and predict_proba are that raw score
+    too). The labels' mean is far from 0, where boost_from_average would add a bias with a built-in objective: a
+    custom objective starts from 0.0; and a Dataset's init_score is not in the model, nor in predict."""
+    X, y_bin, y_reg, _ = numeric_data()
+    if how.startswith("train"):
+        init = np.full(len(X), 5.0) if how == "train_init_score" else None
+        fitted = lgb.train({**PARAMS, "objective": squared_error}, lgb.Dataset(X, y_reg + 10, init_score=init), 8)
+        booster = fitted
+    else:
+        kind = getattr(lgb, how)
+        fitted = kind(objective=sklearn_squared_error, n_estimators=8, num_leaves=7, random_state=1, n_jobs=1,
+                      verbose=-1).fit(X, y_bin if how == "LGBMClassifier" else y_reg + 10)
+        booster = fitted.booster_
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    assert "\nobjective=" not in open(path).read()
+    from_file, from_object_ = read_model_file(path), from_lightgbm(fitted)
+    assert modelio.dumps(from_file) == modelio.dumps(from_object_).replace("every tree of the booster",
+                                                                             "every tree in the file")
+    assert from_file.target.kind == "regression" and from_file.combine.link == Link.IDENTITY
+    assert from_file.combine.init == (0.0,) and from_file.meta["objective"] == "custom"
+    assert from_file.meta["lightgbm"]["note"].startswith("a custom objective: the prediction is the raw score")
+    probes = threshold_probes(from_file, X[:4])
+    raw = booster.predict(probes, raw_score=True)
+    reread = lgb.Booster(model_file=path)
+    assert raw.tolist() == booster.predict(probes).tolist() == reread.predict(probes).tolist()
+    # no bias: the first tree's leaves are learning_rate (0.3) times the labels' residuals from 0.0 (or from the
+    # init_score, 5.0), not the labels' mean (about 10) plus a step
+    assert np.mean(booster.predict(X, num_iteration=1)) < 4
+    if how == "LGBMRegressor":
+        assert fitted.predict(probes).tolist() == raw.tolist()
+    elif how == "LGBMClassifier":  # no labels, no probabilities: both are the raw score
+        for predict in (fitted.predict, fitted.predict_proba):
+            with pytest.warns(UserWarning, match="Returning raw scores instead"):
+                assert predict(probes).tolist() == raw.tolist()
+    rows = as_rows(from_file, probes)
+    for model in (from_file, from_object_):
+        assert check_against(model, rows, raw, reread.predict(probes)) > 250
+
+
+def test_custom_objective_verify_against_the_file(tmp_path):
+    """`treegen verify --against` runs LightGBM on a file without objective (its raw sum) and agrees."""
+    X, _, y_reg, _ = numeric_data()
+    native, data = str(tmp_path / "model.txt"), str(tmp_path / "data.csv")
+    lgb.train({**PARAMS, "objective": squared_error}, lgb.Dataset(X, y_reg), 4).save_model(native)
+    pd.DataFrame(X[:30], columns=[f"Column_{i}" for i in range(4)]).to_csv(data, index=False)
+    result = CliRunner().invoke(main, ["verify", native, data, "--against", native, "--to", "python,rules"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "LightGBM itself     ok" in result.output and result.output.count(" ok ") == 3
+
+
+def multiclass_custom_objective(preds, data):
+    """A custom softmax objective over 3 classes: preds is n x 3 (LightGBM 4)."""
+    p = np.exp(preds - preds.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p -= np.eye(3)[data.get_label().astype(int)]
+    return p, np.ones_like(p)
+
+
+def test_custom_multiclass_objective_is_refused(tmp_path):
+    """Several trees per iteration under a custom objective: LightGBM predicts K raw sums per row (n x K), which a
+    regression cannot hold; refused in one line, the file, the booster and `treegen import` alike."""
+    X, _, _, y_multi = numeric_data()
+    booster = lgb.train({**PARAMS, "objective": multiclass_custom_objective, "num_class": 3},
+                        lgb.Dataset(X, y_multi), 3)
+    assert booster.predict(X[:5]).shape == (5, 3)
+    assert booster.predict(X[:5]).tolist() == booster.predict(X[:5], raw_score=True).tolist()
+    why = ("a custom objective with 3 trees per iteration is not supported: LightGBM predicts 3 raw scores per row, "
+           "and a treegen regression has one; supported: one tree per iteration")
+    message = refusal(booster.model_to_string(), tmp_path)
+    assert message.endswith(f"model.txt: {why}")
+    with pytest.raises(TreegenError, match=why):
+        from_lightgbm(booster)
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "model.txt")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and why in result.output
 
 
 def test_ranking_model_trained_here_is_refused(tmp_path):

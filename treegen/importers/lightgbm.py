@@ -77,9 +77,21 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   "1", ...; a classifier object's ``classes_`` name them (the originals are kept in ``model.meta["lightgbm"]``).
   ``cross_entropy`` (labels in [0, 1]) is imported as a classifier whose second score is what
   LightGBM predicts.
+* Custom objectives (``objective`` a callable in ``lgb.train`` or a scikit-learn wrapper): the file has no
+  ``objective=`` line (``GBDT::SaveModelToString`` writes it only with an objective function; a line that
+  ``ParseObjectiveAlias`` reads as ``custom`` loads as none, ``CreateObjectiveFunction``), and
+  ``Predict`` converts nothing without one: it returns the raw sum. ``BoostFromAverage`` adds no bias
+  without an objective function, and a ``Dataset``'s ``init_score`` is never in the model. The
+  scikit-learn wrappers with a callable objective return that raw score from ``predict`` and
+  ``predict_proba`` too (``python-package/lightgbm/sklearn.py`` v4.6.0 ``LGBMClassifier.predict_proba``),
+  an ``LGBMClassifier`` included. Such a model is a regression of the raw sum (``Link.IDENTITY``, its
+  ``meta["objective"]`` ``custom`` and ``meta["lightgbm"]["note"]`` saying the value is the raw score, for
+  the user's own transform). With several trees per iteration (a custom multi-class objective)
+  ``predict`` gives a raw score per class, an n x K matrix, which a regression of one value cannot hold:
+  refused.
 
-Refused, in one line: ``cross_entropy_lambda``, ranking objectives,
-custom objectives (a file without ``objective=``), and ``pandas_categorical`` that does not name the
+Refused, in one line: ``cross_entropy_lambda``, ranking objectives, custom objectives with several
+trees per iteration, and ``pandas_categorical`` that does not name the
 categorical features one for one (an ordered pandas Categorical is a numeric feature of its codes).
 """
 from __future__ import annotations
@@ -115,7 +127,11 @@ REGRESSIONS = {"regression": Link.IDENTITY, "regression_l1": Link.IDENTITY, "qua
 SQRT_OBJECTIVES = ("regression", "regression_l1", "quantile", "mape", "fair")
 SUPPORTED_OBJECTIVES = ", ".join([*CLASSIFIERS, *REGRESSIONS])
 REFUSED_OBJECTIVES = {"cross_entropy_lambda": "its log1p(exp(x)) link is not in the model",
-                      "lambdarank": "ranking", "rank_xendcg": "ranking", "custom": "a custom objective"}
+                      "lambdarank": "ranking", "rank_xendcg": "ranking"}
+CUSTOM = "custom"  # the objective LightGBM names a custom one (the file's parameters: [objective: custom])
+CUSTOM_ALIASES = ("custom", "none", "null", "na")  # include/LightGBM/config.h ParseObjectiveAlias
+RAW_SCORE_NOTE = ("a custom objective: the prediction is the raw score, the trees' sum without a link, as "
+                  "LightGBM's predict gives it (Booster and scikit-learn wrapper alike); apply your own transform")
 WHAT_IS_READ = IMPORTERS["LightGBM"].files  # as the table of importers says it
 
 
@@ -162,7 +178,8 @@ def from_lightgbm(model_object, feature_names: Sequence[str] | None = None) -> M
 
     The booster's text (``model_to_string()``: the best iteration when early stopping found one,
     which is also what its ``predict`` uses) is read as :func:`read_model_file` reads a file; a
-    classifier's ``classes_`` name the classes.
+    classifier's ``classes_`` name the classes (but for a callable objective, whose model is the
+    regression of the raw score, as its ``predict`` and ``predict_proba`` return it).
 
     Parameters
     ----------
@@ -231,8 +248,10 @@ def model_from_text(text: str, feature_names: Sequence[str] | None = None, sourc
         details["boosting"] = parsed.parameters["boosting"]
     if parsed.pandas_categorical:
         details["pandas_categorical"] = parsed.pandas_categorical
+    if objective.name == CUSTOM:
+        details["note"] = RAW_SCORE_NOTE
     # The file names its format (v3, v4), not the LightGBM that wrote it: no library_version from a file.
-    meta = library_meta("lightgbm", "LightGBM", None, parsed.header["objective"], details)
+    meta = library_meta("lightgbm", "LightGBM", None, parsed.header.get("objective", CUSTOM), details)
     numeric = NumericSemantics("float64", zero_band=K_ZERO_THRESHOLD)
     return Model(features, target, trees, combine, numeric, meta)
 
@@ -474,8 +493,12 @@ class _Objective:
 
 def _objective(parsed: _Parsed) -> _Objective:
     line = parsed.header_lines.get("objective")
-    if "objective" not in parsed.header:
-        raise parsed.fail(f"the model has no objective (a custom objective); supported: {SUPPORTED_OBJECTIVES}")
+    if _is_custom(parsed):
+        if parsed.per_iteration != 1:
+            raise parsed.fail(f"a custom objective with {parsed.per_iteration} trees per iteration is not supported: "
+                              f"LightGBM predicts {parsed.per_iteration} raw scores per row, and a treegen regression "
+                              "has one; supported: one tree per iteration", line)
+        return _Objective(CUSTOM, Link.IDENTITY)
     name, *params = parsed.header["objective"].split(" ")
     if name not in CLASSIFIERS and name not in REGRESSIONS:
         why = f" ({REFUSED_OBJECTIVES[name]})" if name in REFUSED_OBJECTIVES else ""
@@ -496,6 +519,14 @@ def _objective(parsed: _Parsed) -> _Objective:
         raise parsed.fail(f"objective {name} needs {expected} trees per iteration, the file says "
                           f"{parsed.per_iteration}", line)
     return _Objective(name, CLASSIFIERS[name], sigmoid, classification=True)
+
+
+def _is_custom(parsed: _Parsed) -> bool:
+    """A custom objective: no ``objective=`` line (``GBDT::SaveModelToString`` writes none without an
+    objective function), or one LightGBM reads as none (``ParseObjectiveAlias``, then
+    ``ObjectiveFunction::CreateObjectiveFunction``, which makes none of ``custom``)."""
+    text = parsed.header.get("objective")
+    return text is None or text in CUSTOM_ALIASES or text.split(" ")[0] == CUSTOM
 
 
 def _class_count(parsed: _Parsed) -> int:
