@@ -175,7 +175,7 @@ def node_impurities(criterion: str, totals: np.ndarray, squares: np.ndarray, wei
             return squares / totals[0] - (totals[1] / totals[0]) ** 2.0
         weight = totals.sum(0) if weight is None else weight
         if criterion == "gini":
-            return 1.0 - (totals * totals).sum(0) / (weight * weight)
+            return 1.0 - class_sum(totals * totals) / (weight * weight)
         return _entropy(totals, weight)
 
 
@@ -194,8 +194,8 @@ def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_ri
         if w_left is None:
             w_left, w_right = left.sum(0), right.sum(0)
         if criterion == "gini":  # scikit-learn's own arithmetic, so that its near-ties fall alike
-            gini_left = 1.0 - (left * left).sum(0) / (w_left * w_left)
-            gini_right = 1.0 - (right * right).sum(0) / (w_right * w_right)
+            gini_left = 1.0 - class_sum(left * left) / (w_left * w_left)
+            gini_right = 1.0 - class_sum(right * right) / (w_right * w_right)
             return -w_right * gini_right - w_left * gini_left
         return -w_right * _entropy(right, w_right, log) - w_left * _entropy(left, w_left, log)
 
@@ -203,7 +203,17 @@ def proxy(criterion: str, left: np.ndarray, right: np.ndarray, w_left=None, w_ri
 def _entropy(counts: np.ndarray, total: np.ndarray, log=libm.log) -> np.ndarray:
     p = counts / total
     terms = np.where(counts > 0, p * (log(np.where(counts > 0, p, 1.0)) / LOG2), 0.0)
-    return -terms.sum(0)
+    return -class_sum(terms)
+
+
+def class_sum(terms: np.ndarray) -> np.ndarray:
+    """The sum over the first axis (the classes) one class after another, as scikit-learn's loops add: numpy's
+    ``sum`` adds a run of 8 or more contiguous numbers pairwise (one candidate's classes, a 1-D array), whose
+    last bit then differs and turns a near-tie between two splits the other way."""
+    total = terms[0].copy()
+    for term in terms[1:]:
+        total += term
+    return total
 
 
 def exact_near_best(criterion: str, scores: np.ndarray, best: Callable[[], np.ndarray], left, right,
