@@ -131,6 +131,22 @@ def test_float32_sort_keys_sort_as_a_stable_sort_of_float32_casts():
             assert (np.argsort(float32_sort_keys(values)) == expected).all()
 
 
+def test_the_criterion_is_one_cart_learns_for_the_target():
+    """A regression learnt squared error whatever criterion it was given (absolute_error, gini, a typo), and
+    scikit-learn's 'log_loss' (its name for entropy) was refused: each criterion now is what it says or an error."""
+    X = np.arange(8.0)[:, None]
+    regression = numeric_dataset(X, np.array([1.0, 102.0, 1.0, -4.0, 3.0, 1.0, -2.0, 2.0]), regression=True)
+    for criterion in ("absolute_error", "gini", "poisson"):
+        with pytest.raises(TreegenError, match=f"^a regression tree's criterion is 'squared_error', not "
+                                               f"'{criterion}'$"):
+            fit(regression, "cart", criterion=criterion)
+    assert fit(regression, "cart").meta["criterion"] == "squared_error"
+    classes = numeric_dataset(X, np.array([0, 0, 0, 0, 1, 1, 1, 1]))
+    assert fit(classes, "cart", criterion="log_loss").meta["criterion"] == "entropy"
+    with pytest.raises(TreegenError, match="^criterion must be 'gini', 'entropy' or 'log_loss', not 'squared'$"):
+        fit(classes, "cart", criterion="squared")
+
+
 def test_seed_iris_example_accuracy():
     """001 grows a depth-3 Gini tree on iris (test_size=0.2, random_state=42): about 93 % or better."""
     X, y = datasets.load_iris(return_X_y=True)

@@ -96,7 +96,7 @@ from .cart_prune import choose_alpha, prune, prune_sequence
 from .cart_prune import pruning_path as _pruning_path
 
 
-def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
+def fit(dataset: Dataset, criterion: str | None = None, max_depth: int | None = None,
         min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
         min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, class_weight=None,
         cv_folds: int = 5, seed: int = 0, cast: str | None = None,
@@ -107,7 +107,8 @@ def fit(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
     ----------
     dataset : Dataset
         The training data; ``dataset.weights`` are the sample weights.
-    criterion : {"gini", "entropy"} for classification; regression always uses squared error.
+    criterion : "gini" (the default), "entropy" or "log_loss" (scikit-learn's name for entropy) for
+        classification; "squared_error" (the default, the only one) for regression.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_fraction_leaf
         Stopping rules with scikit-learn's meaning (fractions of the row count allowed for the two
         ``min_samples`` rules).
@@ -193,7 +194,7 @@ def _plain(value):
     return value
 
 
-def pruning_path(dataset: Dataset, criterion: str = "gini", max_depth: int | None = None,
+def pruning_path(dataset: Dataset, criterion: str | None = None, max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
                  min_impurity_decrease: float = 0.0, class_weight=None, cast: str | None = None,
                  min_weight_fraction_leaf: float = 0.0,

@@ -37,10 +37,15 @@ class Params:
     def checked(cls, dataset, criterion, max_depth, min_samples_split, min_samples_leaf,
                 min_impurity_decrease, class_weight, cast, min_weight_fraction_leaf=0.0) -> "Params":
         regression = not dataset.target.is_classification
+        criterion = "entropy" if criterion == "log_loss" else criterion  # scikit-learn's name for it since 1.1
         if regression:
+            if criterion not in (None, "squared_error"):  # (absolute_error, poisson, friedman_mse: not learnt)
+                raise TreegenError(f"a regression tree's criterion is 'squared_error', not {criterion!r}")
             criterion = "squared_error"
+        elif criterion is None:
+            criterion = "gini"
         elif criterion not in ("gini", "entropy"):
-            raise TreegenError(f"criterion must be 'gini' or 'entropy', not {criterion!r}")
+            raise TreegenError(f"criterion must be 'gini', 'entropy' or 'log_loss', not {criterion!r}")
         if cast not in ("float64", "float32"):
             raise TreegenError(f"cast must be 'float64' or 'float32', not {cast!r}")
         if max_depth is not None and (int(max_depth) != max_depth or max_depth < 1):
