@@ -946,3 +946,14 @@ def test_a_cr_or_a_leading_byte_order_mark_in_names_and_values_survives_predict_
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line.split()[:2] for line in done.stdout.splitlines()] == [
         [target, "ok"] for target in ("python", "java", "javascript", "c", "sql/sqlite", "rules")], done.stdout
+
+
+@pytest.mark.parametrize("algorithm", ["id3", "cart"])
+def test_rows_all_of_weight_zero_are_one_error_line(tmp_path, algorithm):
+    """ID3 raised a traceback where every row weighs zero (its root had no class to take); like CART, it says
+    there is nothing to learn from. (C4.5 grows one leaf of weight 0, as J48 does.)"""
+    data = tmp_path / "zero.arff"
+    data.write_text("@relation zero\n@attribute outlook {sunny,rain}\n@attribute play {yes,no}\n@data\n"
+                    "sunny,yes,{0}\nrain,no,{0}\nsunny,no,{0}\n", encoding="utf-8")
+    done = CliRunner().invoke(main, ["train", str(data), "--algorithm", algorithm, "-o", str(tmp_path / "m.json")])
+    assert (done.exit_code, done.output) == (2, "treegen: error: every row has weight zero: nothing to learn from\n")

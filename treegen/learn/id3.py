@@ -69,6 +69,8 @@ def _best_feature(dataset: Dataset, codes: np.ndarray, rows: np.ndarray, availab
 
 
 def _check(dataset: Dataset) -> None:
+    if not (dataset.weights > 0).any():  # (no class to give the root: its weights sum to 0)
+        raise TreegenError("every row has weight zero: nothing to learn from")
     if not dataset.target.is_classification:
         raise TreegenError(f"ID3 classifies; the target {dataset.target.name!r} is numeric "
                            "(use --algorithm cart for regression, or --nominal to treat it as classes)")
