@@ -24,7 +24,7 @@ from treegen.data import Dataset, load_dataset, read_table, rows_for_model
 from treegen.errors import TreegenError
 from treegen.learn import c45_order, criteria, fit
 from treegen.learn.c45_rep import JavaRandom
-from treegen.learn.c45_split import first_better, gr
+from treegen.learn.c45_split import first_better, gr, move_to_training_value
 from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, java_double, weka_double_to_string
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target, weka_argmax
 from treegen.targets import RUNNABLE
@@ -538,3 +538,15 @@ def test_a_numeric_split_counts_its_rows_by_its_cut_as_j48_does(tmp_path):
     rows = [(-math.inf, "a")] * 3 + [(-1.7976931348623157e308, "b")] + [(5.0, "b")] * 3
     expected = "\nx <= -1.7976931348623157E308: a (3.0)\nx > -1.7976931348623157E308: b (4.0)\n"
     assert expected in j48_text_learned_apart(tmp_path, rows)
+
+
+def test_a_threshold_moved_to_zero_is_the_zero_met_first():
+    """J48's setSplitPoint keeps the first training value it meets that is above the one before (by more than
+    1e-6): of 0.0 and -0.0, the first in data order, which its tree text prints (``n1 <= 0.0``); treegen took the
+    zero np.unique kept."""
+    for first, then in ((0.0, -0.0), (-0.0, 0.0)):
+        values = np.array([-1.0, first, 1.0, then, -1.0])
+        moved = move_to_training_value(0.5, values, np.unique(values))
+        assert moved == 0 and math.copysign(1, moved) == math.copysign(1, first)
+    values = np.array([-1.0, 2.0, 1.0])
+    assert move_to_training_value(1.5, values, np.unique(values)) == 1.0

@@ -417,7 +417,8 @@ def move_to_training_value(threshold: float, values: np.ndarray, distinct: np.nd
         end += 1
     if end == 0 or not distinct[end - 1] > lowest:  # only -inf or -Double.MAX_VALUE below: it stays
         return lowest
-    if end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL:
+    # (a zero is the first of -0.0 and 0.0 in data order, which the scan keeps: np.unique keeps either)
+    if (end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL) and distinct[end - 1] != 0:
         return float(distinct[end - 1])
     below = values[(values - threshold < SMALL) | (values <= threshold)]
     return float(below[first_better(below, lowest)])
