@@ -550,3 +550,11 @@ def test_a_threshold_moved_to_zero_is_the_zero_met_first():
         assert moved == 0 and math.copysign(1, moved) == math.copysign(1, first)
     values = np.array([-1.0, 2.0, 1.0])
     assert move_to_training_value(1.5, values, np.unique(values)) == 1.0
+
+
+def test_reduced_error_pruning_of_one_row_says_it_needs_two():
+    """One row gave "needs 2 to 1 folds, not 3", a range with nothing in it."""
+    one = Dataset((Feature("x", NUMERIC),), [np.array([1.0])], Target("y", "classification", ("a", "b")),
+                  np.array([0]), np.ones(1))
+    with pytest.raises(TreegenError, match="^reduced-error pruning needs 2 rows or more .*, not 1$"):
+        fit(one, "c45", reduced_error=True)

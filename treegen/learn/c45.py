@@ -404,6 +404,9 @@ def fit(dataset: Dataset, confidence: float = 0.25, min_leaf: int = 2, unpruned:
 
     if not dataset.target.is_classification:
         raise TreegenError("C4.5 learns classification trees; the target is numeric (use cart)")
+    if reduced_error and len(dataset) < 2:
+        raise TreegenError(f"reduced-error pruning needs 2 rows or more (grown on some, pruned on others), not "
+                           f"{len(dataset)}")
     if reduced_error and not 2 <= folds <= len(dataset):
         raise TreegenError(f"reduced-error pruning needs 2 to {len(dataset)} folds, not {folds}")
     if reduced_error and unpruned:
