@@ -804,7 +804,8 @@ def test_custom_objective_from_file_and_object(tmp_path, how):
 
 
 def test_custom_objective_verify_against_the_file(tmp_path):
-    """`treegen verify --against` runs LightGBM on a file without objective (its raw sum) and agrees."""
+    """`treegen verify --against` runs LightGBM on a file without objective (its raw sum) and agrees; `treegen
+    import` says the prediction is the raw score (its line said "predicting a number", no more)."""
     X, _, y_reg, _ = numeric_data()
     native, data = str(tmp_path / "model.txt"), str(tmp_path / "data.csv")
     lgb.train({**PARAMS, "objective": squared_error}, lgb.Dataset(X, y_reg), 4).save_model(native)
@@ -813,6 +814,10 @@ def test_custom_objective_verify_against_the_file(tmp_path):
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "LightGBM itself     ok" in result.output and result.output.count(" ok ") == 3
+    imported = CliRunner().invoke(main, ["import", native, "-o", str(tmp_path / "model.json")])
+    assert imported.exit_code == 0 and imported.output.splitlines()[1] == (
+        "treegen: a custom objective: the prediction is the raw score, the trees' sum without a link, as "
+        "LightGBM's predict gives it (Booster and scikit-learn wrapper alike); apply your own transform")
 
 
 def multiclass_custom_objective(preds, data):

@@ -609,6 +609,14 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
     if (rounds := _rounds_note(model)) is not None:
         click.echo(f"treegen: {rounds}", err=True)
+    if (note := _library_note(model)) is not None:
+        click.echo(f"treegen: {note}", err=True)
+
+
+def _library_note(model) -> str | None:
+    """What an importer noted of the model's prediction (its ``note`` in ``meta[library module]``): a LightGBM
+    custom objective's raw score, XGBoost's reg:logistic a regression."""
+    return next((own["note"] for own in model.meta.values() if isinstance(own, dict) and "note" in own), None)
 
 
 def _rounds_note(model) -> str | None:
