@@ -656,6 +656,7 @@ def label_cut(model: Model) -> float | None:
     return sigmoid_cut(combine.link_scale)
 
 
+@lru_cache(maxsize=64)  # label_cut asks once per target and per use in it: the 63 steps once per scale
 def sigmoid_cut(scale: float) -> float | None:
     """The least double ``S`` whose label is the second class, where the label is the first highest of ``[1 - p,
     p]``, ``p = 1 / (1 + exp(-(scale * S)))`` in double with glibc's ``exp`` (:func:`treegen.arithmetic.sigmoid`,
