@@ -373,8 +373,9 @@ class _RawTree:
     default_left: list[int]
     categorical: list[int]  # split_type: 1 for a categorical split
     categories: dict[int, list[int]]  # node id -> the categories that go right
-    weight: list[float]  # base_weights: a node's value were it a leaf
+    weight: list[float]  # base_weights: a node's value were it a leaf (empty for vector leaves)
     cover: list[float]  # sum_hessian
+    vectors: list[tuple[float, ...]] | None = None  # vector-leaf trees: each node's values, one per class
 
 
 class _Conversion:
@@ -427,7 +428,7 @@ class _Conversion:
         model_part, weights, booster = self.booster(learner)
         params = self.field(learner, "learner_model_param", "learner", dict)
         groups = self.output_groups(params, objective, objective_name)
-        raw_trees = [self.raw_tree(t, f"trees[{i}]")
+        raw_trees = [self.raw_tree(t, f"trees[{i}]", groups)
                      for i, t in enumerate(self.field(model_part, "trees", "model", list))]
         groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups)
         if weights is not None and len(weights) != len(raw_trees):
@@ -445,7 +446,7 @@ class _Conversion:
         trees = []
         for i in range(indptr[used]):
             tree = self.tree(raw_trees[i], categories, n_features, i)
-            tree.output = groups_of_trees[i]
+            tree.output = groups_of_trees[i] if raw_trees[i].vectors is None else None  # a vector adds to all
             if weights is not None:
                 tree.weight = weights[i]
             trees.append(tree)
@@ -510,8 +511,9 @@ class _Conversion:
     def output_groups(self, params: dict, objective: Objective, objective_name: str) -> int:
         targets = self.integer(params, "num_target", "learner_model_param", default="1")
         if targets > 1:
-            raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported; supported: one "
-                            "target, one output per class for multi:softprob and multi:softmax")
+            raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported: a treegen model "
+                            "predicts one target, a value or a class; supported: one target, with one output per "
+                            "class for multi:softprob and multi:softmax (vector leaves too)")
         classes = self.integer(params, "num_class", "learner_model_param", default="0")
         if objective.classes == "multi" and classes < 1:  # 1: every label 0, a softmax of one margin (1.0)
             raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
@@ -719,12 +721,11 @@ class _Conversion:
 
     # -- trees ------------------------------------------------------------------------------------
 
-    def raw_tree(self, t: dict, where: str) -> _RawTree:
+    def raw_tree(self, t: dict, where: str, groups: int) -> _RawTree:
         params = self.field(t, "tree_param", where, dict)
         leaf_size = self.integer(params, "size_leaf_vector", f"{where}.tree_param", default="1")
-        if leaf_size > 1:
-            raise self.fail(f"XGBoost trees with vector leaves ({leaf_size} outputs, multi_strategy="
-                            "'multi_output_tree') are not supported; supported: one value per leaf")
+        if leaf_size > 1 and leaf_size != groups:
+            raise self.invalid(f"{where}.tree_param.size_leaf_vector", f"is {leaf_size} for {groups} output(s)")
         left = self.integers(t, "left_children", where)
         n = len(left)
         if n < 1 or n != self.integer(params, "num_nodes", f"{where}.tree_param"):
@@ -732,14 +733,44 @@ class _Conversion:
         right, feature, default_left = (self.integers(t, key, where, n) for key in
                                         ("right_children", "split_indices", "default_left"))
         split_type = self.integers(t, "split_type", where, n, default=[0] * n)
-        children = np.asarray(left + right)
+        if leaf_size == 1:
+            children = np.asarray(left + right)
+        else:  # a vector leaf's right child may name its value (3.2+): only splits name children
+            splits = [i for i, child in enumerate(left) if child != -1]
+            children = np.asarray([left[i] for i in splits] + [right[i] for i in splits] + [-1])
         if children.min() < -1 or children.max() >= n or 0 in children:
             raise self.invalid(f"{where}", "has a child id out of range")
         conditions = self.floats(t, "split_conditions", where, n)
+        vectors = self.vector_values(t, where, left, right, leaf_size) if leaf_size > 1 else None
         return _RawTree(left, right, feature, conditions, default_left, split_type,
                         self.tree_categories(t, where, split_type, n),
-                        self.floats(t, "base_weights", where, n, default=conditions),
-                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n))
+                        [] if vectors is not None else self.floats(t, "base_weights", where, n, default=conditions),
+                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n), vectors)
+
+    def vector_values(self, t: dict, where: str, left: list[int], right: list[int],
+                      size: int) -> list[tuple[float, ...]]:
+        """Each node's values in a tree of vector leaves (multi_strategy="multi_output_tree", 2.0+;
+        src/tree/multi_target_tree_model.cc ``SaveModel``): ``base_weights`` holds ``size`` numbers per
+        node, the leaves' values among them up to 3.1; from 3.2 on a leaf's values are the
+        ``right_children[leaf]``-th ``size`` numbers of ``leaf_weights``, which XGBoost predicts with
+        (``MultiTargetTreeView::LeafValue``)."""
+        n = len(left)
+        weights = self.floats(t, "base_weights", where)
+        if len(weights) != n * size:
+            raise self.invalid(f"{where}.base_weights", f"has {len(weights)} entries for {n} nodes of {size} values")
+        values = [tuple(weights[i * size:(i + 1) * size]) for i in range(n)]
+        if "leaf_weights" not in t:
+            return values
+        leaf_weights = self.floats(t, "leaf_weights", where)
+        count = len(leaf_weights) // size
+        if len(leaf_weights) != count * size:
+            raise self.invalid(f"{where}.leaf_weights", f"has {len(leaf_weights)} entries, not {size} per leaf")
+        for i, child in enumerate(left):
+            if child == -1:
+                if not 0 <= right[i] < count:
+                    raise self.invalid(f"{where}.right_children", f"names leaf value {right[i]} of {count}")
+                values[i] = tuple(leaf_weights[right[i] * size:(right[i] + 1) * size])
+        return values
 
     def integers(self, container, key: str, where: str, length: int | None = None, default=...) -> list[int]:
         """A list of integers (of ``length`` entries, if given)."""
@@ -799,7 +830,8 @@ class _Conversion:
         nodes = []
         for old in order:
             if left[old] == -1:
-                nodes.append(Node((raw.condition[old],), n=raw.cover[old]))
+                value = (raw.condition[old],) if raw.vectors is None else raw.vectors[old]
+                nodes.append(Node(value, n=raw.cover[old]))
                 continue
             feature = raw.feature[old]
             if not (type(feature) is int and 0 <= feature < n_features):
@@ -807,7 +839,8 @@ class _Conversion:
             if (categorical[old] == 1) != (feature in categories):
                 raise self.invalid(f"trees[{index}]", f"has numeric and categorical splits on feature {feature}")
             first, second = children[old]
-            nodes.append(Node((raw.weight[old],), n=raw.cover[old], split=self.split(raw, old, categories),
+            value = (raw.weight[old],) if raw.vectors is None else raw.vectors[old]
+            nodes.append(Node(value, n=raw.cover[old], split=self.split(raw, old, categories),
                               children=(new_id[first], new_id[second])))
         return Tree(nodes)
 
