@@ -482,6 +482,24 @@ def test_vector_leaves_add_to_every_class(objective, tmp_path):
     assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
 
 
+def test_vector_leaf_fixtures_as_rule_text_and_against_xgboost():
+    """The fixtures of vector leaves through the rule text (the programs and SQL take every fixture in
+    their own tests), and against the installed XGBoost's own predict of the file: 3.2 keeps the leaves'
+    values apart (leaf_weights, 3.2.0's fixture) and crashes on a file of the older layout (base_weights,
+    2.1.4's), which the oracle says in one line rather than load."""
+    for version in ("2.1.4", "3.2.0"):
+        path = str(FIXTURES / f"vector_leaves-{version}.ubj")
+        model = import_file(path)
+        old = version == "2.1.4"
+        assert model.meta["xgboost"]["vector_leaves"] == ("base_weights" if old else "leaf_weights")
+        against, rules = verify(model, None, ["rules"], against=path)
+        assert rules.ok and against.ok != (old and tuple(map(int, xgb.__version__.split(".")[:2])) >= (3, 2)), \
+            against.line()
+        if not against.ok:
+            assert (f"XGBoost {xgb.__version__} cannot load this file: its vector-leaf trees were saved by XGBoost "
+                    "2.1.4, before 3.2 kept") in against.line()
+
+
 def test_vector_leaf_trees_that_do_not_add_up_are_one_line(tmp_path):
     X, signal = make_data(17)
     booster = train({"objective": "multi:softprob", **VECTOR_LEAVES}, X, OBJECTIVE_TARGETS["multi:softprob"](signal))

@@ -272,6 +272,11 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """
     import xgboost  # not installed: verify says which package brings it on this platform (verify.package_hint)
     info = model.meta["xgboost"]
+    if info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
+        # src/tree/multi_target_tree_model.cc LoadModel (3.2+) looks up leaf_weights unchecked: a crash
+        raise TreegenError(f"XGBoost {xgboost.__version__} cannot load this file: its vector-leaf trees were saved "
+                           f"by XGBoost {info['version']}, before 3.2 kept the leaves' values apart (leaf_weights), "
+                           "and 3.2 on read no other layout (it crashes); check it against XGBoost 2.0 to 3.1", path)
     rounds, objective, missing = (0, info["rounds_used"]), info["objective"], float(info["missing"])
     codes = _codes(model, rows)
     with np.errstate(over="ignore"):
@@ -306,6 +311,11 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
                    for scores in predictions.reshape(len(predictions), -1)]
     given = iter(answers)
     return [next(given) if kept else None for kept in taken]
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """A version's numbers: "3.2.0" is (3, 2, 0), "3.1.0rc1" (3, 1, 0)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _first_line(err: Exception) -> str:
@@ -376,6 +386,7 @@ class _RawTree:
     weight: list[float]  # base_weights: a node's value were it a leaf (empty for vector leaves)
     cover: list[float]  # sum_hessian
     vectors: list[tuple[float, ...]] | None = None  # vector-leaf trees: each node's values, one per class
+    leaf_values: str = ""  # vector-leaf trees: the field the leaves' values are in, leaf_weights or base_weights
 
 
 class _Conversion:
@@ -452,6 +463,7 @@ class _Conversion:
             trees.append(tree)
         margins = self.base_margins(params, objective, objective_name, groups)
         target = self.target(objective, groups)
+        vector_leaves = next((tree.leaf_values for tree in raw_trees if tree.vectors is not None), None)
         combine = Combine(CombineKind.SUM, tuple(margins), 1.0, objective.link, precision=Precision.FLOAT32,
                           decide=objective.decide if target.is_classification else None)
         version = ".".join(map(str, self.version)) if self.version else None
@@ -463,6 +475,7 @@ class _Conversion:
             "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
             **({"best_iteration": best} if best is not None else {}),
             "named_categories": named, "integer_categories": self.integer_named,
+            **({"vector_leaves": vector_leaves} if vector_leaves else {}),
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
@@ -745,7 +758,8 @@ class _Conversion:
         return _RawTree(left, right, feature, conditions, default_left, split_type,
                         self.tree_categories(t, where, split_type, n),
                         [] if vectors is not None else self.floats(t, "base_weights", where, n, default=conditions),
-                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n), vectors)
+                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n), vectors,
+                        "" if vectors is None else "leaf_weights" if "leaf_weights" in t else "base_weights")
 
     def vector_values(self, t: dict, where: str, left: list[int], right: list[int],
                       size: int) -> list[tuple[float, ...]]:
