@@ -54,6 +54,16 @@ How XGBoost predicts, and how the model says the same thing:
   one per output group (3.x saves one ``base_score`` per group, older versions one for all). A leaf may
   be infinite (JSON's ``Infinity``, or a number beyond float32), as XGBoost loads it: a sum of +inf and
   -inf, or a softmax of an infinite sum, is NaN there and in the model (:func:`treegen.model.scores_nan`).
+* Vector leaves (``multi_strategy="multi_output_tree"``, 2.0+; multi:softprob, multi:softmax): one tree per round
+  whose leaves hold one value per class (``size_leaf_vector`` = ``num_class``), each added in float32 to
+  its class's margin, tree after tree (``cpu_predictor.cc`` ``multi::PredValueByOneTree``): a model tree
+  whose ``output`` is None, its nodes' values one per class. Up to 3.1 ``base_weights`` holds every node's
+  values, a leaf's its prediction; 3.2 keeps the leaves' apart, ``leaf_weights``, a leaf's at the index
+  its ``right_children`` entry gives (``src/tree/multi_target_tree_model.cc`` ``SaveModel``,
+  ``tree_view.h`` ``LeafValue``). XGBoost 3.2+ reads only the new layout and crashes on the old (no
+  ``leaf_weights``): the oracle refuses that pairing; ``model.meta`` says which layout the file has.
+  XGBoost refuses DART with vector leaves, and from 3.2 on categorical features (``updater_quantile_hist.cc``);
+  before, it splits a categorical feature's codes as numbers there (``split_type`` 0), and so does the model.
 * DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
   ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
   numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
@@ -74,10 +84,11 @@ How XGBoost predicts, and how the model says the same thing:
   ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
   classifier whose score for class "1" is that value.
 
-Refused, in one line each: multi-output models (``num_target`` > 1, vector leaves), ``gblinear``,
-ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained with a custom
-objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts the margin,
-which is what the model then does), and a non-NaN ``missing`` together with categorical features.
+Refused, in one line each: multi-output models (``num_target`` > 1: a treegen model predicts one
+target), ``gblinear``, ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained
+with a custom objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts
+the margin, which is what the model then does), and a non-NaN ``missing`` together with categorical
+features.
 
 Classifiers' classes are "0", "1", ... (XGBoost's labels are the integers 0 .. K-1; ``model.meta``
 keeps them as integers). ``multi:*`` of ``num_class`` 1, which XGBoost trains (every label 0), is a
