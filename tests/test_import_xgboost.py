@@ -459,6 +459,67 @@ def test_num_class_1_is_a_classifier_of_one_class(objective, tmp_path):
     assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
 
 
+VECTOR_LEAVES = {"multi_strategy": "multi_output_tree", "tree_method": "hist", "num_class": 3}
+
+
+@pytest.mark.parametrize("objective", ["multi:softprob", "multi:softmax"])
+def test_vector_leaves_add_to_every_class(objective, tmp_path):
+    """multi_strategy="multi_output_tree": one tree per round whose leaves hold a value per class, each added
+    in float32 to its class's margin, tree after tree (src/predictor/cpu_predictor.cc multi::PredValueByOneTree);
+    3.2 saves the leaves' values apart (leaf_weights, at the leaf's right child). From JSON, UBJSON and the
+    Booster: margins, probabilities and labels bit for bit, with missing values, as the oracle gives them, and
+    in every target."""
+    X, signal = make_data(16)
+    booster = train({"objective": objective, **VECTOR_LEAVES}, X, OBJECTIVE_TARGETS[objective](signal), rounds=5)
+    model = check_against_library(booster, tmp_path, X)
+    assert [tree.output for tree in model.trees] == [None] * 5
+    assert {len(node.value) for tree in model.trees for node in tree.nodes} == {3}
+    path = str(tmp_path / "model.json")
+    rows = rows_for(model, probe_matrix(model, X))
+    assert oracle(path, model, rows) == predict_rows(model, rows)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"],
+                     against=path)
+    assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
+
+
+def test_vector_leaf_fixtures_as_rule_text_and_against_xgboost():
+    """The fixtures of vector leaves through the rule text (the programs and SQL take every fixture in
+    their own tests), and against the installed XGBoost's own predict of the file: 3.2 keeps the leaves'
+    values apart (leaf_weights, 3.2.0's fixture) and crashes on a file of the older layout (base_weights,
+    2.1.4's), which the oracle says in one line rather than load."""
+    for version in ("2.1.4", "3.2.0"):
+        path = str(FIXTURES / f"vector_leaves-{version}.ubj")
+        model = import_file(path)
+        old = version == "2.1.4"
+        assert model.meta["xgboost"]["vector_leaves"] == ("base_weights" if old else "leaf_weights")
+        against, rules = verify(model, None, ["rules"], against=path)
+        assert rules.ok and against.ok != (old and tuple(map(int, xgb.__version__.split(".")[:2])) >= (3, 2)), \
+            against.line()
+        if not against.ok:
+            assert (f"XGBoost {xgb.__version__} cannot load this file: its vector-leaf trees were saved by XGBoost "
+                    "2.1.4, before 3.2 kept") in against.line()
+
+
+def test_vector_leaf_trees_that_do_not_add_up_are_one_line(tmp_path):
+    X, signal = make_data(17)
+    booster = train({"objective": "multi:softprob", **VECTOR_LEAVES}, X, OBJECTIVE_TARGETS["multi:softprob"](signal))
+    saved = json.loads(bytes(booster.save_raw(raw_format="json")))
+    tree = saved["learner"]["gradient_booster"]["model"]["trees"][1]
+    leaf = tree["left_children"].index(-1)
+    for key, value, message in (
+            ("tree_param", {**tree["tree_param"], "size_leaf_vector": "2"},
+             "trees[1].tree_param.size_leaf_vector is 2 for 3 output"),
+            ("right_children", tree["right_children"][:leaf] + [99] + tree["right_children"][leaf + 1:],
+             "trees[1].right_children names leaf value 99 of "),
+            ("base_weights", tree["base_weights"][:-1], "trees[1].base_weights has "),
+            ("leaf_weights", tree["leaf_weights"][:-1], "trees[1].leaf_weights has ")):
+        document = json.loads(json.dumps(saved))
+        document["learner"]["gradient_booster"]["model"]["trees"][1][key] = value
+        path = tmp_path / "broken.json"
+        path.write_text(json.dumps(document))
+        assert f"not a valid XGBoost model: {message}" in one_line_error(path), key
+
+
 @pytest.mark.parametrize("missing", [-999.0, 0.0, 1.5])
 def test_the_missing_value_is_missing_where_its_float32_is(missing, tmp_path):
     X, signal = make_data(3)
@@ -909,7 +970,8 @@ def test_scikit_learn_wrappers_labels_and_probabilities(tmp_path):
     common = {"n_estimators": 5, "max_depth": 3, "random_state": 0, "n_jobs": 1}
     for estimator, y in ((xgb.XGBClassifier(**common), binary), (xgb.XGBClassifier(**common), multi),
                          (xgb.XGBRFClassifier(**common), binary), (xgb.XGBRegressor(**common), signal[:, 0]),
-                         (xgb.XGBClassifier(objective="multi:softmax", **common), multi)):
+                         (xgb.XGBClassifier(objective="multi:softmax", **common), multi),
+                         (xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", **common), multi)):
         estimator.fit(X, y)
         path = str(tmp_path / "wrapper.json")
         estimator.save_model(path)
@@ -973,9 +1035,8 @@ def one_line_error(path, **options) -> str:
     ({"objective": "binary:hinge"}, "binary", r"'binary:hinge' .* is not supported; supported:"),
     ({"booster": "gblinear"}, "regression",
      r"booster 'gblinear' \(a linear model\) is not supported; supported: gbtree"),
-    ({"multi_strategy": "multi_output_tree", "tree_method": "hist", "objective": "multi:softprob", "num_class": 3},
-     "three", r"vector leaves \(3 outputs, multi_strategy='multi_output_tree'\) are not supported"),
-    ({"multi_strategy": "multi_output_tree", "tree_method": "hist"}, "two", r"2 targets \(multi-output\)"),
+    ({"multi_strategy": "multi_output_tree", "tree_method": "hist"}, "two",
+     r"2 targets \(multi-output\) are not supported: a treegen model predicts one target"),
     ({"multi_strategy": "one_output_per_tree", "tree_method": "hist"}, "two",
      r"2 targets \(multi-output\) are not supported"),
 ])
@@ -983,7 +1044,7 @@ def test_unsupported_models_are_refused(params, label, message, tmp_path):
     X, signal = make_data(12)
     labels = {"rank": (signal[:, 0] > 0).astype(int), "cox": np.abs(signal[:, 0]) + 0.1,
               "binary": (signal[:, 0] > 0).astype(int), "regression": signal[:, 0],
-              "two": np.column_stack([signal[:, 0], signal[:, 1]]), "three": np.digitize(signal[:, 0], [-0.5, 0.5])}
+              "two": np.column_stack([signal[:, 0], signal[:, 1]])}
     matrix = xgb.DMatrix(X, label=labels[label])
     if label == "rank":
         matrix.set_group([100, 100, 100])

@@ -715,7 +715,7 @@ def test_gradient_boosting_of_three_classes_against_scikit_learn(tmp_path):
     assert match and int(match[2] or 0) < int(match[1]), line
 
 
-@pytest.mark.parametrize("model", [XGB_FIXTURES + "multiclass-3.2.0.json",
+@pytest.mark.parametrize("model", [XGB_FIXTURES + "multiclass-3.2.0.json", XGB_FIXTURES + "vector_leaves-3.2.0.ubj",
                                    "tests/fixtures/lightgbm/4.7.0/multiclass.txt",
                                    "tests/fixtures/lightgbm/4.7.0/poisson.txt"])
 def test_xgboost_and_lightgbm_agree_with_themselves_bit_for_bit(tmp_path, model):

@@ -54,6 +54,16 @@ How XGBoost predicts, and how the model says the same thing:
   one per output group (3.x saves one ``base_score`` per group, older versions one for all). A leaf may
   be infinite (JSON's ``Infinity``, or a number beyond float32), as XGBoost loads it: a sum of +inf and
   -inf, or a softmax of an infinite sum, is NaN there and in the model (:func:`treegen.model.scores_nan`).
+* Vector leaves (``multi_strategy="multi_output_tree"``, 2.0+; multi:softprob, multi:softmax): one tree per round
+  whose leaves hold one value per class (``size_leaf_vector`` = ``num_class``), each added in float32 to
+  its class's margin, tree after tree (``cpu_predictor.cc`` ``multi::PredValueByOneTree``): a model tree
+  whose ``output`` is None, its nodes' values one per class. Up to 3.1 ``base_weights`` holds every node's
+  values, a leaf's its prediction; 3.2 keeps the leaves' apart, ``leaf_weights``, a leaf's at the index
+  its ``right_children`` entry gives (``src/tree/multi_target_tree_model.cc`` ``SaveModel``,
+  ``tree_view.h`` ``LeafValue``). XGBoost 3.2+ reads only the new layout and crashes on the old (no
+  ``leaf_weights``): the oracle refuses that pairing; ``model.meta`` says which layout the file has.
+  XGBoost refuses DART with vector leaves, and from 3.2 on categorical features (``updater_quantile_hist.cc``);
+  before, it splits a categorical feature's codes as numbers there (``split_type`` 0), and so does the model.
 * DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
   ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
   numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
@@ -74,10 +84,11 @@ How XGBoost predicts, and how the model says the same thing:
   ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
   classifier whose score for class "1" is that value.
 
-Refused, in one line each: multi-output models (``num_target`` > 1, vector leaves), ``gblinear``,
-ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained with a custom
-objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts the margin,
-which is what the model then does), and a non-NaN ``missing`` together with categorical features.
+Refused, in one line each: multi-output models (``num_target`` > 1: a treegen model predicts one
+target), ``gblinear``, ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained
+with a custom objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts
+the margin, which is what the model then does), and a non-NaN ``missing`` together with categorical
+features.
 
 Classifiers' classes are "0", "1", ... (XGBoost's labels are the integers 0 .. K-1; ``model.meta``
 keeps them as integers). ``multi:*`` of ``num_class`` 1, which XGBoost trains (every label 0), is a
@@ -272,6 +283,11 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """
     import xgboost  # not installed: verify says which package brings it on this platform (verify.package_hint)
     info = model.meta["xgboost"]
+    if info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
+        # src/tree/multi_target_tree_model.cc LoadModel (3.2+) looks up leaf_weights unchecked: a crash
+        raise TreegenError(f"XGBoost {xgboost.__version__} cannot load this file: its vector-leaf trees were saved "
+                           f"by XGBoost {info['version']}, before 3.2 kept the leaves' values apart (leaf_weights), "
+                           "and 3.2 on read no other layout (it crashes); check it against XGBoost 2.0 to 3.1", path)
     rounds, objective, missing = (0, info["rounds_used"]), info["objective"], float(info["missing"])
     codes = _codes(model, rows)
     with np.errstate(over="ignore"):
@@ -306,6 +322,11 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
                    for scores in predictions.reshape(len(predictions), -1)]
     given = iter(answers)
     return [next(given) if kept else None for kept in taken]
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """A version's numbers: "3.2.0" is (3, 2, 0), "3.1.0rc1" (3, 1, 0)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _first_line(err: Exception) -> str:
@@ -373,8 +394,10 @@ class _RawTree:
     default_left: list[int]
     categorical: list[int]  # split_type: 1 for a categorical split
     categories: dict[int, list[int]]  # node id -> the categories that go right
-    weight: list[float]  # base_weights: a node's value were it a leaf
+    weight: list[float]  # base_weights: a node's value were it a leaf (empty for vector leaves)
     cover: list[float]  # sum_hessian
+    vectors: list[tuple[float, ...]] | None = None  # vector-leaf trees: each node's values, one per class
+    leaf_values: str = ""  # vector-leaf trees: the field the leaves' values are in, leaf_weights or base_weights
 
 
 class _Conversion:
@@ -427,7 +450,7 @@ class _Conversion:
         model_part, weights, booster = self.booster(learner)
         params = self.field(learner, "learner_model_param", "learner", dict)
         groups = self.output_groups(params, objective, objective_name)
-        raw_trees = [self.raw_tree(t, f"trees[{i}]")
+        raw_trees = [self.raw_tree(t, f"trees[{i}]", groups)
                      for i, t in enumerate(self.field(model_part, "trees", "model", list))]
         groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups)
         if weights is not None and len(weights) != len(raw_trees):
@@ -445,12 +468,13 @@ class _Conversion:
         trees = []
         for i in range(indptr[used]):
             tree = self.tree(raw_trees[i], categories, n_features, i)
-            tree.output = groups_of_trees[i]
+            tree.output = groups_of_trees[i] if raw_trees[i].vectors is None else None  # a vector adds to all
             if weights is not None:
                 tree.weight = weights[i]
             trees.append(tree)
         margins = self.base_margins(params, objective, objective_name, groups)
         target = self.target(objective, groups)
+        vector_leaves = next((tree.leaf_values for tree in raw_trees if tree.vectors is not None), None)
         combine = Combine(CombineKind.SUM, tuple(margins), 1.0, objective.link, precision=Precision.FLOAT32,
                           decide=objective.decide if target.is_classification else None)
         version = ".".join(map(str, self.version)) if self.version else None
@@ -462,6 +486,7 @@ class _Conversion:
             "rounds": len(indptr) - 1, "rounds_used": used, "trees_used": choice,
             **({"best_iteration": best} if best is not None else {}),
             "named_categories": named, "integer_categories": self.integer_named,
+            **({"vector_leaves": vector_leaves} if vector_leaves else {}),
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
@@ -510,8 +535,9 @@ class _Conversion:
     def output_groups(self, params: dict, objective: Objective, objective_name: str) -> int:
         targets = self.integer(params, "num_target", "learner_model_param", default="1")
         if targets > 1:
-            raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported; supported: one "
-                            "target, one output per class for multi:softprob and multi:softmax")
+            raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported: a treegen model "
+                            "predicts one target, a value or a class; supported: one target, with one output per "
+                            "class for multi:softprob and multi:softmax (vector leaves too)")
         classes = self.integer(params, "num_class", "learner_model_param", default="0")
         if objective.classes == "multi" and classes < 1:  # 1: every label 0, a softmax of one margin (1.0)
             raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
@@ -719,12 +745,11 @@ class _Conversion:
 
     # -- trees ------------------------------------------------------------------------------------
 
-    def raw_tree(self, t: dict, where: str) -> _RawTree:
+    def raw_tree(self, t: dict, where: str, groups: int) -> _RawTree:
         params = self.field(t, "tree_param", where, dict)
         leaf_size = self.integer(params, "size_leaf_vector", f"{where}.tree_param", default="1")
-        if leaf_size > 1:
-            raise self.fail(f"XGBoost trees with vector leaves ({leaf_size} outputs, multi_strategy="
-                            "'multi_output_tree') are not supported; supported: one value per leaf")
+        if leaf_size > 1 and leaf_size != groups:
+            raise self.invalid(f"{where}.tree_param.size_leaf_vector", f"is {leaf_size} for {groups} output(s)")
         left = self.integers(t, "left_children", where)
         n = len(left)
         if n < 1 or n != self.integer(params, "num_nodes", f"{where}.tree_param"):
@@ -732,14 +757,45 @@ class _Conversion:
         right, feature, default_left = (self.integers(t, key, where, n) for key in
                                         ("right_children", "split_indices", "default_left"))
         split_type = self.integers(t, "split_type", where, n, default=[0] * n)
-        children = np.asarray(left + right)
+        if leaf_size == 1:
+            children = np.asarray(left + right)
+        else:  # a vector leaf's right child may name its value (3.2+): only splits name children
+            splits = [i for i, child in enumerate(left) if child != -1]
+            children = np.asarray([left[i] for i in splits] + [right[i] for i in splits] + [-1])
         if children.min() < -1 or children.max() >= n or 0 in children:
             raise self.invalid(f"{where}", "has a child id out of range")
         conditions = self.floats(t, "split_conditions", where, n)
+        vectors = self.vector_values(t, where, left, right, leaf_size) if leaf_size > 1 else None
         return _RawTree(left, right, feature, conditions, default_left, split_type,
                         self.tree_categories(t, where, split_type, n),
-                        self.floats(t, "base_weights", where, n, default=conditions),
-                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n))
+                        [] if vectors is not None else self.floats(t, "base_weights", where, n, default=conditions),
+                        self.floats(t, "sum_hessian", where, n, default=[0.0] * n), vectors,
+                        "" if vectors is None else "leaf_weights" if "leaf_weights" in t else "base_weights")
+
+    def vector_values(self, t: dict, where: str, left: list[int], right: list[int],
+                      size: int) -> list[tuple[float, ...]]:
+        """Each node's values in a tree of vector leaves (multi_strategy="multi_output_tree", 2.0+;
+        src/tree/multi_target_tree_model.cc ``SaveModel``): ``base_weights`` holds ``size`` numbers per
+        node, the leaves' values among them up to 3.1; from 3.2 on a leaf's values are the
+        ``right_children[leaf]``-th ``size`` numbers of ``leaf_weights``, which XGBoost predicts with
+        (``MultiTargetTreeView::LeafValue``)."""
+        n = len(left)
+        weights = self.floats(t, "base_weights", where)
+        if len(weights) != n * size:
+            raise self.invalid(f"{where}.base_weights", f"has {len(weights)} entries for {n} nodes of {size} values")
+        values = [tuple(weights[i * size:(i + 1) * size]) for i in range(n)]
+        if "leaf_weights" not in t:
+            return values
+        leaf_weights = self.floats(t, "leaf_weights", where)
+        count = len(leaf_weights) // size
+        if len(leaf_weights) != count * size:
+            raise self.invalid(f"{where}.leaf_weights", f"has {len(leaf_weights)} entries, not {size} per leaf")
+        for i, child in enumerate(left):
+            if child == -1:
+                if not 0 <= right[i] < count:
+                    raise self.invalid(f"{where}.right_children", f"names leaf value {right[i]} of {count}")
+                values[i] = tuple(leaf_weights[right[i] * size:(right[i] + 1) * size])
+        return values
 
     def integers(self, container, key: str, where: str, length: int | None = None, default=...) -> list[int]:
         """A list of integers (of ``length`` entries, if given)."""
@@ -799,7 +855,8 @@ class _Conversion:
         nodes = []
         for old in order:
             if left[old] == -1:
-                nodes.append(Node((raw.condition[old],), n=raw.cover[old]))
+                value = (raw.condition[old],) if raw.vectors is None else raw.vectors[old]
+                nodes.append(Node(value, n=raw.cover[old]))
                 continue
             feature = raw.feature[old]
             if not (type(feature) is int and 0 <= feature < n_features):
@@ -807,7 +864,8 @@ class _Conversion:
             if (categorical[old] == 1) != (feature in categories):
                 raise self.invalid(f"trees[{index}]", f"has numeric and categorical splits on feature {feature}")
             first, second = children[old]
-            nodes.append(Node((raw.weight[old],), n=raw.cover[old], split=self.split(raw, old, categories),
+            value = (raw.weight[old],) if raw.vectors is None else raw.vectors[old]
+            nodes.append(Node(value, n=raw.cover[old], split=self.split(raw, old, categories),
                               children=(new_id[first], new_id[second])))
         return Tree(nodes)
 
