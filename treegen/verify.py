@@ -58,18 +58,20 @@ class Result:
         """The exit code this result alone calls for: 0 agrees, 1 disagrees or broke, 2 the user's to fix."""
         return 0 if self.ok else 2 if self.user_error else 1
 
-    def line(self) -> str:
-        width = name_width()
+    def line(self, width: int | None = None) -> str:
+        """The result as verify prints it, its name in a first column ``width`` wide (:func:`column_width`;
+        default :func:`name_width`); a longer name stands on a line of its own, the columns on the next."""
+        width = width or name_width()
+        name = f"{self.target:<{width}}" if len(self.target) <= width else f"{self.target}\n{'':<{width}}"
         if self.unchecked:
-            return f"{self.target:<{width}} not checked: {self.unchecked}"
+            return f"{name} not checked: {self.unchecked}"
         if self.error:
-            return f"{self.target:<{width}} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
+            return f"{name} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
             note = f"; {self.note}" if self.note else ""
-            return f"{self.target:<{width}} ok        {self.rows.total} rows agree ({self.rows}){note}"
+            return f"{name} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
-        return (f"{self.target:<{width}} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
-                f"differ: {shown}")
+        return f"{name} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) differ: {shown}"
 
 
 @dataclass(frozen=True)
@@ -260,6 +262,15 @@ def name_width() -> int:
         variants = [] if target.variants is None else _variant_choices(target)
         names += [check.name for check in checks([name], variants)]
     return max(map(len, names))
+
+
+WIDEST_NAME = 40  # the widest first column: a longer name (a --program file's path) stands on a line of its own
+
+
+def column_width(programs: Sequence[str] = ()) -> int:
+    """The width of the first column of a run that checks the files ``programs`` (their lines are named by their
+    paths): :func:`name_width`, or the longest path up to :data:`WIDEST_NAME`."""
+    return max([name_width(), *(len(path) for path in programs if len(path) <= WIDEST_NAME)])
 
 
 def default_dialects() -> list[str]:
