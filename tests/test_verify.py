@@ -123,7 +123,7 @@ def test_a_program_exported_before_is_run_itself(tmp_path):
 
 def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     """--program runs a .sql file on its dialect's engine, in the one --dialect named, on the --table it reads
-    with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one),
+    with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one and ';'),
     its --proba and --leaf columns checked where it has them; a threshold changed by hand is a mismatch; a file
     the engine refuses, or one without the columns expected, is one error line naming it (exit 2)."""
     model = tmp_path / "labor.json"
@@ -137,7 +137,7 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
                     "-o", str(expression)], check=True)
     text = query.read_text(encoding="utf-8")
     query.write_text("-- the labor model, exported once\n" + text, encoding="utf-8")
-    expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n", encoding="utf-8")
+    expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n;\n\n", encoding="utf-8")
     verify_sql = lambda path, *options: subprocess.run([*treegen, "verify", str(model), "--program", str(path),
                                                         *options], capture_output=True, text=True)
     done = verify_sql(query, WEKA + "labor.arff", "--dialect", "sqlite", *exported, "--leaf")
@@ -263,9 +263,10 @@ def test_verify_on_mysql(mysql_server, tmp_path):
 
 @pytest.mark.parametrize("dialect", ["mysql", "spark"])
 def test_a_sql_file_exported_before_on_mysql_and_spark(connect, dialect, tmp_path, capfd):
-    """--program on MariaDB and Spark: a SELECT with its probabilities, ending in ';', a comment and blank lines; an
-    --expression with and without them; a table in a database (MySQL) or Spark's global_temp; a threshold changed
-    by hand is a mismatch; a renamed column, or a table Spark cannot make, is the user's to fix in one line."""
+    """--program on MariaDB and Spark: a SELECT with its probabilities, on a table in a database (MySQL) or in Spark's
+    global_temp, and an --expression without them, each ending in ';', a comment and blank lines; an --expression
+    with them; a threshold changed by hand is a mismatch; a renamed column, or a table Spark cannot make, is the
+    user's to fix, in one line."""
     from treegen.targets import emit
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     dsns = {"mysql": connect("mysql")["dsn"]} if dialect == "mysql" else {}
@@ -280,7 +281,7 @@ def test_a_sql_file_exported_before_on_mysql_and_spark(connect, dialect, tmp_pat
     assert result.ok and result.note is None, result.line()
     result = run("proba.sql", emit(model, "sql", dialect=dialect, expression=True, proba=True))
     assert result.ok and result.note is None, result.line()
-    expression = emit(model, "sql", dialect=dialect, expression=True) + "-- the labor model\n\n"
+    expression = emit(model, "sql", dialect=dialect, expression=True) + ";\n-- the labor model\n\n"
     result = run("expression.sql", expression)
     assert result.ok and result.note == "labels only: the file writes no probabilities", result.line()
     assert "2.5000009999999997" in query  # wage-increase-first-year <= 2.5

@@ -98,7 +98,12 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    return f"SELECT {columns}{expression.rstrip()}\nFROM {d.table(table)}"
+    return f"SELECT {columns}{_STATEMENT_END.sub('', expression).rstrip()}\nFROM {d.table(table)}"
+
+
+# The end of a statement, which an expression in a file may have too: ';', then only comments and blank lines. Cut
+# off, it cannot change what a query means: a ';' in a literal would leave the literal open, which no engine reads.
+_STATEMENT_END = re.compile(r";[\s;]*(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*\Z")
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
