@@ -60,9 +60,8 @@ class Result:
 
     def line(self, width: int | None = None) -> str:
         """The result as verify prints it, its name in a first column ``width`` wide (:func:`column_width`;
-        default :func:`name_width`); a longer name stands on a line of its own, the columns on the next."""
-        width = width or name_width()
-        name = f"{self.target:<{width}}" if len(self.target) <= width else f"{self.target}\n{'':<{width}}"
+        default :func:`name_width`)."""
+        name = f"{self.target:<{width or name_width()}}"
         if self.unchecked:
             return f"{name} not checked: {self.unchecked}"
         if self.error:
@@ -264,13 +263,11 @@ def name_width() -> int:
     return max(map(len, names))
 
 
-WIDEST_NAME = 40  # the widest first column: a longer name (a --program file's path) stands on a line of its own
-
-
 def column_width(programs: Sequence[str] = ()) -> int:
-    """The width of the first column of a run that checks the files ``programs`` (their lines are named by their
-    paths): :func:`name_width`, or the longest path up to :data:`WIDEST_NAME`."""
-    return max([name_width(), *(len(path) for path in programs if len(path) <= WIDEST_NAME)])
+    """The width of the first column of a run that checks the files ``programs``, whose lines are named by their
+    paths: :func:`name_width`, or the longest path. Each result stays one line (a script may read them so), and
+    the columns line up."""
+    return max([name_width(), *map(len, programs)])
 
 
 def default_dialects() -> list[str]:
