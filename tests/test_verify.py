@@ -125,7 +125,8 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     """--program runs a .sql file on its dialect's engine, in the one --dialect named, on the --table it reads
     with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one and ';'),
     its --proba and --leaf columns checked where it has them; a threshold changed by hand is a mismatch; a file
-    the engine refuses, or one without the columns expected, is one error line naming it (exit 2)."""
+    the engine refuses, one without the columns expected, a dialect verify does not know, or a file without SQL is
+    one error line naming it (exit 2)."""
     model = tmp_path / "labor.json"
     treegen = [sys.executable, "-m", "treegen"]
     subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
@@ -175,6 +176,17 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     assert columns.returncode == 2 and columns.stderr == (
         f"treegen: error: {query}: the query returns 1 column, not 17 or 18 or 19 or 20: the input table's 16 columns, "
         "the prediction, the class probabilities (--proba) and the leaf ids (--leaf), in this order\n")
+    unknown = verify_sql(query, "--dialect", "sqlite3")
+    assert unknown.returncode == 2 and unknown.stderr == (
+        f"treegen: error: --program {query}: cannot verify --dialect 'sqlite3'; choose from ansi, sqlite, postgres, "
+        "duckdb, mysql, spark\n")
+    for text in ("", "-- the labor model\n;\n"):
+        expression.write_text(text, encoding="utf-8")
+        for dialect in ("sqlite", "duckdb"):  # (DuckDB read the features alone, a comma before FROM)
+            empty = verify_sql(expression, "--dialect", dialect)
+            assert empty.returncode == 2 and empty.stderr == (
+                f"treegen: error: {expression}: it holds no SQL, a SELECT or an --expression: only comments and blank "
+                "lines\n"), empty.stderr
 
 
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):

@@ -242,7 +242,10 @@ def _variant_of_file(path: str, target: Target, variants: Sequence[str] | None) 
     if not variants or len(variants) > 1:
         named = f"given: {', '.join(variants)}" if variants else f"choose from {', '.join(_variant_choices(target))}"
         raise TreegenError(f"--program {path}: name the one --{target.variants} it was exported in ({named})")
-    return checks([target.name], variants)[0].options
+    try:
+        return checks([target.name], variants)[0].options
+    except TreegenError as err:  # a dialect verify does not know
+        raise TreegenError(f"--program {path}: {err}") from None
 
 
 def _variant_choices(target: Target) -> Sequence[str]:

@@ -98,12 +98,17 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    return f"SELECT {columns}{_STATEMENT_END.sub('', expression).rstrip()}\nFROM {d.table(table)}"
+    expression = _STATEMENT_END.sub("", expression).rstrip()
+    if _NOTHING.match(expression):  # (an engine would read the features alone, or a comma before FROM)
+        raise TreegenError("it holds no SQL, a SELECT or an --expression: only comments and blank lines")
+    return f"SELECT {columns}{expression}\nFROM {d.table(table)}"
 
 
+_COMMENTS = r"(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
 # The end of a statement, which an expression in a file may have too: ';', then only comments and blank lines. Cut
 # off, it cannot change what a query means: a ';' in a literal would leave the literal open, which no engine reads.
-_STATEMENT_END = re.compile(r";[\s;]*(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*\Z")
+_STATEMENT_END = re.compile(rf";[\s;]*{_COMMENTS}\Z")
+_NOTHING = re.compile(rf"[\s;]*{_COMMENTS}\Z")
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
