@@ -680,11 +680,12 @@ def sql_options() -> list[click.Option]:
               help="A program exported before (.py, .java, .mjs/.js/.cjs, .c), rule text (.rules) or SQL (.sql): run "
                    "that very file and check it as a target is checked (the option repeated for more). SQL runs in "
                    "the one --dialect named, as it was exported (the file does not say which), on a table of the "
-                   "model's features (--table, --keep); a SELECT or an --expression, its --proba and --leaf columns "
-                   "are checked where it has them. With --program, only the targets --to names are generated and "
-                   "checked too.")
+                   "model's features (--table, --keep); a SELECT or an --expression (either may end in ';'), its "
+                   "--proba and --leaf columns are checked where it has them. With --program, only the targets --to "
+                   "names are generated and checked too.")
 @click.option("--table", default="input", show_default=True,
-              help="The table a --program .sql file reads, as it was exported with --table.")
+              help="The table a --program .sql file reads, as it was exported with --table: a schema.table is made "
+                   "with its schema (nothing is left on a server; Spark takes no schema but global_temp).")
 @click.option("--keep", metavar="NAMES",
               help="The columns a --program .sql file passes through, as it was exported with --keep "
                    "(comma-separated): the table it runs on has them too, empty.")
