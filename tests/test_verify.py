@@ -282,7 +282,7 @@ def test_a_sql_file_exported_before_on_mysql_and_spark(connect, dialect, tmp_pat
     from treegen.targets import emit
     model = fit(load_dataset(WEKA + "labor.arff"), "c45")
     dsns = {"mysql": connect("mysql")["dsn"]} if dialect == "mysql" else {}
-    table = {"mysql": "treegen.labor rows", "spark": "global_temp.labor"}[dialect]
+    table = {"mysql": "treegen.labor rows", "spark": "Global_Temp.labor"}[dialect]  # (Spark's names ignore case)
 
     def run(name: str, text: str, **options):
         path = tmp_path / name

@@ -248,12 +248,13 @@ def _run_duckdb(sql, model, rows, table, **_):
 def _duckdb_schema(connection, names: list[str]) -> None:
     """The schema (``[schema]``) or catalog and schema (``[catalog, schema]``) a table is named in, made in memory
     where the fresh connection has none."""
+    if not names:
+        return
     d = find_dialect("duckdb")
     catalogs = connection.execute("SELECT lower(database_name) FROM duckdb_databases()").fetchall()
     if len(names) == 2 and (names[0].lower(),) not in catalogs:
         connection.execute(f"ATTACH ':memory:' AS {d.identifier(names[0])}")
-    if names:
-        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {'.'.join(map(d.identifier, names))}")
+    connection.execute(f"CREATE SCHEMA IF NOT EXISTS {'.'.join(map(d.identifier, names))}")
 
 
 def _load_duckdb(connection, model: Model, rows: Sequence[dict], table: str) -> None:
@@ -380,7 +381,7 @@ def _run_spark(sql, model, rows, table, spark=None, **_):
                              for f in model.features])
         frame = spark.createDataFrame(values(model, rows), schema)
         shared = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
-        if qualifiers(table) == [shared]:  # a global temporary view
+        if [name.lower() for name in qualifiers(table)] == [shared.lower()]:  # a global temporary view
             frame.createOrReplaceGlobalTempView(table.split(".")[-1])
             drop = lambda: spark.catalog.dropGlobalTempView(table.split(".")[-1])
         elif not qualifiers(table):
