@@ -247,7 +247,8 @@ def test_verify_on_postgres(postgres_dsn, tmp_path):
     result = run("labor rows")
     assert result.ok and result.note is None, result.line()
     result = run("input")
-    assert result.user_error and result.error.startswith('postgres cannot run it: relation "labor rows" does not exist')
+    assert result.user_error and result.error.startswith(
+        'postgres cannot run it: relation "labor rows" does not exist (verify runs it')  # (not the lines showing where)
     # A table in a schema: made with its schema in a transaction rolled back, which leaves the server as it was
     import psycopg
     for table in ("labor schema.labor rows", "postgres.labor schema.labor rows"):  # (the database connected to)
@@ -302,6 +303,7 @@ def test_a_sql_file_exported_before_on_mysql_and_spark(connect, dialect, tmp_pat
     result = run("renamed.sql", expression.replace("`statutory-holidays`", "`holidays`"))
     assert result.user_error and result.error.startswith(f"{dialect} cannot run it: ") and "holidays" in result.error
     assert "\n" not in result.error and "SQLQueryContextLogger" not in capfd.readouterr().err, result.error
+    assert "Project [" not in result.error  # the first line of Spark's error, not its plan of the query
     if dialect == "spark":
         result = run("schema.sql", emit(model, "sql", dialect=dialect, table="labor.rows"), table="labor.rows")
         assert result.user_error and result.error == (
