@@ -441,19 +441,17 @@ def test_columns_line_up_with_the_paths_of_programs(tmp_path):
     one line."""
     from treegen.verify import name_width
     treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "train", os.path.abspath(WEKA + "labor.arff"), "-o", "labor.json"], check=True,
-                   cwd=tmp_path)
-    far = "exported/programs/of/the/labor/model/labor.sql"
-    paths = [far, "labor.sql"]
-    (tmp_path / os.path.dirname(far)).mkdir(parents=True)
+    model = tmp_path / "labor.json"
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    paths = [str(tmp_path / "exported/programs/of/the/labor/model/labor.sql"), str(tmp_path / "labor.sql")]
+    os.makedirs(os.path.dirname(paths[0]))
     for path in paths:
-        subprocess.run([*treegen, "export", "labor.json", "--to", "sql", "--dialect", "sqlite", "-o", path],
-                       check=True, cwd=tmp_path)
-    done = subprocess.run([*treegen, "verify", "labor.json", "--to", "python", *(f"--program={p}" for p in paths),
-                           "--dialect", "sqlite"], capture_output=True, text=True, cwd=tmp_path)
+        subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", "-o", path], check=True)
+    done = subprocess.run([*treegen, "verify", str(model), "--to", "python", *(f"--program={p}" for p in paths),
+                           "--dialect", "sqlite"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    width = len(far) + 1
+    width = len(paths[0]) + 1
     assert width > name_width() + 1 and all(line[width - 1:width + 3] == " ok " for line in lines), lines
     assert [line[:width].rstrip() for line in lines] == ["python", *paths], lines
 
