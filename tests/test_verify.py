@@ -123,9 +123,10 @@ def test_a_program_exported_before_is_run_itself(tmp_path):
 
 def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     """--program runs a .sql file on its dialect's engine, in the one --dialect named, on the --table it reads
-    with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one),
+    with the --keep columns it passes through: a SELECT (after a comment) or an --expression (ending in one and ';'),
     its --proba and --leaf columns checked where it has them; a threshold changed by hand is a mismatch; a file
-    the engine refuses, or one without the columns expected, is one error line naming it (exit 2)."""
+    the engine refuses, one without the columns expected, a dialect verify does not know, or a file without SQL is
+    one error line naming it (exit 2)."""
     model = tmp_path / "labor.json"
     treegen = [sys.executable, "-m", "treegen"]
     subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
@@ -137,7 +138,7 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
                     "-o", str(expression)], check=True)
     text = query.read_text(encoding="utf-8")
     query.write_text("-- the labor model, exported once\n" + text, encoding="utf-8")
-    expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n", encoding="utf-8")
+    expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n;\n\n", encoding="utf-8")
     verify_sql = lambda path, *options: subprocess.run([*treegen, "verify", str(model), "--program", str(path),
                                                         *options], capture_output=True, text=True)
     done = verify_sql(query, WEKA + "labor.arff", "--dialect", "sqlite", *exported, "--leaf")
@@ -175,6 +176,54 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     assert columns.returncode == 2 and columns.stderr == (
         f"treegen: error: {query}: the query returns 1 column, not 17 or 18 or 19 or 20: the input table's 16 columns, "
         "the prediction, the class probabilities (--proba) and the leaf ids (--leaf), in this order\n")
+    unknown = verify_sql(query, "--dialect", "sqlite3")
+    assert unknown.returncode == 2 and unknown.stderr == (
+        f"treegen: error: --program {query}: cannot verify --dialect 'sqlite3'; choose from ansi, sqlite, postgres, "
+        "duckdb, mysql, spark\n")
+    for text in ("", "-- the labor model\n;\n"):
+        expression.write_text(text, encoding="utf-8")
+        for dialect in ("sqlite", "duckdb"):  # (DuckDB read the features alone, a comma before FROM)
+            empty = verify_sql(expression, "--dialect", dialect)
+            assert empty.returncode == 2 and empty.stderr == (
+                f"treegen: error: {expression}: it holds no SQL, a SELECT or an --expression: only comments and blank "
+                "lines\n"), empty.stderr
+
+
+def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
+    """A file exported with --table schema.table (SQLite: database.table; DuckDB: catalog.schema.table too) runs on
+    that table, made in the engine with its schema (an attached database in SQLite), or in the schema there is."""
+    from treegen.targets import emit
+    model = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    for dialect, table in (("sqlite", "labor data.labor rows"), ("sqlite", "main.labor"), ("duckdb", "labor.rows"),
+                           ("duckdb", "db.labor.rows"), ("duckdb", "memory.main.rows")):
+        path = tmp_path / f"{dialect}.sql"
+        path.write_text(emit(model, "sql", dialect=dialect, table=table, proba=True), encoding="utf-8")
+        [result] = verify(model, WEKA + "labor.arff", [], [dialect], programs=[str(path)], table=table)
+        assert result.ok and result.note is None, (dialect, table, result.line())
+
+
+def test_a_name_sqlite_would_read_as_a_string_is_named(tmp_path):
+    """SQLite reads a double-quoted name that no column has as a string: a file whose column was renamed is one
+    error line naming the column, not rows that mismatch. A name in backticks or brackets is read as one."""
+    model = tmp_path / "labor.json"
+    treegen = [sys.executable, "-m", "treegen"]
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    path = tmp_path / "labor.sql"
+    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", "--expression",
+                    "-o", str(path)], check=True)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"statutory-holidays"', "`statutory-holidays`").replace('"duration"', "[duration]"),
+                    encoding="utf-8")
+    verify_sql = lambda: subprocess.run([*treegen, "verify", str(model), "--program", str(path), "--dialect", "sqlite"],
+                                        capture_output=True, text=True)
+    done = verify_sql()
+    assert done.returncode == 0 and done.stdout.split()[:2] == [str(path), "ok"], done.stdout + done.stderr
+    path.write_text(text.replace('"statutory-holidays"', '"holidays"'), encoding="utf-8")
+    renamed = verify_sql()
+    assert (renamed.returncode, renamed.stdout) == (2, ""), renamed.stdout + renamed.stderr
+    assert renamed.stderr.startswith(
+        f"treegen: error: {path}: sqlite cannot run it: no such column: holidays (SQLite reads a double-quoted name "
+        "that no column has as a string) (verify runs it") and renamed.stderr.count("\n") == 1, renamed.stderr
 
 
 def test_verify_runs_ansi_sql_on_duckdb():
@@ -198,7 +247,16 @@ def test_verify_on_postgres(postgres_dsn, tmp_path):
     result = run("labor rows")
     assert result.ok and result.note is None, result.line()
     result = run("input")
-    assert result.user_error and result.error.startswith('postgres cannot run it: relation "labor rows" does not exist')
+    assert result.user_error and result.error.startswith(
+        'postgres cannot run it: relation "labor rows" does not exist (verify runs it')  # (not the lines showing where)
+    # A table in a schema: made with its schema in a transaction rolled back, which leaves the server as it was
+    import psycopg
+    for table in ("labor schema.labor rows", "postgres.labor schema.labor rows"):  # (the database connected to)
+        path.write_text(emit(model, "sql", dialect="postgres", table=table, proba=True, leaf=True), encoding="utf-8")
+        result = run(table)
+        assert result.ok and result.note is None, result.line()
+    with psycopg.connect(postgres_dsn) as connection:
+        assert not connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = 'labor schema'").fetchall()
 
 
 def test_verify_on_mysql(mysql_server, tmp_path):
@@ -214,6 +272,43 @@ def test_verify_on_mysql(mysql_server, tmp_path):
                              capture_output=True, text=True, env={k: v for k, v in os.environ.items()
                                                                   if k != "TREEGEN_MYSQL_DSN"})
     assert missing.returncode == 2 and "--mysql-dsn" in missing.stderr, missing.stderr
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "spark"])
+def test_a_sql_file_exported_before_on_mysql_and_spark(connect, dialect, tmp_path, capfd):
+    """--program on MariaDB and Spark: a SELECT with its probabilities, on a table in a database (MySQL) or in Spark's
+    global_temp, and an --expression without them, each ending in ';', a comment and blank lines; an --expression
+    with them; a threshold changed by hand is a mismatch; a renamed column, or a table Spark cannot make, is the
+    user's to fix, in one line."""
+    from treegen.targets import emit
+    model = fit(load_dataset(WEKA + "labor.arff"), "c45")
+    dsns = {"mysql": connect("mysql")["dsn"]} if dialect == "mysql" else {}
+    table = {"mysql": "treegen.labor rows", "spark": "Global_Temp.labor"}[dialect]  # (Spark's names ignore case)
+
+    def run(name: str, text: str, **options):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return verify(model, WEKA + "labor.arff", [], [dialect], dsns=dsns, programs=[str(path)], **options)[0]
+    query = emit(model, "sql", dialect=dialect, table=table, proba=True)
+    result = run("query.sql", query + ";\n-- the labor model\n\n", table=table)
+    assert result.ok and result.note is None, result.line()
+    result = run("proba.sql", emit(model, "sql", dialect=dialect, expression=True, proba=True))
+    assert result.ok and result.note is None, result.line()
+    expression = emit(model, "sql", dialect=dialect, expression=True) + ";\n-- the labor model\n\n"
+    result = run("expression.sql", expression)
+    assert result.ok and result.note == "labels only: the file writes no probabilities", result.line()
+    assert "2.5000009999999997" in query  # wage-increase-first-year <= 2.5
+    result = run("edited.sql", query.replace("2.5000009999999997", "2.6"), table=table)
+    assert " MISMATCH " in result.line(), result.line()
+    result = run("renamed.sql", expression.replace("`statutory-holidays`", "`holidays`"))
+    assert result.user_error and result.error.startswith(f"{dialect} cannot run it: ") and "holidays" in result.error
+    assert "\n" not in result.error and "SQLQueryContextLogger" not in capfd.readouterr().err, result.error
+    assert "Project [" not in result.error  # the first line of Spark's error, not its plan of the query
+    if dialect == "spark":
+        result = run("schema.sql", emit(model, "sql", dialect=dialect, table="labor.rows"), table="labor.rows")
+        assert result.user_error and result.error == (
+            "spark: verify holds the rows in a temporary view, which Spark names by one part or as global_temp.NAME, "
+            "not 'labor.rows': it cannot make that table"), result.line()
 
 
 @pytest.mark.parametrize("engine,dsn,reason", [  # the drivers' own words, up to where libpq's versions differ
@@ -339,6 +434,26 @@ def test_columns_line_up_with_the_library_row(tmp_path):
     starts = {len(line) - len(line[len(name):].lstrip(" ")) for line, name in zip(lines, names)}
     assert len(starts) == 1 and starts.pop() > len(names[0]), lines
     assert all(line[len(name):].split()[0] == "ok" for line, name in zip(lines, names)), lines
+
+
+def test_columns_line_up_with_the_paths_of_programs(tmp_path):
+    """A --program line is named by the file's path: the first column widens to fit the longest, each result still
+    one line."""
+    from treegen.verify import name_width
+    treegen = [sys.executable, "-m", "treegen"]
+    model = tmp_path / "labor.json"
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    paths = [str(tmp_path / "exported/programs/of/the/labor/model/labor.sql"), str(tmp_path / "labor.sql")]
+    os.makedirs(os.path.dirname(paths[0]))
+    for path in paths:
+        subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", "-o", path], check=True)
+    done = subprocess.run([*treegen, "verify", str(model), "--to", "python", *(f"--program={p}" for p in paths),
+                           "--dialect", "sqlite"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    width = len(paths[0]) + 1
+    assert width > name_width() + 1 and all(line[width - 1:width + 3] == " ok " for line in lines), lines
+    assert [line[:width].rstrip() for line in lines] == ["python", *paths], lines
 
 
 @pytest.mark.parametrize("path,library,objective", [

@@ -680,11 +680,12 @@ def sql_options() -> list[click.Option]:
               help="A program exported before (.py, .java, .mjs/.js/.cjs, .c), rule text (.rules) or SQL (.sql): run "
                    "that very file and check it as a target is checked (the option repeated for more). SQL runs in "
                    "the one --dialect named, as it was exported (the file does not say which), on a table of the "
-                   "model's features (--table, --keep); a SELECT or an --expression, its --proba and --leaf columns "
-                   "are checked where it has them. With --program, only the targets --to names are generated and "
-                   "checked too.")
+                   "model's features (--table, --keep); a SELECT or an --expression (either may end in ';'), its "
+                   "--proba and --leaf columns are checked where it has them. With --program, only the targets --to "
+                   "names are generated and checked too.")
 @click.option("--table", default="input", show_default=True,
-              help="The table a --program .sql file reads, as it was exported with --table.")
+              help="The table a --program .sql file reads, as it was exported with --table: a schema.table is made "
+                   "with its schema (nothing is left on a server; Spark takes no schema but global_temp).")
 @click.option("--keep", metavar="NAMES",
               help="The columns a --program .sql file passes through, as it was exported with --keep "
                    "(comma-separated): the table it runs on has them too, empty.")
@@ -698,7 +699,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
     A default SQL dialect whose engine is not installed is not checked, and its line says so."""
     from .data import uncarried_categories_warning
-    from .verify import verify as run_verify
+    from .verify import column_width, verify as run_verify
     given = click.get_current_context().get_parameter_source
     if given("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed
@@ -720,7 +721,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
         if result.status == 2:
             click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
         else:
-            click.echo(result.line())
+            click.echo(result.line(column_width(programs)))
 
     dialects = None if dialects is None else _split_names(dialects)
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,

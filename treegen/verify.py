@@ -58,18 +58,19 @@ class Result:
         """The exit code this result alone calls for: 0 agrees, 1 disagrees or broke, 2 the user's to fix."""
         return 0 if self.ok else 2 if self.user_error else 1
 
-    def line(self) -> str:
-        width = name_width()
+    def line(self, width: int | None = None) -> str:
+        """The result as verify prints it, its name in a first column ``width`` wide (:func:`column_width`;
+        default :func:`name_width`)."""
+        name = f"{self.target:<{width or name_width()}}"
         if self.unchecked:
-            return f"{self.target:<{width}} not checked: {self.unchecked}"
+            return f"{name} not checked: {self.unchecked}"
         if self.error:
-            return f"{self.target:<{width}} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
+            return f"{name} {'ERROR' if self.user_error else 'FAILED':<9} {self.error}"
         if self.ok:
             note = f"; {self.note}" if self.note else ""
-            return f"{self.target:<{width}} ok        {self.rows.total} rows agree ({self.rows}){note}"
+            return f"{name} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
-        return (f"{self.target:<{width}} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) "
-                f"differ: {shown}")
+        return f"{name} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) differ: {shown}"
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,10 @@ def _variant_of_file(path: str, target: Target, variants: Sequence[str] | None) 
     if not variants or len(variants) > 1:
         named = f"given: {', '.join(variants)}" if variants else f"choose from {', '.join(_variant_choices(target))}"
         raise TreegenError(f"--program {path}: name the one --{target.variants} it was exported in ({named})")
-    return checks([target.name], variants)[0].options
+    try:
+        return checks([target.name], variants)[0].options
+    except TreegenError as err:  # a dialect verify does not know
+        raise TreegenError(f"--program {path}: {err}") from None
 
 
 def _variant_choices(target: Target) -> Sequence[str]:
@@ -260,6 +264,13 @@ def name_width() -> int:
         variants = [] if target.variants is None else _variant_choices(target)
         names += [check.name for check in checks([name], variants)]
     return max(map(len, names))
+
+
+def column_width(programs: Sequence[str] = ()) -> int:
+    """The width of the first column of a run that checks the files ``programs``, whose lines are named by their
+    paths: :func:`name_width`, or the longest path. Each result stays one line (a script may read them so), and
+    the columns line up."""
+    return max([name_width(), *map(len, programs)])
 
 
 def default_dialects() -> list[str]:

@@ -60,12 +60,15 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     try:
-        results = engine.query(*named_apart(sql, read, rows, table, dialect), dsn=dsn, spark=spark)
+        results = engine.query(*named_apart(sql, read, rows, table, dialect), dsn=dsn, spark=spark,
+                               names_checked=source_name is not None)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
         if source_name is not None and not isinstance(err, ImportError):  # (a package missing: verify's hint)
-            raise TreegenError(f"{engine.name} cannot run it: {' '.join(str(err).split())[:300]} (verify runs it "
+            # its first line: what went wrong (the lines after it show where, or Spark's plan of the query)
+            said = " ".join(str(err).strip().split("\n")[0].split())
+            raise TreegenError(f"{engine.name} cannot run it: {said[:300]} (verify runs it "
                                f"on a table {find_dialect(dialect).table(table)} of the model's features and the "
                                f"--keep columns: are --dialect, --table and --keep the file's?)") from None
         raise RuntimeError(f"{engine.name}: {err}") from err
@@ -95,7 +98,17 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    return f"SELECT {columns}{expression.rstrip()}\nFROM {d.table(table)}"
+    expression = _STATEMENT_END.sub("", expression).rstrip()
+    if _NOTHING.match(expression):  # (an engine would read the features alone, or a comma before FROM)
+        raise TreegenError("it holds no SQL, a SELECT or an --expression: only comments and blank lines")
+    return f"SELECT {columns}{expression}\nFROM {d.table(table)}"
+
+
+_COMMENTS = r"(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
+# The end of a statement, which an expression in a file may have too: ';', then only comments and blank lines. Cut
+# off, it cannot change what a query means: a ';' in a literal would leave the literal open, which no engine reads.
+_STATEMENT_END = re.compile(rf";[\s;]*{_COMMENTS}\Z")
+_NOTHING = re.compile(rf"[\s;]*{_COMMENTS}\Z")
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
@@ -158,12 +171,17 @@ def create_table(model: Model, dialect: str, table: str = "input", temporary: st
     """``CREATE TABLE`` with one column per feature: DOUBLE for numeric, text for nominal."""
     d = find_dialect(dialect)
     columns = [f"{d.identifier(f.name)} {d.double_type if f.is_numeric else d.text_type}" for f in model.features]
-    return f"CREATE {temporary}TABLE {d.identifier(table)} ({', '.join(columns)})"
+    return f"CREATE {temporary}TABLE {d.table(table)} ({', '.join(columns)})"
 
 
 def insert(model: Model, dialect: str, table: str = "input", placeholder: str = "?") -> str:
     d = find_dialect(dialect)
-    return f"INSERT INTO {d.identifier(table)} VALUES ({', '.join(placeholder for _ in model.features)})"
+    return f"INSERT INTO {d.table(table)} VALUES ({', '.join(placeholder for _ in model.features)})"
+
+
+def qualifiers(table: str) -> list[str]:
+    """The parts of a table's name before its own (``--table schema.table``: the schema, or a database's name)."""
+    return table.split(".")[:-1]
 
 
 def values(model: Model, rows: Sequence[dict]) -> list[tuple]:
@@ -178,23 +196,65 @@ def values(model: Model, rows: Sequence[dict]) -> list[tuple]:
     return out
 
 
-def _run_sqlite(sql, model, rows, table, **_):
+def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
     import sqlite3
     with closing(sqlite3.connect(":memory:")) as connection:
+        for database in qualifiers(table):  # a table of another database: an attached one, in memory too
+            if database.lower() not in ("main", "temp"):
+                connection.execute(f"ATTACH DATABASE ':memory:' AS {find_dialect('sqlite').identifier(database)}")
         connection.execute(create_table(model, "sqlite", table))
         connection.executemany(insert(model, "sqlite", table), values(model, rows))
+        if names_checked:
+            _no_name_read_as_string(connection, sql)
         return connection.execute(sql).fetchall()
+
+
+# What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),
+# a name in backticks or brackets, a string literal, a comment (one left open ends the text)
+_SQLITE_QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?(?:\*/|\Z)|`(?:[^`]|``)*`|\[[^\]]*\]|"
+                            r'"((?:[^"]|"")*)"', re.DOTALL)
+
+
+def _no_name_read_as_string(connection, sql: str) -> None:
+    """An error naming the double-quoted name of ``sql`` that no column has, which SQLite would read as a string
+    (its double-quoted string literals, which Python 3.11's sqlite3 cannot turn off): a file whose column was
+    renamed would show as mismatching rows. Names in backticks are never strings: the query so written is
+    compiled (EXPLAIN, not run), and its 'no such column' is that name. Its other errors are the query's own:
+    the query run reports them."""
+    import sqlite3
+
+    def backticked(quoted: re.Match) -> str:
+        return quoted[0] if quoted[1] is None else "`" + quoted[1].replace('""', '"').replace("`", "``") + "`"
+    try:
+        connection.execute("EXPLAIN " + _SQLITE_QUOTED.sub(backticked, sql))
+    except sqlite3.OperationalError as err:
+        if str(err).startswith("no such column: "):
+            raise sqlite3.OperationalError(f"{err} (SQLite reads a double-quoted name that no column has as a "
+                                           "string)") from None
 
 
 def _run_duckdb(sql, model, rows, table, **_):
     import duckdb
     with duckdb.connect() as connection:
+        _duckdb_schema(connection, qualifiers(table))
         connection.execute(create_table(model, "duckdb", table))
         if rows and model.features:
             _load_duckdb(connection, model, rows, table)
         elif rows:
             raise TreegenError("a model without features cannot be run on rows in SQL")
         return connection.execute(sql).fetchall()
+
+
+def _duckdb_schema(connection, names: list[str]) -> None:
+    """The schema (``[schema]``) or catalog and schema (``[catalog, schema]``) a table is named in, made in memory
+    where the fresh connection has none."""
+    if not names:
+        return
+    d = find_dialect("duckdb")
+    catalogs = connection.execute("SELECT lower(database_name) FROM duckdb_databases()").fetchall()
+    if len(names) == 2 and (names[0].lower(),) not in catalogs:
+        connection.execute(f"ATTACH ':memory:' AS {d.identifier(names[0])}")
+    connection.execute(f"CREATE SCHEMA IF NOT EXISTS {'.'.join(map(d.identifier, names))}")
 
 
 def _load_duckdb(connection, model: Model, rows: Sequence[dict], table: str) -> None:
@@ -215,32 +275,38 @@ def _load_duckdb(connection, model: Model, rows: Sequence[dict], table: str) -> 
             arrays[f"v{k}"] = np.array(column, dtype=object)
             selected.append(f"v{k}")
     connection.register("treegen_loaded_rows", arrays)
-    connection.execute(f"INSERT INTO {d.identifier(table)} SELECT {', '.join(selected)} FROM treegen_loaded_rows")
+    connection.execute(f"INSERT INTO {d.table(table)} SELECT {', '.join(selected)} FROM treegen_loaded_rows")
     connection.unregister("treegen_loaded_rows")
 
 
 def _run_postgres(sql, model, rows, table, dsn=None, **_):
     import psycopg
     d = find_dialect("postgres")
-    stored, number = d.identifier(table + " rows"), d.identifier("treegen row")
+    schema = qualifiers(table)[-1:]  # (a catalog before it can only be the database connected to)
+    stored, number = table + " rows", d.identifier("treegen row")
     columns = ", ".join(d.identifier(f.name) for f in model.features)
+    # Temporary tables are private to us; a table named in a schema cannot be one: it and its schema are made
+    # in a transaction rolled back at the end, which no other session sees.
+    temporary = "" if schema else "TEMPORARY "
     try:
         connection = psycopg.connect(dsn, autocommit=True)
     except psycopg.OperationalError as err:
         raise _unreachable("postgres", err) from None
     except psycopg.ProgrammingError as err:  # at connecting: a connection string libpq cannot read
         raise _malformed("postgres", err) from None
-    with connection:  # temporary tables: private to us
+    with connection, connection.transaction(force_rollback=True):
         # LLVM would spend minutes compiling a big tree's expression (bench/README.md): no JIT.
         connection.execute("SET jit = off")
-        connection.execute(create_table(model, "postgres", table + " rows", temporary="TEMPORARY "))
-        connection.execute(f"ALTER TABLE {stored} ADD COLUMN {number} integer")
+        if schema:
+            connection.execute(f"CREATE SCHEMA IF NOT EXISTS {d.identifier(schema[0])}")
+        connection.execute(create_table(model, "postgres", stored, temporary=temporary))
+        connection.execute(f"ALTER TABLE {d.table(stored)} ADD COLUMN {number} integer")
         # PostgreSQL may store a short row in space left on an earlier page: a plain scan would
         # return the rows out of order. The table the query reads is a view sorted by row number.
-        connection.execute(f"CREATE TEMPORARY VIEW {d.identifier(table)} AS "
-                           f"SELECT {columns} FROM {stored} ORDER BY {number}")
+        connection.execute(f"CREATE {temporary}VIEW {d.table(table)} AS "
+                           f"SELECT {columns} FROM {d.table(stored)} ORDER BY {number}")
         with connection.cursor() as cursor:
-            with cursor.copy(f"COPY {stored} FROM STDIN") as copy:
+            with cursor.copy(f"COPY {d.table(stored)} FROM STDIN") as copy:
                 for n, record in enumerate(values(model, rows)):
                     copy.write_row(record + (n,))
             cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
@@ -313,11 +379,21 @@ def _run_spark(sql, model, rows, table, spark=None, **_):
         spark = spark or local_spark()
         schema = StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType())
                              for f in model.features])
-        spark.createDataFrame(values(model, rows), schema).createOrReplaceTempView(table)
+        frame = spark.createDataFrame(values(model, rows), schema)
+        shared = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
+        if [name.lower() for name in qualifiers(table)] == [shared.lower()]:  # a global temporary view
+            frame.createOrReplaceGlobalTempView(table.split(".")[-1])
+            drop = lambda: spark.catalog.dropGlobalTempView(table.split(".")[-1])
+        elif not qualifiers(table):
+            frame.createOrReplaceTempView(table)
+            drop = lambda: spark.catalog.dropTempView(table)
+        else:
+            raise TreegenError(f"spark: verify holds the rows in a temporary view, which Spark names by one part or "
+                               f"as {shared}.NAME, not {table!r}: it cannot make that table")
         try:
             return [tuple(row) for row in spark.sql(sql).collect()]
         finally:
-            spark.catalog.dropTempView(table)
+            drop()
 
 
 SPARK_LOG4J2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spark-log4j2.properties")
@@ -331,7 +407,11 @@ def local_spark(java_options: str = ""):
     result line). Its SQL parser's ANTLR caches are flushed past a tenth of the heap (Spark 4.1 and
     later): they keep what every query taught them, and a session's big generated queries filled the
     2 GB with them, after which each query spent most of its time in full collections."""
+    from pyspark.logger import PySparkLogger
     from pyspark.sql import SparkSession
+    # PySpark logs a query's error as JSON with Java's stack (25 kB) on stderr, besides raising it: the
+    # exception is the caller's to report
+    PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local: no warning that the host is a loopback
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
@@ -348,7 +428,7 @@ class Engine:
     """A database engine that runs generated SQL for `verify` and the tests."""
 
     name: str
-    query: Callable[..., list]  # (sql, model, rows, table, dsn=, spark=) -> the result rows
+    query: Callable[..., list]  # (sql, model, rows, table, dsn=, spark=, names_checked=) -> the result rows
     package: str | None  # the Python package it needs, for the hint when it is missing
     extra: str | None  # the pip extra of treegen that installs that package
     server: str | None = None  # an example of how to reach its server (a DSN); None: runs in process
