@@ -189,6 +189,27 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
                 "lines\n"), empty.stderr
 
 
+def test_a_sql_file_exported_with_other_keep_columns_is_one_error_line(tmp_path):
+    """The outputs of a --program .sql file are read by their place after the table's columns: a file exported
+    without the --keep columns verify is given (or with others) is refused saying so, where its prediction was
+    read from a probability's column and every row a mismatch (exit 1)."""
+    model = tmp_path / "labor.json"
+    treegen = [sys.executable, "-m", "treegen"]
+    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    query = tmp_path / "labor.sql"
+    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "duckdb", "--proba", "-o", str(query)],
+                   check=True)
+    done = subprocess.run([*treegen, "verify", str(model), "--program", str(query), "--dialect", "duckdb", "--keep",
+                           "id"], capture_output=True, text=True)
+    assert done.returncode == 2 and not done.stdout and done.stderr == (
+        f"treegen: error: {query}: its first 17 columns are 'duration', 'wage-increase-first-year', "
+        "'wage-increase-second-year', 'wage-increase-third-year', 'cost-of-living-adjustment', 'working-hours', "
+        "'pension', 'standby-pay', 'shift-differential', 'education-allowance', 'statutory-holidays', "
+        "'vacation', 'longterm-disability-assistance', 'contribution-to-dental-plan', 'bereavement-assistance', "
+        "'contribution-to-health-plan', 'prediction', where verify expects the table's 16 features and the --keep "
+        "columns id before the prediction: it passes no id through (exported without --keep?)\n"), done.stderr
+
+
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
     """A file exported with --table schema.table (SQLite: database.table; DuckDB: catalog.schema.table too) runs on
     that table, made in the engine with its schema (an attached database in SQLite), or in the schema there is."""

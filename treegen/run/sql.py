@@ -59,9 +59,9 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
+    apart = named_apart(sql, read, rows, table, dialect)
     try:
-        results = engine.query(*named_apart(sql, read, rows, table, dialect), dsn=dsn, spark=spark,
-                               names_checked=source_name is not None)
+        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
@@ -72,7 +72,29 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
                                f"on a table {find_dialect(dialect).table(table)} of the model's features and the "
                                f"--keep columns: are --dialect, --table and --keep the file's?)") from None
         raise RuntimeError(f"{engine.name}: {err}") from err
+    if source_name is not None:
+        _check_passed_through(results, apart[1], keep)
     return [format_results(read, results, args) for args in each_args]
+
+
+def _check_passed_through(answers: Answers, table: Model, keep: Sequence[str]) -> None:
+    """An error unless a query's first columns are the table's (the features and the ``keep`` columns, in any
+    order): its outputs are read by their place after them, and a file exported with other ``--keep`` columns
+    would have its prediction read from a feature's column, or a probability from the prediction's."""
+    names = [f.name for f in table.features]
+    passed = list(answers.columns[:len(names)])
+    if len(answers.columns) <= len(names) or sorted(passed) == sorted(names) or sorted(map(str.casefold, passed)) == sorted(map(str.casefold, names)):
+        return
+    missing, extra = [name for name in names if name not in passed], [name for name in passed if name not in names]
+    if missing and set(missing) <= set(keep):
+        hint = f": it passes no {', '.join(missing)} through (exported without --keep?)"
+    elif extra:
+        hint = f": was it exported with --keep {','.join(extra)}?"
+    else:
+        hint = ": are --keep and --dialect the file's?"
+    given = f" and the --keep columns {', '.join(keep)}" if keep else ""
+    raise TreegenError(f"its first {len(names)} columns are {', '.join(map(repr, passed))}, where verify expects the "
+                       f"table's {len(table.features) - len(keep)} features{given} before the prediction{hint}")
 
 
 def with_columns(model: Model, names: Sequence[str]) -> Model:
@@ -196,6 +218,19 @@ def values(model: Model, rows: Sequence[dict]) -> list[tuple]:
     return out
 
 
+class Answers(list):
+    """The rows a query returned, and the names of their columns."""
+
+    def __init__(self, rows, columns):
+        super().__init__(rows)
+        self.columns = tuple(columns)
+
+    @classmethod
+    def of(cls, cursor) -> "Answers":
+        """A DB-API cursor's rows (fetched) and column names."""
+        return cls(cursor.fetchall(), [column[0] for column in cursor.description or ()])
+
+
 def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
     import sqlite3
     with closing(sqlite3.connect(":memory:")) as connection:
@@ -206,7 +241,7 @@ def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
         connection.executemany(insert(model, "sqlite", table), values(model, rows))
         if names_checked:
             _no_name_read_as_string(connection, sql)
-        return connection.execute(sql).fetchall()
+        return Answers.of(connection.execute(sql))
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),
@@ -242,7 +277,7 @@ def _run_duckdb(sql, model, rows, table, **_):
             _load_duckdb(connection, model, rows, table)
         elif rows:
             raise TreegenError("a model without features cannot be run on rows in SQL")
-        return connection.execute(sql).fetchall()
+        return Answers.of(connection.execute(sql))
 
 
 def _duckdb_schema(connection, names: list[str]) -> None:
@@ -310,7 +345,7 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
                 for n, record in enumerate(values(model, rows)):
                     copy.write_row(record + (n,))
             cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
-            return cursor.fetchall()
+            return Answers.of(cursor)
 
 
 def _run_mysql(sql, model, rows, table, dsn=None, **_):
@@ -331,7 +366,7 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
             elif rows:
                 raise TreegenError("a model without features cannot be run on rows in SQL")
             cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
-            return list(cursor.fetchall())
+            return Answers.of(cursor)
 
 
 def _unreachable(engine: str, reason: object) -> TreegenError:
@@ -391,7 +426,8 @@ def _run_spark(sql, model, rows, table, spark=None, **_):
             raise TreegenError(f"spark: verify holds the rows in a temporary view, which Spark names by one part or "
                                f"as {shared}.NAME, not {table!r}: it cannot make that table")
         try:
-            return [tuple(row) for row in spark.sql(sql).collect()]
+            answers = spark.sql(sql)
+            return Answers([tuple(row) for row in answers.collect()], answers.columns)
         finally:
             drop()
 
@@ -428,7 +464,7 @@ class Engine:
     """A database engine that runs generated SQL for `verify` and the tests."""
 
     name: str
-    query: Callable[..., list]  # (sql, model, rows, table, dsn=, spark=, names_checked=) -> the result rows
+    query: Callable[..., Answers]  # (sql, model, rows, table, dsn=, spark=, names_checked=) -> the result rows
     package: str | None  # the Python package it needs, for the hint when it is missing
     extra: str | None  # the pip extra of treegen that installs that package
     server: str | None = None  # an example of how to reach its server (a DSN); None: runs in process
