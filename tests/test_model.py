@@ -824,3 +824,14 @@ def test_a_model_prints_as_one_short_line():
     again = treegen.import_model("examples/boosting/xgboost.json")
     assert again == model and again is not model
     assert replace(again, trees=again.trees[:-1]) != model
+
+
+def test_every_model_in_the_format_doc_loads():
+    """docs/model-format.md's JSON examples of a whole model (its "format" says so) load, and predict as they read."""
+    doc = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "model-format.md")
+    blocks = re.findall(r"```json\n(.*?)```", open(doc, encoding="utf-8").read(), re.DOTALL)
+    models = [modelio.loads(block, "docs/model-format.md") for block in blocks if '"treegen-model"' in block]
+    assert models
+    example = models[0]
+    assert [example.predict({"outlook": "sunny", "humidity": h}) for h in (70.0, 80.0, None)] == ["yes", "no", "no"]
+    assert example.predict({"outlook": "overcast"}) == "yes" and example.scores({}) == [0.357, 0.643]
