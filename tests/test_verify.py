@@ -730,7 +730,8 @@ def test_xgboost_and_lightgbm_agree_with_themselves_bit_for_bit(tmp_path, model)
     done = _verify_against(str(out), model)
     assert done.returncode == 0, done.stdout + done.stderr
     library = "XGBoost" if "xgboost" in model else "LightGBM"
-    refused = r"(?:; \d+ probes left out, which XGBoost refuses: a value infinite in float32 \(±inf, or beyond ±3.4e38\))?"
+    refused = (r"(?:; \d+ probes left out, which XGBoost refuses: a value infinite in float32 \(±inf, or beyond "
+               r"±3.4e38\))?")
     assert re.fullmatch(rf"{library} itself +ok        \d+ rows agree \(\d+ probes{refused}\)",
                         done.stdout.splitlines()[0]), done.stdout
 

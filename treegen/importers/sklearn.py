@@ -203,7 +203,8 @@ def oracle(path: str, model: Model, rows) -> list[tuple | Refused]:
     with np.errstate(over="ignore", invalid="ignore"):  # rows refused, not warned of at each try
         answers = _answers(estimator, X, model.target.is_classification)
     if rows and all(isinstance(answer, Refused) for answer in answers):
-        raise TreegenError(f"scikit-learn refused every row: {Counter(a.why for a in answers).most_common(1)[0][0]}", path)
+        why = Counter(answer.why for answer in answers).most_common(1)[0][0]
+        raise TreegenError(f"scikit-learn refused every row: {why}", path)
     return answers
 
 
