@@ -821,6 +821,7 @@ def test_a_model_prints_as_one_short_line():
     nodes = sum(len(tree.nodes) for tree in model.trees)
     assert repr(model) == f"<Model XGBoost: 60 trees, {nodes} nodes, 4 features, predicting 3 classes ('y')>"
     assert repr(model.trees[0]) == f"<Tree of {len(model.trees[0].nodes)} nodes, output 0, weight 1.0>"
+    assert repr(replace(model, meta={})) == f"<Model: 60 trees, {nodes} nodes, 4 features, predicting 3 classes ('y')>"
     again = treegen.import_model("examples/boosting/xgboost.json")
     assert again == model and again is not model
     assert replace(again, trees=again.trees[:-1]) != model

@@ -51,7 +51,7 @@ def as_model(given) -> Model:
         return given
     if isinstance(given, (str, os.PathLike)):
         return load_model(os.fspath(given))
-    estimators = sys.modules.get("treegen.estimator")  # imported by whoever made one: never here, for nothing
+    estimators = sys.modules.get("treegen.estimator")  # loaded by whoever made an estimator (it imports sklearn)
     if estimators is not None and isinstance(given, estimators._TreeEstimator):
         return given.fitted_model()
     if type(given).__module__.split(".")[0] in {m for importer in IMPORTERS.values() for m in importer.modules}:

@@ -636,14 +636,19 @@ class Model:
                                "it would predict one constant for every row, and treegen compiles trees")
 
     def __repr__(self) -> str:  # the fields' own repr of a boosted model runs to megabytes
-        return f"<Model {self.summary()}>"
+        algorithm = self.meta.get("algorithm")
+        return f"<Model{f' {algorithm}' if algorithm else ''}: {self.shape()}>"
 
     def summary(self) -> str:
         """One line on the model: what made it, its trees, features and target."""
+        return f"{self.meta.get('algorithm', 'a model')}: {self.shape()}"
+
+    def shape(self) -> str:
+        """The model's trees, nodes, features and target, in words."""
         trees, nodes = len(self.trees), sum(len(tree.nodes) for tree in self.trees)
         target = f"{len(self.target.classes)} classes" if self.target.is_classification else "a number"
-        return (f"{self.meta.get('algorithm', 'a model')}: {trees} tree{'s' * (trees != 1)}, {nodes} nodes, "
-                f"{len(self.features)} features, predicting {target} ({self.target.name!r})")
+        return (f"{trees} tree{'s' * (trees != 1)}, {nodes} nodes, {len(self.features)} features, predicting "
+                f"{target} ({self.target.name!r})")
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""
