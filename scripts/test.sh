@@ -14,6 +14,7 @@ command -v node >/dev/null 2>&1 || need="$need nodejs"        # the generated Ja
 command -v gcc >/dev/null 2>&1 || need="$need gcc libc6-dev"   # the generated C, with both compilers
 command -v clang >/dev/null 2>&1 || need="$need clang"
 command -v chromium >/dev/null 2>&1 || need="$need chromium"  # examples/web in a headless browser
+command -v sqlite3 >/dev/null 2>&1 || need="$need sqlite3"    # examples/README.md's SQLite recipe
 if [ -n "$need" ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
 fi

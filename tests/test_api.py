@@ -117,3 +117,34 @@ def test_a_misspelt_keyword_is_told_its_spelling():
         treegen.train("examples/play_tennis.csv", target="play", algorithm="cart", maxdepth=3)
     with pytest.raises(TreegenError, match="^c45 does not take colour$"):  # nothing close: nothing said
         treegen.train("examples/play_tennis.csv", target="play", colour=3)
+
+
+def test_every_model_argument_takes_what_stands_for_a_model(tmp_path):
+    """export, save, predict and predict_proba take a Model, a model file's path (str or PathLike), a fitted
+    treegen estimator (its model_) or a fitted library model (converted as from_model converts it); anything
+    else, or an unfitted estimator, is refused saying so, not with an AttributeError from deep inside."""
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    from treegen.estimator import DecisionTreeClassifier, NotFittedError
+    tennis = pd.read_csv("examples/play_tennis.csv")
+    X, y = tennis.drop(columns="play"), tennis["play"]
+    estimator = DecisionTreeClassifier(algorithm="id3").fit(X, y)
+    treegen.save(estimator, str(tmp_path / "tennis.json"))
+    for given in (estimator, str(tmp_path / "tennis.json"), tmp_path / "tennis.json"):
+        assert treegen.export(given, "python") == treegen.export(estimator.model_, "python")
+        assert treegen.predict(given, X).tolist() == estimator.predict(X).tolist()
+        assert np.array_equal(treegen.predict_proba(given, X), estimator.predict_proba(X))
+    numbers = [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.5, 0.25]]
+    fitted = SklearnTree(random_state=0).fit(numbers, [0, 1, 1, 0])
+    assert treegen.export(fitted, "rules") == treegen.export(treegen.from_model(fitted), "rules")
+    assert treegen.predict(fitted, numbers).tolist() == ["0", "1", "1", "0"]
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        treegen.export(DecisionTreeClassifier(), "python")
+    for wrong in (None, 3, {"trees": []}):
+        for call in (lambda: treegen.export(wrong, "python"), lambda: treegen.predict(wrong, X),
+                     lambda: treegen.save(wrong, str(tmp_path / "x.json"))):
+            with pytest.raises(TypeError, match="^expected a model: a treegen Model .*; got "):
+                call()
+            with pytest.raises(TreegenError):
+                call()

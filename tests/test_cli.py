@@ -524,6 +524,20 @@ def test_the_help_names_every_target():
     assert "compile them to Python, Java, JavaScript, C, SQL, rule text or Graphviz dot." in text
 
 
+def test_export_help_names_every_ending_of_o_and_the_model_commands_a_librarys_file():
+    """Each ending export's -o takes names its target in the help (.js, .cjs and .svg were left out); show, export,
+    predict and verify say MODEL may be a library's model file, as they read it."""
+    from treegen.targets import TARGETS, target_of_file
+    text = " ".join(cli("export", "--help").stdout.split())
+    named = re.search(r"Default: the one -o's ending names \(([^;]*);", text)[1].split(", ")
+    assert named == [e for t in TARGETS.values() for e in t.endings()] and {".js", ".cjs", ".svg"} <= set(named)
+    assert all(target_of_file("-o", "model" + ending) for ending in named)
+    assert "-o FILE.svg means --to dot --format svg" in text
+    for command in ("show", "export", "predict", "verify"):
+        assert "or a model file of scikit-learn (.skops), XGBoost, LightGBM or CatBoost, read as `treegen import` " \
+               "reads it" in " ".join(cli(command, "--help").stdout.split()), command
+
+
 IRIS_CODES = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")  # species as codes 0, 1, 2: numeric
 
 

@@ -79,6 +79,31 @@ def test_a_committed_generated_example_is_what_the_code_writes_now(path, tmp_pat
         f"{path} is out of date: regenerate it with PYTHON={sys.executable} bash {script}"
 
 
+def test_the_sqlite_recipe_runs_as_written_and_scores_as_treegen_predicts(tmp_path):
+    """examples/README.md's SQLite recipe needs nothing but itself (it trains its model and writes its rows): run in
+    a folder with the examples, twice (as a user runs it again), it scores every row as `treegen predict` does,
+    the row with a missing humidity included."""
+    import csv
+    import re
+    text = open(os.path.join(ROOT, "examples", "README.md"), encoding="utf-8").read()
+    recipe = re.search(r"Loading CSV into SQLite.*?```sh\n(.*?)```", text, re.DOTALL)[1]
+    os.symlink(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "treegen").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m treegen "$@"\n')
+    (bin_dir / "treegen").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": ROOT}
+    for _ in range(2):
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", recipe], cwd=tmp_path, env=env, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        scored = list(csv.DictReader(done.stdout.splitlines()))
+        predicted = list(csv.DictReader(treegen("predict", "weather.json", "today.csv", cwd=tmp_path).stdout
+                                        .splitlines()))
+        assert [(r["id"], r["prediction"]) for r in scored] == [(r["id"], r["prediction"]) for r in predicted]
+        assert [r["id"] for r in scored] == ["1", "2", "3", "4", "5"] and predicted[3]["humidity"] == ""
+
+
 def test_the_duckdb_demo_says_how_to_get_duckdb_when_no_python_has_it(tmp_path):
     """Not a traceback: one line naming the package, and status 2, as after scripts/demo.sh's core install."""
     script = "examples/sql/duckdb_demo.sh"

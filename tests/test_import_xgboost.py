@@ -36,7 +36,7 @@ from treegen.emit.sql.arithmetic import float32_split
 from treegen.emit.sql.dialects import DIALECTS
 from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
-from treegen.importers.xgboost import OBJECTIVES, UBJSON_START, oracle
+from treegen.importers.xgboost import INFINITE, OBJECTIVES, UBJSON_START, oracle
 from treegen.model import Codes, Combine, Decision, Op, apply_link, decide
 from treegen.run.sql import query
 from treegen.targets import TARGETS
@@ -989,6 +989,23 @@ def test_scikit_learn_wrappers_labels_and_probabilities(tmp_path):
             assert_predicts(model, rows_for(model, P), margins.tolist(), predictions.tolist(), labels)
 
 
+def test_verify_against_says_how_many_rows_xgboost_refuses_and_why(tmp_path):
+    """The rows XGBoost's predict refuses (an infinity in float32) are left out of its line, which counts them by
+    kind and says why: every target's line has all the rows, and the library's must add up to the same."""
+    path = str(FIXTURES / "binary-3.2.0.json")
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1,x2\n0.5,0.25,2\ninf,0.25,2\n-0.5,1e39,1\n")
+    result = CliRunner().invoke(main, ["verify", path, str(data), "--against", path, "--to", "rules"])
+    assert result.exit_code == 0, result.output
+    rules = re.search(r"^rules +ok +(\d+) rows agree \(3 from the data, (\d+) probes\)$", result.output, re.M)
+    itself = re.search(r"^XGBoost itself +ok +(\d+) rows agree \(1 from the data, (\d+) probes; (\d+) probes and "
+                       r"2 data rows left out, which XGBoost refuses: a value infinite in float32 \(±inf, or beyond "
+                       r"±3.4e38\)\)$", result.output, re.M)
+    assert rules and itself, result.output
+    assert int(itself[1]) == int(itself[2]) + 1 and int(rules[1]) == int(rules[2]) + 3
+    assert int(itself[2]) + int(itself[3]) == int(rules[2]) and int(itself[3]) > 0
+
+
 def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     X, signal = make_data(10)
     for objective in ("binary:logistic", "multi:softmax", "multi:softprob", "count:poisson"):
@@ -1008,7 +1025,7 @@ def test_the_oracle_is_xgboosts_predict_and_agrees_with_the_model(tmp_path):
     rows = rows_for(model, probe_matrix(model, X), ("x1",)) + [{"x0": 0.5, "x1": "unknown"}]
     assert oracle(path, model, rows) == predict_rows(model, rows)
     refused = [{"x0": 3.5e38, "x1": "1"}, {"x0": -math.inf, "x1": None}, {"x0": 3.4e38, "x1": "1e39"}]
-    assert oracle(path, model, refused + rows[:2]) == [None] * 3 + predict_rows(model, rows[:2])
+    assert oracle(path, model, refused + rows[:2]) == [INFINITE] * 3 + predict_rows(model, rows[:2])
     other = tmp_path / "other.json"
     train({"objective": "binary:logistic"}, X[:, :1], y).save_model(str(other))
     with pytest.raises(TreegenError, match="takes 1 features, the treegen model 2: give the file the model was"):

@@ -811,3 +811,28 @@ def test_an_arff_with_names_equal_once_stripped_is_refused_in_one_line(tmp_path)
     result = _cli("train", path, "-a", "cart", "-o", tmp_path / "m.json")
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "'x' and 'x '" in result.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_model_prints_as_one_short_line():
+    """A boosted model in a REPL is a line of what it is, not the ~80 KB of its fields; equality is still
+    the fields'."""
+    import treegen
+    model = treegen.import_model("examples/boosting/xgboost.json")
+    nodes = sum(len(tree.nodes) for tree in model.trees)
+    assert repr(model) == f"<Model XGBoost: 60 trees, {nodes} nodes, 4 features, predicting 3 classes ('y')>"
+    assert repr(model.trees[0]) == f"<Tree of {len(model.trees[0].nodes)} nodes, output 0, weight 1.0>"
+    assert repr(replace(model, meta={})) == f"<Model: 60 trees, {nodes} nodes, 4 features, predicting 3 classes ('y')>"
+    again = treegen.import_model("examples/boosting/xgboost.json")
+    assert again == model and again is not model
+    assert replace(again, trees=again.trees[:-1]) != model
+
+
+def test_every_model_in_the_format_doc_loads():
+    """docs/model-format.md's JSON examples of a whole model (its "format" says so) load, and predict as they read."""
+    doc = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "model-format.md")
+    blocks = re.findall(r"```json\n(.*?)```", open(doc, encoding="utf-8").read(), re.DOTALL)
+    models = [modelio.loads(block, "docs/model-format.md") for block in blocks if '"treegen-model"' in block]
+    assert models
+    example = models[0]
+    assert [example.predict({"outlook": "sunny", "humidity": h}) for h in (70.0, 80.0, None)] == ["yes", "no", "no"]
+    assert example.predict({"outlook": "overcast"}) == "yes" and example.scores({}) == [0.357, 0.643]

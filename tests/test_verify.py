@@ -433,7 +433,9 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
     done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
-    assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes) differ: row 1 {'x0': "
+    assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes; 572 probes left out, "
+                              "which XGBoost refuses: a value infinite in float32 (±inf, or beyond ±3.4e38)) "
+                              "differ: row 1 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
                               "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
                               "0.06792893260717392]; row 2 "), against
@@ -845,7 +847,8 @@ def test_gradient_boosting_of_three_classes_against_scikit_learn(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     line = done.stdout.splitlines()[0]
     why = "its softmax takes numpy's exp"
-    match = re.fullmatch(r"scikit-learn itself ok        (\d+) rows agree \(\1 probes\); "
+    refused = r"(?:; \d+ probes left out, which scikit-learn refuses: Input X contains [^;]*?)*"  # infinity, NaN
+    match = re.fullmatch(rf"scikit-learn itself ok        (\d+) rows agree \(\1 probes{refused}\); "
                          rf"(?:([1-9]\d*) within 1e-15 of the library's, not bit for bit: {why}"
                          rf"|bit for bit \(1e-15 allowed: {why}\))", line)
     assert match and int(match[2] or 0) < int(match[1]), line
@@ -856,15 +859,17 @@ def test_gradient_boosting_of_three_classes_against_scikit_learn(tmp_path):
                                    "tests/fixtures/lightgbm/4.7.0/poisson.txt"])
 def test_xgboost_and_lightgbm_agree_with_themselves_bit_for_bit(tmp_path, model):
     """No tolerance is declared for XGBoost and LightGBM: their own predict agrees bit for bit, softmax
-    and exp included, and the line says no more than that."""
+    and exp included, and the line says no more than that (and the rows XGBoost refuses)."""
     import re
     out = tmp_path / "model.json"
     subprocess.run([sys.executable, "-m", "treegen", "import", model, "-o", str(out)], check=True)
     done = _verify_against(str(out), model)
     assert done.returncode == 0, done.stdout + done.stderr
     library = "XGBoost" if "xgboost" in model else "LightGBM"
-    assert re.fullmatch(rf"{library} itself +ok        \d+ rows agree \(\d+ probes\)", done.stdout.splitlines()[0]), \
-        done.stdout
+    refused = (r"(?:; \d+ probes left out, which XGBoost refuses: a value infinite in float32 \(±inf, or beyond "
+               r"±3.4e38\))?")
+    assert re.fullmatch(rf"{library} itself +ok        \d+ rows agree \(\d+ probes{refused}\)",
+                        done.stdout.splitlines()[0]), done.stdout
 
 
 def test_an_engine_whose_exp_is_not_glibcs_is_held_within_its_declared_tolerance():

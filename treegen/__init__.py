@@ -38,30 +38,38 @@ def load(path: str):
 
 
 def save(model, path: str) -> None:
-    """Write a model as JSON (docs/model-format.md)."""
+    """Write a model (any that :func:`export` takes) as JSON (docs/model-format.md)."""
+    from .loading import as_model
     from .modelio import save as save_json
-    save_json(model, path)
+    save_json(as_model(model), path)
 
 
 def export(model, to: str, **options) -> str:
-    """Generate python, java, sql, rules or dot text for a model."""
+    """Generate python, java, javascript, c, sql, rules or dot text (or an SVG) for a model: a
+    :class:`treegen.model.Model`; a model file's path, read as :func:`load` reads it; a fitted
+    :mod:`treegen.estimator` (its ``model_``); or a fitted scikit-learn, XGBoost, LightGBM or CatBoost model,
+    converted as :func:`from_model` converts it. Anything else is a TypeError (a TreegenError)."""
+    from .loading import as_model
     from .targets import emit
-    return emit(model, to, **options)
+    return emit(as_model(model), to, **options)
 
 
 def predict(model, X):
     """Each row's label (classification) or value (regression) as a numpy array, exactly what
     ``model.predict(row)`` gives row by row. ``X``: a pandas DataFrame (columns by feature name), a 2-D array
-    or a list of sequences (a value per feature, in ``model.features`` order) or a list of row dicts."""
+    or a list of sequences (a value per feature, in ``model.features`` order) or a list of row dicts. ``model``:
+    any that :func:`export` takes."""
     from .inputs import predict as predict_table
-    return predict_table(model, X)
+    from .loading import as_model
+    return predict_table(as_model(model), X)
 
 
 def predict_proba(model, X):
     """Each row's class probabilities (columns in ``model.target.classes`` order) as a numpy array, exactly
     what ``model.scores(row)`` gives row by row; ``X`` as :func:`predict` takes it. Classification only."""
     from .inputs import predict_proba as proba_table
-    return proba_table(model, X)
+    from .loading import as_model
+    return proba_table(as_model(model), X)
 
 
 def from_sklearn(estimator, feature_names=None):

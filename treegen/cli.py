@@ -385,7 +385,12 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     click.echo(f"treegen: trained {training_summary(model, dataset)}{where}", err=True)
 
 
-@main.command()
+# What MODEL may be, for the commands that read one.
+MODEL_FILES = ("MODEL: a treegen model (JSON), rule text (export --to rules), or a model file of scikit-learn "
+               "(.skops), XGBoost, LightGBM or CatBoost, read as `treegen import` reads it.")
+
+
+@main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
               help="j48: print the tree exactly as Weka's J48 does.")
@@ -414,11 +419,13 @@ def target_options(f):
     return f
 
 
-@main.command()
+@main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("--to", "target", type=click.Choice(list(TARGETS)),
               help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values())
-                   + ". Default: the one -o's ending names (.py, .java, .mjs, .c, .sql, .rules, .dot).")
+                   + ". Default: the one -o's ending names ("
+                   + ", ".join(ending for t in TARGETS.values() for ending in t.endings())
+                   + "; -o FILE.svg means --to dot --format svg, -o FILE.cjs --module commonjs).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @target_options
 def export(model, target, output, **options):
@@ -495,7 +502,7 @@ def parse_command(rules, output):
     write_text(modelio.dumps(load(rules)), output)
 
 
-@main.command()
+@main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
@@ -665,7 +672,7 @@ def sql_options() -> list[click.Option]:
         for engine in ENGINES.values() if engine.server]
 
 
-@main.command(cls=LateOptions, late=sql_options)
+@main.command(cls=LateOptions, late=sql_options, epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False), required=False)
 @click.option("--to", "targets", multiple=True, default=(",".join(RUNNABLE),), show_default=True,

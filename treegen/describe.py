@@ -23,11 +23,8 @@ def _escape(c: str) -> str:
 
 
 def summary(model: Model) -> str:
-    """One line on a model: what made it, its trees, features and target."""
-    trees, nodes = len(model.trees), sum(len(tree.nodes) for tree in model.trees)
-    target = (f"{len(model.target.classes)} classes" if model.target.is_classification else "a number")
-    return (f"{model.meta.get('algorithm', 'a model')}: {trees} tree{'s' * (trees != 1)}, {nodes} nodes, "
-            f"{len(model.features)} features, predicting {target} ({model.target.name!r})")
+    """One line on a model: what made it, its trees, features and target (:meth:`Model.summary`)."""
+    return model.summary()
 
 
 def number(x: float) -> str:

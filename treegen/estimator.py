@@ -200,12 +200,16 @@ class _TreeEstimator(BaseEstimator):
 
     # -- predicting ----------------------------------------------------------------------
 
+    def fitted_model(self) -> Model:
+        """The learned model (``model_``); NotFittedError before fit()."""
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
+        return self.model_
+
     def _scores(self, X, labels: bool = False) -> np.ndarray:
         """Final score vectors, one row per input row (class probabilities or [value]); with
         ``labels``, the sums the label is decided on (a leaf's label values where it has them)."""
-        if not hasattr(self, "model_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
-        model = self.model_
+        model = self.fitted_model()
         columns = feature_columns(model, X, type(self).__name__)
         return predict_scores(model, [_encode(f, c) for f, c in zip(model.features, columns)], labels)
 

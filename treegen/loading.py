@@ -2,11 +2,12 @@
 Loading reads data, never code."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
 from .errors import TreegenError, read_text
-from .importers import file_head, import_file, library_file
+from .importers import IMPORTERS, file_head, from_object, import_file, library_file
 
 if TYPE_CHECKING:
     from .model import Model
@@ -34,6 +35,30 @@ def load_model(path: str, **options) -> Model:
         raise TreegenError(NEITHER, path)
     from .parse.rule_text import parse  # Lark, for rule text only
     return parse(text, path)
+
+
+class NotAModel(TreegenError, TypeError):
+    """The Python API was given something that is neither a model nor a way to one."""
+
+
+def as_model(given) -> Model:
+    """The model that the Python API's ``model`` argument stands for: a :class:`~treegen.model.Model` as it
+    is; a path (str or os.PathLike), loaded as :func:`load_model` loads it; a fitted treegen estimator's
+    ``model_``; a fitted model of a library that an importer converts, converted as ``treegen.from_model``
+    converts it."""
+    from .model import Model
+    if isinstance(given, Model):
+        return given
+    if isinstance(given, (str, os.PathLike)):
+        return load_model(os.fspath(given))
+    estimators = sys.modules.get("treegen.estimator")  # loaded by whoever made an estimator (it imports sklearn)
+    if estimators is not None and isinstance(given, estimators._TreeEstimator):
+        return given.fitted_model()
+    if type(given).__module__.split(".")[0] in {m for importer in IMPORTERS.values() for m in importer.modules}:
+        return from_object(given)
+    raise NotAModel(f"expected a model: a treegen Model (treegen.train, treegen.load), a model file's path, a "
+                    f"fitted treegen estimator, or a fitted model of a library treegen imports "
+                    f"({', '.join(IMPORTERS)}); got {type(given).__name__}")
 
 
 def is_model_file(path: str) -> bool:

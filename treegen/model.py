@@ -402,6 +402,9 @@ class Tree:
     output: int | None = None  # CombineKind.SUM: the output column this tree adds to (None: all)
     weight: float = 1.0  # CombineKind.SUM: the tree's output is multiplied by this first (XGBoost DART)
 
+    def __repr__(self) -> str:  # not each node's: a model's trees may hold millions
+        return f"<Tree of {len(self.nodes)} nodes, output {self.output}, weight {self.weight!r}>"
+
     def leaves(self) -> list[int]:
         return [i for i, node in enumerate(self.nodes) if node.is_leaf]
 
@@ -631,6 +634,21 @@ class Model:
         if not self.trees:  # every way of making a model passes here (a model file's reader names the field first)
             raise TreegenError("the model has no trees (a booster trained for 0 rounds, or saved without its trees?): "
                                "it would predict one constant for every row, and treegen compiles trees")
+
+    def __repr__(self) -> str:  # the fields' own repr of a boosted model runs to megabytes
+        algorithm = self.meta.get("algorithm")
+        return f"<Model{f' {algorithm}' if algorithm else ''}: {self.shape()}>"
+
+    def summary(self) -> str:
+        """One line on the model: what made it, its trees, features and target."""
+        return f"{self.meta.get('algorithm', 'a model')}: {self.shape()}"
+
+    def shape(self) -> str:
+        """The model's trees, nodes, features and target, in words."""
+        trees, nodes = len(self.trees), sum(len(tree.nodes) for tree in self.trees)
+        target = f"{len(self.target.classes)} classes" if self.target.is_classification else "a number"
+        return (f"{trees} tree{'s' * (trees != 1)}, {nodes} nodes, {len(self.features)} features, predicting "
+                f"{target} ({self.target.name!r})")
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""

@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .emit.sql.dialects import find_dialect
 from .errors import TreegenError
+from .importers import Refused
 from .model import Model, Tolerance
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, read_csv, server_for
@@ -489,10 +490,8 @@ def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text:
     if len(kept) == len(rows):
         return rows, count, csv_text, expected, settings, leaves
     probes = sum(i < count.probes for i in kept)
-    left = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((count.probes - probes, "probe"),
-                                                                   (count.data - (len(kept) - probes), "data row"))
-            if n]
-    count = Rows(probes, len(kept) - probes, f"{' and '.join(left)} with an infinite number left out: "
+    left = _rows_left_out(count.probes - probes, count.data - (len(kept) - probes))
+    count = Rows(probes, len(kept) - probes, f"{left} with an infinite number left out: "
                                              f"{check.options['dialect']} has no infinity")
     rows, read = [rows[i] for i in kept], [read[i] for i in kept]
     return (rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read},
@@ -602,7 +601,7 @@ def _itself(library: str) -> str:
 def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
                    expected: list[tuple]) -> Result:
     """The library's own answers on the rows, compared with the model's; rows the library refuses (an
-    infinity XGBoost will not take) are left out and counted in the line."""
+    infinity XGBoost will not take) are left out, and the line says how many and why."""
     name = _itself(importer.library)
     try:
         answers = importer.oracle(path, model, rows)
@@ -613,13 +612,30 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
                       user_error=True)
     except Exception as err:  # the library broke on the rows: a line as a target's, not a traceback
         return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")
-    kept = [i for i, answer in enumerate(answers) if answer is not None]
+    kept = [i for i, answer in enumerate(answers) if not isinstance(answer, Refused)]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
     tolerance = importer.tolerance(path, model)
     problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance)
-    refused = len(rows) - len(kept)
-    counted = Rows(count.probes - refused, count.data) if refused <= count.probes else count
+    probes = sum(i < count.probes for i in kept)
+    counted = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))
     return Result(name, counted, problems, note=None if tolerance is None else _tolerated(tolerance, close))
+
+
+def _refused(answers: list, count: Rows, library: str) -> str:
+    """How many probes and data rows the library refused, for each reason it has: what the line says of the
+    rows it leaves out ("" where none)."""
+    refused: dict[str, list[int]] = {}
+    for i, answer in enumerate(answers):
+        if isinstance(answer, Refused):
+            refused.setdefault(answer.why, [0, 0])[i >= count.probes] += 1
+    return "; ".join(f"{_rows_left_out(probes, data)} left out, which {library} refuses: {why}"
+                     for why, (probes, data) in refused.items())
+
+
+def _rows_left_out(probes: int, data: int) -> str:
+    """``3 probes and 1 data row``: the rows a line leaves out, of each kind it has."""
+    return " and ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((probes, "probe"), (data, "data row"))
+                        if n)
 
 
 def _tolerated(tolerance: Tolerance, close: int, whose: str = "the library's") -> str:

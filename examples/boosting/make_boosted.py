@@ -5,7 +5,8 @@ libraries save them: the files treegen imports (data, never code), plus the data
     treegen import examples/boosting/xgboost.json -o xgb.json
     treegen verify xgb.json examples/boosting/iris_missing.csv --to python,java --against examples/boosting/xgboost.json
 
-Needs xgboost, lightgbm, scikit-learn and pandas: pip install xgboost lightgbm scikit-learn pandas.
+Needs xgboost, lightgbm, scikit-learn and pandas: pip install '.[xgboost,lightgbm,sklearn]' pandas in the
+checkout (the [xgboost] extra is xgboost-cpu where it has wheels, XGBoost without CUDA's libraries).
 """
 import os
 import sys
@@ -17,7 +18,8 @@ try:
     import xgboost
     from sklearn.datasets import load_iris
 except ImportError as err:
-    print(f"make_boosted.py: needs {err.name}: pip install xgboost lightgbm scikit-learn pandas", file=sys.stderr)
+    print(f"make_boosted.py: needs {err.name}: pip install '.[xgboost,lightgbm,sklearn]' pandas (in the checkout)",
+          file=sys.stderr)
     sys.exit(2)
 
 HERE = os.path.dirname(os.path.abspath(__file__))

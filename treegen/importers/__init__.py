@@ -30,8 +30,8 @@ class Importer:
     files: str  # the files it reads, as messages name them
     # Its module here, with recognises(path, the file's first bytes) -> is it this library's file, and
     # (if it has one; else `oracle` is None) oracle(path, model, rows) -> the library's own (label or
-    # value, scores) for each row (a dict by feature name, as treegen.model.Model.predict takes it):
-    # `treegen verify --against`.
+    # value, scores) for each row (a dict by feature name, as treegen.model.Model.predict takes it), or
+    # Refused for a row its predict will not take: `treegen verify --against`.
     module: str
     reader: str  # the module's read(path, feature_names=None) -> the model
     modules: tuple[str, ...]  # the top-level modules of the objects it converts
@@ -64,6 +64,14 @@ class Importer:
         and why; None: bit for bit."""
         declared = getattr(self.loaded(), "tolerance", None)
         return None if declared is None else declared(path, model)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An oracle's answer for a row the library's own predict will not take: `verify --against` leaves
+    it out, and its line says how many and ``why``."""
+
+    why: str  # what in the row the library refuses, as its line says it
 
 
 IMPORTERS = {importer.library: importer for importer in (

@@ -44,7 +44,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
-from . import library_meta
+from . import Refused, library_meta
 from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
@@ -186,10 +186,10 @@ def tolerance(path: str, model: Model):
 
 
 
-def oracle(path: str, model: Model, rows) -> list[tuple | None]:
+def oracle(path: str, model: Model, rows) -> list[tuple | Refused]:
     """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
-    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers; None
-    for a row the estimator refuses (trees, forests and gradient boosting take no infinity and no
+    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers; Refused
+    (its message) for a row the estimator refuses (trees, forests and gradient boosting take no infinity and no
     number beyond float32, and some no NaN). A forest predicts with one job: with several, its threads
     add the trees' outputs in whatever order they finish, and the last bits change from call to call."""
     estimator = load_skops(path)
@@ -200,18 +200,18 @@ def oracle(path: str, model: Model, rows) -> list[tuple | None]:
     if "n_jobs" in estimator.get_params(deep=False):
         estimator.set_params(n_jobs=1)
     X = _library_rows(estimator, model, rows)
-    refusals: list[str] = []
     with np.errstate(over="ignore", invalid="ignore"):  # rows refused, not warned of at each try
-        answers = _answers(estimator, X, model.target.is_classification, refusals)
-    if rows and all(answer is None for answer in answers):
-        raise TreegenError(f"scikit-learn refused every row: {Counter(refusals).most_common(1)[0][0]}", path)
+        answers = _answers(estimator, X, model.target.is_classification)
+    if rows and all(isinstance(answer, Refused) for answer in answers):
+        why = Counter(answer.why for answer in answers).most_common(1)[0][0]
+        raise TreegenError(f"scikit-learn refused every row: {why}", path)
     return answers
 
 
-def _answers(estimator, X, classification: bool, refusals: list) -> list[tuple | None]:
+def _answers(estimator, X, classification: bool) -> list[tuple | Refused]:
     """The estimator's answers for the rows of ``X``; a batch it refuses is halved until each row it
-    refuses is alone, and None (a few dozen rows among thousands of probes: a few calls each). The
-    reason for each row refused goes into ``refusals``."""
+    refuses is alone, and Refused with the first line of its message (a few dozen rows among thousands of
+    probes: a few calls each)."""
     try:
         predicted = estimator.predict(X).tolist()
         if not classification:
@@ -219,12 +219,11 @@ def _answers(estimator, X, classification: bool, refusals: list) -> list[tuple |
         return [(str(label), p) for label, p in zip(predicted, estimator.predict_proba(X).tolist())]
     except ValueError as refusal:
         if len(X) <= 1:
-            refusals.append(str(refusal).splitlines()[0])
-            return [None] * len(X)
+            return [Refused(str(refusal).splitlines()[0].rstrip("."))] * len(X)
         take = X.iloc.__getitem__ if hasattr(X, "iloc") else X.__getitem__
         half = len(X) // 2
-        return (_answers(estimator, take(slice(None, half)), classification, refusals)
-                + _answers(estimator, take(slice(half, None)), classification, refusals))
+        return (_answers(estimator, take(slice(None, half)), classification)
+                + _answers(estimator, take(slice(half, None)), classification))
 
 
 def _library_rows(estimator, model: Model, rows):

@@ -111,7 +111,7 @@ from ..errors import TreegenError
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
-from . import library_meta, ubjson
+from . import Refused, library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -267,12 +267,16 @@ def load_document(path: str) -> tuple[dict, str]:
         raise TreegenError(f"not a complete XGBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
 
 
-def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
+# What XGBoost refuses in a row (the DMatrix would take it; predict fails): unless `missing` is infinite.
+INFINITE = Refused("a value infinite in float32 (±inf, or beyond ±3.4e38)")
+
+
+def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
     """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``path`` that
     ``model`` was imported from: ``(label or value, scores)`` per row, as ``Model.predict`` and
     ``Model.scores`` give them, with the missing value and the rounds the import chose
-    (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; None for a row XGBoost
-    refuses (a value that is infinite in float32, unless ``missing`` is infinite).
+    (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; :data:`INFINITE` for a row
+    XGBoost refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
     The rows are given as a user gives them. A model whose file names its categories (3.1+, trained on a
     pandas frame) takes a pandas frame whose categorical columns have the training categories: a
@@ -321,7 +325,7 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         answers = [(classes[int(np.argmax(scores))], [float(p) for p in scores])  # one class: a column, not a matrix
                    for scores in predictions.reshape(len(predictions), -1)]
     given = iter(answers)
-    return [next(given) if kept else None for kept in taken]
+    return [next(given) if kept else INFINITE for kept in taken]
 
 
 def _release(version: str) -> tuple[int, ...]:
