@@ -836,3 +836,19 @@ def test_every_model_in_the_format_doc_loads():
     example = models[0]
     assert [example.predict({"outlook": "sunny", "humidity": h}) for h in (70.0, 80.0, None)] == ["yes", "no", "no"]
     assert example.predict({"outlook": "overcast"}) == "yes" and example.scores({}) == [0.357, 0.643]
+
+
+def test_a_row_with_a_misspelt_feature_name_is_refused():
+    """A feature a row lacks is read as missing, so a key spelt almost as that feature ('humidty', 'Humidity')
+    took the missing route without a word (the tennis tree answered 'no' where 'humidity' gives 'yes'). Keys
+    that are like no absent feature (an id) are left alone, as is a row that lacks a feature and nothing else."""
+    model = _tennis()
+    assert model.predict({"outlook": "sunny", "humidity": "normal"}) == "yes"
+    for key in ("humidty", "Humidity", "humidity "):
+        with pytest.raises(TreegenError, match=f"the row has {key!r}, which is no feature's name, and lacks "
+                                               "'humidity': did you mean 'humidity'"):
+            model.predict({"outlook": "sunny", key: "normal"})
+        with pytest.raises(TreegenError, match="did you mean 'humidity'"):
+            model.scores({"outlook": "sunny", key: "normal"})
+    assert model.predict({"outlook": "sunny", "humidity": "normal", "id": 3, "humid": "x"}) == "yes"
+    assert model.predict({"outlook": "sunny", "id": 3}) == model.predict({"outlook": "sunny"}) == "no"

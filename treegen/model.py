@@ -1070,13 +1070,35 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
     the row's walk goes: the generated APIs read every such feature of a row before they walk. A row that is
     no mapping, or is a table (a pandas DataFrame), is refused: rows of a table are predicted by
-    ``treegen.predict``."""
+    ``treegen.predict``. So is a row that lacks a feature and has a key spelt almost like it
+    (:func:`check_names`)."""
     if not hasattr(row, "get") or getattr(row, "ndim", 1) != 1:
         raise NotOneValue(f"a row is a mapping of feature name to value, not {_a(_type_name(row))}; {FOR_A_TABLE}")
+    absent = []
     for index, feature in enumerate(model.features):
-        value = row.get(feature.name)
-        if isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
+        value = row.get(feature.name, absent)
+        if value is absent:
+            absent.append(feature.name)
+        elif isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
             number_of(feature, value)
+    if absent and len(row) > len(model.features) - len(absent):
+        check_names(model, row, absent)
+
+
+def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None:
+    """Refuse a row that lacks the features ``absent`` and has a key that names no feature but is spelt almost
+    as one of them ('humidty' for 'humidity', 'Wind' for 'wind'): a feature a row lacks is read as missing,
+    and the misspelt one would take the missing route without a word."""
+    import difflib
+    names = {f.name for f in model.features}
+    for key in row:
+        if key in names or not isinstance(key, str):
+            continue
+        near = [name for name in absent if name.casefold() == key.casefold()] or \
+            difflib.get_close_matches(key, absent, n=1, cutoff=0.8)
+        if near:
+            raise TreegenError(f"the row has {key!r}, which is no feature's name, and lacks {near[0]!r}: did you mean "
+                               f"{near[0]!r}? (a feature a row lacks is read as missing: give it as None to mean so)")
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
