@@ -116,6 +116,7 @@ class Dialect:
     parser_depth: int | None = None
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
+    rounded_sum_terms: int | None = None  # the same for a sum whose every step is rounded (float32); None: sum_terms
     fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     strategies: tuple[str, ...] = ("nested", "rules")  # how trees are written, tried in order (see .__init__)
@@ -282,6 +283,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
+            rounded_sum_terms=100,  # and at 200 adds each rounded to float32 (a CAST in a CAST a step)
+            # MySQL 8.0.17+, MariaDB 10.4.5+: FLOAT rounds as float32 does (ties to even, subnormals; MariaDB 10.11
+            # measured), but saturates at FLT_MAX where float32 overflows to infinity, which MySQL has none of
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
