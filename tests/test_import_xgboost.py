@@ -226,10 +226,20 @@ def cut_model(path: Path, values: list[float]) -> None:
     """A binary:logistic model of one tree whose leaf ``i`` (reached where ``x0 < i + 0.5``, after the leaves
     before it) holds ``values[i]``, base_score 0.5: its raw sum there is ``0 + values[i]``. XGBoost's own
     file of a model trained here, its tree written anew."""
+    trees_model(path, [values])
+
+
+def trees_model(path: Path, trees: list[list[float]]) -> None:
+    """:func:`cut_model` of several trees, tree ``t``'s leaf ``i`` holding ``trees[t][i]``."""
     booster = train({"objective": "binary:logistic", "base_score": 0.5}, np.arange(4.0).reshape(-1, 1),
-                    np.array([0, 1, 0, 1]), rounds=1)
+                    np.array([0, 1, 0, 1]), rounds=len(trees))
     saved = json.loads(booster.save_raw("json"))
-    tree = saved["learner"]["gradient_booster"]["model"]["trees"][0]
+    for tree, values in zip(saved["learner"]["gradient_booster"]["model"]["trees"], trees, strict=True):
+        _rewrite(tree, values)
+    path.write_text(json.dumps(saved))
+
+
+def _rewrite(tree: dict, values: list[float]) -> None:
     n = 2 * len(values) - 1  # a split at each even node: its left child a leaf, its right the next split
     leaf = {2 * i + 1: v for i, v in enumerate(values[:-1])} | {n - 1: values[-1]}
     splits = range(0, n - 1, 2)
@@ -241,7 +251,6 @@ def cut_model(path: Path, values: list[float]) -> None:
         base_weights=[leaf.get(i, 0.0) for i in range(n)], split_indices=[0] * n, split_type=[0] * n,
         default_left=[0] * n, loss_changes=[0.0] * n, sum_hessian=[1.0] * n)
     tree["tree_param"]["num_nodes"] = str(n)
-    path.write_text(json.dumps(saved))
 
 
 # The cut, one float32 ulp below and above it, the zeros, and further
@@ -295,6 +304,47 @@ def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(
         text = TARGETS[target].emit(model)
         assert TARGETS[target].run(text, "x0\n" + "".join(f"{v}\n" for v in x[:, 0]), [], model=model).split() == \
             [str(v) for v in labels], target
+
+
+def test_sqlite_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_path):
+    """SQLite has no 4-byte float: its query rounds each step in double arithmetic. Row 0 sums 2^24 + 0.9 - 2^24:
+    0 in float32 (XGBoost: class 0, p 0.5), 0.9 in double (class 1, the label SQLite gave before); row 1 sums
+    0.9 alone. XGBoost's own labels and probabilities, bit for bit, from the query with and without --proba."""
+    path = tmp_path / "straddle.json"
+    trees_model(path, [[2.0 ** 24, 0.0], [0.9, 0.9], [-2.0 ** 24, 0.0]])
+    model = import_file(str(path))
+    x = np.array([[0.0], [1.0]])
+    margins, predictions = library(xgb.Booster(model_file=str(path)), x)
+    assert [m[0] for m in margins] == [0.0, float(np.float32(0.9))]
+    in_double = replace(model, combine=replace(model.combine, precision="float64"))
+    rows = [{"x0": 0.0}, {"x0": 1.0}]
+    assert [in_double.predict(row) for row in rows] == ["1", "1"]  # what adding in double labels
+    labels = [str(int(p[0] > 0.5)) for p in predictions]
+    assert labels == ["0", "1"]
+    got = query(TARGETS["sql"].emit(model, dialect="sqlite", proba=True), model, rows, "sqlite")
+    assert [r[1] for r in got] == labels
+    assert bits([r[3] for r in got]) == bits([p[0] for p in predictions])
+    assert bits([r[2] for r in got]) == bits([float(np.float32(1.0) - np.float32(p[0])) for p in predictions])
+    assert [r[-1] for r in query(TARGETS["sql"].emit(model, dialect="sqlite"), model, rows, "sqlite")] == labels
+
+
+@pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
+def test_sqlite_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, trees):
+    """XGBoost's own predict and predict_proba from SQLite's query, a step a tree: 600 trees (a chain that
+    nested derived tables would overflow the parser with), and a softmax of three classes. Adding in double
+    gives other sums on many rows (the SQL's before)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 3)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5) * (objective != "binary:logistic")
+    booster = xgb.XGBClassifier(n_estimators=trees, max_depth=3, learning_rate=0.3, objective=objective).fit(x, y)
+    model = from_xgboost(booster)
+    rows = [{f.name: float(v) for f, v in zip(model.features, row)} for row in x]
+    in_double = replace(model, combine=replace(model.combine, precision="float64"))
+    assert sum(a != b for a, b in zip(raw_margins(model, rows), raw_margins(in_double, rows))) > 10
+    got = query(TARGETS["sql"].emit(model, dialect="sqlite", proba=True), model, rows, "sqlite")
+    width = len(model.target.classes)
+    assert [r[3] for r in got] == [str(label) for label in booster.predict(x)]
+    assert bits([v for r in got for v in r[4:4 + width]]) == bits(booster.predict_proba(x).ravel().tolist())
 
 
 def test_a_binary_label_is_decided_on_the_raw_sum_without_expf():

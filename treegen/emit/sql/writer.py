@@ -475,13 +475,26 @@ class Writer:
                            node_term: Callable[[Tree, Node], float], uses) -> Callable[[Ref], str]:
         """:meth:`define_raw_score` in float32 by :meth:`round_step`: ``u_j = f32(u_(j-1)) + term_j``, a named
         value a tree (the sum of two float32 is exact in double: rounding it once is float32's sum), each
-        tree's term (its weight and scale applied) a literal at its leaves; then the model's ``scale * sum +
-        init`` and division, a step each."""
+        tree's term its output (a tree with fractional routes: their sum in double, as the model's), its
+        weight and scale applied at its leaves (:meth:`Model.raw_sums`' arithmetic, done here) or, where a leaf
+        is not one number, a step each; then the model's ``scale * sum + init`` and division, a step each."""
         c, d = self.model.combine, self.d
+        scale = 1.0 if c.init_last else c.scale
         out, reads = (lambda ref: init), list(uses)
         for j, tree in enumerate(trees):
-            step = f"{name}_sum_{j}"
-            term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
+            step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
+            term = lambda ref, t=tree: f"({t.value(kk, ref)})"
+            if (tree.tree.weight != 1.0 or scale != 1.0) and tree.exclusive and tree.number is None and \
+                    all(node.linear is None for node in tree.tree.nodes):
+                term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
+            else:
+                term_reads = list(uses)
+                for factor, kind in ((tree.tree.weight, "weighted"), (scale, "scaled")):
+                    if factor != 1.0:
+                        term = self.round_step(f"{name}_{kind}_{j}", lambda ref, t=term, f=factor:
+                                               f"{t(ref)} * {d.double(f)}", term_reads)
+                        term_reads = [f"{name}_{kind}_{j}"]
+                reads = reads + term_reads
             out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads)
             reads = [step]
         if c.init_last:
