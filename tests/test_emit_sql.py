@@ -672,7 +672,8 @@ def test_an_expression_is_as_long_as_counted_before_it_is_written(dialect):
     """The length counted without writing (each named value once) is the written expression's, so that
     one too long for the engine is refused before treegen builds gigabytes of text."""
     for model in (boosted_model(3, "softmax"), float32_model(boosted_model(3, "sigmoid")), random_model(3)):
-        writer = Writer(computed(model, dialect)[0], DIALECTS[dialect], STRATEGIES, expression=True, fit=False)
+        writer = Writer(computed(model, dialect, expression=True)[0], DIALECTS[dialect], STRATEGIES, expression=True,
+                        fit=False)
         prediction = writer.prediction(False)
         assert writer.inlined_length(prediction) == len(writer.fitted(prediction))
 
