@@ -310,6 +310,15 @@ def test_sqlite_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_pa
     """SQLite has no 4-byte float: its query rounds each step in double arithmetic. Row 0 sums 2^24 + 0.9 - 2^24:
     0 in float32 (XGBoost: class 0, p 0.5), 0.9 in double (class 1, the label SQLite gave before); row 1 sums
     0.9 alone. XGBoost's own labels and probabilities, bit for bit, from the query with and without --proba."""
+    assert_crosses_the_cut_as_xgboost(tmp_path, "sqlite")
+
+
+def test_mysql_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_path, mysql_server):
+    """The same in MySQL (MariaDB), which rounds with CAST(... AS FLOAT) (before, it added in double)."""
+    assert_crosses_the_cut_as_xgboost(tmp_path, "mysql", mysql_server)
+
+
+def assert_crosses_the_cut_as_xgboost(tmp_path, dialect: str, dsn: str | None = None) -> None:
     path = tmp_path / "straddle.json"
     trees_model(path, [[2.0 ** 24, 0.0], [0.9, 0.9], [-2.0 ** 24, 0.0]])
     model = import_file(str(path))
@@ -321,11 +330,11 @@ def test_sqlite_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_pa
     assert [in_double.predict(row) for row in rows] == ["1", "1"]  # what adding in double labels
     labels = [str(int(p[0] > 0.5)) for p in predictions]
     assert labels == ["0", "1"]
-    got = query(TARGETS["sql"].emit(model, dialect="sqlite", proba=True), model, rows, "sqlite")
+    got = query(TARGETS["sql"].emit(model, dialect=dialect, proba=True), model, rows, dialect, dsn=dsn)
     assert [r[1] for r in got] == labels
     assert bits([r[3] for r in got]) == bits([p[0] for p in predictions])
     assert bits([r[2] for r in got]) == bits([float(np.float32(1.0) - np.float32(p[0])) for p in predictions])
-    assert [r[-1] for r in query(TARGETS["sql"].emit(model, dialect="sqlite"), model, rows, "sqlite")] == labels
+    assert [r[-1] for r in query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)] == labels
 
 
 @pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
@@ -333,6 +342,17 @@ def test_sqlite_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, t
     """XGBoost's own predict and predict_proba from SQLite's query, a step a tree: 600 trees (a chain that
     nested derived tables would overflow the parser with), and a softmax of three classes. Adding in double
     gives other sums on many rows (the SQL's before)."""
+    assert_predicts_as_xgboost(objective, trees, "sqlite")
+
+
+@pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
+def test_mysql_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, trees, mysql_server):
+    """The same in MySQL (MariaDB): 600 trees are partial sums of 100 rounded steps, a chain of nested CASTs
+    that MariaDB's default thread_stack holds."""
+    assert_predicts_as_xgboost(objective, trees, "mysql", mysql_server)
+
+
+def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: str | None = None) -> None:
     rng = np.random.default_rng(5)
     x = rng.standard_normal((300, 3)).astype(np.float32)
     y = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5) * (objective != "binary:logistic")
@@ -341,7 +361,7 @@ def test_sqlite_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, t
     rows = [{f.name: float(v) for f, v in zip(model.features, row)} for row in x]
     in_double = replace(model, combine=replace(model.combine, precision="float64"))
     assert sum(a != b for a, b in zip(raw_margins(model, rows), raw_margins(in_double, rows))) > 10
-    got = query(TARGETS["sql"].emit(model, dialect="sqlite", proba=True), model, rows, "sqlite")
+    got = query(TARGETS["sql"].emit(model, dialect=dialect, proba=True), model, rows, dialect, dsn=dsn)
     width = len(model.target.classes)
     assert [r[3] for r in got] == [str(label) for label in booster.predict(x)]
     assert bits([v for r in got for v in r[4:4 + width]]) == bits(booster.predict_proba(x).ravel().tolist())
