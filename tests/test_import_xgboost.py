@@ -719,7 +719,7 @@ def test_category_codes_under_one_half_read_in_sql_as_xgboost_reads_them(tmp_pat
 
 
 def test_float32_split_rounds_as_float32_ties_to_even_in_sqlite():
-    """The SQL that rounds a code to float32 in plain double arithmetic (SQLite, MySQL): float32's own rounding
+    """The SQL that rounds a code to float32 in plain double arithmetic (SQLite): float32's own rounding
     (numpy's) on ties of random 24-bit mantissas at every exponent from 2^-26 to 2^33, a double either side of
     each, both signs, and random doubles from 2^-126 to FLT_MAX."""
     rng = np.random.default_rng(5)
@@ -790,7 +790,8 @@ def test_category_codes_are_rounded_to_float32_in_sqlite(tmp_path):
 
 
 def test_category_codes_are_rounded_to_float32_in_mysql(tmp_path, mysql_server):
-    """The same in MySQL (MariaDB), which has no 4-byte float either, and raises an error where a double overflows."""
+    """The same in MySQL (MariaDB), whose FLOAT rounds as float32 does, and which raises an error where a double
+    overflows."""
     assert_codes_read_as_xgboost(tmp_path, "mysql", mysql_server)
 
 

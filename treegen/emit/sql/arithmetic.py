@@ -78,4 +78,5 @@ def expf(d: Dialect, x: str, nan: bool = False, rounded: bool = True) -> str:
     # MySQL has no infinity: there a DOUBLE out of range raises an error, as a double link's overflow does
     infinite = d.infinity or f"EXP({lit(1000.0)})"
     return (f"CASE {nan_first}WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {infinite} WHEN {x} < "
-            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} {exceptions} ELSE {float32(d, product) if rounded else product} END")
+            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} {exceptions} "
+            f"ELSE {float32(d, product) if rounded else product} END")

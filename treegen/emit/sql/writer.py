@@ -6,7 +6,7 @@ Missing is NULL, NaN where the engine stores it, a number inside the feature's m
 a category the feature does not know (unless the split sends unknown categories a way of their own). A
 feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that spells a number
 as the category the number names (:meth:`Writer._category`); an XGBoost code as its float32 (2.99999999 is 3),
-in SQLite and MySQL, which have no 4-byte float, rounded in plain double arithmetic.
+in SQLite, which has no 4-byte float, rounded in plain double arithmetic.
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
@@ -18,8 +18,11 @@ step; in expression mode the same values are written inline.
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
 float32 links use no ``EXP``), which `verify` allows within the dialect's ``exp_error``.
-float32 sums need a 4-byte float type: SQLite and MySQL have none and are given the model in double
-(:func:`treegen.emit.sql.computed`); PostgreSQL's
+float32 sums are a cast to the engine's 4-byte float each step; SQLite has none: there each rounded step is a
+named value rounded in plain double arithmetic where it is read (:meth:`Writer.round_step`), the steps a
+``WITH`` chain, a step a tree; an expression, which has no named values, is given the model in double
+(:func:`treegen.emit.sql.computed`); MySQL's ``FLOAT`` stops at the largest float32 where a step overflows;
+PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
 MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
 is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
@@ -197,7 +200,7 @@ class Writer:
                 small = (f"CASE WHEN abs({number}) <= {tiny} THEN 0 WHEN {number} < 0 THEN {d.double(-0.25)} "
                          f"ELSE {d.double(0.25)} END")
                 value = f"CASE WHEN abs({number}) < 0.5 THEN {small} ELSE {d.float32.format(number)} END"
-            else:  # SQLite, MySQL: rounded in double, which below float32's normal range keeps more bits than
+            else:  # SQLite: rounded in double, which below float32's normal range keeps more bits than
                 # float32 but its sign and a size under 1. Read only in `named`, where the text is a number under
                 # CODE_LIMIT: no overflow, and the plain cast (text_number's own) is that number without its text's
                 # tests, SQLite's 14 GLOBs, four times (measured, an 8-tree model: 100 us a row instead of 420)
