@@ -466,12 +466,16 @@ class Writer:
             return rounded(f"({out}) / {d.double(c.divisor)}") if c.divisor != 1.0 else out
         return self.define(name, finish, reads)
 
-    def round_step(self, name: str, fn: Callable[[Ref], str], uses) -> Callable[[Ref], str]:
+    def round_step(self, name: str, fn: Callable[[Ref], str], uses, sum_of_two: bool = False) -> Callable[[Ref], str]:
         """Name ``fn``, computed in double, and give it back rounded to float32 as it is read: in an engine
         without a 4-byte float the rounding reads its operand up to six times
         (:func:`.arithmetic.float32_column`), so the operand must be a column, never an expression nested in
-        another rounding (a chain of n would be written 3^n times)."""
+        another rounding (a chain of n would be written 3^n times). ``sum_of_two``: ``fn`` is the exact sum of
+        two float32 of a model whose sums stay finite (:func:`treegen.model.scores_nan`): below the normal
+        range it is a float32 already, it cannot overflow, and Veltkamp's splitting alone rounds it (3 reads)."""
         self.define(name, fn, uses)
+        if sum_of_two and not self.nan_scores:
+            return lambda ref: sql_arithmetic.float32_split(self.d, ref(name))
         return lambda ref: sql_arithmetic.float32_column(self.d, ref(name))
 
     def _stepped_raw_score(self, name: str, k: int, init: str, trees: list[TreeSql],
@@ -498,7 +502,8 @@ class Writer:
                                                f"{t(ref)} * {d.double(f)}", term_reads)
                         term_reads = [f"{name}_{kind}_{j}"]
                 reads = reads + term_reads
-            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads)
+            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads,
+                                  sum_of_two=True)
             reads = [step]
         if c.init_last:
             out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * ({o(ref)})", reads)
@@ -929,7 +934,7 @@ class Writer:
             alias = self.column(f"t{n}")
             named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
                      for name in names]
-            before = [name for step in stages[:n] for name in step if last_read.get(name, -1) >= n]
+            before = [name for step in stages[:n] for name in step if last_read.get(name, -1) > n]
             passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
             items = passed + [self.fitted(text, 1) for text in named]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
