@@ -352,6 +352,26 @@ def test_mysql_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, tr
     assert_predicts_as_xgboost(objective, trees, "mysql", mysql_server)
 
 
+def test_a_mysql_expression_past_100_trees_a_class_computes_in_double(mysql_server):
+    """MySQL's --expression has no partial sums: 300 float32 steps would be 300 nested CASTs, which overflow
+    MariaDB's default thread_stack. Past 100 trees a class it is given the model in double, with the note (as
+    before MySQL rounded to FLOAT), and runs; up to 100 it is the model's own float32."""
+    from treegen.emit.sql import computed
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((100, 3)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(int)
+    short, long = (from_xgboost(xgb.XGBClassifier(n_estimators=n, max_depth=2).fit(x, y)) for n in (99, 300))
+    assert computed(short, "mysql", expression=True) == (short, None)
+    in_double, why = computed(long, "mysql", expression=True)
+    assert in_double.combine.precision == "float64" and computed(long, "mysql") == (long, None)
+    assert why == ("mysql: an expression of 301 float32 additions nests deeper than the engine holds (a query names "
+                   "partial sums); it computes the float32 sums and link in double")
+    rows = [{f.name: float(v) for f, v in zip(long.features, row)} for row in x]
+    alone = TARGETS["sql"].emit(long, dialect="mysql", expression=True)
+    got = query(f"SELECT {alone} FROM input", long, rows, "mysql", dsn=mysql_server)
+    assert [r[0] for r in got] == [in_double.predict(row) for row in rows]
+
+
 def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: str | None = None) -> None:
     rng = np.random.default_rng(5)
     x = rng.standard_normal((300, 3)).astype(np.float32)
