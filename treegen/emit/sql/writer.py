@@ -490,7 +490,7 @@ class Writer:
         out, reads = (lambda ref: init), list(uses)
         for j, tree in enumerate(trees):
             step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
-            term = lambda ref, t=tree: f"({t.value(kk, ref)})"
+            term = lambda ref, t=tree, kk=kk: f"({t.value(kk, ref)})"
             if (tree.tree.weight != 1.0 or scale != 1.0) and tree.exclusive and tree.number is None and \
                     all(node.linear is None for node in tree.tree.nodes):
                 term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
@@ -914,7 +914,6 @@ class Writer:
         items = kept + self.columns + [self.fitted(text) for text in named]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
-
     def query_with(self, source: str, stages: list[list[str]], outputs) -> str:
         """:meth:`query` with each step a common table expression reading the one before: a float32 sum in
         SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's stack. Each
@@ -938,8 +937,8 @@ class Writer:
             passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
             items = passed + [self.fitted(text, 1) for text in named]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
-            steps.append(f"{self.column(f's{n}')} AS (\n{step}\n)")
-            source = self.column(f"s{n}")
+            steps.append(f"{self.column(f'step{n}')} AS (\n{step}\n)")
+            source = self.column(f"step{n}")
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]
         named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
