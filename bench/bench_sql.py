@@ -1,10 +1,11 @@
 """SQL in DuckDB and SQLite: treegen's SQL against orbital's for the same scikit-learn models, and the
 time each engine takes to parse and plan treegen's SQL for big trees.
 
-    python3 bench/bench_sql.py [--sections orbital,planning,big,forest,steps] [--rows 1000000]
+    python3 bench/bench_sql.py [--sections orbital,planning,big,forest,steps,xgboost] [--rows 1000000]
         [--depths 6,10,14] [--leaves 1000,4000,16000] [--big-leaves 50000] [--big-rows 200]
         [--forest-trees 20,500] [--forest-rows 200000] [--forest-repeat 3]
         [--steps-rows 20000] [--steps-repeat 2] [--postgres-dsn DSN] [--mysql-dsn DSN]
+        [--xgboost-trees 100,500] [--xgboost-rows 10000]
 
 orbital: a single tree. Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the
 label column alone is materialised on both sides, since treegen's query also returns every input
@@ -28,6 +29,11 @@ steps: an ensemble's query with its probabilities (a ``RandomForestClassifier(20
 ``--mysql-dsn`` are given (jit off, as treegen's runner sets it): as emitted, and with each step
 merged into the next as the engine would do without the dialect's ``kept_apart`` (the SQL before
 it). Best of ``--steps-repeat``, in turns; both checked against scikit-learn's labels.
+
+xgboost: an ``XGBClassifier(T, max_depth=6)`` (binary:logistic) on ``make_classification(--xgboost-rows, 10)``:
+the bytes of its SQLite and MySQL query with probabilities, microseconds a row in SQLite (best of
+``--steps-repeat``), and the rows whose label and probabilities are XGBoost's own bits. Run it in two checkouts
+to compare them (PYTHONPATH names the treegen it imports).
 """
 from __future__ import annotations
 
@@ -245,6 +251,36 @@ def steps(n_rows: int, repeats: int, dsns: dict) -> list[str]:
     return lines
 
 
+def xgboost_models(tree_counts: list[int], n_rows: int, repeats: int) -> list[str]:
+    """An XGBoost classifier's SQL: its size, its time a row in SQLite, and the rows that are XGBoost's own."""
+    import struct
+
+    import xgboost as xgb
+    from sklearn.datasets import make_classification
+
+    from treegen.importers.xgboost import from_xgboost
+    from treegen.run.sql import query
+    from treegen.targets import emit
+    X, y = make_classification(n_rows, 10, n_informative=8, random_state=0)
+    X = X.astype(np.float32)
+    lines = ["| trees | SQLite bytes | MySQL bytes | SQLite us a row | labels as XGBoost | probabilities as XGBoost |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    bits = lambda values: [struct.pack("<d", float(v)) for v in values]
+    for trees in tree_counts:
+        booster = xgb.XGBClassifier(n_estimators=trees, max_depth=6, random_state=0).fit(X, y)
+        model = from_xgboost(booster)
+        rows = [{f.name: float(v) for f, v in zip(model.features, row)} for row in X]
+        sql, mysql = (emit(model, "sql", dialect=d, proba=True) for d in ("sqlite", "mysql"))
+        [spent] = best_of_each(repeats, lambda: query(sql, model, rows, "sqlite"))
+        got = query(sql, model, rows, "sqlite")
+        labels = sum(str(r[len(rows[0])]) == str(w) for r, w in zip(got, booster.predict(X)))
+        probabilities = sum(bits(r[-2:]) == bits(p.astype(np.float64)) for r, p in zip(got, booster.predict_proba(X)))
+        lines.append(f"| {trees} | {len(sql.encode()):,} | {len(mysql.encode()):,} | {spent / n_rows * 1e6:.0f} | "
+                     f"{labels} / {n_rows} | {probabilities} / {n_rows} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def _duckdb_table(X, names):
     import duckdb
     import pandas as pd
@@ -269,6 +305,8 @@ def main():
     parser.add_argument("--steps-repeat", type=int, default=2)
     parser.add_argument("--postgres-dsn", help="steps: a PostgreSQL server to run them on too")
     parser.add_argument("--mysql-dsn", help="steps: a MariaDB or MySQL server (treegen.run.sql's key=value form)")
+    parser.add_argument("--xgboost-trees", default="100,500")
+    parser.add_argument("--xgboost-rows", type=int, default=10_000)
     args = parser.parse_args()
     numbers = lambda text: [int(n) for n in text.split(",")]
     sections = {"orbital": lambda: compare_with_orbital(args.rows, numbers(args.depths)),
@@ -276,7 +314,8 @@ def main():
                 "big": lambda: big_tree(args.big_leaves, args.big_rows),
                 "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows, args.forest_repeat),
                 "steps": lambda: steps(args.steps_rows, args.steps_repeat,
-                                       {"postgres": args.postgres_dsn, "mysql": args.mysql_dsn})}
+                                       {"postgres": args.postgres_dsn, "mysql": args.mysql_dsn}),
+                "xgboost": lambda: xgboost_models(numbers(args.xgboost_trees), args.xgboost_rows, args.steps_repeat)}
     for name in args.sections.split(","):
         print("\n".join(sections[name]()))
         print()

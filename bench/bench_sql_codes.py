@@ -5,9 +5,9 @@ SQL, the time a row in SQLite, and the rows whose code is read as XGBoost reads 
 
 The models: an XGBoost regressor of 8 trees (max_depth 6, partition splits: max_cat_to_onehot 1) on a numeric
 feature and a categorical one of 40 integer codes, and the test fixture ``xgboost/categorical-3.2.0.json``. The
-rows: every third code given as ``k - 1e-7`` (XGBoost's float32 reads it as k). SQLite adds the float32 sums in
-double: a value within 1e-5 of XGBoost's counts as agreeing, a label as it is; a code read as the double's
-truncation takes another branch, far from it. Run it in two checkouts to compare them (it imports the treegen beside it).
+rows: every third code given as ``k - 1e-7`` (XGBoost's float32 reads it as k). SQLite added the float32 sums in
+double before branch f32sql (now its query rounds each step: exact): a value within 1e-5 of XGBoost's counts as
+agreeing, a label as it is; a code read as the double's truncation takes another branch, far from it. Run it in two checkouts to compare them (it imports the treegen beside it).
 """
 from __future__ import annotations
 

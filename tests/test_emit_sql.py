@@ -243,7 +243,7 @@ def test_categories_compare_exactly(engine):
 
 
 # Codes spelled as numbers: as the text of the category they name, or of none (then unknown); NEAR lie
-# within float32 rounding of an integer, which SQLite and MySQL, without a 4-byte float, round in double arithmetic
+# within float32 rounding of an integer, which SQLite, without a 4-byte float, rounds in double arithmetic
 SPELLED = ("1.0", " 2 ", "2", "2e0", "1.7", "-0.5", "-0.0", "-1.5", "+1", ".5", "3.", "05", "1e300", "inf", "nan", "abc",
            "1-2", "1 2", "e1", "--1")
 NEAR = ("0.99999999", "2.9999999999", "1e-50")
@@ -672,7 +672,8 @@ def test_an_expression_is_as_long_as_counted_before_it_is_written(dialect):
     """The length counted without writing (each named value once) is the written expression's, so that
     one too long for the engine is refused before treegen builds gigabytes of text."""
     for model in (boosted_model(3, "softmax"), float32_model(boosted_model(3, "sigmoid")), random_model(3)):
-        writer = Writer(computed(model, dialect)[0], DIALECTS[dialect], STRATEGIES, expression=True, fit=False)
+        writer = Writer(computed(model, dialect, expression=True)[0], DIALECTS[dialect], STRATEGIES, expression=True,
+                        fit=False)
         prediction = writer.prediction(False)
         assert writer.inlined_length(prediction) == len(writer.fitted(prediction))
 

@@ -226,10 +226,20 @@ def cut_model(path: Path, values: list[float]) -> None:
     """A binary:logistic model of one tree whose leaf ``i`` (reached where ``x0 < i + 0.5``, after the leaves
     before it) holds ``values[i]``, base_score 0.5: its raw sum there is ``0 + values[i]``. XGBoost's own
     file of a model trained here, its tree written anew."""
+    trees_model(path, [values])
+
+
+def trees_model(path: Path, trees: list[list[float]]) -> None:
+    """:func:`cut_model` of several trees, tree ``t``'s leaf ``i`` holding ``trees[t][i]``."""
     booster = train({"objective": "binary:logistic", "base_score": 0.5}, np.arange(4.0).reshape(-1, 1),
-                    np.array([0, 1, 0, 1]), rounds=1)
+                    np.array([0, 1, 0, 1]), rounds=len(trees))
     saved = json.loads(booster.save_raw("json"))
-    tree = saved["learner"]["gradient_booster"]["model"]["trees"][0]
+    for tree, values in zip(saved["learner"]["gradient_booster"]["model"]["trees"], trees, strict=True):
+        _rewrite(tree, values)
+    path.write_text(json.dumps(saved))
+
+
+def _rewrite(tree: dict, values: list[float]) -> None:
     n = 2 * len(values) - 1  # a split at each even node: its left child a leaf, its right the next split
     leaf = {2 * i + 1: v for i, v in enumerate(values[:-1])} | {n - 1: values[-1]}
     splits = range(0, n - 1, 2)
@@ -241,7 +251,6 @@ def cut_model(path: Path, values: list[float]) -> None:
         base_weights=[leaf.get(i, 0.0) for i in range(n)], split_indices=[0] * n, split_type=[0] * n,
         default_left=[0] * n, loss_changes=[0.0] * n, sum_hessian=[1.0] * n)
     tree["tree_param"]["num_nodes"] = str(n)
-    path.write_text(json.dumps(saved))
 
 
 # The cut, one float32 ulp below and above it, the zeros, and further
@@ -295,6 +304,87 @@ def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(
         text = TARGETS[target].emit(model)
         assert TARGETS[target].run(text, "x0\n" + "".join(f"{v}\n" for v in x[:, 0]), [], model=model).split() == \
             [str(v) for v in labels], target
+
+
+def test_sqlite_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_path):
+    """SQLite has no 4-byte float: its query rounds each step in double arithmetic. Row 0 sums 2^24 + 0.9 - 2^24:
+    0 in float32 (XGBoost: class 0, p 0.5), 0.9 in double (class 1, the label SQLite gave before); row 1 sums
+    0.9 alone. XGBoost's own labels and probabilities, bit for bit, from the query with and without --proba."""
+    assert_crosses_the_cut_as_xgboost(tmp_path, "sqlite")
+
+
+def test_mysql_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_path, mysql_server):
+    """The same in MySQL (MariaDB), which rounds with CAST(... AS FLOAT) (before, it added in double)."""
+    assert_crosses_the_cut_as_xgboost(tmp_path, "mysql", mysql_server)
+
+
+def assert_crosses_the_cut_as_xgboost(tmp_path, dialect: str, dsn: str | None = None) -> None:
+    path = tmp_path / "straddle.json"
+    trees_model(path, [[2.0 ** 24, 0.0], [0.9, 0.9], [-2.0 ** 24, 0.0]])
+    model = import_file(str(path))
+    x = np.array([[0.0], [1.0]])
+    margins, predictions = library(xgb.Booster(model_file=str(path)), x)
+    assert [m[0] for m in margins] == [0.0, float(np.float32(0.9))]
+    in_double = replace(model, combine=replace(model.combine, precision="float64"))
+    rows = [{"x0": 0.0}, {"x0": 1.0}]
+    assert [in_double.predict(row) for row in rows] == ["1", "1"]  # what adding in double labels
+    labels = [str(int(p[0] > 0.5)) for p in predictions]
+    assert labels == ["0", "1"]
+    got = query(TARGETS["sql"].emit(model, dialect=dialect, proba=True), model, rows, dialect, dsn=dsn)
+    assert [r[1] for r in got] == labels
+    assert bits([r[3] for r in got]) == bits([p[0] for p in predictions])
+    assert bits([r[2] for r in got]) == bits([float(np.float32(1.0) - np.float32(p[0])) for p in predictions])
+    assert [r[-1] for r in query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)] == labels
+
+
+@pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
+def test_sqlite_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, trees):
+    """XGBoost's own predict and predict_proba from SQLite's query, a step a tree: 600 trees (a chain that
+    nested derived tables would overflow the parser with), and a softmax of three classes. Adding in double
+    gives other sums on many rows (the SQL's before)."""
+    assert_predicts_as_xgboost(objective, trees, "sqlite")
+
+
+@pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
+def test_mysql_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, trees, mysql_server):
+    """The same in MySQL (MariaDB): 600 trees are partial sums of 100 rounded steps, a chain of nested CASTs
+    that MariaDB's default thread_stack holds."""
+    assert_predicts_as_xgboost(objective, trees, "mysql", mysql_server)
+
+
+def test_a_mysql_expression_past_100_trees_a_class_computes_in_double(mysql_server):
+    """MySQL's --expression has no partial sums: 300 float32 steps would be 300 nested CASTs, which overflow
+    MariaDB's default thread_stack. Past 100 trees a class it is given the model in double, with the note (as
+    before MySQL rounded to FLOAT), and runs; up to 100 it is the model's own float32."""
+    from treegen.emit.sql import computed
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((100, 3)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(int)
+    short, long = (from_xgboost(xgb.XGBClassifier(n_estimators=n, max_depth=2).fit(x, y)) for n in (99, 300))
+    assert computed(short, "mysql", expression=True) == (short, None)
+    in_double, why = computed(long, "mysql", expression=True)
+    assert in_double.combine.precision == "float64" and computed(long, "mysql") == (long, None)
+    assert why == ("mysql: an expression of 301 float32 additions nests deeper than the engine holds (a query names "
+                   "partial sums); it computes the float32 sums and link in double")
+    rows = [{f.name: float(v) for f, v in zip(long.features, row)} for row in x]
+    alone = TARGETS["sql"].emit(long, dialect="mysql", expression=True)
+    got = query(f"SELECT {alone} FROM input", long, rows, "mysql", dsn=mysql_server)
+    assert [r[0] for r in got] == [in_double.predict(row) for row in rows]
+
+
+def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: str | None = None) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 3)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5) * (objective != "binary:logistic")
+    booster = xgb.XGBClassifier(n_estimators=trees, max_depth=3, learning_rate=0.3, objective=objective).fit(x, y)
+    model = from_xgboost(booster)
+    rows = [{f.name: float(v) for f, v in zip(model.features, row)} for row in x]
+    in_double = replace(model, combine=replace(model.combine, precision="float64"))
+    assert sum(a != b for a, b in zip(raw_margins(model, rows), raw_margins(in_double, rows))) > 10
+    got = query(TARGETS["sql"].emit(model, dialect=dialect, proba=True), model, rows, dialect, dsn=dsn)
+    width = len(model.target.classes)
+    assert [r[3] for r in got] == [str(label) for label in booster.predict(x)]
+    assert bits([v for r in got for v in r[4:4 + width]]) == bits(booster.predict_proba(x).ravel().tolist())
 
 
 def test_a_binary_label_is_decided_on_the_raw_sum_without_expf():
@@ -710,7 +800,7 @@ def test_category_codes_under_one_half_read_in_sql_as_xgboost_reads_them(tmp_pat
 
 
 def test_float32_split_rounds_as_float32_ties_to_even_in_sqlite():
-    """The SQL that rounds a code to float32 in plain double arithmetic (SQLite, MySQL): float32's own rounding
+    """The SQL that rounds a code to float32 in plain double arithmetic (SQLite): float32's own rounding
     (numpy's) on ties of random 24-bit mantissas at every exponent from 2^-26 to 2^33, a double either side of
     each, both signs, and random doubles from 2^-126 to FLT_MAX."""
     rng = np.random.default_rng(5)
@@ -781,7 +871,8 @@ def test_category_codes_are_rounded_to_float32_in_sqlite(tmp_path):
 
 
 def test_category_codes_are_rounded_to_float32_in_mysql(tmp_path, mysql_server):
-    """The same in MySQL (MariaDB), which has no 4-byte float either, and raises an error where a double overflows."""
+    """The same in MySQL (MariaDB), whose FLOAT rounds as float32 does, and which raises an error where a double
+    overflows."""
     assert_codes_read_as_xgboost(tmp_path, "mysql", mysql_server)
 
 

@@ -615,8 +615,8 @@ def label_cut(model: Model) -> float | None:
     """The raw sum at and above which a binary classifier's label is its second class, where the model's own
     rule (the first highest of its scores ``[1 - p, p]``, ``p`` the sigmoid of its one raw sum) comes to that:
     :data:`SIGMOID_F32_CUT` for float32 sums (XGBoost's binary:logistic), :func:`sigmoid_cut` of the link's
-    scale for double ones (LightGBM's binary and cross_entropy; XGBoost's as SQLite and MySQL compute it, in double:
-    :func:`treegen.emit.sql.computed`). A target then decides ``raw >= cut`` as
+    scale for double ones (LightGBM's binary and cross_entropy; XGBoost's as an SQLite expression computes it, in
+    double: :func:`treegen.emit.sql.computed`). A target then decides ``raw >= cut`` as
     :attr:`Decision.RAW_NONNEGATIVE` decides ``raw >= 0`` (:func:`label_decision`), without the ``exp`` its
     label would cost (the --proba scores keep it). None for every other model (scikit-learn's, CatBoost's
     and HistGradientBoosting's binary models decide on the raw sum's sign already), and where the sums are

@@ -42,16 +42,27 @@ __all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialec
 STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
 
 
-def computed(model: Model, dialect: str = "ansi", **_options) -> tuple[Model, str | None]:
-    """The model the SQL computes in ``dialect``, and why it is not ``model`` (None when it is): an
-    engine without a 4-byte float (SQLite, MySQL) adds a float32 model's sums (XGBoost's) and applies
-    its link in double. The SQL is exact against that model; `treegen verify` measures how far its
+def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> tuple[Model, str | None]:
+    """The model the SQL computes in ``dialect``, and why it is not ``model`` (None when it is): in an
+    engine without a 4-byte float (SQLite) a query rounds each float32 step (XGBoost's sums and link) in
+    double arithmetic, a named value each (:meth:`.writer.Writer.round_step`), but an ``expression`` has no
+    named values to round: it adds the sums and applies the link in double; so does an expression whose
+    sums of rounded steps nest deeper than the engine holds (``Dialect.rounded_sum_terms``: MySQL), where a
+    query names partial sums. That SQL is exact against that model; `treegen verify` measures how far its
     scores are from the float32 ones (about 1e-7 relative) and holds the labels to the model's."""
     d = find_dialect(dialect)
-    if d.float32 is not None or model.combine.precision != Precision.FLOAT32:
+    if model.combine.precision != Precision.FLOAT32 or not expression:
         return model, None
+    if d.float32 is None:
+        why = f"{d.name} has no 4-byte float: an expression (no named steps to round) computes"
+    else:
+        terms = 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
+        if not d.rounded_sum_terms or terms <= d.rounded_sum_terms:
+            return model, None
+        why = (f"{d.name}: an expression of {terms} float32 additions nests deeper than the engine holds (a query "
+               "names partial sums); it computes")
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
-    return in_double, f"{d.name} has no 4-byte float: the float32 sums and link computed in double"
+    return in_double, f"{why} the float32 sums and link in double"
 
 
 def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:
@@ -84,7 +95,7 @@ def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: 
     """
     d = find_dialect(dialect)
     source = None if expression else d.table(table)  # before the work, a bad name
-    model, _ = computed(model, dialect)
+    model, _ = computed(model, dialect, expression)
     kept = tuple(kept_names(keep))
     if kept and expression:
         raise TreegenError("--keep names columns of the SELECT; --expression writes no SELECT")

@@ -33,6 +33,16 @@ def float32_split(d: Dialect, x: str) -> str:
     return f"({c} - ({c} - {x}))"
 
 
+def float32_column(d: Dialect, x: str) -> str:
+    """The double ``x`` (a column: it is read up to six times) rounded to the nearest float32, ties to even,
+    in plain double arithmetic, as a double: below float32's normal range to a multiple of 2^-149 (added to
+    1.5 * 2^-97, whose last bit is worth 2^-149), from ``FLT_OVERFLOW`` on to infinity, else
+    :func:`float32_split`. NULL (SQLite's NaN) stays NULL."""
+    lit, shift = d.double, d.double(1.5 * 2.0 ** -97)
+    return (f"CASE WHEN abs({x}) < {lit(2.0 ** -126)} THEN ({x} + {shift}) - {shift} "
+            f"WHEN abs({x}) >= {lit(ref.FLT_OVERFLOW)} THEN {x} * {d.infinity} ELSE {float32_split(d, x)} END")
+
+
 def exp(d: Dialect, x: str) -> str:
     """C's ``exp(x)`` in double: the engine's ``EXP`` (glibc's in SQLite, DuckDB, PostgreSQL and MariaDB;
     Java's ``Math.exp`` in Spark, 1 to 8 ulps off on some inputs),
@@ -44,14 +54,15 @@ def exp(d: Dialect, x: str) -> str:
     return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
 
 
-def expf(d: Dialect, x: str, nan: bool = False) -> str:
+def expf(d: Dialect, x: str, nan: bool = False, rounded: bool = True) -> str:
     """glibc's ``expf`` of the float32 ``x`` (see :func:`treegen.arithmetic.expf`): the nearest integer
     ``k`` to ``x * 32 / ln 2`` by the shift trick, ``2^(k mod 32 / 32)`` from a table times the power of
     two ``2^((k - k mod 32) / 32)``, a cubic in the rest, all in double, rounded once to float32; and the
     two inputs where that differs from glibc's fused build. Exact in DuckDB, PostgreSQL and Spark
     (plain double arithmetic, no library function but ``POWER`` of 2 to an integer). ``nan``: ``x`` may be
     NaN (:func:`treegen.model.scores_nan`), which is given back: where NaN sorts above every number, the
-    overflow's test would take it for infinity, and its integer cast raises an error."""
+    overflow's test would take it for infinity, and its integer cast raises an error. Not ``rounded``: the
+    last product left in double, for an engine without a 4-byte float to round as a named value."""
     lit = d.double
     z = f"({x} * {lit(ref.EXPF_INV_LN2_N)})"
     kd = f"(({z} + {lit(ref.EXPF_SHIFT)}) - {lit(ref.EXPF_SHIFT)})"  # round half even, as glibc does
@@ -62,6 +73,10 @@ def expf(d: Dialect, x: str, nan: bool = False) -> str:
     r = f"({z} - {kd})"
     y = (f"(({lit(ref.EXPF_C0)} * {r} + {lit(ref.EXPF_C1)}) * ({r} * {r}) + ({lit(ref.EXPF_C2)} * {r} + {lit(1.0)}))")
     exceptions = " ".join(f"WHEN {x} = {lit(a)} THEN {lit(b)}" for a, b in ref.EXPF_EXCEPTIONS.items())
-    nan_first = f"WHEN {x} > {d.infinity} THEN {x} " if nan else ""  # only NaN is above infinity
-    return (f"CASE {nan_first}WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {d.infinity} WHEN {x} < "
-            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} {exceptions} ELSE {float32(d, f'{y} * {scale}')} END")
+    product = f"{y} * {scale}"
+    nan_first = f"WHEN {x} > {d.infinity} THEN {x} " if nan and d.infinity else ""  # only NaN is above infinity
+    # MySQL has no infinity: there a DOUBLE out of range raises an error, as a double link's overflow does
+    infinite = d.infinity or f"EXP({lit(1000.0)})"
+    return (f"CASE {nan_first}WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {infinite} WHEN {x} < "
+            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} {exceptions} "
+            f"ELSE {float32(d, product) if rounded else product} END")

@@ -91,8 +91,9 @@ class Dialect:
     least: str = "LEAST"
     # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
     # float (round to nearest, ties to even: checked against the model in every test); None: the engine
-    # has no float32 type, and a model in float32 arithmetic is computed in double (sql.computed), its
-    # XGBoost codes rounded in double arithmetic (.arithmetic.float32_split)
+    # has no float32 type (SQLite): a model in float32 arithmetic rounds each step in double arithmetic, a
+    # named value each (Writer.round_step; an expression computes it in double: sql.computed), its XGBoost
+    # codes too (.arithmetic.float32_split)
     float32: str | None = None
     integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
     concat: str = "({0} || {1})"  # in parentheses: the pairs nest as a balanced tree (Writer.concat)
@@ -116,6 +117,7 @@ class Dialect:
     parser_depth: int | None = None
     sum_terms: int = 100  # the longest ``a + b + ...`` written: its depth counts against the engine's limit
     lookup_sum_terms: int | None = None  # the same for a sum of values picked by number (shallow terms)
+    rounded_sum_terms: int | None = None  # the same for a sum whose every step is rounded (float32); None: sum_terms
     fold: str | None = None  # {add}s {first} and {rest} left to right at any length (a lambda of a and b over a list)
     pick: str | None = None  # the {index}th (from 1) of the {items}: a label looked up by its number
     strategies: tuple[str, ...] = ("nested", "rules")  # how trees are written, tried in order (see .__init__)
@@ -282,6 +284,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             sum_terms=500,  # MariaDB's default thread_stack overflows at a chain of 800
+            rounded_sum_terms=100,  # and at 200 adds each rounded to float32 (a CAST in a CAST a step)
+            # MySQL 8.0.17+, MariaDB 10.4.5+: FLOAT rounds as float32 does (ties to even, subnormals; MariaDB 10.11
+            # measured), but saturates at FLT_MAX where float32 overflows to infinity, which MySQL has none of
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),

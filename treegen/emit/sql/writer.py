@@ -6,7 +6,7 @@ Missing is NULL, NaN where the engine stores it, a number inside the feature's m
 a category the feature does not know (unless the split sends unknown categories a way of their own). A
 feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that spells a number
 as the category the number names (:meth:`Writer._category`); an XGBoost code as its float32 (2.99999999 is 3),
-in SQLite and MySQL, which have no 4-byte float, rounded in plain double arithmetic.
+in SQLite, which has no 4-byte float, rounded in plain double arithmetic.
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
@@ -18,8 +18,11 @@ step; in expression mode the same values are written inline.
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
 float32 links use no ``EXP``), which `verify` allows within the dialect's ``exp_error``.
-float32 sums need a 4-byte float type: SQLite and MySQL have none and are given the model in double
-(:func:`treegen.emit.sql.computed`); PostgreSQL's
+float32 sums are a cast to the engine's 4-byte float each step; SQLite has none: there each rounded step is a
+named value rounded in plain double arithmetic where it is read (:meth:`Writer.round_step`), the steps a
+``WITH`` chain, a step a tree; an expression, which has no named values, is given the model in double
+(:func:`treegen.emit.sql.computed`); MySQL's ``FLOAT`` stops at the largest float32 where a step overflows;
+PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
 MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
 is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
@@ -152,6 +155,10 @@ class Writer:
         self.needed: int | None = None  # the nesting the last column that needed less had (fitted)
         # a score may be NaN (a linear leaf reading +inf and -inf, an infinite sum), NULL in SQLite
         self.nan_scores = scores_nan(model)
+        # float32 arithmetic where the engine has no 4-byte float (SQLite): each rounded step is a named value
+        # that the next reads as a column (:meth:`round_step`); an expression, which has none, is given the
+        # model in double (sql.computed)
+        self.stepped = d.float32 is None and model.combine.precision == Precision.FLOAT32 and not expression
         self.null_scores = d.nan_is_null and self.nan_scores
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
@@ -193,7 +200,7 @@ class Writer:
                 small = (f"CASE WHEN abs({number}) <= {tiny} THEN 0 WHEN {number} < 0 THEN {d.double(-0.25)} "
                          f"ELSE {d.double(0.25)} END")
                 value = f"CASE WHEN abs({number}) < 0.5 THEN {small} ELSE {d.float32.format(number)} END"
-            else:  # SQLite, MySQL: rounded in double, which below float32's normal range keeps more bits than
+            else:  # SQLite: rounded in double, which below float32's normal range keeps more bits than
                 # float32 but its sign and a size under 1. Read only in `named`, where the text is a number under
                 # CODE_LIMIT: no overflow, and the plain cast (text_number's own) is that number without its text's
                 # tests, SQLite's 14 GLOBs, four times (measured, an 8-tree model: 100 us a row instead of 420)
@@ -354,9 +361,12 @@ class Writer:
 
     # -- trees combined ------------------------------------------------------------------
 
-    def chain(self, shallow: bool = False) -> int:
+    def chain(self, shallow: bool = False, rounded: bool = False) -> int:
         """The most terms one ``a + b + ...`` may have in the dialect (``lookup_sum_terms`` when every term
-        is ``shallow``: a value picked by number or a literal)."""
+        is ``shallow``: a value picked by number or a literal; ``rounded_sum_terms`` when each step is
+        ``rounded``)."""
+        if rounded and self.d.rounded_sum_terms:
+            return self.d.rounded_sum_terms
         return self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
 
     def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
@@ -365,7 +375,7 @@ class Writer:
         the engine's expression depth, exact only to rounding (within 1e-12): a full query avoids
         this with named partial sums (:meth:`sum_of`). ``rounded``: each partial sum rounded so
         (float32), in a chain or the fold."""
-        chunk = self.chain(shallow)
+        chunk = self.chain(shallow, rounded is not None)
         if len(terms) > chunk and self.d.fold:
             add = rounded("a + b") if rounded else "a + b"
             return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]), add=add)
@@ -385,7 +395,7 @@ class Writer:
         step of the query that starts from the last one: the additions keep the model's order, so the
         sum is exact at any length (in expression mode, where every name is written inline,
         :meth:`total` groups them instead)."""
-        chunk = self.chain(shallow)
+        chunk = self.chain(shallow, rounded is not None)
         if len(terms) <= chunk or self.d.fold or self.expression:
             return (lambda ref: self.total([t(ref) for t in terms], shallow, rounded)), list(uses)
         partial, reads = None, list(uses)
@@ -444,6 +454,8 @@ class Writer:
             return step(per_tree_scale * out) if per_tree_scale != 1.0 else out
 
         adding = [t for t in trees if t.tree.output in (None, k)]
+        if self.stepped:
+            return self._stepped_raw_score(name, k, init, adding, node_term, uses)
         total, reads = self.summed(f"{name}_sum", lambda ref: init, adding, term, node_term, uses, shallow,
                                    rounded if single else None)
 
@@ -453,6 +465,94 @@ class Writer:
                 out = rounded(f"{rounded(f'{d.double(c.scale)} * ({out})')} + {d.double(c.init[k])}")
             return rounded(f"({out}) / {d.double(c.divisor)}") if c.divisor != 1.0 else out
         return self.define(name, finish, reads)
+
+    def round_step(self, name: str, fn: Callable[[Ref], str], uses, sum_of_two: bool = False) -> Callable[[Ref], str]:
+        """Name ``fn``, computed in double, and give it back rounded to float32 as it is read: in an engine
+        without a 4-byte float the rounding reads its operand up to six times
+        (:func:`.arithmetic.float32_column`), so the operand must be a column, never an expression nested in
+        another rounding (a chain of n would be written 3^n times). ``sum_of_two``: ``fn`` is the exact sum of
+        two float32 of a model whose sums stay finite (:func:`treegen.model.scores_nan`): below the normal
+        range it is a float32 already, it cannot overflow, and Veltkamp's splitting alone rounds it (3 reads)."""
+        self.define(name, fn, uses)
+        if sum_of_two and not self.nan_scores:
+            return lambda ref: sql_arithmetic.float32_split(self.d, ref(name))
+        return lambda ref: sql_arithmetic.float32_column(self.d, ref(name))
+
+    def _stepped_raw_score(self, name: str, k: int, init: str, trees: list[TreeSql],
+                           node_term: Callable[[Tree, Node], float], uses) -> Callable[[Ref], str]:
+        """:meth:`define_raw_score` in float32 by :meth:`round_step`: ``u_j = f32(u_(j-1)) + term_j``, a named
+        value a tree (the sum of two float32 is exact in double: rounding it once is float32's sum), each
+        tree's term its output (a tree with fractional routes: their sum in double, as the model's), its
+        weight and scale applied at its leaves (:meth:`Model.raw_sums`' arithmetic, done here) or, where a leaf
+        is not one number, a step each; then the model's ``scale * sum + init`` and division, a step each."""
+        c, d = self.model.combine, self.d
+        scale = 1.0 if c.init_last else c.scale
+        out, reads = (lambda ref: init), list(uses)
+        for j, tree in enumerate(trees):
+            step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
+            term = lambda ref, t=tree, kk=kk: f"({t.value(kk, ref)})"
+            if (tree.tree.weight != 1.0 or scale != 1.0) and tree.exclusive and tree.number is None and \
+                    all(node.linear is None for node in tree.tree.nodes):
+                term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
+            else:
+                term_reads = list(uses)
+                for factor, kind in ((tree.tree.weight, "weighted"), (scale, "scaled")):
+                    if factor != 1.0:
+                        term = self.round_step(f"{name}_{kind}_{j}", lambda ref, t=term, f=factor:
+                                               f"{t(ref)} * {d.double(f)}", term_reads)
+                        term_reads = [f"{name}_{kind}_{j}"]
+                reads = reads + term_reads
+            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads,
+                                  sum_of_two=True)
+            reads = [step]
+        if c.init_last:
+            out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * ({o(ref)})", reads)
+            out = self.round_step(f"{name}_init", lambda ref, o=out: f"{o(ref)} + {d.double(c.init[k])}",
+                                  [f"{name}_scaled"])
+            reads = [f"{name}_init"]
+        if c.divisor != 1.0:
+            out = self.round_step(f"{name}_divided", lambda ref, o=out: f"({o(ref)}) / {d.double(c.divisor)}", reads)
+            reads = [f"{name}_divided"]
+        return self.define(name, out, reads)
+
+    def _stepped_link(self, raw: list[Callable[[Ref], str]]) -> None:
+        """The float32 links of :meth:`_define_sigmoid` and :meth:`_define_softmax` (``expf`` for EXP) by
+        :meth:`round_step`, each rounded operation a named value, in the same order of operations."""
+        d, define, link, one = self.d, self.define, self.link(), self.d.double(1.0)
+        expf = lambda x: sql_arithmetic.expf(d, x, self.nan_scores, rounded=False)
+        if link == Link.EXP:
+            for k, s in enumerate(raw):
+                define(f"p{k}", self.round_step(f"e{k}", lambda ref, s=s: expf(s(ref)), [f"s{k}"]), [f"e{k}"])
+        elif link == Link.SIGMOID:
+            cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
+            number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores else (lambda x: "")
+            names = [f"p{k}" for k in range(len(raw))] if len(raw) > 1 else ["p1"]
+            for k, (s, name) in enumerate(zip(raw, names)):
+                low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)}{number(f'-{s(ref)}')} THEN {cap} "
+                                                       f"ELSE -{s(ref)} END", [f"s{k}"])
+                e = self.round_step(f"e{k}", lambda ref, low=low: expf(low(ref)), [f"q{k}"])
+                plus = self.round_step(f"a{k}", lambda ref, e=e: f"{e(ref)} + {one}", [f"e{k}"])
+                below = self.round_step(f"b{k}", lambda ref, plus=plus: f"{plus(ref)} + {tiny}", [f"a{k}"])
+                define(name, self.round_step(f"c{k}", lambda ref, below=below: f"{one} / {below(ref)}", [f"b{k}"]),
+                       [f"c{k}"])
+            if len(raw) == 1:
+                define("p0", self.round_step("r0", lambda ref: f"{one} - {ref('p1')}", ["p1"]), ["r0"])
+        elif link == Link.SOFTMAX:
+            names = [f"s{k}" for k in range(len(raw))]
+            top = define("top", (lambda ref: raw[0](ref)) if len(raw) == 1 else
+                         (lambda ref: f"{d.greatest}({', '.join(s(ref) for s in raw)})"), names)
+            exps = []
+            for k, s in enumerate(raw):  # expf reads its argument about ten times: a column
+                gap = define(f"h{k}", self.round_step(f"g{k}", lambda ref, s=s: f"{s(ref)} - {top(ref)}",
+                                                      [names[k], "top"]), [f"g{k}"])
+                exps.append(self.round_step(f"e{k}", lambda ref, gap=gap: expf(gap(ref)), [f"h{k}"]))
+            total = self.round_step("total", lambda ref: self.total([e(ref) for e in exps]),
+                                    [f"e{k}" for k in range(len(exps))])
+            for k, e in enumerate(exps):
+                define(f"p{k}", self.round_step(f"c{k}", lambda ref, e=e: f"{e(ref)} / {total(ref)}",
+                                                [f"e{k}", "total"]), [f"c{k}"])
+        else:
+            raise TreegenError(f"the SQL back end does not know the float32 link {link!r}")
 
     # -- named values: scores, probabilities, label ----------------------------------------
 
@@ -491,7 +591,9 @@ class Writer:
         names = [f"s{k}" for k in range(len(self.model.combine.init))]
         raw = self._define_raw_sums()
         single = self.model.combine.precision == Precision.FLOAT32
-        if link == Link.SIGMOID:
+        if self.stepped:
+            self._stepped_link(raw)
+        elif link == Link.SIGMOID:
             self._define_sigmoid(raw, single)
         elif link == Link.SOFTMAX:
             self._define_softmax(raw, single)
@@ -796,6 +898,8 @@ class Writer:
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
         stages = self.stages()
+        if self.stepped:
+            return self.query_with(source, stages, outputs)
         for n, names in enumerate(stages):
             alias = self.column(f"t{n}")
             around = len(stages) - n  # the later steps' derived tables and the last SELECT's
@@ -809,6 +913,38 @@ class Writer:
         named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
         items = kept + self.columns + [self.fitted(text) for text in named]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
+
+    def query_with(self, source: str, stages: list[list[str]], outputs) -> str:
+        """:meth:`query` with each step a common table expression reading the one before: a float32 sum in
+        SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's stack. Each
+        ends with ``kept_apart``, else SQLite merges them and copies each step's expression wherever it is read.
+        A step passes on only the values read later (a partial sum is read by the next step alone): ``.*``
+        would carry every earlier one through every step, quadratic in the trees."""
+        steps, read_by_outputs = [], set()
+        for _, fn in outputs:
+            fn(lambda name: read_by_outputs.add(name) or name)
+        last_read = {name: len(stages) for name in read_by_outputs}  # the step that reads a value last
+        for n, names in enumerate(stages):
+            for name in names:
+                for used in self.definitions[name][1]:
+                    last_read[used] = max(last_read.get(used, n), n)
+        carried = [self.d.identifier(name) for name in self.kept] + self.columns
+        for n, names in enumerate(stages):
+            alias = self.column(f"t{n}")
+            named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
+                     for name in names]
+            before = [name for step in stages[:n] for name in step if last_read.get(name, -1) > n]
+            passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
+            items = passed + [self.fitted(text, 1) for text in named]
+            step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
+            steps.append(f"{self.column(f'step{n}')} AS (\n{step}\n)")
+            source = self.column(f"step{n}")
+        _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
+        kept = [self.d.identifier(name) for name in self.kept]
+        named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
+        items = kept + self.columns + [self.fitted(text, 1) for text in named]
+        last = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="")
+        return "WITH " + ",\n".join(steps) + "\n" + last + "\n"
 
 
 def _apart(c: Condition) -> bool:
