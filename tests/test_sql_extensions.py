@@ -134,3 +134,21 @@ def test_label_values_decide_in_every_engine(engine):  # noqa: F811
     forest = with_label_values(with_fractions(random_model(5, n_trees=3, max_depth=4), seed=5), seed=5)
     with without_whole_stage_code(connection):  # Janino cannot compile the forest's (Spark CPU 5.9 -> 2.7 s)
         assert_exact(forest, sample(rows_for(forest, 0), ROWS.get(dialect)), dialect, connection)
+
+
+def test_float32_models_without_steps_or_with_a_double_link_in_sqlite():
+    """SQLite rounds a float32 model's steps as named values of a WITH chain: a one-tree model has no steps
+    (its WITH of none was a syntax error), and LightGBM's sign-square link, computed in double whatever the
+    sums' precision, was refused ('does not know the float32 link')."""
+    from dataclasses import replace
+
+    from treegen.model import Combine
+    from treegen.testing import random_model
+    for seed in range(3):
+        single = random_model(seed, regression=True)
+        single = replace(single, combine=replace(single.combine, precision=Precision.FLOAT32))
+        boosted = random_model(seed, regression=True, n_trees=3)
+        boosted = replace(boosted, combine=Combine(CombineKind.SUM, init=(0.5,), link=Link.SIGN_SQUARE,
+                                                   precision=Precision.FLOAT32))
+        for model in (single, boosted):
+            assert_exact(model, rows_for(model, seed), "sqlite", {})

@@ -591,7 +591,13 @@ class Writer:
         names = [f"s{k}" for k in range(len(self.model.combine.init))]
         raw = self._define_raw_sums()
         single = self.model.combine.precision == Precision.FLOAT32
-        if self.stepped:
+        if link == Link.SIGN_SQUARE:  # in double whatever the sums' precision (treegen.model.apply_link)
+            d = self.d
+            sign = "CASE WHEN {0} > {zero} THEN {one} WHEN {0} < {zero} THEN -{one} ELSE {zero} END"
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: f"{sign.format(s(ref), zero=d.double(0.0), one=d.double(1.0))} * {s(ref)} * {s(ref)}",
+                       [names[k]])
+        elif self.stepped:
             self._stepped_link(raw)
         elif link == Link.SIGMOID:
             self._define_sigmoid(raw, single)
@@ -601,12 +607,6 @@ class Writer:
             exp = (lambda d, x: sql_arithmetic.expf(d, x, self.nan_scores)) if single else sql_arithmetic.exp
             for k, s in enumerate(raw):
                 define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
-        elif link == Link.SIGN_SQUARE:
-            d = self.d
-            sign = "CASE WHEN {0} > {zero} THEN {one} WHEN {0} < {zero} THEN -{one} ELSE {zero} END"
-            for k, s in enumerate(raw):
-                define(f"p{k}", lambda ref, s=s: f"{sign.format(s(ref), zero=d.double(0.0), one=d.double(1.0))} * {s(ref)} * {s(ref)}",
-                       [names[k]])
         else:
             raise TreegenError(f"the SQL back end does not know the link {link!r}")
 
@@ -898,7 +898,7 @@ class Writer:
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
         stages = self.stages()
-        if self.stepped:
+        if self.stepped and stages:  # (a single tree has no steps: a WITH of none is no SQL)
             return self.query_with(source, stages, outputs)
         for n, names in enumerate(stages):
             alias = self.column(f"t{n}")
