@@ -511,8 +511,20 @@ def predict(model, data, proba, leaf, output):
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    write_text(predict_table(loaded, read_table(data), proba, leaf,
-                             lambda line: click.echo(f"treegen: note: {line}", err=True)), output)
+    table = read_table(data)
+    note_near_categories(table, loaded)
+    write_text(predict_table(loaded, table, proba, leaf, note), output)
+
+
+def note(line: str) -> None:
+    click.echo(f"treegen: note: {line}", err=True)
+
+
+def note_near_categories(table, model) -> None:
+    """Say which values of a data file read for a model are no category of it but for spaces or case."""
+    from .data import near_category_notes
+    for line in near_category_notes(table, model):
+        note(line)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")
@@ -546,7 +558,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     check_criterion(dataset, params.get("criterion"), regression)
     if test_file:
         with flag_names():
-            report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
+            report = ev.holdout(dataset, read_table(test_file), algorithm, say=note_near_categories, **params)
     else:
         k = len(dataset) if loo else 10 if folds is None else folds
         with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())), \
@@ -571,7 +583,9 @@ def evaluate_model(path: str, target: str | None, test_file: str | None) -> None
     if test_file is None:
         raise TreegenError("a model is evaluated on a labelled file: give it as --test FILE", path)
     model = load_model(path)
-    click.echo(test_model(model, read_table(test_file), target, name=path).text(), nl=False)
+    table = read_table(test_file)
+    note_near_categories(table, model)
+    click.echo(test_model(model, table, target, name=path).text(), nl=False)
 
 
 def categories_option(which: str):
@@ -711,6 +725,9 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
+    if data is not None:  # read twice, the second time by verify: little beside running every target
+        from .data import read_table
+        note_near_categories(read_table(data), loaded)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 

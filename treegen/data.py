@@ -358,6 +358,39 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
     return names
 
 
+def near_category_notes(table: Table, model: Model) -> list[str]:
+    """One line for each nominal column of the model whose values include some that are no category of
+    the model but are one with spaces stripped or case aside (' high', 'High' for 'high'): treegen and every
+    generated program read them as written, as categories the model does not know, and say nothing. Each
+    column's distinct values are looked at once; its rows are counted only when some are near."""
+    notes = []
+    for feature, name in zip(model.features, model_columns(table, model)):
+        if name is None or feature.is_numeric or _read_as_doubles(table, name):
+            continue
+        column = table.column(name)
+        near = _near_categories(feature, set(column).difference(feature.categories, (None,)), model.numeric.cast)
+        if near:
+            count = sum(value in near for value in column)
+            value = next(value for value in column if value in near)
+            notes.append(f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no "
+                         f"category of the model but one with spaces stripped or case aside ({value!r} for "
+                         f"{near[value]!r}): spaces and case count, so {'they take' if count > 1 else 'it takes'} "
+                         "the route of a category the model does not know (a missing value's)")
+    return notes
+
+
+def _near_categories(feature: Feature, unknown: Iterable[str], cast: str) -> dict[str, str]:
+    """Of values a nominal feature does not know as written, those that are a category with spaces stripped
+    or case aside, each with that category."""
+    by_folded = {category.strip().casefold(): category for category in reversed(feature.categories)}
+    near = {}
+    for value in unknown:
+        category = by_folded.get(value.strip().casefold())
+        if category is not None and category_of(feature, value, cast) is None:  # a code's number reads
+            near[value] = category
+    return near
+
+
 def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
     """How to name anew the features of an imported model where a table has none or few of them (half or
     more absent): its names come from its file, and a model fitted on arrays has x0, x1, ... (LightGBM's
@@ -397,7 +430,30 @@ def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], le
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
         warnings.append(_class_per_value(dataset, learner))
         warnings.append(None if regression is not None else _regression_of_labels(dataset, learner))
+    warnings.append(_spaced_values(table, dataset, {name for name, said in read_as_categories.items() if said}))
     return [w for w in warnings if w]
+
+
+def _spaced_values(table: Table, dataset: Dataset, warned: set[str]) -> str | None:
+    """Categories (of the CSV's nominal columns and target) that begin or end with a space, as a CSV written
+    with ', ' between fields has: read as written, ' high' is not 'high', here and in every generated program.
+    An ARFF file declares its values, spaces and all; a column ``warned`` of names its texts already."""
+    codes = [(f, c) for f, c in zip(dataset.features, dataset.columns) if not f.is_numeric]
+    if dataset.target.is_classification:
+        codes.append((dataset.target, dataset.y))
+    found = []
+    for kind, column in codes:
+        categories = kind.classes if kind is dataset.target else kind.categories
+        spaced = [k for k, category in enumerate(categories) if category != category.strip()]
+        if spaced and kind.name not in table.declared and kind.name not in warned:
+            rows = int(np.isin(column, spaced).sum())
+            found.append(f"{kind.name!r} ({categories[spaced[0]]!r}{', ...' * (len(spaced) > 1)}: {rows} "
+                         f"row{'s' * (rows != 1)})")
+    if not found:
+        return None
+    return (f"values begin or end with a space in column{'s' * (len(found) > 1)} {', '.join(found)}: treegen "
+            "reads a CSV's values exactly as written, as the generated programs do, so ' high' and 'high' are "
+            "different categories; remove the spaces unless they are meant")
 
 
 def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray) -> str | None:

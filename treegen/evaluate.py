@@ -171,9 +171,12 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
     return report
 
 
-def holdout(train: Dataset, test: Table, algorithm: str, **params) -> Report:
-    """Train on one data set, predict the rows of another file (matched to the model by column name)."""
+def holdout(train: Dataset, test: Table, algorithm: str, say=None, **params) -> Report:
+    """Train on one data set, predict the rows of another file (matched to the model by column name);
+    ``say(test, model)``, when given, is called with the model before it predicts."""
     model = fit(train, algorithm, **params)
+    if say is not None:
+        say(test, model)
     return scored(train.target, test, test.column(train.target.name),
                   [model.predict(row) for row in rows_for_model(test, model)], f"held-out test set {test.source}")
 

@@ -1,0 +1,66 @@
+"""What a new user trips over in the files they give: values that are a category but for spaces or case,
+a file of another kind or delimiter, and the messages that say so (one line; exit 2 for an error)."""
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from treegen.cli import main
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+TENNIS = os.path.join(EXAMPLES, "play_tennis.csv")
+
+
+def run(*args, code=0):
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def tennis(tmp_path_factory):
+    """ID3's tennis model (it tests outlook, humidity and wind) and its rule text."""
+    folder = tmp_path_factory.mktemp("tennis")
+    model, rules = str(folder / "tennis.json"), str(folder / "tennis.rules")
+    run("train", TENNIS, "-a", "id3", "-o", model)
+    run("export", model, "--to", "rules", "-o", rules)
+    return model, rules
+
+
+@pytest.fixture
+def spaced(tmp_path):
+    """The tennis data written with ', ' between fields, as some tools write CSV."""
+    path = tmp_path / "spaced.csv"
+    path.write_text(open(TENNIS, encoding="utf-8").read().replace(",", ", "), encoding="utf-8")
+    return str(path)
+
+
+def test_predict_notes_values_that_are_categories_but_for_spaces(tennis, spaced):
+    result = run("predict", tennis[0], spaced)
+    notes = result.stderr.splitlines()
+    assert len(notes) == 2  # humidity and wind; outlook starts each line, without a space
+    assert notes[0].startswith("treegen: note: column 'humidity': 14 values are no category of the model but one "
+                               "with spaces stripped or case aside (' high' for 'high'): spaces and case count")
+    assert "column 'wind'" in notes[1]
+
+
+def test_evaluate_and_verify_note_values_that_are_categories_but_for_case(tennis, tmp_path):
+    cased = tmp_path / "cased.csv"
+    cased.write_text(open(TENNIS, encoding="utf-8").read().replace("high", "High"), encoding="utf-8")
+    expected = "treegen: note: column 'humidity': 7 values are no category of the model but one with spaces "
+    assert run("evaluate", tennis[0], "--test", str(cased)).stderr.startswith(expected)
+    assert run("evaluate", TENNIS, "-a", "id3", "--test", str(cased)).stderr.startswith(expected)
+    assert run("verify", tennis[0], str(cased), "--to", "rules").stderr.startswith(expected)
+
+
+def test_predict_says_nothing_of_values_as_the_model_knows_them(tennis):
+    assert run("predict", tennis[0], TENNIS).stderr == ""
+
+
+def test_train_warns_of_values_that_begin_with_a_space(spaced):
+    result = run("train", spaced, "--target", "play", "-a", "id3")
+    warning = result.stderr.splitlines()[0]
+    assert warning.startswith("treegen: warning: values begin or end with a space in columns 'temperature' "
+                              "(' hot', ...: 14 rows), 'humidity' (' high', ...: 14 rows), 'wind' (' weak', ...: "
+                              "14 rows), 'play' (' no', ...: 14 rows): ")
+    assert "warning" not in run("train", TENNIS, "-a", "id3").stderr
