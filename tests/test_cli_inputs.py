@@ -1,6 +1,8 @@
 """What a new user trips over in the files they give: values that are a category but for spaces or case,
 a file of another kind or delimiter, and the messages that say so (one line; exit 2 for an error)."""
 import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -64,3 +66,18 @@ def test_train_warns_of_values_that_begin_with_a_space(spaced):
                               "(' hot', ...: 14 rows), 'humidity' (' high', ...: 14 rows), 'wind' (' weak', ...: "
                               "14 rows), 'play' (' no', ...: 14 rows): ")
     assert "warning" not in run("train", TENNIS, "-a", "id3").stderr
+
+
+@pytest.mark.parametrize("command", ["show", "export", "predict"])
+def test_a_reader_that_closed_the_pipe_is_no_error(tennis, command):
+    """`treegen show m.json | head -1`: the reader goes away; treegen stops quietly, as a Unix tool does."""
+    args = {"show": ["show", tennis[0]], "export": ["export", tennis[0], "--to", "python"],
+            "predict": ["predict", tennis[0], TENNIS]}[command]
+    read, write = os.pipe()
+    os.close(read)  # closed before treegen writes: its first write fails
+    try:
+        done = subprocess.run([sys.executable, "-m", "treegen", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -44,9 +44,18 @@ class TreegenGroup(click.Group):
                 err.message = err.command_line
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+        except BrokenPipeError:  # the reader of stdout went away (`| head -1`): no error, as the programs say
+            _stop_quietly()
         except (OSError, UnicodeError) as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+
+
+def _stop_quietly():
+    """End as a Unix tool ends when its reader closes the pipe: exit 141 (128 + SIGPIPE), nothing said. Python
+    flushes stdout once more on its way out, so point it at nothing first."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(141)
 
 
 class LateOptions(click.Command):
