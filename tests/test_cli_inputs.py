@@ -81,3 +81,13 @@ def test_a_reader_that_closed_the_pipe_is_no_error(tennis, command):
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("args", [
+    ["predict", "{model}", "{model}"], ["train", "{model}"], ["evaluate", TENNIS, "--test", "{model}"],
+    ["verify", "{model}", "{rules}"], ["evaluate", "{model}", "--test", "{rules}"]])
+def test_a_model_given_where_data_is_read_is_named_so(tennis, args):
+    args = [arg.format(model=tennis[0], rules=tennis[1]) for arg in args]
+    result = run(*args, code=2)
+    kind = "rule text" if args[-1].endswith(".rules") else "a model (JSON)"
+    assert result.stderr == f"treegen: error: {args[-1]}: this looks like {kind}, not CSV or ARFF data\n"

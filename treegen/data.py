@@ -81,6 +81,8 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
     text = read_text(path, "data")
+    if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
+        raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
         return parse_arff(text.replace("\r\n", "\n"), path)
@@ -88,6 +90,13 @@ def read_table(path: str) -> Table:
     # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
     # quotes stays in the value.
     return _parse_csv(text, path)
+
+
+def _model_text(text: str) -> str | None:
+    """What a data file's text is, when it begins as a model's: a treegen (or a library's) model in JSON, or
+    rule text (which begins with its header); else None. A CSV header does not begin with '{'."""
+    start = text[:1000].lstrip()[:13]  # not the whole text copied
+    return "a model (JSON)" if start[:1] == "{" else "rule text" if start == "treegen rules" else None
 
 
 def parse_csv(text: str, source: str = "<csv>") -> Table:
