@@ -91,3 +91,14 @@ def test_a_model_given_where_data_is_read_is_named_so(tennis, args):
     result = run(*args, code=2)
     kind = "rule text" if args[-1].endswith(".rules") else "a model (JSON)"
     assert result.stderr == f"treegen: error: {args[-1]}: this looks like {kind}, not CSV or ARFF data\n"
+
+
+@pytest.mark.parametrize("delimiter,held", [(";", "';'"), ("\t", "tabs")])
+@pytest.mark.parametrize("args", [["train", "{data}", "--target", "play"], ["train", "{data}", "--ignore", "wind"],
+                                  ["predict", "{model}", "{data}"], ["evaluate", "{model}", "--test", "{data}"]])
+def test_every_unknown_column_of_a_file_of_another_delimiter_says_why(tennis, tmp_path, delimiter, held, args):
+    data = tmp_path / "other.csv"
+    data.write_text(open(TENNIS, encoding="utf-8").read().replace(",", delimiter), encoding="utf-8")
+    result = run(*[arg.format(data=data, model=tennis[0]) for arg in args], code=2)
+    assert result.stderr.endswith(f"; treegen reads comma-separated values, and the header is one field with {held} "
+                                  "in it\n")

@@ -23,7 +23,7 @@ import numpy as np
 from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
-from .table import SPACE, Table, check_column_names, name_argument, names_argument
+from .table import SPACE, Table, check_column_names, delimiter_hint, name_argument, names_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 # NUMBER's language with each text matched one way only: NUMBER's [0-9]+\.?[0-9]* splits a run of digits anywhere,
@@ -119,7 +119,7 @@ def _parse_csv(text: str, source: str) -> Table:
             break
         if len(row) != len(names):
             raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}"
-                               + semicolon_hint(names), source, start)
+                               + delimiter_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
             column.append(None if reads_as_missing(text) else text)
@@ -147,14 +147,6 @@ def uncarried_categories_warning(model: Model) -> str | None:
             f"around them aside) reads as missing, so a CSV row with {it} predicts as a row with the value missing "
             f"(verify checks it so); through the generated code's APIs (a Python dict or list, Java, ...) the "
             f"{categories} {works}")
-
-
-def semicolon_hint(names: Sequence[str]) -> str:
-    """Why a header of one field holding ';' went wrong: a spreadsheet in a language whose decimal
-    point is a comma saves CSV with semicolons. '' for any other header."""
-    if len(names) == 1 and ";" in names[0]:
-        return "; treegen reads comma-separated values, and the header is one field with ';' in it"
-    return ""
 
 
 def _record(reader, source: str) -> tuple[list[str] | None, int]:
@@ -251,7 +243,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not keep:
         raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
     if not feature_names:
-        raise TreegenError("no feature columns besides the target " + repr(target) + semicolon_hint(table.names),
+        raise TreegenError("no feature columns besides the target " + repr(target) + delimiter_hint(table.names),
                            table.source)
 
     features, columns, all_columns = [], [], []
@@ -362,7 +354,8 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or _renaming_hint(model, table, len(absent) / len(used))),
+                           + (did_you_mean(absent, unread) or delimiter_hint(table.names)
+                              or _renaming_hint(model, table, len(absent) / len(used))),
                            table.source, table.header_line)
     return names
 

@@ -13,6 +13,7 @@ from .describe import label
 from .errors import TreegenError, did_you_mean
 from .learn import fit
 from .model import Model, Target
+from .table import delimiter_hint
 from .walk import predict_columns, predict_rows
 
 
@@ -194,7 +195,8 @@ def label_column(model: Model, test: Table, target: str | None) -> list[str | No
     if target is not None or model.target.name in test.names:
         return test.column(model.target.name if target is None else target)
     features = {feature.name for feature in model.features}
-    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features])
+    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features]) or delimiter_hint(
+        test.names)
     where = f"the columns are: {', '.join(map(repr, test.names))}{guess}"
     message = f"no column named {model.target.name!r} as the model's target: name the label column with "
     raise TreegenError(message + f"target=; {where}", test.source, command_line=message + f"--target; {where}")
