@@ -102,3 +102,17 @@ def test_every_unknown_column_of_a_file_of_another_delimiter_says_why(tennis, tm
     result = run(*[arg.format(data=data, model=tennis[0]) for arg in args], code=2)
     assert result.stderr.endswith(f"; treegen reads comma-separated values, and the header is one field with {held} "
                                   "in it\n")
+
+
+@pytest.mark.parametrize("encoding,named,said", [
+    ("utf-16", "utf-16", "UTF-16 text, not UTF-8;"), ("utf-32", "utf-32", "UTF-32 text, not UTF-8;"),  # a BOM
+    ("utf-16-le", "utf-16le", "UTF-16 text, not UTF-8;"),  # no BOM: ASCII in it is valid UTF-8
+    ("utf-16-be", "utf-16be", "UTF-16 text"), ("utf-32-le", "utf-32le", "UTF-32 text"),
+    ("cp1252", "cp1252", "not UTF-8 text;")])
+def test_text_in_another_encoding_is_named_with_how_to_convert_it(tmp_path, encoding, named, said):
+    data = tmp_path / "wide.csv"
+    data.write_bytes("outlook,play\nsunny,no\ncaf\u00e9,yes\n".encode(encoding))
+    result = run("train", str(data), code=2)
+    assert said in result.stderr
+    assert result.stderr.endswith(f"; convert it first, e.g. iconv -f {named} -t utf-8 {data} > "
+                                  f"{tmp_path / 'wide-utf8.csv'}\n")
