@@ -116,3 +116,11 @@ def test_text_in_another_encoding_is_named_with_how_to_convert_it(tmp_path, enco
     assert said in result.stderr
     assert result.stderr.endswith(f"; convert it first, e.g. iconv -f {named} -t utf-8 {data} > "
                                   f"{tmp_path / 'wide-utf8.csv'}\n")
+
+
+def test_evaluate_warns_of_the_data_as_train_does():
+    iris = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")
+    trained, evaluated = (run(*command, iris, "-a", "cart").stderr.splitlines()
+                          for command in (["train"], ["evaluate", "--folds", "3"]))
+    assert trained[0].startswith("treegen: warning: target 'species' is numeric with 3 whole-number values")
+    assert evaluated == trained[:1]

@@ -324,6 +324,13 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm, war
     return dataset
 
 
+def warn(lines: list[str]) -> None:
+    """Say what reading the data decided that its user may not have meant (training_warnings), once the
+    options are known good: an error is the one line of a run that fails."""
+    for line in lines:
+        click.echo(f"treegen: warning: {line}", err=True)
+
+
 def fit_with_progress(dataset, algorithm: str, params: dict):
     """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
     from .learn import fit
@@ -385,8 +392,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
         if not (params.get("reduced_error") or params.get("ccp_alpha") == "cv"):  # nothing else draws
             raise TreegenError("--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv")
         params["seed"] = seed
-    for text in warnings:
-        click.echo(f"treegen: warning: {text}", err=True)
+    warn(warnings)
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)
@@ -562,9 +568,11 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
         return evaluate_model(data, target, test_file)
     if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
         raise TreegenError("choose one of --folds, --loo and --test")
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
+    warnings = []  # as train says them: the data is learnt from alike
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
+    warn(warnings)
     if test_file:
         with flag_names():
             report = ev.holdout(dataset, read_table(test_file), algorithm, say=note_near_categories, **params)
