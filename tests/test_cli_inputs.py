@@ -14,7 +14,7 @@ TENNIS = os.path.join(EXAMPLES, "play_tennis.csv")
 
 
 def run(*args, code=0):
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False, prog_name="treegen")
     assert result.exit_code == code, result.output
     return result
 
@@ -124,3 +124,19 @@ def test_evaluate_warns_of_the_data_as_train_does():
                           for command in (["train"], ["evaluate", "--folds", "3"]))
     assert trained[0].startswith("treegen: warning: target 'species' is numeric with 3 whole-number values")
     assert evaluated == trained[:1]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["export", "{model}", "--to", "pyhton"], "Invalid value for '--to': 'pyhton' is not one of 'python', 'java', "
+                                              "'javascript', 'c', 'sql', 'rules', 'dot'; did you mean 'python'?"),
+    (["verify", "{model}", "--to", "pyhton"], "cannot verify target 'pyhton'; choose from python, java, "
+                                              "javascript, c, sql, rules; did you mean 'python'?"),
+    (["train", TENNIS, "-a", "c4.5"], "Invalid value for '--algorithm' / '-a': 'c4.5' is not one of 'id3', 'c45', 'cart'; did you mean 'c45'?"),
+    (["verify", "{model}", "--probas"], "No such option '--probas': verify checks the probabilities of every "
+                                        "target that writes them, without an option"),
+    (["verify", "{model}", "--progrm"], "No such option '--progrm'. Did you mean '--program'?"),
+    (["train"], "Missing argument 'DATA'; try 'treegen train -h'"),
+])
+def test_a_usage_mistake_says_what_was_meant(tennis, args, message):
+    result = run(*[arg.format(model=tennis[0]) for arg in args], code=2)
+    assert result.stderr == f"treegen: error: {message}\n"

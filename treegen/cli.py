@@ -13,7 +13,7 @@ import click
 
 from . import __version__
 from .describe import summary
-from .errors import TreegenError
+from .errors import TreegenError, close_names, did_you_mean
 from .importers import IMPORTERS, import_file, library_file
 from .learn import ALGORITHMS
 from .loading import is_model_file, load_model
@@ -22,7 +22,16 @@ from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target
 # The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
 # learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
 
-ALGORITHM = click.Choice(list(ALGORITHMS))
+
+class Choice(click.Choice):
+    """click's choice, whose refusal says which choice a misspelt value may be ('pyhton': 'python'), as
+    click's own errors do for a command or an option."""
+
+    def get_invalid_choice_message(self, value, ctx) -> str:
+        return super().get_invalid_choice_message(value, ctx).rstrip(".") + did_you_mean([value], self.choices)
+
+
+ALGORITHM = Choice(list(ALGORITHMS))
 
 
 class TreegenGroup(click.Group):
@@ -74,7 +83,7 @@ class LateOptions(click.Command):
         return super().get_params(ctx)
 
 
-class LateChoice(click.Choice):
+class LateChoice(Choice):
     """A choice among names read when first needed (the SQL dialects load the SQL back end): an export
     that does not give the option, and `treegen --help`, never read them."""
 
@@ -91,8 +100,28 @@ def _usage_error(err: click.UsageError):
     """Click's usage errors as one line, exit 2; a bare ``treegen`` still shows the help."""
     if isinstance(err, getattr(click.exceptions, "NoArgsIsHelpError", ())):
         raise err
-    click.echo(f"treegen: error: {err.format_message()}", err=True)
+    message = err.format_message()
+    if isinstance(err, click.NoSuchOption) and err.ctx is not None:
+        message = _option_not_taken(err.ctx, err.option_name) or message
+    if isinstance(err, click.MissingParameter) and err.ctx is not None:  # `treegen train` alone: what it takes
+        message = f"{message.rstrip('.')}; try '{err.ctx.command_path} -h'"
+    click.echo(f"treegen: error: {message}", err=True)
     sys.exit(2)
+
+
+# Options of other commands that a command does without, and why: click would suggest the command's option
+# spelt most alike ('--probas': '--program' for verify)
+OPTIONS_NOT_TAKEN = {("verify", "--proba"): "verify checks the probabilities of every target that writes them, "
+                                            "without an option"}
+
+
+def _option_not_taken(ctx: click.Context, option: str) -> str | None:
+    """Why the command has no option ``option``, when it is one it does without, or spelt more like one
+    than like any it takes."""
+    reasons = {name: why for (command, name), why in OPTIONS_NOT_TAKEN.items() if command == ctx.command.name}
+    taken = [name for param in ctx.command.get_params(ctx) for name in param.opts]
+    close = [option] if option in reasons else close_names(option, [*reasons, *taken], n=1)
+    return f"No such option {option!r}: {reasons[close[0]]}" if close and close[0] in reasons else None
 
 
 @click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -143,7 +172,7 @@ def learner_options(f):
         click.option("--no-mdl-correction", "mdl_correction", flag_value=False, default=None,
                      help="c45: no MDL correction of numeric splits' gain, J48's -J from Weka 3.7 "
                           "(default: corrected, as J48 3.6 always does)."),
-        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
+        click.option("--criterion", type=Choice(["gini", "entropy", "squared_error"]),
                      help="cart: impurity to minimise (default gini; squared_error for regression)."),
         click.option("--min-samples-split", type=click.IntRange(min=2),
                      help="cart: fewest rows (weight) a node needs to be split (default 2)."),
@@ -158,7 +187,7 @@ def learner_options(f):
                      help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
         click.option("--min-weight-fraction-leaf", type=click.FloatRange(0, 0.5),
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
-        click.option("--cast", type=click.Choice(["float64", "float32"]),
+        click.option("--cast", type=Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
                           "thresholds bit for bit but between splits equally good in exact arithmetic, "
                           "leaf values within rounding; --random-state grows its tree bit for bit "
@@ -402,7 +431,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
 
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
+@click.option("--style", type=Choice(["plain", "j48"]), default="plain", show_default=True,
               help="j48: print the tree exactly as Weka's J48 does.")
 def show(model, style):
     """Print a model's tree as indented text.
@@ -431,7 +460,7 @@ def target_options(f):
 
 @main.command()
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--to", "target", type=click.Choice(list(TARGETS)),
+@click.option("--to", "target", type=Choice(list(TARGETS)),
               help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values())
                    + ". Default: the one -o's ending names (.py, .java, .mjs, .c, .sql, .rules, .dot).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
@@ -757,6 +786,10 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
             click.echo(result.line())
 
     dialects = None if dialects is None else _split_names(dialects)
+    for name in _split_names(targets):  # as verify refuses it, with the target it may be a misspelling of
+        if name not in RUNNABLE:
+            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}"
+                               + did_you_mean([name], RUNNABLE))
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
                          report=report, against=against, status=status.show, against_options=options, leaf=leaf,
                          programs=programs, table=table,
