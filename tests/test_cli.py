@@ -204,7 +204,7 @@ BAD_FILES = {
     "empty.csv": ("", "empty.csv:1: empty file: expected a header row"),
     "header_only.csv": ("a,b\n", "no rows with a value for the target column 'b'"),
     "constant.csv": ("a,b\nx,yes\ny,yes\n", "has one value only ('yes'): there is nothing to learn"),
-    "bad.arff": ("@relation r\n@attribute a {x,y}\n@data\nz\n", "bad.arff:4: 'z' is not a declared value of 'a'"),
+    "bad.arff": ("@relation r\n@attribute a {x,y}\n@data\nz\n", "bad.arff:4:1: 'z' is not a declared value of 'a'"),
     "numeric.csv": ("a,b\n1,x\n2,y\n", "ID3 handles nominal features only and 'a' is numeric"),
     "hostile.csv": ('"""; DROP TABLE x; --",b\n1,x\n2,y\n', "ID3 handles nominal features only and '\"; DROP"),
     "spaced.csv": ("Age (years),b\n1,x\n2,y\n", "or cart, or --nominal 'Age (years)'\n"),

@@ -140,3 +140,23 @@ def test_evaluate_warns_of_the_data_as_train_does():
 def test_a_usage_mistake_says_what_was_meant(tennis, args, message):
     result = run(*[arg.format(model=tennis[0]) for arg in args], code=2)
     assert result.stderr == f"treegen: error: {message}\n"
+
+
+ARFF = "@relation r\n@attribute outlook {sunny,overcast}\n@attribute t numeric\n@attribute play {yes,no}\n@data\n"
+
+
+@pytest.mark.parametrize("row,where,message", [
+    ("overcastt,83,yes", "6:1", "'overcastt' is not a declared value of 'outlook'; did you mean 'overcast'?"),
+    ("'overcastt',83,yes", "6:1", "'overcastt' is not a declared value of 'outlook'; did you mean 'overcast'?"),
+    ("sunny,83,yes\nsunny,80,noo", "7:10", "'noo' is not a declared value of 'play'; did you mean 'no'?"),
+    ("sunny,,yes", "6:8", "column 't': 'yes' is not a number; an empty field is no value in ARFF, and the values "
+                          "after it shift: a missing value is '?'"),
+    ("sunny,83,", "6:10", "expected 3 values as declared, found 2; an empty field is no value in ARFF, and the "
+                          "values after it shift: a missing value is '?'"),
+])
+def test_a_bad_arff_value_is_located_with_what_was_meant(row, where, message):
+    from treegen.arff import parse_arff
+    from treegen.errors import TreegenError
+    with pytest.raises(TreegenError) as err:
+        parse_arff(ARFF + row + "\n", "e.arff")
+    assert str(err.value) == f"e.arff:{where}: {message}"
