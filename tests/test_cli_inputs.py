@@ -160,3 +160,10 @@ def test_a_bad_arff_value_is_located_with_what_was_meant(row, where, message):
     with pytest.raises(TreegenError) as err:
         parse_arff(ARFF + row + "\n", "e.arff")
     assert str(err.value) == f"e.arff:{where}: {message}"
+
+
+def test_a_misspelt_kind_in_a_model_says_what_it_may_be(tennis, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(open(tennis[0], encoding="utf-8").read().replace('"nominal"', '"nominl"', 1), encoding="utf-8")
+    assert run("show", str(bad), code=2).stderr == (f"treegen: error: {bad}: features[0].kind: 'nominl' is not one "
+                                                    "of numeric, nominal; did you mean 'nominal'?\n")
