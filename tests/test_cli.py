@@ -430,7 +430,7 @@ def test_train_warns_of_what_reading_the_data_decided(tmp_path):
     assert cli("train", str(path), "-t", "score", "--ignore", "label", "-o", model).stderr == null + (
         "treegen: warning: target 'score' is numeric with 40 distinct values: c45 learns them as 40 classes; "
         "for a regression tree use --algorithm cart (--nominal score keeps them as classes)\n"
-        f"treegen: trained c45 on 40 rows: 1 nodes, 1 leaves, depth 0, training accuracy 2.50% (1/40); wrote {model}\n")
+        f"treegen: trained c45 on 40 rows: 1 node, 1 leaf, depth 0, training accuracy 2.50% (1/40); wrote {model}\n")
     assert cli("train", str(path), "-t", "score", "-a", "cart", "-o", model).stderr == null + (
         f"treegen: trained cart on 40 rows: 79 nodes, 40 leaves, depth 6, training RMSE 0; wrote {model}\n")
     evaluated = cli("evaluate", str(path))

@@ -167,3 +167,16 @@ def test_a_misspelt_kind_in_a_model_says_what_it_may_be(tennis, tmp_path):
     bad.write_text(open(tennis[0], encoding="utf-8").read().replace('"nominal"', '"nominl"', 1), encoding="utf-8")
     assert run("show", str(bad), code=2).stderr == (f"treegen: error: {bad}: features[0].kind: 'nominl' is not one "
                                                     "of numeric, nominal; did you mean 'nominal'?\n")
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    data, model = tmp_path / "one.csv", str(tmp_path / "one.json")
+    data.write_text("a,b\nx,y\nx,y\nz,n\n", encoding="utf-8")
+    assert "c45 on 3 rows: 1 node, 1 leaf, depth 0," in run("train", str(data), "-o", model).stderr
+    assert "c45 tree: 1 node, 1 leaf, depth 0" in run("show", model).stdout
+
+
+def test_an_imported_library_is_spelt_as_its_makers_spell_it(tmp_path):
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "binary_onehot_nan_max-1.2.10.json")
+    said = run("import", fixture, "-o", str(tmp_path / "m.json")).stderr
+    assert said.startswith("treegen: imported CatBoost: 4 trees, 60 nodes, 4 features, predicting 2 classes")

@@ -9,7 +9,7 @@ import numpy as np
 
 from .batch import predicted_labels
 from .data import Dataset, Table, decode, parse_number, rows_for_model
-from .describe import label
+from .describe import label, tree_size
 from .errors import TreegenError, did_you_mean
 from .learn import fit
 from .model import Model, Target
@@ -123,8 +123,7 @@ def training_summary(model: Model, dataset: Dataset) -> str:
     else:
         fit_text = f"training RMSE {regression_metrics(truth, answers)['rmse']:.6g}"
     left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
-    return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {len(tree.nodes)} nodes, "
-            f"{len(tree.leaves())} leaves, depth {tree.depth()}, {fit_text}")
+    return f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {tree_size(tree)}, {fit_text}"
 
 
 def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:

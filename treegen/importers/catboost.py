@@ -269,7 +269,7 @@ def _convert(document: dict, feature_names, categories) -> Model:
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
-    meta = library_meta("catboost", "catboost", _version(document), loss,
+    meta = library_meta("catboost", "CatBoost", _version(document), loss,
                         {"trees": layout, "loss_params": loss_params, **kept,
                          "categories": {names[flat]: label.source for flat, label in labels.items()}})
     return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)
