@@ -497,9 +497,9 @@ def test_a_pipeline_is_refused_with_the_way_to_import_its_estimator(tmp_path):
     skops.io.dump(pipeline, path)
     done = cli("import", str(path))
     assert done.returncode == 2
-    assert done.stderr == ("treegen: error: cannot import a Pipeline: import its final estimator (pipeline[-1], "
-                           "saved on its own) and apply the pipeline's preprocessing to the data before treegen "
-                           "reads it\n")
+    assert done.stderr == (f"treegen: error: {path}: cannot import a Pipeline: import its final estimator "
+                           "(pipeline[-1], saved on its own) and apply the pipeline's preprocessing to the data "
+                           "before treegen reads it\n")
 
 
 def test_help_lines_are_whole_and_every_option_says_what_it_does():

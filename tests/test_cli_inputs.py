@@ -1,6 +1,7 @@
 """What a new user trips over in the files they give: values that are a category but for spaces or case,
 a file of another kind or delimiter, and the messages that say so (one line; exit 2 for an error)."""
 import os
+import pickle
 import subprocess
 import sys
 
@@ -131,7 +132,8 @@ def test_evaluate_warns_of_the_data_as_train_does():
                                               "'javascript', 'c', 'sql', 'rules', 'dot'; did you mean 'python'?"),
     (["verify", "{model}", "--to", "pyhton"], "cannot verify target 'pyhton'; choose from python, java, "
                                               "javascript, c, sql, rules; did you mean 'python'?"),
-    (["train", TENNIS, "-a", "c4.5"], "Invalid value for '--algorithm' / '-a': 'c4.5' is not one of 'id3', 'c45', 'cart'; did you mean 'c45'?"),
+    (["train", TENNIS, "-a", "c4.5"], "Invalid value for '--algorithm' / '-a': 'c4.5' is not one of 'id3', 'c45', "
+                                      "'cart'; did you mean 'c45'?"),
     (["verify", "{model}", "--probas"], "No such option '--probas': verify checks the probabilities of every "
                                         "target that writes them, without an option"),
     (["verify", "{model}", "--progrm"], "No such option '--progrm'. Did you mean '--program'?"),
@@ -180,3 +182,25 @@ def test_an_imported_library_is_spelt_as_its_makers_spell_it(tmp_path):
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "binary_onehot_nan_max-1.2.10.json")
     said = run("import", fixture, "-o", str(tmp_path / "m.json")).stderr
     assert said.startswith("treegen: imported CatBoost: 4 trees, 60 nodes, 4 features, predicting 2 classes")
+
+
+def test_an_unsupported_model_in_a_file_is_named_with_the_file(tmp_path):
+    import skops.io
+    from sklearn.linear_model import LogisticRegression
+    path = tmp_path / "lr.skops"
+    skops.io.dump(LogisticRegression().fit([[0.0], [1.0]], [0, 1]), path)
+    assert run("import", str(path), code=2).stderr.startswith(
+        f"treegen: error: {path}: cannot import a LogisticRegression; supported: DecisionTreeClassifier")
+    pickled = tmp_path / "object.pkl"
+    pickled.write_bytes(pickle.dumps(object()))
+    assert run("import", "--trust", str(pickled), code=2).stderr == (
+        f"treegen: error: {pickled}: cannot import an object (from builtins); supported libraries: scikit-learn, "
+        "XGBoost, LightGBM, CatBoost\n")
+
+
+def test_a_pickle_that_needs_a_library_names_its_pip_package(tmp_path):
+    pickled = tmp_path / "model.pkl"
+    pickled.write_bytes(b"\x80\x02csklearn.no_such_module\nX\n.")  # as a pickle of a model of a missing sklearn
+    assert run("import", "--trust", str(pickled), code=2).stderr == (
+        f"treegen: error: {pickled}: cannot load the pickle: it needs scikit-learn (the Python package 'sklearn'): "
+        "pip install scikit-learn (treegen's [sklearn] extra)\n")

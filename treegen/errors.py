@@ -86,6 +86,11 @@ def _reencode_hint(path: str, encoding: str | None = None) -> str:
             f"{shlex.quote(stem + '-utf8' + ext)}")
 
 
+def with_article(noun: str) -> str:
+    """'an object', 'a Booster': the noun after its indefinite article, chosen by its first letter."""
+    return f"{'an' if noun[:1].lower() in tuple('aeiou') else 'a'} {noun}"
+
+
 def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     """The known names that ``name`` may be a misspelling of, closest first: those it is but for case
     ('SPECIES' for 'species'), else those difflib finds close with case ignored, else those of the same

@@ -72,7 +72,7 @@ from typing import Any, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
-from ..errors import TreegenError, did_you_mean, read_text
+from ..errors import TreegenError, did_you_mean, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..table import categories_argument
@@ -195,7 +195,7 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     """
     from catboost import CatBoost, CatBoostError
     if not isinstance(model, CatBoost):
-        raise TreegenError(f"cannot import a {type(model).__name__} as a CatBoost model; "
+        raise TreegenError(f"cannot import {with_article(type(model).__name__)} as a CatBoost model; "
                            "supported: CatBoost, CatBoostClassifier, CatBoostRegressor")
     if not model.is_fitted():
         raise TreegenError(f"the {type(model).__name__} is not fitted; call fit before importing")
