@@ -388,7 +388,7 @@ def _near_categories(feature: Feature, unknown: Iterable[str], cast: str) -> dic
     near = {}
     for value in unknown:
         category = by_folded.get(value.strip().casefold())
-        if category is not None and category_of(feature, value, cast) is None:  # a code's number reads
+        if category is not None and category_of(feature, value, cast) is None:  # not a code's number ('3.0')
             near[value] = category
     return near
 
@@ -444,12 +444,12 @@ def _spaced_values(table: Table, dataset: Dataset, warned: set[str]) -> str | No
     if dataset.target.is_classification:
         codes.append((dataset.target, dataset.y))
     found = []
-    for kind, column in codes:
-        categories = kind.classes if kind is dataset.target else kind.categories
+    for feature, column in codes:  # the target's classes too
+        categories = feature.classes if feature is dataset.target else feature.categories
         spaced = [k for k, category in enumerate(categories) if category != category.strip()]
-        if spaced and kind.name not in table.declared and kind.name not in warned:
+        if spaced and feature.name not in table.declared and feature.name not in warned:
             rows = int(np.isin(column, spaced).sum())
-            found.append(f"{kind.name!r} ({categories[spaced[0]]!r}{', ...' * (len(spaced) > 1)}: {rows} "
+            found.append(f"{feature.name!r} ({categories[spaced[0]]!r}{', ...' * (len(spaced) > 1)}: {rows} "
                          f"row{'s' * (rows != 1)})")
     if not found:
         return None

@@ -36,7 +36,7 @@ def counted(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def tree_size(tree) -> str:
-    """'8 nodes, 5 leaves, depth 2', as train, import and show say a tree's size."""
+    """'8 nodes, 5 leaves, depth 2', as train and show say a tree's size."""
     return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"
 
 
