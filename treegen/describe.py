@@ -24,20 +24,10 @@ def _escape(c: str) -> str:
 
 def summary(model: Model) -> str:
     """One line on a model: what made it, its trees, features and target."""
-    nodes = sum(len(tree.nodes) for tree in model.trees)
-    target = counted(len(model.target.classes), "class", "classes") if model.target.is_classification else "a number"
-    return (f"{model.meta.get('algorithm', 'a model')}: {counted(len(model.trees), 'tree')}, {counted(nodes, 'node')}, "
-            f"{counted(len(model.features), 'feature')}, predicting {target} ({model.target.name!r})")
-
-
-def counted(count: int, noun: str, nouns: str | None = None) -> str:
-    """'1 leaf', '2 leaves': a count and its noun, plural but for one."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
-
-
-def tree_size(tree) -> str:
-    """'8 nodes, 5 leaves, depth 2', as train and show say a tree's size."""
-    return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"
+    trees, nodes = len(model.trees), sum(len(tree.nodes) for tree in model.trees)
+    target = (f"{len(model.target.classes)} classes" if model.target.is_classification else "a number")
+    return (f"{model.meta.get('algorithm', 'a model')}: {trees} tree{'s' * (trees != 1)}, {nodes} nodes, "
+            f"{len(model.features)} features, predicting {target} ({model.target.name!r})")
 
 
 def number(x: float) -> str:
@@ -118,3 +108,13 @@ def outcome(model: Model, node: Node) -> str:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
         return f"{predicted} ({counts})"
     return predicted
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 leaf', '2 leaves': a count and its noun, plural but for one."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def tree_size(tree) -> str:
+    """'8 nodes, 5 leaves, depth 2', as train and show say a tree's size."""
+    return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"
