@@ -255,7 +255,7 @@ def test_plain_rows_over_many_blocks_keep_their_values_and_lines(end):
     table = parse_arff(text, "w.arff")
     assert table.columns == [[f"{k}.5" for k in range(2500)], ["xy"[k % 2] for k in range(2500)]]
     assert table.lines == list(range(5, 2505)) and table.weights == [1.0] * 2500
-    with pytest.raises(TreegenError, match="^bad.arff:2205: column 'a': 'zz' is not a number$"):
+    with pytest.raises(TreegenError, match="^bad.arff:2205:1: column 'a': 'zz' is not a number$"):
         parse_arff(text.replace(f"{end}2200.5,x{end}", f"{end}zz,x{end}"), "bad.arff")
 
 def test_a_numeric_arff_column_reads_as_the_texts_of_its_doubles_and_encodes_to_them():

@@ -288,9 +288,9 @@ def test_json_round_trip_predicts_the_same(estimator):
 
 def test_unsupported_estimators_and_settings_are_refused():
     X, y, codes = make_data(10, nan=0.0)
-    with pytest.raises(TreegenError, match="cannot import AdaBoostClassifier; supported: Decision"):
+    with pytest.raises(TreegenError, match="cannot import an AdaBoostClassifier; supported: Decision"):
         from_sklearn(AdaBoostClassifier(n_estimators=2).fit(X, codes))
-    with pytest.raises(TreegenError, match="cannot import LinearRegression"):
+    with pytest.raises(TreegenError, match="cannot import a LinearRegression"):
         from_sklearn(LinearRegression().fit(X, y))
     with pytest.raises(TreegenError, match="2 outputs is not supported"):
         from_sklearn(DecisionTreeRegressor().fit(X, np.c_[y, y]))

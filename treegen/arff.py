@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import javadate
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 from .model import NOMINAL, NUMERIC, Feature
 from .table import Table, check_column_names
 
@@ -53,6 +53,7 @@ _ESCAPES = {"a": "\x07", "b": "\b", "f": "\x0c", "n": "\n", "r": "\r", "t": "\t"
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
 _LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
+_EMPTY_FIELD = re.compile(r"^[ \t]*,|,[ \t]*,|,[ \t\r]*$", re.MULTILINE)  # a CSV's missing value
 _TO_SPACE = {code: " " for code in [*range(0x21), ord(",")]}  # separators made spaces, for str.split
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
@@ -200,8 +201,18 @@ class Reader:
         return TreegenError(message, self.source, *self.position(offset))
 
     def value_error(self, message: str, offset: int) -> TreegenError:
-        """A bad value in a row: FILE:LINE, as the CSV reader and the generated programs say it."""
-        return TreegenError(message, self.source, self.position(offset)[0])
+        """A bad value in a row, at its FILE:LINE:COLUMN."""
+        return self.error(message + self.empty_field_hint(offset), offset)
+
+    def empty_field_hint(self, offset: int) -> str:
+        """What a row with an empty field (two commas with nothing between, as a CSV writes a missing value)
+        means, when a value or the count of values went wrong on it: Weka reads no value there, and the
+        values after it shift."""
+        line = self.position(offset)[0]
+        end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
+        if _EMPTY_FIELD.search(self.text, self.line_starts[line - 1], end):
+            return "; an empty field is no value in ARFF, and the values after it shift: a missing value is '?'"
+        return ""
 
     # -- header ----------------------------------------------------------------------------
 
@@ -306,8 +317,8 @@ class Reader:
                     for decode in decoders[1:]:
                         token = self.next()
                         if token.kind in (EOL, EOF):
-                            raise self.error(f"expected {len(features)} values as declared, found {len(values)}",
-                                             token.offset)
+                            raise self.error(f"expected {len(features)} values as declared, found {len(values)}"
+                                             + self.empty_field_hint(token.offset), token.offset)
                         values.append(self.read_value(decode, token))
                 yield [[value] for value in values], [self.weight(len(features))], [line]
             token = self.next()
@@ -323,12 +334,12 @@ class Reader:
         words = block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
         try:
             columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
-        except ValueError:  # a value for the decoders to judge (and report), row by row
-            starts = [start] + [start + end.end() for end in _LINE_END.finditer(block)]
-            rows = [words[k:k + len(decoders)] for k in range(0, len(words), len(decoders))]
+        except ValueError:  # a value for the decoders to judge (and report at its offset), row by row
+            found = list(_PLAIN_WORD.finditer(block))
+            rows = [found[k:k + len(decoders)] for k in range(0, len(found), len(decoders))]
             columns = [list(values) for values in
-                       zip(*[[None if word == "?" else decode(word, offset) for decode, word in zip(decoders, row)]
-                             for row, offset in zip(rows, starts)])]
+                       zip(*[[None if word[0] == "?" else decode(word[0], start + word.start())
+                              for decode, word in zip(decoders, row)] for row in rows])]
         self.tokens = self._scan(lines.end())  # on from the next line
         return columns
 
@@ -404,7 +415,8 @@ class Reader:
 
         def decode_nominal(text: str, offset: int) -> str:
             if text not in known:
-                raise self.value_error(f"{text!r} is not a declared value of {feature.name!r}", offset)
+                raise self.value_error(f"{text!r} is not a declared value of {feature.name!r}"
+                                       + did_you_mean([text], feature.categories), offset)
             return text
         return decode_nominal
 

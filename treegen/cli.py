@@ -13,7 +13,7 @@ import click
 
 from . import __version__
 from .describe import summary
-from .errors import TreegenError
+from .errors import TreegenError, close_names, did_you_mean
 from .importers import IMPORTERS, import_file, library_file
 from .learn import ALGORITHMS
 from .loading import is_model_file, load_model
@@ -22,7 +22,16 @@ from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target
 # The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
 # learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
 
-ALGORITHM = click.Choice(list(ALGORITHMS))
+
+class Choice(click.Choice):
+    """click's choice, whose refusal says which choice a misspelt value may be ('pyhton': 'python'), as
+    click's own errors do for a command or an option."""
+
+    def get_invalid_choice_message(self, value, ctx) -> str:
+        return super().get_invalid_choice_message(value, ctx).rstrip(".") + did_you_mean([value], self.choices)
+
+
+ALGORITHM = Choice(list(ALGORITHMS))
 
 
 class TreegenGroup(click.Group):
@@ -44,9 +53,18 @@ class TreegenGroup(click.Group):
                 err.message = err.command_line
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+        except BrokenPipeError:  # the reader of stdout went away (`| head -1`): no error, as the programs say
+            _stop_quietly()
         except (OSError, UnicodeError) as err:
             click.echo(f"treegen: error: {err}", err=True)
             ctx.exit(2)
+
+
+def _stop_quietly():
+    """End as a Unix tool ends when its reader closes the pipe: exit 141 (128 + SIGPIPE), nothing said. Python
+    flushes stdout once more on its way out, so point it at nothing first."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(141)
 
 
 class LateOptions(click.Command):
@@ -65,7 +83,7 @@ class LateOptions(click.Command):
         return super().get_params(ctx)
 
 
-class LateChoice(click.Choice):
+class LateChoice(Choice):
     """A choice among names read when first needed (the SQL dialects load the SQL back end): an export
     that does not give the option, and `treegen --help`, never read them."""
 
@@ -82,8 +100,28 @@ def _usage_error(err: click.UsageError):
     """Click's usage errors as one line, exit 2; a bare ``treegen`` still shows the help."""
     if isinstance(err, getattr(click.exceptions, "NoArgsIsHelpError", ())):
         raise err
-    click.echo(f"treegen: error: {err.format_message()}", err=True)
+    message = err.format_message()
+    if isinstance(err, click.NoSuchOption) and err.ctx is not None:
+        message = _option_not_taken(err.ctx, err.option_name) or message
+    if isinstance(err, click.MissingParameter) and err.ctx is not None:  # `treegen train` alone: what it takes
+        message = f"{message.rstrip('.')}; try '{err.ctx.command_path} -h'"
+    click.echo(f"treegen: error: {message}", err=True)
     sys.exit(2)
+
+
+# Options of other commands that a command does without, and why: click would suggest the command's option
+# spelt most alike ('--probas': '--program' for verify)
+OPTIONS_NOT_TAKEN = {("verify", "--proba"): "verify checks the probabilities of every target that writes them, "
+                                            "without an option"}
+
+
+def _option_not_taken(ctx: click.Context, option: str) -> str | None:
+    """Why the command has no option ``option``, when it is one it does without, or spelt more like one
+    than like any it takes."""
+    reasons = {name: why for (command, name), why in OPTIONS_NOT_TAKEN.items() if command == ctx.command.name}
+    taken = [name for param in ctx.command.get_params(ctx) for name in param.opts]
+    close = [option] if option in reasons else close_names(option, [*reasons, *taken], n=1)
+    return f"No such option {option!r}: {reasons[close[0]]}" if close and close[0] in reasons else None
 
 
 @click.group(cls=TreegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -134,7 +172,7 @@ def learner_options(f):
         click.option("--no-mdl-correction", "mdl_correction", flag_value=False, default=None,
                      help="c45: no MDL correction of numeric splits' gain, J48's -J from Weka 3.7 "
                           "(default: corrected, as J48 3.6 always does)."),
-        click.option("--criterion", type=click.Choice(["gini", "entropy", "squared_error"]),
+        click.option("--criterion", type=Choice(["gini", "entropy", "squared_error"]),
                      help="cart: impurity to minimise (default gini; squared_error for regression)."),
         click.option("--min-samples-split", type=click.IntRange(min=2),
                      help="cart: fewest rows (weight) a node needs to be split (default 2)."),
@@ -149,7 +187,7 @@ def learner_options(f):
                      help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
         click.option("--min-weight-fraction-leaf", type=click.FloatRange(0, 0.5),
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
-        click.option("--cast", type=click.Choice(["float64", "float32"]),
+        click.option("--cast", type=Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
                           "thresholds bit for bit but between splits equally good in exact arithmetic, "
                           "leaf values within rounding; --random-state grows its tree bit for bit "
@@ -315,6 +353,13 @@ def load_training_data(path, target, nominal, ignore, regression, algorithm, war
     return dataset
 
 
+def warn(lines: list[str]) -> None:
+    """Say what reading the data decided that its user may not have meant (training_warnings), once the
+    options are known good: an error is the one line of a run that fails."""
+    for line in lines:
+        click.echo(f"treegen: warning: {line}", err=True)
+
+
 def fit_with_progress(dataset, algorithm: str, params: dict):
     """Fit; on a terminal, a fit that takes more than two seconds shows a progress bar on stderr."""
     from .learn import fit
@@ -376,8 +421,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
         if not (params.get("reduced_error") or params.get("ccp_alpha") == "cv"):  # nothing else draws
             raise TreegenError("--seed applies only with c45's --reduced-error or cart's --ccp-alpha cv")
         params["seed"] = seed
-    for text in warnings:
-        click.echo(f"treegen: warning: {text}", err=True)
+    warn(warnings)
     model = fit_with_progress(dataset, algorithm, params)
     model.meta.setdefault("source", data)
     write_text(modelio.dumps(model), output)
@@ -392,7 +436,7 @@ MODEL_FILES = ("MODEL: a treegen model (JSON), rule text (export --to rules), or
 
 @main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--style", type=click.Choice(["plain", "j48"]), default="plain", show_default=True,
+@click.option("--style", type=Choice(["plain", "j48"]), default="plain", show_default=True,
               help="j48: print the tree exactly as Weka's J48 does.")
 def show(model, style):
     """Print a model's tree as indented text.
@@ -421,7 +465,7 @@ def target_options(f):
 
 @main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--to", "target", type=click.Choice(list(TARGETS)),
+@click.option("--to", "target", type=Choice(list(TARGETS)),
               help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values())
                    + ". Default: the one -o's ending names ("
                    + ", ".join(ending for t in TARGETS.values() for ending in t.endings())
@@ -518,8 +562,20 @@ def predict(model, data, proba, leaf, output):
     from .batch import predict_table
     from .data import read_table
     loaded = load_model(model)
-    write_text(predict_table(loaded, read_table(data), proba, leaf,
-                             lambda line: click.echo(f"treegen: note: {line}", err=True)), output)
+    table = read_table(data)
+    note_near_categories(table, loaded)
+    write_text(predict_table(loaded, table, proba, leaf, note), output)
+
+
+def note(line: str) -> None:
+    click.echo(f"treegen: note: {line}", err=True)
+
+
+def note_near_categories(table, model) -> None:
+    """Say which values of a data file read for a model are no category of it but for spaces or case."""
+    from .data import near_category_notes
+    for line in near_category_notes(table, model):
+        note(line)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")
@@ -548,12 +604,14 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
         return evaluate_model(data, target, test_file)
     if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
         raise TreegenError("choose one of --folds, --loo and --test")
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm)
+    warnings = []  # as train says them: the data is learnt from alike
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
+    warn(warnings)
     if test_file:
         with flag_names():
-            report = ev.holdout(dataset, read_table(test_file), algorithm, **params)
+            report = ev.holdout(dataset, read_table(test_file), algorithm, say=note_near_categories, **params)
     else:
         k = len(dataset) if loo else 10 if folds is None else folds
         with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())), \
@@ -578,7 +636,9 @@ def evaluate_model(path: str, target: str | None, test_file: str | None) -> None
     if test_file is None:
         raise TreegenError("a model is evaluated on a labelled file: give it as --test FILE", path)
     model = load_model(path)
-    click.echo(test_model(model, read_table(test_file), target, name=path).text(), nl=False)
+    table = read_table(test_file)
+    note_near_categories(table, model)
+    click.echo(test_model(model, table, target, name=path).text(), nl=False)
 
 
 def categories_option(which: str):
@@ -719,6 +779,9 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
+    if data is not None:  # read twice, the second time by verify: little beside running every target
+        from .data import read_table
+        note_near_categories(read_table(data), loaded)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 
@@ -731,6 +794,10 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
             click.echo(result.line(column_width(programs)))
 
     dialects = None if dialects is None else _split_names(dialects)
+    for name in _split_names(targets):  # as verify refuses it, with the target it may be a misspelling of
+        if name not in RUNNABLE:
+            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}"
+                               + did_you_mean([name], RUNNABLE))
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
                          report=report, against=against, status=status.show, against_options=options, leaf=leaf,
                          programs=programs, table=table,

@@ -23,7 +23,7 @@ import numpy as np
 from .errors import TreegenError, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
-from .table import SPACE, Table, check_column_names, name_argument, names_argument
+from .table import SPACE, Table, check_column_names, delimiter_hint, name_argument, names_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
 # NUMBER's language with each text matched one way only: NUMBER's [0-9]+\.?[0-9]* splits a run of digits anywhere,
@@ -81,6 +81,8 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
     text = read_text(path, "data")
+    if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
+        raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
         return parse_arff(text.replace("\r\n", "\n"), path)
@@ -88,6 +90,13 @@ def read_table(path: str) -> Table:
     # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
     # quotes stays in the value.
     return _parse_csv(text, path)
+
+
+def _model_text(text: str) -> str | None:
+    """What a data file's text is, when it begins as a model's: a treegen (or a library's) model in JSON, or
+    rule text (which begins with its header); else None. A CSV header does not begin with '{'."""
+    start = text[:1000].lstrip()[:13]  # not the whole text copied
+    return "a model (JSON)" if start[:1] == "{" else "rule text" if start == "treegen rules" else None
 
 
 def parse_csv(text: str, source: str = "<csv>") -> Table:
@@ -110,7 +119,7 @@ def _parse_csv(text: str, source: str) -> Table:
             break
         if len(row) != len(names):
             raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}"
-                               + semicolon_hint(names), source, start)
+                               + delimiter_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
             column.append(None if reads_as_missing(text) else text)
@@ -138,14 +147,6 @@ def uncarried_categories_warning(model: Model) -> str | None:
             f"around them aside) reads as missing, so a CSV row with {it} predicts as a row with the value missing "
             f"(verify checks it so); through the generated code's APIs (a Python dict or list, Java, ...) the "
             f"{categories} {works}")
-
-
-def semicolon_hint(names: Sequence[str]) -> str:
-    """Why a header of one field holding ';' went wrong: a spreadsheet in a language whose decimal
-    point is a comma saves CSV with semicolons. '' for any other header."""
-    if len(names) == 1 and ";" in names[0]:
-        return "; treegen reads comma-separated values, and the header is one field with ';' in it"
-    return ""
 
 
 def _record(reader, source: str) -> tuple[list[str] | None, int]:
@@ -242,7 +243,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if not keep:
         raise TreegenError("no rows with a value for the target column " + repr(target), table.source)
     if not feature_names:
-        raise TreegenError("no feature columns besides the target " + repr(target) + semicolon_hint(table.names),
+        raise TreegenError("no feature columns besides the target " + repr(target) + delimiter_hint(table.names),
                            table.source)
 
     features, columns, all_columns = [], [], []
@@ -353,9 +354,43 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or _renaming_hint(model, table, len(absent) / len(used))),
+                           + (did_you_mean(absent, unread) or delimiter_hint(table.names)
+                              or _renaming_hint(model, table, len(absent) / len(used))),
                            table.source, table.header_line)
     return names
+
+
+def near_category_notes(table: Table, model: Model) -> list[str]:
+    """One line for each nominal column of the model whose values include some that are no category of
+    the model but are one with spaces stripped or case aside (' high', 'High' for 'high'): treegen and every
+    generated program read them as written, as categories the model does not know, and say nothing. Each
+    column's distinct values are looked at once; its rows are counted only when some are near."""
+    notes = []
+    for feature, name in zip(model.features, model_columns(table, model)):
+        if name is None or feature.is_numeric or _read_as_doubles(table, name):
+            continue
+        column = table.column(name)
+        near = _near_categories(feature, set(column).difference(feature.categories, (None,)), model.numeric.cast)
+        if near:
+            count = sum(value in near for value in column)
+            value = next(value for value in column if value in near)
+            notes.append(f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no "
+                         f"category of the model but one with spaces stripped or case aside ({value!r} for "
+                         f"{near[value]!r}): spaces and case count, so {'they take' if count > 1 else 'it takes'} "
+                         "the route of a category the model does not know (a missing value's)")
+    return notes
+
+
+def _near_categories(feature: Feature, unknown: Iterable[str], cast: str) -> dict[str, str]:
+    """Of values a nominal feature does not know as written, those that are a category with spaces stripped
+    or case aside, each with that category."""
+    by_folded = {category.strip().casefold(): category for category in reversed(feature.categories)}
+    near = {}
+    for value in unknown:
+        category = by_folded.get(value.strip().casefold())
+        if category is not None and category_of(feature, value, cast) is None:  # not a code's number ('3.0')
+            near[value] = category
+    return near
 
 
 def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
@@ -397,7 +432,30 @@ def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], le
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
         warnings.append(_class_per_value(dataset, learner))
         warnings.append(None if regression is not None else _regression_of_labels(dataset, learner))
+    warnings.append(_spaced_values(table, dataset, {name for name, said in read_as_categories.items() if said}))
     return [w for w in warnings if w]
+
+
+def _spaced_values(table: Table, dataset: Dataset, warned: set[str]) -> str | None:
+    """Categories (of the CSV's nominal columns and target) that begin or end with a space, as a CSV written
+    with ', ' between fields has: read as written, ' high' is not 'high', here and in every generated program.
+    An ARFF file declares its values, spaces and all; a column ``warned`` of names its texts already."""
+    codes = [(f, c) for f, c in zip(dataset.features, dataset.columns) if not f.is_numeric]
+    if dataset.target.is_classification:
+        codes.append((dataset.target, dataset.y))
+    found = []
+    for feature, column in codes:  # the target's classes too
+        categories = feature.classes if feature is dataset.target else feature.categories
+        spaced = [k for k, category in enumerate(categories) if category != category.strip()]
+        if spaced and feature.name not in table.declared and feature.name not in warned:
+            rows = int(np.isin(column, spaced).sum())
+            found.append(f"{feature.name!r} ({categories[spaced[0]]!r}{', ...' * (len(spaced) > 1)}: {rows} "
+                         f"row{'s' * (rows != 1)})")
+    if not found:
+        return None
+    return (f"values begin or end with a space in column{'s' * (len(found) > 1)} {', '.join(found)}: treegen "
+            "reads a CSV's values exactly as written, as the generated programs do, so ' high' and 'high' are "
+            "different categories; remove the spaces unless they are meant")
 
 
 def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray) -> str | None:

@@ -105,3 +105,13 @@ def outcome(model: Model, node: Node) -> str:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
         return f"{predicted} ({counts})"
     return predicted
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 leaf', '2 leaves': a count and its noun, plural but for one."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def tree_size(tree) -> str:
+    """'8 nodes, 5 leaves, depth 2', as train and show say a tree's size."""
+    return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"

@@ -48,6 +48,10 @@ def read_text(path: str, what: str) -> str:
             raw = f.read()
     except OSError as err:
         raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
+    encoding = _encoding_of_bom(raw) or _wide_encoding(raw[:64])
+    if encoding is not None:  # UTF-16 of ASCII without a BOM decodes as UTF-8, a NUL beside each letter
+        raise TreegenError(f"cannot read {what}: {encoding[:6].upper()} text, not UTF-8; "
+                           f"{_reencode_hint(path, encoding)}", path, 1)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -55,10 +59,36 @@ def read_text(path: str, what: str) -> str:
         raise TreegenError(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line) from None
 
 
-def _reencode_hint(path: str) -> str:
-    """How to convert a file to UTF-8, from the encoding a spreadsheet on Windows most often writes."""
+def _wide_encoding(head: bytes) -> str | None:
+    """The encoding of a file in UTF-16 or UTF-32 without a byte order mark, from its first bytes: of ASCII
+    characters, every other one (UTF-16) or three in four (UTF-32) a 0, leading when big-endian; None for any
+    other file (UTF-8 has a 0 only for a NUL, in a name or value here and there)."""
+    zeros = head.count(0)
+    if 4 * zeros < len(head) or not head:
+        return None
+    return ("utf-32" if 8 * zeros > 5 * len(head) else "utf-16") + ("be" if head.startswith(b"\0") else "le")
+
+
+# Byte order marks that UTF-8 cannot start with, as Windows' "Unicode" text (Notepad, Excel, PowerShell) begins;
+# UTF-32's before UTF-16's, whose little-endian one begins UTF-32's
+BOMS = {b"\xff\xfe\x00\x00": "utf-32", b"\x00\x00\xfe\xff": "utf-32", b"\xff\xfe": "utf-16", b"\xfe\xff": "utf-16"}
+
+
+def _encoding_of_bom(raw: bytes) -> str | None:
+    return next((encoding for bom, encoding in BOMS.items() if raw.startswith(bom)), None)
+
+
+def _reencode_hint(path: str, encoding: str | None = None) -> str:
+    """How to convert a file to UTF-8: from the encoding its byte order mark names, else from the one a
+    spreadsheet on Windows most often writes."""
     stem, ext = os.path.splitext(path)
-    return f"convert it first, e.g. iconv -f cp1252 -t utf-8 {shlex.quote(path)} > {shlex.quote(stem + '-utf8' + ext)}"
+    return (f"convert it first, e.g. iconv -f {encoding or 'cp1252'} -t utf-8 {shlex.quote(path)} > "
+            f"{shlex.quote(stem + '-utf8' + ext)}")
+
+
+def with_article(noun: str) -> str:
+    """'an object', 'a Booster': the noun after its indefinite article, chosen by its first letter."""
+    return f"{'an' if noun[:1].lower() in tuple('aeiou') else 'a'} {noun}"
 
 
 def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:

@@ -9,10 +9,11 @@ import numpy as np
 
 from .batch import predicted_labels
 from .data import Dataset, Table, decode, parse_number, rows_for_model
-from .describe import label
+from .describe import label, tree_size
 from .errors import TreegenError, did_you_mean
 from .learn import fit
 from .model import Model, Target
+from .table import delimiter_hint
 from .walk import predict_columns, predict_rows
 
 
@@ -122,8 +123,7 @@ def training_summary(model: Model, dataset: Dataset) -> str:
     else:
         fit_text = f"training RMSE {regression_metrics(truth, answers)['rmse']:.6g}"
     left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
-    return (f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {len(tree.nodes)} nodes, "
-            f"{len(tree.leaves())} leaves, depth {tree.depth()}, {fit_text}")
+    return f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {tree_size(tree)}, {fit_text}"
 
 
 def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:
@@ -171,9 +171,12 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
     return report
 
 
-def holdout(train: Dataset, test: Table, algorithm: str, **params) -> Report:
-    """Train on one data set, predict the rows of another file (matched to the model by column name)."""
+def holdout(train: Dataset, test: Table, algorithm: str, say=None, **params) -> Report:
+    """Train on one data set, predict the rows of another file (matched to the model by column name);
+    ``say(test, model)``, when given, is called with the model before it predicts."""
     model = fit(train, algorithm, **params)
+    if say is not None:
+        say(test, model)
     return scored(train.target, test, test.column(train.target.name),
                   [model.predict(row) for row in rows_for_model(test, model)], f"held-out test set {test.source}")
 
@@ -191,7 +194,8 @@ def label_column(model: Model, test: Table, target: str | None) -> list[str | No
     if target is not None or model.target.name in test.names:
         return test.column(model.target.name if target is None else target)
     features = {feature.name for feature in model.features}
-    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features])
+    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features]) or delimiter_hint(
+        test.names)
     where = f"the columns are: {', '.join(map(repr, test.names))}{guess}"
     message = f"no column named {model.target.name!r} as the model's target: name the label column with "
     raise TreegenError(message + f"target=; {where}", test.source, command_line=message + f"--target; {where}")

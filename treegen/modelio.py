@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .collector import collector_paused
-from .errors import TreegenError, read_text
+from .errors import TreegenError, did_you_mean, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
@@ -251,7 +251,9 @@ class _Reader:
         """One of ``options``: names, or a mapping of names to what is returned (an enum's members)."""
         value = self.get(obj, key, path, str, default)
         if value not in options:
-            self.fail(f"{path}.{key}".lstrip("."), f"{value!r} is not one of {', '.join(options)}")
+            names = [getattr(option, "value", option) for option in options]  # an enum's members: their names
+            self.fail(f"{path}.{key}".lstrip("."), f"{value!r} is not one of {', '.join(names)}"
+                      + did_you_mean([value], names))
         return options[value] if isinstance(options, dict) else value
 
 

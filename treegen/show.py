@@ -3,7 +3,7 @@ are strict, J48's tolerance added to its split points), with the class and count
 value (a boosted tree's score)."""
 from __future__ import annotations
 
-from .describe import edge_labels, number, outcome
+from .describe import edge_labels, number, outcome, tree_size
 from .model import Model, Op, Tree
 
 
@@ -51,10 +51,9 @@ def show(model: Model) -> str:
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
         tree = tree.listed()  # every node read by id, and read again
-        leaves = len(tree.leaves())
         title = f"{algorithm} tree" + (f" {i + 1} of {len(model.trees)}" if len(model.trees) > 1 else "")
         title += adds_to(model, tree)
-        out.append(f"{title}: {len(tree.nodes)} nodes, {leaves} leaves, depth {tree.depth()}")
+        out.append(f"{title}: {tree_size(tree)}")
         out.append("")
         out.extend(tree_text(model, tree))
         out.append("")

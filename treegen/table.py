@@ -5,7 +5,7 @@ import csv
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from .errors import TreegenError, did_you_mean
 from .model import Feature
@@ -33,8 +33,18 @@ class Table:
         if name not in self.names:
             # quoted as the name is: a stray byte order mark or space in a header shows
             raise TreegenError(f"unknown column {name!r}; the columns are: {', '.join(map(repr, self.names))}"
-                               + did_you_mean([name], self.names), self.source)
+                               + (did_you_mean([name], self.names) or delimiter_hint(self.names)), self.source)
         return self.columns[self.names.index(name)]
+
+
+def delimiter_hint(names: Sequence[str]) -> str:
+    """Why a header of one field holding ';' or a tab went wrong: a spreadsheet in a language whose decimal
+    point is a comma saves CSV with semicolons, and many tools write tab-separated values. '' for any other
+    header."""
+    if len(names) == 1 and (";" in names[0] or "\t" in names[0]):
+        held = "';'" if ";" in names[0] else "tabs"
+        return f"; treegen reads comma-separated values, and the header is one field with {held} in it"
+    return ""
 
 
 def check_column_names(names: list[str], source: str, line: int = 1) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ..errors import TreegenError
+from ..errors import TreegenError, with_article
 
 if TYPE_CHECKING:
     from ..model import Model, Tolerance
@@ -106,7 +106,7 @@ def from_object(model_object, feature_names: Sequence[str] | None = None, **opti
     for importer in IMPORTERS.values():
         if module in importer.modules:
             return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
-    raise TreegenError(f"cannot import a {type(model_object).__name__} (from {module}); "
+    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} (from {module}); "
                        f"supported libraries: {', '.join(IMPORTERS)}")
 
 
@@ -125,15 +125,19 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
     head = file_head(path)
     if _is_treegen_model(head):
         raise TreegenError("this is already a treegen model: give it to export, verify or predict as it is", path)
-    for importer in IMPORTERS.values():
-        if importer.recognises(path, head):
-            return importer.read(path, feature_names=feature_names, **_options(importer, options, path))
-    if _is_pickle(head):
-        if not trust:
-            raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
-                               "is trusted, or save the model in its library's own format (scikit-learn: skops.io.dump; "
-                               "XGBoost, LightGBM, CatBoost: save_model), which treegen reads as data", path)
-        return from_object(_unpickle(path), feature_names=feature_names, **options)
+    try:  # a converter's error knows the object it was given (a LogisticRegression), not the file
+        for importer in IMPORTERS.values():
+            if importer.recognises(path, head):
+                return importer.read(path, feature_names=feature_names, **_options(importer, options, path))
+        if _is_pickle(head):
+            if not trust:
+                raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
+                                   "is trusted, or save the model in its library's own format (scikit-learn: "
+                                   "skops.io.dump; XGBoost, LightGBM, CatBoost: save_model), which treegen reads as "
+                                   "data", path)
+            return from_object(_unpickle(path), feature_names=feature_names, **options)
+    except TreegenError as err:
+        raise err.at(path)
     raise TreegenError(f"{_looks_like(head)}, not a model file treegen reads; expected "
                        + "; ".join(f"{i.library}: {i.files}" for i in IMPORTERS.values())
                        + "; or a pickle/joblib file with --trust", path)
@@ -217,7 +221,12 @@ def _unpickle(path: str):
 
 def _unpickling_failed(err: Exception) -> str:
     if isinstance(err, ModuleNotFoundError) and err.name:
-        return f"cannot load the pickle: it needs the Python package {err.name.split('.')[0]!r}"
+        module = err.name.split(".")[0]
+        importer = next((i for i in IMPORTERS.values() if module in i.modules), None)
+        if importer is None:
+            return f"cannot load the pickle: it needs the Python package {module!r}"
+        return (f"cannot load the pickle: it needs {importer.library} (the Python package {module!r}): pip install "
+                f"{importer.library.lower()} (treegen's [{importer.extra}] extra)")
     return "cannot load the pickle: the file is damaged, or was not written by pickle or joblib"
 
 

@@ -72,7 +72,7 @@ from typing import Any, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
-from ..errors import TreegenError, did_you_mean, read_text
+from ..errors import TreegenError, did_you_mean, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..table import categories_argument
@@ -195,7 +195,7 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     """
     from catboost import CatBoost, CatBoostError
     if not isinstance(model, CatBoost):
-        raise TreegenError(f"cannot import a {type(model).__name__} as a CatBoost model; "
+        raise TreegenError(f"cannot import {with_article(type(model).__name__)} as a CatBoost model; "
                            "supported: CatBoost, CatBoostClassifier, CatBoostRegressor")
     if not model.is_fitted():
         raise TreegenError(f"the {type(model).__name__} is not fitted; call fit before importing")
@@ -269,7 +269,7 @@ def _convert(document: dict, feature_names, categories) -> Model:
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
-    meta = library_meta("catboost", "catboost", _version(document), loss,
+    meta = library_meta("catboost", "CatBoost", _version(document), loss,
                         {"trees": layout, "loss_params": loss_params, **kept,
                          "categories": {names[flat]: label.source for flat, label in labels.items()}})
     return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)

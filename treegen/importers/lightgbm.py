@@ -103,7 +103,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..collector import collector_paused
-from ..errors import TreegenError, read_text
+from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
 from . import IMPORTERS, library_meta
@@ -209,8 +209,8 @@ def _booster_and_classes(model_object) -> tuple[Any, list | None]:
         except (AttributeError, ValueError):  # LGBMNotFittedError is both
             raise TreegenError(f"the {type(model_object).__name__} is not fitted; call fit before importing") from None
         return booster, (list(model_object.classes_) if hasattr(model_object, "classes_") else None)
-    raise TreegenError(f"cannot import a {type(model_object).__name__} from lightgbm; supported: lightgbm.Booster, "
-                       "LGBMClassifier, LGBMRegressor")
+    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} from lightgbm; supported: "
+                       "lightgbm.Booster, LGBMClassifier, LGBMRegressor")
 
 
 def model_from_text(text: str, feature_names: Sequence[str] | None = None, source: str | None = None,

@@ -41,7 +41,7 @@ from collections import Counter
 import numpy as np
 
 from ..collector import collector_paused
-from ..errors import TreegenError
+from ..errors import TreegenError, with_article
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from . import Refused, library_meta
@@ -295,7 +295,7 @@ def _family(estimator) -> str:
     if isinstance(estimator, Pipeline):
         raise TreegenError("cannot import a Pipeline: import its final estimator (pipeline[-1], saved on its own) "
                            "and apply the pipeline's preprocessing to the data before treegen reads it")
-    raise TreegenError(f"cannot import {type(estimator).__name__}; supported: {SUPPORTED}")
+    raise TreegenError(f"cannot import {with_article(type(estimator).__name__)}; supported: {SUPPORTED}")
 
 
 def _check_fitted(estimator) -> None:

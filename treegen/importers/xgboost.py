@@ -107,7 +107,7 @@ import numpy as np
 from .. import arithmetic
 from ..arithmetic import f32
 from ..collector import collector_paused
-from ..errors import TreegenError
+from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
@@ -230,8 +230,9 @@ def from_xgboost(model_object, feature_names: Sequence[str] | None = None, missi
         if missing is None and model_object.missing is not None:
             missing, missing_from = float(model_object.missing), "the estimator's missing parameter"
     else:
-        raise TreegenError(f"cannot import a {type(model_object).__name__}; supported: xgboost.Booster and the "
-                           "scikit-learn wrappers (XGBClassifier, XGBRegressor, XGBRFClassifier, XGBRFRegressor)")
+        raise TreegenError(f"cannot import {with_article(type(model_object).__name__)}; supported: xgboost.Booster "
+                           "and the scikit-learn wrappers (XGBClassifier, XGBRegressor, XGBRFClassifier, "
+                           "XGBRFRegressor)")
     source = f"the {type(model_object).__name__}"
     document = json.loads(bytes(booster.save_raw(raw_format="json")))
     return _Conversion(document, source, "object", feature_names, missing, use_best_iteration, wrapper,
