@@ -825,6 +825,8 @@ def test_a_model_prints_as_one_short_line():
     again = treegen.import_model("examples/boosting/xgboost.json")
     assert again == model and again is not model
     assert replace(again, trees=again.trees[:-1]) != model
+    one = replace(model, trees=model.trees[:1], features=model.features[:1], target=replace(model.target, classes=("a",)))
+    assert repr(one).endswith(f": 1 tree, {len(model.trees[0].nodes)} nodes, 1 feature, predicting 1 class ('y')>")
 
 
 def test_every_model_in_the_format_doc_loads():

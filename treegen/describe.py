@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from .errors import counted
 from .model import CombineKind, Model, Node, Op, Route, leaf_class
 
 
@@ -105,11 +106,6 @@ def outcome(model: Model, node: Node) -> str:
         counts = ", ".join(f"{label(c)}: {k:g}" for c, k in zip(target.classes, node.counts))
         return f"{predicted} ({counts})"
     return predicted
-
-
-def counted(count: int, noun: str, nouns: str | None = None) -> str:
-    """'1 leaf', '2 leaves': a count and its noun, plural but for one."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def tree_size(tree) -> str:

@@ -86,6 +86,11 @@ def _reencode_hint(path: str, encoding: str | None = None) -> str:
             f"{shlex.quote(stem + '-utf8' + ext)}")
 
 
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 leaf', '2 leaves': a count and its noun, plural (``nouns``, else noun + s) but for one."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def with_article(noun: str) -> str:
     """'an object', 'a Booster': the noun after its indefinite article, chosen by its first letter."""
     return f"{'an' if noun[:1].lower() in tuple('aeiou') else 'a'} {noun}"

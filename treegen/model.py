@@ -59,7 +59,7 @@ import numpy as np
 
 from . import arithmetic
 from .arithmetic import f32
-from .errors import TreegenError
+from .errors import TreegenError, counted
 
 
 class Kind(str, Enum):
@@ -645,10 +645,10 @@ class Model:
 
     def shape(self) -> str:
         """The model's trees, nodes, features and target, in words."""
-        trees, nodes = len(self.trees), sum(len(tree.nodes) for tree in self.trees)
-        target = f"{len(self.target.classes)} classes" if self.target.is_classification else "a number"
-        return (f"{trees} tree{'s' * (trees != 1)}, {nodes} nodes, {len(self.features)} features, predicting "
-                f"{target} ({self.target.name!r})")
+        nodes = sum(len(tree.nodes) for tree in self.trees)
+        target = counted(len(self.target.classes), "class", "classes") if self.target.is_classification else "a number"
+        return (f"{counted(len(self.trees), 'tree')}, {counted(nodes, 'node')}, {counted(len(self.features), 'feature')}, "
+                f"predicting {target} ({self.target.name!r})")
 
     def used_features(self) -> list[int]:
         """The features some split tests, in feature order: the columns a row must have."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .collector import collector_paused
-from .errors import TreegenError, did_you_mean, read_text
+from .errors import TreegenError, counted, did_you_mean, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
@@ -500,16 +500,11 @@ def _read_node(r: _Reader, doc: Any, path: str, features, width: int) -> Node:
     if m.kind == Route.FRACTION:  # counted before they are summed: one missing is no matter of rounding
         if len(m.weights) != expected:
             r.fail(f"{path}.split.missing.weights",
-                   f"the node has {_counted(expected, 'child', 'children')} but {_counted(len(m.weights), 'weight')}")
+                   f"the node has {counted(expected, 'child', 'children')} but {counted(len(m.weights), 'weight')}")
         _check_weights(r, m.weights, f"{path}.split.missing.weights")
     if node.split.unknown is not None and not 0 <= node.split.unknown < expected:
         r.fail(f"{path}.split.unknown", "does not match the number of children")
     return node
-
-
-def _counted(n: int, word: str, words: str = "") -> str:
-    """'1 weight', '2 weights': ``words`` where the plural is not ``word`` + s."""
-    return f"1 {word}" if n == 1 else f"{n} {words or word + 's'}"
 
 
 def _plain_node(doc: Any, features, width: int) -> Node | None:
