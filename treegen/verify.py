@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .emit.sql.dialects import find_dialect
-from .errors import TreegenError
+from .errors import TreegenError, counted
 from .importers import Refused
 from .model import Model, Tolerance
 from .probes import probe_rows
@@ -617,8 +617,8 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
     tolerance = importer.tolerance(path, model)
     problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance)
     probes = sum(i < count.probes for i in kept)
-    counted = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))
-    return Result(name, counted, problems, note=None if tolerance is None else _tolerated(tolerance, close))
+    checked = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))
+    return Result(name, checked, problems, note=None if tolerance is None else _tolerated(tolerance, close))
 
 
 def _refused(answers: list, count: Rows, library: str) -> str:
@@ -634,8 +634,7 @@ def _refused(answers: list, count: Rows, library: str) -> str:
 
 def _rows_left_out(probes: int, data: int) -> str:
     """``3 probes and 1 data row``: the rows a line leaves out, of each kind it has."""
-    return " and ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((probes, "probe"), (data, "data row"))
-                        if n)
+    return " and ".join(counted(n, what) for n, what in ((probes, "probe"), (data, "data row")) if n)
 
 
 def _tolerated(tolerance: Tolerance, close: int, whose: str = "the library's") -> str:
