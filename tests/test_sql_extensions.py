@@ -152,3 +152,20 @@ def test_float32_models_without_steps_or_with_a_double_link_in_sqlite():
                                                    precision=Precision.FLOAT32))
         for model in (single, boosted):
             assert_exact(model, rows_for(model, seed), "sqlite", {})
+
+
+def test_a_float32_sum_of_a_leaf_that_is_no_float32_below_the_normal_range_in_sqlite():
+    """SQLite's float32 sum step leaves a sum below float32's normal range as it is, which is right for the sum
+    of two float32 (a multiple of 2^-149 already), not for a leaf that is no float32 (a model file may hold one):
+    there the step rounds it to float32's subnormals, as the model does (it gave 1.5e-39 for 1.5000003e-39)."""
+    from dataclasses import replace
+
+    from treegen.model import Combine, Node, Tree
+    from treegen.testing import random_model
+    base = random_model(0, regression=True)
+    leaf = Tree([Node((1.5e-39,), n=1.0)])
+    model = replace(base, trees=[leaf, Tree([Node((0.0,), n=1.0)])],
+                    combine=Combine(CombineKind.SUM, init=(0.0,), precision=Precision.FLOAT32))
+    rows = rows_for(model, 0)[:5]
+    assert {predict for predict, _ in predict_rows(model, rows)} == {1.500000322958e-39}  # float32(1.5e-39)
+    assert_exact(model, rows, "sqlite", {})

@@ -491,6 +491,9 @@ class Writer:
         for j, tree in enumerate(trees):
             step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
             term = lambda ref, t=tree, kk=kk: f"({t.value(kk, ref)})"
+            # a term that is a float32 (XGBoost's leaves are), added to one, needs no rounding below the normal range
+            float32_term = tree.exclusive and all(node.linear is None and arithmetic.f32(value) == value
+                                                  for node in tree.tree.nodes for value in [node_term(tree.tree, node)])
             if (tree.tree.weight != 1.0 or scale != 1.0) and tree.exclusive and tree.number is None and \
                     all(node.linear is None for node in tree.tree.nodes):
                 term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
@@ -501,9 +504,10 @@ class Writer:
                         term = self.round_step(f"{name}_{kind}_{j}", lambda ref, t=term, f=factor:
                                                f"{t(ref)} * {d.double(f)}", term_reads)
                         term_reads = [f"{name}_{kind}_{j}"]
+                        float32_term = True  # rounded
                 reads = reads + term_reads
             out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads,
-                                  sum_of_two=True)
+                                  sum_of_two=float32_term)
             reads = [step]
         if c.init_last:
             out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * ({o(ref)})", reads)
