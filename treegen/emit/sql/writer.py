@@ -529,7 +529,7 @@ class Writer:
                 define(f"p{k}", self.round_step(f"e{k}", lambda ref, s=s: expf(s(ref)), [f"s{k}"]), [f"e{k}"])
         elif link == Link.SIGMOID:
             cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
-            number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores else (lambda x: "")
+            number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores and d.infinity else (lambda x: "")
             names = [f"p{k}" for k in range(len(raw))] if len(raw) > 1 else ["p1"]
             for k, (s, name) in enumerate(zip(raw, names)):
                 low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)}{number(f'-{s(ref)}')} THEN {cap} "
@@ -629,8 +629,9 @@ class Writer:
         cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
         scale = self.model.combine.link_scale
         for k, (s, name) in enumerate(zip(raw, names)):
-            if single:  # min(-s, cap), NaN where s is NaN (cap < NaN would take cap where NaN sorts high)
-                number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores else (lambda x: "")
+            if single:  # min(-s, cap), NaN where s is NaN (cap < NaN would take cap where NaN sorts high; MySQL has
+                # neither NaN nor infinity)
+                number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores and d.infinity else (lambda x: "")
                 low = define(f"q{k}", lambda ref, s=s: f"CASE WHEN {cap} < -{s(ref)}{number(f'-{s(ref)}')} THEN {cap} "
                                                        f"ELSE -{s(ref)} END", [f"s{k}"])
                 e = define(f"e{k}", lambda ref, low=low: sql_arithmetic.expf(d, low(ref), self.nan_scores), [f"q{k}"])
@@ -706,7 +707,7 @@ class Writer:
             test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
             cut = label_cut(model)  # a binary label on the raw sum (common.label_decision): a NaN sum is class 0, and
             # where NaN sorts above every number (not SQLite's NULL, which passes no test), it passes this one
-            nan_high = cut is not None and self.nan_scores
+            nan_high = cut is not None and self.nan_scores and self.d.infinity is not None  # (MySQL holds no NaN)
             number = (lambda x: f" AND {x} <= {self.d.infinity}") if nan_high else (lambda x: "")
             cut = self.d.double(cut or 0.0)
             return lambda ref: (f"CASE WHEN {ref(raw[0])} {test} {cut}{number(ref(raw[0]))} THEN {labels[1]} "
