@@ -210,6 +210,21 @@ def test_a_sql_file_exported_with_other_keep_columns_is_one_error_line(tmp_path)
         "columns id before the prediction: it passes no id through (exported without --keep?)\n"), done.stderr
 
 
+def test_an_expression_file_of_a_float32_model_in_sqlite_is_held_to_what_it_computes(tmp_path):
+    """SQLite's --expression of an XGBoost model computes its float32 sums in double (no steps to round): given
+    as a --program, it is held to that model, its labels to XGBoost's, and its line says how far its scores are,
+    as verify's own expression is; it was held to the float32 scores, every row a MISMATCH."""
+    model = XGB_FIXTURES + "multiclass-3.2.0.json"
+    expression = tmp_path / "expression.sql"
+    treegen = [sys.executable, "-m", "treegen"]
+    subprocess.run([*treegen, "export", model, "--to", "sql", "--dialect", "sqlite", "--expression", "--proba", "-o",
+                    str(expression)], check=True, capture_output=True)
+    done = subprocess.run([*treegen, "verify", model, "--program", str(expression), "--dialect", "sqlite"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.split()[1] == "ok", done.stdout + done.stderr
+    assert "computes the float32 sums and link in double, as the SQL does; scores within" in done.stdout
+
+
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
     """A file exported with --table schema.table (SQLite: database.table; DuckDB: catalog.schema.table too) runs on
     that table, made in the engine with its schema (an attached database in SQLite), or in the schema there is."""

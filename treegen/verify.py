@@ -32,7 +32,7 @@ from .errors import TreegenError, counted
 from .importers import Refused
 from .model import Model, Tolerance
 from .probes import probe_rows
-from .run.sql import ENGINES, engine_for, read_csv, server_for
+from .run.sql import ENGINES, engine_for, is_query, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit, target_of_file
 from .walk import leaf_ids_rows, predict_rows
 
@@ -468,15 +468,25 @@ def _whose(check: Check) -> str:
 def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: tuple[str, str | None],
             expected: list[tuple]) -> Result:
     """The line of a target whose labels and probabilities are ``outputs``."""
+    options = _as_exported(check)
     if check.target.computed is not None:
-        computed, why = check.target.computed(model, **check.options)
+        computed, why = check.target.computed(model, **options)
         if why is not None:
             return _check_computed(model, computed, why, check, rows, count, outputs, expected)
-    tolerance = check.target.tolerance(model, **check.options) if check.target.tolerance else None
+    tolerance = check.target.tolerance(model, **options) if check.target.tolerance else None
     empty = math.nan if _nan_is_null(check) else None
     problems, close = judged_outputs(model, rows, *outputs, expected, tolerance, empty)
     note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
     return Result(check.name, count, problems, note=note)
+
+
+def _as_exported(check: Check) -> dict:
+    """The options a check's text was written with, as far as what it computes goes: a SQL file given that is
+    no query is an ``--expression``, which computes a float32 model in double where the engine has no 4-byte
+    float (:func:`treegen.emit.sql.computed`)."""
+    if check.source is not None and "dialect" in check.options and not is_query(check.source):
+        return {**check.options, "expression": True}
+    return check.options
 
 
 def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
