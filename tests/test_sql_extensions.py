@@ -169,3 +169,24 @@ def test_a_float32_sum_of_a_leaf_that_is_no_float32_below_the_normal_range_in_sq
     rows = rows_for(model, 0)[:5]
     assert {predict for predict, _ in predict_rows(model, rows)} == {1.500000322958e-39}  # float32(1.5e-39)
     assert_exact(model, rows, "sqlite", {})
+
+
+def test_a_nan_leaf_is_refused_in_one_line_in_every_dialect():
+    """A model file may hold a NaN leaf (an XGBoost model whose training diverged): the SQL back end raised a
+    ValueError (a traceback) on it; now one line that says why."""
+    import math
+    from dataclasses import replace
+
+    import pytest
+
+    from treegen.errors import TreegenError
+    from treegen.model import Tree
+    from treegen.targets import emit
+    from treegen.testing import random_model
+    model = random_model(0, regression=True)
+    nodes = list(model.trees[0].nodes)
+    leaf = model.trees[0].leaves()[0]
+    nodes[leaf] = replace(nodes[leaf], value=(math.nan,))
+    for dialect in DIALECTS:
+        with pytest.raises(TreegenError, match=f"^{dialect}: the model holds a NaN value"):
+            emit(replace(model, trees=[Tree(nodes)]), "sql", dialect=dialect)

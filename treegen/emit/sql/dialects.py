@@ -200,8 +200,9 @@ class Dialect:
 def _double(text: str, name: str, infinity: str | None, double_type: str, double_form: str) -> str:
     """:meth:`Dialect.double` of the number ``text`` (its repr)."""
     x = float(text)
-    if math.isnan(x):
-        raise ValueError("NaN is never a threshold or a value in a rule")
+    if math.isnan(x):  # (a threshold never is: a model file's leaf may be, where its library diverged)
+        raise TreegenError(f"{name}: the model holds a NaN value (a leaf's), which the SQL does not write; a model "
+                           "that predicts NaN has diverged in training")
     if math.isinf(x):
         if infinity is None:
             raise TreegenError(f"{name}: the model holds an infinite number (a leaf), which {name} "
