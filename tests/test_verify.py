@@ -179,7 +179,7 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     unknown = verify_sql(query, "--dialect", "sqlite3")
     assert unknown.returncode == 2 and unknown.stderr == (
         f"treegen: error: --program {query}: cannot verify --dialect 'sqlite3'; choose from ansi, sqlite, postgres, "
-        "duckdb, mysql, spark\n")
+        "duckdb, mysql, spark; did you mean 'sqlite'?\n")
     for text in ("", "-- the labor model\n;\n"):
         expression.write_text(text, encoding="utf-8")
         for dialect in ("sqlite", "duckdb"):  # (DuckDB read the features alone, a comma before FROM)

@@ -779,9 +779,10 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
-    if data is not None:  # read twice, the second time by verify: little beside running every target
+    if data is not None:  # read once, here: its notes come before verify's lines
         from .data import read_table
-        note_near_categories(read_table(data), loaded)
+        data = read_table(data)
+        note_near_categories(data, loaded)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
 
@@ -794,10 +795,6 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
             click.echo(result.line(column_width(programs)))
 
     dialects = None if dialects is None else _split_names(dialects)
-    for name in _split_names(targets):  # as verify refuses it, with the target it may be a misspelling of
-        if name not in RUNNABLE:
-            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}"
-                               + did_you_mean([name], RUNNABLE))
     results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
                          report=report, against=against, status=status.show, against_options=options, leaf=leaf,
                          programs=programs, table=table,

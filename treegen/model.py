@@ -1066,6 +1066,9 @@ def number_of(feature: Feature, value: Any) -> float:
         raise NoNumber(f"feature {feature.name!r}: {_a(_type_name(value))} is not a number") from None
 
 
+_ABSENT = object()  # what a row gives for a feature it has no key for
+
+
 def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
     the row's walk goes: the generated APIs read every such feature of a row before they walk. A row that is
@@ -1076,8 +1079,8 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
         raise NotOneValue(f"a row is a mapping of feature name to value, not {_a(_type_name(row))}; {FOR_A_TABLE}")
     absent = []
     for index, feature in enumerate(model.features):
-        value = row.get(feature.name, absent)
-        if value is absent:
+        value = row.get(feature.name, _ABSENT)
+        if value is _ABSENT:
             absent.append(feature.name)
         elif isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
             number_of(feature, value)

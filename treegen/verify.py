@@ -27,8 +27,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
+from .table import Table
 from .emit.sql.dialects import find_dialect
-from .errors import TreegenError, counted
+from .errors import TreegenError, counted, did_you_mean
 from .importers import Refused
 from .model import Model, Tolerance
 from .probes import probe_rows
@@ -200,7 +201,8 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     out = []
     for name in targets:
         if name not in RUNNABLE:
-            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}")
+            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}"
+                               + did_you_mean([name], RUNNABLE))
         target = TARGETS[name]
         if target.variants is None:
             out.append(Check(name, target, {}))
@@ -210,7 +212,8 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
             raise TreegenError(f"--to {name} needs at least one --{target.variants}")
         for value in variants:
             if value not in choices:
-                raise TreegenError(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}")
+                raise TreegenError(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}"
+                                   + did_you_mean([value], choices))
             out.append(Check(f"{name}/{value}", target, {target.variants: value}))
     return out
 
@@ -355,7 +358,7 @@ def _missing_package(err: BaseException) -> str | None:
     return None
 
 
-def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
+def verify(model: Model, data: str | Table | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
            against: str | None = None, status: Callable[[str], None] | None = None,
            against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = (),
@@ -365,7 +368,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     Parameters
     ----------
     model : the model whose answers are the reference.
-    data : a CSV or ARFF file whose rows are checked besides the probes, or None.
+    data : a CSV or ARFF file whose rows are checked besides the probes (or that file read), or None.
     targets : target names (see :data:`treegen.targets.RUNNABLE`).
     dialects : the SQL dialects to run, when ``targets`` has ``sql``; None: :func:`default_dialects`,
         those whose engine is not installed left out (a line each says so) rather than failed.
@@ -400,7 +403,7 @@ def verify(model: Model, data: str | None, targets: Sequence[str], dialects: Seq
     rows = probe_rows(model)
     count = Rows(len(rows))
     if data:
-        rows += rows_for_model(read_table(data), model)
+        rows += rows_for_model(data if isinstance(data, Table) else read_table(data), model)
         count = Rows(count.probes, len(rows) - count.probes)
     given, rows = rows, as_csv_reads(model, rows)
     csv_text = to_csv(model, rows)
