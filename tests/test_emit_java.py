@@ -44,7 +44,8 @@ from test_emit_python import (check_closed_pipe, check_errors, check_library, ch
                               one_node_reached, symmetric_trees,
                               as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
                               hostile_models,
-                              latest, leaves, same, to_csv, REFUSED_SPELLINGS, spelled_readings, spelling_models)
+                              latest, leaves, misspelt_models, misspelt_readings, same, to_csv, REFUSED_SPELLINGS,
+                              spelled_readings, spelling_models)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
 
@@ -415,6 +416,59 @@ def test_numeric_text_is_read_by_the_number_grammar_alone():
             assert all(g == expected if expected else same(as_answer(model, g), want) for g in got), (row, got, want)
         assert sum(str(want).startswith("refused: ") for want in readings) == len(REFUSED_SPELLINGS) * sum(
             model.features[i].is_numeric for i in model.used_features())
+
+
+MAP_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.*;
+
+/** Each line of the file, a key (URL-encoded) and a field as ApiHarness reads it, in turns, through predict of
+ * a Map: the label, or "refused: " and the message of an IllegalArgumentException. */
+public class MapHarness {
+""" + HARNESS_FIELD + r"""
+    public static void main(String[] args) throws Exception {
+        Class<?> model = Class.forName(args[0]);
+        StringBuilder out = new StringBuilder();
+        for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) {
+            String[] parts = line.split("\t", -1);
+            Map<String, Object> row = new HashMap<>();
+            for (int i = 0; i < parts.length; i += 2) row.put(URLDecoder.decode(parts[i], "UTF-8"), field(parts[i + 1]));
+            try {
+                out.append(model.getMethod("predict", Map.class).invoke(null, row));
+            } catch (InvocationTargetException thrown) {
+                if (!(thrown.getCause() instanceof IllegalArgumentException)) throw thrown;
+                out.append("refused: ").append(thrown.getCause().getMessage());
+            }
+            out.append('\n');
+        }
+        System.out.print(out);
+    }
+}
+"""
+
+
+def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
+    """A Map's key spelt almost as a feature that the row lacks ('humidty') is refused with the model's message,
+    not read as the feature missing; a key like no feature is left alone."""
+    from urllib.parse import quote
+    for model in misspelt_models():
+        rows, readings = misspelt_readings(model)
+        source = emit(model, "java", package=f"k{next(PACKAGES)}")
+        directories = compile_sources([source, MAP_HARNESS])
+        feature = {f.name: f for f in model.features}
+        field = lambda key, v: harness_field(feature.get(key, model.features[0]), v)
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "rows.txt")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.writelines("\t".join(f"{quote(k, safe='')}\t{field(k, v)}" for k, v in row.items()) + "\n"
+                                  for row in rows)
+            done = subprocess.run(["java", "-cp", os.pathsep.join(dict.fromkeys(directories)), "MapHarness",
+                                   class_name(source), path], capture_output=True, text=True, timeout=600, check=True)
+        assert done.stdout.splitlines() == [want.replace("as None", "as null") for want in readings]
 
 
 def test_program_errors_exit_2():

@@ -49,8 +49,9 @@ from treegen.walk import leaf_ids_rows, predict_rows
 from test_emit_python import boosted as python_boosted
 from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
                               check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
-                              code_rows, coded_models, extreme_model, hostile_models, spelled_readings,
-                              spelling_models, symmetric_trees, to_csv, with_codes)
+                              code_rows, coded_models, extreme_model, hostile_models, misspelt_models,
+                              misspelt_readings, spelled_readings, spelling_models, symmetric_trees, to_csv,
+                              with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -692,6 +693,44 @@ def test_numeric_text_is_read_by_the_number_grammar_alone():
             done = subprocess.run(["node", paths[2], paths[0], paths[1]], capture_output=True, text=True, check=True)
         for row, want, got in zip(rows, readings, json.loads(done.stdout), strict=True):
             assert got == want if str(want).startswith("refused: ") or isinstance(want, str) else same(got, want), row
+
+
+MISSPELT_CHECK = """
+import * as fs from "node:fs";
+const model = await import(process.argv[2]);
+const special = {nan: NaN, inf: Infinity, "-inf": -Infinity};
+const number = (v) => v !== null && typeof v === "object" ? (special[v.n] ?? Number(v.n)) : v;  // to_js's numbers
+const answer = (row) => {
+  try {
+    const got = model.predict(row);
+    return typeof got === "number" ? String(got) : got;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return "refused: " + error.message;
+  }
+};
+const answers = JSON.parse(fs.readFileSync(process.argv[3], "utf8")).map((row) => {
+  const entries = Object.entries(row).map(([name, v]) => [name, number(v)]);
+  return [answer(Object.fromEntries(entries)), answer(new Map(entries))];
+});
+console.log(JSON.stringify(answers));
+"""
+
+
+def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
+    """An object's or a Map's key spelt almost as a feature that the row lacks ('humidty') is refused with the
+    model's message, not read as the feature missing; a key like no feature is left alone."""
+    for model in misspelt_models():
+        rows, readings = misspelt_readings(model)
+        with tempfile.TemporaryDirectory() as directory:
+            paths = [os.path.join(directory, name) for name in ("model.mjs", "rows.json", "check.mjs")]
+            texts = [emit(model, "javascript"), json.dumps([to_js(row) for row in rows]), MISSPELT_CHECK]
+            for path, text in zip(paths, texts):
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            done = subprocess.run(["node", paths[2], paths[0], paths[1]], capture_output=True, text=True, check=True)
+        for row, want, got in zip(rows, readings, json.loads(done.stdout), strict=True):
+            assert got == [want.replace("as None", "as null")] * 2, row
 
 
 def test_names_every_object_inherits_are_read_only_as_the_rows_own():

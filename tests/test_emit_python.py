@@ -30,7 +30,7 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
                            Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
-                           NUMBER, has_label_values, is_many, reached, tree_output)
+                           NUMBER, MisspeltName, has_label_values, is_many, reached, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -470,6 +470,49 @@ def test_a_row_that_is_no_mapping_is_refused_in_one_line():
                                                     f"{type(row).__name__} is not one: values in FEATURES order "
                                                     "go to predict_values"):
                     predict(row)
+
+
+def misspelt_models() -> list[Model]:
+    """A tree (its module walks the dict itself) and an ensemble, whose roots split on a name of eight letters."""
+    names = ["humidity", "outlook", "temperature", "wind", "pressure"]
+    return [random_model(1, names=names, max_depth=6), random_model(6, names=names, max_depth=6, n_trees=3)]
+
+
+def misspelt_readings(model) -> tuple[list[dict], list]:
+    """Rows whose key for the root's feature is misspelt (case, a letter dropped, added or changed, two swapped),
+    or left out beside a key like no feature, and what every target's row API answers each: the model's answer,
+    or "refused: " and the model's message (the generated Python's; None is null in Java and JavaScript).
+    The root's feature is read on every path, so each target refuses where the model does."""
+    name = model.features[model.trees[0].nodes[0].split.feature].name
+    spellings = [name.upper(), name[:-1], name + "s", name[1] + name[0] + name[2:], "x" + name[1:], name[:2]]
+    rows, readings = [], []
+    for row in rows_for(model, 4, seed=3):
+        for key in spellings + ["qq"]:
+            rows.append({**{k: v for k, v in row.items() if k != name}, key: row[name]})
+            try:
+                readings.append(model.predict(rows[-1]))
+            except MisspeltName as refused:
+                readings.append(f"refused: {refused}")
+    return rows, readings
+
+
+def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
+    """A feature a row lacks is read as missing: a key spelt almost as a feature some split reads ('humidty')
+    took the missing route without a word in the generated modules too. The module refuses it as the model does,
+    where the row's walk reads the feature (the root's here); a key like no feature, or a name spelt with two
+    edits, is read as no feature and the row answered."""
+    for model in misspelt_models():
+        module = load(emit(model, "python"))
+        rows, readings = misspelt_readings(model)
+        assert sum(str(want).startswith("refused: ") for want in readings) == len(readings) * 5 // 7
+        for row, want in zip(rows, readings):
+            if not str(want).startswith("refused: "):
+                assert module["predict"](row) == want and module["predict_proba"](row) == model.scores(row)
+                continue
+            for predict in (module["predict"], module["predict_proba"]):
+                with pytest.raises(ValueError) as refused:
+                    predict(row)
+                assert f"refused: {refused.value}" == want
 
 
 def test_a_table_given_as_a_row_is_refused_in_one_line():

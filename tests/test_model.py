@@ -1,7 +1,9 @@
 """The model: JSON round trips, schema errors, exact comparison semantics, and rules that predict
 what the tree predicts (property tests over random trees and rows)."""
+import itertools
 import json
 import math
+import random
 import os
 import re
 import sys
@@ -13,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from treegen import modelio
 from treegen.errors import TreegenError
-from treegen.model import NodeColumns, NumericSemantics, Route, _largest_left, by_id, tree_output
+from treegen.model import NodeColumns, NumericSemantics, Route, _largest_left, by_id, spelt_almost, tree_output
 from treegen.lower import lower, rules_output
 from treegen.probes import boundary_values
 from treegen.testing import chain_model, random_model, random_rows, wide_model, with_label_values
@@ -854,3 +856,27 @@ def test_a_row_with_a_misspelt_feature_name_is_refused():
             model.scores({"outlook": "sunny", key: "normal"})
     assert model.predict({"outlook": "sunny", "humidity": "normal", "id": 3, "humid": "x"}) == "yes"
     assert model.predict({"outlook": "sunny", "id": 3}) == model.predict({"outlook": "sunny"}) == "no"
+
+
+def _edits(a: str, b: str) -> int:
+    """The optimal string alignment distance: edits of one character, and swaps of two neighbours."""
+    d = [[i + j if not i or not j else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i, j in itertools.product(range(1, len(a) + 1), range(1, len(b) + 1)):
+        d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+        if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+            d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[-1][-1]
+
+
+def test_spelt_almost_is_one_edit_or_the_case():
+    """The rule every target's row API applies, written out in each runtime: against the edit distance."""
+    rng = random.Random(5)
+    for _ in range(20000):
+        name = "".join(rng.choice("abC") for _ in range(rng.randint(0, 6)))
+        i = rng.randint(0, len(name))
+        key = rng.choice(["".join(rng.choice("aBc") for _ in range(rng.randint(0, 6))),  # anything
+                          name[:i] + rng.choice(["", "a", "B"]) + name[i + rng.randint(0, 1):],  # one edit or none
+                          name[:i] + name[i + 1:i + 2] + name[i:i + 1] + name[i + 2:]])  # a swap
+        want = key.lower() == name.lower() or (len(name) >= 3 and _edits(key.lower(), name.lower()) <= 1)
+        assert spelt_almost(key, name) == want, (key, name)
+

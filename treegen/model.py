@@ -1009,6 +1009,11 @@ class NotANumber(TreegenError, ValueError):
 TEXT = (str, bytes, bytearray)  # what float() reads as text
 
 
+class MisspeltName(TreegenError, ValueError):
+    """A row that lacks a feature some split reads and has a key spelt almost as it (:func:`check_names`): a
+    ValueError too, as the generated Python module's is."""
+
+
 class NoNumber(TreegenError, TypeError):
     """A value of a type float() does not read (a date, a complex number) given for a numeric feature: a
     TypeError, as float()'s own and the generated Python module's are."""
@@ -1081,27 +1086,45 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     for index, feature in enumerate(model.features):
         value = row.get(feature.name, _ABSENT)
         if value is _ABSENT:
-            absent.append(feature.name)
+            absent.append(index)
         elif isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
             number_of(feature, value)
-    if absent and len(row) > len(model.features) - len(absent):
-        check_names(model, row, absent)
+    if absent and len(row) > len(model.features) - len(absent):  # a key that names no feature
+        used = model.used_features()
+        check_names(model, row, [model.features[i].name for i in absent if i in used])
 
 
 def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None:
     """Refuse a row that lacks the features ``absent`` and has a key that names no feature but is spelt almost
     as one of them ('humidty' for 'humidity', 'Wind' for 'wind'): a feature a row lacks is read as missing,
     and the misspelt one would take the missing route without a word."""
-    import difflib
     names = {f.name for f in model.features}
     for key in row:
-        if key in names or not isinstance(key, str):
+        if not isinstance(key, str) or key in names:
             continue
-        near = [name for name in absent if name.casefold() == key.casefold()] or \
-            difflib.get_close_matches(key, absent, n=1, cutoff=0.8)
-        if near:
-            raise TreegenError(f"the row has {key!r}, which is no feature's name, and lacks {near[0]!r}: did you mean "
-                               f"{near[0]!r}? (a feature a row lacks is read as missing: give it as None to mean so)")
+        for name in absent:
+            if spelt_almost(key, name):
+                raise MisspeltName(f"the row has {key!r}, which is no feature's name, and lacks {name!r}: did you "
+                                   f"mean {name!r}? (a feature a row lacks is read as missing: give it as None to "
+                                   "mean so)")
+
+
+def spelt_almost(key: str, name: str) -> bool:
+    """The same name but for case, or for one character added, dropped or changed or two neighbours swapped in a
+    name of three or more. The generated programs' row APIs apply this same rule (each in its runtime), so it is
+    written for them: no difflib, a rule short enough to say and to write in each language."""
+    a, b = sorted((key.lower(), name.lower()), key=len)
+    if a == b:
+        return True
+    if len(name) < 3 or len(b) - len(a) > 1:
+        return False
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1:]
+    return a[i + 1:] == b[i + 1:] or (a[i:i + 1] == b[i + 1:i + 2] and a[i + 1:i + 2] == b[i:i + 1]
+                                      and a[i + 2:] == b[i + 2:])
 
 
 def child_for(model: Model, split: Split, value: Any) -> int | None:
