@@ -30,7 +30,7 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
                            Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
-                           NUMBER, MisspeltName, has_label_values, is_many, reached, tree_output)
+                           NUMBER, MisspeltName, has_label_values, is_many, reached, scores_nan, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -98,6 +98,18 @@ def boosted(seed: int, link: str) -> "object":
     init = tuple(0.25 * (k + 1) for k in range(width))
     return replace(model, target=Target("y", CLASSIFICATION, classes),
                    combine=Combine("sum", init, 0.1, link))
+
+
+def test_the_nan_argmax_is_written_only_where_the_label_takes_it():
+    """Sums that can overflow make a score NaN (treegen.model.scores_nan), and the label's argmax of scores then
+    tests for NaN; but a boosted model's label is read from its raw sums, and its module held that argmax unused."""
+    for link in ("sigmoid", "softmax"):
+        model = boosted(0, link)
+        model.trees[0].nodes[-1].value = (1e308,)
+        assert scores_nan(model)
+        source = emit(model, "python")
+        assert "_argmax_nan" not in source, link
+        assert_exact(model, load(source), rows_for(model, 50))
 
 
 @settings(max_examples=40, deadline=None)

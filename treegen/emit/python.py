@@ -90,7 +90,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
     as_read = bool(intervals or coded)
-    helpers = _helpers(model)
+    helpers = _helpers(model, decision)
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   model=model, classification=model.target.is_classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
@@ -414,14 +414,16 @@ def _decide(decision: Decision, scores: str, raw: str, nan: bool = False, cut: f
             Decision.ARGMAX_RAW: f"_argmax({raw})"}[decision]
 
 
-def _helpers(model: Model) -> dict:
+def _helpers(model: Model, decision: Decision) -> dict:
     """The arithmetic a module needs beyond its walkers: C's ``exp``, float32 (with XGBoost's links),
-    Weka's choice of class, the argmax's test for NaN scores -- and the constants of glibc's ``expf``."""
+    Weka's choice of class, the argmax's test for NaN scores (:func:`_decide`'s) -- and the constants of
+    glibc's ``expf``."""
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
     return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.EXP),
-            "float32": float32, "weka": combine.decision() == Decision.WEKA, "nan": scores_nan(model),
+            "float32": float32, "weka": combine.decision() == Decision.WEKA,
+            "nan": decision == Decision.ARGMAX and scores_nan(model),
             "expf": {name: literal(getattr(arithmetic, name)) for name in (
                 "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},
             "expf_table": [literal(v) for v in arithmetic.EXPF_TABLE],
