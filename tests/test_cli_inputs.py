@@ -2,6 +2,7 @@
 a file of another kind or delimiter, and the messages that say so (one line; exit 2 for an error)."""
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -54,6 +55,19 @@ def test_evaluate_and_verify_note_values_that_are_categories_but_for_case(tennis
     assert run("evaluate", tennis[0], "--test", str(cased)).stderr.startswith(expected)
     assert run("evaluate", TENNIS, "-a", "id3", "--test", str(cased)).stderr.startswith(expected)
     assert run("verify", tennis[0], str(cased), "--to", "rules").stderr.startswith(expected)
+
+
+def test_evaluate_notes_labels_that_are_classes_but_for_spaces(tennis, tmp_path):
+    """Labels written with ', ' (' yes') are no class of the model: evaluate counts them as wrong, and says why."""
+    spaced = tmp_path / "labels.csv"
+    spaced.write_text(re.sub(",(no|yes)$", r", \1", open(TENNIS, encoding="utf-8").read(), flags=re.M),
+                      encoding="utf-8")
+    expected = ("treegen: note: column 'play': 14 values are no class of the model but one with spaces stripped or "
+                "case aside (' no' for 'no'): spaces and case count, so they are labels the model does not know, "
+                "counted as wrong\n")
+    assert run("evaluate", tennis[0], "--test", str(spaced)).stderr == expected
+    assert run("evaluate", TENNIS, "-a", "id3", "--test", str(spaced)).stderr == expected
+    assert run("predict", tennis[0], str(spaced)).stderr == ""  # predict reads no labels
 
 
 def test_predict_says_nothing_of_values_as_the_model_knows_them(tennis):
