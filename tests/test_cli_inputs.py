@@ -212,9 +212,13 @@ def test_an_unsupported_model_in_a_file_is_named_with_the_file(tmp_path):
         "XGBoost, LightGBM, CatBoost\n")
 
 
-def test_a_pickle_that_needs_a_library_names_its_pip_package(tmp_path):
+@pytest.mark.parametrize("module, library", [("sklearn", "scikit-learn"), ("xgboost", "XGBoost")])
+def test_a_pickle_that_needs_a_library_names_its_pip_package(tmp_path, module, library):
+    """The package pip should install here, as verify names it: xgboost-cpu where it has wheels (Linux x86-64)."""
+    from treegen.packages import pip_name
     pickled = tmp_path / "model.pkl"
-    pickled.write_bytes(b"\x80\x02csklearn.no_such_module\nX\n.")  # as a pickle of a model of a missing sklearn
+    pickled.write_bytes(b"\x80\x02c" + module.encode() + b".no_such_module\nX\n.")  # a model of a missing module
     assert run("import", "--trust", str(pickled), code=2).stderr == (
-        f"treegen: error: {pickled}: cannot load the pickle: it needs scikit-learn (the Python package 'sklearn'): "
-        "pip install scikit-learn (treegen's [sklearn] extra)\n")
+        f"treegen: error: {pickled}: cannot load the pickle: it needs {library} (the Python package {module!r}): "
+        f"pip install {pip_name(module)} (treegen's [{module}] extra)\n")  # the extras are named as the modules
+    assert pip_name("sklearn") == "scikit-learn"

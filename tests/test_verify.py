@@ -542,7 +542,7 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
 def test_against_without_xgboost_names_the_package_for_this_platform(tmp_path):
     """verify --against an XGBoost file, XGBoost not installed: one line naming what to pip install here,
     xgboost-cpu where it has wheels (no CUDA libraries), as treegen's [xgboost] extra installs."""
-    from treegen.verify import pip_name
+    from treegen.packages import pip_name
     code = "import sys; sys.modules['xgboost'] = None; from treegen.cli import main; main(prog_name='treegen')"
     model = "examples/boosting/xgboost.json"
     done = subprocess.run([sys.executable, "-c", code, "verify", model, "examples/boosting/iris_missing.csv",
