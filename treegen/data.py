@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, did_you_mean, located, read_text
+from .errors import TreegenError, counted, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import SPACE, Table, check_column_names, delimiter_hint, name_argument, names_argument
@@ -118,7 +118,7 @@ def _parse_csv(text: str, source: str) -> Table:
         if row is None:
             break
         if len(row) != len(names):
-            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}"
+            raise TreegenError(f"expected {counted(len(names), 'field')} as in the header, found {len(row)}"
                                + delimiter_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
