@@ -21,6 +21,23 @@ def test_save_load_and_export(tmp_path):
         assert again.predict({"outlook": "rain", "wind": "strong"}) == "no"
 
 
+@pytest.mark.parametrize("path", ["examples/boosting/xgboost.json", "tests/fixtures/xgboost/binary-3.2.0.ubj",
+                                  "examples/boosting/lightgbm.txt",
+                                  "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops"])
+def test_load_reads_a_library_model_file_as_import_model_does(path):
+    """As the README says of treegen.load: JSON, rule text or a library's model file."""
+    from treegen import modelio
+    assert modelio.dumps(treegen.load(path)) == modelio.dumps(treegen.import_model(path))
+
+
+def test_load_refuses_a_pickle(tmp_path):
+    import pickle
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps([1, 2]))
+    with pytest.raises(TreegenError, match="a pickle or joblib file, whose loading runs code"):
+        treegen.load(str(path))
+
+
 def assert_table_predicted_as_rows(model, frame):
     """Given as the frame, its array and list of rows in feature order, or its dict rows, a table is predicted
     as its rows are, one by one."""

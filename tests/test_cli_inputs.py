@@ -2,6 +2,7 @@
 a file of another kind or delimiter, and the messages that say so (one line; exit 2 for an error)."""
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -54,6 +55,19 @@ def test_evaluate_and_verify_note_values_that_are_categories_but_for_case(tennis
     assert run("evaluate", tennis[0], "--test", str(cased)).stderr.startswith(expected)
     assert run("evaluate", TENNIS, "-a", "id3", "--test", str(cased)).stderr.startswith(expected)
     assert run("verify", tennis[0], str(cased), "--to", "rules").stderr.startswith(expected)
+
+
+def test_evaluate_notes_labels_that_are_classes_but_for_spaces(tennis, tmp_path):
+    """Labels written with ', ' (' yes') are no class of the model: evaluate counts them as wrong, and says why."""
+    spaced = tmp_path / "labels.csv"
+    spaced.write_text(re.sub(",(no|yes)$", r", \1", open(TENNIS, encoding="utf-8").read(), flags=re.M),
+                      encoding="utf-8")
+    expected = ("treegen: note: column 'play': 14 values are no class of the model but one with spaces stripped or "
+                "case aside (' no' for 'no'): spaces and case count, so they are labels the model does not know, "
+                "counted as wrong\n")
+    assert run("evaluate", tennis[0], "--test", str(spaced)).stderr == expected
+    assert run("evaluate", TENNIS, "-a", "id3", "--test", str(spaced)).stderr == expected
+    assert run("predict", tennis[0], str(spaced)).stderr == ""  # predict reads no labels
 
 
 def test_predict_says_nothing_of_values_as_the_model_knows_them(tennis):
@@ -198,9 +212,13 @@ def test_an_unsupported_model_in_a_file_is_named_with_the_file(tmp_path):
         "XGBoost, LightGBM, CatBoost\n")
 
 
-def test_a_pickle_that_needs_a_library_names_its_pip_package(tmp_path):
+@pytest.mark.parametrize("module, library", [("sklearn", "scikit-learn"), ("xgboost", "XGBoost")])
+def test_a_pickle_that_needs_a_library_names_its_pip_package(tmp_path, module, library):
+    """The package pip should install here, as verify names it: xgboost-cpu where it has wheels (Linux x86-64)."""
+    from treegen.packages import pip_name
     pickled = tmp_path / "model.pkl"
-    pickled.write_bytes(b"\x80\x02csklearn.no_such_module\nX\n.")  # as a pickle of a model of a missing sklearn
+    pickled.write_bytes(b"\x80\x02c" + module.encode() + b".no_such_module\nX\n.")  # a model of a missing module
     assert run("import", "--trust", str(pickled), code=2).stderr == (
-        f"treegen: error: {pickled}: cannot load the pickle: it needs scikit-learn (the Python package 'sklearn'): "
-        "pip install scikit-learn (treegen's [sklearn] extra)\n")
+        f"treegen: error: {pickled}: cannot load the pickle: it needs {library} (the Python package {module!r}): "
+        f"pip install {pip_name(module)} (treegen's [{module}] extra)\n")  # the extras are named as the modules
+    assert pip_name("sklearn") == "scikit-learn"

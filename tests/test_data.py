@@ -175,7 +175,7 @@ def test_utf8_chinese_data():
     ("a,b\n1,2\n\n \n", "expected 2 fields as in the header, found 1", 4),  # a space: not blank
     ("\r\n\r\n", "empty file", 1),
     ("\n\na,a\n1,2\n", "appears twice", 3),
-    ("a;b\n1;2\n\"3;4\",5\n", "expected 1 fields as in the header, found 2; treegen reads comma-separated "
+    ("a;b\n1;2\n\"3;4\",5\n", "expected 1 field as in the header, found 2; treegen reads comma-separated "
                                "values, and the header is one field with ';' in it", 3),
     ("", "empty file", 1),
     ("a,a\n1,2\n", "appears twice", 1),
@@ -562,6 +562,18 @@ def test_a_one_column_file_reads_an_empty_quoted_field_and_skips_a_blank_line(ta
     raw = b'x\n""\n\n3\n\n1\n'
     expected = [model.predict({"x": x}) for x in (None, 3.0, 1.0)]
     assert read_as_treegen_predicts(model, raw, tmp_path) == expected and len(set(expected)) > 1
+    assert program_reads(target, emit(model, target), raw, tmp_path) == expected
+
+
+@pytest.mark.parametrize("target", ["python", "java", "javascript", "c"])
+def test_a_row_too_long_for_a_one_column_header_counts_one_field(target, tmp_path):
+    """'expected 1 field', not '1 fields': in treegen and in every generated program alike."""
+    from treegen.learn import fit
+    from treegen.targets import emit
+    model = fit(to_dataset(parse_csv("x,y\n1,a\n2,a\n3,b\n4,b\n")), "cart")
+    raw = b"x\n1\n2,3\n"
+    expected = "line 3: expected 1 field as in the header, found 2"
+    assert read_as_treegen_predicts(model, raw, tmp_path) == expected
     assert program_reads(target, emit(model, target), raw, tmp_path) == expected
 
 

@@ -44,9 +44,9 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_exports(tmp_path):
 
 def test_the_xgboost_extra_installs_xgboost_cpu_where_the_hint_names_it():
     """pyproject.toml's [xgboost] extra brings exactly one XGBoost on every platform: xgboost-cpu (no CUDA
-    libraries) where treegen's hint names it (verify.XGBOOST_CPU_PLATFORMS), xgboost itself elsewhere."""
+    libraries) where treegen's hint names it (packages.XGBOOST_CPU_PLATFORMS), xgboost itself elsewhere."""
     from packaging.requirements import Requirement
-    from treegen.verify import XGBOOST_CPU_PLATFORMS
+    from treegen.packages import XGBOOST_CPU_PLATFORMS
     try:
         import tomllib
     except ImportError:  # Python < 3.11: tomli, which hatchling (a test extra) brings there

@@ -32,7 +32,10 @@ def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), r
 
 
 def load(path: str):
-    """A model from a JSON model file or a rule-text file."""
+    """A model from a file: a treegen JSON model, rule text, or a model file of a library that
+    :func:`import_model` reads (XGBoost, LightGBM, CatBoost, scikit-learn's .skops: see ``treegen import
+    --help``), read as it reads it without options. A pickle or joblib file is refused: loading one runs
+    code stored in it (``import_model(path, trust=True)`` does, for a trusted file)."""
     from .loading import load_model
     return load_model(path)
 

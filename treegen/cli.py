@@ -571,10 +571,11 @@ def note(line: str) -> None:
     click.echo(f"treegen: note: {line}", err=True)
 
 
-def note_near_categories(table, model) -> None:
-    """Say which values of a data file read for a model are no category of it but for spaces or case."""
+def note_near_categories(table, model, label_column: str | None = None) -> None:
+    """Say which values of a data file read for a model are no category of it but for spaces or case (and of
+    ``label_column``, evaluate's labels, no class of it)."""
     from .data import near_category_notes
-    for line in near_category_notes(table, model):
+    for line in near_category_notes(table, model, label_column):
         note(line)
 
 
@@ -611,7 +612,8 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     warn(warnings)
     if test_file:
         with flag_names():
-            report = ev.holdout(dataset, read_table(test_file), algorithm, say=note_near_categories, **params)
+            report = ev.holdout(dataset, read_table(test_file), algorithm, **params, say=lambda test, model:
+                                note_near_categories(test, model, model.target.name))
     else:
         k = len(dataset) if loo else 10 if folds is None else folds
         with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())), \
@@ -637,7 +639,7 @@ def evaluate_model(path: str, target: str | None, test_file: str | None) -> None
         raise TreegenError("a model is evaluated on a labelled file: give it as --test FILE", path)
     model = load_model(path)
     table = read_table(test_file)
-    note_near_categories(table, model)
+    note_near_categories(table, model, model.target.name if target is None else target)
     click.echo(test_model(model, table, target, name=path).text(), nl=False)
 
 

@@ -16,11 +16,11 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, did_you_mean, located, read_text
+from .errors import TreegenError, counted, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
 from .table import SPACE, Table, check_column_names, delimiter_hint, name_argument, names_argument
@@ -118,7 +118,7 @@ def _parse_csv(text: str, source: str) -> Table:
         if row is None:
             break
         if len(row) != len(names):
-            raise TreegenError(f"expected {len(names)} fields as in the header, found {len(row)}"
+            raise TreegenError(f"expected {counted(len(names), 'field')} as in the header, found {len(row)}"
                                + delimiter_hint(names), source, start)
         lines.append(start)
         for column, text in zip(columns, row):
@@ -360,35 +360,54 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
     return names
 
 
-def near_category_notes(table: Table, model: Model) -> list[str]:
+def near_category_notes(table: Table, model: Model, label_column: str | None = None) -> list[str]:
     """One line for each nominal column of the model whose values include some that are no category of
     the model but are one with spaces stripped or case aside (' high', 'High' for 'high'): treegen and every
     generated program read them as written, as categories the model does not know, and say nothing. Each
-    column's distinct values are looked at once; its rows are counted only when some are near."""
+    column's distinct values are looked at once; its rows are counted only when some are near. Given
+    ``label_column`` (the labels evaluate tests a classifier on), one line too for its values that are a
+    class of the model so: evaluate counts them as labels the model does not know, hence wrong."""
     notes = []
     for feature, name in zip(model.features, model_columns(table, model)):
         if name is None or feature.is_numeric or _read_as_doubles(table, name):
             continue
         column = table.column(name)
-        near = _near_categories(feature, set(column).difference(feature.categories, (None,)), model.numeric.cast)
-        if near:
-            count = sum(value in near for value in column)
-            value = next(value for value in column if value in near)
-            notes.append(f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no "
-                         f"category of the model but one with spaces stripped or case aside ({value!r} for "
-                         f"{near[value]!r}): spaces and case count, so {'they take' if count > 1 else 'it takes'} "
-                         "the route of a category the model does not know (a missing value's)")
+        unknown = set(column).difference(feature.categories, (None,))
+        near = _near_categories(feature.categories, unknown, lambda value: category_of(
+            feature, value, model.numeric.cast) is not None)  # a code's number ('3.0')
+        notes += _near_note(name, column, near, "category", ("take", "takes"),
+                            "the route of a category the model does not know (a missing value's)")
+    if label_column in table.names and model.target.is_classification:
+        column = table.column(label_column)
+        near = _near_categories(model.target.classes, set(column).difference(model.target.classes, (None,)))
+        notes += _near_note(label_column, column, near, "class", ("are", "is"),
+                            "labels the model does not know, counted as wrong")
     return notes
 
 
-def _near_categories(feature: Feature, unknown: Iterable[str], cast: str) -> dict[str, str]:
-    """Of values a nominal feature does not know as written, those that are a category with spaces stripped
-    or case aside, each with that category."""
-    by_folded = {category.strip().casefold(): category for category in reversed(feature.categories)}
+def _near_note(name: str, column: list, near: dict[str, str], kind: str, verbs: tuple[str, str],
+               rest: str) -> list[str]:
+    """The line that says a column's values are ``near`` a category or class (``kind``) of the model, and what
+    becomes of them (``verbs``, plural and singular, and ``rest``); none when no value is."""
+    if not near:
+        return []
+    count = sum(value in near for value in column)
+    value = next(value for value in column if value in near)
+    return [f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no {kind} of the "
+            f"model but one with spaces stripped or case aside ({value!r} for {near[value]!r}): spaces and case "
+            f"count, so {'they' if count > 1 else 'it'} {verbs[count == 1]} {rest}"]
+
+
+def _near_categories(known: Sequence[str], unknown: Iterable[str],
+                     read_as_known: Callable[[str], bool] = lambda value: False) -> dict[str, str]:
+    """Of values that are none of ``known`` as written (a nominal feature's categories, or the classes), those
+    that are one with spaces stripped or case aside, each with that one; but those ``read_as_known`` (a
+    feature's code) all the same."""
+    by_folded = {category.strip().casefold(): category for category in reversed(known)}
     near = {}
     for value in unknown:
         category = by_folded.get(value.strip().casefold())
-        if category is not None and category_of(feature, value, cast) is None:  # not a code's number ('3.0')
+        if category is not None and not read_as_known(value):
             near[value] = category
     return near
 

@@ -1,5 +1,5 @@
-"""Reading a model from a file: treegen's JSON model, or the rule text that `export --to rules` writes.
-Loading reads data, never code."""
+"""Reading a model from a file: treegen's JSON model, the rule text that `export --to rules` writes, or a
+library's model file that an importer recognises. Loading reads data, never code (a pickle is refused)."""
 from __future__ import annotations
 
 import os

@@ -21,7 +21,6 @@ import importlib.util
 import io
 import math
 import os
-import platform
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
@@ -32,6 +31,7 @@ from .emit.sql.dialects import find_dialect
 from .errors import TreegenError, counted, did_you_mean
 from .importers import Refused
 from .model import Model, Tolerance
+from .packages import package_hint
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, is_query, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Target, emit, target_of_file
@@ -291,25 +291,6 @@ def _unless_missing(check: Check) -> Check:
     if engine is None or engine.package is None or importlib.util.find_spec(engine.package) is not None:
         return check
     return replace(check, unchecked=package_hint(engine.package, engine.extra))
-
-
-PIP_NAMES = {"sklearn": "scikit-learn"}  # where a package is installed by another name than it is imported by
-# Where XGBoost has wheels without CUDA (xgboost-cpu; the plain package brings 351 MB of NCCL on Linux x86-64),
-# as (platform.system(), platform.machine()): pyproject.toml's [xgboost] extra chooses by the same rule
-XGBOOST_CPU_PLATFORMS = {("Linux", "x86_64"), ("Linux", "aarch64"), ("Windows", "AMD64")}
-
-
-def package_hint(package: str, extra: str) -> str:
-    """How to install a package treegen runs a target or a library with (treegen itself is not on PyPI:
-    that name is another project's, so ``pip install 'treegen[EXTRA]'`` would install it)."""
-    return f"needs the {package} package: pip install {pip_name(package)} (treegen's [{extra}] extra)"
-
-
-def pip_name(package: str) -> str:
-    """The name to pip install an imported package by, on this platform."""
-    if package == "xgboost" and (platform.system(), platform.machine()) in XGBOOST_CPU_PLATFORMS:
-        return "xgboost-cpu"
-    return PIP_NAMES.get(package, package)
 
 
 def _outputs(model: Model, check: Check, csv_text: str, settings: dict, leaf: bool = False

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import TreegenError, with_article
+from ..packages import pip_name
 
 if TYPE_CHECKING:
     from ..model import Model, Tolerance
@@ -226,7 +227,7 @@ def _unpickling_failed(err: Exception) -> str:
         if importer is None:
             return f"cannot load the pickle: it needs the Python package {module!r}"
         return (f"cannot load the pickle: it needs {importer.library} (the Python package {module!r}): pip install "
-                f"{importer.library.lower()} (treegen's [{importer.extra}] extra)")
+                f"{pip_name(module)} (treegen's [{importer.extra}] extra)")
     return "cannot load the pickle: the file is damaged, or was not written by pickle or joblib"
 
 

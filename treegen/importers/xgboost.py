@@ -286,7 +286,7 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | Refuse
     numbers: a category is the number it is or spells (:func:`treegen.model.code_number`), else -1
     (no category: the side of the categories not listed).
     """
-    import xgboost  # not installed: verify says which package brings it on this platform (verify.package_hint)
+    import xgboost  # not installed: verify says which package brings it on this platform (packages.pip_name)
     info = model.meta["xgboost"]
     if info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
         # src/tree/multi_target_tree_model.cc LoadModel (3.2+) looks up leaf_weights unchecked: a crash

@@ -357,8 +357,8 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
         connection = pymysql.connect(**_mysql_parameters(dsn), charset="utf8mb4", autocommit=True)
     except pymysql.err.OperationalError as err:
         raise _unreachable("mysql", err.args[-1]) from None
-    with closing(connection):
-        with connection.cursor() as cursor:
+    with closing(connection), connection.cursor() as cursor:
+        try:
             # a temporary table: private to this connection, its rows read back in insertion order
             cursor.execute(create_table(model, "mysql", table, temporary="TEMPORARY "))
             if rows and model.features:
@@ -366,7 +366,9 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
             elif rows:
                 raise TreegenError("a model without features cannot be run on rows in SQL")
             cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
-            return Answers.of(cursor)
+        except pymysql.err.MySQLError as err:  # its args are (code, message): the message, as other engines say it
+            raise RuntimeError(err.args[-1] if err.args else type(err).__name__) from err
+        return Answers.of(cursor)
 
 
 def _unreachable(engine: str, reason: object) -> TreegenError:
