@@ -271,7 +271,8 @@ def numeric_candidates(features: list[int], columns: np.ndarray, nodes: list[tup
         pieces += [(k, start, min(start + per, len(features))) for start in range(0, len(features), per)]
     block: list[tuple] = []
     for piece in pieces:  # the rows padded to the block's last (longest) node
-        if block and (sum(end - start for _, start, end in block) + piece[2] - piece[1]) * len(nodes[piece[0]][0]) > SHARED_BLOCK:
+        rows = sum(end - start for _, start, end in block) + piece[2] - piece[1]
+        if block and rows * len(nodes[piece[0]][0]) > SHARED_BLOCK:
             _search_block(features, columns, nodes, block, n_classes, min_leaf, mdl, out)
             block = []
         block.append(piece)
