@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 from treegen import modelio
 from treegen.data import Dataset, load_dataset, read_table, rows_for_model
 from treegen.errors import TreegenError
-from treegen.learn import c45_order, criteria, fit
+from treegen.learn import c45_order, c45_split, criteria, fit
 from treegen.learn.c45_rep import JavaRandom
 from treegen.learn.c45_split import first_better, gr, move_to_training_value
 from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, java_double, weka_double_to_string
@@ -135,6 +135,32 @@ def test_rows_are_reordered_as_wekas_quicksort_reorders_them(by_levels, monkeypa
         values, order = line.split("\t")
         keys = np.array([math.nan if v == "?" else float(v) for v in values.split()])
         assert c45_order.weka_sort(keys).tolist() == [int(i) for i in order.split()]
+
+
+@pytest.mark.parametrize("shared_block, block", [(16_384, 100_000), (300, 250)])
+def test_nodes_searched_together_find_the_cuts_each_finds_alone(shared_block, block, monkeypatch):
+    """The numeric search pads each node's rows to the longest of those searched with it (and, with
+    small blocks, splits a node's attributes and the nodes over several searches): the cuts, gains
+    and ratios are each node's own, to the last bit, with missing values and fractional weights."""
+    rng = np.random.default_rng(7)
+    n_rows, n_features = 400, 4
+    columns = rng.normal(size=(n_features, n_rows)).round(1)  # ties
+    columns[rng.random(columns.shape) < 0.1] = np.nan
+    y = np.digitize(np.nan_to_num(columns[0] - columns[1]) + rng.normal(0, 0.5, n_rows), [-0.5, 0.5])
+    nodes = []
+    for size in (3, 40, 7, 150, 60):
+        idx = rng.choice(n_rows, size=size, replace=False)
+        w = np.where(rng.random(size) < 0.3, rng.random(size), 1.0)
+        keys = np.where(np.isnan(columns[:, idx]), np.inf, columns[:, idx])
+        nodes.append((idx, y[idx], w, c45_split.seq_sum(w), np.argsort(keys, axis=1, kind="stable")))
+    nodes.append((nodes[3][0], nodes[3][1], nodes[3][2], nodes[3][3], None))  # sorted by the search
+    search = [list(range(n_features)), columns, 3, 2.0]
+    alone = [c45_split.numeric_candidates(*search[:2], [node], *search[2:])[0] for node in nodes]
+    monkeypatch.setattr(c45_split, "SHARED_BLOCK", shared_block)
+    monkeypatch.setattr(c45_split, "BLOCK", block)
+    together = c45_split.numeric_candidates(*search[:2], nodes, *search[2:])
+    assert sum(c is not None for found in alone for c in found) >= 10
+    assert together == alone
 
 
 def test_labels_on_ties_are_j48s():

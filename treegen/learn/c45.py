@@ -221,16 +221,22 @@ class Grower:
         node.empty = S.eq(node.dist.total, 0)
         settled(node.dist.total)
 
-    def best_split(self, idx: np.ndarray, w: np.ndarray, total: float,
-                   sorted_by: np.ndarray | None) -> S.Candidate | None:
-        """J48's split of these rows (of this total weight); ``sorted_by``: their order by each
-        numeric attribute (attributes x rows, as :meth:`weka_orders` gives it), None to sort them here."""
+    def numeric_searches(self, nodes: list[GrowNode], orders: list[np.ndarray | None]) -> list[list]:
+        """Each node's best cut of each numeric attribute, the nodes searched together
+        (:func:`.c45_split.numeric_candidates`); ``orders`` as :meth:`weka_orders` gives them."""
+        if not self.numeric_features:
+            return [[] for _ in nodes]
+        return S.numeric_candidates(self.numeric_features, self.numeric_columns,
+                                    [(node.idx, self.data.y[node.idx], node.w, node.dist.total, order)
+                                     for node, order in zip(nodes, orders)], self.n_classes, self.min_leaf, self.mdl)
+
+    def best_split(self, node: GrowNode, numeric: list) -> S.Candidate | None:
+        """J48's split of the node's rows, given its numeric attributes' best cuts (:meth:`numeric_searches`)."""
+        idx, w, total = node.idx, node.w, node.dist.total
         y = self.data.y[idx]
         candidates: list[S.Candidate | None] = [None] * len(self.numeric)
         if self.numeric_features:
-            found = S.numeric_candidates(self.numeric_features, self.numeric_columns, idx, y, w,
-                                         self.n_classes, self.min_leaf, total, self.mdl, sorted_by)
-            for j, c in zip(self.numeric_features, found):
+            for j, c in zip(self.numeric_features, numeric):
                 candidates[j] = c
         if self.nominal_features:
             search = S.binary_nominal_candidates if self.binary else S.nominal_candidates
@@ -251,22 +257,24 @@ class Grower:
         while level:
             searched = [node for node in level if self.worth_searching(node)]
             level = []
-            for node, sorted_by in zip(searched, self.weka_orders(searched)):
-                if self.choose_split(node, sorted_by):
+            orders = self.weka_orders(searched)
+            for node, sorted_by, numeric in zip(searched, orders, self.numeric_searches(searched, orders)):
+                if self.choose_split(node, sorted_by, numeric):
                     level += self.split_node(node, sorted_by)
         return root
 
-    def choose_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
-        """Give the node J48's split; False when it stays a leaf."""
-        if not self.find_split(node, sorted_by) or self.repeats_without_end(node, sorted_by):
+    def choose_split(self, node: GrowNode, sorted_by: np.ndarray | None, numeric: list) -> bool:
+        """Give the node J48's split (``numeric``: its numeric attributes' best cuts); False when it
+        stays a leaf."""
+        if not self.find_split(node, numeric) or self.repeats_without_end(node, sorted_by):
             node.make_leaf()
             self.make_leaf(node)
             return False
         return True
 
-    def find_split(self, node: GrowNode, sorted_by: np.ndarray | None) -> bool:
+    def find_split(self, node: GrowNode, numeric: list) -> bool:
         """Set the node's split to J48's, a threshold moved to a training value; False if there is none."""
-        best = self.best_split(node.idx, node.w, node.dist.total, sorted_by)
+        best = self.best_split(node, numeric)
         if best is None:
             return False
         node.feature, node.value = best.feature, best.value
@@ -294,7 +302,7 @@ class Grower:
             if self.stays_leaf(probe.dist):
                 return False
             [order] = self.weka_orders([probe])
-            if not self.find_split(probe, order):
+            if not self.find_split(probe, self.numeric_searches([probe], [order])[0]):
                 return False
         return False
 

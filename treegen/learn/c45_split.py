@@ -246,32 +246,66 @@ def binary_nominal_candidates(features: list[int], codes: np.ndarray, n_categori
     return out
 
 
-def numeric_candidates(features: list[int], columns: np.ndarray, idx: np.ndarray, y: np.ndarray, w: np.ndarray,
-                       n_classes: int, min_leaf: float, total: float, mdl: bool = True,
-                       sorted_by: np.ndarray | None = None) -> list[Candidate | None]:
-    """The best binary cut of each numeric attribute (the rows ``idx`` of ``columns``, attributes x
-    all rows), as ``C45Split.handleNumericAttribute`` finds it, in blocks of attributes of bounded
-    memory. ``sorted_by``: the rows' order by each attribute as ``Instances.sort`` leaves it (missing
-    values as Double.MAX_VALUE, so before +inf), if known; None sorts here, as Weka only without
-    missing values (numpy puts them after +inf).
-    Attribute by attribute in rows: each one's values, weights and running sums lie together.
-    Blocks of ~100,000 values: with arrays of millions the allocator gave their pages back to the
-    system after each node and took them anew (page faults: ~1 s of system time in a fit)."""
-    block = max(1, 100_000 // max(1, len(idx)))
-    out: list[Candidate | None] = []
-    for start in range(0, len(columns), block):
-        these = slice(start, start + block)
-        if sorted_by is None:
-            values = columns[these][:, idx]
-            order = np.argsort(values, axis=1)
-            values = np.take_along_axis(values, order, axis=1)
-        else:
-            order = sorted_by[these]
-            values = np.empty(order.shape)
-            for column, rows, out_row in zip(columns[these], idx[order], values):
-                np.take(column, rows, out=out_row)
-        out += _numeric_block(features[these], values, order, y, w, n_classes, min_leaf, total, mdl)
+BLOCK = 100_000  # values a search works on at once (see numeric_candidates) ...
+SHARED_BLOCK = 16_384  # ... and, when it covers several nodes, at most this many (malloc's threshold for mmap)
+
+
+def numeric_candidates(features: list[int], columns: np.ndarray, nodes: list[tuple], n_classes: int,
+                       min_leaf: float, mdl: bool = True) -> list[list[Candidate | None]]:
+    """The best binary cut of each numeric attribute (``columns``: attributes x all rows) for each
+    node, as ``C45Split.handleNumericAttribute`` finds it. A node is ``(idx, y, w, total,
+    sorted_by)``: its rows, their classes and weights, its total weight, and the rows' order by
+    each attribute as ``Instances.sort`` leaves it (missing values as Double.MAX_VALUE, so before
+    +inf), if known; None sorts here, as Weka only without missing values (numpy puts them after
+    +inf).
+    Attribute by attribute in rows: each one's values, weights and running sums lie together. A
+    search covers the attributes of many nodes of about the same size, each row padded after its
+    node's values (as missing values of no weight): a small node's search alone is mostly numpy's
+    cost per call. Blocks of ~100,000 values, 16,384 when they cover several nodes: with arrays of
+    millions the allocator gave their pages back to the system after each node and took them anew
+    (page faults: ~1 s of system time in a fit), and blocks of many nodes at 65,536 took 2.5-4x the
+    faults of these."""
+    out: list[list[Candidate | None]] = [[None] * len(features) for _ in nodes]
+    pieces = []  # (node, first attribute, end), the smallest nodes first
+    for k in sorted(range(len(nodes)), key=lambda k: len(nodes[k][0])):
+        per = max(1, BLOCK // max(1, len(nodes[k][0])))
+        pieces += [(k, start, min(start + per, len(features))) for start in range(0, len(features), per)]
+    block: list[tuple] = []
+    for piece in pieces:  # the rows padded to the block's last (longest) node
+        rows = sum(end - start for _, start, end in block) + piece[2] - piece[1]
+        if block and rows * len(nodes[piece[0]][0]) > SHARED_BLOCK:
+            _search_block(features, columns, nodes, block, n_classes, min_leaf, mdl, out)
+            block = []
+        block.append(piece)
+    if block:
+        _search_block(features, columns, nodes, block, n_classes, min_leaf, mdl, out)
     return out
+
+
+def _search_block(features, columns, nodes, block, n_classes, min_leaf, mdl, out) -> None:
+    """:func:`_numeric_block` of these (node, attributes) pieces, each attribute of a node a row."""
+    width = max(len(nodes[k][0]) for k, _, _ in block)
+    n_rows = sum(end - start for _, start, end in block)
+    values, ws = np.full((n_rows, width), np.nan), np.zeros((n_rows, width))
+    ys, totals = np.zeros((n_rows, width), dtype=nodes[block[0][0]][1].dtype), np.empty(n_rows)
+    row = 0
+    for k, start, end in block:
+        idx, y, w, total, sorted_by = nodes[k]
+        these, n = slice(row, row + end - start), len(idx)
+        if sorted_by is None:
+            order = np.argsort(columns[start:end][:, idx], axis=1)
+        else:
+            order = sorted_by[start:end]
+        for column, rows, out_row in zip(columns[start:end], idx[order], values[these]):
+            np.take(column, rows, out=out_row[:n])
+        ws[these, :n], ys[these, :n], totals[these] = w[order], y[order], total
+        row += end - start
+    found = _numeric_block([f for _, start, end in block for f in features[start:end]], values, ws, ys,
+                           n_classes, min_leaf, totals, mdl)
+    row = 0
+    for k, start, end in block:
+        out[k][start:end] = found[row:row + end - start]
+        row += end - start
 
 
 def before_first(flags: np.ndarray) -> np.ndarray:
@@ -282,14 +316,14 @@ def before_first(flags: np.ndarray) -> np.ndarray:
     return np.arange(n) < np.expand_dims(first, -1)
 
 
-def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
-    """``v``: each attribute's values (attributes x rows) in ``order``, the rows sorted by it as
-    ``Instances.sort`` sorts them (a missing value as Double.MAX_VALUE); ties in any order (Weka's
-    quicksort leaves them in its own). J48's scan stops at the first missing value: the values sorted
-    after it (+inf, and Double.MAX_VALUE where the quicksort left it among them) count as unknown too."""
+def _numeric_block(features, v, w, yk, n_classes, min_leaf, total, mdl) -> list[Candidate | None]:
+    """``v``: each attribute's values (attributes x rows) sorted as ``Instances.sort`` sorts them (a
+    missing value as Double.MAX_VALUE), ``w`` and ``yk`` their rows' weights and classes, ``total``
+    the total weight of each attribute's node; ties in any order (Weka's quicksort leaves them in
+    its own). J48's scan stops at the first missing value: the values sorted after it (+inf, and
+    Double.MAX_VALUE where the quicksort left it among them) count as unknown too."""
     known = before_first(np.isnan(v))
-    wk = w[order] * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
-    yk = y[order]
+    wk = w * known  # unknown rows add zeros to the running sums (np.where of a scalar is slow)
     left_weight = np.cumsum(wk, axis=1)
     known_total = left_weight[:, -1]
     min_split = 0.1 * known_total / n_classes
@@ -315,13 +349,13 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
         at_cuts.append(np.take(left, in_rows))
     left_at = np.take(left_weight, in_rows)
     new = _cut_entropies(at_cuts, class_totals[column], left_at, known_total[column] - left_at)
-    gains = info_gain(old_ent(class_totals, known_total)[column], new, known_total[column], total)
+    gains = info_gain(old_ent(class_totals, known_total)[column], new, known_total[column], total[column])
     best_cuts = _first_better_cuts(valid.shape, at, gains)
-    n_cuts = valid.sum(axis=1).tolist()
+    n_cuts, totals = valid.sum(axis=1).tolist(), total.tolist()
     kept = {}  # column -> (cut, gain)
     for j, (i, gain) in best_cuts.items():  # (none in a column: no cut, or none gains)
         if mdl:
-            gain -= math.log(n_cuts[j]) / LOG2 / total
+            gain -= math.log(n_cuts[j]) / LOG2 / totals[j]
         if not sm_or_eq(gain, 0):
             kept[j] = i, gain
     if not kept:
@@ -329,7 +363,7 @@ def _numeric_block(features, v, order, y, w, n_classes, min_leaf, total, mdl) ->
     columns = list(kept)
     cuts, gains = np.array([kept[j][0] for j in columns]), np.array([kept[j][1] for j in columns])
     bags = np.stack([left_w[columns, cuts], right_w[columns, cuts]], axis=-1)
-    ratios = gain_ratio(gains, bags, known_total[columns], total).tolist()
+    ratios = gain_ratio(gains, bags, known_total[columns], total[columns]).tolist()
     out: list[Candidate | None] = [None] * len(features)
     for j, i, gain, ratio in zip(columns, cuts.tolist(), gains.tolist(), ratios):
         low = float(v[j, i])
