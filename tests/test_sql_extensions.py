@@ -190,3 +190,47 @@ def test_a_nan_leaf_is_refused_in_one_line_in_every_dialect():
     for dialect in DIALECTS:
         with pytest.raises(TreegenError, match=f"^{dialect}: the model holds a NaN value"):
             emit(replace(model, trees=[Tree(nodes)]), "sql", dialect=dialect)
+
+
+def test_float32_expressions_in_sqlite_are_the_models_bit_for_bit(tmp_path):
+    """SQLite has no 4-byte float: its --expression of a float32 model makes each output a correlated scalar
+    subquery of the query's own steps, each rounded in double arithmetic, so it is the model's bit for bit (it
+    added in double: other probabilities, and labels where the sums fall either side of a cut). Every XGBoost
+    fixture (categorical codes, missing=, vector leaves), one tree (no step), a double link over float32 sums,
+    and names that could be read wrong inside the subquery (quotes, a name like the steps' columns, "1"),
+    with --proba and --leaf, on verify's probes (thresholds, an ulp either side, NULL, unknown categories)."""
+    from dataclasses import replace
+
+    from test_emit_sql import boosted_model, float32_model, with_categories
+
+    from treegen.emit.sql import computed
+    from treegen.model import Combine, Target
+    from treegen.targets import emit
+    from treegen.testing import HOSTILE_NAMES, random_model
+    from treegen.verify import verify
+    fixtures = sorted(p for pattern in ("xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json",
+                                        "xgboost/vector_leaves-2.1.4.json")
+                      for p in glob.glob(os.path.join(FIXTURES, pattern)) if not p.endswith(".expected.json"))
+    models = [import_file(path) for path in fixtures]
+    single = random_model(1, regression=True)
+    models.append(replace(single, combine=replace(single.combine, precision=Precision.FLOAT32)))
+    one_tree = random_model(2, regression=True)
+    models.append(replace(one_tree, combine=Combine(CombineKind.SUM, init=(0.5,), precision=Precision.FLOAT32)))
+    square = random_model(3, regression=True, n_trees=3)
+    models.append(replace(square, combine=Combine(CombineKind.SUM, init=(0.5,), link=Link.SIGN_SQUARE,
+                                                  precision=Precision.FLOAT32)))
+    names = ["1", "treegen_s0_sum_0", '"; DROP TABLE x; --', "new\nline", "名字"]
+    for seed, link in ((4, "sigmoid"), (5, "softmax")):
+        model = with_categories(float32_model(boosted_model(seed, link)), HOSTILE_NAMES * 2)
+        features = tuple(replace(f, name=name) for f, name in zip(model.features, names))
+        labels = Target("y", "classification", tuple(HOSTILE_NAMES[10:10 + len(model.target.classes)]))
+        models.append(replace(model, features=features, target=labels))
+    assert len(models) == 19
+    table = 'say "hi".it\'s'
+    for number, model in enumerate(models):
+        assert computed(model, "sqlite", expression=True) == (model, None)
+        path = tmp_path / f"{number}.sql"
+        path.write_text(emit(model, "sql", dialect="sqlite", expression=True, leaf=True, table=table,
+                             proba=model.target.is_classification), encoding="utf-8")
+        [result] = verify(model, None, [], ["sqlite"], programs=[str(path)], leaf=True, table=table)
+        assert result.ok and result.note is None, (number, result.line())

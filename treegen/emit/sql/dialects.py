@@ -92,8 +92,8 @@ class Dialect:
     # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
     # float (round to nearest, ties to even: checked against the model in every test); None: the engine
     # has no float32 type (SQLite): a model in float32 arithmetic rounds each step in double arithmetic, a
-    # named value each (Writer.round_step; an expression computes it in double: sql.computed), its XGBoost
-    # codes too (.arithmetic.float32_split)
+    # named value each (Writer.round_step; an expression's output, a scalar subquery of them: Writer.item), its
+    # XGBoost codes too (.arithmetic.float32_split)
     float32: str | None = None
     integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
     concat: str = "({0} || {1})"  # in parentheses: the pairs nest as a balanced tree (Writer.concat)
