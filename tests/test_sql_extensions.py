@@ -234,3 +234,27 @@ def test_float32_expressions_in_sqlite_are_the_models_bit_for_bit(tmp_path):
                              proba=model.target.is_classification), encoding="utf-8")
         [result] = verify(model, None, [], ["sqlite"], programs=[str(path)], leaf=True, table=table)
         assert result.ok and result.note is None, (number, result.line())
+
+
+def test_a_float32_expression_in_sqlite_serves_a_view_not_a_generated_column():
+    """What `export` says of SQLite's float32 expression, its outputs scalar subqueries: a view reads it, with the
+    query's answers; SQLite refuses it as a generated column."""
+    import sqlite3
+    from contextlib import closing
+
+    import pytest
+
+    from treegen.targets import emit
+    model = import_file(os.path.join(FIXTURES, "xgboost", "binary-3.2.0.json"))
+    expression = emit(model, "sql", dialect="sqlite", expression=True)
+    rows = [(x0 / 4, x1 / 4, None if x0 == x1 else 0.5) for x0 in range(-6, 6) for x1 in range(-6, 6)]
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute('CREATE TABLE "input" ("x0" REAL, "x1" REAL, "x2" REAL)')
+        connection.executemany('INSERT INTO "input" VALUES (?, ?, ?)', rows)
+        connection.execute(f'CREATE VIEW "scored" AS SELECT "x0", {expression} AS "p" FROM "input"')
+        viewed = connection.execute('SELECT "p" FROM "scored"').fetchall()
+        assert viewed == [r[-1:] for r in connection.execute(emit(model, "sql", dialect="sqlite")).fetchall()]
+        assert {p for (p,) in viewed} == {"0", "1"}
+        with pytest.raises(sqlite3.OperationalError, match="subqueries prohibited in generated columns"):
+            connection.execute(f'CREATE TABLE "stored" ("x0" REAL, "x1" REAL, "x2" REAL, '
+                               f'"p" TEXT GENERATED ALWAYS AS ({expression}))')

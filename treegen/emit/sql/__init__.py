@@ -35,7 +35,7 @@ from .depth import sqlite_reads
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "tolerance"]
+__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "subquery_note", "tolerance"]
 
 
 # name (as a dialect's row lists it) -> the strategy's class
@@ -59,6 +59,17 @@ def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_o
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
     return in_double, (f"{d.name}: an expression of {terms} float32 additions nests deeper than the engine holds (a "
                        "query names partial sums); it computes the float32 sums and link in double")
+
+
+def subquery_note(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> str | None:
+    """What `export` says of an expression whose outputs are scalar subqueries of float32 steps (SQLite's: an
+    engine without a 4-byte float, :meth:`.writer.Writer.item`), which SQLite refuses in some places; None for
+    any other text."""
+    d = find_dialect(dialect)
+    if not expression or d.float32 is not None or model.combine.precision != Precision.FLOAT32:
+        return None
+    return (f"{d.name} has no 4-byte float: each output that rounds float32 steps is a scalar subquery of them, for a "
+            "SELECT's list or a view (SQLite refuses a subquery in a generated column or an index)")
 
 
 def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:
