@@ -9,6 +9,7 @@ import glob
 import math
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from test_emit_sql import assert_agrees, engine, without_whole_stage_code  # noqa: F401  (engine: a fixture)
@@ -192,13 +193,16 @@ def test_a_nan_leaf_is_refused_in_one_line_in_every_dialect():
             emit(replace(model, trees=[Tree(nodes)]), "sql", dialect=dialect)
 
 
-def test_float32_expressions_in_sqlite_are_the_models_bit_for_bit(tmp_path):
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "duckdb"])
+def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, request):
     """SQLite has no 4-byte float: its --expression of a float32 model makes each output a correlated scalar
     subquery of the query's own steps, each rounded in double arithmetic, so it is the model's bit for bit (it
-    added in double: other probabilities, and labels where the sums fall either side of a cut). Every XGBoost
-    fixture (categorical codes, missing=, vector leaves), one tree (no step), a double link over float32 sums,
-    and names that could be read wrong inside the subquery (quotes, a name like the steps' columns, "1"),
-    with --proba and --leaf, on verify's probes (thresholds, an ulp either side, NULL, unknown categories)."""
+    added in double: other probabilities, and labels where the sums fall either side of a cut). PostgreSQL and
+    DuckDB do so where inlining would double an output (expf of each sum, 8-300x smaller: it was 4 MB for the
+    multiclass fixture). Every XGBoost fixture (categorical codes, missing=, vector leaves), one tree (no step),
+    a double link over float32 sums, and names that could be read wrong inside the subquery (quotes, a name like
+    the steps' columns, "1"), with --proba and --leaf, on verify's probes (thresholds, an ulp either side, NULL,
+    unknown categories)."""
     from dataclasses import replace
 
     from test_emit_sql import boosted_model, float32_model, with_categories
@@ -226,14 +230,21 @@ def test_float32_expressions_in_sqlite_are_the_models_bit_for_bit(tmp_path):
         labels = Target("y", "classification", tuple(HOSTILE_NAMES[10:10 + len(model.target.classes)]))
         models.append(replace(model, features=features, target=labels))
     assert len(models) == 19
-    table = 'say "hi".it\'s'
+    table = 'say "hi".it\'s' if dialect == "sqlite" else "input"  # (PostgreSQL: the schema must exist)
+    dsns = {"postgres": request.getfixturevalue("postgres_dsn")} if dialect == "postgres" else {}
+    subqueries = 0
     for number, model in enumerate(models):
-        assert computed(model, "sqlite", expression=True) == (model, None)
+        assert computed(model, dialect, expression=True) == (model, None)
         path = tmp_path / f"{number}.sql"
-        path.write_text(emit(model, "sql", dialect="sqlite", expression=True, leaf=True, table=table,
-                             proba=model.target.is_classification), encoding="utf-8")
-        [result] = verify(model, None, [], ["sqlite"], programs=[str(path)], leaf=True, table=table)
+        text = emit(model, "sql", dialect=dialect, expression=True, leaf=True, table=table,
+                    proba=model.target.is_classification)
+        subqueries += text.startswith("(WITH") or "\n(WITH" in text
+        if fixtures[number:number + 1] == [os.path.join(FIXTURES, "xgboost", "multiclass-3.2.0.json")]:
+            assert len(text) < 200_000, len(text)  # inlined: 4 MB or more
+        path.write_text(text, encoding="utf-8")
+        [result] = verify(model, None, [], [dialect], programs=[str(path)], leaf=True, table=table, dsns=dsns)
         assert result.ok and result.note is None, (number, result.line())
+    assert subqueries == (18 if dialect == "sqlite" else 16)
 
 
 def test_a_float32_expression_in_sqlite_serves_a_view_not_a_generated_column():

@@ -210,9 +210,9 @@ def test_a_sql_file_exported_with_other_keep_columns_is_one_error_line(tmp_path)
         "columns id before the prediction: it passes no id through (exported without --keep?)\n"), done.stderr
 
 
-NOTE_SUBQUERY = ("treegen: note: sqlite has no 4-byte float: each output that rounds float32 steps is a scalar "
-                 "subquery of them, for a SELECT's list or a view (SQLite refuses a subquery in a generated column "
-                 "or an index)\n")
+NOTE_SUBQUERY = ("treegen: note: sqlite: an output that computes float32 steps (or reads a value more than once) "
+                 "is a scalar subquery of them, for a SELECT's list or a view (a generated column or an index "
+                 "refuses a subquery)\n")
 
 
 def test_an_expression_file_of_a_float32_model_in_sqlite_is_the_models_bit_for_bit(tmp_path):

@@ -51,10 +51,10 @@ def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_o
     rounds each float32 step in double arithmetic as a query does, in a scalar subquery of named steps:
     :meth:`.writer.Writer.item`.)"""
     d = find_dialect(dialect)
-    if model.combine.precision != Precision.FLOAT32 or not expression or d.float32 is None:
+    if model.combine.precision != Precision.FLOAT32 or not expression or d.float32 is None or not d.rounded_sum_terms:
         return model, None
     terms = 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
-    if not d.rounded_sum_terms or terms <= d.rounded_sum_terms:
+    if terms <= d.rounded_sum_terms:
         return model, None
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
     return in_double, (f"{d.name}: an expression of {terms} float32 additions nests deeper than the engine holds (a "
@@ -62,14 +62,14 @@ def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_o
 
 
 def subquery_note(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> str | None:
-    """What `export` says of an expression whose outputs are scalar subqueries of float32 steps (SQLite's: an
-    engine without a 4-byte float, :meth:`.writer.Writer.item`), which SQLite refuses in some places; None for
-    any other text."""
+    """What `export` says of an expression whose outputs may be scalar subqueries of steps (a float32 model's, in a
+    dialect whose engine takes them: :meth:`.writer.Writer.item`), which engines refuse in a generated column;
+    None for any other text."""
     d = find_dialect(dialect)
-    if not expression or d.float32 is not None or model.combine.precision != Precision.FLOAT32:
+    if not expression or not d.correlated_steps or model.combine.precision != Precision.FLOAT32:
         return None
-    return (f"{d.name} has no 4-byte float: each output that rounds float32 steps is a scalar subquery of them, for a "
-            "SELECT's list or a view (SQLite refuses a subquery in a generated column or an index)")
+    return (f"{d.name}: an output that computes float32 steps (or reads a value more than once) is a scalar subquery "
+            "of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
 
 
 def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:

@@ -130,6 +130,9 @@ class Dialect:
     # it they run once a row. "": DuckDB and Spark compute a shared column once; ANSI writes none, as
     # a distributed engine (Spark, Trino) may gather every row into one task for an OFFSET.
     kept_apart: str = ""
+    # an expression's output may be a scalar subquery of WITH steps that read the outer row's columns
+    # (Writer.item); MariaDB 10.11 refuses an outer column in a CTE or a derived table ("Unknown column")
+    correlated_steps: bool = False
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
     exp_error: tuple[float, str] | None = None  # how far (relative) and why its EXP is not glibc's exp
@@ -253,12 +256,13 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # around deep tests; an expression deeper than 1000 is refused
             parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
             nan_is_null=True,  # inf - inf is NULL
-            kept_apart=" LIMIT -1 OFFSET 0",
+            kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
             text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             kept_apart=" OFFSET 0",  # also keeps LLVM's JIT from compiling each copy (150 s instead of 3 s)
+            correlated_steps=True,
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]",
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
@@ -270,7 +274,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
-            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})"),
+            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})", correlated_steps=True),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
     # charset's default collation (utf8mb4_general_ci) to show it.

@@ -13,7 +13,8 @@ double or with every step rounded to float32; the links, XGBoost's float32 ones 
 written out in SQL), and the label follows the model's decision rule (a binary XGBoost's or LightGBM's: its raw
 sum at or above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
-step; in expression mode the same values are written inline (SQLite's float32 steps: :meth:`Writer.item`).
+step; in expression mode the same values are written inline, or an output is a scalar subquery of them
+(:meth:`Writer.item`).
 
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
@@ -24,9 +25,11 @@ named value rounded in plain double arithmetic where it is read (:meth:`Writer.r
 that chain (:meth:`Writer.item`); MySQL's ``FLOAT`` stops at the largest float32 where a step overflows;
 PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
-MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
-is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
-text about a hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap).
+MySQL, which has no infinity, where a score overflows the doubles. In expression mode a named value is
+written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the text about a
+hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap); where the engine takes
+a correlated scalar subquery of steps (SQLite, PostgreSQL, DuckDB; ``Dialect.correlated_steps``), such an output
+of a float32 model is one instead (57 KB), its steps written once.
 """
 from __future__ import annotations
 
@@ -837,16 +840,18 @@ class Writer:
             steps[step - 1].append(name)
         return steps
 
-    def fitted(self, text: Callable[[Ref], str], tables: int = 0) -> str:
+    def fitted(self, text: Callable[[Ref], str], tables: int = 0, inlined: bool | None = None) -> str:
         """``text(ref)``, a SELECT's column inside ``tables`` derived tables (``ref``: :meth:`column`; in
         expression mode :meth:`inline`), with its trees' CASEs nested less deep where the engine's parser
         would overflow (``Dialect.parser_depth``; a CASE level takes 4 to 6 entries): SQLite's stack holds
         the derived tables and every CASE, function and operator around the deepest test. A column that
         fits at the dialect's ``nesting`` is written at it; else at the deepest nesting that SQLite's own
         parser reads (``ask_sqlite``: :meth:`_parsed`), or that :func:`.depth.depth` measures to fit
-        (:meth:`_measured`)."""
-        ref = self.inline if self.inlines else self.column
-        if self.inlines:
+        (:meth:`_measured`). ``inlined``: whether named values are written inline (default: in expression mode,
+        :attr:`inlines`)."""
+        inlined = self.inlines if inlined is None else inlined
+        ref = self.inline if inlined else self.column
+        if inlined:
             self.check_inlined_length(text)
         if self.d.parser_depth is None or not self.fit:
             return text(ref)
@@ -885,7 +890,8 @@ class Writer:
         """The column at a nesting whose stack entries :func:`.depth.depth` counts within the dialect's
         ``parser_depth``: a level less for each 6 entries too many."""
         # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
-        probe = self.stand_in if self.inlines else ref
+        inlined = ref == self.inline
+        probe = self.stand_in if inlined else ref
         room = self.d.parser_depth - DERIVED_TABLE * tables
         while (excess := depth(written := text(probe)) - room) > 0:
             if self.nesting == 0:
@@ -894,7 +900,7 @@ class Writer:
             self.nesting = max(0, self.nesting - max(1, excess // 6))
             self._inlined.clear()
             self._depths.clear()
-        if self.inlines:
+        if inlined:
             written = text(ref)
         return written
 
@@ -958,27 +964,35 @@ class Writer:
                      for name in names]
             before = [name for step in stages[:n] for name in step if last_read.get(name, -1) > n]
             passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
-            items = passed + [self.fitted(text, tables) for text in named]
+            items = passed + [self.fitted(text, tables, inlined=False) for text in named]
             step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
             steps.append(f"{self.column(f'step{n}')} AS (\n{step}\n)")
             source = self.column(f"step{n}")
         return steps, source
 
     def item(self, fn: Callable[[Ref], str], name: str | None = None) -> str:
-        """One output of an expression (``name``: with ``AS name``). Where it reads named values that are
-        float32 steps (SQLite), a correlated scalar subquery of the query's own steps (:meth:`with_steps`),
-        those it reads alone, which SQLite runs once a row, each step kept apart; its features are the outer
-        row's columns, which no step's column (:meth:`column`) hides. SQLite refuses a subquery in a generated
-        column or an index: such an expression is for a SELECT's list or a view."""
+        """One output of an expression (``name``: with ``AS name``), its named values written inline, or a
+        correlated scalar subquery of the query's own steps (:meth:`with_steps`), those it reads alone, each
+        step kept apart, where the dialect can (``correlated_steps``) and either they are float32 steps that
+        must stay named values (SQLite's, :meth:`round_step`) or, in a float32 model, inlining them would at
+        least double the output's text (``expf`` reads its argument about ten times: a softmax's class scores
+        read every sum). Its features are the outer row's columns, which no step's column (:meth:`column`)
+        hides. SQLite refuses a subquery in a generated column or an index: such an expression is for a
+        SELECT's list or a view."""
         alias = f" AS {self.d.identifier(name)}" if name is not None else ""
-        reads = self.reads_of(fn) if self.stepped else set()
-        if not reads:
+        float32 = self.model.combine.precision == Precision.FLOAT32
+        reads = self.reads_of(fn) if self.expression and float32 and self.d.correlated_steps else set()
+        if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
             return self.fitted(lambda ref: fn(ref) + alias)
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
         steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP)
-        last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1)], source=source,
-                      alias=self.column("input"), end="")
+        last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1, inlined=False)],
+                      source=source, alias=self.column("input"), end="")
         return "(WITH " + ",\n".join(steps) + "\n" + last + ")" + alias
+
+    def named_length(self, fn: Callable[[Ref], str], reads: set[str]) -> int:
+        """The length of ``fn`` and of each named value it reads, written once each (the steps of :meth:`item`)."""
+        return len(fn(self.column)) + sum(len(self.definitions[name][0](self.column)) for name in reads)
 
     def reads_of(self, fn: Callable[[Ref], str]) -> set[str]:
         """The named values ``fn`` reads, and those they read, and so on."""
