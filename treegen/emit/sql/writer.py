@@ -28,7 +28,7 @@ PostgreSQL's
 MySQL, which has no infinity, where a score overflows the doubles. In expression mode a named value is
 written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the text about a
 hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap); where the engine takes
-a correlated scalar subquery of steps (SQLite, PostgreSQL, DuckDB; ``Dialect.correlated_steps``), such an output
+a correlated scalar subquery of steps (SQLite, PostgreSQL; ``Dialect.correlated_steps``), such an output
 of a float32 model is one instead (57 KB), its steps written once.
 """
 from __future__ import annotations
