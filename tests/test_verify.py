@@ -1016,3 +1016,15 @@ def test_a_library_category_spelt_as_a_missing_value_agrees_against_the_library(
     results = verify(model, None, ["python", "sql"], ["sqlite"], against=path)
     assert [(r.target, r.ok) for r in results] == [("LightGBM itself", True), ("python", True), ("sql/sqlite", True)], \
         [r.line() for r in results]
+
+
+def test_export_notes_an_expression_of_scalar_subqueries_only_where_it_writes_one(tmp_path):
+    """PostgreSQL's float32 expression is a subquery where inlining would double an output (--proba: expf reads
+    the sum about ten times), not its label alone (the sum against a cut): `export` notes the one only."""
+    model = XGB_FIXTURES + "binary-3.2.0.json"
+    treegen = [sys.executable, "-m", "treegen", "export", model, "--to", "sql", "--dialect", "postgres", "--expression"]
+    alone = subprocess.run(treegen, capture_output=True, text=True)
+    assert alone.returncode == 0 and "(WITH" not in alone.stdout and alone.stderr == "", alone.stderr
+    proba = subprocess.run([*treegen, "--proba"], capture_output=True, text=True)
+    assert proba.returncode == 0 and proba.stdout.count("(WITH ") == 2, proba.stderr
+    assert proba.stderr == NOTE_SUBQUERY.replace("sqlite:", "postgres:")

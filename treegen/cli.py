@@ -493,7 +493,7 @@ def export(model, target, output, **options):
             click.echo(f"treegen: note: {why}; `treegen verify` measures how far from the model", err=True)
     if target == "sql" and options.get("expression"):
         from .emit.sql import subquery_note
-        if note := subquery_note(loaded, **check_options(target, options)):
+        if note := subquery_note(text, **check_options(target, options)):
             click.echo(f"treegen: note: {note}", err=True)
         if len(text.encode()) > BIG_EXPRESSION:
             _note_big_expression(loaded, text, options)

@@ -61,12 +61,11 @@ def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_o
                        "query names partial sums); it computes the float32 sums and link in double")
 
 
-def subquery_note(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> str | None:
-    """What `export` says of an expression whose outputs may be scalar subqueries of steps (a float32 model's, in a
-    dialect whose engine takes them: :meth:`.writer.Writer.item`), which engines refuse in a generated column;
-    None for any other text."""
+def subquery_note(text: str, dialect: str = "ansi", expression: bool = False, **_options) -> str | None:
+    """What `export` says of an expression ``text`` that has an output written as a scalar subquery of steps
+    (:meth:`.writer.Writer.item`), which engines refuse in a generated column; None for any other text."""
     d = find_dialect(dialect)
-    if not expression or not d.correlated_steps or model.combine.precision != Precision.FLOAT32:
+    if not expression or not d.correlated_steps or not (text.startswith("(WITH ") or "\n(WITH " in text):
         return None
     return (f"{d.name}: an output that computes float32 steps (or reads a value more than once) is a scalar subquery "
             "of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
