@@ -674,6 +674,9 @@ def test_an_expression_is_as_long_as_counted_before_it_is_written(dialect):
     for model in (boosted_model(3, "softmax"), float32_model(boosted_model(3, "sigmoid")), random_model(3)):
         writer = Writer(computed(model, dialect, expression=True)[0], DIALECTS[dialect], STRATEGIES, expression=True,
                         fit=False)
+        if not writer.inlines:  # SQLite's float32 steps: a scalar subquery of named steps, nothing inlined
+            assert (dialect, model.combine.precision) == ("sqlite", "float32")
+            continue
         prediction = writer.prediction(False)
         assert writer.inlined_length(prediction) == len(writer.fitted(prediction))
 

@@ -309,7 +309,8 @@ def test_raw_sums_at_the_label_cut_are_labelled_as_xgboost_does_in_every_target(
 def test_sqlite_adds_in_float32_where_a_sum_in_double_would_cross_the_cut(tmp_path):
     """SQLite has no 4-byte float: its query rounds each step in double arithmetic. Row 0 sums 2^24 + 0.9 - 2^24:
     0 in float32 (XGBoost: class 0, p 0.5), 0.9 in double (class 1, the label SQLite gave before); row 1 sums
-    0.9 alone. XGBoost's own labels and probabilities, bit for bit, from the query with and without --proba."""
+    0.9 alone. XGBoost's own labels and probabilities, bit for bit, from the query with and without --proba, and
+    from the --expression, whose outputs are scalar subqueries of the same steps (it added in double: class 1)."""
     assert_crosses_the_cut_as_xgboost(tmp_path, "sqlite")
 
 
@@ -335,14 +336,20 @@ def assert_crosses_the_cut_as_xgboost(tmp_path, dialect: str, dsn: str | None = 
     assert bits([r[3] for r in got]) == bits([p[0] for p in predictions])
     assert bits([r[2] for r in got]) == bits([float(np.float32(1.0) - np.float32(p[0])) for p in predictions])
     assert [r[-1] for r in query(TARGETS["sql"].emit(model, dialect=dialect), model, rows, dialect, dsn=dsn)] == labels
+    alone, items = (TARGETS["sql"].emit(model, dialect=dialect, expression=True, proba=proba) for proba in (False, True))
+    assert [r[0] for r in query(f"SELECT {alone} FROM input", model, rows, dialect, dsn=dsn)] == labels
+    got = query(f"SELECT {items} FROM input", model, rows, dialect, dsn=dsn)
+    assert [r[0] for r in got] == labels
+    assert bits([r[2] for r in got]) == bits([p[0] for p in predictions])
 
 
 @pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
 def test_sqlite_predicts_xgboosts_float32_probabilities_bit_for_bit(objective, trees):
     """XGBoost's own predict and predict_proba from SQLite's query, a step a tree: 600 trees (a chain that
-    nested derived tables would overflow the parser with), and a softmax of three classes. Adding in double
-    gives other sums on many rows (the SQL's before)."""
-    assert_predicts_as_xgboost(objective, trees, "sqlite")
+    nested derived tables would overflow the parser with), and a softmax of three classes; and from its
+    --expression, each output a scalar subquery of those steps. Adding in double gives other sums on many rows
+    (the SQL's before; the expression's, whose every probability differed in the last bits)."""
+    assert_predicts_as_xgboost(objective, trees, "sqlite", expression=True)
 
 
 @pytest.mark.parametrize("objective, trees", [("binary:logistic", 600), ("multi:softprob", 40)])
@@ -372,7 +379,8 @@ def test_a_mysql_expression_past_100_trees_a_class_computes_in_double(mysql_serv
     assert [r[0] for r in got] == [in_double.predict(row) for row in rows]
 
 
-def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: str | None = None) -> None:
+def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: str | None = None,
+                               expression: bool = False) -> None:
     rng = np.random.default_rng(5)
     x = rng.standard_normal((300, 3)).astype(np.float32)
     y = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5) * (objective != "binary:logistic")
@@ -385,6 +393,10 @@ def assert_predicts_as_xgboost(objective: str, trees: int, dialect: str, dsn: st
     width = len(model.target.classes)
     assert [r[3] for r in got] == [str(label) for label in booster.predict(x)]
     assert bits([v for r in got for v in r[4:4 + width]]) == bits(booster.predict_proba(x).ravel().tolist())
+    if expression:
+        items = TARGETS["sql"].emit(model, dialect=dialect, expression=True, proba=True)
+        assert [list(r) for r in query(f"SELECT {items} FROM input", model, rows, dialect, dsn=dsn)] == \
+            [list(r[3:]) for r in got]
 
 
 def test_a_binary_label_is_decided_on_the_raw_sum_without_expf():

@@ -9,6 +9,7 @@ import glob
 import math
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from test_emit_sql import assert_agrees, engine, without_whole_stage_code  # noqa: F401  (engine: a fixture)
@@ -190,3 +191,81 @@ def test_a_nan_leaf_is_refused_in_one_line_in_every_dialect():
     for dialect in DIALECTS:
         with pytest.raises(TreegenError, match=f"^{dialect}: the model holds a NaN value"):
             emit(replace(model, trees=[Tree(nodes)]), "sql", dialect=dialect)
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, request):
+    """SQLite has no 4-byte float: its --expression of a float32 model makes each output a correlated scalar
+    subquery of the query's own steps, each rounded in double arithmetic, so it is the model's bit for bit (it
+    added in double: other probabilities, and labels where the sums fall either side of a cut). PostgreSQL does
+    so where inlining would double an output (expf of each sum, 8-300x smaller: it was 4.1 MB for the
+    multiclass fixture). Every XGBoost fixture (categorical codes, missing=, vector leaves), one tree (no step),
+    a double link over float32 sums, and names that could be read wrong inside the subquery (quotes, a name like
+    the steps' columns, "1"), with --proba and --leaf, on verify's probes (thresholds, an ulp either side, NULL,
+    unknown categories)."""
+    from dataclasses import replace
+
+    from test_emit_sql import boosted_model, float32_model, with_categories
+
+    from treegen.emit.sql import computed
+    from treegen.model import Combine, Target
+    from treegen.targets import emit
+    from treegen.testing import HOSTILE_NAMES, random_model
+    from treegen.verify import verify
+    fixtures = sorted(p for pattern in ("xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json",
+                                        "xgboost/vector_leaves-2.1.4.json")
+                      for p in glob.glob(os.path.join(FIXTURES, pattern)) if not p.endswith(".expected.json"))
+    models = [import_file(path) for path in fixtures]
+    single = random_model(1, regression=True)
+    models.append(replace(single, combine=replace(single.combine, precision=Precision.FLOAT32)))
+    one_tree = random_model(2, regression=True)
+    models.append(replace(one_tree, combine=Combine(CombineKind.SUM, init=(0.5,), precision=Precision.FLOAT32)))
+    square = random_model(3, regression=True, n_trees=3)
+    models.append(replace(square, combine=Combine(CombineKind.SUM, init=(0.5,), link=Link.SIGN_SQUARE,
+                                                  precision=Precision.FLOAT32)))
+    names = ["1", "treegen_s0_sum_0", '"; DROP TABLE x; --', "new\nline", "名字"]
+    for seed, link in ((4, "sigmoid"), (5, "softmax")):
+        model = with_categories(float32_model(boosted_model(seed, link)), HOSTILE_NAMES * 2)
+        features = tuple(replace(f, name=name) for f, name in zip(model.features, names))
+        labels = Target("y", "classification", tuple(HOSTILE_NAMES[10:10 + len(model.target.classes)]))
+        models.append(replace(model, features=features, target=labels))
+    assert len(models) == 19
+    table = 'say "hi".it\'s' if dialect == "sqlite" else "input"  # (PostgreSQL: the schema must exist)
+    dsns = {"postgres": request.getfixturevalue("postgres_dsn")} if dialect == "postgres" else {}
+    subqueries = 0
+    for number, model in enumerate(models):
+        assert computed(model, dialect, expression=True) == (model, None)
+        path = tmp_path / f"{number}.sql"
+        text = emit(model, "sql", dialect=dialect, expression=True, leaf=True, table=table,
+                    proba=model.target.is_classification)
+        subqueries += text.startswith("(WITH") or "\n(WITH" in text
+        if fixtures[number:number + 1] == [os.path.join(FIXTURES, "xgboost", "multiclass-3.2.0.json")]:
+            assert len(text) < 200_000, len(text)  # inlined: 4 MB or more
+        path.write_text(text, encoding="utf-8")
+        [result] = verify(model, None, [], [dialect], programs=[str(path)], leaf=True, table=table, dsns=dsns)
+        assert result.ok and result.note is None, (number, result.line())
+    assert subqueries == (18 if dialect == "sqlite" else 16)
+
+
+def test_a_float32_expression_in_sqlite_serves_a_view_not_a_generated_column():
+    """What `export` says of SQLite's float32 expression, its outputs scalar subqueries: a view reads it, with the
+    query's answers; SQLite refuses it as a generated column."""
+    import sqlite3
+    from contextlib import closing
+
+    import pytest
+
+    from treegen.targets import emit
+    model = import_file(os.path.join(FIXTURES, "xgboost", "binary-3.2.0.json"))
+    expression = emit(model, "sql", dialect="sqlite", expression=True)
+    rows = [(x0 / 4, x1 / 4, None if x0 == x1 else 0.5) for x0 in range(-6, 6) for x1 in range(-6, 6)]
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute('CREATE TABLE "input" ("x0" REAL, "x1" REAL, "x2" REAL)')
+        connection.executemany('INSERT INTO "input" VALUES (?, ?, ?)', rows)
+        connection.execute(f'CREATE VIEW "scored" AS SELECT "x0", {expression} AS "p" FROM "input"')
+        viewed = connection.execute('SELECT "p" FROM "scored"').fetchall()
+        assert viewed == [r[-1:] for r in connection.execute(emit(model, "sql", dialect="sqlite")).fetchall()]
+        assert {p for (p,) in viewed} == {"0", "1"}
+        with pytest.raises(sqlite3.OperationalError, match="subqueries prohibited in generated columns"):
+            connection.execute(f'CREATE TABLE "stored" ("x0" REAL, "x1" REAL, "x2" REAL, '
+                               f'"p" TEXT GENERATED ALWAYS AS ({expression}))')

@@ -210,19 +210,26 @@ def test_a_sql_file_exported_with_other_keep_columns_is_one_error_line(tmp_path)
         "columns id before the prediction: it passes no id through (exported without --keep?)\n"), done.stderr
 
 
-def test_an_expression_file_of_a_float32_model_in_sqlite_is_held_to_what_it_computes(tmp_path):
-    """SQLite's --expression of an XGBoost model computes its float32 sums in double (no steps to round): given
-    as a --program, it is held to that model, its labels to XGBoost's, and its line says how far its scores are,
-    as verify's own expression is; it was held to the float32 scores, every row a MISMATCH."""
+NOTE_SUBQUERY = ("treegen: note: sqlite: an output that computes float32 steps (or reads a value more than once) "
+                 "is a scalar subquery of them, for a SELECT's list or a view (a generated column or an index "
+                 "refuses a subquery)\n")
+
+
+def test_an_expression_file_of_a_float32_model_in_sqlite_is_the_models_bit_for_bit(tmp_path):
+    """SQLite's --expression of an XGBoost model rounds each float32 step as its query does (each output a scalar
+    subquery of the steps): given as a --program with its leaf ids, it is held to the model bit for bit, with no
+    note (it computed in double, and its line said how far its scores were)."""
     model = XGB_FIXTURES + "multiclass-3.2.0.json"
     expression = tmp_path / "expression.sql"
     treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "export", model, "--to", "sql", "--dialect", "sqlite", "--expression", "--proba", "-o",
-                    str(expression)], check=True, capture_output=True)
-    done = subprocess.run([*treegen, "verify", model, "--program", str(expression), "--dialect", "sqlite"],
+    exported = subprocess.run([*treegen, "export", model, "--to", "sql", "--dialect", "sqlite", "--expression",
+                               "--proba", "--leaf", "-o", str(expression)], capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stderr == NOTE_SUBQUERY, exported.stderr
+    done = subprocess.run([*treegen, "verify", model, "--program", str(expression), "--dialect", "sqlite", "--leaf"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.split()[1] == "ok", done.stdout + done.stderr
-    assert "computes the float32 sums and link in double, as the SQL does; scores within" in done.stdout
+    assert done.stdout.strip().endswith("rows agree (2000 probes)"), done.stdout
 
 
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
@@ -740,7 +747,8 @@ def test_probes_reach_each_end_of_a_missing_interval():
 def test_float32_sums_in_sqlite_and_mysql_are_the_models(mysql_server, tmp_path):
     """SQLite has no 4-byte float: an XGBoost model's query rounds each step in double arithmetic; MySQL casts
     to FLOAT. verify holds both bit for bit to the model, no note, as DuckDB's; `export` says nothing on stderr.
-    SQLite's --expression, which has no named steps to round, adds in double: `export` says so."""
+    SQLite's --expression rounds the same steps, in scalar subqueries: `export` says where they serve (it added
+    in double, and said so)."""
     import glob
 
     from treegen.importers import import_file
@@ -757,10 +765,8 @@ def test_float32_sums_in_sqlite_and_mysql_are_the_models(mysql_server, tmp_path)
     assert exported.stderr == ""
     exported = subprocess.run([sys.executable, "-m", "treegen", "export", str(saved), "--to", "sql", "--dialect",
                                "sqlite", "--expression"], capture_output=True, text=True)
-    assert exported.returncode == 0, exported.stderr
-    assert exported.stderr == ("treegen: note: sqlite has no 4-byte float: an expression (no named steps to round) "
-                               "computes the float32 sums and link in double; `treegen verify` measures how far "
-                               "from the model\n")
+    assert exported.returncode == 0 and exported.stdout.startswith("(WITH"), exported.stderr
+    assert exported.stderr == NOTE_SUBQUERY
 
 
 def test_a_float32_sum_that_overflows_in_the_model_overflows_in_sqlite():
@@ -1012,3 +1018,15 @@ def test_a_library_category_spelt_as_a_missing_value_agrees_against_the_library(
     results = verify(model, None, ["python", "sql"], ["sqlite"], against=path)
     assert [(r.target, r.ok) for r in results] == [("LightGBM itself", True), ("python", True), ("sql/sqlite", True)], \
         [r.line() for r in results]
+
+
+def test_export_notes_an_expression_of_scalar_subqueries_only_where_it_writes_one(tmp_path):
+    """PostgreSQL's float32 expression is a subquery where inlining would double an output (--proba: expf reads
+    the sum about ten times), not its label alone (the sum against a cut): `export` notes the one only."""
+    model = XGB_FIXTURES + "binary-3.2.0.json"
+    treegen = [sys.executable, "-m", "treegen", "export", model, "--to", "sql", "--dialect", "postgres", "--expression"]
+    alone = subprocess.run(treegen, capture_output=True, text=True)
+    assert alone.returncode == 0 and "(WITH" not in alone.stdout and alone.stderr == "", alone.stderr
+    proba = subprocess.run([*treegen, "--proba"], capture_output=True, text=True)
+    assert proba.returncode == 0 and proba.stdout.count("(WITH ") == 2, proba.stderr
+    assert proba.stderr == NOTE_SUBQUERY.replace("sqlite:", "postgres:")

@@ -491,8 +491,12 @@ def export(model, target, output, **options):
         why = TARGETS[target].computed(loaded, **check_options(target, options))[1]
         if why:
             click.echo(f"treegen: note: {why}; `treegen verify` measures how far from the model", err=True)
-    if target == "sql" and options.get("expression") and len(text.encode()) > BIG_EXPRESSION:
-        _note_big_expression(loaded, text, options)
+    if target == "sql" and options.get("expression"):
+        from .emit.sql import subquery_note
+        if note := subquery_note(text, **check_options(target, options)):
+            click.echo(f"treegen: note: {note}", err=True)
+        if len(text.encode()) > BIG_EXPRESSION:
+            _note_big_expression(loaded, text, options)
     beside = {} if output in (None, "-") else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
     if output in beside:

@@ -63,7 +63,7 @@ class Target:
     # file's text from the output's text).
     beside: tuple[tuple[str, str], ...] = ()
     # The emitter's function computed(model, **options) -> (the model the text computes, why it is not
-    # the model, or None): where the target's arithmetic cannot be the model's (float32 sums in an SQLite
+    # the model, or None): where the target's arithmetic cannot be the model's (float32 sums in a long MySQL
     # expression)
     computes: str | None = None
     # The emitter's function tolerance(model, **options) -> Tolerance or None (bit for bit): where the

@@ -466,8 +466,8 @@ def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: 
 
 def _as_exported(check: Check) -> dict:
     """The options a check's text was written with, as far as what it computes goes: a SQL file given that is
-    no query is an ``--expression``, which computes a float32 model in double where the engine has no 4-byte
-    float (:func:`treegen.emit.sql.computed`)."""
+    no query is an ``--expression``, which computes a float32 model in double where its sums nest deeper than
+    the engine holds (:func:`treegen.emit.sql.computed`: MySQL past 100 trees a class)."""
     if check.source is not None and "dialect" in check.options and not is_query(check.source):
         return {**check.options, "expression": True}
     return check.options

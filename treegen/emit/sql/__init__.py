@@ -35,7 +35,7 @@ from .depth import sqlite_reads
 from .dialects import DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "tolerance"]
+__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "subquery_note", "tolerance"]
 
 
 # name (as a dialect's row lists it) -> the strategy's class
@@ -43,26 +43,32 @@ STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": wal
 
 
 def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> tuple[Model, str | None]:
-    """The model the SQL computes in ``dialect``, and why it is not ``model`` (None when it is): in an
-    engine without a 4-byte float (SQLite) a query rounds each float32 step (XGBoost's sums and link) in
-    double arithmetic, a named value each (:meth:`.writer.Writer.round_step`), but an ``expression`` has no
-    named values to round: it adds the sums and applies the link in double; so does an expression whose
-    sums of rounded steps nest deeper than the engine holds (``Dialect.rounded_sum_terms``: MySQL), where a
-    query names partial sums. That SQL is exact against that model; `treegen verify` measures how far its
-    scores are from the float32 ones (about 1e-7 relative) and holds the labels to the model's."""
+    """The model the SQL computes in ``dialect``, and why it is not ``model`` (None when it is): an
+    ``expression`` whose sums of float32 steps nest deeper than the engine holds (``Dialect.rounded_sum_terms``:
+    MySQL), where a query names partial sums, adds the sums and applies the link in double. That SQL is exact
+    against that model; `treegen verify` measures how far its scores are from the float32 ones (about 1e-7
+    relative) and holds the labels to the model's. (In an engine without a 4-byte float, SQLite, an expression
+    rounds each float32 step in double arithmetic as a query does, in a scalar subquery of named steps:
+    :meth:`.writer.Writer.item`.)"""
     d = find_dialect(dialect)
-    if model.combine.precision != Precision.FLOAT32 or not expression:
+    if model.combine.precision != Precision.FLOAT32 or not expression or d.float32 is None or not d.rounded_sum_terms:
         return model, None
-    if d.float32 is None:
-        why = f"{d.name} has no 4-byte float: an expression (no named steps to round) computes"
-    else:
-        terms = 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
-        if not d.rounded_sum_terms or terms <= d.rounded_sum_terms:
-            return model, None
-        why = (f"{d.name}: an expression of {terms} float32 additions nests deeper than the engine holds (a query "
-               "names partial sums); it computes")
+    terms = 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
+    if terms <= d.rounded_sum_terms:
+        return model, None
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))
-    return in_double, f"{why} the float32 sums and link in double"
+    return in_double, (f"{d.name}: an expression of {terms} float32 additions nests deeper than the engine holds (a "
+                       "query names partial sums); it computes the float32 sums and link in double")
+
+
+def subquery_note(text: str, dialect: str = "ansi", expression: bool = False, **_options) -> str | None:
+    """What `export` says of an expression ``text`` that has an output written as a scalar subquery of steps
+    (:meth:`.writer.Writer.item`), which engines refuse in a generated column; None for any other text."""
+    d = find_dialect(dialect)
+    if not expression or not d.correlated_steps or not (text.startswith("(WITH ") or "\n(WITH " in text):
+        return None
+    return (f"{d.name}: an output that computes float32 steps (or reads a value more than once) is a scalar subquery "
+            "of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
 
 
 def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:
@@ -123,9 +129,8 @@ def _written(model: Model, d, source: str | None, expression: bool, proba: bool,
         outputs.append((leaf_name, sql.leaf()))
     if expression:
         if len(outputs) == 1:
-            return sql.fitted(outputs[0][1]) + "\n"
-        return ",\n".join(sql.fitted(lambda ref, fn=fn: f"{fn(ref)} AS {sql.d.identifier(name)}")
-                           for name, fn in outputs) + "\n"
+            return sql.item(outputs[0][1]) + "\n"
+        return ",\n".join(sql.item(fn, name) for name, fn in outputs) + "\n"
     return sql.query(source, outputs)
 
 

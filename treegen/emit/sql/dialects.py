@@ -92,8 +92,8 @@ class Dialect:
     # {0} rounded to the nearest float32 and read back as a double: a cast to the engine's 4-byte
     # float (round to nearest, ties to even: checked against the model in every test); None: the engine
     # has no float32 type (SQLite): a model in float32 arithmetic rounds each step in double arithmetic, a
-    # named value each (Writer.round_step; an expression computes it in double: sql.computed), its XGBoost
-    # codes too (.arithmetic.float32_split)
+    # named value each (Writer.round_step; an expression's output, a scalar subquery of them: Writer.item), its
+    # XGBoost codes too (.arithmetic.float32_split)
     float32: str | None = None
     integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
     concat: str = "({0} || {1})"  # in parentheses: the pairs nest as a balanced tree (Writer.concat)
@@ -130,6 +130,10 @@ class Dialect:
     # it they run once a row. "": DuckDB and Spark compute a shared column once; ANSI writes none, as
     # a distributed engine (Spark, Trino) may gather every row into one task for an OFFSET.
     kept_apart: str = ""
+    # an expression's output may be a scalar subquery of WITH steps that read the outer row's columns
+    # (Writer.item), each row's in the rows' order; MariaDB 10.11 refuses an outer column in a CTE or a derived
+    # table ("Unknown column")
+    correlated_steps: bool = False
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
     exp_error: tuple[float, str] | None = None  # how far (relative) and why its EXP is not glibc's exp
@@ -253,12 +257,13 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # around deep tests; an expression deeper than 1000 is refused
             parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
             nan_is_null=True,  # inf - inf is NULL
-            kept_apart=" LIMIT -1 OFFSET 0",
+            kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
             text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
             kept_apart=" OFFSET 0",  # also keeps LLVM's JIT from compiling each copy (150 s instead of 3 s)
+            correlated_steps=True,
             nan="'NaN'::float8", name_limit=63, nesting=24, sum_terms=1000,  # 800 measured
             pick="(ARRAY[{items}])[{index}]",
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
@@ -270,6 +275,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+            # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
+            # another order, each with its own answers: measured on 5,000 rows of a walked model)
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the

@@ -13,20 +13,23 @@ double or with every step rounded to float32; the links, XGBoost's float32 ones 
 written out in SQL), and the label follows the model's decision rule (a binary XGBoost's or LightGBM's: its raw
 sum at or above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
-step; in expression mode the same values are written inline.
+step; in expression mode the same values are written inline, or an output is a scalar subquery of them
+(:meth:`Writer.item`).
 
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
 float32 links use no ``EXP``), which `verify` allows within the dialect's ``exp_error``.
 float32 sums are a cast to the engine's 4-byte float each step; SQLite has none: there each rounded step is a
 named value rounded in plain double arithmetic where it is read (:meth:`Writer.round_step`), the steps a
-``WITH`` chain, a step a tree; an expression, which has no named values, is given the model in double
-(:func:`treegen.emit.sql.computed`); MySQL's ``FLOAT`` stops at the largest float32 where a step overflows;
+``WITH`` chain, a step a tree; in an expression each output that reads them is a correlated scalar subquery of
+that chain (:meth:`Writer.item`); MySQL's ``FLOAT`` stops at the largest float32 where a step overflows;
 PostgreSQL's
 ``float4`` raises an error where a step overflows float32 or rounds a number other than 0 to 0, and
-MySQL, which has no infinity, where a score overflows the doubles. In expression mode every named value
-is written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the
-text about a hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap).
+MySQL, which has no infinity, where a score overflows the doubles. In expression mode a named value is
+written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the text about a
+hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap); where the engine takes
+a correlated scalar subquery of steps (SQLite, PostgreSQL; ``Dialect.correlated_steps``), such an output
+of a float32 model is one instead (57 KB), its steps written once.
 """
 from __future__ import annotations
 
@@ -47,6 +50,9 @@ from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
 from .dialects import Dialect
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
+# the derived tables SQLite's parser stack holds around a step of an expression's scalar subquery (Writer.item): a
+# step's column there is read with 80 entries left of a SELECT's 93, a derived table's 6 each (depth.DERIVED_TABLE)
+SUBQUERY_STEP = 3
 SHARED_FEATURES = 5  # a path's weight as a CASE nested over at most so many features (2^5 weights)
 
 
@@ -156,9 +162,10 @@ class Writer:
         # a score may be NaN (a linear leaf reading +inf and -inf, an infinite sum), NULL in SQLite
         self.nan_scores = scores_nan(model)
         # float32 arithmetic where the engine has no 4-byte float (SQLite): each rounded step is a named value
-        # that the next reads as a column (:meth:`round_step`); an expression, which has none, is given the
-        # model in double (sql.computed)
-        self.stepped = d.float32 is None and model.combine.precision == Precision.FLOAT32 and not expression
+        # that the next reads as a column (:meth:`round_step`); in an expression, each output that reads them is a
+        # scalar subquery of those steps (:meth:`item`)
+        self.stepped = d.float32 is None and model.combine.precision == Precision.FLOAT32
+        self.inlines = expression and not self.stepped  # each named value written wherever it is read
         self.null_scores = d.nan_is_null and self.nan_scores
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
@@ -396,7 +403,7 @@ class Writer:
         sum is exact at any length (in expression mode, where every name is written inline,
         :meth:`total` groups them instead)."""
         chunk = self.chain(shallow, rounded is not None)
-        if len(terms) <= chunk or self.d.fold or self.expression:
+        if len(terms) <= chunk or self.d.fold or self.inlines:
             return (lambda ref: self.total([t(ref) for t in terms], shallow, rounded)), list(uses)
         partial, reads = None, list(uses)
         for n, start in enumerate(range(0, len(terms), chunk - 1)):
@@ -833,16 +840,18 @@ class Writer:
             steps[step - 1].append(name)
         return steps
 
-    def fitted(self, text: Callable[[Ref], str], tables: int = 0) -> str:
+    def fitted(self, text: Callable[[Ref], str], tables: int = 0, inlined: bool | None = None) -> str:
         """``text(ref)``, a SELECT's column inside ``tables`` derived tables (``ref``: :meth:`column`; in
         expression mode :meth:`inline`), with its trees' CASEs nested less deep where the engine's parser
         would overflow (``Dialect.parser_depth``; a CASE level takes 4 to 6 entries): SQLite's stack holds
         the derived tables and every CASE, function and operator around the deepest test. A column that
         fits at the dialect's ``nesting`` is written at it; else at the deepest nesting that SQLite's own
         parser reads (``ask_sqlite``: :meth:`_parsed`), or that :func:`.depth.depth` measures to fit
-        (:meth:`_measured`)."""
-        ref = self.inline if self.expression else self.column
-        if self.expression:
+        (:meth:`_measured`). ``inlined``: whether named values are written inline (default: in expression mode,
+        :attr:`inlines`)."""
+        inlined = self.inlines if inlined is None else inlined
+        ref = self.inline if inlined else self.column
+        if inlined:
             self.check_inlined_length(text)
         if self.d.parser_depth is None or not self.fit:
             return text(ref)
@@ -881,7 +890,8 @@ class Writer:
         """The column at a nesting whose stack entries :func:`.depth.depth` counts within the dialect's
         ``parser_depth``: a level less for each 6 entries too many."""
         # an inlined value is measured once, as a stand-in as deep as it (a softmax inlines each tree ~20 times)
-        probe = self.stand_in if self.expression else ref
+        inlined = ref == self.inline
+        probe = self.stand_in if inlined else ref
         room = self.d.parser_depth - DERIVED_TABLE * tables
         while (excess := depth(written := text(probe)) - room) > 0:
             if self.nesting == 0:
@@ -890,7 +900,7 @@ class Writer:
             self.nesting = max(0, self.nesting - max(1, excess // 6))
             self._inlined.clear()
             self._depths.clear()
-        if self.expression:
+        if inlined:
             written = text(ref)
         return written
 
@@ -920,36 +930,80 @@ class Writer:
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
 
     def query_with(self, source: str, stages: list[list[str]], outputs) -> str:
-        """:meth:`query` with each step a common table expression reading the one before: a float32 sum in
-        SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's stack. Each
-        ends with ``kept_apart``, else SQLite merges them and copies each step's expression wherever it is read.
-        A step passes on only the values read later (a partial sum is read by the next step alone): ``.*``
-        would carry every earlier one through every step, quadratic in the trees."""
-        steps, read_by_outputs = [], set()
-        for _, fn in outputs:
-            fn(lambda name: read_by_outputs.add(name) or name)
-        last_read = {name: len(stages) for name in read_by_outputs}  # the step that reads a value last
-        for n, names in enumerate(stages):
-            for name in names:
-                for used in self.definitions[name][1]:
-                    last_read[used] = max(last_read.get(used, n), n)
+        """:meth:`query` with each step a common table expression reading the one before (:meth:`with_steps`): a
+        float32 sum in SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's
+        stack."""
         carried = [self.d.identifier(name) for name in self.kept] + self.columns
-        for n, names in enumerate(stages):
-            alias = self.column(f"t{n}")
-            named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
-                     for name in names]
-            before = [name for step in stages[:n] for name in step if last_read.get(name, -1) > n]
-            passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
-            items = passed + [self.fitted(text, 1) for text in named]
-            step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
-            steps.append(f"{self.column(f'step{n}')} AS (\n{step}\n)")
-            source = self.column(f"step{n}")
+        steps, source = self.with_steps(stages, [fn for _, fn in outputs], carried, source, 1)
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]
         named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
         items = kept + self.columns + [self.fitted(text, 1) for text in named]
         last = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="")
         return "WITH " + ",\n".join(steps) + "\n" + last + "\n"
+
+    def with_steps(self, stages: list[list[str]], outputs: list[Callable[[Ref], str]], carried: list[str],
+                   source: str | None, tables: int) -> tuple[list[str], str]:
+        """The ``WITH``'s steps that compute ``stages`` for ``outputs``, each ``name AS (SELECT ...)`` reading the
+        one before (the first ``source``; None: no table, the columns a correlated subquery reads are the outer
+        row's), passing on ``carried`` columns; and the last step's name. Each ends with ``kept_apart``, else
+        SQLite merges them and copies each step's expression wherever it is read. A step passes on only the values
+        read later (a partial sum is read by the next step alone): ``.*`` would carry every earlier one through
+        every step, quadratic in the trees. ``tables``: how deep a step's columns are (:meth:`fitted`)."""
+        steps, read_by_outputs = [], set()
+        for fn in outputs:
+            fn(lambda name: read_by_outputs.add(name) or name)
+        last_read = {name: len(stages) for name in read_by_outputs}  # the step that reads a value last
+        for n, names in enumerate(stages):
+            for name in names:
+                for used in self.definitions[name][1]:
+                    last_read[used] = max(last_read.get(used, n), n)
+        for n, names in enumerate(stages):
+            alias = self.column(f"t{n}")
+            named = [lambda ref, name=name: f"{self.definitions[name][0](ref)} AS {self.column(name)}"
+                     for name in names]
+            before = [name for step in stages[:n] for name in step if last_read.get(name, -1) > n]
+            passed = [f"{alias}.{column}" for column in carried + [self.column(name) for name in before]]
+            items = passed + [self.fitted(text, tables, inlined=False) for text in named]
+            step = render("sql", "select.sql.j2", items=items, source=source, alias=alias, end=self.d.kept_apart)
+            steps.append(f"{self.column(f'step{n}')} AS (\n{step}\n)")
+            source = self.column(f"step{n}")
+        return steps, source
+
+    def item(self, fn: Callable[[Ref], str], name: str | None = None) -> str:
+        """One output of an expression (``name``: with ``AS name``), its named values written inline, or a
+        correlated scalar subquery of the query's own steps (:meth:`with_steps`), those it reads alone, each
+        step kept apart, where the dialect can (``correlated_steps``) and either they are float32 steps that
+        must stay named values (SQLite's, :meth:`round_step`) or, in a float32 model, inlining them would at
+        least double the output's text (``expf`` reads its argument about ten times: a softmax's class scores
+        read every sum). Its features are the outer row's columns, which no step's column (:meth:`column`)
+        hides. SQLite refuses a subquery in a generated column or an index: such an expression is for a
+        SELECT's list or a view."""
+        alias = f" AS {self.d.identifier(name)}" if name is not None else ""
+        float32 = self.model.combine.precision == Precision.FLOAT32
+        reads = self.reads_of(fn) if self.expression and float32 and self.d.correlated_steps else set()
+        if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
+            return self.fitted(lambda ref: fn(ref) + alias)
+        stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
+        steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP)
+        last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1, inlined=False)],
+                      source=source, alias=self.column("input"), end="")
+        return "(WITH " + ",\n".join(steps) + "\n" + last + ")" + alias
+
+    def named_length(self, fn: Callable[[Ref], str], reads: set[str]) -> int:
+        """The length of ``fn`` and of each named value it reads, written once each (the steps of :meth:`item`)."""
+        return len(fn(self.column)) + sum(len(self.definitions[name][0](self.column)) for name in reads)
+
+    def reads_of(self, fn: Callable[[Ref], str]) -> set[str]:
+        """The named values ``fn`` reads, and those they read, and so on."""
+        reads, new = set(), []
+        fn(lambda name: new.append(name) or name)
+        while new:
+            name = new.pop()
+            if name not in reads:
+                reads.add(name)
+                new.extend(self.definitions[name][1])
+        return reads
 
 
 def _apart(c: Condition) -> bool:
