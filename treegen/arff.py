@@ -55,6 +55,7 @@ _LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
 _EMPTY_FIELD = re.compile(r"^[ \t]*,|,[ \t]*,|,[ \t\r]*$", re.MULTILINE)  # a CSV's missing value
 _TO_SPACE = {code: " " for code in [*range(0x21), ord(",")]}  # separators made spaces, for str.split
+_DECIMAL_CHARACTERS = re.compile(r"[0-9.eE+?-]*")  # of plain numbers and '?' (plain_numbers)
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
@@ -437,19 +438,11 @@ def line_starts(text: str) -> list[int]:
 
 
 def plain_column_reader(feature: Feature):
-    """A function from a column of plain words to its values as the value decoders make them, which
-    raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
-    value."""
+    """A function from a column of plain words to its values as the value decoders make them (a
+    numeric column's as :class:`Doubles`), which raises ValueError where they must judge: a number
+    that is not plain ASCII decimal, an unknown value."""
     if feature.is_numeric:
-        def numbers(words: list[str]) -> list[float | None]:
-            joined = "".join(words)
-            if not joined.isascii() or "_" in joined:  # float() reads more than Java there
-                raise ValueError
-            values = [None if word == "?" else float(word) for word in words]
-            if not math.isfinite(sum(filter(None, values))):  # an infinity or NaN (or a sum that overflows)
-                raise ValueError
-            return values
-        return numbers
+        return plain_numbers
     known = set(feature.categories) | {"?"}
 
     def nominal(words: list[str]) -> list[str | None]:
@@ -457,6 +450,31 @@ def plain_column_reader(feature: Feature):
             raise ValueError
         return [None if word == "?" else word for word in words]
     return nominal
+
+
+def plain_numbers(words: list[str]) -> Doubles:
+    """The doubles of a column of words that are Java decimals or '?'; ValueError for any other word.
+    A word of digits, '.', 'e', 'E', '+' and '-' that float() reads is one of Java's decimals, and
+    float() reads it as Java does (correctly rounded; an exponent too large is an infinity in both);
+    the words it leaves out (NaN, Infinity, 1d, 0x1p3) are java_double's to judge."""
+    if not _DECIMAL_CHARACTERS.fullmatch("".join(words)):
+        raise ValueError
+    missing = np.zeros(len(words), dtype=bool)
+    if "?" in words:
+        words = list(words)
+        for k in missing_places(words):
+            words[k], missing[k] = "nan", True
+    return Doubles(np.fromiter(map(float, words), dtype=np.float64, count=len(words)), missing)
+
+
+def missing_places(words: list[str]) -> list[int]:
+    """Where '?' is in the words, found by list.index (a column misses few values)."""
+    places = [-1]
+    try:
+        while True:
+            places.append(words.index("?", places[-1] + 1))
+    except ValueError:
+        return places[1:]
 
 
 def is_keyword(token: Token, keyword: str) -> bool:
@@ -468,6 +486,27 @@ def describe(token: Token) -> str:
     return repr(token.text) if token.kind in (WORD, QUOTED) else token.kind
 
 
+def joined_doubles(blocks: list) -> Doubles:
+    """One numeric column of its blocks of values: :class:`Doubles` of plain rows, lists of the
+    doubles (None where missing) of the rows the tokenizer read."""
+    numbers, missing, values = [], [], []
+
+    def add_values():
+        doubles = Doubles.of(values)
+        numbers.append(doubles.numbers)
+        missing.append(doubles.missing)
+        values.clear()
+    for block in blocks:
+        if isinstance(block, Doubles):
+            add_values()
+            numbers.append(block.numbers)
+            missing.append(block.missing)
+        else:
+            values.extend(block)
+    add_values()
+    return Doubles(np.concatenate(numbers), np.concatenate(missing))
+
+
 def parse_arff(text: str, source: str = "<arff>") -> Table:
     """Read ARFF text into a :class:`Table`: nominal values as declared, numbers as the texts of
     the doubles Weka reads (``repr``: :class:`Doubles`), dates as the text of their milliseconds,
@@ -475,13 +514,13 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
-    columns, weights, lines = [[] for _ in features], [], []
+    blocks, weights, lines = [[] for _ in features], [], []
     for block, block_weights, block_lines in reader.rows(features, dates, token):
-        for column, values in zip(columns, block):
-            column.extend(values)
+        for column, values in zip(blocks, block):
+            column.append(values)
         weights.extend(block_weights)
         lines.extend(block_lines)
-    columns = [Doubles.of(column) if f.is_numeric and f.name not in dates else column
-               for f, column in zip(features, columns)]
+    columns = [joined_doubles(column) if f.is_numeric and f.name not in dates
+               else list(itertools.chain.from_iterable(column)) for f, column in zip(features, blocks)]
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)
