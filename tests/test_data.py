@@ -280,7 +280,7 @@ def test_a_numeric_column_read_at_once_holds_the_doubles_java_double_reads_word_
     words = ["?", word, "0.5", word, "?"]
     by_word = Doubles.of([None if w == "?" else java_double(w) for w in words])
     if fast:
-        assert bits(plain_numbers(words)) == bits(by_word)
+        assert bits(Doubles.of(plain_numbers(words))) == bits(by_word)
     else:
         with pytest.raises(ValueError):
             plain_numbers(words)
@@ -299,15 +299,36 @@ def test_plain_rows_read_tricky_numbers_as_the_tokenizer_does():
     assert plain == tokenized == "w.arff:89:1: column 'a': 'nan' is not a number"
 
 
-def read_both_ways(rows: list[str]) -> tuple:
-    """Two numeric columns of the rows read as plain rows and read by the tokenizer (a weight after
-    each row): their bits, lines and weights, or the error."""
-    header = "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n"
+@pytest.mark.parametrize("odd,error", [
+    ("", None), ("% a comment", None), ("\x01 3 ,,\t4\x0b ", None), ("3,\u00e9", None), ("'3',4", None),
+    ("1,2 {2}", None), ("1,2,3", "w.arff:5:5: expected 2 values as declared, found more"),
+    ("7", "w.arff:5:2: expected 2 values as declared, found 1"),
+    (("1,2,3", "7"), "w.arff:5:5: expected 2 values as declared, found more")])  # as many words as 2 rows
+def test_blocks_of_a_thousand_plain_lines_read_as_the_tokenizer_reads_their_rows(odd, error):
+    """Rows read 1000 lines at a time, checked on their words, or by the line regex after a line that
+    is not plain (blank, a comment, other separators, non-ASCII, quotes, a weight, too many or too few
+    values): the same values, lines, weights and errors as the tokenizer's."""
+    rows = [f"{k}.5,{k % 7}" for k in range(2600)]
+    odd = odd if isinstance(odd, tuple) else (odd,)
+    for n, k in enumerate((0, 999, 1000, 1001, 1998, 2400)):
+        rows[k] = odd[n % len(odd)]
+    header = "@relation r\n@attribute a numeric\n@attribute b {0,1,2,3,4,5,6,\u00e9}\n@data\n"
+    plain, tokenized = read_both_ways(rows, header, odd)
+    assert plain == tokenized
+    assert plain == error if error else len(plain[-1]) == 2600 - 6 * (odd[0] in ("", "% a comment"))
+
+
+def read_both_ways(rows: list[str], header: str = "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n",
+                   odd: tuple[str, ...] = ()) -> tuple:
+    """The columns of the rows read as plain rows and read by the tokenizer (a weight after each row
+    but the odd ones): their bits, lines and weights, or the error."""
     read = []
-    for text in (header + "\n".join(rows), header + "\n".join(row + " {1}" for row in rows)):
+    weighted = "\n".join(row if row in odd else row + " {1}" for row in rows)
+    for text in (header + "\n".join(rows), header + weighted):
         try:
             table = parse_arff(text, "w.arff")
-            read.append([bits(column) for column in table.columns] + [table.lines, table.weights])
+            read.append([bits(column) if isinstance(column, Doubles) else column for column in table.columns]
+                        + [table.lines, table.weights])
         except TreegenError as err:
             read.append(str(err))
     return tuple(read)

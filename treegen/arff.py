@@ -55,6 +55,7 @@ _LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
 _EMPTY_FIELD = re.compile(r"^[ \t]*,|,[ \t]*,|,[ \t\r]*$", re.MULTILINE)  # a CSV's missing value
 _TO_SPACE = {code: " " for code in [*range(0x21), ord(",")]}  # separators made spaces, for str.split
+_THOUSAND_LINES = re.compile(r"(?:[^\n]*\n){1,1000}")  # a block of rows to read at once (plain_words)
 _DECIMAL_CHARACTERS = re.compile(r"[0-9.eE+?-]*")  # of plain numbers and '?' (plain_numbers)
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
@@ -148,6 +149,7 @@ class Reader:
         self.line_starts = line_starts(text)
         self.tokens = self._scan(0)
         self.pushed: Token | None = None
+        self.thousand_plain_lines = True  # whether plain_words tries them first
 
     # -- tokens ----------------------------------------------------------------------------
 
@@ -328,11 +330,11 @@ class Reader:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
         read without the tokenizer, up to 1000 at a time, as it would read them; a list of values per
         attribute. None at any other row, which the tokenizer reads (and reports)."""
-        lines = plain_lines(len(decoders)).match(self.text, start)
-        if not lines:
+        found = self.plain_words(start, len(decoders))
+        if not found:
             return None
-        block = self.text[start:lines.end()]
-        words = block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
+        end, words = found
+        block = self.text[start:end]
         try:
             columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
         except ValueError:  # a value for the decoders to judge (and report at its offset), row by row
@@ -341,8 +343,23 @@ class Reader:
             columns = [list(values) for values in
                        zip(*[[None if word[0] == "?" else decode(word[0], start + word.start())
                               for decode, word in zip(decoders, row)] for row in rows])]
-        self.tokens = self._scan(lines.end())  # on from the next line
+        self.tokens = self._scan(end)  # on from the next line
         return columns
+
+    def plain_words(self, start: int, count: int) -> tuple[int, list[str]] | None:
+        """Where the plain rows from ``start`` on end (up to 1000 lines that hold ``count`` words alone
+        each), and their words; None if the line at ``start`` is not one."""
+        if self.thousand_plain_lines:
+            found = thousand_plain_lines(self.text, start, count)
+            if found:
+                return found
+            self.thousand_plain_lines = False  # a try costs 1000 lines: the next, after 1000 plain ones
+        lines = plain_lines(count).match(self.text, start)
+        if not lines:
+            return None
+        block = lines.group()
+        self.thousand_plain_lines = block.count("\n") == 1000
+        return lines.end(), block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -430,6 +447,22 @@ def plain_lines(count: int) -> re.Pattern:
     return re.compile(rf"(?:{line}){{1,1000}}")
 
 
+def thousand_plain_lines(text: str, start: int, count: int) -> tuple[int, list[str]] | None:
+    """The common block of :func:`plain_lines`, checked on its words, not by the regex: 1000 lines (or
+    the last ones, each ending in '\\n') in ASCII without ``% ' " { } \\r``, the line ends made a word
+    '%' that no plain word holds, so that each line's words are ``count`` and a '%'. Where they end and
+    their words, or None."""
+    lines = _THOUSAND_LINES.match(text, start)
+    if not lines or not lines.group().isascii() or any(c in lines.group() for c in "%'\"{}\r"):
+        return None
+    words = lines.group().replace("\n", " % ").translate(_TO_SPACE).split()
+    rows = lines.group().count("\n")
+    if len(words) != rows * (count + 1) or words[count::count + 1].count("%") != rows:
+        return None
+    del words[count::count + 1]
+    return lines.end(), words
+
+
 def line_starts(text: str) -> list[int]:
     """Where each line of the text starts (after ``\\r\\n``, ``\\r`` or ``\\n``)."""
     one_character_ends = text.replace("\r\n", " \n").replace("\r", "\n")
@@ -438,9 +471,9 @@ def line_starts(text: str) -> list[int]:
 
 
 def plain_column_reader(feature: Feature):
-    """A function from a column of plain words to its values as the value decoders make them (a
-    numeric column's as :class:`Doubles`), which raises ValueError where they must judge: a number
-    that is not plain ASCII decimal, an unknown value."""
+    """A function from a column of plain words to its values as the value decoders make them, which
+    raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
+    value."""
     if feature.is_numeric:
         return plain_numbers
     known = set(feature.categories) | {"?"}
@@ -452,19 +485,23 @@ def plain_column_reader(feature: Feature):
     return nominal
 
 
-def plain_numbers(words: list[str]) -> Doubles:
-    """The doubles of a column of words that are Java decimals or '?'; ValueError for any other word.
-    A word of digits, '.', 'e', 'E', '+' and '-' that float() reads is one of Java's decimals, and
-    float() reads it as Java does (correctly rounded; an exponent too large is an infinity in both);
-    the words it leaves out (NaN, Infinity, 1d, 0x1p3) are java_double's to judge."""
+def plain_numbers(words: list[str]) -> list[float | None]:
+    """The doubles of a column of words that are Java decimals or '?' (None); ValueError for any other
+    word. A word of digits, '.', 'e', 'E', '+' and '-' that float() reads is one of Java's decimals,
+    and float() reads it as Java does (correctly rounded; an exponent too large is an infinity in
+    both); the words it leaves out (NaN, Infinity, 1d, 0x1p3) are java_double's to judge."""
     if not _DECIMAL_CHARACTERS.fullmatch("".join(words)):
         raise ValueError
-    missing = np.zeros(len(words), dtype=bool)
-    if "?" in words:
-        words = list(words)
-        for k in missing_places(words):
-            words[k], missing[k] = "nan", True
-    return Doubles(np.fromiter(map(float, words), dtype=np.float64, count=len(words)), missing)
+    if "?" not in words:
+        return list(map(float, words))
+    words = list(words)
+    places = missing_places(words)
+    for k in places:
+        words[k] = "nan"
+    numbers = list(map(float, words))
+    for k in places:
+        numbers[k] = None
+    return numbers
 
 
 def missing_places(words: list[str]) -> list[int]:
@@ -486,27 +523,6 @@ def describe(token: Token) -> str:
     return repr(token.text) if token.kind in (WORD, QUOTED) else token.kind
 
 
-def joined_doubles(blocks: list) -> Doubles:
-    """One numeric column of its blocks of values: :class:`Doubles` of plain rows, lists of the
-    doubles (None where missing) of the rows the tokenizer read."""
-    numbers, missing, values = [], [], []
-
-    def add_values():
-        doubles = Doubles.of(values)
-        numbers.append(doubles.numbers)
-        missing.append(doubles.missing)
-        values.clear()
-    for block in blocks:
-        if isinstance(block, Doubles):
-            add_values()
-            numbers.append(block.numbers)
-            missing.append(block.missing)
-        else:
-            values.extend(block)
-    add_values()
-    return Doubles(np.concatenate(numbers), np.concatenate(missing))
-
-
 def parse_arff(text: str, source: str = "<arff>") -> Table:
     """Read ARFF text into a :class:`Table`: nominal values as declared, numbers as the texts of
     the doubles Weka reads (``repr``: :class:`Doubles`), dates as the text of their milliseconds,
@@ -514,13 +530,13 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     reader = Reader(text, source)
     features, dates, token = reader.header()
     check_column_names([f.name for f in features], source)
-    blocks, weights, lines = [[] for _ in features], [], []
+    columns, weights, lines = [[] for _ in features], [], []
     for block, block_weights, block_lines in reader.rows(features, dates, token):
-        for column, values in zip(blocks, block):
-            column.append(values)
+        for column, values in zip(columns, block):
+            column.extend(values)
         weights.extend(block_weights)
         lines.extend(block_lines)
-    columns = [joined_doubles(column) if f.is_numeric and f.name not in dates
-               else list(itertools.chain.from_iterable(column)) for f, column in zip(features, blocks)]
+    columns = [Doubles.of(column) if f.is_numeric and f.name not in dates else column
+               for f, column in zip(features, columns)]
     declared = {f.name: f for f in features}
     return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)
