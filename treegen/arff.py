@@ -353,7 +353,7 @@ class Reader:
             found = thousand_plain_lines(self.text, start, count)
             if found:
                 return found
-            self.thousand_plain_lines = False  # a try costs 1000 lines: the next, after 1000 plain ones
+            self.thousand_plain_lines = False  # a failed try costs 1000 lines: again after the regex reads 1000
         lines = plain_lines(count).match(self.text, start)
         if not lines:
             return None
