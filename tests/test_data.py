@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.arff import Doubles, java_double, parse_arff, plain_numbers, unescape
+from treegen.arff import Doubles, java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
@@ -258,7 +258,8 @@ def test_plain_rows_over_many_blocks_keep_their_values_and_lines(end):
     with pytest.raises(TreegenError, match="^bad.arff:2205:1: column 'a': 'zz' is not a number$"):
         parse_arff(text.replace(f"{end}2200.5,x{end}", f"{end}zz,x{end}"), "bad.arff")
 
-# Spellings of numbers, and whether plain_numbers reads them (the others are java_double's, word by word)
+# Spellings of numbers, and whether a plain row's column reads them at once (the others are java_double's, word by
+# word)
 TRICKY_NUMBERS = [
     ("1e5", True), ("1E+05", True), (".5", True), ("5.", True), ("-0", True), ("-0.0", True), ("+3", True),
     ("00012", True), ("1E-320", True), ("4.9e-324", True), ("2.4e-324", True), ("2.5e-324", True),
@@ -273,17 +274,6 @@ TRICKY_NUMBERS = [
 
 def bits(doubles: Doubles) -> tuple[bytes, bytes]:
     return doubles.numbers.tobytes(), doubles.missing.tobytes()
-
-
-@pytest.mark.parametrize("word,fast", TRICKY_NUMBERS)
-def test_a_numeric_column_read_at_once_holds_the_doubles_java_double_reads_word_by_word(word, fast):
-    words = ["?", word, "0.5", word, "?"]
-    by_word = Doubles.of([None if w == "?" else java_double(w) for w in words])
-    if fast:
-        assert bits(Doubles.of(plain_numbers(words))) == bits(by_word)
-    else:
-        with pytest.raises(ValueError):
-            plain_numbers(words)
 
 
 def test_plain_rows_read_tricky_numbers_as_the_tokenizer_does():
@@ -305,7 +295,7 @@ def test_plain_rows_read_tricky_numbers_as_the_tokenizer_does():
     ("7", "w.arff:5:2: expected 2 values as declared, found 1"),
     (("1,2,3", "7"), "w.arff:5:5: expected 2 values as declared, found more")])  # as many words as 2 rows
 def test_blocks_of_a_thousand_plain_lines_read_as_the_tokenizer_reads_their_rows(odd, error):
-    """Rows read 1000 lines at a time, checked on their words, or by the line regex after a line that
+    """Rows read up to 1000 lines at a time, up to a line that
     is not plain (blank, a comment, other separators, non-ASCII, quotes, a weight, too many or too few
     values): the same values, lines, weights and errors as the tokenizer's."""
     rows = [f"{k}.5,{k % 7}" for k in range(2600)]

@@ -55,8 +55,6 @@ _LINE_END = re.compile(r"\r\n?|\n")
 _PLAIN_WORD = re.compile(r"[^\x00-\x20,]+")  # a word, on a line without any of: % ' " { }
 _EMPTY_FIELD = re.compile(r"^[ \t]*,|,[ \t]*,|,[ \t\r]*$", re.MULTILINE)  # a CSV's missing value
 _TO_SPACE = {code: " " for code in [*range(0x21), ord(",")]}  # separators made spaces, for str.split
-_THOUSAND_LINES = re.compile(r"(?:[^\n]*\n){1,1000}")  # a block of rows to read at once (plain_words)
-_DECIMAL_CHARACTERS = re.compile(r"[0-9.eE+?-]*")  # of plain numbers and '?' (plain_numbers)
 _JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 
 
@@ -149,7 +147,6 @@ class Reader:
         self.line_starts = line_starts(text)
         self.tokens = self._scan(0)
         self.pushed: Token | None = None
-        self.thousand_plain_lines = True  # whether plain_words tries them first
 
     # -- tokens ----------------------------------------------------------------------------
 
@@ -330,11 +327,11 @@ class Reader:
         """The common rows, from ``start`` on while each line holds words alone, one per attribute:
         read without the tokenizer, up to 1000 at a time, as it would read them; a list of values per
         attribute. None at any other row, which the tokenizer reads (and reports)."""
-        found = self.plain_words(start, len(decoders))
-        if not found:
+        lines = plain_lines(len(decoders)).match(self.text, start)
+        if not lines:
             return None
-        end, words = found
-        block = self.text[start:end]
+        block = self.text[start:lines.end()]
+        words = block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
         try:
             columns = [read(words[k::len(plain)]) for k, read in enumerate(plain)]
         except ValueError:  # a value for the decoders to judge (and report at its offset), row by row
@@ -343,23 +340,8 @@ class Reader:
             columns = [list(values) for values in
                        zip(*[[None if word[0] == "?" else decode(word[0], start + word.start())
                               for decode, word in zip(decoders, row)] for row in rows])]
-        self.tokens = self._scan(end)  # on from the next line
+        self.tokens = self._scan(lines.end())  # on from the next line
         return columns
-
-    def plain_words(self, start: int, count: int) -> tuple[int, list[str]] | None:
-        """Where the plain rows from ``start`` on end (up to 1000 lines that hold ``count`` words alone
-        each), and their words; None if the line at ``start`` is not one."""
-        if self.thousand_plain_lines:
-            found = thousand_plain_lines(self.text, start, count)
-            if found:
-                return found
-            self.thousand_plain_lines = False  # a failed try costs 1000 lines: again after the regex reads 1000
-        lines = plain_lines(count).match(self.text, start)
-        if not lines:
-            return None
-        block = lines.group()
-        self.thousand_plain_lines = block.count("\n") == 1000
-        return lines.end(), block.translate(_TO_SPACE).split() if block.isascii() else _PLAIN_WORD.findall(block)
 
     def weight(self, declared: int) -> float:
         """``getInstanceWeight``: ``{w}`` after a row, else 1."""
@@ -447,22 +429,6 @@ def plain_lines(count: int) -> re.Pattern:
     return re.compile(rf"(?:{line}){{1,1000}}")
 
 
-def thousand_plain_lines(text: str, start: int, count: int) -> tuple[int, list[str]] | None:
-    """The common block of :func:`plain_lines`, checked on its words, not by the regex: 1000 lines (or
-    the last ones, each ending in '\\n') in ASCII without ``% ' " { } \\r``, the line ends made a word
-    '%' that no plain word holds, so that each line's words are ``count`` and a '%'. Where they end and
-    their words, or None."""
-    lines = _THOUSAND_LINES.match(text, start)
-    if not lines or not lines.group().isascii() or any(c in lines.group() for c in "%'\"{}\r"):
-        return None
-    words = lines.group().replace("\n", " % ").translate(_TO_SPACE).split()
-    rows = lines.group().count("\n")
-    if len(words) != rows * (count + 1) or words[count::count + 1].count("%") != rows:
-        return None
-    del words[count::count + 1]
-    return lines.end(), words
-
-
 def line_starts(text: str) -> list[int]:
     """Where each line of the text starts (after ``\\r\\n``, ``\\r`` or ``\\n``)."""
     one_character_ends = text.replace("\r\n", " \n").replace("\r", "\n")
@@ -475,7 +441,15 @@ def plain_column_reader(feature: Feature):
     raises ValueError where they must judge: a number that is not plain ASCII decimal, an unknown
     value."""
     if feature.is_numeric:
-        return plain_numbers
+        def numbers(words: list[str]) -> list[float | None]:
+            joined = "".join(words)
+            if not joined.isascii() or "_" in joined:  # float() reads more than Java there
+                raise ValueError
+            values = [None if word == "?" else float(word) for word in words]
+            if not math.isfinite(sum(filter(None, values))):  # an infinity or NaN (or a sum that overflows)
+                raise ValueError
+            return values
+        return numbers
     known = set(feature.categories) | {"?"}
 
     def nominal(words: list[str]) -> list[str | None]:
@@ -483,35 +457,6 @@ def plain_column_reader(feature: Feature):
             raise ValueError
         return [None if word == "?" else word for word in words]
     return nominal
-
-
-def plain_numbers(words: list[str]) -> list[float | None]:
-    """The doubles of a column of words that are Java decimals or '?' (None); ValueError for any other
-    word. A word of digits, '.', 'e', 'E', '+' and '-' that float() reads is one of Java's decimals,
-    and float() reads it as Java does (correctly rounded; an exponent too large is an infinity in
-    both); the words it leaves out (NaN, Infinity, 1d, 0x1p3) are java_double's to judge."""
-    if not _DECIMAL_CHARACTERS.fullmatch("".join(words)):
-        raise ValueError
-    if "?" not in words:
-        return list(map(float, words))
-    words = list(words)
-    places = missing_places(words)
-    for k in places:
-        words[k] = "nan"
-    numbers = list(map(float, words))
-    for k in places:
-        numbers[k] = None
-    return numbers
-
-
-def missing_places(words: list[str]) -> list[int]:
-    """Where '?' is in the words, found by list.index (a column misses few values)."""
-    places = [-1]
-    try:
-        while True:
-            places.append(words.index("?", places[-1] + 1))
-    except ValueError:
-        return places[1:]
 
 
 def is_keyword(token: Token, keyword: str) -> bool:
