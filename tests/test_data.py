@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.arff import java_double, parse_arff, unescape
+from treegen.arff import Doubles, java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
@@ -257,6 +257,72 @@ def test_plain_rows_over_many_blocks_keep_their_values_and_lines(end):
     assert table.lines == list(range(5, 2505)) and table.weights == [1.0] * 2500
     with pytest.raises(TreegenError, match="^bad.arff:2205:1: column 'a': 'zz' is not a number$"):
         parse_arff(text.replace(f"{end}2200.5,x{end}", f"{end}zz,x{end}"), "bad.arff")
+
+# Spellings of numbers, and whether a plain row's column reads them at once (the others are java_double's, word by
+# word)
+TRICKY_NUMBERS = [
+    ("1e5", True), ("1E+05", True), (".5", True), ("5.", True), ("-0", True), ("-0.0", True), ("+3", True),
+    ("00012", True), ("1E-320", True), ("4.9e-324", True), ("2.4e-324", True), ("2.5e-324", True),
+    ("1e999", True), ("-1e999", True), ("1e-999", True), ("1e" + "9" * 40, True), ("-1e-" + "9" * 40, True),
+    ("1.7976931348623157e308", True), ("1.7976931348623159e308", True), ("123456789012345678901234567890", True),
+    ("0.1000000000000000055511151231257827021181583404541015625", True),
+    ("NaN", False), ("-NaN", False), ("Infinity", False), ("-Infinity", False), ("1d", False), ("2.5F", False),
+    ("0x1p3", False), ("nan", False), ("inf", False), ("Infinity5", False), ("1_0", False), ("e5", False),
+    ("1e", False), (".", False), ("-", False), ("+-1", False), ("1.2.3", False), ("?5", False), ("１", False),
+]
+
+
+def bits(doubles: Doubles) -> tuple[bytes, bytes]:
+    return doubles.numbers.tobytes(), doubles.missing.tobytes()
+
+
+def test_plain_rows_read_tricky_numbers_as_the_tokenizer_does():
+    """Rows of words alone are read a block at a time; the same rows with a weight, by the tokenizer:
+    the same doubles bit for bit, and where Java refuses a word, the same error at the same place."""
+    words = [word for word, _ in TRICKY_NUMBERS]
+    rows = [f"{word},{other}" for word in words for other in ("?", "0.25", words[0])] * 2
+    refused = {word for word in words if java_double(word) is None}
+    accepted = [row for row in rows if refused.isdisjoint(row.split(","))]
+    plain, tokenized = read_both_ways(accepted)
+    assert plain == tokenized and plain[-1] == [1.0] * len(accepted)
+    plain, tokenized = read_both_ways(rows)
+    assert plain == tokenized == "w.arff:89:1: column 'a': 'nan' is not a number"
+
+
+@pytest.mark.parametrize("odd,error", [
+    ("", None), ("% a comment", None), ("\x01 3 ,,\t4\x0b ", None), ("3,\u00e9", None), ("'3',4", None),
+    ("1,2 {2}", None), ("1,2,3", "w.arff:5:5: expected 2 values as declared, found more"),
+    ("7", "w.arff:5:2: expected 2 values as declared, found 1"),
+    (("1,2,3", "7"), "w.arff:5:5: expected 2 values as declared, found more")])  # as many words as 2 rows
+def test_blocks_of_a_thousand_plain_lines_read_as_the_tokenizer_reads_their_rows(odd, error):
+    """Rows read up to 1000 lines at a time, up to a line that
+    is not plain (blank, a comment, other separators, non-ASCII, quotes, a weight, too many or too few
+    values): the same values, lines, weights and errors as the tokenizer's."""
+    rows = [f"{k}.5,{k % 7}" for k in range(2600)]
+    odd = odd if isinstance(odd, tuple) else (odd,)
+    for n, k in enumerate((0, 999, 1000, 1001, 1998, 2400)):
+        rows[k] = odd[n % len(odd)]
+    header = "@relation r\n@attribute a numeric\n@attribute b {0,1,2,3,4,5,6,\u00e9}\n@data\n"
+    plain, tokenized = read_both_ways(rows, header, odd)
+    assert plain == tokenized
+    assert plain == error if error else len(plain[-1]) == 2600 - 6 * (odd[0] in ("", "% a comment"))
+
+
+def read_both_ways(rows: list[str], header: str = "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n",
+                   odd: tuple[str, ...] = ()) -> tuple:
+    """The columns of the rows read as plain rows and read by the tokenizer (a weight after each row
+    but the odd ones): their bits, lines and weights, or the error."""
+    read = []
+    weighted = "\n".join(row if row in odd else row + " {1}" for row in rows)
+    for text in (header + "\n".join(rows), header + weighted):
+        try:
+            table = parse_arff(text, "w.arff")
+            read.append([bits(column) if isinstance(column, Doubles) else column for column in table.columns]
+                        + [table.lines, table.weights])
+        except TreegenError as err:
+            read.append(str(err))
+    return tuple(read)
+
 
 def test_a_numeric_arff_column_reads_as_the_texts_of_its_doubles_and_encodes_to_them():
     """The reader keeps numbers as doubles; as a table column they read as their reprs, '?' as None
