@@ -681,6 +681,42 @@ def test_dart_weights_as_booster_predict_applies_them(tmp_path):
         assert any(tree.weight != 1.0 for tree in model.trees) and "dart" in model.meta["xgboost"]
 
 
+def test_import_says_where_the_wrappers_predict_differs_from_booster_predict(tmp_path):
+    """XGBoost's own ways of predicting differ on three kinds of model (found by fuzzing against the scikit-learn
+    wrapper): treegen's model is Booster.predict's, which verify --against runs, and import says so and what the
+    wrapper does instead -- each claim checked here against XGBoost itself."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    y3 = np.digitize(X.a + X.b, [-1.0, 1.0])
+    cases = {"logitraw": xgb.XGBClassifier(objective="binary:logitraw", n_estimators=3, max_depth=2).fit(X, y3 > 0),
+             "softmax": xgb.XGBClassifier(objective="multi:softmax", n_estimators=10, max_depth=3).fit(X, y3),
+             "dart": xgb.XGBRegressor(booster="dart", base_score=-1e10, n_estimators=5, max_depth=2, rate_drop=0.5,
+                                      skip_drop=0.0, random_state=0).fit(X, X.a * 1e3)}
+    notes = {"logitraw": "binary:logitraw predicts the raw margin, a regression here as Booster.predict gives it",
+             "softmax": "multi:softmax's probabilities are multi:softprob's",
+             "dart": "DART: the sums are Booster.predict's, leaf * weight then added"}
+    for name, fitted in cases.items():
+        path = str(tmp_path / f"{name}.json")
+        fitted.save_model(path)
+        done = CliRunner().invoke(main, ["import", path, "-o", str(tmp_path / f"{name}.treegen.json")])
+        assert done.exit_code == 0 and f"treegen: {notes[name]}" in done.output, done.output
+        model, rows = import_file(path), X.to_dict("records")
+        booster = xgb.Booster(model_file=path)
+        if name == "logitraw":  # the margin, as Booster.predict; the wrapper's labels cut it at 0.5
+            assert not model.target.is_classification and [model.predict(r) for r in rows] == booster.predict(
+                xgb.DMatrix(X)).astype(float).tolist()
+            assert fitted.predict(X).tolist() == [int(model.predict(r) > 0.5) for r in rows]
+        elif name == "softmax":  # the labels agree; the probabilities are softprob's, not the wrapper's
+            assert fitted.predict(X).tolist() == [int(model.predict(r)) for r in rows]
+            booster.set_param({"objective": "multi:softprob"})
+            scores = np.array([model.scores(r) for r in rows])
+            assert scores.tolist() == booster.predict(xgb.DMatrix(X)).astype(float).tolist()
+            assert 0 < np.abs(scores - fitted.predict_proba(X)).max() <= 2.4e-7
+        else:  # Booster.predict's sums; the wrapper's differ, by far more than an ulp at this base_score
+            assert [model.predict(r) for r in rows] == booster.predict(xgb.DMatrix(X)).astype(float).tolist()
+            assert np.abs(np.array([model.predict(r) for r in rows]) - fitted.predict(X)).max() > 1
+
+
 def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
     X, signal = make_data(6, n=400)
     y = (signal[:, 0] + signal[:, 1] > 0).astype(int)

@@ -68,7 +68,9 @@ How XGBoost predicts, and how the model says the same thing:
   ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
   numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
   (``Dart::InplacePredict``) and differs in the last float32 bit now and then wherever the base margin
-  is not 0 (it is 0 for 1.x's default logistic base_score 0.5; 2.0 on estimate base_score).
+  is not 0 (it is 0 for 1.x's default logistic base_score 0.5; 2.0 on estimate base_score), and by far more
+  where it is large (-338,043,264 against -338,044,416 at base_score -1e10: the leaf lost in ``base + leaf``).
+  Import notes it, as it notes binary:logitraw's margin and multi:softmax's probabilities (:func:`_notes`).
 * Early stopping: ``Booster.predict`` uses every tree; the scikit-learn wrapper the first
   ``best_iteration + 1`` rounds (``python-package/xgboost/sklearn.py`` ``_get_iteration_range``,
   the same in 1.7.6, 2.1.4 and 3.2.0). By default a file saved by the wrapper (it has a
@@ -495,8 +497,7 @@ class _Conversion:
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
-            **({"note": "reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'"}
-               if objective_name == "reg:logistic" else {}),
+            **({"note": "; ".join(notes)} if (notes := _notes(objective_name, bool(weights))) else {}),
         })
         return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
 
@@ -912,3 +913,25 @@ def _missing_interval(missing: float) -> tuple[float, float] | None:
         return -math.inf, high
     below = NumericSemantics(cast="float32", strict=True).effective_threshold(value)
     return math.nextafter(below, math.inf), high
+
+
+def _notes(objective: str, dart: bool) -> list[str]:
+    """What import says of a model that XGBoost's own ways of predicting answer differently, and which one the
+    model is: its ``Booster.predict`` on a DMatrix, which `verify --against` runs (found by fuzzing against the
+    scikit-learn wrapper's predict and predict_proba)."""
+    notes = []
+    if objective == "reg:logistic":
+        notes.append("reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'")
+    if objective == "binary:logitraw":
+        notes.append("binary:logitraw predicts the raw margin, a regression here as Booster.predict gives it "
+                     "(XGBClassifier.predict labels a row 1 where the margin is above 0.5)")
+    if objective == "multi:softmax":
+        notes.append("multi:softmax's probabilities are multi:softprob's, XGBoost's float32 softmax "
+                     "(XGBClassifier.predict_proba applies scipy's softmax to the margins: 1 or 2 float32 ulps "
+                     "apart; the labels agree)")
+    if dart:
+        notes.append("DART: the sums are Booster.predict's, leaf * weight then added (the scikit-learn wrapper's "
+                     "predict of numpy rows adds ((base + leaf) - base) * weight: a float32 ulp apart now and then, "
+                     "far more where the base_score is large)")
+    return notes
+
