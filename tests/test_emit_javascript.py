@@ -661,41 +661,7 @@ def test_the_api_takes_objects_maps_arrays_and_strings():
                       "TypeError: rows: expected an array (or an iterable) of rows"]
 
 
-SPELL_CHECK = """
-import * as fs from "node:fs";
-const model = await import(process.argv[2]);
-const special = {nan: NaN, inf: Infinity, "-inf": -Infinity};
-const number = (v) => v !== null && typeof v === "object" ? (special[v.n] ?? Number(v.n)) : v;  // to_js's numbers
-const answers = JSON.parse(fs.readFileSync(process.argv[3], "utf8")).map((row) => {
-  try {
-    const got = model.predict(Object.fromEntries(Object.entries(row).map(([name, v]) => [name, number(v)])));
-    return typeof got === "number" ? String(got) : got;
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    return "refused: " + error.message;
-  }
-});
-console.log(JSON.stringify(answers));
-"""
-
-
-def test_numeric_text_is_read_by_the_number_grammar_alone():
-    """An object's text for a numeric feature is read as the model and the other targets read it
-    (treegen's number grammar), other text refused with their message; a boolean is 1 or 0."""
-    for model in spelling_models():
-        rows, readings = spelled_readings(model)
-        with tempfile.TemporaryDirectory() as directory:
-            paths = [os.path.join(directory, name) for name in ("model.mjs", "rows.json", "check.mjs")]
-            texts = [emit(model, "javascript"), json.dumps([to_js(row) for row in rows]), SPELL_CHECK]
-            for path, text in zip(paths, texts):
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-            done = subprocess.run(["node", paths[2], paths[0], paths[1]], capture_output=True, text=True, check=True)
-        for row, want, got in zip(rows, readings, json.loads(done.stdout), strict=True):
-            assert got == want if str(want).startswith("refused: ") or isinstance(want, str) else same(got, want), row
-
-
-MISSPELT_CHECK = """
+ROW_CHECK = """
 import * as fs from "node:fs";
 const model = await import(process.argv[2]);
 const special = {nan: NaN, inf: Infinity, "-inf": -Infinity};
@@ -709,7 +675,7 @@ const answer = (row) => {
     return "refused: " + error.message;
   }
 };
-const answers = JSON.parse(fs.readFileSync(process.argv[3], "utf8")).map((row) => {
+const answers = JSON.parse(fs.readFileSync(process.argv[3], "utf8")).map((row) => {  // as an object, as a Map
   const entries = Object.entries(row).map(([name, v]) => [name, number(v)]);
   return [answer(Object.fromEntries(entries)), answer(new Map(entries))];
 });
@@ -717,19 +683,35 @@ console.log(JSON.stringify(answers));
 """
 
 
+def row_answers(model, rows: list[dict]) -> list[list]:
+    """What the model's module answers each row given as an object and as a Map (ROW_CHECK)."""
+    with tempfile.TemporaryDirectory() as directory:
+        paths = [os.path.join(directory, name) for name in ("model.mjs", "rows.json", "check.mjs")]
+        texts = [emit(model, "javascript"), json.dumps([to_js(row) for row in rows]), ROW_CHECK]
+        for path, text in zip(paths, texts):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        done = subprocess.run(["node", paths[2], paths[0], paths[1]], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_numeric_text_is_read_by_the_number_grammar_alone():
+    """An object's or a Map's text for a numeric feature is read as the model and the other targets read it
+    (treegen's number grammar), other text refused with their message; a boolean is 1 or 0."""
+    for model in spelling_models():
+        rows, readings = spelled_readings(model)
+        for row, want, got in zip(rows, readings, row_answers(model, rows), strict=True):
+            for answer in got:  # an object's, a Map's
+                assert answer == want if str(want).startswith("refused: ") or isinstance(want, str) else \
+                    same(answer, want), row
+
+
 def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
     """An object's or a Map's key spelt almost as a feature that the row lacks ('humidty') is refused with the
     model's message, not read as the feature missing; a key like no feature is left alone."""
     for model in misspelt_models():
         rows, readings = misspelt_readings(model)
-        with tempfile.TemporaryDirectory() as directory:
-            paths = [os.path.join(directory, name) for name in ("model.mjs", "rows.json", "check.mjs")]
-            texts = [emit(model, "javascript"), json.dumps([to_js(row) for row in rows]), MISSPELT_CHECK]
-            for path, text in zip(paths, texts):
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-            done = subprocess.run(["node", paths[2], paths[0], paths[1]], capture_output=True, text=True, check=True)
-        for row, want, got in zip(rows, readings, json.loads(done.stdout), strict=True):
+        for row, want, got in zip(rows, readings, row_answers(model, rows), strict=True):
             assert got == [want.replace("as None", "as null")] * 2, row
 
 
