@@ -700,6 +700,8 @@ def test_import_says_where_the_wrappers_predict_differs_from_booster_predict(tmp
         fitted.save_model(path)
         done = CliRunner().invoke(main, ["import", path, "-o", str(tmp_path / f"{name}.treegen.json")])
         assert done.exit_code == 0 and f"treegen: {notes[name]}" in done.output, done.output
+        done = CliRunner().invoke(main, ["export", path, "-o", str(tmp_path / f"{name}.py")])  # imported there too
+        assert done.exit_code == 0 and f"treegen: note: {notes[name]}" in done.output, done.output
         model, rows = import_file(path), X.to_dict("records")
         booster = xgb.Booster(model_file=path)
         if name == "logitraw":  # the margin, as Booster.predict; the wrapper's labels cut it at 0.5

@@ -484,6 +484,10 @@ def export(model, target, output, **options):
     if output not in (None, "-") and TARGETS[target].for_output is not None:
         options = TARGETS[target].for_output(output, options)  # what the file's name implies (java: the class)
     loaded = load_model(model)
+    if model != "-" and library_file(model) == "model":  # imported here: what import says of its prediction
+        for line in (_rounds_note(loaded), _library_note(loaded)):
+            if line is not None:
+                click.echo(f"treegen: note: {line}", err=True)
     if options.get("proba") and not loaded.target.is_classification:
         raise TreegenError("--proba needs a classification model")  # as predict says: there are no classes
     text = emit(loaded, target, **options)
