@@ -484,10 +484,8 @@ def export(model, target, output, **options):
     if output not in (None, "-") and TARGETS[target].for_output is not None:
         options = TARGETS[target].for_output(output, options)  # what the file's name implies (java: the class)
     loaded = load_model(model)
-    if model != "-" and library_file(model) == "model":  # imported here: what import says of its prediction
-        for line in (_rounds_note(loaded), _library_note(loaded)):
-            if line is not None:
-                click.echo(f"treegen: note: {line}", err=True)
+    for line in _import_notes(loaded):  # a library's model (imported here or before): what import said of it
+        click.echo(f"treegen: note: {line}", err=True)
     if options.get("proba") and not loaded.target.is_classification:
         raise TreegenError("--proba needs a classification model")  # as predict says: there are no classes
     text = emit(loaded, target, **options)
@@ -684,10 +682,14 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     write_text(modelio.dumps(model, source=model_file), output)
     where = f"; wrote {output}" if output not in (None, "-") else ""
     click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
-    if (rounds := _rounds_note(model)) is not None:
-        click.echo(f"treegen: {rounds}", err=True)
-    if (note := _library_note(model)) is not None:
-        click.echo(f"treegen: {note}", err=True)
+    for line in _import_notes(model):
+        click.echo(f"treegen: {line}", err=True)
+
+
+def _import_notes(model) -> list[str]:
+    """What import says of an imported model's prediction: which rounds it predicts with, and its importer's
+    note."""
+    return [line for line in (_rounds_note(model), _library_note(model)) if line is not None]
 
 
 def _library_note(model) -> str | None:
