@@ -750,8 +750,8 @@ def test_a_cbm_without_catboost_says_to_install_it_or_save_json(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, "import", cbm], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
     assert done.stderr == (f"treegen: error: {cbm}: reading CatBoost's binary .cbm format needs the catboost "
-                           "package: pip install catboost; or save the model as JSON, which treegen reads by "
-                           "itself: model.save_model(path, format='json')\n")
+                           "package: pip install catboost (treegen's [catboost] extra); or save the model as JSON, "
+                           "which treegen reads by itself: model.save_model(path, format='json')\n")
 
 
 def test_read_json_names_the_reader_of_a_cbm(tmp_path):

@@ -8,6 +8,8 @@ import io
 import math
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -326,6 +328,19 @@ def test_skops_file_loads_safely(tmp_path):
     loaded = load_skops(path)
     assert loaded.predict_proba(X).tolist() == estimator.predict_proba(X).tolist()
     assert modelio.dumps(import_file(path)) == modelio.dumps(from_sklearn(estimator))
+
+
+def test_a_skops_file_without_skops_says_to_install_it(tmp_path):
+    """On an install without skops (None in sys.modules makes its import fail): one line naming the package
+    and the extra that brings it."""
+    import skops.io
+    path = str(tmp_path / "forest.skops")
+    skops.io.dump(fitted_forest()[0], path)
+    code = "import sys; sys.modules['skops'] = None; from treegen.cli import main; main(prog_name='treegen')"
+    done = subprocess.run([sys.executable, "-c", code, "import", path], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == (f"treegen: error: {path}: reading a .skops file needs the skops package: pip install "
+                           "skops (treegen's [sklearn] extra); skops reads it running no code from the file\n")
 
 
 def test_verify_against_leaves_out_the_rows_scikit_learn_refuses(tmp_path):

@@ -548,17 +548,20 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
                             "(treegen's [sql] extra)\n")
 
 
-def test_against_without_xgboost_names_the_package_for_this_platform(tmp_path):
-    """verify --against an XGBoost file, XGBoost not installed: one line naming what to pip install here,
-    xgboost-cpu where it has wheels (no CUDA libraries), as treegen's [xgboost] extra installs."""
+@pytest.mark.parametrize("library, model, data", [
+    ("xgboost", "examples/boosting/xgboost.json", "examples/boosting/iris_missing.csv"),
+    ("lightgbm", "examples/boosting/lightgbm.txt", "examples/boosting/iris_missing.csv")])
+def test_against_without_the_library_names_the_package_for_this_platform(library, model, data):
+    """verify --against a library's file, the library not installed: one line naming what to pip install here
+    (xgboost-cpu where it has wheels, no CUDA libraries), as treegen's extra installs."""
     from treegen.packages import pip_name
-    code = "import sys; sys.modules['xgboost'] = None; from treegen.cli import main; main(prog_name='treegen')"
-    model = "examples/boosting/xgboost.json"
-    done = subprocess.run([sys.executable, "-c", code, "verify", model, "examples/boosting/iris_missing.csv",
-                           "--to", "python", "--against", model], capture_output=True, text=True)
+    code = f"import sys; sys.modules[{library!r}] = None; from treegen.cli import main; main(prog_name='treegen')"
+    done = subprocess.run([sys.executable, "-c", code, "verify", model, data, "--to", "python", "--against", model],
+                          capture_output=True, text=True)
+    title = {"xgboost": "XGBoost", "lightgbm": "LightGBM"}[library]
     assert done.returncode == 2 and done.stderr == (
-        f"treegen: error: XGBoost itself: needs the xgboost package: pip install {pip_name('xgboost')} "
-        "(treegen's [xgboost] extra)\n"), done.stderr
+        f"treegen: error: {title} itself: needs the {library} package: pip install {pip_name(library)} "
+        f"(treegen's [{library}] extra)\n"), done.stderr
     assert pip_name("xgboost") in ("xgboost-cpu", "xgboost") and pip_name("sklearn") == "scikit-learn"
 
 

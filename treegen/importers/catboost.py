@@ -75,6 +75,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, did_you_mean, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from ..packages import package_hint
 from ..table import categories_argument
 from . import library_meta
 
@@ -162,7 +163,7 @@ def read_cbm(path: str, feature_names: Sequence[str] | None = None,
     try:
         from catboost import CatBoost, CatBoostError
     except ImportError:
-        raise TreegenError("reading CatBoost's binary .cbm format needs the catboost package: pip install catboost; "
+        raise TreegenError(f"reading CatBoost's binary .cbm format {package_hint('catboost', 'catboost')}; "
                            "or save the model as JSON, which treegen reads by itself: "
                            "model.save_model(path, format='json')", path) from None
     booster = CatBoost()

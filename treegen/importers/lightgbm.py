@@ -782,10 +782,7 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
     its text reads as (:func:`treegen.model.code_number`), NaN when it is none, so that LightGBM
     truncates 2.7 and "2.7" to 2 as it does.
     """
-    try:
-        import lightgbm
-    except ImportError:
-        raise TreegenError("running LightGBM's own predict needs lightgbm: pip install lightgbm") from None
+    import lightgbm  # verify says how to install it where it is not (treegen.packages.package_hint)
     booster = lightgbm.Booster(model_file=path)
     named = iter(booster.pandas_categorical or [])  # one list per nominal feature, in order (_pandas_names)
     columns = []

@@ -44,6 +44,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, with_article
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from ..packages import package_hint
 from . import Refused, library_meta
 from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
@@ -142,8 +143,8 @@ def load_skops(path: str):
     try:
         import skops.io
     except ImportError:
-        raise TreegenError("reading a .skops file needs the skops package, the reader of that format "
-                           "(it runs no code from the file): pip install skops", path) from None
+        raise TreegenError(f"reading a .skops file {package_hint('skops', 'sklearn')}; skops reads it running "
+                           "no code from the file", path) from None
     try:
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
