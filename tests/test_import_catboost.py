@@ -118,6 +118,26 @@ def test_fixture_without_pool_needs_category_names():
     assert done.output.startswith(f"treegen: error: {path}: a one-hot split") and done.output.count("\n") == 1
 
 
+def test_every_unnamed_categorical_feature_is_named_at_once(tmp_path):
+    """Two categorical features known only by hash: one error names both, with an option for each, where it
+    named the first alone and a user found the second on the next run."""
+    from catboost import CatBoostRegressor
+    frame, signal = make_data(3)
+    frame["shade"] = frame["color"].map({"red": "dark", "green": "light", "blue": "dark", "grün": "mid", "": "mid"})
+    estimator = CatBoostRegressor(one_hot_max_size=8, cat_features=["color", "shade"], **KW).fit(frame, signal)
+    path = saved(estimator, tmp_path)
+    with pytest.raises(TreegenError, match="categorical features 'color', 'shade' test categories known only by "
+                                           "their hash.*categories=\\{'color': \\['A', 'B', ...\\], 'shade': "
+                                           "\\['A', 'B', ...\\]\\}"):
+        import_file(path)
+    done = CliRunner().invoke(cli, ["import", path])
+    assert done.exit_code == 2 and done.output.count("\n") == 1, done.output
+    assert done.output.endswith("--categories color=A,B,... --categories shade=A,B,...)\n"), done.output
+    named = CliRunner().invoke(cli, ["import", path, "-o", str(tmp_path / "m.json"), "--categories",
+                                     "color=red,green,blue,grün,", "--categories", "shade=dark,light,mid"])
+    assert named.exit_code == 0, named.output
+
+
 def test_from_model_without_category_names_names_the_python_argument():
     """A fitted model knows its one-hot categories only by hash: treegen.from_model says to give them to
     treegen.from_catboost, which takes them (it used to advise the CLI's --categories)."""

@@ -261,6 +261,7 @@ def _convert(document: dict, feature_names, categories) -> Model:
     target, kept = _target(document, loss)
     scale, bias = _scale_and_bias(document, target, loss)
     dim = len(bias)
+    _check_named(document, info, labels, names)
     splits = _SplitReader(info, labels, names)
     if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
         trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
@@ -491,10 +492,7 @@ class _SplitReader:
         if kind == "OneHotFeature":
             feature = self.cats[int(split["cat_feature_index"])]
             flat = int(feature["flat_feature_index"])
-            hashed = int(split["value"]) & 0xFFFFFFFF
-            names = self.labels[flat].by_hash.get(hashed)
-            if not names:
-                raise _unnamed_categories(self.names[flat], hashed)
+            names = self.labels[flat].by_hash[int(split["value"]) & 0xFFFFFFFF]  # named: _check_named
             empty_true = "" in names  # a missing value reads as "" (see the module's docstring)
             return Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
                          unknown=1 if empty_true else None), 0
@@ -504,17 +502,52 @@ class _SplitReader:
         raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature")
 
 
-def _unnamed_categories(name: str, hashed: int) -> TreegenError:
-    """The error for a one-hot split whose category has no name, naming how to give the names in
-    the interface the user is in: ``categories=`` in Python, ``--categories`` on the command line (of the
-    commands that take it: the others read the model imported so)."""
-    problem = (f"a one-hot split on the categorical feature {name!r} tests a category known only by its hash "
-               f"({hashed}); save the model with save_model(path, format='json', pool=training_pool), or name "
-               "the feature's categories")
-    return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{name!r}: ['A', 'B', ...]}}) "
+def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: list[str]) -> None:
+    """Refuse a model whose one-hot splits test categories known only by hash, naming every such feature at
+    once (naming the first alone took a user a run per feature to find them all)."""
+    flat_of = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
+    unnamed: dict[int, int] = {}  # flat index -> a hash it tests
+    for split in _splits(document):
+        if split.get("split_type") == "OneHotFeature":
+            flat, hashed = flat_of[int(split["cat_feature_index"])], int(split["value"]) & 0xFFFFFFFF
+            if hashed not in labels[flat].by_hash:
+                unnamed.setdefault(flat, hashed)
+    if unnamed:
+        raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)})
+
+
+def _splits(document: dict):
+    """The splits of the trees, either layout."""
+    for tree in document.get("oblivious_trees") or ():
+        yield from tree["splits"]
+    stack = list(document.get("trees") or ())
+    while stack:
+        node = stack.pop()
+        if "split" in node:
+            yield node["split"]
+            stack += [node["left"], node["right"]]
+
+
+def _unnamed_categories(unnamed: dict[str, int]) -> TreegenError:
+    """The error for one-hot splits whose categories have no name (feature name -> a hash it tests), naming how
+    to give the names in the interface the user is in: ``categories=`` in Python, ``--categories`` on the
+    command line (of the commands that take it: the others read the model imported so)."""
+    first, *more = unnamed
+    if more:
+        listed = ", ".join(map(repr, unnamed))
+        problem = (f"one-hot splits on the categorical features {listed} test categories known only by their hash; "
+                   "save the model with save_model(path, format='json', pool=training_pool), or name the features' "
+                   "categories")
+    else:
+        problem = (f"a one-hot split on the categorical feature {first!r} tests a category known only by its hash "
+                   f"({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
+                   "or name the feature's categories")
+    argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
+    options = " ".join(f"--categories {categories_argument(name)}" for name in unnamed)
+    return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{argument}}}) "
                         "(or that argument of treegen.import_model for a file)",
                         command_line=f"{problem} (predict, export, show and evaluate read a model imported with "
-                                     f"them; import and verify take them: --categories {categories_argument(name)})")
+                                     f"them; import and verify take them: {options})")
 
 
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
