@@ -137,10 +137,13 @@ TARGETS = {target.name: target for target in (
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
            runner="c", program=True, beside=((".h", "header"),)),
-    Target("sql", "one SQL SELECT (or expression) in a dialect", "sql",
+    Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
+                  "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),
-            Option("table", "sql: the input table (default 'input')."),
-            Option("expression", "sql: only the CASE expression.", flag=True),
+            Option("table", "sql: the input table (default 'input'): its columns named as the features, of "
+                            "their types (numbers in numeric columns)."),
+            Option("expression", "sql: only the expression of the prediction (of each column with --proba, "
+                                 "--leaf), for a SELECT's list or a view of your own.", flag=True),
             Option("keep", "sql: input columns the SELECT passes through, comma-separated (a key to join the "
                            "predictions back on).")), ".sql",
            runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
