@@ -97,6 +97,28 @@ def test_a_nominal_column_of_one_value_a_row_is_named_with_ignore():
     assert training_warnings(repeated, to_dataset(repeated), (), "cart") == []
 
 
+def test_a_nominal_column_of_dates_is_named_as_dates():
+    """A CSV's dates are categories, as all text is: train says so, repeated dates or not, where it was silent
+    or called unique ones an identifier; --nominal (meant) and an ARFF's declared values (meant) are quiet."""
+    days = [f"2026-01-{1 + i % 28:02d}" for i in range(40)]
+    times = ["2026-03-01T10:15:00Z", "2026-03-02 08:00", "2026-03-03T23:59:59.5+01:00"]
+    table = parse_csv("when,stamp,x,label\n" + "".join(f"{d},{times[i % 3]},{i % 3},{'yn'[i % 2]}\n"
+                                                        for i, d in enumerate(days)))
+    said = training_warnings(table, to_dataset(table), (), "cart")
+    assert said == [
+        f"column {name!r} holds dates ({first}, ...), read as categories: a split tests dates one by one, and a "
+        "date the training rows lack is an unknown category; to split on time, give it as a number (e.g. days "
+        f"since a day you choose), or --ignore {name} leaves it out"
+        for name, first in (("when", "2026-01-01"), ("stamp", "2026-03-01T10:15:00Z"))]
+    assert training_warnings(table, to_dataset(table, nominal=["when", "stamp"]), ["when", "stamp"], "cart") == []
+    unique = parse_csv("when,label\n" + "".join(f"2026-02-{1 + i % 28:02d} 0{i // 28}:00,{i % 2}\n"
+                                                 for i in range(30)))
+    assert [w.split(":")[0] for w in training_warnings(unique, to_dataset(unique), (), "c45")] == [
+        "column 'when' holds dates (2026-02-01 00"]  # not "an identifier"
+    words = parse_csv("when,label\n" + "".join(f"2026-01-0{1 + i % 9}x,{i % 2}\n" for i in range(30)))
+    assert training_warnings(words, to_dataset(words), (), "c45") == []
+
+
 def test_cart_says_when_it_learns_a_regression_of_a_few_whole_numbers():
     """A 0/1 (or 1..5) target is numeric: cart learns a regression of it where c45 learns classes."""
     table = parse_csv("x,label\n" + "".join(f"{i},{i % 2 * 5}\n" for i in range(30)))

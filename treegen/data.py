@@ -31,6 +31,9 @@ MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both e
 # 40 numbers took 324 s; predict of a file with one after 100 did not end)
 NUMBER_ONE_WAY = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)"
 NUMBERS = re.compile(f"(?:{NUMBER_ONE_WAY})(?:\n(?:{NUMBER_ONE_WAY}))*", NUMBER.flags)  # a column, one per line
+# an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                  r"(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?")
 
 
 @dataclass
@@ -445,8 +448,8 @@ def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], le
     read_as_categories = {name: _numbers_read_as_categories(table, name) for name in names
                           if name not in nominal and name not in table.declared}
     warnings = list(read_as_categories.values())
-    warnings += [_one_value_a_row(dataset, feature, column) for feature, column in zip(dataset.features,
-                                                                                       dataset.columns)
+    warnings += [_dates(table, feature) or _one_value_a_row(dataset, feature, column)
+                 for feature, column in zip(dataset.features, dataset.columns)
                  if feature.name not in nominal and not read_as_categories.get(feature.name)]  # not one warned of
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
         warnings.append(_class_per_value(dataset, learner))
@@ -485,6 +488,16 @@ def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray) -> 
         return None
     return (f"column {feature.name!r} has a different value in every row ({rows}), as an identifier has: "
             f"a split on it predicts nothing for new rows; --ignore {name_argument(feature.name)} leaves it out")
+
+
+def _dates(table: Table, feature: Feature) -> str | None:
+    """A nominal CSV column of dates (ISO 8601: 2026-01-31, perhaps a time): categories, as every other text,
+    where its user likely meant a time to split on; a date the training rows lack is an unknown category."""
+    if feature.is_numeric or feature.name in table.declared or not all(map(DATE.fullmatch, feature.categories)):
+        return None
+    return (f"column {feature.name!r} holds dates ({feature.categories[0]}, ...), read as categories: a split tests "
+            "dates one by one, and a date the training rows lack is an unknown category; to split on time, give it "
+            f"as a number (e.g. days since a day you choose), or --ignore {name_argument(feature.name)} leaves it out")
 
 
 def _regression_of_labels(dataset: Dataset, learner: str) -> str | None:
