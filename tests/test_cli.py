@@ -229,15 +229,26 @@ def test_bad_data_is_one_line_and_exit_2(tmp_path, name):
     (["train", TENNIS, "--target", "nope"], "unknown column 'nope'"),
     (["train", "missing-file.csv"], "missing-file.csv: cannot read data: No such file or directory"),
     (["train", TENNIS, "-a", "c45", "--criterion", "gini"], "--criterion does not apply to --algorithm c45"),
-    (["train", TENNIS, "-a", "cart", "--ccp-alpha", "lots"], "--ccp-alpha takes a number or 'cv'"),
+    (["train", TENNIS, "-a", "cart", "--ccp-alpha", "lots"], "--ccp-alpha takes a number at least 0 or 'cv'"),
     (["show", TENNIS], "play_tennis.csv: neither a treegen model (JSON) nor rule text"),
     (["evaluate", TENNIS, "--loo", "--folds", "3"], "choose one of --folds, --loo and --test"),
     (["evaluate", TENNIS, "-a", "id3", "--folds", "99"], "--folds must be between 2 and the number of rows"),
+    # options at their edges, refused before the data is read (no warning of it first), NaN as any number out
+    # of range; a negative seed went on to numpy's traceback
+    (["train", "examples/boosting/iris_missing.csv", "-a", "cart", "--ccp-alpha", "-1"],
+     "--ccp-alpha takes a number at least 0"),
+    (["train", TENNIS, "-a", "cart", "--ccp-alpha", "nan"], "--ccp-alpha takes a number at least 0 or 'cv', not 'nan'"),
+    (["train", TENNIS, "-a", "cart", "--min-impurity-decrease", "nan"], "'nan' is not a number"),
+    (["train", TENNIS, "-a", "cart", "--min-weight-fraction-leaf", "NaN"], "'NaN' is not a number"),
+    (["train", TENNIS, "--confidence", "nan"], "'nan' is not a number"),
+    (["evaluate", TENNIS, "--seed", "-1"], "Invalid value for '--seed': -1 is not in the range x>=0"),
+    (["train", TENNIS, "--reduced-error", "--seed", "-1"], "Invalid value for '--seed'"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(args, message):
     result = cli(*args)
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
 
 
 def test_malformed_model_files(tmp_path):

@@ -1,6 +1,7 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -32,6 +33,17 @@ class Choice(click.Choice):
 
 
 ALGORITHM = Choice(list(ALGORITHMS))
+
+
+class NumberRange(click.FloatRange):
+    """click's float range, which refuses NaN as it refuses a number out of range (click's own lets NaN
+    through every bound: --min-impurity-decrease nan trained the whole tree without a word)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
 
 
 class TreegenGroup(click.Group):
@@ -152,7 +164,7 @@ def learner_options(f):
                      help="The learner: id3 (information gain, nominal features), c45 (Weka's J48) or cart "
                           "(scikit-learn's tree)."),
         click.option("--max-depth", type=click.IntRange(min=1), help="id3, cart: maximum depth (default: none)."),
-        click.option("--confidence", type=click.FloatRange(0, 0.5, min_open=True),
+        click.option("--confidence", type=NumberRange(0, 0.5, min_open=True),
                      help="c45: pruning confidence (default 0.25)."),
         click.option("--min-leaf", type=click.IntRange(min=0), help="c45: minimum weight per branch, J48's -M (default 2)."),
         click.option("--unpruned", is_flag=True, default=None, help="c45: do not prune."),
@@ -178,14 +190,14 @@ def learner_options(f):
                      help="cart: fewest rows (weight) a node needs to be split (default 2)."),
         click.option("--min-samples-leaf", type=click.IntRange(min=1),
                      help="cart: fewest rows (weight) in each leaf (default 1)."),
-        click.option("--min-impurity-decrease", type=click.FloatRange(min=0),
+        click.option("--min-impurity-decrease", type=NumberRange(min=0),
                      help="cart: split only when the weighted impurity falls by at least this (default 0)."),
         click.option("--ccp-alpha", help="cart: cost-complexity pruning alpha, or 'cv' to choose by cross-validation "
                                         "(default 0: no pruning)."),
         click.option("--cv-folds", type=click.IntRange(min=2), help="cart: folds for --ccp-alpha cv (default 5)."),
         click.option("--class-weight",
                      help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
-        click.option("--min-weight-fraction-leaf", type=click.FloatRange(0, 0.5),
+        click.option("--min-weight-fraction-leaf", type=NumberRange(0, 0.5),
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=Choice(["float64", "float32"]),
                      help="cart: compare float32 casts of the inputs as scikit-learn does: its splits and "
@@ -261,15 +273,23 @@ def learner_params(algorithm: str, options: dict) -> dict:
             flag = "--" + option.replace("_", "-")
             raise TreegenError(f"{flag} does not apply to --algorithm {algorithm}")
         if option == "ccp_alpha" and value != "cv":
-            try:
-                value = float(value)
-            except ValueError:
-                raise TreegenError(f"--ccp-alpha takes a number or 'cv', not {value!r}") from None
+            value = _ccp_alpha(value)
         if option == "class_weight" and value != "balanced":
             value = _class_weights(value)
         params[param] = value
     _refuse_idle(given)
     return params
+
+
+def _ccp_alpha(text: str) -> float:
+    """--ccp-alpha's number, refused here, before the data is read, when it is not one at least 0 (NaN too)."""
+    try:
+        alpha = float(text)
+    except ValueError:
+        alpha = math.nan
+    if not alpha >= 0:
+        raise TreegenError(f"--ccp-alpha takes a number at least 0 or 'cv', not {text!r}")
+    return alpha
 
 
 ONLY_WITH = {  # an option that acts only with another's value -> (that option, the value, as the user writes it)
@@ -404,7 +424,7 @@ def write_text(text: str, output: str | None) -> None:
 @click.argument("data", type=click.Path(dir_okay=False))
 @data_options
 @learner_options
-@click.option("--seed", type=int,
+@click.option("--seed", type=click.IntRange(min=0),
               help="Random seed (cart with --ccp-alpha cv: default 0; c45 reduced-error pruning: default 1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the model here (default: stdout).")
 def train(data, target, nominal, ignore, regression, algorithm, seed, output, **options):
@@ -593,7 +613,8 @@ def note_near_categories(table, model, label_column: str | None = None) -> None:
 @click.option("--loo", is_flag=True, help="Leave-one-out cross-validation.")
 @click.option("--test", "test_file", type=click.Path(dir_okay=False),
               help="Train on DATA, test on this file; or test MODEL on it.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed for the fold assignment.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Seed for the fold assignment.")
 def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, test_file, seed, **options):
     """Measure a learner by cross-validation or on a test file, or a model on a test file.
 
