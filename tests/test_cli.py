@@ -251,6 +251,19 @@ def test_bad_usage_is_one_line_and_exit_2(args, message):
     assert result.stderr.count("\n") == 1, result.stderr
 
 
+def test_an_error_line_is_cut_in_its_middle_past_2000_characters(tmp_path):
+    """A bad value is echoed in its error: a 2 MB one made a 2 MB line. The line keeps its start (file, line,
+    column) and its end (what is wrong), and says how much it left out."""
+    arff = tmp_path / "long.arff"
+    arff.write_text("@relation r\n@attribute outlook {sunny,rain}\n@attribute play {yes,no}\n@data\n"
+                    + "x" * 2_000_000 + ",yes\nsunny,no\n", encoding="utf-8")
+    result = cli("train", str(arff))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[:300]
+    assert len(result.stderr) < 2100
+    assert result.stderr.startswith(f"treegen: error: {arff}:5:1: 'xxx")
+    assert " [... 1,998," in result.stderr and result.stderr.endswith("xxx' is not a declared value of 'outlook'\n")
+
+
 def test_malformed_model_files(tmp_path):
     bad_json = tmp_path / "m.json"
     bad_json.write_text('{"format": "treegen-model", "version": 1,\n "features": 3}', encoding="utf-8")

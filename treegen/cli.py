@@ -63,13 +63,25 @@ class TreegenGroup(click.Group):
         except TreegenError as err:
             if err.command_line is not None:
                 err.message = err.command_line
-            click.echo(f"treegen: error: {err}", err=True)
+            say_error(str(err))
             ctx.exit(2)
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): no error, as the programs say
             _stop_quietly()
         except (OSError, UnicodeError) as err:
-            click.echo(f"treegen: error: {err}", err=True)
+            say_error(str(err))
             ctx.exit(2)
+
+
+ERROR_LENGTH = 2000  # an error line's characters at most: a bad value is echoed, and a value may be megabytes
+
+
+def say_error(message: str) -> None:
+    """The error line on stderr, its middle left out where it is longer than ERROR_LENGTH (the file, line and
+    column come first, what is wrong last)."""
+    if len(message) > ERROR_LENGTH:
+        cut = len(message) - ERROR_LENGTH
+        message = f"{message[:ERROR_LENGTH * 2 // 3]} [... {cut:,} characters ...] {message[-ERROR_LENGTH // 3:]}"
+    click.echo(f"treegen: error: {message}", err=True)
 
 
 def _stop_quietly():
@@ -117,7 +129,7 @@ def _usage_error(err: click.UsageError):
         message = _option_not_taken(err.ctx, err.option_name) or message
     if isinstance(err, click.MissingParameter) and err.ctx is not None:  # `treegen train` alone: what it takes
         message = f"{message.rstrip('.')}; try '{err.ctx.command_path} -h'"
-    click.echo(f"treegen: error: {message}", err=True)
+    say_error(message)
     sys.exit(2)
 
 
@@ -823,7 +835,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
         """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
         status.clear()
         if result.status == 2:
-            click.echo(f"treegen: error: {result.target}: {result.error}", err=True)
+            say_error(f"{result.target}: {result.error}")
         else:
             click.echo(result.line(column_width(programs)))
 
