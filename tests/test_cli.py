@@ -251,6 +251,20 @@ def test_bad_usage_is_one_line_and_exit_2(args, message):
     assert result.stderr.count("\n") == 1, result.stderr
 
 
+def test_bad_input_errors_say_where_and_what(tmp_path):
+    """Found by a bad-input fuzz (badinput): an ARFF's attribute named twice was placed on line 1, and -o ''
+    was "cannot write : No such file or directory"."""
+    (tmp_path / "a3.arff").write_text("@relation r\n@attribute a numeric\n@attribute a numeric\n"
+                                      "@attribute c {x,y}\n@data\n1,2,x\n", encoding="utf-8")
+    for args, said in [
+            (["train", str(tmp_path / "a3.arff")], f"{tmp_path / 'a3.arff'}:3:1: column name 'a' appears twice"),
+            (["train", TENNIS, "-o", ""], "-o '': an output file needs a name ('-' is stdout)"),
+            (["export", os.path.join(EXAMPLES, "boosting", "xgboost.json"), "--to", "rules", "-o", ""],
+             "-o '': an output file needs a name ('-' is stdout)")]:
+        result = cli(*args)
+        assert (result.returncode, result.stderr) == (2, f"treegen: error: {said}\n"), result.stderr
+
+
 def test_an_error_line_is_cut_in_its_middle_past_2000_characters(tmp_path):
     """A bad value is echoed in its error: a 2 MB one made a 2 MB line. The line keeps its start (file, line,
     column) and its end (what is wrong), and says how much it left out."""

@@ -34,7 +34,7 @@ import numpy as np
 from . import javadate
 from .errors import TreegenError, did_you_mean
 from .model import NOMINAL, NUMERIC, Feature
-from .table import Table, check_column_names
+from .table import Table
 
 NUMERIC_TYPES = {"numeric", "real", "integer"}
 WORD, QUOTED, EOL, EOF, OPEN, CLOSE = "word", "quoted", "end of line", "end of file", "{", "}"
@@ -229,6 +229,8 @@ class Reader:
             token = self.first()
         while is_keyword(token, "@attribute"):
             feature, date_format = self.attribute(token)
+            if any(f.name == feature.name for f in features):  # here, where the line is known
+                raise self.error(f"column name {feature.name!r} appears twice", token.offset)
             features.append(feature)
             if date_format is not None:
                 dates[feature.name] = date_format
@@ -474,7 +476,6 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     with each row's weight and the date formats."""
     reader = Reader(text, source)
     features, dates, token = reader.header()
-    check_column_names([f.name for f in features], source)
     columns, weights, lines = [[] for _ in features], [], []
     for block, block_weights, block_lines in reader.rows(features, dates, token):
         for column, values in zip(columns, block):

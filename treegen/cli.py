@@ -420,6 +420,8 @@ def started_bar(label: str, length: int, seconds_run: float):
 
 
 def write_text(text: str, output: str | None) -> None:
+    if output == "":
+        raise TreegenError("-o '': an output file needs a name ('-' is stdout)")
     if output is None or output == "-":
         click.echo(text, nl=False)
     else:
