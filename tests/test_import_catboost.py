@@ -774,6 +774,17 @@ def test_a_cbm_without_catboost_says_to_install_it_or_save_json(tmp_path):
                            "which treegen reads by itself: model.save_model(path, format='json')\n")
 
 
+def test_a_damaged_cbm_is_one_line_without_catboosts_own_warnings(tmp_path):
+    """CatBoost's C++ writes to file descriptor 2 of a .cbm whose parameters do not parse ("There are invalid
+    params ..."): found by a bad-input fuzz, three lines before treegen's one."""
+    _, _, _, cbm, _ = trained_cbm("binary", tmp_path)
+    bad = tmp_path / "bad.cbm"
+    bad.write_bytes(open(cbm, "rb").read().replace(b'"loss_function"', b'"loss_functiom"'))
+    done = subprocess.run([sys.executable, "-m", "treegen", "import", str(bad)], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"treegen: error: {bad}: the model does not name its loss function")
+
+
 def test_read_json_names_the_reader_of_a_cbm(tmp_path):
     _, _, _, cbm, _ = trained_cbm("binary", tmp_path)
     with pytest.raises(TreegenError, match="model.cbm: this is CatBoost's binary .cbm format, not its JSON: "

@@ -67,7 +67,9 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
+from contextlib import contextmanager
 from typing import Any, Mapping, Sequence
 
 from ..arithmetic import f32
@@ -167,14 +169,31 @@ def read_cbm(path: str, feature_names: Sequence[str] | None = None,
                            "or save the model as JSON, which treegen reads by itself: "
                            "model.save_model(path, format='json')", path) from None
     booster = CatBoost()
+    with _native_stderr_closed():  # CatBoost's C++ warns of a damaged file on fd 2, beside treegen's one line
+        try:
+            booster.load_model(path, format="cbm")
+        except CatBoostError as err:
+            raise TreegenError(f"CatBoost cannot load this .cbm file: {_first_line(err)}", path) from None
+        try:
+            return from_catboost(booster, feature_names, categories)
+        except TreegenError as err:
+            raise err.at(path)
+
+
+@contextmanager
+def _native_stderr_closed():
+    """File descriptor 2 pointed at nothing while inside: what native code writes there ("There are invalid
+    params and some of them will be ignored." for a damaged .cbm) is not the user's to read."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
     try:
-        booster.load_model(path, format="cbm")
-    except CatBoostError as err:
-        raise TreegenError(f"CatBoost cannot load this .cbm file: {_first_line(err)}", path) from None
-    try:
-        return from_catboost(booster, feature_names, categories)
-    except TreegenError as err:
-        raise err.at(path)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 @collector_paused()
