@@ -265,6 +265,21 @@ def test_bad_input_errors_say_where_and_what(tmp_path):
         assert (result.returncode, result.stderr) == (2, f"treegen: error: {said}\n"), result.stderr
 
 
+def test_show_writes_a_deep_tree_as_it_goes(tmp_path):
+    """A chain 20,000 splits deep is 800 MB of indented text: show held it whole, twice (1.7 GB; a hostile
+    file 100,000 deep reached 8.3 GB in badinput's fuzz); it writes each line as made, the model's memory."""
+    from treegen import modelio
+    from treegen.testing import chain_model
+    path = tmp_path / "deep.json"
+    path.write_text(modelio.dumps(chain_model(20_000)), encoding="utf-8")
+    script = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", script, sys.executable, "-m", "treegen", "show", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) < 400_000, done.stdout  # KB, of the show alone (a process of its own measures it)
+
+
 def test_an_error_line_is_cut_in_its_middle_past_2000_characters(tmp_path):
     """A bad value is echoed in its error: a 2 MB one made a 2 MB line. The line keeps its start (file, line,
     column) and its end (what is wrong), and says how much it left out."""

@@ -482,8 +482,10 @@ def show(model, style):
         from .learn.j48_text import j48_text
         click.echo(j48_text(loaded), nl=False)
     else:
-        from .show import show as show_text
-        click.echo(show_text(loaded))
+        from .show import show_lines
+        out = click.get_text_stream("stdout")
+        for line in show_lines(loaded):  # written as made: a deep tree's text is not held whole
+            out.write(line + "\n")
 
 
 def target_options(f):

@@ -3,6 +3,8 @@ are strict, J48's tolerance added to its split points), with the class and count
 value (a boosted tree's score)."""
 from __future__ import annotations
 
+from typing import Iterator
+
 from .describe import edge_labels, number, outcome, tree_size
 from .model import Model, Op, Tree
 
@@ -17,23 +19,24 @@ def tolerance_note(tolerance: float) -> str:
             "each threshold is the largest value that goes left; `show --style j48` prints the split points.")
 
 
-def tree_text(model: Model, tree: Tree) -> list[str]:
-    lines = []
+def tree_lines(model: Model, tree: Tree) -> Iterator[str]:
+    """The tree's lines, one at a time: a tree as deep as its nodes (100,000 in a hostile file) is indented
+    into text that grows as its depth squared, which is not to be held in memory whole."""
     root = tree.nodes[0]
     if root.is_leaf:
-        return [": " + outcome(model, root)]
+        yield ": " + outcome(model, root)
+        return
     stack = [(child, label, 0) for child, label in reversed(list(zip(root.children, edge_labels(model, root))))]
     while stack:
         node_id, label, depth = stack.pop()
         node = tree.nodes[node_id]
         prefix = "|   " * depth + label
         if node.is_leaf:
-            lines.append(f"{prefix}: {outcome(model, node)}")
+            yield f"{prefix}: {outcome(model, node)}"
             continue
-        lines.append(prefix)
+        yield prefix
         children = list(zip(node.children, edge_labels(model, node)))
         stack.extend((child, text, depth + 1) for child, text in reversed(children))
-    return lines
 
 
 def adds_to(model: Model, tree: Tree) -> str:
@@ -46,15 +49,20 @@ def has_numeric_split(model: Model) -> bool:
 
 
 def show(model: Model) -> str:
-    out = [FLOAT32_NOTE, ""] if model.numeric.cast == "float32" else []
-    out += [tolerance_note(model.numeric.tolerance), ""] if model.numeric.tolerance and has_numeric_split(model) else []
+    return "\n".join(show_lines(model))
+
+
+def show_lines(model: Model) -> Iterator[str]:
+    """:func:`show`'s lines, one at a time (:func:`tree_lines`)."""
+    if model.numeric.cast == "float32":
+        yield from (FLOAT32_NOTE, "")
+    if model.numeric.tolerance and has_numeric_split(model):
+        yield from (tolerance_note(model.numeric.tolerance), "")
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
         tree = tree.listed()  # every node read by id, and read again
         title = f"{algorithm} tree" + (f" {i + 1} of {len(model.trees)}" if len(model.trees) > 1 else "")
         title += adds_to(model, tree)
-        out.append(f"{title}: {tree_size(tree)}")
-        out.append("")
-        out.extend(tree_text(model, tree))
-        out.append("")
-    return "\n".join(out)
+        yield from (f"{title}: {tree_size(tree)}", "")
+        yield from tree_lines(model, tree)
+        yield ""
