@@ -22,7 +22,7 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, 
                            Node, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
                            tree_output)
 from treegen.probes import probe_rows
-from treegen.run.sql import query, read_csv, run
+from treegen.run.sql import as_query, query, read_csv, run
 from treegen.testing import (HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model,
                              with_fractions)
 from treegen.walk import leaf_ids_rows, predict_rows
@@ -965,3 +965,23 @@ def test_a_table_name_of_more_parts_than_the_engine_takes_is_refused(dialect, pa
 
 def test_spark_takes_a_table_in_nested_namespaces():
     assert "FROM `c`.`a`.`b`.`t`" in emit(random_model(1), "sql", dialect="spark", table="c.a.b.t")
+
+
+def test_sqlite_refuses_a_column_named_true_that_the_query_steps_would_lose():
+    """SQLite 3.40 names a derived table's or a CTE's column 'true' or 'false' (any case) 'columnN', and reads
+    the name as the Boolean: a forest's query passed the feature through as 1 and read leaf ids off it, or
+    failed ("no such column"), found by a fuzz (sqlfuzz). Refused, in one line, where the query has steps; a
+    single tree's query, the expression and the other engines read it."""
+    forest = random_model(3, names=("True", "x1", "x2", "c0", "c1"), n_trees=3)
+    rows = probe_rows(forest, limit=200)
+    with pytest.raises(TreegenError, match="^sqlite: the column 'True' passes through the query's steps"):
+        emit(forest, "sql", dialect="sqlite")
+    with pytest.raises(TreegenError, match="^sqlite: the column 'false' passes through"):
+        emit(random_model(3, n_trees=3), "sql", dialect="sqlite", keep="false")
+    expression = as_query(emit(forest, "sql", dialect="sqlite", expression=True), forest, "input", "sqlite")
+    labels = [row[len(forest.features)] for row in query(expression, forest, rows, "sqlite")]
+    assert labels == [want for want, _ in predict_rows(forest, rows)]
+    assert_agrees(forest, rows, "duckdb")
+    tree = random_model(4, names=("True", "x1", "x2", "c0", "c1"), max_depth=4)
+    labels = [row[len(tree.features)] for row in query(emit(tree, "sql", dialect="sqlite"), tree, rows, "sqlite")]
+    assert labels == [want for want, _ in predict_rows(tree, rows)]  # a tree's label: no steps

@@ -134,6 +134,8 @@ class Dialect:
     # (Writer.item), each row's in the rows' order; MariaDB 10.11 refuses an outer column in a CTE or a derived
     # table ("Unknown column")
     correlated_steps: bool = False
+    # (a pattern, why): a column name the engine loses in a derived table or a CTE, refused where the query has them
+    lost_in_steps: tuple[str, str] | None = None
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
     exp_error: tuple[float, str] | None = None  # how far (relative) and why its EXP is not glibc's exp
@@ -258,6 +260,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
             nan_is_null=True,  # inf - inf is NULL
             kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
+            lost_in_steps=("(?i)true|false", "SQLite (3.40) names such a column 'columnN' and reads the name as "
+                                             "the Boolean: wrong values, or no such column"),
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",

@@ -913,6 +913,8 @@ class Writer:
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
         stages = self.stages()
+        if stages:
+            _check_passed([f.name for f in self.model.features] + list(self.kept), self.d)
         if self.stepped and stages:  # (a single tree has no steps: a WITH of none is no SQL)
             return self.query_with(source, stages, outputs)
         for n, names in enumerate(stages):
@@ -1033,6 +1035,15 @@ def _check_names(model: Model, d: Dialect) -> None:
             raise TreegenError(f"{d.name}: the features {seen[key]!r} and {feature.name!r} would be the same column")
         seen[key] = feature.name
         _check_length(feature.name, "the feature name", d)
+
+
+def _check_passed(names: list[str], d: Dialect) -> None:
+    """Refuse a column the query's steps pass through (a feature, a kept one) that the engine loses there."""
+    for name in names:
+        if d.lost_in_steps and re.fullmatch(d.lost_in_steps[0], name):
+            raise TreegenError(f"{d.name}: the column {name!r} passes through the query's steps, where "
+                               f"{d.lost_in_steps[1]}; rename it, or export --expression, which reads it from "
+                               "the table itself")
 
 
 def _check_length(name: str, what: str, d: Dialect) -> None:
