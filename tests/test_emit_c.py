@@ -53,7 +53,7 @@ from test_rule_text import boosted_models, linear_models
 from treegen import modelio
 from treegen.cli import main
 from treegen.data import load_dataset
-from treegen.emit.c import header, macro_prefix
+from treegen.emit.c import header, literal, macro_prefix, string
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.importers.catboost import EXP_TOLERANCE as CATBOOST_TOLERANCE
@@ -932,6 +932,63 @@ def test_export_writes_the_header_beside_the_source(tmp_path):
     assert (tmp_path / "out.h").read_text() == header(source) and source.startswith(header(source))
     result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "-o", str(tmp_path / "out.h")])
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "out.c" in result.output
+
+
+def test_export_names_the_prefix_after_the_output_file(tmp_path):
+    """-o churn.c exports churn_predict, CHURN_N_FEATURES and the include guard CHURN_H_INCLUDED, as -o Churn.java
+    names Java's class (every file was model_ before); --prefix still decides, stdout keeps model; a file name that
+    is no prefix is refused in one line."""
+    path = tmp_path / "m.json"
+    model = random_model(5)
+    modelio.save(model, str(path))
+    export = lambda *args: CliRunner().invoke(main, ["export", str(path), *args])
+    assert export("-o", str(tmp_path / "churn.c")).exit_code == 0
+    source = (tmp_path / "churn.c").read_text()
+    assert source == emit(model, "c", prefix="churn") and "\n#ifndef CHURN_H_INCLUDED\n" in source
+    assert (tmp_path / "churn.h").read_text() == header(source)
+    assert export("--to", "c", "--prefix", "tennis", "-o", str(tmp_path / "churn.c")).exit_code == 0
+    assert (tmp_path / "churn.c").read_text() == emit(model, "c", prefix="tennis")
+    assert export("--to", "c").output == emit(model, "c")
+    for name in ["my-model.c", "2churn.c", "_churn.c", "mod\u00e8le.c"]:
+        result = export("-o", str(tmp_path / name))
+        assert result.exit_code == 2 and result.output.count("\n") == 1 and "--prefix" in result.output, result.output
+        assert not (tmp_path / name).exists()
+
+
+def row_literals(model, row: dict, prefix: str) -> list[str]:
+    """A row as C expressions: numbers as they are, NAN where missing, a category as PREFIX_category finds its text."""
+    values = []
+    for index, feature in enumerate(model.features):
+        value = row.get(feature.name)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            values.append("NAN")
+        elif feature.is_numeric:
+            values.append(literal(float(value)))
+        else:
+            values.append(f"{prefix}_category({index}, {string(value)})")
+    return values
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_two_models_exported_to_two_files_link_into_one_program(cc, tmp_path):
+    """A new user's churn.c and other.c, exported without --prefix: both were model_predict under MODEL_H_INCLUDED
+    ("multiple definition of `model_features'"). Named after their files, they link, and each answers as its model."""
+    models = {"churn": random_model(1, n_trees=2), "other": random_model(2, classes=("x", "y"), max_depth=7)}
+    calls = []
+    for name, model in models.items():
+        modelio.save(model, str(tmp_path / f"{name}.json"))
+        result = CliRunner().invoke(main, ["export", str(tmp_path / f"{name}.json"), "-o", str(tmp_path / f"{name}.c")])
+        assert result.exit_code == 0, result.output
+        for row in rows_for(model, 30):
+            calls.append(f"    {{ double row[] = {{{', '.join(row_literals(model, row, name))}}}; "
+                         f"printf(\"%s\\n\", {name}_classes[{name}_predict(row)]); }}")
+    main_text = ("#include <math.h>\n#include <stdio.h>\n#include \"churn.h\"\n#include \"other.h\"\n"
+                 "int main(void)\n{\n" + "\n".join(calls) + "\n    return 0;\n}\n")
+    (tmp_path / "main.c").write_text(main_text, encoding="utf-8")
+    subprocess.run([cc, *WARNINGS, "-O2", "main.c", "churn.c", "other.c", "-lm", "-o", "both"], cwd=tmp_path,
+                   check=True)
+    printed = subprocess.run(["./both"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert printed == [model.predict(row) for model in models.values() for row in rows_for(model, 30)]
 
 
 # -- the program: the protocol every program follows ------------------------------------------------

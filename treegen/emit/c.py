@@ -5,8 +5,9 @@ many, and a CSV program when compiled with ``-DTREEGEN_MAIN``.
 
 :func:`emit` returns the ``.c`` text, which begins with the header's text (:func:`header` cuts it
 out), so that the one file compiles alone (``cc -DTREEGEN_MAIN model.c -lm``) and a program that
-includes the header links the same declarations. ``treegen export --to c -o model.c`` writes
-``model.h`` beside it.
+includes the header links the same declarations. ``treegen export --to c -o churn.c`` writes
+``churn.h`` beside it, every exported name starting ``churn_`` (:func:`for_output`), so that models exported
+to files of their own link into one program.
 
 The file has four parts: the header (``templates/c/header.h.j2``); the model's constants, tables
 and tree walkers, written for each model by ``model.c.j2``; and two fixed texts, the same in every
@@ -37,6 +38,7 @@ The compiler flags that break exactness are refused where the compiler says so (
 from __future__ import annotations
 
 import functools
+import os
 import re
 from operator import itemgetter
 from typing import NamedTuple
@@ -217,8 +219,25 @@ def header(text: str) -> str:
 
 
 def _check_prefix(prefix: str) -> None:
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix or ""):
+    if not _is_prefix(prefix):
         raise TreegenError(f"--prefix {prefix!r} is not a C identifier that starts with a letter")
+
+
+def _is_prefix(name: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name or ""))
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options with the prefix named after -o's file where --prefix does not say (churn.c: churn_predict,
+    CHURN_H_INCLUDED), as Java's class is: two models exported to two files link into one program. A file name
+    that is no prefix is refused rather than changed into one."""
+    if options.get("prefix") is not None:
+        return options
+    stem = os.path.splitext(os.path.basename(output))[0]
+    if not _is_prefix(stem):
+        raise TreegenError(f"-o {output}: {stem!r} is not a C identifier that starts with a letter, to start the "
+                           "exported names; pass --prefix NAME")
+    return {**options, "prefix": stem}
 
 
 def macro_prefix(prefix: str) -> str:
