@@ -991,6 +991,76 @@ def test_two_models_exported_to_two_files_link_into_one_program(cc, tmp_path):
     assert printed == [model.predict(row) for model in models.values() for row in rows_for(model, 30)]
 
 
+def header_constants(text: str) -> dict[str, int]:
+    """The header's index constants of the features: name -> index."""
+    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  // ", header(text), re.MULTILINE)}
+
+
+def test_the_index_constants_fill_a_row(tmp_path):
+    """The header lists the features in row order, each with its index constant: a program fills its row by name
+    (IRIS_PETAL_LENGTH_CM), not by a strcmp over iris_features, and predicts as the model does."""
+    names = ["age", "income", "petal length (cm)", "city", "plan"]
+    model = random_model(3, names=names, max_depth=7)
+    modelio.save(model, str(tmp_path / "iris.json"))
+    result = CliRunner().invoke(main, ["export", str(tmp_path / "iris.json"), "-o", str(tmp_path / "iris.c")])
+    assert result.exit_code == 0, result.output
+    constants = ["IRIS_AGE", "IRIS_INCOME", "IRIS_PETAL_LENGTH_CM", "IRIS_CITY", "IRIS_PLAN"]
+    assert header_constants((tmp_path / "iris.c").read_text()) == {c: i for i, c in enumerate(constants)}
+    rows = rows_for(model, 40)
+    calls = []
+    for row in rows:
+        values = dict(zip(constants, row_literals(model, row, "iris")))
+        fills = [f"row[{c}] = {values[c].replace(f'iris_category({i},', f'iris_category({c},')};"
+                 for i, c in reversed(list(enumerate(constants)))]  # in any order: by name
+        calls.append(f"    {' '.join(fills)} printf(\"%s\\n\", iris_classes[iris_predict(row)]);")
+    main_text = ("#include <math.h>\n#include <stdio.h>\n#include \"iris.h\"\nint main(void)\n{\n"
+                 "    double row[IRIS_N_FEATURES];\n" + "\n".join(calls) + "\n    return 0;\n}\n")
+    (tmp_path / "main.c").write_text(main_text, encoding="utf-8")
+    subprocess.run(["gcc", *WARNINGS, "-O2", "main.c", "iris.c", "-lm", "-o", "iris"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./iris"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert printed == [model.predict(row) for row in rows]
+
+
+# Names whose constants would clash: with each other (a b, A_B; x and HOSTILE_NAMES' $x), with the header's
+# macros (N features), the generated code's (width with prefix sum: SUM_WIDTH) or C's headers' (max with prefix
+# dbl: DBL_MAX); one too long for C99's promise.
+CLASHING = ["a b", "A_B", "N features", "width", "max", "x", "ok" * 40]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang", "g++", "clang++"])
+def test_hostile_names_make_constants_that_compile_or_none(cc, tmp_path):
+    """Every feature has its line in the header's list, in row order; hostile names (quotes, comment markers,
+    trigraphs, backslashes, NUL, non-ASCII, C keywords) and names whose constants would clash make none, with a
+    comment: the header compiles after every standard header a program may include before it, as C and as C++,
+    and each constant is its feature's index."""
+    names = C_HOSTILE + HOSTILE_NAMES + CLASHING
+    model = random_model(7, n_numeric=len(names) - 2, names=names)
+    sources = {prefix: emit(model, "c", prefix=prefix) for prefix in ("dbl", "sum", "m")}
+    skipped = {"dbl": {"DBL_MAX"}, "sum": {"SUM_WIDTH"}, "m": set()}
+    for prefix, source in sources.items():
+        macro = macro_prefix(prefix)
+        listed = re.findall(r"^    (?:(\w+) = (\d+),?  // |// (\d+) )", header(source), re.MULTILINE)
+        assert [int(index or other) for _, index, other in listed] == list(range(len(names)))
+        constants = header_constants(source)
+        assert {f"{macro}_A_B", f"{macro}_N_FEATURES", f"{macro}_X", f"{macro}_{'OK' * 40}"}.isdisjoint(constants)
+        assert skipped[prefix].isdisjoint(constants) and f"{macro}_INT" in constants and f"{macro}_IF" in constants
+        assert constants[f"{macro}_IT_S"] == names.index("it's")
+        assert constants[f"{macro}_SAY_HI"] == names.index('say "hi"')
+        (tmp_path / f"{prefix}.c").write_text(source, encoding="utf-8")
+        (tmp_path / f"{prefix}.h").write_text(header(source), encoding="utf-8")
+        standard = "".join(f"#include <{h}.h>\n" for h in ("errno", "float", "limits", "math", "signal", "stdint",
+                                                            "stdio", "stdlib", "string", "time"))
+        prints = "".join(f'    printf("%d\\n", (int) {c});\n' for c in constants)
+        (tmp_path / "main.c").write_text(f"{standard}#include \"{prefix}.h\"\nint main(void)\n{{\n{prints}"
+                                         "    return 0;\n}\n", encoding="utf-8")
+        language = ["-x", "c++", "-std=c++11"] if cc.endswith("++") else ["-std=c99"]
+        subprocess.run([cc, *language, *WARNINGS[1:], "main.c", "-o", "main"], cwd=tmp_path, check=True)
+        printed = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+        assert printed == [str(i) for i in constants.values()]
+        if not cc.endswith("++"):
+            subprocess.run([cc, *WARNINGS, "-c", f"{prefix}.c"], cwd=tmp_path, check=True)
+
+
 # -- the program: the protocol every program follows ------------------------------------------------
 
 def test_program_errors_exit_2_with_one_line():
@@ -1011,7 +1081,8 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    check_model_part("c", source("c", "runtime.c.txt"), 210)  # 202 lines: the header declares the rows API too
+    # 212 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines)
+    check_model_part("c", source("c", "runtime.c.txt"), 215)
 
 
 def test_same_bytes_as_the_python_program():
