@@ -1123,15 +1123,16 @@ def test_verify_runs_it_for_real(tmp_path):
 
 
 def test_the_example_program_links_the_model(tmp_path):
-    """examples/c/main.c, compiled with the model exported as its comment says, prints the tree's
-    predictions and probabilities, then the labels of all the rows at once."""
+    """examples/c/main.c, compiled with the model exported as its comment says (-o tennis.c: tennis_predict, the
+    features' indices TENNIS_OUTLOOK...), prints the tree's predictions and probabilities, then the labels of all
+    the rows at once."""
     model = fit(load_dataset(str(ROOT / "examples" / "play_tennis.csv"), target="play"), "id3")
     path = tmp_path / "tennis.json"
     modelio.save(model, str(path))
     shutil.copy(ROOT / "examples" / "c" / "main.c", tmp_path / "main.c")
-    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "--prefix", "tennis", "-o",
-                                       str(tmp_path / "tennis.c")])
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "-o", str(tmp_path / "tennis.c")])
     assert result.exit_code == 0, result.output
+    assert (tmp_path / "tennis.c").read_text() == emit(model, "c", prefix="tennis")
     subprocess.run(["gcc", *WARNINGS, "-O2", "main.c", "tennis.c", "-lm", "-o", "tennis"], cwd=tmp_path, check=True)
     lines = subprocess.run(["./tennis"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
     days = [("sunny", "cool", "high", "strong"), ("overcast", None, "normal", None), ("rain", "mild", "normal", "weak"),
