@@ -670,7 +670,7 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
     for name, target in (("Model.java", "java"), ("model.js", "javascript"), ("m.rules", "rules"), ("m.c", "c"),
                          ("m.dot", "dot")):
         assert cli("export", regression_model, "-o", str(tmp_path / name)).returncode == 0
-        options = {"class_name": "Model"} if target == "java" else {}
+        options = {"java": {"class_name": "Model"}, "c": {"prefix": "m"}}.get(target, {})  # named after the file
         assert (tmp_path / name).read_text(encoding="utf-8") == emit(load_model(regression_model), target, **options)
     assert (tmp_path / "m.h").exists()
     assert cli("export", regression_model, "-o", str(tmp_path / "m.cjs")).returncode == 0  # Node runs it as CommonJS

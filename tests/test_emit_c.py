@@ -53,7 +53,7 @@ from test_rule_text import boosted_models, linear_models
 from treegen import modelio
 from treegen.cli import main
 from treegen.data import load_dataset
-from treegen.emit.c import header, macro_prefix
+from treegen.emit.c import header, literal, macro_prefix, string
 from treegen.errors import TreegenError
 from treegen.importers import import_file
 from treegen.importers.catboost import EXP_TOLERANCE as CATBOOST_TOLERANCE
@@ -934,6 +934,133 @@ def test_export_writes_the_header_beside_the_source(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "out.c" in result.output
 
 
+def test_export_names_the_prefix_after_the_output_file(tmp_path):
+    """-o churn.c exports churn_predict, CHURN_N_FEATURES and the include guard CHURN_H_INCLUDED, as -o Churn.java
+    names Java's class (every file was model_ before); --prefix still decides, stdout keeps model; a file name that
+    is no prefix is refused in one line."""
+    path = tmp_path / "m.json"
+    model = random_model(5)
+    modelio.save(model, str(path))
+    export = lambda *args: CliRunner().invoke(main, ["export", str(path), *args])
+    assert export("-o", str(tmp_path / "churn.c")).exit_code == 0
+    source = (tmp_path / "churn.c").read_text()
+    assert source == emit(model, "c", prefix="churn") and "\n#ifndef CHURN_H_INCLUDED\n" in source
+    assert (tmp_path / "churn.h").read_text() == header(source)
+    assert export("--to", "c", "--prefix", "tennis", "-o", str(tmp_path / "churn.c")).exit_code == 0
+    assert (tmp_path / "churn.c").read_text() == emit(model, "c", prefix="tennis")
+    assert export("--to", "c").output == emit(model, "c")
+    for name in ["my-model.c", "2churn.c", "_churn.c", "mod\u00e8le.c"]:
+        result = export("-o", str(tmp_path / name))
+        assert result.exit_code == 2 and result.output.count("\n") == 1 and "--prefix" in result.output, result.output
+        assert not (tmp_path / name).exists()
+
+
+def row_literals(model, row: dict, prefix: str) -> list[str]:
+    """A row as C expressions: numbers as they are, NAN where missing, a category as PREFIX_category finds its text."""
+    values = []
+    for index, feature in enumerate(model.features):
+        value = row.get(feature.name)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            values.append("NAN")
+        elif feature.is_numeric:
+            values.append(literal(float(value)))
+        else:
+            values.append(f"{prefix}_category({index}, {string(value)})")
+    return values
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_two_models_exported_to_two_files_link_into_one_program(cc, tmp_path):
+    """A new user's churn.c and other.c, exported without --prefix: both were model_predict under MODEL_H_INCLUDED
+    ("multiple definition of `model_features'"). Named after their files, they link, and each answers as its model."""
+    models = {"churn": random_model(1, n_trees=2), "other": random_model(2, classes=("x", "y"), max_depth=7)}
+    calls = []
+    for name, model in models.items():
+        modelio.save(model, str(tmp_path / f"{name}.json"))
+        result = CliRunner().invoke(main, ["export", str(tmp_path / f"{name}.json"), "-o", str(tmp_path / f"{name}.c")])
+        assert result.exit_code == 0, result.output
+        for row in rows_for(model, 30):
+            calls.append(f"    {{ double row[] = {{{', '.join(row_literals(model, row, name))}}}; "
+                         f"printf(\"%s\\n\", {name}_classes[{name}_predict(row)]); }}")
+    main_text = ("#include <math.h>\n#include <stdio.h>\n#include \"churn.h\"\n#include \"other.h\"\n"
+                 "int main(void)\n{\n" + "\n".join(calls) + "\n    return 0;\n}\n")
+    (tmp_path / "main.c").write_text(main_text, encoding="utf-8")
+    subprocess.run([cc, *WARNINGS, "-O2", "main.c", "churn.c", "other.c", "-lm", "-o", "both"], cwd=tmp_path,
+                   check=True)
+    printed = subprocess.run(["./both"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert printed == [model.predict(row) for model in models.values() for row in rows_for(model, 30)]
+
+
+def header_constants(text: str) -> dict[str, int]:
+    """The header's index constants of the features: name -> index."""
+    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  // ", header(text), re.MULTILINE)}
+
+
+def test_the_index_constants_fill_a_row(tmp_path):
+    """The header lists the features in row order, each with its index constant: a program fills its row by name
+    (IRIS_PETAL_LENGTH_CM), not by a strcmp over iris_features, and predicts as the model does."""
+    names = ["age", "income", "petal length (cm)", "city", "plan"]
+    model = random_model(3, names=names, max_depth=7)
+    modelio.save(model, str(tmp_path / "iris.json"))
+    result = CliRunner().invoke(main, ["export", str(tmp_path / "iris.json"), "-o", str(tmp_path / "iris.c")])
+    assert result.exit_code == 0, result.output
+    constants = ["IRIS_AGE", "IRIS_INCOME", "IRIS_PETAL_LENGTH_CM", "IRIS_CITY", "IRIS_PLAN"]
+    assert header_constants((tmp_path / "iris.c").read_text()) == {c: i for i, c in enumerate(constants)}
+    rows = rows_for(model, 40)
+    calls = []
+    for row in rows:
+        values = dict(zip(constants, row_literals(model, row, "iris")))
+        fills = [f"row[{c}] = {values[c].replace(f'iris_category({i},', f'iris_category({c},')};"
+                 for i, c in reversed(list(enumerate(constants)))]  # in any order: by name
+        calls.append(f"    {' '.join(fills)} printf(\"%s\\n\", iris_classes[iris_predict(row)]);")
+    main_text = ("#include <math.h>\n#include <stdio.h>\n#include \"iris.h\"\nint main(void)\n{\n"
+                 "    double row[IRIS_N_FEATURES];\n" + "\n".join(calls) + "\n    return 0;\n}\n")
+    (tmp_path / "main.c").write_text(main_text, encoding="utf-8")
+    subprocess.run(["gcc", *WARNINGS, "-O2", "main.c", "iris.c", "-lm", "-o", "iris"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./iris"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert printed == [model.predict(row) for row in rows]
+
+
+# Names whose constants would clash: with each other (a b, A_B; x and HOSTILE_NAMES' $x), with the header's
+# macros (N features), the generated code's (width with prefix sum: SUM_WIDTH) or C's headers' (max with prefix
+# dbl: DBL_MAX); one too long for C99's promise.
+CLASHING = ["a b", "A_B", "N features", "width", "max", "x", "ok" * 40]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang", "g++", "clang++"])
+def test_hostile_names_make_constants_that_compile_or_none(cc, tmp_path):
+    """Every feature has its line in the header's list, in row order; hostile names (quotes, comment markers,
+    trigraphs, backslashes, NUL, non-ASCII, C keywords) and names whose constants would clash make none, with a
+    comment: the header compiles after every standard header a program may include before it, as C and as C++,
+    and each constant is its feature's index."""
+    names = C_HOSTILE + HOSTILE_NAMES + CLASHING
+    model = random_model(7, n_numeric=len(names) - 2, names=names)
+    sources = {prefix: emit(model, "c", prefix=prefix) for prefix in ("dbl", "sum", "m")}
+    skipped = {"dbl": {"DBL_MAX"}, "sum": {"SUM_WIDTH"}, "m": set()}
+    for prefix, source in sources.items():
+        macro = macro_prefix(prefix)
+        listed = re.findall(r"^    (?:(\w+) = (\d+),?  // |// (\d+) )", header(source), re.MULTILINE)
+        assert [int(index or other) for _, index, other in listed] == list(range(len(names)))
+        constants = header_constants(source)
+        assert {f"{macro}_A_B", f"{macro}_N_FEATURES", f"{macro}_X", f"{macro}_{'OK' * 40}"}.isdisjoint(constants)
+        assert skipped[prefix].isdisjoint(constants) and f"{macro}_INT" in constants and f"{macro}_IF" in constants
+        assert constants[f"{macro}_IT_S"] == names.index("it's")
+        assert constants[f"{macro}_SAY_HI"] == names.index('say "hi"')
+        (tmp_path / f"{prefix}.c").write_text(source, encoding="utf-8")
+        (tmp_path / f"{prefix}.h").write_text(header(source), encoding="utf-8")
+        standard = "".join(f"#include <{h}.h>\n" for h in ("errno", "float", "limits", "math", "signal", "stdint",
+                                                            "stdio", "stdlib", "string", "time"))
+        prints = "".join(f'    printf("%d\\n", (int) {c});\n' for c in constants)
+        (tmp_path / "main.c").write_text(f"{standard}#include \"{prefix}.h\"\nint main(void)\n{{\n{prints}"
+                                         "    return 0;\n}\n", encoding="utf-8")
+        language = ["-x", "c++", "-std=c++11"] if cc.endswith("++") else ["-std=c99"]
+        subprocess.run([cc, *language, *WARNINGS[1:], "main.c", "-o", "main"], cwd=tmp_path, check=True)
+        printed = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+        assert printed == [str(i) for i in constants.values()]
+        if not cc.endswith("++"):
+            subprocess.run([cc, *WARNINGS, "-c", f"{prefix}.c"], cwd=tmp_path, check=True)
+
+
 # -- the program: the protocol every program follows ------------------------------------------------
 
 def test_program_errors_exit_2_with_one_line():
@@ -954,7 +1081,8 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    check_model_part("c", source("c", "runtime.c.txt"), 210)  # 202 lines: the header declares the rows API too
+    # 212 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines)
+    check_model_part("c", source("c", "runtime.c.txt"), 215)
 
 
 def test_same_bytes_as_the_python_program():
@@ -995,15 +1123,16 @@ def test_verify_runs_it_for_real(tmp_path):
 
 
 def test_the_example_program_links_the_model(tmp_path):
-    """examples/c/main.c, compiled with the model exported as its comment says, prints the tree's
-    predictions and probabilities, then the labels of all the rows at once."""
+    """examples/c/main.c, compiled with the model exported as its comment says (-o tennis.c: tennis_predict, the
+    features' indices TENNIS_OUTLOOK...), prints the tree's predictions and probabilities, then the labels of all
+    the rows at once."""
     model = fit(load_dataset(str(ROOT / "examples" / "play_tennis.csv"), target="play"), "id3")
     path = tmp_path / "tennis.json"
     modelio.save(model, str(path))
     shutil.copy(ROOT / "examples" / "c" / "main.c", tmp_path / "main.c")
-    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "--prefix", "tennis", "-o",
-                                       str(tmp_path / "tennis.c")])
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "c", "-o", str(tmp_path / "tennis.c")])
     assert result.exit_code == 0, result.output
+    assert (tmp_path / "tennis.c").read_text() == emit(model, "c", prefix="tennis")
     subprocess.run(["gcc", *WARNINGS, "-O2", "main.c", "tennis.c", "-lm", "-o", "tennis"], cwd=tmp_path, check=True)
     lines = subprocess.run(["./tennis"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.splitlines()
     days = [("sunny", "cool", "high", "strong"), ("overcast", None, "normal", None), ("rain", "mild", "normal", "weak"),

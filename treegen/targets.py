@@ -71,7 +71,7 @@ class Target:
     tolerates: str | None = None
     also_read: tuple[str, ...] = ()  # other endings its files may have (`export -o`, `verify --program`)
     # The emitter's function for_output(output, options) -> the options with what -o's file name implies
-    # (java: the class named after the file)
+    # (java: the class named after the file; c: the prefix)
     named_by_output: bool = False
 
     def endings(self) -> tuple[str, ...]:
@@ -135,8 +135,9 @@ TARGETS = {target.name: target for target in (
                                 choices="javascript.MODULES")), ".mjs",
            runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
-           (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default model).")), ".c",
-           runner="c", program=True, beside=((".h", "header"),)),
+           (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
+                                          "else model).")), ".c",
+           runner="c", program=True, beside=((".h", "header"),), named_by_output=True),
     Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
                   "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),

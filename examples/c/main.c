@@ -1,7 +1,7 @@
 /* A program that links a generated model. Generate it, compile both, run:
  *
  *   treegen train examples/play_tennis.csv --target play --algorithm id3 -o tennis.json
- *   treegen export tennis.json --to c --prefix tennis -o examples/c/tennis.c   (writes tennis.h too)
+ *   treegen export tennis.json --to c -o examples/c/tennis.c   (writes tennis.h too; names start tennis_)
  *   cc -std=c99 -O2 examples/c/main.c examples/c/tennis.c -lm -o tennis
  *   ./tennis
  */
@@ -22,11 +22,14 @@ static void fill(double *row, const char *const *texts)
 
 int main(void)
 {
+    /* Each day's texts at their features' indices, which tennis.h names; NULL where missing. */
     static const char *const days[][TENNIS_N_FEATURES] = {
-        {"sunny", "cool", "high", "strong"},
-        {"overcast", NULL, "normal", NULL},
-        {"rain", "mild", "normal", "weak"},
-        {"foggy", NULL, NULL, "weak"},
+        {[TENNIS_OUTLOOK] = "sunny", [TENNIS_TEMPERATURE] = "cool", [TENNIS_HUMIDITY] = "high",
+         [TENNIS_WIND] = "strong"},
+        {[TENNIS_OUTLOOK] = "overcast", [TENNIS_HUMIDITY] = "normal"},
+        {[TENNIS_OUTLOOK] = "rain", [TENNIS_TEMPERATURE] = "mild", [TENNIS_HUMIDITY] = "normal",
+         [TENNIS_WIND] = "weak"},
+        {[TENNIS_OUTLOOK] = "foggy", [TENNIS_WIND] = "weak"},
     };
     enum { DAYS = sizeof days / sizeof days[0] };
     double row[TENNIS_N_FEATURES], probabilities[TENNIS_N_CLASSES], rows[DAYS * TENNIS_N_FEATURES];

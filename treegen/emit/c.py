@@ -5,8 +5,9 @@ many, and a CSV program when compiled with ``-DTREEGEN_MAIN``.
 
 :func:`emit` returns the ``.c`` text, which begins with the header's text (:func:`header` cuts it
 out), so that the one file compiles alone (``cc -DTREEGEN_MAIN model.c -lm``) and a program that
-includes the header links the same declarations. ``treegen export --to c -o model.c`` writes
-``model.h`` beside it.
+includes the header links the same declarations. ``treegen export --to c -o churn.c`` writes
+``churn.h`` beside it, every exported name starting ``churn_`` (:func:`for_output`), so that models exported
+to files of their own link into one program.
 
 The file has four parts: the header (``templates/c/header.h.j2``); the model's constants, tables
 and tree walkers, written for each model by ``model.c.j2``; and two fixed texts, the same in every
@@ -31,13 +32,17 @@ fractional routes pushes instead of calling. Nothing recurses.
 
 Names and labels appear only in string literals (:func:`string`): printable ASCII, with quotes,
 backslashes and question marks (trigraphs) escaped and every other byte of their UTF-8 in octal --
-in the code and in the line comment that names the feature of each test, which no name can end.
+in the code and in the line comment that names the feature of each test, which no name can end. The one
+exception, the header's index constant of each feature (:func:`feature_constants`), is made of the name's
+ASCII letters and digits only, and left out where it would be ambiguous.
 The compiler flags that break exactness are refused where the compiler says so (``__FAST_MATH__``,
 ``FLT_EVAL_METHOD``); README.md lists the others."""
 from __future__ import annotations
 
 import functools
+import os
 import re
+from collections import Counter
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -113,6 +118,7 @@ LABEL_CUT_RUNTIME = (("        return raw[0] > 0 || (DECISION == DECIDE_RAW_NONN
                       "                finish(sums + r * SUM_WIDTH, row_scores);\n            }\n"))
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces, which C joins into one literal
 STRING_LIMIT = 4095  # the bytes of a string literal C99 promises (its NUL aside), its pieces joined
+IDENTIFIER_LIMIT = 63  # the significant initial characters of an identifier C99 promises (5.2.4.1)
 
 
 def _condition_size(cond: Cond) -> int:
@@ -165,8 +171,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     index_test = lambda cond: condition(cond, len(categories[cond.feature]))
     walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0, index_test=index_test)
                for p in plans for k, f in enumerate(p.functions)]
+    macro = macro_prefix(prefix)
     context = dict(
-        prefix=prefix, macro=macro_prefix(prefix), classification=classification, leaf=leaf, single=single,
+        prefix=prefix, macro=macro, feature_index=feature_index(names, macro), classification=classification, leaf=leaf,
+        single=single,
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
         classes=[string(c) for c in model.target.classes], class_lengths=[len(_utf8(c)) for c in model.target.classes],
         used=model.used_features(), category_tables=_category_tables(model, categories),
@@ -217,8 +225,25 @@ def header(text: str) -> str:
 
 
 def _check_prefix(prefix: str) -> None:
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix or ""):
+    if not _is_prefix(prefix):
         raise TreegenError(f"--prefix {prefix!r} is not a C identifier that starts with a letter")
+
+
+def _is_prefix(name: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name or ""))
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options with the prefix named after -o's file where --prefix does not say (churn.c: churn_predict,
+    CHURN_H_INCLUDED), as Java's class is: two models exported to two files link into one program. A file name
+    that is no prefix is refused rather than changed into one."""
+    if options.get("prefix") is not None:
+        return options
+    stem = os.path.splitext(os.path.basename(output))[0]
+    if not _is_prefix(stem):
+        raise TreegenError(f"-o {output}: {stem!r} is not a C identifier that starts with a letter, to start the "
+                           "exported names; pass --prefix NAME")
+    return {**options, "prefix": stem}
 
 
 def macro_prefix(prefix: str) -> str:
@@ -229,6 +254,73 @@ def macro_prefix(prefix: str) -> str:
     if prefix == prefix.lower():
         return prefix.upper()
     return prefix.lower() if prefix == prefix.upper() else prefix
+
+
+def feature_index(names: list[str], macro: str) -> str:
+    """The header's list of the features in the order of a row: an ``enum`` of their indices, MACRO_NAME, where a
+    name makes one clear constant (:func:`feature_constants`), a comment saying why not where it does not; each
+    line names its feature in a string literal (:func:`string`), which no name can end."""
+    lines, constants = [], feature_constants(names, macro)
+    last = max((i for i, (constant, _) in enumerate(constants) if constant), default=None)
+    for i, (name, (constant, why)) in enumerate(zip(names, constants)):
+        if constant:
+            lines.append(f"{INDENT}{constant} = {i}{',' * (i != last)}  // {string(name)}")
+        else:
+            lines.append(f"{INDENT}// {i} {string(name)}: no constant, {why}")
+    if last is None:
+        return "\n".join(lines)
+    return "\n".join(["enum {"] + lines + ["};"])
+
+
+def feature_constants(names: list[str], macro: str) -> list[tuple[str | None, str | None]]:
+    """Each feature's index constant: MACRO_NAME, its name's ASCII letters and digits in upper case, each run of
+    other characters one ``_`` (``petal length (cm)``: ``IRIS_PETAL_LENGTH_CM``). None, with why, where that makes
+    no clear name: a name with a character that is not printable ASCII or with no letter or digit, a constant that
+    two features would share (``a b``, ``A_B``), one the generated code or C's headers use (:func:`taken_names`),
+    one longer than C99 promises. Upper-case words after the prefix are none of the functions' names (lower case)."""
+    wanted = [_constant(name, macro) for name in names]
+    shared, taken = Counter(wanted), taken_names(macro)
+    whys = [_why_no_constant(name, constant, shared[constant], taken) for name, constant in zip(names, wanted)]
+    return [(None, why) if why else (constant, None) for constant, why in zip(wanted, whys)]
+
+
+def _printable(name: str) -> bool:
+    return name.isascii() and name.isprintable()
+
+
+def _constant(name: str, macro: str) -> str | None:
+    words = re.findall(r"[A-Za-z0-9]+", name)
+    return f"{macro}_{'_'.join(words).upper()}" if words and _printable(name) else None
+
+
+def _why_no_constant(name: str, constant: str | None, sharing: int, taken: frozenset[str]) -> str | None:
+    if constant is None:
+        return "its name has no ASCII letter or digit" if _printable(name) else "its name is not all printable ASCII"
+    if sharing > 1:
+        return f"{constant} would name another feature too"
+    if constant in taken:
+        return f"{constant} is a name of the generated code or of C's headers"
+    if len(constant) > IDENTIFIER_LIMIT:
+        return f"{constant} is longer than the {IDENTIFIER_LIMIT} characters C99 promises"
+    return None
+
+
+def taken_names(macro: str) -> frozenset[str]:
+    """The names a feature's constant must not be: the header's macros (MACRO_N_FEATURES...), every name of the
+    C templates' fixed text (SUM_WIDTH, LABEL_CUT...), the standard headers' macros (templates/c/std_macros.txt)."""
+    own, tokens = _template_names()
+    return tokens | {f"{macro}_{suffix}" for suffix in own}
+
+
+@functools.lru_cache(maxsize=1)
+def _template_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The suffixes of the header's macros, and every identifier of the C templates and of std_macros.txt."""
+    texts = [source("c", name) for name in ("header.h.j2", "model.c.j2", "prelude.c.txt", "runtime.c.txt",
+                                            "codes.c.txt")]
+    macros = [line for line in source("c", "std_macros.txt").splitlines() if line and not line.startswith("#")]
+    suffixes = {suffix for text in texts for suffix in re.findall(r"\{\{ macro \}\}_(\w+)", text)}
+    tokens = {token for text in texts for token in re.findall(r"[A-Za-z_]\w*", text)}
+    return frozenset(suffixes), frozenset(tokens | set(macros))
 
 
 def _summary(model: Model) -> str:
