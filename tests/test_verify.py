@@ -1033,3 +1033,24 @@ def test_export_notes_an_expression_of_scalar_subqueries_only_where_it_writes_on
     proba = subprocess.run([*treegen, "--proba"], capture_output=True, text=True)
     assert proba.returncode == 0 and proba.stdout.count("(WITH ") == 2, proba.stderr
     assert proba.stderr == NOTE_SUBQUERY.replace("sqlite:", "postgres:")
+
+
+def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_path):
+    """--program's expression loses a ';' and the comments after it, but not a ';--' inside a quoted name (a
+    feature named 'x;--': the runner cut the expression there and the file was "a syntax error"; sqlfuzz)."""
+    from treegen.run.sql import as_query
+    from treegen.targets import emit
+    from treegen.model import NUMERIC, Feature
+    model = replace(chain_model(5), features=(Feature("x;--", NUMERIC),))
+    expression = emit(model, "sql", dialect="sqlite", expression=True)
+    assert '"x;--"' in expression.splitlines()[-1]  # ';--' and all after it on the line: a comment, to a regex
+    whole = f'SELECT "x;--", {expression.rstrip()}\nFROM "input"'
+    for ending in ("", ";", ";\n-- the model\n\n", " ; /* a ; */ ;\n", ";;-- x;--\n"):
+        assert as_query(expression + ending, model, "input", "sqlite") == whole, ending
+    literal = "CASE WHEN \"x;--\" = 'a;--' THEN 1 END"
+    assert as_query(literal, model, "input", "sqlite").endswith(f"{literal}\nFROM \"input\"")
+    path = tmp_path / "e.sql"
+    path.write_text(expression + ";\n", encoding="utf-8")
+    (tmp_path / "rows.csv").write_text("x;--\n" + "".join(f"{v}\n" for v in (-1, 0, 2.5, 4, 4.5, 7, "")))
+    result = verify(model, str(tmp_path / "rows.csv"), [], ["sqlite"], programs=[str(path)])[0]
+    assert result.ok, result.line()

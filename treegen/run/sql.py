@@ -120,17 +120,23 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    expression = _STATEMENT_END.sub("", expression).rstrip()
+    expression = _without_statement_end(expression).rstrip()
     if _NOTHING.match(expression):  # (an engine would read the features alone, or a comma before FROM)
         raise TreegenError("it holds no SQL, a SELECT or an --expression: only comments and blank lines")
     return f"SELECT {columns}{expression}\nFROM {d.table(table)}"
 
 
 _COMMENTS = r"(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
-# The end of a statement, which an expression in a file may have too: ';', then only comments and blank lines. Cut
-# off, it cannot change what a query means: a ';' in a literal would leave the literal open, which no engine reads.
-_STATEMENT_END = re.compile(rf";[\s;]*{_COMMENTS}\Z")
 _NOTHING = re.compile(rf"[\s;]*{_COMMENTS}\Z")
+
+
+def _without_statement_end(expression: str) -> str:
+    """The expression without the end of a statement a file may give it: a ';' outside any literal, name or comment
+    (:data:`_QUOTED`: a feature named 'x;--' is no end), then only comments and blank lines."""
+    for token in _STATEMENT_TOKENS.finditer(expression):
+        if token.group() == ";" and _NOTHING.match(expression, token.start()):
+            return expression[:token.start()]
+    return expression
 
 
 def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str = "input",
@@ -143,6 +149,7 @@ def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str
 
 # A quoted identifier (group 1, quotes doubled), or what may hold a '"' that is none: a string literal, a comment
 _QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"', re.DOTALL)
+_STATEMENT_TOKENS = re.compile(_QUOTED.pattern + "|;", re.DOTALL)  # what may hold a ';' that ends nothing, or one
 
 
 def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialect: str
