@@ -576,6 +576,27 @@ def test_a_row_that_names_no_feature_is_refused_as_the_model_refuses_it():
     assert refused == 3 * 3
 
 
+def test_a_series_row_is_refused_by_its_keys():
+    """A pandas Series given as a row (table.iloc[0]) iterates its values, not its keys: a misspelt key in
+    one was answered as the feature missing, by the model and the module alike; keys like no feature are
+    named by their index. Both read a Series's keys, as a dict's."""
+    import pandas as pd
+    for model in misspelt_models():
+        module = load(emit(model, "python"))
+        row = rows_for(model, 1)[0]
+        name = model.features[model.trees[0].nodes[0].split.feature].name
+        misspelt = pd.Series({**{k: v for k, v in row.items() if k != name}, name.upper(): row[name]}, dtype=object)
+        for series, refusal in [(misspelt, MisspeltName), (pd.Series({"zip": 1.0, "age": 70.0}), NoFeatureNamed)]:
+            with pytest.raises(refusal) as want:
+                model.predict(series)
+            for predict in (module["predict"], module["predict_proba"]):
+                with pytest.raises(ValueError) as refused:
+                    predict(series)
+                assert str(refused.value) == str(want.value)
+        assert "its keys: 'age', 'zip' (" in str(want.value)
+        assert module["predict"](pd.Series(row, dtype=object)) == model.predict(row)
+
+
 def test_a_table_given_as_a_row_is_refused_in_one_line():
     """A DataFrame has .get: one without the model's columns read every feature as missing (an answer, no error),
     one with them a Series per feature. Both are refused as a table, as model.predict refuses one."""

@@ -1108,7 +1108,8 @@ def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None
     where a feature a split reads is absent (a model without splits answers any row alike)."""
     features = [f.name for f in model.features]
     names = set(features)
-    for key in row:
+    keys = list(row.keys())  # (iterating a pandas Series gives its values)
+    for key in keys:
         if not isinstance(key, str) or key in names:
             continue
         for name in absent:
@@ -1116,8 +1117,22 @@ def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None
                 raise MisspeltName(f"the row has {key!r}, which is no feature's name, and lacks {name!r}: did you "
                                    f"mean {name!r}? (a feature a row lacks is read as missing: give it as None to "
                                    "mean so)")
-    if absent and len(absent) == len(model.used_features()) and not any(key in names for key in row):
-        raise NoFeatureNamed(no_feature_named(row, features))
+    if absent and len(absent) == len(model.used_features()) and not any(key in names for key in keys):
+        raise NoFeatureNamed(no_feature_named(keys, features))
+
+
+def check_keys(model: Model, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse, as :func:`check_numbers` does, a row whose keys :func:`check_names` refuses, with the row's
+    index in X: rows of a table given as dicts, read by name (``treegen.predict(model, [row, ...])``)."""
+    names = {f.name for f in model.features}
+    used = [model.features[i].name for i in model.used_features()]
+    for number, row in enumerate(rows):
+        if row and row.keys() <= names:  # (a key for a feature at least, and none for no feature)
+            continue
+        try:
+            check_names(model, row, [name for name in used if name not in row])
+        except (MisspeltName, NoFeatureNamed) as refused:
+            raise type(refused)(f"X[{number}]: {refused}") from None
 
 
 def no_feature_named(keys: Iterable, names: list[str], few: int = 3) -> str:
