@@ -733,7 +733,10 @@ public class ApiHarness {
                 Map<String, Object> map = new HashMap<>();
                 for (int i = 0; i < fields.length; i++) {
                     row[i] = field(fields[i]);
-                    if (row[i] != null) map.put(features.get(i), row[i]);
+                    if (row[i] != null) map.put(features.get(i), row[i]);  // an absent name is missing
+                }
+                if (map.isEmpty()) {  // (a row that names no feature is refused: all missing, given as null)
+                    for (String name : features) map.put(name, null);
                 }
                 double[] encoded = (double[]) model.getMethod("encode", Object[].class).invoke(null, (Object) row);
                 List<String> answers = new ArrayList<>();
