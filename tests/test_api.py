@@ -96,6 +96,23 @@ def test_predict_refuses_a_table_of_other_columns():
     assert list(treegen.predict(model, numbered.to_numpy())) == list(by_name)
 
 
+def test_predict_refuses_dict_rows_as_model_predict_refuses_a_row():
+    """Rows given as dicts are read as model.predict reads a row, an absent name missing: a row that named no
+    feature (a table's raw columns) or that misspelt one was answered as missing values without a word. Each
+    is refused with model.predict's message and its index; a row naming one feature is a row of the model."""
+    model = treegen.train("examples/play_tennis.csv", target="play", algorithm="id3")
+    rows = [{"outlook": "sunny", "humidity": "high"}, {"temperature": None}, {"outlook": "rainy", "id": 3}]
+    assert list(treegen.predict(model, rows)) == [model.predict(row) for row in rows]
+    for bad, refusal in [({"customer_age": 70, "salary": 9e4}, "the row names none of the model's features"),
+                         ({}, "the row names none of the model's features"), ({"outlok": "sunny"}, "the row has 'outlok'")]:
+        with pytest.raises(TreegenError) as want:
+            model.predict(bad)
+        for predict in (treegen.predict, treegen.predict_proba):
+            with pytest.raises(TreegenError, match=f"^X\\[3\\]: {refusal}") as refused:
+                predict(model, rows + [bad])
+            assert str(refused.value) == f"X[3]: {want.value}"
+
+
 def test_train_takes_a_dataframe(tmp_path):
     """A frame trains the tree its CSV text trains, but for columns that are not of numbers: nominal."""
     import pandas as pd

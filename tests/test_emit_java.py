@@ -44,7 +44,7 @@ from test_emit_python import (check_closed_pipe, check_errors, check_library, ch
                               one_node_reached, symmetric_trees,
                               as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
                               hostile_models,
-                              latest, leaves, misspelt_models, misspelt_readings, same, to_csv, REFUSED_SPELLINGS,
+                              latest, leaves, misspelt_models, misspelt_readings, unnamed_models, unnamed_readings, same, to_csv, REFUSED_SPELLINGS,
                               spelled_readings, spelling_models)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
@@ -436,7 +436,7 @@ public class MapHarness {
         for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) {
             String[] parts = line.split("\t", -1);
             Map<String, Object> row = new HashMap<>();
-            for (int i = 0; i < parts.length; i += 2) row.put(URLDecoder.decode(parts[i], "UTF-8"), field(parts[i + 1]));
+            for (int i = 0; i + 1 < parts.length; i += 2) row.put(URLDecoder.decode(parts[i], "UTF-8"), field(parts[i + 1]));
             try {
                 out.append(model.getMethod("predict", Map.class).invoke(null, row));
             } catch (InvocationTargetException thrown) {
@@ -454,9 +454,20 @@ public class MapHarness {
 def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
     """A Map's key spelt almost as a feature that the row lacks ('humidty') is refused with the model's message,
     not read as the feature missing; a key like no feature is left alone."""
+    assert_map_answers([(model, *misspelt_readings(model)) for model in misspelt_models()])
+
+
+def test_a_row_that_names_no_feature_is_refused_as_the_model_refuses_it():
+    """A Map that names none of the model's features (empty, a table's raw columns) is refused with the model's
+    message (null for None), not answered as a row of missing values; one naming only a feature no split reads
+    is answered, as is any row by a model without a split."""
+    assert_map_answers([(model, *unnamed_readings(model)) for model in unnamed_models()])
+
+
+def assert_map_answers(models_rows_readings) -> None:
+    """Each model's Java predict of a Map (MapHarness) answers each row as the readings say."""
     from urllib.parse import quote
-    for model in misspelt_models():
-        rows, readings = misspelt_readings(model)
+    for model, rows, readings in models_rows_readings:
         source = emit(model, "java", package=f"k{next(PACKAGES)}")
         directories = compile_sources([source, MAP_HARNESS])
         feature = {f.name: f for f in model.features}
@@ -722,7 +733,10 @@ public class ApiHarness {
                 Map<String, Object> map = new HashMap<>();
                 for (int i = 0; i < fields.length; i++) {
                     row[i] = field(fields[i]);
-                    if (row[i] != null) map.put(features.get(i), row[i]);
+                    if (row[i] != null) map.put(features.get(i), row[i]);  // an absent name is missing
+                }
+                if (map.isEmpty()) {  // (a row that names no feature is refused: all missing, given as null)
+                    for (String name : features) map.put(name, null);
                 }
                 double[] encoded = (double[]) model.getMethod("encode", Object[].class).invoke(null, (Object) row);
                 List<String> answers = new ArrayList<>();

@@ -50,7 +50,7 @@ from test_emit_python import boosted as python_boosted
 from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
                               check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
                               code_rows, coded_models, extreme_model, hostile_models, misspelt_models,
-                              misspelt_readings, spelled_readings, spelling_models, symmetric_trees, to_csv,
+                              misspelt_readings, unnamed_models, unnamed_readings, spelled_readings, spelling_models, symmetric_trees, to_csv,
                               with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
@@ -623,7 +623,7 @@ import * as m from "./model.mjs";
 const row = {x0: 0.5, x1: "2", x2: null, c0: "v0_1", c1: "unseen", extra: 1};
 const out = [m.predict(row), m.predictProba(row), m.predictLeaf(row), m.predict(new Map(Object.entries(row))),
   m.predict([0.5, 2, undefined, "v0_1", "unseen"]) === m.predict(row), Array.from(m.encode(row)),
-  m.predict(m.encode(row)) === m.predict(row), m.predict({}), Object.isFrozen(m.FEATURES), m.FEATURES, m.CLASSES];
+  m.predict(m.encode(row)) === m.predict(row), m.predict({x0: null}), Object.isFrozen(m.FEATURES), m.FEATURES, m.CLASSES];
 let thrown = [];
 for (const bad of [() => m.predict({x0: "abc"}), () => m.predict({x0: {}}), () => m.encode([1, 2]),
   () => m.predict(0.5), () => m.predict(null), () => m.predictRows({x0: 0.5}), () => m.predictRows([row, 7]),
@@ -650,7 +650,7 @@ def test_the_api_takes_objects_maps_arrays_and_strings():
     full = [0.5, 2.0, None, 1, -2]  # NaN is null in JSON; c0 is code 1, c1 unknown
     unread = [None, None, None, -1, -1]  # a feature that no split tests is not read
     assert encoded == [full[i] if i in model.used_features() else unread[i] for i in range(5)]
-    assert empty == model.predict({}) and features == ["x0", "x1", "x2", "c0", "c1"] and classes == ["a", "b", "c"]
+    assert empty == model.predict({"x0": None}) and features == ["x0", "x1", "x2", "c0", "c1"] and classes == ["a", "b", "c"]
     assert thrown == ["TypeError: feature 'x0': 'abc' is not a number",
                       "TypeError: feature 'x0': '[object Object]' is not a number",
                       "RangeError: expected 5 values, one per feature, got 2",
@@ -715,10 +715,20 @@ def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
             assert got == [want.replace("as None", "as null")] * 2, row
 
 
+def test_a_row_that_names_no_feature_is_refused_as_the_model_refuses_it():
+    """An object or a Map that names none of the model's features ({}, a table's raw columns) is refused with
+    the model's message (null for None), not answered as a row of missing values; one naming only a feature no
+    split reads is answered, as is any row by a model without a split."""
+    for model in unnamed_models():
+        rows, readings = unnamed_readings(model)
+        for row, want, got in zip(rows, readings, row_answers(model, rows), strict=True):
+            assert got == [want.replace("as None", "as null") if isinstance(want, str) else want] * 2, row
+
+
 def test_names_every_object_inherits_are_read_only_as_the_rows_own():
     """A feature named "constructor" or "__proto__": an object row without it has it missing."""
     model = random_model(6, names=["constructor", "__proto__", "toString", "c0", "c1"], max_depth=5)
-    rows = [{}, {"constructor": 1.0}, {"toString": -1.0}] + rows_for(model, 60)
+    rows = [{"c0": None}, {"constructor": 1.0}, {"toString": -1.0}] + rows_for(model, 60)
     assert_api_exact([(model, rows)])
 
 

@@ -30,7 +30,7 @@ from treegen.targets import emit
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute,
                            Model, Node, NumericSemantics, Op, Route, Split, Target, Tree, code_category,
-                           NUMBER, MisspeltName, has_label_values, is_many, reached, scores_nan, tree_output)
+                           NUMBER, MisspeltName, NoFeatureNamed, has_label_values, is_many, reached, scores_nan, tree_output)
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
@@ -343,7 +343,8 @@ def test_api_takes_ints_strings_and_unknown_categories():
     nominal = [f for f in model.features if not f.is_numeric][0]
     row = {f.name: 0 for f in model.features if f.is_numeric}
     assert module["predict_proba"]({**row, nominal.name: UNSEEN}) == model.scores({**row, nominal.name: None})
-    assert module["predict_proba"]({}) == model.scores({})
+    missing = dict.fromkeys(f.name for f in model.features)
+    assert module["predict_proba"](missing) == model.scores(missing)
 
 
 def outcome(function, row):
@@ -527,6 +528,75 @@ def test_a_misspelt_key_is_refused_as_the_model_refuses_it():
                 assert f"refused: {refused.value}" == want
 
 
+def unnamed_models() -> list[Model]:
+    """The misspelt models (their splits read every feature), one whose one split reads the first of its five
+    features, and one without a split."""
+    names = ["humidity", "outlook", "temperature", "wind", "pressure"]
+    models = misspelt_models() + [random_model(4, names=names, max_depth=6), random_model(2, names=names)]
+    assert [len(m.used_features()) for m in models[2:]] == [1, 0]
+    return models
+
+
+def unnamed_readings(model) -> tuple[list[dict], list]:
+    """Rows that name none of the model's features ({}, a table's raw columns, with more keys than the message
+    shows), or only features no split reads, or a feature given as None, and what every target's row API
+    answers each: the model's answer, or "refused: " and the model's message (as in misspelt_readings)."""
+    used = model.used_features()
+    unused = [f.name for i, f in enumerate(model.features) if i not in used]
+    rows = [{}, {"x0": 1.0}, {"salary": 9e4, "age": 70.0, "zip": 75001.0, "customer_age": 70.0},
+            {model.features[0].name: None}, {model.features[0].name: None, "id": 3.0}]
+    rows += [{name: 1.0} for name in unused] + [{"id": 3.0, **{name: 1.0 for name in unused}}] * bool(unused)
+    readings = []
+    for row in rows:
+        try:
+            readings.append(model.predict(row))
+        except NoFeatureNamed as refused:
+            readings.append(f"refused: {refused}")
+    return rows, readings
+
+
+def test_a_row_that_names_no_feature_is_refused_as_the_model_refuses_it():
+    """A row that names none of the model's features ({}, a raw table's columns) was answered as a row of
+    missing values without a word. The module refuses it with the model's message, on its dict walk (a tree)
+    and on its encoded path (an ensemble), where a feature some split reads is absent; a row naming only a
+    feature no split reads is a row of the model, and a model without a split answers any row."""
+    refused = 0
+    for model in unnamed_models():
+        module = load(emit(model, "python"))
+        rows, readings = unnamed_readings(model)
+        for row, want in zip(rows, readings):
+            if not str(want).startswith("refused: "):
+                assert module["predict"](row) == want and module["predict_proba"](row) == model.scores(row)
+                continue
+            refused += 1
+            for predict in (module["predict"], module["predict_proba"]):
+                with pytest.raises(ValueError) as error:
+                    predict(row)
+                assert f"refused: {error.value}" == want
+    assert refused == 3 * 3
+
+
+def test_a_series_row_is_refused_by_its_keys():
+    """A pandas Series given as a row (table.iloc[0]) iterates its values, not its keys: a misspelt key in
+    one was answered as the feature missing, by the model and the module alike; keys like no feature are
+    named by their index. Both read a Series's keys, as a dict's."""
+    import pandas as pd
+    for model in misspelt_models():
+        module = load(emit(model, "python"))
+        row = rows_for(model, 1)[0]
+        name = model.features[model.trees[0].nodes[0].split.feature].name
+        misspelt = pd.Series({**{k: v for k, v in row.items() if k != name}, name.upper(): row[name]}, dtype=object)
+        for series, refusal in [(misspelt, MisspeltName), (pd.Series({"zip": 1.0, "age": 70.0}), NoFeatureNamed)]:
+            with pytest.raises(refusal) as want:
+                model.predict(series)
+            for predict in (module["predict"], module["predict_proba"]):
+                with pytest.raises(ValueError) as refused:
+                    predict(series)
+                assert str(refused.value) == str(want.value)
+        assert "its keys: 'age', 'zip' (" in str(want.value)
+        assert module["predict"](pd.Series(row, dtype=object)) == model.predict(row)
+
+
 def test_a_table_given_as_a_row_is_refused_in_one_line():
     """A DataFrame has .get: one without the model's columns read every feature as missing (an answer, no error),
     one with them a Series per feature. Both are refused as a table, as model.predict refuses one."""
@@ -643,7 +713,7 @@ def test_pandas_missing_values_are_missing():
                     assert model.scores(marked) == module["predict_proba"](marked) == model.scores(row), marked
         ints = pd.DataFrame({"x0": [1, None]}, dtype="Int64")
         ints = [dict(ints.iloc[k]) for k in range(2)]
-        assert [module["predict"](r) for r in ints] == [model.predict({"x0": 1.0}), model.predict({})]
+        assert [module["predict"](r) for r in ints] == [model.predict({"x0": 1.0}), model.predict({"x0": None})]
 
 
 def test_deep_chain_and_wide_tree():
@@ -991,7 +1061,8 @@ def test_trees_summed_inline_add_a_leaf_of_minus_zero_as_zero():
     source = emit(model, "python")
     assert "def _add0(" in source
     check_api(model, load(source), edge_rows(model, 0))
-    assert repr(load(source)["predict"]({})) == repr(model.predict({})) == "0.0"
+    missing = dict.fromkeys(f.name for f in model.features)
+    assert repr(load(source)["predict"](missing)) == repr(model.predict(missing)) == "0.0"
 
 
 @settings(max_examples=8, deadline=None)

@@ -839,7 +839,7 @@ def test_every_model_in_the_format_doc_loads():
     assert models
     example = models[0]
     assert [example.predict({"outlook": "sunny", "humidity": h}) for h in (70.0, 80.0, None)] == ["yes", "no", "no"]
-    assert example.predict({"outlook": "overcast"}) == "yes" and example.scores({}) == [0.357, 0.643]
+    assert example.predict({"outlook": "overcast"}) == "yes" and example.scores({"outlook": None}) == [0.357, 0.643]
 
 
 def test_a_row_with_a_misspelt_feature_name_is_refused():
@@ -856,6 +856,30 @@ def test_a_row_with_a_misspelt_feature_name_is_refused():
             model.scores({"outlook": "sunny", key: "normal"})
     assert model.predict({"outlook": "sunny", "humidity": "normal", "id": 3, "humid": "x"}) == "yes"
     assert model.predict({"outlook": "sunny", "id": 3}) == model.predict({"outlook": "sunny"}) == "no"
+
+
+def test_a_row_that_names_no_feature_is_refused():
+    """A row that names none of the model's features was answered as a row of missing values without a word:
+    {}, or a table's raw columns given to the last step of a pipeline whose features are 'x0', 'x1'. It is
+    refused, naming a few of the row's keys (by their text, sorted) and of the features; a row naming only a
+    feature no split reads, or giving a feature as None, is a row of this model, and a model that has no
+    feature takes {}."""
+    model = _tennis()
+    start = "the row names none of the model's features ('outlook', 'temperature', 'humidity', ...); "
+    end = " (a feature a row lacks is read as missing: give each as None to mean so)"
+    for row, keys in [({}, "it has no keys"), ({"x0": 1.0}, "its keys: 'x0'"),
+                      ({"salary": 9e4, 3: "a", "age": 70, "town": "Paris"}, "its keys: '3', 'age', 'salary', ...")]:
+        for predict in (model.predict, model.scores):
+            with pytest.raises(TreegenError) as refused:
+                predict(row)
+            assert isinstance(refused.value, ValueError) and str(refused.value) == start + keys + end
+    from treegen.model import Feature, Model, Node, Tree
+    missing = model.predict({"outlook": None})
+    assert model.predict({"outlook": None, "id": 3}) == missing
+    unused = replace(model, features=[*model.features, Feature("id", NUMERIC_KIND)])
+    assert unused.predict({"id": 3.0}) == unused.predict({"id": 3.0, "x0": 1.0}) == missing
+    constant = Model((), model.target, [Tree([Node((0.25, 0.75))])])
+    assert constant.predict({}) == constant.predict({"x0": 1.0}) == model.target.classes[1]
 
 
 def _edits(a: str, b: str) -> int:

@@ -47,7 +47,8 @@ def fractional_models(seed: int):
 def test_fractional_trees_are_walked_exactly(spark):
     for model in fractional_models(0) + fractional_models(20)[:2]:
         assert any(node.split is not None and node.split.missing.kind == "fraction" for node in model.trees[0].nodes)
-        rows = probe_rows(model, limit=120) + random_rows(model, 60, seed=1, missing=0.3) + [{}]
+        rows = probe_rows(model, limit=120) + random_rows(model, 60, seed=1, missing=0.3)
+        rows.append(dict.fromkeys(f.name for f in model.features))
         assert_exact(model, rows, spark)
 
 
@@ -56,7 +57,7 @@ def test_walked_sums_are_j48s(spark):
     weights multiplied root first, the sums nested as the chain nests), bit for bit -- not the
     leaves' weighted values added in node order, which differ in the last bits."""
     model = with_fractions(chain_model(600))
-    rows = [{}] + random_rows(model, 20, seed=1, missing=0.5)
+    rows = [dict.fromkeys(f.name for f in model.features)] + random_rows(model, 20, seed=1, missing=0.5)
     sql, first = emit(model, "sql", dialect="spark", proba=True), len(model.features)
     assert "aggregate(sequence(" in sql, "the tree was not walked"
     results = query(sql, model, rows, "spark", spark=spark)
@@ -77,13 +78,14 @@ def test_nan_is_missing_in_a_walk(spark):
 def test_fractional_routes_at_the_required_sizes(spark):
     """50,000 leaves, and a chain 10,000 deep, with a fractional route at every split: a row with
     missing values reaches every leaf below. Every row missing the chain's one feature reaches its
-    10,001 leaves with the same weights, so one ({}) shows it: its sum must start from the deepest
+    10,001 leaves with the same weights, so one (all missing) shows it: its sum must start from the deepest
     leaf (J48's nesting), so the walk keeps every ended entry and each step copies them (seconds a
     row in Spark)."""
     for model, count, missing in [(with_fractions(wide_model(50_000)), 30, 0.5),
                                   (with_fractions(chain_model(10_000)), 12, 0.0)]:
         probes = probe_rows(model)
-        rows = random_rows(model, count, seed=1, missing=missing) + probes[::len(probes) // count] + [{}]
+        rows = random_rows(model, count, seed=1, missing=missing) + probes[::len(probes) // count]
+        rows.append(dict.fromkeys(f.name for f in model.features))
         assert_exact(model, rows, spark)
 
 

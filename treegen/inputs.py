@@ -9,7 +9,7 @@ import numpy as np
 
 from .data import parse_csv
 from .errors import TreegenError
-from .model import Model, is_missing
+from .model import Model, check_keys, is_missing
 from .table import SPACE, Table
 from .walk import encode_features, predict_columns
 
@@ -108,6 +108,8 @@ def feature_columns(model: Model, X, expecting: str) -> list[np.ndarray]:
                              "as input")
         return columns
     by_name = dict(zip(*columns_of(X, names)))
+    if is_dict_rows(X):  # each a row as model.predict reads it: an absent name is missing
+        check_keys(model, X)
     missing = [name for name in names if name not in by_name]
     if missing:
         unnamed = any(not isinstance(column, str) for column in getattr(X, "columns", ()))  # 0, 1, ...

@@ -1014,6 +1014,11 @@ class MisspeltName(TreegenError, ValueError):
     ValueError too, as the generated Python module's is."""
 
 
+class NoFeatureNamed(TreegenError, ValueError):
+    """A row that names none of the model's features and lacks every feature some split reads
+    (:func:`check_names`): a ValueError too, as the generated Python module's is."""
+
+
 class NoNumber(TreegenError, TypeError):
     """A value of a type float() does not read (a date, a complex number) given for a numeric feature: a
     TypeError, as float()'s own and the generated Python module's are."""
@@ -1078,8 +1083,8 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
     """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
     the row's walk goes: the generated APIs read every such feature of a row before they walk. A row that is
     no mapping, or is a table (a pandas DataFrame), is refused: rows of a table are predicted by
-    ``treegen.predict``. So is a row that lacks a feature and has a key spelt almost like it
-    (:func:`check_names`)."""
+    ``treegen.predict``. So is a row that lacks a feature and has a key spelt almost like it, and one that
+    names no feature at all (:func:`check_names`)."""
     if not hasattr(row, "get") or getattr(row, "ndim", 1) != 1:
         raise NotOneValue(f"a row is a mapping of feature name to value, not {_a(_type_name(row))}; {FOR_A_TABLE}")
     absent = []
@@ -1089,17 +1094,22 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
             absent.append(index)
         elif isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
             number_of(feature, value)
-    if absent and len(row) > len(model.features) - len(absent):  # a key that names no feature
-        used = model.used_features()
+    if absent and len(row) > len(model.features) - len(absent) or len(absent) == len(model.features):
+        used = model.used_features()  # (a key that names no feature, or none that names one)
         check_names(model, row, [model.features[i].name for i in absent if i in used])
 
 
 def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None:
     """Refuse a row that lacks the features ``absent`` and has a key that names no feature but is spelt almost
     as one of them ('humidty' for 'humidity', 'Wind' for 'wind'): a feature a row lacks is read as missing,
-    and the misspelt one would take the missing route without a word."""
-    names = {f.name for f in model.features}
-    for key in row:
+    and the misspelt one would take the missing route without a word. Refuse too a row that lacks every
+    feature some split reads and names no feature at all ({}, or a table's column names where the model's
+    are 'x0', 'x1'): it would be answered as a row of missing values. The generated row APIs check the same
+    where a feature a split reads is absent (a model without splits answers any row alike)."""
+    features = [f.name for f in model.features]
+    names = set(features)
+    keys = list(row.keys())  # (iterating a pandas Series gives its values)
+    for key in keys:
         if not isinstance(key, str) or key in names:
             continue
         for name in absent:
@@ -1107,6 +1117,33 @@ def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None
                 raise MisspeltName(f"the row has {key!r}, which is no feature's name, and lacks {name!r}: did you "
                                    f"mean {name!r}? (a feature a row lacks is read as missing: give it as None to "
                                    "mean so)")
+    if absent and len(absent) == len(model.used_features()) and not any(key in names for key in keys):
+        raise NoFeatureNamed(no_feature_named(keys, features))
+
+
+def check_keys(model: Model, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse, as :func:`check_numbers` does, a row whose keys :func:`check_names` refuses, with the row's
+    index in X: rows of a table given as dicts, read by name (``treegen.predict(model, [row, ...])``)."""
+    names = {f.name for f in model.features}
+    used = [model.features[i].name for i in model.used_features()]
+    for number, row in enumerate(rows):
+        if row and row.keys() <= names:  # (a key for a feature at least, and none for no feature)
+            continue
+        try:
+            check_names(model, row, [name for name in used if name not in row])
+        except (MisspeltName, NoFeatureNamed) as refused:
+            raise type(refused)(f"X[{number}]: {refused}") from None
+
+
+def no_feature_named(keys: Iterable, names: list[str], few: int = 3) -> str:
+    """The message refusing a row of these keys, none of them the name of one of the features ``names``: a few
+    of each, the keys by their text in sorted order (every target's maps order keys their own way)."""
+    def listed(texts: list[str]) -> str:
+        return ", ".join([repr(text) for text in texts[:few]] + ["..."] * (len(texts) > few))
+    keys = sorted(str(key) for key in keys)
+    return (f"the row names none of the model's features ({listed(names)}); "
+            + (f"its keys: {listed(keys)}" if keys else "it has no keys")
+            + " (a feature a row lacks is read as missing: give each as None to mean so)")
 
 
 def spelt_almost(key: str, name: str) -> bool:
