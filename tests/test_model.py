@@ -904,3 +904,14 @@ def test_spelt_almost_is_one_edit_or_the_case():
         want = key.lower() == name.lower() or (len(name) >= 3 and _edits(key.lower(), name.lower()) <= 1)
         assert spelt_almost(key, name) == want, (key, name)
 
+
+
+def test_predict_proba_is_the_scores_of_a_classifier():
+    """A notebook user reached for model.predict_proba (the generated programs' and scikit-learn's name) and
+    found scores; a regression model has no probabilities and says so."""
+    model = random_model(5, max_depth=4)
+    for row in random_rows(model, 50, 1):
+        assert model.predict_proba(row) == model.scores(row) and len(model.predict_proba(row)) == 3
+    regression = random_model(5, regression=True)
+    with pytest.raises(TreegenError, match="^predict_proba: a regression model predicts a value"):
+        regression.predict_proba(random_rows(regression, 1, 1)[0])

@@ -672,6 +672,13 @@ class Model:
         check_numbers(self, row)
         return self.combined([tree_output(self, tree, row) for tree in self.trees])[1]
 
+    def predict_proba(self, row: Mapping[str, Any]) -> list[float]:
+        """The class probabilities for one row, in ``target.classes`` order: :meth:`scores`, by the name the
+        generated programs and scikit-learn give them. A regression model has none."""
+        if not self.target.is_classification:
+            raise TreegenError("predict_proba: a regression model predicts a value (predict), not probabilities")
+        return self.scores(row)
+
     def predict(self, row: Mapping[str, Any]):
         """The label (classification) or value (regression) for one row.
 
