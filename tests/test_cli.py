@@ -657,6 +657,9 @@ def test_export_notes_a_big_expression_on_stderr_only():
     assert re.fullmatch(r"treegen: note: the expression is 3\.[0-9]{2} MB, the SELECT \(without --expression\) "
                         r"[0-9.]+ KB: it computes each shared value once, where the expression writes it wherever "
                         r"it is read\n", done.stderr), done.stderr
+    # DuckDB binds each shared value to a lambda's variable (Spark too): as long as the SELECT, and no note
+    bound = cli("export", model, "--to", "sql", "--dialect", "duckdb", "--expression")
+    assert bound.returncode == 0 and len(bound.stdout) < 100_000 and bound.stderr == "", bound.stderr
     # 217 KB: its probabilities each write the sum in expf's steps (its label, on the raw sum alone, does not)
     small = cli("export", "tests/fixtures/xgboost/binary-3.2.0.json", "--to", "sql", "--expression", "--proba")
     assert small.returncode == 0 and len(small.stdout) > 200_000 and small.stderr == "", small.stderr

@@ -55,6 +55,20 @@ class Arrays:
     item: str = ""  # one field {0} = {1} of that record
 
 
+@dataclass(frozen=True)
+class Binding:
+    """How a dialect binds values to a lambda's variable, computed once a row and read many times: the record
+    (a struct, which keeps each field's type: a list would make a FLOAT a DOUBLE, an INT a DOUBLE) of one
+    list's one item, the lambda's body the list's one result."""
+
+    bind: str  # {body} with the record of the {items} bound to the variable {name}
+    item: str  # one field {0} = {1} of that record (read as ``name.field``)
+
+
+# (a list of one record is never empty, and a record of NULL fields is no NULL record: the body always runs)
+DUCKDB_BINDING = Binding(bind="list_transform([{{{items}}}], lambda {name}: {body})[1]", item="'{0}': {1}")
+SPARK_BINDING = Binding(bind="element_at(transform(array(named_struct({items})), {name} -> {body}), 1)",
+                        item="'{0}', {1}")
 SPARK_ARRAYS = Arrays(at="element_at({0}, {1})", of="array({0})", typed="CAST(split('{text}', ',') AS ARRAY<{type}>)",
                       position="array_position({0}, {1})",
                       loop="aggregate(sequence(1, {steps}), {start}, ({acc}, {step}) -> {body})",
@@ -67,7 +81,7 @@ DUCKDB_ARRAYS = Arrays(at="list_extract({0}, {1})", of="[{0}]", typed="CAST(stri
                        fold="list_reduce({array}, lambda a, b: {add}, {first})",
                        # an array literal inside a lambda is read again at every step: 81 s for a chain
                        # 10,000 deep over 80 rows, 1.6 s bound once per row (0.75 s in a derived table)
-                       bind="list_transform([{{{items}}}], lambda {name}: {body})[1]", item="'{0}': {1}")
+                       bind=DUCKDB_BINDING.bind, item=DUCKDB_BINDING.item)
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,9 @@ class Dialect:
     correlated_steps: bool = False
     # (a pattern, why): a column name the engine loses in a derived table or a CTE, refused where the query has them
     lost_in_steps: tuple[str, str] | None = None
+    # an expression's output may bind its shared values to lambdas' variables, a step a lambda (Writer.bound):
+    # where an engine has no correlated_steps (DuckDB reorders the rows of such a subquery), yet has lambdas
+    binding: Binding | None = None
     engine: str = ""  # the engine that runs this dialect (treegen.run.sql.ENGINES); default: its name
     verify_by_default: bool = False  # `treegen verify` runs it when no --dialect is given
     exp_error: tuple[float, str] | None = None  # how far (relative) and why its EXP is not glibc's exp
@@ -280,7 +297,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
             # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
-            # another order, each with its own answers: measured on 5,000 rows of a walked model)
+            # another order, each with its own answers: measured on 5,000 rows of a walked model; lambdas instead)
+            binding=DUCKDB_BINDING,
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})"),
     # MySQL's default collations ignore case, accents and trailing spaces: categories are compared as
     # bytes, whatever the column's collation ('a' <> 'a ', 'a' <> 'A'); the runner's columns use the
@@ -309,6 +327,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             table_parts=None,  # a catalog's namespaces may nest
             strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
+            binding=SPARK_BINDING,
             # Java's Math.exp: 1 to 8 ulps off glibc's on about one input in seven (a sigmoid's 1.6e-15)
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",

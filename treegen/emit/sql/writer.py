@@ -13,8 +13,8 @@ double or with every step rounded to float32; the links, XGBoost's float32 ones 
 written out in SQL), and the label follows the model's decision rule (a binary XGBoost's or LightGBM's: its raw
 sum at or above :func:`treegen.emit.common.label_cut`, no link computed for it). A full query computes shared
 values (walks, raw sums, each step of a link, class scores) once, in derived tables nested one per
-step; in expression mode the same values are written inline, or an output is a scalar subquery of them
-(:meth:`Writer.item`).
+step; in expression mode the same values are written inline, or an output is a scalar subquery of them, or
+binds them to lambdas' variables (:meth:`Writer.item`).
 
 Exactness: the same bits as the model in SQLite, DuckDB, PostgreSQL and MariaDB (their ``EXP`` is
 glibc's); Spark's ``EXP`` is Java's, 1 to 8 ulps off glibc's on some inputs (a double link only:
@@ -29,7 +29,10 @@ MySQL, which has no infinity, where a score overflows the doubles. In expression
 written where it is read: ``expf`` reads its argument about ten times, so a float32 link grows the text about a
 hundredfold (1.2 MB for XGBoost's 9-tree softmax fixture, beyond Spark's parser heap); where the engine takes
 a correlated scalar subquery of steps (SQLite, PostgreSQL; ``Dialect.correlated_steps``), such an output
-of a float32 model is one instead (57 KB), its steps written once.
+of a float32 model is one instead (57 KB), its steps written once. DuckDB reorders such a subquery's rows; it
+and Spark have lambdas (``Dialect.binding``): there an output, of a float32 model or one in double (a softmax
+reads every class's sum), whose text inlining would double binds each step's values to a lambda's variable, the
+next step the lambda's body (:meth:`Writer.bound`; 35 KB for the example's 12.3 MB).
 """
 from __future__ import annotations
 
@@ -980,17 +983,36 @@ class Writer:
         least double the output's text (``expf`` reads its argument about ten times: a softmax's class scores
         read every sum). Its features are the outer row's columns, which no step's column (:meth:`column`)
         hides. SQLite refuses a subquery in a generated column or an index: such an expression is for a
-        SELECT's list or a view."""
+        SELECT's list or a view. Where the dialect has lambdas instead (``binding``), an output of any model
+        whose text inlining would double binds the steps it reads to lambdas' variables (:meth:`bound`)."""
         alias = f" AS {self.d.identifier(name)}" if name is not None else ""
         float32 = self.model.combine.precision == Precision.FLOAT32
-        reads = self.reads_of(fn) if self.expression and float32 and self.d.correlated_steps else set()
+        subquery = self.expression and float32 and self.d.correlated_steps
+        reads = self.reads_of(fn) if subquery or self.expression and self.d.binding else set()
         if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
             return self.fitted(lambda ref: fn(ref) + alias)
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
+        if not subquery:
+            return self.bound(fn, stages) + alias
         steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP)
         last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1, inlined=False)],
                       source=source, alias=self.column("input"), end="")
         return "(WITH " + ",\n".join(steps) + "\n" + last + ")" + alias
+
+    def bound(self, fn: Callable[[Ref], str], stages: list[list[str]]) -> str:
+        """``fn`` with the named values of ``stages`` each computed once (``Dialect.binding``): each step's values a
+        record bound to a lambda's variable, the next step the lambda's body, ``fn`` the innermost body. A value
+        is read as its record's field (:meth:`column`'s name unquoted: a prefix and a value's name, letters, digits
+        and ``_``); the features are the row's columns, which no variable (:meth:`column`) hides."""
+        binding, step = self.d.binding, {name: n for n, names in enumerate(stages) for name in names}
+        variable = lambda n: self.column(f"step{n}")
+        ref = lambda name: f"{variable(step[name])}.{self.prefix}{name}"
+        body = fn(ref)
+        for n in reversed(range(len(stages))):
+            items = ", ".join(binding.item.format(self.prefix + name, self.definitions[name][0](ref))
+                              for name in stages[n])
+            body = binding.bind.format(items=items, name=variable(n), body=body)
+        return body
 
     def named_length(self, fn: Callable[[Ref], str], reads: set[str]) -> int:
         """The length of ``fn`` and of each named value it reads, written once each (the steps of :meth:`item`)."""
