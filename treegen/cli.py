@@ -483,9 +483,8 @@ def show(model, style):
         click.echo(j48_text(loaded), nl=False)
     else:
         from .show import show_lines
-        out = click.get_text_stream("stdout")
         for line in show_lines(loaded):  # written as made: a deep tree's text is not held whole
-            out.write(line + "\n")
+            sys.stdout.write(line + "\n")
 
 
 def target_options(f):
