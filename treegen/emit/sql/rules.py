@@ -4,7 +4,9 @@ An exclusive tree (or subtree: see :mod:`.nested`) is a first-match ``CASE``: ex
 to a row. A tree with fractional routes adds up ``weight * value`` over its rules with J48's
 arithmetic (:func:`treegen.model.nested_sum`): each weight a ``CASE`` of the rule's conditions
 times its path's fractions, root first (:meth:`Writer.weight`); the terms added as the tree nests
-(:func:`nested_terms`); its leaf ids are those of the rules whose weight is above zero.
+(:func:`nested_terms`); its leaf ids are those of the rules whose weight is above zero. Where the dialect
+says so (``Dialect.named_weights``: DuckDB) a query names each weight, computed once a row for every
+class's sum and the leaf ids to read, rather than written in each of them.
 """
 from __future__ import annotations
 
