@@ -138,6 +138,10 @@ class Dialect:
     arrays: Arrays | None = None  # the dialect's arrays, for the "walk" strategy
     walk_tree_nodes: int | None = None  # a tree of more nodes is walked as arrays
     walk_model_nodes: int | None = None  # every tree of a model of more nodes in all is walked as arrays
+    # a query names each path weight of a tree with fractional routes (rules.py), computed once a row, which the
+    # tree's class sums and leaf ids read: written in each sum, DuckDB's common subexpression optimizer took 65
+    # of the 74 s it planned a 386-node C4.5 tree of 4 classes in (2.8 MB); named, 2 s (0.8 MB)
+    named_weights: bool = False
     # Ends each derived table of a model's steps (sums, probabilities): an engine that merges a derived
     # table into the query around it copies its expressions into every place naming their column, so
     # a boosted model's trees run once per use (SQLite: 82 s instead of 0.5 s, bench/README.md). With
@@ -296,6 +300,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
+            named_weights=True,
             # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
             # another order, each with its own answers: measured on 5,000 rows of a walked model; lambdas instead)
             binding=DUCKDB_BINDING,

@@ -4,7 +4,9 @@ An exclusive tree (or subtree: see :mod:`.nested`) is a first-match ``CASE``: ex
 to a row. A tree with fractional routes adds up ``weight * value`` over its rules with J48's
 arithmetic (:func:`treegen.model.nested_sum`): each weight a ``CASE`` of the rule's conditions
 times its path's fractions, root first (:meth:`Writer.weight`); the terms added as the tree nests
-(:func:`nested_terms`); its leaf ids are those of the rules whose weight is above zero.
+(:func:`nested_terms`); its leaf ids are those of the rules whose weight is above zero. Where the dialect
+says so (``Dialect.named_weights``: DuckDB) a query names each weight, computed once a row for every
+class's sum and the leaf ids to read, rather than written in each of them.
 """
 from __future__ import annotations
 
@@ -99,7 +101,10 @@ class FlatRules(TreeSql):
             return super().names()
         if not hasattr(self, "sums"):
             self.sums: dict[int, Callable[[Ref], str]] = {}
-            self.sum_names: list[str] = []
+            # in a query where the dialect names them (Dialect.named_weights), each rule's weight is a named value
+            self.named = self.d.named_weights and not self.w.inlines
+            self.weights = {rule.node: self.weight_of(rule) for rule in self.rules.rules}
+            self.sum_names: list[str] = [self.weight_name(rule) for rule in self.rules.rules] if self.named else []
             for k in range(len(self.w.vector(self.tree.nodes[0]))):
                 operands = nested_terms(self.tree, self.term(k))
                 if not operands:
@@ -119,21 +124,34 @@ class FlatRules(TreeSql):
                 terms.append(lambda ref, inner=inner: f"({inner(ref)})")
                 reads += uses
             else:
-                terms.append(lambda ref, op=op: op)
+                terms.append(op)
         return self.w.sum_of(name, terms, reads)
 
-    def term(self, k: int) -> Callable[[int], str | None]:
+    def weight_of(self, rule) -> Callable[[Ref], str]:
+        """A rule's weight (:meth:`Writer.weight`), or where :attr:`named`, a named value that the
+        sums and leaf ids read."""
+        if not self.named:
+            text = self.w.weight(rule)
+            return lambda ref: text
+        name = self.weight_name(rule)
+        self.w.define(name, lambda ref: self.w.weight(rule))
+        return lambda ref: ref(name)
+
+    def weight_name(self, rule) -> str:
+        return f"x{self.index}_{rule.node}"
+
+    def term(self, k: int) -> Callable[[int], Callable[[Ref], str] | None]:
         """Per node, ``weight * value`` of its rule (x * 1.0 == x); None where it is an exact zero (no
         rule, or the value 0.0)."""
-        w, nodes = self.w, self.tree.nodes
-        rules = {rule.node: rule for rule in self.rules.rules}
+        nodes = self.tree.nodes
 
-        def of(node: int) -> str | None:
-            rule = rules.get(node)
-            v = w.vector(nodes[node])[k] if rule is not None else 0.0
+        def of(node: int) -> Callable[[Ref], str] | None:
+            weight = self.weights.get(node)
+            v = self.w.vector(nodes[node])[k] if weight is not None else 0.0
             if v == 0.0:
                 return None
-            return w.weight(rule) + ("" if v == 1.0 else f" * {self.d.double(v)}")
+            times = "" if v == 1.0 else f" * {self.d.double(v)}"
+            return lambda ref: weight(ref) + times
         return of
 
     def value(self, k: int, ref: Ref) -> str:
@@ -147,7 +165,9 @@ class FlatRules(TreeSql):
         order, without the first ``|``."""
         if self.exclusive:
             return super().leaf(ref)
-        w = self.w
-        ids = [f"CASE WHEN {w.weighs(r)} THEN {self.d.string(f'|{r.node}')} ELSE '' END"
-               for r in self.rules.rules]
-        return self.d.drop_first.format(w.concat(ids))
+        w, d = self.w, self.d
+        self.names()
+        # a named weight is above zero exactly when the rule weighs: its conditions hold, its product is not 0
+        weighs = (lambda r: f"{self.weights[r.node](ref)} > {d.double(0.0)}") if self.named else w.weighs
+        ids = [f"CASE WHEN {weighs(r)} THEN {d.string(f'|{r.node}')} ELSE '' END" for r in self.rules.rules]
+        return d.drop_first.format(w.concat(ids))
