@@ -1049,6 +1049,8 @@ def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_pat
         assert as_query(expression + ending, model, "input", "sqlite") == whole, ending
     literal = "CASE WHEN \"x;--\" = 'a;--' THEN 1 END"
     assert as_query(literal, model, "input", "sqlite").endswith(f"{literal}\nFROM \"input\"")
+    backquoted = "CASE WHEN `x;--` > 4.0 THEN 1 END"
+    assert as_query(backquoted + ";", model, "input", "mysql").endswith(f"{backquoted}\nFROM `input`")
     path = tmp_path / "e.sql"
     path.write_text(expression + ";\n", encoding="utf-8")
     (tmp_path / "rows.csv").write_text("x;--\n" + "".join(f"{v}\n" for v in (-1, 0, 2.5, 4, 4.5, 7, "")))

@@ -149,7 +149,8 @@ def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str
 
 # A quoted identifier (group 1, quotes doubled), or what may hold a '"' that is none: a string literal, a comment
 _QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"', re.DOTALL)
-_STATEMENT_TOKENS = re.compile(_QUOTED.pattern + "|;", re.DOTALL)  # what may hold a ';' that ends nothing, or one
+# what may hold a ';' that ends nothing (a MySQL or Spark name in backquotes too), or one
+_STATEMENT_TOKENS = re.compile(_QUOTED.pattern + "|`(?:[^`]|``)*`|;", re.DOTALL)
 
 
 def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialect: str
