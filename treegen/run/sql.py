@@ -18,7 +18,9 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+from ..data import reads_as_missing
 from ..emit.sql.dialects import find_dialect
+from ..emit.sql.writer import near_cuts
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
 from ..table import free_names
@@ -232,16 +234,63 @@ class Answers(list):
 
 
 def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
+    """The answers over a table of typed columns (REAL for numeric features); those of the rows a CSV can carry
+    (:func:`_csv_texts`) over TEXT columns instead, as the sqlite3 shell's ``.import`` makes them from a CSV,
+    each field its text: the SQL must read a text as treegen reads the CSV, where a text compared as it is
+    answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's mismatch."""
+    typed = _sqlite_answers(sql, model, values(model, rows), table, "sqlite", names_checked)
+    texts = _csv_texts(model, rows)
+    carried = [i for i, record in enumerate(texts) if record is not None]
+    if carried:
+        as_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
+        for i, answer in zip(carried, as_text):
+            typed[i] = answer
+    return typed
+
+
+def _sqlite_answers(sql, model, records, table, types, names_checked=False):
+    """``sql``'s answers over ``records`` in a new SQLite database, the table's columns typed as the dialect
+    writes them (``types`` "sqlite") or all TEXT ("text")."""
     import sqlite3
+    d = find_dialect("sqlite")
     with closing(sqlite3.connect(":memory:")) as connection:
         for database in qualifiers(table):  # a table of another database: an attached one, in memory too
             if database.lower() not in ("main", "temp"):
-                connection.execute(f"ATTACH DATABASE ':memory:' AS {find_dialect('sqlite').identifier(database)}")
-        connection.execute(create_table(model, "sqlite", table))
-        connection.executemany(insert(model, "sqlite", table), values(model, rows))
+                connection.execute(f"ATTACH DATABASE ':memory:' AS {d.identifier(database)}")
+        if types == "text":
+            columns = ", ".join(f"{d.identifier(f.name)} TEXT" for f in model.features)
+            connection.execute(f"CREATE TABLE {d.table(table)} ({columns})")
+        else:
+            connection.execute(create_table(model, "sqlite", table))
+        connection.executemany(insert(model, "sqlite", table), records)
         if names_checked:
             _no_name_read_as_string(connection, sql)
         return Answers.of(connection.execute(sql))
+
+
+def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
+    """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
+    carry as it is (a category that reads as missing), or whose SQL over TEXT may stop by design: a number of
+    more than 15 significant digits, which SQLite reads up to an ulp off, within three ulps of a split point
+    (the SQL refuses its reading within two: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
+    near = {i: near_cuts(model, i, ulps=3) for i, f in enumerate(model.features) if f.is_numeric}
+    out = []
+    for record in values(model, rows):
+        texts = []
+        for i, (feature, value) in enumerate(zip(model.features, record)):
+            text = "" if value is None else repr(value) if feature.is_numeric else value
+            if value is not None and (reads_as_missing(text) or feature.is_numeric and len(_digits(text)) > 15
+                                      and (near[i] is None or abs(value) in near[i])):
+                texts = None
+                break
+            texts.append(text)
+        out.append(None if texts is None else tuple(texts))
+    return out
+
+
+def _digits(number: str) -> str:
+    """A number's significant digits."""
+    return number.lower().split("e")[0].lstrip("+-").replace(".", "").strip("0")
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),

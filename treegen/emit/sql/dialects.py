@@ -22,7 +22,9 @@ import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
+from ...data import MISSING_TOKENS
 from ...errors import TreegenError
 
 # A decimal number's text as a pattern (treegen.model.NUMBER, whose inf and nan name no code anyway)
@@ -32,7 +34,56 @@ NUMBER = "[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
 SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
     "*[^0-9.eE+-]*", "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
     "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[+-][.][eE]*", "?*[+-]*[eE]*", "[+-][eE]*")])
+MISSING_TEXTS = ", ".join(f"'{token}'" for token in sorted(MISSING_TOKENS))  # a field's text, spaces around stripped
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
+
+
+def sqlite_number_text(column: str, name: str, near: str | None) -> str:
+    """A numeric feature's SQLite ``column`` as treegen reads its CSV field, where it holds TEXT (what the
+    sqlite3 shell's ``.import`` stores, and a REAL column a field it cannot read as a number): compared as it
+    is, '10' <= '2.5' (text affinity: 64 of 2,000 of a LightGBM model's answers right). ``name``: the
+    feature's name as an SQL string, for the error. '', '?', 'NA' (spaces around) and NaN are missing, inf
+    and infinity infinite, and a number the double Python's ``float`` reads, or one on the same side of
+    every split point. CAST(text AS REAL) is not always it (SQLite 3.40 scales in long double and rounds
+    twice: 1 text in 2,000 of 10 to 40 digits differs, exponents near 1e-300 one in ten; by one ulp at most
+    in 30 classes of 3,000 texts, measured): a text of at most 15 significant digits with an exponent within
+    22 of them is the integer of its digits times or divided by a power of ten, both exact doubles, one
+    correctly rounded operation (Clinger's fast path); one beyond every double, +-inf or +-0; any other
+    number is SQLite's cast, unless its magnitude is one of ``near`` (an SQL list: each split point's within
+    two ulps, where a misread could cross it; None: every such text, for a feature whose value is used in
+    arithmetic). A text that is not a number, or one so near, stops the query with the one error SQLite can
+    raise in a SELECT, a JSON path's, naming the column and the text: a NULL prediction would pass unseen.
+    (-0 reads as 0, which no comparison tells apart.)"""
+    low, text = f"lower({column})", column
+    e = f"instr({low}, 'e')"
+    mantissa = f"CASE WHEN {e} > 0 THEN substr({text}, 1, {e} - 1) ELSE {text} END"
+    exponent = f"CASE WHEN {e} > 0 THEN CAST(substr({text}, {e} + 1) AS INTEGER) ELSE 0 END"
+    digits = f"replace(ltrim({mantissa}, '+-'), '.', '')"
+    point = f"instr(ltrim({mantissa}, '+-'), '.')"
+    fraction = f"CASE WHEN {point} > 0 THEN length(ltrim({mantissa}, '+-')) - {point} ELSE 0 END"
+    significant = f"trim({digits}, '0')"
+    n = f"length({significant})"
+    k = f"({exponent} - ({fraction}) + length({digits}) - length(rtrim({digits}, '0')))"  # value = D * 10^k
+    integer = f"CAST(CAST({significant} AS INTEGER) AS REAL)"
+    power = f"CAST('1e' || abs({k}) AS REAL)"  # exact for 0..22 (measured; a power of ten up to 1e22 is a double)
+
+    def fail(why: str) -> str:
+        return f"json_extract('{{}}', 'treegen: the column ' || {name} || ' holds \"' || {column} || '\"{why}')"
+    cast = f"CAST(ltrim({column}, '+-') AS REAL)"
+    inexact = fail(", a number SQLite cannot read as the same double (over 15 significant digits, or an exponent "
+                   "beyond 22 of them)" + (", so near a split point that a misread would cross it" if near else "")
+                   + ": load it into a REAL column from a program that reads numbers exactly")
+    other = inexact if near is None else f"CASE WHEN {cast} IN ({near}) THEN {inexact} ELSE {cast} END"
+    size = (f"CASE WHEN {n} = 0 THEN 0.0 WHEN {n} <= 15 AND {k} BETWEEN 0 AND 22 THEN {integer} * {power} "
+            f"WHEN {n} <= 15 AND {k} BETWEEN -22 AND -1 THEN {integer} / {power} WHEN {n} + {k} >= 310 THEN 9e999 "
+            f"WHEN {n} + {k} <= -324 THEN 0.0 ELSE {other} END")
+    return (f"CASE WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
+            f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
+            f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
+            f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
+            f"WHEN {SQLITE_NUMBER.format(column)} THEN "
+            f"CASE WHEN substr({column}, 1, 1) = '-' THEN -({size}) ELSE {size} END "
+            f"ELSE {fail(', not a number (nor missing: empty, ? or NA)')} END")
 
 
 @dataclass(frozen=True)
@@ -111,6 +162,12 @@ class Dialect:
     # Writer.category): a cast where the text matches a decimal number, or the engine's TRY_CAST.
     text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
     truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
+    # A numeric feature's column read as the model reads it whatever it holds (column, its name as an SQL string,
+    # the magnitudes near its split points as an SQL list or None: sqlite_number_text), in an engine that compares
+    # a text with a number silently (SQLite: as texts); None: the column as it is (DuckDB and PostgreSQL refuse a
+    # text compared with a number)
+    numeric_text: Callable[[str, str, str | None], str] | None = None
+    nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     # the deepest expression a SELECT's column may be, in parser stack entries (treegen.emit.sql.depth): where
     # a column would be deeper, its trees' CASEs nest less deep (None: ``nesting`` is all the limit)
@@ -258,7 +315,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             parser_depth=94,  # a stack of 100 entries, 6 of them the SELECT's own
             nan_is_null=True,  # inf - inf is NULL
             kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
-            text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)"),
+            text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
+            numeric_text=sqlite_number_text,
+            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END"),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
             text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",

@@ -40,7 +40,7 @@ from typing import Callable
 from ... import arithmetic
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
-from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
+from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
 from ...table import free_names
 from ..common import label_cut, label_decision, linear_sum, node_vector
@@ -146,6 +146,10 @@ class Writer:
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
+        # each column as the model reads it (Dialect.numeric_text): in a query a derived table's column of the same
+        # name (:meth:`converted`), an expression reads it where it reads the column
+        self.conversions = self._conversions()
+        self.values = [self.conversions.get(i, column) if expression else column for i, column in enumerate(self.columns)]
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
@@ -181,9 +185,40 @@ class Writer:
 
     # -- conditions --------------------------------------------------------------------
 
+    def _conversions(self) -> dict[int, str]:
+        """Each feature the trees read, as the model reads its column whatever the engine holds in it, where the
+        dialect says how (``numeric_text``, ``nominal_text``; SQLite: a TEXT column as ``.import`` makes it)."""
+        d, model = self.d, self.model
+        if d.numeric_text is None:
+            return {}
+        conversions = {}
+        for i in model.used_features():
+            feature = model.features[i]
+            if feature.is_numeric:
+                near = near_cuts(model, i)
+                conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name),
+                                                ", ".join(map(d.double, near)) if near is not None else None)
+            else:
+                conversions[i] = d.nominal_text.format(self.columns[i])
+        return conversions
+
+    def converted(self, source: str) -> str:
+        """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
+        in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
+        it), under the column's own name: the steps after it and the SELECT's pass-through read it as they read
+        the table."""
+        if not self.conversions:
+            return source
+        items = ([self.d.identifier(name) for name in self.kept]
+                 + [f"{self.conversions[i]} AS {column}" if i in self.conversions else column
+                    for i, column in enumerate(self.columns)])
+        step = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("table"),
+                      end=self.d.kept_apart)
+        return f"({step})"
+
     def _read(self, feature: int) -> str:
         """The feature's column as the model reads it: NULL inside its missing interval."""
-        column, interval = self.columns[feature], self.model.features[feature].missing_interval
+        column, interval = self.values[feature], self.model.features[feature].missing_interval
         if interval is None:
             return column
         # an infinite end bounds nothing (and MySQL has no infinity to write): XGBoost's missing=inf
@@ -195,7 +230,7 @@ class Writer:
         """The nominal feature's column as the model reads its category: for a feature of integer codes
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
         reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
-        column, codes = self.columns[feature], self.model.features[feature].codes
+        column, codes = self.values[feature], self.model.features[feature].codes
         if codes is None:
             return column
         d, number = self.d, self.d.text_number.format(column)
@@ -234,9 +269,9 @@ class Writer:
         if linear is None:
             return d.double(node.value[0])
         band = self.model.numeric.zero_band
-        read = ((lambda f: f"CASE WHEN {self.columns[f]} >= {d.double(-band)} AND {self.columns[f]} <= {d.double(band)} "
-                           f"THEN {d.double(0.0)} ELSE {self.columns[f]} END")
-                if band else (lambda f: self.columns[f]))
+        read = ((lambda f: f"CASE WHEN {self.values[f]} >= {d.double(-band)} AND {self.values[f]} <= {d.double(band)} "
+                           f"THEN {d.double(0.0)} ELSE {self.values[f]} END")
+                if band else (lambda f: self.values[f]))
         total = f"{d.double(0.0)} + ({linear_sum(linear, read, d.double)})"
         inputs = sorted({f for f, _ in linear.terms})
         if not inputs:
@@ -298,7 +333,7 @@ class Writer:
             return self.satisfied(c)
         if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
             others = [v for v in self.model.features[c.feature].categories if v not in c.values]
-            return f"{self.columns[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
+            return f"{self.values[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
         if c.kind == MISSING:
             return self.missing(c)
         return f"{self.missing(c)} OR {self.satisfied(c)}"
@@ -306,7 +341,7 @@ class Writer:
     def reaches_apart(self, c: Condition) -> str:
         """:meth:`reaches` for a nominal condition whose missing values and unknown categories have
         factors of their own (XGBoost's categorical splits)."""
-        column, categories = self.columns[c.feature], self.model.features[c.feature].categories
+        column, categories = self.values[c.feature], self.model.features[c.feature].categories
         tests = [self.among(c.feature, c.values)] if c.kind != MISSING and c.values else []
         if c.if_missing > 0.0:
             tests.append(f"{column} IS NULL")
@@ -364,7 +399,7 @@ class Writer:
         unknown category; else only NULL)."""
         if share.by_unknown or self.model.features[share.feature].is_numeric:
             return self.missing(Condition(share.feature, MISSING))
-        return f"{self.columns[share.feature]} IS NULL"
+        return f"{self.values[share.feature]} IS NULL"
 
     # -- trees combined ------------------------------------------------------------------
 
@@ -912,7 +947,7 @@ class Writer:
 
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
-        stages = self.stages()
+        stages, source = self.stages(), self.converted(source)
         if self.stepped and stages:  # (a single tree has no steps: a WITH of none is no SQL)
             return self.query_with(source, stages, outputs)
         for n, names in enumerate(stages):
@@ -1004,6 +1039,28 @@ class Writer:
                 reads.add(name)
                 new.extend(self.definitions[name][1])
         return reads
+
+
+def near_cuts(model: Model, feature: int, ulps: int = 2) -> list[float] | None:
+    """The magnitudes within ``ulps`` of each point where the model's reading of the numeric feature changes (its
+    splits' cuts, its missing interval's ends), where a number read up to an ulp off could cross one
+    (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear
+    leaf's), where any misread counts."""
+    cuts = set()
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.linear is not None and any(f == feature for f, _ in node.linear.terms):
+                return None
+            if node.split is not None and node.split.feature == feature and node.split.op == Op.LE:
+                cuts.add(abs(model.numeric.effective_threshold(node.split.threshold)))
+    cuts.update(abs(end) for end in model.features[feature].missing_interval or () if math.isfinite(end))
+    near = set(cuts)
+    for cut in cuts:
+        below = above = cut
+        for _ in range(ulps):
+            below, above = math.nextafter(below, -math.inf), math.nextafter(above, math.inf)
+            near.update((below, above))
+    return sorted(x for x in near if math.isfinite(x))
 
 
 def _apart(c: Condition) -> bool:
