@@ -20,7 +20,8 @@ from typing import Callable, Sequence
 
 from ..data import reads_as_missing
 from ..emit.sql.dialects import find_dialect
-from ..emit.sql.writer import near_cuts
+from ..emit.sql.dialects import NEAR
+from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
 from ..table import free_names
@@ -271,21 +272,25 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
 def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
     carry as it is (a category that reads as missing), or whose SQL over TEXT may stop by design: a number of
-    more than 15 significant digits, which SQLite reads up to an ulp off, within three ulps of a split point
-    (the SQL refuses its reading within two: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
-    near = {i: near_cuts(model, i, ulps=3) for i, f in enumerate(model.features) if f.is_numeric}
+    more than 15 significant digits, which SQLite reads up to an ulp off, near a split point (twice as near as
+    the SQL refuses: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
+    cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
     out = []
     for record in values(model, rows):
         texts = []
         for i, (feature, value) in enumerate(zip(model.features, record)):
             text = "" if value is None else repr(value) if feature.is_numeric else value
             if value is not None and (reads_as_missing(text) or feature.is_numeric and len(_digits(text)) > 15
-                                      and (near[i] is None or abs(value) in near[i])):
+                                      and _near(abs(value), cuts[i])):
                 texts = None
                 break
             texts.append(text)
         out.append(None if texts is None else tuple(texts))
     return out
+
+
+def _near(value: float, cuts: list[float] | None) -> bool:
+    return cuts is None or any(abs(value - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in cuts)
 
 
 def _digits(number: str) -> str:

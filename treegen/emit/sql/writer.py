@@ -195,9 +195,7 @@ class Writer:
         for i in model.used_features():
             feature = model.features[i]
             if feature.is_numeric:
-                near = near_cuts(model, i)
-                conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name),
-                                                ", ".join(map(d.double, near)) if near is not None else None)
+                conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
             else:
                 conversions[i] = d.nominal_text.format(self.columns[i])
         return conversions
@@ -1041,11 +1039,11 @@ class Writer:
         return reads
 
 
-def near_cuts(model: Model, feature: int, ulps: int = 2) -> list[float] | None:
-    """The magnitudes within ``ulps`` of each point where the model's reading of the numeric feature changes (its
-    splits' cuts, its missing interval's ends), where a number read up to an ulp off could cross one
-    (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear
-    leaf's), where any misread counts."""
+def split_points(model: Model, feature: int) -> list[float] | None:
+    """The magnitudes of the points where the model's reading of the numeric feature changes (its splits' cuts, its
+    missing interval's ends), where a number read up to an ulp off could cross one
+    (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear leaf's),
+    where any misread counts."""
     cuts = set()
     for tree in model.trees:
         for node in tree.nodes:
@@ -1053,14 +1051,8 @@ def near_cuts(model: Model, feature: int, ulps: int = 2) -> list[float] | None:
                 return None
             if node.split is not None and node.split.feature == feature and node.split.op == Op.LE:
                 cuts.add(abs(model.numeric.effective_threshold(node.split.threshold)))
-    cuts.update(abs(end) for end in model.features[feature].missing_interval or () if math.isfinite(end))
-    near = set(cuts)
-    for cut in cuts:
-        below = above = cut
-        for _ in range(ulps):
-            below, above = math.nextafter(below, -math.inf), math.nextafter(above, math.inf)
-            near.update((below, above))
-    return sorted(x for x in near if math.isfinite(x))
+    cuts.update(abs(end) for end in model.features[feature].missing_interval or ())
+    return sorted(x for x in cuts if math.isfinite(x))
 
 
 def _apart(c: Condition) -> bool:
