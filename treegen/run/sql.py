@@ -271,8 +271,8 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
 
 def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
-    carry as it is (a category that reads as missing), or whose SQL over TEXT may stop by design: a number of
-    more than 15 significant digits, which SQLite reads up to an ulp off, near a split point (twice as near as
+    carry as it is (a category that reads as missing), or whose SQL over TEXT may stop by design: a number it
+    takes SQLite's reading of, up to an ulp off (one of more than 15 significant digits, ...), near a split point (twice as near as
     the SQL refuses: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
     cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
     out = []
@@ -280,7 +280,7 @@ def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         texts = []
         for i, (feature, value) in enumerate(zip(model.features, record)):
             text = "" if value is None else repr(value) if feature.is_numeric else value
-            if value is not None and (reads_as_missing(text) or feature.is_numeric and len(_digits(text)) > 15
+            if value is not None and (reads_as_missing(text) or feature.is_numeric and not _read_exactly(text)
                                       and _near(abs(value), cuts[i])):
                 texts = None
                 break
@@ -293,9 +293,17 @@ def _near(value: float, cuts: list[float] | None) -> bool:
     return cuts is None or any(abs(value - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in cuts)
 
 
-def _digits(number: str) -> str:
-    """A number's significant digits."""
-    return number.lower().split("e")[0].lstrip("+-").replace(".", "").strip("0")
+def _read_exactly(number: str) -> bool:
+    """Whether the SQLite SQL computes the number ``number`` (a repr) exactly, never by SQLite's cast, which
+    it refuses near a split point (:func:`treegen.emit.sql.dialects.sqlite_number_text`'s cases)."""
+    mantissa, _, exponent = number.lower().partition("e")
+    if mantissa.lstrip("+-") in ("inf", "nan"):
+        return True
+    whole, _, fraction = mantissa.lstrip("+-").partition(".")
+    digits = (whole + fraction).strip("0")
+    k = int(exponent or 0) - len(fraction) + len(whole + fraction) - len((whole + fraction).rstrip("0"))
+    n = len(digits)
+    return n == 0 or n <= 15 and -22 <= k <= 22 or n + k >= 310 or n + k <= -324
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),

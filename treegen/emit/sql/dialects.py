@@ -92,7 +92,7 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
             f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
             f"WHEN {SQLITE_NUMBER.format(column)} THEN "
-            f"CASE WHEN substr({column}, 1, 1) = '-' THEN -({size}) ELSE {size} END "
+            f"CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END * ({size}) "  # the size written once
             f"ELSE {fail(', not a number (nor missing: empty, ? or NA)')} END")
 
 
