@@ -606,7 +606,10 @@ def test_each_step_of_an_ensemble_is_computed_once_a_row(engine):
         return sum(step in str(line) for line in query(explain + text, model, rows, dialect, **connection))
     steps = sql.count(kept_apart)
     assert steps >= 4 and steps_in_plan(sql) >= steps
-    assert steps_in_plan(sql.replace(kept_apart, "")) < steps  # without it, the engine merges them
+    # without it, the engine merges them (SQLite's first, the features read once a row, stays: merged, it
+    # overflows the parser's stack)
+    first = sql.index(kept_apart) + len(kept_apart) if DIALECTS[dialect].numeric_text else 0
+    assert steps_in_plan(sql[:first] + sql[first:].replace(kept_apart, "")) < steps
 
 
 @contextmanager

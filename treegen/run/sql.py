@@ -244,8 +244,14 @@ def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
     carried = [i for i, record in enumerate(texts) if record is not None]
     if carried:
         as_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
+        # the SQL's own columns over TEXT; the columns it passes through, the table's values, as typed
+        features = {f.name for f in model.features}
+        own = [j for j, name in enumerate(as_text.columns) if name not in features]
         for i, answer in zip(carried, as_text):
-            typed[i] = answer
+            row = list(typed[i])
+            for j in own:
+                row[j] = answer[j]
+            typed[i] = tuple(row)
     return typed
 
 
@@ -271,7 +277,7 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
 
 def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
     """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
-    carry as it is (a category that reads as missing), or whose SQL over TEXT may stop by design: a number it
+    carry as it is (a missing value or a category that reads as missing, of a feature with such a category), or whose SQL over TEXT may stop by design: a number it
     takes SQLite's reading of, up to an ulp off (one of more than 15 significant digits, ...), near a split point (twice as near as
     the SQL refuses: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
     cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
@@ -280,8 +286,9 @@ def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
         texts = []
         for i, (feature, value) in enumerate(zip(model.features, record)):
             text = "" if value is None else repr(value) if feature.is_numeric else value
-            if value is not None and (reads_as_missing(text) or feature.is_numeric and not _read_exactly(text)
-                                      and _near(abs(value), cuts[i])):
+            spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
+            if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
+                    feature.is_numeric and not _read_exactly(text) and _near(abs(value), cuts[i])):
                 texts = None
                 break
             texts.append(text)

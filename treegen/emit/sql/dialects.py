@@ -59,18 +59,19 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
     4x longer and its typed columns' 200 rows 7x slower (measured). A text that is not a number, or one so
     near, stops the query with the one error SQLite can raise in a SELECT, a JSON path's, naming the column
     and the text: a NULL prediction would pass unseen. (-0 reads as 0, which no comparison tells apart.)"""
-    low, text = f"lower({column})", column
-    e = f"instr({low}, 'e')"
-    mantissa = f"CASE WHEN {e} > 0 THEN substr({text}, 1, {e} - 1) ELSE {text} END"
-    exponent = f"CASE WHEN {e} > 0 THEN CAST(substr({text}, {e} + 1) AS INTEGER) ELSE 0 END"
-    digits = f"replace(ltrim({mantissa}, '+-'), '.', '')"
-    point = f"instr(ltrim({mantissa}, '+-'), '.')"
-    fraction = f"CASE WHEN {point} > 0 THEN length(ltrim({mantissa}, '+-')) - {point} ELSE 0 END"
-    significant = f"trim({digits}, '0')"
-    n = f"length({significant})"
-    k = f"({exponent} - ({fraction}) + length({digits}) - length(rtrim({digits}, '0')))"  # value = D * 10^k
-    integer = f"CAST(CAST({significant} AS INTEGER) AS REAL)"
+    low = f"lower({column})"
+    # one flat CASE, each part without a CASE of its own: the parser's stack holds it inside the query's derived
+    # tables (and an expression's every test)
+    e = f"instr({low} || 'e', 'e')"
+    unsigned = f"ltrim(substr({column}, 1, {e} - 1), '+-')"
+    digits = f"replace({unsigned}, '.', '')"
+    fraction = f"length(substr({unsigned}, instr({unsigned} || '.', '.') + 1))"
+    n = f"length(trim({digits}, '0'))"
+    # the value is D * 10^k, D the integer of the significant digits
+    k = f"(CAST(substr({column}, {e} + 1) AS INTEGER) - {fraction} + length({digits}) - length(rtrim({digits}, '0')))"
+    integer = f"CAST(CAST(trim({digits}, '0') AS INTEGER) AS REAL)"
     power = f"CAST('1e' || abs({k}) AS REAL)"  # exact for 0..22 (measured; a power of ten up to 1e22 is a double)
+    sign = f"(CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END)"
 
     def fail(why: str) -> str:
         return f"json_extract('{{}}', 'treegen: the column ' || {name} || ' holds \"' || {column} || '\"{why}')"
@@ -78,22 +79,24 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
     inexact = fail(", a number SQLite cannot read as the same double (over 15 significant digits, or an exponent "
                    "beyond 22 of them)" + (", so near a split point that a misread would cross it" if cuts else "")
                    + ": load it into a REAL column from a program that reads numbers exactly")
-    if cuts is None or not cuts:
-        other = inexact if cuts is None else cast
-    else:
+    if cuts is None:
+        near = f"WHEN 1 = 1 THEN {inexact} "
+    elif cuts:
         points = "[" + ",".join(map(repr, cuts)) + "]"
-        other = (f"CASE WHEN EXISTS (SELECT 1 FROM json_each('{points}') WHERE abs(value - {cast}) <= "
-                 f"abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ELSE {cast} END")
-    size = (f"CASE WHEN {n} = 0 THEN 0.0 WHEN {n} <= 15 AND {k} BETWEEN 0 AND 22 THEN {integer} * {power} "
-            f"WHEN {n} <= 15 AND {k} BETWEEN -22 AND -1 THEN {integer} / {power} WHEN {n} + {k} >= 310 THEN 9e999 "
-            f"WHEN {n} + {k} <= -324 THEN 0.0 ELSE {other} END")
+        near = (f"WHEN EXISTS (SELECT 1 FROM json_each('{points}') WHERE abs(value - {cast}) <= "
+                f"abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ")
+    else:
+        near = ""
     return (f"CASE WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
             f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
             f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
-            f"WHEN {SQLITE_NUMBER.format(column)} THEN "
-            f"CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END * ({size}) "  # the size written once
-            f"ELSE {fail(', not a number (nor missing: empty, ? or NA)')} END")
+            f"WHEN NOT ({SQLITE_NUMBER.format(column)}) THEN {fail(', not a number (nor missing: empty, ? or NA)')} "
+            f"WHEN {n} = 0 THEN {sign} * 0.0 "
+            f"WHEN {n} <= 15 AND {k} BETWEEN 0 AND 22 THEN {sign} * ({integer} * {power}) "
+            f"WHEN {n} <= 15 AND {k} BETWEEN -22 AND -1 THEN {sign} * ({integer} / {power}) "
+            f"WHEN {n} + {k} >= 310 THEN {sign} * 9e999 WHEN {n} + {k} <= -324 THEN {sign} * 0.0 "
+            f"{near}ELSE {sign} * {cast} END")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ import re
 from typing import Callable
 
 from ... import arithmetic
+from ...data import reads_as_missing
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
@@ -187,7 +188,9 @@ class Writer:
 
     def _conversions(self) -> dict[int, str]:
         """Each feature the trees read, as the model reads its column whatever the engine holds in it, where the
-        dialect says how (``numeric_text``, ``nominal_text``; SQLite: a TEXT column as ``.import`` makes it)."""
+        dialect says how (``numeric_text``, ``nominal_text``; SQLite: a TEXT column as ``.import`` makes it). A
+        nominal column's '', '?' or 'NA' is missing, as in a CSV, unless the feature has such a category (a model
+        from ARFF or pandas), which a table can hold and the API takes."""
         d, model = self.d, self.model
         if d.numeric_text is None:
             return {}
@@ -196,7 +199,7 @@ class Writer:
             feature = model.features[i]
             if feature.is_numeric:
                 conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
-            else:
+            elif not any(map(reads_as_missing, feature.categories)):  # else '' may be a category: as it is
                 conversions[i] = d.nominal_text.format(self.columns[i])
         return conversions
 
