@@ -238,7 +238,8 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
         path = tmp_path / f"{number}.sql"
         text = emit(model, "sql", dialect=dialect, expression=True, leaf=True, table=table,
                     proba=model.target.is_classification)
-        subqueries += text.startswith("(WITH") or "\n(WITH" in text
+        # (SQLite's inside the subquery that reads the row's columns as treegen reads a CSV: Writer.read_once)
+        subqueries += any(text.startswith(p) or "\n" + p in text for p in ("(WITH", "(SELECT (WITH"))
         if fixtures[number:number + 1] == [os.path.join(FIXTURES, "xgboost", "multiclass-3.2.0.json")]:
             assert len(text) < 200_000, len(text)  # inlined: 4 MB or more
         path.write_text(text, encoding="utf-8")

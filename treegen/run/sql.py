@@ -129,7 +129,9 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     return f"SELECT {columns}{expression}\nFROM {d.table(table)}"
 
 
-_COMMENTS = r"(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
+# (and the blanks and ';' after each); a line comment possessive: a feature's name '"; DROP TABLE x; --' written in
+# each of an expression's long lines (SQLite's reading of the row) took minutes of backtracking, each to its line end
+_COMMENTS = r"(?:(?:--[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"
 # The end of a statement, which an expression in a file may have too: ';', then only comments and blank lines. Cut
 # off, it cannot change what a query means: a ';' in a literal would leave the literal open, which no engine reads.
 _STATEMENT_END = re.compile(rf";[\s;]*{_COMMENTS}\Z")
