@@ -33,6 +33,7 @@ of a float32 model is one instead (57 KB), its steps written once.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Callable
@@ -854,7 +855,7 @@ class Writer:
         """Refuse, before writing it, an expression longer than the engine reads (counted only where the
         dialect has a limit: the count writes each named value once more)."""
         limit = self.d.sql_length
-        if limit and (length := self.inlined_length(text)) > limit:
+        if limit and (length := self.inlined_length(text) + self.row_length) > limit:
             raise TreegenError(f"{self.d.name}: the expression would be {length:,} bytes, more than the engine reads "
                                f"({limit:,}): it writes each shared value (a sum, a class's score) wherever it is "
                                f"read; the query (without --expression) computes each once")
@@ -1026,6 +1027,11 @@ class Writer:
         last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1 + around, inlined=False)],
                       source=source, alias=self.column("input"), end="")
         return self.read_once("(WITH " + ",\n".join(steps) + "\n" + last + ")") + alias
+
+    @functools.cached_property
+    def row_length(self) -> int:
+        """How much longer :meth:`read_once` makes an expression."""
+        return len(self.read_once(""))
 
     def read_once(self, expression: str) -> str:
         """An expression's output reading each feature's column as the model reads it (:attr:`conversions`) once:
