@@ -174,17 +174,17 @@ def test_a_long_number_at_a_split_point_stops_the_query():
             sql_answers(model, csv_of(model, 3, fixed={name: repr(value)}))
 
 
-def test_verify_runs_the_sql_over_text_columns_too(monkeypatch):
+def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     """`verify --dialect sqlite` runs the SQL over TEXT columns as well as typed ones: the SQL written as it was
     (each column compared as it is) shows mismatching rows there, the SQL that reads texts none."""
     from treegen.emit.sql import DIALECTS as dialects
-    from treegen.probes import probe_rows
-    from treegen.run.sql import query
+    from treegen.verify import verify
     model = lightgbm_regression()
-    rows = probe_rows(model, limit=300)
-    want = [answer for answer, _ in predict_rows(model, rows)]
-    assert [row[-1] for row in query(emit(model, "sql", dialect="sqlite"), model, rows, "sqlite")] == want
+    path = tmp_path / "model.sql"
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert result.ok, result.line()
     monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], numeric_text=None))
-    as_it_was = emit(model, "sql", dialect="sqlite")
-    got = [row[-1] for row in query(as_it_was, model, rows, "sqlite")]
-    assert sum(a != b for a, b in zip(got, want)) > 10
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert not result.ok and "MISMATCH" in result.line(), result.line()

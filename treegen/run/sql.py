@@ -64,7 +64,7 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
-        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None)
+        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=True)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
@@ -236,12 +236,15 @@ class Answers(list):
         return cls(cursor.fetchall(), [column[0] for column in cursor.description or ()])
 
 
-def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
-    """The answers over a table of typed columns (REAL for numeric features); those of the rows a CSV can carry
-    (:func:`_csv_texts`) over TEXT columns instead, as the sqlite3 shell's ``.import`` makes them from a CSV,
-    each field its text: the SQL must read a text as treegen reads the CSV, where a text compared as it is
-    answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's mismatch."""
+def _run_sqlite(sql, model, rows, table, names_checked=False, as_text=False, **_):
+    """The answers over a table of typed columns (REAL for numeric features); ``as_text`` (verify's run), those of
+    the rows a CSV can carry (:func:`_csv_texts`) over TEXT columns instead, as the sqlite3 shell's ``.import``
+    makes them from a CSV, each field its text: the SQL must read a text as treegen reads the CSV, where a text
+    compared as it is answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's
+    mismatch. (Not in :func:`query`: a benchmark's time a row is the typed table's.)"""
     typed = _sqlite_answers(sql, model, values(model, rows), table, "sqlite", names_checked)
+    if not as_text:
+        return typed
     texts = _csv_texts(model, rows)
     carried = [i for i, record in enumerate(texts) if record is not None]
     if carried:
@@ -537,7 +540,7 @@ class Engine:
     """A database engine that runs generated SQL for `verify` and the tests."""
 
     name: str
-    query: Callable[..., Answers]  # (sql, model, rows, table, dsn=, spark=, names_checked=) -> the result rows
+    query: Callable[..., Answers]  # (sql, model, rows, table, dsn=, spark=, names_checked=, as_text=) -> the result rows
     package: str | None  # the Python package it needs, for the hint when it is missing
     extra: str | None  # the pip extra of treegen that installs that package
     server: str | None = None  # an example of how to reach its server (a DSN); None: runs in process
