@@ -768,7 +768,8 @@ def test_float32_sums_in_sqlite_and_mysql_are_the_models(mysql_server, tmp_path)
     assert exported.stderr == ""
     exported = subprocess.run([sys.executable, "-m", "treegen", "export", str(saved), "--to", "sql", "--dialect",
                                "sqlite", "--expression"], capture_output=True, text=True)
-    assert exported.returncode == 0 and exported.stdout.startswith("(WITH"), exported.stderr
+    # (the steps inside the subquery that reads the row's columns as treegen reads a CSV: Writer.read_once)
+    assert exported.returncode == 0 and exported.stdout.startswith("(SELECT (WITH"), exported.stderr
     assert exported.stderr == NOTE_SUBQUERY
 
 
@@ -1043,7 +1044,7 @@ def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_pat
     from treegen.model import NUMERIC, Feature
     model = replace(chain_model(5), features=(Feature("x;--", NUMERIC),))
     expression = emit(model, "sql", dialect="sqlite", expression=True)
-    assert '"x;--"' in expression.splitlines()[-1]  # ';--' and all after it on the line: a comment, to a regex
+    assert sum('"x;--"' in line for line in expression.splitlines()) > 1  # to a regex, a comment from ';--' on
     whole = f'SELECT "x;--", {expression.rstrip()}\nFROM "input"'
     for ending in ("", ";", ";\n-- the model\n\n", " ; /* a ; */ ;\n", ";;-- x;--\n"):
         assert as_query(expression + ending, model, "input", "sqlite") == whole, ending

@@ -18,7 +18,10 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+from ..data import reads_as_missing
 from ..emit.sql.dialects import find_dialect
+from ..emit.sql.dialects import NEAR
+from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
 from ..table import free_names
@@ -61,7 +64,7 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
-        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None)
+        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=True)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
@@ -239,17 +242,86 @@ class Answers(list):
         return cls(cursor.fetchall(), [column[0] for column in cursor.description or ()])
 
 
-def _run_sqlite(sql, model, rows, table, names_checked=False, **_):
+def _run_sqlite(sql, model, rows, table, names_checked=False, as_text=False, **_):
+    """The answers over a table of typed columns (REAL for numeric features); ``as_text`` (verify's run), those of
+    the rows a CSV can carry (:func:`_csv_texts`) over TEXT columns instead, as the sqlite3 shell's ``.import``
+    makes them from a CSV, each field its text: the SQL must read a text as treegen reads the CSV, where a text
+    compared as it is answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's
+    mismatch. (Not in :func:`query`: a benchmark's time a row is the typed table's.)"""
+    typed = _sqlite_answers(sql, model, values(model, rows), table, "sqlite", names_checked)
+    if not as_text:
+        return typed
+    texts = _csv_texts(model, rows)
+    carried = [i for i, record in enumerate(texts) if record is not None]
+    if carried:
+        as_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
+        # the SQL's own columns over TEXT; the columns it passes through, the table's values, as typed
+        features = {f.name for f in model.features}
+        own = [j for j, name in enumerate(as_text.columns) if name not in features]
+        for i, answer in zip(carried, as_text):
+            row = list(typed[i])
+            for j in own:
+                row[j] = answer[j]
+            typed[i] = tuple(row)
+    return typed
+
+
+def _sqlite_answers(sql, model, records, table, types, names_checked=False):
+    """``sql``'s answers over ``records`` in a new SQLite database, the table's columns typed as the dialect
+    writes them (``types`` "sqlite") or all TEXT ("text")."""
     import sqlite3
+    d = find_dialect("sqlite")
     with closing(sqlite3.connect(":memory:")) as connection:
         for database in qualifiers(table):  # a table of another database: an attached one, in memory too
             if database.lower() not in ("main", "temp"):
-                connection.execute(f"ATTACH DATABASE ':memory:' AS {find_dialect('sqlite').identifier(database)}")
-        connection.execute(create_table(model, "sqlite", table))
-        connection.executemany(insert(model, "sqlite", table), values(model, rows))
+                connection.execute(f"ATTACH DATABASE ':memory:' AS {d.identifier(database)}")
+        if types == "text":
+            columns = ", ".join(f"{d.identifier(f.name)} TEXT" for f in model.features)
+            connection.execute(f"CREATE TABLE {d.table(table)} ({columns})")
+        else:
+            connection.execute(create_table(model, "sqlite", table))
+        connection.executemany(insert(model, "sqlite", table), records)
         if names_checked:
             _no_name_read_as_string(connection, sql)
         return Answers.of(connection.execute(sql))
+
+
+def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
+    """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
+    carry as it is (a missing value or a category that reads as missing, of a feature with such a category), or whose SQL over TEXT may stop by design: a number it
+    takes SQLite's reading of, up to an ulp off (one of more than 15 significant digits, ...), near a split point (twice as near as
+    the SQL refuses: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
+    cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
+    out = []
+    for record in values(model, rows):
+        texts = []
+        for i, (feature, value) in enumerate(zip(model.features, record)):
+            text = "" if value is None else repr(value) if feature.is_numeric else value
+            spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
+            if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
+                    feature.is_numeric and not _read_exactly(text) and _near(abs(value), cuts[i])):
+                texts = None
+                break
+            texts.append(text)
+        out.append(None if texts is None else tuple(texts))
+    return out
+
+
+def _near(value: float, cuts: list[float] | None) -> bool:
+    return cuts is None or any(abs(value - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in cuts)
+
+
+def _read_exactly(number: str) -> bool:
+    """Whether the SQLite SQL computes the number ``number`` (a repr) exactly, never by SQLite's cast, which
+    it refuses near a split point (:func:`treegen.emit.sql.dialects.sqlite_number_text`'s cases)."""
+    mantissa, _, exponent = number.lower().partition("e")
+    if mantissa.lstrip("+-") in ("inf", "nan"):
+        return True
+    whole, _, fraction = mantissa.lstrip("+-").partition(".")
+    digits = (whole + fraction).strip("0")
+    k = int(exponent or 0) - len(fraction) + len(whole + fraction) - len((whole + fraction).rstrip("0"))
+    n = len(digits)
+    return n == 0 or n <= 15 and -22 <= k <= 22 or n + k >= 310 or n + k <= -324
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),
@@ -474,7 +546,7 @@ class Engine:
     """A database engine that runs generated SQL for `verify` and the tests."""
 
     name: str
-    query: Callable[..., Answers]  # (sql, model, rows, table, dsn=, spark=, names_checked=) -> the result rows
+    query: Callable[..., Answers]  # (sql, model, rows, table, dsn=, spark=, names_checked=, as_text=) -> the result rows
     package: str | None  # the Python package it needs, for the hint when it is missing
     extra: str | None  # the pip extra of treegen that installs that package
     server: str | None = None  # an example of how to reach its server (a DSN); None: runs in process

@@ -65,10 +65,19 @@ def subquery_note(text: str, dialect: str = "ansi", expression: bool = False, **
     """What `export` says of an expression ``text`` that has an output written as a scalar subquery of steps
     (:meth:`.writer.Writer.item`), which engines refuse in a generated column; None for any other text."""
     d = find_dialect(dialect)
-    if not expression or not d.correlated_steps or not (text.startswith("(WITH ") or "\n(WITH " in text):
+
+    def starts(prefix: str) -> bool:  # an output (the first, or one after a line end) starting so
+        return text.startswith(prefix) or "\n" + prefix in text
+    if not expression or not d.correlated_steps:
         return None
-    return (f"{d.name}: an output that computes float32 steps (or reads a value more than once) is a scalar subquery "
-            "of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
+    if starts("(WITH ") or starts("(SELECT (WITH "):
+        return (f"{d.name}: an output that computes float32 steps (or reads a value more than once) is a scalar "
+                "subquery of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
+    if starts("(SELECT "):  # Writer.read_once
+        return (f"{d.name}: each output is a scalar subquery that reads the row's columns as treegen reads a CSV's "
+                "fields (a TEXT column's texts too), for a SELECT's list or a view (a generated column or an index "
+                "refuses a subquery)")
+    return None
 
 
 def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:

@@ -36,14 +36,16 @@ next step the lambda's body (:meth:`Writer.bound`; 35 KB for the example's 12.3 
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Callable
 
 from ... import arithmetic
+from ...data import reads_as_missing
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
-from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Precision, Route, Tree,
+from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
 from ...table import free_names
 from ..common import label_cut, label_decision, linear_sum, node_vector
@@ -149,12 +151,19 @@ class Writer:
         self.vector = node_vector(model)  # what a tree sums for a node: its value (then its label value)
         self.columns = [d.identifier(f.name) for f in model.features]
         _check_names(model, d)
+        # each column as the model reads it (Dialect.numeric_text): a derived table's column of the same name, in a
+        # query around the table (:meth:`converted`), in an expression a correlated one of the row (:meth:`item`)
+        self.conversions = self._conversions()
+        self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
+        # the column a test reads: one a derived table would rename (SQLite: true, false) under a name of our own,
+        # the first derived table's (converted, read_once), and the SELECT's passed through under its own again
+        self.values = [self.column(f"f{i}") if d.renamed_in_tables and re.fullmatch(d.renamed_in_tables, f.name)
+                       else column for i, (f, column) in enumerate(zip(model.features, self.columns))]
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
                           for tree in model.trees]  # no fractional route: exactly one rule applies
         self._rules: dict[int, TreeRules] = {}
-        self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         self.definitions: dict[str, tuple[Callable[[Ref], str], tuple[str, ...]]] = {}
         self._inlined: dict[str, str] = {}
         self._depths: dict[str, int] = {}  # how deep each named value is, inlined (stand_in)
@@ -184,9 +193,40 @@ class Writer:
 
     # -- conditions --------------------------------------------------------------------
 
+    def _conversions(self) -> dict[int, str]:
+        """Each feature the trees read, as the model reads its column whatever the engine holds in it, where the
+        dialect says how (``numeric_text``, ``nominal_text``; SQLite: a TEXT column as ``.import`` makes it). A
+        nominal column's '', '?' or 'NA' is missing, as in a CSV, unless the feature has such a category (a model
+        from ARFF or pandas), which a table can hold and the API takes."""
+        d, model = self.d, self.model
+        if d.numeric_text is None:
+            return {}
+        conversions = {}
+        for i in model.used_features():
+            feature = model.features[i]
+            if feature.is_numeric:
+                conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
+            elif not any(map(reads_as_missing, feature.categories)):  # else '' may be a category: as it is
+                conversions[i] = d.nominal_text.format(self.columns[i])
+        return conversions
+
+    def converted(self, source: str) -> str:
+        """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
+        in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
+        it), under the column's own name: the steps after it and the SELECT's pass-through read it as they read
+        the table."""
+        if not self.conversions and self.values == self.columns:
+            return source
+        items = ([self.d.identifier(name) for name in self.kept]
+                 + [f"{self.conversions.get(i, column)} AS {value}" if i in self.conversions or value != column
+                    else column for i, (column, value) in enumerate(zip(self.columns, self.values))])
+        step = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("table"),
+                      end=self.d.kept_apart)
+        return f"({step})"
+
     def _read(self, feature: int) -> str:
         """The feature's column as the model reads it: NULL inside its missing interval."""
-        column, interval = self.columns[feature], self.model.features[feature].missing_interval
+        column, interval = self.values[feature], self.model.features[feature].missing_interval
         if interval is None:
             return column
         # an infinite end bounds nothing (and MySQL has no infinity to write): XGBoost's missing=inf
@@ -198,7 +238,7 @@ class Writer:
         """The nominal feature's column as the model reads its category: for a feature of integer codes
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
         reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
-        column, codes = self.columns[feature], self.model.features[feature].codes
+        column, codes = self.values[feature], self.model.features[feature].codes
         if codes is None:
             return column
         d, number = self.d, self.d.text_number.format(column)
@@ -237,9 +277,9 @@ class Writer:
         if linear is None:
             return d.double(node.value[0])
         band = self.model.numeric.zero_band
-        read = ((lambda f: f"CASE WHEN {self.columns[f]} >= {d.double(-band)} AND {self.columns[f]} <= {d.double(band)} "
-                           f"THEN {d.double(0.0)} ELSE {self.columns[f]} END")
-                if band else (lambda f: self.columns[f]))
+        read = ((lambda f: f"CASE WHEN {self.values[f]} >= {d.double(-band)} AND {self.values[f]} <= {d.double(band)} "
+                           f"THEN {d.double(0.0)} ELSE {self.values[f]} END")
+                if band else (lambda f: self.values[f]))
         total = f"{d.double(0.0)} + ({linear_sum(linear, read, d.double)})"
         inputs = sorted({f for f, _ in linear.terms})
         if not inputs:
@@ -301,7 +341,7 @@ class Writer:
             return self.satisfied(c)
         if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
             others = [v for v in self.model.features[c.feature].categories if v not in c.values]
-            return f"{self.columns[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
+            return f"{self.values[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
         if c.kind == MISSING:
             return self.missing(c)
         return f"{self.missing(c)} OR {self.satisfied(c)}"
@@ -309,7 +349,7 @@ class Writer:
     def reaches_apart(self, c: Condition) -> str:
         """:meth:`reaches` for a nominal condition whose missing values and unknown categories have
         factors of their own (XGBoost's categorical splits)."""
-        column, categories = self.columns[c.feature], self.model.features[c.feature].categories
+        column, categories = self.values[c.feature], self.model.features[c.feature].categories
         tests = [self.among(c.feature, c.values)] if c.kind != MISSING and c.values else []
         if c.if_missing > 0.0:
             tests.append(f"{column} IS NULL")
@@ -367,7 +407,7 @@ class Writer:
         unknown category; else only NULL)."""
         if share.by_unknown or self.model.features[share.feature].is_numeric:
             return self.missing(Condition(share.feature, MISSING))
-        return f"{self.columns[share.feature]} IS NULL"
+        return f"{self.values[share.feature]} IS NULL"
 
     # -- trees combined ------------------------------------------------------------------
 
@@ -821,7 +861,7 @@ class Writer:
         """Refuse, before writing it, an expression longer than the engine reads (counted only where the
         dialect has a limit: the count writes each named value once more)."""
         limit = self.d.sql_length
-        if limit and (length := self.inlined_length(text)) > limit:
+        if limit and (length := self.inlined_length(text) + self.row_length) > limit:
             raise TreegenError(f"{self.d.name}: the expression would be {length:,} bytes, more than the engine reads "
                                f"({limit:,}): it writes each shared value (a sum, a class's score) wherever it is "
                                f"read; the query (without --expression) computes each once")
@@ -915,9 +955,7 @@ class Writer:
 
     def query(self, source: str, outputs) -> str:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
-        stages = self.stages()
-        if stages:
-            _check_passed([f.name for f in self.model.features] + list(self.kept), self.d)
+        stages, source = self.stages(), self.converted(source)
         if self.stepped and stages:  # (a single tree has no steps: a WITH of none is no SQL)
             return self.query_with(source, stages, outputs)
         for n, names in enumerate(stages):
@@ -931,19 +969,23 @@ class Writer:
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]  # passed through every derived table's .*
         named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
-        items = kept + self.columns + [self.fitted(text) for text in named]
+        items = kept + self.passed() + [self.fitted(text) for text in named]
         return render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="") + "\n"
+
+    def passed(self) -> list[str]:
+        """The features' columns as the SELECT passes them through, each under its own name."""
+        return [column if value == column else f"{value} AS {column}" for column, value in zip(self.columns, self.values)]
 
     def query_with(self, source: str, stages: list[list[str]], outputs) -> str:
         """:meth:`query` with each step a common table expression reading the one before (:meth:`with_steps`): a
         float32 sum in SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's
         stack."""
-        carried = [self.d.identifier(name) for name in self.kept] + self.columns
+        carried = [self.d.identifier(name) for name in self.kept] + self.values
         steps, source = self.with_steps(stages, [fn for _, fn in outputs], carried, source, 1)
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]
         named = [lambda ref, fn=fn, name=name: f"{fn(ref)} AS {self.d.identifier(name)}" for name, fn in outputs]
-        items = kept + self.columns + [self.fitted(text, 1) for text in named]
+        items = kept + self.passed() + [self.fitted(text, 1) for text in named]
         last = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("input"), end="")
         return "WITH " + ",\n".join(steps) + "\n" + last + "\n"
 
@@ -989,15 +1031,34 @@ class Writer:
         float32 = self.model.combine.precision == Precision.FLOAT32
         subquery = self.expression and float32 and self.d.correlated_steps
         reads = self.reads_of(fn) if subquery or self.expression and self.d.binding else set()
+        around = 1 if self.conversions else 0  # the subquery of the row's columns as the model reads them
         if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
-            return self.fitted(lambda ref: fn(ref) + alias)
+            return self.read_once(self.fitted(fn, around)) + alias
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
         if not subquery:
             return self.bound(fn, stages) + alias
-        steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP)
-        last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1, inlined=False)],
+        steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP + around)
+        last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1 + around, inlined=False)],
                       source=source, alias=self.column("input"), end="")
-        return "(WITH " + ",\n".join(steps) + "\n" + last + ")" + alias
+        return self.read_once("(WITH " + ",\n".join(steps) + "\n" + last + ")") + alias
+
+    @functools.cached_property
+    def row_length(self) -> int:
+        """How much longer :meth:`read_once` makes an expression."""
+        return len(self.read_once(""))
+
+    def read_once(self, expression: str) -> str:
+        """An expression's output reading each feature's column as the model reads it (:attr:`conversions`) once:
+        a scalar subquery over a derived table of the outer row's columns so read, under their own names (read
+        where each test reads the column, the LightGBM regression fixture's expression was 75 KB instead of 8 KB;
+        a float32 model's, whose steps read them too, 1.6 MB)."""
+        renamed = {i: column for i, (column, value) in enumerate(zip(self.columns, self.values)) if value != column}
+        if not self.conversions and not renamed:
+            return expression
+        read = {**renamed, **self.conversions}
+        row = render("sql", "select.sql.j2", items=[f"{read[i]} AS {self.values[i]}" for i in sorted(read)],
+                     source=None, alias=None, end="")
+        return f"(SELECT {expression} FROM ({row}) AS {self.column('row')})"
 
     def bound(self, fn: Callable[[Ref], str], stages: list[list[str]]) -> str:
         """``fn`` with the named values of ``stages`` each computed once (``Dialect.binding``): each step's values a
@@ -1030,6 +1091,22 @@ class Writer:
         return reads
 
 
+def split_points(model: Model, feature: int) -> list[float] | None:
+    """The magnitudes of the points where the model's reading of the numeric feature changes (its splits' cuts, its
+    missing interval's ends), where a number read up to an ulp off could cross one
+    (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear leaf's),
+    where any misread counts."""
+    cuts = set()
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.linear is not None and any(f == feature for f, _ in node.linear.terms):
+                return None
+            if node.split is not None and node.split.feature == feature and node.split.op == Op.LE:
+                cuts.add(abs(model.numeric.effective_threshold(node.split.threshold)))
+    cuts.update(abs(end) for end in model.features[feature].missing_interval or ())
+    return sorted(x for x in cuts if math.isfinite(x))
+
+
 def _apart(c: Condition) -> bool:
     """Missing values and unknown categories have different factors in the condition."""
     return c.if_unknown is not None and c.if_unknown != c.if_missing
@@ -1059,15 +1136,6 @@ def _check_names(model: Model, d: Dialect) -> None:
         _check_length(feature.name, "the feature name", d)
 
 
-def _check_passed(names: list[str], d: Dialect) -> None:
-    """Refuse a column the query's steps pass through (a feature, a kept one) that the engine loses there."""
-    for name in names:
-        if d.lost_in_steps and re.fullmatch(d.lost_in_steps[0], name):
-            raise TreegenError(f"{d.name}: the column {name!r} passes through the query's steps, where "
-                               f"{d.lost_in_steps[1]}; rename it, or export --expression, which reads it from "
-                               "the table itself")
-
-
 def _check_length(name: str, what: str, d: Dialect) -> None:
     if d.name_limit and len(name.encode()) > d.name_limit:
         raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} bytes")
@@ -1083,6 +1151,9 @@ def _check_kept(kept: tuple[str, ...], model: Model, d: Dialect, outputs: list[s
             raise TreegenError(f"{d.name}: --keep {name!r} {taken[d.folded(name)]}")
         taken[d.folded(name)] = "is named twice"
         _check_length(name, "the kept column", d)
+        if d.renamed_in_tables and re.fullmatch(d.renamed_in_tables, name):  # (passed through by its own name)
+            raise TreegenError(f"{d.name}: --keep {name!r}: the engine renames such a column in a derived table "
+                               "('columnN'), which the query passes it through")
 
 
 def _free_prefix(names: list[str], d: Dialect) -> str:

@@ -1,0 +1,190 @@
+"""SQLite SQL over TEXT columns, as the sqlite3 shell's ``.import`` makes them from a CSV (every column TEXT, an
+empty field ''): the SQL must give the model's answer on the CSV as treegen reads it, or stop with an error.
+Compared as they are, texts are compared with the split points as texts ('10' <= '2.5'): a silent wrong answer."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import random
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen.data import parse_csv, rows_for_model
+from treegen.model import Op
+from treegen.targets import emit
+from treegen.walk import predict_rows
+
+FIXTURES = "tests/fixtures/lightgbm/4.7.0"
+MISSING = ["", "?", "NA", " NA ", "  ", "nan", "NaN"]
+OTHERS = ["1e-320", "-1e-320", "1e400", "-1e400", "inf", "-Infinity", "-0", ".5", "5.", "+2", "1E2", "0e999"]
+
+
+def cuts(model, feature: int) -> list[float]:
+    return sorted({model.numeric.effective_threshold(node.split.threshold) for tree in model.trees
+                   for node in tree.nodes if node.split is not None and node.split.feature == feature
+                   and node.split.op == Op.LE})
+
+
+def texts_near(model, feature: int, rnd: random.Random) -> list[str]:
+    """Texts a CSV may hold for a numeric feature: each split point to 15 digits and its neighbours in the 15th
+    digit, 17-digit numbers between the points (as pandas writes doubles), missing and odd spellings."""
+    texts = list(MISSING + OTHERS)
+    for cut in cuts(model, feature):
+        short = float(f"{cut:.14e}")
+        texts += [f"{cut:.14e}", f"{cut:.15g}", repr(short), repr(short + math.ulp(short) * 2 ** 40)]
+        mantissa, exponent = f"{cut:.14e}".split("e")
+        last = int(mantissa[-1])
+        texts += [f"{mantissa[:-1]}{d}e{exponent}" for d in (last - 1, last + 1) if 0 <= d <= 9]
+        texts.append(repr(cut * (1 + rnd.uniform(1e-9, 1e-3))))  # far from the point, 17 digits
+        texts.append(repr(cut * (1 - rnd.uniform(1e-9, 1e-3))))
+    return texts
+
+
+def csv_of(model, rows: int, seed: int = 0, fixed: dict | None = None) -> str:
+    """A CSV of ``rows`` rows for the model's features, each field drawn from :func:`texts_near` (a nominal
+    feature's: its categories, missing spellings and an unseen one)."""
+    rnd = random.Random(seed)
+    choices = []
+    for i, feature in enumerate(model.features):
+        if feature.is_numeric:
+            choices.append(texts_near(model, i, rnd))
+        else:
+            choices.append(list(feature.categories) + ["", "?", " NA ", "unseen"])
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f.name for f in model.features])
+    for _ in range(rows):
+        writer.writerow([(fixed or {}).get(f.name) or rnd.choice(c) for f, c in zip(model.features, choices)])
+    return out.getvalue()
+
+
+def imported(con, text: str, table: str = "t", types: dict | None = None) -> None:
+    """The CSV into ``table`` as the sqlite3 shell's ``.import --csv`` puts it into a table it creates: every
+    column TEXT, every field its text (``types``: a column's declared type instead)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    columns = ", ".join(f'"{name}" {(types or {}).get(name, "TEXT")}' for name in rows[0])
+    con.execute(f'CREATE TABLE "{table}" ({columns})')
+    con.executemany(f'INSERT INTO "{table}" VALUES ({", ".join("?" * len(rows[0]))})', rows[1:])
+
+
+def expected(model, text: str) -> list:
+    """The model's answer for each row of the CSV as treegen reads it."""
+    return [answer for answer, _ in predict_rows(model, rows_for_model(parse_csv(text), model))]
+
+
+def sql_of(model, expression: bool = False) -> str:
+    if expression:
+        return f"SELECT {emit(model, 'sql', dialect='sqlite', expression=True)} FROM t"
+    return emit(model, "sql", dialect="sqlite", table="t")
+
+
+def sql_answers(model, text: str, expression: bool = False, types: dict | None = None, sql: str | None = None) -> list:
+    with closing(sqlite3.connect(":memory:")) as con:
+        imported(con, text, types=types)
+        return [row[-1] for row in con.execute(sql or sql_of(model, expression))]
+
+
+def lightgbm_regression():
+    return treegen.load(f"{FIXTURES}/regression.txt")
+
+
+def lightgbm_codes():
+    return treegen.load(f"{FIXTURES}/categorical_codes.txt")
+
+
+def cart_tree(tmp_path):
+    rnd = random.Random(3)
+    lines = ["x,colour,y,label"]
+    for _ in range(300):
+        x, y, colour = rnd.uniform(0, 100), rnd.choice([0.5, 2.5, 10, 25, 100]), rnd.choice(["red", "green", "blue"])
+        lines.append(f"{x:.3f},{colour},{y},{'yes' if (x > 40) == (colour == 'red') or y > 20 else 'no'}")
+    path = tmp_path / "train.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return treegen.train(str(path), target="label", algorithm="cart")
+
+
+def forest():
+    from sklearn.ensemble import RandomForestRegressor
+    rnd = np.random.default_rng(4)
+    X = rnd.uniform(-50, 50, size=(400, 3))
+    y = np.where(X[:, 0] > 2.5, 10.0, -3.0) + X[:, 1] * 0.3
+    return treegen.from_sklearn(RandomForestRegressor(n_estimators=4, max_depth=4, random_state=0).fit(X, y))
+
+
+@pytest.fixture(params=["lightgbm_regression", "lightgbm_codes", "cart_tree", "forest"])
+def model(request, tmp_path):
+    make = globals()[request.param]
+    return make(tmp_path) if request.param == "cart_tree" else make()
+
+
+def readable(model, text: str) -> str:
+    """The CSV without the rows whose SQL stops with an error (checked apart): those holding a text of more
+    than 15 digits within two ulps of a split point."""
+    lines, sql = text.splitlines(), sql_of(model)
+    kept = [lines[0]]
+    for line in lines[1:]:
+        try:
+            sql_answers(model, lines[0] + "\n" + line + "\n", sql=sql)
+        except sqlite3.OperationalError:
+            continue
+        kept.append(line)
+    assert len(kept) > 50
+    return "\n".join(kept) + "\n"
+
+
+def test_text_columns_give_the_models_answers(model):
+    text = readable(model, csv_of(model, 200))
+    want = expected(model, text)
+    assert sql_answers(model, text) == want
+    assert sql_answers(model, text, expression=True) == want
+
+
+def test_typed_columns_give_the_same_answers(model):
+    """A REAL column holds the numbers SQLite reads from their texts; the texts it cannot read as numbers ('',
+    '?', 'NA') stay text, and are missing."""
+    text = readable(model, csv_of(model, 200, seed=1))
+    types = {f.name: "REAL" for f in model.features if f.is_numeric}
+    assert sql_answers(model, text, types=types) == sql_answers(model, text)
+
+
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10"])
+def test_a_text_treegen_does_not_read_as_a_number_stops_the_query(field):
+    model = lightgbm_regression()
+    name = model.features[0].name
+    text = csv_of(model, 5, fixed={name: field})
+    with pytest.raises(sqlite3.OperationalError, match=f'treegen: the column {name} holds "{field}", not a number'):
+        sql_answers(model, text)
+
+
+def test_a_long_number_at_a_split_point_stops_the_query():
+    """SQLite reads a text of more than 15 digits up to an ulp off Python: at a split point (and two ulps either
+    side) that could cross it, so the query stops rather than answer."""
+    model = lightgbm_regression()
+    feature = next(i for i in range(len(model.features)) if any(len(repr(c)) > 17 for c in cuts(model, i)))
+    cut = next(c for c in cuts(model, feature) if len(repr(c)) > 17)
+    name = model.features[feature].name
+    for value in (cut, math.nextafter(cut, math.inf), math.nextafter(cut, -math.inf)):
+        with pytest.raises(sqlite3.OperationalError, match="cannot read as the same double"):
+            sql_answers(model, csv_of(model, 3, fixed={name: repr(value)}))
+
+
+def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
+    """`verify --dialect sqlite` runs the SQL over TEXT columns as well as typed ones: the SQL written as it was
+    (each column compared as it is) shows mismatching rows there, the SQL that reads texts none."""
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.verify import verify
+    model = lightgbm_regression()
+    path = tmp_path / "model.sql"
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert result.ok, result.line()
+    monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], numeric_text=None))
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert not result.ok and "MISMATCH" in result.line(), result.line()
