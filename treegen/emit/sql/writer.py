@@ -213,8 +213,8 @@ class Writer:
     def converted(self, source: str) -> str:
         """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
         in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
-        it), under the column's own name: the steps after it and the SELECT's pass-through read it as they read
-        the table."""
+        it), under the column's own name (or :attr:`values`' own, where the engine would rename it): the steps
+        after it and the SELECT's pass-through read it as they read the table."""
         if not self.conversions and self.values == self.columns:
             return source
         items = ([self.d.identifier(name) for name in self.kept]
@@ -974,7 +974,8 @@ class Writer:
 
     def passed(self) -> list[str]:
         """The features' columns as the SELECT passes them through, each under its own name."""
-        return [column if value == column else f"{value} AS {column}" for column, value in zip(self.columns, self.values)]
+        return [column if value == column else f"{value} AS {column}"
+                for column, value in zip(self.columns, self.values)]
 
     def query_with(self, source: str, stages: list[list[str]], outputs) -> str:
         """:meth:`query` with each step a common table expression reading the one before (:meth:`with_steps`): a
