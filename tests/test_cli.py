@@ -886,7 +886,9 @@ def test_a_regression_target_of_huge_numbers_trains_and_evaluates(tmp_path):
 @pytest.mark.parametrize("values,message", [
     ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "the target 'y' is too large: its sum overflows a double (its largest "
                                             "value is 1.7e+308); scale it down"),
-    ([1.0, float("inf"), 2.0, 3.0], "the target 'y' has an infinite value: a regression target must be finite")])
+    # the file's line, where it named none (badinput)
+    ([1.0, float("inf"), 2.0, 3.0], "{data}:3: the target 'y' has an infinite value ('inf'): a regression target "
+                                    "must be finite")])
 def test_a_regression_target_whose_sums_overflow_is_refused(tmp_path, values, message):
     """A leaf's mean would be inf or NaN, which no model file holds: train wrote a file that the loader then
     refused, after numpy's warnings."""
@@ -894,7 +896,8 @@ def test_a_regression_target_whose_sums_overflow_is_refused(tmp_path, values, me
     data.write_text("x,y\n" + "".join(f"{i},{v!r}\n" for i, v in enumerate(values * 5)))
     for command in (["train", str(data), "-a", "cart"], ["evaluate", str(data), "-a", "cart", "--folds", "2"]):
         result = run(*command, ok=False)
-        assert (result.exit_code, result.output) == (2, f"treegen: error: {message}\n"), result.output
+        assert (result.exit_code, result.output) == (2, f"treegen: error: {message.format(data=data)}\n"), \
+            result.output
 
 
 def test_evaluate_a_rule_text_model_on_an_arff_file(tmp_path):

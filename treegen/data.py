@@ -266,6 +266,10 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     if regression:
         tgt = Target(target, REGRESSION)
         y = np.array([float(v) for v in labels])
+        if np.isinf(y).any():  # here, where the line is known (the learner refuses it too, for the API's data)
+            row = keep[int(np.flatnonzero(np.isinf(y))[0])]
+            raise TreegenError(f"the target {target!r} has an infinite value ({target_values[row]!r}): a regression "
+                               "target must be finite", table.source, table.lines[row])
     else:
         classes = declared.categories if declared is not None and declared.categories else tuple(dict.fromkeys(labels))
         tgt = Target(target, CLASSIFICATION, classes)
