@@ -19,8 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..data import reads_as_missing
-from ..emit.sql.dialects import find_dialect
-from ..emit.sql.dialects import NEAR
+from ..emit.sql.dialects import NEAR, find_dialect, sqlite_reads_exactly
 from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
@@ -248,17 +247,18 @@ def _run_sqlite(sql, model, rows, table, names_checked=False, as_text=False, **_
     makes them from a CSV, each field its text: the SQL must read a text as treegen reads the CSV, where a text
     compared as it is answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's
     mismatch. (Not in :func:`query`: a benchmark's time a row is the typed table's.)"""
-    typed = _sqlite_answers(sql, model, values(model, rows), table, "sqlite", names_checked)
+    records = values(model, rows)
+    typed = _sqlite_answers(sql, model, records, table, "sqlite", names_checked)
     if not as_text:
         return typed
-    texts = _csv_texts(model, rows)
+    texts = _csv_texts(model, records)
     carried = [i for i, record in enumerate(texts) if record is not None]
     if carried:
-        as_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
+        over_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
         # the SQL's own columns over TEXT; the columns it passes through, the table's values, as typed
         features = {f.name for f in model.features}
-        own = [j for j, name in enumerate(as_text.columns) if name not in features]
-        for i, answer in zip(carried, as_text):
+        own = [j for j, name in enumerate(over_text.columns) if name not in features]
+        for i, answer in zip(carried, over_text):
             row = list(typed[i])
             for j in own:
                 row[j] = answer[j]
@@ -286,20 +286,20 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
         return Answers.of(connection.execute(sql))
 
 
-def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
-    """Each row as the texts of its CSV fields (a number's repr, missing empty); None for a row a CSV cannot
-    carry as it is (a missing value or a category that reads as missing, of a feature with such a category), or whose SQL over TEXT may stop by design: a number it
-    takes SQLite's reading of, up to an ulp off (one of more than 15 significant digits, ...), near a split point (twice as near as
-    the SQL refuses: :func:`treegen.emit.sql.dialects.sqlite_number_text`)."""
+def _csv_texts(model: Model, records: Sequence[tuple]) -> list[tuple | None]:
+    """Each row's values (:func:`values`) as the texts of its CSV fields (a number's repr, missing empty); None for
+    a row a CSV cannot carry as it is (a missing value or a category that reads as missing, of a feature with such
+    a category), or whose SQL over TEXT may stop by design: a number it takes SQLite's reading of, up to an ulp
+    off, near a split point (twice as near as the SQL refuses: :func:`.dialects.sqlite_number_text`)."""
     cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
     out = []
-    for record in values(model, rows):
+    for record in records:
         texts = []
         for i, (feature, value) in enumerate(zip(model.features, record)):
             text = "" if value is None else repr(value) if feature.is_numeric else value
             spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
             if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
-                    feature.is_numeric and not _read_exactly(text) and _near(abs(value), cuts[i])):
+                    feature.is_numeric and not sqlite_reads_exactly(text) and _near(abs(value), cuts[i])):
                 texts = None
                 break
             texts.append(text)
@@ -309,19 +309,6 @@ def _csv_texts(model: Model, rows: Sequence[dict]) -> list[tuple | None]:
 
 def _near(value: float, cuts: list[float] | None) -> bool:
     return cuts is None or any(abs(value - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in cuts)
-
-
-def _read_exactly(number: str) -> bool:
-    """Whether the SQLite SQL computes the number ``number`` (a repr) exactly, never by SQLite's cast, which
-    it refuses near a split point (:func:`treegen.emit.sql.dialects.sqlite_number_text`'s cases)."""
-    mantissa, _, exponent = number.lower().partition("e")
-    if mantissa.lstrip("+-") in ("inf", "nan"):
-        return True
-    whole, _, fraction = mantissa.lstrip("+-").partition(".")
-    digits = (whole + fraction).strip("0")
-    k = int(exponent or 0) - len(fraction) + len(whole + fraction) - len((whole + fraction).rstrip("0"))
-    n = len(digits)
-    return n == 0 or n <= 15 and -22 <= k <= 22 or n + k >= 310 or n + k <= -324
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),

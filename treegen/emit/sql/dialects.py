@@ -39,6 +39,23 @@ SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" f
 NEAR = (2.0 ** -50, 4 * 5e-324)
 MISSING_TEXTS = ", ".join(f"'{token}'" for token in sorted(MISSING_TOKENS))  # a field's text, spaces around stripped
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
+# A decimal text D * 10^k (D of n significant digits) that SQLite's SQL reads exactly, never by its cast: Clinger's
+# fast path (n <= 15, |k| <= 22: both exact doubles, one rounding), or beyond every double (inf, 0)
+FAST_DIGITS, FAST_POWER, OVERFLOW, UNDERFLOW = 15, 22, 310, -324
+
+
+def sqlite_reads_exactly(number: str) -> bool:
+    """Whether :func:`sqlite_number_text` reads the decimal text ``number`` exactly (a case above), never by
+    SQLite's cast, which it refuses near a split point."""
+    mantissa, _, exponent = number.lower().partition("e")
+    if mantissa.lstrip("+-") in ("inf", "infinity", "nan"):
+        return True
+    whole, _, fraction = mantissa.lstrip("+-").partition(".")
+    digits = whole + fraction
+    k = int(exponent or 0) - len(fraction) + len(digits) - len(digits.rstrip("0"))
+    n = len(digits.strip("0"))
+    return (n == 0 or n <= FAST_DIGITS and -FAST_POWER <= k <= FAST_POWER or n + k >= OVERFLOW
+            or n + k <= UNDERFLOW)
 
 
 def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
@@ -70,7 +87,7 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
     # the value is D * 10^k, D the integer of the significant digits
     k = f"(CAST(substr({column}, {e} + 1) AS INTEGER) - {fraction} + length({digits}) - length(rtrim({digits}, '0')))"
     integer = f"CAST(CAST(trim({digits}, '0') AS INTEGER) AS REAL)"
-    power = f"CAST('1e' || abs({k}) AS REAL)"  # exact for 0..22 (measured; a power of ten up to 1e22 is a double)
+    power = f"CAST('1e' || abs({k}) AS REAL)"  # exact to FAST_POWER (measured; a power of ten up to 1e22 is a double)
     sign = f"(CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END)"
 
     def fail(why: str) -> str:
@@ -93,9 +110,9 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
             f"WHEN NOT ({SQLITE_NUMBER.format(column)}) THEN {fail(', not a number (nor missing: empty, ? or NA)')} "
             f"WHEN {n} = 0 THEN {sign} * 0.0 "
-            f"WHEN {n} <= 15 AND {k} BETWEEN 0 AND 22 THEN {sign} * ({integer} * {power}) "
-            f"WHEN {n} <= 15 AND {k} BETWEEN -22 AND -1 THEN {sign} * ({integer} / {power}) "
-            f"WHEN {n} + {k} >= 310 THEN {sign} * 9e999 WHEN {n} + {k} <= -324 THEN {sign} * 0.0 "
+            f"WHEN {n} <= {FAST_DIGITS} AND {k} BETWEEN 0 AND {FAST_POWER} THEN {sign} * ({integer} * {power}) "
+            f"WHEN {n} <= {FAST_DIGITS} AND {k} BETWEEN -{FAST_POWER} AND -1 THEN {sign} * ({integer} / {power}) "
+            f"WHEN {n} + {k} >= {OVERFLOW} THEN {sign} * 9e999 WHEN {n} + {k} <= {UNDERFLOW} THEN {sign} * 0.0 "
             f"{near}ELSE {sign} * {cast} END")
 
 

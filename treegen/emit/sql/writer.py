@@ -159,6 +159,9 @@ class Writer:
         # the first derived table's (converted, read_once), and the SELECT's passed through under its own again
         self.values = [self.column(f"f{i}") if d.renamed_in_tables and re.fullmatch(d.renamed_in_tables, f.name)
                        else column for i, (f, column) in enumerate(zip(model.features, self.columns))]
+        # what the first derived table (converted, read_once) reads for a feature it does not pass on as it is
+        self.row_reads = {i: self.conversions.get(i, column) for i, (column, value)
+                          in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
@@ -215,11 +218,11 @@ class Writer:
         in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
         it), under the column's own name (or :attr:`values`' own, where the engine would rename it): the steps
         after it and the SELECT's pass-through read it as they read the table."""
-        if not self.conversions and self.values == self.columns:
+        if not self.row_reads:
             return source
         items = ([self.d.identifier(name) for name in self.kept]
-                 + [f"{self.conversions.get(i, column)} AS {value}" if i in self.conversions or value != column
-                    else column for i, (column, value) in enumerate(zip(self.columns, self.values))])
+                 + [f"{self.row_reads[i]} AS {value}" if i in self.row_reads else value
+                    for i, value in enumerate(self.values)])
         step = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("table"),
                       end=self.d.kept_apart)
         return f"({step})"
@@ -1032,7 +1035,7 @@ class Writer:
         float32 = self.model.combine.precision == Precision.FLOAT32
         subquery = self.expression and float32 and self.d.correlated_steps
         reads = self.reads_of(fn) if subquery or self.expression and self.d.binding else set()
-        around = 1 if self.conversions else 0  # the subquery of the row's columns as the model reads them
+        around = 1 if self.row_reads else 0  # the subquery of the row's columns as the model reads them
         if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
             return self.read_once(self.fitted(fn, around)) + alias
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
@@ -1053,12 +1056,10 @@ class Writer:
         a scalar subquery over a derived table of the outer row's columns so read, under their own names (read
         where each test reads the column, the LightGBM regression fixture's expression was 75 KB instead of 8 KB;
         a float32 model's, whose steps read them too, 1.6 MB)."""
-        renamed = {i: column for i, (column, value) in enumerate(zip(self.columns, self.values)) if value != column}
-        if not self.conversions and not renamed:
+        if not self.row_reads:
             return expression
-        read = {**renamed, **self.conversions}
-        row = render("sql", "select.sql.j2", items=[f"{read[i]} AS {self.values[i]}" for i in sorted(read)],
-                     source=None, alias=None, end="")
+        items = [f"{text} AS {self.values[i]}" for i, text in sorted(self.row_reads.items())]
+        row = render("sql", "select.sql.j2", items=items, source=None, alias=None, end="")
         return f"(SELECT {expression} FROM ({row}) AS {self.column('row')})"
 
     def bound(self, fn: Callable[[Ref], str], stages: list[list[str]]) -> str:
