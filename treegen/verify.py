@@ -594,7 +594,8 @@ def _oracle(against: Against, model: Model, options: dict):
 
 
 def _against_importer(against: Against) -> tuple:
-    """The importer of ``against``'s library, and what the messages call it ("a model file of XGBoost")."""
+    """The importer of ``against``'s library, and what the messages call it ("a model file of XGBoost", "XGBoost's
+    XGBClassifier")."""
     from .importers import IMPORTERS, file_head, importer_of
     if against.path is None:
         importer = importer_of(against.source)
@@ -602,7 +603,7 @@ def _against_importer(against: Against) -> tuple:
             raise TreegenError(f"against takes the model the model was imported from: its model file's path, or the "
                                f"fitted model itself of a library treegen imports ({', '.join(IMPORTERS)}); got "
                                f"{with_article(type(against.source).__name__)}")
-        return importer, f"{with_article(type(against.source).__name__)} of {importer.library}"
+        return importer, f"{importer.library}'s {type(against.source).__name__}"
     path = against.path
     head = file_head(path)
     importer = next((i for i in IMPORTERS.values() if i.recognises(path, head)), None)

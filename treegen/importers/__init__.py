@@ -107,8 +107,8 @@ def from_object(model_object, feature_names: Sequence[str] | None = None, **opti
     importer = importer_of(model_object)
     if importer is not None:
         return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
-    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} (from {_module_of(model_object)}); "
-                       f"supported libraries: {', '.join(IMPORTERS)}")
+    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} "
+                       f"(from {_module_of(model_object)}); supported libraries: {', '.join(IMPORTERS)}")
 
 
 def importer_of(model_object) -> Importer | None:

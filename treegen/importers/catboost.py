@@ -806,6 +806,7 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
     categorical = [j for j, f in enumerate(model.features) if not f.is_numeric]
     data = [[_library_value(f, row.get(f.name)) for f in model.features] for row in rows]
     pool = Pool(data, cat_features=categorical or None)
+    # CatBoost's own predict, for an object too: a CatBoostClassifier's takes other defaults and arguments
     if model.target.is_classification:
         label_type = model.meta.get("catboost", {}).get("class_type", "String")
         labels = CatBoost.predict(booster, pool, prediction_type="Class").reshape(len(rows), -1)[:, 0].tolist()

@@ -276,8 +276,8 @@ INFINITE = Refused("a value infinite in float32 (±inf, or beyond ±3.4e38)")
 
 def oracle(source, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
     """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``source`` that
-    ``model`` was imported from (or the Booster or scikit-learn wrapper itself): ``(label or value, scores)`` per row, as ``Model.predict`` and
-    ``Model.scores`` give them, with the missing value and the rounds the import chose
+    ``model`` was imported from (or the Booster or scikit-learn wrapper itself): ``(label or value, scores)``
+    per row, as ``Model.predict`` and ``Model.scores`` give them, with the missing value and the rounds the import chose
     (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; :data:`INFINITE` for a row
     XGBoost refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
