@@ -198,6 +198,8 @@ def test_against_what_the_model_did_not_come_from_is_one_error(tennis, numbers):
     ({"to": "python", "data": "no/such.csv"}, "no/such.csv"),
     ({"to": "python", "data": np.zeros((2, 3))}, "X has 3 features, but the model is expecting 4 features"),
     ({"to": "python", "data": [{"outlook": "sunny", "wnd": "weak"}]}, "wnd"),
+    ({"to": "python", "data": pd.DataFrame(np.zeros((2, 4)))}, "X lacks the feature column.*: outlook, temperature, "
+                                                              "humidity, wind; its columns have numbers for names"),
     ({"to": "python", "against": "examples/boosting/xgboost.json"}, "model was not imported from a library"),
 ])
 def test_bad_input_is_one_treegen_error(tennis, options, message):

@@ -113,7 +113,7 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
     leaf : check each target's leaf ids too (``--leaf``).
     programs : files exported before, each run and checked itself (``--program``); ``table`` and ``keep``:
         how a .sql one was exported (``--table``, ``--keep``).
-    dsns : {engine: connection string} for the SQL engines that run as servers (``--postgresql-dsn``, ...);
+    dsns : {engine: connection string} for the SQL engines that run as servers (``--postgres-dsn``, ...);
         default: their environment variables, as the CLI reads them.
 
     A bad option (an unknown target or dialect, a file that cannot be read, an ``against`` that is not the

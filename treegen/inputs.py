@@ -88,9 +88,9 @@ def as_csv_table(model: Model, X) -> Table:
     text); a 2-D array or list of sequences (a column per feature, in ``model.features`` order), or a list of row
     dicts, each value as the CSV writes it (:func:`treegen.data.csv_text`: a missing value an empty field, a
     number narrower than float64 the float64 it is, the text of anything else)."""
+    columns = feature_columns(model, X, "the model")  # refused as treegen.predict refuses it
     if is_frame(X):
         return frame_table(X)[0]
-    columns = feature_columns(model, X, "the model")
     records = zip(*([None if is_missing(v) else float(v) if isinstance(v, np.floating) else v for v in column]
                     for column in columns))
     return parse_csv(csv_text([[f.name for f in model.features], *records]), "<data>")
