@@ -5,11 +5,16 @@
 >>> model.predict({"outlook": "overcast"})
 'yes'
 >>> python_source = treegen.export(model, "python", proba=True)
+>>> report = treegen.verify(model, to="python")     # the code generated, run and compared, as `treegen verify`
+>>> assert report.ok, report
 """
 from __future__ import annotations
 
+import sys
+import types
+
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "predict", "predict_proba", "import_model", "from_model",
+__all__ = ["train", "load", "save", "export", "predict", "predict_proba", "verify", "import_model", "from_model",
            "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "__version__"]
 
 
@@ -75,6 +80,90 @@ def predict_proba(model, X):
     return proba_table(as_model(model), X)
 
 
+def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = False, programs=(),
+           table: str = "input", keep=(), dsns: dict | None = None):
+    """Generate each target's code, run it for real and compare its answers with the model's, as ``treegen
+    verify`` does: on probe rows (every threshold and one ulp either side, missing values, an unseen category)
+    and the rows of ``data``. Returns a :class:`treegen.verify.Report`: ``.ok``, ``.status`` (the CLI's exit
+    code), ``.results`` (a :class:`treegen.verify.Result` a line: ``target``, ``ok``, ``status``,
+    ``mismatches``, ``error``, ``note``) and, as ``str(report)``, the lines the CLI prints.
+
+    >>> import treegen
+    >>> model = treegen.train("examples/play_tennis.csv", target="play", algorithm="id3")
+    >>> report = treegen.verify(model, "examples/play_tennis.csv", to=["python", "sql"], dialects="sqlite")
+    >>> assert report.ok, report            # in a test or CI: fails with the lines, a MISMATCH's rows in them
+    >>> print(report)                       # doctest: +ELLIPSIS
+    python ... ok        ... rows agree (14 from the data, ... probes)
+    sql/sqlite ... ok        ... rows agree (14 from the data, ... probes)
+
+    The options are ``treegen verify``'s:
+
+    model : any model :func:`export` takes (a Model, a model file's path, a fitted estimator of a library).
+    data : rows checked besides the probes: a CSV or ARFF file's path; a pandas DataFrame, read as its CSV
+        (``df.to_csv()``: NaN, None and pandas' NA are missing, a category is its text); a 2-D numpy array or a
+        list of sequences (a column per feature, in ``model.features`` order) or a list of row dicts (None or
+        NaN missing), each value as a CSV of them carries it; or a :class:`treegen.table.Table`.
+    to : the targets (``--to``): names in a list or comma-separated; default every target verify runs
+        (``treegen.targets.RUNNABLE``), none when ``programs`` are given.
+    dialects : the SQL dialects (``--dialect``), a list or comma-separated; default: the default ones, each
+        whose engine is not installed left out, with a line saying so.
+    against : the model file the model was imported from (``--against``), or the library's fitted object
+        itself (an XGBoost Booster or XGBClassifier, a LightGBM Booster or LGBMClassifier, a scikit-learn
+        estimator, a CatBoost model): its own predict is checked on the same rows.
+    leaf : check each target's leaf ids too (``--leaf``).
+    programs : files exported before, each run and checked itself (``--program``); ``table`` and ``keep``:
+        how a .sql one was exported (``--table``, ``--keep``).
+    dsns : {engine: connection string} for the SQL engines that run as servers (``--postgres-dsn``, ...);
+        default: their environment variables, as the CLI reads them.
+
+    A bad option (an unknown target or dialect, a file that cannot be read, an ``against`` that is not the
+    model's source) raises a :class:`~treegen.errors.TreegenError` of one line; a target that cannot run here
+    (a package or a JDK missing) is a line of the report, its ``status`` 2."""
+    import os
+    from .loading import as_model
+    from .targets import RUNNABLE
+    from .verify import Report, column_width, verify as run_verify
+    loaded = as_model(model)
+    paths = [os.fspath(path) for path in ([programs] if isinstance(programs, (str, os.PathLike)) else programs)]
+    targets = _names(to, "to") if to is not None else [] if paths else list(RUNNABLE)
+    results = run_verify(loaded, _verified_rows(loaded, data), targets,
+                         None if dialects is None else _names(dialects, "dialects"), dsns=_servers(dsns),
+                         against=against, leaf=leaf, programs=paths, table=table, keep=_names(keep, "keep"))
+    return Report(results, column_width(paths))
+
+
+def _verified_rows(model, data):
+    """``data`` as :func:`verify` passes it on: None, a file's path, or a table as its CSV reads."""
+    import os
+    from .inputs import as_csv_table
+    from .table import Table
+    if data is None or isinstance(data, Table):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        from .data import read_table
+        return read_table(os.fspath(data))
+    return as_csv_table(model, data)
+
+
+def _names(value, option: str) -> list[str]:
+    """Names given as the CLI takes them: comma-separated text, or a list of such texts."""
+    from .inputs import InputError
+    from .table import split_names
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise InputError(f"{option}= takes names: a list of them, or one text of them comma-separated; "
+                         f"got {value!r}")
+    return split_names(values)
+
+
+def _servers(dsns: dict | None) -> dict:
+    """The DSN of each SQL engine that runs as a server: given, else from its environment variable."""
+    import os
+    from .run.sql import ENGINES
+    found = {e.name: os.environ.get(e.dsn_variable) for e in ENGINES.values() if e.server}
+    return {name: dsn for name, dsn in {**found, **(dsns or {})}.items() if dsn}
+
+
 def from_sklearn(estimator, feature_names=None):
     """A treegen model from a fitted scikit-learn tree, forest, gradient boosting or HistGradientBoosting
     estimator."""
@@ -114,3 +203,16 @@ def from_model(model_object, feature_names=None):
     """A treegen model from a fitted model object of any supported library."""
     from .importers import from_object
     return from_object(model_object, feature_names=feature_names)
+
+
+class _Package(types.ModuleType):
+    """The package, whose attribute ``verify`` stays the function :func:`verify`: importing the submodule
+    :mod:`treegen.verify` (which the function does, as the CLI does) would set it to that module, as Python
+    sets a package's attribute to each submodule loaded. ``from treegen.verify import ...`` reads the module."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if not (name == "verify" and isinstance(value, types.ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import parse_csv
+from .data import csv_text, parse_csv
 from .errors import TreegenError
 from .model import Model, check_keys, is_missing
 from .table import SPACE, Table
@@ -80,6 +80,20 @@ def frame_table(frame) -> tuple[Table, list[str]]:
     numeric = [is_numeric_column(values) for values in columns]
     nominal = [name.strip(SPACE) for name, is_number in zip(names, numeric) if not is_number]
     return parse_csv(exact_numbers(frame, columns, numeric).to_csv(index=False), "<DataFrame>"), nominal
+
+
+def as_csv_table(model: Model, X) -> Table:
+    """``X`` as treegen's CSV reader reads its CSV text, for the rows `verify` checks: a frame as
+    :func:`frame_table` reads it (``df.to_csv()``: NaN, None and pandas' NA are empty fields, a category its
+    text); a 2-D array or list of sequences (a column per feature, in ``model.features`` order), or a list of row
+    dicts, each value as the CSV writes it (:func:`treegen.data.csv_text`: a missing value an empty field, a
+    number narrower than float64 the float64 it is, the text of anything else)."""
+    columns = feature_columns(model, X, "the model")  # refused as treegen.predict refuses it
+    if is_frame(X):
+        return frame_table(X)[0]
+    records = zip(*([None if is_missing(v) else float(v) if isinstance(v, np.floating) else v for v in column]
+                    for column in columns))
+    return parse_csv(csv_text([[f.name for f in model.features], *records]), "<data>")
 
 
 def exact_numbers(frame, columns: list[np.ndarray], numeric: list[bool]):

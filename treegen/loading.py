@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .errors import TreegenError, read_text
-from .importers import IMPORTERS, file_head, from_object, import_file, library_file
+from .importers import IMPORTERS, file_head, from_object, import_file, importer_of, library_file
 
 if TYPE_CHECKING:
     from .model import Model
@@ -54,7 +54,7 @@ def as_model(given) -> Model:
     estimators = sys.modules.get("treegen.estimator")  # loaded by whoever made an estimator (it imports sklearn)
     if estimators is not None and isinstance(given, estimators._TreeEstimator):
         return given.fitted_model()
-    if type(given).__module__.split(".")[0] in {m for importer in IMPORTERS.values() for m in importer.modules}:
+    if importer_of(given) is not None:
         return from_object(given)
     raise NotAModel(f"expected a model: a treegen Model (treegen.train, treegen.load), a model file's path, a "
                     f"fitted treegen estimator, or a fitted model of a library treegen imports "

@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .table import Table
 from .emit.sql.dialects import find_dialect
-from .errors import TreegenError, counted, did_you_mean
+from .errors import TreegenError, counted, did_you_mean, with_article
 from .importers import Refused
 from .model import Model, Tolerance
 from .packages import package_hint
@@ -73,6 +73,33 @@ class Result:
             return f"{name} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
         return f"{name} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) differ: {shown}"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`treegen.verify` returns: a :class:`Result` for each line of `treegen verify`, in its order.
+    ``str(report)`` is its lines as the CLI prints them (a line the user must act on, which the CLI prints as an
+    error on stderr, as its ``ERROR`` line); ``assert report.ok, report`` fails a test with them."""
+
+    results: list[Result]
+    width: int = 0  # of the lines' first column (:func:`column_width`)
+
+    @property
+    def ok(self) -> bool:
+        """Every line agrees (a default dialect whose engine is not installed, not checked, too)."""
+        return all(result.ok for result in self.results)
+
+    @property
+    def status(self) -> int:
+        """`treegen verify`'s exit code: 0 all agree, 1 a target disagrees or fails to run, 2 one needs something
+        of the user (a package, a server, a name the target refuses)."""
+        return max((result.status for result in self.results), default=0)
+
+    def __str__(self) -> str:
+        return "\n".join(result.line(self.width or None) for result in self.results)
+
+    def __repr__(self) -> str:
+        return f"<treegen verify: {'ok' if self.ok else 'NOT ok'}, {counted(len(self.results), 'line')}>\n{self}"
 
 
 @dataclass(frozen=True)
@@ -341,7 +368,7 @@ def _missing_package(err: BaseException) -> str | None:
 
 def verify(model: Model, data: str | Table | None, targets: Sequence[str], dialects: Sequence[str] | None = (),
            dsns: dict | None = None, report: Callable[[Result], None] | None = None,
-           against: str | None = None, status: Callable[[str], None] | None = None,
+           against=None, status: Callable[[str], None] | None = None,
            against_options: dict | None = None, leaf: bool = False, programs: Sequence[str] = (),
            table: str = "input", keep: Sequence[str] = ()) -> list[Result]:
     """Check each target; every target gets a result, whatever the others did.
@@ -355,8 +382,8 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
         those whose engine is not installed left out (a line each says so) rather than failed.
     dsns : engine name -> connection string, for the engines that need a server.
     report : called with each result as soon as its target is done.
-    against : the model file the model was imported from: its library's own predict is checked on
-        the same rows, first (the library must be installed).
+    against : the model file the model was imported from, or that library's fitted object itself: its
+        library's own predict is checked on the same rows, first (the library must be installed).
     status : called with a line saying what is being done, for a person watching.
     against_options : the options ``against`` is read with, as `treegen import` takes them (the library's
         own: CatBoost's ``categories`` names the one-hot categories of a .cbm or a JSON saved without pool=).
@@ -368,6 +395,10 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
         --table and --keep).
     """
     status = status or (lambda text: None)
+    if against is not None and not (isinstance(against, str) and not against):  # (--against '' is none)
+        against = Against.of(against)
+    else:
+        against = None
     plan = (checks(targets, default_dialects() if dialects is None else dialects)
             if targets or not (against or programs) else [])
     if dialects is None:
@@ -376,7 +407,7 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
     if (table != "input" or keep) and not any("table" in check.options for check in plan if check.source):
         raise TreegenError("--table and --keep say how a --program .sql file was exported: give one (verify's own "
                            "SQL reads the table it writes)")
-    oracle = _oracle(against, model, against_options or {}) if against else None
+    oracle = _oracle(against, model, against_options or {}) if against is not None else None
     settings = {"dsns": dsns or {}}
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
@@ -525,50 +556,84 @@ def _unmeasured(a: float, b: float) -> bool:
 
 # -- the source library itself ------------------------------------------------------------------
 
-def _oracle(path: str, model: Model, options: dict):
-    """The importer whose library wrote ``path`` (and can predict with it), or a one-line error. The
-    file must be of the library the model was imported from: another library's predict would fail on
-    the model's rows, or disagree on every row for a reason that is not the targets'."""
-    from .importers import IMPORTERS, file_head
+@dataclass(frozen=True)
+class Against:
+    """What a check against a library's own predict is given: a model file (`verify --against FILE`) or the
+    library's fitted object (`treegen.verify(..., against=booster)`), and how messages name it."""
+
+    source: object  # the path, or the object
+    path: str | None  # the path; None for an object
+    option: str  # "--against", or the Python API's "against"
+    noun: str  # "file", or "model"
+
+    @classmethod
+    def of(cls, source) -> "Against":
+        from .importers import file_of
+        path = file_of(source)
+        return cls(source, path, "--against", "file") if path is not None else cls(source, None, "against", "model")
+
+
+def _oracle(against: Against, model: Model, options: dict):
+    """The importer whose library wrote ``against``'s file or made its object (and can predict with it), or a
+    one-line error. It must be of the library the model was imported from: another library's predict would
+    fail on the model's rows, or disagree on every row for a reason that is not the targets'."""
+    importer, this = _against_importer(against)
+    path, option = against.path, against.option
+    source = source_library(model)
+    if source is None:
+        raise TreegenError(f"{option}: this is {this}, but the model was not "
+                           "imported from a library (its meta names none): there is no library's predict "
+                           "to check it against", path)
+    if source != importer.library:
+        raise TreegenError(f"{option}: this is {this}, but the model was imported from {source} (its meta says "
+                           f"so): give the {source} {against.noun} it was imported from", path)
+    if importer.oracle is None:
+        raise TreegenError(f"{option}: treegen cannot run {importer.library}'s own predict yet", path)
+    _same_kind(model, importer, against, options)
+    return importer
+
+
+def _against_importer(against: Against) -> tuple:
+    """The importer of ``against``'s library, and what the messages call it ("a model file of XGBoost", "XGBoost's
+    XGBClassifier")."""
+    from .importers import IMPORTERS, file_head, importer_of
+    if against.path is None:
+        importer = importer_of(against.source)
+        if importer is None:
+            raise TreegenError(f"against takes the model the model was imported from: its model file's path, or the "
+                               f"fitted model itself of a library treegen imports ({', '.join(IMPORTERS)}); got "
+                               f"{with_article(type(against.source).__name__)}")
+        return importer, f"{importer.library}'s {type(against.source).__name__}"
+    path = against.path
     head = file_head(path)
     importer = next((i for i in IMPORTERS.values() if i.recognises(path, head)), None)
     if importer is None:
         raise TreegenError("--against takes the model file the model was imported from, in its library's own "
                            "format (a pickle is not run)", path)
-    source = source_library(model)
-    if source is None:
-        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was not "
-                           "imported from a library (its meta names none): there is no library's predict "
-                           "to check it against", path)
-    if source != importer.library:
-        raise TreegenError(f"--against: this is a model file of {importer.library}, but the model was imported "
-                           f"from {source} (its meta says so): give the {source} file it was imported from", path)
-    if importer.oracle is None:
-        raise TreegenError(f"--against: treegen cannot run {importer.library}'s own predict yet", path)
-    _same_kind(model, importer, path, options)
-    return importer
+    return importer, f"a model file of {importer.library}"
 
 
-def _same_kind(model: Model, importer, path: str, options: dict) -> None:
-    """A one-line error when the file, read as `treegen import` reads it with ``options``, holds a model of another
-    kind than ``model`` (features, classes, objective): the library's predict would fail on the
-    model's rows, or disagree everywhere. The trees are not compared: import options (the rounds
-    used) may take fewer of them; a file that differs only there shows as mismatching rows."""
-    from .importers import import_file
+def _same_kind(model: Model, importer, against: Against, options: dict) -> None:
+    """A one-line error when ``against`` (a file read as `treegen import` reads it with ``options``, or the object
+    converted so) holds a model of another kind than ``model`` (features, classes, objective): the library's
+    predict would fail on the model's rows, or disagree everywhere. The trees are not compared: import options
+    (the rounds used) may take fewer of them; a file that differs only there shows as mismatching rows."""
+    from .importers import from_object, import_file
     if "categories" in importer.options and not options.get("categories"):
         # A file that knows its categories only by hash (a CatBoost .cbm) names them as the model does:
         # the model holds the names it was imported with.
         options = {**options, "categories": {f.name: f.categories for f in model.features if not f.is_numeric}}
-    other = import_file(path, **options)
+    path, option, noun = against.path, against.option, against.noun
+    other = import_file(path, **options) if path is not None else from_object(against.source, **options)
     if len(other.features) != len(model.features):  # worded as the libraries' own predict checks word it
-        raise TreegenError(f"--against: this {importer.library} model takes {len(other.features)} features, the "
-                           f"treegen model {len(model.features)}: give the file the model was imported from", path)
+        raise TreegenError(f"{option}: this {importer.library} model takes {len(other.features)} features, the "
+                           f"treegen model {len(model.features)}: give the {noun} the model was imported from", path)
     mine, theirs = _kind(model, importer), _kind(other, importer)
-    differ = [f"{what}: {mine[what]} in the model, {theirs[what]} in the file" for what in mine
+    differ = [f"{what}: {mine[what]} in the model, {theirs[what]} in the {noun}" for what in mine
               if mine[what] != theirs[what]]
     if differ:
-        raise TreegenError(f"--against: this {importer.library} file holds another model than the one verified "
-                           f"({'; '.join(differ)}): give the file the model was imported from", path)
+        raise TreegenError(f"{option}: this {importer.library} {noun} holds another model than the one verified "
+                           f"({'; '.join(differ)}): give the {noun} the model was imported from", path)
 
 
 def _kind(model: Model, importer) -> dict:
@@ -592,13 +657,13 @@ def _itself(library: str) -> str:
     return f"{library} itself"
 
 
-def _check_against(model: Model, importer, path: str, rows: list[dict], count: Rows,
+def _check_against(model: Model, importer, against: Against, rows: list[dict], count: Rows,
                    expected: list[tuple]) -> Result:
     """The library's own answers on the rows, compared with the model's; rows the library refuses (an
     infinity XGBoost will not take) are left out, and the line says how many and why."""
     name = _itself(importer.library)
     try:
-        answers = importer.oracle(path, model, rows)
+        answers = importer.oracle(against.source, model, rows)
     except TreegenError as err:
         return Result(name, count, error=str(err), user_error=True)
     except ImportError as err:
@@ -608,7 +673,7 @@ def _check_against(model: Model, importer, path: str, rows: list[dict], count: R
         return Result(name, count, error=f"{type(err).__name__}: {' '.join(str(err).split())[:300]}")
     kept = [i for i, answer in enumerate(answers) if not isinstance(answer, Refused)]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
-    tolerance = importer.tolerance(path, model)
+    tolerance = importer.tolerance(against.source, model)
     problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance)
     probes = sum(i < count.probes for i in kept)
     checked = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))

@@ -30,16 +30,17 @@ class Importer:
     extra: str  # treegen's extra that brings what reading needs (`pip install '.[EXTRA]'` in its folder)
     files: str  # the files it reads, as messages name them
     # Its module here, with recognises(path, the file's first bytes) -> is it this library's file, and
-    # (if it has one; else `oracle` is None) oracle(path, model, rows) -> the library's own (label or
+    # (if it has one; else `oracle` is None) oracle(source, model, rows) -> the library's own (label or
     # value, scores) for each row (a dict by feature name, as treegen.model.Model.predict takes it), or
-    # Refused for a row its predict will not take: `treegen verify --against`.
+    # Refused for a row its predict will not take: `treegen verify --against`. Its source is the model file's
+    # path, or the library's fitted object itself (treegen.verify's against=; :func:`file_of` tells which).
     module: str
     reader: str  # the module's read(path, feature_names=None) -> the model
     modules: tuple[str, ...]  # the top-level modules of the objects it converts
     converter: str  # the module's convert(model object, feature_names=None) -> the model
     options: tuple[str, ...] = ()  # the keyword options read and convert take besides feature_names
     # Where the library's own predict cannot be reproduced bit for bit, the module says so with
-    # tolerance(path, model) -> Tolerance or None (bit for bit); without one, every model is bit for bit.
+    # tolerance(source, model) -> Tolerance or None (bit for bit); without one, every model is bit for bit.
 
     def loaded(self) -> ModuleType:
         return importlib.import_module(f".{self.module}", __name__)
@@ -60,11 +61,11 @@ class Importer:
     def oracle(self) -> Callable[..., list] | None:
         return getattr(self.loaded(), "oracle", None)
 
-    def tolerance(self, path: str, model: Model) -> Tolerance | None:
-        """How far the library's own answers for ``model`` (read from ``path``) may be from the model's,
-        and why; None: bit for bit."""
+    def tolerance(self, source, model: Model) -> Tolerance | None:
+        """How far the library's own answers for ``model`` (read from ``source``, a file or the object) may be
+        from the model's, and why; None: bit for bit."""
         declared = getattr(self.loaded(), "tolerance", None)
-        return None if declared is None else declared(path, model)
+        return None if declared is None else declared(source, model)
 
 
 @dataclass(frozen=True)
@@ -103,12 +104,26 @@ def library_meta(module: str, algorithm: str, version: str | None, objective: st
 def from_object(model_object, feature_names: Sequence[str] | None = None, **options) -> Model:
     """A treegen model from a fitted model of any supported library; ``options`` are the library's own
     (:attr:`Importer.options`), None meaning not given."""
-    module = type(model_object).__module__.split(".")[0]
-    for importer in IMPORTERS.values():
-        if module in importer.modules:
-            return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
-    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} (from {module}); "
-                       f"supported libraries: {', '.join(IMPORTERS)}")
+    importer = importer_of(model_object)
+    if importer is not None:
+        return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
+    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} "
+                       f"(from {_module_of(model_object)}); supported libraries: {', '.join(IMPORTERS)}")
+
+
+def importer_of(model_object) -> Importer | None:
+    """The importer of the library a model object's type comes from (by its module), or None."""
+    return next((i for i in IMPORTERS.values() if _module_of(model_object) in i.modules), None)
+
+
+def _module_of(model_object) -> str:
+    return type(model_object).__module__.split(".")[0]
+
+
+def file_of(source) -> str | None:
+    """Where an oracle's or a tolerance's ``source`` comes from: the model file's path, or None for the library's
+    model object itself (`treegen.verify(..., against=booster)`), which an error names no file for."""
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
 
 
 def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bool = False, **options) -> Model:

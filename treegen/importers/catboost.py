@@ -79,7 +79,7 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Comb
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
 from ..table import categories_argument
-from . import library_meta
+from . import file_of, library_meta
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
@@ -774,11 +774,13 @@ def city_hash64(data: bytes) -> int:
 JSON_READER_TOLERANCE = 1e-13
 
 
-def tolerance(path: str, model: Model):
+def tolerance(source, model: Model):
     """Where CatBoost's own answers for ``model`` are not bit for bit the model's: from its JSON file (its
-    reader's leaf values), and a softmax or Exponent (its fast exp); None for a .cbm and other losses."""
+    reader's leaf values), and a softmax or Exponent (its fast exp); None for a .cbm, the fitted object itself
+    and other losses."""
     from ..model import Tolerance
-    binary = is_cbm(path)
+    path = file_of(source)
+    binary = path is None or is_cbm(path)
     link = {Link.SOFTMAX: "softmax", Link.EXP: "Exponent"}.get(model.combine.link)
     reasons = ([] if binary else ["its JSON reader reads some leaf values 1-2 ulps off"]) + (
         [f"its {link} takes its own fast exp"] if link else [])
@@ -788,24 +790,30 @@ def tolerance(path: str, model: Model):
 
 
 
-def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
-    """CatBoost's own (label or value, scores) for each row, from the model file at ``path``: labels,
+def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """CatBoost's own (label or value, scores) for each row, from the model file at ``source`` (or the fitted
+    model itself, which predicts through the CatBoost class's own predict as a file's model does): labels,
     probabilities, and what ``CatBoostRegressor.predict`` returns (raw values, or their Exponent for
     Poisson and Tweedie). A missing category is given to CatBoost as ``""``. Give it the ``.cbm``
     for an exact comparison: CatBoost reads its own JSON a few ulps off (see the module's docstring)."""
     from catboost import CatBoost, Pool
-    booster = CatBoost()
-    booster.load_model(path, format="cbm" if is_cbm(path) else "json")
+    path = file_of(source)
+    if path is None:
+        booster = source
+    else:
+        booster = CatBoost()
+        booster.load_model(path, format="cbm" if is_cbm(path) else "json")
     categorical = [j for j, f in enumerate(model.features) if not f.is_numeric]
     data = [[_library_value(f, row.get(f.name)) for f in model.features] for row in rows]
     pool = Pool(data, cat_features=categorical or None)
+    # CatBoost's own predict, for an object too: a CatBoostClassifier's takes other defaults and arguments
     if model.target.is_classification:
         label_type = model.meta.get("catboost", {}).get("class_type", "String")
-        labels = booster.predict(pool, prediction_type="Class").reshape(len(rows), -1)[:, 0].tolist()
-        probabilities = booster.predict(pool, prediction_type="Probability").tolist()
+        labels = CatBoost.predict(booster, pool, prediction_type="Class").reshape(len(rows), -1)[:, 0].tolist()
+        probabilities = CatBoost.predict(booster, pool, prediction_type="Probability").tolist()
         return [(class_text(label, label_type), p) for label, p in zip(labels, probabilities)]
     kind = "Exponent" if model.meta.get("objective") in EXPONENT_LOSSES else "RawFormulaVal"
-    values = booster.predict(pool, prediction_type=kind).reshape(-1).tolist()
+    values = CatBoost.predict(booster, pool, prediction_type=kind).reshape(-1).tolist()
     return [(v, [v]) for v in values]
 
 

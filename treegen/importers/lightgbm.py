@@ -106,7 +106,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, library_meta
+from . import IMPORTERS, file_of, library_meta
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -771,8 +771,9 @@ def _split(parsed: _Parsed, tree: _Tree, node: int, features: Sequence[Feature],
 # -- the library's own predictions -----------------------------------------------------------------
 
 
-def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
-    """LightGBM's own predictions for ``rows`` (dicts by feature name) from the file at ``path``:
+def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """LightGBM's own predictions for ``rows`` (dicts by feature name) from the file at ``source`` (or the
+    Booster or fitted scikit-learn wrapper itself):
     ``(label or value, scores)`` per row, as :meth:`Model.predict` and :meth:`Model.scores` give them
     (the label: numpy's argmax of the probabilities, as ``LGBMClassifier.predict`` takes it).
 
@@ -783,7 +784,8 @@ def oracle(path: str, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[t
     truncates 2.7 and "2.7" to 2 as it does.
     """
     import lightgbm  # verify says how to install it where it is not (treegen.packages.package_hint)
-    booster = lightgbm.Booster(model_file=path)
+    path = file_of(source)
+    booster = lightgbm.Booster(model_file=path) if path is not None else _booster_and_classes(source)[0]
     named = iter(booster.pandas_categorical or [])  # one list per nominal feature, in order (_pandas_names)
     columns = []
     for feature in model.features:

@@ -35,6 +35,7 @@ Class labels become strings (``str(label)``); the original labels and their type
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 
@@ -45,7 +46,7 @@ from ..errors import TreegenError, with_article
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
-from . import Refused, library_meta
+from . import Refused, file_of, library_meta
 from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
@@ -173,7 +174,7 @@ def _missing_name(err: Exception) -> str:
 # -- the library's own predictions (treegen verify --against) ---------------------------------------
 
 
-def tolerance(path: str, model: Model):
+def tolerance(source, model: Model):
     """Where scikit-learn's answers for ``model`` are not bit for bit the model's: a softmax or exp link,
     which scikit-learn (GradientBoostingClassifier of 3+ classes, HistGradientBoosting) computes with
     numpy's ``exp`` and the model with the C library's; None elsewhere (expit is the C library's)."""
@@ -187,13 +188,15 @@ def tolerance(path: str, model: Model):
 
 
 
-def oracle(path: str, model: Model, rows) -> list[tuple | Refused]:
+def oracle(source, model: Model, rows) -> list[tuple | Refused]:
     """scikit-learn's own (label or value, scores) for each row (a dict by feature name), from the
-    estimator in the .skops file at ``path``: ``predict``, and ``predict_proba`` for classifiers; Refused
+    estimator in the .skops file at ``source`` (or a shallow copy of the fitted estimator itself, whose
+    ``n_jobs`` is the copy's to set): ``predict``, and ``predict_proba`` for classifiers; Refused
     (its message) for a row the estimator refuses (trees, forests and gradient boosting take no infinity and no
     number beyond float32, and some no NaN). A forest predicts with one job: with several, its threads
     add the trees' outputs in whatever order they finish, and the last bits change from call to call."""
-    estimator = load_skops(path)
+    path = file_of(source)
+    estimator = load_skops(path) if path is not None else copy.copy(source)
     width = getattr(estimator, "n_features_in_", len(model.features))
     if width != len(model.features):
         raise TreegenError(f"this scikit-learn model takes {width} features, the treegen model "

@@ -113,7 +113,7 @@ from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
-from . import Refused, library_meta, ubjson
+from . import Refused, file_of, library_meta, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -274,10 +274,10 @@ def load_document(path: str) -> tuple[dict, str]:
 INFINITE = Refused("a value infinite in float32 (±inf, or beyond ±3.4e38)")
 
 
-def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
-    """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``path`` that
-    ``model`` was imported from: ``(label or value, scores)`` per row, as ``Model.predict`` and
-    ``Model.scores`` give them, with the missing value and the rounds the import chose
+def oracle(source, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
+    """XGBoost's own predictions for ``rows`` (dicts by feature name) from the model file ``source`` that
+    ``model`` was imported from (or the Booster or scikit-learn wrapper itself): ``(label or value, scores)``
+    per row, as ``Model.predict`` and ``Model.scores`` give them, with the missing value and the rounds the import chose
     (``model.meta["xgboost"]``), through ``Booster.predict`` on a ``DMatrix``; :data:`INFINITE` for a row
     XGBoost refuses (a value that is infinite in float32, unless ``missing`` is infinite).
 
@@ -289,8 +289,8 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | Refuse
     (no category: the side of the categories not listed).
     """
     import xgboost  # not installed: verify says which package brings it on this platform (packages.pip_name)
-    info = model.meta["xgboost"]
-    if info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
+    info, path = model.meta["xgboost"], file_of(source)
+    if path is not None and info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
         # src/tree/multi_target_tree_model.cc LoadModel (3.2+) looks up leaf_weights unchecked: a crash
         raise TreegenError(f"XGBoost {xgboost.__version__} cannot load this file: its vector-leaf trees were saved "
                            f"by XGBoost {info['version']}, before 3.2 kept the leaves' values apart (leaf_weights), "
@@ -300,7 +300,8 @@ def oracle(path: str, model: Model, rows: Sequence[dict]) -> list[tuple | Refuse
     with np.errstate(over="ignore"):
         taken = math.isinf(missing) | ~np.isinf(codes.astype(np.float32)).any(axis=1)
     try:
-        booster = xgboost.Booster(model_file=path)
+        booster = xgboost.Booster(model_file=path) if path is not None else (
+            source if isinstance(source, xgboost.Booster) else source.get_booster())
         if booster.num_features() != len(model.features):
             raise TreegenError(f"this XGBoost model takes {booster.num_features()} features, the treegen model "
                                f"{len(model.features)}: give the file the model was imported from", path)
