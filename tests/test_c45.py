@@ -29,7 +29,7 @@ from treegen.learn.j48_text import decimal_format_double_to_string, j48_text, ja
 from treegen.model import CLASSIFICATION, NOMINAL, NUMERIC, Feature, Target, weka_argmax
 from treegen.targets import RUNNABLE
 from treegen.testing import chain_model
-from treegen.verify import verify
+from treegen.verifier import verify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 DATASETS = sorted(p.name[: -len(".default.tree")] for p in FIXTURES.glob("*.default.tree"))

@@ -34,7 +34,7 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, 
 from treegen.probes import UNSEEN, probe_rows
 from treegen.run.python import run
 from treegen.testing import HOSTILE_NAMES, chain_model, is_close, random_model, random_rows, wide_model
-from treegen.verify import as_csv_reads as rows_as_csv_reads, to_csv
+from treegen.verifier import as_csv_reads as rows_as_csv_reads, to_csv
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows

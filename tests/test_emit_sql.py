@@ -803,7 +803,7 @@ def test_ansi_names_that_differ_only_in_case_run_apart_in_duckdb():
     """ANSI's quoted names are exact, so its SQL keeps features x and X (and labels a and A) apart; DuckDB, which
     verify runs it on, folds them in quotes too: verify said FAILED ("Column with name ... already exists").
     The runner renames them apart in the table and the query alike, and the answers are the model's."""
-    from treegen.verify import verify
+    from treegen.verifier import verify
     model = random_model(6, names=("x", "X", "input", "c0", "C0"), classes=("a", "A", "b"))
     sql = emit(model, "sql", dialect="ansi", proba=True, leaf=True)
     assert '"x"' in sql and '"X"' in sql and '"A"' in sql and '"input"' in sql

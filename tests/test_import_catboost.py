@@ -725,7 +725,7 @@ def test_cbm_imports_as_its_json_and_predicts_what_catboost_predicts(case, tmp_p
 def test_a_cbm_verifies_itself_with_its_categories(tmp_path):
     """verify's MODEL may be the .cbm itself: --categories names its categories, and the against-file's;
     the Python API passes them as against_options."""
-    from treegen.verify import verify
+    from treegen.verifier import verify
     _, frame, categories, cbm, _ = trained_cbm("onehot", tmp_path)
     data = str(tmp_path / "data.csv")
     frame.to_csv(data, index=False)

@@ -33,7 +33,7 @@ from treegen.probes import UNSEEN, probe_rows
 from treegen.targets import TARGETS, emit
 from treegen.run.java import run as run_java
 from treegen.run.sql import query
-from treegen.verify import to_csv, verify
+from treegen.verifier import to_csv, verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "lightgbm")

@@ -40,7 +40,7 @@ from treegen.importers.xgboost import INFINITE, OBJECTIVES, UBJSON_START, oracle
 from treegen.model import Codes, Combine, Decision, Op, apply_link, decide
 from treegen.run.sql import query
 from treegen.targets import TARGETS
-from treegen.verify import verify
+from treegen.verifier import verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"

@@ -6,7 +6,7 @@ import os
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "treegen")
 FORBIDDEN = [("treegen.learn", "treegen.emit"), ("treegen.emit", "treegen.learn"),
-             ("treegen.verify", "treegen.learn"), ("treegen.importers", "treegen.emit"),
+             ("treegen.verifier", "treegen.learn"), ("treegen.importers", "treegen.emit"),
              ("treegen.parse", "treegen.emit"), ("treegen.model", "treegen.")]
 ONLY = {"treegen.cli": {"treegen.__main__"}}  # a module -> the only modules that may import it
 

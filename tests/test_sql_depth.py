@@ -15,7 +15,7 @@ from treegen.emit.sql.depth import depth, sqlite_reads, sqlite_stack_holds
 from treegen.emit.sql.writer import Writer
 from treegen.importers.sklearn import from_sklearn
 from treegen.run.sql import create_table
-from treegen.verify import verify
+from treegen.verifier import verify
 
 
 def _parser_entries(expression: str) -> int:

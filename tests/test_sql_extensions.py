@@ -212,7 +212,7 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
     from treegen.model import Combine, Target
     from treegen.targets import emit
     from treegen.testing import HOSTILE_NAMES, random_model
-    from treegen.verify import verify
+    from treegen.verifier import verify
     fixtures = sorted(p for pattern in ("xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json",
                                         "xgboost/vector_leaves-2.1.4.json")
                       for p in glob.glob(os.path.join(FIXTURES, pattern)) if not p.endswith(".expected.json"))
@@ -258,7 +258,7 @@ def test_boosted_expressions_in_duckdb_and_spark_compute_each_shared_value_once(
     --leaf (XGBoost's bit for bit; Spark's EXP, in LightGBM's double softmax, within its exp_error)."""
     from treegen.loading import load_model
     from treegen.targets import emit
-    from treegen.verify import verify
+    from treegen.verifier import verify
     for path in ("examples/boosting/xgboost.json", "examples/boosting/lightgbm.txt"):
         model = load_model(path)
         select = len(emit(model, "sql", dialect=dialect))

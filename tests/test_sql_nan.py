@@ -25,7 +25,7 @@ from treegen.model import argmax, scores_nan
 from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.testing import random_model
-from treegen.verify import judged, verify
+from treegen.verifier import judged, verify
 from treegen.walk import predict_rows
 
 INFINITE_ROWS = [{"Column_0": math.inf, "Column_1": -math.inf, "Column_2": 0.0},

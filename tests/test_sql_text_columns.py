@@ -178,7 +178,7 @@ def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     """`verify --dialect sqlite` runs the SQL over TEXT columns as well as typed ones: the SQL written as it was
     (each column compared as it is) shows mismatching rows there, the SQL that reads texts none."""
     from treegen.emit.sql import DIALECTS as dialects
-    from treegen.verify import verify
+    from treegen.verifier import verify
     model = lightgbm_regression()
     path = tmp_path / "model.sql"
     path.write_text(emit(model, "sql", dialect="sqlite"))

@@ -8,7 +8,7 @@ import pytest
 from treegen.data import load_dataset
 from treegen.learn import fit
 from treegen.probes import probe_rows
-from treegen.verify import compare, to_csv, verify
+from treegen.verifier import compare, to_csv, verify
 
 WEKA = "tests/fixtures/j48/"
 
@@ -63,7 +63,7 @@ def test_leaf_ids_are_checked_with_leaf(tmp_path):
     """--leaf exports each target that writes leaf ids with them and checks them: a C4.5 tree's fractional
     routes end at several leaves ('3|5'); the rule text writes none, and its line says so. A target's wrong
     leaf ids are a mismatch, a row counted once."""
-    from treegen.verify import leaf_mismatches
+    from treegen.verifier import leaf_mismatches
     model = tmp_path / "labor.json"
     subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(model)], check=True)
     done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), WEKA + "labor.arff", "--leaf",
@@ -486,7 +486,7 @@ def test_columns_line_up_with_the_library_row(tmp_path):
 def test_columns_line_up_with_the_paths_of_programs(tmp_path):
     """A --program line is named by the file's path: the first column widens to fit the longest, each result still
     one line."""
-    from treegen.verify import name_width
+    from treegen.verifier import name_width
     treegen = [sys.executable, "-m", "treegen"]
     model = tmp_path / "labor.json"
     subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
@@ -515,7 +515,7 @@ def test_every_importer_names_its_library_in_meta_as_verify_does(path, library, 
     messages name it, and what else it keeps under its module's name; no ``source``, which in a trained
     model's meta is the data file."""
     from treegen.importers import IMPORTERS, from_object, import_file
-    from treegen.verify import source_library
+    from treegen.verifier import source_library
     if path == "tree":
         from sklearn.tree import DecisionTreeClassifier
         model = from_object(DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]))
@@ -816,7 +816,7 @@ def test_a_program_one_ulp_off_is_a_mismatch():
     zero is a MISMATCH naming the row and both values; the same doubles agree."""
     import math
     from treegen.importers import import_file
-    from treegen.verify import differences
+    from treegen.verifier import differences
     regression = import_file("tests/fixtures/lightgbm/4.7.0/regression.txt")
     rows = probe_rows(regression)[:3]
     want = [regression.predict(row) for row in rows]
@@ -841,7 +841,7 @@ def test_a_declared_tolerance_counts_the_rows_it_lets_through():
     beyond it, or with another label, it is a problem."""
     import math
     from treegen.model import Tolerance
-    from treegen.verify import judged
+    from treegen.verifier import judged
     model = fit(load_dataset(WEKA + "iris.arff"), "cart")
     rows = probe_rows(model)[:4]
     answers = [(model.predict(row), list(model.scores(row))) for row in rows]
@@ -974,7 +974,7 @@ def test_a_category_spelt_as_a_missing_value_is_checked_as_the_csv_reads_it(tmp_
 
 def test_the_answer_expected_for_a_category_the_csv_reads_as_missing_is_the_models_missing_answer(tmp_path):
     from treegen.data import read_table, rows_for_model
-    from treegen.verify import as_csv_reads
+    from treegen.verifier import as_csv_reads
     from treegen.walk import predict_rows
     path = tmp_path / "spelt.arff"
     path.write_text(SPELT_MISSING_ARFF, encoding="utf-8")

@@ -6,12 +6,9 @@
 'yes'
 >>> python_source = treegen.export(model, "python", proba=True)
 >>> report = treegen.verify(model, to="python")     # the code generated, run and compared, as `treegen verify`
->>> assert report.ok, report
+>>> assert report.ok, str(report)
 """
 from __future__ import annotations
-
-import sys
-import types
 
 __version__ = "0.1.0"
 __all__ = ["train", "load", "save", "export", "predict", "predict_proba", "verify", "import_model", "from_model",
@@ -84,14 +81,14 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
            table: str = "input", keep=(), dsns: dict | None = None):
     """Generate each target's code, run it for real and compare its answers with the model's, as ``treegen
     verify`` does: on probe rows (every threshold and one ulp either side, missing values, an unseen category)
-    and the rows of ``data``. Returns a :class:`treegen.verify.Report`: ``.ok``, ``.status`` (the CLI's exit
-    code), ``.results`` (a :class:`treegen.verify.Result` a line: ``target``, ``ok``, ``status``,
+    and the rows of ``data``. Returns a :class:`treegen.verifier.Report`: ``.ok``, ``.status`` (the CLI's exit
+    code), ``.results`` (a :class:`treegen.verifier.Result` a line: ``target``, ``ok``, ``status``,
     ``mismatches``, ``error``, ``note``) and, as ``str(report)``, the lines the CLI prints.
 
     >>> import treegen
     >>> model = treegen.train("examples/play_tennis.csv", target="play", algorithm="id3")
     >>> report = treegen.verify(model, "examples/play_tennis.csv", to=["python", "sql"], dialects="sqlite")
-    >>> assert report.ok, report            # in a test or CI: fails with the lines, a MISMATCH's rows in them
+    >>> assert report.ok, str(report)       # in a test or CI: fails with the lines, a MISMATCH's rows in them
     >>> print(report)                       # doctest: +ELLIPSIS
     python ... ok        ... rows agree (14 from the data, ... probes)
     sql/sqlite ... ok        ... rows agree (14 from the data, ... probes)
@@ -122,7 +119,7 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
     import os
     from .loading import as_model
     from .targets import RUNNABLE
-    from .verify import Report, column_width, verify as run_verify
+    from .verifier import Report, column_width, verify as run_verify
     loaded = as_model(model)
     paths = [os.fspath(path) for path in ([programs] if isinstance(programs, (str, os.PathLike)) else programs)]
     targets = _names(to, "to") if to is not None else [] if paths else list(RUNNABLE)
@@ -204,15 +201,3 @@ def from_model(model_object, feature_names=None):
     from .importers import from_object
     return from_object(model_object, feature_names=feature_names)
 
-
-class _Package(types.ModuleType):
-    """The package, whose attribute ``verify`` stays the function :func:`verify`: importing the submodule
-    :mod:`treegen.verify` (which the function does, as the CLI does) would set it to that module, as Python
-    sets a package's attribute to each submodule loaded. ``from treegen.verify import ...`` reads the module."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if not (name == "verify" and isinstance(value, types.ModuleType)):
-            super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

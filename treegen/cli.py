@@ -814,7 +814,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
     A default SQL dialect whose engine is not installed is not checked, and its line says so."""
     from .data import uncarried_categories_warning
-    from .verify import column_width, verify as run_verify
+    from .verifier import column_width, verify as run_verify
     given = click.get_current_context().get_parameter_source
     if given("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed

@@ -93,7 +93,7 @@ def library_meta(module: str, algorithm: str, version: str | None, objective: st
     """A model's meta as every importer writes it: the ``algorithm``; ``library``, named as
     :data:`IMPORTERS` and `verify --against` name it; the ``library_version`` and ``objective`` as the
     file or object says them (left out where it says none); and under the importer's module name
-    (``meta["xgboost"]``, ...) what else it keeps, by which :func:`treegen.verify.source_library` knows
+    (``meta["xgboost"]``, ...) what else it keeps, by which :func:`treegen.verifier.source_library` knows
     the library. No ``source``: in a trained model's meta that is the data file (`treegen train`), not a
     library."""
     library = next(importer.library for importer in IMPORTERS.values() if importer.module == module)

@@ -79,7 +79,8 @@ class Result:
 class Report:
     """What :func:`treegen.verify` returns: a :class:`Result` for each line of `treegen verify`, in its order.
     ``str(report)`` is its lines as the CLI prints them (a line the user must act on, which the CLI prints as an
-    error on stderr, as its ``ERROR`` line); ``assert report.ok, report`` fails a test with them."""
+    error on stderr, as its ``ERROR`` line); ``assert report.ok, str(report)`` fails a test with them (a
+    str: pytest shortens the repr of any other message)."""
 
     results: list[Result]
     width: int = 0  # of the lines' first column (:func:`column_width`)
