@@ -268,3 +268,59 @@ def test_a_missing_label_of_any_type_is_a_value_error(estimator, y):
 def test_pandas_na_in_x_is_missing_not_a_category():
     X = pd.DataFrame({"a": pd.Series(["x", pd.NA, "y", "x"], dtype="string")})
     assert DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).model_.features[0].categories == ("x", "y")
+
+
+C45_IGNORED = [dict(max_depth=1), dict(min_samples_leaf=50), dict(min_samples_split=200), dict(class_weight="balanced"),
+               dict(ccp_alpha=0.5), dict(criterion="entropy"), dict(random_state=7), dict(cast="float32"),
+               dict(min_impurity_decrease=0.5), dict(min_weight_fraction_leaf=0.1), dict(cv_folds=3)]
+
+
+@pytest.mark.parametrize("params", C45_IGNORED, ids=lambda p: next(iter(p)))
+def test_a_parameter_c45_does_not_take_is_refused(params):
+    """Left unread, it would give the default C4.5 tree (a grid search over it searches nothing):
+    refused as treegen.train refuses it, naming the parameter and the learners that take it."""
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    (name, value), = params.items()
+    takers = "'id3' or 'cart'" if name == "max_depth" else "'cart'"
+    with pytest.raises(ValueError, match=f"algorithm='c45' does not use {name}=.*only algorithm={takers} does"):
+        DecisionTreeClassifier(algorithm="c45", **params).fit(X, y)
+    with pytest.raises(TreegenError, match=f"c45 does not take {name}"):
+        import treegen
+        treegen.train(pd.DataFrame(X).assign(y=y), target="y", algorithm="c45", **params)
+
+
+def test_id3_refuses_what_it_does_not_take_and_defaults_pass():
+    X = pd.read_csv(os.path.join(ROOT, "examples", "play_tennis.csv"))
+    X, y = X.drop(columns="play"), X["play"]
+    for params in (dict(min_samples_leaf=5), dict(class_weight="balanced"), dict(seed=3)):
+        with pytest.raises(ValueError, match=f"algorithm='id3' does not use {next(iter(params))}"):
+            DecisionTreeClassifier(algorithm="id3", **params).fit(X, y)
+    assert DecisionTreeClassifier(algorithm="id3", max_depth=1).fit(X, y).model_.trees[0].depth() == 1
+    # a parameter set to its default is no conflict (GridSearchCV's clone sets every one)
+    explicit = DecisionTreeClassifier(algorithm="c45", max_depth=None, min_samples_leaf=1, criterion="gini").fit(X, y)
+    assert explicit.model_.trees == DecisionTreeClassifier(algorithm="c45").fit(X, y).model_.trees
+    with pytest.raises(ValueError, match="cost_complexity_pruning_path is CART's, not algorithm='c45'"):
+        DecisionTreeClassifier(algorithm="c45").cost_complexity_pruning_path(X, y)
+
+
+def test_grid_search_over_a_parameter_c45_ignores_fails_and_over_its_own_searches():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="does not use max_depth"):
+            GridSearchCV(DecisionTreeClassifier(algorithm="c45"), {"max_depth": [1, 3]}, cv=3).fit(X, y)
+    grid = {"learner_params": [{"min_leaf": 2}, {"min_leaf": 100}]}
+    search = GridSearchCV(DecisionTreeClassifier(algorithm="c45"), grid, cv=3).fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[0] != scores[1]
+
+
+def test_c45_seed_defaults_to_j48s_as_train():
+    """seed's default is each learner's own (cart 0, c45 1 as J48's -Q 1): the estimator's c45 is train's."""
+    import treegen
+    X, y = datasets.load_iris(return_X_y=True, as_frame=True)
+    ours = DecisionTreeClassifier(algorithm="c45", learner_params={"reduced_error": True}).fit(X, y)
+    theirs = treegen.train(X.assign(target=y), target="target", algorithm="c45", reduced_error=True)
+    assert ours.model_.meta == theirs.meta and ours.model_.meta["params"]["seed"] == 1
+    assert DecisionTreeClassifier(ccp_alpha="cv").fit(X, y).model_.meta["ccp_alpha"] == \
+        DecisionTreeClassifier(ccp_alpha="cv", seed=0).fit(X, y).model_.meta["ccp_alpha"]

@@ -82,7 +82,7 @@ class _TreeEstimator(BaseEstimator):
     def __init__(self, algorithm: str = "cart", criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
                  min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
-                 ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int = 0,
+                 ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int | None = None,
                  cast: str | None = None, feature_names=None, learner_params: dict | None = None,
                  random_state: int | None = None):
         self.algorithm = algorithm
@@ -130,6 +130,8 @@ class _TreeEstimator(BaseEstimator):
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> SimpleNamespace:
         """CART's pruning path on this data: ``ccp_alphas`` and ``impurities``, as scikit-learn's."""
         from .learn.cart import pruning_path
+        if self.algorithm != "cart":
+            raise InputError(f"cost_complexity_pruning_path is CART's, not algorithm={self.algorithm!r}'s")
         params = {k: v for k, v in self._cart_params().items()
                   if k not in ("ccp_alpha", "cv_folds", "seed") and v is not None}
         alphas, impurities = pruning_path(self._dataset(X, y, sample_weight), **params)
@@ -185,13 +187,27 @@ class _TreeEstimator(BaseEstimator):
                 "cast": self.cast, "random_state": self.random_state}
 
     def _learner_params(self) -> dict:
-        own = self._cart_params()
+        """The chosen learner's parameters. One set away from its default that the learner does not take is
+        refused, as :func:`treegen.train` refuses it: ignored, it would leave the tree unchanged (a grid search
+        over it would search nothing). Which learner takes what is its ``fit``'s signature
+        (:func:`treegen.learn.parameters`)."""
         if self.algorithm not in ALGORITHMS:
             raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-        if self.algorithm != "cart":  # other learners take what their fit() names
-            accepted = parameters(self.algorithm)
-            own = {k: v for k, v in own.items() if k in accepted}
+        accepted = parameters(self.algorithm)
+        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        own = self._cart_params()
+        for name, value in own.items():
+            if name not in accepted and name in defaults and not _same(value, defaults[name]):
+                raise InputError(self._not_taken(name, value, accepted))
+        own = {k: v for k, v in own.items() if k in accepted}
         return {**own, **(self.learner_params or {})}
+
+    def _not_taken(self, name: str, value, accepted: set[str]) -> str:
+        takers = [a for a in ALGORITHMS if name in parameters(a)]
+        own = sorted(accepted - set(self._cart_params()))
+        hint = f"; {self.algorithm}'s own parameters go in learner_params: {', '.join(own)}" if own else ""
+        return (f"algorithm={self.algorithm!r} does not use {name}={value!r} (only algorithm="
+                + " or ".join(map(repr, takers)) + f" does): leave {name} at its default{hint}")
 
     def _criterion(self) -> str:
         if self._kind == REGRESSION:
@@ -217,17 +233,40 @@ class _TreeEstimator(BaseEstimator):
 class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
     """A decision tree classifier learned by treegen (CART by default; ``algorithm="c45"``/``"id3"``).
 
-    Parameters are those of :func:`treegen.learn.cart.fit`, plus ``algorithm``, ``feature_names``
-    (names for array columns) and ``learner_params`` (extra parameters for the chosen learner).
+    Parameters
+    ----------
+    algorithm : "cart" (scikit-learn's tree), "c45" (Weka's J48) or "id3"
+        The learner. Each takes its own parameters, as :func:`treegen.train` does; a parameter the chosen
+        learner does not take is refused at ``fit`` unless left at its default (ignored, it would leave the
+        tree unchanged and a grid search over it would search nothing):
+
+        * cart: criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+          min_impurity_decrease, ccp_alpha, cv_folds, seed, class_weight, cast, random_state, with the
+          meanings of :func:`treegen.learn.cart.fit` (scikit-learn's).
+        * c45: seed (reduced-error pruning; default 1), and J48's own options in ``learner_params``:
+          confidence (-C), min_leaf (-M), unpruned, reduced_error, folds, subtree_raising, collapse,
+          binary_splits, laplace, mdl_correction (:func:`treegen.learn.c45.fit`). J48's -M is not
+          min_samples_leaf: it asks that two branches of a split, not every leaf, weigh that much, and its
+          default is 2; weigh classes by ``sample_weight``.
+        * id3: max_depth.
+    feature_names : names for the columns of an array or list of rows
+    learner_params : dict, optional
+        More parameters for the chosen learner (its ``fit``'s), checked by it.
+    seed : int, optional
+        cart with ``ccp_alpha="cv"``: the folds' seed (default 0); c45 with reduced-error pruning (default 1).
 
     Attributes
     ----------
     model_ : Model
-        The learned tree, for every treegen back end.
+        The learned tree (:class:`treegen.model.Model`), for every treegen back end (:func:`treegen.export`,
+        :func:`treegen.save`, ``model_.predict(row)``).
     classes_ : ndarray
         The class labels, sorted.
     feature_importances_ : ndarray
         Weighted impurity decrease per feature, normalised to sum 1.
+    n_features_in_, feature_names_in_
+        As scikit-learn's (the latter for a DataFrame only).
+
     """
 
     _kind = CLASSIFICATION
@@ -242,7 +281,9 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
 
 
 class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
-    """A CART regression tree (squared error) learned by treegen; parameters as the classifier's."""
+    """A CART regression tree (squared error) learned by treegen; parameters and attributes as
+    :class:`DecisionTreeClassifier`'s (but class_weight and classes_; algorithm is "cart", the one learner
+    of regression trees)."""
 
     _kind = REGRESSION
 
@@ -250,7 +291,7 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
                  max_depth: int | None = None, min_samples_split: int | float = 2,
                  min_samples_leaf: int | float = 1, min_weight_fraction_leaf: float = 0.0,
                  min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, cv_folds: int = 5,
-                 seed: int = 0, cast: str | None = None, feature_names=None,
+                 seed: int | None = None, cast: str | None = None, feature_names=None,
                  learner_params: dict | None = None, random_state: int | None = None):
         super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
                          min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha, None, cv_folds, seed,
@@ -363,3 +404,11 @@ def _node_impurities(model: Model, nodes: list, columns, y, weights, criterion: 
     with np.errstate(all="ignore"):
         impurity = np.where(w > 0, sq / w - (s / w) ** 2, 0.0)
     return w, impurity
+
+
+def _same(value, default) -> bool:
+    """Whether a parameter is at its default (an array or other value that will not compare is not)."""
+    try:
+        return value is default or bool(value == default)
+    except (TypeError, ValueError):
+        return False
