@@ -324,3 +324,41 @@ def test_c45_seed_defaults_to_j48s_as_train():
     assert ours.model_.meta == theirs.meta and ours.model_.meta["params"]["seed"] == 1
     assert DecisionTreeClassifier(ccp_alpha="cv").fit(X, y).model_.meta["ccp_alpha"] == \
         DecisionTreeClassifier(ccp_alpha="cv", seed=0).fit(X, y).model_.meta["ccp_alpha"]
+
+
+def test_nominal_makes_integer_codes_categories():
+    """By name, index or mask, as train's nominal: the categories are the codes' own text ("2", which a CSV
+    field names, not "2.0"), and the tree is train's on the same frame."""
+    import treegen
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, 200)
+    X = pd.DataFrame({"code": codes, "noise": rng.normal(size=200)})
+    y = np.where(np.isin(codes, [0, 3]), "a", "b")  # no one threshold on the codes splits it
+    assert DecisionTreeClassifier(max_depth=1).fit(X, y).score(X, y) < 1.0
+    for nominal in (["code"], "code", [0], [True, False]):
+        tree = DecisionTreeClassifier(max_depth=1, nominal=nominal).fit(X, y)
+        assert tree.model_.features[0].kind == "nominal" and set(tree.model_.features[0].categories) == {"0", "1", "2", "3"}
+        assert tree.score(X, y) == 1.0
+    trained = treegen.train(X.assign(y=y), target="y", algorithm="cart", nominal=["code"], max_depth=1)
+    assert tree.model_.features == trained.features and tree.model_.trees == trained.trees
+    on_array = DecisionTreeClassifier(max_depth=1, nominal=[0]).fit(X.to_numpy(), y)
+    assert on_array.model_.features[0].kind == "nominal" and on_array.score(X.to_numpy(), y) == 1.0
+    with pytest.raises(ValueError, match="nominal names 'cod', which is no feature of X; did you mean 'code'"):
+        DecisionTreeClassifier(nominal=["cod"]).fit(X, y)
+    with pytest.raises(ValueError, match="nominal names column 2, but X has 2 features"):
+        DecisionTreeClassifier(nominal=[2]).fit(X, y)
+
+
+def test_feature_names_conflicting_with_a_frame_is_refused_and_y_name_names_the_target():
+    import treegen
+    X, y = datasets.load_iris(return_X_y=True, as_frame=True)
+    with pytest.raises(ValueError, match="a DataFrame's columns name its features"):
+        DecisionTreeClassifier(feature_names=list("abcd")).fit(X, y)
+    same = DecisionTreeClassifier(feature_names=list(X.columns)).fit(X, y)
+    assert [f.name for f in same.model_.features] == list(X.columns)
+    assert same.model_.target.name == "target" == y.name
+    species = DecisionTreeClassifier().fit(X, y.rename("species"))
+    assert species.model_.target.name == "species"
+    assert "target species: classes" in treegen.export(species, "rules")
+    assert DecisionTreeRegressor().fit(X, X.pop("sepal length (cm)")).model_.target.name == "sepal length (cm)"
+    assert DecisionTreeClassifier().fit(X.to_numpy(), y.to_numpy()).model_.target.name == "target"

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .data import Dataset, decode, infer_feature
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 from .inputs import InputError, columns_of, feature_columns, is_frame, is_numeric_column
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
@@ -84,7 +84,7 @@ class _TreeEstimator(BaseEstimator):
                  min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
                  ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int | None = None,
                  cast: str | None = None, feature_names=None, learner_params: dict | None = None,
-                 random_state: int | None = None):
+                 random_state: int | None = None, nominal=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -100,6 +100,7 @@ class _TreeEstimator(BaseEstimator):
         self.feature_names = feature_names
         self.learner_params = learner_params
         self.random_state = random_state
+        self.nominal = nominal
 
     def __sklearn_tags__(self):
         """scikit-learn's tags (only scikit-learn asks): missing values, strings and categories welcome."""
@@ -138,8 +139,10 @@ class _TreeEstimator(BaseEstimator):
         return SimpleNamespace(ccp_alphas=alphas, impurities=impurities)
 
     def _dataset(self, X, y, sample_weight) -> Dataset:
-        names, columns = columns_of(X, self.feature_names)
-        features = tuple(_feature(name, values) for name, values in zip(names, columns))
+        names, columns = columns_of(X, self._given_names(X))
+        chosen = self._nominal_positions(names)
+        columns = [_raw_column(X, i) if i in chosen and is_frame(X) else c for i, c in enumerate(columns)]
+        features = tuple(_feature(name, values, i in chosen) for i, (name, values) in enumerate(zip(names, columns)))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
         if any(f.is_numeric and np.isinf(c).any() for f, c in zip(features, encoded)):
             raise InputError("X contains infinity (a missing value is NaN or None)")
@@ -155,9 +158,36 @@ class _TreeEstimator(BaseEstimator):
             raise InputError(f"sample_weight has shape {weights.shape}; expected ({rows},)")
         return Dataset(features, encoded, target, codes, weights)
 
+    def _given_names(self, X):
+        """``feature_names`` for columns that have none; a DataFrame's columns name its features, and
+        ``feature_names`` naming them otherwise is refused rather than silently ignored."""
+        if self.feature_names is None or not is_frame(X):
+            return self.feature_names
+        if [str(n) for n in self.feature_names] != [str(c) for c in X.columns]:
+            raise InputError("feature_names names the columns of an array or list of rows; a DataFrame's columns "
+                             "name its features, and these differ from them: leave feature_names out, or rename "
+                             "the columns")
+        return None
+
+    def _nominal_positions(self, names: list[str]) -> set[int]:
+        """The positions of the columns ``nominal`` names: by name, by index, or by a mask of Booleans."""
+        chosen = self.nominal
+        if chosen is None:
+            return set()
+        if isinstance(chosen, (str, int, np.integer)):
+            chosen = [chosen]
+        chosen = list(chosen)
+        if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):
+            if len(chosen) != len(names):
+                raise InputError(f"nominal has {len(chosen)} Booleans for {len(names)} features")
+            return {i for i, flag in enumerate(chosen) if flag}
+        return {_position(c, names) for c in chosen}
+
     def _target(self, y) -> tuple[Target, np.ndarray]:
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        name = getattr(y, "name", None)  # a pandas Series names its target
+        name = name if isinstance(name, str) and name else "target"
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected", DataConversionWarning,
@@ -172,11 +202,11 @@ class _TreeEstimator(BaseEstimator):
         if y.dtype.kind == "O" and any(is_missing(v) for v in y.tolist()):
             raise InputError("y contains a missing label (None, NaN or pandas NA)")
         if self._kind == REGRESSION:
-            return Target("target", REGRESSION), y.astype(np.float64)
+            return Target(name, REGRESSION), y.astype(np.float64)
         if y.dtype.kind in "fc" and (y != np.round(y)).any():
             raise InputError("Unknown label type: continuous values; a classifier needs class labels")
         self.classes_, codes = np.unique(y, return_inverse=True)
-        return Target("target", CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
+        return Target(name, CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
 
     def _cart_params(self) -> dict:
         return {"criterion": self.criterion, "max_depth": self.max_depth,
@@ -249,11 +279,18 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
           min_samples_leaf: it asks that two branches of a split, not every leaf, weigh that much, and its
           default is 2; weigh classes by ``sample_weight``.
         * id3: max_depth.
+    nominal : names, indices or a Boolean mask of columns, optional
+        Columns read as categories whatever their values (integer codes, say), as :func:`treegen.train`'s
+        ``nominal``; columns that are not of numbers (text, category, Boolean) are nominal anyway.
     feature_names : names for the columns of an array or list of rows
+        A DataFrame's columns name its features; feature_names naming them otherwise is an error.
     learner_params : dict, optional
         More parameters for the chosen learner (its ``fit``'s), checked by it.
     seed : int, optional
         cart with ``ccp_alpha="cv"``: the folds' seed (default 0); c45 with reduced-error pruning (default 1).
+
+    The target is named by ``y.name`` when ``y`` is a named pandas Series (else "target"): the name the
+    model's rule text, its JSON and ``treegen evaluate`` (the label column) use.
 
     Attributes
     ----------
@@ -292,10 +329,10 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
                  min_samples_leaf: int | float = 1, min_weight_fraction_leaf: float = 0.0,
                  min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, cv_folds: int = 5,
                  seed: int | None = None, cast: str | None = None, feature_names=None,
-                 learner_params: dict | None = None, random_state: int | None = None):
+                 learner_params: dict | None = None, random_state: int | None = None, nominal=None):
         super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
                          min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha, None, cv_folds, seed,
-                         cast, feature_names, learner_params, random_state)
+                         cast, feature_names, learner_params, random_state, nominal)
 
     def predict(self, X) -> np.ndarray:
         return self._scores(X)[:, 0]
@@ -303,8 +340,24 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
 
 # -- from raw columns to encoded ones ------------------------------------------------------------
 
-def _feature(name: str, values: np.ndarray) -> Feature:
-    if is_numeric_column(values):
+def _position(column, names: list[str]) -> int:
+    """A column ``nominal`` names: an int is its index (a negative one from the end), else its name."""
+    if isinstance(column, (int, np.integer)) and not isinstance(column, (bool, np.bool_)):
+        if not -len(names) <= column < len(names):
+            raise InputError(f"nominal names column {column}, but X has {len(names)} features")
+        return int(column) % len(names)
+    if str(column) not in names:
+        raise InputError(f"nominal names {column!r}, which is no feature of X" + did_you_mean([str(column)], names))
+    return names.index(str(column))
+
+
+def _raw_column(X, i: int) -> np.ndarray:
+    """A frame's column as the values it holds (the column's own ints: 3, which names "3", not 3.0)."""
+    return X.iloc[:, i].astype(object).to_numpy()
+
+
+def _feature(name: str, values: np.ndarray, nominal: bool = False) -> Feature:
+    if not nominal and is_numeric_column(values):
         return Feature(name, NUMERIC)
     return infer_feature(name, [None if is_missing(v) else _category_text(v) for v in values], nominal=True)
 
