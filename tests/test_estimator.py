@@ -362,3 +362,27 @@ def test_feature_names_conflicting_with_a_frame_is_refused_and_y_name_names_the_
     assert "target species: classes" in treegen.export(species, "rules")
     assert DecisionTreeRegressor().fit(X, X.pop("sepal length (cm)")).model_.target.name == "sepal length (cm)"
     assert DecisionTreeClassifier().fit(X.to_numpy(), y.to_numpy()).model_.target.name == "target"
+
+
+def test_apply_depth_and_leaves_as_scikit_learns():
+    """With random_state cart grows scikit-learn's tree, node ids too: apply, get_depth and get_n_leaves agree."""
+    import treegen
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    ours = DecisionTreeClassifier(random_state=0, max_depth=5).fit(X, y)
+    sk = SkClassifier(random_state=0, max_depth=5).fit(X, y)
+    assert np.array_equal(ours.apply(X), sk.apply(X))
+    assert (ours.get_depth(), ours.get_n_leaves()) == (sk.get_depth(), sk.get_n_leaves())
+    assert ours.export("python") == treegen.export(ours.model_, "python")
+
+
+def test_apply_of_c45_is_where_the_row_ends():
+    """A leaf id, or for a row that C4.5 sends down every branch (a missing value), the split it spread at."""
+    from treegen.model import leaf_ids
+    X = pd.read_csv(os.path.join(ROOT, "examples", "play_tennis.csv"))
+    X, y = X.drop(columns="play"), X["play"]
+    tree = DecisionTreeClassifier(algorithm="c45").fit(X, y)
+    ends = tree.apply(X)
+    assert all(tree.model_.trees[0].nodes[i].is_leaf for i in ends)
+    assert [str(i) for i in ends] == [leaf_ids(tree.model_, row) for row in X.to_dict("records")]
+    root_feature = tree.model_.features[tree.model_.trees[0].nodes[0].split.feature].name
+    assert tree.apply(X.head(1).assign(**{root_feature: None}))[0] == 0

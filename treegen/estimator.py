@@ -252,12 +252,39 @@ class _TreeEstimator(BaseEstimator):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
         return self.model_
 
+    def apply(self, X) -> np.ndarray:
+        """The id of the node where each row ends (an index of ``model_.trees[0].nodes``, as
+        scikit-learn's ``apply`` gives ``tree_`` node ids): its leaf, or, for a row C4.5 sends down every
+        branch (a missing value at a split of fractional route), that split; ``treegen.model.leaf_ids``
+        names the leaves such a row reaches."""
+        from .walk import node_ends
+        model, columns = self._encoded(X)
+        return node_ends(model, model.trees[0], columns)
+
+    def get_depth(self) -> int:
+        """The depth of the tree: the most splits on a path from the root to a leaf (0 for a lone leaf)."""
+        return self.fitted_model().trees[0].listed().depth()
+
+    def get_n_leaves(self) -> int:
+        """The number of leaves of the tree."""
+        return len(self.fitted_model().trees[0].leaves())
+
+    def export(self, to: str, **options) -> str:
+        """The tree in a target language: :func:`treegen.export` of ``model_`` (``to``: python, java,
+        javascript, c, sql, rules, dot...; ``options`` as that target takes them)."""
+        from .targets import emit
+        return emit(self.fitted_model(), to, **options)
+
+    def _encoded(self, X) -> tuple[Model, list[np.ndarray]]:
+        """The fitted model and ``X``'s columns encoded for it, one per feature."""
+        model = self.fitted_model()
+        columns = feature_columns(model, X, type(self).__name__)
+        return model, [_encode(f, c) for f, c in zip(model.features, columns)]
+
     def _scores(self, X, labels: bool = False) -> np.ndarray:
         """Final score vectors, one row per input row (class probabilities or [value]); with
         ``labels``, the sums the label is decided on (a leaf's label values where it has them)."""
-        model = self.fitted_model()
-        columns = feature_columns(model, X, type(self).__name__)
-        return predict_scores(model, [_encode(f, c) for f, c in zip(model.features, columns)], labels)
+        return predict_scores(*self._encoded(X), labels)
 
 
 class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
@@ -295,7 +322,7 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
     Attributes
     ----------
     model_ : Model
-        The learned tree (:class:`treegen.model.Model`), for every treegen back end (:func:`treegen.export`,
+        The learned tree (:class:`treegen.model.Model`), for every treegen back end (:meth:`export`,
         :func:`treegen.save`, ``model_.predict(row)``).
     classes_ : ndarray
         The class labels, sorted.
@@ -304,6 +331,8 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
     n_features_in_, feature_names_in_
         As scikit-learn's (the latter for a DataFrame only).
 
+    Methods as scikit-learn's tree: ``fit``, ``predict``, ``predict_proba``, ``score``, ``apply`` (node ids),
+    ``get_depth``, ``get_n_leaves``, ``cost_complexity_pruning_path`` (cart); and ``export(to, **options)``.
     """
 
     _kind = CLASSIFICATION
@@ -318,7 +347,7 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
 
 
 class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
-    """A CART regression tree (squared error) learned by treegen; parameters and attributes as
+    """A CART regression tree (squared error) learned by treegen; parameters, attributes and methods as
     :class:`DecisionTreeClassifier`'s (but class_weight and classes_; algorithm is "cart", the one learner
     of regression trees)."""
 
