@@ -315,6 +315,16 @@ def test_grid_search_over_a_parameter_c45_ignores_fails_and_over_its_own_searche
     assert scores[0] != scores[1]
 
 
+def test_learner_params_may_not_override_a_parameter_of_the_estimator():
+    """learner_params={"max_depth": 3} overrode max_depth, so a grid search over max_depth searched nothing."""
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="learner_params gives max_depth, a parameter of DecisionTreeClassifier "
+                                         "itself: set max_depth=3 there"):
+        DecisionTreeClassifier(max_depth=1, learner_params={"max_depth": 3}).fit(X, y)
+    with pytest.raises(ValueError, match="learner_params gives seed"):
+        DecisionTreeClassifier(algorithm="c45", learner_params={"reduced_error": True, "seed": 5}).fit(X, y)
+
+
 def test_c45_seed_defaults_to_j48s_as_train():
     """seed's default is each learner's own (cart 0, c45 1 as J48's -Q 1): the estimator's c45 is train's."""
     import treegen

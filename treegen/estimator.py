@@ -230,7 +230,12 @@ class _TreeEstimator(BaseEstimator):
             if name not in accepted and name in defaults and not _same(value, defaults[name]):
                 raise InputError(self._not_taken(name, value, accepted))
         own = {k: v for k, v in own.items() if k in accepted}
-        return {**own, **(self.learner_params or {})}
+        extra = self.learner_params or {}
+        doubled = sorted(set(extra) & set(own))
+        if doubled:  # it would override the parameter itself, and a grid search over that one
+            raise InputError(f"learner_params gives {doubled[0]}, a parameter of {type(self).__name__} itself: "
+                             f"set {doubled[0]}={extra[doubled[0]]!r} there")
+        return {**own, **extra}
 
     def _not_taken(self, name: str, value, accepted: set[str]) -> str:
         takers = [a for a in ALGORITHMS if name in parameters(a)]
@@ -312,7 +317,7 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
     feature_names : names for the columns of an array or list of rows
         A DataFrame's columns name its features; feature_names naming them otherwise is an error.
     learner_params : dict, optional
-        More parameters for the chosen learner (its ``fit``'s), checked by it.
+        More parameters for the chosen learner (its ``fit``'s), checked by it; not the estimator's own.
     seed : int, optional
         cart with ``ccp_alpha="cv"``: the folds' seed (default 0); c45 with reduced-error pruning (default 1).
 
