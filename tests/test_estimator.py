@@ -268,3 +268,131 @@ def test_a_missing_label_of_any_type_is_a_value_error(estimator, y):
 def test_pandas_na_in_x_is_missing_not_a_category():
     X = pd.DataFrame({"a": pd.Series(["x", pd.NA, "y", "x"], dtype="string")})
     assert DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).model_.features[0].categories == ("x", "y")
+
+
+C45_IGNORED = [dict(max_depth=1), dict(min_samples_leaf=50), dict(min_samples_split=200), dict(class_weight="balanced"),
+               dict(ccp_alpha=0.5), dict(criterion="entropy"), dict(random_state=7), dict(cast="float32"),
+               dict(min_impurity_decrease=0.5), dict(min_weight_fraction_leaf=0.1), dict(cv_folds=3)]
+
+
+@pytest.mark.parametrize("params", C45_IGNORED, ids=lambda p: next(iter(p)))
+def test_a_parameter_c45_does_not_take_is_refused(params):
+    """Left unread, it would give the default C4.5 tree (a grid search over it searches nothing):
+    refused as treegen.train refuses it, naming the parameter and the learners that take it."""
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    (name, value), = params.items()
+    takers = "'id3' or 'cart'" if name == "max_depth" else "'cart'"
+    with pytest.raises(ValueError, match=f"algorithm='c45' does not use {name}=.*only algorithm={takers} does"):
+        DecisionTreeClassifier(algorithm="c45", **params).fit(X, y)
+    with pytest.raises(TreegenError, match=f"c45 does not take {name}"):
+        import treegen
+        treegen.train(pd.DataFrame(X).assign(y=y), target="y", algorithm="c45", **params)
+
+
+def test_id3_refuses_what_it_does_not_take_and_defaults_pass():
+    X = pd.read_csv(os.path.join(ROOT, "examples", "play_tennis.csv"))
+    X, y = X.drop(columns="play"), X["play"]
+    for params in (dict(min_samples_leaf=5), dict(class_weight="balanced"), dict(seed=3)):
+        with pytest.raises(ValueError, match=f"algorithm='id3' does not use {next(iter(params))}"):
+            DecisionTreeClassifier(algorithm="id3", **params).fit(X, y)
+    assert DecisionTreeClassifier(algorithm="id3", max_depth=1).fit(X, y).model_.trees[0].depth() == 1
+    # a parameter set to its default is no conflict (GridSearchCV's clone sets every one)
+    explicit = DecisionTreeClassifier(algorithm="c45", max_depth=None, min_samples_leaf=1, criterion="gini").fit(X, y)
+    assert explicit.model_.trees == DecisionTreeClassifier(algorithm="c45").fit(X, y).model_.trees
+    with pytest.raises(ValueError, match="cost_complexity_pruning_path is CART's, not algorithm='c45'"):
+        DecisionTreeClassifier(algorithm="c45").cost_complexity_pruning_path(X, y)
+
+
+def test_grid_search_over_a_parameter_c45_ignores_fails_and_over_its_own_searches():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="does not use max_depth"):
+            GridSearchCV(DecisionTreeClassifier(algorithm="c45"), {"max_depth": [1, 3]}, cv=3).fit(X, y)
+    grid = {"learner_params": [{"min_leaf": 2}, {"min_leaf": 100}]}
+    search = GridSearchCV(DecisionTreeClassifier(algorithm="c45"), grid, cv=3).fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[0] != scores[1]
+
+
+def test_learner_params_may_not_override_a_parameter_of_the_estimator():
+    """learner_params={"max_depth": 3} overrode max_depth, so a grid search over max_depth searched nothing."""
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="learner_params gives max_depth, a parameter of DecisionTreeClassifier "
+                                         "itself: set max_depth=3 there"):
+        DecisionTreeClassifier(max_depth=1, learner_params={"max_depth": 3}).fit(X, y)
+    with pytest.raises(ValueError, match="learner_params gives seed"):
+        DecisionTreeClassifier(algorithm="c45", learner_params={"reduced_error": True, "seed": 5}).fit(X, y)
+
+
+def test_c45_seed_defaults_to_j48s_as_train():
+    """seed's default is each learner's own (cart 0, c45 1 as J48's -Q 1): the estimator's c45 is train's."""
+    import treegen
+    X, y = datasets.load_iris(return_X_y=True, as_frame=True)
+    ours = DecisionTreeClassifier(algorithm="c45", learner_params={"reduced_error": True}).fit(X, y)
+    theirs = treegen.train(X.assign(target=y), target="target", algorithm="c45", reduced_error=True)
+    assert ours.model_.meta == theirs.meta and ours.model_.meta["params"]["seed"] == 1
+    assert DecisionTreeClassifier(ccp_alpha="cv").fit(X, y).model_.meta["ccp_alpha"] == \
+        DecisionTreeClassifier(ccp_alpha="cv", seed=0).fit(X, y).model_.meta["ccp_alpha"]
+
+
+def test_nominal_makes_integer_codes_categories():
+    """By name, index or mask, as train's nominal: the categories are the codes' own text ("2", which a CSV
+    field names, not "2.0"), and the tree is train's on the same frame."""
+    import treegen
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, 200)
+    X = pd.DataFrame({"code": codes, "noise": rng.normal(size=200)})
+    y = np.where(np.isin(codes, [0, 3]), "a", "b")  # no one threshold on the codes splits it
+    assert DecisionTreeClassifier(max_depth=1).fit(X, y).score(X, y) < 1.0
+    for nominal in (["code"], "code", [0], [True, False]):
+        tree = DecisionTreeClassifier(max_depth=1, nominal=nominal).fit(X, y)
+        assert tree.model_.features[0].kind == "nominal" and set(tree.model_.features[0].categories) == {"0", "1", "2", "3"}
+        assert tree.score(X, y) == 1.0
+    trained = treegen.train(X.assign(y=y), target="y", algorithm="cart", nominal=["code"], max_depth=1)
+    assert tree.model_.features == trained.features and tree.model_.trees == trained.trees
+    on_array = DecisionTreeClassifier(max_depth=1, nominal=[0]).fit(X.to_numpy(), y)
+    assert on_array.model_.features[0].kind == "nominal" and on_array.score(X.to_numpy(), y) == 1.0
+    with pytest.raises(ValueError, match="nominal names 'cod', which is no feature of X; did you mean 'code'"):
+        DecisionTreeClassifier(nominal=["cod"]).fit(X, y)
+    with pytest.raises(ValueError, match="nominal names column 2, but X has 2 features"):
+        DecisionTreeClassifier(nominal=[2]).fit(X, y)
+
+
+def test_feature_names_conflicting_with_a_frame_is_refused_and_y_name_names_the_target():
+    import treegen
+    X, y = datasets.load_iris(return_X_y=True, as_frame=True)
+    with pytest.raises(ValueError, match="a DataFrame's columns name its features"):
+        DecisionTreeClassifier(feature_names=list("abcd")).fit(X, y)
+    same = DecisionTreeClassifier(feature_names=list(X.columns)).fit(X, y)
+    assert [f.name for f in same.model_.features] == list(X.columns)
+    assert same.model_.target.name == "target" == y.name
+    species = DecisionTreeClassifier().fit(X, y.rename("species"))
+    assert species.model_.target.name == "species"
+    assert "target species: classes" in treegen.export(species, "rules")
+    assert DecisionTreeRegressor().fit(X, X.pop("sepal length (cm)")).model_.target.name == "sepal length (cm)"
+    assert DecisionTreeClassifier().fit(X.to_numpy(), y.to_numpy()).model_.target.name == "target"
+
+
+def test_apply_depth_and_leaves_as_scikit_learns():
+    """With random_state cart grows scikit-learn's tree, node ids too: apply, get_depth and get_n_leaves agree."""
+    import treegen
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    ours = DecisionTreeClassifier(random_state=0, max_depth=5).fit(X, y)
+    sk = SkClassifier(random_state=0, max_depth=5).fit(X, y)
+    assert np.array_equal(ours.apply(X), sk.apply(X))
+    assert (ours.get_depth(), ours.get_n_leaves()) == (sk.get_depth(), sk.get_n_leaves())
+    assert ours.export("python") == treegen.export(ours.model_, "python")
+
+
+def test_apply_of_c45_is_where_the_row_ends():
+    """A leaf id, or for a row that C4.5 sends down every branch (a missing value), the split it spread at."""
+    from treegen.model import leaf_ids
+    X = pd.read_csv(os.path.join(ROOT, "examples", "play_tennis.csv"))
+    X, y = X.drop(columns="play"), X["play"]
+    tree = DecisionTreeClassifier(algorithm="c45").fit(X, y)
+    ends = tree.apply(X)
+    assert all(tree.model_.trees[0].nodes[i].is_leaf for i in ends)
+    assert [str(i) for i in ends] == [leaf_ids(tree.model_, row) for row in X.to_dict("records")]
+    root_feature = tree.model_.features[tree.model_.trees[0].nodes[0].split.feature].name
+    assert tree.apply(X.head(1).assign(**{root_feature: None}))[0] == 0

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .data import Dataset, decode, infer_feature
-from .errors import TreegenError
+from .errors import TreegenError, did_you_mean
 from .inputs import InputError, columns_of, feature_columns, is_frame, is_numeric_column
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
@@ -82,9 +82,9 @@ class _TreeEstimator(BaseEstimator):
     def __init__(self, algorithm: str = "cart", criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
                  min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
-                 ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int = 0,
+                 ccp_alpha: float | str = 0.0, class_weight=None, cv_folds: int = 5, seed: int | None = None,
                  cast: str | None = None, feature_names=None, learner_params: dict | None = None,
-                 random_state: int | None = None):
+                 random_state: int | None = None, nominal=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -100,6 +100,7 @@ class _TreeEstimator(BaseEstimator):
         self.feature_names = feature_names
         self.learner_params = learner_params
         self.random_state = random_state
+        self.nominal = nominal
 
     def __sklearn_tags__(self):
         """scikit-learn's tags (only scikit-learn asks): missing values, strings and categories welcome."""
@@ -130,14 +131,18 @@ class _TreeEstimator(BaseEstimator):
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> SimpleNamespace:
         """CART's pruning path on this data: ``ccp_alphas`` and ``impurities``, as scikit-learn's."""
         from .learn.cart import pruning_path
+        if self.algorithm != "cart":
+            raise InputError(f"cost_complexity_pruning_path is CART's, not algorithm={self.algorithm!r}'s")
         params = {k: v for k, v in self._cart_params().items()
                   if k not in ("ccp_alpha", "cv_folds", "seed") and v is not None}
         alphas, impurities = pruning_path(self._dataset(X, y, sample_weight), **params)
         return SimpleNamespace(ccp_alphas=alphas, impurities=impurities)
 
     def _dataset(self, X, y, sample_weight) -> Dataset:
-        names, columns = columns_of(X, self.feature_names)
-        features = tuple(_feature(name, values) for name, values in zip(names, columns))
+        names, columns = columns_of(X, self._given_names(X))
+        chosen = self._nominal_positions(names)
+        columns = [_raw_column(X, i) if i in chosen and is_frame(X) else c for i, c in enumerate(columns)]
+        features = tuple(_feature(name, values, i in chosen) for i, (name, values) in enumerate(zip(names, columns)))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
         if any(f.is_numeric and np.isinf(c).any() for f, c in zip(features, encoded)):
             raise InputError("X contains infinity (a missing value is NaN or None)")
@@ -153,9 +158,36 @@ class _TreeEstimator(BaseEstimator):
             raise InputError(f"sample_weight has shape {weights.shape}; expected ({rows},)")
         return Dataset(features, encoded, target, codes, weights)
 
+    def _given_names(self, X):
+        """``feature_names`` for columns that have none; a DataFrame's columns name its features, and
+        ``feature_names`` naming them otherwise is refused rather than silently ignored."""
+        if self.feature_names is None or not is_frame(X):
+            return self.feature_names
+        if [str(n) for n in self.feature_names] != [str(c) for c in X.columns]:
+            raise InputError("feature_names names the columns of an array or list of rows; a DataFrame's columns "
+                             "name its features, and these differ from them: leave feature_names out, or rename "
+                             "the columns")
+        return None
+
+    def _nominal_positions(self, names: list[str]) -> set[int]:
+        """The positions of the columns ``nominal`` names: by name, by index, or by a mask of Booleans."""
+        chosen = self.nominal
+        if chosen is None:
+            return set()
+        if isinstance(chosen, (str, int, np.integer)):
+            chosen = [chosen]
+        chosen = list(chosen)
+        if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):
+            if len(chosen) != len(names):
+                raise InputError(f"nominal has {len(chosen)} Booleans for {len(names)} features")
+            return {i for i, flag in enumerate(chosen) if flag}
+        return {_position(c, names) for c in chosen}
+
     def _target(self, y) -> tuple[Target, np.ndarray]:
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        name = getattr(y, "name", None)  # a pandas Series names its target
+        name = name if isinstance(name, str) and name else "target"
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected", DataConversionWarning,
@@ -170,11 +202,11 @@ class _TreeEstimator(BaseEstimator):
         if y.dtype.kind == "O" and any(is_missing(v) for v in y.tolist()):
             raise InputError("y contains a missing label (None, NaN or pandas NA)")
         if self._kind == REGRESSION:
-            return Target("target", REGRESSION), y.astype(np.float64)
+            return Target(name, REGRESSION), y.astype(np.float64)
         if y.dtype.kind in "fc" and (y != np.round(y)).any():
             raise InputError("Unknown label type: continuous values; a classifier needs class labels")
         self.classes_, codes = np.unique(y, return_inverse=True)
-        return Target("target", CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
+        return Target(name, CLASSIFICATION, tuple(str(c) for c in self.classes_)), codes.astype(np.int64)
 
     def _cart_params(self) -> dict:
         return {"criterion": self.criterion, "max_depth": self.max_depth,
@@ -185,13 +217,32 @@ class _TreeEstimator(BaseEstimator):
                 "cast": self.cast, "random_state": self.random_state}
 
     def _learner_params(self) -> dict:
-        own = self._cart_params()
+        """The chosen learner's parameters. One set away from its default that the learner does not take is
+        refused, as :func:`treegen.train` refuses it: ignored, it would leave the tree unchanged (a grid search
+        over it would search nothing). Which learner takes what is its ``fit``'s signature
+        (:func:`treegen.learn.parameters`)."""
         if self.algorithm not in ALGORITHMS:
             raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-        if self.algorithm != "cart":  # other learners take what their fit() names
-            accepted = parameters(self.algorithm)
-            own = {k: v for k, v in own.items() if k in accepted}
-        return {**own, **(self.learner_params or {})}
+        accepted = parameters(self.algorithm)
+        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        own = self._cart_params()
+        for name, value in own.items():
+            if name not in accepted and name in defaults and not _same(value, defaults[name]):
+                raise InputError(self._not_taken(name, value, accepted))
+        own = {k: v for k, v in own.items() if k in accepted}
+        extra = self.learner_params or {}
+        doubled = sorted(set(extra) & set(own))
+        if doubled:  # it would override the parameter itself, and a grid search over that one
+            raise InputError(f"learner_params gives {doubled[0]}, a parameter of {type(self).__name__} itself: "
+                             f"set {doubled[0]}={extra[doubled[0]]!r} there")
+        return {**own, **extra}
+
+    def _not_taken(self, name: str, value, accepted: set[str]) -> str:
+        takers = [a for a in ALGORITHMS if name in parameters(a)]
+        own = sorted(accepted - set(self._cart_params()))
+        hint = f"; {self.algorithm}'s own parameters go in learner_params: {', '.join(own)}" if own else ""
+        return (f"algorithm={self.algorithm!r} does not use {name}={value!r} (only algorithm="
+                + " or ".join(map(repr, takers)) + f" does): leave {name} at its default{hint}")
 
     def _criterion(self) -> str:
         if self._kind == REGRESSION:
@@ -206,28 +257,87 @@ class _TreeEstimator(BaseEstimator):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit() first")
         return self.model_
 
+    def apply(self, X) -> np.ndarray:
+        """The id of the node where each row ends (an index of ``model_.trees[0].nodes``, as
+        scikit-learn's ``apply`` gives ``tree_`` node ids): its leaf, or, for a row C4.5 sends down every
+        branch (a missing value at a split of fractional route), that split; ``treegen.model.leaf_ids``
+        names the leaves such a row reaches."""
+        from .walk import node_ends
+        model, columns = self._encoded(X)
+        return node_ends(model, model.trees[0], columns)
+
+    def get_depth(self) -> int:
+        """The depth of the tree: the most splits on a path from the root to a leaf (0 for a lone leaf)."""
+        return self.fitted_model().trees[0].listed().depth()
+
+    def get_n_leaves(self) -> int:
+        """The number of leaves of the tree."""
+        return len(self.fitted_model().trees[0].leaves())
+
+    def export(self, to: str, **options) -> str:
+        """The tree in a target language: :func:`treegen.export` of ``model_`` (``to``: python, java,
+        javascript, c, sql, rules, dot...; ``options`` as that target takes them)."""
+        from .targets import emit
+        return emit(self.fitted_model(), to, **options)
+
+    def _encoded(self, X) -> tuple[Model, list[np.ndarray]]:
+        """The fitted model and ``X``'s columns encoded for it, one per feature."""
+        model = self.fitted_model()
+        columns = feature_columns(model, X, type(self).__name__)
+        return model, [_encode(f, c) for f, c in zip(model.features, columns)]
+
     def _scores(self, X, labels: bool = False) -> np.ndarray:
         """Final score vectors, one row per input row (class probabilities or [value]); with
         ``labels``, the sums the label is decided on (a leaf's label values where it has them)."""
-        model = self.fitted_model()
-        columns = feature_columns(model, X, type(self).__name__)
-        return predict_scores(model, [_encode(f, c) for f, c in zip(model.features, columns)], labels)
+        return predict_scores(*self._encoded(X), labels)
 
 
 class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
     """A decision tree classifier learned by treegen (CART by default; ``algorithm="c45"``/``"id3"``).
 
-    Parameters are those of :func:`treegen.learn.cart.fit`, plus ``algorithm``, ``feature_names``
-    (names for array columns) and ``learner_params`` (extra parameters for the chosen learner).
+    Parameters
+    ----------
+    algorithm : "cart" (scikit-learn's tree), "c45" (Weka's J48) or "id3"
+        The learner. Each takes its own parameters, as :func:`treegen.train` does; a parameter the chosen
+        learner does not take is refused at ``fit`` unless left at its default (ignored, it would leave the
+        tree unchanged and a grid search over it would search nothing):
+
+        * cart: criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+          min_impurity_decrease, ccp_alpha, cv_folds, seed, class_weight, cast, random_state, with the
+          meanings of :func:`treegen.learn.cart.fit` (scikit-learn's).
+        * c45: seed (reduced-error pruning; default 1), and J48's own options in ``learner_params``:
+          confidence (-C), min_leaf (-M), unpruned, reduced_error, folds, subtree_raising, collapse,
+          binary_splits, laplace, mdl_correction (:func:`treegen.learn.c45.fit`). J48's -M is not
+          min_samples_leaf: it asks that two branches of a split, not every leaf, weigh that much, and its
+          default is 2; weigh classes by ``sample_weight``.
+        * id3: max_depth.
+    nominal : names, indices or a Boolean mask of columns, optional
+        Columns read as categories whatever their values (integer codes, say), as :func:`treegen.train`'s
+        ``nominal``; columns that are not of numbers (text, category, Boolean) are nominal anyway.
+    feature_names : names for the columns of an array or list of rows
+        A DataFrame's columns name its features; feature_names naming them otherwise is an error.
+    learner_params : dict, optional
+        More parameters for the chosen learner (its ``fit``'s), checked by it; not the estimator's own.
+    seed : int, optional
+        cart with ``ccp_alpha="cv"``: the folds' seed (default 0); c45 with reduced-error pruning (default 1).
+
+    The target is named by ``y.name`` when ``y`` is a named pandas Series (else "target"): the name the
+    model's rule text, its JSON and ``treegen evaluate`` (the label column) use.
 
     Attributes
     ----------
     model_ : Model
-        The learned tree, for every treegen back end.
+        The learned tree (:class:`treegen.model.Model`), for every treegen back end (:meth:`export`,
+        :func:`treegen.save`, ``model_.predict(row)``).
     classes_ : ndarray
         The class labels, sorted.
     feature_importances_ : ndarray
         Weighted impurity decrease per feature, normalised to sum 1.
+    n_features_in_, feature_names_in_
+        As scikit-learn's (the latter for a DataFrame only).
+
+    Methods as scikit-learn's tree: ``fit``, ``predict``, ``predict_proba``, ``score``, ``apply`` (node ids),
+    ``get_depth``, ``get_n_leaves``, ``cost_complexity_pruning_path`` (cart); and ``export(to, **options)``.
     """
 
     _kind = CLASSIFICATION
@@ -242,7 +352,9 @@ class DecisionTreeClassifier(ClassifierMixin, _TreeEstimator):
 
 
 class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
-    """A CART regression tree (squared error) learned by treegen; parameters as the classifier's."""
+    """A CART regression tree (squared error) learned by treegen; parameters, attributes and methods as
+    :class:`DecisionTreeClassifier`'s (but class_weight and classes_; algorithm is "cart", the one learner
+    of regression trees)."""
 
     _kind = REGRESSION
 
@@ -250,11 +362,11 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
                  max_depth: int | None = None, min_samples_split: int | float = 2,
                  min_samples_leaf: int | float = 1, min_weight_fraction_leaf: float = 0.0,
                  min_impurity_decrease: float = 0.0, ccp_alpha: float | str = 0.0, cv_folds: int = 5,
-                 seed: int = 0, cast: str | None = None, feature_names=None,
-                 learner_params: dict | None = None, random_state: int | None = None):
+                 seed: int | None = None, cast: str | None = None, feature_names=None,
+                 learner_params: dict | None = None, random_state: int | None = None, nominal=None):
         super().__init__(algorithm, criterion, max_depth, min_samples_split, min_samples_leaf,
                          min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha, None, cv_folds, seed,
-                         cast, feature_names, learner_params, random_state)
+                         cast, feature_names, learner_params, random_state, nominal)
 
     def predict(self, X) -> np.ndarray:
         return self._scores(X)[:, 0]
@@ -262,8 +374,24 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
 
 # -- from raw columns to encoded ones ------------------------------------------------------------
 
-def _feature(name: str, values: np.ndarray) -> Feature:
-    if is_numeric_column(values):
+def _position(column, names: list[str]) -> int:
+    """A column ``nominal`` names: an int is its index (a negative one from the end), else its name."""
+    if isinstance(column, (int, np.integer)) and not isinstance(column, (bool, np.bool_)):
+        if not -len(names) <= column < len(names):
+            raise InputError(f"nominal names column {column}, but X has {len(names)} features")
+        return int(column) % len(names)
+    if str(column) not in names:
+        raise InputError(f"nominal names {column!r}, which is no feature of X" + did_you_mean([str(column)], names))
+    return names.index(str(column))
+
+
+def _raw_column(X, i: int) -> np.ndarray:
+    """A frame's column as the values it holds (the column's own ints: 3, which names "3", not 3.0)."""
+    return X.iloc[:, i].astype(object).to_numpy()
+
+
+def _feature(name: str, values: np.ndarray, nominal: bool = False) -> Feature:
+    if not nominal and is_numeric_column(values):
         return Feature(name, NUMERIC)
     return infer_feature(name, [None if is_missing(v) else _category_text(v) for v in values], nominal=True)
 
@@ -363,3 +491,11 @@ def _node_impurities(model: Model, nodes: list, columns, y, weights, criterion: 
     with np.errstate(all="ignore"):
         impurity = np.where(w > 0, sq / w - (s / w) ** 2, 0.0)
     return w, impurity
+
+
+def _same(value, default) -> bool:
+    """Whether a parameter is at its default (an array or other value that will not compare is not)."""
+    try:
+        return value is default or bool(value == default)
+    except (TypeError, ValueError):
+        return False
