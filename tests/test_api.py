@@ -182,3 +182,173 @@ def test_every_model_argument_takes_what_stands_for_a_model(tmp_path):
                 call()
             with pytest.raises(TreegenError):
                 call()
+
+
+def generated_python(model):
+    """The module that `export --to python` writes for the model, loaded."""
+    import types
+    module = types.ModuleType("generated")
+    exec(treegen.export(model, "python"), module.__dict__)
+    return module
+
+
+def test_dates_and_times_of_a_frame_are_read_at_training_as_at_predict():
+    """A datetime64 column of midnights is written '2020-01-01' in a frame's CSV text, but a row's Timestamp
+    reads as its str, '2020-01-01 00:00:00' (a timedelta's '0 days' as '0 days 00:00:00'): trained on the
+    one and read as the other, every value was unknown and the frame itself was predicted wrong, silently.
+    Both read each value by its str now; a column of dates is warned of as the CLI warns of one."""
+    import warnings
+    import pandas as pd
+    y = ["a", "a", "b", "b"] * 10
+    columns = {"day": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03", "2020-01-04"] * 10),
+               "since": pd.to_timedelta([0, 1, 2, 3] * 10, unit="D"),
+               "zoned": pd.date_range("2020-01-01", periods=4, tz="UTC").tolist() * 10}
+    for name, column in columns.items():
+        frame = pd.DataFrame({name: column})
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            model = treegen.train(frame.assign(y=y), target="y", algorithm="cart")
+        assert model.features[0].categories == tuple(str(value) for value in column[:4])
+        assert treegen.predict(model, frame).tolist() == y
+        rows = frame.to_dict("records")
+        assert [model.predict(row) for row in rows] == [generated_python(model).predict(row) for row in rows] == y
+        assert [str(w.message) for w in said] == ([] if name == "since" else [
+            f"column {name!r} holds dates ({model.features[0].categories[0]}, ...), read as categories: a split "
+            "tests dates one by one, and a date the training rows lack is an unknown category; to split on time, "
+            f"give it as a number (e.g. days since a day you choose), or ignore=[{name!r}] leaves it out"])
+
+
+@pytest.mark.parametrize("algorithm", ["cart", "c45"])
+def test_a_column_missing_in_every_row_is_never_split_on(tmp_path, algorithm):
+    """A column without a value (all NaN, None or NA) crashed cart (argmax of an empty sequence) and c45
+    (IndexError), from a frame and from its CSV: it is a feature no split tests now, warned of; without
+    another feature there is nothing to learn from, said in one line."""
+    import pandas as pd
+    frame = pd.DataFrame({"v": [np.nan] * 20, "w": np.arange(20.0), "y": ["a", "b"] * 10})
+    frame.to_csv(tmp_path / "empty.csv", index=False)
+    for data in (frame, frame.assign(v=pd.array([pd.NA] * 20, dtype="Int64")), str(tmp_path / "empty.csv")):
+        with pytest.warns(treegen.TreegenWarning, match="^column 'v' has no value [(]every row's is missing[)]: "
+                                                        r"no split tests it; ignore=\['v'\] leaves it out$"):
+            model = treegen.train(data, target="y", algorithm=algorithm)
+        assert 0 not in model.used_features()
+        assert treegen.predict(model, frame).tolist() == [model.predict(row) for row in frame.to_dict("records")]
+    with pytest.raises(TreegenError, match="^<DataFrame>: no feature column has a value [(]every row's is missing"
+                                           "[)]: there is nothing to learn 'y' from$"):
+        treegen.train(frame.drop(columns="w"), target="y", algorithm=algorithm)
+
+
+def test_train_warns_and_refuses_as_the_cli_does():
+    """The CLI's warnings (a 0/1 target learnt as a regression, an identifier column, numbers read as
+    categories) are TreegenWarnings of treegen.train, their hints in its arguments; a constant target and a
+    regression asked of c45 are refused alike."""
+    import warnings
+    import pandas as pd
+    rows = 40
+    frame = pd.DataFrame({"id": [f"c{i}" for i in range(rows)], "x": [str(i) for i in range(rows - 1)] + ["NULL"],
+                          "w": np.arange(rows) % 7, "label": np.arange(rows) % 2})
+    with pytest.warns(treegen.TreegenWarning) as said:
+        treegen.train(frame, target="label", algorithm="cart")
+    assert [str(w.message) for w in said] == [
+        "<DataFrame>:41: column 'x' is read as categories: 1 of its 40 values is 'NULL', which treegen's CSV does "
+        "not read as missing (only an empty field, '?' or 'NA': replace it), and nominal=['x'] keeps the column as "
+        "categories",
+        "column 'id' has a different value in every row (40), as an identifier has: a split on it predicts nothing "
+        "for new rows; ignore=['id'] leaves it out",
+        "target 'label' is numeric with 2 whole-number values (0, 1): cart learns a regression tree of it; "
+        "regression=False learns them as classes (regression=True keeps the regression)"]
+    assert all(w.filename == __file__ for w in said)  # the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what the user chose is not warned of
+        model = treegen.train(frame, target="label", algorithm="cart", regression=False, ignore=["id"],
+                              nominal=["x"])
+    assert model.target.is_classification and [f.name for f in model.features] == ["x", "w"]
+    with pytest.raises(TreegenError, match="^<DataFrame>: the target 'label' has one value only [(]1.0[)]: there is "
+                                           "nothing to learn$"):
+        treegen.train(frame.assign(label=1), target="label", algorithm="cart")
+    with pytest.raises(TreegenError, match="^c45 learns classes only; use algorithm='cart' for regression$"):
+        treegen.train(frame, target="w", algorithm="c45", regression=True)
+
+
+def test_a_category_column_is_nominal_whatever_its_categories():
+    """pandas' category dtype of numbers was learnt as a numeric feature, against the docstring: nominal now,
+    each category the text the frame's CSV gives it, which a row's number names at predict ('3.0' for 3.0,
+    '10' for 10), in treegen and the generated programs. A category target is learnt as classes."""
+    import pandas as pd
+    rng = np.random.default_rng(1)
+    codes = rng.choice([10, 20, 30, 40], 200)
+    y = np.where(np.isin(codes, [10, 40]), "A", "B").tolist()
+    for values, texts in ((codes, {"10", "20", "30", "40"}), (codes / 10 + 0.5, {"1.5", "2.5", "3.5", "4.5"}),
+                          (codes / 10, {"1.0", "2.0", "3.0", "4.0"})):
+        frame = pd.DataFrame({"region": pd.Categorical(values)})
+        model = treegen.train(frame.assign(y=y), target="y", algorithm="cart", max_depth=1)
+        assert not model.features[0].is_numeric and set(model.features[0].categories) == texts
+        for given in (frame, pd.DataFrame({"region": values})):
+            assert treegen.predict(model, given).tolist() == y
+        rows = [{"region": value} for value in values.tolist()]
+        assert [generated_python(model).predict(row) for row in rows] == y
+    classes = treegen.train(pd.DataFrame({"x": codes, "k": pd.Categorical(codes // 20)}), target="k",
+                            algorithm="cart")
+    assert classes.target.is_classification and classes.target.classes == ("0", "1", "2")
+
+
+def test_paths_are_taken_as_str_or_pathlike(tmp_path):
+    from pathlib import Path
+    model = treegen.train(Path("examples/play_tennis.csv"), target="play")
+    assert treegen.export(model, "rules") == treegen.export(treegen.train("examples/play_tennis.csv"), "rules")
+    treegen.save(model, tmp_path / "m.json")
+    assert treegen.export(treegen.load(tmp_path / "m.json"), "rules") == treegen.export(model, "rules")
+
+
+def test_frames_treegen_cannot_learn_from_are_refused_in_one_line():
+    """Duplicate column names, a target that is no column's name, a column of lists: each an AttributeError or
+    pandas' ambiguous truth value from deep inside before; one line saying what to do now. A sparse column is
+    read as the numbers it holds, as the estimators read it."""
+    import pandas as pd
+    from treegen.estimator import DecisionTreeClassifier
+    frame = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20) % 3, "y": ["p", "q"] * 10})
+    twice = frame.set_axis(["a", "a", "y"], axis=1)
+    message = "^column name 'a' appears twice in X: give each column its own name$"
+    with pytest.raises(TreegenError, match=message):
+        treegen.train(twice, target="y")
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier().fit(twice.drop(columns="y"), frame.y)
+    with pytest.raises(TreegenError, match="^target= takes a column's name [(]str[)], not int 2$"):
+        treegen.train(frame, target=2)
+    numbered = frame.set_axis([0, 1, 2], axis=1)  # a frame's own labels name its columns
+    assert treegen.train(numbered, target=2).target.name == "2"
+    with pytest.raises(TreegenError, match=r"^target= takes the target column's name, not its values: "
+                                           r"treegen.train\(X.assign\(y=y\), target='y'\)"):
+        treegen.train(frame[["a", "b"]], target=frame.y)
+    lists = frame.assign(b=[[1], [2]] * 10)
+    message = (r"^column 'b' holds many values in a cell [(]list[)]: a feature has one value a row; give each "
+               r"value its own column, or its text [(]astype[(]str[)][)] if it is a category$")
+    with pytest.raises(TreegenError, match=message):
+        treegen.train(lists, target="y")
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier().fit(lists.drop(columns="y"), frame.y)
+    sparse = frame.assign(a=pd.arrays.SparseArray(np.arange(20.0) % 2))
+    model = treegen.train(sparse, target="y", algorithm="cart")
+    assert model.features[0].is_numeric and treegen.predict(model, sparse).tolist() == frame.y.tolist()
+
+
+def test_a_bool_column_is_read_as_the_readme_says():
+    """A bool column is the categories 'True' / 'False', which a row's Booleans name but 1 / 0 do not (as
+    df.to_sql stores them in SQLite: 53% agreement); the two ways the README gives agree on every row."""
+    import sqlite3
+    import pandas as pd
+    rng = np.random.default_rng(13)
+    X = pd.DataFrame({"flag": rng.random(200) > 0.5, "x": rng.normal(size=200)})
+    y = np.where(X.flag ^ (X.x > 0), "A", "B").tolist()
+    as_categories = treegen.train(X.assign(y=y), target="y", algorithm="cart")
+    as_numbers = treegen.train(X.astype({"flag": int}).assign(y=y), target="y", algorithm="cart")
+    assert as_categories.features[0].categories == ("True", "False") and as_numbers.features[0].is_numeric
+    for model, table in ((as_categories, X.astype({"flag": str})), (as_numbers, X)):
+        connection = sqlite3.connect(":memory:")
+        table.to_sql("t", connection, index=False)
+        sql = treegen.export(model, "sql", dialect="sqlite", table="t")
+        assert [row[-1] for row in connection.execute(sql)] == y == treegen.predict(model, X).tolist()
+        assert [generated_python(model).predict(row) for row in X.to_dict("records")] == y
+    from treegen.model import category_of
+    flag = as_categories.features[0]
+    assert (category_of(flag, True), category_of(flag, False), category_of(flag, 1), category_of(flag, 0)) == (
+        "True", "False", None, None)

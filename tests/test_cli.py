@@ -209,6 +209,8 @@ BAD_FILES = {
     "hostile.csv": ('"""; DROP TABLE x; --",b\n1,x\n2,y\n', "ID3 handles nominal features only and '\"; DROP"),
     "spaced.csv": ("Age (years),b\n1,x\n2,y\n", "or cart, or --nominal 'Age (years)'\n"),
     "spaces.csv": ("a,b\nx,y\n\n  \nz,w\n", "spaces.csv:4: expected 2 fields as in the header, found 1"),
+    "no_values.csv": ("a,b\n,x\n?,y\n", "no_values.csv: no feature column has a value (every row's is missing): "
+                                       "there is nothing to learn 'b' from"),
     "semicolon.csv": ("a;b\nx;y\n", "no feature columns besides the target 'a;b'; treegen reads comma-separated "
                                      "values, and the header is one field with ';' in it"),
 }
@@ -223,6 +225,20 @@ def test_bad_data_is_one_line_and_exit_2(tmp_path, name):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("algorithm", ["cart", "c45"])
+def test_a_column_missing_in_every_row_trains_with_a_warning(tmp_path, algorithm):
+    """It crashed the learners (cart's argmax of an empty sequence, c45's IndexError) and the date warning
+    (IndexError): exit 1 and a traceback. Now no split tests it, and every target predicts as the model."""
+    path, model = tmp_path / "empty.csv", str(tmp_path / "m.json")
+    path.write_text("v,w,y\n" + "".join(f",{i},{'ab'[i % 2]}\n" for i in range(20)), encoding="utf-8")
+    result = cli("train", str(path), "-a", algorithm, "-o", model)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0] == ("treegen: warning: column 'v' has no value (every row's is missing): "
+                                             "no split tests it; --ignore v leaves it out")
+    checked = cli("verify", model, str(path), "--to", "python", "--to", "sql")
+    assert checked.returncode == 0 and "disagree" not in checked.stdout, checked.stdout + checked.stderr
 
 
 @pytest.mark.parametrize("args,message", [

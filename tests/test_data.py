@@ -119,6 +119,29 @@ def test_a_nominal_column_of_dates_is_named_as_dates():
     assert training_warnings(words, to_dataset(words), (), "c45") == []
 
 
+def test_learning_data_says_its_hints_in_the_cli_s_words_or_in_python_s():
+    """One decision for the CLI and treegen.train: the same warnings, each hint spelt as its user gives it."""
+    from treegen.data import CLI, PYTHON, learning_data
+    rows = "".join(f"c{i},{i if i < 39 else 'NULL'},{i % 2}\n" for i in range(40))
+    table = parse_csv("Customer ID,x,label\n" + rows, "d.csv")
+    cli, python = (learning_data(table, None, (), (), None, "cart", spell)[1] for spell in (CLI, PYTHON))
+    spelt = {"--nominal x": "nominal=['x']", "--ignore 'Customer ID'": "ignore=['Customer ID']",
+             "--classification": "regression=False", "--regression": "regression=True"}
+    assert [sum(flag in line for flag in spelt) for line in cli] == [1, 1, 2]  # read as categories, id, 0/1 target
+    for flag, argument in spelt.items():
+        cli = [line.replace(flag, argument) for line in cli]
+    assert cli == python
+    with pytest.raises(TreegenError, match="^ignore names the target column 'label'$"):
+        learning_data(table, None, (), ["label"], None, "cart", PYTHON)
+
+
+def test_a_column_without_a_value_is_no_column_of_dates():
+    """all() of no category is True: the date warning took an empty column's first category (IndexError)."""
+    table = parse_csv("when,x,label\n" + "".join(f",{i},{i % 2}\n" for i in range(30)), "e.csv")
+    assert training_warnings(table, to_dataset(table, regression=False), (), "c45") == [
+        "column 'when' has no value (every row's is missing): no split tests it; --ignore when leaves it out"]
+
+
 def test_cart_says_when_it_learns_a_regression_of_a_few_whole_numbers():
     """A 0/1 (or 1..5) target is numeric: cart learns a regression of it where c45 learns classes."""
     table = parse_csv("x,label\n" + "".join(f"{i},{i % 2 * 5}\n" for i in range(30)))

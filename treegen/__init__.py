@@ -10,26 +10,41 @@
 """
 from __future__ import annotations
 
+from .errors import TreegenWarning
+
 __version__ = "0.1.0"
 __all__ = ["train", "load", "save", "export", "predict", "predict_proba", "verify", "import_model", "from_model",
-           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "__version__"]
+           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "TreegenWarning", "__version__"]
 
 
-def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, **params):
+def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, ignore=(),
+          **params):
     """Learn a tree with id3, c45 or cart from a CSV or ARFF file, or a pandas DataFrame; returns a
     :class:`treegen.model.Model`. A frame is read as its CSV text is (``df.to_csv()`` in a file trains the
     same tree), but for its columns that are not of numbers (text, category, Boolean), which are nominal,
-    and its float32 numbers, read as the float64 values they are (their text is another number)."""
-    from .data import load_dataset, to_dataset
+    and its float32 numbers, read as the float64 values they are (their text is another number); a date or
+    time (datetime64, timedelta64) is the category of its text as ``str`` gives it, as predict reads it.
+    ``target``: a column's name (default: the last column); ``nominal``, ``ignore``: column names;
+    ``regression``: True or False (cart; None: a numeric target is a regression). What the CLI warns of
+    (a column of dates read as categories, a 0/1 target learnt as a regression, ...) is a
+    :class:`TreegenWarning`."""
+    import os
+    import warnings
+    from .data import PYTHON, learning_data, read_table, refuse_regression
     from .learn import fit
-    if algorithm in ("id3", "c45"):
-        regression = False
+    from .inputs import frame_table, train_names, train_target
+    refuse_regression(algorithm, regression, PYTHON)
+    chosen, ignore = train_names(nominal, "nominal"), train_names(ignore, "ignore")
+    nominal = chosen
     if isinstance(data, str) or hasattr(data, "__fspath__"):
-        dataset = load_dataset(data, target=target, nominal=nominal, regression=regression)
+        table = read_table(os.fspath(data))
     else:
-        from .inputs import frame_table
-        table, named = frame_table(data)
-        dataset = to_dataset(table, target=target, nominal=[*nominal, *named], regression=regression)
+        table, named, categories = frame_table(data)
+        nominal, chosen = [*chosen, *named], [*chosen, *categories]  # a category column: nominal as chosen
+    dataset, lines = learning_data(table, train_target(data, target), nominal, ignore, regression, algorithm,
+                                   PYTHON, chosen)
+    for line in lines:
+        warnings.warn(line, TreegenWarning, stacklevel=2)
     return fit(dataset, algorithm, **params)
 
 

@@ -364,23 +364,11 @@ def _class_weights(text: str) -> dict:
 
 def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None):
     """The data set to learn from; ``warn`` (when given) is called with each line of training_warnings."""
-    from .data import read_table, to_dataset, training_warnings
-    if algorithm in ("id3", "c45") and regression:
-        raise TreegenError(f"{algorithm} learns classes only; use --algorithm cart for regression")
-    chosen = regression  # --regression or --classification, when given
-    if algorithm in ("id3", "c45"):
-        regression = False
-    table = read_table(path)
-    target_name = target if target is not None else (table.names[-1] if table.names else None)
-    if target_name in _split_names(ignore):
-        raise TreegenError(f"--ignore names the target column {target_name!r}")
-    dataset = to_dataset(table, target, _split_names(nominal), regression, _split_names(ignore))
-    if len(dataset) == 0:
-        raise TreegenError("the data set has no rows", path)
-    if len(set(dataset.labels())) == 1:
-        raise TreegenError(f"the target {dataset.target.name!r} has one value only "
-                           f"({dataset.labels()[0]!r}): there is nothing to learn", path)
-    for text in training_warnings(table, dataset, _split_names(nominal), algorithm, chosen) if warn else ():
+    from .data import learning_data, read_table, refuse_regression
+    refuse_regression(algorithm, regression)  # before a file is read
+    dataset, warnings = learning_data(read_table(path), target, _split_names(nominal), _split_names(ignore),
+                                      regression, algorithm)
+    for text in warnings if warn else ():
         warn(text)
     return dataset
 

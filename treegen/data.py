@@ -440,24 +440,89 @@ def load_dataset(path: str, **options) -> Dataset:
 
 # -- what a user may not have meant ---------------------------------------------------------------
 
+class Spelling:
+    """How a hint names a choice of training: as the CLI's options (``--nominal NAME``), or as the
+    arguments of :func:`treegen.train` (``nominal=['NAME']``), so that both say the same in their words."""
+
+    def __init__(self, python: bool):
+        self.python = python
+
+    def nominal(self, name: str) -> str:
+        return f"nominal=[{name!r}]" if self.python else f"--nominal {name_argument(name)}"
+
+    def ignore(self, name: str | None = None) -> str:
+        """The option that leaves out column ``name`` (the option alone, without one)."""
+        if name is None:
+            return "ignore" if self.python else "--ignore"
+        return f"ignore=[{name!r}]" if self.python else f"--ignore {name_argument(name)}"
+
+    def algorithm(self, name: str) -> str:
+        return f"algorithm={name!r}" if self.python else f"--algorithm {name}"
+
+    def regression(self, wanted: bool) -> str:
+        return f"regression={wanted}" if self.python else "--regression" if wanted else "--classification"
+
+
+CLI, PYTHON = Spelling(python=False), Spelling(python=True)
+
+
+def refuse_regression(algorithm: str, regression: bool | None, spell: Spelling = CLI) -> None:
+    """A regression asked of a learner of classes is refused, not learnt as one class per value."""
+    if algorithm in ("id3", "c45") and regression:
+        raise TreegenError(f"{algorithm} learns classes only; use {spell.algorithm('cart')} for regression")
+
+
+def learning_data(table: Table, target: str | None, nominal: Sequence[str], ignore: Sequence[str],
+                  regression: bool | None, algorithm: str, spell: Spelling = CLI,
+                  chosen: Sequence[str] | None = None) -> tuple[Dataset, list[str]]:
+    """The data set ``algorithm`` learns from the table, and what reading it decided that its user may
+    not have meant (:func:`training_warnings`), one line each: the one decision of the CLI and of
+    :func:`treegen.train`. ``regression``: True or False when asked for, None for the data's own kind;
+    ``chosen``: the ``nominal`` columns chosen so, not warned of (all, by default; a frame's text columns
+    are nominal by their dtype, and warned of as a CSV's).
+    A target of one value, or features none of which has a value, is refused: there is nothing to learn."""
+    refuse_regression(algorithm, regression, spell)
+    target_name = target if target is not None else (table.names[-1] if table.names else None)
+    if target_name in ignore:
+        raise TreegenError(f"{spell.ignore()} names the target column {target_name!r}")
+    dataset = to_dataset(table, target, nominal, False if algorithm in ("id3", "c45") else regression, ignore)
+    if len(dataset) == 0:
+        raise TreegenError("the data set has no rows", table.source)
+    if len(set(dataset.labels())) == 1:
+        raise TreegenError(f"the target {dataset.target.name!r} has one value only "
+                           f"({dataset.labels()[0]!r}): there is nothing to learn", table.source)
+    if not any(map(has_values, dataset.features, dataset.columns)):
+        raise TreegenError(f"no feature column has a value (every row's is missing): there is nothing to learn "
+                           f"{dataset.target.name!r} from", table.source)
+    chosen = nominal if chosen is None else chosen
+    return dataset, training_warnings(table, dataset, chosen, algorithm, regression, spell)
+
+
+def has_values(feature: Feature, column: np.ndarray) -> bool:
+    """Whether an encoded column has a value in some row."""
+    return bool((~np.isnan(column) if feature.is_numeric else column >= 0).any())
+
+
 def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], learner: str,
-                      regression: bool | None = None) -> list[str]:
+                      regression: bool | None = None, spell: Spelling = CLI) -> list[str]:
     """What reading the table into the data set decided that its user may not have meant, one line each
-    (with the file and line where there is one); none for a column or target that --nominal names, nor for
-    a target's kind that ``regression`` (--regression or --classification, when given) chose."""
+    (with the file and line where there is one), its hints spelt as ``spell`` spells options; none for a
+    column or target that --nominal names, nor for a target's kind that ``regression`` (--regression or
+    --classification, when given) chose."""
     nominal = set(nominal)
     names = [f.name for f in dataset.features if not f.is_numeric]
     if dataset.target.is_classification:
         names.append(dataset.target.name)
-    read_as_categories = {name: _numbers_read_as_categories(table, name) for name in names
+    read_as_categories = {name: _numbers_read_as_categories(table, name, spell) for name in names
                           if name not in nominal and name not in table.declared}
-    warnings = list(read_as_categories.values())
-    warnings += [_dates(table, feature) or _one_value_a_row(dataset, feature, column)
+    warnings = [_no_values(feature, column, spell) for feature, column in zip(dataset.features, dataset.columns)]
+    warnings += read_as_categories.values()
+    warnings += [_dates(table, feature, spell) or _one_value_a_row(dataset, feature, column, spell)
                  for feature, column in zip(dataset.features, dataset.columns)
                  if feature.name not in nominal and not read_as_categories.get(feature.name)]  # not one warned of
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
-        warnings.append(_class_per_value(dataset, learner))
-        warnings.append(None if regression is not None else _regression_of_labels(dataset, learner))
+        warnings.append(_class_per_value(dataset, learner, spell))
+        warnings.append(None if regression is not None else _regression_of_labels(dataset, learner, spell))
     warnings.append(_spaced_values(table, dataset, {name for name, said in read_as_categories.items() if said}))
     return [w for w in warnings if w]
 
@@ -484,27 +549,36 @@ def _spaced_values(table: Table, dataset: Dataset, warned: set[str]) -> str | No
             "different categories; remove the spaces unless they are meant")
 
 
-def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray) -> str | None:
+def _no_values(feature: Feature, column: np.ndarray, spell: Spelling) -> str | None:
+    """A column missing in every row: no split can test it (the learners pass it by)."""
+    if has_values(feature, column):
+        return None
+    return (f"column {feature.name!r} has no value (every row's is missing): no split tests it; "
+            f"{spell.ignore(feature.name)} leaves it out")
+
+
+def _one_value_a_row(dataset: Dataset, feature: Feature, column: np.ndarray, spell: Spelling) -> str | None:
     """A nominal column with a different value in every row (more than 20): an identifier, which a tree
     splits on to tell the training rows apart, and which tells nothing of a row it has not seen."""
     rows = len(dataset)
     if feature.is_numeric or rows <= 20 or len(np.unique(column[column >= 0])) < rows:
         return None
     return (f"column {feature.name!r} has a different value in every row ({rows}), as an identifier has: "
-            f"a split on it predicts nothing for new rows; --ignore {name_argument(feature.name)} leaves it out")
+            f"a split on it predicts nothing for new rows; {spell.ignore(feature.name)} leaves it out")
 
 
-def _dates(table: Table, feature: Feature) -> str | None:
+def _dates(table: Table, feature: Feature, spell: Spelling) -> str | None:
     """A nominal CSV column of dates (ISO 8601: 2026-01-31, perhaps a time): categories, as every other text,
     where its user likely meant a time to split on; a date the training rows lack is an unknown category."""
-    if feature.is_numeric or feature.name in table.declared or not all(map(DATE.fullmatch, feature.categories)):
+    if (feature.is_numeric or feature.name in table.declared or not feature.categories
+            or not all(map(DATE.fullmatch, feature.categories))):
         return None
     return (f"column {feature.name!r} holds dates ({feature.categories[0]}, ...), read as categories: a split tests "
             "dates one by one, and a date the training rows lack is an unknown category; to split on time, give it "
-            f"as a number (e.g. days since a day you choose), or --ignore {name_argument(feature.name)} leaves it out")
+            f"as a number (e.g. days since a day you choose), or {spell.ignore(feature.name)} leaves it out")
 
 
-def _regression_of_labels(dataset: Dataset, learner: str) -> str | None:
+def _regression_of_labels(dataset: Dataset, learner: str, spell: Spelling) -> str | None:
     """A numeric target that cart learns as a regression though its values are a few small whole numbers
     (a 0/1 or 1..5 label), which c45 and id3 learn as classes."""
     if dataset.target.is_classification or learner != "cart":
@@ -514,8 +588,8 @@ def _regression_of_labels(dataset: Dataset, learner: str) -> str | None:
         return None
     shown = ", ".join(str(int(v)) for v in values)
     return (f"target {dataset.target.name!r} is numeric with {len(values)} whole-number values ({shown}): "
-            "cart learns a regression tree of it; --classification learns them as classes "
-            "(--regression keeps the regression)")
+            f"cart learns a regression tree of it; {spell.regression(False)} learns them as classes "
+            f"({spell.regression(True)} keeps the regression)")
 
 
 # Spellings of a missing value in other tools' exports (pandas, R, SQL, Excel, SAS), compared in lower case,
@@ -524,7 +598,7 @@ def _regression_of_labels(dataset: Dataset, learner: str) -> str | None:
 MISSING_ELSEWHERE = frozenset({"n/a", "#n/a", "na", "null", "none", "nil", "-", "--", ".", "missing"})
 
 
-def _numbers_read_as_categories(table: Table, name: str) -> str | None:
+def _numbers_read_as_categories(table: Table, name: str, spell: Spelling) -> str | None:
     """A column of numbers but for a few texts (NULL, #N/A, -) that made it a column of categories; or but
     for any number of other tools' spellings of a missing value, which the warning names."""
     counts = Counter(v for v in table.column(name) if v is not None)
@@ -543,11 +617,11 @@ def _numbers_read_as_categories(table: Table, name: str) -> str | None:
     else:
         said = (f"{count} of its {present} values {are} not {'a number' if count == 1 else 'numbers'}, the first "
                 f"{first!r}; an empty field, '?' or 'NA' is missing")
-    return located(f"column {name!r} is read as categories: {said}, and --nominal {name_argument(name)} keeps "
+    return located(f"column {name!r} is read as categories: {said}, and {spell.nominal(name)} keeps "
                    "the column as categories", table.source, table.lines[row])
 
 
-def _class_per_value(dataset: Dataset, learner: str) -> str | None:
+def _class_per_value(dataset: Dataset, learner: str, spell: Spelling) -> str | None:
     """A numeric target learnt as classes, one per value, when its values are too many to be labels: more
     than ten (a 0/1 or 1..5 label is a label) and more than the square root of the number of rows."""
     classes = dataset.target.classes
@@ -555,5 +629,5 @@ def _class_per_value(dataset: Dataset, learner: str) -> str | None:
         return None
     name = dataset.target.name
     return (f"target {name!r} is numeric with {len(classes)} distinct values: {learner} learns them as "
-            f"{len(classes)} classes; for a regression tree use --algorithm cart "
-            f"(--nominal {name_argument(name)} keeps them as classes)")
+            f"{len(classes)} classes; for a regression tree use {spell.algorithm('cart')} "
+            f"({spell.nominal(name)} keeps them as classes)")

@@ -34,6 +34,11 @@ class TreegenError(Exception):
         return self
 
 
+class TreegenWarning(UserWarning):
+    """What reading data decided that its user may not have meant (a column of dates read as categories, a
+    0/1 target learnt as a regression, ...): the lines the CLI says as ``treegen: warning: ...``."""
+
+
 def located(message: str, file: str | None = None, line: int | None = None, column: int | None = None) -> str:
     """``FILE:LINE:COLUMN: message`` on one line, with the parts that are known."""
     where = [str(part) for part in (file, line, column) if part is not None]

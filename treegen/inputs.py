@@ -5,11 +5,13 @@ list of sequences, its columns by position; or a list of row dicts, by name. The
 and :meth:`Model.scores <treegen.model.Model.scores>` would, row by row."""
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .data import csv_text, parse_csv
 from .errors import TreegenError
-from .model import Model, check_keys, is_missing
+from .model import Model, check_keys, is_many, is_missing
 from .table import SPACE, Table
 from .walk import encode_features, predict_columns
 
@@ -36,10 +38,13 @@ def columns_of(X, names=None) -> tuple[list[str], list[np.ndarray]]:
     if hasattr(X, "tocsr") or hasattr(X, "tocsc"):
         raise InputError("sparse input is not supported: pass a dense array (X.toarray())")
     if is_frame(X):
-        return [str(c) for c in X.columns], [frame_column(X[c]) for c in X.columns]
+        names = [str(c) for c in X.columns]
+        refuse_twice_named(names)
+        return names, one_value_each(names, [frame_column(X.iloc[:, i]) for i in range(len(names))])
     if is_dict_rows(X):
         keys = list(names) if names is not None else list(dict.fromkeys(k for row in X for k in row))
-        return [str(k) for k in keys], [np.array([row.get(k) for row in X], dtype=object) for k in keys]
+        names = [str(k) for k in keys]
+        return names, one_value_each(names, [np.array([row.get(k) for row in X], dtype=object) for k in keys])
     array = np.asarray(X)
     if array.dtype.kind == "c":
         raise InputError("Complex data not supported")
@@ -52,13 +57,39 @@ def columns_of(X, names=None) -> tuple[list[str], list[np.ndarray]]:
     names = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(width)]
     if len(names) != width:
         raise InputError(f"{len(names)} feature names for {width} columns")
-    return names, [array[:, i] for i in range(width)]
+    return names, one_value_each(names, [array[:, i] for i in range(width)])
+
+
+def refuse_twice_named(names: list[str]) -> None:
+    """Columns are found by name: two of one name (after str(), 1 and '1' are one) are refused."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"column name {name!r} appears twice in X: give each column its own name")
+        seen.add(name)
+
+
+def one_value_each(names: list[str], columns: list[np.ndarray]) -> list[np.ndarray]:
+    """The columns, refused where a cell holds many values (a list, a dict, an array), as no feature can."""
+    for name, values in zip(names, columns):
+        objects = values if values.dtype.kind == "O" else ()
+        many = next((v for v in objects if type(v) is not str and is_many(v)), None)
+        if many is not None:
+            raise InputError(f"column {name!r} holds many values in a cell ({type(many).__name__}): a feature has "
+                             "one value a row; give each value its own column, or its text (astype(str)) if it is "
+                             "a category")
+    return columns
 
 
 def frame_column(series) -> np.ndarray:
     if series.dtype.kind in "iuf":
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     return series.astype(object).to_numpy()
+
+
+def is_category_column(series) -> bool:
+    """Of pandas' category dtype: nominal, whatever its categories (numbers too) are."""
+    return type(series.dtype).__name__ == "CategoricalDtype"
 
 
 def is_numeric_column(values: np.ndarray) -> bool:
@@ -69,17 +100,21 @@ def is_numeric_column(values: np.ndarray) -> bool:
                for v in values if not is_missing(v))
 
 
-def frame_table(frame) -> tuple[Table, list[str]]:
-    """A DataFrame as treegen's CSV reader reads its CSV text, and the names of its columns that are not of
+def frame_table(frame) -> tuple[Table, list[str], list[str]]:
+    """A DataFrame as treegen's CSV reader reads its CSV text; the names of its columns that are not of
     numbers (:func:`is_numeric_column`), which its dtypes say are nominal: a column of text that all reads
-    as numbers (a code, "02139") too. Refused, in one line, for anything but a frame."""
+    as numbers (a code, "02139") too; and of those its category columns, nominal by declaration. Refused, in
+    one line, for anything but a frame."""
     if not is_frame(frame):
         raise InputError(f"treegen.train takes a CSV or ARFF file's path or a pandas DataFrame, not "
                          f"{type(frame).__name__}; for arrays: treegen.estimator.DecisionTreeClassifier")
     names, columns = columns_of(frame)
-    numeric = [is_numeric_column(values) for values in columns]
+    declared = [is_category_column(frame.iloc[:, i]) for i in range(len(names))]
+    numeric = [is_numeric_column(values) and not category for values, category in zip(columns, declared)]
     nominal = [name.strip(SPACE) for name, is_number in zip(names, numeric) if not is_number]
-    return parse_csv(exact_numbers(frame, columns, numeric).to_csv(index=False), "<DataFrame>"), nominal
+    categories = [name.strip(SPACE) for name, category in zip(names, declared) if category]
+    text = frame_as_read(frame, columns, numeric).to_csv(index=False)
+    return parse_csv(text, "<DataFrame>"), nominal, categories
 
 
 def as_csv_table(model: Model, X) -> Table:
@@ -96,18 +131,56 @@ def as_csv_table(model: Model, X) -> Table:
     return parse_csv(csv_text([[f.name for f in model.features], *records]), "<data>")
 
 
-def exact_numbers(frame, columns: list[np.ndarray], numeric: list[bool]):
-    """The frame with the numbers of its numeric columns that are narrower than float64 (float32, float16, in
-    a column of objects too) as the float64 values they are. Their CSV text is their shortest float32 text,
-    which reads back as another number (1000.2 for float32's 1000.2000122...): a threshold at a training
-    value (C4.5's) would not hold the training rows it was made of, when the frame itself is predicted."""
+def frame_as_read(frame, columns: list[np.ndarray], numeric: list[bool]):
+    """The frame with each value written as the model reads it at predict. The numbers of its numeric
+    columns that are narrower than float64 (float32, float16, in a column of objects too) as the float64
+    values they are: their CSV text is their shortest float32 text, which reads back as another number
+    (1000.2 for float32's 1000.2000122...), and a threshold at a training value (C4.5's) would not hold
+    the training rows it was made of, when the frame itself is predicted. In a nominal column, a value
+    that is no text and no number (a date, a time: pandas writes a column of midnights as '2020-01-01')
+    as its ``str``, the text it names at predict (:func:`treegen.model.category_of`)."""
     widened = frame.copy(deep=False)
     for i, (dtype, values, is_number) in enumerate(zip(frame.dtypes, columns, numeric)):
-        if is_number and dtype.kind == "f" and dtype.itemsize < 8:
+        if is_number and dtype.kind == "f" and item_size(dtype) < 8:
             widened.isetitem(i, values)  # (frame_column read them as float64)
-        elif is_number and dtype.kind == "O":
-            widened.isetitem(i, [float(v) if isinstance(v, np.floating) else v for v in values])
+        elif dtype.kind in "OMm":
+            widened.isetitem(i, [written(v) for v in values])
     return widened
+
+
+def item_size(dtype) -> int:
+    """The bytes of a value of a column's dtype: numpy's, or a pandas sparse dtype's values' (its subtype)."""
+    return getattr(dtype, "subtype", dtype).itemsize
+
+
+def written(value):
+    """A value of a column of objects as it is written to the frame's CSV text: numpy's float (a float32)
+    as the double it is; a value that is no text and no number (a date, a time, a Decimal) as its ``str``;
+    any other (text, a number, a Boolean, missing) as it is."""
+    if isinstance(value, np.floating):
+        return float(value)
+    return value if is_missing(value) or isinstance(value, (str, numbers.Real)) else str(value)
+
+
+def train_names(names, what: str) -> list[str]:
+    """treegen.train's ``nominal`` or ``ignore``: column names (one name given as a str is one)."""
+    names = [names] if isinstance(names, str) else list(names)
+    wrong = next((name for name in names if not isinstance(name, str)), None)
+    if wrong is not None:
+        raise InputError(f"{what}= takes column names (str), not {type(wrong).__name__} {wrong!r}")
+    return names
+
+
+def train_target(data, target):
+    """treegen.train's ``target``: a column's name, or a frame's column label that is no str (2), by its text."""
+    if target is None or isinstance(target, str):
+        return target
+    if is_frame(data) and not is_many(target) and str(target) in map(str, data.columns):
+        return str(target)
+    if is_many(target):
+        raise InputError("target= takes the target column's name, not its values: "
+                         "treegen.train(X.assign(y=y), target='y'), or treegen.estimator's fit(X, y)")
+    raise InputError(f"target= takes a column's name (str), not {type(target).__name__} {target!r}")
 
 
 def feature_columns(model: Model, X, expecting: str) -> list[np.ndarray]:

@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 NEITHER = 'neither a treegen model (JSON) nor rule text (a file of rule text begins with "treegen rules, format 1")'
 
 
-def load_model(path: str, **options) -> Model:
+def load_model(path: str | os.PathLike, **options) -> Model:
     """A model from JSON (a file named .json, or text starting with '{' or '['), else from rule text;
     or a library's own model file that an importer recognises, imported as `treegen import FILE` would,
     with ``options`` (the library's own, e.g. CatBoost's ``categories``; None: not given; ignored for a
     treegen model). '-' is stdin. A file that is none of these (prose, CSV, binary) is refused as
     such: it is not read as a rule file with a mistake on its first line."""
+    path = os.fspath(path)
     kind = None if path == "-" else library_file(path)
     if kind == "model":
         return import_file(path, **options)

@@ -90,7 +90,8 @@ class Grower:
         self.counted_nominal = [S.sm(len(f.categories), 0.3 * n) for f in dataset.features]
         self.multi_valued = not any(num or small for num, small in zip(self.numeric, self.counted_nominal))
         self.numeric_features = [j for j, num in enumerate(self.numeric) if num]
-        self.nominal_features = [j for j, num in enumerate(self.numeric) if not num]
+        # an attribute with no category (every row missing) has no split to offer, and an empty search fails
+        self.nominal_features = [j for j, num in enumerate(self.numeric) if not num and dataset.features[j].categories]
         # attributes x rows: a node's rows of one attribute are gathered from one contiguous column
         self.numeric_columns = np.array([dataset.columns[j] for j in self.numeric_features], dtype=np.float64)
         self.value_ranks = [O.ranks_of(dataset.columns[j]) for j in self.numeric_features]

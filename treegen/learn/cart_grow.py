@@ -381,7 +381,8 @@ def search(problem: Problem, level: Level) -> Best:
         for start in range(0, features, chunk):
             _NumericSearch(problem, level, geometry, start, min(start + chunk, features)).offer(best)
     for j in problem.nominal:
-        nominal_search(problem, level, j, best)
+        if problem.categories[j]:  # one with none (every row missing) has no split to offer
+            nominal_search(problem, level, j, best)
     return best
 
 
