@@ -336,6 +336,19 @@ def test_c45_seed_defaults_to_j48s_as_train():
         DecisionTreeClassifier(ccp_alpha="cv", seed=0).fit(X, y).model_.meta["ccp_alpha"]
 
 
+def test_a_category_column_of_integer_codes_is_nominal():
+    """A frame's column of pandas' category dtype is nominal whatever its categories are, as treegen.train
+    reads it: codes 10..40 as categories "10".."40" (read as numbers, no one threshold split them)."""
+    import treegen
+    codes = np.random.default_rng(1).choice([10, 20, 30, 40], 400)
+    X = pd.DataFrame({"region": pd.Categorical(codes)})
+    y = np.where(np.isin(codes, [10, 40]), "A", "B")
+    tree = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    assert tree.model_.features == treegen.train(X.assign(y=y), target="y", algorithm="cart", max_depth=1).features
+    assert tree.model_.features[0].kind == "nominal" and set(tree.model_.features[0].categories) == {"10", "20", "30", "40"}
+    assert tree.score(X, y) == 1.0
+
+
 def test_nominal_makes_integer_codes_categories():
     """By name, index or mask, as train's nominal: the categories are the codes' own text ("2", which a CSV
     field names, not "2.0"), and the tree is train's on the same frame."""

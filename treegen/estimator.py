@@ -17,7 +17,7 @@ import numpy as np
 
 from .data import Dataset, decode, infer_feature
 from .errors import TreegenError, did_you_mean
-from .inputs import InputError, columns_of, feature_columns, is_frame, is_numeric_column
+from .inputs import InputError, columns_of, feature_columns, is_category_column, is_frame, is_numeric_column
 from .learn import ALGORITHMS, parameters
 from .learn import fit as learn
 from .model import (CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target, category_of,
@@ -140,7 +140,7 @@ class _TreeEstimator(BaseEstimator):
 
     def _dataset(self, X, y, sample_weight) -> Dataset:
         names, columns = columns_of(X, self._given_names(X))
-        chosen = self._nominal_positions(names)
+        chosen = self._nominal_positions(names) | _category_positions(X)
         columns = [_raw_column(X, i) if i in chosen and is_frame(X) else c for i, c in enumerate(columns)]
         features = tuple(_feature(name, values, i in chosen) for i, (name, values) in enumerate(zip(names, columns)))
         encoded = [_encode(f, values) for f, values in zip(features, columns)]
@@ -383,6 +383,12 @@ def _position(column, names: list[str]) -> int:
     if str(column) not in names:
         raise InputError(f"nominal names {column!r}, which is no feature of X" + did_you_mean([str(column)], names))
     return names.index(str(column))
+
+
+def _category_positions(X) -> set[int]:
+    """The positions of a frame's columns of pandas' category dtype: nominal, whatever their categories (numbers
+    too), as :func:`treegen.train` reads them."""
+    return {i for i in range(X.shape[1]) if is_category_column(X.iloc[:, i])} if is_frame(X) else set()
 
 
 def _raw_column(X, i: int) -> np.ndarray:
