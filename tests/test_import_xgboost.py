@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import os
 import random
 import re
 import sqlite3
@@ -140,6 +141,13 @@ def test_xgboost_1_7_wrapper_files_say_their_missing_value():
     assert model.features[0].missing_interval == (float.fromhex("-0x1.000001p+0"), float.fromhex("-0x1.ffffffp-1"))
     later = import_file(str(FIXTURES / "missing-3.2.0.json"))
     assert later.meta["xgboost"]["missing"] == "nan" and later.features[0].missing_interval is None
+    # a later wrapper's file records no missing value (the wrapper's missing=-1.0 is lost): import says so, and how
+    assert "note" not in model.meta["xgboost"]
+    assert "does not record the wrapper's missing value" in later.meta["xgboost"]["note"]
+    result = CliRunner().invoke(main, ["import", str(FIXTURES / "missing-3.2.0.json"), "-o", os.devnull])
+    assert result.exit_code == 0 and "import with --missing 0" in result.output, result.output
+    given = import_file(str(FIXTURES / "missing-3.2.0.json"), missing=-1.0)
+    assert given.meta["xgboost"]["missing"] == "-1.0" and "note" not in given.meta["xgboost"]
 
 
 def test_the_deprecated_binary_format_is_refused_with_how_to_resave():

@@ -271,6 +271,7 @@ def load_document(path: str) -> tuple[dict, str]:
 
 
 # What XGBoost refuses in a row (the DMatrix would take it; predict fails): unless `missing` is infinite.
+UNRECORDED = "default (the scikit-learn wrapper's file records no missing value)"
 INFINITE = Refused("a value infinite in float32 (±inf, or beyond ±3.4e38)")
 
 
@@ -498,7 +499,8 @@ class _Conversion:
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
-            **({"note": "; ".join(notes)} if (notes := _notes(objective_name, bool(weights))) else {}),
+            **({"note": "; ".join(notes)}
+               if (notes := _notes(objective_name, bool(weights), missing_from == UNRECORDED)) else {}),
         })
         return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
 
@@ -628,7 +630,7 @@ class _Conversion:
             raise self.invalid("learner.attributes.scikit_learn", "is not a JSON object") from None
         if isinstance(saved, (int, float)) and not isinstance(saved, bool):
             return float(saved), "the scikit-learn wrapper's parameters saved in the file"
-        return math.nan, "default"
+        return math.nan, UNRECORDED if "scikit_learn" in attributes else "default"
 
     def categories(self, model_part: dict, raw_trees: list[_RawTree], n_features: int,
                    names: list[str]) -> tuple[dict[int, dict[int, str]], list[str]]:
@@ -916,10 +918,10 @@ def _missing_interval(missing: float) -> tuple[float, float] | None:
     return math.nextafter(below, math.inf), high
 
 
-def _notes(objective: str, dart: bool) -> list[str]:
+def _notes(objective: str, dart: bool, unrecorded_missing: bool = False) -> list[str]:
     """What import says of a model that XGBoost's own ways of predicting answer differently, and which one the
     model is: its ``Booster.predict`` on a DMatrix, which `verify --against` runs (found by fuzzing against the
-    scikit-learn wrapper's predict and predict_proba)."""
+    scikit-learn wrapper's predict and predict_proba); and that a wrapper's file leaves its missing value out."""
     notes = []
     if objective == "reg:logistic":
         notes.append("reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'")
@@ -934,5 +936,9 @@ def _notes(objective: str, dart: bool) -> list[str]:
         notes.append("DART: the sums are Booster.predict's, leaf * weight then added (the scikit-learn wrapper's "
                      "predict of numpy rows adds ((base + leaf) - base) * weight: a float32 ulp apart now and then, "
                      "far more where the base_score is large)")
+    if unrecorded_missing:  # XGBRegressor(missing=0.0) saves a file that XGBoost itself reads with NaN missing
+        notes.append("the file, saved by XGBoost's scikit-learn wrapper, does not record the wrapper's missing "
+                     "value: only NaN is missing here; if the wrapper had another (missing=0), import with "
+                     "--missing 0 (from Python, from_xgboost(estimator) reads it off the estimator)")
     return notes
 
