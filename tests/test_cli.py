@@ -125,6 +125,16 @@ def test_predict_writes_a_file(tmp_path):
     assert (tmp_path / "p.csv").read_text().splitlines()[1].endswith(",no")
 
 
+def test_predict_reads_data_from_standard_input(tmp_path):
+    """DATA '-' is CSV on standard input (it was a file named '-': "No such file or directory")."""
+    model = tmp_path / "m.json"
+    run("train", TENNIS, "-a", "id3", "-o", str(model))
+    with open(TENNIS, encoding="utf-8") as f:
+        piped = subprocess.run([sys.executable, "-m", "treegen", "predict", str(model), "-"], stdin=f,
+                               capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stdout == run("predict", str(model), TENNIS).output, piped.stderr
+
+
 def test_predict_names_an_added_column_the_data_has_already_as_sql_does(tmp_path):
     """A header with a name twice is one no reader takes back, and the data's column may be a feature the model
     reads (`prediction`): an added column the data has already is named as the SQL target names it, with one

@@ -583,7 +583,7 @@ def parse_command(rules, output):
                                            "('|' between them, ';' between trees), as every generated program prints.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
 def predict(model, data, proba, leaf, output):
-    """Predict every row of a CSV or ARFF file.
+    """Predict every row of a CSV or ARFF file ('-': CSV on standard input).
 
     Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
     ids with --leaf). An added column that the data has already is named as the SQL target names it,

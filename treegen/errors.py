@@ -4,6 +4,7 @@ from __future__ import annotations
 import difflib
 import os
 import shlex
+import sys
 from typing import Iterable, Sequence
 
 
@@ -47,10 +48,13 @@ def located(message: str, file: str | None = None, line: int | None = None, colu
 
 
 def read_text(path: str, what: str) -> str:
-    """The UTF-8 text of a file, or a TreegenError saying which ``what`` could not be read."""
+    """The UTF-8 text of a file ('-': standard input), or a TreegenError saying which ``what`` could not be read."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        if path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                raw = f.read()
     except OSError as err:
         raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
     encoding = _encoding_of_bom(raw) or _wide_encoding(raw[:64])
