@@ -274,14 +274,15 @@ def _convert(document: dict, feature_names, categories) -> Model:
     loss, loss_params = _loss(document)
     columns = _columns(info)
     names = _feature_names(columns, feature_names)
-    labels = _category_labels(info, columns, names, categories)
+    ctrs = _Ctrs(document, info, names)
+    labels = _category_labels(info, columns, names, categories, ctrs.keys_by_feature())
     features = tuple(Feature(name, NOMINAL, tuple(labels[flat].categories)) if flat in labels
                      else Feature(name, NUMERIC) for flat, name in enumerate(names))
     target, kept = _target(document, loss)
     scale, bias = _scale_and_bias(document, target, loss)
     dim = len(bias)
-    _check_named(document, info, labels, names)
-    splits = _SplitReader(info, labels, names)
+    _check_named(document, info, labels, names, ctrs)
+    splits = _SplitReader(info, labels, names, ctrs)
     if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
         trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
         layout = "oblivious"
@@ -297,13 +298,6 @@ def _convert(document: dict, feature_names, categories) -> Model:
 
 
 def _refuse_unsupported_features(document: dict, info: dict) -> None:
-    ctrs = info.get("ctrs") or document.get("ctr_data")
-    if ctrs:
-        names = [c.get("feature_name") or c.get("feature_id") or f"#{c.get('flat_feature_index')}"
-                 for c in info.get("categorical_features", [])]
-        raise TreegenError(f"the model encodes categorical features ({', '.join(names)}) as CTRs, which treegen "
-                           "does not support; supported: one-hot categorical splits (train with one_hot_max_size "
-                           "at least each feature's category count)")
     for key, what in (("text_features", "text"), ("embedding_features", "embedding")):
         if info.get(key):
             raise TreegenError(f"the model has {what} features, which treegen does not support; supported: float "
@@ -392,9 +386,11 @@ class _Labels:
         self.by_hash.setdefault(cat_hash(name) if hashed is None else hashed, []).append(name)
 
 
-def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, _Labels]:
+def _category_labels(info: dict, columns, names: list[str], given,
+                     ctr_hashes: Mapping[int, Sequence[int]]) -> dict[int, _Labels]:
     """For each categorical column (by flat index), the names of its categories: those the user gives,
-    and those of the file's ``cat_features_hash`` that the feature's one-hot splits test."""
+    and those of the file's ``cat_features_hash`` that the feature's one-hot splits test or its CTR
+    tables count (``ctr_hashes``: flat index -> the category hashes its tables hold)."""
     table: dict[int, list[str]] = {}
     for entry in info.get("cat_features_hash") or []:
         table.setdefault(int(entry["hash"]) & 0xFFFFFFFF, []).append(str(entry["value"]))
@@ -417,7 +413,7 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
         label = _Labels("given" if user is not None else "cat_features_hash" if table else "none")
         for name in user or ():
             label.add(str(name))
-        for hashed in entry.get("values", []):
+        for hashed in [*entry.get("values", []), *ctr_hashes.get(flat, ())]:
             for name in table.get(int(hashed) & 0xFFFFFFFF, []):
                 label.add(name, int(hashed) & 0xFFFFFFFF)
         labels[flat] = label
@@ -487,10 +483,10 @@ def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
 class _SplitReader:
     """Turns a split of the JSON into a model split and the position of its *true* child."""
 
-    def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str]):
+    def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
-        self.labels, self.names = labels, names
+        self.labels, self.names, self.ctrs = labels, names, ctrs
         self.cache: dict[str, tuple[Split, int]] = {}
 
     def read(self, split: dict) -> tuple[Split, int]:
@@ -516,14 +512,150 @@ class _SplitReader:
             return Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
                          unknown=1 if empty_true else None), 0
         if kind == "OnlineCtr":
-            raise TreegenError("the model has CTR splits on categorical features, which treegen does not support; "
-                               "supported: one-hot categorical splits")
-        raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature")
+            return self.ctrs.split(split, self.labels), 0
+        raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
+                           "OnlineCtr")
 
 
-def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: list[str]) -> None:
-    """Refuse a model whose one-hot splits test categories known only by hash, naming every such feature at
-    once (naming the first alone took a user a run per feature to find them all)."""
+# -- CTRs: a categorical feature's counts, compared with a border ------------------------------------
+
+CTR_TYPES = ("Borders", "Buckets", "BinarizedTargetMeanValue", "FloatTargetMeanValue", "Counter", "FeatureFreq")
+_MEAN_CTRS = ("BinarizedTargetMeanValue", "FloatTargetMeanValue")  # a table row is (sum, count)
+_COUNTER_CTRS = ("Counter", "FeatureFreq")  # a table row is (count,), over the table's counter_denominator
+
+# A CTR table's key is CatBoost's CalcHash over the projection's category hashes, each a signed 32-bit
+# number widened to 64 bits: CalcHash(a, b) = M * (a + M * b) mod 2^64 from a = 0 (ctr_helpers.h).
+_CTR_MULT = 0x4906BA494954CB65
+_CTR_MULT_INVERSE = pow(_CTR_MULT, -1, 1 << 64)
+
+
+def ctr_key(category_hash: int) -> int:
+    """The key under which a one-feature CTR's table holds the category of hash ``category_hash``."""
+    widened = category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash
+    return (_CTR_MULT * ((_CTR_MULT * widened) & _M64)) & _M64
+
+
+def _category_hash_of(key: int) -> int | None:
+    """The category hash whose key ``key`` is (the multiplication is invertible), or None for a key no
+    category has (CatBoost's writer puts an empty slot's key, 2^64 - 1, among the rows)."""
+    widened = (key * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
+    if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
+        return widened & 0xFFFFFFFF
+    return None
+
+
+class _Ctr:
+    """One CTR of ``info.ctrs`` with its table: its value for a category, in float32 as CatBoost computes it
+    (``TModelCtr::Calc``, ``static_ctr_provider.cpp`` ``CalcCtrs``)."""
+
+    def __init__(self, entry: dict, table: dict, flat: int):
+        self.kind, self.flat = entry["ctr_type"], flat
+        self.prior = (f32(float(entry["prior_numerator"])), f32(float(entry["prior_denomerator"])))
+        self.shift, self.scale = f32(float(entry["shift"])), f32(float(entry["scale"]))
+        self.target_border = int(entry["target_border_idx"])
+        self.borders = [f32(float(b)) for b in entry["borders"]]
+        stride, row = int(table["hash_stride"]), table["hash_map"]
+        self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
+        self.denominator = int(table.get("counter_denominator", 0))
+
+    def value(self, category_hash: int | None) -> float:
+        """The CTR of the category of that hash (None: of a text the table lacks, the prior's alone)."""
+        good, total = self._counts(None if category_hash is None else self.rows.get(ctr_key(category_hash)))
+        ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
+        return f32(f32(ctr + self.shift) * self.scale)
+
+    def _counts(self, row: list[float] | None) -> tuple[float, float]:
+        """(count in class, total count) of a table row; None: a category the table lacks."""
+        if self.kind in _COUNTER_CTRS:
+            return (0.0 if row is None else row[0]), float(self.denominator)
+        if row is None:
+            return 0.0, 0.0
+        if self.kind in _MEAN_CTRS:
+            return row[0], row[1]
+        if self.kind == "Buckets":
+            return row[self.target_border], sum(row)
+        if len(row) > 2:  # Borders over several target classes: those above the target border are good
+            return sum(row[self.target_border + 1:]), sum(row)
+        return row[1], row[0] + row[1]
+
+
+def _divide(a: float, b: float) -> float:
+    """float32 a / b as C++ divides (b == 0 with a zero prior denominator: infinity or NaN)."""
+    if b == 0.0:
+        return math.nan if a == 0.0 else math.copysign(math.inf, a)
+    return f32(a / b)
+
+
+class _Ctrs:
+    """The model's CTRs, each of one categorical feature (combinations are refused): a split on one is a
+    split on the categories whose CTR value exceeds its border."""
+
+    def __init__(self, document: dict, info: dict, names: list[str]):
+        self.entries = info.get("ctrs") or []
+        cats = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
+        _refuse_unsupported_ctrs(self.entries, info, names)
+        tables = document.get("ctr_data") or {}
+        self.ctrs = [_Ctr(entry, tables[entry["identifier"]], cats[int(entry["elements"][0]["cat_feature_index"])])
+                     for entry in self.entries]
+        # a split's split_index counts the float borders, then the one-hot values, then the CTRs' borders
+        self.first = (sum(len(f.get("borders", [])) for f in info.get("float_features", []))
+                      + sum(len(c.get("values", [])) for c in info.get("categorical_features", [])))
+        self.by_index = [(ctr, border) for ctr in self.ctrs for border in ctr.borders]
+
+    def keys_by_feature(self) -> dict[int, list[int]]:
+        """Each CTR feature's (by flat index) category hashes that its tables hold, in table order."""
+        hashes: dict[int, list[int]] = {}
+        for ctr in self.ctrs:
+            known = hashes.setdefault(ctr.flat, [])
+            for key in ctr.rows:
+                hashed = _category_hash_of(key)
+                if hashed is not None and hashed not in known:
+                    known.append(hashed)
+        return hashes
+
+    def split(self, split: dict, labels: dict[int, "_Labels"]) -> Split:
+        """The ``in`` split on the categories whose value passes the border (the true child, first); a text
+        the table lacks has the prior's value, and a missing one the value of ``""`` (as one-hot splits)."""
+        ctr, border = self.by_index[int(split["split_index"]) - self.first]
+        if f32(float(split["border"])) != border:
+            raise ValueError(f"the OnlineCtr split {split['split_index']} has the border {split['border']}, "
+                             f"its CTR {border}")
+        label = labels[ctr.flat]
+        passing = {hashed for hashed in label.by_hash if ctr.value(hashed) > border}
+        values = tuple(name for name in label.categories if cat_hash(name) in passing)
+        empty_true = ctr.value(cat_hash("")) > border
+        unseen_true = ctr.value(None) > border
+        return Split(ctr.flat, Op.IN, values=values, missing=MissingRoute.to_child(0 if empty_true else 1),
+                     unknown=None if unseen_true == empty_true else 0 if unseen_true else 1)
+
+
+def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
+    """One line for CTRs of feature combinations (max_ctr_complexity > 1) or of a type CatBoost's evaluator
+    does not name."""
+    floats = {int(f["feature_index"]): names[int(f["flat_feature_index"])] for f in info.get("float_features", [])}
+    cats = {int(c["feature_index"]): names[int(c["flat_feature_index"])]
+            for c in info.get("categorical_features", [])}
+    combined = []
+    for entry in entries:
+        elements = entry["elements"]
+        if len(elements) != 1 or elements[0].get("combination_element") != "cat_feature_value":
+            parts = [floats[int(e["float_feature_index"])] if e.get("combination_element") == "float_feature"
+                     else cats[int(e["cat_feature_index"])] for e in elements]
+            text = " with ".join(map(repr, parts))
+            if text not in combined:
+                combined.append(text)
+    if combined:
+        raise TreegenError(f"the model has CTRs of feature combinations ({'; '.join(combined)}), which treegen does "
+                           "not support; supported: CTRs of one categorical feature (train with "
+                           "max_ctr_complexity=1)")
+    unknown = sorted({entry["ctr_type"] for entry in entries} - set(CTR_TYPES))
+    if unknown:
+        raise TreegenError(f"the CTR type {unknown[0]} is not supported; supported: {', '.join(CTR_TYPES)}")
+
+
+def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs") -> None:
+    """Refuse a model whose one-hot splits test, or whose CTRs count, categories known only by hash, naming
+    every such feature at once (naming the first alone took a user a run per feature to find them all)."""
     flat_of = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
     unnamed: dict[int, int] = {}  # flat index -> a hash it tests
     for split in _splits(document):
@@ -531,14 +663,20 @@ def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: 
             flat, hashed = flat_of[int(split["cat_feature_index"])], int(split["value"]) & 0xFFFFFFFF
             if hashed not in labels[flat].by_hash:
                 unnamed.setdefault(flat, hashed)
+    one_hot = set(unnamed)
+    for flat, hashes in ctrs.keys_by_feature().items():
+        nameless = [hashed for hashed in hashes if hashed not in labels[flat].by_hash]
+        if nameless:
+            unnamed.setdefault(flat, nameless[0])
     if unnamed:
-        raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)})
+        kind = "one-hot" if set(unnamed) <= one_hot else "CTR" if not one_hot & set(unnamed) else "categorical"
+        raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)}, kind)
 
 
 def _splits(document: dict):
     """The splits of the trees, either layout."""
     for tree in document.get("oblivious_trees") or ():
-        yield from tree["splits"]
+        yield from tree["splits"] or ()  # null in a tree of no splits
     stack = list(document.get("trees") or ())
     while stack:
         node = stack.pop()
@@ -547,18 +685,19 @@ def _splits(document: dict):
             stack += [node["left"], node["right"]]
 
 
-def _unnamed_categories(unnamed: dict[str, int]) -> TreegenError:
-    """The error for one-hot splits whose categories have no name (feature name -> a hash it tests), naming how
-    to give the names in the interface the user is in: ``categories=`` in Python, ``--categories`` on the
-    command line (of the commands that take it: the others read the model imported so)."""
+def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> TreegenError:
+    """The error for ``kind`` (one-hot, CTR or categorical) splits whose categories have no name (feature name
+    -> a hash it tests), naming how to give the names in the interface the user is in: ``categories=`` in
+    Python, ``--categories`` on the command line (of the commands that take it: the others read the model
+    imported so)."""
     first, *more = unnamed
     if more:
         listed = ", ".join(map(repr, unnamed))
-        problem = (f"one-hot splits on the categorical features {listed} test categories known only by their hash; "
+        problem = (f"{kind} splits on the categorical features {listed} test categories known only by their hash; "
                    "save the model with save_model(path, format='json', pool=training_pool), or name the features' "
                    "categories")
     else:
-        problem = (f"a one-hot split on the categorical feature {first!r} tests a category known only by its hash "
+        problem = (f"a {kind} split on the categorical feature {first!r} tests a category known only by its hash "
                    f"({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
                    "or name the feature's categories")
     argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
@@ -572,7 +711,7 @@ def _unnamed_categories(unnamed: dict[str, int]) -> TreegenError:
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A symmetric tree as a full binary tree in pre-order: level ``l`` of ``d`` tests
     ``splits[d - 1 - l]``, which sets bit ``d - 1 - l`` of the leaf index when true."""
-    levels = [splits.read(s) for s in tree["splits"]]
+    levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
     depth = len(levels)
     values = [float(v) for v in tree["leaf_values"]]
     weights = [float(w) for w in tree.get("leaf_weights", [0.0] * (1 << depth))]
