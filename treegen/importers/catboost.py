@@ -6,8 +6,8 @@ the file is data, never code -- and converts a fitted ``CatBoost``, ``CatBoostCl
 ``CatBoostRegressor`` by saving it to that JSON. CatBoost's native ``.cbm`` (``save_model(path)``'s
 default) needs CatBoost installed: its own loader parses the file (data, never code), and the model is
 converted as a fitted one is, the same model as from its JSON, bit for bit. A ``.cbm``, like a JSON
-saved without ``pool=``, knows its one-hot categories only by hash (``categories`` names them: see
-below). Tested with CatBoost 1.2 and 1.2.10, whose files have the same layout.
+saved without ``pool=``, knows its categories only by hash (``categories`` names them: see below). Tested with
+CatBoost 1.2 and 1.2.10, whose files have the same layout.
 
 How CatBoost predicts (sources in github.com/catboost/catboost, read at the 1.2 releases) and how the
 model says the same:
@@ -36,6 +36,25 @@ model says the same:
   the split does not name goes to the false child. CatBoost's Python API refuses a missing category;
   its own file reader reads an empty field as the category ``""``: a missing value takes the route of
   ``""``.
+* CTR splits (``OnlineCtr``: a feature of more categories than ``one_hot_max_size``) compare a CTR of the
+  category with a border. CatBoost looks the category up in the CTR's table (``ctr_data``) under the
+  projection's hash, ``M * (M * h)`` mod 2^64 for one feature of hash ``h`` (sign-extended to 64 bits;
+  ``M = 0x4906BA494954CB65``, ``ctr_helpers.h`` ``CalcHash``), takes (count in class, total) from the row --
+  Borders: the classes above ``target_border_idx`` of all (the second of two); Buckets: that class of all;
+  Counter and FeatureFreq: the row's count of ``counter_denominator``; BinarizedTargetMeanValue and
+  FloatTargetMeanValue: (sum, count); a category the table lacks: (0, 0), Counter's (0, denominator) --
+  and computes in float32 ``((good + prior_numerator) / (total + prior_denomerator) + shift) * scale``
+  (``TModelCtr::Calc``, ``static_ctr_provider.cpp``); the split is true when that float32 ``>`` the border
+  (``quantization.h``, as for floats). A split's ``split_index`` counts the float borders, then the
+  one-hot values, then the CTRs' borders. So for a CTR of one categorical feature each category has a
+  fixed answer: the split becomes an ``in`` split on the categories whose value passes, children (true,
+  false); any text the table lacks has the value of the priors alone, and that route is the split's
+  unknown-category route; a missing value takes the route of ``""``, as at one-hot splits. Every
+  category the tables count needs a name, as for one-hot splits. CatBoost reads an unseen text whose
+  32-bit hash equals a counted category's as that category; treegen reads it as unseen: for a text not
+  in training the odds are ``k / 2**32`` for a feature of ``k`` categories (2.3e-10 per category).
+  FeatureFreq and FloatTargetMeanValue, trained only on GPUs, are evaluated by the code of Counter and
+  BinarizedTargetMeanValue (``CalcCtrs``); tested through a renamed Counter model.
 * The trees' outputs are summed in double from 0.0 in tree order, then ``raw = scale * sum + bias``
   (``scale_and_bias``; ``catboost/libs/model/scale_and_bias.cpp`` ``ApplyScaleAndBias``):
   ``Combine(init=bias, scale=scale, init_last=True)`` -- plain sums when scale is 1 and bias 0.
@@ -54,8 +73,9 @@ model says the same:
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
-Refused, each with one line naming it: CTR-encoded categorical features (``one_hot_max_size``
-smaller than the feature's category count), text and embedding features, multi-target and
+Refused, each with one line naming it: CTRs of feature combinations (``max_ctr_complexity`` above 1
+combines categorical features with each other and with float splits: train with
+``max_ctr_complexity=1``), text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
 losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
@@ -129,7 +149,7 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
     path : the file ``save_model(path, format="json")`` wrote.
     feature_names : the input columns' names, in order (default: the file's own, else x0, x1, ...).
     categories : for each categorical feature (by name), its category names: they label the model's
-        one-hot splits, which the file knows only by hash unless it was saved with ``pool=``.
+        one-hot and CTR splits, which the file knows only by hash unless it was saved with ``pool=``.
 
     Raises
     ------
@@ -154,7 +174,7 @@ def read_cbm(path: str, feature_names: Sequence[str] | None = None,
     """The model in CatBoost's binary ``.cbm`` file (``model.save_model(path)``), loaded by CatBoost's
     own loader (the format is data, parsed by CatBoost: no code is run) and converted as
     :func:`from_catboost` converts a fitted model: the same model as from the JSON, bit for bit. The
-    file knows its one-hot categories only by hash: ``categories`` names them, as for :func:`read_json`.
+    file knows its categories only by hash: ``categories`` names them, as for :func:`read_json`.
 
     Raises
     ------
@@ -206,7 +226,7 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     model : the fitted CatBoost model.
     feature_names : the input columns' names, in order (default: the model's own, else x0, x1, ...).
     categories : for each categorical feature (by name), its category names, which label the one-hot
-        splits (a fitted model knows its categories only by hash).
+        and CTR splits (a fitted model knows its categories only by hash).
 
     Returns
     -------
@@ -697,8 +717,8 @@ def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> Treeg
                    "save the model with save_model(path, format='json', pool=training_pool), or name the features' "
                    "categories")
     else:
-        problem = (f"a {kind} split on the categorical feature {first!r} tests a category known only by its hash "
-                   f"({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
+        problem = (f"a {kind} split on the categorical feature {first!r} tests a category known only by its "
+                   f"hash ({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
                    "or name the feature's categories")
     argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
     options = " ".join(f"--categories {categories_argument(name)}" for name in unnamed)
