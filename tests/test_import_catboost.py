@@ -602,6 +602,11 @@ def test_ctr_categories_known_only_by_hash_are_asked_for(tmp_path):
         from_catboost(estimator)
     done = CliRunner().invoke(cli, ["import", str(tmp_path / "model.cbm")])
     assert done.exit_code == 2 and done.output.count("\n") == 1 and "--categories city=A,B,..." in done.output
+    out = str(tmp_path / "imported.json")
+    done = CliRunner().invoke(cli, ["import", str(tmp_path / "model.cbm"), "-o", out, "--categories",
+                                    "city=" + ",".join(CITIES)])
+    assert done.exit_code == 0, done.output
+    assert open(out, encoding="utf-8").read() == modelio.dumps(from_catboost(estimator, categories={"city": CITIES}))
 
 
 def test_feature_freq_is_evaluated_as_counter(tmp_path):

@@ -577,12 +577,16 @@ class _Ctr:
         stride, row = int(table["hash_stride"]), table["hash_map"]
         self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
         self.denominator = int(table.get("counter_denominator", 0))
+        self.values: dict[int | None, float] = {}  # each category's value, computed once for all the borders
 
     def value(self, category_hash: int | None) -> float:
         """The CTR of the category of that hash (None: of a text the table lacks, the prior's alone)."""
-        good, total = self._counts(None if category_hash is None else self.rows.get(ctr_key(category_hash)))
-        ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
-        return f32(f32(ctr + self.shift) * self.scale)
+        if category_hash not in self.values:
+            row = None if category_hash is None else self.rows.get(ctr_key(category_hash))
+            good, total = self._counts(row)
+            ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
+            self.values[category_hash] = f32(f32(ctr + self.shift) * self.scale)
+        return self.values[category_hash]
 
     def _counts(self, row: list[float] | None) -> tuple[float, float]:
         """(count in class, total count) of a table row; None: a category the table lacks."""
