@@ -509,6 +509,7 @@ def test_categories_option_names_a_category_with_a_comma_and_a_feature_with_an_e
 CITIES = [f"city{i}" for i in range(22)] + ["São Paulo", "x y", ""]  # 25 categories, the empty one among them
 PROBE_CITIES = CITIES + ["unseen", "City0", "city0 ", "数据", "None", "nan"]
 CTR_KW = {**KW, "iterations": 30, "depth": 4, "max_ctr_complexity": 1}
+WITH_FLOATS_KW = {**KW, "iterations": 200, "depth": 3}
 
 
 def make_ctr_data(seed: int, n: int = 600) -> tuple[pd.DataFrame, pd.Series]:
@@ -540,28 +541,40 @@ def ctr_cases():
             "Borders:TargetBorderCount=3", "Counter"], **CTR_KW), city + ["color"], "value", {"Borders", "Counter"}),
         "depthwise": (CatBoostRegressor(grow_policy="Depthwise", cat_features=["city"], **CTR_KW), city, "value",
                       {"Borders", "Counter"}),
+        # CatBoost's default max_ctr_complexity (4) combines the city with float splits
+        "binary_with_floats": (CatBoostClassifier(cat_features=["city"], **WITH_FLOATS_KW), city, "+str",
+                               {"Borders", "Counter"}),
+        "regression_with_floats_nan_max": (CatBoostRegressor(cat_features=["city"], nan_mode="Max", **WITH_FLOATS_KW),
+                                           city, "+value", {"Borders", "Counter"}),
     }
 
 
-def ctr_target(kind: str, signal: pd.Series):
+def ctr_target(kind: str, signal: pd.Series, frame: pd.DataFrame):
+    """The target of that kind; "+" in it: with the city's effect turned by x0's sign, for CTRs combined with
+    float splits."""
+    if kind.startswith("+"):
+        kind, signal = kind[1:], signal + frame.city.map(lambda c: cat_hash(c) % 3 - 1) * np.sign(frame.x0) * 2
     return signal * 2 + 0.5 if kind == "value" else labels_for(kind, signal)
 
 
 @pytest.mark.parametrize("case", sorted(ctr_cases()))
 def test_ctr_models_predict_what_catboost_predicts(case, tmp_path):
-    """A CTR of one categorical feature is, for each category, a fixed value against the split's border: the
-    model tests the categories whose value passes, and sends a text the tables lack where the prior alone sends
-    it. The JSON saved with pool=, the .cbm and the fitted model import alike; the model and the generated
-    Python, Java, JavaScript, C and SQL predict what CatBoost does on every category, unseen ones, a missing
-    one (CatBoost's ""), and every border one ulp either side."""
+    """A CTR of one categorical feature is, for each category (and each answer of the float splits it is
+    combined with, as CatBoost's default max_ctr_complexity does), a fixed value against the split's border: the
+    model tests the float splits, then the categories whose value passes, and sends a text the tables lack where
+    the prior alone sends it. The JSON saved with pool=, the .cbm and the fitted model import alike; the model
+    and the generated Python, Java, JavaScript, C and SQL predict what CatBoost does on every category, unseen
+    ones, a missing one (CatBoost's ""), and every border one ulp either side."""
     estimator, columns, kind, ctr_types = ctr_cases()[case]
     frame, signal = make_ctr_data(21)
     frame = frame[columns]
     categorical = [c for c in columns if c in ("city", "color")]
-    estimator.fit(frame, ctr_target(kind, signal))
+    estimator.fit(frame, ctr_target(kind, signal, frame))
     path = saved(estimator, tmp_path, frame, categorical)
     document = json.load(open(path, encoding="utf-8"))
     assert {c["ctr_type"] for c in document["features_info"]["ctrs"]} == ctr_types
+    widths = {len(c["elements"]) for c in document["features_info"]["ctrs"]}
+    assert widths == ({1} if "max_ctr_complexity" in estimator.get_params() else {1, 2, 3}), widths
     names = {"city": CITIES, "color": COLORS}
     categories = {c: names[c] for c in categorical}
     from_pool = import_file(path)  # the cities named by the file, in its order
@@ -571,7 +584,6 @@ def test_ctr_models_predict_what_catboost_predicts(case, tmp_path):
     assert modelio.dumps(model) == modelio.dumps(from_catboost(estimator, categories=categories)) == modelio.dumps(
         import_file(path, categories=categories))
     assert any(n.split and n.split.feature == 1 for t in model.trees for n in t.nodes)
-    assert_agrees_with_catboost(estimator, model, frame, {"city": PROBE_CITIES})
     rows = as_rows(probe_frame(model, frame, {"city": PROBE_CITIES}))
     missing, empty = ([{**row, "city": city} for row in rows] for city in (None, ""))
     assert predict_rows(model, missing) == predict_rows(model, empty)
@@ -632,18 +644,19 @@ def test_feature_freq_is_evaluated_as_counter(tmp_path):
     assert_agrees_with_catboost(estimator, model, frame, {"city": PROBE_CITIES})
 
 
-def test_ctrs_of_feature_combinations_are_refused_naming_them(tmp_path):
-    """max_ctr_complexity > 1 makes CTRs of a city with another categorical feature or with a float split:
-    refused in one line naming the features combined and the fix."""
+def test_ctrs_of_categorical_features_combined_are_refused_naming_them(tmp_path):
+    """max_ctr_complexity > 1 makes CTRs of a city with another categorical feature: refused in one line
+    naming the features combined and the fix."""
     from catboost import CatBoostClassifier
     frame, signal = make_ctr_data(24, n=1000)
     frame = frame[["x0", "city", "color"]]
     label = (signal + (frame.city.str.len() % 2) * (frame.color == "red") * 3 > 0.3).astype(int)
     estimator = CatBoostClassifier(cat_features=["city", "color"], one_hot_max_size=1, max_ctr_complexity=2,
                                    **{**KW, "iterations": 30, "depth": 4}).fit(frame, label)
-    refused(tmp_path, estimator, frame, r"^[^:]+: the model has CTRs of feature combinations \('city' with "
-                                        r"('color'|'x0').*\), which treegen does not support; supported: CTRs of one "
-                                        r"categorical feature \(train with max_ctr_complexity=1\)$")
+    refused(tmp_path, estimator, frame, r"^[^:]+: the model has CTRs of categorical features combined \(('city' with "
+                                        r"'color'|'color' with 'city')[^;]*\), which treegen does not support; "
+                                        r"supported: CTRs of one categorical feature, alone or with float splits "
+                                        r"\(train with max_ctr_complexity=1\)$")
 
 
 def test_a_tree_of_no_splits_is_one_leaf(tmp_path):

@@ -38,8 +38,11 @@ model says the same:
   ``""``.
 * CTR splits (``OnlineCtr``: a feature of more categories than ``one_hot_max_size``) compare a CTR of the
   category with a border. CatBoost looks the category up in the CTR's table (``ctr_data``) under the
-  projection's hash, ``M * (M * h)`` mod 2^64 for one feature of hash ``h`` (sign-extended to 64 bits;
-  ``M = 0x4906BA494954CB65``, ``ctr_helpers.h`` ``CalcHash``), takes (count in class, total) from the row --
+  projection's hash: ``CalcHash(a, b) = M * (a + M * b)`` mod 2^64 (``M = 0x4906BA494954CB65``,
+  ``ctr_helpers.h``) from 0, over the category's hash (sign-extended to 64 bits), then, for a CTR combined
+  with float splits (``max_ctr_complexity`` above 1, CatBoost's default 4), each one's answer (1: ``x >
+  border``, NaN as the feature reads it) in the order of ``elements``. It takes (count in class, total) from
+  the row --
   Borders: the classes above ``target_border_idx`` of all (the second of two); Buckets: that class of all;
   Counter and FeatureFreq: the row's count of ``counter_denominator``; BinarizedTargetMeanValue and
   FloatTargetMeanValue: (sum, count); a category the table lacks: (0, 0), Counter's (0, denominator) --
@@ -47,9 +50,12 @@ model says the same:
   (``TModelCtr::Calc``, ``static_ctr_provider.cpp``); the split is true when that float32 ``>`` the border
   (``quantization.h``, as for floats). A split's ``split_index`` counts the float borders, then the
   one-hot values, then the CTRs' borders. So for a CTR of one categorical feature each category has a
-  fixed answer: the split becomes an ``in`` split on the categories whose value passes, children (true,
-  false); any text the table lacks has the value of the priors alone, and that route is the split's
-  unknown-category route; a missing value takes the route of ``""``, as at one-hot splits. Every
+  fixed answer for each answer of its float splits: the split becomes a test of the float splits (each
+  only where its answer matters), then under each answer an ``in`` split on the categories whose value
+  passes, children (true, false), with what follows the CatBoost split repeated under each answer (a tree
+  grows by the float answers that matter, and not at all for a CTR of the category alone). Any text the
+  table lacks has the value of the priors alone, and that route is the split's unknown-category route; a
+  missing value takes the route of ``""``, as at one-hot splits. Every
   category the tables count needs a name, as for one-hot splits. CatBoost reads an unseen text whose
   32-bit hash equals a counted category's as that category; treegen reads it as unseen: for a text not
   in training the odds are ``k / 2**32`` for a feature of ``k`` categories (2.3e-10 per category).
@@ -73,8 +79,8 @@ model says the same:
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
-Refused, each with one line naming it: CTRs of feature combinations (``max_ctr_complexity`` above 1
-combines categorical features with each other and with float splits: train with
+Refused, each with one line naming it: CTRs of categorical features combined (``max_ctr_complexity``
+above 1 combines them with each other and with one-hot values, besides float splits: train with
 ``max_ctr_complexity=1``), text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
 losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
@@ -83,6 +89,7 @@ cannot write. In a JSON file such a border (any number beyond float32's range) i
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -90,7 +97,8 @@ import re
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
@@ -500,41 +508,57 @@ def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
 # -- splits and trees ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Test:
+    """What one CatBoost split tests, as model splits: ``split`` sends its true outcome to child
+    ``true_position``, and each outcome is CatBoost's answer (True, False) or a further test (a CTR of a
+    category with float splits tests the float splits, then the categories that pass given their answers)."""
+
+    split: Split
+    true_position: int
+    if_true: _Test | bool = True
+    if_false: _Test | bool = False
+
+
 class _SplitReader:
-    """Turns a split of the JSON into a model split and the position of its *true* child."""
+    """Turns a split of the JSON into the :class:`_Test` of model splits that decides it."""
 
     def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
         self.labels, self.names, self.ctrs = labels, names, ctrs
-        self.cache: dict[str, tuple[Split, int]] = {}
+        self.cache: dict[str, _Test | bool] = {}
 
-    def read(self, split: dict) -> tuple[Split, int]:
+    def read(self, split: dict) -> _Test | bool:
         key = json.dumps(split, sort_keys=True)
         if key not in self.cache:
             self.cache[key] = self._read(split)
         return self.cache[key]
 
-    def _read(self, split: dict) -> tuple[Split, int]:
+    def _read(self, split: dict) -> _Test | bool:
         kind = split.get("split_type")
         if kind == "FloatFeature":
-            feature = self.floats[int(split["float_feature_index"])]
-            nan_true = bool(feature.get("has_nans")) and feature.get("nan_value_treatment") == "AsTrue"
-            # Borders are float32 (written as the double of the float32): f32 keeps a hand-edited file
-            # reading as CatBoost reads it.
-            return Split(int(feature["flat_feature_index"]), Op.LE, threshold=f32(float(split["border"])),
-                         missing=MissingRoute.to_child(1 if nan_true else 0)), 1
+            return _Test(self.float_split(int(split["float_feature_index"]), float(split["border"])), 1)
         if kind == "OneHotFeature":
             feature = self.cats[int(split["cat_feature_index"])]
             flat = int(feature["flat_feature_index"])
             names = self.labels[flat].by_hash[int(split["value"]) & 0xFFFFFFFF]  # named: _check_named
             empty_true = "" in names  # a missing value reads as "" (see the module's docstring)
-            return Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
-                         unknown=1 if empty_true else None), 0
+            return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
+                               unknown=1 if empty_true else None), 0)
         if kind == "OnlineCtr":
-            return self.ctrs.split(split, self.labels), 0
+            return self.ctrs.test(split, self.labels, self.float_split)
         raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
                            "OnlineCtr")
+
+    def float_split(self, index: int, border: float) -> Split:
+        """``float32(x) > border`` (true: child 1), NaN as the feature's ``nan_value_treatment`` reads it."""
+        feature = self.floats[index]
+        nan_true = bool(feature.get("has_nans")) and feature.get("nan_value_treatment") == "AsTrue"
+        # Borders are float32 (written as the double of the float32): f32 keeps a hand-edited file
+        # reading as CatBoost reads it.
+        return Split(int(feature["flat_feature_index"]), Op.LE, threshold=f32(border),
+                     missing=MissingRoute.to_child(1 if nan_true else 0))
 
 
 # -- CTRs: a categorical feature's counts, compared with a border ------------------------------------
@@ -543,33 +567,49 @@ CTR_TYPES = ("Borders", "Buckets", "BinarizedTargetMeanValue", "FloatTargetMeanV
 _MEAN_CTRS = ("BinarizedTargetMeanValue", "FloatTargetMeanValue")  # a table row is (sum, count)
 _COUNTER_CTRS = ("Counter", "FeatureFreq")  # a table row is (count,), over the table's counter_denominator
 
-# A CTR table's key is CatBoost's CalcHash over the projection's category hashes, each a signed 32-bit
-# number widened to 64 bits: CalcHash(a, b) = M * (a + M * b) mod 2^64 from a = 0 (ctr_helpers.h).
+# A CTR table's key is CatBoost's CalcHash over the projection: its category's hash (a signed 32-bit
+# number widened to 64 bits), then each float split's answer (1 or 0), CalcHash(a, b) = M * (a + M * b)
+# mod 2^64 from a = 0 (ctr_helpers.h CalcHashes).
 _CTR_MULT = 0x4906BA494954CB65
 _CTR_MULT_INVERSE = pow(_CTR_MULT, -1, 1 << 64)
 
 
-def ctr_key(category_hash: int) -> int:
-    """The key under which a one-feature CTR's table holds the category of hash ``category_hash``."""
-    widened = category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash
-    return (_CTR_MULT * ((_CTR_MULT * widened) & _M64)) & _M64
+def _calc_hash(a: int, b: int) -> int:
+    return (_CTR_MULT * ((a + _CTR_MULT * b) & _M64)) & _M64
 
 
-def _category_hash_of(key: int) -> int | None:
-    """The category hash whose key ``key`` is (the multiplication is invertible), or None for a key no
-    category has (CatBoost's writer puts an empty slot's key, 2^64 - 1, among the rows)."""
-    widened = (key * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
-    if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
-        return widened & 0xFFFFFFFF
-    return None
+def ctr_key(category_hash: int, bits: tuple[int, ...] = ()) -> int:
+    """The key under which a CTR's table holds the category of hash ``category_hash`` when its float
+    splits answer ``bits``."""
+    key = _calc_hash(0, category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash)
+    for bit in bits:
+        key = _calc_hash(key, bit)
+    return key
+
+
+def _category_hashes_of(key: int, width: int) -> list[int]:
+    """The category hashes whose key, with ``width`` float answers, is ``key`` (CalcHash is invertible):
+    none for a key no category has (CatBoost's writer puts an empty slot's key, 2^64 - 1, among the rows)."""
+    found = []
+    for bits in itertools.product((1, 0), repeat=width):
+        before = key
+        for bit in reversed(bits):
+            before = (before * _CTR_MULT_INVERSE - _CTR_MULT * bit) & _M64
+        widened = (before * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
+        if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
+            found.append(widened & 0xFFFFFFFF)
+    return found
 
 
 class _Ctr:
-    """One CTR of ``info.ctrs`` with its table: its value for a category, in float32 as CatBoost computes it
-    (``TModelCtr::Calc``, ``static_ctr_provider.cpp`` ``CalcCtrs``)."""
+    """One CTR of ``info.ctrs`` with its table: its value for a category (and the answers of the float splits
+    it is combined with), in float32 as CatBoost computes it (``TModelCtr::Calc``, ``static_ctr_provider.cpp``
+    ``CalcCtrs``)."""
 
     def __init__(self, entry: dict, table: dict, flat: int):
         self.kind, self.flat = entry["ctr_type"], flat
+        self.floats = [(int(e["float_feature_index"]), float(e["border"])) for e in entry["elements"]
+                       if e.get("combination_element") == "float_feature"]  # in CalcHashes' order
         self.prior = (f32(float(entry["prior_numerator"])), f32(float(entry["prior_denomerator"])))
         self.shift, self.scale = f32(float(entry["shift"])), f32(float(entry["scale"]))
         self.target_border = int(entry["target_border_idx"])
@@ -577,16 +617,17 @@ class _Ctr:
         stride, row = int(table["hash_stride"]), table["hash_map"]
         self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
         self.denominator = int(table.get("counter_denominator", 0))
-        self.values: dict[int | None, float] = {}  # each category's value, computed once for all the borders
+        self.values: dict[tuple, float] = {}  # each category's value, computed once for all the borders
 
-    def value(self, category_hash: int | None) -> float:
-        """The CTR of the category of that hash (None: of a text the table lacks, the prior's alone)."""
-        if category_hash not in self.values:
-            row = None if category_hash is None else self.rows.get(ctr_key(category_hash))
+    def value(self, category_hash: int | None, bits: tuple[int, ...] = ()) -> float:
+        """The CTR of the category of that hash given the float splits' answers ``bits`` (None: of a text
+        the table lacks, the prior's alone)."""
+        if (category_hash, bits) not in self.values:
+            row = None if category_hash is None else self.rows.get(ctr_key(category_hash, bits))
             good, total = self._counts(row)
             ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
-            self.values[category_hash] = f32(f32(ctr + self.shift) * self.scale)
-        return self.values[category_hash]
+            self.values[category_hash, bits] = f32(f32(ctr + self.shift) * self.scale)
+        return self.values[category_hash, bits]
 
     def _counts(self, row: list[float] | None) -> tuple[float, float]:
         """(count in class, total count) of a table row; None: a category the table lacks."""
@@ -611,8 +652,8 @@ def _divide(a: float, b: float) -> float:
 
 
 class _Ctrs:
-    """The model's CTRs, each of one categorical feature (combinations are refused): a split on one is a
-    split on the categories whose CTR value exceeds its border."""
+    """The model's CTRs, each of one categorical feature, alone or with float splits (other combinations are
+    refused): a split on one tests the float splits, then the categories whose CTR value exceeds its border."""
 
     def __init__(self, document: dict, info: dict, names: list[str]):
         self.entries = info.get("ctrs") or []
@@ -620,37 +661,54 @@ class _Ctrs:
         _refuse_unsupported_ctrs(self.entries, info, names)
         tables = document.get("ctr_data") or {}
         self.ctrs = [_Ctr(entry, tables[entry["identifier"]], cats[int(entry["elements"][0]["cat_feature_index"])])
-                     for entry in self.entries]
+                     for entry in self.entries]  # (the category comes first: _refuse_unsupported_ctrs)
         # a split's split_index counts the float borders, then the one-hot values, then the CTRs' borders
         self.first = (sum(len(f.get("borders", [])) for f in info.get("float_features", []))
                       + sum(len(c.get("values", [])) for c in info.get("categorical_features", [])))
         self.by_index = [(ctr, border) for ctr in self.ctrs for border in ctr.borders]
+        self.hashes: dict[int, list[int]] | None = None
 
     def keys_by_feature(self) -> dict[int, list[int]]:
         """Each CTR feature's (by flat index) category hashes that its tables hold, in table order."""
-        hashes: dict[int, list[int]] = {}
-        for ctr in self.ctrs:
-            known = hashes.setdefault(ctr.flat, [])
-            for key in ctr.rows:
-                hashed = _category_hash_of(key)
-                if hashed is not None and hashed not in known:
-                    known.append(hashed)
-        return hashes
+        if self.hashes is None:
+            known: dict[int, dict[int, None]] = {}  # (a dict keeps the order)
+            for ctr in self.ctrs:
+                for key in ctr.rows:
+                    known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_of(key, len(ctr.floats))))
+            self.hashes = {flat: list(hashes) for flat, hashes in known.items()}
+        return self.hashes
 
-    def split(self, split: dict, labels: dict[int, "_Labels"]) -> Split:
-        """The ``in`` split on the categories whose value passes the border (the true child, first); a text
-        the table lacks has the prior's value, and a missing one the value of ``""`` (as one-hot splits)."""
+    def test(self, split: dict, labels: dict[int, "_Labels"],
+             float_split: Callable[[int, float], Split]) -> _Test | bool:
+        """The split as a test of its float splits, then of the categories whose value passes the border given
+        their answers (an answer that changes nothing is not asked; a constant answer is True or False)."""
         ctr, border = self.by_index[int(split["split_index"]) - self.first]
         if f32(float(split["border"])) != border:
             raise ValueError(f"the OnlineCtr split {split['split_index']} has the border {split['border']}, "
                              f"its CTR {border}")
-        label = labels[ctr.flat]
-        passing = {hashed for hashed in label.by_hash if ctr.value(hashed) > border}
-        values = tuple(name for name in label.categories if cat_hash(name) in passing)
-        empty_true = ctr.value(cat_hash("")) > border
-        unseen_true = ctr.value(None) > border
-        return Split(ctr.flat, Op.IN, values=values, missing=MissingRoute.to_child(0 if empty_true else 1),
-                     unknown=None if unseen_true == empty_true else 0 if unseen_true else 1)
+
+        def decide(bits: tuple[int, ...]) -> _Test | bool:
+            if len(bits) == len(ctr.floats):
+                return _category_test(ctr, border, labels[ctr.flat], bits)
+            if_true, if_false = decide(bits + (1,)), decide(bits + (0,))
+            if if_true == if_false:
+                return if_true
+            return _Test(float_split(*ctr.floats[len(bits)]), 1, if_true, if_false)
+
+        return decide(())
+
+
+def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, ...]) -> _Test | bool:
+    """The ``in`` split on the categories whose value passes the border (the true child, first); a text the
+    table lacks has the prior's value, and a missing one the value of ``""`` (as at one-hot splits)."""
+    passing = {hashed for hashed in label.by_hash if ctr.value(hashed, bits) > border}
+    values = tuple(name for name in label.categories if cat_hash(name) in passing)
+    empty_true = ctr.value(cat_hash(""), bits) > border
+    unseen_true = ctr.value(None, bits) > border
+    if empty_true == unseen_true and len(values) == (len(label.categories) if unseen_true else 0):
+        return unseen_true  # every text has the same answer
+    return _Test(Split(ctr.flat, Op.IN, values=values, missing=MissingRoute.to_child(0 if empty_true else 1),
+                       unknown=None if unseen_true == empty_true else 0 if unseen_true else 1), 0)
 
 
 def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
@@ -662,16 +720,17 @@ def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> Non
     combined = []
     for entry in entries:
         elements = entry["elements"]
-        if len(elements) != 1 or elements[0].get("combination_element") != "cat_feature_value":
+        kinds = [e.get("combination_element") for e in elements]
+        if kinds[:1] != ["cat_feature_value"] or any(kind != "float_feature" for kind in kinds[1:]):
             parts = [floats[int(e["float_feature_index"])] if e.get("combination_element") == "float_feature"
                      else cats[int(e["cat_feature_index"])] for e in elements]
             text = " with ".join(map(repr, parts))
             if text not in combined:
                 combined.append(text)
     if combined:
-        raise TreegenError(f"the model has CTRs of feature combinations ({'; '.join(combined)}), which treegen does "
-                           "not support; supported: CTRs of one categorical feature (train with "
-                           "max_ctr_complexity=1)")
+        raise TreegenError(f"the model has CTRs of categorical features combined ({'; '.join(combined)}), which "
+                           "treegen does not support; supported: CTRs of one categorical feature, alone or with float "
+                           "splits (train with max_ctr_complexity=1)")
     unknown = sorted({entry["ctr_type"] for entry in entries} - set(CTR_TYPES))
     if unknown:
         raise TreegenError(f"the CTR type {unknown[0]} is not supported; supported: {', '.join(CTR_TYPES)}")
@@ -742,20 +801,16 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     if len(values) != dim << depth or len(weights) != 1 << depth:
         raise ValueError(f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights")
     nodes: list[Node] = []
-    stack = [(0, 0)]  # (level, leaf index bits decided so far)
-    while stack:
-        level, index = stack.pop()
+
+    def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far
         if level == depth:
             nodes.append(Node(tuple(values[index * dim:(index + 1) * dim]), n=weights[index]))
-            continue
-        split, true_position = levels[depth - 1 - level]
-        subtree = (2 << (depth - level - 1)) - 1  # nodes in each child's subtree
-        me = len(nodes)
-        nodes.append(Node((0.0,) * dim, split=split, children=(me + 1, me + 1 + subtree)))
+            return
         bit = 1 << (depth - 1 - level)
-        by_position = [index | bit, index] if true_position == 0 else [index, index | bit]
-        stack.append((level + 1, by_position[1]))
-        stack.append((level + 1, by_position[0]))
+        _append_test(nodes, levels[depth - 1 - level], dim,
+                     lambda true: grow(level + 1, index | bit if true else index))
+
+    grow(0, 0)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
 
@@ -764,31 +819,40 @@ def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A Depthwise or Lossguide tree: ``{"split", "left", "right"}`` or ``{"value", "weight"}``; a true
     split goes right."""
     nodes: list[Node] = []
-    children: list[list[int]] = []
-    stack: list[tuple[dict, int, int]] = [(tree, -1, 0)]  # (JSON node, parent id, position under it)
-    while stack:
-        doc, parent, position = stack.pop()
-        me = len(nodes)
-        if parent >= 0:
-            children[parent][position] = me
+
+    def grow(doc: dict) -> None:
         if "split" in doc:
-            split, true_position = splits.read(doc["split"])
-            nodes.append(Node((0.0,) * dim, split=split))
-            children.append([-1, -1])
-            by_position = [doc["right"], doc["left"]] if true_position == 0 else [doc["left"], doc["right"]]
-            stack.append((by_position[1], me, 1))
-            stack.append((by_position[0], me, 0))
-        else:
-            value = doc["value"]
-            value = [float(v) for v in value] if isinstance(value, list) else [float(value)]
-            if len(value) != dim:
-                raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
-            nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
-            children.append([])
-    for node, ids in zip(nodes, children):
-        node.children = tuple(ids)
+            _append_test(nodes, splits.read(doc["split"]), dim,
+                         lambda true: grow(doc["right"] if true else doc["left"]))
+            return
+        value = doc["value"]
+        value = [float(v) for v in value] if isinstance(value, list) else [float(value)]
+        if len(value) != dim:
+            raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
+        nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
+
+    grow(tree)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
+
+
+def _append_test(nodes: list[Node], test: _Test | bool, dim: int, then: Callable[[bool], None]) -> None:
+    """Append, in pre-order, the splits of ``test``, and under each of its answers what ``then(answer)``
+    appends (a subtree after each answer: a test of several splits repeats it)."""
+    if isinstance(test, bool):  # a CTR split that every text answers alike
+        then(test)
+        return
+    me = len(nodes)
+    nodes.append(Node((0.0,) * dim, split=test.split))
+    by_position = (test.if_true, test.if_false) if test.true_position == 0 else (test.if_false, test.if_true)
+    children = []
+    for outcome in by_position:
+        children.append(len(nodes))
+        if isinstance(outcome, bool):
+            then(outcome)
+        else:
+            _append_test(nodes, outcome, dim, then)
+    nodes[me].children = tuple(children)
 
 
 def _sum_weights(nodes: list[Node]) -> None:
