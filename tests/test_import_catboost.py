@@ -28,7 +28,7 @@ from treegen.importers import IMPORTERS, import_file
 from treegen.importers.catboost import (EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_cbm,
                                         read_json)
 from treegen.model import Link, Model, is_close, tree_output
-from treegen.verify import verify
+from treegen.verifier import verify
 from treegen.walk import predict_rows
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "catboost")

@@ -578,7 +578,7 @@ def _calc_hash(a: int, b: int) -> int:
     return (_CTR_MULT * ((a + _CTR_MULT * b) & _M64)) & _M64
 
 
-def ctr_key(category_hash: int, bits: tuple[int, ...] = ()) -> int:
+def _ctr_key(category_hash: int, bits: tuple[int, ...] = ()) -> int:
     """The key under which a CTR's table holds the category of hash ``category_hash`` when its float
     splits answer ``bits``."""
     key = _calc_hash(0, category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash)
@@ -623,7 +623,7 @@ class _Ctr:
         """The CTR of the category of that hash given the float splits' answers ``bits`` (None: of a text
         the table lacks, the prior's alone)."""
         if (category_hash, bits) not in self.values:
-            row = None if category_hash is None else self.rows.get(ctr_key(category_hash, bits))
+            row = None if category_hash is None else self.rows.get(_ctr_key(category_hash, bits))
             good, total = self._counts(row)
             ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
             self.values[category_hash, bits] = f32(f32(ctr + self.shift) * self.scale)
@@ -712,8 +712,8 @@ def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, 
 
 
 def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
-    """One line for CTRs of feature combinations (max_ctr_complexity > 1) or of a type CatBoost's evaluator
-    does not name."""
+    """One line for CTRs that combine categorical features, or one with one-hot values (max_ctr_complexity
+    above 1; a category with float splits is read), or of a type CatBoost's evaluator does not name."""
     floats = {int(f["feature_index"]): names[int(f["flat_feature_index"])] for f in info.get("float_features", [])}
     cats = {int(c["feature_index"]): names[int(c["flat_feature_index"])]
             for c in info.get("categorical_features", [])}
