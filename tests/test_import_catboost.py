@@ -28,6 +28,7 @@ from treegen.importers import IMPORTERS, import_file
 from treegen.importers.catboost import (EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_cbm,
                                         read_json)
 from treegen.model import Link, Model, is_close, tree_output
+from treegen.verifier import verify
 from treegen.walk import predict_rows
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "catboost")
@@ -210,16 +211,16 @@ def border_neighbours(border: float) -> list[float]:
     return sorted({v for p in points for v in (math.nextafter(p, -math.inf), p, math.nextafter(p, math.inf))})
 
 
-def probe_frame(model: Model, frame: pd.DataFrame) -> pd.DataFrame:
+def probe_frame(model: Model, frame: pd.DataFrame, texts: dict[str, list[str]] | None = None) -> pd.DataFrame:
     """Rows of the training frame with one value replaced: every border's neighbours and SPECIAL for
-    a numeric feature, PROBE_COLORS for a categorical one."""
+    a numeric feature, PROBE_COLORS for a categorical one (or its ``texts``)."""
     blocks = [frame.iloc[:20]]
     for j, feature in enumerate(model.features):
         if feature.is_numeric:
             borders = {n.split.threshold for t in model.trees for n in t.nodes if n.split and n.split.feature == j}
             values = sorted({v for b in borders for v in border_neighbours(b)}) + SPECIAL
         else:
-            values = PROBE_COLORS
+            values = (texts or {}).get(feature.name, PROBE_COLORS)
         block = pd.concat([frame.iloc[:2]] * len(values), ignore_index=True)
         block[feature.name] = np.repeat(np.array(values, dtype=object if not feature.is_numeric else float), 2)
         blocks.append(block)
@@ -232,8 +233,9 @@ def as_rows(probe: pd.DataFrame) -> list[dict]:
             for row in probe.astype(object).to_dict("records")]
 
 
-def assert_agrees_with_catboost(estimator, model: Model, frame: pd.DataFrame) -> None:
-    probe = probe_frame(model, frame)
+def assert_agrees_with_catboost(estimator, model: Model, frame: pd.DataFrame,
+                                texts: dict[str, list[str]] | None = None) -> None:
+    probe = probe_frame(model, frame, texts)
     raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1)
     rows = as_rows(probe)
     if model.target.is_classification:
@@ -502,6 +504,179 @@ def test_categories_option_names_a_category_with_a_comma_and_a_feature_with_an_e
         refused = runner.invoke(cli, ["import", path, "--categories", bad])
         assert refused.exit_code == 2 and message in refused.output, refused.output
 
+# -- CTRs: a categorical feature of many categories --------------------------------------------------
+
+CITIES = [f"city{i}" for i in range(22)] + ["São Paulo", "x y", ""]  # 25 categories, the empty one among them
+PROBE_CITIES = CITIES + ["unseen", "City0", "city0 ", "数据", "None", "nan"]
+CTR_KW = {**KW, "iterations": 30, "depth": 4, "max_ctr_complexity": 1}
+WITH_FLOATS_KW = {**KW, "iterations": 200, "depth": 3}
+
+
+def make_ctr_data(seed: int, n: int = 600) -> tuple[pd.DataFrame, pd.Series]:
+    """A city of 25 categories (CTRs: more than one_hot_max_size) that drives the target, and numbers."""
+    rng = np.random.default_rng(seed)
+    effect = dict(zip(CITIES, rng.normal(size=len(CITIES)) * 1.5))
+    frame = pd.DataFrame({"x0": np.round(rng.normal(size=n), 3), "city": rng.choice(CITIES, n),
+                          "x1": rng.normal(size=n), "color": rng.choice(COLORS, n)})
+    frame.loc[::9, "x1"] = np.nan
+    signal = frame.x0 + frame.x1.fillna(1.0) / 2 + frame.city.map(effect) + (frame.color == "red")
+    return frame, signal
+
+
+def ctr_cases():
+    """(estimator, columns, target kind, the CTR types the model must have)."""
+    from catboost import CatBoostClassifier, CatBoostRegressor
+    city = ["x0", "city", "x1"]
+    return {
+        "binary": (CatBoostClassifier(cat_features=["city"], **CTR_KW), city, "str", {"Borders", "Counter"}),
+        "binary_buckets": (CatBoostClassifier(cat_features=["city"], simple_ctr=["Buckets"], **CTR_KW), city, "int",
+                           {"Buckets"}),
+        "binary_mean": (CatBoostClassifier(cat_features=["city"], simple_ctr=[
+            "BinarizedTargetMeanValue:Prior=0.3", "Borders:Prior=0.2"], **CTR_KW), city, "bool",
+            {"BinarizedTargetMeanValue", "Borders"}),
+        "multiclass": (CatBoostClassifier(loss_function="MultiClass", cat_features=["city"], simple_ctr=[
+            "Borders:TargetBorderCount=2", "Buckets", "Counter"], **CTR_KW), city, "three",
+            {"Borders", "Buckets", "Counter"}),
+        "regression_onehot": (CatBoostRegressor(one_hot_max_size=5, cat_features=["city", "color"], simple_ctr=[
+            "Borders:TargetBorderCount=3", "Counter"], **CTR_KW), city + ["color"], "value", {"Borders", "Counter"}),
+        "depthwise": (CatBoostRegressor(grow_policy="Depthwise", cat_features=["city"], **CTR_KW), city, "value",
+                      {"Borders", "Counter"}),
+        # CatBoost's default max_ctr_complexity (4) combines the city with float splits
+        "binary_with_floats": (CatBoostClassifier(cat_features=["city"], **WITH_FLOATS_KW), city, "+str",
+                               {"Borders", "Counter"}),
+        "regression_with_floats_nan_max": (CatBoostRegressor(cat_features=["city"], nan_mode="Max", **WITH_FLOATS_KW),
+                                           city, "+value", {"Borders", "Counter"}),
+    }
+
+
+def ctr_target(kind: str, signal: pd.Series, frame: pd.DataFrame):
+    """The target of that kind; "+" in it: with the city's effect turned by x0's sign, for CTRs combined with
+    float splits."""
+    if kind.startswith("+"):
+        kind, signal = kind[1:], signal + frame.city.map(lambda c: cat_hash(c) % 3 - 1) * np.sign(frame.x0) * 2
+    return signal * 2 + 0.5 if kind == "value" else labels_for(kind, signal)
+
+
+@pytest.mark.parametrize("case", sorted(ctr_cases()))
+def test_ctr_models_predict_what_catboost_predicts(case, tmp_path):
+    """A CTR of one categorical feature is, for each category (and each answer of the float splits it is
+    combined with, as CatBoost's default max_ctr_complexity does), a fixed value against the split's border: the
+    model tests the float splits, then the categories whose value passes, and sends a text the tables lack where
+    the prior alone sends it. The JSON saved with pool=, the .cbm and the fitted model import alike; the model
+    and the generated Python, Java, JavaScript, C and SQL predict what CatBoost does on every category, unseen
+    ones, a missing one (CatBoost's ""), and every border one ulp either side."""
+    estimator, columns, kind, ctr_types = ctr_cases()[case]
+    frame, signal = make_ctr_data(21)
+    frame = frame[columns]
+    categorical = [c for c in columns if c in ("city", "color")]
+    estimator.fit(frame, ctr_target(kind, signal, frame))
+    path = saved(estimator, tmp_path, frame, categorical)
+    document = json.load(open(path, encoding="utf-8"))
+    assert {c["ctr_type"] for c in document["features_info"]["ctrs"]} == ctr_types
+    widths = {len(c["elements"]) for c in document["features_info"]["ctrs"]}
+    assert widths == ({1} if "max_ctr_complexity" in estimator.get_params() else {1, 2, 3}), widths
+    names = {"city": CITIES, "color": COLORS}
+    categories = {c: names[c] for c in categorical}
+    from_pool = import_file(path)  # the cities named by the file, in its order
+    assert set(from_pool.features[1].categories) == set(CITIES)
+    assert_agrees_with_catboost(estimator, from_pool, frame, {"city": PROBE_CITIES})
+    model = treegen.import_model(str(tmp_path / "model.cbm"), categories=categories)
+    assert modelio.dumps(model) == modelio.dumps(from_catboost(estimator, categories=categories)) == modelio.dumps(
+        import_file(path, categories=categories))
+    assert any(n.split and n.split.feature == 1 for t in model.trees for n in t.nodes)
+    rows = as_rows(probe_frame(model, frame, {"city": PROBE_CITIES}))
+    missing, empty = ([{**row, "city": city} for row in rows] for city in (None, ""))
+    assert predict_rows(model, missing) == predict_rows(model, empty)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"],
+                     against=str(tmp_path / "model.cbm"), against_options={"categories": categories})
+    assert len(results) == 7 and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_ctr_categories_known_only_by_hash_are_asked_for(tmp_path):
+    """A .cbm, a JSON saved without pool= and a fitted model know the cities only by hash: one line asks for
+    their names, as for one-hot splits; names given for all but one city are refused the same way."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_ctr_data(22)
+    frame = frame[["x0", "city"]]
+    estimator = CatBoostClassifier(cat_features=["city"], **CTR_KW).fit(frame, signal > 0.3)
+    path = saved(estimator, tmp_path)
+    hashes = "|".join(str(cat_hash(c)) for c in CITIES)
+    asks = (rf"a CTR split on the categorical feature 'city' tests a category known only by its hash \(({hashes})\); "
+            r"save the model with save_model\(path, format='json', pool=training_pool\), or name the feature's "
+            r"categories: treegen.from_catboost\(model, categories=\{'city': \['A', 'B', ...\]\}\)")
+    for source in (path, str(tmp_path / "model.cbm")):
+        with pytest.raises(TreegenError, match=asks):
+            import_file(source)
+        with pytest.raises(TreegenError, match=asks):
+            import_file(source, categories={"city": CITIES[1:]})
+        assert import_file(source, categories={"city": CITIES}).features[1].categories[:len(CITIES)] == tuple(CITIES)
+    with pytest.raises(TreegenError, match=asks):
+        from_catboost(estimator)
+    done = CliRunner().invoke(cli, ["import", str(tmp_path / "model.cbm")])
+    assert done.exit_code == 2 and done.output.count("\n") == 1 and "--categories city=A,B,..." in done.output
+    out = str(tmp_path / "imported.json")
+    done = CliRunner().invoke(cli, ["import", str(tmp_path / "model.cbm"), "-o", out, "--categories",
+                                    "city=" + ",".join(CITIES)])
+    assert done.exit_code == 0, done.output
+    assert open(out, encoding="utf-8").read() == modelio.dumps(from_catboost(estimator, categories={"city": CITIES}))
+
+
+def test_feature_freq_is_evaluated_as_counter(tmp_path):
+    """FeatureFreq (GPU training only) is, in CatBoost's evaluator, Counter under another name: a model
+    with its Counter CTRs renamed predicts, in CatBoost and in treegen alike, what the model predicts."""
+    from catboost import CatBoost, CatBoostClassifier
+    frame, signal = make_ctr_data(23)
+    frame = frame[["x0", "city"]]
+    estimator = CatBoostClassifier(cat_features=["city"], simple_ctr=["Counter"], **CTR_KW).fit(frame, signal > 0.3)
+    path, renamed = saved(estimator, tmp_path, frame, ["city"]), str(tmp_path / "freq.json")
+    text = open(path, encoding="utf-8").read()
+    assert '"Counter"' in text and "FeatureFreq" not in text
+    with open(renamed, "w", encoding="utf-8") as f:
+        f.write(text.replace("Counter", "FeatureFreq"))
+    counter, freq = CatBoost(), CatBoost()
+    counter.load_model(path, format="json")
+    freq.load_model(renamed, format="json")
+    model = import_file(path)
+    assert modelio.dumps(import_file(renamed)) == modelio.dumps(model)
+    probe = probe_frame(model, frame, {"city": PROBE_CITIES})
+    assert (freq.predict(probe, prediction_type="RawFormulaVal").tolist()
+            == counter.predict(probe, prediction_type="RawFormulaVal").tolist())
+    assert_agrees_with_catboost(estimator, model, frame, {"city": PROBE_CITIES})
+
+
+def test_ctrs_of_categorical_features_combined_are_refused_naming_them(tmp_path):
+    """max_ctr_complexity > 1 makes CTRs of a city with another categorical feature: refused in one line
+    naming the features combined and the fix."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_ctr_data(24, n=1000)
+    frame = frame[["x0", "city", "color"]]
+    label = (signal + (frame.city.str.len() % 2) * (frame.color == "red") * 3 > 0.3).astype(int)
+    estimator = CatBoostClassifier(cat_features=["city", "color"], one_hot_max_size=1, max_ctr_complexity=2,
+                                   **{**KW, "iterations": 30, "depth": 4}).fit(frame, label)
+    refused(tmp_path, estimator, frame, r"^[^:]+: the model has CTRs of categorical features combined \(('city' with "
+                                        r"'color'|'color' with 'city')[^;]*\), which treegen does not support; "
+                                        r"supported: CTRs of one categorical feature, alone or with float splits "
+                                        r"\(train with max_ctr_complexity=1\)$")
+
+
+def test_a_tree_of_no_splits_is_one_leaf(tmp_path):
+    """CatBoost writes a tree that found no split (small data, CTR models) as "splits": null with one leaf."""
+    from catboost import CatBoost
+    path = f"{FIXTURES}/regression_scaled-1.2.10.json"
+    document = json.load(open(path, encoding="utf-8"))
+    document["oblivious_trees"].append({"leaf_values": [0.25], "leaf_weights": [400], "splits": None})
+    edited = str(tmp_path / "edited.json")
+    with open(edited, "w", encoding="utf-8") as f:
+        json.dump(document, f)
+    before, after = import_file(path), import_file(edited)
+    assert len(after.trees) == len(before.trees) + 1 and after.trees[-1].nodes[0].value == (0.25,)
+    reread = CatBoost()
+    reread.load_model(edited, format="json")
+    frame = pd.DataFrame([[0.5, 1.0, -2.0]], columns=[f.name for f in after.features])
+    want = reread.predict(frame, prediction_type="RawFormulaVal").tolist()
+    assert raw_sums(after, frame.iloc[0].to_dict()) == pytest.approx(want, rel=JSON_READER_TOLERANCE)
+
+
 # -- what is refused -------------------------------------------------------------------------------
 
 
@@ -517,10 +692,6 @@ def test_unsupported_models_are_refused(tmp_path):
     from catboost import CatBoostClassifier, CatBoostRegressor
     frame, signal = make_data(11, n=500)
     numeric, label = frame[["x0", "x1"]], (signal > 0.3).astype(int)
-    ctr = CatBoostClassifier(one_hot_max_size=2, cat_features=["color"], iterations=20, depth=4, verbose=0,
-                             random_seed=1, thread_count=1, allow_writing_files=False).fit(frame, label)
-    refused(tmp_path, ctr, frame, "encodes categorical features \\(color\\) as CTRs, which treegen does not support; "
-                                  "supported: one-hot")
     multi = CatBoostRegressor(loss_function="MultiRMSE", **KW).fit(numeric, np.c_[signal, -signal])
     refused(tmp_path, multi, numeric, "the loss function MultiRMSE is not supported; supported: Logloss, CrossEntropy")
     multilabel = CatBoostClassifier(loss_function="MultiLogloss", **KW).fit(numeric, np.c_[label, 1 - label])

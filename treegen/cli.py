@@ -677,8 +677,8 @@ def categories_option(which: str):
     """--categories, for the CatBoost files a command reads (``which``: of its files, those it applies to)."""
     return click.option("--categories", multiple=True, metavar="FEATURE=A,B,...",
                         help=f"CatBoost{which}: the category names of a categorical feature, comma-separated and "
-                             "exactly as written; they name the one-hot splits that a .cbm file, or a JSON file "
-                             "saved without pool=, knows only by hash. Repeat for each feature. As in a CSV "
+                             "exactly as written; they name the one-hot and CTR splits that a .cbm file, or a JSON "
+                             "file saved without pool=, knows only by hash. Repeat for each feature. As in a CSV "
                              'header, a category with a comma is written in double quotes (city="New York, NY",'
                              'Paris), and so is a feature whose name holds "=" ("city=x"=A,B).')
 

@@ -6,8 +6,8 @@ the file is data, never code -- and converts a fitted ``CatBoost``, ``CatBoostCl
 ``CatBoostRegressor`` by saving it to that JSON. CatBoost's native ``.cbm`` (``save_model(path)``'s
 default) needs CatBoost installed: its own loader parses the file (data, never code), and the model is
 converted as a fitted one is, the same model as from its JSON, bit for bit. A ``.cbm``, like a JSON
-saved without ``pool=``, knows its one-hot categories only by hash (``categories`` names them: see
-below). Tested with CatBoost 1.2 and 1.2.10, whose files have the same layout.
+saved without ``pool=``, knows its categories only by hash (``categories`` names them: see below). Tested with
+CatBoost 1.2 and 1.2.10, whose files have the same layout.
 
 How CatBoost predicts (sources in github.com/catboost/catboost, read at the 1.2 releases) and how the
 model says the same:
@@ -36,6 +36,31 @@ model says the same:
   the split does not name goes to the false child. CatBoost's Python API refuses a missing category;
   its own file reader reads an empty field as the category ``""``: a missing value takes the route of
   ``""``.
+* CTR splits (``OnlineCtr``: a feature of more categories than ``one_hot_max_size``) compare a CTR of the
+  category with a border. CatBoost looks the category up in the CTR's table (``ctr_data``) under the
+  projection's hash: ``CalcHash(a, b) = M * (a + M * b)`` mod 2^64 (``M = 0x4906BA494954CB65``,
+  ``ctr_helpers.h``) from 0, over the category's hash (sign-extended to 64 bits), then, for a CTR combined
+  with float splits (``max_ctr_complexity`` above 1, CatBoost's default 4), each one's answer (1: ``x >
+  border``, NaN as the feature reads it) in the order of ``elements``. It takes (count in class, total) from
+  the row --
+  Borders: the classes above ``target_border_idx`` of all (the second of two); Buckets: that class of all;
+  Counter and FeatureFreq: the row's count of ``counter_denominator``; BinarizedTargetMeanValue and
+  FloatTargetMeanValue: (sum, count); a category the table lacks: (0, 0), Counter's (0, denominator) --
+  and computes in float32 ``((good + prior_numerator) / (total + prior_denomerator) + shift) * scale``
+  (``TModelCtr::Calc``, ``static_ctr_provider.cpp``); the split is true when that float32 ``>`` the border
+  (``quantization.h``, as for floats). A split's ``split_index`` counts the float borders, then the
+  one-hot values, then the CTRs' borders. So for a CTR of one categorical feature each category has a
+  fixed answer for each answer of its float splits: the split becomes a test of the float splits (each
+  only where its answer matters), then under each answer an ``in`` split on the categories whose value
+  passes, children (true, false), with what follows the CatBoost split repeated under each answer (a tree
+  grows by the float answers that matter, and not at all for a CTR of the category alone). Any text the
+  table lacks has the value of the priors alone, and that route is the split's unknown-category route; a
+  missing value takes the route of ``""``, as at one-hot splits. Every
+  category the tables count needs a name, as for one-hot splits. CatBoost reads an unseen text whose
+  32-bit hash equals a counted category's as that category; treegen reads it as unseen: for a text not
+  in training the odds are ``k / 2**32`` for a feature of ``k`` categories (2.3e-10 per category).
+  FeatureFreq and FloatTargetMeanValue, trained only on GPUs, are evaluated by the code of Counter and
+  BinarizedTargetMeanValue (``CalcCtrs``); tested through a renamed Counter model.
 * The trees' outputs are summed in double from 0.0 in tree order, then ``raw = scale * sum + bias``
   (``scale_and_bias``; ``catboost/libs/model/scale_and_bias.cpp`` ``ApplyScaleAndBias``):
   ``Combine(init=bias, scale=scale, init_last=True)`` -- plain sums when scale is 1 and bias 0.
@@ -54,8 +79,9 @@ model says the same:
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
-Refused, each with one line naming it: CTR-encoded categorical features (``one_hot_max_size``
-smaller than the feature's category count), text and embedding features, multi-target and
+Refused, each with one line naming it: CTRs of categorical features combined (``max_ctr_complexity``
+above 1 combines them with each other and with one-hot values, besides float splits: train with
+``max_ctr_complexity=1``), text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
 losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
@@ -63,6 +89,7 @@ cannot write. In a JSON file such a border (any number beyond float32's range) i
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -70,7 +97,8 @@ import re
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
@@ -129,7 +157,7 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
     path : the file ``save_model(path, format="json")`` wrote.
     feature_names : the input columns' names, in order (default: the file's own, else x0, x1, ...).
     categories : for each categorical feature (by name), its category names: they label the model's
-        one-hot splits, which the file knows only by hash unless it was saved with ``pool=``.
+        one-hot and CTR splits, which the file knows only by hash unless it was saved with ``pool=``.
 
     Raises
     ------
@@ -154,7 +182,7 @@ def read_cbm(path: str, feature_names: Sequence[str] | None = None,
     """The model in CatBoost's binary ``.cbm`` file (``model.save_model(path)``), loaded by CatBoost's
     own loader (the format is data, parsed by CatBoost: no code is run) and converted as
     :func:`from_catboost` converts a fitted model: the same model as from the JSON, bit for bit. The
-    file knows its one-hot categories only by hash: ``categories`` names them, as for :func:`read_json`.
+    file knows its categories only by hash: ``categories`` names them, as for :func:`read_json`.
 
     Raises
     ------
@@ -206,7 +234,7 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     model : the fitted CatBoost model.
     feature_names : the input columns' names, in order (default: the model's own, else x0, x1, ...).
     categories : for each categorical feature (by name), its category names, which label the one-hot
-        splits (a fitted model knows its categories only by hash).
+        and CTR splits (a fitted model knows its categories only by hash).
 
     Returns
     -------
@@ -274,14 +302,15 @@ def _convert(document: dict, feature_names, categories) -> Model:
     loss, loss_params = _loss(document)
     columns = _columns(info)
     names = _feature_names(columns, feature_names)
-    labels = _category_labels(info, columns, names, categories)
+    ctrs = _Ctrs(document, info, names)
+    labels = _category_labels(info, columns, names, categories, ctrs.keys_by_feature())
     features = tuple(Feature(name, NOMINAL, tuple(labels[flat].categories)) if flat in labels
                      else Feature(name, NUMERIC) for flat, name in enumerate(names))
     target, kept = _target(document, loss)
     scale, bias = _scale_and_bias(document, target, loss)
     dim = len(bias)
-    _check_named(document, info, labels, names)
-    splits = _SplitReader(info, labels, names)
+    _check_named(document, info, labels, names, ctrs)
+    splits = _SplitReader(info, labels, names, ctrs)
     if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
         trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
         layout = "oblivious"
@@ -297,13 +326,6 @@ def _convert(document: dict, feature_names, categories) -> Model:
 
 
 def _refuse_unsupported_features(document: dict, info: dict) -> None:
-    ctrs = info.get("ctrs") or document.get("ctr_data")
-    if ctrs:
-        names = [c.get("feature_name") or c.get("feature_id") or f"#{c.get('flat_feature_index')}"
-                 for c in info.get("categorical_features", [])]
-        raise TreegenError(f"the model encodes categorical features ({', '.join(names)}) as CTRs, which treegen "
-                           "does not support; supported: one-hot categorical splits (train with one_hot_max_size "
-                           "at least each feature's category count)")
     for key, what in (("text_features", "text"), ("embedding_features", "embedding")):
         if info.get(key):
             raise TreegenError(f"the model has {what} features, which treegen does not support; supported: float "
@@ -392,9 +414,11 @@ class _Labels:
         self.by_hash.setdefault(cat_hash(name) if hashed is None else hashed, []).append(name)
 
 
-def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, _Labels]:
+def _category_labels(info: dict, columns, names: list[str], given,
+                     ctr_hashes: Mapping[int, Sequence[int]]) -> dict[int, _Labels]:
     """For each categorical column (by flat index), the names of its categories: those the user gives,
-    and those of the file's ``cat_features_hash`` that the feature's one-hot splits test."""
+    and those of the file's ``cat_features_hash`` that the feature's one-hot splits test or its CTR
+    tables count (``ctr_hashes``: flat index -> the category hashes its tables hold)."""
     table: dict[int, list[str]] = {}
     for entry in info.get("cat_features_hash") or []:
         table.setdefault(int(entry["hash"]) & 0xFFFFFFFF, []).append(str(entry["value"]))
@@ -417,7 +441,7 @@ def _category_labels(info: dict, columns, names: list[str], given) -> dict[int, 
         label = _Labels("given" if user is not None else "cat_features_hash" if table else "none")
         for name in user or ():
             label.add(str(name))
-        for hashed in entry.get("values", []):
+        for hashed in [*entry.get("values", []), *ctr_hashes.get(flat, ())]:
             for name in table.get(int(hashed) & 0xFFFFFFFF, []):
                 label.add(name, int(hashed) & 0xFFFFFFFF)
         labels[flat] = label
@@ -484,46 +508,237 @@ def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
 # -- splits and trees ------------------------------------------------------------------------------
 
 
-class _SplitReader:
-    """Turns a split of the JSON into a model split and the position of its *true* child."""
+@dataclass(frozen=True)
+class _Test:
+    """What one CatBoost split tests, as model splits: ``split`` sends its true outcome to child
+    ``true_position``, and each outcome is CatBoost's answer (True, False) or a further test (a CTR of a
+    category with float splits tests the float splits, then the categories that pass given their answers)."""
 
-    def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str]):
+    split: Split
+    true_position: int
+    if_true: _Test | bool = True
+    if_false: _Test | bool = False
+
+
+class _SplitReader:
+    """Turns a split of the JSON into the :class:`_Test` of model splits that decides it."""
+
+    def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
-        self.labels, self.names = labels, names
-        self.cache: dict[str, tuple[Split, int]] = {}
+        self.labels, self.names, self.ctrs = labels, names, ctrs
+        self.cache: dict[str, _Test | bool] = {}
 
-    def read(self, split: dict) -> tuple[Split, int]:
+    def read(self, split: dict) -> _Test | bool:
         key = json.dumps(split, sort_keys=True)
         if key not in self.cache:
             self.cache[key] = self._read(split)
         return self.cache[key]
 
-    def _read(self, split: dict) -> tuple[Split, int]:
+    def _read(self, split: dict) -> _Test | bool:
         kind = split.get("split_type")
         if kind == "FloatFeature":
-            feature = self.floats[int(split["float_feature_index"])]
-            nan_true = bool(feature.get("has_nans")) and feature.get("nan_value_treatment") == "AsTrue"
-            # Borders are float32 (written as the double of the float32): f32 keeps a hand-edited file
-            # reading as CatBoost reads it.
-            return Split(int(feature["flat_feature_index"]), Op.LE, threshold=f32(float(split["border"])),
-                         missing=MissingRoute.to_child(1 if nan_true else 0)), 1
+            return _Test(self.float_split(int(split["float_feature_index"]), float(split["border"])), 1)
         if kind == "OneHotFeature":
             feature = self.cats[int(split["cat_feature_index"])]
             flat = int(feature["flat_feature_index"])
             names = self.labels[flat].by_hash[int(split["value"]) & 0xFFFFFFFF]  # named: _check_named
             empty_true = "" in names  # a missing value reads as "" (see the module's docstring)
-            return Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
-                         unknown=1 if empty_true else None), 0
+            return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
+                               unknown=1 if empty_true else None), 0)
         if kind == "OnlineCtr":
-            raise TreegenError("the model has CTR splits on categorical features, which treegen does not support; "
-                               "supported: one-hot categorical splits")
-        raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature")
+            return self.ctrs.test(split, self.labels, self.float_split)
+        raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
+                           "OnlineCtr")
+
+    def float_split(self, index: int, border: float) -> Split:
+        """``float32(x) > border`` (true: child 1), NaN as the feature's ``nan_value_treatment`` reads it."""
+        feature = self.floats[index]
+        nan_true = bool(feature.get("has_nans")) and feature.get("nan_value_treatment") == "AsTrue"
+        # Borders are float32 (written as the double of the float32): f32 keeps a hand-edited file
+        # reading as CatBoost reads it.
+        return Split(int(feature["flat_feature_index"]), Op.LE, threshold=f32(border),
+                     missing=MissingRoute.to_child(1 if nan_true else 0))
 
 
-def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: list[str]) -> None:
-    """Refuse a model whose one-hot splits test categories known only by hash, naming every such feature at
-    once (naming the first alone took a user a run per feature to find them all)."""
+# -- CTRs: a categorical feature's counts, compared with a border ------------------------------------
+
+CTR_TYPES = ("Borders", "Buckets", "BinarizedTargetMeanValue", "FloatTargetMeanValue", "Counter", "FeatureFreq")
+_MEAN_CTRS = ("BinarizedTargetMeanValue", "FloatTargetMeanValue")  # a table row is (sum, count)
+_COUNTER_CTRS = ("Counter", "FeatureFreq")  # a table row is (count,), over the table's counter_denominator
+
+# A CTR table's key is CatBoost's CalcHash over the projection: its category's hash (a signed 32-bit
+# number widened to 64 bits), then each float split's answer (1 or 0), CalcHash(a, b) = M * (a + M * b)
+# mod 2^64 from a = 0 (ctr_helpers.h CalcHashes).
+_CTR_MULT = 0x4906BA494954CB65
+_CTR_MULT_INVERSE = pow(_CTR_MULT, -1, 1 << 64)
+
+
+def _calc_hash(a: int, b: int) -> int:
+    return (_CTR_MULT * ((a + _CTR_MULT * b) & _M64)) & _M64
+
+
+def _ctr_key(category_hash: int, bits: tuple[int, ...] = ()) -> int:
+    """The key under which a CTR's table holds the category of hash ``category_hash`` when its float
+    splits answer ``bits``."""
+    key = _calc_hash(0, category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash)
+    for bit in bits:
+        key = _calc_hash(key, bit)
+    return key
+
+
+def _category_hashes_of(key: int, width: int) -> list[int]:
+    """The category hashes whose key, with ``width`` float answers, is ``key`` (CalcHash is invertible):
+    none for a key no category has (CatBoost's writer puts an empty slot's key, 2^64 - 1, among the rows)."""
+    found = []
+    for bits in itertools.product((1, 0), repeat=width):
+        before = key
+        for bit in reversed(bits):
+            before = (before * _CTR_MULT_INVERSE - _CTR_MULT * bit) & _M64
+        widened = (before * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
+        if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
+            found.append(widened & 0xFFFFFFFF)
+    return found
+
+
+class _Ctr:
+    """One CTR of ``info.ctrs`` with its table: its value for a category (and the answers of the float splits
+    it is combined with), in float32 as CatBoost computes it (``TModelCtr::Calc``, ``static_ctr_provider.cpp``
+    ``CalcCtrs``)."""
+
+    def __init__(self, entry: dict, table: dict, flat: int):
+        self.kind, self.flat = entry["ctr_type"], flat
+        self.floats = [(int(e["float_feature_index"]), float(e["border"])) for e in entry["elements"]
+                       if e.get("combination_element") == "float_feature"]  # in CalcHashes' order
+        self.prior = (f32(float(entry["prior_numerator"])), f32(float(entry["prior_denomerator"])))
+        self.shift, self.scale = f32(float(entry["shift"])), f32(float(entry["scale"]))
+        self.target_border = int(entry["target_border_idx"])
+        self.borders = [f32(float(b)) for b in entry["borders"]]
+        stride, row = int(table["hash_stride"]), table["hash_map"]
+        self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
+        self.denominator = int(table.get("counter_denominator", 0))
+        self.values: dict[tuple, float] = {}  # each category's value, computed once for all the borders
+
+    def value(self, category_hash: int | None, bits: tuple[int, ...] = ()) -> float:
+        """The CTR of the category of that hash given the float splits' answers ``bits`` (None: of a text
+        the table lacks, the prior's alone)."""
+        if (category_hash, bits) not in self.values:
+            row = None if category_hash is None else self.rows.get(_ctr_key(category_hash, bits))
+            good, total = self._counts(row)
+            ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
+            self.values[category_hash, bits] = f32(f32(ctr + self.shift) * self.scale)
+        return self.values[category_hash, bits]
+
+    def _counts(self, row: list[float] | None) -> tuple[float, float]:
+        """(count in class, total count) of a table row; None: a category the table lacks."""
+        if self.kind in _COUNTER_CTRS:
+            return (0.0 if row is None else row[0]), float(self.denominator)
+        if row is None:
+            return 0.0, 0.0
+        if self.kind in _MEAN_CTRS:
+            return row[0], row[1]
+        if self.kind == "Buckets":
+            return row[self.target_border], sum(row)
+        if len(row) > 2:  # Borders over several target classes: those above the target border are good
+            return sum(row[self.target_border + 1:]), sum(row)
+        return row[1], row[0] + row[1]
+
+
+def _divide(a: float, b: float) -> float:
+    """float32 a / b as C++ divides (b == 0 with a zero prior denominator: infinity or NaN)."""
+    if b == 0.0:
+        return math.nan if a == 0.0 else math.copysign(math.inf, a)
+    return f32(a / b)
+
+
+class _Ctrs:
+    """The model's CTRs, each of one categorical feature, alone or with float splits (other combinations are
+    refused): a split on one tests the float splits, then the categories whose CTR value exceeds its border."""
+
+    def __init__(self, document: dict, info: dict, names: list[str]):
+        self.entries = info.get("ctrs") or []
+        cats = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
+        _refuse_unsupported_ctrs(self.entries, info, names)
+        tables = document.get("ctr_data") or {}
+        self.ctrs = [_Ctr(entry, tables[entry["identifier"]], cats[int(entry["elements"][0]["cat_feature_index"])])
+                     for entry in self.entries]  # (the category comes first: _refuse_unsupported_ctrs)
+        # a split's split_index counts the float borders, then the one-hot values, then the CTRs' borders
+        self.first = (sum(len(f.get("borders", [])) for f in info.get("float_features", []))
+                      + sum(len(c.get("values", [])) for c in info.get("categorical_features", [])))
+        self.by_index = [(ctr, border) for ctr in self.ctrs for border in ctr.borders]
+        self.hashes: dict[int, list[int]] | None = None
+
+    def keys_by_feature(self) -> dict[int, list[int]]:
+        """Each CTR feature's (by flat index) category hashes that its tables hold, in table order."""
+        if self.hashes is None:
+            known: dict[int, dict[int, None]] = {}  # (a dict keeps the order)
+            for ctr in self.ctrs:
+                for key in ctr.rows:
+                    known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_of(key, len(ctr.floats))))
+            self.hashes = {flat: list(hashes) for flat, hashes in known.items()}
+        return self.hashes
+
+    def test(self, split: dict, labels: dict[int, "_Labels"],
+             float_split: Callable[[int, float], Split]) -> _Test | bool:
+        """The split as a test of its float splits, then of the categories whose value passes the border given
+        their answers (an answer that changes nothing is not asked; a constant answer is True or False)."""
+        ctr, border = self.by_index[int(split["split_index"]) - self.first]
+        if f32(float(split["border"])) != border:
+            raise ValueError(f"the OnlineCtr split {split['split_index']} has the border {split['border']}, "
+                             f"its CTR {border}")
+
+        def decide(bits: tuple[int, ...]) -> _Test | bool:
+            if len(bits) == len(ctr.floats):
+                return _category_test(ctr, border, labels[ctr.flat], bits)
+            if_true, if_false = decide(bits + (1,)), decide(bits + (0,))
+            if if_true == if_false:
+                return if_true
+            return _Test(float_split(*ctr.floats[len(bits)]), 1, if_true, if_false)
+
+        return decide(())
+
+
+def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, ...]) -> _Test | bool:
+    """The ``in`` split on the categories whose value passes the border (the true child, first); a text the
+    table lacks has the prior's value, and a missing one the value of ``""`` (as at one-hot splits)."""
+    passing = {hashed for hashed in label.by_hash if ctr.value(hashed, bits) > border}
+    values = tuple(name for name in label.categories if cat_hash(name) in passing)
+    empty_true = ctr.value(cat_hash(""), bits) > border
+    unseen_true = ctr.value(None, bits) > border
+    if empty_true == unseen_true and len(values) == (len(label.categories) if unseen_true else 0):
+        return unseen_true  # every text has the same answer
+    return _Test(Split(ctr.flat, Op.IN, values=values, missing=MissingRoute.to_child(0 if empty_true else 1),
+                       unknown=None if unseen_true == empty_true else 0 if unseen_true else 1), 0)
+
+
+def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
+    """One line for CTRs that combine categorical features, or one with one-hot values (max_ctr_complexity
+    above 1; a category with float splits is read), or of a type CatBoost's evaluator does not name."""
+    floats = {int(f["feature_index"]): names[int(f["flat_feature_index"])] for f in info.get("float_features", [])}
+    cats = {int(c["feature_index"]): names[int(c["flat_feature_index"])]
+            for c in info.get("categorical_features", [])}
+    combined = []
+    for entry in entries:
+        elements = entry["elements"]
+        kinds = [e.get("combination_element") for e in elements]
+        if kinds[:1] != ["cat_feature_value"] or any(kind != "float_feature" for kind in kinds[1:]):
+            parts = [floats[int(e["float_feature_index"])] if e.get("combination_element") == "float_feature"
+                     else cats[int(e["cat_feature_index"])] for e in elements]
+            text = " with ".join(map(repr, parts))
+            if text not in combined:
+                combined.append(text)
+    if combined:
+        raise TreegenError(f"the model has CTRs of categorical features combined ({'; '.join(combined)}), which "
+                           "treegen does not support; supported: CTRs of one categorical feature, alone or with float "
+                           "splits (train with max_ctr_complexity=1)")
+    unknown = sorted({entry["ctr_type"] for entry in entries} - set(CTR_TYPES))
+    if unknown:
+        raise TreegenError(f"the CTR type {unknown[0]} is not supported; supported: {', '.join(CTR_TYPES)}")
+
+
+def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs") -> None:
+    """Refuse a model whose one-hot splits test, or whose CTRs count, categories known only by hash, naming
+    every such feature at once (naming the first alone took a user a run per feature to find them all)."""
     flat_of = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
     unnamed: dict[int, int] = {}  # flat index -> a hash it tests
     for split in _splits(document):
@@ -531,14 +746,20 @@ def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: 
             flat, hashed = flat_of[int(split["cat_feature_index"])], int(split["value"]) & 0xFFFFFFFF
             if hashed not in labels[flat].by_hash:
                 unnamed.setdefault(flat, hashed)
+    one_hot = set(unnamed)
+    for flat, hashes in ctrs.keys_by_feature().items():
+        nameless = [hashed for hashed in hashes if hashed not in labels[flat].by_hash]
+        if nameless:
+            unnamed.setdefault(flat, nameless[0])
     if unnamed:
-        raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)})
+        kind = "one-hot" if set(unnamed) <= one_hot else "CTR" if not one_hot & set(unnamed) else "categorical"
+        raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)}, kind)
 
 
 def _splits(document: dict):
     """The splits of the trees, either layout."""
     for tree in document.get("oblivious_trees") or ():
-        yield from tree["splits"]
+        yield from tree["splits"] or ()  # null in a tree of no splits
     stack = list(document.get("trees") or ())
     while stack:
         node = stack.pop()
@@ -547,19 +768,20 @@ def _splits(document: dict):
             stack += [node["left"], node["right"]]
 
 
-def _unnamed_categories(unnamed: dict[str, int]) -> TreegenError:
-    """The error for one-hot splits whose categories have no name (feature name -> a hash it tests), naming how
-    to give the names in the interface the user is in: ``categories=`` in Python, ``--categories`` on the
-    command line (of the commands that take it: the others read the model imported so)."""
+def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> TreegenError:
+    """The error for ``kind`` (one-hot, CTR or categorical) splits whose categories have no name (feature name
+    -> a hash it tests), naming how to give the names in the interface the user is in: ``categories=`` in
+    Python, ``--categories`` on the command line (of the commands that take it: the others read the model
+    imported so)."""
     first, *more = unnamed
     if more:
         listed = ", ".join(map(repr, unnamed))
-        problem = (f"one-hot splits on the categorical features {listed} test categories known only by their hash; "
+        problem = (f"{kind} splits on the categorical features {listed} test categories known only by their hash; "
                    "save the model with save_model(path, format='json', pool=training_pool), or name the features' "
                    "categories")
     else:
-        problem = (f"a one-hot split on the categorical feature {first!r} tests a category known only by its hash "
-                   f"({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
+        problem = (f"a {kind} split on the categorical feature {first!r} tests a category known only by its "
+                   f"hash ({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
                    "or name the feature's categories")
     argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
     options = " ".join(f"--categories {categories_argument(name)}" for name in unnamed)
@@ -572,27 +794,23 @@ def _unnamed_categories(unnamed: dict[str, int]) -> TreegenError:
 def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A symmetric tree as a full binary tree in pre-order: level ``l`` of ``d`` tests
     ``splits[d - 1 - l]``, which sets bit ``d - 1 - l`` of the leaf index when true."""
-    levels = [splits.read(s) for s in tree["splits"]]
+    levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
     depth = len(levels)
     values = [float(v) for v in tree["leaf_values"]]
     weights = [float(w) for w in tree.get("leaf_weights", [0.0] * (1 << depth))]
     if len(values) != dim << depth or len(weights) != 1 << depth:
         raise ValueError(f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights")
     nodes: list[Node] = []
-    stack = [(0, 0)]  # (level, leaf index bits decided so far)
-    while stack:
-        level, index = stack.pop()
+
+    def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far
         if level == depth:
             nodes.append(Node(tuple(values[index * dim:(index + 1) * dim]), n=weights[index]))
-            continue
-        split, true_position = levels[depth - 1 - level]
-        subtree = (2 << (depth - level - 1)) - 1  # nodes in each child's subtree
-        me = len(nodes)
-        nodes.append(Node((0.0,) * dim, split=split, children=(me + 1, me + 1 + subtree)))
+            return
         bit = 1 << (depth - 1 - level)
-        by_position = [index | bit, index] if true_position == 0 else [index, index | bit]
-        stack.append((level + 1, by_position[1]))
-        stack.append((level + 1, by_position[0]))
+        _append_test(nodes, levels[depth - 1 - level], dim,
+                     lambda true: grow(level + 1, index | bit if true else index))
+
+    grow(0, 0)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
 
@@ -601,31 +819,40 @@ def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A Depthwise or Lossguide tree: ``{"split", "left", "right"}`` or ``{"value", "weight"}``; a true
     split goes right."""
     nodes: list[Node] = []
-    children: list[list[int]] = []
-    stack: list[tuple[dict, int, int]] = [(tree, -1, 0)]  # (JSON node, parent id, position under it)
-    while stack:
-        doc, parent, position = stack.pop()
-        me = len(nodes)
-        if parent >= 0:
-            children[parent][position] = me
+
+    def grow(doc: dict) -> None:
         if "split" in doc:
-            split, true_position = splits.read(doc["split"])
-            nodes.append(Node((0.0,) * dim, split=split))
-            children.append([-1, -1])
-            by_position = [doc["right"], doc["left"]] if true_position == 0 else [doc["left"], doc["right"]]
-            stack.append((by_position[1], me, 1))
-            stack.append((by_position[0], me, 0))
-        else:
-            value = doc["value"]
-            value = [float(v) for v in value] if isinstance(value, list) else [float(value)]
-            if len(value) != dim:
-                raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
-            nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
-            children.append([])
-    for node, ids in zip(nodes, children):
-        node.children = tuple(ids)
+            _append_test(nodes, splits.read(doc["split"]), dim,
+                         lambda true: grow(doc["right"] if true else doc["left"]))
+            return
+        value = doc["value"]
+        value = [float(v) for v in value] if isinstance(value, list) else [float(value)]
+        if len(value) != dim:
+            raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
+        nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
+
+    grow(tree)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
+
+
+def _append_test(nodes: list[Node], test: _Test | bool, dim: int, then: Callable[[bool], None]) -> None:
+    """Append, in pre-order, the splits of ``test``, and under each of its answers what ``then(answer)``
+    appends (a subtree after each answer: a test of several splits repeats it)."""
+    if isinstance(test, bool):  # a CTR split that every text answers alike
+        then(test)
+        return
+    me = len(nodes)
+    nodes.append(Node((0.0,) * dim, split=test.split))
+    by_position = (test.if_true, test.if_false) if test.true_position == 0 else (test.if_false, test.if_true)
+    children = []
+    for outcome in by_position:
+        children.append(len(nodes))
+        if isinstance(outcome, bool):
+            then(outcome)
+        else:
+            _append_test(nodes, outcome, dim, then)
+    nodes[me].children = tuple(children)
 
 
 def _sum_weights(nodes: list[Node]) -> None:
