@@ -583,9 +583,9 @@ def parse_command(rules, output):
                                            "('|' between them, ';' between trees), as every generated program prints.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the CSV here (default: stdout).")
 def predict(model, data, proba, leaf, output):
-    """Predict every row of a CSV or ARFF file ('-': CSV on standard input).
+    """Predict every row of a CSV or ARFF file.
 
-    Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
+    DATA '-' is CSV on standard input. Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
     ids with --leaf). An added column that the data has already is named as the SQL target names it,
     `prediction_2` say, and said so on stderr."""
     from .batch import predict_table
@@ -708,6 +708,9 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     click.echo(f"treegen: imported {summary(model)}{where}", err=True)  # as train says what it built
     for line in _import_notes(model):
         click.echo(f"treegen: {line}", err=True)
+    from .importers.xgboost import unrecorded_missing
+    if (line := unrecorded_missing(model)) is not None:
+        click.echo(f"treegen: note: {line}", err=True)
 
 
 def _import_notes(model) -> list[str]:

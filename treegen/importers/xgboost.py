@@ -499,8 +499,7 @@ class _Conversion:
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
             **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
                         "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
-            **({"note": "; ".join(notes)}
-               if (notes := _notes(objective_name, bool(weights), missing_from == UNRECORDED)) else {}),
+            **({"note": "; ".join(notes)} if (notes := _notes(objective_name, bool(weights))) else {}),
         })
         return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
 
@@ -918,10 +917,21 @@ def _missing_interval(missing: float) -> tuple[float, float] | None:
     return math.nextafter(below, math.inf), high
 
 
-def _notes(objective: str, dart: bool, unrecorded_missing: bool = False) -> list[str]:
+def unrecorded_missing(model: Model) -> str | None:
+    """What `treegen import` says of a file saved by the scikit-learn wrapper, which leaves out the wrapper's
+    missing value (XGBRegressor(missing=0.0): XGBoost itself reads the file with NaN missing, as treegen
+    does, where the estimator answered otherwise); said once, at import, not at each use of the model."""
+    if model.meta.get("xgboost", {}).get("missing_from") != UNRECORDED:
+        return None
+    return ("the file, saved by XGBoost's scikit-learn wrapper, does not record the wrapper's missing value: only "
+            "NaN is missing here; if the wrapper had another (missing=0), import with --missing 0 (from Python, "
+            "from_xgboost(estimator) reads it off the estimator)")
+
+
+def _notes(objective: str, dart: bool) -> list[str]:
     """What import says of a model that XGBoost's own ways of predicting answer differently, and which one the
     model is: its ``Booster.predict`` on a DMatrix, which `verify --against` runs (found by fuzzing against the
-    scikit-learn wrapper's predict and predict_proba); and that a wrapper's file leaves its missing value out."""
+    scikit-learn wrapper's predict and predict_proba)."""
     notes = []
     if objective == "reg:logistic":
         notes.append("reg:logistic is a regression in XGBoost: its predicted value is the score of class '1'")
@@ -936,9 +946,5 @@ def _notes(objective: str, dart: bool, unrecorded_missing: bool = False) -> list
         notes.append("DART: the sums are Booster.predict's, leaf * weight then added (the scikit-learn wrapper's "
                      "predict of numpy rows adds ((base + leaf) - base) * weight: a float32 ulp apart now and then, "
                      "far more where the base_score is large)")
-    if unrecorded_missing:  # XGBRegressor(missing=0.0) saves a file that XGBoost itself reads with NaN missing
-        notes.append("the file, saved by XGBoost's scikit-learn wrapper, does not record the wrapper's missing "
-                     "value: only NaN is missing here; if the wrapper had another (missing=0), import with "
-                     "--missing 0 (from Python, from_xgboost(estimator) reads it off the estimator)")
     return notes
 
