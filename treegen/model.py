@@ -183,6 +183,9 @@ def check_feature_names(names: Sequence[str]) -> None:
 
 @dataclass(frozen=True)
 class Feature:
+    """One input column of a model, by its name: numeric (a number, compared with each split's threshold) or
+    nominal (one of its ``categories``); a row gives its value under ``name`` (see :meth:`Model.predict`)."""
+
     name: str
     kind: FeatureKind
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
@@ -211,6 +214,8 @@ class Feature:
 
 @dataclass(frozen=True)
 class Target:
+    """What a model predicts: a class, one of ``classes`` (classification), or a number (regression)."""
+
     name: str
     kind: TargetKind
     classes: tuple[str, ...] = ()  # classification: labels, in a stable order
@@ -622,6 +627,12 @@ def _key_float(k: int) -> float:
 
 @dataclass
 class Model:
+    """A model of decision trees, whichever way it was made (:func:`treegen.train`, :func:`treegen.load`, an
+    importer): its ``features`` and ``target``, its ``trees`` and how their outputs are combined (one tree, a
+    forest's average, boosting's sum and link), and the arithmetic it compares numbers in. ``predict(row)``,
+    ``predict_proba(row)`` and ``scores(row)`` answer one row, a mapping of feature name to value; the
+    generated programs answer as it does (docs/model-format.md: its JSON)."""
+
     features: tuple[Feature, ...]
     target: Target
     trees: list[Tree]
