@@ -352,3 +352,40 @@ def test_a_bool_column_is_read_as_the_readme_says():
     flag = as_categories.features[0]
     assert (category_of(flag, True), category_of(flag, False), category_of(flag, 1), category_of(flag, 0)) == (
         "True", "False", None, None)
+
+
+def test_errors_and_model_classes_are_at_the_top_level_and_bad_arguments_are_value_errors():
+    """`from treegen import TreegenError, Model` works; a bad argument (an unknown target or option, feature
+    names that contradict a model's) is a ValueError too, and something that is no model a TypeError, from
+    export and from_model alike, which a user's natural except clause catches; the CLI's lines are as they were."""
+    from click.testing import CliRunner
+    from treegen import Model, TreegenError as TopLevel
+    from treegen.cli import main
+    assert TopLevel is TreegenError and Model is treegen.model.Model and treegen.Target is treegen.model.Target
+    model = treegen.train("examples/play_tennis.csv", algorithm="id3")
+    assert isinstance(model, treegen.Model)
+    for call in (lambda: treegen.export(model, "pyhton"), lambda: treegen.export(model, "python", formt=1),
+                 lambda: treegen.import_model("examples/boosting/lightgbm.txt", missing=0.0)):
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert isinstance(caught.value, TreegenError)
+    for call in (lambda: treegen.export(None, "python"), lambda: treegen.from_model(None)):
+        with pytest.raises(TypeError) as caught:
+            call()
+        assert isinstance(caught.value, TreegenError)
+    result = CliRunner().invoke(main, ["import", "examples/boosting/lightgbm.txt", "--missing", "0"])
+    assert (result.exit_code, result.output) == (2, "treegen: error: examples/boosting/lightgbm.txt: --missing does "
+                                                    "not apply to LightGBM models\n")
+
+
+def test_export_help_lists_every_target_and_option_from_the_targets_table():
+    """help(treegen.export) names each target and each option with what it means, the targets that take it and
+    the CLI's flag (the dot target's image_format is --format), from the table the CLI reads its options from."""
+    from treegen.targets import TARGETS, all_options
+    doc = " ".join(treegen.export.__doc__.split())
+    for name, target in TARGETS.items():
+        assert f"{name}: {' '.join(target.summary.split())}" in doc
+    for option in all_options():
+        assert f"{option.name}=" in doc and f"the CLI's {option.flag_name})" in doc
+        assert " ".join(option.help.split()[1:]) in doc
+    assert "image_format='dot' or 'svg' (dot; the CLI's --format): render with Graphviz" in doc

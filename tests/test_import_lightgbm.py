@@ -693,8 +693,45 @@ def test_cli_import_writes_the_model(tmp_path):
     model = treegen.load(out)
     assert model.meta["library"] == "LightGBM" and model.features[1].kind == "nominal"
     assert modelio.dumps(model) == modelio.dumps(treegen.import_model(path))
-    renamed = treegen.import_model(path, feature_names=["a", "b"])
+    with pytest.raises(TreegenError, match="other names than the model's own"):  # (its frame's: x0, colour)
+        treegen.import_model(path, feature_names=["a", "b"])
+    arrays = os.path.join(FIXTURES, VERSIONS[-1], "categorical_codes.txt")  # Column_0, Column_1: fitted on arrays
+    renamed = treegen.import_model(arrays, feature_names=["a", "b"])
     assert [f.name for f in renamed.features] == ["a", "b"]
+    result = CliRunner().invoke(main, ["import", path, "--feature-names", "colour,x0"])
+    assert result.exit_code == 2 and result.output.endswith(
+        "categorical_pandas.txt: --feature-names gives the model's own feature names in another order ('colour' "
+        "for its feature 0, 'x0'): the model keeps the names of the columns it was fitted on and reads a row by "
+        "them; leave --feature-names out and name the data's columns as the model does (--feature-names names the "
+        "features of a model fitted on arrays, which keeps none)\n")
+
+
+def test_names_lightgbm_wrote_with_underscores():
+    """LightGBM keeps a frame's column 'mean radius' as 'mean_radius' (its wrapper's feature_names_in_ too: the
+    frame's own names are lost). X with the frame's names lacks the model's, and the message says why and what to
+    do: import the model with feature_names=X.columns, which are the model's names as LightGBM writes them and
+    are kept; the frame's names in another order are refused."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["mean radius", "a b c", "plain"])
+    y = (X["mean radius"] + X["plain"] > 0).astype(int)
+    classifier = lgb.LGBMClassifier(n_estimators=5, verbose=-1).fit(X, y)
+    model = treegen.from_lightgbm(classifier)
+    assert [f.name for f in model.features] == ["mean_radius", "a_b_c", "plain"]
+    with pytest.raises(TreegenError) as err:
+        treegen.predict(model, X)
+    assert str(err.value) == ("X lacks the feature column(s): mean_radius, a_b_c; LightGBM stored the names of the "
+                              "columns it was fitted on with each space written '_' ('mean radius' as "
+                              "'mean_radius'): import the model with the frame's own names, feature_names=X.columns "
+                              "(X: the frame it was fitted on)")
+    with pytest.raises(TreegenError, match="^X lacks the feature column.s.: mean_radius, a_b_c$"):
+        treegen.predict(model, X.rename(columns={"mean radius": "r", "a b c": "s"}))
+    named = treegen.from_lightgbm(classifier, feature_names=X.columns)
+    assert [f.name for f in named.features] == list(X.columns)
+    assert (treegen.predict(named, X) == classifier.predict(X).astype(str)).all()
+    with pytest.raises(TreegenError, match=r"another order \('plain' for its feature 0, 'mean_radius'\)"):
+        treegen.from_lightgbm(classifier, feature_names=list(X.columns)[::-1])
+    with pytest.raises(TreegenError, match=r"other names than the model's own \('mean-radius' for its feature 0"):
+        treegen.from_lightgbm(classifier.booster_, feature_names=["mean-radius", "a b c", "plain"])
 
 
 # -- refused, and bad input: one line ---------------------------------------------------------------

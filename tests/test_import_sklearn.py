@@ -23,7 +23,10 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                           ExtraTreeRegressor)
 
+import treegen
+from click.testing import CliRunner
 from treegen import modelio
+from treegen.cli import main
 from treegen.run.sql import ENGINES
 from treegen.run.sql import format_results, read_csv
 from treegen.run.sql import query as query_sql
@@ -237,13 +240,35 @@ def test_feature_names_from_dataframe_argument_or_default():
     frame = pd.DataFrame(X, columns=["select", "it's", "名字", "a,b"])
     tree = DecisionTreeRegressor(max_depth=3).fit(frame, y)
     assert [f.name for f in from_sklearn(tree).features] == ["select", "it's", "名字", "a,b"]
-    assert [f.name for f in from_sklearn(tree, ["p", "q", "r", "s"]).features] == ["p", "q", "r", "s"]
+    assert [f.name for f in from_sklearn(tree, ["select", "it's", "名字", "a,b"]).features] == list(frame.columns)
     plain = DecisionTreeRegressor(max_depth=3).fit(X, y)
     assert [f.name for f in from_sklearn(plain).features] == ["x0", "x1", "x2", "x3"]
-    with pytest.raises(TreegenError, match="3 feature names given, but the estimator takes 4"):
+    assert [f.name for f in from_sklearn(plain, ["p", "q", "r", "s"]).features] == ["p", "q", "r", "s"]
+    with pytest.raises(TreegenError, match="3 feature names given, but the model takes 4"):
         from_sklearn(plain, ["a", "b", "c"])
     with pytest.raises(TreegenError, match="given twice"):
         from_sklearn(plain, ["a", "b", "a", "c"])
+
+
+def test_feature_names_that_contradict_the_fitted_frames_are_refused():
+    """A model fitted on a DataFrame reads its columns by the names it keeps (feature_names_in_): names given
+    in another order, or others, would read each column as another feature (a third of the answers right),
+    and are refused with one line saying which; a model fitted on arrays keeps none, and takes any."""
+    import pandas as pd
+    X, y, _ = make_data(6, nan=0.0)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    for estimator in (DecisionTreeRegressor(max_depth=3), HistGradientBoostingRegressor(max_iter=3)):
+        estimator.fit(frame, y)
+        with pytest.raises(TreegenError) as err:
+            from_sklearn(estimator, ["d", "c", "b", "a"])
+        assert str(err.value).startswith("feature_names gives the model's own feature names in another order "
+                                         "('d' for its feature 0, 'a'): ")
+        with pytest.raises(TreegenError, match=r"^feature_names gives other names than the model's own \('p' for "
+                                               r"its feature 0, 'a'\): .*leave feature_names out"):
+            from_sklearn(estimator, ["p", "b", "c", "d"])
+        assert [f.name for f in from_sklearn(estimator, list(frame.columns)).features] == ["a", "b", "c", "d"]
+        estimator.fit(X, y)
+        assert [f.name for f in from_sklearn(estimator, ["d", "c", "b", "a"]).features] == ["d", "c", "b", "a"]
 
 
 @pytest.mark.parametrize("labels", sorted(LABELS))
@@ -391,9 +416,17 @@ def test_pickle_needs_trust(tmp_path):
         pickle.dump(estimator, f)
     joblib.dump(estimator, dumped)
     for path in (pickled, dumped):
-        with pytest.raises(TreegenError, match="runs code stored in it; pass --trust") as info:
+        with pytest.raises(TreegenError, match="runs code stored in it; pass trust=True if") as info:
             import_file(path)
         assert str(info.value).startswith(path + ": ")
+        assert info.value.command_line.startswith("loading a pickle or joblib file runs code stored in it; pass "
+                                                  "--trust if the file is trusted")  # (the CLI's, as it was)
+        with pytest.raises(TreegenError, match="treegen.import_model.path, trust=True. reads it$") as info:
+            treegen.load(path)
+        assert info.value.command_line.endswith("`treegen import --trust FILE -o model.json` reads it")
+        result = CliRunner().invoke(main, ["import", path])
+        assert result.exit_code == 2 and result.output.startswith(
+            f"treegen: error: {path}: loading a pickle or joblib file runs code stored in it; pass --trust if")
         assert modelio.dumps(import_file(path, trust=True)) == modelio.dumps(from_sklearn(estimator))
 
 
@@ -404,7 +437,7 @@ def test_pickle_needs_trust(tmp_path):
     (b'{"a": 1, "b": [2]}', "JSON (keys: a, b), not a model file treegen reads"),
     (b"\x00\x01\x02garbage", "binary data, not a model file treegen reads"),
     (b'{"format": "treegen-model", "version": 1}', "this is already a treegen model"),
-    (b"\x80\x04garbage", "runs code stored in it; pass --trust"),
+    (b"\x80\x04garbage", "runs code stored in it; pass trust=True"),
 ])
 @pytest.mark.parametrize("name", ["model.skops", "model.pkl", "model.json", "model.txt"])
 def test_bad_files_are_one_line_errors(tmp_path, name, content, message):

@@ -1425,3 +1425,26 @@ def test_command_line_import_with_a_missing_value(tmp_path):
     assert result.exit_code == 2 and "deprecated binary model format" in result.output
     result = CliRunner().invoke(main, ["verify", str(out), "--against", str(path), "--to", "python"])
     assert re.search(r"XGBoost itself +ok +\d+ rows agree", result.output), result.output
+
+
+def test_feature_names_that_contradict_the_models_own_are_refused(tmp_path):
+    """A booster fitted on a DataFrame (or a DMatrix with feature_names) keeps its names and reads a frame by
+    them: names given in another order, or others, would read each column as another feature, and are refused
+    with one line saying which, from the object and from a saved file; one fitted on arrays takes any."""
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(200, 3)), columns=["u", "v", "w"])
+    y = (X["u"] > X["w"]).astype(int)
+    classifier = xgb.XGBClassifier(n_estimators=4, max_depth=2).fit(X, y)
+    with pytest.raises(TreegenError, match=r"^feature_names gives the model's own feature names in another order "
+                                           r"\('w' for its feature 0, 'u'\)"):
+        from_xgboost(classifier, feature_names=["w", "v", "u"])
+    with pytest.raises(TreegenError, match=r"^feature_names gives other names than the model's own \('a' for its "
+                                           r"feature 0, 'u'\)"):
+        from_xgboost(classifier.get_booster(), feature_names=["a", "b", "c"])
+    assert [f.name for f in from_xgboost(classifier, feature_names=["u", "v", "w"]).features] == ["u", "v", "w"]
+    path = str(tmp_path / "model.json")
+    classifier.save_model(path)
+    with pytest.raises(TreegenError, match=r"model.json: feature_names gives the model's own feature names in another"):
+        import_file(path, feature_names=["v", "u", "w"])
+    arrays = xgb.XGBClassifier(n_estimators=4, max_depth=2).fit(X.to_numpy(), y)
+    assert [f.name for f in from_xgboost(arrays, feature_names=["w", "v", "u"]).features] == ["w", "v", "u"]

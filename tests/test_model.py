@@ -915,3 +915,39 @@ def test_predict_proba_is_the_scores_of_a_classifier():
     regression = random_model(5, regression=True)
     with pytest.raises(TreegenError, match="^predict_proba: a regression model predicts a value"):
         regression.predict_proba(random_rows(regression, 1, 1)[0])
+
+
+def _three_feature_model():
+    """x <= 0 -> 'a'; else y <= 1 -> 'b', else c in {'u'} -> 'a', 'b' otherwise; z is read by no split."""
+    from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Feature, Model, Node, Op, Split, Target,
+                               Tree)
+    leaf = {label: Node((1.0, 0.0) if label == "a" else (0.0, 1.0), n=1.0) for label in "ab"}
+    nodes = [Node((0.5, 0.5), split=Split(0, Op.LE, threshold=0.0), children=(1, 2)), leaf["a"],
+             Node((0.5, 0.5), split=Split(1, Op.LE, threshold=1.0), children=(3, 4)), leaf["b"],
+             Node((0.5, 0.5), split=Split(2, Op.IN, values=("u",)), children=(5, 6)), leaf["a"], leaf["b"]]
+    features = (Feature("x", NUMERIC), Feature("y", NUMERIC), Feature("c", NOMINAL, ("u", "v")), Feature("z", NUMERIC))
+    return Model(features, Target("t", CLASSIFICATION, ("a", "b")), [Tree(nodes)])
+
+
+@pytest.mark.parametrize("feature, value", [
+    ("y", 1 + 2j), ("y", [4.9]), ("y", (4.9,)), ("y", object()), ("y", __import__("datetime").timedelta(1)),
+    ("y", __import__("datetime").datetime(2020, 1, 1)), ("y", np.array([1.0])), ("y", " 1"), ("c", ["u"]),
+    ("c", {"u"})])
+def test_a_value_a_split_reads_is_refused_wherever_the_walk_goes(feature, value):
+    """A value that a feature some split reads cannot take (a complex number, a date, many values...) is
+    refused by model.predict, predict_proba and scores although this row's walk ends before that split, as
+    treegen.predict refuses it (README: whichever way the row's walk goes); a feature no split reads is
+    not read, as the generated APIs do not read it."""
+    import treegen
+    model = _three_feature_model()
+    row = {"x": -1.0, "y": 0.0, "c": "u", "z": 0.0}
+    assert model.predict(row) == "a"
+    bad = {**row, feature: value}
+    with pytest.raises(TreegenError):  # (many values in a table's cell: an InputError of the column)
+        treegen.predict(model, [bad])
+    for read in (model.predict, model.predict_proba, model.scores):
+        with pytest.raises(TreegenError, match=f"^feature {feature!r}: "):
+            read(bad)
+    assert model.predict({**row, "z": value}) == "a"  # (as the generated APIs; treegen.predict refuses many values)
+    for fine in (np.float32(0.5), np.int64(0), True, "1e0", None, float("nan"), __import__("decimal").Decimal("0.5")):
+        assert model.predict({**row, "y": fine}) == treegen.predict(model, [{**row, "y": fine}])[0] == "a"

@@ -10,11 +10,20 @@
 """
 from __future__ import annotations
 
-from .errors import TreegenWarning
+from .errors import TreegenError, TreegenWarning  # (a bad argument's TreegenError is a ValueError too)
 
 __version__ = "0.1.0"
 __all__ = ["train", "load", "save", "export", "predict", "predict_proba", "verify", "import_model", "from_model",
-           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "TreegenWarning", "__version__"]
+           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "TreegenWarning", "TreegenError", "Model",
+           "__version__"]
+
+
+def __getattr__(name: str):
+    """treegen.Model, treegen.Feature, treegen.Target: imported when first asked for (they bring numpy)."""
+    if name in ("Model", "Feature", "Target"):
+        from . import model
+        return getattr(model, name)
+    raise AttributeError(f"module 'treegen' has no attribute {name!r}")
 
 
 def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), regression=None, ignore=(),
@@ -72,6 +81,11 @@ def export(model, to: str, **options) -> str:
     from .loading import as_model
     from .targets import emit
     return emit(as_model(model), to, **options)
+
+
+from .targets import api_doc as _api_doc  # noqa: E402
+
+export.__doc__ = _api_doc(export.__doc__)  # the targets and their options, from the table the CLI reads too
 
 
 def predict(model, X):

@@ -689,7 +689,8 @@ def categories_option(which: str):
               + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
-@click.option("--feature-names", help="Comma-separated feature names (default: the model's own, else x0, x1, ...).")
+@click.option("--feature-names", help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., "
+                                        "LightGBM's Column_0, ...): a model's own are kept, and others refused.")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
                                             "given to DMatrix or the estimator (default: the file's, else NaN).")

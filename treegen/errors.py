@@ -40,6 +40,17 @@ class TreegenWarning(UserWarning):
     0/1 target learnt as a regression, ...): the lines the CLI says as ``treegen: warning: ...``."""
 
 
+class BadArgument(TreegenError, ValueError):
+    """A bad argument to the Python API, or option to the CLI (an unknown target, an option that does not
+    apply, feature names that contradict a model's own): a ValueError too, as Python's own are, which a
+    user's ``except ValueError`` catches."""
+
+
+class NotAModel(TreegenError, TypeError):
+    """The Python API was given something that is neither a model nor a way to one (``export(None)``,
+    ``from_model(None)``): a TypeError too, as Python's own are."""
+
+
 def located(message: str, file: str | None = None, line: int | None = None, column: int | None = None) -> str:
     """``FILE:LINE:COLUMN: message`` on one line, with the parts that are known."""
     where = [str(part) for part in (file, line, column) if part is not None]

@@ -11,6 +11,7 @@ import numpy as np
 
 from .data import csv_text, parse_csv
 from .errors import TreegenError
+from .importers import renamed_hint
 from .model import Model, check_keys, is_many, is_missing
 from .table import SPACE, Table
 from .walk import encode_features, predict_columns
@@ -202,7 +203,7 @@ def feature_columns(model: Model, X, expecting: str) -> list[np.ndarray]:
         unnamed = any(not isinstance(column, str) for column in getattr(X, "columns", ()))  # 0, 1, ...
         raise InputError(f"X lacks the feature column(s): {', '.join(missing)}" + (
             "; its columns have numbers for names: give X.to_numpy() to read them in the features' order, or "
-            "name them" if unnamed else ""))
+            "name them" if unnamed else renamed_hint(model, missing, list(by_name))))
     return [by_name[name] for name in names]
 
 

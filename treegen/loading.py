@@ -6,7 +6,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .errors import TreegenError, read_text
+from .errors import NotAModel, TreegenError, read_text
 from .importers import IMPORTERS, file_head, from_object, import_file, importer_of, library_file
 
 if TYPE_CHECKING:
@@ -26,8 +26,9 @@ def load_model(path: str | os.PathLike, **options) -> Model:
     if kind == "model":
         return import_file(path, **options)
     if kind == "pickle":
-        raise TreegenError("a pickle or joblib file, whose loading runs code stored in it: if it is trusted, "
-                           "`treegen import --trust FILE -o model.json` reads it", path)
+        said = "a pickle or joblib file, whose loading runs code stored in it: if it is trusted, "
+        raise TreegenError(said + "treegen.import_model(path, trust=True) reads it", path,
+                           command_line=said + "`treegen import --trust FILE -o model.json` reads it")
     text = sys.stdin.read() if path == "-" else _read(path)
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
         from . import modelio
@@ -36,10 +37,6 @@ def load_model(path: str | os.PathLike, **options) -> Model:
         raise TreegenError(NEITHER, path)
     from .parse.rule_text import parse  # Lark, for rule text only
     return parse(text, path)
-
-
-class NotAModel(TreegenError, TypeError):
-    """The Python API was given something that is neither a model nor a way to one."""
 
 
 def as_model(given) -> Model:

@@ -183,6 +183,9 @@ def check_feature_names(names: Sequence[str]) -> None:
 
 @dataclass(frozen=True)
 class Feature:
+    """One input column of a model, by its name: numeric (a number, compared with each split's threshold) or
+    nominal (one of its ``categories``); a row gives its value under ``name`` (see :meth:`Model.predict`)."""
+
     name: str
     kind: FeatureKind
     categories: tuple[str, ...] = ()  # nominal: the known values, in declared order
@@ -211,6 +214,8 @@ class Feature:
 
 @dataclass(frozen=True)
 class Target:
+    """What a model predicts: a class, one of ``classes`` (classification), or a number (regression)."""
+
     name: str
     kind: TargetKind
     classes: tuple[str, ...] = ()  # classification: labels, in a stable order
@@ -622,6 +627,12 @@ def _key_float(k: int) -> float:
 
 @dataclass
 class Model:
+    """A model of decision trees, whichever way it was made (:func:`treegen.train`, :func:`treegen.load`, an
+    importer): its ``features`` and ``target``, its ``trees`` and how their outputs are combined (one tree, a
+    forest's average, boosting's sum and link), and the arithmetic it compares numbers in. ``predict(row)``,
+    ``predict_proba(row)`` and ``scores(row)`` answer one row, a mapping of feature name to value; the
+    generated programs answer as it does (docs/model-format.md: its JSON)."""
+
     features: tuple[Feature, ...]
     target: Target
     trees: list[Tree]
@@ -1087,11 +1098,12 @@ _ABSENT = object()  # what a row gives for a feature it has no key for
 
 
 def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
-    """Refuse (:func:`number_of`) text that is no number for a numeric feature some split reads, wherever
-    the row's walk goes: the generated APIs read every such feature of a row before they walk. A row that is
-    no mapping, or is a table (a pandas DataFrame), is refused: rows of a table are predicted by
-    ``treegen.predict``. So is a row that lacks a feature and has a key spelt almost like it, and one that
-    names no feature at all (:func:`check_names`)."""
+    """Refuse a value that a feature some split reads cannot take, wherever the row's walk goes, as
+    ``treegen.predict`` refuses it and the generated APIs, which read every such feature of a row before they
+    walk: for a numeric feature, what :func:`number_of` refuses (text that is no number, a date, a complex
+    number, many values); for a nominal one, many values. A row that is no mapping, or is a table (a pandas
+    DataFrame), is refused: rows of a table are predicted by ``treegen.predict``. So is a row that lacks a
+    feature and has a key spelt almost like it, and one that names no feature at all (:func:`check_names`)."""
     if not hasattr(row, "get") or getattr(row, "ndim", 1) != 1:
         raise NotOneValue(f"a row is a mapping of feature name to value, not {_a(_type_name(row))}; {FOR_A_TABLE}")
     absent = []
@@ -1099,11 +1111,34 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
         value = row.get(feature.name, _ABSENT)
         if value is _ABSENT:
             absent.append(index)
-        elif isinstance(value, TEXT) and feature.is_numeric and is_not_a_number(value) and index in model.used_features():
-            number_of(feature, value)
+        elif not _read_as_given(feature, value) and not is_missing(value):
+            try:
+                _check_value(feature, value)
+            except TreegenError:  # (the features splits read are looked up for a refused value alone: a forest's cost)
+                if index in model.used_features():
+                    raise
     if absent and len(row) > len(model.features) - len(absent) or len(absent) == len(model.features):
         used = model.used_features()  # (a key that names no feature, or none that names one)
         check_names(model, row, [model.features[i].name for i in absent if i in used])
+
+
+def _read_as_given(feature: Feature, value: Any) -> bool:
+    """A value that a feature of its kind takes, known at a glance (the cheap path of :func:`check_numbers`):
+    for a numeric feature a number (Python's, numpy's) or text in the number grammar; for a nominal one text."""
+    if not feature.is_numeric:
+        return isinstance(value, str)
+    return isinstance(value, PLAIN_NUMBERS) or type(value) is str and NUMBER.fullmatch(value) is not None
+
+
+PLAIN_NUMBERS = (int, float, np.integer, np.floating)  # what float() reads without fail
+
+
+def _check_value(feature: Feature, value: Any) -> None:
+    """Refuse a present value that ``feature`` cannot take, as ``treegen.predict`` reads it."""
+    if feature.is_numeric:
+        number_of(feature, value)
+    elif is_many(value):
+        raise NotOneValue(many_values(feature.name, value))
 
 
 def check_names(model: Model, row: Mapping[str, Any], absent: list[str]) -> None:

@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from .collector import collector_paused
-from .errors import TreegenError, did_you_mean
+from .errors import BadArgument, TreegenError, did_you_mean
 
 if TYPE_CHECKING:
     from .model import Model, Tolerance
@@ -175,7 +175,7 @@ def target(name: str) -> Target:
     try:
         return TARGETS[name]
     except KeyError:
-        raise TreegenError(f"unknown target {name!r}; choose one of {', '.join(TARGETS)}") from None
+        raise BadArgument(f"unknown target {name!r}; choose one of {', '.join(TARGETS)}") from None
 
 
 def check_options(to: str, options: dict) -> dict:
@@ -186,7 +186,7 @@ def check_options(to: str, options: dict) -> dict:
     unknown = sorted(name for name in given if name not in taken)
     if unknown:
         refused = sorted(_spelling(name) for name in unknown)
-        raise TreegenError(f"the {to} target takes no option {', '.join(refused)}" + did_you_mean(unknown, taken))
+        raise BadArgument(f"the {to} target takes no option {', '.join(refused)}" + did_you_mean(unknown, taken))
     return given
 
 
@@ -209,6 +209,30 @@ def emit(model: Model, to: str, **options) -> str:
         if problem:
             raise TreegenError(f"the model cannot be compiled: {problem}")
         return TARGETS[to].emit(model, **options)
+
+
+def api_doc(doc: str) -> str:
+    """``doc`` (:func:`treegen.export`'s docstring) and what ``help(treegen.export)`` lists from this table:
+    each target, and each option once with the targets that take it, the values it takes and its CLI flag.
+    A choice of the SQL back end (its dialects) is named, not listed: listing loads the back end."""
+    lines = ["", "Targets (``to``):"] + [f"    {name}: {target.summary}" for name, target in TARGETS.items()]
+    lines += ["", "Options (keyword arguments; a target refuses one it does not take):"]
+    for option in all_options():
+        takers = [name for name, target in TARGETS.items() if option.name in target.option_names()]
+        if option.flag:
+            value = "True"
+        elif isinstance(option.choices, tuple):
+            value = " or ".join(repr(choice) for choice in option.choices)
+        elif option.choices:
+            value = f"a key of treegen.emit.{option.choices}"
+        else:
+            value = "str"
+        meaning = option.help.removeprefix(f"{takers[0]}: ") if len(takers) == 1 else option.help
+        lines.append(f"    {option.name}={value} ({', '.join(takers)}; the CLI's {option.flag_name}): {meaning}")
+    import textwrap
+    wrapped = [textwrap.fill(line, 110, initial_indent=" " * 4, subsequent_indent=" " * 12) if line else ""
+               for line in lines]
+    return doc.rstrip() + "\n" + "\n".join(wrapped) + "\n"
 
 
 def all_options() -> list[Option]:

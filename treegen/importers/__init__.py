@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ..errors import TreegenError, with_article
+from ..errors import BadArgument, NotAModel, TreegenError, with_article
 from ..packages import pip_name
 
 if TYPE_CHECKING:
@@ -101,14 +101,68 @@ def library_meta(module: str, algorithm: str, version: str | None, objective: st
     return {**{key: value for key, value in meta.items() if value is not None}, module: own}
 
 
+def resolve_feature_names(given: Sequence[str] | None, own: Sequence[str] | None, count: int,
+                  default: Sequence[str] | None = None, stored_as: Callable[[str], str] = str) -> list[str]:
+    """The names of a model's ``count`` features, one rule for every importer: ``given`` (``feature_names=``,
+    ``--feature-names``), else the model's ``own``, else ``default``, else x0, x1, ...
+
+    ``own`` are the names the library stored from the data the model was fitted on (a DataFrame's columns,
+    a DMatrix's feature_names): None where it stored none, or only its own defaults for a model fitted on
+    arrays (``default``: LightGBM's Column_0, ...), which may be named anew. Where the model has its own,
+    given names must be those, in that order, as the library writes them (``stored_as``: LightGBM writes a
+    name's spaces as '_', so a frame's 'mean radius' gives 'mean_radius' back): the library reads a row
+    by position, and names in another order, or others, would read each column as another feature."""
+    own = [str(n) for n in own] if own is not None else []  # (scikit-learn's is an array)
+    if given is None:
+        names = own or [str(n) for n in default or [f"x{i}" for i in range(count)]]
+    else:
+        names = list(given)
+        if not all(isinstance(n, str) for n in names):
+            raise BadArgument("feature names must be strings")
+    if len(names) != count:
+        raise BadArgument(f"{len(names)} feature names given, but the model takes {count} features")
+    if len(set(names)) != len(names):
+        raise BadArgument(f"feature name {next(n for n in names if names.count(n) > 1)!r} is given twice")
+    if given is not None and own:
+        _check_own_names(names, own, stored_as)
+    return names
+
+
+def _check_own_names(names: list[str], own: list[str], stored_as: Callable[[str], str]) -> None:
+    """Refuse given ``names`` that are not the model's ``own`` in their order, saying which they are: the
+    same in another order, or others."""
+    stored = [stored_as(name) for name in names]
+    if stored == own:
+        return
+    which = "the model's own feature names in another order" if sorted(stored) == sorted(own) else \
+        "other names than the model's own"
+    i = next(i for i, (name, its) in enumerate(zip(stored, own)) if name != its)
+    said = (f"gives {which} ({names[i]!r} for its feature {i}, {own[i]!r}): the model keeps the names of the "
+            "columns it was fitted on and reads a row by them")
+    raise BadArgument(f"feature_names {said}; leave feature_names out and name X's columns as the model does "
+                       "(feature_names names the features of a model fitted on arrays, which keeps none)",
+                       command_line=f"--feature-names {said}; leave --feature-names out and name the data's columns "
+                       "as the model does (--feature-names names the features of a model fitted on arrays, which "
+                       "keeps none)")
+
+
+def renamed_hint(model: Model, missing: Sequence[str], columns: Sequence[str]) -> str:
+    """The end of a message refusing X, a table that lacks the features ``missing`` of an imported ``model``,
+    where its library stored the names of the columns it was fitted on renamed and X has them as they were
+    (the module's ``renamed_hint``: LightGBM's 'mean radius' is 'mean_radius'); '' where none did."""
+    importer = IMPORTERS.get(model.meta.get("library"))
+    hint = getattr(importer.loaded(), "renamed_hint", None) if importer is not None else None
+    return hint(missing, columns) if hint is not None else ""
+
+
 def from_object(model_object, feature_names: Sequence[str] | None = None, **options) -> Model:
     """A treegen model from a fitted model of any supported library; ``options`` are the library's own
     (:attr:`Importer.options`), None meaning not given."""
     importer = importer_of(model_object)
     if importer is not None:
         return importer.convert(model_object, feature_names=feature_names, **_options(importer, options))
-    raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} "
-                       f"(from {_module_of(model_object)}); supported libraries: {', '.join(IMPORTERS)}")
+    raise NotAModel(f"cannot import {with_article(type(model_object).__name__)} "
+                    f"(from {_module_of(model_object)}); supported libraries: {', '.join(IMPORTERS)}")
 
 
 def importer_of(model_object) -> Importer | None:
@@ -133,7 +187,7 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
     ----------
     path : the file.
     feature_names : the input columns' names, when the file has none (default: the file's own, else
-        x0, x1, ...).
+        x0, x1, ...; the file's own may only be repeated: :func:`resolve_feature_names`).
     trust : allow a pickle or joblib file, whose loading runs code stored in it.
     options : settings of the file's library (:attr:`Importer.options`, e.g. XGBoost's ``missing``);
         None means not given.
@@ -147,16 +201,20 @@ def import_file(path: str, feature_names: Sequence[str] | None = None, trust: bo
                 return importer.read(path, feature_names=feature_names, **_options(importer, options, path))
         if _is_pickle(head):
             if not trust:
-                raise TreegenError("loading a pickle or joblib file runs code stored in it; pass --trust if the file "
-                                   "is trusted, or save the model in its library's own format (scikit-learn: "
-                                   "skops.io.dump; XGBoost, LightGBM, CatBoost: save_model), which treegen reads as "
-                                   "data", path)
+                raise TreegenError(_untrusted("trust=True"), path, command_line=_untrusted("--trust"))
             return from_object(_unpickle(path), feature_names=feature_names, **options)
     except TreegenError as err:
         raise err.at(path)
-    raise TreegenError(f"{_looks_like(head)}, not a model file treegen reads; expected "
-                       + "; ".join(f"{i.library}: {i.files}" for i in IMPORTERS.values())
-                       + "; or a pickle/joblib file with --trust", path)
+    expected = f"{_looks_like(head)}, not a model file treegen reads; expected " + "; ".join(
+        f"{i.library}: {i.files}" for i in IMPORTERS.values()) + "; or a pickle/joblib file with "
+    raise TreegenError(expected + "trust=True", path, command_line=expected + "--trust")
+
+
+def _untrusted(trust: str) -> str:
+    """The message refusing a pickle or joblib file not trusted, ``trust`` the argument that trusts it."""
+    return (f"loading a pickle or joblib file runs code stored in it; pass {trust} if the file is trusted, or save "
+            "the model in its library's own format (scikit-learn: skops.io.dump; XGBoost, LightGBM, CatBoost: "
+            "save_model), which treegen reads as data")
 
 
 def library_file(path: str) -> str | None:
@@ -180,7 +238,7 @@ def _options(importer: Importer, options: dict, path: str | None = None) -> dict
     foreign = [name for name in given if name not in importer.options]
     if foreign:
         name = foreign[0]
-        raise TreegenError(f"the option {name!r} does not apply to {importer.library} models"
+        raise BadArgument(f"the option {name!r} does not apply to {importer.library} models"
                            + (f"; it takes {', '.join(importer.options)}" if importer.options else ""), path,
                            command_line=f"{_typed(name, given[name])} does not apply to {importer.library} models")
     return given

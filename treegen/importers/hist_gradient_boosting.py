@@ -71,7 +71,7 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
     ----------
     estimator : the fitted estimator.
     feature_names : the input columns' names, in order (default: ``feature_names_in_``, else
-        x0, x1, ...).
+        x0, x1, ...); an estimator's own may only be repeated (:func:`treegen.importers.resolve_feature_names`).
 
     Returns
     -------

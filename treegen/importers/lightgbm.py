@@ -106,7 +106,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, file_of, library_meta
+from . import IMPORTERS, file_of, library_meta, resolve_feature_names
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -153,7 +153,9 @@ def read_model_file(path: str, feature_names: Sequence[str] | None = None) -> Mo
     path : str
         The file ``Booster.save_model`` wrote.
     feature_names : sequence of str, optional
-        Names for the input columns, in order. Default: the file's ``feature_names``.
+        Names for the input columns, in order. Default: the file's ``feature_names``. A model fitted on a
+        frame keeps its columns' names (a space written '_'): they may only be repeated, spaces and all
+        (:func:`treegen.importers.resolve_feature_names`); Column_0, ... may be named anew.
 
     Returns
     -------
@@ -185,7 +187,8 @@ def from_lightgbm(model_object, feature_names: Sequence[str] | None = None) -> M
     ----------
     model_object : lightgbm.Booster or lightgbm.LGBMModel
     feature_names : sequence of str, optional
-        Names for the input columns, in order. Default: the booster's own.
+        Names for the input columns, in order. Default: the booster's own; as :func:`read_model_file` takes them
+        (``X.columns`` of the frame it was fitted on gives back the spaces LightGBM wrote '_').
 
     Returns
     -------
@@ -584,17 +587,31 @@ def _features(parsed: _Parsed, feature_names: Sequence[str] | None) -> tuple[tup
 
 
 def _feature_names(parsed: _Parsed, feature_names: Sequence[str] | None) -> list[str]:
+    """The given names, else the model's own (:func:`treegen.importers.resolve_feature_names`): those of the frame it
+    was fitted on, each space written '_'; LightGBM's Column_0, ... for arrays, which may be named anew."""
     names = parsed.header["feature_names"].split(" ")
-    if feature_names is None:
-        return names
-    given = list(feature_names)
-    if not all(isinstance(n, str) for n in given):
-        raise TreegenError("feature names must be strings")
-    if len(given) != len(names):
-        raise TreegenError(f"{len(given)} feature names given, but the model takes {len(names)} features")
-    if len(set(given)) != len(given):
-        raise TreegenError(f"feature name {next(n for n in given if given.count(n) > 1)!r} is given twice")
-    return given
+    fitted_on_arrays = names == [f"Column_{i}" for i in range(len(names))]
+    return resolve_feature_names(feature_names, None if fitted_on_arrays else names, len(names), default=names,
+                                 stored_as=stored_name)
+
+
+def stored_name(name: str) -> str:
+    """A column's name as LightGBM stores it in its model (``Dataset.set_feature_names``: a space is written
+    '_'; names with JSON's special characters it refuses)."""
+    return name.replace(" ", "_")
+
+
+def renamed_hint(missing: Sequence[str], columns: Sequence[str]) -> str:
+    """The end of the message refusing X that lacks the features ``missing`` of a LightGBM model, where X
+    has them as the frame the model was fitted on named them (``stored_name`` of one of ``columns``): how to
+    import the model with those names; '' where X has none of them."""
+    spelt = {stored_name(column): column for column in columns if stored_name(column) != column}
+    name = next((name for name in missing if name in spelt), None)
+    if name is None:
+        return ""
+    return (f"; LightGBM stored the names of the columns it was fitted on with each space written '_' "
+            f"({spelt[name]!r} as {name!r}): import the model with the frame's own names, "
+            "feature_names=X.columns (X: the frame it was fitted on)")
 
 
 def _categorical_features(parsed: _Parsed, infos: list[str]) -> list[int]:

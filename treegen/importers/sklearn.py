@@ -84,7 +84,8 @@ def from_sklearn(estimator, feature_names=None) -> Model:
         One of the estimators listed in ``SUPPORTED``.
     feature_names : sequence of str, optional
         Names of the input columns, in order. Default: ``estimator.feature_names_in_`` when the
-        estimator was fitted on a DataFrame, else ``x0, x1, ...``.
+        estimator was fitted on a DataFrame, else ``x0, x1, ...``. Given names must be an estimator's own
+        (:func:`treegen.importers.resolve_feature_names`): they name the features of one fitted on arrays.
 
     Returns
     -------

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..errors import TreegenError
 from ..model import CLASSIFICATION, REGRESSION, Target
+from . import resolve_feature_names
 
 
 def sklearn_version_text() -> str:
@@ -21,21 +22,9 @@ def estimator_params(estimator) -> dict:
 
 
 def feature_names_of(estimator, feature_names) -> list[str]:
-    """The given names, else the ones the estimator was fitted with, else x0, x1, ..."""
-    count = estimator.n_features_in_
-    if feature_names is None:
-        given = getattr(estimator, "feature_names_in_", None)
-        names = [str(n) for n in given] if given is not None else [f"x{i}" for i in range(count)]
-    else:
-        names = list(feature_names)
-        if not all(isinstance(n, str) for n in names):
-            raise TreegenError("feature names must be strings")
-    if len(names) != count:
-        raise TreegenError(f"{len(names)} feature names given, but the estimator takes {count} features")
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise TreegenError(f"feature name {duplicate!r} is given twice")
-    return names
+    """The given names, else the ones the estimator was fitted with, else x0, x1, ...
+    (:func:`treegen.importers.resolve_feature_names`)."""
+    return resolve_feature_names(feature_names, getattr(estimator, "feature_names_in_", None), estimator.n_features_in_)
 
 
 def target_of(estimator) -> tuple[Target, dict]:

@@ -113,7 +113,7 @@ from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
-from . import Refused, file_of, library_meta, ubjson
+from . import Refused, file_of, library_meta, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -178,7 +178,8 @@ def read_xgboost(path: str, feature_names: Sequence[str] | None = None, missing:
     Parameters
     ----------
     path : the file (``Booster.save_model``).
-    feature_names : the input columns' names (default: the file's own, else x0, x1, ...).
+    feature_names : the input columns' names (default: the file's own, else x0, x1, ...); the file's own
+        may only be repeated (:func:`treegen.importers.resolve_feature_names`).
     missing : the value that stands for a missing input besides NaN, as given to ``DMatrix`` or the
         scikit-learn wrapper (default: the file's, saved by XGBoost 1.7's wrapper, else NaN).
     use_best_iteration : True: the first ``best_iteration + 1`` rounds, as the scikit-learn wrapper
@@ -207,7 +208,8 @@ def from_xgboost(model_object, feature_names: Sequence[str] | None = None, missi
     Parameters
     ----------
     model_object : the Booster or estimator.
-    feature_names : the input columns' names (default: the model's own, else x0, x1, ...).
+    feature_names : the input columns' names (default: the model's own, else x0, x1, ...); the model's own
+        may only be repeated (:func:`treegen.importers.resolve_feature_names`).
     missing : the value that stands for a missing input besides NaN (default: the estimator's
         ``missing`` parameter; for a Booster NaN).
     use_best_iteration : as for :func:`read_xgboost`; None: True for an estimator, False for a Booster.
@@ -604,17 +606,7 @@ class _Conversion:
 
     def names(self, learner: dict, count: int) -> list[str]:
         own = self.field(learner, "feature_names", "learner", list, default=[])
-        if self.feature_names is None:
-            names = [str(n) for n in own] if own else [f"x{i}" for i in range(count)]
-        else:
-            names = list(self.feature_names)
-            if not all(isinstance(n, str) for n in names):
-                raise self.fail("feature names must be strings")
-        if len(names) != count:
-            raise self.fail(f"{len(names)} feature names given, but the model takes {count} features")
-        if len(set(names)) != len(names):
-            raise self.fail(f"feature name {next(n for n in names if names.count(n) > 1)!r} is given twice")
-        return names
+        return resolve_feature_names(self.feature_names, own, count)  # (import_file names the file in its errors)
 
     def missing(self, learner: dict) -> tuple[float, str]:
         """The value that stands for missing besides NaN, and where it came from."""
