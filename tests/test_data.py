@@ -482,8 +482,8 @@ def test_an_imported_model_whose_names_a_csv_lacks_says_how_to_rename_them():
     with pytest.raises(TreegenError) as err:
         rows_for_model(parse_csv("a,b,c\n1,2,3\n"), model)
     assert err.value.message == (f"no column{'s' if len(model.used_features()) > 1 else ''} named {used}; the "
-                                 "model's feature names come from its file: treegen import --feature-names a,b,c "
-                                 "renames them (in the order of its features)")
+                                 "model's feature names are those of the columns it was fitted on, which its file "
+                                 "keeps: name the table's columns as the model does (in the order of its features)")
 
 
 # -- one CSV syntax: data.py and the generated programs read the same bytes the same way ------------

@@ -399,13 +399,20 @@ def test_names_categories_and_meta(tmp_path):
     assert model.features[1].categories == tuple(COLORS + ["purple"])
     assert model.meta["library"] == "CatBoost" and model.meta["objective"] == "Logloss"
     assert [str(c) for c in model.meta["catboost"]["classes"]] == ["False", "True"]  # 1.2 writes them as text
-    renamed = import_file(path, feature_names=["a", "b", "c", "d"], categories={"b": COLORS})
-    assert [f.name for f in renamed.features] == ["a", "b", "c", "d"]
+    # the names of the frame it was fitted on are the model's own: repeated, not renamed (a renamed column is
+    # read as another feature), as for every library; a model fitted on arrays takes any
+    with pytest.raises(ValueError, match="gives other names than the model's own"):
+        import_file(path, feature_names=["a", "b", "c", "d"], categories={"b": COLORS})
+    with pytest.raises(ValueError, match="the model's own feature names in another order"):
+        import_file(path, feature_names=["color", "x0", "x1", "x2"], categories={"color": COLORS})
+    again = import_file(path, feature_names=["x0", "color", "x1", "x2"], categories={"color": COLORS})
+    assert [f.name for f in again.features] == ["x0", "color", "x1", "x2"]
     loaded = modelio.loads(modelio.dumps(model))
     rows = as_rows(probe_frame(model, frame))
     assert predict_rows(loaded, rows) == predict_rows(model, rows)
     plain = CatBoostClassifier(**KW).fit(frame[["x0", "x1"]].to_numpy(), signal > 0)
     assert [f.name for f in from_catboost(plain).features] == ["x0", "x1"]
+    assert [f.name for f in from_catboost(plain, feature_names=["p", "q"]).features] == ["p", "q"]
 
 
 def assert_oracle_agrees(model: Model, path: str, probe: pd.DataFrame, tolerance: float | None = None) -> None:

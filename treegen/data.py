@@ -430,8 +430,8 @@ def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
     if names in ([f"x{i}" for i in range(len(names))], [f"Column_{i}" for i in range(len(names))]):
         return ("; the model was fitted on arrays, without column names: import it again with "
                 f"treegen import --feature-names {given} (the columns' names in the order it was fitted on)")
-    return (f"; the model's feature names come from its file: treegen import --feature-names {given} renames "
-            "them (in the order of its features)")
+    return ("; the model's feature names are those of the columns it was fitted on, which its file keeps: name "
+            "the table's columns as the model does (in the order of its features)")
 
 
 def load_dataset(path: str, **options) -> Dataset:

@@ -107,7 +107,7 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Comb
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
 from ..table import categories_argument
-from . import file_of, library_meta
+from . import file_of, library_meta, resolve_feature_names
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
@@ -291,6 +291,8 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
                            "'oblivious_trees' or 'trees'")
     try:
         return _convert(document, feature_names, categories)
+    except TreegenError:  # (a BadArgument is a ValueError too: its own message, not the file's fault)
+        raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
         detail = f"missing {err}" if isinstance(err, KeyError) else str(err).splitlines()[0]
         raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
@@ -384,19 +386,11 @@ def _columns(info: dict) -> list[tuple[str, dict] | None]:
 
 
 def _feature_names(columns: list, given: Sequence[str] | None) -> list[str]:
-    if given is None:
-        names = [(column[1].get("feature_name") or column[1].get("feature_id") or f"x{flat}") if column else f"x{flat}"
-                 for flat, column in enumerate(columns)]
-    else:
-        names = list(given)
-        if not all(isinstance(n, str) for n in names):
-            raise TreegenError("feature names must be strings")
-        if len(names) != len(columns):
-            raise TreegenError(f"{len(names)} feature names given, but the model takes {len(columns)} features")
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise TreegenError(f"feature name {duplicate!r} is given twice")
-    return names
+    """The features' names by the importers' one rule (:func:`resolve_feature_names`): the model's own, where it
+    has a name for each (a DataFrame's columns), are only repeated; a model fitted on arrays ('' each) takes any."""
+    stored = [(column[1].get("feature_name") or column[1].get("feature_id")) if column else None for column in columns]
+    default = [name or f"x{flat}" for flat, name in enumerate(stored)]
+    return resolve_feature_names(given, stored if all(stored) else None, len(columns), default=default)
 
 
 class _Labels:
