@@ -128,9 +128,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
 
 def api(classification: bool, leaf: bool) -> list[str]:
     """The names a generated module offers (its __all__, what ``from model import *`` takes): not the modules
-    it imports, nor ``main``."""
-    return ["predict", *["predict_proba"] * classification, *["predict_leaf"] * leaf, "predict_values",
-            *["predict_proba_values"] * classification, "FEATURES", "CLASSES"]
+    it imports, nor ``main``. Sorted, as linters want __all__ (ruff's RUF022)."""
+    return sorted(["predict", *["predict_proba"] * classification, *["predict_leaf"] * leaf, "predict_values",
+                   *["predict_proba_values"] * classification, "FEATURES", "CLASSES"])
 
 
 def for_output(output: str, options: dict) -> dict:
