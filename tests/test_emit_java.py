@@ -268,6 +268,60 @@ def test_the_api_embeds_in_a_java_program():
     assert printed[4] == label + printed[1]  # the encoded fast path
 
 
+
+LENGTH_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.*;
+
+/** Per class named, each API of an encoded row (and of many, and of an Object[]) given a row one value short and
+ * one too long: what it throws, or that it answered. */
+public class LengthHarness {
+    public static void main(String[] args) throws Exception {
+        for (String name : args) {
+            Class<?> model = Class.forName(name);
+            int n = ((List<?>) model.getField("FEATURES").get(null)).size();
+            for (int length : new int[] {n - 1, n + 1}) {
+                double[] x = new double[length];
+                Object[] values = new Object[length];
+                for (Method method : model.getMethods()) {
+                    Class<?>[] types = method.getParameterTypes();
+                    if (!method.getName().startsWith("predict") || types.length != 1 || types[0] == Map.class) continue;
+                    Object row = types[0] == double[].class ? x : types[0] == Object[].class ? values : new double[][] {x};
+                    String shown = name + "." + method.getName() + "(" + types[0].getSimpleName() + " of " + length + "): ";
+                    try {
+                        method.invoke(null, row);
+                        System.out.println(shown + "answered");
+                    } catch (InvocationTargetException thrown) {
+                        System.out.println(shown + thrown.getCause());
+                    }
+                }
+            }
+        }
+    }
+}
+"""
+
+
+def test_an_encoded_row_of_another_length_is_refused():
+    """A double[] one value short threw ArrayIndexOutOfBoundsException (or was answered, as the walk went), one
+    too long was answered: refused as an Object[] is, in every API of encoded rows, of a class of one tree, of a
+    forest summed tree by tree (sumsOfRows), of a boosted model, of a regression."""
+    forest = random_model(3, n_trees=3, missing_kinds=(Route.CHILD,))
+    models = {"OneTree": (random_model(4, max_depth=7), True), "Forest": (forest, False),
+              "Boosted": (python_boosted(2, "softmax"), False), "Valued": (random_model(5, regression=True), True)}
+    sources = [emit(model, "java", leaf=leaf, class_name=name) for name, (model, leaf) in models.items()]
+    assert "sumsOfRows(" in sources[1]  # the forest is summed tree by tree
+    directory = compile_sources(sources + [LENGTH_HARNESS])[0]
+    printed = subprocess.run(["java", "-cp", directory, "LengthHarness", *models], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    apis = {"OneTree": 8, "Forest": 6, "Boosted": 6, "Valued": 5}  # methods of one row (not Map) or of rows
+    assert len(printed) == 2 * sum(apis.values())
+    for line in printed:
+        length = int(re.search(r" of ([0-9]+)\): ", line).group(1))
+        assert line.endswith(f": java.lang.IllegalArgumentException: expected 5 values, got {length}"), line
+
+
 # One field of a harness's rows file, as harness_field writes it, in both harnesses below.
 HARNESS_FIELD = r"""
     /** A field: % missing, n a double's bits, f a float's bits, i an Integer, l a Long, b a Boolean, else

@@ -622,7 +622,7 @@ API_CHECK = r"""
 import * as m from "./model.mjs";
 const row = {x0: 0.5, x1: "2", x2: null, c0: "v0_1", c1: "unseen", extra: 1};
 const out = [m.predict(row), m.predictProba(row), m.predictLeaf(row), m.predict(new Map(Object.entries(row))),
-  m.predict([0.5, 2, undefined, "v0_1", "unseen"]) === m.predict(row), Array.from(m.encode(row)),
+  m.predict(m.encode([0.5, 2, undefined, "v0_1", "unseen"])) === m.predict(row), Array.from(m.encode(row)),
   m.predict(m.encode(row)) === m.predict(row), m.predict({x0: null}), Object.isFrozen(m.FEATURES), m.FEATURES, m.CLASSES];
 let thrown = [];
 for (const bad of [() => m.predict({x0: "abc"}), () => m.predict({x0: {}}), () => m.encode([1, 2]),
@@ -659,6 +659,44 @@ def test_the_api_takes_objects_maps_arrays_and_strings():
                       "TypeError: rows: expected an array (or an iterable) of rows",
                       "TypeError: a row is an object, a Map or an array of values, not number",
                       "TypeError: rows: expected an array (or an iterable) of rows"]
+
+
+
+FAST_PATH_CHECK = r"""
+import * as m from "./model.mjs";
+const values = ["sunny", 85, 85, "FALSE"];  // as written, in FEATURES order: not what the fast path takes
+const asObject = {outlook: "sunny", temperature: 85, humidity: 85, windy: "FALSE"};
+const answers = [m.predict(asObject), m.predict(m.encode(values)), m.predict(Array.from(m.encode(values))),
+  m.predictProba(m.encode(values)), m.predictRows([m.encode(values), Array.from(m.encode(values))])];
+const thrown = [];
+for (const bad of [() => m.predict(values), () => m.predictProba(values), () => m.predictLeaf(values),
+  () => m.predictRows([m.encode(values), values]), () => m.predict([0, 85, null, 1]), () => m.predict(["sunny"]),
+  () => m.predict(new Float64Array(3)), () => m.predictProba(new Float64Array(5)), () => m.predict([0, 85, 85, 1, 7]),
+  () => m.predictProbaRows([new Float64Array(2)]), () => m.predict(new BigInt64Array(4))]) {
+  try { thrown.push("no error: " + JSON.stringify(bad())); } catch (error) { thrown.push(error.constructor.name + ": " + error.message); }
+}
+console.log(JSON.stringify([answers, thrown]));
+"""
+
+
+def test_an_array_is_the_fast_path_or_refused():
+    """An array given to predict is the fast path: an array of values as written (["sunny", 85, 85, "FALSE"])
+    was read as one with "sunny" missing ("yes" where the row is "no"), a short one with the rest missing."""
+    model = fit(load_dataset(str(ROOT / "examples" / "weather.numeric.arff")), "c45")
+    with tempfile.TemporaryDirectory() as directory:
+        Path(directory, "model.mjs").write_text(emit(model, "javascript", leaf=True), encoding="utf-8")
+        Path(directory, "check.mjs").write_text(FAST_PATH_CHECK, encoding="utf-8")
+        done = subprocess.run(["node", "check.mjs"], cwd=directory, capture_output=True, text=True, check=True)
+    answers, thrown = json.loads(done.stdout)
+    row = {"outlook": "sunny", "temperature": 85, "humidity": 85, "windy": "FALSE"}
+    assert answers == [model.predict(row)] * 3 + [model.scores(row), [model.predict(row)] * 2] and answers[0] == "no"
+    assert model.used_features() == [0, 2, 3]  # J48's tree: outlook, humidity, windy
+    not_number = ("TypeError: an array row is the fast path, numbers as encode() returns them, but value {} (feature "
+                  "'{}') is not a number ({}): pass encode(values) for values as written, or an object")
+    assert thrown == [not_number.format(0, "outlook", "string")] * 4 + [
+        not_number.format(2, "humidity", "null")] + [
+        f"RangeError: expected 4 values, one per feature, got {n}" for n in (1, 3, 5, 5, 2)] + [
+        not_number.format(0, "outlook", "bigint")]
 
 
 ROW_CHECK = """

@@ -1468,3 +1468,58 @@ def test_codes_are_read_only_by_a_model_whose_features_have_them():
         assert "_coded(" in coded and "_CODED" in coded
     single = emit(code_probe_model(Codes.INTEGRAL), "python")
     assert re.search(r"if type\(v0\) is not str or v0 not in _KNOWN0:\n +v0 = _coded\(v0, ", single)
+
+
+STAR_IMPORT = """
+import sys as _sys
+_sys.path.insert(0, _sys.argv[1])
+from {module} import *
+print(sorted(name for name in dir() if not name.startswith("_")))
+print(predict({row!r}))
+"""
+
+
+@pytest.mark.parametrize("leaf", [False, True])
+def test_a_star_import_takes_the_api_alone(tmp_path, leaf):
+    """`from model import *` brought csv, io, math, os, re, sys and main besides the API: __all__ says the API,
+    as the module's docstring lists it."""
+    for model, name in ((tennis_model(), "tennis"), (random_model(5, regression=True), "valued")):
+        (tmp_path / f"{name}.py").write_text(emit(model, "python", leaf=leaf), encoding="utf-8")
+        row = {"outlook": "sunny", "humidity": "high"} if name == "tennis" else {"x0": 0.5}
+        done = subprocess.run([sys.executable, "-c", STAR_IMPORT.format(module=name, row=row), str(tmp_path)],
+                              capture_output=True, text=True, check=True)
+        names, answer = done.stdout.splitlines()
+        api = {"predict", "predict_values", "FEATURES", "CLASSES"} | (
+            {"predict_proba", "predict_proba_values"} if name == "tennis" else set()) | ({"predict_leaf"} if leaf else set())
+        assert eval(names) == sorted(api) and answer == str(model.predict(row))
+
+
+def test_an_output_named_as_a_standard_module_is_refused(tmp_path):
+    """`export --to python -o csv.py` wrote a file that, run, imports itself as csv and fails (AttributeError);
+    imported, it takes the place of the module everywhere: refused, as the modules it imports or any other of
+    the standard library (re, json), in one line."""
+    from click.testing import CliRunner
+    from treegen.cli import main
+    from treegen.modelio import save
+    model = tennis_model()
+    save(model, str(tmp_path / "tennis.json"))
+    premise = tmp_path / "premise"
+    premise.mkdir()
+    (premise / "csv.py").write_text(emit(model, "python"), encoding="utf-8")
+    ran = subprocess.run([sys.executable, "csv.py"], cwd=premise, input="outlook\nsunny\n", capture_output=True,
+                         text=True)
+    assert ran.returncode == 1 and "AttributeError" in ran.stderr  # why the name is refused
+    for name in ("csv", "re", "io", "math", "json"):
+        output = str(tmp_path / f"{name}.py")
+        result = CliRunner().invoke(main, ["export", str(tmp_path / "tennis.json"), "--to", "python", "-o", output])
+        assert result.exit_code == 2 and not os.path.exists(output)
+        assert result.output.splitlines() == [
+            f"treegen: error: -o {output}: {name} is a module of Python's standard library, which a file of that name "
+            "shadows (the program imports csv, io, math, numbers, os, re, struct, sys): choose another name"]
+    result = CliRunner().invoke(main, ["export", str(tmp_path / "tennis.json"), "--to", "python", "-o",
+                                       str(tmp_path / "tennis_model.py")])
+    assert result.exit_code == 0
+    ran = subprocess.run([sys.executable, "tennis_model.py"], cwd=tmp_path, input="outlook,temperature,humidity,wind\n"
+                         "sunny,hot,high,weak\n", capture_output=True, text=True, check=True)
+    row = {"outlook": "sunny", "temperature": "hot", "humidity": "high", "wind": "weak"}
+    assert ran.stdout == model.predict(row) + "\n"

@@ -71,7 +71,7 @@ class Target:
     tolerates: str | None = None
     also_read: tuple[str, ...] = ()  # other endings its files may have (`export -o`, `verify --program`)
     # The emitter's function for_output(output, options) -> the options with what -o's file name implies
-    # (java: the class named after the file; c: the prefix)
+    # (java: the class named after the file; c: the prefix), or refuses the name (python: a standard module's)
     named_by_output: bool = False
 
     def endings(self) -> tuple[str, ...]:
@@ -125,7 +125,7 @@ def emitter(name: str) -> ModuleType:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
-           runner="python", program=True),
+           runner="python", program=True, named_by_output=True),
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,

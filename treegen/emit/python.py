@@ -36,12 +36,16 @@ in the comment that names the feature of each test, where ``#`` is escaped too -
 model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
+import os
+import sys
+
 from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_decision, label_part, leaf_terms, missing_intervals, named_features,
                      numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums)
+from ..errors import TreegenError
 from .render import render
 
 INDENT = "    "
@@ -53,6 +57,10 @@ INDENT = "    "
 COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_call=1, budget=100_000,
                  max_depth=40)
 INLINE_LINES = COST.budget  # the most lines of a function of trees summed inline (_inline_sum)
+
+# The modules a generated module imports, each only where it needs it (numbers: a nominal feature read by a
+# number's value; struct: float32 arithmetic).
+IMPORTS = ("csv", "io", "math", "numbers", "os", "re", "struct", "sys")
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
@@ -91,8 +99,13 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
     as_read = bool(intervals or coded)
     helpers = _helpers(model, decision)
+    code_float32 = bool(coded) and model.numeric.cast == "float32"
+    named = _named(model)
+    needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32}
+    classification = model.target.is_classification
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
-                  model=model, classification=model.target.is_classification,
+                  imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
+                  model=model, classification=classification,
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
@@ -105,12 +118,37 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
                   labels_apart=has_label_values(model),
                   on_raw=boosted and (decides_on_raw(combine) or label_cut is not None),
                   intervals=[(i, literal(low), literal(high), comment(names[i])) for i, low, high in intervals],
-                  coded=coded, code_float32=bool(coded) and model.numeric.cast == "float32", as_read=as_read,
-                  named=_named(model),
+                  coded=coded, code_float32=code_float32, as_read=as_read,
+                  named=named,
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
                   helpers=helpers, leaf=leaf, leaves=sum(len(t.leaves()) for t in model.trees),
                   runtime=render("python", "runtime.py.txt", coded=bool(coded), named=bool(named_features(model))))
+
+
+def api(classification: bool, leaf: bool) -> list[str]:
+    """The names a generated module offers (its __all__, what ``from model import *`` takes): not the modules
+    it imports, nor ``main``. Sorted, as linters want __all__ (ruff's RUF022)."""
+    return sorted(["predict", *["predict_proba"] * classification, *["predict_leaf"] * leaf, "predict_values",
+                   *["predict_proba_values"] * classification, "FEATURES", "CLASSES"])
+
+
+def for_output(output: str, options: dict) -> dict:
+    """The options as they are, -o's file refused where its name is a module of Python's standard library:
+    the file would be imported in that module's stead, by the program (``python3 csv.py`` imports itself as
+    csv and fails) or by any code run beside it."""
+    stem = os.path.splitext(os.path.basename(output))[0]
+    if stem in standard_modules():
+        raise TreegenError(f"-o {output}: {stem} is a module of Python's standard library, which a file of that "
+                           f"name shadows (the program imports {', '.join(IMPORTS)}): choose another name")
+    return options
+
+
+def standard_modules() -> frozenset[str]:
+    """The modules of Python's standard library: sys.stdlib_module_names (Python 3.10+), else those the
+    generated code imports and those built into the interpreter."""
+    names = getattr(sys, "stdlib_module_names", None)
+    return frozenset(names or ()) | frozenset(IMPORTS) | frozenset(sys.builtin_module_names)
 
 
 def literal(value) -> str:
