@@ -312,7 +312,10 @@ def test_names_and_meta():
     X, signal = numeric_data(8)
     estimator = HistGradientBoostingRegressor(**KW).fit(pd.DataFrame(X, columns=["a", "b", "c"]), signal)
     assert [f.name for f in from_sklearn(estimator).features] == ["a", "b", "c"]
-    assert [f.name for f in from_sklearn(estimator, ["p", "q", "r"]).features] == ["p", "q", "r"]
+    with pytest.raises(ValueError, match="gives other names than the model's own"):  # a frame's names are its own
+        from_sklearn(estimator, ["p", "q", "r"])
+    on_array = HistGradientBoostingRegressor(**KW).fit(X, signal)  # no names of its own: any may be given
+    assert [f.name for f in from_sklearn(on_array, ["p", "q", "r"]).features] == ["p", "q", "r"]
     model = from_sklearn(estimator)
     assert model.meta["algorithm"] == "HistGradientBoostingRegressor"
     assert model.combine.init == (float(estimator._baseline_prediction.ravel()[0]),)
