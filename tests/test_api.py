@@ -389,3 +389,14 @@ def test_export_help_lists_every_target_and_option_from_the_targets_table():
         assert f"{option.name}=" in doc and f"the CLI's {option.flag_name})" in doc
         assert " ".join(option.help.split()[1:]) in doc
     assert "image_format='dot' or 'svg' (dot; the CLI's --format): render with Graphviz" in doc
+
+
+def test_id3_refusals_name_the_python_arguments_from_python_and_the_options_from_the_cli(tmp_path):
+    """An error raised from Python names the argument that fixes it (nominal=['temperature']), the CLI its option."""
+    with pytest.raises(treegen.TreegenError) as err:
+        treegen.train("examples/weather.numeric.arff", algorithm="id3")
+    assert str(err.value).endswith("use algorithm='c45' or 'cart', or nominal=['temperature']")
+    from click.testing import CliRunner
+    from treegen.cli import main
+    done = CliRunner().invoke(main, ["train", "examples/weather.numeric.arff", "-a", "id3", "-o", str(tmp_path / "m")])
+    assert done.exit_code == 2 and done.output.endswith("use --algorithm c45 or cart, or --nominal temperature\n")

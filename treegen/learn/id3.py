@@ -72,12 +72,16 @@ def _check(dataset: Dataset) -> None:
     if not (dataset.weights > 0).any():  # (no class to give the root: its weights sum to 0)
         raise TreegenError("every row has weight zero: nothing to learn from")
     if not dataset.target.is_classification:
-        raise TreegenError(f"ID3 classifies; the target {dataset.target.name!r} is numeric "
-                           "(use --algorithm cart for regression, or --nominal to treat it as classes)")
+        said = f"ID3 classifies; the target {dataset.target.name!r} is numeric "
+        raise TreegenError(said + "(use algorithm='cart' for regression, or nominal= to treat it as classes)",
+                           command_line=said + "(use --algorithm cart for regression, or --nominal to treat it as "
+                           "classes)")
     for feature, column in zip(dataset.features, dataset.columns):
         if feature.is_numeric:
-            raise TreegenError(f"ID3 handles nominal features only and {feature.name!r} is numeric: "
-                               "use --algorithm c45 or cart, or --nominal " + name_argument(feature.name))
+            said = f"ID3 handles nominal features only and {feature.name!r} is numeric: use "
+            raise TreegenError(said + f"algorithm='c45' or 'cart', or nominal=[{feature.name!r}]",
+                               command_line=f"{said}--algorithm c45 or cart, or --nominal "
+                                            + name_argument(feature.name))
         if (column < 0).any():
-            raise TreegenError(f"ID3 cannot learn from missing values (feature {feature.name!r}): "
-                               "use --algorithm c45 or cart")
+            said = f"ID3 cannot learn from missing values (feature {feature.name!r}): use "
+            raise TreegenError(said + "algorithm='c45' or 'cart'", command_line=said + "--algorithm c45 or cart")
