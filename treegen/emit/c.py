@@ -102,13 +102,13 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "        return (double) coded_category(feature, text, length);"))
 # A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
 # (XGBoost's multi:softmax decides on raw sums as the runtime does: a NaN never passes, treegen.model.max_index.)
-NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
-               "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
-               "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
+NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? above(raw[k], raw[best]) : above(deciding[k], deciding[best])) {",
+               "            DECISION == DECIDE_ARGMAX_RAW ? above(raw[k], raw[best]) :\n"
+               "            above(deciding[k], deciding[best]) || (is_nan(deciding[k]) && !is_nan(deciding[best]))) {"),)
 # A binary XGBoost's or LightGBM's label is decided on its raw sum against common.label_cut (LABEL_CUT), its
 # link (expf, exp) not computed for it: the scores only where they are asked for.
-LABEL_CUT_RUNTIME = (("        return raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0) ? 1 : 0;",
-                      "        return raw[0] >= LABEL_CUT ? 1 : 0;"),
+LABEL_CUT_RUNTIME = (("        return !is_nan(raw[0]) && (raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0)) ? 1 : 0;",
+                      "        return !is_nan(raw[0]) && raw[0] >= LABEL_CUT ? 1 : 0;"),
                      ("    double sums[SUM_WIDTH], scores[N_SCORES];\n    evaluate(x, sums, scores);\n"
                       "    return decide(sums, scores);",
                       "    double sums[SUM_WIDTH];\n    start_sums(sums);\n    add_trees(x, sums);\n"
@@ -259,14 +259,15 @@ def macro_prefix(prefix: str) -> str:
 def feature_index(names: list[str], macro: str) -> str:
     """The header's list of the features in the order of a row: an ``enum`` of their indices, MACRO_NAME, where a
     name makes one clear constant (:func:`feature_constants`), a comment saying why not where it does not; each
-    line names its feature in a string literal (:func:`string`), which no name can end."""
+    line names its feature in a string literal (:func:`comment_string`), which no name can end. Block comments
+    only: the header is C89 too, for the programs that include it."""
     lines, constants = [], feature_constants(names, macro)
     last = max((i for i, (constant, _) in enumerate(constants) if constant), default=None)
     for i, (name, (constant, why)) in enumerate(zip(names, constants)):
         if constant:
-            lines.append(f"{INDENT}{constant} = {i}{',' * (i != last)}  // {string(name)}")
+            lines.append(f"{INDENT}{constant} = {i}{',' * (i != last)}  /* {comment_string(name)} */")
         else:
-            lines.append(f"{INDENT}// {i} {string(name)}: no constant, {why}")
+            lines.append(f"{INDENT}/* {i} {comment_string(name)}: no constant, {why} */")
     if last is None:
         return "\n".join(lines)
     return "\n".join(["enum {"] + lines + ["};"])
@@ -351,10 +352,17 @@ def string(text: str) -> str:
     return " ".join('"' + "".join(piece) + '"' for piece in pieces)
 
 
+def comment_string(text: str) -> str:
+    """:func:`string` for a block comment: a ``/`` next to a ``*`` as its octal escape, so that no name ends
+    the comment (``*/``) or opens one in it (``/*``, which -Wcomment warns of)."""
+    return string(text).replace("/*", "\\057*").replace("*/", "*\\057")
+
+
 def literal(value) -> str:
     """A C double constant that reads back bit-identical: the shortest decimal (Python's repr), which
-    C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here)."""
-    return float_text(value, "NAN", "INFINITY")
+    C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here); infinity as
+    HUGE_VAL and NaN cast, doubles both (math.h's INFINITY and NAN are floats: -Wdouble-promotion)."""
+    return float_text(value, "(double) NAN", "HUGE_VAL")
 
 
 def function_name(tree: int, node: int) -> str:
@@ -377,19 +385,26 @@ def _in_codes(x: str, codes) -> str:
 
 def condition(cond: Cond, count: int) -> str:
     """A test on ``x[feature]``: a number (NaN when missing), or a category's code (NaN when missing;
-    any value that is no code of the feature's ``count`` is a category it does not know)."""
+    any value that is no code of the feature's ``count`` is a category it does not know). Missing is
+    asked first, by the bits (``is_nan``, prelude.c.txt), and only a number is compared: the outcome
+    of comparing a NaN is not the compiler's to choose (clang -fno-honor-nans)."""
     x = f"x[{cond.feature}]"
     number = numeric_test(cond, x, literal, "!({})")
     if number is not None:
-        return number
+        return f"is_nan({x}) || {number}" if cond.op.startswith("not") else f"!is_nan({x}) && {number}"
     if cond.op == "unknown":
         return f"!is_code({x}, {count})"
     test = _in_codes(x, cond.codes)
     if cond.op == "in or missing":
-        return f"{test} || isnan({x})"
+        return f"is_nan({x}) || {_grouped(test)}"
     if cond.op == "in":
-        return test
-    return f"!({test})"
+        return test if _uses_mask(cond.codes) or not cond.codes else f"!is_nan({x}) && {_grouped(test)}"
+    return f"is_nan({x}) || !({test})" if cond.codes and not _uses_mask(cond.codes) else f"!({test})"
+
+
+def _grouped(test: str) -> str:
+    """A test of codes as one operand of && or ||: parenthesised when it is several."""
+    return f"({test})" if " || " in test else test
 
 
 def comment(cond: Cond, name: str, categories) -> str:
@@ -503,7 +518,7 @@ def _linear_function(model: Model, tree_plan: TreePlan) -> dict:
     tree's table). Written after the runtime, under its ``fp-contract=off``."""
     read = (lambda f: f"linear_input(x[{f}])") if model.numeric.zero_band else (lambda f: f"x[{f}]")
     lines = []
-    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"isnan(x[{f}])", literal):
+    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"is_nan(x[{f}])", literal):
         lines.append(f"    case {node}:")
         if missing:
             lines.append(f"        if ({missing}) {{")
