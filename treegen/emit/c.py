@@ -36,10 +36,12 @@ in the code and in the line comment that names the feature of each test, which n
 exception, the header's index constant of each feature (:func:`feature_constants`), is made of the name's
 ASCII letters and digits only, and left out where it would be ambiguous.
 The compiler flags that break exactness are refused where the compiler says so (``__FAST_MATH__``,
-``FLT_EVAL_METHOD``); README.md lists the others."""
+``FLT_EVAL_METHOD``, ``sizeof(0.1)`` under -fsingle-precision-constant); README.md lists the others. No test
+compares a NaN (:func:`condition`), so that a compiler that assumes there are none answers the same."""
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 from collections import Counter
@@ -167,8 +169,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     adds = size_groups([_direct_term(model, p) for p in plans], itemgetter("size"), GROUP_SIZE) if direct else []
     sum_width = n_raw if combine.kind == CombineKind.SUM else max([n_raw] + [p.width for p in plans])
     names = [f.name for f in model.features]
-    test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
-    index_test = lambda cond: condition(cond, len(categories[cond.feature]))
+    test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature], len(names)))
+    index_test = lambda cond: condition(cond, len(categories[cond.feature]), len(names))
     walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0, index_test=index_test)
                for p in plans for k, f in enumerate(p.functions)]
     macro = macro_prefix(prefix)
@@ -383,28 +385,30 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} == {c}.0" for c in codes)
 
 
-def condition(cond: Cond, count: int) -> str:
-    """A test on ``x[feature]``: a number (NaN when missing), or a category's code (NaN when missing;
-    any value that is no code of the feature's ``count`` is a category it does not know). Missing is
-    asked first, by the bits (``is_nan``, prelude.c.txt), and only a number is compared: the outcome
-    of comparing a NaN is not the compiler's to choose (clang -fno-honor-nans)."""
-    x = f"x[{cond.feature}]"
-    number = numeric_test(cond, x, literal, "!({})")
-    if number is not None:
-        return f"is_nan({x}) || {number}" if cond.op.startswith("not") else f"!is_nan({x}) && {number}"
+def condition(cond: Cond, count: int, width: int) -> str:
+    """A test on the row as the runtime's ``as_read`` gives it to the trees, twice over (``width`` features each):
+    ``x[feature]`` with a missing value as +infinity, ``x[width + feature]`` as -infinity, neither one NaN, so
+    that no test compares a NaN (whose outcome a compiler that assumes there are none chooses). A number's test
+    reads the copy whose infinity goes where a missing value goes; a test at +infinity, which both the row's
+    infinity and that copy's pass, asks whether the copies differ (missing) instead. A category's code is
+    tested on the first copy (an infinity is no code, so no category); any value that is no code of the
+    feature's ``count`` is a category it does not know."""
+    f = cond.feature
+    high, low, missing = f"x[{f}]", f"x[{width + f}]", f"x[{f}] != x[{width + f}]"
+    if cond.op in ("<=", "not <=", ">", "not >"):
+        if math.isnan(cond.threshold):  # no number passes a test at NaN: a missing value goes by not
+            return "1" if cond.op.startswith("not") else "0"
+        if cond.op in ("<=", "not <=") and cond.threshold == math.inf:
+            return missing if cond.op == "not <=" else f"!({missing})"
+        return numeric_test(cond, high if cond.op in ("<=", "not <=") else low, literal, "!({})")
     if cond.op == "unknown":
-        return f"!is_code({x}, {count})"
-    test = _in_codes(x, cond.codes)
+        return f"!is_code({high}, {count})"
+    test = _in_codes(high, cond.codes)
     if cond.op == "in or missing":
-        return f"is_nan({x}) || {_grouped(test)}"
+        return f"{missing} || {test}"
     if cond.op == "in":
-        return test if _uses_mask(cond.codes) or not cond.codes else f"!is_nan({x}) && {_grouped(test)}"
-    return f"is_nan({x}) || !({test})" if cond.codes and not _uses_mask(cond.codes) else f"!({test})"
-
-
-def _grouped(test: str) -> str:
-    """A test of codes as one operand of && or ||: parenthesised when it is several."""
-    return f"({test})" if " || " in test else test
+        return test
+    return f"!({test})"
 
 
 def comment(cond: Cond, name: str, categories) -> str:
@@ -420,9 +424,9 @@ def comment(cond: Cond, name: str, categories) -> str:
     return f"  // {string(name)} {'not in' if cond.op == 'not in' else 'in'} {{{listed}}}{more}"
 
 
-def _if_line(cond: Cond, name: str, categories) -> str:
+def _if_line(cond: Cond, name: str, categories, width: int) -> str:
     """An ``if`` that opens its block, with a comment on what it tests."""
-    return f"if ({condition(cond, len(categories))}) {{{comment(cond, name, categories)}"
+    return f"if ({condition(cond, len(categories), width)}) {{{comment(cond, name, categories)}"
 
 
 def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool, index_test) -> dict:
@@ -518,7 +522,8 @@ def _linear_function(model: Model, tree_plan: TreePlan) -> dict:
     tree's table). Written after the runtime, under its ``fp-contract=off``."""
     read = (lambda f: f"linear_input(x[{f}])") if model.numeric.zero_band else (lambda f: f"x[{f}]")
     lines = []
-    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"is_nan(x[{f}])", literal):
+    width = len(model.features)  # the row as the trees read it (condition): missing where its two copies differ
+    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"x[{f}] != x[{width + f}]", literal):
         lines.append(f"    case {node}:")
         if missing:
             lines.append(f"        if ({missing}) {{")
