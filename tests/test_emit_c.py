@@ -939,7 +939,7 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
         assert tests
         for line in tests:
             match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
-            feature = model.features[int(match.group(1))]
+            feature = model.features[int(match.group(1)) % len(model.features)]  # the row read twice: as_read
             literals = [c_string(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
 
@@ -1061,7 +1061,7 @@ def test_two_models_exported_to_two_files_link_into_one_program(cc, tmp_path):
 
 def header_constants(text: str) -> dict[str, int]:
     """The header's index constants of the features: name -> index."""
-    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  // ", header(text), re.MULTILINE)}
+    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  /\* ", header(text), re.MULTILINE)}
 
 
 def test_the_index_constants_fill_a_row(tmp_path):
@@ -1107,7 +1107,7 @@ def test_hostile_names_make_constants_that_compile_or_none(cc, tmp_path):
     skipped = {"dbl": {"DBL_MAX"}, "sum": {"SUM_WIDTH"}, "m": set()}
     for prefix, source in sources.items():
         macro = macro_prefix(prefix)
-        listed = re.findall(r"^    (?:(\w+) = (\d+),?  // |// (\d+) )", header(source), re.MULTILINE)
+        listed = re.findall(r"^    (?:(\w+) = (\d+),?  /\* |/\* (\d+) )", header(source), re.MULTILINE)
         assert [int(index or other) for _, index, other in listed] == list(range(len(names)))
         constants = header_constants(source)
         assert {f"{macro}_A_B", f"{macro}_N_FEATURES", f"{macro}_X", f"{macro}_{'OK' * 40}"}.isdisjoint(constants)
@@ -1149,8 +1149,9 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 212 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines)
-    check_model_part("c", source("c", "runtime.c.txt"), 215)
+    # 232 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # tests NaN by its bits and refuses -fsingle-precision-constant (17)
+    check_model_part("c", source("c", "runtime.c.txt"), 235)
 
 
 def test_same_bytes_as_the_python_program():
