@@ -88,10 +88,13 @@ HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
 
 
 MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
-# The most code (in COST's units) of a group of trees that the rows API adds to each row in turn: four
-# trees of 31 leaves. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups of one tree took
-# 5.4 us a row, of two to ten trees 4.8-5.0, of twenty 5.2 (a call a row: 8.5).
-GROUP_SIZE = 450
+# The most code (in COST's units) of a group of trees that the rows API adds to each row in turn: about nine
+# trees of 63 nodes. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups of one tree took
+# 5.4 us a row, of two to ten trees 4.8-5.0, of twenty 5.2 (a call a row: 8.5). Each group reads its row
+# anew (as_read: two copies), which bigger groups pay less often: on a 500-tree XGBoost model of 8 features
+# over 2,000 rows (gcc -O2), groups of 450 took 5.1 us a row, of 900 4.1, of 1,800 3.8 (of 450 before rows
+# were read so: 4.0); a 3-class 100-tree LightGBM model 2.6 us at 450, 1.6 at 1,800 (2.0 before).
+GROUP_SIZE = 1800
 # The numbers the rows API sums at once, 16 KB on the stack: the same groups over 2,048 rows at a time
 # took 4.9 us a row, over 1,024 5.2, over 256 5.9.
 ROWS_SUMS = 2048
