@@ -363,18 +363,18 @@ def reference_leaves(model, rows) -> list[list[list[int]]]:
             for line in leaf_ids_rows(model, rows)]
 
 
-def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS, read=None) -> None:
+def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS, read=None, cc=None) -> None:
     """Each program prints, byte for byte, what the protocol says the model's answers are (all the
     programs compiled first, in one compiler run); ``read``: how the program must take a row as CSV gives
     it, where treegen's CSV reader is not the oracle."""
     sources = [emit(model, "c", leaf=leaf) for model, _ in models_rows]
-    compile_sources(sources, flags=flags)
+    compile_sources(sources, cc=cc, flags=flags)
     for source, (model, rows) in zip(sources, models_rows):
         text = to_csv(model, rows)
         taken = None if read is None else [read(model, as_csv_reads(model, row)) for row in rows]
         predictions = None if read is None else (taken, predict_rows(model, taken))
         for args in [[]] + [["--proba"]] * model.target.is_classification + [["--leaf"]] * leaf:
-            assert run(source, text, args, flags=flags) == expected_output(model, text, args, predictions), args
+            assert run(source, text, args, cc=cc, flags=flags) == expected_output(model, text, args, predictions), args
 
 
 # -- every kind of model ---------------------------------------------------------------------------
@@ -698,6 +698,74 @@ def test_the_header_refuses_fast_math(flag, tmp_path):
         assert subprocess.run([cc, "-std=c99", "-O2", "-c", "user.c"], cwd=tmp_path).returncode == 0
 
 
+def nan_models() -> list:
+    """Models whose every test meets missing values: split kinds and missing routes, boosting with float32
+    and softmax links, categories (codes and masks), linear leaves, integer codes, NaN leaf values."""
+    return varied_models()[:6] + warning_models() + [boosted(3, "softmax", "float32"), boosted(4, "sigmoid", "float32")]
+
+
+# A compiler told that there is no NaN, and silent about it: clang's -fno-honor-nans leaves __FINITE_MATH_ONLY__
+# at 0; -ffinite-math-only with the macro taken back is gcc's nearest (gcc has no -fno-honor-nans).
+NO_NANS = {"clang": [("-O2", "-fno-honor-nans"), ("-O2", "-ffinite-math-only", "-U__FINITE_MATH_ONLY__")],
+           "gcc": [("-O2", "-ffinite-math-only", "-U__FINITE_MATH_ONLY__")]}
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_missing_values_are_exact_where_the_compiler_assumes_no_nan(cc):
+    """Every missing value is tested by its bits, never by comparing a NaN, whose outcome such a compiler
+    chooses (it also folds isnan to 0): the answers stay the model's, bit for bit, on rows with NaNs."""
+    models = nan_models()
+    for flags in NO_NANS[cc]:
+        assert_api_exact([(m, rows_for(m, 80)) for m in models], cc=cc, flags=flags)
+
+
+def test_a_program_under_no_honor_nans_reads_missing_fields_as_the_model_does():
+    model = import_file(str(ROOT / "examples" / "boosting" / "xgboost.json"))
+    rows = rows_for(model, 100)
+    assert any(value is None or value != value for row in rows for value in row.values())
+    assert_programs_exact([(model, rows)], leaf=False, flags=("-std=c99", "-O2", "-fno-honor-nans"),
+                          cc="clang")
+
+
+def test_single_precision_constants_are_refused(tmp_path):
+    """gcc's -fsingle-precision-constant makes every constant a float (a threshold 0.1 is 0.1f): refused by
+    name; a cast or a hex constant would not escape it."""
+    (tmp_path / "m.c").write_text(emit(random_model(1), "c"), encoding="utf-8")
+    done = subprocess.run(["gcc", "-std=c99", "-O2", "-fsingle-precision-constant", "-c", "m.c"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "treegen_refuses_fsingle_precision_constant" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_the_header_is_c89(cc, tmp_path):
+    """A C89 program includes the header: block comments only, whatever the names (one would end a comment)."""
+    for k, model in enumerate([random_model(1), random_model(2, names=["*/ x /*", "a/*b", "ok", "a b", "A_B"]),
+                               hostile_models()[0]]):
+        (tmp_path / f"m{k}.h").write_text(header(emit(model, "c", prefix=f"m{k}")), encoding="utf-8")
+        (tmp_path / f"user{k}.c").write_text(f'#include "m{k}.h"\nint main(void) {{ return M{k}_N_FEATURES; }}\n',
+                                             encoding="utf-8")
+        done = subprocess.run([cc, "-std=c89", "-pedantic-errors", "-Wall", "-Wextra", "-Werror", "-c", f"user{k}.c"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+STRICTER = ("-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wdouble-promotion", "-Wshadow", "-Werror")
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_no_warning_under_conversion_and_double_promotion_warnings(cc, tmp_path):
+    """-Wconversion (-Wsign-conversion with it), -Wdouble-promotion, -Wshadow: the API and the program, with leaf
+    ids and without, at -O2; an infinite threshold is HUGE_VAL, a double (math.h's INFINITY is a float)."""
+    models = warning_models() + [boosted(3, "softmax", "float32")]  # extreme_model: thresholds at +-inf
+    for k, model in enumerate(models):
+        for leaf in (False, True):
+            (tmp_path / f"m{k}_{int(leaf)}.c").write_text(emit(model, "c", leaf=leaf, prefix=f"m{k}"), encoding="utf-8")
+    files = sorted(p.name for p in tmp_path.glob("m*.c"))
+    done = subprocess.run([cc, *STRICTER, "-O2", "-DTREEGEN_MAIN", "-c", *files], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+
+
 def test_the_source_refuses_x87_excess_precision(tmp_path):
     """FLT_EVAL_METHOD 2 (x87 arithmetic, 32-bit x86 without SSE) is refused; gcc's -fexcess-precision
     =standard with -mfpmath=387 sets it on x86-64 too."""
@@ -871,7 +939,7 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
         assert tests
         for line in tests:
             match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
-            feature = model.features[int(match.group(1))]
+            feature = model.features[int(match.group(1)) % len(model.features)]  # the row read twice: as_read
             literals = [c_string(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
 
@@ -993,7 +1061,7 @@ def test_two_models_exported_to_two_files_link_into_one_program(cc, tmp_path):
 
 def header_constants(text: str) -> dict[str, int]:
     """The header's index constants of the features: name -> index."""
-    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  // ", header(text), re.MULTILINE)}
+    return {name: int(index) for name, index in re.findall(r"^    (\w+) = (\d+),?  /\* ", header(text), re.MULTILINE)}
 
 
 def test_the_index_constants_fill_a_row(tmp_path):
@@ -1039,7 +1107,7 @@ def test_hostile_names_make_constants_that_compile_or_none(cc, tmp_path):
     skipped = {"dbl": {"DBL_MAX"}, "sum": {"SUM_WIDTH"}, "m": set()}
     for prefix, source in sources.items():
         macro = macro_prefix(prefix)
-        listed = re.findall(r"^    (?:(\w+) = (\d+),?  // |// (\d+) )", header(source), re.MULTILINE)
+        listed = re.findall(r"^    (?:(\w+) = (\d+),?  /\* |/\* (\d+) )", header(source), re.MULTILINE)
         assert [int(index or other) for _, index, other in listed] == list(range(len(names)))
         constants = header_constants(source)
         assert {f"{macro}_A_B", f"{macro}_N_FEATURES", f"{macro}_X", f"{macro}_{'OK' * 40}"}.isdisjoint(constants)
@@ -1081,8 +1149,9 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 212 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines)
-    check_model_part("c", source("c", "runtime.c.txt"), 215)
+    # 232 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # tests NaN by its bits and refuses -fsingle-precision-constant (17)
+    check_model_part("c", source("c", "runtime.c.txt"), 235)
 
 
 def test_same_bytes_as_the_python_program():

@@ -102,7 +102,7 @@ def test_where_some_class_scores_are_nan_the_label_is_lightgbms(one_vs_all, tmp_
 
 def test_only_a_model_that_can_score_nan_tests_nan_in_its_argmax(one_vs_all):
     """A model without linear leaves or an infinite sum (scores_nan) has its programs written as they were."""
-    tests = {"python": "_argmax_nan(", "java": "argmaxNan(", "javascript": "argmaxNan(", "c": "isnan(deciding[best])"}
+    tests = {"python": "_argmax_nan(", "java": "argmaxNan(", "javascript": "argmaxNan(", "c": "is_nan(deciding[best])"}
     for target, test in tests.items():
         assert test in emit(one_vs_all[0], target) and test not in emit(random_model(0), target), target
 

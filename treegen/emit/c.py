@@ -36,10 +36,12 @@ in the code and in the line comment that names the feature of each test, which n
 exception, the header's index constant of each feature (:func:`feature_constants`), is made of the name's
 ASCII letters and digits only, and left out where it would be ambiguous.
 The compiler flags that break exactness are refused where the compiler says so (``__FAST_MATH__``,
-``FLT_EVAL_METHOD``); README.md lists the others."""
+``FLT_EVAL_METHOD``, ``sizeof(0.1)`` under -fsingle-precision-constant); README.md lists the others. No test
+compares a NaN (:func:`condition`), so that a compiler that assumes there are none answers the same."""
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 from collections import Counter
@@ -86,10 +88,13 @@ HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
 
 
 MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
-# The most code (in COST's units) of a group of trees that the rows API adds to each row in turn: four
-# trees of 31 leaves. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups of one tree took
-# 5.4 us a row, of two to ten trees 4.8-5.0, of twenty 5.2 (a call a row: 8.5).
-GROUP_SIZE = 450
+# The most code (in COST's units) of a group of trees that the rows API adds to each row in turn: about nine
+# trees of 63 nodes. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups of one tree took
+# 5.4 us a row, of two to ten trees 4.8-5.0, of twenty 5.2 (a call a row: 8.5). Each group reads its row
+# anew (as_read: two copies), which bigger groups pay less often: on a 500-tree XGBoost model of 8 features
+# over 2,000 rows (gcc -O2), groups of 450 took 5.1 us a row, of 900 4.1, of 1,800 3.8 (of 450 before rows
+# were read so: 4.0); a 3-class 100-tree LightGBM model 2.6 us at 450, 1.6 at 1,800 (2.0 before).
+GROUP_SIZE = 1800
 # The numbers the rows API sums at once, 16 KB on the stack: the same groups over 2,048 rows at a time
 # took 4.9 us a row, over 1,024 5.2, over 256 5.9.
 ROWS_SUMS = 2048
@@ -102,13 +107,13 @@ CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "        return (double) coded_category(feature, text, length);"))
 # A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
 # (XGBoost's multi:softmax decides on raw sums as the runtime does: a NaN never passes, treegen.model.max_index.)
-NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] : deciding[k] > deciding[best]) {",
-               "            DECISION == DECIDE_ARGMAX_RAW ? raw[k] > raw[best] :\n"
-               "            deciding[k] > deciding[best] || (isnan(deciding[k]) && !isnan(deciding[best]))) {"),)
+NAN_ARGMAX = (("            DECISION == DECIDE_ARGMAX_RAW ? above(raw[k], raw[best]) : above(deciding[k], deciding[best])) {",
+               "            DECISION == DECIDE_ARGMAX_RAW ? above(raw[k], raw[best]) :\n"
+               "            above(deciding[k], deciding[best]) || (is_nan(deciding[k]) && !is_nan(deciding[best]))) {"),)
 # A binary XGBoost's or LightGBM's label is decided on its raw sum against common.label_cut (LABEL_CUT), its
 # link (expf, exp) not computed for it: the scores only where they are asked for.
-LABEL_CUT_RUNTIME = (("        return raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0) ? 1 : 0;",
-                      "        return raw[0] >= LABEL_CUT ? 1 : 0;"),
+LABEL_CUT_RUNTIME = (("        return !is_nan(raw[0]) && (raw[0] > 0 || (DECISION == DECIDE_RAW_NONNEGATIVE && raw[0] == 0)) ? 1 : 0;",
+                      "        return !is_nan(raw[0]) && raw[0] >= LABEL_CUT ? 1 : 0;"),
                      ("    double sums[SUM_WIDTH], scores[N_SCORES];\n    evaluate(x, sums, scores);\n"
                       "    return decide(sums, scores);",
                       "    double sums[SUM_WIDTH];\n    start_sums(sums);\n    add_trees(x, sums);\n"
@@ -167,8 +172,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     adds = size_groups([_direct_term(model, p) for p in plans], itemgetter("size"), GROUP_SIZE) if direct else []
     sum_width = n_raw if combine.kind == CombineKind.SUM else max([n_raw] + [p.width for p in plans])
     names = [f.name for f in model.features]
-    test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature]))
-    index_test = lambda cond: condition(cond, len(categories[cond.feature]))
+    test = per_condition(lambda cond: _if_line(cond, names[cond.feature], categories[cond.feature], len(names)))
+    index_test = lambda cond: condition(cond, len(categories[cond.feature]), len(names))
     walkers = [_walker(p, f, test, outputs[p.index][0], entry=k == 0, index_test=index_test)
                for p in plans for k, f in enumerate(p.functions)]
     macro = macro_prefix(prefix)
@@ -259,14 +264,15 @@ def macro_prefix(prefix: str) -> str:
 def feature_index(names: list[str], macro: str) -> str:
     """The header's list of the features in the order of a row: an ``enum`` of their indices, MACRO_NAME, where a
     name makes one clear constant (:func:`feature_constants`), a comment saying why not where it does not; each
-    line names its feature in a string literal (:func:`string`), which no name can end."""
+    line names its feature in a string literal (:func:`comment_string`), which no name can end. Block comments
+    only: the header is C89 too, for the programs that include it."""
     lines, constants = [], feature_constants(names, macro)
     last = max((i for i, (constant, _) in enumerate(constants) if constant), default=None)
     for i, (name, (constant, why)) in enumerate(zip(names, constants)):
         if constant:
-            lines.append(f"{INDENT}{constant} = {i}{',' * (i != last)}  // {string(name)}")
+            lines.append(f"{INDENT}{constant} = {i}{',' * (i != last)}  /* {comment_string(name)} */")
         else:
-            lines.append(f"{INDENT}// {i} {string(name)}: no constant, {why}")
+            lines.append(f"{INDENT}/* {i} {comment_string(name)}: no constant, {why} */")
     if last is None:
         return "\n".join(lines)
     return "\n".join(["enum {"] + lines + ["};"])
@@ -351,10 +357,17 @@ def string(text: str) -> str:
     return " ".join('"' + "".join(piece) + '"' for piece in pieces)
 
 
+def comment_string(text: str) -> str:
+    """:func:`string` for a block comment: a ``/`` next to a ``*`` as its octal escape, so that no name ends
+    the comment (``*/``) or opens one in it (``/*``, which -Wcomment warns of)."""
+    return string(text).replace("/*", "\\057*").replace("*/", "*\\057")
+
+
 def literal(value) -> str:
     """A C double constant that reads back bit-identical: the shortest decimal (Python's repr), which
-    C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here)."""
-    return float_text(value, "NAN", "INFINITY")
+    C compilers read correctly rounded (C99 Annex F: up to DECIMAL_DIG digits, 17 here); infinity as
+    HUGE_VAL and NaN cast, doubles both (math.h's INFINITY and NAN are floats: -Wdouble-promotion)."""
+    return float_text(value, "(double) NAN", "HUGE_VAL")
 
 
 def function_name(tree: int, node: int) -> str:
@@ -375,18 +388,27 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} == {c}.0" for c in codes)
 
 
-def condition(cond: Cond, count: int) -> str:
-    """A test on ``x[feature]``: a number (NaN when missing), or a category's code (NaN when missing;
-    any value that is no code of the feature's ``count`` is a category it does not know)."""
-    x = f"x[{cond.feature}]"
-    number = numeric_test(cond, x, literal, "!({})")
-    if number is not None:
-        return number
+def condition(cond: Cond, count: int, width: int) -> str:
+    """A test on the row as the runtime's ``as_read`` gives it to the trees, twice over (``width`` features each):
+    ``x[feature]`` with a missing value as +infinity, ``x[width + feature]`` as -infinity, neither one NaN, so
+    that no test compares a NaN (whose outcome a compiler that assumes there are none chooses). A number's test
+    reads the copy whose infinity goes where a missing value goes; a test at +infinity, which both the row's
+    infinity and that copy's pass, asks whether the copies differ (missing) instead. A category's code is
+    tested on the first copy (an infinity is no code, so no category); any value that is no code of the
+    feature's ``count`` is a category it does not know."""
+    f = cond.feature
+    high, low, missing = f"x[{f}]", f"x[{width + f}]", f"x[{f}] != x[{width + f}]"
+    if cond.op in ("<=", "not <=", ">", "not >"):
+        if math.isnan(cond.threshold):  # no number passes a test at NaN: a missing value goes by not
+            return "1" if cond.op.startswith("not") else "0"
+        if cond.op in ("<=", "not <=") and cond.threshold == math.inf:
+            return missing if cond.op == "not <=" else f"!({missing})"
+        return numeric_test(cond, high if cond.op in ("<=", "not <=") else low, literal, "!({})")
     if cond.op == "unknown":
-        return f"!is_code({x}, {count})"
-    test = _in_codes(x, cond.codes)
+        return f"!is_code({high}, {count})"
+    test = _in_codes(high, cond.codes)
     if cond.op == "in or missing":
-        return f"{test} || isnan({x})"
+        return f"{missing} || {test}"
     if cond.op == "in":
         return test
     return f"!({test})"
@@ -405,9 +427,9 @@ def comment(cond: Cond, name: str, categories) -> str:
     return f"  // {string(name)} {'not in' if cond.op == 'not in' else 'in'} {{{listed}}}{more}"
 
 
-def _if_line(cond: Cond, name: str, categories) -> str:
+def _if_line(cond: Cond, name: str, categories, width: int) -> str:
     """An ``if`` that opens its block, with a comment on what it tests."""
-    return f"if ({condition(cond, len(categories))}) {{{comment(cond, name, categories)}"
+    return f"if ({condition(cond, len(categories), width)}) {{{comment(cond, name, categories)}"
 
 
 def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool, index_test) -> dict:
@@ -503,7 +525,8 @@ def _linear_function(model: Model, tree_plan: TreePlan) -> dict:
     tree's table). Written after the runtime, under its ``fp-contract=off``."""
     read = (lambda f: f"linear_input(x[{f}])") if model.numeric.zero_band else (lambda f: f"x[{f}]")
     lines = []
-    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"isnan(x[{f}])", literal):
+    width = len(model.features)  # the row as the trees read it (condition): missing where its two copies differ
+    for node, missing, output in linear_cases(tree_plan, read, lambda f: f"x[{f}] != x[{width + f}]", literal):
         lines.append(f"    case {node}:")
         if missing:
             lines.append(f"        if ({missing}) {{")
