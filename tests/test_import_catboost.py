@@ -968,3 +968,18 @@ def test_read_json_names_the_reader_of_a_cbm(tmp_path):
     with pytest.raises(TreegenError, match="model.cbm: this is CatBoost's binary .cbm format, not its JSON: "
                                            "read_cbm reads it$"):
         read_json(cbm)
+
+
+def test_categories_given_in_a_users_forms(tmp_path):
+    """categories= takes each feature's names in any sequence a notebook holds (a pandas Index, an array); one
+    text, or a list where the mapping belongs, is refused saying the form (they read as a file not CatBoost's)."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(8)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    expected = from_catboost(estimator, categories={"color": COLORS}).features[1].categories
+    for names in (pd.Index(COLORS), np.array(COLORS, dtype=object), tuple(COLORS)):
+        assert from_catboost(estimator, categories={"color": names}).features[1].categories == expected
+    for wrong, said in (({"color": ",".join(COLORS)}, "categories['color'] is a str"), (COLORS, "got a list")):
+        with pytest.raises(ValueError, match=re.escape(said)) as err:
+            from_catboost(estimator, categories=wrong)
+        assert "not a CatBoost JSON model" not in str(err.value)

@@ -98,11 +98,11 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..arithmetic import f32
 from ..collector import collector_paused
-from ..errors import TreegenError, did_you_mean, read_text, with_article
+from ..errors import BadArgument, TreegenError, did_you_mean, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
@@ -289,6 +289,7 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
     if not isinstance(document, dict) or "features_info" not in document:
         raise TreegenError("not a CatBoost JSON model: expected an object with 'features_info' and "
                            "'oblivious_trees' or 'trees'")
+    categories = _given_categories(categories)
     try:
         return _convert(document, feature_names, categories)
     except TreegenError:  # (a BadArgument is a ValueError too: its own message, not the file's fault)
@@ -296,6 +297,25 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
         detail = f"missing {err}" if isinstance(err, KeyError) else str(err).splitlines()[0]
         raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
+
+
+def _given_categories(categories) -> dict[str, list] | None:
+    """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
+    ``df.city.unique()``); a value that is no such sequence (one text: 'Paris,Rome', or a number) or an argument
+    that is no mapping is refused, naming the form, where it read as a file that is not CatBoost's."""
+    if categories is None:
+        return None
+    example = "{'city': ['Paris', 'Rome']}"
+    if not isinstance(categories, Mapping):
+        raise BadArgument(f"categories= takes each categorical feature's category names by the feature's name, "
+                          f"as {example}; got {with_article(type(categories).__name__)}")
+    given = {}
+    for name, values in categories.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise BadArgument(f"categories[{name!r}] is {with_article(type(values).__name__)} ({values!r}): give "
+                              f"the feature's category names as a list, as {example}")
+        given[name] = list(values)
+    return given
 
 
 def _convert(document: dict, feature_names, categories) -> Model:
