@@ -109,8 +109,8 @@ def test_fixture_without_pool_needs_category_names():
     with pytest.raises(TreegenError, match="known only by its hash .*save_model\\(path, format='json', "
                                            "pool=training_pool\\), or name the feature's categories: "
                                            "treegen.from_catboost\\(model, categories=\\{'color': \\['A', 'B', "
-                                           "...\\]\\}\\) \\(or that argument of treegen.import_model for a "
-                                           "file\\)$") as info:
+                                           "...\\]\\}\\) or categories=the DataFrame it was trained on "
+                                           "\\(or that argument of treegen.import_model for a file\\)$") as info:
         import_file(path)
     assert str(info.value).startswith(path + ": ")
     done = CliRunner().invoke(cli, ["import", path])
@@ -979,6 +979,11 @@ def test_categories_given_in_a_users_forms(tmp_path):
     expected = from_catboost(estimator, categories={"color": COLORS}).features[1].categories
     for names in (pd.Index(COLORS), np.array(COLORS, dtype=object), tuple(COLORS)):
         assert from_catboost(estimator, categories={"color": names}).features[1].categories == expected
+    # the frame it was trained on names them (a notebook's model object knows its categories by hash only)
+    trained = from_catboost(estimator, categories=frame)
+    assert set(trained.features[1].categories) == set(frame.color.dropna()) >= set(expected)
+    rows = as_rows(probe_frame(trained, frame))
+    assert predict_rows(trained, rows) == predict_rows(from_catboost(estimator, categories={"color": COLORS}), rows)
     for wrong, said in (({"color": ",".join(COLORS)}, "categories['color'] is a str"), (COLORS, "got a list")):
         with pytest.raises(ValueError, match=re.escape(said)) as err:
             from_catboost(estimator, categories=wrong)

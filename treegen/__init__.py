@@ -212,8 +212,8 @@ def from_lightgbm(booster_or_estimator, feature_names=None):
 
 
 def from_catboost(model, feature_names=None, categories=None):
-    """A treegen model from a fitted CatBoost model; ``categories`` ({feature name: its category names})
-    names the one-hot and CTR splits, which a fitted model knows only by hash."""
+    """A treegen model from a fitted CatBoost model; ``categories`` ({feature name: its category names}, or
+    the DataFrame it was trained on) names the one-hot and CTR splits, which a fitted model knows only by hash."""
     from .importers.catboost import from_catboost as convert
     return convert(model, feature_names=feature_names, categories=categories)
 

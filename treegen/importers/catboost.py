@@ -234,7 +234,8 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     model : the fitted CatBoost model.
     feature_names : the input columns' names, in order (default: the model's own, else x0, x1, ...).
     categories : for each categorical feature (by name), its category names, which label the one-hot
-        and CTR splits (a fitted model knows its categories only by hash).
+        and CTR splits (a fitted model knows its categories only by hash); or the pandas DataFrame it was
+        trained on, whose columns of text or categories name them.
 
     Returns
     -------
@@ -301,10 +302,15 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
 
 def _given_categories(categories) -> dict[str, list] | None:
     """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
-    ``df.city.unique()``); a value that is no such sequence (one text: 'Paris,Rome', or a number) or an argument
-    that is no mapping is refused, naming the form, where it read as a file that is not CatBoost's."""
+    ``df.city.unique()``), or the values of each column not of numbers of a pandas DataFrame (the frame it was
+    trained on: a feature of integer codes needs naming as a list); a value that is no such sequence (one text:
+    'Paris,Rome', or a number) or an argument that is no mapping is refused, naming the form, where it read as a
+    file that is not CatBoost's."""
     if categories is None:
         return None
+    if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of numbers name the categories
+        text = categories.select_dtypes(exclude="number")
+        return {str(name): list(text[name].dropna().unique()) for name in text.columns}
     example = "{'city': ['Paris', 'Rome']}"
     if not isinstance(categories, Mapping):
         raise BadArgument(f"categories= takes each categorical feature's category names by the feature's name, "
@@ -799,8 +805,9 @@ def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> Treeg
                    "or name the feature's categories")
     argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
     options = " ".join(f"--categories {categories_argument(name)}" for name in unnamed)
-    return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{argument}}}) "
-                        "(or that argument of treegen.import_model for a file)",
+    return TreegenError(f"{problem}: treegen.from_catboost(model, categories={{{argument}}}) or "
+                        "categories=the DataFrame it was trained on (or that argument of treegen.import_model for a "
+                        "file)",
                         command_line=f"{problem} (predict, export, show and evaluate read a model imported with "
                                      f"them; import and verify take them: {options})")
 
