@@ -222,6 +222,6 @@ def scored(target: Target, test: Table, truth: list[str | None], predicted: list
 def _number(text: str, test: Table, row: int) -> float:
     number = parse_number(text)
     if number is None:
-        raise TreegenError(f"the label {text!r} is not a number, and the model is a regression", test.source,
-                           test.lines[row])
+        raise TreegenError(f"the label {text!r} is not a number, and the model is a regression",
+                           *test.place(row))
     return number

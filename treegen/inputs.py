@@ -115,7 +115,9 @@ def frame_table(frame) -> tuple[Table, list[str], list[str]]:
     nominal = [name.strip(SPACE) for name, is_number in zip(names, numeric) if not is_number]
     categories = [name.strip(SPACE) for name, category in zip(names, declared) if category]
     text = frame_as_read(frame, columns, numeric).to_csv(index=False)
-    return parse_csv(text, "<DataFrame>"), nominal, categories
+    table = parse_csv(text, "<DataFrame>")
+    table.row_labels = frame.index  # a message names a row by its label, not by its line in this text
+    return table, nominal, categories
 
 
 def as_csv_table(model: Model, X) -> Table:
@@ -127,9 +129,17 @@ def as_csv_table(model: Model, X) -> Table:
     columns = feature_columns(model, X, "the model")  # refused as treegen.predict refuses it
     if is_frame(X):
         return frame_table(X)[0]
+    return rows_table([f.name for f in model.features], columns)
+
+
+def rows_table(names: list[str], columns: list) -> Table:
+    """Columns of values (an array's, a list of rows') as their CSV text reads: each value as the CSV writes it
+    (:func:`treegen.data.csv_text`), a float narrower than float64 the float64 it is; rows named by position."""
     records = zip(*([None if is_missing(v) else float(v) if isinstance(v, np.floating) else v for v in column]
                     for column in columns))
-    return parse_csv(csv_text([[f.name for f in model.features], *records]), "<data>")
+    table = parse_csv(csv_text([names, *records]), "<data>")
+    table.row_labels = range(len(table))
+    return table
 
 
 def frame_as_read(frame, columns: list[np.ndarray], numeric: list[bool]):
