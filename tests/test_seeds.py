@@ -64,7 +64,7 @@ def test_id3_tree_and_leave_one_out(path, target):
     assert names[nodes[rain].split.feature] in ("wind", "风力")
     report = cross_validate(dataset, "id3", loo=True)
     assert sum(t == p for t, p in zip(report.truth, report.predicted)) == 11
-    assert f"{report.accuracy():.2%}" == "78.57%"
+    assert f"{report.accuracy:.2%}" == "78.57%"
 
 
 def test_seed_test_sample_predicts_yes():

@@ -242,3 +242,24 @@ def predict_proba(model: Model, X) -> np.ndarray:
         raise InputError("predict_proba: this is a regression model, it predicts a value, not class probabilities: "
                          "call treegen.predict")
     return np.array([scores for _, scores in predicted(model, X)], dtype=np.float64).reshape(-1, model.target.width)
+
+
+def labelled_table(model: Model, X, y=None, label: str | None = None) -> Table:
+    """Labelled rows, as their CSV text reads, for :func:`treegen.evaluate`'s ``test``: a frame or a list of row
+    dicts, its columns (the labels' too) by name; or, with ``y`` (the labels, a row each), ``X`` as
+    :func:`as_csv_table` reads it and ``y`` as the column ``label`` (default: named as the model's target)."""
+    if y is None:
+        if is_frame(X):
+            return frame_table(X)[0]
+        if is_dict_rows(X):
+            return rows_table(*columns_of(X))
+        raise InputError("test= as rows of values by position (an array, a list of sequences) has no column of "
+                         "labels: give them as test=(X, y)")
+    labels = np.asarray(y, dtype=object)
+    rows = len(X)
+    if labels.ndim != 1 or len(labels) != rows:
+        raise InputError(f"test=(X, y): y takes a label for each row of X ({rows}), not {labels.shape}")
+    name = model.target.name if label is None else label
+    if is_frame(X):
+        return frame_table(X.assign(**{name: np.asarray(y)}))[0]
+    return rows_table([f.name for f in model.features] + [name], [*feature_columns(model, X, "the model"), labels])
