@@ -249,7 +249,7 @@ def test_train_warns_and_refuses_as_the_cli_does():
     with pytest.warns(treegen.TreegenWarning) as said:
         treegen.train(frame, target="label", algorithm="cart")
     assert [str(w.message) for w in said] == [
-        "<DataFrame>:41: column 'x' is read as categories: 1 of its 40 values is 'NULL', which treegen's CSV does "
+        "<DataFrame> row 39: column 'x' is read as categories: 1 of its 40 values is 'NULL', which treegen's CSV does "
         "not read as missing (only an empty field, '?' or 'NA': replace it), and nominal=['x'] keeps the column as "
         "categories",
         "column 'id' has a different value in every row (40), as an identifier has: a split on it predicts nothing "
@@ -400,3 +400,20 @@ def test_id3_refusals_name_the_python_arguments_from_python_and_the_options_from
     from treegen.cli import main
     done = CliRunner().invoke(main, ["train", "examples/weather.numeric.arff", "-a", "id3", "-o", str(tmp_path / "m")])
     assert done.exit_code == 2 and done.output.endswith("use --algorithm c45 or cart, or --nominal temperature\n")
+
+
+def test_a_frames_row_is_named_by_its_index_label_not_a_line_of_its_csv():
+    """A warning about a DataFrame's row named '<DataFrame>:41', the line of the frame's CSV text (apiuser); its
+    user knows the row by its index label, and by its position (iloc) where the two differ."""
+    import pandas as pd
+    rows = 40
+    frame = pd.DataFrame({"id": [f"c{i}" for i in range(rows)], "x": [str(i) for i in range(rows - 1)] + ["NULL"],
+                          "label": np.arange(rows) % 2})
+    for data, where in ((frame, "<DataFrame> row 39:"), (frame.set_index("id"), "<DataFrame> row 'c39' (iloc 39):"),
+                        (frame.iloc[::-1], "<DataFrame> row 39 (iloc 0):")):
+        with pytest.warns(treegen.TreegenWarning) as said:
+            treegen.train(data, target="label", algorithm="c45", ignore=["id"] if "id" in data else ())
+        assert str(said[0].message).startswith(where + " column 'x' is read as categories"), str(said[0].message)
+    infinite = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [1.5, np.inf, 2.5]}, index=["p", "q", "r"])
+    with pytest.raises(TreegenError, match=r"^<DataFrame> row 'q' \(iloc 1\): the target 'y' has an infinite value"):
+        treegen.train(infinite, algorithm="cart")

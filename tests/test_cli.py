@@ -595,7 +595,7 @@ def test_help_lines_are_whole_and_every_option_says_what_it_does():
 def test_confusion_matrix_aligns_wide_characters():
     out = run("evaluate", os.path.join(EXAMPLES, "fish.csv"), "-a", "id3", "--loo").output
     matrix = out.split("confusion matrix (rows: true class, columns: predicted)\n")[1].split("\n\n")[0].splitlines()
-    from treegen.evaluate import display_width
+    from treegen.evaluation import display_width
     assert len({display_width(line) for line in matrix}) == 1, matrix
 
 

@@ -24,6 +24,7 @@ def test_the_python_api_example_runs(tmp_path, monkeypatch):
         exec(compile(block, "README.md", "exec"), scope)
     assert "public final class Tennis" in scope["java_source"]
     assert scope["model"].predict({"outlook": "overcast"}) == "yes"
+    assert scope["scores"].method == "the model on <DataFrame>" and "accuracy" in str(scope["scores"])
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from treegen.data import load_dataset
-from treegen.evaluate import cross_validate
+from treegen.evaluation import cross_validate
 from treegen.learn import fit
 from treegen.learn.criteria import entropy, gain_ratio, info_gain, split_info
 from treegen.show import show
@@ -64,7 +64,7 @@ def test_id3_tree_and_leave_one_out(path, target):
     assert names[nodes[rain].split.feature] in ("wind", "风力")
     report = cross_validate(dataset, "id3", loo=True)
     assert sum(t == p for t, p in zip(report.truth, report.predicted)) == 11
-    assert f"{report.accuracy():.2%}" == "78.57%"
+    assert f"{report.accuracy:.2%}" == "78.57%"
 
 
 def test_seed_test_sample_predicts_yes():
@@ -86,7 +86,7 @@ def test_buys_computer_has_age_at_the_root():
 def test_answers_on_a_data_set_are_the_models_row_by_row(path, algorithm):
     """train's training accuracy and evaluate's folds predict the data set's rows from its encoded columns, all
     at once: the answers model.predict gives row by row, missing values' fractional routes (C4.5) included."""
-    from treegen.evaluate import answers_on
+    from treegen.evaluation import answers_on
     dataset = load_dataset(path)
     model = fit(dataset, algorithm)
     assert answers_on(model, dataset) == [model.predict(row) for row in dataset.rows()]

@@ -13,9 +13,9 @@ from __future__ import annotations
 from .errors import TreegenError, TreegenWarning  # (a bad argument's TreegenError is a ValueError too)
 
 __version__ = "0.1.0"
-__all__ = ["train", "load", "save", "export", "predict", "predict_proba", "verify", "import_model", "from_model",
-           "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "TreegenWarning", "TreegenError", "Model",
-           "__version__"]
+__all__ = ["train", "evaluate", "load", "save", "export", "predict", "predict_proba", "verify", "import_model",
+           "from_model", "from_sklearn", "from_xgboost", "from_lightgbm", "from_catboost", "TreegenWarning",
+           "TreegenError", "Model", "__version__"]
 
 
 def __getattr__(name: str):
@@ -37,10 +37,16 @@ def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), r
     ``regression``: True or False (cart; None: a numeric target is a regression). What the CLI warns of
     (a column of dates read as categories, a 0/1 target learnt as a regression, ...) is a
     :class:`TreegenWarning`."""
+    from .learn import fit
+    return fit(_learning_data(data, target, algorithm, nominal, regression, ignore), algorithm, **params)
+
+
+def _learning_data(data, target, algorithm, nominal, regression, ignore):
+    """The data set that :func:`train` and :func:`evaluate` learn from, what reading it decided that its user
+    may not have meant warned of as a TreegenWarning at their caller's line."""
     import os
     import warnings
     from .data import PYTHON, learning_data, read_table, refuse_regression
-    from .learn import fit
     from .inputs import frame_table, train_names, train_target
     refuse_regression(algorithm, regression, PYTHON)
     chosen, ignore = train_names(nominal, "nominal"), train_names(ignore, "ignore")
@@ -53,8 +59,124 @@ def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), r
     dataset, lines = learning_data(table, train_target(data, target), nominal, ignore, regression, algorithm,
                                    PYTHON, chosen)
     for line in lines:
-        warnings.warn(line, TreegenWarning, stacklevel=2)
-    return fit(dataset, algorithm, **params)
+        warnings.warn(line, TreegenWarning, stacklevel=3)
+    return dataset
+
+
+def evaluate(data, target: str | None = None, algorithm: str | None = None, nominal=(), regression=None, ignore=(),
+             *, test=None, folds: int | None = None, loo: bool = False, seed: int | None = None, **params):
+    """Measure a learner by cross-validation or on test rows, or a model on test rows, as ``treegen evaluate``
+    does: the same numbers, and ``str(report)`` its text.
+
+    >>> import treegen
+    >>> report = treegen.evaluate("examples/play_tennis.csv", target="play", algorithm="id3", loo=True)
+    >>> report.accuracy, report.recall["yes"]
+    (0.7857142857142857, 0.8888888888888888)
+    >>> print(report)                           # doctest: +NORMALIZE_WHITESPACE
+    leave-one-out: 14 predictions
+    accuracy 78.57% (11/14)
+    <BLANKLINE>
+    confusion matrix (rows: true class, columns: predicted)
+               no    yes
+        no      3      2
+       yes      1      8
+    <BLANKLINE>
+     class precision recall     F1 support
+        no     0.750  0.600  0.667       5
+       yes     0.800  0.889  0.842       9
+
+    data : what a learner learns from, as :func:`train` takes it (a CSV or ARFF file's path, a pandas
+        DataFrame), with ``target``, ``algorithm`` (default 'c45'), ``nominal``, ``regression``, ``ignore`` and
+        the learner's parameters (``params``: c45's confidence, min_leaf, unpruned, ...; cart's max_depth,
+        criterion, ccp_alpha, ...) as :func:`train` takes them; tested by stratified ``folds``-fold
+        cross-validation (default 10, the folds drawn by ``seed``, default 1), leave-one-out (``loo=True``), or
+        on ``test``. Or a model, as :func:`export` takes it (a Model, a model file's path, a fitted estimator),
+        tested as it is on ``test``, its labels in the column named as its target or ``target``.
+    test : labelled rows: a CSV or ARFF file's path, a pandas DataFrame or a list of row dicts (the labels in
+        their column); or ``(X, y)``: ``X`` as :func:`verify` takes its data (a frame, a 2-D array or list of
+        sequences with a column per feature in the model's order, a list of row dicts) and ``y`` the labels.
+
+    Returns a :class:`treegen.evaluation.Report`: for classes ``accuracy``, ``confusion_matrix`` (rows: true
+    class, columns: predicted, in the order of ``classes``), ``precision``, ``recall``, ``f1`` and ``support``
+    ({class: number}); for a regression ``rmse``, ``mae`` and ``r2``; ``truth`` and ``predicted``, each row's
+    label and answer. A bad argument raises a one-line :class:`~treegen.errors.TreegenError`; what the CLI warns
+    or notes of the data is a :class:`TreegenWarning`."""
+    import os
+    from .evaluation import cross_validate, holdout
+    model = _model_of(data)
+    if model is not None:
+        given = {"algorithm": algorithm, "nominal": nominal or None, "regression": regression,
+                 "ignore": ignore or None, "folds": folds, "loo": loo or None, "seed": seed, **params}
+        where = os.fspath(data) if isinstance(data, (str, os.PathLike)) else None
+        return _evaluate_model(model, where, target, test, [name for name, value in given.items()
+                                                            if value is not None])
+    from .errors import BadArgument
+    chosen = [f"{name}=" for name, value in (("folds", folds), ("loo", loo or None), ("test", test))
+              if value is not None]
+    if len(chosen) > 1:
+        raise BadArgument(f"choose one of folds=, loo= and test=, not {' and '.join(chosen)}")
+    if seed is not None and (loo or test is not None):
+        raise BadArgument("seed= draws the folds of folds=: it does not apply to " + chosen[0])
+    algorithm = "c45" if algorithm is None else algorithm
+    dataset = _learning_data(data, target, algorithm, nominal, regression, ignore)
+    if test is not None:
+        return holdout(dataset, _test_rows(test), algorithm, say=_near_categories, **params)
+    k = len(dataset) if loo else 10 if folds is None else folds
+    return cross_validate(dataset, algorithm, k=k, loo=loo, seed=1 if seed is None else seed, **params)
+
+
+def _model_of(data):
+    """:func:`evaluate`'s ``data`` as a model, or None for data (a path is told by its file, as the CLI tells it)."""
+    import os
+    from .errors import NotAModel
+    from .inputs import is_frame
+    from .loading import as_model, is_model_file
+    if isinstance(data, (str, os.PathLike)):
+        return as_model(data) if is_model_file(os.fspath(data)) else None
+    if is_frame(data):
+        return None
+    try:
+        return as_model(data)
+    except NotAModel:
+        raise NotAModel("treegen.evaluate takes data to learn from (a CSV or ARFF file's path, a pandas DataFrame) "
+                        f"or a model to test on test=; got {type(data).__name__}") from None
+
+
+def _evaluate_model(model, where: str | None, target, test, learning: list[str]):
+    """:func:`evaluate` of a model as it is (read from the file ``where``, if from one), on the labelled rows
+    ``test``; ``learning``: the arguments given that are for learning, refused."""
+    from .errors import BadArgument
+    from .evaluation import test_model
+    if learning:
+        raise BadArgument(f"{learning[0]}= is for learning from data, and this is a model: evaluate tests it as "
+                          "it is, on test=", where)
+    if test is None:
+        raise BadArgument("a model is evaluated on labelled rows: give them as test=", where)
+    table = _test_rows(test, target)
+    table = table(model) if callable(table) else table
+    _near_categories(table, model, target)
+    return test_model(model, table, target, name=where or "the model")
+
+
+def _test_rows(test, target: str | None = None):
+    """:func:`evaluate`'s ``test``: a file's table, or a function that reads the rows for the model (``(X, y)``:
+    ``y`` as the column ``target``, else named as the model's target)."""
+    import os
+    from .inputs import labelled_table
+    if isinstance(test, (str, os.PathLike)):
+        from .data import read_table
+        return read_table(os.fspath(test))
+    if isinstance(test, tuple) and len(test) == 2 and not isinstance(test[0], dict):
+        return lambda model: labelled_table(model, *test, label=target)
+    return lambda model: labelled_table(model, test)
+
+
+def _near_categories(table, model, label=None) -> None:
+    """The CLI's notes on values of the test rows that are no category of the model but for spaces or case."""
+    import warnings
+    from .data import near_category_notes
+    for line in near_category_notes(table, model, model.target.name if label is None else label):
+        warnings.warn(line, TreegenWarning, stacklevel=4)
 
 
 def load(path: str):

@@ -434,7 +434,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
 
     Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
-    from .evaluate import training_summary
+    from .evaluation import training_summary
     warnings = []  # said once the options are known good: an error is the one line of a run that fails
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
     params = learner_params(algorithm, options)
@@ -629,7 +629,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
 
     Prints accuracy, the confusion matrix and per-class precision, recall and F1, or RMSE, MAE and R²
     for regression."""
-    from . import evaluate as ev
+    from . import evaluation as ev
     from .data import read_table
     if is_model_file(data):
         return evaluate_model(data, target, test_file)
@@ -658,7 +658,7 @@ MODEL_EVALUATION_OPTIONS = ("data", "target", "test_file")
 def evaluate_model(path: str, target: str | None, test_file: str | None) -> None:
     """`treegen evaluate MODEL --test FILE`: the model as it is, on the labelled rows of FILE."""
     from .data import read_table
-    from .evaluate import test_model
+    from .evaluation import test_model
     ctx = click.get_current_context()
     for param in ctx.command.get_params(ctx):
         if param.name not in MODEL_EVALUATION_OPTIONS and ctx.get_parameter_source(param.name) not in (

@@ -269,7 +269,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         if np.isinf(y).any():  # here, where the line is known (the learner refuses it too, for the API's data)
             row = keep[int(np.flatnonzero(np.isinf(y))[0])]
             raise TreegenError(f"the target {target!r} has an infinite value ({target_values[row]!r}): a regression "
-                               "target must be finite", table.source, table.lines[row])
+                               "target must be finite", *table.place(row))
     else:
         classes = declared.categories if declared is not None and declared.categories else tuple(dict.fromkeys(labels))
         tgt = Target(target, CLASSIFICATION, classes)
@@ -294,8 +294,8 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
-            line = table.lines[keep[i] if keep is not None else i]
-            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number", table.source, line)
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number",
+                               *table.place(keep[i] if keep is not None else i))
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
     if feature.codes is not None:
@@ -618,7 +618,7 @@ def _numbers_read_as_categories(table: Table, name: str, spell: Spelling) -> str
         said = (f"{count} of its {present} values {are} not {'a number' if count == 1 else 'numbers'}, the first "
                 f"{first!r}; an empty field, '?' or 'NA' is missing")
     return located(f"column {name!r} is read as categories: {said}, and {spell.nominal(name)} keeps "
-                   "the column as categories", table.source, table.lines[row])
+                   "the column as categories", *table.place(row))
 
 
 def _class_per_value(dataset: Dataset, learner: str, spell: Spelling) -> str | None:

@@ -115,7 +115,9 @@ def frame_table(frame) -> tuple[Table, list[str], list[str]]:
     nominal = [name.strip(SPACE) for name, is_number in zip(names, numeric) if not is_number]
     categories = [name.strip(SPACE) for name, category in zip(names, declared) if category]
     text = frame_as_read(frame, columns, numeric).to_csv(index=False)
-    return parse_csv(text, "<DataFrame>"), nominal, categories
+    table = parse_csv(text, "<DataFrame>")
+    table.row_labels = frame.index  # a message names a row by its label, not by its line in this text
+    return table, nominal, categories
 
 
 def as_csv_table(model: Model, X) -> Table:
@@ -127,9 +129,17 @@ def as_csv_table(model: Model, X) -> Table:
     columns = feature_columns(model, X, "the model")  # refused as treegen.predict refuses it
     if is_frame(X):
         return frame_table(X)[0]
+    return rows_table([f.name for f in model.features], columns)
+
+
+def rows_table(names: list[str], columns: list) -> Table:
+    """Columns of values (an array's, a list of rows') as their CSV text reads: each value as the CSV writes it
+    (:func:`treegen.data.csv_text`), a float narrower than float64 the float64 it is; rows named by position."""
     records = zip(*([None if is_missing(v) else float(v) if isinstance(v, np.floating) else v for v in column]
                     for column in columns))
-    return parse_csv(csv_text([[f.name for f in model.features], *records]), "<data>")
+    table = parse_csv(csv_text([names, *records]), "<data>")
+    table.row_labels = range(len(table))
+    return table
 
 
 def frame_as_read(frame, columns: list[np.ndarray], numeric: list[bool]):
@@ -232,3 +242,24 @@ def predict_proba(model: Model, X) -> np.ndarray:
         raise InputError("predict_proba: this is a regression model, it predicts a value, not class probabilities: "
                          "call treegen.predict")
     return np.array([scores for _, scores in predicted(model, X)], dtype=np.float64).reshape(-1, model.target.width)
+
+
+def labelled_table(model: Model, X, y=None, label: str | None = None) -> Table:
+    """Labelled rows, as their CSV text reads, for :func:`treegen.evaluate`'s ``test``: a frame or a list of row
+    dicts, its columns (the labels' too) by name; or, with ``y`` (the labels, a row each), ``X`` as
+    :func:`as_csv_table` reads it and ``y`` as the column ``label`` (default: named as the model's target)."""
+    if y is None:
+        if is_frame(X):
+            return frame_table(X)[0]
+        if is_dict_rows(X):
+            return rows_table(*columns_of(X))
+        raise InputError("test= as rows of values by position (an array, a list of sequences) has no column of "
+                         "labels: give them as test=(X, y)")
+    labels = np.asarray(y, dtype=object)
+    rows = len(X)
+    if labels.ndim != 1 or len(labels) != rows:
+        raise InputError(f"test=(X, y): y takes a label for each row of X ({rows}), not {labels.shape}")
+    name = model.target.name if label is None else label
+    if is_frame(X):
+        return frame_table(X.assign(**{name: np.asarray(y)}))[0]
+    return rows_table([f.name for f in model.features] + [name], [*feature_columns(model, X, "the model"), labels])

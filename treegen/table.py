@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import numbers
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -25,9 +26,23 @@ class Table:
     weights: list[float] | None = None  # ARFF: each row's instance weight ({w} after the row; 1 without)
     dates: dict[str, str] = field(default_factory=dict)  # ARFF: date attribute -> its Java date format
     header_line: int = 1  # CSV: the header's line (blank lines before it are skipped)
+    # Rows that are no file's lines (a DataFrame's, a list's): each row's index label, which its user knows it
+    # by, in place of the line of the CSV text it was read through.
+    row_labels: Sequence | None = None
 
     def __len__(self) -> int:
         return len(self.lines)
+
+    def place(self, row: int) -> tuple[str, int | None]:
+        """Where a row is, as a message's file and line: the file's line; a frame's row by its index label,
+        and by its position (``iloc``) too where the two differ."""
+        if self.row_labels is None:
+            return self.source, self.lines[row]
+        label = self.row_labels[row]
+        if isinstance(label, numbers.Integral) and not isinstance(label, bool) and label == row:
+            return f"{self.source} row {row}", None
+        shown = repr(label) if isinstance(label, str) else str(label)
+        return f"{self.source} row {shown} (iloc {row})", None
 
     def column(self, name: str) -> list[str | None]:
         if name not in self.names:

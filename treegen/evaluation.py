@@ -4,21 +4,26 @@ from __future__ import annotations
 import math
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from .batch import predicted_labels
 from .data import Dataset, Table, decode, parse_number, rows_for_model
 from .describe import label, tree_size
-from .errors import TreegenError, did_you_mean
+from .errors import BadArgument, TreegenError, did_you_mean
 from .learn import fit
 from .model import Model, Target
 from .table import delimiter_hint
 from .walk import predict_columns, predict_rows
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
+    """How a learner or a model predicted labelled rows, as `treegen evaluate` says it (``str(report)``, its
+    text) and as numbers: ``accuracy``, ``confusion_matrix``, ``precision``, ``recall``, ``f1`` and ``support``
+    (each {class: number}) for classes; ``rmse``, ``mae`` and ``r2`` for a regression. ``truth`` and
+    ``predicted``: each row's label and the answer it got, in the order of the data's rows."""
     target_kind: str
     classes: tuple[str, ...]
     truth: list = field(default_factory=list)
@@ -27,21 +32,33 @@ class Report:
     unknown_classes: tuple[str, ...] = ()  # true labels that the model does not know (it never predicts them)
     unlabelled: int = 0  # test rows left out: they have no label
 
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        text = self.text()
+        first = text.partition("\n")[0]
+        return f"<treegen evaluate: {first}>\n{text}"
+
     # -- classification ---------------------------------------------------------------------
-    def confusion(self) -> np.ndarray:
-        """Rows: true class; columns: predicted class."""
+    @property
+    def confusion_matrix(self) -> np.ndarray:
+        """Rows: true class; columns: predicted class; both in the order of ``classes``."""
+        self._for("classification", "confusion_matrix")
         index = {c: i for i, c in enumerate(self.classes)}
         matrix = np.zeros((len(self.classes), len(self.classes)), dtype=int)
         for t, p in zip(self.truth, self.predicted):
             matrix[index[t], index[p]] += 1
         return matrix
 
+    @property
     def accuracy(self) -> float:
+        self._for("classification", "accuracy")
         return sum(t == p for t, p in zip(self.truth, self.predicted)) / len(self.truth)
 
     def per_class(self) -> list[tuple[str, float, float, float, int]]:
         """(class, precision, recall, F1, support); 0.0 where a ratio has nothing to divide by."""
-        m = self.confusion()
+        m = self.confusion_matrix
         rows = []
         for i, c in enumerate(self.classes):
             tp, predicted, support = m[i, i], m[:, i].sum(), m[i, :].sum()
@@ -51,9 +68,34 @@ class Report:
             rows.append((c, float(precision), float(recall), float(f1), int(support)))
         return rows
 
+    precision = property(lambda self: self._by_class(1), doc="{class: precision}")
+    recall = property(lambda self: self._by_class(2), doc="{class: recall}")
+    f1 = property(lambda self: self._by_class(3), doc="{class: F1}")
+    support = property(lambda self: self._by_class(4), doc="{class: its rows}")
+
+    def _by_class(self, column: int) -> dict:
+        return {row[0]: row[column] for row in self.per_class()}
+
     # -- regression ---------------------------------------------------------------------------
     def regression_metrics(self) -> dict[str, float]:
+        self._for("regression", "regression_metrics")
         return regression_metrics(self.truth, self.predicted)
+
+    rmse = property(lambda self: self._regression("rmse"), doc="root mean squared error")
+    mae = property(lambda self: self._regression("mae"), doc="mean absolute error")
+    r2 = property(lambda self: self._regression("r2"), doc="coefficient of determination R²")
+
+    def _regression(self, name: str) -> float:
+        self._for("regression", name)
+        return self.regression_metrics()[name]
+
+    def _for(self, kind: str, name: str) -> None:
+        """A number of the other kind of target is refused, saying which numbers this report has."""
+        if (self.target_kind == "classification") != (kind == "classification"):
+            has = ("accuracy, confusion_matrix, precision, recall, f1, support" if kind != "classification"
+                   else "rmse, mae, r2")
+            raise AttributeError(f"{name} is for a {kind}, and this report is of a {self.target_kind}: "
+                                 f"it has {has}")
 
     def text(self) -> str:
         lines = [f"{self.method}: {len(self.truth)} predictions"]
@@ -64,7 +106,7 @@ class Report:
             lines += [f"RMSE {m['rmse']:.6g}", f"MAE  {m['mae']:.6g}", f"R2   {m['r2']:.6g}"]
             return "\n".join(lines) + "\n"
         correct = sum(t == p for t, p in zip(self.truth, self.predicted))
-        lines.append(f"accuracy {self.accuracy():.2%} ({correct}/{len(self.truth)})")
+        lines.append(f"accuracy {self.accuracy:.2%} ({correct}/{len(self.truth)})")
         if self.unknown_classes:
             lines.append(self._unknown_text())
         lines.append("")
@@ -72,7 +114,7 @@ class Report:
         names = [label(c) for c in self.classes]
         width = max([display_width(n) for n in names] + [6])
         lines.append(" " * width + " " + " ".join(pad(n, width) for n in names))
-        for name, row in zip(names, self.confusion()):
+        for name, row in zip(names, self.confusion_matrix):
             lines.append(pad(name, width) + " " + " ".join(f"{v:>{width}}" for v in row))
         lines.append("")
         lines.append(f"{'class':>{width}} precision recall     F1 support")
@@ -130,7 +172,8 @@ def stratified_folds(dataset: Dataset, k: int, seed: int) -> list[np.ndarray]:
     """Test-row indices of k folds; each class is dealt round-robin after a seeded shuffle."""
     n = len(dataset)
     if k < 2 or k > n:
-        raise TreegenError(f"--folds must be between 2 and the number of rows ({n}), not {k}")
+        said = f"must be between 2 and the number of rows ({n}), not {k}"
+        raise BadArgument(f"folds= {said}", command_line=f"--folds {said}")
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
     if dataset.target.is_classification:
@@ -171,10 +214,12 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
     return report
 
 
-def holdout(train: Dataset, test: Table, algorithm: str, say=None, **params) -> Report:
+def holdout(train: Dataset, test: Table | Callable[[Model], Table], algorithm: str, say=None, **params) -> Report:
     """Train on one data set, predict the rows of another file (matched to the model by column name);
-    ``say(test, model)``, when given, is called with the model before it predicts."""
+    ``test``: the file's table, or a function that reads it for the model (rows whose values are in the
+    order of its features); ``say(test, model)``, when given, is called with the model before it predicts."""
     model = fit(train, algorithm, **params)
+    test = test if isinstance(test, Table) else test(model)
     if say is not None:
         say(test, model)
     return scored(train.target, test, test.column(train.target.name),
@@ -222,6 +267,6 @@ def scored(target: Target, test: Table, truth: list[str | None], predicted: list
 def _number(text: str, test: Table, row: int) -> float:
     number = parse_number(text)
     if number is None:
-        raise TreegenError(f"the label {text!r} is not a number, and the model is a regression", test.source,
-                           test.lines[row])
+        raise TreegenError(f"the label {text!r} is not a number, and the model is a regression",
+                           *test.place(row))
     return number
