@@ -369,6 +369,20 @@ def test_errors_and_model_classes_are_at_the_top_level_and_bad_arguments_are_val
         with pytest.raises(ValueError) as caught:
             call()
         assert isinstance(caught.value, TreegenError)
+    # an unknown dialect, verify target, algorithm or learner's parameter too (TreegenError only before), each
+    # with a hint in Python's words where the name is another's (README: a did-you-mean where one is close)
+    tennis = "examples/play_tennis.csv"
+    for call, hint in (
+            (lambda: treegen.export(model, "sql", dialect="postgresql"), "did you mean 'postgres'?"),
+            (lambda: treegen.export(model, "js"), "did you mean 'javascript'?"),
+            (lambda: treegen.export(model, "duckdb"), "'duckdb' is a SQL dialect: to='sql', dialect='duckdb'"),
+            (lambda: treegen.verify(model, to="jav"), "did you mean 'java'?"),
+            (lambda: treegen.verify(model, to="sql", dialects="mariadb"), "did you mean 'mysql'?"),
+            (lambda: treegen.verify(model, to="python", dialects="sqlite"), "nothing verified is SQL [(]to='sql'"),
+            (lambda: treegen.train(tennis, target="play", algorithm="c4.5"), "did you mean 'c45'?"),
+            (lambda: treegen.train(tennis, target="play", algorithm="cart", max_dept=3), "did you mean 'max_depth'?")):
+        with pytest.raises(ValueError, match=hint):
+            call()
     for call in (lambda: treegen.export(None, "python"), lambda: treegen.from_model(None)):
         with pytest.raises(TypeError) as caught:
             call()

@@ -395,6 +395,38 @@ def test_verify_needs_something_to_check(tennis_model, args):
     assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
 
 
+@pytest.mark.parametrize("args,hint", [
+    (["export", "--to", "js"], "; did you mean 'javascript'?"),
+    (["export", "--to", "duckdb"], "; 'duckdb' is a SQL dialect: --to sql --dialect duckdb"),
+    (["export", "--to", "sql", "--dialect", "mariadb"], "; did you mean 'mysql'?"),
+    (["export", "--to", "sql", "--dialect", "pg"], "; did you mean 'postgres'?"),
+    (["verify", "--to", "js"], "; did you mean 'javascript'?"),
+    (["verify", "--to", "sqlite"], "; 'sqlite' is a SQL dialect: --to sql --dialect sqlite"),
+    (["verify", "--to", "sql", "--dialect", "PostgreSQL"], "; did you mean 'postgres'?"),
+])
+def test_a_target_or_dialect_by_another_name_is_hinted(tennis_model, args, hint):
+    """What users call a target or a dialect ('js', 'mariadb'; a dialect for a target) leads to treegen's name."""
+    result = cli(args[0], tennis_model, *args[1:])
+    assert result.returncode == 2 and result.stderr.endswith(hint + "\n"), result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("algorithm", ["c4.5", "J48"])
+def test_another_name_of_an_algorithm_is_hinted(algorithm):
+    result = cli("train", TENNIS, "-a", algorithm)
+    assert result.returncode == 2 and result.stderr.endswith("; did you mean 'c45'?\n"), result.stderr
+
+
+@pytest.mark.parametrize("to", ["python", "python,java", "nosuch-dialect-too"])
+def test_verify_refuses_a_dialect_when_no_sql_is_verified(tennis_model, to):
+    """--dialect with no SQL to run was ignored, exit 0 (even a dialect that does not exist)."""
+    dialect = "nosuch" if to.startswith("nosuch") else "postgres"
+    result = cli("verify", tennis_model, "--to", "python" if to.startswith("nosuch") else to, "--dialect", dialect)
+    assert (result.returncode, result.stdout) == (2, ""), result.stdout
+    assert result.stderr == ("treegen: error: --dialect names the SQL dialects to run, and nothing verified is SQL "
+                             "(--to sql, or a .sql --program)\n")
+
+
 def test_verify_hints_at_a_missing_engine_package(tennis_model):
     """An engine that is not installed (None in sys.modules makes its import fail, as on a core install)."""
     for package, dialect, extra in (("duckdb", "duckdb", "sql"), ("pyspark", "spark", "spark")):

@@ -16,9 +16,9 @@ from . import __version__
 from .describe import summary
 from .errors import TreegenError, close_names, did_you_mean
 from .importers import IMPORTERS, import_file, library_file
-from .learn import ALGORITHMS
+from .learn import ALGORITHM_ALIASES, ALGORITHMS
 from .loading import is_model_file, load_model
-from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target_of_file
+from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target_hint, target_of_file
 
 # The modules above hold the tables' names and help, all that `treegen --help` needs; the back ends,
 # learners and importers they name (and numpy, Jinja, Lark) load in the command that uses them.
@@ -26,13 +26,19 @@ from .targets import RUNNABLE, TARGETS, all_options, check_options, emit, target
 
 class Choice(click.Choice):
     """click's choice, whose refusal says which choice a misspelt value may be ('pyhton': 'python'), as
-    click's own errors do for a command or an option."""
+    click's own errors do for a command or an option; ``hint(value)``, when given, says it instead ('js':
+    'javascript')."""
+
+    def __init__(self, choices, hint: Callable[[str], str] | None = None):
+        super().__init__(choices)
+        self.hint = hint
 
     def get_invalid_choice_message(self, value, ctx) -> str:
-        return super().get_invalid_choice_message(value, ctx).rstrip(".") + did_you_mean([value], self.choices)
+        hint = self.hint(value) if self.hint else did_you_mean([value], self.choices)
+        return super().get_invalid_choice_message(value, ctx).rstrip(".") + hint
 
 
-ALGORITHM = Choice(list(ALGORITHMS))
+ALGORITHM = Choice(list(ALGORITHMS), hint=lambda value: did_you_mean([value], ALGORITHMS, ALGORITHM_ALIASES))
 
 
 class NumberRange(click.FloatRange):
@@ -111,9 +117,10 @@ class LateChoice(Choice):
     """A choice among names read when first needed (the SQL dialects load the SQL back end): an export
     that does not give the option, and `treegen --help`, never read them."""
 
-    def __init__(self, names: Callable[[], Sequence[str]]):  # click.Choice's own reads them at once
-        self.names = names
+    def __init__(self, names: Callable[[], Sequence[str]], hint: Callable[[str], str] | None = None):
+        self.names = names  # (click.Choice's own __init__ reads them at once)
         self.case_sensitive = True
+        self.hint = hint
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -481,14 +488,15 @@ def target_options(f):
         if option.flag:
             kind = {"is_flag": True, "default": None}
         else:
-            kind = {"type": LateChoice(option.choice_names) if option.choices else str}
+            kind = {"type": LateChoice(option.choice_names, hint=lambda value, option=option: did_you_mean(
+                [value], option.choice_names(), option.alias_names())) if option.choices else str}
         f = click.option(option.flag_name, option.name, help=option.help, **kind)(f)
     return f
 
 
 @main.command(epilog=MODEL_FILES)
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--to", "target", type=Choice(list(TARGETS)),
+@click.option("--to", "target", type=Choice(list(TARGETS), hint=lambda value: target_hint(value)[1]),
               help="The target: " + "; ".join(f"{t.name}, {t.summary}" for t in TARGETS.values())
                    + ". Default: the one -o's ending names ("
                    + ", ".join(ending for t in TARGETS.values() for ending in t.endings())

@@ -5,7 +5,7 @@ import difflib
 import os
 import shlex
 import sys
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 
 class TreegenError(Exception):
@@ -133,10 +133,13 @@ def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return [candidate for k in close for candidate in by_folded[k]][:n]
 
 
-def did_you_mean(names: Sequence[str], known: Iterable[str]) -> str:
+def did_you_mean(names: Sequence[str], known: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
     """'; did you mean 'humidity'?' after a message about unknown ``names``, naming the known names each
     may be a misspelling of (with the name it is for, when there are several); '' when none is close.
+    ``aliases``: other names (in lower case) of known ones ('js': 'javascript'), each its known name's.
     Names are quoted as Python quotes them: a quote, a newline or a stray space in one shows."""
+    if aliases and len(names) == 1 and names[0].strip().casefold() in aliases:
+        return f"; did you mean {aliases[names[0].strip().casefold()]!r}?"
     known = list(known)
     guesses = [(name, close_names(name, known)) for name in names]
     guesses = [(name, close) for name, close in guesses if close]

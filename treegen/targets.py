@@ -28,6 +28,14 @@ class Option:
     # are, read when first needed (the SQL dialects load the whole SQL back end).
     choices: tuple[str, ...] | str | None = None
     cli: str | None = None  # the CLI's spelling, when not --name-with-dashes
+    aliases: str | None = None  # "MODULE.NAME" of a dict: other names of the choices (lower case) -> the choice
+
+    def alias_names(self) -> dict[str, str]:
+        """Other names users give the choices ('pg': 'postgres'), each the choice's name."""
+        if self.aliases is None:
+            return {}
+        module, name = self.aliases.rsplit(".", 1)
+        return dict(getattr(emitter(module), name))
 
     @property
     def flag_name(self) -> str:
@@ -73,6 +81,7 @@ class Target:
     # The emitter's function for_output(output, options) -> the options with what -o's file name implies
     # (java: the class named after the file; c: the prefix), or refuses the name (python: a standard module's)
     named_by_output: bool = False
+    aliases: tuple[str, ...] = ()  # other names users give it (lower case): a misspelt --to's hint
 
     def endings(self) -> tuple[str, ...]:
         return (self.extension, *self.also_read)
@@ -125,7 +134,7 @@ def emitter(name: str) -> ModuleType:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
-           runner="python", program=True, named_by_output=True),
+           runner="python", program=True, named_by_output=True, aliases=("py", "python3")),
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,
@@ -133,14 +142,16 @@ TARGETS = {target.name: target for target in (
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
-           runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True),
+           runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True,
+           aliases=("js", "mjs", "node", "nodejs", "ecmascript")),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
                                           "else model).")), ".c",
            runner="c", program=True, beside=((".h", "header"),), named_by_output=True),
     Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
                   "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
-           (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS"),
+           (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS",
+                                aliases="sql.DIALECT_ALIASES"),
             Option("table", "sql: the input table (default 'input'): its columns named as the features, of "
                             "their types (numbers in numeric columns)."),
             Option("expression", "sql: only the expression of the prediction (of each column with --proba, "
@@ -149,10 +160,11 @@ TARGETS = {target.name: target for target in (
                            "predictions back on).")), ".sql",
            runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
-           runner="rule_text"),
+           runner="rule_text", aliases=("rule", "rule_text", "text", "txt")),
     Target("dot", "a Graphviz diagram", "dot",
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
-                   choices=("dot", "svg"), cli="format"),), ".dot", also_read=(".svg",), named_by_output=True),
+                   choices=("dot", "svg"), cli="format"),), ".dot", also_read=(".svg",), named_by_output=True,
+           aliases=("graphviz", "gv", "svg")),
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)
@@ -175,7 +187,33 @@ def target(name: str) -> Target:
     try:
         return TARGETS[name]
     except KeyError:
-        raise BadArgument(f"unknown target {name!r}; choose one of {', '.join(TARGETS)}") from None
+        raise unknown_target(f"unknown target {name!r}; choose one of {', '.join(TARGETS)}", name) from None
+
+
+def unknown_target(said: str, name: str, among: Iterable[str] = tuple(TARGETS)) -> BadArgument:
+    """The refusal ``said`` of ``name``, no target ``among`` those, with what it may mean, in Python's words and
+    the CLI's: another name of a target ('js'), a SQL dialect (the sql target in it), or a close spelling."""
+    python, cli = target_hint(name, among)
+    return BadArgument(said + python, command_line=said + cli)
+
+
+def target_hint(name: str, among: Iterable[str] = tuple(TARGETS)) -> tuple[str, str]:
+    """What ``name``, no target ``among`` those, may mean: (Python's words, the CLI's)."""
+    among = tuple(among)
+    if "sql" in among:
+        dialect = _dialect_named(name)
+        if dialect is not None:
+            said = f"; {name!r} is a SQL dialect: "
+            return said + f"to='sql', dialect={dialect!r}", said + f"--to sql --dialect {dialect}"
+    hint = did_you_mean([name], among, {alias: t for t in among for alias in TARGETS[t].aliases})
+    return hint, hint
+
+
+def _dialect_named(name: str) -> str | None:
+    """The SQL dialect that ``name`` names, by its name or another ('PostgreSQL'), or None."""
+    dialect = next(option for option in TARGETS["sql"].options if option.name == "dialect")
+    folded = name.strip().casefold()
+    return folded if folded in dialect.choice_names() else dialect.alias_names().get(folded)
 
 
 def check_options(to: str, options: dict) -> dict:

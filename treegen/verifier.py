@@ -28,13 +28,13 @@ from typing import Callable, Sequence
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .table import Table
 from .emit.sql.dialects import find_dialect
-from .errors import TreegenError, counted, did_you_mean, with_article
+from .errors import BadArgument, TreegenError, counted, did_you_mean, with_article
 from .importers import Refused
 from .model import Model, Tolerance
 from .packages import package_hint
 from .probes import probe_rows
 from .run.sql import ENGINES, engine_for, is_query, read_csv, server_for
-from .targets import RUNNABLE, TARGETS, Target, emit, target_of_file
+from .targets import RUNNABLE, TARGETS, Option, Target, emit, target_of_file, unknown_target
 from .walk import leaf_ids_rows, predict_rows
 
 SHOWN_MISMATCHES = 3
@@ -229,19 +229,19 @@ def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
     out = []
     for name in targets:
         if name not in RUNNABLE:
-            raise TreegenError(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}"
-                               + did_you_mean([name], RUNNABLE))
+            raise unknown_target(f"cannot verify target {name!r}; choose from {', '.join(RUNNABLE)}", name, RUNNABLE)
         target = TARGETS[name]
         if target.variants is None:
             out.append(Check(name, target, {}))
             continue
-        choices = _variant_choices(target)
+        variant = _variant_option(target)
+        choices = variant.choice_names()
         if not variants:
             raise TreegenError(f"--to {name} needs at least one --{target.variants}")
         for value in variants:
             if value not in choices:
-                raise TreegenError(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}"
-                                   + did_you_mean([value], choices))
+                raise BadArgument(f"cannot verify --{target.variants} {value!r}; choose from {', '.join(choices)}"
+                                  + did_you_mean([value], choices, variant.alias_names()))
             out.append(Check(f"{name}/{value}", target, {target.variants: value}))
     return out
 
@@ -280,9 +280,14 @@ def _variant_of_file(path: str, target: Target, variants: Sequence[str] | None) 
         raise TreegenError(f"--program {path}: {err}") from None
 
 
+def _variant_option(target: Target) -> Option:
+    """A target's variant option (SQL's dialect)."""
+    return next(o for o in target.options if o.name == target.variants)
+
+
 def _variant_choices(target: Target) -> Sequence[str]:
     """The values of a target's variant option (SQL's dialects)."""
-    return next(o.choice_names() for o in target.options if o.name == target.variants)
+    return _variant_option(target).choice_names()
 
 
 @functools.cache
@@ -405,6 +410,10 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
     plan += program_checks(programs, dialects, table=table, keep=keep)
+    if dialects and not any(check.target.variants for check in plan):
+        raise BadArgument("dialects= names the SQL dialects to run, and nothing verified is SQL (to='sql', or a .sql "
+                          "file of programs=)", command_line="--dialect names the SQL dialects to run, and nothing "
+                          "verified is SQL (--to sql, or a .sql --program)")
     if (table != "input" or keep) and not any("table" in check.options for check in plan if check.source):
         raise TreegenError("--table and --keep say how a --program .sql file was exported: give one (verify's own "
                            "SQL reads the table it writes)")

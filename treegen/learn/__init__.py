@@ -5,7 +5,7 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import TreegenError, did_you_mean
+from ..errors import BadArgument, TreegenError, did_you_mean
 
 if TYPE_CHECKING:
     from ..data import Dataset
@@ -15,19 +15,21 @@ if TYPE_CHECKING:
 # `treegen --help` or a command that learns nothing)
 LEARNERS = {"id3": "id3", "c45": "c45", "cart": "cart"}
 ALGORITHMS = tuple(LEARNERS)
+ALGORITHM_ALIASES = {"c4.5": "c45", "c4_5": "c45", "j48": "c45"}  # other names (lower case): a misspelling's hint
 
 
 def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
     """Train a tree with one of treegen's learners. Parameters a learner does not take are an error."""
     if algorithm not in ALGORITHMS:
-        raise TreegenError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        raise BadArgument(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}"
+                          + did_you_mean([str(algorithm)], ALGORITHMS, ALGORITHM_ALIASES))
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows to learn from")
     params = {k: v for k, v in params.items() if v is not None}
     accepted = parameters(algorithm)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
-        raise TreegenError(f"{algorithm} does not take {', '.join(unknown)}" + did_you_mean(unknown, sorted(accepted)))
+        raise BadArgument(f"{algorithm} does not take {', '.join(unknown)}" + did_you_mean(unknown, sorted(accepted)))
     return learner(algorithm)(dataset, **params)
 
 

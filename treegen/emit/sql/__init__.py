@@ -32,10 +32,10 @@ from ...model import Link, Model, Precision, Tolerance
 from ...table import split_names
 from . import nested, rules, walk
 from .depth import sqlite_reads
-from .dialects import DIALECTS, Dialect, find_dialect
+from .dialects import DIALECT_ALIASES, DIALECTS, Dialect, find_dialect
 from .writer import Writer
 
-__all__ = ["DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "subquery_note", "tolerance"]
+__all__ = ["DIALECT_ALIASES", "DIALECTS", "STRATEGIES", "Dialect", "computed", "emit", "find_dialect", "subquery_note", "tolerance"]
 
 
 # name (as a dialect's row lists it) -> the strategy's class

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ...data import MISSING_TOKENS
-from ...errors import TreegenError
+from ...errors import BadArgument, TreegenError, did_you_mean
 
 # A decimal number's text as a pattern (treegen.model.NUMBER, whose inf and nan name no code anyway)
 NUMBER = "[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
@@ -432,9 +432,15 @@ DIALECTS = {dialect.name: dialect for dialect in (
 )}
 
 
+# Other names users call the dialects by (lower case): a misspelt dialect's hint names the one they mean
+DIALECT_ALIASES = {"postgresql": "postgres", "pg": "postgres", "psql": "postgres", "mariadb": "mysql",
+                   "sqlite3": "sqlite", "sparksql": "spark", "spark_sql": "spark", "spark-sql": "spark"}
+
+
 def find_dialect(name: str) -> Dialect:
     """The row of the dialect called ``name``."""
     try:
         return DIALECTS[name]
     except KeyError:
-        raise TreegenError(f"unknown SQL dialect {name!r}; choose one of {', '.join(DIALECTS)}") from None
+        raise BadArgument(f"unknown SQL dialect {name!r}; choose one of {', '.join(DIALECTS)}"
+                          + did_you_mean([name], DIALECTS, DIALECT_ALIASES)) from None
