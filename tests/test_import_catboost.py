@@ -827,8 +827,8 @@ def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboos
     (b"CBM1\x00\x01binary", "CatBoost cannot load this .cbm file: Failed to read required number of bytes from "
                             "stream! Expected: 1768030464, gained: 4!$"),
     (b'{\n  "features_info": {"float_features": [', "not a CatBoost JSON model: Expecting value"),
-    (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "YetiRank"}}}, "trees": []}',
-     "the loss function YetiRank is not supported; supported: Logloss"),
+    (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "MultiQuantile"}}}, "trees": []}',
+     "the loss function MultiQuantile is not supported; supported: Logloss"),
     (b'{"features_info": {}, "model_info": {}}', "does not name its loss function"),
     (b'{"features_info": {"float_features": [{"flat_feature_index": 0, "feature_index": 0}]}, "model_info": {"params": '
      b'{"loss_function": {"type": "RMSE"}}}, "oblivious_trees": [{"splits": []}]}',
