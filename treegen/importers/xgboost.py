@@ -84,8 +84,8 @@ How XGBoost predicts, and how the model says the same thing:
   highest margin, as ``Booster.predict`` returns it; ``count:poisson``, ``reg:gamma``, ``reg:tweedie``
   and ``survival:cox`` (a hazard ratio) ``expf``; the other regressions, ``binary:logitraw`` and the
   ranking objectives ``rank:pairwise``, ``rank:ndcg``, ``rank:map`` (a score to order a query's rows by,
-  ``base_score`` added as the file holds it: 3.x fits it as an intercept, ``FitIntercept``, 1.7 saves
-  0.5) the margin itself. ``model.meta["predicts"]`` says what a ranking score or hazard ratio is.
+  ``base_score`` added as the file holds it: 2.1 and 3.x fit it as an intercept, ``FitIntercept``, a
+  Newton step from 0, -3.6e-10 in one test) the margin itself. ``model.meta["predicts"]`` says what a ranking score or hazard ratio is.
   ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
   classifier whose score for class "1" is that value.
 
