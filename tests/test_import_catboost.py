@@ -235,8 +235,10 @@ def as_rows(probe: pd.DataFrame) -> list[dict]:
 
 def assert_agrees_with_catboost(estimator, model: Model, frame: pd.DataFrame,
                                 texts: dict[str, list[str]] | None = None) -> None:
+    from catboost import CatBoost
     probe = probe_frame(model, frame, texts)
-    raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1)
+    # CatBoost's own predict: CatBoostRanker's takes no prediction_type
+    raw = np.asarray(CatBoost.predict(estimator, probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1)
     rows = as_rows(probe)
     if model.target.is_classification:
         kind = model.meta["catboost"]["class_type"]
@@ -330,6 +332,63 @@ def test_regressors_agree_with_catboost(case, tmp_path):
     assert model.combine.link == (Link.EXP if data == "counts" else Link.IDENTITY)
     assert_agrees_with_catboost(estimator, model, frame)
     assert_oracle_agrees(model, str(tmp_path / "model.cbm"), probe_frame(model, frame))
+
+
+RANKING_CASES = ["YetiRank", "YetiRankPairwise", "PairLogit", "PairLogitPairwise", "QueryRMSE", "QuerySoftMax",
+                 "StochasticRank:metric=NDCG", "StochasticFilter", "LambdaMart"]
+
+
+def survival_labels(loss: str, signal: pd.Series):
+    """Cox: a time, negative where censored; SurvivalAft: an interval [low, high], high -1 where right-censored."""
+    time = np.exp(signal.to_numpy() / 3)
+    censored = np.arange(len(time)) % 4 == 0
+    if loss == "Cox":
+        return np.where(censored, -time, time)
+    return np.c_[time, np.where(censored, -1.0, time)]
+
+
+@pytest.mark.parametrize("loss", [*RANKING_CASES, "Cox", "SurvivalAft"])
+def test_ranking_and_survival_models_predict_their_raw_value(loss, tmp_path):
+    """CatBoost's predict of a ranking loss (CatBoostRanker) or a survival loss (CatBoostRegressor) is the raw
+    value, RawFormulaVal: from the JSON, bit for bit at every border, one ulp either side and NaN, in every
+    target and against CatBoost's own predict of the .cbm; the model says what the number is."""
+    from catboost import CatBoostRanker, CatBoostRegressor
+    frame, signal = make_data(3)
+    frame = frame[["x0", "x1", "x2"]]
+    if loss in ("Cox", "SurvivalAft"):
+        estimator = CatBoostRegressor(loss_function=loss, **KW).fit(frame, survival_labels(loss, signal))
+    else:
+        estimator = CatBoostRanker(loss_function=loss, **KW).fit(
+            frame, np.digitize(signal, [-0.5, 0.5, 1.5]), group_id=np.arange(len(frame)) // 20)
+    path = saved(estimator, tmp_path)
+    model = import_file(path)
+    name = loss.split(":")[0]
+    assert model.combine.link == Link.IDENTITY and not model.target.is_classification
+    assert model.meta["predicts"].startswith({"Cox": "the log of the relative hazard (Cox)",
+                                              "SurvivalAft": "the log of the predicted survival time"}.get(
+        name, f"a ranking score ({name}): the trees' sum"))
+    assert modelio.dumps(from_catboost(estimator)) == modelio.dumps(model)
+    assert_agrees_with_catboost(estimator, model, frame)
+    cbm = str(tmp_path / "model.cbm")
+    assert_oracle_agrees(model, cbm, probe_frame(model, frame))
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=cbm)
+    assert len(results) == 7 and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_query_cross_entropy_trained_on_gpus_is_its_raw_value(tmp_path):
+    """QueryCrossEntropy trains only on GPUs: a QueryRMSE model renamed, which CatBoost predicts as its raw value."""
+    from catboost import CatBoostRanker
+    frame, signal = make_data(4)
+    frame = frame[["x0", "x1", "x2"]]
+    estimator = CatBoostRanker(loss_function="QueryRMSE", **KW).fit(frame, signal, group_id=np.arange(400) // 20)
+    path = saved(estimator, tmp_path)
+    document = json.load(open(path, encoding="utf-8"))
+    document["model_info"]["params"]["loss_function"] = {"type": "QueryCrossEntropy", "params": {"alpha": "0.95"}}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f)
+    model = import_file(path)
+    assert model.meta["objective"] == "QueryCrossEntropy" and model.meta["predicts"].startswith("a ranking score")
+    assert_oracle_agrees(model, path, probe_frame(model, frame), JSON_READER_TOLERANCE)
 
 
 def test_scale_and_bias_is_one_multiplication_then_one_addition(tmp_path):
@@ -768,8 +827,8 @@ def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboos
     (b"CBM1\x00\x01binary", "CatBoost cannot load this .cbm file: Failed to read required number of bytes from "
                             "stream! Expected: 1768030464, gained: 4!$"),
     (b'{\n  "features_info": {"float_features": [', "not a CatBoost JSON model: Expecting value"),
-    (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "YetiRank"}}}, "trees": []}',
-     "the loss function YetiRank is not supported; supported: Logloss"),
+    (b'{"features_info": {}, "model_info": {"params": {"loss_function": {"type": "MultiQuantile"}}}, "trees": []}',
+     "the loss function MultiQuantile is not supported; supported: Logloss"),
     (b'{"features_info": {}, "model_info": {}}', "does not name its loss function"),
     (b'{"features_info": {"float_features": [{"flat_feature_index": 0, "feature_index": 0}]}, "model_info": {"params": '
      b'{"loss_function": {"type": "RMSE"}}}, "oblivious_trees": [{"splits": []}]}',

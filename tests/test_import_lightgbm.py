@@ -285,19 +285,22 @@ OBJECTIVES = [
     ("linear_tree_no_missing", {"objective": "regression", "linear_tree": True, "use_missing": False}, "reg"),
     ("linear_tree_binary", {"objective": "binary", "linear_tree": True, "linear_lambda": 0.1}, "bin"),
     ("linear_tree_multiclass", {"objective": "multiclass", "num_class": 3, "linear_tree": True}, "multi"),
+    ("lambdarank", {"objective": "lambdarank"}, "rank"), ("rank_xendcg", {"objective": "rank_xendcg"}, "rank"),
 ]
+QUERIES = [50] * 10  # numeric_data's 500 rows as ten queries, for the ranking objectives
 
 
 def targets(y_bin, y_reg, y_multi) -> dict:
     y_pos = np.exp(y_reg / 3) + 0.01
     return {"bin": y_bin, "reg": y_reg, "pos": y_pos, "count": np.round(y_pos), "unit": y_bin * 0.8 + 0.1,
-            "multi": y_multi}
+            "multi": y_multi, "rank": np.digitize(y_reg, [-1, 0, 1])}
 
 
 @pytest.mark.parametrize("name,params,target", OBJECTIVES, ids=[o[0] for o in OBJECTIVES])
 def test_trained_model_from_file_and_object(tmp_path, name, params, target):
     X, y_bin, y_reg, y_multi = numeric_data()
-    booster = lgb.train({**PARAMS, **params}, lgb.Dataset(X, targets(y_bin, y_reg, y_multi)[target]), 8)
+    groups = QUERIES if target == "rank" else None
+    booster = lgb.train({**PARAMS, **params}, lgb.Dataset(X, targets(y_bin, y_reg, y_multi)[target], group=groups), 8)
     path = str(tmp_path / "model.txt")
     booster.save_model(path)
     from_file, from_booster = read_model_file(path), from_lightgbm(booster)
@@ -758,8 +761,7 @@ def replace_line(text: str, prefix: str, line: str | None) -> str:
     return "\n".join(lines[:index] + ([] if line is None else [line]) + lines[index + 1:])
 
 
-@pytest.mark.parametrize("objective,why", [
-    ("lambdarank", "ranking"), ("rank_xendcg", "ranking"), ("cross_entropy_lambda", "log1p"), ("survival", "")])
+@pytest.mark.parametrize("objective,why", [("cross_entropy_lambda", "log1p"), ("survival", "")])
 def test_unsupported_objectives(tmp_path, objective, why):
     message = refusal(replace_line(fixture_text(), "objective=", f"objective={objective}"), tmp_path)
     assert f":7: objective {objective}" in message and why in message
@@ -883,12 +885,23 @@ def test_custom_multiclass_objective_is_refused(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1 and why in result.output
 
 
-def test_ranking_model_trained_here_is_refused(tmp_path):
+@pytest.mark.parametrize("objective", ["lambdarank", "rank_xendcg"])
+def test_ranking_models_predict_their_score_in_every_target(tmp_path, objective):
+    """A ranking model's predict is the raw sum (RankingObjective converts nothing): from the file and from an
+    LGBMRanker, in every target and against LightGBM's own predict of each; the model says it is a ranking score."""
     X, _, y_reg, _ = numeric_data()
-    relevance = np.digitize(y_reg, [-1, 0, 1])
-    booster = lgb.train({**PARAMS, "objective": "lambdarank"}, lgb.Dataset(X, relevance, group=[50] * 10), 3)
-    with pytest.raises(TreegenError, match="objective lambdarank .ranking. is not supported"):
-        from_lightgbm(booster)
+    ranker = lgb.LGBMRanker(objective=objective, n_estimators=6, **PARAMS).fit(X, np.digitize(y_reg, [-1, 0, 1]),
+                                                                            group=QUERIES)
+    path = str(tmp_path / "rank.txt")
+    ranker.booster_.save_model(path)
+    model = import_file(path)
+    assert model.meta["predicts"].startswith(f"a ranking score ({objective}): the trees' sum")
+    probes = threshold_probes(model, X[:4])
+    rows = as_rows(model, probes)
+    assert check_against(from_lightgbm(ranker), rows, ranker.predict(probes, raw_score=True), ranker.predict(probes))
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=path)
+    assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
+    assert verify(from_lightgbm(ranker), None, ["python"], against=ranker)[0].ok
 
 
 def test_mixed_missing_types_on_one_feature(tmp_path):

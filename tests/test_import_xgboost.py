@@ -518,9 +518,21 @@ OBJECTIVE_TARGETS = {
     "reg:pseudohubererror": lambda s: 2 * s[:, 0] + s[:, 1],
     "reg:absoluteerror": lambda s: 2 * s[:, 0] + s[:, 1],
     "reg:quantileerror": lambda s: 2 * s[:, 0] + s[:, 1],
+    "rank:pairwise": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5, 1.0]),  # relevance grades
+    "rank:ndcg": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5, 1.0]),
+    "rank:map": lambda s: (s[:, 0] + 0.3 * s[:, 1] > 0).astype(int),
+    "survival:cox": lambda s: np.where(s[:, 1] > 0.8, -1, 1) * np.exp(s[:, 0] / 2),  # negative: censored
 }
 EXTRA_PARAMS = {"multi:softprob": {"num_class": 3}, "multi:softmax": {"num_class": 3},
                 "reg:quantileerror": {"quantile_alpha": 0.3}}
+RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
+
+
+def trained(objective: str, X, signal, rounds: int = 4, **params) -> xgb.Booster:
+    """A booster of ``objective`` trained on ``X``; a ranking one on queries of 20 rows (qid)."""
+    groups = {"qid": np.arange(len(X)) // 20} if objective in RANKING else {}
+    return train({"objective": objective, **EXTRA_PARAMS.get(objective, {}), **params}, X,
+                 OBJECTIVE_TARGETS[objective](signal), rounds, **groups)
 
 
 def test_every_supported_objective_is_trained_here():
@@ -531,11 +543,92 @@ def test_every_supported_objective_is_trained_here():
 @pytest.mark.filterwarnings("ignore:.*linear is now deprecated:UserWarning")
 def test_every_objective_from_files_and_the_booster(objective, tmp_path):
     X, signal = make_data(1)
-    params = {"objective": objective, **EXTRA_PARAMS.get(objective, {})}
-    booster = train(params, X, OBJECTIVE_TARGETS[objective](signal))
+    booster = trained(objective, X, signal)
     model = check_against_library(booster, tmp_path, X)
     assert model.combine.precision == "float32" and model.numeric.strict
     assert model.meta["xgboost"]["objective"] == {"reg:linear": "reg:squarederror"}.get(objective, objective)
+
+
+@pytest.mark.parametrize("objective", [*RANKING, "survival:cox"])
+def test_ranking_and_cox_models_predict_as_xgboost_in_every_target(objective, tmp_path):
+    """A ranking model's predict is its margin (base_score, the intercept XGBoost 3 fits, added as saved); Cox's
+    is expf of it, a hazard ratio: in every target and against XGBoost's own predict of the file and of the
+    Booster, and the model says what the number is."""
+    X, signal = make_data(21)
+    booster = trained(objective, X, signal, rounds=6)
+    model = check_against_library(booster, tmp_path, X)
+    path = str(tmp_path / "model.json")
+    assert model.meta["predicts"].startswith("a ranking score" if objective in RANKING else "a hazard ratio")
+    assert model.meta["objective"] == objective and not model.target.is_classification
+    rows = rows_for(model, probe_matrix(model, X))
+    assert oracle(path, model, rows) == oracle(booster, model, rows) == predict_rows(model, rows)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"],
+                     against=path)
+    assert all(r.ok for r in results) and len(results) == 8, [r.line() for r in results]
+
+
+def test_an_xgbranker_predicts_its_boosters_scores(tmp_path):
+    """The scikit-learn wrapper of ranking: the model from the object predicts what XGBRanker.predict gives."""
+    X, signal = make_data(22)
+    ranker = xgb.XGBRanker(n_estimators=5, max_depth=3, objective="rank:ndcg", n_jobs=1)
+    ranker.fit(X, OBJECTIVE_TARGETS["rank:ndcg"](signal), qid=np.arange(len(X)) // 20)
+    model = from_xgboost(ranker)
+    P = probe_matrix(model, X)
+    assert bits(v for _, (v,) in predict_rows(model, rows_for(model, P))) == bits(ranker.predict(P))
+    assert verify(model, None, ["python"], against=ranker)[0].ok
+
+
+def exp_hard_margins(count: int) -> list[float]:
+    """float32 margins where glibc's expf and exp in double rounded to float32 differ."""
+    found = []
+    for x in np.random.default_rng(3).uniform(-20, 20, 400_000).astype(np.float32).tolist():
+        if arithmetic.expf(x) != float(np.float32(math.exp(x))):
+            found.append(x)
+            if len(found) == count:
+                return found
+    raise AssertionError("too few margins where expf and exp differ")
+
+
+def test_cox_predicts_expf_and_aft_exp_in_double(tmp_path):
+    """At margins where the two differ, XGBoost's survival:cox gives glibc's expf (regression_obj.cu: std::exp
+    of a float), as the model and every target do; survival:aft gives exp in double rounded to float32
+    (aft_obj.cu), a link the model does not have, which is why it is refused."""
+    margins = exp_hard_margins(6)
+    path = tmp_path / "cox.json"
+    trees_model(path, [margins])  # leaf i where i - 0.5 <= x0 < i + 0.5
+    saved = json.loads(path.read_text())
+    saved["learner"]["objective"] = {"name": "survival:cox"}
+    saved["learner"]["learner_model_param"]["base_score"] = "1E0"  # the margin logf(1) = 0
+    path.write_text(json.dumps(saved))
+    model = import_file(str(path))
+    rows = [{"x0": float(i)} for i in range(len(margins))]
+    assert bits(predict_rows(model, rows)[i][0] for i in range(len(rows))) == \
+        bits(arithmetic.expf(m) for m in margins)
+    assert oracle(str(path), model, rows) == predict_rows(model, rows)
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=str(path))
+    assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
+    saved["learner"]["objective"] = {"name": "survival:aft", "aft_loss_param": {
+        "aft_loss_distribution": "normal", "aft_loss_distribution_scale": "1"}}
+    aft = xgb.Booster(model_file=bytearray(json.dumps(saved).encode()))
+    predicted = aft.predict(xgb.DMatrix(np.arange(len(margins), dtype=float).reshape(-1, 1)))
+    assert bits(predicted) == bits(float(np.float32(math.exp(m))) for m in margins)
+    assert all(arithmetic.expf(m) != p for m, p in zip(margins, predicted.tolist()))
+    path.write_text(json.dumps(saved))
+    assert "'survival:aft' (its predict is exp in double rounded to float32" in one_line_error(path)
+
+
+def test_a_ranking_model_on_the_command_line_says_it_predicts_a_ranking_score(tmp_path):
+    X, signal = make_data(23)
+    booster = trained("rank:pairwise", X, signal)
+    rank, imported = tmp_path / "rank.json", tmp_path / "m.json"
+    booster.save_model(str(rank))
+    done = CliRunner().invoke(main, ["import", str(rank), "-o", str(imported)], catch_exceptions=False)
+    assert done.exit_code == 0 and "treegen: the prediction is a ranking score (rank:pairwise)" in done.output
+    java = CliRunner().invoke(main, ["export", str(imported), "--to", "java"], catch_exceptions=False)
+    assert java.exit_code == 0 and "public static double predict(" in java.output, java.output[:2000]
+    shown = CliRunner().invoke(main, ["show", str(imported)], catch_exceptions=False)
+    assert shown.output.startswith("The prediction is a ranking score (rank:pairwise): the trees' sum, by which to "
+                                   "order the rows of one query, highest first"), shown.output[:300]
 
 
 @pytest.mark.parametrize("objective, base_score", [("binary:logistic", 0.3), ("binary:logistic", 1e-7),
@@ -1196,10 +1289,10 @@ def one_line_error(path, **options) -> str:
 
 
 @pytest.mark.parametrize("params, label, message", [
-    ({"objective": "rank:pairwise"}, "rank",
-     r"'rank:pairwise' \(ranking\) is not supported; supported: binary:logistic"),
-    ({"objective": "survival:cox"}, "cox", r"'survival:cox' \(survival analysis\) is not supported"),
-    ({"objective": "binary:hinge"}, "binary", r"'binary:hinge' .* is not supported; supported:"),
+    ({"objective": "survival:aft"}, "aft", r"'survival:aft' \(its predict is exp in double rounded to float32, a "
+                                           r"link the model does not have\) is not supported; supported: binary:"),
+    ({"objective": "binary:hinge"}, "binary", r"'binary:hinge' \(its predict is 1 where the margin is above 0, else 0: "
+                                              r"a label without scores, .*\) is not supported; supported:"),
     ({"booster": "gblinear"}, "regression",
      r"booster 'gblinear' \(a linear model\) is not supported; supported: gbtree"),
     ({"multi_strategy": "multi_output_tree", "tree_method": "hist"}, "two",
@@ -1209,12 +1302,13 @@ def one_line_error(path, **options) -> str:
 ])
 def test_unsupported_models_are_refused(params, label, message, tmp_path):
     X, signal = make_data(12)
-    labels = {"rank": (signal[:, 0] > 0).astype(int), "cox": np.abs(signal[:, 0]) + 0.1,
-              "binary": (signal[:, 0] > 0).astype(int), "regression": signal[:, 0],
+    labels = {"aft": None, "binary": (signal[:, 0] > 0).astype(int), "regression": signal[:, 0],
               "two": np.column_stack([signal[:, 0], signal[:, 1]])}
     matrix = xgb.DMatrix(X, label=labels[label])
-    if label == "rank":
-        matrix.set_group([100, 100, 100])
+    if label == "aft":  # interval-censored times, the upper bound infinite where right-censored
+        low = np.exp(signal[:, 0])
+        matrix.set_float_info("label_lower_bound", low)
+        matrix.set_float_info("label_upper_bound", np.where(signal[:, 1] > 0.8, np.inf, low))
     booster = xgb.train({"nthread": 1, **params}, matrix, 2)
     path = tmp_path / "model.json"
     booster.save_model(str(path))

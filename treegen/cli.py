@@ -723,9 +723,11 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
 
 
 def _import_notes(model) -> list[str]:
-    """What import says of an imported model's prediction: which rounds it predicts with, and its importer's
-    note."""
-    return [line for line in (_rounds_note(model), _library_note(model)) if line is not None]
+    """What import says of an imported model's prediction: what the number is (a ranking score), which rounds
+    it predicts with, and its importer's note."""
+    predicts = model.meta.get("predicts")
+    return [line for line in (predicts and f"the prediction is {predicts}", _rounds_note(model), _library_note(model))
+            if line]
 
 
 def _library_note(model) -> str | None:

@@ -54,6 +54,8 @@ def show(model: Model) -> str:
 
 def show_lines(model: Model) -> Iterator[str]:
     """:func:`show`'s lines, one at a time (:func:`tree_lines`)."""
+    if model.meta.get("predicts"):  # an imported model's number that its value alone does not explain
+        yield from (f"The prediction is {model.meta['predicts']}.", "")
     if model.numeric.cast == "float32":
         yield from (FLOAT32_NOTE, "")
     if model.numeric.tolerance and has_numeric_split(model):

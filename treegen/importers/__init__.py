@@ -89,16 +89,26 @@ IMPORTERS = {importer.library: importer for importer in (
 )}
 
 
-def library_meta(module: str, algorithm: str, version: str | None, objective: str | None, own: dict) -> dict:
+def library_meta(module: str, algorithm: str, version: str | None, objective: str | None, own: dict,
+                 predicts: str | None = None) -> dict:
     """A model's meta as every importer writes it: the ``algorithm``; ``library``, named as
     :data:`IMPORTERS` and `verify --against` name it; the ``library_version`` and ``objective`` as the
-    file or object says them (left out where it says none); and under the importer's module name
-    (``meta["xgboost"]``, ...) what else it keeps, by which :func:`treegen.verifier.source_library` knows
-    the library. No ``source``: in a trained model's meta that is the data file (`treegen train`), not a
-    library."""
+    file or object says them (left out where it says none); what the predicted number is where a value
+    alone does not tell (``predicts``: a ranking score, a hazard ratio; `treegen show` says it); and under
+    the importer's module name (``meta["xgboost"]``, ...) what else it keeps, by which
+    :func:`treegen.verifier.source_library` knows the library. No ``source``: in a trained model's meta
+    that is the data file (`treegen train`), not a library."""
     library = next(importer.library for importer in IMPORTERS.values() if importer.module == module)
-    meta = {"algorithm": algorithm, "library": library, "library_version": version, "objective": objective}
+    meta = {"algorithm": algorithm, "library": library, "library_version": version, "objective": objective,
+            "predicts": predicts}
     return {**{key: value for key, value in meta.items() if value is not None}, module: own}
+
+
+def ranking_score(objective: str) -> str:
+    """What a ranking model predicts (meta's ``predicts``): the libraries' predict gives the trees' sum, a
+    number only to order rows by."""
+    return (f"a ranking score ({objective}): the trees' sum, by which to order the rows of one query, highest "
+            "first; not a probability nor a relevance grade")
 
 
 def resolve_feature_names(given: Sequence[str] | None, own: Sequence[str] | None, count: int,

@@ -74,6 +74,12 @@ model says the same:
   (``library/cpp/fast_exp``), which differs from libm's by a few ulps and by CPU: the model computes
   them with libm's exp, and agrees with CatBoost within :data:`EXP_TOLERANCE` (relative). Raw values
   and labels are exact.
+* Ranking losses (:data:`RANKING_LOSSES`: YetiRank, PairLogit, QueryRMSE, StochasticRank, LambdaMart, ...) and
+  the survival losses ``Cox`` and ``SurvivalAft``: ``CatBoost.predict``, ``CatBoostRanker.predict`` and
+  ``CatBoostRegressor.predict`` give ``RawFormulaVal`` (``python-package/catboost/core.py``
+  ``_get_default_prediction_type``: ``Exponent`` only for Poisson and Tweedie): the raw value, a regression
+  whose ``model.meta["predicts"]`` says what it is (a ranking score; the log of a relative hazard or of a
+  survival time).
 * The JSON holds the trained model's values exactly (17 digits); CatBoost's own JSON *reader* reads
   about one leaf value in nine 1 or 2 ulps away from that text (measured with 1.2 and 1.2.10; the
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
@@ -82,8 +88,7 @@ model says the same:
 Refused, each with one line naming it: CTRs of categorical features combined (``max_ctr_complexity``
 above 1 combines them with each other and with one-hot values, besides float splits: train with
 ``max_ctr_complexity=1``), text and embedding features, multi-target and
-multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), ranking, survival and custom
-losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
+multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), custom losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
 cannot write. In a JSON file such a border (any number beyond float32's range) is a split like any other.
 """
@@ -107,14 +112,24 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Comb
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
 from ..table import categories_argument
-from . import file_of, library_meta, resolve_feature_names
+from . import file_of, library_meta, ranking_score, resolve_feature_names
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy")
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
 EXPONENT_LOSSES = ("Poisson", "Tweedie")  # CatBoostRegressor.predict returns exp(raw) for these
 IDENTITY_LOSSES = ("RMSE", "MAE", "Quantile", "Expectile", "LogLinQuantile", "MAPE", "Huber", "Lq", "LogCosh",
                    "RMSPE")
-SUPPORTED_LOSSES = BINARY_LOSSES + MULTICLASS_LOSSES + IDENTITY_LOSSES + EXPONENT_LOSSES
+# Ranking: CatBoost.predict's default (and CatBoostRanker's) is RawFormulaVal, the score to order a group's rows by
+RANKING_LOSSES = ("YetiRank", "YetiRankPairwise", "PairLogit", "PairLogitPairwise", "QueryRMSE", "QuerySoftMax",
+                  "QueryCrossEntropy", "StochasticRank", "StochasticFilter", "LambdaMart")
+# Survival: RawFormulaVal too (CatBoostRegressor's default prediction_type is Exponent only for Poisson and
+# Tweedie), a logarithm; what it is the logarithm of:
+SURVIVAL_LOSSES = {"Cox": "the log of the relative hazard (Cox): the raw sum, as CatBoost's predict gives it; "
+                          "prediction_type='Exponent' gives the hazard ratio",
+                   "SurvivalAft": "the log of the predicted survival time (SurvivalAft): the raw sum, as CatBoost's "
+                                  "predict gives it; prediction_type='Exponent' gives the time"}
+SUPPORTED_LOSSES = (BINARY_LOSSES + MULTICLASS_LOSSES + IDENTITY_LOSSES + EXPONENT_LOSSES + RANKING_LOSSES
+                    + tuple(SURVIVAL_LOSSES))
 
 # How far CatBoost's fast exp (MultiClass probabilities, Exponent) may be from libm's, relative:
 # measured on 20,000 rows with 1.2.10, softmax up to 11 ulps (1.4e-15), Exponent up to 4 (4.9e-16).
@@ -245,7 +260,7 @@ def from_catboost(model, feature_names: Sequence[str] | None = None,
     from catboost import CatBoost, CatBoostError
     if not isinstance(model, CatBoost):
         raise TreegenError(f"cannot import {with_article(type(model).__name__)} as a CatBoost model; "
-                           "supported: CatBoost, CatBoostClassifier, CatBoostRegressor")
+                           "supported: CatBoost, CatBoostClassifier, CatBoostRegressor, CatBoostRanker")
     if not model.is_fitted():
         raise TreegenError(f"the {type(model).__name__} is not fitted; call fit before importing")
     with tempfile.TemporaryDirectory() as folder:
@@ -349,7 +364,8 @@ def _convert(document: dict, feature_names, categories) -> Model:
         raise KeyError("'oblivious_trees' or 'trees'")
     meta = library_meta("catboost", "CatBoost", _version(document), loss,
                         {"trees": layout, "loss_params": loss_params, **kept,
-                         "categories": {names[flat]: label.source for flat, label in labels.items()}})
+                         "categories": {names[flat]: label.source for flat, label in labels.items()}},
+                        ranking_score(loss) if loss in RANKING_LOSSES else SURVIVAL_LOSSES.get(loss))
     return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)
 
 

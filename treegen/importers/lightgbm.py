@@ -56,7 +56,9 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   (``common.h`` ``Softmax``); ``multiclassova`` that sigmoid per class; ``cross_entropy`` the plain
   sigmoid; ``poisson``, ``gamma``, ``tweedie`` ``exp``; ``regression``, ``regression_l1``,
   ``quantile``, ``mape`` and ``fair`` with ``sqrt`` in the objective ``sign(x) * x * x``, otherwise
-  identity (``huber`` and ``poisson`` ignore ``sqrt``, ``regression_objective.hpp``). The text holds
+  identity (``huber`` and ``poisson`` ignore ``sqrt``, ``regression_objective.hpp``); the ranking objectives
+  ``lambdarank`` and ``rank_xendcg`` identity too (``rank_objective.hpp`` converts nothing): a score to order
+  a query's rows by, as ``model.meta["predicts"]`` says. The text holds
   ``sigmoid`` to 6 significant digits (``BinaryLogloss::ToString``), and so predicts every Booster read
   from it, and ``LGBMClassifier``; a Booster that ``lgb.train`` kept for training
   (``keep_training_booster=True``) predicts with the exact value until it is saved and read again.
@@ -90,7 +92,7 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   ``predict`` gives a raw score per class, an n x K matrix, which a regression of one value cannot hold:
   refused.
 
-Refused, in one line: ``cross_entropy_lambda``, ranking objectives, custom objectives with several
+Refused, in one line: ``cross_entropy_lambda``, custom objectives with several
 trees per iteration, and ``pandas_categorical`` that does not name the
 categorical features one for one (an ordered pandas Categorical is a numeric feature of its codes).
 """
@@ -106,7 +108,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, file_of, library_meta, resolve_feature_names
+from . import IMPORTERS, file_of, library_meta, ranking_score, resolve_feature_names
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -121,13 +123,15 @@ CLASSIFIERS = {"binary": Link.SIGMOID, "cross_entropy": Link.SIGMOID, "multiclas
                "multiclassova": Link.SIGMOID}
 REGRESSIONS = {"regression": Link.IDENTITY, "regression_l1": Link.IDENTITY, "quantile": Link.IDENTITY,
                "mape": Link.IDENTITY, "fair": Link.IDENTITY, "huber": Link.IDENTITY,
-               "poisson": Link.EXP, "gamma": Link.EXP, "tweedie": Link.EXP}
+               "poisson": Link.EXP, "gamma": Link.EXP, "tweedie": Link.EXP,
+               "lambdarank": Link.IDENTITY, "rank_xendcg": Link.IDENTITY}
+# ranking: a score to order a query's rows by (RankingObjective keeps ObjectiveFunction's identity ConvertOutput)
+RANKINGS = ("lambdarank", "rank_xendcg")
 # the objectives whose `sqrt` squares the prediction back (RegressionL2loss::ConvertOutput; Huber and
 # Poisson, with its subclasses Gamma and Tweedie, switch it off in their constructors)
 SQRT_OBJECTIVES = ("regression", "regression_l1", "quantile", "mape", "fair")
 SUPPORTED_OBJECTIVES = ", ".join([*CLASSIFIERS, *REGRESSIONS])
-REFUSED_OBJECTIVES = {"cross_entropy_lambda": "its log1p(exp(x)) link is not in the model",
-                      "lambdarank": "ranking", "rank_xendcg": "ranking"}
+REFUSED_OBJECTIVES = {"cross_entropy_lambda": "its log1p(exp(x)) link is not in the model"}
 CUSTOM = "custom"  # the objective LightGBM names a custom one (the file's parameters: [objective: custom])
 CUSTOM_ALIASES = ("custom", "none", "null", "na")  # include/LightGBM/config.h ParseObjectiveAlias
 RAW_SCORE_NOTE = ("a custom objective: the prediction is the raw score, the trees' sum without a link, as "
@@ -213,7 +217,7 @@ def _booster_and_classes(model_object) -> tuple[Any, list | None]:
             raise TreegenError(f"the {type(model_object).__name__} is not fitted; call fit before importing") from None
         return booster, (list(model_object.classes_) if hasattr(model_object, "classes_") else None)
     raise TreegenError(f"cannot import {with_article(type(model_object).__name__)} from lightgbm; supported: "
-                       "lightgbm.Booster, LGBMClassifier, LGBMRegressor")
+                       "lightgbm.Booster, LGBMClassifier, LGBMRegressor, LGBMRanker")
 
 
 def model_from_text(text: str, feature_names: Sequence[str] | None = None, source: str | None = None,
@@ -254,7 +258,8 @@ def model_from_text(text: str, feature_names: Sequence[str] | None = None, sourc
     if objective.name == CUSTOM:
         details["note"] = RAW_SCORE_NOTE
     # The file names its format (v3, v4), not the LightGBM that wrote it: no library_version from a file.
-    meta = library_meta("lightgbm", "LightGBM", None, parsed.header.get("objective", CUSTOM), details)
+    meta = library_meta("lightgbm", "LightGBM", None, parsed.header.get("objective", CUSTOM), details,
+                        objective.predicts)
     numeric = NumericSemantics("float64", zero_band=K_ZERO_THRESHOLD)
     return Model(features, target, trees, combine, numeric, meta)
 
@@ -492,6 +497,7 @@ class _Objective:
     link: Link
     sigmoid: float = 1.0
     classification: bool = False
+    predicts: str | None = None  # what the value is, where a regression's number alone does not tell
 
 
 def _objective(parsed: _Parsed) -> _Objective:
@@ -511,7 +517,7 @@ def _objective(parsed: _Parsed) -> _Objective:
             raise parsed.fail(f"objective {name} with {parsed.per_iteration} trees per iteration is not "
                               "supported; supported: one", line)
         return _Objective(name, Link.SIGN_SQUARE if name in SQRT_OBJECTIVES and "sqrt" in params
-                          else REGRESSIONS[name])
+                          else REGRESSIONS[name], predicts=ranking_score(name) if name in RANKINGS else None)
     values = dict(p.split(":", 1) for p in params if ":" in p)
     try:
         sigmoid = float(values.get("sigmoid", "1")) if name in ("binary", "multiclassova") else 1.0

@@ -82,12 +82,17 @@ How XGBoost predicts, and how the model says the same thing:
   the raw sum against one constant: :func:`treegen.emit.common.label_cut`); ``multi:softprob`` the float32
   softmax, label the first highest probability; ``multi:softmax`` the same scores, label the first
   highest margin, as ``Booster.predict`` returns it; ``count:poisson``, ``reg:gamma``, ``reg:tweedie``
-  ``expf``; the other regressions and ``binary:logitraw`` the margin itself.
+  and ``survival:cox`` (a hazard ratio) ``expf``; the other regressions, ``binary:logitraw`` and the
+  ranking objectives ``rank:pairwise``, ``rank:ndcg``, ``rank:map`` (a score to order a query's rows by,
+  ``base_score`` added as the file holds it: 2.1 and 3.x fit it as an intercept, ``FitIntercept``, a
+  Newton step from 0, -3.6e-10 in one test) the margin itself. ``model.meta["predicts"]`` says what a ranking score or hazard ratio is.
   ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
   classifier whose score for class "1" is that value.
 
 Refused, in one line each: multi-output models (``num_target`` > 1: a treegen model predicts one
-target), ``gblinear``, ranking (``rank:*``), survival (``survival:*``), ``binary:hinge``, objects trained
+target), ``gblinear``, ``survival:aft`` (its predict is ``exp`` of the float32 margin in double, rounded to
+float32: not ``expf``, a link of its own), ``binary:hinge`` (1 where the margin is above 0, else 0: labels
+without scores, which a classifier of the model cannot hold), objects trained
 with a custom objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts
 the margin, which is what the model then does), and a non-NaN ``missing`` together with categorical
 features.
@@ -113,7 +118,7 @@ from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
-from . import Refused, file_of, library_meta, resolve_feature_names, ubjson
+from . import Refused, file_of, library_meta, ranking_score, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -134,6 +139,7 @@ class Objective:
     classes: str  # "binary", "multi", or "" for a regression
     decide: Decision | None
     base_to_margin: str  # ProbToMargin: "identity", "logit" (-logf(1/b - 1)) or "log" (logf(b))
+    predicts: str | None = None  # what the value is, where a regression's number alone does not tell
 
 
 # src/objective/regression_loss.h, regression_obj.cu, multiclass_obj.cu (PredTransform, ProbToMargin).
@@ -155,9 +161,22 @@ OBJECTIVES = {
     "reg:pseudohubererror": IDENTITY,
     "reg:absoluteerror": IDENTITY,
     "reg:quantileerror": IDENTITY,  # one quantile; several are several targets (refused)
+    # src/objective/lambdarank_obj.cc: no PredTransform nor ProbToMargin (ObjFunction's identity); 1.7's
+    # rank_obj.cu the same
+    **{name: Objective(Link.IDENTITY, "", None, "identity", ranking_score(name))
+       for name in ("rank:pairwise", "rank:ndcg", "rank:map")},
+    # regression_obj.cu CoxRegression: PredTransform std::exp of a float (expf), ProbToMargin std::log (logf)
+    "survival:cox": Objective(Link.EXP, "", None, "log", "a hazard ratio (survival:cox): exp of the trees' sum, "
+                                                        "relative to a baseline hazard the model does not hold"),
 }
-REFUSED_OBJECTIVES = {"rank:": "ranking", "survival:": "survival analysis",
-                      "binary:hinge": "labels from the margin's sign without scores"}
+REFUSED_OBJECTIVES = {
+    # aft_obj.cu PredTransform: exp of a float in double, rounded to float32 -- not expf: 128 of 200,000
+    # margins in [-20, 20] differ by an ulp, and no target computes that exp
+    "survival:aft": "its predict is exp in double rounded to float32, a link the model does not have",
+    # hinge.cu PredTransform: margin > 0 ? 1 : 0
+    "binary:hinge": "its predict is 1 where the margin is above 0, else 0: a label without scores, which a "
+                    "classifier of the model (a score per class) cannot hold",
+}
 
 
 # -- entry points --------------------------------------------------------------------------------
@@ -489,7 +508,7 @@ class _Conversion:
         combine = Combine(CombineKind.SUM, tuple(margins), 1.0, objective.link, precision=Precision.FLOAT32,
                           decide=objective.decide if target.is_classification else None)
         version = ".".join(map(str, self.version)) if self.version else None
-        meta = library_meta("xgboost", "XGBoost", version, objective_name, {
+        meta = library_meta("xgboost", "XGBoost", version, objective_name, predicts=objective.predicts, own={
             "version": version or "unknown",
             "format": self.form, "objective": objective_name, "booster": booster,
             "base_score": self.field(params, "base_score", "learner_model_param", str), "base_margin": margins,
