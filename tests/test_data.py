@@ -536,6 +536,14 @@ CSV_CASES = [  # (what, bytes)
     ("not UTF-8", b"num,c\n1,a\n3,caf\xe9\n"),
     ("a UTF-16 surrogate in UTF-8", b"num,c\n3,\xed\xa0\x80\n"),
     ("an overlong UTF-8 form", b"num,c\n3,a\n3,\xc0\xaf\n"),
+    # a field holds at most 131,072 characters (Python's csv.field_size_limit()), counted as code points
+    ("fields of 131,072 characters", b"num,c\n3," + "\u00e9".encode() * 131072 + b"\n3,"
+     + "\U0001f600".encode() * 131072 + b'\n3,"' + b'""' * 131070 + b'\r\n"\n1,a\n'),
+    ("a field of 131,073 characters", b"num,c\n1,a\n3," + b"x" * 131073 + b"\n"),
+    ("131,073 characters outside the BMP", b"num,c\n1,a\n3," + "\U0001f600".encode() * 131073 + b"\n"),
+    ("a long field in a column no feature reads", b"num,c,note\n1,a,\n3,b," + b"x" * 131073 + b"\n"),
+    ("131,073 characters of quotes and line breaks", b'num,c\n1,a\n3,"' + b'"",\r\n' * 32768 + b'x"\n'),
+    ("a quote left open for longer than a field", b'num,c\n1,a\n3,"b\n' + b"4,a\n" * 40000),
 ]
 
 
@@ -574,6 +582,7 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
         assert got[blank_lines] == ["p", "r"], blank_lines
     assert got["a blank line inside quotes is text"] == [model.predict({"num": 3.0, "c": None}), "p"]
     assert got["a header and blank lines only"] == []
+    assert got["fields of 131,072 characters"] == [model.predict({"num": 3.0, "c": None})] * 3 + ["p"]
     assert got["columns in another order, and more"] == ["q", "p"]
     for what, text in [("space before a number", "line 3: column 'num': ' 3' is not a number"),
                        ("space after a number", "line 2: column 'num': '3 ' is not a number"),
@@ -602,7 +611,11 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("empty input", "line 1: empty file: expected a header row"),
                        ("not UTF-8", "line 3: not UTF-8"),
                        ("a UTF-16 surrogate in UTF-8", "line 2: not UTF-8"),
-                       ("an overlong UTF-8 form", "line 3: not UTF-8")]:
+                       ("an overlong UTF-8 form", "line 3: not UTF-8"),
+                       *((what, "line 3: malformed CSV: field larger than field limit (131072)") for what in (
+                           "a field of 131,073 characters", "131,073 characters outside the BMP",
+                           "a long field in a column no feature reads", "131,073 characters of quotes and line breaks",
+                           "a quote left open for longer than a field"))]:
         assert got[what] == text, what
     assert got["a dotless i in inf"].startswith("line 2: column 'num': ") and "is not a number" in got["a dotless i in inf"]
     assert got["full-width digits"].startswith("line 2: column 'num': ") and "is not a number" in got["full-width digits"]
