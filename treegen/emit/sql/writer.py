@@ -162,6 +162,11 @@ class Writer:
         # what the first derived table (converted, read_once) reads for a feature it does not pass on as it is
         self.row_reads = {i: self.conversions.get(i, column) for i, (column, value)
                           in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
+        if expression and not d.correlated_steps and self.conversions:
+            # no subquery reads the outer row's columns in a derived table (MariaDB: "Unknown column"): each test
+            # reads the column so converted itself
+            self.values = [self.conversions.get(i, value) for i, value in enumerate(self.values)]
+            self.row_reads = {}
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
