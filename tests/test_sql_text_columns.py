@@ -226,7 +226,6 @@ def test_mysql_text_columns_give_the_models_answers(make, mysql_server):
     text = mysql_readable(model, csv_of(model, 200))
     want = expected(model, text)
     assert mysql_answers(mysql_server, model, text) == want
-    assert mysql_answers(mysql_server, model, text, expression=True) == want
     numbers = "\n".join(line for line in text.splitlines() if not any(  # a DOUBLE column's: read as it is
         f.strip().lower() in ("", "?", "na", "nan") or f in ("-0", "5.") for f in line.split(","))) + "\n"
     types = "DOUBLE" if all(f.is_numeric for f in model.features) else "TEXT"
@@ -251,6 +250,10 @@ def test_verify_runs_the_mysql_sql_over_text_columns_too(monkeypatch, tmp_path, 
     path = tmp_path / "model.sql"
     path.write_text(emit(model, "sql", dialect="mysql"))
     dsns = {"mysql": mysql_server}
+    [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
+    assert result.ok, result.line()
+    # an --expression reads the columns as they are (MariaDB reads no outer column in a derived table): typed only
+    path.write_text(emit(model, "sql", dialect="mysql", expression=True))
     [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
     assert result.ok, result.line()
     monkeypatch.setitem(dialects, "mysql", replace(dialects["mysql"], numeric_text=None))

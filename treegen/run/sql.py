@@ -60,10 +60,12 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
+    # over text columns too where the SQL reads them (an expression only as a correlated subquery: Writer.conversions)
+    as_text = is_query(sql) or find_dialect(dialect).correlated_steps
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
-        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=True)
+        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=as_text)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr

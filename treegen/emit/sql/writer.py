@@ -153,7 +153,10 @@ class Writer:
         _check_names(model, d)
         # each column as the model reads it (Dialect.numeric_text): a derived table's column of the same name, in a
         # query around the table (:meth:`converted`), in an expression a correlated one of the row (:meth:`item`)
-        self.conversions = self._conversions()
+        # (an expression reads them only as a correlated subquery's derived table, which MariaDB refuses: "Unknown
+        # column"; read at each test instead, a 500-tree LightGBM model's MySQL expression grew from 1.3 MB to 16 MB,
+        # MariaDB's max_allowed_packet: its columns are read as they are, numbers)
+        self.conversions = self._conversions() if d.correlated_steps or not expression else {}
         self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         # the column a test reads: one a derived table would rename (SQLite: true, false) under a name of our own,
         # the first derived table's (converted, read_once), and the SELECT's passed through under its own again
@@ -162,11 +165,6 @@ class Writer:
         # what the first derived table (converted, read_once) reads for a feature it does not pass on as it is
         self.row_reads = {i: self.conversions.get(i, column) for i, (column, value)
                           in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
-        if expression and not d.correlated_steps and self.conversions:
-            # no subquery reads the outer row's columns in a derived table (MariaDB: "Unknown column"): each test
-            # reads the column so converted itself
-            self.values = [self.conversions.get(i, value) for i, value in enumerate(self.values)]
-            self.row_reads = {}
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
