@@ -218,11 +218,10 @@ def mysql_readable(model, text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-@pytest.mark.parametrize("make", [lightgbm_regression, lightgbm_codes, forest])
-def test_mysql_text_columns_give_the_models_answers(make, mysql_server):
+def test_mysql_text_columns_give_the_models_answers(model, mysql_server):
     """MariaDB reads a text compared with a number as the number it starts with, '' '?' 'NA' as 0, warning only:
-    the SQL reads each text as treegen reads the CSV field, numbers at and an ulp around every split point."""
-    model = make()
+    the SQL reads each text as treegen reads the CSV field, numbers at and an ulp around every split point (a
+    nominal feature's '', '?' and ' NA ' missing, not unseen)."""
     text = mysql_readable(model, csv_of(model, 200))
     want = expected(model, text)
     assert mysql_answers(mysql_server, model, text) == want
@@ -260,3 +259,19 @@ def test_verify_runs_the_mysql_sql_over_text_columns_too(monkeypatch, tmp_path, 
     path.write_text(emit(model, "sql", dialect="mysql"))
     [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
     assert not result.ok and "MISMATCH" in result.line(), result.line()
+
+
+def test_mysql_reads_a_nominal_columns_missing_texts_as_missing(mysql_server):
+    """'', '?' and 'NA', spaces around, compared as bytes (a _ci collation finds 'na' = 'NA' and 'a ' = 'a')."""
+    import pymysql
+
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.run.sql import _mysql_parameters
+    texts = ["", " ", "?", " NA ", "NA", "na", "?a", "a ", "N A"]
+    read = dialects["mysql"].nominal_text.format("c")
+    with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as con:
+        with con.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE t (n INT, c TEXT)")
+            cursor.executemany("INSERT INTO t VALUES (%s, %s)", list(enumerate(texts)))
+            cursor.execute(f"SELECT {read} FROM t ORDER BY n")
+            assert [row[0] for row in cursor.fetchall()] == [None] * 5 + ["na", "?a", "a ", "N A"]
