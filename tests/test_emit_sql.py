@@ -947,7 +947,7 @@ def test_a_missing_interval_may_end_at_an_infinity(engine):
     intervals = [(beyond_float32, math.inf), (-math.inf, -beyond_float32), (-math.inf, math.inf), None]
     model.features = tuple(replace(f, missing_interval=i) for f, i in zip(model.features, intervals))
     sql = emit(model, "sql", dialect=name)
-    assert "inf" not in sql.lower() or name != "mysql"
+    assert "inf" not in re.sub("'[^']*'", "", sql).lower() or name != "mysql"  # (a text column's 'inf' is text)
     edges = [beyond_float32, -beyond_float32, math.nextafter(beyond_float32, 0), 1e39, -1e39, 0.5]
     rows = probe_rows(model, limit=60) + [{f.name: v for f in model.features} for v in edges]
     if name == "mysql":  # a MySQL double holds no infinity

@@ -188,3 +188,90 @@ def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     path.write_text(emit(model, "sql", dialect="sqlite"))
     [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
     assert not result.ok and "MISMATCH" in result.line(), result.line()
+
+
+# -- MySQL/MariaDB: a table of TEXT columns, as LOAD DATA of a CSV fills one ------------------------------------------
+
+def mysql_answers(dsn: str, model, text: str, expression: bool = False, types: str = "TEXT") -> list:
+    """The SQL's answers over the CSV in a MariaDB table of ``types`` columns, every field its text."""
+    import pymysql
+
+    from treegen.run.sql import _mysql_parameters
+    rows = list(csv.reader(io.StringIO(text)))
+    sql = (f"SELECT {emit(model, 'sql', dialect='mysql', expression=True)} FROM t" if expression
+           else emit(model, "sql", dialect="mysql", table="t"))
+    with closing(pymysql.connect(**_mysql_parameters(dsn), charset="utf8mb4", autocommit=True)) as con:
+        with con.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE t (" + ", ".join(f"`{n}` {types}" for n in rows[0]) + ")")
+            cursor.executemany(f"INSERT INTO t VALUES ({', '.join(['%s'] * len(rows[0]))})", rows[1:])
+            cursor.execute(sql)
+            return [row[-1] for row in cursor.fetchall()]
+
+
+def mysql_readable(model, text: str) -> str:
+    """The CSV without the rows whose MySQL SQL stops by design (inf, a number beyond MySQL's DOUBLE): checked
+    apart (test_mysql_a_text_treegen_does_not_read_as_a_number_stops_the_query)."""
+    lines = text.splitlines()
+    kept = [lines[0]] + [line for line in lines[1:] if not any(
+        field.strip().lower().lstrip("+-") in ("inf", "infinity") or "e400" in field for field in line.split(","))]
+    assert len(kept) > 50
+    return "\n".join(kept) + "\n"
+
+
+def test_mysql_text_columns_give_the_models_answers(model, mysql_server):
+    """MariaDB reads a text compared with a number as the number it starts with, '' '?' 'NA' as 0, warning only:
+    the SQL reads each text as treegen reads the CSV field, numbers at and an ulp around every split point (a
+    nominal feature's '', '?' and ' NA ' missing, not unseen)."""
+    text = mysql_readable(model, csv_of(model, 200))
+    want = expected(model, text)
+    assert mysql_answers(mysql_server, model, text) == want
+    numbers = "\n".join(line for line in text.splitlines() if not any(  # a DOUBLE column's: read as it is
+        f.strip().lower() in ("", "?", "na", "nan") or f in ("-0", "5.") for f in line.split(","))) + "\n"
+    types = "DOUBLE" if all(f.is_numeric for f in model.features) else "TEXT"
+    assert mysql_answers(mysql_server, model, numbers, types=types) == expected(model, numbers)
+
+
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "3.5\n", "inf", "1e400"])
+def test_mysql_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, mysql_server):
+    import pymysql
+    model = lightgbm_regression()
+    name = model.features[0].name
+    with pytest.raises(pymysql.err.OperationalError, match=f"treegen: the column ',.{name}.,' holds "):
+        mysql_answers(mysql_server, model, csv_of(model, 5, fixed={name: field}))
+
+
+def test_verify_runs_the_mysql_sql_over_text_columns_too(monkeypatch, tmp_path, mysql_server):
+    """`verify --dialect mysql` runs the SQL over TEXT columns as well as typed ones: the SQL that compares each
+    column as it is shows mismatching rows there, the SQL that reads texts none."""
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.verifier import verify
+    model = lightgbm_regression()
+    path = tmp_path / "model.sql"
+    path.write_text(emit(model, "sql", dialect="mysql"))
+    dsns = {"mysql": mysql_server}
+    [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
+    assert result.ok, result.line()
+    # an --expression reads the columns as they are (MariaDB reads no outer column in a derived table): typed only
+    path.write_text(emit(model, "sql", dialect="mysql", expression=True))
+    [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
+    assert result.ok, result.line()
+    monkeypatch.setitem(dialects, "mysql", replace(dialects["mysql"], numeric_text=None))
+    path.write_text(emit(model, "sql", dialect="mysql"))
+    [result] = verify(model, None, [], ["mysql"], dsns=dsns, programs=[str(path)])
+    assert not result.ok and "MISMATCH" in result.line(), result.line()
+
+
+def test_mysql_reads_a_nominal_columns_missing_texts_as_missing(mysql_server):
+    """'', '?' and 'NA', spaces around, compared as bytes (a _ci collation finds 'na' = 'NA' and 'a ' = 'a')."""
+    import pymysql
+
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.run.sql import _mysql_parameters
+    texts = ["", " ", "?", " NA ", "NA", "na", "?a", "a ", "N A"]
+    read = dialects["mysql"].nominal_text.format("c")
+    with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as con:
+        with con.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE t (n INT, c TEXT)")
+            cursor.executemany("INSERT INTO t VALUES (%s, %s)", list(enumerate(texts)))
+            cursor.execute(f"SELECT {read} FROM t ORDER BY n")
+            assert [row[0] for row in cursor.fetchall()] == [None] * 5 + ["na", "?a", "a ", "N A"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..data import reads_as_missing
-from ..emit.sql.dialects import NEAR, find_dialect, sqlite_reads_exactly
+from ..emit.sql.dialects import DBL_MAX, NEAR, find_dialect, sqlite_reads_exactly
 from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
@@ -60,10 +60,12 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
+    # over text columns too where the SQL reads them (an expression only as a correlated subquery: Writer.conversions)
+    as_text = is_query(sql) or find_dialect(dialect).correlated_steps
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
-        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=True)
+        results = engine.query(*apart, dsn=dsn, spark=spark, names_checked=source_name is not None, as_text=as_text)
     except TreegenError:
         raise
     except Exception as err:  # the engine's own error: what a failing program prints on stderr
@@ -243,26 +245,35 @@ class Answers(list):
 
 def _run_sqlite(sql, model, rows, table, names_checked=False, as_text=False, **_):
     """The answers over a table of typed columns (REAL for numeric features); ``as_text`` (verify's run), those of
-    the rows a CSV can carry (:func:`_csv_texts`) over TEXT columns instead, as the sqlite3 shell's ``.import``
-    makes them from a CSV, each field its text: the SQL must read a text as treegen reads the CSV, where a text
-    compared as it is answers otherwise ('10' <= '2.5'); a row's answers that differ there show as the row's
-    mismatch. (Not in :func:`query`: a benchmark's time a row is the typed table's.)"""
+    the rows a CSV can carry (:func:`_csv_texts`) over TEXT columns too, as the sqlite3 shell's ``.import``
+    makes them from a CSV (:func:`_over_text`). (Not in :func:`query`: a benchmark's time a row is the typed
+    table's.)"""
     records = values(model, rows)
     typed = _sqlite_answers(sql, model, records, table, "sqlite", names_checked)
     if not as_text:
         return typed
-    texts = _csv_texts(model, records)
+    return _over_text(model, records, typed, "sqlite",
+                      lambda texts: _sqlite_answers(sql, model, texts, table, "text"))
+
+
+def _over_text(model, records, typed, dialect, answers_of):
+    """The typed table's answers with the SQL's own columns as it answers over a table of text columns instead,
+    each field its CSV text (``answers_of`` the texts of the rows a CSV carries, :func:`_csv_texts`): the SQL
+    must read a text as treegen reads the CSV, where a text compared as it is answers otherwise ('10' <= '2.5'
+    in SQLite; MariaDB reads '' as 0); a row's answers that differ there show as the row's mismatch. The columns
+    it passes through are the typed table's values."""
+    texts = _csv_texts(model, records, dialect)
     carried = [i for i, record in enumerate(texts) if record is not None]
-    if carried:
-        over_text = _sqlite_answers(sql, model, [texts[i] for i in carried], table, "text")
-        # the SQL's own columns over TEXT; the columns it passes through, the table's values, as typed
-        features = {f.name for f in model.features}
-        own = [j for j, name in enumerate(over_text.columns) if name not in features]
-        for i, answer in zip(carried, over_text):
-            row = list(typed[i])
-            for j in own:
-                row[j] = answer[j]
-            typed[i] = tuple(row)
+    if not carried:
+        return typed
+    over_text = answers_of([texts[i] for i in carried])
+    features = {f.name for f in model.features}
+    own = [j for j, name in enumerate(over_text.columns) if name not in features]
+    for i, answer in zip(carried, over_text):
+        row = list(typed[i])
+        for j in own:
+            row[j] = answer[j]
+        typed[i] = tuple(row)
     return typed
 
 
@@ -286,11 +297,10 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
         return Answers.of(connection.execute(sql))
 
 
-def _csv_texts(model: Model, records: Sequence[tuple]) -> list[tuple | None]:
+def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tuple | None]:
     """Each row's values (:func:`values`) as the texts of its CSV fields (a number's repr, missing empty); None for
     a row a CSV cannot carry as it is (a missing value or a category that reads as missing, of a feature with such
-    a category), or whose SQL over TEXT may stop by design: a number it takes SQLite's reading of, up to an ulp
-    off, near a split point (twice as near as the SQL refuses: :func:`.dialects.sqlite_number_text`)."""
+    a category), or whose SQL over text may stop by design (:func:`_refused`)."""
     cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
     out = []
     for record in records:
@@ -299,12 +309,21 @@ def _csv_texts(model: Model, records: Sequence[tuple]) -> list[tuple | None]:
             text = "" if value is None else repr(value) if feature.is_numeric else value
             spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
             if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
-                    feature.is_numeric and not sqlite_reads_exactly(text) and _near(abs(value), cuts[i])):
+                    feature.is_numeric and _refused(dialect, value, text, cuts[i])):
                 texts = None
                 break
             texts.append(text)
         out.append(None if texts is None else tuple(texts))
     return out
+
+
+def _refused(dialect: str, value: float, text: str, cuts: list[float] | None) -> bool:
+    """Whether the dialect's SQL over text stops by design at a number: SQLite's at one it takes SQLite's reading
+    of, up to an ulp off, near a split point (twice as near as the SQL refuses: :func:`.dialects.sqlite_number_text`);
+    MySQL's at one its DOUBLE cannot hold (:func:`.dialects.mysql_number_text`)."""
+    if dialect == "mysql":
+        return abs(value) >= DBL_MAX
+    return not sqlite_reads_exactly(text) and _near(abs(value), cuts)
 
 
 def _near(value: float, cuts: list[float] | None) -> bool:
@@ -415,7 +434,9 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
             return Answers.of(cursor)
 
 
-def _run_mysql(sql, model, rows, table, dsn=None, **_):
+def _run_mysql(sql, model, rows, table, dsn=None, as_text=False, **_):
+    """The answers over a table of typed columns (DOUBLE for numeric features); ``as_text`` (verify's run), those of
+    the rows a CSV can carry over TEXT columns too, as LOAD DATA of a CSV fills them (:func:`_over_text`)."""
     import pymysql
     # The DOUBLE type holds no NaN: a NaN is missing, as in the model (SQLite stores it as NULL too).
     records = [tuple(None if isinstance(v, float) and math.isnan(v) else v for v in record)
@@ -426,16 +447,29 @@ def _run_mysql(sql, model, rows, table, dsn=None, **_):
         raise _unreachable("mysql", err.args[-1]) from None
     with closing(connection), connection.cursor() as cursor:
         try:
-            # a temporary table: private to this connection, its rows read back in insertion order
-            cursor.execute(create_table(model, "mysql", table, temporary="TEMPORARY "))
-            if rows and model.features:
-                cursor.executemany(insert(model, "mysql", table, placeholder="%s"), records)
-            elif rows:
-                raise TreegenError("a model without features cannot be run on rows in SQL")
-            cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
+            typed = _mysql_answers(cursor, sql, model, records, table, create_table(model, "mysql", table, "TEMPORARY "))
+            if not as_text:
+                return typed
+            d = find_dialect("mysql")
+            columns = ", ".join(f"{d.identifier(f.name)} {d.text_type}" for f in model.features)
+            over_text = f"CREATE TEMPORARY TABLE {d.table(table)} ({columns})"
+            cursor.execute(f"DROP TEMPORARY TABLE {d.table(table)}")
+            return _over_text(model, records, typed, "mysql",
+                              lambda texts: _mysql_answers(cursor, sql, model, texts, table, over_text))
         except pymysql.err.MySQLError as err:  # its args are (code, message): the message, as other engines say it
             raise RuntimeError(err.args[-1] if err.args else type(err).__name__) from err
-        return Answers.of(cursor)
+
+
+def _mysql_answers(cursor, sql, model, records, table, create):
+    """``sql``'s answers over ``records`` in a temporary table (private to this connection, its rows read back in
+    insertion order) that ``create`` makes."""
+    cursor.execute(create)
+    if records and model.features:
+        cursor.executemany(insert(model, "mysql", table, placeholder="%s"), records)
+    elif records:
+        raise TreegenError("a model without features cannot be run on rows in SQL")
+    cursor.execute(sql)  # no arguments: PyMySQL leaves any % in the SQL alone
+    return Answers.of(cursor)
 
 
 def _unreachable(engine: str, reason: object) -> TreegenError:

@@ -153,7 +153,10 @@ class Writer:
         _check_names(model, d)
         # each column as the model reads it (Dialect.numeric_text): a derived table's column of the same name, in a
         # query around the table (:meth:`converted`), in an expression a correlated one of the row (:meth:`item`)
-        self.conversions = self._conversions()
+        # (an expression reads them only as a correlated subquery's derived table, which MariaDB refuses: "Unknown
+        # column"; read at each test instead, a 500-tree LightGBM model's MySQL expression grew from 1.3 MB to 16 MB,
+        # MariaDB's max_allowed_packet: its columns are read as they are, numbers)
+        self.conversions = self._conversions() if d.correlated_steps or not expression else {}
         self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         # the column a test reads: one a derived table would rename (SQLite: true, false) under a name of our own,
         # the first derived table's (converted, read_once), and the SELECT's passed through under its own again
