@@ -710,19 +710,35 @@ def test_feature_freq_is_evaluated_as_counter(tmp_path):
     assert_agrees_with_catboost(estimator, model, frame, {"city": PROBE_CITIES})
 
 
-def test_ctrs_of_categorical_features_combined_are_refused_naming_them(tmp_path):
-    """max_ctr_complexity > 1 makes CTRs of a city with another categorical feature: refused in one line
-    naming the features combined and the fix."""
+def test_ctrs_of_categorical_features_combined_import_and_other_projections_are_refused(tmp_path):
+    """max_ctr_complexity=2 makes CTRs of a city with a color (refused before: "CTRs of categorical features
+    combined"): the model predicts what CatBoost does for every pair; a projection in another order than CatBoost
+    writes (its categories, then float splits and one-hot values) is refused in one line naming its parts."""
     from catboost import CatBoostClassifier
     frame, signal = make_ctr_data(24, n=1000)
     frame = frame[["x0", "city", "color"]]
     label = (signal + (frame.city.str.len() % 2) * (frame.color == "red") * 3 > 0.3).astype(int)
     estimator = CatBoostClassifier(cat_features=["city", "color"], one_hot_max_size=1, max_ctr_complexity=2,
                                    **{**KW, "iterations": 30, "depth": 4}).fit(frame, label)
-    refused(tmp_path, estimator, frame, r"^[^:]+: the model has CTRs of categorical features combined \(('city' with "
-                                        r"'color'|'color' with 'city')[^;]*\), which treegen does not support; "
-                                        r"supported: CTRs of one categorical feature, alone or with float splits "
-                                        r"\(train with max_ctr_complexity=1\)$")
+    path = saved(estimator, tmp_path, frame, ["city", "color"])
+    document = json.load(open(path, encoding="utf-8"))
+    combined = [c for c in document["features_info"]["ctrs"]
+                if sum(e["combination_element"] == "cat_feature_value" for e in c["elements"]) == 2]
+    assert combined
+    model = import_file(path)
+    probe = every_pair_probe(frame, ["city", "color"])
+    raw = estimator.predict(probe, prediction_type="RawFormulaVal").tolist()
+    assert [raw_sums(model, row)[0] for row in as_rows(probe)] == raw
+    entry = next(c for c in document["features_info"]["ctrs"] if c["elements"][-1]["combination_element"]
+                 == "float_feature")
+    entry["elements"] = entry["elements"][-1:] + entry["elements"][:-1]
+    edited = str(tmp_path / "edited.json")
+    with open(edited, "w", encoding="utf-8") as f:
+        json.dump(document, f)
+    with pytest.raises(TreegenError, match=r"^[^:]+: the model has a CTR of 'x0' with '(city|color)'.* in an order "
+                                           r"or of parts treegen does not read; supported: CTRs of categorical "
+                                           r"features, then float splits and one-hot values$"):
+        import_file(edited)
 
 
 def test_a_tree_of_no_splits_is_one_leaf(tmp_path):
@@ -1047,3 +1063,121 @@ def test_categories_given_in_a_users_forms(tmp_path):
         with pytest.raises(ValueError, match=re.escape(said)) as err:
             from_catboost(estimator, categories=wrong)
         assert "not a CatBoost JSON model" not in str(err.value)
+
+
+# -- CTRs combining categorical features (CatBoost's default max_ctr_complexity) ------------------------
+
+SHOPS = [f"shop{i}" for i in range(7)] + [""]  # a third categorical feature, combined with the city and the color
+PROBE_SHOPS = SHOPS + ["unseen shop"]
+COMBINED_KW = {**KW, "iterations": 200, "depth": 4}  # CatBoost's defaults otherwise: max_ctr_complexity=4
+# (CatBoost combines categorical features only in the trees after some 130, at the default learning rate)
+
+
+def make_combined_data(seed: int, n: int = 1500) -> tuple[pd.DataFrame, pd.Series]:
+    """A city, a color and a shop whose pairs drive the target (so CatBoost combines them), and numbers."""
+    frame, signal = make_ctr_data(seed, n)
+    rng = np.random.default_rng(seed + 100)
+    frame["shop"] = rng.choice(SHOPS, n)
+    city, shop, color = (frame[c].map(lambda text: cat_hash(text) % 3) for c in ("city", "shop", "color"))
+    pairs = (city == shop) * 2.0 + (shop == color) - (city == color)  # no effect of any feature alone
+    return frame, frame.x0 * 0.3 + frame.x1.fillna(0.0) * 0.2 + pairs
+
+
+def combined_cases():
+    """(estimator, categorical columns, target kind, whether every target is run: the generated programs of some
+    50,000 nodes take minutes to compile and run, so two cases run them). (CatBoost 1.2.10's Depthwise trees
+    combined no categorical features on such data.)"""
+    from catboost import CatBoostClassifier, CatBoostRegressor
+    return {
+        "binary_two": (CatBoostClassifier(**COMBINED_KW), ["city", "shop"], "str", True),
+        "multiclass_two": (CatBoostClassifier(loss_function="MultiClass", **COMBINED_KW), ["city", "shop"], "three",
+                           False),
+        "regression_three": (CatBoostRegressor(**COMBINED_KW), ["city", "color", "shop"], "value", True),
+        "one_hot_in_combination": (CatBoostClassifier(one_hot_max_size=5, **COMBINED_KW), ["city", "color", "shop"],
+                                   "int", False),
+    }
+
+
+def every_pair_probe(frame: pd.DataFrame, categorical: list[str]) -> pd.DataFrame:
+    """Rows of the frame with every pair of its categorical features' texts (each known category, an unseen text,
+    and "" which a missing value reads as) set, the others left as the row has them."""
+    texts = {"city": CITIES + ["unseen"], "color": PROBE_COLORS[:6], "shop": PROBE_SHOPS}
+    blocks = []
+    for i, first in enumerate(categorical):
+        for second in categorical[i + 1:]:
+            pairs = [(a, b) for a in texts[first] for b in texts[second]]
+            block = pd.concat([frame.iloc[:len(pairs)]] * 2, ignore_index=True).iloc[:len(pairs)].copy()
+            block[first], block[second] = [a for a, _ in pairs], [b for _, b in pairs]
+            blocks.append(block)
+    return pd.concat(blocks, ignore_index=True)
+
+
+@pytest.mark.parametrize("case", sorted(combined_cases()))
+def test_ctrs_combining_categorical_features_predict_what_catboost_predicts(case, tmp_path):
+    """A CTR of two or three categorical features (CatBoost's default max_ctr_complexity combines them, with float
+    splits and one-hot values too) has a fixed value for each combination its table holds and the prior's for any
+    other (a pair never seen, an unseen text on either side): the model tests one feature's categories in groups,
+    then the next one's in each group. The JSON saved with pool=, the .cbm with the categories named and the fitted
+    model import alike, and the model and the generated Python, Java, JavaScript, C and SQL predict what CatBoost
+    does for every pair of texts, with a missing text read as ""."""
+    estimator, categorical, kind, every_target = combined_cases()[case]
+    frame, signal = make_combined_data(31)
+    frame = frame[["x0", "x1", *categorical]]
+    estimator.set_params(cat_features=categorical)
+    target = signal * 2 + 0.5 if kind == "value" else labels_for(kind, signal)
+    estimator.fit(frame, target)
+    path = saved(estimator, tmp_path, frame, categorical)
+    entries = json.load(open(path, encoding="utf-8"))["features_info"]["ctrs"]
+    kinds = [[e["combination_element"] for e in entry["elements"]] for entry in entries]
+    assert any(k.count("cat_feature_value") > 1 for k in kinds), kinds
+    if case == "one_hot_in_combination":
+        assert any("cat_feature_exact_value" in k for k in kinds), kinds
+    model = import_file(path)
+    names = {"city": CITIES, "color": COLORS, "shop": SHOPS}
+    categories = {c: names[c] for c in categorical}
+    assert modelio.dumps(model) != "" and modelio.dumps(
+        treegen.import_model(str(tmp_path / "model.cbm"), categories=categories)) == modelio.dumps(
+        from_catboost(estimator, categories=categories))
+    probe = every_pair_probe(frame, categorical)
+    raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1).tolist()
+    rows = as_rows(probe)
+    assert [raw_sums(model, row) for row in rows] == raw
+    assert_agrees_with_catboost(estimator, model, frame, {"city": PROBE_CITIES, "color": PROBE_COLORS,
+                                                          "shop": PROBE_SHOPS})
+    for feature in categorical:  # a missing text is CatBoost's ""
+        missing = [{**row, feature: None} for row in rows if row[feature] == ""]
+        assert predict_rows(model, missing) == predict_rows(model, [row for row in rows if row[feature] == ""])
+    data = str(tmp_path / "pairs.csv")
+    probe.to_csv(data, index=False)
+    targets = ["python", "java", "javascript", "c", "sql"] if every_target else ["python"]
+    results = verify(model, data, targets, ["sqlite", "duckdb"] if every_target else (),
+                     against=str(tmp_path / "model.cbm"), against_options={"categories": categories})
+    assert len(results) == (7 if every_target else 2) and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_a_combination_too_big_for_trees_is_refused_naming_it(tmp_path):
+    """Each split on a CTR of categorical features combined is a test of many answers, and what follows it in a
+    tree repeats under each: past MAX_COMBINED_NODES nodes, one line names the combination, the bound and the way
+    out, from the JSON and the .cbm alike."""
+    from catboost import CatBoostClassifier
+    rng = np.random.default_rng(3)
+    n = 20000
+    names = {c: [f"{c}{i}" for i in range(40)] for c in "ABC"}
+    frame = pd.DataFrame({"x0": rng.normal(size=n), "x1": rng.normal(size=n),
+                          **{c: rng.choice(v, n) for c, v in names.items()}})
+    effect = {c: dict(zip(v, rng.normal(size=40))) for c, v in names.items()}
+    signal = frame.x0 + frame.A.map(effect["A"]) * frame.B.map(effect["B"]) + frame.C.map(effect["C"]) * np.sign(
+        frame.x1)
+    estimator = CatBoostClassifier(**{**KW, "iterations": 300, "depth": 6}, cat_features=list(names))
+    estimator.fit(frame, signal > 0)
+    message = (r"^[^:]+: the trees with CTRs of categorical features combined need more than 1,000,000 nodes "
+               r"\(tree \d+: '[ABC]' with '[ABC]'[^)]*\): each such split tests one feature's categories in groups, "
+               r"then the next one's in each group, and what follows it in the tree repeats under each answer; train "
+               r"with max_ctr_complexity=1$")
+    path = saved(estimator, tmp_path, frame, list(names))
+    for source, given in ((path, None), (str(tmp_path / "model.cbm"), names)):
+        with pytest.raises(TreegenError, match=message) as info:
+            import_file(source, categories=given)
+        assert "\n" not in str(info.value)
+    done = CliRunner().invoke(cli, ["import", path])
+    assert done.exit_code == 2 and done.output.count("\n") == 1 and "max_ctr_complexity=1" in done.output

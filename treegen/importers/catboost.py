@@ -39,10 +39,11 @@ model says the same:
 * CTR splits (``OnlineCtr``: a feature of more categories than ``one_hot_max_size``) compare a CTR of the
   category with a border. CatBoost looks the category up in the CTR's table (``ctr_data``) under the
   projection's hash: ``CalcHash(a, b) = M * (a + M * b)`` mod 2^64 (``M = 0x4906BA494954CB65``,
-  ``ctr_helpers.h``) from 0, over the category's hash (sign-extended to 64 bits), then, for a CTR combined
-  with float splits (``max_ctr_complexity`` above 1, CatBoost's default 4), each one's answer (1: ``x >
-  border``, NaN as the feature reads it) in the order of ``elements``. It takes (count in class, total) from
-  the row --
+  ``ctr_helpers.h``) from 0, over the category's hash (sign-extended to 64 bits) -- for a CTR combining
+  categorical features (``max_ctr_complexity`` above 1, CatBoost's default 4), over each one's in the order of
+  ``elements`` -- then, for a CTR combined with float splits or one-hot values, each one's answer (1: ``x >
+  border``, NaN as the feature reads it; the category is the value) in that order. It takes (count in class,
+  total) from the row --
   Borders: the classes above ``target_border_idx`` of all (the second of two); Buckets: that class of all;
   Counter and FeatureFreq: the row's count of ``counter_denominator``; BinarizedTargetMeanValue and
   FloatTargetMeanValue: (sum, count); a category the table lacks: (0, 0), Counter's (0, denominator) --
@@ -59,6 +60,15 @@ model says the same:
   category the tables count needs a name, as for one-hot splits. CatBoost reads an unseen text whose
   32-bit hash equals a counted category's as that category; treegen reads it as unseen: for a text not
   in training the odds are ``k / 2**32`` for a feature of ``k`` categories (2.3e-10 per category).
+  A CTR combining categorical features has a value for each combination its table holds (CalcHash gives back
+  the last feature's hash from the key, tried with each combination of the named categories of the others)
+  and the priors' for any other: a pair never seen in training, an unseen text on either side. Given the answers
+  of its float splits and one-hot values, its split tests one feature's categories in groups (the categories
+  of a group answer alike with every category of the others; those that answer as the priors do go with any
+  unseen text), then under each group the next feature's categories, the features taken in the order that
+  gives the fewest answers; a missing value is ``""`` on each side. What follows such a split in the tree is
+  repeated under each of its answers, so the trees with such CTRs may make at most
+  :data:`MAX_COMBINED_NODES` nodes in all: a model that needs more is refused.
   FeatureFreq and FloatTargetMeanValue, trained only on GPUs, are evaluated by the code of Counter and
   BinarizedTargetMeanValue (``CalcCtrs``); tested through a renamed Counter model.
 * The trees' outputs are summed in double from 0.0 in tree order, then ``raw = scale * sum + bias``
@@ -85,15 +95,15 @@ model says the same:
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
-Refused, each with one line naming it: CTRs of categorical features combined (``max_ctr_complexity``
-above 1 combines them with each other and with one-hot values, besides float splits: train with
-``max_ctr_complexity=1``), text and embedding features, multi-target and
+Refused, each with one line naming it: CTRs of categorical features combined whose trees need more than
+:data:`MAX_COMBINED_NODES` nodes (train with ``max_ctr_complexity=1``), text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), custom losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
 cannot write. In a JSON file such a border (any number beyond float32's range) is a split like any other.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -104,6 +114,8 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from ..arithmetic import f32
 from ..collector import collector_paused
@@ -345,7 +357,7 @@ def _convert(document: dict, feature_names, categories) -> Model:
     loss, loss_params = _loss(document)
     columns = _columns(info)
     names = _feature_names(columns, feature_names)
-    ctrs = _Ctrs(document, info, names)
+    ctrs = _Ctrs(document, info, names, _given_hashes(columns, names, categories))
     labels = _category_labels(info, columns, names, categories, ctrs.keys_by_feature())
     features = tuple(Feature(name, NOMINAL, tuple(labels[flat].categories)) if flat in labels
                      else Feature(name, NUMERIC) for flat, name in enumerate(names))
@@ -355,10 +367,14 @@ def _convert(document: dict, feature_names, categories) -> Model:
     _check_named(document, info, labels, names, ctrs)
     splits = _SplitReader(info, labels, names, ctrs)
     if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
-        trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
+        budget = _Budget(MAX_COMBINED_NODES)
+        trees = [budget.tree(_oblivious_tree, "oblivious_trees", tree, number, splits, dim)
+                 for number, tree in enumerate(document["oblivious_trees"] or ())]
         layout = "oblivious"
     elif "trees" in document:
-        trees = [_nonsymmetric_tree(tree, splits, dim) for tree in document["trees"] or ()]
+        budget = _Budget(MAX_COMBINED_NODES)
+        trees = [budget.tree(_nonsymmetric_tree, "trees", tree, number, splits, dim)
+                 for number, tree in enumerate(document["trees"] or ())]
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
@@ -367,6 +383,12 @@ def _convert(document: dict, feature_names, categories) -> Model:
                          "categories": {names[flat]: label.source for flat, label in labels.items()}},
                         ranking_score(loss) if loss in RANKING_LOSSES else SURVIVAL_LOSSES.get(loss))
     return Model(features, target, trees, _combine(loss, scale, bias), NumericSemantics(cast="float32"), meta)
+
+
+def _given_hashes(columns, names: list[str], categories: Mapping[str, list] | None) -> dict[int, list[int]]:
+    """The hashes of the category names the user gives, by the feature's flat index."""
+    return {flat: [cat_hash(str(name)) for name in (categories or {}).get(names[flat], ())]
+            for flat, column in enumerate(columns) if column and column[0] == "categorical"}
 
 
 def _refuse_unsupported_features(document: dict, info: dict) -> None:
@@ -576,16 +598,25 @@ class _SplitReader:
         if kind == "FloatFeature":
             return _Test(self.float_split(int(split["float_feature_index"]), float(split["border"])), 1)
         if kind == "OneHotFeature":
-            feature = self.cats[int(split["cat_feature_index"])]
-            flat = int(feature["flat_feature_index"])
-            names = self.labels[flat].by_hash[int(split["value"]) & 0xFFFFFFFF]  # named: _check_named
-            empty_true = "" in names  # a missing value reads as "" (see the module's docstring)
-            return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
-                               unknown=1 if empty_true else None), 0)
+            return self.one_hot_test(int(split["cat_feature_index"]), int(split["value"]))
         if kind == "OnlineCtr":
-            return self.ctrs.test(split, self.labels, self.float_split)
+            return self.ctrs.test(split, self.labels, self.part_test)
         raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
                            "OnlineCtr")
+
+    def one_hot_test(self, cat_index: int, value: int) -> _Test:
+        """The category of that hash (true: child 0); a missing value reads as "" (see the module's docstring)."""
+        flat = int(self.cats[cat_index]["flat_feature_index"])
+        names = self.labels[flat].by_hash[value & 0xFFFFFFFF]  # named: _check_named
+        empty_true = "" in names
+        return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
+                           unknown=1 if empty_true else None), 0)
+
+    def part_test(self, part: "_Part") -> _Test:
+        """The test of a binary part of a CTR's projection, answering True and False."""
+        if part.kind == "float":
+            return _Test(self.float_split(part.index, part.value), 1)
+        return self.one_hot_test(part.index, int(part.value))
 
     def float_split(self, index: int, border: float) -> Split:
         """``float32(x) > border`` (true: child 1), NaN as the feature's ``nan_value_treatment`` reads it."""
@@ -597,55 +628,92 @@ class _SplitReader:
                      missing=MissingRoute.to_child(1 if nan_true else 0))
 
 
-# -- CTRs: a categorical feature's counts, compared with a border ------------------------------------
+# -- CTRs: categorical features' counts, compared with a border ---------------------------------------
 
 CTR_TYPES = ("Borders", "Buckets", "BinarizedTargetMeanValue", "FloatTargetMeanValue", "Counter", "FeatureFreq")
 _MEAN_CTRS = ("BinarizedTargetMeanValue", "FloatTargetMeanValue")  # a table row is (sum, count)
 _COUNTER_CTRS = ("Counter", "FeatureFreq")  # a table row is (count,), over the table's counter_denominator
 
-# A CTR table's key is CatBoost's CalcHash over the projection: its category's hash (a signed 32-bit
-# number widened to 64 bits), then each float split's answer (1 or 0), CalcHash(a, b) = M * (a + M * b)
-# mod 2^64 from a = 0 (ctr_helpers.h CalcHashes).
+# A CTR table's key is CatBoost's CalcHash over the projection: each of its categories' hashes (a signed
+# 32-bit number widened to 64 bits) in order, then each binary part's answer (1 or 0: a float split, then a
+# one-hot value), CalcHash(a, b) = M * (a + M * b) mod 2^64 from a = 0 (ctr_helpers.h CalcHashes; the
+# elements of a CTR in the JSON are in that order).
 _CTR_MULT = 0x4906BA494954CB65
 _CTR_MULT_INVERSE = pow(_CTR_MULT, -1, 1 << 64)
+_EMPTY_SLOT = (1 << 64) - 1  # the key of an empty slot, which CatBoost's writer puts among a table's rows
+
+# The most nodes treegen makes of the trees with CTRs of categorical features combined (some 350 MB of
+# nodes): each such split becomes a test of one feature's category groups, then of the next feature's
+# categories in each group, and what follows it in the tree is repeated under each of that test's answers.
+MAX_COMBINED_NODES = 1_000_000
 
 
 def _calc_hash(a: int, b: int) -> int:
     return (_CTR_MULT * ((a + _CTR_MULT * b) & _M64)) & _M64
 
 
-def _ctr_key(category_hash: int, bits: tuple[int, ...] = ()) -> int:
-    """The key under which a CTR's table holds the category of hash ``category_hash`` when its float
-    splits answer ``bits``."""
-    key = _calc_hash(0, category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash)
+def _widened(category_hash: int) -> int:
+    """A category's 32-bit hash as CatBoost hashes it into a key: signed, widened to 64 bits."""
+    return category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash
+
+
+def _ctr_key(category_hashes: int | tuple[int, ...], bits: tuple[int, ...] = ()) -> int:
+    """The key under which a CTR's table holds the categories of those hashes (one, or one per categorical
+    feature of the projection) when its binary parts answer ``bits``."""
+    key = 0
+    for hashed in category_hashes if isinstance(category_hashes, tuple) else (category_hashes,):
+        key = _calc_hash(key, _widened(hashed))
     for bit in bits:
         key = _calc_hash(key, bit)
     return key
 
 
+def _before_bits(key: int, bits: tuple[int, ...]) -> int:
+    """The key before the answers ``bits`` were hashed into it (CalcHash is invertible)."""
+    for bit in reversed(bits):
+        key = (key * _CTR_MULT_INVERSE - _CTR_MULT * bit) & _M64
+    return key
+
+
 def _category_hashes_of(key: int, width: int) -> list[int]:
-    """The category hashes whose key, with ``width`` float answers, is ``key`` (CalcHash is invertible):
-    none for a key no category has (CatBoost's writer puts an empty slot's key, 2^64 - 1, among the rows)."""
+    """The category hashes whose key, with ``width`` binary answers, is ``key`` (CalcHash is invertible):
+    none for a key no category has (such as an empty slot's)."""
     found = []
     for bits in itertools.product((1, 0), repeat=width):
-        before = key
-        for bit in reversed(bits):
-            before = (before * _CTR_MULT_INVERSE - _CTR_MULT * bit) & _M64
-        widened = (before * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
+        widened = (_before_bits(key, bits) * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
         if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
             found.append(widened & 0xFFFFFFFF)
     return found
 
 
-class _Ctr:
-    """One CTR of ``info.ctrs`` with its table: its value for a category (and the answers of the float splits
-    it is combined with), in float32 as CatBoost computes it (``TModelCtr::Calc``, ``static_ctr_provider.cpp``
-    ``CalcCtrs``)."""
+@dataclass(frozen=True)
+class _Part:
+    """A binary part of a CTR's projection: a float split (``index``: float_feature_index, ``value``: its border)
+    or a one-hot value (``index``: cat_feature_index, ``value``: the category's hash)."""
 
-    def __init__(self, entry: dict, table: dict, flat: int):
-        self.kind, self.flat = entry["ctr_type"], flat
-        self.floats = [(int(e["float_feature_index"]), float(e["border"])) for e in entry["elements"]
-                       if e.get("combination_element") == "float_feature"]  # in CalcHashes' order
+    kind: str  # "float" or "one_hot"
+    index: int
+    value: float | int
+
+
+def _part(element: dict) -> _Part:
+    if element.get("combination_element") == "float_feature":
+        return _Part("float", int(element["float_feature_index"]), float(element["border"]))
+    return _Part("one_hot", int(element["cat_feature_index"]), int(element["value"]) & 0xFFFFFFFF)
+
+
+class _Ctr:
+    """One CTR of ``info.ctrs`` with its table: its value for a category, or one category per feature of its
+    projection (and the answers of the binary parts it is combined with), in float32 as CatBoost computes it
+    (``TModelCtr::Calc``, ``static_ctr_provider.cpp`` ``CalcCtrs``)."""
+
+    def __init__(self, entry: dict, table: dict, cats: Mapping[int, int]):
+        self.kind = entry["ctr_type"]
+        elements = entry["elements"]  # its categories first (_refuse_unsupported_ctrs), in CalcHashes' order
+        self.cats = tuple(cats[int(e["cat_feature_index"])] for e in elements
+                          if e.get("combination_element") == "cat_feature_value")
+        self.flat = self.cats[0]
+        self.parts = [_part(e) for e in elements[len(self.cats):]]
         self.prior = (f32(float(entry["prior_numerator"])), f32(float(entry["prior_denomerator"])))
         self.shift, self.scale = f32(float(entry["shift"])), f32(float(entry["scale"]))
         self.target_border = int(entry["target_border_idx"])
@@ -654,10 +722,13 @@ class _Ctr:
         self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
         self.denominator = int(table.get("counter_denominator", 0))
         self.values: dict[tuple, float] = {}  # each category's value, computed once for all the borders
+        # a CTR of several categorical features: its table's category hashes by the parts' answers
+        self.combinations: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        self.unexplained = 0  # rows of such a CTR that no named categories explain
 
-    def value(self, category_hash: int | None, bits: tuple[int, ...] = ()) -> float:
-        """The CTR of the category of that hash given the float splits' answers ``bits`` (None: of a text
-        the table lacks, the prior's alone)."""
+    def value(self, category_hash: int | tuple[int, ...] | None, bits: tuple[int, ...] = ()) -> float:
+        """The CTR of the category of that hash (a tuple: of those categories, one per feature) given the binary
+        parts' answers ``bits`` (None: of a text the table lacks, the prior's alone)."""
         if (category_hash, bits) not in self.values:
             row = None if category_hash is None else self.rows.get(_ctr_key(category_hash, bits))
             good, total = self._counts(row)
@@ -679,6 +750,36 @@ class _Ctr:
             return sum(row[self.target_border + 1:]), sum(row)
         return row[1], row[0] + row[1]
 
+    def combine(self, candidates: Callable[[int], list[int]]) -> None:
+        """Find the categories behind each row of a CTR of several categorical features: CalcHash gives back
+        the last feature's hash from the key before it, which is tried for each combination of the candidates of
+        the features before (their keys made forward); a row no candidates explain counts in ``unexplained``."""
+        prefixes = {0: ()}
+        for flat in self.cats[:-1]:
+            prefixes = {_calc_hash(state, _widened(hashed)): known + (hashed,)
+                        for state, known in prefixes.items() for hashed in candidates(flat)}
+        before = np.array(sorted(prefixes), dtype=np.uint64)
+        last_candidates = set(candidates(self.cats[-1]))
+        keys = np.array([key for key in self.rows if key != _EMPTY_SLOT], dtype=np.uint64)
+        explained = np.zeros(len(keys), dtype=bool)
+        inverse = np.uint64(_CTR_MULT_INVERSE)
+        chunk = max(1, (1 << 22) // max(1, len(keys)))  # prefixes a block: some 4M numbers at once
+        for bits in itertools.product((1, 0), repeat=len(self.parts)):
+            state = keys.copy()
+            for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
+                state = state * inverse - np.uint64(_CTR_MULT * bit & _M64)
+            state = state * inverse  # = the state before the last category + M * its widened hash
+            for start in range(0, len(before), chunk):
+                block = before[start:start + chunk]
+                last = (state[None, :] - block[:, None]) * inverse  # each prefix's widened last hash, per row
+                fits = (last < np.uint64(1 << 31)) | (last >= np.uint64((1 << 64) - (1 << 31)))
+                for p, r in zip(*np.nonzero(fits)):
+                    hashed = int(last[p, r]) & 0xFFFFFFFF
+                    if hashed in last_candidates:  # (not a chance fit of some 2^-32 a pair)
+                        self.combinations.setdefault(bits, []).append(prefixes[int(block[p])] + (hashed,))
+                        explained[r] = True
+        self.unexplained = int((~explained).sum())
+
 
 def _divide(a: float, b: float) -> float:
     """float32 a / b as C++ divides (b == 0 with a zero prior denominator: infinity or NaN)."""
@@ -688,35 +789,61 @@ def _divide(a: float, b: float) -> float:
 
 
 class _Ctrs:
-    """The model's CTRs, each of one categorical feature, alone or with float splits (other combinations are
-    refused): a split on one tests the float splits, then the categories whose CTR value exceeds its border."""
+    """The model's CTRs, each of one categorical feature or several, alone or with binary parts (float splits,
+    one-hot values): a split on one tests the binary parts, then the categories whose CTR value exceeds its
+    border."""
 
-    def __init__(self, document: dict, info: dict, names: list[str]):
+    def __init__(self, document: dict, info: dict, names: list[str], given: Mapping[int, list[int]] | None = None):
         self.entries = info.get("ctrs") or []
-        cats = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
+        self.cat_entries = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
+        cats = {index: int(c["flat_feature_index"]) for index, c in self.cat_entries.items()}
         _refuse_unsupported_ctrs(self.entries, info, names)
         tables = document.get("ctr_data") or {}
-        self.ctrs = [_Ctr(entry, tables[entry["identifier"]], cats[int(entry["elements"][0]["cat_feature_index"])])
-                     for entry in self.entries]  # (the category comes first: _refuse_unsupported_ctrs)
+        self.ctrs = [_Ctr(entry, tables[entry["identifier"]], cats) for entry in self.entries]
         # a split's split_index counts the float borders, then the one-hot values, then the CTRs' borders
         self.first = (sum(len(f.get("borders", [])) for f in info.get("float_features", []))
                       + sum(len(c.get("values", [])) for c in info.get("categorical_features", [])))
         self.by_index = [(ctr, border) for ctr in self.ctrs for border in ctr.borders]
+        self.given = given or {}  # flat index -> the hashes of the category names the user gives
+        self.file_hashes = [int(e["hash"]) & 0xFFFFFFFF for e in info.get("cat_features_hash") or []]
         self.hashes: dict[int, list[int]] | None = None
 
     def keys_by_feature(self) -> dict[int, list[int]]:
-        """Each CTR feature's (by flat index) category hashes that its tables hold, in table order."""
+        """Each CTR feature's (by flat index) category hashes that its tables hold, in table order: those of CTRs
+        of one feature first, which CalcHash gives back from the keys alone."""
         if self.hashes is None:
             known: dict[int, dict[int, None]] = {}  # (a dict keeps the order)
             for ctr in self.ctrs:
-                for key in ctr.rows:
-                    known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_of(key, len(ctr.floats))))
+                if len(ctr.cats) == 1:
+                    for key in ctr.rows:
+                        known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_of(key, len(ctr.parts))))
+            single = {flat: list(hashes) for flat, hashes in known.items()}
+            for ctr in self.ctrs:
+                if len(ctr.cats) > 1:
+                    ctr.combine(lambda flat: self._candidates(flat, single))
+                    for combination in itertools.chain.from_iterable(ctr.combinations.values()):
+                        for flat, hashed in zip(ctr.cats, combination):
+                            known.setdefault(flat, {})[hashed] = None
             self.hashes = {flat: list(hashes) for flat, hashes in known.items()}
         return self.hashes
 
-    def test(self, split: dict, labels: dict[int, "_Labels"],
-             float_split: Callable[[int, float], Split]) -> _Test | bool:
-        """The split as a test of its float splits, then of the categories whose value passes the border given
+    def _candidates(self, flat: int, single: Mapping[int, list[int]]) -> list[int]:
+        """The hashes a feature's categories may have in a CTR combining it: the names the user gives, the hashes
+        its own CTRs and one-hot values hold, else every hash the file names."""
+        entry = next(c for c in self.cat_entries.values() if int(c["flat_feature_index"]) == flat)
+        found = dict.fromkeys([*self.given.get(flat, ()), *single.get(flat, ()),
+                               *(int(v) & 0xFFFFFFFF for v in entry.get("values", []))])
+        return list(found or dict.fromkeys(self.file_hashes))
+
+    def combined_features(self, split: dict) -> tuple[int, ...]:
+        """The categorical features (flat indexes) a CTR split combines; () for a CTR of one or another split."""
+        if split.get("split_type") != "OnlineCtr":
+            return ()
+        ctr = self.by_index[int(split["split_index"]) - self.first][0]
+        return ctr.cats if len(ctr.cats) > 1 else ()
+
+    def test(self, split: dict, labels: dict[int, "_Labels"], part_test: Callable[[_Part], _Test]) -> _Test | bool:
+        """The split as a test of its binary parts, then of the categories whose value passes the border given
         their answers (an answer that changes nothing is not asked; a constant answer is True or False)."""
         ctr, border = self.by_index[int(split["split_index"]) - self.first]
         if f32(float(split["border"])) != border:
@@ -724,12 +851,14 @@ class _Ctrs:
                              f"its CTR {border}")
 
         def decide(bits: tuple[int, ...]) -> _Test | bool:
-            if len(bits) == len(ctr.floats):
-                return _category_test(ctr, border, labels[ctr.flat], bits)
+            if len(bits) == len(ctr.parts):
+                if len(ctr.cats) == 1:
+                    return _category_test(ctr, border, labels[ctr.flat], bits)
+                return _combination_test(ctr, border, labels, bits)
             if_true, if_false = decide(bits + (1,)), decide(bits + (0,))
             if if_true == if_false:
                 return if_true
-            return _Test(float_split(*ctr.floats[len(bits)]), 1, if_true, if_false)
+            return dataclasses.replace(part_test(ctr.parts[len(bits)]), if_true=if_true, if_false=if_false)
 
         return decide(())
 
@@ -747,26 +876,87 @@ def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, 
                        unknown=None if unseen_true == empty_true else 0 if unseen_true else 1), 0)
 
 
+def _combination_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], bits: tuple[int, ...]) -> _Test | bool:
+    """A CTR of several categorical features against the border: a combination the table lacks (an unseen text on
+    any side, a pair never seen in training) has the prior's answer, so only the combinations the table holds
+    whose answer differs need testing. The test takes the features in the order that makes the fewest answers
+    (what follows the split in the tree is repeated under each); a missing text is ``""``, as at one-hot splits."""
+    usual = ctr.value(None, bits) > border
+    exceptions = [combination for combination in ctr.combinations.get(bits, ())
+                  if (ctr.value(combination, bits) > border) != usual]
+    tests = [_grouped([tuple(c[i] for i in order) for c in exceptions], [ctr.cats[i] for i in order], labels, usual)
+             for order in itertools.permutations(range(len(ctr.cats)))]
+    return min(tests, key=_answers)
+
+
+def _grouped(exceptions: list[tuple[int, ...]], flats: list[int], labels: dict[int, "_Labels"],
+             usual: bool) -> _Test | bool:
+    """Test the first feature's categories, grouped by which combinations of the others answer unusually with
+    them (each group then tests the rest alike); a category of no such combination, or an unseen text, answers
+    ``usual``."""
+    if not exceptions:
+        return usual
+    label = labels[flats[0]]
+    rest: dict[int, set[tuple[int, ...]]] = {}
+    for combination in exceptions:
+        rest.setdefault(combination[0], set()).add(combination[1:])
+    groups: dict[frozenset, list[int]] = {}
+    for hashed in sorted(rest, key=lambda h: label.categories.index(label.by_hash[h][0])):
+        groups.setdefault(frozenset(rest[hashed]), []).append(hashed)
+    branches = [(tuple(name for hashed in hashes for name in label.by_hash[hashed]),
+                 not usual if len(flats) == 1 else _grouped(sorted(combinations), flats[1:], labels, usual))
+                for combinations, hashes in groups.items()]
+    names = tuple(name for branch, _ in branches for name in branch)
+    return _in_test(flats[0], names, _branches_test(flats[0], branches), usual, reaches_unseen=True)
+
+
+def _branches_test(flat: int, branches: list[tuple[tuple[str, ...], _Test | bool]]) -> _Test | bool:
+    """Which branch a category (one of theirs) takes: ``in`` splits halving the branches."""
+    if len(branches) == 1:
+        return branches[0][1]
+    half = len(branches) // 2
+    names = tuple(name for branch, _ in branches[:half] for name in branch)
+    return _in_test(flat, names, _branches_test(flat, branches[:half]), _branches_test(flat, branches[half:]),
+                    reaches_unseen=False)
+
+
+def _in_test(flat: int, names: tuple[str, ...], if_in: _Test | bool, otherwise: _Test | bool,
+             reaches_unseen: bool) -> _Test:
+    """``flat in names`` (child 0), a missing text taking the route of ``""``; unseen texts go to the other
+    child where they reach the split at all."""
+    empty_in = "" in names
+    return _Test(Split(flat, Op.IN, values=names, missing=MissingRoute.to_child(0 if empty_in else 1),
+                       unknown=1 if empty_in and reaches_unseen else None), 0, if_in, otherwise)
+
+
+def _answers(test: _Test | bool) -> int:
+    """How many answers (leaves) a test has: what follows it in a tree is repeated under each."""
+    count, stack = 0, [test]
+    while stack:
+        test = stack.pop()
+        if isinstance(test, bool):
+            count += 1
+        else:
+            stack += [test.if_true, test.if_false]
+    return count
+
+
 def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
-    """One line for CTRs that combine categorical features, or one with one-hot values (max_ctr_complexity
-    above 1; a category with float splits is read), or of a type CatBoost's evaluator does not name."""
+    """One line for a CTR whose projection is not its categorical features then binary parts (float splits,
+    one-hot values), as CatBoost writes every one, or of a type CatBoost's evaluator does not name."""
     floats = {int(f["feature_index"]): names[int(f["flat_feature_index"])] for f in info.get("float_features", [])}
     cats = {int(c["feature_index"]): names[int(c["flat_feature_index"])]
             for c in info.get("categorical_features", [])}
-    combined = []
+    binary = ("float_feature", "cat_feature_exact_value")
     for entry in entries:
-        elements = entry["elements"]
-        kinds = [e.get("combination_element") for e in elements]
-        if kinds[:1] != ["cat_feature_value"] or any(kind != "float_feature" for kind in kinds[1:]):
+        kinds = [e.get("combination_element") for e in entry["elements"]]
+        leading = len(kinds) - len(list(itertools.dropwhile(lambda kind: kind == "cat_feature_value", kinds)))
+        if not leading or any(kind not in binary for kind in kinds[leading:]):
             parts = [floats[int(e["float_feature_index"])] if e.get("combination_element") == "float_feature"
-                     else cats[int(e["cat_feature_index"])] for e in elements]
-            text = " with ".join(map(repr, parts))
-            if text not in combined:
-                combined.append(text)
-    if combined:
-        raise TreegenError(f"the model has CTRs of categorical features combined ({'; '.join(combined)}), which "
-                           "treegen does not support; supported: CTRs of one categorical feature, alone or with float "
-                           "splits (train with max_ctr_complexity=1)")
+                     else cats[int(e["cat_feature_index"])] for e in entry["elements"]]
+            raise TreegenError(f"the model has a CTR of {' with '.join(map(repr, parts))} in an order or of parts "
+                               "treegen does not read; supported: CTRs of categorical features, then float splits "
+                               "and one-hot values")
     unknown = sorted({entry["ctr_type"] for entry in entries} - set(CTR_TYPES))
     if unknown:
         raise TreegenError(f"the CTR type {unknown[0]} is not supported; supported: {', '.join(CTR_TYPES)}")
@@ -776,17 +966,22 @@ def _check_named(document: dict, info: dict, labels: dict[int, _Labels], names: 
     """Refuse a model whose one-hot splits test, or whose CTRs count, categories known only by hash, naming
     every such feature at once (naming the first alone took a user a run per feature to find them all)."""
     flat_of = {int(c["feature_index"]): int(c["flat_feature_index"]) for c in info.get("categorical_features", [])}
-    unnamed: dict[int, int] = {}  # flat index -> a hash it tests
-    for split in _splits(document):
-        if split.get("split_type") == "OneHotFeature":
-            flat, hashed = flat_of[int(split["cat_feature_index"])], int(split["value"]) & 0xFFFFFFFF
-            if hashed not in labels[flat].by_hash:
-                unnamed.setdefault(flat, hashed)
+    unnamed: dict[int, int | None] = {}  # flat index -> a hash it tests (None: not known)
+    tested = [(int(split["cat_feature_index"]), int(split["value"])) for split in _splits(document)
+              if split.get("split_type") == "OneHotFeature"]
+    tested += [(part.index, part.value) for ctr in ctrs.ctrs for part in ctr.parts if part.kind == "one_hot"]
+    for index, value in tested:
+        flat, hashed = flat_of[index], value & 0xFFFFFFFF
+        if hashed not in labels[flat].by_hash:
+            unnamed.setdefault(flat, hashed)
     one_hot = set(unnamed)
     for flat, hashes in ctrs.keys_by_feature().items():
         nameless = [hashed for hashed in hashes if hashed not in labels[flat].by_hash]
         if nameless:
             unnamed.setdefault(flat, nameless[0])
+    for ctr in ctrs.ctrs:  # a combination no names explain: some category of its features is not named
+        for flat in ctr.cats if ctr.unexplained else ():
+            unnamed.setdefault(flat, None)
     if unnamed:
         kind = "one-hot" if set(unnamed) <= one_hot else "CTR" if not one_hot & set(unnamed) else "categorical"
         raise _unnamed_categories({names[flat]: unnamed[flat] for flat in sorted(unnamed)}, kind)
@@ -804,9 +999,9 @@ def _splits(document: dict):
             stack += [node["left"], node["right"]]
 
 
-def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> TreegenError:
+def _unnamed_categories(unnamed: dict[str, int | None], kind: str = "one-hot") -> TreegenError:
     """The error for ``kind`` (one-hot, CTR or categorical) splits whose categories have no name (feature name
-    -> a hash it tests), naming how to give the names in the interface the user is in: ``categories=`` in
+    -> a hash it tests, None where a combination's keys do not tell which), naming how to give the names in the interface the user is in: ``categories=`` in
     Python, ``--categories`` on the command line (of the commands that take it: the others read the model
     imported so)."""
     first, *more = unnamed
@@ -817,7 +1012,7 @@ def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> Treeg
                    "categories")
     else:
         problem = (f"a {kind} split on the categorical feature {first!r} tests a category known only by its "
-                   f"hash ({unnamed[first]}); save the model with save_model(path, format='json', pool=training_pool), "
+                   f"hash{'' if unnamed[first] is None else f' ({unnamed[first]})'}; save the model with save_model(path, format='json', pool=training_pool), "
                    "or name the feature's categories")
     argument = ", ".join(f"{name!r}: ['A', 'B', ...]" for name in unnamed)
     options = " ".join(f"--categories {categories_argument(name)}" for name in unnamed)
@@ -828,7 +1023,37 @@ def _unnamed_categories(unnamed: dict[str, int], kind: str = "one-hot") -> Treeg
                                      f"them; import and verify take them: {options})")
 
 
-def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
+class _TooBig(Exception):
+    """A tree grew past the nodes it may have."""
+
+
+class _Budget:
+    """The nodes left for the trees with CTRs of categorical features combined (:data:`MAX_COMBINED_NODES` in
+    all): a tree that would pass it is refused in one line naming the combinations, the bound and the way out."""
+
+    def __init__(self, nodes: int):
+        self.left = nodes
+
+    def tree(self, build: Callable[..., Tree], layout: str, tree: dict, number: int, splits: _SplitReader,
+             dim: int) -> Tree:
+        """``build(tree, splits, dim, limit)``, within what is left where the tree combines categorical features."""
+        combined = [splits.ctrs.combined_features(split) for split in _splits({layout: [tree]})]
+        combined = list(dict.fromkeys(cats for cats in combined if cats))
+        if not combined:
+            return build(tree, splits, dim)
+        try:
+            built = build(tree, splits, dim, self.left)
+        except _TooBig:
+            features = "; ".join(" with ".join(repr(splits.names[flat]) for flat in cats) for cats in combined)
+            raise TreegenError(f"the trees with CTRs of categorical features combined need more than "
+                               f"{MAX_COMBINED_NODES:,} nodes (tree {number}: {features}): each such split tests one "
+                               "feature's categories in groups, then the next one's in each group, and what follows it "
+                               "in the tree repeats under each answer; train with max_ctr_complexity=1") from None
+        self.left -= len(built.nodes)
+        return built
+
+
+def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | None = None) -> Tree:
     """A symmetric tree as a full binary tree in pre-order: level ``l`` of ``d`` tests
     ``splits[d - 1 - l]``, which sets bit ``d - 1 - l`` of the leaf index when true."""
     levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
@@ -842,6 +1067,7 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far
         if level == depth:
             nodes.append(Node(tuple(values[index * dim:(index + 1) * dim]), n=weights[index]))
+            _check_size(nodes, limit)
             return
         bit = 1 << (depth - 1 - level)
         _append_test(nodes, levels[depth - 1 - level], dim,
@@ -852,7 +1078,7 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     return Tree(nodes, output=0 if dim == 1 else None)
 
 
-def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
+def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | None = None) -> Tree:
     """A Depthwise or Lossguide tree: ``{"split", "left", "right"}`` or ``{"value", "weight"}``; a true
     split goes right."""
     nodes: list[Node] = []
@@ -867,10 +1093,16 @@ def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
         if len(value) != dim:
             raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
         nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
+        _check_size(nodes, limit)
 
     grow(tree)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
+
+
+def _check_size(nodes: list[Node], limit: int | None) -> None:
+    if limit is not None and len(nodes) > limit:
+        raise _TooBig
 
 
 def _append_test(nodes: list[Node], test: _Test | bool, dim: int, then: Callable[[bool], None]) -> None:
