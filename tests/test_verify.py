@@ -1057,3 +1057,19 @@ def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_pat
     (tmp_path / "rows.csv").write_text("x;--\n" + "".join(f"{v}\n" for v in (-1, 0, 2.5, 4, 4.5, 7, "")))
     result = verify(model, str(tmp_path / "rows.csv"), [], ["sqlite"], programs=[str(path)])[0]
     assert result.ok, result.line()
+
+
+def test_several_sql_files_on_spark_at_once(spark, tmp_path):
+    """verify checks two files at a time, and on Spark each holds the rows in the session's one temporary view
+    `input`: neither may replace or drop it under the other's query (one file of four failed with
+    TABLE_OR_VIEW_NOT_FOUND in two runs of three, or could have read the other's rows: sqlfuzz)."""
+    from treegen import import_model
+    from treegen.targets import emit
+    model = import_model("tests/fixtures/xgboost/categorical-3.2.0.json")
+    paths = []
+    for k, options in enumerate([{}, {"leaf": True}, {"expression": True},
+                                 {"expression": True, "proba": True, "leaf": True}] * 3):
+        paths.append(tmp_path / f"model{k}.sql")
+        paths[-1].write_text(emit(model, "sql", dialect="spark", **options), encoding="utf-8")
+    results = verify(model, None, [], ["spark"], leaf=True, programs=[str(path) for path in paths])
+    assert len(results) == len(paths) and all(r.ok for r in results), [r.line() for r in results]
