@@ -785,6 +785,25 @@ def test_a_float32_sum_that_overflows_in_the_model_overflows_in_sqlite():
     [result] = verify(model, None, ["sql"], ["sqlite"])
     assert result.ok and result.note is None, result.line()
 
+def test_a_float32_sum_that_overflows_in_the_model_overflows_in_duckdb(tmp_path):
+    """The same in DuckDB, a query and an --expression, leaves of 3e38 and -3e38: its FLOAT cast raised an error
+    for a finite double that float32 rounds to infinity ("out of range": sqlfuzz); a float32 sum is a fold whose
+    step gives the infinity there."""
+    base = random_model(3, regression=True, n_trees=3, n_nominal=0)
+    model = replace(base, combine=Combine("sum", init=(0.0,), precision="float32"))
+    for tree in model.trees:
+        for number, node in enumerate(tree.nodes):
+            if node.is_leaf:
+                node.value = (3e38 if number % 3 else -3e38,)
+    import math
+    from treegen.targets import emit
+    expression = tmp_path / "expression.sql"
+    expression.write_text(emit(model, "sql", dialect="duckdb", expression=True), encoding="utf-8")
+    results = verify(model, None, ["sql"], ["duckdb"], programs=[str(expression)])
+    assert all(r.ok for r in results), [r.line() for r in results]
+    assert any(math.isinf(v) for _, (v,) in predict_rows(model, probe_rows(model)))  # (the sums overflow)
+
+
 def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path):
     """MySQL's DOUBLE holds no infinity: the data rows that have one are left out of its line, which
     says how many, instead of failing the whole dialect; other dialects run them."""
