@@ -785,6 +785,25 @@ def test_a_float32_sum_that_overflows_in_the_model_overflows_in_sqlite():
     [result] = verify(model, None, ["sql"], ["sqlite"])
     assert result.ok and result.note is None, result.line()
 
+def test_a_float32_sum_that_overflows_in_the_model_overflows_in_duckdb(tmp_path):
+    """The same in DuckDB, a query and an --expression, leaves of 3e38 and -3e38: its FLOAT cast raised an error
+    for a finite double that float32 rounds to infinity ("out of range": sqlfuzz); a float32 sum is a fold whose
+    step gives the infinity there."""
+    base = random_model(3, regression=True, n_trees=3, n_nominal=0)
+    model = replace(base, combine=Combine("sum", init=(0.0,), precision="float32"))
+    for tree in model.trees:
+        for number, node in enumerate(tree.nodes):
+            if node.is_leaf:
+                node.value = (3e38 if number % 3 else -3e38,)
+    import math
+    from treegen.targets import emit
+    expression = tmp_path / "expression.sql"
+    expression.write_text(emit(model, "sql", dialect="duckdb", expression=True), encoding="utf-8")
+    results = verify(model, None, ["sql"], ["duckdb"], programs=[str(expression)])
+    assert all(r.ok for r in results), [r.line() for r in results]
+    assert any(math.isinf(v) for _, (v,) in predict_rows(model, probe_rows(model)))  # (the sums overflow)
+
+
 def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path):
     """MySQL's DOUBLE holds no infinity: the data rows that have one are left out of its line, which
     says how many, instead of failing the whole dialect; other dialects run them."""
@@ -1057,3 +1076,19 @@ def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_pat
     (tmp_path / "rows.csv").write_text("x;--\n" + "".join(f"{v}\n" for v in (-1, 0, 2.5, 4, 4.5, 7, "")))
     result = verify(model, str(tmp_path / "rows.csv"), [], ["sqlite"], programs=[str(path)])[0]
     assert result.ok, result.line()
+
+
+def test_several_sql_files_on_spark_at_once(spark, tmp_path):
+    """verify checks two files at a time, and on Spark each holds the rows in the session's one temporary view
+    `input`: neither may replace or drop it under the other's query (one file of four failed with
+    TABLE_OR_VIEW_NOT_FOUND in two runs of three, or could have read the other's rows: sqlfuzz)."""
+    from treegen import import_model
+    from treegen.targets import emit
+    model = import_model("tests/fixtures/xgboost/categorical-3.2.0.json")
+    paths = []
+    for k, options in enumerate([{}, {"leaf": True}, {"expression": True},
+                                 {"expression": True, "proba": True, "leaf": True}] * 3):
+        paths.append(tmp_path / f"model{k}.sql")
+        paths[-1].write_text(emit(model, "sql", dialect="spark", **options), encoding="utf-8")
+    results = verify(model, None, [], ["spark"], leaf=True, programs=[str(path) for path in paths])
+    assert len(results) == len(paths) and all(r.ok for r in results), [r.line() for r in results]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import threading
 import warnings
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -510,8 +511,13 @@ def _mysql_parameters(dsn: str) -> dict:
     return parameters
 
 
+# A temporary view is the session's: two queries at once (verify checks two files at a time) would replace
+# and drop each other's ("TABLE_OR_VIEW_NOT_FOUND `input`": sqlfuzz), so one view lives at a time
+_SPARK_VIEW = threading.Lock()
+
+
 def _run_spark(sql, model, rows, table, spark=None, **_):
-    with warnings.catch_warnings():  # PySpark's about a pandas newer than it knows: rows here are tuples
+    with warnings.catch_warnings(), _SPARK_VIEW:  # PySpark's about a pandas newer than it knows: rows here are tuples
         warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
         from pyspark.sql.types import DoubleType, StringType, StructField, StructType
         spark = spark or local_spark()

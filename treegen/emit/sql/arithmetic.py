@@ -24,6 +24,12 @@ def float32(d: Dialect, x: str) -> str:
     return d.float32.format(x)
 
 
+def float32_sum(d: Dialect, x: str) -> str:
+    """The sum ``x`` (read twice where the dialect guards it: the fold's ``a + b``) rounded to float32, infinite
+    where float32 overflows: ``Dialect.float32_sum``, else the plain :func:`float32`."""
+    return d.float32_sum.format(x) if d.float32_sum else float32(d, x)
+
+
 def float32_split(d: Dialect, x: str) -> str:
     """``x`` rounded to 24 significant bits, ties to even, in plain double arithmetic (for an engine with no
     4-byte float): Veltkamp's splitting, ``c - (c - x)`` with ``c = x * (2^29 + 1)``. That is float32's

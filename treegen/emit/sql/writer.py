@@ -420,20 +420,27 @@ class Writer:
     def chain(self, shallow: bool = False, rounded: bool = False) -> int:
         """The most terms one ``a + b + ...`` may have in the dialect (``lookup_sum_terms`` when every term
         is ``shallow``: a value picked by number or a literal; ``rounded_sum_terms`` when each step is
-        ``rounded``)."""
+        ``rounded``; 1, a fold, where the dialect guards a float32 sum's overflow, which reads the sum twice)."""
+        if rounded and self.d.float32_sum:
+            return 1
         if rounded and self.d.rounded_sum_terms:
             return self.d.rounded_sum_terms
         return self.d.lookup_sum_terms if shallow and self.d.lookup_sum_terms else self.d.sum_terms
+
+    def rounded_add(self, rounded: Callable[[str], str] | None) -> str:
+        """A fold's step ``a + b``, ``rounded`` so (float32: guarded where the dialect's cast would raise an error
+        where the sum overflows, :func:`.arithmetic.float32_sum`)."""
+        return "a + b" if rounded is None else sql_arithmetic.float32_sum(self.d, "a + b")
 
     def total(self, terms: list[str], shallow: bool = False, rounded: Callable[[str], str] | None = None) -> str:
         """``a + b + ...`` left to right, as the model adds, so bit for bit: one chain up to the dialect's
         :meth:`chain`, else its ``fold``. Without a fold, parenthesised groups keep a longer sum within
         the engine's expression depth, exact only to rounding (within 1e-12): a full query avoids
         this with named partial sums (:meth:`sum_of`). ``rounded``: each partial sum rounded so
-        (float32), in a chain or the fold."""
+        (float32), in a chain or the fold (:meth:`rounded_add`)."""
         chunk = self.chain(shallow, rounded is not None)
         if len(terms) > chunk and self.d.fold:
-            add = rounded("a + b") if rounded else "a + b"
+            add = self.rounded_add(rounded)
             return self.d.fold.format(first=terms[0], rest=", ".join(terms[1:]), add=add)
         if rounded:
             total = terms[0]
@@ -471,7 +478,7 @@ class Writer:
         together = trees[0].together(trees, node_term) if trees else None
         if together is None:
             return self.sum_of(name, [first] + [(lambda ref, t=t: term(t, ref)) for t in trees], uses, shallow, rounded)
-        add = rounded("a + b") if rounded else "a + b"
+        add = self.rounded_add(rounded)
         return (lambda ref: self.d.arrays.fold.format(array=together(ref), first=first(ref), add=add)), list(uses)
 
     def define_raw_score(self, name: str, k: int, uses) -> Callable[[Ref], str]:
