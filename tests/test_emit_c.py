@@ -937,11 +937,18 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
         source = emit(model, "c")
         tests = [line for line in source.splitlines() if line.lstrip().startswith("if (x[")]
         assert tests
+        read = read_features(source)
         for line in tests:
             match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
-            feature = model.features[int(match.group(1)) % len(model.features)]  # the row read twice: as_read
+            feature = model.features[read[int(match.group(1))]]
             literals = [c_string(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
+
+
+def read_features(source: str) -> list[int]:
+    """The feature of each number the trees read of a row (as_read's places): the source's READ_FEATURES."""
+    table = re.search(r"READ_FEATURES\[N_READ \+ 1\] = \{([^}]*)\}", source).group(1)
+    return [int(v) for v in table.split(",")][:-1]
 
 
 def c_string(literal: str) -> str:
@@ -1149,9 +1156,9 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 232 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
-    # tests NaN by its bits and refuses -fsingle-precision-constant (17)
-    check_model_part("c", source("c", "runtime.c.txt"), 235)
+    # 236 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # tests NaN by its bits and refuses -fsingle-precision-constant (17); the numbers the trees read of a row (4)
+    check_model_part("c", source("c", "runtime.c.txt"), 239)
 
 
 def test_same_bytes_as_the_python_program():
