@@ -184,7 +184,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         summary=_summary(model), features=[string(n) for n in names], lengths=[len(_utf8(n)) for n in names],
         classes=[string(c) for c in model.target.classes], class_lengths=[len(_utf8(c)) for c in model.target.classes],
         used=model.used_features(), category_tables=_category_tables(model, categories),
-        read_features=read.features, read_high=read.highs, intervals=read.intervals(model),
+        n_read=len(read.features), read_high=read.highs, read_runs=read.runs(), intervals=read.intervals(model),
         walkers=walkers, not_inlined=any(w["not_inlined"] for w in walkers),
         values=[_value_table(p, table) for p, (_, table) in zip(plans, outputs)],
         linear=[_linear_function(model, p, read) for p in plans if p.linear], zero_band=literal(model.numeric.zero_band),
@@ -235,11 +235,35 @@ class RowReads:
     def __call__(self, feature: int, copy: str) -> str:
         return f"x[{self.places[feature, copy]}]"
 
+    def runs(self) -> list[tuple[int, int, str, str]]:
+        """``(feature, count, high, low)`` per run of consecutive features read as the same copies at consecutive
+        places, for model.c.j2's ``as_read``: ``high`` and ``low`` the C pointers to their first places, or NULL.
+        A call a run, with constant bounds, that fills both copies of a feature at once: on the 20,000-leaf tree
+        of bench/README a loop over a table of features, or over each copy in turn, took 19-21 ns a call, 16 a
+        loop over all features filling both copies."""
+        runs = []
+        for feature in sorted({f for f, _ in self.places}):
+            high, low = self.places.get((feature, HIGH)), self.places.get((feature, LOW))
+            if runs and _extends(runs[-1], feature, high, low):
+                first, count, first_high, first_low = runs[-1]
+                runs[-1] = (first, count + 1, first_high, first_low)
+            else:
+                runs.append((feature, 1, high, low))
+        pointer = lambda place: "NULL" if place is None else f"read + {place}"
+        return [(feature, count, pointer(high), pointer(low)) for feature, count, high, low in runs]
+
     def intervals(self, model: Model) -> list[str]:
         """The INTERVALS table (prelude.c.txt's struct interval): per place whose feature has a missing
         interval, the place and the interval."""
         ranges = [(place, model.features[f].missing_interval) for place, f in enumerate(self.features)]
         return [f"{{{place}, {literal(r[0])}, {literal(r[1])}}}" for place, r in ranges if r is not None]
+
+
+def _extends(run: tuple, feature: int, high: int | None, low: int | None) -> bool:
+    """The feature's copies, at ``high`` and ``low`` (None: not read), continue ``run``."""
+    first, count, first_high, first_low = run
+    follows = lambda start, place: start is None if place is None else start is not None and start + count == place
+    return first + count == feature and follows(first_high, high) and follows(first_low, low)
 
 
 def _conditions(plans: list[TreePlan]) -> dict[int, Cond]:
