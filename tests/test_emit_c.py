@@ -15,6 +15,7 @@ import struct
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -719,6 +720,71 @@ def test_missing_values_are_exact_where_the_compiler_assumes_no_nan(cc):
         assert_api_exact([(m, rows_for(m, 80)) for m in models], cc=cc, flags=flags)
 
 
+def widened(model, width: int):
+    """The model with its features spread over ``width``, the k-th at ``k * (width // n) + 1``, the others numbers
+    no test reads: a wide model whose trees test few features."""
+    step = width // len(model.features)
+    features = [Feature(f"pad{k}", NUMERIC) for k in range(width)]
+    for k, feature in enumerate(model.features):
+        features[k * step + 1] = feature
+    at = lambda k: k * step + 1
+    moved = lambda node: replace(
+        node, split=node.split and replace(node.split, feature=at(node.split.feature)),
+        linear=node.linear and replace(node.linear, terms=tuple((at(f), c) for f, c in node.linear.terms)))
+    trees = [replace(tree, nodes=[moved(node) for node in tree.listed().nodes]) for tree in model.trees]
+    return replace(model, features=tuple(features), trees=trees)
+
+
+def one_sided_model():
+    """Three features: a's missing values always go where its numbers above the thresholds go, b's where those
+    at or below go, c's both ways."""
+    le = lambda feature, t, missing: Split(feature, Op.LE, threshold=t, missing=MissingRoute.to_child(missing))
+    nodes = [Node((0.0,), split=le(0, 0.5, 1), children=(1, 2)), Node((0.0,), split=le(1, -0.25, 0), children=(3, 4)),
+             Node((0.0,), split=le(2, 1.5, 0), children=(5, 6)), Node((0.0,), split=le(0, -1.0, 1), children=(7, 8)),
+             Node((1.0,), n=1.0), Node((0.0,), split=le(2, 0.0, 1), children=(9, 10)), Node((2.0,), n=1.0),
+             Node((3.0,), n=1.0), Node((4.0,), split=le(1, -2.0, 0), children=(11, 12)), Node((5.0,), n=1.0),
+             Node((6.0,), n=1.0), Node((7.0,), n=1.0), Node((8.0,), n=1.0)]
+    features = tuple(Feature(name, NUMERIC) for name in "abc")
+    return Model(features, Target("y", REGRESSION), [Tree(nodes)])
+
+
+# No infinity either, and no macro says so: clang's -fno-honor-infinities leaves __FINITE_MATH_ONLY__ at 0.
+HOSTILE_FLAGS = {"clang": NO_NANS["clang"] + [("-O2", "-fno-honor-infinities")], "gcc": NO_NANS["gcc"]}
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_a_wide_model_reads_only_the_copies_its_tests_read(cc):
+    """A row is read into the copies the trees test, not two of every feature: 1,000 features of which a few are
+    read; a feature whose missing values go one way relative to its thresholds once, others twice. Exact under
+    the flags that assume no NaN or no infinity, with infinities and missing values in the rows."""
+    one_sided = widened(one_sided_model(), 1000)
+    source = emit(one_sided, "c")
+    assert re.search(r"#define N_READ 4\b", source) and "#define N_HIGH 2\n" in source
+    assert Counter(one_sided.features[f].name for f in read_features(source)) == {"a": 1, "b": 1, "c": 2}
+    assert max(int(k) for k in re.findall(r"\bx\[(\d+)\]", source)) == 3
+    models = [one_sided] + [widened(m, 1000) for m in nan_models()[:6] + [with_intervals(nan_models()[0])]]
+    for model in models[1:]:
+        read = read_features(emit(model, "c"))
+        assert set(read) == set(model.used_features()) and len(read) <= 2 * len(model.used_features())
+    rows = [(m, rows_for(m, 40) + infinite_rows(m, rows_for(m, 20, 1))) for m in models]
+    for flags in HOSTILE_FLAGS[cc]:
+        assert_api_exact(rows, cc=cc, flags=flags)
+
+
+def with_intervals(model):
+    """The model with the numbers in [-1, 0.5] of each numeric feature missing (as_read's read_intervals)."""
+    return replace(model, features=tuple(replace(f, missing_interval=(-1.0, 0.5)) if f.is_numeric else f
+                                         for f in model.features))
+
+
+def infinite_rows(model, rows) -> list[dict]:
+    """The rows with about half the numbers each read, at random, +infinity or -infinity."""
+    rng, numeric = random.Random(4), [model.features[f].name for f in model.used_features()
+                                      if model.features[f].is_numeric]
+    return [{**row, **{name: rng.choice([math.inf, -math.inf]) for name in numeric if rng.random() < 0.5}}
+            for row in rows]
+
+
 def test_a_program_under_no_honor_nans_reads_missing_fields_as_the_model_does():
     model = import_file(str(ROOT / "examples" / "boosting" / "xgboost.json"))
     rows = rows_for(model, 100)
@@ -937,11 +1003,20 @@ def test_each_test_names_its_feature_in_a_comment_no_name_can_end():
         source = emit(model, "c")
         tests = [line for line in source.splitlines() if line.lstrip().startswith("if (x[")]
         assert tests
+        read = read_features(source)
         for line in tests:
             match = re.search(r"x\[(\d+)\].*\{  // (.*)$", line)
-            feature = model.features[int(match.group(1)) % len(model.features)]  # the row read twice: as_read
+            feature = model.features[read[int(match.group(1))]]
             literals = [c_string(text) for text in re.findall(r'"(?:\\.|[^"\\])*"', match.group(2))]
             assert literals[0] == feature.name and set(literals[1:]) <= set(feature.categories), line
+
+
+def read_features(source: str) -> list[int]:
+    """The feature of each number the trees read of a row (as_read's places), from as_read's runs."""
+    runs = re.findall(r"read_run\(row \+ (\d+), (\d+), (?:read \+ (\d+)|NULL), (?:read \+ (\d+)|NULL)\);", source)
+    places = {int(place) + i: int(feature) + i for feature, count, *copies in runs for place in copies if place
+              for i in range(int(count))}
+    return [places[place] for place in range(len(places))]
 
 
 def c_string(literal: str) -> str:
@@ -1149,9 +1224,9 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 232 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
-    # tests NaN by its bits and refuses -fsingle-precision-constant (17)
-    check_model_part("c", source("c", "runtime.c.txt"), 235)
+    # 236 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # tests NaN by its bits and refuses -fsingle-precision-constant (17); the numbers the trees read of a row (4)
+    check_model_part("c", source("c", "runtime.c.txt"), 239)
 
 
 def test_same_bytes_as_the_python_program():
