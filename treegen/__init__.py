@@ -102,7 +102,7 @@ def evaluate(data, target: str | None = None, algorithm: str | None = None, nomi
     label and answer. A bad argument raises a one-line :class:`~treegen.errors.TreegenError`; what the CLI warns
     or notes of the data is a :class:`TreegenWarning`."""
     import os
-    from .evaluation import cross_validate, holdout
+    from .evaluation import cross_validate, fold_count, holdout, one_method
     model = _model_of(data)
     if model is not None:
         given = {"algorithm": algorithm, "nominal": nominal or None, "regression": regression,
@@ -111,18 +111,14 @@ def evaluate(data, target: str | None = None, algorithm: str | None = None, nomi
         return _evaluate_model(model, where, target, test, [name for name, value in given.items()
                                                             if value is not None])
     from .errors import BadArgument
-    chosen = [f"{name}=" for name, value in (("folds", folds), ("loo", loo or None), ("test", test))
-              if value is not None]
-    if len(chosen) > 1:
-        raise BadArgument(f"choose one of folds=, loo= and test=, not {' and '.join(chosen)}")
+    one_method(folds, loo, test)
     if seed is not None and (loo or test is not None):
-        raise BadArgument("seed= draws the folds of folds=: it does not apply to " + chosen[0])
+        raise BadArgument("seed= draws the folds of folds=: it does not apply to " + ("loo=" if loo else "test="))
     algorithm = "c45" if algorithm is None else algorithm
     dataset = _learning_data(data, target, algorithm, nominal, regression, ignore)
     if test is not None:
         return holdout(dataset, _test_rows(test), algorithm, say=_near_categories, **params)
-    k = len(dataset) if loo else 10 if folds is None else folds
-    return cross_validate(dataset, algorithm, k=k, loo=loo, seed=1 if seed is None else seed, **params)
+    return cross_validate(dataset, algorithm, k=fold_count(dataset, folds, loo), loo=loo, seed=1 if seed is None else seed, **params)
 
 
 def _model_of(data):

@@ -641,8 +641,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
     from .data import read_table
     if is_model_file(data):
         return evaluate_model(data, target, test_file)
-    if sum(x is not None and x is not False for x in (folds, loo, test_file)) > 1:
-        raise TreegenError("choose one of --folds, --loo and --test")
+    ev.one_method(folds, loo, test_file)
     warnings = []  # as train says them: the data is learnt from alike
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
     params = learner_params(algorithm, options)
@@ -653,7 +652,7 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
             report = ev.holdout(dataset, read_table(test_file), algorithm, **params, say=lambda test, model:
                                 note_near_categories(test, model, model.target.name))
     else:
-        k = len(dataset) if loo else 10 if folds is None else folds
+        k = ev.fold_count(dataset, folds, loo)
         with progress_bar(f"evaluating {algorithm}", (k - 1) * float(dataset.weights.sum())), \
                 flag_names():  # every fit settles its rows
             report = ev.cross_validate(dataset, algorithm, k=k, loo=loo, seed=seed, **params)

@@ -196,6 +196,21 @@ def answers_on(model: Model, dataset: Dataset) -> list:
     return [label for label, _ in predict_columns(model, [c.astype(np.float64) for c in dataset.columns], row)]
 
 
+def one_method(folds: int | None, loo: bool, test) -> None:
+    """Cross-validation by ``folds``, leave-one-out or a test set: refused in one line where more than one is
+    given (in Python's words and the CLI's)."""
+    chosen = [name for name, value in (("folds", folds), ("loo", loo or None), ("test", test)) if value is not None]
+    if len(chosen) > 1:
+        raise BadArgument(f"choose one of folds=, loo= and test=, not {' and '.join(n + '=' for n in chosen)}",
+                          command_line="choose one of --folds, --loo and --test, not "
+                                       + " and ".join("--" + n for n in chosen))
+
+
+def fold_count(dataset: Dataset, folds: int | None, loo: bool) -> int:
+    """The folds of a cross-validation: one a row for leave-one-out, else ``folds`` (default 10)."""
+    return len(dataset) if loo else 10 if folds is None else folds
+
+
 def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bool = False,
                    seed: int = 1, **params) -> Report:
     folds = [np.array([i]) for i in range(len(dataset))] if loo else stratified_folds(dataset, k, seed)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..data import reads_as_missing
-from ..emit.sql.dialects import DBL_MAX, NEAR, find_dialect, sqlite_reads_exactly
+from ..emit.sql.dialects import find_dialect
 from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model
@@ -301,7 +301,8 @@ def _sqlite_answers(sql, model, records, table, types, names_checked=False):
 def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tuple | None]:
     """Each row's values (:func:`values`) as the texts of its CSV fields (a number's repr, missing empty); None for
     a row a CSV cannot carry as it is (a missing value or a category that reads as missing, of a feature with such
-    a category), or whose SQL over text may stop by design (:func:`_refused`)."""
+    a category), or whose SQL over text may stop by design (``Dialect.text_stops``)."""
+    stops = find_dialect(dialect).text_stops
     cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
     out = []
     for record in records:
@@ -310,25 +311,12 @@ def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tup
             text = "" if value is None else repr(value) if feature.is_numeric else value
             spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
             if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
-                    feature.is_numeric and _refused(dialect, value, text, cuts[i])):
+                    feature.is_numeric and stops(value, text, cuts[i])):
                 texts = None
                 break
             texts.append(text)
         out.append(None if texts is None else tuple(texts))
     return out
-
-
-def _refused(dialect: str, value: float, text: str, cuts: list[float] | None) -> bool:
-    """Whether the dialect's SQL over text stops by design at a number: SQLite's at one it takes SQLite's reading
-    of, up to an ulp off, near a split point (twice as near as the SQL refuses: :func:`.dialects.sqlite_number_text`);
-    MySQL's at one its DOUBLE cannot hold (:func:`.dialects.mysql_number_text`)."""
-    if dialect == "mysql":
-        return abs(value) >= DBL_MAX
-    return not sqlite_reads_exactly(text) and _near(abs(value), cuts)
-
-
-def _near(value: float, cuts: list[float] | None) -> bool:
-    return cuts is None or any(abs(value - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in cuts)
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),

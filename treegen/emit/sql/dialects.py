@@ -116,7 +116,20 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
             f"{near}ELSE {sign} * {cast} END")
 
 
+def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
+    """Whether :func:`sqlite_number_text` stops the query by design at the number ``value`` written ``text``: one it
+    takes SQLite's reading of, up to an ulp off, near one of ``cuts`` (twice as near as the SQL refuses, so that a
+    row verify runs is never at the edge; None: any cut)."""
+    near = lambda cut: abs(abs(value) - cut) <= 2 * (cut * NEAR[0] + NEAR[1])
+    return not sqlite_reads_exactly(text) and (cuts is None or any(map(near, cuts)))
+
+
 DBL_MAX = 1.7976931348623157e308  # MySQL's largest DOUBLE, where its cast of a larger number stops (with a warning)
+
+
+def mysql_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
+    """Whether :func:`mysql_number_text` stops the query by design at ``value``: a number its DOUBLE cannot hold."""
+    return abs(value) >= DBL_MAX
 
 
 def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -> str:
@@ -247,6 +260,9 @@ class Dialect:
     # text compared with a number)
     numeric_text: Callable[[str, str, str | None], str] | None = None
     nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
+    # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
+    # points), where a test over text columns (verify) leaves the row out
+    text_stops: Callable[[float, str, list[float] | None], bool] | None = None
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     # the deepest expression a SELECT's column may be, in parser stack entries (treegen.emit.sql.depth): where
     # a column would be deeper, its trees' CASEs nest less deep (None: ``nesting`` is all the limit)
@@ -407,7 +423,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
-            numeric_text=sqlite_number_text,
+            numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
             nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END"),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
@@ -455,7 +471,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
-            numeric_text=mysql_number_text,
+            numeric_text=mysql_number_text, text_stops=mysql_text_stops,
             nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
                          "ELSE {0} END",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
