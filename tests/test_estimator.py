@@ -159,6 +159,8 @@ def test_user_errors():
         DecisionTreeClassifier().fit(X, y[:-1])
     with pytest.raises(TreegenError):
         DecisionTreeClassifier(algorithm="c5").fit(X, y)
+    with pytest.raises(TreegenError, match="unknown algorithm 'J48'.*did you mean 'c45'"):
+        DecisionTreeClassifier(algorithm="J48").fit(X, y)
     with pytest.raises(TreegenError):
         DecisionTreeClassifier(feature_names=["a", "b"]).fit(X, y)
     with pytest.raises(TreegenError):

@@ -18,7 +18,7 @@ import numpy as np
 from .data import Dataset, decode, infer_feature
 from .errors import TreegenError, did_you_mean
 from .inputs import InputError, columns_of, feature_columns, is_category_column, is_frame, is_numeric_column
-from .learn import ALGORITHMS, parameters
+from .learn import ALGORITHMS, parameters, unknown_algorithm
 from .learn import fit as learn
 from .model import (CLASSIFICATION, NUMERIC, REGRESSION, CombineKind, Decision, Feature, Model, Target, category_of,
                     is_missing)
@@ -222,7 +222,7 @@ class _TreeEstimator(BaseEstimator):
         over it would search nothing). Which learner takes what is its ``fit``'s signature
         (:func:`treegen.learn.parameters`)."""
         if self.algorithm not in ALGORITHMS:
-            raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+            raise InputError(unknown_algorithm(self.algorithm))
         accepted = parameters(self.algorithm)
         defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
         own = self._cart_params()

@@ -18,11 +18,16 @@ ALGORITHMS = tuple(LEARNERS)
 ALGORITHM_ALIASES = {"c4.5": "c45", "c4_5": "c45", "j48": "c45"}  # other names (lower case): a misspelling's hint
 
 
+def unknown_algorithm(algorithm) -> str:
+    """The error for a name that is no learner's, with the learner it may mean."""
+    return (f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}"
+            + did_you_mean([str(algorithm)], ALGORITHMS, ALGORITHM_ALIASES))
+
+
 def fit(dataset: Dataset, algorithm: str = "c45", **params) -> Model:
     """Train a tree with one of treegen's learners. Parameters a learner does not take are an error."""
     if algorithm not in ALGORITHMS:
-        raise BadArgument(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}"
-                          + did_you_mean([str(algorithm)], ALGORITHMS, ALGORITHM_ALIASES))
+        raise BadArgument(unknown_algorithm(algorithm))
     if len(dataset) == 0:
         raise TreegenError("the data set has no rows to learn from")
     params = {k: v for k, v in params.items() if v is not None}
