@@ -261,7 +261,13 @@ def check_errors(target: str) -> None:
         (f"{header}\n 1,2,v0_0\n", [], "", "error: line 3: column 'x0': ' 1' is not a number"),  # used as written
         ('x0,"it\'s\n"\n1,2\n', [], "", "error: line 1: no column named 'c0'"),
         ('\n\r\nx0,"it\'s\n"\n1,2\n', [], "", "error: line 3: no column named 'c0'"),  # the header's own line
-        ("c1,unused\n1,2\n", [], "", "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'"),
+        ("c1,unused\n1,2\n", [], "", "error: line 1: no columns named 'x0', 'it\\'s\\u000a', 'c0'; "
+                                     "the header's other columns: 'c1'"),  # 'unused' is a feature
+        ("x0,c0,X1,,c0_\n", [], "", "error: line 1: no column named 'it\\'s\\u000a'; "  # a misspelt name shows
+                                   "the header's other columns: 'X1', 'c0_'"),
+        (",".join(["x0", "c0"] + [f"z{i}" for i in range(12)]) + "\n", [], "",
+         "error: line 1: no column named 'it\\'s\\u000a'; the header's other columns: "
+         + ", ".join(f"'z{i}'" for i in range(10)) + " and 2 more"),
         (f"{header}\n", ["--proba", "--leaf"], "",
          "error: --proba and --leaf ask for different outputs: give one of them"),
         (f"{header}\n", ["--leaf"], "",
