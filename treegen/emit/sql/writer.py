@@ -311,6 +311,8 @@ class Writer:
     def among_texts(self, text: str, values, among: bool = True) -> str:
         """The text is (or is not) one of ``values``, compared as exact strings."""
         key = self.d.text_key.format(text)
+        if not values:  # SQL has no empty list: x <> x is IN ()'s false (NULL for NULL), x = x NOT IN ()'s true
+            return f"{key} {'<>' if among else '='} {key}"
         if len(values) == 1:
             return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
         return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
