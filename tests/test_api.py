@@ -173,6 +173,13 @@ def test_every_model_argument_takes_what_stands_for_a_model(tmp_path):
     fitted = SklearnTree(random_state=0).fit(numbers, [0, 1, 1, 0])
     assert treegen.export(fitted, "rules") == treegen.export(treegen.from_model(fitted), "rules")
     assert treegen.predict(fitted, numbers).tolist() == ["0", "1", "1", "0"]
+    with pytest.raises(ValueError, match="^the option 'categories' does not apply to scikit-learn models$"):
+        treegen.from_model(fitted, categories={"x0": ["a"]})  # the library's own options, as import_model
+    import xgboost
+    booster = xgboost.XGBClassifier(n_estimators=3, max_depth=2).fit(np.array(numbers), [0, 1, 1, 0])
+    assert (treegen.export(treegen.from_model(booster, missing=0.5), "rules")
+            == treegen.export(treegen.from_xgboost(booster, missing=0.5), "rules")
+            != treegen.export(treegen.from_model(booster), "rules"))
     with pytest.raises(NotFittedError, match="not fitted yet"):
         treegen.export(DecisionTreeClassifier(), "python")
     for wrong in (None, 3, {"trees": []}):

@@ -343,8 +343,9 @@ def import_model(path: str, feature_names=None, trust: bool = False, **options):
     return import_file(path, feature_names=feature_names, trust=trust, **options)
 
 
-def from_model(model_object, feature_names=None):
-    """A treegen model from a fitted model object of any supported library."""
+def from_model(model_object, feature_names=None, **options):
+    """A treegen model from a fitted model object of any supported library; ``options`` are the library's own,
+    as :func:`import_model` takes them (XGBoost's ``missing``, CatBoost's ``categories``)."""
     from .importers import from_object
-    return from_object(model_object, feature_names=feature_names)
+    return from_object(model_object, feature_names=feature_names, **options)
 
