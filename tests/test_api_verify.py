@@ -111,6 +111,27 @@ def test_float32_numbers_reach_the_rows_as_the_doubles_they_are():
     assert treegen.verify(model, X, to="python,javascript").ok
 
 
+def test_a_frame_of_booleans_a_model_reads_as_numbers_is_verified(tmp_path):
+    """A bool column a library used as a number (scikit-learn, XGBoost, LightGBM all do) is 1.0 and 0.0 to
+    treegen.predict, and so to verify (its CSV text 'True' is no number); a CSV of them says so."""
+    from sklearn.tree import DecisionTreeClassifier
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"member": rng.random(200) < 0.5, "v": rng.random(200)})
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, (X.member & (X.v > 0.3)).astype(int))
+    model = treegen.from_model(clf)
+    nullable = X.astype({"member": "boolean"})
+    nullable.loc[3, "member"] = pd.NA
+    objects = X.astype({"member": object})
+    objects.loc[2, "member"] = None
+    for frame in (X, nullable, objects):
+        report = treegen.verify(model, frame, to="python,sql", dialects="sqlite", against=clf if frame is X else None)
+        assert report.ok and "200 from the data" in str(report), str(report)
+    X.to_csv(tmp_path / "x.csv", index=False)
+    with pytest.raises(TreegenError, match=r"x.csv:2: column 'member': 'False' is not a number \(a Boolean\? the "
+                                           r"model reads it as a number: write 1 or 0\)$"):
+        treegen.verify(model, str(tmp_path / "x.csv"), to="python")
+
+
 # -- against: the library's fitted object itself ------------------------------------------------------
 
 @pytest.fixture(scope="module")

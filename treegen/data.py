@@ -280,6 +280,12 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates, left_out=len(table) - len(keep))
 
 
+def boolean_hint(text: str) -> str:
+    """What to do with a Boolean's text in a numeric column (pandas writes a bool column as True/False)."""
+    return " (a Boolean? the model reads it as a number: write 1 or 0)" if text.strip().lower() in (
+        "true", "false") else ""
+
+
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
            keep: Sequence[int] | None = None, unknown: int = -1, cast: str = "float64") -> np.ndarray:
     """A column encoded for learning or the vectorised walk: numbers as float64 (NaN missing),
@@ -294,7 +300,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
-            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number",
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + boolean_hint(values[i]),
                                *table.place(keep[i] if keep is not None else i))
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}

@@ -128,8 +128,20 @@ def as_csv_table(model: Model, X) -> Table:
     number narrower than float64 the float64 it is, the text of anything else)."""
     columns = feature_columns(model, X, "the model")  # refused as treegen.predict refuses it
     if is_frame(X):
-        return frame_table(X)[0]
+        return frame_table(booleans_as_numbers(model, X))[0]
     return rows_table([f.name for f in model.features], columns)
+
+
+def booleans_as_numbers(model: Model, frame):
+    """The frame with the Booleans of the numeric features' columns as the 1.0 and 0.0 treegen.predict reads
+    them as (written to CSV they are 'True' and 'False', no number)."""
+    numeric = {f.name for f in model.features if f.is_numeric}
+    names, columns = columns_of(frame)
+    converted = frame.copy(deep=False)
+    for i, (name, values) in enumerate(zip(names, columns)):
+        if name in numeric and values.dtype.kind in "bO":
+            converted.isetitem(i, [float(v) if isinstance(v, (bool, np.bool_)) else v for v in values])
+    return converted
 
 
 def rows_table(names: list[str], columns: list) -> Table:
