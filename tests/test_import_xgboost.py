@@ -524,7 +524,12 @@ OBJECTIVE_TARGETS = {
     "rank:ndcg": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5, 1.0]),
     "rank:map": lambda s: (s[:, 0] + 0.3 * s[:, 1] > 0).astype(int),
     "survival:cox": lambda s: np.where(s[:, 1] > 0.8, -1, 1) * np.exp(s[:, 0] / 2),  # negative: censored
+    "survival:aft": lambda s: None,  # its labels are the bounds of SURVIVAL_BOUNDS
+    "binary:hinge": lambda s: (s[:, 0] + s[:, 1] > 0).astype(int),
 }
+# survival:aft's times, interval-censored: [lower, upper], the upper bound infinite where right-censored
+SURVIVAL_BOUNDS = {"survival:aft": lambda s: {"label_lower_bound": np.exp(s[:, 0] / 2),
+                                              "label_upper_bound": np.where(s[:, 1] > 0.8, np.inf, np.exp(s[:, 0] / 2))}}
 EXTRA_PARAMS = {"multi:softprob": {"num_class": 3}, "multi:softmax": {"num_class": 3},
                 "reg:quantileerror": {"quantile_alpha": 0.3}}
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
@@ -533,8 +538,9 @@ RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 def trained(objective: str, X, signal, rounds: int = 4, **params) -> xgb.Booster:
     """A booster of ``objective`` trained on ``X``; a ranking one on queries of 20 rows (qid)."""
     groups = {"qid": np.arange(len(X)) // 20} if objective in RANKING else {}
+    bounds = SURVIVAL_BOUNDS[objective](signal) if objective in SURVIVAL_BOUNDS else {}
     return train({"objective": objective, **EXTRA_PARAMS.get(objective, {}), **params}, X,
-                 OBJECTIVE_TARGETS[objective](signal), rounds, **groups)
+                 OBJECTIVE_TARGETS[objective](signal), rounds, **groups, **bounds)
 
 
 def test_every_supported_objective_is_trained_here():

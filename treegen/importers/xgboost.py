@@ -91,7 +91,7 @@ How XGBoost predicts, and how the model says the same thing:
 * ``survival:aft`` predicts a survival time, C's ``exp`` of the float32 margin computed in double and rounded to
   float32 (``aft_obj.cu`` ``PredTransform``; ``ProbToMargin`` ``logf``): ``Link.EXP_DOUBLE``, not ``expf`` (128 of
   200,000 margins in [-20, 20] differ by an ulp). Every target computes glibc's ``exp`` (C's and the SQL engines'
-  own ``exp``; Java's and JavaScript's written out) and rounds it; an ``exp`` within 32 double ulps of glibc's (Spark's
+  own ``exp``; Java's and JavaScript's written out) and rounds it; an ``exp`` within 16 double ulps of glibc's (Spark's
   ``EXP`` is Java's) can round otherwise only at the 69 float32 margins whose ``exp`` lies within 2^-24 float32
   ulps of a rounding midpoint (tests/fixtures/xgboost/exp_midpoints.py sweeps all 2^31), which the tests run
   through every target and engine: the same float32 at each.
