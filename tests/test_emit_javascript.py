@@ -529,7 +529,8 @@ def runtime_module() -> str:
             " float32: false, divisor: 1, decide: 'argmax'};\n"
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
-    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True, cut="0")
+    return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True, link="identity",
+                         cut="0")
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:

@@ -272,6 +272,8 @@ def classifier_cases():
         "onehot": (CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW), None, "str"),
         "boost_from_average": (CatBoostClassifier(boost_from_average=True, **KW), ["x0", "x1", "x2"], "bool"),
         "crossentropy": (CatBoostClassifier(loss_function="CrossEntropy", **KW), ["x0", "x1", "x2"], "fraction"),
+        "focal": (CatBoostClassifier(loss_function="Focal:focal_alpha=0.25;focal_gamma=2", **KW), ["x0", "x1", "x2"],
+                  "int"),
         "multiclass": (CatBoostClassifier(loss_function="MultiClass", **KW), ["x0", "x1", "x2"], "three"),
         "multiclass_onehot": (CatBoostClassifier(loss_function="MultiClass", one_hot_max_size=8,
                                                  cat_features=["color"], **KW), None, "three_int"),

@@ -39,6 +39,8 @@ from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file, ubjson
 from treegen.importers.xgboost import INFINITE, OBJECTIVES, UBJSON_START, oracle
 from treegen.model import Codes, Combine, Decision, Op, apply_link, decide
+from treegen.parse.rule_lines import read_lines
+from treegen.parse.rule_text import parse, parser, terminals
 from treegen.run.sql import query
 from treegen.targets import TARGETS
 from treegen.verifier import verify
@@ -522,7 +524,12 @@ OBJECTIVE_TARGETS = {
     "rank:ndcg": lambda s: np.digitize(s[:, 0] + 0.3 * s[:, 1], [-0.5, 0.5, 1.0]),
     "rank:map": lambda s: (s[:, 0] + 0.3 * s[:, 1] > 0).astype(int),
     "survival:cox": lambda s: np.where(s[:, 1] > 0.8, -1, 1) * np.exp(s[:, 0] / 2),  # negative: censored
+    "survival:aft": lambda s: None,  # its labels are the bounds of SURVIVAL_BOUNDS
+    "binary:hinge": lambda s: (s[:, 0] + s[:, 1] > 0).astype(int),
 }
+# survival:aft's times, interval-censored: [lower, upper], the upper bound infinite where right-censored
+SURVIVAL_BOUNDS = {"survival:aft": lambda s: {"label_lower_bound": np.exp(s[:, 0] / 2),
+                                              "label_upper_bound": np.where(s[:, 1] > 0.8, np.inf, np.exp(s[:, 0] / 2))}}
 EXTRA_PARAMS = {"multi:softprob": {"num_class": 3}, "multi:softmax": {"num_class": 3},
                 "reg:quantileerror": {"quantile_alpha": 0.3}}
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
@@ -531,8 +538,9 @@ RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 def trained(objective: str, X, signal, rounds: int = 4, **params) -> xgb.Booster:
     """A booster of ``objective`` trained on ``X``; a ranking one on queries of 20 rows (qid)."""
     groups = {"qid": np.arange(len(X)) // 20} if objective in RANKING else {}
+    bounds = SURVIVAL_BOUNDS[objective](signal) if objective in SURVIVAL_BOUNDS else {}
     return train({"objective": objective, **EXTRA_PARAMS.get(objective, {}), **params}, X,
-                 OBJECTIVE_TARGETS[objective](signal), rounds, **groups)
+                 OBJECTIVE_TARGETS[objective](signal), rounds, **groups, **bounds)
 
 
 def test_every_supported_objective_is_trained_here():
@@ -589,10 +597,9 @@ def exp_hard_margins(count: int) -> list[float]:
     raise AssertionError("too few margins where expf and exp differ")
 
 
-def test_cox_predicts_expf_and_aft_exp_in_double(tmp_path):
-    """At margins where the two differ, XGBoost's survival:cox gives glibc's expf (regression_obj.cu: std::exp
-    of a float), as the model and every target do; survival:aft gives exp in double rounded to float32
-    (aft_obj.cu), a link the model does not have, which is why it is refused."""
+def test_cox_predicts_expf(tmp_path):
+    """At margins where glibc's expf and exp in double rounded to float32 differ, XGBoost's survival:cox gives
+    expf (regression_obj.cu: std::exp of a float), as the model and every target do."""
     margins = exp_hard_margins(6)
     path = tmp_path / "cox.json"
     trees_model(path, [margins])  # leaf i where i - 0.5 <= x0 < i + 0.5
@@ -607,14 +614,134 @@ def test_cox_predicts_expf_and_aft_exp_in_double(tmp_path):
     assert oracle(str(path), model, rows) == predict_rows(model, rows)
     results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=str(path))
     assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
-    saved["learner"]["objective"] = {"name": "survival:aft", "aft_loss_param": {
-        "aft_loss_distribution": "normal", "aft_loss_distribution_scale": "1"}}
-    aft = xgb.Booster(model_file=bytearray(json.dumps(saved).encode()))
-    predicted = aft.predict(xgb.DMatrix(np.arange(len(margins), dtype=float).reshape(-1, 1)))
-    assert bits(predicted) == bits(float(np.float32(math.exp(m))) for m in margins)
-    assert all(arithmetic.expf(m) != p for m, p in zip(margins, predicted.tolist()))
+
+
+# The 69 float32 margins whose exp in double lies within 2^-24 float32 ulps of a float32 rounding midpoint, of
+# all 2^31 whose rounded exp is finite and not 0 (exp_midpoints.py sweeps them): only at these can an exp a few
+# double ulps off glibc's (Java's Math.exp, Spark's EXP) round to another float32.
+AFT_MIDPOINT_MARGINS = [arithmetic.bits_float32(int(line.split()[0], 16))
+                        for line in (FIXTURES / "exp_midpoints.txt").read_text().splitlines()]
+# The bounds (expf's, the same for exp in double rounded to float32): the largest margin whose exp is finite,
+# the next float32 (inf); the least whose exp is not 0 (the least subnormal), the float32 below it (0).
+F32_EXP_BOUNDS = [bound for bound, beyond in ((arithmetic.EXPF_OVERFLOW, np.inf), (arithmetic.EXPF_UNDERFLOW, -np.inf))
+                  for bound in (bound, float(np.nextafter(np.float32(bound), np.float32(beyond))))]
+
+
+def margins_model(path: Path, objective: str, margins: list[float], nan: bool = True) -> list[dict]:
+    """A file of ``objective`` whose margin is ``margins[i]`` at the row x0 = i (base_score the margin 0:
+    survival:aft's logf(1), binary:hinge's identity of 0), and where ``nan`` at the row after them NaN
+    (inf + -inf); those rows."""
+    trees_model(path, [[*margins, math.inf][:len(margins) + nan], [0.0] * len(margins) + [-math.inf] * nan])
+    saved = json.loads(path.read_text())
+    saved["learner"]["objective"] = {"name": objective, **({"aft_loss_param": {
+        "aft_loss_distribution": "normal", "aft_loss_distribution_scale": "1"}} if objective == "survival:aft" else {})}
+    saved["learner"]["learner_model_param"]["base_score"] = "1E0" if objective == "survival:aft" else "0E0"
     path.write_text(json.dumps(saved))
-    assert "'survival:aft' (its predict is exp in double rounded to float32" in one_line_error(path)
+    return [{"x0": float(i)} for i in range(len(margins) + nan)]
+
+
+def assert_every_target_predicts(model, path: Path) -> None:
+    """Every target but the rules (a model file's infinite leaf is no number the rule text or treegen's JSON
+    holds) and the SQL of SQLite and DuckDB predict what the model does, which predicts what XGBoost does."""
+    results = verify(model, None, ["python", "java", "javascript", "c", "sql"], ["sqlite", "duckdb"], against=str(path))
+    assert all(r.ok for r in results) and len(results) == 7, [r.line() for r in results]
+
+
+def assert_rules_read_back(model) -> None:
+    """The rule text (its link among them) read back by the fast reader and by the Lark grammar alike predicts
+    what the model does."""
+    text = TARGETS["rules"].emit(model)
+    assert repr(read_lines(text, terminals())) == repr(parser().parse(text))
+    assert modelio.dumps(replace(parse(text), meta=model.meta)) == modelio.dumps(model)
+    results = verify(model, None, ["rules"])
+    assert all(r.ok for r in results) and len(results) == 1, [r.line() for r in results]
+
+
+def aft_margins() -> list[float]:
+    return [*exp_hard_margins(6), *AFT_MIDPOINT_MARGINS, *F32_EXP_BOUNDS, -100.0, -0.0, 0.0, math.inf, -math.inf]
+
+
+def test_aft_predicts_exp_in_double_rounded_to_float32_in_every_target(tmp_path):
+    """XGBoost's survival:aft predicts C's exp of the float32 margin, in double, rounded to float32 (aft_obj.cu
+    PredTransform): not expf (the first six margins are where they differ), at margins whose exp lies nearest a
+    float32 midpoint, at the bounds of overflow and underflow, a subnormal, the infinities and NaN -- the model
+    and every target, bit for bit."""
+    path = tmp_path / "aft.json"
+    margins = aft_margins()
+    rows = margins_model(path, "survival:aft", margins)
+    model = import_file(str(path))
+    assert model.combine.link == "exp_double" and not model.target.is_classification
+    assert model.meta["predicts"].startswith("a predicted survival time (survival:aft)")
+    _, predictions = library(xgb.Booster(model_file=str(path)), np.array([[r["x0"]] for r in rows]))
+    expected = [arithmetic.f32(arithmetic.exp(m)) for m in margins] + [math.nan]
+    assert bits(p for (p,) in predictions) == bits(expected)
+    assert bits(v for v, _ in predict_rows(model, rows)) == bits(expected)
+    assert all(arithmetic.expf(m) != e for m, e in zip(margins[:6], expected))
+    at_bounds = [expected[margins.index(m)] for m in F32_EXP_BOUNDS]
+    assert 3.4e38 < at_bounds[0] < math.inf and at_bounds[1:] == [math.inf, 2.0 ** -149, 0.0]
+    assert repr(oracle(str(path), model, rows)) == repr(predict_rows(model, rows))  # (NaN != NaN)
+    assert_every_target_predicts(model, path)
+    margins_model(path, "survival:aft", [m for m in margins if math.isfinite(m)], nan=False)
+    assert_rules_read_back(import_file(str(path)))
+
+
+# binary:hinge's margins where the label turns: 0 and -0 (0), the least subnormal either side, the least normal
+HINGE_MARGINS = [0.0, -0.0, 2.0 ** -149, -2.0 ** -149, 2.0 ** -126, -1.0, 1.0, math.inf, -math.inf]
+
+
+def test_hinge_is_a_binary_classifier_of_the_margins_sign(tmp_path):
+    """XGBoost's binary:hinge predicts 1.0 where the float32 margin is above 0, else 0.0, NaN too (hinge.cu
+    PredTransform); XGBClassifier.predict gives that label and predict_proba [1 - it, it]. The model is that
+    classifier: its label and scores are the wrapper's, its score of class "1" Booster.predict's -- trained,
+    and at the margins where the label turns, in every target."""
+    X, signal = make_data(31)
+    classifier = xgb.XGBClassifier(objective="binary:hinge", n_estimators=6, max_depth=3, n_jobs=1)
+    classifier.fit(X, (signal[:, 0] + signal[:, 1] > 0.3).astype(int))
+    model = from_xgboost(classifier)
+    assert model.combine.link == "step" and model.target.classes == ("0", "1")
+    P = probe_matrix(model, X)
+    results = predict_rows(model, rows_for(model, P))
+    assert [label for label, _ in results] == [str(v) for v in classifier.predict(P)]
+    assert bits(v for _, scores in results for v in scores) == bits(classifier.predict_proba(P).ravel())
+    assert {label for label, _ in results} == {"0", "1"}
+    path = tmp_path / "hinge.json"
+    rows = margins_model(path, "binary:hinge", HINGE_MARGINS)
+    model = import_file(str(path))
+    _, predictions = library(xgb.Booster(model_file=str(path)), np.array([[r["x0"]] for r in rows]))
+    expected = [1.0 if m > 0 else 0.0 for m in HINGE_MARGINS] + [0.0]  # NaN: 0
+    assert [p for (p,) in predictions] == expected == [0, 0, 1, 0, 1, 0, 1, 1, 0, 0]
+    assert [(label, scores) for label, scores in predict_rows(model, rows)] == \
+        [(str(int(e)), [1.0 - e, e]) for e in expected]
+    assert repr(oracle(str(path), model, rows)) == repr(predict_rows(model, rows))  # (NaN != NaN)
+    assert_every_target_predicts(model, path)
+    margins_model(path, "binary:hinge", [m for m in HINGE_MARGINS if math.isfinite(m)], nan=False)
+    assert_rules_read_back(import_file(str(path)))
+
+
+def test_aft_and_hinge_on_postgres_mysql_spark_and_ansi(tmp_path, postgres_dsn, mysql_server):
+    """The same margins through the SQL of the server engines and ANSI's (on DuckDB): PostgreSQL's 4-byte cast
+    raises an error on overflow and underflow, which the link's bounds keep from it; Spark's EXP, Java's, is
+    not glibc's, yet rounds to the same float32 at every margin nearest a midpoint. MySQL has no infinity (a
+    leaf, an exp beyond float32: an error, as for the other links): there the finite margins below overflow."""
+    dsns = {"postgres": postgres_dsn, "mysql": mysql_server}
+    for objective, margins in (("survival:aft", aft_margins()), ("binary:hinge", HINGE_MARGINS)):
+        path = tmp_path / f"{objective[:3]}.json"
+        margins_model(path, objective, margins)
+        results = verify(import_file(str(path)), None, ["sql"], ["postgres", "spark", "ansi"], dsns=dsns)
+        assert all(r.ok for r in results) and len(results) == 3, [r.line() for r in results]
+        margins_model(path, objective, [m for m in margins if abs(m) <= arithmetic.EXPF_OVERFLOW], nan=False)
+        results = verify(import_file(str(path)), None, ["sql"], ["mysql"], dsns=dsns)
+        assert all(r.ok for r in results) and len(results) == 1, [r.line() for r in results]
+
+
+def test_an_unknown_objective_is_refused_naming_the_supported(tmp_path):
+    path = tmp_path / "model.json"
+    trees_model(path, [[1.0, 2.0]])
+    saved = json.loads(path.read_text())
+    saved["learner"]["objective"] = {"name": "reg:made_up"}
+    path.write_text(json.dumps(saved))
+    assert re.search(r"the XGBoost objective 'reg:made_up' is not supported; supported: binary:logistic, .*"
+                     r"survival:aft, binary:hinge$", one_line_error(path))
 
 
 def test_a_ranking_model_on_the_command_line_says_it_predicts_a_ranking_score(tmp_path):
@@ -1289,10 +1416,6 @@ def one_line_error(path, **options) -> str:
 
 
 @pytest.mark.parametrize("params, label, message", [
-    ({"objective": "survival:aft"}, "aft", r"'survival:aft' \(its predict is exp in double rounded to float32, a "
-                                           r"link the model does not have\) is not supported; supported: binary:"),
-    ({"objective": "binary:hinge"}, "binary", r"'binary:hinge' \(its predict is 1 where the margin is above 0, else 0: "
-                                              r"a label without scores, .*\) is not supported; supported:"),
     ({"booster": "gblinear"}, "regression",
      r"booster 'gblinear' \(a linear model\) is not supported; supported: gbtree"),
     ({"multi_strategy": "multi_output_tree", "tree_method": "hist"}, "two",
@@ -1302,13 +1425,8 @@ def one_line_error(path, **options) -> str:
 ])
 def test_unsupported_models_are_refused(params, label, message, tmp_path):
     X, signal = make_data(12)
-    labels = {"aft": None, "binary": (signal[:, 0] > 0).astype(int), "regression": signal[:, 0],
-              "two": np.column_stack([signal[:, 0], signal[:, 1]])}
+    labels = {"regression": signal[:, 0], "two": np.column_stack([signal[:, 0], signal[:, 1]])}
     matrix = xgb.DMatrix(X, label=labels[label])
-    if label == "aft":  # interval-censored times, the upper bound infinite where right-censored
-        low = np.exp(signal[:, 0])
-        matrix.set_float_info("label_lower_bound", low)
-        matrix.set_float_info("label_upper_bound", np.where(signal[:, 1] > 0.8, np.inf, low))
     booster = xgb.train({"nthread": 1, **params}, matrix, 2)
     path = tmp_path / "model.json"
     booster.save_model(str(path))

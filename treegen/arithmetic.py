@@ -140,6 +140,11 @@ def exp(x: float) -> float:
         return math.inf
 
 
+def step(x: float) -> float:
+    """XGBoost's hinge link (src/objective/hinge.cu ``PredTransform``): 1.0 where ``x > 0``, else 0.0 (NaN too)."""
+    return 1.0 if x > 0.0 else 0.0
+
+
 def sigmoid(x: float, scale: float = 1.0) -> float:
     """``1 / (1 + exp(-scale * x))`` in double (scikit-learn, LightGBM with its sigmoid parameter,
     HistGradientBoosting, CatBoost)."""

@@ -121,6 +121,8 @@ class Link(Kind):
     SIGMOID = "sigmoid"  # one raw sum: the log-odds of the second class; several: each class's own
     SOFTMAX = "softmax"
     EXP = "exp"  # poisson, gamma, tweedie
+    EXP_DOUBLE = "exp_double"  # exp in double of the sum, rounded to the sums' precision (XGBoost's survival:aft)
+    STEP = "step"  # 1 where the sum is above 0, else 0 (NaN too): XGBoost's binary:hinge
     SIGN_SQUARE = "sign_square"  # LightGBM's regression on the square root: sign(x) * x * x
 
 
@@ -480,6 +482,8 @@ class Combine:
             return self.decide
         if self.kind == CombineKind.SUM and self.link == Link.SIGMOID and len(self.init) == 1:
             return Decision.RAW_NONNEGATIVE
+        if self.kind == CombineKind.SUM and self.link == Link.STEP and len(self.init) == 1:
+            return Decision.RAW_POSITIVE  # the class whose score is 1
         if self.kind == CombineKind.SUM and self.link == Link.SOFTMAX:
             return Decision.ARGMAX_RAW
         return Decision.ARGMAX
@@ -868,6 +872,11 @@ def apply_link(combine: Combine, raw: list[float]) -> list[float]:
         return arithmetic.softmax_f32(raw) if single else arithmetic.softmax(raw)
     if link == Link.EXP:
         return [arithmetic.expf(r) if single else arithmetic.exp(r) for r in raw]
+    if link == Link.EXP_DOUBLE:
+        return [f32(arithmetic.exp(r)) if single else arithmetic.exp(r) for r in raw]
+    if link == Link.STEP:
+        steps = [arithmetic.step(r) for r in raw]
+        return [1.0 - steps[0], steps[0]] if len(raw) == 1 else steps
     if link == Link.SIGN_SQUARE:
         return [(1.0 if r > 0 else -1.0 if r < 0 else 0.0) * r * r for r in raw]
     raise ValueError(f"unknown link {link!r}")
@@ -1253,9 +1262,9 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
 
 
 def link_width(link: Link, n_raw: int) -> int:
-    """How many scores :func:`apply_link` makes of ``n_raw`` raw sums: one sigmoid sum is a binary
-    classifier's log-odds, two scores; every other link gives a score per sum."""
-    return 2 if link == Link.SIGMOID and n_raw == 1 else n_raw
+    """How many scores :func:`apply_link` makes of ``n_raw`` raw sums: one sigmoid (or step) sum is a binary
+    classifier's, two scores; every other link gives a score per sum."""
+    return 2 if link in (Link.SIGMOID, Link.STEP) and n_raw == 1 else n_raw
 
 
 def init_problem(target: Target, combine: Combine) -> str | None:

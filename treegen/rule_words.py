@@ -20,7 +20,8 @@ KEYWORDS = frozenset("""treegen rules format features target numbers combine tre
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
     weights value label n counts tolerance float32 float64 single average sum init scale link identity
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
-    decide linear else exp sign_square argmax weka raw_nonnegative raw_positive argmax_raw codes integral truncated""".split())
+    decide linear else exp exp_double sign_square step argmax weka raw_nonnegative raw_positive argmax_raw codes integral
+    truncated""".split())
 
 _WORD = re.compile(r"[^\W\d]\w*")
 

@@ -52,6 +52,7 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import (
     CombineKind,
+    Link,
     Model,
     Precision,
     Tree,
@@ -121,6 +122,23 @@ LABEL_CUT_RUNTIME = (("        return !is_nan(raw[0]) && (raw[0] > 0 || (DECISIO
                      ("            finish(sums + r * SUM_WIDTH, row_scores);\n",
                       "            if (scores != NULL) {  /* the label is decided on the raw sum alone (LABEL_CUT) */\n"
                       "                finish(sums + r * SUM_WIDTH, row_scores);\n            }\n"))
+# XGBoost's survival:aft and binary:hinge links (treegen.model.apply_link), in the runtime of their models alone
+XGBOOST_LINKS = (("#define LINK_SIGN_SQUARE 4\n", "#define LINK_SIGN_SQUARE 4\n#define LINK_EXP_DOUBLE 5\n#define LINK_STEP 6\n"),
+                 ("#elif LINK == LINK_SIGN_SQUARE\n",
+                  "#elif LINK == LINK_EXP_DOUBLE\n"
+                  "    for (k = 0; k < N_RAW; k++) {  /* C's exp in double, rounded to float32 */\n"
+                  "        scores[k] = ROUND(exp(sums[k]));\n"
+                  "    }\n"
+                  "#elif LINK == LINK_STEP\n"
+                  "    if (N_RAW == 1) {  /* 1 where the sum is above 0, else 0 (NaN too): scores [1 - h, h] */\n"
+                  "        scores[1] = sums[0] > 0 ? 1.0 : 0.0;\n"
+                  "        scores[0] = 1.0 - scores[1];\n"
+                  "        return;\n"
+                  "    }\n"
+                  "    for (k = 0; k < N_RAW; k++) {\n"
+                  "        scores[k] = sums[k] > 0 ? 1.0 : 0.0;\n"
+                  "    }\n"
+                  "#elif LINK == LINK_SIGN_SQUARE\n"))
 LITERAL_BYTES = 500  # a long string literal is written as adjacent pieces, which C joins into one literal
 STRING_LIMIT = 4095  # the bytes of a string literal C99 promises (its NUL aside), its pieces joined
 IDENTIFIER_LIMIT = 63  # the significant initial characters of an identifier C99 promises (5.2.4.1)
@@ -205,6 +223,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     context.update(runtime_with_codes(model, "c", CODED_LOOKUPS, NAN_ARGMAX))
     if cut is not None:
         context["runtime"] = replaced(context["runtime"], LABEL_CUT_RUNTIME, "templates/c/runtime.c.txt")
+    if combine.link in (Link.EXP_DOUBLE, Link.STEP):
+        context["runtime"] = replaced(context["runtime"], XGBOOST_LINKS, "templates/c/runtime.c.txt")
     head = render("c", "header.h.j2", filters, **context)
     return render("c", "model.c.j2", filters, header=head, prelude=source("c", "prelude.c.txt"), **context)
 

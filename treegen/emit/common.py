@@ -600,7 +600,7 @@ def leaf_terms(steps: Sums | None, tree: int, value: tuple[float, ...]) -> tuple
 def takes_exp(combine) -> bool:
     """Whether a model's scores take ``exp`` (or float32's ``expf``): a boosted sum's sigmoid, softmax or exp
     link; a module without it leaves out the code of the two functions."""
-    return combine.kind == CombineKind.SUM and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP)
+    return combine.kind == CombineKind.SUM and combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP, Link.EXP_DOUBLE)
 
 
 # XGBoost's binary label (binary:logistic) is class 1 exactly when its float32 raw sum is at or above this

@@ -641,6 +641,11 @@ def _link_lines(combine) -> list[str]:
                 f"{INDENT}exps[k] = exps[k] / total;", "}", "return exps;"]
     if link == Link.EXP:
         return _each_call("expf" if single else "exp")
+    if link == Link.EXP_DOUBLE:
+        return _each_value("(float) exp(raw[k])") if single else _each_call("exp")
+    if link == Link.STEP:
+        return (["double p = raw[0] > 0 ? 1.0 : 0.0;", "return new double[] {1.0 - p, p};"] if one else
+                _each_value("raw[k] > 0 ? 1.0 : 0.0"))
     if link == Link.SIGN_SQUARE:
         return _each_value("(raw[k] > 0 ? 1.0 : raw[k] < 0 ? -1.0 : 0.0) * raw[k] * raw[k]")
     return ["return raw;"]
@@ -678,9 +683,10 @@ def _helpers(model: Model) -> dict:
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
-    return {"exp": takes_exp(combine) and not float32,
+    expf = float32 and combine.link != Link.EXP_DOUBLE  # survival:aft's float32 link rounds exp in double
+    return {"exp": takes_exp(combine) and not expf,
             "exp_table": _exp_table() if boosted else (),
-            "float32": float32 and takes_exp(combine),
+            "float32": expf and takes_exp(combine),
             "weka": combine.decision() == Decision.WEKA,
             "expf": {name: literal(getattr(arithmetic, name)) for name in (
                 "EXPF_INV_LN2_N", "EXPF_SHIFT", "EXPF_C0", "EXPF_C1", "EXPF_C2", "EXPF_OVERFLOW", "EXPF_UNDERFLOW")},

@@ -149,10 +149,11 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
 
 
 def runtime(model: Model, coded: bool = False) -> str:
-    """The runtime part of a module: one fixed text for every model of its kind (``coded``: with category codes)."""
+    """The runtime part of a module: one fixed text for every model of its kind (``coded``: with category codes;
+    its link)."""
     cut = label_decision(model)[1]
     return render("javascript", "runtime.js.txt", coded=coded, named=bool(named_features(model)), nan=scores_nan(model),
-                  exp=takes_exp(model.combine), cut="0" if cut is None else literal(cut))
+                  exp=takes_exp(model.combine), link=model.combine.link, cut="0" if cut is None else literal(cut))
 
 
 def literal(value) -> str:

@@ -442,6 +442,11 @@ def _link_lines(combine) -> list[str]:
                 f"{INDENT}total += e", "return [e / total for e in exps]"]
     if link == Link.EXP:
         return [f"return [{'_expf' if single else '_exp'}(r) for r in raw]"]
+    if link == Link.EXP_DOUBLE:
+        return [f"return [{'_f32(_exp(r))' if single else '_exp(r)'} for r in raw]"]
+    if link == Link.STEP:
+        return ["p = 1.0 if raw[0] > 0 else 0.0", "return [1.0 - p, p]"] if one else [
+            "return [1.0 if r > 0 else 0.0 for r in raw]"]
     if link == Link.SIGN_SQUARE:
         return ["return [(1.0 if r > 0 else -1.0 if r < 0 else 0.0) * r * r for r in raw]"]
     return ["return raw"]
@@ -463,7 +468,8 @@ def _helpers(model: Model, decision: Decision) -> dict:
     combine = model.combine
     boosted = combine.kind == CombineKind.SUM
     float32 = boosted and combine.precision == Precision.FLOAT32
-    return {"exp": boosted and not float32 and combine.link in (Link.SIGMOID, Link.EXP),
+    return {"exp": boosted and (combine.link == Link.EXP_DOUBLE or not float32 and combine.link in (Link.SIGMOID,
+                                                                                                   Link.EXP)),
             "float32": float32, "weka": combine.decision() == Decision.WEKA,
             "nan": decision == Decision.ARGMAX and scores_nan(model),
             "expf": {name: literal(getattr(arithmetic, name)) for name in (

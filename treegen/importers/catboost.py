@@ -78,7 +78,7 @@ model says the same:
   (``Decision.RAW_POSITIVE``); multiclass the first highest raw value (``Decision.ARGMAX_RAW``). The
   class names are ``model_info.class_params.class_names``; labels that are not strings are kept in
   ``model.meta["catboost"]``.
-* Probabilities and values: binary ``1 / (1 + exp(-raw))`` and ``MultiClassOneVsAll``'s per-class
+* Probabilities and values: binary (Logloss, CrossEntropy, Focal) ``1 / (1 + exp(-raw))`` and ``MultiClassOneVsAll``'s per-class
   sigmoid use libm's exp (exact). ``MultiClass`` softmax and the ``Exponent`` of ``Poisson`` and
   ``Tweedie`` (what ``CatBoostRegressor.predict`` returns for them) go through CatBoost's own fast exp
   (``library/cpp/fast_exp``), which differs from libm's by a few ulps and by CPU: the model computes
@@ -126,7 +126,7 @@ from ..packages import package_hint
 from ..table import categories_argument
 from . import file_of, library_meta, ranking_score, resolve_feature_names
 
-BINARY_LOSSES = ("Logloss", "CrossEntropy")
+BINARY_LOSSES = ("Logloss", "CrossEntropy", "Focal")  # Focal: predict_proba the sigmoid of the raw sum too
 MULTICLASS_LOSSES = ("MultiClass", "MultiClassOneVsAll")
 EXPONENT_LOSSES = ("Poisson", "Tweedie")  # CatBoostRegressor.predict returns exp(raw) for these
 IDENTITY_LOSSES = ("RMSE", "MAE", "Quantile", "Expectile", "LogLinQuantile", "MAPE", "Huber", "Lq", "LogCosh",

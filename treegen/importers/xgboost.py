@@ -88,11 +88,21 @@ How XGBoost predicts, and how the model says the same thing:
   Newton step from 0, -3.6e-10 in one test) the margin itself. ``model.meta["predicts"]`` says what a ranking score or hazard ratio is.
   ``reg:logistic`` is a regression in XGBoost (its value is ``p``); the model holds it as a binary
   classifier whose score for class "1" is that value.
+* ``survival:aft`` predicts a survival time, C's ``exp`` of the float32 margin computed in double and rounded to
+  float32 (``aft_obj.cu`` ``PredTransform``; ``ProbToMargin`` ``logf``): ``Link.EXP_DOUBLE``, not ``expf`` (128 of
+  200,000 margins in [-20, 20] differ by an ulp). Every target computes glibc's ``exp`` (C's and the SQL engines'
+  own ``exp``; Java's and JavaScript's written out) and rounds it; an ``exp`` within 16 double ulps of glibc's (Spark's
+  ``EXP`` is Java's) can round otherwise only at the 69 float32 margins whose ``exp`` lies within 2^-24 float32
+  ulps of a rounding midpoint (tests/fixtures/xgboost/exp_midpoints.py sweeps all 2^31), which the tests run
+  through every target and engine: the same float32 at each.
+* ``binary:hinge`` predicts 1.0 where the float32 margin is above 0, else 0.0, NaN too (``hinge.cu``
+  ``PredTransform``; ``ProbToMargin`` the identity); ``XGBClassifier.predict`` gives that label and
+  ``predict_proba`` ``[1 - it, it]``. The model is that binary classifier: ``Link.STEP``, scores ``[1 - h, h]``,
+  its label where the raw sum is above 0 (``Decision.RAW_POSITIVE``); ``Booster.predict``'s value is the score of
+  class "1", as for ``reg:logistic``.
 
 Refused, in one line each: multi-output models (``num_target`` > 1: a treegen model predicts one
-target), ``gblinear``, ``survival:aft`` (its predict is ``exp`` of the float32 margin in double, rounded to
-float32: not ``expf``, a link of its own), ``binary:hinge`` (1 where the margin is above 0, else 0: labels
-without scores, which a classifier of the model cannot hold), objects trained
+target), ``gblinear``, objects trained
 with a custom objective (a file cannot tell: XGBoost saves those as ``reg:squarederror`` and predicts
 the margin, which is what the model then does), and a non-NaN ``missing`` together with categorical
 features.
@@ -168,14 +178,13 @@ OBJECTIVES = {
     # regression_obj.cu CoxRegression: PredTransform std::exp of a float (expf), ProbToMargin std::log (logf)
     "survival:cox": Objective(Link.EXP, "", None, "log", "a hazard ratio (survival:cox): exp of the trees' sum, "
                                                         "relative to a baseline hazard the model does not hold"),
-}
-REFUSED_OBJECTIVES = {
-    # aft_obj.cu PredTransform: exp of a float in double, rounded to float32 -- not expf: 128 of 200,000
-    # margins in [-20, 20] differ by an ulp, and no target computes that exp
-    "survival:aft": "its predict is exp in double rounded to float32, a link the model does not have",
-    # hinge.cu PredTransform: margin > 0 ? 1 : 0
-    "binary:hinge": "its predict is 1 where the margin is above 0, else 0: a label without scores, which a "
-                    "classifier of the model (a score per class) cannot hold",
+    # aft_obj.cu PredTransform: C's exp of the float32 margin, in double, rounded to float32 (not expf: 128
+    # of 200,000 margins in [-20, 20] differ by an ulp); ProbToMargin std::log of a float (logf)
+    "survival:aft": Objective(Link.EXP_DOUBLE, "", None, "log", "a predicted survival time (survival:aft): exp "
+                                                                "of the trees' sum"),
+    # hinge.cu PredTransform: margin > 0 ? 1 : 0, a label as a number (NaN: 0); no ProbToMargin (the
+    # identity). XGBClassifier.predict gives that label, predict_proba [1 - it, it]: a binary classifier
+    "binary:hinge": Objective(Link.STEP, "binary", Decision.RAW_POSITIVE, "identity"),
 }
 
 
@@ -544,8 +553,7 @@ class _Conversion:
         name = self.field(self.field(learner, "objective", "learner", dict), "name", "learner.objective", str)
         if name in OBJECTIVES:
             return name
-        why = next((w for prefix, w in REFUSED_OBJECTIVES.items() if name.startswith(prefix)), "")
-        raise self.fail(f"the XGBoost objective {name!r}{f' ({why})' if why else ''} is not supported; "
+        raise self.fail(f"the XGBoost objective {name!r} is not supported; "
                         f"supported: {', '.join(OBJECTIVES)}")
 
     def booster(self, learner: dict) -> tuple[dict, list[float] | None, str]:

@@ -416,7 +416,7 @@ def _unicode_escape_problem(text: str, i: int) -> str | None:
 TERMINAL_TEXT = {"_NL": "end of line", "$END": "end of file", "INT": "a whole number", "NUMBER": "a number",
                  "STRING": "a quoted string", "WORD": "a name", "CAST": "float64 or float32",
                  "CODES": "integral, truncated or nonnegative",
-                 "LINK": "identity, sigmoid, softmax, exp or sign_square",
+                 "LINK": "identity, sigmoid, softmax, exp, exp_double, sign_square or step",
                  "DECISION": "argmax, weka, raw_nonnegative, raw_positive or argmax_raw"}  # the grammar's names, as a user reads them
 
 

@@ -84,7 +84,7 @@ def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | No
     """How far the dialect's scores may be from the model's (None: bit for bit): an engine whose ``EXP``
     is not glibc's (``Dialect.exp_error``), where a link computes ``exp`` in double."""
     d = find_dialect(dialect)
-    exp_link = model.combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP)
+    exp_link = model.combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP, Link.EXP_DOUBLE)
     if d.exp_error is None or not exp_link or computed(model, dialect)[0].combine.precision == Precision.FLOAT32:
         return None
     return Tolerance(*d.exp_error)

@@ -60,6 +60,18 @@ def exp(d: Dialect, x: str) -> str:
     return f"CASE WHEN {x} < {d.double(EXP_UNDERFLOW)} THEN {d.double(0.0)}{overflow} ELSE EXP({x}) END"
 
 
+def exp_float32(d: Dialect, x: str, nan: bool = False) -> str:
+    """C's ``exp`` of the float32 ``x`` in double, rounded to float32 (XGBoost's survival:aft): infinite above
+    ``expf``'s overflow bound and 0 below its underflow bound, which are this rounding's too for every float32
+    (tests/test_import_xgboost.py checks both bounds), so that the engine's 4-byte cast never overflows nor
+    underflows (PostgreSQL raises an error for either). ``nan`` as for :func:`expf`."""
+    lit = d.double
+    nan_first = f"WHEN {x} > {d.infinity} THEN {x} " if nan and d.infinity else ""  # only NaN is above infinity
+    infinite = d.infinity or f"EXP({lit(1000.0)})"  # MySQL: an error, as a double link's overflow
+    return (f"CASE {nan_first}WHEN {x} > {lit(ref.EXPF_OVERFLOW)} THEN {infinite} WHEN {x} < "
+            f"{lit(ref.EXPF_UNDERFLOW)} THEN {lit(0.0)} ELSE {float32(d, f'EXP({x})')} END")
+
+
 def expf(d: Dialect, x: str, nan: bool = False, rounded: bool = True) -> str:
     """glibc's ``expf`` of the float32 ``x`` (see :func:`treegen.arithmetic.expf`): the nearest integer
     ``k`` to ``x * 32 / ln 2`` by the shift trick, ``2^(k mod 32 / 32)`` from a table times the power of

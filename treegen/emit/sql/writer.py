@@ -592,6 +592,10 @@ class Writer:
         if link == Link.EXP:
             for k, s in enumerate(raw):
                 define(f"p{k}", self.round_step(f"e{k}", lambda ref, s=s: expf(s(ref)), [f"s{k}"]), [f"e{k}"])
+        elif link == Link.EXP_DOUBLE:  # the float32 of C's exp in double (the rounding guards its overflow)
+            for k, s in enumerate(raw):
+                define(f"p{k}", self.round_step(f"e{k}", lambda ref, s=s: sql_arithmetic.exp(d, s(ref)), [f"s{k}"]),
+                       [f"e{k}"])
         elif link == Link.SIGMOID:
             cap, tiny = d.double(arithmetic.f32(88.7)), d.double(arithmetic.f32(1e-16))
             number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores and d.infinity else (lambda x: "")
@@ -666,6 +670,11 @@ class Writer:
             for k, s in enumerate(raw):
                 define(f"p{k}", lambda ref, s=s: f"{sign.format(s(ref), zero=d.double(0.0), one=d.double(1.0))} * {s(ref)} * {s(ref)}",
                        [names[k]])
+        elif link == Link.STEP:  # no rounding: 1 or 0
+            self._define_step(raw)
+        elif link == Link.EXP_DOUBLE and not single:
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: sql_arithmetic.exp(self.d, s(ref)), [names[k]])
         elif self.stepped:
             self._stepped_link(raw)
         elif link == Link.SIGMOID:
@@ -676,8 +685,24 @@ class Writer:
             exp = (lambda d, x: sql_arithmetic.expf(d, x, self.nan_scores)) if single else sql_arithmetic.exp
             for k, s in enumerate(raw):
                 define(f"p{k}", lambda ref, s=s: exp(self.d, s(ref)), [names[k]])
+        elif link == Link.EXP_DOUBLE:
+            for k, s in enumerate(raw):
+                define(f"p{k}", lambda ref, s=s: sql_arithmetic.exp_float32(self.d, s(ref), self.nan_scores),
+                       [names[k]])
         else:
             raise TreegenError(f"the SQL back end does not know the link {link!r}")
+
+    def _define_step(self, raw: list[Callable[[Ref], str]]) -> None:
+        """XGBoost's binary:hinge: 1 where a raw sum is above 0, else 0 (NaN too: where NaN sorts above every
+        number the test asks for a number); one sum: ``p1`` that, ``p0 = 1 - p1``."""
+        d, zero, one = self.d, self.d.double(0.0), self.d.double(1.0)
+        number = (lambda x: f" AND {x} <= {d.infinity}") if self.nan_scores and d.infinity else (lambda x: "")
+        names = [f"p{k}" for k in range(len(raw))] if len(raw) > 1 else ["p1"]
+        for k, (s, name) in enumerate(zip(raw, names)):
+            self.define(name, lambda ref, s=s: f"CASE WHEN {s(ref)} > {zero}{number(s(ref))} THEN {one} "
+                                               f"ELSE {zero} END", [f"s{k}"])
+        if len(raw) == 1:
+            self.define("p0", lambda ref: f"{one} - {ref('p1')}", ["p1"])
 
     def _define_raw_sums(self) -> list[Callable[[Ref], str]]:
         """``s0``, ``s1``, ...: a boosted model's raw sums, before its link."""
@@ -772,7 +797,7 @@ class Writer:
             test = ">=" if decision == Decision.RAW_NONNEGATIVE else ">"
             cut = label_cut(model)  # a binary label on the raw sum (common.label_decision): a NaN sum is class 0, and
             # where NaN sorts above every number (not SQLite's NULL, which passes no test), it passes this one
-            nan_high = cut is not None and self.nan_scores and self.d.infinity is not None  # (MySQL holds no NaN)
+            nan_high = self.nan_scores and self.d.infinity is not None  # (MySQL holds no NaN)
             number = (lambda x: f" AND {x} <= {self.d.infinity}") if nan_high else (lambda x: "")
             cut = self.d.double(cut or 0.0)
             return lambda ref: (f"CASE WHEN {ref(raw[0])} {test} {cut}{number(ref(raw[0]))} THEN {labels[1]} "
