@@ -190,6 +190,46 @@ def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     assert not result.ok and "MISMATCH" in result.line(), result.line()
 
 
+# -- a nominal feature whose categories name numbers, stored as INTEGER, REAL or TEXT ---------------------------------
+
+# categories that name numbers, some not as their canonical text ('01', '2002.0', '-0': 0.0 names it, 1.0 names '1')
+NUMBER_CATEGORIES = ["1001", "2002", "2002.0", "2002.5", "1e-7", "-0", "01", "1", "1e300", "9223372036854775807", "abc"]
+# (type, value): each a category's number, an unknown number (2002.25, 5, the next double after 1e-7), texts, NULL
+STORED = ([("INTEGER", v) for v in (1001, 2002, 1, 0, 9223372036854775807, 5, -1)]
+          + [("REAL", v) for v in (2002.0, 2002.5, 1e-7, -0.0, 0.0, 1e300, 1.0, 1001.0, 2002.25,
+                                   math.nextafter(1e-7, 1), 9.223372036854776e18)]
+          + [("TEXT", v) for v in ("2002", "2002.0", "01", "1", "1e-7", "1e-07", "-0", "0", "abc", "", "NA", "x")]
+          + [("INTEGER", None)])
+
+
+def numbered(tmp_path, algorithm: str):
+    """A tree over a nominal column of :data:`NUMBER_CATEGORIES`, each a label of its own."""
+    lines = ["zip,v,y"] + [f"{c},{j % 2},L{i % 4}" for j in range(4) for i, c in enumerate(NUMBER_CATEGORIES)]
+    path = tmp_path / "numbers.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return treegen.train(str(path), target="y", algorithm=algorithm, nominal=["zip"])
+
+
+@pytest.mark.parametrize("algorithm", ["c45", "cart"])
+def test_a_nominal_column_of_numbers_gives_the_models_answers(algorithm, tmp_path):
+    """A number in a nominal column (an INTEGER column of codes, or REAL, an int column made float by a NaN) is the
+    category whose text reads as its double, as Model.predict reads it: INTEGER 2002 and REAL 2002.0 are '2002';
+    a number that names none is unknown; a text is itself. Compared as it was, through a derived table that lost
+    the column's affinity, INTEGER 2002 <> '2002' (an audit: 0.67 of a to_sql frame's rows agreed)."""
+    model = numbered(tmp_path, algorithm)
+    assert len({model.predict({"zip": c, "v": 0}) for c in NUMBER_CATEGORIES}) > 2
+    for expression in (False, True):
+        sql = sql_of(model, expression)
+        got, want = [], []
+        for kind, value in STORED:
+            with closing(sqlite3.connect(":memory:")) as con:
+                con.execute(f"CREATE TABLE t (zip {kind}, v REAL)")
+                con.execute("INSERT INTO t VALUES (?, 0)", (value,))
+                got.append((kind, value, con.execute(sql).fetchall()[0][-1]))
+            want.append((kind, value, model.predict({"zip": value if value != "NA" else None, "v": 0})))
+        assert got == want
+
+
 # -- MySQL/MariaDB: a table of TEXT columns, as LOAD DATA of a CSV fills one ------------------------------------------
 
 def mysql_answers(dsn: str, model, text: str, expression: bool = False, types: str = "TEXT") -> list:

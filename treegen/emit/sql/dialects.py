@@ -260,6 +260,10 @@ class Dialect:
     # text compared with a number)
     numeric_text: Callable[[str, str, str | None], str] | None = None
     nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
+    # with numeric_text: (test, double) of a nominal feature's column {0} that holds a number, which the model reads
+    # by its double as the category it names (treegen.model.number_names): SQLite compares a number with a text
+    # as unequal where the column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'
+    nominal_number: tuple[str, str] | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -424,7 +428,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
             numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
-            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END"),
+            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END",
+            nominal_number=("typeof({0}) IN ('integer', 'real')", "CAST({0} AS REAL)")),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
             text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",

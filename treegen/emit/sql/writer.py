@@ -212,9 +212,24 @@ class Writer:
             feature = model.features[i]
             if feature.is_numeric:
                 conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
-            elif not any(map(reads_as_missing, feature.categories)):  # else '' may be a category: as it is
-                conversions[i] = d.nominal_text.format(self.columns[i])
+            elif (read := self._nominal_read(i)) != self.columns[i]:
+                conversions[i] = read
         return conversions
+
+    def _nominal_read(self, feature: int) -> str:
+        """A nominal feature's column as the model reads it (:meth:`_conversions`): a number the category it names
+        (:attr:`treegen.model.Feature.named_by_number`, by its double: INTEGER 2002 and REAL 2002.0 are '2002'),
+        else itself, unknown; a text as the dialect's ``nominal_text`` reads it. (A feature of codes reads a number
+        by its code's rule: :meth:`_category`.)"""
+        d, column, feature = self.d, self.columns[feature], self.model.features[feature]
+        text = column if any(map(reads_as_missing, feature.categories)) else d.nominal_text.format(column)  # '' one
+        names = feature.named_by_number
+        if d.nominal_number is None or feature.codes is not None or not names:
+            return text
+        test, double = d.nominal_number
+        named = " ".join(f"WHEN {d.double(number)} THEN {d.string(name)}" for number, name in names.items())
+        return (f"CASE WHEN {test.format(column)} THEN CASE {double.format(column)} {named} ELSE {column} END "
+                f"ELSE {text} END")
 
     def converted(self, source: str) -> str:
         """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
