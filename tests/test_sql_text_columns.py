@@ -210,6 +210,21 @@ def numbered(tmp_path, algorithm: str):
     return treegen.train(str(path), target="y", algorithm=algorithm, nominal=["zip"])
 
 
+def stored_answers(model, sql: str, answer) -> tuple[list, list]:
+    """The SQL's answer (``answer(sql, type, value)``: a one-row table of the value in a column of the type) and the
+    model's for each of :data:`STORED`."""
+    got = [(kind, value, answer(sql, kind, value)) for kind, value in STORED]
+    want = [(kind, value, model.predict({"zip": value if value != "NA" else None, "v": 0})) for kind, value in STORED]
+    return got, want
+
+
+def sqlite_answer(sql: str, kind: str, value) -> str:
+    with closing(sqlite3.connect(":memory:")) as con:
+        con.execute(f"CREATE TABLE t (zip {kind}, v REAL)")
+        con.execute("INSERT INTO t VALUES (?, 0)", (value,))
+        return con.execute(sql).fetchall()[0][-1]
+
+
 @pytest.mark.parametrize("algorithm", ["c45", "cart"])
 def test_a_nominal_column_of_numbers_gives_the_models_answers(algorithm, tmp_path):
     """A number in a nominal column (an INTEGER column of codes, or REAL, an int column made float by a NaN) is the
@@ -219,14 +234,7 @@ def test_a_nominal_column_of_numbers_gives_the_models_answers(algorithm, tmp_pat
     model = numbered(tmp_path, algorithm)
     assert len({model.predict({"zip": c, "v": 0}) for c in NUMBER_CATEGORIES}) > 2
     for expression in (False, True):
-        sql = sql_of(model, expression)
-        got, want = [], []
-        for kind, value in STORED:
-            with closing(sqlite3.connect(":memory:")) as con:
-                con.execute(f"CREATE TABLE t (zip {kind}, v REAL)")
-                con.execute("INSERT INTO t VALUES (?, 0)", (value,))
-                got.append((kind, value, con.execute(sql).fetchall()[0][-1]))
-            want.append((kind, value, model.predict({"zip": value if value != "NA" else None, "v": 0})))
+        got, want = stored_answers(model, sql_of(model, expression), sqlite_answer)
         assert got == want
 
 
@@ -315,3 +323,23 @@ def test_mysql_reads_a_nominal_columns_missing_texts_as_missing(mysql_server):
             cursor.executemany("INSERT INTO t VALUES (%s, %s)", list(enumerate(texts)))
             cursor.execute(f"SELECT {read} FROM t ORDER BY n")
             assert [row[0] for row in cursor.fetchall()] == [None] * 5 + ["na", "?a", "a ", "N A"]
+
+
+def test_mysql_a_nominal_column_of_numbers_gives_the_models_answers(mysql_server, tmp_path):
+    """A number column's value is the category its double names, as in SQLite: compared as its text's bytes, 0 was
+    not '-0' (the category 0.0 names), 1e-7 not '1e-7'. (An expression reads its columns as they are.)"""
+    import pymysql
+
+    from treegen.run.sql import _mysql_parameters
+    types = {"INTEGER": "BIGINT", "REAL": "DOUBLE", "TEXT": "TEXT"}
+
+    def answer(sql: str, kind: str, value) -> str:
+        with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as con:
+            with con.cursor() as cursor:
+                cursor.execute(f"CREATE TEMPORARY TABLE t (zip {types[kind]}, v DOUBLE)")
+                cursor.execute("INSERT INTO t VALUES (%s, 0)", (value,))
+                cursor.execute(sql)
+                return cursor.fetchall()[0][-1]
+    model = numbered(tmp_path, "c45")
+    got, want = stored_answers(model, emit(model, "sql", dialect="mysql", table="t"), answer)
+    assert got == want

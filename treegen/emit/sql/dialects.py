@@ -261,8 +261,9 @@ class Dialect:
     numeric_text: Callable[[str, str, str | None], str] | None = None
     nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
     # with numeric_text: (test, double) of a nominal feature's column {0} that holds a number, which the model reads
-    # by its double as the category it names (treegen.model.number_names): SQLite compares a number with a text
-    # as unequal where the column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'
+    # by its double as the category it names (treegen.model.number_names), a number that names none as itself
+    # (no category): SQLite compares a number with a text as unequal where the column's affinity is lost (a derived
+    # table's CASE), INTEGER 2002 <> '2002'
     nominal_number: tuple[str, str] | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
@@ -477,6 +478,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
+            # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
+            # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
+            nominal_number=("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0"),
             nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
                          "ELSE {0} END",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
