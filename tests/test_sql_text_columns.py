@@ -202,9 +202,9 @@ STORED = ([("INTEGER", v) for v in (1001, 2002, 1, 0, 9223372036854775807, 5, -1
           + [("INTEGER", None)])
 
 
-def numbered(tmp_path, algorithm: str):
-    """A tree over a nominal column of :data:`NUMBER_CATEGORIES`, each a label of its own."""
-    lines = ["zip,v,y"] + [f"{c},{j % 2},L{i % 4}" for j in range(4) for i, c in enumerate(NUMBER_CATEGORIES)]
+def numbered(tmp_path, algorithm: str, categories=NUMBER_CATEGORIES):
+    """A tree over a nominal column of ``categories``, each a label of its own."""
+    lines = ["zip,v,y"] + [f"{c},{j % 2},L{i % 4}" for j in range(4) for i, c in enumerate(categories)]
     path = tmp_path / "numbers.csv"
     path.write_text("\n".join(lines) + "\n")
     return treegen.train(str(path), target="y", algorithm=algorithm, nominal=["zip"])
@@ -235,6 +235,42 @@ def test_a_nominal_column_of_numbers_gives_the_models_answers(algorithm, tmp_pat
     assert len({model.predict({"zip": c, "v": 0}) for c in NUMBER_CATEGORIES}) > 2
     for expression in (False, True):
         got, want = stored_answers(model, sql_of(model, expression), sqlite_answer)
+        assert got == want
+
+
+def typed_answer(connect, types: dict, placeholder: str = "?"):
+    """:func:`stored_answers`' ``answer`` in a DB-API engine whose columns' types are fixed (``types``: SQLite's
+    names to the engine's): each row its own table, since a number column cannot hold a text."""
+    def answer(sql: str, kind: str, value) -> str:
+        with closing(connect()) as con:
+            cursor = con.cursor()
+            cursor.execute(f"CREATE TEMPORARY TABLE t (zip {types[kind]}, v {types['REAL']})")
+            cursor.execute(f"INSERT INTO t VALUES ({placeholder}, 0)", (value,))
+            cursor.execute(sql.encode() if placeholder == "%s" else sql)
+            return cursor.fetchall()[0][-1]
+    return answer
+
+
+@pytest.mark.parametrize("numbers_only", [False, True])
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres"])
+def test_a_number_column_of_a_nominal_feature_in_a_typed_engine(dialect, numbers_only, tmp_path, request):
+    """DuckDB and PostgreSQL cast a category literal to the number column's type: '01' and '2002.0' equal 1 and
+    2002 where the model reads '1' and '2002' (a wrong answer), a category that is no such number stops the query
+    ('abc' as DOUBLE, '1e300' as BIGINT). The column read by its type, as in SQLite, gives the model's answers."""
+    if dialect == "duckdb":
+        import duckdb
+        answer = typed_answer(duckdb.connect, {"INTEGER": "BIGINT", "REAL": "DOUBLE", "TEXT": "VARCHAR"})
+    else:
+        import psycopg
+        dsn = request.getfixturevalue("postgres_dsn")
+        answer = typed_answer(lambda: psycopg.connect(dsn, autocommit=True),
+                              {"INTEGER": "bigint", "REAL": "float8", "TEXT": "text"}, "%s")
+    # (numbers_only: categories each a number of the column's type, which the cast reads: a silent wrong answer)
+    model = numbered(tmp_path, "c45", [c for c in NUMBER_CATEGORIES if c not in ("abc", "1e300", "2002.5", "1e-7")]
+                     if numbers_only else NUMBER_CATEGORIES)
+    for sql in (emit(model, "sql", dialect=dialect, table="t"),
+                f"SELECT {emit(model, 'sql', dialect=dialect, expression=True)} FROM t"):
+        got, want = stored_answers(model, sql, answer)
         assert got == want
 
 

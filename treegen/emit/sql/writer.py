@@ -217,19 +217,25 @@ class Writer:
         return conversions
 
     def _nominal_read(self, feature: int) -> str:
-        """A nominal feature's column as the model reads it (:meth:`_conversions`): a number the category it names
-        (:attr:`treegen.model.Feature.named_by_number`, by its double: INTEGER 2002 and REAL 2002.0 are '2002'),
-        else itself, unknown; a text as the dialect's ``nominal_text`` reads it. (A feature of codes reads a number
-        by its code's rule: :meth:`_category`.)"""
-        d, column, feature = self.d, self.columns[feature], self.model.features[feature]
-        text = column if any(map(reads_as_missing, feature.categories)) else d.nominal_text.format(column)  # '' one
+        """A nominal feature's column as the model reads it (:meth:`_conversions`): a number as
+        :meth:`_named_by_number`, else itself; a text as the dialect's ``nominal_text`` reads it."""
+        column, categories = self.columns[feature], self.model.features[feature].categories
+        text = column if any(map(reads_as_missing, categories)) else self.d.nominal_text.format(column)  # '' is one
+        return self._named_by_number(feature, column, text, column) or text
+
+    def _named_by_number(self, feature: int, column: str, otherwise: str, unknown: str) -> str | None:
+        """The nominal feature's ``column`` where it holds a number (``Dialect.nominal_number``) as the category its
+        double names (:attr:`treegen.model.Feature.named_by_number`: INTEGER 2002 and REAL 2002.0 are '2002',
+        as Model.predict reads them), ``unknown`` where it names none; ``otherwise`` where the column holds text.
+        None where no category names a number, or the feature's codes name them (:meth:`_category`)."""
+        d, feature = self.d, self.model.features[feature]
         names = feature.named_by_number
         if d.nominal_number is None or feature.codes is not None or not names:
-            return text
+            return None
         test, double = d.nominal_number
         named = " ".join(f"WHEN {d.double(number)} THEN {d.string(name)}" for number, name in names.items())
-        return (f"CASE WHEN {test.format(column)} THEN CASE {double.format(column)} {named} ELSE {column} END "
-                f"ELSE {text} END")
+        return (f"CASE WHEN {test.format(column)} THEN CASE {double.format(column)} {named} ELSE {unknown} END "
+                f"ELSE {otherwise} END")
 
     def converted(self, source: str) -> str:
         """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
@@ -260,7 +266,10 @@ class Writer:
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
         reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
         column, codes = self.values[feature], self.model.features[feature].codes
-        if codes is None:
+        if codes is None and self.d.numeric_text is None:  # a column's type is fixed: read as text either way
+            as_text = f"CAST({column} AS {self.d.cast_text})"
+            return self._named_by_number(feature, column, as_text, as_text) or column
+        if codes is None:  # (a number as _conversions reads it)
             return column
         d, number = self.d, self.d.text_number.format(column)
         value = number
