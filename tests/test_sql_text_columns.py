@@ -251,13 +251,31 @@ def typed_answer(connect, types: dict, placeholder: str = "?"):
     return answer
 
 
+def spark_answer(spark):
+    """:func:`stored_answers`' ``answer`` in Spark: a one-row view of typed columns."""
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+    types = {"INTEGER": LongType(), "REAL": DoubleType(), "TEXT": StringType()}
+
+    def answer(sql: str, kind: str, value) -> str:
+        schema = StructType([StructField("zip", types[kind]), StructField("v", DoubleType())])
+        spark.createDataFrame([(value, 0.0)], schema).createOrReplaceTempView("t")
+        try:
+            return spark.sql(sql).collect()[0][-1]
+        finally:
+            spark.catalog.dropTempView("t")
+    return answer
+
+
 @pytest.mark.parametrize("numbers_only", [False, True])
-@pytest.mark.parametrize("dialect", ["duckdb", "postgres"])
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])
 def test_a_number_column_of_a_nominal_feature_in_a_typed_engine(dialect, numbers_only, tmp_path, request):
-    """DuckDB and PostgreSQL cast a category literal to the number column's type: '01' and '2002.0' equal 1 and
-    2002 where the model reads '1' and '2002' (a wrong answer), a category that is no such number stops the query
-    ('abc' as DOUBLE, '1e300' as BIGINT). The column read by its type, as in SQLite, gives the model's answers."""
-    if dialect == "duckdb":
+    """DuckDB, PostgreSQL and Spark cast a category literal to the number column's type: '01' and '2002.0' equal 1
+    and 2002 where the model reads '1' and '2002' (a wrong answer), a category that is no such number stops the
+    query ('abc' as DOUBLE, '1e300' or '2002.0' as BIGINT). The column read by its type, as in SQLite, gives the
+    model's answers."""
+    if dialect == "spark":
+        answer = spark_answer(request.getfixturevalue("spark"))
+    elif dialect == "duckdb":
         import duckdb
         answer = typed_answer(duckdb.connect, {"INTEGER": "BIGINT", "REAL": "DOUBLE", "TEXT": "VARCHAR"})
     else:

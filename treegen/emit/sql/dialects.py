@@ -505,6 +505,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
+            nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
+                            "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
+                            "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
             truncated="CAST({0} AS BIGINT)",
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
