@@ -210,6 +210,23 @@ def numbered(tmp_path, algorithm: str, categories=NUMBER_CATEGORIES):
     return treegen.train(str(path), target="y", algorithm=algorithm, nominal=["zip"])
 
 
+def test_verify_runs_the_sqlite_sql_over_nominal_numbers_too(monkeypatch, tmp_path):
+    """`verify --dialect sqlite` also stores each category that names its number as the number (INTEGER 2002 for
+    '2002', as a frame's to_sql does): the SQL that compared the column as it was showed no mismatch over the
+    text columns verify loaded, and shows one there."""
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.verifier import verify
+    model = numbered(tmp_path, "c45")
+    path = tmp_path / "model.sql"
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert result.ok, result.line()
+    monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], nominal_number=None))
+    path.write_text(emit(model, "sql", dialect="sqlite"))
+    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
+    assert not result.ok and "MISMATCH" in result.line(), result.line()
+
+
 def stored_answers(model, sql: str, answer) -> tuple[list, list]:
     """The SQL's answer (``answer(sql, type, value)``: a one-row table of the value in a column of the type) and the
     model's for each of :data:`STORED`."""
