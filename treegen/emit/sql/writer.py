@@ -266,10 +266,11 @@ class Writer:
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
         reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
         column, codes = self.values[feature], self.model.features[feature].codes
-        if codes is None and self.d.numeric_text is None:  # a column's type is fixed: read as text either way
-            as_text = f"CAST({column} AS {self.d.cast_text})"
-            return self._named_by_number(feature, column, as_text, as_text) or column
-        if codes is None:  # (a number as _conversions reads it)
+        if codes is None and feature not in self.conversions:  # (else a number is read there)
+            # where the column's type is fixed (no numeric_text), each branch the same type: text
+            text = f"CAST({column} AS {self.d.cast_text})" if self.d.numeric_text is None else column
+            return self._named_by_number(feature, column, text, text) or column
+        if codes is None:
             return column
         d, number = self.d, self.d.text_number.format(column)
         value = number
