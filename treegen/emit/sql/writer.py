@@ -206,13 +206,12 @@ class Writer:
         nominal column's '', '?' or 'NA' is missing, as in a CSV, unless the feature has such a category (a model
         from ARFF or pandas), which a table can hold and the API takes."""
         d, model = self.d, self.model
-        if d.numeric_text is None:
-            return {}
         conversions = {}
         for i in model.used_features():
             feature = model.features[i]
             if feature.is_numeric:
-                conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
+                if d.numeric_text is not None:
+                    conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
             elif (read := self._nominal_read(i)) != self.columns[i]:
                 conversions[i] = read
         return conversions
@@ -222,7 +221,7 @@ class Writer:
         :meth:`_named_by_number`, else itself; a text as the dialect's ``nominal_text`` reads it."""
         column, categories = self.columns[feature], self.model.features[feature].categories
         text = column if any(map(reads_as_missing, categories)) else self.d.nominal_text.format(column)  # '' is one
-        return self._named_by_number(feature, column, text, column) or text
+        return self._named_by_number(feature, column, self._as_text(text), self._as_text(column)) or text
 
     def _named_by_number(self, feature: int, column: str, otherwise: str, unknown: str) -> str | None:
         """The nominal feature's ``column`` where it holds a number (``Dialect.nominal_number``) as the category its
