@@ -177,14 +177,19 @@ def test_a_long_number_at_a_split_point_stops_the_query():
 def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     """`verify --dialect sqlite` runs the SQL over TEXT columns as well as typed ones: the SQL written as it was
     (each column compared as it is) shows mismatching rows there, the SQL that reads texts none."""
+    verify_finds_sqlite_mismatches_without(lightgbm_regression(), "numeric_text", monkeypatch, tmp_path)
+
+
+def verify_finds_sqlite_mismatches_without(model, field: str, monkeypatch, tmp_path) -> None:
+    """`verify --dialect sqlite` finds the model's SQL right, and mismatching rows in its SQL written without the
+    dialect's ``field`` (None)."""
     from treegen.emit.sql import DIALECTS as dialects
     from treegen.verifier import verify
-    model = lightgbm_regression()
     path = tmp_path / "model.sql"
     path.write_text(emit(model, "sql", dialect="sqlite"))
     [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
     assert result.ok, result.line()
-    monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], numeric_text=None))
+    monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], **{field: None}))
     path.write_text(emit(model, "sql", dialect="sqlite"))
     [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
     assert not result.ok and "MISMATCH" in result.line(), result.line()
@@ -214,17 +219,7 @@ def test_verify_runs_the_sqlite_sql_over_nominal_numbers_too(monkeypatch, tmp_pa
     """`verify --dialect sqlite` also stores each category that names its number as the number (INTEGER 2002 for
     '2002', as a frame's to_sql does): the SQL that compared the column as it was showed no mismatch over the
     text columns verify loaded, and shows one there."""
-    from treegen.emit.sql import DIALECTS as dialects
-    from treegen.verifier import verify
-    model = numbered(tmp_path, "c45")
-    path = tmp_path / "model.sql"
-    path.write_text(emit(model, "sql", dialect="sqlite"))
-    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
-    assert result.ok, result.line()
-    monkeypatch.setitem(dialects, "sqlite", replace(dialects["sqlite"], nominal_number=None))
-    path.write_text(emit(model, "sql", dialect="sqlite"))
-    [result] = verify(model, None, [], ["sqlite"], programs=[str(path)])
-    assert not result.ok and "MISMATCH" in result.line(), result.line()
+    verify_finds_sqlite_mismatches_without(numbered(tmp_path, "c45"), "nominal_number", monkeypatch, tmp_path)
 
 
 def stored_answers(model, sql: str, answer) -> tuple[list, list]:
