@@ -260,10 +260,11 @@ class Dialect:
     # text compared with a number)
     numeric_text: Callable[[str, str, str | None], str] | None = None
     nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
-    # with numeric_text: (test, double) of a nominal feature's column {0} that holds a number, which the model reads
-    # by its double as the category it names (treegen.model.number_names), a number that names none as itself
-    # (no category): SQLite compares a number with a text as unequal where the column's affinity is lost (a derived
-    # table's CASE), INTEGER 2002 <> '2002'
+    # (test, double) of a nominal feature's column {0} that holds a number (its type: the test binds for any), which
+    # the model reads by its double as the category it names (treegen.model.number_names), a number that names none
+    # as unknown (Writer._named_by_number, Writer.among): SQLite compares a number with a text as unequal where the
+    # column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'; DuckDB, PostgreSQL and Spark cast
+    # a category literal to a number column's type ('01' = 1, 'abc' an error); MariaDB compares the number's text
     nominal_number: tuple[str, str] | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
