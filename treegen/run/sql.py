@@ -23,7 +23,7 @@ from ..data import reads_as_missing
 from ..emit.sql.dialects import find_dialect
 from ..emit.sql.writer import split_points
 from ..errors import TreegenError
-from ..model import NOMINAL, Feature, Model
+from ..model import NOMINAL, Feature, Model, category_of
 from ..table import free_names
 from .protocol import write_output
 
@@ -253,8 +253,10 @@ def _run_sqlite(sql, model, rows, table, names_checked=False, as_text=False, **_
     typed = _sqlite_answers(sql, model, records, table, "sqlite", names_checked)
     if not as_text:
         return typed
-    return _over_text(model, records, typed, "sqlite",
-                      lambda texts: _sqlite_answers(sql, model, texts, table, "text"))
+    typed = _over_text(model, records, typed, "sqlite",
+                       lambda texts: _sqlite_answers(sql, model, texts, table, "text"))
+    return _replaced(model, typed, _nominal_numbers(model, records),
+                     lambda numbers: _sqlite_answers(sql, model, numbers, table, "numbers"))
 
 
 def _over_text(model, records, typed, dialect, answers_of):
@@ -263,14 +265,19 @@ def _over_text(model, records, typed, dialect, answers_of):
     must read a text as treegen reads the CSV, where a text compared as it is answers otherwise ('10' <= '2.5'
     in SQLite; MariaDB reads '' as 0); a row's answers that differ there show as the row's mismatch. The columns
     it passes through are the typed table's values."""
-    texts = _csv_texts(model, records, dialect)
-    carried = [i for i, record in enumerate(texts) if record is not None]
+    return _replaced(model, typed, _csv_texts(model, records, dialect), answers_of)
+
+
+def _replaced(model, typed, records, answers_of):
+    """The typed table's answers with the SQL's own columns as it answers over ``records`` instead (``answers_of``
+    them), each row's where its record is not None."""
+    carried = [i for i, record in enumerate(records) if record is not None]
     if not carried:
         return typed
-    over_text = answers_of([texts[i] for i in carried])
+    over = answers_of([records[i] for i in carried])
     features = {f.name for f in model.features}
-    own = [j for j, name in enumerate(over_text.columns) if name not in features]
-    for i, answer in zip(carried, over_text):
+    own = [j for j, name in enumerate(over.columns) if name not in features]
+    for i, answer in zip(carried, over):
         row = list(typed[i])
         for j in own:
             row[j] = answer[j]
@@ -278,17 +285,39 @@ def _over_text(model, records, typed, dialect, answers_of):
     return typed
 
 
+def _nominal_numbers(model: Model, records: Sequence[tuple]) -> list[tuple | None]:
+    """Each row with its nominal categories that the model reads a number as (Model.predict: '2002' for 2002 and
+    2002.0, not '02' nor '2002.0') held as that number, an int where integral (a pandas Int64 column's to_sql
+    stores INTEGER), a float otherwise; None for a row with no such category."""
+    cast = model.numeric.cast
+    named = [{} if f.is_numeric else {name: x for x, name in f.named_by_number.items() if category_of(f, x, cast) == name}
+             for f in model.features]  # each feature's category -> the number read as it
+
+    def number(i: int, value):
+        x = named[i].get(value) if value is not None else None
+        if x is None:
+            return value
+        return int(x) if x.is_integer() and abs(x) < 2 ** 63 else x
+    out = []
+    for record in records:
+        numbers = tuple(number(i, value) for i, value in enumerate(record))
+        out.append(None if numbers == record else numbers)
+    return out
+
+
 def _sqlite_answers(sql, model, records, table, types, names_checked=False):
     """``sql``'s answers over ``records`` in a new SQLite database, the table's columns typed as the dialect
-    writes them (``types`` "sqlite") or all TEXT ("text")."""
+    writes them (``types`` "sqlite"), all TEXT ("text"), or a nominal feature's of no type, which keeps a number
+    as a number ("numbers")."""
     import sqlite3
     d = find_dialect("sqlite")
     with closing(sqlite3.connect(":memory:")) as connection:
         for database in qualifiers(table):  # a table of another database: an attached one, in memory too
             if database.lower() not in ("main", "temp"):
                 connection.execute(f"ATTACH DATABASE ':memory:' AS {d.identifier(database)}")
-        if types == "text":
-            columns = ", ".join(f"{d.identifier(f.name)} TEXT" for f in model.features)
+        if types in ("text", "numbers"):
+            typed = lambda f: "TEXT" if types == "text" else d.double_type if f.is_numeric else ""
+            columns = ", ".join(f"{d.identifier(f.name)} {typed(f)}".rstrip() for f in model.features)
             connection.execute(f"CREATE TABLE {d.table(table)} ({columns})")
         else:
             connection.execute(create_table(model, "sqlite", table))

@@ -260,6 +260,12 @@ class Dialect:
     # text compared with a number)
     numeric_text: Callable[[str, str, str | None], str] | None = None
     nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
+    # (test, double) of a nominal feature's column {0} that holds a number (its type: the test binds for any), which
+    # the model reads by its double as the category it names (treegen.model.number_names), a number that names none
+    # as unknown (Writer._named_by_number, Writer.among): SQLite compares a number with a text as unequal where the
+    # column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'; DuckDB, PostgreSQL and Spark cast
+    # a category literal to a number column's type ('01' = 1, 'abc' an error); MariaDB compares the number's text
+    nominal_number: tuple[str, str] | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -424,7 +430,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
             numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
-            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END"),
+            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END",
+            nominal_number=("typeof({0}) IN ('integer', 'real')", "CAST({0} AS REAL)")),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
             text_type="TEXT", double_form="{repr}::float8", infinity="'Infinity'::float8",
@@ -435,6 +442,11 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # float4 raises an error where float32 overflows, or rounds a number other than 0 to 0
             float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)",
             text_number=f"CASE WHEN {{0}} ~ '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE PRECISION) END",
+            # (text first, as DuckDB's; a double's text reads back as it since PostgreSQL 12, a real's as real)
+            nominal_number=("pg_typeof({0}) IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, "
+                            "'real'::regtype, 'double precision'::regtype)",
+                            "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
+                            "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
             truncated="trunc({0})"),
     Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
@@ -445,6 +457,11 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
             # another order, each with its own answers: measured on 5,000 rows of a walked model; lambdas instead)
             binding=DUCKDB_BINDING,
+            # (text first: a cast binds from any type; a number's text reads back as its value, a FLOAT's as FLOAT)
+            nominal_number=("typeof({0}) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', "
+                            "'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE')",
+                            "CASE typeof({0}) WHEN 'FLOAT' THEN CAST(TRY_CAST(CAST({0} AS VARCHAR) AS FLOAT) AS DOUBLE) "
+                            "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
             # a fold of this step, one thread, 20,000 rows: 94 us a row for 60 trees, 221 for 500, where the
@@ -472,6 +489,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
+            # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
+            # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
+            nominal_number=("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0"),
             nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
                          "ELSE {0} END",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
@@ -486,6 +506,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
+            nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
+                            "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
+                            "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
             truncated="CAST({0} AS BIGINT)",
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
