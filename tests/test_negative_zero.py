@@ -210,3 +210,32 @@ def test_catboost_sums_from_positive_zero_whatever_its_bias(tmp_path, scale):
     expected = loaded.predict(np.array(ROWS).reshape(-1, 1))
     assert bits(expected) == bits([0.0] * len(ROWS))
     assert bits(model_values(import_file(str(path)))) == bits(expected)
+
+
+# -- linear leaves: a value computed as -0.0 stays -0.0 ----------------------------------------------------------
+
+LINEAR_MODEL = {
+    "format": "treegen-model", "version": 1,
+    "features": [{"name": "x0", "kind": "numeric"}, {"name": "x1", "kind": "numeric"}],
+    "target": {"name": "y", "kind": "regression"},
+    "combine": {"kind": "sum", "init": [-0.0], "scale": 1.0, "link": "identity"},
+    "trees": [{"output": 0, "nodes": [
+        {"value": [0.0], "split": {"feature": 0, "op": "<=", "threshold": 1.5, "missing": {"kind": "child", "child": 0}},
+         "children": [1, 2]},
+        {"value": [-0.0]},
+        {"value": [-0.0], "linear": {"const": -0.0, "terms": [[1, 1.0]]}}]}]}
+
+
+def test_a_linear_leaf_of_negative_zero_in_every_target(tmp_path):
+    """-0.0 + 1.0 * x1 is -0.0 at x1 = -0.0, and the sum from -0.0 keeps it: Java's trees that are not added
+    tree by tree summed a tree's one node from 0.0. (SQLite is left out: it stores a REAL -0.0 as 0, the
+    input's sign lost before the SQL reads it.)"""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(LINEAR_MODEL))
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1\n0,0\n2,-0.0\n2,0\n2,\n")
+    model = treegen.load(str(path))
+    named = [{"x0": 0.0, "x1": 0.0}, {"x0": 2.0, "x1": -0.0}, {"x0": 2.0, "x1": 0.0}, {"x0": 2.0, "x1": None}]
+    assert bits(model.predict(row) for row in named) == bits([-0.0, -0.0, 0.0, -0.0])
+    report = treegen.verify(str(path), str(data), dialects="duckdb", leaf=True)
+    assert report.ok, str(report)
