@@ -239,3 +239,19 @@ def test_a_linear_leaf_of_negative_zero_in_every_target(tmp_path):
     assert bits(model.predict(row) for row in named) == bits([-0.0, -0.0, 0.0, -0.0])
     report = treegen.verify(str(path), str(data), dialects="duckdb", leaf=True)
     assert report.ok, str(report)
+
+
+def test_a_tree_of_both_zeros_in_every_target(tmp_path):
+    """A single tree whose leaves are 0.0 and -0.0: the programs' tables of distinct values keep them apart
+    (a dict keyed by value took -0.0 for 0.0)."""
+    tree = {"nodes": [
+        {"value": [0.0], "split": {"feature": 0, "op": "<=", "threshold": 1.5, "missing": {"kind": "child", "child": 1}},
+         "children": [1, 2]},
+        {"value": [0.0]}, {"value": [-0.0]}]}
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"format": "treegen-model", "version": 1, "features": [{"name": "x0", "kind": "numeric"}],
+                                "target": {"name": "y", "kind": "regression"}, "trees": [tree]}))
+    assert bits(model_values(treegen.load(str(path)))) == bits([0.0, 0.0, 0.0, 0.0, -0.0, -0.0, -0.0, -0.0])
+    for leaf in (False, True):  # (the table of distinct values is for programs without leaf ids)
+        report = treegen.verify(str(path), dialects="sqlite,duckdb", leaf=leaf)
+        assert report.ok, str(report)

@@ -466,10 +466,10 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     if node_ids or not plan.exclusive or plan.linear:  # a linear leaf is more than its value: its own number
         return {node: node for node in values}, values
     numbers: dict[int, int] = {}
-    first: dict[tuple[float, ...], int] = {}
+    first: dict[tuple[str, ...], tuple[int, tuple[float, ...]]] = {}  # by the values' bits: -0.0 is not 0.0
     for node, value in sorted(values.items()):
-        numbers[node] = first.setdefault(value, len(first))
-    return numbers, {number: value for value, number in first.items()}
+        numbers[node] = first.setdefault(tuple(float(v).hex() for v in value), (len(first), value))[0]
+    return numbers, dict(first.values())
 
 
 def linear_sum(linear: Linear, x: Callable[[int], str], literal: Callable[[float], str]) -> str:
