@@ -1244,7 +1244,7 @@ def test_same_bytes_as_the_python_program():
 
 def test_numbers_print_as_pythons_repr():
     """Every kind of double, as the values of a regression chain's leaves: Python's repr, the text the
-    protocol prints (the model adds a leaf's value to 0.0: a leaf's -0.0 is predicted 0.0)."""
+    protocol prints (a leaf's -0.0 is predicted -0.0, printed "-0.0")."""
     rng = random.Random(5)
     values = [0.0, -0.0, 1.0, -1.0, 0.1, 1e16, 1e15, 123456789012345.6, 1e-4, 1e-5, 5e-324, 1.7976931348623157e308,
               2.5e-308, 1e21, 1e22, 100.0, 0.5, 1 / 3, math.inf, -math.inf]

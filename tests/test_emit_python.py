@@ -1056,9 +1056,9 @@ def test_trees_summed_inline_are_the_models(model, seed, lines, leaf, nesting):
     check_api(model, load(source), edge_rows(model, seed))
 
 
-def test_trees_summed_inline_add_a_leaf_of_minus_zero_as_zero():
-    """A tree's output is 0.0 + its value (treegen.model.tree_output): to a sum of -0.0, a leaf of
-    -0.0 adds 0.0."""
+def test_trees_summed_inline_keep_a_sum_of_minus_zero():
+    """A tree's output is its leaf's value as it is (treegen.model.tree_output): to a sum of -0.0, a leaf
+    of -0.0 adds -0.0, as XGBoost adds its leaves to its base score (tests/test_negative_zero.py)."""
     model = one_node_reached(random_model(5, regression=True, n_trees=2, max_depth=3))
     for tree in model.trees:
         for node in tree.nodes:
@@ -1068,7 +1068,7 @@ def test_trees_summed_inline_add_a_leaf_of_minus_zero_as_zero():
     assert "def _add0(" in source
     check_api(model, load(source), edge_rows(model, 0))
     missing = dict.fromkeys(f.name for f in model.features)
-    assert repr(load(source)["predict"](missing)) == repr(model.predict(missing)) == "0.0"
+    assert repr(load(source)["predict"](missing)) == repr(model.predict(missing)) == "-0.0"
 
 
 @settings(max_examples=8, deadline=None)

@@ -288,7 +288,7 @@ def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[s
     if tree_rules.exclusive:
         for rule in tree_rules.rules:
             if rule.weight(row, model.features, cast) != 0.0:
-                return [0.0 + v for v in rule.value]
+                return list(rule.value)
         return [0.0] * len(tree_rules.rules[0].value)
     weights = {rule.node: rule.weight(row, model.features, cast) for rule in tree_rules.rules}
     return nested_sum(tree, tree_shape(tree, weights), lambda node: node.value)

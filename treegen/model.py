@@ -1432,7 +1432,7 @@ def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
     value(node)``; a split that spreads the row gives its children's outputs added left to right
     from 0.0, as J48's ``getProbs`` recurses. A child the row does not reach would add an exact 0.0,
     so the nesting is the tree's own, whichever nodes a row reaches: flat back ends nest their sums
-    as the tree does. The result is added to 0.0 (-0.0 becomes 0.0)."""
+    as the tree does. The result is not added to 0.0: a leaf of -0.0 gives -0.0, as the libraries' trees do."""
     nodes = by_id(tree)
     width = len(nodes[0].value)
     open_sums: list[list] = []  # per spreading split not yet summed: [its sum so far, children left]
@@ -1449,7 +1449,7 @@ def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
             if parent[1]:
                 break
             done = open_sums.pop()[0]
-    return [0.0 + d for d in done]
+    return done
 
 
 def has_label_values(model: Model) -> bool:

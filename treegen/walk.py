@@ -49,16 +49,16 @@ def tree_outputs(model: Model, tree: Tree, columns: Columns,
     gives it: the value of the node the row ends at, or, for a row stopped at a fractional route,
     the model's own walk of ``row(i)``. With ``labels``, the label sums (``deciding_value``)."""
     if isinstance(tree.nodes, NodeColumns):  # no label values, linear leaves or fractional routes
-        return tree.nodes.value[node_ends(model, tree, columns)] + 0.0
+        return tree.nodes.value[node_ends(model, tree, columns)]
     values = np.array([node.deciding_value if labels else node.value for node in tree.nodes], dtype=np.float64)
     ends = node_ends(model, tree, columns)
-    out = values[ends] + 0.0  # as tree_output adds to 0.0: -0.0 becomes 0.0
+    out = values[ends]  # a leaf's value as it is: -0.0 stays -0.0, as in tree_output
     linear = [i for i, node in enumerate(tree.nodes) if node.linear is not None]
     if linear:  # the rows at a linear leaf, then each leaf reached (not a pass over all rows per leaf)
         at_linear = np.flatnonzero(np.isin(ends, linear))
         for leaf in np.unique(ends[at_linear]).tolist():
             at = at_linear[ends[at_linear] == leaf]
-            out[at, 0] = linear_values(model, tree.nodes[leaf], columns, at) + 0.0
+            out[at, 0] = linear_values(model, tree.nodes[leaf], columns, at)
     for i in spread_rows(tree, ends):
         out[i] = tree_output(model, tree, row(i), labels)
     return out

@@ -446,11 +446,9 @@ def threshold_key(threshold: float):
 
 
 def leaf_table(plan: TreePlan) -> dict[int, tuple[float, ...]]:
-    """The values a tree's output is made of. An exclusive tree's output is ``0.0 + 1.0 * value``
-    (as :func:`treegen.model.tree_output` computes it), folded here: -0.0 becomes 0.0."""
-    if not plan.exclusive:
-        return plan.values
-    return {node: tuple(0.0 + v for v in value) for node, value in plan.values.items()}
+    """The values a tree's output is made of: an exclusive tree's output is its leaf's value as it is
+    (``1.0 * value``: -0.0 stays -0.0, as :func:`treegen.model.tree_output` gives it)."""
+    return plan.values
 
 
 
@@ -468,10 +466,10 @@ def output_numbers(plan: TreePlan, node_ids: bool) -> tuple[dict[int, int], dict
     if node_ids or not plan.exclusive or plan.linear:  # a linear leaf is more than its value: its own number
         return {node: node for node in values}, values
     numbers: dict[int, int] = {}
-    first: dict[tuple[float, ...], int] = {}
+    first: dict[tuple[str, ...], tuple[int, tuple[float, ...]]] = {}  # by the values' bits: -0.0 is not 0.0
     for node, value in sorted(values.items()):
-        numbers[node] = first.setdefault(value, len(first))
-    return numbers, {number: value for value, number in first.items()}
+        numbers[node] = first.setdefault(tuple(float(v).hex() for v in value), (len(first), value))[0]
+    return numbers, dict(first.values())
 
 
 def linear_sum(linear: Linear, x: Callable[[int], str], literal: Callable[[float], str]) -> str:
@@ -486,12 +484,12 @@ def linear_cases(tree_plan: TreePlan, x: Callable[[int], str], is_missing: Calla
                  literal: Callable[[float], str]) -> list[tuple[int, str | None, str]]:
     """Per linear leaf of a tree, for the languages that write it as one ``case`` of a switch on the node
     id its walkers return (C, Java): (node id, the test that one of its inputs is missing, or None,
-    its output: ``0.0 + (sum)``, as a tree's output adds to 0.0). Where an input is missing, the leaf's
+    its output: the sum, -0.0 kept as :func:`treegen.model.leaf_value` keeps it). Where an input is missing, the leaf's
     plain value is its entry in the tree's table of values."""
     cases = []
     for node, linear in sorted(tree_plan.linear.items()):
         missing = " || ".join(is_missing(f) for f in sorted({f for f, _ in linear.terms}))
-        cases.append((node, missing or None, f"0.0 + ({linear_sum(linear, x, literal)})"))
+        cases.append((node, missing or None, linear_sum(linear, x, literal)))
     return cases
 
 

@@ -558,9 +558,11 @@ def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
         link, decide = Link.SIGMOID, Decision.ARGMAX_RAW
     else:
         link, decide = (Link.EXP if loss in EXPONENT_LOSSES else Link.IDENTITY), None
-    # Without a bias and a scale, scale * sum + bias is the plain sum from 0.0: say so, it is simpler.
+    # Without a bias and a scale, scale * sum + bias is the plain sum from 0.0: say so, it is simpler. From
+    # +0.0 even where the bias is -0.0: CatBoost's sum starts at 0.0, so leaves of -0.0 give +0.0.
     plain = scale == 1.0 and all(b == 0.0 for b in bias)
-    return Combine(CombineKind.SUM, tuple(bias), scale, link, init_last=not plain, decide=decide)
+    init = (0.0,) * len(bias) if plain else tuple(bias)
+    return Combine(CombineKind.SUM, init, scale, link, init_last=not plain, decide=decide)
 
 
 # -- splits and trees ------------------------------------------------------------------------------

@@ -299,8 +299,8 @@ class Writer:
         return f"CASE WHEN {known} THEN {column} ELSE {named} END"
 
     def leaf_value(self, node: Node) -> str:
-        """A node's value; a linear leaf's (:func:`treegen.model.leaf_value`) as ``0.0 + (const + coeff *
-        x + ...)``, left to right in double, its plain value where an input is missing (NULL, or NaN
+        """A node's value; a linear leaf's (:func:`treegen.model.leaf_value`) as ``const + coeff *
+        x + ...``, left to right in double, its plain value where an input is missing (NULL, or NaN
         where the engine holds it), an input in the zero band read as 0.0."""
         d, linear = self.d, node.linear
         if linear is None:
@@ -309,7 +309,7 @@ class Writer:
         read = ((lambda f: f"CASE WHEN {self.values[f]} >= {d.double(-band)} AND {self.values[f]} <= {d.double(band)} "
                            f"THEN {d.double(0.0)} ELSE {self.values[f]} END")
                 if band else (lambda f: self.values[f]))
-        total = f"{d.double(0.0)} + ({linear_sum(linear, read, d.double)})"
+        total = linear_sum(linear, read, d.double)
         inputs = sorted({f for f, _ in linear.terms})
         if not inputs:
             return total
