@@ -223,13 +223,21 @@ def test_verify_runs_the_sqlite_sql_over_nominal_numbers_too(monkeypatch, tmp_pa
 
 
 def stored_answers(model, sql: str, answer) -> tuple[list, list]:
-    """The SQL's answer (``answer(sql, type, value)``: a one-row table of the value in a column of the type) and the
-    model's for each of :data:`STORED`."""
-    got = [(kind, value, answer(sql, kind, value)) for kind, value in STORED]
+    """The SQL's answer (``answer(sql, type, values)``: the answers to a table of the values in a column of the type)
+    and the model's for each of :data:`STORED`."""
+    kinds = {kind: [value for k, value in STORED if k == kind] for kind, _ in STORED}
+    answers = {kind: iter(answer(sql, kind, values)) for kind, values in kinds.items()}
+    got = [(kind, value, next(answers[kind])) for kind, value in STORED]
     want = [(kind, value, model.predict({"zip": value if value != "NA" else None, "v": 0})) for kind, value in STORED]
     return got, want
 
 
+def one_at_a_time(answer):
+    """:func:`stored_answers`' ``answer`` from one of a one-row table of the value."""
+    return lambda sql, kind, values: [answer(sql, kind, value) for value in values]
+
+
+@one_at_a_time
 def sqlite_answer(sql: str, kind: str, value) -> str:
     with closing(sqlite3.connect(":memory:")) as con:
         con.execute(f"CREATE TABLE t (zip {kind}, v REAL)")
@@ -253,6 +261,7 @@ def test_a_nominal_column_of_numbers_gives_the_models_answers(algorithm, tmp_pat
 def typed_answer(connect, types: dict, placeholder: str = "?"):
     """:func:`stored_answers`' ``answer`` in a DB-API engine whose columns' types are fixed (``types``: SQLite's
     names to the engine's): each row its own table, since a number column cannot hold a text."""
+    @one_at_a_time
     def answer(sql: str, kind: str, value) -> str:
         with closing(connect()) as con:
             cursor = con.cursor()
@@ -274,15 +283,16 @@ def test_a_query_reads_a_nominal_number_column_once_a_row(dialect, tmp_path):
 
 
 def spark_answer(spark):
-    """:func:`stored_answers`' ``answer`` in Spark: a one-row view of typed columns."""
+    """:func:`stored_answers`' ``answer`` in Spark: a view of the values in a typed column, one query a type (a
+    query costs Spark about a second; rows come back in order, as treegen.run.sql's Spark runner takes them)."""
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
     types = {"INTEGER": LongType(), "REAL": DoubleType(), "TEXT": StringType()}
 
-    def answer(sql: str, kind: str, value) -> str:
+    def answer(sql: str, kind: str, values) -> list:
         schema = StructType([StructField("zip", types[kind]), StructField("v", DoubleType())])
-        spark.createDataFrame([(value, 0.0)], schema).createOrReplaceTempView("t")
+        spark.createDataFrame([(value, 0.0) for value in values], schema).createOrReplaceTempView("t")
         try:
-            return spark.sql(sql).collect()[0][-1]
+            return [row[-1] for row in spark.sql(sql).collect()]
         finally:
             spark.catalog.dropTempView("t")
     return answer
@@ -409,6 +419,7 @@ def test_mysql_a_nominal_column_of_numbers_gives_the_models_answers(mysql_server
     from treegen.run.sql import _mysql_parameters
     types = {"INTEGER": "BIGINT", "REAL": "DOUBLE", "TEXT": "TEXT"}
 
+    @one_at_a_time
     def answer(sql: str, kind: str, value) -> str:
         with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as con:
             with con.cursor() as cursor:
