@@ -1060,6 +1060,12 @@ def test_categories_given_in_a_users_forms(tmp_path):
     # the frame it was trained on names them (a notebook's model object knows its categories by hash only)
     trained = from_catboost(estimator, categories=frame)
     assert set(trained.features[1].categories) == set(frame.color.dropna()) >= set(expected)
+    # ... also where a column of it is no categorical feature: a bool one CatBoost read as a number (an audit)
+    flagged = frame.assign(flag=signal > 0.5)
+    with_flag = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(flagged, signal > 0)
+    assert treegen.verify(from_catboost(with_flag, categories=flagged), flagged, to="python", against=with_flag).ok
+    with pytest.raises(ValueError, match="categories given for 'flag', which is not a categorical feature"):
+        from_catboost(with_flag, categories={"color": COLORS, "flag": [True, False]})  # named: a mistake
     rows = as_rows(probe_frame(trained, frame))
     assert predict_rows(trained, rows) == predict_rows(from_catboost(estimator, categories={"color": COLORS}), rows)
     for wrong, said in (({"color": ",".join(COLORS)}, "categories['color'] is a str"), (COLORS, "got a list")):

@@ -327,6 +327,11 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
         raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
 
 
+class _FrameColumns(dict):
+    """categories= read from the frame the model was trained on: the values of its columns not of numbers, some of
+    which no categorical feature reads (a bool column CatBoost read as a number, a text feature): not an error."""
+
+
 def _given_categories(categories) -> dict[str, list] | None:
     """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
     ``df.city.unique()``), or the values of each column not of numbers of a pandas DataFrame (the frame it was
@@ -337,7 +342,7 @@ def _given_categories(categories) -> dict[str, list] | None:
         return None
     if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of numbers name the categories
         text = categories.select_dtypes(exclude="number")
-        return {str(name): list(text[name].dropna().unique()) for name in text.columns}
+        return _FrameColumns({str(name): list(text[name].dropna().unique()) for name in text.columns})
     example = "{'city': ['Paris', 'Rome']}"
     if not isinstance(categories, Mapping):
         raise BadArgument(f"categories= takes each categorical feature's category names by the feature's name, "
@@ -481,6 +486,8 @@ def _category_labels(info: dict, columns, names: list[str], given,
     for entry in info.get("cat_features_hash") or []:
         table.setdefault(int(entry["hash"]) & 0xFFFFFFFF, []).append(str(entry["value"]))
     categorical = {flat: column[1] for flat, column in enumerate(columns) if column and column[0] == "categorical"}
+    if isinstance(given, _FrameColumns):
+        given = {name: values for name, values in given.items() if name in {names[flat] for flat in categorical}}
     given = dict(given or {})
     unknown = [name for name in given if name not in {names[flat] for flat in categorical}]
     if unknown:
@@ -489,10 +496,10 @@ def _category_labels(info: dict, columns, names: list[str], given,
                    f"(categorical features: {known})")
         # on the command line, a feature whose name holds '=' was cut at its first '=' unless written quoted
         cut = next((names[flat] for flat in categorical if names[flat].startswith(unknown[0] + "=")), None)
-        raise TreegenError(problem + did_you_mean(unknown[:1], [names[flat] for flat in categorical]),
-                           command_line=None if cut is None else
-                           f"{problem}; a feature whose name holds '=' is written in double quotes: "
-                           f"--categories {categories_argument(cut)}")
+        raise BadArgument(problem + did_you_mean(unknown[:1], [names[flat] for flat in categorical]),
+                          command_line=None if cut is None else
+                          f"{problem}; a feature whose name holds '=' is written in double quotes: "
+                          f"--categories {categories_argument(cut)}")
     labels = {}
     for flat, entry in categorical.items():
         user = given.get(names[flat])
