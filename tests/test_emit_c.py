@@ -664,23 +664,23 @@ def warning_models() -> list:
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_no_warning_under_gcc_and_clang_at_O0_and_O2(cc, tmp_path):
-    """-std=c99 -Wall -Wextra -pedantic -Werror, the API and the program, at -O0 and -O2; the API
-    compiled at -O0 predicts exactly as well (assert_api_exact compiles at -O2)."""
+    """-std=c99 -Wall -Wextra -pedantic -Werror, the API and the program, at -O0 (at -O2: the next test's
+    compile, under these warnings and more); the API compiled at -O0 predicts exactly as well
+    (assert_api_exact compiles at -O2)."""
     assert shutil.which(cc), f"{cc} is needed: scripts/test.sh installs it"
     models = warning_models()
     for k, model in enumerate(models):
         for leaf in (False, True):
             (tmp_path / f"m{k}_{int(leaf)}.c").write_text(emit(model, "c", leaf=leaf, prefix=f"m{k}"), encoding="utf-8")
     files = sorted(p.name for p in tmp_path.glob("m*.c"))
-    # -O2 (clang's: 6x gcc's time on these sources) takes the modules with leaf ids: the others' code,
-    # with walkers that return node ids instead of value numbers, and the leaf API besides. gcc at -O2
-    # compiles the API of every model of every other test with -Werror too (assert_api_exact), and the
-    # programs of the tests of programs alone; the tests that check the API compile their programs at -O0.
-    for level in ("-O0", "-O2"):  # the program holds the API: all is compiled
-        chosen = [f for f in files if level == "-O0" or f.endswith("_1.c")]
-        done = subprocess.run([cc, *WARNINGS, level, "-DTREEGEN_MAIN", "-c", *chosen], cwd=tmp_path,
-                              capture_output=True, text=True)
-        assert done.returncode == 0 and done.stderr == "", (level, done.stderr[-3000:])
+    # The program holds the API: all is compiled. -O2 is test_no_warning_under_conversion_and_double_promotion
+    # _warnings's: these models' modules, with leaf ids and without, under WARNINGS and more (one -O2 compile
+    # for both tests: clang's -O2 takes 6x gcc's time on these sources). gcc at -O2 compiles the API of every
+    # model of every other test with -Werror too (assert_api_exact), and the programs of the tests of programs
+    # alone; the tests that check the API compile their programs at -O0.
+    done = subprocess.run([cc, *WARNINGS, "-O0", "-DTREEGEN_MAIN", "-c", *files], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
     assert_api_exact([(m, rows_for(m, 60)) for m in models], cc=cc, flags=("-O0",))
 
 
@@ -815,13 +815,15 @@ def test_the_header_is_c89(cc, tmp_path):
         assert done.returncode == 0, done.stderr
 
 
-STRICTER = ("-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wdouble-promotion", "-Wshadow", "-Werror")
+# WARNINGS and more: this -O2 compile is test_no_warning_under_gcc_and_clang_at_O0_and_O2's too
+STRICTER = WARNINGS + ("-Wconversion", "-Wdouble-promotion", "-Wshadow")
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_no_warning_under_conversion_and_double_promotion_warnings(cc, tmp_path):
-    """-Wconversion (-Wsign-conversion with it), -Wdouble-promotion, -Wshadow: the API and the program, with leaf
-    ids and without, at -O2; an infinite threshold is HUGE_VAL, a double (math.h's INFINITY is a float)."""
+    """-Wconversion (-Wsign-conversion with it), -Wdouble-promotion, -Wshadow, besides -std=c99 -Wall -Wextra
+    -pedantic: the API and the program, with leaf ids and without, at -O2; an infinite threshold is HUGE_VAL,
+    a double (math.h's INFINITY is a float)."""
     models = warning_models() + [boosted(3, "softmax", "float32")]  # extreme_model: thresholds at +-inf
     for k, model in enumerate(models):
         for leaf in (False, True):
