@@ -510,7 +510,7 @@ def _as_exported(check: Check) -> dict:
     no query is an ``--expression``, which computes a float32 model in double where its sums nest deeper than
     the engine holds (:func:`treegen.emit.sql.computed`: MySQL past 100 trees a class)."""
     if check.source is not None and "dialect" in check.options and not is_query(check.source):
-        return {**check.options, "expression": True}
+        return {**check.options, "expression": True, "program": True}
     return check.options
 
 

@@ -28,7 +28,7 @@ from functools import partial
 from typing import Sequence
 
 from ...errors import TreegenError
-from ...model import Link, Model, Precision, Tolerance
+from ...model import CombineKind, Link, Model, Precision, Tolerance
 from ...table import split_names
 from . import nested, rules, walk
 from .depth import sqlite_reads
@@ -80,14 +80,33 @@ def subquery_note(text: str, dialect: str = "ansi", expression: bool = False, **
     return None
 
 
-def tolerance(model: Model, dialect: str = "ansi", **_options) -> Tolerance | None:
+GROUPED_SUM_ERROR = 1e-12  # README: an expression's long sum, added in groups
+
+
+def tolerance(model: Model, dialect: str = "ansi", expression: bool = False, program: bool = False,
+              **_options) -> Tolerance | None:
     """How far the dialect's scores may be from the model's (None: bit for bit): an engine whose ``EXP``
-    is not glibc's (``Dialect.exp_error``), where a link computes ``exp`` in double."""
+    is not glibc's (``Dialect.exp_error``), where a link computes ``exp`` in double; an ``expression`` whose
+    sums in double are longer than one chain of the dialect, which it adds in groups (a query names partial
+    sums instead, :meth:`.writer.Writer.total`) -- a ``program`` (a file given to verify) may be another
+    dialect's text run on the engine (ANSI's: the shortest chain, no fold)."""
     d = find_dialect(dialect)
+    in_double = model.combine.precision != Precision.FLOAT32  # (float32 steps are added one by one)
     exp_link = model.combine.link in (Link.SIGMOID, Link.SOFTMAX, Link.EXP, Link.EXP_DOUBLE)
-    if d.exp_error is None or not exp_link or computed(model, dialect)[0].combine.precision == Precision.FLOAT32:
+    chain = min(d.sum_terms, DIALECTS["ansi"].sum_terms) if program else d.sum_terms
+    grouped = expression and in_double and (program or not d.fold) and _longest_sum(model) > chain
+    if grouped and (d.exp_error is None or not exp_link or d.exp_error[0] < GROUPED_SUM_ERROR):
+        return Tolerance(GROUPED_SUM_ERROR, f"an expression may add a sum of more than {chain} terms in groups")
+    if d.exp_error is None or not exp_link or not in_double:
         return None
     return Tolerance(*d.exp_error)
+
+
+def _longest_sum(model: Model) -> int:
+    """The most terms a sum of the model adds: a raw sum's init and trees, or a forest's trees."""
+    if model.combine.kind != CombineKind.SUM:
+        return len(model.trees)
+    return 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
 
 
 def emit(model: Model, dialect: str = "ansi", table: str = "input", expression: bool = False,
