@@ -136,6 +136,12 @@ class TreeSql:
         return self.outcome(str, ref, (int, "INT"))
 
 
+def _empty_list(value: str, among: bool) -> str:
+    """``value IN ()`` (``NOT IN ()`` where not ``among``), which SQL cannot write: x <> x is IN ()'s false and x = x
+    NOT IN ()'s true, NULL for NULL as IN's."""
+    return f"{value} {'<>' if among else '='} {value}"
+
+
 class Writer:
     """The SQL pieces of one model in one dialect; each tree written by the first strategy of the
     dialect's row that takes it (``strategies``: name -> :class:`TreeSql` subclass). ``with_leaf``:
@@ -360,15 +366,15 @@ class Writer:
                    if name in wanted]
         if numbers:
             by_number = f"{double} {'IN' if among else 'NOT IN'} ({', '.join(numbers)})"
-        else:  # as among_texts' empty list: NULL for NULL
-            by_number = f"{double} {'<>' if among else '='} {double}"
+        else:
+            by_number = _empty_list(double, among)
         return f"CASE WHEN {holds_number} THEN {by_number} ELSE {self.among_texts(text, values, among)} END"
 
     def among_texts(self, text: str, values, among: bool = True) -> str:
         """The text is (or is not) one of ``values``, compared as exact strings."""
         key = self.d.text_key.format(text)
-        if not values:  # SQL has no empty list: x <> x is IN ()'s false (NULL for NULL), x = x NOT IN ()'s true
-            return f"{key} {'<>' if among else '='} {key}"
+        if not values:
+            return _empty_list(key, among)
         if len(values) == 1:
             return f"{key} {'=' if among else '<>'} {self.d.string(values[0])}"
         return f"{key} {'IN' if among else 'NOT IN'} ({self.strings(values)})"
