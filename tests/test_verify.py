@@ -1099,7 +1099,7 @@ def test_an_expression_file_that_adds_a_long_sum_in_groups_is_within_its_stated_
     sums in): within 1e-12, as the README says, which `verify --program` allows and says (it said MISMATCH for
     the last ulps); the same model's query, which names partial sums, is bit for bit."""
     import treegen
-    model = replace(random_model(5, regression=True, n_trees=150, max_depth=4),
+    model = replace(random_model(5, regression=True, n_trees=110, max_depth=3),
                     combine=Combine("sum", init=(0.3,), scale=0.1))
     path = tmp_path / "model.sql"
     path.write_text(treegen.export(model, "sql", dialect="ansi", expression=True), encoding="utf-8")
