@@ -53,7 +53,7 @@ def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_o
     d = find_dialect(dialect)
     if model.combine.precision != Precision.FLOAT32 or not expression or d.float32 is None or not d.rounded_sum_terms:
         return model, None
-    terms = 1 + max(sum(tree.output in (None, k) for tree in model.trees) for k in range(len(model.combine.init)))
+    terms = _longest_sum(model)
     if terms <= d.rounded_sum_terms:
         return model, None
     in_double = replace(model, combine=replace(model.combine, precision=Precision.FLOAT64))

@@ -124,6 +124,9 @@ def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool
     return not sqlite_reads_exactly(text) and (cuts is None or any(map(near, cuts)))
 
 
+# (test, double) of a MySQL column that holds a number: its collation is 'binary', its text's not (a binary string's
+# is 'binary' too); plus 0e0 to be a DOUBLE whatever the other branches of a CASE
+MYSQL_NUMBER_COLUMN = ("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0")
 DBL_MAX = 1.7976931348623157e308  # MySQL's largest DOUBLE, where its cast of a larger number stops (with a warning)
 
 
@@ -135,8 +138,8 @@ def mysql_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
 def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -> str:
     """A numeric feature's MySQL/MariaDB ``column`` as treegen reads its CSV field, where it holds text (a table of
     VARCHAR or TEXT columns, as LOAD DATA of a CSV fills): compared as it is, MariaDB reads the number a text starts
-    with, '', '?' and 'NA' as 0, with a warning only. A number column (its collation 'binary', its text's not: a
-    binary string's is 'binary' too) is read as it is, plus 0e0 to be a DOUBLE whatever the other branches; a text
+    with, '', '?' and 'NA' as 0, with a warning only. A number column (:data:`MYSQL_NUMBER_COLUMN`) is read as it
+    is; a text
     as missing where it is '', '?' or 'NA' (spaces around, compared as bytes: a _ci collation finds 'na' = 'NA'),
     or nan; a decimal number as MySQL's cast reads it, correctly rounded as Python's float (MariaDB 10.11: 20,000
     texts, subnormals and 40 digits included, none off). MySQL has no infinity: inf and a number at or beyond the
@@ -149,7 +152,8 @@ def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -
     def fail(why: str) -> str:
         return f"EXP(710 + LENGTH(CONCAT('treegen: the column ', {name}, ' holds {why}', {column})))"
     cast = f"CAST({column} AS DOUBLE)"
-    return (f"CASE WHEN COLLATION({column}) = 'binary' AND COLLATION(CONCAT({column})) <> 'binary' THEN {column} + 0e0 "
+    holds_number, number = (part.format(column) for part in MYSQL_NUMBER_COLUMN)
+    return (f"CASE WHEN {holds_number} THEN {number} "
             f"WHEN TRIM({text}) IN ({MISSING_TEXTS}) OR LOWER({column}) IN ('nan', '+nan', '-nan') THEN NULL "
             f"WHEN LOWER({column}) IN ('inf', '+inf', 'infinity', '+infinity', '-inf', '-infinity') "
             f"THEN {fail('an infinite number, which MySQL cannot hold: ')} "
@@ -491,7 +495,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
             # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
-            nominal_number=("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0"),
+            nominal_number=MYSQL_NUMBER_COLUMN,
             nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
                          "ELSE {0} END",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
