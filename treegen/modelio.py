@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import replace
 from itertools import chain, compress, repeat
 from typing import Any
 
@@ -14,7 +15,7 @@ from .errors import TreegenError, counted, did_you_mean, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
-                    split_problem)
+                    sorted_tuples, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -91,23 +92,31 @@ def _node_dict(node: Node) -> dict:
     if node.linear is not None:
         out["linear"] = {"const": node.linear.const, "terms": [[f, c] for f, c in node.linear.terms]}
     if node.split is not None:
-        s = node.split
-        split: dict[str, Any] = {"feature": s.feature, "op": s.op}
-        if s.op == Op.LE:
-            split["threshold"] = s.threshold
-        else:
-            split["values"] = list(s.values)
-        missing: dict[str, Any] = {"kind": s.missing.kind}
-        if s.missing.kind == Route.CHILD:
-            missing["child"] = s.missing.child
-        elif s.missing.kind == Route.FRACTION:
-            missing["weights"] = list(s.missing.weights)
-        split["missing"] = missing
-        if s.unknown is not None:
-            split["unknown"] = s.unknown
-        out["split"] = split
+        out["split"] = _split_dict(node.split)
         out["children"] = list(node.children)
     return out
+
+
+def _split_dict(s: Split) -> dict:
+    split: dict[str, Any] = {"feature": s.feature, "op": s.op}
+    if s.op == Op.LE:
+        split["threshold"] = s.threshold
+    elif s.op == Op.TUPLE:
+        split["features"] = list(s.features)
+        if s.parts:
+            split["parts"] = [_split_dict(part) for part in s.parts]
+        split["tuples"] = [list(key) for key in sorted_tuples(s)]
+    else:
+        split["values"] = list(s.values)
+    missing: dict[str, Any] = {"kind": s.missing.kind}
+    if s.missing.kind == Route.CHILD:
+        missing["child"] = s.missing.child
+    elif s.missing.kind == Route.FRACTION:
+        missing["weights"] = list(s.missing.weights)
+    split["missing"] = missing
+    if s.unknown is not None:
+        split["unknown"] = s.unknown
+    return split
 
 
 @collector_paused()  # a big model's dicts: millions of objects, no cycle
@@ -552,7 +561,7 @@ FIELDS = {name: frozenset(fields) for name, fields in {
     "tree": ("output", "nodes", "weight"),
     "node": ("value", "n", "counts", "label_value", "linear", "split", "children"),
     "linear": ("const", "terms"),
-    "split": ("feature", "op", "threshold", "values", "missing", "unknown"),
+    "split": ("feature", "op", "threshold", "values", "missing", "unknown", "features", "parts", "tuples"),
     "missing": ("kind", "child", "weights"),
 }.items()}
 RULE_TEXT_NODE = frozenset({"id", "line"})  # what the rule text's reader adds to a node (not read)
@@ -596,17 +605,39 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     threshold = r.get(doc, "threshold", path, float) if op == Op.LE else math.nan
     if op == Op.LE and math.isnan(threshold):
         r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
-    values = r.strings(doc, "values", path) if op != Op.LE else ()
+    values = r.strings(doc, "values", path) if op not in (Op.LE, Op.TUPLE) else ()
     missing_doc = r.get(doc, "missing", path, dict, {"kind": Route.STOP})
     r.known(missing_doc, f"{path}.missing", FIELDS["missing"])
     kind = r.choice(missing_doc, "kind", f"{path}.missing", _ROUTES)
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
     split = Split(feature, op, threshold, values, missing, r.get(doc, "unknown", path, int, None))
+    if op == Op.TUPLE:
+        split = _read_tuple_fields(r, doc, path, features, split)
     problem = split_problem(features, split)  # the whole split: its unknown child and missing route too
     if problem:
         r.fail(f"{path}.{problem[0]}", problem[1])
     return split
+
+
+def _read_tuple_fields(r: _Reader, doc: dict, path: str, features, split: Split) -> Split:
+    """A ``tuple`` split's features, parts (splits) and tuples (checked by :func:`split_problem`)."""
+    combined = r.get(doc, "features", path, list)
+    if not set(map(type, combined)) <= _INTEGER or not all(0 <= flat < len(features) for flat in combined):
+        r.fail(f"{path}.features", "expected a list of feature numbers")
+    parts = r.get(doc, "parts", path, list, [])
+    keys = r.get(doc, "tuples", path, list)
+    for i, key in enumerate(keys):
+        if type(key) is not list or not set(map(type, key)) <= {str, int, type(None)}:
+            r.fail(f"{path}.tuples[{i}]", "expected a list of categories (or null) and child positions")
+    return replace(split, features=tuple(combined), tuples=frozenset(map(tuple, keys)),
+                   parts=tuple(_read_part(r, part, f"{path}.parts[{i}]", features) for i, part in enumerate(parts)))
+
+
+def _read_part(r: _Reader, doc: Any, path: str, features) -> Split:
+    if type(doc) is not dict:
+        r.fail(path, "expected an object (a split)")
+    return _read_split(r, doc, path, features)
 
 
 FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum to 1 within ~3e-15

@@ -82,6 +82,9 @@ class Target:
     # (java: the class named after the file; c: the prefix), or refuses the name (python: a standard module's)
     named_by_output: bool = False
     aliases: tuple[str, ...] = ()  # other names users give it (lower case): a misspelt --to's hint
+    # Tests a ``tuple`` split as one test; a target that does not yet is given the model with each written out
+    # as ``in`` and ``<=`` splits (treegen.expand: exact, but its size multiplies by their answers)
+    tuples: bool = False
 
     def endings(self) -> tuple[str, ...]:
         return (self.extension, *self.also_read)
@@ -134,7 +137,7 @@ def emitter(name: str) -> ModuleType:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
-           runner="python", program=True, named_by_output=True, aliases=("py", "python3")),
+           runner="python", program=True, named_by_output=True, aliases=("py", "python3"), tuples=True),
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,
@@ -239,10 +242,13 @@ def _spelling(name: str) -> str:
 
 def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
+    from .expand import expanded
     from .model import listed, model_problem
     options = check_options(to, options)
     with collector_paused():  # a big model's export makes millions of objects and no cycle
         model = listed(model)  # emitters follow the trees' links: each node is read many times
+        if not TARGETS[to].tuples:
+            model = expanded(model)
         problem = model_problem(model)  # models built in memory skip the JSON reader's checks
         if problem:
             raise TreegenError(f"the model cannot be compiled: {problem}")

@@ -42,13 +42,14 @@ from typing import Callable
 
 from ..arithmetic import bits_double, double_bits, f32
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
+from ..model import (CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values,
+                     sorted_tuples)
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 LEVELS = "levels"  # a symmetric tree's whole walk: the number of its leaf, from each level's test
 NODE = "node"  # on the stack of _emit_functions: a node still to be written
 # Enum members read once: looking one up on its class costs more than the rest of a test of a split
-_LE, _EQ = Op.LE, Op.EQ
+_LE, _EQ, _TUPLE = Op.LE, Op.EQ, Op.TUPLE
 _STOP, _CHILD, _FRACTIONAL = Route.STOP, Route.CHILD, Route.FRACTION
 
 
@@ -67,6 +68,18 @@ class Cond:
     op: str
     threshold: float = 0.0
     codes: tuple[int, ...] = ()
+    tuples: TupleTest | None = None  # ``tuple``/``not tuple``: the key of a ``tuple`` split is (not) one of these
+
+
+@dataclass(frozen=True)
+class TupleTest:
+    """A ``tuple`` split as back ends test it (:func:`treegen.model.tuple_key`): the nominal features combined,
+    then the parts, each ``("<=", feature, cut, missing child)`` (a numeric split: the effective threshold) or
+    ``("in", feature, categories of child 0, missing child, unknown child)``; the keys, in one order, that pass."""
+
+    features: tuple[int, ...]
+    parts: tuple[tuple, ...]
+    keys: tuple[tuple, ...]
 
 
 @dataclass(frozen=True)
@@ -323,7 +336,7 @@ class _Conditions:
     """The conditions of a model's splits, each made once: a Cond takes microseconds to make, and a
     boosted ensemble tests the same feature at the same threshold in many of its trees."""
 
-    NEGATED = {"<=": "not <=", ">": "not >", "in": "not in"}
+    NEGATED = {"<=": "not <=", ">": "not >", "in": "not in", "tuple": "not tuple"}
 
     def __init__(self, model: Model, codes, cost: CostModel):
         self.model, self.codes, self.cost_of = model, codes, cost.condition
@@ -333,18 +346,19 @@ class _Conditions:
         self.negations: dict[int, Cond] = {}  # its negation
         self.tests: dict[tuple, tuple] = {}  # (feature, threshold or categories) -> a split's tests
 
-    def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = ()) -> Cond:
-        key = (feature, op, threshold_key(threshold), codes)
+    def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = (),
+             tuples: TupleTest | None = None) -> Cond:
+        key = (feature, op, threshold_key(threshold), codes, tuples)
         cond = self.made.get(key)
         if cond is None:
-            cond = self.made[key] = Cond(feature, op, threshold, codes)
+            cond = self.made[key] = Cond(feature, op, threshold, codes, tuples)
             self.cost[id(cond)] = self.cost_of(cond)
         return cond
 
     def negated(self, cond: Cond) -> Cond:
         negation = self.negations.get(id(cond))
         if negation is None:
-            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes)
+            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes, cond.tuples)
             self.negations[id(cond)] = negation
         return negation
 
@@ -353,7 +367,8 @@ class _Conditions:
         1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
         what fails both of its tests."""
         f, op = split.feature, split.op
-        key = (f, threshold_key(split.threshold), op) if op == _LE else (f, split.values, op)
+        key = ((f, threshold_key(split.threshold), op) if op == _LE else (f, split.values, op) if op != _TUPLE
+               else (f, split, op))
         tests = self.tests.get(key)
         if tests is None:
             tests = self.tests[key] = self._tests(split, node_id)
@@ -361,6 +376,9 @@ class _Conditions:
 
     def _tests(self, split, node_id: int) -> tuple:
         f, table = split.feature, self.codes[split.feature]
+        if split.op == _TUPLE:
+            test = self.make(f, "tuple", tuples=tuple_test(self.model, split))
+            return test, self.negated(test), None
         if split.op == _EQ:
             return tuple(self.make(f, "in", codes=(table[v],)) for v in split.values)
         if split.op == _LE:
@@ -374,6 +392,15 @@ class _Conditions:
         missing = (self.make(f, "unknown") if known == set(table.values())
                    else self.make(f, "not in", codes=tuple(sorted(known))))
         return self.make(f, "in", codes=left), self.make(f, "in", codes=right), missing
+
+
+def tuple_test(model: Model, split) -> TupleTest:
+    """The :class:`TupleTest` of a ``tuple`` split of ``model``."""
+    parts = tuple(("<=", part.feature, model.numeric.effective_threshold(part.threshold), part.missing.child)
+                  if part.op == _LE else
+                  ("in", part.feature, part.values, part.missing.child,
+                   part.missing.child if part.unknown is None else part.unknown) for part in split.parts)
+    return TupleTest(split.features, parts, tuple(sorted_tuples(split)))
 
 
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:

@@ -41,7 +41,7 @@ import sys
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, has_tuples, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_decision, label_part, leaf_terms, missing_intervals, named_features,
                      numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums)
@@ -76,7 +76,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     plans = plan(model, COST)
     categories = category_codes(model)
     names = [f.name for f in model.features]
-    test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
+    test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}"
+                         if cond.tuples is None else f"if {tuple_condition(cond, categories)}:")
     # A boosted model or a forest is summed with its trees written inline where it can be, but for leaf
     # ids: walkers serve them and the sums alike, where both would double the module (a 1,000-tree
     # model: 27.9 MB walked, 60.8 MB with the inline sums too).
@@ -87,7 +88,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
-              and not plans[0].linear)
+              and not plans[0].linear and not has_tuples(model))  # (a row walker reads one feature a test)
     intervals = missing_intervals(model)
     coded = _coded(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
@@ -184,6 +185,28 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
     if len(cond.codes) == 1:
         return f"{x} {'==' if positive else '!='} {ascii(categories[cond.codes[0]])}"
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
+
+
+def tuple_condition(cond: Cond, categories: list[tuple[str, ...]]) -> str:
+    """A ``tuple`` split's test of ``x`` (:class:`treegen.emit.common.TupleTest`): the key as a Python tuple --
+    each category as the row holds it (None: missing), then each part's child position -- (not) in the set of
+    keys, which Python makes a constant frozenset."""
+    test = cond.tuples
+    places = [f"x[{f}]" for f in test.features] + [_part_position(part, categories) for part in test.parts]
+    keys = ", ".join(f"({''.join(f'{ascii(v)}, ' if type(v) is str else f'{v}, ' for v in key)})" for key in test.keys)
+    return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {{{keys}}}"
+
+
+def _part_position(part: tuple, categories: list[tuple[str, ...]]) -> str:
+    """The child position a part of a ``tuple`` split sends the row to."""
+    if part[0] == "<=":
+        _, f, cut, missing = part
+        return f"(0 if x[{f}] <= {literal(cut)} else 1 if x[{f}] > {literal(cut)} else {missing})"
+    _, f, names, missing, unknown = part
+    others = [c for c in categories[f] if c not in names]
+    first = f"x[{f}] in {{{', '.join(map(ascii, names))}}}" if names else "False"
+    rest = f"1 if x[{f}] in {{{', '.join(map(ascii, others))}}} else {unknown}" if unknown != 1 and others else "1"
+    return f"(0 if {first} else {missing} if x[{f}] is None else {rest})"
 
 
 def _function(tree_plan: TreePlan, function, test, numbers) -> dict:
