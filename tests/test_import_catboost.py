@@ -1208,6 +1208,11 @@ def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_l
     for feature in names:  # a missing text is CatBoost's "" (here no category, as an unseen one)
         missing = [{**row, feature: None} for row in rows[:200]]
         assert predict_rows(model, missing) == predict_rows(model, [{**row, feature: ""} for row in rows[:200]])
+    data = str(tmp_path / "pairs.csv")
+    probe.iloc[::3].to_csv(data, index=False)
+    results = verify(model, data, ["python"], (), against=str(tmp_path / "model.cbm"),
+                     against_options={"categories": names})
+    assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]
 
 
 def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) -> pd.DataFrame:

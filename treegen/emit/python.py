@@ -76,8 +76,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     plans = plan(model, COST)
     categories = category_codes(model)
     names = [f.name for f in model.features]
+    keysets: dict[tuple, str] = {}  # each tuple split's keys, by their text: a module constant's name
     test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}"
-                         if cond.tuples is None else f"if {tuple_condition(cond, categories)}:")
+                         if cond.tuples is None else f"if {tuple_condition(cond, categories, keysets)}:")
     # A boosted model or a forest is summed with its trees written inline where it can be, but for leaf
     # ids: walkers serve them and the sums alike, where both would double the module (a 1,000-tree
     # model: 27.9 MB walked, 60.8 MB with the inline sums too).
@@ -107,6 +108,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
                   model=model, classification=classification,
+                  keysets=[(name, keys) for keys, name in keysets.items()],
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
@@ -187,14 +189,16 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
 
 
-def tuple_condition(cond: Cond, categories: list[tuple[str, ...]]) -> str:
+def tuple_condition(cond: Cond, categories: list[tuple[str, ...]], keysets: dict[str, str]) -> str:
     """A ``tuple`` split's test of ``x`` (:class:`treegen.emit.common.TupleTest`): the key as a Python tuple --
-    each category as the row holds it (None: missing), then each part's child position -- (not) in the set of
-    keys, which Python makes a constant frozenset."""
+    each category as the row holds it (None: missing), then each part's child position -- (not) in its keys, a
+    frozenset made once in the module (``keysets``: the text of each set of keys -> its name; a CatBoost
+    model's trees share a split's thousands of keys)."""
     test = cond.tuples
     places = [f"x[{f}]" for f in test.features] + [_part_position(part, categories) for part in test.parts]
     keys = ", ".join(f"({''.join(f'{ascii(v)}, ' if type(v) is str else f'{v}, ' for v in key)})" for key in test.keys)
-    return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {{{keys}}}"
+    name = keysets.setdefault(keys, f"_KEYS{len(keysets)}")
+    return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {name}"
 
 
 def _part_position(part: tuple, categories: list[tuple[str, ...]]) -> str:
