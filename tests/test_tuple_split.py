@@ -68,3 +68,12 @@ def test_a_bad_tuple_split_is_one_line_naming_its_field(change, message):
     with pytest.raises(TreegenError, match=message) as info:
         modelio.loads(json.dumps(doc))
     assert "\n" not in str(info.value)
+
+
+def test_the_targets_that_do_not_test_tuples_yet_compute_the_written_out_model_exactly():
+    """Java, JavaScript, C, SQL and the rule text are given the split written out as 'in' and '<=' splits
+    (treegen.expand): on the probes (each category, missing, unknown, the threshold's neighbours) they predict
+    what the tuple split does."""
+    from treegen.verifier import verify
+    results = verify(tuple_model(), None, ["java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"])
+    assert len(results) == 6 and all(r.ok for r in results), [r.line() for r in results]
