@@ -77,3 +77,40 @@ def test_the_targets_that_do_not_test_tuples_yet_compute_the_written_out_model_e
     from treegen.verifier import verify
     results = verify(tuple_model(), None, ["java", "javascript", "c", "sql", "rules"], ["sqlite", "duckdb"])
     assert len(results) == 6 and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_the_coded_keys_of_java_javascript_and_c_answer_as_the_key_does():
+    """Rows as the coded back ends hold them (a category's code, -1 missing, -2 unknown; NaN a missing number):
+    the mixed-radix number of each row's digits is one of the split's coded keys exactly when its key is one of
+    the tuples."""
+    from treegen.emit.common import category_codes, coded_tuples, tuple_test
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    codes = category_codes(model)
+    coded = coded_tuples(tuple_test(model, split), codes, lambda f: model.features[f].name)
+    assert coded.radices == (5, 4, 2, 2) and len(coded.keys) == len(split.tuples)
+
+    def code(f, value):
+        return -1 if value is None else codes[f].index(value) if value in codes[f] else -2
+
+    def position(part, row):
+        if part[0] == "<=":
+            x = row["x"]
+            return part[3] if x is None else 0 if x <= part[2] else 1
+        c = code(part[1], row["color"])
+        return 0 if c in part[2] else 1 if c >= 0 else part[3] if c == -1 else part[4]
+
+    for row in every_row():
+        digits = [0 if c == -2 else c + 2 for c in (code(0, row["city"]), code(1, row["shop"]))]
+        digits += [position(part, row) for part in coded.parts]
+        number = ((digits[0] * 4 + digits[1]) * 2 + digits[2]) * 2 + digits[3]
+        assert (number in coded.keys) == (tuple_key(model, split, row) in split.tuples), row
+
+
+def test_a_split_whose_keys_a_double_cannot_count_is_refused_naming_its_features():
+    from treegen.emit.common import coded_tuples, tuple_test
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    huge = [range(2 ** 27)] * 2  # (only their counts are read)
+    with pytest.raises(TreegenError, match=r"^a split combining 'city', 'shop' has [\d,]+ possible keys, more than"):
+        coded_tuples(tuple_test(model, split), huge + [(), ()], lambda f: model.features[f].name)

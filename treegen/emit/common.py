@@ -403,6 +403,47 @@ def tuple_test(model: Model, split) -> TupleTest:
     return TupleTest(split.features, parts, tuple(sorted_tuples(split)))
 
 
+MAX_EXACT_KEY = 2 ** 53  # every integer up to it is a double: JavaScript's numbers, Java's and C's rows hold doubles
+
+
+@dataclass(frozen=True)
+class CodedTuples:
+    """A ``tuple`` split's keys as numbers, for the back ends whose rows hold category codes (Java, JavaScript,
+    C): in mixed radix, most significant first, each feature's digit (0: a category it does not know, 1: missing,
+    then 2 + its code, in radix 2 + its codes' count), then each part's child position (radix 2). Every key is
+    an integer below :data:`MAX_EXACT_KEY`, so a double computes and compares it exactly."""
+
+    features: tuple[int, ...]
+    radices: tuple[int, ...]  # of each feature, then 2 for each part
+    parts: tuple[tuple, ...]  # ``("<=", feature, cut, missing child)`` or ``("in", feature, codes of child 0,
+    #                           missing child, unknown child)``: a code >= 0 not listed goes to child 1
+    keys: tuple[int, ...]  # ascending: the keys that go to children[0]
+
+
+def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[int], str]) -> CodedTuples:
+    """The :class:`CodedTuples` of a tuple split's test, ``codes`` the categories in code order of each feature
+    (:func:`category_codes`); a split whose keys could pass :data:`MAX_EXACT_KEY` is refused naming its features
+    (``name``: a feature's name)."""
+    radices = tuple(len(codes[f]) + 2 for f in test.features) + (2,) * len(test.parts)
+    if math.prod(radices) > MAX_EXACT_KEY:
+        combined = ", ".join(repr(name(f)) for f in test.features)
+        raise TreegenError(f"a split combining {combined} has {math.prod(radices):,} possible keys, more than a "
+                           f"double counts exactly (2^53)")
+    code_of = {f: {c: k for k, c in reversed(list(enumerate(codes[f])))}
+               for f in {*test.features, *(part[1] for part in test.parts)}}
+    parts = tuple(part if part[0] == "<=" else
+                  ("in", part[1], tuple(sorted(code_of[part[1]][c] for c in part[2])), *part[3:]) for part in test.parts)
+    width = len(test.features)
+
+    def number(key: tuple) -> int:
+        digits = [1 if v is None else 2 + code_of[f][v] for f, v in zip(test.features, key)] + list(key[width:])
+        total = 0
+        for digit, radix in zip(digits, radices):
+            total = total * radix + digit
+        return total
+    return CodedTuples(test.features, radices, parts, tuple(sorted(number(key) for key in test.keys)))
+
+
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack of statements: a node is
     written where it is popped, a fractional route too (with its weights), the others as they are."""
