@@ -114,3 +114,18 @@ def test_a_split_whose_keys_a_double_cannot_count_is_refused_naming_its_features
     huge = [range(2 ** 27)] * 2  # (only their counts are read)
     with pytest.raises(TreegenError, match=r"^a split combining 'city', 'shop' has [\d,]+ possible keys, more than"):
         coded_tuples(tuple_test(model, split), huge + [(), ()], lambda f: model.features[f].name)
+
+
+def test_the_rules_of_a_tuple_split_answer_as_the_model_does():
+    """Lowered, a tuple split's children are the rules of its two answers ('tuple', 'not tuple'), each after the
+    features' conditions; a path that takes one answer twice keeps it once, one that takes both has no rule."""
+    from treegen.lower import NOT_TUPLE, TUPLE, lower, rules_output
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    nodes = [Node((0.0,), split=split, children=(1, 4)), Node((0.0,), split=split, children=(2, 3)), Node((1.5,)),
+             Node((7.0,)), Node((-2.0,))]
+    model = Model(model.features, model.target, [Tree(nodes)], numeric=model.numeric)
+    tree_rules = lower(model)[0]
+    assert [(r.node, [c.kind for c in r.conditions]) for r in tree_rules.rules] == [(2, [TUPLE]), (4, [NOT_TUPLE])]
+    for row in every_row():
+        assert rules_output(model, model.trees[0], tree_rules, row) == [model.predict(row)]
