@@ -24,16 +24,22 @@ VERSION = 1
 # -- writing -------------------------------------------------------------------------------
 
 def model_to_dict(model: Model) -> dict:
-    return {
+    key_sets: dict[frozenset, tuple[int, list]] = {}  # each tuple split's keys, numbered, once: trees share them
+    trees = [_tree_dict(tree, key_sets) for tree in model.trees]
+    doc = {
         "format": FORMAT,
         "version": VERSION,
         "features": [_feature_dict(f) for f in model.features],
         "target": _target_dict(model.target),
         "numeric": _numeric_dict(model.numeric),
         "combine": _combine_dict(model.combine),
-        "trees": [_tree_dict(tree) for tree in model.trees],
+        "tuple_keys": [keys for _, keys in key_sets.values()],
+        "trees": trees,
         "meta": model.meta,
     }
+    if not key_sets:
+        del doc["tuple_keys"]
+    return doc
 
 
 # Fields written only when they differ from their defaults: a model that does not use them is
@@ -58,8 +64,8 @@ def _changed(obj, defaults: dict) -> dict:
     return {name: getattr(obj, name) for name, default in defaults.items() if getattr(obj, name) != default}
 
 
-def _tree_dict(tree: Tree) -> dict:
-    out: dict[str, Any] = {"output": tree.output, "nodes": [_node_dict(n) for n in tree.nodes]}
+def _tree_dict(tree: Tree, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
+    out: dict[str, Any] = {"output": tree.output, "nodes": [_node_dict(n, key_sets) for n in tree.nodes]}
     if tree.weight != 1.0:
         out["weight"] = tree.weight
     return out
@@ -83,7 +89,7 @@ def _target_dict(target: Target) -> dict:
     return out
 
 
-def _node_dict(node: Node) -> dict:
+def _node_dict(node: Node, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
     out: dict[str, Any] = {"value": list(node.value), "n": node.n}
     if node.label_value:
         out["label_value"] = list(node.label_value)
@@ -92,20 +98,23 @@ def _node_dict(node: Node) -> dict:
     if node.linear is not None:
         out["linear"] = {"const": node.linear.const, "terms": [[f, c] for f, c in node.linear.terms]}
     if node.split is not None:
-        out["split"] = _split_dict(node.split)
+        out["split"] = _split_dict(node.split, key_sets)
         out["children"] = list(node.children)
     return out
 
 
-def _split_dict(s: Split) -> dict:
+def _split_dict(s: Split, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
+    """A split's fields; a tuple split's keys are the number of their set in ``key_sets`` (added when new)."""
     split: dict[str, Any] = {"feature": s.feature, "op": s.op}
     if s.op == Op.LE:
         split["threshold"] = s.threshold
     elif s.op == Op.TUPLE:
         split["features"] = list(s.features)
         if s.parts:
-            split["parts"] = [_split_dict(part) for part in s.parts]
-        split["tuples"] = [list(key) for key in sorted_tuples(s)]
+            split["parts"] = [_split_dict(part, key_sets) for part in s.parts]
+        if s.tuples not in key_sets:
+            key_sets[s.tuples] = len(key_sets), [list(key) for key in sorted_tuples(s)]
+        split["tuples"] = key_sets[s.tuples][0]
     else:
         split["values"] = list(s.values)
     missing: dict[str, Any] = {"kind": s.missing.kind}
@@ -127,7 +136,14 @@ def dumps(model: Model, source: str | None = None) -> str:
     check_finite(model, source)
     doc = model_to_dict(model)
     trees, doc["trees"] = doc["trees"], []
+    key_sets = doc.get("tuple_keys")
+    if key_sets:
+        doc["tuple_keys"] = []
     head = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=True)
+    if key_sets:  # one set a line (json.dumps's indent would write every key and category on a line of its own)
+        encode = _one_line_encoder()
+        head = head.replace('\n "tuple_keys": []', '\n "tuple_keys": [\n  ' + ",\n  ".join(map(encode, key_sets))
+                            + "\n ]", 1)
     return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
 
 
@@ -187,6 +203,7 @@ class _Reader:
 
     def __init__(self, source: str):
         self.source = source
+        self.key_sets: list[frozenset] = []  # the model's "tuple_keys", which tuple splits name by number
 
     def fail(self, path: str, message: str):
         raise TreegenError(f"{path}: {message}" if path else message, file=self.source)
@@ -318,6 +335,8 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     problem = init_problem(target, combine)
     if problem:
         r.fail("combine.init", problem)
+    r.key_sets = [_read_keys(r, keys, f"tuple_keys[{i}]") for i, keys in enumerate(r.get(doc, "tuple_keys", "", list,
+                                                                                           []))]
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
         r.fail("trees", "a model needs at least one tree")
@@ -553,7 +572,7 @@ def _finite(values: list, types: set) -> bool:
 
 # The fields of each object of a model file, as the writer above writes them.
 FIELDS = {name: frozenset(fields) for name, fields in {
-    "model": ("format", "version", "features", "target", "numeric", "combine", "trees", "meta"),
+    "model": ("format", "version", "features", "target", "numeric", "combine", "tuple_keys", "trees", "meta"),
     "feature": ("name", "kind", "categories", "missing_interval", "codes"),
     "target": ("name", "kind", "classes"),
     "numeric": ("cast", "tolerance", *NUMERIC_EXTRAS),
@@ -626,12 +645,26 @@ def _read_tuple_fields(r: _Reader, doc: dict, path: str, features, split: Split)
     if not set(map(type, combined)) <= _INTEGER or not all(0 <= flat < len(features) for flat in combined):
         r.fail(f"{path}.features", "expected a list of feature numbers")
     parts = r.get(doc, "parts", path, list, [])
-    keys = r.get(doc, "tuples", path, list)
+    keys = doc.get("tuples")
+    if type(keys) is int and 0 <= keys < len(r.key_sets):  # the number of a set of the model's "tuple_keys"
+        keys = r.key_sets[keys]
+    elif type(keys) is list:
+        keys = _read_keys(r, keys, f"{path}.tuples")
+    else:
+        r.fail(f"{path}.tuples", f"expected a list of keys, or the number of a set of the model's tuple_keys (it has "
+                                 f"{len(r.key_sets)})")
+    return replace(split, features=tuple(combined), tuples=keys,
+                   parts=tuple(_read_part(r, part, f"{path}.parts[{i}]", features) for i, part in enumerate(parts)))
+
+
+def _read_keys(r: _Reader, keys: Any, path: str) -> frozenset:
+    """A tuple split's keys (checked against its features and parts by :func:`split_problem`)."""
+    if type(keys) is not list:
+        r.fail(path, "expected a list of keys")
     for i, key in enumerate(keys):
         if type(key) is not list or not set(map(type, key)) <= {str, int, type(None)}:
-            r.fail(f"{path}.tuples[{i}]", "expected a list of categories (or null) and child positions")
-    return replace(split, features=tuple(combined), tuples=frozenset(map(tuple, keys)),
-                   parts=tuple(_read_part(r, part, f"{path}.parts[{i}]", features) for i, part in enumerate(parts)))
+            r.fail(f"{path}[{i}]", "expected a list of categories (or null) and child positions")
+    return frozenset(map(tuple, keys))
 
 
 def _read_part(r: _Reader, doc: Any, path: str, features) -> Split:
