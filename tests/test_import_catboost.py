@@ -1230,7 +1230,7 @@ def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) ->
 def test_the_default_model_of_categorical_pairs_through_java(tmp_path):
     """Java tests each tuple split natively, each distinct key set once in the class (here all bitmaps) however
     many trees split on it, and predicts what CatBoost does: pairs seen and unseen, unseen and missing categories,
-    the probes (export 3.4 s, 833 KB of source, javac 2.1 s of CPU; with the splits written out the export did not
+    the probes (export 3.0 s, 603 KB of source, javac 1.9 s of CPU; with the splits written out the export did not
     end in 5 minutes)."""
     estimator, frame, names, path = default_model_of_three_categorical_features(tmp_path)
     model = import_file(path)

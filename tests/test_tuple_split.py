@@ -171,7 +171,7 @@ def test_java_tests_the_split_natively_each_key_set_once():
     rows = every_row() + [{**row, "x": cut} for row in every_row() if row["x"] == 0.5]
     csv_rows = ["city,shop,x,color"] + [",".join("" if v is None else str(v) for v in row.values()) for row in rows]
     want = [shared.predict({k: (None if v == "" else v) for k, v in row.items()}) for row in rows]
-    for model, keys, test in ((shared, "25,14,1,22,11", "hasKey(TUPLE_BITS[0], "),
+    for model, keys, test in ((shared, "49153,65568", "hasKey(TUPLE_BITS[0], "),
                               (wide, "9625,14,4801,4822,4811", "Arrays.binarySearch(TUPLES[0], ")):
         for leaf in (False, True):
             text = emit(model, "java", leaf=leaf)

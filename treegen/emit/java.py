@@ -42,9 +42,9 @@ holds, the stack stays shallow at any depth, and most calls stay direct.
 A ``tuple`` split (CatBoost's CTR of categories combined: :func:`treegen.model.tuple_key`) is tested on
 the row's key as one number (:class:`treegen.emit.common.CodedTuples`, exact in a double), computed inline
 from the codes and the parts' children and looked up in its key set (:func:`tuple_condition`). Each
-distinct set is held once, written as string data (its least key and differences, parsed by
-``parseValues`` at class initialisation, as node values are) and made a bitmap, or where its keys lie too
-far apart for one, kept sorted for a binary search.
+distinct set is held once, as string data parsed by ``parseValues`` at class initialisation, as node
+values are: a bitmap from its least key, or, where its keys lie too far apart for one, its keys sorted (written
+as differences) for a binary search.
 
 Every extension of the model is rendered: a feature's missing interval where a row is
 read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
@@ -261,7 +261,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
                   codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
-                  parts=parts, tuple_bits=_key_chunks(keysets["bits"]), tuples=_key_chunks(keysets["sorted"]),
+                  parts=parts, tuple_bits=_key_chunks(keysets["bits"], True), tuples=_key_chunks(keysets["sorted"], False),
                   tuple_sets={kind: len(sets) for kind, sets in keysets.items()},
                   resumers=_resumers(walkers, home, len(set(home.values()))),
                   resume=_resume_groups(walkers, home), trees=plans, fractional=bool(walkers), dispatch=_dispatch(plans, home),
@@ -616,12 +616,24 @@ def _data_chunks(tables: list[dict]) -> list[str]:
     return _chunks("".join(lines))
 
 
-def _key_chunks(keysets: dict[tuple[int, ...], int]) -> list[str]:
+def _key_chunks(keysets: dict[tuple[int, ...], int], bits: bool) -> list[str]:
     """Key sets of the tuple splits, in index order, as ``parseValues`` reads a tree's values: per set a line
-    ``1|0:k,d,d`` of its first key and the differences of the next (ascending, they are smaller: the default
-    CatBoost model's 174,655 keys take 354 KB so, 782 KB whole), which the class's ``keySets`` adds up."""
-    lines = [f"1|0:{','.join(str(b - a) for a, b in zip((0, *keys), keys))}\n" for keys in keysets]
+    ``1|0:n,n,n`` of whole numbers below 2^32 -- a bitmap's words (``bits``: from its least key, 32 bits each,
+    put together by the class's ``bitSets``), or a sorted set's least key and the differences of the next (which
+    ``keySets`` adds up). The default CatBoost model's 174,655 keys take 128 KB as bitmaps, 354 KB as
+    differences, 782 KB whole."""
+    lines = [f"1|0:{','.join(map(str, _bit_words(keys) if bits else _differences(keys)))}\n" for keys in keysets]
     return _chunks("".join(lines))
+
+
+def _bit_words(keys: tuple[int, ...]) -> list[int]:
+    """A key set's bitmap from its least key, in words of 32 bits, the lowest first."""
+    bitmap = sum(1 << (key - keys[0]) for key in keys)
+    return [bitmap >> shift & 0xFFFFFFFF for shift in range(0, keys[-1] - keys[0] + 1, 32)]
+
+
+def _differences(keys: tuple[int, ...]) -> list[int]:
+    return [b - a for a, b in zip((0, *keys), keys)]
 
 
 def _chunks(text: str) -> list[str]:
