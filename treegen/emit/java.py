@@ -618,7 +618,7 @@ def _data_chunks(tables: list[dict]) -> list[str]:
 
 def _key_chunks(keysets: dict[tuple[int, ...], int], bits: bool) -> list[str]:
     """Key sets of the tuple splits, in index order, as ``parseValues`` reads a tree's values: per set a line
-    ``1|0:n,n,n`` of whole numbers below 2^32 -- a bitmap's words (``bits``: from its least key, 32 bits each,
+    ``1|0:n,n,n`` of whole numbers -- a bitmap's words (``bits``: from its least key, 32 bits each,
     put together by the class's ``bitSets``), or a sorted set's least key and the differences of the next (which
     ``keySets`` adds up). The default CatBoost model's 174,655 keys take 128 KB as bitmaps, 354 KB as
     differences, 782 KB whole."""
