@@ -141,7 +141,7 @@ TARGETS = {target.name: target for target in (
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,
-           named_by_output=True),
+           named_by_output=True, tuples=True),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
