@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -114,3 +115,49 @@ def test_a_split_whose_keys_a_double_cannot_count_is_refused_naming_its_features
     huge = [range(2 ** 27)] * 2  # (only their counts are read)
     with pytest.raises(TreegenError, match=r"^a split combining 'city', 'shop' has [\d,]+ possible keys, more than"):
         coded_tuples(tuple_test(model, split), huge + [(), ()], lambda f: model.features[f].name)
+
+
+def sparse_tuple_model() -> Model:
+    """tuple_model() with 300 more cities: its 5 keys among 4,880 possible ones."""
+    model = tuple_model()
+    city = replace(model.features[0], categories=CITIES + tuple(f"c{i}" for i in range(300)))
+    return replace(model, features=(city, *model.features[1:]))
+
+
+def javascript_answers(source: str, rows: list, tmp_path) -> list:
+    """What the module's predict answers for each row (an object, or an array: the fast path), or the error's
+    class where it throws."""
+    import subprocess
+    (tmp_path / "model.mjs").write_text(source)
+    (tmp_path / "rows.json").write_text(json.dumps(rows))
+    driver = tmp_path / "driver.mjs"
+    driver.write_text('import fs from "node:fs";\nimport {predict} from "./model.mjs";\n'
+                      'const rows = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));\n'
+                      'console.log(JSON.stringify(rows.map((row) => {\n'
+                      '  try { return predict(row); } catch (e) { return e.constructor.name; }\n})));\n')
+    done = subprocess.run(["node", str(driver), str(tmp_path / "rows.json")], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("make, lookup", [(tuple_model, "inBits(K0, "), (sparse_tuple_model, "K0.has(")])
+def test_javascript_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
+    """JavaScript writes the split's coded keys once (a bit set of the keys it can meet, or a Set where that would
+    be bigger) and looks each row's key up: every row of every_row() through the API (an object; the "" city
+    too, which CSV reads as missing), verify's probes and those rows through the program predict what the model
+    does; an array row whose combined feature holds no code of it is refused, not looked up as another key."""
+    from treegen.verifier import verify
+    model = make()
+    source = emit(model, "javascript")
+    assert lookup in source and "x[0] * 16 + x[1] * 4" in source and "x[0] ===" not in source  # (not written out)
+    rows = every_row()
+    assert javascript_answers(source, rows, tmp_path) == [model.predict(row) for row in rows]
+    fast = [[0, 1, 0.25, 0], [-2, -1, 2.0, -1], [0.5, 1, 0, 0], [len(model.features[0].categories), 1, 0, 0]]
+    assert javascript_answers(source, fast, tmp_path) == [
+        model.predict({"city": "a", "shop": "t", "x": 0.25, "color": "red"}),
+        model.predict({"city": "zz", "shop": None, "x": 2.0, "color": None}), "RangeError", "RangeError"]
+    data = tmp_path / "rows.csv"
+    data.write_text("city,shop,x,color\n" + "".join(",".join("" if v is None else str(v) for v in row.values()) + "\n"
+                                                    for row in rows))
+    results = verify(model, str(data), ["javascript"], [])
+    assert len(results) == 1 and results[0].ok, results[0].line()

@@ -146,7 +146,7 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
            runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True,
-           aliases=("js", "mjs", "node", "nodejs", "ecmascript")),
+           aliases=("js", "mjs", "node", "nodejs", "ecmascript"), tuples=True),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
                                           "else model).")), ".c",
