@@ -161,3 +161,38 @@ def test_javascript_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
                                                     for row in rows))
     results = verify(model, str(data), ["javascript"], [])
     assert len(results) == 1 and results[0].ok, results[0].line()
+
+
+@pytest.mark.parametrize("make, lookup", [(tuple_model, "in_bits(K0, "), (sparse_tuple_model, "in_keys(K0, 5, ")])
+def test_c_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
+    """C writes the split's coded keys once (a bit set of the keys it can meet, or the keys ascending, searched)
+    and looks each row's key up, from the row as read (a missing category: its copies differ; an unknown one: any
+    value that is no code): every row of every_row() through the API, with leaf ids, by gcc and clang, verify's
+    probes and those rows through the program predict what the model does; a number that is no code of a combined
+    feature (1.5, 99, -1, an infinity) is an unknown category."""
+    import subprocess
+    from test_emit_c import STRICTER, assert_api_exact
+    from treegen.verifier import verify
+    model = make()
+    source = emit(model, "c", prefix="m")
+    assert lookup in source and "key_digit(x[0], x[4], " in source and "x[0] == " not in source  # (not written out)
+    rows = every_row()
+    for cc in ("gcc", "clang"):
+        assert_api_exact([(model, rows)], cc=cc)
+    (tmp_path / "m.c").write_text(source)
+    (tmp_path / "main.c").write_text(
+        '#include <math.h>\n#include <stdio.h>\n#include "m.c"\nint main(void)\n{\n'
+        '    const double cities[] = {1.5, 99.0, -1.0, HUGE_VAL, -HUGE_VAL, 0.0};\n    int k;\n'
+        '    for (k = 0; k < 6; k++) {\n        double row[4];\n        row[0] = cities[k];\n        row[1] = 0.0;\n'
+        '        row[2] = 0.25;\n        row[3] = 0.0;\n        printf("%.17g\\n", m_predict(row));\n    }\n'
+        '    return 0;\n}\n')
+    subprocess.run(["gcc", *STRICTER, "-O2", "main.c", "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    printed = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True).stdout.split()
+    row = {"shop": "s", "x": 0.25, "color": "red"}
+    assert [float(p) for p in printed] == [model.predict({**row, "city": "zz"})] * 5 + [
+        model.predict({**row, "city": "a"})]
+    data = tmp_path / "rows.csv"
+    data.write_text("city,shop,x,color\n" + "".join(",".join("" if v is None else str(v) for v in row.values()) + "\n"
+                                                    for row in rows))
+    results = verify(model, str(data), ["c"], [])
+    assert len(results) == 1 and results[0].ok, results[0].line()

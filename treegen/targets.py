@@ -150,7 +150,7 @@ TARGETS = {target.name: target for target in (
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
                                           "else model).")), ".c",
-           runner="c", program=True, beside=((".h", "header"),), named_by_output=True),
+           runner="c", program=True, beside=((".h", "header"),), named_by_output=True, tuples=True),
     Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
                   "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS",

@@ -42,10 +42,10 @@ import os
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
-from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, Sums, TreePlan, braced_lines,
-                     category_codes, code_size, coded_tuples, float_text, group_weight, label_decision, leaf_index, leaf_terms, named_codes,
+from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan,
+                     braced_lines, category_codes, code_size, float_text, group_weight, label_decision, leaf_index, leaf_terms, named_codes,
                      named_features, numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree, sums,
-                     takes_exp, utf16_escaped)
+                     takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -88,14 +88,8 @@ def _tuple_bytes(test) -> int:
     """A tuple split's test (:func:`tuple_condition`), measured as :func:`_condition_bytes`: the lookup's call and
     branch (24), each combined feature loaded, weighed and added (18), each ``<=`` part a test and a choice of
     its weight (34), each ``in`` part a choice (12) on its categories' test and its missing and unknown codes'."""
-    size = 24 + 18 * len(test.features)
-    for part in test.parts:
-        if part[0] == "<=":
-            size += 34
-        else:
-            _, _, names, missing, unknown = part
-            size += 12 + (42 if len(names) > 3 else 22 * len(names)) + 22 * ((missing == 0) + (unknown == 0))
-    return size
+    return tuple_cost(test, 24, 18, 34, lambda names, missing, unknown: 12 + (
+        42 if len(names) > 3 else 22 * len(names)) + 22 * ((missing == 0) + (unknown == 0)))
 
 
 # Bytes: a leaf loads its number and returns (5), a call loads the function, calls and returns (14);
@@ -235,33 +229,20 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} === {c}" for c in codes)
 
 
-class KeySets:
-    """The tuple splits' keys as the module holds them (:class:`treegen.emit.common.CodedTuples`): each distinct
-    set once, a constant ``K0``, ``K1``... made at load from its keys' differences and shared by every split that
-    looks it up (a default CatBoost model's 4,520 tuple splits have 533 sets of 174,655 keys) -- a bit set
-    (``keyBits``, a Uint32Array) where the split's keys could be few enough to index one (:func:`_bits`), else a
-    Set of numbers (``keySet``)."""
+class KeySets(KeyTables):
+    """The tuple splits' keys as the module holds them (:class:`treegen.emit.common.KeyTables`), made at load from
+    their differences: a bit set (``keyBits``, a Uint32Array) of every key a split can meet where that is at most
+    ``BITS_PER_KEY`` bits a key, else a Set of numbers (``keySet``). A bit set is looked up 4x faster (the
+    default CatBoost model of tests/test_import_catboost.py, 4,000 rows: 10.6 us a row, a Set 40.1, a sorted
+    Float64Array searched 76.2)."""
 
     def __init__(self, model: Model, codes: list[tuple[str, ...]]):
-        self.model, self.codes = model, codes
-        self.names: dict[tuple[tuple[int, ...], int], str] = {}  # (a set of keys, its bits or 0) -> its name
-        self.made: dict[int, tuple] = {}  # id of a TupleTest -> (the test, kept alive; its CodedTuples)
-
-    def coded(self, test) -> CodedTuples:
-        made = self.made.get(id(test))
-        if made is None:
-            made = self.made[id(test)] = (test, coded_tuples(test, self.codes, lambda f: self.model.features[f].name))
-        return made[1]
+        super().__init__(model, codes, BITS_PER_KEY, 2 ** 31)  # (a key below 2^31: >>> and & read it whole)
 
     def lookup(self, coded: CodedTuples, key: str) -> str:
         """Whether ``key`` (an expression) is one of ``coded``'s keys."""
-        bits = _bits(coded)
-        name = self.names.setdefault((coded.keys, bits), f"K{len(self.names)}")
+        name, bits = self.table(coded)
         return f"inBits({name}, {key})" if bits else f"{name}.has({key})"
-
-    def features(self) -> list[int]:
-        """The features whose codes are digits of some key: an array row's values there must be codes."""
-        return sorted({f for _, coded in self.made.values() for f in coded.features})
 
     def written(self) -> list[tuple[str, str, list[str]]]:
         """Each set's name, what makes it (``keyBits(bits, `` or ``keySet(``) and the lines of its keys'
@@ -272,14 +253,6 @@ class KeySets:
             lines = [",".join(steps[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(steps), KEYS_PER_LINE)]
             sets.append((name, f"keyBits({bits}, " if bits else "keySet(", lines))
         return sets
-
-
-def _bits(coded: CodedTuples) -> int:
-    """The bits of a bit set of every key the split can meet, or 0 where a Set is smaller: one bit a possible
-    key against some 20 bytes a Set's entry. A bit set is looked up 4x faster (the default CatBoost model of
-    tests/test_import_catboost.py, 4,000 rows: 10.6 us a row, a Set 40.1, a sorted Float64Array searched 76.2)."""
-    space = math.prod(coded.radices)
-    return space if space <= min(BITS_PER_KEY * len(coded.keys), 2 ** 31) else 0
 
 
 def tuple_condition(cond: Cond, keysets: KeySets) -> str:
