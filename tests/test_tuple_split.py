@@ -196,3 +196,19 @@ def test_c_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
                                                     for row in rows))
     results = verify(model, str(data), ["c"], [])
     assert len(results) == 1 and results[0].ok, results[0].line()
+
+
+@pytest.mark.parametrize("cut", [math.inf, -math.inf, math.nan])
+def test_c_and_javascript_answer_a_part_cut_at_an_infinity_or_nan_as_the_model(cut):
+    """A ``<=`` part at +-infinity or NaN, its missing value either way, the ``in`` part's missing category right and
+    unknown one left, in float32 and float64: C and JavaScript key each probe as the model does (NaN: every number
+    right; +infinity: every number left; C's missing value is its copies differing, not an infinity)."""
+    from treegen.verifier import verify
+    for child, cast in itertools.product((0, 1), ("float32", "float64")):
+        model = replace(tuple_model(), numeric=NumericSemantics(cast=cast))
+        node = model.trees[0].nodes[0]
+        parts = (Split(2, Op.LE, threshold=cut, missing=MissingRoute.to_child(child)),
+                 Split(3, Op.IN, values=("red",), missing=MissingRoute.to_child(1), unknown=0))
+        model.trees[0].nodes[0] = replace(node, split=replace(node.split, parts=parts))
+        results = verify(model, None, ["c", "javascript"], [])
+        assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]

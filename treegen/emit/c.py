@@ -602,13 +602,12 @@ def _part_term(part: tuple, weight: str, read, count: int) -> str:
     differ); an ``in`` part its categories' codes, and missing (the copies differ) and unknown (no code) values
     where their children are the first."""
     f = part[1]
-    missing = _missing(f, read)
     if part[0] == "<=":
         _, _, cut, child = part
         if math.isnan(cut):  # every number goes right
-            first = missing if child == 0 else None
+            first = _missing(f, read) if child == 0 else None
         elif cut == math.inf:  # every number goes left
-            first = None if child == 0 else f"!({missing})"
+            first = None if child == 0 else f"!({_missing(f, read)})"
         else:
             first = f"{read(f, LOW if child == 0 else HIGH)} <= {literal(cut)}"
         return f"({first} ? 0.0 : {weight})" if first else ("0.0" if cut == math.inf else weight)
@@ -617,7 +616,7 @@ def _part_term(part: tuple, weight: str, read, count: int) -> str:
     if missing_child == 0 and unknown_child == 0:
         tests.append(f"!is_code({read(f, HIGH)}, {count})")
     elif missing_child == 0:
-        tests.append(missing)
+        tests.append(_missing(f, read))
     elif unknown_child == 0:
         tests.append(f"(!is_code({read(f, HIGH)}, {count}) && {read(f, HIGH)} == {read(f, LOW)})")
     return f"({' || '.join(tests)} ? 0.0 : {weight})" if tests else weight

@@ -42,10 +42,10 @@ import os
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
-from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan,
-                     braced_lines, category_codes, code_size, float_text, group_weight, label_decision, leaf_index, leaf_terms, named_codes,
-                     named_features, numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree, sums,
-                     takes_exp, tuple_cost, utf16_escaped)
+from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, braced_lines,
+                     category_codes, code_size, float_text, group_weight, label_decision, leaf_index, leaf_terms,
+                     named_codes, named_features, numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree,
+                     sums, takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
 INDENT = "  "
