@@ -1232,7 +1232,7 @@ def test_the_default_model_of_categorical_pairs_through_javascript(tmp_path):
     keys once (533 sets of 174,655 keys for 4,520 splits) and looks a row's key up in it: the module predicts what
     CatBoost does on every pair of a few categories and unseen ones, x1 either side of 0, unseen, empty and missing
     categories, every border's neighbours and the probes. (Written out instead, the module did not finish in 5
-    minutes; now 0.9 MB, loaded in 60 ms, 11 us a row: tuplejsc's report.)"""
+    minutes; now 0.66 MB, loaded in 10-30 ms, 11 us a row: tuplejsc's report.)"""
     estimator, frame, names, path = default_model_of_three_categorical_features(tmp_path)
     model = import_file(path, categories=names)
     probe = pd.concat([every_combination_probe(frame, names), probe_frame(model, frame.iloc[:40], {

@@ -56,7 +56,7 @@ MODULE_OF_ENDING = {".cjs": "commonjs", ".mjs": "esm"}
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
-KEYS_PER_LINE = 24  # differences of a tuple split's keys written on one line
+KEYS_PER_LINE = 16  # numbers of a tuple split's keys (bit-set words or differences) written on one line
 BITS_PER_KEY = 160  # a tuple split's keys are a bit set where its possible keys are at most this many a key
 # The most walker bytecode (COST's estimate) of a group of trees that an add function sums: the rows API adds
 # a group to every row before the next. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups
@@ -230,11 +230,11 @@ def _in_codes(x: str, codes) -> str:
 
 
 class KeySets(KeyTables):
-    """The tuple splits' keys as the module holds them (:class:`treegen.emit.common.KeyTables`), made at load from
-    their differences: a bit set (``keyBits``, a Uint32Array) of every key a split can meet where that is at most
-    ``BITS_PER_KEY`` bits a key, else a Set of numbers (``keySet``). A bit set is looked up 4x faster (the
-    default CatBoost model of tests/test_import_catboost.py, 4,000 rows: 10.6 us a row, a Set 40.1, a sorted
-    Float64Array searched 76.2)."""
+    """The tuple splits' keys as the module holds them (:class:`treegen.emit.common.KeyTables`): a bit set (a
+    Uint32Array, its words written out) of every key a split can meet where that is at most ``BITS_PER_KEY``
+    bits a key, else a Set of numbers made at load from the keys' differences (``keySet``). A bit set is looked
+    up 4x faster (the default CatBoost model of tests/test_import_catboost.py, 4,000 rows: 10.6 us a row, a Set
+    40.1, a sorted Float64Array searched 76.2), and its words are 0.4 of the keys' differences written."""
 
     def __init__(self, model: Model, codes: list[tuple[str, ...]]):
         super().__init__(model, codes, BITS_PER_KEY, 2 ** 31)  # (a key below 2^31: >>> and & read it whole)
@@ -245,13 +245,19 @@ class KeySets(KeyTables):
         return f"inBits({name}, {key})" if bits else f"{name}.has({key})"
 
     def written(self) -> list[tuple[str, str, list[str]]]:
-        """Each set's name, what makes it (``keyBits(bits, `` or ``keySet(``) and the lines of its keys'
-        differences, ascending (the first: the first key)."""
+        """Each set's name, what makes it (``new Uint32Array(`` or ``keySet(``) and the lines of its array: the bit
+        set's words, or the keys' differences, ascending (the first: the first key)."""
         sets = []
         for (keys, bits), name in self.names.items():
-            steps = [str(b - a) for a, b in zip((0,) + keys, keys)]
-            lines = [",".join(steps[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(steps), KEYS_PER_LINE)]
-            sets.append((name, f"keyBits({bits}, " if bits else "keySet(", lines))
+            if bits:
+                words = [0] * ((bits + 31) // 32)
+                for key in keys:
+                    words[key >> 5] |= 1 << (key & 31)
+                numbers = list(map(str, words))
+            else:
+                numbers = [str(b - a) for a, b in zip((0,) + keys, keys)]
+            lines = [",".join(numbers[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(numbers), KEYS_PER_LINE)]
+            sets.append((name, "new Uint32Array(" if bits else "keySet(", lines))
         return sets
 
 
