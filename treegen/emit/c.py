@@ -61,6 +61,7 @@ from ..model import (
     has_label_values,
 )
 from .common import (
+    bit_set_words,
     check_literal_sizes,
     linear_cases,
     CALL,
@@ -566,10 +567,7 @@ class KeySets(KeyTables):
         tables = []
         for (keys, bits), name in self.names.items():
             if bits:
-                words = [0] * ((bits + 31) // 32)
-                for key in keys:
-                    words[key >> 5] |= 1 << (key & 31)
-                items = [f"0x{word:x}u" for word in words]
+                items = [f"0x{word:x}u" for word in bit_set_words(keys, bits)]
             else:
                 items = [literal(float(key)) for key in keys] or ["0.0"]  # (C has no empty array)
             tables.append({"name": name, "bits": bool(bits), "size": len(items), "entries": items})

@@ -480,6 +480,14 @@ class KeyTables:
         return sorted({f for _, coded in self.made.values() for f in coded.features})
 
 
+def bit_set_words(keys: tuple[int, ...], bits: int) -> list[int]:
+    """A bit set of ``bits`` bits holding ``keys``, in 32-bit words: bit ``k & 31`` of word ``k >> 5``."""
+    words = [0] * ((bits + 31) // 32)
+    for key in keys:
+        words[key >> 5] |= 1 << (key & 31)
+    return words
+
+
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack of statements: a node is
     written where it is popped, a fractional route too (with its weights), the others as they are."""

@@ -42,10 +42,10 @@ import os
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
-from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, braced_lines,
-                     category_codes, code_size, float_text, group_weight, label_decision, leaf_index, leaf_terms,
-                     named_codes, named_features, numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree,
-                     sums, takes_exp, tuple_cost, utf16_escaped)
+from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
+                     braced_lines, category_codes, code_size, float_text, group_weight, label_decision, leaf_index,
+                     leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
+                     summed_tree_by_tree, sums, takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -250,10 +250,7 @@ class KeySets(KeyTables):
         sets = []
         for (keys, bits), name in self.names.items():
             if bits:
-                words = [0] * ((bits + 31) // 32)
-                for key in keys:
-                    words[key >> 5] |= 1 << (key & 31)
-                numbers = list(map(str, words))
+                numbers = list(map(str, bit_set_words(keys, bits)))
             else:
                 numbers = [str(b - a) for a, b in zip((0,) + keys, keys)]
             lines = [",".join(numbers[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(numbers), KEYS_PER_LINE)]
