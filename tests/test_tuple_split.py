@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -186,3 +187,128 @@ def test_java_tests_the_split_natively_each_key_set_once():
         printed = run_java(emit(case, "java"), "\n".join(csv_rows) + "\n").split()
         assert [float(p) for p in printed] == [case.predict({k: (None if v == "" else v) for k, v in row.items()})
                                                for row in rows]
+
+
+def sparse_tuple_model() -> Model:
+    """tuple_model() with 300 more cities: its 5 keys among 4,880 possible ones."""
+    model = tuple_model()
+    city = replace(model.features[0], categories=CITIES + tuple(f"c{i}" for i in range(300)))
+    return replace(model, features=(city, *model.features[1:]))
+
+
+def javascript_answers(source: str, rows: list, tmp_path) -> list:
+    """What the module's predict answers for each row (an object, or an array: the fast path), or the error's
+    class where it throws."""
+    import subprocess
+    (tmp_path / "model.mjs").write_text(source)
+    (tmp_path / "rows.json").write_text(json.dumps(rows))
+    driver = tmp_path / "driver.mjs"
+    driver.write_text('import fs from "node:fs";\nimport {predict} from "./model.mjs";\n'
+                      'const rows = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));\n'
+                      'console.log(JSON.stringify(rows.map((row) => {\n'
+                      '  try { return predict(row); } catch (e) { return e.constructor.name; }\n})));\n')
+    done = subprocess.run(["node", str(driver), str(tmp_path / "rows.json")], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("make, lookup", [(tuple_model, "inBits(K0, "), (sparse_tuple_model, "K0.has(")])
+def test_javascript_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
+    """JavaScript writes the split's coded keys once (a bit set of the keys it can meet, or a Set where that would
+    be bigger) and looks each row's key up: every row of every_row() through the API (an object; the "" city
+    too, which CSV reads as missing), verify's probes and those rows through the program predict what the model
+    does; an array row whose combined feature holds no code of it is refused, not looked up as another key."""
+    from treegen.verifier import verify
+    model = make()
+    source = emit(model, "javascript")
+    assert lookup in source and "x[0] * 16 + x[1] * 4" in source and "x[0] ===" not in source  # (not written out)
+    rows = every_row()
+    assert javascript_answers(source, rows, tmp_path) == [model.predict(row) for row in rows]
+    fast = [[0, 1, 0.25, 0], [-2, -1, 2.0, -1], [0.5, 1, 0, 0], [len(model.features[0].categories), 1, 0, 0]]
+    assert javascript_answers(source, fast, tmp_path) == [
+        model.predict({"city": "a", "shop": "t", "x": 0.25, "color": "red"}),
+        model.predict({"city": "zz", "shop": None, "x": 2.0, "color": None}), "RangeError", "RangeError"]
+    data = tmp_path / "rows.csv"
+    data.write_text("city,shop,x,color\n" + "".join(",".join("" if v is None else str(v) for v in row.values()) + "\n"
+                                                    for row in rows))
+    results = verify(model, str(data), ["javascript"], [])
+    assert len(results) == 1 and results[0].ok, results[0].line()
+
+
+@pytest.mark.parametrize("make, lookup", [(tuple_model, "in_bits(K0, "), (sparse_tuple_model, "in_keys(K0, 5, ")])
+def test_c_looks_up_a_tuple_split_key_natively(make, lookup, tmp_path):
+    """C writes the split's coded keys once (a bit set of the keys it can meet, or the keys ascending, searched)
+    and looks each row's key up, from the row as read (a missing category: its copies differ; an unknown one: any
+    value that is no code): every row of every_row() through the API, with leaf ids, by gcc and clang, verify's
+    probes and those rows through the program predict what the model does; a number that is no code of a combined
+    feature (1.5, 99, -1, an infinity) is an unknown category."""
+    import subprocess
+    from test_emit_c import STRICTER, assert_api_exact
+    from treegen.verifier import verify
+    model = make()
+    source = emit(model, "c", prefix="m")
+    assert lookup in source and "key_digit(x[0], x[4], " in source and "x[0] == " not in source  # (not written out)
+    rows = every_row()
+    for cc in ("gcc", "clang"):
+        assert_api_exact([(model, rows)], cc=cc)
+    (tmp_path / "m.c").write_text(source)
+    (tmp_path / "main.c").write_text(
+        '#include <math.h>\n#include <stdio.h>\n#include "m.c"\nint main(void)\n{\n'
+        '    const double cities[] = {1.5, 99.0, -1.0, HUGE_VAL, -HUGE_VAL, 0.0};\n    int k;\n'
+        '    for (k = 0; k < 6; k++) {\n        double row[4];\n        row[0] = cities[k];\n        row[1] = 0.0;\n'
+        '        row[2] = 0.25;\n        row[3] = 0.0;\n        printf("%.17g\\n", m_predict(row));\n    }\n'
+        '    return 0;\n}\n')
+    subprocess.run(["gcc", *STRICTER, "-O2", "main.c", "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    printed = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True).stdout.split()
+    row = {"shop": "s", "x": 0.25, "color": "red"}
+    assert [float(p) for p in printed] == [model.predict({**row, "city": "zz"})] * 5 + [
+        model.predict({**row, "city": "a"})]
+    data = tmp_path / "rows.csv"
+    data.write_text("city,shop,x,color\n" + "".join(",".join("" if v is None else str(v) for v in row.values()) + "\n"
+                                                    for row in rows))
+    results = verify(model, str(data), ["c"], [])
+    assert len(results) == 1 and results[0].ok, results[0].line()
+
+
+@pytest.mark.parametrize("cut", [math.inf, -math.inf, math.nan])
+def test_c_and_javascript_answer_a_part_cut_at_an_infinity_or_nan_as_the_model(cut):
+    """A ``<=`` part at +-infinity or NaN, its missing value either way, the ``in`` part's missing category right and
+    unknown one left, in float32 and float64: C and JavaScript key each probe as the model does (NaN: every number
+    right; +infinity: every number left; C's missing value is its copies differing, not an infinity)."""
+    from treegen.verifier import verify
+    for child, cast in itertools.product((0, 1), ("float32", "float64")):
+        model = replace(tuple_model(), numeric=NumericSemantics(cast=cast))
+        node = model.trees[0].nodes[0]
+        parts = (Split(2, Op.LE, threshold=cut, missing=MissingRoute.to_child(child)),
+                 Split(3, Op.IN, values=("red",), missing=MissingRoute.to_child(1), unknown=0))
+        model.trees[0].nodes[0] = replace(node, split=replace(node.split, parts=parts))
+        results = verify(model, None, ["c", "javascript"], [])
+        assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_the_walk_reads_a_part_as_the_model_reads_numbers_that_shares_the_split():
+    """Two models sharing a tuple split and its features, one reading numbers in float32 and one in float64,
+    each walk the rows as their own Model.predict (the walk keeps a split's test for the models that share it)."""
+    float32 = tuple_model()
+    float64 = replace(float32, numeric=NumericSemantics())
+    rows = every_row() + [{**row, "x": 0.50000001} for row in every_row()]
+    for model in (float32, float64, float32):
+        assert [value for value, _ in predict_rows(model, rows)] == [model.predict(row) for row in rows]
+    assert [float32.predict(row) for row in rows] != [float64.predict(row) for row in rows]
+
+
+def test_a_split_whose_keys_pass_int64_is_walked_exactly():
+    """Combined features of 2^32 categories each: the walk's key would pass int64, so it compares the digits
+    themselves (the Python target's key is the categories; the targets that number keys refuse such a split)."""
+    model = tuple_model()
+    many = tuple(f"c{i}" for i in range(70_000))
+    features = (Feature("city", NOMINAL, CITIES + many), Feature("shop", NOMINAL, SHOPS + many), *model.features[2:])
+    model = replace(model, features=features)
+    split = model.trees[0].nodes[0].split
+    features = list(features) + [Feature(f"more{i}", NOMINAL, many) for i in range(2)]
+    wide = replace(split, features=(0, 1, 4, 5), tuples=frozenset(k[:2] + ("c7", None) + k[2:] for k in split.tuples))
+    model = replace(model, features=tuple(features), trees=[replace(model.trees[0], nodes=[
+        replace(model.trees[0].nodes[0], split=wide), *model.trees[0].nodes[1:]])])
+    rows = [{**row, "more0": more, "more1": None} for row in every_row() for more in ("c7", "c8")]
+    want = [model.predict(row) for row in rows]
+    assert want.count(1.5) >= 5 and [value for value, _ in predict_rows(model, rows)] == want

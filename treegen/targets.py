@@ -146,11 +146,11 @@ TARGETS = {target.name: target for target in (
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
            runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True,
-           aliases=("js", "mjs", "node", "nodejs", "ecmascript")),
+           aliases=("js", "mjs", "node", "nodejs", "ecmascript"), tuples=True),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
                                           "else model).")), ".c",
-           runner="c", program=True, beside=((".h", "header"),), named_by_output=True),
+           runner="c", program=True, beside=((".h", "header"),), named_by_output=True, tuples=True),
     Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
                   "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS",

@@ -313,19 +313,25 @@ class _TupleTest:
                  for flat in split.features]
         keys = [[codes[i][name] for i, name in enumerate(key[:len(codes)])] + list(key[len(codes):])
                 for key in split.tuples]
-        self.keys = np.array(sorted(self._number(np.array(keys, dtype=np.int64).T)) if keys else [], dtype=np.int64)
+        # keys past int64 (four features of 100,000 categories) are compared as tuples of digits, row by row
+        self.wide = math.prod(self.radix) >= 2 ** 63
+        if self.wide:
+            self.key_set = set(map(tuple, keys))
+        else:
+            self.keys = np.array(sorted(self._number(np.array(keys, dtype=np.int64).T)) if keys else [],
+                                 dtype=np.int64)
 
     @classmethod
     def of(cls, model: Model, split: Split) -> "_TupleTest":
         """The test of ``split``, made once for the splits a model shares among its trees (CatBoost's repeat
         one CTR's split in many trees, each of thousands of tuples)."""
-        key = id(model.features), id(split)
+        key = id(model.features), id(model.numeric), id(split)  # (its parts' cuts are read as the numbers are)
         made = _TUPLE_TESTS.get(key)
-        if made is None or made[0] is not split or made[1] is not model.features:
+        if made is None or made[0] is not split or made[1] is not model.features or made[2] is not model.numeric:
             if len(_TUPLE_TESTS) > 100_000:
                 _TUPLE_TESTS.clear()
-            made = _TUPLE_TESTS[key] = (split, model.features, cls(model, split))
-        return made[2]
+            made = _TUPLE_TESTS[key] = (split, model.features, model.numeric, cls(model, split))
+        return made[3]
 
     def _number(self, digits: np.ndarray) -> np.ndarray:
         number = np.zeros(digits.shape[1], dtype=np.int64)
@@ -343,11 +349,16 @@ class _TupleTest:
             lost = position < 0
             position[lost] = walk.missing_child[0]
             digits.append(position)
-        found = np.isin(self._number(np.array(digits)), self.keys)
+        if self.wide:
+            found = np.fromiter((key in self.key_set for key in zip(*(d.tolist() for d in digits))), bool,
+                                count=values.shape[1])
+        else:
+            found = np.isin(self._number(np.array(digits)), self.keys)
         return np.where(found, 0, 1)
 
 
-_TUPLE_TESTS: dict[tuple[int, int], tuple[Split, Any, _TupleTest]] = {}  # (features, split) ids -> the test made
+# (features, numeric semantics, split) ids -> the test made, beside what the ids are of (which it keeps alive)
+_TUPLE_TESTS: dict[tuple[int, int, int], tuple[Split, Any, Any, _TupleTest]] = {}
 
 
 class _Lockstep:

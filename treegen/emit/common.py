@@ -444,6 +444,50 @@ def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[
     return CodedTuples(test.features, radices, parts, tuple(sorted(number(key) for key in test.keys)))
 
 
+def tuple_cost(test: TupleTest, lookup: int, feature: int, le_part: int, in_part: Callable[[tuple, int, int], int]
+               ) -> int:
+    """A tuple split's test in a back end's units of cost: its lookup, each combined feature's digit, each ``<=``
+    part, each ``in`` part's (``in_part(categories of child 0, missing child, unknown child)``)."""
+    return lookup + feature * len(test.features) + sum(le_part if part[0] == "<=" else in_part(*part[2:])
+                                                       for part in test.parts)
+
+
+class KeyTables:
+    """The coded keys of a model's tuple splits (:func:`coded_tuples`) for a back end that writes each distinct set
+    once, a table ``K0``, ``K1``... that every split with those keys looks up (a default CatBoost model's 4,520
+    tuple splits have 533 sets of 174,655 keys): a bit set of every key the split can meet, where that is at most
+    ``bits_per_key`` bits a key and ``most_bits`` in all, else a list of its keys."""
+
+    def __init__(self, model: Model, codes: list[tuple[str, ...]], bits_per_key: int, most_bits: int):
+        self.model, self.codes, self.bits_per_key, self.most_bits = model, codes, bits_per_key, most_bits
+        self.names: dict[tuple[tuple[int, ...], int], str] = {}  # (a set of keys, its bit set's size or 0) -> name
+        self.made: dict[int, tuple] = {}  # id of a TupleTest -> (the test, kept alive; its CodedTuples)
+
+    def coded(self, test: TupleTest) -> CodedTuples:
+        made = self.made.get(id(test))
+        if made is None:
+            made = self.made[id(test)] = (test, coded_tuples(test, self.codes, lambda f: self.model.features[f].name))
+        return made[1]
+
+    def table(self, coded: CodedTuples) -> tuple[str, int]:
+        """The name of the table of ``coded``'s keys, and the size of its bit set (0: a list of keys)."""
+        space = math.prod(coded.radices)
+        bits = space if space <= min(self.bits_per_key * len(coded.keys), self.most_bits) else 0
+        return self.names.setdefault((coded.keys, bits), f"K{len(self.names)}"), bits
+
+    def features(self) -> list[int]:
+        """The features whose codes are digits of some key."""
+        return sorted({f for _, coded in self.made.values() for f in coded.features})
+
+
+def bit_set_words(keys: tuple[int, ...], bits: int) -> list[int]:
+    """A bit set of ``bits`` bits holding ``keys``, in 32-bit words: bit ``k & 31`` of word ``k >> 5``."""
+    words = [0] * ((bits + 31) // 32)
+    for key in keys:
+        words[key >> 5] |= 1 << (key & 31)
+    return words
+
+
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:
     """Write each function's statements, top-down with an explicit stack of statements: a node is
     written where it is popped, a fractional route too (with its weights), the others as they are."""
