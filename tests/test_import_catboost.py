@@ -1225,3 +1225,26 @@ def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) ->
         block[first], block[second] = [a for a, _ in pairs], [b for _, b in pairs]
         blocks += [block, block.assign(x1=-block.x1)]
     return pd.concat(blocks, ignore_index=True)
+
+
+def test_the_default_model_of_categorical_pairs_through_rules(tmp_path):
+    """The rule text of the default model tests each tuple split itself, its keys once on a ``keys N`` line that
+    the splits of every tree refer to; ``treegen parse`` reads it back to the same model, and the text predicts
+    what CatBoost does (verify against the .cbm)."""
+    from treegen.parse.rule_text import parse
+    from treegen.targets import emit
+    estimator, frame, names, path = default_model_of_three_categorical_features(tmp_path)
+    model = import_file(path)
+    text = emit(model, "rules")
+    keysets = {s.tuples for t in model.trees for n in t.nodes if (s := n.split) is not None and s.op == "tuple"}
+    assert text.count("\nkeys ") == len(keysets) and len(text) < 20_000_000  # (written inline: 287 MB)
+    again = parse(text)
+    again.meta = model.meta  # (meta that is not a scalar is not written)
+    assert modelio.dumps(again) == modelio.dumps(model)
+    rules = tmp_path / "model.rules"
+    rules.write_text(text)
+    data = str(tmp_path / "pairs.csv")
+    every_combination_probe(frame, names).iloc[::3].to_csv(data, index=False)
+    results = verify(model, data, [], (), against=str(tmp_path / "model.cbm"), against_options={"categories": names},
+                     programs=[str(rules)])
+    assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]

@@ -148,3 +148,81 @@ def test_the_rules_of_a_tuple_split_answer_as_the_model_does():
     assert [(r.node, [c.kind for c in r.conditions]) for r in tree_rules.rules] == [(2, [TUPLE]), (4, [NOT_TUPLE])]
     for row in every_row():
         assert rules_output(model, model.trees[0], tree_rules, row) == [model.predict(row)]
+
+
+def test_the_rule_text_writes_a_tuple_split_once_and_reads_it_back_exactly():
+    """The rule text tests the split itself -- ``(city, shop, x <= 0.5, ...) in keys 1`` over one ``keys 1`` line,
+    not written out -- and both readers (the writer's layout, the grammar) read back the same model; verify's
+    probes agree with it."""
+    from treegen.parse.rule_lines import read_lines
+    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    from treegen.verifier import verify
+    model = tuple_model()
+    text = emit(model, "rules")
+    assert text.count("\nkeys 1: {") == 1 and "node 3:" not in text  # the split itself, its keys once
+    assert ('keys 1: {(missing, "s", true, false), ("", "s", true, false), ("a", missing, false, false), '
+            '("a", "s", true, true), ("b", "t", false, true)}') in text
+    assert ('rule 2: if (city, shop, x <= 0.5000000298023224, (color = "red" or missing but not unknown)) not in keys 1'
+            ' then -2.0') in text  # the rules show the cut in float64; the node the float32 threshold
+    assert ('node 0: (city, shop, x <= 0.5, (color = "red" or missing but not unknown)) in keys 1 ? 1 : 2; '
+            'missing to 2;') in text
+    assert read_lines(text, terminals()) == _read_with_grammar(text, "t")
+    relaid = text.replace("rule 1: if", "rule 1:  if")  # not the writer's layout: the grammar reads it
+    for again in (parse(text), parse(relaid)):
+        assert modelio.dumps(again) == modelio.dumps(model)
+    results = verify(model, None, ["rules"], ())
+    assert len(results) == 1 and results[0].ok, results[0].line()
+
+
+@pytest.mark.parametrize("written, edit, message, where", [
+    ('("b", "t", false, true)}', '("b", "t", false)}', 'keys 1: the key ("b", "t", false) has 3 places; the test '
+     'on line 24 takes 2 categories then 2 answers', '("b", "t", false)}'),
+    ('("b", "t", false, true)}', '("bb", "t", false, true)}', 'keys 1: the key ("bb", "t", false, true) place 1 '
+     "holds unknown category 'bb' of feature 'city'; did you mean 'b'?", '("bb", "t", false, true)}'),
+    ('("b", "t", false, true)}', '(true, "t", false, true)}', "keys 1: the key (true, \"t\", false, true) place 1 "
+     "holds true where 'city' needs a category", '(true, "t", false, true)}'),
+    ('("b", "t", false, true)}', '("b", "t", "x", true)}', 'keys 1: the key ("b", "t", "x", true) place 3 holds '
+     '"x", not true or false', '("b", "t", "x", true)}'),
+    ('node 0: (city, shop, x <= 0.5, (color = "red"', 'node 0: (city, shop, x <= 0.5, (color <= 0.5',
+     "'<=' does not fit the nominal feature 'color'", "color <= 0.5"),
+    ('node 0: (city, shop, x <= 0.5,', 'node 0: (city, shop, x > 0.5,', "a part of a test of categories combined is "
+     'x <= t, x = "c" or x in {...}', "x > 0.5"),
+    ('node 0: (city, shop,', 'node 0: (city, x,', "a test of categories combined names the numeric feature 'x' "
+     "before its conditions; a number is tested by a condition (x <= t)", "x, x"),
+    ("in keys 1 ? 1 : 2", "in keys 2 ? 1 : 2", "no keys line numbered 2 (the keys lines: 1)", "2 ? 1"),
+    ("rule 2: if (city, shop", "rule 2: if (city, shopp", "rule 2: unknown feature 'shopp'; did you mean 'shop'?",
+     "shopp"),
+    (") not in keys 1 then", ") not in keys 3 then", "rule 2: no keys line numbered 3", "3 then"),
+    ("2: if (city, shop, x <= 0.5000000298023224, (color = \"red\" or missing but not unknown)) not in",
+     "2: if (city, shop, x <= 0.5000000298023224, (color = \"red\" or missing but not unknown)) in",
+     "rule 2 does not match the nodes section (the rules are derived from the nodes: edit the nodes, or export "
+     "again)", None),
+])
+def test_a_mistake_in_a_tuple_test_is_one_line_at_its_place(written, edit, message, where, tmp_path):
+    """treegen parse: a key of the wrong length or with an unknown category, a part that does not fit its
+    feature, a keys line that is not there, a rule that says otherwise than its nodes -- one line, exit 2, at
+    the line and column of the mistake."""
+    from click.testing import CliRunner
+    from treegen.cli import main
+    text = emit(tuple_model(), "rules")
+    assert written in text
+    text = text.replace(written, edit, 1)
+    line, line_text = next((i, t) for i, t in enumerate(text.split("\n"), 1) if edit in t)
+    at = f"{line}:{line_text.index(where) + 1}" if where else f"{line}"
+    path = tmp_path / "m.rules"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["parse", str(path), "-o", str(tmp_path / "m.json")])
+    assert (result.exit_code, result.stderr) == (2, f"treegen: error: {path}:{at}: {message}\n")
+
+
+def test_show_and_the_diagram_say_a_tuple_split_and_its_keys_once():
+    from treegen.show import show
+    model = tuple_model()
+    test = "(city, shop, x <= 0.5, color in {red} (or missing))"
+    keys = '(missing, s, true, false), ("", s, true, false), (a, missing, false, false), (a, s, true, true)'
+    shown = show(model)
+    assert f"\n{test} in keys 1: 1.5 (n 0)\n{test} not in keys 1: -2.0 (n 0)\n" in shown
+    assert shown.endswith(f"\nkeys 1: {{{keys}, (b, t, false, true)}}")
+    dot = emit(model, "dot")
+    assert f't0n0 -> t0n2 [label="{test} not in keys 1"];' in dot and "t0n3" not in dot  # not written out
+    assert 'keys1 [label="keys 1\\n' + keys.replace('"', '\\"') + '\\n(b, t, false, true)", shape=note];' in dot

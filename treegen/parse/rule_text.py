@@ -573,7 +573,8 @@ class _TupleSplits:
         keyset = self.keysets.get(split["tuples"])
         if keyset is None:
             tokens = _line_tokens(self.text, line)
-            column = next((b.column for a, b in zip(tokens, tokens[1:]) if a == "keys" and b.type == "INT"), None)
+            column = next((b.column for a, b in zip(tokens, tokens[1:]) if a == "keys" and b == str(split["tuples"])),
+                          None)
             defined = ", ".join(map(str, sorted(self.keysets))) or "none"
             self.fail(f"no keys line numbered {split['tuples']} (the keys lines: {defined})", line, column)
         shape = (split["tuples"], tuple(split["features"]), len(parts))
@@ -662,7 +663,7 @@ def _line_tokens(text: str, line: int) -> list[Token]:
         return []
 
 
-_AFTER_NAME = {"<=", ">", "=", "in", "is", "=="}  # what follows a feature's name in a test or a split
+_AFTER_NAME = {"<=", ">", "=", "in", "is", "==", ",", ")"}  # what follows a feature's name in a test, a split, a tuple
 
 
 def _name_column(tokens: list[Token], feature: str) -> int | None:
