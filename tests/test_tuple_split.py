@@ -12,6 +12,7 @@ import pytest
 from treegen import modelio
 from treegen.errors import TreegenError
 from treegen.expand import expanded
+from treegen.describe import sorted_keys
 from treegen.model import (NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, MissingRoute, Model, Node, NumericSemantics, Op,
                            Split, Target, Tree, tuple_key)
 from treegen.targets import emit
@@ -226,3 +227,26 @@ def test_show_and_the_diagram_say_a_tuple_split_and_its_keys_once():
     dot = emit(model, "dot")
     assert f't0n0 -> t0n2 [label="{test} not in keys 1"];' in dot and "t0n3" not in dot  # not written out
     assert 'keys1 [label="keys 1\\n' + keys.replace('"', '\\"') + '\\n(b, t, false, true)", shape=note];' in dot
+
+
+def test_keys_lines_numbered_and_ordered_otherwise_read_back_the_same_model():
+    """A person may renumber the keys lines (the rules and nodes that name them with them) and reorder them: the
+    text is read back to the same model. A number given twice is refused at its second line."""
+    from dataclasses import replace
+    from treegen.parse.rule_text import parse
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    fewer = replace(split, tuples=frozenset(sorted_keys(split.tuples)[:2]))
+    nodes = [Node((0.0,), split=split, children=(1, 2)), Node((0.0,), split=fewer, children=(3, 4)), Node((-2.0,)),
+             Node((1.0,)), Node((3.0,))]
+    model = Model(model.features, model.target, [Tree(nodes)], numeric=model.numeric)
+    text = emit(model, "rules")
+    lines = text.replace("keys 1", "keys X").replace("keys 2", "keys 1").replace("keys X", "keys 2").split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("keys "))
+    assert [lines[first][:7], lines[first + 1][:7]] == ["keys 2:", "keys 1:"]
+    lines[first:first + 2] = lines[first + 1], lines[first]
+    for edited in (text, "\n".join(lines)):
+        assert modelio.dumps(parse(edited)) == modelio.dumps(model)
+    with pytest.raises(TreegenError) as err:
+        parse(text.replace("keys 2: ", "keys 1: "))
+    assert (err.value.message, err.value.line) == ("keys 1 is given twice (first on line 16)", 17)

@@ -66,7 +66,8 @@ def edge_labels(model: Model, node: Node, keysets: dict[frozenset, int] | None =
     if s.op == Op.TUPLE:  # its key reads missing values itself: the parts say where theirs go
         places = [label(model.features[f].name) for f in s.features]
         test = f"({', '.join(places + [edge_labels(model, Node((), split=part))[0] for part in s.parts])})"
-        return [f"{test} in keys {keysets[s.tuples]}", f"{test} not in keys {keysets[s.tuples]}"]
+        keys = (keysets if keysets is not None else key_sets(model))[s.tuples]
+        return [f"{test} in keys {keys}", f"{test} not in keys {keys}"]
     x = label(model.features[s.feature].name)
     if s.op == Op.LE:  # as the model compares: XGBoost's strict x < t sends t itself right
         left, right = ("<", ">=") if model.numeric.strict else ("<=", ">")
