@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from .errors import counted
 from .model import CombineKind, Model, Node, Op, Route, Split, leaf_class, sorted_tuples
@@ -119,15 +120,17 @@ def tree_size(tree) -> str:
     return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"
 
 
-def key_sets(model: Model) -> dict[frozenset, int]:
+def key_sets(model: Model, by_id: dict[int, int] | None = None) -> dict[frozenset, int]:
     """The keys of each ``tuple`` split, numbered from 1 as they first occur (tree by tree, node by node): a
     CatBoost model's trees repeat a split's thousands of keys, which the rule text, show and the diagrams say
-    once, as ``keys N``."""
+    once, as ``keys N``. ``by_id``: filled with the number of each split's set by its id (a look-up by the
+    keys themselves compares them, thousands, where another split holds an equal set)."""
     numbers: dict[frozenset, int] = {}
+    by_id = {} if by_id is None else by_id
     for tree in model.trees:
         for node in tree.nodes:
-            if node.split is not None and node.split.op is Op.TUPLE:
-                numbers.setdefault(node.split.tuples, len(numbers) + 1)
+            if node.split is not None and node.split.op is Op.TUPLE and id(node.split.tuples) not in by_id:
+                by_id[id(node.split.tuples)] = numbers.setdefault(node.split.tuples, len(numbers) + 1)
     return numbers
 
 
@@ -144,6 +147,7 @@ def key_text(key: tuple, category=label) -> str:
 
 def keys_lines(keysets: dict[frozenset, int], category=label) -> list[str]:
     """``keys N: {(...), ...}``: each set of keys once, in the one order of :func:`treegen.model.sorted_tuples`."""
+    category = lru_cache(maxsize=None)(category)  # a category is in many keys
     return [f"keys {n}: {{{', '.join(key_text(key, category) for key in sorted_keys(keys))}}}" for keys, n in keysets.items()]
 
 

@@ -48,7 +48,8 @@ class RuleWriter:
         # the rules of a subtree share the conditions above it: each written once (1,000 trees of depth 8:
         # 878,000 conditions, 229,000 of them distinct objects: lower shares each split's)
         self.condition_text = per_condition(self.condition)
-        self.keysets = key_sets(model)  # each tuple split's keys: the number of their ``keys`` line
+        self.keys_of: dict[int, int] = {}  # the id of a tuple split's keys: the number of their ``keys`` line
+        self.keysets = key_sets(model, self.keys_of)  # its keys: that number
 
     def absent(self, c: Condition) -> str:
         """The words for what ``c`` says of missing values and unknown categories, remembered."""
@@ -61,7 +62,7 @@ class RuleWriter:
     def condition(self, c: Condition) -> str:
         if c.split is not None:  # a tuple split's answer
             test = self.tuple_test(c.split, self.model.numeric.effective_threshold)
-            return f"{test} {'in' if c.kind == TUPLE else 'not in'} keys {self.keysets[c.split.tuples]}"
+            return f"{test} {'in' if c.kind == TUPLE else 'not in'} keys {self.keys_number(c.split)}"
         x = self.feature(c.feature)
         absent = self.absents.get((c.if_missing, c.if_unknown))  # inline: a call a condition costs 3% of the export
         if absent is None:
@@ -133,8 +134,7 @@ class RuleWriter:
         elif s.op == _IN:
             test = f"{x} in {strings(s.values)} ? {node.children[0]} : {node.children[1]}"
         elif s.op == _TUPLE:
-            test = (f"{self.tuple_test(s, float)} in keys {self.keysets[s.tuples]} ? {node.children[0]} : "
-                    f"{node.children[1]}")
+            test = f"{self.tuple_test(s, float)} in keys {self.keys_number(s)} ? {node.children[0]} : {node.children[1]}"
         else:
             pairs = ", ".join(f"{quote(v)}: {c}" for v, c in zip(s.values, node.children))
             test = f"{x} == {{{pairs}}}"
@@ -147,6 +147,9 @@ class RuleWriter:
             route += f"; unknown to {node.children[s.unknown]}"
         return f"{test}; {route}"
 
+
+    def keys_number(self, split: Split) -> int:
+        return self.keys_of[id(split.tuples)]  # (the model's splits, which it keeps alive)
 
     def tuple_test(self, split: Split, cut) -> str:
         """``(features..., parts...)``: what a ``tuple`` split's key is made of, each part as a condition whose
