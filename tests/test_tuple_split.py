@@ -250,3 +250,18 @@ def test_keys_lines_numbered_and_ordered_otherwise_read_back_the_same_model():
     with pytest.raises(TreegenError) as err:
         parse(text.replace("keys 2: ", "keys 1: "))
     assert (err.value.message, err.value.line) == ("keys 1 is given twice (first on line 16)", 17)
+
+
+def test_features_named_like_the_keys_words_read_back_by_both_readers():
+    """'keys' names a keys line only after 'in' and at a line's start: a feature (or target) of that name is
+    written bare, as before the word was the rule text's, and both readers take it as a name; 'true' is quoted."""
+    from dataclasses import replace as changed
+    from treegen.parse.rule_lines import read_lines
+    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    model = tuple_model()
+    features = tuple(changed(f, name=n) for f, n in zip(model.features, ["keys", "true", "keys1", "Keys"]))
+    model = Model(features, Target("keys", REGRESSION), model.trees, numeric=model.numeric)
+    text = emit(model, "rules")
+    assert "\n  keys: nominal" in text and "\ntarget keys: numeric" in text and '(keys, "true", keys1 <= 0.5,' in text
+    assert read_lines(text, terminals()) == _read_with_grammar(text, "t") is not None
+    assert modelio.dumps(parse(text)) == modelio.dumps(model)

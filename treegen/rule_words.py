@@ -21,7 +21,7 @@ KEYWORDS = frozenset("""treegen rules format features target numbers combine tre
     weights value label n counts tolerance float32 float64 single average sum init scale link identity
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
     decide linear else exp exp_double sign_square step argmax weka raw_nonnegative raw_positive argmax_raw codes integral
-    truncated keys""".split())
+    truncated""".split())  # (not "keys": it stands only after 'in' and at a keys line's start, where no name does)
 
 _WORD = re.compile(r"[^\W\d]\w*")
 

@@ -46,9 +46,11 @@ class _Patterns:
         strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
         numbers = rf"\[(?:{number}(?:, {number})*)?\]"
         outcome = f"(?:{string}|{number}|{numbers})"
-        # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ...
+        # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ... -- but
+        # 'keys', which the parser takes only after 'in' and at a keys line's start, where no name stands (its
+        # lexer of each state reads a name 'keys' as a WORD), and which the writer writes bare, as before it was one
         self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
-                                if t.name not in ("WORD", "COMMENT", "_NL") and not t.name.startswith("__IGNORE")]
+                                if t.name not in ("WORD", "COMMENT", "_NL", "KEYS") and not t.name.startswith("__IGNORE")]
         self.plain_words: dict[str, bool] = {}
 
         def line(statement: str) -> re.Pattern:
