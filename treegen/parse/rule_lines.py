@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import itemgetter
 
 from lark import Lark
 
 from ..errors import TreegenError
 from ..lower import NOT_TUPLE, TUPLE
 from . import rule_doc as doc
+
+
+_whole_match, _first_group = re.Match.group, itemgetter(1)  # (the grammar's patterns hold groups: not findall)
 
 
 class _GiveUp(Exception):
@@ -81,8 +85,10 @@ class _Patterns:
                   rf"|unknown(?: with weight {number})?)")
         self.keyset = line(rf"keys (?P<number>{integer}): \{{(?P<keys>.*)\}}")
         key_place = rf"(?:{string}|missing|true|false)"
-        self.key = re.compile(rf"\((?P<places>{key_place}(?:, {key_place})*)\)(?:, |\Z)")
-        self.key_place = re.compile(rf"(?:(?P<string>{string})|(?P<word>missing|true|false))(?:, |\Z)")
+        key = rf"\({key_place}(?:, {key_place})*\)"
+        self.keys = re.compile(rf"(?:{key}(?:, {key})*)?")  # a keys line's keys, checked whole at once
+        self.key = re.compile(rf"\(({key_place}(?:, {key_place})*)\)")  # then each key's places
+        self.key_place = re.compile(key_place)
         part = rf"(?:{name} <= {number}|{name} = {string}|{name} in {strings})"
         place = rf"(?:{part}|\({part} or {absent}\)|{name})"
         self.place = re.compile(  # a place of a test of categories combined: a feature, or a part (a condition)
@@ -135,6 +141,8 @@ class _Reader:
         self.absents: dict[str, tuple] = {"missing": doc.absent(1.0, None)}  # by text: (if_missing, if_unknown)
         self.names: dict[str, str] = {}  # a name as written: its value
         self.labels: dict[str, str] = {}  # a class label as written (an outcome): its value
+        self.key_values: dict[str, list] = {}  # a key's places as written: its values (shared: nothing changes them)
+        self.place_values = {"missing": None, "true": 0, "false": 1}  # a key's place as written: its value (0: child 0)
 
     # -- lines -------------------------------------------------------------------------------
     def next(self, pattern: re.Pattern, optional: bool = False) -> re.Match | None:
@@ -209,29 +217,21 @@ class _Reader:
             raise _GiveUp
         return doc.document(features, target, numbers, combine, trees, keysets)
 
-    KEY_WORDS = {"missing": None, "true": 0, "false": 1}
-
     def keys(self, text: str) -> list[list]:
-        """The keys of a keys line: ``(place, ...), ...``, each whole and one after the other."""
-        keys, covered, strings = [], 0, {}
-        for m in self.p.key.finditer(text):
-            covered += len(m.group())
-            places, key, length = m.group("places"), [], 0
-            for place in self.p.key_place.finditer(places):
-                length += len(place.group())
-                word = place.group("word")
-                if word is not None:
-                    key.append(self.KEY_WORDS[word])
-                else:
-                    written = place.group("string")
-                    value = strings.get(written)
-                    key.append(value if value is not None else strings.setdefault(written, doc.string(written)))
-            if length != len(places):
-                raise _GiveUp
-            keys.append(key)
-        if covered != len(text):
+        """The keys of a keys line: ``(place, ...), ...``, each place a quoted category, missing, true or false."""
+        if not self.p.keys.fullmatch(text):
             raise _GiveUp
-        return keys
+        return [self.key(places) for places in map(_first_group, self.p.key.finditer(text))]
+
+    def key(self, places: str) -> list:
+        """A key's values from its places as written (the keys lines of a model repeat many keys: read once)."""
+        key = self.key_values.get(places)
+        if key is None:
+            values = self.place_values
+            key = self.key_values[places] = [values[place] if place in values else
+                                              values.setdefault(place, doc.string(place))
+                                              for place in map(_whole_match, self.p.key_place.finditer(places))]
+        return key
 
     def features(self) -> list[dict]:
         self.next(self.p.features)
