@@ -281,32 +281,34 @@ def parse(text: str, source: str = "<rules>") -> Model:
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
     with collector_paused():
-        model = _as_written(text, source)
-        if model is None:
+        model, as_written = _as_written(text, source)
+        if not as_written:
             document = read_lines(text, terminals()) or _read_with_grammar(text, source)
-            model = _build(document, text, source)
+            if model is None:  # (else its nodes, which every reader reads alike, built it already)
+                model = _build(document, text, source)
             _check_rules(model, document, text, source)
             _check_defaults(model, document, text, source)
     return model
 
 
-def _as_written(text: str, source: str) -> Model | None:
-    """The model of text whose rules are, line for line, those the writer writes for its nodes (an
-    export, unedited): its rules compared as text, not read. None for any other text, which is then
-    read whole (and what is wrong with it said)."""
+def _as_written(text: str, source: str) -> tuple[Model | None, bool]:
+    """The model of text in the writer's layout, built from its nodes (None for another layout, or nodes that
+    do not make one), and whether its rules are, line for line, those the writer writes for them (an export,
+    unedited): its rules compared as text, not read. Any other text is then read whole (and what is wrong with
+    it said)."""
     document = read_lines(text, terminals(), rules_as_written=True)
     if document is None:
-        return None
+        return None, False
     try:
         model = _build(document, text, source)
     except TreegenError:
-        return None
+        return None, False
     writer = RuleWriter(model)
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         if tree_doc["rules"] != writer.rule_lines(tree, tree_rules.rules):
-            return None
+            return model, False
     _check_defaults(model, document, text, source)
-    return model
+    return model, True
 
 
 def _read_with_grammar(text: str, source: str) -> dict:
