@@ -546,6 +546,8 @@ def _build(document: dict, text: str, source: str) -> Model:
     model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
                  "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
                  "trees": trees, "meta": header_meta(text)}
+    if tuples.used:  # each keys line once, which the splits name by its place (read once, shared by them)
+        model_doc["tuple_keys"] = [document["keys"][number]["keys"] for number in tuples.used]
     try:  # its nodes as lists: rule text is lowered, compared and written node by node
         return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
@@ -560,6 +562,7 @@ class _TupleSplits:
                  source: str):
         self.names, self.categories, self.keysets, self.text, self.source = names, categories, keysets, text, source
         self.checked: set[tuple] = set()
+        self.used: dict[int, int] = {}  # a keys line's number: its place among those the splits name
 
     def fail(self, message: str, line: int, column: int | None = None):
         raise TreegenError(message, self.source, line, column)
@@ -584,7 +587,7 @@ class _TupleSplits:
             self.check_keys(keyset, split["features"], split["parts"], line)
             self.checked.add(shape)
         split.update(feature=names[split["features"][0]], features=[names[f] for f in split["features"]],
-                     parts=parts, tuples=keyset["keys"])
+                     parts=parts, tuples=self.used.setdefault(split["tuples"], len(self.used)))
 
     def part(self, condition: tuple, line: int) -> dict:
         feature = condition[0]
