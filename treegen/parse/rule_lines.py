@@ -89,16 +89,16 @@ class _Patterns:
         self.keys = re.compile(rf"(?:{key}(?:, {key})*)?")  # a keys line's keys, checked whole at once
         self.key = re.compile(rf"\(({key_place}(?:, {key_place})*)\)")  # then each key's places
         self.key_place = re.compile(key_place)
-        part = rf"(?:{name} <= {number}|{name} = {string}|{name} in {strings})"
-        place = rf"(?:{part}|\({part} or {absent}\)|{name})"
-        self.place = re.compile(  # a place of a test of categories combined: a feature, or a part (a condition)
+        # A test of categories combined, ``(places) in keys N``: its places as a whole (.+?: the first ') in keys N'
+        # that the rest of the line fits) are read one by one by this pattern, and given up on unless they are whole
+        self.place = re.compile(  # a place: a feature, or a part (a condition)
             rf"(?:(?P<open>\()?(?:(?P<at_most>{name}) <= (?P<high>{number})|(?P<equals>{name}) = (?P<value>{string})"
             rf"|(?P<one_of>{name}) in (?P<values>{strings}))(?(open) or (?P<or_factors>{absent})\))"
             rf"|(?P<feature>{name}))(?:, |\Z)")
         self.condition = re.compile(  # one condition and the " and " after it, or the end
             rf"(?:(?P<is_absent>{name}) is (?P<is_factors>{absent})"
             rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\))"
-            rf"|\((?P<tuple>{place}(?:, {place})*)\) (?P<negated>not )?in keys (?P<tuple_keys>{integer}))"
+            rf"|\((?P<tuple>.+?)\) (?P<negated>not )?in keys (?P<tuple_keys>{integer}))"
             r"(?: and (?=.)|\Z)")
         self.absent = re.compile(  # what a condition says of missing values and unknown categories
             rf"missing(?: with weight (?P<missing>{number}))?"
@@ -108,7 +108,7 @@ class _Patterns:
                 rf"|(?P<threshold_split>{name}) <= (?P<threshold>{number}) \? (?P<left>{integer}) : (?P<right>{integer})"
                 rf"|(?P<subset_split>{name}) in (?P<subset>{strings}) \? (?P<in_left>{integer}) : (?P<in_right>{integer})"
                 rf"|(?P<multiway_split>{name}) == \{{(?P<branches>{string}: {integer}(?:, {string}: {integer})*)\}}"
-                rf"|\((?P<places>{place}(?:, {place})*)\) in keys (?P<keys>{integer}) \? (?P<t_left>{integer}) : "
+                rf"|\((?P<places>.+?)\) in keys (?P<keys>{integer}) \? (?P<t_left>{integer}) : "
                 rf"(?P<t_right>{integer})")
         route = rf"; missing (?:(?P<stop>stop)|to (?P<child>{integer})|weights (?P<weights>{numbers}))"
         unknown = rf"; unknown to (?P<unknown>{integer})"
