@@ -265,3 +265,30 @@ def test_features_named_like_the_keys_words_read_back_by_both_readers():
     assert "\n  keys: nominal" in text and "\ntarget keys: numeric" in text and '(keys, "true", keys1 <= 0.5,' in text
     assert read_lines(text, terminals()) == _read_with_grammar(text, "t") is not None
     assert modelio.dumps(parse(text)) == modelio.dumps(model)
+
+
+def test_hostile_names_and_categories_in_a_tuple_test_read_back_by_both_readers():
+    """Names with commas, parentheses and quotes, and categories that spell the rest of a node's line, are quoted
+    where the rule text writes them: both readers read the same model back, and it predicts what the model does."""
+    from dataclasses import replace as changed
+    from treegen.parse.rule_lines import read_lines
+    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    from treegen.verifier import verify
+    model = tuple_model()
+    tail = ") in keys 1 ? 1 : 2; missing to 2; value [0.0]; n 0.0"
+    cities, colors = ("a", "b" + tail, ""), ("red", "r" + tail)
+    names = ["ci, ty)", 'sh"op (', "x", "col = or missing"]
+    features = [changed(f, name=n) for f, n in zip(model.features, names)]
+    features[0], features[3] = changed(features[0], categories=cities), changed(features[3], categories=colors)
+    split = model.trees[0].nodes[0].split
+    split = changed(split, tuples=frozenset((cities[1],) + k[1:] if k[0] == "b" else k for k in split.tuples),
+                    parts=(split.parts[0], changed(split.parts[1], values=colors[1:])))
+    model = Model(tuple(features), model.target, [Tree([Node((0.0,), split=split, children=(1, 2)), Node((1.5,)),
+                                                        Node((-2.0,))])], numeric=model.numeric)
+    text = emit(model, "rules")
+    node = next(line for line in text.split("\n") if line.startswith("  node 0: "))
+    assert node.startswith('  node 0: ("ci, ty)", "sh\\"op (", x <= 0.5, ("col = or missing" = "r) in keys 1 ? 1 : 2;')
+    assert read_lines(text, terminals()) == _read_with_grammar(text, "t") is not None
+    assert modelio.dumps(parse(text)) == modelio.dumps(model)
+    results = verify(model, None, ["rules"], ())
+    assert results[0].ok, results[0].line()
