@@ -1239,7 +1239,7 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
     split on it (533 sets of 174,655 keys for 4,520 splits), and predicts what CatBoost does on every pair of a
     few categories and unseen ones, x1 either side of 0, unseen, empty and missing categories, every border's
     neighbours and the probes. (Written out as nested splits instead, no target's text was done in 5 minutes;
-    now Java 0.60 MB, JavaScript 0.66 MB, C 0.9 MB: bench/README.md.)"""
+    now Java 0.60 MB, JavaScript 0.66 MB, C 0.9 MB, the rule text 10.6 MB: bench/README.md.)"""
     estimator, frame, names, path = default_pairs
     cbm = os.path.join(os.path.dirname(path), "model.cbm")
     model = import_file(path, categories=names)
@@ -1250,6 +1250,21 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
         c: v[:3] + ["unseen", "", "a0"] for c, v in names.items()})], ignore_index=True)
     data = str(tmp_path / "pairs.csv")
     probe.iloc[::3].to_csv(data, index=False)
-    targets = ["java", "javascript", "c"]
+    targets = ["java", "javascript", "c", "rules"]
     results = verify(model, data, targets, (), against=cbm, against_options={"categories": names})
     assert len(results) == len(targets) + 1 and all(r.ok for r in results), [r.line() for r in results]
+
+
+def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(default_pairs):
+    """The rule text of the default model tests each tuple split itself, its keys once on a ``keys N`` line that
+    the splits of every tree refer to, and ``treegen parse`` reads it back to the same model (the text predicts
+    what CatBoost does: the test through every target)."""
+    from treegen.parse.rule_text import parse
+    from treegen.targets import emit
+    model = import_file(default_pairs[3])
+    text = emit(model, "rules")
+    keysets = {n.split.tuples for t in model.trees for n in t.nodes if n.split is not None and n.split.op == "tuple"}
+    assert text.count("\nkeys ") == len(keysets) and len(text) < 20_000_000  # (written inline: 287 MB)
+    again = parse(text)
+    again.meta = model.meta  # (meta that is not a scalar is not written)
+    assert modelio.dumps(again) == modelio.dumps(model)

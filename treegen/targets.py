@@ -163,11 +163,11 @@ TARGETS = {target.name: target for target in (
                            "predictions back on).")), ".sql",
            runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
-           runner="rule_text", aliases=("rule", "rule_text", "text", "txt")),
+           runner="rule_text", aliases=("rule", "rule_text", "text", "txt"), tuples=True),
     Target("dot", "a Graphviz diagram", "dot",
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot", also_read=(".svg",), named_by_output=True,
-           aliases=("graphviz", "gv", "svg")),
+           aliases=("graphviz", "gv", "svg"), tuples=True),
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)
