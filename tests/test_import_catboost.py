@@ -1268,3 +1268,25 @@ def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(de
     again = parse(text)
     again.meta = model.meta  # (meta that is not a scalar is not written)
     assert modelio.dumps(again) == modelio.dumps(model)
+
+
+def test_combined_ctrs_of_categories_their_own_tables_do_not_keep_import(tmp_path):
+    """With ``ctr_leaf_count_limit`` a feature's own CTR table keeps only its most frequent categories; the others
+    behind a combined CTR's rows are found among the names the file gives (saved with pool=), not refused as
+    known only by their hash, and the model predicts what CatBoost does."""
+    from catboost import CatBoostClassifier
+    rng = np.random.default_rng(9)
+    n = 4000
+    frame = pd.DataFrame({"x0": rng.normal(size=n), **{c: rng.choice([f"{c}{i}" for i in range(k)], n)
+                                                      for c, k in (("A", 30), ("B", 30))}})
+    sign = {c: {v: rng.choice([-1.0, 1.0]) for v in frame[c].unique()} for c in "AB"}
+    target = frame.A.map(sign["A"]) * frame.B.map(sign["B"]) + 0.3 * frame.x0 > 0
+    estimator = CatBoostClassifier(**{**KW, "iterations": 20, "depth": 4}, ctr_leaf_count_limit=5,
+                                   max_ctr_complexity=2, cat_features=["A", "B"])
+    estimator.fit(frame, target)
+    model = import_file(saved(estimator, tmp_path, frame, ["A", "B"]))
+    assert any(n.split is not None and n.split.op == "tuple" for t in model.trees for n in t.nodes)
+    probe = pd.concat([frame.iloc[:300], frame.iloc[:50].assign(A="unseen")], ignore_index=True)
+    raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1).tolist()
+    assert_agrees(model, as_rows(probe), raw, [class_text(v, "bool") for v in estimator.predict(probe).tolist()],
+                  estimator.predict_proba(probe).tolist())

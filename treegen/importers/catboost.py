@@ -741,33 +741,36 @@ class _Ctr:
         return row[1], row[0] + row[1]
 
     def combine(self, candidates: Callable[[int], list[int]]) -> None:
-        """Find the categories behind each row of a CTR of several categorical features: CalcHash gives back
-        the last feature's hash from the key before it, which is tried for each combination of the candidates of
-        the features before (their keys made forward); a row no candidates explain counts in ``unexplained``."""
+        """Find the categories behind each row of a CTR of several categorical features: CalcHash's state before
+        the last feature's hash is the row's key less that hash's share, which is tried for each candidate of the
+        last feature against the states the candidates of the features before make (their keys made forward): a
+        row costs the last feature's candidates, not the combinations of the others'. A row no candidates
+        explain counts in ``unexplained``."""
         prefixes = {0: ()}
         for flat in self.cats[:-1]:
             prefixes = {_calc_hash(state, _widened(hashed)): known + (hashed,)
                         for state, known in prefixes.items() for hashed in candidates(flat)}
         before = np.array(sorted(prefixes), dtype=np.uint64)
-        last_candidates = set(candidates(self.cats[-1]))
+        lasts = list(dict.fromkeys(candidates(self.cats[-1])))
+        shares = np.array([_CTR_MULT * _widened(hashed) & _M64 for hashed in lasts], dtype=np.uint64)
         keys = np.array([key for key in self.rows if key != _EMPTY_SLOT], dtype=np.uint64)
         explained = np.zeros(len(keys), dtype=bool)
         inverse = np.uint64(_CTR_MULT_INVERSE)
-        chunk = max(1, (1 << 22) // max(1, len(keys)))  # prefixes a block: some 4M numbers at once
+        chunk = max(1, (1 << 22) // max(1, len(keys)))  # last candidates a block: some 4M numbers at once
         for bits in itertools.product((1, 0), repeat=len(self.parts)):
             state = keys.copy()
             for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
                 state = state * inverse - np.uint64(_CTR_MULT * bit & _M64)
             state = state * inverse  # = the state before the last category + M * its widened hash
-            for start in range(0, len(before), chunk):
-                block = before[start:start + chunk]
-                last = (state[None, :] - block[:, None]) * inverse  # each prefix's widened last hash, per row
-                fits = (last < np.uint64(1 << 31)) | (last >= np.uint64((1 << 64) - (1 << 31)))
-                for p, r in zip(*np.nonzero(fits)):
-                    hashed = int(last[p, r]) & 0xFFFFFFFF
-                    if hashed in last_candidates:  # (not a chance fit of some 2^-32 a pair)
-                        self.combinations.setdefault(bits, []).append(prefixes[int(block[p])] + (hashed,))
-                        explained[r] = True
+            found = []  # (the state before, the row, the last hash)
+            for start in range(0, len(lasts), chunk):
+                earlier = state[None, :] - shares[start:start + chunk, None]  # per candidate, per row
+                at = np.minimum(np.searchsorted(before, earlier), len(before) - 1)
+                for c, r in zip(*np.nonzero(before[at] == earlier)):
+                    found.append((int(earlier[c, r]), int(r), lasts[start + c]))
+            for earlier_state, r, hashed in sorted(found):  # (by the state before: the order of the categories)
+                self.combinations.setdefault(bits, []).append(prefixes[earlier_state] + (hashed,))
+                explained[r] = True
         self.unexplained = int((~explained).sum())
 
 
@@ -811,6 +814,9 @@ class _Ctrs:
             for ctr in self.ctrs:
                 if len(ctr.cats) > 1:
                     ctr.combine(lambda flat: self._candidates(flat, single))
+                    if ctr.unexplained and self.file_hashes:  # (a feature's own CTRs may keep only some of its
+                        ctr.combinations = {}                 # categories: ctr_leaf_count_limit)
+                        ctr.combine(lambda flat: self._candidates(flat, single) + self.file_hashes)
                     for combination in itertools.chain.from_iterable(ctr.combinations.values()):
                         for flat, hashed in zip(ctr.cats, combination):
                             known.setdefault(flat, {})[hashed] = None
