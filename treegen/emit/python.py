@@ -36,6 +36,7 @@ in the comment that names the feature of each test, where ``#`` is escaped too -
 model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -59,8 +60,8 @@ COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_c
 INLINE_LINES = COST.budget  # the most lines of a function of trees summed inline (_inline_sum)
 
 # The modules a generated module imports, each only where it needs it (numbers: a nominal feature read by a
-# number's value; struct: float32 arithmetic).
-IMPORTS = ("csv", "io", "math", "numbers", "os", "re", "struct", "sys")
+# number's value; struct: float32 arithmetic; json: the keys of tuple splits).
+IMPORTS = ("csv", "io", "json", "math", "numbers", "os", "re", "struct", "sys")
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
@@ -103,7 +104,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     helpers = _helpers(model, decision)
     code_float32 = bool(coded) and model.numeric.cast == "float32"
     named = _named(model)
-    needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32}
+    needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32, "json": bool(keysets)}
     classification = model.target.is_classification
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
@@ -192,11 +193,12 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
 def tuple_condition(cond: Cond, categories: list[tuple[str, ...]], keysets: dict[str, str]) -> str:
     """A ``tuple`` split's test of ``x`` (:class:`treegen.emit.common.TupleTest`): the key as a Python tuple --
     each category as the row holds it (None: missing), then each part's child position -- (not) in its keys, a
-    frozenset made once in the module (``keysets``: the text of each set of keys -> its name; a CatBoost
-    model's trees share a split's thousands of keys)."""
+    frozenset made once in the module from JSON text (``keysets``: that text, as a literal, -> its name; a
+    CatBoost model's trees share a split's thousands of keys, and CPython compiling them as tuple literals took
+    7 GB for a 50 MB module)."""
     test = cond.tuples
     places = [f"x[{f}]" for f in test.features] + [_part_position(part, categories) for part in test.parts]
-    keys = ", ".join(f"({''.join(f'{ascii(v)}, ' if type(v) is str else f'{v}, ' for v in key)})" for key in test.keys)
+    keys = ascii(json.dumps([list(key) for key in test.keys], separators=(",", ":")))
     name = keysets.setdefault(keys, f"_KEYS{len(keysets)}")
     return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {name}"
 
