@@ -254,7 +254,7 @@ class ArrayWalk(TreeSql):
         return "".join(step) + " END"
 
 
-_OPS, _STOP = tuple(Op), MissingRoute.stop()
+_OPS, _STOP = tuple(op for op in Op if op is not Op.TUPLE), MissingRoute.stop()
 _CONSTANT = ("features", "cuts", "left", "right", "missing", "destinations")  # the arrays of an exclusive walk
 # Read at every step of every walk, so computed once a row, in a step of the query before the walks:
 # built in the loop, the array of the features was a third of Spark's code for a walk (a 3-class boosted
