@@ -481,7 +481,7 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
     model = tuple_model()
     split = model.trees[0].nodes[0].split
     coded = coded_tuples(tuple_test(model, split), category_codes(model), lambda f: model.features[f].name)
-    keys = f"IN ({', '.join(map(str, coded.keys))})"  # the key list: not the split written out
+    keys = DIALECTS[dialect].key_among[1].join(map(str, coded.keys))  # the key list: not the split written out
     rows = tuple_rows(model)
     if engine == "mysql":  # (MySQL holds no NaN)
         rows = [row for row in rows if not (isinstance(row["x"], float) and math.isnan(row["x"]))]

@@ -515,7 +515,7 @@ class Writer:
     def tuple_answer(self, split, digit: Callable[[int], str], among: bool = True) -> str:
         """The key of a tuple split as an integer -- each combined feature's ``digit`` (:meth:`digit`), then each
         part's child position, in mixed radix (exact: below 2^53, in 64-bit integers) -- (not) IN its keys, a list
-        of integer constants that the engines hash or sort once a query."""
+        of integer constants that the engines hash or sort once a query (``Dialect.key_among``)."""
         test, coded = self.coded(split)
         places = [digit(f) for f in coded.features] + [self.part_position(part) for part in test.parts]
         key = places[0] if math.prod(coded.radices) < 2 ** 31 else f"CAST({places[0]} AS {self.d.integer_type})"
@@ -523,7 +523,8 @@ class Writer:
             key = f"{key if n == 0 else f'({key})'} * {radix} + {place}"
         if not coded.keys:
             return _empty_list(f"({key})", among)
-        return f"({key}) {'IN' if among else 'NOT IN'} ({', '.join(map(str, coded.keys))})"
+        form, separator = self.d.key_among
+        return form.format(key=f"({key})", keys=separator.join(map(str, coded.keys)), **{"not": "" if among else "NOT "})
 
     def digit(self, feature: int) -> str:
         """A combined feature's digit in a tuple split's key (:class:`treegen.emit.common.CodedTuples`): 1 where
