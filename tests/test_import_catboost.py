@@ -1268,3 +1268,19 @@ def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(de
     again = parse(text)
     again.meta = model.meta  # (meta that is not a scalar is not written)
     assert modelio.dumps(again) == modelio.dumps(model)
+
+
+def test_the_default_model_of_categorical_pairs_through_sql(default_pairs, tmp_path):
+    """SQL tests each tuple split natively (each split's keys once, a column of the query's own computed once a
+    row): SQLite and DuckDB predict what CatBoost does on verify's probes and on pairs seen, unseen and missing."""
+    estimator, frame, names, path = default_pairs
+    model = import_file(path)
+    splits = {n.split for t in model.trees for n in t.nodes if n.split is not None and n.split.op == "tuple"}
+    sql = treegen.export(model, "sql", dialect="sqlite")
+    answers = re.findall(r' AS "treegen_tuple\d+"', sql)  # each split's answer once (written out: refused)
+    assert len(answers) == len(splits) > 100 and len(sql) < 4_000_000
+    data = str(tmp_path / "pairs.csv")
+    every_combination_probe(frame, names).iloc[::5].to_csv(data, index=False)
+    results = verify(model, data, ["sql"], ["sqlite", "duckdb"], against=os.path.join(os.path.dirname(path), "model.cbm"),
+                     against_options={"categories": names})
+    assert len(results) == 3 and all(r.ok for r in results), [r.line() for r in results]
