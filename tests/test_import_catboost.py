@@ -1281,6 +1281,6 @@ def test_the_default_model_of_categorical_pairs_through_sql(default_pairs, tmp_p
     assert len(answers) == len(splits) > 100 and len(sql) < 4_000_000
     data = str(tmp_path / "pairs.csv")
     every_combination_probe(frame, names).iloc[::5].to_csv(data, index=False)
-    results = verify(model, data, ["sql"], ["sqlite", "duckdb"], against=os.path.join(os.path.dirname(path), "model.cbm"),
-                     against_options={"categories": names})
+    cbm = os.path.join(os.path.dirname(path), "model.cbm")
+    results = verify(model, data, ["sql"], ["sqlite", "duckdb"], against=cbm, against_options={"categories": names})
     assert len(results) == 3 and all(r.ok for r in results), [r.line() for r in results]
