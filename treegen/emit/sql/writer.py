@@ -7,6 +7,10 @@ a category the feature does not know (unless the split sends unknown categories 
 feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that spells a number
 as the category the number names (:meth:`Writer._category`); an XGBoost code as its float32 (2.99999999 is 3),
 in SQLite, which has no 4-byte float, rounded in plain double arithmetic.
+A ``tuple`` split (CatBoost's categorical features combined) is its key as an integer -- each combined feature's
+digit, each part's child position, in mixed radix -- among the split's keys (:meth:`Writer.tuple_answer`); a query
+computes each distinct split's answer once a row, a column of a derived table of its own (:meth:`Writer.with_tuples`:
+the default CatBoost model's 582 splits of 176,648 keys, 2.9 MB of SQLite; inline in an expression, 15.7 MB).
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
