@@ -493,3 +493,28 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
     assert expression.count(keys) == 1
     table = DIALECTS[dialect].identifier("input")
     assert [answer for (answer,) in query(f"SELECT {expression} FROM {table}", model, rows, engine, **connection)] == want
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])
+def test_sql_tests_a_tuple_split_in_flat_rules_and_leaf_ids(dialect, monkeypatch):
+    """A tree written as its flat rules (below a CASE's nesting, or with fractional routes) tests the split's answer
+    and its negation ('tuple', 'not tuple'); its leaf ids and its nested form agree with the model."""
+    from dataclasses import replace
+    from treegen.emit.sql import DIALECTS
+    from treegen.run.sql import query
+    from treegen.walk import leaf_ids_rows
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    nodes = [Node((0.0,), split=split, children=(1, 4)), Node((0.0,), split=split, children=(2, 3)), Node((1.5,)),
+             Node((7.0,)), Node((-2.0,))]
+    model = Model(model.features, model.target, [Tree(nodes)], numeric=model.numeric)
+    rows = tuple_rows(model)
+    want = [(model.predict(row), ids) for row, ids in zip(rows, leaf_ids_rows(model, rows))]
+    for strategies in (("rules",), DIALECTS[dialect].strategies):
+        monkeypatch.setitem(DIALECTS, dialect, replace(DIALECTS[dialect], strategies=strategies))
+        sql = emit(model, "sql", dialect=dialect, leaf=True)
+        assert ('NOT "treegen_tuple0"' in sql) == (strategies == ("rules",))  # (nested: the ELSE is the negation)
+        assert [(answer[-2], str(answer[-1])) for answer in query(sql, model, rows, dialect)] == want, strategies
+        expression = emit(model, "sql", dialect=dialect, expression=True)
+        assert [answer for (answer,) in query(f"SELECT {expression} FROM input", model, rows, dialect)] == [
+            value for value, _ in want]
