@@ -498,7 +498,8 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
 @pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])
 def test_sql_tests_a_tuple_split_in_flat_rules_and_leaf_ids(dialect, monkeypatch):
     """A tree written as its flat rules (below a CASE's nesting, or with fractional routes) tests the split's answer
-    and its negation ('tuple', 'not tuple'); its leaf ids and its nested form agree with the model."""
+    and its negation ('tuple', 'not tuple'); its leaf ids, its nested form and its walk (DuckDB) agree with the
+    model."""
     from dataclasses import replace
     from treegen.emit.sql import DIALECTS
     from treegen.run.sql import query
@@ -510,10 +511,13 @@ def test_sql_tests_a_tuple_split_in_flat_rules_and_leaf_ids(dialect, monkeypatch
     model = Model(model.features, model.target, [Tree(nodes)], numeric=model.numeric)
     rows = tuple_rows(model)
     want = [(model.predict(row), ids) for row, ids in zip(rows, leaf_ids_rows(model, rows))]
-    for strategies in (("rules",), DIALECTS[dialect].strategies):
-        monkeypatch.setitem(DIALECTS, dialect, replace(DIALECTS[dialect], strategies=strategies))
+    d = DIALECTS[dialect]
+    walked = [("walk", "rules")] if d.arrays else []  # (DuckDB walks a tree of more than walk_tree_nodes nodes)
+    for strategies in [("rules",), d.strategies] + walked:
+        monkeypatch.setitem(DIALECTS, dialect, replace(d, strategies=strategies, walk_tree_nodes=0))
         sql = emit(model, "sql", dialect=dialect, leaf=True)
         assert ('NOT "treegen_tuple0"' in sql) == (strategies == ("rules",))  # (nested: the ELSE is the negation)
+        assert ('CASE WHEN "treegen_tuple0" THEN 1 ELSE 2 END' in sql) == ("walk" in strategies)  # its walk's code
         assert [(answer[-2], str(answer[-1])) for answer in query(sql, model, rows, dialect)] == want, strategies
         expression = emit(model, "sql", dialect=dialect, expression=True)
         assert [answer for (answer,) in query(f"SELECT {expression} FROM input", model, rows, dialect)] == [
