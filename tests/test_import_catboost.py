@@ -1239,20 +1239,25 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
     split on it (533 sets of 174,655 keys for 4,520 splits), and predicts what CatBoost does on every pair of a
     few categories and unseen ones, x1 either side of 0, unseen, empty and missing categories, every border's
     neighbours and the probes. (Written out as nested splits instead, no target's text was done in 5 minutes;
-    now Java 0.60 MB, JavaScript 0.66 MB, C 0.9 MB, the rule text 10.6 MB: bench/README.md.)"""
+    now Java 0.60 MB, JavaScript 0.66 MB, C 0.9 MB, the rule text 10.6 MB, SQLite's query 2.9 MB:
+    bench/README.md.)"""
     estimator, frame, names, path = default_pairs
     cbm = os.path.join(os.path.dirname(path), "model.cbm")
     model = import_file(path, categories=names)
     java = treegen.export(model, "java")
     tests = re.findall(r"hasKey\(TUPLE_BITS\[(\d+)\]", java)
     assert len(set(tests)) < len(tests) and len(java) < 1_000_000  # (a set shared; no split written out)
+    splits = {n.split for t in model.trees for n in t.nodes if n.split is not None and n.split.op == "tuple"}
+    sql = treegen.export(model, "sql", dialect="sqlite")
+    answers = re.findall(r' AS "treegen_tuple\d+"', sql)  # each split's answer once, a column a row reads
+    assert len(answers) == len(splits) > 100 and len(sql) < 4_000_000
     probe = pd.concat([every_combination_probe(frame, names), probe_frame(model, frame.iloc[:40], {
         c: v[:3] + ["unseen", "", "a0"] for c, v in names.items()})], ignore_index=True)
     data = str(tmp_path / "pairs.csv")
     probe.iloc[::3].to_csv(data, index=False)
-    targets = ["java", "javascript", "c", "rules"]
-    results = verify(model, data, targets, (), against=cbm, against_options={"categories": names})
-    assert len(results) == len(targets) + 1 and all(r.ok for r in results), [r.line() for r in results]
+    targets, dialects = ["java", "javascript", "c", "rules", "sql"], ["sqlite", "duckdb"]
+    results = verify(model, data, targets, dialects, against=cbm, against_options={"categories": names})
+    assert len(results) == len(targets) + len(dialects) and all(r.ok for r in results), [r.line() for r in results]
 
 
 def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(default_pairs):

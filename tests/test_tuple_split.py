@@ -15,7 +15,7 @@ from treegen.errors import TreegenError
 from treegen.expand import expanded
 from treegen.describe import sorted_keys
 from treegen.model import (NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, MissingRoute, Model, Node, NumericSemantics, Op,
-                           Split, Target, Tree, tuple_key)
+                           Split, Target, Tree, has_tuples, tuple_key)
 from treegen.targets import emit
 from treegen.run.python import run
 from treegen.walk import predict_rows
@@ -91,13 +91,16 @@ def test_a_bad_tuple_split_is_one_line_naming_its_field(change, message):
     assert "\n" not in str(info.value)
 
 
-def test_the_targets_that_do_not_test_tuples_yet_compute_the_written_out_model_exactly():
-    """SQL is given the split written out as 'in' and '<=' splits
-    (treegen.expand): on the probes (each category, missing, unknown, the threshold's neighbours) they predict
-    what the tuple split does."""
+def test_the_written_out_model_computes_the_split_exactly_in_sql():
+    """The split written out as 'in' and '<=' splits (treegen.expand, for a target that does not test tuples; every
+    target does now): through SQL, on the probes (each category, missing, unknown, the threshold's neighbours) and
+    every row, it predicts what the tuple split does."""
     from treegen.verifier import verify
-    results = verify(tuple_model(), None, ["sql"], ["sqlite", "duckdb"])
+    model = expanded(tuple_model())
+    assert not has_tuples(model)
+    results = verify(model, None, ["sql"], ["sqlite", "duckdb"])
     assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]
+    assert [model.predict(row) for row in every_row()] == [tuple_model().predict(row) for row in every_row()]
 
 
 def test_the_coded_keys_of_java_javascript_and_c_answer_as_the_key_does():
@@ -150,7 +153,6 @@ def test_the_rules_of_a_tuple_split_answer_as_the_model_does():
     assert [(r.node, [c.kind for c in r.conditions]) for r in tree_rules.rules] == [(2, [TUPLE]), (4, [NOT_TUPLE])]
     for row in every_row():
         assert rules_output(model, model.trees[0], tree_rules, row) == [model.predict(row)]
-
 
 
 def test_java_tests_the_split_natively_each_key_set_once():
@@ -456,3 +458,67 @@ def test_hostile_names_and_categories_in_a_tuple_test_read_back_by_both_readers(
     assert modelio.dumps(parse(text)) == modelio.dumps(model)
     results = verify(model, None, ["rules"], ())
     assert results[0].ok, results[0].line()
+
+
+def tuple_rows(model: Model) -> list[dict]:
+    """:func:`every_row`, and the part's number at its effective cut, an ulp either side and NaN."""
+    cut = model.numeric.effective_threshold(model.trees[0].nodes[0].split.parts[0].threshold)
+    around = [cut, math.nextafter(cut, -math.inf), math.nextafter(cut, math.inf), math.nan]
+    return every_row() + [{**row, "x": x} for row in every_row() if row["x"] == 0.5 for x in around]
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "ansi", "postgres", "mysql", "spark"])
+def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
+    """The query reads the split's answer from a column computed once a row (its keys written once), the expression
+    tests the key itself; both predict what the model does for every category, missing and unknown ones, and the
+    part's cut an ulp either side, in every engine."""
+    from treegen.emit.common import category_codes, coded_tuples, tuple_test
+    from treegen.emit.sql import DIALECTS
+    from treegen.run.sql import query
+    engine = DIALECTS[dialect].engine
+    fixture = {"postgres": "postgres_dsn", "mysql": "mysql_server", "spark": "spark"}.get(engine)
+    connection = {} if fixture is None else {"spark" if engine == "spark" else "dsn": request.getfixturevalue(fixture)}
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    coded = coded_tuples(tuple_test(model, split), category_codes(model), lambda f: model.features[f].name)
+    keys = DIALECTS[dialect].key_among[1].join(map(str, coded.keys))  # the key list: not the split written out
+    rows = tuple_rows(model)
+    if engine == "mysql":  # (MySQL holds no NaN)
+        rows = [row for row in rows if not (isinstance(row["x"], float) and math.isnan(row["x"]))]
+    want = [model.predict(row) for row in rows]
+    sql = emit(model, "sql", dialect=dialect)
+    assert sql.count(keys) == 1
+    assert [answer[-1] for answer in query(sql, model, rows, engine, **connection)] == want
+    expression = emit(model, "sql", dialect=dialect, expression=True)
+    assert expression.count(keys) == 1
+    table = DIALECTS[dialect].identifier("input")
+    assert [answer for (answer,) in query(f"SELECT {expression} FROM {table}", model, rows, engine, **connection)] == want
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])
+def test_sql_tests_a_tuple_split_in_flat_rules_and_leaf_ids(dialect, monkeypatch):
+    """A tree written as its flat rules (below a CASE's nesting, or with fractional routes) tests the split's answer
+    and its negation ('tuple', 'not tuple'); its leaf ids, its nested form and its walk (DuckDB) agree with the
+    model."""
+    from dataclasses import replace
+    from treegen.emit.sql import DIALECTS
+    from treegen.run.sql import query
+    from treegen.walk import leaf_ids_rows
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    nodes = [Node((0.0,), split=split, children=(1, 4)), Node((0.0,), split=split, children=(2, 3)), Node((1.5,)),
+             Node((7.0,)), Node((-2.0,))]
+    model = Model(model.features, model.target, [Tree(nodes)], numeric=model.numeric)
+    rows = tuple_rows(model)
+    want = [(model.predict(row), ids) for row, ids in zip(rows, leaf_ids_rows(model, rows))]
+    d = DIALECTS[dialect]
+    walked = [("walk", "rules")] if d.arrays else []  # (DuckDB walks a tree of more than walk_tree_nodes nodes)
+    for strategies in [("rules",), d.strategies] + walked:
+        monkeypatch.setitem(DIALECTS, dialect, replace(d, strategies=strategies, walk_tree_nodes=0))
+        sql = emit(model, "sql", dialect=dialect, leaf=True)
+        assert ('NOT "treegen_tuple0"' in sql) == (strategies == ("rules",))  # (nested: the ELSE is the negation)
+        assert ('CASE WHEN "treegen_tuple0" THEN 1 ELSE 2 END' in sql) == ("walk" in strategies)  # its walk's code
+        assert [(answer[-2], str(answer[-1])) for answer in query(sql, model, rows, dialect)] == want, strategies
+        expression = emit(model, "sql", dialect=dialect, expression=True)
+        assert [answer for (answer,) in query(f"SELECT {expression} FROM input", model, rows, dialect)] == [
+            value for value, _ in want]

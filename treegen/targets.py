@@ -161,7 +161,7 @@ TARGETS = {target.name: target for target in (
                                  "--leaf), for a SELECT's list or a view of your own.", flag=True),
             Option("keep", "sql: input columns the SELECT passes through, comma-separated (a key to join the "
                            "predictions back on).")), ".sql",
-           runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
+           runner="sql", variants="dialect", computes="computed", tolerates="tolerance", tuples=True),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
            runner="rule_text", aliases=("rule", "rule_text", "text", "txt"), tuples=True),
     Target("dot", "a Graphviz diagram", "dot",

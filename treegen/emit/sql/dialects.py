@@ -290,6 +290,8 @@ class Dialect:
     # tree's class sums and leaf ids read: written in each sum, DuckDB's common subexpression optimizer took 65
     # of the 74 s it planned a 386-node C4.5 tree of 4 classes in (2.8 MB); named, 2 s (0.8 MB)
     named_weights: bool = False
+    # a tuple split's key (a BIGINT) {not} among its integer {keys}, joined by the second text (Writer.tuple_answer)
+    key_among: tuple[str, str] = ("{key} {not}IN ({keys})", ", ")
     # Ends each derived table of a model's steps (sums, probabilities): an engine that merges a derived
     # table into the query around it copies its expressions into every place naming their column, so
     # a boosted model's trees run once per use (SQLite: 82 s instead of 0.5 s, bench/README.md). With
@@ -458,6 +460,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
             named_weights=True,
+            # (a list of constants takes DuckDB (2.0) time quadratic in all the lists' elements to plan: the 582 lists of
+            # 300 keys of a default CatBoost model 33 s, where a regular expression of each takes 1.4 s and a row 0.1 ms)
+            key_among=("{not}regexp_full_match(CAST({key} AS VARCHAR), '{keys}')", "|"),
             # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
             # another order, each with its own answers: measured on 5,000 rows of a walked model; lambdas instead)
             binding=DUCKDB_BINDING,
@@ -505,6 +510,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             table_parts=None,  # a catalog's namespaces may nest
             strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
+            # (one string literal: Spark parses a list of constants token by token -- the default CatBoost model's
+            # 582 lists of 300 keys: its query took 114 s for a row, so 31 s)
+            key_among=("{not}array_contains(CAST(split('{keys}', ',') AS ARRAY<BIGINT>), {key})", ","),
             binding=SPARK_BINDING,
             # Java's Math.exp: 1 to 8 ulps off glibc's on about one input in seven (a sigmoid's 1.6e-15)
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
