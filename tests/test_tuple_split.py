@@ -1,6 +1,6 @@
 """A ``tuple`` split (nominal features combined, with binary parts) as the model, its vectorised walk, the JSON
-format, its written-out form (treegen.expand) and the Python target read it: each row's key -- the categories
-(None: missing), then the parts' child positions -- in the split's tuples goes to children[0]."""
+format and every target read it: each row's key -- the categories (None: missing), then the parts' child
+positions -- in the split's tuples goes to children[0]."""
 from __future__ import annotations
 
 import itertools
@@ -12,10 +12,9 @@ import pytest
 
 from treegen import modelio
 from treegen.errors import TreegenError
-from treegen.expand import expanded
 from treegen.describe import sorted_keys
 from treegen.model import (NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Feature, MissingRoute, Model, Node, NumericSemantics, Op,
-                           Split, Target, Tree, has_tuples, tuple_key)
+                           Split, Target, Tree, tuple_key)
 from treegen.targets import emit
 from treegen.run.python import run
 from treegen.walk import predict_rows
@@ -51,7 +50,6 @@ def test_the_key_decides_and_every_reader_agrees(tmp_path):
     assert [value for value, _ in predict_rows(model, rows)] == want
     text = modelio.dumps(model)
     assert modelio.dumps(modelio.loads(text)) == text
-    assert [value for value, _ in predict_rows(expanded(model), rows)] == want  # written out, exact
     csv_rows = ["city,shop,x,color"] + [",".join("" if v is None else str(v) for v in row.values()) for row in rows]
     printed = run(emit(model, "python"), "\n".join(csv_rows) + "\n", [], model=model).split()
     csv_want = [model.predict({k: (None if v == "" else v) for k, v in row.items()}) for row in rows]  # "": missing
@@ -89,18 +87,6 @@ def test_a_bad_tuple_split_is_one_line_naming_its_field(change, message):
     with pytest.raises(TreegenError, match=message) as info:
         modelio.loads(json.dumps(doc))
     assert "\n" not in str(info.value)
-
-
-def test_the_written_out_model_computes_the_split_exactly_in_sql():
-    """The split written out as 'in' and '<=' splits (treegen.expand, for a target that does not test tuples; every
-    target does now): through SQL, on the probes (each category, missing, unknown, the threshold's neighbours) and
-    every row, it predicts what the tuple split does."""
-    from treegen.verifier import verify
-    model = expanded(tuple_model())
-    assert not has_tuples(model)
-    results = verify(model, None, ["sql"], ["sqlite", "duckdb"])
-    assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]
-    assert [model.predict(row) for row in every_row()] == [tuple_model().predict(row) for row in every_row()]
 
 
 def test_the_coded_keys_of_java_javascript_and_c_answer_as_the_key_does():

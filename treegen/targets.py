@@ -82,9 +82,6 @@ class Target:
     # (java: the class named after the file; c: the prefix), or refuses the name (python: a standard module's)
     named_by_output: bool = False
     aliases: tuple[str, ...] = ()  # other names users give it (lower case): a misspelt --to's hint
-    # Tests a ``tuple`` split as one test; a target that does not yet is given the model with each written out
-    # as ``in`` and ``<=`` splits (treegen.expand: exact, but its size multiplies by their answers)
-    tuples: bool = False
 
     def endings(self) -> tuple[str, ...]:
         return (self.extension, *self.also_read)
@@ -137,20 +134,20 @@ def emitter(name: str) -> ModuleType:
 
 TARGETS = {target.name: target for target in (
     Target("python", "a standalone Python module (standard library only)", "python", (PROBA, LEAF), ".py",
-           runner="python", program=True, named_by_output=True, aliases=("py", "python3"), tuples=True),
+           runner="python", program=True, named_by_output=True, aliases=("py", "python3")),
     Target("java", "one Java class without dependencies", "java",
            (PROBA, LEAF, Option("class_name", "java: the class name (default: the -o file's name, else TreegenModel)."),
             Option("package", "java: the package (default: none).")), ".java", runner="java", program=True,
-           named_by_output=True, tuples=True),
+           named_by_output=True),
     Target("javascript", "one JavaScript module without dependencies (Node 18+, browsers)", "javascript",
            (PROBA, LEAF, Option("module", "javascript: an ES module (default) or CommonJS.",
                                 choices="javascript.MODULES")), ".mjs",
            runner="javascript", program=True, also_read=(".js", ".cjs"), named_by_output=True,
-           aliases=("js", "mjs", "node", "nodejs", "ecmascript"), tuples=True),
+           aliases=("js", "mjs", "node", "nodejs", "ecmascript")),
     Target("c", "one C99 source file and its header (-o FILE.c writes FILE.h too), no dependencies", "c",
            (PROBA, LEAF, Option("prefix", "c: the start of every exported name (default: the -o file's name, "
                                           "else model).")), ".c",
-           runner="c", program=True, beside=((".h", "header"),), named_by_output=True, tuples=True),
+           runner="c", program=True, beside=((".h", "header"),), named_by_output=True),
     Target("sql", "one SQL SELECT in a dialect, over --table: it returns the --keep columns, the features and "
                   "`prediction` (--proba: a column per class, named by its label; --leaf: `leaf`)", "sql",
            (PROBA, LEAF, Option("dialect", "sql: the SQL dialect (default ansi).", choices="sql.DIALECTS",
@@ -161,13 +158,13 @@ TARGETS = {target.name: target for target in (
                                  "--leaf), for a SELECT's list or a view of your own.", flag=True),
             Option("keep", "sql: input columns the SELECT passes through, comma-separated (a key to join the "
                            "predictions back on).")), ".sql",
-           runner="sql", variants="dialect", computes="computed", tolerates="tolerance", tuples=True),
+           runner="sql", variants="dialect", computes="computed", tolerates="tolerance"),
     Target("rules", "the rule text, for people and for `treegen parse`", "rule_text", (), ".rules",
-           runner="rule_text", aliases=("rule", "rule_text", "text", "txt"), tuples=True),
+           runner="rule_text", aliases=("rule", "rule_text", "text", "txt")),
     Target("dot", "a Graphviz diagram", "dot",
            (Option("image_format", "dot: render with Graphviz (svg) or write the dot text (default).",
                    choices=("dot", "svg"), cli="format"),), ".dot", also_read=(".svg",), named_by_output=True,
-           aliases=("graphviz", "gv", "svg"), tuples=True),
+           aliases=("graphviz", "gv", "svg")),
 )}
 
 RUNNABLE = tuple(name for name, target in TARGETS.items() if target.runner is not None)
@@ -242,13 +239,10 @@ def _spelling(name: str) -> str:
 
 def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
-    from .expand import expanded
     from .model import listed, model_problem
     options = check_options(to, options)
     with collector_paused():  # a big model's export makes millions of objects and no cycle
         model = listed(model)  # emitters follow the trees' links: each node is read many times
-        if not TARGETS[to].tuples:
-            model = expanded(model)
         problem = model_problem(model)  # models built in memory skip the JSON reader's checks
         if problem:
             raise TreegenError(f"the model cannot be compiled: {problem}")
