@@ -508,3 +508,11 @@ def test_sql_tests_a_tuple_split_in_flat_rules_and_leaf_ids(dialect, monkeypatch
         expression = emit(model, "sql", dialect=dialect, expression=True)
         assert [answer for (answer,) in query(f"SELECT {expression} FROM input", model, rows, dialect)] == [
             value for value, _ in want]
+
+
+def test_the_probes_hold_a_tuple_split_parts_cuts_and_their_neighbours():
+    """verify's probes test every threshold one ulp either side: a tuple split's '<=' parts' too."""
+    from treegen.probes import boundary_values
+    model = tuple_model()
+    cut = model.numeric.effective_threshold(0.5)
+    assert {0.5, math.nextafter(0.5, 1), cut, math.nextafter(cut, 2)} <= set(boundary_values(model)[2])
