@@ -11,7 +11,8 @@ from treegen.emit.sql import DIALECTS
 from treegen.model import Model, leaf_ids, tree_output
 from treegen.probes import probe_rows
 from treegen.run.sql import query
-from treegen.testing import HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_fractions
+from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, spark_parser_states, wide_model,
+                             with_fractions)
 
 
 def assert_exact(model: Model, rows, spark) -> None:
@@ -193,23 +194,6 @@ def test_the_session_spares_the_compilation_of_whole_stage_code(spark):
     assert [r[len(model.features)] for r in results] == [model.predict(row) for row in rows]
 
 
-def parser_states(spark, text: str) -> int:
-    """The states Spark's SQL parser (ANTLR, in the SLL mode Spark tries first) learns reading the statement
-    ``text`` from empty caches: each is a look-ahead it worked out, the cost of a query it has not seen."""
-    from py4j.java_gateway import get_field
-    jvm, parsers = spark._jvm, "org.apache.spark.sql.catalyst.parser."
-    chars = getattr(jvm, parsers + "UpperCaseCharStream")(jvm.org.antlr.v4.runtime.CharStreams.fromString(text))
-    tokens = jvm.org.antlr.v4.runtime.CommonTokenStream(getattr(jvm, parsers + "SqlBaseLexer")(chars))
-    parser = getattr(jvm, parsers + "SqlBaseParser")(tokens)
-    module = getattr(getattr(jvm, parsers + "AbstractParser$"), "MODULE$")
-    module.configureParser(parser, text, tokens, jvm.org.apache.spark.sql.internal.SqlApiConf.get())
-    module.clearParserCaches(parser)
-    parser.getInterpreter().setPredictionMode(jvm.org.antlr.v4.runtime.atn.PredictionMode.SLL)
-    parser.singleStatement()
-    dfas = get_field(parser.getInterpreter(), "decisionToDFA")
-    return sum(get_field(dfas[i], "states").size() for i in range(len(dfas)))
-
-
 def test_the_parser_reads_a_float32_sum_without_looking_ahead_over_it(spark):
     """ANTLR reads ahead over the whole operand of CAST( (a cast, or a call of a function named cast) and of a
     "(" (an expression, or a row (a, b)) before it chooses: over nested casts of a sum of trees, Spark's parser
@@ -221,4 +205,4 @@ def test_the_parser_reads_a_float32_sum_without_looking_ahead_over_it(spark):
     for expression in (False, True):
         sql = emit(model, "sql", dialect="spark", expression=expression, proba=True, leaf=True)
         statement = f"SELECT {sql} FROM input" if expression else sql
-        assert parser_states(spark, statement) < len(statement) // 10, expression
+        assert spark_parser_states(spark, statement) < len(statement) // 10, expression
