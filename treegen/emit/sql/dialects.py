@@ -255,11 +255,11 @@ class Dialect:
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
-    # The double a text spells, NULL when it spells none (the category codes of a nominal feature,
-    # Writer.category): a cast where the text matches a decimal number, or the engine's TRY_CAST.
     # types the engine casts to by a function named as the type (Spark's cast aliases: double(x) is CAST(x AS
     # DOUBLE)), written so where the cast's operand may be long (:meth:`Dialect.cast`)
     cast_functions: tuple[str, ...] = ()
+    # The double a text spells, NULL when it spells none (the category codes of a nominal feature,
+    # Writer.category): a cast where the text matches a decimal number, or the engine's TRY_CAST.
     text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
     truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
     # A numeric feature's column read as the model reads it whatever it holds (column, its name as an SQL string,
