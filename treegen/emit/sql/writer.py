@@ -308,7 +308,7 @@ class Writer:
         elif codes == Codes.NONNEGATIVE:
             code = f"CASE WHEN {value} >= 0 THEN {code} END"
         limit = d.double(CODE_LIMIT)
-        text = f"CAST(CAST({code} AS {d.integer_type}) AS {d.cast_text})"
+        text = d.cast(d.cast(code, d.integer_type), d.cast_text)
         named = f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {column})"
         if all(_reads_as_itself(c, codes, self.model.numeric.cast) for c in self.model.features[feature].categories):
             return named  # a category's text reads as itself: no need to look it up first
@@ -522,7 +522,7 @@ class Writer:
         of integer constants that the engines hash or sort once a query (``Dialect.key_among``)."""
         test, coded = self.coded(split)
         places = [digit(f) for f in coded.features] + [self.part_position(part) for part in test.parts]
-        key = places[0] if math.prod(coded.radices) < 2 ** 31 else f"CAST({places[0]} AS {self.d.integer_type})"
+        key = places[0] if math.prod(coded.radices) < 2 ** 31 else self.d.cast(places[0], self.d.integer_type)
         for n, (place, radix) in enumerate(zip(places[1:], coded.radices[1:])):
             key = f"{key if n == 0 else f'({key})'} * {radix} + {place}"
         if not coded.keys:
@@ -609,7 +609,7 @@ class Writer:
                 total = rounded(f"{total} + {term}")
             return total
         while len(terms) > chunk:
-            terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
+            terms = [self.d.group.format(" + ".join(terms[i:i + chunk])) for i in range(0, len(terms), chunk)]
         return " + ".join(terms)
 
     def sum_of(self, name: str, terms: list[Callable[[Ref], str]], uses, shallow: bool = False,
@@ -654,19 +654,19 @@ class Writer:
         shallow, vector = all(tree.number for tree in trees), self.vector
         if c.kind == CombineKind.AVERAGE:
             # a tree with fractional routes is a sum itself: added to the others as one term
-            term = lambda tree, ref: tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})"
+            term = lambda tree, ref: tree.value(k, ref) if tree.exclusive else d.group.format(tree.value(k, ref))
             total, reads = self.summed(f"{name}_sum", lambda ref: term(trees[0], ref), trees[1:], term,
                                        lambda tree, node: vector(node)[k], uses, shallow)
-            return self.define(name, lambda ref: f"({total(ref)}) / {d.double(len(trees))}", reads)
+            return self.define(name, lambda ref: f"{d.group.format(total(ref))} / {d.double(len(trees))}", reads)
         single = c.precision == Precision.FLOAT32
         step = arithmetic.f32 if single else float  # an operation's result, rounded as the model rounds it
         rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
-        weighted = rounded if single else (lambda x: f"({x})")  # the scale times (t * w), not (s * t) * w
+        weighted = rounded if single else d.group.format  # the scale times (t * w), not (s * t) * w
         per_tree_scale = 1.0 if c.init_last else c.scale
         init = d.double(0.0) if c.init_last else d.double(step(c.init[k]))
 
         def term(tree: TreeSql, ref: Ref) -> str:
-            out = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
+            out = d.group.format(tree.value(0 if tree.tree.output is not None else k, ref))
             if tree.tree.weight != 1.0:
                 out = weighted(f"{out} * {d.double(tree.tree.weight)}")
             return rounded(f"{d.double(per_tree_scale)} * {out}") if per_tree_scale != 1.0 else out
@@ -686,8 +686,8 @@ class Writer:
         def finish(ref: Ref) -> str:
             out = total(ref)
             if c.init_last:
-                out = rounded(f"{rounded(f'{d.double(c.scale)} * ({out})')} + {d.double(c.init[k])}")
-            return rounded(f"({out}) / {d.double(c.divisor)}") if c.divisor != 1.0 else out
+                out = rounded(f"{rounded(f'{d.double(c.scale)} * {d.group.format(out)}')} + {d.double(c.init[k])}")
+            return rounded(f"{d.group.format(out)} / {d.double(c.divisor)}") if c.divisor != 1.0 else out
         return self.define(name, finish, reads)
 
     def round_step(self, name: str, fn: Callable[[Ref], str], uses, sum_of_two: bool = False) -> Callable[[Ref], str]:
@@ -714,7 +714,7 @@ class Writer:
         out, reads = (lambda ref: init), list(uses)
         for j, tree in enumerate(trees):
             step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
-            term = lambda ref, t=tree, kk=kk: f"({t.value(kk, ref)})"
+            term = lambda ref, t=tree, kk=kk: d.group.format(t.value(kk, ref))
             # a term that is a float32 (XGBoost's leaves are), added to one, needs no rounding below the normal range
             float32_term = tree.exclusive and all(node.linear is None and arithmetic.f32(value) == value
                                                   for node in tree.tree.nodes for value in [node_term(tree.tree, node)])
@@ -730,16 +730,16 @@ class Writer:
                         term_reads = [f"{name}_{kind}_{j}"]
                         float32_term = True  # rounded
                 reads = reads + term_reads
-            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads,
+            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + {d.group.format(term(ref))}", reads,
                                   sum_of_two=float32_term)
             reads = [step]
         if c.init_last:
-            out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * ({o(ref)})", reads)
+            out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * {d.group.format(o(ref))}", reads)
             out = self.round_step(f"{name}_init", lambda ref, o=out: f"{o(ref)} + {d.double(c.init[k])}",
                                   [f"{name}_scaled"])
             reads = [f"{name}_init"]
         if c.divisor != 1.0:
-            out = self.round_step(f"{name}_divided", lambda ref, o=out: f"({o(ref)}) / {d.double(c.divisor)}", reads)
+            out = self.round_step(f"{name}_divided", lambda ref, o=out: f"{d.group.format(o(ref))} / {d.double(c.divisor)}", reads)
             reads = [f"{name}_divided"]
         return self.define(name, out, reads)
 
@@ -1015,9 +1015,9 @@ class Writer:
         """One tree's leaf id(s), or those of several joined with ``;``."""
         if len(ids) == 1:
             return ids[0]
-        pieces = [f"CAST({ids[0]} AS {self.d.cast_text})"]
+        pieces = [self.d.cast(ids[0], self.d.cast_text)]
         for case in ids[1:]:
-            pieces += ["';'", f"CAST({case} AS {self.d.cast_text})"]
+            pieces += ["';'", self.d.cast(case, self.d.cast_text)]
         return self.concat(pieces)
 
     def concat(self, pieces: list[str]) -> str:
@@ -1042,7 +1042,7 @@ class Writer:
 
     def inline(self, name: str) -> str:
         if name not in self._inlined:
-            self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
+            self._inlined[name] = self.d.group.format(self.definitions[name][0](self.inline))
         return self._inlined[name]
 
     def inlined_length(self, text: Callable[[Ref], str]) -> int:
@@ -1052,7 +1052,7 @@ class Writer:
         length = len(written)
         for name in set(re.findall("\0([^\0]*)\0", written)):
             if name not in self._lengths:
-                self._lengths[name] = 2 + self.inlined_length(self.definitions[name][0])
+                self._lengths[name] = len(self.d.group.format("")) + self.inlined_length(self.definitions[name][0])
             length += written.count(f"\0{name}\0") * (self._lengths[name] - len(name) - 2)
         return length
 
