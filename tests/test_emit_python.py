@@ -1521,7 +1521,7 @@ def test_an_output_named_as_a_standard_module_is_refused(tmp_path):
         assert result.exit_code == 2 and not os.path.exists(output)
         assert result.output.splitlines() == [
             f"treegen: error: -o {output}: {name} is a module of Python's standard library, which a file of that name "
-            "shadows (the program imports csv, io, math, numbers, os, re, struct, sys): choose another name"]
+            "shadows (the program imports csv, io, json, math, numbers, os, re, struct, sys): choose another name"]
     result = CliRunner().invoke(main, ["export", str(tmp_path / "tennis.json"), "--to", "python", "-o",
                                        str(tmp_path / "tennis_model.py")])
     assert result.exit_code == 0

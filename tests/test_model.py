@@ -678,7 +678,7 @@ def test_a_truncated_json_says_the_whole_json_message(tmp_path):
     (lambda d: d["trees"][0]["nodes"][0]["split"]["missing"].update(chlid=0),
      "trees[0].nodes[0].split.missing: unknown field 'chlid'; the fields here are child, kind, weights"),
     (lambda d: d.update(metadata={}), "unknown field 'metadata'; the fields here are combine, features, format, meta, "
-     "numeric, target, trees, version"),
+     "numeric, target, trees, tuple_keys, version"),
 ])
 def test_a_field_the_format_does_not_have_is_refused(tmp_path, softmax_doc, edit, line):
     """A misspelt optional field would be read as absent, its default in force: it changes predictions."""

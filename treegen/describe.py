@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from .errors import counted
-from .model import CombineKind, Model, Node, Op, Route, leaf_class
+from .model import CombineKind, Model, Node, Op, Route, Split, leaf_class, sorted_tuples
 
 
 def quote(text: str) -> str:
@@ -59,9 +60,15 @@ def label(text: str) -> str:
     return text if _PLAIN.fullmatch(text) and text.isprintable() else quote(text)
 
 
-def edge_labels(model: Model, node: Node) -> list[str]:
-    """What each child's edge says about the split's value, in child order."""
+def edge_labels(model: Model, node: Node, keysets: dict[frozenset, int] | None = None) -> list[str]:
+    """What each child's edge says about the split's value, in child order (``keysets``: the number of each
+    tuple split's keys, :func:`key_sets`, where the model has such splits)."""
     s = node.split
+    if s.op == Op.TUPLE:  # its key reads missing values itself: the parts say where theirs go
+        places = [label(model.features[f].name) for f in s.features]
+        test = f"({', '.join(places + [edge_labels(model, Node((), split=part))[0] for part in s.parts])})"
+        keys = (keysets if keysets is not None else key_sets(model))[s.tuples]
+        return [f"{test} in keys {keys}", f"{test} not in keys {keys}"]
     x = label(model.features[s.feature].name)
     if s.op == Op.LE:  # as the model compares: XGBoost's strict x < t sends t itself right
         left, right = ("<", ">=") if model.numeric.strict else ("<=", ">")
@@ -111,3 +118,39 @@ def outcome(model: Model, node: Node) -> str:
 def tree_size(tree) -> str:
     """'8 nodes, 5 leaves, depth 2', as train and show say a tree's size."""
     return f"{counted(len(tree.nodes), 'node')}, {counted(len(tree.leaves()), 'leaf', 'leaves')}, depth {tree.depth()}"
+
+
+def key_sets(model: Model, by_id: dict[int, int] | None = None) -> dict[frozenset, int]:
+    """The keys of each ``tuple`` split, numbered from 1 as they first occur (tree by tree, node by node): a
+    CatBoost model's trees repeat a split's thousands of keys, which the rule text, show and the diagrams say
+    once, as ``keys N``. ``by_id``: filled with the number of each split's set by its id (a look-up by the
+    keys themselves compares them, thousands, where another split holds an equal set)."""
+    numbers: dict[frozenset, int] = {}
+    by_id = {} if by_id is None else by_id
+    for tree in model.trees:
+        for node in tree.nodes:
+            if node.split is not None and node.split.op is Op.TUPLE and id(node.split.tuples) not in by_id:
+                by_id[id(node.split.tuples)] = numbers.setdefault(node.split.tuples, len(numbers) + 1)
+    return numbers
+
+
+ANSWERS = ("true", "false")  # a part's place in a key: the child it sends the row to (0: its condition holds)
+_KEY_WORDS = ("missing", *ANSWERS)
+
+
+def key_text(key: tuple, category=label) -> str:
+    """A key: each category (``missing``: the value is missing), then each part's answer; ``category`` writes a
+    category (a bare word such as missing or true is quoted)."""
+    return "(" + ", ".join("missing" if v is None else ANSWERS[v] if type(v) is not str
+                           else quote(v) if v in _KEY_WORDS else category(v) for v in key) + ")"
+
+
+def keys_lines(keysets: dict[frozenset, int], category=label) -> list[str]:
+    """``keys N: {(...), ...}``: each set of keys once, in the one order of :func:`treegen.model.sorted_tuples`."""
+    category = lru_cache(maxsize=None)(category)  # a category is in many keys
+    return [f"keys {n}: {{{', '.join(key_text(key, category) for key in sorted_keys(keys))}}}" for keys, n in keysets.items()]
+
+
+def sorted_keys(keys: frozenset) -> list[tuple]:
+    """A set of keys in the order :func:`treegen.model.sorted_tuples` gives a tuple split's."""
+    return sorted_tuples(Split(0, Op.TUPLE, tuples=keys))

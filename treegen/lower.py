@@ -2,7 +2,8 @@
 missing value), with the tests on each feature along the path merged into one condition.
 
 A condition on a feature is an interval ``low < x <= high`` (numeric) or a set ``x in values``
-(nominal). Every condition also says what happens when ``x`` is missing (None/NaN, or a category the
+(nominal), or a ``tuple`` split's answer (kind ``tuple``: the row's key is one of its tuples; ``not tuple``:
+it is not; :func:`treegen.model.tuple_key`, which reads missing and unknown values itself). Every other condition also says what happens when ``x`` is missing (None/NaN, or a category the
 feature does not know): its ``if_missing`` factor -- 0.0 (the rule does not apply), 1.0 (it applies),
 or a fraction (C4.5's fractional route). A condition of kind ``missing`` applies only to a missing x.
 
@@ -29,9 +30,10 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .collector import collector_paused
 from .model import (Feature, MissingRoute, Model, Op, Route, Split, Tree, by_id, category_of, in_missing_interval,
-                    is_missing, nested_sum, number_of)
+                    is_missing, nested_sum, number_of, tuple_key)
 
 INTERVAL, SET, MISSING = "interval", "set", "missing"
+TUPLE, NOT_TUPLE = "tuple", "not tuple"  # the answers of a tuple split (Condition.split), which combines features
 UNKNOWN = "unknown"
 
 
@@ -51,12 +53,13 @@ class Condition(NamedTuple):
     big model's lowering makes hundreds of thousands, and a frozen dataclass takes several times as
     long to make (it sets each field through object.__setattr__)."""
     feature: int
-    kind: str  # INTERVAL | SET | MISSING
+    kind: str  # INTERVAL | SET | MISSING | TUPLE | NOT_TUPLE
     low: float = -math.inf  # interval: exclusive
     high: float = math.inf  # interval: inclusive
     values: tuple[str, ...] = ()  # set: in the feature's category order
     if_missing: float = 0.0
     if_unknown: float | None = None  # a category the feature does not know; None: as if missing
+    split: Split | None = None  # TUPLE, NOT_TUPLE: the tuple split (``feature`` is its first feature)
 
     @property
     def unknown_factor(self) -> float:
@@ -92,16 +95,20 @@ class Share:
 
 @dataclass(frozen=True)
 class Rule:
-    conditions: tuple[Condition, ...]  # one per feature, in feature order
+    conditions: tuple[Condition, ...]  # one per feature, in feature order, then the tuple splits' in path order
     node: int  # the leaf (or stopping node) id in its tree
     value: tuple[float, ...]
     shares: tuple[Share, ...] = ()  # the fractional branches of its path, root first
 
-    def weight(self, row: Mapping[str, Any], features, cast: str = "float64") -> float:
+    def weight(self, row: Mapping[str, Any], model: Model) -> float:
         """0.0 where a condition excludes the row, else 1.0 times the shares that apply, in path order
-        (values read as a model whose numbers are read in ``cast`` reads them)."""
+        (values read as the model reads them)."""
+        features, cast = model.features, model.numeric.cast
         for c in self.conditions:
-            if c.factor(row.get(features[c.feature].name), features[c.feature], cast) == 0.0:
+            if c.split is not None:
+                if (tuple_key(model, c.split, row) in c.split.tuples) != (c.kind == TUPLE):
+                    return 0.0
+            elif c.factor(row.get(features[c.feature].name), features[c.feature], cast) == 0.0:
                 return 0.0
         weight = 1.0
         for share in self.shares:
@@ -137,6 +144,7 @@ class _Lowering:
         self.model = model
         self.branches: dict[tuple, tuple] = {}  # a split's key: its children's (Condition, Share or None)
         self.stops: dict[tuple, Condition] = {}  # (feature, unknown routed): a stopping split's condition
+        self.places: dict[Split, int] = {}  # a tuple split's key in a path: a number after every feature's
 
     def rules(self, tree: Tree) -> TreeRules:
         rules: list[Rule] = []
@@ -173,6 +181,9 @@ class _Lowering:
         missing = split.missing
         if missing.kind == _FRACTION:
             return _branches(self.model, split)
+        if split.op is _TUPLE:
+            return (Condition(split.feature, TUPLE, split=split), None), (Condition(split.feature, NOT_TUPLE,
+                                                                                   split=split), None)
         key = (split.feature, split.op, split.threshold or str(split.threshold), split.values, missing.kind,
                missing.child, split.unknown)
         branches = self.branches.get(key)
@@ -192,6 +203,12 @@ class _Lowering:
     def add(self, path: dict[int, Condition], new: Condition) -> dict[int, Condition] | None:
         """The path with one more test, merged with an earlier test on the same feature.
         None when no row can satisfy the result."""
+        if new.split is not None:  # a tuple split's answer: the same answer again, or no row
+            place = self.places.setdefault(new.split, len(self.model.features) + len(self.places))
+            old = path.get(place)
+            if old is not None:
+                return path if old.kind == new.kind else None
+            return {**path, place: new}
         feature = new.feature
         old = path.get(feature)
         merged = new if old is None else _merge(old, new)
@@ -205,7 +222,7 @@ class _Lowering:
         return out
 
 
-_FRACTION, _STOP = Route.FRACTION, Route.STOP  # (a look-up in the enum costs more than a global's)
+_FRACTION, _STOP, _TUPLE = Route.FRACTION, Route.STOP, Op.TUPLE  # (a look-up in the enum costs more than a global's)
 _NODE = attrgetter("node")  # a rule's node id, without a Python call per rule
 
 
@@ -239,7 +256,7 @@ def _if_missing(missing: MissingRoute, position: int) -> float:
 
 
 def _rule(path: dict[int, Condition], node_id: int, value, shares: tuple[Share, ...]) -> Rule:
-    """Conditions in feature order."""
+    """Conditions in feature order, then the tuple splits' (their places follow the features')."""
     return Rule(tuple([path[f] for f in sorted(path)]), node_id, value, shares)
 
 
@@ -283,14 +300,13 @@ def rules_output(model: Model, tree: Tree, tree_rules: TreeRules, row: Mapping[s
     """A tree's output computed from its rules: what every back end computes. An exclusive tree's is
     the value of the first rule that applies; otherwise ``weight * value`` of each rule, summed as the
     tree nests (:func:`treegen.model.nested_sum` over every node, see :func:`tree_shape`). Values are
-    read as the model reads them, under its ``cast``."""
-    cast = model.numeric.cast
+    read as the model reads them."""
     if tree_rules.exclusive:
         for rule in tree_rules.rules:
-            if rule.weight(row, model.features, cast) != 0.0:
+            if rule.weight(row, model) != 0.0:
                 return list(rule.value)
         return [0.0] * len(tree_rules.rules[0].value)
-    weights = {rule.node: rule.weight(row, model.features, cast) for rule in tree_rules.rules}
+    weights = {rule.node: rule.weight(row, model) for rule in tree_rules.rules}
     return nested_sum(tree, tree_shape(tree, weights), lambda node: node.value)
 
 

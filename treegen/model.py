@@ -19,6 +19,9 @@ Prediction semantics (the reference every back end must match):
   double, a Boolean as "true"/"false" or 1/0 -- the one rule of every target's API.
 * A number given as text is read by :data:`NUMBER` alone, as CSV is (:func:`number_of`; other text is
   refused).
+* A ``tuple`` split combines nominal features: it sends a row to ``children[0]`` when its key -- the category
+  of each feature it combines (None: missing), then the child position each of its binary ``parts`` gives --
+  is one of its ``tuples``, else to ``children[1]`` (:func:`tuple_key`).
 * A missing value (``None``/NaN, pandas' NA and NaT) -- and a category the split does not know -- follows the split's
   :class:`MissingRoute`: one default child, a fractional route down every child (C4.5), or *stop*,
   which predicts the value of the node itself (ID3).
@@ -98,6 +101,7 @@ class Op(Kind):
     LE = "<="  # numeric threshold: left when the value goes left under NumericSemantics
     EQ = "=="  # nominal multiway: one child per category
     IN = "in"  # nominal subset, binary: children[0] when the category is one of the split's values
+    TUPLE = "tuple"  # nominal features combined, binary: children[0] when the row's key is one of the split's tuples
 
 
 class Route(Kind):
@@ -270,6 +274,11 @@ class Split:
     values: tuple[str, ...] = ()  # Op.EQ: category of each child; Op.IN: categories of children[0]
     missing: MissingRoute = MissingRoute()
     unknown: int | None = None  # EQ, IN: the child a category the feature does not know goes to (None: missing's)
+    # Op.TUPLE (see :func:`tuple_key`): the nominal features combined (``feature`` is the first), binary splits
+    # on other features whose child positions end the key, and the keys that go to children[0]
+    features: tuple[int, ...] = ()
+    parts: tuple["Split", ...] = ()
+    tuples: frozenset[tuple[str | int | None, ...]] = frozenset()
 
     def __post_init__(self):
         if type(self.op) is not Op:  # (a check costs a tenth of the enum's look-up)
@@ -672,7 +681,7 @@ class Model:
             if isinstance(nodes, NodeColumns):  # (without making its nodes)
                 used.update(nodes.feature[nodes.inner()].tolist())
             else:
-                used.update(node.split.feature for node in nodes if node.split is not None)
+                used.update(flat for node in nodes if node.split is not None for flat in read_features(node.split))
         return sorted(used | set(self.linear_features()))
 
     def linear_features(self) -> list[int]:
@@ -1215,6 +1224,45 @@ def spelt_almost(key: str, name: str) -> bool:
                                       and a[i + 2:] == b[i + 2:])
 
 
+def has_tuples(model: Model) -> bool:
+    """Some split of the model is a ``tuple`` split (a tree held as :class:`NodeColumns` has none)."""
+    return any(node.split is not None and node.split.op is Op.TUPLE for tree in trees_of_nodes(model)
+               for node in tree.nodes)
+
+
+def read_features(split: Split) -> tuple[int, ...]:
+    """The features a split reads: its feature, or a ``tuple`` split's features and its parts'."""
+    if split.op is not Op.TUPLE:
+        return (split.feature,)
+    return split.features + tuple(part.feature for part in split.parts)
+
+
+def tuple_key(model: Model, split: Split, row: Mapping[str, Any]) -> tuple[str | int | None, ...]:
+    """The key an :data:`Op.TUPLE` split looks up for ``row``: the category of each feature it combines (None where
+    the value is missing; an unknown one's text, which no tuple holds), then each part's child position (its
+    missing route's child for a missing value). The row goes to children[0] when the key is one of ``tuples``, else
+    to children[1] (CatBoost's CTR of categories combined with float splits: ``importers/catboost.py``)."""
+    key: list[Any] = []
+    for flat in split.features:
+        feature = model.features[flat]
+        value = row.get(feature.name)
+        name = None if is_missing(value) else category_of(feature, value, model.numeric.cast)
+        key.append(None if is_missing(value) else _UNKNOWN_TEXT if name is None else name)
+    for part in split.parts:
+        position = child_for(model, part, row.get(model.features[part.feature].name))
+        key.append(part.missing.child if position is None else position)
+    return tuple(key)
+
+
+def sorted_tuples(split: Split) -> list[tuple[str | int | None, ...]]:
+    """A ``tuple`` split's tuples in one order (null first, then texts, each place in turn): what is written."""
+    return sorted(split.tuples, key=lambda key: [(0, "") if v is None else (1, v) if type(v) is str else (2, str(v))
+                                                 for v in key])
+
+
+_UNKNOWN_TEXT = object()  # a key's place for a category its feature does not know: in no split's tuples
+
+
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     feature = model.features[split.feature]
@@ -1244,6 +1292,8 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     """Why ``split`` cannot be in a model over ``features``: (the split's field at fault, message),
     or None when it can. This is the shape every back end relies on: an ``==`` split has one child per
     category of its feature, so that a known category is never missing there."""
+    if split.op == Op.TUPLE:
+        return tuple_problem(features, split)
     feature = features[split.feature]
     if (split.op == Op.LE) != feature.is_numeric:
         return "op", f"{split.op!r} does not fit the {feature.kind} feature {feature.name!r}"
@@ -1259,6 +1309,47 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
     if split.unknown is not None and (split.op != Op.IN or split.missing.kind != Route.CHILD):
         return "unknown", "only an 'in' split whose missing values go to a child has a child for unknown categories"
     return None
+
+
+def tuple_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] | None:
+    """Why an :data:`Op.TUPLE` split cannot be (see :func:`split_problem`): it combines nominal features, the
+    first its ``feature``; its parts are binary splits on other features sending missing values to a child; each
+    tuple holds a category of each feature combined (or None: missing), then a child position (0, 1) per part."""
+    if not split.features or split.features[0] != split.feature:
+        return "features", "a 'tuple' split names the features it combines, its feature first"
+    if any(not 0 <= flat < len(features) or features[flat].is_numeric for flat in split.features):
+        return "features", "a 'tuple' split combines nominal features"
+    for part in split.parts:
+        if part.op not in (Op.LE, Op.IN) or split_problem(features, part) or part.missing.kind != Route.CHILD:
+            return "parts", "a part of a 'tuple' split is an '<=' or 'in' split sending missing values to a child"
+    if not _keys_fit(features, split.features, len(split.parts), split.tuples):
+        return "tuples", (f"each tuple of this 'tuple' split holds a category (or null) of each of its "
+                          f"{len(split.features)} features, then 0 or 1 for each of its {len(split.parts)} parts")
+    if split.unknown is not None or split.values or not math.isnan(split.threshold):
+        return "op", "a 'tuple' split has no values, threshold or unknown child: its tuples say it all"
+    return None
+
+
+def _keys_fit(features: Sequence[Feature], combined: tuple[int, ...], parts: int, tuples: frozenset) -> bool:
+    """Each key names a category (or None) of each feature combined, then 0 or 1 for each part. Checked once for
+    the splits that share a set of keys (a CatBoost model's 4,520 tuple splits hold 536 sets of 174,815 keys):
+    remembered by the objects' ids, beside the objects themselves, which it keeps alive."""
+    id_key = (id(features), combined, parts, id(tuples))
+    kept = _FITTING_KEYS.get(id_key)
+    if kept is not None and kept[0] is features and kept[1] is tuples:
+        return True
+    known = [set(features[flat].categories) | {None} for flat in combined]
+    for key in tuples:
+        if (len(key) != len(known) + parts or any(name not in names for name, names in zip(key, known))
+                or any(position not in (0, 1) or type(position) is not int for position in key[len(known):])):
+            return False
+    if len(_FITTING_KEYS) > 10_000:
+        _FITTING_KEYS.clear()
+    _FITTING_KEYS[id_key] = (features, tuples)
+    return True
+
+
+_FITTING_KEYS: dict[tuple, tuple] = {}  # (ids of the features and the keys, ...) -> those objects: keys that fit
 
 
 def link_width(link: Link, n_raw: int) -> int:
@@ -1414,7 +1505,8 @@ def walk(model: Model, tree: Tree, row: Mapping[str, Any]) -> Iterator[tuple[int
             yield node_id, weight, 0
             continue
         split = node.split
-        position = child_for(model, split, row.get(names[split.feature]))
+        position = (child_for(model, split, row.get(names[split.feature])) if split.op is not Op.TUPLE
+                    else 0 if tuple_key(model, split, row) in split.tuples else 1)
         if position is not None:
             stack.append((node.children[position], weight))
         elif split.missing.kind == Route.CHILD:

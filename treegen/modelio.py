@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import replace
 from itertools import chain, compress, repeat
 from typing import Any
 
@@ -14,7 +15,7 @@ from .errors import TreegenError, counted, did_you_mean, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
                     Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
-                    split_problem)
+                    sorted_tuples, split_problem)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -23,16 +24,22 @@ VERSION = 1
 # -- writing -------------------------------------------------------------------------------
 
 def model_to_dict(model: Model) -> dict:
-    return {
+    key_sets: dict[frozenset, tuple[int, list]] = {}  # each tuple split's keys, numbered, once: trees share them
+    trees = [_tree_dict(tree, key_sets) for tree in model.trees]
+    doc = {
         "format": FORMAT,
         "version": VERSION,
         "features": [_feature_dict(f) for f in model.features],
         "target": _target_dict(model.target),
         "numeric": _numeric_dict(model.numeric),
         "combine": _combine_dict(model.combine),
-        "trees": [_tree_dict(tree) for tree in model.trees],
+        "tuple_keys": [keys for _, keys in key_sets.values()],
+        "trees": trees,
         "meta": model.meta,
     }
+    if not key_sets:
+        del doc["tuple_keys"]
+    return doc
 
 
 # Fields written only when they differ from their defaults: a model that does not use them is
@@ -57,8 +64,8 @@ def _changed(obj, defaults: dict) -> dict:
     return {name: getattr(obj, name) for name, default in defaults.items() if getattr(obj, name) != default}
 
 
-def _tree_dict(tree: Tree) -> dict:
-    out: dict[str, Any] = {"output": tree.output, "nodes": [_node_dict(n) for n in tree.nodes]}
+def _tree_dict(tree: Tree, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
+    out: dict[str, Any] = {"output": tree.output, "nodes": [_node_dict(n, key_sets) for n in tree.nodes]}
     if tree.weight != 1.0:
         out["weight"] = tree.weight
     return out
@@ -82,7 +89,7 @@ def _target_dict(target: Target) -> dict:
     return out
 
 
-def _node_dict(node: Node) -> dict:
+def _node_dict(node: Node, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
     out: dict[str, Any] = {"value": list(node.value), "n": node.n}
     if node.label_value:
         out["label_value"] = list(node.label_value)
@@ -91,23 +98,34 @@ def _node_dict(node: Node) -> dict:
     if node.linear is not None:
         out["linear"] = {"const": node.linear.const, "terms": [[f, c] for f, c in node.linear.terms]}
     if node.split is not None:
-        s = node.split
-        split: dict[str, Any] = {"feature": s.feature, "op": s.op}
-        if s.op == Op.LE:
-            split["threshold"] = s.threshold
-        else:
-            split["values"] = list(s.values)
-        missing: dict[str, Any] = {"kind": s.missing.kind}
-        if s.missing.kind == Route.CHILD:
-            missing["child"] = s.missing.child
-        elif s.missing.kind == Route.FRACTION:
-            missing["weights"] = list(s.missing.weights)
-        split["missing"] = missing
-        if s.unknown is not None:
-            split["unknown"] = s.unknown
-        out["split"] = split
+        out["split"] = _split_dict(node.split, key_sets)
         out["children"] = list(node.children)
     return out
+
+
+def _split_dict(s: Split, key_sets: dict[frozenset, tuple[int, list]]) -> dict:
+    """A split's fields; a tuple split's keys are the number of their set in ``key_sets`` (added when new)."""
+    split: dict[str, Any] = {"feature": s.feature, "op": s.op}
+    if s.op == Op.LE:
+        split["threshold"] = s.threshold
+    elif s.op == Op.TUPLE:
+        split["features"] = list(s.features)
+        if s.parts:
+            split["parts"] = [_split_dict(part, key_sets) for part in s.parts]
+        if s.tuples not in key_sets:
+            key_sets[s.tuples] = len(key_sets), [list(key) for key in sorted_tuples(s)]
+        split["tuples"] = key_sets[s.tuples][0]
+    else:
+        split["values"] = list(s.values)
+    missing: dict[str, Any] = {"kind": s.missing.kind}
+    if s.missing.kind == Route.CHILD:
+        missing["child"] = s.missing.child
+    elif s.missing.kind == Route.FRACTION:
+        missing["weights"] = list(s.missing.weights)
+    split["missing"] = missing
+    if s.unknown is not None:
+        split["unknown"] = s.unknown
+    return split
 
 
 @collector_paused()  # a big model's dicts: millions of objects, no cycle
@@ -118,7 +136,14 @@ def dumps(model: Model, source: str | None = None) -> str:
     check_finite(model, source)
     doc = model_to_dict(model)
     trees, doc["trees"] = doc["trees"], []
+    key_sets = doc.get("tuple_keys")
+    if key_sets:
+        doc["tuple_keys"] = []
     head = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=True)
+    if key_sets:  # one set a line (json.dumps's indent would write every key and category on a line of its own)
+        encode = _one_line_encoder()
+        head = head.replace('\n "tuple_keys": []', '\n "tuple_keys": [\n  ' + ",\n  ".join(map(encode, key_sets))
+                            + "\n ]", 1)
     return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
 
 
@@ -178,6 +203,7 @@ class _Reader:
 
     def __init__(self, source: str):
         self.source = source
+        self.key_sets: list[frozenset] = []  # the model's "tuple_keys", which tuple splits name by number
 
     def fail(self, path: str, message: str):
         raise TreegenError(f"{path}: {message}" if path else message, file=self.source)
@@ -309,6 +335,8 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
     problem = init_problem(target, combine)
     if problem:
         r.fail("combine.init", problem)
+    r.key_sets = [_read_keys(r, keys, f"tuple_keys[{i}]") for i, keys in enumerate(r.get(doc, "tuple_keys", "", list,
+                                                                                           []))]
     trees_doc = r.get(doc, "trees", "", list)
     if not trees_doc:
         r.fail("trees", "a model needs at least one tree")
@@ -544,7 +572,7 @@ def _finite(values: list, types: set) -> bool:
 
 # The fields of each object of a model file, as the writer above writes them.
 FIELDS = {name: frozenset(fields) for name, fields in {
-    "model": ("format", "version", "features", "target", "numeric", "combine", "trees", "meta"),
+    "model": ("format", "version", "features", "target", "numeric", "combine", "tuple_keys", "trees", "meta"),
     "feature": ("name", "kind", "categories", "missing_interval", "codes"),
     "target": ("name", "kind", "classes"),
     "numeric": ("cast", "tolerance", *NUMERIC_EXTRAS),
@@ -552,7 +580,7 @@ FIELDS = {name: frozenset(fields) for name, fields in {
     "tree": ("output", "nodes", "weight"),
     "node": ("value", "n", "counts", "label_value", "linear", "split", "children"),
     "linear": ("const", "terms"),
-    "split": ("feature", "op", "threshold", "values", "missing", "unknown"),
+    "split": ("feature", "op", "threshold", "values", "missing", "unknown", "features", "parts", "tuples"),
     "missing": ("kind", "child", "weights"),
 }.items()}
 RULE_TEXT_NODE = frozenset({"id", "line"})  # what the rule text's reader adds to a node (not read)
@@ -596,17 +624,53 @@ def _read_split(r: _Reader, doc: dict, path: str, features) -> Split:
     threshold = r.get(doc, "threshold", path, float) if op == Op.LE else math.nan
     if op == Op.LE and math.isnan(threshold):
         r.fail(f"{path}.threshold", "a threshold must be a number, not NaN")
-    values = r.strings(doc, "values", path) if op != Op.LE else ()
+    values = r.strings(doc, "values", path) if op not in (Op.LE, Op.TUPLE) else ()
     missing_doc = r.get(doc, "missing", path, dict, {"kind": Route.STOP})
     r.known(missing_doc, f"{path}.missing", FIELDS["missing"])
     kind = r.choice(missing_doc, "kind", f"{path}.missing", _ROUTES)
     missing = MissingRoute(kind, r.get(missing_doc, "child", f"{path}.missing", int, 0),
                            r.floats(missing_doc, "weights", f"{path}.missing", []))
     split = Split(feature, op, threshold, values, missing, r.get(doc, "unknown", path, int, None))
+    if op == Op.TUPLE:
+        split = _read_tuple_fields(r, doc, path, features, split)
     problem = split_problem(features, split)  # the whole split: its unknown child and missing route too
     if problem:
         r.fail(f"{path}.{problem[0]}", problem[1])
     return split
+
+
+def _read_tuple_fields(r: _Reader, doc: dict, path: str, features, split: Split) -> Split:
+    """A ``tuple`` split's features, parts (splits) and tuples (checked by :func:`split_problem`)."""
+    combined = r.get(doc, "features", path, list)
+    if not set(map(type, combined)) <= _INTEGER or not all(0 <= flat < len(features) for flat in combined):
+        r.fail(f"{path}.features", "expected a list of feature numbers")
+    parts = r.get(doc, "parts", path, list, [])
+    keys = doc.get("tuples")
+    if type(keys) is int and 0 <= keys < len(r.key_sets):  # the number of a set of the model's "tuple_keys"
+        keys = r.key_sets[keys]
+    elif type(keys) is list:
+        keys = _read_keys(r, keys, f"{path}.tuples")
+    else:
+        r.fail(f"{path}.tuples", f"expected a list of keys, or the number of a set of the model's tuple_keys (it has "
+                                 f"{len(r.key_sets)})")
+    return replace(split, features=tuple(combined), tuples=keys,
+                   parts=tuple(_read_part(r, part, f"{path}.parts[{i}]", features) for i, part in enumerate(parts)))
+
+
+def _read_keys(r: _Reader, keys: Any, path: str) -> frozenset:
+    """A tuple split's keys (checked against its features and parts by :func:`split_problem`)."""
+    if type(keys) is not list:
+        r.fail(path, "expected a list of keys")
+    for i, key in enumerate(keys):
+        if type(key) is not list or not set(map(type, key)) <= {str, int, type(None)}:
+            r.fail(f"{path}[{i}]", "expected a list of categories (or null) and child positions")
+    return frozenset(map(tuple, keys))
+
+
+def _read_part(r: _Reader, doc: Any, path: str, features) -> Split:
+    if type(doc) is not dict:
+        r.fail(path, "expected an object (a split)")
+    return _read_split(r, doc, path, features)
 
 
 FRACTION_SUM_TOLERANCE = 1e-6  # C4.5's weights (per-branch weight / total) sum to 1 within ~3e-15

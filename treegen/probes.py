@@ -21,7 +21,8 @@ def boundary_values(model: Model) -> list[list[float]]:
             numeric = nodes.numeric_splits()
             splits = zip(nodes.feature[numeric].tolist(), nodes.threshold[numeric].tolist())
         else:
-            splits = ((s.feature, s.threshold) for node in nodes if (s := node.split) is not None and s.op == Op.LE)
+            splits = ((p.feature, p.threshold) for node in nodes if (s := node.split) is not None
+                      for p in (s.parts if s.op is Op.TUPLE else (s,)) if p.op == Op.LE)  # (a tuple split's parts)
         for feature, threshold in splits:
             thresholds[feature].setdefault(threshold)
     return [_around(model, ts) for ts in thresholds]

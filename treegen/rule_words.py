@@ -12,16 +12,16 @@ from __future__ import annotations
 import math
 import re
 
-from .describe import leaves_show_labels, number, numbers, quote, value_text
-from .lower import INTERVAL, MISSING, Condition, Rule, per_condition
-from .model import Model, Node, Op, Route, Tree, leaf_class
+from .describe import key_sets, leaves_show_labels, number, numbers, quote, value_text
+from .lower import INTERVAL, MISSING, TUPLE, Condition, Rule, per_condition
+from .model import Model, Node, Op, Route, Split, Tree, leaf_class
 
 KEYWORDS = frozenset("""treegen rules format features target numbers combine tree output rule if and
     or then default nodes node leaf missing with weight is in numeric nominal classes always stop to
     weights value label n counts tolerance float32 float64 single average sum init scale link identity
     sigmoid softmax inf nan true false strict zero band unknown but not added last divided by precision
     decide linear else exp exp_double sign_square step argmax weka raw_nonnegative raw_positive argmax_raw codes integral
-    truncated""".split())
+    truncated""".split())  # (not "keys": it stands only after 'in' and at a keys line's start, where no name does)
 
 _WORD = re.compile(r"[^\W\d]\w*")
 
@@ -48,6 +48,8 @@ class RuleWriter:
         # the rules of a subtree share the conditions above it: each written once (1,000 trees of depth 8:
         # 878,000 conditions, 229,000 of them distinct objects: lower shares each split's)
         self.condition_text = per_condition(self.condition)
+        self.keys_of: dict[int, int] = {}  # the id of a tuple split's keys: the number of their ``keys`` line
+        self.keysets = key_sets(model, self.keys_of)  # its keys: that number
 
     def absent(self, c: Condition) -> str:
         """The words for what ``c`` says of missing values and unknown categories, remembered."""
@@ -58,6 +60,9 @@ class RuleWriter:
         return self.names[index]
 
     def condition(self, c: Condition) -> str:
+        if c.split is not None:  # a tuple split's answer
+            test = self.tuple_test(c.split, self.model.numeric.effective_threshold)
+            return f"{test} {'in' if c.kind == TUPLE else 'not in'} keys {self.keys_number(c.split)}"
         x = self.feature(c.feature)
         absent = self.absents.get((c.if_missing, c.if_unknown))  # inline: a call a condition costs 3% of the export
         if absent is None:
@@ -74,6 +79,7 @@ class RuleWriter:
         else:
             text = f"{x} = {quote(c.values[0])}" if len(c.values) == 1 else f"{x} in {strings(c.values)}"
         return f"({text} or {absent})" if absent else text
+
 
     def outcome(self, node: Node) -> str:
         """What a rule ending at ``node`` predicts: the class the node labels on its own (by its
@@ -127,6 +133,8 @@ class RuleWriter:
             test = f"{x} <= {number(s.threshold)} ? {node.children[0]} : {node.children[1]}"
         elif s.op == _IN:
             test = f"{x} in {strings(s.values)} ? {node.children[0]} : {node.children[1]}"
+        elif s.op == _TUPLE:
+            test = f"{self.tuple_test(s, float)} in keys {self.keys_number(s)} ? {node.children[0]} : {node.children[1]}"
         else:
             pairs = ", ".join(f"{quote(v)}: {c}" for v, c in zip(s.values, node.children))
             test = f"{x} == {{{pairs}}}"
@@ -140,7 +148,34 @@ class RuleWriter:
         return f"{test}; {route}"
 
 
-_LE, _IN, _CHILD, _STOP = Op.LE, Op.IN, Route.CHILD, Route.STOP  # a global costs less than a look-up in an enum
+    def keys_number(self, split: Split) -> int:
+        return self.keys_of[id(split.tuples)]  # (the model's splits, which it keeps alive)
+
+    def tuple_test(self, split: Split, cut) -> str:
+        """``(features..., parts...)``: what a ``tuple`` split's key is made of, each part as a condition whose
+        answer (true, false) is a place of the key -- its threshold ``cut(threshold)`` (the rules show where the
+        model cuts, the nodes the threshold as stored), and where a missing value or an unknown category goes."""
+        places = [self.names[f] for f in split.features] + [self.part(part, cut) for part in split.parts]
+        return f"({', '.join(places)})"
+
+    def part(self, part: Split, cut) -> str:
+        x = self.names[part.feature]
+        if part.op == _LE:
+            text = f"{x} <= {number(cut(part.threshold))}"
+        else:
+            text = f"{x} = {quote(part.values[0])}" if len(part.values) == 1 else f"{x} in {strings(part.values)}"
+        absent = absent_text(*part_factors(part))
+        return f"({text} or {absent})" if absent else text
+
+
+_LE, _IN, _TUPLE, _CHILD, _STOP = Op.LE, Op.IN, Op.TUPLE, Route.CHILD, Route.STOP  # a global costs less than an enum's
+
+
+def part_factors(part: Split) -> tuple[float, float]:
+    """The factors of a missing value and of an unknown category in a part of a ``tuple`` split: 1.0 where its
+    route is children[0] (the part's answer is true), else 0.0 -- as a rule's condition says them."""
+    unknown = part.missing.child if part.unknown is None else part.unknown
+    return float(part.missing.child == 0), float(unknown == 0)
 
 
 def absent_text(if_missing: float, if_unknown: float) -> str:

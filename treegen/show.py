@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .describe import edge_labels, number, outcome, tree_size
+from .describe import edge_labels, key_sets, keys_lines, number, outcome, tree_size
 from .model import Model, Op, Tree
 
 
@@ -19,14 +19,21 @@ def tolerance_note(tolerance: float) -> str:
             "each threshold is the largest value that goes left; `show --style j48` prints the split points.")
 
 
-def tree_lines(model: Model, tree: Tree) -> Iterator[str]:
+TUPLE_NOTE = ("A test of categories combined, such as (A, B, x <= 1.5) in keys 3, takes the row's key -- the category "
+              "of each feature named (missing when it is missing), then true or false for each condition after them "
+              "-- and holds when the key is one of those listed as keys 3 below the trees. An unknown category is in "
+              "no key.")
+
+
+def tree_lines(model: Model, tree: Tree, keysets: dict | None = None) -> Iterator[str]:
     """The tree's lines, one at a time: a tree as deep as its nodes (100,000 in a hostile file) is indented
-    into text that grows as its depth squared, which is not to be held in memory whole."""
+    into text that grows as its depth squared, which is not to be held in memory whole (``keysets``: the
+    numbers of its tuple splits' keys, :func:`treegen.describe.key_sets`)."""
     root = tree.nodes[0]
     if root.is_leaf:
         yield ": " + outcome(model, root)
         return
-    stack = [(child, label, 0) for child, label in reversed(list(zip(root.children, edge_labels(model, root))))]
+    stack = [(child, label, 0) for child, label in reversed(list(zip(root.children, edge_labels(model, root, keysets))))]
     while stack:
         node_id, label, depth = stack.pop()
         node = tree.nodes[node_id]
@@ -35,7 +42,7 @@ def tree_lines(model: Model, tree: Tree) -> Iterator[str]:
             yield f"{prefix}: {outcome(model, node)}"
             continue
         yield prefix
-        children = list(zip(node.children, edge_labels(model, node)))
+        children = list(zip(node.children, edge_labels(model, node, keysets)))
         stack.extend((child, text, depth + 1) for child, text in reversed(children))
 
 
@@ -60,11 +67,15 @@ def show_lines(model: Model) -> Iterator[str]:
         yield from (FLOAT32_NOTE, "")
     if model.numeric.tolerance and has_numeric_split(model):
         yield from (tolerance_note(model.numeric.tolerance), "")
+    keysets = key_sets(model)
+    if keysets:
+        yield from (TUPLE_NOTE, "")
     algorithm = model.meta.get("algorithm", "imported")
     for i, tree in enumerate(model.trees):
         tree = tree.listed()  # every node read by id, and read again
         title = f"{algorithm} tree" + (f" {i + 1} of {len(model.trees)}" if len(model.trees) > 1 else "")
         title += adds_to(model, tree)
         yield from (f"{title}: {tree_size(tree)}", "")
-        yield from tree_lines(model, tree)
+        yield from tree_lines(model, tree, keysets)
         yield ""
+    yield from keys_lines(keysets)

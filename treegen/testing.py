@@ -241,3 +241,23 @@ def random_rows(model: Model, count: int, seed: int = 0, missing: float = 0.1) -
         rows.append(row)
     return rows
 
+
+
+def spark_parser_states(spark, text: str) -> int:
+    """The states Spark's SQL parser (ANTLR, in the SLL mode Spark tries first) learns reading the statement
+    ``text`` from empty caches: each a look-ahead it worked out, the cost of a query unlike those it has seen.
+    The caches are left empty."""
+    from py4j.java_gateway import get_field
+    jvm, parsers = spark._jvm, "org.apache.spark.sql.catalyst.parser."
+    chars = getattr(jvm, parsers + "UpperCaseCharStream")(jvm.org.antlr.v4.runtime.CharStreams.fromString(text))
+    tokens = jvm.org.antlr.v4.runtime.CommonTokenStream(getattr(jvm, parsers + "SqlBaseLexer")(chars))
+    parser = getattr(jvm, parsers + "SqlBaseParser")(tokens)
+    module = getattr(getattr(jvm, parsers + "AbstractParser$"), "MODULE$")
+    module.configureParser(parser, text, tokens, jvm.org.apache.spark.sql.internal.SqlApiConf.get())
+    module.clearParserCaches(parser)
+    parser.getInterpreter().setPredictionMode(jvm.org.antlr.v4.runtime.atn.PredictionMode.SLL)
+    parser.singleStatement()
+    dfas = get_field(parser.getInterpreter(), "decisionToDFA")
+    states = sum(get_field(dfas[i], "states").size() for i in range(len(dfas)))
+    module.clearParserCaches(parser)
+    return states

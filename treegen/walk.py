@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from .collector import collector_paused
-from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Tree, category_of, has_label_values,
+from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Split, Tree, category_of, has_label_values,
                     is_missing, number_of, reached, tree_output)
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
@@ -132,6 +132,8 @@ def _levels(walk: _Walk, values: np.ndarray, every_level: bool) -> Iterator[np.n
             if not active.size:
                 break
         position = walk.positions(nodes, values[walk.feature[nodes], active])
+        if walk.tuples:
+            walk.tuple_positions(nodes, values, active, position)
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
         moving = position >= 0  # a "stop" or fractional route ends the walk at this node
@@ -161,6 +163,7 @@ class _Walk:
         self.missing_child = np.full(n, -1)
         self.unknown_child = np.full(n, -1)  # -1: an unknown category follows the missing route
         self.category_child = np.full((n, max(widest, 1)), -1)
+        self.tuples: dict[int, _TupleTest] = {}
         if not splits:
             return
         inner = [i for i, _, _ in splits]
@@ -177,6 +180,7 @@ class _Walk:
         numeric = [(i, cut(split.threshold)) for i, split, _ in splits if split.op == le]
         if numeric:
             self.cut[[i for i, _ in numeric]] = [t for _, t in numeric]
+        self.tuples = {i: _TupleTest.of(model, split) for i, split, _ in splits if split.op is Op.TUPLE}
         for i, split, _ in splits:
             if split.op == le:
                 continue
@@ -209,6 +213,14 @@ class _Walk:
             categories = model.features[int(nodes.feature[i])].categories
             walk.category_child[i, :len(categories)] = _category_positions(Op.IN, values, categories)
         return walk
+
+    def tuple_positions(self, nodes: np.ndarray, values: np.ndarray, active: np.ndarray,
+                        position: np.ndarray) -> None:
+        """Set the child position of the rows at ``tuple`` splits (``positions`` read one feature of them)."""
+        for node, test in self.tuples.items():
+            at = np.flatnonzero(nodes == node)
+            if at.size:
+                position[at] = test.positions(values[:, active[at]])
 
     def positions(self, nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Child position for each (node, value); -1 where the missing route applies."""
@@ -284,6 +296,69 @@ class _Walk:
             return None
         depth = _depth(self.children, inner)
         return _Lockstep(self, depth) if depth <= LOCKSTEP_DEPTH else None
+
+
+class _TupleTest:
+    """A ``tuple`` split over encoded columns: each row's key (:func:`treegen.model.tuple_key`) as one integer,
+    a digit per feature combined (its category code + 2: 0 unknown, 1 missing) and per part (its child
+    position), looked up among the split's tuples so encoded."""
+
+    def __init__(self, model: Model, split: Split):
+        self.features = list(split.features)
+        self.parts = [_Walk(model, Tree([Node((0.0,), split=part, children=(1, 2)), Node((0.0,)), Node((0.0,))]))
+                      for part in split.parts]
+        self.part_features = [part.feature for part in split.parts]
+        self.radix = [len(model.features[flat].categories) + 2 for flat in split.features] + [2] * len(split.parts)
+        codes = [{name: k + 2 for k, name in enumerate(model.features[flat].categories)} | {None: 1}
+                 for flat in split.features]
+        keys = [[codes[i][name] for i, name in enumerate(key[:len(codes)])] + list(key[len(codes):])
+                for key in split.tuples]
+        # keys past int64 (four features of 100,000 categories) are compared as tuples of digits, row by row
+        self.wide = math.prod(self.radix) >= 2 ** 63
+        if self.wide:
+            self.key_set = set(map(tuple, keys))
+        else:
+            self.keys = np.array(sorted(self._number(np.array(keys, dtype=np.int64).T)) if keys else [],
+                                 dtype=np.int64)
+
+    @classmethod
+    def of(cls, model: Model, split: Split) -> "_TupleTest":
+        """The test of ``split``, made once for the splits a model shares among its trees (CatBoost's repeat
+        one CTR's split in many trees, each of thousands of tuples)."""
+        key = id(model.features), id(model.numeric), id(split)  # (its parts' cuts are read as the numbers are)
+        made = _TUPLE_TESTS.get(key)
+        if made is None or made[0] is not split or made[1] is not model.features or made[2] is not model.numeric:
+            if len(_TUPLE_TESTS) > 100_000:
+                _TUPLE_TESTS.clear()
+            made = _TUPLE_TESTS[key] = (split, model.features, model.numeric, cls(model, split))
+        return made[3]
+
+    def _number(self, digits: np.ndarray) -> np.ndarray:
+        number = np.zeros(digits.shape[1], dtype=np.int64)
+        for digit, radix in zip(digits, self.radix):
+            number = number * radix + digit
+        return number
+
+    def positions(self, values: np.ndarray) -> np.ndarray:
+        """Child 0 or 1 for each row of ``values`` (features, rows)."""
+        zero = np.zeros(values.shape[1], dtype=np.int64)
+        digits = [np.where(values[flat] == MISSING, 1, np.where(values[flat] < 0, 0, values[flat] + 2)).astype(np.int64)
+                  for flat in self.features]
+        for walk, flat in zip(self.parts, self.part_features):
+            position = walk.positions(zero, values[flat])
+            lost = position < 0
+            position[lost] = walk.missing_child[0]
+            digits.append(position)
+        if self.wide:
+            found = np.fromiter((key in self.key_set for key in zip(*(d.tolist() for d in digits))), bool,
+                                count=values.shape[1])
+        else:
+            found = np.isin(self._number(np.array(digits)), self.keys)
+        return np.where(found, 0, 1)
+
+
+# (features, numeric semantics, split) ids -> the test made, beside what the ids are of (which it keeps alive)
+_TUPLE_TESTS: dict[tuple[int, int, int], tuple[Split, Any, Any, _TupleTest]] = {}
 
 
 class _Lockstep:

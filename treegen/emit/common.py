@@ -42,13 +42,14 @@ from typing import Callable
 
 from ..arithmetic import bits_double, double_bits, f32
 from ..errors import TreegenError
-from ..model import CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values
+from ..model import (CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values,
+                     sorted_tuples)
 
 IF, LEAF, CALL, FRACTION = "if", "leaf", "call", "fraction"
 LEVELS = "levels"  # a symmetric tree's whole walk: the number of its leaf, from each level's test
 NODE = "node"  # on the stack of _emit_functions: a node still to be written
 # Enum members read once: looking one up on its class costs more than the rest of a test of a split
-_LE, _EQ = Op.LE, Op.EQ
+_LE, _EQ, _TUPLE = Op.LE, Op.EQ, Op.TUPLE
 _STOP, _CHILD, _FRACTIONAL = Route.STOP, Route.CHILD, Route.FRACTION
 
 
@@ -67,6 +68,18 @@ class Cond:
     op: str
     threshold: float = 0.0
     codes: tuple[int, ...] = ()
+    tuples: TupleTest | None = None  # ``tuple``/``not tuple``: the key of a ``tuple`` split is (not) one of these
+
+
+@dataclass(frozen=True)
+class TupleTest:
+    """A ``tuple`` split as back ends test it (:func:`treegen.model.tuple_key`): the nominal features combined,
+    then the parts, each ``("<=", feature, cut, missing child)`` (a numeric split: the effective threshold) or
+    ``("in", feature, categories of child 0, missing child, unknown child)``; the keys, in one order, that pass."""
+
+    features: tuple[int, ...]
+    parts: tuple[tuple, ...]
+    keys: tuple[tuple, ...]
 
 
 @dataclass(frozen=True)
@@ -323,7 +336,7 @@ class _Conditions:
     """The conditions of a model's splits, each made once: a Cond takes microseconds to make, and a
     boosted ensemble tests the same feature at the same threshold in many of its trees."""
 
-    NEGATED = {"<=": "not <=", ">": "not >", "in": "not in"}
+    NEGATED = {"<=": "not <=", ">": "not >", "in": "not in", "tuple": "not tuple"}
 
     def __init__(self, model: Model, codes, cost: CostModel):
         self.model, self.codes, self.cost_of = model, codes, cost.condition
@@ -333,18 +346,19 @@ class _Conditions:
         self.negations: dict[int, Cond] = {}  # its negation
         self.tests: dict[tuple, tuple] = {}  # (feature, threshold or categories) -> a split's tests
 
-    def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = ()) -> Cond:
-        key = (feature, op, threshold_key(threshold), codes)
+    def make(self, feature: int, op: str, threshold: float = 0.0, codes: tuple[int, ...] = (),
+             tuples: TupleTest | None = None) -> Cond:
+        key = (feature, op, threshold_key(threshold), codes, tuples)
         cond = self.made.get(key)
         if cond is None:
-            cond = self.made[key] = Cond(feature, op, threshold, codes)
+            cond = self.made[key] = Cond(feature, op, threshold, codes, tuples)
             self.cost[id(cond)] = self.cost_of(cond)
         return cond
 
     def negated(self, cond: Cond) -> Cond:
         negation = self.negations.get(id(cond))
         if negation is None:
-            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes)
+            negation = self.make(cond.feature, self.NEGATED[cond.op], cond.threshold, cond.codes, cond.tuples)
             self.negations[id(cond)] = negation
         return negation
 
@@ -353,7 +367,8 @@ class _Conditions:
         1, is missing) for a ``<=`` or ``in`` split, whose missing test is None for ``<=``: NaN is
         what fails both of its tests."""
         f, op = split.feature, split.op
-        key = (f, threshold_key(split.threshold), op) if op == _LE else (f, split.values, op)
+        key = ((f, threshold_key(split.threshold), op) if op == _LE else (f, split.values, op) if op != _TUPLE
+               else (f, split, op))
         tests = self.tests.get(key)
         if tests is None:
             tests = self.tests[key] = self._tests(split, node_id)
@@ -361,6 +376,9 @@ class _Conditions:
 
     def _tests(self, split, node_id: int) -> tuple:
         f, table = split.feature, self.codes[split.feature]
+        if split.op == _TUPLE:
+            test = self.make(f, "tuple", tuples=tuple_test(self.model, split))
+            return test, self.negated(test), None
         if split.op == _EQ:
             return tuple(self.make(f, "in", codes=(table[v],)) for v in split.values)
         if split.op == _LE:
@@ -374,6 +392,100 @@ class _Conditions:
         missing = (self.make(f, "unknown") if known == set(table.values())
                    else self.make(f, "not in", codes=tuple(sorted(known))))
         return self.make(f, "in", codes=left), self.make(f, "in", codes=right), missing
+
+
+def tuple_test(model: Model, split) -> TupleTest:
+    """The :class:`TupleTest` of a ``tuple`` split of ``model``."""
+    parts = tuple(("<=", part.feature, model.numeric.effective_threshold(part.threshold), part.missing.child)
+                  if part.op == _LE else
+                  ("in", part.feature, part.values, part.missing.child,
+                   part.missing.child if part.unknown is None else part.unknown) for part in split.parts)
+    return TupleTest(split.features, parts, tuple(sorted_tuples(split)))
+
+
+MAX_EXACT_KEY = 2 ** 53  # every integer up to it is a double: JavaScript's numbers, Java's and C's rows hold doubles
+
+
+@dataclass(frozen=True)
+class CodedTuples:
+    """A ``tuple`` split's keys as numbers, for the back ends whose rows hold category codes (Java, JavaScript,
+    C): in mixed radix, most significant first, each feature's digit (0: a category it does not know, 1: missing,
+    then 2 + its code, in radix 2 + its codes' count), then each part's child position (radix 2). Every key is
+    an integer below :data:`MAX_EXACT_KEY`, so a double computes and compares it exactly."""
+
+    features: tuple[int, ...]
+    radices: tuple[int, ...]  # of each feature, then 2 for each part
+    parts: tuple[tuple, ...]  # ``("<=", feature, cut, missing child)`` or ``("in", feature, codes of child 0,
+    #                           missing child, unknown child)``: a code >= 0 not listed goes to child 1
+    keys: tuple[int, ...]  # ascending: the keys that go to children[0]
+
+
+def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[int], str]) -> CodedTuples:
+    """The :class:`CodedTuples` of a tuple split's test, ``codes`` the categories in code order of each feature
+    (:func:`category_codes`); a split whose keys could pass :data:`MAX_EXACT_KEY` is refused naming its features
+    (``name``: a feature's name)."""
+    radices = tuple(len(codes[f]) + 2 for f in test.features) + (2,) * len(test.parts)
+    if math.prod(radices) > MAX_EXACT_KEY:
+        combined = ", ".join(repr(name(f)) for f in test.features)
+        raise TreegenError(f"a split combining {combined} has {math.prod(radices):,} possible keys, more than a "
+                           f"double counts exactly (2^53)")
+    code_of = {f: {c: k for k, c in reversed(list(enumerate(codes[f])))}
+               for f in {*test.features, *(part[1] for part in test.parts)}}
+    parts = tuple(part if part[0] == "<=" else
+                  ("in", part[1], tuple(sorted(code_of[part[1]][c] for c in part[2])), *part[3:]) for part in test.parts)
+    width = len(test.features)
+
+    def number(key: tuple) -> int:
+        digits = [1 if v is None else 2 + code_of[f][v] for f, v in zip(test.features, key)] + list(key[width:])
+        total = 0
+        for digit, radix in zip(digits, radices):
+            total = total * radix + digit
+        return total
+    return CodedTuples(test.features, radices, parts, tuple(sorted(number(key) for key in test.keys)))
+
+
+def tuple_cost(test: TupleTest, lookup: int, feature: int, le_part: int, in_part: Callable[[tuple, int, int], int]
+               ) -> int:
+    """A tuple split's test in a back end's units of cost: its lookup, each combined feature's digit, each ``<=``
+    part, each ``in`` part's (``in_part(categories of child 0, missing child, unknown child)``)."""
+    return lookup + feature * len(test.features) + sum(le_part if part[0] == "<=" else in_part(*part[2:])
+                                                       for part in test.parts)
+
+
+class KeyTables:
+    """The coded keys of a model's tuple splits (:func:`coded_tuples`) for a back end that writes each distinct set
+    once, a table ``K0``, ``K1``... that every split with those keys looks up (a default CatBoost model's 4,520
+    tuple splits have 533 sets of 174,655 keys): a bit set of every key the split can meet, where that is at most
+    ``bits_per_key`` bits a key and ``most_bits`` in all, else a list of its keys."""
+
+    def __init__(self, model: Model, codes: list[tuple[str, ...]], bits_per_key: int, most_bits: int):
+        self.model, self.codes, self.bits_per_key, self.most_bits = model, codes, bits_per_key, most_bits
+        self.names: dict[tuple[tuple[int, ...], int], str] = {}  # (a set of keys, its bit set's size or 0) -> name
+        self.made: dict[int, tuple] = {}  # id of a TupleTest -> (the test, kept alive; its CodedTuples)
+
+    def coded(self, test: TupleTest) -> CodedTuples:
+        made = self.made.get(id(test))
+        if made is None:
+            made = self.made[id(test)] = (test, coded_tuples(test, self.codes, lambda f: self.model.features[f].name))
+        return made[1]
+
+    def table(self, coded: CodedTuples) -> tuple[str, int]:
+        """The name of the table of ``coded``'s keys, and the size of its bit set (0: a list of keys)."""
+        space = math.prod(coded.radices)
+        bits = space if space <= min(self.bits_per_key * len(coded.keys), self.most_bits) else 0
+        return self.names.setdefault((coded.keys, bits), f"K{len(self.names)}"), bits
+
+    def features(self) -> list[int]:
+        """The features whose codes are digits of some key."""
+        return sorted({f for _, coded in self.made.values() for f in coded.features})
+
+
+def bit_set_words(keys: tuple[int, ...], bits: int) -> list[int]:
+    """A bit set of ``bits`` bits holding ``keys``, in 32-bit words: bit ``k & 31`` of word ``k >> 5``."""
+    words = [0] * ((bits + 31) // 32)
+    for key in keys:
+        words[key >> 5] |= 1 << (key & 31)
+    return words
 
 
 def _emit_functions(index: int, tree: Tree, parts, roots: set, cost: CostModel) -> list[Function]:

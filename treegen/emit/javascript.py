@@ -36,15 +36,16 @@ string or an HTML ``<script>`` element around the code. (A name with a lone UTF-
 reaches a target: :func:`treegen.model.check_text`.)"""
 from __future__ import annotations
 
+import math
 import os
 
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
-from .common import (CALL, IF, LEAF, LEVELS, Cond, CostModel, Sums, TreePlan, braced_lines, category_codes, code_size,
-                     float_text, group_weight, label_decision, leaf_index, leaf_terms, named_codes, named_features,
-                     numeric_test, output_numbers, plan, size_groups, summed_tree_by_tree, sums, takes_exp,
-                     utf16_escaped)
+from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
+                     braced_lines, category_codes, code_size, float_text, group_weight, label_decision, leaf_index,
+                     leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
+                     summed_tree_by_tree, sums, takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -55,6 +56,8 @@ MODULE_OF_ENDING = {".cjs": "commonjs", ".mjs": "esm"}
 OPTIMIZED_LIMIT = 61440  # V8's --max-optimized-bytecode-size: bigger functions are never optimised
 MASK_BITS = 30  # category codes below this are tested with one 32-bit mask (codes -1 and -2 shift by 31, 30)
 NUMBERS_PER_LINE = 8  # values written on one line of a tree's table
+KEYS_PER_LINE = 16  # numbers of a tuple split's keys (bit-set words or differences) written on one line
+BITS_PER_KEY = 160  # a tuple split's keys are a bit set where its possible keys are at most this many a key
 # The most walker bytecode (COST's estimate) of a group of trees that an add function sums: the rows API adds
 # a group to every row before the next. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups
 # of one tree took 11.1-13.3 us a row, of four to sixteen 7.7-9.9, of thirty-two 8.2-10.6 (a call a row: 12-14).
@@ -72,11 +75,21 @@ def _condition_bytes(cond: Cond) -> int:
     """An upper bound of the bytecode of one test, measured with ``node --print-bytecode`` on walkers
     beyond 256 constants (wide operands): load x[i] and a constant, compare, branch (22 bytes); a
     category set is one mask test (28) or a chain of equality tests; a negation or the test for
-    missing adds a test (2, 20)."""
+    missing adds a test (2, 20); a tuple split's, :func:`_tuple_bytes`."""
     extra = 2 if cond.op.startswith("not") else 20 if cond.op == "in or missing" else 0
+    if cond.tuples is not None:
+        return extra + _tuple_bytes(cond.tuples)
     if cond.op in ("in", "not in", "in or missing") and len(cond.codes) > 1:
         return extra + (42 if _uses_mask(cond.codes) else 22 * len(cond.codes))
     return extra + 22
+
+
+def _tuple_bytes(test) -> int:
+    """A tuple split's test (:func:`tuple_condition`), measured as :func:`_condition_bytes`: the lookup's call and
+    branch (24), each combined feature loaded, weighed and added (18), each ``<=`` part a test and a choice of
+    its weight (34), each ``in`` part a choice (12) on its categories' test and its missing and unknown codes'."""
+    return tuple_cost(test, 24, 18, 34, lambda names, missing, unknown: 12 + (
+        42 if len(names) > 3 else 22 * len(names)) + 22 * ((missing == 0) + (unknown == 0)))
 
 
 # Bytes: a leaf loads its number and returns (5), a call loads the function, calls and returns (14);
@@ -122,11 +135,13 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                    for p, (numbers, table) in zip(plans, outputs)]
     width = len(steps.start) if steps else plans[0].width
     quoted = [(string(f.name), [string(c) for c in table]) for f, table in zip(model.features, codes)]
-    test = per_condition(lambda cond: f"if ({condition(cond)}) {{{comment(cond, *quoted[cond.feature])}")
+    keysets = KeySets(model, codes)
+    written = per_condition(lambda cond: condition(cond, keysets))  # (a tuple split's key is costly to write)
+    test = per_condition(lambda cond: f"if ({written(cond)}) {{{comment(cond, *quoted[cond.feature], quoted)}")
     # per feature, how a number names a category (treegen.model.Codes); none at all when no feature has codes
     coded = ([string(f.codes.value) if f.codes is not None else "null" for f in model.features]
              if any(f.codes is not None for f in model.features) else [])
-    walkers = [_walker(p, f, test, outputs[p.index][0]) for p in plans for f in p.functions]
+    walkers = [_walker(p, f, test, outputs[p.index][0], written) for p in plans for f in p.functions]
     decision, cut = label_decision(model)
     return render("javascript", "module.js.j2", filters={"lit": literal},
                   commonjs=module == "commonjs", classification=model.target.is_classification,
@@ -145,15 +160,17 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   code_float32=model.numeric.cast == "float32",
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
-                  runtime=runtime(model, coded=bool(coded)))
+                  keysets=keysets.written(), key_features=keysets.features(),
+                  runtime=runtime(model, coded=bool(coded), tuples=bool(keysets.names)))
 
 
-def runtime(model: Model, coded: bool = False) -> str:
+def runtime(model: Model, coded: bool = False, tuples: bool = False) -> str:
     """The runtime part of a module: one fixed text for every model of its kind (``coded``: with category codes;
-    its link)."""
+    ``tuples``: with tuple splits; its link)."""
     cut = label_decision(model)[1]
     return render("javascript", "runtime.js.txt", coded=coded, named=bool(named_features(model)), nan=scores_nan(model),
-                  exp=takes_exp(model.combine), link=model.combine.link, cut="0" if cut is None else literal(cut))
+                  exp=takes_exp(model.combine), link=model.combine.link, cut="0" if cut is None else literal(cut),
+                  tuples=tuples)
 
 
 def literal(value) -> str:
@@ -183,8 +200,11 @@ def walker_name(tree: int, node: int) -> str:
     return f"t{tree}n{node}"
 
 
-def condition(cond: Cond) -> str:
-    """A test on the encoded row ``x``: numbers (NaN: missing) and category codes (-1 missing, -2 unknown)."""
+def condition(cond: Cond, keysets: KeySets | None = None) -> str:
+    """A test on the encoded row ``x``: numbers (NaN: missing) and category codes (-1 missing, -2 unknown); a
+    tuple split's through ``keysets`` (:func:`tuple_condition`)."""
+    if cond.tuples is not None:
+        return tuple_condition(cond, keysets)
     x = f"x[{cond.feature}]"
     number = numeric_test(cond, x, literal, "!({})")
     if number is not None:
@@ -209,10 +229,85 @@ def _in_codes(x: str, codes) -> str:
     return " || ".join(f"{x} === {c}" for c in codes)
 
 
-def comment(cond: Cond, name: str, categories) -> str:
+class KeySets(KeyTables):
+    """The tuple splits' keys as the module holds them (:class:`treegen.emit.common.KeyTables`): a bit set (a
+    Uint32Array, its words written out) of every key a split can meet where that is at most ``BITS_PER_KEY``
+    bits a key, else a Set of numbers made at load from the keys' differences (``keySet``). A bit set is looked
+    up 4x faster (the default CatBoost model of tests/test_import_catboost.py, 4,000 rows: 10.6 us a row, a Set
+    40.1, a sorted Float64Array searched 76.2), and its words are 0.4 of the keys' differences written."""
+
+    def __init__(self, model: Model, codes: list[tuple[str, ...]]):
+        super().__init__(model, codes, BITS_PER_KEY, 2 ** 31)  # (a key below 2^31: >>> and & read it whole)
+
+    def lookup(self, coded: CodedTuples, key: str) -> str:
+        """Whether ``key`` (an expression) is one of ``coded``'s keys."""
+        name, bits = self.table(coded)
+        return f"inBits({name}, {key})" if bits else f"{name}.has({key})"
+
+    def written(self) -> list[tuple[str, str, list[str]]]:
+        """Each set's name, what makes it (``new Uint32Array(`` or ``keySet(``) and the lines of its array: the bit
+        set's words, or the keys' differences, ascending (the first: the first key)."""
+        sets = []
+        for (keys, bits), name in self.names.items():
+            if bits:
+                numbers = list(map(str, bit_set_words(keys, bits)))
+            else:
+                numbers = [str(b - a) for a, b in zip((0,) + keys, keys)]
+            lines = [",".join(numbers[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(numbers), KEYS_PER_LINE)]
+            sets.append((name, "new Uint32Array(" if bits else "keySet(", lines))
+        return sets
+
+
+def tuple_condition(cond: Cond, keysets: KeySets) -> str:
+    """A ``tuple`` split's test: its key (:func:`tuple_key`) is (not) one of its keys."""
+    coded = keysets.coded(cond.tuples)
+    test = keysets.lookup(coded, tuple_key(coded))
+    return test if cond.op == "tuple" else f"!({test})"
+
+
+def tuple_key(coded: CodedTuples) -> str:
+    """A row's key as a sum: each combined feature's code times its digit's weight (the digit is the code + 2,
+    its constant part summed once at the end), each part's child position times its weight. Integers below
+    2^53 (coded_tuples refuses others): a double adds them exactly, in any order."""
+    weights = [math.prod(coded.radices[i + 1:]) for i in range(len(coded.radices))]
+    terms = [f"x[{f}]" if w == 1 else f"x[{f}] * {w}" for f, w in zip(coded.features, weights)]
+    terms += [_part_term(part, w) for part, w in zip(coded.parts, weights[len(coded.features):])]
+    offset = sum(2 * w for w in weights[:len(coded.features)])
+    return " + ".join(terms + [str(offset)])
+
+
+def _part_term(part: tuple, weight: int) -> str:
+    """A part's child position (0 or 1) times ``weight``: a ``<=`` part's missing value (NaN, which no comparison
+    passes) takes its missing child; an ``in`` part's first child takes its categories' codes, and missing (-1)
+    and unknown (-2) where their children are the first."""
+    x = f"x[{part[1]}]"
+    if part[0] == "<=":
+        _, _, cut, missing = part
+        if math.isnan(cut):  # every number goes right
+            return f"({x} === {x} ? {weight} : 0)" if missing == 0 else str(weight)
+        return f"({x} <= {literal(cut)} ? 0 : {weight})" if missing else f"({x} > {literal(cut)} ? {weight} : 0)"
+    _, _, codes, missing, unknown = part
+    first = [f"{x} === {code}" for code, child in ((-1, missing), (-2, unknown)) if child == 0]
+    first += [_in_codes(x, codes)] if codes else []
+    return f"({' || '.join(first)} ? 0 : {weight})" if first else str(weight)
+
+
+def tuple_comment(cond: Cond, quoted) -> str:
+    """What a tuple split's test reads: its features, then its parts, as :func:`comment` names them."""
+    test = cond.tuples
+    parts = [f"{quoted[part[1]][0]} <= {literal(part[2])}" if part[0] == "<=" else
+             f"{quoted[part[1]][0]} in {{{', '.join(string(c) for c in part[2])}}}" for part in test.parts]
+    combined = ", ".join([quoted[f][0] for f in test.features] + parts)
+    return f"  // ({combined}) {'in' if cond.op == 'tuple' else 'not in'} its keys"
+
+
+def comment(cond: Cond, name: str, categories, quoted=()) -> str:
     """A comment that says what a test reads: the feature's name and, for a nominal feature, the
     categories its codes stand for, as escaped string literals (:func:`string`: no line break, no
-    ``<``), given as such (``name``, and ``categories`` by code)."""
+    ``<``), given as such (``name``, and ``categories`` by code; ``quoted``: both, per feature, for a
+    tuple split's comment)."""
+    if cond.tuples is not None:
+        return tuple_comment(cond, quoted)
     if cond.op in ("<=", ">", "not <=", "not >"):
         return f"  // {name}"
     if cond.op == "unknown":
@@ -225,13 +320,14 @@ def comment(cond: Cond, name: str, categories) -> str:
     return f"  // {name} {cond.op} {{{listed}}}"
 
 
-def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
+def _walker(tree_plan: TreePlan, function, test, numbers, condition_text) -> dict:
     """A walker: an exclusive tree's returns the number of the node reached (``numbers``: its id or its
     value's, see :func:`output_numbers`); a non-exclusive one adds its walk's steps to ``out`` -- (node
     id, weight) where the walk ends, (minus the number of children, weight) where a fractional route
     spreads it -- and the walkers still to run, with their weights, to ``todo`` (the runtime's ``walk``
     runs them). A weight multiplies the path's fractions root first, as :func:`treegen.model.walk`.
-    ``test(cond)``: an ``if`` line, unindented, its comment with the feature's name and categories."""
+    ``test(cond)``: an ``if`` line, unindented, its comment with the feature's name and categories;
+    ``condition_text(cond)`` the test alone (a symmetric tree's leaf index)."""
     exclusive = tree_plan.exclusive
     name = lambda node: walker_name(function.tree, node)
 
@@ -239,7 +335,7 @@ def _walker(tree_plan: TreePlan, function, test, numbers) -> dict:
         if kind == IF:
             return [pad + test(payload)]
         if kind == LEVELS:
-            return [f"{pad}return {leaf_index(payload, condition, shifted=True)};"]
+            return [f"{pad}return {leaf_index(payload, condition_text, shifted=True)};"]
         if kind == LEAF and exclusive:
             return [f"{pad}return {numbers[payload]};"]
         if kind == LEAF:

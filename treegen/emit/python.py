@@ -36,12 +36,13 @@ in the comment that names the feature of each test, where ``#`` is escaped too -
 model can change the code's meaning, end a comment or pass a linter a directive."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
+from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, has_tuples, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
                      float_text, label_decision, label_part, leaf_terms, missing_intervals, named_features,
                      numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums)
@@ -59,8 +60,8 @@ COST = CostModel(condition=lambda cond: 1, leaf=1, call=1, collect=1, fraction_c
 INLINE_LINES = COST.budget  # the most lines of a function of trees summed inline (_inline_sum)
 
 # The modules a generated module imports, each only where it needs it (numbers: a nominal feature read by a
-# number's value; struct: float32 arithmetic).
-IMPORTS = ("csv", "io", "math", "numbers", "os", "re", "struct", "sys")
+# number's value; struct: float32 arithmetic; json: the keys of tuple splits).
+IMPORTS = ("csv", "io", "json", "math", "numbers", "os", "re", "struct", "sys")
 
 
 def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
@@ -76,7 +77,9 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     plans = plan(model, COST)
     categories = category_codes(model)
     names = [f.name for f in model.features]
-    test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}")
+    keysets: dict[tuple, str] = {}  # each tuple split's keys, by their text: a module constant's name
+    test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature])}:{comment(names[cond.feature])}"
+                         if cond.tuples is None else f"if {tuple_condition(cond, categories, keysets)}:")
     # A boosted model or a forest is summed with its trees written inline where it can be, but for leaf
     # ids: walkers serve them and the sums alike, where both would double the module (a 1,000-tree
     # model: 27.9 MB walked, 60.8 MB with the inline sums too).
@@ -87,7 +90,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # A single tree reaching one node is also walked on the row mapping itself (see _row_function):
     # the dict API then reads only the features on the row's path.
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
-              and not plans[0].linear)
+              and not plans[0].linear and not has_tuples(model))  # (a row walker reads one feature a test)
     intervals = missing_intervals(model)
     coded = _coded(model)
     row_walkers = [_row_function(plans[0], f, categories, model, outputs[0][0], intervals)
@@ -101,11 +104,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     helpers = _helpers(model, decision)
     code_float32 = bool(coded) and model.numeric.cast == "float32"
     named = _named(model)
-    needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32}
+    needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32, "json": bool(keysets)}
     classification = model.target.is_classification
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
                   model=model, classification=classification,
+                  keysets=[(name, keys) for keys, name in keysets.items()],
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
                   trees=plans, functions=functions, row_walkers=row_walkers, single=single,
@@ -184,6 +188,31 @@ def condition(cond: Cond, categories: tuple[str, ...], x: str = "") -> str:
     if len(cond.codes) == 1:
         return f"{x} {'==' if positive else '!='} {ascii(categories[cond.codes[0]])}"
     return f"{x} {cond.op} {{{', '.join(ascii(categories[c]) for c in cond.codes)}}}"
+
+
+def tuple_condition(cond: Cond, categories: list[tuple[str, ...]], keysets: dict[str, str]) -> str:
+    """A ``tuple`` split's test of ``x`` (:class:`treegen.emit.common.TupleTest`): the key as a Python tuple --
+    each category as the row holds it (None: missing), then each part's child position -- (not) in its keys, a
+    frozenset made once in the module from JSON text (``keysets``: that text, as a literal, -> its name; a
+    CatBoost model's trees share a split's thousands of keys, and CPython compiling them as tuple literals took
+    7 GB for a 50 MB module)."""
+    test = cond.tuples
+    places = [f"x[{f}]" for f in test.features] + [_part_position(part, categories) for part in test.parts]
+    keys = ascii(json.dumps([list(key) for key in test.keys], separators=(",", ":")))
+    name = keysets.setdefault(keys, f"_KEYS{len(keysets)}")
+    return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {name}"
+
+
+def _part_position(part: tuple, categories: list[tuple[str, ...]]) -> str:
+    """The child position a part of a ``tuple`` split sends the row to."""
+    if part[0] == "<=":
+        _, f, cut, missing = part
+        return f"(0 if x[{f}] <= {literal(cut)} else 1 if x[{f}] > {literal(cut)} else {missing})"
+    _, f, names, missing, unknown = part
+    others = [c for c in categories[f] if c not in names]
+    first = f"x[{f}] in {{{', '.join(map(ascii, names))}}}" if names else "False"
+    rest = f"1 if x[{f}] in {{{', '.join(map(ascii, others))}}} else {unknown}" if unknown != 1 and others else "1"
+    return f"(0 if {first} else {missing} if x[{f}] is None else {rest})"
 
 
 def _function(tree_plan: TreePlan, function, test, numbers) -> dict:

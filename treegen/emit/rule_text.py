@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..describe import number, quote
+from ..describe import keys_lines, number, quote
 from ..lower import lower
 from ..model import CombineKind, Link, Model, Precision
 from ..rule_words import RuleWriter, name, numbers, strings
@@ -28,6 +28,7 @@ def emit(model: Model) -> str:
                "combine_decl": combine_decl}
     comments = [meta_line(k, v) for k, v in sorted(model.meta.items()) if isinstance(v, (str, int, float))]
     return render("rule_text", "rule_text.txt.j2", filters, model=model, trees=trees,
+                  keys="".join(line + "\n" for line in keys_lines(writer.keysets, quote)),
                   header_comments=[quote(c)[1:-1] for c in comments], unknown_routes=has_unknown_routes(model),
                   missing_intervals=any(f.missing_interval is not None for f in model.features),
                   codes=sorted({str(f.codes) for f in model.features if f.codes is not None}))

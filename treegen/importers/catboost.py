@@ -50,25 +50,21 @@ model says the same:
   and computes in float32 ``((good + prior_numerator) / (total + prior_denomerator) + shift) * scale``
   (``TModelCtr::Calc``, ``static_ctr_provider.cpp``); the split is true when that float32 ``>`` the border
   (``quantization.h``, as for floats). A split's ``split_index`` counts the float borders, then the
-  one-hot values, then the CTRs' borders. So for a CTR of one categorical feature each category has a
-  fixed answer for each answer of its float splits: the split becomes a test of the float splits (each
-  only where its answer matters), then under each answer an ``in`` split on the categories whose value
-  passes, children (true, false), with what follows the CatBoost split repeated under each answer (a tree
-  grows by the float answers that matter, and not at all for a CTR of the category alone). Any text the
-  table lacks has the value of the priors alone, and that route is the split's unknown-category route; a
-  missing value takes the route of ``""``, as at one-hot splits. Every
-  category the tables count needs a name, as for one-hot splits. CatBoost reads an unseen text whose
-  32-bit hash equals a counted category's as that category; treegen reads it as unseen: for a text not
-  in training the odds are ``k / 2**32`` for a feature of ``k`` categories (2.3e-10 per category).
-  A CTR combining categorical features has a value for each combination its table holds (CalcHash gives back
-  the last feature's hash from the key, tried with each combination of the named categories of the others)
-  and the priors' for any other: a pair never seen in training, an unseen text on either side. Given the answers
-  of its float splits and one-hot values, its split tests one feature's categories in groups (the categories
-  of a group answer alike with every category of the others; those that answer as the priors do go with any
-  unseen text), then under each group the next feature's categories, the features taken in the order that
-  gives the fewest answers; a missing value is ``""`` on each side. What follows such a split in the tree is
-  repeated under each of its answers, so the trees with such CTRs may make at most
-  :data:`MAX_COMBINED_NODES` nodes in all: a model that needs more is refused.
+  one-hot values, then the CTRs' borders. So for a CTR of one categorical feature alone each category has a
+  fixed answer: the split becomes an ``in`` split on the categories whose value passes, children (true, false).
+  Any text the table lacks has the value of the priors alone, and that route is the split's unknown-category
+  route; a missing value takes the route of ``""``, as at one-hot splits. Every category the tables count needs
+  a name, as for one-hot splits. CatBoost reads an unseen text whose 32-bit hash equals a counted category's as
+  that category; treegen reads it as unseen: for a text not in training the odds are ``k / 2**32`` for a feature
+  of ``k`` categories (2.3e-10 per category).
+  A CTR combining categorical features (CalcHash gives back the last feature's hash from the key, tried with each
+  combination of the named categories of the others), or a category with float splits and one-hot values, has a
+  value for each key its table holds -- the categories, then the binary parts' answers -- and the priors' for any
+  other (a pair never seen in training, an unseen text on any side, whatever the parts answer). Its split becomes
+  one ``tuple`` split (:func:`treegen.model.tuple_key`): the features it combines, its binary parts as model
+  splits, and the keys whose answer is not the priors' (children: the other answer first); a missing value is
+  CatBoost's ``""``, so where ``""`` is a category each key naming it is held with null in its place too. Every
+  tree keeps one split a level (2^depth leaves for an oblivious tree).
   FeatureFreq and FloatTargetMeanValue, trained only on GPUs, are evaluated by the code of Counter and
   BinarizedTargetMeanValue (``CalcCtrs``); tested through a renamed Counter model.
 * The trees' outputs are summed in double from 0.0 in tree order, then ``raw = scale * sum + bias``
@@ -95,15 +91,13 @@ model says the same:
   ``.cbm`` keeps them). The model equals the trained model and its ``.cbm`` bit for bit, and a
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
-Refused, each with one line naming it: CTRs of categorical features combined whose trees need more than
-:data:`MAX_COMBINED_NODES` nodes (train with ``max_ctr_complexity=1``), text and embedding features, multi-target and
+Refused, each with one line naming it: text and embedding features, multi-target and
 multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), custom losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
 cannot write. In a JSON file such a border (any number beyond float32's range) is a split like any other.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
@@ -372,14 +366,10 @@ def _convert(document: dict, feature_names, categories) -> Model:
     _check_named(document, info, labels, names, ctrs)
     splits = _SplitReader(info, labels, names, ctrs)
     if "oblivious_trees" in document:  # null in a model of no trees, which the Model refuses saying so
-        budget = _Budget(MAX_COMBINED_NODES)
-        trees = [budget.tree(_oblivious_tree, "oblivious_trees", tree, number, splits, dim)
-                 for number, tree in enumerate(document["oblivious_trees"] or ())]
+        trees = [_oblivious_tree(tree, splits, dim) for tree in document["oblivious_trees"] or ()]
         layout = "oblivious"
     elif "trees" in document:
-        budget = _Budget(MAX_COMBINED_NODES)
-        trees = [budget.tree(_nonsymmetric_tree, "trees", tree, number, splits, dim)
-                 for number, tree in enumerate(document["trees"] or ())]
+        trees = [_nonsymmetric_tree(tree, splits, dim) for tree in document["trees"] or ()]
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
@@ -577,14 +567,11 @@ def _combine(loss: str, scale: float, bias: list[float]) -> Combine:
 
 @dataclass(frozen=True)
 class _Test:
-    """What one CatBoost split tests, as model splits: ``split`` sends its true outcome to child
-    ``true_position``, and each outcome is CatBoost's answer (True, False) or a further test (a CTR of a
-    category with float splits tests the float splits, then the categories that pass given their answers)."""
+    """What one CatBoost split tests, as one model split: ``split`` sends CatBoost's true outcome to child
+    ``true_position``."""
 
     split: Split
     true_position: int
-    if_true: _Test | bool = True
-    if_false: _Test | bool = False
 
 
 class _SplitReader:
@@ -650,12 +637,6 @@ _COUNTER_CTRS = ("Counter", "FeatureFreq")  # a table row is (count,), over the 
 _CTR_MULT = 0x4906BA494954CB65
 _CTR_MULT_INVERSE = pow(_CTR_MULT, -1, 1 << 64)
 _EMPTY_SLOT = (1 << 64) - 1  # the key of an empty slot, which CatBoost's writer puts among a table's rows
-
-# The most nodes treegen makes of the trees with CTRs of categorical features combined (some 350 MB of
-# nodes): each such split becomes a test of one feature's category groups, then of the next feature's
-# categories in each group, and what follows it in the tree is repeated under each of that test's answers.
-MAX_COMBINED_NODES = 1_000_000
-
 
 def _calc_hash(a: int, b: int) -> int:
     return (_CTR_MULT * ((a + _CTR_MULT * b) & _M64)) & _M64
@@ -760,33 +741,36 @@ class _Ctr:
         return row[1], row[0] + row[1]
 
     def combine(self, candidates: Callable[[int], list[int]]) -> None:
-        """Find the categories behind each row of a CTR of several categorical features: CalcHash gives back
-        the last feature's hash from the key before it, which is tried for each combination of the candidates of
-        the features before (their keys made forward); a row no candidates explain counts in ``unexplained``."""
+        """Find the categories behind each row of a CTR of several categorical features: CalcHash's state before
+        the last feature's hash is the row's key less that hash's share, which is tried for each candidate of the
+        last feature against the states the candidates of the features before make (their keys made forward): a
+        row costs the last feature's candidates, not the combinations of the others'. A row no candidates
+        explain counts in ``unexplained``."""
         prefixes = {0: ()}
         for flat in self.cats[:-1]:
             prefixes = {_calc_hash(state, _widened(hashed)): known + (hashed,)
                         for state, known in prefixes.items() for hashed in candidates(flat)}
         before = np.array(sorted(prefixes), dtype=np.uint64)
-        last_candidates = set(candidates(self.cats[-1]))
+        lasts = list(dict.fromkeys(candidates(self.cats[-1])))
+        shares = np.array([_CTR_MULT * _widened(hashed) & _M64 for hashed in lasts], dtype=np.uint64)
         keys = np.array([key for key in self.rows if key != _EMPTY_SLOT], dtype=np.uint64)
         explained = np.zeros(len(keys), dtype=bool)
         inverse = np.uint64(_CTR_MULT_INVERSE)
-        chunk = max(1, (1 << 22) // max(1, len(keys)))  # prefixes a block: some 4M numbers at once
+        chunk = max(1, (1 << 22) // max(1, len(keys)))  # last candidates a block: some 4M numbers at once
         for bits in itertools.product((1, 0), repeat=len(self.parts)):
             state = keys.copy()
             for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
                 state = state * inverse - np.uint64(_CTR_MULT * bit & _M64)
             state = state * inverse  # = the state before the last category + M * its widened hash
-            for start in range(0, len(before), chunk):
-                block = before[start:start + chunk]
-                last = (state[None, :] - block[:, None]) * inverse  # each prefix's widened last hash, per row
-                fits = (last < np.uint64(1 << 31)) | (last >= np.uint64((1 << 64) - (1 << 31)))
-                for p, r in zip(*np.nonzero(fits)):
-                    hashed = int(last[p, r]) & 0xFFFFFFFF
-                    if hashed in last_candidates:  # (not a chance fit of some 2^-32 a pair)
-                        self.combinations.setdefault(bits, []).append(prefixes[int(block[p])] + (hashed,))
-                        explained[r] = True
+            found = []  # (the state before, the row, the last hash)
+            for start in range(0, len(lasts), chunk):
+                earlier = state[None, :] - shares[start:start + chunk, None]  # per candidate, per row
+                at = np.minimum(np.searchsorted(before, earlier), len(before) - 1)
+                for c, r in zip(*np.nonzero(before[at] == earlier)):
+                    found.append((int(earlier[c, r]), int(r), lasts[start + c]))
+            for earlier_state, r, hashed in sorted(found):  # (by the state before: the order of the categories)
+                self.combinations.setdefault(bits, []).append(prefixes[earlier_state] + (hashed,))
+                explained[r] = True
         self.unexplained = int((~explained).sum())
 
 
@@ -830,6 +814,9 @@ class _Ctrs:
             for ctr in self.ctrs:
                 if len(ctr.cats) > 1:
                     ctr.combine(lambda flat: self._candidates(flat, single))
+                    if ctr.unexplained and self.file_hashes:  # (a feature's own CTRs may keep only some of its
+                        ctr.combinations = {}                 # categories: ctr_leaf_count_limit)
+                        ctr.combine(lambda flat: self._candidates(flat, single) + self.file_hashes)
                     for combination in itertools.chain.from_iterable(ctr.combinations.values()):
                         for flat, hashed in zip(ctr.cats, combination):
                             known.setdefault(flat, {})[hashed] = None
@@ -844,13 +831,6 @@ class _Ctrs:
                                *(int(v) & 0xFFFFFFFF for v in entry.get("values", []))])
         return list(found or dict.fromkeys(self.file_hashes))
 
-    def combined_features(self, split: dict) -> tuple[int, ...]:
-        """The categorical features (flat indexes) a CTR split combines; () for a CTR of one or another split."""
-        if split.get("split_type") != "OnlineCtr":
-            return ()
-        ctr = self.by_index[int(split["split_index"]) - self.first][0]
-        return ctr.cats if len(ctr.cats) > 1 else ()
-
     def test(self, split: dict, labels: dict[int, "_Labels"], part_test: Callable[[_Part], _Test]) -> _Test | bool:
         """The split as a test of its binary parts, then of the categories whose value passes the border given
         their answers (an answer that changes nothing is not asked; a constant answer is True or False)."""
@@ -859,17 +839,39 @@ class _Ctrs:
             raise ValueError(f"the OnlineCtr split {split['split_index']} has the border {split['border']}, "
                              f"its CTR {border}")
 
-        def decide(bits: tuple[int, ...]) -> _Test | bool:
-            if len(bits) == len(ctr.parts):
-                if len(ctr.cats) == 1:
-                    return _category_test(ctr, border, labels[ctr.flat], bits)
-                return _combination_test(ctr, border, labels, bits)
-            if_true, if_false = decide(bits + (1,)), decide(bits + (0,))
-            if if_true == if_false:
-                return if_true
-            return dataclasses.replace(part_test(ctr.parts[len(bits)]), if_true=if_true, if_false=if_false)
+        if len(ctr.cats) > 1 or ctr.parts:
+            return _tuple_test(ctr, border, labels, [part_test(part) for part in ctr.parts])
+        return _category_test(ctr, border, labels[ctr.flat], ())
 
-        return decide(())
+
+def _tuple_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], parts: list[_Test]) -> _Test | bool:
+    """A CTR of several categorical features, or of categories with binary parts, against the border as one
+    ``tuple`` split: its key is the category of each feature and each part's answer, and the keys it holds are
+    those whose answer is not the prior's. The prior's answer is that of every key the table lacks (an unseen
+    text on any side, a combination never seen in training), whatever the parts answer; a missing text is
+    CatBoost's "": where "" is a category, each key naming it is held with null (missing) in its place too."""
+    usual = ctr.value(None, ()) > border  # (no row: the priors alone, the same for every answer of the parts)
+    keys: set[tuple] = set()
+    for bits in itertools.product((1, 0), repeat=len(ctr.parts)):
+        positions = tuple(part.true_position if bit else 1 - part.true_position for part, bit in zip(parts, bits))
+        combinations = (ctr.combinations.get(bits, ()) if len(ctr.cats) > 1
+                        else [(hashed,) for hashed in labels[ctr.flat].by_hash])
+        for combination in combinations:
+            if (ctr.value(combination if len(ctr.cats) > 1 else combination[0], bits) > border) != usual:
+                for names in itertools.product(*(_read_as(labels[flat].by_hash[hashed])
+                                                 for flat, hashed in zip(ctr.cats, combination))):
+                    keys.add(names + positions)
+    if not keys:
+        return usual
+    split = Split(ctr.flat, Op.TUPLE, features=ctr.cats, parts=tuple(part.split for part in parts),
+                  tuples=frozenset(keys), missing=MissingRoute.to_child(1))
+    return _Test(split, 1 if usual else 0)
+
+
+def _read_as(names: list[str]) -> list[str | None]:
+    """The key places a category of these names is read from: each name, and a missing value for "" (CatBoost
+    reads a missing text as "")."""
+    return names + [None] if "" in names else names
 
 
 def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, ...]) -> _Test | bool:
@@ -883,71 +885,6 @@ def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, 
         return unseen_true  # every text has the same answer
     return _Test(Split(ctr.flat, Op.IN, values=values, missing=MissingRoute.to_child(0 if empty_true else 1),
                        unknown=None if unseen_true == empty_true else 0 if unseen_true else 1), 0)
-
-
-def _combination_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], bits: tuple[int, ...]) -> _Test | bool:
-    """A CTR of several categorical features against the border: a combination the table lacks (an unseen text on
-    any side, a pair never seen in training) has the prior's answer, so only the combinations the table holds
-    whose answer differs need testing. The test takes the features in the order that makes the fewest answers
-    (what follows the split in the tree is repeated under each); a missing text is ``""``, as at one-hot splits."""
-    usual = ctr.value(None, bits) > border
-    exceptions = [combination for combination in ctr.combinations.get(bits, ())
-                  if (ctr.value(combination, bits) > border) != usual]
-    tests = [_grouped([tuple(c[i] for i in order) for c in exceptions], [ctr.cats[i] for i in order], labels, usual)
-             for order in itertools.permutations(range(len(ctr.cats)))]
-    return min(tests, key=_answers)
-
-
-def _grouped(exceptions: list[tuple[int, ...]], flats: list[int], labels: dict[int, "_Labels"],
-             usual: bool) -> _Test | bool:
-    """Test the first feature's categories, grouped by which combinations of the others answer unusually with
-    them (each group then tests the rest alike); a category of no such combination, or an unseen text, answers
-    ``usual``."""
-    if not exceptions:
-        return usual
-    label = labels[flats[0]]
-    rest: dict[int, set[tuple[int, ...]]] = {}
-    for combination in exceptions:
-        rest.setdefault(combination[0], set()).add(combination[1:])
-    groups: dict[frozenset, list[int]] = {}
-    for hashed in sorted(rest, key=lambda h: label.categories.index(label.by_hash[h][0])):
-        groups.setdefault(frozenset(rest[hashed]), []).append(hashed)
-    branches = [(tuple(name for hashed in hashes for name in label.by_hash[hashed]),
-                 not usual if len(flats) == 1 else _grouped(sorted(combinations), flats[1:], labels, usual))
-                for combinations, hashes in groups.items()]
-    names = tuple(name for branch, _ in branches for name in branch)
-    return _in_test(flats[0], names, _branches_test(flats[0], branches), usual, reaches_unseen=True)
-
-
-def _branches_test(flat: int, branches: list[tuple[tuple[str, ...], _Test | bool]]) -> _Test | bool:
-    """Which branch a category (one of theirs) takes: ``in`` splits halving the branches."""
-    if len(branches) == 1:
-        return branches[0][1]
-    half = len(branches) // 2
-    names = tuple(name for branch, _ in branches[:half] for name in branch)
-    return _in_test(flat, names, _branches_test(flat, branches[:half]), _branches_test(flat, branches[half:]),
-                    reaches_unseen=False)
-
-
-def _in_test(flat: int, names: tuple[str, ...], if_in: _Test | bool, otherwise: _Test | bool,
-             reaches_unseen: bool) -> _Test:
-    """``flat in names`` (child 0), a missing text taking the route of ``""``; unseen texts go to the other
-    child where they reach the split at all."""
-    empty_in = "" in names
-    return _Test(Split(flat, Op.IN, values=names, missing=MissingRoute.to_child(0 if empty_in else 1),
-                       unknown=1 if empty_in and reaches_unseen else None), 0, if_in, otherwise)
-
-
-def _answers(test: _Test | bool) -> int:
-    """How many answers (leaves) a test has: what follows it in a tree is repeated under each."""
-    count, stack = 0, [test]
-    while stack:
-        test = stack.pop()
-        if isinstance(test, bool):
-            count += 1
-        else:
-            stack += [test.if_true, test.if_false]
-    return count
 
 
 def _refuse_unsupported_ctrs(entries: list, info: dict, names: list[str]) -> None:
@@ -1032,37 +969,7 @@ def _unnamed_categories(unnamed: dict[str, int | None], kind: str = "one-hot") -
                                      f"them; import and verify take them: {options})")
 
 
-class _TooBig(Exception):
-    """A tree grew past the nodes it may have."""
-
-
-class _Budget:
-    """The nodes left for the trees with CTRs of categorical features combined (:data:`MAX_COMBINED_NODES` in
-    all): a tree that would pass it is refused in one line naming the combinations, the bound and the way out."""
-
-    def __init__(self, nodes: int):
-        self.left = nodes
-
-    def tree(self, build: Callable[..., Tree], layout: str, tree: dict, number: int, splits: _SplitReader,
-             dim: int) -> Tree:
-        """``build(tree, splits, dim, limit)``, within what is left where the tree combines categorical features."""
-        combined = [splits.ctrs.combined_features(split) for split in _splits({layout: [tree]})]
-        combined = list(dict.fromkeys(cats for cats in combined if cats))
-        if not combined:
-            return build(tree, splits, dim)
-        try:
-            built = build(tree, splits, dim, self.left)
-        except _TooBig:
-            features = "; ".join(" with ".join(repr(splits.names[flat]) for flat in cats) for cats in combined)
-            raise TreegenError(f"the trees with CTRs of categorical features combined need more than "
-                               f"{MAX_COMBINED_NODES:,} nodes (tree {number}: {features}): each such split tests one "
-                               "feature's categories in groups, then the next one's in each group, and what follows it "
-                               "in the tree repeats under each answer; train with max_ctr_complexity=1") from None
-        self.left -= len(built.nodes)
-        return built
-
-
-def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | None = None) -> Tree:
+def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A symmetric tree as a full binary tree in pre-order: level ``l`` of ``d`` tests
     ``splits[d - 1 - l]``, which sets bit ``d - 1 - l`` of the leaf index when true."""
     levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
@@ -1076,7 +983,6 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | Non
     def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far
         if level == depth:
             nodes.append(Node(tuple(values[index * dim:(index + 1) * dim]), n=weights[index]))
-            _check_size(nodes, limit)
             return
         bit = 1 << (depth - 1 - level)
         _append_test(nodes, levels[depth - 1 - level], dim,
@@ -1087,7 +993,7 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | Non
     return Tree(nodes, output=0 if dim == 1 else None)
 
 
-def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | None = None) -> Tree:
+def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     """A Depthwise or Lossguide tree: ``{"split", "left", "right"}`` or ``{"value", "weight"}``; a true
     split goes right."""
     nodes: list[Node] = []
@@ -1102,34 +1008,23 @@ def _nonsymmetric_tree(tree: dict, splits: _SplitReader, dim: int, limit: int | 
         if len(value) != dim:
             raise ValueError(f"a leaf has {len(value)} values, the model {dim} outputs")
         nodes.append(Node(tuple(value), n=float(doc.get("weight", 0.0))))
-        _check_size(nodes, limit)
 
     grow(tree)
     _sum_weights(nodes)
     return Tree(nodes, output=0 if dim == 1 else None)
 
 
-def _check_size(nodes: list[Node], limit: int | None) -> None:
-    if limit is not None and len(nodes) > limit:
-        raise _TooBig
-
-
 def _append_test(nodes: list[Node], test: _Test | bool, dim: int, then: Callable[[bool], None]) -> None:
-    """Append, in pre-order, the splits of ``test``, and under each of its answers what ``then(answer)``
-    appends (a subtree after each answer: a test of several splits repeats it)."""
+    """Append, in pre-order, the split of ``test``, and under each of its answers what ``then(answer)`` appends."""
     if isinstance(test, bool):  # a CTR split that every text answers alike
         then(test)
         return
     me = len(nodes)
     nodes.append(Node((0.0,) * dim, split=test.split))
-    by_position = (test.if_true, test.if_false) if test.true_position == 0 else (test.if_false, test.if_true)
     children = []
-    for outcome in by_position:
+    for outcome in (test.true_position == 0, test.true_position == 1):
         children.append(len(nodes))
-        if isinstance(outcome, bool):
-            then(outcome)
-        else:
-            _append_test(nodes, outcome, dim, then)
+        then(outcome)
     nodes[me].children = tuple(children)
 
 

@@ -14,7 +14,7 @@ import json
 import math
 
 from ..errors import TreegenError
-from ..lower import INTERVAL, MISSING, SET
+from ..lower import INTERVAL, MISSING, SET, TUPLE
 
 FORMAT_VERSION = 1
 MAX_DIGITS = 18  # a whole number in rule text (an id, a count) never needs more; Python refuses over 4300
@@ -130,6 +130,17 @@ def or_absent(test: tuple, factors: tuple = (1.0, None)) -> tuple:
     return test[:5] + factors
 
 
+def tuple_test(places) -> tuple:
+    """``(features..., parts...)`` of a test of categories combined: the names, then the parts' conditions."""
+    names = tuple(place for place in places if isinstance(place, str))
+    return names, tuple(places[len(names):])
+
+
+def tuple_condition(test: tuple, kind: str, keys: int) -> tuple:
+    """A rule's test of categories combined (kind TUPLE, or NOT_TUPLE), ``keys`` the number of its keys line."""
+    return (test[0][0], kind, -math.inf, math.inf, (*test, keys), 0.0, None)
+
+
 def rule(line: int, number: int, conditions: tuple, outcome) -> dict:
     return {"line": line, "number": number, "conditions": conditions, "outcome": outcome}
 
@@ -166,6 +177,37 @@ def subset_split(feature: str, values: list) -> dict:
 
 def multiway_split(feature: str, values: list) -> dict:
     return {"feature": feature, "op": "==", "values": values}
+
+
+def tuple_split(test: tuple, keys: int) -> dict:
+    """A tuple split, its parts still conditions and its keys the number of a keys line (both made a model's by
+    :func:`part_split` and the reader, which knows the features and the keys lines)."""
+    names, parts = test
+    return {"feature": names[0], "op": TUPLE, "features": list(names), "parts": list(parts), "tuples": keys}
+
+
+def part_split(condition: tuple) -> dict:
+    """The split of a tuple split's part, written as a condition whose answer is true (children[0]) or false."""
+    feature, kind, low, high, values, if_missing, if_unknown = condition
+    if kind == INTERVAL and low == -math.inf:
+        split = {"feature": feature, "op": "<=", "threshold": high}
+    elif kind == SET:
+        split = {"feature": feature, "op": "in", "values": list(values)}
+    else:
+        raise ValueError(f"a part of a test of categories combined is {feature} <= t, {feature} = \"c\" or "
+                         f"{feature} in {{...}}")
+    if if_missing not in (0.0, 1.0) or if_unknown not in (None, 0.0, 1.0):
+        raise ValueError("a part's missing value and unknown category answer true or false, with no weight")
+    split["missing"] = {"kind": "child", "child": 0 if if_missing == 1.0 else 1}
+    if if_unknown is not None:
+        split["unknown"] = 0 if if_unknown == 1.0 else 1
+    return split
+
+
+def keyset(number: int, line: int, keys: list) -> dict:
+    """A keys line: its number, its line and its keys (lists: categories, None for missing, then 0 for true and
+    1 for false, the child each answer goes to)."""
+    return {"number": number, "line": line, "keys": keys}
 
 
 def linear(const: float, coeffs, names) -> dict:
@@ -212,6 +254,13 @@ def tree(line: int, output: int | None, weight: float | None, rules: list, nodes
     return doc
 
 
-def document(features: list, target: dict, numbers_doc: dict, combine_doc: dict, trees: list) -> dict:
+def document(features: list, target: dict, numbers_doc: dict, combine_doc: dict, trees: list,
+             keysets: list = ()) -> dict:
+    """``keys``: each keys line by its number (a number given twice is an error at its second line)."""
+    keys: dict[int, dict] = {}
+    for keyset_doc in keysets:
+        if keys.setdefault(keyset_doc["number"], keyset_doc) is not keyset_doc:
+            raise TreegenError(f"keys {keyset_doc['number']} is given twice (first on line "
+                               f"{keys[keyset_doc['number']]['line']})", line=keyset_doc["line"])
     return {"features": features, "target": target, "numbers": numbers_doc, "combine": combine_doc,
-            "trees": trees}
+            "trees": trees, "keys": keys}

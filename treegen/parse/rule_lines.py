@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import itemgetter
 
 from lark import Lark
 
 from ..errors import TreegenError
+from ..lower import NOT_TUPLE, TUPLE
 from . import rule_doc as doc
+
+
+_whole_match, _first_group = re.Match.group, itemgetter(1)  # (the grammar's patterns hold groups: not findall)
 
 
 class _GiveUp(Exception):
@@ -45,9 +50,11 @@ class _Patterns:
         strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
         numbers = rf"\[(?:{number}(?:, {number})*)?\]"
         outcome = f"(?:{string}|{number}|{numbers})"
-        # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ...
+        # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ... -- but
+        # 'keys', which the parser takes only after 'in' and at a keys line's start, where no name stands (its
+        # lexer of each state reads a name 'keys' as a WORD), and which the writer writes bare, as before it was one
         self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
-                                if t.name not in ("WORD", "COMMENT", "_NL") and not t.name.startswith("__IGNORE")]
+                                if t.name not in ("WORD", "COMMENT", "_NL", "KEYS") and not t.name.startswith("__IGNORE")]
         self.plain_words: dict[str, bool] = {}
 
         def line(statement: str) -> re.Pattern:
@@ -76,9 +83,22 @@ class _Patterns:
                 rf"|(?P<equals>{name}) = (?P<value>{string})|(?P<one_of>{name}) in (?P<values>{strings})")
         absent = (rf"(?:missing(?: with weight {number})?(?: but not unknown| or unknown(?: with weight {number})?)?"
                   rf"|unknown(?: with weight {number})?)")
+        self.keyset = line(rf"keys (?P<number>{integer}): \{{(?P<keys>.*)\}}")
+        key_place = rf"(?:{string}|missing|true|false)"
+        key = rf"\({key_place}(?:, {key_place})*\)"
+        self.keys = re.compile(rf"(?:{key}(?:, {key})*)?")  # a keys line's keys, checked whole at once
+        self.key = re.compile(rf"\(({key_place}(?:, {key_place})*)\)")  # then each key's places
+        self.key_place = re.compile(key_place)
+        # A test of categories combined, ``(places) in keys N``: its places as a whole (.+?: the first ') in keys N'
+        # that the rest of the line fits) are read one by one by this pattern, and given up on unless they are whole
+        self.place = re.compile(  # a place: a feature, or a part (a condition)
+            rf"(?:(?P<open>\()?(?:(?P<at_most>{name}) <= (?P<high>{number})|(?P<equals>{name}) = (?P<value>{string})"
+            rf"|(?P<one_of>{name}) in (?P<values>{strings}))(?(open) or (?P<or_factors>{absent})\))"
+            rf"|(?P<feature>{name}))(?:, |\Z)")
         self.condition = re.compile(  # one condition and the " and " after it, or the end
             rf"(?:(?P<is_absent>{name}) is (?P<is_factors>{absent})"
-            rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\)))"
+            rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\))"
+            rf"|\((?P<tuple>.+?)\) (?P<negated>not )?in keys (?P<tuple_keys>{integer}))"
             r"(?: and (?=.)|\Z)")
         self.absent = re.compile(  # what a condition says of missing values and unknown categories
             rf"missing(?: with weight (?P<missing>{number}))?"
@@ -87,7 +107,9 @@ class _Patterns:
         body = (rf"(?P<leaf>leaf)"
                 rf"|(?P<threshold_split>{name}) <= (?P<threshold>{number}) \? (?P<left>{integer}) : (?P<right>{integer})"
                 rf"|(?P<subset_split>{name}) in (?P<subset>{strings}) \? (?P<in_left>{integer}) : (?P<in_right>{integer})"
-                rf"|(?P<multiway_split>{name}) == \{{(?P<branches>{string}: {integer}(?:, {string}: {integer})*)\}}")
+                rf"|(?P<multiway_split>{name}) == \{{(?P<branches>{string}: {integer}(?:, {string}: {integer})*)\}}"
+                rf"|\((?P<places>.+?)\) in keys (?P<keys>{integer}) \? (?P<t_left>{integer}) : "
+                rf"(?P<t_right>{integer})")
         route = rf"; missing (?:(?P<stop>stop)|to (?P<child>{integer})|weights (?P<weights>{numbers}))"
         unknown = rf"; unknown to (?P<unknown>{integer})"
         self.node = line(rf"node (?P<number>{integer}): (?:{body})(?(leaf)|{route}(?:{unknown})?); value (?P<value>{numbers}); "
@@ -119,6 +141,8 @@ class _Reader:
         self.absents: dict[str, tuple] = {"missing": doc.absent(1.0, None)}  # by text: (if_missing, if_unknown)
         self.names: dict[str, str] = {}  # a name as written: its value
         self.labels: dict[str, str] = {}  # a class label as written (an outcome): its value
+        self.key_values: dict[str, list] = {}  # a key's places as written: its values (shared: nothing changes them)
+        self.place_values = {"missing": None, "true": 0, "false": 1}  # a key's place as written: its value (0: child 0)
 
     # -- lines -------------------------------------------------------------------------------
     def next(self, pattern: re.Pattern, optional: bool = False) -> re.Match | None:
@@ -183,12 +207,31 @@ class _Reader:
         doc.format_version(m.group("version"), self.line, self.column(m, "version"))
         features = self.features()
         target, numbers, combine = self.target(), self.numbers(), self.combine()
+        keysets = []
+        while m := self.next(self.p.keyset, optional=True):
+            keysets.append(doc.keyset(self.whole(m.group("number")), self.line, self.keys(m.group("keys"))))
         trees = [self.tree()]
         while self.at(self.p.tree):
             trees.append(self.tree())
         if any(not self.p.blank.fullmatch(line) for line in self.lines[self.index:]):
             raise _GiveUp
-        return doc.document(features, target, numbers, combine, trees)
+        return doc.document(features, target, numbers, combine, trees, keysets)
+
+    def keys(self, text: str) -> list[list]:
+        """The keys of a keys line: ``(place, ...), ...``, each place a quoted category, missing, true or false."""
+        if not self.p.keys.fullmatch(text):
+            raise _GiveUp
+        return [self.key(places) for places in map(_first_group, self.p.key.finditer(text))]
+
+    def key(self, places: str) -> list:
+        """A key's values from its places as written (the keys lines of a model repeat many keys: read once)."""
+        key = self.key_values.get(places)
+        if key is None:
+            values = self.place_values
+            key = self.key_values[places] = [values[place] if place in values else
+                                              values.setdefault(place, doc.string(place))
+                                              for place in map(_whole_match, self.p.key_place.finditer(places))]
+        return key
 
     def features(self) -> list[dict]:
         self.next(self.p.features)
@@ -285,6 +328,9 @@ class _Reader:
         return condition
 
     def read_condition(self, m: re.Match) -> tuple:
+        if m.group("tuple"):
+            return doc.tuple_condition(self.tuple_test(m.group("tuple")), NOT_TUPLE if m.group("negated") else TUPLE,
+                                       self.whole(m.group("tuple_keys")))
         if m.group("is_absent"):
             return doc.is_absent(self.name(m.group("is_absent")), self.factors(m.group("is_factors")))
         if m.group("at_most"):
@@ -321,11 +367,12 @@ class _Reader:
     # -- nodes ------------------------------------------------------------------------------
     NODE_PARTS = ("number", "value", "label_value", "n", "counts", "leaf", "threshold_split", "threshold", "left", "right",
                   "subset_split", "subset", "in_left", "in_right", "multiway_split", "branches",
-                  "stop", "child", "weights", "unknown")
+                  "stop", "child", "weights", "unknown", "places")
 
     def node(self, m: re.Match) -> dict:
         (number, value, label_value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset,
-         in_left, in_right, multiway_split, branches, stop, child, weights, unknown) = m.group(*self.NODE_PARTS)  # one call: fast
+         in_left, in_right, multiway_split, branches, stop, child, weights, unknown,
+         places) = m.group(*self.NODE_PARTS)  # one call: fast
         number, value, n = self.whole(number), self.number_list(value), float(n)
         counts = None if counts is None else self.number_list(counts)
         label_value = None if label_value is None else self.number_list(label_value)
@@ -337,6 +384,9 @@ class _Reader:
         elif subset_split:
             split = doc.subset_split(self.name(subset_split), self.strings(subset))
             children = [self.whole(in_left), self.whole(in_right)]
+        elif places is not None:
+            split = doc.tuple_split(self.tuple_test(places), self.whole(m.group("keys")))
+            children = [self.whole(m.group("t_left")), self.whole(m.group("t_right"))]
         else:
             pairs = list(self.p.branch.finditer(branches))
             split = doc.multiway_split(self.name(multiway_split), [doc.string(b.group("value")) for b in pairs])
@@ -350,3 +400,25 @@ class _Reader:
         unknown = None if unknown is None else self.whole(unknown)
         return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown,
                         label_value)
+
+    def tuple_test(self, text: str) -> tuple:
+        """The places of a test of categories combined: the features, then the parts, each whole."""
+        places, covered = [], 0
+        for m in self.p.place.finditer(text):
+            covered += len(m.group())
+            feature = m.group("feature")
+            if feature is not None:
+                if len(places) > sum(isinstance(place, str) for place in places):  # a feature after a part
+                    raise _GiveUp
+                places.append(self.name(feature))
+                continue
+            if m.group("at_most"):
+                part = doc.at_most(self.name(m.group("at_most")), float(m.group("high")))
+            elif m.group("equals"):
+                part = doc.one_of(self.name(m.group("equals")), (doc.string(m.group("value")),))
+            else:
+                part = doc.one_of(self.name(m.group("one_of")), self.strings(m.group("values")))
+            places.append(doc.or_absent(part, self.factors(m.group("or_factors"))) if m.group("open") else part)
+        if covered != len(text) or not places or not isinstance(places[0], str):
+            raise _GiveUp
+        return doc.tuple_test(places)

@@ -11,6 +11,7 @@ the same document (rule_doc.py); anything else, and every mistake, is read and r
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from functools import lru_cache
@@ -20,12 +21,12 @@ from lark.lexer import PatternRE, TerminalDef
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..collector import collector_paused
-from ..describe import leaves_show_labels
+from ..describe import key_text, leaves_show_labels, quote
 from ..errors import TreegenError, close_names, did_you_mean, read_text
-from ..lower import SET, lower
+from ..lower import INTERVAL, NOT_TUPLE, SET, TUPLE, lower
 from ..model import Model, Node, leaf_class, listed
 from ..modelio import FORMAT, VERSION, model_from_dict
-from ..rule_words import RuleWriter
+from ..rule_words import RuleWriter, part_factors
 from . import rule_doc as doc
 from .rule_lines import read_lines
 
@@ -69,6 +70,8 @@ class RulesToModel(Transformer):
     # -- atoms -----------------------------------------------------------------------------
     def name(self, token):
         return doc.name(token)
+
+    combined = name
 
     def string(self, token):
         return doc.string(token)
@@ -162,6 +165,30 @@ class RulesToModel(Transformer):
     def equals(self, x, value):
         return doc.one_of(x, (value,))
 
+    def tuple_test(self, *places):
+        return doc.tuple_test(places)
+
+    def in_keys(self, test, keys):
+        return doc.tuple_condition(test, TUPLE, _whole(keys))
+
+    def not_in_keys(self, test, keys):
+        return doc.tuple_condition(test, NOT_TUPLE, _whole(keys))
+
+    def key(self, *places):
+        return list(places)
+
+    def key_missing(self):
+        return None
+
+    def key_true(self):
+        return 0
+
+    def key_false(self):
+        return 1
+
+    def keyset(self, number, *keys):
+        return doc.keyset(_whole(number), number.line, [key for key in keys if key is not None])
+
     def rule(self, number, *parts):
         *conditions, outcome = parts
         return doc.rule(number.line, _whole(number), tuple(conditions), outcome)
@@ -197,6 +224,9 @@ class RulesToModel(Transformer):
     def subset_split(self, x, values, left, right, route):
         return doc.subset_split(x, values), [_whole(left), _whole(right)], route
 
+    def tuple_split(self, test, keys, left, right, route):
+        return doc.tuple_split(test, _whole(keys)), [_whole(left), _whole(right)], route
+
     def branch(self, value, child):
         return value, _whole(child)
 
@@ -227,8 +257,9 @@ class RulesToModel(Transformer):
         return doc.tree(number.line, None if output is None else _whole(output), weight, *rules[:1], nodes,
                         rules[1])
 
-    def start(self, _format, features, target, numbers, combine, *trees):
-        return doc.document(features, target, numbers, combine, list(trees))
+    def start(self, _format, features, target, numbers, combine, *keysets_and_trees):
+        keysets = [item for item in keysets_and_trees if "keys" in item]
+        return doc.document(features, target, numbers, combine, list(keysets_and_trees[len(keysets):]), keysets)
 
 
 def _text(token) -> str | None:
@@ -250,32 +281,34 @@ def parse(text: str, source: str = "<rules>") -> Model:
     if not text.endswith("\n"):  # every statement ends a line, the last one too: an editor may not add it
         text += "\n"
     with collector_paused():
-        model = _as_written(text, source)
-        if model is None:
+        model, as_written = _as_written(text, source)
+        if not as_written:
             document = read_lines(text, terminals()) or _read_with_grammar(text, source)
-            model = _build(document, text, source)
+            if model is None:  # (else its nodes, which every reader reads alike, built it already)
+                model = _build(document, text, source)
             _check_rules(model, document, text, source)
             _check_defaults(model, document, text, source)
     return model
 
 
-def _as_written(text: str, source: str) -> Model | None:
-    """The model of text whose rules are, line for line, those the writer writes for its nodes (an
-    export, unedited): its rules compared as text, not read. None for any other text, which is then
-    read whole (and what is wrong with it said)."""
+def _as_written(text: str, source: str) -> tuple[Model | None, bool]:
+    """The model of text in the writer's layout, built from its nodes (None for another layout, or nodes that
+    do not make one), and whether its rules are, line for line, those the writer writes for them (an export,
+    unedited): its rules compared as text, not read. Any other text is then read whole (and what is wrong with
+    it said)."""
     document = read_lines(text, terminals(), rules_as_written=True)
     if document is None:
-        return None
+        return None, False
     try:
         model = _build(document, text, source)
     except TreegenError:
-        return None
+        return None, False
     writer = RuleWriter(model)
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         if tree_doc["rules"] != writer.rule_lines(tree, tree_rules.rules):
-            return None
+            return model, False
     _check_defaults(model, document, text, source)
-    return model
+    return model, True
 
 
 def _read_with_grammar(text: str, source: str) -> dict:
@@ -489,13 +522,16 @@ def meta_entry(written: str):
 def _build(document: dict, text: str, source: str) -> Model:
     names = {f["name"]: i for i, f in enumerate(document["features"])}
     categories = {f["name"]: set(f["categories"]) for f in document["features"] if f["kind"] == "nominal"}
+    tuples = _TupleSplits(names, categories, document["keys"], text, source)
     trees = []
     for tree in document["trees"]:
         nodes = sorted(tree["nodes"], key=lambda node: node["id"])
         for position, node in enumerate(nodes):
             if node["id"] != position:
                 raise TreegenError(f"node ids must count 0, 1, 2, ... (expected node {position})", source, node["line"])
-            if "split" in node:
+            if "split" in node and node["split"]["op"] == TUPLE:
+                tuples.made_the_model_s(node["split"], node["line"])
+            elif "split" in node:
                 split = node["split"]
                 _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
                 split["feature"] = names[split["feature"]]
@@ -510,10 +546,88 @@ def _build(document: dict, text: str, source: str) -> Model:
     model_doc = {"format": FORMAT, "version": VERSION, "features": document["features"],
                  "target": document["target"], "numeric": document["numbers"], "combine": document["combine"],
                  "trees": trees, "meta": header_meta(text)}
+    if tuples.used:  # each keys line once, which the splits name by its place (read once, shared by them)
+        model_doc["tuple_keys"] = [document["keys"][number]["keys"] for number in tuples.used]
     try:  # its nodes as lists: rule text is lowered, compared and written node by node
         return listed(model_from_dict(model_doc, source))
     except TreegenError as err:
         raise TreegenError(err.message, source, _line_of(err.message, document, text)) from None
+
+
+class _TupleSplits:
+    """A node's tuple split as the model has it: features by number, parts splits, the keys of its keys line --
+    what it names checked first, each mistake said at its place (a keys line checked once for each test)."""
+
+    def __init__(self, names: dict[str, int], categories: dict[str, set], keysets: dict[int, dict], text: str,
+                 source: str):
+        self.names, self.categories, self.keysets, self.text, self.source = names, categories, keysets, text, source
+        self.checked: set[tuple] = set()
+        self.used: dict[int, int] = {}  # a keys line's number: its place among those the splits name
+
+    def fail(self, message: str, line: int, column: int | None = None):
+        raise TreegenError(message, self.source, line, column)
+
+    def made_the_model_s(self, split: dict, line: int) -> None:
+        names, categories = self.names, self.categories
+        for feature in split["features"]:
+            _check_names(self.text, self.source, line, names, categories, feature)
+            if feature not in categories:
+                self.fail(f"a test of categories combined names the numeric feature {feature!r} before its "
+                          "conditions; a number is tested by a condition (x <= t)", line, self._column(line, feature))
+        parts = [self.part(condition, line) for condition in split["parts"]]
+        keyset = self.keysets.get(split["tuples"])
+        if keyset is None:
+            tokens = _line_tokens(self.text, line)
+            column = next((b.column for a, b in zip(tokens, tokens[1:]) if a == "keys" and b == str(split["tuples"])),
+                          None)
+            defined = ", ".join(map(str, sorted(self.keysets))) or "none"
+            self.fail(f"no keys line numbered {split['tuples']} (the keys lines: {defined})", line, column)
+        shape = (split["tuples"], tuple(split["features"]), len(parts))
+        if shape not in self.checked:
+            self.check_keys(keyset, split["features"], split["parts"], line)
+            self.checked.add(shape)
+        split.update(feature=names[split["features"][0]], features=[names[f] for f in split["features"]],
+                     parts=parts, tuples=self.used.setdefault(split["tuples"], len(self.used)))
+
+    def part(self, condition: tuple, line: int) -> dict:
+        feature = condition[0]
+        _check_names(self.text, self.source, line, self.names, self.categories, feature, condition[4])
+        try:
+            part = doc.part_split(condition)
+        except ValueError as err:
+            self.fail(str(err), line, self._column(line, feature))
+        if (part["op"] == "<=") == (feature in self.categories):
+            kind = "nominal" if feature in self.categories else "numeric"
+            self.fail(f"{part['op']!r} does not fit the {kind} feature {feature!r}", line, self._column(line, feature))
+        part["feature"] = self.names[feature]
+        return part
+
+    def check_keys(self, keyset: dict, features: list[str], parts: list[tuple], used_at: int) -> None:
+        """Each key of ``keyset`` fits the test on line ``used_at``: a category of each feature (or missing), then
+        true or false for each part."""
+        width = len(features) + len(parts)
+        for i, key in enumerate(keyset["keys"]):
+            problem = None
+            if len(key) != width:
+                problem = (f"has {len(key)} places; the test on line {used_at} takes {len(features)} categories "
+                           f"then {len(parts)} answers")
+            for place, (value, feature) in enumerate(zip(key, features)):
+                if problem is None and type(value) is int:
+                    problem = f"place {place + 1} holds {key_text((value,), quote)[1:-1]} where {feature!r} needs a category"
+                elif problem is None and value is not None and value not in self.categories[feature]:
+                    problem = (f"place {place + 1} holds unknown category {value!r} of feature {feature!r}"
+                               + did_you_mean([value], self.categories[feature]))
+            for place in range(len(features), len(key)):
+                if problem is None and type(key[place]) is not int:
+                    problem = f"place {place + 1} holds {key_text(key[place:place + 1], quote)[1:-1]}, not true or false"
+            if problem is not None:
+                tokens = _line_tokens(self.text, keyset["line"])
+                opens = [token.column for token in tokens if token == "("]
+                self.fail(f"keys {keyset['number']}: the key {key_text(key, quote)} {problem}", keyset["line"],
+                          opens[i] if i < len(opens) else None)
+
+    def _column(self, line: int, feature: str) -> int | None:
+        return _name_column(_line_tokens(self.text, line), feature)
 
 
 # -- names the model does not know: said at their place, with the known names they are close to -------
@@ -554,7 +668,7 @@ def _line_tokens(text: str, line: int) -> list[Token]:
         return []
 
 
-_AFTER_NAME = {"<=", ">", "=", "in", "is", "=="}  # what follows a feature's name in a test or a split
+_AFTER_NAME = {"<=", ">", "=", "in", "is", "==", ",", ")"}  # what follows a feature's name in a test, a split, a tuple
 
 
 def _name_column(tokens: list[Token], feature: str) -> int | None:
@@ -610,14 +724,16 @@ def _check_rules(model: Model, document: dict, text: str, source: str) -> None:
     """Each written rule is the rule its tree lowers to (conditions compared as rule_doc writes them)."""
     names = [f.name for f in model.features]
     categories = {f.name: set(f.categories) for f in model.features if not f.is_numeric}
+    keys = _KeysCompared(model, document["keys"])
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
         for rule_doc, rule in zip(written, expected):
             conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
-                                doc.unknown_apart(c.if_missing, c.unknown_factor)) for c in rule.conditions)
+                                doc.unknown_apart(c.if_missing, c.unknown_factor)) if c.split is None
+                               else keys.expected(c) for c in rule.conditions)
             outcomes = _outcomes(model, tree.nodes[rule.node])
-            if rule_doc["conditions"] != conditions or rule_doc["outcome"] not in outcomes:
-                _check_names_of_rule(model, rule_doc, names, categories, text, source)
+            if keys.written(rule_doc["conditions"]) != conditions or rule_doc["outcome"] not in outcomes:
+                _check_names_of_rule(model, rule_doc, names, categories, text, source, document["keys"])
                 raise TreegenError(f"rule {rule_doc['number']} does not match the nodes section "
                                    "(the rules are derived from the nodes: edit the nodes, or export again)",
                                    source, rule_doc["line"])
@@ -626,17 +742,67 @@ def _check_rules(model: Model, document: dict, text: str, source: str) -> None:
                                source, tree_doc["line"])
 
 
+class _KeysCompared:
+    """A rule's test of categories combined as the reader makes it of the text, and as the one its nodes lower to
+    would be written: the same keys lines, however numbered, compare equal (as the first line that lists them)."""
+
+    def __init__(self, model: Model, keysets: dict[int, dict]):
+        self.model, self.names = model, [f.name for f in model.features]
+        first: dict[frozenset, int] = {}
+        self.canonical = {number: first.setdefault(frozenset(map(tuple, keysets[number]["keys"])), number)
+                          for number in sorted(keysets)}
+        self.first = first
+
+    def written(self, conditions: tuple) -> tuple:
+        if not self.canonical:
+            return conditions
+        return tuple(c if c[1] not in (TUPLE, NOT_TUPLE) else
+                     c[:4] + ((*c[4][:2], self.canonical.get(c[4][2])),) + c[5:] for c in conditions)
+
+    def expected(self, c) -> tuple:
+        split, names = c.split, self.names
+        parts = tuple((names[p.feature], INTERVAL, -math.inf, self.model.numeric.effective_threshold(p.threshold), (),
+                       *_part_factors(p)) if p.op == "<=" else
+                      (names[p.feature], SET, -math.inf, math.inf, tuple(p.values), *_part_factors(p))
+                      for p in split.parts)
+        test = (tuple(names[f] for f in split.features), parts, self.first.get(split.tuples))
+        return (names[c.feature], c.kind, -math.inf, math.inf, test, 0.0, None)
+
+
+def _part_factors(part) -> tuple[float, float | None]:
+    """(if_missing, if_unknown) of a tuple split's part as a condition of the text says them."""
+    if_missing, if_unknown = part_factors(part)
+    return if_missing, doc.unknown_apart(if_missing, if_unknown)
+
+
 def _check_names_of_rule(model: Model, rule_doc: dict, names: list[str], categories: dict[str, set], text: str,
-                         source: str) -> None:
+                         source: str, keysets: dict) -> None:
     """The features, categories and class a rule names are the model's, else an error at the first unknown."""
     line, rule = rule_doc["line"], f"rule {rule_doc['number']}: "
     for feature, kind, _, _, values, *_ in rule_doc["conditions"]:
+        if kind in (TUPLE, NOT_TUPLE):
+            _check_tuple_names(values, names, categories, text, source, line, rule, keysets)
+            continue
         _check_names(text, source, line, names, categories, feature, values if kind == SET else (), rule)
     outcome = rule_doc["outcome"]
     if isinstance(outcome, tuple):  # a linear leaf's sum: doc.linear_outcome
         for _, feature in outcome[2]:
             _check_names(text, source, line, names, categories, feature, (), rule)
     _check_label(model, outcome, text, source, line, rule)
+
+
+def _check_tuple_names(test: tuple, names: list[str], categories: dict[str, set], text: str, source: str, line: int,
+                       rule: str, keysets: dict) -> None:
+    """The features, categories and keys line a rule's test of categories combined names are the model's."""
+    features, parts, number = test
+    for feature in features:
+        _check_names(text, source, line, names, categories, feature, (), rule)
+    for part in parts:
+        _check_names(text, source, line, names, categories, part[0], part[4], rule)
+    if number not in keysets:
+        tokens = _line_tokens(text, line)
+        column = next((b.column for a, b in zip(tokens, tokens[1:]) if a == "keys" and b == str(number)), None)
+        raise TreegenError(f"{rule}no keys line numbered {number}", source, line, column)
 
 
 def _check_defaults(model: Model, document: dict, text: str, source: str) -> None:

@@ -568,7 +568,10 @@ def local_spark(java_options: str = ""):
     terminal showed ten lines of warnings about the host name and native libraries around verify's
     result line). Its SQL parser's ANTLR caches are flushed past a tenth of the heap (Spark 4.1 and
     later): they keep what every query taught them, and a session's big generated queries filled the
-    2 GB with them, after which each query spent most of its time in full collections."""
+    2 GB with them, after which each query spent most of its time in full collections. Without whole-stage
+    code generation: a query runs over a few rows here, and Janino's compilation of each new query was most
+    of its cost, half of it spared so (expressions are still compiled, each split into small methods; a
+    big tree's whole-stage code did not compile at all, and Spark logged the failure and ran without it)."""
     from pyspark.logger import PySparkLogger
     from pyspark.sql import SparkSession
     # PySpark logs a query's error as JSON with Java's stack (25 kB) on stderr, besides raising it: the
@@ -578,7 +581,7 @@ def local_spark(java_options: str = ""):
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "true")
+               .config("spark.driver.memory", "2g").config("spark.sql.codegen.wholeStage", "false")
                .config("spark.sql.parser.manageParserCaches", "true")
                .config("spark.sql.parser.parserDfaCacheFlushRatio", "10")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={SPARK_LOG4J2} {java_options}"))

@@ -84,7 +84,7 @@ def expf(d: Dialect, x: str, nan: bool = False, rounded: bool = True) -> str:
     lit = d.double
     z = f"({x} * {lit(ref.EXPF_INV_LN2_N)})"
     kd = f"(({z} + {lit(ref.EXPF_SHIFT)}) - {lit(ref.EXPF_SHIFT)})"  # round half even, as glibc does
-    k = f"CAST({kd} AS {d.integer_type})"
+    k = d.cast(kd, d.integer_type)
     m = f"MOD(MOD({k}, {ref.EXPF_N}) + {ref.EXPF_N}, {ref.EXPF_N})"  # k mod 32, from 0 also for k < 0
     table = f"CASE {m} " + " ".join(f"WHEN {i} THEN {lit(t)}" for i, t in enumerate(ref.EXPF_TABLE)) + " END"
     scale = f"({table} * POWER({lit(2.0)}, ({kd} - {m}) / {lit(float(ref.EXPF_N))}))"

@@ -244,6 +244,7 @@ class Dialect:
     float32_sum: str | None = None
     integer_type: str = "BIGINT"  # CAST(x AS ...) of a double holding an integer
     concat: str = "({0} || {1})"  # in parentheses: the pairs nest as a balanced tree (Writer.concat)
+    group: str = "({0})"  # an expression {0} in parentheses, where it may be long (a tree's value, a sum, a named value)
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
     # "unicode" (every letter: str.lower), "" (quoted names are exact)
@@ -254,6 +255,9 @@ class Dialect:
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
+    # types the engine casts to by a function named as the type (Spark's cast aliases: double(x) is CAST(x AS
+    # DOUBLE)), written so where the cast's operand may be long (:meth:`Dialect.cast`)
+    cast_functions: tuple[str, ...] = ()
     # The double a text spells, NULL when it spells none (the category codes of a nominal feature,
     # Writer.category): a cast where the text matches a decimal number, or the engine's TRY_CAST.
     text_number: str = f"CASE WHEN {{0}} SIMILAR TO '{NUMBER}' THEN CAST({{0}} AS DOUBLE PRECISION) END"
@@ -290,6 +294,8 @@ class Dialect:
     # tree's class sums and leaf ids read: written in each sum, DuckDB's common subexpression optimizer took 65
     # of the 74 s it planned a 386-node C4.5 tree of 4 classes in (2.8 MB); named, 2 s (0.8 MB)
     named_weights: bool = False
+    # a tuple split's key (a BIGINT) {not} among its integer {keys}, joined by the second text (Writer.tuple_answer)
+    key_among: tuple[str, str] = ("{key} {not}IN ({keys})", ", ")
     # Ends each derived table of a model's steps (sums, probabilities): an engine that merges a derived
     # table into the query around it copies its expressions into every place naming their column, so
     # a boosted model's trees run once per use (SQLite: 82 s instead of 0.5 s, bench/README.md). With
@@ -364,6 +370,12 @@ class Dialect:
         # cached by repr, not by value: -0.0 == 0.0 would share one entry and lose the sign bit; and by the
         # fields it reads, not by the dialect, whose hash (all its fields) was over a third of the cost of a call
         return _double(repr(float(x)), self.name, self.infinity, self.double_type, self.double_form)
+
+    def cast(self, x: str, type_name: str) -> str:
+        """``x`` cast to the type ``type_name``."""
+        if type_name in self.cast_functions:
+            return f"{type_name.lower()}({x})"
+        return f"CAST({x} AS {type_name})"
 
     def array_of(self, numbers, element_type: str) -> str:
         """An array of numbers as one string literal cast to the array type: short to parse, and the
@@ -458,6 +470,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
             walk_tree_nodes=20_000,  # planning a nested CASE costs ~0.1 ms a node; a walk ~2 us a row more
             named_weights=True,
+            # (a list of constants takes DuckDB (2.0) time quadratic in all the lists' elements to plan: the 582 lists of
+            # 300 keys of a default CatBoost model 33 s, where a regular expression of each takes 1.4 s and a row 0.1 ms)
+            key_among=("{not}regexp_full_match(CAST({key} AS VARCHAR), '{keys}')", "|"),
             # (no correlated_steps: DuckDB decorrelates such a subquery into a join, which gives the rows back in
             # another order, each with its own answers: measured on 5,000 rows of a walked model; lambdas instead)
             binding=DUCKDB_BINDING,
@@ -505,16 +520,30 @@ DIALECTS = {dialect.name: dialect for dialect in (
             table_parts=None,  # a catalog's namespaces may nest
             strategies=("walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
+            # (one string literal: Spark parses a list of constants token by token -- the default CatBoost model's
+            # 582 lists of 300 keys: its query took 114 s for a row, so 31 s)
+            key_among=("{not}array_contains(CAST(split('{keys}', ',') AS ARRAY<BIGINT>), {key})", ","),
             binding=SPARK_BINDING,
             # Java's Math.exp: 1 to 8 ulps off glibc's on about one input in seven (a sigmoid's 1.6e-15)
             exp_error=(1e-14, "Spark's EXP is Java's Math.exp, not glibc's exp"),
-            float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
+            # Spark's parser (ANTLR) reads CAST( as a cast or as a call of a function named cast (a non-reserved
+            # keyword): it looks ahead over the whole operand for its AS before it chooses, and learns each such
+            # look-ahead as new states of its DFA. Nested over a sum of trees that is most of its time (30 trees
+            # of float32 sums, 17 KB: 1.3 s of CPU, 10,900 states; double(float(x)): 0.03 s, 380), and a run of such
+            # queries fills the parser's cache past the session's flush (AbstractParser), which it empties, so the
+            # next query starts cold. A cast alias, a plain function, is told in two tokens.
+            cast_functions=("DOUBLE", "FLOAT", "BIGINT", "STRING", "INT"),
+            # So does "(": a row's constructor (a, b) begins as a parenthesised expression does (a tree's value
+            # in a sum of 81 KB: 62,000 states, 9 s of CPU; as function calls with the casts above, 6,600 and 1.1 s).
+            # coalesce of one operand is the operand, which the optimiser's NullPropagation leaves bare.
+            group="coalesce({0})", concat="concat({0}, {1})",
+            float32="double(float({0}))",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
                             "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
                             "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
-            truncated="CAST({0} AS BIGINT)",
+            truncated="bigint({0})",
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}
 

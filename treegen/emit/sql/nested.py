@@ -56,8 +56,8 @@ class NestedCase(TreeSql):
         of depth 8: 255,000 splits, 74,000 kinds)."""
         split, children = self.tree.nodes[node_id].split, self.tree.nodes[node_id].children
         route = split.missing
-        key = (split.feature, split.op, threshold_key(split.threshold), split.values, route.kind, route.child,
-               split.unknown)
+        key = ((split.feature, split.op, threshold_key(split.threshold), split.values, route.kind, route.child,
+                split.unknown) if split.op is not Op.TUPLE else split)
         tests = self.w.split_tests.get(key)
         if tests is None:
             tests = self.w.split_tests[key] = _split_tests(self.w, split, len(children))
@@ -68,6 +68,8 @@ def _split_tests(w: Writer, split, arity: int) -> list[tuple[str | None, int | N
     """(test, child's position) in order for one split of an exclusive tree (see
     :meth:`NestedCase.branches`)."""
     route = split.missing
+    if split.op is Op.TUPLE:  # its key reads missing values itself
+        return [(w.tuple_test(split), 0), (None, 1)]
     column = w.reads[split.feature]
     if split.op == Op.LE:
         cut = w.model.numeric.effective_threshold(split.threshold)

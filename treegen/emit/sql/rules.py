@@ -121,7 +121,7 @@ class FlatRules(TreeSql):
         for op in operands:
             if isinstance(op, Nest):
                 inner, uses = self.written(op.operands, f"{name}n{len(terms)}")
-                terms.append(lambda ref, inner=inner: f"({inner(ref)})")
+                terms.append(lambda ref, inner=inner: self.d.group.format(inner(ref)))
                 reads += uses
             else:
                 terms.append(op)

@@ -220,7 +220,11 @@ class ArrayWalk(TreeSql):
         w, model = self.w, self.w.model
         numeric = _numeric(model)
         nominal = dict(sorted(kv for tree in trees for kv in _nominal_categories(model, tree).items()))
-        slot = {f: k for k, f in enumerate(numeric, 1)} | {f: -k for k, f in enumerate(nominal, 1)}
+        # a tuple split's answer is a code of its own after the nominal features' (1: its first child, 2: its second)
+        answers = list(dict.fromkeys(node.split for tree in trees for node in tree.nodes
+                                     if node.split is not None and node.split.op is Op.TUPLE))
+        slot = ({f: k for k, f in enumerate(numeric, 1)} | {f: -k for k, f in enumerate(nominal, 1)}
+                | {split: -k for k, split in enumerate(answers, len(nominal) + 1)})
         rows, destinations, spread = [], [], None
         for tree in trees:
             tree_rows, tree_destinations, spread = _walk_rows(model, tree, slot, nominal, len(rows), len(destinations))
@@ -232,8 +236,8 @@ class ArrayWalk(TreeSql):
         of, position = self.d.arrays.of, self.d.arrays.position
         arrays["values"] = ref(VALUES) if numeric else ""
         arrays["codes"] = ", ".join(
-            f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.categories[f])}, 0) AS INT)"
-            for f, categories in nominal.items())
+            [f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.categories[f])}, 0) AS INT)"
+             for f, categories in nominal.items()] + [f"CASE WHEN {w.tuple_test(split)} THEN 1 ELSE 2 END" for split in answers])
         if spread is not None:
             arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}
         return arrays
@@ -255,6 +259,7 @@ class ArrayWalk(TreeSql):
 
 
 _OPS, _STOP = tuple(Op), MissingRoute.stop()
+_NOT_CODED = (Op.LE, Op.TUPLE)  # splits whose feature's categories are no codes of the walk
 _CONSTANT = ("features", "cuts", "left", "right", "missing", "destinations")  # the arrays of an exclusive walk
 # Read at every step of every walk, so computed once a row, in a step of the query before the walks:
 # built in the loop, the array of the features was a third of Spark's code for a walk (a 3-class boosted
@@ -305,7 +310,7 @@ def _walkable(model: Model, tree: Tree) -> bool:
 def _nominal_categories(model: Model, tree: Tree) -> dict[int, tuple[str, ...]]:
     """Each nominal feature the tree splits on -> its categories, whose positions are the codes (an
     ``==`` split names them all, an ``in`` split some of them: see :func:`treegen.model.split_problem`)."""
-    split_on = {node.split.feature for node in tree.nodes if node.split is not None and node.split.op != Op.LE}
+    split_on = {node.split.feature for node in tree.nodes if node.split is not None and node.split.op not in _NOT_CODED}
     return {f: model.features[f].categories for f in sorted(split_on)}
 
 
@@ -340,6 +345,10 @@ def _walk_rows(model: Model, tree: Tree, slot: dict[int, int], nominal: dict[int
         if split.op == Op.LE:
             left, right = (before + child + 1 for child in node.children)
             rows.append((slot[split.feature], cut(split.threshold), left, right, missing))
+            continue
+        if split.op is Op.TUPLE:  # its answer's code: 1 or 2 (its key reads missing values itself)
+            rows.append((slot[split], 0.0, destinations_before + len(destinations) + 1, n, missing))
+            destinations += [missing] + [before + child + 1 for child in node.children]
             continue
         rows.append((slot[split.feature], 0.0, destinations_before + len(destinations) + 1, n, missing))
         for category in (None,) + nominal[split.feature]:

@@ -7,6 +7,10 @@ a category the feature does not know (unless the split sends unknown categories 
 feature of integer codes (LightGBM's, XGBoost's, HistGradientBoosting's) reads a text that spells a number
 as the category the number names (:meth:`Writer._category`); an XGBoost code as its float32 (2.99999999 is 3),
 in SQLite, which has no 4-byte float, rounded in plain double arithmetic.
+A ``tuple`` split (CatBoost's categorical features combined) is its key as an integer -- each combined feature's
+digit, each part's child position, in mixed radix -- among the split's keys (:meth:`Writer.tuple_answer`); a query
+computes each distinct split's answer once a row, a column of a derived table of its own (:meth:`Writer.with_tuples`:
+the default CatBoost model's 582 splits of 176,648 keys, 2.9 MB of SQLite; inline in an expression, 15.7 MB).
 Several trees are combined as the model says (:meth:`treegen.model.Model.combined`, the same operations
 in the same order: average; boosted sums with tree weights, init first or last, scale and divisor, in
 double or with every step rounded to float32; the links, XGBoost's float32 ones with glibc's ``expf``
@@ -44,11 +48,12 @@ from typing import Callable
 from ... import arithmetic
 from ...data import reads_as_missing
 from ...errors import TreegenError
-from ...lower import INTERVAL, MISSING, Condition, Rule, Share, TreeRules, lower_tree
+from ...lower import INTERVAL, MISSING, TUPLE, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
 from ...table import free_names
-from ..common import label_cut, label_decision, linear_sum, node_vector
+from ..common import (CodedTuples, TupleTest, category_codes, coded_tuples, label_cut, label_decision, linear_sum,
+                      node_vector, tuple_test)
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
@@ -174,6 +179,12 @@ class Writer:
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         self.numbered = self._numbered()
+        # each distinct tuple split -> the name of its answer, in a query a column computed once a row that every
+        # test of the split reads (:meth:`with_tuples`; a CatBoost model's trees repeat a split's thousands of keys)
+        self.tuple_names = _tuple_names(model)
+        self._tuples: dict = {}  # a tuple split -> its TupleTest and CodedTuples
+        self._tuple_tests: dict = {}  # (a tuple split, among) -> its test, in an expression
+        self._digits: dict[int, str] = {}  # a combined feature -> its digit in the keys
         self.exclusive = [all(node.split is None or node.split.missing.kind != Route.FRACTION for node in tree.nodes)
                           for tree in model.trees]  # no fractional route: exactly one rule applies
         self._rules: dict[int, TreeRules] = {}
@@ -297,7 +308,7 @@ class Writer:
         elif codes == Codes.NONNEGATIVE:
             code = f"CASE WHEN {value} >= 0 THEN {code} END"
         limit = d.double(CODE_LIMIT)
-        text = f"CAST(CAST({code} AS {d.integer_type}) AS {d.cast_text})"
+        text = d.cast(d.cast(code, d.integer_type), d.cast_text)
         named = f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {column})"
         if all(_reads_as_itself(c, codes, self.model.numeric.cast) for c in self.model.features[feature].categories):
             return named  # a category's text reads as itself: no need to look it up first
@@ -405,6 +416,8 @@ class Writer:
 
     def reaches(self, c: Condition) -> str:
         """True when the condition's factor is not zero."""
+        if c.split is not None:  # a tuple split's answer: its key reads missing values itself
+            return self.tuple_test(c.split, c.kind == TUPLE)
         if _apart(c):
             return self.reaches_apart(c)
         if c.if_missing == 0.0:
@@ -479,6 +492,90 @@ class Writer:
             return self.missing(Condition(share.feature, MISSING))
         return f"{self.values[share.feature]} IS NULL"
 
+    # -- tuple splits ------------------------------------------------------------------
+
+    def tuple_test(self, split, among: bool = True) -> str:
+        """True when the row's key (:func:`treegen.model.tuple_key`) is (``among``), or is not, one of the tuple
+        split's tuples: in a query its answer's column (:meth:`with_tuples`), in an expression the test itself."""
+        if not self.expression:
+            name = self.column(self.tuple_names[split])
+            return name if among else f"NOT {name}"
+        if (split, among) not in self._tuple_tests:
+            self._tuple_tests[split, among] = self.tuple_answer(split, self.digit, among)
+        return self._tuple_tests[split, among]
+
+    def coded(self, split) -> tuple[TupleTest, CodedTuples]:
+        """A tuple split's test and its keys as numbers (:func:`treegen.emit.common.coded_tuples`), made once."""
+        if split not in self._tuples:
+            test = tuple_test(self.model, split)
+            coded = coded_tuples(test, self.category_codes, lambda f: self.model.features[f].name)
+            self._tuples[split] = test, coded
+        return self._tuples[split]
+
+    @functools.cached_property
+    def category_codes(self) -> list[tuple[str, ...]]:
+        return category_codes(self.model)
+
+    def tuple_answer(self, split, digit: Callable[[int], str], among: bool = True) -> str:
+        """The key of a tuple split as an integer -- each combined feature's ``digit`` (:meth:`digit`), then each
+        part's child position, in mixed radix (exact: below 2^53, in 64-bit integers) -- (not) IN its keys, a list
+        of integer constants that the engines hash or sort once a query (``Dialect.key_among``)."""
+        test, coded = self.coded(split)
+        places = [digit(f) for f in coded.features] + [self.part_position(part) for part in test.parts]
+        key = places[0] if math.prod(coded.radices) < 2 ** 31 else self.d.cast(places[0], self.d.integer_type)
+        for n, (place, radix) in enumerate(zip(places[1:], coded.radices[1:])):
+            key = f"{key if n == 0 else f'({key})'} * {radix} + {place}"
+        if not coded.keys:
+            return _empty_list(f"({key})", among)
+        form, separator = self.d.key_among
+        return form.format(key=f"({key})", keys=separator.join(map(str, coded.keys)), **{"not": "" if among else "NOT "})
+
+    def digit(self, feature: int) -> str:
+        """A combined feature's digit in a tuple split's key (:class:`treegen.emit.common.CodedTuples`): 1 where
+        it is missing, 2 + its category's code, else 0 (a category the feature does not know)."""
+        if feature not in self._digits:
+            whens, seen = [f"WHEN {self.reads[feature]} IS NULL THEN 1"], set()
+            for code, category in enumerate(self.category_codes[feature]):
+                if category not in seen:  # (the first code of a category is its own)
+                    seen.add(category)
+                    whens.append(f"WHEN {self.among(feature, [category])} THEN {2 + code}")
+            self._digits[feature] = f"CASE {' '.join(whens)} ELSE 0 END"
+        return self._digits[feature]
+
+    def part_position(self, part: tuple) -> str:
+        """The child position (0 or 1) that a part of a tuple split (:class:`treegen.emit.common.TupleTest`) sends
+        the row to, a missing value its missing child's, an ``in`` part's unknown category its unknown child's."""
+        if part[0] == "<=":
+            _, f, cut, missing = part
+            return (f"CASE WHEN {self.missing(Condition(f, MISSING))} THEN {missing} "
+                    f"WHEN {self.at_most(self.reads[f], cut)} THEN 0 ELSE 1 END")
+        _, f, names, missing, unknown = part
+        whens = [f"WHEN {self.reads[f]} IS NULL THEN {missing}"] + ([f"WHEN {self.among(f, names)} THEN 0"] if names else [])
+        others = [c for c in self.model.features[f].categories if c not in set(names)]
+        if unknown != 1 and others:
+            whens.append(f"WHEN {self.among(f, others)} THEN 1")
+        return f"CASE {' '.join(whens)} ELSE {unknown} END"
+
+    def with_tuples(self, source: str, tables: int) -> str:
+        """``source`` and each tuple split's answer (:meth:`tuple_answer`), a column computed once a row, in a
+        derived table of its own, around one of each combined feature's digit (:meth:`digit`): each key list is
+        written once, and every test of the split reads the column. ``tables``: the SELECTs around it."""
+        if not self.tuple_names:
+            return source
+        features = sorted({f for split in self.tuple_names for f in split.features})
+        digit = lambda f: self.column(f"digit{f}")
+        source = self._derived(source, "digits", [f"{self.digit(f)} AS {digit(f)}" for f in features], tables + 1)
+        answers = [f"{self.tuple_answer(split, digit)} AS {self.column(name)}" for split, name in self.tuple_names.items()]
+        return self._derived(source, "tuples", answers, tables)
+
+    def _derived(self, source: str, alias: str, items: list[str], tables: int) -> str:
+        """A derived table of ``source``'s columns and ``items``, kept apart (computed once a row)."""
+        alias = self.column(alias)
+        fitted = [self.fitted(lambda ref, item=item: item, tables, inlined=False) for item in items]
+        step = render("sql", "select.sql.j2", items=[f"{alias}.*"] + fitted, source=source, alias=alias,
+                      end=self.d.kept_apart)
+        return f"({step})"
+
     # -- trees combined ------------------------------------------------------------------
 
     def chain(self, shallow: bool = False, rounded: bool = False) -> int:
@@ -512,7 +609,7 @@ class Writer:
                 total = rounded(f"{total} + {term}")
             return total
         while len(terms) > chunk:
-            terms = ["(" + " + ".join(terms[i:i + chunk]) + ")" for i in range(0, len(terms), chunk)]
+            terms = [self.d.group.format(" + ".join(terms[i:i + chunk])) for i in range(0, len(terms), chunk)]
         return " + ".join(terms)
 
     def sum_of(self, name: str, terms: list[Callable[[Ref], str]], uses, shallow: bool = False,
@@ -557,19 +654,19 @@ class Writer:
         shallow, vector = all(tree.number for tree in trees), self.vector
         if c.kind == CombineKind.AVERAGE:
             # a tree with fractional routes is a sum itself: added to the others as one term
-            term = lambda tree, ref: tree.value(k, ref) if tree.exclusive else f"({tree.value(k, ref)})"
+            term = lambda tree, ref: tree.value(k, ref) if tree.exclusive else d.group.format(tree.value(k, ref))
             total, reads = self.summed(f"{name}_sum", lambda ref: term(trees[0], ref), trees[1:], term,
                                        lambda tree, node: vector(node)[k], uses, shallow)
-            return self.define(name, lambda ref: f"({total(ref)}) / {d.double(len(trees))}", reads)
+            return self.define(name, lambda ref: f"{d.group.format(total(ref))} / {d.double(len(trees))}", reads)
         single = c.precision == Precision.FLOAT32
         step = arithmetic.f32 if single else float  # an operation's result, rounded as the model rounds it
         rounded = (lambda x: sql_arithmetic.float32(d, x)) if single else (lambda x: x)
-        weighted = rounded if single else (lambda x: f"({x})")  # the scale times (t * w), not (s * t) * w
+        weighted = rounded if single else d.group.format  # the scale times (t * w), not (s * t) * w
         per_tree_scale = 1.0 if c.init_last else c.scale
         init = d.double(0.0) if c.init_last else d.double(step(c.init[k]))
 
         def term(tree: TreeSql, ref: Ref) -> str:
-            out = f"({tree.value(0 if tree.tree.output is not None else k, ref)})"
+            out = d.group.format(tree.value(0 if tree.tree.output is not None else k, ref))
             if tree.tree.weight != 1.0:
                 out = weighted(f"{out} * {d.double(tree.tree.weight)}")
             return rounded(f"{d.double(per_tree_scale)} * {out}") if per_tree_scale != 1.0 else out
@@ -589,8 +686,8 @@ class Writer:
         def finish(ref: Ref) -> str:
             out = total(ref)
             if c.init_last:
-                out = rounded(f"{rounded(f'{d.double(c.scale)} * ({out})')} + {d.double(c.init[k])}")
-            return rounded(f"({out}) / {d.double(c.divisor)}") if c.divisor != 1.0 else out
+                out = rounded(f"{rounded(f'{d.double(c.scale)} * {d.group.format(out)}')} + {d.double(c.init[k])}")
+            return rounded(f"{d.group.format(out)} / {d.double(c.divisor)}") if c.divisor != 1.0 else out
         return self.define(name, finish, reads)
 
     def round_step(self, name: str, fn: Callable[[Ref], str], uses, sum_of_two: bool = False) -> Callable[[Ref], str]:
@@ -617,7 +714,7 @@ class Writer:
         out, reads = (lambda ref: init), list(uses)
         for j, tree in enumerate(trees):
             step, kk = f"{name}_sum_{j}", 0 if tree.tree.output is not None else k
-            term = lambda ref, t=tree, kk=kk: f"({t.value(kk, ref)})"
+            term = lambda ref, t=tree, kk=kk: d.group.format(t.value(kk, ref))
             # a term that is a float32 (XGBoost's leaves are), added to one, needs no rounding below the normal range
             float32_term = tree.exclusive and all(node.linear is None and arithmetic.f32(value) == value
                                                   for node in tree.tree.nodes for value in [node_term(tree.tree, node)])
@@ -633,16 +730,16 @@ class Writer:
                         term_reads = [f"{name}_{kind}_{j}"]
                         float32_term = True  # rounded
                 reads = reads + term_reads
-            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + ({term(ref)})", reads,
+            out = self.round_step(step, lambda ref, before=out, term=term: f"{before(ref)} + {d.group.format(term(ref))}", reads,
                                   sum_of_two=float32_term)
             reads = [step]
         if c.init_last:
-            out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * ({o(ref)})", reads)
+            out = self.round_step(f"{name}_scaled", lambda ref, o=out: f"{d.double(c.scale)} * {d.group.format(o(ref))}", reads)
             out = self.round_step(f"{name}_init", lambda ref, o=out: f"{o(ref)} + {d.double(c.init[k])}",
                                   [f"{name}_scaled"])
             reads = [f"{name}_init"]
         if c.divisor != 1.0:
-            out = self.round_step(f"{name}_divided", lambda ref, o=out: f"({o(ref)}) / {d.double(c.divisor)}", reads)
+            out = self.round_step(f"{name}_divided", lambda ref, o=out: f"{d.group.format(o(ref))} / {d.double(c.divisor)}", reads)
             reads = [f"{name}_divided"]
         return self.define(name, out, reads)
 
@@ -918,9 +1015,9 @@ class Writer:
         """One tree's leaf id(s), or those of several joined with ``;``."""
         if len(ids) == 1:
             return ids[0]
-        pieces = [f"CAST({ids[0]} AS {self.d.cast_text})"]
+        pieces = [self.d.cast(ids[0], self.d.cast_text)]
         for case in ids[1:]:
-            pieces += ["';'", f"CAST({case} AS {self.d.cast_text})"]
+            pieces += ["';'", self.d.cast(case, self.d.cast_text)]
         return self.concat(pieces)
 
     def concat(self, pieces: list[str]) -> str:
@@ -945,7 +1042,7 @@ class Writer:
 
     def inline(self, name: str) -> str:
         if name not in self._inlined:
-            self._inlined[name] = "(" + self.definitions[name][0](self.inline) + ")"
+            self._inlined[name] = self.d.group.format(self.definitions[name][0](self.inline))
         return self._inlined[name]
 
     def inlined_length(self, text: Callable[[Ref], str]) -> int:
@@ -955,7 +1052,7 @@ class Writer:
         length = len(written)
         for name in set(re.findall("\0([^\0]*)\0", written)):
             if name not in self._lengths:
-                self._lengths[name] = 2 + self.inlined_length(self.definitions[name][0])
+                self._lengths[name] = len(self.d.group.format("")) + self.inlined_length(self.definitions[name][0])
             length += written.count(f"\0{name}\0") * (self._lengths[name] - len(name) - 2)
         return length
 
@@ -1059,7 +1156,8 @@ class Writer:
         """The SELECT of the ``outputs`` from ``source``, the quoted input table (:meth:`Dialect.table`)."""
         stages, source = self.stages(), self.converted(source)
         if self.stepped and stages:  # (a single tree has no steps: a WITH of none is no SQL)
-            return self.query_with(source, stages, outputs)
+            return self.query_with(self.with_tuples(source, 2), stages, outputs)
+        source = self.with_tuples(source, len(stages) + 1)
         for n, names in enumerate(stages):
             alias = self.column(f"t{n}")
             around = len(stages) - n  # the later steps' derived tables and the last SELECT's
@@ -1083,7 +1181,8 @@ class Writer:
         """:meth:`query` with each step a common table expression reading the one before (:meth:`with_steps`): a
         float32 sum in SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's
         stack."""
-        carried = [self.d.identifier(name) for name in self.kept] + self.values
+        carried = ([self.d.identifier(name) for name in self.kept] + self.values
+                   + [self.column(name) for name in self.tuple_names.values()])
         steps, source = self.with_steps(stages, [fn for _, fn in outputs], carried, source, 1)
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
         kept = [self.d.identifier(name) for name in self.kept]
@@ -1202,10 +1301,18 @@ def split_points(model: Model, feature: int) -> list[float] | None:
         for node in tree.nodes:
             if node.linear is not None and any(f == feature for f, _ in node.linear.terms):
                 return None
-            if node.split is not None and node.split.feature == feature and node.split.op == Op.LE:
-                cuts.add(abs(model.numeric.effective_threshold(node.split.threshold)))
+            for split in () if node.split is None else (node.split, *node.split.parts):  # (a tuple split's parts)
+                if split.feature == feature and split.op == Op.LE:
+                    cuts.add(abs(model.numeric.effective_threshold(split.threshold)))
     cuts.update(abs(end) for end in model.features[feature].missing_interval or ())
     return sorted(x for x in cuts if math.isfinite(x))
+
+
+def _tuple_names(model: Model) -> dict:
+    """Each distinct tuple split of the model (equal splits of several trees are one) -> its answer's name."""
+    splits = dict.fromkeys(node.split for tree in model.trees for node in tree.nodes
+                           if node.split is not None and node.split.op is Op.TUPLE)
+    return {split: f"tuple{n}" for n, split in enumerate(splits)}
 
 
 def _apart(c: Condition) -> bool:
