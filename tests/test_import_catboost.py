@@ -1210,8 +1210,14 @@ def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_l
     raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1).tolist()
     rows = as_rows(probe)
     kind = model.meta["catboost"]["class_type"]
-    assert_agrees(model, rows, raw, [class_text(v, kind) for v in estimator.predict(probe).tolist()],
-                  estimator.predict_proba(probe).tolist())
+    labels = [class_text(v, kind) for v in estimator.predict(probe).tolist()]
+    scores = estimator.predict_proba(probe).tolist()
+    walked = predict_rows(model, rows)  # every row, vectorised
+    assert [label for label, _ in walked] == labels
+    for (label, score), want in zip(walked, scores):
+        assert_close(score, want, exact_probabilities(model), label)
+    step = slice(None, None, 5)  # and row by row (300 trees a row in Python), the raw sums too
+    assert_agrees(model, rows[step], raw[step], labels[step], scores[step])
     for feature in names:  # a missing text is CatBoost's "" (here no category, as an unseen one)
         missing = [{**row, feature: None} for row in rows[:200]]
         assert predict_rows(model, missing) == predict_rows(model, [{**row, feature: ""} for row in rows[:200]])
