@@ -530,7 +530,7 @@ def _build(document: dict, text: str, source: str) -> Model:
             if node["id"] != position:
                 raise TreegenError(f"node ids must count 0, 1, 2, ... (expected node {position})", source, node["line"])
             if "split" in node and node["split"]["op"] == TUPLE:
-                tuples.made_the_model_s(node["split"], node["line"])
+                tuples.to_model_split(node["split"], node["line"])
             elif "split" in node:
                 split = node["split"]
                 _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
@@ -567,7 +567,9 @@ class _TupleSplits:
     def fail(self, message: str, line: int, column: int | None = None):
         raise TreegenError(message, self.source, line, column)
 
-    def made_the_model_s(self, split: dict, line: int) -> None:
+    def to_model_split(self, split: dict, line: int) -> None:
+        """Turn a node's tuple split, as its line reads, into the model's, in place: names into feature numbers,
+        conditions into parts, its keys line into the number of the model's set."""
         names, categories = self.names, self.categories
         for feature in split["features"]:
             _check_names(self.text, self.source, line, names, categories, feature)
