@@ -480,6 +480,12 @@ class KeyTables:
         return sorted({f for _, coded in self.made.values() for f in coded.features})
 
 
+def key_differences(keys: tuple[int, ...]) -> list[int]:
+    """Ascending keys as the first, then each one's difference from the one before: short to write, added up at
+    load."""
+    return [b - a for a, b in zip((0, *keys), keys)]
+
+
 def bit_set_words(keys: tuple[int, ...], bits: int) -> list[int]:
     """A bit set of ``bits`` bits holding ``keys``, in 32-bit words: bit ``k & 31`` of word ``k >> 5``."""
     words = [0] * ((bits + 31) // 32)

@@ -66,9 +66,9 @@ from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, scores_nan
-from .common import (CALL, FRACTION, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, Sums, TreePlan, braced_lines,
-                     category_codes, code_size, coded_tuples, decides_on_raw, float_text, group_weight, label_part,
-                     leaf_index, check_literal_sizes, label_decision, leaf_terms,
+from .common import (CALL, FRACTION, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, Sums, TreePlan, bit_set_words,
+                     braced_lines, category_codes, code_size, coded_tuples, decides_on_raw, float_text, group_weight,
+                     label_part, leaf_index, check_literal_sizes, key_differences, label_decision, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render, runtime_with_codes, source
@@ -622,18 +622,13 @@ def _key_chunks(keysets: dict[tuple[int, ...], int], bits: bool) -> list[str]:
     put together by the class's ``bitSets``), or a sorted set's least key and the differences of the next (which
     ``keySets`` adds up). The default CatBoost model's 174,655 keys take 128 KB as bitmaps, 354 KB as
     differences, 782 KB whole."""
-    lines = [f"1|0:{','.join(map(str, _bit_words(keys) if bits else _differences(keys)))}\n" for keys in keysets]
+    lines = [f"1|0:{','.join(map(str, _bit_words(keys) if bits else key_differences(keys)))}\n" for keys in keysets]
     return _chunks("".join(lines))
 
 
 def _bit_words(keys: tuple[int, ...]) -> list[int]:
-    """A key set's bitmap from its least key, in words of 32 bits, the lowest first."""
-    bitmap = sum(1 << (key - keys[0]) for key in keys)
-    return [bitmap >> shift & 0xFFFFFFFF for shift in range(0, keys[-1] - keys[0] + 1, 32)]
-
-
-def _differences(keys: tuple[int, ...]) -> list[int]:
-    return [b - a for a, b in zip((0, *keys), keys)]
+    """A key set's bitmap from its least key (bit 0), in words of 32 bits, the lowest first."""
+    return bit_set_words(tuple(key - keys[0] for key in keys), keys[-1] - keys[0] + 1)
 
 
 def _chunks(text: str) -> list[str]:

@@ -43,8 +43,8 @@ from ..errors import TreegenError
 from ..lower import per_condition
 from ..model import CombineKind, Model, has_label_values, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
-                     braced_lines, category_codes, code_size, float_text, group_weight, label_decision, leaf_index,
-                     leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
+                     braced_lines, category_codes, code_size, float_text, group_weight, key_differences, label_decision,
+                     leaf_index, leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
                      summed_tree_by_tree, sums, takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
@@ -252,7 +252,7 @@ class KeySets(KeyTables):
             if bits:
                 numbers = list(map(str, bit_set_words(keys, bits)))
             else:
-                numbers = [str(b - a) for a, b in zip((0,) + keys, keys)]
+                numbers = list(map(str, key_differences(keys)))
             lines = [",".join(numbers[i:i + KEYS_PER_LINE]) + "," for i in range(0, len(numbers), KEYS_PER_LINE)]
             sets.append((name, "new Uint32Array(" if bits else "keySet(", lines))
         return sets
