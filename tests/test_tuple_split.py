@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import subprocess
 from dataclasses import replace
 
 import pytest
@@ -176,6 +177,70 @@ def test_java_tests_the_split_natively_each_key_set_once():
         printed = run_java(emit(case, "java"), "\n".join(csv_rows) + "\n").split()
         assert [float(p) for p in printed] == [case.predict({k: (None if v == "" else v) for k, v in row.items()})
                                                for row in rows]
+
+
+FAST_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+
+/** Each encoded row (a line of doubles' bits in hex) through each API of encoded rows of the class named: the answer,
+ * or what it throws. */
+public class FastHarness {
+    public static void main(String[] args) throws Exception {
+        Class<?> model = Class.forName(args[0]);
+        for (int r = 1; r < args.length; r++) {
+            String[] fields = args[r].split(",");
+            double[] x = new double[fields.length];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = Double.longBitsToDouble(Long.parseUnsignedLong(fields[i], 16));
+            }
+            StringBuilder line = new StringBuilder();
+            for (String name : new String[] {"predict", "predictRows"}) {
+                boolean many = name.endsWith("Rows");
+                Method method = model.getMethod(name, many ? double[][].class : double[].class);
+                try {
+                    Object got = method.invoke(null, many ? (Object) new double[][] {x} : (Object) x);
+                    line.append(many ? ((double[]) got)[0] : got);
+                } catch (InvocationTargetException thrown) {
+                    line.append(thrown.getCause());
+                }
+                line.append(many ? "" : " ");
+            }
+            System.out.println(line);
+        }
+    }
+}
+"""
+
+
+def test_java_refuses_an_encoded_row_whose_combined_feature_holds_no_code():
+    """Java's double[] rows (predict, predictRows) take a combined feature's code (-1 missing, -2 unknown, 0 up) as a
+    digit of the key: a number that is no code of it (1.5, one past its categories, -3, NaN, an infinity) would make
+    the key of another row, so it is refused, as JavaScript's fast path refuses it (an IllegalArgumentException, as an
+    encoded row of another length is); codes, and any number of a part's feature, are answered as the model does."""
+    import struct
+    from treegen.run.java import compile_sources
+    model = tuple_model()
+    source = emit(model, "java", class_name="Keyed")
+    good = {(0, 1, 0.25, 0): {"city": "a", "shop": "t", "x": 0.25, "color": "red"},
+            (-2, -1, 2.0, -1): {"city": "zz", "shop": None, "x": 2.0, "color": None},
+            (-1, 0, math.nan, -2): {"city": None, "shop": "s", "x": None, "color": "green"}}
+    bad = [(1.5, 0, 0.25, 0), (3, 0, 0.25, 0), (-3, 0, 0.25, 0), (math.nan, 0, 0.25, 0), (0, 2, 0.25, 0),
+           (0, -math.inf, 0.25, 0), (0, 1e9, 0.25, 0), (0, -0.5, 0.25, 0)]
+    rows = [",".join(format(struct.unpack("<Q", struct.pack("<d", float(v)))[0], "x") for v in row)
+            for row in [*good, *bad]]
+    directory = compile_sources([source, FAST_HARNESS])[0]
+    printed = subprocess.run(["java", "-cp", directory, "FastHarness", "Keyed", *rows], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    assert printed[:len(good)] == [f"{model.predict(row)} {model.predict(row)}" for row in good.values()]
+    shown = ("1.5", "3.0", "-3.0", "NaN", "2.0", "-Infinity", "1.0E9", "-0.5")  # (as Java writes each bad value)
+    assert len(printed) == len(good) + len(bad)
+    for k, line in enumerate(printed[len(good):]):
+        f = 0 if k < 4 else 1  # (the feature whose value is no code)
+        refused = (f"java.lang.IllegalArgumentException: value {f} (feature '{model.features[f].name}') is {shown[k]}, "
+                   f"not a code of its categories (0 to {len(model.features[f].categories) - 1}, -1 missing, -2 "
+                   "unknown): pass encode(values) for values as written")
+        assert line == f"{refused} {refused}", line
 
 
 def sparse_tuple_model() -> Model:
