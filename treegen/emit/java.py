@@ -44,7 +44,8 @@ the row's key as one number (:class:`treegen.emit.common.CodedTuples`, exact in 
 from the codes and the parts' children and looked up in its key set (:func:`tuple_condition`). Each
 distinct set is held once, as string data parsed by ``parseValues`` at class initialisation, as node
 values are: a bitmap from its least key, or, where its keys lie too far apart for one, its keys sorted (written
-as differences) for a binary search.
+as differences) for a binary search. A ``double[]`` row whose combined feature holds no code of it (1.5, NaN, one past
+its categories) is refused (``checkKeyCodes``), as JavaScript's fast path refuses it: it would make another row's key.
 
 Every extension of the model is rendered: a feature's missing interval where a row is
 read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
