@@ -633,8 +633,8 @@ def test_a_nan_in_a_number_column_of_a_nominal_feature_is_missing_in_sql(dialect
     """A NaN in a nominal feature's number column is a missing value, as Model.predict reads NaN (and Python, Java,
     JavaScript and the walk do; CatBoost takes no NaN for a categorical feature): a tuple split's place of a combined
     feature reads missing, not unknown, its 'in' part sends the row to its missing child, and so does an 'in' split
-    whose missing values and unknown categories go apart -- in the query and in the expression, nested and as flat
-    rules, in every engine that holds a NaN in its DOUBLE columns."""
+    whose missing values and unknown categories go apart -- in the query and in the expression, nested, as flat
+    rules and walked (DuckDB, Spark), in every engine that holds a NaN in its DOUBLE columns."""
     from treegen.emit.sql import DIALECTS
     connection = {"postgres": "postgres_dsn", "spark": "spark"}.get(dialect)
     connection = connection and request.getfixturevalue(connection)
@@ -647,8 +647,9 @@ def test_a_nan_in_a_number_column_of_a_nominal_feature_is_missing_in_sql(dialect
                                        "color": 5.0 if row["color"] != row["color"] else row["color"]})
                         for row in rows]  # (NaN read as an unknown category would answer otherwise)
         d = DIALECTS[dialect]
-        for strategies in (d.strategies, ("rules",)):
-            monkeypatch.setitem(DIALECTS, dialect, replace(d, strategies=strategies))
+        walked = [("walk", "rules")] if d.arrays else []  # (the walk takes a tree of more than walk_tree_nodes)
+        for strategies in [d.strategies, ("rules",)] + walked:
+            monkeypatch.setitem(DIALECTS, dialect, replace(d, strategies=strategies, walk_tree_nodes=0))
             for sql in (emit(model, "sql", dialect=dialect, table="input"),
                         f"SELECT {emit(model, 'sql', dialect=dialect, expression=True)} FROM {d.identifier('input')}"):
                 assert typed_answers(d.engine, sql, rows, connection) == want, (strategies, sql)
