@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import subprocess
 from dataclasses import replace
 
 import pytest
@@ -176,6 +177,70 @@ def test_java_tests_the_split_natively_each_key_set_once():
         printed = run_java(emit(case, "java"), "\n".join(csv_rows) + "\n").split()
         assert [float(p) for p in printed] == [case.predict({k: (None if v == "" else v) for k, v in row.items()})
                                                for row in rows]
+
+
+FAST_HARNESS = r"""
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+
+/** Each encoded row (a line of doubles' bits in hex) through each API of encoded rows of the class named: the answer,
+ * or what it throws. */
+public class FastHarness {
+    public static void main(String[] args) throws Exception {
+        Class<?> model = Class.forName(args[0]);
+        for (int r = 1; r < args.length; r++) {
+            String[] fields = args[r].split(",");
+            double[] x = new double[fields.length];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = Double.longBitsToDouble(Long.parseUnsignedLong(fields[i], 16));
+            }
+            StringBuilder line = new StringBuilder();
+            for (String name : new String[] {"predict", "predictRows"}) {
+                boolean many = name.endsWith("Rows");
+                Method method = model.getMethod(name, many ? double[][].class : double[].class);
+                try {
+                    Object got = method.invoke(null, many ? (Object) new double[][] {x} : (Object) x);
+                    line.append(many ? ((double[]) got)[0] : got);
+                } catch (InvocationTargetException thrown) {
+                    line.append(thrown.getCause());
+                }
+                line.append(many ? "" : " ");
+            }
+            System.out.println(line);
+        }
+    }
+}
+"""
+
+
+def test_java_refuses_an_encoded_row_whose_combined_feature_holds_no_code():
+    """Java's double[] rows (predict, predictRows) take a combined feature's code (-1 missing, -2 unknown, 0 up) as a
+    digit of the key: a number that is no code of it (1.5, one past its categories, -3, NaN, an infinity) would make
+    the key of another row, so it is refused, as JavaScript's fast path refuses it (an IllegalArgumentException, as an
+    encoded row of another length is); codes, and any number of a part's feature, are answered as the model does."""
+    import struct
+    from treegen.run.java import compile_sources
+    model = tuple_model()
+    source = emit(model, "java", class_name="Keyed")
+    good = {(0, 1, 0.25, 0): {"city": "a", "shop": "t", "x": 0.25, "color": "red"},
+            (-2, -1, 2.0, -1): {"city": "zz", "shop": None, "x": 2.0, "color": None},
+            (-1, 0, math.nan, -2): {"city": None, "shop": "s", "x": None, "color": "green"}}
+    bad = [(1.5, 0, 0.25, 0), (3, 0, 0.25, 0), (-3, 0, 0.25, 0), (math.nan, 0, 0.25, 0), (0, 2, 0.25, 0),
+           (0, -math.inf, 0.25, 0), (0, 1e9, 0.25, 0), (0, -0.5, 0.25, 0)]
+    rows = [",".join(format(struct.unpack("<Q", struct.pack("<d", float(v)))[0], "x") for v in row)
+            for row in [*good, *bad]]
+    directory = compile_sources([source, FAST_HARNESS])[0]
+    printed = subprocess.run(["java", "-cp", directory, "FastHarness", "Keyed", *rows], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    assert printed[:len(good)] == [f"{model.predict(row)} {model.predict(row)}" for row in good.values()]
+    shown = ("1.5", "3.0", "-3.0", "NaN", "2.0", "-Infinity", "1.0E9", "-0.5")  # (as Java writes each bad value)
+    assert len(printed) == len(good) + len(bad)
+    for k, line in enumerate(printed[len(good):]):
+        f = 0 if k < 4 else 1  # (the feature whose value is no code)
+        refused = (f"java.lang.IllegalArgumentException: value {f} (feature '{model.features[f].name}') is {shown[k]}, "
+                   f"not a code of its categories (0 to {len(model.features[f].categories) - 1}, -1 missing, -2 "
+                   "unknown): pass encode(values) for values as written")
+        assert line == f"{refused} {refused}", line
 
 
 def sparse_tuple_model() -> Model:
@@ -479,6 +544,115 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
     assert expression.count(keys) == 1
     table = DIALECTS[dialect].identifier("input")
     assert [answer for (answer,) in query(f"SELECT {expression} FROM {table}", model, rows, engine, **connection)] == want
+
+
+def numbered_tuple_model() -> Model:
+    """tuple_model() whose city and color categories are numbers ("1", "2", "3"; "10", "20"), as a frame's number
+    columns give them, with keys of a missing city (and a missing color: the part's missing child, 0)."""
+    model = tuple_model()
+    city, color = replace(model.features[0], categories=("1", "2", "3")), replace(model.features[3], categories=("10", "20"))
+    split = model.trees[0].nodes[0].split
+    split = replace(split, tuples=frozenset({("1", "s", 0, 0), (None, "s", 0, 1), (None, "s", 0, 0), ("2", "t", 1, 0)}),
+                    parts=(split.parts[0], replace(split.parts[1], values=("10",))))
+    root = replace(model.trees[0].nodes[0], split=split)
+    return replace(model, features=(city, *model.features[1:3], color), trees=[Tree([root, *model.trees[0].nodes[1:]])])
+
+
+def in_split_apart_model() -> Model:
+    """An 'in' split on numbered_tuple_model()'s city whose missing values go left and unknown categories right."""
+    model = numbered_tuple_model()
+    split = Split(0, Op.IN, values=("1",), missing=MissingRoute.to_child(0), unknown=1)
+    return replace(model, trees=[Tree([Node((0.0,), split=split, children=(1, 2)), Node((1.5,)), Node((-2.0,))])])
+
+
+def typed_answers(engine: str, sql: str, rows: list[dict], connection) -> list:
+    """The last column ``sql`` answers over a table ``input`` of numbered_tuple_model()'s features in columns of
+    their own types, numbers in DOUBLE (NaN and all), texts in text; the rows come back in order, as treegen.run.sql
+    takes them."""
+    columns = [("city", "DOUBLE"), ("shop", "VARCHAR"), ("x", "DOUBLE"), ("color", "DOUBLE")]
+    values = [tuple(row[name] for name, _ in columns) for row in rows]
+    if engine == "spark":
+        from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+        types = {"DOUBLE": DoubleType(), "VARCHAR": StringType()}
+        connection.createDataFrame(values, StructType([StructField(n, types[t]) for n, t in columns])
+                                   ).createOrReplaceTempView("input")
+        try:
+            return [row[-1] for row in connection.sql(sql).collect()]
+        finally:
+            connection.catalog.dropTempView("input")
+    if engine == "duckdb":
+        import duckdb
+        con = duckdb.connect()
+    else:
+        import psycopg
+        con = psycopg.connect(connection, autocommit=True)
+    with con:
+        cursor = con.cursor()
+        typed = ", ".join(f"{n} {'float8' if t == 'DOUBLE' and engine == 'postgres' else t}" for n, t in columns)
+        cursor.execute(f"CREATE TEMPORARY TABLE input ({typed})")
+        cursor.executemany(f"INSERT INTO input VALUES ({', '.join(['?' if engine == 'duckdb' else '%s'] * 4)})", values)
+        cursor.execute(sql)
+        return [row[-1] for row in cursor.fetchall()]
+
+
+def test_a_nan_for_a_nominal_feature_of_numbers_is_missing_in_every_api(tmp_path):
+    """A NaN given for a nominal feature whose categories are numbers is a missing value in the walk and in the APIs
+    of Python (a dict), JavaScript (an object) and Java (a Map, an Object[]), as Model.predict reads it: through a
+    tuple split's place and its 'in' part, and an 'in' split whose missing values and unknown categories go apart."""
+    from treegen.run.java import compile_sources
+    nan = math.nan
+    rows = [{"city": city, "shop": "s", "x": 0.25, "color": color}
+            for city in (nan, 1.0, 7.0, None) for color in (nan, 10.0, 5.0, None)]
+    for n, model in enumerate((numbered_tuple_model(), in_split_apart_model())):
+        want = [model.predict(row) for row in rows]
+        assert [value for value, _ in predict_rows(model, rows)] == want
+        module: dict = {}
+        exec(compile(emit(model, "python"), "model.py", "exec"), module)
+        assert [module["predict"](row) for row in rows] == want
+        (tmp_path / "model.mjs").write_text(emit(model, "javascript"))
+        (tmp_path / "driver.mjs").write_text(f'import {{predict}} from "./model.mjs";\n'
+                                             f'console.log(JSON.stringify({json.dumps(rows)}.map(predict)));\n')
+        done = subprocess.run(["node", str(tmp_path / "driver.mjs")], capture_output=True, text=True, check=True)
+        assert json.loads(done.stdout) == want
+        java_rows = ", ".join("{" + ", ".join("null" if v is None else "Double.NaN" if v != v else json.dumps(v)
+                                              for v in row.values()) + "}" for row in rows)
+        harness = (f"import java.util.*;\npublic class NanHarness{n} {{\n    public static void main(String[] args) {{\n"
+                   f"        Object[][] rows = {{{java_rows}}};\n        for (Object[] row : rows) {{\n"
+                   "            Map<String, Object> named = new HashMap<>();\n"
+                   f"            for (int i = 0; i < row.length; i++) named.put(Numbered{n}.FEATURES.get(i), row[i]);\n"
+                   f"            System.out.println(Numbered{n}.predict(named) + \" \" + Numbered{n}.predict(row));\n"
+                   "        }\n    }\n}\n")
+        directory = compile_sources([emit(model, "java", class_name=f"Numbered{n}"), harness])[0]
+        printed = subprocess.run(["java", "-cp", directory, f"NanHarness{n}"], capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+        assert printed == [f"{value} {value}" for value in want]
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])
+def test_a_nan_in_a_number_column_of_a_nominal_feature_is_missing_in_sql(dialect, request, monkeypatch):
+    """A NaN in a nominal feature's number column is a missing value, as Model.predict reads NaN (and Python, Java,
+    JavaScript and the walk do; CatBoost takes no NaN for a categorical feature): a tuple split's place of a combined
+    feature reads missing, not unknown, its 'in' part sends the row to its missing child, and so does an 'in' split
+    whose missing values and unknown categories go apart -- in the query and in the expression, nested, as flat
+    rules and walked (DuckDB, Spark), in every engine that holds a NaN in its DOUBLE columns."""
+    from treegen.emit.sql import DIALECTS
+    connection = {"postgres": "postgres_dsn", "spark": "spark"}.get(dialect)
+    connection = connection and request.getfixturevalue(connection)
+    nan = math.nan
+    rows = [{"city": city, "shop": shop, "x": 0.25, "color": color}
+            for city in (nan, 1.0, 2.0, 7.0, None) for shop in ("s", "t") for color in (nan, 10.0, 20.0, 5.0, None)]
+    for model in (numbered_tuple_model(), in_split_apart_model()):
+        want = [model.predict(row) for row in rows]
+        assert want != [model.predict({**row, "city": 7.0 if row["city"] != row["city"] else row["city"],
+                                       "color": 5.0 if row["color"] != row["color"] else row["color"]})
+                        for row in rows]  # (NaN read as an unknown category would answer otherwise)
+        d = DIALECTS[dialect]
+        walked = [("walk", "rules")] if d.arrays else []  # (the walk takes a tree of more than walk_tree_nodes)
+        for strategies in [d.strategies, ("rules",)] + walked:
+            monkeypatch.setitem(DIALECTS, dialect, replace(d, strategies=strategies, walk_tree_nodes=0))
+            for sql in (emit(model, "sql", dialect=dialect, table="input"),
+                        f"SELECT {emit(model, 'sql', dialect=dialect, expression=True)} FROM {d.identifier('input')}"):
+                assert typed_answers(d.engine, sql, rows, connection) == want, (strategies, sql)
 
 
 @pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])

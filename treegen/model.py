@@ -1230,6 +1230,12 @@ def has_tuples(model: Model) -> bool:
                for node in tree.nodes)
 
 
+def combined_features(model: Model) -> list[int]:
+    """The features some ``tuple`` split combines, ascending: those whose category is a place of a key."""
+    return sorted({flat for tree in trees_of_nodes(model) for node in tree.nodes
+                   if node.split is not None and node.split.op is Op.TUPLE for flat in node.split.features})
+
+
 def read_features(split: Split) -> tuple[int, ...]:
     """The features a split reads: its feature, or a ``tuple`` split's features and its parts'."""
     if split.op is not Op.TUPLE:

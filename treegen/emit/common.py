@@ -475,10 +475,6 @@ class KeyTables:
         bits = space if space <= min(self.bits_per_key * len(coded.keys), self.most_bits) else 0
         return self.names.setdefault((coded.keys, bits), f"K{len(self.names)}"), bits
 
-    def features(self) -> list[int]:
-        """The features whose codes are digits of some key."""
-        return sorted({f for _, coded in self.made.values() for f in coded.features})
-
 
 def key_differences(keys: tuple[int, ...]) -> list[int]:
     """Ascending keys as the first, then each one's difference from the one before: short to write, added up at

@@ -243,13 +243,15 @@ class Writer:
     def _named_by_number(self, feature: int, column: str, otherwise: str, unknown: str) -> str | None:
         """The nominal feature's ``column`` where it holds a number (``Dialect.nominal_number``) as the category its
         double names (:attr:`treegen.model.Feature.named_by_number`: INTEGER 2002 and REAL 2002.0 are '2002',
-        as Model.predict reads them), ``unknown`` where it names none; ``otherwise`` where the column holds text.
-        None where no category names a number, or the feature's codes name them (:meth:`_category`)."""
+        as Model.predict reads them), ``unknown`` where it names none, NULL where it is NaN (missing, as
+        Model.predict reads NaN); ``otherwise`` where the column holds text. None where no category names a number,
+        or the feature's codes name them (:meth:`_category`)."""
         if not self._numbers_name(feature):
             return None
         d, names = self.d, self.model.features[feature].named_by_number
         test, double = d.nominal_number
-        named = " ".join(f"WHEN {d.double(number)} THEN {d.string(name)}" for number, name in names.items())
+        named = " ".join([f"WHEN {d.nan} THEN NULL"] * bool(d.nan)  # (NaN = NaN where a DOUBLE holds NaN)
+                         + [f"WHEN {d.double(number)} THEN {d.string(name)}" for number, name in names.items()])
         return (f"CASE WHEN {test.format(column)} THEN CASE {double.format(column)} {named} ELSE {unknown} END "
                 f"ELSE {otherwise} END")
 
@@ -268,8 +270,14 @@ class Writer:
         return f"({step})"
 
     def _read(self, feature: int) -> str:
-        """The feature's column as the model reads it: NULL inside its missing interval."""
+        """The feature's column as the model reads it: NULL inside its missing interval, and where a nominal
+        feature's number column holds a NaN that the tests read as it is (:meth:`_numbered`; where the column is
+        converted, :meth:`_named_by_number` reads it NULL)."""
         column, interval = self.values[feature], self.model.features[feature].missing_interval
+        if self.d.nan and feature not in self.conversions and self._numbers_name(feature):
+            test, double = self.d.nominal_number
+            nan = f"CASE WHEN {test.format(column)} THEN {double.format(column)} = {self.d.nan} END"
+            return f"CASE WHEN {nan} THEN NULL ELSE {column} END"
         if interval is None:
             return column
         # an infinite end bounds nothing (and MySQL has no infinity to write): XGBoost's missing=inf
@@ -424,7 +432,7 @@ class Writer:
             return self.satisfied(c)
         if c.kind != INTERVAL and c.kind != MISSING:  # a value outside the set but known fails
             others = [v for v in self.model.features[c.feature].categories if v not in c.values]
-            return f"{self.values[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
+            return f"{self.reads[c.feature]} IS NULL OR {self.among(c.feature, others, False)}" if others else "1 = 1"
         if c.kind == MISSING:
             return self.missing(c)
         return f"{self.missing(c)} OR {self.satisfied(c)}"
@@ -432,7 +440,7 @@ class Writer:
     def reaches_apart(self, c: Condition) -> str:
         """:meth:`reaches` for a nominal condition whose missing values and unknown categories have
         factors of their own (XGBoost's categorical splits)."""
-        column, categories = self.values[c.feature], self.model.features[c.feature].categories
+        column, categories = self.reads[c.feature], self.model.features[c.feature].categories
         tests = [self.among(c.feature, c.values)] if c.kind != MISSING and c.values else []
         if c.if_missing > 0.0:
             tests.append(f"{column} IS NULL")
@@ -490,7 +498,7 @@ class Writer:
         unknown category; else only NULL)."""
         if share.by_unknown or self.model.features[share.feature].is_numeric:
             return self.missing(Condition(share.feature, MISSING))
-        return f"{self.values[share.feature]} IS NULL"
+        return f"{self.reads[share.feature]} IS NULL"
 
     # -- tuple splits ------------------------------------------------------------------
 
