@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import random
 import sqlite3
@@ -172,6 +173,63 @@ def test_a_long_number_at_a_split_point_stops_the_query():
     for value in (cut, math.nextafter(cut, math.inf), math.nextafter(cut, -math.inf)):
         with pytest.raises(sqlite3.OperationalError, match="cannot read as the same double"):
             sql_answers(model, csv_of(model, 3, fixed={name: repr(value)}))
+
+
+# Split points' magnitudes where the look-up of _maybe_near is at its edges: zero and subnormals (NEAR's absolute
+# term), a tie of the key's last digit (12345678905), the first double where a key's last digit turns (3.0000000005:
+# a magnitude an ulp below it has the key before), the largest double, ordinary ones
+EDGE_CUTS = sorted([0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e-5, math.nextafter(1e-5, 0), 0.1, 1.0,
+                    3.0000000005, 9.9999999995, 12345678905.0, 123456789.05,
+                    0.30000000000000004, 1.7976931348623157e308])
+
+
+def long_texts_near(cut: float) -> list[str]:
+    """Texts of 21 significant digits (SQLite's cast reads them, up to an ulp off) at the cut, up to 8 ulps either
+    side, and a hair further (1e-13 and 1e-11 of it: near no cut, but near the look-up's keys' edges)."""
+    values, up, down = [cut], cut, cut
+    for _ in range(8):
+        up, down = math.nextafter(up, math.inf), math.nextafter(down, 0.0)
+        values += [up, down]
+    values += [cut * (1 + f) for f in (1e-13, -1e-13, 1e-11, -1e-11)]
+    return [format(v, ".20e") for v in values if math.isfinite(v)]
+
+
+def test_a_long_number_stops_the_query_exactly_where_a_scan_of_every_split_point_would():
+    """The SQL looks a long text's magnitude up among the split points' keys before it scans them (_maybe_near): it
+    must stop wherever the scan alone finds a point within NEAR, and answer wherever it finds none."""
+    from treegen.emit.sql.dialects import NEAR, sqlite_number_text, sqlite_reads_exactly
+    cast, points = "CAST(ltrim(?1, '+-') AS REAL)", json.dumps(EDGE_CUTS)
+    scan = (f"SELECT EXISTS (SELECT 1 FROM json_each(?2) WHERE abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + "
+            f"{NEAR[1]!r})")
+    reading = f"SELECT {sqlite_number_text('?1', repr('x'), EDGE_CUTS)}"
+    stops = []
+    with closing(sqlite3.connect(":memory:")) as con:
+        for text in (t for cut in EDGE_CUTS for t in long_texts_near(cut)):
+            near = not sqlite_reads_exactly(text) and con.execute(scan, (text, points)).fetchone()[0] == 1
+            try:
+                con.execute(reading, (text,)).fetchone()
+                stopped = False
+            except sqlite3.OperationalError as err:
+                assert "cannot read as the same double" in str(err)
+                stopped = True
+            assert stopped == near, text
+            stops.append(stopped)
+    assert 50 < sum(stops) < len(stops) - 50  # (both answers seen often)
+
+
+def test_verify_tells_the_rows_that_stop_as_a_scan_of_every_split_point_would():
+    """verify leaves out of the SQL's run over TEXT columns the rows it stops by design (sqlite_text_stops), found
+    among the split points between two bounds: the same rows as comparing every point."""
+    from treegen.emit.sql.dialects import NEAR, sqlite_reads_exactly, sqlite_text_stops
+    texts = [t for cut in EDGE_CUTS for t in long_texts_near(cut)] + [format(cut * 2.5, ".20e") for cut in EDGE_CUTS]
+    seen = set()
+    for text in texts:
+        value = float(text)
+        scan = not sqlite_reads_exactly(text) and any(abs(abs(value) - cut) <= 2 * (cut * NEAR[0] + NEAR[1])
+                                                      for cut in EDGE_CUTS)
+        assert sqlite_text_stops(value, text, EDGE_CUTS) == scan, text
+        seen.add(scan)
+    assert seen == {True, False}
 
 
 def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):

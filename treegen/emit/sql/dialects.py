@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import string
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -37,6 +38,9 @@ SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" f
 # how near a split point (relative, absolute) a number SQLite reads an ulp off is refused: 4 ulps and more, 4 of the
 # least subnormal's (the point read an ulp off too, and the number: 2 would do)
 NEAR = (2.0 ** -50, 4 * 5e-324)
+# A magnitude's key, its first ten significant digits, and how far either side of it the keys are taken: the keys of
+# the cuts within NEAR of it are among those two (_maybe_near)
+KEY, SPREAD = "%.9e", 1e-12
 MISSING_TEXTS = ", ".join(f"'{token}'" for token in sorted(MISSING_TOKENS))  # a field's text, spaces around stripped
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
 # A decimal text D * 10^k (D of n significant digits) that SQLite's SQL reads exactly, never by its cast: Clinger's
@@ -100,8 +104,8 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
         near = f"WHEN 1 = 1 THEN {inexact} "
     elif cuts:
         points = "[" + ",".join(map(repr, cuts)) + "]"
-        near = (f"WHEN EXISTS (SELECT 1 FROM json_each('{points}') WHERE abs(value - {cast}) <= "
-                f"abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ")
+        near = (f"WHEN {_maybe_near(cast, cuts)} AND EXISTS (SELECT 1 FROM json_each('{points}') WHERE "
+                f"abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ")
     else:
         near = ""
     return (f"CASE WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
@@ -116,12 +120,32 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
             f"{near}ELSE {sign} * {cast} END")
 
 
+def _maybe_near(magnitude: str, cuts: list[float]) -> str:
+    """An SQL test that holds wherever ``magnitude`` lies within :data:`NEAR` of one of ``cuts`` (and seldom
+    elsewhere), so that the scan of every point runs only then: a cut that near has the key (:data:`KEY`) of the
+    magnitude less or more :data:`SPREAD` (SQLite's printf, Python's format: the same text, and off by far less
+    than SPREAD where not exact), and the two keys are one but where a key's last digit turns between them. One
+    look-up in the index SQLite makes of an IN list of constants once a query; the scan took 42 us a field of
+    a 4,000-leaf tree's 400 points a feature, 13 times the rest of the field's reading. Below 1e-290 NEAR's
+    absolute term counts: every such magnitude is scanned."""
+    low = f"printf('{KEY}', {magnitude} * {1 - SPREAD!r})"
+    high = f"printf('{KEY}', min({magnitude} * {1 + SPREAD!r}, {DBL_MAX!r}))"
+    keys = ", ".join(f"'{key}'" for key in sorted({KEY % cut for cut in cuts}))
+    return f"({magnitude} <= 1e-290 OR {low} <> {high} OR {low} IN ({keys}))"
+
+
 def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
     """Whether :func:`sqlite_number_text` stops the query by design at the number ``value`` written ``text``: one it
     takes SQLite's reading of, up to an ulp off, near one of ``cuts`` (twice as near as the SQL refuses, so that a
-    row verify runs is never at the edge; None: any cut)."""
-    near = lambda cut: abs(abs(value) - cut) <= 2 * (cut * NEAR[0] + NEAR[1])
-    return not sqlite_reads_exactly(text) and (cuts is None or any(map(near, cuts)))
+    row verify runs is never at the edge; None: any cut; else ascending). Only the cuts between bounds that hold
+    every cut so near are compared (verify asks it of every field: a scan of a 4,000-leaf tree's 400 points a
+    feature took 5.4 s for 50,000 rows)."""
+    if sqlite_reads_exactly(text) or cuts is None:
+        return not sqlite_reads_exactly(text)
+    magnitude = abs(value)
+    window = cuts[bisect_left(cuts, magnitude * (1 - 4 * NEAR[0]) - 4 * NEAR[1]):
+                  bisect_right(cuts, magnitude * (1 + 4 * NEAR[0]) + 4 * NEAR[1])]
+    return any(abs(magnitude - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in window)
 
 
 # (test, double) of a MySQL column that holds a number: its collation is 'binary', its text's not (a binary string's
