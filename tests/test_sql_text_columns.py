@@ -232,6 +232,28 @@ def test_verify_tells_the_rows_that_stop_as_a_scan_of_every_split_point_would():
     assert seen == {True, False}
 
 
+EXTREME_TEXTS = ["1" + "0" * 308, "1" + "0" * 309, "-" + "9" * 400, "0." + "0" * 323 + "1", "0." + "0" * 324 + "1",
+                 "1e-99999999999999999999", "-1e99999999999999999999", "12345678901234567890e290", "1" + "0" * 200 + "e100",
+                 "0.00000000000000000000000000000000000000001e-290", "1.5e-307", "+2E+308", "1e308", "1e22", "1e23",
+                 "123456789012345e-22", "-0.000", "5e-324"]
+
+
+def test_extreme_numbers_read_as_python_reads_them():
+    """A text beyond every double (its digits and exponent together) reads as +-inf or +-0 by the SQL's own
+    arithmetic, tested only where the text's length and exponent could reach there (an exponent beyond SQLite's
+    integers too); one in Clinger's fast path as its exact double; every other as SQLite's cast."""
+    from treegen.emit.sql.dialects import sqlite_number_text, sqlite_reads_exactly
+    reading = f"SELECT {sqlite_number_text('?1', repr('x'), [])}, CAST(ltrim(?1, '+-') AS REAL), substr(?1, 1, 1) = '-'"
+    exact = 0
+    with closing(sqlite3.connect(":memory:")) as con:
+        for text in EXTREME_TEXTS:
+            got, cast, negative = con.execute(reading, (text,)).fetchone()
+            want = float(text) if sqlite_reads_exactly(text) else -cast if negative else cast
+            exact += sqlite_reads_exactly(text)
+            assert got == want, text
+    assert exact >= 10
+
+
 def test_verify_runs_the_sql_over_text_columns_too(monkeypatch, tmp_path):
     """`verify --dialect sqlite` runs the SQL over TEXT columns as well as typed ones: the SQL written as it was
     (each column compared as it is) shows mismatching rows there, the SQL that reads texts none."""
