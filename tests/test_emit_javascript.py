@@ -530,7 +530,7 @@ def runtime_module() -> str:
             "const WALK = [() => 0], EXCLUSIVE = [true], WIDTH = [1], OUTPUT = [-1], WEIGHT = [1];\n"
             "const VALUES = [new Float64Array([0])], LINEAR = [null], ZERO_BAND = 0;\n")
     return stub + render("javascript", "runtime.js.txt", coded=False, named=False, nan=False, exp=True, link="identity",
-                         cut="0", tuples=False)
+                         cut="0", tuples=False, nominal=False)
 
 
 def run_runtime(code: str, lines: list[str]) -> list[str]:

@@ -182,9 +182,12 @@ def test_java_tests_the_split_natively_each_key_set_once():
 FAST_HARNESS = r"""
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
-/** Each encoded row (a line of doubles' bits in hex) through each API of encoded rows of the class named: the answer,
- * or what it throws. */
+/** Each encoded row (a line of doubles' bits in hex) through each API of encoded rows of the class named (predictLeaf
+ * where it has one): the answer, or what it throws, joined by spaces. */
 public class FastHarness {
     public static void main(String[] args) throws Exception {
         Class<?> model = Class.forName(args[0]);
@@ -194,19 +197,24 @@ public class FastHarness {
             for (int i = 0; i < x.length; i++) {
                 x[i] = Double.longBitsToDouble(Long.parseUnsignedLong(fields[i], 16));
             }
-            StringBuilder line = new StringBuilder();
-            for (String name : new String[] {"predict", "predictRows"}) {
+            List<String> line = new ArrayList<String>();
+            for (String name : new String[] {"predict", "predictRows", "predictLeaf"}) {
                 boolean many = name.endsWith("Rows");
-                Method method = model.getMethod(name, many ? double[][].class : double[].class);
+                Method method;
+                try {
+                    method = model.getMethod(name, many ? double[][].class : double[].class);
+                } catch (NoSuchMethodException absent) {  // (predictLeaf: only in a class exported with leaf ids)
+                    continue;
+                }
                 try {
                     Object got = method.invoke(null, many ? (Object) new double[][] {x} : (Object) x);
-                    line.append(many ? ((double[]) got)[0] : got);
+                    line.add(String.valueOf(many ? ((double[]) got)[0]
+                        : got instanceof int[][] ? Arrays.deepToString((int[][]) got) : got));
                 } catch (InvocationTargetException thrown) {
-                    line.append(thrown.getCause());
+                    line.add(String.valueOf(thrown.getCause()));
                 }
-                line.append(many ? "" : " ");
             }
-            System.out.println(line);
+            System.out.println(String.join(" ", line));
         }
     }
 }
@@ -243,6 +251,75 @@ def test_java_refuses_an_encoded_row_whose_combined_feature_holds_no_code():
         assert line == f"{refused} {refused}", line
 
 
+KINDS, COLORS = tuple(f"k{i}" for i in range(6)), tuple(f"r{i}" for i in range(6))
+# Numbers that are no code of a feature of six categories, as Java writes them: a bit mask of codes read 3.5 as code 3,
+# -62 as code 2 (a shift counts mod 64 in Java, mod 32 in JavaScript, where -30 was code 2).
+NO_CODES = {3.5: "3.5", -62.0: "-62.0", -30.0: "-30.0", math.nan: "NaN", 6.0: "6.0", -3.0: "-3.0", 1.5: "1.5",
+            math.inf: "Infinity", -0.5: "-0.5"}
+
+
+def masked_model() -> Model:
+    """A plain ``in`` split of four codes (a bit mask in Java and JavaScript) on kind, and under its first child a
+    tuple split on (city, shop) whose ``in`` part (color in four codes: a bit mask too) is a place of its key."""
+    features = (Feature("kind", NOMINAL, KINDS), Feature("city", NOMINAL, ("a", "b")), Feature("shop", NOMINAL, SHOPS),
+                Feature("color", NOMINAL, COLORS))
+    part = Split(3, Op.IN, values=COLORS[:4], missing=MissingRoute.to_child(0), unknown=1)
+    keys = frozenset({("a", "s", 0), ("b", "t", 1), (None, "s", 0), ("a", None, 1), ("b", "s", 1)})
+    tuple_split = Split(1, Op.TUPLE, features=(1, 2), parts=(part,), tuples=keys, missing=MissingRoute.to_child(1))
+    in_split = Split(0, Op.IN, values=KINDS[:4], missing=MissingRoute.to_child(1), unknown=1)
+    nodes = [Node((0.0,), split=in_split, children=(1, 2)), Node((0.0,), split=tuple_split, children=(3, 4)),
+             Node((3.0,)), Node((1.0,)), Node((2.0,))]
+    return Model(features, Target("y", REGRESSION), [Tree(nodes)])
+
+
+def decoded(model: Model, codes) -> dict:
+    """The row whose encoding is ``codes``: -1 missing, -2 a category the model does not know."""
+    return {f.name: None if c == -1 else "zz" if c == -2 else f.categories[int(c)] for f, c in zip(model.features, codes)}
+
+
+def masked_rows(model: Model) -> tuple[list, list]:
+    """Every code of kind and color (-0.0 too) with a few keys' codes, and rows whose kind or color is no code."""
+    good = [(k, c, s, color) for k in (-2, -1, -0.0, *range(6)) for c in (-2, -1, 0, 1) for s in (-1, 0, 1)
+            for color in range(-2, 6)]
+    bad = [row for v in NO_CODES for row in ((v, 0, 0, 0), (0, 0, 0, v))]
+    return good, bad
+
+
+def test_java_and_javascript_refuse_an_encoded_row_whose_nominal_feature_holds_no_code(tmp_path):
+    """Java's double[] rows (predict, predictRows, predictLeaf) and JavaScript's array rows (predict, predictRows,
+    predictLeaf) refuse a value of any nominal feature a split reads that is no code of it -- not only a tuple split's
+    combined ones: a category set's bit mask read 3.5 and -62 (and -30 in JavaScript) as codes, answering "in" where
+    Model.predict answers an unknown category -- and answer every code as Model.predict does."""
+    import struct
+    from test_emit_javascript import reference_leaves
+    from treegen.run.java import compile_sources
+    model = masked_model()
+    good, bad = masked_rows(model)
+    java, javascript = emit(model, "java", class_name="Masked", leaf=True), emit(model, "javascript", leaf=True)
+    assert java.count("L >>> (int) x[") == 2 and javascript.count("0xf >>> x[") == 2  # (both sets are masks)
+    want = [(model.predict(decoded(model, row)), reference_leaves(model, decoded(model, row))) for row in good]
+    assert {value for value, _ in want} == {1.0, 2.0, 3.0}
+    hexed = [",".join(format(struct.unpack("<Q", struct.pack("<d", float(v)))[0], "x") for v in row)
+             for row in [*good, *bad]]
+    classes = ":".join(dict.fromkeys(compile_sources([java, FAST_HARNESS])))  # (the harness may be compiled already)
+    printed = subprocess.run(["java", "-cp", classes, "FastHarness", "Masked", *hexed], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    assert printed[:len(good)] == [f"{value} {value} {leaves}" for value, leaves in want]
+    assert len(printed) == len(good) + len(bad)
+    for row, line in zip(bad, printed[len(good):]):
+        f = 0 if row[3] == 0 else 3  # (the feature whose value is no code; NO_CODES's NaN is the row's own object)
+        refused = (f"java.lang.IllegalArgumentException: value {f} (feature '{model.features[f].name}') is "
+                   f"{NO_CODES[row[f]]}, not a code of its categories (0 to 5, -1 missing, -2 unknown): pass "
+                   "encode(values) for values as written")
+        assert line == " ".join([refused] * 3), line
+    rows = [list(map(float, row)) for row in [*good, *bad]]
+    for call, answer in (("m.predict(row)", lambda value, leaves: value),
+                         ("m.predictRows([row])[0]", lambda value, leaves: value),
+                         ("m.predictLeaf(row)", lambda value, leaves: leaves)):
+        got = javascript_answers(javascript, rows, tmp_path, call)
+        assert got == [answer(*w) for w in want] + ["RangeError"] * len(bad), call
+
+
 def sparse_tuple_model() -> Model:
     """tuple_model() with 300 more cities: its 5 keys among 4,880 possible ones."""
     model = tuple_model()
@@ -250,19 +327,17 @@ def sparse_tuple_model() -> Model:
     return replace(model, features=(city, *model.features[1:]))
 
 
-def javascript_answers(source: str, rows: list, tmp_path) -> list:
-    """What the module's predict answers for each row (an object, or an array: the fast path), or the error's
-    class where it throws."""
+def javascript_answers(source: str, rows: list, tmp_path, call: str = "m.predict(row)") -> list:
+    """What the module's predict (or ``call``, of its exports ``m``) answers for each row (an object, or an array: the
+    fast path), or the error's class where it throws."""
     import subprocess
     (tmp_path / "model.mjs").write_text(source)
-    (tmp_path / "rows.json").write_text(json.dumps(rows))
+    (tmp_path / "rows.mjs").write_text(f"export default {json.dumps(rows)};\n")  # (JavaScript: NaN, Infinity, -0.0)
     driver = tmp_path / "driver.mjs"
-    driver.write_text('import fs from "node:fs";\nimport {predict} from "./model.mjs";\n'
-                      'const rows = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));\n'
+    driver.write_text('import rows from "./rows.mjs";\nimport * as m from "./model.mjs";\n'
                       'console.log(JSON.stringify(rows.map((row) => {\n'
-                      '  try { return predict(row); } catch (e) { return e.constructor.name; }\n})));\n')
-    done = subprocess.run(["node", str(driver), str(tmp_path / "rows.json")], capture_output=True, text=True,
-                          timeout=60, check=True)
+                      f'  try {{ return {call}; }} catch (e) {{ return e.constructor.name; }}\n}})));\n')
+    done = subprocess.run(["node", str(driver)], capture_output=True, text=True, timeout=60, check=True)
     return json.loads(done.stdout)
 
 

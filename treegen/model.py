@@ -1230,10 +1230,10 @@ def has_tuples(model: Model) -> bool:
                for node in tree.nodes)
 
 
-def combined_features(model: Model) -> list[int]:
-    """The features some ``tuple`` split combines, ascending: those whose category is a place of a key."""
-    return sorted({flat for tree in trees_of_nodes(model) for node in tree.nodes
-                   if node.split is not None and node.split.op is Op.TUPLE for flat in node.split.features})
+def read_nominal_features(model: Model) -> list[int]:
+    """The nominal features some split reads, ascending (a linear leaf reads numeric ones only): where a row encoded
+    as numbers must hold a code of each one's categories (-1 missing, -2 unknown, 0 up), as a split tests codes."""
+    return [i for i in model.used_features() if not model.features[i].is_numeric]
 
 
 def read_features(split: Split) -> tuple[int, ...]:

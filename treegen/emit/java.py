@@ -44,8 +44,11 @@ the row's key as one number (:class:`treegen.emit.common.CodedTuples`, exact in 
 from the codes and the parts' children and looked up in its key set (:func:`tuple_condition`). Each
 distinct set is held once, as string data parsed by ``parseValues`` at class initialisation, as node
 values are: a bitmap from its least key, or, where its keys lie too far apart for one, its keys sorted (written
-as differences) for a binary search. A ``double[]`` row whose combined feature holds no code of it (1.5, NaN, one past
-its categories) is refused (``checkKeyCodes``), as JavaScript's fast path refuses it: it would make another row's key.
+as differences) for a binary search.
+
+A ``double[]`` row whose value of a nominal feature some split reads is no code of it (1.5, NaN, one past its
+categories) is refused (``checkCodes``), as JavaScript's fast path refuses it: a category set's bit mask would read
+3.5 as code 3 and -62 as code 2 (a shift counts mod 64), and a tuple split's key would be another row's.
 
 Every extension of the model is rendered: a feature's missing interval where a row is
 read (``read``, on every path into the model, the ``double[]`` fast path too), a child for unknown
@@ -66,7 +69,7 @@ from functools import lru_cache
 from .. import arithmetic
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import (CombineKind, Decision, Link, Model, Op, Precision, combined_features, has_label_values,
+from ..model import (CombineKind, Decision, Link, Model, Op, Precision, has_label_values, read_nominal_features,
                      scores_nan)
 from .common import (CALL, FRACTION, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, Sums, TreePlan, bit_set_words,
                      braced_lines, category_codes, code_size, coded_tuples, decides_on_raw, float_text, group_weight,
@@ -100,12 +103,13 @@ NAMED_LOOKUP = ("        Integer code = codes.get(value instanceof String",
                 "            return namedCode(feature, value);\n"
                 "        }\n"
                 "        Integer code = codes.get(value instanceof String")
-# A model with tuple splits refuses a double[] row whose combined feature holds no code of it (KEY_FEATURES,
-# checkKeyCodes), as JavaScript's fast path does: such a number would make the key of another row.
-KEY_CODE_CHECKS = (("        checkLength(x.length);\n        return x;",
-                    "        checkLength(x.length);\n        checkKeyCodes(x);\n        return x;"),
-                   ("            checkLength(x.length);\n        }",
-                    "            checkLength(x.length);\n            checkKeyCodes(x);\n        }"))
+# A model whose splits read a nominal feature refuses a double[] row whose value of one is no code of it
+# (NOMINAL_READ, checkCodes), as JavaScript's fast path does: a bit mask would read 3.5 as code 3, and a tuple
+# split's key would be another row's.
+CODE_CHECKS = (("        checkLength(x.length);\n        return x;",
+                "        checkLength(x.length);\n        checkCodes(x);\n        return x;"),
+               ("            checkLength(x.length);\n        }",
+                "            checkLength(x.length);\n            checkCodes(x);\n        }"))
 # A model whose scores can be NaN (treegen.model.scores_nan) labels a row by numpy's argmax: the first NaN wins.
 NAN_ARGMAX = (("    /** The code of a category the model does not know (a missing one is -1). */",
                "    /** numpy's argmax: the first NaN where a score is NaN, else the first highest. */\n"
@@ -284,13 +288,13 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
 def _runtime(model: Model) -> dict:
     """The runtime's texts for the model (:func:`treegen.emit.render.runtime_with_codes`), with what reads a
     Number or a Boolean given for a nominal feature where a split reads one: ``named``, per feature, the
-    Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals; with the features
-    tuple splits combine (``key_features``), whose codes an encoded row is refused without (KEY_CODE_CHECKS)."""
+    Boolean codes and the marks of :func:`treegen.emit.common.named_codes` as Java literals; with the nominal
+    features splits read (``nominal_read``), whose codes an encoded row is refused without (CODE_CHECKS)."""
     texts = runtime_with_codes(model, "java", CODED_LOOKUPS, NAN_ARGMAX)
-    key_features = combined_features(model)
-    if key_features:
-        texts["runtime"] = replaced(texts["runtime"], KEY_CODE_CHECKS, "templates/java/runtime.java.txt")
-    texts["key_features"] = key_features
+    nominal_read = read_nominal_features(model)
+    if nominal_read:
+        texts["runtime"] = replaced(texts["runtime"], CODE_CHECKS, "templates/java/runtime.java.txt")
+    texts["nominal_read"] = nominal_read
     if not named_features(model):
         return {**texts, "named": None}
     old, new = NAMED_LOOKUP

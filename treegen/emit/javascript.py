@@ -41,7 +41,7 @@ import os
 
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import CombineKind, Model, combined_features, has_label_values, scores_nan
+from ..model import CombineKind, Model, has_label_values, read_nominal_features, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
                      braced_lines, category_codes, code_size, float_text, group_weight, key_differences, label_decision,
                      leaf_index, leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
@@ -160,17 +160,17 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   code_float32=model.numeric.cast == "float32",
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
-                  keysets=keysets.written(), key_features=combined_features(model),
+                  keysets=keysets.written(), nominal_read=read_nominal_features(model),
                   runtime=runtime(model, coded=bool(coded), tuples=bool(keysets.names)))
 
 
 def runtime(model: Model, coded: bool = False, tuples: bool = False) -> str:
     """The runtime part of a module: one fixed text for every model of its kind (``coded``: with category codes;
-    ``tuples``: with tuple splits; its link)."""
+    ``tuples``: with tuple splits; its link; with ``checkCodes`` where a split reads a nominal feature)."""
     cut = label_decision(model)[1]
     return render("javascript", "runtime.js.txt", coded=coded, named=bool(named_features(model)), nan=scores_nan(model),
                   exp=takes_exp(model.combine), link=model.combine.link, cut="0" if cut is None else literal(cut),
-                  tuples=tuples)
+                  tuples=tuples, nominal=bool(read_nominal_features(model)))
 
 
 def literal(value) -> str:
