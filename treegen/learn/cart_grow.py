@@ -379,8 +379,8 @@ def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
     if numeric.any():
         position = np.flatnonzero(numeric[segment])
         node = segment[position]
-        row_of_feature = np.searchsorted(problem.numeric, best.feature[node])
-        rows = level.orders[row_of_feature, position]
+        row_of_feature = np.searchsorted(problem.numeric, best.feature)  # per node, not per row
+        rows = level.orders[row_of_feature[node], position]
         offset = position - starts[node]
         out[rows] = (offset < best.cut[node]) | ((offset >= best.present[node]) & best.missing_left[node])
     members = level.orders[-1]
@@ -610,14 +610,19 @@ class _RunningSums:
         statistics = self.summed.stop - self.summed.start
         self.carry = np.zeros((statistics, count))
         self.base = np.zeros((statistics, count, nodes))
+        self.ones = problem.class_ones  # the summed rows as 0 and 1 in bytes, if they are
 
     def next_block(self, order, begin: int, first: int, last: int, opening, runs, fresh: bool) -> np.ndarray:
         """The summed statistics left of each cut of a block, (statistics, features, positions),
         whose positions from ``begin`` lie in segments ``first`` to ``last``; ``opening``: the
         starts of those after the first, which starts in the block too if ``fresh``."""
-        sums = np.take(self.problem.stats[self.summed], order, axis=1)
-        sums[:, :, 0] += self.carry  # continue the running sum of the blocks before
-        np.cumsum(sums, axis=2, out=sums)
+        if self.ones is None:
+            sums = np.take(self.problem.stats[self.summed], order, axis=1)
+            sums[:, :, 0] += self.carry  # continue the running sum of the blocks before
+            np.cumsum(sums, axis=2, out=sums)
+        else:  # whole numbers: summed in integers (several times faster than doubles), the same sums
+            sums = np.cumsum(np.take(self.ones, order, axis=1), axis=2, dtype=np.int32).astype(np.float64)
+            sums += self.carry[:, :, None]
         self.base[:, :, first + 1:last + 1] = sums[:, :, opening - 1 - begin]
         if fresh:
             self.base[:, :, first] = self.carry

@@ -271,6 +271,9 @@ class Problem:
         # node's weight is its row count; the last class's weight, the rows less the other classes'
         self.unit_weights = bool((weights[self.learned] == 1.0).all())
         self.counted = (0 if not self.width else self.width - 1) if self.unit_weights else None
+        # then the classes summed (all but the counted last) weigh 0 or 1 a row: as bytes, the
+        # grower's running sums of them are exact in integers
+        self.class_ones = (self.stats[:-1] != 0).view(np.int8) if self.width and self.unit_weights else None
         self.base_weights = np.asarray(dataset.weights, dtype=np.float64)  # for progress
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         self.y = None if self.width else np.asarray(dataset.y, dtype=np.float64)
