@@ -784,3 +784,42 @@ def test_thresholds_of_huge_values_are_scikit_learns_without_overflow():
                                (1.7976931348623155e308, 1.7976931348623157e308, 1.7976931348623155e308)]:
             model = fit(numeric_dataset(np.array([[a], [b]]), np.array([0, 1])), "cart")
             assert model.trees[0].nodes[0].split.threshold == expected
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_class_counts_summed_in_integers_give_the_trees_summed_in_doubles(monkeypatch, classes):
+    """With every weight 1 the grower sums the classes' 0-or-1 weights as bytes in integers: the
+    same model, bit for bit, as its sums in doubles -- across blocks of a level (a small
+    BLOCK_CELLS: running sums carried from block to block), with missing values and a nominal feature."""
+    from treegen import modelio
+    from treegen.learn import cart_grow, cart_problem
+    rng = np.random.default_rng(classes)
+    X = np.round(rng.normal(size=(3000, 4)), 1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] > 0).astype(int) + (np.nan_to_num(X[:, 1]) > 0.5) * (classes - 2) + (rng.random(3000) < 0.2)
+    data = numeric_dataset(X, np.minimum(y, classes - 1))
+    monkeypatch.setattr(cart_grow, "BLOCK_CELLS", 512)
+    for cast in ("float64", "float32"):
+        in_integers = fit(data, "cart", cast=cast)
+        with monkeypatch.context() as patch:
+            plain_init = cart_problem.Problem.__init__
+
+            def in_doubles(self, *args):
+                plain_init(self, *args)
+                self.class_ones = None
+            patch.setattr(cart_problem.Problem, "__init__", in_doubles)
+            assert modelio.dumps(fit(data, "cart", cast=cast)) == modelio.dumps(in_integers)
+    assert len(in_integers.trees[0].nodes) > 200
+
+
+def test_the_growers_selections_by_arithmetic_are_np_where():
+    """The branch-free selections of the level grower: integers as ``np.where`` gives them; float64
+    values (inf, NaN, -0.0 included) bit for bit as ``np.where(mask, values, 0.0)``."""
+    from treegen.learn.cart_grow import _kept, _select
+    rng = np.random.default_rng(0)
+    mask = rng.random(5000) < 0.5
+    a, b = rng.integers(0, 5000, 5000, dtype=np.int32), rng.integers(0, 5000, 5000, dtype=np.int32)
+    assert (_select(mask, a.copy(), b.copy()) == np.where(mask, a, b)).all()
+    values = rng.normal(size=5000) * 10.0 ** rng.integers(-300, 300, 5000)
+    values[::7], values[1::11], values[2::13], values[3::17] = np.inf, -0.0, np.nan, -np.inf
+    assert (_kept(values, mask).view(np.int64) == np.where(mask, values, 0.0).view(np.int64)).all()

@@ -79,10 +79,14 @@ class Best:
                    np.zeros(nodes, dtype=bool), np.zeros(nodes, dtype=np.int64),
                    np.zeros(nodes, dtype=np.int64), {})
 
+    def beaten_by(self, score, feature) -> np.ndarray:
+        """Per node: a split of this score on this feature is the better one."""
+        return (score > self.score) | ((score == self.score) & (feature < self.feature) & (score > -np.inf))
+
     def offer(self, score, feature, threshold, missing_left, codes=None, cut=0, present=0) -> None:
         """Keep, node by node, the better split: the higher score, else the lower feature index.
         ``codes(node)`` gives a nominal split's categories sent left."""
-        better = (score > self.score) | ((score == self.score) & (feature < self.feature) & (score > -np.inf))
+        better = self.beaten_by(score, feature)
         self.score = np.where(better, score, self.score)
         self.feature = np.where(better, feature, self.feature)
         self.threshold = np.where(better, threshold, self.threshold)
@@ -262,8 +266,17 @@ def _side_statistics(problem: Problem, level: Level, goes_left: np.ndarray) -> t
     if problem.squares is None:
         return left_stats, right_stats, np.zeros(len(starts)), np.zeros(len(starts))
     squares = problem.squares[members]  # chosen, not multiplied: a row's square of inf times 0 would be NaN
-    return (left_stats, right_stats, np.add.reduceat(np.where(left, squares, 0.0), starts),
-            np.add.reduceat(np.where(right, squares, 0.0), starts))
+    return (left_stats, right_stats, np.add.reduceat(_kept(squares, left), starts),
+            np.add.reduceat(_kept(squares, right), starts))
+
+
+def _kept(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``np.where(mask, values, 0.0)`` for float64 ``values``, by masking their bits (all or none):
+    exact, inf kept, and without ``where``'s branch per element, which a random mask mispredicts."""
+    bits = mask.view(np.int8).astype(np.int64)
+    np.negative(bits, out=bits)  # 1 -> every bit set
+    bits &= values.view(np.int64)
+    return bits.view(np.float64)
 
 
 def _child_impurities(problem: Problem, level: Level, sides) -> tuple[np.ndarray, np.ndarray]:
@@ -334,7 +347,7 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, imp
         rows = row[:len(members)].copy() if everything else np.take(row, kept)
         is_left = np.take(goes_left, rows)
         seen = np.cumsum(is_left, dtype=index)
-        row[np.where(is_left, to_left + seen, to_right - seen)] = rows
+        row[_select(is_left, to_left + seen, to_right - seen)] = rows
     child_sizes = np.column_stack([left_sizes, split_sizes - left_sizes]).ravel()
     starts = np.concatenate([[0], np.cumsum(child_sizes)])
     left, right, left_squares, right_squares = sides
@@ -343,6 +356,16 @@ def _children(level: Level, split: np.ndarray, goes_left: np.ndarray, sides, imp
     child_parents = np.repeat(parents, 2)
     child_impurity = np.column_stack([impurities[0][split], impurities[1][split]]).ravel()
     return Level(level.orders[:, :len(members)], starts, child_totals, child_squares, child_parents, child_impurity)
+
+
+def _select(mask: np.ndarray, if_true: np.ndarray, if_false: np.ndarray) -> np.ndarray:
+    """``np.where(mask, if_true, if_false)`` for integer arrays (``if_false`` overwritten), by
+    arithmetic: numpy's ``where`` branches on each element, and a mask as random as a split's
+    sides costs it a misprediction every other element (about ten times the arithmetic)."""
+    if_true -= if_false  # (both lie in [0, rows): no overflow)
+    if_true *= mask
+    if_false += if_true
+    return if_false
 
 
 def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
@@ -356,8 +379,8 @@ def _goes_left(problem: Problem, level: Level, best: Best) -> np.ndarray:
     if numeric.any():
         position = np.flatnonzero(numeric[segment])
         node = segment[position]
-        row_of_feature = np.searchsorted(problem.numeric, best.feature[node])
-        rows = level.orders[row_of_feature, position]
+        row_of_feature = np.searchsorted(problem.numeric, best.feature)  # per node, not per row
+        rows = level.orders[row_of_feature[node], position]
         offset = position - starts[node]
         out[rows] = (offset < best.cut[node]) | ((offset >= best.present[node]) & best.missing_left[node])
     members = level.orders[-1]
@@ -453,22 +476,27 @@ class _NumericSearch:
             better = score_left > score
             score, position = np.where(better, score_left, score), np.where(better, position_left, position)
             variant = np.where(better, 1, variant)
-        low = self._values_at(np.minimum(position, self.rows - 1))
-        high = self._values_at(np.minimum(position + 1, self.rows - 1))
-        threshold = np.where(variant == 2, np.inf, midpoints(low, high))
         cut = np.where(variant == 2, self.present, position - geo.starts + 1)
         larger_left = cut > geo.sizes - cut  # no missing seen: the larger child takes them
         missing_left = np.where(self.n_missing == 0, larger_left, variant == 1)
         for f in range(self.count):
             feature = np.full(len(geo.sizes), self.problem.numeric[self.first + f])
-            best.offer(score[f], feature, threshold[f], missing_left[f], cut=cut[f], present=self.present[f])
+            # thresholds of the nodes whose best split this is so far only: reading the values
+            # round every node's cut for every feature cost more than the rest of this method
+            taken = np.flatnonzero(best.beaten_by(score[f], feature))
+            threshold = np.full(len(geo.sizes), np.nan)
+            threshold[taken] = self._thresholds(f, position[f, taken], variant[f, taken])
+            best.offer(score[f], feature, threshold, missing_left[f], cut=cut[f], present=self.present[f])
 
-    def _values_at(self, positions: np.ndarray) -> np.ndarray:
-        """Values at given positions (features, n) of each feature's row."""
-        out = np.empty(positions.shape)
-        for i in range(self.count):
-            out[i] = self.problem.values(self.first + i, self.level.orders[self.first + i, positions[i]])
-        return out
+    def _thresholds(self, f: int, position: np.ndarray, variant: np.ndarray) -> np.ndarray:
+        """The thresholds of cuts after ``position`` in feature ``f``'s row (``variant`` 2: inf)."""
+        low = self._values_at(f, np.minimum(position, self.rows - 1))
+        high = self._values_at(f, np.minimum(position + 1, self.rows - 1))
+        return np.where(variant == 2, np.inf, midpoints(low, high))
+
+    def _values_at(self, f: int, positions: np.ndarray) -> np.ndarray:
+        """Values at given positions of feature ``f``'s row."""
+        return self.problem.values(self.first + f, self.level.orders[self.first + f, positions])
 
     def _pass(self, missing_left: bool):
         """One pass over the rows: per feature and node, the best score of the cuts of one kind
@@ -582,14 +610,19 @@ class _RunningSums:
         statistics = self.summed.stop - self.summed.start
         self.carry = np.zeros((statistics, count))
         self.base = np.zeros((statistics, count, nodes))
+        self.ones = problem.class_ones  # the summed rows as 0 and 1 in bytes, if they are
 
     def next_block(self, order, begin: int, first: int, last: int, opening, runs, fresh: bool) -> np.ndarray:
         """The summed statistics left of each cut of a block, (statistics, features, positions),
         whose positions from ``begin`` lie in segments ``first`` to ``last``; ``opening``: the
         starts of those after the first, which starts in the block too if ``fresh``."""
-        sums = np.take(self.problem.stats[self.summed], order, axis=1)
-        sums[:, :, 0] += self.carry  # continue the running sum of the blocks before
-        np.cumsum(sums, axis=2, out=sums)
+        if self.ones is None:
+            sums = np.take(self.problem.stats[self.summed], order, axis=1)
+            sums[:, :, 0] += self.carry  # continue the running sum of the blocks before
+            np.cumsum(sums, axis=2, out=sums)
+        else:  # whole numbers: summed in integers (several times faster than doubles), the same sums
+            sums = np.cumsum(np.take(self.ones, order, axis=1), axis=2, dtype=np.int32).astype(np.float64)
+            sums += self.carry[:, :, None]
         self.base[:, :, first + 1:last + 1] = sums[:, :, opening - 1 - begin]
         if fresh:
             self.base[:, :, first] = self.carry

@@ -271,6 +271,9 @@ class Problem:
         # node's weight is its row count; the last class's weight, the rows less the other classes'
         self.unit_weights = bool((weights[self.learned] == 1.0).all())
         self.counted = (0 if not self.width else self.width - 1) if self.unit_weights else None
+        # then the classes summed (all but the counted last) weigh 0 or 1 a row: as bytes, the
+        # grower's running sums of them are exact in integers
+        self.class_ones = (self.stats[:-1] != 0).view(np.int8) if self.width and self.unit_weights else None
         self.base_weights = np.asarray(dataset.weights, dtype=np.float64)  # for progress
         self.min_weight_leaf = params.min_weight_fraction_leaf * float(weights.sum())
         self.y = None if self.width else np.asarray(dataset.y, dtype=np.float64)
@@ -333,7 +336,10 @@ def float32_sort_keys(values: np.ndarray) -> np.ndarray:
     alike with numpy's fast unstable sort, several times faster than its stable one."""
     single = values.astype(np.float32) + np.float32(0.0)  # -0.0 becomes 0.0, as numpy compares
     bits = single.view(np.uint32)
-    keys = np.where(bits >> 31 == 1, ~bits, bits | np.uint32(1 << 31)).astype(np.uint64)
+    # negatives: every bit flipped; the others: the sign bit set (by arithmetic: ``np.where`` on
+    # the signs of random values mispredicts a branch every other element)
+    flip = (bits >> np.uint32(31)) * np.uint32(0x7FFFFFFF) | np.uint32(1 << 31)
+    keys = (bits ^ flip).astype(np.uint64)
     keys[np.isnan(single)] = np.uint64(0xFFFFFFFF)
     keys <<= np.uint64(32)
     keys |= np.arange(len(values), dtype=np.uint64)
