@@ -28,7 +28,7 @@ from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file
 from treegen.importers.catboost import (EXP_TOLERANCE, JSON_READER_TOLERANCE, cat_hash, class_text, oracle, read_cbm,
                                         read_json)
-from treegen.model import Link, Model, is_close, tree_output
+from treegen.model import Link, Model, has_label_values, is_close, tree_output
 from treegen.verifier import verify
 from treegen.walk import predict_rows
 
@@ -59,15 +59,23 @@ def assert_close(got: list[float], want: list[float], exact: bool, context) -> N
         assert all(is_close(g, w, EXP_TOLERANCE) for g, w in zip(got, want, strict=True)), (context, got, want)
 
 
+PREDICT_EVERY = 10  # Model.predict itself on every tenth row (each row's label is what it decides: see below)
+
+
 def assert_agrees(model: Model, rows: list[dict], raw, labels=None, scores=None) -> None:
-    """The model's raw sums, labels and scores (walked row by row and vectorised) against the library's."""
+    """The model's raw sums, labels and scores (walked row by row and vectorised) against the library's.
+    Each row is walked once: with no label values (CatBoost has none) the label is the one Model.predict decides
+    from the same trees' outputs; predict, which walks the row again, is called on every PREDICT_EVERY-th row."""
     exact = exact_probabilities(model)
     walked = predict_rows(model, rows)
+    assert not has_label_values(model)
     for i, row in enumerate(rows):
-        outputs = [tree_output(model, tree, row) for tree in model.trees]  # walked once for the sums and scores
+        outputs = [tree_output(model, tree, row) for tree in model.trees]  # walked once for sums, label and scores
         assert model.raw_sums(outputs) == list(raw[i]), (row, model.raw_sums(outputs), list(raw[i]))
-        label, score = model.predict(row), model.combined(outputs)[1]
+        label, score = model.combined(outputs)
         assert walked[i] == (label, score), row
+        if i % PREDICT_EVERY == 0:
+            assert model.predict(row) == label, row
         if labels is not None:
             assert label == labels[i], (row, label, labels[i])
         if scores is not None:
@@ -1191,18 +1199,28 @@ def default_model_of_three_categorical_features(tmp_path):
     return estimator, frame, names, saved(estimator, tmp_path, frame, list(names))
 
 
-def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_level(default_pairs, tmp_path):
+@pytest.fixture(scope="module")
+def default_pairs_imported(default_pairs):
+    """The default model's JSON imported once for the tests that read it: as the file names its categories (in the
+    file's order), and with the categories named."""
+    _, _, names, path = default_pairs
+    return import_file(path), import_file(path, categories=names)
+
+
+def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_level(default_pairs,
+                                                                                     default_pairs_imported):
     """Each split on a CTR of categorical features combined (or of categories with float splits) is one ``tuple``
     split: every tree keeps its 2^depth leaves, the model imports whole from the JSON and the .cbm alike, and it
     predicts what CatBoost does (raw values and probabilities bit for bit) for seen pairs, pairs never seen,
-    unseen and missing categories and every border one ulp either side."""
+    unseen and missing categories and every border one ulp either side (the generated Python: the test through
+    every target)."""
     estimator, frame, names, path = default_pairs
     cbm = os.path.join(os.path.dirname(path), "model.cbm")
-    model = import_file(path)
+    model, named = default_pairs_imported
     assert all(len(tree.nodes) <= 127 for tree in model.trees)  # (before: refused at tree 18, past 1,000,000 nodes)
     tuples = [n.split for t in model.trees for n in t.nodes if n.split and n.split.op == "tuple"]
     assert any(len(s.features) == 2 for s in tuples) and any(s.parts for s in tuples)
-    text = modelio.dumps(import_file(path, categories=names))
+    text = modelio.dumps(named)
     assert modelio.dumps(treegen.import_model(cbm, categories=names)) == text
     assert modelio.dumps(modelio.loads(text)) == text
     probe = pd.concat([every_combination_probe(frame, names), probe_frame(model, frame.iloc[:40], {
@@ -1221,11 +1239,6 @@ def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_l
     for feature in names:  # a missing text is CatBoost's "" (here no category, as an unseen one)
         missing = [{**row, feature: None} for row in rows[:200]]
         assert predict_rows(model, missing) == predict_rows(model, [{**row, feature: ""} for row in rows[:200]])
-    data = str(tmp_path / "pairs.csv")
-    probe.iloc[::3].to_csv(data, index=False)
-    results = verify(model, data, ["python"], (), against=cbm,
-                     against_options={"categories": names})
-    assert len(results) == 2 and all(r.ok for r in results), [r.line() for r in results]
 
 
 def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) -> pd.DataFrame:
@@ -1240,7 +1253,7 @@ def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) ->
     return pd.concat(blocks, ignore_index=True)
 
 
-def test_the_default_model_of_categorical_pairs_through_every_target(default_pairs, tmp_path):
+def test_the_default_model_of_categorical_pairs_through_every_target(default_pairs, default_pairs_imported, tmp_path):
     """Every target tests a tuple split as one test, each distinct set of keys written once however many trees
     split on it (533 sets of 174,655 keys for 4,520 splits), and predicts what CatBoost does on every pair of a
     few categories and unseen ones, x1 either side of 0, unseen, empty and missing categories, every border's
@@ -1249,7 +1262,7 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
     bench/README.md.)"""
     estimator, frame, names, path = default_pairs
     cbm = os.path.join(os.path.dirname(path), "model.cbm")
-    model = import_file(path, categories=names)
+    model = default_pairs_imported[1]
     java = treegen.export(model, "java")
     tests = re.findall(r"hasKey\(TUPLE_BITS\[(\d+)\]", java)
     assert len(set(tests)) < len(tests) and len(java) < 1_000_000  # (a set shared; no split written out)
@@ -1261,18 +1274,18 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
         c: v[:3] + ["unseen", "", "a0"] for c, v in names.items()})], ignore_index=True)
     data = str(tmp_path / "pairs.csv")
     probe.iloc[::3].to_csv(data, index=False)
-    targets, dialects = ["java", "javascript", "c", "rules", "sql"], ["sqlite", "duckdb"]
+    targets, dialects = ["python", "java", "javascript", "c", "rules", "sql"], ["sqlite", "duckdb"]
     results = verify(model, data, targets, dialects, against=cbm, against_options={"categories": names})
     assert len(results) == len(targets) + len(dialects) and all(r.ok for r in results), [r.line() for r in results]
 
 
-def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(default_pairs):
+def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(default_pairs_imported):
     """The rule text of the default model tests each tuple split itself, its keys once on a ``keys N`` line that
     the splits of every tree refer to, and ``treegen parse`` reads it back to the same model (the text predicts
     what CatBoost does: the test through every target)."""
     from treegen.parse.rule_text import parse
     from treegen.targets import emit
-    model = import_file(default_pairs[3])
+    model = default_pairs_imported[0]
     text = emit(model, "rules")
     keysets = {n.split.tuples for t in model.trees for n in t.nodes if n.split is not None and n.split.op == "tuple"}
     assert text.count("\nkeys ") == len(keysets) and len(text) < 20_000_000  # (written inline: 287 MB)
