@@ -790,7 +790,7 @@ def test_thresholds_of_huge_values_are_scikit_learns_without_overflow():
 def test_class_counts_summed_in_integers_give_the_trees_summed_in_doubles(monkeypatch, classes):
     """With every weight 1 the grower sums the classes' 0-or-1 weights as bytes in integers: the
     same model, bit for bit, as its sums in doubles -- across blocks of a level (a small
-    BLOCK_CELLS: running sums carried from block to block), with missing values and a nominal feature."""
+    BLOCK_CELLS: running sums carried from block to block), with missing values, in float64 and float32."""
     from treegen import modelio
     from treegen.learn import cart_grow, cart_problem
     rng = np.random.default_rng(classes)
