@@ -94,9 +94,9 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
     power = f"CAST('1e' || abs({k}) AS REAL)"  # exact to FAST_POWER (measured; a power of ten up to 1e22 is a double)
     sign = f"(CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END)"
     # n + k (the leading digit's power of ten, plus one) reaches OVERFLOW or UNDERFLOW only where the text's length
-    # and its exponent's magnitude add up to 300 or more: tested first, as it costs a fifth of n + k
-    extreme = f"length({column}) + abs(CAST(substr({column}, {e} + 1) AS REAL)) >= 300"  # (REAL: abs of the least
-    # INTEGER stops the query)
+    # and its exponent's magnitude add up to 300 or more: tested first, as it costs a fifth of n + k (the exponent
+    # as a REAL: abs of the least INTEGER stops the query)
+    extreme = f"length({column}) + abs(CAST(substr({column}, {e} + 1) AS REAL)) >= 300"
 
     def fail(why: str) -> str:
         return f"json_extract('{{}}', 'treegen: the column ' || {name} || ' holds \"' || {column} || '\"{why}')"
@@ -145,8 +145,10 @@ def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool
     row verify runs is never at the edge; None: any cut; else ascending). Only the cuts between bounds that hold
     every cut so near are compared (verify asks it of every field: a scan of a 4,000-leaf tree's 400 points a
     feature took 5.4 s for 50,000 rows)."""
-    if sqlite_reads_exactly(text) or cuts is None:
-        return not sqlite_reads_exactly(text)
+    if sqlite_reads_exactly(text):
+        return False
+    if cuts is None:
+        return True
     magnitude = abs(value)
     window = cuts[bisect_left(cuts, magnitude * (1 - 4 * NEAR[0]) - 4 * NEAR[1]):
                   bisect_right(cuts, magnitude * (1 + 4 * NEAR[0]) + 4 * NEAR[1])]
