@@ -83,10 +83,11 @@ class Best:
         """Per node: a split of this score on this feature is the better one."""
         return (score > self.score) | ((score == self.score) & (feature < self.feature) & (score > -np.inf))
 
-    def offer(self, score, feature, threshold, missing_left, codes=None, cut=0, present=0) -> None:
+    def offer(self, score, feature, threshold, missing_left, codes=None, cut=0, present=0, better=None) -> None:
         """Keep, node by node, the better split: the higher score, else the lower feature index.
-        ``codes(node)`` gives a nominal split's categories sent left."""
-        better = self.beaten_by(score, feature)
+        ``codes(node)`` gives a nominal split's categories sent left; ``better``: :meth:`beaten_by`, where the
+        caller has it."""
+        better = self.beaten_by(score, feature) if better is None else better
         self.score = np.where(better, score, self.score)
         self.feature = np.where(better, feature, self.feature)
         self.threshold = np.where(better, threshold, self.threshold)
@@ -483,10 +484,12 @@ class _NumericSearch:
             feature = np.full(len(geo.sizes), self.problem.numeric[self.first + f])
             # thresholds of the nodes whose best split this is so far only: reading the values
             # round every node's cut for every feature cost more than the rest of this method
-            taken = np.flatnonzero(best.beaten_by(score[f], feature))
+            better = best.beaten_by(score[f], feature)
+            taken = np.flatnonzero(better)
             threshold = np.full(len(geo.sizes), np.nan)
             threshold[taken] = self._thresholds(f, position[f, taken], variant[f, taken])
-            best.offer(score[f], feature, threshold, missing_left[f], cut=cut[f], present=self.present[f])
+            best.offer(score[f], feature, threshold, missing_left[f], cut=cut[f], present=self.present[f],
+                       better=better)
 
     def _thresholds(self, f: int, position: np.ndarray, variant: np.ndarray) -> np.ndarray:
         """The thresholds of cuts after ``position`` in feature ``f``'s row (``variant`` 2: inf)."""

@@ -38,6 +38,7 @@ SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" f
 # how near a split point (relative, absolute) a number SQLite reads an ulp off is refused: 4 ulps and more, 4 of the
 # least subnormal's (the point read an ulp off too, and the number: 2 would do)
 NEAR = (2.0 ** -50, 4 * 5e-324)
+DBL_MAX = 1.7976931348623157e308  # the largest double (MySQL's cast of a larger number stops, with a warning)
 # A magnitude's key, its first ten significant digits, and how far either side of it the keys are taken: the keys of
 # the cuts within NEAR of it are among those two (_maybe_near)
 KEY, SPREAD = "%.9e", 1e-12
@@ -158,7 +159,6 @@ def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool
 # (test, double) of a MySQL column that holds a number: its collation is 'binary', its text's not (a binary string's
 # is 'binary' too); plus 0e0 to be a DOUBLE whatever the other branches of a CASE
 MYSQL_NUMBER_COLUMN = ("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0")
-DBL_MAX = 1.7976931348623157e308  # MySQL's largest DOUBLE, where its cast of a larger number stops (with a warning)
 
 
 def mysql_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
