@@ -276,7 +276,8 @@ class Writer:
         """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
         in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
         it), under the column's own name (or :attr:`values`' own, where the engine would rename it): the steps
-        after it and the SELECT's pass-through read it as they read the table."""
+        after it and the SELECT's pass-through read it as they read the table; and after them a feature of codes'
+        category under a name of our own (:meth:`_coded_numbers`), its column passed through as it is."""
         if not self.row_reads:
             return source
         items = ([self.d.identifier(name) for name in self.kept]
