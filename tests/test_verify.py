@@ -1055,6 +1055,21 @@ def test_export_notes_an_expression_of_scalar_subqueries_only_where_it_writes_on
     assert proba.stderr == NOTE_SUBQUERY.replace("sqlite:", "postgres:")
 
 
+def test_a_statement_end_is_found_after_spark_s_escaped_quotes_and_a_line_of_dashes():
+    """Spark writes a quote in a literal as \\' (a class 'it\\'s'): read with quotes doubled, every later literal was
+    out of step, and a ';' then inside one was kept (the query "a syntax error"). A ';' followed by a line of '--' and
+    more SQL is no end: the comments' pattern backtracked exponentially in the line's '--' (16: 2.5 s, 20: over a
+    minute; verify of a Spark expression of such a class, whose hostile name held '; --', hung)."""
+    from treegen.run.sql import as_query
+    from treegen.model import NUMERIC, Feature
+    model = replace(chain_model(5), features=(Feature("x", NUMERIC),))
+    expression = "CASE WHEN `x` > 1.0D THEN 'it\\'s' END"
+    assert as_query(expression + ";\n-- it's the model\n", model, "input", "spark") == \
+        f"SELECT `x`, {expression}\nFROM `input`"
+    dashes = "1;" + " --" * 40 + "\n+ 1"
+    assert as_query(dashes, model, "input", "sqlite") == f'SELECT "x", {dashes}\nFROM "input"'
+
+
 def test_a_statement_end_is_cut_only_outside_names_literals_and_comments(tmp_path):
     """--program's expression loses a ';' and the comments after it, but not a ';--' inside a quoted name (a
     feature named 'x;--': the runner cut the expression there and the file was "a syntax error"; sqlfuzz)."""

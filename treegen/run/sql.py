@@ -10,6 +10,7 @@ features and it from the table.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..data import reads_as_missing
-from ..emit.sql.dialects import find_dialect
+from ..emit.sql.dialects import Dialect, find_dialect
 from ..emit.sql.writer import split_points
 from ..errors import TreegenError
 from ..model import NOMINAL, Feature, Model, category_of
@@ -111,7 +112,10 @@ def with_columns(model: Model, names: Sequence[str]) -> Model:
 
 
 # What a statement may start with: an expression (`export --expression`) starts with none of these words
-_QUERY_START = re.compile(r"\s*(?:(?:--[^\n]*|/\*.*?\*/)\s*)*(?:SELECT|WITH)\b", re.IGNORECASE | re.DOTALL)
+# (a '--' comment runs to its line's end: a comment cut short, then one from a '--' inside it, and so on, was a
+# backtracking exponential in the '--' of a line)
+_LINE_COMMENT = r"--[^\n]*(?![^\n])"
+_QUERY_START = re.compile(rf"\s*(?:(?:{_LINE_COMMENT}|/\*.*?\*/)\s*)*(?:SELECT|WITH)\b", re.IGNORECASE | re.DOTALL)
 
 
 def is_query(sql: str) -> bool:
@@ -125,20 +129,20 @@ def as_query(expression: str, model: Model, table: str, dialect: str) -> str:
     before ``FROM``: the expression may end in a comment."""
     d = find_dialect(dialect)
     columns = "".join(f"{d.identifier(f.name)}, " for f in model.features)
-    expression = _without_statement_end(expression).rstrip()
+    expression = _without_statement_end(expression, d).rstrip()
     if _NOTHING.match(expression):  # (an engine would read the features alone, or a comma before FROM)
         raise TreegenError("it holds no SQL, a SELECT or an --expression: only comments and blank lines")
     return f"SELECT {columns}{expression}\nFROM {d.table(table)}"
 
 
-_COMMENTS = r"(?:(?:--[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
+_COMMENTS = rf"(?:(?:{_LINE_COMMENT}|/\*(?:[^*]|\*(?!/))*\*/)[\s;]*)*"  # (and the blanks and ';' after each)
 _NOTHING = re.compile(rf"[\s;]*{_COMMENTS}\Z")
 
 
-def _without_statement_end(expression: str) -> str:
+def _without_statement_end(expression: str, d: Dialect) -> str:
     """The expression without the end of a statement a file may give it: a ';' outside any literal, name or comment
-    (:data:`_QUOTED`: a feature named 'x;--' is no end), then only comments and blank lines."""
-    for token in _STATEMENT_TOKENS.finditer(expression):
+    (:func:`_statement_tokens`: a feature named 'x;--' is no end), then only comments and blank lines."""
+    for token in _statement_tokens(d.string_pattern).finditer(expression):
         if token.group() == ";" and _NOTHING.match(expression, token.start()):
             return expression[:token.start()]
     return expression
@@ -154,8 +158,14 @@ def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str
 
 # A quoted identifier (group 1, quotes doubled), or what may hold a '"' that is none: a string literal, a comment
 _QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"', re.DOTALL)
-# what may hold a ';' that ends nothing (a MySQL or Spark name in backquotes too), or one
-_STATEMENT_TOKENS = re.compile(_QUOTED.pattern + "|`(?:[^`]|``)*`|;", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=None)
+def _statement_tokens(string: str) -> re.Pattern:
+    """What may hold a ';' that ends nothing -- a literal (``string``: the dialect's, Spark's with backslash escapes:
+    read with doubled quotes, 'it\\'s' put every later literal out of step), a name (in backquotes too), a comment --
+    or one."""
+    return re.compile(rf"{string}|--[^\n]*|/\*.*?\*/|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|;", re.DOTALL)
 
 
 def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialect: str

@@ -387,6 +387,14 @@ class Dialect:
             raise TreegenError(f"the table name {name!r} contains a NUL character")
         return ".".join(self.identifier(part) for part in name.split("."))
 
+    @property
+    def string_pattern(self) -> str:
+        """A regular expression of a '...' literal as the dialect reads one: with backslash escapes where it writes
+        a quote as one (Spark: 'it\\'s'), else with quotes doubled."""
+        if ("'", "\\'") in self.string_escapes:
+            return r"'(?:[^'\\]|\\.|'')*'"
+        return r"'(?:[^']|'')*'"
+
     def string(self, text: str) -> str:
         if "\0" in text:
             raise TreegenError(f"{self.name}: a string cannot contain a NUL character: {text!r}")

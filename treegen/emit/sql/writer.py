@@ -167,17 +167,29 @@ class Writer:
         # (an expression reads them only as a correlated subquery's derived table, which MariaDB refuses: "Unknown
         # column"; read at each test instead, a 500-tree LightGBM model's MySQL expression grew from 1.3 MB to 16 MB,
         # MariaDB's max_allowed_packet: its columns are read as they are, numbers)
-        self.conversions = self._conversions() if d.correlated_steps or not expression else {}
+        once = d.correlated_steps or not expression  # a derived table reads the row's columns once (read_once)
+        self.conversions = self._conversions() if once else {}
         self.prefix = _free_prefix([f.name for f in model.features] + list(kept), d)
         # the column a test reads: one a derived table would rename (SQLite: true, false) under a name of our own,
         # the first derived table's (converted, read_once), and the SELECT's passed through under its own again
         self.values = [self.column(f"f{i}") if d.renamed_in_tables and re.fullmatch(d.renamed_in_tables, f.name)
                        else column for i, (f, column) in enumerate(zip(model.features, self.columns))]
-        # what the first derived table (converted, read_once) reads for a feature it does not pass on as it is
-        self.row_reads = {i: self.conversions.get(i, column) for i, (column, value)
+        # what the first derived table (converted, read_once) reads for a feature it does not pass on as it is,
+        # under the name the tests read
+        self.row_reads = {value: self.conversions.get(i, column) for i, (column, value)
                           in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
+        # an expression's reads of the row bound to a lambda's variable (read_once), where no derived table reads it
+        self.row_bound: dict[str, str] = {}
+        for i in self._coded_numbers():  # its category (NULL where missing), what every test reads, once a row:
+            if once:  # in the derived table beside the column, which is passed on as it is
+                self.row_reads[self.column(f"c{i}")] = self.categories[i]
+                self.categories[i] = self.column(f"c{i}")
+            elif d.binding:
+                self.row_bound[f"{self.prefix}c{i}"] = self.categories[i]
+                self.categories[i] = f"{self.column('row')}.{self.prefix}c{i}"
+            self.reads[i] = self.categories[i]
         self.numbered = self._numbered()
         # each distinct tuple split -> the name of its answer, in a query a column computed once a row that every
         # test of the split reads (:meth:`with_tuples`; a CatBoost model's trees repeat a split's thousands of keys)
@@ -248,23 +260,30 @@ class Writer:
         or the feature's codes name them (:meth:`_category`)."""
         if not self._numbers_name(feature):
             return None
-        d, names = self.d, self.model.features[feature].named_by_number
-        test, double = d.nominal_number
+        return self._by_number(column, self.model.features[feature].named_by_number, unknown, otherwise)
+
+    def _by_number(self, column: str, names: dict[float, str], others: str, otherwise: str) -> str:
+        """``column`` where it holds a number (``Dialect.nominal_number``): NULL where it is NaN, the category
+        ``names`` gives its double, else ``others``; ``otherwise`` where it holds text."""
+        d = self.d
+        test, double = (part.format(column) for part in d.nominal_number)
         named = " ".join([f"WHEN {d.nan} THEN NULL"] * bool(d.nan)  # (NaN = NaN where a DOUBLE holds NaN)
                          + [f"WHEN {d.double(number)} THEN {d.string(name)}" for number, name in names.items()])
-        return (f"CASE WHEN {test.format(column)} THEN CASE {double.format(column)} {named} ELSE {unknown} END "
-                f"ELSE {otherwise} END")
+        number = f"CASE {double} {named} ELSE {others} END" if named else others
+        return f"CASE WHEN {test} THEN {number} ELSE {otherwise} END"
 
     def converted(self, source: str) -> str:
         """The input table with each feature's column read as the model reads it (:attr:`conversions`), once a row
         in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
         it), under the column's own name (or :attr:`values`' own, where the engine would rename it): the steps
-        after it and the SELECT's pass-through read it as they read the table."""
+        after it and the SELECT's pass-through read it as they read the table; and after them a feature of codes'
+        category under a name of our own (:meth:`_coded_numbers`), its column passed through as it is."""
         if not self.row_reads:
             return source
         items = ([self.d.identifier(name) for name in self.kept]
-                 + [f"{self.row_reads[i]} AS {value}" if i in self.row_reads else value
-                    for i, value in enumerate(self.values)])
+                 + [f"{self.row_reads[value]} AS {value}" if value in self.row_reads else value
+                    for value in self.values]
+                 + [f"{read} AS {name}" for name, read in self.row_reads.items() if name not in self.values])
         step = render("sql", "select.sql.j2", items=items, source=source, alias=self.column("table"),
                       end=self.d.kept_apart)
         return f"({step})"
@@ -288,14 +307,46 @@ class Writer:
     def _category(self, feature: int) -> str:
         """The nominal feature's column as the model reads its category: for a feature of integer codes
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
-        reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names."""
-        column, codes = self.values[feature], self.model.features[feature].codes
-        if codes is None and feature not in self.conversions:  # (else a number is read there)
+        reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names, and so is
+        a number, where the engine's column has a type of its own (:meth:`_coded_number`)."""
+        column, f = self.values[feature], self.model.features[feature]
+        if f.codes is None and feature not in self.conversions:  # (else a number is read there)
             text = self._as_text(column)
             return self._named_by_number(feature, column, text, text) or column
-        if codes is None:
+        if f.codes is None:
             return column
-        d, number = self.d, self.d.text_number.format(column)
+        text = self._as_text(column)  # (a number column's text, where the engine binds a function by type)
+        named = self._code_named(feature, self.d.text_number.format(text), text, text)
+        if not all(_reads_as_itself(c, f.codes, self.model.numeric.cast) for c in f.categories):
+            # a category's text that reads as another's number is itself
+            named = f"CASE WHEN {self.among_texts(text, f.categories)} THEN {text} ELSE {named} END"
+        return self._coded_number(feature, column, named) if feature in self._coded_numbers() else named
+
+    def _coded_numbers(self) -> list[int]:
+        """The features of codes whose column an engine of fixed types may hold numbers in (``nominal_number``
+        without ``numeric_text``: DuckDB, PostgreSQL, Spark), read by :meth:`_coded_number`."""
+        if self.d.nominal_number is None or self.d.numeric_text is not None:
+            return []
+        return [i for i, f in enumerate(self.model.features) if f.codes is not None]
+
+    def _coded_number(self, feature: int, column: str, text: str) -> str:
+        """A feature of codes' ``column`` as the category a number names where it holds one (``Dialect.nominal_number``,
+        read by the column's type: a REAL's float32, not its text's double), as Model.predict reads it
+        (:func:`treegen.model.number_category`): NaN missing, the category its code names if the feature has it,
+        else the one whose text reads as the number; ``text`` (the category its text names) where it holds text.
+        Read as the text of a number, a DuckDB, PostgreSQL or Spark column of numbers stopped the query (a regular
+        expression of a number: no such function), and a NaN would be an unknown category."""
+        f, cast = self.model.features[feature], self.model.numeric.cast
+        names = {number: name for number, name in f.named_by_number.items()
+                 if code_category(f.codes, number, cast) not in f.categories}  # where its code names no category
+        double = self.d.nominal_number[1].format(column)
+        return self._by_number(column, names, self._code_named(feature, double, double, self._as_text(column)), text)
+
+    def _code_named(self, feature: int, number: str, column: str, fallback: str) -> str:
+        """The category's text that the code of the double ``number`` names under the feature's codes
+        (:func:`treegen.model.code_category`, after the model's cast), ``fallback`` where it names none;
+        ``column``: the column ``number`` reads, read again where the engine has no 4-byte float."""
+        d, codes = self.d, self.model.features[feature].codes
         value = number
         if self.model.numeric.cast == "float32":  # XGBoost's: a code is read as its float32
             # under one half only zero, the sign and a fraction matter: what float32 rounds to (-)0 is category 0
@@ -317,11 +368,7 @@ class Writer:
             code = f"CASE WHEN {value} >= 0 THEN {code} END"
         limit = d.double(CODE_LIMIT)
         text = d.cast(d.cast(code, d.integer_type), d.cast_text)
-        named = f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {column})"
-        if all(_reads_as_itself(c, codes, self.model.numeric.cast) for c in self.model.features[feature].categories):
-            return named  # a category's text reads as itself: no need to look it up first
-        known = self.among_texts(column, self.model.features[feature].categories)
-        return f"CASE WHEN {known} THEN {column} ELSE {named} END"
+        return f"coalesce(CASE WHEN {number} > -{limit} AND {number} < {limit} THEN {text} END, {fallback})"
 
     def leaf_value(self, node: Node) -> str:
         """A node's value; a linear leaf's (:func:`treegen.model.leaf_value`) as ``const + coeff *
@@ -1190,6 +1237,7 @@ class Writer:
         float32 sum in SQLite is a step a tree, hundreds, where nested derived tables would overflow the parser's
         stack."""
         carried = ([self.d.identifier(name) for name in self.kept] + self.values
+                   + [name for name in self.row_reads if name not in self.values]
                    + [self.column(name) for name in self.tuple_names.values()])
         steps, source = self.with_steps(stages, [fn for _, fn in outputs], carried, source, 1)
         _check_kept(self.kept, self.model, self.d, [name for name, _ in outputs])
@@ -1246,7 +1294,7 @@ class Writer:
             return self.read_once(self.fitted(fn, around)) + alias
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
         if not subquery:
-            return self.bound(fn, stages) + alias
+            return self.read_once(self.bound(fn, stages)) + alias
         steps, source = self.with_steps(stages, [fn], [], None, SUBQUERY_STEP + around)
         last = render("sql", "select.sql.j2", items=[self.fitted(fn, SUBQUERY_STEP - 1 + around, inlined=False)],
                       source=source, alias=self.column("input"), end="")
@@ -1261,10 +1309,16 @@ class Writer:
         """An expression's output reading each feature's column as the model reads it (:attr:`conversions`) once:
         a scalar subquery over a derived table of the outer row's columns so read, under their own names (read
         where each test reads the column, the LightGBM regression fixture's expression was 75 KB instead of 8 KB;
-        a float32 model's, whose steps read them too, 1.6 MB)."""
+        a float32 model's, whose steps read them too, 1.6 MB); where the dialect has lambdas instead, the body of
+        one whose variable holds them (:attr:`row_bound`: a DuckDB expression of the XGBoost fixture of codes,
+        reading its category at each test, was 4.6 times the query's text)."""
+        if self.row_bound:
+            binding = self.d.binding
+            items = ", ".join(binding.item.format(name, read) for name, read in self.row_bound.items())
+            return binding.bind.format(items=items, name=self.column("row"), body=expression)
         if not self.row_reads:
             return expression
-        items = [f"{text} AS {self.values[i]}" for i, text in sorted(self.row_reads.items())]
+        items = [f"{text} AS {name}" for name, text in self.row_reads.items()]
         row = render("sql", "select.sql.j2", items=items, source=None, alias=None, end="")
         return f"(SELECT {expression} FROM ({row}) AS {self.column('row')})"
 
