@@ -1,11 +1,11 @@
 """SQL in DuckDB and SQLite: treegen's SQL against orbital's for the same scikit-learn models, and the
 time each engine takes to parse and plan treegen's SQL for big trees.
 
-    python3 bench/bench_sql.py [--sections orbital,planning,big,forest,steps,xgboost] [--rows 1000000]
+    python3 bench/bench_sql.py [--sections orbital,planning,big,forest,steps,xgboost,codes] [--rows 1000000]
         [--depths 6,10,14] [--leaves 1000,4000,16000] [--big-leaves 50000] [--big-rows 200]
         [--forest-trees 20,500] [--forest-rows 200000] [--forest-repeat 3]
         [--steps-rows 20000] [--steps-repeat 2] [--postgres-dsn DSN] [--mysql-dsn DSN]
-        [--xgboost-trees 100,500] [--xgboost-rows 10000]
+        [--xgboost-trees 100,500] [--xgboost-rows 10000] [--codes-rows 256000]
 
 orbital: a single tree. Scoring time is ``CREATE TABLE ... AS SELECT <label> FROM (<query>)``: the
 label column alone is materialised on both sides, since treegen's query also returns every input
@@ -34,6 +34,10 @@ xgboost: an ``XGBClassifier(T, max_depth=6)`` (binary:logistic) on ``make_classi
 the bytes of its SQLite and MySQL query with probabilities, microseconds a row in SQLite (best of
 ``--steps-repeat``), and the rows whose label and probabilities are XGBoost's own bits. Run it in two checkouts
 to compare them (PYTHONPATH names the treegen it imports).
+
+codes: the test fixtures whose features are integer codes (XGBoost's, LightGBM's, HistGradientBoosting's), their
+DuckDB query over ``--codes-rows`` rows (one thread, best of 3) where the codes' column is VARCHAR and where it is
+DOUBLE (as a frame of codes loads), and the query's bytes: run it in two checkouts to compare them.
 """
 from __future__ import annotations
 
@@ -48,6 +52,7 @@ import time
 import numpy as np
 
 sys.setrecursionlimit(100_000)  # orbital's SQL builder recurses along a deep tree
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def best_of_each(repeats: int, *fns) -> list[float]:
@@ -281,6 +286,53 @@ def xgboost_models(tree_counts: list[int], n_rows: int, repeats: int) -> list[st
     return lines
 
 
+CODED_FIXTURES = ["xgboost/categorical-3.2.0.json", "lightgbm/4.7.0/categorical_codes.txt",
+                  "hist_gradient_boosting/multiclass_categorical-1.9.1.skops"]
+
+
+def coded_features(n_rows: int) -> list[str]:
+    """The coded fixtures' DuckDB queries over a column of codes as text and as numbers: CPU seconds, or the error."""
+    import random
+
+    import duckdb
+
+    import treegen
+    from treegen.targets import emit
+    lines = ["| fixture | codes as VARCHAR: CPU s | as DOUBLE: CPU s | query bytes |", "|---|---:|---:|---:|"]
+    for path in CODED_FIXTURES:
+        model = treegen.load(os.path.join(ROOT, "tests", "fixtures", path))
+        sql = emit(model, "sql", dialect="duckdb", table="t")
+        spent = [coded_query_time(model, sql, kind, n_rows, random.Random(0), duckdb) for kind in ("VARCHAR", "DOUBLE")]
+        lines.append(f"| {path} | {spent[0]} | {spent[1]} | {len(sql.encode()):,} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def coded_query_time(model, sql: str, kind: str, n_rows: int, rng, duckdb) -> str:
+    """The query's CPU seconds over ``n_rows`` random rows (codes one past the categories too), the codes' column
+    of SQL type ``kind``; its error's first words where DuckDB refuses it."""
+    connection = duckdb.connect()
+    connection.execute("SET threads = 1")
+    columns = ", ".join(f'"{f.name}" ' + (kind if f.codes is not None else "DOUBLE" if f.is_numeric else "VARCHAR")
+                        for f in model.features)
+    connection.execute(f"CREATE TABLE t ({columns})")
+    code = (lambda c: str(c)) if kind == "VARCHAR" else float
+    rows = [tuple(code(rng.randrange(len(f.categories) + 2)) if f.codes is not None else rng.gauss(0, 2)
+                  if f.is_numeric else rng.choice(f.categories) for f in model.features) for _ in range(2000)]
+    connection.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(model.features))})", rows)
+    while connection.execute("SELECT count(*) FROM t").fetchone()[0] < n_rows:
+        connection.execute("INSERT INTO t SELECT * FROM t")
+    try:
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            connection.execute(f"SELECT count(*), sum(hash(prediction)) FROM ({sql})").fetchall()
+            times.append(time.process_time() - start)
+        return f"{min(times):.3f}"
+    except duckdb.Error as error:
+        return str(error).split(":")[0]
+
+
 def _duckdb_table(X, names):
     import duckdb
     import pandas as pd
@@ -307,6 +359,7 @@ def main():
     parser.add_argument("--mysql-dsn", help="steps: a MariaDB or MySQL server (treegen.run.sql's key=value form)")
     parser.add_argument("--xgboost-trees", default="100,500")
     parser.add_argument("--xgboost-rows", type=int, default=10_000)
+    parser.add_argument("--codes-rows", type=int, default=256_000)
     args = parser.parse_args()
     numbers = lambda text: [int(n) for n in text.split(",")]
     sections = {"orbital": lambda: compare_with_orbital(args.rows, numbers(args.depths)),
@@ -315,7 +368,8 @@ def main():
                 "forest": lambda: forests(numbers(args.forest_trees), args.forest_rows, args.forest_repeat),
                 "steps": lambda: steps(args.steps_rows, args.steps_repeat,
                                        {"postgres": args.postgres_dsn, "mysql": args.mysql_dsn}),
-                "xgboost": lambda: xgboost_models(numbers(args.xgboost_trees), args.xgboost_rows, args.steps_repeat)}
+                "xgboost": lambda: xgboost_models(numbers(args.xgboost_trees), args.xgboost_rows, args.steps_repeat),
+                "codes": lambda: coded_features(args.codes_rows)}
     for name in args.sections.split(","):
         print("\n".join(sections[name]()))
         print()
