@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import random
@@ -424,21 +425,23 @@ def coded_rows(model, values) -> list[dict]:
     return [{**fixed, coded: value} for value in values]
 
 
-def coded_table(model, kind: str, types: dict) -> str:
-    """The columns of a table of :func:`coded_rows`: the codes of SQL's type ``kind`` (``types``: SQL's names to
-    the engine's), the others a DOUBLE or a text."""
-    return ", ".join(f'"{f.name}" ' + (types[kind] if f.codes is not None else types["DOUBLE" if f.is_numeric else "TEXT"])
+def typed_table(model, kind: str, types: dict, typed) -> str:
+    """The columns of a table of the model's features: those ``typed`` says of SQL's type ``kind`` (``types``: SQL's
+    names to the engine's), the others a DOUBLE or a text."""
+    return ", ".join(f'"{f.name}" ' + types[kind if typed(f) else "DOUBLE" if f.is_numeric else "TEXT"]
                      for f in model.features)
 
 
-def coded_answers(engine: str, connection):
-    """(sql, model, kind, rows) -> the SQL's rows over a table ``t`` of the rows, the codes of SQL's type ``kind``."""
+def typed_answers(engine: str, connection, typed):
+    """(sql, model, kind, rows) -> the SQL's rows over a table ``t`` of the rows, the features ``typed`` says of
+    SQL's type ``kind``."""
     if engine == "spark":
-        from pyspark.sql.types import DoubleType, FloatType, LongType, StringType, StructField, StructType
-        spark_types = {"BIGINT": LongType(), "DOUBLE": DoubleType(), "FLOAT": FloatType(), "TEXT": StringType()}
+        from pyspark.sql.types import BooleanType, DoubleType, FloatType, LongType, StringType, StructField, StructType
+        spark_types = {"BIGINT": LongType(), "DOUBLE": DoubleType(), "FLOAT": FloatType(), "TEXT": StringType(),
+                       "BOOLEAN": BooleanType()}
 
         def answers(sql, model, kind, rows):
-            schema = StructType([StructField(f.name, spark_types[kind if f.codes is not None else "DOUBLE"
+            schema = StructType([StructField(f.name, spark_types[kind if typed(f) else "DOUBLE"
                                                                  if f.is_numeric else "TEXT"]) for f in model.features])
             connection.createDataFrame([tuple(row.values()) for row in rows], schema).createOrReplaceTempView("t")
             try:
@@ -446,19 +449,38 @@ def coded_answers(engine: str, connection):
             finally:
                 connection.catalog.dropTempView("t")
         return answers
-    types = {"sqlite": {"BIGINT": "INTEGER", "DOUBLE": "REAL", "FLOAT": "REAL", "TEXT": "TEXT"},
-             "duckdb": {"BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "TEXT": "VARCHAR"},
-             "postgres": {"BIGINT": "bigint", "DOUBLE": "float8", "FLOAT": "real", "TEXT": "text"}}[engine]
+    types = {"sqlite": {"BIGINT": "INTEGER", "DOUBLE": "REAL", "FLOAT": "REAL", "TEXT": "TEXT", "BOOLEAN": "INTEGER"},
+             "duckdb": {"BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "TEXT": "VARCHAR", "BOOLEAN": "BOOLEAN"},
+             "postgres": {"BIGINT": "bigint", "DOUBLE": "float8", "FLOAT": "real", "TEXT": "text",
+                          "BOOLEAN": "boolean"}}[engine]
 
     def answers(sql, model, kind, rows):
         with closing(connection()) as con:
             cursor = con.cursor()
-            cursor.execute(f"CREATE TEMPORARY TABLE t ({coded_table(model, kind, types)})")
+            cursor.execute(f"CREATE TEMPORARY TABLE t ({typed_table(model, kind, types, typed)})")
             placeholders = ", ".join(["%s" if engine == "postgres" else "?"] * len(model.features))
             cursor.executemany(f"INSERT INTO t VALUES ({placeholders})", [tuple(row.values()) for row in rows])
             cursor.execute(sql)
             return [tuple(row) for row in cursor.fetchall()]
     return answers
+
+
+def engine_connection(engine: str, request):
+    """Spark's session, or a function that opens a connection to the engine (PostgreSQL: the test run's server)."""
+    if engine == "spark":
+        return request.getfixturevalue("spark")
+    if engine == "postgres":
+        import psycopg
+        dsn = request.getfixturevalue("postgres_dsn")
+        return lambda: psycopg.connect(dsn, autocommit=True, options="-c jit=off")
+    import duckdb
+    return duckdb.connect if engine == "duckdb" else lambda: sqlite3.connect(":memory:")
+
+
+def queries(model, engine: str):
+    """The model's query and its expression over a table ``t``, each with the leaf ids."""
+    return [emit(model, "sql", dialect=engine, table="t", leaf=True),
+            f"SELECT {emit(model, 'sql', dialect=engine, expression=True, leaf=True)} FROM t"]
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb", "postgres", "spark"])
@@ -467,26 +489,35 @@ def test_a_number_column_of_codes_gives_the_models_answers(engine, request):
     regular expression of a number column (DuckDB: "No function matches ... regexp_full_match(DOUBLE, ...)",
     PostgreSQL: "operator does not exist: double precision ~ unknown"). Each form, each type: the model's labels
     and leaves (SQLite reads a number as it is)."""
-    if engine == "spark":
-        connection = request.getfixturevalue("spark")
-    elif engine == "postgres":
-        import psycopg
-        dsn = request.getfixturevalue("postgres_dsn")
-        connection = lambda: psycopg.connect(dsn, autocommit=True, options="-c jit=off")  # noqa: E731
-    else:
-        import duckdb
-        connection = duckdb.connect if engine == "duckdb" else lambda: sqlite3.connect(":memory:")
-    answers = coded_answers(engine, connection)
+    answers = typed_answers(engine, engine_connection(engine, request), lambda f: f.codes is not None)
     for path in CODED_FIXTURES:
         model = treegen.load(f"tests/fixtures/{path}")
-        for expression in (False, True):
-            sql = (f"SELECT {emit(model, 'sql', dialect=engine, expression=True, leaf=True)} FROM t" if expression
-                   else emit(model, "sql", dialect=engine, table="t", leaf=True))
+        for sql in queries(model, engine):
             for kind, values in STORED_CODES.items():
                 rows = coded_rows(model, values)
                 got = [tuple(str(x) for x in answer[-2:]) for answer in answers(sql, model, kind, rows)]
                 want = [(model.predict(row), leaf_ids(model, row)) for row in rows]
-                assert got == want, (engine, path, expression, kind)
+                assert got == want, (engine, path, sql[:20], kind)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb", "spark"])
+def test_a_boolean_column_of_a_numeric_feature_gives_the_models_answers(engine, request):
+    """pandas' get_dummies makes BOOLEAN columns, which DuckDB and Spark compare with no number: the query stopped
+    as the engine bound it (DuckDB: "Cannot compare values of type BOOLEAN and type DOUBLE", Spark:
+    DATATYPE_MISMATCH). True is 1.0 and false 0.0, as Model.predict reads them; the query and the expression.
+    (PostgreSQL casts no boolean to a double: README.)"""
+    from sklearn.tree import DecisionTreeRegressor
+    rnd = random.Random(5)
+    X = [[rnd.random() < 0.5 for _ in range(3)] + [rnd.uniform(-2, 2)] for _ in range(400)]
+    y = [a * 4 + b * 2 - c + (x > 0.5) + x / 8 for a, b, c, x in X]
+    model = treegen.from_sklearn(DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y),
+                                 feature_names=["is_red", "is_blue", "is_big", "x"])
+    answers = typed_answers(engine, engine_connection(engine, request), lambda f: f.name.startswith("is_"))
+    rows = [dict(zip(["is_red", "is_blue", "is_big", "x"], values))
+            for values in itertools.product([True, False, None], [True, False], [False, None], [-1.0, 0.25, 0.75])]
+    for sql in queries(model, engine):
+        got = [tuple(str(x) for x in answer[-2:]) for answer in answers(sql, model, "BOOLEAN", rows)]
+        assert got == [(str(model.predict(row)), leaf_ids(model, row)) for row in rows], sql[:20]
 
 
 @pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])

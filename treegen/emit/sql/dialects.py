@@ -305,6 +305,9 @@ class Dialect:
     # column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'; DuckDB, PostgreSQL and Spark cast
     # a category literal to a number column's type ('01' = 1, 'abc' an error); MariaDB compares the number's text
     nominal_number: tuple[str, str] | None = None
+    # where the engine compares no number with a BOOLEAN column (pandas' get_dummies makes them), a numeric feature's
+    # column {0} read as a double: true 1.0, false 0.0, a DOUBLE as it is (a cast the planners drop)
+    number_cast: str | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -503,7 +506,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
             truncated="trunc({0})"),
-    Dialect("duckdb", double_type="DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
+    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,
@@ -554,6 +557,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                          "ELSE {0} END",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
+            number_cast="double({0})",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6,
             table_parts=None,  # a catalog's namespaces may nest

@@ -178,6 +178,10 @@ class Writer:
         # under the name the tests read
         self.row_reads = {value: self.conversions.get(i, column) for i, (column, value)
                           in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
+        # what a numeric feature's tests read: its column, in an expression cast at each test where a query's
+        # conversion casts it once a row (Dialect.number_cast)
+        cast = set(self._cast_numbers()) if expression else set()
+        self.numbers = [d.number_cast.format(value) if i in cast else value for i, value in enumerate(self.values)]
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         # an expression's reads of the row bound to a lambda's variable (read_once), where no derived table reads it
@@ -241,6 +245,8 @@ class Writer:
             if feature.is_numeric:
                 if d.numeric_text is not None:
                     conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
+                elif d.number_cast and not self.expression:
+                    conversions[i] = d.number_cast.format(self.columns[i])
             elif (read := self._nominal_read(i)) != self.columns[i]:
                 conversions[i] = read
         return conversions
@@ -292,7 +298,7 @@ class Writer:
         """The feature's column as the model reads it: NULL inside its missing interval, and where a nominal
         feature's number column holds a NaN that the tests read as it is (:meth:`_numbered`; where the column is
         converted, :meth:`_named_by_number` reads it NULL)."""
-        column, interval = self.values[feature], self.model.features[feature].missing_interval
+        column, interval = self.numbers[feature], self.model.features[feature].missing_interval
         if self.d.nan and feature not in self.conversions and self._numbers_name(feature):
             test, double = self.d.nominal_number
             nan = f"CASE WHEN {test.format(column)} THEN {double.format(column)} = {self.d.nan} END"
@@ -321,6 +327,14 @@ class Writer:
             # a category's text that reads as another's number is itself
             named = f"CASE WHEN {self.among_texts(text, f.categories)} THEN {text} ELSE {named} END"
         return self._coded_number(feature, column, named) if feature in self._coded_numbers() else named
+
+    def _cast_numbers(self) -> list[int]:
+        """The numeric features the trees read whose column may be a BOOLEAN the engine compares no number with
+        (``Dialect.number_cast``: pandas' get_dummies makes them), read cast to a double: in a query once a row
+        (:meth:`_conversions`), in an expression at each test."""
+        if not self.d.number_cast:
+            return []
+        return [i for i in self.model.used_features() if self.model.features[i].is_numeric]
 
     def _coded_numbers(self) -> list[int]:
         """The features of codes whose column an engine of fixed types may hold numbers in (``nominal_number``
@@ -378,9 +392,9 @@ class Writer:
         if linear is None:
             return d.double(node.value[0])
         band = self.model.numeric.zero_band
-        read = ((lambda f: f"CASE WHEN {self.values[f]} >= {d.double(-band)} AND {self.values[f]} <= {d.double(band)} "
-                           f"THEN {d.double(0.0)} ELSE {self.values[f]} END")
-                if band else (lambda f: self.values[f]))
+        read = ((lambda f: f"CASE WHEN {self.numbers[f]} >= {d.double(-band)} AND {self.numbers[f]} <= {d.double(band)} "
+                           f"THEN {d.double(0.0)} ELSE {self.numbers[f]} END")
+                if band else (lambda f: self.numbers[f]))
         total = linear_sum(linear, read, d.double)
         inputs = sorted({f for f, _ in linear.terms})
         if not inputs:
