@@ -30,7 +30,7 @@ from typing import Sequence
 from ...errors import TreegenError
 from ...model import CombineKind, Link, Model, Precision, Tolerance
 from ...table import split_names
-from . import nested, rules, walk
+from . import nested, oblivious, rules, walk
 from .depth import sqlite_reads
 from .dialects import DIALECT_ALIASES, DIALECTS, Dialect, find_dialect
 from .writer import Writer
@@ -39,7 +39,8 @@ __all__ = ["DIALECT_ALIASES", "DIALECTS", "STRATEGIES", "Dialect", "computed", "
 
 
 # name (as a dialect's row lists it) -> the strategy's class
-STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
+STRATEGIES = {"nested": nested.NestedCase, "oblivious": oblivious.ObliviousTree, "rules": rules.FlatRules,
+              "walk": walk.ArrayWalk}
 
 
 def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> tuple[Model, str | None]:
