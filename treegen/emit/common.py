@@ -205,14 +205,29 @@ def _plan_tree(index, tree: Tree, conditions, cost: CostModel, vector, levelled:
 
 
 def _levels(tree: Tree, conditions) -> tuple[tuple[tuple[Cond, int], ...], tuple[int, ...]] | None:
-    """A symmetric tree (CatBoost's): a complete binary tree whose every level tests one split,
-    sending missing values to a child. Per level, root first, a test and the child (0 or 1) a row that
-    passes it goes to; and the leaves by index: the index of the leaf a row reaches has the bit ``1 <<
-    (depth - 1 - level)`` set where it goes to that level's second child. None for any other tree (a
-    leaf alone too): most fail at their second level. The tests of nested ``if``s branch, half of them
-    mispredicted; an index is computed without a branch: bench_boosting's 500-tree CatBoost model
-    takes 2.9 µs a row in Java so, 14.1 walked, and in C 2.3 µs against 10.4-10.9."""
-    nodes, level, tests = tree.nodes, [0], []
+    """A symmetric tree's (:func:`symmetric_levels`) test of each level, root first, and the child (0 or 1) a row
+    that passes it goes to; and the leaves by index: the index of the leaf a row reaches has the bit ``1 <<
+    (depth - 1 - level)`` set where it goes to that level's second child. None for any other tree. The tests of
+    nested ``if``s branch, half of them mispredicted; an index is computed without a branch: bench_boosting's
+    500-tree CatBoost model takes 2.9 µs a row in Java so, 14.1 walked, and in C 2.3 µs against 10.4-10.9."""
+    symmetric = symmetric_levels(tree)
+    if symmetric is None:
+        return None
+    firsts, leaves = symmetric
+    tests = []
+    for n in firsts:
+        first = tree.nodes[n]
+        test, _, child = _parts(n, first, conditions.of(first.split, n), [0, 0], conditions)[0]
+        tests.append((test, first.children.index(child)))
+    return tuple(tests), leaves
+
+
+def symmetric_levels(tree: Tree) -> tuple[list[int], tuple[int, ...]] | None:
+    """A symmetric tree (CatBoost's oblivious trees): a complete binary tree whose every level tests one split,
+    sending missing values to a child. The first node of each level, root first, and the leaves in order, so that
+    a leaf's index has the bit ``1 << (depth - 1 - level)`` set where the row goes to that level's second child.
+    None for any other tree (a leaf alone too): most fail at their second level."""
+    nodes, level, firsts = tree.nodes, [0], []
     while nodes[level[0]].split is not None:
         first = nodes[level[0]]
         split = first.split
@@ -220,12 +235,11 @@ def _levels(tree: Tree, conditions) -> tuple[tuple[tuple[Cond, int], ...], tuple
             return None
         if any(nodes[i].split != split for i in level):
             return None
-        test, _, child = _parts(level[0], first, conditions.of(split, level[0]), [0, 0], conditions)[0]
-        tests.append((test, first.children.index(child)))
+        firsts.append(level[0])
         level = [child for i in level for child in nodes[i].children]
-    if not tests or any(nodes[i].split is not None for i in level):
+    if not firsts or any(nodes[i].split is not None for i in level):
         return None
-    return tuple(tests), tuple(level)
+    return firsts, tuple(level)
 
 
 def node_vector(model: Model) -> Callable[[Node], tuple[float, ...]]:

@@ -7,6 +7,9 @@ expression depth is 1000; Spark's Janino gives up on deep generated code). How e
 is a strategy, one module each, tried in the order of the dialect's row (``Dialect.strategies``)
 until one takes the tree:
 
+* :mod:`.oblivious` -- SQLite, PostgreSQL, DuckDB: an oblivious tree (CatBoost's: every level tests one split) as
+  the index of its leaf, made of each level's answer, and its outcome picked from the leaves' list by it; each
+  distinct split's answer a named value, in a query computed once a row for every tree that tests it.
 * :mod:`.nested` -- an exclusive tree (no fractional missing route) as a ``CASE`` nested along its
   own splits down to the dialect's ``nesting``, then a first-match flat ``CASE`` of each remaining
   subtree's rules.
@@ -30,7 +33,7 @@ from typing import Sequence
 from ...errors import TreegenError
 from ...model import CombineKind, Link, Model, Precision, Tolerance
 from ...table import split_names
-from . import nested, rules, walk
+from . import nested, oblivious, rules, walk
 from .depth import sqlite_reads
 from .dialects import DIALECT_ALIASES, DIALECTS, Dialect, find_dialect
 from .writer import Writer
@@ -39,7 +42,8 @@ __all__ = ["DIALECT_ALIASES", "DIALECTS", "STRATEGIES", "Dialect", "computed", "
 
 
 # name (as a dialect's row lists it) -> the strategy's class
-STRATEGIES = {"nested": nested.NestedCase, "rules": rules.FlatRules, "walk": walk.ArrayWalk}
+STRATEGIES = {"nested": nested.NestedCase, "oblivious": oblivious.ObliviousTree, "rules": rules.FlatRules,
+              "walk": walk.ArrayWalk}
 
 
 def computed(model: Model, dialect: str = "ansi", expression: bool = False, **_options) -> tuple[Model, str | None]:

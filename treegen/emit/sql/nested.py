@@ -55,18 +55,29 @@ class NestedCase(TreeSql):
         tests are made once per kind of split: the trees of an ensemble repeat their splits (1,000 trees
         of depth 8: 255,000 splits, 74,000 kinds)."""
         split, children = self.tree.nodes[node_id].split, self.tree.nodes[node_id].children
-        route = split.missing
-        key = ((split.feature, split.op, threshold_key(split.threshold), split.values, route.kind, route.child,
-                split.unknown) if split.op is not Op.TUPLE else split)
-        tests = self.w.split_tests.get(key)
-        if tests is None:
-            tests = self.w.split_tests[key] = _split_tests(self.w, split, len(children))
-        return [(test, None if position is None else children[position]) for test, position in tests]
+        return [(test, None if position is None else children[position])
+                for test, position in split_tests(self.w, split, len(children))]
+
+
+def split_tests(w: Writer, split, arity: int) -> list[tuple[str | None, int | None]]:
+    """(test, child's position) in order for one split of an exclusive tree (see :meth:`NestedCase.branches`),
+    made once per kind of split."""
+    key = split_key(split)
+    tests = w.split_tests.get(key)
+    if tests is None:
+        tests = w.split_tests[key] = _split_tests(w, split, arity)
+    return tests
+
+
+def split_key(split) -> tuple:
+    """What a split's tests are made of: splits of equal keys have the same tests (-0.0 apart from 0.0)."""
+    route = split.missing
+    return ((split.feature, split.op, threshold_key(split.threshold), split.values, route.kind, route.child,
+             split.unknown) if split.op is not Op.TUPLE else split)
 
 
 def _split_tests(w: Writer, split, arity: int) -> list[tuple[str | None, int | None]]:
-    """(test, child's position) in order for one split of an exclusive tree (see
-    :meth:`NestedCase.branches`)."""
+    """:func:`split_tests`, made."""
     route = split.missing
     if split.op is Op.TUPLE:  # its key reads missing values itself
         return [(w.tuple_test(split), 0), (None, 1)]

@@ -269,8 +269,8 @@ FOREST = "walks"  # the named value of the trees walked together: the node each 
 
 
 def _forest(writer: Writer) -> dict[int, tuple[int, int]]:
-    """The trees walked together -- every exclusive tree the walk takes (the strategy the dialects try
-    first), when there are two or more and the query names its values -- each with its place among them
+    """The trees walked together -- every exclusive tree the walk writes (the first of the dialect's strategies
+    that takes it), when there are two or more and the query names its values -- each with its place among them
     (from 1) and the number of nodes before it, ordered by the output they add to; found once a model.
     In expression mode each tree is walked alone: every read of a named value there is its whole text."""
     if "forest" not in writer.found:
@@ -278,7 +278,7 @@ def _forest(writer: Writer) -> dict[int, tuple[int, int]]:
         # an output's trees side by side, in tree order: its sum reads one slice of the walks (together)
         output = lambda i: -1 if model.trees[i].output is None else model.trees[i].output
         for i in sorted(range(len(model.trees)), key=lambda i: (output(i), i)):
-            if writer.exclusive[i] and ArrayWalk.takes(writer, i):
+            if writer.exclusive[i] and writer.taker(i) is ArrayWalk:
                 forest[i] = (len(forest) + 1, before)
                 before += len(model.trees[i].nodes)
         writer.found["forest"] = forest if len(forest) > 1 and not writer.expression else {}

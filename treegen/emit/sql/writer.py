@@ -75,8 +75,8 @@ def _reads_as_itself(category: str, codes: Codes, cast: str) -> bool:
 
 
 class TreeSql:
-    """How one tree of the model is written: a strategy (:mod:`.nested`, :mod:`.rules`, :mod:`.walk`)
-    subclasses this and says which trees it ``takes``."""
+    """How one tree of the model is written: a strategy (:mod:`.oblivious`, :mod:`.nested`, :mod:`.rules`,
+    :mod:`.walk`) subclasses this and says which trees it ``takes``."""
 
     def __init__(self, writer: Writer, index: int):
         self.w, self.d, self.index = writer, writer.d, index
@@ -106,8 +106,12 @@ class TreeSql:
             self.ends = {node: k for k, node in enumerate(_ends(tree), 1)}  # node id -> its number
             self.number = f"n{self.index}"
             self.w.define(self.number, lambda ref: self.outcome(lambda n: str(self.ends[n]), ref,
-                                                                (self.ends.__getitem__, "INT")))
-        return (self.number,) if self.number else ()
+                                                                (self.ends.__getitem__, "INT")), self.reads())
+        return (self.number,) if self.number else self.reads()
+
+    def reads(self) -> tuple[str, ...]:
+        """The named values the tree's outcome reads (:mod:`.oblivious`: each level's answer)."""
+        return ()
 
     def looked_up(self, text: Callable[[int], str], ref: Ref) -> str:
         """``text(node id)`` of the end reached, picked from the list of every end's by its number."""
@@ -222,8 +226,15 @@ class Writer:
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
-        self.written = [_first_taker(self, i, [strategies[name] for name in d.strategies])
-                        for i in range(len(model.trees))]
+        self.strategies = [strategies[name] for name in d.strategies]  # tried in order (taker)
+        self.written = [self.taker(i)(self, i) for i in range(len(model.trees))]
+
+    def taker(self, index: int) -> type[TreeSql]:
+        """The first of the dialect's strategies that takes tree ``index``."""
+        for strategy in self.strategies:
+            if strategy.takes(self, index):
+                return strategy
+        raise TreegenError(f"{self.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
 
     def rules(self, index: int) -> TreeRules:
         """Tree ``index`` lowered to its rules (:func:`treegen.lower.lower_tree`), once."""
@@ -790,6 +801,7 @@ class Writer:
             if (tree.tree.weight != 1.0 or scale != 1.0) and tree.exclusive and tree.number is None and \
                     all(node.linear is None for node in tree.tree.nodes):
                 term = lambda ref, t=tree: t.outcome(lambda n: d.double(node_term(t.tree, t.tree.nodes[n])), ref)
+                reads = reads + list(uses)  # (an oblivious tree's outcome reads its levels' answers)
             else:
                 term_reads = list(uses)
                 for factor, kind in ((tree.tree.weight, "weighted"), (scale, "scaled")):
@@ -1400,13 +1412,6 @@ def _ends(tree) -> list[int]:
     """The nodes where a row's evaluation can end, in node order: the leaves, and the splits where a
     missing value stops."""
     return [n for n, node in enumerate(tree.nodes) if node.is_leaf or node.split.missing.kind == Route.STOP]
-
-
-def _first_taker(writer: Writer, index: int, strategies: list[type[TreeSql]]) -> TreeSql:
-    for strategy in strategies:
-        if strategy.takes(writer, index):
-            return strategy(writer, index)
-    raise TreegenError(f"{writer.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
 
 
 def _check_names(model: Model, d: Dialect) -> None:
