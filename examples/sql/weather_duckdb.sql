@@ -22,4 +22,9 @@ FROM (SELECT
   CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'rainy')) THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN 0.2857142857142857e0 ELSE 1.0e0 END ELSE 0.0e0 END AS "treegen_x0_4",
   CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.14285714285714288e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.4e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_x0_6",
   CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.21428571428571427e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.6e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_x0_7"
-FROM "weather" AS "treegen_t0") AS "treegen_t1") AS "treegen_t2") AS "treegen_input"
+FROM (SELECT
+  "outlook",
+  "temperature",
+  "humidity"::DOUBLE AS "humidity",
+  "windy"
+FROM "weather" AS "treegen_table") AS "treegen_t0") AS "treegen_t1") AS "treegen_t2") AS "treegen_input"
