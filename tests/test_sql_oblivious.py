@@ -23,13 +23,15 @@ from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.walk import predict_rows
 
-OBLIVIOUS = ["sqlite", "postgres", "duckdb"]  # the dialects that write oblivious trees so (Dialect.strategies)
+OBLIVIOUS = ["sqlite", "postgres", "duckdb", "spark"]  # the dialects that write oblivious trees so (Dialect.strategies)
 
 
 @pytest.fixture(params=OBLIVIOUS)
 def engine(request):
-    """(dialect, connection options); PostgreSQL's server starts on first use."""
+    """(dialect, connection options); PostgreSQL's server and Spark's session start on first use."""
     name = request.param
+    if name == "spark":
+        return name, {"spark": request.getfixturevalue("spark")}
     return name, ({"dsn": request.getfixturevalue("postgres_dsn")} if name == "postgres" else {})
 
 
@@ -44,8 +46,8 @@ def taken(model: Model) -> int:
 
 
 def answers(sql: str) -> set[str]:
-    """The names of the splits' answers the SQL defines."""
-    return set(re.findall(r'AS "treegen_(answer\d+)"', sql))
+    """The names of the splits' answers the SQL defines (quoted "..." or, in Spark, `...`)."""
+    return set(re.findall(r'AS ["`]treegen_(answer\d+)["`]', sql))
 
 
 def expression_agrees(model: Model, rows, dialect: str, connection: dict) -> None:
