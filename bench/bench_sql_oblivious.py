@@ -4,7 +4,7 @@ DuckDB's CPU to EXPLAIN and to run 1 and 1,000 rows, SQLite's and PostgreSQL's t
 Spark SQL's wall clock for 1, 1,000 and 20,000 rows (a local[1] session as the tests' and verify's); each engine's
 answers (label and probabilities) compared between the two.
 
-    python3 bench/bench_sql_oblivious.py MODEL.json FRAME.csv [--postgres DSN] [--spark] [--expression]
+    python3 bench/bench_sql_oblivious.py MODEL.json FRAME.csv [--postgres DSN] [--spark] [--expression] [--rounds N]
 
 MODEL.json: treegen's model file of ``default_model_of_three_categorical_features`` (tests/test_import_catboost.py;
 ``treegen import`` of its CatBoost JSON), FRAME.csv its training frame (or a CatBoost fixture's .expected.json, its rows
@@ -108,7 +108,7 @@ def spark_schema(model):
     return StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType()) for f in model.features])
 
 
-def read_frame(path: str, model):
+def read_frame(path: str):
     """The CSV frame, or a fixture's rows repeated to 20,000."""
     import json
 
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="runs of the two, alternated (Spark's JIT warms up)")
     args = parser.parse_args()
     model = load_model(args.model)
-    frame = read_frame(args.frame, model)
+    frame = read_frame(args.frame)
     engines = {"duckdb": duckdb_times, "sqlite": sqlite_times}
     if args.postgres:
         engines["postgres"] = lambda sql, frame: postgres_times(sql, frame, args.postgres)
