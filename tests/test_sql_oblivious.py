@@ -23,13 +23,15 @@ from treegen.run.sql import query
 from treegen.targets import emit
 from treegen.walk import predict_rows
 
-OBLIVIOUS = ["sqlite", "postgres", "duckdb"]  # the dialects that write oblivious trees so (Dialect.strategies)
+OBLIVIOUS = ["sqlite", "postgres", "duckdb", "spark"]  # the dialects that write oblivious trees so (Dialect.strategies)
 
 
 @pytest.fixture(params=OBLIVIOUS)
 def engine(request):
-    """(dialect, connection options); PostgreSQL's server starts on first use."""
+    """(dialect, connection options); PostgreSQL's server and Spark's session start on first use."""
     name = request.param
+    if name == "spark":
+        return name, {"spark": request.getfixturevalue("spark")}
     return name, ({"dsn": request.getfixturevalue("postgres_dsn")} if name == "postgres" else {})
 
 
@@ -44,8 +46,8 @@ def taken(model: Model) -> int:
 
 
 def answers(sql: str) -> set[str]:
-    """The names of the splits' answers the SQL defines."""
-    return set(re.findall(r'AS "treegen_(answer\d+)"', sql))
+    """The names of the splits' answers the SQL defines (quoted "..." or, in Spark, `...`)."""
+    return set(re.findall(r'AS ["`]treegen_(answer\d+)["`]', sql))
 
 
 def expression_agrees(model: Model, rows, dialect: str, connection: dict) -> None:
@@ -134,20 +136,25 @@ def test_each_distinct_split_is_tested_once_a_query(engine, float32):
     expression_agrees(model, rows, dialect, connection)
 
 
-def test_a_big_oblivious_tree_is_not_walked_with_the_others(monkeypatch):
-    """DuckDB walks the trees of more than ``walk_tree_nodes`` nodes together, in one loop: only those the walk
-    writes -- an oblivious tree that big is an index of its levels' answers, not a walk's extra tree (walked for
-    nothing, each row moved down its 11 levels); the query's answers are the model's."""
+@pytest.mark.parametrize("dialect", ["duckdb", "spark"])
+def test_a_big_oblivious_tree_is_not_walked_with_the_others(monkeypatch, request, dialect):
+    """DuckDB walks the trees of more than ``walk_tree_nodes`` nodes together, in one loop, Spark every tree of a
+    model of more than ``walk_model_nodes``: only those the walk writes -- an oblivious tree that big is an index of
+    its levels' answers, not a walk's extra tree (walked for nothing, each row moved down its 11 levels); the
+    query's answers are the model's."""
     from treegen.emit.sql import STRATEGIES
     from treegen.emit.sql.oblivious import ObliviousTree
     from treegen.emit.sql.walk import ArrayWalk, _forest
     from treegen.emit.sql.writer import Writer
     from treegen.testing import wide_model
-    monkeypatch.setitem(DIALECTS, "duckdb", replace(DIALECTS["duckdb"], walk_tree_nodes=500))
+    if dialect == "duckdb":
+        monkeypatch.setitem(DIALECTS, "duckdb", replace(DIALECTS["duckdb"], walk_tree_nodes=500))
+    assert DIALECTS[dialect].walk_tree_nodes == 500 or DIALECTS[dialect].walk_model_nodes == 500
     big = [wide_model(600, seed=seed, regression=True) for seed in (0, 1)]
     symmetric = symmetric_trees(big[0], 0, depth=10).trees[0]  # 2,047 nodes
     model = replace(big[0], trees=[big[0].trees[0], symmetric, big[1].trees[0]], combine=Combine("sum", init=(0.5,)))
-    writer = Writer(model, DIALECTS["duckdb"], STRATEGIES)
+    writer = Writer(model, DIALECTS[dialect], STRATEGIES)
     assert [type(tree) for tree in writer.written] == [ArrayWalk, ObliviousTree, ArrayWalk]
     assert sorted(_forest(writer)) == [0, 2]
-    assert_exact(model, rows_for(model, 0), "duckdb", {})
+    connection = {"spark": request.getfixturevalue("spark")} if dialect == "spark" else {}
+    assert_exact(model, rows_for(model, 0), dialect, connection)

@@ -7,9 +7,9 @@ expression depth is 1000; Spark's Janino gives up on deep generated code). How e
 is a strategy, one module each, tried in the order of the dialect's row (``Dialect.strategies``)
 until one takes the tree:
 
-* :mod:`.oblivious` -- SQLite, PostgreSQL, DuckDB: an oblivious tree (CatBoost's: every level tests one split) as
-  the index of its leaf, made of each level's answer, and its outcome picked from the leaves' list by it; each
-  distinct split's answer a named value, in a query computed once a row for every tree that tests it.
+* :mod:`.oblivious` -- SQLite, PostgreSQL, DuckDB, Spark SQL: an oblivious tree (CatBoost's: every level tests one
+  split) as the index of its leaf, made of each level's answer, and its outcome picked from the leaves' list by it;
+  each distinct split's answer a named value, in a query computed once a row for every tree that tests it.
 * :mod:`.nested` -- an exclusive tree (no fractional missing route) as a ``CASE`` nested along its
   own splits down to the dialect's ``nesting``, then a first-match flat ``CASE`` of each remaining
   subtree's rules.

@@ -568,7 +568,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6,
             table_parts=None,  # a catalog's namespaces may nest
-            strategies=("walk", "nested", "rules"),
+            # (an oblivious tree's index: the default CatBoost pairs model's query, its trees walked before, 3.11 ->
+            # 1.27 MB, 20,000 rows 42 -> 12-16 s; the first row of a fresh session 6.2 -> 6.9 s: bench/README.md)
+            strategies=("oblivious", "walk", "nested", "rules"),
             arrays=SPARK_ARRAYS, walk_model_nodes=500,  # Janino fails on deeper
             # (one string literal: Spark parses a list of constants token by token -- the default CatBoost model's
             # 582 lists of 300 keys: its query took 114 s for a row, so 31 s)
