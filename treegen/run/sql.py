@@ -157,7 +157,15 @@ def query(sql: str, model: Model, rows: Sequence[dict], dialect: str, table: str
 
 
 # A quoted identifier (group 1, quotes doubled), or what may hold a '"' that is none: a string literal, a comment
-_QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"', re.DOTALL)
+# (a comment, or a quoted identifier: group 1, quotes doubled; after a literal, as each dialect writes one)
+_COMMENT_OR_NAME = r"--[^\n]*|/\*.*?\*/|" r'"((?:[^"]|"")*)"'
+
+
+@functools.lru_cache(maxsize=None)
+def _quoted(string: str) -> re.Pattern:
+    """A quoted identifier (group 1), or what may hold a '"' that is none: a literal (``string``: the dialect's,
+    :attr:`Dialect.string_pattern`), a comment."""
+    return re.compile(f"{string}|{_COMMENT_OR_NAME}", re.DOTALL)
 
 
 @functools.lru_cache(maxsize=None)
@@ -165,7 +173,7 @@ def _statement_tokens(string: str) -> re.Pattern:
     """What may hold a ';' that ends nothing -- a literal (``string``: the dialect's, Spark's with backslash escapes:
     read with doubled quotes, 'it\\'s' put every later literal out of step), a name (in backquotes too), a comment --
     or one."""
-    return re.compile(rf"{string}|--[^\n]*|/\*.*?\*/|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|;", re.DOTALL)
+    return re.compile(f"{string}|{_COMMENT_OR_NAME}|`(?:[^`]|``)*`|;", re.DOTALL)
 
 
 def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialect: str
@@ -178,8 +186,9 @@ def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialec
     d, engine = find_dialect(dialect), find_dialect(engine_for(dialect).name)
     if d.ignores_case == engine.ignores_case:
         return sql, model, rows, table
+    quoted = _quoted(d.string_pattern)
     names = list(dict.fromkeys([f.name for f in model.features] + [table] + [
-        name.replace('""', '"') for name in _QUOTED.findall(sql) if name]))
+        name.replace('""', '"') for name in quoted.findall(sql) if name]))
     renamed, kept = {}, {}
     for name in names:
         if kept.setdefault(engine.folded(name), name) != name:
@@ -191,7 +200,7 @@ def named_apart(sql: str, model: Model, rows: Sequence[dict], table: str, dialec
         name = None if quoted[1] is None else quoted[1].replace('""', '"')
         return d.identifier(renamed[name]) if name in renamed else quoted[0]
 
-    sql = _QUOTED.sub(renaming, sql)
+    sql = quoted.sub(renaming, sql)
     features = tuple(replace(f, name=renamed.get(f.name, f.name)) for f in model.features)
     rows = [{renamed.get(f.name, f.name): row.get(f.name) for f in model.features} for row in rows]
     return sql, replace(model, features=features), rows, renamed.get(table, table)

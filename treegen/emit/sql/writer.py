@@ -183,14 +183,15 @@ class Writer:
         self.row_reads = {value: self.conversions.get(i, column) for i, (column, value)
                           in enumerate(zip(self.columns, self.values)) if i in self.conversions or value != column}
         # what a numeric feature's tests read: its column, in an expression cast at each test where a query's
-        # conversion casts it once a row (Dialect.number_cast)
-        cast = set(self._cast_numbers()) if expression else set()
-        self.numbers = [d.number_cast.format(value) if i in cast else value for i, value in enumerate(self.values)]
+        # conversion (_conversions) casts it once a row (Dialect.number_cast: a BOOLEAN, as get_dummies makes)
+        cast = expression and d.number_cast
+        self.numbers = [d.number_cast.format(value) if cast and f.is_numeric else value
+                        for f, value in zip(model.features, self.values)]
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         # an expression's reads of the row bound to a lambda's variable (read_once), where no derived table reads it
         self.row_bound: dict[str, str] = {}
-        for i in self._coded_numbers():  # its category (NULL where missing), what every test reads, once a row:
+        for i in self._coded_numbers:  # its category (NULL where missing), what every test reads, once a row:
             if once:  # in the derived table beside the column, which is passed on as it is
                 self.row_reads[self.column(f"c{i}")] = self.categories[i]
                 self.categories[i] = self.column(f"c{i}")
@@ -294,7 +295,7 @@ class Writer:
         in a derived table of its own, kept apart (else SQLite copies the conversion into every test that reads
         it), under the column's own name (or :attr:`values`' own, where the engine would rename it): the steps
         after it and the SELECT's pass-through read it as they read the table; and after them a feature of codes'
-        category under a name of our own (:meth:`_coded_numbers`), its column passed through as it is."""
+        category under a name of our own (:attr:`_coded_numbers`), its column passed through as it is."""
         if not self.row_reads:
             return source
         items = ([self.d.identifier(name) for name in self.kept]
@@ -337,22 +338,15 @@ class Writer:
         if not all(_reads_as_itself(c, f.codes, self.model.numeric.cast) for c in f.categories):
             # a category's text that reads as another's number is itself
             named = f"CASE WHEN {self.among_texts(text, f.categories)} THEN {text} ELSE {named} END"
-        return self._coded_number(feature, column, named) if feature in self._coded_numbers() else named
+        return self._coded_number(feature, column, named) if feature in self._coded_numbers else named
 
-    def _cast_numbers(self) -> list[int]:
-        """The numeric features the trees read whose column may be a BOOLEAN the engine compares no number with
-        (``Dialect.number_cast``: pandas' get_dummies makes them), read cast to a double: in a query once a row
-        (:meth:`_conversions`), in an expression at each test."""
-        if not self.d.number_cast:
-            return []
-        return [i for i in self.model.used_features() if self.model.features[i].is_numeric]
-
-    def _coded_numbers(self) -> list[int]:
+    @functools.cached_property
+    def _coded_numbers(self) -> tuple[int, ...]:
         """The features of codes whose column an engine of fixed types may hold numbers in (``nominal_number``
         without ``numeric_text``: DuckDB, PostgreSQL, Spark), read by :meth:`_coded_number`."""
         if self.d.nominal_number is None or self.d.numeric_text is not None:
-            return []
-        return [i for i, f in enumerate(self.model.features) if f.codes is not None]
+            return ()
+        return tuple(i for i, f in enumerate(self.model.features) if f.codes is not None)
 
     def _coded_number(self, feature: int, column: str, text: str) -> str:
         """A feature of codes' ``column`` as the category a number names where it holds one (``Dialect.nominal_number``,
