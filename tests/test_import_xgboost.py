@@ -3,7 +3,7 @@ and values, and labels, at every threshold, the float32 and float64 values eithe
 float32 cast changes, NaN and the `missing` value, ±0.0, the zero band's ±1e-35 and 1e-36, huge values,
 negative, unknown and out-of-range categories.
 
-Files saved by XGBoost 1.7.6, 2.1.4 and 3.2.0 (tests/fixtures/xgboost, made by make_fixtures.py there)
+Files saved by XGBoost 1.7.6, 2.1.4, 3.2.0 and 3.4.1 (tests/fixtures/xgboost, made by make_fixtures.py there)
 are checked against what each version predicted, without XGBoost; models trained here are checked
 against the installed XGBoost's own predict. XGBoost refuses infinite inputs and inputs beyond float32
 unless `missing` is infinite, so no probe has them."""
@@ -47,6 +47,7 @@ from treegen.verifier import verify
 from treegen.walk import encode_column, predict_rows, tree_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xgboost"
+XGB_VERSION = tuple(int(p) for p in xgb.__version__.split(".")[:2])  # the installed XGBoost, the oracle
 FLT_MAX = float(np.finfo(np.float32).max)
 SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-36, -1e-36, 1e-46, 1e-300, 3e38, -3e38, FLT_MAX, -FLT_MAX]
 CATEGORY_PROBES = [-1.0, -0.5, -0.0, 12.0, 100.0, 16777215.0, 16777216.0, 3e9, math.nan]
@@ -115,9 +116,9 @@ def assert_predicts(model, rows, margins, predictions, labels=None) -> int:
 EXPECTED = sorted(FIXTURES.glob("*.expected.json"))
 
 
-def test_fixtures_cover_three_versions_and_both_formats():
+def test_fixtures_cover_four_versions_and_both_formats():
     versions = {json.loads(p.read_text())["version"] for p in EXPECTED}
-    assert versions == {"1.7.6", "2.1.4", "3.2.0"}
+    assert versions == {"1.7.6", "2.1.4", "3.2.0", "3.4.1"}
     assert len(list(FIXTURES.glob("*.ubj"))) >= 10
 
 
@@ -824,7 +825,7 @@ def test_vector_leaf_fixtures_as_rule_text_and_against_xgboost():
         old = version == "2.1.4"
         assert model.meta["xgboost"]["vector_leaves"] == ("base_weights" if old else "leaf_weights")
         against, rules = verify(model, None, ["rules"], against=path)
-        assert rules.ok and against.ok != (old and tuple(map(int, xgb.__version__.split(".")[:2])) >= (3, 2)), \
+        assert rules.ok and against.ok != (old and XGB_VERSION >= (3, 2)), \
             against.line()
         if not against.ok:
             assert (f"XGBoost {xgb.__version__} cannot load this file: its vector-leaf trees were saved by XGBoost "
@@ -910,6 +911,29 @@ def test_dart_weights_as_booster_predict_applies_them(tmp_path):
         assert any(tree.weight != 1.0 for tree in model.trees) and "dart" in model.meta["xgboost"]
 
 
+def test_dart_weights_are_read_where_each_version_keeps_them(tmp_path):
+    """Up to 3.2 a DART file is a "dart" booster with its weights beside the trees; 3.3 saves a "gbtree" whose
+    model holds them, and reads them beside the model too (gbtree.cc GBTree::LoadModel): the same weights,
+    the same model, wherever they are. A list of another length than the trees is refused in one line."""
+    document = json.loads((FIXTURES / "dart-3.4.1.json").read_text())
+    booster = document["learner"]["gradient_booster"]
+    assert booster["name"] == "gbtree" and len(booster["model"]["weight_drop"]) == 6
+    model = import_file(str(FIXTURES / "dart-3.4.1.json"))
+    assert [tree.weight for tree in model.trees] == np.float32(booster["model"]["weight_drop"]).astype(float).tolist()
+    assert model.meta["xgboost"]["booster"] == "dart"
+    beside = {**booster, "weight_drop": booster["model"]["weight_drop"],
+              "model": {k: v for k, v in booster["model"].items() if k != "weight_drop"}}
+    older = {"name": "dart", "gbtree": {"name": "gbtree", "model": beside["model"]},
+             "weight_drop": beside["weight_drop"]}
+    for layout in (beside, older):
+        path = tmp_path / "layout.json"
+        path.write_text(json.dumps({**document, "learner": {**document["learner"], "gradient_booster": layout}}))
+        assert modelio.dumps(import_file(str(path))) == modelio.dumps(model)
+    booster["model"]["weight_drop"] = booster["model"]["weight_drop"][:5]
+    (tmp_path / "short.json").write_text(json.dumps(document))
+    assert "not a valid XGBoost model: weight_drop has 5 weights for 6 trees" in one_line_error(tmp_path / "short.json")
+
+
 def test_import_says_where_the_wrappers_predict_differs_from_booster_predict(tmp_path):
     """XGBoost's own ways of predicting differ on three kinds of model (found by fuzzing against the scikit-learn
     wrapper): treegen's model is Booster.predict's, which verify --against runs, and import says so and what the
@@ -943,9 +967,10 @@ def test_import_says_where_the_wrappers_predict_differs_from_booster_predict(tmp
             scores = np.array([model.scores(r) for r in rows])
             assert scores.tolist() == booster.predict(xgb.DMatrix(X)).astype(float).tolist()
             assert 0 < np.abs(scores - fitted.predict_proba(X)).max() <= 2.4e-7
-        else:  # Booster.predict's sums; the wrapper's differ, by far more than an ulp at this base_score
+        else:  # Booster.predict's sums; before 3.3 the wrapper's differ, by far more than an ulp at this base_score
             assert [model.predict(r) for r in rows] == booster.predict(xgb.DMatrix(X)).astype(float).tolist()
-            assert np.abs(np.array([model.predict(r) for r in rows]) - fitted.predict(X)).max() > 1
+            apart = np.abs(np.array([model.predict(r) for r in rows]) - fitted.predict(X)).max()
+            assert apart > 1 if XGB_VERSION < (3, 3) else apart == 0
 
 
 def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
@@ -1281,14 +1306,13 @@ def test_a_frame_whose_own_categories_hold_an_unknown_name_is_not_the_rule():
     """What the module docstring says of XGBoost itself: 3.3+ refuses such a frame; 3.1 and 3.2 refuse
     it only for a name after every training category, and otherwise take the next category's code."""
     clf, _ = colour_classifier()
-    version = tuple(int(p) for p in xgb.__version__.split(".")[:2])
 
     def own(name):
         return clf.predict_proba(pd.DataFrame({"num": [2.0], "color": pd.Categorical([name])}))[0, 1]
 
     with pytest.raises(ValueError, match="Found a category not in the training set"):
         own("zzz")
-    if version >= (3, 3):
+    if XGB_VERSION >= (3, 3):
         with pytest.raises(ValueError, match="Found a category not in the training set"):
             own("purple")
     else:
@@ -1323,14 +1347,21 @@ def test_verify_against_gives_xgboost_names_and_catches_unknown_names_sent_left(
 
 
 def test_category_names_xgboost_3_2_saves_cut_short_are_refused(tmp_path):
-    """XGBoost 3.1 to 3.3 measure category names in characters and store UTF-8 bytes (fixed in 3.4):
-    names beyond ASCII are lost."""
+    """XGBoost 3.1 to 3.3 measure category names in characters and store UTF-8 bytes: names beyond ASCII
+    are lost, and refused; 3.4 stores them whole, and they are read."""
     frame = pd.DataFrame({"colour": pd.Categorical(["naïve", "red", "数据", "red"] * 20)})
-    clf = xgb.XGBRegressor(n_estimators=1, enable_categorical=True, tree_method="hist", n_jobs=1)
+    clf = xgb.XGBRegressor(n_estimators=1, enable_categorical=True, tree_method="hist", max_cat_to_onehot=1, n_jobs=1)
     clf.fit(frame, np.arange(80.0) % 3)
     path = tmp_path / "model.json"
     clf.save_model(str(path))
-    assert "saved the categories of feature 'colour' cut short" in one_line_error(path)
+    if XGB_VERSION < (3, 4):
+        assert "saved the categories of feature 'colour' cut short" in one_line_error(path)
+        return
+    model = import_file(str(path))
+    assert model.features[0].categories == ("naïve", "red", "数据")
+    names = ["naïve", "red", "数据", None]
+    expected = clf.predict(pd.DataFrame({"colour": pd.Categorical(names, categories=model.features[0].categories)}))
+    assert [value for value, _ in predict_rows(model, [{"colour": name} for name in names])] == expected.tolist()
 
 
 def test_scikit_learn_wrappers_labels_and_probabilities(tmp_path):

@@ -3,7 +3,8 @@ that the model predicts exactly what XGBoost's ``Booster.predict`` returns.
 
 Files are read as data, without XGBoost installed: ``Booster.save_model("model.json")`` writes JSON,
 ``save_model("model.ubj")`` (and, from 2.0 on, any name not ending in ``.json``) UBJSON. Written by
-XGBoost 1.7.6, 2.1.4 and 3.2.0 and tested against each; other 1.x-3.x releases write the same fields.
+XGBoost 1.7.6, 2.1.4, 3.2.0 and 3.4.1 and tested against each; other 1.x-3.x releases write the same fields
+but for DART's weights, which 3.3 moved into the tree model (:meth:`_Conversion.booster`).
 The deprecated binary format (1.x's default for other names, starting ``binf``) is refused with how
 to re-save it. Sources cited below are dmlc/xgboost at v3.2.0 unless a version is named.
 
@@ -64,16 +65,19 @@ How XGBoost predicts, and how the model says the same thing:
   ``leaf_weights``): the oracle refuses that pairing; ``model.meta`` says which layout the file has.
   XGBoost refuses DART with vector leaves, and from 3.2 on categorical features (``updater_quantile_hist.cc``);
   before, it splits a categorical feature's codes as numbers there (``split_type`` 0), and so does the model.
-* DART trees add ``leaf * weight_drop[i]`` rounded to float32 (``gbtree.cc`` ``Dart::PredictBatchImpl``):
-  ``Tree.weight``. This is ``Booster.predict``'s arithmetic; the scikit-learn wrapper's ``predict`` on
-  numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
+* DART trees add ``leaf * weight_drop[i]`` rounded to float32 (up to 3.2 ``gbtree.cc``
+  ``Dart::PredictBatchImpl``; from 3.3, where DART is a gbtree with weights, ``cpu_predictor.cc``
+  ``scalar::PredValueByOneTree``'s ``tree_weight``, and from 3.4 vector leaves' each value too):
+  ``Tree.weight``. This is ``Booster.predict``'s arithmetic. Before 3.3 the scikit-learn wrapper's ``predict``
+  on numpy input goes through ``inplace_predict``, which computes ``((base + leaf) - base) * weight``
   (``Dart::InplacePredict``) and differs in the last float32 bit now and then wherever the base margin
   is not 0 (it is 0 for 1.x's default logistic base_score 0.5; 2.0 on estimate base_score), and by far more
-  where it is large (-338,043,264 against -338,044,416 at base_score -1e10: the leaf lost in ``base + leaf``).
-  Import notes it, as it notes binary:logitraw's margin and multi:softmax's probabilities (:func:`_notes`).
+  where it is large (-338,043,264 against -338,044,416 at base_score -1e10: the leaf lost in ``base + leaf``);
+  from 3.3 it applies the weights as ``Booster.predict`` does. Import notes it, as it notes
+  binary:logitraw's margin and multi:softmax's probabilities (:func:`_notes`).
 * Early stopping: ``Booster.predict`` uses every tree; the scikit-learn wrapper the first
   ``best_iteration + 1`` rounds (``python-package/xgboost/sklearn.py`` ``_get_iteration_range``,
-  the same in 1.7.6, 2.1.4 and 3.2.0). By default a file saved by the wrapper (it has a
+  the same in 1.7.6, 2.1.4, 3.2.0 and 3.4.1). By default a file saved by the wrapper (it has a
   ``scikit_learn`` attribute) and a wrapper object are imported as the wrapper predicts, anything else
   with every tree; the ``use_best_iteration`` option decides otherwise. ``model.meta`` says which.
 * Links (``src/common/math.h``, ``src/objective/``): ``binary:logistic`` and ``reg:logistic`` the float32
@@ -527,8 +531,9 @@ class _Conversion:
             "named_categories": named, "integer_categories": self.integer_named,
             **({"vector_leaves": vector_leaves} if vector_leaves else {}),
             **({"classes": list(range(len(target.classes)))} if target.is_classification else {}),
-            **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); the scikit-learn wrapper's "
-                        "predict on numpy input rounds ((base + leaf) - base) * weight"} if weights else {}),
+            **({"dart": "Booster.predict's arithmetic (leaf * weight, then added); before XGBoost 3.3 the "
+                        "scikit-learn wrapper's predict on numpy input rounds ((base + leaf) - base) * weight"}
+               if weights else {}),
             **({"note": "; ".join(notes)} if (notes := _notes(objective_name, bool(weights))) else {}),
         })
         return Model(features, target, trees, combine, NUMERIC_SEMANTICS, meta)
@@ -557,17 +562,23 @@ class _Conversion:
                         f"supported: {', '.join(OBJECTIVES)}")
 
     def booster(self, learner: dict) -> tuple[dict, list[float] | None, str]:
-        """The gbtree model object, DART's tree weights (None for gbtree), and the booster's name."""
+        """The gbtree model object, DART's tree weights (None without), and the booster's name ("dart" where
+        there are weights). Up to 3.2 DART saves ``{"name": "dart", "gbtree": {"model": ...}, "weight_drop"}``;
+        3.3 made DART a gbtree that keeps its weights in its model, ``{"name": "gbtree", "model": {...,
+        "weight_drop"}}``; 3.3+ reads both, the weights beside the model over those in it (``gbtree.cc``
+        ``GBTree::LoadModel``), and an empty or absent list is every weight 1 (``gbtree_model.h``
+        ``TreeWeights``)."""
         gradient_booster = self.field(learner, "gradient_booster", "learner", dict)
         name = self.field(gradient_booster, "name", "gradient_booster", str)
-        if name == "gbtree":
-            return self.field(gradient_booster, "model", "gradient_booster", dict), None, name
-        if name == "dart":
-            inner = self.field(gradient_booster, "gbtree", "gradient_booster", dict)
-            weights = self.floats(gradient_booster, "weight_drop", "gradient_booster")
-            return self.field(inner, "model", "gradient_booster.gbtree", dict), weights, name
-        raise self.fail(f"the XGBoost booster {name!r}{' (a linear model)' if name == 'gblinear' else ''} is not "
-                        "supported; supported: gbtree and dart")
+        if name not in ("gbtree", "dart"):
+            raise self.fail(f"the XGBoost booster {name!r}{' (a linear model)' if name == 'gblinear' else ''} is "
+                            "not supported; supported: gbtree and dart")
+        where = "gradient_booster.gbtree" if name == "dart" else "gradient_booster"
+        outer = self.field(gradient_booster, "gbtree", "gradient_booster", dict) if name == "dart" else gradient_booster
+        model = self.field(outer, "model", where, dict)
+        weights = (self.floats(gradient_booster, "weight_drop", "gradient_booster") if "weight_drop" in gradient_booster
+                   else self.floats(model, "weight_drop", f"{where}.model", default=[])) or None
+        return model, weights, "dart" if weights else name
 
     def output_groups(self, params: dict, objective: Objective, objective_name: str) -> int:
         targets = self.integer(params, "num_target", "learner_model_param", default="1")
@@ -962,8 +973,8 @@ def _notes(objective: str, dart: bool) -> list[str]:
                      "(XGBClassifier.predict_proba applies scipy's softmax to the margins: 1 or 2 float32 ulps "
                      "apart; the labels agree)")
     if dart:
-        notes.append("DART: the sums are Booster.predict's, leaf * weight then added (the scikit-learn wrapper's "
-                     "predict of numpy rows adds ((base + leaf) - base) * weight: a float32 ulp apart now and then, "
-                     "far more where the base_score is large)")
+        notes.append("DART: the sums are Booster.predict's, leaf * weight then added (before XGBoost 3.3 the "
+                     "scikit-learn wrapper's predict of numpy rows adds ((base + leaf) - base) * weight: a float32 ulp "
+                     "apart now and then, far more where the base_score is large)")
     return notes
 
