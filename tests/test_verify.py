@@ -711,12 +711,20 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
 def test_verify_on_spark_says_only_its_result(tmp_path):
     """Spark's JVM logs errors only, with no progress bar: a terminal shows verify's line, not ten lines
     about the host name, native libraries and pandas around it. (The JVM's own notice of the incubator
-    module Spark asks for is printed before anything can be configured.)"""
+    module Spark asks for is printed before anything can be configured.) Spark's Python workers run the
+    Python treegen runs on, not the PATH's `python3` (a virtualenv not activated; Spark refuses another
+    minor version): here one that cannot run at all."""
     model = tmp_path / "t.json"
     subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
                     "-o", str(model)], check=True)
+    other = tmp_path / "bin"
+    other.mkdir()
+    for name in ("python3", "python"):
+        (other / name).write_text("#!/bin/sh\necho 'not the Python treegen runs on' >&2\nexit 1\n")
+        (other / name).chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if key != "PYSPARK_PYTHON"}
     done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", "spark"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**env, "PATH": f"{other}{os.pathsep}{env['PATH']}"})
     assert done.returncode == 0 and done.stdout.split()[:2] == ["sql/spark", "ok"], done.stdout + done.stderr
     assert [line for line in done.stderr.splitlines() if "incubator modules" not in line] == [], done.stderr
 

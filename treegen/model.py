@@ -50,9 +50,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import operator
 import sys
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from functools import cached_property
 from itertools import repeat
@@ -153,6 +154,21 @@ CLASSIFICATION, REGRESSION = TargetKind.CLASSIFICATION, TargetKind.REGRESSION
 
 # Trees of 200,000 nodes: slots save about 100 bytes a node (no __dict__); dataclasses have them from 3.10
 SLOTS = {"slots": True} if sys.version_info >= (3, 10) else {}
+
+
+def compared_as_tuples(cls):
+    """A dataclass whose equality is its fields' tuple's, as every dataclass's was before Python 3.13: a
+    NaN (the threshold of every split but ``<=``, ``math.nan`` itself) equals itself there, where 3.13
+    compares field by field and finds the same split, node or tree unequal to itself."""
+    fields_of = operator.attrgetter(*(f.name for f in fields(cls)))
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return fields_of(self) == fields_of(other)
+
+    cls.__eq__ = __eq__
+    return cls
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -266,6 +282,7 @@ class MissingRoute:
         return cls(Route.FRACTION, weights=tuple(float(w) for w in weights))
 
 
+@compared_as_tuples
 @dataclass(frozen=True, **SLOTS)
 class Split:
     feature: int  # index into Model.features

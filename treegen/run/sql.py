@@ -14,6 +14,7 @@ import functools
 import math
 import os
 import re
+import sys
 import threading
 import warnings
 from contextlib import closing
@@ -597,6 +598,9 @@ def local_spark(java_options: str = ""):
     # exception is the caller's to report
     PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local: no warning that the host is a loopback
+    # Spark's Python workers (which turn the rows into a table) run `python3` from the PATH unless told: not
+    # this Python where treegen runs from a virtualenv not activated, and Spark refuses another minor version
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (SparkSession.builder.master("local[1]").appName("treegen")
                .config("spark.sql.shuffle.partitions", "1").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
