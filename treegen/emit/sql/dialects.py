@@ -236,7 +236,9 @@ SPARK_ARRAYS = Arrays(at="element_at({0}, {1})", of="array({0})", typed="CAST(sp
                       fold="aggregate({array}, {first}, (a, b) -> {add})", weighted=True)
 DUCKDB_ARRAYS = Arrays(at="list_extract({0}, {1})", of="[{0}]", typed="CAST(string_split('{text}', ',') AS {type}[])",
                        position="list_position({0}, {1})",
-                       loop="list_reduce(range({steps}), lambda {acc}, {step}: {body}, {start})",
+                       # the start then a NULL a step, and no initial value: DuckDB before 2.0 binds none of
+                       # another type than the list's items (a walk of several trees starts from a list)
+                       loop="list_reduce(list_resize([{start}], {steps} + 1), lambda {acc}, {step}: {body})",
                        each="list_transform({0}, lambda {1}: {2})", part="list_slice({array}, {start}, {end})",
                        fold="list_reduce({array}, lambda a, b: {add}, {first})",
                        # an array literal inside a lambda is read again at every step: 81 s for a chain
