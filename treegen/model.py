@@ -152,10 +152,6 @@ NUMERIC, NOMINAL = FeatureKind.NUMERIC, FeatureKind.NOMINAL
 CLASSIFICATION, REGRESSION = TargetKind.CLASSIFICATION, TargetKind.REGRESSION
 
 
-# Trees of 200,000 nodes: slots save about 100 bytes a node (no __dict__); dataclasses have them from 3.10
-SLOTS = {"slots": True} if sys.version_info >= (3, 10) else {}
-
-
 def compared_as_tuples(cls):
     """A dataclass whose equality is its fields' tuple's, as every dataclass's was before Python 3.13: a
     NaN (the threshold of every split but ``<=``, ``math.nan`` itself) equals itself there, where 3.13
@@ -257,7 +253,7 @@ class Target:
         return len(self.classes) if self.is_classification else 1
 
 
-@dataclass(frozen=True, **SLOTS)
+@dataclass(frozen=True, slots=True)
 class MissingRoute:
     """Where a missing value (or a category unknown to the split) goes at one split."""
 
@@ -283,7 +279,7 @@ class MissingRoute:
 
 
 @compared_as_tuples
-@dataclass(frozen=True, **SLOTS)
+@dataclass(frozen=True, slots=True)
 class Split:
     feature: int  # index into Model.features
     op: Op
@@ -302,7 +298,7 @@ class Split:
             object.__setattr__(self, "op", Op(self.op))
 
 
-@dataclass(frozen=True, **SLOTS)
+@dataclass(frozen=True, slots=True)
 class Linear:
     """A leaf's linear model: ``const + coeff * x`` for each term in order, in double (LightGBM's
     linear trees, ``Tree::Predict`` in ``include/LightGBM/tree.h``). See :func:`leaf_value`."""
@@ -311,7 +307,7 @@ class Linear:
     terms: tuple[tuple[int, float], ...] = ()  # (numeric feature index, coefficient), added in this order
 
 
-@dataclass(**SLOTS)
+@dataclass(slots=True)  # no __dict__: about 100 bytes less a node, in trees of 200,000 nodes
 class Node:
     value: tuple[float, ...]  # prediction when evaluation ends here: class scores or (regression value,)
     counts: tuple[float, ...] = ()  # classification: training weight of each class at this node
