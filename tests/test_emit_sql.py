@@ -3,6 +3,7 @@ test run) and Spark SQL (local mode): every answer is checked against the model'
 from __future__ import annotations
 
 import functools
+import os
 import math
 import random
 import re
@@ -539,6 +540,43 @@ def test_walks_of_big_numeric_trees_are_exact(walker):
             # an analysis, a plan and its compilation)
             results, first = assert_agrees(model, rows + as_nan, dialect, **connection), len(model.features)
             assert [r[first:] for r in results[len(rows):]] == [r[first:] for r in results[:len(rows)]]
+
+
+DUCKDB_LTS = "1.4.5"  # DuckDB's long-term support release, which warehouses keep while 2.x moves on
+
+
+def test_walks_run_on_duckdb_lts(tmp_path, monkeypatch):
+    """The walks of big trees, one tree and several side by side, run on DuckDB's LTS release as on the suite's
+    DuckDB, row for row (1.4 binds no list_reduce whose initial value is of another type than the list's items:
+    the walks of several trees did not bind). The LTS release is installed beside the suite's, for a process of
+    its own."""
+    import json
+    import subprocess
+    import sys
+    import duckdb
+    from treegen.run.sql import create_table
+    monkeypatch.setitem(DIALECTS, "duckdb", replace(DIALECTS["duckdb"], walk_tree_nodes=WALK_NODES))
+    lts = tmp_path / "duckdb-lts"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", str(lts),
+                    f"duckdb=={DUCKDB_LTS}"], check=True, capture_output=True)
+    script = ("import duckdb, json, sys; job = json.load(sys.stdin); connection = duckdb.connect(); "
+              "print(duckdb.__version__); connection.execute(job['create']); "
+              "connection.executemany(job['insert'], job['rows']); print(json.dumps(connection.execute(job['sql']).fetchall()))")
+    for model in walked_models(0)[:2]:
+        sql = emit(model, "sql", dialect="duckdb", proba=model.target.is_classification, leaf=True)
+        assert is_walked(sql, "duckdb")
+        rows = [[row.get(f.name) for f in model.features] for row in probe_rows(model, limit=100)]
+        job = {"create": create_table(model, "duckdb"), "sql": sql, "rows": rows,
+               "insert": f"INSERT INTO input VALUES ({', '.join('?' * len(model.features))})"}
+        done = subprocess.run([sys.executable, "-c", script], input=json.dumps(job), capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(lts)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        version, printed = done.stdout.splitlines()
+        with closing(duckdb.connect()) as connection:
+            connection.execute(job["create"])
+            connection.executemany(job["insert"], rows)
+            here = json.loads(json.dumps(connection.execute(sql).fetchall()))
+        assert version == DUCKDB_LTS and json.loads(printed) == here
 
 
 HOSTILE_CATEGORIES = ["it's", 'say "hi"', "back\\slash", "a,b", "", " leading space", "new\nline", "\\'",
