@@ -561,7 +561,8 @@ def test_walks_run_on_duckdb_lts(tmp_path, monkeypatch):
                     f"duckdb=={DUCKDB_LTS}"], check=True, capture_output=True)
     script = ("import duckdb, json, sys; job = json.load(sys.stdin); connection = duckdb.connect(); "
               "print(duckdb.__version__); connection.execute(job['create']); "
-              "connection.executemany(job['insert'], job['rows']); print(json.dumps(connection.execute(job['sql']).fetchall()))")
+              "connection.executemany(job['insert'], job['rows']); "
+              "print(json.dumps(connection.execute(job['sql']).fetchall()))")
     for model in walked_models(0)[:2]:
         sql = emit(model, "sql", dialect="duckdb", proba=model.target.is_classification, leaf=True)
         assert is_walked(sql, "duckdb")
