@@ -100,7 +100,7 @@ def leaves_range(model, row) -> bool:
 # The importers' fixtures, newest version of each library (test_import_* prove that the model predicts
 # what the library recorded for them; here the SQL predicts what the model does), and XGBoost 1.7.6's
 # missing= model, the one with a missing interval.
-FIXTURE_FILES = ["xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json", "lightgbm/4.7.0/*.txt",
+FIXTURE_FILES = ["xgboost/*-3.4.1.json", "xgboost/missing-1.7.6.json", "lightgbm/4.7.0/*.txt",
                  "catboost/*-1.2.10.json", "hist_gradient_boosting/*-1.9.1.skops"]
 
 
