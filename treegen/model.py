@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 import operator
+import re
 import sys
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field, fields, replace
@@ -155,7 +155,7 @@ CLASSIFICATION, REGRESSION = TargetKind.CLASSIFICATION, TargetKind.REGRESSION
 def compared_as_tuples(cls):
     """A dataclass whose equality is its fields' tuple's, as every dataclass's was before Python 3.13: a
     NaN (the threshold of every split but ``<=``, ``math.nan`` itself) equals itself there, where 3.13
-    compares field by field and finds the same split, node or tree unequal to itself."""
+    compares field by field and finds a split, its node and its tree unequal to their copies."""
     fields_of = operator.attrgetter(*(f.name for f in fields(cls)))
 
     def __eq__(self, other):
