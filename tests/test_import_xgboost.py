@@ -1346,7 +1346,7 @@ def test_verify_against_gives_xgboost_names_and_catches_unknown_names_sent_left(
     assert "'color': '\u2603 unseen category'" in done.stdout  # verify's probe of an unknown name
 
 
-def test_category_names_xgboost_3_2_saves_cut_short_are_refused(tmp_path):
+def test_category_names_xgboost_3_1_to_3_3_cut_short_are_refused_and_3_4s_read(tmp_path):
     """XGBoost 3.1 to 3.3 measure category names in characters and store UTF-8 bytes: names beyond ASCII
     are lost, and refused; 3.4 stores them whole, and they are read."""
     frame = pd.DataFrame({"colour": pd.Categorical(["naïve", "red", "数据", "red"] * 20)})
