@@ -200,10 +200,10 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
     added in double: other probabilities, and labels where the sums fall either side of a cut). PostgreSQL does
     so where inlining would double an output (expf of each sum, 8-300x smaller: it was 4.1 MB for the
     multiclass fixture); DuckDB and Spark bind those steps to lambdas' variables instead (they were 4.5 MB
-    and 4.6 MB). Every XGBoost fixture (categorical codes, missing=, vector leaves), one tree (no step),
-    a double link over float32 sums, and names that could be read wrong inside the subquery (quotes, a name like
-    the steps' columns, "1"), with --proba and --leaf, on verify's probes (thresholds, an ulp either side, NULL,
-    unknown categories)."""
+    and 4.6 MB). Every XGBoost 3.4.1 fixture (categorical codes, missing=, vector leaves, DART's weighted ones),
+    one tree (no step), a double link over float32 sums, and names that could be read wrong inside the subquery
+    (quotes, a name like the steps' columns, "1"), with --proba and --leaf, on verify's probes (thresholds, an ulp
+    either side, NULL, unknown categories)."""
     from dataclasses import replace
 
     from test_emit_sql import boosted_model, float32_model, with_categories
@@ -213,7 +213,7 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
     from treegen.targets import emit
     from treegen.testing import HOSTILE_NAMES, random_model
     from treegen.verifier import verify
-    fixtures = sorted(p for pattern in ("xgboost/*-3.2.0.json", "xgboost/missing-1.7.6.json",
+    fixtures = sorted(p for pattern in ("xgboost/*-3.4.1.json", "xgboost/missing-1.7.6.json",
                                         "xgboost/vector_leaves-2.1.4.json")
                       for p in glob.glob(os.path.join(FIXTURES, pattern)) if not p.endswith(".expected.json"))
     models = [import_file(path) for path in fixtures]
@@ -230,7 +230,7 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
         features = tuple(replace(f, name=name) for f, name in zip(model.features, names))
         labels = Target("y", "classification", tuple(HOSTILE_NAMES[10:10 + len(model.target.classes)]))
         models.append(replace(model, features=features, target=labels))
-    assert len(models) == 19
+    assert len(models) == 20
     table = 'say "hi".it\'s' if dialect == "sqlite" else "input"  # (PostgreSQL: the schema must exist)
     dsns = {"postgres": request.getfixturevalue("postgres_dsn")} if dialect == "postgres" else {}
     subqueries, steps = 0, "(WITH" if DIALECTS[dialect].correlated_steps else "treegen_step0"  # (a lambda's variable)
@@ -240,12 +240,12 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
         text = emit(model, "sql", dialect=dialect, expression=True, leaf=True, table=table,
                     proba=model.target.is_classification)
         subqueries += steps in text
-        if fixtures[number:number + 1] == [os.path.join(FIXTURES, "xgboost", "multiclass-3.2.0.json")]:
+        if fixtures[number:number + 1] == [os.path.join(FIXTURES, "xgboost", "multiclass-3.4.1.json")]:
             assert len(text) < 200_000, len(text)  # inlined: 4 MB or more
         path.write_text(text, encoding="utf-8")
         [result] = verify(model, None, [], [dialect], programs=[str(path)], leaf=True, table=table, dsns=dsns)
         assert result.ok and result.note is None, (number, result.line())
-    assert subqueries == {"sqlite": 18, "postgres": 16}.get(dialect, 16), subqueries
+    assert subqueries == {"sqlite": 19, "postgres": 17}.get(dialect, 17), subqueries
 
 
 @pytest.mark.parametrize("dialect", ["duckdb", "spark"])
