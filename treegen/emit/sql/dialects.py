@@ -515,7 +515,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
             truncated="trunc({0})"),
-    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", double_form="{exp}", infinity="'Infinity'::DOUBLE",
+    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", double_form="{exp}",
+            infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold
             pick="[{items}][{index}]", strategies=("oblivious", "walk", "nested", "rules"), arrays=DUCKDB_ARRAYS,

@@ -278,7 +278,7 @@ def _forest(writer: Writer) -> dict[int, tuple[int, int]]:
         # an output's trees side by side, in tree order: its sum reads one slice of the walks (together)
         output = lambda i: -1 if model.trees[i].output is None else model.trees[i].output
         for i in sorted(range(len(model.trees)), key=lambda i: (output(i), i)):
-            if writer.exclusive[i] and writer.taker(i) is ArrayWalk:
+            if writer.exclusive[i] and writer.takers[i] is ArrayWalk:
                 forest[i] = (len(forest) + 1, before)
                 before += len(model.trees[i].nodes)
         writer.found["forest"] = forest if len(forest) > 1 and not writer.expression else {}

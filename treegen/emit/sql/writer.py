@@ -227,15 +227,11 @@ class Writer:
         self._scores_defined = False
         self.found: dict = {}  # what a strategy finds once for all its trees (walk.py: the trees walked together)
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
-        self.strategies = [strategies[name] for name in d.strategies]  # tried in order (taker)
-        self.written = [self.taker(i)(self, i) for i in range(len(model.trees))]
-
-    def taker(self, index: int) -> type[TreeSql]:
-        """The first of the dialect's strategies that takes tree ``index``."""
-        for strategy in self.strategies:
-            if strategy.takes(self, index):
-                return strategy
-        raise TreegenError(f"{self.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
+        # each tree's strategy, the first of the dialect's that takes it (found before any is written: a walk
+        # looks up which trees are walked beside it)
+        self.takers = [_first_taker(self, i, [strategies[name] for name in d.strategies])
+                       for i in range(len(model.trees))]
+        self.written = [taker(self, i) for i, taker in enumerate(self.takers)]
 
     def rules(self, index: int) -> TreeRules:
         """Tree ``index`` lowered to its rules (:func:`treegen.lower.lower_tree`), once."""
@@ -1406,6 +1402,13 @@ def _ends(tree) -> list[int]:
     """The nodes where a row's evaluation can end, in node order: the leaves, and the splits where a
     missing value stops."""
     return [n for n, node in enumerate(tree.nodes) if node.is_leaf or node.split.missing.kind == Route.STOP]
+
+
+def _first_taker(writer: Writer, index: int, strategies: list[type[TreeSql]]) -> type[TreeSql]:
+    for strategy in strategies:
+        if strategy.takes(writer, index):
+            return strategy
+    raise TreegenError(f"{writer.d.name}: no way to write tree {index} in SQL")  # a dialect row without "rules"
 
 
 def _check_names(model: Model, d: Dialect) -> None:
