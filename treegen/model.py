@@ -1046,6 +1046,8 @@ PANDAS_MISSING = ("NAType", "NaTType")
 def is_missing(value: Any) -> bool:
     """None, a NaN of any float type (numpy's float32 NaN too, as the generated code reads it), or
     pandas' NA or NaT."""
+    if type(value) is float:  # the usual value, in one test
+        return value != value
     return (value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
             or type(value).__name__ in PANDAS_MISSING)
 
@@ -1285,9 +1287,10 @@ _UNKNOWN_TEXT = object()  # a key's place for a category its feature does not kn
 def child_for(model: Model, split: Split, value: Any) -> int | None:
     """Position of the child that ``value`` goes to, or None when the missing route applies."""
     feature = model.features[split.feature]
-    if split.op == Op.LE:  # a numeric feature (split_problem)
-        x = math.nan if is_missing(value) else number_of(feature, value)  # text too: "nan" is missing, as in CSV
-        if math.isnan(x) or in_missing_interval(feature, x):
+    if split.op is Op.LE:  # a numeric feature (split_problem)
+        x = (value if type(value) is float else math.nan if is_missing(value)
+             else number_of(feature, value))  # text too: "nan" is missing, as in CSV
+        if x != x or in_missing_interval(feature, x):  # NaN
             return None
         return 0 if model.numeric.goes_left(x, split.threshold) else 1
     if is_missing(value):
@@ -1506,6 +1509,8 @@ def by_id(tree: Tree) -> Sequence[Node]:
     """The tree's nodes for reading by id row after row: its list, or the list a :class:`NodeColumns`
     tree makes once and keeps (a node made at each read tripled a 1,000-tree model's time a row)."""
     nodes = tree.nodes
+    if type(nodes) is list:  # most trees (NodeColumns is an abstract Sequence's: its isinstance costs more)
+        return nodes
     return nodes.kept() if isinstance(nodes, NodeColumns) else nodes
 
 
@@ -1515,16 +1520,16 @@ def walk(model: Model, tree: Tree, row: Mapping[str, Any]) -> Iterator[tuple[int
     0) and for each split whose fractional route sends the row down all its children (spread: how
     many). A weight multiplies the fractional weights taken along the path, root first (J48's
     ``weights[i] * weight``)."""
-    names, nodes = [f.name for f in model.features], by_id(tree)
+    features, nodes, pair = model.features, by_id(tree), Op.TUPLE
     stack = [(0, 1.0)]
     while stack:
         node_id, weight = stack.pop()
         node = nodes[node_id]
-        if node.is_leaf:
+        split = node.split
+        if split is None:  # a leaf
             yield node_id, weight, 0
             continue
-        split = node.split
-        position = (child_for(model, split, row.get(names[split.feature])) if split.op is not Op.TUPLE
+        position = (child_for(model, split, row.get(features[split.feature].name)) if split.op is not pair
                     else 0 if tuple_key(model, split, row) in split.tuples else 1)
         if position is not None:
             stack.append((node.children[position], weight))
