@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import json
 import math
 import pickle
 import re
@@ -456,6 +457,28 @@ def test_a_damaged_skops_file_says_so(tmp_path):
     path.write_bytes(b"PK\x03\x04not a zip")
     with pytest.raises(TreegenError, match="cannot load the .skops file: it is damaged"):
         import_file(str(path))
+
+
+def test_a_skops_file_of_a_newer_skops_says_to_upgrade(tmp_path):
+    """skops reads files of its own protocol or older: one a newer skops wrote (skops 0.9 reading 0.16's: "Can't
+    find loader") is named as such, not as damaged."""
+    import zipfile
+
+    import skops
+    import skops.io
+    path, future = tmp_path / "model.skops", tmp_path / "future.skops"
+    skops.io.dump(DecisionTreeClassifier(max_depth=2, random_state=0).fit([[0], [1], [2]], [0, 1, 1]), str(path))
+    with zipfile.ZipFile(path) as archive, zipfile.ZipFile(future, "w") as written:
+        for name in archive.namelist():
+            content = archive.read(name)
+            if name == "schema.json":
+                schema = json.loads(content)
+                content = json.dumps({**schema, "protocol": schema["protocol"] + 1, "_skops_version": "99.0.0"})
+            written.writestr(name, content)
+    with pytest.raises(TreegenError) as info:
+        import_file(str(future))
+    assert str(info.value) == (f"{future}: cannot load the .skops file: skops 99.0.0 wrote it, and skops "
+                               f"{skops.__version__} here cannot read it: pip install -U skops")
 
 
 def test_a_damaged_pickle_says_so_with_trust(tmp_path):

@@ -45,17 +45,31 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_exports(tmp_path):
 def test_the_xgboost_extra_installs_xgboost_cpu_where_the_hint_names_it():
     """pyproject.toml's [xgboost] extra brings exactly one XGBoost on every platform: xgboost-cpu (no CUDA
     libraries) where treegen's hint names it (packages.XGBOOST_CPU_PLATFORMS), xgboost itself elsewhere."""
-    from packaging.requirements import Requirement
     from treegen.packages import XGBOOST_CPU_PLATFORMS
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11: tomli, which hatchling (a test extra) brings there
-        import tomli as tomllib
-    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
-        extra = [Requirement(r) for r in tomllib.load(f)["project"]["optional-dependencies"]["xgboost"]]
+    extra = extras()["xgboost"]
     platforms = {("Linux", "x86_64"), ("Linux", "aarch64"), ("Linux", "ppc64le"), ("Windows", "AMD64"),
                  ("Windows", "ARM64"), ("Darwin", "arm64"), ("Darwin", "x86_64")}
     for system, machine in platforms | XGBOOST_CPU_PLATFORMS:
         chosen = [r.name for r in extra if r.marker.evaluate({"platform_system": system, "platform_machine": machine})]
         expected = "xgboost-cpu" if (system, machine) in XGBOOST_CPU_PLATFORMS else "xgboost"
         assert chosen == [expected], (system, machine, chosen)
+
+
+def extras() -> dict:
+    """pyproject.toml's extras: name -> its requirements (packaging's Requirement)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        listed = tomllib.load(f)["project"]["optional-dependencies"]
+    return {name: [Requirement(r) for r in requirements] for name, requirements in listed.items()}
+
+
+def test_every_extra_asks_for_the_scikit_learn_the_importer_needs():
+    """The importer refuses a scikit-learn older than its MINIMUM_VERSION: every extra that
+    brings scikit-learn asks for that version or later, so pip never installs one it refuses."""
+    from treegen.importers.sklearn import MINIMUM_VERSION
+    floor = ".".join(map(str, MINIMUM_VERSION))
+    asked = {name: str(r.specifier) for name, requirements in extras().items() for r in requirements
+             if r.name == "scikit-learn"}
+    assert set(asked) >= {"sklearn", "test", "bench"} and set(asked.values()) == {f">={floor}"}, asked

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -102,6 +103,11 @@ def library_meta(module: str, algorithm: str, version: str | None, objective: st
     meta = {"algorithm": algorithm, "library": library, "library_version": version, "objective": objective,
             "predicts": predicts}
     return {**{key: value for key, value in meta.items() if value is not None}, module: own}
+
+
+def release(version: str) -> tuple[int, ...]:
+    """A library version's numbers: "3.2.0" is (3, 2, 0), "3.1.0rc1" (3, 1, 0)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def ranking_score(objective: str) -> str:

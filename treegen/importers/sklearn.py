@@ -46,7 +46,7 @@ from ..errors import TreegenError, with_article
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
-from . import Refused, file_of, library_meta
+from . import Refused, file_of, library_meta, release
 from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
@@ -160,9 +160,28 @@ def load_skops(path: str):
         raise TreegenError(f"cannot load the .skops file with scikit-learn {sklearn_version_text()}: it holds "
                            f"{_missing_name(err)}, which this version does not have; import it where the scikit-learn "
                            "that saved it is installed", path) from None
-    except Exception:  # a corrupt or foreign file
+    except Exception:  # a corrupt or foreign file, or a newer skops's
+        newer = _newer_skops(path)
+        if newer:
+            raise TreegenError(f"cannot load the .skops file: skops {newer} wrote it, and skops {skops.__version__} "
+                               "here cannot read it: pip install -U skops", path) from None
         raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
                            path) from None
+
+
+def _newer_skops(path: str) -> str | None:
+    """The version of skops that wrote the file, where it is newer than this one (skops 0.9 reads no file of
+    0.16's, whose protocol is newer: "Can't find loader"); None when it is not, or the file does not say."""
+    import json
+    import zipfile
+
+    import skops
+    try:
+        with zipfile.ZipFile(path) as archive:
+            written = json.loads(archive.read("schema.json")).get("_skops_version")
+    except (OSError, KeyError, ValueError, AttributeError, zipfile.BadZipFile):
+        return None
+    return written if isinstance(written, str) and release(written) > release(skops.__version__) else None
 
 
 def _missing_name(err: Exception) -> str:
@@ -272,8 +291,7 @@ def _number(value) -> float:
 
 def _check_version() -> None:
     text = sklearn_version_text()
-    parts = tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
-    if parts < MINIMUM_VERSION:
+    if release(text) < MINIMUM_VERSION:
         raise TreegenError(f"scikit-learn {text} is too old: importing needs scikit-learn >= "
                            f"{'.'.join(map(str, MINIMUM_VERSION))}")
 

@@ -132,7 +132,7 @@ from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
-from . import Refused, file_of, library_meta, ranking_score, resolve_feature_names, ubjson
+from . import Refused, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -325,7 +325,7 @@ def oracle(source, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
     """
     import xgboost  # not installed: verify says which package brings it on this platform (packages.pip_name)
     info, path = model.meta["xgboost"], file_of(source)
-    if path is not None and info.get("vector_leaves") == "base_weights" and _release(xgboost.__version__) >= (3, 2):
+    if path is not None and info.get("vector_leaves") == "base_weights" and release(xgboost.__version__) >= (3, 2):
         # src/tree/multi_target_tree_model.cc LoadModel (3.2+) looks up leaf_weights unchecked: a crash
         raise TreegenError(f"XGBoost {xgboost.__version__} cannot load this file: its vector-leaf trees were saved "
                            f"by XGBoost {info['version']}, before 3.2 kept the leaves' values apart (leaf_weights), "
@@ -365,11 +365,6 @@ def oracle(source, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
                    for scores in predictions.reshape(len(predictions), -1)]
     given = iter(answers)
     return [next(given) if kept else INFINITE for kept in taken]
-
-
-def _release(version: str) -> tuple[int, ...]:
-    """A version's numbers: "3.2.0" is (3, 2, 0), "3.1.0rc1" (3, 1, 0)."""
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _first_line(err: Exception) -> str:
