@@ -39,6 +39,7 @@ def one_thread():
 
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "hist_gradient_boosting")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this checkout's treegen, for a process of its own
 SPECIAL = [math.nan, 0.0, -0.0, 1e-35, -1e-35, 1e-300, -1e-300, 3.5e38, 1e308, -1e308, math.inf, -math.inf]
 COLORS = ["red", "green", "blue", "grün", ""]
 CODES = [-1.0, 0.0, 1.0, 2.0, 4.0, 5.0, 25.0]  # 3 never seen; -1 seen, so a category like any other
@@ -306,6 +307,35 @@ def test_skops_file_imports_as_the_estimator(tmp_path):
     model = from_sklearn(estimator)
     assert modelio.loads(modelio.dumps(model)).meta == model.meta
     assert model.meta["library"] == "scikit-learn" and model.meta["objective"] == "log_loss"
+
+
+SKOPS_OLDEST = "0.11.0"  # the oldest skops that reads the files skops 0.11 and later write (protocol 2)
+
+
+def test_skops_files_import_with_the_oldest_skops_that_reads_them(tmp_path):
+    """skops 0.9 to 0.13 list HistGradientBoosting's losses, links and bin mapper as untrusted types, which 0.14
+    and later trust by themselves: with SKOPS_OLDEST (installed beside the suite's, for a process of its own) every
+    loss's model, and the fixtures, import as with the suite's skops, where they were refused as "not
+    scikit-learn trees"."""
+    import subprocess
+    import sys
+    X, signal = numeric_data(2)
+    paths = sorted(glob.glob(os.path.join(FIXTURES, "*.skops")))
+    for loss, estimator in sorted(REGRESSORS.items()):
+        paths.append(str(tmp_path / f"{loss}.skops"))
+        skops.io.dump(estimator.fit(X, np.exp(signal / 2)), paths[-1])
+    paths.append(str(tmp_path / "classifier.skops"))
+    skops.io.dump(HistGradientBoostingClassifier(**KW).fit(X, np.digitize(signal, [0.3, 1.5])), paths[-1])
+    oldest = tmp_path / "skops-oldest"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+                    "--target", str(oldest), f"skops=={SKOPS_OLDEST}"], check=True, capture_output=True)
+    script = ("import json, sys, skops; from treegen import modelio; from treegen.importers import import_file; "
+              "print(skops.__version__); print(json.dumps([modelio.dumps(import_file(p)) for p in sys.argv[1:]]))")
+    done = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(oldest), ROOT])})
+    assert done.returncode == 0, done.stderr[-2000:]
+    version, printed = done.stdout.splitlines()
+    assert version == SKOPS_OLDEST and json.loads(printed) == [modelio.dumps(import_file(p)) for p in paths]
 
 
 def test_names_and_meta():

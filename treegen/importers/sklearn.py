@@ -62,15 +62,18 @@ _HGB_LOSSES = ("HalfSquaredError", "AbsoluteError", "PinballLoss", "HalfPoissonL
 SKOPS_TRUSTED = (
     "sklearn.tree._tree.Tree",
     # HistGradientBoosting: its trees, its categorical preprocessor's validation step
-    # (FunctionTransformer(partial(check_array, ...))) and column list (1.5), its losses, and the
-    # Tweedie losses given as objects
+    # (FunctionTransformer(partial(check_array, ...))) and column list (1.5), its losses (compiled, and
+    # as objects) with their links, and its bin mapper. skops 0.14 and later trust the scikit-learn ones
+    # by themselves; 0.11 to 0.13 list them as untrusted, and their users could import no such file.
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
     "functools.partial",
     "sklearn.utils.validation.check_array",
     "sklearn.compose._column_transformer._RemainderColsList",
     *(f"{module}.Cy{loss}" for loss in _HGB_LOSSES for module in ("sklearn._loss._loss", "_loss")),
-    "sklearn._loss.loss.HalfTweedieLoss",
-    "sklearn._loss.loss.HalfTweedieLossIdentity",
+    *(f"sklearn._loss.loss.{loss}" for loss in _HGB_LOSSES),
+    *(f"sklearn._loss.link.{link}" for link in ("Interval", "IdentityLink", "LogLink", "LogitLink",
+                                                 "HalfLogitLink", "MultinomialLogit")),
+    "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
 )
 
 
