@@ -593,7 +593,7 @@ def test_category_codes_from_a_csv_and_verify_against(tmp_path):
     assert ",32.0\n" in open(data).read()  # an integer code, as pandas writes a column with a NaN
     result = CliRunner().invoke(main, ["predict", model_path, data, "--proba"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    got = pd.read_csv(pd.io.common.StringIO(result.output))["P(1)"].tolist()
+    got = pd.read_csv(pd.io.common.StringIO(result.output), float_precision="round_trip")["P(1)"].tolist()
     assert got == booster.predict(frame.to_numpy()).tolist()
     done = subprocess.run([sys.executable, "-m", "treegen", "verify", model_path, data, "--against", native,
                            "--to", "rules"], capture_output=True, text=True)
