@@ -19,8 +19,7 @@ if [ -n "$need" ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
 fi
 bash .ci/engines.sh
-python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
-    echo "treegen needs Python 3.11 or later; python3 here is $(python3 -V 2>&1) (README.md says how)" >&2; exit 2; }
+sh scripts/need_python.sh || exit 2
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -224,3 +225,16 @@ def connect(request):
 def engine(request):
     """(engine name, connection options) for each SQL engine of the registry."""
     return request.param, _connection(request, request.param)
+
+
+@pytest.fixture
+def installed_beside(tmp_path):
+    """requirement -> a folder holding that release alone (pip --target, no dependencies): another release
+    than the suite's (DuckDB's LTS, the oldest skops), for a process of its own with the folder first on
+    its PYTHONPATH."""
+    def install(requirement: str) -> str:
+        folder = tmp_path / "beside" / requirement
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+                        "--target", str(folder), requirement], check=True, capture_output=True)
+        return str(folder)
+    return install

@@ -545,7 +545,7 @@ def test_walks_of_big_numeric_trees_are_exact(walker):
 DUCKDB_LTS = "1.4.5"  # DuckDB's long-term support release, which warehouses keep while 2.x moves on
 
 
-def test_walks_run_on_duckdb_lts(tmp_path, monkeypatch):
+def test_walks_run_on_duckdb_lts(installed_beside, monkeypatch):
     """The walks of big trees, one tree and several side by side, run on DuckDB's LTS release as on the suite's
     DuckDB, row for row (1.4 binds no list_reduce whose initial value is of another type than the list's items:
     the walks of several trees did not bind). The LTS release is installed beside the suite's, for a process of
@@ -556,9 +556,7 @@ def test_walks_run_on_duckdb_lts(tmp_path, monkeypatch):
     import duckdb
     from treegen.run.sql import create_table
     monkeypatch.setitem(DIALECTS, "duckdb", replace(DIALECTS["duckdb"], walk_tree_nodes=WALK_NODES))
-    lts = tmp_path / "duckdb-lts"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", str(lts),
-                    f"duckdb=={DUCKDB_LTS}"], check=True, capture_output=True)
+    lts = installed_beside(f"duckdb=={DUCKDB_LTS}")
     script = ("import duckdb, json, sys; job = json.load(sys.stdin); connection = duckdb.connect(); "
               "print(duckdb.__version__); connection.execute(job['create']); "
               "connection.executemany(job['insert'], job['rows']); "
@@ -570,7 +568,7 @@ def test_walks_run_on_duckdb_lts(tmp_path, monkeypatch):
         job = {"create": create_table(model, "duckdb"), "sql": sql, "rows": rows,
                "insert": f"INSERT INTO input VALUES ({', '.join('?' * len(model.features))})"}
         done = subprocess.run([sys.executable, "-c", script], input=json.dumps(job), capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(lts)})
+                              env={**os.environ, "PYTHONPATH": lts})
         assert done.returncode == 0, done.stderr[-2000:]
         version, printed = done.stdout.splitlines()
         with closing(duckdb.connect()) as connection:

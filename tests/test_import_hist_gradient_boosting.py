@@ -312,7 +312,7 @@ def test_skops_file_imports_as_the_estimator(tmp_path):
 SKOPS_OLDEST = "0.11.0"  # the oldest skops that reads the files skops 0.11 and later write (protocol 2)
 
 
-def test_skops_files_import_with_the_oldest_skops_that_reads_them(tmp_path):
+def test_skops_files_import_with_the_oldest_skops_that_reads_them(tmp_path, installed_beside):
     """skops 0.9 to 0.13 list HistGradientBoosting's losses, links and bin mapper as untrusted types, which 0.14
     and later trust by themselves: with SKOPS_OLDEST (installed beside the suite's, for a process of its own) every
     loss's model, and the fixtures, import as with the suite's skops, where they were refused as "not
@@ -326,13 +326,11 @@ def test_skops_files_import_with_the_oldest_skops_that_reads_them(tmp_path):
         skops.io.dump(estimator.fit(X, np.exp(signal / 2)), paths[-1])
     paths.append(str(tmp_path / "classifier.skops"))
     skops.io.dump(HistGradientBoostingClassifier(**KW).fit(X, np.digitize(signal, [0.3, 1.5])), paths[-1])
-    oldest = tmp_path / "skops-oldest"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
-                    "--target", str(oldest), f"skops=={SKOPS_OLDEST}"], check=True, capture_output=True)
+    oldest = installed_beside(f"skops=={SKOPS_OLDEST}")
     script = ("import json, sys, skops; from treegen import modelio; from treegen.importers import import_file; "
               "print(skops.__version__); print(json.dumps([modelio.dumps(import_file(p)) for p in sys.argv[1:]]))")
     done = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(oldest), ROOT])})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([oldest, ROOT])})
     assert done.returncode == 0, done.stderr[-2000:]
     version, printed = done.stdout.splitlines()
     with warnings.catch_warnings():  # the fixtures of another scikit-learn

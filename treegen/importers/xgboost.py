@@ -568,8 +568,10 @@ class _Conversion:
         if name not in ("gbtree", "dart"):
             raise self.fail(f"the XGBoost booster {name!r}{' (a linear model)' if name == 'gblinear' else ''} is "
                             "not supported; supported: gbtree and dart")
-        where = "gradient_booster.gbtree" if name == "dart" else "gradient_booster"
-        outer = self.field(gradient_booster, "gbtree", "gradient_booster", dict) if name == "dart" else gradient_booster
+        if name == "dart":
+            outer, where = self.field(gradient_booster, "gbtree", "gradient_booster", dict), "gradient_booster.gbtree"
+        else:
+            outer, where = gradient_booster, "gradient_booster"
         model = self.field(outer, "model", where, dict)
         weights = (self.floats(gradient_booster, "weight_drop", "gradient_booster") if "weight_drop" in gradient_booster
                    else self.floats(model, "weight_drop", f"{where}.model", default=[])) or None
