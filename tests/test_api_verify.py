@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cli_in_process import treegen_cli
 import treegen
 from treegen.data import read_table
 from treegen.errors import TreegenError
@@ -24,8 +25,8 @@ def test_the_report_holds_the_lines_the_cli_prints(tennis, tmp_path):
     """str(report) is the CLI's stdout, byte for byte; each Result says its target, ok and status."""
     treegen.save(tennis, str(tmp_path / "tennis.json"))
     report = treegen.verify(tennis, TENNIS, to="python,sql", dialects=["sqlite", "duckdb"])
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(tmp_path / "tennis.json"), TENNIS,
-                           "--to", "python,sql", "--dialect", "sqlite,duckdb"], capture_output=True, text=True)
+    done = treegen_cli("verify", str(tmp_path / "tennis.json"), TENNIS, "--to", "python,sql", "--dialect",
+                       "sqlite,duckdb")
     assert done.returncode == 0 and report.status == 0, done.stderr
     assert str(report) + "\n" == done.stdout
     assert report.ok and [(r.target, r.ok, r.status, r.mismatches, r.error) for r in report.results] == [

@@ -10,6 +10,7 @@ import pytest
 import click
 from click.testing import CliRunner
 
+from cli_in_process import treegen_cli
 from treegen.cli import main
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
@@ -206,9 +207,9 @@ def test_help_and_version():
 
 
 def cli(*args, stdin=None):
-    """The installed entry point in a subprocess: what a user's shell sees."""
-    return subprocess.run([sys.executable, "-m", "treegen", *args], capture_output=True, text=True,
-                          input=stdin, encoding="utf-8")
+    """The command's exit status, stdout and stderr, as a user's shell sees them (run in this process: see
+    cli_in_process)."""
+    return treegen_cli(*args, input=stdin)
 
 
 BAD_FILES = {

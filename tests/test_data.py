@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_in_process import treegen_cli
 from treegen.arff import Doubles, java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
@@ -802,8 +803,7 @@ def test_a_word_after_many_numbers_is_refused_at_once(tmp_path):
         assert bool(NUMBER.fullmatch(text)) == bool(one_way.fullmatch(text)), text
     model, data = tmp_path / "m.json", tmp_path / "d.csv"
     data.write_text("x,y\n" + "".join(f"{i},{i % 3}\n" for i in range(100)), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "treegen", "train", str(data), "-a", "cart", "-o", str(model)], check=True,
-                   capture_output=True)
+    treegen_cli("train", str(data), "-a", "cart", "-o", str(model), check=True)
     data.write_text(data.read_text(encoding="utf-8") + "oops,1\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "treegen", "predict", str(model), str(data)], capture_output=True,
                           text=True, timeout=60)

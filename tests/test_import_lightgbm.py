@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from cli_in_process import treegen_cli
 import treegen
 from treegen import arithmetic, modelio
 from treegen.cli import main
@@ -595,8 +596,7 @@ def test_category_codes_from_a_csv_and_verify_against(tmp_path):
     assert result.exit_code == 0, result.output
     got = pd.read_csv(pd.io.common.StringIO(result.output), float_precision="round_trip")["P(1)"].tolist()
     assert got == booster.predict(frame.to_numpy()).tolist()
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", model_path, data, "--against", native,
-                           "--to", "rules"], capture_output=True, text=True)
+    done = treegen_cli("verify", model_path, data, "--against", native, "--to", "rules")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "LightGBM itself     ok" in done.stdout
 
@@ -977,7 +977,7 @@ def test_files_of_another_kind(tmp_path):
     for indent in (None, 2):  # dump_model()'s JSON, as json.dump writes it: how to save the model instead
         dump = tmp_path / "dump.json"
         dump.write_text(json.dumps(booster.dump_model(), indent=indent))
-        done = subprocess.run([sys.executable, "-m", "treegen", "import", str(dump)], capture_output=True, text=True)
+        done = treegen_cli("import", str(dump))
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (f"treegen: error: {dump}: this is the JSON of LightGBM's Booster.dump_model(), which "
                                "treegen does not read: save the model with booster.save_model('model.txt')\n")

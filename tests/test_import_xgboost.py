@@ -17,8 +17,6 @@ import random
 import re
 import sqlite3
 import struct
-import subprocess
-import sys
 import time
 from contextlib import closing
 from dataclasses import replace
@@ -30,6 +28,7 @@ import pytest
 import xgboost as xgb
 from click.testing import CliRunner
 
+from cli_in_process import treegen_cli
 from treegen import arithmetic, from_xgboost, modelio
 from treegen.cli import main
 from treegen.emit.common import SIGMOID_F32_CUT
@@ -1010,16 +1009,14 @@ def test_early_stopping_as_the_wrapper_or_booster_predict(tmp_path):
                                 (["--best-iteration"], trained.best_iteration + 1, "--every-round takes every"),
                                 (["--every-round"], trained.num_boosted_rounds(), "--best-iteration takes the first")):
         out = tmp_path / "imported.json"
-        done = subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(out), *flags],
-                              capture_output=True, text=True)
+        done = treegen_cli("import", path, "-o", str(out), *flags)
         assert done.returncode == 0 and modelio.load(str(out)).meta["xgboost"]["rounds_used"] == rounds, done.stderr
         last = done.stderr.splitlines()[-1]
         assert last.startswith("treegen: XGBoost's best_iteration: ") and note in last, last
     document = json.loads(Path(path).read_text())  # best_iteration the last round: nothing to choose, no note
     document["learner"]["attributes"]["best_iteration"] = str(trained.num_boosted_rounds() - 1)
     Path(path).write_text(json.dumps(document))
-    done = subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(out)], capture_output=True,
-                          text=True)
+    done = treegen_cli("import", path, "-o", str(out))
     assert done.returncode == 0 and "best_iteration" not in done.stderr, done.stderr
     assert modelio.load(str(out)).meta["xgboost"]["best_iteration"] == trained.num_boosted_rounds() - 1
 
@@ -1336,12 +1333,10 @@ def test_verify_against_gives_xgboost_names_and_catches_unknown_names_sent_left(
         f.write(modelio.dumps(model))
     pd.DataFrame({"num": np.repeat([-2.0, 2.0], 4), "color": ["purple", "", "red", "aaa"] * 2}).to_csv(data,
                                                                                                       index=False)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", good, data, "--against", native,
-                           "--to", "python"], capture_output=True, text=True)
+    done = treegen_cli("verify", good, data, "--against", native, "--to", "python")
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"XGBoost itself +ok", done.stdout) and re.search(r"python +ok", done.stdout), done.stdout
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", bad, data, "--against", native],
-                          capture_output=True, text=True)
+    done = treegen_cli("verify", bad, data, "--against", native)
     assert done.returncode == 1 and re.search(r"XGBoost itself +MISMATCH", done.stdout), done.stdout + done.stderr
     assert "'color': '\u2603 unseen category'" in done.stdout  # verify's probe of an unknown name
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from cli_in_process import treegen_cli
 from treegen import modelio
 from treegen.errors import TreegenError
 from treegen.model import NodeColumns, NumericSemantics, Route, _largest_left, by_id, spelt_almost, tree_output
@@ -609,17 +610,11 @@ def test_what_a_paused_collector_kept_goes_to_the_oldest_generation():
 EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
 
 
-def _cli(*args):
-    import subprocess
-    return subprocess.run([sys.executable, "-m", "treegen", *map(str, args)], capture_output=True, text=True,
-                          encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def softmax_doc(tmp_path_factory):
     """XGBoost's 3-class softmax: init [0, 0, 0], trees adding to outputs 0, 1, 2 in turn."""
     path = tmp_path_factory.mktemp("softmax") / "x.json"
-    assert _cli("import", EXAMPLES / "boosting" / "xgboost.json", "-o", path).returncode == 0
+    assert treegen_cli("import", EXAMPLES / "boosting" / "xgboost.json", "-o", path).returncode == 0
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -628,7 +623,7 @@ def _refused(tmp_path, doc, *command) -> str:
     path = tmp_path / "m.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     args = command or ("predict", "--proba", path, EXAMPLES / "boosting" / "iris_missing.csv")
-    result = _cli(*(path if a == "M" else a for a in args))
+    result = treegen_cli(*(path if a == "M" else a for a in args))
     assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     return result.stderr.replace(str(path), "m.json").rstrip("\n")
 
@@ -674,7 +669,7 @@ def test_only_a_sum_adds_a_tree_to_one_output(tmp_path):
 def test_a_truncated_json_says_the_whole_json_message(tmp_path):
     path = tmp_path / "m.json"
     path.write_text('{"format": "treegen-model",\n "features": [{"name": "ab', encoding="utf-8")
-    result = _cli("show", path)
+    result = treegen_cli("show", path)
     assert result.returncode == 2 and result.stderr == (
         f"treegen: error: {path}:2:24: invalid JSON: Unterminated string starting at line 2 column 24\n")
 
@@ -823,7 +818,7 @@ def test_an_arff_with_names_equal_once_stripped_is_refused_in_one_line(tmp_path)
     path = tmp_path / "d.arff"
     path.write_text("@relation r\n@attribute x numeric\n@attribute 'x ' numeric\n@attribute c {a,b}\n@data\n"
                     + "".join(f"{i % 9},{(i * 7) % 9},{'ab'[i % 2]}\n" for i in range(30)), encoding="utf-8")
-    result = _cli("train", path, "-a", "cart", "-o", tmp_path / "m.json")
+    result = treegen_cli("train", path, "-a", "cart", "-o", tmp_path / "m.json")
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "'x' and 'x '" in result.stderr
     assert not (tmp_path / "m.json").exists()
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
+from cli_in_process import treegen_cli
 from treegen import modelio
 from treegen.data import load_dataset
 from treegen.targets import emit
@@ -864,12 +865,11 @@ def test_a_mistake_in_a_rules_list_of_values_is_one_located_line(edit, message):
 def test_a_default_that_is_not_the_roots_outcome_is_refused_at_its_line(tmp_path, default):
     rules = tmp_path / "t.rules"
     model = tmp_path / "t.json"
-    assert subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "--target", "play",
-                           "-a", "id3", "-o", str(model)], capture_output=True).returncode == 0
+    treegen_cli("train", "examples/play_tennis.csv", "--target", "play", "-a", "id3", "-o", str(model), check=True)
     text = emit(modelio.load(str(model)), "rules")
     line = text.split("\n").index('  default: "yes"') + 1
     rules.write_text(text.replace('  default: "yes"', f"  default: {default}"), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "treegen", "show", str(rules)], capture_output=True, text=True)
+    result = treegen_cli("show", str(rules))
     assert result.returncode == 2 and result.stderr == (
         f"treegen: error: {rules}:{line}: the default does not match the nodes section (it is what the root, "
         "node 0, predicts: edit the nodes, or export again)\n")

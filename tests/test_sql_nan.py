@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -17,6 +15,7 @@ import lightgbm
 import numpy as np
 import pytest
 
+from cli_in_process import treegen_cli
 from treegen.emit.sql import DIALECTS
 from treegen.emit.sql.arithmetic import exp
 from treegen.errors import TreegenError
@@ -160,14 +159,12 @@ def test_xgboosts_float32_links_give_a_nan_sum_nan_in_every_target(infinite_leav
 def test_importing_an_infinite_leaf_is_refused_in_one_line_and_the_file_itself_predicts(infinite_leaves, tmp_path):
     """A treegen model file holds finite numbers: import wrote one its loader then refused."""
     path, out, rows = infinite_leaves[1], tmp_path / "imported.json", tmp_path / "rows.csv"
-    done = subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(out)], capture_output=True,
-                          text=True)
+    done = treegen_cli("import", path, "-o", str(out))
     assert done.returncode == 2 and not out.exists(), done.stderr
     assert re.fullmatch(r"treegen: error: .*model\.json: node \d+ of tree \d+ has an infinite value, which a treegen "
                         r"model file cannot hold; give the file itself to export, verify or predict\n", done.stderr)
     rows.write_text("x0,x1,x2\n0,0,0\n", encoding="utf-8")
-    predicted = subprocess.run([sys.executable, "-m", "treegen", "predict", path, str(rows)], capture_output=True,
-                               text=True)
+    predicted = treegen_cli("predict", path, str(rows))
     assert predicted.returncode == 0, predicted.stderr
 
 

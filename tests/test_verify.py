@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from cli_in_process import treegen_cli
 from treegen.data import load_dataset
 from treegen.learn import fit
 from treegen.probes import probe_rows
@@ -15,10 +16,9 @@ WEKA = "tests/fixtures/j48/"
 
 def test_verify_cli_on_c45_with_missing_values(tmp_path):
     model = tmp_path / "labor.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(model)], check=True)
-    result = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), WEKA + "labor.arff",
-                             "--to", "python,java,sql,rules", "--dialect", "sqlite,duckdb"],
-                            capture_output=True, text=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
+    result = treegen_cli("verify", str(model), WEKA + "labor.arff", "--to", "python,java,sql,rules", "--dialect",
+                         "sqlite,duckdb")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["python", "java", "sql/sqlite", "sql/duckdb", "rules"]
@@ -65,9 +65,9 @@ def test_leaf_ids_are_checked_with_leaf(tmp_path):
     leaf ids are a mismatch, a row counted once."""
     from treegen.verifier import leaf_mismatches
     model = tmp_path / "labor.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(model)], check=True)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), WEKA + "labor.arff", "--leaf",
-                           "--to", "python,javascript,sql,rules", "--dialect", "sqlite"], capture_output=True, text=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
+    done = treegen_cli("verify", str(model), WEKA + "labor.arff", "--leaf", "--to", "python,javascript,sql,rules",
+                       "--dialect", "sqlite")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 4 and all(" ok " in line for line in lines), lines
@@ -88,34 +88,31 @@ def test_a_program_exported_before_is_run_itself(tmp_path):
     one exported with a package and a class name of its own, a CommonJS build named .js, C with --leaf;
     a file changed by hand is a mismatch; an ending no program has is the user's to fix."""
     model = tmp_path / "labor.json"
-    treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
     exports = {"Labor.java": ["--to", "java", "--package", "com.example.models"],
                "labor.py": ["--to", "python"], "labor.js": ["--to", "javascript", "--module", "commonjs"],
                "labor.c": ["--to", "c", "--prefix", "labor", "--leaf"]}
     for name, options in exports.items():
-        subprocess.run([*treegen, "export", str(model), *options, "-o", str(tmp_path / name)], check=True)
+        treegen_cli("export", str(model), *options, "-o", str(tmp_path / name), check=True)
     programs = [option for name in exports for option in ("--program", str(tmp_path / name))]
-    done = subprocess.run([*treegen, "verify", str(model), WEKA + "labor.arff", *programs], capture_output=True,
-                          text=True)
+    done = treegen_cli("verify", str(model), WEKA + "labor.arff", *programs)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line.split()[:2] for line in done.stdout.splitlines()] == [[str(tmp_path / name), "ok"] for name in exports]
-    with_rules = subprocess.run([*treegen, "verify", str(model), "--program", str(tmp_path / "labor.c"), "--leaf",
-                                 "--to", "rules"], capture_output=True, text=True)
+    with_rules = treegen_cli("verify", str(model), "--program", str(tmp_path / "labor.c"), "--leaf", "--to", "rules")
     assert with_rules.returncode == 0 and [line.split()[1] for line in with_rules.stdout.splitlines()] == ["ok", "ok"]
     python = tmp_path / "labor.py"
     python.write_text(python.read_text(encoding="utf-8").replace("'good'", "'bad'", 1), encoding="utf-8")
-    changed = subprocess.run([*treegen, "verify", str(model), "--program", str(python)], capture_output=True, text=True)
+    changed = treegen_cli("verify", str(model), "--program", str(python))
     assert changed.returncode == 1 and " MISMATCH " in changed.stdout, changed.stdout + changed.stderr
     rules = tmp_path / "labor.rules"
-    subprocess.run([*treegen, "export", str(model), "-o", str(rules)], check=True)
-    assert subprocess.run([*treegen, "verify", str(model), "--program", str(rules)]).returncode == 0
+    treegen_cli("export", str(model), "-o", str(rules), check=True)
+    assert treegen_cli("verify", str(model), "--program", str(rules)).returncode == 0
     text = rules.read_text(encoding="utf-8")  # a threshold moved by hand, in the rules and the nodes they come from
     rules.write_text(text.replace("2.5000009999999997", "3.5000009999999997").replace("<= 2.5 ?", "<= 3.5 ?"),
                      encoding="utf-8")
-    edited = subprocess.run([*treegen, "verify", str(model), "--program", str(rules)], capture_output=True, text=True)
+    edited = treegen_cli("verify", str(model), "--program", str(rules))
     assert edited.returncode == 1 and " MISMATCH " in edited.stdout, edited.stdout + edited.stderr
-    other = subprocess.run([*treegen, "verify", str(model), "--program", str(model)], capture_output=True, text=True)
+    other = treegen_cli("verify", str(model), "--program", str(model))
     assert other.returncode == 2 and other.stderr == (
         f"treegen: error: --program {model}: its ending names no program, rule text or SQL treegen writes; name a "
         ".c, .cjs, .java, .js, .mjs, .py, .rules, .sql file\n")
@@ -128,19 +125,17 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     the engine refuses, one without the columns expected, a dialect verify does not know, or a file without SQL is
     one error line naming it (exit 2)."""
     model = tmp_path / "labor.json"
-    treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
     query, expression = tmp_path / "labor.sql", tmp_path / "expression.sql"
     exported = ["--table", "scores", "--keep", 'id,"the, key"']
-    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", *exported, "--proba",
-                    "--leaf", "-o", str(query)], check=True)
-    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "duckdb", "--expression",
-                    "-o", str(expression)], check=True)
+    treegen_cli("export", str(model), "--to", "sql", "--dialect", "sqlite", *exported, "--proba", "--leaf", "-o",
+                str(query), check=True)
+    treegen_cli("export", str(model), "--to", "sql", "--dialect", "duckdb", "--expression", "-o", str(expression),
+                check=True)
     text = query.read_text(encoding="utf-8")
     query.write_text("-- the labor model, exported once\n" + text, encoding="utf-8")
     expression.write_text(expression.read_text(encoding="utf-8") + "-- checked by hand\n;\n\n", encoding="utf-8")
-    verify_sql = lambda path, *options: subprocess.run([*treegen, "verify", str(model), "--program", str(path),
-                                                        *options], capture_output=True, text=True)
+    verify_sql = lambda path, *options: treegen_cli("verify", str(model), "--program", str(path), *options)
     done = verify_sql(query, WEKA + "labor.arff", "--dialect", "sqlite", *exported, "--leaf")
     assert done.returncode == 0 and done.stdout.split()[:2] == [str(query), "ok"], done.stdout + done.stderr
     assert "labels only" not in done.stdout and "no leaf ids" not in done.stdout
@@ -167,7 +162,7 @@ def test_a_sql_file_exported_before_is_run_itself(tmp_path):
     assert renamed.returncode == 2 and renamed.stderr.startswith(
         f"treegen: error: {expression}: duckdb cannot run it: Binder Error: ") and renamed.stderr.count("\n") == 1
     assert "holidays" in renamed.stderr and not renamed.stdout
-    alone = subprocess.run([*treegen, "verify", str(model), "--to", "sql", *exported], capture_output=True, text=True)
+    alone = treegen_cli("verify", str(model), "--to", "sql", *exported)
     assert alone.returncode == 2 and alone.stderr == (
         "treegen: error: --table and --keep say how a --program .sql file was exported: give one (verify's own SQL "
         "reads the table it writes)\n")
@@ -194,13 +189,10 @@ def test_a_sql_file_exported_with_other_keep_columns_is_one_error_line(tmp_path)
     without the --keep columns verify is given (or with others) is refused saying so, where its prediction was
     read from a probability's column and every row a mismatch (exit 1)."""
     model = tmp_path / "labor.json"
-    treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
     query = tmp_path / "labor.sql"
-    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "duckdb", "--proba", "-o", str(query)],
-                   check=True)
-    done = subprocess.run([*treegen, "verify", str(model), "--program", str(query), "--dialect", "duckdb", "--keep",
-                           "id"], capture_output=True, text=True)
+    treegen_cli("export", str(model), "--to", "sql", "--dialect", "duckdb", "--proba", "-o", str(query), check=True)
+    done = treegen_cli("verify", str(model), "--program", str(query), "--dialect", "duckdb", "--keep", "id")
     assert done.returncode == 2 and not done.stdout and done.stderr == (
         f"treegen: error: {query}: its first 17 columns are 'duration', 'wage-increase-first-year', "
         "'wage-increase-second-year', 'wage-increase-third-year', 'cost-of-living-adjustment', 'working-hours', "
@@ -221,13 +213,11 @@ def test_an_expression_file_of_a_float32_model_in_sqlite_is_the_models_bit_for_b
     note (it computed in double, and its line said how far its scores were)."""
     model = XGB_FIXTURES + "multiclass-3.2.0.json"
     expression = tmp_path / "expression.sql"
-    treegen = [sys.executable, "-m", "treegen"]
-    exported = subprocess.run([*treegen, "export", model, "--to", "sql", "--dialect", "sqlite", "--expression",
-                               "--proba", "--leaf", "-o", str(expression)], capture_output=True, text=True)
+    exported = treegen_cli("export", model, "--to", "sql", "--dialect", "sqlite", "--expression", "--proba", "--leaf",
+                           "-o", str(expression))
     assert exported.returncode == 0, exported.stderr
     assert exported.stderr == NOTE_SUBQUERY, exported.stderr
-    done = subprocess.run([*treegen, "verify", model, "--program", str(expression), "--dialect", "sqlite", "--leaf"],
-                          capture_output=True, text=True)
+    done = treegen_cli("verify", model, "--program", str(expression), "--dialect", "sqlite", "--leaf")
     assert done.returncode == 0 and done.stdout.split()[1] == "ok", done.stdout + done.stderr
     assert done.stdout.strip().endswith("rows agree (2000 probes)"), done.stdout
 
@@ -249,16 +239,14 @@ def test_a_name_sqlite_would_read_as_a_string_is_named(tmp_path):
     """SQLite reads a double-quoted name that no column has as a string: a file whose column was renamed is one
     error line naming the column, not rows that mismatch. A name in backticks or brackets is read as one."""
     model = tmp_path / "labor.json"
-    treegen = [sys.executable, "-m", "treegen"]
-    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
     path = tmp_path / "labor.sql"
-    subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", "--expression",
-                    "-o", str(path)], check=True)
+    treegen_cli("export", str(model), "--to", "sql", "--dialect", "sqlite", "--expression", "-o", str(path),
+                check=True)
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace('"statutory-holidays"', "`statutory-holidays`").replace('"duration"', "[duration]"),
                     encoding="utf-8")
-    verify_sql = lambda: subprocess.run([*treegen, "verify", str(model), "--program", str(path), "--dialect", "sqlite"],
-                                        capture_output=True, text=True)
+    verify_sql = lambda: treegen_cli("verify", str(model), "--program", str(path), "--dialect", "sqlite")
     done = verify_sql()
     assert done.returncode == 0 and done.stdout.split()[:2] == [str(path), "ok"], done.stdout + done.stderr
     path.write_text(text.replace('"statutory-holidays"', '"holidays"'), encoding="utf-8")
@@ -307,7 +295,7 @@ def test_verify_on_mysql(mysql_server, tmp_path):
     [result] = verify(model, WEKA + "labor.arff", ["sql"], ["mysql"], dsns={"mysql": mysql_server})
     assert result.ok, result.line()
     saved = tmp_path / "labor.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", WEKA + "labor.arff", "-o", str(saved)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(saved), check=True)
     result = subprocess.run([sys.executable, "-m", "treegen", "verify", str(saved), "--to", "sql", "--dialect", "mysql"],
                             capture_output=True, text=True, env={**os.environ, "TREEGEN_MYSQL_DSN": mysql_server})
     assert result.returncode == 0 and result.stdout.split()[:2] == ["sql/mysql", "ok"], result.stdout + result.stderr
@@ -368,10 +356,9 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     model = tmp_path / "t.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
-                    "-o", str(model)], check=True)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
-                           f"--{engine}-dsn", dsn.format(port=port)], capture_output=True, text=True)
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model), check=True)
+    done = treegen_cli("verify", str(model), "--to", "sql", "--dialect", engine, f"--{engine}-dsn",
+                       dsn.format(port=port))
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
     assert done.stderr.startswith(f"treegen: error: sql/{engine}: needs a {engine} server it can connect to, "
                                   f"check --{engine}-dsn (or TREEGEN_{engine.upper()}_DSN): {reason.format(port=port)}")
@@ -388,22 +375,14 @@ def test_a_server_that_cannot_be_reached_is_the_users_to_fix(tmp_path, engine, d
 def test_a_connection_string_the_driver_cannot_read_is_the_users_to_fix(tmp_path, engine, dsn, reason):
     """A malformed DSN is exit 2 with one line naming the option, as an unreachable server is."""
     model = tmp_path / "t.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
-                    "-o", str(model)], check=True)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "sql", "--dialect", engine,
-                           f"--{engine}-dsn", dsn], capture_output=True, text=True)
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model), check=True)
+    done = treegen_cli("verify", str(model), "--to", "sql", "--dialect", engine, f"--{engine}-dsn", dsn)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
     assert done.stderr == (f"treegen: error: sql/{engine}: --{engine}-dsn (or TREEGEN_{engine.upper()}_DSN) cannot be "
                            f"read: {reason}\n")
 
 BOOSTING = "examples/boosting/"
 XGB_FIXTURES = "tests/fixtures/xgboost/"
-
-
-def _verify_against(model: str, against: str):
-    """`treegen verify MODEL --to python --against FILE` as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python", "--against", against],
-                          capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("model,against,message", [
@@ -427,9 +406,8 @@ def test_against_a_file_the_model_did_not_come_from_is_refused(tmp_path, model, 
     anything runs (it used to be a KeyError or ValueError traceback, or a MISMATCH on every row)."""
     if model == "tennis":
         model = str(tmp_path / "tennis.json")
-        subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
-                        "-o", model], check=True)
-    done = _verify_against(model, against)
+        treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", model, check=True)
+    done = treegen_cli("verify", model, "--to", "python", "--against", against)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
     assert done.stderr == f"treegen: error: {against}: --against: {message}\n"
 
@@ -438,15 +416,13 @@ def test_categories_apply_to_a_library_file_that_takes_them(tmp_path):
     """verify's --categories names the categories of a CatBoost file, MODEL or --against's: with neither a
     library's file it is refused, and a library that takes no categories refuses it, in one line."""
     tennis = str(tmp_path / "tennis.json")
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3", "-o", tennis],
-                   check=True)
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", tennis, check=True)
     xgb = XGB_FIXTURES + "binary-3.2.0.json"
     for model, against, message in (
             (tennis, [], "--categories names the categories of a library's model file, given as MODEL or --against; "
                          "MODEL is a treegen model"),
             (xgb, ["--against", xgb], f"{xgb}: --categories does not apply to XGBoost models")):
-        done = subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python", *against,
-                               "--categories", "x0=a,b"], capture_output=True, text=True)
+        done = treegen_cli("verify", model, "--to", "python", *against, "--categories", "x0=a,b")
         assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
         assert done.stderr == f"treegen: error: {message}\n"
 
@@ -454,7 +430,8 @@ def test_categories_apply_to_a_library_file_that_takes_them(tmp_path):
 def test_against_another_model_of_the_same_kind_shows_both_sides():
     """A file of the right library and kind whose trees differ disagrees (exit 1); each row shows the
     probabilities of both sides, not only two labels that may be the same."""
-    done = _verify_against(XGB_FIXTURES + "binary-3.2.0.json", XGB_FIXTURES + "dart-3.2.0.json")
+    done = treegen_cli("verify", XGB_FIXTURES + "binary-3.2.0.json", "--to", "python", "--against",
+                       XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
     assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes; 572 probes left out, "
@@ -471,9 +448,8 @@ def test_columns_line_up_with_the_library_row(tmp_path):
     lines start their second column at the same offset: the first column fits every name."""
     skops = "tests/fixtures/hist_gradient_boosting/binary-1.9.1.skops"
     model = str(tmp_path / "hgb.json")
-    subprocess.run([sys.executable, "-m", "treegen", "import", skops, "-o", model], check=True, capture_output=True)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", model, "--to", "python,rules,sql",
-                           "--dialect", "sqlite", "--against", skops], capture_output=True, text=True)
+    treegen_cli("import", skops, "-o", model, check=True)
+    done = treegen_cli("verify", model, "--to", "python,rules,sql", "--dialect", "sqlite", "--against", skops)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     names = ["scikit-learn itself", "python", "rules", "sql/sqlite"]
@@ -487,15 +463,14 @@ def test_columns_line_up_with_the_paths_of_programs(tmp_path):
     """A --program line is named by the file's path: the first column widens to fit the longest, each result still
     one line."""
     from treegen.verifier import name_width
-    treegen = [sys.executable, "-m", "treegen"]
     model = tmp_path / "labor.json"
-    subprocess.run([*treegen, "train", WEKA + "labor.arff", "-o", str(model)], check=True)
+    treegen_cli("train", WEKA + "labor.arff", "-o", str(model), check=True)
     paths = [str(tmp_path / "exported/programs/of/the/labor/model/labor.sql"), str(tmp_path / "labor.sql")]
     os.makedirs(os.path.dirname(paths[0]))
     for path in paths:
-        subprocess.run([*treegen, "export", str(model), "--to", "sql", "--dialect", "sqlite", "-o", path], check=True)
-    done = subprocess.run([*treegen, "verify", str(model), "--to", "python", *(f"--program={p}" for p in paths),
-                           "--dialect", "sqlite"], capture_output=True, text=True)
+        treegen_cli("export", str(model), "--to", "sql", "--dialect", "sqlite", "-o", path, check=True)
+    done = treegen_cli("verify", str(model), "--to", "python", *(f"--program={p}" for p in paths), "--dialect",
+                       "sqlite")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     width = len(paths[0]) + 1
@@ -531,8 +506,7 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
     checks SQLite, says in a line that DuckDB was not checked, and exits 0; --dialect duckdb named
     is still exit 2."""
     model = tmp_path / "t.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
-                    "-o", str(model)], check=True)
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model), check=True)
     code = "import sys; sys.modules['duckdb'] = None; from treegen.cli import main; main(prog_name='treegen')"
     core = [sys.executable, "-c", code, "verify", str(model), "--to", "sql,python"]
     done = subprocess.run(core, capture_output=True, text=True)
@@ -715,8 +689,7 @@ def test_verify_on_spark_says_only_its_result(tmp_path):
     Python treegen runs on, not the PATH's `python3` (a virtualenv not activated; Spark refuses another
     minor version): here one that cannot run at all."""
     model = tmp_path / "t.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "-a", "id3",
-                    "-o", str(model)], check=True)
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model), check=True)
     other = tmp_path / "bin"
     other.mkdir()
     for name in ("python3", "python"):
@@ -769,13 +742,11 @@ def test_float32_sums_in_sqlite_and_mysql_are_the_models(mysql_server, tmp_path)
     assert all(r.ok for r in results), [r.line() for r in results]
     assert all(r.note is None for r in results), [r.line() for r in results]
     saved = tmp_path / "xgboost.json"
-    subprocess.run([sys.executable, "-m", "treegen", "import", path, "-o", str(saved)], check=True)
-    exported = subprocess.run([sys.executable, "-m", "treegen", "export", str(saved), "--to", "sql", "--dialect",
-                               "sqlite"], capture_output=True, text=True)
+    treegen_cli("import", path, "-o", str(saved), check=True)
+    exported = treegen_cli("export", str(saved), "--to", "sql", "--dialect", "sqlite")
     assert exported.returncode == 0 and exported.stdout.startswith("WITH"), exported.stderr
     assert exported.stderr == ""
-    exported = subprocess.run([sys.executable, "-m", "treegen", "export", str(saved), "--to", "sql", "--dialect",
-                               "sqlite", "--expression"], capture_output=True, text=True)
+    exported = treegen_cli("export", str(saved), "--to", "sql", "--dialect", "sqlite", "--expression")
     # (the steps inside the subquery that reads the row's columns as treegen reads a CSV: Writer.read_once)
     assert exported.returncode == 0 and exported.stdout.startswith("(SELECT (WITH"), exported.stderr
     assert exported.stderr == NOTE_SUBQUERY
@@ -828,10 +799,10 @@ def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path)
 def test_repeated_to_and_dialect_options_add_up(tmp_path):
     """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""
     model = tmp_path / "tennis.json"
-    subprocess.run([sys.executable, "-m", "treegen", "train", "examples/play_tennis.csv", "--target", "play",
-                    "--algorithm", "id3", "-o", str(model)], check=True)
-    result = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "python", "--to", "sql",
-                             "--dialect", "sqlite", "--dialect", "duckdb"], capture_output=True, text=True)
+    treegen_cli("train", "examples/play_tennis.csv", "--target", "play", "--algorithm", "id3", "-o", str(model),
+                check=True)
+    result = treegen_cli("verify", str(model), "--to", "python", "--to", "sql", "--dialect", "sqlite", "--dialect",
+                         "duckdb")
     assert result.returncode == 0, result.stdout + result.stderr
     assert [line.split()[0] for line in result.stdout.splitlines()] == ["python", "sql/sqlite", "sql/duckdb"]
 
@@ -894,8 +865,8 @@ def test_gradient_boosting_of_three_classes_against_scikit_learn(tmp_path):
     X, y = make_classification(400, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=1)
     path, out = tmp_path / "gbc.skops", tmp_path / "gbc.json"
     skops.io.dump(GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y), str(path))
-    subprocess.run([sys.executable, "-m", "treegen", "import", str(path), "-o", str(out)], check=True)
-    done = _verify_against(str(out), str(path))
+    treegen_cli("import", str(path), "-o", str(out), check=True)
+    done = treegen_cli("verify", out, "--to", "python", "--against", path)
     assert done.returncode == 0, done.stdout + done.stderr
     line = done.stdout.splitlines()[0]
     why = "its softmax takes numpy's exp"
@@ -914,8 +885,8 @@ def test_xgboost_and_lightgbm_agree_with_themselves_bit_for_bit(tmp_path, model)
     and exp included, and the line says no more than that (and the rows XGBoost refuses)."""
     import re
     out = tmp_path / "model.json"
-    subprocess.run([sys.executable, "-m", "treegen", "import", model, "-o", str(out)], check=True)
-    done = _verify_against(str(out), model)
+    treegen_cli("import", model, "-o", str(out), check=True)
+    done = treegen_cli("verify", out, "--to", "python", "--against", model)
     assert done.returncode == 0, done.stdout + done.stderr
     library = "XGBoost" if "xgboost" in model else "LightGBM"
     refused = (r"(?:; \d+ probes left out, which XGBoost refuses: a value infinite in float32 \(±inf, or beyond "
@@ -989,10 +960,8 @@ def test_a_category_spelt_as_a_missing_value_is_checked_as_the_csv_reads_it(tmp_
     warns once that a CSV cannot carry the category."""
     data, model = tmp_path / "spelt.arff", tmp_path / "spelt.json"
     data.write_text(SPELT_MISSING_ARFF, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "treegen", "train", str(data), "--algorithm", "id3", "-o", str(model)],
-                   check=True, capture_output=True)
-    done = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), str(data),
-                           "--to", "python,java,sql,rules", "--dialect", "sqlite"], capture_output=True, text=True)
+    treegen_cli("train", str(data), "--algorithm", "id3", "-o", str(model), check=True)
+    done = treegen_cli("verify", str(model), str(data), "--to", "python,java,sql,rules", "--dialect", "sqlite")
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line.split()[:2] for line in done.stdout.splitlines()] == [
         ["python", "ok"], ["java", "ok"], ["sql/sqlite", "ok"], ["rules", "ok"]], done.stdout
@@ -1055,10 +1024,10 @@ def test_export_notes_an_expression_of_scalar_subqueries_only_where_it_writes_on
     """PostgreSQL's float32 expression is a subquery where inlining would double an output (--proba: expf reads
     the sum about ten times), not its label alone (the sum against a cut): `export` notes the one only."""
     model = XGB_FIXTURES + "binary-3.2.0.json"
-    treegen = [sys.executable, "-m", "treegen", "export", model, "--to", "sql", "--dialect", "postgres", "--expression"]
-    alone = subprocess.run(treegen, capture_output=True, text=True)
+    export = ["export", model, "--to", "sql", "--dialect", "postgres", "--expression"]
+    alone = treegen_cli(*export)
     assert alone.returncode == 0 and "(WITH" not in alone.stdout and alone.stderr == "", alone.stderr
-    proba = subprocess.run([*treegen, "--proba"], capture_output=True, text=True)
+    proba = treegen_cli(*export, "--proba")
     assert proba.returncode == 0 and proba.stdout.count("(WITH ") == 2, proba.stderr
     assert proba.stderr == NOTE_SUBQUERY.replace("sqlite:", "postgres:")
 

@@ -18,13 +18,14 @@ FLT_MAX = 3.4028234663852886e38
 FLT_OVERFLOW = FLT_MAX + 2.0 ** 103
 
 
-def f32(x: float) -> float:
+_FLOAT32 = struct.Struct("f")
+
+
+def f32(x: float, pack=_FLOAT32.pack, unpack=_FLOAT32.unpack) -> float:
     """``x`` rounded to the nearest float32 (ties to even), as a double."""
-    if math.isnan(x) or math.isinf(x):
-        return x
-    if abs(x) >= FLT_OVERFLOW:
-        return math.copysign(math.inf, x)
-    return struct.unpack("f", struct.pack("f", x))[0]
+    if -FLT_OVERFLOW < x < FLT_OVERFLOW:  # (the reference walk's float32 models call this a split a row)
+        return unpack(pack(x))[0]
+    return x if x != x else math.copysign(math.inf, x)  # NaN, or infinite in float32
 
 
 # glibc 2.27+ expf (sysdeps/ieee754/flt-32/e_expf.c with e_exp2f_data.c): 2^(k/32) from a table of

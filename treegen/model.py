@@ -220,6 +220,11 @@ class Feature:
         return self.kind == NUMERIC
 
     @cached_property
+    def known(self) -> frozenset[str]:
+        """Nominal: the categories as a set, for telling a category from unknown text at once."""
+        return frozenset(self.categories)
+
+    @cached_property
     def named_by_number(self) -> dict[float, str]:
         """Nominal: the category each number names (:func:`number_names`), made once."""
         return number_names(self.categories)
@@ -962,12 +967,12 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
     '1e-07' and 'True', Java "1.0E-7" and "true", JavaScript "1e-7"): the same row takes the same route
     in every target, and a frame's int column turned float by a NaN (1.0, 2.0) still names "1", "2"."""
     if isinstance(value, str):
-        if value in feature.categories:
+        if value in feature.known:
             return value
         if feature.codes is None or not NUMBER.fullmatch(value):
             return None
         name = code_category(feature.codes, float(value), cast)
-        return name if name in feature.categories else None
+        return name if name in feature.known else None
     if isinstance(value, (bool, np.bool_)):
         return feature.named_by_boolean[bool(value)]
     if isinstance(value, numbers.Real):
@@ -975,7 +980,7 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
     if is_many(value):
         raise NotOneValue(many_values(feature.name, value))
     text = str(value)
-    return text if text in feature.categories else None
+    return text if text in feature.known else None
 
 
 def number_category(feature: Feature, number: float, cast: str = "float64") -> str | None:
@@ -984,7 +989,7 @@ def number_category(feature: Feature, number: float, cast: str = "float64") -> s
     as the same double (:attr:`Feature.named_by_number`; -0.0 is 0.0, NaN names none)."""
     if feature.codes is not None:
         name = code_category(feature.codes, number, cast)
-        if name in feature.categories:
+        if name in feature.known:
             return name
     return feature.named_by_number.get(number)
 
@@ -1046,8 +1051,10 @@ PANDAS_MISSING = ("NAType", "NaTType")
 def is_missing(value: Any) -> bool:
     """None, a NaN of any float type (numpy's float32 NaN too, as the generated code reads it), or
     pandas' NA or NaT."""
-    if type(value) is float:  # the usual value, in one test
+    if type(value) is float:  # the usual values, in one test each
         return value != value
+    if type(value) is str:
+        return False
     return (value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
             or type(value).__name__ in PANDAS_MISSING)
 
@@ -1267,8 +1274,11 @@ def tuple_key(model: Model, split: Split, row: Mapping[str, Any]) -> tuple[str |
     for flat in split.features:
         feature = model.features[flat]
         value = row.get(feature.name)
-        name = None if is_missing(value) else category_of(feature, value, model.numeric.cast)
-        key.append(None if is_missing(value) else _UNKNOWN_TEXT if name is None else name)
+        if is_missing(value):
+            key.append(None)
+        else:
+            name = category_of(feature, value, model.numeric.cast)
+            key.append(_UNKNOWN_TEXT if name is None else name)
     for part in split.parts:
         position = child_for(model, part, row.get(model.features[part.feature].name))
         key.append(part.missing.child if position is None else position)
@@ -1521,25 +1531,29 @@ def walk(model: Model, tree: Tree, row: Mapping[str, Any]) -> Iterator[tuple[int
     many). A weight multiplies the fractional weights taken along the path, root first (J48's
     ``weights[i] * weight``)."""
     features, nodes, pair = model.features, by_id(tree), Op.TUPLE
-    stack = [(0, 1.0)]
+    stack = [(0, 1.0)]  # the children a fractional route spread the row to, yet to walk
     while stack:
         node_id, weight = stack.pop()
-        node = nodes[node_id]
-        split = node.split
-        if split is None:  # a leaf
-            yield node_id, weight, 0
-            continue
-        position = (child_for(model, split, row.get(features[split.feature].name)) if split.op is not pair
-                    else 0 if tuple_key(model, split, row) in split.tuples else 1)
-        if position is not None:
-            stack.append((node.children[position], weight))
-        elif split.missing.kind == Route.CHILD:
-            stack.append((node.children[split.missing.child], weight))
-        elif split.missing.kind == Route.FRACTION:
-            yield node_id, weight, len(node.children)
-            stack.extend((child, weight * w) for child, w in reversed(list(zip(node.children, split.missing.weights))))
-        else:
-            yield node_id, weight, 0
+        while True:  # down one path, to where it ends or spreads
+            node = nodes[node_id]
+            split = node.split
+            if split is None:  # a leaf
+                yield node_id, weight, 0
+                break
+            position = (child_for(model, split, row.get(features[split.feature].name)) if split.op is not pair
+                        else 0 if tuple_key(model, split, row) in split.tuples else 1)
+            if position is None and split.missing.kind == Route.CHILD:
+                position = split.missing.child
+            if position is not None:
+                node_id = node.children[position]
+                continue
+            if split.missing.kind == Route.FRACTION:
+                yield node_id, weight, len(node.children)
+                stack.extend((child, weight * w)
+                             for child, w in reversed(list(zip(node.children, split.missing.weights))))
+            else:
+                yield node_id, weight, 0
+            break
 
 
 def nested_sum(tree: Tree, steps: Iterable[tuple[int, float, int]],
