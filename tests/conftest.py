@@ -145,9 +145,13 @@ def _wait_for_mariadb(server: subprocess.Popen, sock: str, log: str, timeout: fl
         if server.poll() is not None:
             raise RuntimeError(f"mariadbd exited with {server.returncode}:\n{_tail(log)}")
         try:
+            # pymysql leaves its socket open where connecting to the socket file fails (a ResourceWarning later,
+            # in whichever test the collector runs): a socket of our own tries that first
+            with socket.socket(socket.AF_UNIX) as probe:
+                probe.connect(sock)
             connection = pymysql.connect(unix_socket=sock, user="root")
             break
-        except pymysql.err.OperationalError:
+        except (OSError, pymysql.err.OperationalError):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"mariadbd did not accept connections in {timeout:.0f} s:\n{_tail(log)}") from None
             time.sleep(0.1)

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from functools import cache
+from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
@@ -593,7 +594,7 @@ def test_category_codes_from_a_csv_and_verify_against(tmp_path):
     codes = np.concatenate([X[:40, 1], [2.7, -0.5, -0.0, -1.5, 1e300, math.inf, 39.9, 40.0]])
     frame = pd.DataFrame({"Column_0": np.resize(X[:, 0], len(codes)), "Column_1": codes})
     frame.to_csv(data, index=False)
-    assert ",32.0\n" in open(data).read()  # an integer code, as pandas writes a column with a NaN
+    assert ",32.0\n" in Path(data).read_text()  # an integer code, as pandas writes a column with a NaN
     result = CliRunner().invoke(main, ["predict", model_path, data, "--proba"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     got = [float(row["P(1)"]) for row in csv.DictReader(io.StringIO(result.output))]
