@@ -351,7 +351,8 @@ def test_skops_file_loads_safely(tmp_path):
     estimator, X = fitted_forest()
     path = str(tmp_path / "forest.skops")
     skops.io.dump(estimator, path)
-    loaded = load_skops(path)
+    loaded, saved_by = load_skops(path)
+    assert saved_by is None  # (this scikit-learn saved it)
     assert loaded.predict_proba(X).tolist() == estimator.predict_proba(X).tolist()
     assert modelio.dumps(import_file(path)) == modelio.dumps(from_sklearn(estimator))
 

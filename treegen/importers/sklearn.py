@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -138,13 +139,22 @@ def recognises(path: str, head: bytes) -> bool:
 
 @collector_paused()
 def read_skops(path: str, feature_names=None) -> Model:
-    """The model in a ``.skops`` file (:func:`load_skops`)."""
-    return from_sklearn(load_skops(path), feature_names=feature_names)
+    """The model in a ``.skops`` file (:func:`load_skops`); where another scikit-learn saved it, its note says so."""
+    estimator, saved_by = load_skops(path)
+    model = from_sklearn(estimator, feature_names=feature_names)
+    if saved_by is not None:
+        model.meta["sklearn"]["note"] = (
+            f"imported with scikit-learn {sklearn_version_text()} from a file scikit-learn {saved_by} saved (scikit-learn "
+            "warns that an estimator may not load alike across versions): verify --against the file checks the model "
+            "against that scikit-learn's predict")
+    return model
 
 
 def load_skops(path: str):
     """The estimator in a ``.skops`` file, loaded with ``skops.io``, which refuses every type not known
-    to be safe: beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted."""
+    to be safe: beyond scikit-learn estimators and numpy, only ``SKOPS_TRUSTED`` is accepted; and the
+    version of scikit-learn that saved it where that is not this one (scikit-learn's warning of it, six lines
+    on a terminal, is not passed on)."""
     try:
         import skops.io
     except ImportError:
@@ -156,7 +166,7 @@ def load_skops(path: str):
         if refused:
             raise TreegenError(f"refusing to load types that are not scikit-learn trees: {', '.join(refused)}",
                                path)
-        return skops.io.load(path, trusted=list(untrusted))
+        return _loaded(skops.io, path, list(untrusted))
     except TreegenError:
         raise
     except (ImportError, AttributeError) as err:  # a type this scikit-learn does not have
@@ -170,6 +180,22 @@ def load_skops(path: str):
                                "here cannot read it: pip install -U skops", path) from None
         raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
                            path) from None
+
+
+def _loaded(skops_io, path: str, trusted: list[str]):
+    """``skops.io.load`` of the file, and the scikit-learn version that saved it where it is not this one (None
+    where it is); every other warning passes on."""
+    from sklearn.exceptions import InconsistentVersionWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator = skops_io.load(path, trusted=trusted)
+    saved_by = None
+    for warning in caught:
+        if issubclass(warning.category, InconsistentVersionWarning):
+            saved_by = warning.message.original_sklearn_version
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return estimator, saved_by
 
 
 def _newer_skops(path: str) -> str | None:
@@ -219,7 +245,7 @@ def oracle(source, model: Model, rows) -> list[tuple | Refused]:
     number beyond float32, and some no NaN). A forest predicts with one job: with several, its threads
     add the trees' outputs in whatever order they finish, and the last bits change from call to call."""
     path = file_of(source)
-    estimator = load_skops(path) if path is not None else copy.copy(source)
+    estimator = load_skops(path)[0] if path is not None else copy.copy(source)
     width = getattr(estimator, "n_features_in_", len(model.features))
     if width != len(model.features):
         raise TreegenError(f"this scikit-learn model takes {width} features, the treegen model "
