@@ -144,9 +144,9 @@ def read_skops(path: str, feature_names=None) -> Model:
     model = from_sklearn(estimator, feature_names=feature_names)
     if saved_by is not None:
         model.meta["sklearn"]["note"] = (
-            f"imported with scikit-learn {sklearn_version_text()} from a file scikit-learn {saved_by} saved (scikit-learn "
-            "warns that an estimator may not load alike across versions): verify --against the file checks the model "
-            "against that scikit-learn's predict")
+            f"imported with scikit-learn {sklearn_version_text()} from a file scikit-learn {saved_by} saved "
+            "(scikit-learn warns that an estimator may not load alike across versions): verify --against the file "
+            "checks the model against that scikit-learn's predict")
     return model
 
 
