@@ -85,6 +85,7 @@ from treegen.testing import (
     random_model,
     random_rows,
     wide_model,
+    with_linear_leaves,
 )
 from treegen.walk import leaf_ids_rows, predict_rows
 
@@ -421,6 +422,17 @@ def test_symmetric_trees_are_exact(models, seed):
     assert_programs_exact([(m, rows_for(m, 60, seed)) for m in models + catboost[::2]], leaf=False,
                           flags=PROGRAM_FLAGS_O0)
     assert_api_exact([(m, rows_for(m, 60, seed)) for m in models])
+
+
+def test_a_model_that_reads_no_feature_compiles_without_a_warning():
+    """Trees of one leaf read no number of a row (N_READ 0): gcc -O2 said "'read_' may be used uninitialized" of the
+    row passed on unwritten (-Werror: no program), found by a linear-leaf model whose leaves read nothing."""
+    models = [random_model(seed, max_depth=0, regression=seed == 3, n_trees=seed) for seed in (1, 2, 3)]
+    models.append(with_linear_leaves(random_model(6, max_depth=0, regression=True, n_trees=2), 6))  # terms: none
+    assert all(not model.used_features() for model in models) and models[-1].linear_features() == []
+    assert all(node.linear is not None for tree in models[-1].trees for node in tree.nodes)
+    assert_api_exact([(m, rows_for(m, 20, k)) for k, m in enumerate(models)])
+    assert_programs_exact([(m, rows_for(m, 20, k)) for k, m in enumerate(models)])
 
 
 def test_random_models_as_programs():
