@@ -206,10 +206,7 @@ def test_help_and_version():
     assert "treegen, version" in run("--version").output
 
 
-def cli(*args, stdin=None):
-    """The command's exit status, stdout and stderr, as a user's shell sees them (run in this process: see
-    cli_in_process)."""
-    return treegen_cli(*args, input=stdin)
+cli = treegen_cli  # the command's exit status, stdout and stderr, as a user's shell sees them
 
 
 BAD_FILES = {
@@ -335,7 +332,7 @@ def test_malformed_model_files(tmp_path):
 
 def test_model_from_stdin():
     model = cli("train", TENNIS, "-a", "id3").stdout
-    assert "outlook = overcast: yes" in cli("show", "-", stdin=model).stdout
+    assert "outlook = overcast: yes" in cli("show", "-", input=model).stdout
 
 
 def test_cart_options_reach_the_learner(tmp_path):
@@ -493,7 +490,7 @@ def test_json_models_get_json_errors(tmp_path, text, message):
 
 
 def test_a_list_on_stdin_is_read_as_json():
-    result = cli("show", "-", stdin="  [1]")
+    result = cli("show", "-", input="  [1]")
     assert result.returncode == 2 and "-: not a treegen model" in result.stderr, result.stderr
 
 

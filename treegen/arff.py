@@ -413,7 +413,7 @@ class Reader:
                     raise self.value_error(f"column {feature.name!r}: {text!r} is not a number", offset)
                 return number
             return decode_number
-        known = set(feature.categories)
+        known = feature.known
 
         def decode_nominal(text: str, offset: int) -> str:
             if text not in known:
@@ -452,7 +452,7 @@ def plain_column_reader(feature: Feature):
                 raise ValueError
             return values
         return numbers
-    known = set(feature.categories) | {"?"}
+    known = feature.known | {"?"}
 
     def nominal(words: list[str]) -> list[str | None]:
         if not known.issuperset(words):

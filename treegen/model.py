@@ -1333,7 +1333,7 @@ def split_problem(features: Sequence[Feature], split: Split) -> tuple[str, str] 
         if split.unknown is not None:
             return "unknown", "only a split on categories has a child for unknown categories"
         return None
-    known = set(feature.categories)
+    known = feature.known
     if split.op == Op.EQ and (set(split.values) != known or len(split.values) != len(known)):
         return "values", "an '==' split needs one child for each category of its feature"
     if split.op == Op.IN and not set(split.values) <= known:

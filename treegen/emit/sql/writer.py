@@ -353,7 +353,7 @@ class Writer:
         expression of a number: no such function), and a NaN would be an unknown category."""
         f, cast = self.model.features[feature], self.model.numeric.cast
         names = {number: name for number, name in f.named_by_number.items()
-                 if code_category(f.codes, number, cast) not in f.categories}  # where its code names no category
+                 if code_category(f.codes, number, cast) not in f.known}  # where its code names no category
         double = self.d.nominal_number[1].format(column)
         return self._by_number(column, names, self._code_named(feature, double, double, self._as_text(column)), text)
 
