@@ -184,7 +184,7 @@ EXTERNAL = set(SERVER_FIXTURES.values())  # engines beyond Python packages: a se
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "engines: needs PostgreSQL, MariaDB or Spark (deselect with -m 'not engines')")
-    config.addinivalue_line("markers", "slow: takes 15 s or more (a big model, a compiler on it): started early, see below")
+    config.addinivalue_line("markers", "slow: takes 5 s or more (a big model, compiled; a model trained): started early")
     keep_javac_loaded()  # each javac process warms the compiler up again: ~1 s of CPU a call
 
 
@@ -197,11 +197,13 @@ def pytest_collection_modifyitems(items):
     The engine tests come first, so one worker runs them all and one Spark JVM, one PostgreSQL and one
     MariaDB start, not one per worker (199 s of CPU in two Spark JVMs, 169 s in one). The `slow` tests
     open the second half, so that the other worker starts with them and the queues end in short tests
-    that either worker can take: a minute-long test last in a queue would leave the other core idle."""
+    that either worker can take: a long test last in a queue leaves the other core idle (the three tests of
+    CatBoost's pairs model last: 26 s, their model trained on both workers)."""
     engines, slow, rest = [], [], []
     for item in items:
         params = item.callspec.params.values() if hasattr(item, "callspec") else ()
-        if set(item.fixturenames) & set(SERVER_FIXTURES) or EXTERNAL & {p for p in params if isinstance(p, str)}:
+        if (set(item.fixturenames) & set(SERVER_FIXTURES) or EXTERNAL & {p for p in params if isinstance(p, str)}
+                or item.get_closest_marker("engines")):  # (marked: a process of its own starts one)
             item.add_marker(pytest.mark.engines)
             engines.append(item)
         else:

@@ -391,6 +391,7 @@ def test_every_kind_of_model_is_exact_through_the_api():
     assert_api_exact([(m, rows_for(m, 150)) for m in models])
 
 
+@pytest.mark.slow
 @settings(max_examples=3, deadline=None)
 @given(models=st.lists(boosted_models(), min_size=12, max_size=12), seed=st.integers(0, 1000))
 def test_every_extension_is_exact(models, seed):
@@ -727,6 +728,7 @@ NO_NANS = {"clang": [("-O2", "-fno-honor-nans"), ("-O2", "-ffinite-math-only", "
            "gcc": [("-O2", "-ffinite-math-only", "-U__FINITE_MATH_ONLY__")]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_missing_values_are_exact_where_the_compiler_assumes_no_nan(cc):
     """Every missing value is tested by its bits, never by comparing a NaN, whose outcome such a compiler
@@ -768,6 +770,7 @@ def one_sided_model():
 HOSTILE_FLAGS = {"clang": NO_NANS["clang"] + [("-O2", "-fno-honor-infinities")], "gcc": NO_NANS["gcc"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_a_wide_model_reads_only_the_copies_its_tests_read(cc):
     """A row is read into the copies the trees test, not two of every feature: 1,000 features of which a few are
@@ -835,6 +838,7 @@ def test_the_header_is_c89(cc, tmp_path):
 STRICTER = WARNINGS + ("-Wconversion", "-Wdouble-promotion", "-Wshadow")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_no_warning_under_conversion_and_double_promotion_warnings(cc, tmp_path):
     """-Wconversion (-Wsign-conversion with it), -Wdouble-promotion, -Wshadow, besides -std=c99 -Wall -Wextra
@@ -944,6 +948,7 @@ def coded_text_rows(model, seed: int) -> list[dict]:
     return [as_text(model, row) for row in coded_rows(model, seed)]
 
 
+@pytest.mark.slow
 def test_integer_codes_read_numbers_as_their_category():
     """PREFIX_category and the program read a text that is none of the categories of a feature of
     integer codes, but reads as a number, as the category code_category names: "3.0", "2.7" (truncated),

@@ -994,6 +994,7 @@ def test_unknown_categories_go_to_their_own_child():
     check_printed(model, source, rows, runner=run_loaded, leaf=True)
 
 
+@pytest.mark.slow
 def test_imported_models_predict_what_their_library_predicted():
     """Every fixture model, compiled (javac -Xlint:all finds nothing): what its class answers is the
     model's, bit for bit, and the library's; the latest version's fixtures whose rows the CSV reader must

@@ -356,6 +356,7 @@ def imported_models() -> list[tuple[str, object]]:
     return models
 
 
+@pytest.mark.slow
 def test_imported_forests_and_boosting_and_c45_are_exact():
     cases = imported_models()
     kinds = {type(m.combine.decision()).__name__ for _, m in cases}

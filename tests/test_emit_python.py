@@ -722,6 +722,7 @@ def test_pandas_missing_values_are_missing():
         assert [module["predict"](r) for r in ints] == [model.predict({"x0": 1.0}), model.predict({"x0": None})]
 
 
+@pytest.mark.slow
 def test_deep_chain_and_wide_tree():
     """At any size, with walkers that return node ids (leaf ids exported) and value numbers (not)."""
     for model, leaf in ((chain_model(10_000), True), (wide_model(50_000), False)):

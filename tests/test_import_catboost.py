@@ -635,6 +635,7 @@ def ctr_target(kind: str, signal: pd.Series, frame: pd.DataFrame):
     return signal * 2 + 0.5 if kind == "value" else labels_for(kind, signal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(ctr_cases()))
 def test_ctr_models_predict_what_catboost_predicts(case, tmp_path):
     """A CTR of one categorical feature is, for each category (and each answer of the float splits it is
@@ -1132,6 +1133,7 @@ def every_pair_probe(frame: pd.DataFrame, categorical: list[str]) -> pd.DataFram
     return pd.concat(blocks, ignore_index=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(combined_cases()))
 def test_ctrs_combining_categorical_features_predict_what_catboost_predicts(case, tmp_path):
     """A CTR of two or three categorical features (CatBoost's default max_ctr_complexity combines them, with float
@@ -1207,6 +1209,7 @@ def default_pairs_imported(default_pairs):
     return import_file(path), import_file(path, categories=names)
 
 
+@pytest.mark.slow
 def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_level(default_pairs,
                                                                                      default_pairs_imported):
     """Each split on a CTR of categorical features combined (or of categories with float splits) is one ``tuple``
@@ -1253,6 +1256,7 @@ def every_combination_probe(frame: pd.DataFrame, names: dict[str, list[str]]) ->
     return pd.concat(blocks, ignore_index=True)
 
 
+@pytest.mark.slow
 def test_the_default_model_of_categorical_pairs_through_every_target(default_pairs, default_pairs_imported, tmp_path):
     """Every target tests a tuple split as one test, each distinct set of keys written once however many trees
     split on it (533 sets of 174,655 keys for 4,520 splits), and predicts what CatBoost does on every pair of a
@@ -1279,6 +1283,7 @@ def test_the_default_model_of_categorical_pairs_through_every_target(default_pai
     assert len(results) == len(targets) + len(dialects) and all(r.ok for r in results), [r.line() for r in results]
 
 
+@pytest.mark.slow
 def test_the_default_model_of_categorical_pairs_reads_back_from_its_rule_text(default_pairs_imported):
     """The rule text of the default model tests each tuple split itself, its keys once on a ``keys N`` line that
     the splits of every tree refer to, and ``treegen parse`` reads it back to the same model (the text predicts

@@ -566,6 +566,7 @@ def assert_same_model(model, again, rows):
         assert repr(again.predict(row)) == repr(model.predict(row)), row
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(model=boosted_models(), seed=st.integers(0, 1000))
 def test_every_field_of_a_boosted_model_round_trips(model, seed):

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOCK = re.compile(r"^```(console|python file=(?P<file>\S+))\n(?P<body>.*?)^```$", re.M | re.S)
 
@@ -31,6 +33,7 @@ def commands(console: str) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_tutorial_does_what_it_shows(tmp_path):
     os.symlink(os.path.join(ROOT, "examples"), tmp_path / "examples")
     shims = tmp_path / "bin"  # `python3` and `treegen` are the ones this test runs with

@@ -682,6 +682,7 @@ def test_a_missing_jdk_is_a_hint_not_a_crash(tmp_path):
     assert "java: needs a JDK: javac is not on the PATH" in done.stderr and "python " in done.stdout
 
 
+@pytest.mark.engines
 def test_verify_on_spark_says_only_its_result(tmp_path):
     """Spark's JVM logs errors only, with no progress bar: a terminal shows verify's line, not ten lines
     about the host name, native libraries and pandas around it. (The JVM's own notice of the incubator
@@ -1086,6 +1087,7 @@ def test_several_sql_files_on_spark_at_once(spark, tmp_path):
     assert len(results) == len(paths) and all(r.ok for r in results), [r.line() for r in results]
 
 
+@pytest.mark.slow
 def test_an_expression_file_that_adds_a_long_sum_in_groups_is_within_its_stated_bound(tmp_path):
     """An ANSI --expression of a model of more than 100 trees adds its sum in groups (no steps to name partial
     sums in): within 1e-12, as the README says, which `verify --program` allows and says (it said MISMATCH for
