@@ -29,6 +29,8 @@ class KeptProcesses:
         with self.lock:
             process = self.processes.get(command)
             if process is None or process.poll() is not None:
+                if process is not None:
+                    _end(process)
                 process = self.processes[command] = self._start(command)
             yield process
 
@@ -44,7 +46,12 @@ class KeptProcesses:
 
     def close(self) -> None:
         for process in self.processes.values():
-            process.stdin.close()
-            process.wait()
+            _end(process)
         for folder in self.folders.values():
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Close our ends of its pipes (its input last: the end of its requests) and wait for it to end."""
+    with process:  # Popen's exit does exactly that
+        pass
