@@ -379,7 +379,8 @@ def retyped(model, row: dict, kind: int) -> dict:
         elif kind == 2:
             out[f.name] = repr(v)
         else:
-            out[f.name] = [np.float32, np.float64, float][kind % 3](v)
+            with np.errstate(over="ignore"):  # a double past float32's range: infinity, as the caller's cast makes it
+                out[f.name] = [np.float32, np.float64, float][kind % 3](v)
     return out
 
 

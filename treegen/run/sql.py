@@ -554,8 +554,7 @@ _SPARK_VIEW = threading.Lock()
 
 
 def _run_spark(sql, model, rows, table, spark=None, **_):
-    with warnings.catch_warnings(), _SPARK_VIEW:  # PySpark's about a pandas newer than it knows: rows here are tuples
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+    with _SPARK_VIEW:
         from pyspark.sql.types import DoubleType, StringType, StructField, StructType
         spark = spark or local_spark()
         schema = StructType([StructField(f.name, DoubleType() if f.is_numeric else StringType())
@@ -608,7 +607,9 @@ def local_spark(java_options: str = ""):
                .config("spark.sql.parser.manageParserCaches", "true")
                .config("spark.sql.parser.parserDfaCacheFlushRatio", "10")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={SPARK_LOG4J2} {java_options}"))
-    return builder.getOrCreate()
+    with warnings.catch_warnings():  # PySpark's, at the session's start, of a pandas newer than it knows: no frames here
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+        return builder.getOrCreate()
 
 
 @dataclass(frozen=True)
