@@ -63,8 +63,9 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
-    # over text columns too where the SQL reads them (an expression only as a correlated subquery: Writer.conversions)
-    as_text = is_query(sql) or find_dialect(dialect).correlated_steps
+    # over text columns too where the SQL reads them: the engine's own dialect (ANSI's, which DuckDB runs, reads none),
+    # an expression only as a correlated subquery (Writer.conversions)
+    as_text = (is_query(sql) or find_dialect(dialect).correlated_steps) and engine.name == dialect
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
@@ -398,13 +399,17 @@ def _no_name_read_as_string(connection, sql: str) -> None:
 def _run_duckdb(sql, model, rows, table, as_text=False, **_):
     """The answers over a table of typed columns (DOUBLE for numeric features); ``as_text`` (verify's run of a
     query), those over VARCHAR numeric columns too, each field its CSV text (:func:`_number_texts`), as read_csv makes
-    a column that holds NA or ? (:func:`_replaced`)."""
+    a column that holds NA or ? (:func:`_replaced`), where the SQL binds over them."""
+    import duckdb
     records = values(model, rows)
     typed = _duckdb_answers(sql, model, records, table)
     if not as_text:
         return typed
-    return _replaced(model, typed, _number_texts(model, records),
-                     lambda texts: _duckdb_answers(sql, model, texts, table, numbers_as_text=True))
+    try:
+        return _replaced(model, typed, _number_texts(model, records),
+                         lambda texts: _duckdb_answers(sql, model, texts, table, numbers_as_text=True))
+    except duckdb.BinderException:  # SQL that compares no VARCHAR column with a number (a file of ANSI's): typed only
+        return typed
 
 
 def _duckdb_answers(sql, model, records, table, numbers_as_text=False):
