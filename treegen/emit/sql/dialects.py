@@ -117,7 +117,6 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
             f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
             f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
-
             f"WHEN NOT ({SQLITE_NUMBER.format(column)}) THEN {fail(', not a number (nor missing: empty, ? or NA)')} "
             f"WHEN {n} = 0 THEN {sign} * 0.0 "
             f"WHEN {n} <= {FAST_DIGITS} AND {k} BETWEEN 0 AND {FAST_POWER} THEN {sign} * ({integer} * {power}) "
@@ -194,7 +193,6 @@ def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -
             f"THEN {fail('a text that is not a number (nor missing: empty, ? or NA): ')} "
             f"WHEN ABS({cast}) < {DBL_MAX!r} THEN {cast} "
             f"ELSE {fail('a number as large as MySQL can hold or larger (treegen reads a larger one as infinite): ')} END")
-
 
 
 def duckdb_number_read(column: str, name: str) -> str:
