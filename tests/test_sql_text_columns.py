@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import random
+import re
 import sqlite3
 from contextlib import closing
 from dataclasses import replace
@@ -643,3 +644,61 @@ def test_mysql_a_nominal_column_of_numbers_gives_the_models_answers(mysql_server
                 f"SELECT {emit(model, 'sql', dialect='mysql', expression=True)} FROM t"):
         got, want = stored_answers(model, sql, answer)
         assert got == want
+
+
+# -- DuckDB: read_csv makes a VARCHAR column of one that holds NA or ? (and every column, with all_varchar) ----------
+
+def duckdb_answers(model, text: str, tmp_path, all_varchar: bool = True) -> list:
+    """The DuckDB query's answers over the CSV as read_csv puts it into a table (an empty field NULL)."""
+    import duckdb
+    path = tmp_path / "rows.csv"
+    path.write_text(text, encoding="utf-8")
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv(?, all_varchar = {all_varchar})", [str(path)])
+        return [row[-1] for row in con.execute(emit(model, "sql", dialect="duckdb", table="t")).fetchall()]
+
+
+@pytest.mark.parametrize("make", [lightgbm_regression, forest])
+def test_duckdb_varchar_columns_give_the_models_answers(make, tmp_path):
+    """A numeric feature's VARCHAR column is read as treegen reads the CSV: '', '?', 'NA' (spaces around) and nan
+    missing, numbers at and an ulp around every split point, 17-digit ones, subnormals, inf and 1e400 (the column's
+    cast alone stopped at '' and NA, 'Could not convert string'); a DOUBLE column as it is."""
+    model = make()
+    text = csv_of(model, 300)
+    assert duckdb_answers(model, text, tmp_path) == expected(model, text)
+    numbers = "\n".join(line for line in text.splitlines() if not any(
+        f.strip().lower() in ("?", "na", "nan") for f in line.split(","))) + "\n"
+    assert duckdb_answers(model, numbers, tmp_path, all_varchar=False) == expected(model, numbers)
+
+
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n"])
+def test_duckdb_a_text_treegen_does_not_read_as_a_number_stops_the_query(field):
+    """What DuckDB's cast reads and treegen refuses (' 3.5 ', '1_000' are numbers to it) stops the query, with the
+    column and the text in the error."""
+    import duckdb
+    model = lightgbm_regression()
+    name = model.features[0].name
+    with duckdb.connect() as con:
+        columns = ", ".join(DIALECTS["duckdb"].identifier(f.name) + " VARCHAR" for f in model.features)
+        con.execute(f"CREATE TABLE t ({columns})")
+        con.execute(f"INSERT INTO t VALUES ({', '.join('?' * len(model.features))})",
+                    [field] + ["1.5"] * (len(model.features) - 1))
+        with pytest.raises(duckdb.InvalidInputException, match=f'treegen: the column {name} holds "{re.escape(field)}"'):
+            con.execute(emit(model, "sql", dialect="duckdb", table="t")).fetchall()
+
+
+def test_verify_runs_the_duckdb_query_over_varchar_columns_too(monkeypatch, tmp_path):
+    """`verify --dialect duckdb` runs a query over VARCHAR numeric columns as well as typed ones (an --expression,
+    which casts each column at each test, over typed ones only): a query that casts the column shows it there."""
+    from treegen.emit.sql import DIALECTS as dialects
+    from treegen.verifier import verify
+    model = lightgbm_regression()
+    path = tmp_path / "model.sql"
+    for expression in (False, True):
+        path.write_text(emit(model, "sql", dialect="duckdb", expression=expression))
+        [result] = verify(model, None, [], ["duckdb"], programs=[str(path)])
+        assert result.ok, result.line()
+    monkeypatch.setitem(dialects, "duckdb", replace(dialects["duckdb"], number_read=None))
+    path.write_text(emit(model, "sql", dialect="duckdb"))
+    [result] = verify(model, None, [], ["duckdb"], programs=[str(path)])
+    assert not result.ok and "Could not convert string" in result.line(), result.line()

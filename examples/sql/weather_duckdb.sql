@@ -25,6 +25,6 @@ FROM (SELECT
 FROM (SELECT
   "outlook",
   "temperature",
-  "humidity"::DOUBLE AS "humidity",
+  CASE WHEN typeof("humidity") <> 'VARCHAR' THEN CAST("humidity" AS DOUBLE) WHEN "humidity" IS NULL THEN NULL WHEN regexp_full_match(CAST("humidity" AS VARCHAR), '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') THEN CAST(CAST("humidity" AS VARCHAR) AS DOUBLE) WHEN trim(CAST("humidity" AS VARCHAR), ' ') IN ('', '?', 'NA') OR lower(CAST("humidity" AS VARCHAR)) IN ('nan', '+nan', '-nan') THEN NULL WHEN lower(CAST("humidity" AS VARCHAR)) IN ('inf', '+inf', 'infinity', '+infinity') THEN 'Infinity'::DOUBLE WHEN lower(CAST("humidity" AS VARCHAR)) IN ('-inf', '-infinity') THEN '-Infinity'::DOUBLE ELSE error('treegen: the column ' || 'humidity' || ' holds "' || CAST("humidity" AS VARCHAR) || '", not a number (nor missing: empty, ? or NA)') END AS "humidity",
   "windy"
 FROM "weather" AS "treegen_table") AS "treegen_t0") AS "treegen_t1") AS "treegen_t2") AS "treegen_input"

@@ -63,8 +63,9 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
     if rows is None:
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
-    # over text columns too where the SQL reads them (an expression only as a correlated subquery: Writer.conversions)
-    as_text = is_query(sql) or find_dialect(dialect).correlated_steps
+    # over text columns too where the SQL reads them: the engine's own dialect (ANSI's, which DuckDB runs, reads none),
+    # an expression only as a correlated subquery (Writer.conversions)
+    as_text = (is_query(sql) or find_dialect(dialect).correlated_steps) and engine.name == dialect
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
@@ -222,10 +223,13 @@ def server_for(dialect: str, dsns: dict) -> str | None:
     return dsns.get(engine.name)
 
 
-def create_table(model: Model, dialect: str, table: str = "input", temporary: str = "") -> str:
-    """``CREATE TABLE`` with one column per feature: DOUBLE for numeric, text for nominal."""
+def create_table(model: Model, dialect: str, table: str = "input", temporary: str = "",
+                 numbers_as_text: bool = False) -> str:
+    """``CREATE TABLE`` with one column per feature: DOUBLE for numeric (text with ``numbers_as_text``), text for
+    nominal."""
     d = find_dialect(dialect)
-    columns = [f"{d.identifier(f.name)} {d.double_type if f.is_numeric else d.text_type}" for f in model.features]
+    columns = [f"{d.identifier(f.name)} {d.double_type if f.is_numeric and not numbers_as_text else d.text_type}"
+               for f in model.features]
     return f"CREATE {temporary}TABLE {d.table(table)} ({', '.join(columns)})"
 
 
@@ -392,16 +396,39 @@ def _no_name_read_as_string(connection, sql: str) -> None:
                                            "string)") from None
 
 
-def _run_duckdb(sql, model, rows, table, **_):
+def _run_duckdb(sql, model, rows, table, as_text=False, **_):
+    """The answers over a table of typed columns (DOUBLE for numeric features); ``as_text`` (verify's run of a
+    query), those over VARCHAR numeric columns too, each field its CSV text (:func:`_number_texts`), as read_csv makes
+    a column that holds NA or ? (:func:`_replaced`), where the SQL binds over them."""
+    import duckdb
+    records = values(model, rows)
+    typed = _duckdb_answers(sql, model, records, table)
+    if not as_text:
+        return typed
+    try:
+        return _replaced(model, typed, _number_texts(model, records),
+                         lambda texts: _duckdb_answers(sql, model, texts, table, numbers_as_text=True))
+    except duckdb.BinderException:  # SQL that compares no VARCHAR column with a number (a file of ANSI's): typed only
+        return typed
+
+
+def _duckdb_answers(sql, model, records, table, numbers_as_text=False):
     import duckdb
     with duckdb.connect() as connection:
         _duckdb_schema(connection, qualifiers(table))
-        connection.execute(create_table(model, "duckdb", table))
-        if rows and model.features:
-            _load_duckdb(connection, model, rows, table)
-        elif rows:
+        connection.execute(create_table(model, "duckdb", table, numbers_as_text=numbers_as_text))
+        if records and model.features:
+            _load_duckdb(connection, model, records, table, numbers_as_text)
+        elif records:
             raise TreegenError("a model without features cannot be run on rows in SQL")
         return Answers.of(connection.execute(sql))
+
+
+def _number_texts(model: Model, records: Sequence[tuple]) -> list[tuple]:
+    """Each record with its numbers as the texts of their CSV fields (a number's repr, missing empty)."""
+    numeric = [f.is_numeric for f in model.features]
+    return [tuple(("" if value is None else repr(value)) if number else value
+                  for number, value in zip(numeric, record)) for record in records]
 
 
 def _duckdb_schema(connection, names: list[str]) -> None:
@@ -416,17 +443,16 @@ def _duckdb_schema(connection, names: list[str]) -> None:
     connection.execute(f"CREATE SCHEMA IF NOT EXISTS {'.'.join(map(d.identifier, names))}")
 
 
-def _load_duckdb(connection, model: Model, rows: Sequence[dict], table: str) -> None:
-    """Insert the rows as columns (numpy arrays DuckDB scans in place: 0.05 s for 56,000 rows, where
-    executemany took 17 s). DuckDB reads a NaN in an array as NULL, so each numeric column comes with
-    a column saying which values were NaN, and the INSERT writes those back as NaN."""
+def _load_duckdb(connection, model: Model, records: Sequence[tuple], table: str, numbers_as_text: bool = False) -> None:
+    """Insert the records (:func:`values`; numbers as texts with ``numbers_as_text``) as columns (numpy arrays DuckDB scans in place: 0.05 s for
+    56,000 rows, where executemany took 17 s). DuckDB reads a NaN in an array as NULL, so each numeric column comes
+    with a column saying which values were NaN, and the INSERT writes those back as NaN."""
     import numpy as np
     d = find_dialect("duckdb")
-    records = values(model, rows)
     arrays, selected = {}, []
     for k, feature in enumerate(model.features):
         column = [record[k] for record in records]
-        if feature.is_numeric:
+        if feature.is_numeric and not numbers_as_text:
             arrays[f"v{k}"] = np.array([math.nan if v is None else v for v in column], dtype=np.float64)
             arrays[f"n{k}"] = np.array([v is not None and math.isnan(v) for v in column], dtype=bool)
             selected.append(f"CASE WHEN n{k} THEN {d.nan} ELSE v{k} END")
@@ -488,10 +514,8 @@ def _run_mysql(sql, model, rows, table, dsn=None, as_text=False, **_):
             typed = _mysql_answers(cursor, sql, model, records, table, create_table(model, "mysql", table, "TEMPORARY "))
             if not as_text:
                 return typed
-            d = find_dialect("mysql")
-            columns = ", ".join(f"{d.identifier(f.name)} {d.text_type}" for f in model.features)
-            over_text = f"CREATE TEMPORARY TABLE {d.table(table)} ({columns})"
-            cursor.execute(f"DROP TEMPORARY TABLE {d.table(table)}")
+            over_text = create_table(model, "mysql", table, "TEMPORARY ", numbers_as_text=True)
+            cursor.execute(f"DROP TEMPORARY TABLE {find_dialect('mysql').table(table)}")
             return _over_text(model, records, typed, "mysql",
                               lambda texts: _mysql_answers(cursor, sql, model, texts, table, over_text))
         except pymysql.err.MySQLError as err:  # its args are (code, message): the message, as other engines say it

@@ -195,6 +195,25 @@ def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -
             f"ELSE {fail('a number as large as MySQL can hold or larger (treegen reads a larger one as infinite): ')} END")
 
 
+def duckdb_number_read(column: str, name: str) -> str:
+    """A numeric feature's DuckDB ``column`` as treegen reads its CSV field, whatever the column's type (``name``: the
+    feature's name as an SQL string, for the error). A VARCHAR (what read_csv makes of a column that holds NA or ?,
+    and of every column with all_varchar): '', '?' and 'NA' (spaces around) and nan are missing; a decimal number, inf
+    and infinity are what DuckDB's cast reads, the double Python's ``float`` reads (20,000 texts of up to 40 digits,
+    subnormals among them: none off, DuckDB 2.0.1); any other text stops the query with an error naming the column
+    and the text (the cast alone stopped at '' and NA, and read ' 1' and '1_000' as numbers, which treegen refuses).
+    Any other type as its cast to DOUBLE reads it (a BOOLEAN's true 1: pandas' get_dummies makes them)."""
+    text = f"CAST({column} AS VARCHAR)"  # (binds whatever the column's type; read only where it is a VARCHAR)
+    low = f"lower({text})"
+    fail = (f"error('treegen: the column ' || {name} || ' holds \"' || {text} || "
+            "'\", not a number (nor missing: empty, ? or NA)')")
+    return (f"CASE WHEN typeof({column}) <> 'VARCHAR' THEN CAST({column} AS DOUBLE) WHEN {column} IS NULL THEN NULL "
+            f"WHEN regexp_full_match({text}, '{NUMBER}') THEN CAST({text} AS DOUBLE) "
+            f"WHEN trim({text}, ' ') IN ({MISSING_TEXTS}) OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
+            f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 'Infinity'::DOUBLE "
+            f"WHEN {low} IN ('-inf', '-infinity') THEN '-Infinity'::DOUBLE ELSE {fail} END")
+
+
 @dataclass(frozen=True)
 class Arrays:
     """How a dialect writes arrays and a loop over a row's value: what the array walk (:mod:`.walk`)
@@ -310,6 +329,9 @@ class Dialect:
     # where the engine compares no number with a BOOLEAN column (pandas' get_dummies makes them), a numeric feature's
     # column {0} read as a double: true 1.0, false 0.0, a DOUBLE as it is (a cast the planners drop)
     number_cast: str | None = None
+    # in place of number_cast in a query (its first derived table, once a row; an --expression casts at each test), a
+    # numeric feature's column read as the model reads it whatever its type (column, its name as an SQL string)
+    number_read: Callable[[str, str], str] | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -515,7 +537,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
             truncated="trunc({0})"),
-    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", double_form="{exp}",
+    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=duckdb_number_read,
+            double_form="{exp}",
             infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
             lookup_sum_terms=500,  # a chain of 500 adds runs 3x faster a row than the list_reduce fold

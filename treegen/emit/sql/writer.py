@@ -253,6 +253,8 @@ class Writer:
             if feature.is_numeric:
                 if d.numeric_text is not None:
                     conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
+                elif d.number_read and not self.expression:
+                    conversions[i] = d.number_read(self.columns[i], d.string(feature.name))
                 elif d.number_cast and not self.expression:
                     conversions[i] = d.number_cast.format(self.columns[i])
             elif (read := self._nominal_read(i)) != self.columns[i]:
