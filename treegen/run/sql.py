@@ -444,9 +444,9 @@ def _duckdb_schema(connection, names: list[str]) -> None:
 
 
 def _load_duckdb(connection, model: Model, records: Sequence[tuple], table: str, numbers_as_text: bool = False) -> None:
-    """Insert the records (:func:`values`; numbers as texts with ``numbers_as_text``) as columns (numpy arrays DuckDB scans in place: 0.05 s for
-    56,000 rows, where executemany took 17 s). DuckDB reads a NaN in an array as NULL, so each numeric column comes
-    with a column saying which values were NaN, and the INSERT writes those back as NaN."""
+    """Insert the records (:func:`values`; numbers as texts with ``numbers_as_text``) as columns (numpy arrays DuckDB
+    scans in place: 0.05 s for 56,000 rows, where executemany took 17 s). DuckDB reads a NaN in an array as NULL, so
+    each numeric column comes with a column saying which values were NaN, and the INSERT writes those back as NaN."""
     import numpy as np
     d = find_dialect("duckdb")
     arrays, selected = {}, []
