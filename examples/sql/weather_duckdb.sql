@@ -23,8 +23,8 @@ FROM (SELECT
   CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'FALSE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.14285714285714288e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.4e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_x0_6",
   CASE WHEN ("outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast')) AND ("windy" IS NULL OR "windy" <> 'TRUE') THEN CASE WHEN "outlook" IS NULL OR "outlook" NOT IN ('sunny', 'overcast', 'rainy') THEN CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.21428571428571427e0 ELSE 0.35714285714285715e0 END ELSE CASE WHEN "windy" IS NULL OR "windy" NOT IN ('TRUE', 'FALSE') THEN 0.6e0 ELSE 1.0e0 END END ELSE 0.0e0 END AS "treegen_x0_7"
 FROM (SELECT
-  "outlook",
+  CASE WHEN trim(CAST("outlook" AS VARCHAR), ' ') IN ('', '?', 'NA') THEN NULL ELSE "outlook" END AS "outlook",
   "temperature",
   CASE WHEN typeof("humidity") <> 'VARCHAR' THEN CAST("humidity" AS DOUBLE) WHEN "humidity" IS NULL THEN NULL WHEN regexp_full_match(CAST("humidity" AS VARCHAR), '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') THEN CAST(CAST("humidity" AS VARCHAR) AS DOUBLE) WHEN trim(CAST("humidity" AS VARCHAR), ' ') IN ('', '?', 'NA') OR lower(CAST("humidity" AS VARCHAR)) IN ('nan', '+nan', '-nan') THEN NULL WHEN lower(CAST("humidity" AS VARCHAR)) IN ('inf', '+inf', 'infinity', '+infinity') THEN 'Infinity'::DOUBLE WHEN lower(CAST("humidity" AS VARCHAR)) IN ('-inf', '-infinity') THEN '-Infinity'::DOUBLE ELSE error('treegen: the column ' || 'humidity' || ' holds "' || CAST("humidity" AS VARCHAR) || '", not a number (nor missing: empty, ? or NA)') END AS "humidity",
-  "windy"
+  CASE WHEN trim(CAST("windy" AS VARCHAR), ' ') IN ('', '?', 'NA') THEN NULL ELSE "windy" END AS "windy"
 FROM "weather" AS "treegen_table") AS "treegen_t0") AS "treegen_t1") AS "treegen_t2") AS "treegen_input"

@@ -319,7 +319,9 @@ class Dialect:
     # a text with a number silently (SQLite: as texts); None: the column as it is (DuckDB and PostgreSQL refuse a
     # text compared with a number)
     numeric_text: Callable[[str, str, str | None], str] | None = None
-    nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
+    # a nominal feature's column {0} as text without the spaces around it, whatever the column's type: a query reads
+    # '', ? and NA missing there, as in a CSV (Writer._nominal_read)
+    nominal_trimmed: str | None = None
     # (test, double) of a nominal feature's column {0} that holds a number (its type: the test binds for any), which
     # the model reads by its double as the category it names (treegen.model.number_names), a number that names none
     # as unknown (Writer._named_by_number, Writer.among): SQLite compares a number with a text as unequal where the
@@ -519,7 +521,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
             numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
-            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END",
+            nominal_trimmed="trim({0}, ' ')",
             nominal_number=("typeof({0}) IN ('integer', 'real')", "CAST({0} AS REAL)")),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
@@ -536,6 +538,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "'real'::regtype, 'double precision'::regtype)",
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
+            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')",
             truncated="trunc({0})"),
     Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=duckdb_number_read,
             double_form="{exp}",
@@ -557,6 +560,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE typeof({0}) WHEN 'FLOAT' THEN CAST(TRY_CAST(CAST({0} AS VARCHAR) AS FLOAT) AS DOUBLE) "
                             "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
+            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')",
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
             # a fold of this step, one thread, 20,000 rows: 94 us a row for 60 trees, 221 for 500, where the
             # chain of casts (or past 100 terms their fold) took 283 and 265 (sqlfuzz, best of 5 each)
@@ -586,8 +590,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
             # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
             nominal_number=MYSQL_NUMBER_COLUMN,
-            nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
-                         "ELSE {0} END",
+            nominal_trimmed="TRIM(CAST(CONVERT({0} USING utf8mb4) AS BINARY))",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             number_cast="double({0})",
@@ -618,6 +621,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             float32="double(float({0}))",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
+            nominal_trimmed="trim(BOTH ' ' FROM CAST({0} AS STRING))",
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
                             "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
                             "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
