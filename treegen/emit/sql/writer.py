@@ -272,8 +272,10 @@ class Writer:
     def _missing_text(self, feature: int, column: str) -> str | None:
         """Whether the nominal feature's ``column`` holds a text a CSV field reads as missing ('', ? or NA, spaces
         around: ``Dialect.nominal_trimmed``) that is none of its categories (a model from ARFF, pandas or CatBoost
-        may have '' as one, which a table can hold and the API takes); None where the dialect reads none so."""
-        if not self.d.nominal_trimmed:
+        may have '' as one, which a table can hold and the API takes); None where the dialect reads none so, and in
+        an expression of an engine of typed columns, which reads the column as it is: read so, the row is read once
+        in a scalar subquery, which PostgreSQL's generated columns and indexes refuse."""
+        if not self.d.nominal_trimmed or (self.expression and self.d.numeric_text is None):
             return None
         text, tokens = self._as_text(column), sorted(MISSING_TOKENS)
         # trimmed only where a space begins or ends it (DuckDB: 88 -> 44 ns a row, the column read as it is 15)
