@@ -464,27 +464,44 @@ def _load_duckdb(connection, model: Model, records: Sequence[tuple], table: str,
     connection.unregister("treegen_loaded_rows")
 
 
-def _run_postgres(sql, model, rows, table, dsn=None, **_):
+def _run_postgres(sql, model, rows, table, dsn=None, as_text=False, **_):
+    """The answers over a table of typed columns (DOUBLE PRECISION for numeric features); ``as_text`` (verify's run),
+    those over TEXT numeric columns too, each field its CSV text (:func:`_number_texts`), where the SQL reads them
+    (a file written before it did compares a text with a number: typed only)."""
     import psycopg
-    d = find_dialect("postgres")
-    schema = qualifiers(table)[-1:]  # (a catalog before it can only be the database connected to)
-    stored, number = table + " rows", d.identifier("treegen row")
-    columns = ", ".join(d.identifier(f.name) for f in model.features)
-    # Temporary tables are private to us; a table named in a schema cannot be one: it and its schema are made
-    # in a transaction rolled back at the end, which no other session sees.
-    temporary = "" if schema else "TEMPORARY "
     try:
         connection = psycopg.connect(dsn, autocommit=True)
     except psycopg.OperationalError as err:
         raise _unreachable("postgres", err) from None
     except psycopg.ProgrammingError as err:  # at connecting: a connection string libpq cannot read
         raise _malformed("postgres", err) from None
-    with connection, connection.transaction(force_rollback=True):
+    records = values(model, rows)
+    with connection:
         # LLVM would spend minutes compiling a big tree's expression (bench/README.md): no JIT.
         connection.execute("SET jit = off")
+        typed = _postgres_answers(connection, sql, model, records, table)
+        if not as_text:
+            return typed
+        try:
+            return _replaced(model, typed, _number_texts(model, records),
+                             lambda texts: _postgres_answers(connection, sql, model, texts, table, numbers_as_text=True))
+        except psycopg.errors.UndefinedFunction:
+            return typed
+
+
+def _postgres_answers(connection, sql, model, records, table, numbers_as_text=False):
+    """``sql``'s answers over ``records`` in a table made in a transaction rolled back at the end, which no other
+    session sees (a temporary table, private to us, where the name has no schema; a table named in a schema cannot
+    be one: it and its schema are made in the transaction)."""
+    d = find_dialect("postgres")
+    schema = qualifiers(table)[-1:]  # (a catalog before it can only be the database connected to)
+    stored, number = table + " rows", d.identifier("treegen row")
+    columns = ", ".join(d.identifier(f.name) for f in model.features)
+    temporary = "" if schema else "TEMPORARY "
+    with connection.transaction(force_rollback=True):
         if schema:
             connection.execute(f"CREATE SCHEMA IF NOT EXISTS {d.identifier(schema[0])}")
-        connection.execute(create_table(model, "postgres", stored, temporary=temporary))
+        connection.execute(create_table(model, "postgres", stored, temporary=temporary, numbers_as_text=numbers_as_text))
         connection.execute(f"ALTER TABLE {d.table(stored)} ADD COLUMN {number} integer")
         # PostgreSQL may store a short row in space left on an earlier page: a plain scan would
         # return the rows out of order. The table the query reads is a view sorted by row number.
@@ -492,7 +509,7 @@ def _run_postgres(sql, model, rows, table, dsn=None, **_):
                            f"SELECT {columns} FROM {d.table(stored)} ORDER BY {number}")
         with connection.cursor() as cursor:
             with cursor.copy(f"COPY {d.table(stored)} FROM STDIN") as copy:
-                for n, record in enumerate(values(model, rows)):
+                for n, record in enumerate(records):
                     copy.write_row(record + (n,))
             cursor.execute(sql.encode())  # bytes: psycopg must not read % in the SQL as placeholders
             return Answers.of(cursor)

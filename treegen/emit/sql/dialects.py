@@ -195,23 +195,47 @@ def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -
             f"ELSE {fail('a number as large as MySQL can hold or larger (treegen reads a larger one as infinite): ')} END")
 
 
-def duckdb_number_read(column: str, name: str) -> str:
-    """A numeric feature's DuckDB ``column`` as treegen reads its CSV field, whatever the column's type (``name``: the
-    feature's name as an SQL string, for the error). A VARCHAR (what read_csv makes of a column that holds NA or ?,
-    and of every column with all_varchar): '', '?' and 'NA' (spaces around) and nan are missing; a decimal number, inf
-    and infinity are what DuckDB's cast reads, the double Python's ``float`` reads (20,000 texts of up to 40 digits,
-    subnormals among them: none off, DuckDB 2.0.1); any other text stops the query with an error naming the column
-    and the text (the cast alone stopped at '' and NA, and read ' 1' and '1_000' as numbers, which treegen refuses).
-    Any other type as its cast to DOUBLE reads it (a BOOLEAN's true 1: pandas' get_dummies makes them)."""
-    text = f"CAST({column} AS VARCHAR)"  # (binds whatever the column's type; read only where it is a VARCHAR)
-    low = f"lower({text})"
-    fail = (f"error('treegen: the column ' || {name} || ' holds \"' || {text} || "
-            "'\", not a number (nor missing: empty, ? or NA)')")
-    return (f"CASE WHEN typeof({column}) <> 'VARCHAR' THEN CAST({column} AS DOUBLE) WHEN {column} IS NULL THEN NULL "
-            f"WHEN regexp_full_match({text}, '{NUMBER}') THEN CAST({text} AS DOUBLE) "
-            f"WHEN trim({text}, ' ') IN ({MISSING_TEXTS}) OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
-            f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 'Infinity'::DOUBLE "
-            f"WHEN {low} IN ('-inf', '-infinity') THEN '-Infinity'::DOUBLE ELSE {fail} END")
+@dataclass(frozen=True)
+class NumberRead:
+    """How an engine of typed columns reads a numeric feature's column as treegen reads its CSV field, whatever the
+    column's type (``Dialect.number_read``). A text column (what DuckDB's read_csv makes of a column that holds NA or
+    ?, or a user's table of texts): '', '?' and 'NA' (spaces around) and nan are missing; a decimal number, inf and
+    infinity are what the engine's cast reads, the double Python's ``float`` reads (20,000 texts of up to 40 digits,
+    subnormals among them: none off, DuckDB 2.0.1 and PostgreSQL 15); any other text stops the query with an error
+    naming the column and the text (DuckDB's cast alone stopped at '' and NA, and read ' 1' and '1_000' as numbers,
+    which treegen refuses; PostgreSQL compared no text with a number). Any other type as its cast to a double reads
+    it (a DuckDB BOOLEAN's true 1: pandas' get_dummies makes them)."""
+
+    text: str  # the type a cast makes text of
+    typed: str  # whether the column {0} is of a type other than text
+    matches: str  # whether the text {0} is all of the regular expression {1}
+    trimmed: str  # the text {0} without the spaces around it
+    double: str  # the double type
+    infinity: str  # the double +{0}infinity (an empty {0}) or -infinity ({0} a minus)
+    stop: str  # an error with the message {0}, an SQL string, where a double is read
+
+    def __call__(self, column: str, name: str) -> str:
+        """The ``column`` read so (``name``: the feature's name as an SQL string, for the error)."""
+        text = f"CAST({column} AS {self.text})"  # (binds whatever the column's type; read only where it holds text)
+        low = f"lower({text})"
+        stop = self.stop.format(f"'treegen: the column ' || {name} || ' holds \"' || {text} || "
+                                "'\", not a number (nor missing: empty, ? or NA)'")
+        return (f"CASE WHEN {self.typed.format(column)} THEN CAST({column} AS {self.double}) "
+                f"WHEN {column} IS NULL THEN NULL "
+                f"WHEN {self.matches.format(text, NUMBER)} THEN CAST({text} AS {self.double}) "
+                f"WHEN {self.trimmed.format(text)} IN ({MISSING_TEXTS}) OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
+                f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN {self.infinity.format('')} "
+                f"WHEN {low} IN ('-inf', '-infinity') THEN {self.infinity.format('-')} ELSE {stop} END")
+
+
+DUCKDB_NUMBER_READ = NumberRead("VARCHAR", "typeof({0}) <> 'VARCHAR'", "regexp_full_match({0}, '{1}')",
+                                "trim({0}, ' ')", "DOUBLE", "'{0}Infinity'::DOUBLE", "error({0})")
+# PostgreSQL raises no error of our own in a SELECT: the cast of the message to a double stops it, quoting it ("invalid
+# input syntax for type double precision: ..."); its cast of a text stops at a number past a double's range too
+# ("1e400" is out of range), where treegen reads infinity or zero
+POSTGRES_NUMBER_READ = NumberRead(
+    "TEXT", "pg_typeof({0}) NOT IN ('text'::regtype, 'character varying'::regtype, 'character'::regtype)",
+    "{0} ~ '^{1}$'", "btrim({0}, ' ')", "DOUBLE PRECISION", "'{0}Infinity'::float8", "CAST({0} AS DOUBLE PRECISION)")
 
 
 @dataclass(frozen=True)
@@ -316,10 +340,11 @@ class Dialect:
     truncated: str = "CASE WHEN {0} < 0 THEN CEIL({0}) ELSE FLOOR({0}) END"  # an integer's double, toward zero
     # A numeric feature's column read as the model reads it whatever it holds (column, its name as an SQL string,
     # the magnitudes near its split points as an SQL list or None: sqlite_number_text), in an engine that compares
-    # a text with a number silently (SQLite: as texts); None: the column as it is (DuckDB and PostgreSQL refuse a
-    # text compared with a number)
+    # a text with a number silently (SQLite: as texts); None: the column as it is, or as number_read reads it
     numeric_text: Callable[[str, str, str | None], str] | None = None
-    nominal_text: str = "{0}"  # with numeric_text: a nominal feature's column {0} as the model reads it
+    # a nominal feature's column {0} as text without the spaces around it, whatever the column's type: a query reads
+    # '', ? and NA missing there, as in a CSV (Writer._nominal_read)
+    nominal_trimmed: str | None = None
     # (test, double) of a nominal feature's column {0} that holds a number (its type: the test binds for any), which
     # the model reads by its double as the category it names (treegen.model.number_names), a number that names none
     # as unknown (Writer._named_by_number, Writer.among): SQLite compares a number with a text as unequal where the
@@ -519,7 +544,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
             numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
-            nominal_text=f"CASE WHEN trim({{0}}, ' ') IN ({MISSING_TEXTS}) THEN NULL ELSE {{0}} END",
+            nominal_trimmed="trim({0}, ' ')",
             nominal_number=("typeof({0}) IN ('integer', 'real')", "CAST({0} AS REAL)")),
     # E'...' reads \\ as a backslash whatever standard_conforming_strings says ('...' does only when it is off)
     Dialect("postgres", backslashed="E'{0}'", backslash="\\\\",
@@ -536,8 +561,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "'real'::regtype, 'double precision'::regtype)",
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
+            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')", number_read=POSTGRES_NUMBER_READ,
             truncated="trunc({0})"),
-    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=duckdb_number_read,
+    Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=DUCKDB_NUMBER_READ,
             double_form="{exp}",
             infinity="'Infinity'::DOUBLE",
             nan="'NaN'::DOUBLE", ignores_case="ascii", nesting=24, verify_by_default=True, fold="list_reduce([{first}, {rest}], lambda a, b: {add})",
@@ -557,6 +583,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE typeof({0}) WHEN 'FLOAT' THEN CAST(TRY_CAST(CAST({0} AS VARCHAR) AS FLOAT) AS DOUBLE) "
                             "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
+            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')",
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
             # a fold of this step, one thread, 20,000 rows: 94 us a row for 60 trees, 221 for 500, where the
             # chain of casts (or past 100 terms their fold) took 283 and 265 (sqlfuzz, best of 5 each)
@@ -586,8 +613,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
             # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
             nominal_number=MYSQL_NUMBER_COLUMN,
-            nominal_text=f"CASE WHEN TRIM(CAST(CONVERT({{0}} USING utf8mb4) AS BINARY)) IN ({MISSING_TEXTS}) THEN NULL "
-                         "ELSE {0} END",
+            nominal_trimmed="TRIM(CAST(CONVERT({0} USING utf8mb4) AS BINARY))",
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             number_cast="double({0})",
@@ -618,6 +644,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             float32="double(float({0}))",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
+            nominal_trimmed="trim(BOTH ' ' FROM CAST({0} AS STRING))",
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
                             "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
                             "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),

@@ -46,7 +46,7 @@ import re
 from typing import Callable
 
 from ... import arithmetic
-from ...data import reads_as_missing
+from ...data import MISSING_TOKENS, reads_as_missing
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, TUPLE, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
@@ -243,9 +243,8 @@ class Writer:
 
     def _conversions(self) -> dict[int, str]:
         """Each feature the trees read, as the model reads its column whatever the engine holds in it, where the
-        dialect says how (``numeric_text``, ``nominal_text``; SQLite: a TEXT column as ``.import`` makes it). A
-        nominal column's '', '?' or 'NA' is missing, as in a CSV, unless the feature has such a category (a model
-        from ARFF or pandas), which a table can hold and the API takes."""
+        dialect says how (``numeric_text``, ``number_read``, ``nominal_trimmed``; SQLite: a TEXT column as ``.import``
+        makes it)."""
         d, model = self.d, self.model
         conversions = {}
         for i in model.used_features():
@@ -263,10 +262,28 @@ class Writer:
 
     def _nominal_read(self, feature: int) -> str:
         """A nominal feature's column as the model reads it (:meth:`_conversions`): a number as
-        :meth:`_named_by_number`, else itself; a text as the dialect's ``nominal_text`` reads it."""
-        column, categories = self.columns[feature], self.model.features[feature].categories
-        text = column if any(map(reads_as_missing, categories)) else self.d.nominal_text.format(column)  # '' is one
+        :meth:`_named_by_number`; a text '', ? or NA (spaces around) missing, as in a CSV, in every engine alike
+        (:meth:`_missing_text`); else itself."""
+        column = self.columns[feature]
+        missing = self._missing_text(feature, column)
+        text = f"CASE WHEN {missing} THEN NULL ELSE {column} END" if missing else column
         return self._named_by_number(feature, column, self._as_text(text), self._as_text(column)) or text
+
+    def _missing_text(self, feature: int, column: str) -> str | None:
+        """Whether the nominal feature's ``column`` holds a text a CSV field reads as missing ('', ? or NA, spaces
+        around: ``Dialect.nominal_trimmed``) that is none of its categories (a model from ARFF, pandas or CatBoost
+        may have '' as one, which a table can hold and the API takes); None where the dialect reads none so, and in
+        an expression of an engine of typed columns, which reads the column as it is: read so, the row is read once
+        in a scalar subquery, which PostgreSQL's generated columns and indexes refuse."""
+        if not self.d.nominal_trimmed or (self.expression and self.d.numeric_text is None):
+            return None
+        text, tokens = self._as_text(column), sorted(MISSING_TOKENS)
+        # trimmed only where a space begins or ends it (DuckDB: 88 -> 44 ns a row, the column read as it is 15)
+        trimmed = self.d.nominal_trimmed.format(column)
+        spaced = f"({text} LIKE ' %' OR {text} LIKE '% ') AND {trimmed} IN ({self.strings(tokens)})"
+        missing = f"({self.among_texts(text, tokens)} OR {spaced})"
+        own = [c for c in self.model.features[feature].categories if reads_as_missing(c)]
+        return f"{missing} AND {self.among_texts(text, own, False)}" if own else missing
 
     def _named_by_number(self, feature: int, column: str, otherwise: str, unknown: str) -> str | None:
         """The nominal feature's ``column`` where it holds a number (``Dialect.nominal_number``) as the category its
@@ -336,7 +353,11 @@ class Writer:
         if not all(_reads_as_itself(c, f.codes, self.model.numeric.cast) for c in f.categories):
             # a category's text that reads as another's number is itself
             named = f"CASE WHEN {self.among_texts(text, f.categories)} THEN {text} ELSE {named} END"
-        return self._coded_number(feature, column, named) if feature in self._coded_numbers else named
+        if feature not in self._coded_numbers:
+            return named
+        if feature in self.conversions and (missing := self._missing_text(feature, column)):  # (read beside it)
+            named = f"CASE WHEN {missing} THEN NULL ELSE {named} END"
+        return self._coded_number(feature, column, named)
 
     @functools.cached_property
     def _coded_numbers(self) -> tuple[int, ...]:
