@@ -482,10 +482,10 @@ def _run_postgres(sql, model, rows, table, dsn=None, as_text=False, **_):
         typed = _postgres_answers(connection, sql, model, records, table)
         if not as_text:
             return typed
+        over_text = lambda texts: _postgres_answers(connection, sql, model, texts, table, numbers_as_text=True)
         try:
-            return _replaced(model, typed, _number_texts(model, records),
-                             lambda texts: _postgres_answers(connection, sql, model, texts, table, numbers_as_text=True))
-        except psycopg.errors.UndefinedFunction:
+            return _replaced(model, typed, _number_texts(model, records), over_text)
+        except psycopg.errors.UndefinedFunction:  # a text compared with a number (an --expression): typed only
             return typed
 
 
