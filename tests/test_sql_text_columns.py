@@ -796,3 +796,39 @@ def test_verify_runs_the_postgres_sql_over_text_columns_too(monkeypatch, tmp_pat
     path.write_text(emit(model, "sql", dialect="postgres"))
     [result] = verify(model, None, [], ["postgres"], programs=[str(path)], dsns=dsns)
     assert not result.ok and "not a number" in result.line(), result.line()
+
+
+def spark_text_answers(spark, model, text: str) -> list:
+    """The Spark query's answers over the CSV in STRING columns, every other empty field NULL (as Spark's CSV reader
+    reads an empty one), the others ''."""
+    from pyspark.sql.types import StringType, StructField, StructType
+    rows = list(csv.reader(io.StringIO(text)))
+    schema = StructType([StructField(name, StringType()) for name in rows[0]])
+    fields = [tuple(None if field == "" and n % 2 else field for field in row) for n, row in enumerate(rows[1:])]
+    spark.createDataFrame(fields, schema).createOrReplaceTempView("t")
+    try:
+        return [row[-1] for row in spark.sql(emit(model, "sql", dialect="spark", table="t")).collect()]
+    finally:
+        spark.catalog.dropTempView("t")
+
+
+@pytest.mark.parametrize("make", [lightgbm_regression, forest])
+def test_spark_string_columns_give_the_models_answers(make, spark):
+    """A numeric feature's STRING column is read as treegen reads the CSV: '', '?', 'NA' (spaces around) and nan
+    missing, numbers at and an ulp around every split point, 17-digit ones, subnormals, inf and 1e400 (the cast
+    alone stopped at '', ? and NA under spark.sql.ansi.enabled, Spark 4's default); a DOUBLE column as it is."""
+    model = make()
+    text = csv_of(model, 300)
+    assert spark_text_answers(spark, model, text) == expected(model, text)
+
+
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n", "1d"])
+def test_spark_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, spark):
+    """What Spark's cast reads and treegen refuses (' 3.5 ', '3.5\\n' and '1d' are numbers to it) stops the query,
+    with the column and the text in the error."""
+    model = lightgbm_regression()
+    name = model.features[0].name
+    line = io.StringIO()
+    csv.writer(line, lineterminator="\n").writerow([field] + ["1.5"] * (len(model.features) - 1))
+    with pytest.raises(Exception, match=f'treegen: the column {name} holds "{re.escape(field)}"'):
+        spark_text_answers(spark, model, ",".join(f.name for f in model.features) + "\n" + line.getvalue())

@@ -236,6 +236,10 @@ DUCKDB_NUMBER_READ = NumberRead("VARCHAR", "typeof({0}) <> 'VARCHAR'", "regexp_f
 POSTGRES_NUMBER_READ = NumberRead(
     "TEXT", "pg_typeof({0}) NOT IN ('text'::regtype, 'character varying'::regtype, 'character'::regtype)",
     "{0} ~ '^{1}$'", "btrim({0}, ' ')", "DOUBLE PRECISION", "'{0}Infinity'::float8", "CAST({0} AS DOUBLE PRECISION)")
+# Spark's cast alone read NA as NULL or stopped at it (spark.sql.ansi.enabled, Spark 4's default), and ' 1' and '1\n'
+# as 1; its $ matches before a last line end, \z does not (a backslash in a literal written as the dialect writes one)
+SPARK_NUMBER_READ = NumberRead("STRING", "typeof({0}) <> 'string'", "{0} RLIKE '^{1}\\\\z'", "trim(BOTH ' ' FROM {0})",
+                               "DOUBLE", "CAST('{0}Infinity' AS DOUBLE)", "raise_error({0})")
 
 
 @dataclass(frozen=True)
@@ -644,7 +648,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             float32="double(float({0}))",
             text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
             # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
-            nominal_trimmed="trim(BOTH ' ' FROM CAST({0} AS STRING))",
+            nominal_trimmed="trim(BOTH ' ' FROM CAST({0} AS STRING))", number_read=SPARK_NUMBER_READ,
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
                             "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
                             "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
