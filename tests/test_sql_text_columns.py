@@ -19,7 +19,7 @@ import pytest
 
 import treegen
 from treegen.data import parse_csv, reads_as_missing, rows_for_model
-from treegen.emit.sql.dialects import DIALECTS, NumberRead
+from treegen.emit.sql.dialects import DIALECTS
 from treegen.model import Op, leaf_ids
 from treegen.targets import emit
 from treegen.walk import predict_rows
@@ -730,7 +730,6 @@ def test_verify_runs_the_duckdb_query_over_varchar_columns_too(monkeypatch, tmp_
     assert not result.ok and "Could not convert string" in result.line(), result.line()
 
 
-
 def postgres_answers(dsn: str, model, text: str) -> list:
     """The PostgreSQL query's answers over the CSV in TEXT columns, every other empty field NULL (as `COPY ... CSV`
     reads an unquoted one), the others ''."""
@@ -791,8 +790,8 @@ def test_verify_runs_the_postgres_sql_over_text_columns_too(monkeypatch, tmp_pat
         path.write_text(emit(model, "sql", dialect="postgres", expression=expression))
         [result] = verify(model, None, [], ["postgres"], programs=[str(path)], dsns=dsns)
         assert result.ok, result.line()
-    monkeypatch.setitem(dialects, "postgres", replace(dialects["postgres"], number_read=NumberRead(
-        **{**dialects["postgres"].number_read.__dict__, "matches": "{0} ~ '^[0-9.]+$'"})))  # (no sign, no exponent)
+    unsigned = replace(dialects["postgres"].number_read, matches="{0} ~ '^[0-9.]+$'")  # (no sign, no exponent)
+    monkeypatch.setitem(dialects, "postgres", replace(dialects["postgres"], number_read=unsigned))
     path.write_text(emit(model, "sql", dialect="postgres"))
     [result] = verify(model, None, [], ["postgres"], programs=[str(path)], dsns=dsns)
     assert not result.ok and "not a number" in result.line(), result.line()
