@@ -831,3 +831,13 @@ def test_spark_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, s
     csv.writer(line, lineterminator="\n").writerow([field] + ["1.5"] * (len(model.features) - 1))
     with pytest.raises(Exception, match=f'treegen: the column {name} holds "{re.escape(field)}"'):
         spark_text_answers(spark, model, ",".join(f.name for f in model.features) + "\n" + line.getvalue())
+
+
+def test_spark_reads_a_code_with_a_line_end_as_no_number(spark):
+    """Spark's RLIKE '$' matches before a last line end: a feature of codes' text '3\\n' was read as the code 3
+    (and its cast reads it so), where treegen reads no number in it, an unknown category."""
+    answers = typed_answers("spark", spark, lambda f: False)
+    model = treegen.load("tests/fixtures/xgboost/categorical-3.4.1.json")
+    rows = coded_rows(model, ["3\n", "3", "7\n", "2\r\n", " 3"])
+    got = [tuple(str(x) for x in answer[-2:]) for answer in answers(queries(model, "spark")[0], model, "TEXT", rows)]
+    assert got == [(model.predict(row), leaf_ids(model, row)) for row in rows]

@@ -646,7 +646,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # coalesce of one operand is the operand, which the optimiser's NullPropagation leaves bare.
             group="coalesce({0})", concat="concat({0}, {1})",
             float32="double(float({0}))",
-            text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            text_number=f"CASE WHEN {{0}} RLIKE '^{NUMBER}\\\\z' THEN CAST({{0}} AS DOUBLE) END",  # (not $: SPARK_NUMBER_READ)
             # (text first, as DuckDB's; a double's text is Java's, which reads back as it, a float's as float)
             nominal_trimmed="trim(BOTH ' ' FROM CAST({0} AS STRING))", number_read=SPARK_NUMBER_READ,
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
