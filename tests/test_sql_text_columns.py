@@ -815,7 +815,7 @@ def spark_text_answers(spark, model, text: str) -> list:
 def test_spark_string_columns_give_the_models_answers(make, spark):
     """A numeric feature's STRING column is read as treegen reads the CSV: '', '?', 'NA' (spaces around) and nan
     missing, numbers at and an ulp around every split point, 17-digit ones, subnormals, inf and 1e400 (the cast
-    alone stopped at '', ? and NA under spark.sql.ansi.enabled, Spark 4's default); a DOUBLE column as it is."""
+    alone stopped at '', ? and NA under spark.sql.ansi.enabled, Spark 4's default)."""
     model = make()
     text = csv_of(model, 300)
     assert spark_text_answers(spark, model, text) == expected(model, text)
