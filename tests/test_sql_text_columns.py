@@ -841,3 +841,22 @@ def test_spark_reads_a_code_with_a_line_end_as_no_number(spark):
     rows = coded_rows(model, ["3\n", "3", "7\n", "2\r\n", " 3"])
     got = [tuple(str(x) for x in answer[-2:]) for answer in answers(queries(model, "spark")[0], model, "TEXT", rows)]
     assert got == [(model.predict(row), leaf_ids(model, row)) for row in rows]
+
+
+def test_mysql_reads_a_code_with_a_line_end_as_no_number(mysql_server):
+    """MariaDB's REGEXP '$' matches before a last line end, as Spark's does: a feature of codes' text '3\\n' was read
+    as the code 3 (and its cast reads it so), where treegen reads no number in it, an unknown category."""
+    import pymysql
+
+    from treegen.run.sql import _mysql_parameters
+    model = treegen.load("tests/fixtures/xgboost/categorical-3.4.1.json")
+    rows = coded_rows(model, ["3\n", "3", "7\n", "2\r\n", " 3"])
+    columns = ", ".join(f"{f.name} {'DOUBLE' if f.is_numeric else 'TEXT'}" for f in model.features)
+    with closing(pymysql.connect(**_mysql_parameters(mysql_server), charset="utf8mb4", autocommit=True)) as con:
+        with con.cursor() as cursor:
+            cursor.execute(f"CREATE TEMPORARY TABLE t (n INT, {columns})")
+            cursor.executemany(f"INSERT INTO t VALUES (%s{', %s' * len(model.features)})",
+                               [(n, *row.values()) for n, row in enumerate(rows)])
+            cursor.execute(emit(model, "sql", dialect="mysql", table="t", leaf=True))
+            got = [tuple(str(x) for x in answer[-2:]) for answer in cursor.fetchall()]
+    assert got == [(model.predict(row), leaf_ids(model, row)) for row in rows]

@@ -611,7 +611,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # MySQL 8.0.17+, MariaDB 10.4.5+: FLOAT rounds as float32 does (ties to even, subnormals; MariaDB 10.11
             # measured), but saturates at FLT_MAX where float32 overflows to infinity, which MySQL has none of
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)",
-            text_number=f"CASE WHEN {{0}} REGEXP '^{NUMBER}$' THEN CAST({{0}} AS DOUBLE) END",
+            # (a sentinel at the end, as mysql_number_text's: REGEXP's $ matches before a final line end too)
+            text_number=f"CASE WHEN CONCAT({{0}}, ';') REGEXP '^{NUMBER};$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
