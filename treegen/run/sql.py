@@ -64,8 +64,9 @@ def run_each(sql: str, data: str | Sequence[dict], each_args: Sequence[Sequence[
         rows = read_csv(model, data) if isinstance(data, str) else list(data)
     read = with_columns(model, keep)  # the table's columns, and those before the outputs in the query's
     # over text columns too where the SQL reads them: the engine's own dialect (ANSI's, which DuckDB runs, reads none),
-    # an expression only as a correlated subquery (Writer.conversions)
-    as_text = (is_query(sql) or find_dialect(dialect).correlated_steps) and engine.name == dialect
+    # an expression only where a correlated subquery reads its numbers (SQLite's; Writer.conversions)
+    d = find_dialect(dialect)
+    as_text = (is_query(sql) or d.correlated_steps and d.numeric_text is not None) and engine.name == dialect
     sql = sql if is_query(sql) else as_query(sql, read, table, dialect)
     apart = named_apart(sql, read, rows, table, dialect)
     try:
@@ -398,18 +399,16 @@ def _no_name_read_as_string(connection, sql: str) -> None:
 
 def _run_duckdb(sql, model, rows, table, as_text=False, **_):
     """The answers over a table of typed columns (DOUBLE for numeric features); ``as_text`` (verify's run of a
-    query), those over VARCHAR numeric columns too, each field its CSV text (:func:`_number_texts`), as read_csv makes
-    a column that holds NA or ? (:func:`_replaced`), where the SQL binds over them."""
+    query), those over VARCHAR numeric columns too (:func:`_over_number_texts`), as read_csv makes a column that holds
+    NA or ?, where the SQL binds over them."""
     import duckdb
     records = values(model, rows)
     typed = _duckdb_answers(sql, model, records, table)
     if not as_text:
         return typed
-    try:
-        return _replaced(model, typed, _number_texts(model, records),
-                         lambda texts: _duckdb_answers(sql, model, texts, table, numbers_as_text=True))
-    except duckdb.BinderException:  # SQL that compares no VARCHAR column with a number (a file of ANSI's): typed only
-        return typed
+    # (BinderException: SQL that compares a VARCHAR column with a number, a file of ANSI's)
+    return _over_number_texts(model, records, typed, duckdb.BinderException,
+                              lambda texts: _duckdb_answers(sql, model, texts, table, numbers_as_text=True))
 
 
 def _duckdb_answers(sql, model, records, table, numbers_as_text=False):
@@ -424,11 +423,17 @@ def _duckdb_answers(sql, model, records, table, numbers_as_text=False):
         return Answers.of(connection.execute(sql))
 
 
-def _number_texts(model: Model, records: Sequence[tuple]) -> list[tuple]:
-    """Each record with its numbers as the texts of their CSV fields (a number's repr, missing empty)."""
+def _over_number_texts(model, records, typed, refused, answers_of):
+    """The typed table's answers with the SQL's own columns as it answers over numeric columns of text instead, each
+    field its CSV text (``answers_of`` the records so, :func:`_replaced`); the typed ones where the engine refuses
+    the SQL there (``refused``: its error for a text compared with a number, SQL that reads no such column)."""
     numeric = [f.is_numeric for f in model.features]
-    return [tuple(("" if value is None else repr(value)) if number else value
-                  for number, value in zip(numeric, record)) for record in records]
+    texts = [tuple(("" if value is None else repr(value)) if number else value  # (a number's repr, missing empty)
+                   for number, value in zip(numeric, record)) for record in records]
+    try:
+        return _replaced(model, typed, texts, answers_of)
+    except refused:
+        return typed
 
 
 def _duckdb_schema(connection, names: list[str]) -> None:
@@ -466,8 +471,8 @@ def _load_duckdb(connection, model: Model, records: Sequence[tuple], table: str,
 
 def _run_postgres(sql, model, rows, table, dsn=None, as_text=False, **_):
     """The answers over a table of typed columns (DOUBLE PRECISION for numeric features); ``as_text`` (verify's run),
-    those over TEXT numeric columns too, each field its CSV text (:func:`_number_texts`), where the SQL reads them
-    (a file written before it did compares a text with a number: typed only)."""
+    those over TEXT numeric columns too (:func:`_over_number_texts`), where the SQL reads them (a query: its
+    --expression compares the column as it is)."""
     import psycopg
     try:
         connection = psycopg.connect(dsn, autocommit=True)
@@ -482,11 +487,9 @@ def _run_postgres(sql, model, rows, table, dsn=None, as_text=False, **_):
         typed = _postgres_answers(connection, sql, model, records, table)
         if not as_text:
             return typed
+        # (UndefinedFunction: a text compared with a number, a file exported before the query read text)
         over_text = lambda texts: _postgres_answers(connection, sql, model, texts, table, numbers_as_text=True)
-        try:
-            return _replaced(model, typed, _number_texts(model, records), over_text)
-        except psycopg.errors.UndefinedFunction:  # a text compared with a number (an --expression): typed only
-            return typed
+        return _over_number_texts(model, records, typed, psycopg.errors.UndefinedFunction, over_text)
 
 
 def _postgres_answers(connection, sql, model, records, table, numbers_as_text=False):
