@@ -30,7 +30,7 @@ from treegen.importers.catboost import (EXP_TOLERANCE, JSON_READER_TOLERANCE, ca
                                         read_json)
 from treegen.model import Link, Model, has_label_values, is_close, tree_output
 from treegen.verifier import verify
-from treegen.walk import predict_rows
+from treegen.walk import combined_rows, encode_columns, predict_rows
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "catboost")
 COLORS = ["red", "green", "blue", "grün", ""]  # as tests/fixtures/catboost/make_fixtures.py has them
@@ -59,23 +59,22 @@ def assert_close(got: list[float], want: list[float], exact: bool, context) -> N
         assert all(is_close(g, w, EXP_TOLERANCE) for g, w in zip(got, want, strict=True)), (context, got, want)
 
 
-PREDICT_EVERY = 10  # Model.predict itself on every tenth row (each row's label is what it decides: see below)
+ROW_WALK_EVERY = 10  # the row walk (Model.predict's, 300 trees a row in Python) on every tenth row
 
 
-def assert_agrees(model: Model, rows: list[dict], raw, labels=None, scores=None) -> None:
-    """The model's raw sums, labels and scores (walked row by row and vectorised) against the library's.
-    Each row is walked once: with no label values (CatBoost has none) the label is the one Model.predict decides
-    from the same trees' outputs; predict, which walks the row again, is called on every PREDICT_EVERY-th row."""
+def assert_agrees(model: Model, rows: list[dict], raw, labels=None, scores=None, walk_every=ROW_WALK_EVERY) -> None:
+    """The model's raw sums, labels and scores against the library's: on every row by the batch walk (the one
+    ``verify`` and ``treegen predict`` use), and on every ``walk_every``-th row by the row walk too
+    (:func:`tree_output` each tree, then :meth:`Model.predict`), which must answer as the batch walk does."""
     exact = exact_probabilities(model)
+    assert not has_label_values(model)  # each label is the one Model.predict decides from the trees' outputs
+    assert combined_rows(model, encode_columns(model, rows), rows.__getitem__) == [list(r) for r in raw]
     walked = predict_rows(model, rows)
-    assert not has_label_values(model)
-    for i, row in enumerate(rows):
-        outputs = [tree_output(model, tree, row) for tree in model.trees]  # walked once for sums, label and scores
-        assert model.raw_sums(outputs) == list(raw[i]), (row, model.raw_sums(outputs), list(raw[i]))
-        label, score = model.combined(outputs)
-        assert walked[i] == (label, score), row
-        if i % PREDICT_EVERY == 0:
-            assert model.predict(row) == label, row
+    for i, (row, (label, score)) in enumerate(zip(rows, walked, strict=True)):
+        if i % walk_every == 0:
+            outputs = [tree_output(model, tree, row) for tree in model.trees]
+            assert model.raw_sums(outputs) == list(raw[i]), (row, model.raw_sums(outputs), list(raw[i]))
+            assert model.combined(outputs) == (label, score) and model.predict(row) == label, row
         if labels is not None:
             assert label == labels[i], (row, label, labels[i])
         if scores is not None:
@@ -105,10 +104,10 @@ def test_fixture_predicts_what_catboost_recorded(name):
     if "labels" in expected:
         kind = model.meta["catboost"]["class_type"]
         labels = [class_text(label, kind) for label in expected["labels"]]
-        assert_agrees(model, rows, expected["raw"], labels, expected["probabilities"])
+        assert_agrees(model, rows, expected["raw"], labels, expected["probabilities"], walk_every=1)
     else:
         values = expected.get("values", [r[0] for r in expected["raw"]])
-        assert_agrees(model, rows, expected["raw"], scores=[[v] for v in values])
+        assert_agrees(model, rows, expected["raw"], scores=[[v] for v in values], walk_every=1)
     assert len(rows) > 60 and model.used_features()
 
 
@@ -1233,12 +1232,7 @@ def test_a_default_model_of_categorical_pairs_imports_as_a_tree_of_one_split_a_l
     kind = model.meta["catboost"]["class_type"]
     labels = [class_text(v, kind) for v in estimator.predict(probe).tolist()]
     scores = estimator.predict_proba(probe).tolist()
-    walked = predict_rows(model, rows)  # every row, vectorised
-    assert [label for label, _ in walked] == labels
-    for (label, score), want in zip(walked, scores):
-        assert_close(score, want, exact_probabilities(model), label)
-    step = slice(None, None, 5)  # and row by row (300 trees a row in Python), the raw sums too
-    assert_agrees(model, rows[step], raw[step], labels[step], scores[step])
+    assert_agrees(model, rows, raw, labels, scores)
     for feature in names:  # a missing text is CatBoost's "" (here no category, as an unseen one)
         missing = [{**row, feature: None} for row in rows[:200]]
         assert predict_rows(model, missing) == predict_rows(model, [{**row, feature: ""} for row in rows[:200]])
