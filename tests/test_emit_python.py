@@ -856,14 +856,15 @@ def test_generated_modules_pass_ruff_need_python_3_8_only_and_run_with_warnings_
     done = subprocess.run([tool("ruff"), "check", "--isolated", "--no-cache", "--output-format", "concise",
                            str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert_runs_on_python_3_8([path for path in tmp_path.glob("*.py") if path.stat().st_size < 4_000_000])
+    assert_runs_on_python_3_8([path for path in tmp_path.glob("*.py") if path.stat().st_size < 1_000_000])
 
 
 def assert_runs_on_python_3_8(paths: list) -> None:
     """Each module's docstring promises Python 3.8 or later: vermin finds no syntax, standard-library module,
     function or argument (annotations read as 3.8 reads them) newer than 3.8. (A method on a value it cannot
     type, ``text.removeprefix``, it does not see; the suite runs on 3.11+.) The 50,000-leaf module, whose
-    lines are the shapes of the others' repeated, is left out: vermin reads it in 25 s."""
+    lines are the shapes of the others' repeated, is left out: vermin reads it in 25 s; so is the 10,000-deep chain's
+    (1.2 MB: 2.3 of vermin's 5.4 s of CPU over the others)."""
     assert paths
     done = subprocess.run([tool("vermin"), "--target=3.8-", "--violations", "--eval-annotations",
                            "--no-tips", "--no-parse-comments", *map(str, paths)], capture_output=True, text=True)
