@@ -607,7 +607,7 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
     model = tuple_model()
     split = model.trees[0].nodes[0].split
     coded = coded_tuples(tuple_test(model, split), category_codes(model), lambda f: model.features[f].name)
-    keys = DIALECTS[dialect].key_among[1].join(map(str, coded.keys))  # the key list: not the split written out
+    keys = DIALECTS[dialect].keys_written(coded.keys)  # the keys' list (or blob): not the split written out
     rows = tuple_rows(model)
     if engine == "mysql":  # (MySQL holds no NaN)
         rows = [row for row in rows if not (isinstance(row["x"], float) and math.isnan(row["x"]))]
@@ -619,6 +619,24 @@ def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
     assert expression.count(keys) == 1
     table = DIALECTS[dialect].identifier("input")
     assert [answer for (answer,) in query(f"SELECT {expression} FROM {table}", model, rows, engine, **connection)] == want
+
+
+def test_sqlite_reads_dense_keys_as_a_blobs_bytes():
+    """SQLite tests a tuple split's key by the byte at its place in a blob of one byte a key (an IN list seeks an
+    index at every row) where the blob's text is at most four times the list's: exact for every key, the first, the
+    last, those past the last, and with NOT's form; the list where the keys are sparse."""
+    import sqlite3
+
+    from treegen.emit.sql import DIALECTS
+    sqlite = DIALECTS["sqlite"]
+    connection = sqlite3.connect(":memory:")
+    for keys in ([0], [0, 1], [1, 2, 3], [0, 5, 9], [2, 19], list(range(0, 40, 2)), [3, 700]):
+        for among in (True, False):
+            tests = [sqlite.keys_test(f"(CAST({key} AS INTEGER))", keys, among) for key in range(keys[-1] + 3)]
+            answers = connection.execute("SELECT " + ", ".join(f"CASE WHEN {t} THEN 1 ELSE 0 END" for t in tests))
+            assert list(answers.fetchone()) == [int((key in keys) == among) for key in range(keys[-1] + 3)], keys
+    assert sqlite.keys_test("k", list(range(0, 40, 2))).startswith("substr(X'01000100")
+    assert sqlite.keys_test("k", [3, 700]) == "k IN (3, 700)" and DIALECTS["duckdb"].key_bytes is None
 
 
 def numbered_tuple_model() -> Model:

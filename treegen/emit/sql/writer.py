@@ -611,8 +611,9 @@ class Writer:
 
     def tuple_answer(self, split, digit: Callable[[int], str], among: bool = True) -> str:
         """The key of a tuple split as an integer -- each combined feature's ``digit`` (:meth:`digit`), then each
-        part's child position, in mixed radix (exact: below 2^53, in 64-bit integers) -- (not) IN its keys, a list
-        of integer constants that the engines hash or sort once a query (``Dialect.key_among``)."""
+        part's child position, in mixed radix (exact: below 2^53, in 64-bit integers) -- (not) among its keys, a list
+        of integer constants that the engines hash or sort once a query, or a blob of a byte a key
+        (:meth:`Dialect.keys_test <treegen.emit.sql.dialects.Dialect.keys_test>`)."""
         test, coded = self.coded(split)
         places = [digit(f) for f in coded.features] + [self.part_position(part) for part in test.parts]
         key = places[0] if math.prod(coded.radices) < 2 ** 31 else self.d.cast(places[0], self.d.integer_type)
@@ -620,8 +621,7 @@ class Writer:
             key = f"{key if n == 0 else f'({key})'} * {radix} + {place}"
         if not coded.keys:
             return _empty_list(f"({key})", among)
-        form, separator = self.d.key_among
-        return form.format(key=f"({key})", keys=separator.join(map(str, coded.keys)), **{"not": "" if among else "NOT "})
+        return self.d.keys_test(f"({key})", coded.keys, among)
 
     def digit(self, feature: int) -> str:
         """A combined feature's digit in a tuple split's key (:class:`treegen.emit.common.CodedTuples`): 1 where
