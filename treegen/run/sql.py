@@ -488,8 +488,9 @@ def _run_postgres(sql, model, rows, table, dsn=None, as_text=False, **_):
         if not as_text:
             return typed
         # (UndefinedFunction: a text compared with a number, a file exported before the query read text)
-        over_text = lambda texts: _postgres_answers(connection, sql, model, texts, table, numbers_as_text=True)
-        return _over_number_texts(model, records, typed, psycopg.errors.UndefinedFunction, over_text)
+        return _over_number_texts(model, records, typed, psycopg.errors.UndefinedFunction,
+                                  lambda texts: _postgres_answers(connection, sql, model, texts, table,
+                                                                  numbers_as_text=True))
 
 
 def _postgres_answers(connection, sql, model, records, table, numbers_as_text=False):
