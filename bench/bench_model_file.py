@@ -50,6 +50,15 @@ def measured(command: list[str], env: dict | None = None) -> tuple[float, float,
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
 
 
+def with_trees(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, dict[str, str]]:
+    """The options, and the source trees to measure by name (``--tree NAME=PATH``, repeated; default: this
+    checkout)."""
+    parser.add_argument("--tree", action="append", metavar="NAME=PATH", help="a source tree (repeat); default: this checkout")
+    options = parser.parse_args()
+    return options, {name: os.path.abspath(path) for name, path in
+                     (tree.split("=", 1) for tree in options.tree or [f"here={ROOT}"])}
+
+
 def labels(path: str) -> list[str]:
     with open(path) as f:
         return [line.rsplit(",", 1)[1].strip() for line in f][1:]
@@ -57,14 +66,11 @@ def labels(path: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tree", action="append", metavar="NAME=PATH", help="a source tree (repeat); default: this checkout")
     parser.add_argument("--trees", type=int, default=1000)
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=2)
-    options = parser.parse_args()
-    trees = {name: os.path.abspath(path) for name, path in
-             (tree.split("=", 1) for tree in options.tree or [f"here={ROOT}"])}
+    options, trees = with_trees(parser)
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)  # `python -m` puts the current folder first on the path: not a tree measured

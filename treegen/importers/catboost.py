@@ -647,33 +647,35 @@ def _widened(category_hash: int) -> int:
     return category_hash - (1 << 32) if category_hash >= 1 << 31 else category_hash
 
 
-def _ctr_key(category_hashes: int | tuple[int, ...], bits: tuple[int, ...] = ()) -> int:
-    """The key under which a CTR's table holds the categories of those hashes (one, or one per categorical
-    feature of the projection) when its binary parts answer ``bits``."""
-    key = 0
-    for hashed in category_hashes if isinstance(category_hashes, tuple) else (category_hashes,):
-        key = _calc_hash(key, _widened(hashed))
+def _ctr_keys(category_hashes: np.ndarray, bits: tuple[int, ...] = ()) -> np.ndarray:
+    """The keys under which a CTR's table holds the categories of those hashes (a row of ``category_hashes``, one
+    per categorical feature of the projection, uint64) when its binary parts answer ``bits``."""
+    multiplier = np.uint64(_CTR_MULT)
+    keys = np.zeros(len(category_hashes), dtype=np.uint64)
+    for hashes in category_hashes.T:  # (uint64 arithmetic wraps as CatBoost's)
+        widened = np.where(hashes >= 1 << 31, hashes - np.uint64(1 << 32), hashes)
+        keys = multiplier * (keys + multiplier * widened)
     for bit in bits:
-        key = _calc_hash(key, bit)
-    return key
+        keys = multiplier * (keys + np.uint64(_CTR_MULT * bit & _M64))
+    return keys
 
 
-def _before_bits(key: int, bits: tuple[int, ...]) -> int:
-    """The key before the answers ``bits`` were hashed into it (CalcHash is invertible)."""
-    for bit in reversed(bits):
-        key = (key * _CTR_MULT_INVERSE - _CTR_MULT * bit) & _M64
-    return key
+def _before_bits(keys: np.ndarray, bits: tuple[int, ...]) -> np.ndarray:
+    """The keys (uint64) before the answers ``bits`` were hashed into them, less one multiplication: CalcHash is
+    invertible, and what is left is the state before the last category plus M times its widened hash."""
+    inverse = np.uint64(_CTR_MULT_INVERSE)
+    for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
+        keys = keys * inverse - np.uint64(_CTR_MULT * bit & _M64)
+    return keys * inverse
 
 
-def _category_hashes_of(key: int, width: int) -> list[int]:
-    """The category hashes whose key, with ``width`` binary answers, is ``key`` (CalcHash is invertible):
-    none for a key no category has (such as an empty slot's)."""
-    found = []
-    for bits in itertools.product((1, 0), repeat=width):
-        widened = (_before_bits(key, bits) * _CTR_MULT_INVERSE * _CTR_MULT_INVERSE) & _M64
-        if widened < 1 << 31 or widened >= (1 << 64) - (1 << 31):
-            found.append(widened & 0xFFFFFFFF)
-    return found
+def _category_hashes_in(keys: np.ndarray, width: int) -> list[int]:
+    """The category hashes of a CTR of one feature whose keys (with ``width`` binary answers) these are, key by
+    key (CalcHash is invertible): none for a key no category has, such as an empty slot's."""
+    inverse = np.uint64(_CTR_MULT_INVERSE)
+    widened = np.stack([_before_bits(keys, bits) * inverse for bits in itertools.product((1, 0), repeat=width)],
+                       axis=-1)
+    return (widened[(widened < 1 << 31) | (widened >= (1 << 64) - (1 << 31))] & np.uint64(0xFFFFFFFF)).tolist()
 
 
 @dataclass(frozen=True)
@@ -709,36 +711,79 @@ class _Ctr:
         self.target_border = int(entry["target_border_idx"])
         self.borders = [f32(float(b)) for b in entry["borders"]]
         stride, row = int(table["hash_stride"]), table["hash_map"]
-        self.rows = {int(row[i]): [float(v) for v in row[i + 1:i + stride]] for i in range(0, len(row), stride)}
+        keys = row[::stride]
+        self.rows = dict(zip(map(int, keys), range(len(keys))))  # key -> its row (the last, if the file repeats one)
         self.denominator = int(table.get("counter_denominator", 0))
-        self.values: dict[tuple, float] = {}  # each category's value, computed once for all the borders
+        counts = np.array([row[i::stride] for i in range(1, stride)], dtype=np.float64).reshape(stride - 1, len(keys))
+        self.row_values = self._values(*self._counts(counts))  # each table row's value, for all the borders
+        self.unseen = float(self._values(*self._counts(None)))  # the priors' alone: a key the table lacks
         # a CTR of several categorical features: its table's category hashes by the parts' answers
         self.combinations: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
         self.unexplained = 0  # rows of such a CTR that no named categories explain
+        self._answers: dict[tuple[int, ...], tuple[np.ndarray, list[list[tuple]]]] = {}
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
 
-    def value(self, category_hash: int | tuple[int, ...] | None, bits: tuple[int, ...] = ()) -> float:
-        """The CTR of the category of that hash (a tuple: of those categories, one per feature) given the binary
-        parts' answers ``bits`` (None: of a text the table lacks, the prior's alone)."""
-        if (category_hash, bits) not in self.values:
-            row = None if category_hash is None else self.rows.get(_ctr_key(category_hash, bits))
-            good, total = self._counts(row)
-            ctr = _divide(f32(f32(good) + self.prior[0]), f32(f32(total) + self.prior[1]))
-            self.values[category_hash, bits] = f32(f32(ctr + self.shift) * self.scale)
-        return self.values[category_hash, bits]
+    def values_of(self, combinations: Sequence[tuple[int, ...]], bits: tuple[int, ...] = ()) -> np.ndarray:
+        """The CTR of each combination of categories (the hash of each feature's) given the binary parts'
+        answers ``bits``: its table row's value, or the priors' alone where the table lacks its key."""
+        keys = _ctr_keys(np.array(combinations, dtype=np.uint64).reshape(len(combinations), len(self.cats)), bits)
+        if self._sorted is None:  # the table's keys in order, and their rows
+            table_keys = np.fromiter(self.rows, dtype=np.uint64, count=len(self.rows))
+            order = np.argsort(table_keys)
+            self._sorted = table_keys[order], np.fromiter(self.rows.values(), dtype=np.int64, count=len(order))[order]
+        ordered, rows = self._sorted
+        if not len(ordered):
+            return np.full(len(keys), self.unseen)
+        at = np.minimum(np.searchsorted(ordered, keys), len(ordered) - 1)
+        return np.where(ordered[at] == keys, self.row_values[rows[at]], self.unseen)
 
-    def _counts(self, row: list[float] | None) -> tuple[float, float]:
-        """(count in class, total count) of a table row; None: a category the table lacks."""
+    def value(self, category_hash: int | None, bits: tuple[int, ...] = ()) -> float:
+        """The CTR of the category of that hash (of a CTR of one feature) given ``bits``; None: the priors'."""
+        return self.unseen if category_hash is None else float(self.values_of([(category_hash,)], bits)[0])
+
+    def _values(self, good, total) -> np.ndarray:
+        """CatBoost's CTR value of counts in float32 (``TModelCtr::Calc``): (good + prior numerator) / (total +
+        prior denominator), shifted and scaled; b == 0 gives infinity, or NaN where a == 0 too (C++'s float
+        division with a zero prior denominator). As doubles, as the borders are compared."""
+        single = np.float32
+        with np.errstate(all="ignore"):  # (each float32 operation rounds once, as C++'s)
+            a = np.asarray(good, dtype=single) + single(self.prior[0])
+            b = np.asarray(total, dtype=single) + single(self.prior[1])
+            ctr = np.where(b == 0, np.where(a == 0, single(math.nan), np.copysign(single(math.inf), a)), a / b)
+            return ((ctr + single(self.shift)) * single(self.scale)).astype(np.float64)
+
+    def answers(self, bits: tuple[int, ...], labels: dict[int, "_Labels"]) -> tuple[np.ndarray, list[list[tuple]]]:
+        """Given the binary parts' answers ``bits``, each category (or combination of categories) the CTR may hold:
+        its value, and the names a key reads it by (one per feature; a missing value too where "" is one). Made
+        once for every split on the CTR: a combination of two features of a thousand categories each has some
+        10^5 of them."""
+        if bits not in self._answers:
+            combinations = (self.combinations.get(bits, ()) if len(self.cats) > 1
+                            else [(hashed,) for hashed in labels[self.flat].by_hash])
+            values = self.values_of(combinations, bits)
+            reads = [{hashed: _read_as(names) for hashed, names in labels[flat].by_hash.items()} for flat in self.cats]
+            columns = [[read[c[k]] for c in combinations] for k, read in enumerate(reads)]  # each feature's places
+            if all(len(places) == 1 for read in reads for places in read.values()):  # (usually: a name a hash)
+                places = [[names] for names in zip(*([first for first, in column] for column in columns))]
+            else:
+                places = [list(itertools.product(*lists)) for lists in zip(*columns)]
+            self._answers[bits] = values, places
+        return self._answers[bits]
+
+    def _counts(self, counts: np.ndarray | None) -> tuple:
+        """(count in class, total count) of each table row, from the rows' ``counts`` (a column a row); None: of
+        a category the table lacks. Sums add in the rows' order, as CatBoost's loops do."""
         if self.kind in _COUNTER_CTRS:
-            return (0.0 if row is None else row[0]), float(self.denominator)
-        if row is None:
+            return (0.0 if counts is None else counts[0]), float(self.denominator)
+        if counts is None:
             return 0.0, 0.0
         if self.kind in _MEAN_CTRS:
-            return row[0], row[1]
+            return counts[0], counts[1]
         if self.kind == "Buckets":
-            return row[self.target_border], sum(row)
-        if len(row) > 2:  # Borders over several target classes: those above the target border are good
-            return sum(row[self.target_border + 1:]), sum(row)
-        return row[1], row[0] + row[1]
+            return counts[self.target_border], _in_order_sum(counts)
+        if len(counts) > 2:  # Borders over several target classes: those above the target border are good
+            return _in_order_sum(counts[self.target_border + 1:]), _in_order_sum(counts)
+        return counts[1], counts[0] + counts[1]
 
     def combine(self, candidates: Callable[[int], list[int]]) -> None:
         """Find the categories behind each row of a CTR of several categorical features: CalcHash's state before
@@ -751,34 +796,60 @@ class _Ctr:
             prefixes = {_calc_hash(state, _widened(hashed)): known + (hashed,)
                         for state, known in prefixes.items() for hashed in candidates(flat)}
         before = np.array(sorted(prefixes), dtype=np.uint64)
+        known_before = [prefixes[state] for state in sorted(prefixes)]
         lasts = list(dict.fromkeys(candidates(self.cats[-1])))
         shares = np.array([_CTR_MULT * _widened(hashed) & _M64 for hashed in lasts], dtype=np.uint64)
+        last_hashes = np.array(lasts, dtype=np.int64)
         keys = np.array([key for key in self.rows if key != _EMPTY_SLOT], dtype=np.uint64)
         explained = np.zeros(len(keys), dtype=bool)
-        inverse = np.uint64(_CTR_MULT_INVERSE)
-        chunk = max(1, (1 << 22) // max(1, len(keys)))  # last candidates a block: some 4M numbers at once
         for bits in itertools.product((1, 0), repeat=len(self.parts)):
-            state = keys.copy()
-            for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
-                state = state * inverse - np.uint64(_CTR_MULT * bit & _M64)
-            state = state * inverse  # = the state before the last category + M * its widened hash
-            found = []  # (the state before, the row, the last hash)
-            for start in range(0, len(lasts), chunk):
-                earlier = state[None, :] - shares[start:start + chunk, None]  # per candidate, per row
-                at = np.minimum(np.searchsorted(before, earlier), len(before) - 1)
-                for c, r in zip(*np.nonzero(before[at] == earlier)):
-                    found.append((int(earlier[c, r]), int(r), lasts[start + c]))
-            for earlier_state, r, hashed in sorted(found):  # (by the state before: the order of the categories)
-                self.combinations.setdefault(bits, []).append(prefixes[earlier_state] + (hashed,))
-                explained[r] = True
+            p, c, r = _sums_found(before, shares, _before_bits(keys, bits))
+            if not len(r):
+                continue
+            order = np.lexsort((last_hashes[c], r, p))  # by the state before: the order of the categories
+            self.combinations[bits] = [known_before[i] + (lasts[j],)
+                                       for i, j in zip(p[order].tolist(), c[order].tolist())]
+            explained[r] = True
         self.unexplained = int((~explained).sum())
 
 
-def _divide(a: float, b: float) -> float:
-    """float32 a / b as C++ divides (b == 0 with a zero prior denominator: infinity or NaN)."""
-    if b == 0.0:
-        return math.nan if a == 0.0 else math.copysign(math.inf, a)
-    return f32(a / b)
+def _in_order_sum(columns: np.ndarray) -> np.ndarray:
+    """The sum of each column, its entries added first to last (numpy's sum adds pairwise)."""
+    total = np.zeros(columns.shape[1:])
+    for column in columns:
+        total = total + column
+    return total
+
+
+def _sums_found(before: np.ndarray, shares: np.ndarray, state: np.ndarray, block: int = 1 << 22):
+    """Every (p, c, r) with ``before[p] + shares[c] == state[r]`` (uint64, wrapping; ``before`` sorted, distinct):
+    either each state less each share looked up among ``before`` (some len(shares) x len(state) searches), or
+    each sum of the two looked up by every state (len(before) x len(shares) sums sorted), whichever is fewer:
+    a CTR of two features of a thousand categories has a thousand of each and some 10^5 table rows."""
+    found = []
+    if len(before) < len(state):
+        per = max(1, block // max(1, len(before)))
+        for start in range(0, len(shares), per):
+            sums = (before[:, None] + shares[None, start:start + per]).ravel()
+            order = np.argsort(sums)
+            ordered = sums[order]
+            rows = np.argsort(state)  # (sorted needles: a search that walks the sums in order)
+            low, high = np.searchsorted(ordered, state[rows]), np.searchsorted(ordered, state[rows], side="right")
+            counts = high - low
+            r = np.repeat(rows, counts)
+            at = order[np.repeat(low - (np.cumsum(counts) - counts), counts) + np.arange(counts.sum())]
+            width = min(per, len(shares) - start)
+            found.append((at // width, at % width + start, r))
+    else:
+        per = max(1, block // max(1, len(state)))
+        for start in range(0, len(shares), per):
+            earlier = state[None, :] - shares[start:start + per, None]  # per candidate, per row
+            at = np.minimum(np.searchsorted(before, earlier), len(before) - 1)
+            c, r = np.nonzero(before[at] == earlier)
+            found.append((at[c, r], c + start, r))
+    if not found:
+        return (np.zeros(0, dtype=np.int64),) * 3
+    return tuple(np.concatenate(parts) for parts in zip(*found))
 
 
 class _Ctrs:
@@ -807,9 +878,9 @@ class _Ctrs:
         if self.hashes is None:
             known: dict[int, dict[int, None]] = {}  # (a dict keeps the order)
             for ctr in self.ctrs:
-                if len(ctr.cats) == 1:
-                    for key in ctr.rows:
-                        known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_of(key, len(ctr.parts))))
+                if len(ctr.cats) == 1 and ctr.rows:
+                    keys = np.array(list(ctr.rows), dtype=np.uint64)
+                    known.setdefault(ctr.flat, {}).update(dict.fromkeys(_category_hashes_in(keys, len(ctr.parts))))
             single = {flat: list(hashes) for flat, hashes in known.items()}
             for ctr in self.ctrs:
                 if len(ctr.cats) > 1:
@@ -854,13 +925,9 @@ def _tuple_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], parts: l
     keys: set[tuple] = set()
     for bits in itertools.product((1, 0), repeat=len(ctr.parts)):
         positions = tuple(part.true_position if bit else 1 - part.true_position for part, bit in zip(parts, bits))
-        combinations = (ctr.combinations.get(bits, ()) if len(ctr.cats) > 1
-                        else [(hashed,) for hashed in labels[ctr.flat].by_hash])
-        for combination in combinations:
-            if (ctr.value(combination if len(ctr.cats) > 1 else combination[0], bits) > border) != usual:
-                for names in itertools.product(*(_read_as(labels[flat].by_hash[hashed])
-                                                 for flat, hashed in zip(ctr.cats, combination))):
-                    keys.add(names + positions)
+        values, places = ctr.answers(bits, labels)
+        for i in np.flatnonzero((values > border) != usual).tolist():
+            keys.update(names + positions for names in places[i])
     if not keys:
         return usual
     split = Split(ctr.flat, Op.TUPLE, features=ctr.cats, parts=tuple(part.split for part in parts),
@@ -877,7 +944,8 @@ def _read_as(names: list[str]) -> list[str | None]:
 def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, ...]) -> _Test | bool:
     """The ``in`` split on the categories whose value passes the border (the true child, first); a text the
     table lacks has the prior's value, and a missing one the value of ``""`` (as at one-hot splits)."""
-    passing = {hashed for hashed in label.by_hash if ctr.value(hashed, bits) > border}
+    hashes = list(label.by_hash)
+    passing = {hashed for hashed, value in zip(hashes, ctr.values_of([(h,) for h in hashes], bits)) if value > border}
     values = tuple(name for name in label.categories if cat_hash(name) in passing)
     empty_true = ctr.value(cat_hash(""), bits) > border
     unseen_true = ctr.value(None, bits) > border
