@@ -1134,14 +1134,15 @@ def test_the_categories_behind_a_combined_ctrs_keys_are_found_either_way(prefixe
     state = rng.integers(0, top, size=rows, dtype=np.uint64, endpoint=True)
     twice = len(before) > 1 and rows > 0  # one sum of two pairs: before[0] + shares[1] == before[1] + shares[0]
     if twice:
-        shares[1] = before[1] + shares[0] - before[0]
+        shares[1] = (int(before[1]) + int(shares[0]) - int(before[0])) % 2**64
     planted = rng.integers(0, rows, size=rows // 2 + 1) if len(before) and rows else np.zeros(0, dtype=np.int64)
     if len(planted):
         state[planted] = before[rng.integers(0, len(before), len(planted))] + shares[rng.integers(0, 30, len(planted))]
     if twice:
-        state[0] = before[0] + shares[1]
-    brute = {(p, c, r) for r in range(rows) for p in range(len(before)) for c in range(30)
-             if before[p] + shares[c] == state[r]}
+        state[0] = (int(before[0]) + int(shares[1])) % 2**64
+    ints = [array.tolist() for array in (before, shares, state)]  # (Python's integers: numpy warns of a wrap)
+    brute = {(p, c, r) for r, t in enumerate(ints[2]) for p, b in enumerate(ints[0]) for c, a in enumerate(ints[1])
+             if (b + a) % 2**64 == t}
     assert set(planted.tolist()) <= {r for _, _, r in brute} and (not twice or {(0, 1, 0), (1, 0, 0)} <= brute)
     found = _sums_found(before, shares, state, block=64)  # (blocks of a few shares: the seams are crossed)
     assert set(zip(*(part.tolist() for part in found))) == brute
