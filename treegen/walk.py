@@ -311,26 +311,30 @@ class _TupleTest:
         self.radix = [len(model.features[flat].categories) + 2 for flat in split.features] + [2] * len(split.parts)
         codes = [{name: k + 2 for k, name in enumerate(model.features[flat].categories)} | {None: 1}
                  for flat in split.features]
-        keys = [[codes[i][name] for i, name in enumerate(key[:len(codes)])] + list(key[len(codes):])
-                for key in split.tuples]
+        count = len(split.tuples)
+        places = list(zip(*split.tuples)) or [()] * len(self.radix)  # the keys place by place
+        digits = [np.fromiter(map(codes[i].__getitem__, names), dtype=np.int64, count=count)
+                  for i, names in enumerate(places[:len(codes)])]
+        digits += [np.array(positions, dtype=np.int64) for positions in places[len(codes):]]
         # keys past int64 (four features of 100,000 categories) are compared as tuples of digits, row by row
         self.wide = math.prod(self.radix) >= 2 ** 63
         if self.wide:
-            self.key_set = set(map(tuple, keys))
+            self.key_set = set(zip(*(digit.tolist() for digit in digits)))
         else:
-            self.keys = np.array(sorted(self._number(np.array(keys, dtype=np.int64).T)) if keys else [],
-                                 dtype=np.int64)
+            self.keys = np.sort(self._number(np.array(digits, dtype=np.int64).reshape(len(self.radix), count)))
 
     @classmethod
     def of(cls, model: Model, split: Split) -> "_TupleTest":
-        """The test of ``split``, made once for the splits a model shares among its trees (CatBoost's repeat
-        one CTR's split in many trees, each of thousands of tuples)."""
-        key = id(model.features), id(model.numeric), id(split)  # (its parts' cuts are read as the numbers are)
+        """The test of ``split``, made once for the splits of one set of tuples (CatBoost's repeat one CTR's split
+        in many trees, each of thousands of tuples, and a model file read back makes a split a node)."""
+        # (its parts' cuts are read as the numbers are: the model's numeric semantics)
+        key = id(model.features), id(model.numeric), split.features, split.parts, id(split.tuples)
         made = _TUPLE_TESTS.get(key)
-        if made is None or made[0] is not split or made[1] is not model.features or made[2] is not model.numeric:
+        if (made is None or made[0] is not split.tuples or made[1] is not model.features
+                or made[2] is not model.numeric):
             if len(_TUPLE_TESTS) > 100_000:
                 _TUPLE_TESTS.clear()
-            made = _TUPLE_TESTS[key] = (split, model.features, model.numeric, cls(model, split))
+            made = _TUPLE_TESTS[key] = (split.tuples, model.features, model.numeric, cls(model, split))
         return made[3]
 
     def _number(self, digits: np.ndarray) -> np.ndarray:
@@ -358,7 +362,7 @@ class _TupleTest:
 
 
 # (features, numeric semantics, split) ids -> the test made, beside what the ids are of (which it keeps alive)
-_TUPLE_TESTS: dict[tuple[int, int, int], tuple[Split, Any, Any, _TupleTest]] = {}
+_TUPLE_TESTS: dict[tuple, tuple[frozenset, Any, Any, _TupleTest]] = {}
 
 
 class _Lockstep:
@@ -407,8 +411,10 @@ def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]
     """The child position of each category at a nominal split: an ``=`` split's child of that
     category (-1: none, the unknown route), an ``in`` split's first child for its categories."""
     if op == Op.EQ:
-        return [values.index(c) if c in values else -1 for c in categories]
-    return [0 if c in values else 1 for c in categories]
+        child = {value: position for position, value in reversed(list(enumerate(values)))}  # (the first, as index)
+        return [child.get(c, -1) for c in categories]
+    chosen = set(values)
+    return [0 if c in chosen else 1 for c in categories]
 
 
 def predict_rows(model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tuple]:
