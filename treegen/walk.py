@@ -356,12 +356,15 @@ class _TupleTest:
         if self.wide:
             found = np.fromiter((key in self.key_set for key in zip(*(d.tolist() for d in digits))), bool,
                                 count=values.shape[1])
-        else:
-            found = np.isin(self._number(np.array(digits)), self.keys)
+        else:  # (the keys are sorted: a search, where isin would sort them again with the rows' at every call)
+            numbers = self._number(np.array(digits))
+            at = np.minimum(np.searchsorted(self.keys, numbers), max(len(self.keys) - 1, 0))
+            found = self.keys[at] == numbers if len(self.keys) else np.zeros(len(numbers), dtype=bool)
         return np.where(found, 0, 1)
 
 
-# (features, numeric semantics, split) ids -> the test made, beside what the ids are of (which it keeps alive)
+# (features and numeric semantics ids, the split's features and parts, its tuples' id) -> the test made, beside
+# what the ids are of (which it keeps alive)
 _TUPLE_TESTS: dict[tuple, tuple[frozenset, Any, Any, _TupleTest]] = {}
 
 
