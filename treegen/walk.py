@@ -357,9 +357,7 @@ class _TupleTest:
             found = np.fromiter((key in self.key_set for key in zip(*(d.tolist() for d in digits))), bool,
                                 count=values.shape[1])
         else:  # (the keys are sorted: a search, where isin would sort them again with the rows' at every call)
-            numbers = self._number(np.array(digits))
-            at = np.minimum(np.searchsorted(self.keys, numbers), max(len(self.keys) - 1, 0))
-            found = self.keys[at] == numbers if len(self.keys) else np.zeros(len(numbers), dtype=bool)
+            _, found = found_in_sorted(self.keys, self._number(np.array(digits)))
         return np.where(found, 0, 1)
 
 
@@ -408,6 +406,15 @@ def _depth(children: np.ndarray, inner: np.ndarray) -> int:
         levels[counting] += levels[above]
         up[counting] = up[above]
     return int(levels.max())
+
+
+def found_in_sorted(ordered: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each needle would sit among ``ordered`` (sorted; clipped to its last place) and whether it is there:
+    a search, where ``np.isin`` sorts both again at every call."""
+    if not len(ordered):
+        return np.zeros(needles.shape, dtype=np.int64), np.zeros(needles.shape, dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, needles), len(ordered) - 1)
+    return at, ordered[at] == needles
 
 
 def _category_positions(op: Op, values: Sequence[str], categories: Sequence[str]) -> list[int]:

@@ -118,6 +118,7 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, Comb
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
 from ..table import categories_argument
+from ..walk import found_in_sorted
 from . import file_of, library_meta, ranking_score, resolve_feature_names
 
 BINARY_LOSSES = ("Logloss", "CrossEntropy", "Focal")  # Focal: predict_proba the sigmoid of the raw sum too
@@ -661,8 +662,8 @@ def _ctr_keys(category_hashes: np.ndarray, bits: tuple[int, ...] = ()) -> np.nda
 
 
 def _before_bits(keys: np.ndarray, bits: tuple[int, ...]) -> np.ndarray:
-    """The keys (uint64) before the answers ``bits`` were hashed into them, less one multiplication: CalcHash is
-    invertible, and what is left is the state before the last category plus M times its widened hash."""
+    """Each key (uint64) with the answers ``bits`` taken back out of it, times M's inverse (CalcHash(a, b) =
+    M (a + M b) is invertible): the state before the last category plus M times that category's widened hash."""
     inverse = np.uint64(_CTR_MULT_INVERSE)
     for bit in reversed(bits):  # (uint64 arithmetic wraps as CatBoost's)
         keys = keys * inverse - np.uint64(_CTR_MULT * bit & _M64)
@@ -732,10 +733,8 @@ class _Ctr:
             order = np.argsort(table_keys)
             self._sorted = table_keys[order], np.fromiter(self.rows.values(), dtype=np.int64, count=len(order))[order]
         ordered, rows = self._sorted
-        if not len(ordered):
-            return np.full(len(keys), self.unseen)
-        at = np.minimum(np.searchsorted(ordered, keys), len(ordered) - 1)
-        return np.where(ordered[at] == keys, self.row_values[rows[at]], self.unseen)
+        at, held = found_in_sorted(ordered, keys)
+        return np.where(held, self.row_values[rows[at]] if len(rows) else self.unseen, self.unseen)
 
     def value(self, category_hash: int | None, bits: tuple[int, ...] = ()) -> float:
         """The CTR of the category of that hash (of a CTR of one feature) given ``bits``; None: the priors'."""
@@ -844,8 +843,8 @@ def _sums_found(before: np.ndarray, shares: np.ndarray, state: np.ndarray, block
         per = max(1, block // max(1, len(state)))
         for start in range(0, len(shares), per):
             earlier = state[None, :] - shares[start:start + per, None]  # per candidate, per row
-            at = np.minimum(np.searchsorted(before, earlier), len(before) - 1)
-            c, r = np.nonzero(before[at] == earlier)
+            at, held = found_in_sorted(before, earlier)
+            c, r = np.nonzero(held)
             found.append((at[c, r], c + start, r))
     if not found:
         return (np.zeros(0, dtype=np.int64),) * 3
