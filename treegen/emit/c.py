@@ -83,6 +83,7 @@ from .common import (
     numeric_test,
     output_numbers,
     plan,
+    sets_looked_up,
     size_groups,
     tuple_cost,
 )
@@ -92,7 +93,8 @@ INDENT = "    "
 HEADER_END = re.compile(r"^#endif /\* \w+_H_INCLUDED \*/\n", re.MULTILINE)
 
 
-MASK_CODES = 4  # a set of more categories than this (all below 64) is one bit-mask test
+MASK_CODES = 4  # a set of more categories than this (all below MASK_BITS) is one bit-mask test
+MASK_BITS = 64
 # The most code (in COST's units) of a group of trees that the rows API adds to each row in turn: about nine
 # trees of 63 nodes. On bench_boosting's 500-tree LightGBM model over 2,000 rows, groups of one tree took
 # 5.4 us a row, of two to ten trees 4.8-5.0, of twenty 5.2 (a call a row: 8.5). Each group reads its row
@@ -188,7 +190,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
     """
     _check_prefix(prefix)
     check_literal_sizes(model, lambda text: len(_utf8(text)), STRING_LIMIT, "the string literal C99 promises")
-    plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
+    # a symmetric tree's walker computes its leaf's index
+    plans = plan(model, COST, levelled=not leaf, looked_up=sets_looked_up(MASK_BITS))
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]
     categories = category_codes(model)
     single = (len(plans) == 1 and plans[0].exclusive and model.combine.kind == CombineKind.SINGLE
@@ -484,7 +487,7 @@ def function_name(tree: int, node: int) -> str:
 # -- the walkers ---------------------------------------------------------------------------------
 
 def _uses_mask(codes) -> bool:
-    return len(codes) > MASK_CODES and max(codes) < 64
+    return len(codes) > MASK_CODES and max(codes) < MASK_BITS
 
 
 def _in_codes(x: str, codes) -> str:

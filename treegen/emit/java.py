@@ -75,7 +75,7 @@ from .common import (CALL, FRACTION, IF, LEAF, LEVELS, CodedTuples, Cond, CostMo
                      braced_lines, category_codes, code_size, coded_tuples, decides_on_raw, float_text, group_weight,
                      label_part, leaf_index, check_literal_sizes, key_differences, label_decision, leaf_terms,
                      missing_intervals, named_codes, named_features, numeric_test, output_numbers, plan, scores_part,
-                     summed_tree_by_tree, sums, takes_exp, utf16_escaped)
+                     sets_looked_up, summed_tree_by_tree, sums, takes_exp, utf16_escaped)
 from .render import render, replaced, runtime_with_codes, source
 
 INDENT = "    "
@@ -219,7 +219,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
         raise TreegenError(f"package name {package!r}: one of the JDK's modules has this package, and javac refuses "
                            "a class in it (or the JVM cannot load one); choose another --package")
     check_literal_sizes(model, constant_bytes, STRING_LIMIT, "a Java string constant can be")
-    plans = plan(model, COST, levelled=not leaf)
+    plans = plan(model, COST, levelled=not leaf, looked_up=sets_looked_up(MASK_BITS))
     direct = summed_tree_by_tree(model, plans)
     # Without leaf ids, the walkers of such trees of one number each return their leaf's term itself,
     # but a symmetric tree's, which returns its leaf's index (see common._levels)

@@ -45,7 +45,7 @@ from ..model import CombineKind, Model, has_label_values, read_nominal_features,
 from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
                      braced_lines, category_codes, code_size, float_text, group_weight, key_differences, label_decision,
                      leaf_index, leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
-                     summed_tree_by_tree, sums, takes_exp, tuple_cost, utf16_escaped)
+                     sets_looked_up, summed_tree_by_tree, sums, takes_exp, tuple_cost, utf16_escaped)
 from .render import render
 
 INDENT = "  "
@@ -124,7 +124,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
     """
     if module not in MODULES:
         raise TreegenError(f"unknown JavaScript module kind {module!r}; choose one of {', '.join(MODULES)}")
-    plans = plan(model, COST, levelled=not leaf)  # a symmetric tree's walker computes its leaf's index
+    # a symmetric tree's walker computes its leaf's index
+    plans = plan(model, COST, levelled=not leaf, looked_up=sets_looked_up(MASK_BITS))
     codes = category_codes(model)
     names = [f.name for f in model.features]
     outputs = [output_numbers(p, node_ids=leaf) for p in plans]  # what walkers return, the values it indexes
