@@ -1120,20 +1120,25 @@ def test_unknown_categories_go_to_their_own_child():
     check_printed(model, source, rows, leaf=True)
 
 
-def test_a_set_of_many_categories_is_one_module_constant_that_every_test_of_it_shares():
-    """A set of more than 16 categories is a frozenset made once at load (``_IN<n>``), which every test of it
-    reads: ten trees each testing one set of 1,500 of 3,000 categories (missing values with it, unknown ones
-    apart) and one of 2,000 write each set once, where each test wrote it out (a CatBoost model of two
-    1,000-category features: 3,412 sets written, 31 distinct). Every category, missing and unknown values answer
-    as the model does: the dict API (a lone tree's own walker too), the fast path, the program."""
+def many_categories_model() -> Model:
+    """A tree on one feature of 3,000 categories: a set of 1,500 of them (missing values with it, unknown ones
+    apart), under it a set of 2,000."""
     names = tuple(f"c{i}" for i in range(3000))
     odd = Split(0, Op.IN, values=names[1::2], missing=MissingRoute.to_child(0), unknown=1)
     low = Split(0, Op.IN, values=names[:2000], missing=MissingRoute.to_child(1))
     nodes = [Node((0.0,), split=odd, children=(1, 2)), Node((0.0,), split=low, children=(3, 4)), Node((1.0,)),
              Node((2.0,)), Node((3.0,))]
-    single = Model((Feature("k", NOMINAL, names),), Target("y", REGRESSION), [Tree(nodes)])
-    summed = replace(single, trees=[Tree(nodes) for _ in range(10)], combine=Combine("sum", (0.5,), 1.0))
-    rows = [{"k": k} for k in (*names, None, "zz")]
+    return Model((Feature("k", NOMINAL, names),), Target("y", REGRESSION), [Tree(nodes)])
+
+
+def test_a_set_of_many_categories_is_one_module_constant_that_every_test_of_it_shares():
+    """A set of more than 16 categories is a frozenset made once at load (``_IN<n>``), which every test of it
+    reads: ten trees of many_categories_model() write each set once, where each test wrote it out (a CatBoost
+    model of two 1,000-category features: 3,412 sets written, 31 distinct). Every category, missing and unknown
+    values answer as the model does: the dict API (a lone tree's own walker too), the fast path, the program."""
+    single = many_categories_model()
+    summed = replace(single, trees=single.trees * 10, combine=Combine("sum", (0.5,), 1.0))
+    rows = [{"k": k} for k in (*single.features[0].categories, None, "zz")]
     for model in (single, summed):
         source = emit(model, "python")
         assert source.count("= frozenset(json.loads(") == 2 and len(source) < 100_000  # (written out: 319 KB)

@@ -50,19 +50,15 @@ def test_a_set_of_small_category_codes_tested_as_a_bit_mask_holds_for_codes_beyo
 
 
 def test_a_set_of_thousands_of_category_codes_is_looked_up_exactly_where_a_chain_of_tests_broke_javac(tmp_path):
-    """A nominal split on 3,000 categories, missing values with its first child and unknown ones with its second
-    (an ``in or missing`` test of 1,500 codes), and under it one of 2,000 codes (``in``, then ``not in``): Java,
-    JavaScript and C look each set up as a one-feature tuple split's keys, a bit set, where they compared the code
-    with each (javac died of a StackOverflowError on such a chain; gcc -O2 took 90 s on a CatBoost model's 292);
-    every category, missing and unknown values answer as the model does."""
-    from treegen.model import NOMINAL, REGRESSION, Feature, MissingRoute, Model, Node, Op, Split, Target, Tree
+    """many_categories_model(): a nominal split on 3,000 categories, missing values with its first child and
+    unknown ones with its second (an ``in or missing`` test of 1,500 codes), and under it one of 2,000 codes
+    (``in``, then ``not in``). Java, JavaScript and C look each set up as a one-feature tuple split's keys, a bit
+    set, where they compared the code with each (javac died of a StackOverflowError on such a chain; gcc -O2 took
+    90 s on a CatBoost model's 292); every category, missing and unknown values answer as the model does."""
+    from test_emit_python import many_categories_model
     from treegen.targets import emit
-    names = tuple(f"c{i}" for i in range(3000))
-    odd = Split(0, Op.IN, values=names[1::2], missing=MissingRoute.to_child(0), unknown=1)
-    low = Split(0, Op.IN, values=names[:2000], missing=MissingRoute.to_child(1))
-    nodes = [Node((0.0,), split=odd, children=(1, 2)), Node((0.0,), split=low, children=(3, 4)), Node((1.0,)),
-             Node((2.0,)), Node((3.0,))]
-    model = Model((Feature("k", NOMINAL, names),), Target("y", REGRESSION), [Tree(nodes)])
+    model = many_categories_model()
+    names = model.features[0].categories
     for target in ("java", "javascript", "c"):
         assert not re.search(r"== 3(\.0)? \|\|", emit(model, target)), target  # (no chain of comparisons)
     data = tmp_path / "every.csv"
