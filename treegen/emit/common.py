@@ -388,8 +388,9 @@ class _Conditions:
     def _as_tuple(self, feature: int, op: str, codes: tuple[int, ...]) -> tuple[str, TupleTest]:
         """A test of a set of codes as a ``tuple`` test of the one feature, whose key is its category (None:
         missing): a bit set looked up, where a chain of comparisons, one a code, grows with the set (a CatBoost
-        model's 292 sets of up to 1,000 codes: javac's stack overflowed, gcc -O2 took 90 s and C 177 us a row,
-        with look-ups 2.6 s and 3.2 us). The Cond keeps its codes, which an ``in or missing`` test is made from."""
+        model's 292 sets of up to 1,000 codes: javac's stack overflowed, gcc -O2 took 93-99 s and C 177-247 us a row,
+        with look-ups 2.6-3.1 s and 3.2-3.3 us). The Cond keeps its codes, which an ``in or missing`` test is made
+        from."""
         keys = [(self.tables[feature][c],) for c in codes] + [(None,)] * (op == "in or missing")
         return ("not tuple" if op == "not in" else "tuple"), TupleTest((feature,), (), tuple(keys))
 
