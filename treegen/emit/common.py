@@ -175,10 +175,8 @@ def plan(model: Model, cost: CostModel, levelled: bool = False,
     line (see :func:`_levels`), for targets that compute its leaf's index without branches, and that
     do not report node ids (its walker returns the index); ``looked_up(codes)``: whether a target looks a
     set of category codes up as a one-feature ``tuple`` test's keys (:meth:`_Conditions.make`)."""
-    tables = category_codes(model)
-    codes = [{c: i for i, c in enumerate(table)} for table in tables]
     vector = node_vector(model)  # once: whether the model has label values is a walk of all its nodes
-    conditions = _Conditions(model, codes, cost, tables, looked_up)  # shared by the trees: an ensemble repeats tests
+    conditions = _Conditions(model, cost, looked_up)  # shared by the trees: an ensemble repeats its tests
     return [_plan_tree(index, tree, conditions, cost, vector, levelled) for index, tree in enumerate(model.trees)]
 
 
@@ -365,9 +363,10 @@ class _Conditions:
     NEGATED = {"<=": "not <=", ">": "not >", "in": "not in", "tuple": "not tuple"}
     SETS = ("in", "not in", "in or missing")  # the tests of a set of codes
 
-    def __init__(self, model: Model, codes, cost: CostModel, tables, looked_up):
-        self.model, self.codes, self.cost_of = model, codes, cost.condition
-        self.tables, self.looked_up = tables, looked_up  # (see plan)
+    def __init__(self, model: Model, cost: CostModel, looked_up):
+        self.model, self.cost_of, self.looked_up = model, cost.condition, looked_up  # (looked_up: see plan)
+        self.tables = category_codes(model)  # each feature's categories in code order
+        self.codes = [{c: i for i, c in enumerate(table)} for table in self.tables]  # and their codes
         self.made: dict[tuple, Cond] = {}  # (feature, op, threshold, codes) -> Cond
         # by the id of a Cond made here (each is kept, and a frozen dataclass hashes slowly):
         self.cost: dict[int, int] = {}  # its cost, as the cost model estimates it

@@ -911,7 +911,7 @@ class _Ctrs:
 
         if len(ctr.cats) > 1 or ctr.parts:
             return _tuple_test(ctr, border, labels, [part_test(part) for part in ctr.parts])
-        return _category_test(ctr, border, labels[ctr.flat], ())
+        return _category_test(ctr, border, labels, ())
 
 
 def _tuple_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], parts: list[_Test]) -> _Test | bool:
@@ -940,11 +940,12 @@ def _read_as(names: list[str]) -> list[str | None]:
     return names + [None] if "" in names else names
 
 
-def _category_test(ctr: _Ctr, border: float, label: "_Labels", bits: tuple[int, ...]) -> _Test | bool:
+def _category_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], bits: tuple[int, ...]) -> _Test | bool:
     """The ``in`` split on the categories whose value passes the border (the true child, first); a text the
     table lacks has the prior's value, and a missing one the value of ``""`` (as at one-hot splits)."""
-    hashes = list(label.by_hash)
-    passing = {hashed for hashed, value in zip(hashes, ctr.values_of([(h,) for h in hashes], bits)) if value > border}
+    label = labels[ctr.flat]
+    values, _ = ctr.answers(bits, labels)  # (each category's, in label.by_hash's order: once for all the borders)
+    passing = {hashed for hashed, value in zip(label.by_hash, values.tolist()) if value > border}
     values = tuple(name for name in label.categories if cat_hash(name) in passing)
     empty_true = ctr.value(cat_hash(""), bits) > border
     unseen_true = ctr.value(None, bits) > border
