@@ -944,8 +944,8 @@ def _category_test(ctr: _Ctr, border: float, labels: dict[int, "_Labels"], bits:
     """The ``in`` split on the categories whose value passes the border (the true child, first); a text the
     table lacks has the prior's value, and a missing one the value of ``""`` (as at one-hot splits)."""
     label = labels[ctr.flat]
-    values, _ = ctr.answers(bits, labels)  # (each category's, in label.by_hash's order: once for all the borders)
-    passing = {hashed for hashed, value in zip(label.by_hash, values.tolist()) if value > border}
+    ctrs, _ = ctr.answers(bits, labels)  # (each category's, in label.by_hash's order: once for all the borders)
+    passing = {hashed for hashed, value in zip(label.by_hash, ctrs.tolist()) if value > border}
     values = tuple(name for name in label.categories if cat_hash(name) in passing)
     empty_true = ctr.value(cat_hash(""), bits) > border
     unseen_true = ctr.value(None, bits) > border
