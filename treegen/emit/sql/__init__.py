@@ -79,8 +79,8 @@ def subquery_note(text: str, dialect: str = "ansi", expression: bool = False, **
                 "subquery of them, for a SELECT's list or a view (a generated column or an index refuses a subquery)")
     if starts("(SELECT "):  # Writer.read_once
         return (f"{d.name}: each output is a scalar subquery that reads the row's columns as treegen reads a CSV's "
-                "fields (a TEXT column's texts too), for a SELECT's list or a view (a generated column or an index "
-                "refuses a subquery)")
+                "fields (a TEXT column's texts too) and answers each split of categories combined once, for a "
+                "SELECT's list or a view (a generated column or an index refuses a subquery)")
     return None
 
 

@@ -196,7 +196,7 @@ class Writer:
                 self.row_reads[self.column(f"c{i}")] = self.categories[i]
                 self.categories[i] = self.column(f"c{i}")
             elif d.binding:
-                self.row_bound[f"{self.prefix}c{i}"] = self.categories[i]
+                self.row_bound[f"c{i}"] = self.categories[i]
                 self.categories[i] = f"{self.column('row')}.{self.prefix}c{i}"
             self.reads[i] = self.categories[i]
         self.numbered = self._numbered()
@@ -589,13 +589,20 @@ class Writer:
 
     def tuple_test(self, split, among: bool = True) -> str:
         """True when the row's key (:func:`treegen.model.tuple_key`) is (``among``), or is not, one of the tuple
-        split's tuples: in a query its answer's column (:meth:`with_tuples`), in an expression the test itself."""
-        if not self.expression:
+        split's tuples: its answer computed once a row (CatBoost's trees test a split of thousands of keys many
+        times), a column of a query's derived table (:meth:`with_tuples`) or of an expression's scalar subquery
+        (``correlated_steps``), or a field of an expression's lambda's variable (``binding``; :meth:`read_once`);
+        else, in an expression, the test itself (the default CatBoost pairs model's DuckDB expression ran its first
+        row in 22.6 s so, in 0.9 s bound)."""
+        if not self.expression or self.d.correlated_steps:
             name = self.column(self.tuple_names[split])
-            return name if among else f"NOT {name}"
-        if (split, among) not in self._tuple_tests:
-            self._tuple_tests[split, among] = self.tuple_answer(split, self.digit, among)
-        return self._tuple_tests[split, among]
+        elif self.d.binding:
+            name = f"{self.column('tuples')}.{self.prefix}{self.tuple_names[split]}"
+        else:
+            if (split, among) not in self._tuple_tests:
+                self._tuple_tests[split, among] = self.tuple_answer(split, self.digit, among)
+            return self._tuple_tests[split, among]
+        return name if among else f"NOT {name}"
 
     def coded(self, split) -> tuple[TupleTest, CodedTuples]:
         """A tuple split's test and its keys as numbers (:func:`treegen.emit.common.coded_tuples`), made once."""
@@ -655,11 +662,18 @@ class Writer:
         written once, and every test of the split reads the column. ``tables``: the SELECTs around it."""
         if not self.tuple_names:
             return source
+        digits, answers = self.tuple_values(lambda f: self.column(f"digit{f}"))
+        source = self._derived(source, "digits", [f"{text} AS {self.column(name)}" for name, text in digits.items()],
+                               tables + 1)
+        return self._derived(source, "tuples", [f"{text} AS {self.column(name)}" for name, text in answers.items()],
+                             tables)
+
+    def tuple_values(self, digit: Callable[[int], str]) -> tuple[dict[str, str], dict[str, str]]:
+        """By the names they are computed under once a row: each combined feature's digit (:meth:`digit`), and each
+        tuple split's answer (:meth:`tuple_answer`), which reads the digits through ``digit``."""
         features = sorted({f for split in self.tuple_names for f in split.features})
-        digit = lambda f: self.column(f"digit{f}")
-        source = self._derived(source, "digits", [f"{self.digit(f)} AS {digit(f)}" for f in features], tables + 1)
-        answers = [f"{self.tuple_answer(split, digit)} AS {self.column(name)}" for split, name in self.tuple_names.items()]
-        return self._derived(source, "tuples", answers, tables)
+        return ({f"digit{f}": self.digit(f) for f in features},
+                {name: self.tuple_answer(split, digit) for split, name in self.tuple_names.items()})
 
     def _derived(self, source: str, alias: str, items: list[str], tables: int) -> str:
         """A derived table of ``source``'s columns and ``items``, kept apart (computed once a row)."""
@@ -1328,7 +1342,7 @@ class Writer:
         float32 = self.model.combine.precision == Precision.FLOAT32
         subquery = self.expression and float32 and self.d.correlated_steps
         reads = self.reads_of(fn) if subquery or self.expression and self.d.binding else set()
-        around = 1 if self.row_reads else 0  # the subquery of the row's columns as the model reads them
+        around = 1 if self.row_subquery else 0  # the subquery of the row's columns as the model reads them
         if not reads or not self.stepped and self.inlined_length(fn) < 2 * self.named_length(fn, reads):
             return self.read_once(self.fitted(fn, around)) + alias
         stages = [kept for names in self.stages() if (kept := [n for n in names if n in reads])]
@@ -1350,16 +1364,30 @@ class Writer:
         where each test reads the column, the LightGBM regression fixture's expression was 75 KB instead of 8 KB;
         a float32 model's, whose steps read them too, 1.6 MB); where the dialect has lambdas instead, the body of
         one whose variable holds them (:attr:`row_bound`: a DuckDB expression of the XGBoost fixture of codes,
-        reading its category at each test, was 4.6 times the query's text)."""
-        if self.row_bound:
+        reading its category at each test, was 4.6 times the query's text). Each tuple split's answer is computed
+        once a row there too, as a query's are (:meth:`tuple_test`): in the subquery's derived tables
+        (:meth:`with_tuples`), or bound to two lambdas' variables, the digits' and the answers'."""
+        if self.d.binding:
+            variables = {"row": self.row_bound}
+            if self.tuple_names:
+                variables["digits"], variables["tuples"] = self.tuple_values(
+                    lambda f: f"{self.column('digits')}.{self.prefix}digit{f}")
             binding = self.d.binding
-            items = ", ".join(binding.item.format(name, read) for name, read in self.row_bound.items())
-            return binding.bind.format(items=items, name=self.column("row"), body=expression)
-        if not self.row_reads:
+            for variable, values in reversed(variables.items()):  # (each reads those before it)
+                if values:
+                    items = ", ".join(binding.item.format(self.prefix + name, text) for name, text in values.items())
+                    expression = binding.bind.format(items=items, name=self.column(variable), body=expression)
             return expression
-        items = [f"{text} AS {name}" for name, text in self.row_reads.items()]
+        if not self.row_subquery:
+            return expression
+        items = [f"{text} AS {name}" for name, text in self.row_reads.items()] or [f"1 AS {self.column('one')}"]
         row = render("sql", "select.sql.j2", items=items, source=None, alias=None, end="")
-        return f"(SELECT {expression} FROM ({row}) AS {self.column('row')})"
+        return f"(SELECT {expression} FROM {self.with_tuples(f'({row})', SUBQUERY_STEP)} AS {self.column('row')})"
+
+    @functools.cached_property
+    def row_subquery(self) -> bool:
+        """Whether an expression's output is a scalar subquery of the row (:meth:`read_once`)."""
+        return bool(self.row_reads) or bool(self.tuple_names) and self.d.correlated_steps
 
     def bound(self, fn: Callable[[Ref], str], stages: list[list[str]]) -> str:
         """``fn`` with the named values of ``stages`` each computed once (``Dialect.binding``): each step's values a
