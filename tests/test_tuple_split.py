@@ -681,6 +681,20 @@ def test_an_expression_answers_a_tuple_split_once_a_row_for_every_tree_that_test
     assert answers == [model.predict(row) for row in rows]
 
 
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "ansi", "postgres", "mysql", "spark"])
+def test_a_combined_features_digit_compares_its_text_once(dialect):
+    """A tuple split's key reads each combined feature's digit from one simple CASE of its text, not from a test a
+    category (MySQL's binary comparison, written a category at a time, made the default CatBoost pairs model's
+    expression 24.4 MB, which MariaDB's default max_allowed_packet refuses: 14.0 MB so); every engine runs it in
+    test_sql_tests_a_tuple_split_natively_in_every_dialect."""
+    from treegen.emit.sql import DIALECTS
+    d = DIALECTS[dialect]
+    model = tuple_model()
+    for sql in (emit(model, "sql", dialect=dialect), emit(model, "sql", dialect=dialect, expression=True)):
+        for feature in ("city", "shop"):
+            assert sql.count(f"CASE {d.text_key.format(d.identifier(feature))} WHEN ") == 1, (feature, sql)
+
+
 def test_sqlite_reads_dense_keys_as_a_blobs_bytes():
     """SQLite tests a tuple split's key by the byte at its place in a blob of one byte a key (an IN list seeks an
     index at every row) where the blob's text is at most four times the list's: exact for every key, the first, the
