@@ -649,9 +649,9 @@ def tuple_rows(model: Model) -> list[dict]:
 
 @pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "ansi", "postgres", "mysql", "spark"])
 def test_sql_tests_a_tuple_split_natively_in_every_dialect(dialect, request):
-    """The query reads the split's answer from a column computed once a row (its keys written once), the expression
-    tests the key itself; both predict what the model does for every category, missing and unknown ones, and the
-    part's cut an ulp either side, in every engine."""
+    """The query reads the split's answer from a column computed once a row (its keys written once), and so does the
+    expression (a scalar subquery's column, a lambda's variable), but MySQL's and ANSI's, which test the key itself; both predict what the model does for every
+    category, missing and unknown ones, and the part's cut an ulp either side, in every engine."""
     from treegen.emit.common import category_codes, coded_tuples, tuple_test
     from treegen.emit.sql import DIALECTS
     from treegen.run.sql import query

@@ -632,10 +632,10 @@ class Writer:
 
     def digit(self, feature: int) -> str:
         """A combined feature's digit in a tuple split's key (:class:`treegen.emit.common.CodedTuples`): 1 where
-        it is missing, 2 + its category's code, else 0 (a category the feature does not know). The text is compared
-        once, by a simple ``CASE`` (a test each, MySQL's ``CAST(CONVERT(...) AS BINARY) =`` each time, made the
-        default CatBoost pairs model's MySQL expression 24.4 MB, which MariaDB's default max_allowed_packet refuses),
-        but where a number names a category (:meth:`among`)."""
+        it is missing, 2 + its category's code, else 0 (a category the feature does not know). The text is compared in
+        one simple ``CASE`` (a test a category, MySQL's ``CAST(CONVERT(...) AS BINARY) =`` in each, made the default
+        CatBoost pairs model's MySQL expression 24.4 MB, which MariaDB's default max_allowed_packet refuses), but
+        where a number names a category (:meth:`among`, a test a category)."""
         if feature not in self._digits:
             codes: dict[str, int] = {}
             for code, category in enumerate(self.category_codes[feature]):
