@@ -229,7 +229,7 @@ class Writer:
         self.nodes = sum(len(tree.nodes) for tree in model.trees)
         # each tree's strategy, the first of the dialect's that takes it (found before any is written: a walk
         # looks up which trees are walked beside it)
-        tried = [strategies[name] for name in d.strategies]
+        tried = [strategies[name] for name in (expression and d.expression_strategies or d.strategies)]
         self.takers = [_first_taker(self, i, tried) for i in range(len(model.trees))]
         self.written = [taker(self, i) for i, taker in enumerate(self.takers)]
 
