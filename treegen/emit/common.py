@@ -40,6 +40,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
 
+import numpy as np
+
 from ..arithmetic import bits_double, double_bits, f32
 from ..errors import TreegenError
 from ..model import (CombineKind, Decision, Linear, Link, Model, Node, Op, Precision, Route, Tree, has_label_values,
@@ -447,9 +449,10 @@ MAX_EXACT_KEY = 2 ** 53  # every integer up to it is a double: JavaScript's numb
 @dataclass(frozen=True)
 class CodedTuples:
     """A ``tuple`` split's keys as numbers, for the back ends whose rows hold category codes (Java, JavaScript,
-    C): in mixed radix, most significant first, each feature's digit (0: a category it does not know, 1: missing,
-    then 2 + its code, in radix 2 + its codes' count), then each part's child position (radix 2). Every key is
-    an integer below :data:`MAX_EXACT_KEY`, so a double computes and compares it exactly."""
+    C) and for Python's sets of integers: in mixed radix, most significant first, each feature's digit (0: a
+    category it does not know, 1: missing, then 2 + its code, in radix 2 + its codes' count), then each part's
+    child position (radix 2). For the first three every key is an integer below :data:`MAX_EXACT_KEY`, so a
+    double computes and compares it exactly."""
 
     features: tuple[int, ...]
     radices: tuple[int, ...]  # of each feature, then 2 for each part
@@ -458,12 +461,13 @@ class CodedTuples:
     keys: tuple[int, ...]  # ascending: the keys that go to children[0]
 
 
-def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[int], str]) -> CodedTuples:
+def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[int], str],
+                 most: int | None = MAX_EXACT_KEY) -> CodedTuples:
     """The :class:`CodedTuples` of a tuple split's test, ``codes`` the categories in code order of each feature
-    (:func:`category_codes`); a split whose keys could pass :data:`MAX_EXACT_KEY` is refused naming its features
-    (``name``: a feature's name)."""
+    (:func:`category_codes`); a split whose keys could pass ``most`` is refused naming its features (``name``: a
+    feature's name; None: no bound, for Python's integers)."""
     radices = tuple(len(codes[f]) + 2 for f in test.features) + (2,) * len(test.parts)
-    if math.prod(radices) > MAX_EXACT_KEY:
+    if most is not None and math.prod(radices) > most:
         combined = ", ".join(repr(name(f)) for f in test.features)
         raise TreegenError(f"a split combining {combined} has {math.prod(radices):,} possible keys, more than a "
                            f"double counts exactly (2^53)")
@@ -471,15 +475,13 @@ def coded_tuples(test: TupleTest, codes: list[tuple[str, ...]], name: Callable[[
                for f in {*test.features, *(part[1] for part in test.parts)}}
     parts = tuple(part if part[0] == "<=" else
                   ("in", part[1], tuple(sorted(code_of[part[1]][c] for c in part[2])), *part[3:]) for part in test.parts)
-    width = len(test.features)
-
-    def number(key: tuple) -> int:
-        digits = [1 if v is None else 2 + code_of[f][v] for f, v in zip(test.features, key)] + list(key[width:])
-        total = 0
-        for digit, radix in zip(digits, radices):
-            total = total * radix + digit
-        return total
-    return CodedTuples(test.features, radices, parts, tuple(sorted(number(key) for key in test.keys)))
+    digit_of = [{None: 1, **{c: k + 2 for c, k in code_of[f].items()}}.__getitem__ for f in test.features]
+    digit_of += [int] * len(test.parts)  # (a part's digit is its child position)
+    # the keys place by place, in int64 where the biggest fits (a CatBoost model's 2 million keys: 1.9 -> 0.2 s)
+    total = np.zeros(len(test.keys), dtype=object if math.prod(radices) >= 2 ** 63 else np.int64)
+    for place, digit, radix in zip(zip(*test.keys), digit_of, radices):
+        total = total * radix + np.fromiter(map(digit, place), dtype=np.int64, count=len(total))
+    return CodedTuples(test.features, radices, parts, tuple(sorted(total.tolist())))
 
 
 def tuple_cost(test: TupleTest, lookup: int, feature: int, le_part: int, in_part: Callable[[tuple, int, int], int]

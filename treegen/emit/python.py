@@ -18,6 +18,10 @@ A number or a Boolean given for a nominal feature is read by its value, as the m
 (``_NAMED``, written here from the model), off the text path: a category given as a str costs what it did.
 A model with no nominal feature some split reads gets the runtime as it was.
 
+A ``tuple`` split (CatBoost's CTRs of categories combined) is a bit: ``_as_read`` gives the row, after its
+features, the mask of the splits each combination of features and parts holds the row's key for (see
+:class:`Combination`), looked up once a row for all the splits that test it.
+
 A tree's walkers return a number for the node where evaluation ends -- its id, or the number of its
 value among the tree's distinct values when no one asks for leaf ids -- and a table indexed by that
 number gives the value and the label, so one walker serves ``predict``, ``predict_proba`` and
@@ -37,15 +41,17 @@ model can change the code's meaning, end a comment or pass a linter a directive.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 
 from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, has_tuples, scores_nan
-from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, category_codes, decides_on_raw,
-                     float_text, label_decision, label_part, leaf_terms, missing_intervals, named_features,
-                     numeric_test, output_numbers, plan, scores_part, summed_tree_by_tree, sums)
+from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, TupleTest, category_codes,
+                     coded_tuples, decides_on_raw, float_text, label_decision, label_part, leaf_terms,
+                     missing_intervals, named_features, numeric_test, output_numbers, plan, scores_part,
+                     summed_tree_by_tree, sums)
 from ..errors import TreegenError
 from .render import render
 
@@ -77,10 +83,10 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     plans = plan(model, COST)
     categories = category_codes(model)
     names = [f.name for f in model.features]
-    shared = Shared()
+    shared = Shared(model, categories)
     test = per_condition(lambda cond: f"if {condition(cond, categories[cond.feature], shared)}:"
                          f"{comment(names[cond.feature])}"
-                         if cond.tuples is None else f"if {tuple_condition(cond, categories, shared)}:")
+                         if cond.tuples is None else f"if {tuple_condition(cond, shared)}:")
     # A boosted model or a forest is summed with its trees written inline where it can be, but for leaf
     # ids: walkers serve them and the sums alike, where both would double the module (a 1,000-tree
     # model: 27.9 MB walked, 60.8 MB with the inline sums too).
@@ -101,17 +107,19 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     # with label values a tree's sums are its scores, then its label sums (common.node_vector)
     cut, votes = _subscript(scores_part(model)), _subscript(label_part(model))
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
-    as_read = bool(intervals or coded)
+    as_read = bool(intervals or coded or shared.combinations)
     helpers = _helpers(model, decision)
     code_float32 = bool(coded) and model.numeric.cast == "float32"
     named = _named(model)
     needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32,
-              "json": bool(shared.keys or shared.sets)}
+              "json": bool(shared.combinations or shared.sets)}
     classification = model.target.is_classification
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
                   model=model, classification=classification,
-                  keysets=[(name, ", ".join(columns)) for columns, name in shared.keys.items()],
+                  code_tables=[(f, _json_literal(categories[f]), len(categories[f]) + 2) for f in shared.codes],
+                  tuple_tables=[c.table() for c in shared.combinations.values()],
+                  row_keys=[(c.name, key) for key, c in shared.combinations.items()],
                   category_sets=[(name, text) for text, name in shared.sets.items()],
                   features=[ascii(name) for name in names], classes=[ascii(c) for c in model.target.classes],
                   nominal=[not f.is_numeric for f in model.features], used=model.used_features(),
@@ -175,20 +183,28 @@ def comment(name: str) -> str:
 
 class Shared:
     """The module's constants that tests share, each made once at load from JSON text (a literal of it, by name):
-    the keys of tuple splits (``_KEYS<n>``, a frozenset of tuples) and the sets of more than ``SHARED_SET``
-    categories (``_IN<n>``, a frozenset of str). A CatBoost model's trees repeat a split's thousands of keys
-    (CPython compiling them as tuple literals took 7 GB for a 50 MB module) and its sets of categories (a model
-    of two 1,000-category features: 3,412 set displays of 31 sets, 14.4 MB of its 15.5 MB of code)."""
+    the sets of more than ``SHARED_SET`` categories (``_IN<n>``, a frozenset of str; a CatBoost model of two
+    1,000-category features: 3,412 set displays of 31 sets, 14.4 MB of its 15.5 MB of code) and the tuple splits'
+    tables (:class:`Combination`). CPython compiling such constants as literals took 7 GB for a 50 MB module."""
 
-    def __init__(self):
-        self.keys: dict[tuple[str, ...], str] = {}  # a key set's columns' texts (a list of each place) -> its name
+    def __init__(self, model: Model, categories: list[tuple[str, ...]]):
+        self.model, self.categories = model, categories
         self.sets: dict[str, str] = {}  # a set's text (a list) -> its name
+        self.codes: dict[int, None] = {}  # the features whose codes _as_read computes (a dict keeps the order)
+        self.combinations: dict[str, Combination] = {}  # by the expression of their key
 
-    def key_set(self, keys: tuple[tuple, ...]) -> str:
-        """The name of a frozenset of these keys: a JSON list a place, zipped at load (3.6x faster than a list of
-        lists: 1.98 million keys in 0.6 s)."""
-        columns = tuple(_json_literal(list(column)) for column in zip(*keys)) if keys else ("[]",)
-        return self.keys.setdefault(columns, f"_KEYS{len(self.keys)}")
+    def tuple_test(self, test: TupleTest) -> str:
+        """A tuple split's test: the bit of its keys in the mask its combination gives the row."""
+        coded = coded_tuples(test, self.categories, lambda f: self.model.features[f].name, most=None)
+        self.codes.update(dict.fromkeys(coded.features))
+        digits = [f"c{f}" for f in coded.features] + [_part_position(part, self.categories, self)
+                                                     for part in test.parts]
+        weights = [math.prod(coded.radices[k + 1:]) for k in range(len(digits))]
+        key = " + ".join(digit if weight == 1 else f"{digit} * {weight}" for digit, weight in zip(digits, weights))
+        if key not in self.combinations:
+            self.combinations[key] = Combination(f"x[{len(self.model.features) + len(self.combinations)}]",
+                                                 f"_TUPLES{len(self.combinations)}")
+        return f"{self.combinations[key].place} & {self.combinations[key].bit(coded.keys)}"
 
     def category_set(self, categories) -> str:
         """A set of categories as an expression: a set display of a few, the name of a shared frozenset of more."""
@@ -196,6 +212,33 @@ class Shared:
         if len(categories) <= SHARED_SET:
             return f"{{{', '.join(map(ascii, categories))}}}"
         return self.sets.setdefault(_json_literal(categories), f"_IN{len(self.sets)}")
+
+
+class Combination:
+    """A combination of features and parts that tuple splits test (CatBoost's splits of one CTR at several
+    borders: the default pairs model's 4,520 tuple splits test 582 sets of keys of 270 combinations): ``_as_read``
+    computes its key once a row and looks it up in its table (``name``), a dict of each key that some split's keys
+    hold to the mask of those splits, a bit each; the row as read holds the mask at ``place``. One key and one
+    lookup a combination, where each split tested built its key as a tuple and looked it up in a set of its own
+    (the pairs model's rows 187 -> 94 us; a model of two 1,000-category features: 176 -> 131 us, loaded in 0.4
+    s and 123 MB, not 1.5 s and 262 MB)."""
+
+    def __init__(self, place: str, name: str):
+        self.place, self.name = place, name
+        self.bits: dict[tuple[int, ...], int] = {}  # a split's keys -> its bit
+        self.masks: dict[int, int] = {}  # a key -> the bits of the splits whose keys hold it
+
+    def bit(self, keys: tuple[int, ...]) -> int:
+        if keys not in self.bits:
+            bit = self.bits[keys] = 1 << len(self.bits)
+            for key in keys:
+                self.masks[key] = self.masks.get(key, 0) | bit
+        return self.bits[keys]
+
+    def table(self) -> tuple[str, str, str]:
+        """Its name and the JSON texts of its keys, in order, and of their masks."""
+        keys = sorted(self.masks)
+        return self.name, _json_literal(keys), _json_literal([self.masks[key] for key in keys])
 
 
 SHARED_SET = 16  # the most categories a test's set display holds; a set of more is a module constant (Shared)
@@ -225,20 +268,18 @@ def condition(cond: Cond, categories: tuple[str, ...], shared: Shared, x: str = 
     return f"{x} {cond.op} {shared.category_set(categories[c] for c in cond.codes)}"
 
 
-def tuple_condition(cond: Cond, categories: list[tuple[str, ...]], shared: Shared) -> str:
-    """A ``tuple`` split's test of ``x`` (:class:`treegen.emit.common.TupleTest`): the key as a Python tuple --
-    each category as the row holds it (None: missing), then each part's child position -- (not) in its keys,
-    ``shared``'s."""
-    test = cond.tuples
-    places = [f"x[{f}]" for f in test.features] + [_part_position(part, categories, shared) for part in test.parts]
-    return f"({', '.join(places)},) {'in' if cond.op == 'tuple' else 'not in'} {shared.key_set(test.keys)}"
+def tuple_condition(cond: Cond, shared: Shared) -> str:
+    """A ``tuple`` split's test (:class:`treegen.emit.common.TupleTest`), or its negation, ``shared``'s."""
+    test = shared.tuple_test(cond.tuples)
+    return test if cond.op == "tuple" else f"not {test}"
 
 
 def _part_position(part: tuple, categories: list[tuple[str, ...]], shared: Shared) -> str:
-    """The child position a part of a ``tuple`` split sends the row to."""
+    """The child position a part of a ``tuple`` split sends the row to (a bool where it is a comparison: NaN
+    answers False to both, and goes to the missing child)."""
     if part[0] == "<=":
         _, f, cut, missing = part
-        return f"(0 if x[{f}] <= {literal(cut)} else 1 if x[{f}] > {literal(cut)} else {missing})"
+        return f"(x[{f}] > {literal(cut)})" if missing == 0 else f"(not x[{f}] <= {literal(cut)})"
     _, f, names, missing, unknown = part
     others = [c for c in categories[f] if c not in names]
     first = f"x[{f}] in {shared.category_set(names)}" if names else "False"
