@@ -127,6 +127,11 @@ def test_a_tuple_splits_keys_are_written_null_first_then_texts_place_by_place():
 @pytest.mark.parametrize("change, message", [
     (lambda s: s.update(tuples=[["a", "s", 0]]), r"split\.tuples: each tuple"),
     (lambda s: s.update(tuples=[["q", "s", 0, 0]]), r"split\.tuples: each tuple"),
+    (lambda s: s.update(tuples=[["a", "s", 0, 2]]), r"split\.tuples: each tuple"),
+    (lambda s: s.update(tuples=[["a", "s", 0, True]]), r"split\.tuples\[0\]: expected a list of categories"),
+    (lambda s: s.update(tuples=[["a", "s", 1.0, 0]]), r"split\.tuples\[0\]: expected a list of categories"),
+    (lambda s: s.update(tuples=[["a", 0, 0, 0]]), r"split\.tuples: each tuple"),
+    (lambda s: s.update(tuples=[["a", "s", 0, 0], ["a", "s", 0]]), r"split\.tuples: each tuple"),
     (lambda s: s.update(features=[1, 0]), r"split\.features: a 'tuple' split names"),
     (lambda s: s.update(features=[0, 2]), r"split\.features: a 'tuple' split combines nominal"),
 ])
@@ -173,6 +178,18 @@ def test_a_split_whose_keys_a_double_cannot_count_is_refused_naming_its_features
     huge = [range(2 ** 27)] * 2  # (only their counts are read)
     with pytest.raises(TreegenError, match=r"^a split combining 'city', 'shop' has [\d,]+ possible keys, more than"):
         coded_tuples(tuple_test(model, split), huge + [(), ()], lambda f: model.features[f].name)
+
+
+def test_a_tuple_splits_keys_are_checked_place_by_place():
+    """A key that does not fit its split (as a model made in Python may hold): a position not the int 0 or 1, a
+    category its feature lacks, a key too short or too long among keys that fit."""
+    from treegen.model import split_problem
+    model = tuple_model()
+    split = model.trees[0].nodes[0].split
+    assert split_problem(model.features, split) is None
+    for bad in [("a", "s", 0, True), ("a", "s", 1.0, 0), ("a", "s", 0, 2), ("a", "zz", 0, 0), ("a", "s", 0),
+                ("a", "s", 0, 0, 0), ("a", 0, 0, 0)]:
+        assert split_problem(model.features, replace(split, tuples=split.tuples | {bad}))[0] == "tuples", bad
 
 
 def test_the_rules_of_a_tuple_split_answer_as_the_model_does():
