@@ -180,6 +180,27 @@ def test_a_split_whose_keys_a_double_cannot_count_is_refused_naming_its_features
         coded_tuples(tuple_test(model, split), huge + [(), ()], lambda f: model.features[f].name)
 
 
+def test_python_numbers_keys_past_what_a_double_or_int64_counts():
+    """Five features of 10,000 categories combined: 10^20 possible keys, which Java, JavaScript, C and SQL refuse
+    (above) and Python numbers exactly in its integers (numpy's int64 would wrap: coded_tuples numbers them as
+    objects), its module answering as the model does."""
+    import random
+    import types
+    features = tuple(Feature(f"f{k}", NOMINAL, tuple(f"c{k}_{i}" for i in range(10_000))) for k in range(5))
+    rng = random.Random(0)
+    keys = frozenset(tuple(rng.choice(f.categories + (None,)) for f in features) for _ in range(50))
+    split = Split(0, Op.TUPLE, features=tuple(range(5)), tuples=keys, missing=MissingRoute.to_child(1))
+    model = Model(features, Target("y", REGRESSION), [Tree([Node((0.0,), split=split, children=(1, 2)),
+                                                             Node((1.0,)), Node((2.0,))])])
+    module = types.ModuleType("model")
+    exec(compile(emit(model, "python"), "model.py", "exec"), module.__dict__)
+    assert max(module._TUPLES0) >= 2 ** 63
+    near = [dict(zip([f.name for f in features], key)) for key in keys]  # each key, then one place changed
+    rows = near + [{**row, name: rng.choice([None, "c0_1", "zz"])} for row in near for name in row]
+    want = [model.predict(row) for row in rows]
+    assert want.count(1.0) >= 50 and [module.predict(row) for row in rows] == want
+
+
 def test_a_tuple_splits_keys_are_checked_place_by_place():
     """A key that does not fit its split (as a model made in Python may hold): a position not the int 0 or 1, a
     category its feature lacks, a key too short or too long among keys that fit."""
