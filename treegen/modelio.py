@@ -661,10 +661,15 @@ def _read_keys(r: _Reader, keys: Any, path: str) -> frozenset:
     """A tuple split's keys (checked against its features and parts by :func:`split_problem`)."""
     if type(keys) is not list:
         r.fail(path, "expected a list of keys")
-    for i, key in enumerate(keys):
-        if type(key) is not list or not set(map(type, key)) <= {str, int, type(None)}:
-            r.fail(f"{path}[{i}]", "expected a list of categories (or null) and child positions")
+    # checked all at once (a CatBoost model's 2 million keys: 0.8 s key by key), then key by key to name one
+    if not (set(map(type, keys)) <= {list} and set(map(type, chain.from_iterable(keys))) <= _KEY_TYPES):
+        for i, key in enumerate(keys):
+            if type(key) is not list or not set(map(type, key)) <= _KEY_TYPES:
+                r.fail(f"{path}[{i}]", "expected a list of categories (or null) and child positions")
     return frozenset(map(tuple, keys))
+
+
+_KEY_TYPES = {str, int, type(None)}  # a key's places: categories, null (missing), child positions
 
 
 def _read_part(r: _Reader, doc: Any, path: str, features) -> Split:
