@@ -792,6 +792,15 @@ def test_a_lone_surrogate_is_refused_from_the_api():
     assert Feature("c", NOMINAL, ("é", "🌲", "\u2028")).categories[1] == "🌲"  # a pair is one character
 
 
+def test_a_feature_that_names_a_category_twice_is_refused_as_its_model_file_is():
+    """Every target numbers categories by their place, so a category named twice (which a Model built in Python
+    could hold; a model file is refused) answered wrong in Java, JavaScript and C (an 'in' split of it, `verify`)."""
+    from treegen.model import NOMINAL, Feature
+    with pytest.raises(TreegenError, match=r"^the feature 'city' names the category 'Paris' twice: a category is one"):
+        Feature("city", NOMINAL, ("Paris", "Rome", "Paris"))
+    assert Feature("city", NOMINAL, ("Paris", "paris", "Paris ")).categories[2] == "Paris "
+
+
 @pytest.mark.parametrize("names,line", [
     (["x", "x "], "the features 'x' and 'x ' have the same name once the spaces around them are stripped"),
     (["  a", "b", "a"], "the features '  a' and 'a' have the same name once the spaces around them are stripped"),

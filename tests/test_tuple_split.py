@@ -83,9 +83,6 @@ def test_a_python_module_looks_a_combinations_key_up_once_a_row_for_all_its_spli
     want = [model.predict(row) for row in rows]
     assert len(set(want)) == 4 and [module.predict(row) for row in rows] == want
     assert [module.predict_values([*module._encode(row), 1e9]) for row in rows] == want  # (a value past the features)
-    twice = replace(model, features=(replace(features[0], categories=("Paris", "Rome", "Paris")), *features[1:]))
-    exec(compile(emit(twice, "python"), "model.py", "exec"), module.__dict__)  # (a Model made in Python may)
-    assert [module.predict(row) for row in rows] == [twice.predict(row) for row in rows] == want
 
 
 def test_the_model_file_holds_each_set_of_keys_once():

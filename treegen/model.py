@@ -214,6 +214,10 @@ class Feature:
         check_text("feature name", self.name)
         for category in self.categories:
             check_text("category", category, of=self.name)
+        if len(set(self.categories)) != len(self.categories):  # (a model file refuses it too: modelio)
+            twice = next(c for k, c in enumerate(self.categories) if c in self.categories[:k])
+            raise TreegenError(f"the feature {self.name!r} names the category {twice!r} twice: a category is one "
+                               f"value, and the targets number categories by their place")
 
     @property
     def is_numeric(self) -> bool:

@@ -194,9 +194,8 @@ class Shared:
         self.combinations: dict[str, Combination] = {}  # by the expression of their key
 
     def digits(self, feature: int) -> dict[str, int]:
-        """Each category's digit in a key of ``feature``, as :func:`treegen.emit.common.coded_tuples` numbers it: 2 +
-        its code, the first where a Model made in Python names a category twice."""
-        return {c: k + 2 for k, c in reversed(list(enumerate(self.categories[feature])))}
+        """Each category's digit in a key of ``feature``, as :func:`treegen.emit.common.coded_tuples` numbers it."""
+        return {c: k + 2 for k, c in enumerate(self.categories[feature])}
 
     def tuple_test(self, test: TupleTest) -> str:
         """A tuple split's test: the bit of its keys in the mask its combination gives the row."""
