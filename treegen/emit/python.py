@@ -49,7 +49,7 @@ from .. import arithmetic
 from ..lower import per_condition
 from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, has_tuples, scores_nan
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, TupleTest, category_codes,
-                     coded_tuples, decides_on_raw, float_text, label_decision, label_part, leaf_terms,
+                     category_digits, coded_tuples, decides_on_raw, float_text, label_decision, label_part, leaf_terms,
                      missing_intervals, named_features, numeric_test, output_numbers, plan, scores_part,
                      summed_tree_by_tree, sums)
 from ..errors import TreegenError
@@ -117,7 +117,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     return render("python", "module.py.j2", filters={"lit": literal}, read=_reader(as_read),
                   imports=[name for name in IMPORTS if needed.get(name, True)], api=api(classification, leaf),
                   model=model, classification=classification,
-                  code_tables=[(f, _json_literal(shared.digits(f))) for f in shared.codes],
+                  code_tables=[(f, _json_literal(category_digits(categories[f]))) for f in shared.codes],
                   tuple_tables=[c.table() for c in shared.combinations.values()],
                   row_keys=[(c.name, key) for key, c in shared.combinations.items()],
                   category_sets=[(name, text) for text, name in shared.sets.items()],
@@ -192,10 +192,6 @@ class Shared:
         self.sets: dict[str, str] = {}  # a set's text (a list) -> its name
         self.codes: dict[int, None] = {}  # the features whose codes _as_read computes (a dict keeps the order)
         self.combinations: dict[str, Combination] = {}  # by the expression of their key
-
-    def digits(self, feature: int) -> dict[str, int]:
-        """Each category's digit in a key of ``feature``, as :func:`treegen.emit.common.coded_tuples` numbers it."""
-        return {c: k + 2 for k, c in enumerate(self.categories[feature])}
 
     def tuple_test(self, test: TupleTest) -> str:
         """A tuple split's test: the bit of its keys in the mask its combination gives the row."""

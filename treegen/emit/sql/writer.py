@@ -52,8 +52,8 @@ from ...lower import INTERVAL, MISSING, TUPLE, Condition, Rule, Share, TreeRules
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
                       code_category, decide, has_label_values, scores_nan)
 from ...table import free_names
-from ..common import (CodedTuples, TupleTest, category_codes, coded_tuples, label_cut, label_decision, linear_sum,
-                      node_vector, tuple_test)
+from ..common import (CodedTuples, TupleTest, category_codes, category_digits, coded_tuples, label_cut, label_decision,
+                      linear_sum, node_vector, tuple_test)
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
@@ -637,9 +637,7 @@ class Writer:
         CatBoost pairs model's MySQL expression 24.4 MB, which MariaDB's default max_allowed_packet refuses), but
         where a number names a category (:meth:`among`, a test a category)."""
         if feature not in self._digits:
-            codes: dict[str, int] = {}
-            for code, category in enumerate(self.category_codes[feature]):
-                codes.setdefault(category, 2 + code)  # (the first code of a category is its own)
+            codes = category_digits(self.category_codes[feature])
             missing = f"WHEN {self.reads[feature]} IS NULL THEN 1"
             if feature in self.numbered:
                 whens = " ".join(f"WHEN {self.among(feature, [category])} THEN {code}" for category, code in codes.items())
