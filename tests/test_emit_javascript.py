@@ -334,6 +334,26 @@ def test_commonjs_build_is_the_same_model():
     assert_program_exact(model, source, rows_for(model, 60))
 
 
+def test_an_es_module_imports_the_commonjs_builds_names(tmp_path):
+    """Node finds a CommonJS module's names for `import {predict} from "./model.cjs"` only in an object literal
+    assigned to module.exports: Object.freeze({...}) hid them (SyntaxError: Named export 'predict' not found)."""
+    model = random_model(4, n_trees=3)
+    (tmp_path / "model.cjs").write_text(emit(model, "javascript", module="commonjs", leaf=True), encoding="utf-8")
+    row = random_rows(model, 1, seed=3)[0]
+    (tmp_path / "use.mjs").write_text(
+        'import model, {FEATURES, CLASSES, predict, predictProba, predictRows, predictProbaRows, predictLeaf, encode}'
+        ' from "./model.cjs";\n'
+        f"const row = {json.dumps(row)};\n"
+        "console.log(JSON.stringify([predict(row), predictRows([row])[0], FEATURES.length, CLASSES.length,\n"
+        "  predictProba === model.predictProba, Object.isFrozen(model), typeof predictProbaRows,\n"
+        "  typeof predictLeaf, typeof encode]));\n", encoding="utf-8")
+    done = subprocess.run(["node", str(tmp_path / "use.mjs")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    label = str(model.predict(row))
+    assert json.loads(done.stdout) == [label, label, len(model.features), len(model.target.classes), True, True,
+                                       "function", "function", "function"]
+
+
 # -- models from the importers and learners -----------------------------------------------------------
 
 def imported_models() -> list[tuple[str, object]]:
