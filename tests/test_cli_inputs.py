@@ -70,6 +70,26 @@ def test_evaluate_notes_labels_that_are_classes_but_for_spaces(tennis, tmp_path)
     assert run("predict", tennis[0], str(spaced)).stderr == ""  # predict reads no labels
 
 
+def test_evaluate_notes_values_and_labels_that_spell_the_number_of_one(tmp_path):
+    """A CSV of an int column that held a NaN (pandas writes 1.0, 2.0) against a model of categories and classes
+    '1', '2': text is read as written, so they are unknown categories and labels counted as wrong, and a note
+    says why (an audit saw 0% accuracy and nothing said)."""
+    train, test, model = tmp_path / "train.csv", tmp_path / "test.csv", str(tmp_path / "m.json")
+    rows = [(f"{k % 3}", f"{k % 2 + 1}") for k in range(30)]
+    train.write_text("grade,label\n" + "".join(f"{g},{c}\n" for g, c in rows), encoding="utf-8")
+    test.write_text("grade,label\n" + "".join(f"{g}.0,{c}.0\n" for g, c in rows) + "1,2\n", encoding="utf-8")
+    run("train", str(train), "--target", "label", "--nominal", "grade,label", "-a", "id3", "-o", model)
+    result = run("evaluate", model, "--test", str(test))
+    assert result.stderr.splitlines() == [
+        "treegen: note: column 'grade': 30 values are no category of the model but spell the number of one "
+        "('0.0' for '0'): the text counts, not its number, so they take the route of a category the model does not "
+        "know (a missing value's)",
+        "treegen: note: column 'label': 30 values are no class of the model but spell the number of one ('1.0' for "
+        "'1'): the text counts, not its number, so they are labels the model does not know, counted as wrong"]
+    assert "accuracy 0.00% (0/31)" in result.output
+    assert run("predict", model, str(test)).stderr.splitlines() == result.stderr.splitlines()[:1]
+
+
 def test_predict_says_nothing_of_values_as_the_model_knows_them(tennis):
     assert run("predict", tennis[0], TENNIS).stderr == ""
 

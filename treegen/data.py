@@ -22,7 +22,8 @@ import numpy as np
 
 from .errors import TreegenError, counted, did_you_mean, located, read_text
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
-from .model import CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of
+from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of,
+                    number_names)
 from .table import SPACE, Table, check_column_names, delimiter_hint, name_argument, names_argument
 
 MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both ends
@@ -375,40 +376,47 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
 
 def near_category_notes(table: Table, model: Model, label_column: str | None = None) -> list[str]:
     """One line for each nominal column of the model whose values include some that are no category of
-    the model but are one with spaces stripped or case aside (' high', 'High' for 'high'): treegen and every
-    generated program read them as written, as categories the model does not know, and say nothing. Each
-    column's distinct values are looked at once; its rows are counted only when some are near. Given
-    ``label_column`` (the labels evaluate tests a classifier on), one line too for its values that are a
-    class of the model so: evaluate counts them as labels the model does not know, hence wrong."""
+    the model but are one with spaces stripped or case aside (' high', 'High' for 'high'), or spell the number
+    of one ('1.0' for '1', as pandas writes an int column that holds a NaN): treegen and every generated
+    program read them as written, as categories the model does not know, and say nothing. Each column's
+    distinct values are looked at once; its rows are counted only when some are near. Given ``label_column``
+    (the labels evaluate tests a classifier on), lines too for its values that are a class of the model so:
+    evaluate counts them as labels the model does not know, hence wrong."""
     notes = []
     for feature, name in zip(model.features, model_columns(table, model)):
         if name is None or feature.is_numeric or _read_as_doubles(table, name):
             continue
         column = table.column(name)
         unknown = set(column).difference(feature.categories, (None,))
-        near = _near_categories(feature.categories, unknown, lambda value: category_of(
-            feature, value, model.numeric.cast) is not None)  # a code's number ('3.0')
-        notes += _near_note(name, column, near, "category", ("take", "takes"),
-                            "the route of a category the model does not know (a missing value's)")
+        read = lambda value: category_of(feature, value, model.numeric.cast) is not None  # a code's number ('3.0')
+        notes += _near_notes(name, column, feature.categories, unknown, read, "category", ("take", "takes"),
+                             "the route of a category the model does not know (a missing value's)")
     if label_column in table.names and model.target.is_classification:
-        column = table.column(label_column)
-        near = _near_categories(model.target.classes, set(column).difference(model.target.classes, (None,)))
-        notes += _near_note(label_column, column, near, "class", ("are", "is"),
-                            "labels the model does not know, counted as wrong")
+        column, classes = table.column(label_column), model.target.classes
+        unknown = set(column).difference(classes, (None,))
+        notes += _near_notes(label_column, column, classes, unknown, lambda value: False, "class", ("are", "is"),
+                             "labels the model does not know, counted as wrong")
     return notes
 
 
-def _near_note(name: str, column: list, near: dict[str, str], kind: str, verbs: tuple[str, str],
-               rest: str) -> list[str]:
-    """The line that says a column's values are ``near`` a category or class (``kind``) of the model, and what
-    becomes of them (``verbs``, plural and singular, and ``rest``); none when no value is."""
-    if not near:
-        return []
-    count = sum(value in near for value in column)
-    value = next(value for value in column if value in near)
-    return [f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no {kind} of the "
-            f"model but one with spaces stripped or case aside ({value!r} for {near[value]!r}): spaces and case "
-            f"count, so {'they' if count > 1 else 'it'} {verbs[count == 1]} {rest}"]
+def _near_notes(name: str, column: list, known: Sequence[str], unknown: set, read_as_known: Callable[[str], bool],
+                kind: str, verbs: tuple[str, str], rest: str) -> list[str]:
+    """The lines that say a column's values are near a category or class (``kind``) of the model: with spaces
+    stripped or case aside, or spelling its number; and what becomes of them (``verbs``, plural and singular, and
+    ``rest``); none where no value is."""
+    notes = []
+    for near, how, what in ((_near_categories(known, unknown, read_as_known), "one with spaces stripped or case aside",
+                             "spaces and case count"),
+                            (_number_categories(known, unknown, read_as_known), "spell the number of one",
+                             "the text counts, not its number")):
+        if near:
+            count = sum(value in near for value in column)
+            value = next(value for value in column if value in near)
+            they = "they" if count > 1 else "it"
+            notes.append(f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no "
+                         f"{kind} of the model but {how} ({value!r} for {near[value]!r}): {what}, so {they} "
+                         f"{verbs[count == 1]} {rest}")
+    return notes
 
 
 def _near_categories(known: Sequence[str], unknown: Iterable[str],
@@ -421,6 +429,23 @@ def _near_categories(known: Sequence[str], unknown: Iterable[str],
     for value in unknown:
         category = by_folded.get(value.strip().casefold())
         if category is not None and not read_as_known(value):
+            near[value] = category
+    return near
+
+
+def _number_categories(known: Sequence[str], unknown: Iterable[str],
+                       read_as_known: Callable[[str], bool]) -> dict[str, str]:
+    """Of values that are none of ``known`` as written, those that read as the number of one (the category a
+    number names: :func:`treegen.model.number_names`), each with that one; but those ``read_as_known``."""
+    by_number = None
+    near = {}
+    for value in unknown:
+        number = parse_number(value)
+        if number is None or read_as_known(value):
+            continue
+        by_number = number_names(known) if by_number is None else by_number
+        category = by_number.get(number + 0.0)  # (-0.0 is 0.0; NaN names none)
+        if category is not None:
             near[value] = category
     return near
 
