@@ -26,6 +26,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from cli_in_process import treegen_cli
 from treegen import modelio
+from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE, category_text
 from treegen.importers.sklearn import from_sklearn, oracle
@@ -435,3 +436,24 @@ def test_number_categories_read_as_the_encoder_reads_them(tmp_path):
     result = CliRunner().invoke(main, ["predict", str(model_path), str(data), "--proba"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert [float(row["P(1)"]) for row in csv.DictReader(io.StringIO(result.output))] == want
+
+
+def test_a_classifier_fitted_on_one_class_is_refused_at_import(tmp_path):
+    """scikit-learn fits a classifier on one class as a binary one: classes_ ['z'], predict_proba two
+    columns. No model gives that: from_sklearn refuses it, and `treegen import` says why in one line,
+    exit 2, writing no file a later command would refuse; `verify --against` says the same."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=100), "b": rng.normal(size=100)})
+    estimator = HistGradientBoostingClassifier(max_iter=5).fit(X, np.full(100, "z"))
+    assert estimator.classes_.tolist() == ["z"] and estimator.predict_proba(X[:1]).shape == (1, 2)
+    why = "HistGradientBoostingClassifier fitted on one class ('z') is not imported"
+    with pytest.raises(TreegenError, match=r"fitted on one class \('z'\).*fit it on two classes or more"):
+        from_sklearn(estimator)
+    skops.io.dump(estimator, tmp_path / "one.skops")
+    X.head(3).to_csv(tmp_path / "rows.csv", index=False)
+    result = treegen_cli("import", tmp_path / "one.skops", "-o", tmp_path / "m.json")
+    assert result.returncode == 2 and why in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    assert not (tmp_path / "m.json").exists()
+    result = treegen_cli("verify", tmp_path / "one.skops", tmp_path / "rows.csv", "--to", "python",
+                         "--against", tmp_path / "one.skops")
+    assert result.returncode == 2 and why in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
