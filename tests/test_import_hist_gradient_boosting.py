@@ -407,6 +407,27 @@ def test_oracle_takes_an_infinite_category_as_unknown(tmp_path):
     assert predict_rows(model, rows)[1] == predict_rows(model, rows)[2]
 
 
+def test_oracle_reads_category_numbers_by_treegen_grammar(tmp_path):
+    """Text that float() reads and treegen's number grammar does not ('1_0', the Arabic-Indic digit 3) is
+    no category code to the model: the oracle gives it to scikit-learn as unknown too, so `verify --against`
+    agrees with the model, where it reported a mismatch when the oracle read it as 10 and 3."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"band": pd.Categorical(rng.choice([1, 3, 10], 600, p=[0.45, 0.1, 0.45])),
+                      "x": rng.normal(size=600).round(2)})
+    y = X["band"].astype(int).map({1: 0.0, 3: 10.0, 10: 20.0}) + X["x"]
+    estimator = HistGradientBoostingRegressor(max_iter=20, categorical_features="from_dtype", random_state=0).fit(X, y)
+    path = tmp_path / "hgb.skops"
+    skops.io.dump(estimator, path)
+    model = import_file(str(path))
+    rows = [{"band": text, "x": 0.1} for text in ("3", "\u0663", "10", "1_0", "99", None)]
+    assert oracle(str(path), model, rows) == predict_rows(model, rows)
+    assert predict_rows(model, rows)[1] == predict_rows(model, rows)[3] == predict_rows(model, rows)[5]
+    data = tmp_path / "rows.csv"
+    data.write_text("band,x\n3,0.1\n\u0663,0.1\n10,0.1\n1_0,0.1\n99,0.1\n", encoding="utf-8")
+    result = treegen_cli("verify", path, data, "--to", "python", "--against", path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_number_categories_read_as_the_encoder_reads_them(tmp_path):
     """Categories of a float column (Codes.INTEGRAL): 3.0, "3.0", "3e0" are category 3; 2.7, -0.5 and
     -1.5 none (the missing route, as the encoder's unknown); -0.0 is 0. The model predicts what
