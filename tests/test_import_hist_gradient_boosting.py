@@ -210,8 +210,11 @@ LABELS = {"int": np.array([3, 7, 11]), "str": np.array(["no", "yes, maybe", "名
 def test_classifiers_agree_with_sklearn(classes, labels):
     X, signal = numeric_data(1)
     codes = np.digitize(signal, [0.3, 1.5]) if classes == 3 else (signal > 0.3).astype(int)
-    if labels == "bool" and classes == 3:
-        codes = np.minimum(codes, 1) + 1  # two classes: False never appears
+    if labels == "bool" and classes == 3:  # codes 1 and 2 both name True: one class, which is refused
+        estimator = HistGradientBoostingClassifier(**KW).fit(X, LABELS[labels][np.minimum(codes, 1) + 1])
+        with pytest.raises(TreegenError, match=r"fitted on one class \('True'\)"):
+            from_sklearn(estimator)
+        return
     estimator = HistGradientBoostingClassifier(**KW).fit(X, LABELS[labels][codes])
     model = from_sklearn(estimator)
     assert model.numeric.cast == "float64" and model.combine.decide is not None
