@@ -1343,3 +1343,27 @@ def test_combined_ctrs_of_categories_their_own_tables_do_not_keep_import(tmp_pat
     raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1).tolist()
     assert_agrees(model, as_rows(probe), raw, [class_text(v, "bool") for v in estimator.predict(probe).tolist()],
                   estimator.predict_proba(probe).tolist())
+
+
+@pytest.mark.parametrize("loss", ["MultiClass", "MultiClassOneVsAll"])
+def test_class_names_naming_a_class_the_data_lacks_is_refused_saying_so(tmp_path, loss):
+    """class_names=[0, 1, 2, 3] on labels 0..2 (or 0, 1, 3): CatBoost scores three outputs and gives the
+    absent class the raw value -inf, probability 0. A treegen model cannot hold that: the fitted model, its
+    .cbm and its JSON are refused with one line naming the class and what to do, and no file is written."""
+    from catboost import CatBoostClassifier
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    y = np.digitize(X["a"] + X["b"], [-0.5, 0.5])
+    for labels, absent in ((y, "'3' was"), (np.array([0, 1, 3])[y], "'2' was")):
+        fitted = CatBoostClassifier(iterations=5, depth=2, verbose=0, random_seed=0, loss_function=loss,
+                                    class_names=[0, 1, 2, 3]).fit(X, labels)
+        assert fitted.predict_proba(X[:1]).shape == (1, 4)
+        fitted.save_model(str(tmp_path / "m.cbm"))
+        fitted.save_model(str(tmp_path / "m.json"), format="json")
+        why = f"class_names names 4 classes and the trees score 3: {absent} not in the training data"
+        with pytest.raises(TreegenError, match=re.escape(why) + ".*class_names naming only the classes in the data"):
+            from_catboost(fitted)
+        for name in ("m.cbm", "m.json"):
+            result = CliRunner().invoke(cli, ["import", str(tmp_path / name), "-o", str(tmp_path / "out.json")])
+            assert result.exit_code == 2 and why in result.stderr, result.output
+            assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "out.json").exists()

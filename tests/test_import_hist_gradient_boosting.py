@@ -26,6 +26,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from cli_in_process import treegen_cli
 from treegen import modelio
+from treegen.errors import TreegenError
 from treegen.importers import IMPORTERS, import_file
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE, category_text
 from treegen.importers.sklearn import from_sklearn, oracle
@@ -209,8 +210,11 @@ LABELS = {"int": np.array([3, 7, 11]), "str": np.array(["no", "yes, maybe", "名
 def test_classifiers_agree_with_sklearn(classes, labels):
     X, signal = numeric_data(1)
     codes = np.digitize(signal, [0.3, 1.5]) if classes == 3 else (signal > 0.3).astype(int)
-    if labels == "bool" and classes == 3:
-        codes = np.minimum(codes, 1) + 1  # two classes: False never appears
+    if labels == "bool" and classes == 3:  # codes 1 and 2 both name True: one class, which is refused
+        estimator = HistGradientBoostingClassifier(**KW).fit(X, LABELS[labels][np.minimum(codes, 1) + 1])
+        with pytest.raises(TreegenError, match=r"fitted on one class \('True'\)"):
+            from_sklearn(estimator)
+        return
     estimator = HistGradientBoostingClassifier(**KW).fit(X, LABELS[labels][codes])
     model = from_sklearn(estimator)
     assert model.numeric.cast == "float64" and model.combine.decide is not None
@@ -406,6 +410,27 @@ def test_oracle_takes_an_infinite_category_as_unknown(tmp_path):
     assert predict_rows(model, rows)[1] == predict_rows(model, rows)[2]
 
 
+def test_oracle_reads_category_numbers_by_treegen_grammar(tmp_path):
+    """Text that float() reads and treegen's number grammar does not ('1_0', the Arabic-Indic digit 3) is
+    no category code to the model: the oracle gives it to scikit-learn as unknown too, so `verify --against`
+    agrees with the model, where it reported a mismatch when the oracle read it as 10 and 3."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"band": pd.Categorical(rng.choice([1, 3, 10], 600, p=[0.45, 0.1, 0.45])),
+                      "x": rng.normal(size=600).round(2)})
+    y = X["band"].astype(int).map({1: 0.0, 3: 10.0, 10: 20.0}) + X["x"]
+    estimator = HistGradientBoostingRegressor(max_iter=20, categorical_features="from_dtype", random_state=0).fit(X, y)
+    path = tmp_path / "hgb.skops"
+    skops.io.dump(estimator, path)
+    model = import_file(str(path))
+    rows = [{"band": text, "x": 0.1} for text in ("3", "\u0663", "10", "1_0", "99", None)]
+    assert oracle(str(path), model, rows) == predict_rows(model, rows)
+    assert predict_rows(model, rows)[1] == predict_rows(model, rows)[3] == predict_rows(model, rows)[5]
+    data = tmp_path / "rows.csv"
+    data.write_text("band,x\n3,0.1\n\u0663,0.1\n10,0.1\n1_0,0.1\n99,0.1\n", encoding="utf-8")
+    result = treegen_cli("verify", path, data, "--to", "python", "--against", path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_number_categories_read_as_the_encoder_reads_them(tmp_path):
     """Categories of a float column (Codes.INTEGRAL): 3.0, "3.0", "3e0" are category 3; 2.7, -0.5 and
     -1.5 none (the missing route, as the encoder's unknown); -0.0 is 0. The model predicts what
@@ -435,3 +460,24 @@ def test_number_categories_read_as_the_encoder_reads_them(tmp_path):
     result = CliRunner().invoke(main, ["predict", str(model_path), str(data), "--proba"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert [float(row["P(1)"]) for row in csv.DictReader(io.StringIO(result.output))] == want
+
+
+def test_a_classifier_fitted_on_one_class_is_refused_at_import(tmp_path):
+    """scikit-learn fits a classifier on one class as a binary one: classes_ ['z'], predict_proba two
+    columns. No model gives that: from_sklearn refuses it, and `treegen import` says why in one line,
+    exit 2, writing no file a later command would refuse; `verify --against` says the same."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=100), "b": rng.normal(size=100)})
+    estimator = HistGradientBoostingClassifier(max_iter=5).fit(X, np.full(100, "z"))
+    assert estimator.classes_.tolist() == ["z"] and estimator.predict_proba(X[:1]).shape == (1, 2)
+    why = "HistGradientBoostingClassifier fitted on one class ('z') is not imported"
+    with pytest.raises(TreegenError, match=r"fitted on one class \('z'\).*fit it on two classes or more"):
+        from_sklearn(estimator)
+    skops.io.dump(estimator, tmp_path / "one.skops")
+    X.head(3).to_csv(tmp_path / "rows.csv", index=False)
+    result = treegen_cli("import", tmp_path / "one.skops", "-o", tmp_path / "m.json")
+    assert result.returncode == 2 and why in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    assert not (tmp_path / "m.json").exists()
+    result = treegen_cli("verify", tmp_path / "one.skops", tmp_path / "rows.csv", "--to", "python",
+                         "--against", tmp_path / "one.skops")
+    assert result.returncode == 2 and why in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr

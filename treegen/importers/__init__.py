@@ -90,6 +90,15 @@ IMPORTERS = {importer.library: importer for importer in (
 )}
 
 
+def code_or(value, default: float) -> float:
+    """A category code as an oracle gives it to its library: the number the value is or its text reads as
+    by treegen's own grammar (:func:`treegen.model.code_number`: ASCII digits, no '_'), else ``default`` --
+    not float(), which reads '1_0' and other scripts' digits that the model takes for no number."""
+    from ..model import code_number
+    number = None if value is None else code_number(value)
+    return default if number is None else number
+
+
 def library_meta(module: str, algorithm: str, version: str | None, objective: str | None, own: dict,
                  predicts: str | None = None) -> dict:
     """A model's meta as every importer writes it: the ``algorithm``; ``library``, named as

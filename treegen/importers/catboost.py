@@ -92,7 +92,9 @@ model says the same:
   CatBoost that re-reads the JSON only within a few ulps per leaf.
 
 Refused, each with one line naming it: text and embedding features, multi-target and
-multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), custom losses, a binary decision threshold set with ``set_probability_threshold``, and a fitted model or
+multi-label losses (MultiRMSE, MultiLogloss, RMSEWithUncertainty, ...), custom losses, a binary decision threshold set with ``set_probability_threshold``, a multiclass
+model whose ``class_names`` name a class the training data lacked (no output scores it: CatBoost gives it the raw
+value -inf, probability 0), and a fitted model or
 ``.cbm`` with a border at an infinity (training on infinities makes one), which CatBoost's JSON writer
 cannot write. In a JSON file such a border (any number beyond float32's range) is a split like any other.
 """
@@ -521,7 +523,23 @@ def _target(document: dict, loss: str) -> tuple[Target, dict]:
     classes = tuple(class_text(label, label_type) for label in original)
     if len(set(classes)) != len(classes):
         raise TreegenError(f"class labels {original!r} are not distinct as strings")
+    _check_scored(params, classes, loss)
     return Target("y", CLASSIFICATION, classes), {"classes": original, "class_type": label_type}
+
+
+def _check_scored(params: dict, classes: tuple[str, ...], loss: str) -> None:
+    """Refuse a multiclass model whose ``class_names`` name a class the training data lacked: no output
+    scores it (``class_to_label`` lists the class of each output), CatBoost gives it the raw value -inf and
+    the probability 0, and a treegen model scores each class by a finite sum of its own."""
+    scored = params.get("class_to_label")
+    if loss not in MULTICLASS_LOSSES or not isinstance(scored, list) or len(scored) >= len(classes):
+        return
+    absent = [name for k, name in enumerate(classes) if k not in {int(c) for c in scored}]
+    one = len(absent) == 1
+    raise TreegenError(f"class_names names {len(classes)} classes and the trees score {len(scored)}: "
+                       f"{', '.join(map(repr, absent))} {'was' if one else 'were'} not in the training data (CatBoost "
+                       f"gives {'it' if one else 'them'} probability 0 always, which a treegen model cannot hold); "
+                       "train again with class_names naming only the classes in the data")
 
 
 def class_text(label: Any, label_type: str) -> str:

@@ -81,6 +81,7 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
     """
     names = feature_names_of(estimator, feature_names)
     target, labels = target_of(estimator)
+    _check_classes(estimator, target)
     columns = _tree_columns(estimator)
     categories = _categories(estimator, columns)
     numbered = {j for j, (known, _) in category_values(estimator).items() if all(map(_is_number, known.values()))}
@@ -96,6 +97,16 @@ def from_hist_gradient_boosting(estimator, feature_names=None) -> Model:
                         {"version": sklearn_version_text(), "params": estimator_params(estimator),
                          "iterations": int(estimator.n_iter_), **labels})
     return Model(features, target, trees, _combine(estimator, init, target), NumericSemantics(), meta)
+
+
+def _check_classes(estimator, target) -> None:
+    """Refuse a classifier fitted on one class: scikit-learn fits it as a binary one whose classes_ hold
+    that class alone, and its predict_proba gives two columns for it (the second close to 0, not 0), so no
+    model of one class gives its probabilities, and no binary one its classes."""
+    if target.is_classification and len(target.classes) < 2:
+        raise TreegenError(f"{type(estimator).__name__} fitted on one class ({', '.join(map(repr, target.classes))}) "
+                           f"is not imported: scikit-learn's predict_proba gives 2 columns for its 1 class; "
+                           "fit it on two classes or more")
 
 
 def category_text(value: Any) -> str:

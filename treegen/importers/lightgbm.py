@@ -107,8 +107,8 @@ from typing import Any, Mapping, Sequence
 from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
-                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, file_of, library_meta, ranking_score, resolve_feature_names
+                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from . import IMPORTERS, code_or, file_of, library_meta, ranking_score, resolve_feature_names
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -822,7 +822,7 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
             columns.append(pd.Categorical([None if v is None else lookup.get(str(v)) for v in values],
                                           categories=originals))
         else:
-            columns.append([_as_code(v) for v in values])
+            columns.append([code_or(v, math.nan) for v in values])
     if booster.pandas_categorical:
         import pandas as pd
         data = pd.DataFrame({f"f{i}": column for i, column in enumerate(columns)})
@@ -830,12 +830,6 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
         import numpy as np
         data = np.array(columns, dtype=np.float64).T.reshape(len(rows), len(columns))
     return [_as_answer(model, p) for p in booster.predict(data).tolist()]
-
-
-def _as_code(value) -> float:
-    """A category as LightGBM is given it: the number it is or its text reads as, NaN when none."""
-    number = None if value is None else code_number(value)
-    return math.nan if number is None else number
 
 
 def _as_answer(model: Model, prediction) -> tuple:

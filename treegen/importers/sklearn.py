@@ -47,7 +47,7 @@ from ..errors import TreegenError, with_article
 from ..model import (NUMERIC, REGRESSION, Combine, CombineKind, Feature, Link, MissingRoute,
                      Model, Node, NumericSemantics, Op, Split, Target, Tree)
 from ..packages import package_hint
-from . import Refused, file_of, library_meta, release
+from . import Refused, code_or, file_of, library_meta, release
 from .sklearn_common import check_finite, estimator_params, feature_names_of, sklearn_version_text, target_of
 
 SUPPORTED = ("DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor, "
@@ -296,7 +296,7 @@ def _library_rows(estimator, model: Model, rows):
                 record.append(math.nan)
             elif j in categorical:
                 known, numeric = categorical[j]
-                record.append(known.get(str(value), _number(value) if numeric else str(value)))
+                record.append(known.get(str(value), code_or(value, math.nan) if numeric else str(value)))
             else:
                 record.append(float(value))
         table.append(record)
@@ -306,13 +306,6 @@ def _library_rows(estimator, model: Model, rows):
         return np.array(table, dtype=dtype)
     import pandas as pd
     return pd.DataFrame(table, columns=list(names), dtype=dtype)
-
-
-def _number(value) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 # -- checks ------------------------------------------------------------------------------------

@@ -131,8 +131,8 @@ from ..collector import collector_paused
 from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
-                     code_number, is_missing)
-from . import Refused, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
+                     is_missing)
+from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -385,7 +385,7 @@ def _codes(model: Model, rows: Sequence[dict]) -> np.ndarray:
             code = {c: float(k) for k, c in enumerate(feature.categories)}
             columns.append([math.nan if v is None else code.get(str(v), -1.0) for v in values])
         else:
-            columns.append([math.nan if v is None else _code_or(v, -1.0) for v in values])
+            columns.append([math.nan if v is None else code_or(v, -1.0) for v in values])
     return np.array(columns, dtype=np.float64).T.reshape(len(rows), len(model.features))
 
 
@@ -410,12 +410,6 @@ def _named_frame(model: Model, rows: Sequence[dict], codes: np.ndarray, taken: n
                   for v in (row.get(feature.name) for row in kept)]
         frame[column] = pd.Categorical(values, categories=[kind(c) for c in feature.categories])
     return pd.DataFrame(frame)
-
-
-def _code_or(value, default: float) -> float:
-    """The number a code category is given as: the number it is or its text reads as, as treegen reads it."""
-    number = code_number(value)
-    return default if number is None else number
 
 
 # -- the conversion ------------------------------------------------------------------------------
