@@ -830,6 +830,24 @@ def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, 
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("args,line", [
+    (["--class-name", "\u9c7c"], "class name '\u9c7c' is not an ASCII Java identifier: treegen writes ASCII Java source"),
+    (["--class-name", "Caf\u00e9"], "class name 'Caf\u00e9' is not an ASCII Java identifier: treegen writes ASCII Java "
+                                    "source"),
+    (["--package", "org.caf\u00e9"], "package name 'caf\u00e9' is not an ASCII Java identifier: treegen writes ASCII "
+                                     "Java source"),
+    (["-o", "\u9c7c.java"], "-o \u9c7c.java: '\u9c7c' is not an ASCII Java class name, and javac wants the file named "
+                           "after the class; pass --class-name NAME and -o NAME.java"),
+])
+def test_java_names_of_other_letters_are_refused_for_what_they_are(tennis_model, tmp_path, monkeypatch, args, line):
+    """javac compiles `public class \u9c7c` (in \u9c7c.java): the name is a Java identifier, and only treegen, which
+    writes its Java in ASCII, does not take it; the line says so, not that Java would refuse it."""
+    monkeypatch.chdir(tmp_path)
+    result = run("export", tennis_model, "--to", "java", *args, ok=False)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+    assert not list(tmp_path.iterdir())
+
+
 # -- a misspelt name in an option or a data file: the known name it is close to ------------------------
 
 CATBOOST_COLOR = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "depthwise_nopool-1.2.json")
