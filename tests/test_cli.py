@@ -748,6 +748,18 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"treegen: error: {line}\n")
 
 
+@pytest.mark.parametrize("name,ending", [("T.JAVA", ".java"), ("t.C", ".c"), ("m.Py", ".py"), ("m.MJS", ".mjs")])
+def test_an_ending_in_upper_case_names_no_target(regression_model, tmp_path, monkeypatch, name, ending):
+    """Compilers read endings as written: javac refuses T.JAVA, gcc compiles t.C as C++ (and writing t.C's header
+    beside it as t.h): the target is not told by such an ending, and the line says which one would tell it."""
+    monkeypatch.chdir(tmp_path)
+    done = run("export", regression_model, "-o", name, ok=False)
+    assert (done.exit_code, done.stdout, done.stderr) == (
+        2, "", f"treegen: error: -o {name}: its ending names no target: endings count in lower case, as compilers "
+               f"read them (javac refuses T.JAVA, gcc compiles t.C as C++); name a {ending} file\n")
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("args,line", [
     (["export", "MODEL", "--to", "sql", "--class-name", "X"], "--class-name does not apply to --to sql"),
     (["export", "MODEL", "--to", "rules", "--class-name", "X", "--format", "svg"],
