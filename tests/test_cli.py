@@ -748,6 +748,27 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"treegen: error: {line}\n")
 
 
+def test_c_to_a_pipe_or_a_device_writes_the_source_alone(tennis_model, tmp_path):
+    """-o FIFO or /dev/null is no file of a folder: nothing can be written beside it. The C source holds its header
+    at its top, so it goes alone, as on stdout, and no FIFO.h (nor /dev/null.h, a new file in /dev) is made."""
+    from treegen.loading import load_model
+    from treegen.targets import emit
+    fifo = tmp_path / "m.c"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    run("export", tennis_model, "--to", "c", "-o", str(fifo))
+    assert reader.communicate()[0].decode() == emit(load_model(tennis_model), "c", prefix="m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.c"]
+    existed = os.path.exists("/dev/null.h")
+    try:
+        run("export", tennis_model, "--to", "c", "-o", "/dev/null")
+        assert existed or not os.path.exists("/dev/null.h")
+    finally:
+        if not existed and os.path.isfile("/dev/null.h"):  # made by a treegen without the fix
+            os.remove("/dev/null.h")
+    assert run("export", tennis_model, "--to", "python", "-o", "/dev/null").stdout == ""  # as before
+
+
 @pytest.mark.parametrize("name,ending", [("T.JAVA", ".java"), ("t.C", ".c"), ("m.Py", ".py"), ("m.MJS", ".mjs")])
 def test_an_ending_in_upper_case_names_no_target(regression_model, tmp_path, monkeypatch, name, ending):
     """Compilers read endings as written: javac refuses T.JAVA, gcc compiles t.C as C++ (and writing t.C's header

@@ -506,7 +506,8 @@ def target_options(f):
 def export(model, target, output, **options):
     """Generate code, rule text or a diagram from a model.
 
-    With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
+    With -o, a target that comes in two files writes the second beside the first (c: FILE.h), unless -o is
+    no file (/dev/null, /dev/stdout, a pipe): the first alone then, as on stdout."""
     if target is None:
         if output in (None, "-"):
             raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
@@ -530,7 +531,7 @@ def export(model, target, output, **options):
             click.echo(f"treegen: note: {note}", err=True)
         if len(text.encode()) > BIG_EXPRESSION:
             _note_big_expression(loaded, text, options)
-    beside = {} if output in (None, "-") else {
+    beside = {} if output in (None, "-") or not_a_file(output) else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
     if output in beside:
         raise TreegenError(f"-o {output}: the {target} target writes its own {os.path.splitext(output)[1]} file "
@@ -538,6 +539,14 @@ def export(model, target, output, **options):
     write_text(text, output)
     for path, make in beside.items():  # C's header beside its source
         write_text(make(text), path)
+
+
+def not_a_file(path: str) -> bool:
+    """Whether -o names something that is no file of a folder, which nothing can be written beside: a device
+    (/dev/null), a pipe (>(gcc -x c -)), or a name of /dev or /proc for one (/dev/stdout is a regular file when
+    stdout is redirected to one, and /dev/stdout.h would be a new file in /dev)."""
+    where = os.path.abspath(path)
+    return (os.path.exists(path) and not os.path.isfile(path)) or where.startswith(("/dev/", "/proc/"))
 
 
 # An --expression this long (in bytes) is noted: each shared value (a sum, a class's score) is written wherever
