@@ -918,6 +918,19 @@ def test_an_import_option_of_another_library_is_named_as_typed(option):
         2, f"treegen: error: {CATBOOST_COLOR}: {typed} does not apply to CatBoost models\n")
 
 
+@pytest.mark.parametrize("options,line", [
+    (["--best-iteration", "--every-round"], "--best-iteration and --every-round contradict each other: give one"),
+    (["--every-round", "--best-iteration"], "--best-iteration and --every-round contradict each other: give one"),
+    (["--missing", "1", "--missing=-999"], "--missing is given 2 times, 1.0 and -999.0: give it once"),
+    (["--feature-names", "a,b", "--feature-names", "c,d"], "--feature-names is given 2 times, 'a,b' and 'c,d': give it once"),
+])
+def test_import_options_that_contradict_each_other_are_refused(options, line):
+    """click keeps the last of --a/--b, and of an option given twice: the other was lost without a word. Refused
+    before the file is read (a CatBoost file, to which none of them applies)."""
+    result = run("import", CATBOOST_COLOR, *options, ok=False)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+
+
 HOSTILE_CSV = '"température ""max""",ciel,jouer\n20,"très ""nuageux""",oui\n30,clair,non\n25,clair,oui\n' \
               '15,"très ""nuageux""",non\n12,clair,non\n28,"très ""nuageux""",oui\n'
 

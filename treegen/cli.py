@@ -705,18 +705,27 @@ def categories_option(which: str):
               + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
-@click.option("--feature-names", help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., "
-                                        "LightGBM's Column_0, ...): a model's own are kept, and others refused.")
+@click.option("--feature-names", multiple=True,
+              help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., LightGBM's Column_0, "
+                   "...): a model's own are kept, and others refused.")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
-@click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
-                                            "given to DMatrix or the estimator (default: the file's, else NaN).")
-@click.option("--best-iteration/--every-round", "best_iteration", default=None,
+@click.option("--missing", type=float, multiple=True,
+              help="XGBoost: the number that stands for a missing value besides NaN, as "
+                   "given to DMatrix or the estimator (default: the file's, else NaN).")
+@click.option("--best-iteration", "best_iteration", flag_value=True, default=None,
               help="XGBoost, a file saved after early stopping (best_iteration): predict with the first "
-                   "best_iteration + 1 rounds, as the scikit-learn wrapper does, or with every round, as "
-                   "Booster.predict does (default: the wrapper's way for a file the wrapper saved, else every round).")
+                   "best_iteration + 1 rounds, as the scikit-learn wrapper does (default for a file the wrapper "
+                   "saved).")
+@click.option("--every-round", "every_round", is_flag=True, default=None,
+              help="XGBoost, a file saved after early stopping: predict with every round, as Booster.predict does "
+                   "(default for a file the wrapper did not save).")
 @categories_option("")
-def import_command(model_file, output, feature_names, trust, missing, best_iteration, categories):
+def import_command(model_file, output, feature_names, trust, missing, best_iteration, every_round, categories):
     from . import modelio
+    if best_iteration and every_round:  # click's --a/--b pair let the last one win without a word
+        raise TreegenError("--best-iteration and --every-round contradict each other: give one")
+    best_iteration = False if every_round else best_iteration
+    missing, feature_names = _once("--missing", missing), _once("--feature-names", feature_names)
     names = _split_names([feature_names]) if feature_names else None
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
@@ -728,6 +737,14 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     from .importers.xgboost import unrecorded_missing
     if (line := unrecorded_missing(model)) is not None:
         click.echo(f"treegen: note: {line}", err=True)
+
+
+def _once(flag: str, values: tuple):
+    """An option's one value (None when not given), refused when given twice with different values: click
+    keeps the last of an option given twice, the other lost without a word."""
+    if len(set(values)) > 1:
+        raise TreegenError(f"{flag} is given {len(values)} times, {' and '.join(map(repr, values))}: give it once")
+    return values[0] if values else None
 
 
 def _import_notes(model) -> list[str]:
