@@ -1006,8 +1006,9 @@ def test_a_regression_target_of_huge_numbers_trains_and_evaluates(tmp_path):
 
 
 @pytest.mark.parametrize("values,message", [
-    ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "the target 'y' is too large: its sum overflows a double (its largest "
-                                            "value is 1.7e+308); scale it down"),
+    # the file, as every other error of the data names it (the learner's check knew none)
+    ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "{data}: the target 'y' is too large: its sum overflows a double (its "
+                                            "largest value is 1.7e+308); scale it down"),
     # the file's line, where it named none (badinput)
     ([1.0, float("inf"), 2.0, 3.0], "{data}:3: the target 'y' has an infinite value ('inf'): a regression target "
                                     "must be finite")])
