@@ -759,13 +759,20 @@ def test_c_to_a_pipe_or_a_device_writes_the_source_alone(tennis_model, tmp_path)
     run("export", tennis_model, "--to", "c", "-o", str(fifo))
     assert reader.communicate()[0].decode() == emit(load_model(tennis_model), "c", prefix="m")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.c"]
-    existed = os.path.exists("/dev/null.h")
+    os.remove(fifo)
+    existed = {name: os.path.exists(name) for name in ("/dev/null.h", "/dev/stdout.h")}
     try:
         run("export", tennis_model, "--to", "c", "-o", "/dev/null")
-        assert existed or not os.path.exists("/dev/null.h")
+        redirected = tmp_path / "out.c"  # /dev/stdout is then a link to a regular file, through /proc/self/fd/1
+        with open(redirected, "w") as out:
+            subprocess.run([sys.executable, "-m", "treegen", "export", tennis_model, "--to", "c", "--prefix", "m",
+                            "-o", "/dev/stdout"], stdout=out, check=True)
+        assert redirected.read_text() == emit(load_model(tennis_model), "c", prefix="m")
+        assert [name for name, there in existed.items() if not there and os.path.exists(name)] == []
     finally:
-        if not existed and os.path.isfile("/dev/null.h"):  # made by a treegen without the fix
-            os.remove("/dev/null.h")
+        for name, there in existed.items():
+            if not there and os.path.isfile(name):  # made by a treegen without the fix
+                os.remove(name)
     assert run("export", tennis_model, "--to", "python", "-o", "/dev/null").stdout == ""  # as before
 
 

@@ -543,10 +543,15 @@ def export(model, target, output, **options):
 
 def not_a_file(path: str) -> bool:
     """Whether -o names something that is no file of a folder, which nothing can be written beside: a device
-    (/dev/null), a pipe (>(gcc -x c -)), or a name of /dev or /proc for one (/dev/stdout is a regular file when
-    stdout is redirected to one, and /dev/stdout.h would be a new file in /dev)."""
+    (/dev/null), a pipe (>(gcc -x c -)), or a descriptor, whose name goes through /proc (/dev/stdout, a link to
+    /proc/self/fd/1, and /dev/fd/1 are regular files when stdout is redirected to one; /dev/stdout.h would be a
+    new file in /dev). A file in /dev/shm is a file."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        return True
     where = os.path.abspath(path)
-    return (os.path.exists(path) and not os.path.isfile(path)) or where.startswith(("/dev/", "/proc/"))
+    names = [where, os.path.join(os.path.dirname(where), os.readlink(where))] if os.path.islink(where) else [where]
+    return any(os.path.realpath(os.path.dirname(name)).startswith("/proc/") or name.startswith("/proc/")
+               for name in names)
 
 
 # An --expression this long (in bytes) is noted: each shared value (a sum, a class's score) is written wherever
