@@ -1343,3 +1343,15 @@ def test_combined_ctrs_of_categories_their_own_tables_do_not_keep_import(tmp_pat
     raw = np.asarray(estimator.predict(probe, prediction_type="RawFormulaVal")).reshape(len(probe), -1).tolist()
     assert_agrees(model, as_rows(probe), raw, [class_text(v, "bool") for v in estimator.predict(probe).tolist()],
                   estimator.predict_proba(probe).tolist())
+
+
+def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
+    """As treegen's own model file (json would keep the last copy without a word)."""
+    source = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "depthwise_nopool-1.2.json")
+    text = open(source, encoding="utf-8").read()
+    path = tmp_path / "twice.json"
+    path.write_text(text.replace('"feature_index":0,', '"feature_index":0, "feature_index":1,', 1), encoding="utf-8")
+    with pytest.raises(TreegenError) as err:
+        import_file(str(path))
+    assert str(err.value) == (f"{path}: features_info.categorical_features[0]: duplicate key 'feature_index' (JSON "
+                              "readers differ on which copy they keep)")
