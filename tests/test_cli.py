@@ -748,6 +748,46 @@ def test_export_without_to_takes_the_target_that_o_names(regression_model, tmp_p
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"treegen: error: {line}\n")
 
 
+def test_c_to_a_pipe_or_a_device_writes_the_source_alone(tennis_model, tmp_path):
+    """-o FIFO or /dev/null is no file of a folder: nothing can be written beside it. The C source holds its header
+    at its top, so it goes alone, as on stdout, and no FIFO.h (nor /dev/null.h, a new file in /dev) is made."""
+    from treegen.loading import load_model
+    from treegen.targets import emit
+    fifo = tmp_path / "m.c"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    run("export", tennis_model, "--to", "c", "-o", str(fifo))
+    assert reader.communicate()[0].decode() == emit(load_model(tennis_model), "c", prefix="m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.c"]
+    os.remove(fifo)
+    existed = {name: os.path.exists(name) for name in ("/dev/null.h", "/dev/stdout.h")}
+    try:
+        run("export", tennis_model, "--to", "c", "-o", "/dev/null")
+        redirected = tmp_path / "out.c"  # /dev/stdout is then a link to a regular file, through /proc/self/fd/1
+        with open(redirected, "w") as out:
+            subprocess.run([sys.executable, "-m", "treegen", "export", tennis_model, "--to", "c", "--prefix", "m",
+                            "-o", "/dev/stdout"], stdout=out, check=True)
+        assert redirected.read_text() == emit(load_model(tennis_model), "c", prefix="m")
+        assert [name for name, there in existed.items() if not there and os.path.exists(name)] == []
+    finally:
+        for name, there in existed.items():
+            if not there and os.path.isfile(name):  # made by a treegen without the fix
+                os.remove(name)
+    assert run("export", tennis_model, "--to", "python", "-o", "/dev/null").stdout == ""  # as before
+
+
+@pytest.mark.parametrize("name,ending", [("T.JAVA", ".java"), ("t.C", ".c"), ("m.Py", ".py"), ("m.MJS", ".mjs")])
+def test_an_ending_in_upper_case_names_no_target(regression_model, tmp_path, monkeypatch, name, ending):
+    """Compilers read endings as written: javac refuses T.JAVA, gcc compiles t.C as C++ (and writing t.C's header
+    beside it as t.h): the target is not told by such an ending, and the line says which one would tell it."""
+    monkeypatch.chdir(tmp_path)
+    done = run("export", regression_model, "-o", name, ok=False)
+    assert (done.exit_code, done.stdout, done.stderr) == (
+        2, "", f"treegen: error: -o {name}: its ending names no target: endings count in lower case, as compilers "
+               f"read them (javac refuses T.JAVA, gcc compiles t.C as C++); name a {ending} file\n")
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("args,line", [
     (["export", "MODEL", "--to", "sql", "--class-name", "X"], "--class-name does not apply to --to sql"),
     (["export", "MODEL", "--to", "rules", "--class-name", "X", "--format", "svg"],
@@ -830,6 +870,24 @@ def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, 
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("args,line", [
+    (["--class-name", "\u9c7c"], "class name '\u9c7c' is not an ASCII Java identifier: treegen writes ASCII Java source"),
+    (["--class-name", "Caf\u00e9"], "class name 'Caf\u00e9' is not an ASCII Java identifier: treegen writes ASCII Java "
+                                    "source"),
+    (["--package", "org.caf\u00e9"], "package name 'caf\u00e9' is not an ASCII Java identifier: treegen writes ASCII "
+                                     "Java source"),
+    (["-o", "\u9c7c.java"], "-o \u9c7c.java: '\u9c7c' is not an ASCII Java class name, and javac wants the file named "
+                           "after the class; pass --class-name NAME and -o NAME.java"),
+])
+def test_java_names_of_other_letters_are_refused_for_what_they_are(tennis_model, tmp_path, monkeypatch, args, line):
+    """javac compiles `public class \u9c7c` (in \u9c7c.java): the name is a Java identifier, and only treegen, which
+    writes its Java in ASCII, does not take it; the line says so, not that Java would refuse it."""
+    monkeypatch.chdir(tmp_path)
+    result = run("export", tennis_model, "--to", "java", *args, ok=False)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
+    assert not list(tmp_path.iterdir())
+
+
 # -- a misspelt name in an option or a data file: the known name it is close to ------------------------
 
 CATBOOST_COLOR = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "depthwise_nopool-1.2.json")
@@ -865,6 +923,19 @@ def test_an_import_option_of_another_library_is_named_as_typed(option):
     typed = option.split("=")[0]
     assert (result.exit_code, result.stderr) == (
         2, f"treegen: error: {CATBOOST_COLOR}: {typed} does not apply to CatBoost models\n")
+
+
+@pytest.mark.parametrize("options,line", [
+    (["--best-iteration", "--every-round"], "--best-iteration and --every-round contradict each other: give one"),
+    (["--every-round", "--best-iteration"], "--best-iteration and --every-round contradict each other: give one"),
+    (["--missing", "1", "--missing=-999"], "--missing is given 2 times, 1.0 and -999.0: give it once"),
+    (["--feature-names", "a,b", "--feature-names", "c,d"], "--feature-names is given 2 times, 'a,b' and 'c,d': give it once"),
+])
+def test_import_options_that_contradict_each_other_are_refused(options, line):
+    """click keeps the last of --a/--b, and of an option given twice: the other was lost without a word. Refused
+    before the file is read (a CatBoost file, to which none of them applies)."""
+    result = run("import", CATBOOST_COLOR, *options, ok=False)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
 
 
 HOSTILE_CSV = '"température ""max""",ciel,jouer\n20,"très ""nuageux""",oui\n30,clair,non\n25,clair,oui\n' \
@@ -942,8 +1013,9 @@ def test_a_regression_target_of_huge_numbers_trains_and_evaluates(tmp_path):
 
 
 @pytest.mark.parametrize("values,message", [
-    ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "the target 'y' is too large: its sum overflows a double (its largest "
-                                            "value is 1.7e+308); scale it down"),
+    # the file, as every other error of the data names it (the learner's check knew none)
+    ([1.6e308, -1.7e308, 1.5e308, 1.7e308], "{data}: the target 'y' is too large: its sum overflows a double (its "
+                                            "largest value is 1.7e+308); scale it down"),
     # the file's line, where it named none (badinput)
     ([1.0, float("inf"), 2.0, 3.0], "{data}:3: the target 'y' has an infinite value ('inf'): a regression target "
                                     "must be finite")])

@@ -153,6 +153,23 @@ def test_text_in_another_encoding_is_named_with_how_to_convert_it(tmp_path, enco
                                   f"{tmp_path / 'wide-utf8.csv'}\n")
 
 
+@pytest.mark.parametrize("which,encoding,named,said", [
+    (0, "utf-16", "utf-16", "UTF-16 text, not UTF-8;"), (1, "utf-16", "utf-16", "UTF-16 text, not UTF-8;"),
+    (0, "utf-16-le", "utf-16le", "UTF-16 text, not UTF-8;"), (1, "utf-32", "utf-32", "UTF-32 text, not UTF-8;"),
+    (0, "cp1252", "cp1252", "not UTF-8 text;")])  # a file named .json is a model: how to convert it too
+def test_a_model_in_another_encoding_is_named_with_how_to_convert_it(tennis, tmp_path, which, encoding, named, said):
+    """As a CSV file or `parse`'s rule text is: the JSON model and the rule text that `show` (every command
+    that reads a model) reads."""
+    text = open(tennis[which], encoding="utf-8").read().replace('"id3"', '"caf\u00e9"').replace("id3", "caf\u00e9")
+    model = tmp_path / ("wide.json", "wide.rules")[which]
+    model.write_bytes(text.encode(encoding))
+    result = run("show", str(model), code=2)
+    line = 1 if encoding != "cp1252" else 1 + text[:text.index("caf")].count("\n")  # that of the first é
+    assert result.stderr.startswith(f"treegen: error: {model}:{line}: cannot read model: {said}")
+    assert result.stderr.endswith(f"; convert it first, e.g. iconv -f {named} -t utf-8 {model} > "
+                                  f"{tmp_path / ('wide-utf8' + model.suffix)}\n")
+
+
 def test_evaluate_warns_of_the_data_as_train_does():
     iris = os.path.join(EXAMPLES, "boosting", "iris_missing.csv")
     trained, evaluated = (run(*command, iris, "-a", "cart").stderr.splitlines()

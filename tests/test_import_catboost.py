@@ -1367,3 +1367,15 @@ def test_class_names_naming_a_class_the_data_lacks_is_refused_saying_so(tmp_path
             result = CliRunner().invoke(cli, ["import", str(tmp_path / name), "-o", str(tmp_path / "out.json")])
             assert result.exit_code == 2 and why in result.stderr, result.output
             assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "out.json").exists()
+
+
+def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
+    """As treegen's own model file (json would keep the last copy without a word)."""
+    source = os.path.join(os.path.dirname(__file__), "fixtures", "catboost", "depthwise_nopool-1.2.json")
+    text = open(source, encoding="utf-8").read()
+    path = tmp_path / "twice.json"
+    path.write_text(text.replace('"feature_index":0,', '"feature_index":0, "feature_index":1,', 1), encoding="utf-8")
+    with pytest.raises(TreegenError) as err:
+        import_file(str(path))
+    assert str(err.value) == (f"{path}: features_info.categorical_features[0]: duplicate key 'feature_index' (JSON "
+                              "readers differ on which copy they keep)")

@@ -1688,3 +1688,15 @@ def test_feature_names_that_contradict_the_models_own_are_refused(tmp_path):
         import_file(path, feature_names=["v", "u", "w"])
     arrays = xgb.XGBClassifier(n_estimators=4, max_depth=2).fit(X.to_numpy(), y)
     assert [f.name for f in from_xgboost(arrays, feature_names=["w", "v", "u"]).features] == ["w", "v", "u"]
+
+
+def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
+    """json keeps the last copy of a key without a word (XGBoost's own reader may keep another): a base_score
+    written twice would have chosen the model's every margin. Refused as treegen's own model file refuses it."""
+    text = Path("examples/boosting/xgboost.json").read_text(encoding="utf-8")
+    path = tmp_path / "twice.json"
+    path.write_text(text.replace('"base_score":', '"base_score":"0.9","base_score":', 1), encoding="utf-8")
+    with pytest.raises(TreegenError) as err:
+        import_file(str(path))
+    assert str(err.value) == (f"{path}: learner.learner_model_param: duplicate key 'base_score' (JSON readers differ "
+                              "on which copy they keep)")

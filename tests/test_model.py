@@ -968,3 +968,18 @@ def test_a_value_a_split_reads_is_refused_wherever_the_walk_goes(feature, value)
     assert model.predict({**row, "z": value}) == "a"  # (as the generated APIs; treegen.predict refuses many values)
     for fine in (np.float32(0.5), np.int64(0), True, "1e0", None, float("nan"), __import__("decimal").Decimal("0.5")):
         assert model.predict({**row, "y": fine}) == treegen.predict(model, [{**row, "y": fine}])[0] == "a"
+
+
+@pytest.mark.parametrize("edit,where", [
+    # a threshold written twice: json keeps the last, 10 for 75, and every prediction under it changes
+    (lambda text: re.sub(r'("threshold": [^,}]+)', r'\1, "threshold": 10.0', text, count=1),
+     r"trees\[0\]\.nodes\[\d+\]\.split: duplicate key 'threshold'"),
+    (lambda text: text.replace('"version": 1', '"version": 1, "version": 1', 1), "duplicate key 'version'"),
+    (lambda text: text.replace('"meta": {', '"meta": {"a": 1, "a": 2, ', 1), r"meta: duplicate key 'a'"),
+])
+def test_a_key_written_twice_in_an_object_is_refused_with_its_path(edit, where):
+    text = json.dumps(_c45_missing_doc())
+    edited = edit(text)
+    assert edited != text and json.loads(edited)  # json itself reads it, the last copy winning
+    with pytest.raises(TreegenError, match=rf"^m\.json: {where} \(JSON readers differ on which copy they keep\)$"):
+        modelio.loads(edited, "m.json")

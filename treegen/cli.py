@@ -506,7 +506,8 @@ def target_options(f):
 def export(model, target, output, **options):
     """Generate code, rule text or a diagram from a model.
 
-    With -o, a target that comes in two files writes the second beside the first (c: FILE.h)."""
+    With -o, a target that comes in two files writes the second beside the first (c: FILE.h), unless -o is
+    no file (/dev/null, /dev/stdout, a pipe): the first alone then, as on stdout."""
     if target is None:
         if output in (None, "-"):
             raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
@@ -530,7 +531,7 @@ def export(model, target, output, **options):
             click.echo(f"treegen: note: {note}", err=True)
         if len(text.encode()) > BIG_EXPRESSION:
             _note_big_expression(loaded, text, options)
-    beside = {} if output in (None, "-") else {
+    beside = {} if output in (None, "-") or not_a_file(output) else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
     if output in beside:
         raise TreegenError(f"-o {output}: the {target} target writes its own {os.path.splitext(output)[1]} file "
@@ -538,6 +539,19 @@ def export(model, target, output, **options):
     write_text(text, output)
     for path, make in beside.items():  # C's header beside its source
         write_text(make(text), path)
+
+
+def not_a_file(path: str) -> bool:
+    """Whether -o names something that is no file of a folder, which nothing can be written beside: a device
+    (/dev/null), a pipe (>(gcc -x c -)), or a descriptor, whose name goes through /proc (/dev/stdout, a link to
+    /proc/self/fd/1, and /dev/fd/1 are regular files when stdout is redirected to one; /dev/stdout.h would be a
+    new file in /dev). A file in /dev/shm is a file."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        return True
+    where = os.path.abspath(path)
+    names = [where, os.path.join(os.path.dirname(where), os.readlink(where))] if os.path.islink(where) else [where]
+    return any(os.path.realpath(os.path.dirname(name)).startswith("/proc/") or name.startswith("/proc/")
+               for name in names)
 
 
 # An --expression this long (in bytes) is noted: each shared value (a sum, a class's score) is written wherever
@@ -696,18 +710,27 @@ def categories_option(which: str):
               + "; a pickle or joblib file of any of these with --trust.")
 @click.argument("model_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
-@click.option("--feature-names", help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., "
-                                        "LightGBM's Column_0, ...): a model's own are kept, and others refused.")
+@click.option("--feature-names", multiple=True,
+              help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., LightGBM's Column_0, "
+                   "...): a model's own are kept, and others refused.")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
-@click.option("--missing", type=float, help="XGBoost: the number that stands for a missing value besides NaN, as "
-                                            "given to DMatrix or the estimator (default: the file's, else NaN).")
-@click.option("--best-iteration/--every-round", "best_iteration", default=None,
+@click.option("--missing", type=float, multiple=True,
+              help="XGBoost: the number that stands for a missing value besides NaN, as "
+                   "given to DMatrix or the estimator (default: the file's, else NaN).")
+@click.option("--best-iteration", "best_iteration", flag_value=True, default=None,
               help="XGBoost, a file saved after early stopping (best_iteration): predict with the first "
-                   "best_iteration + 1 rounds, as the scikit-learn wrapper does, or with every round, as "
-                   "Booster.predict does (default: the wrapper's way for a file the wrapper saved, else every round).")
+                   "best_iteration + 1 rounds, as the scikit-learn wrapper does (default for a file the wrapper "
+                   "saved).")
+@click.option("--every-round", "every_round", is_flag=True, default=None,
+              help="XGBoost, a file saved after early stopping: predict with every round, as Booster.predict does "
+                   "(default for a file the wrapper did not save).")
 @categories_option("")
-def import_command(model_file, output, feature_names, trust, missing, best_iteration, categories):
+def import_command(model_file, output, feature_names, trust, missing, best_iteration, every_round, categories):
     from . import modelio
+    if best_iteration and every_round:  # click's --a/--b pair let the last one win without a word
+        raise TreegenError("--best-iteration and --every-round contradict each other: give one")
+    best_iteration = False if every_round else best_iteration
+    missing, feature_names = _once("--missing", missing), _once("--feature-names", feature_names)
     names = _split_names([feature_names]) if feature_names else None
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
@@ -719,6 +742,14 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     from .importers.xgboost import unrecorded_missing
     if (line := unrecorded_missing(model)) is not None:
         click.echo(f"treegen: note: {line}", err=True)
+
+
+def _once(flag: str, values: tuple):
+    """An option's one value (None when not given), refused when given twice with different values: click
+    keeps the last of an option given twice, the other lost without a word."""
+    if len(set(values)) > 1:
+        raise TreegenError(f"{flag} is given {len(values)} times, {' and '.join(map(repr, values))}: give it once")
+    return values[0] if values else None
 
 
 def _import_notes(model) -> list[str]:

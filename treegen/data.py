@@ -525,8 +525,25 @@ def learning_data(table: Table, target: str | None, nominal: Sequence[str], igno
     if not any(map(has_values, dataset.features, dataset.columns)):
         raise TreegenError(f"no feature column has a value (every row's is missing): there is nothing to learn "
                            f"{dataset.target.name!r} from", table.source)
+    if not dataset.target.is_classification and (problem := target_sum_problem(dataset)):
+        raise TreegenError(problem, table.source)  # (the learner checks it too, but knows no file)
     chosen = nominal if chosen is None else chosen
     return dataset, training_warnings(table, dataset, chosen, algorithm, regression, spell)
+
+
+def target_sum_problem(dataset: Dataset) -> str | None:
+    """Why a regression target cannot be learnt, or None: its weighted sum of sizes must be finite, every node's
+    sum and mean then a number, where an infinite value or sums beyond the largest double would leave a leaf
+    inf or NaN, which no model file holds (scikit-learn refuses an infinite target, and its sums overflow too)."""
+    y, weights = np.asarray(dataset.y, dtype=np.float64), np.asarray(dataset.weights, dtype=np.float64)
+    if np.isinf(y).any():
+        return f"the target {dataset.target.name!r} has an infinite value: a regression target must be finite"
+    with np.errstate(over="ignore"):
+        total = float(np.sum(np.abs(y) * weights))
+    if not math.isfinite(total):
+        return (f"the target {dataset.target.name!r} is too large: its sum overflows a double (its largest value "
+                f"is {float(np.abs(y).max()):g}); scale it down")
+    return None
 
 
 def has_values(feature: Feature, column: np.ndarray) -> bool:

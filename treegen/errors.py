@@ -51,6 +51,15 @@ class NotAModel(TreegenError, TypeError):
     ``from_model(None)``): a TypeError too, as Python's own are."""
 
 
+class NotUtf8(TreegenError):
+    """A file that is not UTF-8 text, the message saying how to convert it; ``encoding``: the one its byte
+    order mark or its zeros name (UTF-16 or UTF-32 text), else None (a byte that UTF-8 has no place for)."""
+
+    def __init__(self, message: str, file: str, line: int, encoding: str | None):
+        super().__init__(message, file, line)
+        self.encoding = encoding
+
+
 def located(message: str, file: str | None = None, line: int | None = None, column: int | None = None) -> str:
     """``FILE:LINE:COLUMN: message`` on one line, with the parts that are known."""
     where = [str(part) for part in (file, line, column) if part is not None]
@@ -70,13 +79,13 @@ def read_text(path: str, what: str) -> str:
         raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
     encoding = _encoding_of_bom(raw) or _wide_encoding(raw[:64])
     if encoding is not None:  # UTF-16 of ASCII without a BOM decodes as UTF-8, a NUL beside each letter
-        raise TreegenError(f"cannot read {what}: {encoding[:6].upper()} text, not UTF-8; "
-                           f"{_reencode_hint(path, encoding)}", path, 1)
+        raise NotUtf8(f"cannot read {what}: {encoding[:6].upper()} text, not UTF-8; "
+                      f"{_reencode_hint(path, encoding)}", path, 1, encoding)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw[:err.start].count(b"\n") + 1
-        raise TreegenError(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line) from None
+        raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line, None) from None
 
 
 def _wide_encoding(head: bytes) -> str | None:

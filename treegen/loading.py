@@ -6,7 +6,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .errors import NotAModel, TreegenError, read_text
+from .errors import NotAModel, NotUtf8, TreegenError, read_text
 from .importers import IMPORTERS, file_head, from_object, import_file, importer_of, library_file
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ def is_model_file(path: str) -> bool:
 def _read(path: str) -> str:
     try:
         return read_text(path, "model")
-    except TreegenError as err:
-        if err.line is None:  # the file could not be opened: say why
+    except NotUtf8 as err:
+        if err.encoding is not None or path.lower().endswith(".json"):  # text, or named a model: how to convert it
             raise
         raise TreegenError(f"{NEITHER}: it is not UTF-8 text", path, err.line) from None
 

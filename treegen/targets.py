@@ -173,12 +173,17 @@ PROGRAMS = tuple(name for name, target in TARGETS.items() if target.program)
 
 def target_of_file(option: str, path: str, among: Iterable[str] = tuple(TARGETS), what: str = "target") -> Target:
     """The target (of those named ``among``) whose files end as ``path`` (given as ``option``) does: its
-    extension, or another ending its programs may have; refused in one line, naming the endings, where none does."""
+    extension, or another ending its programs may have; refused in one line, naming the endings, where none does.
+    The ending counts as written, as compilers read it: javac refuses T.JAVA, and gcc compiles t.C as C++."""
     chosen = [TARGETS[name] for name in among]
-    ending = os.path.splitext(path)[1].lower()
+    ending = os.path.splitext(path)[1]
     found = next((t for t in chosen if ending in t.endings()), None)
     if found is None:
         endings = sorted(e for t in chosen for e in t.endings())
+        if ending.lower() in endings:
+            raise TreegenError(f"{option} {path}: its ending names no {what}: endings count in lower case, as "
+                               f"compilers read them (javac refuses T.JAVA, gcc compiles t.C as C++); name a "
+                               f"{ending.lower()} file")
         raise TreegenError(f"{option} {path}: its ending names no {what}; name a {', '.join(endings)} file")
     return found
 

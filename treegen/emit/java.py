@@ -322,8 +322,8 @@ def for_output(output: str, options: dict) -> dict:
         raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
                            f"{class_name} in {class_name}.java")
     if not is_identifier(stem):
-        raise TreegenError(f"-o {output}: {stem!r} is not a Java class name, and javac wants the file named after "
-                           "the class; pass --class-name NAME and -o NAME.java")
+        raise TreegenError(f"-o {output}: {stem!r} is not {_kind_of_identifier(stem)} class name, and javac wants "
+                           "the file named after the class; pass --class-name NAME and -o NAME.java")
     return {**options, "class_name": stem}
 
 
@@ -332,9 +332,17 @@ def is_identifier(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name or "")) and name not in KEYWORDS
 
 
+def _kind_of_identifier(name: str) -> str:
+    """What a name that :func:`is_identifier` refuses is not: Java takes letters of any script (``class 鱼``,
+    ``Café``), treegen only ASCII ones, as it writes its Java source in ASCII (javac reads a file in the
+    platform's encoding, UTF-8 or not, before Java 18)."""
+    return "a Java" if name.isascii() else "an ASCII Java"
+
+
 def _check_name(name: str, what: str) -> None:
     if not is_identifier(name):
-        raise TreegenError(f"{what} {name!r} is not a Java identifier")
+        why = "" if name.isascii() else ": treegen writes ASCII Java source"
+        raise TreegenError(f"{what} {name!r} is not {_kind_of_identifier(name)} identifier{why}")
 
 
 def literal(value) -> str:

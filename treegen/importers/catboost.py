@@ -119,6 +119,7 @@ from ..collector import collector_paused
 from ..errors import BadArgument, TreegenError, did_you_mean, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+from ..modelio import json_loads
 from ..packages import package_hint
 from ..table import categories_argument
 from ..walk import found_in_sorted
@@ -193,7 +194,7 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
         raise TreegenError("this is CatBoost's binary .cbm format, not its JSON: read_cbm reads it", path)
     text = read_text(path, "the CatBoost model")
     try:
-        document = json.loads(text)
+        document = json_loads(text, path)
     except json.JSONDecodeError as err:
         raise TreegenError(f"not a CatBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
     try:

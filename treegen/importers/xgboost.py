@@ -132,6 +132,7 @@ from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      is_missing)
+from ..modelio import json_loads
 from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
@@ -299,7 +300,7 @@ def load_document(path: str) -> tuple[dict, str]:
     except UnicodeDecodeError:
         raise TreegenError("not an XGBoost model: the file is neither UTF-8 JSON nor UBJSON", path) from None
     try:
-        return json.loads(text), "json"  # 1.x and 2.x write NaN for a categorical split's threshold
+        return json_loads(text, path), "json"  # 1.x and 2.x write NaN for a categorical split's threshold
     except json.JSONDecodeError as err:
         raise TreegenError(f"not a complete XGBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
 

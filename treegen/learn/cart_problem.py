@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..data import Dataset
+from ..data import Dataset, target_sum_problem
 from ..errors import TreegenError, did_you_mean
 from ..model import NodeColumns, Tree
 from . import libm
@@ -67,18 +67,11 @@ class Params:
 
 
 def _check_target_sums(dataset) -> None:
-    """A regression target whose weighted sum of sizes is finite: every node's sum and mean is then a
-    number, where an infinite value or sums beyond the largest double would leave a leaf inf or NaN,
-    which no model file holds (scikit-learn refuses an infinite target, and its sums overflow too)."""
-    y, weights = np.asarray(dataset.y, dtype=np.float64), np.asarray(dataset.weights, dtype=np.float64)
-    if np.isinf(y).any():
-        raise TreegenError(f"the target {dataset.target.name!r} has an infinite value: a regression target "
-                           "must be finite")
-    with np.errstate(over="ignore"):
-        total = float(np.sum(np.abs(y) * weights))
-    if not math.isfinite(total):
-        raise TreegenError(f"the target {dataset.target.name!r} is too large: its sum overflows a double "
-                           f"(its largest value is {float(np.abs(y).max()):g}); scale it down")
+    """A regression target whose sums are numbers (:func:`treegen.data.target_sum_problem`); the data readers
+    check it too, naming the file, and this is for a data set made otherwise."""
+    problem = target_sum_problem(dataset)
+    if problem:
+        raise TreegenError(problem)
 
 
 def _row_count(name: str, value, n: int, least: int) -> int:
