@@ -748,6 +748,15 @@ def test_the_header_refuses_unsafe_math_where_the_compiler_says_so(flags, tmp_pa
         assert subprocess.run(["gcc", "-std=c99", "-O2", flag, "-c", "m.c"], cwd=tmp_path).returncode == 0
 
 
+def test_gcc_keeps_associative_math_alone_off():
+    """gcc takes -fassociative-math alone back (without -fno-signed-zeros -fno-trapping-math; it warns, and leaves
+    no macro), but the runtime's #pragma GCC optimize turned it on again for what follows: answers changed (an
+    XGBoost model's probabilities, every row of 3,000). The pragma keeps it off."""
+    models = [import_file(str(ROOT / "examples" / "boosting" / name)) for name in ("xgboost.json", "lightgbm.txt")]
+    models += [boosted(3, "softmax", "float32"), boosted(4, "sigmoid", "float64"), random_model(5, n_trees=7)]
+    assert_api_exact([(m, rows_for(m, 300)) for m in models], flags=("-O2", "-fassociative-math", "-Wno-error"))  # (gcc warns)
+
+
 def nan_models() -> list:
     """Models whose every test meets missing values: split kinds and missing routes, boosting with float32
     and softmax links, categories (codes and masks), linear leaves, integer codes, NaN leaf values."""
