@@ -1332,6 +1332,35 @@ def test_verify_runs_it_for_real(tmp_path):
     check_verify("c", tmp_path)
 
 
+def test_verify_compiles_with_the_compiler_and_flags_cc_names(tmp_path):
+    """`verify --to c` compiles with $CC, its flags after treegen's own (-std=c99 -O2), so that they win where they
+    disagree (CC="gcc -O3": -O3); an embedder checks their own build so: clang's -mfma -ffp-contract=fast, which no
+    macro reveals, changes the last bits of a scikit-learn gradient boosting's probabilities, and verify says so."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from treegen.importers.sklearn import from_sklearn
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    model = from_sklearn(GradientBoostingClassifier(n_estimators=10, max_depth=3, random_state=0)
+                         .fit(X, (X[:, 0] + X[:, 1] > 0).astype(int)))
+    path = tmp_path / "gb.json"
+    modelio.save(model, str(path))
+    log = tmp_path / "log"
+    wrapper = tmp_path / "logged-gcc"  # a real compile, its command line kept
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec gcc "$@"\n')
+    wrapper.chmod(0o755)
+    verify = lambda cc: CliRunner().invoke(main, ["verify", str(path), "--to", "c"], env={"CC": cc})
+    result = verify(f"{wrapper} -O3 -march=native")
+    assert result.exit_code == 0 and " ok " in result.output, result.output
+    lines = log.read_text().splitlines()
+    assert lines and all(re.match(r"-std=c99 -O2 -O3 -march=native -DTREEGEN_MAIN -c |-std=c99 -O2 -O3 -march=native "
+                                  r"\S+\.o -lm -o ", line) for line in lines), lines
+    result = verify("clang -mfma -ffp-contract=fast")
+    assert result.exit_code != 0 and "MISMATCH" in result.output, result.output
+    result = verify("gcc -freciprocal-math")  # refused by the header
+    assert result.exit_code != 0 and "-funsafe-math-optimizations" in result.output, result.output
+
+
 def test_the_example_program_links_the_model(tmp_path):
     """examples/c/main.c, compiled with the model exported as its comment says (-o tennis.c: tennis_predict, the
     features' indices TENNIS_OUTLOOK...), prints the tree's predictions and probabilities, then the labels of all
