@@ -1346,6 +1346,30 @@ def test_the_program_frees_what_it_allocates_under_address_sanitizer(tmp_path):
             assert done.stdout == run(source, text, args), (k, args)
 
 
+@pytest.mark.parametrize("cxx", ["g++", "clang++"])
+def test_a_model_with_glibcs_expf_compiles_as_cplusplus11(cxx, tmp_path):
+    """The header has extern "C", so the file is compiled as C++ too: XGBoost's float32 links carry glibc's expf,
+    whose constants were hex floats, which C++ has only from C++17 (g++ -std=c++14: "exponent has no digits").
+    Written in decimal, -std=c++11 -pedantic -Werror compiles them, and the program prints what the Python
+    program prints: labels, probabilities, leaf ids."""
+    from treegen.run.python import run as run_python
+    models = [import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")), boosted(1, "softmax", "float32"),
+              boosted(4, "sigmoid", "float32")]
+    for k, model in enumerate(models):
+        source = emit(model, "c", leaf=True)
+        assert "expf_glibc" in source
+        (tmp_path / f"m{k}.c").write_text(source, encoding="utf-8")
+        done = subprocess.run([cxx, "-x", "c++", "-std=c++11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2",
+                               "-DTREEGEN_MAIN", f"m{k}.c", "-x", "none", "-lm", "-o", f"m{k}"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+        text = to_csv(model, rows_for(model, 300))
+        for args in ([], ["--proba"], ["--leaf"]):
+            done = subprocess.run([str(tmp_path / f"m{k}"), *args], input=text, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            assert done.stdout == run_python(emit(model, "python", leaf=True), text, args), (k, args)
+
+
 def test_verify_runs_it_for_real(tmp_path):
     check_verify("c", tmp_path)
 
