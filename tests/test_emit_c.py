@@ -1290,7 +1290,8 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 236 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # 238 lines: the header declares the rows API too, lists the 4 features' indices (10 lines) and refuses the
+    # flags that change answers and leave a macro (4 lines, and its comment on them, 6); the prelude
     # tests NaN by its bits and refuses -fsingle-precision-constant (17); the numbers the trees read of a row (4)
     check_model_part("c", source("c", "runtime.c.txt"), 239)
 
