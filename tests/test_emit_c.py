@@ -716,6 +716,47 @@ def test_the_header_refuses_fast_math(flag, tmp_path):
         assert subprocess.run([cc, "-std=c99", "-O2", "-c", "user.c"], cwd=tmp_path).returncode == 0
 
 
+# The parts of -funsafe-math-optimizations, each of which changed answers (audit: an XGBoost model's labels, 9 of
+# 3,000, under -fassociative-math -fno-signed-zeros -fno-trapping-math; -freciprocal-math its probabilities; clang's
+# -fno-signed-zeros a sum of +0.0 and -0.0 into -0.0), with the macro gcc defines for each. Clang 14 defines none.
+UNSAFE_MATH = {"-funsafe-math-optimizations": "__ASSOCIATIVE_MATH__", "-freciprocal-math": "__RECIPROCAL_MATH__",
+               "-fassociative-math -fno-signed-zeros -fno-trapping-math": "__ASSOCIATIVE_MATH__",
+               "-fno-signed-zeros": "__NO_SIGNED_ZEROS__"}
+
+
+@pytest.mark.parametrize("flags", list(UNSAFE_MATH))
+def test_the_header_refuses_unsafe_math_where_the_compiler_says_so(flags, tmp_path):
+    """The source, and a program that includes the header, refuse each flag wherever the compiler leaves its macro
+    (gcc always: checked)."""
+    source = emit(random_model(1), "c")
+    (tmp_path / "m.c").write_text(source, encoding="utf-8")
+    (tmp_path / "m.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "user.c").write_text('#include "m.h"\nint main(void) { return 0; }\n', encoding="utf-8")
+    marked = []
+    for cc in ("gcc", "clang"):
+        macros = subprocess.run([cc, *flags.split(), "-dM", "-E", "-"], input="", capture_output=True, text=True,
+                                check=True).stdout
+        if f"#define {UNSAFE_MATH[flags]} " not in macros:
+            continue
+        marked.append(cc)
+        for name in ("m.c", "user.c"):
+            done = subprocess.run([cc, "-std=c99", "-O2", *flags.split(), "-c", name], cwd=tmp_path,
+                                  capture_output=True, text=True)
+            assert done.returncode != 0 and "-funsafe-math-optimizations" in done.stderr, (cc, name, done.stderr)
+    assert "gcc" in marked
+    for flag in ("-fno-trapping-math", "-fno-math-errno"):  # parts of -ffast-math that change no answer
+        assert subprocess.run(["gcc", "-std=c99", "-O2", flag, "-c", "m.c"], cwd=tmp_path).returncode == 0
+
+
+def test_gcc_keeps_associative_math_alone_off():
+    """gcc takes -fassociative-math alone back (without -fno-signed-zeros -fno-trapping-math; it warns, and leaves
+    no macro), but the runtime's #pragma GCC optimize turned it on again for what follows: answers changed (an
+    XGBoost model's probabilities, every row of 3,000). The pragma keeps it off."""
+    models = [import_file(str(ROOT / "examples" / "boosting" / name)) for name in ("xgboost.json", "lightgbm.txt")]
+    models += [boosted(3, "softmax", "float32"), boosted(4, "sigmoid", "float64"), random_model(5, n_trees=7)]
+    assert_api_exact([(m, rows_for(m, 300)) for m in models], flags=("-O2", "-fassociative-math", "-Wno-error"))  # (gcc warns)
+
+
 def nan_models() -> list:
     """Models whose every test meets missing values: split kinds and missing routes, boosting with float32
     and softmax links, categories (codes and masks), linear leaves, integer codes, NaN leaf values."""
@@ -1249,7 +1290,8 @@ def test_leaf_ids_leave_out_nodes_reached_with_weight_zero():
 
 def test_the_program_is_one_fixed_text_and_the_model_part_is_short():
     from treegen.emit.render import source
-    # 236 lines: the header declares the rows API too, and lists the 4 features' indices (10 lines); the prelude
+    # 238 lines: the header declares the rows API too, lists the 4 features' indices (10 lines) and refuses the
+    # flags that change answers and leave a macro (4 lines, and its comment on them, 6); the prelude
     # tests NaN by its bits and refuses -fsingle-precision-constant (17); the numbers the trees read of a row (4)
     check_model_part("c", source("c", "runtime.c.txt"), 239)
 
@@ -1287,8 +1329,79 @@ def test_numbers_print_as_pythons_repr():
     assert run(emit(model, "c"), to_csv(model, rows)).splitlines() == [repr(v) for v, _ in predict_rows(model, rows)]
 
 
+def test_the_program_frees_what_it_allocates_under_address_sanitizer(tmp_path):
+    """Built with -fsanitize=address,undefined, the program runs over a CSV and exits 0 with the output of the
+    plain build: no leak (LeakSanitizer found the input's 64 KB and the records' buffers) and no undefined
+    behaviour, labels, probabilities and leaf ids."""
+    models = [fit(load_dataset(str(ROOT / "examples" / "play_tennis.csv"), target="play"), "id3"),
+              import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")), random_model(6, regression=True, n_trees=3)]
+    for k, model in enumerate(models):
+        source = emit(model, "c", leaf=True)
+        (tmp_path / f"m{k}.c").write_text(source, encoding="utf-8")
+        subprocess.run(["gcc", "-std=c99", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                        "-DTREEGEN_MAIN", f"m{k}.c", "-lm", "-o", f"m{k}"], cwd=tmp_path, check=True)
+        text = to_csv(model, rows_for(model, 300))
+        for args in [[], ["--leaf"]] + [["--proba"]] * model.target.is_classification:
+            done = subprocess.run([str(tmp_path / f"m{k}"), *args], input=text, capture_output=True, text=True)
+            assert (done.returncode, done.stderr) == (0, ""), done.stderr[-3000:]
+            assert done.stdout == run(source, text, args), (k, args)
+
+
+@pytest.mark.parametrize("cxx", ["g++", "clang++"])
+def test_a_model_with_glibcs_expf_compiles_as_cplusplus11(cxx, tmp_path):
+    """The header has extern "C", so the file is compiled as C++ too: XGBoost's float32 links carry glibc's expf,
+    whose constants were hex floats, which C++ has only from C++17 (g++ -std=c++14: "exponent has no digits").
+    Written in decimal, -std=c++11 -pedantic -Werror compiles them, and the program prints what the Python
+    program prints: labels, probabilities, leaf ids."""
+    from treegen.run.python import run as run_python
+    models = [import_file(str(ROOT / "examples" / "boosting" / "xgboost.json")), boosted(1, "softmax", "float32"),
+              boosted(4, "sigmoid", "float32")]
+    for k, model in enumerate(models):
+        source = emit(model, "c", leaf=True)
+        assert "expf_glibc" in source
+        (tmp_path / f"m{k}.c").write_text(source, encoding="utf-8")
+        done = subprocess.run([cxx, "-x", "c++", "-std=c++11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2",
+                               "-DTREEGEN_MAIN", f"m{k}.c", "-x", "none", "-lm", "-o", f"m{k}"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+        text = to_csv(model, rows_for(model, 300))
+        for args in ([], ["--proba"], ["--leaf"]):
+            done = subprocess.run([str(tmp_path / f"m{k}"), *args], input=text, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            assert done.stdout == run_python(emit(model, "python", leaf=True), text, args), (k, args)
+
+
 def test_verify_runs_it_for_real(tmp_path):
     check_verify("c", tmp_path)
+
+
+def test_verify_compiles_with_the_compiler_and_flags_cc_names(tmp_path):
+    """`verify --to c` compiles with $CC, its flags after treegen's own (-std=c99 -O2), so that they win where they
+    disagree (CC="gcc -O3": -O3); an embedder checks their own build so: clang's -mfma -ffp-contract=fast, which no
+    macro reveals, changes the last bits of a scikit-learn gradient boosting's probabilities, and verify says so."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from treegen.importers.sklearn import from_sklearn
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    model = from_sklearn(GradientBoostingClassifier(n_estimators=10, max_depth=3, random_state=0)
+                         .fit(X, (X[:, 0] + X[:, 1] > 0).astype(int)))
+    path = tmp_path / "gb.json"
+    modelio.save(model, str(path))
+    log = tmp_path / "log"
+    wrapper = tmp_path / "logged-gcc"  # a real compile, its command line kept
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec gcc "$@"\n')
+    wrapper.chmod(0o755)
+    verify = lambda cc: CliRunner().invoke(main, ["verify", str(path), "--to", "c"], env={"CC": cc})
+    result = verify(f"{wrapper} -O3 -march=native")
+    assert result.exit_code == 0 and " ok " in result.output, result.output
+    lines = log.read_text().splitlines()
+    assert lines and all(re.match(r"-std=c99 -O2 -O3 -march=native -DTREEGEN_MAIN -c |-std=c99 -O2 -O3 -march=native "
+                                  r"\S+\.o -lm -o ", line) for line in lines), lines
+    result = verify("clang -mfma -ffp-contract=fast")
+    assert result.exit_code != 0 and "MISMATCH" in result.output, result.output
+    result = verify("gcc -freciprocal-math")  # refused by the header
+    assert result.exit_code != 0 and "-funsafe-math-optimizations" in result.output, result.output
 
 
 def test_the_example_program_links_the_model(tmp_path):

@@ -48,11 +48,21 @@ def compile_sources(sources, cc: str | None = None, flags=STANDARD_FLAGS) -> lis
         for name, text in zip(names, todo):
             with open(os.path.join(root, name + ".c"), "w", encoding="utf-8") as handle:
                 handle.write(text)
-        _call([*shlex.split(cc), *flags, "-DTREEGEN_MAIN", "-c", *(n + ".c" for n in names)], root)
+        _call([*_command(cc, flags), "-DTREEGEN_MAIN", "-c", *(n + ".c" for n in names)], root)
         for name, text in zip(names, todo):
-            _call([*shlex.split(cc), *flags, name + ".o", "-lm", "-o", name], root)
+            _call([*_command(cc, flags), name + ".o", "-lm", "-o", name], root)
             _built[_key(text, cc, flags)] = os.path.join(root, name)
     return [_built[_key(s, cc, flags)] for s in sources]
+
+
+def _command(cc: str, flags) -> list[str]:
+    """The compiler's words with ``flags`` after its program (and a wrapper's: ``ccache gcc``) and before the
+    flags ``cc`` gives itself, which then win where they disagree: CC="clang -O3 -march=native" compiles at -O3,
+    not at STANDARD_FLAGS' -O2 (a later -O or -std overrides an earlier one), so that ``verify`` checks the
+    compiler and flags an embedder builds with."""
+    words = shlex.split(cc)
+    own = next((k for k, word in enumerate(words) if word.startswith("-")), len(words))
+    return [*words[:own], *flags, *words[own:]]
 
 
 def _call(command: list[str], directory: str) -> None:
