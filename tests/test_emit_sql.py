@@ -335,10 +335,11 @@ def test_an_engine_without_float32_reads_a_number_by_the_plain_cast_to_its_doubl
 def test_category_codes_spelled_as_numbers_in_a_walk(walker):
     """The same where the tree is walked as arrays (a category becomes its position among the categories)."""
     dialect, connection = walker
-    model = coded_model(3, Codes.TRUNCATED, "float32")
-    model = replace(model, trees=[bushy_tree(random.Random(3), model.features, model.target, 9)])
-    assert len(model.trees[0].nodes) > WALK_NODES and is_walked(emit(model, "sql", dialect=dialect), dialect)
-    check_spelled_codes(model, dialect, connection, [dialect])
+    for spelt in (None, FRACTIONS):
+        model = coded_model(3, Codes.TRUNCATED, "float32", spelt)
+        model = replace(model, trees=[bushy_tree(random.Random(3), model.features, model.target, 9)])
+        assert len(model.trees[0].nodes) > WALK_NODES and is_walked(emit(model, "sql", dialect=dialect), dialect)
+        check_spelled_codes(model, dialect, connection, [dialect])
 
 
 def check_spelled_codes(model: Model, engine: str, connection: dict, dialects: list[str]) -> None:
