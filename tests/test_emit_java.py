@@ -39,7 +39,8 @@ from treegen.testing import HOSTILE_NAMES, category_stump, chain_model, random_m
 from treegen.walk import leaf_ids_rows, predict_rows
 
 from test_emit_python import boosted as python_boosted
-from test_emit_python import (check_closed_pipe, check_errors, check_library, check_model_part, code_read,
+from test_emit_python import (FRACTION_NAMES, check_closed_pipe, check_errors, check_library, check_model_part, code_read,
+                              code_probe_model,
                               fixture_cases,
                               one_node_reached, symmetric_trees,
                               as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
@@ -1024,7 +1025,9 @@ CODE_NUMBERS = [3.0, 1.0, 0.0, -0.0, 2.0, 2.7, 1.5, 0.99999999, 2.9999999, -0.5,
                 -2147483648.0, 16777217.0, 5e-324]
 CODE_TEXTS = ["3.0", "1.0", "0.0", "-0.0", "+1", "01", "1.", ".5", "2.7", "3e0", "1E0", "-0.5", "-1.5", "1e300",
               "inf", "-Infinity", "NaN", "2147483647", "2147483647.5", "2147483648", "-2147483648", "-2147483647.5",
-              "2.9999999", "0x1", "1.5e", "+", "-", "1,0", " 3", "3 ", "3d", "3_0", "\uff13"]
+              "2.9999999", "0x1", "1.5e", "+", "-", "1,0", " 3", "3 ", "3d", "3_0", "\uff13",
+              # read as their number is: the category of the same double where no code names one
+              "0.50", "5e-1", "2.50", "2147483648.0", "2.147483648e9", "-2147483648.0", "5000000001.0", "5.000000001e9"]
 CODE_OBJECTS = [1, 2, 3, 99, -1, np.float32(2.7), np.float32(0.99999999), np.float32(1.5), np.float32(-0.5)]
 
 
@@ -1098,6 +1101,8 @@ def coded_models() -> list:
                with_codes(random_model(13, regression=True, n_trees=3), [I, T], "float32"),
                with_codes(random_model(16), [T], "float64", top=True),  # (seeds whose trees tell those codes apart)
                with_codes(random_model(27), [T, I], "float32", top=True)]
+    # categories no code names (a fraction, integers beyond 2^31): numbers and numeric text name them by value
+    models += [code_probe_model(I, names=FRACTION_NAMES), code_probe_model(T, "float32", names=FRACTION_NAMES, trees=2)]
     return models
 
 

@@ -1336,9 +1336,15 @@ CODE_TEXTS = {"3.0": 3.0, "1.0": 1.0, "2.7": 2.7, "1.9": 1.9, "-0.5": -0.5, "-0.
               "-1.0": -1.0, "1e300": 1e300, "inf": math.inf, "-Infinity": -math.inf, "nan": math.nan,
               "2147483647.0": 2147483647.0, "2147483647.5": 2147483647.5, "2147483646.6": 2147483646.6,
               "-2147483648": -2147483648.0, ".9": 0.9, "+1.": 1.0, "x": None, " 1": None, "1_0": None, "0x1": None,
-              "1 ": None, "\u0661": None}
+              "1 ": None, "\u0661": None,
+              # read as their number is, its code's category else the category of that double (FRACTION_NAMES)
+              "0.50": 0.5, "5e-1": 0.5, "2.50": 2.5, "5000000001.0": 5000000001.0, "5.000000001e9": 5000000001.0,
+              "2147483648.0": 2147483648.0, "-2147483649.0": -2147483649.0}
+# Codes beside categories no code names: a fraction, and integers at or beyond 2^31 in size (as a pandas
+# Categorical of floats or of IDs gives HistGradientBoosting), which text is read by as its number is.
+FRACTION_NAMES = ("0.5", "5000000001", "2.5", "-2147483649", "1")
 CODE_NUMBERS = [3.0, 1.0, 2.7, 1.9, -0.5, -0.0, -1.5, -1.0, 1e300, math.inf, -math.inf, math.nan, 2147483647.0,
-                2147483647.5, 2147483646.6, -1.0000001, 1, 0, -1, 2 ** 40, 5e-324]
+                2147483647.5, 2147483646.6, -1.0000001, 1, 0, -1, 2 ** 40, 5e-324, 0.5, 2.5, 5000000001.0]
 
 
 def with_codes(model, codes, cast: str = "float64", every: int = 1, names=CODE_NAMES):
@@ -1376,21 +1382,21 @@ def code_probe_model(codes, cast: str = "float64", names=CODE_NAMES, trees: int 
 def code_read(model, feature, value):
     """What the reading rule makes of a value of ``feature`` (the oracle, from treegen.model.code_category):
     None when missing, a category, or UNSEEN for a category the model does not know. Text is a category
-    by itself first, else (codes) the category its number's code names; a number (numbers.Real) is read by
-    its value alone, never its text: the category its code names, else the first category whose text is
-    the same double; another value by its text."""
+    by itself first, else (codes) read as the number it reads as ("0.50" as 0.5; NaN's text, "nan", is no
+    category, not missing); a number (numbers.Real) is read by its value alone, never its text: the
+    category its code names, else the first category whose text is the same double; another value by its text."""
     if value is None or isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, str):
         if value in feature.categories or feature.codes is None or not NUMBER.fullmatch(value):
             return value if value in feature.categories else UNSEEN
-        code = code_category(feature.codes, float(value), model.numeric.cast)
-        return code if code in feature.categories else UNSEEN
-    if not isinstance(value, numbers.Real):
+        number = float(value)
+    elif not isinstance(value, numbers.Real):
         return str(value) if str(value) in feature.categories else UNSEEN
-    number = float(value)
+    else:
+        number = float(value)
     if math.isnan(number):
-        return None
+        return None if not isinstance(value, str) else UNSEEN
     code = None if feature.codes is None else code_category(feature.codes, number, model.numeric.cast)
     if code in feature.categories:
         return code
@@ -1417,6 +1423,7 @@ def coded_models(seed: int) -> list:
     float32s, and integral; single trees walked on the row, forests, fractional routes, features without codes beside."""
     return [code_probe_model(Codes.TRUNCATED), code_probe_model(Codes.NONNEGATIVE, "float32", trees=2),
             code_probe_model(Codes.INTEGRAL), code_probe_model(Codes.INTEGRAL, "float32"),
+            code_probe_model(Codes.INTEGRAL, names=FRACTION_NAMES), code_probe_model(Codes.TRUNCATED, names=FRACTION_NAMES),
             with_codes(random_model(seed, missing_kinds=("child",)), Codes.TRUNCATED),
             with_codes(random_model(seed + 1, regression=True, n_trees=3), Codes.NONNEGATIVE, "float32"),
             with_codes(random_model(seed + 2, missing_kinds=("fraction", "stop")), Codes.INTEGRAL),

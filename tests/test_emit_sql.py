@@ -20,7 +20,7 @@ from treegen.emit.sql import DIALECTS, STRATEGIES, computed
 from treegen.emit.sql.writer import Writer
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute, Model,
-                           Node, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
+                           NUMBER, Node, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
                            tree_output)
 from treegen.probes import probe_rows
 from treegen.run.sql import query, read_csv, run
@@ -274,14 +274,20 @@ def test_an_in_split_of_no_category_is_sql(engine):
 # Codes spelled as numbers: as the text of the category they name, or of none (then unknown); NEAR lie
 # within float32 rounding of an integer, which SQLite, without a 4-byte float, rounds in double arithmetic
 SPELLED = ("1.0", " 2 ", "2", "2e0", "1.7", "-0.5", "-0.0", "-1.5", "+1", ".5", "3.", "05", "1e300", "inf", "nan", "abc",
-           "1-2", "1 2", "e1", "--1")
+           "1-2", "1 2", "e1", "--1",
+           # read as their number is: the category of the same double where its code names none (FRACTIONS)
+           "0.50", "5e-1", "2.50", "5000000001.0", "5.000000001e9", "-2147483649.0", "2147483648.0")
 NEAR = ("0.99999999", "2.9999999999", "1e-50")
+# Categories no code names beside codes, as HistGradientBoosting's of a pandas Categorical of floats or big IDs
+FRACTIONS = ("0.5", "5000000001", "2.5", "1", "-2147483649", "0")
 
 
-def coded_model(seed: int, codes: Codes, cast: str) -> Model:
-    """A model whose nominal features' categories are the integer codes "0", "1", ... read by ``codes``."""
+def coded_model(seed: int, codes: Codes, cast: str, spelt=None) -> Model:
+    """A model whose nominal features' categories are the integer codes "0", "1", ... (or the k-th of ``spelt``)
+    read by ``codes``."""
     model = random_model(seed, n_numeric=1, n_nominal=2)
-    names = {i: {c: str(k) for k, c in enumerate(f.categories)} for i, f in enumerate(model.features)}
+    names = {i: {c: str(k) if spelt is None else spelt[k] for k, c in enumerate(f.categories)}
+             for i, f in enumerate(model.features)}
     for tree in model.trees:
         for node in tree.nodes:
             if node.split is not None and node.split.values:
@@ -292,13 +298,16 @@ def coded_model(seed: int, codes: Codes, cast: str) -> Model:
 
 
 def as_named(model: Model, row: dict) -> dict:
-    """The row with each code spelled as a number replaced by the category it names (code_category)."""
+    """The row with each code spelled as a number replaced by the category it names: its code's (code_category),
+    if a category, else the category whose text reads as the same double, else none (its text, unknown)."""
     named = dict(row)
     for f in model.features:
         value = row.get(f.name)
         number = None if f.is_numeric or value is None or value in f.categories else code_number(value)
         if number is not None:
-            named[f.name] = code_category(f.codes, number, model.numeric.cast) or value
+            code = code_category(f.codes, number, model.numeric.cast)
+            named[f.name] = code if code in f.categories else next(
+                (c for c in f.categories if NUMBER.fullmatch(c) and float(c) == number), value)
     return named
 
 
@@ -307,8 +316,10 @@ def test_category_codes_spelled_as_numbers(engine):
     is none of its categories but spells a number as the category :func:`code_category` names: truncated
     ("1.7" is "1", "-0.5" "0") or only where integral, after the model's cast."""
     dialect, connection = engine
-    for codes, cast in [(Codes.TRUNCATED, "float64"), (Codes.NONNEGATIVE, "float32"), (Codes.INTEGRAL, "float32")]:
-        model = coded_model(len(cast) + len(codes), codes, cast)
+    for codes, cast, spelt in [(Codes.TRUNCATED, "float64", None), (Codes.NONNEGATIVE, "float32", None),
+                               (Codes.INTEGRAL, "float32", None), (Codes.INTEGRAL, "float64", FRACTIONS),
+                               (Codes.TRUNCATED, "float32", FRACTIONS)]:
+        model = coded_model(len(cast) + len(codes), codes, cast, spelt)
         ansi = ["ansi"] if dialect in ("duckdb", "postgres") else []
         check_spelled_codes(model, dialect, connection, [dialect] + ansi)
 
@@ -324,10 +335,11 @@ def test_an_engine_without_float32_reads_a_number_by_the_plain_cast_to_its_doubl
 def test_category_codes_spelled_as_numbers_in_a_walk(walker):
     """The same where the tree is walked as arrays (a category becomes its position among the categories)."""
     dialect, connection = walker
-    model = coded_model(3, Codes.TRUNCATED, "float32")
-    model = replace(model, trees=[bushy_tree(random.Random(3), model.features, model.target, 9)])
-    assert len(model.trees[0].nodes) > WALK_NODES and is_walked(emit(model, "sql", dialect=dialect), dialect)
-    check_spelled_codes(model, dialect, connection, [dialect])
+    for spelt in (None, FRACTIONS):
+        model = coded_model(3, Codes.TRUNCATED, "float32", spelt)
+        model = replace(model, trees=[bushy_tree(random.Random(3), model.features, model.target, 9)])
+        assert len(model.trees[0].nodes) > WALK_NODES and is_walked(emit(model, "sql", dialect=dialect), dialect)
+        check_spelled_codes(model, dialect, connection, [dialect])
 
 
 def check_spelled_codes(model: Model, engine: str, connection: dict, dialects: list[str]) -> None:

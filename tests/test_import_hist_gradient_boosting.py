@@ -31,6 +31,8 @@ from treegen.importers import IMPORTERS, import_file
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE, category_text
 from treegen.importers.sklearn import from_sklearn, oracle
 from treegen.model import Codes, Link, Model, is_close, tree_output
+from treegen.run.python import run as run_python
+from treegen.targets import emit
 from treegen.walk import predict_rows
 
 @pytest.fixture(autouse=True)
@@ -481,3 +483,39 @@ def test_a_classifier_fitted_on_one_class_is_refused_at_import(tmp_path):
     result = treegen_cli("verify", tmp_path / "one.skops", tmp_path / "rows.csv", "--to", "python",
                          "--against", tmp_path / "one.skops")
     assert result.returncode == 2 and why in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_number_categories_in_csv_text_read_by_value_as_the_encoder_reads_them(tmp_path):
+    """A pandas Categorical of floats (0.5, 1.5, 2.5) and one of int IDs at and beyond 2^31: scikit-learn, on the
+    CSV as pd.read_csv reads it, finds "0.50", "15e-1" and "5000000001.0" (pandas writes an int ID column that
+    holds a NaN so) by value, as their categories 0.5, 1.5 and 5000000001; `treegen predict` answers the same (it
+    read them as unknown categories, their code naming none), and so does the generated Python's program."""
+    rng = np.random.default_rng(0)
+    n = 600
+    ids = np.array([5_000_000_001, 2 ** 40, 7, 2 ** 31])
+    frame = pd.DataFrame({"band": pd.Categorical(rng.choice([0.5, 1.5, 2.5], n)),
+                          "id": pd.Categorical(rng.choice(ids, n)), "x": rng.normal(size=n).round(2)})
+    y = (frame["band"].astype(float).map({0.5: 10.0, 1.5: 20.0, 2.5: 0.0})
+         + frame["id"].astype("int64").map({5_000_000_001: 0.0, 2 ** 40: 5.0, 7: 12.0, 2 ** 31: 3.0}) + frame["x"])
+    estimator = HistGradientBoostingRegressor(max_iter=20, categorical_features="from_dtype", random_state=0)
+    estimator.fit(frame, y)
+    model_path, data = tmp_path / "hgb.skops", tmp_path / "rows.csv"
+    skops.io.dump(estimator, str(model_path))
+    model = import_file(str(model_path))
+    assert [f.codes for f in model.features] == [Codes.INTEGRAL, Codes.INTEGRAL, None]
+    bands = ["0.5", "0.50", "5e-1", "1.5", "15e-1", "1.50", "2.5", "2.50", "9.5"]
+    id_texts = ["5000000001", "5000000001.0", "5.000000001e9", "1099511627776.0", "2147483648.0", "7.0", "7", "8.0"]
+    data.write_text("band,id,x\n" + "".join(f"{b},{i},0.1\n" for b in bands for i in id_texts))
+    read = pd.read_csv(data)  # band float64, id float64 (the fractions and e-notation)
+    bands_known = frame["band"].cat.categories  # (a value none of them: NaN, as the encoder reads an unknown one)
+    read["band"] = pd.Categorical(read["band"].where(read["band"].isin(bands_known)), categories=bands_known)
+    read["id"] = pd.Categorical(read["id"].where(read["id"].isin(ids.astype(float))).astype("Int64"),
+                                categories=frame["id"].cat.categories)
+    want = estimator.predict(read).tolist()
+    from click.testing import CliRunner
+    from treegen.cli import main
+    result = CliRunner().invoke(main, ["predict", str(model_path), str(data)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    got = [float(row["prediction"]) for row in csv.DictReader(io.StringIO(result.stdout))]
+    assert got == want
+    assert [float(line) for line in run_python(emit(model, "python"), data.read_text()).split()] == got

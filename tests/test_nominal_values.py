@@ -170,4 +170,32 @@ def test_the_rule_names_these_categories():
         "1", "0", "2", "2.5", None, "1"]
     # the code's category first, then the category of the same double: 2.5 is no integral code
     assert [category_of(coded, v) for v in (2.0, "2.0", 2.5, "2.5", "2.50", True, -0.0)] == [
-        "2", "2", "2.5", "2.5", None, "1", "0"]
+        "2", "2", "2.5", "2.5", "2.5", "1", "0"]
+
+
+# Codes beside categories no code names: fractions, and integers beyond 2^31 (HistGradientBoosting on a pandas
+# Categorical of floats, or of int IDs); texts that read as their numbers, one per edge of the rule.
+BEYOND = ("0", "0.5", "2.5", "5000000001", "1", "-2147483649")
+NUMBER_TEXTS = ("0.50", "5e-1", ".5", "2.50", "25e-1", "5000000001.0", "5.000000001e9", "-2147483649.0", "1.0",
+                "1e0", "-0.0", "0.51", "2.7", "nan", "inf", "5000000002", "2147483648.0")
+
+
+def test_a_text_that_reads_as_a_number_names_what_that_number_names():
+    """A text of a feature with codes that is none of its categories but reads as a number is read as that
+    number is: its code's category, else the category of the same double ("0.50", "5e-1" are "0.5";
+    "5000000001.0", as pandas writes an int ID column holding a NaN, is "5000000001"), as scikit-learn's
+    encoder finds a number category by its value -- under each rule; "nan" names none (no category, not
+    missing). Then every reader of the model and every target's API on those texts."""
+    for codes in Codes:
+        feature = probe_model(BEYOND, codes=codes).features[0]
+        for text in NUMBER_TEXTS:
+            assert category_of(feature, text) == (None if text == "nan" else category_of(feature, float(text))), text
+    integral = probe_model(BEYOND, codes=Codes.INTEGRAL).features[0]
+    assert [category_of(integral, text) for text in NUMBER_TEXTS] == [
+        "0.5", "0.5", "0.5", "2.5", "2.5", "5000000001", "5000000001", "-2147483649", "1", "1", "0", None, None,
+        None, None, None, None]
+    truncated = probe_model(BEYOND, codes=Codes.TRUNCATED).features[0]  # the code first: 0.5 is "0", 2.5 names none
+    assert [category_of(truncated, text) for text in ("0.50", "2.50", "2.7", "5000000001.0", "-0.5")] == [
+        "0", "2.5", None, "5000000001", "0"]
+    for model in (probe_model(BEYOND, codes=Codes.INTEGRAL), probe_model(BEYOND, codes=Codes.TRUNCATED, trees=2)):
+        check_every_reader(model, NUMBER_TEXTS)

@@ -83,8 +83,10 @@ class FeatureKind(Kind):
 
 class Codes(Kind):
     """How a nominal feature whose categories are integer codes reads a number -- given as a number, or
-    as text that is none of its categories but reads as a number ("3.0", "3e0") -- as a category
-    (:func:`code_category`). Without it, a category is its text as it is ("3.0" is not "3")."""
+    as text that is none of its categories but reads as a number ("3.0", "3e0"), which is read as that
+    number -- as a category (:func:`code_category`; a number whose code names none of them names the
+    category whose text reads as the same double, :func:`number_category`: "0.50" is "0.5"). Without
+    it, a category is its text as it is ("3.0" is not "3")."""
 
     INTEGRAL = "integral"  # an integral value names the integer's category: 3.0 is "3" (HistGradientBoosting)
     TRUNCATED = "truncated"  # any finite value, cast, truncated toward zero: 2.7 is "2", -0.5 "0" (LightGBM)
@@ -959,8 +961,11 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
     reading rule of every reader, in every target's API:
 
     * text (a str) is the category of that very text; for a feature of codes (:attr:`Feature.codes`),
-      text that is none but reads as a number (:data:`NUMBER`) is the category its code names
-      (:func:`code_category` under the model's ``cast``). CSV fields are text: "1.0" is not "1".
+      text that is none but reads as a number (:data:`NUMBER`) is read as that number is
+      (:func:`number_category`: the category its code names under the model's ``cast``, else the one
+      whose text reads as the same double: "0.50" and "5e-1" are "0.5", "5000000001.0" is
+      "5000000001", as scikit-learn finds a number category by its value). Without codes, CSV fields
+      are text: "1.0" is not "1".
     * a Boolean (bool, numpy's bool) names :attr:`Feature.named_by_boolean` (:func:`boolean_names`).
     * a number (int, float, numpy's numbers: :class:`numbers.Real`) names :func:`number_category`: the
       category of its code first for a feature of codes, else the one whose text reads as its double.
@@ -975,8 +980,7 @@ def category_of(feature: Feature, value: Any, cast: str = "float64") -> str | No
             return value
         if feature.codes is None or not NUMBER.fullmatch(value):
             return None
-        name = code_category(feature.codes, float(value), cast)
-        return name if name in feature.known else None
+        return number_category(feature, float(value), cast)  # "0.50", "5e-1" as 0.5; "3.0" as 3.0
     if isinstance(value, (bool, np.bool_)):
         return feature.named_by_boolean[bool(value)]
     if isinstance(value, numbers.Real):

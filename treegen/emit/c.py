@@ -57,6 +57,7 @@ from ..model import (
     Precision,
     Tree,
     apply_link,
+    code_category,
     decide,
     has_label_values,
 )
@@ -106,8 +107,9 @@ GROUP_SIZE = 1800
 # took 4.9 us a row, over 1,024 5.2, over 256 5.9.
 ROWS_SUMS = 2048
 # A model with a feature of integer codes (Feature.codes) reads a text that is none of its categories by
-# treegen.model.code_category: the runtime's two look-ups then call codes.c.txt's coded_category, which reads a
-# number only on a miss. Without codes the runtime is as written.
+# treegen.model.code_category, else as any number (treegen.model.number_category, CODE_NUMBERS): the runtime's
+# two look-ups then call codes.c.txt's coded_category, which reads a number only on a miss. Without codes the
+# runtime is as written.
 CODED_LOOKUPS = (("    return category_code(feature, text, strlen(text));",
                   "    return coded_category(feature, text, strlen(text));"),
                  ("        return (double) category_code(feature, text, length);",
@@ -243,6 +245,8 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, prefix: str = "m
         tuples_runtime=source("c", "tuples.c.txt") if keysets.names else None)
     filters = {"lit": literal, "wrap": wrap}  # Jinja keeps a template's filters: no closures
     context.update(runtime_with_codes(model, "c", CODED_LOOKUPS, NAN_ARGMAX))
+    if context["code_rules"]:
+        context["code_numbers"] = _code_numbers(model, categories)
     if cut is not None:
         context["runtime"] = replaced(context["runtime"], LABEL_CUT_RUNTIME, "templates/c/runtime.c.txt")
     if combine.link in (Link.EXP_DOUBLE, Link.STEP):
@@ -754,6 +758,20 @@ def _category_tables(model: Model, categories) -> list[dict | None]:
         tables.append({"feature": index, "texts": [string(c) for c in table],
                        "lengths": [len(_utf8(c)) for c in table], "order": order})
     return tables
+
+
+def _code_numbers(model: Model, categories) -> list[tuple[int, list[str], list[int]]]:
+    """Per feature: its index, and for a feature of integer codes the numbers (C literals) that name a category
+    by its text (:attr:`treegen.model.Feature.named_by_number`) where their code names none of its categories
+    (:func:`treegen.model.code_category`, which number_code reads first), with those categories' codes: what
+    a text that reads as a number names after its code (:func:`treegen.model.number_category`)."""
+    out = []
+    for index, (feature, table) in enumerate(zip(model.features, categories)):
+        named = [] if feature.codes is None else [
+            (number, name) for number, name in feature.named_by_number.items()
+            if code_category(feature.codes, number, model.numeric.cast) not in feature.known]
+        out.append((index, [literal(number) for number, _ in named], [table.index(name) for _, name in named]))
+    return out
 
 
 def _tree_entry(model: Model, tree_plan: TreePlan, bounds) -> str:

@@ -89,13 +89,17 @@ TREES_PER_DISPATCH = 256  # cases of one tableswitch dispatching to the trees (a
 BLOCK_BITS = 8  # walkers are resumed in blocks of 256 numbers, each block dispatched by one method
 DEFER_DEPTH = 100  # nested calls before a walk defers to the work list: far from any stack's end
 # A model with a feature of integer codes (Feature.codes) reads a value that is none of its categories' texts
-# by treegen.model.code_category: the runtime's two look-ups then call codes.java.txt on a miss (only then), in
-# the rows API (valueCode) and in the CSV program (fieldCode). Without codes the runtime is as written.
+# by treegen.model.code_category (else, as any number, treegen.model.number_category): the runtime's two
+# look-ups then call codes.java.txt on a miss (only then), in the rows API (valueCode) and in the CSV program
+# (fieldCode). Without codes the runtime is as written.
 CODED_LOOKUPS = (
     ("oneValue(feature, value).toString());\n        return code == null ? UNKNOWN : code;",
      "oneValue(feature, value).toString());\n        return code == null ? valueCode(feature, value) : code;"),
     ("codes.get(text);\n            return code == null ? UNKNOWN : code;",
      "codes.get(text);\n            return code == null ? fieldCode(feature, text) : code;"))
+# A model with codes but no nominal feature some split reads has no numberCategory (named.java.txt): its CSV
+# program reads a field of codes by its code alone, which no split reads.
+NUMBER_CATEGORY = (("return numberCategory(feature, parseNumber(text));", "return numberCode(feature, parseNumber(text));"),)
 # A model with a nominal feature some split reads reads a Number or a Boolean given for one by its value
 # (treegen.model.category_of: named.java.txt's namedCode), not by its toString(). Without one the runtime is as written.
 NAMED_LOOKUP = ("        Integer code = codes.get(value instanceof String",
@@ -295,7 +299,9 @@ def _runtime(model: Model) -> dict:
     if nominal_read:
         texts["runtime"] = replaced(texts["runtime"], CODE_CHECKS, "templates/java/runtime.java.txt")
     texts["nominal_read"] = nominal_read
-    if not named_features(model):
+    if not named_features(model):  # no split reads a nominal feature: what a feature of codes names goes nowhere
+        if texts["code_rules"]:  # (numberCategory is named.java.txt's, not written then)
+            texts["codes_runtime"] = replaced(texts["codes_runtime"], NUMBER_CATEGORY, "templates/java/codes.java.txt")
         return {**texts, "named": None}
     old, new = NAMED_LOOKUP
     if texts["runtime"].count(old) != 1:

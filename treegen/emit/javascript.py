@@ -11,7 +11,7 @@ same text in every module, ``templates/javascript/runtime.js.txt``, copied in as
 with features whose categories are integer codes (:class:`treegen.model.Codes`), whose runtime has
 ``codeOf``: where the lookup of a value's text among a feature's categories misses (``encodeValue``,
 ``fieldValue``), it reads a number or numeric text as the category its code names
-(:func:`treegen.model.code_category`); for a model whose scores take no ``exp`` (a tree, a forest: not
+(:func:`treegen.model.code_category`), else as any number (``namedCode``); for a model whose scores take no ``exp`` (a tree, a forest: not
 :func:`~treegen.emit.common.takes_exp`), whose runtime leaves out ``exp`` and ``expf`` (a quarter of its
 size); and for a model with a nominal feature some split reads, whose
 runtime has ``namedCode``: a number, a bigint or a boolean given for one is read by its value

@@ -9,7 +9,8 @@ copied in as it is but for a model with features whose categories are integer co
 (listed at its top).
 
 A feature with codes (:class:`treegen.model.Codes`) reads a value that is none of its categories, but
-a number or numeric text, as the category its code names (:func:`treegen.model.code_category`): where
+a number or numeric text, as the category its code names (:func:`treegen.model.code_category`), else
+as any number (numeric text read as its number: :func:`treegen.model.number_category`): where
 a row is read, ``_as_read`` and the row walkers look the value up among its categories and only on a
 miss run ``_coded``, so a known category costs one set lookup.
 
@@ -377,8 +378,7 @@ def _row_function(tree_plan: TreePlan, function, categories, model: Model, numbe
                         lines += [f"{pad}if {literal(low)} <= {v} <= {literal(high)}:", f"{pad}{INDENT}{v} = _NAN"]
                 elif model.features[feature].codes is not None:  # the text first, the rule on a miss
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str or {v} not in _KNOWN{feature}:",
-                              f"{pad}{INDENT}{v} = _coded({v}, {model.features[feature].codes.value!r}, "
-                              f"_KNOWN{feature}, {feature})"]
+                              f"{pad}{INDENT}{v} = _coded({v}, _KNOWN{feature}, {feature})"]
                 else:
                     lines += [f"{pad}{v} = {read}", f"{pad}if type({v}) is not str:",
                               f"{pad}{INDENT}{v} = _category({v}, {feature})"]

@@ -19,8 +19,10 @@ How scikit-learn predicts, and how the model says the same:
   (``binning.py`` ``make_known_categories_bitsets``), named by :func:`category_text`: strings as they
   are, numbers by their value (3 and 3.0 are ``"3"``, 2.5 is ``"2.5"``; -0.0 is the category 0).
   The encoder finds a number among number categories by its value, so such a feature has
-  ``Codes.INTEGRAL``: 3.0, "3.0" and "3e0" are category 3 (by text, a non-integral category: "2.5"
-  is, "2.50" is not). A
+  ``Codes.INTEGRAL``: 3.0, "3.0" and "3e0" are category 3; a text that reads as a number is read as
+  that number is, so a non-integral category is found by value too (2.5, "2.5", "2.50" and "25e-1"
+  are category 2.5), and so is one at or beyond 2^31, which no code names ("5000000001.0", as pandas
+  writes an int ID column holding a NaN, is category 5000000001). A
   split sends the categories in its ``raw_left_cat_bitsets`` left and the other known ones right; a
   category the encoder does not know (an unseen value, a fractional code, a negative one never seen
   in training) and a missing value take ``missing_go_to_left`` -- the model's route for unknown

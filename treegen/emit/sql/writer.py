@@ -50,7 +50,7 @@ from ...data import MISSING_TOKENS, reads_as_missing
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, TUPLE, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
-                      code_category, decide, has_label_values, scores_nan)
+                      Feature, code_category, decide, has_label_values, number_category, scores_nan)
 from ...table import free_names
 from ..common import (CodedTuples, TupleTest, category_codes, category_digits, coded_tuples, label_cut, label_decision,
                       linear_sum, node_vector, tuple_test)
@@ -66,10 +66,11 @@ SUBQUERY_STEP = 3
 SHARED_FEATURES = 5  # a path's weight as a CASE nested over at most so many features (2^5 weights)
 
 
-def _reads_as_itself(category: str, codes: Codes, cast: str) -> bool:
-    """Whether a category's text names no other category, read as a number: "3" or "a", not "03"."""
+def _reads_as_itself(category: str, feature: Feature, cast: str) -> bool:
+    """Whether a category's text names no other category, read as a number (:func:`treegen.model.number_category`):
+    "3" or "a", not "03"."""
     try:
-        return code_category(codes, float(category), cast) in (category, None)
+        return number_category(feature, float(category), cast) in (category, None)
     except ValueError:  # not a number
         return True
 
@@ -340,8 +341,9 @@ class Writer:
     def _category(self, feature: int) -> str:
         """The nominal feature's column as the model reads its category: for a feature of integer codes
         (``Feature.codes``), a text that is none of the categories but spells a number (as the engine
-        reads it: ``Dialect.text_number``) is the category :func:`treegen.model.code_category` names, and so is
-        a number, where the engine's column has a type of its own (:meth:`_coded_number`)."""
+        reads it: ``Dialect.text_number``) is the category that number names (:meth:`_number_category`: its code's,
+        else the one of the same double: '0.50' is '0.5'), and so is a number, where the engine's column has a
+        type of its own (:meth:`_coded_number`)."""
         column, f = self.values[feature], self.model.features[feature]
         if f.codes is None and feature not in self.conversions:  # (else a number is read there)
             text = self._as_text(column)
@@ -349,8 +351,8 @@ class Writer:
         if f.codes is None:
             return column
         text = self._as_text(column)  # (a number column's text, where the engine binds a function by type)
-        named = self._code_named(feature, self.d.text_number.format(text), text, text)
-        if not all(_reads_as_itself(c, f.codes, self.model.numeric.cast) for c in f.categories):
+        named = self._number_category(feature, self.d.text_number.format(text), text, text)
+        if not all(_reads_as_itself(c, f, self.model.numeric.cast) for c in f.categories):
             # a category's text that reads as another's number is itself
             named = f"CASE WHEN {self.among_texts(text, f.categories)} THEN {text} ELSE {named} END"
         if feature not in self._coded_numbers:
@@ -374,11 +376,27 @@ class Writer:
         else the one whose text reads as the number; ``text`` (the category its text names) where it holds text.
         Read as the text of a number, a DuckDB, PostgreSQL or Spark column of numbers stopped the query (a regular
         expression of a number: no such function), and a NaN would be an unknown category."""
-        f, cast = self.model.features[feature], self.model.numeric.cast
-        names = {number: name for number, name in f.named_by_number.items()
-                 if code_category(f.codes, number, cast) not in f.known}  # where its code names no category
         double = self.d.nominal_number[1].format(column)
-        return self._by_number(column, names, self._code_named(feature, double, double, self._as_text(column)), text)
+        return self._by_number(column, self._coded_names(feature),
+                               self._code_named(feature, double, double, self._as_text(column)), text)
+
+    def _coded_names(self, feature: int) -> dict[float, str]:
+        """A feature of codes' numbers that name a category by its text (:attr:`treegen.model.Feature.named_by_number`)
+        where their code names none of its categories: what a number names after its code
+        (:func:`treegen.model.number_category`)."""
+        f, cast = self.model.features[feature], self.model.numeric.cast
+        return {number: name for number, name in f.named_by_number.items()
+                if code_category(f.codes, number, cast) not in f.known}
+
+    def _number_category(self, feature: int, number: str, column: str, fallback: str) -> str:
+        """The category the double ``number`` (NULL: none) names for a feature of codes, as
+        :meth:`_coded_number` reads a number column's (:func:`treegen.model.number_category`): one of
+        :meth:`_coded_names`, else the category its code names (:meth:`_code_named`), else ``fallback``; a NaN
+        names none (read from a text, it is no category, not missing)."""
+        names = " ".join(f"WHEN {self.d.double(x)} THEN {self.d.string(name)}"
+                         for x, name in self._coded_names(feature).items())
+        code = self._code_named(feature, number, column, fallback)
+        return f"CASE {number} {names} ELSE {code} END" if names else code
 
     def _code_named(self, feature: int, number: str, column: str, fallback: str) -> str:
         """The category's text that the code of the double ``number`` names under the feature's codes
