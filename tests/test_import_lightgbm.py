@@ -656,17 +656,78 @@ def test_pandas_categories_by_name(tmp_path):
                       clf.predict(probe))
 
 
-def test_ordered_pandas_categorical_is_refused():
+def coded_categorical_frame(ordered: bool, n: int = 1500, seed: int = 0) -> pd.DataFrame:
+    """A frame of a number, a pandas Categorical (ordered or not) with missing values, and an integer column."""
+    rng = np.random.default_rng(seed)
+    categories = ["S", "M", "L", "XL"] if ordered else ["b", "g", "r"]
+    frame = pd.DataFrame({"num": rng.normal(size=n),
+                          "col": pd.Categorical(rng.choice(categories, n), categories=categories, ordered=ordered),
+                          "code": rng.integers(0, 8, n)})
+    frame.loc[::17, "col"] = None
+    return frame
+
+
+@pytest.mark.parametrize("ordered, categorical_feature", [(True, "auto"), (True, ["code"]), (False, ["code"])])
+@pytest.mark.parametrize("missing", [{}, {"zero_as_missing": True}, {"use_missing": False}])
+def test_a_categorical_read_as_its_codes(tmp_path, ordered, categorical_feature, missing):
+    """pandas_categorical lists the frame's Categorical columns, which LightGBM codes before it sees them,
+    whether it then splits the codes as categories or as numbers: an ordered Categorical (numbers, with
+    'auto'), or one beside an integer column that categorical_feature names (LightGBM reads the Categorical's
+    codes as numbers and the integer column as categories). The list is the Categorical's, and the model
+    predicts what LightGBM predicts for the frame, every category, a missing and an unknown one."""
+    frame = coded_categorical_frame(ordered)
+    y = frame["num"].to_numpy() + frame["col"].cat.codes.to_numpy() + np.sin(frame["code"].to_numpy()) * 2
+    booster = lgb.train({**PARAMS, "min_data_per_group": 5, "cat_smooth": 1, **missing},
+                        lgb.Dataset(frame, y, categorical_feature=categorical_feature), 10)
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    categories = list(frame["col"].cat.categories)
+    for model in (read_model_file(path), from_lightgbm(booster)):
+        col, code = model.features[1], model.features[2]
+        assert col.categories == tuple(categories) and not col.is_numeric
+        assert code.categories == tuple(map(str, range(8))) if categorical_feature != "auto" else code.is_numeric
+        assert any(n.split is not None and n.split.feature == 1 for t in model.trees for n in t.nodes)
+        cases = [(x, c, k) for x in frame["num"][:6] for c in categories + [None, "zz"] for k in range(9)]
+        probe = pd.DataFrame({"num": [x for x, _, _ in cases],
+                              "col": pd.Categorical([None if c == "zz" else c for _, c, _ in cases],
+                                                    categories=categories),
+                              "code": [k for _, _, k in cases]})
+        rows = [{"num": float(x), "col": c, "code": k if categorical_feature == "auto" else str(k)} for x, c, k in cases]
+        assert check_against(model, rows, booster.predict(probe, raw_score=True), booster.predict(probe)) == len(rows)
+        library = oracle(path, model, probe_rows(model))  # verify --against pairs the lists as the import does
+        assert [answer for answer, _ in library] == [answer for answer, _ in predict_rows(model, probe_rows(model))]
+
+
+def test_categorical_columns_the_file_cannot_tell_are_refused(tmp_path):
+    """An ordered Categorical beside an integer column of the same range, neither of them categorical: the
+    list of pandas_categorical may be either's, and the file does not say which."""
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"x": rng.normal(size=300),
                           "level": pd.Categorical(rng.choice(["lo", "mid", "hi"], 300), categories=["lo", "mid", "hi"],
                                                   ordered=True),
-                          "colour": pd.Categorical(rng.choice(["a", "b", "c"], 300))})
-    y = (frame["x"] + (frame["colour"] == "a") > 0.5).astype(int)
-    clf = lgb.LGBMClassifier(n_estimators=3, verbose=-1).fit(frame, y)
-    with pytest.raises(TreegenError, match="pandas_categorical lists 2 categorical columns, but the model has 1 "
-                                           "categorical features .*supported: unordered pandas Categoricals"):
-        from_lightgbm(clf)
+                          "k": rng.integers(0, 3, 300)})
+    y = frame["x"] + frame["level"].cat.codes + frame["k"]
+    booster = lgb.train({**PARAMS, "objective": "regression"}, lgb.Dataset(frame, y), 3)
+    message = refusal(booster.model_to_string(), tmp_path)
+    assert message.endswith(": pandas_categorical lists the categories of 1 Categorical column(s) of the training "
+                            "frame, but the model has 0 categorical feature(s), and they fit several sets of features "
+                            "in order, so the file does not say which columns they were (categorical_feature naming "
+                            "columns that are not Categoricals, or an ordered Categorical); supported: the frame's "
+                            "unordered Categoricals as the categorical features (categorical_feature='auto'), or "
+                            "integer codes")
+    with pytest.raises(TreegenError, match="they fit several sets of features"):
+        from_lightgbm(booster)
+
+
+def test_a_linear_model_of_a_categoricals_codes_is_refused(tmp_path):
+    """A linear tree's leaves may read an ordered Categorical's codes, which a nominal feature cannot give."""
+    frame = coded_categorical_frame(True)
+    y = frame["num"].to_numpy() + frame["col"].cat.codes.to_numpy() * 3.3 + np.sin(frame["code"].to_numpy()) * 2
+    booster = lgb.train({**PARAMS, "linear_tree": True}, lgb.Dataset(frame, y), 10)
+    message = refusal(booster.model_to_string(), tmp_path)
+    assert message.endswith("its linear model reads the codes of the pandas Categorical 'col', which LightGBM took as "
+                            "numbers; supported: linear trees over numeric features (the Categorical unordered, or "
+                            "its codes as an integer column)")
 
 
 @pytest.mark.parametrize("kind", ["numeric", "codes", "pandas"])
@@ -957,7 +1018,8 @@ def test_a_file_of_no_trees_is_refused_saying_so(tmp_path):
 def test_pandas_categorical_that_does_not_fit(tmp_path):
     text = fixture_text("categorical_pandas").rstrip("\n")
     message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a"], ["b"]]\n', tmp_path)
-    assert "pandas_categorical lists 2 categorical columns, but the model has 1" in message
+    assert ("pandas_categorical lists the categories of 2 Categorical column(s) of the training frame, but the model "
+            "has 1 categorical feature(s), and no features fit them in order") in message
     message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a", "b"\n', tmp_path)
     assert "pandas_categorical is not valid JSON" in message
 
