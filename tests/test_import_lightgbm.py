@@ -730,6 +730,59 @@ def test_a_linear_model_of_a_categoricals_codes_is_refused(tmp_path):
                             "its codes as an integer column)")
 
 
+INTS, FLOATS = [10, 20, 30, 40, 55, 70], [-3.0, 0.5, 1.5, 2.25, 7.0]
+
+
+@cache
+def number_categories_model():
+    """A booster fitted on a frame of a number and Categoricals of ints, floats, strings, bools and a mix."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame({"num": rng.normal(size=n),
+                          "ic": pd.Categorical(rng.choice(INTS, n), categories=INTS),
+                          "fc": pd.Categorical(rng.choice(FLOATS, n), categories=FLOATS),
+                          "sc": pd.Categorical(rng.choice(["10", "20", "x"], n)),
+                          "bc": pd.Categorical(rng.choice([False, True], n)),
+                          "mc": pd.Categorical(rng.choice(np.array([1, "a"], dtype=object), n))})
+    y = (frame["num"] + frame["ic"].astype(float) / 10 * np.sign(np.sin(frame["ic"].astype(float)))
+         + frame["fc"].astype(float) + (frame["sc"] == "x") + frame["bc"].astype(bool) + (frame["mc"] == "a"))
+    booster = lgb.train({**PARAMS, "num_leaves": 15, "min_data_per_group": 5, "cat_smooth": 1, "max_cat_to_onehot": 2},
+                        lgb.Dataset(frame, y), 15)
+    return booster, frame
+
+
+def test_number_categories_read_a_number_by_its_value(tmp_path):
+    """Categoricals whose categories are all numbers (ints or floats) are named by their value and have
+    Codes.INTEGRAL: pandas finds a value among them by its value (20.0 is the category 20), and so does the
+    model, a number or an integral text; strings, bools and a mix of kinds are named by their text alone."""
+    booster, frame = number_categories_model()
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    model = read_model_file(path)
+    saved = tmp_path / "model.json"
+    treegen.save(model, str(saved))
+    for imported in (model, from_lightgbm(booster), treegen.load(str(saved))):
+        kinds = {f.name: (f.categories, f.codes) for f in imported.features}
+        assert kinds["ic"] == (tuple(map(str, INTS)), Codes.INTEGRAL)
+        assert kinds["fc"] == (("-3", "0.5", "1.5", "2.25", "7"), Codes.INTEGRAL)
+        assert kinds["sc"] == (("10", "20", "x"), None) and kinds["bc"] == (("False", "True"), None)
+        assert kinds["mc"][1] is None
+    probe = frame.iloc[:200]
+    want = booster.predict(probe)
+    as_given = [[{"ic": int(i), "fc": float(f)}, {"ic": float(i), "fc": f}, {"ic": np.int64(i), "fc": np.float64(f)},
+                 {"ic": f"{i}.0", "fc": str(float(f))}]  # 20 as "20.0", a float category as Python writes it
+                for i, f in zip(probe["ic"], probe["fc"])]
+    for k in range(4):
+        rows = [{"num": x, "sc": s, "bc": str(b), "mc": str(m), **given[k]}
+                for x, s, b, m, given in zip(probe["num"], probe["sc"], probe["bc"], probe["mc"], as_given)]
+        assert [value for value, _ in predict_rows(model, rows)] == want.tolist(), k
+    rows = [{"num": x, "ic": str(i), "fc": str(f), "sc": s, "bc": str(b), "mc": str(m)} for x, i, f, s, b, m in
+            zip(probe["num"], probe["ic"], probe["fc"], probe["sc"], probe["bc"], probe["mc"])]
+    library = oracle(path, model, probe_rows(model) + rows)  # verify's: a Categorical of the training categories
+    assert library == predict_rows(model, probe_rows(model) + rows)
+    assert [value for value, _ in library[-len(rows):]] == want.tolist()
+
+
 @pytest.mark.parametrize("kind", ["numeric", "codes", "pandas"])
 def test_oracle_agrees_with_the_model_on_verify_probes(tmp_path, kind):
     """oracle() runs LightGBM's predict on the rows verify builds (thresholds, missing values and an

@@ -37,7 +37,10 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
 * Category names: a model trained on a pandas DataFrame lists the categories of each column of
   category dtype in ``pandas_categorical``, in column order (the Python package codes such a column by
   them before training and before predicting, ``python-package/lightgbm/basic.py`` ``_data_from_pandas``):
-  code ``c`` is the ``c``-th of them, as a string (``str``). The file does not say which columns those
+  code ``c`` is the ``c``-th of them, as a string (``str``). Where every category is a number (ints
+  and floats, as JSON holds them; not bools), pandas finds a value among them by its value, and the
+  feature has ``Codes.INTEGRAL``: 20.0 and "20.0" name the category 20, as ``pd.Categorical`` codes them
+  (:func:`treegen.model.category_of`; a number names a fractional category, 1.5, by its value). The file does not say which columns those
   were: :func:`pandas_columns` pairs the lists with the categorical features where they fit them one for
   one (``categorical_feature='auto'``), else with the one set of features they fit. A Categorical that
   LightGBM took as numbers (an ordered one, or one left out of an explicit ``categorical_feature``) is a
@@ -117,6 +120,7 @@ from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
 from . import IMPORTERS, file_of, library_meta, ranking_score, resolve_feature_names
+from .hist_gradient_boosting import category_text
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -586,9 +590,9 @@ def _features(parsed: _Parsed, feature_names: Sequence[str] | None) -> tuple[tup
     in_splits = _codes_in_splits(parsed)
     features, category_names = [], {}
     for index, name in enumerate(names):
-        if index in named:
-            features.append(Feature(name, NOMINAL, named[index]))
-            category_names[index] = named[index]
+        if index in named:  # numbers: an integral one names its integer's category, as pandas finds it
+            features.append(Feature(name, NOMINAL, named[index][0], codes=Codes.INTEGRAL if named[index][1] else None))
+            category_names[index] = named[index][0]
         elif index in categorical:
             codes = sorted(_info_codes(infos[index]) | in_splits.get(index, set()))
             features.append(Feature(name, NOMINAL, tuple(str(c) for c in codes), codes=Codes.TRUNCATED))
@@ -702,16 +706,23 @@ def pandas_columns(parsed: _Parsed) -> dict[int, list]:
     return out
 
 
-def _pandas_names(parsed: _Parsed) -> dict[int, tuple[str, ...]]:
-    """The category names of each feature a list of ``pandas_categorical`` is (:func:`pandas_columns`):
-    ``str`` of each category, code c the c-th."""
+def _pandas_names(parsed: _Parsed) -> dict[int, tuple[tuple[str, ...], bool]]:
+    """The category names of each feature a list of ``pandas_categorical`` is (:func:`pandas_columns`),
+    code c the c-th, ``str`` of each, but for categories that are all numbers (:func:`numbered`), each named
+    by its value as HistGradientBoosting's are (7.0 is "7", 1.5 "1.5"); and whether they are numbers."""
     out = {}
     for feature, values in pandas_columns(parsed).items():
-        names = tuple(str(v) for v in values)
+        names = tuple(map(category_text if numbered(values) else str, values))
         if len(set(names)) != len(names):
             raise parsed.fail(f"the categories {values[:10]!r} of feature {feature} are not distinct as strings")
-        out[feature] = names
+        out[feature] = names, numbered(values)
     return out
+
+
+def numbered(values: Sequence) -> bool:
+    """Every category a number (ints and floats; a bool is a category of its own, as a string is): pandas
+    finds a number among them by its value, 20.0 as the category 20 (``pd.Categorical``)."""
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def _info_codes(info: str) -> set[int]:
@@ -897,10 +908,7 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
         values = [row.get(feature.name) for row in rows]
         if index in paired:
             import pandas as pd
-            originals = paired[index]
-            lookup = dict(zip(feature.categories, originals))
-            columns.append(pd.Categorical([None if v is None else lookup.get(str(v)) for v in values],
-                                          categories=originals))
+            columns.append(pd.Categorical(_originals(feature, paired[index], values), categories=paired[index]))
         elif feature.is_numeric:
             columns.append([math.nan if v is None else float(v) for v in values])
         else:
@@ -912,6 +920,18 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
         import numpy as np
         data = np.array(columns, dtype=np.float64).T.reshape(len(rows), len(columns))
     return [_as_answer(model, p) for p in booster.predict(data).tolist()]
+
+
+def _originals(feature: Feature, originals: list, values: list) -> list:
+    """Each value as a pandas Categorical of the training categories ``originals`` holds it, None where it
+    holds none (missing, or unknown: pandas codes it NaN): among numbers (:func:`numbered`), the one equal to
+    the number the value is or its text reads as (pandas matches by value: 20.0 and "20.0" are 20, "1.50"
+    is 1.5, as a frame read from CSV has them); else the one named by the value's text."""
+    if numbered(originals):
+        by_value = {float(v): v for v in reversed(originals)}
+        return [None if v is None or (number := code_number(v)) is None else by_value.get(number) for v in values]
+    lookup = dict(zip(feature.categories, originals))
+    return [None if v is None else lookup.get(str(v)) for v in values]
 
 
 def _as_code(value) -> float:
