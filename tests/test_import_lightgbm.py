@@ -783,6 +783,36 @@ def test_number_categories_read_a_number_by_its_value(tmp_path):
     assert [value for value, _ in library[-len(rows):]] == want.tolist()
 
 
+def test_number_categories_in_csv_text_are_read_as_pandas_reads_them(tmp_path):
+    """A CSV field spells a number category as pandas writes it, "20.0" for 20 in an integer column holding a
+    NaN, or as anyone may, "1.50" for 1.5: LightGBM on the frame pd.read_csv makes of it, coded by the
+    training categories, takes the categories 20 and 1.5, and so do treegen's predict and every target."""
+    booster, frame = number_categories_model()
+    path, model_path, data = tmp_path / "model.txt", tmp_path / "model.json", tmp_path / "rows.csv"
+    booster.save_model(str(path))
+    treegen.save(read_model_file(str(path)), str(model_path))
+    probe = frame.iloc[:60]
+    spelt = {"ic": lambda i: f"{i}.0", "fc": lambda f: f"{f:.2f}"}  # 20.0; 1.50, -3.00, 2.25
+    data.write_text("num,ic,fc,sc,bc,mc\n" + "".join(
+        f"{x!r},{spelt['ic'](i)},{spelt['fc'](f)},{s},{b},{m}\n"
+        for x, i, f, s, b, m in zip(probe["num"], probe["ic"], probe["fc"], probe["sc"], probe["bc"], probe["mc"])))
+    read = pd.read_csv(data, dtype={"sc": str, "bc": str, "mc": str})
+    assert read["ic"].tolist()[:1] == [float(probe["ic"].iloc[0])]
+    given = pd.DataFrame({"num": read["num"],
+                          "ic": pd.Categorical(read["ic"], categories=INTS),
+                          "fc": pd.Categorical(read["fc"], categories=FLOATS),
+                          "sc": pd.Categorical(read["sc"], categories=frame["sc"].cat.categories),
+                          "bc": pd.Categorical(read["bc"] == "True", categories=frame["bc"].cat.categories),
+                          "mc": pd.Categorical(read["mc"].map(lambda v: 1 if v == "1" else v),
+                                               categories=frame["mc"].cat.categories)})
+    want = booster.predict(given)
+    assert want.tolist() == booster.predict(probe).tolist()  # the frame pandas read is the training rows
+    done = treegen_cli("predict", model_path, data, check=True)
+    assert [float(line.rsplit(",", 1)[1]) for line in done.stdout.splitlines()[1:]] == want.tolist()
+    done = treegen_cli("verify", model_path, data, "--against", path, "--to", "python,java,javascript,c")
+    assert done.returncode == 0 and done.stdout.count(" ok ") == 5, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("kind", ["numeric", "codes", "pandas"])
 def test_oracle_agrees_with_the_model_on_verify_probes(tmp_path, kind):
     """oracle() runs LightGBM's predict on the rows verify builds (thresholds, missing values and an
