@@ -656,17 +656,161 @@ def test_pandas_categories_by_name(tmp_path):
                       clf.predict(probe))
 
 
-def test_ordered_pandas_categorical_is_refused():
+def coded_categorical_frame(ordered: bool, n: int = 1500, seed: int = 0) -> pd.DataFrame:
+    """A frame of a number, a pandas Categorical (ordered or not) with missing values, and an integer column."""
+    rng = np.random.default_rng(seed)
+    categories = ["S", "M", "L", "XL"] if ordered else ["b", "g", "r"]
+    frame = pd.DataFrame({"num": rng.normal(size=n),
+                          "col": pd.Categorical(rng.choice(categories, n), categories=categories, ordered=ordered),
+                          "code": rng.integers(0, 8, n)})
+    frame.loc[::17, "col"] = None
+    return frame
+
+
+@pytest.mark.parametrize("ordered, categorical_feature", [(True, "auto"), (True, ["code"]), (False, ["code"])])
+@pytest.mark.parametrize("missing", [{}, {"zero_as_missing": True}, {"use_missing": False}])
+def test_a_categorical_read_as_its_codes(tmp_path, ordered, categorical_feature, missing):
+    """pandas_categorical lists the frame's Categorical columns, which LightGBM codes before it sees them,
+    whether it then splits the codes as categories or as numbers: an ordered Categorical (numbers, with
+    'auto'), or one beside an integer column that categorical_feature names (LightGBM reads the Categorical's
+    codes as numbers and the integer column as categories). The list is the Categorical's, and the model
+    predicts what LightGBM predicts for the frame, every category, a missing and an unknown one."""
+    frame = coded_categorical_frame(ordered)
+    y = frame["num"].to_numpy() + frame["col"].cat.codes.to_numpy() + np.sin(frame["code"].to_numpy()) * 2
+    booster = lgb.train({**PARAMS, "min_data_per_group": 5, "cat_smooth": 1, **missing},
+                        lgb.Dataset(frame, y, categorical_feature=categorical_feature), 10)
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    categories = list(frame["col"].cat.categories)
+    for model in (read_model_file(path), from_lightgbm(booster)):
+        col, code = model.features[1], model.features[2]
+        assert col.categories == tuple(categories) and not col.is_numeric
+        assert code.categories == tuple(map(str, range(8))) if categorical_feature != "auto" else code.is_numeric
+        assert any(n.split is not None and n.split.feature == 1 for t in model.trees for n in t.nodes)
+        cases = [(x, c, k) for x in frame["num"][:6] for c in categories + [None, "zz"] for k in range(9)]
+        probe = pd.DataFrame({"num": [x for x, _, _ in cases],
+                              "col": pd.Categorical([None if c == "zz" else c for _, c, _ in cases],
+                                                    categories=categories),
+                              "code": [k for _, _, k in cases]})
+        rows = [{"num": float(x), "col": c, "code": k if categorical_feature == "auto" else str(k)} for x, c, k in cases]
+        assert check_against(model, rows, booster.predict(probe, raw_score=True), booster.predict(probe)) == len(rows)
+        library = oracle(path, model, probe_rows(model))  # verify --against pairs the lists as the import does
+        assert [answer for answer, _ in library] == [answer for answer, _ in predict_rows(model, probe_rows(model))]
+
+
+def test_categorical_columns_the_file_cannot_tell_are_refused(tmp_path):
+    """An ordered Categorical beside an integer column of the same range, neither of them categorical: the
+    list of pandas_categorical may be either's, and the file does not say which."""
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"x": rng.normal(size=300),
                           "level": pd.Categorical(rng.choice(["lo", "mid", "hi"], 300), categories=["lo", "mid", "hi"],
                                                   ordered=True),
-                          "colour": pd.Categorical(rng.choice(["a", "b", "c"], 300))})
-    y = (frame["x"] + (frame["colour"] == "a") > 0.5).astype(int)
-    clf = lgb.LGBMClassifier(n_estimators=3, verbose=-1).fit(frame, y)
-    with pytest.raises(TreegenError, match="pandas_categorical lists 2 categorical columns, but the model has 1 "
-                                           "categorical features .*supported: unordered pandas Categoricals"):
-        from_lightgbm(clf)
+                          "k": rng.integers(0, 3, 300)})
+    y = frame["x"] + frame["level"].cat.codes + frame["k"]
+    booster = lgb.train({**PARAMS, "objective": "regression"}, lgb.Dataset(frame, y), 3)
+    message = refusal(booster.model_to_string(), tmp_path)
+    assert message.endswith(": pandas_categorical lists the categories of 1 Categorical column(s) of the training "
+                            "frame, but the model has 0 categorical feature(s), and they fit several sets of features "
+                            "in order, so the file does not say which columns they were (categorical_feature naming "
+                            "columns that are not Categoricals, or an ordered Categorical); supported: the frame's "
+                            "unordered Categoricals as the categorical features (categorical_feature='auto'), or "
+                            "integer codes")
+    with pytest.raises(TreegenError, match="they fit several sets of features"):
+        from_lightgbm(booster)
+
+
+def test_a_linear_model_of_a_categoricals_codes_is_refused(tmp_path):
+    """A linear tree's leaves may read an ordered Categorical's codes, which a nominal feature cannot give."""
+    frame = coded_categorical_frame(True)
+    y = frame["num"].to_numpy() + frame["col"].cat.codes.to_numpy() * 3.3 + np.sin(frame["code"].to_numpy()) * 2
+    booster = lgb.train({**PARAMS, "linear_tree": True}, lgb.Dataset(frame, y), 10)
+    message = refusal(booster.model_to_string(), tmp_path)
+    assert message.endswith("its linear model reads the codes of the pandas Categorical 'col', which LightGBM took as "
+                            "numbers; supported: linear trees over numeric features (the Categorical unordered, or "
+                            "its codes as an integer column)")
+
+
+INTS, FLOATS = [10, 20, 30, 40, 55, 70], [-3.0, 0.5, 1.5, 2.25, 7.0]
+
+
+@cache
+def number_categories_model():
+    """A booster fitted on a frame of a number and Categoricals of ints, floats, strings, bools and a mix."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame({"num": rng.normal(size=n),
+                          "ic": pd.Categorical(rng.choice(INTS, n), categories=INTS),
+                          "fc": pd.Categorical(rng.choice(FLOATS, n), categories=FLOATS),
+                          "sc": pd.Categorical(rng.choice(["10", "20", "x"], n)),
+                          "bc": pd.Categorical(rng.choice([False, True], n)),
+                          "mc": pd.Categorical(rng.choice(np.array([1, "a"], dtype=object), n))})
+    y = (frame["num"] + frame["ic"].astype(float) / 10 * np.sign(np.sin(frame["ic"].astype(float)))
+         + frame["fc"].astype(float) + (frame["sc"] == "x") + frame["bc"].astype(bool) + (frame["mc"] == "a"))
+    booster = lgb.train({**PARAMS, "num_leaves": 15, "min_data_per_group": 5, "cat_smooth": 1, "max_cat_to_onehot": 2},
+                        lgb.Dataset(frame, y), 15)
+    return booster, frame
+
+
+def test_number_categories_read_a_number_by_its_value(tmp_path):
+    """Categoricals whose categories are all numbers (ints or floats) are named by their value and have
+    Codes.INTEGRAL: pandas finds a value among them by its value (20.0 is the category 20), and so does the
+    model, a number or an integral text; strings, bools and a mix of kinds are named by their text alone."""
+    booster, frame = number_categories_model()
+    path = str(tmp_path / "model.txt")
+    booster.save_model(path)
+    model = read_model_file(path)
+    saved = tmp_path / "model.json"
+    treegen.save(model, str(saved))
+    for imported in (model, from_lightgbm(booster), treegen.load(str(saved))):
+        kinds = {f.name: (f.categories, f.codes) for f in imported.features}
+        assert kinds["ic"] == (tuple(map(str, INTS)), Codes.INTEGRAL)
+        assert kinds["fc"] == (("-3", "0.5", "1.5", "2.25", "7"), Codes.INTEGRAL)
+        assert kinds["sc"] == (("10", "20", "x"), None) and kinds["bc"] == (("False", "True"), None)
+        assert kinds["mc"][1] is None
+    probe = frame.iloc[:200]
+    want = booster.predict(probe)
+    as_given = [[{"ic": int(i), "fc": float(f)}, {"ic": float(i), "fc": f}, {"ic": np.int64(i), "fc": np.float64(f)},
+                 {"ic": f"{i}.0", "fc": str(float(f))}]  # 20 as "20.0", a float category as Python writes it
+                for i, f in zip(probe["ic"], probe["fc"])]
+    for k in range(4):
+        rows = [{"num": x, "sc": s, "bc": str(b), "mc": str(m), **given[k]}
+                for x, s, b, m, given in zip(probe["num"], probe["sc"], probe["bc"], probe["mc"], as_given)]
+        assert [value for value, _ in predict_rows(model, rows)] == want.tolist(), k
+    rows = [{"num": x, "ic": str(i), "fc": str(f), "sc": s, "bc": str(b), "mc": str(m)} for x, i, f, s, b, m in
+            zip(probe["num"], probe["ic"], probe["fc"], probe["sc"], probe["bc"], probe["mc"])]
+    library = oracle(path, model, probe_rows(model) + rows)  # verify's: a Categorical of the training categories
+    assert library == predict_rows(model, probe_rows(model) + rows)
+    assert [value for value, _ in library[-len(rows):]] == want.tolist()
+
+
+def test_number_categories_in_csv_text_are_read_as_pandas_reads_them(tmp_path):
+    """A CSV field spells a number category as pandas writes it, "20.0" for 20 in an integer column holding a
+    NaN, or as anyone may, "1.50" for 1.5: LightGBM on the frame pd.read_csv makes of it, coded by the
+    training categories, takes the categories 20 and 1.5, and so do treegen's predict and every target."""
+    booster, frame = number_categories_model()
+    path, model_path, data = tmp_path / "model.txt", tmp_path / "model.json", tmp_path / "rows.csv"
+    booster.save_model(str(path))
+    treegen.save(read_model_file(str(path)), str(model_path))
+    probe = frame.iloc[:60]
+    spelt = {"ic": lambda i: f"{i}.0", "fc": lambda f: f"{f:.2f}"}  # 20.0; 1.50, -3.00, 2.25
+    data.write_text("num,ic,fc,sc,bc,mc\n" + "".join(
+        f"{x!r},{spelt['ic'](i)},{spelt['fc'](f)},{s},{b},{m}\n"
+        for x, i, f, s, b, m in zip(probe["num"], probe["ic"], probe["fc"], probe["sc"], probe["bc"], probe["mc"])))
+    read = pd.read_csv(data, dtype={"sc": str, "bc": str, "mc": str})
+    assert read["ic"].tolist()[:1] == [float(probe["ic"].iloc[0])]
+    given = pd.DataFrame({"num": read["num"],
+                          "ic": pd.Categorical(read["ic"], categories=INTS),
+                          "fc": pd.Categorical(read["fc"], categories=FLOATS),
+                          "sc": pd.Categorical(read["sc"], categories=frame["sc"].cat.categories),
+                          "bc": pd.Categorical(read["bc"] == "True", categories=frame["bc"].cat.categories),
+                          "mc": pd.Categorical(read["mc"].map(lambda v: 1 if v == "1" else v),
+                                               categories=frame["mc"].cat.categories)})
+    want = booster.predict(given)
+    assert want.tolist() == booster.predict(probe).tolist()  # the frame pandas read is the training rows
+    done = treegen_cli("predict", model_path, data, check=True)
+    assert [float(line.rsplit(",", 1)[1]) for line in done.stdout.splitlines()[1:]] == want.tolist()
+    done = treegen_cli("verify", model_path, data, "--against", path, "--to", "python,java,javascript,c")
+    assert done.returncode == 0 and done.stdout.count(" ok ") == 5, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("kind", ["numeric", "codes", "pandas"])
@@ -957,7 +1101,8 @@ def test_a_file_of_no_trees_is_refused_saying_so(tmp_path):
 def test_pandas_categorical_that_does_not_fit(tmp_path):
     text = fixture_text("categorical_pandas").rstrip("\n")
     message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a"], ["b"]]\n', tmp_path)
-    assert "pandas_categorical lists 2 categorical columns, but the model has 1" in message
+    assert ("pandas_categorical lists the categories of 2 Categorical column(s) of the training frame, but the model "
+            "has 1 categorical feature(s), and no features fit them in order") in message
     message = refusal(text[:text.rindex("\n")] + '\npandas_categorical:[["a", "b"\n', tmp_path)
     assert "pandas_categorical is not valid JSON" in message
 

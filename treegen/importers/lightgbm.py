@@ -34,10 +34,20 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   ``CategoricalDecision``, ``include/LightGBM/utils/common.h`` ``FindInBitset``). The feature is
   nominal and the split ``Op.IN`` with the set's categories, ``MissingRoute.to_child(1)``; a
   category the feature does not know follows that route, right.
-* Category names: a model trained on a pandas DataFrame lists each categorical column's categories
-  in ``pandas_categorical`` (the Python package codes a frame's column by them before predicting,
-  ``python-package/lightgbm/basic.py`` ``_data_from_pandas``): code ``c`` is the ``c``-th of them, as
-  a string (``str``). Otherwise the categories are the integer codes as decimal strings: "0", "1", ...
+* Category names: a model trained on a pandas DataFrame lists the categories of each column of
+  category dtype in ``pandas_categorical``, in column order (the Python package codes such a column by
+  them before training and before predicting, ``python-package/lightgbm/basic.py`` ``_data_from_pandas``):
+  code ``c`` is the ``c``-th of them, as a string (``str``). Where every category is a number (ints
+  and floats, as JSON holds them; not bools), pandas finds a value among them by its value, and the
+  feature has ``Codes.INTEGRAL``: 20.0 and "20.0" name the category 20, as ``pd.Categorical`` codes them
+  (:func:`treegen.model.category_of`; a number names a fractional category, 1.5, by its value). The file does not say which columns those
+  were: :func:`pandas_columns` pairs the lists with the categorical features where they fit them one for
+  one (``categorical_feature='auto'``), else with the one set of features they fit. A Categorical that
+  LightGBM took as numbers (an ordered one, or one left out of an explicit ``categorical_feature``) is a
+  nominal feature of its categories, and a numeric split on it, ``code <= threshold``, an ``in`` split
+  of the categories whose code goes left (code 0 to the default side where the zero band is missing);
+  a missing value and a category not in the list, which pandas codes NaN, take the split's missing
+  route. Otherwise the categories are the integer codes as decimal strings: "0", "1", ...
   (those in ``feature_infos`` and in the splits), and the feature reads a number as LightGBM does,
   truncated to its code (``static_cast<int>``: -0.5 and 1e-36 are category 0, 2.7 is category 2):
   ``Codes.TRUNCATED``, so 2.7, "2.7", "2.0" or "3e0" names the category LightGBM takes; a number
@@ -93,8 +103,9 @@ v4.6.0, the same at v3.3.5 unless said otherwise.
   refused.
 
 Refused, in one line: ``cross_entropy_lambda``, custom objectives with several
-trees per iteration, and ``pandas_categorical`` that does not name the
-categorical features one for one (an ordered pandas Categorical is a numeric feature of its codes).
+trees per iteration, and ``pandas_categorical`` whose lists fit no set of features, or several, where
+they are not the categorical features one for one (the file cannot say which columns they were), and a
+linear leaf that reads a Categorical's codes.
 """
 from __future__ import annotations
 
@@ -107,8 +118,9 @@ from typing import Any, Mapping, Sequence
 from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
-                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree)
+                     Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
 from . import IMPORTERS, code_or, file_of, library_meta, ranking_score, resolve_feature_names
+from .hist_gradient_boosting import category_text
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
 FILE_VERSIONS = ("v3", "v4")  # src/boosting/gbdt_model_text.cpp kModelVersion: 3.x writes v3, 4.x v4
@@ -573,14 +585,14 @@ def _features(parsed: _Parsed, feature_names: Sequence[str] | None) -> tuple[tup
     names = _feature_names(parsed, feature_names)
     infos = parsed.header["feature_infos"].split(" ")
     categorical = _categorical_features(parsed, infos)
-    named = _pandas_names(parsed, categorical)
+    named = _pandas_names(parsed)
     missing_types = _missing_types(parsed, names, set(categorical))
     in_splits = _codes_in_splits(parsed)
     features, category_names = [], {}
     for index, name in enumerate(names):
-        if index in named:
-            features.append(Feature(name, NOMINAL, named[index]))
-            category_names[index] = named[index]
+        if index in named:  # numbers: an integral one names its integer's category, as pandas finds it
+            features.append(Feature(name, NOMINAL, named[index][0], codes=Codes.INTEGRAL if named[index][1] else None))
+            category_names[index] = named[index][0]
         elif index in categorical:
             codes = sorted(_info_codes(infos[index]) | in_splits.get(index, set()))
             features.append(Feature(name, NOMINAL, tuple(str(c) for c in codes), codes=Codes.TRUNCATED))
@@ -634,24 +646,83 @@ def _categorical_features(parsed: _Parsed, infos: list[str]) -> list[int]:
     return sorted(f for f in found if 0 <= f < len(infos))
 
 
-def _pandas_names(parsed: _Parsed, categorical: list[int]) -> dict[int, tuple[str, ...]]:
-    """Each categorical feature's category names from ``pandas_categorical`` (one list per
-    categorical column of the training frame, in column order); {} when there are none."""
+def pandas_columns(parsed: _Parsed) -> dict[int, list]:
+    """Which features the lists of ``pandas_categorical`` are: feature index -> its list (the training
+    categories, code c the c-th), {} when there are none. One pairing for the import and for
+    :func:`oracle`.
+
+    The Python package writes one list per column of the training frame that has pandas' category dtype,
+    in column order (``python-package/lightgbm/basic.py`` ``_data_from_pandas``), and codes each such
+    column by its list before LightGBM sees it -- whether LightGBM then takes the codes as a categorical
+    feature (``categorical_feature='auto'`` takes the unordered Categoricals) or as numbers (an ordered
+    Categorical, or one that an explicit ``categorical_feature`` leaves out, while it may name an integer
+    column instead). The file does not say which columns those were; it says which features are
+    categorical, and ``feature_infos`` holds each one's codes and each numeric feature's ``[min:max]``.
+    So: the lists are the categorical features in order when they are as many and each one's codes are
+    within its list (how every frame trained with ``categorical_feature='auto'`` without an ordered
+    Categorical is saved); else the one way the lists fit features in order -- a categorical feature
+    whose codes are within the list, a numeric one whose range is of codes of the list, an unused one
+    (``none``) -- or, where none or several fit, the model is refused."""
     lists = parsed.pandas_categorical or []
     if not lists:
         return {}
-    if len(lists) != len(categorical):
-        raise parsed.fail(f"pandas_categorical lists {len(lists)} categorical columns, but the model has "
-                          f"{len(categorical)} categorical features (an ordered pandas Categorical, or "
-                          "categorical_feature naming other columns); supported: unordered pandas Categoricals "
-                          "as the categorical features, or integer codes")
+    infos = parsed.header["feature_infos"].split(" ")
+    categorical = _categorical_features(parsed, infos)
+    in_splits = _codes_in_splits(parsed)
+
+    def fits(values: list, feature: int) -> bool:
+        info = infos[feature]
+        if feature in categorical:
+            return all(code < len(values) for code in _info_codes(info) | in_splits.get(feature, set()))
+        if info == "none":
+            return True
+        try:
+            low, high = (float(v) for v in info.strip("[]").split(":"))
+        except ValueError:
+            return False
+        return 0 <= low <= high <= len(values) - 1 and low.is_integer() and high.is_integer()
+
+    if len(lists) == len(categorical) and all(fits(v, f) for v, f in zip(lists, categorical)):
+        return dict(zip(categorical, lists))
+    # ways[i][j]: how many ways lists i.. fit features j.. in order (counted up to 2: one, or several)
+    count, width = len(lists), len(infos)
+    ways = [[0] * (width + 1) for _ in range(count)] + [[1] * (width + 1)]
+    for i in range(count - 1, -1, -1):
+        for j in range(width - 1, -1, -1):
+            ways[i][j] = min(2, ways[i][j + 1] + (ways[i + 1][j + 1] if fits(lists[i], j) else 0))
+    if ways[0][0] != 1:
+        how = "no features fit them" if ways[0][0] == 0 else "they fit several sets of features"
+        raise parsed.fail(f"pandas_categorical lists the categories of {count} Categorical column(s) of the training "
+                          f"frame, but the model has {len(categorical)} categorical feature(s), and {how} in order, so "
+                          "the file does not say which columns they were (categorical_feature naming columns that are "
+                          "not Categoricals, or an ordered Categorical); supported: the frame's unordered Categoricals "
+                          "as the categorical features (categorical_feature='auto'), or integer codes")
+    out, j = {}, 0
+    for i, values in enumerate(lists):
+        while not (fits(values, j) and ways[i + 1][j + 1]):
+            j += 1
+        out[j] = values
+        j += 1
+    return out
+
+
+def _pandas_names(parsed: _Parsed) -> dict[int, tuple[tuple[str, ...], bool]]:
+    """The category names of each feature a list of ``pandas_categorical`` is (:func:`pandas_columns`),
+    code c the c-th, ``str`` of each, but for categories that are all numbers (:func:`numbered`), each named
+    by its value as HistGradientBoosting's are (7.0 is "7", 1.5 "1.5"); and whether they are numbers."""
     out = {}
-    for feature, values in zip(categorical, lists):
-        names = tuple(str(v) for v in values)
+    for feature, values in pandas_columns(parsed).items():
+        names = tuple(map(category_text if numbered(values) else str, values))
         if len(set(names)) != len(names):
             raise parsed.fail(f"the categories {values[:10]!r} of feature {feature} are not distinct as strings")
-        out[feature] = names
+        out[feature] = names, numbered(values)
     return out
+
+
+def numbered(values: Sequence) -> bool:
+    """Every category a number (ints and floats; a bool is a category of its own, as a string is): pandas
+    finds a number among them by its value, 20.0 as the category 20 (``pd.Categorical``)."""
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def _info_codes(info: str) -> set[int]:
@@ -688,10 +759,16 @@ def _check_feature(parsed: _Parsed, tree: _Tree, node: int, count: int) -> None:
                           f"of the {count} features", tree.lines.get("split_feature"))
 
 
-def _check_linear_features(parsed: _Parsed, tree: _Tree, linear: Linear, features: Sequence[Feature]) -> None:
+def _check_linear_features(parsed: _Parsed, tree: _Tree, linear: Linear, features: Sequence[Feature],
+                           category_names: dict) -> None:
     """A linear model reads numeric features (LightGBM leaves categorical ones out of them,
     ``src/treelearner/linear_tree_learner.cpp``)."""
     for feature, _ in linear.terms:
+        if category_names.get(feature) is not None:  # (LightGBM leaves its categorical features out)
+            raise parsed.fail(f"tree {tree.number}: its linear model reads the codes of the pandas Categorical "
+                              f"{features[feature].name!r}, which LightGBM took as numbers; supported: linear trees "
+                              "over numeric features (the Categorical unordered, or its codes as an integer column)",
+                              tree.lines.get("leaf_features"))
         if not 0 <= feature < len(features) or not features[feature].is_numeric:
             raise parsed.fail(f"tree {tree.number}: leaf_features names {feature}, which is not one of the "
                               f"{len(features)} features or is categorical", tree.lines.get("leaf_features"))
@@ -734,7 +811,7 @@ def _tree(parsed: _Parsed, tree: _Tree, features: Sequence[Feature], category_na
     few splits again and again."""
     linear = tree.linear or [None] * tree.num_leaves
     for model in tree.linear or []:
-        _check_linear_features(parsed, tree, model, features)
+        _check_linear_features(parsed, tree, model, features, category_names)
     if tree.num_leaves == 1:  # Tree::Predict: leaf_value[0], or leaf 0's linear model
         return Tree([Node((tree.leaf_value[0],), n=tree.leaf_count[0], linear=linear[0])], output)
     order = _preorder(parsed, tree)
@@ -788,7 +865,20 @@ def _split(parsed: _Parsed, tree: _Tree, node: int, features: Sequence[Feature],
         route = TO_CHILD[0 if 0.0 <= threshold else 1]
     else:  # Zero (with the feature's missing interval) and NaN: the default side
         route = TO_CHILD[0 if kind & DEFAULT_LEFT_BIT else 1]
+    if not features[feature].is_numeric:  # a Categorical's codes taken as numbers (pandas_columns)
+        return _coded_split(feature, category_names[feature], threshold, missing, route)
     return Split(feature, Op.LE, threshold=threshold, missing=route)
+
+
+def _coded_split(feature: int, names: tuple[str, ...], threshold: float, missing: int, route: MissingRoute) -> Split:
+    """A numeric split on a pandas Categorical that LightGBM read as its codes: the categories whose code
+    goes left, ``code <= threshold`` (``NumericalDecision``), but that of code 0, which the zero band sends
+    to the default side where the missing type is Zero; a missing value and a category not in the list,
+    which pandas codes NaN, take ``route``."""
+    left = [c for c in range(len(names)) if c <= threshold]
+    if missing == MISSING_ZERO:
+        left = [c for c in left if c != 0] + ([0] if route == TO_CHILD[0] else [])
+    return Split(feature, Op.IN, values=tuple(names[c] for c in sorted(left)), missing=route)
 
 
 # -- the library's own predictions -----------------------------------------------------------------
@@ -809,27 +899,39 @@ def oracle(source, model: Model, rows: Sequence[Mapping[str, Any]]) -> list[tupl
     import lightgbm  # verify says how to install it where it is not (treegen.packages.package_hint)
     path = file_of(source)
     booster = lightgbm.Booster(model_file=path) if path is not None else _booster_and_classes(source)[0]
-    named = iter(booster.pandas_categorical or [])  # one list per nominal feature, in order (_pandas_names)
+    text = read_text(path, "the LightGBM model file") if path is not None else booster.model_to_string()
+    paired = pandas_columns(_Text(text, path).parse())  # the Categorical columns: the import's pairing
+    if len(paired) != len(booster.pandas_categorical or []):
+        raise TreegenError("the booster's pandas_categorical is not its text's", path)
     columns = []
-    for feature in model.features:
+    for index, feature in enumerate(model.features):
         values = [row.get(feature.name) for row in rows]
-        if feature.is_numeric:
-            columns.append([math.nan if v is None else float(v) for v in values])
-        elif booster.pandas_categorical:
+        if index in paired:
             import pandas as pd
-            originals = next(named)
-            lookup = dict(zip(feature.categories, originals))
-            columns.append(pd.Categorical([None if v is None else lookup.get(str(v)) for v in values],
-                                          categories=originals))
+            columns.append(pd.Categorical(_originals(feature, paired[index], values), categories=paired[index]))
+        elif feature.is_numeric:
+            columns.append([math.nan if v is None else float(v) for v in values])
         else:
             columns.append([code_or(v, math.nan) for v in values])
-    if booster.pandas_categorical:
+    if paired:
         import pandas as pd
         data = pd.DataFrame({f"f{i}": column for i, column in enumerate(columns)})
     else:
         import numpy as np
         data = np.array(columns, dtype=np.float64).T.reshape(len(rows), len(columns))
     return [_as_answer(model, p) for p in booster.predict(data).tolist()]
+
+
+def _originals(feature: Feature, originals: list, values: list) -> list:
+    """Each value as a pandas Categorical of the training categories ``originals`` holds it, None where it
+    holds none (missing, or unknown: pandas codes it NaN): among numbers (:func:`numbered`), the one equal to
+    the number the value is or its text reads as (pandas matches by value: 20.0 and "20.0" are 20, "1.50"
+    is 1.5, as a frame read from CSV has them); else the one named by the value's text."""
+    if numbered(originals):
+        by_value = {float(v): v for v in reversed(originals)}
+        return [None if v is None or (number := code_number(v)) is None else by_value.get(number) for v in values]
+    lookup = dict(zip(feature.categories, originals))
+    return [None if v is None else lookup.get(str(v)) for v in values]
 
 
 def _as_answer(model: Model, prediction) -> tuple:
