@@ -1242,36 +1242,6 @@ def test_integer_pandas_categories_are_named_as_integers(tmp_path):
     assert oracle(path, import_file(path), rows + [{"size": None}]) == predict_rows(model, rows + [{"size": None}])
 
 
-def test_integer_pandas_categories_read_a_number_by_its_value(tmp_path):
-    """XGBoost 3.x's saved integer categories have Codes.INTEGRAL: pandas finds a value among them by its value,
-    20.0 as the category 20 (a frame read from CSV, whose int column holding a NaN is float), and so does the
-    model, given 20.0, numpy's 20 or the text "20.0"; string categories are read by their text alone."""
-    rng = np.random.default_rng(19)
-    sizes, colours = [10, 20, -30, 45], ["10", "20", "x"]
-    picks = rng.integers(0, 4, size=400)
-    frame = pd.DataFrame({"size": pd.Categorical([sizes[i] for i in picks], categories=sizes),
-                          "colour": pd.Categorical(rng.choice(colours, 400), categories=colours)})
-    y = np.isin(picks, [1, 3]) + (frame["colour"] == "x").to_numpy()
-    clf = xgb.XGBRegressor(n_estimators=3, max_depth=3, enable_categorical=True, tree_method="hist",
-                           max_cat_to_onehot=1, n_jobs=1).fit(frame, y.astype(float))
-    path = str(tmp_path / "sizes.json")
-    clf.save_model(path)
-    saved = str(tmp_path / "model.json")
-    modelio.save(import_file(path), saved)
-    for model in (from_xgboost(clf), import_file(path), modelio.load(saved)):
-        assert [(f.categories, f.codes) for f in model.features] == [(("10", "20", "-30", "45"), Codes.INTEGRAL),
-                                                                     (tuple(colours), None)]
-    probe = pd.DataFrame({"size": pd.Categorical([float(s) for s in sizes] * 3, categories=sizes),
-                          "colour": pd.Categorical(np.repeat(colours, 4), categories=colours)})
-    want = clf.predict(probe).tolist()
-    for given in (float, np.int64, lambda s: f"{s}.0", lambda s: f"{s}e0"):
-        rows = [{"size": given(s), "colour": c} for s, c in zip(sizes * 3, np.repeat(colours, 4))]
-        assert [value for value, _ in predict_rows(model, rows)] == want
-        assert [value for value, _ in oracle(path, model, rows)] == want
-    assert model.scores({"size": "2.0e1", "colour": "x"}) == model.scores({"size": 20, "colour": "x"})
-    assert model.scores({"size": 20.0, "colour": 10}) == model.scores({"size": 20, "colour": "10"})
-
-
 COLOURS = ["red", "green", "blue", "violet"]
 
 
