@@ -136,7 +136,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
-                     code_number, is_missing)
+                     is_missing)
 from ..modelio import json_loads
 from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
