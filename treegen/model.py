@@ -1002,6 +1002,13 @@ def number_category(feature: Feature, number: float, cast: str = "float64") -> s
     return feature.named_by_number.get(number)
 
 
+def numbers_past_codes(feature: Feature, cast: str = "float64") -> dict[float, str]:
+    """For a feature of codes, the numbers of :attr:`Feature.named_by_number` whose code names none of its
+    categories: what :func:`number_category` finds after the code (the table a back end writes for it)."""
+    return {number: name for number, name in feature.named_by_number.items()
+            if code_category(feature.codes, number, cast) not in feature.known}
+
+
 def number_names(categories: Sequence[str]) -> dict[float, str]:
     """The category each number names, by double (keys: -0.0 is 0.0): the categories whose text reads as
     a number by the CSV's grammar (:data:`NUMBER`; "nan" names nothing), the first in category order

@@ -57,9 +57,9 @@ from ..model import (
     Precision,
     Tree,
     apply_link,
-    code_category,
     decide,
     has_label_values,
+    numbers_past_codes,
 )
 from .common import (
     bit_set_words,
@@ -767,9 +767,7 @@ def _code_numbers(model: Model, categories) -> list[tuple[int, list[str], list[i
     a text that reads as a number names after its code (:func:`treegen.model.number_category`)."""
     out = []
     for index, (feature, table) in enumerate(zip(model.features, categories)):
-        named = [] if feature.codes is None else [
-            (number, name) for number, name in feature.named_by_number.items()
-            if code_category(feature.codes, number, model.numeric.cast) not in feature.known]
+        named = [] if feature.codes is None else list(numbers_past_codes(feature, model.numeric.cast).items())
         out.append((index, [literal(number) for number, _ in named], [table.index(name) for _, name in named]))
     return out
 

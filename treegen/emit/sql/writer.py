@@ -50,7 +50,7 @@ from ...data import MISSING_TOKENS, reads_as_missing
 from ...errors import TreegenError
 from ...lower import INTERVAL, MISSING, TUPLE, Condition, Rule, Share, TreeRules, lower_tree
 from ...model import (CODE_LIMIT, Codes, CombineKind, Decision, Link, Model, Node, Op, Precision, Route, Tree,
-                      Feature, code_category, decide, has_label_values, number_category, scores_nan)
+                      Feature, decide, has_label_values, number_category, numbers_past_codes, scores_nan)
 from ...table import free_names
 from ..common import (CodedTuples, TupleTest, category_codes, category_digits, coded_tuples, label_cut, label_decision,
                       linear_sum, node_vector, tuple_test)
@@ -384,9 +384,7 @@ class Writer:
         """A feature of codes' numbers that name a category by its text (:attr:`treegen.model.Feature.named_by_number`)
         where their code names none of its categories: what a number names after its code
         (:func:`treegen.model.number_category`)."""
-        f, cast = self.model.features[feature], self.model.numeric.cast
-        return {number: name for number, name in f.named_by_number.items()
-                if code_category(f.codes, number, cast) not in f.known}
+        return numbers_past_codes(self.model.features[feature], self.model.numeric.cast)
 
     def _number_category(self, feature: int, number: str, column: str, fallback: str) -> str:
         """The category the double ``number`` (NULL: none) names for a feature of codes, as
