@@ -1242,6 +1242,72 @@ def test_integer_pandas_categories_are_named_as_integers(tmp_path):
     assert oracle(path, import_file(path), rows + [{"size": None}]) == predict_rows(model, rows + [{"size": None}])
 
 
+def test_integer_pandas_categories_read_a_number_by_its_value(tmp_path):
+    """XGBoost 3.x's saved integer categories have Codes.INTEGRAL: pandas finds a value among them by its value,
+    20.0 as the category 20 (a frame read from CSV, whose int column holding a NaN is float), and so does the
+    model, given 20.0, numpy's 20 or the text "20.0"; string categories are read by their text alone. By the
+    value itself, not its float32 as XGBoost reads codes: 100000001.0 is 100000001 (float32: 1e8), and
+    19.99999999 (float32: 20) none."""
+    rng = np.random.default_rng(19)
+    sizes, colours = [10, 20, -30, 100000001], ["10", "20", "x"]
+    picks = rng.integers(0, 4, size=400)
+    frame = pd.DataFrame({"size": pd.Categorical([sizes[i] for i in picks], categories=sizes),
+                          "colour": pd.Categorical(rng.choice(colours, 400), categories=colours)})
+    y = np.isin(picks, [1, 3]) + (frame["colour"] == "x").to_numpy()
+    clf = xgb.XGBRegressor(n_estimators=3, max_depth=3, enable_categorical=True, tree_method="hist",
+                           max_cat_to_onehot=1, n_jobs=1).fit(frame, y.astype(float))
+    path = str(tmp_path / "sizes.json")
+    clf.save_model(path)
+    saved = str(tmp_path / "model.json")
+    modelio.save(import_file(path), saved)
+    for model in (from_xgboost(clf), import_file(path), modelio.load(saved)):
+        assert [(f.categories, f.codes) for f in model.features] == [(("10", "20", "-30", "100000001"), Codes.INTEGRAL),
+                                                                     (tuple(colours), None)]
+    probe = pd.DataFrame({"size": pd.Categorical([float(s) for s in sizes] * 3, categories=sizes),
+                          "colour": pd.Categorical(np.repeat(colours, 4), categories=colours)})
+    want = clf.predict(probe).tolist()
+    for given in (float, np.int64, lambda s: f"{s}.0", lambda s: f"{s}e0"):
+        rows = [{"size": given(s), "colour": c} for s, c in zip(sizes * 3, np.repeat(colours, 4))]
+        assert [value for value, _ in predict_rows(model, rows)] == want
+        assert [value for value, _ in oracle(path, model, rows)] == want
+    assert model.scores({"size": "2.0e1", "colour": "x"}) == model.scores({"size": 20, "colour": "x"})
+    assert model.scores({"size": 20.0, "colour": 10}) == model.scores({"size": 20, "colour": "10"})
+    for near in ("19.99999999", 19.99999999, "100000000", 1e8):
+        assert model.scores({"size": near, "colour": "x"}) == model.scores({"size": None, "colour": "x"})
+
+
+def test_integer_pandas_categories_by_value_in_every_target(tmp_path):
+    """Every target reads a CSV's text for XGBoost's saved integer categories as pandas finds it among them (the
+    frame XGBoost predicts: ``pd.Categorical(pd.to_numeric(text), categories=...)``): by the value, not the
+    text ("-1.0" is -1; main read it as unknown text) and not its float32 ("100000001.0" is 100000001)."""
+    rng = np.random.default_rng(23)
+    sizes = [-5, -1, 3, 100000001, 100000003, 9007199254740994]
+    picks = rng.integers(0, len(sizes), size=600)
+    x = rng.normal(size=600)
+    frame = pd.DataFrame({"num": x, "ic": pd.Categorical([sizes[i] for i in picks], categories=sizes)})
+    y = x + np.isin(picks, [1, 3, 5]) * 2.0
+    reg = xgb.XGBRegressor(n_estimators=6, max_depth=3, enable_categorical=True, tree_method="hist",
+                           max_cat_to_onehot=1, n_jobs=1).fit(frame, y)
+    native = tmp_path / "ic.json"
+    reg.save_model(native)
+    texts = ["-5.0", "-1e0", "-0.99999999", "2.99999999", "3", "100000001.0", "1.00000001e8", "100000000",
+             "100000004", "9.007199254740994e15", "x", ""]
+    data = tmp_path / "rows.csv"
+    data.write_text("num,ic\n" + "".join(f"{n},{t}\n" for n in (-1.5, 0.1, 1.2) for t in texts))
+    read = pd.read_csv(data, dtype={"ic": str}, keep_default_na=False)
+    numbers = pd.to_numeric(read["ic"], errors="coerce")
+    known = numbers.where(numbers.isin(sizes))
+    probe = pd.DataFrame({"num": read["num"], "ic": pd.Categorical(known, categories=sizes)})
+    want = reg.get_booster().predict(xgb.DMatrix(probe, enable_categorical=True)).tolist()
+    model = tmp_path / "ic.tg.json"
+    assert treegen_cli("import", native, "-o", model).returncode == 0
+    done = treegen_cli("predict", model, data)
+    assert [float(line.rsplit(",", 1)[1]) for line in done.stdout.splitlines()[1:]] == want
+    done = treegen_cli("verify", model, data, "--against", native, "--to", "python,java,javascript,c,sql,rules",
+                       "--dialect", "sqlite,duckdb")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 COLOURS = ["red", "green", "blue", "violet"]
 
 

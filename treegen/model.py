@@ -88,7 +88,7 @@ class Codes(Kind):
     category whose text reads as the same double, :func:`number_category`: "0.50" is "0.5"). Without
     it, a category is its text as it is ("3.0" is not "3")."""
 
-    INTEGRAL = "integral"  # an integral value names the integer's category: 3.0 is "3" (HistGradientBoosting)
+    INTEGRAL = "integral"  # an integral value, itself (never cast), names the integer's category: 3.0 is "3"
     TRUNCATED = "truncated"  # any finite value, cast, truncated toward zero: 2.7 is "2", -0.5 "0" (LightGBM)
     NONNEGATIVE = "nonnegative"  # truncated, but a value below 0 (after the cast) names none: -0.5 (XGBoost)
 
@@ -920,10 +920,11 @@ CODE_LIMIT = 2.0 ** 31  # a code at or beyond (in size) names no category: Light
 
 def code_category(codes: Codes, value: float, cast: str = "float64") -> str | None:
     """The category a number names under ``codes`` (None for none): the decimal integer of its value
-    as the model reads numbers (``cast``), if integral (INTEGRAL), or truncated toward zero (TRUNCATED:
-    LightGBM's ``static_cast<int>``; NONNEGATIVE: XGBoost's float32, ``InvalidCat`` below 0, then
-    ``AsCat``); -0.0 is "0". A value that is not finite or not under 2^31 in size names none."""
-    value = f32(value) if cast == "float32" else float(value)
+    if integral (INTEGRAL: the value itself, as pandas finds a number among a Categorical's categories),
+    or truncated toward zero as the model reads numbers (``cast``; TRUNCATED: LightGBM's
+    ``static_cast<int>``; NONNEGATIVE: XGBoost's float32, ``InvalidCat`` below 0, then ``AsCat``); -0.0
+    is "0". A value that is not finite or not under 2^31 in size names none."""
+    value = f32(value) if cast == "float32" and codes != Codes.INTEGRAL else float(value)
     if not -CODE_LIMIT < value < CODE_LIMIT:  # NaN and the infinities too
         return None
     if codes == Codes.NONNEGATIVE and value < 0:
@@ -1000,6 +1001,12 @@ def number_category(feature: Feature, number: float, cast: str = "float64") -> s
         if name in feature.known:
             return name
     return feature.named_by_number.get(number)
+
+
+def codes_float32(model: Model) -> bool:
+    """Whether a feature's codes read a number as its float32 (:func:`code_category`): the model reads
+    numbers so and some feature's code rule is the library's own (not INTEGRAL, which reads the value)."""
+    return model.numeric.cast == "float32" and any(f.codes not in (None, Codes.INTEGRAL) for f in model.features)
 
 
 def numbers_past_codes(feature: Feature, cast: str = "float64") -> dict[float, str]:

@@ -41,7 +41,7 @@ import os
 
 from ..errors import TreegenError
 from ..lower import per_condition
-from ..model import CombineKind, Model, has_label_values, read_nominal_features, scores_nan
+from ..model import CombineKind, Model, codes_float32, has_label_values, read_nominal_features, scores_nan
 from .common import (CALL, IF, LEAF, LEVELS, CodedTuples, Cond, CostModel, KeyTables, Sums, TreePlan, bit_set_words,
                      braced_lines, category_codes, code_size, float_text, group_weight, key_differences, label_decision,
                      leaf_index, leaf_terms, named_codes, named_features, numeric_test, output_numbers, plan, size_groups,
@@ -158,7 +158,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, module: str = "e
                   adds=_adds(plans, steps, width) if direct else [],
                   start=[literal(v) for v in (steps.start if steps else (0.0,) * width)] if direct else [],
                   leaves=sum(len(t.leaves()) for t in model.trees), coded=coded,
-                  code_float32=model.numeric.cast == "float32",
+                  code_float32=codes_float32(model),
                   named=[None if c is None else (f"{c[0]}, {c[1]}", string(c[2])) for c in named_codes(model)]
                   if named_features(model) else None,
                   keysets=keysets.written(), nominal_read=read_nominal_features(model),

@@ -48,7 +48,8 @@ import sys
 
 from .. import arithmetic
 from ..lower import per_condition
-from ..model import CombineKind, Decision, Link, Model, Op, Precision, has_label_values, has_tuples, scores_nan
+from ..model import (CombineKind, Decision, Link, Model, Op, Precision, codes_float32, has_label_values, has_tuples,
+                     scores_nan)
 from .common import (CALL, FRACTION, IF, LEAF, Cond, CostModel, Sums, TreePlan, TupleTest, category_codes,
                      category_digits, coded_tuples, decides_on_raw, float_text, label_decision, label_part, leaf_terms,
                      missing_intervals, named_features, numeric_test, output_numbers, plan, scores_part,
@@ -110,7 +111,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False) -> str:
     deciding = "_sums(x)" + votes if has_label_values(model) else "_scores(x)"
     as_read = bool(intervals or coded or shared.combinations)
     helpers = _helpers(model, decision)
-    code_float32 = bool(coded) and model.numeric.cast == "float32"
+    code_float32 = bool(coded) and codes_float32(model)
     named = _named(model)
     needed = {"numbers": bool(named), "struct": helpers["float32"] or code_float32,
               "json": bool(shared.combinations or shared.sets)}

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import jinja2
 
-from ..model import Codes, Model, scores_nan
+from ..model import Codes, Model, codes_float32, scores_nan
 
 CODE_RULES = {None: 0, Codes.INTEGRAL: 1, Codes.TRUNCATED: 2, Codes.NONNEGATIVE: 3}  # codes.<folder>.txt's numbers
 
@@ -62,4 +62,4 @@ def runtime_with_codes(model: Model, folder: str, lookups: tuple[tuple[str, str]
     if not any(rules):
         return {"runtime": runtime, "code_rules": None}
     return {"runtime": runtime, "code_rules": rules,
-            "codes_float32": model.numeric.cast == "float32", "codes_runtime": source(folder, f"codes.{folder}.txt")}
+            "codes_float32": codes_float32(model), "codes_runtime": source(folder, f"codes.{folder}.txt")}

@@ -38,7 +38,11 @@ How XGBoost predicts, and how the model says the same thing:
   otherwise silently give it the code of the first training category not below it (``SearchSorted``
   takes ``lower_bound`` without checking it is equal; fixed by dmlc/xgboost#12193 in 3.3.0): with
   training categories blue, green, red, violet, "purple" is red and "aaa" blue. No model reproduces
-  that; give XGBoost the training categories.
+  that; give XGBoost the training categories. Categories that are integers (a Categorical of ints;
+  XGBoost refuses floating point ones) are named by their decimal text, and the feature has
+  ``Codes.INTEGRAL``: pandas finds a value among them by its value, so 20.0 and "20.0" (as pandas writes
+  an integer column with a missing value) are the category 20 there and in the model -- by the value
+  itself, not by the float32 XGBoost reads codes by: "100000001.0" is 100000001, "19.99999999" none.
 * Codes: without ``cats`` (1.x, 2.x, 3.0, and any model trained on numbers) only codes exist, and a
   feature's categories are the codes its splits name, written as decimal integers ("0", "3", ...): a
   code the trees never list is an unknown category and goes left, as in XGBoost (``Split.unknown`` on
@@ -136,7 +140,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
-                     is_missing)
+                     code_number, is_missing)
 from ..modelio import json_loads
 from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
@@ -325,8 +329,9 @@ def oracle(source, model: Model, rows: Sequence[dict]) -> list[tuple | Refused]:
     The rows are given as a user gives them. A model whose file names its categories (3.1+, trained on a
     pandas frame) takes a pandas frame whose categorical columns have the training categories: a
     name not among them is missing there, as pandas makes it (``pd.Categorical(values, categories=...)``),
-    and XGBoost re-codes the frame against the categories it saved. A model of codes takes a matrix of
-    numbers: a category is the number it is or spells (:func:`treegen.model.code_number`), else -1
+    and XGBoost re-codes the frame against the categories it saved; among integer categories pandas finds
+    the number a value is or its text reads as by its value (20.0 and "20.0" are 20, 2.7 none). A model of
+    codes takes a matrix of numbers: a category is the number it is or spells (:func:`treegen.model.code_number`), else -1
     (no category: the side of the categories not listed).
     """
     import xgboost  # not installed: verify says which package brings it on this platform (packages.pip_name)
@@ -411,10 +416,15 @@ def _named_frame(model: Model, rows: Sequence[dict], codes: np.ndarray, taken: n
         if feature.name not in named:
             frame[column] = codes[taken, j]
             continue
-        kind = int if feature.name in integers else str
-        values = [None if is_missing(v) or (name := category_of(feature, v)) is None else kind(name)
+        if feature.name in integers:  # pandas finds a number among them by its value: 20.0 and "20.0" are 20
+            by_value = {float(c): int(c) for c in feature.categories}
+            values = [None if is_missing(v) or (number := code_number(v)) is None else by_value.get(number)
+                      for v in (row.get(feature.name) for row in kept)]
+            frame[column] = pd.Categorical(values, categories=[int(c) for c in feature.categories])
+            continue
+        values = [None if is_missing(v) or (name := category_of(feature, v)) is None else name
                   for v in (row.get(feature.name) for row in kept)]
-        frame[column] = pd.Categorical(values, categories=[kind(c) for c in feature.categories])
+        frame[column] = pd.Categorical(values, categories=list(feature.categories))
     return pd.DataFrame(frame)
 
 
@@ -736,9 +746,17 @@ class _Conversion:
             raise self.fail(f"missing={missing!r} with categorical features is not supported (XGBoost reads a "
                             "category equal to it as missing); supported: missing=NaN with categorical features")
         interval = _missing_interval(missing)
-        return tuple(Feature(name, NOMINAL, tuple(categories[i].values()),
-                             codes=None if name in named else Codes.NONNEGATIVE) if i in categories
-                     else Feature(name, NUMERIC, missing_interval=interval) for i, name in enumerate(names))
+        return tuple(Feature(name, NOMINAL, tuple(categories[i].values()), codes=self.codes_of(name, named))
+                     if i in categories else Feature(name, NUMERIC, missing_interval=interval)
+                     for i, name in enumerate(names))
+
+    def codes_of(self, name: str, named: set[str]) -> Codes | None:
+        """How the feature reads a number: as XGBoost a code (``Codes.NONNEGATIVE``); where the file names its
+        categories, by their value if they are integers (``Codes.INTEGRAL``: a frame's Categorical of them
+        finds 20.0 and "20.0" as the category 20, as pandas matches a value), else by text alone (None)."""
+        if name not in named:
+            return Codes.NONNEGATIVE
+        return Codes.INTEGRAL if name in self.integer_named else None
 
     def base_margins(self, params: dict, objective: Objective, objective_name: str, groups: int) -> list[float]:
         """``base_score`` (one, or one per group in 3.x: ``[a,b,c]``) turned into margins as XGBoost does

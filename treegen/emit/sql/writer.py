@@ -402,7 +402,7 @@ class Writer:
         ``column``: the column ``number`` reads, read again where the engine has no 4-byte float."""
         d, codes = self.d, self.model.features[feature].codes
         value = number
-        if self.model.numeric.cast == "float32":  # XGBoost's: a code is read as its float32
+        if self.model.numeric.cast == "float32" and codes != Codes.INTEGRAL:  # XGBoost's: a code is read as its float32
             # under one half only zero, the sign and a fraction matter: what float32 rounds to (-)0 is category 0
             tiny = d.double(2.0 ** -150)  # half the least float32: a tie, rounded to even, (-)0
             if d.float32:  # float4 refuses 1e-50: a stand-in of the same sign that truncates to 0
