@@ -1,4 +1,5 @@
-"""Training's edges on the command line: options a new user mistypes, refused in one line with exit 2."""
+"""Training and evaluation at the edges on the command line: options a new user mistypes, refused in one line
+with exit 2, and figures checked against scikit-learn's."""
 import json
 
 import pytest
@@ -41,3 +42,16 @@ def test_a_class_with_a_comma_takes_its_weight_in_double_quotes(labels_with_comm
 def test_an_empty_class_weight_is_refused(labels_with_commas):
     result = run("train", labels_with_commas, "-a", "cart", "--class-weight", "", code=2)
     assert result.stderr == "treegen: error: --class-weight takes 'balanced' or CLASS=WEIGHT,..., not ''\n"
+
+
+@pytest.mark.parametrize("labels", ["5,5", "5,6"])
+def test_r2_of_labels_of_one_value_is_scikit_learns(tmp_path, labels):
+    """Labels all alike leave R2 undefined; scikit-learn's r2_score gives 1 for predictions all right and 0
+    otherwise. Before, treegen printed 0 for perfect predictions too."""
+    from sklearn.metrics import r2_score
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_text("a,y\n1,5\n2,6\n3,7\n", encoding="utf-8")
+    truth = [float(v) for v in labels.split(",")]
+    test.write_text(f"a,y\n1,{truth[0]:g}\n1,{truth[1]:g}\n", encoding="utf-8")  # both predicted 5
+    out = run("evaluate", str(train), "-a", "cart", "--regression", "--test", str(test)).stdout
+    assert f"\nR2   {r2_score(truth, [5.0, 5.0]):.6g}\n" in out

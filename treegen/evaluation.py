@@ -151,7 +151,13 @@ def regression_metrics(truth, predicted) -> dict[str, float]:
             scale = 1.0  # the sums as they were: no overflow to avoid, or nothing finite to scale by
         squares, total = ((residual / scale) ** 2).sum(), ((spread / scale) ** 2).sum()
         return {"rmse": float(scale * math.sqrt(squares / len(t))), "mae": float(np.abs(residual).mean()),
-                "r2": float(1 - squares / total) if total else 0.0}
+                "r2": float(1 - squares / total) if total else _r2_of_one_value(squares)}
+
+
+def _r2_of_one_value(squares: float) -> float:
+    """R2 where every label is one value (no spread to explain), as scikit-learn's r2_score has it: 1 for
+    predictions that are all right, 0 otherwise."""
+    return 1.0 if squares == 0 else 0.0
 
 
 def training_summary(model: Model, dataset: Dataset) -> str:
