@@ -84,3 +84,13 @@ def test_evaluate_weighs_a_regressions_rows_as_scikit_learns_metrics(tmp_path):
     mae = mean_absolute_error(truth, predicted, sample_weight=weights)
     r2 = r2_score(truth, predicted, sample_weight=weights)
     assert f"\nRMSE {rmse:.6g}\nMAE  {mae:.6g}\nR2   {r2:.6g}\n" in out
+
+
+def test_test_rows_that_all_weigh_0_are_refused(tmp_path):
+    """Before: 'accuracy nan% (0/0)' and a RuntimeWarning."""
+    head = "@relation r\n@attribute a numeric\n@attribute class {s,t}\n@data\n"
+    train, test = tmp_path / "train.arff", tmp_path / "test.arff"
+    train.write_text(head + "1,s\n2,t\n3,s\n4,t\n", encoding="utf-8")
+    test.write_text(head + "1,s,{0}\n2,t,{0}\n3,?,{1}\n", encoding="utf-8")
+    result = run("evaluate", str(train), "-a", "cart", "--test", str(test), code=2)
+    assert result.stderr == f"treegen: error: {test}: the rows with a label all have weight 0: nothing to measure\n"

@@ -317,6 +317,8 @@ def scored(target: Target, test: Table, truth: list[str | None], predicted: list
         unknown, classes = (), target.classes
         labels = [_number(value, test, i) for value, i in zip(labels, labelled)]
     weights = None if test.weights is None else counted_weights([test.weights[i] for i in labelled])
+    if weights is not None and not sum(weights) > 0:
+        raise TreegenError("the rows with a label all have weight 0: nothing to measure", test.source)
     return Report(target.kind, classes, labels, [predicted[i] for i in labelled], method,
                   unknown_classes=unknown, unlabelled=len(truth) - len(labelled), weights=weights)
 
