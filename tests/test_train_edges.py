@@ -94,3 +94,20 @@ def test_test_rows_that_all_weigh_0_are_refused(tmp_path):
     test.write_text(head + "1,s,{0}\n2,t,{0}\n3,?,{1}\n", encoding="utf-8")
     result = run("evaluate", str(train), "-a", "cart", "--test", str(test), code=2)
     assert result.stderr == f"treegen: error: {test}: the rows with a label all have weight 0: nothing to measure\n"
+
+
+TENNIS = os.path.join(os.path.dirname(__file__), "..", "examples", "play_tennis.csv")
+
+
+def test_an_arff_files_missing_column_is_not_put_on_its_first_line(tmp_path):
+    """An ARFF file has no header line: its first line is '@relation' or a comment. Before, the line said
+    'test.arff:1: no columns named ...' and 'data.arff:1: column 1 has no name'."""
+    test = tmp_path / "test.arff"
+    test.write_text("% tennis\n@relation r\n@attribute outlook {sunny,rainy}\n@attribute play {yes,no}\n@data\n"
+                    "sunny,no\n", encoding="utf-8")
+    result = run("evaluate", TENNIS, "-a", "id3", "--test", str(test), code=2)
+    assert result.stderr == f"treegen: error: {test}: no columns named 'humidity', 'wind'\n"
+    nameless = tmp_path / "data.arff"
+    nameless.write_text("@relation r\n@attribute '' numeric\n@attribute c {s,t}\n@data\n1,s\n2,t\n", encoding="utf-8")
+    result = run("train", str(nameless), code=2)
+    assert result.stderr == f"treegen: error: {nameless}: column 1 has no name\n"
