@@ -111,3 +111,13 @@ def test_an_arff_files_missing_column_is_not_put_on_its_first_line(tmp_path):
     nameless.write_text("@relation r\n@attribute '' numeric\n@attribute c {s,t}\n@data\n1,s\n2,t\n", encoding="utf-8")
     result = run("train", str(nameless), code=2)
     assert result.stderr == f"treegen: error: {nameless}: column 1 has no name\n"
+
+
+def test_a_learners_refusal_in_a_fold_says_it_was_a_folds_rows(tmp_path):
+    """Six rows, 3 folds: each fold trains on 4, and reduced-error pruning in 5 folds is refused. Before, the
+    line said only 'needs 2 to 4 folds, not 5', of a file of 6 rows."""
+    data = tmp_path / "six.csv"
+    data.write_text("a,y\n1,x\n2,x\n3,z\n4,z\n5,x\n6,z\n", encoding="utf-8")
+    result = run("evaluate", str(data), "--reduced-error", "--pruning-folds", "5", "-k", "3", code=2)
+    assert result.stderr == ("treegen: error: reduced-error pruning needs 2 to 4 folds, not 5 (cross-validation "
+                             "fold 1, trained on 4 of the 6 rows)\n")

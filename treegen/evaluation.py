@@ -255,14 +255,27 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
                     f"{'stratified ' if dataset.target.is_classification else ''}{k}-fold cross-validation (seed {seed})")
     truth, predicted = [None] * len(dataset), [None] * len(dataset)
     everything = np.arange(len(dataset))
-    for test in folds:
+    for number, test in enumerate(folds, 1):
         train = np.setdiff1d(everything, test)
-        model = fit(dataset.subset(train), algorithm, **params)
+        model = _fold_model(dataset, train, algorithm, f"cross-validation fold {number}", params)
         for i, p in zip(test, answers_on(model, dataset.subset(test))):
             predicted[i] = p
     truth = dataset.labels()
     report.truth, report.predicted, report.weights = truth, predicted, counted_weights(dataset.weights)
     return report
+
+
+def _fold_model(dataset: Dataset, rows: np.ndarray, algorithm: str, fold: str, params: dict) -> Model:
+    """A fold's model, learnt on ``rows``; a learner's refusal says that it was of those rows, whose count
+    (in "needs 2 to 4 folds") is not the data's."""
+    try:
+        return fit(dataset.subset(rows), algorithm, **params)
+    except TreegenError as error:
+        where = f" ({fold}, trained on {len(rows)} of the {len(dataset)} rows)"
+        error.message += where
+        if error.command_line is not None:
+            error.command_line += where
+        raise
 
 
 def counted_weights(weights) -> list | None:
