@@ -61,6 +61,10 @@ class Report:
         self._for("classification", "accuracy")
         return self._correct() / self._row_weights().sum()
 
+    def accuracy_text(self) -> str:
+        """The accuracy and the rows (their weight) it counts: '86.87% (77.75/89.5)'."""
+        return f"{self.accuracy:.2%} ({count_text(self._correct())}/{count_text(self._row_weights().sum())})"
+
     def _correct(self) -> float:
         return float(sum(w for t, p, w in zip(self.truth, self.predicted, self._row_weights()) if t == p))
 
@@ -113,8 +117,7 @@ class Report:
             m = self.regression_metrics()
             lines += [f"RMSE {m['rmse']:.6g}", f"MAE  {m['mae']:.6g}", f"R2   {m['r2']:.6g}"]
             return "\n".join(lines) + "\n"
-        total = self._row_weights().sum()
-        lines.append(f"accuracy {self.accuracy:.2%} ({count_text(self._correct())}/{count_text(total)})")
+        lines.append(f"accuracy {self.accuracy_text()}")
         if self.unknown_classes:
             lines.append(self._unknown_text())
         lines.append("")
@@ -194,12 +197,12 @@ def training_summary(model: Model, dataset: Dataset) -> str:
     """One line on what was built: algorithm, size, and how well it fits its own training rows."""
     tree = model.trees[0]
     answers = answers_on(model, dataset)
-    truth = dataset.labels()
+    report = Report(dataset.target.kind, dataset.target.classes, dataset.labels(), answers,
+                    weights=counted_weights(dataset.weights))  # each row by its weight, as evaluate counts it
     if dataset.target.is_classification:
-        right = sum(t == p for t, p in zip(truth, answers))
-        fit_text = f"training accuracy {right / len(truth):.2%} ({right}/{len(truth)})"
+        fit_text = f"training accuracy {report.accuracy_text()}"
     else:
-        fit_text = f"training RMSE {regression_metrics(truth, answers)['rmse']:.6g}"
+        fit_text = f"training RMSE {report.rmse:.6g}"
     left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
     return f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {tree_size(tree)}, {fit_text}"
 
