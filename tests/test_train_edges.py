@@ -127,3 +127,19 @@ def test_trainings_accuracy_counts_rows_by_their_weight_as_evaluate_does():
     """J48's 'Error on training data' on weights.arff: 77.75 of 89.5 correct. Before: '81.67% (49/60)'."""
     result = run("train", WEIGHTS_ARFF, "-o", os.devnull)
     assert "training accuracy 86.87% (77.75/89.5)" in result.stderr
+
+
+@pytest.mark.parametrize("weight,message", [
+    (float("nan"), "Input sample_weight contains NaN."),
+    (float("inf"), "Input sample_weight contains infinity or a value too large for dtype('float64')."),
+    (-1.0, "sample_weight has a negative value (-1.0): treegen learns from weights at least 0"),
+])
+def test_sample_weights_scikit_learn_refuses_or_treegen_cannot_follow_are_refused(weight, message):
+    """scikit-learn refuses NaN and infinite weights; with a weight of -1 it grows a tree of 3 leaves on these
+    rows (random_state=0), where treegen's own grew one leaf. Before, treegen learnt one leaf from all three."""
+    import numpy as np
+    from treegen.estimator import DecisionTreeClassifier
+    X, y = np.arange(1, 7.0).reshape(-1, 1), np.array(["x", "z"] * 3)
+    with pytest.raises(ValueError) as error:
+        DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=[weight, 1, 1, 1, 1, 1])
+    assert str(error.value) == message
