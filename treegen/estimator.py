@@ -383,8 +383,8 @@ def _check_weights(weights: np.ndarray) -> None:
     if np.isinf(weights).any():
         raise InputError("Input sample_weight contains infinity or a value too large for dtype('float64').")
     if (weights < 0).any():
-        raise InputError(f"sample_weight has a negative value ({float(weights[weights < 0][0])!r}): treegen learns from "
-                         "weights at least 0")
+        first = float(weights[weights < 0][0])
+        raise InputError(f"sample_weight has a negative value ({first!r}): treegen learns from weights at least 0")
 
 
 def _position(column, names: list[str]) -> int:

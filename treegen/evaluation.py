@@ -183,7 +183,8 @@ def _weighted_regression_metrics(t: np.ndarray, p: np.ndarray, w: np.ndarray) ->
         if not math.isfinite(scale) or scale < 1e150:
             scale = 1.0
         squares, total = (w * (residual / scale) ** 2).sum(), (w * (spread / scale) ** 2).sum()
-        return {"rmse": float(scale * math.sqrt(squares / w.sum())), "mae": float((w * np.abs(residual)).sum() / w.sum()),
+        return {"rmse": float(scale * math.sqrt(squares / w.sum())),
+                "mae": float((w * np.abs(residual)).sum() / w.sum()),
                 "r2": float(1 - squares / total) if total else _r2_of_one_value(squares)}
 
 
