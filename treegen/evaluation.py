@@ -68,7 +68,7 @@ class Report:
     def _correct(self) -> float:
         return float(sum(w for t, p, w in zip(self.truth, self.predicted, self._row_weights()) if t == p))
 
-    def per_class(self) -> list[tuple[str, float, float, float, int]]:
+    def per_class(self) -> list[tuple[str, float, float, float, int | float]]:
         """(class, precision, recall, F1, support); 0.0 where a ratio has nothing to divide by."""
         m = self.confusion_matrix
         rows = []
@@ -142,7 +142,7 @@ class Report:
 
 def count_text(count: float) -> str:
     """A count of rows, or of their weight: whole numbers as such, others as few digits as tell them."""
-    return str(int(count)) if count == int(count) else f"{count:.6g}"
+    return str(int(count)) if count == int(count) and abs(count) < 1e15 else f"{count:.6g}"
 
 
 def display_width(text: str) -> int:
@@ -157,31 +157,17 @@ def pad(text: str, width: int) -> str:
 
 
 def regression_metrics(truth, predicted, weights=None) -> dict[str, float]:
-    """RMSE, MAE and R2, each row counted by its weight (None: 1 each). Squares of values beyond 1e154
-    overflow a double: then the residuals are scaled by the largest first (as ``hypot`` does), so a target
-    of 1e200s has an RMSE of 1e200s, not inf."""
-    if weights is not None:
-        return _weighted_regression_metrics(np.asarray(truth, float), np.asarray(predicted, float),
-                                            np.asarray(weights, float))
+    """RMSE, MAE and R2, each row counted by its weight (None: 1 each), as Weka weighs instances and
+    scikit-learn's metrics their sample_weight. Squares of values beyond 1e154 overflow a double: then the
+    residuals are scaled by the largest first (as ``hypot`` does), so a target of 1e200s has an RMSE of
+    1e200s, not inf."""
     t, p = np.asarray(truth, float), np.asarray(predicted, float)
+    w = np.ones(len(t)) if weights is None else np.asarray(weights, float)  # (times 1: the same bits)
     with np.errstate(over="ignore", invalid="ignore"):  # inf - inf is NaN, as the predictions say
-        residual, spread = t - p, t - t.mean()
-        scale = max(float(np.abs(residual).max(initial=0.0)), float(np.abs(spread).max(initial=0.0)), 1.0)
-        if not math.isfinite(scale) or scale < 1e150:
-            scale = 1.0  # the sums as they were: no overflow to avoid, or nothing finite to scale by
-        squares, total = ((residual / scale) ** 2).sum(), ((spread / scale) ** 2).sum()
-        return {"rmse": float(scale * math.sqrt(squares / len(t))), "mae": float(np.abs(residual).mean()),
-                "r2": float(1 - squares / total) if total else _r2_of_one_value(squares)}
-
-
-def _weighted_regression_metrics(t: np.ndarray, p: np.ndarray, w: np.ndarray) -> dict[str, float]:
-    """regression_metrics with each row counted w times, as Weka weighs instances (and scikit-learn's
-    metrics their sample_weight); residuals scaled as there."""
-    with np.errstate(over="ignore", invalid="ignore"):
         residual, spread = t - p, t - (w * t).sum() / w.sum()
         scale = max(float(np.abs(residual).max(initial=0.0)), float(np.abs(spread).max(initial=0.0)), 1.0)
         if not math.isfinite(scale) or scale < 1e150:
-            scale = 1.0
+            scale = 1.0  # the sums as they were: no overflow to avoid, or nothing finite to scale by
         squares, total = (w * (residual / scale) ** 2).sum(), (w * (spread / scale) ** 2).sum()
         return {"rmse": float(scale * math.sqrt(squares / w.sum())),
                 "mae": float((w * np.abs(residual)).sum() / w.sum()),
