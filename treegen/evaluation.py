@@ -59,7 +59,7 @@ class Report:
     @property
     def accuracy(self) -> float:
         self._for("classification", "accuracy")
-        return self._correct() / self._row_weights().sum()
+        return float(self._correct() / self._row_weights().sum())
 
     def accuracy_text(self) -> str:
         """The accuracy and the rows (their weight) it counts: '86.87% (77.75/89.5)'."""
@@ -256,16 +256,26 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
 
 
 def _fold_model(dataset: Dataset, rows: np.ndarray, algorithm: str, fold: str, params: dict) -> Model:
-    """A fold's model, learnt on ``rows``; a learner's refusal says that it was of those rows, whose count
-    (in "needs 2 to 4 folds") is not the data's."""
+    """A fold's model, learnt on ``rows``. A learner's refusal of those rows that it would not say of the
+    whole data says that it was of the fold's rows, whose count (in "needs 2 to 4 folds") is not the data's."""
     try:
         return fit(dataset.subset(rows), algorithm, **params)
     except TreegenError as error:
-        where = f" ({fold}, trained on {len(rows)} of the {len(dataset)} rows)"
-        error.message += where
-        if error.command_line is not None:
-            error.command_line += where
+        if not _refused_alike(dataset, algorithm, params, error):
+            where = f" ({fold}, trained on {len(rows)} of the {len(dataset)} rows)"
+            error.message += where
+            if error.command_line is not None:
+                error.command_line += where
         raise
+
+
+def _refused_alike(dataset: Dataset, algorithm: str, params: dict, error: TreegenError) -> bool:
+    """Whether the learner refuses the whole data in the same words (an option's error, not a fold's)."""
+    try:
+        fit(dataset, algorithm, **params)
+    except TreegenError as whole:
+        return whole.message == error.message
+    return False
 
 
 def counted_weights(weights) -> list | None:
