@@ -540,6 +540,13 @@ def test_values_whose_sum_overflows_are_split_between_their_halves(tmp_path):
     assert "\nx <= 1.5E308: a (6.0/1.0)\nx > 1.5E308: b (4.0)\n" in text
 
 
+def test_values_whose_difference_overflows_move_the_threshold_without_a_warning(tmp_path):
+    """Moving the threshold to a training value subtracts neighbours: 1e308 - -1e308 is inf, as in Java,
+    where numpy printed 'RuntimeWarning: overflow encountered in scalar subtract' on train's stderr."""
+    text = j48_text_learned_apart(tmp_path, zip([1e308, 1e308, 1.7e308, 1.7e308, -1e308], "aabba"))
+    assert "\nx <= 1.0E308: a (3.0)\nx > 1.0E308: b (2.0)\n" in text
+
+
 @pytest.mark.parametrize("low,high", [(-math.inf, math.inf), (-math.inf, 5.0), (1.0, math.inf)])
 def test_infinite_values_split_where_j48_splits_them(tmp_path, low, high):
     """J48 3.6.14 (java -cp weka.jar weka.classifiers.trees.J48 -no-cv): -inf + inf is NaN, below

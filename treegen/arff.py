@@ -485,4 +485,5 @@ def parse_arff(text: str, source: str = "<arff>") -> Table:
     columns = [Doubles.of(column) if f.is_numeric and f.name not in dates else column
                for f, column in zip(features, columns)]
     declared = {f.name: f for f in features}
-    return Table(source, [f.name for f in features], columns, lines, declared, weights, dates)
+    # (no header line: each name is on a line of its own, and the file's first line may be a comment)
+    return Table(source, [f.name for f in features], columns, lines, declared, weights, dates, header_line=None)

@@ -1,6 +1,7 @@
 """The command line: thin commands over the library. An error the user caused is one line, exit 2."""
 from __future__ import annotations
 
+import csv
 import math
 import os
 import re
@@ -215,7 +216,8 @@ def learner_options(f):
                                         "(default 0: no pruning)."),
         click.option("--cv-folds", type=click.IntRange(min=2), help="cart: folds for --ccp-alpha cv (default 5)."),
         click.option("--class-weight",
-                     help="cart: 'balanced', or weights as CLASS=W,CLASS=W (default: every class 1)."),
+                     help="cart: 'balanced', or weights as CLASS=W,CLASS=W (quote a class with a comma: "
+                          "'\"c, d\"=2'; default: every class 1)."),
         click.option("--min-weight-fraction-leaf", type=NumberRange(0, 0.5),
                      help="cart: least fraction of the total weight in each leaf (default 0)."),
         click.option("--cast", type=Choice(["float64", "float32"]),
@@ -357,8 +359,11 @@ def check_criterion(dataset, criterion: str | None, regression: bool | None) -> 
 
 
 def _class_weights(text: str) -> dict:
+    """CLASS=WEIGHT pairs read as one CSV record, so that a class with a comma is written in double quotes
+    ('"c, d"=2'); the class is what comes before the last '='. A weight is a finite number at least 0:
+    an infinite or NaN one would make leaves that no model file holds, and a negative one no sense."""
     weights = {}
-    for part in text.split(","):
+    for part in _csv_fields(text):
         label, sep, weight = part.rpartition("=")
         try:
             weights[label] = float(weight)
@@ -366,7 +371,17 @@ def _class_weights(text: str) -> dict:
             sep = ""
         if not sep:
             raise TreegenError(f"--class-weight takes 'balanced' or CLASS=WEIGHT,..., not {text!r}")
+        if not (math.isfinite(weights[label]) and weights[label] >= 0):
+            raise TreegenError(f"--class-weight: the weight of {label!r} must be a finite number at least 0, "
+                               f"not {weight!r}")
     return weights
+
+
+def _csv_fields(text: str) -> list[str]:
+    try:
+        return next(csv.reader([text]), None) or [""]  # (an empty text: one empty field, refused)
+    except csv.Error:  # a line break outside double quotes
+        raise TreegenError(f"--class-weight takes 'balanced' or CLASS=WEIGHT,..., not {text!r}") from None
 
 
 def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None):

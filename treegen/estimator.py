@@ -156,6 +156,7 @@ class _TreeEstimator(BaseEstimator):
         weights = np.ones(rows) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         if weights.shape != (rows,):
             raise InputError(f"sample_weight has shape {weights.shape}; expected ({rows},)")
+        _check_weights(weights)
         return Dataset(features, encoded, target, codes, weights)
 
     def _given_names(self, X):
@@ -373,6 +374,18 @@ class DecisionTreeRegressor(RegressorMixin, _TreeEstimator):
 
 
 # -- from raw columns to encoded ones ------------------------------------------------------------
+
+def _check_weights(weights: np.ndarray) -> None:
+    """NaN and infinite weights are refused in scikit-learn's words (treegen learnt a leaf of them); a negative
+    weight too, where scikit-learn grows a tree that treegen's learners do not reproduce."""
+    if np.isnan(weights).any():
+        raise InputError("Input sample_weight contains NaN.")
+    if np.isinf(weights).any():
+        raise InputError("Input sample_weight contains infinity or a value too large for dtype('float64').")
+    if (weights < 0).any():
+        first = float(weights[weights < 0][0])
+        raise InputError(f"sample_weight has a negative value ({first!r}): treegen learns from weights at least 0")
+
 
 def _position(column, names: list[str]) -> int:
     """A column ``nominal`` names: an int is its index (a negative one from the end), else its name."""

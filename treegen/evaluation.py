@@ -23,7 +23,8 @@ class Report:
     """How a learner or a model predicted labelled rows, as `treegen evaluate` says it (``str(report)``, its
     text) and as numbers: ``accuracy``, ``confusion_matrix``, ``precision``, ``recall``, ``f1`` and ``support``
     (each {class: number}) for classes; ``rmse``, ``mae`` and ``r2`` for a regression. ``truth`` and
-    ``predicted``: each row's label and the answer it got, in the order of the data's rows."""
+    ``predicted``: each row's label and the answer it got, in the order of the data's rows; ``weights``: each
+    row's instance weight (an ARFF file's ``{w}``), which every figure counts it by, as Weka does (None: 1 each)."""
     target_kind: str
     classes: tuple[str, ...]
     truth: list = field(default_factory=list)
@@ -31,6 +32,10 @@ class Report:
     method: str = ""
     unknown_classes: tuple[str, ...] = ()  # true labels that the model does not know (it never predicts them)
     unlabelled: int = 0  # test rows left out: they have no label
+    weights: list | None = None
+
+    def _row_weights(self) -> np.ndarray:
+        return np.ones(len(self.truth)) if self.weights is None else np.asarray(self.weights, dtype=np.float64)
 
     def __str__(self) -> str:
         return self.text()
@@ -46,17 +51,24 @@ class Report:
         """Rows: true class; columns: predicted class; both in the order of ``classes``."""
         self._for("classification", "confusion_matrix")
         index = {c: i for i, c in enumerate(self.classes)}
-        matrix = np.zeros((len(self.classes), len(self.classes)), dtype=int)
-        for t, p in zip(self.truth, self.predicted):
-            matrix[index[t], index[p]] += 1
-        return matrix
+        matrix = np.zeros((len(self.classes), len(self.classes)))
+        for t, p, w in zip(self.truth, self.predicted, self._row_weights()):
+            matrix[index[t], index[p]] += w
+        return matrix.astype(int) if (matrix == np.round(matrix)).all() else matrix
 
     @property
     def accuracy(self) -> float:
         self._for("classification", "accuracy")
-        return sum(t == p for t, p in zip(self.truth, self.predicted)) / len(self.truth)
+        return float(self._correct() / self._row_weights().sum())
 
-    def per_class(self) -> list[tuple[str, float, float, float, int]]:
+    def accuracy_text(self) -> str:
+        """The accuracy and the rows (their weight) it counts: '86.87% (77.75/89.5)'."""
+        return f"{self.accuracy:.2%} ({count_text(self._correct())}/{count_text(self._row_weights().sum())})"
+
+    def _correct(self) -> float:
+        return float(sum(w for t, p, w in zip(self.truth, self.predicted, self._row_weights()) if t == p))
+
+    def per_class(self) -> list[tuple[str, float, float, float, int | float]]:
         """(class, precision, recall, F1, support); 0.0 where a ratio has nothing to divide by."""
         m = self.confusion_matrix
         rows = []
@@ -65,13 +77,13 @@ class Report:
             precision = tp / predicted if predicted else 0.0
             recall = tp / support if support else 0.0
             f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-            rows.append((c, float(precision), float(recall), float(f1), int(support)))
+            rows.append((c, float(precision), float(recall), float(f1), support.item()))
         return rows
 
     precision = property(lambda self: self._by_class(1), doc="{class: precision}")
     recall = property(lambda self: self._by_class(2), doc="{class: recall}")
     f1 = property(lambda self: self._by_class(3), doc="{class: F1}")
-    support = property(lambda self: self._by_class(4), doc="{class: its rows}")
+    support = property(lambda self: self._by_class(4), doc="{class: its rows (their weight)}")
 
     def _by_class(self, column: int) -> dict:
         return {row[0]: row[column] for row in self.per_class()}
@@ -79,7 +91,7 @@ class Report:
     # -- regression ---------------------------------------------------------------------------
     def regression_metrics(self) -> dict[str, float]:
         self._for("regression", "regression_metrics")
-        return regression_metrics(self.truth, self.predicted)
+        return regression_metrics(self.truth, self.predicted, self.weights)
 
     rmse = property(lambda self: self._regression("rmse"), doc="root mean squared error")
     mae = property(lambda self: self._regression("mae"), doc="mean absolute error")
@@ -105,8 +117,7 @@ class Report:
             m = self.regression_metrics()
             lines += [f"RMSE {m['rmse']:.6g}", f"MAE  {m['mae']:.6g}", f"R2   {m['r2']:.6g}"]
             return "\n".join(lines) + "\n"
-        correct = sum(t == p for t, p in zip(self.truth, self.predicted))
-        lines.append(f"accuracy {self.accuracy:.2%} ({correct}/{len(self.truth)})")
+        lines.append(f"accuracy {self.accuracy_text()}")
         if self.unknown_classes:
             lines.append(self._unknown_text())
         lines.append("")
@@ -115,11 +126,11 @@ class Report:
         width = max([display_width(n) for n in names] + [6])
         lines.append(" " * width + " " + " ".join(pad(n, width) for n in names))
         for name, row in zip(names, self.confusion_matrix):
-            lines.append(pad(name, width) + " " + " ".join(f"{v:>{width}}" for v in row))
+            lines.append(pad(name, width) + " " + " ".join(f"{count_text(v):>{width}}" for v in row))
         lines.append("")
         lines.append(f"{'class':>{width}} precision recall     F1 support")
         for name, (_, precision, recall, f1, support) in zip(names, self.per_class()):
-            lines.append(f"{pad(name, width)} {precision:9.3f} {recall:6.3f} {f1:6.3f} {support:7d}")
+            lines.append(f"{pad(name, width)} {precision:9.3f} {recall:6.3f} {f1:6.3f} {count_text(support):>7}")
         return "\n".join(lines) + "\n"
 
     def _unknown_text(self) -> str:
@@ -127,6 +138,11 @@ class Report:
         n = len(self.unknown_classes)
         return (f"{rows} row{'s have' if rows > 1 else ' has'} a label that the model does not know ({n} "
                 f"class{'es' * (n > 1)}: {', '.join(label(c) for c in self.unknown_classes)}), counted as wrong")
+
+
+def count_text(count: float) -> str:
+    """A count of rows, or of their weight: whole numbers as such, others as few digits as tell them."""
+    return str(int(count)) if count == int(count) and abs(count) < 1e15 else f"{count:.6g}"
 
 
 def display_width(text: str) -> int:
@@ -140,30 +156,40 @@ def pad(text: str, width: int) -> str:
     return " " * max(0, width - display_width(text)) + text
 
 
-def regression_metrics(truth, predicted) -> dict[str, float]:
-    """RMSE, MAE and R2. Squares of values beyond 1e154 overflow a double: then the residuals are scaled
-    by the largest first (as ``hypot`` does), so a target of 1e200s has an RMSE of 1e200s, not inf."""
+def regression_metrics(truth, predicted, weights=None) -> dict[str, float]:
+    """RMSE, MAE and R2, each row counted by its weight (None: 1 each), as Weka weighs instances and
+    scikit-learn's metrics their sample_weight. Squares of values beyond 1e154 overflow a double: then the
+    residuals are scaled by the largest first (as ``hypot`` does), so a target of 1e200s has an RMSE of
+    1e200s, not inf."""
     t, p = np.asarray(truth, float), np.asarray(predicted, float)
+    w = np.ones(len(t)) if weights is None else np.asarray(weights, float)  # (times 1: the same bits)
     with np.errstate(over="ignore", invalid="ignore"):  # inf - inf is NaN, as the predictions say
-        residual, spread = t - p, t - t.mean()
+        residual, spread = t - p, t - (w * t).sum() / w.sum()
         scale = max(float(np.abs(residual).max(initial=0.0)), float(np.abs(spread).max(initial=0.0)), 1.0)
         if not math.isfinite(scale) or scale < 1e150:
             scale = 1.0  # the sums as they were: no overflow to avoid, or nothing finite to scale by
-        squares, total = ((residual / scale) ** 2).sum(), ((spread / scale) ** 2).sum()
-        return {"rmse": float(scale * math.sqrt(squares / len(t))), "mae": float(np.abs(residual).mean()),
-                "r2": float(1 - squares / total) if total else 0.0}
+        squares, total = (w * (residual / scale) ** 2).sum(), (w * (spread / scale) ** 2).sum()
+        return {"rmse": float(scale * math.sqrt(squares / w.sum())),
+                "mae": float((w * np.abs(residual)).sum() / w.sum()),
+                "r2": float(1 - squares / total) if total else _r2_of_one_value(squares)}
+
+
+def _r2_of_one_value(squares: float) -> float:
+    """R2 where every label is one value (no spread to explain), as scikit-learn's r2_score has it: 1 for
+    predictions that are all right, 0 otherwise."""
+    return 1.0 if squares == 0 else 0.0
 
 
 def training_summary(model: Model, dataset: Dataset) -> str:
     """One line on what was built: algorithm, size, and how well it fits its own training rows."""
     tree = model.trees[0]
     answers = answers_on(model, dataset)
-    truth = dataset.labels()
+    report = Report(dataset.target.kind, dataset.target.classes, dataset.labels(), answers,
+                    weights=counted_weights(dataset.weights))  # each row by its weight, as evaluate counts it
     if dataset.target.is_classification:
-        right = sum(t == p for t, p in zip(truth, answers))
-        fit_text = f"training accuracy {right / len(truth):.2%} ({right}/{len(truth)})"
+        fit_text = f"training accuracy {report.accuracy_text()}"
     else:
-        fit_text = f"training RMSE {regression_metrics(truth, answers)['rmse']:.6g}"
+        fit_text = f"training RMSE {report.rmse:.6g}"
     left_out = f" ({dataset.left_out} without a value for {dataset.target.name!r} left out)" if dataset.left_out else ""
     return f"{model.meta.get('algorithm', 'tree')} on {len(dataset)} rows{left_out}: {tree_size(tree)}, {fit_text}"
 
@@ -219,14 +245,42 @@ def cross_validate(dataset: Dataset, algorithm: str, k: int | None = 10, loo: bo
                     f"{'stratified ' if dataset.target.is_classification else ''}{k}-fold cross-validation (seed {seed})")
     truth, predicted = [None] * len(dataset), [None] * len(dataset)
     everything = np.arange(len(dataset))
-    for test in folds:
+    for number, test in enumerate(folds, 1):
         train = np.setdiff1d(everything, test)
-        model = fit(dataset.subset(train), algorithm, **params)
+        model = _fold_model(dataset, train, algorithm, f"cross-validation fold {number}", params)
         for i, p in zip(test, answers_on(model, dataset.subset(test))):
             predicted[i] = p
     truth = dataset.labels()
-    report.truth, report.predicted = truth, predicted
+    report.truth, report.predicted, report.weights = truth, predicted, counted_weights(dataset.weights)
     return report
+
+
+def _fold_model(dataset: Dataset, rows: np.ndarray, algorithm: str, fold: str, params: dict) -> Model:
+    """A fold's model, learnt on ``rows``. A learner's refusal of those rows that it would not say of the
+    whole data says that it was of the fold's rows, whose count (in "needs 2 to 4 folds") is not the data's."""
+    try:
+        return fit(dataset.subset(rows), algorithm, **params)
+    except TreegenError as error:
+        if not _refused_alike(dataset, algorithm, params, error):
+            where = f" ({fold}, trained on {len(rows)} of the {len(dataset)} rows)"
+            error.message += where
+            if error.command_line is not None:
+                error.command_line += where
+        raise
+
+
+def _refused_alike(dataset: Dataset, algorithm: str, params: dict, error: TreegenError) -> bool:
+    """Whether the learner refuses the whole data in the same words (an option's error, not a fold's)."""
+    try:
+        fit(dataset, algorithm, **params)
+    except TreegenError as whole:
+        return whole.message == error.message
+    return False
+
+
+def counted_weights(weights) -> list | None:
+    """Rows' weights for a report: None where every row weighs 1 (a CSV file's, most ARFF files')."""
+    return None if weights is None or all(w == 1 for w in weights) else [float(w) for w in weights]
 
 
 def holdout(train: Dataset, test: Table | Callable[[Model], Table], algorithm: str, say=None, **params) -> Report:
@@ -275,8 +329,11 @@ def scored(target: Target, test: Table, truth: list[str | None], predicted: list
     else:
         unknown, classes = (), target.classes
         labels = [_number(value, test, i) for value, i in zip(labels, labelled)]
+    weights = None if test.weights is None else counted_weights([test.weights[i] for i in labelled])
+    if weights is not None and not sum(weights) > 0:
+        raise TreegenError("the rows with a label all have weight 0: nothing to measure", test.source)
     return Report(target.kind, classes, labels, [predicted[i] for i in labelled], method,
-                  unknown_classes=unknown, unlabelled=len(truth) - len(labelled))
+                  unknown_classes=unknown, unlabelled=len(truth) - len(labelled), weights=weights)
 
 
 def _number(text: str, test: Table, row: int) -> float:

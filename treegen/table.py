@@ -25,7 +25,7 @@ class Table:
     declared: dict[str, Feature]  # ARFF: each attribute's declared type; a numeric one's texts are reprs of doubles
     weights: list[float] | None = None  # ARFF: each row's instance weight ({w} after the row; 1 without)
     dates: dict[str, str] = field(default_factory=dict)  # ARFF: date attribute -> its Java date format
-    header_line: int = 1  # CSV: the header's line (blank lines before it are skipped)
+    header_line: int | None = 1  # CSV: the header's line (blank lines before it are skipped); ARFF: None
     # Rows that are no file's lines (a DataFrame's, a list's): each row's index label, which its user knows it
     # by, in place of the line of the CSV text it was read through.
     row_labels: Sequence | None = None

@@ -446,13 +446,14 @@ def move_to_training_value(threshold: float, values: np.ndarray, distinct: np.nd
     lowest = -float(np.finfo(np.float64).max)  # Weka starts from -Double.MAX_VALUE and keeps values above it
     if math.isnan(threshold):  # (-inf + inf) / 2: no value is below NaN
         return lowest
-    end = int(np.searchsorted(distinct, threshold, side="right"))
-    while end < len(distinct) and distinct[end] - threshold < SMALL:
-        end += 1
-    if end == 0 or not distinct[end - 1] > lowest:  # only -inf or -Double.MAX_VALUE below: it stays
-        return lowest
-    # (a zero is the first of -0.0 and 0.0 in data order, which the scan keeps: np.unique keeps either)
-    if (end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL) and distinct[end - 1] != 0:
-        return float(distinct[end - 1])
-    below = values[(values - threshold < SMALL) | (values <= threshold)]
-    return float(below[first_better(below, lowest)])
+    with np.errstate(over="ignore"):  # values 1e308 apart: their difference is inf, as Java's, not a warning
+        end = int(np.searchsorted(distinct, threshold, side="right"))
+        while end < len(distinct) and distinct[end] - threshold < SMALL:
+            end += 1
+        if end == 0 or not distinct[end - 1] > lowest:  # only -inf or -Double.MAX_VALUE below: it stays
+            return lowest
+        # (a zero is the first of -0.0 and 0.0 in data order, which the scan keeps: np.unique keeps either)
+        if (end == 1 or distinct[end - 1] - distinct[end - 2] > SMALL) and distinct[end - 1] != 0:
+            return float(distinct[end - 1])
+        below = values[(values - threshold < SMALL) | (values <= threshold)]
+        return float(below[first_better(below, lowest)])
