@@ -143,3 +143,18 @@ def test_sample_weights_scikit_learn_refuses_or_treegen_cannot_follow_are_refuse
     with pytest.raises(ValueError) as error:
         DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=[weight, 1, 1, 1, 1, 1])
     assert str(error.value) == message
+
+
+def test_a_target_declared_numeric_learnt_as_classes_is_warned_of(tmp_path):
+    """J48 refuses a numeric class ("Cannot handle numeric class!"); c45 learnt an ARFF file's numeric target
+    as one class per value without a word (iris' sepallength: 35 classes, 52.67% of the training rows)."""
+    iris = os.path.join(os.path.dirname(__file__), "fixtures", "j48", "iris.arff")
+    out = str(tmp_path / "model.json")
+    said = run("train", iris, "-a", "c45", "--target", "sepallength", "-o", out).stderr
+    assert said.startswith("treegen: warning: target 'sepallength' is declared numeric: c45 learns its 35 distinct "
+                           "values as 35 classes (Weka's J48 refuses a numeric class); for a regression tree use "
+                           "--algorithm cart (--nominal sepallength keeps them as classes)\n")
+    chosen = run("train", iris, "-a", "c45", "--target", "sepallength", "--nominal", "sepallength", "-o", out)
+    assert "warning" not in chosen.stderr
+    assert "warning" not in run("train", iris, "-a", "cart", "--target", "sepallength", "-o", out).stderr
+    assert "warning" not in run("train", iris, "-a", "c45", "-o", out).stderr

@@ -571,6 +571,8 @@ def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], le
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
         warnings.append(_class_per_value(dataset, learner, spell))
         warnings.append(None if regression is not None else _regression_of_labels(dataset, learner, spell))
+    elif dataset.target.name not in nominal:
+        warnings.append(_declared_numeric_classes(table, dataset, learner, spell))
     warnings.append(_spaced_values(table, dataset, {name for name, said in read_as_categories.items() if said}))
     return [w for w in warnings if w]
 
@@ -667,6 +669,17 @@ def _numbers_read_as_categories(table: Table, name: str, spell: Spelling) -> str
                 f"{first!r}; an empty field, '?' or 'NA' is missing")
     return located(f"column {name!r} is read as categories: {said}, and {spell.nominal(name)} keeps "
                    "the column as categories", *table.place(row))
+
+
+def _declared_numeric_classes(table: Table, dataset: Dataset, learner: str, spell: Spelling) -> str | None:
+    """An ARFF file's target declared numeric, learnt as classes (c45, id3): J48 refuses a numeric class."""
+    name = dataset.target.name
+    if not (dataset.target.is_classification and table.declared[name].is_numeric):
+        return None
+    classes = len(dataset.target.classes)
+    return (f"target {name!r} is declared numeric: {learner} learns its {classes} distinct values as {classes} "
+            f"classes (Weka's J48 refuses a numeric class); for a regression tree use {spell.algorithm('cart')} "
+            f"({spell.nominal(name)} keeps them as classes)")
 
 
 def _class_per_value(dataset: Dataset, learner: str, spell: Spelling) -> str | None:
