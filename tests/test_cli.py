@@ -938,6 +938,24 @@ def test_import_options_that_contradict_each_other_are_refused(options, line):
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"treegen: error: {line}\n")
 
 
+@pytest.mark.parametrize("command,option", [
+    (["train", TENNIS, "-o", "first.json", "--output", "second.json"], "-o/--output"),
+    (["train", TENNIS, "--target", "play", "-t", "wind"], "-t/--target"),
+    (["export", CATBOOST_COLOR, "--to", "java", "--to", "python"], "--to"),
+    (["export", CATBOOST_COLOR, "--to", "sql", "--dialect", "sqlite", "--dialect", "duckdb"], "--dialect"),
+    (["predict", CATBOOST_COLOR, TENNIS, "-o", "a.csv", "-o", "a.csv"], "-o/--output"),
+])
+def test_an_option_of_one_value_given_twice_is_refused(tmp_path, monkeypatch, command, option):
+    """click kept the last value without a word: a model written to second.json alone, a tree of the target
+    named second, SQLite's dialect asked for and DuckDB's written. Refused before anything is read or written;
+    flags and options of many values may repeat (--nominal a --nominal b is the import's --missing's case)."""
+    monkeypatch.chdir(tmp_path)
+    result = run(*command, ok=False)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"treegen: error: {option} is given 2 times: give it once\n")
+    assert os.listdir(tmp_path) == []
+
+
 HOSTILE_CSV = '"température ""max""",ciel,jouer\n20,"très ""nuageux""",oui\n30,clair,non\n25,clair,oui\n' \
               '15,"très ""nuageux""",non\n12,clair,non\n28,"très ""nuageux""",oui\n'
 

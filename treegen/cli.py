@@ -53,8 +53,29 @@ class NumberRange(click.FloatRange):
         return number
 
 
+class OnceOptions(click.Command):
+    """A command that refuses an option of one value given twice: click keeps the last, the first lost without
+    a word (`-o a.json -o b.json`, `--target a --target b`). Options that take many values, and flags, may
+    repeat."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # (click's own errors: the same)
+            for param in order:
+                if _takes_one_value(param) and order.count(param) > 1:
+                    raise click.UsageError(f"{'/'.join(sorted(param.opts, key=len))} is given {order.count(param)} times: give it "
+                                           "once", ctx)
+        return super().parse_args(ctx, args)
+
+
+def _takes_one_value(param: click.Parameter) -> bool:
+    return isinstance(param, click.Option) and not (param.is_flag or param.multiple or param.count)
+
+
 class TreegenGroup(click.Group):
     """Turns TreegenError (and unreadable or unwritable files) into one line on stderr and exit 2."""
+
+    command_class = OnceOptions  # (LateOptions is one too)
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -98,7 +119,7 @@ def _stop_quietly():
     sys.exit(141)
 
 
-class LateOptions(click.Command):
+class LateOptions(OnceOptions):
     """A command some of whose options are made from a table that is costly to load (the SQL dialects
     and engines load the whole SQL back end): ``late()`` makes them, after the others, when the command
     is first parsed or its help shown, so that `treegen --help` and the other commands never load it."""
