@@ -1217,3 +1217,30 @@ def test_glibc_exp_is_pythons_exp():
 def arithmetic_exp(x: float) -> float:
     from treegen.arithmetic import exp
     return exp(x)
+
+
+def test_a_models_big_lists_compile_and_are_exact():
+    """As array initialisers, the lists of a model of 5,000 features, of a feature's 20,000 categories or of
+    9,000 classes passed the class initialiser's 64 KB ("code too large"): they are string data read at class
+    initialisation, every API and the program reading them as they read the arrays (hostile names, missing
+    intervals, integer codes, the Booleans and numbers that name categories)."""
+    wide = random_model(3, n_numeric=2500, n_nominal=2500, max_depth=6)
+    used = wide.used_features()
+    numeric = next(i for i in used if wide.features[i].is_numeric)
+    coded = next(i for i in used if not wide.features[i].is_numeric and all(c.isdigit() for c in wide.features[i].categories))
+    features = list(wide.features)
+    features[numeric] = replace(features[numeric], missing_interval=(-1.0, 0.0))
+    features[coded] = replace(features[coded], codes=Codes.INTEGRAL)
+    features[:len(HOSTILE_NAMES)] = [replace(f, name=name) for f, name in zip(features, HOSTILE_NAMES)]
+    wide = replace(wide, features=tuple(features))
+    categories = random_model(2, n_numeric=2, n_nominal=1)
+    many = replace(categories.features[2], categories=categories.features[2].categories + tuple(map(str, range(20_000))))
+    categories = replace(categories, features=categories.features[:2] + (many,))
+    classes = random_model(1, max_depth=3, classes=(*HOSTILE_NAMES, *(f"k{i}" for i in range(9_000))))
+    models = [wide, categories, classes]
+    sources = [emit(m, "java", leaf=True, package=f"x{next(PACKAGES)}") for m in models]
+    rows = [edge_rows(m, 0)[::20] for m in models]  # a few: each row of the wide model holds 5,000 values
+    for model, answers, model_rows in zip(models, java_api(list(zip(models, sources, rows))), rows):
+        check_java_api(model, model_rows, answers, leaf=True)
+    for model, source, model_rows in zip(models, sources, rows):
+        check_printed(model, source, model_rows, runner=run_loaded, leaf=True)

@@ -53,11 +53,13 @@ class NotAModel(TreegenError, TypeError):
 
 class NotUtf8(TreegenError):
     """A file that is not UTF-8 text, the message saying how to convert it; ``encoding``: the one its byte
-    order mark or its zeros name (UTF-16 or UTF-32 text), else None (a byte that UTF-8 has no place for)."""
+    order mark or its zeros name (UTF-16 or UTF-32 text), else None (a byte that UTF-8 has no place for);
+    ``before``: the text before that byte."""
 
-    def __init__(self, message: str, file: str, line: int, encoding: str | None):
+    def __init__(self, message: str, file: str, line: int, encoding: str | None, before: str = ""):
         super().__init__(message, file, line)
         self.encoding = encoding
+        self.before = before
 
 
 def located(message: str, file: str | None = None, line: int | None = None, column: int | None = None) -> str:
@@ -85,7 +87,8 @@ def read_text(path: str, what: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw[:err.start].count(b"\n") + 1
-        raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line, None) from None
+        raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line, None,
+                      raw[:err.start].decode("utf-8-sig")) from None
 
 
 def _wide_encoding(head: bytes) -> str | None:
@@ -110,6 +113,8 @@ def _encoding_of_bom(raw: bytes) -> str | None:
 def _reencode_hint(path: str, encoding: str | None = None) -> str:
     """How to convert a file to UTF-8: from the encoding its byte order mark names, else from the one a
     spreadsheet on Windows most often writes."""
+    if path == "-":  # standard input: no file to name ('- > --utf8')
+        return f"convert it first, e.g. through iconv -f {encoding or 'cp1252'} -t utf-8"
     stem, ext = os.path.splitext(path)
     return (f"convert it first, e.g. iconv -f {encoding or 'cp1252'} -t utf-8 {shlex.quote(path)} > "
             f"{shlex.quote(stem + '-utf8' + ext)}")

@@ -29,7 +29,7 @@ def load_model(path: str | os.PathLike, **options) -> Model:
         said = "a pickle or joblib file, whose loading runs code stored in it: if it is trusted, "
         raise TreegenError(said + "treegen.import_model(path, trust=True) reads it", path,
                            command_line=said + "`treegen import --trust FILE -o model.json` reads it")
-    text = sys.stdin.read() if path == "-" else _read(path)
+    text = _read(path)  # '-' too: a byte order mark, UTF-16 or a byte that is not UTF-8 are told as a file's
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
         from . import modelio
         return modelio.loads(text, path)
@@ -78,7 +78,8 @@ def _read(path: str) -> str:
     try:
         return read_text(path, "model")
     except NotUtf8 as err:
-        if err.encoding is not None or path.lower().endswith(".json"):  # text, or named a model: how to convert it
+        # text, named a model, or rule text up to a byte that is not UTF-8: how to convert it, and the byte's line
+        if err.encoding is not None or path.lower().endswith(".json") or _starts_like_rule_text(err.before):
             raise
         raise TreegenError(f"{NEITHER}: it is not UTF-8 text", path, err.line) from None
 

@@ -126,6 +126,11 @@ NAN_ARGMAX = (("    /** The code of a category the model does not know (a missin
                "        return argmax(scores);\n"
                "    }\n\n"
                "    /** The code of a category the model does not know (a missing one is -1). */"),)
+# A class's lists (names, categories, per-tree numbers) with more entries than this in all are written as string
+# data read at class initialisation (_lists_as_data): as array initialisers each entry takes about 8 bytes of the
+# class initialiser, whose 64 KB javac passed at 9,000 features or 12,000 categories ("code too large"), and its
+# strings two of the constant pool's entries.
+LITERAL_ENTRIES = 2000
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
 
 
@@ -259,7 +264,12 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
     written, keysets = _written_conditions(codes, names)
     parts = _parts(plans, home, walkers, per_condition(lambda cond: _if_line(cond, names, codes, written)), returned,
                    returns_term, written)  # (fills keysets)
+    runtime = _runtime(model)
+    classes = model.target.classes
+    categories = [table if not f.is_numeric else None for f, table in zip(model.features, codes)]
+    lists = _lists_as_data(model, categories, classes, intervals, plans, all_sums, runtime)
     return render("java", "Model.java.j2", filters={"lit": literal, "str": string}, read=read,
+                  lists=lists, lists_runtime=source("java", "lists.java.txt") if lists else None,
                   intervals=[(i, literal(low), literal(high), string(names[i])) for i, low, high in intervals],
                   unknown_routes=any(n.split is not None and n.split.unknown is not None
                                      for t in model.trees for n in t.nodes),
@@ -276,7 +286,7 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   model=model, name=class_name, package=package,
                   classification=model.target.is_classification,
                   features=model.features, classes=model.target.classes, used=model.used_features(),
-                  codes=[table if not f.is_numeric else None for f, table in zip(model.features, codes)],
+                  codes=categories,
                   parts=parts, tuple_bits=_key_chunks(keysets["bits"], True), tuples=_key_chunks(keysets["sorted"], False),
                   tuple_sets={kind: len(sets) for kind, sets in keysets.items()},
                   resumers=_resumers(walkers, home, len(set(home.values()))),
@@ -286,7 +296,44 @@ def emit(model: Model, proba: bool = False, leaf: bool = False, class_name: str 
                   zero_band=literal(model.numeric.zero_band),
                   dispatch_size=TREES_PER_DISPATCH, block_bits=BLOCK_BITS, leaf=leaf,
                   leaves=sum(len(t.leaves()) for t in model.trees),
-                  **_runtime(model))
+                  **runtime)
+
+
+def _lists_as_data(model: Model, tables, classes, intervals, plans, steps: Sums, runtime: dict) -> dict | None:
+    """The class's lists -- names, categories, classes, the features read, per-tree numbers -- as string data
+    that ``templates/java/lists.java.txt`` reads at class initialisation, where they hold more than
+    ``LITERAL_ENTRIES`` entries in all; else None, and the template writes them as array initialisers."""
+    named = named_codes(model) if runtime["named"] else []
+    code_rules = runtime["code_rules"] or []
+    used, nominal_read = model.used_features(), runtime["nominal_read"]
+    weights = steps.weights if steps is not None and steps.weights else []
+    categories = [text for table in tables for text in ([None] if table is None else [str(len(table)), *table])]
+    entries = (len(model.features) + len(classes) + len(categories) + len(used) + 2 * len(named) + 3 * len(intervals)
+               + len(nominal_read) + len(code_rules) + 2 * len(plans) + len(weights))
+    if entries <= LITERAL_ENTRIES:
+        return None
+    return {"features": _text_chunks(f.name for f in model.features), "classes": _text_chunks(classes),
+            "categories": _text_chunks(categories), "used": _number_chunks(used),
+            "named": _text_chunks(None if n is None else f"{n[0]},{n[1]}" for n in named),
+            "named_numbers": _text_chunks(None if n is None else n[2] for n in named),
+            "interval_feature": _number_chunks(i for i, _, _ in intervals),
+            "interval_low": _number_chunks(low for _, low, _ in intervals),
+            "interval_high": _number_chunks(high for _, _, high in intervals),
+            "nominal_read": _number_chunks(nominal_read), "code_rules": _number_chunks(code_rules),
+            "output": _number_chunks(-1 if p.output is None else p.output for p in plans),
+            "weight": _number_chunks(weights), "width": _number_chunks(p.width for p in plans)}
+
+
+def _text_chunks(texts) -> list[str]:
+    """Texts (None: null) as string data for ``texts``: each its length in UTF-16 units, ':' and itself, or '-'."""
+    data = "".join("-" if t is None else f"{len(t.encode('utf-16-le', 'surrogatepass')) // 2}:{t}" for t in texts)
+    size = STRING_LIMIT // 6  # characters: one beyond the BMP takes 6 bytes of modified UTF-8
+    return [data[i:i + size] for i in range(0, len(data), size)]
+
+
+def _number_chunks(numbers) -> list[str]:
+    """Numbers as ``numbers`` reads them (Double.parseDouble: ints as they are), comma-separated, as string data."""
+    return _chunks(",".join(str(n) if isinstance(n, int) else float_text(n, "NaN", "Infinity") for n in numbers))
 
 
 def _runtime(model: Model) -> dict:

@@ -333,8 +333,11 @@ def _describe(err: UnexpectedInput, text: str) -> tuple[str, int, int | None]:
         if misspelt is not None:
             return misspelt
         found = TERMINAL_TEXT[err.token.type] if err.token.type in ("$END", "_NL") else repr(str(err.token))
-        expected = sorted(_terminal_text(name) for name in err.expected)
-        meant = _meant(err.token, err.expected)
+        # err.expected is the lookahead of an LALR state, which may serve many places ('1.7.5' after a threshold
+        # listed ')', '*', ',', '<', '?'... and cut 'and', 'then'): what the parser takes at this place is accepts()
+        taken = err.interactive_parser.accepts() if err.interactive_parser is not None else err.expected
+        expected = sorted(_terminal_text(name) for name in taken)
+        meant = _meant(err.token, taken)
         message = (f"expected {' or '.join(meant)}, found {found}" if meant
                    else f"unexpected {found}; expected one of: {', '.join(expected[:8])}")
         if err.token.type == "$END":  # lark places it at the last token
