@@ -47,6 +47,14 @@ POWER = 2 ** 62  # the largest power of two that every engine reads as an exact 
 # A decimal text D * 10^k (D of n significant digits) that SQLite's SQL reads exactly, never by its cast: Clinger's
 # fast path (n <= 15, |k| <= 22: both exact doubles, one rounding), or beyond every double (inf, 0)
 FAST_DIGITS, FAST_POWER, OVERFLOW, UNDERFLOW = 15, 22, 310, -324
+EXACT_INTEGERS = 2.0 ** 53  # every integer up to it is a double; past it the model reads an integer as its double
+
+
+def integers_past_doubles(cuts: list[float] | None) -> bool:
+    """Whether an integer column, compared exactly with the split points as SQLite and MySQL compare it, may answer
+    otherwise than its double, which the model reads (2^53 + 1 > 2^53, its double 2^53 is not): only at a split point
+    (a magnitude of ``cuts``; None: the value is used in arithmetic, any may be) at or past 2^53."""
+    return cuts is None or bool(cuts) and cuts[-1] >= EXACT_INTEGERS
 
 
 def sqlite_reads_exactly(number: str) -> bool:
@@ -113,7 +121,9 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
                 f"abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ")
     else:
         near = ""
-    return (f"CASE WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
+    # an INTEGER as its double (integers_past_doubles), where it may matter
+    exact = f"WHEN typeof({column}) = 'integer' THEN CAST({column} AS REAL) " if integers_past_doubles(cuts) else ""
+    return (f"CASE {exact}WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
             f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
             f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
@@ -361,6 +371,10 @@ class Dialect:
     # in place of number_cast in a query (its first derived table, once a row; an --expression casts at each test), a
     # numeric feature's column read as the model reads it whatever its type (column, its name as an SQL string)
     number_read: Callable[[str, str], str] | None = None
+    # where an expression reads a numeric feature's column as it is: {0} as a double, for a feature an integer column
+    # of which the engine would compare with a split point exactly (integers_past_doubles). None: the engine compares
+    # an integer's double, or the expression's read already is one (number_cast, numeric_text)
+    integer_as_double: str | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -647,6 +661,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_number=f"CASE WHEN CONCAT({{0}}, ';') REGEXP '^{NUMBER};$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
+            # (an integral constant beside an integer column is made an integer: BIGINT 2^53 + 1 <= 2^53e0 is false)
+            integer_as_double="({0} + 0e0)",
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
             # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
             nominal_number=MYSQL_NUMBER_COLUMN,

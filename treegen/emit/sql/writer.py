@@ -57,7 +57,7 @@ from ..common import (CodedTuples, TupleTest, category_codes, category_digits, c
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
-from .dialects import Dialect
+from .dialects import Dialect, integers_past_doubles
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
 # the derived tables SQLite's parser stack holds around a step of an expression's scalar subquery (Writer.item): a
@@ -188,6 +188,10 @@ class Writer:
         cast = expression and d.number_cast
         self.numbers = [d.number_cast.format(value) if cast and f.is_numeric else value
                         for f, value in zip(model.features, self.values)]
+        if expression and d.integer_as_double and not once:  # (once: read_once's conversion is a double)
+            for i in model.used_features():
+                if model.features[i].is_numeric and integers_past_doubles(split_cuts(model, i)):
+                    self.numbers[i] = d.integer_as_double.format(self.values[i])
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         # an expression's reads of the row bound to a lambda's variable (read_once), where no derived table reads it
@@ -1447,11 +1451,17 @@ def split_points(model: Model, feature: int) -> list[float] | None:
     missing interval's ends), where a number read up to an ulp off could cross one
     (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear leaf's),
     where any misread counts."""
+    if any(node.linear is not None and any(f == feature for f, _ in node.linear.terms)
+           for tree in model.trees for node in tree.nodes):
+        return None
+    return split_cuts(model, feature)
+
+
+def split_cuts(model: Model, feature: int) -> list[float]:
+    """:func:`split_points` of the splits alone, the feature's value used in arithmetic or not."""
     cuts = set()
     for tree in model.trees:
         for node in tree.nodes:
-            if node.linear is not None and any(f == feature for f, _ in node.linear.terms):
-                return None
             for split in () if node.split is None else (node.split, *node.split.parts):  # (a tuple split's parts)
                 if split.feature == feature and split.op == Op.LE:
                     cuts.add(abs(model.numeric.effective_threshold(split.threshold)))
