@@ -228,19 +228,67 @@ def test_nan_counts_as_missing(engine):
     assert [r[first:] for r in with_nan] == [r[first:] for r in query(sql, model, rows, dialect, **connection)]
 
 
-def test_categories_compare_exactly(engine):
-    """Values that differ only in case, accents or a trailing space are different categories, and one
-    the tree never saw is missing (MySQL's default collations would call all of these equal)."""
-    dialect, connection = engine
-    categories = ("a", "a ", "A", "\u00e1", " a", "a\\", "")
+CLOSE_CATEGORIES = ("a", "a ", "A", "\u00e1", " a", "a\\", "")
+
+
+def close_categories_model() -> Model:
+    """A split of one child a category of :data:`CLOSE_CATEGORIES`, each its label, and one that the tree never saw
+    (or missing) labelled 'missing'."""
+    categories = CLOSE_CATEGORIES
     labels = tuple(f"c{i}" for i in range(len(categories))) + ("missing",)
     onehot = [tuple(float(i == k) for i in range(len(labels))) for k in range(len(labels))]
     nodes = [Node(onehot[-1], split=Split(0, "==", values=categories), children=tuple(range(1, len(categories) + 1)))]
     nodes += [Node(onehot[k]) for k in range(len(categories))]
-    model = Model((Feature("v", NOMINAL, categories),), Target("y", CLASSIFICATION, labels), [Tree(nodes)])
-    rows = [{"v": v} for v in categories + ("b", "a  ", "\u00c1", "a\\\\", None)]
+    return Model((Feature("v", NOMINAL, categories),), Target("y", CLASSIFICATION, labels), [Tree(nodes)])
+
+
+def test_categories_compare_exactly(engine):
+    """Values that differ only in case, accents or a trailing space are different categories, and one
+    the tree never saw is missing (MySQL's default collations would call all of these equal)."""
+    dialect, connection = engine
+    model = close_categories_model()
+    rows = [{"v": v} for v in CLOSE_CATEGORIES + ("b", "a  ", "\u00c1", "a\\\\", None)]
     assert [model.predict(row) for row in rows][-5:] == ["missing"] * 5
     assert_agrees(model, rows, dialect, **connection)
+
+
+@pytest.mark.parametrize("dialect, types", [
+    ("duckdb", ["VARCHAR COLLATE NOCASE", "VARCHAR COLLATE NOACCENT", "VARCHAR COLLATE NOCASE.NOACCENT",
+                "ENUM(" + ", ".join(f"'{v}'" for v in CLOSE_CATEGORIES + ("\u00c1", "NA", "na", " NA", "b")) + ")"]),
+    ("postgres", ["VARCHAR COLLATE blind"])])
+def test_categories_compare_exactly_whatever_the_columns_collation(dialect, types, request, monkeypatch):
+    """A column of DuckDB's NOCASE or NOACCENT collation, or of a PostgreSQL nondeterministic one, finds 'A' = 'a'
+    and 'a' = '\u00e1': the query and the expression read 'A' as the category 'a' (DuckDB: 'A' got 'a''s label,
+    c0 for c2; its walk too), and PostgreSQL's query stopped ("nondeterministic collations are not supported for
+    LIKE"). An ENUM column (a pandas Categorical's) takes no collation: it is read as text."""
+    import duckdb
+    import psycopg
+    model = close_categories_model()
+    values = CLOSE_CATEGORIES + ("\u00c1", "NA", "na", " NA", "b")
+    want = [model.predict({"v": None if v.strip() == "NA" else v}) for v in values]
+
+    def queries():
+        return [emit(model, "sql", dialect=dialect, table="t"),
+                f"SELECT {emit(model, 'sql', dialect=dialect, expression=True)} FROM t"]
+    written = queries()
+    if dialect == "duckdb":  # and walked
+        monkeypatch.setitem(DIALECTS, dialect, replace(DIALECTS[dialect], walk_tree_nodes=1))
+        written += queries()
+        assert is_walked(written[-1], dialect)
+    if dialect == "duckdb":
+        connection, placeholder = duckdb.connect(), "?"
+    else:
+        connection, placeholder = psycopg.connect(request.getfixturevalue("postgres_dsn"), autocommit=True), "%s"
+        connection.execute("CREATE COLLATION IF NOT EXISTS blind (provider = icu, locale = 'und-u-ks-level1', "
+                           "deterministic = false)")
+    with closing(connection):
+        for column_type in types:
+            connection.execute(f"CREATE TEMPORARY TABLE t (v {column_type})")
+            for value in values:
+                connection.execute(f"INSERT INTO t VALUES ({placeholder})", (value,))
+            for sql in written:
+                assert [row[-1] for row in connection.execute(sql).fetchall()] == want, (column_type, sql[:20])
+            connection.execute("DROP TABLE t")
 
 
 def empty_in_model() -> Model:

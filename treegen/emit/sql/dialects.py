@@ -345,6 +345,7 @@ class Dialect:
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
+    bytewise: str = ""  # after a text in a LIKE, so that its column's collation takes it byte for byte
     # types the engine casts to by a function named as the type (Spark's cast aliases: double(x) is CAST(x AS
     # DOUBLE)), written so where the cast's operand may be long (:meth:`Dialect.cast`)
     cast_functions: tuple[str, ...] = ()
@@ -570,6 +571,9 @@ def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
     return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
 
 
+# (bytewise) PostgreSQL's nondeterministic collations (ICU's 'und-u-ks-level2') and DuckDB's NOCASE and NOACCENT find
+# 'A' = 'a', and PostgreSQL's take no LIKE; C compares bytes, and every database has it
+BYTEWISE = ' COLLATE "C"'
 ANSI = Dialect("ansi", engine="duckdb", float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
@@ -607,7 +611,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "'real'::regtype, 'double precision'::regtype)",
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
-            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')", number_read=POSTGRES_NUMBER_READ,
+            # (cast first: an enum column takes no collation)
+            bytewise=BYTEWISE, text_key="CAST({0} AS TEXT)" + BYTEWISE,
+            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')" + BYTEWISE,
+            number_read=POSTGRES_NUMBER_READ,
             truncated="trunc({0})"),
     Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=DUCKDB_NUMBER_READ,
             double_form="{exp}",
@@ -629,7 +636,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE typeof({0}) WHEN 'FLOAT' THEN CAST(TRY_CAST(CAST({0} AS VARCHAR) AS FLOAT) AS DOUBLE) "
                             "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
-            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')",
+            # (cast first: an ENUM column, as a pandas Categorical loads, takes no collation)
+            bytewise=BYTEWISE, text_key="CAST({0} AS VARCHAR)" + BYTEWISE,
+            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')" + BYTEWISE,
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
             # a fold of this step, one thread, 20,000 rows: 94 us a row for 60 trees, 221 for 500, where the
             # chain of casts (or past 100 terms their fold) took 283 and 265 (sqlfuzz, best of 5 each)
