@@ -426,10 +426,11 @@ def test_weka_label_of_two_infinite_scores_is_the_first(engine):
 
 def test_quote_characters_and_names_at_the_length_limit(engine):
     """Each engine's own quote characters inside names, categories and labels; a feature name as long
-    as the engine allows (in UTF-8 bytes); labels that are the same for the engine's first bytes."""
+    as the engine allows (in UTF-8 bytes; MySQL: characters, where 33 two-byte ones were refused); labels that
+    are the same for the engine's first bytes."""
     dialect, connection = engine
     limit = DIALECTS[dialect].name_limit or 100
-    longest = "\u00e9" * (limit // 2) + "x" * (limit % 2)
+    longest = "\u00e9" * limit if dialect == "mysql" else "\u00e9" * (limit // 2) + "x" * (limit % 2)
     names = ["back`tick", "two``ticks", 'dq"uote', "it's", longest]
     labels = ("L" * 70 + "1", "L" * 70 + "2", "` ", "IT'S")  # "` ": an alias may end with a space
     model = random_model(12, n_numeric=3, n_nominal=2, names=names, classes=labels)

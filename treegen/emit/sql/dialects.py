@@ -341,6 +341,7 @@ class Dialect:
     ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    name_in_characters: bool = False  # name_limit counts characters, whatever their bytes (MySQL: 64)
     sql_length: int | None = None  # the longest statement the engine reads, in bytes (None: no fixed limit)
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
@@ -436,6 +437,10 @@ class Dialect:
         if self.ignores_case == "ascii":
             return name.translate(_ASCII_LOWER)
         return name.lower() if self.ignores_case == "unicode" else name
+
+    def name_length(self, name: str) -> int:
+        """``name``'s length as ``name_limit`` counts it."""
+        return len(name) if self.name_in_characters else len(name.encode())
 
     def identifier(self, name: str) -> str:
         """A quoted identifier for any name the engine can hold."""
@@ -656,6 +661,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
             infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
+            name_in_characters=True,  # (MariaDB 10.11: a column of 64 CJK characters, 192 bytes, is one)
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             # an oblivious tree as nested CASEs repeats each level's test in every node: the default CatBoost pairs
             # model's expression (no derived table holds its answers) 14.0 MB, 12.3 s for 5,000 rows in MariaDB 10.11;

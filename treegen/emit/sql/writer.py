@@ -1169,7 +1169,7 @@ class Writer:
         (``prediction_2`` for a model with a feature named prediction)."""
         labels = [label.replace("\0", "") or "class" for label in self.model.target.classes]
         features = [f.name for f in self.model.features]
-        spelt = lambda base, suffix: _cut(base, self.d.name_limit, suffix)
+        spelt = lambda base, suffix: _cut(base, self.d, suffix)
         prediction, leaf, *classes = free_names(["prediction", "leaf", *labels], features, self.d.folded, spelt)
         return prediction, classes, leaf
 
@@ -1507,8 +1507,9 @@ def _check_names(model: Model, d: Dialect) -> None:
 
 
 def _check_length(name: str, what: str, d: Dialect) -> None:
-    if d.name_limit and len(name.encode()) > d.name_limit:
-        raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} bytes")
+    if d.name_limit and d.name_length(name) > d.name_limit:
+        unit = "characters" if d.name_in_characters else "bytes"
+        raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} {unit}")
 
 
 def _check_kept(kept: tuple[str, ...], model: Model, d: Dialect, outputs: list[str]) -> None:
@@ -1534,9 +1535,11 @@ def _free_prefix(names: list[str], d: Dialect) -> str:
     return prefix
 
 
-def _cut(name: str, limit: int | None, suffix: str = "") -> str:
-    """``name + suffix`` within ``limit`` UTF-8 bytes, cutting ``name`` at a character boundary."""
-    if limit is None:
+def _cut(name: str, d: Dialect, suffix: str = "") -> str:
+    """``name + suffix`` within the dialect's ``name_limit``, cutting ``name`` at a character boundary."""
+    if d.name_limit is None:
         return name + suffix
-    room = limit - len(suffix.encode())
+    room = d.name_limit - d.name_length(suffix)
+    if d.name_in_characters:
+        return name[:room] + suffix
     return name.encode()[:room].decode(errors="ignore") + suffix
