@@ -629,7 +629,9 @@ def test_walks_run_on_duckdb_lts(installed_beside, monkeypatch):
     from treegen.run.sql import create_table
     monkeypatch.setitem(DIALECTS, "duckdb", replace(DIALECTS["duckdb"], walk_tree_nodes=WALK_NODES))
     lts = installed_beside(f"duckdb=={DUCKDB_LTS}")
-    script = ("import duckdb, json, sys; job = json.load(sys.stdin); connection = duckdb.connect(); "
+    # (no progress bar: DuckDB prints one on stdout for a query of over 2 s, as a busy machine makes the walk's)
+    script = ("import duckdb, json, sys; job = json.load(sys.stdin); "
+              "connection = duckdb.connect(); connection.execute('SET enable_progress_bar = false'); "
               "print(duckdb.__version__); connection.execute(job['create']); "
               "connection.executemany(job['insert'], job['rows']); "
               "print(json.dumps(connection.execute(job['sql']).fetchall()))")
