@@ -453,13 +453,17 @@ def test_quote_characters_and_names_at_the_length_limit(engine):
             emit(too_long, "sql", dialect=dialect)
 
 
-CASE_TWINS = [("x", "X"), ("\u00e9", "\u00c9"), ("k", "\u212a")]  # ASCII, a Latin-1 letter, the Kelvin sign
+# ASCII, a Latin-1 letter, the Kelvin sign; a dotted I and sigmas, which MySQL folds a character at a time, Spark as
+# str.lower does (a final sigma)
+CASE_TWINS = [("x", "X"), ("\u00e9", "\u00c9"), ("k", "\u212a"), ("i", "\u0130"), ("\u03c3", "\u03c2"),
+              ("\u0391\u03a3", "\u03b1\u03c3"), ("\u0391\u03a3", "\u03b1\u03c2")]
 
 
 def test_names_that_differ_only_in_case(engine):
-    """Where the engine folds two feature names alike (SQLite and DuckDB fold A-Z only; MySQL and
-    Spark every letter), the SQL is refused as it is written, in one line, and the engine itself
-    cannot tell the two columns apart; elsewhere they are two columns and the SQL runs."""
+    """Where the engine folds two feature names alike (SQLite and DuckDB fold A-Z only; MySQL every letter, a
+    character at a time; Spark every letter), the SQL is refused as it is written, in one line, and the engine
+    itself cannot tell the two columns apart; elsewhere they are two columns and the SQL runs (MySQL: 'i' and
+    '\u0130', '\u0391\u03a3' and '\u03b1\u03c3' were written, and MariaDB found them the same column)."""
     dialect, connection = engine
     d = DIALECTS[dialect]
     for low, high in CASE_TWINS:

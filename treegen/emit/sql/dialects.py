@@ -337,7 +337,8 @@ class Dialect:
     group: str = "({0})"  # an expression {0} in parentheses, where it may be long (a tree's value, a sum, a named value)
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
-    # "unicode" (every letter: str.lower), "" (quoted names are exact)
+    # "unicode" (every letter: str.lower, Java's toLowerCase: Spark), "characters" (each character by its own lower
+    # case: MySQL), "" (quoted names are exact)
     ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
@@ -436,6 +437,8 @@ class Dialect:
         """``name`` as the engine compares identifiers: two names that fold alike are one column."""
         if self.ignores_case == "ascii":
             return name.translate(_ASCII_LOWER)
+        if self.ignores_case == "characters":  # (MariaDB 10.11 finds 'İ' = 'i' and 'ΑΣ' = 'ασ'; str.lower does not)
+            return "".join(c.lower()[0] for c in name)  # (Unicode's simple mapping: str.lower makes 'İ' 'i' and a dot)
         return name.lower() if self.ignores_case == "unicode" else name
 
     def name_length(self, name: str) -> int:
@@ -660,7 +663,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
-            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case="characters", name_limit=64, nesting=24, table_parts=2,
             name_in_characters=True,  # (MariaDB 10.11: a column of 64 CJK characters, 192 bytes, is one)
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             # an oblivious tree as nested CASEs repeats each level's test in every node: the default CatBoost pairs
