@@ -255,13 +255,14 @@ def test_categories_compare_exactly(engine):
 @pytest.mark.parametrize("dialect, types", [
     ("duckdb", ["VARCHAR COLLATE NOCASE", "VARCHAR COLLATE NOACCENT", "VARCHAR COLLATE NOCASE.NOACCENT",
                 "ENUM(" + ", ".join(f"'{v}'" for v in CLOSE_CATEGORIES + ("\u00c1", "NA", "na", " NA", "b")) + ")"]),
-    ("postgres", ["VARCHAR COLLATE blind"]), ("spark", ["STRING COLLATE UTF8_LCASE", "STRING COLLATE UNICODE_CI_AI"])])
+    ("postgres", ["VARCHAR COLLATE blind"])])
 def test_categories_compare_exactly_whatever_the_columns_collation(dialect, types, request, monkeypatch):
-    """A column of DuckDB's NOCASE or NOACCENT collation, of a PostgreSQL nondeterministic one, or of Spark's
-    UTF8_LCASE or UNICODE_CI_AI, finds 'A' = 'a' and 'a' = '\u00e1': the query and the expression read 'A' as the
-    category 'a' (DuckDB, Spark: 'A' got 'a''s label, c0 for c2; their walks too), and PostgreSQL's query stopped
-    ("nondeterministic collations are not supported for LIKE"). An ENUM column (a pandas Categorical's) takes no
-    collation: it is read as text."""
+    """A column of DuckDB's NOCASE or NOACCENT collation, or of a PostgreSQL nondeterministic one, finds 'A' = 'a'
+    and 'a' = '\u00e1': the query and the expression read 'A' as the category 'a' (DuckDB: 'A' got 'a''s label,
+    c0 for c2; its walk too), and PostgreSQL's query stopped ("nondeterministic collations are not supported for
+    LIKE"). An ENUM column (a pandas Categorical's) takes no collation: it is read as text."""
+    import duckdb
+    import psycopg
     model = close_categories_model()
     values = CLOSE_CATEGORIES + ("\u00c1", "NA", "na", " NA", "b")
     want = [model.predict({"v": None if v.strip() == "NA" else v}) for v in values]
@@ -270,36 +271,24 @@ def test_categories_compare_exactly_whatever_the_columns_collation(dialect, type
         return [emit(model, "sql", dialect=dialect, table="t"),
                 f"SELECT {emit(model, 'sql', dialect=dialect, expression=True)} FROM t"]
     written = queries()
-    if dialect != "postgres":  # and walked
-        walked = {"duckdb": "walk_tree_nodes", "spark": "walk_model_nodes"}[dialect]
-        monkeypatch.setitem(DIALECTS, dialect, replace(DIALECTS[dialect], **{walked: 1}))
+    if dialect == "duckdb":  # and walked
+        monkeypatch.setitem(DIALECTS, dialect, replace(DIALECTS[dialect], walk_tree_nodes=1))
         written += queries()
         assert is_walked(written[-1], dialect)
-    for column_type in types:
-        for sql in written:
-            assert collated_answers(dialect, request, column_type, values, sql) == want, (column_type, sql[:20])
-
-
-def collated_answers(dialect: str, request, column_type: str, values, sql: str) -> list:
-    """The last column of ``sql``'s rows over a table ``t`` of one column ``v`` of ``column_type``, a row a value."""
-    if dialect == "spark":
-        spark = request.getfixturevalue("spark")
-        spark.createDataFrame([(v,) for v in values], "v STRING").selectExpr(
-            f"CAST(v AS {column_type}) AS v").createOrReplaceTempView("t")
-        return [row[-1] for row in spark.sql(sql).collect()]
     if dialect == "duckdb":
-        import duckdb
         connection, placeholder = duckdb.connect(), "?"
     else:
-        import psycopg
         connection, placeholder = psycopg.connect(request.getfixturevalue("postgres_dsn"), autocommit=True), "%s"
         connection.execute("CREATE COLLATION IF NOT EXISTS blind (provider = icu, locale = 'und-u-ks-level1', "
                            "deterministic = false)")
     with closing(connection):
-        connection.execute(f"CREATE TEMPORARY TABLE t (v {column_type})")
-        for value in values:
-            connection.execute(f"INSERT INTO t VALUES ({placeholder})", (value,))
-        return [row[-1] for row in connection.execute(sql).fetchall()]
+        for column_type in types:
+            connection.execute(f"CREATE TEMPORARY TABLE t (v {column_type})")
+            for value in values:
+                connection.execute(f"INSERT INTO t VALUES ({placeholder})", (value,))
+            for sql in written:
+                assert [row[-1] for row in connection.execute(sql).fetchall()] == want, (column_type, sql[:20])
+            connection.execute("DROP TABLE t")
 
 
 def empty_in_model() -> Model:

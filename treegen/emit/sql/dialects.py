@@ -688,8 +688,6 @@ DIALECTS = {dialect.name: dialect for dialect in (
             bad_names=(("[\U00010000-\U0010FFFF]", "identifiers hold no character beyond U+FFFF"),)),
     Dialect("spark", quotes="``", string_escapes=(("\\", "\\\\"), ("'", "\\'")), double_type="DOUBLE",
             number_cast="double({0})",
-            # (a cast to STRING drops a column's collation, which Spark 4's UTF8_LCASE or UNICODE_CI_AI compare by)
-            text_key="string({0})",
             text_type="STRING", cast_text="STRING", double_form="{repr}D", infinity="CAST('Infinity' AS DOUBLE)",
             nan="CAST('NaN' AS DOUBLE)", ignores_case="unicode", nesting=6,
             table_parts=None,  # a catalog's namespaces may nest
