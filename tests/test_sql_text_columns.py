@@ -21,6 +21,7 @@ import treegen
 from treegen.data import parse_csv, reads_as_missing, rows_for_model
 from treegen.emit.sql.dialects import DIALECTS
 from treegen.model import Op, leaf_ids
+from treegen.parse.rule_text import parse as parse_rule_text
 from treegen.targets import emit
 from treegen.walk import predict_rows
 
@@ -519,6 +520,51 @@ def test_a_boolean_column_of_a_numeric_feature_gives_the_models_answers(engine, 
     for sql in queries(model, engine):
         got = [tuple(str(x) for x in answer[-2:]) for answer in answers(sql, model, "BOOLEAN", rows)]
         assert got == [(str(model.predict(row)), leaf_ids(model, row)) for row in rows], sql[:20]
+
+
+# a split at 2^53, where integers and their doubles part: 2^53 + 1 is past it, its double (2^53), which the model
+# reads, is not
+PAST_DOUBLES = """treegen rules, format 1
+features
+  x: numeric
+target y: classes {"low", "high"}
+numbers: float64
+combine: single
+
+tree 1
+rules
+  rule 1: if x <= 9007199254740992.0 then "low"
+  rule 2: if (x > 9007199254740992.0 or missing) then "high"
+  default: "low"
+nodes
+  node 0: x <= 9007199254740992.0 ? 1 : 2; missing to 2; value [1.0, 0.0]; n 1.0; counts [1.0, 0.0]
+  node 1: leaf; value [1.0, 0.0]; n 1.0; counts [1.0, 0.0]
+  node 2: leaf; value [0.0, 1.0]; n 1.0; counts [0.0, 1.0]
+"""
+BIG_INTEGERS = [2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, 2 ** 53 + 2, -2 ** 53 - 1, 2 ** 63 - 1]
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb", "postgres"])
+def test_an_integer_column_past_2_53_gives_the_models_answers(engine, request):
+    """SQLite compares an INTEGER with a REAL exactly: its query and expression sent 2^53 + 1 past the split at
+    2^53, where the model reads its double, 2^53, and goes left (DuckDB and PostgreSQL compare the double)."""
+    model = parse_rule_text(PAST_DOUBLES)
+    answers = typed_answers(engine, engine_connection(engine, request), lambda f: True)
+    rows = [{"x": x} for x in BIG_INTEGERS + [None]]
+    for sql in queries(model, engine):
+        got = [tuple(str(x) for x in answer[-2:]) for answer in answers(sql, model, "BIGINT", rows)]
+        assert got == [(model.predict(row), leaf_ids(model, row)) for row in rows], sql[:20]
+
+
+def test_mysql_an_integer_column_past_2_53_gives_the_models_answers(mysql_server):
+    """MariaDB makes an integral constant beside an integer column an integer, and compares the two exactly: the
+    expression, which reads the column as it is, sent BIGINT 2^53 + 1 past the split at 2^53 (its query reads a
+    double)."""
+    model = parse_rule_text(PAST_DOUBLES)
+    text = "x\n" + "".join(f"{x}\n" for x in BIG_INTEGERS)
+    assert expected(model, text) == ["low", "low", "low", "high", "low", "high"]
+    for expression in (False, True):
+        assert mysql_answers(mysql_server, model, text, expression, types="BIGINT") == expected(model, text)
 
 
 @pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])

@@ -47,6 +47,14 @@ POWER = 2 ** 62  # the largest power of two that every engine reads as an exact 
 # A decimal text D * 10^k (D of n significant digits) that SQLite's SQL reads exactly, never by its cast: Clinger's
 # fast path (n <= 15, |k| <= 22: both exact doubles, one rounding), or beyond every double (inf, 0)
 FAST_DIGITS, FAST_POWER, OVERFLOW, UNDERFLOW = 15, 22, 310, -324
+EXACT_INTEGERS = 2.0 ** 53  # every integer up to it is a double; past it the model reads an integer as its double
+
+
+def integers_past_doubles(cuts: list[float] | None) -> bool:
+    """Whether an integer column, compared exactly with the split points as SQLite and MySQL compare it, may answer
+    otherwise than its double, which the model reads (2^53 + 1 > 2^53, its double 2^53 is not): only at a split point
+    (a magnitude of ``cuts``; None: the value is used in arithmetic, any may be) at or past 2^53."""
+    return cuts is None or bool(cuts) and cuts[-1] >= EXACT_INTEGERS
 
 
 def sqlite_reads_exactly(number: str) -> bool:
@@ -113,7 +121,9 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
                 f"abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + {NEAR[1]!r}) THEN {inexact} ")
     else:
         near = ""
-    return (f"CASE WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
+    # an INTEGER as its double (integers_past_doubles), where it may matter
+    exact = f"WHEN typeof({column}) = 'integer' THEN CAST({column} AS REAL) " if integers_past_doubles(cuts) else ""
+    return (f"CASE {exact}WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
             f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
             f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
             f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
@@ -327,14 +337,17 @@ class Dialect:
     group: str = "({0})"  # an expression {0} in parentheses, where it may be long (a tree's value, a sum, a named value)
     drop_first: str = "SUBSTRING({0} FROM 2)"  # the text without its first character
     # identifiers that differ only in case name the same column: "ascii" (only A-Z fold: SQLite, DuckDB),
-    # "unicode" (every letter: str.lower), "" (quoted names are exact)
+    # "unicode" (every letter: str.lower, Java's toLowerCase: Spark), "characters" (each character by its own lower
+    # case: MySQL), "" (quoted names are exact)
     ignores_case: str = ""
     empty_names: bool = False  # a zero-length quoted identifier is allowed
     name_limit: int | None = None  # longest identifier in UTF-8 bytes; longer ones are cut by the engine
+    name_in_characters: bool = False  # name_limit counts characters, whatever their bytes (MySQL: 64)
     sql_length: int | None = None  # the longest statement the engine reads, in bytes (None: no fixed limit)
     table_parts: int | None = 3  # the most dot-separated parts of a table's name (catalog.schema.table)
     bad_names: tuple[tuple[str, str], ...] = ()  # (regex, why): an identifier it finds is refused, why
     text_key: str = "{0}"  # a text column as compared with category literals: byte for byte
+    bytewise: str = ""  # after a text in a LIKE, so that its column's collation takes it byte for byte
     # types the engine casts to by a function named as the type (Spark's cast aliases: double(x) is CAST(x AS
     # DOUBLE)), written so where the cast's operand may be long (:meth:`Dialect.cast`)
     cast_functions: tuple[str, ...] = ()
@@ -361,6 +374,10 @@ class Dialect:
     # in place of number_cast in a query (its first derived table, once a row; an --expression casts at each test), a
     # numeric feature's column read as the model reads it whatever its type (column, its name as an SQL string)
     number_read: Callable[[str, str], str] | None = None
+    # where an expression reads a numeric feature's column as it is: {0} as a double, for a feature an integer column
+    # of which the engine would compare with a split point exactly (integers_past_doubles). None: the engine compares
+    # an integer's double, or the expression's read already is one (number_cast, numeric_text)
+    integer_as_double: str | None = None
     # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
     # points), where a test over text columns (verify) leaves the row out
     text_stops: Callable[[float, str, list[float] | None], bool] | None = None
@@ -420,7 +437,13 @@ class Dialect:
         """``name`` as the engine compares identifiers: two names that fold alike are one column."""
         if self.ignores_case == "ascii":
             return name.translate(_ASCII_LOWER)
+        if self.ignores_case == "characters":  # (MariaDB 10.11 finds 'İ' = 'i' and 'ΑΣ' = 'ασ'; str.lower does not)
+            return "".join(c.lower()[0] for c in name)  # (Unicode's simple mapping: str.lower makes 'İ' 'i' and a dot)
         return name.lower() if self.ignores_case == "unicode" else name
+
+    def name_length(self, name: str) -> int:
+        """``name``'s length as ``name_limit`` counts it."""
+        return len(name) if self.name_in_characters else len(name.encode())
 
     def identifier(self, name: str) -> str:
         """A quoted identifier for any name the engine can hold."""
@@ -556,6 +579,9 @@ def _scaled(mantissa: int, op: str, shift: int, double_type: str) -> str:
     return "(" + f"CAST({mantissa} AS {double_type})" + "".join(f" {op} {s}" for s in steps) + ")"
 
 
+# (bytewise) PostgreSQL's nondeterministic collations (ICU's 'und-u-ks-level2') and DuckDB's NOCASE and NOACCENT find
+# 'A' = 'a', and PostgreSQL's take no LIKE; C compares bytes, and every database has it
+BYTEWISE = ' COLLATE "C"'
 ANSI = Dialect("ansi", engine="duckdb", float32="CAST(CAST({0} AS REAL) AS DOUBLE PRECISION)")  # also tested on PostgreSQL
 DIALECTS = {dialect.name: dialect for dialect in (
     ANSI,
@@ -593,7 +619,10 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "'real'::regtype, 'double precision'::regtype)",
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
-            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')", number_read=POSTGRES_NUMBER_READ,
+            # (cast first: an enum column takes no collation)
+            bytewise=BYTEWISE, text_key="CAST({0} AS TEXT)" + BYTEWISE,
+            nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')" + BYTEWISE,
+            number_read=POSTGRES_NUMBER_READ,
             truncated="trunc({0})"),
     Dialect("duckdb", double_type="DOUBLE", number_cast="{0}::DOUBLE", number_read=DUCKDB_NUMBER_READ,
             double_form="{exp}",
@@ -615,7 +644,9 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE typeof({0}) WHEN 'FLOAT' THEN CAST(TRY_CAST(CAST({0} AS VARCHAR) AS FLOAT) AS DOUBLE) "
                             "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
-            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')",
+            # (cast first: an ENUM column, as a pandas Categorical loads, takes no collation)
+            bytewise=BYTEWISE, text_key="CAST({0} AS VARCHAR)" + BYTEWISE,
+            nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')" + BYTEWISE,
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
             # a fold of this step, one thread, 20,000 rows: 94 us a row for 60 trees, 221 for 500, where the
             # chain of casts (or past 100 terms their fold) took 283 and 265 (sqlfuzz, best of 5 each)
@@ -632,7 +663,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             double_type="DOUBLE",
             text_type="TEXT CHARACTER SET utf8mb4", text_key="CAST(CONVERT({0} USING utf8mb4) AS BINARY)",
             cast_text="CHAR", double_form="{exp}", integer_type="SIGNED",
-            infinity=None, concat="CONCAT({0}, {1})", ignores_case="unicode", name_limit=64, nesting=24, table_parts=2,
+            infinity=None, concat="CONCAT({0}, {1})", ignores_case="characters", name_limit=64, nesting=24, table_parts=2,
+            name_in_characters=True,  # (MariaDB 10.11: a column of 64 CJK characters, 192 bytes, is one)
             kept_apart=" LIMIT 18446744073709551615",  # all rows; a LIMIT keeps it from being merged
             # an oblivious tree as nested CASEs repeats each level's test in every node: the default CatBoost pairs
             # model's expression (no derived table holds its answers) 14.0 MB, 12.3 s for 5,000 rows in MariaDB 10.11;
@@ -647,6 +679,8 @@ DIALECTS = {dialect.name: dialect for dialect in (
             text_number=f"CASE WHEN CONCAT({{0}}, ';') REGEXP '^{NUMBER};$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
             numeric_text=mysql_number_text, text_stops=mysql_text_stops,
+            # (an integral constant beside an integer column is made an integer: BIGINT 2^53 + 1 <= 2^53e0 is false)
+            integer_as_double="({0} + 0e0)",
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
             # texts' bytes (text_key), 0 is not '-0', nor 1e-7 '1e-7'
             nominal_number=MYSQL_NUMBER_COLUMN,

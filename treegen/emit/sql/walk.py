@@ -235,8 +235,9 @@ class ArrayWalk(TreeSql):
         arrays["destinations"] = self.d.array_of(destinations or [0], "INT")
         of, position = self.d.arrays.of, self.d.arrays.position
         arrays["values"] = ref(VALUES) if numeric else ""
+        key = self.d.text_key.format  # (byte for byte, whatever the column's collation)
         arrays["codes"] = ", ".join(
-            [f"CAST(coalesce({position.format(of.format(w.strings(categories)), w.categories[f])}, 0) AS INT)"
+            [f"CAST(coalesce({position.format(of.format(w.strings(categories)), key(w.categories[f]))}, 0) AS INT)"
              for f, categories in nominal.items()] + [f"CASE WHEN {w.tuple_test(split)} THEN 1 ELSE 2 END" for split in answers])
         if spread is not None:
             arrays |= {name: self.d.array_of(column, "DOUBLE" if name == "shares" else "INT") for name, column in spread.items()}

@@ -57,7 +57,7 @@ from ..common import (CodedTuples, TupleTest, category_codes, category_digits, c
 from ..render import render
 from . import arithmetic as sql_arithmetic
 from .depth import DERIVED_TABLE, depth, sqlite_stack_holds, usual_stack
-from .dialects import Dialect
+from .dialects import Dialect, integers_past_doubles
 
 Ref = Callable[[str], str]  # the SQL for a named intermediate value
 # the derived tables SQLite's parser stack holds around a step of an expression's scalar subquery (Writer.item): a
@@ -188,6 +188,10 @@ class Writer:
         cast = expression and d.number_cast
         self.numbers = [d.number_cast.format(value) if cast and f.is_numeric else value
                         for f, value in zip(model.features, self.values)]
+        if expression and d.integer_as_double and not once:  # (once: read_once's conversion is a double)
+            for i in model.used_features():
+                if model.features[i].is_numeric and integers_past_doubles(split_cuts(model, i)):
+                    self.numbers[i] = d.integer_as_double.format(self.values[i])
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
         # an expression's reads of the row bound to a lambda's variable (read_once), where no derived table reads it
@@ -281,7 +285,8 @@ class Writer:
         text, tokens = self._as_text(column), sorted(MISSING_TOKENS)
         # trimmed only where a space begins or ends it (DuckDB: 88 -> 44 ns a row, the column read as it is 15)
         trimmed = self.d.nominal_trimmed.format(column)
-        spaced = f"({text} LIKE ' %' OR {text} LIKE '% ') AND {trimmed} IN ({self.strings(tokens)})"
+        bytewise = f"{text}{self.d.bytewise}"
+        spaced = f"({bytewise} LIKE ' %' OR {bytewise} LIKE '% ') AND {trimmed} IN ({self.strings(tokens)})"
         missing = f"({self.among_texts(text, tokens)} OR {spaced})"
         own = [c for c in self.model.features[feature].categories if reads_as_missing(c)]
         return f"{missing} AND {self.among_texts(text, own, False)}" if own else missing
@@ -1164,7 +1169,7 @@ class Writer:
         (``prediction_2`` for a model with a feature named prediction)."""
         labels = [label.replace("\0", "") or "class" for label in self.model.target.classes]
         features = [f.name for f in self.model.features]
-        spelt = lambda base, suffix: _cut(base, self.d.name_limit, suffix)
+        spelt = lambda base, suffix: _cut(base, self.d, suffix)
         prediction, leaf, *classes = free_names(["prediction", "leaf", *labels], features, self.d.folded, spelt)
         return prediction, classes, leaf
 
@@ -1447,11 +1452,17 @@ def split_points(model: Model, feature: int) -> list[float] | None:
     missing interval's ends), where a number read up to an ulp off could cross one
     (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear leaf's),
     where any misread counts."""
+    if any(node.linear is not None and any(f == feature for f, _ in node.linear.terms)
+           for tree in model.trees for node in tree.nodes):
+        return None
+    return split_cuts(model, feature)
+
+
+def split_cuts(model: Model, feature: int) -> list[float]:
+    """:func:`split_points` of the splits alone, the feature's value used in arithmetic or not."""
     cuts = set()
     for tree in model.trees:
         for node in tree.nodes:
-            if node.linear is not None and any(f == feature for f, _ in node.linear.terms):
-                return None
             for split in () if node.split is None else (node.split, *node.split.parts):  # (a tuple split's parts)
                 if split.feature == feature and split.op == Op.LE:
                     cuts.add(abs(model.numeric.effective_threshold(split.threshold)))
@@ -1496,8 +1507,9 @@ def _check_names(model: Model, d: Dialect) -> None:
 
 
 def _check_length(name: str, what: str, d: Dialect) -> None:
-    if d.name_limit and len(name.encode()) > d.name_limit:
-        raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} bytes")
+    if d.name_limit and d.name_length(name) > d.name_limit:
+        unit = "characters" if d.name_in_characters else "bytes"
+        raise TreegenError(f"{d.name}: {what} {name!r} is longer than {d.name_limit} {unit}")
 
 
 def _check_kept(kept: tuple[str, ...], model: Model, d: Dialect, outputs: list[str]) -> None:
@@ -1523,9 +1535,11 @@ def _free_prefix(names: list[str], d: Dialect) -> str:
     return prefix
 
 
-def _cut(name: str, limit: int | None, suffix: str = "") -> str:
-    """``name + suffix`` within ``limit`` UTF-8 bytes, cutting ``name`` at a character boundary."""
-    if limit is None:
+def _cut(name: str, d: Dialect, suffix: str = "") -> str:
+    """``name + suffix`` within the dialect's ``name_limit``, cutting ``name`` at a character boundary."""
+    if d.name_limit is None:
         return name + suffix
-    room = limit - len(suffix.encode())
+    room = d.name_limit - d.name_length(suffix)
+    if d.name_in_characters:
+        return name[:room] + suffix
     return name.encode()[:room].decode(errors="ignore") + suffix
