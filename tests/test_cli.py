@@ -814,6 +814,9 @@ def test_an_ending_in_upper_case_names_no_target(regression_model, tmp_path, mon
      "Invalid value for '--min-impurity-decrease': -1.0 is not in the range x>=0."),
     (["train", TENNIS, "-a", "cart", "--ccp-alpha", "cv", "--cv-folds", "1"],
      "Invalid value for '--cv-folds': 1 is not in the range x>=2."),
+    # (tennis has 14 rows: 15 folds were 14 without a word, and the model's params said 15)
+    (["train", TENNIS, "-a", "cart", "--ccp-alpha", "cv", "--cv-folds", "15"],
+     "--cv-folds must be 2 to 14 (the number of rows), not 15"),
     (["train", TENNIS, "--confidence", "0.7"], "Invalid value for '--confidence': 0.7 is not in the range 0<x<=0.5."),
     (["train", TENNIS, "--reduced-error", "--pruning-folds", "1"],
      "Invalid value for '--pruning-folds': 1 is not in the range x>=2."),

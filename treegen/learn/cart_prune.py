@@ -173,9 +173,9 @@ def choose_alpha(dataset: Dataset, params: Params, folds: int = 5, seed: int = 0
     Progress: the data set's weight in all, as one fit reports it: the growth of each tree, and the
     pruning and scoring after it (:func:`_pruning_cost`), which take longer than the growth on a
     tree of a leaf or two per row."""
-    folds = min(int(folds), len(dataset))
-    if folds < 2:
-        raise TreegenError(f"cv_folds must be at least 2 (and at most the number of rows), not {folds}")
+    folds = int(folds)
+    if not 2 <= folds <= len(dataset):  # (capped, the model's params would name folds it was not chosen by)
+        raise TreegenError(f"cv_folds must be 2 to {len(dataset)} (the number of rows), not {folds}")
     total = float(dataset.weights.sum())
     first_share = 1 / (folds + 1)  # a guess: the scoring's cost is known only once the tree is grown
     with scaled(first_share):
