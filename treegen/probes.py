@@ -67,13 +67,14 @@ def code_values(feature: Feature) -> list:
     return list(CODE_VALUES) if feature.codes is not None else []
 
 
-def split_rows(model: Model, first: dict, budget: int) -> list[dict]:
+def split_rows(model: Model, budget: int) -> list[dict]:
     """Rows that reach each split (trees and nodes in order, up to ``budget`` rows): the features its path tests
-    inside their ranges there, the others as in ``first``; and its own feature at each value the split tells
-    apart -- either side of its cut, or each category and an unseen one -- and missing. A value varied with the
-    other features at their first choice tests only the splits that such a row reaches: in a deep tree, the
-    boundaries and missing routes of most splits went unchecked."""
+    inside their ranges there, the others at a plain value (finite: a library's own predict takes it); and its
+    own feature at each value the split tells apart -- either side of its cut, or each category and an unseen
+    one -- and missing. A value varied with the other features at their first choice tests only the splits that
+    such a row reaches: in a deep tree, the boundaries and missing routes of most splits went unchecked."""
     rows: list[dict] = []
+    plain = {f.name: 0.5 if f.is_numeric else next(iter(f.categories), UNSEEN) for f in model.features}
     for tree in model.trees:
         if len(rows) >= budget:
             break
@@ -85,7 +86,7 @@ def split_rows(model: Model, first: dict, budget: int) -> list[dict]:
             split = node.split
             if split is None or split.op is Op.TUPLE:
                 continue
-            base = {**first, **{model.features[f].name: _within(a) for f, a in allowed.items()}}
+            base = {**plain, **{model.features[f].name: _within(a) for f, a in allowed.items()}}
             feature = model.features[split.feature]
             values = (_either_side(model.numeric.effective_threshold(split.threshold)) if split.op is Op.LE
                       else [*feature.categories, UNSEEN])
@@ -148,7 +149,8 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
     ``ONE_AT_A_TIME_ROWS`` rows, each row varies one feature; beyond (big trees over several
     features, such as 50,000 leaves over 10 features: 150,000 rows), the features share rows, row k
     taking each feature's k-th value, so that the rows are as many as the values of the feature with
-    the most, not of all features together."""
+    the most, not of all features together. Up to ``ONE_AT_A_TIME_ROWS`` too, rows aimed at each split follow
+    (:func:`split_rows`)."""
     choices = []
     boundaries = boundary_values(model)
     for index, feature in enumerate(model.features):
@@ -165,13 +167,14 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
                 row = first.copy()  # a copy, not a new dict: 1,000 features, 11,000 rows 0.45 -> 0.05 s
                 row[names[index]] = value
                 rows.append(row)
-        rows += split_rows(model, first, SPLIT_ROWS)
+        aimed = split_rows(model, SPLIT_ROWS)
     else:
         longest = max(len(options) for options in choices)
         rows = [{name: opts[k % len(opts)] for name, opts in zip(names, choices)} for k in range(longest)]
+        aimed = []
     rng = random.Random(seed)
     while len(rows) < limit and choices:
         rows.append({name: rng.choice(opts) for name, opts in zip(names, choices)})
         if math.prod(len(o) for o in choices) <= len(rows):
             break
-    return rows
+    return rows + aimed  # after the sample, which they do not replace: its rows mix what a split's children do
