@@ -239,7 +239,7 @@ def test_an_expression_file_of_a_float32_model_in_sqlite_is_the_models_bit_for_b
     assert exported.stderr == NOTE_SUBQUERY, exported.stderr
     done = treegen_cli("verify", model, "--program", str(expression), "--dialect", "sqlite", "--leaf")
     assert done.returncode == 0 and done.stdout.split()[1] == "ok", done.stdout + done.stderr
-    assert done.stdout.strip().endswith("rows agree (2000 probes)"), done.stdout
+    assert done.stdout.strip().endswith("rows agree (2156 probes)"), done.stdout
 
 
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
@@ -454,7 +454,7 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
                        XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
-    assert against.startswith("XGBoost itself      MISMATCH  1428 of 1428 rows (1428 probes; 572 probes left out, "
+    assert against.startswith("XGBoost itself      MISMATCH  1497 of 1497 rows (1497 probes; 572 probes left out, "
                               "which XGBoost refuses: a value infinite in float32 (±inf, or beyond ±3.4e38)) "
                               "differ: row 1 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
@@ -686,7 +686,8 @@ def test_probes_of_a_big_tree_keep_every_boundary_value():
     def counts(model):  # the values of each feature, the missing value included
         return [len(values) + len(edge_values(model, i)) + 1 for i, values in enumerate(boundary_values(model))]
     one_at_a_time = sum(counts(small))
-    assert len(probe_rows(small)) == one_at_a_time <= ONE_AT_A_TIME_ROWS
+    splits = 3 * (len(small.trees[0].nodes) // 2)  # each split reached: either side of its cut, and missing
+    assert len(probe_rows(small)) == one_at_a_time + splits and one_at_a_time <= ONE_AT_A_TIME_ROWS
     longest = max(counts(big))
     assert len(probe_rows(big)) == longest
 
@@ -1125,3 +1126,37 @@ def test_an_expression_file_that_adds_a_long_sum_in_groups_is_within_its_stated_
     query.write_text(treegen.export(model, "sql", dialect="ansi"), encoding="utf-8")
     (line,) = str(treegen.verify(model, None, programs=[str(query)], dialects="duckdb")).splitlines()
     assert line.split()[1] == "ok" and "within" not in line, line
+
+
+def deep_split_model():
+    """x0 > 0.5 and x1 > 0.5 ... and x6 > 0.5 lead to a split on x7 (its missing values right) and one on c: no row
+    that varies one feature with the others at their first choice reaches them, and few random rows do."""
+    from treegen.model import NOMINAL, NUMERIC, REGRESSION, Feature, MissingRoute, Model, Node, Op, Split, Target, Tree
+    nodes = []
+    for i in range(7):  # node 2i splits, 2i + 1 is a leaf, 2i + 2 the next split
+        nodes += [Node((0.0,), split=Split(i, Op.LE, 0.5, missing=MissingRoute.to_child(0)), children=(2 * i + 1, 2 * i + 2)),
+                  Node((float(i),))]
+    nodes += [Node((0.0,), split=Split(7, Op.LE, 2.5, missing=MissingRoute.to_child(1)), children=(15, 16)),
+              Node((10.0,), split=Split(8, Op.IN, values=("a", "b"), missing=MissingRoute.to_child(1)), children=(17, 18)),
+              Node((20.0,)), Node((30.0,)), Node((40.0,))]
+    features = tuple(Feature(f"x{i}", NUMERIC) for i in range(8)) + (Feature("c", NOMINAL, ("a", "b", "c", "d")),)
+    return Model(features, Target("y", REGRESSION), [Tree(nodes)])
+
+
+@pytest.mark.parametrize("change", [("x[7] <= 2.5:", "x[7] < 2.5:"), ("x[7] <= 2.5:", "not x[7] > 2.5:"),
+                                    ("x[7] <= 2.5:", "x[7] <= 2.5000000000000004:"), ("{'a', 'b'}", "{'a'}"),
+                                    ("{'a', 'b'}", "{'a', 'b', 'c'}")])
+def test_a_program_wrong_at_a_deep_split_is_a_mismatch(tmp_path, change):
+    """A program wrong at a split deep in its tree (a comparison made strict, the missing route flipped, the
+    threshold moved one ulp, a category dropped or added) is caught: the probes reach every split with its own
+    feature either side of its cut, at each category, and missing."""
+    from treegen.modelio import save
+    model, program = tmp_path / "deep.json", tmp_path / "deep.py"
+    save(deep_split_model(), str(model))
+    treegen_cli("export", str(model), "--to", "python", "-o", str(program), check=True)
+    assert treegen_cli("verify", str(model), "--program", str(program)).returncode == 0
+    text = program.read_text(encoding="utf-8")
+    assert change[0] in text
+    program.write_text(text.replace(change[0], change[1], 1), encoding="utf-8")
+    done = treegen_cli("verify", str(model), "--program", str(program))
+    assert done.returncode == 1 and " MISMATCH " in done.stdout, done.stdout + done.stderr

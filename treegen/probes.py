@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from .model import Feature, Model, NodeColumns, Op
+from .model import Feature, Model, NodeColumns, Op, Route
 
 UNSEEN = "\u2603 unseen category"
 
@@ -67,6 +67,76 @@ def code_values(feature: Feature) -> list:
     return list(CODE_VALUES) if feature.codes is not None else []
 
 
+def split_rows(model: Model, budget: int) -> list[dict]:
+    """Rows that reach each split (trees and nodes in order, up to ``budget`` rows): the features its path tests
+    inside their ranges there, the others at a plain value (finite: a library's own predict takes it); and its
+    own feature at each value the split tells apart -- either side of its cut, or each category and an unseen
+    one -- and missing. A value varied with the other features at their first choice tests only the splits that
+    such a row reaches: in a deep tree, the boundaries and missing routes of most splits went unchecked."""
+    rows: list[dict] = []
+    plain = {f.name: 0.5 if f.is_numeric else next(iter(f.categories), UNSEEN) for f in model.features}
+    for tree in model.trees:
+        if len(rows) >= budget:
+            break
+        nodes = tree.nodes.kept() if isinstance(tree.nodes, NodeColumns) else tree.nodes
+        stack = [(0, {})]  # a node, and what its path allows of each feature it tests (see _narrowed)
+        while stack and len(rows) < budget:
+            index, allowed = stack.pop()
+            node = nodes[index]
+            split = node.split
+            if split is None or split.op is Op.TUPLE:
+                continue
+            base = {**plain, **{model.features[f].name: _within(a) for f, a in allowed.items()}}
+            feature = model.features[split.feature]
+            values = (_either_side(model.numeric.effective_threshold(split.threshold)) if split.op is Op.LE
+                      else [*feature.categories, UNSEEN])
+            rows += [{**base, feature.name: value} for value in [*values, None]]
+            stack += [(child, {**allowed, split.feature: _narrowed(model, split, position, allowed.get(split.feature))})
+                      for position, child in enumerate(node.children)]
+    return rows
+
+
+def _either_side(cut: float) -> list[float]:
+    """The largest number that goes left and the next one up, which goes right (the values around the
+    threshold as the source compares it, each feature's once, are the other rows' business)."""
+    return [cut, math.nextafter(cut, math.inf)] if math.isfinite(cut) else []
+
+
+def _narrowed(model: Model, split, position: int, allowed):
+    """What a feature may be after ``split`` sent the row to its child at ``position``, from what it could be
+    before (None: anything): a range (low, high] of numbers, or a list of categories."""
+    if split.op is Op.LE:
+        low, high = allowed or (-math.inf, math.inf)
+        return (low, min(high, split.threshold)) if position == 0 else (max(low, split.threshold), high)
+    if allowed is None:
+        allowed = [*model.features[split.feature].categories, UNSEEN]
+    if split.op is Op.IN:
+        goes = lambda c: (c in split.values) == (position == 0)
+    else:  # EQ: one child per category
+        goes = lambda c: position < len(split.values) and c == split.values[position]
+    unknown = split.unknown if split.unknown is not None else \
+        split.missing.child if split.missing.kind is Route.CHILD else None  # (None: missing's route)
+    return [c for c in allowed if (unknown == position if c == UNSEEN else goes(c))]
+
+
+def _within(allowed) -> float | str | None:
+    """A value that ``allowed`` (see :func:`_narrowed`) takes: a number well inside the range, the first category;
+    None (missing) where nothing else is."""
+    if isinstance(allowed, list):
+        return allowed[0] if allowed else None
+    low, high = allowed
+    if not low < high:
+        return None
+    if math.isinf(low) and math.isinf(high):
+        return 0.5
+    if math.isinf(low):
+        return high - max(1.0, abs(high))
+    if math.isinf(high):
+        return low + max(1.0, abs(low))
+    return low / 2 + high / 2
+
+
+SPLIT_ROWS = 40_000  # at most this many rows aimed at splits
 ONE_AT_A_TIME_ROWS = 40_000  # up to this many, each row varies one feature (a 13,000-threshold tree)
 
 
@@ -79,7 +149,8 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
     ``ONE_AT_A_TIME_ROWS`` rows, each row varies one feature; beyond (big trees over several
     features, such as 50,000 leaves over 10 features: 150,000 rows), the features share rows, row k
     taking each feature's k-th value, so that the rows are as many as the values of the feature with
-    the most, not of all features together."""
+    the most, not of all features together. Up to ``ONE_AT_A_TIME_ROWS`` too, rows aimed at each split follow
+    (:func:`split_rows`)."""
     choices = []
     boundaries = boundary_values(model)
     for index, feature in enumerate(model.features):
@@ -96,12 +167,14 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0) -> list[dict]:
                 row = first.copy()  # a copy, not a new dict: 1,000 features, 11,000 rows 0.45 -> 0.05 s
                 row[names[index]] = value
                 rows.append(row)
+        aimed = split_rows(model, SPLIT_ROWS)
     else:
         longest = max(len(options) for options in choices)
         rows = [{name: opts[k % len(opts)] for name, opts in zip(names, choices)} for k in range(longest)]
+        aimed = []
     rng = random.Random(seed)
     while len(rows) < limit and choices:
         rows.append({name: rng.choice(opts) for name, opts in zip(names, choices)})
         if math.prod(len(o) for o in choices) <= len(rows):
             break
-    return rows
+    return rows + aimed  # after the sample, which they do not replace: its rows mix what a split's children do
