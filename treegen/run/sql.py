@@ -357,7 +357,7 @@ def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tup
     a row a CSV cannot carry as it is (a missing value or a category that reads as missing, of a feature with such
     a category), or whose SQL over text may stop by design (``Dialect.text_stops``)."""
     stops = find_dialect(dialect).text_stops
-    cuts = {i: split_points(model, i) for i, f in enumerate(model.features) if f.is_numeric}
+    cuts = split_points(model)
     out = []
     for record in records:
         texts = []

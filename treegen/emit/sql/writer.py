@@ -189,8 +189,9 @@ class Writer:
         self.numbers = [d.number_cast.format(value) if cast and f.is_numeric else value
                         for f, value in zip(model.features, self.values)]
         if expression and d.integer_as_double and not once:  # (once: read_once's conversion is a double)
+            cuts = split_cuts(model)
             for i in model.used_features():
-                if model.features[i].is_numeric and integers_past_doubles(split_cuts(model, i)):
+                if model.features[i].is_numeric and integers_past_doubles(cuts[i]):
                     self.numbers[i] = d.integer_as_double.format(self.values[i])
         self.reads = [self._read(i) for i in range(len(model.features))]
         self.categories = [self._category(i) for i in range(len(model.features))]
@@ -252,11 +253,12 @@ class Writer:
         makes it)."""
         d, model = self.d, self.model
         conversions = {}
+        points = split_points(model) if d.numeric_text is not None else {}
         for i in model.used_features():
             feature = model.features[i]
             if feature.is_numeric:
                 if d.numeric_text is not None:
-                    conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), split_points(model, i))
+                    conversions[i] = d.numeric_text(self.columns[i], d.string(feature.name), points[i])
                 elif d.number_read and not self.expression:
                     conversions[i] = d.number_read(self.columns[i], d.string(feature.name))
                 elif d.number_cast and not self.expression:
@@ -1447,27 +1449,26 @@ class Writer:
         return reads
 
 
-def split_points(model: Model, feature: int) -> list[float] | None:
-    """The magnitudes of the points where the model's reading of the numeric feature changes (its splits' cuts, its
+def split_points(model: Model) -> dict[int, list[float] | None]:
+    """Per feature, the magnitudes of the points where the model's reading of it changes (its splits' cuts, its
     missing interval's ends), where a number read up to an ulp off could cross one
     (:func:`.dialects.sqlite_number_text`); None where the feature's value is used in arithmetic (a linear leaf's),
     where any misread counts."""
-    if any(node.linear is not None and any(f == feature for f, _ in node.linear.terms)
-           for tree in model.trees for node in tree.nodes):
-        return None
-    return split_cuts(model, feature)
+    in_arithmetic = {f for tree in model.trees for node in tree.nodes if node.linear is not None
+                     for f, _ in node.linear.terms}
+    return {i: None if i in in_arithmetic else cuts for i, cuts in split_cuts(model).items()}
 
 
-def split_cuts(model: Model, feature: int) -> list[float]:
-    """:func:`split_points` of the splits alone, the feature's value used in arithmetic or not."""
-    cuts = set()
+def split_cuts(model: Model) -> dict[int, list[float]]:
+    """Per feature, :func:`split_points` of the splits alone, its value used in arithmetic or not: all features in
+    one pass over the nodes (a feature at a time, a 1,000-feature forest's MySQL expression took 4.5 times as long)."""
+    cuts = {i: {abs(end) for end in f.missing_interval or ()} for i, f in enumerate(model.features)}
     for tree in model.trees:
         for node in tree.nodes:
             for split in () if node.split is None else (node.split, *node.split.parts):  # (a tuple split's parts)
-                if split.feature == feature and split.op == Op.LE:
-                    cuts.add(abs(model.numeric.effective_threshold(split.threshold)))
-    cuts.update(abs(end) for end in model.features[feature].missing_interval or ())
-    return sorted(x for x in cuts if math.isfinite(x))
+                if split.op == Op.LE:
+                    cuts[split.feature].add(abs(model.numeric.effective_threshold(split.threshold)))
+    return {i: sorted(x for x in found if math.isfinite(x)) for i, found in cuts.items()}
 
 
 def _tuple_names(model: Model) -> dict:
