@@ -1,0 +1,168 @@
+"""Bad input at the edges: numbers and numbering in rule text, models an importer writes, data a learner refuses.
+Each is refused in one line that says what is wrong where it is, or read exactly."""
+import math
+from dataclasses import replace
+
+import pytest
+
+from cli_in_process import treegen_cli
+from treegen.errors import TreegenError
+from treegen.model import CLASSIFICATION, NUMERIC, Feature, Model, Node, Split, Target, Tree
+from treegen.parse.rule_text import parse
+from treegen.targets import emit
+from treegen.testing import random_model
+
+# -- rule text: a number beyond the largest double --------------------------------------------------
+
+REGRESSION_RULES = """treegen rules, format 1
+features
+  x: numeric
+target y: numeric
+numbers: float64
+combine: single
+
+tree 1
+rules
+  rule 1: if x <= 2.5 then 10.0  # n 2.0
+  rule 2: if (x > 2.5 or missing) then 20.0  # n 2.0
+  default: 15.0
+nodes  # the tree these rules come from, for exact round trips
+  node 0: x <= 2.5 ? 1 : 2; missing to 2; value [15.0]; n 4.0
+  node 1: leaf; value [10.0]; n 2.0
+  node 2: leaf; value [20.0]; n 2.0
+"""
+
+
+def refusal(text: str) -> TreegenError:
+    with pytest.raises(TreegenError) as err:
+        parse(text, "m.rules")
+    return err.value
+
+
+@pytest.mark.parametrize("old, new", [
+    ("2.5", "1e400"),  # the threshold, in the rules and the node alike: it read as inf, silently
+    ("2.5", "-1e400"),
+    ("value [20.0]", "value [1e400]"),  # a leaf's value: it was refused as 'found inf', which was not written
+    ("n 4.0", "n 1e400"),
+    ("value [15.0]", "value [1" + "0" * 400 + "]"),  # digits alone past the largest double
+])
+def test_a_number_beyond_the_largest_double_is_refused_at_it(old, new):
+    text = REGRESSION_RULES.replace(old, new)
+    err = refusal(text)
+    written = new.split()[-1].strip("[];")
+    line = next(n for n, line in enumerate(text.split("\n"), 1) if written in line)
+    assert err.message == (f"{written} is beyond the largest double (1.7976931348623157e+308); an infinite number "
+                           f"is written {'-' if written.startswith('-') else ''}inf")
+    assert (err.line, err.column) == (line, text.split("\n")[line - 1].index(written) + 1)
+
+
+def test_a_weight_beyond_the_largest_double_is_refused_at_it():
+    """A missing value's share of a branch (C4.5's route): it read as inf and was refused as weights summing to inf."""
+    text = REGRESSION_RULES.replace("missing to 2", "missing weights [0.5, 1e400]")
+    err = refusal(text)
+    assert err.message.startswith("1e400 is beyond the largest double")
+    assert (err.line, err.column) == (14, text.split("\n")[13].index("1e400") + 1)
+
+
+def test_infinite_thresholds_as_the_writer_writes_them_still_read_back():
+    model = Model((Feature("x", NUMERIC),), Target("y", CLASSIFICATION, ("a", "b")), [Tree([
+        Node((0.5, 0.5), (), 4.0, Split(0, "<=", math.inf), (1, 2)),
+        Node((0.5, 0.5), (), 3.0, Split(0, "<=", -math.inf), (3, 4)), Node((0.0, 1.0), (), 1.0),
+        Node((1.0, 0.0), (), 1.0), Node((0.0, 1.0), (), 2.0)])])
+    text = emit(model, "rules")
+    assert "x <= inf ?" in text and "x <= -inf ?" in text
+    again = parse(text)
+    assert [node.split.threshold for node in again.trees[0].nodes if node.split] == [math.inf, -math.inf]
+
+
+def test_the_command_says_it_in_one_line(tmp_path):
+    path = tmp_path / "m.rules"
+    path.write_text(REGRESSION_RULES.replace("2.5", "1e400"), encoding="utf-8")
+    done = treegen_cli("parse", path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"treegen: error: {path}:10:19: 1e400 is beyond the largest double "
+                           "(1.7976931348623157e+308); an infinite number is written inf\n")
+
+
+# -- rule text: trees and rules are numbered 1, 2, 3, ... -----------------------------------------
+
+def forest_text() -> str:
+    text = emit(random_model(3, n_trees=3, max_depth=2), "rules")
+    assert [line for line in text.split("\n") if line.startswith("tree ")] == ["tree 1", "tree 2", "tree 3"]
+    return text
+
+
+def line_of(text: str, statement: str, nth: int = 1) -> int:
+    return [n for n, line in enumerate(text.split("\n"), 1) if line == statement][nth - 1]
+
+
+@pytest.mark.parametrize("old, new, nth, expected", [
+    ("tree 2", "tree 5", 1, "expected tree 2, found tree 5"),  # tree 2 lost, or numbered wrong: it was read
+    ("tree 3", "tree 2", 2, "tree 2 is given twice (first on line {first})"),  # a tree pasted twice
+    ("tree 1", "tree 0", 1, "expected tree 1, found tree 0"),  # numbered from 0, as nodes are
+])
+def test_a_tree_out_of_its_number_is_refused_at_the_number(old, new, nth, expected):
+    text = forest_text()
+    edited = text.replace(f"\n{old}\n", f"\n{new}\n")
+    err = refusal(edited)
+    first = line_of(edited, new)
+    assert err.message == expected.format(first=first) + ": the trees are numbered 1, 2, 3, ... in the order written"
+    assert (err.line, err.column) == (line_of(edited, new, nth), 6)
+
+
+def test_a_rule_given_twice_is_said_so_at_its_number():
+    """A rule line pasted twice was 'rule 1 does not match the nodes section', at no column."""
+    lines = REGRESSION_RULES.split("\n")
+    text = "\n".join(lines[:10] + lines[9:])
+    err = refusal(text)
+    assert err.message == "rule 1 is given twice (first on line 10): a tree's rules are numbered 1, 2, 3, ... in the " \
+                          "order written"
+    assert (err.line, err.column) == (11, 8)
+
+
+def test_a_rule_out_of_its_number_is_refused_at_the_number():
+    err = refusal(REGRESSION_RULES.replace("rule 2:", "rule 7:"))
+    assert err.message.startswith("expected rule 2, found rule 7: ")
+    assert (err.line, err.column) == (11, 8)
+
+
+# -- rule text: a feature declared twice ----------------------------------------------------------
+
+TENNIS_RULES = """treegen rules, format 1
+features
+  outlook: nominal {"sunny", "overcast", "rainy"}
+  humidity: numeric
+  windy: nominal {"TRUE", "FALSE"}
+target play: classes {"no", "yes"}
+numbers: float64
+combine: single
+
+tree 1
+rules
+  rule 1: if outlook = "overcast" then "yes"  # n 4.0: no 0.0, yes 4.0
+  rule 2: if (outlook in {"sunny", "rainy"} or missing) and humidity <= 82.5 then "yes"  # n 5.0: no 1.0, yes 4.0
+  rule 3: if (outlook in {"sunny", "rainy"} or missing) and (humidity > 82.5 or missing) then "no"  # n 5.0: no 4.0, yes 1.0
+  default: "yes"
+nodes  # the tree these rules come from, for exact round trips
+  node 0: outlook in {"overcast"} ? 1 : 2; missing to 2; value [0.35714285714285715, 0.6428571428571429]; n 14.0; counts [5.0, 9.0]
+  node 1: leaf; value [0.0, 1.0]; n 4.0; counts [0.0, 4.0]
+  node 2: humidity <= 82.5 ? 3 : 4; missing to 4; value [0.5, 0.5]; n 10.0; counts [5.0, 5.0]
+  node 3: leaf; value [0.2, 0.8]; n 5.0; counts [1.0, 4.0]
+  node 4: leaf; value [0.8, 0.2]; n 5.0; counts [4.0, 1.0]
+"""
+
+
+@pytest.mark.parametrize("old, new, name", [
+    # humidity renamed outlook: it was "unknown feature 'humidity'" at node 2
+    ("  humidity: numeric", "  outlook: numeric", "outlook"),
+    # the unused windy renamed outlook: it was "unknown category 'overcast' of feature 'outlook'", the categories
+    # the second declaration gives
+    ('  windy: nominal {"TRUE", "FALSE"}', '  # a comment\n\n  "outlook": nominal {"sunny"}', "outlook"),
+])
+def test_a_feature_declared_twice_is_said_so_at_the_second(old, new, name):
+    text = TENNIS_RULES.replace(old, new)
+    parse(TENNIS_RULES)
+    err = refusal(text)
+    second = next(n for n, line in enumerate(text.split("\n"), 1) if n > 3 and line.lstrip().strip('"').startswith(name))
+    assert err.message == f"feature {name!r} is declared twice (first on line 3)"
+    assert (err.line, err.column) == (second, 3)
