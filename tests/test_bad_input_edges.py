@@ -1,7 +1,6 @@
 """Bad input at the edges: numbers and numbering in rule text, models an importer writes, data a learner refuses.
 Each is refused in one line that says what is wrong where it is, or read exactly."""
 import math
-from dataclasses import replace
 
 import pytest
 
