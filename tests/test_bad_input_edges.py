@@ -165,3 +165,40 @@ def test_a_feature_declared_twice_is_said_so_at_the_second(old, new, name):
     second = next(n for n, line in enumerate(text.split("\n"), 1) if n > 3 and line.lstrip().strip('"').startswith(name))
     assert err.message == f"feature {name!r} is declared twice (first on line 3)"
     assert (err.line, err.column) == (second, 3)
+
+
+# -- cart's float32: a value float32 cannot hold --------------------------------------------------
+
+FLOAT32_REFUSED = "is infinite or too large for float32, which scikit-learn refuses (cast float32 learns on float32 " \
+                  "copies of the values)"
+
+
+@pytest.mark.parametrize("options", [["--cast", "float32"], ["--random-state", "0"]])
+def test_training_on_float32_casts_refuses_a_value_past_float32_at_its_line(tmp_path, options):
+    """It learnt on inf ('x <= 3.0' of 1e39 as inf), where scikit-learn refuses "Input X contains infinity or a value
+    too large for dtype('float32')"; --random-state said so without the column or line. A row left out for its
+    missing target is no row learnt from."""
+    data = tmp_path / "big.csv"
+    data.write_text("x,z,y\n1,0,a\n2,0,a\n1e39,0,\n5,-1e39,b\n4,0,b\ninf,0,b\n", encoding="utf-8")
+    for command in (["train", data, "-a", "cart", *options, "-o", tmp_path / "m.json"],
+                    ["evaluate", data, "-a", "cart", *options, "--folds", "2"]):
+        done = treegen_cli(*command)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == f"treegen: error: {data}:5: column 'z': -1e+39 {FLOAT32_REFUSED}\n"
+    assert not (tmp_path / "m.json").exists()
+    assert treegen_cli("train", data, "-a", "cart", "-o", tmp_path / "m.json").returncode == 0  # float64 takes it
+
+
+def test_training_on_float32_casts_refuses_it_in_the_api_with_the_row():
+    import numpy as np
+    import pandas as pd
+    import treegen
+    from treegen.estimator import DecisionTreeClassifier
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.5e38, 4.0], "y": ["a", "a", "b", "b"]}, index=list("pqrs"))
+    for cast in ({"cast": "float32"}, {"random_state": 0}):
+        with pytest.raises(TreegenError, match=r"^<DataFrame> row 'r' \(iloc 2\): column 'x': 3\.5e\+38 is infinite"):
+            treegen.train(frame, algorithm="cart", **cast)
+    with pytest.raises(TreegenError, match=r"^column 'x0': 1e\+39 " + FLOAT32_REFUSED.replace("(", r"\(").replace(")", r"\)")
+                       + "; row 2 of the data, counting from 0$"):
+        DecisionTreeClassifier(cast="float32").fit(np.array([[1.0], [2.0], [1e39], [4.0]]), [0, 0, 1, 1])
+    assert treegen.train(frame.assign(x=[1.0, 2.0, 3.4e38, 4.0]), algorithm="cart", cast="float32")  # float32's largest
