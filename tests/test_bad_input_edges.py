@@ -202,3 +202,27 @@ def test_training_on_float32_casts_refuses_it_in_the_api_with_the_row():
                        + "; row 2 of the data, counting from 0$"):
         DecisionTreeClassifier(cast="float32").fit(np.array([[1.0], [2.0], [1e39], [4.0]]), [0, 0, 1, 1])
     assert treegen.train(frame.assign(x=[1.0, 2.0, 3.4e38, 4.0]), algorithm="cart", cast="float32")  # float32's largest
+
+
+# -- import: a file treegen's own loader would refuse ----------------------------------------------
+
+def test_importing_a_negative_cover_is_refused_in_one_line_and_the_file_itself_predicts(tmp_path):
+    """A custom objective's negative hessians give XGBoost nodes a negative cover (sum_hessian), which import wrote as
+    n; export and predict of that JSON model then refused it: 'trees[0].nodes[0].n: expected a finite number >= 0,
+    found -200.0'."""
+    import numpy as np
+    import xgboost
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 2)), (rng.random(200) < 0.5).astype(float)
+    booster = xgboost.train({"min_child_weight": 0, "base_score": 0.5}, xgboost.DMatrix(X, y), 2,
+                            obj=lambda predicted, data: (predicted - data.get_label(), -np.ones_like(predicted)))
+    path, out, rows = tmp_path / "model.json", tmp_path / "imported.json", tmp_path / "rows.csv"
+    booster.save_model(path)
+    done = treegen_cli("import", path, "-o", out)
+    assert (done.returncode, done.stderr, out.exists()) == (2, (
+        f"treegen: error: {path}: node 0 of tree 0 has a weight n of -200.0 (its training rows, or the sum of their "
+        "hessians), which a treegen model file cannot hold: n is a finite number at least 0; give the file itself to "
+        "export, verify or predict\n"), False)
+    rows.write_text("x0,x1\n0.5,1\n", encoding="utf-8")
+    predicted = treegen_cli("predict", path, rows)
+    assert (predicted.returncode, predicted.stdout) == (0, "x0,x1,prediction\n0.5,1,0.5\n"), predicted.stderr

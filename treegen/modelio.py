@@ -149,17 +149,26 @@ def dumps(model: Model, source: str | None = None) -> str:
 
 
 def check_finite(model: Model, source: str | None = None) -> None:
-    """Refuse a model whose node values are not all finite, which the loader would refuse: an XGBoost file may
-    hold an infinite leaf, which the targets compute with (export, verify and predict take that file itself)."""
+    """Refuse a model whose node values are not all finite, or whose node weights ``n`` are not all finite and at
+    least 0, which the loader would refuse: an XGBoost file may hold an infinite leaf, which the targets compute
+    with, and a custom objective's negative hessians sum to a negative cover, which no prediction uses (export,
+    verify and predict take that file itself)."""
     for t, tree in enumerate(model.trees):
         if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
             bad = np.flatnonzero(~np.isfinite(tree.nodes.value).all(axis=1))
             node = int(bad[0]) if len(bad) else None
+            weights = np.flatnonzero(~(np.isfinite(tree.nodes.n) & (tree.nodes.n >= 0.0)))
+            weight = int(weights[0]) if len(weights) else None
         else:
             node = next((n for n, node in enumerate(tree.nodes) if not all(map(math.isfinite, node.value))), None)
+            weight = next((n for n, node in enumerate(tree.nodes) if not 0.0 <= node.n <= _LARGEST), None)
         if node is not None:
             raise TreegenError(f"node {node} of tree {t} has an infinite value, which a treegen model file cannot "
                                "hold; give the file itself to export, verify or predict", source)
+        if weight is not None:
+            raise TreegenError(f"node {weight} of tree {t} has a weight n of {tree.nodes[weight].n!r} (its training "
+                               "rows, or the sum of their hessians), which a treegen model file cannot hold: n is a "
+                               "finite number at least 0; give the file itself to export, verify or predict", source)
 
 
 # json's C encoder writes only without indent: indenting every field of the 1,000-tree LightGBM
