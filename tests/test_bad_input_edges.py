@@ -226,3 +226,21 @@ def test_importing_a_negative_cover_is_refused_in_one_line_and_the_file_itself_p
     rows.write_text("x0,x1\n0.5,1\n", encoding="utf-8")
     predicted = treegen_cli("predict", path, rows)
     assert (predicted.returncode, predicted.stdout) == (0, "x0,x1,prediction\n0.5,1,0.5\n"), predicted.stderr
+
+
+@pytest.mark.parametrize("field, written, message", [
+    # LightGBM's x <= nan holds for no number: import wrote it, and export of that JSON model refused
+    # 'trees[0].nodes[0].split.threshold: a threshold must be a number, not NaN'
+    ("threshold", "nan", "node 0 of tree 0 splits at a NaN threshold, which no number is at most or below (a damaged "
+                         "file?); a treegen model file cannot hold it"),
+    # said 'has an infinite value'
+    ("leaf_value", "nan", "node 2 of tree 0 has a value that is NaN, which a treegen model file cannot hold; give the "
+                          "file itself to export, verify or predict"),
+])
+def test_importing_a_nan_the_loader_refuses_is_refused_in_one_line(tmp_path, field, written, message):
+    import re
+    original = open("tests/fixtures/lightgbm/4.7.0/binary.txt", encoding="utf-8").read()
+    path, out = tmp_path / "model.txt", tmp_path / "imported.json"
+    path.write_text(re.sub(rf"^{field}=\S+", f"{field}={written}", original, count=1, flags=re.M), encoding="utf-8")
+    done = treegen_cli("import", path, "-o", out)
+    assert (done.returncode, done.stderr, out.exists()) == (2, f"treegen: error: {path}: {message}\n", False)

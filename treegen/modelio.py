@@ -149,26 +149,40 @@ def dumps(model: Model, source: str | None = None) -> str:
 
 
 def check_finite(model: Model, source: str | None = None) -> None:
-    """Refuse a model whose node values are not all finite, or whose node weights ``n`` are not all finite and at
-    least 0, which the loader would refuse: an XGBoost file may hold an infinite leaf, which the targets compute
-    with, and a custom objective's negative hessians sum to a negative cover, which no prediction uses (export,
-    verify and predict take that file itself)."""
+    """Refuse a model that the loader would refuse for a number of its nodes: a value that is not finite, a weight
+    ``n`` that is not finite and at least 0, a NaN threshold. An XGBoost file may hold an infinite leaf, which the
+    targets compute with, and a custom objective's negative hessians sum to a negative cover, which no prediction
+    uses (export, verify and predict take that file itself); a NaN threshold is a damaged file's."""
     for t, tree in enumerate(model.trees):
-        if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
-            bad = np.flatnonzero(~np.isfinite(tree.nodes.value).all(axis=1))
-            node = int(bad[0]) if len(bad) else None
-            weights = np.flatnonzero(~(np.isfinite(tree.nodes.n) & (tree.nodes.n >= 0.0)))
-            weight = int(weights[0]) if len(weights) else None
-        else:
-            node = next((n for n, node in enumerate(tree.nodes) if not all(map(math.isfinite, node.value))), None)
-            weight = next((n for n, node in enumerate(tree.nodes) if not 0.0 <= node.n <= _LARGEST), None)
-        if node is not None:
-            raise TreegenError(f"node {node} of tree {t} has an infinite value, which a treegen model file cannot "
-                               "hold; give the file itself to export, verify or predict", source)
-        if weight is not None:
-            raise TreegenError(f"node {weight} of tree {t} has a weight n of {tree.nodes[weight].n!r} (its training "
-                               "rows, or the sum of their hessians), which a treegen model file cannot hold: n is a "
-                               "finite number at least 0; give the file itself to export, verify or predict", source)
+        value, n, threshold = _node_numbers(tree)
+        bad = np.flatnonzero(~np.isfinite(value).all(axis=1))
+        if len(bad):
+            kind = "an infinite value" if np.isinf(value[bad[0]]).any() else "a value that is NaN"
+            raise TreegenError(f"node {bad[0]} of tree {t} has {kind}, which a treegen model file cannot hold; give "
+                               "the file itself to export, verify or predict", source)
+        bad = np.flatnonzero(~(np.isfinite(n) & (n >= 0.0)))
+        if len(bad):
+            raise TreegenError(f"node {bad[0]} of tree {t} has a weight n of {float(n[bad[0]])!r} (its training rows, "
+                               "or the sum of their hessians), which a treegen model file cannot hold: n is a finite "
+                               "number at least 0; give the file itself to export, verify or predict", source)
+        bad = np.flatnonzero(np.isnan(threshold))
+        if len(bad):
+            raise TreegenError(f"node {bad[0]} of tree {t} splits at a NaN threshold, which no number is at most "
+                               "or below (a damaged file?); a treegen model file cannot hold it", source)
+
+
+def _node_numbers(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A tree's node values (nodes x outputs), weights ``n``, and thresholds of its ``<=`` splits (other nodes' 0)."""
+    if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
+        nodes = tree.nodes
+        threshold = np.where(nodes.feature >= 0, nodes.threshold, 0.0)
+        threshold[list(nodes.values)] = 0.0  # ("in" splits)
+        return nodes.value, nodes.n, threshold
+    value = np.array([node.value for node in tree.nodes], dtype=np.float64)
+    n = np.array([node.n for node in tree.nodes], dtype=np.float64)
+    threshold = np.array([node.split.threshold if node.split is not None and node.split.op == Op.LE else 0.0
+                          for node in tree.nodes], dtype=np.float64)
+    return value, n, threshold
 
 
 # json's C encoder writes only without indent: indenting every field of the 1,000-tree LightGBM
