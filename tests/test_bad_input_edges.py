@@ -244,3 +244,22 @@ def test_importing_a_nan_the_loader_refuses_is_refused_in_one_line(tmp_path, fie
     path.write_text(re.sub(rf"^{field}=\S+", f"{field}={written}", original, count=1, flags=re.M), encoding="utf-8")
     done = treegen_cli("import", path, "-o", out)
     assert (done.returncode, done.stderr, out.exists()) == (2, f"treegen: error: {path}: {message}\n", False)
+
+
+# -- evaluate: a learner tested on a file whose label column is named otherwise --------------------
+
+def test_a_test_file_without_the_training_target_says_what_its_labels_need(tmp_path):
+    """It was "te.csv: unknown column 'y'; the columns are: 'x', 'label'", after the fit, and --target names the
+    training file's target only."""
+    train, test = tmp_path / "tr.csv", tmp_path / "te.csv"
+    train.write_text("x,y\n1,a\n2,a\n3,b\n4,b\n", encoding="utf-8")
+    for header, hint in (("x,label", ""), ("x,Y", "; did you mean 'Y'?")):
+        test.write_text(f"{header}\n1,a\n4,b\n", encoding="utf-8")
+        done = treegen_cli("evaluate", train, "-a", "cart", "--test", test)
+        columns = ", ".join(repr(name) for name in header.split(","))
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", (
+            f"treegen: error: {test}: no column named 'y' as the training data's target, which holds the test rows' "
+            f"labels: name the test file's label column as the training file's; the columns are: {columns}{hint}\n"))
+    test.write_text("x,y\n1,a\n4,b\n", encoding="utf-8")
+    assert treegen_cli("evaluate", train, "-a", "cart", "--test", test).stdout.startswith(
+        f"held-out test set {test}: 2 predictions\naccuracy 100.00% (2/2)\n")
