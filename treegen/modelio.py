@@ -148,27 +148,28 @@ def dumps(model: Model, source: str | None = None) -> str:
     return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
 
 
-def check_finite(model: Model, source: str | None = None) -> None:
+def check_finite(model: Model, source: str | None = None, holder: str = "a treegen model file",
+                 instead: str = "give the file itself to export, verify or predict") -> None:
     """Refuse a model that the loader would refuse for a number of its nodes: a value that is not finite, a weight
     ``n`` that is not finite and at least 0, a NaN threshold. An XGBoost file may hold an infinite leaf, which the
     targets compute with, and a custom objective's negative hessians sum to a negative cover, which no prediction
-    uses (export, verify and predict take that file itself); a NaN threshold is a damaged file's."""
+    uses (export, verify and predict take that file itself); a NaN threshold is a damaged file's. ``holder``: what
+    cannot hold it (rule text too, which is read as the model file is); ``instead``: what to do."""
     for t, tree in enumerate(model.trees):
         value, n, threshold = _node_numbers(tree)
         bad = np.flatnonzero(~np.isfinite(value).all(axis=1))
         if len(bad):
             kind = "an infinite value" if np.isinf(value[bad[0]]).any() else "a value that is NaN"
-            raise TreegenError(f"node {bad[0]} of tree {t} has {kind}, which a treegen model file cannot hold; give "
-                               "the file itself to export, verify or predict", source)
+            raise TreegenError(f"node {bad[0]} of tree {t} has {kind}, which {holder} cannot hold; {instead}", source)
         bad = np.flatnonzero(~(np.isfinite(n) & (n >= 0.0)))
         if len(bad):
             raise TreegenError(f"node {bad[0]} of tree {t} has a weight n of {float(n[bad[0]])!r} (its training rows, "
-                               "or the sum of their hessians), which a treegen model file cannot hold: n is a finite "
-                               "number at least 0; give the file itself to export, verify or predict", source)
+                               f"or the sum of their hessians), which {holder} cannot hold: n is a finite number at "
+                               f"least 0; {instead}", source)
         bad = np.flatnonzero(np.isnan(threshold))
         if len(bad):
             raise TreegenError(f"node {bad[0]} of tree {t} splits at a NaN threshold, which no number is at most "
-                               "or below (a damaged file?); a treegen model file cannot hold it", source)
+                               f"or below (a damaged file?); {holder} cannot hold it", source)
 
 
 def _node_numbers(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
