@@ -263,3 +263,23 @@ def test_a_test_file_without_the_training_target_says_what_its_labels_need(tmp_p
     test.write_text("x,y\n1,a\n4,b\n", encoding="utf-8")
     assert treegen_cli("evaluate", train, "-a", "cart", "--test", test).stdout.startswith(
         f"held-out test set {test}: 2 predictions\naccuracy 100.00% (2/2)\n")
+
+
+def test_rule_text_of_an_infinite_leaf_is_refused_as_its_reading_would_be(tmp_path):
+    """export --to rules wrote 'value [inf]', which treegen parse (and verify --program) then refused:
+    'trees[0].nodes[2].value[0]: expected a finite number, found inf'."""
+    import re
+    original = open("tests/fixtures/lightgbm/4.7.0/binary.txt", encoding="utf-8").read()
+    path, out = tmp_path / "model.txt", tmp_path / "model.rules"
+    path.write_text(re.sub(r"^leaf_value=\S+", "leaf_value=inf", original, count=1, flags=re.M), encoding="utf-8")
+    done = treegen_cli("export", path, "--to", "rules", "-o", out)
+    assert (done.returncode, done.stderr) == (2, "treegen: error: node 2 of tree 0 has an infinite value, which rule "
+                                                 "text cannot hold; export it to another target, or give the file "
+                                                 "itself to verify or predict\n")
+    assert treegen_cli("export", path, "--to", "python", "-o", tmp_path / "model.py").returncode == 0
+
+
+def test_a_nan_threshold_in_rule_text_is_refused_at_it():
+    """It was 'trees[0].nodes[0].split.threshold: a threshold must be a number, not NaN' at the line only."""
+    err = refusal(REGRESSION_RULES.replace("x <= 2.5 ?", "x <= nan ?"))
+    assert (err.message, err.line, err.column) == ("a threshold is a number, not nan (no number is at most nan)", 14, 16)

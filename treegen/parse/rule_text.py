@@ -538,6 +538,11 @@ def _build(document: dict, text: str, source: str) -> Model:
             elif "split" in node:
                 split = node["split"]
                 _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
+                if split["op"] == "<=" and math.isnan(split["threshold"]):
+                    tokens = _line_tokens(text, node["line"])
+                    raise TreegenError("a threshold is a number, not nan (no number is at most nan)", source,
+                                       node["line"], next((b.column for a, b in zip(tokens, tokens[1:]) if a == "<="),
+                                                          None))
                 split["feature"] = names[split["feature"]]
             for term in node.get("linear", {}).get("terms", []):
                 _check_names(text, source, node["line"], names, categories, term[0])
