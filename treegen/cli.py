@@ -407,7 +407,8 @@ def _csv_fields(text: str) -> list[str]:
 
 def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None, options=None):
     """The data set to learn from; ``warn`` (when given) is called with each line of training_warnings;
-    ``options``: the learner's, of which cart's --cast float32 (or --random-state) refuses values float32 cannot hold."""
+    ``options``: the learner's, of which cart's --cast float32 (or --random-state) refuses values float32
+    cannot hold."""
     from .data import CLI, learning_data, learns_float32, read_table, refuse_regression
     refuse_regression(algorithm, regression)  # before a file is read
     dataset, warnings = learning_data(read_table(path), target, _split_names(nominal), _split_names(ignore),

@@ -151,7 +151,7 @@ def dumps(model: Model, source: str | None = None) -> str:
 def check_finite(model: Model, source: str | None = None, holder: str = "a treegen model file",
                  instead: str = "give the file itself to export, verify or predict") -> None:
     """Refuse a model that the loader would refuse for a number of its nodes: a value that is not finite, a weight
-    ``n`` that is not finite and at least 0, a NaN threshold. An XGBoost file may hold an infinite leaf, which the
+    ``n`` that is not finite and at least 0, a NaN threshold, a number of a linear leaf that is not finite. An XGBoost file may hold an infinite leaf, which the
     targets compute with, and a custom objective's negative hessians sum to a negative cover, which no prediction
     uses (export, verify and predict take that file itself); a NaN threshold is a damaged file's. ``holder``: what
     cannot hold it (rule text too, which is read as the model file is); ``instead``: what to do."""
@@ -170,6 +170,12 @@ def check_finite(model: Model, source: str | None = None, holder: str = "a treeg
         if len(bad):
             raise TreegenError(f"node {bad[0]} of tree {t} splits at a NaN threshold, which no number is at most "
                                f"or below (a damaged file?); {holder} cannot hold it", source)
+        linear = next(((i, x) for i, node in enumerate(() if isinstance(tree.nodes, NodeColumns) else tree.nodes)
+                       if node.linear is not None
+                       for x in (node.linear.const, *(c for _, c in node.linear.terms)) if not math.isfinite(x)), None)
+        if linear is not None:
+            raise TreegenError(f"node {linear[0]} of tree {t} is a linear leaf with {linear[1]!r} for a number, which "
+                               f"{holder} cannot hold; {instead}", source)
 
 
 def _node_numbers(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

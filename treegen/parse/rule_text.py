@@ -715,8 +715,8 @@ def _check_features_unique(features: list[dict], text: str, source: str) -> None
         line = lines[2 + i]  # the format line, "features", then one statement a feature
         if first.setdefault(feature["name"], line) != line:
             tokens = _line_tokens(text, line)
-            raise TreegenError(f"feature {feature['name']!r} is declared twice (first on line {first[feature['name']]})",
-                               source, line, tokens[0].column if tokens else None)
+            raise TreegenError(f"feature {feature['name']!r} is declared twice (first on line "
+                               f"{first[feature['name']]})", source, line, tokens[0].column if tokens else None)
 
 
 def _check_numbered(items: list[dict], word: str, what: str, text: str, source: str) -> None:
