@@ -151,10 +151,11 @@ def dumps(model: Model, source: str | None = None) -> str:
 def check_finite(model: Model, source: str | None = None, holder: str = "a treegen model file",
                  instead: str = "give the file itself to export, verify or predict") -> None:
     """Refuse a model that the loader would refuse for a number of its nodes: a value that is not finite, a weight
-    ``n`` that is not finite and at least 0, a NaN threshold, a number of a linear leaf that is not finite. An XGBoost file may hold an infinite leaf, which the
-    targets compute with, and a custom objective's negative hessians sum to a negative cover, which no prediction
-    uses (export, verify and predict take that file itself); a NaN threshold is a damaged file's. ``holder``: what
-    cannot hold it (rule text too, which is read as the model file is); ``instead``: what to do."""
+    ``n`` that is not finite and at least 0, a NaN threshold, a number of a linear leaf that is not finite. An
+    XGBoost file may hold an infinite leaf, which the targets compute with, and a custom objective's negative
+    hessians sum to a negative cover, which no prediction uses (export, verify and predict take that file itself);
+    a NaN threshold is a damaged file's. ``holder``: what cannot hold it (rule text too, which is read as the model
+    file is); ``instead``: what to do."""
     for t, tree in enumerate(model.trees):
         value, n, threshold = _node_numbers(tree)
         bad = np.flatnonzero(~np.isfinite(value).all(axis=1))
