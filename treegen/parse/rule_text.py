@@ -539,10 +539,8 @@ def _build(document: dict, text: str, source: str) -> Model:
                 split = node["split"]
                 _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
                 if split["op"] == "<=" and math.isnan(split["threshold"]):
-                    tokens = _line_tokens(text, node["line"])
                     raise TreegenError("a threshold is a number, not nan (no number is at most nan)", source,
-                                       node["line"], next((b.column for a, b in zip(tokens, tokens[1:]) if a == "<="),
-                                                          None))
+                                       node["line"], _column_after(text, node["line"], "<="))
                 split["feature"] = names[split["feature"]]
             for term in node.get("linear", {}).get("terms", []):
                 _check_names(text, source, node["line"], names, categories, term[0])
@@ -726,12 +724,17 @@ def _check_numbered(items: list[dict], word: str, what: str, text: str, source: 
     for position, item in enumerate(items, 1):
         number, line = item["number"], item["line"]
         if number != position:
-            tokens = _line_tokens(text, line)
-            column = next((b.column for a, b in zip(tokens, tokens[1:]) if a == word), None)
+            column = _column_after(text, line, word)
             where = f"{word} {number} is given twice (first on line {lines[number]})" if number in lines \
                 else f"expected {word} {position}, found {word} {number}"
             raise TreegenError(f"{where}: {what} are numbered 1, 2, 3, ... in the order written", source, line, column)
         lines[number] = line
+
+
+def _column_after(text: str, line: int, word: str) -> int | None:
+    """The column of the token after the first ``word`` on line ``line`` (a number after 'tree', after '<=')."""
+    tokens = _line_tokens(text, line)
+    return next((b.column for a, b in zip(tokens, tokens[1:]) if a == word), None)
 
 
 _MODEL_PATH = re.compile(r"features\[(?P<feature>\d+)\]|(?P<header>target|numeric|combine)"
