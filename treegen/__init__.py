@@ -38,15 +38,15 @@ def train(data, target: str | None = None, algorithm: str = "c45", nominal=(), r
     (a column of dates read as categories, a 0/1 target learnt as a regression, ...) is a
     :class:`TreegenWarning`."""
     from .learn import fit
-    return fit(_learning_data(data, target, algorithm, nominal, regression, ignore), algorithm, **params)
+    return fit(_learning_data(data, target, algorithm, nominal, regression, ignore, params), algorithm, **params)
 
 
-def _learning_data(data, target, algorithm, nominal, regression, ignore):
-    """The data set that :func:`train` and :func:`evaluate` learn from, what reading it decided that its user
-    may not have meant warned of as a TreegenWarning at their caller's line."""
+def _learning_data(data, target, algorithm, nominal, regression, ignore, params):
+    """The data set that :func:`train` and :func:`evaluate` learn from (with the learner's ``params``), what reading
+    it decided that its user may not have meant warned of as a TreegenWarning at their caller's line."""
     import os
     import warnings
-    from .data import PYTHON, learning_data, read_table, refuse_regression
+    from .data import PYTHON, learning_data, learns_float32, read_table, refuse_regression
     from .inputs import frame_table, train_names, train_target
     refuse_regression(algorithm, regression, PYTHON)
     chosen, ignore = train_names(nominal, "nominal"), train_names(ignore, "ignore")
@@ -57,7 +57,7 @@ def _learning_data(data, target, algorithm, nominal, regression, ignore):
         table, named, categories = frame_table(data)
         nominal, chosen = [*chosen, *named], [*chosen, *categories]  # a category column: nominal as chosen
     dataset, lines = learning_data(table, train_target(data, target), nominal, ignore, regression, algorithm,
-                                   PYTHON, chosen)
+                                   PYTHON, chosen, learns_float32(algorithm, params))
     for line in lines:
         warnings.warn(line, TreegenWarning, stacklevel=3)
     return dataset
@@ -115,7 +115,7 @@ def evaluate(data, target: str | None = None, algorithm: str | None = None, nomi
     if seed is not None and (loo or test is not None):
         raise BadArgument("seed= draws the folds of folds=: it does not apply to " + ("loo=" if loo else "test="))
     algorithm = "c45" if algorithm is None else algorithm
-    dataset = _learning_data(data, target, algorithm, nominal, regression, ignore)
+    dataset = _learning_data(data, target, algorithm, nominal, regression, ignore, params)
     if test is not None:
         return holdout(dataset, _test_rows(test), algorithm, say=_near_categories, **params)
     return cross_validate(dataset, algorithm, k=fold_count(dataset, folds, loo), loo=loo, seed=1 if seed is None else seed, **params)

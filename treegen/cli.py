@@ -405,12 +405,14 @@ def _csv_fields(text: str) -> list[str]:
         raise TreegenError(f"--class-weight takes 'balanced' or CLASS=WEIGHT,..., not {text!r}") from None
 
 
-def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None):
-    """The data set to learn from; ``warn`` (when given) is called with each line of training_warnings."""
-    from .data import learning_data, read_table, refuse_regression
+def load_training_data(path, target, nominal, ignore, regression, algorithm, warn=None, options=None):
+    """The data set to learn from; ``warn`` (when given) is called with each line of training_warnings;
+    ``options``: the learner's, of which cart's --cast float32 (or --random-state) refuses values float32
+    cannot hold."""
+    from .data import CLI, learning_data, learns_float32, read_table, refuse_regression
     refuse_regression(algorithm, regression)  # before a file is read
     dataset, warnings = learning_data(read_table(path), target, _split_names(nominal), _split_names(ignore),
-                                      regression, algorithm)
+                                      regression, algorithm, CLI, float32=learns_float32(algorithm, options or {}))
     for text in warnings if warn else ():
         warn(text)
     return dataset
@@ -479,7 +481,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     from . import modelio
     from .evaluation import training_summary
     warnings = []  # said once the options are known good: an error is the one line of a run that fails
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append,
+                                 options=options)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
     if seed is not None:
@@ -693,7 +696,8 @@ def evaluate(data, target, nominal, ignore, regression, algorithm, folds, loo, t
         return evaluate_model(data, target, test_file)
     ev.one_method(folds, loo, test_file)
     warnings = []  # as train says them: the data is learnt from alike
-    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append)
+    dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append,
+                                 options=options)
     params = learner_params(algorithm, options)
     check_criterion(dataset, params.get("criterion"), regression)
     warn(warnings)

@@ -52,6 +52,7 @@ class Dataset:
     all_columns: list[np.ndarray] = field(default_factory=list)
     dates: dict[str, str] = field(default_factory=dict)  # feature read from an ARFF date -> its format
     left_out: int = 0  # rows of the file left out for a missing target
+    table_rows: list[int] = field(default_factory=list)  # the file's row of each row; empty when none was left out
 
     def __len__(self) -> int:
         return len(self.y)
@@ -278,7 +279,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
         y = np.array([code[v] for v in labels], dtype=np.int64)
     weights = np.ones(len(keep)) if table.weights is None else np.array([table.weights[i] for i in keep])
     dates = {name: table.dates[name] for name in feature_names if name in table.dates}
-    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates, left_out=len(table) - len(keep))
+    return Dataset(tuple(features), columns, tgt, y, weights, all_columns, dates, left_out=len(table) - len(keep),
+                   table_rows=keep if len(keep) < len(table) else [])
 
 
 def boolean_hint(text: str) -> str:
@@ -505,13 +507,14 @@ def refuse_regression(algorithm: str, regression: bool | None, spell: Spelling =
 
 def learning_data(table: Table, target: str | None, nominal: Sequence[str], ignore: Sequence[str],
                   regression: bool | None, algorithm: str, spell: Spelling = CLI,
-                  chosen: Sequence[str] | None = None) -> tuple[Dataset, list[str]]:
+                  chosen: Sequence[str] | None = None, float32: bool = False) -> tuple[Dataset, list[str]]:
     """The data set ``algorithm`` learns from the table, and what reading it decided that its user may
     not have meant (:func:`training_warnings`), one line each: the one decision of the CLI and of
     :func:`treegen.train`. ``regression``: True or False when asked for, None for the data's own kind;
     ``chosen``: the ``nominal`` columns chosen so, not warned of (all, by default; a frame's text columns
     are nominal by their dtype, and warned of as a CSV's).
-    A target of one value, or features none of which has a value, is refused: there is nothing to learn."""
+    A target of one value, or features none of which has a value, is refused: there is nothing to learn.
+    ``float32``: learnt on float32 casts (cart's cast float32), which refuses a value they make infinite."""
     refuse_regression(algorithm, regression, spell)
     target_name = target if target is not None else (table.names[-1] if table.names else None)
     if target_name in ignore:
@@ -527,6 +530,9 @@ def learning_data(table: Table, target: str | None, nominal: Sequence[str], igno
                            f"{dataset.target.name!r} from", table.source)
     if not dataset.target.is_classification and (problem := target_sum_problem(dataset)):
         raise TreegenError(problem, table.source)  # (the learner checks it too, but knows no file)
+    if float32 and (problem := float32_problem(dataset)):
+        message, row = problem  # (the learner checks it too, but knows no file)
+        raise TreegenError(message, *table.place(dataset.table_rows[row] if dataset.table_rows else row))
     chosen = nominal if chosen is None else chosen
     return dataset, training_warnings(table, dataset, chosen, algorithm, regression, spell)
 
@@ -544,6 +550,31 @@ def target_sum_problem(dataset: Dataset) -> str | None:
         return (f"the target {dataset.target.name!r} is too large: its sum overflows a double (its largest value "
                 f"is {float(np.abs(y).max()):g}); scale it down")
     return None
+
+
+def learns_float32(algorithm: str, params: dict) -> bool:
+    """Whether the learner learns on float32 casts of the values: cart with cast float32, or replaying
+    scikit-learn's tree (random_state)."""
+    return algorithm == "cart" and (params.get("cast") == "float32" or params.get("random_state") is not None)
+
+
+def float32_problem(dataset: Dataset) -> tuple[str, int] | None:
+    """Why scikit-learn's float32 copy of the data refuses it, and the row: a numeric value that is infinite
+    there, inf or a number past float32's largest, 3.4028235e38 (its "Input X contains infinity or a value too
+    large for dtype('float32')"), which the grower would learn from as inf; None when there is none. The first row
+    with one, and its first such column."""
+    found = []  # (row, column) of each column's first
+    for j, (feature, column) in enumerate(zip(dataset.features, dataset.columns)):
+        if feature.is_numeric:
+            with np.errstate(over="ignore"):
+                infinite = np.flatnonzero(np.isinf(np.asarray(column, dtype=np.float64).astype(np.float32)))
+            if len(infinite):
+                found.append((int(infinite[0]), j))
+    if not found:
+        return None
+    row, j = min(found)
+    return (f"column {dataset.features[j].name!r}: {float(dataset.columns[j][row])!r} is infinite or too large for "
+            "float32, which scikit-learn refuses (cast float32 learns on float32 copies of the values)"), row
 
 
 def has_values(feature: Feature, column: np.ndarray) -> bool:

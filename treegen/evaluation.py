@@ -287,12 +287,24 @@ def holdout(train: Dataset, test: Table | Callable[[Model], Table], algorithm: s
     """Train on one data set, predict the rows of another file (matched to the model by column name);
     ``test``: the file's table, or a function that reads it for the model (rows whose values are in the
     order of its features); ``say(test, model)``, when given, is called with the model before it predicts."""
+    truth = _training_labels(train, test) if isinstance(test, Table) else None  # before a fit that may be long
     model = fit(train, algorithm, **params)
     test = test if isinstance(test, Table) else test(model)
     if say is not None:
         say(test, model)
-    return scored(train.target, test, test.column(train.target.name),
+    return scored(train.target, test, _training_labels(train, test) if truth is None else truth,
                   [model.predict(row) for row in rows_for_model(test, model)], f"held-out test set {test.source}")
+
+
+def _training_labels(train: Dataset, test: Table) -> list[str | None]:
+    """The test file's labels: its column named as the training data's target, the one name a learnt model
+    knows them by. Another name is refused, saying so (it was the 'unknown column' of any column)."""
+    if train.target.name in test.names:
+        return test.column(train.target.name)
+    raise TreegenError(f"no column named {train.target.name!r} as the training data's target, which holds the test "
+                       "rows' labels: name the test file's label column as the training file's; "
+                       + _columns_hint(test, {feature.name for feature in train.features}, train.target.name),
+                       test.source)
 
 
 def test_model(model: Model, test: Table, target: str | None = None, name: str = "the model") -> Report:
@@ -307,12 +319,15 @@ def label_column(model: Model, test: Table, target: str | None) -> list[str | No
     """The test file's column of true labels: ``target``, else the one named as the model's target."""
     if target is not None or model.target.name in test.names:
         return test.column(model.target.name if target is None else target)
-    features = {feature.name for feature in model.features}
-    guess = did_you_mean([model.target.name], [n for n in test.names if n not in features]) or delimiter_hint(
-        test.names)
-    where = f"the columns are: {', '.join(map(repr, test.names))}{guess}"
+    where = _columns_hint(test, {feature.name for feature in model.features}, model.target.name)
     message = f"no column named {model.target.name!r} as the model's target: name the label column with "
     raise TreegenError(message + f"target=; {where}", test.source, command_line=message + f"--target; {where}")
+
+
+def _columns_hint(test: Table, features: set[str], target: str) -> str:
+    """The test file's columns, and the one not a feature that ``target`` may be a misspelling of."""
+    guess = did_you_mean([target], [n for n in test.names if n not in features]) or delimiter_hint(test.names)
+    return f"the columns are: {', '.join(map(repr, test.names))}{guess}"
 
 
 def scored(target: Target, test: Table, truth: list[str | None], predicted: list, method: str) -> Report:

@@ -148,18 +148,49 @@ def dumps(model: Model, source: str | None = None) -> str:
     return head.replace('\n "trees": []', '\n "trees": ' + _trees_text(trees), 1) + "\n"
 
 
-def check_finite(model: Model, source: str | None = None) -> None:
-    """Refuse a model whose node values are not all finite, which the loader would refuse: an XGBoost file may
-    hold an infinite leaf, which the targets compute with (export, verify and predict take that file itself)."""
+def check_finite(model: Model, source: str | None = None, holder: str = "a treegen model file",
+                 instead: str = "give the file itself to export, verify or predict") -> None:
+    """Refuse a model that the loader would refuse for a number of its nodes: a value that is not finite, a weight
+    ``n`` that is not finite and at least 0, a NaN threshold, a number of a linear leaf that is not finite. An
+    XGBoost file may hold an infinite leaf, which the targets compute with, and a custom objective's negative
+    hessians sum to a negative cover, which no prediction uses (export, verify and predict take that file itself);
+    a NaN threshold is a damaged file's. ``holder``: what cannot hold it (rule text too, which is read as the model
+    file is); ``instead``: what to do."""
     for t, tree in enumerate(model.trees):
-        if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
-            bad = np.flatnonzero(~np.isfinite(tree.nodes.value).all(axis=1))
-            node = int(bad[0]) if len(bad) else None
-        else:
-            node = next((n for n, node in enumerate(tree.nodes) if not all(map(math.isfinite, node.value))), None)
-        if node is not None:
-            raise TreegenError(f"node {node} of tree {t} has an infinite value, which a treegen model file cannot "
-                               "hold; give the file itself to export, verify or predict", source)
+        value, n, threshold = _node_numbers(tree)
+        bad = np.flatnonzero(~np.isfinite(value).all(axis=1))
+        if len(bad):
+            kind = "an infinite value" if np.isinf(value[bad[0]]).any() else "a value that is NaN"
+            raise TreegenError(f"node {bad[0]} of tree {t} has {kind}, which {holder} cannot hold; {instead}", source)
+        bad = np.flatnonzero(~(np.isfinite(n) & (n >= 0.0)))
+        if len(bad):
+            raise TreegenError(f"node {bad[0]} of tree {t} has a weight n of {float(n[bad[0]])!r} (its training rows, "
+                               f"or the sum of their hessians), which {holder} cannot hold: n is a finite number at "
+                               f"least 0; {instead}", source)
+        bad = np.flatnonzero(np.isnan(threshold))
+        if len(bad):
+            raise TreegenError(f"node {bad[0]} of tree {t} splits at a NaN threshold, which no number is at most "
+                               f"or below (a damaged file?); {holder} cannot hold it", source)
+        linear = next(((i, x) for i, node in enumerate(() if isinstance(tree.nodes, NodeColumns) else tree.nodes)
+                       if node.linear is not None
+                       for x in (node.linear.const, *(c for _, c in node.linear.terms)) if not math.isfinite(x)), None)
+        if linear is not None:
+            raise TreegenError(f"node {linear[0]} of tree {t} is a linear leaf with {linear[1]!r} for a number, which "
+                               f"{holder} cannot hold; {instead}", source)
+
+
+def _node_numbers(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A tree's node values (nodes x outputs), weights ``n``, and thresholds of its ``<=`` splits (other nodes' 0)."""
+    if isinstance(tree.nodes, NodeColumns):  # (without making its nodes)
+        nodes = tree.nodes
+        threshold = np.where(nodes.feature >= 0, nodes.threshold, 0.0)
+        threshold[list(nodes.values)] = 0.0  # ("in" splits)
+        return nodes.value, nodes.n, threshold
+    value = np.array([node.value for node in tree.nodes], dtype=np.float64)
+    n = np.array([node.n for node in tree.nodes], dtype=np.float64)
+    threshold = np.array([node.split.threshold if node.split is not None and node.split.op == Op.LE else 0.0
+                          for node in tree.nodes], dtype=np.float64)
+    return value, n, threshold
 
 
 # json's C encoder writes only without indent: indenting every field of the 1,000-tree LightGBM

@@ -10,11 +10,14 @@ import re
 from ..describe import keys_lines, number, quote
 from ..lower import lower
 from ..model import CombineKind, Link, Model, Precision
+from ..modelio import check_finite
 from ..rule_words import RuleWriter, name, numbers, strings
 from .render import render
 
 
 def emit(model: Model) -> str:
+    check_finite(model, holder="rule text", instead="export it to another target, or give the file itself to verify "
+                 "or predict")  # (treegen parse would refuse it, as the model file's loader does)
     writer = RuleWriter(model)
     trees = []
     for tree, tree_rules in zip(model.trees, lower(model)):

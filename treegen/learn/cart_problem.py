@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..data import Dataset, target_sum_problem
+from ..data import Dataset, float32_problem, target_sum_problem
 from ..errors import TreegenError, did_you_mean
 from ..model import NodeColumns, Tree
 from . import libm
@@ -58,6 +58,8 @@ class Params:
             raise TreegenError("class_weight applies to classification only")
         if regression:
             _check_target_sums(dataset)
+        if cast == "float32" and (problem := float32_problem(dataset)):  # (the data readers say where)
+            raise TreegenError(f"{problem[0]}; row {problem[1]} of the data, counting from 0")
         n = len(dataset)
         split = _row_count("min_samples_split", min_samples_split, n, 2)
         leaf = _row_count("min_samples_leaf", min_samples_leaf, n, 1)

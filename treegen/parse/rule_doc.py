@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 from ..errors import TreegenError
 from ..lower import INTERVAL, MISSING, SET, TUPLE
@@ -26,6 +27,27 @@ def whole(text: str, line: int, column: int) -> int:
         raise TreegenError(f"{text[:MAX_DIGITS]}... has {len(text)} digits; a whole number here has at most "
                            f"{MAX_DIGITS}", line=line, column=column)
     return int(text)
+
+
+def number(text: str, line: int | None = None, column: int | None = None) -> float:
+    """A NUMBER token's value. One beyond the largest double (1e400) is refused: float() reads it as infinite
+    without a word, and the writer writes an infinite number (a threshold may be one) as inf."""
+    value = float(text)
+    if value in _INFINITIES and text.lstrip("+-") != "inf":
+        raise TreegenError(f"{text} is beyond the largest double ({sys.float_info.max!r}); an infinite number is "
+                           f"written {'-' if value < 0 else ''}inf", line=line, column=column)
+    return value
+
+
+def numbers_of(texts: list[str]) -> list[float]:
+    """NUMBER tokens' values (:func:`number`), at C speed where none is infinite."""
+    values = list(map(float, texts))
+    if math.inf in values or -math.inf in values:
+        return [number(text) for text in texts]
+    return values
+
+
+_INFINITIES = (math.inf, -math.inf)
 
 
 def string(text: str) -> str:
@@ -246,9 +268,11 @@ def node(number: int, line: int, column: int, value: list, n: float, counts: lis
     return doc
 
 
-def tree(line: int, output: int | None, weight: float | None, rules: list, nodes: list, default) -> dict:
-    """A tree's document; ``default``: the outcome its ``default:`` line says."""
-    doc = {"output": output, "rules": rules, "nodes": nodes, "line": line, "default": default}
+def tree(line: int, number: int, output: int | None, weight: float | None, rules: list, nodes: list,
+         default) -> dict:
+    """A tree's document; ``number``: the one its ``tree`` line says; ``default``: the outcome its ``default:`` line
+    says."""
+    doc = {"number": number, "output": output, "rules": rules, "nodes": nodes, "line": line, "default": default}
     if weight is not None:
         doc["weight"] = weight
     return doc

@@ -195,11 +195,11 @@ class _Reader:
 
     @staticmethod
     def number_list(text: str) -> list[float]:
-        return list(map(float, text[1:-1].split(", "))) if len(text) > 2 else []
+        return doc.numbers_of(text[1:-1].split(", ")) if len(text) > 2 else []
 
     @staticmethod
     def number(text: str | None) -> float | None:
-        return None if text is None else float(text)
+        return None if text is None else doc.number(text)
 
     # -- the document --------------------------------------------------------------------------
     def document(self) -> dict:
@@ -241,7 +241,8 @@ class _Reader:
             if categories is not None:
                 features.append(doc.nominal_feature(name, self.strings(categories), m.group("codes")))
             else:
-                features.append(doc.numeric_feature(name, None if low is None else [float(low), float(m.group("high"))]))
+                interval = None if low is None else [doc.number(low), doc.number(m.group("high"))]
+                features.append(doc.numeric_feature(name, interval))
         return features
 
     def target(self) -> dict:
@@ -265,8 +266,7 @@ class _Reader:
 
     def tree(self) -> dict:
         m = self.next(self.p.tree)
-        line = self.line
-        self.whole(m.group("number"))
+        line, tree_number = self.line, self.whole(m.group("number"))
         output = None if m.group("output") is None else self.whole(m.group("output"))
         weight = self.number(m.group("weight"))
         self.next(self.p.rules)
@@ -279,7 +279,7 @@ class _Reader:
         nodes = [self.node(self.next(self.p.node))]
         while m := self.next(self.p.node, optional=True):
             nodes.append(self.node(m))
-        return doc.tree(line, output, weight, rules, nodes, default)
+        return doc.tree(line, tree_number, output, weight, rules, nodes, default)
 
     def written_rules(self) -> list[str]:
         """The rule lines that follow, as the writer indents them."""
@@ -292,7 +292,7 @@ class _Reader:
         if text[0] == "[":  # the values of a boosted tree that adds to every output
             return self.number_list(text)
         if text[0] != '"':
-            return float(text)
+            return doc.number(text)
         value = self.labels.get(text)
         if value is None:
             value = self.labels[text] = doc.string(text)
@@ -334,11 +334,11 @@ class _Reader:
         if m.group("is_absent"):
             return doc.is_absent(self.name(m.group("is_absent")), self.factors(m.group("is_factors")))
         if m.group("at_most"):
-            test = doc.at_most(self.name(m.group("at_most")), float(m.group("high")))
+            test = doc.at_most(self.name(m.group("at_most")), doc.number(m.group("high")))
         elif m.group("above"):
-            test = doc.above(self.name(m.group("above")), float(m.group("low")))
+            test = doc.above(self.name(m.group("above")), doc.number(m.group("low")))
         elif m.group("between"):
-            test = doc.between(float(m.group("from")), self.name(m.group("between")), float(m.group("to")))
+            test = doc.between(doc.number(m.group("from")), self.name(m.group("between")), doc.number(m.group("to")))
         elif m.group("equals"):
             test = doc.one_of(self.name(m.group("equals")), (doc.string(m.group("value")),))
         else:
@@ -373,13 +373,13 @@ class _Reader:
         (number, value, label_value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset,
          in_left, in_right, multiway_split, branches, stop, child, weights, unknown,
          places) = m.group(*self.NODE_PARTS)  # one call: fast
-        number, value, n = self.whole(number), self.number_list(value), float(n)
+        number, value, n = self.whole(number), self.number_list(value), doc.number(n)
         counts = None if counts is None else self.number_list(counts)
         label_value = None if label_value is None else self.number_list(label_value)
         if leaf:
             return doc.node(number, self.line, self.column(m, "number"), value, n, counts, label_value=label_value)
         if threshold_split:
-            split = doc.threshold_split(self.name(threshold_split), float(threshold))
+            split = doc.threshold_split(self.name(threshold_split), doc.number(threshold))
             children = [self.whole(left), self.whole(right)]
         elif subset_split:
             split = doc.subset_split(self.name(subset_split), self.strings(subset))
@@ -413,7 +413,7 @@ class _Reader:
                 places.append(self.name(feature))
                 continue
             if m.group("at_most"):
-                part = doc.at_most(self.name(m.group("at_most")), float(m.group("high")))
+                part = doc.at_most(self.name(m.group("at_most")), doc.number(m.group("high")))
             elif m.group("equals"):
                 part = doc.one_of(self.name(m.group("equals")), (doc.string(m.group("value")),))
             else:

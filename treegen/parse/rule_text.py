@@ -80,7 +80,7 @@ class RulesToModel(Transformer):
         return [doc.string(t) for t in tokens if t is not None]
 
     def number(self, token):
-        return float(token)
+        return doc.number(token, token.line, token.column)
 
     def number_list(self, *numbers):
         return [n for n in numbers if n is not None]
@@ -253,9 +253,8 @@ class RulesToModel(Transformer):
         return list(nodes)
 
     def tree(self, number, output, weight, rules, nodes):
-        _whole(number)
-        return doc.tree(number.line, None if output is None else _whole(output), weight, *rules[:1], nodes,
-                        rules[1])
+        return doc.tree(number.line, _whole(number), None if output is None else _whole(output), weight, *rules[:1],
+                        nodes, rules[1])
 
     def start(self, _format, features, target, numbers, combine, *keysets_and_trees):
         keysets = [item for item in keysets_and_trees if "keys" in item]
@@ -523,6 +522,8 @@ def meta_entry(written: str):
 # -- from the document to the model ---------------------------------------------------------------
 
 def _build(document: dict, text: str, source: str) -> Model:
+    _check_features_unique(document["features"], text, source)
+    _check_numbered(document["trees"], "tree", "the trees", text, source)
     names = {f["name"]: i for i, f in enumerate(document["features"])}
     categories = {f["name"]: set(f["categories"]) for f in document["features"] if f["kind"] == "nominal"}
     tuples = _TupleSplits(names, categories, document["keys"], text, source)
@@ -537,6 +538,9 @@ def _build(document: dict, text: str, source: str) -> Model:
             elif "split" in node:
                 split = node["split"]
                 _check_names(text, source, node["line"], names, categories, split["feature"], split.get("values", ()))
+                if split["op"] == "<=" and math.isnan(split["threshold"]):
+                    raise TreegenError("a threshold is a number, not nan (no number is at most nan)", source,
+                                       node["line"], _column_after(text, node["line"], "<="))
                 split["feature"] = names[split["feature"]]
             for term in node.get("linear", {}).get("terms", []):
                 _check_names(text, source, node["line"], names, categories, term[0])
@@ -701,6 +705,38 @@ def _check_children_listed(nodes: list[dict], last: bool, source: str) -> None:
         raise TreegenError(f"{where} before node {child}, which node {node['id']} refers to", source, node["line"])
 
 
+def _check_features_unique(features: list[dict], text: str, source: str) -> None:
+    """Each feature is declared once: before a node is read, which would find the name's other declaration (its
+    categories, or a name the duplicate took the place of reported as unknown)."""
+    lines, first = _statement_lines(text), {}
+    for i, feature in enumerate(features):
+        line = lines[2 + i]  # the format line, "features", then one statement a feature
+        if first.setdefault(feature["name"], line) != line:
+            tokens = _line_tokens(text, line)
+            raise TreegenError(f"feature {feature['name']!r} is declared twice (first on line "
+                               f"{first[feature['name']]})", source, line, tokens[0].column if tokens else None)
+
+
+def _check_numbered(items: list[dict], word: str, what: str, text: str, source: str) -> None:
+    """The trees (or a tree's rules) are numbered 1, 2, 3, ... in the order written, as the writer numbers them: a
+    number out of place is a tree or rule lost, repeated or moved by an edit. Said at the number."""
+    lines = {}
+    for position, item in enumerate(items, 1):
+        number, line = item["number"], item["line"]
+        if number != position:
+            column = _column_after(text, line, word)
+            where = f"{word} {number} is given twice (first on line {lines[number]})" if number in lines \
+                else f"expected {word} {position}, found {word} {number}"
+            raise TreegenError(f"{where}: {what} are numbered 1, 2, 3, ... in the order written", source, line, column)
+        lines[number] = line
+
+
+def _column_after(text: str, line: int, word: str) -> int | None:
+    """The column of the token after the first ``word`` on line ``line`` (a number after 'tree', after '<=')."""
+    tokens = _line_tokens(text, line)
+    return next((b.column for a, b in zip(tokens, tokens[1:]) if a == word), None)
+
+
 _MODEL_PATH = re.compile(r"features\[(?P<feature>\d+)\]|(?P<header>target|numeric|combine)"
                          r"|trees\[(?P<tree>\d+)\](?:\.nodes\[(?P<node>\d+)\])?")
 
@@ -732,6 +768,7 @@ def _check_rules(model: Model, document: dict, text: str, source: str) -> None:
     keys = _KeysCompared(model, document["keys"])
     for tree, tree_doc, tree_rules in zip(model.trees, document["trees"], lower(model)):
         written, expected = tree_doc["rules"], tree_rules.rules
+        _check_numbered(written, "rule", "a tree's rules", text, source)
         for rule_doc, rule in zip(written, expected):
             conditions = tuple((names[c.feature], c.kind, c.low, c.high, c.values, c.if_missing,
                                 doc.unknown_apart(c.if_missing, c.unknown_factor)) if c.split is None
