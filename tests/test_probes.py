@@ -63,10 +63,10 @@ def test_a_single_trees_rows_are_one_split_at_a_time():
 
 
 def test_a_program_wrong_at_any_split_of_the_last_trees_is_a_mismatch(boosted, tmp_path, monkeypatch):
-    """Each comparison of the last two trees made strict (or not strict), one at a time, is caught when the split rows' budget
-    reaches only the first trees' splits one at a time (here 100 of 265 splits; one of these 13 mutants passed as
-    ok so. A 400-tree LightGBM model's 40,000 rows reached its first 215 trees' splits: 1 of 8 mutants of a
-    later tree was caught, 6 of 8 now)."""
+    """Each comparison of the last two trees made strict (or not strict), one at a time, is caught when the split
+    rows' budget reaches only the first trees' splits one at a time (here 100 of 265 splits; one of these 13 mutants
+    passed as ok so. A 400-tree LightGBM model's 40,000 rows reached its first 215 trees' splits: 1 of 8 mutants of
+    a later tree was caught, 6 of 8 now)."""
     import re
     monkeypatch.setattr(probes, "SPLIT_ROWS", 300)
     text = treegen.export(boosted, "python")
