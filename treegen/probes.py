@@ -72,28 +72,100 @@ def split_rows(model: Model, budget: int) -> list[dict]:
     inside their ranges there, the others at a plain value (finite: a library's own predict takes it); and its
     own feature at each value the split tells apart -- either side of its cut, or each category and an unseen
     one -- and missing. A value varied with the other features at their first choice tests only the splits that
-    such a row reaches: in a deep tree, the boundaries and missing routes of most splits went unchecked."""
-    rows: list[dict] = []
-    plain = {f.name: 0.5 if f.is_numeric else next(iter(f.categories), UNSEEN) for f in model.features}
-    for tree in model.trees:
-        if len(rows) >= budget:
+    such a row reaches: in a deep tree, the boundaries and missing routes of most splits went unchecked.
+
+    A row reaches one split of each tree, so an ensemble's splits share rows (:class:`_Aim`): a split of a later
+    tree joins rows aimed at earlier trees' where its path's ranges meet theirs and no feature it tests is one they
+    vary (or the other way round); once the budget is spent, splits still join rows but open none. A 400-tree
+    LightGBM model's 40,000 rows reached its first 215 trees' splits one split at a time, and a comparison made
+    strict in a later tree passed as ok (7 of 8); packed, 398 trees' (6 of the 8 caught)."""
+    aims: list[_Aim] = []
+    rows = cursor = 0  # the rows so far; the next aim a split tries, going round them all as trees come
+    effort = JOIN_EFFORT
+    for number, tree in enumerate(model.trees):
+        if effort <= 0:
             break
-        nodes = tree.nodes.kept() if isinstance(tree.nodes, NodeColumns) else tree.nodes
-        stack = [(0, {})]  # a node, and what its path allows of each feature it tests (see _narrowed)
-        while stack and len(rows) < budget:
-            index, allowed = stack.pop()
-            node = nodes[index]
-            split = node.split
-            if split is None or split.op is Op.TUPLE:
-                continue
-            base = {**plain, **{model.features[f].name: _within(a) for f, a in allowed.items()}}
-            feature = model.features[split.feature]
-            values = (_either_side(model.numeric.effective_threshold(split.threshold)) if split.op is Op.LE
-                      else [*feature.categories, UNSEEN])
-            rows += [{**base, feature.name: value} for value in [*values, None]]
-            stack += [(child, {**allowed, split.feature: _narrowed(model, split, position, allowed.get(split.feature))})
-                      for position, child in enumerate(node.children)]
-    return rows
+        for allowed, feature, values in _splits_reached(model, tree):
+            tries = min(JOIN_TRIES, len(aims))
+            effort -= tries
+            for tried in range(tries):
+                aim = aims[(cursor + tried) % len(aims)]
+                if aim.takes(number, allowed, feature) and rows + len(values) - len(aim) <= budget:
+                    cursor = (cursor + tried + 1) % len(aims)
+                    break
+            else:
+                if rows + len(values) > budget:
+                    continue
+                aims.append(aim := _Aim())
+            rows += aim.join(number, allowed, feature, values)
+    plain = {f.name: 0.5 if f.is_numeric else next(iter(f.categories), UNSEEN) for f in model.features}
+    return [row for aim in aims for row in aim.rows(model, plain)]
+
+
+# How many aims a split tries to join before it opens its own, and how many tries in all (a second or so): of a
+# 400-tree model of 63 leaves a tree over 8 features, 40,000 rows reached 13,300 of the 24,800 splits one at a
+# time, 18,000 trying 8 aims, 21,500 trying 32 (0.97 s), 23,000 trying 64 (1.27 s)
+JOIN_TRIES, JOIN_EFFORT = 32, 1_000_000
+
+
+def _splits_reached(model: Model, tree):
+    """Each split of ``tree`` (depth first) as (what its path allows of each feature it tests, see :func:`_narrowed`;
+    its feature; the values of it that the split tells apart, and missing)."""
+    nodes = tree.nodes.kept() if isinstance(tree.nodes, NodeColumns) else tree.nodes
+    stack = [(0, {})]
+    while stack:
+        index, allowed = stack.pop()
+        split = nodes[index].split
+        if split is None or split.op is Op.TUPLE:
+            continue
+        feature = model.features[split.feature]
+        values = (_either_side(model.numeric.effective_threshold(split.threshold)) if split.op is Op.LE
+                  else [*feature.categories, UNSEEN])
+        yield allowed, split.feature, [*values, None]
+        stack += [(child, {**allowed, split.feature: _narrowed(model, split, position, allowed.get(split.feature))})
+                  for position, child in enumerate(nodes[index].children)]
+
+
+class _Aim:
+    """Rows aimed at splits of different trees at once: what every path allows of the features it tests, and the
+    values each split's own feature takes, row by row (a feature neither allows nor varies is plain)."""
+
+    def __init__(self):
+        self.allowed: dict = {}
+        self.varied: dict[int, list] = {}
+        self.last_tree = -1
+
+    def takes(self, tree: int, allowed: dict, feature: int) -> bool:
+        """Whether a split of ``tree`` (path ``allowed``, varying ``feature``) is reached by these rows too."""
+        return (tree != self.last_tree and feature not in self.allowed and feature not in self.varied
+                and not any(f in self.varied or f in self.allowed and not _meet(self.allowed[f], a)
+                            for f, a in allowed.items()))
+
+    def join(self, tree: int, allowed: dict, feature: int, values: list) -> int:
+        """Take the split on; how many rows that adds."""
+        before = len(self)
+        for f, a in allowed.items():
+            self.allowed[f] = _meet(self.allowed[f], a) if f in self.allowed else a
+        self.varied[feature] = values
+        self.last_tree = tree
+        return len(self) - before
+
+    def __len__(self) -> int:
+        return max(map(len, self.varied.values()), default=0)
+
+    def rows(self, model: Model, plain: dict) -> list[dict]:
+        base = {**plain, **{model.features[f].name: _within(a) for f, a in self.allowed.items()}}
+        varied = [(model.features[f].name, values) for f, values in self.varied.items()]
+        return [{**base, **{name: values[i % len(values)] for name, values in varied}} for i in range(len(self))]
+
+
+def _meet(a, b):
+    """What two paths both allow of a feature (see :func:`_narrowed`); None where they allow nothing alike."""
+    if isinstance(a, list):
+        common = [c for c in a if c in b]
+        return common or None
+    low, high = max(a[0], b[0]), min(a[1], b[1])
+    return (low, high) if low < high else None
 
 
 def _either_side(cut: float) -> list[float]:

@@ -1,0 +1,83 @@
+"""The probes' rows aimed at splits (treegen.probes.split_rows): each split reached, its own feature either side
+of its cut and missing, as many trees' splits as a budget of rows allows."""
+import math
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen import probes
+from treegen.loading import as_model
+from treegen.model import Route, child_for
+
+
+@pytest.fixture(scope="module")
+def boosted():
+    """40 trees of depth 3 over 6 features: 265 splits, 795 rows aimed at them one split at a time."""
+    from sklearn.ensemble import GradientBoostingRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    y = X[:, 0] + np.sin(3 * X[:, 1]) + X[:, 2] * X[:, 3] + 0.1 * rng.normal(size=400)
+    return as_model(GradientBoostingRegressor(n_estimators=40, max_depth=3, random_state=0).fit(X, y))
+
+
+def reached(model, rows):
+    """(tree, node) of each split for which ``rows`` hold a row reaching it with its feature at its cut, one with
+    the next number up, and one missing."""
+    seen = {}
+    for row in rows:
+        for t, tree in enumerate(model.trees):
+            node_id = 0
+            while (split := tree.nodes[node_id].split) is not None:
+                name = model.features[split.feature].name
+                cut = model.numeric.effective_threshold(split.threshold)
+                seen.setdefault((t, node_id), set()).add(
+                    {cut: "cut", math.nextafter(cut, math.inf): "above", None: "missing"}.get(row[name]))
+                position = child_for(model, split, row[name])
+                if position is None:
+                    assert split.missing.kind is Route.CHILD
+                    position = split.missing.child
+                node_id = tree.nodes[node_id].children[position]
+    return {key for key, kinds in seen.items() if {"cut", "above", "missing"} <= kinds}
+
+
+def test_the_splits_of_later_trees_share_the_rows_aimed_at_earlier_ones(boosted):
+    """300 rows, 100 splits' worth one split at a time (with the others' rows, 115 of the 265 splits were reached
+    with all three values so), reach 214: a row reaches one split of each tree, so a later tree's split joins rows
+    aimed at an earlier tree's where their paths agree. Every tree has splits reached; the budget holds."""
+    rows = probes.split_rows(boosted, 300)
+    assert len(rows) <= 300
+    assert all(set(row) == {f.name for f in boosted.features} for row in rows)
+    splits = reached(boosted, rows)
+    assert len(splits) > 200, len(splits)
+    assert {t for t, _ in splits} == set(range(40))
+
+
+def test_a_single_trees_rows_are_one_split_at_a_time():
+    """A tree's splits cannot share a row (a row reaches one of them a level): each has its own rows."""
+    model = treegen.train("examples/play_tennis.csv", target="play", algorithm="id3")
+    rows = probes.split_rows(model, 1000)
+    splits = sum(node.split is not None for node in model.trees[0].nodes)
+    values = sum(len(model.features[n.split.feature].categories) + 2 for n in model.trees[0].nodes if n.split)
+    assert splits > 1 and len(rows) == values
+
+
+def test_a_program_wrong_at_any_split_of_the_last_trees_is_a_mismatch(boosted, tmp_path, monkeypatch):
+    """Each comparison of the last two trees made strict (or not strict), one at a time, is caught when the split
+    rows' budget reaches only the first trees' splits one at a time (here 100 of 265 splits; one of these 13 mutants
+    passed as ok so. A 400-tree LightGBM model's 40,000 rows reached its first 215 trees' splits: 1 of 8 mutants of
+    a later tree was caught, 6 of 8 now)."""
+    import re
+    monkeypatch.setattr(probes, "SPLIT_ROWS", 300)
+    text = treegen.export(boosted, "python")
+    trees = [m.start() for m in re.finditer(r"\n    while True:\n        if ", text)]
+    assert len(trees) == 40
+    last_two = text[trees[-2]:text.index("\n\n", trees[-1])]
+    comparisons = list(re.finditer(r"x\[\d+\] (<=|>) ", last_two))
+    assert len(comparisons) == 13  # (a tree of 6 splits)
+    program = tmp_path / "boosted.py"
+    for comparison in comparisons:
+        at, strict = trees[-2] + comparison.start(1), {"<=": "<", ">": ">="}[comparison[1]]
+        program.write_text(text[:at] + strict + text[at + len(comparison[1]):], encoding="utf-8")
+        report = treegen.verify(boosted, None, programs=[str(program)])
+        assert report.status == 1 and " MISMATCH " in str(report), (text[at - 30:at + 30], str(report))
