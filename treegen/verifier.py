@@ -382,7 +382,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
     out = []
     for (index, way), answer in zip(asked, got):
-        if index in seen:
+        if index in seen or answer == _as_printed(expected[index], classification, leaves, index):
             continue
         if isinstance(answer, dict):
             label, scores, leaf = f"raised {answer['error']}", None, None
@@ -397,6 +397,14 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
             how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
             out.append(f"{problem[0]} ({runner.ROW_API}{how})")
     return out
+
+
+def _as_printed(expected: tuple, classification: bool, leaves: list[str] | None, index: int) -> list:
+    """The answer a row API's driver gives when it agrees, its numbers as Python's repr writes them: a fast
+    path past :func:`judged` (a driver that writes them otherwise, Java's, is judged number by number)."""
+    want, scores = expected
+    return [want if classification else repr(want), [repr(p) for p in scores] if classification else None,
+            None if leaves is None else leaves[index]]
 
 
 def _missing_package(err: BaseException) -> str | None:

@@ -59,16 +59,8 @@ proba = model.predict_proba if plan["proba"] else None
 leaf = model.predict_leaf if plan["leaf"] else None
 reader = csv.reader(source)
 names = next(reader)
+kinds = [float if number else str for number in plan["numeric"]]
 MISSING = {"n": None, "f": float("nan")}
-
-
-def value(text, number):
-    if text.strip(" ") in ("", "?", "NA"):
-        return None
-    if not number:
-        return text
-    x = float(text)
-    return None if x != x else x
 
 
 def answer(row):
@@ -80,14 +72,18 @@ def answer(row):
         return {"error": f"{type(error).__name__}: {error}"}
 
 
-out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+out = []
 for record, ways in zip(reader, plan["ways"].split(",")):
-    given = {name: value(text, number) for name, text, number in zip(names, record, plan["numeric"])}
+    given = {name: kind(text) if text else None for name, kind, text in zip(names, kinds, record)}
+    if ways == "-":  # (no value missing)
+        out.append(answer(given))
+        continue
+    given = {name: None if v is None or v != v or type(v) is str and v.strip(" ") in ("?", "NA") else v
+             for name, v in given.items()}
     for way in ways:
         if way == "a":
-            row = {name: v for name, v in given.items() if v is not None}
+            out.append(answer({name: v for name, v in given.items() if v is not None}))
         else:
-            row = {name: MISSING[way] if v is None else v for name, v in given.items()} if way != "-" else given
-        out.write(json.dumps(answer(row)) + "\n")
-out.flush()
+            out.append(answer({name: MISSING[way] if v is None else v for name, v in given.items()}))
+json.dump(out, io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
 '''

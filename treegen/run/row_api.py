@@ -4,13 +4,12 @@ builds each row as a user's code would (a number as a number, a category as text
 
 The driver's standard input is one line of JSON, then the CSV: ``numeric`` (per column, whether it is a number),
 ``ways`` (per CSV row, how to give its missing values: :data:`WAYS`, one answer each), ``proba`` and ``leaf``
-(which answers to give besides the label). It prints a line of JSON per answer: ``[label, scores, leaf ids]``
-(each number as its language's text of it, the leaf ids as a program prints them; null where not asked) or
-``{"error": what the API raised}``."""
+(which answers to give besides the label). It prints a JSON array of its answers, each ``[label, scores, leaf
+ids]`` (each number as its language's text of it, the leaf ids as a program prints them; null where not asked)
+or ``{"error": what the API raised}``."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Sequence
 
 # How a row's missing values are given: as the language's null (None), as NaN, as absent keys; AS_IS: the row
@@ -25,21 +24,17 @@ def ways(rows: list[dict], names: Sequence[str], probes: int) -> list[str]:
     absent keys: a row that names no feature is refused by design."""
     out, turn = [], 0
     for index, row in enumerate(rows):
-        missing = [_missing(row.get(name)) for name in names]
-        if not any(missing):
+        missing = sum(v is None or v != v for v in map(row.get, names))  # (NaN is not equal to itself)
+        if not missing:
             out.append(AS_IS)
             continue
-        allowed = WAYS if not all(missing) else WAYS.replace("a", "")
+        allowed = WAYS if missing < len(names) else WAYS.replace("a", "")
         if index < probes:
             out.append(allowed)
         else:
             out.append(allowed[turn % len(allowed)])
             turn += 1
     return out
-
-
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def driver_input(numeric: Sequence[bool], ways_of_rows: Sequence[str], csv_text: str, proba: bool,
@@ -50,5 +45,5 @@ def driver_input(numeric: Sequence[bool], ways_of_rows: Sequence[str], csv_text:
 
 
 def answers(printed: str) -> list:
-    """The driver's answers, one per line: ``[label, scores, leaf ids]`` or ``{"error": ...}``."""
-    return [json.loads(line) for line in printed.splitlines()]
+    """The driver's answers: ``[label, scores, leaf ids]`` or ``{"error": ...}`` each."""
+    return json.loads(printed)
