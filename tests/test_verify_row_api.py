@@ -94,3 +94,19 @@ def test_every_way_of_a_missing_value_is_given():
     rows = [{"a": None, "b": 1.0}, {"a": None, "b": None}, {"a": 1.0, "b": 2.0},
             {"a": float("nan"), "b": 1.0}, {"a": None, "b": 1.0}, {"a": 2.0, "b": None}, {"a": None, "b": None}]
     assert ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f"]
+
+
+@pytest.mark.parametrize("way, new", [
+    ("null", "value === null ? 0 : value === undefined ? NaN"),
+    ("absent keys", "value === null ? NaN : value === undefined ? 0"),
+])
+def test_a_javascript_encoder_wrong_for_one_way_of_missing_is_a_mismatch_of_the_object_api(tmp_path, way, new):
+    """JavaScript's predict(row) encodes an object (encode, encodeValue), which its CSV path never runs: a mutant
+    that reads a numeric feature's null, or its absent key, as 0 is caught, naming the API and the way."""
+    path, program = tmp_path / "model.json", tmp_path / "model.mjs"
+    save(deep_split_model(), str(path))
+    treegen_cli("export", str(path), "--to", "javascript", "-o", str(program), check=True)
+    assert treegen_cli("verify", str(path), "--program", str(program)).returncode == 0
+    changed(program, "value === null || value === undefined ? NaN", new, 0)
+    done = treegen_cli("verify", str(path), "--program", str(program))
+    assert done.returncode == 1 and f"(object API, missing values as {way})" in done.stdout, done.stdout
