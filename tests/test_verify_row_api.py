@@ -110,3 +110,16 @@ def test_a_javascript_encoder_wrong_for_one_way_of_missing_is_a_mismatch_of_the_
     changed(program, "value === null || value === undefined ? NaN", new, 0)
     done = treegen_cli("verify", str(path), "--program", str(program))
     assert done.returncode == 1 and f"(object API, missing values as {way})" in done.stdout, done.stdout
+
+
+def test_a_java_encoder_wrong_for_null_is_a_mismatch_of_the_map_api(tmp_path):
+    """Java's predict(Map) encodes the map (encodeValue), which its CSV path never runs: a mutant that reads a
+    numeric feature's null as 0.0 is caught, naming the API and the way."""
+    path, program = tmp_path / "model.json", tmp_path / "Deep.java"
+    save(deep_split_model(), str(path))
+    treegen_cli("export", str(path), "--to", "java", "-o", str(program), check=True)
+    assert treegen_cli("verify", str(path), "--program", str(program)).returncode == 0
+    changed(program, "if (value == null) {\n                return Double.NaN;",
+            "if (value == null) {\n                return 0.0;", 0)
+    done = treegen_cli("verify", str(path), "--program", str(program))
+    assert done.returncode == 1 and "(Map API, missing values as null)" in done.stdout, done.stdout
