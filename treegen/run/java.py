@@ -272,8 +272,9 @@ public class TreegenRowApi {
         if (!numeric) {
             return field;
         }
-        String lower = field.toLowerCase(Locale.ROOT).replace("inf", "Infinity").replace("nan", "NaN");
-        double x = Double.parseDouble(lower.startsWith("+") ? lower.substring(1) : lower);
+        String lower = field.toLowerCase(Locale.ROOT);
+        double x = lower.matches("[+-]?nan") ? Double.NaN : lower.matches("[+-]?inf(inity)?")
+            ? (lower.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY) : Double.parseDouble(field);
         return Double.isNaN(x) ? null : (Object) x;
     }
 
