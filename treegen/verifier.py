@@ -401,7 +401,8 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
 
 def _as_printed(expected: tuple, classification: bool, leaves: list[str] | None, index: int) -> list:
     """The answer a row API's driver gives when it agrees, its numbers as Python's repr writes them: a fast
-    path past :func:`judged` (a driver that writes them otherwise, Java's, is judged number by number)."""
+    path past :func:`judged` (a driver that writes them otherwise, Java's or JavaScript's, is judged number by
+    number)."""
     want, scores = expected
     return [want if classification else repr(want), [repr(p) for p in scores] if classification else None,
             None if leaves is None else leaves[index]]

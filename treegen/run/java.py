@@ -154,7 +154,9 @@ def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "j
     (the model, engine settings) is what every runner receives; a program needs none of it.
 
     Raises RuntimeError with the standard error when compiling or running fails."""
-    directory = compile_sources([source], javac=javac, release=release)[0]
+    # the row API's driver (DRIVER) in the same javac call, once a process: verify runs it next, where a javac
+    # of its own cost 1.4 s (the bench's tree: 2.0 s for the class alone, 2.2-2.7 s with the driver)
+    directory = compile_sources([source, DRIVER], javac=javac, release=release)[0]
     done = subprocess.run([java, "-cp", directory, class_name(source), *args],
                           input=csv_text.encode("utf-8"), capture_output=True, timeout=timeout)
     if done.returncode != 0:
@@ -173,8 +175,9 @@ def run_row_api(source: str, driver_input: str, java: str = "java", javac: str =
     (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict``, ``predictProba`` and ``predictLeaf``
     of a ``Map<String, ?>``, each row a map as a user's code builds it."""
     model, driver = compile_sources([source, DRIVER], javac=javac, release=release)
-    done = subprocess.run([java, "-cp", os.pathsep.join(dict.fromkeys([model, driver])), "TreegenRowApi",
-                           class_name(source)], input=driver_input.encode("utf-8"), capture_output=True,
+    # the serial collector: the default one grew the JVM to 843 MB over the bench's 60,766 rows
+    done = subprocess.run([java, "-XX:+UseSerialGC", "-cp", os.pathsep.join(dict.fromkeys([model, driver])),
+                           "TreegenRowApi", class_name(source)], input=driver_input.encode("utf-8"), capture_output=True,
                           timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"java exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
@@ -201,9 +204,13 @@ public class TreegenRowApi {
         String[] numeric = planned(plan, "\"numeric\": \\[([^\\]]*)\\]").split(", ");
         String[] ways = planned(plan, "\"ways\": \"([^\"]*)\"").split(",", -1);
         Method predict = model.getMethod("predict", Map.class);
-        Method proba = planned(plan, "\"proba\": (\\w+)").equals("true") ? model.getMethod("predictProba", Map.class) : null;
-        Method leaf = planned(plan, "\"leaf\": (\\w+)").equals("true") ? model.getMethod("predictLeaf", Map.class) : null;
-        StringBuilder out = new StringBuilder("[");
+        Method proba = planned(plan, "\"proba\": (\\w+)").equals("true")
+            ? model.getMethod("predictProba", Map.class) : null;
+        Method leaf = planned(plan, "\"leaf\": (\\w+)").equals("true")
+            ? model.getMethod("predictLeaf", Map.class) : null;
+        Writer out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
+            StandardCharsets.UTF_8), 1 << 16);
+        String between = "[";
         for (int r = 0; r < ways.length; r++) {
             List<String> record = records.get(r + 1);
             for (char way : ways[r].toCharArray()) {
@@ -216,12 +223,12 @@ public class TreegenRowApi {
                         row.put(names.get(i), Double.NaN);
                     }
                 }
-                out.append(out.length() > 1 ? "," : "").append(answer(row, predict, proba, leaf));
+                out.write(between + answer(row, predict, proba, leaf));
+                between = ",";
             }
         }
-        OutputStream sink = new FileOutputStream(FileDescriptor.out);
-        sink.write(out.append("]").toString().getBytes(StandardCharsets.UTF_8));
-        sink.flush();
+        out.write(between.equals("[") ? "[]" : "]");
+        out.flush();
     }
 
     static String planned(String plan, String pattern) {
@@ -265,17 +272,35 @@ public class TreegenRowApi {
 
     /** A field as a user's code holds it: a Double (Python's repr of a double), a String, or null (missing). */
     static Object value(String field, boolean numeric) {
-        String stripped = field.replaceAll("^ +| +$", "");
+        int start = 0, end = field.length();
+        while (start < end && field.charAt(start) == ' ') {
+            start++;
+        }
+        while (end > start && field.charAt(end - 1) == ' ') {
+            end--;
+        }
+        String stripped = field.substring(start, end);  // (spaces only, as treegen's CSV)
         if (stripped.isEmpty() || stripped.equals("?") || stripped.equals("NA")) {
             return null;
         }
         if (!numeric) {
             return field;
         }
-        String lower = field.toLowerCase(Locale.ROOT);
-        double x = lower.matches("[+-]?nan") ? Double.NaN : lower.matches("[+-]?inf(inity)?")
-            ? (lower.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY) : Double.parseDouble(field);
+        double x = number(field);
         return Double.isNaN(x) ? null : (Object) x;
+    }
+
+    /** Python's repr of a double: a number ends in a digit or a point, else it is inf, -inf or nan. */
+    static double number(String text) {
+        char last = text.charAt(text.length() - 1);
+        if (last >= '0' && last <= '9' || last == '.') {
+            return Double.parseDouble(text);
+        }
+        String word = text.toLowerCase(Locale.ROOT);
+        if (word.endsWith("nan")) {
+            return Double.NaN;
+        }
+        return word.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
     }
 
     static String answer(Map<String, Object> row, Method predict, Method proba, Method leaf) throws Exception {

@@ -133,7 +133,8 @@ const shown = (x) => Object.is(x, -0) ? "-0.0" : String(x);
 function answer(row) {
   try {
     const label = api.predict(row);
-    return [typeof label === "string" ? label : shown(label), plan.proba ? Array.from(api.predictProba(row), shown) : null,
+    return [typeof label === "string" ? label : shown(label),
+      plan.proba ? Array.from(api.predictProba(row), shown) : null,
       plan.leaf ? api.predictLeaf(row).map((ids) => ids.join("|")).join(";") : null];
   } catch (error) {
     return {error: `${error.name}: ${error.message}`};
