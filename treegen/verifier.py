@@ -382,7 +382,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
     out = []
     for (index, way), answer in zip(asked, got):
-        if index in seen or answer == _as_printed(expected[index], classification, leaves, index):
+        if index in seen or _agrees(answer, expected[index], classification, None if leaves is None else leaves[index]):
             continue
         if isinstance(answer, dict):
             label, scores, leaf = f"raised {answer['error']}", None, None
@@ -399,13 +399,23 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     return out
 
 
-def _as_printed(expected: tuple, classification: bool, leaves: list[str] | None, index: int) -> list:
-    """The answer a row API's driver gives when it agrees, its numbers as Python's repr writes them: a fast
-    path past :func:`judged` (a driver that writes them otherwise, Java's or JavaScript's, is judged number by
-    number)."""
+def _agrees(answer, expected: tuple, classification: bool, leaf: str | None) -> bool:
+    """A row API driver's answer is the model's (``expected``; ``leaf``: its leaf ids): a fast path past
+    :func:`judged`, which describes a difference (its numbers, in the driver's language's text, read as Python
+    reads them)."""
+    if not isinstance(answer, list) or answer[2] != leaf:
+        return False
+    label, texts = answer[0], answer[1]
     want, scores = expected
-    return [want if classification else repr(want), [repr(p) for p in scores] if classification else None,
-            None if leaves is None else leaves[index]]
+    if not classification:
+        return _same_number(label, want)
+    return (label == want and texts is not None and len(texts) == len(scores)
+            and all(_same_number(text, score) for text, score in zip(texts, scores)))
+
+
+def _same_number(text, number: float) -> bool:
+    read = _number(text) if isinstance(text, str) else None
+    return read is not None and _same_bits(read, number)
 
 
 def _missing_package(err: BaseException) -> str | None:

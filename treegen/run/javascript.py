@@ -84,32 +84,17 @@ const plan = JSON.parse(text.slice(0, text.indexOf("\n")));
 const [names, ...records] = csvRecords(text.slice(text.indexOf("\n") + 1));
 const MISSING = {n: null, f: NaN};
 
-/** The records of verify's CSV (RFC 4180, lines ending in LF). */
+/** The records of verify's CSV (RFC 4180, lines ending in LF), a field at a time (a character at a time took 8 s
+ * over the bench's 60,766 rows). */
 function csvRecords(csv) {
-  const records = [];
-  let record = [], field = "", quoted = false;
-  for (let i = 0; i < csv.length; i++) {
-    const c = csv[i];
-    if (quoted) {
-      if (c !== '"') {
-        field += c;
-      } else if (csv[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else {
-        quoted = false;
-      }
-    } else if (c === '"') {
-      quoted = true;
-    } else if (c === "," || c === "\n") {
-      record.push(field);
-      field = "";
-      if (c === "\n") {
-        records.push(record);
-        record = [];
-      }
-    } else {
-      field += c;
+  const records = [], field = /(?:"((?:[^"]|"")*)"|([^,\n"]*))(,|\n)/y;
+  let record = [];
+  while (field.lastIndex < csv.length) {
+    const match = field.exec(csv);
+    record.push(match[1] !== undefined ? match[1].replaceAll('""', '"') : match[2]);
+    if (match[3] === "\n") {
+      records.push(record);
+      record = [];
     }
   }
   return records;
