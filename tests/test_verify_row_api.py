@@ -87,13 +87,24 @@ def test_leaf_ids_through_the_dict_api(tmp_path):
     assert done.returncode == 1 and "model's leaf ids '2', got '1' (dict API)" in done.stdout, done.stdout
 
 
-def test_every_way_of_a_missing_value_is_given():
+def test_every_way_of_a_missing_value_is_given(monkeypatch):
     """Probes are given each way (but as absent keys where every value is missing: such a row is refused by
-    design); data rows one way each, in turn; a row without missing values as it is."""
-    from treegen.run.row_api import ways
+    design); data rows one way each, in turn, the first DATA_ROWS of them; a row without missing values as it is."""
+    import treegen.run.row_api as row_api
     rows = [{"a": None, "b": 1.0}, {"a": None, "b": None}, {"a": 1.0, "b": 2.0},
-            {"a": float("nan"), "b": 1.0}, {"a": None, "b": 1.0}, {"a": 2.0, "b": None}, {"a": None, "b": None}]
-    assert ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f"]
+            {"a": float("nan"), "b": 1.0}, {"a": None, "b": 1.0}, {"a": 2.0, "b": None}, {"a": None, "b": None},
+            {"a": 1.0, "b": 1.0}]
+    assert row_api.ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f", "-"]
+    monkeypatch.setattr(row_api, "DATA_ROWS", 4)
+    assert row_api.ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f", ""]
+
+
+def test_a_line_says_when_the_row_api_answered_some_data_rows_only(tmp_path, monkeypatch):
+    import treegen.run.row_api as row_api
+    monkeypatch.setattr(row_api, "DATA_ROWS", 5)
+    (result,) = treegen.verify(treegen.train("examples/play_tennis.csv", target="play", algorithm="id3"),
+                               "examples/play_tennis.csv", to="python").results
+    assert result.ok and result.line().endswith("; the dict API on the first 5 data rows of 14"), result.line()
 
 
 @pytest.mark.parametrize("way, new", [

@@ -365,10 +365,12 @@ def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed:
 
 
 def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], probes: int, csv_text: str,
-                       expected: list[tuple], leaves: list[str] | None, listed: list[str]) -> list[str]:
+                       expected: list[tuple], leaves: list[str] | None, listed: list[str]
+                       ) -> tuple[list[str], str | None]:
     """One line per row whose answer through the program's row API (``runner.run_row_api``:
     :mod:`treegen.run.row_api`) is not the model's, each of the ways it was given (its missing values as the
-    language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API."""
+    language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API. And
+    a note where the API answered only some of the data rows (:data:`treegen.run.row_api.DATA_ROWS`)."""
     plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
     classification = model.target.is_classification
     given = driver_input([f.is_numeric for f in model.features], plan, csv_text, classification, leaves is not None)
@@ -377,8 +379,10 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROW_API}: {err}") from err
     asked = [(index, way) for index, row_ways in enumerate(plan) for way in row_ways]
+    data, answered = len(rows) - probes, sum(map(bool, plan[probes:]))
+    note = None if answered == data else f"the {runner.ROW_API} on the first {answered:,} data rows of {data:,}"
     if len(got) != len(asked):
-        return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"]
+        return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], note
     seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
     out = []
     for (index, way), answer in zip(asked, got):
@@ -396,7 +400,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
             seen.add(index)
             how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
             out.append(f"{problem[0]} ({runner.ROW_API}{how})")
-    return out
+    return out, note
 
 
 def _agrees(answer, expected: tuple, classification: bool, leaf: str | None) -> bool:
@@ -535,9 +539,11 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         elif leaves is not None:
             notes.append(f"no leaf ids: {_whose(check)} writes none")
         if check.target.row_api is not None:
-            result.mismatches += row_api_mismatches(model, check.target.row_api, source, rows, count.probes,
-                                                    csv_text, expected, leaves if leaf_text is not None else None,
-                                                    result.mismatches)
+            mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
+                                                  expected, leaves if leaf_text is not None else None,
+                                                  result.mismatches)
+            result.mismatches += mismatches
+            notes.append(note)
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():
             notes.append(f"labels only: {_whose(check)} writes no probabilities")
         result.note = "; ".join(filter(None, notes)) or None

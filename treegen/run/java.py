@@ -212,7 +212,7 @@ public class TreegenRowApi {
             StandardCharsets.UTF_8), 1 << 16);
         String between = "[";
         for (int r = 0; r < ways.length; r++) {
-            List<String> record = records.get(r + 1);
+            List<String> record = records.get(r + 1);  // (a row not asked has no ways)
             for (char way : ways[r].toCharArray()) {
                 Map<String, Object> row = new HashMap<>();
                 for (int i = 0; i < names.size(); i++) {

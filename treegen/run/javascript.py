@@ -128,6 +128,9 @@ function answer(row) {
 
 const out = [];
 plan.ways.split(",").forEach((ways, r) => {
+  if (ways === "") {  // (a row not asked)
+    return;
+  }
   const given = names.map((name, i) => [name, value(records[r][i], plan.numeric[i])]);
   for (const way of ways) {
     const entries = way === "a" ? given.filter(([, v]) => v !== null)

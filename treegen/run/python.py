@@ -74,6 +74,8 @@ def answer(row):
 
 out = []
 for record, ways in zip(reader, plan["ways"].split(",")):
+    if not ways:  # (a row not asked)
+        continue
     given = {name: kind(text) if text else None for name, kind, text in zip(names, kinds, record)}
     if ways == "-":  # (no value missing)
         out.append(answer(given))

@@ -16,14 +16,21 @@ from typing import Sequence
 # has none. A row of probes is answered each way; a data row one way, in turn.
 WAYS = "nfa"
 AS_IS = "-"
+# The data rows a row API answers, the first ones, beside every probe (which reach every split either side and
+# missing): the bench's 50,000 data rows took the Python, Java and Node drivers 1.5, 3.0 and 3.4 s.
+DATA_ROWS = 10_000
 
 
 def ways(rows: list[dict], names: Sequence[str], probes: int) -> list[str]:
     """Per row, the ways its missing values are given (:data:`WAYS`): every way for a probe (they reach every
-    split's missing route), one in turn for a data row. A row whose every value is missing is never given as
-    absent keys: a row that names no feature is refused by design."""
+    split's missing route), one in turn for a data row, none ("") for a data row past :data:`DATA_ROWS`. A row
+    whose every value is missing is never given as absent keys: a row that names no feature is refused by
+    design."""
     out, turn = [], 0
     for index, row in enumerate(rows):
+        if index >= probes + DATA_ROWS:
+            out.append("")
+            continue
         missing = sum(v is None or v != v for v in map(row.get, names))  # (NaN is not equal to itself)
         if not missing:
             out.append(AS_IS)
