@@ -107,6 +107,15 @@ class Target:
         return getattr(module, "run_each", None) or (
             lambda text, csv_text, each_args, **context: [module.run(text, csv_text, args, **context) for args in each_args])
 
+    @property
+    def row_api(self) -> ModuleType | None:
+        """The runner module that also runs the target's row API (its ``run_row_api``, ``ROW_API`` and ``WAYS``:
+        :mod:`treegen.run.row_api`), or None."""
+        if self.runner is None:
+            return None
+        module = self._runner_module()
+        return module if hasattr(module, "run_row_api") else None
+
     def _runner_module(self) -> ModuleType:
         return importlib.import_module(f".run.{self.runner}", __package__)
 

@@ -33,6 +33,7 @@ from .importers import Refused
 from .model import Model, Tolerance
 from .packages import package_hint
 from .probes import probe_rows
+from .run.row_api import AS_IS, answers, driver_input, ways
 from .run.sql import ENGINES, engine_for, is_query, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Option, Target, emit, target_of_file, unknown_target
 from .walk import leaf_ids_rows, predict_rows
@@ -168,15 +169,15 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
 
 
 def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
-           tolerance: Tolerance | None = None, empty: float | None = None) -> tuple[list[str], int]:
+           tolerance: Tolerance | None = None, empty: float | None = None, first: int = 1) -> tuple[list[str], int]:
     """:func:`differences`, where numbers within ``tolerance`` (a library's own predict or an engine whose
     arithmetic cannot be the model's: :meth:`treegen.importers.Importer.tolerance`, ``Target.tolerance``)
     agree too; and how many rows agree only so, not bit for bit. ``empty``: the number an empty field
     stands for (NaN from an engine whose NaN is NULL: ``Dialect.nan_is_null``); otherwise, like any text
-    that is no number, it agrees with nothing."""
+    that is no number, it agrees with nothing. ``first``: the number the descriptions give the first row."""
     problems, close = [], 0
     number_of = lambda text: empty if text == "" and empty is not None else _number(text)
-    for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), 1):
+    for number, (row, (label, proba), (want, scores)) in enumerate(zip(rows, got, expected), first):
         pairs = [] if model.target.is_classification else [(number_of(label), want)]
         same = label == want if model.target.is_classification else True
         if proba is not None:
@@ -326,19 +327,26 @@ def _unless_missing(check: Check) -> Check:
     return replace(check, unchecked=package_hint(engine.package, engine.extra))
 
 
-def _outputs(model: Model, check: Check, csv_text: str, settings: dict, leaf: bool = False
-             ) -> tuple[str, str | None, str | None]:
-    """A target's printed labels, its probabilities for a classification model, and with ``leaf`` its leaf
-    ids, where the target writes them (None where it does not: the rule text's leaf ids, a SQL file's columns
-    it was not exported with)."""
+def _source(model: Model, check: Check, leaf: bool = False) -> str:
+    """The text a check runs: the file given, or the target's export of the model (with probabilities for a
+    classification model, and with ``leaf`` leaf ids, where the target takes them)."""
+    if check.source is not None:
+        return check.source
     options = dict(check.options)
-    classification = model.target.is_classification
-    if classification and "proba" in check.target.option_names():
+    if model.target.is_classification and "proba" in check.target.option_names():
         options["proba"] = True
-    leaf = leaf and "leaf" in check.target.option_names()
-    if leaf:
+    if leaf and "leaf" in check.target.option_names():
         options["leaf"] = True
-    source = check.source if check.source is not None else emit(model, check.target.name, **options)
+    return emit(model, check.target.name, **options)
+
+
+def _outputs(model: Model, check: Check, source: str, csv_text: str, settings: dict, leaf: bool = False
+             ) -> tuple[str, str | None, str | None]:
+    """A target's printed labels for its text ``source`` (:func:`_source`), its probabilities for a
+    classification model, and with ``leaf`` its leaf ids, where the target writes them (None where it does not:
+    the rule text's leaf ids, a SQL file's columns it was not exported with)."""
+    classification = model.target.is_classification
+    leaf = leaf and "leaf" in check.target.option_names()
     each_args = ([[], ["--proba"]] if classification else [[]]) + ([["--leaf"]] if leaf else [])
     outputs = check.target.run_each(source, csv_text, each_args, model=model, **check.options, **settings)
     return outputs[0], (outputs[1] if classification else None), (outputs[-1] if leaf else None)
@@ -354,6 +362,64 @@ def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed:
     return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
             for number, (row, want, have) in enumerate(zip(rows, leaves, got), 1)
             if want != have and str(number) not in seen]
+
+
+def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], probes: int, csv_text: str,
+                       expected: list[tuple], leaves: list[str] | None, listed: list[str]
+                       ) -> tuple[list[str], str | None]:
+    """One line per row whose answer through the program's row API (``runner.run_row_api``:
+    :mod:`treegen.run.row_api`) is not the model's, each of the ways it was given (its missing values as the
+    language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API. And
+    a note where the API answered only some of the data rows (:data:`treegen.run.row_api.DATA_ROWS`)."""
+    plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
+    classification = model.target.is_classification
+    given = driver_input([f.is_numeric for f in model.features], plan, csv_text, classification, leaves is not None)
+    try:
+        got = answers(runner.run_row_api(source, given))
+    except Exception as err:  # (the CSV path ran: the API's own failure, named)
+        raise RuntimeError(f"{runner.ROW_API}: {err}") from err
+    asked = [(index, way) for index, row_ways in enumerate(plan) for way in row_ways]
+    data, answered = len(rows) - probes, sum(map(bool, plan[probes:]))
+    note = None if answered == data else f"the {runner.ROW_API} on the first {answered:,} data rows of {data:,}"
+    if len(got) != len(asked):
+        return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], note
+    seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
+    out = []
+    for (index, way), answer in zip(asked, got):
+        if index in seen or _agrees(answer, expected[index], classification, None if leaves is None else leaves[index]):
+            continue
+        if isinstance(answer, dict):
+            label, scores, leaf = f"raised {answer['error']}", None, None
+        else:
+            label, scores, leaf = answer
+        problem = judged(model, [rows[index]], [(label, scores if classification else None)], [expected[index]],
+                         first=index + 1)[0]
+        if not problem and leaves is not None and leaf != leaves[index]:
+            problem = [f"row {index + 1} {rows[index]}: model's leaf ids {leaves[index]!r}, got {leaf!r}"]
+        if problem:
+            seen.add(index)
+            how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
+            out.append(f"{problem[0]} ({runner.ROW_API}{how})")
+    return out, note
+
+
+def _agrees(answer, expected: tuple, classification: bool, leaf: str | None) -> bool:
+    """A row API driver's answer is the model's (``expected``; ``leaf``: its leaf ids): a fast path past
+    :func:`judged`, which describes a difference (its numbers, in the driver's language's text, read as Python
+    reads them)."""
+    if not isinstance(answer, list) or answer[2] != leaf:
+        return False
+    label, texts = answer[0], answer[1]
+    want, scores = expected
+    if not classification:
+        return _same_number(label, want)
+    return (label == want and texts is not None and len(texts) == len(scores)
+            and all(_same_number(text, score) for text, score in zip(texts, scores)))
+
+
+def _same_number(text, number: float) -> bool:
+    read = _number(text) if isinstance(text, str) else None
+    return read is not None and _same_bits(read, number)
 
 
 def _missing_package(err: BaseException) -> str | None:
@@ -464,13 +530,20 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         rows, count, csv_text, expected, settings, leaves = _finite(model, check, rows, count, csv_text, expected,
                                                                     settings, leaves)
     try:
-        labels, proba, leaf_text = _outputs(model, check, csv_text, settings, leaves is not None)
+        source = _source(model, check, leaves is not None)
+        labels, proba, leaf_text = _outputs(model, check, source, csv_text, settings, leaves is not None)
         result = _judged(model, check, rows, count, (labels, proba), expected)
         notes = [result.note]
         if leaf_text is not None:
             result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches)
         elif leaves is not None:
             notes.append(f"no leaf ids: {_whose(check)} writes none")
+        if check.target.row_api is not None:
+            mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
+                                                  expected, leaves if leaf_text is not None else None,
+                                                  result.mismatches)
+            result.mismatches += mismatches
+            notes.append(note)
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():
             notes.append(f"labels only: {_whose(check)} writes no probabilities")
         result.note = "; ".join(filter(None, notes)) or None

@@ -154,12 +154,205 @@ def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "j
     (the model, engine settings) is what every runner receives; a program needs none of it.
 
     Raises RuntimeError with the standard error when compiling or running fails."""
-    directory = compile_sources([source], javac=javac, release=release)[0]
+    # the row API's driver (DRIVER) in the same javac call, once a process: verify runs it next, where a javac
+    # of its own cost 1.4 s (the bench's tree: 2.0 s for the class alone, 2.2-2.7 s with the driver)
+    directory = compile_sources([source, DRIVER], javac=javac, release=release)[0]
     done = subprocess.run([java, "-cp", directory, class_name(source), *args],
                           input=csv_text.encode("utf-8"), capture_output=True, timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"java exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
     return done.stdout.decode("utf-8")
+
+
+ROW_API = "Map API"  # what verify's lines call the row API
+# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
+WAYS = {"n": "null", "f": "Double.NaN", "a": "absent keys"}
+
+
+def run_row_api(source: str, driver_input: str, java: str = "java", javac: str = "javac",
+                release: str | None = None, timeout: float = 600) -> str:
+    """What :data:`DRIVER` prints for the class ``source`` given ``driver_input``
+    (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict``, ``predictProba`` and ``predictLeaf``
+    of a ``Map<String, ?>``, each row a map as a user's code builds it."""
+    model, driver = compile_sources([source, DRIVER], javac=javac, release=release)
+    # the serial collector: the default one grew the JVM to 843 MB over the bench's 60,766 rows
+    done = subprocess.run([java, "-XX:+UseSerialGC", "-cp", os.pathsep.join(dict.fromkeys([model, driver])),
+                           "TreegenRowApi", class_name(source)], input=driver_input.encode("utf-8"), capture_output=True,
+                          timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"java exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
+    return done.stdout.decode("utf-8")
+
+
+# The class found by name (reflection: the driver compiles without it); each CSV row a HashMap of feature name ->
+# Double or String, its missing values given each way the plan says. Numbers printed by Double.toString.
+DRIVER = r"""import java.io.*;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.*;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+public class TreegenRowApi {
+    public static void main(String[] args) throws Exception {
+        Class<?> model = Class.forName(args[0]);
+        String text = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+        String plan = text.substring(0, text.indexOf('\n'));
+        List<List<String>> records = records(text.substring(text.indexOf('\n') + 1));
+        List<String> names = records.get(0);
+        String[] numeric = planned(plan, "\"numeric\": \\[([^\\]]*)\\]").split(", ");
+        String[] ways = planned(plan, "\"ways\": \"([^\"]*)\"").split(",", -1);
+        Method predict = model.getMethod("predict", Map.class);
+        Method proba = planned(plan, "\"proba\": (\\w+)").equals("true")
+            ? model.getMethod("predictProba", Map.class) : null;
+        Method leaf = planned(plan, "\"leaf\": (\\w+)").equals("true")
+            ? model.getMethod("predictLeaf", Map.class) : null;
+        Writer out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
+            StandardCharsets.UTF_8), 1 << 16);
+        String between = "[";
+        for (int r = 0; r < ways.length; r++) {
+            List<String> record = records.get(r + 1);  // (a row not asked has no ways)
+            for (char way : ways[r].toCharArray()) {
+                Map<String, Object> row = new HashMap<>();
+                for (int i = 0; i < names.size(); i++) {
+                    Object value = value(record.get(i), numeric[i].equals("true"));
+                    if (value != null || way == 'n' || way == '-') {
+                        row.put(names.get(i), value);
+                    } else if (way == 'f') {
+                        row.put(names.get(i), Double.NaN);
+                    }
+                }
+                out.write(between + answer(row, predict, proba, leaf));
+                between = ",";
+            }
+        }
+        out.write(between.equals("[") ? "[]" : "]");
+        out.flush();
+    }
+
+    static String planned(String plan, String pattern) {
+        Matcher found = Pattern.compile(pattern).matcher(plan);
+        found.find();
+        return found.group(1);
+    }
+
+    /** The records of verify's CSV (RFC 4180, lines ending in LF). */
+    static List<List<String>> records(String csv) {
+        List<List<String>> records = new ArrayList<>();
+        List<String> record = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < csv.length(); i++) {
+            char c = csv.charAt(i);
+            if (quoted) {
+                if (c != '"') {
+                    field.append(c);
+                } else if (i + 1 < csv.length() && csv.charAt(i + 1) == '"') {
+                    field.append('"');
+                    i++;
+                } else {
+                    quoted = false;
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',' || c == '\n') {
+                record.add(field.toString());
+                field.setLength(0);
+                if (c == '\n') {
+                    records.add(record);
+                    record = new ArrayList<>();
+                }
+            } else {
+                field.append(c);
+            }
+        }
+        return records;
+    }
+
+    /** A field as a user's code holds it: a Double (Python's repr of a double), a String, or null (missing). */
+    static Object value(String field, boolean numeric) {
+        int start = 0, end = field.length();
+        while (start < end && field.charAt(start) == ' ') {
+            start++;
+        }
+        while (end > start && field.charAt(end - 1) == ' ') {
+            end--;
+        }
+        String stripped = field.substring(start, end);  // (spaces only, as treegen's CSV)
+        if (stripped.isEmpty() || stripped.equals("?") || stripped.equals("NA")) {
+            return null;
+        }
+        if (!numeric) {
+            return field;
+        }
+        double x = number(field);
+        return Double.isNaN(x) ? null : (Object) x;
+    }
+
+    /** Python's repr of a double: a number ends in a digit or a point, else it is inf, -inf or nan. */
+    static double number(String text) {
+        char last = text.charAt(text.length() - 1);
+        if (last >= '0' && last <= '9' || last == '.') {
+            return Double.parseDouble(text);
+        }
+        String word = text.toLowerCase(Locale.ROOT);
+        if (word.endsWith("nan")) {
+            return Double.NaN;
+        }
+        return word.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+    }
+
+    static String answer(Map<String, Object> row, Method predict, Method proba, Method leaf) throws Exception {
+        try {
+            Object label = predict.invoke(null, row);
+            StringBuilder out = new StringBuilder("[").append(quote(label instanceof String ? (String) label
+                : Double.toString((Double) label))).append(",");
+            if (proba == null) {
+                out.append("null");
+            } else {
+                double[] scores = (double[]) proba.invoke(null, row);
+                out.append("[");
+                for (int k = 0; k < scores.length; k++) {
+                    out.append(k > 0 ? "," : "").append(quote(Double.toString(scores[k])));
+                }
+                out.append("]");
+            }
+            out.append(",");
+            if (leaf == null) {
+                return out.append("null]").toString();
+            }
+            StringBuilder ids = new StringBuilder();
+            int[][] leaves = (int[][]) leaf.invoke(null, row);
+            for (int t = 0; t < leaves.length; t++) {
+                for (int i = 0; i < leaves[t].length; i++) {
+                    ids.append(i > 0 ? "|" : "").append(leaves[t][i]);
+                }
+                ids.append(t + 1 < leaves.length ? ";" : "");
+            }
+            return out.append(quote(ids.toString())).append("]").toString();
+        } catch (InvocationTargetException thrown) {
+            Throwable error = thrown.getCause();
+            return "{\"error\":" + quote(error.getClass().getSimpleName() + ": " + error.getMessage()) + "}";
+        }
+    }
+
+    /** A JSON string, every character outside printable ASCII escaped. */
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+}
+"""
 
 
 def run_loaded(source: str, csv_text: str, args=(), java: str = "java", javac: str = "javac",

@@ -49,6 +49,102 @@ def run(source: str, csv_text: str, args=(), node: str = "node", timeout: float 
     return done.stdout.decode("utf-8")
 
 
+ROW_API = "object API"  # what verify's lines call the row API
+# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
+WAYS = {"n": "null", "f": "NaN", "a": "absent keys"}
+
+
+def run_row_api(source: str, driver_input: str, node: str = "node", timeout: float = 600) -> str:
+    """What :data:`DRIVER` prints for the module ``source`` given ``driver_input``
+    (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict(row)``, ``predictProba(row)`` and
+    ``predictLeaf(row)``, each row an object as a user's code builds it."""
+    check_node(node)
+    with tempfile.TemporaryDirectory(prefix="treegen-javascript-") as directory:
+        module = command(source, directory, node)[1]
+        driver = os.path.join(directory, "driver.mjs")
+        with open(driver, "w", encoding="utf-8") as handle:
+            handle.write(DRIVER)
+        done = subprocess.run([node, driver, module], input=driver_input.encode("utf-8"), capture_output=True,
+                              timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"node exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
+    return done.stdout.decode("utf-8")
+
+
+# The module imported by its path (an ES module or a CommonJS build); each CSV row an object of feature name ->
+# number or string, its missing values given each way the plan says. Numbers are printed as String() writes
+# them, but -0 as "-0.0" (String(-0) is "0").
+DRIVER = r"""import {readFileSync, writeSync} from "node:fs";
+import {pathToFileURL} from "node:url";
+
+const loaded = await import(pathToFileURL(process.argv[2]).href);
+const api = loaded.predict !== undefined ? loaded : loaded.default;
+const text = readFileSync(0, "utf8");
+const plan = JSON.parse(text.slice(0, text.indexOf("\n")));
+const [names, ...records] = csvRecords(text.slice(text.indexOf("\n") + 1));
+const MISSING = {n: null, f: NaN};
+
+/** The records of verify's CSV (RFC 4180, lines ending in LF), a field at a time (a character at a time took 8 s
+ * over the bench's 60,766 rows). */
+function csvRecords(csv) {
+  const records = [], field = /(?:"((?:[^"]|"")*)"|([^,\n"]*))(,|\n)/y;
+  let record = [];
+  while (field.lastIndex < csv.length) {
+    const match = field.exec(csv);
+    record.push(match[1] !== undefined ? match[1].replaceAll('""', '"') : match[2]);
+    if (match[3] === "\n") {
+      records.push(record);
+      record = [];
+    }
+  }
+  return records;
+}
+
+/** A field as a user's code holds it: a number (Python's repr of a double), a string, or null (missing). */
+function value(field, numeric) {
+  if (["", "?", "NA"].includes(field.replace(/^ +| +$/g, ""))) {  // (spaces only, as treegen's CSV)
+    return null;
+  }
+  if (!numeric) {
+    return field;
+  }
+  const special = {"inf": Infinity, "+inf": Infinity, "-inf": -Infinity, "nan": NaN, "-nan": NaN}[field.toLowerCase()];
+  const x = special !== undefined ? special : Number(field);
+  return x !== x ? null : x;
+}
+
+const shown = (x) => Object.is(x, -0) ? "-0.0" : String(x);
+
+function answer(row) {
+  try {
+    const label = api.predict(row);
+    return [typeof label === "string" ? label : shown(label),
+      plan.proba ? Array.from(api.predictProba(row), shown) : null,
+      plan.leaf ? api.predictLeaf(row).map((ids) => ids.join("|")).join(";") : null];
+  } catch (error) {
+    return {error: `${error.name}: ${error.message}`};
+  }
+}
+
+const out = [];
+plan.ways.split(",").forEach((ways, r) => {
+  if (ways === "") {  // (a row not asked)
+    return;
+  }
+  const given = names.map((name, i) => [name, value(records[r][i], plan.numeric[i])]);
+  for (const way of ways) {
+    const entries = way === "a" ? given.filter(([, v]) => v !== null)
+      : given.map(([name, v]) => [name, v === null && way !== "-" ? MISSING[way] : v]);
+    out.push(answer(Object.fromEntries(entries)));  // (own properties, "__proto__" too)
+  }
+});
+const printed = Buffer.from(JSON.stringify(out));
+for (let done = 0; done < printed.length;) {
+  done += writeSync(1, printed, done);
+}
+"""
+
+
 def run_loaded(source: str, csv_text: str, args=(), node: str = "node", **_context) -> str:
     """What :func:`run` prints, the ES module run as the main module of a Node process kept loaded
     for the purpose (:data:`RUNNER`): its standard input, output and error files that it reads and
