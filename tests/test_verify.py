@@ -1160,3 +1160,18 @@ def test_a_program_wrong_at_a_deep_split_is_a_mismatch(tmp_path, change):
     program.write_text(text.replace(change[0], change[1], 1), encoding="utf-8")
     done = treegen_cli("verify", str(model), "--program", str(program))
     assert done.returncode == 1 and " MISMATCH " in done.stdout, done.stdout + done.stderr
+
+
+def test_an_error_in_a_program_file_names_the_file_once(tmp_path):
+    """A rule file that `treegen parse` refuses is refused by verify --program in parse's one line, the file named
+    once (it was 'treegen: error: t.rules: t.rules:15:6: ...')."""
+    model, rules = str(tmp_path / "t.json"), tmp_path / "t.rules"
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", model, check=True)
+    treegen_cli("export", model, "--to", "rules", "-o", str(rules), check=True)
+    rules.write_text(rules.read_text(encoding="utf-8").replace("tree 1", "tree 2"), encoding="utf-8")
+    parsed = treegen_cli("parse", str(rules))
+    done = treegen_cli("verify", model, "--program", str(rules))
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == parsed.stderr and done.stderr.count(str(rules)) == 1, done.stderr
+    assert re.fullmatch(rf"treegen: error: {re.escape(str(rules))}:\d+:6: expected tree 1, found tree 2: .*\n",
+                        done.stderr), done.stderr

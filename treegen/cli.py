@@ -910,8 +910,9 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     def report(result) -> None:
         """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
         status.clear()
-        if result.status == 2:
-            say_error(f"{result.target}: {result.error}")
+        if result.status == 2:  # (an error in a --program file says where in it already: its name once)
+            said = result.error.startswith(f"{result.target}:")
+            say_error(result.error if said else f"{result.target}: {result.error}")
         else:
             click.echo(result.line(column_width(programs)))
 
