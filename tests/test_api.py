@@ -438,3 +438,17 @@ def test_a_frames_row_is_named_by_its_index_label_not_a_line_of_its_csv():
     infinite = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [1.5, np.inf, 2.5]}, index=["p", "q", "r"])
     with pytest.raises(TreegenError, match=r"^<DataFrame> row 'q' \(iloc 1\): the target 'y' has an infinite value"):
         treegen.train(infinite, algorithm="cart")
+
+
+@pytest.mark.parametrize("to", ["python", "java", "javascript"])
+def test_an_export_reads_the_features_splits_test_once(monkeypatch, to):
+    """Python, Java and JavaScript asked Model.used_features five times an export, each a walk of every node (a
+    1,000-tree LightGBM model of depth 8: 0.8-1.0 s of CPU, 0.13-0.19 s once); the text is the same."""
+    from treegen.model import Model
+    from treegen.testing import random_model
+    model = random_model(3, n_trees=3)
+    before = treegen.export(model, to)
+    asked, used_features = [], Model.used_features
+    monkeypatch.setattr(Model, "used_features", lambda self: asked.append(1) or used_features(self))
+    assert treegen.export(model, to) == before and len(asked) == 1
+    assert model.used_features() == used_features(model) and len(asked) == 2  # the model's own: asked again

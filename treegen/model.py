@@ -815,6 +815,16 @@ def listed(model: Model) -> Model:
     return replace(model, trees=[tree.listed() for tree in model.trees])
 
 
+def with_used_features_known(model: Model) -> Model:
+    """A copy of ``model`` (its trees shared) whose :meth:`Model.used_features` is worked out once, for a back end
+    that asks it of an unchanging model five times (Python, Java, JavaScript: 0.6 s of a 1,000-tree model's 5 s;
+    each asking reads every node). Each answer is a list of its own."""
+    used = model.used_features()
+    known = replace(model)
+    known.used_features = lambda: list(used)
+    return known
+
+
 def argmax(scores: Sequence[float]) -> int:
     """Index of the highest score, the first one on ties (as numpy, Weka and scikit-learn); where a score
     is NaN, the first NaN: numpy's argmax, by which ``LGBMClassifier.predict`` labels a row whose

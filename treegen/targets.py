@@ -253,14 +253,14 @@ def _spelling(name: str) -> str:
 
 def emit(model: Model, to: str, **options) -> str:
     """The text of one target for ``model``. Options a target does not take are an error."""
-    from .model import listed, model_problem
+    from .model import listed, model_problem, with_used_features_known
     options = check_options(to, options)
     with collector_paused():  # a big model's export makes millions of objects and no cycle
         model = listed(model)  # emitters follow the trees' links: each node is read many times
         problem = model_problem(model)  # models built in memory skip the JSON reader's checks
         if problem:
             raise TreegenError(f"the model cannot be compiled: {problem}")
-        return TARGETS[to].emit(model, **options)
+        return TARGETS[to].emit(with_used_features_known(model), **options)
 
 
 def api_doc(doc: str) -> str:

@@ -36,22 +36,26 @@ def node_label(model: Model, node) -> tuple[str, str]:
 
 
 def tree_context(model: Model, index: int, tree, keysets: dict[frozenset, int]) -> dict:
-    """A tree's nodes and edges (``keysets``: the numbers of its tuple splits' keys, :func:`key_sets`)."""
+    """A tree's node lines and edge lines (``keysets``: the numbers of its tuple splits' keys, :func:`key_sets`),
+    written here: Jinja's loops over them made a 1,000-tree model's export (511,000 nodes) 2.5 times as slow
+    (8.8 s of CPU against 3.5 s)."""
     nodes, edges = [], []
+    shows_labels = leaves_show_labels(model)
     for node_id, node in enumerate(tree.nodes):
         text, color = node_label(model, node)
-        if not node.is_leaf:  # the test, the weight, a classifier's distribution; the majority shows at leaves
-            counts = text.split("\n", 1)[-1] if leaves_show_labels(model) and node.linear is None else None
-            text = f"{split_name(model, node.split)} ?\nn = {node.n:g}" + (f"\n{counts}" if counts else "")
-        nodes.append({"id": f"t{index}n{node_id}", "label": dot_string(text), "leaf": node.is_leaf,
-                      "color": dot_string(color if node.is_leaf else "#ffffff")})
-        if not node.is_leaf:
-            for child, label in zip(node.children, edge_labels(model, node, keysets)):
-                edges.append({"source": f"t{index}n{node_id}", "target": f"t{index}n{child}",
-                              "label": dot_string(label)})
+        name = f"t{index}n{node_id}"
+        if node.is_leaf:
+            nodes.append(f"    {name} [label={dot_string(text)}, fillcolor={dot_string(color)}, shape=ellipse];\n")
+            continue
+        # the test, the weight, a classifier's distribution; the majority shows at leaves
+        counts = text.split("\n", 1)[-1] if shows_labels and node.linear is None else None
+        text = f"{split_name(model, node.split)} ?\nn = {node.n:g}" + (f"\n{counts}" if counts else "")
+        nodes.append(f"    {name} [label={dot_string(text)}, fillcolor={dot_string('#ffffff')}];\n")
+        for child, edge_label in zip(node.children, edge_labels(model, node, keysets)):
+            edges.append(f"    {name} -> t{index}n{child} [label={dot_string(edge_label)}];\n")
     # a "cluster_" subgraph draws a frame: only worth it to tell several trees apart
-    return {"cluster": f"cluster_{index}" if len(model.trees) > 1 else f"tree_{index}", "label": dot_string(f"tree {index + 1}"), "nodes": nodes,
-            "edges": edges}
+    return {"cluster": f"cluster_{index}" if len(model.trees) > 1 else f"tree_{index}", "label": dot_string(f"tree {index + 1}"),
+            "lines": "".join(nodes) + "".join(edges)}
 
 
 def split_name(model: Model, split) -> str:
