@@ -37,7 +37,8 @@ def test_a_dict_walker_wrong_at_a_deep_split_is_a_mismatch_of_the_dict_api(tmp_p
     assert "def _w0_n0(row" in program.read_text(encoding="utf-8")
     changed(program, old, new, occurrence)
     done = treegen_cli("verify", str(path), "--program", str(program))
-    assert done.returncode == 1 and " MISMATCH " in done.stdout and "(dict API" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 1 and " MISMATCH " in done.stdout and "(dict API" in done.stdout, \
+        done.stdout + done.stderr
 
 
 def test_the_dict_api_is_checked_under_to_python_too(tmp_path, monkeypatch):

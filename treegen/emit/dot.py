@@ -54,7 +54,8 @@ def tree_context(model: Model, index: int, tree, keysets: dict[frozenset, int]) 
         for child, edge_label in zip(node.children, edge_labels(model, node, keysets)):
             edges.append(f"    {name} -> t{index}n{child} [label={dot_string(edge_label)}];\n")
     # a "cluster_" subgraph draws a frame: only worth it to tell several trees apart
-    return {"cluster": f"cluster_{index}" if len(model.trees) > 1 else f"tree_{index}", "label": dot_string(f"tree {index + 1}"),
+    return {"cluster": f"cluster_{index}" if len(model.trees) > 1 else f"tree_{index}",
+            "label": dot_string(f"tree {index + 1}"),
             "lines": "".join(nodes) + "".join(edges)}
 
 
