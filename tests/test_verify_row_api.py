@@ -135,3 +135,53 @@ def test_a_java_encoder_wrong_for_null_is_a_mismatch_of_the_map_api(tmp_path):
             "if (value == null) {\n                return 0.0;", 0)
     done = treegen_cli("verify", str(path), "--program", str(program))
     assert done.returncode == 1 and "(Map API, missing values as null)" in done.stdout, done.stdout
+
+
+def boosted_export(tmp_path, to, file_name):
+    """A gradient-boosted model (its trees summed by add functions: the rows API's group-wise sums), saved and
+    exported to ``to``, and 1,100 rows of its data: the paths of the three. Its probes and rows are more than
+    ROWS_AT_ONCE (1,024) at once."""
+    import numpy as np
+    from sklearn.ensemble import GradientBoostingClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1100, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    model = treegen.from_sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=0).fit(X, y),
+                                 feature_names=["a", "b", "c"])
+    path, program, data = tmp_path / "model.json", tmp_path / file_name, tmp_path / "data.csv"
+    save(model, str(path))
+    data.write_text("a,b,c\n" + "".join(",".join(map(repr, map(float, row))) + "\n" for row in X), encoding="utf-8")
+    treegen_cli("export", str(path), "--to", to, "-o", str(program), check=True)
+    return path, program, data
+
+
+@pytest.mark.parametrize("to, file_name, old, new, api", [
+    # in the group-wise sum, a row's sums taken from the next row's values
+    ("java", "Gb.java", "                add0(x[r], s[r]);", "                add0(x[Math.min(r + 1, x.length - 1)], s[r]);",
+     "(predictProbaRows, "),
+    ("javascript", "gb.mjs", "add(xs[first + r], sums, r * width);",
+     "add(xs[Math.min(first + r + 1, xs.length - 1)], sums, r * width);", "(predictProbaRows, "),
+    # the sums of the groups after the first not started again (a call of more than ROWS_AT_ONCE rows)
+    ("javascript", "gb.mjs", "sums.set(START, r * width);", "if (first === 0) sums.set(START, r * width);",
+     "rows a call)"),
+])
+def test_a_rows_api_wrong_in_its_group_wise_sums_is_a_mismatch_naming_it(tmp_path, to, file_name, old, new, api):
+    """The many-rows API (Java's predictRows(double[][]), JavaScript's predictRows(rows), and their
+    predictProbaRows) sums the trees a group over many rows at a time, a path the CSV program and the row API never
+    take: a mutant of it alone is a MISMATCH naming the function and the size of its calls."""
+    path, program, data = boosted_export(tmp_path, to, file_name)
+    assert treegen_cli("verify", str(path), str(data), "--program", str(program)).returncode == 0
+    changed(program, old, new, 0)
+    done = treegen_cli("verify", str(path), str(data), "--program", str(program))
+    assert done.returncode == 1 and " MISMATCH " in done.stdout and api in done.stdout, done.stdout + done.stderr
+
+
+def test_the_rows_api_is_called_all_at_once_one_a_call_and_past_a_group():
+    """The call sizes: every row, one (a few rows' own path), and where the runtime sums ROWS_AT_ONCE rows
+    together, one more, so that a call ends in a group of one."""
+    import treegen.run.row_api as row_api
+    assert row_api.batches(3000, 1024) == [3000, 1, 1025]
+    assert row_api.batches(3000, None) == [3000, 1]
+    assert row_api.batches(500, 1024) == [500, 1]  # (a bigger call is the same call)
+    assert row_api.batches(1, 1024) == [1]
+    assert row_api.batches(0, 1024) == []
