@@ -410,6 +410,26 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     return out, note
 
 
+def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: list[dict], probes: int,
+                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], str | None]:
+    """:func:`rows_api_mismatches` of a target whose rows API its runner runs on its own (``run_rows_api``: C's),
+    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and a
+    note where that is only some of the data rows."""
+    from .run import row_api  # (its DATA_ROWS read when called: a test may lower it)
+    runner = check.target.rows_api
+    asked = list(range(min(len(rows), probes + row_api.DATA_ROWS)))
+    sizes = batches(len(asked), runner.rows_at_once(source))
+    try:
+        got = runner.run_rows_api(source, [rows[i] for i in asked], sizes, model=model, **check.options,
+                                   **settings)
+    except Exception as err:  # (the CSV path ran: the API's own failure, named)
+        raise RuntimeError(f"{runner.ROWS_API[0]}: {err}") from err
+    seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
+    data, answered = len(rows) - probes, len(asked) - probes
+    note = None if answered == data else f"{runner.ROWS_API[0]} on the first {answered:,} data rows of {data:,}"
+    return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), note
+
+
 def rows_api_mismatches(model: Model, names: tuple[str, str], rows: list[dict], asked: list[int], sizes: list[int],
                         got: list[list], expected: list[tuple], seen: set[int]) -> list[str]:
     """One line per row whose answer through the program's rows API (``names``: its labels' function, its
@@ -578,6 +598,11 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
                                                   expected, leaves if leaf_text is not None else None,
                                                   result.mismatches)
+            result.mismatches += mismatches
+            notes.append(note)
+        elif check.target.rows_api is not None:
+            mismatches, note = rows_api_alone_mismatches(model, check, source, rows, count.probes, expected,
+                                                         result.mismatches, settings)
             result.mismatches += mismatches
             notes.append(note)
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():
