@@ -199,3 +199,13 @@ def test_a_line_says_when_c_rows_api_answered_some_data_rows_only(monkeypatch):
     (result,) = treegen.verify(treegen.train("examples/play_tennis.csv", target="play", algorithm="id3"),
                                "examples/play_tennis.csv", to="c").results
     assert result.ok and result.line().endswith("; predict_rows on the first 5 data rows of 14"), result.line()
+
+
+def test_c_rows_api_takes_a_category_holding_a_nul_by_its_index(tmp_path):
+    """PREFIX_category takes a C string, which cannot hold a NUL: the driver gives such a category's index, as a
+    caller does, rather than the code of the text before the NUL (a MISMATCH the program did not make)."""
+    data = tmp_path / "data.csv"
+    data.write_bytes(b"c,y\na\0b,p\na,q\nb,q\na\0b,p\nb,q\na\0b,p\na,q\n")
+    model = treegen.train(str(data), target="y", algorithm="id3")
+    (result,) = treegen.verify(model, str(data), to="c").results
+    assert result.ok and result.rows.total > 7, result.line()

@@ -116,7 +116,7 @@ def run_rows_api(source: str, answered: list[dict], sizes: list[int], model, cc:
 def rows_input(model, rows: list[dict], sizes: list[int]) -> bytes:
     """DRIVER's standard input: a line of the numbers of features, classes (0: regression), sizes, the sizes and
     rows; then each row's values in feature order: ``m`` (missing), ``n`` and a number's repr and a line break,
-    or ``c``, the length in bytes of a category's text, a space and the text."""
+    or ``c``, the length in bytes of a category's text, a space and the text (which PREFIX_category codes)."""
     classes = len(model.target.classes) if model.target.is_classification else 0
     out = [f"{len(model.features)} {classes} {len(sizes)} {' '.join(map(str, sizes))} {len(rows)}\n".encode()]
     for row in rows:
@@ -126,6 +126,9 @@ def rows_input(model, rows: list[dict], sizes: list[int]) -> bytes:
                 out.append(b"m")
             elif feature.is_numeric:
                 out.append(b"n" + repr(float(value)).encode() + b"\n")
+            elif "\0" in str(value):  # no C string: its index, as a caller gives it (none: -1, unknown)
+                code = feature.categories.index(value) if value in feature.categories else -1
+                out.append(b"n" + repr(float(code)).encode() + b"\n")
             else:
                 text = str(value).encode("utf-8")
                 out.append(b"c" + str(len(text)).encode() + b" " + text)
