@@ -135,3 +135,77 @@ def test_a_java_encoder_wrong_for_null_is_a_mismatch_of_the_map_api(tmp_path):
             "if (value == null) {\n                return 0.0;", 0)
     done = treegen_cli("verify", str(path), "--program", str(program))
     assert done.returncode == 1 and "(Map API, missing values as null)" in done.stdout, done.stdout
+
+
+def boosted_export(tmp_path, to, file_name):
+    """A gradient-boosted model (its trees summed by add functions: the rows API's group-wise sums), saved and
+    exported to ``to``, and 1,100 rows of its data: the paths of the three. Its probes and rows are more than
+    the ROWS_AT_ONCE of JavaScript (1,024) and C (2,048, for this model): a call ends in a partial group."""
+    import numpy as np
+    from sklearn.ensemble import GradientBoostingClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1100, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    model = treegen.from_sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=0).fit(X, y),
+                                 feature_names=["a", "b", "c"])
+    path, program, data = tmp_path / "model.json", tmp_path / file_name, tmp_path / "data.csv"
+    save(model, str(path))
+    data.write_text("a,b,c\n" + "".join(",".join(map(repr, map(float, row))) + "\n" for row in X), encoding="utf-8")
+    treegen_cli("export", str(path), "--to", to, "-o", str(program), check=True)
+    return path, program, data
+
+
+@pytest.mark.parametrize("to, file_name, old, new, api", [
+    # in the group-wise sum, a row's sums taken from the next row's values
+    ("java", "Gb.java", "                add0(x[r], s[r]);", "                add0(x[Math.min(r + 1, x.length - 1)], s[r]);",
+     "(predictProbaRows, "),
+    ("javascript", "gb.mjs", "add(xs[first + r], sums, r * width);",
+     "add(xs[Math.min(first + r + 1, xs.length - 1)], sums, r * width);", "(predictProbaRows, "),
+    # the sums of the groups after the first not started again (a call of more than ROWS_AT_ONCE rows)
+    ("javascript", "gb.mjs", "sums.set(START, r * width);", "if (first === 0) sums.set(START, r * width);",
+     "rows a call)"),
+    # C's rows API (PREFIX_predict_rows, run by a driver of its own: the program's main takes a row at a time),
+    # a row's sums from the next row's values, and the last row of a partial group never summed
+    ("c", "gb.c", "READ_ROW(rows + r * N_FEATURES);", "READ_ROW(rows + (r + 1 < n ? r + 1 : r) * N_FEATURES);",
+     "(predict_proba_rows, "),
+    ("c", "gb.c", "sum_rows(rows + i * N_FEATURES, m, sums);",
+     "sum_rows(rows + i * N_FEATURES, m == ROWS_AT_ONCE ? m : m - 1, sums);", "rows a call)"),
+])
+def test_a_rows_api_wrong_in_its_group_wise_sums_is_a_mismatch_naming_it(tmp_path, to, file_name, old, new, api):
+    """The many-rows API (Java's predictRows(double[][]), JavaScript's predictRows(rows), and their
+    predictProbaRows; C's PREFIX_predict_rows and PREFIX_predict_proba_rows) sums the trees a group over many rows at a time, a path the CSV program and the row API never
+    take: a mutant of it alone is a MISMATCH naming the function and the size of its calls."""
+    path, program, data = boosted_export(tmp_path, to, file_name)
+    assert treegen_cli("verify", str(path), str(data), "--program", str(program)).returncode == 0
+    changed(program, old, new, 0)
+    done = treegen_cli("verify", str(path), str(data), "--program", str(program))
+    assert done.returncode == 1 and " MISMATCH " in done.stdout and api in done.stdout, done.stdout + done.stderr
+
+
+def test_the_rows_api_is_called_all_at_once_one_a_call_and_past_a_group():
+    """The call sizes: every row, one (a few rows' own path), and where the runtime sums ROWS_AT_ONCE rows
+    together, one more, so that a call ends in a group of one."""
+    import treegen.run.row_api as row_api
+    assert row_api.batches(3000, 1024) == [3000, 1, 1025]
+    assert row_api.batches(3000, None) == [3000, 1]
+    assert row_api.batches(500, 1024) == [500, 1]  # (a bigger call is the same call)
+    assert row_api.batches(1, 1024) == [1]
+    assert row_api.batches(0, 1024) == []
+
+
+def test_a_line_says_when_c_rows_api_answered_some_data_rows_only(monkeypatch):
+    import treegen.run.row_api as row_api
+    monkeypatch.setattr(row_api, "DATA_ROWS", 5)
+    (result,) = treegen.verify(treegen.train("examples/play_tennis.csv", target="play", algorithm="id3"),
+                               "examples/play_tennis.csv", to="c").results
+    assert result.ok and result.line().endswith("; predict_rows on the first 5 data rows of 14"), result.line()
+
+
+def test_c_rows_api_takes_a_category_holding_a_nul_by_its_index(tmp_path):
+    """PREFIX_category takes a C string, which cannot hold a NUL: the driver gives such a category's index, as a
+    caller does, rather than the code of the text before the NUL (a MISMATCH the program did not make)."""
+    data = tmp_path / "data.csv"
+    data.write_bytes(b"c,y\na\0b,p\na,q\nb,q\na\0b,p\nb,q\na\0b,p\na,q\n")
+    model = treegen.train(str(data), target="y", algorithm="id3")
+    (result,) = treegen.verify(model, str(data), to="c").results
+    assert result.ok and result.rows.total > 7, result.line()

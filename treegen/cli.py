@@ -882,7 +882,8 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
 
     Each target is generated, run for real and compared on probe rows (every threshold and one ulp
     either side, missing values, unseen categories) and the rows of DATA if given; a Python, Java or
-    JavaScript program through its row API too (a dict, Map or object per row). One line per target
+    JavaScript program through its row API too (a dict, Map or object per row), and a Java, JavaScript
+    or C program through its many-rows API (predictRows, PREFIX_predict_rows). One line per target
     as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
     A default SQL dialect whose engine is not installed is not checked, and its line says so."""

@@ -116,6 +116,15 @@ class Target:
         module = self._runner_module()
         return module if hasattr(module, "run_row_api") else None
 
+    @property
+    def rows_api(self) -> ModuleType | None:
+        """The runner module that runs the target's many-rows API on its own (its ``run_rows_api``, ``ROWS_API``
+        and ``rows_at_once``), where no row API driver does; or None."""
+        if self.runner is None:
+            return None
+        module = self._runner_module()
+        return module if hasattr(module, "run_rows_api") else None
+
     def _runner_module(self) -> ModuleType:
         return importlib.import_module(f".run.{self.runner}", __package__)
 

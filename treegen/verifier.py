@@ -33,7 +33,7 @@ from .importers import Refused
 from .model import Model, Tolerance
 from .packages import package_hint
 from .probes import probe_rows
-from .run.row_api import AS_IS, answers, driver_input, ways
+from .run.row_api import AS_IS, answers, batches, driver_input, rows_answers, ways
 from .run.sql import ENGINES, engine_for, is_query, read_csv, server_for
 from .targets import RUNNABLE, TARGETS, Option, Target, emit, target_of_file, unknown_target
 from .walk import leaf_ids_rows, predict_rows
@@ -373,9 +373,14 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     a note where the API answered only some of the data rows (:data:`treegen.run.row_api.DATA_ROWS`)."""
     plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
     classification = model.target.is_classification
-    given = driver_input([f.is_numeric for f in model.features], plan, csv_text, classification, leaves is not None)
+    rows_api = getattr(runner, "ROWS_API", None)
+    asked_rows = [index for index, row_ways in enumerate(plan) if row_ways]
+    sizes = batches(len(asked_rows), runner.ROWS_AT_ONCE) if rows_api else []
+    given = driver_input([f.is_numeric for f in model.features], plan, csv_text, classification, leaves is not None,
+                         sizes)
     try:
-        got = answers(runner.run_row_api(source, given))
+        printed = runner.run_row_api(source, given)
+        got, got_in_batches = answers(printed), rows_answers(printed)
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROW_API}: {err}") from err
     asked = [(index, way) for index, row_ways in enumerate(plan) for way in row_ways]
@@ -400,7 +405,58 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
             seen.add(index)
             how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
             out.append(f"{problem[0]} ({runner.ROW_API}{how})")
+    if rows_api:
+        out += rows_api_mismatches(model, rows_api, rows, asked_rows, sizes, got_in_batches, expected, seen)
     return out, note
+
+
+def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: list[dict], probes: int,
+                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], str | None]:
+    """:func:`rows_api_mismatches` of a target whose rows API its runner runs on its own (``run_rows_api``: C's),
+    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and a
+    note where that is only some of the data rows."""
+    from .run import row_api  # (its DATA_ROWS read when called: a test may lower it)
+    runner = check.target.rows_api
+    asked = list(range(min(len(rows), probes + row_api.DATA_ROWS)))
+    sizes = batches(len(asked), runner.rows_at_once(source))
+    try:
+        got = runner.run_rows_api(source, [rows[i] for i in asked], sizes, model=model, **check.options,
+                                   **settings)
+    except Exception as err:  # (the CSV path ran: the API's own failure, named)
+        raise RuntimeError(f"{runner.ROWS_API[0]}: {err}") from err
+    seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
+    data, answered = len(rows) - probes, len(asked) - probes
+    note = None if answered == data else f"{runner.ROWS_API[0]} on the first {answered:,} data rows of {data:,}"
+    return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), note
+
+
+def rows_api_mismatches(model: Model, names: tuple[str, str], rows: list[dict], asked: list[int], sizes: list[int],
+                        got: list[list], expected: list[tuple], seen: set[int]) -> list[str]:
+    """One line per row whose answer through the program's rows API (``names``: its labels' function, its
+    probabilities') is not the model's, but for the rows ``seen`` already: the rows ``asked`` answered in calls of
+    each of ``sizes`` rows (``got``, per size), each line naming the function and the size of its calls."""
+    if len(got) != len(sizes) or any(len(answered) != len(asked) for answered in got):
+        return [f"{names[0]}: expected {len(asked)} answers for each of {len(sizes)} call sizes, got "
+                f"{[len(answered) for answered in got]}"]
+    classification = model.target.is_classification
+    out = []
+    for size, answered in zip(sizes, got):
+        for index, answer in zip(asked, answered):
+            if index in seen or _agrees(answer, expected[index], classification, None):
+                continue
+            seen.add(index)
+            calls = f"{size:,} row{'s' if size > 1 else ''} a call"
+            if isinstance(answer, dict):
+                problem = f"row {index + 1} {rows[index]}: raised {answer['error']}"
+                out.append(f"{problem} ({names[0]}, {calls})")
+                continue
+            label, scores = answer[0], answer[1]
+            wrong_label = judged(model, [rows[index]], [(label, None)], [expected[index]], first=index + 1)[0]
+            wrong_scores = [] if wrong_label or not classification else judged(
+                model, [rows[index]], [(label, scores)], [expected[index]], first=index + 1)[0]
+            out += [f"{problem} ({names[0]}, {calls})" for problem in wrong_label]
+            out += [f"{problem} ({names[1]}, {calls})" for problem in wrong_scores]
+    return out
 
 
 def _agrees(answer, expected: tuple, classification: bool, leaf: str | None) -> bool:
@@ -542,6 +598,11 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
                                                   expected, leaves if leaf_text is not None else None,
                                                   result.mismatches)
+            result.mismatches += mismatches
+            notes.append(note)
+        elif check.target.rows_api is not None:
+            mismatches, note = rows_api_alone_mismatches(model, check, source, rows, count.probes, expected,
+                                                         result.mismatches, settings)
             result.mismatches += mismatches
             notes.append(note)
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -82,3 +83,175 @@ def run(source: str, csv_text: str, args=(), cc: str | None = None, flags=STANDA
     if done.returncode != 0:
         raise RuntimeError(f"the C program exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
     return done.stdout.decode("utf-8")
+
+
+# The rows API, PREFIX_predict_rows and PREFIX_predict_proba_rows (rows of doubles, a category as the index
+# PREFIX_category gives), run by DRIVER compiled with the model: its CSV program uses the one-row path only.
+ROWS_API = ("predict_rows", "predict_proba_rows")
+
+
+def rows_at_once(source: str) -> int | None:
+    """The rows the model's rows API sums together (its PREFIX_ROWS_AT_ONCE), None where it sums none."""
+    found = re.search(r"^#define \w+_ROWS_AT_ONCE (\d+)", source, re.MULTILINE)
+    return int(found.group(1)) if found else None
+
+
+def run_rows_api(source: str, answered: list[dict], sizes: list[int], model, cc: str | None = None,
+                 flags=STANDARD_FLAGS, timeout: float = 600, **_context) -> list[list]:
+    """The answers of the rows API to the rows ``answered`` (as verify holds them) of ``model``, for each of ``sizes`` the rows that many a
+    call: ``[label, scores, None]`` each (numbers as text), as :func:`treegen.run.row_api.rows_answers`."""
+    prefix = re.search(r"^#define API\(name\) (\w+)_##name", source, re.MULTILINE).group(1)
+    classes = model.target.classes if model.target.is_classification else None
+    executable = _compile_with_driver(source, driver(prefix, classes is not None), cc, flags)
+    done = subprocess.run([executable], input=rows_input(model, answered, sizes), capture_output=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"the C rows driver exited with {done.returncode}: "
+                           f"{done.stderr.decode('utf-8', 'replace')}")
+    lines = done.stdout.decode("utf-8").splitlines()
+    answers = [[classes[int(label)], scores, None] if classes else [label, None, None]
+               for label, *scores in map(str.split, lines)]
+    return [answers[k * len(answered):(k + 1) * len(answered)] for k in range(len(sizes))]
+
+
+def rows_input(model, rows: list[dict], sizes: list[int]) -> bytes:
+    """DRIVER's standard input: a line of the numbers of features, classes (0: regression), sizes, the sizes and
+    rows; then each row's values in feature order: ``m`` (missing), ``n`` and a number's repr and a line break,
+    or ``c``, the length in bytes of a category's text, a space and the text (which PREFIX_category codes)."""
+    classes = len(model.target.classes) if model.target.is_classification else 0
+    out = [f"{len(model.features)} {classes} {len(sizes)} {' '.join(map(str, sizes))} {len(rows)}\n".encode()]
+    for row in rows:
+        for feature in model.features:
+            value = row.get(feature.name)
+            if value is None or value != value:  # (NaN is not equal to itself)
+                out.append(b"m")
+            elif feature.is_numeric:
+                out.append(b"n" + repr(float(value)).encode() + b"\n")
+            elif "\0" in str(value):  # no C string: its index, as a caller gives it (none: -1, unknown)
+                code = feature.categories.index(value) if value in feature.categories else -1
+                out.append(b"n" + repr(float(code)).encode() + b"\n")
+            else:
+                text = str(value).encode("utf-8")
+                out.append(b"c" + str(len(text)).encode() + b" " + text)
+    return b"".join(out)
+
+
+def driver(prefix: str, classification: bool) -> str:
+    """DRIVER for the model whose functions begin ``prefix``."""
+    return DRIVER.replace("PREFIX", prefix).replace("CLASSIFICATION", "1" if classification else "0")
+
+
+# Reads rows_input, calls the rows API on them each size a call and prints, per size, a line a row: the label's
+# index and the probabilities, or the value, each number with 17 digits (they read back as the same double).
+DRIVER = r"""#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int PREFIX_category(int feature, const char *text);
+#if CLASSIFICATION
+void PREFIX_predict_rows(const double *rows, size_t n, int *labels);
+void PREFIX_predict_proba_rows(const double *rows, size_t n, double *probabilities);
+#else
+void PREFIX_predict_rows(const double *rows, size_t n, double *values);
+#endif
+
+static char *input;
+static size_t at;
+
+static size_t count(void)
+{
+    char *end;
+    size_t n = (size_t) strtoul(input + at, &end, 10);
+    at = (size_t) (end - input) + 1;  /* past the space or line break after it */
+    return n;
+}
+
+int main(void)
+{
+    size_t length = 0, capacity = 1 << 16, got, features, classes, n_sizes, *sizes, n, r, j, k, first;
+    double *rows, *scores;
+    int *labels;
+    input = malloc(capacity + 1);
+    while ((got = fread(input + length, 1, capacity - length, stdin)) > 0) {
+        length += got;
+        if (length == capacity) {
+            input = realloc(input, (capacity *= 2) + 1);
+        }
+    }
+    input[length] = '\0';
+    features = count();
+    classes = count();
+    n_sizes = count();
+    sizes = malloc((n_sizes + 1) * sizeof *sizes);
+    for (k = 0; k < n_sizes; k++) {
+        sizes[k] = count();
+    }
+    n = count();
+    rows = malloc((n * features + 1) * sizeof *rows);
+    for (r = 0; r < n; r++) {
+        for (j = 0; j < features; j++) {
+            char kind = input[at++];
+            double *value = rows + r * features + j;
+            if (kind == 'm') {
+                *value = NAN;
+            } else if (kind == 'n') {
+                char *end;
+                *value = strtod(input + at, &end);
+                at = (size_t) (end - input) + 1;
+            } else {
+                size_t size = count();
+                char *text = malloc(size + 1);
+                memcpy(text, input + at, size);
+                text[size] = '\0';
+                *value = PREFIX_category((int) j, text);
+                free(text);
+                at += size;
+            }
+        }
+    }
+    labels = malloc((n + 1) * sizeof *labels);
+    scores = malloc((n * (classes ? classes : 1) + 1) * sizeof *scores);
+    for (k = 0; k < n_sizes; k++) {
+        for (first = 0; first < n; first += sizes[k]) {
+            size_t m = n - first < sizes[k] ? n - first : sizes[k];
+#if CLASSIFICATION
+            PREFIX_predict_rows(rows + first * features, m, labels + first);
+            PREFIX_predict_proba_rows(rows + first * features, m, scores + first * classes);
+#else
+            PREFIX_predict_rows(rows + first * features, m, scores + first);
+#endif
+        }
+        for (r = 0; r < n; r++) {
+#if CLASSIFICATION
+            printf("%d", labels[r]);
+            for (j = 0; j < classes; j++) {
+                printf(" %.17g", scores[r * classes + j]);
+            }
+            printf("\n");
+#else
+            printf("%.17g\n", scores[r]);
+#endif
+        }
+    }
+    return 0;
+}
+"""
+_with_driver: dict[str, str] = {}  # hash of (compiler, flags, model, driver) -> executable
+
+
+def _compile_with_driver(source: str, driver_text: str, cc: str | None, flags) -> str:
+    """The executable of ``driver_text`` linked with the model ``source`` (its API only: no -DTREEGEN_MAIN),
+    compiled once a process."""
+    cc = compiler(cc)
+    flags = tuple(flags)
+    key = _key(source + "\0" + driver_text, cc, flags)
+    if key not in _with_driver:
+        root = tempfile.mkdtemp(prefix="treegen-c-rows-")
+        atexit.register(shutil.rmtree, root, True)
+        for name, text in (("model.c", source), ("driver.c", driver_text)):
+            with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        _call([*_command(cc, flags), "-c", "model.c", "driver.c"], root)
+        _call([*_command(cc, flags), "model.o", "driver.o", "-lm", "-o", "rows"], root)
+        _with_driver[key] = os.path.join(root, "rows")
+    return _with_driver[key]

@@ -167,6 +167,10 @@ def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "j
 ROW_API = "Map API"  # what verify's lines call the row API
 # How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
 WAYS = {"n": "null", "f": "Double.NaN", "a": "absent keys"}
+# The rows API, predictRows(double[][]) and predictProbaRows, on the rows encoded (encode(Map)): all of them in
+# one call, and one a call (sumsOfRows sums every row of a call together: no groups of rows).
+ROWS_API = ("predictRows", "predictProbaRows")
+ROWS_AT_ONCE = None
 
 
 def run_row_api(source: str, driver_input: str, java: str = "java", javac: str = "javac",
@@ -211,6 +215,7 @@ public class TreegenRowApi {
         Writer out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
             StandardCharsets.UTF_8), 1 << 16);
         String between = "[";
+        List<Map<String, Object>> asked = new ArrayList<>();  // each row asked, as first given: for the rows API
         for (int r = 0; r < ways.length; r++) {
             List<String> record = records.get(r + 1);  // (a row not asked has no ways)
             for (char way : ways[r].toCharArray()) {
@@ -225,10 +230,67 @@ public class TreegenRowApi {
                 }
                 out.write(between + answer(row, predict, proba, leaf));
                 between = ",";
+                if (way == ways[r].charAt(0)) {
+                    asked.add(row);
+                }
             }
         }
         out.write(between.equals("[") ? "[]" : "]");
+        out.write("\n" + rowsAnswers(model, asked, planned(plan, "\"batches\": \\[([^\\]]*)\\]").split(", "),
+            proba != null));
         out.flush();
+    }
+
+    /** Per batch size, the answers of predictRows (and predictProbaRows) called on the rows encoded, that many
+     * rows a call: a JSON array of arrays of [label, scores, null], or {"error": ...} for each row of a call that
+     * threw. */
+    static String rowsAnswers(Class<?> model, List<Map<String, Object>> asked, String[] batches, boolean proba)
+            throws Exception {
+        Method encode = model.getMethod("encode", Map.class);
+        Method predictRows = model.getMethod("predictRows", double[][].class);
+        Method probaRows = proba ? model.getMethod("predictProbaRows", double[][].class) : null;
+        StringBuilder out = new StringBuilder("[");
+        for (String batch : batches) {
+            if (batch.isEmpty()) {  // (no sizes)
+                continue;
+            }
+            int size = Integer.parseInt(batch);
+            out.append(out.length() > 1 ? ",[" : "[");
+            for (int first = 0; first < asked.size(); first += size) {
+                int n = Math.min(size, asked.size() - first);
+                try {
+                    double[][] rows = new double[n][];
+                    for (int r = 0; r < n; r++) {
+                        rows[r] = (double[]) encode.invoke(null, asked.get(first + r));
+                    }
+                    Object labels = predictRows.invoke(null, (Object) rows);
+                    double[][] scores = proba ? (double[][]) probaRows.invoke(null, (Object) rows) : null;
+                    for (int r = 0; r < n; r++) {
+                        String label = labels instanceof String[] ? ((String[]) labels)[r]
+                            : Double.toString(((double[]) labels)[r]);
+                        out.append(first + r > 0 ? "," : "").append("[").append(quote(label)).append(",");
+                        if (scores == null) {
+                            out.append("null");
+                        } else {
+                            out.append("[");
+                            for (int k = 0; k < scores[r].length; k++) {
+                                out.append(k > 0 ? "," : "").append(quote(Double.toString(scores[r][k])));
+                            }
+                            out.append("]");
+                        }
+                        out.append(",null]");
+                    }
+                } catch (InvocationTargetException thrown) {
+                    Throwable error = thrown.getCause();
+                    String answer = "{\"error\":" + quote(error.getClass().getSimpleName() + ": " + error.getMessage()) + "}";
+                    for (int r = 0; r < n; r++) {
+                        out.append(first + r > 0 ? "," : "").append(answer);
+                    }
+                }
+            }
+            out.append("]");
+        }
+        return out.append("]").toString();
     }
 
     static String planned(String plan, String pattern) {

@@ -52,6 +52,10 @@ def run(source: str, csv_text: str, args=(), node: str = "node", timeout: float 
 ROW_API = "object API"  # what verify's lines call the row API
 # How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
 WAYS = {"n": "null", "f": "NaN", "a": "absent keys"}
+# The rows API, predictRows(rows) and predictProbaRows(rows), on the rows as objects; its runtime sums the rows of
+# a call ROWS_AT_ONCE at a time (combinedRows).
+ROWS_API = ("predictRows", "predictProbaRows")
+ROWS_AT_ONCE = 1024
 
 
 def run_row_api(source: str, driver_input: str, node: str = "node", timeout: float = 600) -> str:
@@ -126,7 +130,24 @@ function answer(row) {
   }
 }
 
-const out = [];
+/** predictRows (and predictProbaRows) of `rows`, `size` rows a call: [label, scores, null] each, or the error of
+ * the call that answered it. */
+function rowsAnswers(rows, size) {
+  const out = [];
+  for (let first = 0; first < rows.length; first += size) {
+    const some = rows.slice(first, first + size);
+    try {
+      const labels = api.predictRows(some), scores = plan.proba ? api.predictProbaRows(some) : null;
+      some.forEach((_, r) => out.push([typeof labels[r] === "string" ? labels[r] : shown(labels[r]),
+        scores === null ? null : Array.from(scores[r], shown), null]));
+    } catch (error) {
+      some.forEach(() => out.push({error: `${error.name}: ${error.message}`}));
+    }
+  }
+  return out;
+}
+
+const out = [], asked = [];  // asked: each row asked, as first given, for the rows API
 plan.ways.split(",").forEach((ways, r) => {
   if (ways === "") {  // (a row not asked)
     return;
@@ -136,9 +157,12 @@ plan.ways.split(",").forEach((ways, r) => {
     const entries = way === "a" ? given.filter(([, v]) => v !== null)
       : given.map(([name, v]) => [name, v === null && way !== "-" ? MISSING[way] : v]);
     out.push(answer(Object.fromEntries(entries)));  // (own properties, "__proto__" too)
+    if (way === ways[0]) {
+      asked.push(Object.fromEntries(entries));
+    }
   }
 });
-const printed = Buffer.from(JSON.stringify(out));
+const printed = Buffer.from(JSON.stringify(out) + "\n" + JSON.stringify(plan.batches.map((size) => rowsAnswers(asked, size))));
 for (let done = 0; done < printed.length;) {
   done += writeSync(1, printed, done);
 }

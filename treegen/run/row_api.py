@@ -6,7 +6,9 @@ The driver's standard input is one line of JSON, then the CSV: ``numeric`` (per 
 ``ways`` (per CSV row, how to give its missing values: :data:`WAYS`, one answer each), ``proba`` and ``leaf``
 (which answers to give besides the label). It prints a JSON array of its answers, each ``[label, scores, leaf
 ids]`` (each number as its language's text of it, the leaf ids as a program prints them; null where not asked)
-or ``{"error": what the API raised}``."""
+or ``{"error": what the API raised}``. A driver of a target with a rows API (its runner's ``ROWS_API``: the
+names of its many-rows functions) prints a second line: per size in the plan's ``batches``, the answers of that
+API called on the rows asked (each as first given), that many a call, ``[label, scores, null]`` each."""
 from __future__ import annotations
 
 import json
@@ -44,13 +46,28 @@ def ways(rows: list[dict], names: Sequence[str], probes: int) -> list[str]:
     return out
 
 
+def batches(asked: int, rows_at_once: int | None) -> list[int]:
+    """The sizes of the calls a rows API answers the ``asked`` rows in, in turn: all at once, one a call (its
+    path for a few rows), and where its runtime sums ``rows_at_once`` rows together, one more, so that a call
+    ends in a group of one."""
+    smaller = [1] + ([rows_at_once + 1] if rows_at_once else [])
+    return list(dict.fromkeys(size for size in [asked, *smaller] if 0 < size <= asked))
+
+
 def driver_input(numeric: Sequence[bool], ways_of_rows: Sequence[str], csv_text: str, proba: bool,
-                 leaf: bool) -> str:
+                 leaf: bool, batch_sizes: Sequence[int] = ()) -> str:
     """The driver's standard input: the line of JSON, then the CSV."""
-    plan = {"numeric": list(numeric), "ways": ",".join(ways_of_rows), "proba": proba, "leaf": leaf}
+    plan = {"numeric": list(numeric), "ways": ",".join(ways_of_rows), "proba": proba, "leaf": leaf,
+            "batches": list(batch_sizes)}
     return json.dumps(plan) + "\n" + csv_text
 
 
 def answers(printed: str) -> list:
     """The driver's answers: ``[label, scores, leaf ids]`` or ``{"error": ...}`` each."""
-    return json.loads(printed)
+    return json.loads(printed.partition("\n")[0])
+
+
+def rows_answers(printed: str) -> list[list]:
+    """The rows API's answers, per batch size (the driver's second line; none from a driver without one)."""
+    second = printed.partition("\n")[2]
+    return json.loads(second) if second.strip() else []
