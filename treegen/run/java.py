@@ -201,7 +201,12 @@ import java.util.regex.Pattern;
 public class TreegenRowApi {
     public static void main(String[] args) throws Exception {
         Class<?> model = Class.forName(args[0]);
-        String text = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();  // (Java 8: no readAllBytes)
+        byte[] buffer = new byte[1 << 16];
+        for (int n; (n = System.in.read(buffer)) > 0; ) {
+            bytes.write(buffer, 0, n);
+        }
+        String text = new String(bytes.toByteArray(), StandardCharsets.UTF_8);
         String plan = text.substring(0, text.indexOf('\n'));
         List<List<String>> records = records(text.substring(text.indexOf('\n') + 1));
         List<String> names = records.get(0);
