@@ -358,10 +358,15 @@ def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed:
     got = [record[0] if record else "" for record in csv.reader(io.StringIO(leaf_text))]
     if len(got) != len(leaves):
         return [f"expected {len(leaves)} lines of leaf ids, got {len(got)}"]
-    seen = {line.split(" ", 2)[1] for line in listed if line.startswith("row ")}  # the rows' numbers, as text
+    seen = listed_rows(listed)
     return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
             for number, (row, want, have) in enumerate(zip(rows, leaves, got), 1)
-            if want != have and str(number) not in seen]
+            if want != have and number - 1 not in seen]
+
+
+def listed_rows(listed: list[str]) -> set[int]:
+    """The indexes of the rows that mismatch lines ``listed`` already (each begins "row N "): a row counts once."""
+    return {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
 
 
 def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], probes: int, csv_text: str,
@@ -388,7 +393,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     note = None if answered == data else f"the {runner.ROW_API} on the first {answered:,} data rows of {data:,}"
     if len(got) != len(asked):
         return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], note
-    seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
+    seen = listed_rows(listed)
     out = []
     for (index, way), answer in zip(asked, got):
         if index in seen or _agrees(answer, expected[index], classification, None if leaves is None else leaves[index]):
@@ -424,7 +429,7 @@ def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: lis
                                    **settings)
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROWS_API[0]}: {err}") from err
-    seen = {int(line.split(" ", 2)[1]) - 1 for line in listed if line.startswith("row ")}
+    seen = listed_rows(listed)
     data, answered = len(rows) - probes, len(asked) - probes
     note = None if answered == data else f"{runner.ROWS_API[0]} on the first {answered:,} data rows of {data:,}"
     return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), note
