@@ -19,7 +19,7 @@ from . import compiler_errors
 
 STANDARD_FLAGS = ("-std=c99", "-O2")
 STRICT_FLAGS = ("-Wall", "-Wextra", "-pedantic", "-Werror")  # the generated code has no warning
-_built: dict[str, str] = {}  # hash of (compiler, flags, source) -> executable
+_built: dict[str, str] = {}  # hash of (compiler, flags, source) -> executable (its object file beside it, .o)
 
 
 def compiler(name: str | None = None) -> str:
@@ -86,7 +86,7 @@ def run(source: str, csv_text: str, args=(), cc: str | None = None, flags=STANDA
 
 
 # The rows API, PREFIX_predict_rows and PREFIX_predict_proba_rows (rows of doubles, a category as the index
-# PREFIX_category gives), run by DRIVER compiled with the model: its CSV program uses the one-row path only.
+# PREFIX_category gives), run by DRIVER linked with the program's object: the program uses the one-row path only.
 ROWS_API = ("predict_rows", "predict_proba_rows")
 
 
@@ -102,7 +102,7 @@ def run_rows_api(source: str, answered: list[dict], sizes: list[int], model, cc:
     call: ``[label, scores, None]`` each (numbers as text), as :func:`treegen.run.row_api.rows_answers`."""
     prefix = re.search(r"^#define API\(name\) (\w+)_##name", source, re.MULTILINE).group(1)
     classes = model.target.classes if model.target.is_classification else None
-    executable = _compile_with_driver(source, driver(prefix, classes is not None), cc, flags)
+    executable = _link_with_driver(source, driver(prefix, classes is not None), cc, flags)
     done = subprocess.run([executable], input=rows_input(model, answered, sizes), capture_output=True, timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"the C rows driver exited with {done.returncode}: "
@@ -166,7 +166,8 @@ static size_t count(void)
     return n;
 }
 
-int main(void)
+/* Linked with the program's own object (its main too): runs before that main, and ends the process. */
+__attribute__((constructor)) static void answer_rows(void)
 {
     size_t length = 0, capacity = 1 << 16, got, features, classes, n_sizes, *sizes, n, r, j, k, first;
     double *rows, *scores;
@@ -233,25 +234,27 @@ int main(void)
 #endif
         }
     }
-    return 0;
+    fflush(stdout);
+    exit(0);
 }
 """
 _with_driver: dict[str, str] = {}  # hash of (compiler, flags, model, driver) -> executable
 
 
-def _compile_with_driver(source: str, driver_text: str, cc: str | None, flags) -> str:
-    """The executable of ``driver_text`` linked with the model ``source`` (its API only: no -DTREEGEN_MAIN),
-    compiled once a process."""
+def _link_with_driver(source: str, driver_text: str, cc: str | None, flags) -> str:
+    """The executable of ``driver_text`` linked with the object file the program ``source`` was compiled to
+    (:func:`compile_sources`: the same code of the API the program runs, and one compile of the model, not two:
+    a big model's compile is most of verify's C time); the driver's constructor answers before the program's
+    ``main`` would run. Linked once a process."""
+    program = compile_sources([source], cc=cc, flags=flags)[0]
     cc = compiler(cc)
     flags = tuple(flags)
     key = _key(source + "\0" + driver_text, cc, flags)
     if key not in _with_driver:
         root = tempfile.mkdtemp(prefix="treegen-c-rows-")
         atexit.register(shutil.rmtree, root, True)
-        for name, text in (("model.c", source), ("driver.c", driver_text)):
-            with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        _call([*_command(cc, flags), "-c", "model.c", "driver.c"], root)
-        _call([*_command(cc, flags), "model.o", "driver.o", "-lm", "-o", "rows"], root)
+        with open(os.path.join(root, "driver.c"), "w", encoding="utf-8") as handle:
+            handle.write(driver_text)
+        _call([*_command(cc, flags), "driver.c", program + ".o", "-lm", "-o", "rows"], root)
         _with_driver[key] = os.path.join(root, "rows")
     return _with_driver[key]

@@ -179,10 +179,12 @@ def run_row_api(source: str, driver_input: str, java: str = "java", javac: str =
     (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict``, ``predictProba`` and ``predictLeaf``
     of a ``Map<String, ?>``, each row a map as a user's code builds it."""
     model, driver = compile_sources([source, DRIVER], javac=javac, release=release)
-    # the serial collector: the default one grew the JVM to 843 MB over the bench's 60,766 rows
-    done = subprocess.run([java, "-XX:+UseSerialGC", "-cp", os.pathsep.join(dict.fromkeys([model, driver])),
-                           "TreegenRowApi", class_name(source)], input=driver_input.encode("utf-8"), capture_output=True,
-                          timeout=timeout)
+    # the serial collector: the default one grew the JVM to 843 MB over the bench's 60,766 rows; C1 alone (as javac's
+    # JVM): C2's compiles of a big model's methods did not pay off over the driver's rows (CatBoost's default pairs
+    # model, 16,586 rows given: 7.0-7.5 -> 3.0-3.3 s of CPU; the bench's 1,360-leaf tree the same either way)
+    done = subprocess.run([java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                           os.pathsep.join(dict.fromkeys([model, driver])), "TreegenRowApi", class_name(source)],
+                          input=driver_input.encode("utf-8"), capture_output=True, timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"java exited with {done.returncode}: {done.stderr.decode('utf-8', 'replace')}")
     return done.stdout.decode("utf-8")
