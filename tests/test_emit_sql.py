@@ -168,7 +168,7 @@ def test_random_models_agree_with_the_model(engine, seed):
     dialect, connection = engine
     kinds = model_kinds(seed)
     for model in kinds[:1] if dialect in SLOW_ENGINES else kinds:
-        rows = probe_rows(model, limit=200) + random_rows(model, 50, seed)
+        rows = probe_rows(model, limit=200, aimed=200) + random_rows(model, 50, seed)
         assert_agrees(model, rows, dialect, exact=len(model.trees) == 1, **connection)
 
 
@@ -176,7 +176,7 @@ def test_every_kind_of_model_agrees(engine):
     dialect, connection = engine
     for seed in range(2):
         for model in model_kinds(seed) + [boosted_model(seed, "sigmoid"), boosted_model(seed, "softmax")]:
-            assert_agrees(model, probe_rows(model, limit=300), dialect, exact=False, **connection)
+            assert_agrees(model, probe_rows(model, limit=300, aimed=300), dialect, exact=False, **connection)
 
 
 def one_class_models(seed: int) -> list[Model]:
@@ -196,7 +196,7 @@ def test_a_classifier_of_one_class_labels_every_row_with_it(engine):
     dialect, connection = engine
     models = one_class_models(0)
     for model in models[:1] if dialect in SLOW_ENGINES else models:
-        rows = probe_rows(model, limit=200)
+        rows = probe_rows(model, limit=200, aimed=200)
         assert_agrees(model, rows, dialect, **connection)
         results = query(emit(model, "sql", dialect=dialect), model, rows, dialect, **connection)
         assert [result[len(model.features)] for result in results] == ["only"] * len(rows)
@@ -206,14 +206,14 @@ def test_float32_semantics_at_the_boundary(engine):
     from treegen.model import NumericSemantics
     dialect, connection = engine
     model = random_model(5, numeric=NumericSemantics(cast="float32"), n_nominal=0)
-    assert_agrees(model, probe_rows(model, limit=400), dialect, **connection)
+    assert_agrees(model, probe_rows(model, limit=400, aimed=400), dialect, **connection)
 
 
 def test_hostile_names(engine):
     dialect, connection = engine
     for seed in range(2):
         model = hostile_model(seed, dialect)
-        assert_agrees(model, probe_rows(model, limit=200), dialect, **connection)
+        assert_agrees(model, probe_rows(model, limit=200, aimed=200), dialect, **connection)
 
 
 def test_nan_counts_as_missing(engine):
@@ -435,7 +435,7 @@ def test_quote_characters_and_names_at_the_length_limit(engine):
     labels = ("L" * 70 + "1", "L" * 70 + "2", "` ", "IT'S")  # "` ": an alias may end with a space
     model = random_model(12, n_numeric=3, n_nominal=2, names=names, classes=labels)
     model = with_categories(model, ["x`y", "`", "``", "\\`", 'q"', "'", "\\'", "x'`\"y"] * 3)
-    assert_agrees(model, probe_rows(model, limit=200), dialect, **connection)
+    assert_agrees(model, probe_rows(model, limit=200, aimed=200), dialect, **connection)
     if DIALECTS[dialect].name_limit:
         too_long = replace(model, features=(replace(model.features[0], name=longest + "y"),) + model.features[1:])
         with pytest.raises(TreegenError, match="longer than"):
@@ -458,7 +458,7 @@ def test_names_that_differ_only_in_case(engine):
     for low, high in CASE_TWINS:
         model = random_model(6, names=(low, high, "x2", "c0", "c1"))
         if d.folded(low) != d.folded(high):
-            assert_agrees(model, probe_rows(model, limit=100), dialect, **connection)
+            assert_agrees(model, probe_rows(model, limit=100, aimed=100), dialect, **connection)
             continue
         with pytest.raises(TreegenError, match=f"^{dialect}: the features {low!r} and {high!r} would be the same column$"):
             emit(model, "sql", dialect=dialect)
@@ -473,7 +473,7 @@ def test_leaf_column_lists_the_leaves_reached_with_weight(engine):
     not a child whose fraction is 0, nor one whose weight underflows to 0 across two features."""
     dialect, connection = engine
     model = random_model(11, missing_kinds=("fraction", "stop", "child"))
-    rows = probe_rows(model, limit=200) + random_rows(model, 100, seed=11, missing=0.5)
+    rows = probe_rows(model, limit=200, aimed=200) + random_rows(model, 100, seed=11, missing=0.5)
     assert_agrees(model, rows, dialect, **connection)
     assert any("|" in leaf_ids(model, row) for row in rows)
     tiny = MissingRoute.fraction((1e-200, 1.0))
@@ -511,7 +511,7 @@ def test_duckdb_writes_each_path_weight_of_a_fractional_tree_once():
     assert len(model.trees[0].nodes) > 50
     ansi, duckdb = (emit(model, "sql", dialect=d, proba=True, leaf=True) for d in ("ansi", "duckdb"))
     assert len(duckdb) < 0.35 * len(ansi)
-    rows = probe_rows(model, limit=300) + random_rows(model, 100, seed=5, missing=0.5)
+    rows = probe_rows(model, limit=300, aimed=300) + random_rows(model, 100, seed=5, missing=0.5)
     assert any("|" in leaf_ids(model, row) for row in rows)
     assert_agrees(model, rows, "duckdb")
 
@@ -599,7 +599,7 @@ def test_walks_of_big_numeric_trees_are_exact(walker):
             sql = emit(model, "sql", dialect=dialect)
             # three trees: each class's average adds the last two as one array (ArrayWalk.together)
             assert is_walked(sql, dialect) and folded_walks(sql, dialect) == (3 if len(model.trees) == 3 else 0)
-            rows = probe_rows(model, limit=150) + random_rows(model, 50, seed=seed, missing=0.3)
+            rows = probe_rows(model, limit=150, aimed=150) + random_rows(model, 50, seed=seed, missing=0.3)
             as_nan = [{k: math.nan if v is None else v for k, v in row.items()} for row in rows]
             # NaN is missing, in the model and in the SQL alike; one query (each costs Spark a parse,
             # an analysis, a plan and its compilation)
@@ -631,7 +631,7 @@ def test_walks_run_on_duckdb_lts(installed_beside, monkeypatch):
     for model in walked_models(0)[:2]:
         sql = emit(model, "sql", dialect="duckdb", proba=model.target.is_classification, leaf=True)
         assert is_walked(sql, "duckdb")
-        rows = [[row.get(f.name) for f in model.features] for row in probe_rows(model, limit=100)]
+        rows = [[row.get(f.name) for f in model.features] for row in probe_rows(model, limit=100, aimed=100)]
         job = {"create": create_table(model, "duckdb"), "sql": sql, "rows": rows,
                "insert": f"INSERT INTO input VALUES ({', '.join('?' * len(model.features))})"}
         done = subprocess.run([sys.executable, "-c", script], input=json.dumps(job), capture_output=True, text=True,
@@ -703,7 +703,7 @@ def test_walks_of_big_nominal_trees_are_exact(walker):
             sql = emit(model, "sql", dialect=dialect)
             # several trees walked together, in one loop (treegen.emit.sql.walk.ArrayWalk.forest_walk)
             assert loops(sql, dialect) == 1 and DIALECTS[dialect].arrays.position.split("(")[0] in sql
-            rows = probe_rows(model, limit=150) + random_rows(model, 80, seed=seed, missing=0.3)
+            rows = probe_rows(model, limit=150, aimed=150) + random_rows(model, 80, seed=seed, missing=0.3)
             assert_agrees(model, rows, dialect, **connection)
 
 
@@ -802,7 +802,7 @@ def test_expression_mode_is_the_query_inlined(engine):
     if d.float32:
         models.append(float32_model(boosted_model(7, "softmax", trees_per_column=1)))
     for model in models:
-        rows = probe_rows(model, limit=100)
+        rows = probe_rows(model, limit=100, aimed=100)
         proba = model.target.is_classification
         full = query(emit(model, "sql", dialect=dialect, proba=proba, leaf=True), model, rows, dialect, **connection)
         items = emit(model, "sql", dialect=dialect, expression=True, proba=proba, leaf=True)
@@ -861,7 +861,7 @@ def with_kept(model: Model, kept: list[str], rows: list[dict]) -> tuple[Model, l
 def check_kept(model: Model, dialect: str, engine: str, connection: dict) -> None:
     """With --keep the SELECT returns the kept columns first, then exactly what it returns without."""
     kept = kept_columns(dialect)
-    table, rows = with_kept(model, kept, probe_rows(model, limit=60))
+    table, rows = with_kept(model, kept, probe_rows(model, limit=60, aimed=60))
     options = {"dialect": dialect, "proba": model.target.is_classification, "leaf": True}
     plain = query(emit(model, "sql", **options), table, rows, engine, **connection)
     got = query(emit(model, "sql", keep=kept, **options), table, rows, engine, **connection)
@@ -925,7 +925,7 @@ def test_output_columns_are_named_apart_from_the_features():
 def test_ansi_runs_in_duckdb_and_postgres(postgres_dsn):
     for model in [random_model(4, n_trees=2), boosted_model(4, "sigmoid"), hostile_model(4, "ansi"),
                   float32_model(boosted_model(4, "sigmoid"))]:
-        rows = probe_rows(model, limit=200)
+        rows = probe_rows(model, limit=200, aimed=200)
         sql = emit(model, "sql", dialect="ansi", proba=True, leaf=True)
         assert query(sql, model, rows, "duckdb") == query(sql, model, rows, "postgres", dsn=postgres_dsn)
         assert_agrees(model, rows, "duckdb", exact=False, dialect="ansi")
@@ -946,7 +946,7 @@ def test_ansi_names_that_differ_only_in_case_run_apart_in_duckdb():
 def test_protocol_output():
     model = random_model(6, classes=("a,b", 'say "hi"', "plain"))
     assert len(model.used_features()) == len(model.features)  # read_csv reads only the columns used
-    rows = probe_rows(model, limit=50)
+    rows = probe_rows(model, limit=50, aimed=50)
     header = ",".join(f.name for f in model.features)
     lines = [",".join("" if row[f.name] is None else repr(row[f.name]) if f.is_numeric else row[f.name]
                       for f in model.features) for row in rows]
@@ -994,7 +994,7 @@ def test_mysql_sql_reads_alike_under_every_sql_mode(mysql_server):
             try:
                 for mode in (default, "NO_BACKSLASH_ESCAPES"):
                     cursor.execute("SET GLOBAL sql_mode = %s", (mode,))  # the runner's new connection's
-                    assert_agrees(model, probe_rows(model, limit=100), "mysql", dsn=mysql_server)
+                    assert_agrees(model, probe_rows(model, limit=100, aimed=100), "mysql", dsn=mysql_server)
             finally:
                 cursor.execute("SET GLOBAL sql_mode = %s", (default,))
 
@@ -1081,7 +1081,7 @@ def test_a_missing_interval_may_end_at_an_infinity(engine):
     sql = emit(model, "sql", dialect=name)
     assert "inf" not in re.sub("'[^']*'", "", sql).lower() or name != "mysql"  # (a text column's 'inf' is text)
     edges = [beyond_float32, -beyond_float32, math.nextafter(beyond_float32, 0), 1e39, -1e39, 0.5]
-    rows = probe_rows(model, limit=60) + [{f.name: v for f in model.features} for v in edges]
+    rows = probe_rows(model, limit=60, aimed=60) + [{f.name: v for f in model.features} for v in edges]
     if name == "mysql":  # a MySQL double holds no infinity
         rows = [row for row in rows if not any(isinstance(v, float) and math.isinf(v) for v in row.values())]
     assert_agrees(model, rows, name, **connection)
@@ -1124,7 +1124,7 @@ def test_sqlite_reads_a_column_named_true_or_false_under_a_name_of_its_own():
     forest = random_model(3, names=("True", "x1", "x2", "c0", "c1"), n_trees=3)
     tree = random_model(4, names=("x0", "x1", "FALSE", "c0", "c1"), max_depth=4)
     for model in (forest, tree):
-        rows = probe_rows(model, limit=200)
+        rows = probe_rows(model, limit=200, aimed=200)
         results = assert_agrees(model, rows, "sqlite")  # labels, probabilities, leaf ids
         duckdb = query(emit(model, "sql", dialect="duckdb"), model, rows, "duckdb")
         assert [r[:len(model.features)] for r in results] == [r[:len(model.features)] for r in duckdb]

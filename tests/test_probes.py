@@ -81,3 +81,12 @@ def test_a_program_wrong_at_any_split_of_the_last_trees_is_a_mismatch(boosted, t
         program.write_text(text[:at] + strict + text[at + len(comparison[1]):], encoding="utf-8")
         report = treegen.verify(boosted, None, programs=[str(program)])
         assert report.status == 1 and " MISMATCH " in str(report), (text[at - 30:at + 30], str(report))
+
+
+def test_a_sample_of_probes_bounds_its_rows_aimed_at_splits(boosted):
+    """``aimed`` bounds the rows aimed at splits that follow the sample (a test over an engine asks for a few):
+    none at 0, at most that many otherwise, the sample itself unchanged."""
+    everything = probes.probe_rows(boosted, limit=50)
+    sample = probes.probe_rows(boosted, limit=50, aimed=0)
+    assert everything[:len(sample)] == sample and len(everything) > len(sample) + 100
+    assert len(probes.probe_rows(boosted, limit=50, aimed=20)) - len(sample) in range(1, 21)

@@ -538,7 +538,7 @@ def rows_for(model, seed: int) -> list[dict]:
     """Random rows (unknown categories and missing values among them), then each with one numeric
     value moved onto an edge of the new semantics."""
     rng = random.Random(seed)
-    rows = random_rows(model, 60, seed) + probe_rows(model, 200)
+    rows = random_rows(model, 60, seed) + probe_rows(model, 200, aimed=200)
     numeric = [f.name for f in model.features if f.is_numeric]
     edges = edge_values(model)
     return rows + [{**row, rng.choice(numeric): rng.choice(edges)} for row in rows]

@@ -54,7 +54,7 @@ def fractional_models(seed: int):
 def test_fractional_trees_are_walked_exactly(spark):
     for model in fractional_models(0) + fractional_models(20)[:2]:
         assert any(node.split is not None and node.split.missing.kind == "fraction" for node in model.trees[0].nodes)
-        rows = probe_rows(model, limit=120) + random_rows(model, 60, seed=1, missing=0.3)
+        rows = probe_rows(model, limit=120, aimed=120) + random_rows(model, 60, seed=1, missing=0.3)
         rows.append(dict.fromkeys(f.name for f in model.features))
         assert_exact(model, rows, spark)
 
@@ -122,7 +122,8 @@ def test_ensembles_of_small_trees_are_walked_in_one_loop_that_spark_compiles(spa
         assert len(walked) - fractional >= 2 and (fractional > 10 or model is boosted)
         assert emit(model, "sql", dialect="spark", proba=True, leaf=True).count("aggregate(sequence(") == fractional + 1
         with whole_stage_code_required(spark, fractional == 0):
-            assert_exact(model, probe_rows(model, limit=100) + random_rows(model, 40, seed=2, missing=0.3), spark)
+            rows = probe_rows(model, limit=100, aimed=100) + random_rows(model, 40, seed=2, missing=0.3)
+            assert_exact(model, rows, spark)
 
 
 def test_each_sum_reads_its_walked_trees_as_one_array(spark):
@@ -152,7 +153,7 @@ def test_each_sum_reads_its_walked_trees_as_one_array(spark):
         for model in [boosted] + variants:
             sql = emit(model, "sql", dialect="spark", proba=True)
             assert sql.count("aggregate(transform(") == (3 if model is not variants[-1] else 2)  # the last: not output 2
-            rows = probe_rows(model, limit=60) + random_rows(model, 20, seed=3, missing=0.3)
+            rows = probe_rows(model, limit=60, aimed=60) + random_rows(model, 20, seed=3, missing=0.3)
             for row, result in zip(rows, query(sql, model, rows, "spark", spark=spark)):
                 assert list(result[len(model.features):]) == [model.predict(row)] + list(model.scores(row)), row
 
