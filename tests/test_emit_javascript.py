@@ -358,7 +358,13 @@ def test_an_es_module_imports_the_commonjs_builds_names(tmp_path):
 
 def imported_models() -> list[tuple[str, object]]:
     """Every fixture file of the boosting importers (one per library version and kind), and C4.5 trees
-    learned on Weka's data sets with missing values (fractional routes, Weka's label rule)."""
+    learned on Weka's data sets with missing values (fractional routes, Weka's label rule): imported once a
+    process (4 s; hypothesis tests ask for them in each example), a new list each call."""
+    return list(_imported_models())
+
+
+@cache
+def _imported_models() -> tuple[tuple[str, object], ...]:
     models = []
     for path in sorted((FIXTURES / "xgboost").glob("*.expected.json")):
         expected = json.loads(path.read_text())
@@ -373,7 +379,7 @@ def imported_models() -> list[tuple[str, object]]:
         models.append((path.stem, import_file(str(path))))
     for name in ("labor", "soybean", "breast-cancer", "credit-g"):
         models.append((f"j48 {name}", fit(load_dataset(str(FIXTURES / "j48" / f"{name}.arff")), "c45")))
-    return models
+    return tuple(models)
 
 
 @pytest.mark.slow
