@@ -236,6 +236,29 @@ def test_verify_tells_the_rows_that_stop_as_a_scan_of_every_split_point_would():
     assert seen == {True, False}
 
 
+
+def test_a_number_of_many_digits_goes_straight_to_the_cast_and_none_the_sql_reads_exactly():
+    """A number's text of 16 significant digits or more and no exponent (SQLITE_CAST_READ: most of a CSV's doubles,
+    as repr and pandas write them) is read by SQLite's cast without its digits and exponent counted: none that the
+    SQL reads exactly (zero, Clinger's fast path, beyond every double) may be among them."""
+    from treegen.emit.sql.dialects import NUMBER, SQLITE_CAST_READ, sqlite_reads_exactly
+    rnd = random.Random(5)
+    texts = ["".join(chars) for n in range(1, 7) for chars in itertools.product("0.e19-", repeat=n)]
+    for _ in range(20_000):
+        digits = "".join(rnd.choice("0000123456789") for _ in range(rnd.randint(12, 40)))
+        point = rnd.randint(0, len(digits))
+        texts.append(rnd.choice(["", "-", "+"]) + digits[:point] + rnd.choice([".", ""]) + digits[point:]
+                     + rnd.choice(["", "", f"e{rnd.randint(-330, 330)}"]))
+    texts += ["9" * 299, "9" * 300, "0." + "0" * 280 + "1" * 30, "1" + "0" * 15 + "1", "1" + "0" * 14 + "1"]
+    doubles = [repr(rnd.uniform(-1e3, 1e3)) for _ in range(2_000)] + [repr(rnd.random()) for _ in range(2_000)]
+    with closing(sqlite3.connect(":memory:")) as con:
+        test = f"SELECT {SQLITE_CAST_READ.format('?1')}"
+        cast_read = [t for t in texts + doubles if re.fullmatch(NUMBER, t) and con.execute(test, (t,)).fetchone()[0]]
+    assert not [t for t in cast_read if sqlite_reads_exactly(t)]
+    many = [t for t in doubles if len(t.lstrip("-").replace(".", "").strip("0")) >= 16 and "e" not in t]
+    assert len(many) > 3_000 and set(many) <= set(cast_read)
+    assert len(cast_read) > 10_000
+
 EXTREME_TEXTS = ["1" + "0" * 308, "1" + "0" * 309, "-" + "9" * 400, "0." + "0" * 323 + "1", "0." + "0" * 324 + "1",
                  "1e-99999999999999999999", "-1e99999999999999999999", "12345678901234567890e290", "1" + "0" * 200 + "e100",
                  "0.00000000000000000000000000000000000000001e-290", "1.5e-307", "+2E+308", "1e308", "1e22", "1e23",

@@ -358,19 +358,28 @@ def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tup
     a category), or whose SQL over text may stop by design (``Dialect.text_stops``)."""
     stops = find_dialect(dialect).text_stops
     cuts = split_points(model)
-    out = []
-    for record in records:
+    # each feature's: (numeric, its split points; or nominal, whether a category of it reads as missing)
+    features = [(f.is_numeric, cuts[i] if f.is_numeric else any(map(reads_as_missing, f.categories)))
+                for i, f in enumerate(model.features)]
+
+    def texts_of(record: tuple) -> tuple | None:
         texts = []
-        for i, (feature, value) in enumerate(zip(model.features, record)):
-            text = "" if value is None else repr(value) if feature.is_numeric else value
-            spelt_missing = not feature.is_numeric and any(map(reads_as_missing, feature.categories))
-            if spelt_missing and (value is None or reads_as_missing(text)) or value is not None and (
-                    feature.is_numeric and stops(value, text, cuts[i])):
-                texts = None
-                break
-            texts.append(text)
-        out.append(None if texts is None else tuple(texts))
-    return out
+        for (numeric, known), value in zip(features, record):
+            if value is None:
+                if not numeric and known:  # the empty field would read as a category
+                    return None
+                texts.append("")
+            elif numeric:
+                text = repr(value)
+                if stops(value, text, known):
+                    return None
+                texts.append(text)
+            elif known and reads_as_missing(value):
+                return None
+            else:
+                texts.append(value)
+        return tuple(texts)
+    return [texts_of(record) for record in records]
 
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),

@@ -39,12 +39,17 @@ SQLITE_NUMBER_SHAPE = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{
     "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
     "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[+-][.][eE]*", "?*[+-]*[eE]*", "[+-][eE]*")])
 SQLITE_NUMBER = f"{{0}} NOT GLOB '*[^0-9.eE+-]*' AND (json_valid({{0}}) OR {SQLITE_NUMBER_SHAPE})"
+# A number's text of no exponent, under 300 characters and of 16 significant digits or more (from a nonzero digit to
+# a nonzero digit, 17 characters, or 15 digits and more): none of the texts SQLite's SQL reads exactly, which
+# it reads by its cast (below)
+SQLITE_CAST_READ = ("{0} NOT GLOB '*[eE]*' AND length({0}) < 300 AND ({0} GLOB '*[1-9]" + "?" * 15 + "*[1-9]*' OR "
+                    "{0} GLOB '*[1-9]" + "[0-9]" * 14 + "*[1-9]*')")
 # how near a split point (relative, absolute) a number SQLite reads an ulp off is refused: 4 ulps and more, 4 of the
 # least subnormal's (the point read an ulp off too, and the number: 2 would do)
 NEAR = (2.0 ** -50, 4 * 5e-324)
 DBL_MAX = 1.7976931348623157e308  # the largest double (MySQL's cast of a larger number stops, with a warning)
-# A magnitude's key, its first ten significant digits, and how far either side of it the keys are taken: the keys of
-# the cuts within NEAR of it are among those two (_maybe_near)
+# A magnitude's key, its first ten significant digits, and how far either side of a split point the keys are taken:
+# a magnitude within NEAR of the point has one of those two (_maybe_near)
 KEY, SPREAD = "%.9e", 1e-12
 MISSING_TEXTS = ", ".join(f"'{token}'" for token in sorted(MISSING_TOKENS))  # a field's text, spaces around stripped
 POWER = 2 ** 62  # the largest power of two that every engine reads as an exact integer literal
@@ -101,10 +106,10 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
     digits = f"replace({unsigned}, '.', '')"
     fraction = f"length(substr({unsigned}, instr({unsigned} || '.', '.') + 1))"
     n = f"length(trim({digits}, '0'))"
-    # the value is D * 10^k, D the integer of the significant digits
+    # the value is D * 10^k, D the integer of the significant digits; CAST('1e' || |k| AS REAL) is exact to FAST_POWER
+    # (measured; a power of ten up to 1e22 is a double)
     k = f"(CAST(substr({column}, {e} + 1) AS INTEGER) - {fraction} + length({digits}) - length(rtrim({digits}, '0')))"
     integer = f"CAST(CAST(trim({digits}, '0') AS INTEGER) AS REAL)"
-    power = f"CAST('1e' || abs({k}) AS REAL)"  # exact to FAST_POWER (measured; a power of ten up to 1e22 is a double)
     sign = f"(CASE WHEN substr({column}, 1, 1) = '-' THEN -1.0 ELSE 1.0 END)"
     # n + k (the leading digit's power of ten, plus one) reaches OVERFLOW or UNDERFLOW only where the text's length
     # and its exponent's magnitude add up to 300 or more: tested first, as it costs a fifth of n + k (the exponent
@@ -127,14 +132,19 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
         near = ""
     # an INTEGER as its double (integers_past_doubles), where it may matter
     exact = f"WHEN typeof({column}) = 'integer' THEN CAST({column} AS REAL) " if integers_past_doubles(cuts) else ""
-    return (f"CASE {exact}WHEN typeof({column}) <> 'text' THEN {column} WHEN trim({column}, ' ') IN ({MISSING_TEXTS}) "
-            f"OR {low} IN ('nan', '+nan', '-nan') THEN NULL "
-            f"WHEN {low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
-            f"WHEN {low} IN ('-inf', '-infinity') THEN -9e999 "
+    # a text of no digit may be missing or infinite (a GLOB: the tests of words cost a number 1.5 us); one of many
+    # digits is read by the cast, not tested for the fast path (n and k cost 3 us; Python's repr and pandas' to_csv
+    # write most doubles in 16 or 17)
+    wordy, short = f"{column} NOT GLOB '*[0-9]*' AND ", f"NOT ({SQLITE_CAST_READ.format(column)}) AND "
+    return (f"CASE {exact}WHEN typeof({column}) <> 'text' THEN {column} WHEN {wordy}(trim({column}, ' ') IN "
+            f"({MISSING_TEXTS}) OR {low} IN ('nan', '+nan', '-nan')) THEN NULL "
+            f"WHEN {wordy}{low} IN ('inf', '+inf', 'infinity', '+infinity') THEN 9e999 "
+            f"WHEN {wordy}{low} IN ('-inf', '-infinity') THEN -9e999 "
             f"WHEN NOT ({SQLITE_NUMBER.format(column)}) THEN {fail(', not a number (nor missing: empty, ? or NA)')} "
-            f"WHEN {n} = 0 THEN {sign} * 0.0 "
-            f"WHEN {n} <= {FAST_DIGITS} AND {k} BETWEEN 0 AND {FAST_POWER} THEN {sign} * ({integer} * {power}) "
-            f"WHEN {n} <= {FAST_DIGITS} AND {k} BETWEEN -{FAST_POWER} AND -1 THEN {sign} * ({integer} / {power}) "
+            f"WHEN {short}{n} = 0 THEN {sign} * 0.0 "
+            # 10^k, k >= 0, times, or 10^-k divided (the other factor 1.0, exact)
+            f"WHEN {short}{n} <= {FAST_DIGITS} AND {k} BETWEEN -{FAST_POWER} AND {FAST_POWER} THEN {sign} * "
+            f"({integer} * CAST('1e' || max({k}, 0) AS REAL) / CAST('1e' || max(-{k}, 0) AS REAL)) "
             f"WHEN {extreme} AND {n} + {k} >= {OVERFLOW} THEN {sign} * 9e999 "
             f"WHEN {extreme} AND {n} + {k} <= {UNDERFLOW} THEN {sign} * 0.0 "
             f"{near}ELSE {sign} * {cast} END")
@@ -142,32 +152,31 @@ def sqlite_number_text(column: str, name: str, cuts: list[float] | None) -> str:
 
 def _maybe_near(magnitude: str, cuts: list[float]) -> str:
     """An SQL test that holds wherever ``magnitude`` lies within :data:`NEAR` of one of ``cuts`` (and seldom
-    elsewhere), so that the scan of every point runs only then: a cut that near has the key (:data:`KEY`) of the
-    magnitude less or more :data:`SPREAD` (SQLite's printf, Python's format: the same text, and off by far less
-    than SPREAD where not exact), and the two keys are one but where a key's last digit turns between them. One
-    look-up in the index SQLite makes of an IN list of constants once a query; the scan took 42 us a field of
+    elsewhere), so that the scan of every point runs only then: the magnitude's key (:data:`KEY`, SQLite's printf)
+    is the key of such a cut less or more :data:`SPREAD` (Python's format), as keys rise with the number and SPREAD
+    holds NEAR many times over (SQLite's printf, where it is not Python's text, off by far less than SPREAD). One
+    printf and one look-up in the index SQLite makes of an IN list of constants once a query (the keys of the
+    magnitude less and more SPREAD compared with the cuts' own: 0.8 us a field more); the scan took 42 us a field of
     a 4,000-leaf tree's 400 points a feature, 13 times the rest of the field's reading. Below 1e-290 NEAR's
     absolute term counts: every such magnitude is scanned."""
-    low = f"printf('{KEY}', {magnitude} * {1 - SPREAD!r})"
-    high = f"printf('{KEY}', min({magnitude} * {1 + SPREAD!r}, {DBL_MAX!r}))"
-    keys = ", ".join(f"'{key}'" for key in sorted({KEY % cut for cut in cuts}))
-    return f"({magnitude} <= 1e-290 OR {low} <> {high} OR {low} IN ({keys}))"
+    keys = ", ".join(f"'{key}'" for key in sorted({KEY % min(cut * f, DBL_MAX) for cut in cuts
+                                                     for f in (1 - SPREAD, 1 + SPREAD)}))
+    return f"({magnitude} <= 1e-290 OR printf('{KEY}', {magnitude}) IN ({keys}))"
 
 
 def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
     """Whether :func:`sqlite_number_text` stops the query by design at the number ``value`` written ``text``: one it
     takes SQLite's reading of, up to an ulp off, near one of ``cuts`` (twice as near as the SQL refuses, so that a
     row verify runs is never at the edge; None: any cut; else ascending). Only the cuts between bounds that hold
-    every cut so near are compared (verify asks it of every field: a scan of a 4,000-leaf tree's 400 points a
-    feature took 5.4 s for 50,000 rows)."""
-    if sqlite_reads_exactly(text):
-        return False
-    if cuts is None:
-        return True
-    magnitude = abs(value)
-    window = cuts[bisect_left(cuts, magnitude * (1 - 4 * NEAR[0]) - 4 * NEAR[1]):
-                  bisect_right(cuts, magnitude * (1 + 4 * NEAR[0]) + 4 * NEAR[1])]
-    return any(abs(magnitude - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in window)
+    every cut so near are compared, and the text read only then (verify asks it of every field: a scan of a
+    4,000-leaf tree's 400 points a feature took 5.4 s for 50,000 rows; the text's reading first, 2.5 us a field)."""
+    if cuts is not None:
+        magnitude = abs(value)
+        window = cuts[bisect_left(cuts, magnitude * (1 - 4 * NEAR[0]) - 4 * NEAR[1]):
+                      bisect_right(cuts, magnitude * (1 + 4 * NEAR[0]) + 4 * NEAR[1])]
+        if not any(abs(magnitude - cut) <= 2 * (cut * NEAR[0] + NEAR[1]) for cut in window):
+            return False
+    return not sqlite_reads_exactly(text)
 
 
 # (test, double) of a MySQL column that holds a number: its collation is 'binary', its text's not (a binary string's
