@@ -90,3 +90,18 @@ def test_a_sample_of_probes_bounds_its_rows_aimed_at_splits(boosted):
     sample = probes.probe_rows(boosted, limit=50, aimed=0)
     assert everything[:len(sample)] == sample and len(everything) > len(sample) + 100
     assert len(probes.probe_rows(boosted, limit=50, aimed=20)) - len(sample) in range(1, 21)
+
+
+def test_each_probe_row_is_given_once_and_a_small_product_whole():
+    """A row given twice answers the same twice: a tree over one feature has its values varied alone, and each
+    row aimed at one of its splits is one of them again; the demo's tree drew 400 rows of its 400 combinations with
+    repeats, 255 distinct. Each row once (-0.0 and 0.0 apart), and a product no bigger than the sample whole."""
+    from treegen.data import load_dataset
+    from treegen.learn import fit
+    from treegen.testing import chain_model
+    texts = [repr(tuple(row.values())) for row in probes.probe_rows(chain_model(200))]
+    assert len(texts) == len(set(texts)) and {"(0.0,)", "(-0.0,)"} <= set(texts)
+    tennis = fit(load_dataset("examples/play_tennis.csv"), "c45")
+    sample = probes.probe_rows(tennis, aimed=0)
+    values = [{repr(row[f.name]) for row in sample} for f in tennis.features]
+    assert len({repr(tuple(row.values())) for row in sample}) == len(sample) == math.prod(map(len, values)) < 2000

@@ -239,7 +239,7 @@ def test_an_expression_file_of_a_float32_model_in_sqlite_is_the_models_bit_for_b
     assert exported.stderr == NOTE_SUBQUERY, exported.stderr
     done = treegen_cli("verify", model, "--program", str(expression), "--dialect", "sqlite", "--leaf")
     assert done.returncode == 0 and done.stdout.split()[1] == "ok", done.stdout + done.stderr
-    assert done.stdout.strip().endswith("rows agree (2156 probes)"), done.stdout
+    assert done.stdout.strip().endswith("rows agree (2118 probes)"), done.stdout
 
 
 def test_a_sql_file_reading_a_table_in_a_schema_is_run_on_that_table(tmp_path):
@@ -454,7 +454,7 @@ def test_against_another_model_of_the_same_kind_shows_both_sides():
                        XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
-    assert against.startswith("XGBoost itself      MISMATCH  1494 of 1494 rows (1494 probes; 572 probes left out, "
+    assert against.startswith("XGBoost itself      MISMATCH  1498 of 1498 rows (1498 probes; 561 probes left out, "
                               "which XGBoost refuses: a value infinite in float32 (±inf, or beyond ±3.4e38)) "
                               "differ: row 1 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
@@ -675,7 +675,7 @@ def test_verify_big_trees():
 
 
 def test_probes_of_a_big_tree_keep_every_boundary_value():
-    from treegen.probes import EDGES, ONE_AT_A_TIME_ROWS, boundary_values, edge_values
+    from treegen.probes import EDGES, ONE_AT_A_TIME_ROWS, SPLIT_ROWS, boundary_values, edge_values, split_rows
     small, big = wide_model(1_000), wide_model(20_000)  # 3,000 and 60,000 boundary values
     for model in (small, big):
         rows = probe_rows(model)
@@ -687,7 +687,13 @@ def test_probes_of_a_big_tree_keep_every_boundary_value():
         return [len(values) + len(edge_values(model, i)) + 1 for i, values in enumerate(boundary_values(model))]
     one_at_a_time = sum(counts(small))
     splits = 3 * (len(small.trees[0].nodes) // 2)  # each split reached: either side of its cut, and missing
-    assert len(probe_rows(small)) == one_at_a_time + splits and one_at_a_time <= ONE_AT_A_TIME_ROWS
+    one_each = one_at_a_time - (len(small.features) - 1)  # every value of a feature, the others at their first
+    assert len(probe_rows(small, aimed=0)) == one_each and one_at_a_time <= ONE_AT_A_TIME_ROWS
+    # and each split reached, either side of its cut and missing: rows that are no row before, each once
+    texts = [repr(tuple(row.values())) for row in probe_rows(small)]
+    aimed = {repr(tuple(row.values())) for row in split_rows(small, SPLIT_ROWS)}
+    assert len(texts) == len(set(texts)) and set(texts) == set(texts[:one_each]) | aimed
+    assert one_each < len(texts) < one_each + splits
     longest = max(counts(big))
     assert len(probe_rows(big)) == longest
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from operator import is_
 
 from .model import Feature, Model, NodeColumns, Op, Route
 
@@ -230,12 +231,12 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0, aimed: int = SPLI
             options = boundaries[index] + edge_values(model, index)
         else:
             options = list(feature.categories) + [UNSEEN] + code_values(feature)
-        choices.append(options + [None])
+        choices.append(list({repr(value): value for value in options + [None]}.values()))  # each value once
     names = [f.name for f in model.features]
     if sum(len(options) for options in choices) <= ONE_AT_A_TIME_ROWS:
         rows, first = [], {name: opts[0] for name, opts in zip(names, choices)}
         for index, options in enumerate(choices):  # one-at-a-time variations
-            for value in options:
+            for value in options[1 if index else 0:]:  # (the first row once)
                 row = first.copy()  # a copy, not a new dict: 1,000 features, 11,000 rows 0.45 -> 0.05 s
                 row[names[index]] = value
                 rows.append(row)
@@ -244,9 +245,32 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0, aimed: int = SPLI
         longest = max(len(options) for options in choices)
         rows = [{name: opts[k % len(opts)] for name, opts in zip(names, choices)} for k in range(longest)]
         aimed_rows = []
-    rng = random.Random(seed)
-    while len(rows) < limit and choices:
-        rows.append({name: rng.choice(opts) for name, opts in zip(names, choices)})
-        if math.prod(len(o) for o in choices) <= len(rows):
-            break
-    return rows + aimed_rows  # after the sample, which they do not replace: its rows mix what a split's children do
+    # each row once: a row given twice answers the same twice (a tree over one feature: each row aimed at a split is
+    # a value varied alone, 30,000 of a 10,000-deep chain's 60,011; the demo's C4.5 tree: 145 of the 400 its sample
+    # drew, so that 255 of its 400 combinations were checked, now all)
+    fresh = _first_times()
+    rows = list(filter(fresh, rows))
+    rng, combinations = random.Random(seed), math.prod(len(options) for options in choices) if choices else 0
+    while len(rows) < min(limit, combinations):
+        row = {name: rng.choice(opts) for name, opts in zip(names, choices)}
+        if fresh(row):
+            rows.append(row)
+    # after the sample, which they do not replace: its rows mix what a split's children do
+    return rows + list(filter(fresh, aimed_rows))
+
+
+def _first_times():
+    """A test that holds for a row (its values in feature order) the first time its values are seen. Rows == finds
+    equal are the same where their values are the same objects, else where their texts are (-0.0 is not 0.0, which
+    == and so a dict's keys find the same). A 1,000-feature tree's 22,000 rows: the text of every row took 16 s;
+    this, 2.5 s."""
+    seen: dict[tuple, list[tuple]] = {}  # values -> the rows' values so far that == finds equal to them
+
+    def fresh(row: dict) -> bool:
+        values = tuple(row.values())
+        same = seen.setdefault(values, [])
+        if any(all(map(is_, values, other)) for other in same) or same and repr(values) in map(repr, same):
+            return False
+        same.append(values)
+        return True
+    return fresh
