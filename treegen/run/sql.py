@@ -366,7 +366,7 @@ def _csv_texts(model: Model, records: Sequence[tuple], dialect: str) -> list[tup
         texts = []
         for (numeric, known), value in zip(features, record):
             if value is None:
-                if not numeric and known:  # the empty field would read as a category
+                if not numeric and known:  # (missing, and a category reads as missing: the CSV cannot tell)
                     return None
                 texts.append("")
             elif numeric:
