@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 import random
-from operator import is_
+from itertools import compress, count
+from operator import is_not
 
 from .model import Feature, Model, NodeColumns, Op, Route
 
@@ -261,16 +262,17 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0, aimed: int = SPLI
 
 def _first_times():
     """A test that holds for a row (its values in feature order) the first time its values are seen. Rows == finds
-    equal are the same where their values are the same objects, else where their texts are (-0.0 is not 0.0, which
-    == and so a dict's keys find the same). A 1,000-feature tree's 22,000 rows: the text of every row took 16 s;
-    this, 2.5 s."""
+    equal are the same where their values are the same objects, or, where not, have the same text (-0.0 is not 0.0,
+    which == and so a dict's keys find the same). A 1,000-feature tree's 22,000 rows: the text of every row took 16 s;
+    the text of rows == finds equal, 2.5 s more than none; of their values that are other objects alone, 0.8 s."""
     seen: dict[tuple, list[tuple]] = {}  # values -> the rows' values so far that == finds equal to them
 
     def fresh(row: dict) -> bool:
         values = tuple(row.values())
         same = seen.setdefault(values, [])
-        if any(all(map(is_, values, other)) for other in same) or same and repr(values) in map(repr, same):
-            return False
+        for other in same:
+            if all(repr(values[i]) == repr(other[i]) for i in compress(count(), map(is_not, values, other))):
+                return False
         same.append(values)
         return True
     return fresh
