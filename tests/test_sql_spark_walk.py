@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from treegen.targets import emit
 from treegen.emit.sql import DIALECTS
 from treegen.model import Model, has_label_values, leaf_ids, tree_output
-from treegen.probes import probe_rows
+from treegen.probes import each_once, probe_rows
 from treegen.run.sql import query
 from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, spark_parser_states, wide_model,
                              with_fractions)
@@ -93,8 +93,8 @@ def test_fractional_routes_at_the_required_sizes(spark):
         probes = probe_rows(model)
         rows = random_rows(model, count, seed=1, missing=missing) + probes[::len(probes) // count]
         rows.append(dict.fromkeys(f.name for f in model.features))
-        # each row once: the chain's sample held its all-missing row twice more, ~8 s of Spark each
-        rows = [dict(items) for items in dict.fromkeys(tuple(row.items()) for row in rows)]
+        # each row once (its all-missing row is a probe too: ~8 s of Spark each)
+        rows = each_once(rows)
         assert_exact(model, rows, spark)
 
 

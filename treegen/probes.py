@@ -260,6 +260,11 @@ def probe_rows(model: Model, limit: int = 2000, seed: int = 0, aimed: int = SPLI
     return rows + list(filter(fresh, aimed_rows))
 
 
+def each_once(rows) -> list[dict]:
+    """The rows, each the first time its values are seen (-0.0 apart from 0.0): see :func:`_first_times`."""
+    return list(filter(_first_times(), rows))
+
+
 def _first_times():
     """A test that holds for a row (its values in feature order) the first time its values are seen. Rows == finds
     equal are the same where their values are the same objects, or, where not, have the same text (-0.0 is not 0.0,
