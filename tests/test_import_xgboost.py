@@ -720,12 +720,12 @@ def test_hinge_is_a_binary_classifier_of_the_margins_sign(tmp_path):
     assert_rules_read_back(import_file(str(path)))
 
 
-def test_aft_and_hinge_on_postgres_mysql_spark_and_ansi(tmp_path, postgres_dsn, mysql_server):
+def test_aft_and_hinge_on_postgres_mysql_spark_and_ansi(tmp_path, postgres_dsn, mysql_server, spark):
     """The same margins through the SQL of the server engines and ANSI's (on DuckDB): PostgreSQL's 4-byte cast
     raises an error on overflow and underflow, which the link's bounds keep from it; Spark's EXP, Java's, is
     not glibc's, yet rounds to the same float32 at every margin nearest a midpoint. MySQL has no infinity (a
     leaf, an exp beyond float32: an error, as for the other links): there the finite margins below overflow."""
-    dsns = {"postgres": postgres_dsn, "mysql": mysql_server}
+    dsns = {"postgres": postgres_dsn, "mysql": mysql_server}  # spark: the suite's session, found by getOrCreate
     for objective, margins in (("survival:aft", aft_margins()), ("binary:hinge", HINGE_MARGINS)):
         path = tmp_path / f"{objective[:3]}.json"
         margins_model(path, objective, margins)

@@ -233,6 +233,8 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
     assert len(models) == 20
     table = 'say "hi".it\'s' if dialect == "sqlite" else "input"  # (PostgreSQL: the schema must exist)
     dsns = {"postgres": request.getfixturevalue("postgres_dsn")} if dialect == "postgres" else {}
+    if dialect == "spark":  # the suite's session, which verify's own getOrCreate finds: not a JVM without its options
+        request.getfixturevalue("spark")
     subqueries, steps = 0, "(WITH" if DIALECTS[dialect].correlated_steps else "treegen_step0"  # (a lambda's variable)
     for number, model in enumerate(models):
         assert computed(model, dialect, expression=True) == (model, None)
@@ -249,7 +251,7 @@ def test_float32_expressions_are_the_models_bit_for_bit(dialect, tmp_path, reque
 
 
 @pytest.mark.parametrize("dialect", ["duckdb", "spark"])
-def test_boosted_expressions_in_duckdb_and_spark_compute_each_shared_value_once(dialect, tmp_path):
+def test_boosted_expressions_in_duckdb_and_spark_compute_each_shared_value_once(dialect, tmp_path, request):
     """XGBoost's float32 softmax (expf written out reads its argument about ten times) and LightGBM's in double
     (each probability reads every class's sum): written inline wherever read, DuckDB's and Spark's --expression
     was 12.3 MB (--proba 18.4 MB; LightGBM's 2.8 and 6 MB) against a SELECT of 34-47 KB, and DuckDB took 7 minutes
@@ -259,6 +261,8 @@ def test_boosted_expressions_in_duckdb_and_spark_compute_each_shared_value_once(
     from treegen.loading import load_model
     from treegen.targets import emit
     from treegen.verifier import verify
+    if dialect == "spark":  # the suite's session, which verify's own getOrCreate finds: not a JVM without its options
+        request.getfixturevalue("spark")
     for path in ("examples/boosting/xgboost.json", "examples/boosting/lightgbm.txt"):
         model = load_model(path)
         select = len(emit(model, "sql", dialect=dialect))
