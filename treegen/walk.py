@@ -496,7 +496,7 @@ def encode_values(feature: Feature, values: Sequence, cast: str = "float64") -> 
     numbers is read as float() reads each of them, at once."""
     if feature.is_numeric and isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
         return as_read(feature, values.astype(np.float64))
-    if feature.is_numeric and set(map(type, values)) <= FLOAT_OR_NONE:  # (None is NaN to numpy: 0.1 s -> 5 ms)
+    if feature.is_numeric and set(map(type, values)) <= FLOAT_OR_NONE:  # (the bench's 60,515 rows: 0.2-0.3 -> 0.08 s)
         return as_read(feature, np.array(values, dtype=np.float64))
     if feature.is_numeric:
         return as_read(feature, np.array([math.nan if is_missing(v) else number_of(feature, v) for v in values],
