@@ -108,8 +108,10 @@ def mysql_server():
     this test run: unix socket only, data in a temporary directory, removed at the end. As root the
     server runs as root (``--user=root``): the minimal packages create no ``mysql`` user."""
     root = tempfile.mkdtemp(prefix="treegen-mariadb-")
-    data, sock, log = (os.path.join(root, name) for name in ("data", "sock", "log"))
-    common = ["--no-defaults", f"--datadir={data}"] + (["--user=root"] if os.geteuid() == 0 else [])
+    data, sock, log, temporary = (os.path.join(root, name) for name in ("data", "sock", "log", "tmp"))
+    os.mkdir(temporary)  # its temporary tables' files its own, not /tmp's (one went missing there under a run)
+    common = ["--no-defaults", f"--datadir={data}", f"--tmpdir={temporary}"] + (
+        ["--user=root"] if os.geteuid() == 0 else [])
     done = subprocess.run([_mariadb_tool("mariadb-install-db")] + common +
                           ["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"],
                           capture_output=True, text=True)

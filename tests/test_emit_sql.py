@@ -1116,6 +1116,23 @@ def test_spark_takes_a_table_in_nested_namespaces():
     assert "FROM `c`.`a`.`b`.`t`" in emit(random_model(1), "sql", dialect="spark", table="c.a.b.t")
 
 
+def test_sqlites_answers_keep_their_types_and_names_and_read_no_table_of_treegens():
+    """SQLite's answers are computed by one statement into a table of treegen's, then read (sqlite3 lets go of the
+    GIL at each row of a SELECT; run.sql._answers_at_once): that table converts no value, the answers have the
+    query's column names, and its name is none the query reads (a table named as it is the query's own)."""
+    model = chain_model(2)
+    rows = [{"x": 2.0}, {"x": None}]
+    sql = ('SELECT "x", 2 AS "i", 2.0 AS "r", \'2\' AS "t", CAST(3.0 AS INTEGER) AS "c", x || \'\' AS "x" '
+           'FROM "input"')
+    answers = query(sql, model, rows, "sqlite")
+    assert answers.columns == ("x", "i", "r", "t", "c", "x")
+    assert [[(type(v).__name__, v) for v in row] for row in answers] == [
+        [("float", 2.0), ("int", 2), ("float", 2.0), ("str", "2"), ("int", 3), ("str", "2.0")],
+        [("NoneType", None), ("int", 2), ("float", 2.0), ("str", "2"), ("int", 3), ("NoneType", None)]]
+    for table in ("treegen_answers", "temp.treegen_answers"):
+        assert query(f'SELECT "x" FROM {table}', model, rows, "sqlite", table=table) == [(2.0,), (None,)]
+
+
 def test_sqlite_reads_a_column_named_true_or_false_under_a_name_of_its_own():
     """SQLite 3.40 names a derived table's or a CTE's column 'true' or 'false' (any case) 'columnN', and reads
     the name as the Boolean: a forest's query passed the feature through as 1 and read leaf ids off it, or

@@ -862,6 +862,38 @@ def test_a_program_one_ulp_off_is_a_mismatch():
     assert problem == f"row 2 {rows[1]}: model {answers[1][0]!r} {answers[1][1]}, got {answers[1][0]!r} {nudged[1][1]}"
 
 
+def test_the_texts_of_the_models_answers_agree_as_their_numbers_read_do():
+    """verify judges a printed row that is the text of the model's answer (its label, its numbers' repr) at once,
+    with no number read (Expected.texts); every other text is read and compared bit for bit: the judgement the
+    same either way, an ulp, the other zero, another spelling of the same number, NaN and NULL included."""
+    import math
+    from treegen.importers import import_file
+    from treegen.model import Tolerance
+    from treegen.verifier import Expected, judged
+    classifier = fit(load_dataset(WEKA + "iris.arff"), "cart")
+    regression = import_file("tests/fixtures/lightgbm/4.7.0/regression.txt")
+    spellings = [lambda x: repr(x), lambda x: f"{x:.17g}", lambda x: repr(-x), lambda x: repr(math.nextafter(x, 9)),
+                 lambda x: "NaN", lambda x: "", lambda x: repr(x) + " "]
+    for model in (classifier, regression):
+        rows = probe_rows(model, limit=40, aimed=40)
+        answers = [(model.predict(row), list(model.scores(row))) for row in rows]
+        answers[:2] = [(answers[0][0], [-0.0 * s for s in answers[0][1]]), (answers[1][0], [math.nan] * 3)]
+        if not model.target.is_classification:
+            answers[:2] = [(-0.0, []), (math.nan, [])]
+        got = []
+        for i, (want, scores) in enumerate(answers):
+            spell = spellings[i % len(spellings)]
+            label = want if model.target.is_classification else spell(want)
+            got.append((label, [spell(s) for s in scores] if model.target.is_classification else None))
+        got += [(want if model.target.is_classification else repr(want),
+                 [repr(s) for s in scores] if model.target.is_classification else None) for want, scores in answers]
+        rows, answers = rows + rows, answers + answers
+        for options in ({}, {"tolerance": Tolerance(1e-15, "a library's exp")}, {"empty": math.nan}):
+            assert judged(model, rows, got, Expected(answers), **options) == judged(model, rows, got, answers, **options)
+        problems, _ = judged(model, rows, got, Expected(answers))
+        assert 0 < len(problems) < len(rows) // 2
+
+
 def test_a_declared_tolerance_counts_the_rows_it_lets_through():
     """judged: within an importer's Tolerance a row agrees, counted apart from the bit-for-bit ones;
     beyond it, or with another label, it is a problem."""

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
+import numpy as np
+
 from ...data import MISSING_TOKENS
 from ...errors import BadArgument, TreegenError, did_you_mean
 
@@ -179,14 +181,29 @@ def sqlite_text_stops(value: float, text: str, cuts: list[float] | None) -> bool
     return not sqlite_reads_exactly(text)
 
 
+def sqlite_column_stops(values: Sequence[float | None], texts: Sequence[str], cuts: list[float] | None) -> list[int]:
+    """The rows of a numeric column (its values, None missing, and their texts) at which :func:`sqlite_text_stops`:
+    asked only of those whose window holds a split point (found by numpy; asked of every row, the bench's 60,515
+    rows of 10 columns took 1.2 s)."""
+    if cuts is None:
+        rows = range(len(values))
+    else:  # the windows of sqlite_text_stops, the same arithmetic (a missing value's NaN has none)
+        magnitudes, points = np.abs(np.array(values, dtype=float)), np.array(cuts, dtype=float)
+        low = np.searchsorted(points, magnitudes * (1 - 4 * NEAR[0]) - 4 * NEAR[1], "left")
+        high = np.searchsorted(points, magnitudes * (1 + 4 * NEAR[0]) + 4 * NEAR[1], "right")
+        rows = np.flatnonzero(high > low).tolist()
+    return [i for i in rows if values[i] is not None and sqlite_text_stops(values[i], texts[i], cuts)]
+
+
 # (test, double) of a MySQL column that holds a number: its collation is 'binary', its text's not (a binary string's
 # is 'binary' too); plus 0e0 to be a DOUBLE whatever the other branches of a CASE
 MYSQL_NUMBER_COLUMN = ("COLLATION({0}) = 'binary' AND COLLATION(CONCAT({0})) <> 'binary'", "{0} + 0e0")
 
 
-def mysql_text_stops(value: float, text: str, cuts: list[float] | None) -> bool:
-    """Whether :func:`mysql_number_text` stops the query by design at ``value``: a number its DOUBLE cannot hold."""
-    return abs(value) >= DBL_MAX
+def mysql_column_stops(values: Sequence[float | None], texts: Sequence[str], cuts: list[float] | None) -> list[int]:
+    """The rows of a numeric column at which :func:`mysql_number_text` stops the query by design: a number its DOUBLE
+    cannot hold."""
+    return [i for i, value in enumerate(values) if value is not None and abs(value) >= DBL_MAX]
 
 
 def mysql_number_text(column: str, name: str, cuts: list[float] | None = None) -> str:
@@ -391,9 +408,9 @@ class Dialect:
     # of which the engine would compare with a split point exactly (integers_past_doubles). None: the engine compares
     # an integer's double, or the expression's read already is one (number_cast, numeric_text)
     integer_as_double: str | None = None
-    # with numeric_text: whether it stops the query by design at a number (value, its text, the feature's split
-    # points), where a test over text columns (verify) leaves the row out
-    text_stops: Callable[[float, str, list[float] | None], bool] | None = None
+    # with numeric_text: the rows of a numeric column (its values, None missing; their texts; the feature's split
+    # points) at which it stops the query by design, which a test over text columns (verify) leaves out
+    text_stops: Callable[[Sequence[float | None], Sequence[str], list[float] | None], list[int]] | None = None
     nesting: int = 10  # CASE levels nested along a tree's splits before the rest is flat (SQL Server: 10)
     # the deepest expression a SELECT's column may be, in parser stack entries (treegen.emit.sql.depth): where
     # a column would be deeper, its trees' CASEs nest less deep (None: ``nesting`` is all the limit)
@@ -613,7 +630,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             kept_apart=" LIMIT -1 OFFSET 0", correlated_steps=True,
             renamed_in_tables="(?i)true|false",
             text_number=f"CASE WHEN {SQLITE_NUMBER} THEN CAST({{0}} AS REAL) END", truncated="CAST({0} AS INTEGER)",
-            numeric_text=sqlite_number_text, text_stops=sqlite_text_stops,
+            numeric_text=sqlite_number_text, text_stops=sqlite_column_stops,
             nominal_trimmed="trim({0}, ' ')",
             nominal_number=("typeof({0}) IN ('integer', 'real')", "CAST({0} AS REAL)"),
             key_bytes="substr(X'{bytes}', {key} + 1, 1) {op} X'01'"),
@@ -691,7 +708,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             # (a sentinel at the end, as mysql_number_text's: REGEXP's $ matches before a final line end too)
             text_number=f"CASE WHEN CONCAT({{0}}, ';') REGEXP '^{NUMBER};$' THEN CAST({{0}} AS DOUBLE) END",
             truncated="TRUNCATE({0}, 0)",
-            numeric_text=mysql_number_text, text_stops=mysql_text_stops,
+            numeric_text=mysql_number_text, text_stops=mysql_column_stops,
             # (an integral constant beside an integer column is made an integer: BIGINT 2^53 + 1 <= 2^53e0 is false)
             integer_as_double="({0} + 0e0)",
             # a number column's collation is 'binary', its text's not (mysql_number_text); compared as their
