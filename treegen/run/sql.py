@@ -355,6 +355,7 @@ def _answers_at_once(connection, sql: str) -> Answers:
     """The query's answers, computed by one statement into a table of no column types (which converts no value),
     then read. sqlite3 lets go of the GIL at each step, a row of a SELECT: beside a thread busy in Python, a step
     long enough to lose the GIL waits its switch interval for it back (60,000 rows of a CASE: 0.08 -> 10 s)."""
+    import sqlite3
     cursor = connection.execute(sql)  # (its first row only: the columns)
     columns = [column[0] for column in cursor.description or ()]
     cursor.close()
@@ -362,7 +363,10 @@ def _answers_at_once(connection, sql: str) -> Answers:
     while table in sql:  # a name the query cannot read
         table += "_"
     connection.execute(f"CREATE TEMP TABLE {table} ({', '.join(f'c{i}' for i in range(len(columns)))})")
-    connection.execute(f"INSERT INTO temp.{table} {sql}")
+    try:
+        connection.execute(f"INSERT INTO temp.{table} {sql}")
+    except sqlite3.OperationalError:  # (a query as deep as SQLite parses has no room left for the INSERT around it)
+        return Answers.of(connection.execute(sql))  # (or the query's own error)
     return Answers(connection.execute(f"SELECT * FROM temp.{table}").fetchall(), columns)
 
 
