@@ -929,3 +929,17 @@ def test_mysql_reads_a_code_with_a_line_end_as_no_number(mysql_server):
             cursor.execute(emit(model, "sql", dialect="mysql", table="t", leaf=True))
             got = [tuple(str(x) for x in answer[-2:]) for answer in cursor.fetchall()]
     assert got == [(model.predict(row), leaf_ids(model, row)) for row in rows]
+
+
+def test_the_largest_doubles_windows_end_at_infinity_without_a_warning():
+    """verify finds the rows near a split point with numpy (sqlite_column_stops): a window of the largest doubles ends
+    at infinity, as Python's arithmetic has it, with no RuntimeWarning on a user's terminal."""
+    import warnings
+    from treegen.emit.sql.dialects import sqlite_column_stops, sqlite_text_stops
+    values = [1.7976931348623157e308, -1.7976931348623157e308, 1.0, None]
+    texts = [repr(v) if v is not None else "" for v in values]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stops = sqlite_column_stops(values, texts, [1.0, 1.7976931348623157e308])
+    assert stops == [i for i, v in enumerate(values)
+                     if v is not None and sqlite_text_stops(v, texts[i], [1.0, 1.7976931348623157e308])]

@@ -189,8 +189,9 @@ def sqlite_column_stops(values: Sequence[float | None], texts: Sequence[str], cu
         rows = range(len(values))
     else:  # the windows of sqlite_text_stops, the same arithmetic (a missing value's NaN has none)
         magnitudes, points = np.abs(np.array(values, dtype=float)), np.array(cuts, dtype=float)
-        low = np.searchsorted(points, magnitudes * (1 - 4 * NEAR[0]) - 4 * NEAR[1], "left")
-        high = np.searchsorted(points, magnitudes * (1 + 4 * NEAR[0]) + 4 * NEAR[1], "right")
+        with np.errstate(over="ignore"):  # (the largest doubles' windows end at infinity, as Python's do: no warning)
+            low = np.searchsorted(points, magnitudes * (1 - 4 * NEAR[0]) - 4 * NEAR[1], "left")
+            high = np.searchsorted(points, magnitudes * (1 + 4 * NEAR[0]) + 4 * NEAR[1], "right")
         rows = np.flatnonzero(high > low).tolist()
     return [i for i in rows if values[i] is not None and sqlite_text_stops(values[i], texts[i], cuts)]
 
