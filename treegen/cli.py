@@ -465,6 +465,17 @@ def write_text(text: str, output: str | None) -> None:
             raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
 
 
+def refuse_overwriting(output: str | None, *inputs: str | None) -> None:
+    """-o naming a file the command reads (`train data.csv -o data.csv`, `import model.json -o model.json`):
+    writing it would replace the user's data or model, lost; refused before anything is read or written."""
+    if output in (None, "", "-") or not os.path.exists(output):
+        return
+    for path in inputs:
+        if path not in (None, "-") and os.path.exists(path) and os.path.samefile(path, output):
+            raise TreegenError(f"-o {output}: that is the input file {path}, which writing would replace; "
+                               "name another output file")
+
+
 # -- commands --------------------------------------------------------------------------------
 
 @main.command()
@@ -480,6 +491,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
     from .evaluation import training_summary
+    refuse_overwriting(output, data)
     warnings = []  # said once the options are known good: an error is the one line of a run that fails
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append,
                                  options=options)
@@ -552,6 +564,7 @@ def export(model, target, output, **options):
             raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
         target = target_of_file("-o", output).name
     refuse_target_options(target, options)  # before the model is loaded
+    refuse_overwriting(output, model)
     if output not in (None, "-") and TARGETS[target].for_output is not None:
         options = TARGETS[target].for_output(output, options)  # what the file's name implies (java: the class)
     loaded = load_model(model)
@@ -572,6 +585,8 @@ def export(model, target, output, **options):
             _note_big_expression(loaded, text, options)
     beside = {} if output in (None, "-") or not_a_file(output) else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
+    for path in beside:
+        refuse_overwriting(path, model)
     if output in beside:
         raise TreegenError(f"-o {output}: the {target} target writes its own {os.path.splitext(output)[1]} file "
                            f"beside the output; name the output {os.path.splitext(output)[0] + TARGETS[target].extension}")
@@ -633,6 +648,7 @@ def parse_command(rules, output):
     The text is what `export --to rules` writes; the model predicts exactly as the one exported."""
     from . import modelio
     from .parse.rule_text import load
+    refuse_overwriting(output, rules)
     write_text(modelio.dumps(load(rules)), output)
 
 
@@ -651,6 +667,7 @@ def predict(model, data, proba, leaf, output):
     `prediction_2` say, and said so on stderr."""
     from .batch import predict_table
     from .data import read_table
+    refuse_overwriting(output, model, data)
     loaded = load_model(model)
     table = read_table(data)
     note_near_categories(table, loaded)
@@ -772,6 +789,7 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     best_iteration = False if every_round else best_iteration
     missing, feature_names = _once("--missing", missing), _once("--feature-names", feature_names)
     names = _split_names([feature_names]) if feature_names else None
+    refuse_overwriting(output, model_file)
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
     write_text(modelio.dumps(model, source=model_file), output)
