@@ -61,3 +61,29 @@ def test_output_beside_the_input_is_written(tennis, tmp_path):
     data, model, _ = tennis
     treegen_cli("predict", model, data, "-o", tmp_path / "predicted.csv", check=True)
     assert (tmp_path / "predicted.csv").read_text().startswith("outlook,temperature")
+
+
+def test_a_pandas_index_column_says_how_to_write_the_file_without(tmp_path):
+    data = tmp_path / "frame.csv"  # DataFrame.to_csv("frame.csv"): the index first, its header field empty
+    data.write_text(",x,y\n0,1,a\n1,2,b\n2,3,a\n", encoding="utf-8")
+    done = treegen_cli("train", data)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {data}:1: column 1 has no name (pandas' to_csv "
+                                                 "writes its index so: write the file with to_csv(..., index=False))\n")
+
+
+def test_numbers_with_thousands_separators_are_named_so(tmp_path):
+    """Read as categories without a word when every value had a separator (a column of prices over 1,000)."""
+    data = tmp_path / "prices.csv"
+    data.write_text('price,y\n"1,200",a\n"2,500",b\n"1,200",a\n"3,000.5",b\n', encoding="utf-8")
+    done = treegen_cli("train", data, "-o", tmp_path / "model.json", check=True)
+    assert done.stderr.startswith(f"treegen: warning: {data}:2: column 'price' is read as categories: 4 of its 4 "
+                                  "values are written with thousands separators, the first '1,200'; write them "
+                                  "without (1200) to read the column as numbers")
+    numeric = tmp_path / "numeric.json"
+    data.write_text('temperature\n"1,085.5"\n', encoding="utf-8")
+    training = tmp_path / "t.csv"
+    training.write_text("temperature,y\n1,a\n2,b\n3,a\n4,b\n", encoding="utf-8")
+    treegen_cli("train", training, "-a", "cart", "-o", numeric, check=True)
+    done = treegen_cli("predict", numeric, data)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {data}:2: column 'temperature': '1,085.5' is not a "
+                                                 "number (thousands separators? write it 1085.5)\n")

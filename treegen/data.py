@@ -33,6 +33,8 @@ MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both e
 NUMBER_ONE_WAY = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)"
 NUMBERS = re.compile(f"(?:{NUMBER_ONE_WAY})(?:\n(?:{NUMBER_ONE_WAY}))*", NUMBER.flags)  # a column, one per line
 # an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
+# a number written with thousands separators ('1,234.5', as a spreadsheet or f"{x:,}" writes it): text to treegen
+THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
                   r"(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?")
 
@@ -232,7 +234,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     feature_names = [n for n in table.names if n != target and n not in ignore]
     for name in [target, *feature_names]:
         if not name:  # a CSV may have one (a saved index column): it reads, but cannot be learned from
-            raise TreegenError(f"column {table.names.index(name) + 1} has no name", table.source,
+            place = table.names.index(name)
+            raise TreegenError(f"column {place + 1} has no name" + _index_hint(table, place), table.source,
                                table.header_line)
     declared = table.declared.get(target)
     if declared is not None:
@@ -283,10 +286,21 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
                    table_rows=keep if len(keep) < len(table) else [])
 
 
-def boolean_hint(text: str) -> str:
-    """What to do with a Boolean's text in a numeric column (pandas writes a bool column as True/False)."""
-    return " (a Boolean? the model reads it as a number: write 1 or 0)" if text.strip().lower() in (
-        "true", "false") else ""
+def _index_hint(table: Table, place: int) -> str:
+    """What to do with a CSV's nameless first column: pandas' to_csv writes the frame's index so."""
+    if place > 0 or table.declared:  # (an ARFF file declares its attributes)
+        return ""
+    return " (pandas' to_csv writes its index so: write the file with to_csv(..., index=False))"
+
+
+def number_hint(text: str) -> str:
+    """What to do with a Boolean's text (pandas writes a bool column as True/False), or a number's with thousands
+    separators, in a numeric column."""
+    if text.strip().lower() in ("true", "false"):
+        return " (a Boolean? the model reads it as a number: write 1 or 0)"
+    if THOUSANDS.fullmatch(text.strip(SPACE)):
+        return f" (thousands separators? write it {text.strip(SPACE).replace(',', '')})"
+    return ""
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
@@ -303,7 +317,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
-            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + boolean_hint(values[i]),
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + number_hint(values[i]),
                                *table.place(keep[i] if keep is not None else i))
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
@@ -686,12 +700,16 @@ def _numbers_read_as_categories(table: Table, name: str, spell: Spelling) -> str
     texts = {v for v in counts if parse_number(v) is None}
     count, present = sum(counts[v] for v in texts), sum(counts.values())
     spelt_missing = texts and all(v.strip(SPACE).lower() in MISSING_ELSEWHERE for v in texts)
-    if not texts or count == present or (2 * count >= present and not spelt_missing):
+    separated = texts and all(THOUSANDS.fullmatch(v.strip(SPACE)) for v in texts)  # however many: all, say
+    if not texts or (count == present or 2 * count >= present and not spelt_missing) and not separated:
         return None
     row = next(i for i, v in enumerate(table.column(name)) if v in texts)
     first = table.column(name)[row]
     are = "is" if count == 1 else "are"
-    if spelt_missing:
+    if separated:
+        said = (f"{count} of its {present} values {are} written with thousands separators, the first {first!r}; "
+                f"write them without ({first.strip(SPACE).replace(',', '')}) to read the column as numbers")
+    elif spelt_missing:
         spellings = " and ".join(map(repr, sorted(texts, key=table.column(name).index)))
         said = (f"{count} of its {present} values {are} {spellings}, which treegen's CSV does not read as missing "
                 f"(only an empty field, '?' or 'NA': replace {'it' if count == 1 else 'them'})")
