@@ -1,5 +1,6 @@
 """What a new user trips over, from the README's commands to a CSV as pandas writes it: each a one-line
 error with exit 2 that says what to do, or a warning, and nothing of the user's lost."""
+import json
 import os
 import shutil
 
@@ -87,3 +88,27 @@ def test_numbers_with_thousands_separators_are_named_so(tmp_path):
     done = treegen_cli("predict", numeric, data)
     assert (done.returncode, done.stderr) == (2, f"treegen: error: {data}:2: column 'temperature': '1,085.5' is not a "
                                                  "number (thousands separators? write it 1085.5)\n")
+
+
+@pytest.mark.parametrize("which", ["treegen", "xgboost", "pickle"])
+def test_parse_names_a_model_file_as_one(tennis, tmp_path, which):
+    """Before: "tennis.json:1:1: unexpected '{'; expected one of: 'treegen', end of line", and of a pickle
+    "cannot read rules: not UTF-8 text; convert it first, e.g. iconv -f cp1252 -t utf-8 tree.pkl > ..."."""
+    path = {"treegen": tennis[1], "xgboost": XGBOOST, "pickle": tmp_path / "tree.pkl"}[which]
+    if which == "pickle":
+        path.write_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\xff\xfe.")
+    said = ("a pickle or joblib file, not rule text: if it is trusted, `treegen import --trust FILE -o model.json` "
+            "reads it") if which == "pickle" else ("begins as a model file, not as rule text (which `treegen export "
+                                                  "--to rules` writes): export, predict and show take a model file "
+                                                  "as it is")
+    done = treegen_cli("parse", path)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {path}:1: {said}\n")
+
+
+def test_parse_still_reads_rule_text_and_locates_its_mistakes(tennis, tmp_path):
+    _, model, rules = tennis
+    assert json.loads(treegen_cli("parse", rules, check=True).stdout)["trees"] == json.load(open(model))["trees"]
+    broken = tmp_path / "broken.rules"
+    broken.write_text("treegen rules, format 1\nfeature outlook: nominal {sunny\n", encoding="utf-8")
+    done = treegen_cli("parse", broken)
+    assert done.returncode == 2 and done.stderr.startswith(f"treegen: error: {broken}:2:")

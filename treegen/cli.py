@@ -647,8 +647,10 @@ def parse_command(rules, output):
 
     The text is what `export --to rules` writes; the model predicts exactly as the one exported."""
     from . import modelio
+    from .loading import refuse_model_as_rule_text
     from .parse.rule_text import load
     refuse_overwriting(output, rules)
+    refuse_model_as_rule_text(rules)
     write_text(modelio.dumps(load(rules)), output)
 
 

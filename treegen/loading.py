@@ -74,6 +74,21 @@ def is_model_file(path: str) -> bool:
     return text.lstrip()[:1] in ("{", "[") or _starts_like_rule_text(text)
 
 
+def refuse_model_as_rule_text(path: str) -> None:
+    """`treegen parse` reads rule text only: a model file given to it (treegen's JSON, a library's, a pickle) is
+    named as one, where the grammar said "unexpected '{'" at 1:1 and a binary file was told to convert its
+    encoding with iconv."""
+    if path == "-" or not is_model_file(path):
+        return
+    if _starts_like_rule_text(file_head(path).decode("utf-8-sig", errors="replace")):
+        return  # (rule text in a file named .json)
+    if library_file(path) == "pickle":
+        raise TreegenError("a pickle or joblib file, not rule text: if it is trusted, `treegen import --trust FILE "
+                           "-o model.json` reads it", path, 1)
+    raise TreegenError("begins as a model file, not as rule text (which `treegen export --to rules` writes): "
+                       "export, predict and show take a model file as it is", path, 1)
+
+
 def _read(path: str) -> str:
     try:
         return read_text(path, "model")
