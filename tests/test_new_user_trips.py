@@ -3,6 +3,10 @@ error with exit 2 that says what to do, or a warning, and nothing of the user's 
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -112,3 +116,20 @@ def test_parse_still_reads_rule_text_and_locates_its_mistakes(tennis, tmp_path):
     broken.write_text("treegen rules, format 1\nfeature outlook: nominal {sunny\n", encoding="utf-8")
     done = treegen_cli("parse", broken)
     assert done.returncode == 2 and done.stderr.startswith(f"treegen: error: {broken}:2:")
+
+
+def test_ctrl_c_ends_with_one_line_and_the_shells_code(tennis):
+    """SIGINT while predict waits for its rows on stdin: 'Aborted!' and exit 1 before, as click ends; now
+    130 (128 + SIGINT), as a shell's tools end, and the output file is not written."""
+    _, model, _ = tennis
+    output = os.path.join(os.path.dirname(model), "out.csv")
+    with subprocess.Popen([sys.executable, "-m", "treegen", "predict", model, "-", "-o", output],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as program:
+        program.stdin.write("outlook,temperature,humidity,wind\n")  # and no end: it waits for more
+        program.stdin.flush()
+        time.sleep(5)  # treegen imported (a third of a second) and reading stdin
+        program.send_signal(signal.SIGINT)
+        _, stderr = program.communicate(timeout=60)
+    assert (program.returncode, stderr) == (130, "treegen: interrupted\n")
+    assert not os.path.exists(output)

@@ -95,6 +95,9 @@ class TreegenGroup(click.Group):
             ctx.exit(2)
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): no error, as the programs say
             _stop_quietly()
+        except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) as a shell's tools do; click said "Aborted!", 1
+            click.echo("\n" * sys.stderr.isatty() + "treegen: interrupted", err=True)  # (after the terminal's ^C)
+            ctx.exit(130)
         except (OSError, UnicodeError) as err:
             say_error(str(err))
             ctx.exit(2)
