@@ -133,3 +133,26 @@ def test_ctrl_c_ends_with_one_line_and_the_shells_code(tennis):
         _, stderr = program.communicate(timeout=60)
     assert (program.returncode, stderr) == (130, "treegen: interrupted\n")
     assert not os.path.exists(output)
+
+
+def test_a_csv_of_the_frame_lightgbm_respelt_says_how_to_import_with_its_names(tmp_path):
+    """LightGBM keeps a frame's 'mean radius' as 'mean_radius'; a CSV of that frame (to_csv) lacks the model's
+    names. Before: 'did you mean' with three guesses for each feature, the right import not said."""
+    import lightgbm as lgb  # (the test extra's oracles)
+    import numpy as np
+    import pandas as pd
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(200, 3)), columns=["mean radius", "plain", "mean texture"])
+    y = (frame["mean radius"] + frame["mean texture"] > 0).astype(int)
+    lgb.LGBMClassifier(n_estimators=3, verbose=-1).fit(frame, y).booster_.save_model(tmp_path / "model.txt")
+    frame.to_csv(tmp_path / "frame.csv", index=False)
+    done = treegen_cli("predict", tmp_path / "model.txt", tmp_path / "frame.csv")
+    hint = "--feature-names 'mean radius,plain,mean texture'"
+    assert (done.returncode, done.stderr) == (2, (
+        f"treegen: error: {tmp_path / 'frame.csv'}:1: no columns named 'mean_radius', 'mean_texture'; LightGBM "
+        "stored the names of the columns it was fitted on respelt ('mean radius' as 'mean_radius'): import it "
+        f"again with treegen import {hint}\n"))
+    treegen_cli("import", tmp_path / "model.txt", "--feature-names", "mean radius,plain,mean texture", "-o",
+                tmp_path / "model.json", check=True)
+    predicted = treegen_cli("predict", tmp_path / "model.json", tmp_path / "frame.csv", check=True).stdout
+    assert len(predicted.splitlines()) == 201

@@ -384,7 +384,8 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or delimiter_hint(table.names)
+                           + (_respelt_hint(model, table, absent) or did_you_mean(absent, unread)
+                              or delimiter_hint(table.names)
                               or _renaming_hint(model, table, len(absent) / len(used))),
                            table.source, table.header_line)
     return names
@@ -464,6 +465,22 @@ def _number_categories(known: Sequence[str], unknown: Iterable[str],
         if category is not None:
             near[value] = category
     return near
+
+
+def _respelt_hint(model: Model, table: Table, absent: Sequence[str]) -> str:
+    """How to import again a model whose file keeps the names of the columns it was fitted on respelt, where the
+    table has them as they were (LightGBM writes 'sepal length (cm)' as 'sepal_length_(cm)': the importer's
+    renamed_hint knows): with --feature-names, the table's names in the model's order. Before, a guess of close
+    names for each feature, several lines long."""
+    from .importers import renamed_hint
+    if "library" not in model.meta or not renamed_hint(model, absent, table.names):
+        return ""
+    own = {name: next((column for column in table.names if renamed_hint(model, [name], [column])), name)
+           for name in absent}
+    example = next(name for name in absent if own[name] != name)
+    given = names_argument([own.get(feature.name, feature.name) for feature in model.features])
+    return (f"; {model.meta['library']} stored the names of the columns it was fitted on respelt ({own[example]!r} "
+            f"as {example!r}): import it again with treegen import --feature-names {given}")
 
 
 def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
