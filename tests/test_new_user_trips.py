@@ -156,3 +156,13 @@ def test_a_csv_of_the_frame_lightgbm_respelt_says_how_to_import_with_its_names(t
                 tmp_path / "model.json", check=True)
     predicted = treegen_cli("predict", tmp_path / "model.json", tmp_path / "frame.csv", check=True).stdout
     assert len(predicted.splitlines()) == 201
+
+
+def test_a_comma_at_the_end_of_every_line_is_named_so(tmp_path):
+    data = tmp_path / "trailing.csv"
+    data.write_text("x,y,\n1,a,\n2,b,\n", encoding="utf-8")
+    done = treegen_cli("train", data)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {data}:1: column 3 has no name and no value: "
+                                                 "every line ends with a comma; remove it\n")
+    data.write_text("x,y,\n1,a,\n2,b,3\n", encoding="utf-8")  # a value: no guess
+    assert treegen_cli("train", data).stderr == f"treegen: error: {data}:1: column 3 has no name\n"

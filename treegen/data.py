@@ -287,10 +287,15 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
 
 
 def _index_hint(table: Table, place: int) -> str:
-    """What to do with a CSV's nameless first column: pandas' to_csv writes the frame's index so."""
-    if place > 0 or table.declared:  # (an ARFF file declares its attributes)
+    """What to do with a CSV's nameless column: the first, pandas' to_csv writes the frame's index so; the last,
+    empty in every row, is a comma at the end of every line (as some spreadsheets write)."""
+    if table.declared:  # (an ARFF file declares its attributes)
         return ""
-    return " (pandas' to_csv writes its index so: write the file with to_csv(..., index=False))"
+    if place == 0:
+        return " (pandas' to_csv writes its index so: write the file with to_csv(..., index=False))"
+    if place == len(table.names) - 1 and all(value is None for value in table.columns[place]):
+        return " and no value: every line ends with a comma; remove it"
+    return ""
 
 
 def number_hint(text: str) -> str:
