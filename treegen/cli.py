@@ -774,7 +774,8 @@ def categories_option(which: str):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 @click.option("--feature-names", multiple=True,
               help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., LightGBM's Column_0, "
-                   "...): a model's own are kept, and others refused.")
+                   "...): a model's own are kept (LightGBM's as the frame named them, the spaces it wrote '_' "
+                   "given back), and others refused.")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, multiple=True,
               help="XGBoost: the number that stands for a missing value besides NaN, as "
