@@ -30,6 +30,8 @@ def load_model(path: str | os.PathLike, **options) -> Model:
         raise TreegenError(said + "treegen.import_model(path, trust=True) reads it", path,
                            command_line=said + "`treegen import --trust FILE -o model.json` reads it")
     text = _read(path)  # '-' too: a byte order mark, UTF-16 or a byte that is not UTF-8 are told as a file's
+    if not text.strip():  # (a model.json that a failed run left empty said "invalid JSON: Expecting value")
+        raise TreegenError(f"an empty file: {NEITHER}", path)
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
         from . import modelio
         return modelio.loads(text, path)
