@@ -166,3 +166,17 @@ def test_a_comma_at_the_end_of_every_line_is_named_so(tmp_path):
                                                  "every line ends with a comma; remove it\n")
     data.write_text("x,y,\n1,a,\n2,b,3\n", encoding="utf-8")  # a value: no guess
     assert treegen_cli("train", data).stderr == f"treegen: error: {data}:1: column 3 has no name\n"
+
+
+def test_import_from_standard_input_says_it_takes_a_path():
+    done = treegen_cli("import", "-", input="{}")
+    assert (done.returncode, done.stderr) == (2, "treegen: error: import reads a model file by its path, not standard "
+                                                 "input ('-'): give the file\n")
+
+
+def test_an_empty_model_file_is_named_so(tmp_path):
+    (tmp_path / "model.json").write_text("", encoding="utf-8")
+    done = treegen_cli("predict", tmp_path / "model.json", TENNIS)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {tmp_path / 'model.json'}: an empty file: neither "
+                                                 "a treegen model (JSON) nor rule text (a file of rule text begins "
+                                                 "with \"treegen rules, format 1\")\n")

@@ -795,6 +795,8 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     best_iteration = False if every_round else best_iteration
     missing, feature_names = _once("--missing", missing), _once("--feature-names", feature_names)
     names = _split_names([feature_names]) if feature_names else None
+    if model_file == "-":  # (it said "-: no such model file")
+        raise TreegenError("import reads a model file by its path, not standard input ('-'): give the file")
     refuse_overwriting(output, model_file)
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
