@@ -180,3 +180,12 @@ def test_an_empty_model_file_is_named_so(tmp_path):
     assert (done.returncode, done.stderr) == (2, f"treegen: error: {tmp_path / 'model.json'}: an empty file: neither "
                                                  "a treegen model (JSON) nor rule text (a file of rule text begins "
                                                  "with \"treegen rules, format 1\")\n")
+
+
+@pytest.mark.parametrize("command", ["predict", "verify"])
+def test_data_and_model_swapped_are_named_so(tennis, command):
+    """Before: 'tennis.csv: neither a treegen model (JSON) nor rule text (...)', the order not said."""
+    data, model, _ = tennis
+    done = treegen_cli(command, data, model)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: MODEL comes first, then DATA: {data} is no model "
+                                                 f"and {model} is one; give them the other way round\n")

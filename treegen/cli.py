@@ -479,6 +479,14 @@ def refuse_overwriting(output: str | None, *inputs: str | None) -> None:
                                "name another output file")
 
 
+def refuse_swapped(model: str, data: str | None) -> None:
+    """MODEL and DATA given the other way round (`predict data.csv model.json`): said so, where the model's
+    loader said only that the data file is neither a model nor rule text."""
+    if data not in (None, "-") and model != "-" and is_model_file(data) and not is_model_file(model):
+        raise TreegenError(f"MODEL comes first, then DATA: {model} is no model and {data} is one; give them the "
+                           "other way round")
+
+
 # -- commands --------------------------------------------------------------------------------
 
 @main.command()
@@ -673,6 +681,7 @@ def predict(model, data, proba, leaf, output):
     from .batch import predict_table
     from .data import read_table
     refuse_overwriting(output, model, data)
+    refuse_swapped(model, data)
     loaded = load_model(model)
     table = read_table(data)
     note_near_categories(table, loaded)
@@ -924,6 +933,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     if categories and not against and library_file(model) != "model":
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
                            "--against; MODEL is a treegen model")
+    refuse_swapped(model, data)
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
