@@ -189,3 +189,12 @@ def test_data_and_model_swapped_are_named_so(tennis, command):
     done = treegen_cli(command, data, model)
     assert (done.returncode, done.stderr) == (2, f"treegen: error: MODEL comes first, then DATA: {data} is no model "
                                                  f"and {model} is one; give them the other way round\n")
+
+
+@pytest.mark.parametrize("word,said", [
+    ("version", "'treegen --version' shows the version"),  # click guessed "Did you mean 'verify'?"
+    ("help", "'treegen --help' lists the commands, 'treegen COMMAND --help' shows one"),
+])
+def test_help_and_version_as_commands_say_the_option(word, said):
+    done = treegen_cli(word)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: No such command {word!r}: {said}\n")

@@ -77,6 +77,11 @@ class TreegenGroup(click.Group):
 
     command_class = OnceOptions  # (LateOptions is one too)
 
+    def resolve_command(self, ctx, args):
+        if args and args[0] in OPTIONS_AS_COMMANDS and not ctx.resilient_parsing:  # click guessed 'verify' for `treegen version`
+            raise click.UsageError(f"No such command {args[0]!r}: {OPTIONS_AS_COMMANDS[args[0]]}", ctx)
+        return super().resolve_command(ctx, args)
+
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent, **extra)
@@ -101,6 +106,11 @@ class TreegenGroup(click.Group):
         except (OSError, UnicodeError) as err:
             say_error(str(err))
             ctx.exit(2)
+
+
+# Commands a user may try that are options of treegen, and what to type
+OPTIONS_AS_COMMANDS = {"help": "'treegen --help' lists the commands, 'treegen COMMAND --help' shows one",
+                       "version": "'treegen --version' shows the version"}
 
 
 ERROR_LENGTH = 2000  # an error line's characters at most: a bad value is echoed, and a value may be megabytes
