@@ -198,3 +198,17 @@ def test_data_and_model_swapped_are_named_so(tennis, command):
 def test_help_and_version_as_commands_say_the_option(word, said):
     done = treegen_cli(word)
     assert (done.returncode, done.stderr) == (2, f"treegen: error: No such command {word!r}: {said}\n")
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_a_library_model_given_as_data_is_named_so(tennis, tmp_path, command):
+    """Before: a LightGBM model.txt trained as data said "no feature columns besides the target 'tree'", an
+    XGBoost .ubj "UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16le ...", a pickle to iconv it."""
+    lightgbm = os.path.join(EXAMPLES, "boosting", "lightgbm.txt")
+    pickle_file = tmp_path / "model.pkl"
+    pickle_file.write_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\xff\xfe.")
+    for path, kind in ((lightgbm, "a model file (as `treegen import` reads it)"),
+                       (pickle_file, "a pickle or joblib file")):
+        args = [command, path] if command == "train" else [command, tennis[1], path]
+        done = treegen_cli(*args)
+        assert (done.returncode, done.stderr) == (2, f"treegen: error: {path}: this is {kind}, not CSV or ARFF data\n")

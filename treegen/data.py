@@ -87,6 +87,8 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
+    if (kind := _model_file(path)) is not None:  # else UTF-16 to convert with iconv, or a LightGBM model's
+        raise TreegenError(f"this is {kind}, not CSV or ARFF data", path)  # "no feature columns besides 'tree'"
     text = read_text(path, "data")
     if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
         raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
@@ -97,6 +99,16 @@ def read_table(path: str) -> Table:
     # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
     # quotes stays in the value.
     return _parse_csv(text, path)
+
+
+def _model_file(path: str) -> str | None:
+    """What a data file is, when a library's importer recognises it as a model file (or it is a pickle); None
+    for standard input and for a file named .csv or .arff, which is data whatever its first line says."""
+    from .importers import library_file
+    if path == "-" or path.lower().endswith((".csv", ".arff")):
+        return None
+    return {"model": "a model file (as `treegen import` reads it)", "pickle": "a pickle or joblib file",
+            None: None}[library_file(path)]
 
 
 def _model_text(text: str) -> str | None:
