@@ -212,3 +212,19 @@ def test_a_library_model_given_as_data_is_named_so(tennis, tmp_path, command):
         args = [command, path] if command == "train" else [command, tennis[1], path]
         done = treegen_cli(*args)
         assert (done.returncode, done.stderr) == (2, f"treegen: error: {path}: this is {kind}, not CSV or ARFF data\n")
+
+
+@pytest.mark.parametrize("name,start,said", [
+    ("data.xlsx", b"PK\x03\x04\x14\x00\x06\x00", "a zip archive (an Excel .xlsx workbook is one), not CSV or ARFF "
+                                                 "data: save the sheet as CSV (UTF-8), or unzip the CSV file in it"),
+    ("data.parquet", b"PAR1\x15\x04\x15\x00", "a Parquet file, not CSV or ARFF data: write it as CSV, e.g. "
+                                             "pandas.read_parquet(path).to_csv('data.csv', index=False)"),
+    ("data.csv.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00", "a gzip-compressed file, not CSV or ARFF data: gunzip it "
+                                                         "first"),  # was read as a joblib pickle
+])
+def test_a_binary_data_file_says_what_it_is_and_what_to_do(tmp_path, name, start, said):
+    """Before: "cannot read data: not UTF-8 text; convert it first, e.g. iconv -f cp1252 ..." (or UTF-16)."""
+    path = tmp_path / name
+    path.write_bytes(start + bytes(range(256)) * 4)
+    done = treegen_cli("train", path)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {path}: this is {said}\n")

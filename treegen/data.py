@@ -87,6 +87,8 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
+    if (binary := _binary_data(path)) is not None:
+        raise TreegenError(f"this is {binary[0]}, not CSV or ARFF data: {binary[1]}", path)
     if (kind := _model_file(path)) is not None:  # else UTF-16 to convert with iconv, or a LightGBM model's
         raise TreegenError(f"this is {kind}, not CSV or ARFF data", path)  # "no feature columns besides 'tree'"
     text = read_text(path, "data")
@@ -99,6 +101,27 @@ def read_table(path: str) -> Table:
     # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
     # quotes stays in the value.
     return _parse_csv(text, path)
+
+
+# Files that are taken for data but hold no text, by their first bytes: what each is, and what to do. Each was told
+# "not UTF-8 text" (or UTF-16, by its zeros) and to convert it with iconv; a .csv.gz was a joblib pickle.
+BINARY_DATA = ((b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)",
+                "save the sheet as CSV (UTF-8), or unzip the CSV file in it"),
+               (b"\xd0\xcf\x11\xe0", "an Excel .xls workbook", "save the sheet as CSV (UTF-8)"),
+               (b"PAR1", "a Parquet file",
+                "write it as CSV, e.g. pandas.read_parquet(path).to_csv('data.csv', index=False)"),
+               (b"\x1f\x8b", "a gzip-compressed file", "gunzip it first"))
+
+
+def _binary_data(path: str) -> tuple[str, str] | None:
+    """What a data file is and what to do, when it begins as one of BINARY_DATA; None for any other (and for one
+    that cannot be read: read_text says why)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None
+    return next(((what, todo) for start, what, todo in BINARY_DATA if head.startswith(start)), None)
 
 
 def _model_file(path: str) -> str | None:
