@@ -78,7 +78,8 @@ class TreegenGroup(click.Group):
     command_class = OnceOptions  # (LateOptions is one too)
 
     def resolve_command(self, ctx, args):
-        if args and args[0] in OPTIONS_AS_COMMANDS and not ctx.resilient_parsing:  # click guessed 'verify' for `treegen version`
+        # click guessed "Did you mean 'verify'?" for `treegen version`
+        if args and args[0] in OPTIONS_AS_COMMANDS and not ctx.resilient_parsing:
             raise click.UsageError(f"No such command {args[0]!r}: {OPTIONS_AS_COMMANDS[args[0]]}", ctx)
         return super().resolve_command(ctx, args)
 

@@ -32,9 +32,9 @@ MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both e
 # 40 numbers took 324 s; predict of a file with one after 100 did not end)
 NUMBER_ONE_WAY = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)"
 NUMBERS = re.compile(f"(?:{NUMBER_ONE_WAY})(?:\n(?:{NUMBER_ONE_WAY}))*", NUMBER.flags)  # a column, one per line
-# an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
 # a number written with thousands separators ('1,234.5', as a spreadsheet or f"{x:,}" writes it): text to treegen
 THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
+# an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
                   r"(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?")
 
@@ -270,7 +270,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     for name in [target, *feature_names]:
         if not name:  # a CSV may have one (a saved index column): it reads, but cannot be learned from
             place = table.names.index(name)
-            raise TreegenError(f"column {place + 1} has no name" + _index_hint(table, place), table.source,
+            raise TreegenError(f"column {place + 1} has no name" + _nameless_hint(table, place), table.source,
                                table.header_line)
     declared = table.declared.get(target)
     if declared is not None:
@@ -321,7 +321,7 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
                    table_rows=keep if len(keep) < len(table) else [])
 
 
-def _index_hint(table: Table, place: int) -> str:
+def _nameless_hint(table: Table, place: int) -> str:
     """What to do with a CSV's nameless column: the first, pandas' to_csv writes the frame's index so; the last,
     empty in every row, is a comma at the end of every line (as some spreadsheets write)."""
     if table.declared:  # (an ARFF file declares its attributes)
