@@ -228,3 +228,15 @@ def test_a_binary_data_file_says_what_it_is_and_what_to_do(tmp_path, name, start
     path.write_bytes(start + bytes(range(256)) * 4)
     done = treegen_cli("train", path)
     assert (done.returncode, done.stderr) == (2, f"treegen: error: {path}: this is {said}\n")
+
+
+@pytest.mark.parametrize("command", [["train", TENNIS], ["import", XGBOOST]])
+def test_a_model_written_to_a_code_file_is_refused_with_the_export_to_run(tmp_path, command):
+    """`treegen train data.csv -o model.py` wrote the JSON model into model.py, without a word."""
+    output = tmp_path / "model.py"
+    done = treegen_cli(*command, "-o", output)
+    json_file = tmp_path / "model.json"
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: -o {output}: {command[0]} writes a treegen model "
+                                                 f"(JSON), not python; write it to {json_file}, then `treegen export "
+                                                 f"{json_file} -o {output}` compiles it\n")
+    assert not output.exists()

@@ -5,6 +5,7 @@ import csv
 import math
 import os
 import re
+import shlex
 import sys
 import time
 from contextlib import contextmanager
@@ -490,6 +491,17 @@ def refuse_overwriting(output: str | None, *inputs: str | None) -> None:
                                "name another output file")
 
 
+def refuse_code_ending(command: str, output: str | None) -> None:
+    """-o of a command that writes a treegen model (train, import, parse) whose ending names a target (model.py):
+    the JSON model was written there as if it were the code."""
+    ending = os.path.splitext(output or "")[1]
+    found = next((t for t in TARGETS.values() if ending and ending in t.endings()), None)
+    if found is not None:
+        json_file = shlex.quote(os.path.splitext(output)[0] + ".json")
+        raise TreegenError(f"-o {output}: {command} writes a treegen model (JSON), not {found.name}; write it to "
+                           f"{json_file}, then `treegen export {json_file} -o {shlex.quote(output)}` compiles it")
+
+
 def refuse_swapped(model: str, data: str | None) -> None:
     """MODEL and DATA given the other way round (`predict data.csv model.json`): said so, where the model's
     loader said only that the data file is neither a model nor rule text."""
@@ -514,6 +526,7 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     from . import modelio
     from .evaluation import training_summary
     refuse_overwriting(output, data)
+    refuse_code_ending("train", output)
     warnings = []  # said once the options are known good: an error is the one line of a run that fails
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append,
                                  options=options)
@@ -672,6 +685,7 @@ def parse_command(rules, output):
     from .loading import refuse_model_as_rule_text
     from .parse.rule_text import load
     refuse_overwriting(output, rules)
+    refuse_code_ending("parse", output)
     refuse_model_as_rule_text(rules)
     write_text(modelio.dumps(load(rules)), output)
 
@@ -818,6 +832,7 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     if model_file == "-":  # (it said "-: no such model file")
         raise TreegenError("import reads a model file by its path, not standard input ('-'): give the file")
     refuse_overwriting(output, model_file)
+    refuse_code_ending("import", output)
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
     write_text(modelio.dumps(model, source=model_file), output)
