@@ -257,3 +257,15 @@ def test_a_column_of_true_and_false_warns_that_sql_tables_hold_it_otherwise(tmp_
         "member says the categories are meant\n")
     meant = treegen_cli("train", data, "--nominal", "member", "-o", tmp_path / "model.json", check=True)
     assert "warning" not in meant.stderr
+
+
+def test_another_tools_missing_value_at_predict_says_what_treegen_reads_as_missing(tmp_path):
+    """A SQL export's NULL in a numeric column: before, only "'NULL' is not a number"."""
+    training, rows = tmp_path / "t.csv", tmp_path / "rows.csv"
+    training.write_text("x,y\n1,a\n2,b\n3,a\n4,b\n", encoding="utf-8")
+    rows.write_text("x\n1\nNULL\n", encoding="utf-8")
+    treegen_cli("train", training, "-a", "cart", "-o", tmp_path / "m.json", check=True)
+    done = treegen_cli("predict", tmp_path / "m.json", rows)
+    assert (done.returncode, done.stderr) == (2, f"treegen: error: {rows}:3: column 'x': 'NULL' is not a number "
+                                                 "(missing? treegen's CSV reads only an empty field, '?' or 'NA' as "
+                                                 "missing)\n")

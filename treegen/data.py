@@ -334,12 +334,14 @@ def _nameless_hint(table: Table, place: int) -> str:
 
 
 def number_hint(text: str) -> str:
-    """What to do with a Boolean's text (pandas writes a bool column as True/False), or a number's with thousands
-    separators, in a numeric column."""
+    """What to do with a Boolean's text (pandas writes a bool column as True/False), a number's with thousands
+    separators, or another tool's spelling of a missing value, in a numeric column."""
     if text.strip().lower() in ("true", "false"):
         return " (a Boolean? the model reads it as a number: write 1 or 0)"
     if THOUSANDS.fullmatch(text.strip(SPACE)):
         return f" (thousands separators? write it {text.strip(SPACE).replace(',', '')})"
+    if text.strip(SPACE).lower() in MISSING_ELSEWHERE:  # another tool's missing value (a SQL export's NULL)
+        return " (missing? treegen's CSV reads only an empty field, '?' or 'NA' as missing)"
     return ""
 
 
