@@ -479,7 +479,7 @@ def test_folds_still_choose_and_help_still_shows():
 
 
 @pytest.mark.parametrize("text,message", [
-    ("", "empty.json:1:1: invalid JSON: Expecting value"),
+    ("", "empty.json: an empty file: neither a treegen model (JSON) nor rule text"),  # was "invalid JSON: Expecting value"
     ("[]", "empty.json: not a treegen model"),
 ])
 def test_json_models_get_json_errors(tmp_path, text, message):

@@ -5,6 +5,7 @@ import csv
 import math
 import os
 import re
+import shlex
 import sys
 import time
 from contextlib import contextmanager
@@ -77,6 +78,12 @@ class TreegenGroup(click.Group):
 
     command_class = OnceOptions  # (LateOptions is one too)
 
+    def resolve_command(self, ctx, args):
+        # click guessed "Did you mean 'verify'?" for `treegen version`
+        if args and args[0] in OPTIONS_AS_COMMANDS and not ctx.resilient_parsing:
+            raise click.UsageError(f"No such command {args[0]!r}: {OPTIONS_AS_COMMANDS[args[0]]}", ctx)
+        return super().resolve_command(ctx, args)
+
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent, **extra)
@@ -95,9 +102,17 @@ class TreegenGroup(click.Group):
             ctx.exit(2)
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): no error, as the programs say
             _stop_quietly()
+        except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) as a shell's tools do; click said "Aborted!", 1
+            click.echo("\n" * sys.stderr.isatty() + "treegen: interrupted", err=True)  # (after the terminal's ^C)
+            ctx.exit(130)
         except (OSError, UnicodeError) as err:
             say_error(str(err))
             ctx.exit(2)
+
+
+# Commands a user may try that are options of treegen, and what to type
+OPTIONS_AS_COMMANDS = {"help": "'treegen --help' lists the commands, 'treegen COMMAND --help' shows one",
+                       "version": "'treegen --version' shows the version"}
 
 
 ERROR_LENGTH = 2000  # an error line's characters at most: a bad value is echoed, and a value may be megabytes
@@ -465,6 +480,36 @@ def write_text(text: str, output: str | None) -> None:
             raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
 
 
+def refuse_overwriting(output: str | None, *inputs: str | None) -> None:
+    """-o naming a file the command reads (`train data.csv -o data.csv`, `import model.json -o model.json`):
+    writing it would replace the user's data or model, lost; refused before anything is read or written."""
+    if output in (None, "", "-") or not os.path.exists(output):
+        return
+    for path in inputs:
+        if path not in (None, "-") and os.path.exists(path) and os.path.samefile(path, output):
+            raise TreegenError(f"-o {output}: that is the input file {path}, which writing would replace; "
+                               "name another output file")
+
+
+def refuse_code_ending(command: str, output: str | None) -> None:
+    """-o of a command that writes a treegen model (train, import, parse) whose ending names a target (model.py):
+    the JSON model was written there as if it were the code."""
+    ending = os.path.splitext(output or "")[1]
+    found = next((t for t in TARGETS.values() if ending and ending in t.endings()), None)
+    if found is not None:
+        json_file = shlex.quote(os.path.splitext(output)[0] + ".json")
+        raise TreegenError(f"-o {output}: {command} writes a treegen model (JSON), not {found.name}; write it to "
+                           f"{json_file}, then `treegen export {json_file} -o {shlex.quote(output)}` compiles it")
+
+
+def refuse_swapped(model: str, data: str | None) -> None:
+    """MODEL and DATA given the other way round (`predict data.csv model.json`): said so, where the model's
+    loader said only that the data file is neither a model nor rule text."""
+    if data not in (None, "-") and model != "-" and is_model_file(data) and not is_model_file(model):
+        raise TreegenError(f"MODEL comes first, then DATA: {model} is no model and {data} is one; give them the "
+                           "other way round")
+
+
 # -- commands --------------------------------------------------------------------------------
 
 @main.command()
@@ -480,6 +525,8 @@ def train(data, target, nominal, ignore, regression, algorithm, seed, output, **
     Saves it as a JSON model (docs/model-format.md) and says on stderr what was built."""
     from . import modelio
     from .evaluation import training_summary
+    refuse_overwriting(output, data)
+    refuse_code_ending("train", output)
     warnings = []  # said once the options are known good: an error is the one line of a run that fails
     dataset = load_training_data(data, target, nominal, ignore, regression, algorithm, warn=warnings.append,
                                  options=options)
@@ -552,6 +599,7 @@ def export(model, target, output, **options):
             raise TreegenError(f"export needs --to (one of {', '.join(TARGETS)}), or -o FILE whose ending names it")
         target = target_of_file("-o", output).name
     refuse_target_options(target, options)  # before the model is loaded
+    refuse_overwriting(output, model)
     if output not in (None, "-") and TARGETS[target].for_output is not None:
         options = TARGETS[target].for_output(output, options)  # what the file's name implies (java: the class)
     loaded = load_model(model)
@@ -572,6 +620,8 @@ def export(model, target, output, **options):
             _note_big_expression(loaded, text, options)
     beside = {} if output in (None, "-") or not_a_file(output) else {
         os.path.splitext(output)[0] + ending: make for ending, make in TARGETS[target].companions}
+    for path in beside:
+        refuse_overwriting(path, model)
     if output in beside:
         raise TreegenError(f"-o {output}: the {target} target writes its own {os.path.splitext(output)[1]} file "
                            f"beside the output; name the output {os.path.splitext(output)[0] + TARGETS[target].extension}")
@@ -632,7 +682,11 @@ def parse_command(rules, output):
 
     The text is what `export --to rules` writes; the model predicts exactly as the one exported."""
     from . import modelio
+    from .loading import refuse_model_as_rule_text
     from .parse.rule_text import load
+    refuse_overwriting(output, rules)
+    refuse_code_ending("parse", output)
+    refuse_model_as_rule_text(rules)
     write_text(modelio.dumps(load(rules)), output)
 
 
@@ -651,6 +705,8 @@ def predict(model, data, proba, leaf, output):
     `prediction_2` say, and said so on stderr."""
     from .batch import predict_table
     from .data import read_table
+    refuse_overwriting(output, model, data)
+    refuse_swapped(model, data)
     loaded = load_model(model)
     table = read_table(data)
     note_near_categories(table, loaded)
@@ -752,7 +808,8 @@ def categories_option(which: str):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON model here (default: stdout).")
 @click.option("--feature-names", multiple=True,
               help="Comma-separated feature names, for a model fitted on arrays (x0, x1, ..., LightGBM's Column_0, "
-                   "...): a model's own are kept, and others refused.")
+                   "...): a model's own are kept (LightGBM's as the frame named them, the spaces it wrote '_' "
+                   "given back), and others refused.")
 @click.option("--trust", is_flag=True, help="Allow pickle/joblib files: loading them runs code from the file.")
 @click.option("--missing", type=float, multiple=True,
               help="XGBoost: the number that stands for a missing value besides NaN, as "
@@ -772,6 +829,10 @@ def import_command(model_file, output, feature_names, trust, missing, best_itera
     best_iteration = False if every_round else best_iteration
     missing, feature_names = _once("--missing", missing), _once("--feature-names", feature_names)
     names = _split_names([feature_names]) if feature_names else None
+    if model_file == "-":  # (it said "-: no such model file")
+        raise TreegenError("import reads a model file by its path, not standard input ('-'): give the file")
+    refuse_overwriting(output, model_file)
+    refuse_code_ending("import", output)
     model = import_file(model_file, feature_names=names, trust=trust, missing=missing,
                         use_best_iteration=best_iteration, categories=_category_names(categories))
     write_text(modelio.dumps(model, source=model_file), output)
@@ -898,6 +959,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     if categories and not against and library_file(model) != "model":
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
                            "--against; MODEL is a treegen model")
+    refuse_swapped(model, data)
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns

@@ -32,6 +32,8 @@ MISSING_TOKENS = frozenset({"", "?", "NA"})  # after stripping SPACE from both e
 # 40 numbers took 324 s; predict of a file with one after 100 did not end)
 NUMBER_ONE_WAY = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)"
 NUMBERS = re.compile(f"(?:{NUMBER_ONE_WAY})(?:\n(?:{NUMBER_ONE_WAY}))*", NUMBER.flags)  # a column, one per line
+# a number written with thousands separators ('1,234.5', as a spreadsheet or f"{x:,}" writes it): text to treegen
+THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 # an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
                   r"(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?")
@@ -85,6 +87,10 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
+    if (binary := _binary_data(path)) is not None:
+        raise TreegenError(f"this is {binary[0]}, not CSV or ARFF data: {binary[1]}", path)
+    if (kind := _model_file(path)) is not None:  # else UTF-16 to convert with iconv, or a LightGBM model's
+        raise TreegenError(f"this is {kind}, not CSV or ARFF data", path)  # "no feature columns besides 'tree'"
     text = read_text(path, "data")
     if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
         raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
@@ -95,6 +101,37 @@ def read_table(path: str) -> Table:
     # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
     # quotes stays in the value.
     return _parse_csv(text, path)
+
+
+# Files that are taken for data but hold no text, by their first bytes: what each is, and what to do. Each was told
+# "not UTF-8 text" (or UTF-16, by its zeros) and to convert it with iconv; a .csv.gz was a joblib pickle.
+BINARY_DATA = ((b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)",
+                "save the sheet as CSV (UTF-8), or unzip the CSV file in it"),
+               (b"\xd0\xcf\x11\xe0", "an Excel .xls workbook", "save the sheet as CSV (UTF-8)"),
+               (b"PAR1", "a Parquet file",
+                "write it as CSV, e.g. pandas.read_parquet(path).to_csv('data.csv', index=False)"),
+               (b"\x1f\x8b", "a gzip-compressed file", "gunzip it first"))
+
+
+def _binary_data(path: str) -> tuple[str, str] | None:
+    """What a data file is and what to do, when it begins as one of BINARY_DATA; None for any other (and for one
+    that cannot be read: read_text says why)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None
+    return next(((what, todo) for start, what, todo in BINARY_DATA if head.startswith(start)), None)
+
+
+def _model_file(path: str) -> str | None:
+    """What a data file is, when a library's importer recognises it as a model file (or it is a pickle); None
+    for standard input and for a file named .csv or .arff, which is data whatever its first line says."""
+    from .importers import library_file
+    if path == "-" or path.lower().endswith((".csv", ".arff")):
+        return None
+    return {"model": "a model file (as `treegen import` reads it)", "pickle": "a pickle or joblib file",
+            None: None}[library_file(path)]
 
 
 def _model_text(text: str) -> str | None:
@@ -232,7 +269,8 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
     feature_names = [n for n in table.names if n != target and n not in ignore]
     for name in [target, *feature_names]:
         if not name:  # a CSV may have one (a saved index column): it reads, but cannot be learned from
-            raise TreegenError(f"column {table.names.index(name) + 1} has no name", table.source,
+            place = table.names.index(name)
+            raise TreegenError(f"column {place + 1} has no name" + _nameless_hint(table, place), table.source,
                                table.header_line)
     declared = table.declared.get(target)
     if declared is not None:
@@ -283,10 +321,28 @@ def to_dataset(table: Table, target: str | None = None, nominal: Iterable[str] =
                    table_rows=keep if len(keep) < len(table) else [])
 
 
-def boolean_hint(text: str) -> str:
-    """What to do with a Boolean's text in a numeric column (pandas writes a bool column as True/False)."""
-    return " (a Boolean? the model reads it as a number: write 1 or 0)" if text.strip().lower() in (
-        "true", "false") else ""
+def _nameless_hint(table: Table, place: int) -> str:
+    """What to do with a CSV's nameless column: the first, pandas' to_csv writes the frame's index so; the last,
+    empty in every row, is a comma at the end of every line (as some spreadsheets write)."""
+    if table.declared:  # (an ARFF file declares its attributes)
+        return ""
+    if place == 0:
+        return " (pandas' to_csv writes its index so: write the file with to_csv(..., index=False))"
+    if place == len(table.names) - 1 and all(value is None for value in table.columns[place]):
+        return " and no value: every line ends with a comma; remove it"
+    return ""
+
+
+def number_hint(text: str) -> str:
+    """What to do with a Boolean's text (pandas writes a bool column as True/False), a number's with thousands
+    separators, or another tool's spelling of a missing value, in a numeric column."""
+    if text.strip().lower() in ("true", "false"):
+        return " (a Boolean? the model reads it as a number: write 1 or 0)"
+    if THOUSANDS.fullmatch(text.strip(SPACE)):
+        return f" (thousands separators? write it {text.strip(SPACE).replace(',', '')})"
+    if text.strip(SPACE).lower() in MISSING_ELSEWHERE:  # another tool's missing value (a SQL export's NULL)
+        return " (missing? treegen's CSV reads only an empty field, '?' or 'NA' as missing)"
+    return ""
 
 
 def encode(feature: Feature, values: Sequence[str | None], table: Table, name: str,
@@ -303,7 +359,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
-            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + boolean_hint(values[i]),
+            raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + number_hint(values[i]),
                                *table.place(keep[i] if keep is not None else i))
         return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
     code = {c: k for k, c in enumerate(feature.categories)}
@@ -370,7 +426,8 @@ def model_columns(table: Table, model: Model) -> list[str | None]:
         named = ", ".join(repr(name) for name in absent)
         unread = [name for name in table.names if name not in names]  # a column another feature reads is no guess
         raise TreegenError(f"no column{'s' if len(absent) > 1 else ''} named {named}"
-                           + (did_you_mean(absent, unread) or delimiter_hint(table.names)
+                           + (_respelt_hint(model, table, absent) or did_you_mean(absent, unread)
+                              or delimiter_hint(table.names)
                               or _renaming_hint(model, table, len(absent) / len(used))),
                            table.source, table.header_line)
     return names
@@ -450,6 +507,22 @@ def _number_categories(known: Sequence[str], unknown: Iterable[str],
         if category is not None:
             near[value] = category
     return near
+
+
+def _respelt_hint(model: Model, table: Table, absent: Sequence[str]) -> str:
+    """How to import again a model whose file keeps the names of the columns it was fitted on respelt, where the
+    table has them as they were (LightGBM writes 'sepal length (cm)' as 'sepal_length_(cm)': the importer's
+    renamed_hint knows): with --feature-names, the table's names in the model's order. Before, a guess of close
+    names for each feature, several lines long."""
+    from .importers import renamed_hint
+    if "library" not in model.meta or not renamed_hint(model, absent, table.names):
+        return ""
+    own = {name: next((column for column in table.names if renamed_hint(model, [name], [column])), name)
+           for name in absent}
+    example = next(name for name in absent if own[name] != name)
+    given = names_argument([own.get(feature.name, feature.name) for feature in model.features])
+    return (f"; {model.meta['library']} stored the names of the columns it was fitted on respelt ({own[example]!r} "
+            f"as {example!r}): import it again with treegen import --feature-names {given}")
 
 
 def _renaming_hint(model: Model, table: Table, absent_share: float) -> str:
@@ -596,7 +669,8 @@ def training_warnings(table: Table, dataset: Dataset, nominal: Iterable[str], le
                           if name not in nominal and name not in table.declared}
     warnings = [_no_values(feature, column, spell) for feature, column in zip(dataset.features, dataset.columns)]
     warnings += read_as_categories.values()
-    warnings += [_dates(table, feature, spell) or _one_value_a_row(dataset, feature, column, spell)
+    warnings += [_dates(table, feature, spell) or _booleans(table, feature, spell)
+                 or _one_value_a_row(dataset, feature, column, spell)
                  for feature, column in zip(dataset.features, dataset.columns)
                  if feature.name not in nominal and not read_as_categories.get(feature.name)]  # not one warned of
     if dataset.target.name not in nominal and dataset.target.name not in table.declared:
@@ -659,6 +733,20 @@ def _dates(table: Table, feature: Feature, spell: Spelling) -> str | None:
             f"as a number (e.g. days since a day you choose), or {spell.ignore(feature.name)} leaves it out")
 
 
+def _booleans(table: Table, feature: Feature, spell: Spelling) -> str | None:
+    """A nominal CSV column of True and False (as pandas writes a bool column): categories, as every generated
+    program reads the text, which a SQL table holding the column as a BOOLEAN or as 1 and 0 does not match.
+    Measured: DuckDB's read_csv of such a pandas CSV, and pandas' to_sql into SQLite, answered 13 of 60 rows
+    otherwise than treegen predict, without an error."""
+    if (feature.is_numeric or feature.name in table.declared or not feature.categories
+            or not {c.casefold() for c in feature.categories} <= {"true", "false"}):
+        return None
+    return (f"column {feature.name!r} holds {' and '.join(feature.categories)}, read as categories: a SQL table that "
+            "holds it as a BOOLEAN (DuckDB's read_csv makes one) or as 1 and 0 (pandas' to_sql into SQLite) matches "
+            "no category, and the SQL reads every row's as unknown; write the column as 1 and 0 to read it as a "
+            f"number, or {spell.nominal(feature.name)} says the categories are meant")
+
+
 def _regression_of_labels(dataset: Dataset, learner: str, spell: Spelling) -> str | None:
     """A numeric target that cart learns as a regression though its values are a few small whole numbers
     (a 0/1 or 1..5 label), which c45 and id3 learn as classes."""
@@ -686,12 +774,16 @@ def _numbers_read_as_categories(table: Table, name: str, spell: Spelling) -> str
     texts = {v for v in counts if parse_number(v) is None}
     count, present = sum(counts[v] for v in texts), sum(counts.values())
     spelt_missing = texts and all(v.strip(SPACE).lower() in MISSING_ELSEWHERE for v in texts)
-    if not texts or count == present or (2 * count >= present and not spelt_missing):
+    separated = texts and all(THOUSANDS.fullmatch(v.strip(SPACE)) for v in texts)  # however many: all, say
+    if not texts or (count == present or 2 * count >= present and not spelt_missing) and not separated:
         return None
     row = next(i for i, v in enumerate(table.column(name)) if v in texts)
     first = table.column(name)[row]
     are = "is" if count == 1 else "are"
-    if spelt_missing:
+    if separated:
+        said = (f"{count} of its {present} values {are} written with thousands separators, the first {first!r}; "
+                f"write them without ({first.strip(SPACE).replace(',', '')}) to read the column as numbers")
+    elif spelt_missing:
         spellings = " and ".join(map(repr, sorted(texts, key=table.column(name).index)))
         said = (f"{count} of its {present} values {are} {spellings}, which treegen's CSV does not read as missing "
                 f"(only an empty field, '?' or 'NA': replace {'it' if count == 1 else 'them'})")

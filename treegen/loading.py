@@ -30,6 +30,8 @@ def load_model(path: str | os.PathLike, **options) -> Model:
         raise TreegenError(said + "treegen.import_model(path, trust=True) reads it", path,
                            command_line=said + "`treegen import --trust FILE -o model.json` reads it")
     text = _read(path)  # '-' too: a byte order mark, UTF-16 or a byte that is not UTF-8 are told as a file's
+    if not text.strip():  # (a model.json that a failed run left empty said "invalid JSON: Expecting value")
+        raise TreegenError(f"an empty file: {NEITHER}", path)
     if path.lower().endswith(".json") or text.lstrip()[:1] in ("{", "["):
         from . import modelio
         return modelio.loads(text, path)
@@ -72,6 +74,21 @@ def is_model_file(path: str) -> bool:
     except TreegenError:
         return False
     return text.lstrip()[:1] in ("{", "[") or _starts_like_rule_text(text)
+
+
+def refuse_model_as_rule_text(path: str) -> None:
+    """`treegen parse` reads rule text only: a model file given to it (treegen's JSON, a library's, a pickle) is
+    named as one, where the grammar said "unexpected '{'" at 1:1 and a binary file was told to convert its
+    encoding with iconv."""
+    if path == "-" or not is_model_file(path):
+        return
+    if _starts_like_rule_text(file_head(path).decode("utf-8-sig", errors="replace")):
+        return  # (rule text in a file named .json)
+    if library_file(path) == "pickle":
+        raise TreegenError("a pickle or joblib file, not rule text: if it is trusted, `treegen import --trust FILE "
+                           "-o model.json` reads it", path, 1)
+    raise TreegenError("begins as a model file, not as rule text (which `treegen export --to rules` writes): "
+                       "export, predict and show take a model file as it is", path, 1)
 
 
 def _read(path: str) -> str:
