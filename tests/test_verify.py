@@ -542,6 +542,32 @@ def test_default_dialects_leave_out_an_engine_that_is_not_installed(tmp_path):
                             "(treegen's [sql] extra)\n")
 
 
+def test_default_targets_leave_out_those_whose_tool_is_not_installed(tmp_path, monkeypatch):
+    """On a machine without a JDK, Node.js or a C compiler (a PATH without them), verify without --to checks
+    Python, SQL and the rule text, says in a line each that Java, JavaScript and C were not checked, and exits 0
+    (it ended with an error and exit 2 for Java, which the user did not ask for); --to java named is still exit 2."""
+    model = tmp_path / "t.json"
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", str(model), check=True)
+    bare = {**os.environ, "PATH": str(tmp_path)}  # (the interpreter runs by its full path; nothing else is found)
+    verify = [sys.executable, "-m", "treegen", "verify", str(model), "--dialect", "sqlite"]
+    done = subprocess.run(verify, capture_output=True, text=True, env=bare)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
+    lines = {line.split()[0]: " ".join(line.split()[1:]) for line in done.stdout.splitlines()}
+    assert list(lines) == ["python", "java", "javascript", "c", "sql/sqlite", "rules"], done.stdout
+    assert lines["java"].startswith("not checked: needs a JDK: javac is not on the PATH")
+    assert lines["javascript"].startswith("not checked: needs Node.js 18+: node is not on the PATH")
+    assert lines["c"].startswith("not checked: needs a C compiler: cc is not on the PATH")
+    assert all(lines[name].startswith("ok ") for name in ("python", "sql/sqlite", "rules")), done.stdout
+    named = subprocess.run(verify + ["--to", "sql,java"], capture_output=True, text=True, env=bare)
+    assert named.returncode == 2 and named.stderr.startswith("treegen: error: java: needs a JDK"), named.stderr
+    import treegen
+    monkeypatch.setenv("PATH", str(tmp_path))
+    report = treegen.verify(str(model), dialects="sqlite")  # the API's default is the same
+    assert report.ok and [r.target for r in report.results if r.unchecked] == ["java", "javascript", "c"], str(report)
+    with pytest.raises(AssertionError):
+        assert treegen.verify(str(model), to="c").ok
+
+
 @pytest.mark.parametrize("library, model, data", [
     ("xgboost", "examples/boosting/xgboost.json", "examples/boosting/iris_missing.csv"),
     ("lightgbm", "examples/boosting/lightgbm.txt", "examples/boosting/iris_missing.csv")])

@@ -248,7 +248,8 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
         list of sequences (a column per feature, in ``model.features`` order) or a list of row dicts (None or
         NaN missing), each value as a CSV of them carries it; or a :class:`treegen.table.Table`.
     to : the targets (``--to``): names in a list or comma-separated; default every target verify runs
-        (``treegen.targets.RUNNABLE``), none when ``programs`` are given.
+        (``treegen.targets.RUNNABLE``), each whose tool (a JDK, Node.js, a C compiler) is not installed left out
+        with a line saying so; none when ``programs`` are given.
     dialects : the SQL dialects (``--dialect``), a list or comma-separated; default: the default ones, each
         whose engine is not installed left out, with a line saying so.
     against : the model file the model was imported from (``--against``), or the library's fitted object
@@ -265,11 +266,10 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
     (a package or a JDK missing) is a line of the report, its ``status`` 2."""
     import os
     from .loading import as_model
-    from .targets import RUNNABLE
     from .verifier import Report, column_width, verify as run_verify
     loaded = as_model(model)
     paths = [os.fspath(path) for path in ([programs] if isinstance(programs, (str, os.PathLike)) else programs)]
-    targets = _names(to, "to") if to is not None else [] if paths else list(RUNNABLE)
+    targets = _names(to, "to") if to is not None else [] if paths else None  # (None: each runnable one)
     results = run_verify(loaded, _verified_rows(loaded, data), targets,
                          None if dialects is None else _names(dialects, "dialects"), dsns=_servers(dsns),
                          against=against, leaf=leaf, programs=paths, table=table, keep=_names(keep, "keep"))

@@ -947,14 +947,15 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     or C program through its many-rows API (predictRows, PREFIX_predict_rows). One line per target
     as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
-    A default SQL dialect whose engine is not installed is not checked, and its line says so."""
+    A default target or SQL dialect whose tool or engine is not installed (a JDK, Node.js, a C compiler,
+    DuckDB) is not checked, and its line says so."""
     from .data import uncarried_categories_warning
     from .verifier import column_width, verify as run_verify
     given = click.get_current_context().get_parameter_source
     if given("dialects") is click.core.ParameterSource.DEFAULT:
         dialects = None  # verify leaves out the default dialects whose engine is not installed
-    if programs and given("targets") is click.core.ParameterSource.DEFAULT:
-        targets = ()  # the files given, not every target
+    if given("targets") is click.core.ParameterSource.DEFAULT:  # the files given, not every target; or every one,
+        targets = () if programs else None  # those whose tool (a JDK, Node.js, a C compiler) is missing left out
     options = {"categories": _category_names(categories)}  # for the library files among MODEL and --against
     if categories and not against and library_file(model) != "model":
         raise TreegenError("--categories names the categories of a library's model file, given as MODEL or "
@@ -980,7 +981,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
             click.echo(result.line(column_width(programs)))
 
     dialects = None if dialects is None else _split_names(dialects)
-    results = run_verify(loaded, data, _split_names(targets), dialects, dsns=dsns,
+    results = run_verify(loaded, data, None if targets is None else _split_names(targets), dialects, dsns=dsns,
                          report=report, against=against, status=status.show, against_options=options, leaf=leaf,
                          programs=programs, table=table,
                          keep=_split_names([keep]) if keep else ())

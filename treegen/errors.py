@@ -51,6 +51,11 @@ class NotAModel(TreegenError, TypeError):
     ``from_model(None)``): a TypeError too, as Python's own are."""
 
 
+class MissingTool(TreegenError):
+    """A program a target runs with is not installed (a JDK, Node.js, a C compiler): the user's to install. `verify`
+    leaves a target it was not asked for by name unchecked for it, as a default SQL dialect's missing engine."""
+
+
 class NotUtf8(TreegenError):
     """A file that is not UTF-8 text, the message saying how to convert it; ``encoding``: the one its byte
     order mark or its zeros name (UTF-16 or UTF-32 text), else None (a byte that UTF-8 has no place for);

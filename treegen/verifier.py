@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 from .data import csv_text, read_table, reads_as_missing, rows_for_model
 from .table import Table
 from .emit.sql.dialects import find_dialect
-from .errors import BadArgument, TreegenError, counted, did_you_mean, with_article
+from .errors import BadArgument, MissingTool, TreegenError, counted, did_you_mean, with_article
 from .importers import Refused
 from .model import Model, Tolerance
 from .packages import package_hint
@@ -235,6 +235,7 @@ class Check:
     options: dict
     unchecked: str | None = None  # why it is left out: a default dialect whose engine is not installed
     source: str | None = None  # a program's own text (`verify --program`), run instead of an export
+    by_default: bool = False  # a target not named (verify's default): left unchecked where its tool is missing
 
 
 def checks(targets: Sequence[str], variants: Sequence[str] = ()) -> list[Check]:
@@ -525,7 +526,8 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
     ----------
     model : the model whose answers are the reference.
     data : a CSV or ARFF file whose rows are checked besides the probes (or that file read), or None.
-    targets : target names (see :data:`treegen.targets.RUNNABLE`).
+    targets : target names (see :data:`treegen.targets.RUNNABLE`); None: every one, each whose tool (a JDK, Node.js,
+        a C compiler) is not installed left out (a line each says so) rather than failed.
     dialects : the SQL dialects to run, when ``targets`` has ``sql``; None: :func:`default_dialects`,
         those whose engine is not installed left out (a line each says so) rather than failed.
     dsns : engine name -> connection string, for the engines that need a server.
@@ -547,8 +549,10 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
         against = Against.of(against)
     else:
         against = None
-    plan = (checks(targets, default_dialects() if dialects is None else dialects)
-            if targets or not (against or programs) else [])
+    plan = (checks(RUNNABLE if targets is None else targets, default_dialects() if dialects is None else dialects)
+            if targets is None or targets or not (against or programs) else [])
+    if targets is None:
+        plan = [replace(check, by_default=True) for check in plan]
     if dialects is None:
         plan = [_unless_missing(check) for check in plan]
     plan += program_checks(programs, dialects, table=table, keep=keep)
@@ -636,13 +640,21 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             notes.append(f"labels only: {_whose(check)} writes no probabilities")
         result.note = "; ".join(filter(None, notes)) or None
         return result
-    except TreegenError as err:  # the target refuses this model (a name, a dialect's limit)
-        return Result(check.name, count, error=str(err), user_error=True)
+    except TreegenError as err:  # the target refuses this model (a name, a dialect's limit), or its tool is missing
+        return _users_to_fix(check, count, str(err), isinstance(err, MissingTool))
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
         hint = _missing_package(err)
         if hint is not None:
-            return Result(check.name, count, error=hint, user_error=True)
+            return _users_to_fix(check, count, hint, missing=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _users_to_fix(check: Check, count: Rows, error: str, missing: bool) -> Result:
+    """The line of a target that needs something of the user: an ERROR, but a target verify runs by default whose
+    tool or package is not installed is not checked (a machine without a JDK verifies the rest)."""
+    if missing and check.by_default:
+        return Result(check.name, count, unchecked=error)
+    return Result(check.name, count, error=error, user_error=True)
 
 
 def _whose(check: Check) -> str:

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 
-from ..errors import TreegenError
+from ..errors import MissingTool
 from . import compiler_errors
 
 STANDARD_FLAGS = ("-std=c99", "-O2")
@@ -26,7 +26,7 @@ def compiler(name: str | None = None) -> str:
     """The C compiler: ``name``, else $CC, else cc; a user's error when there is none."""
     name = name or os.environ.get("CC") or "cc"
     if shutil.which(shlex.split(name)[0]) is None:
-        raise TreegenError(f"needs a C compiler: {name} is not on the PATH (for example: apt-get install gcc)")
+        raise MissingTool(f"needs a C compiler: {name} is not on the PATH (for example: apt-get install gcc)")
     return name
 
 

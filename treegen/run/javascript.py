@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 
-from ..errors import TreegenError
+from ..errors import MissingTool
 from .kept import KeptProcesses
 
 
@@ -24,7 +24,7 @@ def check_node(node: str = "node") -> None:
     """A missing ``node`` is the user's to install: say so, as the C and Java runners say of a
     missing compiler, rather than let subprocess raise an OSError that reads as a failed run."""
     if shutil.which(node) is None:
-        raise TreegenError(f"needs Node.js 18+: {node} is not on the PATH (for example: apt-get install nodejs)")
+        raise MissingTool(f"needs Node.js 18+: {node} is not on the PATH (for example: apt-get install nodejs)")
 
 
 def command(source: str, directory: str, node: str = "node") -> list[str]:
