@@ -865,6 +865,11 @@ def test_java_is_named_after_its_file_and_compiles(tennis_model, tmp_path):
      "--class-name Foo and -o Bar.java disagree: Java needs the public class Foo in Foo.java"),
     (["-o", "my-model.java"], "-o my-model.java: 'my-model' is not a Java class name, and javac wants the file "
                               "named after the class; pass --class-name NAME and -o NAME.java"),
+    # a qualified class name (a new user's): the package is --package
+    (["--class-name", "com.bank.Scorer", "-o", "Scorer.java"],
+     "--class-name com.bank.Scorer: a class name has no package; pass --class-name Scorer --package com.bank"),
+    (["--class-name", "com.bank.Scorer"],
+     "class name 'com.bank.Scorer' is not a Java identifier; pass --class-name Scorer --package com.bank"),
 ])
 def test_java_class_and_file_names_that_javac_refuses_are_refused(tennis_model, tmp_path, args, line):
     result = subprocess.run([sys.executable, "-m", "treegen", "export", tennis_model, "--to", "java", *args],

@@ -1239,3 +1239,13 @@ def test_an_error_in_a_program_file_names_the_file_once(tmp_path):
     assert done.stderr == parsed.stderr and done.stderr.count(str(rules)) == 1, done.stderr
     assert re.fullmatch(rf"treegen: error: {re.escape(str(rules))}:\d+:6: expected tree 1, found tree 2: .*\n",
                         done.stderr), done.stderr
+
+
+def test_a_program_file_that_is_not_there_is_named_once_with_the_reason(tmp_path):
+    """verify --program of a file that is not there: one line, the path once and the reason (it was '--program
+    x.py: cannot read it ([Errno 2] No such file or directory: 'x.py')')."""
+    model = str(tmp_path / "t.json")
+    treegen_cli("train", "examples/play_tennis.csv", "-a", "id3", "-o", model, check=True)
+    done = treegen_cli("verify", model, "--program", "nothere.py")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "treegen: error: --program nothere.py: cannot read it (No such file or directory)\n"

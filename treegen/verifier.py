@@ -279,8 +279,8 @@ def program_checks(paths: Sequence[str], variants: Sequence[str] | None = (), **
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
-        except (OSError, UnicodeDecodeError) as err:
-            raise TreegenError(f"--program {path}: cannot read it ({err})") from None
+        except (OSError, UnicodeDecodeError) as err:  # (OSError's text repeats the path: its reason alone)
+            raise TreegenError(f"--program {path}: cannot read it ({getattr(err, 'strerror', None) or err})") from None
         out.append(Check(path, target, options, source=source))
     return out
 

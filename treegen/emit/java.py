@@ -372,6 +372,10 @@ def for_output(output: str, options: dict) -> dict:
     stem = os.path.splitext(os.path.basename(output))[0]
     class_name = options.get("class_name")
     if class_name is not None and class_name != stem:
+        package, dot, simple = class_name.rpartition(".")
+        if dot and simple == stem:  # (a qualified name: the package is an option of its own)
+            raise TreegenError(f"--class-name {class_name}: a class name has no package; pass --class-name {simple} "
+                               f"--package {package}")
         raise TreegenError(f"--class-name {class_name} and -o {output} disagree: Java needs the public class "
                            f"{class_name} in {class_name}.java")
     if not is_identifier(stem):
@@ -395,6 +399,9 @@ def _kind_of_identifier(name: str) -> str:
 def _check_name(name: str, what: str) -> None:
     if not is_identifier(name):
         why = "" if name.isascii() else ": treegen writes ASCII Java source"
+        package, dot, simple = name.rpartition(".")
+        if what == "class name" and dot and is_identifier(simple):  # (a qualified name: --package names the rest)
+            why = f"; pass --class-name {simple} --package {package}"
         raise TreegenError(f"{what} {name!r} is not {_kind_of_identifier(name)} identifier{why}")
 
 
