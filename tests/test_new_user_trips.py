@@ -280,3 +280,22 @@ def test_another_tools_missing_value_at_predict_says_what_treegen_reads_as_missi
     assert (done.returncode, done.stderr) == (2, f"treegen: error: {rows}:3: column 'x': 'NULL' is not a number "
                                                  "(missing? treegen's CSV reads only an empty field, '?' or 'NA' as "
                                                  "missing)\n")
+
+
+def test_a_search_is_refused_with_its_best_estimator_named(tmp_path):
+    """A GridSearchCV, given to the API or saved whole with skops, names its best_estimator_ (the search's
+    refit model) as what to import; the skops file's refusal named only the search's internal types."""
+    import skops.io
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.tree import DecisionTreeClassifier
+
+    import treegen
+    X, y = [[float(i % 7), float(i % 3)] for i in range(60)], [i % 2 for i in range(60)]
+    search = GridSearchCV(DecisionTreeClassifier(random_state=0), {"max_depth": [2, 3]}, cv=3).fit(X, y)
+    with pytest.raises(treegen.TreegenError, match="^cannot import a GridSearchCV: import its best_estimator_, "):
+        treegen.from_sklearn(search)
+    assert treegen.from_sklearn(search.best_estimator_).trees
+    skops.io.dump(search, tmp_path / "search.skops")
+    done = treegen_cli("import", tmp_path / "search.skops")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.rstrip().endswith("save its best_estimator_ with skops and import that"), done.stderr

@@ -164,8 +164,10 @@ def load_skops(path: str):
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
         if refused:
-            raise TreegenError(f"refusing to load types that are not scikit-learn trees: {', '.join(refused)}",
-                               path)
+            search = any(name.startswith("sklearn.model_selection.") for name in refused)  # (a search saved whole)
+            raise TreegenError(f"refusing to load types that are not scikit-learn trees: {', '.join(refused)}"
+                               + ("; a search (GridSearchCV) saved whole? save its best_estimator_ with skops and "
+                                  "import that" if search else ""), path)
         return _loaded(skops.io, path, list(untrusted))
     except TreegenError:
         raise
@@ -337,6 +339,9 @@ def _family(estimator) -> str:
         if isinstance(estimator, classes):
             return family
     from sklearn.pipeline import Pipeline
+    if hasattr(estimator, "best_estimator_"):  # GridSearchCV, RandomizedSearchCV (refit: the best one, fitted again)
+        raise TreegenError(f"cannot import {with_article(type(estimator).__name__)}: import its best_estimator_, "
+                           "the model refit on the whole data")
     if isinstance(estimator, Pipeline):
         raise TreegenError("cannot import a Pipeline: import its final estimator (pipeline[-1], saved on its own) "
                            "and apply the pipeline's preprocessing to the data before treegen reads it")
