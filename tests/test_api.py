@@ -346,7 +346,8 @@ def test_a_bool_column_is_read_as_the_readme_says():
     rng = np.random.default_rng(13)
     X = pd.DataFrame({"flag": rng.random(200) > 0.5, "x": rng.normal(size=200)})
     y = np.where(X.flag ^ (X.x > 0), "A", "B").tolist()
-    as_categories = treegen.train(X.assign(y=y), target="y", algorithm="cart")
+    with pytest.warns(treegen.TreegenWarning, match="^column 'flag' holds True and False, read as categories: "):
+        as_categories = treegen.train(X.assign(y=y), target="y", algorithm="cart")
     as_numbers = treegen.train(X.astype({"flag": int}).assign(y=y), target="y", algorithm="cart")
     assert as_categories.features[0].categories == ("True", "False") and as_numbers.features[0].is_numeric
     for model, table in ((as_categories, X.astype({"flag": str})), (as_numbers, X)):

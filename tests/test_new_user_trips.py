@@ -254,18 +254,18 @@ def test_a_model_written_to_a_code_file_is_refused_with_the_export_to_run(tmp_pa
 
 
 def test_a_column_of_true_and_false_warns_that_sql_tables_hold_it_otherwise(tmp_path):
-    """pandas writes a bool column True/False: categories here and in every program, which DuckDB's read_csv
-    (BOOLEAN) and pandas' to_sql into SQLite (1 and 0) do not match: 13 of 60 rows answered otherwise, without a
-    word. The warning says so, and what to write."""
+    """pandas writes a bool column True/False: categories here and in every program, which pandas' to_sql into
+    SQLite (1 and 0) does not match: 13 of 60 rows answered otherwise, without a word. The warning says so, and
+    what to write (a BOOLEAN column names them: DuckDB's read_csv makes one)."""
     data = tmp_path / "members.csv"
     data.write_text("member,amount,y\n" + "".join(f"{('True', 'False')[i % 2]},{i},{'ab'[i % 3 == 0]}\n"
                                                   for i in range(30)), encoding="utf-8")
     done = treegen_cli("train", data, "-o", tmp_path / "model.json", check=True)
     assert done.stderr.startswith(
-        "treegen: warning: column 'member' holds True and False, read as categories: a SQL table that holds it as a "
-        "BOOLEAN (DuckDB's read_csv makes one) or as 1 and 0 (pandas' to_sql into SQLite) matches no category, and "
-        "the SQL reads every row's as unknown; write the column as 1 and 0 to read it as a number, or --nominal "
-        "member says the categories are meant\n")
+        "treegen: warning: column 'member' holds True and False, read as categories: a SQL table that holds it as 1 "
+        "and 0 (pandas' to_sql into SQLite, MySQL's BOOLEAN) matches no category, and the SQL reads every row's as "
+        "unknown; write the column as 1 and 0 to read it as a number, or --nominal member says the categories are "
+        "meant\n")
     meant = treegen_cli("train", data, "--nominal", "member", "-o", tmp_path / "model.json", check=True)
     assert "warning" not in meant.stderr
 

@@ -735,16 +735,16 @@ def _dates(table: Table, feature: Feature, spell: Spelling) -> str | None:
 
 def _booleans(table: Table, feature: Feature, spell: Spelling) -> str | None:
     """A nominal CSV column of True and False (as pandas writes a bool column): categories, as every generated
-    program reads the text, which a SQL table holding the column as a BOOLEAN or as 1 and 0 does not match.
-    Measured: DuckDB's read_csv of such a pandas CSV, and pandas' to_sql into SQLite, answered 13 of 60 rows
+    program reads the text, which a SQL table holding the column as 1 and 0 does not match (a BOOLEAN names them,
+    where an engine has one: DuckDB, PostgreSQL, Spark). Measured: pandas' to_sql into SQLite answered 13 of 60 rows
     otherwise than treegen predict, without an error."""
     if (feature.is_numeric or feature.name in table.declared or not feature.categories
             or not {c.casefold() for c in feature.categories} <= {"true", "false"}):
         return None
     return (f"column {feature.name!r} holds {' and '.join(feature.categories)}, read as categories: a SQL table that "
-            "holds it as a BOOLEAN (DuckDB's read_csv makes one) or as 1 and 0 (pandas' to_sql into SQLite) matches "
-            "no category, and the SQL reads every row's as unknown; write the column as 1 and 0 to read it as a "
-            f"number, or {spell.nominal(feature.name)} says the categories are meant")
+            "holds it as 1 and 0 (pandas' to_sql into SQLite, MySQL's BOOLEAN) matches no category, and the SQL reads "
+            "every row's as unknown; write the column as 1 and 0 to read it as a number, or "
+            f"{spell.nominal(feature.name)} says the categories are meant")
 
 
 def _regression_of_labels(dataset: Dataset, learner: str, spell: Spelling) -> str | None:

@@ -399,6 +399,10 @@ class Dialect:
     # column's affinity is lost (a derived table's CASE), INTEGER 2002 <> '2002'; DuckDB, PostgreSQL and Spark cast
     # a category literal to a number column's type ('01' = 1, 'abc' an error); MariaDB compares the number's text
     nominal_number: tuple[str, str] | None = None
+    # that a nominal feature's column {0} holds a BOOLEAN (its text 'true' or 'false'; a pandas bool column as DuckDB's
+    # read_csv or a frame loads it), which the model reads as the category a Boolean names (Feature.named_by_boolean:
+    # 'True' as pandas writes it), as every target's API does (Writer._booleans_read); None: the engine has none
+    nominal_boolean: str | None = None
     # where the engine compares no number with a BOOLEAN column (pandas' get_dummies makes them), a numeric feature's
     # column {0} read as a double: true 1.0, false 0.0, a DOUBLE as it is (a cast the planners drop)
     number_cast: str | None = None
@@ -651,6 +655,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "CASE WHEN pg_typeof({0}) = 'real'::regtype THEN CAST(CAST(CAST({0} AS TEXT) AS REAL) "
                             "AS DOUBLE PRECISION) ELSE CAST(CAST({0} AS TEXT) AS DOUBLE PRECISION) END"),
             # (cast first: an enum column takes no collation)
+            nominal_boolean="pg_typeof({0}) = 'boolean'::regtype",
             bytewise=BYTEWISE, text_key="CAST({0} AS TEXT)" + BYTEWISE,
             nominal_trimmed="btrim(CAST({0} AS TEXT), ' ')" + BYTEWISE,
             number_read=POSTGRES_NUMBER_READ,
@@ -676,6 +681,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
                             "ELSE TRY_CAST(CAST({0} AS VARCHAR) AS DOUBLE) END"),
             float32="CAST(CAST({0} AS FLOAT) AS DOUBLE)", truncated="trunc({0})",
             # (cast first: an ENUM column, as a pandas Categorical loads, takes no collation)
+            nominal_boolean="typeof({0}) = 'BOOLEAN'",
             bytewise=BYTEWISE, text_key="CAST({0} AS VARCHAR)" + BYTEWISE,
             nominal_trimmed="trim(CAST({0} AS VARCHAR), ' ')" + BYTEWISE,
             # FLOAT raises an error for a finite double float32 rounds to infinity (it casts an infinite one):
@@ -750,6 +756,7 @@ DIALECTS = {dialect.name: dialect for dialect in (
             nominal_number=("typeof({0}) IN ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double')",
                             "CASE typeof({0}) WHEN 'float' THEN CAST(CAST(CAST({0} AS STRING) AS FLOAT) AS DOUBLE) "
                             "ELSE CAST(CAST({0} AS STRING) AS DOUBLE) END"),
+            nominal_boolean="typeof({0}) = 'boolean'",
             truncated="bigint({0})",
             fold="aggregate(array({rest}), {first}, (a, b) -> {add})", pick="element_at(array({items}), {index})"),  # or bigger code
 )}

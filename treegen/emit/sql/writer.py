@@ -272,9 +272,24 @@ class Writer:
         :meth:`_named_by_number`; a text '', ? or NA (spaces around) missing, as in a CSV, in every engine alike
         (:meth:`_missing_text`); else itself."""
         column = self.columns[feature]
+        as_read = self._booleans_read(feature, column) or column
         missing = self._missing_text(feature, column)
-        text = f"CASE WHEN {missing} THEN NULL ELSE {column} END" if missing else column
-        return self._named_by_number(feature, column, self._as_text(text), self._as_text(column)) or text
+        text = f"CASE WHEN {missing} THEN NULL ELSE {as_read} END" if missing else as_read
+        return self._named_by_number(feature, column, self._as_text(text), self._as_text(as_read)) or text
+
+    def _booleans_read(self, feature: int, column: str) -> str | None:
+        """The nominal feature's ``column`` as text, a BOOLEAN (``Dialect.nominal_boolean``) as the category it names
+        (:attr:`treegen.model.Feature.named_by_boolean`: true 'True' for a pandas bool column's categories, as
+        Model.predict and every target's API read a Boolean; a BOOLEAN's text 'true' named none: DuckDB's read_csv
+        of a pandas CSV, 86 of 200 rows otherwise); None where no Boolean names a category, or the engine has none."""
+        f = self.model.features[feature]
+        if self.d.nominal_boolean is None or f.is_numeric or f.codes is not None or f.named_by_boolean == (None, None):
+            return None
+        text = self._as_text(column)
+        whens = " ".join(f"WHEN {self.d.string(spelt)} THEN {self.d.string(name)}"
+                         for spelt, name in zip(("false", "true"), f.named_by_boolean) if name is not None)
+        boolean = self.d.nominal_boolean.format(column)
+        return f"CASE WHEN {boolean} THEN CASE {text} {whens} ELSE {text} END ELSE {text} END"
 
     def _missing_text(self, feature: int, column: str) -> str | None:
         """Whether the nominal feature's ``column`` holds a text a CSV field reads as missing ('', ? or NA, spaces
@@ -353,8 +368,9 @@ class Writer:
         type of its own (:meth:`_coded_number`)."""
         column, f = self.values[feature], self.model.features[feature]
         if f.codes is None and feature not in self.conversions:  # (else a number is read there)
-            text = self._as_text(column)
-            return self._named_by_number(feature, column, text, text) or column
+            booleans = self._booleans_read(feature, column)
+            text = booleans or self._as_text(column)
+            return self._named_by_number(feature, column, text, text) or booleans or column
         if f.codes is None:
             return column
         text = self._as_text(column)  # (a number column's text, where the engine binds a function by type)
@@ -479,7 +495,8 @@ class Writer:
         list, where the category each names (:meth:`_category`) would be every one's list at every test (DuckDB: 4.1
         times the text of a C4.5 model of 200 numbered categories, measured; 2.3 so)."""
         test, double = self.d.nominal_number or ("", "")
-        return {i: (test.format(column), double.format(column), self._as_text(column))
+        return {i: (test.format(column), double.format(column),
+                    self._booleans_read(i, column) or self._as_text(column))
                 for i, column in enumerate(self.values) if i not in self.conversions and self._numbers_name(i)}
 
     def among(self, feature: int, values, among: bool = True) -> str:
