@@ -1379,3 +1379,19 @@ def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
         import_file(str(path))
     assert str(err.value) == (f"{path}: features_info.categorical_features[0]: duplicate key 'feature_index' (JSON "
                               "readers differ on which copy they keep)")
+
+
+def test_the_training_frame_names_the_categories_of_a_column_of_integers():
+    """CatBoost takes a categorical column of integers and hashes each one's text ('2'); categories= the frame
+    it was trained on read only its columns not of numbers, so the import was refused with "a one-hot split on
+    the categorical feature 'code' tests a category known only by its hash (3010176887); ... or categories=the
+    DataFrame it was trained on" -- the argument just given. The frame's integer columns name them too."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(3, nan=False)
+    frame["code"] = np.arange(len(frame)) % 4
+    signal = signal + (frame.code == 2) * 3
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color", "code"], **KW).fit(frame, signal > 0)
+    model = from_catboost(estimator, categories=frame)
+    assert set(model.features[4].categories) <= {"0", "1", "2", "3"}
+    assert "2" in model.features[4].categories
+    assert treegen.verify(model, frame, to=[], against=estimator).ok

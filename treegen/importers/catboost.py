@@ -333,14 +333,14 @@ class _FrameColumns(dict):
 
 def _given_categories(categories) -> dict[str, list] | None:
     """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
-    ``df.city.unique()``), or the values of each column not of numbers of a pandas DataFrame (the frame it was
-    trained on: a feature of integer codes needs naming as a list); a value that is no such sequence (one text:
+    ``df.city.unique()``), or the values of each column not of floats of a pandas DataFrame (the frame it was
+    trained on: CatBoost takes a categorical column of integers, and names each category by its text); a value that is no such sequence (one text:
     'Paris,Rome', or a number) or an argument that is no mapping is refused, naming the form, where it read as a
     file that is not CatBoost's."""
     if categories is None:
         return None
-    if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of numbers name the categories
-        text = categories.select_dtypes(exclude="number")
+    if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of floats name the categories
+        text = categories.select_dtypes(exclude="floating")
         return _FrameColumns({str(name): list(text[name].dropna().unique()) for name in text.columns})
     example = "{'city': ['Paris', 'Rome']}"
     if not isinstance(categories, Mapping):
