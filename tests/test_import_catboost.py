@@ -1395,3 +1395,28 @@ def test_the_training_frame_names_the_categories_of_a_column_of_integers():
     assert set(model.features[4].categories) <= {"0", "1", "2", "3"}
     assert "2" in model.features[4].categories
     assert treegen.verify(model, frame, to=[], against=estimator).ok
+
+
+@pytest.mark.parametrize("damage, said", [
+    (lambda doc: doc["features_info"]["float_features"][0].update(flat_feature_index=2 ** 40),
+     "flat_feature_index 1099511627776 is not one of the 4 features' indices"),  # was a MemoryError's traceback
+    (lambda doc: doc["features_info"]["float_features"][0].update(flat_feature_index=1e308),
+     "flat_feature_index beyond 2**64 is not one of the 4"),  # an OverflowError's traceback
+    (lambda doc: next(iter(doc["ctr_data"].values()))["hash_map"].__setitem__(0, -1),
+     "Python integer -1 out of bounds for uint64"),  # an OverflowError's traceback
+])
+def test_a_damaged_index_or_hash_in_a_json_model_is_one_line(tmp_path, damage, said):
+    """Fuzzing a CatBoost 1.2.10 JSON model's fields: a flat_feature_index too large made a list of that many
+    columns (2**40: MemoryError; a larger damaged stride in a CTR table grew memory until the process was
+    killed), and numbers beyond an index or a uint64 raised OverflowError, each a traceback. Each is one line."""
+    from catboost import CatBoostClassifier, Pool
+    frame, signal = make_data(5)
+    path = tmp_path / "model.json"
+    CatBoostClassifier(cat_features=["color"], **KW).fit(frame, signal > 0).save_model(
+        str(path), format="json", pool=Pool(frame, cat_features=["color"]))
+    document = json.loads(path.read_text())
+    damage(document)
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError) as info:
+        import_file(str(path))
+    assert said in str(info.value) and "\n" not in str(info.value) and str(info.value).startswith(str(path)), info.value

@@ -321,7 +321,7 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
         return _convert(document, feature_names, categories)
     except TreegenError:  # (a BadArgument is a ValueError too: its own message, not the file's fault)
         raise
-    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, OverflowError) as err:
         detail = f"missing {err}" if isinstance(err, KeyError) else str(err).splitlines()[0]
         raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
 
@@ -442,7 +442,14 @@ def _columns(info: dict) -> list[tuple[str, dict] | None]:
     ``categorical_features``, by ``flat_feature_index`` (None: a column in neither)."""
     entries = ([("float", e) for e in info.get("float_features", [])]
                + [("categorical", e) for e in info.get("categorical_features", [])])
-    width = 1 + max((int(e["flat_feature_index"]) for _, e in entries), default=-1)
+    indices = [int(entry["flat_feature_index"]) for _, entry in entries]
+    # CatBoost numbers its float and categorical columns 0, 1, ... (text and embedding ones are refused before): a
+    # damaged index would make a list of that many columns
+    damaged = next((index for index in indices if not 0 <= index < len(entries)), None)
+    if damaged is not None:
+        shown = damaged if abs(damaged) < 2 ** 64 else "beyond 2**64"
+        raise ValueError(f"flat_feature_index {shown} is not one of the {len(entries)} features' indices")
+    width = 1 + max(indices, default=-1)
     columns: list[tuple[str, dict] | None] = [None] * width
     for kind, entry in entries:
         columns[int(entry["flat_feature_index"])] = (kind, entry)
@@ -732,6 +739,9 @@ class _Ctr:
         self.target_border = int(entry["target_border_idx"])
         self.borders = [f32(float(b)) for b in entry["borders"]]
         stride, row = int(table["hash_stride"]), table["hash_map"]
+        # a row is a key, then its counts: a damaged stride would make a list of that many rows
+        if stride < 1 or len(row) % stride or stride > max(len(row), 1024):
+            raise ValueError(f"a CTR table's hash_stride {stride} does not divide its hash_map of {len(row)} values")
         keys = row[::stride]
         self.rows = dict(zip(map(int, keys), range(len(keys))))  # key -> its row (the last, if the file repeats one)
         self.denominator = int(table.get("counter_denominator", 0))
