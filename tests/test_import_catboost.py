@@ -1420,3 +1420,28 @@ def test_a_damaged_index_or_hash_in_a_json_model_is_one_line(tmp_path, damage, s
     with pytest.raises(TreegenError) as info:
         import_file(str(path))
     assert said in str(info.value) and "\n" not in str(info.value) and str(info.value).startswith(str(path)), info.value
+
+
+@pytest.mark.parametrize("grow_policy", ["SymmetricTree", "Lossguide"])
+def test_a_float_split_whose_border_is_not_its_split_index_is_refused(tmp_path, grow_policy):
+    """A float split names its border twice: split_index, which CatBoost's JSON loader reads, and
+    float_feature_index with border, which treegen read. A file whose two disagree (a border edited by
+    hand: 0 made 7.0) imported as a model 0.39 apart from CatBoost's predict_proba; it is one line now."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(6, nan=False)
+    shape = {"max_leaves": 5, "depth": None} if grow_policy == "Lossguide" else {}
+    estimator = CatBoostClassifier(**{**KW, "grow_policy": grow_policy, **shape}).fit(frame[["x0", "x1", "x2"]],
+                                                                                    signal > 0)
+    path = tmp_path / "model.json"
+    estimator.save_model(str(path), format="json")
+    document = json.loads(path.read_text())
+    split = (document["oblivious_trees"][0]["splits"][0] if grow_policy == "SymmetricTree"
+             else document["trees"][0]["split"])
+    assert from_catboost(estimator).features  # the file as saved imports
+    split["border"] = 7.0
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError, match=rf"a FloatFeature split tests float feature {split['float_feature_index']} "
+                                           rf"at 7.0, but its split_index {split['split_index']}, which CatBoost reads, "
+                                           r"names float feature \d+ at ") as info:
+        import_file(str(path))
+    assert "\n" not in str(info.value)

@@ -607,6 +607,9 @@ class _SplitReader:
 
     def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
+        # what each split_index of a float split names (they count the float borders first), which CatBoost reads
+        self.float_borders = [(int(f["feature_index"]), f32(float(border))) for f in info.get("float_features", [])
+                              for border in f.get("borders", [])]
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
         self.labels, self.names, self.ctrs = labels, names, ctrs
         self.cache: dict[str, _Test | bool] = {}
@@ -620,7 +623,15 @@ class _SplitReader:
     def _read(self, split: dict) -> _Test | bool:
         kind = split.get("split_type")
         if kind == "FloatFeature":
-            return _Test(self.float_split(int(split["float_feature_index"]), float(split["border"])), 1)
+            index, border = int(split["float_feature_index"]), float(split["border"])
+            named = int(split.get("split_index", -1))
+            if "split_index" in split and (named not in range(len(self.float_borders))
+                                           or self.float_borders[named] != (index, f32(border))):
+                read = ("no border" if named not in range(len(self.float_borders)) else
+                        "float feature {} at {}".format(*self.float_borders[named]))
+                raise ValueError(f"a FloatFeature split tests float feature {index} at {border}, but its split_index "
+                                 f"{named}, which CatBoost reads, names {read}")
+            return _Test(self.float_split(index, border), 1)
         if kind == "OneHotFeature":
             return self.one_hot_test(int(split["cat_feature_index"]), int(split["value"]))
         if kind == "OnlineCtr":
