@@ -1445,3 +1445,22 @@ def test_a_float_split_whose_border_is_not_its_split_index_is_refused(tmp_path, 
                                            r"names float feature \d+ at ") as info:
         import_file(str(path))
     assert "\n" not in str(info.value)
+
+
+def test_a_one_hot_split_whose_value_is_not_its_split_index_is_refused(tmp_path):
+    """As a float split's border: a one-hot split's value edited to another category's hash imported as a
+    model 0.24 apart from CatBoost, which reads the split_index; it is one line now."""
+    from catboost import CatBoostClassifier, Pool
+    frame, signal = make_data(7, nan=False)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    path = tmp_path / "model.json"
+    estimator.save_model(str(path), format="json", pool=Pool(frame, cat_features=["color"]))
+    document = json.loads(path.read_text())
+    split = next(s for tree in document["oblivious_trees"] for s in tree["splits"] if s["split_type"] == "OneHotFeature")
+    values = document["features_info"]["categorical_features"][0]["values"]
+    split["value"] = next(value for value in values if value != split["value"])
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError, match=rf"a OneHotFeature split tests categorical feature 0 value {split['value']}, "
+                                           rf"but its split_index {split['split_index']}, which CatBoost reads, names "
+                                           r"categorical feature 0 value -?\d+$"):
+        import_file(str(path))

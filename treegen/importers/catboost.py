@@ -607,9 +607,11 @@ class _SplitReader:
 
     def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
-        # what each split_index of a float split names (they count the float borders first), which CatBoost reads
-        self.float_borders = [(int(f["feature_index"]), f32(float(border))) for f in info.get("float_features", [])
-                              for border in f.get("borders", [])]
+        # what each split_index names, which CatBoost reads: the float borders, then the one-hot values
+        self.by_split_index = ([("float", int(f["feature_index"]), f32(float(border)))
+                                for f in info.get("float_features", []) for border in f.get("borders", [])]
+                               + [("categorical", int(c["feature_index"]), int(value))
+                                  for c in info.get("categorical_features", []) for value in c.get("values", [])])
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
         self.labels, self.names, self.ctrs = labels, names, ctrs
         self.cache: dict[str, _Test | bool] = {}
@@ -624,16 +626,12 @@ class _SplitReader:
         kind = split.get("split_type")
         if kind == "FloatFeature":
             index, border = int(split["float_feature_index"]), float(split["border"])
-            named = int(split.get("split_index", -1))
-            if "split_index" in split and (named not in range(len(self.float_borders))
-                                           or self.float_borders[named] != (index, f32(border))):
-                read = ("no border" if named not in range(len(self.float_borders)) else
-                        "float feature {} at {}".format(*self.float_borders[named]))
-                raise ValueError(f"a FloatFeature split tests float feature {index} at {border}, but its split_index "
-                                 f"{named}, which CatBoost reads, names {read}")
+            self._check_split_index(split, ("float", index, f32(border)))
             return _Test(self.float_split(index, border), 1)
         if kind == "OneHotFeature":
-            return self.one_hot_test(int(split["cat_feature_index"]), int(split["value"]))
+            index, value = int(split["cat_feature_index"]), int(split["value"])
+            self._check_split_index(split, ("categorical", index, value))
+            return self.one_hot_test(index, value)
         if kind == "OnlineCtr":
             return self.ctrs.test(split, self.labels, self.part_test)
         raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
@@ -646,6 +644,19 @@ class _SplitReader:
         empty_true = "" in names
         return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
                            unknown=1 if empty_true else None), 0)
+
+    def _check_split_index(self, split: dict, tested: tuple) -> None:
+        """A split names what it tests twice; where its split_index, which CatBoost reads, names another
+        border or value than the fields treegen reads, the file is damaged (edited by hand)."""
+        named = int(split.get("split_index", -1))
+        if "split_index" not in split or named in range(len(self.by_split_index)) and \
+                self.by_split_index[named] == tested:
+            return
+        def words(kind, index, value):
+            return f"{kind} feature {index} {'at' if kind == 'float' else 'value'} {value}"
+        read = words(*self.by_split_index[named]) if named in range(len(self.by_split_index)) else "nothing"
+        raise ValueError(f"a {split.get('split_type')} split tests {words(*tested)}, but its split_index {named}, "
+                         f"which CatBoost reads, names {read}")
 
     def part_test(self, part: "_Part") -> _Test:
         """The test of a binary part of a CTR's projection, answering True and False."""
