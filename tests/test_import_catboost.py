@@ -1379,3 +1379,88 @@ def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
         import_file(str(path))
     assert str(err.value) == (f"{path}: features_info.categorical_features[0]: duplicate key 'feature_index' (JSON "
                               "readers differ on which copy they keep)")
+
+
+def test_the_training_frame_names_the_categories_of_a_column_of_integers():
+    """CatBoost takes a categorical column of integers and hashes each one's text ('2'); categories= the frame
+    it was trained on read only its columns not of numbers, so the import was refused with "a one-hot split on
+    the categorical feature 'code' tests a category known only by its hash (3010176887); ... or categories=the
+    DataFrame it was trained on" -- the argument just given. The frame's integer columns name them too."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(3, nan=False)
+    frame["code"] = np.arange(len(frame)) % 4
+    signal = signal + (frame.code == 2) * 3
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color", "code"], **KW).fit(frame, signal > 0)
+    model = from_catboost(estimator, categories=frame)
+    assert set(model.features[4].categories) <= {"0", "1", "2", "3"}
+    assert "2" in model.features[4].categories
+    assert treegen.verify(model, frame, to=[], against=estimator).ok
+
+
+@pytest.mark.parametrize("damage, said", [
+    (lambda doc: doc["features_info"]["float_features"][0].update(flat_feature_index=2 ** 40),
+     "flat_feature_index 1099511627776 is not one of the 4 features' indices"),  # was a MemoryError's traceback
+    (lambda doc: doc["features_info"]["float_features"][0].update(flat_feature_index=1e308),
+     "flat_feature_index beyond 2**64 is not one of the 4"),  # an OverflowError's traceback
+    (lambda doc: next(iter(doc["ctr_data"].values()))["hash_map"].__setitem__(0, -1),
+     "Python integer -1 out of bounds for uint64"),  # an OverflowError's traceback
+])
+def test_a_damaged_index_or_hash_in_a_json_model_is_one_line(tmp_path, damage, said):
+    """Fuzzing a CatBoost 1.2.10 JSON model's fields: a flat_feature_index too large made a list of that many
+    columns (2**40: MemoryError; a larger damaged stride in a CTR table grew memory until the process was
+    killed), and numbers beyond an index or a uint64 raised OverflowError, each a traceback. Each is one line."""
+    from catboost import CatBoostClassifier, Pool
+    frame, signal = make_data(5)
+    path = tmp_path / "model.json"
+    CatBoostClassifier(cat_features=["color"], **KW).fit(frame, signal > 0).save_model(
+        str(path), format="json", pool=Pool(frame, cat_features=["color"]))
+    document = json.loads(path.read_text())
+    damage(document)
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError) as info:
+        import_file(str(path))
+    assert said in str(info.value) and "\n" not in str(info.value) and str(info.value).startswith(str(path)), info.value
+
+
+@pytest.mark.parametrize("grow_policy", ["SymmetricTree", "Lossguide"])
+def test_a_float_split_whose_border_is_not_its_split_index_is_refused(tmp_path, grow_policy):
+    """A float split names its border twice: split_index, which CatBoost's JSON loader reads, and
+    float_feature_index with border, which treegen read. A file whose two disagree (a border edited by
+    hand: 0 made 7.0) imported as a model 0.39 apart from CatBoost's predict_proba; it is one line now."""
+    from catboost import CatBoostClassifier
+    frame, signal = make_data(6, nan=False)
+    shape = {"max_leaves": 5, "depth": None} if grow_policy == "Lossguide" else {}
+    estimator = CatBoostClassifier(**{**KW, "grow_policy": grow_policy, **shape}).fit(frame[["x0", "x1", "x2"]],
+                                                                                    signal > 0)
+    path = tmp_path / "model.json"
+    estimator.save_model(str(path), format="json")
+    document = json.loads(path.read_text())
+    split = (document["oblivious_trees"][0]["splits"][0] if grow_policy == "SymmetricTree"
+             else document["trees"][0]["split"])
+    assert from_catboost(estimator).features  # the file as saved imports
+    split["border"] = 7.0
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError, match=rf"a FloatFeature split tests float feature {split['float_feature_index']} "
+                                           rf"at 7.0, but its split_index {split['split_index']}, which CatBoost reads, "
+                                           r"names float feature \d+ at ") as info:
+        import_file(str(path))
+    assert "\n" not in str(info.value)
+
+
+def test_a_one_hot_split_whose_value_is_not_its_split_index_is_refused(tmp_path):
+    """As a float split's border: a one-hot split's value edited to another category's hash imported as a
+    model 0.24 apart from CatBoost, which reads the split_index; it is one line now."""
+    from catboost import CatBoostClassifier, Pool
+    frame, signal = make_data(7, nan=False)
+    estimator = CatBoostClassifier(one_hot_max_size=8, cat_features=["color"], **KW).fit(frame, signal > 0)
+    path = tmp_path / "model.json"
+    estimator.save_model(str(path), format="json", pool=Pool(frame, cat_features=["color"]))
+    document = json.loads(path.read_text())
+    split = next(s for tree in document["oblivious_trees"] for s in tree["splits"] if s["split_type"] == "OneHotFeature")
+    values = document["features_info"]["categorical_features"][0]["values"]
+    split["value"] = next(value for value in values if value != split["value"])
+    path.write_text(json.dumps(document))
+    with pytest.raises(TreegenError, match=rf"a OneHotFeature split tests categorical feature 0 value {split['value']}, "
+                                           rf"but its split_index {split['split_index']}, which CatBoost reads, names "
+                                           r"categorical feature 0 value -?\d+$"):
+        import_file(str(path))

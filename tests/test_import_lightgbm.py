@@ -1198,3 +1198,16 @@ def test_thousand_trees_of_depth_eight(tmp_path):
     assert rules.count("\ntree ") == 1000 and "\ntree 1000 " in rules
     printed = run_loaded(emit(model, "java"), to_csv(model, java_rows), ["--proba"]).splitlines()[1:]
     assert [[float(p) for p in line.split(",")] for line in printed] == [scores for _, scores in answers[len(X):]]
+
+
+@pytest.mark.parametrize("boundaries", ["cat_boundaries=-1 1", "cat_boundaries=0 2 1"])
+def test_category_sets_whose_bounds_do_not_rise_are_refused(tmp_path, boundaries):
+    """A categorical split's codes are the words cat_threshold[cat_boundaries[i]:cat_boundaries[i + 1]]; a
+    damaged file's negative or falling bound was read as Python slices it (-1 as the last word) and imported
+    as some other set of codes, where LightGBM reads out of its array. Such a file is one line saying so."""
+    text = fixture_text("categorical_codes")
+    if boundaries.count(" ") == 2:  # a second set, for a falling bound (the split reads set 0)
+        text = replace_line(text, "num_cat=", "num_cat=2")
+    message = refusal(replace_line(text, "cat_boundaries=", boundaries), tmp_path)
+    assert message.endswith(f"tree 0: {boundaries.replace('=', ' ')} do not rise from 0 or more: the file is "
+                            "damaged")

@@ -621,3 +621,17 @@ def test_a_fit_that_overflowed_is_refused_as_such(estimator, tmp_path):
     dump(estimator, tmp_path / "m.skops")
     result = CliRunner().invoke(main, ["import", str(tmp_path / "m.skops")])
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "overflowed" in result.output, result.output
+
+
+def test_verify_against_gives_gradient_boosting_a_value_for_a_feature_no_split_tests():
+    """verify's rows leave a feature no split tests empty, and GradientBoosting refuses a row holding
+    NaN: every data row was left out of the library's line ("100 data rows left out, which scikit-learn
+    refuses: Input X contains NaN", of rows holding none) and the line still said ok. Such a feature
+    changes no answer, so the oracle gives it 0.0 and every data row is checked."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=(100, 2)).round(2), np.ones(100)]  # x2 constant: no split tests it
+    estimator = GradientBoostingRegressor(n_estimators=3, max_depth=2).fit(X, X[:, 0] - X[:, 1])
+    model = from_sklearn(estimator)
+    assert model.used_features() == [0, 1]
+    report = treegen.verify(model, X, to=[], against=estimator)
+    assert report.ok and "100 from the data" in str(report) and "data rows left out" not in str(report), str(report)

@@ -321,7 +321,7 @@ def convert_document(document: Any, feature_names: Sequence[str] | None = None,
         return _convert(document, feature_names, categories)
     except TreegenError:  # (a BadArgument is a ValueError too: its own message, not the file's fault)
         raise
-    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, OverflowError) as err:
         detail = f"missing {err}" if isinstance(err, KeyError) else str(err).splitlines()[0]
         raise TreegenError(f"not a CatBoost JSON model as save_model(format='json') writes it: {detail}") from None
 
@@ -333,14 +333,14 @@ class _FrameColumns(dict):
 
 def _given_categories(categories) -> dict[str, list] | None:
     """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
-    ``df.city.unique()``), or the values of each column not of numbers of a pandas DataFrame (the frame it was
-    trained on: a feature of integer codes needs naming as a list); a value that is no such sequence (one text:
+    ``df.city.unique()``), or the values of each column not of floats of a pandas DataFrame (the frame it was
+    trained on: CatBoost takes a categorical column of integers, and names each category by its text); a value that is no such sequence (one text:
     'Paris,Rome', or a number) or an argument that is no mapping is refused, naming the form, where it read as a
     file that is not CatBoost's."""
     if categories is None:
         return None
-    if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of numbers name the categories
-        text = categories.select_dtypes(exclude="number")
+    if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of floats name the categories
+        text = categories.select_dtypes(exclude="floating")
         return _FrameColumns({str(name): list(text[name].dropna().unique()) for name in text.columns})
     example = "{'city': ['Paris', 'Rome']}"
     if not isinstance(categories, Mapping):
@@ -442,7 +442,14 @@ def _columns(info: dict) -> list[tuple[str, dict] | None]:
     ``categorical_features``, by ``flat_feature_index`` (None: a column in neither)."""
     entries = ([("float", e) for e in info.get("float_features", [])]
                + [("categorical", e) for e in info.get("categorical_features", [])])
-    width = 1 + max((int(e["flat_feature_index"]) for _, e in entries), default=-1)
+    indices = [int(entry["flat_feature_index"]) for _, entry in entries]
+    # CatBoost numbers its float and categorical columns 0, 1, ... (text and embedding ones are refused before): a
+    # damaged index would make a list of that many columns
+    damaged = next((index for index in indices if not 0 <= index < len(entries)), None)
+    if damaged is not None:
+        shown = damaged if abs(damaged) < 2 ** 64 else "beyond 2**64"
+        raise ValueError(f"flat_feature_index {shown} is not one of the {len(entries)} features' indices")
+    width = 1 + max(indices, default=-1)
     columns: list[tuple[str, dict] | None] = [None] * width
     for kind, entry in entries:
         columns[int(entry["flat_feature_index"])] = (kind, entry)
@@ -600,6 +607,11 @@ class _SplitReader:
 
     def __init__(self, info: dict, labels: dict[int, _Labels], names: list[str], ctrs: "_Ctrs"):
         self.floats = {int(f["feature_index"]): f for f in info.get("float_features", [])}
+        # what each split_index names, which CatBoost reads: the float borders, then the one-hot values
+        self.by_split_index = ([("float", int(f["feature_index"]), f32(float(border)))
+                                for f in info.get("float_features", []) for border in f.get("borders", [])]
+                               + [("categorical", int(c["feature_index"]), int(value))
+                                  for c in info.get("categorical_features", []) for value in c.get("values", [])])
         self.cats = {int(c["feature_index"]): c for c in info.get("categorical_features", [])}
         self.labels, self.names, self.ctrs = labels, names, ctrs
         self.cache: dict[str, _Test | bool] = {}
@@ -613,9 +625,13 @@ class _SplitReader:
     def _read(self, split: dict) -> _Test | bool:
         kind = split.get("split_type")
         if kind == "FloatFeature":
-            return _Test(self.float_split(int(split["float_feature_index"]), float(split["border"])), 1)
+            index, border = int(split["float_feature_index"]), float(split["border"])
+            self._check_split_index(split, ("float", index, f32(border)))
+            return _Test(self.float_split(index, border), 1)
         if kind == "OneHotFeature":
-            return self.one_hot_test(int(split["cat_feature_index"]), int(split["value"]))
+            index, value = int(split["cat_feature_index"]), int(split["value"])
+            self._check_split_index(split, ("categorical", index, value))
+            return self.one_hot_test(index, value)
         if kind == "OnlineCtr":
             return self.ctrs.test(split, self.labels, self.part_test)
         raise TreegenError(f"the split type {kind} is not supported; supported: FloatFeature, OneHotFeature, "
@@ -628,6 +644,19 @@ class _SplitReader:
         empty_true = "" in names
         return _Test(Split(flat, Op.IN, values=tuple(names), missing=MissingRoute.to_child(0 if empty_true else 1),
                            unknown=1 if empty_true else None), 0)
+
+    def _check_split_index(self, split: dict, tested: tuple) -> None:
+        """A split names what it tests twice; where its split_index, which CatBoost reads, names another
+        border or value than the fields treegen reads, the file is damaged (edited by hand)."""
+        named = int(split.get("split_index", -1))
+        if "split_index" not in split or named in range(len(self.by_split_index)) and \
+                self.by_split_index[named] == tested:
+            return
+        def words(kind, index, value):
+            return f"{kind} feature {index} {'at' if kind == 'float' else 'value'} {value}"
+        read = words(*self.by_split_index[named]) if named in range(len(self.by_split_index)) else "nothing"
+        raise ValueError(f"a {split.get('split_type')} split tests {words(*tested)}, but its split_index {named}, "
+                         f"which CatBoost reads, names {read}")
 
     def part_test(self, part: "_Part") -> _Test:
         """The test of a binary part of a CTR's projection, answering True and False."""
@@ -732,6 +761,9 @@ class _Ctr:
         self.target_border = int(entry["target_border_idx"])
         self.borders = [f32(float(b)) for b in entry["borders"]]
         stride, row = int(table["hash_stride"]), table["hash_map"]
+        # a row is a key, then its counts: a damaged stride would make a list of that many rows
+        if stride < 1 or len(row) % stride or stride > max(len(row), 1024):
+            raise ValueError(f"a CTR table's hash_stride {stride} does not divide its hash_map of {len(row)} values")
         keys = row[::stride]
         self.rows = dict(zip(map(int, keys), range(len(keys))))  # key -> its row (the last, if the file repeats one)
         self.denominator = int(table.get("counter_denominator", 0))

@@ -444,6 +444,11 @@ class _Text:
             raise self.fail(f"tree {block.number}: num_leaves={leaves}, num_cat={categories}", block.line)
         internal = leaves - 1
         boundaries = numbers("cat_boundaries", categories + 1, int) if categories else [0]
+        if boundaries[0] < 0 or any(later < earlier for earlier, later in zip(boundaries, boundaries[1:])):
+            # (each set's words are cat_threshold[boundaries[i]:boundaries[i + 1]]: a slice of Python's
+            # would read a negative or falling bound as some other words)
+            raise self.fail(f"tree {block.number}: cat_boundaries {' '.join(map(str, boundaries))} do not rise from "
+                            "0 or more: the file is damaged", block.lines["cat_boundaries"])
         linear = None
         if block.fields.get("is_linear", "0").strip() not in ("", "0"):
             linear = self._linear(block, leaves, numbers)

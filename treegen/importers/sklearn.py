@@ -286,16 +286,18 @@ def _library_rows(estimator, model: Model, rows):
     NaN, and a HistGradientBoosting model's categories as its encoder's values (a text the encoder
     does not know is passed as it is, or as a number when the categories are numbers). Columns are
     objects then, so the encoder takes an infinite category as unknown where a float column would be
-    refused whole."""
+    refused whole. A feature no split tests has no value in verify's rows: it is given as 0.0, which
+    changes no answer, since GradientBoosting refuses a row holding NaN."""
     from .hist_gradient_boosting import category_values
     categorical = category_values(estimator)
+    used = set(model.used_features())
     table = []
     for row in rows:
         record = []
         for j, feature in enumerate(model.features):
             value = row.get(feature.name)
             if value is None:
-                record.append(math.nan)
+                record.append(math.nan if j in used or j in categorical else 0.0)
             elif j in categorical:
                 known, numeric = categorical[j]
                 record.append(known.get(str(value), code_or(value, math.nan) if numeric else str(value)))
