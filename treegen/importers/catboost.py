@@ -334,9 +334,9 @@ class _FrameColumns(dict):
 def _given_categories(categories) -> dict[str, list] | None:
     """``categories`` as a dict of lists, each feature's names as given in any sequence (a list, a pandas Index,
     ``df.city.unique()``), or the values of each column not of floats of a pandas DataFrame (the frame it was
-    trained on: CatBoost takes a categorical column of integers, and names each category by its text); a value that is no such sequence (one text:
-    'Paris,Rome', or a number) or an argument that is no mapping is refused, naming the form, where it read as a
-    file that is not CatBoost's."""
+    trained on: CatBoost takes a categorical column of integers, and names each category by its text); a value
+    that is no such sequence (one text: 'Paris,Rome', or a number) or an argument that is no mapping is refused,
+    naming the form, where it read as a file that is not CatBoost's."""
     if categories is None:
         return None
     if hasattr(categories, "select_dtypes"):  # the training frame: its columns not of floats name the categories
