@@ -2,6 +2,7 @@
 error with exit 2 that says what to do, or a warning, and nothing of the user's lost."""
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -299,3 +300,11 @@ def test_a_search_is_refused_with_its_best_estimator_named(tmp_path):
     done = treegen_cli("import", tmp_path / "search.skops")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert done.stderr.rstrip().endswith("save its best_estimator_ with skops and import that"), done.stderr
+
+
+def test_data_from_a_pipe_is_read_whole(tmp_path):
+    """A CSV given through a pipe (a shell's `<(zcat data.csv.gz)`): the look at a data file's first bytes (is it a
+    workbook, a model?) took them from the pipe, and the rest read as an empty file."""
+    command = f"{shlex.quote(sys.executable)} -m treegen train <(cat {shlex.quote(TENNIS)}) --target play -o m.json"
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "trained c45 on 14 rows" in done.stderr, done.stderr

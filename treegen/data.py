@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -115,7 +116,9 @@ BINARY_DATA = ((b"PK\x03\x04", "a zip archive (an Excel .xlsx workbook is one)",
 
 def _binary_data(path: str) -> tuple[str, str] | None:
     """What a data file is and what to do, when it begins as one of BINARY_DATA; None for any other (and for one
-    that cannot be read: read_text says why)."""
+    that cannot be read: read_text says why), and for a pipe (`<(zcat data.csv.gz)`), whose bytes a look would take."""
+    if not os.path.isfile(path):
+        return None
     try:
         with open(path, "rb") as f:
             head = f.read(4)
