@@ -1516,6 +1516,10 @@ def one_line_error(path, **options) -> str:
      r"2 targets \(multi-output\) are not supported: a treegen model predicts one target"),
     ({"multi_strategy": "one_output_per_tree", "tree_method": "hist"}, "two",
      r"2 targets \(multi-output\) are not supported"),
+    # several quantiles are outputs of one target: named as what they are (it said "3 targets (multi-output)")
+    ({"objective": "reg:quantileerror", "quantile_alpha": [0.1, 0.5, 0.9]}, "regression",
+     r"an XGBoost model of 3 quantiles \(reg:quantileerror with several quantile_alpha\) is not supported: a "
+     r"treegen model predicts one value; train one model a quantile"),
 ])
 def test_unsupported_models_are_refused(params, label, message, tmp_path):
     X, signal = make_data(12)

@@ -590,6 +590,9 @@ class _Conversion:
 
     def output_groups(self, params: dict, objective: Objective, objective_name: str) -> int:
         targets = self.integer(params, "num_target", "learner_model_param", default="1")
+        if targets > 1 and objective_name == "reg:quantileerror":  # (one output a quantile: quantile_alpha's)
+            raise self.fail(f"an XGBoost model of {targets} quantiles (reg:quantileerror with several quantile_alpha) "
+                            "is not supported: a treegen model predicts one value; train one model a quantile")
         if targets > 1:
             raise self.fail(f"XGBoost models with {targets} targets (multi-output) are not supported: a treegen model "
                             "predicts one target, a value or a class; supported: one target, with one output per "
