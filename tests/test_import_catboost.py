@@ -829,10 +829,14 @@ def test_a_border_at_minus_infinity_imports_from_json_and_is_named_where_catboos
     estimator = CatBoostClassifier(**KW).fit(frame, label)
     assert estimator.get_borders()[0] == [-math.inf]
     message = ("CatBoost cannot write this model as JSON (JSON writer: invalid float value: -inf), which treegen "
-               "reads: the feature 'x0' has a split border at -inf (learnt from infinite training values); train it "
-               "with the infinities replaced by finite float32 numbers")
+               "reads: the feature 'x0' has a split border at -inf (learnt from training values that are infinite as "
+               "float32, which CatBoost reads them as: past 3.4e38 too); train it with them replaced by finite float32 "
+               "numbers")
     with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):
         from_catboost(estimator)
+    past = CatBoostClassifier(**KW).fit(frame.replace(-np.inf, -1e308), label)  # finite, but not as float32
+    with pytest.raises(TreegenError, match=f"^{re.escape(message)}$"):  # (it said "infinite training values")
+        from_catboost(past)
     cbm = str(tmp_path / "model.cbm")
     estimator.save_model(cbm)
     done = CliRunner().invoke(cli, ["import", cbm])

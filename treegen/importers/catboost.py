@@ -297,8 +297,8 @@ def _unwritable_as_json(model, err: Exception, feature_names: Sequence[str] | No
         names = list(feature_names or model.feature_names_ or ())
         name = names[flat] if flat < len(names) else f"x{flat}"
         return TreegenError(f"{problem}, which treegen reads: the feature {name!r} has a split border at {border} "
-                            "(learnt from infinite training values); train it with the infinities replaced by finite "
-                            "float32 numbers")
+                            "(learnt from training values that are infinite as float32, which CatBoost reads them as: "
+                            "past 3.4e38 too); train it with them replaced by finite float32 numbers")
     return TreegenError(f"{problem}; text and embedding features are not supported")
 
 
