@@ -481,7 +481,7 @@ def test_show_says_a_file_is_neither_a_model_nor_rule_text(tmp_path, content):
     path.write_bytes(content)
     result = CliRunner().invoke(main, ["show", str(path)], catch_exceptions=False)
     assert result.exit_code == 2
-    where = f"{path}:1" if b"\xff" in content else f"{path}"
+    where = f"{path}:1" if b"\xff" in content else f"{path}" + ("" if content else ": an empty file")
     expected = (f"treegen: error: {where}: neither a treegen model (JSON) nor rule text "
                 '(a file of rule text begins with "treegen rules, format 1")')
     assert result.stderr == expected + (": it is not UTF-8 text\n" if b"\xff" in content else "\n")
