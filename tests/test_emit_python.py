@@ -9,6 +9,7 @@ import csv
 import functools
 import io
 import itertools
+import json
 import math
 import numbers
 import os
@@ -835,24 +836,47 @@ def tool(name: str) -> str:
     return path
 
 
+# Runs each module's program as `python -W error -m MODULE ARGS < CSV` would, all in one process: the module
+# imported (compiled with warnings as errors), its main(args) given the CSV as standard input. A program's
+# answers are other tests' point; here: exit status 0 and nothing on standard error.
+PROGRAMS_UNDER_W_ERROR = r"""
+import importlib, io, json, sys
+failed = []
+with open(sys.argv[1], encoding="utf-8") as runs:
+    runs = json.load(runs)
+for name, args, text in runs:
+    stdin, stdout, stderr = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+    sys.stdout, sys.stderr = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
+    try:
+        status = importlib.import_module(name).main(args)
+    except BaseException as error:
+        status = repr(error)
+    said, (sys.stdin, sys.stdout, sys.stderr) = sys.stderr.getvalue(), (stdin, stdout, stderr)
+    if status != 0 or said:
+        failed.append((name, args, status, said[:500]))
+print(json.dumps(failed))
+"""
+
+
 @pytest.mark.slow
 def test_generated_modules_pass_ruff_need_python_3_8_only_and_run_with_warnings_as_errors(tmp_path):
-    """ruff's default rules find nothing in a generated module, vermin nothing newer than Python 3.8, and it
-    runs under ``python -W error``.
-    Run with ``-m``, a module is compiled once, at its first run (with warnings as errors), and its
-    bytecode read back at the others: the 50,000-leaf module takes seconds to compile."""
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    """ruff's default rules find nothing in a generated module, vermin nothing newer than Python 3.8, and its
+    program runs under ``python -W error`` (with each of its options) with nothing on standard error."""
     # an ensemble is also written without leaf ids: its trees are then summed inline
     models = lint_models()
     modules = [(model, True) for model in models] + [(model, False) for model in models if len(model.trees) > 1]
+    runs = []
     for i, (model, leaf) in enumerate(modules):
         path = tmp_path / f"model_{i}.py"
         path.write_text(emit(model, "python", leaf=leaf), encoding="utf-8")
-        rows = rows_for(model, 30)[:30]
-        for args in ([],) + (["--leaf"],) * leaf + (["--proba"],) * model.target.is_classification:
-            done = subprocess.run([sys.executable, "-W", "error", "-m", path.stem, *args], capture_output=True,
-                                  cwd=tmp_path, env=environment, input=to_csv(model, rows).encode("utf-8"), timeout=300)
-            assert (done.returncode, done.stderr) == (0, b""), (i, args)
+        text = to_csv(model, rows_for(model, 30)[:30])
+        runs += [(path.stem, args, text)
+                 for args in ([],) + (["--leaf"],) * leaf + (["--proba"],) * model.target.is_classification]
+    (tmp_path / "runs.json").write_text(json.dumps(runs), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-W", "error", "-c", PROGRAMS_UNDER_W_ERROR, "runs.json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0 and done.stderr == "" and json.loads(done.stdout) == [], done.stdout + done.stderr
     done = subprocess.run([tool("ruff"), "check", "--isolated", "--no-cache", "--output-format", "concise",
                            str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
