@@ -86,7 +86,7 @@ class Condition(NamedTuple):
 
     def above(self, x: float) -> bool:
         """Whether a number is above the interval's low end (-inf too where -inf bounds nothing)."""
-        return self.low < x or (self.low == -math.inf and not self.above_minus_inf)
+        return self.low < x or self.unbounded_below
 
     @property
     def unbounded_below(self) -> bool:
