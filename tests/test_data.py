@@ -510,6 +510,8 @@ CSV_CASES = [  # (what, bytes)
     ("Java's double suffix", b"num,c\n1d,b\n"),
     ("hexadecimal float", b"num,c\n0x1p3,b\n"),
     ("exponent without digits", b"num,c\n1e,b\n"),
+    # numbers on both sides of a line break inside quotes: each line reads as a number, the field as none
+    ("a line break inside a quoted number", b'num,c\n"1\n2",b\n'),
     ("full-width digits", "num,c\n２００,b\n".encode()),
     ("a dotless i in inf", "num,c\n\u0131nf,b\n".encode()),
     ("a row too short", b"num,c\n1,a\n3\n"),
@@ -591,6 +593,7 @@ def test_tricky_csv_is_read_by_one_syntax(tmp_path):
                        ("Java's double suffix", "line 2: column 'num': '1d' is not a number"),
                        ("hexadecimal float", "line 2: column 'num': '0x1p3' is not a number"),
                        ("exponent without digits", "line 2: column 'num': '1e' is not a number"),
+                       ("a line break inside a quoted number", "line 2: column 'num': '1\\n2' is not a number"),
                        ("a row too short", "line 3: expected 2 fields as in the header, found 1"),
                        ("a row too long", "line 2: expected 2 fields as in the header, found 3"),
                        ("line breaks inside quotes, then a row too long",
@@ -656,7 +659,8 @@ def test_generated_programs_read_csv_as_treegen_predict_does(target, tmp_path):
     from treegen.targets import emit
     model = csv_model()
     source = emit(model, target)
-    escaped = {"full-width digits": "'\\uff12\\uff10\\uff10'", "a dotless i in inf": "'\\u0131nf'"}
+    escaped = {"full-width digits": "'\\uff12\\uff10\\uff10'", "a dotless i in inf": "'\\u0131nf'",
+               "a line break inside a quoted number": "'1\\u000a2'"}
     for what, raw in CSV_CASES:
         got = program_reads(target, source, raw, tmp_path)
         if what in escaped:  # Python's repr keeps the characters, the programs ASCII-escape them

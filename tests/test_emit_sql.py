@@ -8,6 +8,7 @@ import math
 import random
 import re
 import struct
+import sys
 from contextlib import closing, contextmanager
 from dataclasses import replace
 
@@ -20,7 +21,7 @@ from treegen.emit.sql import DIALECTS, STRATEGIES, computed
 from treegen.emit.sql.writer import Writer
 from treegen.errors import TreegenError
 from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, Feature, MissingRoute, Model,
-                           NUMBER, Node, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
+                           NUMBER, Node, Op, Split, Target, Tree, argmax, code_category, code_number, leaf_ids,
                            tree_output)
 from treegen.probes import probe_rows
 from treegen.run.sql import query, read_csv, run
@@ -1082,6 +1083,31 @@ def test_a_missing_interval_may_end_at_an_infinity(engine):
     assert "inf" not in re.sub("'[^']*'", "", sql).lower() or name != "mysql"  # (a text column's 'inf' is text)
     edges = [beyond_float32, -beyond_float32, math.nextafter(beyond_float32, 0), 1e39, -1e39, 0.5]
     rows = probe_rows(model, limit=60, aimed=60) + [{f.name: v for f in model.features} for v in edges]
+    if name == "mysql":  # a MySQL double holds no infinity
+        rows = [row for row in rows if not any(isinstance(v, float) and math.isinf(v) for v in row.values())]
+    assert_agrees(model, rows, name, **connection)
+
+
+def with_cuts_at_minus_infinity(model: Model, seed: int) -> Model:
+    """The model with about a third of its numeric splits at -inf: CART's cut between -inf and the next value
+    seen (their midpoint), where -inf alone goes left."""
+    rng = random.Random(seed)
+    trees = [replace(tree, nodes=[replace(node, split=replace(node.split, threshold=-math.inf))
+                                  if node.split is not None and node.split.op == Op.LE and rng.random() < 0.35
+                                  else node for node in tree.nodes]) for tree in model.trees]
+    return replace(model, trees=trees)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_split_at_minus_infinity_sends_minus_infinity_left(engine, seed):
+    """x <= -inf holds for -inf: the rules wrote its branch as empty and the other as every number (-inf too)."""
+    name, connection = engine
+    model = with_cuts_at_minus_infinity(random_model(seed, n_trees=2, max_depth=5), seed)
+    assert any(node.split.threshold == -math.inf for tree in model.trees for node in tree.nodes
+               if node.split is not None and node.split.op == Op.LE)
+    rows = probe_rows(model, limit=200, aimed=200)
+    numeric = [f.name for f in model.features if f.is_numeric]
+    rows += [{**row, x: value} for row in rows[:40] for x in numeric for value in (-math.inf, -sys.float_info.max)]
     if name == "mysql":  # a MySQL double holds no infinity
         rows = [row for row in rows if not any(isinstance(v, float) and math.isinf(v) for v in row.values())]
     assert_agrees(model, rows, name, **connection)

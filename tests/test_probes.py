@@ -1,6 +1,7 @@
 """The probes' rows aimed at splits (treegen.probes.split_rows): each split reached, its own feature either side
 of its cut and missing, as many trees' splits as a budget of rows allows."""
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -105,3 +106,22 @@ def test_each_probe_row_is_given_once_and_a_small_product_whole():
     sample = probes.probe_rows(tennis, aimed=0)
     values = [{repr(row[f.name]) for row in sample} for f in tennis.features]
     assert len({repr(tuple(row.values())) for row in sample}) == len(sample) == math.prod(map(len, values)) < 2000
+
+
+def test_a_cut_at_minus_infinity_is_probed_at_it_and_beside_it():
+    """x <= -inf holds for -inf alone (CART cuts between -inf and the next value seen there): -inf and the largest
+    finite number below zero are probed, and a row aimed at the split reaches the subtree left of it with -inf. The
+    SQL wrote that branch as empty and the other as every number, and verify, probing finite cuts only, found
+    every row agree."""
+    from treegen.model import (CLASSIFICATION, NUMERIC, Feature, MissingRoute, Model, Node, Op, Split, Target,
+                               Tree)
+    cut = Split(0, Op.LE, threshold=-math.inf, missing=MissingRoute.to_child(1))
+    below = Split(1, Op.LE, threshold=0.5, missing=MissingRoute.to_child(0))
+    nodes = [Node((0.5, 0.5), split=cut, children=(1, 4)), Node((0.5, 0.5), split=below, children=(2, 3)),
+             Node((1.0, 0.0), n=1.0), Node((0.0, 1.0), n=1.0), Node((0.5, 0.5), n=1.0)]
+    model = Model((Feature("x", NUMERIC), Feature("z", NUMERIC)), Target("y", CLASSIFICATION, ("a", "b")),
+                  [Tree(nodes)])
+    assert {-math.inf, -sys.float_info.max} <= set(probes.boundary_values(model)[0])
+    rows = probes.split_rows(model, 100)
+    assert {row["x"] for row in rows} >= {-math.inf, -sys.float_info.max}
+    assert any(row["x"] == -math.inf and row["z"] == math.nextafter(0.5, math.inf) for row in rows)

@@ -360,7 +360,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
             return numbers.copy()
         texts = ["nan" if v is None else v for v in values]
         # one regex pass over the column (none over an ARFF one); find the culprit
-        if texts and not _read_as_doubles(table, name) and not NUMBERS.fullmatch("\n".join(texts)):
+        if texts and not _read_as_doubles(table, name) and not _all_numbers_joined(texts):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
             raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + number_hint(values[i]),
                                *table.place(keep[i] if keep is not None else i))
@@ -373,6 +373,13 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
             code_of[v] = unknown if name is None else code[name]
         code = {**code, **code_of}
     return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
+
+
+def _all_numbers_joined(texts: list[str]) -> bool:
+    """Whether every text matches NUMBER, in one regex pass over them joined by line ends: a text (a quoted field)
+    that holds a line end itself is none, though each of its lines may be one ('"1\\n2"')."""
+    joined = "\n".join(texts)
+    return joined.count("\n") == len(texts) - 1 and NUMBERS.fullmatch(joined) is not None
 
 
 def _rows_of(table: Table, name: str, column: Sequence[str | None], rows: list[int]) -> Sequence[str | None]:

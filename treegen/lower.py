@@ -60,6 +60,9 @@ class Condition(NamedTuple):
     if_missing: float = 0.0
     if_unknown: float | None = None  # a category the feature does not know; None: as if missing
     split: Split | None = None  # TUPLE, NOT_TUPLE: the tuple split (``feature`` is its first feature)
+    # interval: a low of -inf bounds it (x > -inf: the right branch of a cut at -inf), where otherwise it bounds
+    # nothing (x <= cut holds for -inf); a float has no number below -inf to stand for the bound
+    above_minus_inf: bool = False
 
     @property
     def unknown_factor(self) -> float:
@@ -75,10 +78,20 @@ class Condition(NamedTuple):
         if absent == UNKNOWN:
             return self.unknown_factor
         if self.kind == INTERVAL:
-            return 1.0 if self.low < number_of(feature, value) <= self.high else 0.0
+            x = number_of(feature, value)
+            return 1.0 if self.above(x) and x <= self.high else 0.0
         if self.kind == SET:
             return 1.0 if category_of(feature, value, cast) in self.values else 0.0
         return 0.0
+
+    def above(self, x: float) -> bool:
+        """Whether a number is above the interval's low end (-inf too where -inf bounds nothing)."""
+        return self.low < x or self.unbounded_below
+
+    @property
+    def unbounded_below(self) -> bool:
+        """An interval whose low end bounds nothing: every number up to its high end is in it."""
+        return self.low == -math.inf and not self.above_minus_inf
 
 
 @dataclass(frozen=True)
@@ -240,7 +253,8 @@ def _branches(model: Model, split: Split) -> tuple[tuple[Condition, Share | None
     branches = []
     for position, (kind, low, high, values) in enumerate(bounds):
         if_unknown = None if unknown is None else 1.0 if position == unknown else 0.0
-        condition = Condition(f, kind, low, high, values, _if_missing(missing, position), if_unknown)
+        condition = Condition(f, kind, low, high, values, _if_missing(missing, position), if_unknown,
+                              above_minus_inf=position == 1 and kind == INTERVAL and low == -math.inf)
         share = Share(f, missing.weights[position], unknown is None) if missing.kind == _FRACTION else None
         branches.append((condition, share))
     return tuple(branches)
@@ -273,13 +287,16 @@ def _merge(a: Condition, b: Condition) -> Condition | None:
         kind, low, high, values = MISSING, -math.inf, math.inf, ()
     elif a.kind == INTERVAL:
         kind, low, high, values = INTERVAL, max(a.low, b.low), min(a.high, b.high), ()
-        if not low < high:
+        above_minus_inf = low == -math.inf and (a.above_minus_inf or b.above_minus_inf)
+        if not low < high and not (low == high == -math.inf and not above_minus_inf):  # (x <= -inf: {-inf})
             kind = MISSING
     else:
         keep = set(b.values)
         kind, low, high, values = SET, -math.inf, math.inf, tuple(v for v in a.values if v in keep)
         if not values:
             kind = MISSING
+    if kind == INTERVAL:
+        return Condition(a.feature, kind, low, high, values, missing, unknown, above_minus_inf=above_minus_inf)
     if kind != MISSING:
         return Condition(a.feature, kind, low, high, values, missing, unknown)
     if missing == 0.0 and not unknown:
@@ -292,7 +309,7 @@ def _always(c: Condition, categories) -> bool:
     if c.if_missing != 1.0 or c.unknown_factor != 1.0:
         return False
     if c.kind == INTERVAL:
-        return c.low == -math.inf and c.high == math.inf
+        return c.unbounded_below and c.high == math.inf
     return c.kind == SET and set(c.values) >= set(categories)
 
 

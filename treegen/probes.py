@@ -15,8 +15,8 @@ UNSEEN = "\u2603 unseen category"
 
 def boundary_values(model: Model) -> list[list[float]]:
     """For each feature: each threshold on it as the source compares it, its effective float64 cut,
-    and one ulp either side of both. From one pass over the nodes (a 1,000-tree model has 511,000),
-    each distinct threshold once, met in node order (which of 0.0 and -0.0 is kept)."""
+    and one ulp either side of both (of an infinite one, the finite side). From one pass over the nodes (a
+    1,000-tree model has 511,000), each distinct threshold once, met in node order (which of 0.0 and -0.0 is kept)."""
     thresholds: list[dict[float, None]] = [{} for _ in model.features]
     for nodes in (tree.nodes for tree in model.trees):
         if isinstance(nodes, NodeColumns):  # (without making its nodes)
@@ -36,6 +36,8 @@ def _around(model: Model, thresholds) -> list[float]:
         for t in (threshold, model.numeric.effective_threshold(threshold)):
             if math.isfinite(t):
                 values.update((t, math.nextafter(t, -math.inf), math.nextafter(t, math.inf)))
+            elif t == t:  # a cut at an infinity (CART's between -inf and a number): it, and the finite number beside it
+                values.update((t, math.nextafter(t, 0.0)))
     return sorted(values)
 
 
@@ -173,7 +175,9 @@ def _meet(a, b):
 def _either_side(cut: float) -> list[float]:
     """The largest number that goes left and the next one up, which goes right (the values around the
     threshold as the source compares it, each feature's once, are the other rows' business)."""
-    return [cut, math.nextafter(cut, math.inf)] if math.isfinite(cut) else []
+    if math.isfinite(cut) or cut == -math.inf:  # (-inf goes left alone, the largest finite number right)
+        return [cut, math.nextafter(cut, math.inf)]
+    return []
 
 
 def _narrowed(model: Model, split, position: int, allowed):
@@ -199,6 +203,8 @@ def _within(allowed) -> float | str | None:
     if isinstance(allowed, list):
         return allowed[0] if allowed else None
     low, high = allowed
+    if high == -math.inf:  # below a cut at -inf: -inf alone
+        return high
     if not low < high:
         return None
     if math.isinf(low) and math.isinf(high):

@@ -70,7 +70,7 @@ class RuleWriter:
         if c.kind == MISSING:
             return f"{x} is {absent}"
         if c.kind == INTERVAL:
-            if c.low == -math.inf:
+            if c.unbounded_below:
                 text = f"{x} <= {number(c.high)}"
             elif c.high == math.inf:
                 text = f"{x} > {number(c.low)}"

@@ -9,6 +9,7 @@ the missing value tested where the split sends it.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from ...lower import INTERVAL, MISSING, Condition, Rule, lower_tree
@@ -103,7 +104,7 @@ def _split_tests(w: Writer, split, arity: int) -> list[tuple[str | None, int | N
     order = [i for i in range(arity) if i != default]
     if split.op == Op.LE and default == 0:  # a present value above the cut goes right, the rest left:
         # one test instead of three (measured 1.5-1.9x faster in SQLite and PostgreSQL at depth 10)
-        above = w.satisfied(Condition(split.feature, INTERVAL, low=cut))
+        above = w.satisfied(Condition(split.feature, INTERVAL, low=cut, above_minus_inf=cut == -math.inf))
         return [(above, 1), (None, 0)]
     if split.op == Op.LE or split.op == Op.IN:
         if default == 0:  # missing or the left test, else right

@@ -533,6 +533,8 @@ class Writer:
         terms = []
         if c.low > -math.inf:
             terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
+        elif c.above_minus_inf and self.d.infinity:  # (a dialect without infinity holds no -inf to leave out)
+            terms.append(f"{column} > {self.d.double(c.low)}")
         if c.high < math.inf:
             terms.append(self.at_most(column, c.high))
         elif self.d.nan:  # NaN sorts above every number: only an open upper end lets it through
