@@ -422,7 +422,7 @@ class _Text:
             if line.startswith("pandas_categorical:"):
                 try:
                     value = json.loads(line[len("pandas_categorical:"):])
-                except ValueError:
+                except (ValueError, RecursionError):  # (a hostile file's brackets nested past the recursion limit)
                     raise self.fail("pandas_categorical is not valid JSON (a truncated file?)", number + 1) from None
                 if value is not None and not (isinstance(value, list) and all(isinstance(v, list) for v in value)):
                     raise self.fail("pandas_categorical is not a list of lists", number + 1)

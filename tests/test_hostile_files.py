@@ -1,0 +1,67 @@
+"""Hostile and damaged model files, as a mutation fuzzer made them: each is refused in one line
+``treegen: error: FILE: ...`` with exit code 2, in bounded time and memory, never a traceback."""
+import json
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from cli_in_process import treegen_cli
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DEEP = "[" * 100_000 + "]" * 100_000  # past Python's recursion limit, and its json decoder's
+HUGE_INTEGER = "1" + "0" * 5_000  # more digits than Python converts to an int (4,300)
+
+
+def refused(path: Path, *command: str) -> str:
+    """The one line that ``treegen COMMAND path`` ends with, its exit code 2."""
+    done = treegen_cli(*(command or ("show",)), path)
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(f"treegen: error: {path}") and done.stderr.count("\n") == 1, done.stderr
+    return done.stderr.strip()
+
+
+def with_extra_key(text: str, value: str) -> str:
+    """A JSON object's text with one more key, holding ``value``, after the others."""
+    return text.rstrip()[:-1] + f', "extra": {value}}}'
+
+
+JSON_MODELS = {"xgboost": FIXTURES / "xgboost" / "binary-3.2.0.json",
+               "catboost": FIXTURES / "catboost" / "poisson-1.2.10.json"}
+
+
+@pytest.mark.parametrize("library", JSON_MODELS)
+@pytest.mark.parametrize("value, problem", [(DEEP, "nested too deeply"),
+                                            (HUGE_INTEGER, "Exceeds the limit (4300 digits)")])
+def test_a_json_model_nested_too_deeply_or_with_a_huge_integer_is_refused(tmp_path, library, value, problem):
+    """Both were a RecursionError or a ValueError traceback from json (treegen's own model file said so already)."""
+    path = tmp_path / "model.json"
+    path.write_text(with_extra_key(JSON_MODELS[library].read_text(), value))
+    assert refused(path).endswith(f"invalid JSON: {problem}" + ("" if "deep" in problem else
+                                                               " for integer string conversion"))
+
+
+def test_lightgbm_pandas_categorical_nested_too_deeply_is_refused(tmp_path):
+    text = (FIXTURES / "lightgbm" / "4.7.0" / "categorical_pandas.txt").read_text()
+    path = tmp_path / "model.txt"
+    path.write_text(re.sub(r"pandas_categorical:.*", "pandas_categorical:" + DEEP, text))
+    assert refused(path).endswith(": pandas_categorical is not valid JSON (a truncated file?)")
+
+
+UBJSON_START = b"{L" + struct.pack(">q", 7) + b"learner"  # an object whose first key is "learner"
+
+
+def test_ubjson_nested_too_deeply_is_refused(tmp_path):
+    path = tmp_path / "model.ubj"
+    path.write_bytes(UBJSON_START + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    assert refused(path).endswith("not a complete XGBoost UBJSON model: containers nested too deeply")
+
+
+def test_a_ubjson_typed_array_of_values_without_bytes_cannot_claim_more_than_the_file_holds(tmp_path):
+    """``[$Z#L n``: n nulls in no bytes. A damaged count (2**40) made a list of that many Nones: memory and
+    time without end. Any count past the file's size is refused (here a small one, for a quick test)."""
+    path = tmp_path / "model.ubj"
+    path.write_bytes(UBJSON_START + b"[$Z#L" + struct.pack(">q", 1_000_000) + b"}")
+    assert refused(path).endswith("not a complete XGBoost UBJSON model: a typed array of 1000000 values, "
+                                  "more than the file's 31 bytes")
