@@ -65,3 +65,24 @@ def test_a_ubjson_typed_array_of_values_without_bytes_cannot_claim_more_than_the
     path.write_bytes(UBJSON_START + b"[$Z#L" + struct.pack(">q", 1_000_000) + b"}")
     assert refused(path).endswith("not a complete XGBoost UBJSON model: a typed array of 1000000 values, "
                                   "more than the file's 31 bytes")
+
+
+def numeric_model() -> dict:
+    """A treegen model of numeric splits only, the kind read a column at a time."""
+    done = treegen_cli("train", Path(__file__).parents[1] / "examples" / "boosting" / "iris_missing.csv",
+                       "--algorithm", "cart", "--max-depth", "2", "-o", "-", check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("where, value", [("op", ["<="]), ("kind", ["child"]), ("kind", {})])
+def test_a_treegen_model_with_a_list_for_a_name_is_refused_at_it(tmp_path, where, value):
+    """A split's op or missing kind that is a list or an object: it was a TypeError (unhashable) where the
+    reader of plain trees made a set of them."""
+    model = numeric_model()
+    split = model["trees"][0]["nodes"][0]["split"]
+    (split if where == "op" else split["missing"])[where] = value
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    found = type(value).__name__
+    assert refused(path).endswith(f"split{'.missing' if where == 'kind' else ''}.{where}: expected a string, "
+                                  f"found {found}")

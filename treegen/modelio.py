@@ -483,12 +483,13 @@ def _split_columns(ids: list[int], splits: list, children: list, features, n_nod
     missing = _field(splits, "missing", _STOP)
     if set(map(type, missing)) != _DICT or not set().union(*missing) <= _PLAIN_MISSING:
         return None
-    child = _field(missing, "child", 0)
-    if set(_field(missing, "kind")) != {"child"} or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
+    # (counted, not made a set: a damaged file's kind or op may be a list, which a set cannot hold)
+    child, kinds, ops = _field(missing, "child", 0), _field(missing, "kind"), _field(splits, "op")
+    if kinds.count("child") != len(kinds) or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
         return None
     feature, numeric = _field(splits, "feature"), [f.is_numeric for f in features]
     if (set(map(type, feature)) != _INTEGER or not 0 <= min(feature) <= max(feature) < len(features)
-            or not all(map(numeric.__getitem__, feature)) or set(_field(splits, "op")) != {"<="}):
+            or not all(map(numeric.__getitem__, feature)) or ops.count("<=") != len(ops)):
         return None
     threshold = _floats(_field(splits, "threshold", math.nan), finite=False)
     if threshold is None or np.isnan(threshold).any():
@@ -590,8 +591,8 @@ def _plain_node(doc: Any, features, width: int) -> Node | None:
             or type(missing) is not dict or not missing.keys() <= _PLAIN_MISSING
             or type(children) is not list or len(children) != 2 or not set(map(type, children)) <= _INTEGER):
         return None
-    child = missing.get("child", 0)
-    route = _PLAIN_ROUTES.get((missing.get("kind"), child)) if type(child) is int else None  # (True == 1)
+    child, kind = missing.get("child", 0), missing.get("kind")
+    route = _PLAIN_ROUTES.get((kind, child)) if type(child) is int and type(kind) is str else None  # (True == 1)
     if route is None:
         return None
     return Node(tuple(value), tuple(counts), n, Split(feature, Op.LE, threshold, (), route), tuple(children))
