@@ -3,6 +3,7 @@
 import json
 import re
 import struct
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,14 @@ def test_a_treegen_model_with_a_list_for_a_name_is_refused_at_it(tmp_path, where
     found = type(value).__name__
     assert refused(path).endswith(f"split{'.missing' if where == 'kind' else ''}.{where}: expected a string, "
                                   f"found {found}")
+
+
+def test_a_skops_file_whose_schema_is_nested_too_deeply_is_refused_as_damaged(tmp_path):
+    """skops's reader fails on it (a RecursionError), and so did treegen's look for the skops version that wrote
+    it, which let the RecursionError through as a traceback."""
+    source = FIXTURES / "hist_gradient_boosting" / "binary-1.9.1.skops"
+    path = tmp_path / "model.skops"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(path, "w") as damaged:
+        for name in original.namelist():
+            damaged.writestr(name, '{"a": ' + DEEP + "}" if name == "schema.json" else original.read(name))
+    assert refused(path).endswith("cannot load the .skops file: it is damaged or was not written by skops.io.dump")

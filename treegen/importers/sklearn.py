@@ -210,7 +210,7 @@ def _newer_skops(path: str) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
             written = json.loads(archive.read("schema.json")).get("_skops_version")
-    except (OSError, KeyError, ValueError, AttributeError, zipfile.BadZipFile):
+    except (OSError, KeyError, ValueError, AttributeError, RecursionError, zipfile.BadZipFile):  # (damaged, hostile)
         return None
     return written if isinstance(written, str) and release(written) > release(skops.__version__) else None
 
