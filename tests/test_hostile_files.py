@@ -98,3 +98,23 @@ def test_a_skops_file_whose_schema_is_nested_too_deeply_is_refused_as_damaged(tm
         for name in original.namelist():
             damaged.writestr(name, '{"a": ' + DEEP + "}" if name == "schema.json" else original.read(name))
     assert refused(path).endswith("cannot load the .skops file: it is damaged or was not written by skops.io.dump")
+
+
+def test_a_skops_file_that_is_a_zip_bomb_is_refused_before_skops_reads_it(tmp_path):
+    """A member that inflates past 200 times its compressed size (and 64 MB): skops reads each member whole, and
+    a 3 MB file of 3 GB of spaces in its schema.json took a minute and 3.4 GB before. Here 65 MB, written a
+    megabyte at a time, which skops would have read (spaces in JSON) and loaded."""
+    source = FIXTURES / "hist_gradient_boosting" / "binary-1.9.1.skops"
+    path = tmp_path / "model.skops"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for name in original.namelist():
+            if name != "schema.json":
+                bomb.writestr(name, original.read(name))
+                continue
+            with bomb.open(name, "w") as member:
+                member.write(original.read(name)[:-1])
+                for _ in range(65):
+                    member.write(b" " * (1 << 20))
+                member.write(b"}")
+    assert re.search(r": refusing the .skops file: its schema.json would expand from [\d,]+ to [\d,]+ bytes "
+                     r"\(a zip bomb\?\)$", refused(path))
