@@ -118,3 +118,24 @@ def test_a_skops_file_that_is_a_zip_bomb_is_refused_before_skops_reads_it(tmp_pa
                 member.write(b"}")
     assert re.search(r": refusing the .skops file: its schema.json would expand from [\d,]+ to [\d,]+ bytes "
                      r"\(a zip bomb\?\)$", refused(path))
+
+
+def catboost_raw(path: Path, rows) -> list:
+    import catboost
+    model = catboost.CatBoost()
+    model.load_model(str(path), format="json")
+    return model.predict(rows, prediction_type="RawFormulaVal").tolist()
+
+
+def test_a_catboost_json_integer_that_catboost_reads_as_zero_is_refused(tmp_path):
+    """CatBoost's loader reads a leaf value of 2**53 + 1 (an integer beyond a double's, in 64 bits) as 0.0;
+    treegen read 9.0e15, and predicted other numbers than CatBoost's on the file without a word."""
+    document = json.loads((FIXTURES / "catboost" / "poisson-1.2.10.json").read_text())
+    rows = [[-2.556, 0.706, 0.5], [1.0, -1.0, 2.0]]
+    for leaf, name in ((0.0, "zero.json"), (2**53 + 1, "model.json")):
+        document["oblivious_trees"][1]["leaf_values"] = [leaf] * len(document["oblivious_trees"][1]["leaf_values"])
+        (tmp_path / name).write_text(json.dumps(document))
+    assert catboost_raw(tmp_path / "model.json", rows) == catboost_raw(tmp_path / "zero.json", rows)
+    assert refused(tmp_path / "model.json").endswith(
+        f": the integer {2**53 + 1} is beyond 2**53, which CatBoost's loader reads as 0 where it reads a number: the "
+        "file is damaged (CatBoost writes a model's numbers as doubles)")
