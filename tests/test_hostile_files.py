@@ -139,3 +139,28 @@ def test_a_catboost_json_integer_that_catboost_reads_as_zero_is_refused(tmp_path
     assert refused(tmp_path / "model.json").endswith(
         f": the integer {2**53 + 1} is beyond 2**53, which CatBoost's loader reads as 0 where it reads a number: the "
         "file is damaged (CatBoost writes a model's numbers as doubles)")
+
+
+def lightgbm_text_with(first_leaf: str) -> str:
+    """The regression fixture without its tree_sizes (LightGBM then reads the trees in turn, whatever their
+    length), its first tree's first leaf value written ``first_leaf``."""
+    lines = [line for line in (FIXTURES / "lightgbm" / "4.7.0" / "regression.txt").read_text().split("\n")
+             if not line.startswith("tree_sizes=")]
+    at = next(n for n, line in enumerate(lines) if line.startswith("leaf_value="))
+    lines[at] = "leaf_value=" + " ".join([first_leaf, *lines[at].split("=")[1].split()[1:]])
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("spelled", ["1_0", "\uff11\uff10"])  # digits grouped; full-width digits
+def test_a_lightgbm_number_python_reads_otherwise_than_lightgbm_is_refused(tmp_path, spelled):
+    """Python's float reads '1_0' as 10.0, LightGBM as 1.0 (it stops at '_'): treegen imported the file and
+    predicted otherwise than LightGBM without a word. Digits of other scripts LightGBM refuses."""
+    import lightgbm
+    path, plain = tmp_path / "model.txt", tmp_path / "plain.txt"
+    path.write_text(lightgbm_text_with(spelled))
+    plain.write_text(lightgbm_text_with("1"))
+    if spelled == "1_0":
+        rows = [[0.0, 0.0, 0.0], [1.0, -1.0, 2.0], [-3.0, 3.0, -1.0]]
+        assert (lightgbm.Booster(model_file=str(path)).predict(rows) ==
+                lightgbm.Booster(model_file=str(plain)).predict(rows)).all()
+    assert refused(path).endswith(f": tree 0: leaf_value has {spelled!r}, not a number")

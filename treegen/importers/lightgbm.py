@@ -390,7 +390,7 @@ class _Text:
     def _integer(self, header: dict, lines: dict, key: str, default: str) -> int:
         text = header.get(key, default)
         try:
-            return int(text)
+            return c_number(int, text)
         except ValueError:
             raise self.fail(f"{key}={text[:40]} is not an integer", lines.get(key)) from None
 
@@ -475,9 +475,11 @@ class _Text:
         return out
 
     def _numbers(self, block: _Block, key: str, count: int, kind) -> list:
-        text = block.fields[key].split()
+        field = block.fields[key]
+        text = field.split()
         try:
-            values = [kind(v) for v in text]
+            plain = field.isascii() and "_" not in field  # (checked once for the line: a big model has millions)
+            values = [kind(v) if plain else c_number(kind, v) for v in text]
         except ValueError:
             bad = next(v for v in text if not _parses(kind, v))
             raise self.fail(f"tree {block.number}: {key} has {bad[:30]!r}, not a number", block.lines[key]) from None
@@ -487,9 +489,17 @@ class _Text:
         return values
 
 
+def c_number(kind, text: str):
+    """``kind(text)`` (int or float) where LightGBM's C++ readers read the same number: Python reads digits grouped
+    with '_' and digits of other scripts too, which LightGBM stops at ('1_0' is its 1.0, Python's 10) or refuses."""
+    if "_" in text or not text.isascii():
+        raise ValueError(f"not a number as LightGBM reads one: {text!r}")
+    return kind(text)
+
+
 def _parses(kind, text: str) -> bool:
     try:
-        kind(text)
+        c_number(kind, text)
         return True
     except ValueError:
         return False
@@ -537,7 +547,7 @@ def _objective(parsed: _Parsed) -> _Objective:
                           else REGRESSIONS[name], predicts=ranking_score(name) if name in RANKINGS else None)
     values = dict(p.split(":", 1) for p in params if ":" in p)
     try:
-        sigmoid = float(values.get("sigmoid", "1")) if name in ("binary", "multiclassova") else 1.0
+        sigmoid = c_number(float, values.get("sigmoid", "1")) if name in ("binary", "multiclassova") else 1.0
     except ValueError:
         raise parsed.fail(f"the objective's sigmoid:{values['sigmoid'][:30]} is not a number", line) from None
     expected = 1 if name in ("binary", "cross_entropy") else _class_count(parsed)
@@ -557,7 +567,7 @@ def _is_custom(parsed: _Parsed) -> bool:
 
 def _class_count(parsed: _Parsed) -> int:
     try:
-        return int(parsed.header["num_class"])
+        return c_number(int, parsed.header["num_class"])
     except ValueError:
         raise parsed.fail(f"num_class={parsed.header['num_class'][:40]} is not an integer",
                           parsed.header_lines["num_class"]) from None
