@@ -164,3 +164,20 @@ def test_a_lightgbm_number_python_reads_otherwise_than_lightgbm_is_refused(tmp_p
         assert (lightgbm.Booster(model_file=str(path)).predict(rows) ==
                 lightgbm.Booster(model_file=str(plain)).predict(rows)).all()
     assert refused(path).endswith(f": tree 0: leaf_value has {spelled!r}, not a number")
+
+
+def test_an_xgboost_base_score_python_reads_otherwise_than_xgboost_is_refused(tmp_path):
+    """XGBoost reads a base_score of '1_5' as 1 (its parser stops at '_'), Python's float as 15: treegen imported
+    the file and predicted 14 more than XGBoost for every row, without a word."""
+    import xgboost
+    document = json.loads((FIXTURES / "xgboost" / "regression-3.2.0.json").read_text())
+    rows = [[0.1, 0.2, 0.3], [1.0, -1.0, 2.0]]
+    predictions = []
+    for score, name in (("1_5", "model.json"), ("1", "plain.json")):
+        document["learner"]["learner_model_param"]["base_score"] = score
+        (tmp_path / name).write_text(json.dumps(document))
+        booster = xgboost.Booster(model_file=str(tmp_path / name))
+        predictions.append(booster.predict(xgboost.DMatrix(rows, feature_names=booster.feature_names)).tolist())
+    assert predictions[0] == predictions[1]
+    assert refused(tmp_path / "model.json").endswith(
+        "learner_model_param.base_score is not a number or a list of numbers: '1_5'")

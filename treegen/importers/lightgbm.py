@@ -119,7 +119,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, code_or, file_of, library_meta, ranking_score, resolve_feature_names
+from . import IMPORTERS, c_number, code_or, file_of, library_meta, ranking_score, resolve_feature_names
 from .hist_gradient_boosting import category_text
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
@@ -487,14 +487,6 @@ class _Text:
             raise self.fail(f"tree {block.number}: {key} has {len(values)} values, expected {count}: the file is "
                             "truncated or damaged", block.lines[key])
         return values
-
-
-def c_number(kind, text: str):
-    """``kind(text)`` (int or float) where LightGBM's C++ readers read the same number: Python reads digits grouped
-    with '_' and digits of other scripts too, which LightGBM stops at ('1_0' is its 1.0, Python's 10) or refuses."""
-    if "_" in text or not text.isascii():
-        raise ValueError(f"not a number as LightGBM reads one: {text!r}")
-    return kind(text)
 
 
 def _parses(kind, text: str) -> bool:

@@ -142,7 +142,7 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combin
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
 from ..modelio import json_loads
-from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
+from . import Refused, c_number, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -484,7 +484,7 @@ class _Conversion:
         """An integer field; the ``*_param`` objects write their numbers as strings."""
         value = self.field(container, key, where, (int, str), default)
         try:
-            return int(value)
+            return c_number(int, value) if isinstance(value, str) else int(value)
         except ValueError:
             raise self.invalid(f"{where}.{key}", f"is not an integer: {value!r}") from None
 
@@ -766,7 +766,7 @@ class _Conversion:
         on loading (src/learner.cc ``InitModelParam`` -> the objective's ``ProbToMargin``), in float32."""
         text = self.field(params, "base_score", "learner_model_param", str)
         try:
-            scores = [f32(float(t)) for t in text.strip().strip("[]").split(",")]
+            scores = [f32(c_number(float, t)) for t in text.strip().strip("[]").split(",")]
         except ValueError:
             raise self.invalid("learner_model_param.base_score", f"is not a number or a list of numbers: {text!r}") \
                 from None
