@@ -181,3 +181,25 @@ def test_an_xgboost_base_score_python_reads_otherwise_than_xgboost_is_refused(tm
     assert predictions[0] == predictions[1]
     assert refused(tmp_path / "model.json").endswith(
         "learner_model_param.base_score is not a number or a list of numbers: '1_5'")
+
+
+def test_an_xgboost_num_class_beyond_the_trees_output_groups_is_refused(tmp_path):
+    """Each round grows one tree a class: a num_class the trees do not have is damage. Edited to 2**31 - 1 in a
+    file with one base_score (2.x), it made lists of that many margins and classes: killed for memory, or a
+    MemoryError traceback under a limit. (1,000 here, which was read as a model of 1,000 classes.)"""
+    document = json.loads((FIXTURES / "xgboost" / "multiclass-2.1.4.json").read_text())
+    document["learner"]["learner_model_param"]["num_class"] = "1000"
+    document["learner"]["objective"]["softmax_multiclass_param"]["num_class"] = "1000"
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    assert refused(path).endswith("learner_model_param.num_class is 1000, but the trees add to 3 output group(s)")
+
+
+def test_a_catboost_oblivious_tree_of_60_levels_is_refused_by_its_leaf_count(tmp_path):
+    """Its weights' default, 2**60 zeros, was made before the leaf values were counted: a MemoryError traceback."""
+    document = json.loads((FIXTURES / "catboost" / "poisson-1.2.10.json").read_text())
+    tree = document["oblivious_trees"][0]
+    tree["splits"] = tree["splits"] * (60 // len(tree["splits"]))
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    assert refused(path).endswith(f"a tree of depth 60 needs {2**60} leaf values and {2**60} weights")

@@ -1114,9 +1114,12 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
     depth = len(levels)
     values = [float(v) for v in tree["leaf_values"]]
-    weights = [float(w) for w in tree.get("leaf_weights", [0.0] * (1 << depth))]
-    if len(values) != dim << depth or len(weights) != 1 << depth:
-        raise ValueError(f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights")
+    counts = f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights"
+    if len(values) != dim << depth:  # (counted first: a damaged tree's 60 splits made a default of 2**60 weights)
+        raise ValueError(counts)
+    weights = [float(w) for w in tree["leaf_weights"]] if "leaf_weights" in tree else [0.0] * (1 << depth)
+    if len(weights) != 1 << depth:
+        raise ValueError(counts)
     nodes: list[Node] = []
 
     def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far

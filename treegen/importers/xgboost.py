@@ -500,7 +500,8 @@ class _Conversion:
         groups = self.output_groups(params, objective, objective_name)
         raw_trees = [self.raw_tree(t, f"trees[{i}]", groups)
                      for i, t in enumerate(self.field(model_part, "trees", "model", list))]
-        groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups)
+        groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups,
+                                           vectors=any(tree.vectors is not None for tree in raw_trees))
         if weights is not None and len(weights) != len(raw_trees):
             raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
         indptr = self.rounds(model_part, len(raw_trees), groups)
@@ -602,8 +603,9 @@ class _Conversion:
             raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
         return classes if objective.classes == "multi" else 1
 
-    def tree_groups(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
-        """The output group of each tree (``tree_info``)."""
+    def tree_groups(self, model_part: dict, n_trees: int, groups: int, vectors: bool) -> list[int]:
+        """The output group of each tree (``tree_info``): every group has trees, as each round grows one a class
+        (``gbm/gbtree.cc`` ``BoostNewTrees``), unless its trees' leaves are vectors of every group's values."""
         declared = self.integer(self.field(model_part, "gbtree_model_param", "model", dict), "num_trees",
                                 "gbtree_model_param")
         if declared != n_trees:
@@ -612,6 +614,9 @@ class _Conversion:
         if len(info) != n_trees or not all(0 <= g < groups for g in info):
             raise self.invalid("model.tree_info", f"is not one output group in 0..{groups - 1} for each of the "
                                                   f"{n_trees} trees")
+        if not vectors and len(set(info)) != groups:  # (a damaged num_class of 2**31 made lists of that many)
+            raise self.invalid("learner_model_param.num_class", f"is {groups}, but the trees add to "
+                                                                f"{len(set(info))} output group(s)")
         return info
 
     def rounds(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
