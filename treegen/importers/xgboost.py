@@ -614,7 +614,7 @@ class _Conversion:
         if len(info) != n_trees or not all(0 <= g < groups for g in info):
             raise self.invalid("model.tree_info", f"is not one output group in 0..{groups - 1} for each of the "
                                                   f"{n_trees} trees")
-        if not vectors and len(set(info)) != groups:  # (a damaged num_class of 2**31 made lists of that many)
+        if info and not vectors and len(set(info)) != groups:  # (a damaged num_class of 2**31 made lists of that many)
             raise self.invalid("learner_model_param.num_class", f"is {groups}, but the trees add to "
                                                                 f"{len(set(info))} output group(s)")
         return info
