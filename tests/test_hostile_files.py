@@ -222,3 +222,13 @@ def test_a_rule_line_of_100_000_parentheses_is_refused_in_time_linear_in_its_len
     start = time.process_time()
     assert "unexpected '('" in refused(path, "parse")
     assert time.process_time() - start < 5.0
+
+
+def test_a_lightgbm_regression_with_a_num_class_of_several_is_refused(tmp_path):
+    """LightGBM predicts num_class columns for it, all but the first never written (edited to 99,999: numbers such
+    as 1e166 in them); treegen imported it as the regression of the first without a word."""
+    import lightgbm
+    path = tmp_path / "model.txt"
+    path.write_text(lightgbm_text_with("1").replace("\nnum_class=1\n", "\nnum_class=3\n"))
+    assert lightgbm.Booster(model_file=str(path)).predict([[0.0, 0.0, 0.0]]).shape == (1, 3)
+    assert refused(path).endswith(":3: objective regression has one output, the file says num_class=3: it is damaged")

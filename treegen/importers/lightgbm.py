@@ -535,6 +535,9 @@ def _objective(parsed: _Parsed) -> _Objective:
         if parsed.per_iteration != 1:
             raise parsed.fail(f"objective {name} with {parsed.per_iteration} trees per iteration is not "
                               "supported; supported: one", line)
+        if _class_count(parsed) != 1:  # (LightGBM predicts num_class columns, all but the first never written)
+            raise parsed.fail(f"objective {name} has one output, the file says num_class={_class_count(parsed)}: "
+                              "it is damaged", parsed.header_lines["num_class"])
         return _Objective(name, Link.SIGN_SQUARE if name in SQRT_OBJECTIVES and "sqrt" in params
                           else REGRESSIONS[name], predicts=ranking_score(name) if name in RANKINGS else None)
     values = dict(p.split(":", 1) for p in params if ":" in p)
