@@ -483,12 +483,13 @@ def _split_columns(ids: list[int], splits: list, children: list, features, n_nod
     missing = _field(splits, "missing", _STOP)
     if set(map(type, missing)) != _DICT or not set().union(*missing) <= _PLAIN_MISSING:
         return None
-    child = _field(missing, "child", 0)
-    if set(_field(missing, "kind")) != {"child"} or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
+    # (counted, not made a set: a damaged file's kind or op may be a list, which a set cannot hold)
+    child, kinds, ops = _field(missing, "child", 0), _field(missing, "kind"), _field(splits, "op")
+    if kinds.count("child") != len(kinds) or set(map(type, child)) != _INTEGER or not set(child) <= {0, 1}:
         return None
     feature, numeric = _field(splits, "feature"), [f.is_numeric for f in features]
     if (set(map(type, feature)) != _INTEGER or not 0 <= min(feature) <= max(feature) < len(features)
-            or not all(map(numeric.__getitem__, feature)) or set(_field(splits, "op")) != {"<="}):
+            or not all(map(numeric.__getitem__, feature)) or ops.count("<=") != len(ops)):
         return None
     threshold = _floats(_field(splits, "threshold", math.nan), finite=False)
     if threshold is None or np.isnan(threshold).any():
@@ -590,8 +591,8 @@ def _plain_node(doc: Any, features, width: int) -> Node | None:
             or type(missing) is not dict or not missing.keys() <= _PLAIN_MISSING
             or type(children) is not list or len(children) != 2 or not set(map(type, children)) <= _INTEGER):
         return None
-    child = missing.get("child", 0)
-    route = _PLAIN_ROUTES.get((missing.get("kind"), child)) if type(child) is int else None  # (True == 1)
+    child, kind = missing.get("child", 0), missing.get("kind")
+    route = _PLAIN_ROUTES.get((kind, child)) if type(child) is int and type(kind) is str else None  # (True == 1)
     if route is None:
         return None
     return Node(tuple(value), tuple(counts), n, Split(feature, Op.LE, threshold, (), route), tuple(children))
@@ -743,10 +744,6 @@ def loads(text: str, source: str = "<model>") -> Model:
         doc = json_loads(text, source)
     except json.JSONDecodeError as err:
         raise TreegenError(f"invalid JSON: {_json_problem(err)}", source, err.lineno, err.colno) from None
-    except RecursionError:
-        raise TreegenError("invalid model: nested too deeply", source) from None
-    except ValueError as err:  # an integer of more digits than Python converts
-        raise TreegenError(f"invalid JSON: {str(err).split(':')[0]}", source) from None
     return model_from_dict(doc, source)
 
 
@@ -754,9 +751,18 @@ def json_loads(text: str, source: str | None = None) -> Any:
     """``json.loads(text)`` (its errors raised as they are), refusing an object that names a key twice with the
     file (``source``) and the object's JSON path: json keeps the last copy without a word, and other readers
     the first. Costs a fifth more than json.loads (a list of pairs made for each object): 4.5 s for 3.4 s of
-    CPU for a 138 MB model file."""
+    CPU for a 138 MB model file. What json raises other than a JSONDecodeError, for what a hostile file may hold
+    (brackets nested past Python's recursion limit, an integer of more digits than Python converts), is refused
+    here for every reader of JSON files."""
     repeated: list[tuple[dict, str]] = []  # (the object, its key) of each key written twice in one object
-    doc = json.loads(text, object_pairs_hook=partial(_object, repeated))
+    try:
+        doc = json.loads(text, object_pairs_hook=partial(_object, repeated))
+    except RecursionError:
+        raise TreegenError("invalid JSON: nested too deeply", source) from None
+    except ValueError as err:
+        if isinstance(err, json.JSONDecodeError):
+            raise
+        raise TreegenError(f"invalid JSON: {str(err).split(':')[0]}", source) from None
     if repeated:
         obj, key = repeated[0]
         _Reader(source).fail(_path_of(doc, obj), f"duplicate key {key!r} (JSON readers differ on which "

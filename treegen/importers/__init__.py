@@ -114,6 +114,15 @@ def library_meta(module: str, algorithm: str, version: str | None, objective: st
     return {**{key: value for key, value in meta.items() if value is not None}, module: own}
 
 
+def c_number(kind, text: str):
+    """``kind(text)`` (int or float) where the libraries' C++ readers read the same number: Python reads digits grouped
+    with '_' and digits of other scripts too, which LightGBM and XGBoost stop at ('1_5' is their 1, Python's 15) or
+    refuse: a ValueError for those."""
+    if "_" in text or not text.isascii():
+        raise ValueError(f"not a number as the library reads one: {text!r}")
+    return kind(text)
+
+
 def release(version: str) -> tuple[int, ...]:
     """A library version's numbers: "3.2.0" is (3, 2, 0), "3.1.0rc1" (3, 1, 0)."""
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])

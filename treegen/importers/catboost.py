@@ -197,10 +197,28 @@ def read_json(path: str, feature_names: Sequence[str] | None = None,
         document = json_loads(text, path)
     except json.JSONDecodeError as err:
         raise TreegenError(f"not a CatBoost JSON model: {err.msg}", path, err.lineno, err.colno) from None
+    _refuse_integers_catboost_reads_as_zero(document, path)
     try:
         return convert_document(document, feature_names, categories)
     except TreegenError as err:
         raise err.at(path)
+
+
+def _refuse_integers_catboost_reads_as_zero(document: Any, path: str) -> None:
+    """Refuse an integer beyond ±2**53 that fits 64 bits, outside ``model_info`` (whose parameters hold 2**64 - 1):
+    CatBoost's JSON loader reads one as 0.0 where it reads a number (measured with 1.2.10: a leaf value of 2**53 + 1,
+    or a bias of 2**60, adds 0), and it writes every number of a model as a double; treegen would read its value."""
+    stack = [value for key, value in document.items() if key != "model_info"] if isinstance(document, dict) else []
+    while stack:  # (not recursive: a damaged file may nest as deep as json reads)
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif type(value) is int and 2**53 < abs(value) < 2**64:
+            raise TreegenError(f"the integer {value} is beyond 2**53, which CatBoost's loader reads as 0 where it "
+                               "reads a number: the file is damaged (CatBoost writes a model's numbers as doubles)",
+                               path)
 
 
 def read_cbm(path: str, feature_names: Sequence[str] | None = None,
@@ -1096,9 +1114,12 @@ def _oblivious_tree(tree: dict, splits: _SplitReader, dim: int) -> Tree:
     levels = [splits.read(s) for s in tree["splits"] or ()]  # null in a tree of no splits (one leaf)
     depth = len(levels)
     values = [float(v) for v in tree["leaf_values"]]
-    weights = [float(w) for w in tree.get("leaf_weights", [0.0] * (1 << depth))]
-    if len(values) != dim << depth or len(weights) != 1 << depth:
-        raise ValueError(f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights")
+    counts = f"a tree of depth {depth} needs {dim << depth} leaf values and {1 << depth} weights"
+    if len(values) != dim << depth:  # (counted first: a damaged tree's 60 splits made a default of 2**60 weights)
+        raise ValueError(counts)
+    weights = [float(w) for w in tree["leaf_weights"]] if "leaf_weights" in tree else [0.0] * (1 << depth)
+    if len(weights) != 1 << depth:
+        raise ValueError(counts)
     nodes: list[Node] = []
 
     def grow(level: int, index: int) -> None:  # index: the leaf index bits decided so far

@@ -119,7 +119,7 @@ from ..collector import collector_paused
 from ..errors import TreegenError, read_text, with_article
 from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                      Linear, Link, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree, code_number)
-from . import IMPORTERS, code_or, file_of, library_meta, ranking_score, resolve_feature_names
+from . import IMPORTERS, c_number, code_or, file_of, library_meta, ranking_score, resolve_feature_names
 from .hist_gradient_boosting import category_text
 
 K_ZERO_THRESHOLD = 1.0000000180025095e-35  # include/LightGBM/meta.h: const double kZeroThreshold = 1e-35f;
@@ -390,7 +390,7 @@ class _Text:
     def _integer(self, header: dict, lines: dict, key: str, default: str) -> int:
         text = header.get(key, default)
         try:
-            return int(text)
+            return c_number(int, text)
         except ValueError:
             raise self.fail(f"{key}={text[:40]} is not an integer", lines.get(key)) from None
 
@@ -422,7 +422,7 @@ class _Text:
             if line.startswith("pandas_categorical:"):
                 try:
                     value = json.loads(line[len("pandas_categorical:"):])
-                except ValueError:
+                except (ValueError, RecursionError):  # (a hostile file's brackets nested past the recursion limit)
                     raise self.fail("pandas_categorical is not valid JSON (a truncated file?)", number + 1) from None
                 if value is not None and not (isinstance(value, list) and all(isinstance(v, list) for v in value)):
                     raise self.fail("pandas_categorical is not a list of lists", number + 1)
@@ -475,9 +475,11 @@ class _Text:
         return out
 
     def _numbers(self, block: _Block, key: str, count: int, kind) -> list:
-        text = block.fields[key].split()
+        field = block.fields[key]
+        text = field.split()
         try:
-            values = [kind(v) for v in text]
+            plain = field.isascii() and "_" not in field  # (checked once for the line: a big model has millions)
+            values = [kind(v) if plain else c_number(kind, v) for v in text]
         except ValueError:
             bad = next(v for v in text if not _parses(kind, v))
             raise self.fail(f"tree {block.number}: {key} has {bad[:30]!r}, not a number", block.lines[key]) from None
@@ -489,7 +491,7 @@ class _Text:
 
 def _parses(kind, text: str) -> bool:
     try:
-        kind(text)
+        c_number(kind, text)
         return True
     except ValueError:
         return False
@@ -533,11 +535,14 @@ def _objective(parsed: _Parsed) -> _Objective:
         if parsed.per_iteration != 1:
             raise parsed.fail(f"objective {name} with {parsed.per_iteration} trees per iteration is not "
                               "supported; supported: one", line)
+        if _class_count(parsed) != 1:  # (LightGBM predicts num_class columns, all but the first never written)
+            raise parsed.fail(f"objective {name} has one output, the file says num_class={_class_count(parsed)}: "
+                              "it is damaged", parsed.header_lines["num_class"])
         return _Objective(name, Link.SIGN_SQUARE if name in SQRT_OBJECTIVES and "sqrt" in params
                           else REGRESSIONS[name], predicts=ranking_score(name) if name in RANKINGS else None)
     values = dict(p.split(":", 1) for p in params if ":" in p)
     try:
-        sigmoid = float(values.get("sigmoid", "1")) if name in ("binary", "multiclassova") else 1.0
+        sigmoid = c_number(float, values.get("sigmoid", "1")) if name in ("binary", "multiclassova") else 1.0
     except ValueError:
         raise parsed.fail(f"the objective's sigmoid:{values['sigmoid'][:30]} is not a number", line) from None
     expected = 1 if name in ("binary", "cross_entropy") else _class_count(parsed)
@@ -557,7 +562,7 @@ def _is_custom(parsed: _Parsed) -> bool:
 
 def _class_count(parsed: _Parsed) -> int:
     try:
-        return int(parsed.header["num_class"])
+        return c_number(int, parsed.header["num_class"])
     except ValueError:
         raise parsed.fail(f"num_class={parsed.header['num_class'][:40]} is not an integer",
                           parsed.header_lines["num_class"]) from None

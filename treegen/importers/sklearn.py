@@ -160,6 +160,7 @@ def load_skops(path: str):
     except ImportError:
         raise TreegenError(f"reading a .skops file {package_hint('skops', 'sklearn')}; skops reads it running "
                            "no code from the file", path) from None
+    _refuse_zip_bomb(path)
     try:
         untrusted = skops.io.get_untrusted_types(file=path)
         refused = [name for name in untrusted if name not in SKOPS_TRUSTED]
@@ -182,6 +183,27 @@ def load_skops(path: str):
                                "here cannot read it: pip install -U skops", path) from None
         raise TreegenError("cannot load the .skops file: it is damaged or was not written by skops.io.dump",
                            path) from None
+
+
+# skops reads each member of the zip whole into memory; Python's zipfile reads no more of one than its declared size,
+# which an honest file's numbers and schema keep within this many times its compressed size, or this size
+MAX_EXPANSION, SMALL_MEMBER = 200, 64 << 20
+
+
+def _refuse_zip_bomb(path: str) -> None:
+    """Refuse a .skops file with a member that would expand past :data:`MAX_EXPANSION` times its compressed size
+    (a zip bomb: 3 MB that inflates to 3 GB of spaces took skops a minute and 3.4 GB); another damaged zip is left
+    to skops, which says what is wrong."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (OSError, zipfile.BadZipFile):
+        return
+    for member in members:
+        if member.file_size > max(SMALL_MEMBER, MAX_EXPANSION * member.compress_size):
+            raise TreegenError(f"refusing the .skops file: its {member.filename} would expand from "
+                               f"{member.compress_size:,} to {member.file_size:,} bytes (a zip bomb?)", path)
 
 
 def _loaded(skops_io, path: str, trusted: list[str]):
@@ -210,7 +232,7 @@ def _newer_skops(path: str) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
             written = json.loads(archive.read("schema.json")).get("_skops_version")
-    except (OSError, KeyError, ValueError, AttributeError, zipfile.BadZipFile):
+    except (OSError, KeyError, ValueError, AttributeError, RecursionError, zipfile.BadZipFile):  # (damaged, hostile)
         return None
     return written if isinstance(written, str) and release(written) > release(skops.__version__) else None
 

@@ -22,7 +22,10 @@ class UBJSONError(ValueError):
 def loads(data: bytes):
     """The value (dicts, lists, str, int, float, bool, None) that ``data`` holds."""
     reader = _Reader(data)
-    value = reader.value(reader.marker())
+    try:
+        value = reader.value(reader.marker())
+    except RecursionError:  # a hostile file's containers nested past Python's recursion limit
+        raise UBJSONError("containers nested too deeply") from None
     if reader.pos != len(data):
         raise UBJSONError(f"unexpected bytes after the value, at byte {reader.pos}")
     return value
@@ -83,6 +86,8 @@ class _Reader:
             if kind in SCALARS:
                 fmt = SCALARS[kind]
                 return list(struct.unpack(f">{count}{fmt[1]}", self.take(count * struct.calcsize(fmt))))
+            if count > len(self.data):  # T, F and Z take no bytes: a count from a damaged file would never end
+                raise UBJSONError(f"a typed array of {count} values, more than the file's {len(self.data)} bytes")
             return [self.value(kind) for _ in range(count)]
         if marker == b"#":
             return [self.value(self.marker()) for _ in range(self.count())]

@@ -142,7 +142,7 @@ from ..model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combin
                      Link, MissingRoute, Model, Node, NumericSemantics, Op, Precision, Split, Target, Tree, category_of,
                      code_number, is_missing)
 from ..modelio import json_loads
-from . import Refused, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
+from . import Refused, c_number, code_or, file_of, library_meta, ranking_score, release, resolve_feature_names, ubjson
 
 UBJSON_START = b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner"  # an object whose first key is "learner"
 JSON_START = re.compile(rb'\s*\{\s*"learner"\s*:')
@@ -484,7 +484,7 @@ class _Conversion:
         """An integer field; the ``*_param`` objects write their numbers as strings."""
         value = self.field(container, key, where, (int, str), default)
         try:
-            return int(value)
+            return c_number(int, value) if isinstance(value, str) else int(value)
         except ValueError:
             raise self.invalid(f"{where}.{key}", f"is not an integer: {value!r}") from None
 
@@ -500,7 +500,8 @@ class _Conversion:
         groups = self.output_groups(params, objective, objective_name)
         raw_trees = [self.raw_tree(t, f"trees[{i}]", groups)
                      for i, t in enumerate(self.field(model_part, "trees", "model", list))]
-        groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups)
+        groups_of_trees = self.tree_groups(model_part, len(raw_trees), groups,
+                                           vectors=any(tree.vectors is not None for tree in raw_trees))
         if weights is not None and len(weights) != len(raw_trees):
             raise self.invalid("weight_drop", f"has {len(weights)} weights for {len(raw_trees)} trees")
         indptr = self.rounds(model_part, len(raw_trees), groups)
@@ -602,8 +603,9 @@ class _Conversion:
             raise self.invalid("learner_model_param.num_class", f"is {classes} for {objective_name}")
         return classes if objective.classes == "multi" else 1
 
-    def tree_groups(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
-        """The output group of each tree (``tree_info``)."""
+    def tree_groups(self, model_part: dict, n_trees: int, groups: int, vectors: bool) -> list[int]:
+        """The output group of each tree (``tree_info``): every group has trees, as each round grows one a class
+        (``gbm/gbtree.cc`` ``BoostNewTrees``), unless its trees' leaves are vectors of every group's values."""
         declared = self.integer(self.field(model_part, "gbtree_model_param", "model", dict), "num_trees",
                                 "gbtree_model_param")
         if declared != n_trees:
@@ -612,6 +614,9 @@ class _Conversion:
         if len(info) != n_trees or not all(0 <= g < groups for g in info):
             raise self.invalid("model.tree_info", f"is not one output group in 0..{groups - 1} for each of the "
                                                   f"{n_trees} trees")
+        if info and not vectors and len(set(info)) != groups:  # (a damaged num_class of 2**31 made lists of that many)
+            raise self.invalid("learner_model_param.num_class", f"is {groups}, but the trees add to "
+                                                                f"{len(set(info))} output group(s)")
         return info
 
     def rounds(self, model_part: dict, n_trees: int, groups: int) -> list[int]:
@@ -766,7 +771,7 @@ class _Conversion:
         on loading (src/learner.cc ``InitModelParam`` -> the objective's ``ProbToMargin``), in float32."""
         text = self.field(params, "base_score", "learner_model_param", str)
         try:
-            scores = [f32(float(t)) for t in text.strip().strip("[]").split(",")]
+            scores = [f32(c_number(float, t)) for t in text.strip().strip("[]").split(",")]
         except ValueError:
             raise self.invalid("learner_model_param.base_score", f"is not a number or a list of numbers: {text!r}") \
                 from None
