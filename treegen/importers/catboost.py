@@ -208,14 +208,20 @@ def _refuse_integers_catboost_reads_as_zero(document: Any, path: str) -> None:
     """Refuse an integer beyond ±2**53 that fits 64 bits, outside ``model_info`` (whose parameters hold 2**64 - 1):
     CatBoost's JSON loader reads one as 0.0 where it reads a number (measured with 1.2.10: a leaf value of 2**53 + 1,
     or a bias of 2**60, adds 0), and it writes every number of a model as a double; treegen would read its value."""
-    stack = [value for key, value in document.items() if key != "model_info"] if isinstance(document, dict) else []
+    stack = [[value for key, value in document.items() if key != "model_info"]] if isinstance(document, dict) else []
     while stack:  # (not recursive: a damaged file may nest as deep as json reads)
         value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif type(value) is int and 2**53 < abs(value) < 2**64:
+        if type(value) is dict:
+            value = list(value.values())
+        if type(value) is not list:
+            continue
+        kinds = set(map(type, value))  # (a list of floats, the leaf values' and the borders', looked at in C)
+        if dict in kinds or list in kinds:
+            stack.extend(v for v in value if type(v) is dict or type(v) is list)
+        if int not in kinds:
+            continue
+        value = next((v for v in value if type(v) is int and 2**53 < abs(v) < 2**64), None)
+        if value is not None:
             raise TreegenError(f"the integer {value} is beyond 2**53, which CatBoost's loader reads as 0 where it "
                                "reads a number: the file is damaged (CatBoost writes a model's numbers as doubles)",
                                path)
