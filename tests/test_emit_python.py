@@ -842,8 +842,8 @@ def tool(name: str) -> str:
 PROGRAMS_UNDER_W_ERROR = r"""
 import importlib, io, json, sys
 failed = []
-with open(sys.argv[1], encoding="utf-8") as runs:
-    runs = json.load(runs)
+with open(sys.argv[1], encoding="utf-8") as file:
+    runs = json.load(file)
 for name, args, text in runs:
     stdin, stdout, stderr = sys.stdin, sys.stdout, sys.stderr
     sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")

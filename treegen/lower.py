@@ -283,6 +283,7 @@ def _in_order(values, categories):
 def _merge(a: Condition, b: Condition) -> Condition | None:
     missing = a.if_missing * b.if_missing
     unknown = None if a.if_unknown is None and b.if_unknown is None else a.unknown_factor * b.unknown_factor
+    above_minus_inf = False
     if MISSING in (a.kind, b.kind):
         kind, low, high, values = MISSING, -math.inf, math.inf, ()
     elif a.kind == INTERVAL:
@@ -295,10 +296,8 @@ def _merge(a: Condition, b: Condition) -> Condition | None:
         kind, low, high, values = SET, -math.inf, math.inf, tuple(v for v in a.values if v in keep)
         if not values:
             kind = MISSING
-    if kind == INTERVAL:
-        return Condition(a.feature, kind, low, high, values, missing, unknown, above_minus_inf=above_minus_inf)
     if kind != MISSING:
-        return Condition(a.feature, kind, low, high, values, missing, unknown)
+        return Condition(a.feature, kind, low, high, values, missing, unknown, above_minus_inf=above_minus_inf)
     if missing == 0.0 and not unknown:
         return None
     return Condition(a.feature, MISSING, if_missing=missing, if_unknown=unknown)

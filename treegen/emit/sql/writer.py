@@ -531,9 +531,9 @@ class Writer:
         if c.kind != INTERVAL:
             return self.among(c.feature, c.values) if c.values else "1 = 0"
         terms = []
-        if c.low > -math.inf:
-            terms.append(f"{column} > {self.d.double(c.low)}" if c.low < math.inf else "1 = 0")
-        elif c.above_minus_inf and self.d.infinity:  # (a dialect without infinity holds no -inf to leave out)
+        if c.low == math.inf:
+            terms.append("1 = 0")
+        elif not c.unbounded_below and (c.low > -math.inf or self.d.infinity):  # (no -inf to leave out without one)
             terms.append(f"{column} > {self.d.double(c.low)}")
         if c.high < math.inf:
             terms.append(self.at_most(column, c.high))
