@@ -36,12 +36,14 @@ from test_emit_javascript import (
 )
 from test_emit_java import as_coded, as_text, coded_models, coded_rows, with_codes
 from test_emit_python import (
+    FRACTION_NAMES,
     as_csv_reads,
     check_closed_pipe,
     check_errors,
     check_model_part,
     check_options,
     check_zero_weight_leaves,
+    code_read,
     extreme_model,
     hostile_models,
     symmetric_trees,
@@ -62,6 +64,7 @@ from treegen.importers.catboost import class_text
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE as HGB_TOLERANCE
 from treegen.learn import fit
 from treegen.model import (
+    NOMINAL,
     NUMERIC,
     REGRESSION,
     Codes,
@@ -1097,6 +1100,90 @@ int main(void)
     # c0 truncates (0.99999999 is 1.0 in float32); c1 reads only its categories' texts
     assert printed == ["1", "1", "1", "-1", "1", "-1", "1", "-1", "0", "-1"] + ["-1"] * 14
     assert "coded_category" not in emit(with_codes(model, [None]), "c")  # without codes, nothing of it
+
+
+# -- a host's locale: PREFIX_category reads a number's text as the "C" locale does ---------------------------
+# strtod reads '.' as LC_NUMERIC's decimal point: a host that calls setlocale(LC_ALL, "de_DE.UTF-8") (a German
+# UI) read "1.5" as 1, which names category "1" of integral codes. The locale is made by localedef from Debian's
+# `locales` (scripts/test.sh installs it; 1.2 s) into the module's own folder, read through LOCPATH.
+LOCALE_HOST = r"""
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+%s
+/* The locale as a host sets it; refused (status 3) where it is missing, so that no test passes without it. */
+static void german(void)
+{
+    if (setlocale(LC_ALL, "de_DE.UTF-8") == NULL || strcmp(localeconv()->decimal_point, ",") != 0) {
+        fputs("no de_DE.UTF-8 locale\n", stderr);
+        exit(3);
+    }
+}
+"""
+LOCALE_TEXTS = ["1.5", "2.0", "1e0", "10e-1", ".5e1", "1.", "0.50", "2.50", "-0.0", "+1.0", "3.999", "0.1e1",
+                "100e-2", "12.0", "1.2e1", "5000000001.0", "5.000000001e9", "2147483647.0", "INF", "-Infinity",
+                "nan", "1e-400", "1" + "0" * 30 + "e-30", "0." + "0" * 400 + "1e401", "1", "0.5", "1,5"]
+
+
+@pytest.fixture(scope="module")
+def german_locale(tmp_path_factory) -> dict:
+    """The environment of a program that finds de_DE.UTF-8 (',' its decimal point) in LOCPATH."""
+    folder = tmp_path_factory.mktemp("locales")
+    subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(folder / "de_DE.UTF-8")], check=True,
+                   capture_output=True)
+    return {**os.environ, "LOCPATH": str(folder)}
+
+
+def locale_model() -> Model:
+    """Features of integral, truncated and nonnegative codes, and integral codes where some categories no code
+    names (fractions: "0.50" is "0.5" by its double)."""
+    digits = tuple(str(k) for k in range(13))
+    features = (Feature("i", NOMINAL, digits, codes=Codes.INTEGRAL), Feature("t", NOMINAL, digits, codes=Codes.TRUNCATED),
+                Feature("n", NOMINAL, digits, codes=Codes.NONNEGATIVE),
+                Feature("f", NOMINAL, FRACTION_NAMES, codes=Codes.INTEGRAL))
+    split = Split(0, Op.IN, values=("1",), missing=MissingRoute.stop())
+    nodes = [Node((0.0,), split=split, children=(1, 2)), Node((1.0,), n=1.0), Node((2.0,), n=1.0)]
+    return Model(features, Target("y", REGRESSION), [Tree(nodes)])
+
+
+def locale_program(tmp_path, cc: str, main: str, include: str = '#include "tree.h"') -> Path:
+    """The model's C (locale_model) and a host's main, built with cc."""
+    source = emit(locale_model(), "c", prefix="tree")
+    (tmp_path / "tree.c").write_text(source, encoding="utf-8")
+    (tmp_path / "tree.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "main.c").write_text(LOCALE_HOST % include + main, encoding="utf-8")
+    files = ["main.c"] if include.endswith('tree.c"') else ["tree.c", "main.c"]
+    subprocess.run([cc, *WARNINGS, "-O2", *files, "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    return tmp_path / "main"
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_integer_codes_read_numbers_under_a_host_locale(cc, tmp_path, german_locale):
+    """A host that sets de_DE.UTF-8 (',' the decimal point) gets the model's categories for numbers' texts:
+    "1.5" names none of integral codes (it read as 1), ".5e1" is 5 (it read as 0), "0.50" is "0.5"."""
+    model = locale_model()
+    texts = ", ".join(json.dumps(t) for t in LOCALE_TEXTS)
+    program = locale_program(tmp_path, cc, f"""
+int main(void)
+{{
+    static const char *const texts[] = {{{texts}}};
+    size_t k;
+    int f;
+    german();
+    for (f = 0; f < TREE_N_FEATURES; f++) {{
+        for (k = 0; k < sizeof texts / sizeof texts[0]; k++) {{
+            printf("%d ", tree_category(f, texts[k]));
+        }}
+    }}
+    return 0;
+}}
+""")
+    printed = subprocess.run([program], env=german_locale, capture_output=True, text=True, check=True).stdout.split()
+    expected = [f.categories.index(name) if name in f.categories else -1
+                for f in model.features for name in (code_read(model, f, text) for text in LOCALE_TEXTS)]
+    assert printed == [str(code) for code in expected]
+    assert expected[:5] == [-1, 2, 1, 1, 5]  # "1.5" names none of integral codes
 
 
 # -- names --------------------------------------------------------------------------------------------
