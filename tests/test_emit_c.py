@@ -5,6 +5,7 @@ no warning under -std=c99 -Wall -Wextra -pedantic; several models in one program
 models are compiled in one compiler run and checked by one program, so that the tests stay fast."""
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import os
@@ -17,6 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +67,7 @@ from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE as HGB_TOLERA
 from treegen.learn import fit
 from treegen.model import (
     NOMINAL,
+    NUMBER,
     NUMERIC,
     REGRESSION,
     Codes,
@@ -1184,6 +1187,94 @@ int main(void)
                 for f in model.features for name in (code_read(model, f, text) for text in LOCALE_TEXTS)]
     assert printed == [str(code) for code in expected]
     assert expected[:5] == [-1, 2, 1, 1, 5]  # "1.5" names none of integral codes
+
+
+def spelled(rng: random.Random, digits: str, exponent: int) -> str:
+    """int(digits) * 10^exponent in treegen's number grammar, spelled at random: a sign, leading and trailing
+    zeros, the point anywhere (or none), the exponent's letter, sign and leading zeros (or none where it is 0)."""
+    trailing = rng.choice([0, 0, 1, 2, 20])
+    full = "0" * rng.choice([0, 0, 1, 3, 30]) + digits + "0" * trailing
+    point = rng.choice([None, 0, len(full), rng.randint(0, len(full))])
+    mantissa = full if point is None else full[:point] + "." + full[point:]
+    shift = exponent - trailing + (0 if point is None else len(full) - point)
+    sign = rng.choice(["", "", "+", "-"])
+    if shift == 0 and rng.random() < 0.5:
+        return sign + mantissa
+    return (sign + mantissa + rng.choice("eE") + ("-" if shift < 0 else rng.choice(["", "+"]))
+            + "0" * rng.choice([0, 0, 1, 5]) + str(abs(shift)))
+
+
+def random_double(rng: random.Random) -> float:
+    """A finite double above 0 with bits at random, subnormal a time in eight."""
+    field = 0 if rng.random() < 0.125 else rng.randint(1, 2046)
+    return struct.unpack("<d", struct.pack("<Q", field << 52 | rng.getrandbits(52)))[0]
+
+
+def halfway(rng: random.Random) -> tuple[str, int]:
+    """The digits and exponent of the point halfway between a random double and the next one up (from the
+    largest: 2^1024's half-way, from which a number is infinite)."""
+    low = random_double(rng)
+    high = math.nextafter(low, math.inf)
+    with decimal.localcontext(decimal.Context(prec=2000)):
+        middle = (Decimal(low) + (Decimal(2) ** 1024 if math.isinf(high) else Decimal(high))) / 2
+    _, digits, exponent = middle.as_tuple()
+    return "".join(map(str, digits)), exponent
+
+
+def number_texts(seed: int, count: int) -> list[str]:
+    """Texts of treegen's number grammar: halfway points between doubles (767 significant digits at most),
+    and just above and below them (some past 768 digits), 17 to 20 digits near random doubles, short ones at
+    random, extreme exponents and lengths, the words."""
+    rng = random.Random(seed)
+    texts = ["inf", "+INF", "-Infinity", "iNfInItY", "nan", "-NaN", "+nan", "0", "-0", "-.0", "0.", "-0e5",
+             "0e999999999999999999999", "1e99999999999999999999999", "1e-99999999999999999999", "1e400", "1e-400",
+             "0.0000001e9999999999999999999999", "123e-99999999999999999999999999", "1e+0000000000000000000000000000001",
+             "1e308", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+             "2.4703282292062327e-324", "2.4703282292062328e-324", "4.9406564584124654e-324", "1e-323",
+             "1" + "0" * 100000 + "e-100000", "0." + "0" * 100000 + "1e100001", "9" * 2000, "1." + "0" * 2000 + "1",
+             "0" * 5000 + "1.5", "." + "0" * 100000 + "5e100003", "1" + "0" * 800 + "1" + "e-801",
+             "9007199254740993", "9007199254740993." + "0" * 1000, "9007199254740993." + "0" * 1000 + "1",
+             "9007199254740992." + "9" * 1000, "0.1", "1.5", ".5e1", "10e-1", "2147483647.9999999"]
+    for _ in range(count):
+        digits, exponent = halfway(rng)
+        beyond = rng.choice([0, 5, 800])
+        texts += [spelled(rng, digits, exponent),
+                  spelled(rng, digits + "0" * beyond + "1", exponent - beyond - 1),
+                  spelled(rng, str(int(digits) - 1) + "9" * beyond, exponent - beyond)]
+        near = Decimal(random_double(rng))
+        _, digits, exponent = round(near, rng.randint(17, 20) - near.adjusted() - 1).as_tuple()
+        texts.append(spelled(rng, "".join(map(str, digits)), exponent))
+        texts.append(spelled(rng, str(rng.randint(1, 10 ** rng.randint(1, 40))), rng.randint(-360, 320)))
+    assert all(NUMBER.fullmatch(text) for text in texts)
+    return texts
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_number_text_read_exactly_under_a_host_locale(cc, tmp_path, german_locale):
+    """The reading of a number's text (read_number, compiled into a host that sets de_DE.UTF-8) is Python's
+    float() of it, bit for bit, on halfway cases, 17+ digits, leading zeros, extreme exponents and lengths."""
+    texts = number_texts(7, 1000)
+    program = locale_program(tmp_path, cc, r"""
+static char line[1 << 20];
+int main(void)
+{
+    german();
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        size_t length = strcspn(line, "\n");
+        double v = read_number(line, length);
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        printf(!reads_as_number(line, length) ? "none\n" : is_nan(v) ? "nan\n" : "%016llx\n", (unsigned long long) bits);
+    }
+    return 0;
+}
+""", include='#include "tree.c"')
+    printed = subprocess.run([program], input="\n".join(texts) + "\n", env=german_locale, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    expected = ["nan" if math.isnan(float(t)) else struct.pack(">d", float(t)).hex() for t in texts]
+    assert len(printed) == len(texts)
+    wrong = [(t[:80], p, e) for t, p, e in zip(texts, printed, expected) if p != e]
+    assert not wrong, f"{len(wrong)} of {len(texts)} texts read otherwise, the first: {wrong[:3]}"
 
 
 # -- names --------------------------------------------------------------------------------------------
