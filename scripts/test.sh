@@ -6,13 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: a JDK for the generated Java, Node and Chromium for the JavaScript, gcc and clang
-# for the C, Graphviz for diagrams, then the SQL engines' needs.
+# (and a German locale to build) for the C, Graphviz for diagrams, then the SQL engines' needs.
 need=""
 command -v javac >/dev/null 2>&1 || need="$need default-jdk-headless"
 command -v dot >/dev/null 2>&1 || need="$need graphviz"
 command -v node >/dev/null 2>&1 || need="$need nodejs"        # the generated JavaScript
 command -v gcc >/dev/null 2>&1 || need="$need gcc libc6-dev"   # the generated C, with both compilers
 command -v clang >/dev/null 2>&1 || need="$need clang"
+test -e /usr/share/i18n/locales/de_DE || need="$need locales"  # localedef's sources: the C under a host's locale
 command -v chromium >/dev/null 2>&1 || need="$need chromium"  # examples/web in a headless browser
 command -v sqlite3 >/dev/null 2>&1 || need="$need sqlite3"    # examples/README.md's SQLite recipe
 if [ -n "$need" ]; then

@@ -5,6 +5,7 @@ no warning under -std=c99 -Wall -Wextra -pedantic; several models in one program
 models are compiled in one compiler run and checked by one program, so that the tests stay fast."""
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import os
@@ -17,6 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -36,12 +38,14 @@ from test_emit_javascript import (
 )
 from test_emit_java import as_coded, as_text, coded_models, coded_rows, with_codes
 from test_emit_python import (
+    FRACTION_NAMES,
     as_csv_reads,
     check_closed_pipe,
     check_errors,
     check_model_part,
     check_options,
     check_zero_weight_leaves,
+    code_read,
     extreme_model,
     hostile_models,
     symmetric_trees,
@@ -62,6 +66,8 @@ from treegen.importers.catboost import class_text
 from treegen.importers.hist_gradient_boosting import EXP_TOLERANCE as HGB_TOLERANCE
 from treegen.learn import fit
 from treegen.model import (
+    NOMINAL,
+    NUMBER,
     NUMERIC,
     REGRESSION,
     Codes,
@@ -1097,6 +1103,178 @@ int main(void)
     # c0 truncates (0.99999999 is 1.0 in float32); c1 reads only its categories' texts
     assert printed == ["1", "1", "1", "-1", "1", "-1", "1", "-1", "0", "-1"] + ["-1"] * 14
     assert "coded_category" not in emit(with_codes(model, [None]), "c")  # without codes, nothing of it
+
+
+# -- a host's locale: PREFIX_category reads a number's text as the "C" locale does ---------------------------
+# strtod reads '.' as LC_NUMERIC's decimal point: a host that calls setlocale(LC_ALL, "de_DE.UTF-8") (a German
+# UI) read "1.5" as 1, which names category "1" of integral codes. The locale is made by localedef from Debian's
+# `locales` (scripts/test.sh installs it; 1.2 s) into the module's own folder, read through LOCPATH.
+LOCALE_HOST = r"""
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+%s
+/* The locale as a host sets it; refused (status 3) where it is missing, so that no test passes without it. */
+static void german(void)
+{
+    if (setlocale(LC_ALL, "de_DE.UTF-8") == NULL || strcmp(localeconv()->decimal_point, ",") != 0) {
+        fputs("no de_DE.UTF-8 locale\n", stderr);
+        exit(3);
+    }
+}
+"""
+LOCALE_TEXTS = ["1.5", "2.0", "1e0", "10e-1", ".5e1", "1.", "0.50", "2.50", "-0.0", "+1.0", "3.999", "0.1e1",
+                "100e-2", "12.0", "1.2e1", "5000000001.0", "5.000000001e9", "2147483647.0", "INF", "-Infinity",
+                "nan", "1e-400", "1" + "0" * 30 + "e-30", "0." + "0" * 400 + "1e401", "1", "0.5", "1,5"]
+
+
+@pytest.fixture(scope="module")
+def german_locale(tmp_path_factory) -> dict:
+    """The environment of a program that finds de_DE.UTF-8 (',' its decimal point) in LOCPATH."""
+    folder = tmp_path_factory.mktemp("locales")
+    subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(folder / "de_DE.UTF-8")], check=True,
+                   capture_output=True)
+    return {**os.environ, "LOCPATH": str(folder)}
+
+
+def locale_model() -> Model:
+    """Features of integral, truncated and nonnegative codes, and integral codes where some categories no code
+    names (fractions: "0.50" is "0.5" by its double)."""
+    digits = tuple(str(k) for k in range(13))
+    features = (Feature("i", NOMINAL, digits, codes=Codes.INTEGRAL), Feature("t", NOMINAL, digits, codes=Codes.TRUNCATED),
+                Feature("n", NOMINAL, digits, codes=Codes.NONNEGATIVE),
+                Feature("f", NOMINAL, FRACTION_NAMES, codes=Codes.INTEGRAL))
+    split = Split(0, Op.IN, values=("1",), missing=MissingRoute.stop())
+    nodes = [Node((0.0,), split=split, children=(1, 2)), Node((1.0,), n=1.0), Node((2.0,), n=1.0)]
+    return Model(features, Target("y", REGRESSION), [Tree(nodes)])
+
+
+def locale_program(tmp_path, cc: str, main: str, include: str = '#include "tree.h"') -> Path:
+    """The model's C (locale_model) and a host's main, built with cc."""
+    source = emit(locale_model(), "c", prefix="tree")
+    (tmp_path / "tree.c").write_text(source, encoding="utf-8")
+    (tmp_path / "tree.h").write_text(header(source), encoding="utf-8")
+    (tmp_path / "main.c").write_text(LOCALE_HOST % include + main, encoding="utf-8")
+    files = ["main.c"] if include.endswith('tree.c"') else ["tree.c", "main.c"]
+    subprocess.run([cc, *WARNINGS, "-O2", *files, "-lm", "-o", "main"], cwd=tmp_path, check=True)
+    return tmp_path / "main"
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_integer_codes_read_numbers_under_a_host_locale(cc, tmp_path, german_locale):
+    """A host that sets de_DE.UTF-8 (',' the decimal point) gets the model's categories for numbers' texts:
+    "1.5" names none of integral codes (it read as 1), ".5e1" is 5 (it read as 0), "0.50" is "0.5"."""
+    model = locale_model()
+    texts = ", ".join(json.dumps(t) for t in LOCALE_TEXTS)
+    program = locale_program(tmp_path, cc, f"""
+int main(void)
+{{
+    static const char *const texts[] = {{{texts}}};
+    size_t k;
+    int f;
+    german();
+    for (f = 0; f < TREE_N_FEATURES; f++) {{
+        for (k = 0; k < sizeof texts / sizeof texts[0]; k++) {{
+            printf("%d ", tree_category(f, texts[k]));
+        }}
+    }}
+    return 0;
+}}
+""")
+    printed = subprocess.run([program], env=german_locale, capture_output=True, text=True, check=True).stdout.split()
+    expected = [f.categories.index(name) if name in f.categories else -1
+                for f in model.features for name in (code_read(model, f, text) for text in LOCALE_TEXTS)]
+    assert printed == [str(code) for code in expected]
+    assert expected[:5] == [-1, 2, 1, 1, 5]  # "1.5" names none of integral codes
+
+
+def spelled(rng: random.Random, digits: str, exponent: int) -> str:
+    """int(digits) * 10^exponent in treegen's number grammar, spelled at random: a sign, leading and trailing
+    zeros, the point anywhere (or none), the exponent's letter, sign and leading zeros (or none where it is 0)."""
+    trailing = rng.choice([0, 0, 1, 2, 20])
+    full = "0" * rng.choice([0, 0, 1, 3, 30]) + digits + "0" * trailing
+    point = rng.choice([None, 0, len(full), rng.randint(0, len(full))])
+    mantissa = full if point is None else full[:point] + "." + full[point:]
+    shift = exponent - trailing + (0 if point is None else len(full) - point)
+    sign = rng.choice(["", "", "+", "-"])
+    if shift == 0 and rng.random() < 0.5:
+        return sign + mantissa
+    return (sign + mantissa + rng.choice("eE") + ("-" if shift < 0 else rng.choice(["", "+"]))
+            + "0" * rng.choice([0, 0, 1, 5]) + str(abs(shift)))
+
+
+def random_double(rng: random.Random) -> float:
+    """A finite double above 0 with bits at random, subnormal a time in eight."""
+    field = 0 if rng.random() < 0.125 else rng.randint(1, 2046)
+    return struct.unpack("<d", struct.pack("<Q", field << 52 | rng.getrandbits(52)))[0]
+
+
+def halfway(rng: random.Random) -> tuple[str, int]:
+    """The digits and exponent of the point halfway between a random double and the next one up (from the
+    largest: 2^1024's half-way, from which a number is infinite)."""
+    low = random_double(rng)
+    high = math.nextafter(low, math.inf)
+    with decimal.localcontext(decimal.Context(prec=2000)):
+        middle = (Decimal(low) + (Decimal(2) ** 1024 if math.isinf(high) else Decimal(high))) / 2
+    _, digits, exponent = middle.as_tuple()
+    return "".join(map(str, digits)), exponent
+
+
+def number_texts(seed: int, count: int) -> list[str]:
+    """Texts of treegen's number grammar: halfway points between doubles (767 significant digits at most),
+    and just above and below them (some past 768 digits), 17 to 20 digits near random doubles, short ones at
+    random, extreme exponents and lengths, the words."""
+    rng = random.Random(seed)
+    texts = ["inf", "+INF", "-Infinity", "iNfInItY", "nan", "-NaN", "+nan", "0", "-0", "-.0", "0.", "-0e5",
+             "0e999999999999999999999", "1e99999999999999999999999", "1e-99999999999999999999", "1e400", "1e-400",
+             "0.0000001e9999999999999999999999", "123e-99999999999999999999999999", "1e+0000000000000000000000000000001",
+             "1e308", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+             "2.4703282292062327e-324", "2.4703282292062328e-324", "4.9406564584124654e-324", "1e-323",
+             "1" + "0" * 100000 + "e-100000", "0." + "0" * 100000 + "1e100001", "9" * 2000, "1." + "0" * 2000 + "1",
+             "0" * 5000 + "1.5", "." + "0" * 100000 + "5e100003", "1" + "0" * 800 + "1" + "e-801",
+             "9007199254740993", "9007199254740993." + "0" * 1000, "9007199254740993." + "0" * 1000 + "1",
+             "9007199254740992." + "9" * 1000, "0.1", "1.5", ".5e1", "10e-1", "2147483647.9999999"]
+    for _ in range(count):
+        digits, exponent = halfway(rng)
+        beyond = rng.choice([0, 5, 800])
+        texts += [spelled(rng, digits, exponent),
+                  spelled(rng, digits + "0" * beyond + "1", exponent - beyond - 1),
+                  spelled(rng, str(int(digits) - 1) + "9" * beyond, exponent - beyond)]
+        near = Decimal(random_double(rng))
+        _, digits, exponent = round(near, rng.randint(17, 20) - near.adjusted() - 1).as_tuple()
+        texts.append(spelled(rng, "".join(map(str, digits)), exponent))
+        texts.append(spelled(rng, str(rng.randint(1, 10 ** rng.randint(1, 40))), rng.randint(-360, 320)))
+    assert all(NUMBER.fullmatch(text) for text in texts)
+    return texts
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_number_text_read_exactly_under_a_host_locale(cc, tmp_path, german_locale):
+    """The reading of a number's text (read_number, compiled into a host that sets de_DE.UTF-8) is Python's
+    float() of it, bit for bit, on halfway cases, 17+ digits, leading zeros, extreme exponents and lengths."""
+    texts = number_texts(7, 1000)
+    program = locale_program(tmp_path, cc, r"""
+static char line[1 << 20];
+int main(void)
+{
+    german();
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        size_t length = strcspn(line, "\n");
+        double v = read_number(line, length);
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        printf(!reads_as_number(line, length) ? "none\n" : is_nan(v) ? "nan\n" : "%016llx\n", (unsigned long long) bits);
+    }
+    return 0;
+}
+""", include='#include "tree.c"')
+    printed = subprocess.run([program], input="\n".join(texts) + "\n", env=german_locale, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    expected = ["nan" if math.isnan(float(t)) else struct.pack(">d", float(t)).hex() for t in texts]
+    assert len(printed) == len(texts)
+    wrong = [(t[:80], p, e) for t, p, e in zip(texts, printed, expected) if p != e]
+    assert not wrong, f"{len(wrong)} of {len(texts)} texts read otherwise, the first: {wrong[:3]}"
 
 
 # -- names --------------------------------------------------------------------------------------------
