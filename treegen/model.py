@@ -1509,7 +1509,34 @@ def model_problem(model: Model) -> str | None:
                        or (node.linear is not None and linear_problem(model, tree, node)))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
+    place = unpassable_threshold(model)
+    if place:
+        return f"tree {place[0]}, node {place[1]}: {UNPASSABLE}"
     return label_value_problem(model)
+
+
+UNPASSABLE = ("a split at -inf with 'x < t' (strict), which no number is below: no cut in a target says that, and no "
+              "library writes it (a damaged file?)")
+
+
+def unpassable_threshold(model: Model) -> tuple[int, int] | None:
+    """(tree, node) of a ``<=`` split whose threshold no number goes left at under the model's semantics (XGBoost's
+    strict ``x < -inf``), or None. No cut says that: :meth:`NumericSemantics.effective_threshold` lets -inf (in
+    float32, every double below -FLT_MAX) pass, as ``x <= -inf`` would, where :meth:`~NumericSemantics.goes_left` (and
+    XGBoost, given ``missing=inf``) sends it right."""
+    if not model.numeric.strict:  # (NaN thresholds: refused where read and emitted)
+        return None
+    for t, tree in enumerate(model.trees):
+        nodes = tree.nodes
+        if isinstance(nodes, NodeColumns):
+            bad = np.flatnonzero((nodes.feature >= 0) & (nodes.threshold == -math.inf))
+            found = next((int(i) for i in bad if int(i) not in nodes.values), None)
+        else:
+            found = next((n for n, node in enumerate(nodes) if node.split is not None and node.split.op is Op.LE
+                          and node.split.threshold == -math.inf), None)
+        if found is not None:
+            return t, found
+    return None
 
 
 def linear_input(model: Model, feature: Feature, value: Any) -> float | None:
