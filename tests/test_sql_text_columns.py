@@ -167,6 +167,18 @@ def test_a_text_treegen_does_not_read_as_a_number_stops_the_query(field):
         sql_answers(model, text)
 
 
+@pytest.mark.parametrize("field", ["1\x00", "1e5\x00x", "nan\x00", "\x00"])
+def test_a_text_with_a_nul_stops_the_query(field):
+    """SQLite's GLOB and json_valid read a text up to its first NUL: '1' || char(0) was read as 1."""
+    model = lightgbm_regression()
+    name = model.features[0].name
+    text = csv_of(model, 5, fixed={name: field})
+    with pytest.raises(treegen.TreegenError, match="is not a number"):
+        expected(model, text)
+    with pytest.raises(sqlite3.OperationalError, match=f"treegen: the column {name} holds "):
+        sql_answers(model, text)
+
+
 def test_a_long_number_at_a_split_point_stops_the_query():
     """SQLite reads a text of more than 15 digits up to an ulp off Python: at a split point (and two ulps either
     side) that could cross it, so the query stops rather than answer."""
