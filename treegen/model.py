@@ -1164,6 +1164,8 @@ def number_of(feature: Feature, value: Any) -> float:
         return float(value)
     except TypeError:  # a date, a complex number
         raise NoNumber(f"feature {feature.name!r}: {_a(_type_name(value))} is not a number") from None
+    except ValueError:  # Decimal('sNaN'): a TreegenError, so that check_numbers lets a feature no split reads hold it
+        raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number") from None
 
 
 _ABSENT = object()  # what a row gives for a feature it has no key for
