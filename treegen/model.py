@@ -1109,6 +1109,11 @@ class NoFeatureNamed(TreegenError, ValueError):
     (:func:`check_names`): a ValueError too, as the generated Python module's is."""
 
 
+class BeyondDoubles(TreegenError, OverflowError):
+    """A number beyond the largest double (an int, a Fraction) given for a numeric feature: an OverflowError, as
+    float()'s own and the generated Python module's are."""
+
+
 class NoNumber(TreegenError, TypeError):
     """A value of a type float() does not read (a date, a complex number) given for a numeric feature: a
     TypeError, as float()'s own and the generated Python module's are."""
@@ -1164,8 +1169,11 @@ def number_of(feature: Feature, value: Any) -> float:
         return float(value)
     except TypeError:  # a date, a complex number
         raise NoNumber(f"feature {feature.name!r}: {_a(_type_name(value))} is not a number") from None
-    except ValueError:  # Decimal('sNaN'): a TreegenError, so that check_numbers lets a feature no split reads hold it
+    # TreegenErrors, which check_numbers lets a feature no split reads hold, as the generated APIs do not read it
+    except ValueError:  # Decimal('sNaN')
         raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number") from None
+    except OverflowError:  # an int or Fraction beyond the largest double, which float() refuses
+        raise BeyondDoubles(f"feature {feature.name!r}: {_a(_type_name(value))} beyond the largest double") from None
 
 
 _ABSENT = object()  # what a row gives for a feature it has no key for
