@@ -288,3 +288,33 @@ def test_a_nan_threshold_in_rule_text_is_refused_at_it():
     err = refusal(REGRESSION_RULES.replace("x <= 2.5 ?", "x <= nan ?"))
     assert err.message == "a threshold is a number, not nan (no number is at most nan)"
     assert (err.line, err.column) == (14, 16)
+
+
+# -- a split no number passes ------------------------------------------------------------------------
+
+def strict_split_at_minus_infinity() -> Model:
+    """XGBoost's ``x < t`` at t = -inf: Model.predict sends every number right; the targets' cut (``x <= -inf``, in
+    float32 every double below -FLT_MAX) sent -inf left."""
+    from treegen.model import NumericSemantics
+    return Model((Feature("x", NUMERIC),), Target("y", CLASSIFICATION, ("a", "b")), [Tree([
+        Node((0.5, 0.5), (), 4.0, Split(0, "<=", -math.inf), (1, 2)), Node((1.0, 0.0), (), 1.0),
+        Node((0.0, 1.0), (), 3.0)])], numeric=NumericSemantics(cast="float32", strict=True))
+
+
+@pytest.mark.parametrize("to", ["python", "sql", "rules"])
+def test_a_strict_split_at_minus_infinity_is_not_compiled(to):
+    with pytest.raises(TreegenError, match=r"cannot be compiled: tree 0, node 0: a split at -inf with 'x < t' "
+                                           r"\(strict\), which no number is below"):
+        emit(strict_split_at_minus_infinity(), to)
+
+
+def test_a_model_file_with_a_strict_split_at_minus_infinity_is_refused_at_it(tmp_path):
+    from treegen import modelio
+    model = strict_split_at_minus_infinity()
+    text = modelio.dumps(model)
+    path = tmp_path / "m.json"
+    path.write_text(text, encoding="utf-8")
+    done = treegen_cli("predict", path, path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"treegen: error: {path}: trees[0].nodes[0].split.threshold: a split at -inf with "
+                                  "'x < t' (strict), which no number is below"), done.stderr

@@ -1602,3 +1602,29 @@ def test_an_output_named_as_a_standard_module_is_refused(tmp_path):
                          "sunny,hot,high,weak\n", capture_output=True, text=True, check=True)
     row = {"outlook": "sunny", "temperature": "hot", "humidity": "high", "wind": "weak"}
     assert ran.stdout == model.predict(row) + "\n"
+
+
+def test_a_number_float_refuses_is_refused_where_read_as_the_model_refuses_it():
+    """Decimal('sNaN') and a Fraction beyond the largest double, which float() refuses: the model refused them
+    (float()'s ValueError, OverflowError) even for a feature no split reads, which the module does not read; read,
+    both refuse them, as they refuse an int beyond the largest double; Decimal('NaN') is missing in both."""
+    from decimal import Decimal
+    from fractions import Fraction
+    leaf = lambda label: Node((1.0, 0.0) if label == "a" else (0.0, 1.0), n=1.0)
+    model = Model((Feature("x", NUMERIC), Feature("unread", NUMERIC)), Target("t", CLASSIFICATION, ("a", "b")),
+                  [Tree([Node((0.5, 0.5), split=Split(0, Op.LE, threshold=0.0, missing=MissingRoute(Route.CHILD, 1)),
+                              children=(1, 2)), leaf("a"), leaf("b")])])
+    module = load(emit(model, "python"))
+    huge = Fraction(10 ** 400, 3)
+    for row, want in [({"x": -1.0, "unread": Decimal("sNaN")}, "a"), ({"x": Decimal("sNaN"), "unread": 0.0}, "refused"),
+                      ({"x": -1.0, "unread": huge}, "a"), ({"x": huge, "unread": 0.0}, "refused"),
+                      ({"x": 10 ** 400, "unread": 0.0}, "refused"), ({"x": Decimal("NaN"), "unread": 0.0}, "b")]:
+        assert refused_or(model.predict, row) == refused_or(module["predict"], row) == want, row
+
+
+def refused_or(function, row):
+    """What a call gives: its answer, or "refused" for float()'s errors."""
+    try:
+        return function(row)
+    except (ValueError, OverflowError):
+        return "refused"

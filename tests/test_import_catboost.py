@@ -874,6 +874,35 @@ def test_bad_files_are_one_line_errors(tmp_path, content, message):
     assert str(info.value).startswith(str(path) + ":") and "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("layout", ["Depthwise", "SymmetricTree"])
+@pytest.mark.parametrize("place", ["leaf", "bias"])
+@pytest.mark.parametrize("written", ["Infinity", "-Infinity", "NaN", "1e309"])
+def test_a_number_that_is_not_finite_is_refused(tmp_path, layout, place, written):
+    """CatBoost refuses a non-finite bias where it makes a model and writes none; its JSON loader reads one as a bias
+    of 0.0 and loses an oblivious tree file's leaf values for one (its predict fails): treegen summed the infinity."""
+    from catboost import CatBoostRegressor
+    frame, signal = make_data(12, nan=False)
+    path = saved(CatBoostRegressor(**KW, grow_policy=layout).fit(frame[["x0", "x1"]], signal), tmp_path)
+    document = json.loads(open(path, encoding="utf-8").read())
+    if place == "bias":
+        document["scale_and_bias"][1] = ["NUMBER"]
+        expected = r"scale_and_bias \[1.0, \[(-?inf|nan)\]\] is not finite"
+    elif layout == "Depthwise":
+        leaf = document["trees"][0]
+        while "split" in leaf:
+            leaf = leaf["left"]
+        leaf["value"] = "NUMBER"
+        expected = r"tree 0 has a leaf value of \[(-?inf|nan)\], which CatBoost neither writes nor reads"
+    else:
+        document["oblivious_trees"][0]["leaf_values"][1] = "NUMBER"
+        expected = r"tree 0 has a leaf value of \[(-?inf|nan)\], which CatBoost neither writes nor reads"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(document).replace('"NUMBER"', written))
+    with pytest.raises(TreegenError, match=expected) as info:
+        import_file(path)
+    assert "\n" not in str(info.value)
+
+
 def test_a_truncated_file_says_where(tmp_path):
     from catboost import CatBoostClassifier
     frame, signal = make_data(12)

@@ -1770,3 +1770,42 @@ def test_a_json_model_naming_a_key_twice_is_refused_with_its_path(tmp_path):
         import_file(str(path))
     assert str(err.value) == (f"{path}: learner.learner_model_param: duplicate key 'base_score' (JSON readers differ "
                               "on which copy they keep)")
+
+
+def stump_split_at(path: Path, written: str) -> None:
+    """:func:`cut_model`'s stump (leaves 0.25 and -0.5), its split's condition written as ``written`` (JSON text)."""
+    cut_model(path, [0.25, -0.5])
+    document = json.loads(path.read_text())
+    document["learner"]["gradient_booster"]["model"]["trees"][0]["split_conditions"][0] = "CONDITION"
+    path.write_text(json.dumps(document).replace('"CONDITION"', written))
+
+
+@pytest.mark.parametrize("written", ["-Infinity", "-3.5e38"])
+def test_a_split_no_number_is_below_is_refused_at_import(tmp_path, written):
+    """XGBoost sends ``x < -inf`` (a condition below float32's range is -inf there) right for every number, -inf
+    too (it takes -inf given missing=inf); the targets' cut said ``x <= -inf`` (in float32 every double below
+    -FLT_MAX) and sent -inf left, where Model.predict sent it right. No training writes such a split: refused."""
+    path = tmp_path / "m.json"
+    stump_split_at(path, written)
+    booster = xgb.Booster(model_file=str(path))
+    inputs = np.array([[-np.inf], [-1e39], [-FLT_MAX], [0.0]])
+    assert booster.predict(xgb.DMatrix(inputs, missing=np.inf), output_margin=True).tolist() == [-0.5] * 4
+    assert ("not a valid XGBoost model: trees[0].split_conditions splits node 0 at -inf (or below float32's range), "
+            "which no number is below" in one_line_error(path))
+
+
+def test_a_split_below_every_number_but_minus_infinity_predicts_as_xgboost(tmp_path):
+    """At -FLT_MAX (the lowest float32) ``x < t`` holds for the doubles whose float32 is -inf: every target agrees
+    with XGBoost given missing=inf, which takes them."""
+    path = tmp_path / "m.json"
+    stump_split_at(path, repr(-FLT_MAX))
+    model = import_file(str(path), missing=math.inf)
+    rounds_to_inf = 3.4028235677973366e38
+    beyond = [-math.inf, -1e39, -rounds_to_inf, math.nextafter(-rounds_to_inf, 0.0), -FLT_MAX, 0.0]
+    margins, predictions = library(xgb.Booster(model_file=str(path)), np.array([[x] for x in beyond]), math.inf)
+    assert [m[0] for m in margins] == [0.25] * 3 + [-0.5] * 3
+    assert assert_predicts(model, [{"x0": x} for x in beyond], margins, predictions) == len(beyond)
+    rows = tmp_path / "rows.csv"
+    rows.write_text("x0\n" + "".join(f"{x!r}\n" for x in beyond))
+    results = verify(model, str(rows), ["python", "c", "sql"], ["sqlite", "duckdb"], against=str(path))
+    assert all(r.ok for r in results) and len(results) == 5, [r.line() for r in results]

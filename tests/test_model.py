@@ -949,7 +949,7 @@ def _three_feature_model():
 @pytest.mark.parametrize("feature, value", [
     ("y", 1 + 2j), ("y", [4.9]), ("y", (4.9,)), ("y", object()), ("y", __import__("datetime").timedelta(1)),
     ("y", __import__("datetime").datetime(2020, 1, 1)), ("y", np.array([1.0])), ("y", " 1"), ("c", ["u"]),
-    ("c", {"u"})])
+    ("c", {"u"}), ("y", __import__("decimal").Decimal("sNaN")), ("y", __import__("fractions").Fraction(10 ** 400, 3))])
 def test_a_value_a_split_reads_is_refused_wherever_the_walk_goes(feature, value):
     """A value that a feature some split reads cannot take (a complex number, a date, many values...) is
     refused by model.predict, predict_proba and scores although this row's walk ends before that split, as

@@ -167,6 +167,18 @@ def test_a_text_treegen_does_not_read_as_a_number_stops_the_query(field):
         sql_answers(model, text)
 
 
+@pytest.mark.parametrize("field", ["1\x00", "1e5\x00x", "nan\x00", "\x00"])
+def test_a_text_with_a_nul_stops_the_query(field):
+    """SQLite's GLOB and json_valid read a text up to its first NUL: '1' || char(0) was read as 1."""
+    model = lightgbm_regression()
+    name = model.features[0].name
+    text = csv_of(model, 5, fixed={name: field})
+    with pytest.raises(treegen.TreegenError, match="is not a number"):
+        expected(model, text)
+    with pytest.raises(sqlite3.OperationalError, match=f"treegen: the column {name} holds "):
+        sql_answers(model, text)
+
+
 def test_a_long_number_at_a_split_point_stops_the_query():
     """SQLite reads a text of more than 15 digits up to an ulp off Python: at a split point (and two ulps either
     side) that could cross it, so the query stops rather than answer."""
@@ -646,7 +658,8 @@ def test_mysql_text_columns_give_the_models_answers(model, mysql_server):
     assert mysql_answers(mysql_server, model, numbers, types=types) == expected(model, numbers)
 
 
-@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "3.5\n", "inf", "1e400"])
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "3.5\n", "inf", "1e400", "1\x00", "1\t",
+                                   "\u00a01", "\u0661", "\uff11"])
 def test_mysql_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, mysql_server):
     import pymysql
     model = lightgbm_regression()
@@ -833,7 +846,8 @@ def test_postgres_text_columns_give_the_models_answers(make, postgres_dsn):
     assert postgres_answers(postgres_dsn, model, text) == expected(model, text)
 
 
-@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n", "1e400"])
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n", "1e400", "1\t", "\u00a01",
+                                   "\u0661", "\uff11"])
 def test_postgres_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, postgres_dsn):
     """What PostgreSQL's cast reads and treegen refuses (' 3.5 ' is a number to it) stops the query, with the
     column and the text in the error; a number past a double's range with PostgreSQL's own."""
@@ -890,7 +904,8 @@ def test_spark_string_columns_give_the_models_answers(make, spark):
     assert spark_text_answers(spark, model, text) == expected(model, text)
 
 
-@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n", "1d"])
+@pytest.mark.parametrize("field", [" 3.5 ", "abc", "1e", "1,5", "0x10", "1_000", "3.5\n", "1d", "1\x00", "1\t",
+                                   "\u00a01", "\u0661", "\uff11"])
 def test_spark_a_text_treegen_does_not_read_as_a_number_stops_the_query(field, spark):
     """What Spark's cast reads and treegen refuses (' 3.5 ', '3.5\\n' and '1d' are numbers to it) stops the query,
     with the column and the text in the error."""

@@ -1109,6 +1109,11 @@ class NoFeatureNamed(TreegenError, ValueError):
     (:func:`check_names`): a ValueError too, as the generated Python module's is."""
 
 
+class BeyondDoubles(TreegenError, OverflowError):
+    """A number beyond the largest double (an int, a Fraction) given for a numeric feature: an OverflowError, as
+    float()'s own and the generated Python module's are."""
+
+
 class NoNumber(TreegenError, TypeError):
     """A value of a type float() does not read (a date, a complex number) given for a numeric feature: a
     TypeError, as float()'s own and the generated Python module's are."""
@@ -1164,6 +1169,11 @@ def number_of(feature: Feature, value: Any) -> float:
         return float(value)
     except TypeError:  # a date, a complex number
         raise NoNumber(f"feature {feature.name!r}: {_a(_type_name(value))} is not a number") from None
+    # TreegenErrors, which check_numbers lets a feature no split reads hold, as the generated APIs do not read it
+    except ValueError:  # Decimal('sNaN')
+        raise NotANumber(f"feature {feature.name!r}: {value!r} is not a number") from None
+    except OverflowError:  # an int or Fraction beyond the largest double, which float() refuses
+        raise BeyondDoubles(f"feature {feature.name!r}: {_a(_type_name(value))} beyond the largest double") from None
 
 
 _ABSENT = object()  # what a row gives for a feature it has no key for
@@ -1509,7 +1519,34 @@ def model_problem(model: Model) -> str | None:
                        or (node.linear is not None and linear_problem(model, tree, node)))
             if problem:
                 return f"tree {t}, node {n}: {problem[1]}"
+    place = unpassable_threshold(model)
+    if place:
+        return f"tree {place[0]}, node {place[1]}: {UNPASSABLE}"
     return label_value_problem(model)
+
+
+UNPASSABLE = ("a split at -inf with 'x < t' (strict), which no number is below: no cut in a target says that, and no "
+              "library writes it (a damaged file?)")
+
+
+def unpassable_threshold(model: Model) -> tuple[int, int] | None:
+    """(tree, node) of a ``<=`` split whose threshold no number goes left at under the model's semantics (XGBoost's
+    strict ``x < -inf``), or None. No cut says that: :meth:`NumericSemantics.effective_threshold` lets -inf (in
+    float32, every double below -FLT_MAX) pass, as ``x <= -inf`` would, where :meth:`~NumericSemantics.goes_left` (and
+    XGBoost, given ``missing=inf``) sends it right."""
+    if not model.numeric.strict:  # (NaN thresholds: refused where read and emitted)
+        return None
+    for t, tree in enumerate(model.trees):
+        nodes = tree.nodes
+        if isinstance(nodes, NodeColumns):
+            bad = np.flatnonzero((nodes.feature >= 0) & (nodes.threshold == -math.inf))
+            found = next((int(i) for i in bad if int(i) not in nodes.values), None)
+        else:
+            found = next((n for n, node in enumerate(nodes) if node.split is not None and node.split.op is Op.LE
+                          and node.split.threshold == -math.inf), None)
+        if found is not None:
+            return t, found
+    return None
 
 
 def linear_input(model: Model, feature: Feature, value: Any) -> float | None:

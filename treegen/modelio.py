@@ -15,8 +15,8 @@ from .collector import collector_paused
 from .errors import TreegenError, counted, did_you_mean, read_text
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Codes, Combine, CombineKind, Decision, Feature,
                     Linear, Link, MissingRoute, Model, Node, NodeColumns, NumericSemantics, Op, Precision, Route, Split,
-                    Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
-                    sorted_tuples, split_problem)
+                    UNPASSABLE, Target, Tree, init_problem, label_value_problem, linear_problem, output_problem,
+                    sorted_tuples, split_problem, unpassable_threshold)
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -377,6 +377,9 @@ def model_from_dict(doc: Any, source: str = "<model>") -> Model:
         r.fail("combine.kind", f"'single' takes one tree, found {len(trees)}")
     model = Model(features, target, trees, combine, numeric, r.get(doc, "meta", "", dict, {}))
     _check_linear(r, model)
+    place = unpassable_threshold(model)
+    if place:
+        r.fail(f"trees[{place[0]}].nodes[{place[1]}].split.threshold", UNPASSABLE)
     problem = label_value_problem(model)
     if problem:
         r.fail(_first_label_value(model), problem)

@@ -402,6 +402,7 @@ def _convert(document: dict, feature_names, categories) -> Model:
         layout = "non-symmetric"
     else:
         raise KeyError("'oblivious_trees' or 'trees'")
+    _refuse_non_finite(scale, bias, trees)
     meta = library_meta("catboost", "CatBoost", _version(document), loss,
                         {"trees": layout, "loss_params": loss_params, **kept,
                          "categories": {names[flat]: label.source for flat, label in labels.items()}},
@@ -596,6 +597,20 @@ def _scale_and_bias(document: dict, target: Target, loss: str) -> tuple[float, l
     if len(bias) != dim:
         raise TreegenError(f"the model has {len(bias)} outputs; the {loss} loss has {dim}")
     return float(scale), bias
+
+
+def _refuse_non_finite(scale: float, bias: list[float], trees: list[Tree]) -> None:
+    """CatBoost writes no number that is not finite: it refuses a non-finite bias where it makes a model
+    (``catboost/libs/model/model.cpp``: "Invalid bias[0] : nan"), and its JSON loader (measured with 1.2.10) reads
+    Infinity, -Infinity or NaN as a bias of 0.0, crashes on such a scale, and loses every leaf value of an oblivious
+    tree file with one among them (its predict then fails an assertion). A damaged file: refused, where treegen summed
+    the infinity."""
+    if not all(map(math.isfinite, [scale, *bias])):
+        raise ValueError(f"scale_and_bias {[scale, bias]!r} is not finite, which CatBoost neither writes nor reads")
+    for t, tree in enumerate(trees):
+        leaf = next((node.value for node in tree.nodes if not all(map(math.isfinite, node.value))), None)
+        if leaf is not None:
+            raise ValueError(f"tree {t} has a leaf value of {[*leaf]!r}, which CatBoost neither writes nor reads")
 
 
 def _combine(loss: str, scale: float, bias: list[float]) -> Combine:

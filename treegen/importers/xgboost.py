@@ -827,12 +827,23 @@ class _Conversion:
         if children.min() < -1 or children.max() >= n or 0 in children:
             raise self.invalid(f"{where}", "has a child id out of range")
         conditions = self.floats(t, "split_conditions", where, n)
+        self.check_some_number_below(where, left, split_type, conditions)
         vectors = self.vector_values(t, where, left, right, leaf_size) if leaf_size > 1 else None
         return _RawTree(left, right, feature, conditions, default_left, split_type,
                         self.tree_categories(t, where, split_type, n),
                         [] if vectors is not None else self.floats(t, "base_weights", where, n, default=conditions),
                         self.floats(t, "sum_hessian", where, n, default=[0.0] * n), vectors,
                         "" if vectors is None else "leaf_weights" if "leaf_weights" in t else "base_weights")
+
+    def check_some_number_below(self, where: str, left: list[int], split_type: list[int],
+                                conditions: list[float]) -> None:
+        """XGBoost sends ``x < t`` left: at t = -inf (or a number below float32's range, which it reads as -inf) no
+        number goes left, which no cut in the targets says (:func:`treegen.model.unpassable_threshold`). No training
+        writes such a split (XGBoost refuses infinite inputs): refused, as a damaged file."""
+        for node, (child, kind, t) in enumerate(zip(left, split_type, conditions)):
+            if child != -1 and kind == 0 and t == -math.inf:
+                raise self.invalid(f"{where}.split_conditions", f"splits node {node} at -inf (or below float32's "
+                                   "range), which no number is below; XGBoost writes no such split (a damaged file?)")
 
     def vector_values(self, t: dict, where: str, left: list[int], right: list[int],
                       size: int) -> list[tuple[float, ...]]:

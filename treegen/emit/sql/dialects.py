@@ -40,7 +40,9 @@ NUMBER = "[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
 SQLITE_NUMBER_SHAPE = " AND ".join(["{0} GLOB '*[0-9]*'"] + [f"{{0}} NOT GLOB '{p}'" for p in (
     "*[0-9.][+-]*", "*[.]*[.]*", "*[eE]*[eE]*", "*[eE]", "*[eE][+-]", "[eE]*",
     "*[eE]*[.]*", "*[+-][+-]*", "[.][eE]*", "*[+-][.][eE]*", "?*[+-]*[eE]*", "[+-][eE]*")])
-SQLITE_NUMBER = f"{{0}} NOT GLOB '*[^0-9.eE+-]*' AND (json_valid({{0}}) OR {SQLITE_NUMBER_SHAPE})"
+# GLOB and json_valid end a text at its first NUL ('1' || char(0) passed as 1), which instr does not
+SQLITE_NUMBER = (f"{{0}} NOT GLOB '*[^0-9.eE+-]*' AND instr({{0}}, char(0)) = 0 AND (json_valid({{0}}) OR "
+                 f"{SQLITE_NUMBER_SHAPE})")
 # A number's text of no exponent, under 300 characters and of 16 significant digits or more (from a nonzero digit to
 # a nonzero digit, 17 characters, or 15 digits and more): none of the texts SQLite's SQL reads exactly, which
 # it reads by its cast (below)
