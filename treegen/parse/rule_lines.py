@@ -16,11 +16,10 @@ import re
 from functools import lru_cache
 from operator import itemgetter
 
-from lark import Lark
-
 from ..errors import TreegenError
 from ..lower import NOT_TUPLE, TUPLE
 from . import rule_doc as doc
+from .grammar_terminals import Terminals, grammar_text, read_terminals
 
 
 _whole_match, _first_group = re.Match.group, itemgetter(1)  # (the grammar's patterns hold groups: not findall)
@@ -30,12 +29,12 @@ class _GiveUp(Exception):
     """The text is not in the writer's layout: leave it to the grammar."""
 
 
-def read_lines(text: str, grammar: Lark, rules_as_written: bool = False) -> dict | None:
+def read_lines(text: str, rules_as_written: bool = False) -> dict | None:
     """The document of rule text in the writer's layout (``text`` ends with a newline), else None.
     ``rules_as_written``: each tree's rules are the lines as written (``  rule 1: ...``), not read,
     for a comparison with the rules its nodes give (treegen.parse.rule_text)."""
     try:
-        return _Reader(_patterns(grammar), text, rules_as_written).document()
+        return _Reader(_patterns(), text, rules_as_written).document()
     except (_GiveUp, TreegenError):
         return None
 
@@ -43,8 +42,8 @@ def read_lines(text: str, grammar: Lark, rules_as_written: bool = False) -> dict
 class _Patterns:
     """The statements of the grammar, in the writer's layout, built from the grammar's terminals."""
 
-    def __init__(self, grammar: Lark):
-        terminal = {t.name: f"(?:{t.pattern.to_regexp()})" for t in grammar.terminals}
+    def __init__(self, terminals: Terminals):
+        terminal = {name: f"(?:{pattern})" for name, pattern in terminals.named.items()}
         word, string, number, integer = terminal["WORD"], terminal["STRING"], terminal["NUMBER"], terminal["INT"]
         name = f"(?:{word}|{string})"
         strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
@@ -53,8 +52,7 @@ class _Patterns:
         # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ... -- but
         # 'keys', which the parser takes only after 'in' and at a keys line's start, where no name stands (its
         # lexer of each state reads a name 'keys' as a WORD), and which the writer writes bare, as before it was one
-        self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
-                                if t.name not in ("WORD", "COMMENT", "_NL", "KEYS") and not t.name.startswith("__IGNORE")]
+        self.other_terminals = [re.compile(pattern) for pattern in terminals.others]
         self.plain_words: dict[str, bool] = {}
 
         def line(statement: str) -> re.Pattern:
@@ -126,8 +124,18 @@ class _Patterns:
 
 
 @lru_cache(maxsize=1)
-def _patterns(grammar: Lark) -> _Patterns:
-    return _Patterns(grammar)
+def _patterns() -> _Patterns:
+    return _Patterns(terminals())
+
+
+@lru_cache(maxsize=1)
+def terminals() -> Terminals:
+    """The grammar's terminals, read from its file; from Lark where that reading gives up."""
+    terminals = read_terminals(grammar_text())
+    if terminals is None:
+        from .rule_grammar import lark_terminals
+        terminals = lark_terminals()
+    return terminals
 
 
 class _Reader:
