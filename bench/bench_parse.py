@@ -23,7 +23,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from treegen import modelio  # noqa: E402
-from treegen.parse.rule_text import parse, parser  # noqa: E402
+from treegen.parse.rule_grammar import parser  # noqa: E402
+from treegen.parse.rule_text import parse  # noqa: E402
 from treegen.targets import emit  # noqa: E402
 from treegen.testing import wide_model  # noqa: E402
 

@@ -25,8 +25,10 @@ from treegen.model import (CLASSIFICATION, NOMINAL, NUMERIC, Combine, CombineKin
 from treegen.cli import main
 from treegen.loading import load_model
 from treegen.lower import lower_tree
-from treegen.parse.rule_lines import read_lines
-from treegen.parse.rule_text import _as_written, parse, parser, terminals
+from treegen.parse.grammar_terminals import grammar_text, read_terminals
+from treegen.parse.rule_lines import read_lines, terminals
+from treegen.parse.rule_grammar import lark_terminals, parser
+from treegen.parse.rule_text import _as_written, parse
 from treegen.probes import probe_rows
 from treegen.show import FLOAT32_NOTE, show
 from treegen.testing import (HOSTILE_NAMES, chain_model, random_model, random_rows, wide_model, with_label_values,
@@ -238,7 +240,7 @@ def assert_readers_agree(text: str):
     """Whatever the fast reader of the writer's layout accepts, the grammar accepts too, into the same
     document (so the grammar alone decides what rule text is)."""
     text = text if text.endswith("\n") else text + "\n"
-    fast = read_lines(text, terminals())
+    fast = read_lines(text)
     if fast is not None:
         assert repr(fast) == repr(parser().parse(text))
 
@@ -402,7 +404,7 @@ def test_every_text_the_writer_writes_takes_the_fast_reader():
     """Big files are read fast only if the writer's whole layout is the fast reader's, and their rules
     compared as the writer writes them, not read condition by condition."""
     for text in EXPORTED + [emit(wide_model(300), "rules"), emit(random_model(11, n_trees=2, regression=True), "rules")]:
-        fast = read_lines(text, terminals())
+        fast = read_lines(text)
         assert fast is not None and repr(fast) == repr(parser().parse(text))
         assert_read_as_written(text)
 
@@ -417,6 +419,38 @@ def assert_read_as_written(text: str):
     assert parser.cache_info()[:2] == asked[:2]  # (hits, misses)
     read = parse(text.replace("  rule 1: ", "  rule 1:  ", 1))  # not the writer's layout: read whole
     assert as_written and modelio.dumps(model) == modelio.dumps(read)
+
+
+def test_an_export_is_read_without_importing_lark(tmp_path):
+    """The reader of the writer's layout takes the grammar's terminals from the grammar file itself: Lark (50-60 ms
+    of a `treegen parse` to import and compile the grammar) is imported for text in another layout only."""
+    path = tmp_path / "m.rules"
+    path.write_text(emit(random_model(3, n_trees=2), "rules"), encoding="utf-8")
+    program = ("import sys; from treegen.parse.rule_text import load; load(sys.argv[1]); "
+               "print(sorted(name for name in sys.modules if name.split('.')[0] == 'lark'))")
+    result = subprocess.run([sys.executable, "-c", program, str(path)], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))})
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_grammar_files_terminals_read_without_lark_are_larks():
+    """Every terminal's pattern as grammar_terminals reads it from rule_text.lark is the one Lark compiles (a
+    choice of words longest first, Python's escapes of a pattern made characters), and the words the lexer may
+    read other than as a name are Lark's: the fast reader accepts what it did with Lark's."""
+    read, compiled = read_terminals(grammar_text()), lark_terminals()
+    assert read is not None  # (else the fast reader would take Lark's, and import Lark for every text)
+    assert read.named == {name: compiled.named[name] for name in read.named}
+    assert {"WORD", "STRING", "NUMBER", "INT", "CODES", "CAST", "LINK", "DECISION"} <= set(read.named)
+    assert sorted(read.others) == sorted(compiled.others)
+    assert read_terminals(grammar_text()) == terminals()
+
+
+@pytest.mark.parametrize("grammar", ['start: "a"\nX: "a" "b"\n', 'start: X\nX: /a/i\n', 'start: X\nX: Y | "b"\n',
+                                     'start: /x/ X\nX: "a"\n', 'start: "\\n"\n', '%import common.WORD\nstart: WORD\n'])
+def test_a_grammar_of_other_terminals_is_left_to_lark(grammar):
+    """A terminal this reader does not know (a sequence, a flag, another terminal, a pattern in a rule, an escape
+    in a string, an import) gives no terminals at all, rather than other patterns than Lark's."""
+    assert read_terminals(grammar) is None
 
 
 def test_rules_written_otherwise_are_read_and_compared_condition_by_condition():
@@ -439,7 +473,7 @@ def test_another_layout_is_read_by_the_grammar_to_the_same_model():
     text = tennis_text()
     edited = (text.replace("rule 1: if", "rule 1 :\tif").replace("node 0: ", "node 0 :  ")
               .replace("features\n", "\n# a comment of mine\nfeatures   # and another\n"))
-    assert read_lines(edited, terminals()) is None
+    assert read_lines(edited) is None
     assert parse(edited).trees[0].nodes == parse(text).trees[0].nodes
 
 
@@ -604,7 +638,7 @@ def assert_same_model(model, again, rows):
 @given(model=boosted_models(), seed=st.integers(0, 1000))
 def test_every_field_of_a_boosted_model_round_trips(model, seed):
     text = emit(model, "rules")
-    fast = read_lines(text, terminals())
+    fast = read_lines(text)
     assert fast is not None and repr(fast) == repr(parser().parse(text))  # the writer's layout: the fast reader
     assert_same_model(model, parse(text), rows_for(model, seed))
     assert_read_as_written(text)
@@ -915,14 +949,14 @@ def test_codes_round_trip_and_read_numbers(codes):
     parsed model reads 3.0, "3e0" and 2.7 as the model does."""
     from treegen.model import Codes, MissingRoute, Model, Node, NumericSemantics, Op, Split, Target, Tree
     from treegen.parse.rule_lines import read_lines
-    from treegen.parse.rule_text import parser, terminals
+    from treegen.parse.rule_grammar import parser
     feature = Feature("c", NOMINAL, ("0", "2", "3"), codes=Codes(codes))
     split = Split(0, Op.IN, values=("2",), missing=MissingRoute.to_child(1))
     tree = Tree([Node((1.0, 0.0), split=split, children=(1, 2)), Node((0.0, 1.0)), Node((1.0, 0.0))])
     model = Model((feature,), Target("y", CLASSIFICATION, ("a", "b")), [tree], numeric=NumericSemantics("float32"))
     text = emit(model, "rules")
     assert f'c: nominal {{"0", "2", "3"}}, codes {codes}' in text
-    assert repr(read_lines(text, terminals())) == repr(parser().parse(text))
+    assert repr(read_lines(text)) == repr(parser().parse(text))
     again = parse(text)
     assert again.features == model.features
     assert modelio.dumps(again) == modelio.dumps(model)

@@ -549,7 +549,7 @@ def test_the_rule_text_writes_a_tuple_split_once_and_reads_it_back_exactly():
     not written out -- and both readers (the writer's layout, the grammar) read back the same model; verify's
     probes agree with it."""
     from treegen.parse.rule_lines import read_lines
-    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    from treegen.parse.rule_text import _read_with_grammar, parse
     from treegen.verifier import verify
     model = tuple_model()
     text = emit(model, "rules")
@@ -560,7 +560,7 @@ def test_the_rule_text_writes_a_tuple_split_once_and_reads_it_back_exactly():
             ' then -2.0') in text  # the rules show the cut in float64; the node the float32 threshold
     assert ('node 0: (city, shop, x <= 0.5, (color = "red" or missing but not unknown)) in keys 1 ? 1 : 2; '
             'missing to 2;') in text
-    assert read_lines(text, terminals()) == _read_with_grammar(text, "t")
+    assert read_lines(text) == _read_with_grammar(text, "t")
     relaid = text.replace("rule 1: if", "rule 1:  if")  # not the writer's layout: the grammar reads it
     for again in (parse(text), parse(relaid)):
         assert modelio.dumps(again) == modelio.dumps(model)
@@ -650,13 +650,13 @@ def test_features_named_like_the_keys_words_read_back_by_both_readers():
     written bare, as before the word was the rule text's, and both readers take it as a name; 'true' is quoted."""
     from dataclasses import replace as changed
     from treegen.parse.rule_lines import read_lines
-    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    from treegen.parse.rule_text import _read_with_grammar, parse
     model = tuple_model()
     features = tuple(changed(f, name=n) for f, n in zip(model.features, ["keys", "true", "keys1", "Keys"]))
     model = Model(features, Target("keys", REGRESSION), model.trees, numeric=model.numeric)
     text = emit(model, "rules")
     assert "\n  keys: nominal" in text and "\ntarget keys: numeric" in text and '(keys, "true", keys1 <= 0.5,' in text
-    assert read_lines(text, terminals()) == _read_with_grammar(text, "t") is not None
+    assert read_lines(text) == _read_with_grammar(text, "t") is not None
     assert modelio.dumps(parse(text)) == modelio.dumps(model)
 
 
@@ -665,7 +665,7 @@ def test_hostile_names_and_categories_in_a_tuple_test_read_back_by_both_readers(
     where the rule text writes them: both readers read the same model back, and it predicts what the model does."""
     from dataclasses import replace as changed
     from treegen.parse.rule_lines import read_lines
-    from treegen.parse.rule_text import _read_with_grammar, parse, terminals
+    from treegen.parse.rule_text import _read_with_grammar, parse
     from treegen.verifier import verify
     model = tuple_model()
     tail = ") in keys 1 ? 1 : 2; missing to 2; value [0.0]; n 0.0"
@@ -681,7 +681,7 @@ def test_hostile_names_and_categories_in_a_tuple_test_read_back_by_both_readers(
     text = emit(model, "rules")
     node = next(line for line in text.split("\n") if line.startswith("  node 0: "))
     assert node.startswith('  node 0: ("ci, ty)", "sh\\"op (", x <= 0.5, ("col = or missing" = "r) in keys 1 ? 1 : 2;')
-    assert read_lines(text, terminals()) == _read_with_grammar(text, "t") is not None
+    assert read_lines(text) == _read_with_grammar(text, "t") is not None
     assert modelio.dumps(parse(text)) == modelio.dumps(model)
     results = verify(model, None, ["rules"], ())
     assert results[0].ok, results[0].line()

@@ -37,7 +37,7 @@ def load_model(path: str | os.PathLike, **options) -> Model:
         return modelio.loads(text, path)
     if not _starts_like_rule_text(text):
         raise TreegenError(NEITHER, path)
-    from .parse.rule_text import parse  # Lark, for rule text only
+    from .parse.rule_text import parse  # (for rule text only; Lark for text not in the writer's layout)
     return parse(text, path)
 
 

@@ -1,6 +1,6 @@
 """The document that reading rule text builds, whichever reader reads it.
 
-Two readers build it: the Lark grammar's transformer (rule_text.py, the authority on what rule text
+Two readers build it: the Lark grammar's transformer (rule_grammar.py, the authority on what rule text
 is) and the fast reader of the writer's own layout (rule_lines.py). Both build every piece with the
 functions here, so that the same text gives the same document, down to the line numbers.
 

@@ -16,26 +16,36 @@ import re
 from functools import lru_cache
 from operator import itemgetter
 
-from lark import Lark
-
 from ..errors import TreegenError
 from ..lower import NOT_TUPLE, TUPLE
 from . import rule_doc as doc
+from .grammar_terminals import Terminals, grammar_text, read_terminals
 
 
 _whole_match, _first_group = re.Match.group, itemgetter(1)  # (the grammar's patterns hold groups: not findall)
+
+
+def _numbers_in(text: str) -> list[float]:
+    """The numbers of a list as written, ``[1.5, -2.0]``: :func:`rule_doc.numbers_of`, inline where none is infinite."""
+    if len(text) == 2:
+        return []
+    values = list(map(float, text[1:-1].split(", ")))
+    return doc.numbers_of(text[1:-1].split(", ")) if _INFINITE in values or -_INFINITE in values else values
+
+
+_INFINITE = float("inf")
 
 
 class _GiveUp(Exception):
     """The text is not in the writer's layout: leave it to the grammar."""
 
 
-def read_lines(text: str, grammar: Lark, rules_as_written: bool = False) -> dict | None:
+def read_lines(text: str, rules_as_written: bool = False) -> dict | None:
     """The document of rule text in the writer's layout (``text`` ends with a newline), else None.
     ``rules_as_written``: each tree's rules are the lines as written (``  rule 1: ...``), not read,
     for a comparison with the rules its nodes give (treegen.parse.rule_text)."""
     try:
-        return _Reader(_patterns(grammar), text, rules_as_written).document()
+        return _Reader(_patterns(), text, rules_as_written).document()
     except (_GiveUp, TreegenError):
         return None
 
@@ -43,8 +53,8 @@ def read_lines(text: str, grammar: Lark, rules_as_written: bool = False) -> dict
 class _Patterns:
     """The statements of the grammar, in the writer's layout, built from the grammar's terminals."""
 
-    def __init__(self, grammar: Lark):
-        terminal = {t.name: f"(?:{t.pattern.to_regexp()})" for t in grammar.terminals}
+    def __init__(self, terminals: Terminals):
+        terminal = {name: f"(?:{pattern})" for name, pattern in terminals.named.items()}
         word, string, number, integer = terminal["WORD"], terminal["STRING"], terminal["NUMBER"], terminal["INT"]
         name = f"(?:{word}|{string})"
         strings = rf"\{{(?:{string}(?:, {string})*)?\}}"
@@ -53,8 +63,7 @@ class _Patterns:
         # Every word the lexer could read as something other than a WORD: keywords, float64, inf, ... -- but
         # 'keys', which the parser takes only after 'in' and at a keys line's start, where no name stands (its
         # lexer of each state reads a name 'keys' as a WORD), and which the writer writes bare, as before it was one
-        self.other_terminals = [re.compile(t.pattern.to_regexp()) for t in grammar.terminals
-                                if t.name not in ("WORD", "COMMENT", "_NL", "KEYS") and not t.name.startswith("__IGNORE")]
+        self.other_terminals = [re.compile(pattern) for pattern in terminals.others]
         self.plain_words: dict[str, bool] = {}
 
         def line(statement: str) -> re.Pattern:
@@ -86,21 +95,23 @@ class _Patterns:
         self.keyset = line(rf"keys (?P<number>{integer}): \{{(?P<keys>.*)\}}")
         key_place = rf"(?:{string}|missing|true|false)"
         key = rf"\({key_place}(?:, {key_place})*\)"
-        self.keys = re.compile(rf"(?:{key}(?:, {key})*)?")  # a keys line's keys, checked whole at once
-        self.key = re.compile(rf"\(({key_place}(?:, {key_place})*)\)")  # then each key's places
-        self.key_place = re.compile(key_place)
+        # Compiled when first used (__getattr__): an export of no tuple split whose rules are the writer's (read as
+        # lines) needs none of these, which took half the time of compiling the patterns (9 of 19 ms)
+        self.later = {"keys": rf"(?:{key}(?:, {key})*)?",  # a keys line's keys, checked whole at once
+                      "key": rf"\(({key_place}(?:, {key_place})*)\)",  # then each key's places
+                      "key_place": key_place}
         # A test of categories combined, ``(places) in keys N``: its places as a whole (.+?: the first ') in keys N'
         # that the rest of the line fits) are read one by one by this pattern, and given up on unless they are whole
-        self.place = re.compile(  # a place: a feature, or a part (a condition)
+        self.later["place"] = (  # a place: a feature, or a part (a condition)
             rf"(?:(?P<open>\()?(?:(?P<at_most>{name}) <= (?P<high>{number})|(?P<equals>{name}) = (?P<value>{string})"
             rf"|(?P<one_of>{name}) in (?P<values>{strings}))(?(open) or (?P<or_factors>{absent})\))"
             rf"|(?P<feature>{name}))(?:, |\Z)")
-        self.condition = re.compile(  # one condition and the " and " after it, or the end
+        self.later["condition"] = (  # one condition and the " and " after it, or the end
             rf"(?:(?P<is_absent>{name}) is (?P<is_factors>{absent})"
             rf"|(?P<open>\()?(?:{test})(?(open) or (?P<or_factors>{absent})\))"
             rf"|\((?P<tuple>.+?)\) (?P<negated>not )?in keys (?P<tuple_keys>{integer}))"
             r"(?: and (?=.)|\Z)")
-        self.absent = re.compile(  # what a condition says of missing values and unknown categories
+        self.later["absent"] = (  # what a condition says of missing values and unknown categories
             rf"missing(?: with weight (?P<missing>{number}))?"
             rf"(?:(?P<not_unknown> but not unknown)|(?P<or_unknown> or unknown)(?: with weight (?P<unknown>{number}))?)?"
             rf"|(?P<only_unknown>unknown)(?: with weight (?P<only>{number}))?")
@@ -117,6 +128,15 @@ class _Patterns:
         self.string = re.compile(string)
         self.branch = re.compile(rf"(?P<value>{string}): (?P<child>{integer})")
 
+    def __getattr__(self, name: str) -> re.Pattern:
+        """A pattern of ``later``, compiled the first time it is asked for (then an attribute: not asked again)."""
+        later = self.__dict__.get("later", {})
+        if name not in later:
+            raise AttributeError(name)
+        pattern = re.compile(later[name])
+        setattr(self, name, pattern)
+        return pattern
+
     def is_plain_word(self, word: str) -> bool:
         """Whether the lexer reads ``word`` as a WORD wherever a name may stand."""
         plain = self.plain_words.get(word)
@@ -126,8 +146,18 @@ class _Patterns:
 
 
 @lru_cache(maxsize=1)
-def _patterns(grammar: Lark) -> _Patterns:
-    return _Patterns(grammar)
+def _patterns() -> _Patterns:
+    return _Patterns(terminals())
+
+
+@lru_cache(maxsize=1)
+def terminals() -> Terminals:
+    """The grammar's terminals, read from its file; from Lark where that reading gives up."""
+    terminals = read_terminals(grammar_text())
+    if terminals is None:
+        from .rule_grammar import lark_terminals
+        terminals = lark_terminals()
+    return terminals
 
 
 class _Reader:
@@ -195,7 +225,7 @@ class _Reader:
 
     @staticmethod
     def number_list(text: str) -> list[float]:
-        return doc.numbers_of(text[1:-1].split(", ")) if len(text) > 2 else []
+        return _numbers_in(text)
 
     @staticmethod
     def number(text: str | None) -> float | None:
@@ -276,9 +306,8 @@ class _Reader:
             rules.append(doc.rule(self.line, self.whole(number), self.conditions_of(conditions), self.outcome(outcome)))
         default = self.outcome(self.next(self.p.default).group("outcome"))
         self.next(self.p.nodes)
-        nodes = [self.node(self.next(self.p.node))]
-        while m := self.next(self.p.node, optional=True):
-            nodes.append(self.node(m))
+        nodes = [self.node(self.next(self.p.node), self.line)]
+        nodes += self.more_nodes()
         return doc.tree(line, tree_number, output, weight, rules, nodes, default)
 
     def written_rules(self) -> list[str]:
@@ -369,37 +398,55 @@ class _Reader:
                   "subset_split", "subset", "in_left", "in_right", "multiway_split", "branches",
                   "stop", "child", "weights", "unknown", "places")
 
-    def node(self, m: re.Match) -> dict:
+    def node(self, m: re.Match, line: int) -> dict:
+        """The node of a node statement (``m``) on line ``line``. A big text's lines are mostly these: the common
+        parts are read inline, not by a call each (a leaf, a split at a threshold: 90 -> 60 ms at 9,000 leaves)."""
         (number, value, label_value, n, counts, leaf, threshold_split, threshold, left, right, subset_split, subset,
          in_left, in_right, multiway_split, branches, stop, child, weights, unknown,
          places) = m.group(*self.NODE_PARTS)  # one call: fast
-        number, value, n = self.whole(number), self.number_list(value), doc.number(n)
-        counts = None if counts is None else self.number_list(counts)
-        label_value = None if label_value is None else self.number_list(label_value)
+        whole = self.whole
+        value = _numbers_in(value)
+        counts = None if counts is None else _numbers_in(counts)
+        label_value = None if label_value is None else _numbers_in(label_value)
+        number, column, n = whole(number), m.start("number") + 1, doc.number(n)
         if leaf:
-            return doc.node(number, self.line, self.column(m, "number"), value, n, counts, label_value=label_value)
+            return doc.node(number, line, column, value, n, counts, label_value=label_value)
         if threshold_split:
             split = doc.threshold_split(self.name(threshold_split), doc.number(threshold))
-            children = [self.whole(left), self.whole(right)]
+            children = [whole(left), whole(right)]
         elif subset_split:
             split = doc.subset_split(self.name(subset_split), self.strings(subset))
-            children = [self.whole(in_left), self.whole(in_right)]
+            children = [whole(in_left), whole(in_right)]
         elif places is not None:
-            split = doc.tuple_split(self.tuple_test(places), self.whole(m.group("keys")))
-            children = [self.whole(m.group("t_left")), self.whole(m.group("t_right"))]
+            split = doc.tuple_split(self.tuple_test(places), whole(m.group("keys")))
+            children = [whole(m.group("t_left")), whole(m.group("t_right"))]
         else:
             pairs = list(self.p.branch.finditer(branches))
             split = doc.multiway_split(self.name(multiway_split), [doc.string(b.group("value")) for b in pairs])
-            children = [self.whole(b.group("child")) for b in pairs]
+            children = [whole(b.group("child")) for b in pairs]
         if stop:
             route = doc.route_stop()
         elif child:
-            route = doc.route_child(self.whole(child))
+            route = doc.route_child(whole(child))
         else:
-            route = doc.route_weights(self.number_list(weights))
-        unknown = None if unknown is None else self.whole(unknown)
-        return doc.node(number, self.line, self.column(m, "number"), value, n, counts, split, children, route, unknown,
-                        label_value)
+            route = doc.route_weights(_numbers_in(weights))
+        unknown = None if unknown is None else whole(unknown)
+        return doc.node(number, line, column, value, n, counts, split, children, route, unknown, label_value)
+
+    def more_nodes(self):
+        """The node statements that follow, as :meth:`next` would read them one by one (blank lines and comments
+        between them skipped, the index left at the first other statement), in a loop of its own: most of a big
+        text's lines."""
+        lines, node, blank, index = self.lines, self.p.node.fullmatch, self.p.blank.fullmatch, self.index
+        while index < len(lines):
+            m = node(lines[index])
+            index += 1
+            if m is not None:
+                yield self.node(m, index)  # (the index past its line: its line number)
+            elif blank(lines[index - 1]) is None:
+                index -= 1
+                break
+        self.index = index
 
     def tuple_test(self, text: str) -> tuple:
         """The places of a test of categories combined: the features, then the parts, each whole."""
