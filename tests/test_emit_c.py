@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from decimal import Decimal
 from pathlib import Path
 
@@ -893,17 +894,25 @@ def test_a_wide_model_reads_only_the_copies_its_tests_read(cc):
     """A row is read into the copies the trees test, not two of every feature: 1,000 features of which a few are
     read; a feature whose missing values go one way relative to its thresholds once, others twice. Exact under
     the flags that assume no NaN or no infinity, with infinities and missing values in the rows."""
-    one_sided = widened(one_sided_model(), 1000)
+    models_rows = wide_models_rows()
+    one_sided = models_rows[0][0]
     source = emit(one_sided, "c")
     assert re.search(r"#define N_READ 4\b", source) and "#define N_HIGH 2\n" in source
     assert Counter(one_sided.features[f].name for f in read_features(source)) == {"a": 1, "b": 1, "c": 2}
     assert max(int(k) for k in re.findall(r"\bx\[(\d+)\]", source)) == 3
-    models = [one_sided] + [widened(m, 1000) for m in nan_models()[:6] + [with_intervals(nan_models()[0])]]
-    for model in models[1:]:
+    for model, _ in models_rows[1:]:
         read = read_features(emit(model, "c"))
         assert set(read) == set(model.used_features()) and len(read) <= 2 * len(model.used_features())
-    rows = [(m, rows_for(m, 40) + infinite_rows(m, rows_for(m, 20, 1))) for m in models]
-    assert_api_exact(rows, cc=cc, flag_sets=HOSTILE_FLAGS[cc])
+    assert_api_exact(models_rows, cc=cc, flag_sets=HOSTILE_FLAGS[cc])
+
+
+@cache
+def wide_models_rows() -> list[tuple]:
+    """test_a_wide_model_reads_only_the_copies_its_tests_read's models and rows, made once for both compilers:
+    the rows of 1,000 features take seconds to make (probe_rows)."""
+    models = [widened(one_sided_model(), 1000)]
+    models += [widened(m, 1000) for m in nan_models()[:6] + [with_intervals(nan_models()[0])]]
+    return [(m, rows_for(m, 40) + infinite_rows(m, rows_for(m, 20, 1))) for m in models]
 
 
 def with_intervals(model):
