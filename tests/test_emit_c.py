@@ -49,6 +49,7 @@ from test_emit_python import (
     code_read,
     extreme_model,
     hostile_models,
+    rows_leaves,
     symmetric_trees,
     to_csv,
 )
@@ -94,7 +95,7 @@ from treegen.testing import (
     wide_model,
     with_linear_leaves,
 )
-from treegen.walk import leaf_ids_rows, predict_rows
+from treegen.walk import predict_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -358,7 +359,7 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda m
                                   timeout=600)
         assert done.returncode == 0, (flags, done.stderr[-3000:])
         outputs.append(done.stdout)
-    expected = [(rows, list(zip(predict_rows(model, taken), reference_leaves(model, taken))))
+    expected = [(rows, list(zip(predict_rows(model, taken), rows_leaves(model, taken))))
                 for model, rows in models_rows for taken in ([read(model, row) for row in rows],)]
     printed = {output: assert_answers(models_rows, expected, output) for output in dict.fromkeys(outputs)}
     return printed[outputs[0]]
@@ -384,13 +385,6 @@ def assert_answers(models_rows, expected, output: str) -> list[list[str]]:
         assert next(answers) == "B" + "".join(f" {n}:same" for n in ([len(rows), min(len(rows), 5)] if rows else []))
     assert next(answers, None) is None
     return printed
-
-
-def reference_leaves(model, rows) -> list[list[list[int]]]:
-    """Per row, per tree, the ids of the leaves the row reaches with a weight (Model.leaf_ids), from the
-    model's batch walk (treegen.walk.leaf_ids_rows, which tests/test_verify.py holds to the row walk)."""
-    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
-            for line in leaf_ids_rows(model, rows)]
 
 
 def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS, read=None, cc=None) -> None:

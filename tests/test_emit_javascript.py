@@ -50,7 +50,8 @@ from test_emit_python import boosted as python_boosted
 from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
                               check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
                               code_rows, coded_models, extreme_model, hostile_models, misspelt_models,
-                              misspelt_readings, unnamed_models, unnamed_readings, spelled_readings, spelling_models, symmetric_trees, to_csv,
+                              misspelt_readings, rows_leaves, unnamed_models, unnamed_readings, spelled_readings, spelling_models,
+                              symmetric_trees, to_csv,
                               with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
@@ -149,14 +150,6 @@ def api_answers(jobs: list[tuple[str, list[dict]]], module_names=None) -> list[d
 
 def reference_leaves(model, row) -> list[list[int]]:
     return [[node for node, weight in reached(model, tree, row) if weight > 0] for tree in model.trees]
-
-
-def rows_leaves(model, rows) -> list[list[list[int]]]:
-    """:func:`reference_leaves` of each row, from the model's batch walk (treegen.walk.leaf_ids_rows, the same ids
-    in the same order, which tests/test_verify.py holds to the row walk): the imported models' rows walked one
-    by one took seconds."""
-    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
-            for line in leaf_ids_rows(model, rows)]
 
 
 def same(got: str, want: float) -> bool:
