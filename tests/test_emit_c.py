@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from decimal import Decimal
 from pathlib import Path
 
@@ -48,6 +49,7 @@ from test_emit_python import (
     code_read,
     extreme_model,
     hostile_models,
+    rows_leaves,
     symmetric_trees,
     to_csv,
 )
@@ -93,7 +95,7 @@ from treegen.testing import (
     wide_model,
     with_linear_leaves,
 )
-from treegen.walk import leaf_ids_rows, predict_rows
+from treegen.walk import predict_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -330,10 +332,14 @@ def distinct_sources(models) -> tuple[list[str], list[int]]:
     return sources, of
 
 
-def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda model, row: row) -> list[list[str]]:
+def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda model, row: row,
+                     flag_sets=None) -> list[list[str]]:
     """Every model, compiled with its own prefix into one program, answers every row as the model does:
     label, probabilities bit for bit, value bit for bit, leaf ids -- for the row as ``read`` says the
-    program must take it. Returns the program's line for each row, per model."""
+    program must take it. ``flag_sets``: several sets of flags (else ``flags`` alone), a program each, given
+    the same rows (encoded once: 1,000-feature rows take seconds) and held to the same answers (computed
+    once); an output another set printed too is checked once. Returns the program's line for each row,
+    per model (the first set's)."""
     sources, of = distinct_sources([model for model, _ in models_rows])
     includes = "\n".join(f'#include "m{j}.h"' for j in range(len(sources)))
     classifies = {j: model.target.is_classification for j, (model, _) in zip(of, models_rows)}
@@ -343,16 +349,29 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda m
         lines.append(f"M {j}")
         lines.extend(encoded_rows(model, rows))
     # every other model sums its rows 37 at a time, not 2,048 / its sums' width: chunks and the last one short
-    flags = tuple(flags) + tuple(f"-DM{j}_ROWS_AT_ONCE=37" for j in range(1, len(sources), 2))
-    with tempfile.TemporaryDirectory(prefix="treegen-c-test-") as directory:
-        program = build(directory, sources, HARNESS % {"includes": includes, "apis": apis}, cc, flags)
-        done = subprocess.run([program], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    answers, printed = iter(done.stdout.splitlines()), []
-    for model, rows in models_rows:
+    at_once = tuple(f"-DM{j}_ROWS_AT_ONCE=37" for j in range(1, len(sources), 2))
+    outputs = []
+    for flags in flag_sets or [flags]:
+        with tempfile.TemporaryDirectory(prefix="treegen-c-test-") as directory:
+            program = build(directory, sources, HARNESS % {"includes": includes, "apis": apis}, cc,
+                            tuple(flags) + at_once)
+            done = subprocess.run([program], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                                  timeout=600)
+        assert done.returncode == 0, (flags, done.stderr[-3000:])
+        outputs.append(done.stdout)
+    expected = [(rows, list(zip(predict_rows(model, taken), rows_leaves(model, taken))))
+                for model, rows in models_rows for taken in ([read(model, row) for row in rows],)]
+    printed = {output: assert_answers(models_rows, expected, output) for output in dict.fromkeys(outputs)}
+    return printed[outputs[0]]
+
+
+def assert_answers(models_rows, expected, output: str) -> list[list[str]]:
+    """The harness's output (assert_api_exact's) gives each row the model's answers, ``expected``: per model its rows
+    and each row's (label, scores) and leaf ids. Returns the harness's line for each row, per model."""
+    answers, printed = iter(output.splitlines()), []
+    for (model, _), (rows, wanted) in zip(models_rows, expected):
         printed.append([])
-        taken = [read(model, row) for row in rows]
-        for row, (label, scores), want in zip(rows, predict_rows(model, taken), reference_leaves(model, taken)):
+        for row, ((label, scores), want) in zip(rows, wanted):
             printed[-1].append(next(answers))
             head, counts, ids = printed[-1][-1].split(" |")
             fields = head.split()
@@ -366,13 +385,6 @@ def assert_api_exact(models_rows, cc: str = "gcc", flags=("-O2",), read=lambda m
         assert next(answers) == "B" + "".join(f" {n}:same" for n in ([len(rows), min(len(rows), 5)] if rows else []))
     assert next(answers, None) is None
     return printed
-
-
-def reference_leaves(model, rows) -> list[list[list[int]]]:
-    """Per row, per tree, the ids of the leaves the row reaches with a weight (Model.leaf_ids), from the
-    model's batch walk (treegen.walk.leaf_ids_rows, which tests/test_verify.py holds to the row walk)."""
-    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
-            for line in leaf_ids_rows(model, rows)]
 
 
 def assert_programs_exact(models_rows, leaf: bool = True, flags=PROGRAM_FLAGS, read=None, cc=None) -> None:
@@ -805,7 +817,13 @@ def test_the_source_refuses_unsafe_math_where_the_compiler_says_so(flags, tmp_pa
         assert done.returncode != 0 and "-funsafe-math-optimizations" in done.stderr, (cc, done.stderr)
         assert subprocess.run([cc, "-std=c99", "-O2", *flags.split(), "-c", "user.c"], cwd=tmp_path).returncode == 0
     assert "gcc" in marked
-    for flag in ("-fno-trapping-math", "-fno-math-errno"):  # parts of -ffast-math that change no answer
+
+
+def test_the_source_takes_the_parts_of_fast_math_that_change_no_answer(tmp_path):
+    """-fno-trapping-math and -fno-math-errno change no answer: the source compiles with each (checked once, not
+    again with each flag of test_the_source_refuses_unsafe_math_where_the_compiler_says_so, the same compile)."""
+    (tmp_path / "m.c").write_text(emit(random_model(1), "c"), encoding="utf-8")
+    for flag in ("-fno-trapping-math", "-fno-math-errno"):
         assert subprocess.run(["gcc", "-std=c99", "-O2", flag, "-c", "m.c"], cwd=tmp_path).returncode == 0
 
 
@@ -835,9 +853,7 @@ NO_NANS = {"clang": [("-O2", "-fno-honor-nans"), ("-O2", "-ffinite-math-only", "
 def test_missing_values_are_exact_where_the_compiler_assumes_no_nan(cc):
     """Every missing value is tested by its bits, never by comparing a NaN, whose outcome such a compiler
     chooses (it also folds isnan to 0): the answers stay the model's, bit for bit, on rows with NaNs."""
-    models = nan_models()
-    for flags in NO_NANS[cc]:
-        assert_api_exact([(m, rows_for(m, 80)) for m in models], cc=cc, flags=flags)
+    assert_api_exact([(m, rows_for(m, 80)) for m in nan_models()], cc=cc, flag_sets=NO_NANS[cc])
 
 
 def widened(model, width: int):
@@ -878,18 +894,25 @@ def test_a_wide_model_reads_only_the_copies_its_tests_read(cc):
     """A row is read into the copies the trees test, not two of every feature: 1,000 features of which a few are
     read; a feature whose missing values go one way relative to its thresholds once, others twice. Exact under
     the flags that assume no NaN or no infinity, with infinities and missing values in the rows."""
-    one_sided = widened(one_sided_model(), 1000)
+    models_rows = wide_models_rows()
+    one_sided = models_rows[0][0]
     source = emit(one_sided, "c")
     assert re.search(r"#define N_READ 4\b", source) and "#define N_HIGH 2\n" in source
     assert Counter(one_sided.features[f].name for f in read_features(source)) == {"a": 1, "b": 1, "c": 2}
     assert max(int(k) for k in re.findall(r"\bx\[(\d+)\]", source)) == 3
-    models = [one_sided] + [widened(m, 1000) for m in nan_models()[:6] + [with_intervals(nan_models()[0])]]
-    for model in models[1:]:
+    for model, _ in models_rows[1:]:
         read = read_features(emit(model, "c"))
         assert set(read) == set(model.used_features()) and len(read) <= 2 * len(model.used_features())
-    rows = [(m, rows_for(m, 40) + infinite_rows(m, rows_for(m, 20, 1))) for m in models]
-    for flags in HOSTILE_FLAGS[cc]:
-        assert_api_exact(rows, cc=cc, flags=flags)
+    assert_api_exact(models_rows, cc=cc, flag_sets=HOSTILE_FLAGS[cc])
+
+
+@cache
+def wide_models_rows() -> list[tuple]:
+    """test_a_wide_model_reads_only_the_copies_its_tests_read's models and rows, made once for both compilers:
+    the rows of 1,000 features take seconds to make (probe_rows)."""
+    models = [widened(one_sided_model(), 1000)]
+    models += [widened(m, 1000) for m in nan_models()[:6] + [with_intervals(nan_models()[0])]]
+    return [(m, rows_for(m, 40) + infinite_rows(m, rows_for(m, 20, 1))) for m in models]
 
 
 def with_intervals(model):

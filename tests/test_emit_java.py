@@ -45,7 +45,7 @@ from test_emit_python import (FRACTION_NAMES, check_closed_pipe, check_errors, c
                               one_node_reached, symmetric_trees,
                               as_csv_reads, check_options, check_printed, check_zero_weight_leaves, extreme_model,
                               hostile_models,
-                              latest, leaves, misspelt_models, misspelt_readings, unnamed_models, unnamed_readings, same, to_csv, REFUSED_SPELLINGS,
+                              latest, leaves, misspelt_models, rows_leaves, misspelt_readings, unnamed_models, unnamed_readings, same, to_csv, REFUSED_SPELLINGS,
                               spelled_readings, spelling_models)
 from test_rule_text import boosted_models, colour_model, linear_models, rows_for as edge_rows
 
@@ -870,14 +870,14 @@ def as_answer(model, text: str):
 def check_java_api(model, rows, answers, leaf: bool) -> list:
     """ApiHarness's answers for one class against the model, bit for bit; the labels (values) and scores."""
     labels, scores = [], []
-    for row, line in zip(rows, answers, strict=True):
+    wanted = rows_leaves(model, rows) if leaf else [None] * len(rows)
+    for row, line, (label, expected), want in zip(rows, answers, predict_rows(model, rows), wanted, strict=True):
         got = [as_answer(model, text) for text in line]
-        label, expected = model.predict(row), model.scores(row)
         assert all(same(g, label) for g in got[:3]), (row, got[:3], label)
         if model.target.is_classification:
             assert all(same(g if isinstance(g, list) else [g], expected) for g in got[3:6]), (row, got[3:6], expected)
         if leaf:
-            assert got[-3:] == [leaves(model, row)] * 3, row
+            assert got[-3:] == [want] * 3, row
         labels.append(got[0])
         scores.append(got[3] if model.target.is_classification else [got[0]])
     return labels, scores

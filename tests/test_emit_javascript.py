@@ -50,7 +50,8 @@ from test_emit_python import boosted as python_boosted
 from test_emit_python import (CODE_FIELDS, CODE_NUMBERS, CODE_TEXTS, check_closed_pipe, check_codes_program,
                               check_errors, check_model_part, check_options, check_zero_weight_leaves, code_oracle,
                               code_rows, coded_models, extreme_model, hostile_models, misspelt_models,
-                              misspelt_readings, unnamed_models, unnamed_readings, spelled_readings, spelling_models, symmetric_trees, to_csv,
+                              misspelt_readings, rows_leaves, unnamed_models, unnamed_readings, spelled_readings, spelling_models,
+                              symmetric_trees, to_csv,
                               with_codes)
 from test_rule_text import boosted_models, edge_values, linear_models
 
@@ -164,7 +165,8 @@ def assert_api_exact(models_rows, leaf: bool = False, module: str = "esm") -> No
         assert result["rowsApi"] == "same"
         assert result["features"] == [f.name for f in model.features]
         assert result["classes"] == list(model.target.classes)
-        for row, answer, (label, scores) in zip(rows, result["answers"], predict_rows(model, rows)):
+        leaves = rows_leaves(model, rows) if leaf else [None] * len(rows)
+        for row, answer, (label, scores), want in zip(rows, result["answers"], predict_rows(model, rows), leaves):
             if model.target.is_classification:
                 assert answer["predict"] == answer["fast"] == label, row
                 for key in ("proba", "fastProba"):
@@ -172,7 +174,7 @@ def assert_api_exact(models_rows, leaf: bool = False, module: str = "esm") -> No
             else:
                 assert same(answer["predict"], label) and same(answer["fast"], label), (row, answer, label)
             if leaf:
-                assert answer["leaf"] == reference_leaves(model, row), row
+                assert answer["leaf"] == want, row
 
 
 def rows_for(model, count: int = 200, seed: int = 0) -> list[dict]:

@@ -59,6 +59,14 @@ def leaves(model, row) -> list[list[int]]:
     return [[node for node, weight in reached(model, tree, row) if weight > 0] for tree in model.trees]
 
 
+def rows_leaves(model, rows) -> list[list[list[int]]]:
+    """:func:`leaves` of each row, from the model's batch walk (treegen.walk.leaf_ids_rows: leaf_ids' ids, which
+    tests/test_verify.py holds to the row walk), for all rows at once: thousands of rows walked one by one take
+    seconds."""
+    return [[[int(i) for i in ids.split("|") if i] for ids in line.split(";")] if model.trees else []
+            for line in leaf_ids_rows(model, rows)]
+
+
 def rows_for(model, count: int = 300, seed: int = 0) -> list[dict]:
     return probe_rows(model, count) + random_rows(model, count // 3, seed)
 
