@@ -232,3 +232,46 @@ def test_a_lightgbm_regression_with_a_num_class_of_several_is_refused(tmp_path):
     path.write_text(lightgbm_text_with("1").replace("\nnum_class=1\n", "\nnum_class=3\n"))
     assert lightgbm.Booster(model_file=str(path)).predict([[0.0, 0.0, 0.0]]).shape == (1, 3)
     assert refused(path).endswith(":3: objective regression has one output, the file says num_class=3: it is damaged")
+
+
+def tennis_rules(tmp_path: Path) -> str:
+    model = tmp_path / "tennis.json"
+    treegen_cli("train", Path(__file__).parents[1] / "examples" / "play_tennis.csv", "--algorithm", "id3", "-o", model,
+                check=True)
+    return treegen_cli("export", model, "--to", "rules", "-o", "-", check=True).stdout
+
+
+def traced_peak(run) -> int:
+    """The most memory that Python allocated at once while ``run()`` ran (its regular expressions' too)."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+OUTLOOK = 'outlook: nominal {"sunny", "overcast", "rain"}'
+MANY_CATEGORIES = ", ".join(f'"{i:040d}"' for i in range(50_000))  # 2.1 MB
+LONG_CATEGORY = '"' + "x" * 2_000_000 + '"'
+
+
+@pytest.mark.parametrize("added, edited", [(MANY_CATEGORIES, False), (LONG_CATEGORY, False), (LONG_CATEGORY, True)],
+                         ids=["50,000 categories", "a category of 2 MB", "a category of 2 MB, edited"])
+def test_a_rule_file_of_many_or_long_categories_is_read_in_memory_proportionate_to_it(tmp_path, added, edited):
+    """The regular expressions of rule text kept a point to go back to at each category of a list (4.7 KB each:
+    200,000 categories, a 2.2 MB file, took 955 MB) and at each character of a string (150 bytes each, in each pattern that read it: 1 GB for a
+    name of 2 MB), none of which could be given back; now repeated possessively. Here the split of node 0 names
+    three of them, as refused as before; "edited" (a space more) is read by the grammar (Lark's lexer, the same
+    pattern for a string)."""
+    text = tennis_rules(tmp_path).replace(OUTLOOK, OUTLOOK[:-1] + ", " + added + "}")
+    if edited:
+        text = text.replace("rule 1: if outlook", "rule 1: if  outlook")
+    path = tmp_path / "many.rules"
+    path.write_text(text)
+    errors = []
+    peak = traced_peak(lambda: errors.append(refused(path, "parse")))
+    assert errors == [f"treegen: error: {path}:27: trees[0].nodes[0].split.values: an '==' split needs one child for "
+                      "each category of its feature"]
+    assert peak < 10 * len(text), (peak, len(text))

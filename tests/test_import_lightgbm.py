@@ -1061,11 +1061,11 @@ def test_ranking_models_predict_their_score_in_every_target(tmp_path, objective)
 
 
 def test_mixed_missing_types_on_one_feature(tmp_path):
-    text = fixture_text("binary_zero_as_missing")  # decision types 6 and 4: Zero
+    text = replace_line(fixture_text("binary_zero_as_missing"), "tree_sizes=", None)  # decision types 6 and 4: Zero
     first = next(line for line in text.split("\n") if line.startswith("decision_type="))
     mixed = replace_line(text, "decision_type=", first.replace("=6", "=10", 1))  # NaN, default left
     message = refusal(mixed, tmp_path)
-    assert message.endswith(":37: feature 'Column_0' has splits of missing type NaN (tree 0, node 0) and Zero "
+    assert message.endswith(":36: feature 'Column_0' has splits of missing type NaN (tree 0, node 0) and Zero "
                             "(tree 1, node 0); supported: one missing type per feature, as one training run "
                             "writes them")
 
@@ -1075,7 +1075,8 @@ def test_mixed_missing_types_on_one_feature(tmp_path):
     (lambda t: t[:60], "its header has no"),
     (lambda t: replace_line(t, "leaf_value=", "leaf_value=0.5 abc 1 2"), "leaf_value has 'abc', not a number"),
     (lambda t: replace_line(t, "leaf_value=", "leaf_value=0.5 1"), "leaf_value has 2 values, expected 4"),
-    (lambda t: replace_line(t, "left_child=", "left_child=1 -1 0"), "the tree is damaged"),
+    (lambda t: replace_line(replace_line(t, "left_child=", "left_child=1 -1 0"), "tree_sizes=", None),
+     "the tree is damaged"),
     (lambda t: replace_line(t, "split_feature=", "split_feature=0 9 1"), "split_feature 9 is not one of the 3"),
     (lambda t: replace_line(t, "version=", "version=v2"), "version v2 is not supported; supported: v3, v4"),
     (lambda t: replace_line(t, "feature_names=", "feature_names=a b"), "feature_names has 2 entries"),
@@ -1086,6 +1087,66 @@ def test_mixed_missing_types_on_one_feature(tmp_path):
 def test_damaged_files(tmp_path, damage, expected):
     message = refusal(damage(fixture_text()), tmp_path)
     assert expected in message
+
+
+def lightgbm_reads(path) -> np.ndarray | None:
+    """LightGBM's predictions of the file's model on a few rows, or None where it refuses the file (a
+    Log::Fatal in an OpenMP loop aborts the process: run in one of its own)."""
+    code = ("import sys, numpy, lightgbm; numpy.save(sys.argv[2], lightgbm.Booster(model_file=sys.argv[1])"
+            ".predict(numpy.linspace(-2, 2, 60).reshape(20, 3)))")
+    done = subprocess.run([sys.executable, "-c", code, str(path), str(path) + ".npy"], capture_output=True)
+    return np.load(str(path) + ".npy") if done.returncode == 0 else None
+
+
+def tree_text(text: str, number: int) -> str:
+    """Tree ``number``'s block: its ``Tree=`` line up to the next tree's (its blank line included)."""
+    start = text.index(f"Tree={number}\n")
+    end = text.index("Tree=" if f"Tree={number + 1}\n" in text else "end of trees", start + 5)
+    return text[start:end]
+
+
+def edited_tree(text: str, number: int, edit) -> str:
+    return text.replace(tree_text(text, number), edit(tree_text(text, number)), 1)
+
+
+SIZES = "tree_sizes=555 559 557 565"  # binary.txt of 4.7.0
+
+
+@pytest.mark.parametrize("damage, refused", [
+    (lambda t: edited_tree(t, 1, lambda tree: tree.replace("\nshrinkage=", " \nshrinkage=")), ":31: tree 1 is 560 bytes "
+     "long, but tree_sizes says 559"),
+    (lambda t: edited_tree(t, 0, lambda tree: tree[:-1]), ":12: tree 0 is 554 bytes long, but tree_sizes says 555"),
+    (lambda t: t.replace("\n", "\r\n"), ":12: tree 0 is 574 bytes long, but tree_sizes says 555"),
+    (lambda t: t.replace(SIZES, "tree_sizes=555 559 -1 565"), ":10: tree_sizes=555 559 -1 565 is not a list of byte "
+     "counts: the file is damaged"),
+    (lambda t: t.replace(SIZES, "tree_sizes=555 559 1 565"), ":50: tree 2 is 557 bytes long, but tree_sizes says 1"),
+    (lambda t: t.replace(SIZES, "tree_sizes=1114 1 557 565"), ":10: tree_sizes puts tree 2 1115 bytes past the first "
+     "tree, where no tree begins: LightGBM refuses the file (it is damaged or was edited)"),
+    # LightGBM reads these: the last tree's size is never used; without tree_sizes the trees are read in turn;
+    # sizes that put a tree at another's line read that one there (trees 0, 2, 2, 3)
+    (lambda t: edited_tree(t, 3, lambda tree: tree.replace("\nshrinkage=", " \nshrinkage=")), None),
+    (lambda t: edited_tree(t, 0, lambda tree: tree[:-1]).replace(SIZES + "\n", ""), None),
+    (lambda t: t.replace(SIZES, "tree_sizes=1114 0 557 565"), None),
+], ids=["a space in tree 1", "tree 0's blank line lost", "CRLF", "a negative size", "a size off", "trees out of turn",
+        "a space in the last tree", "no tree_sizes", "a tree read twice"])
+def test_tree_sizes_are_read_as_lightgbm_reads_them(tmp_path, damage, refused):
+    """LightGBM finds tree i at the sum of the sizes before it, and aborts where no 'Tree=' line is there; treegen
+    read the trees in turn whatever tree_sizes said: a file LightGBM refuses was compiled, and one whose sizes
+    put trees at others' places was compiled to other trees than LightGBM's."""
+    text = fixture_text("binary", "4.7.0")
+    assert SIZES + "\n" in text
+    path = tmp_path / "model.txt"
+    path.write_bytes(damage(text).encode())
+    expected = lightgbm_reads(path)
+    if refused is not None:
+        assert expected is None
+        assert refusal(damage(text), tmp_path).endswith(refused + (": LightGBM refuses the file (a tree edited, its "
+                                                                  "line ends changed?)" if " bytes long" in refused
+                                                                  else ""))
+        return
+    model = import_file(str(path))
+    rows = [dict(zip(["Column_0", "Column_1", "Column_2"], row)) for row in np.linspace(-2, 2, 60).reshape(20, 3)]
+    assert treegen.predict_proba(model, rows)[:, 1].tolist() == expected.tolist()
 
 
 def test_a_file_of_no_trees_is_refused_saying_so(tmp_path):

@@ -336,7 +336,7 @@ class _Text:
 
     def __init__(self, text: str, source: str | None):
         self.lines = re.split(r"\r\n|\r|\n", text)  # Common::GetLine; not str.splitlines, which splits on more
-        self.source = source
+        self.text, self.source = text, source
 
     def fail(self, message: str, line: int | None = None) -> TreegenError:
         return TreegenError(message, self.source, line)
@@ -365,7 +365,8 @@ class _Text:
                          self._integer(header, lines, "num_tree_per_iteration", header["num_class"]),
                          average_output, [], _parameters(self.lines[position:]), self._pandas_categorical(position))
         self._check_counts(parsed, blocks)
-        parsed.trees = [self._tree(block) for block in blocks]
+        trees = [self._tree(block) for block in blocks]  # (each block's own faults said first, at their lines)
+        parsed.trees = [trees[block.number] for block in self._blocks_read(parsed, blocks)]
         return parsed
 
     def _blocks(self, position: int) -> tuple[list[_Block], int]:
@@ -413,6 +414,48 @@ class _Text:
         if sizes is not None and len(sizes.split()) != len(blocks):
             raise self.fail(f"tree_sizes lists {len(sizes.split())} trees, but the file has {len(blocks)}: "
                             "it is truncated or damaged", lines["tree_sizes"])
+
+    def _blocks_read(self, parsed: _Parsed, blocks: list[_Block]) -> list[_Block]:
+        """The blocks LightGBM reads as its trees. Without ``tree_sizes=``, each in turn. With it, tree i is the one
+        whose text begins ``sum(tree_sizes[:i])`` bytes past the first ``Tree=`` line, and that place must begin a
+        line ``Tree=`` (src/boosting/gbdt_model_text.cpp, GBDT::LoadModelFromString: else ``Log::Fatal("Model format
+        error, expect a tree here...")`` in an OpenMP loop, which aborts the process): a tree edited to another length
+        (a space, its blank line, line ends made CRLF) is refused, as LightGBM refuses it; sizes that put a tree at
+        another tree's line read that tree there, as LightGBM does. The last tree's size is never used."""
+        text, line = parsed.header.get("tree_sizes"), parsed.header_lines.get("tree_sizes")
+        if text is None:
+            return blocks
+        try:
+            sizes = [c_number(int, size) for size in text.split()]
+        except ValueError:
+            sizes = [-1]
+        if min(sizes) < 0:
+            raise self.fail(f"tree_sizes={text[:40]} is not a list of byte counts: the file is damaged", line)
+        starts = self._byte_starts(blocks)
+        at = dict(zip(starts, blocks))
+        read, offset = [], 0
+        for number, size in enumerate(sizes):
+            if offset not in at:
+                if [block.number for block in read] != list(range(number)):  # (not the trees in turn so far)
+                    raise self.fail(f"tree_sizes puts tree {number} {offset} bytes past the first tree, where no tree "
+                                    "begins: LightGBM refuses the file (it is damaged or was edited)", line)
+                length, said = starts[number] - starts[number - 1], sizes[number - 1]
+                raise self.fail(f"tree {number - 1} is {length} bytes long, but tree_sizes says {said}: LightGBM refuses "
+                                "the file (a tree edited, its line ends changed?)", blocks[number - 1].line)
+            read.append(at[offset])
+            offset += size
+        return read
+
+    def _byte_starts(self, blocks: list[_Block]) -> list[int]:
+        """Where each block's ``Tree=`` line begins, in bytes of UTF-8 past the first's (tree_sizes counts bytes)."""
+        line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]  # (the lines of self.lines)
+        chars = [line_starts[block.line - 1] for block in blocks]
+        if self.text.isascii():
+            return [start - chars[0] for start in chars]
+        starts = [0]
+        for begin, end in zip(chars, chars[1:]):
+            starts.append(starts[-1] + len(self.text[begin:end].encode("utf-8", "surrogatepass")))
+        return starts
 
     def _pandas_categorical(self, position: int) -> list | None:
         """The last ``pandas_categorical:`` line, as the Python package reads it
