@@ -146,3 +146,21 @@ def test_sqlite_stack_holds_a_column_inside_its_derived_tables():
     assert [sqlite_stack_holds(f"{_nested(18, 'x', 'then')} AS p", tables) for tables in (0, 1)] == [True, False]
     assert sqlite_stack_holds(f"{_nested(17, 'x', 'then')} AS p", 1)
     assert sqlite_stack_holds("x +* 2")
+
+
+def test_a_long_quoted_text_is_measured_in_memory_proportionate_to_it():
+    """A model's category of a megabyte is a string literal of a megabyte in the SQL, which depth() and verify's
+    SQLite check (run.sql._SQLITE_QUOTED) read: 150 and 123 MB of the regex engine's points to return to, one a
+    character, before their repeats were possessive."""
+    import tracemalloc
+
+    from treegen.run.sql import _SQLITE_QUOTED
+    text = "CASE WHEN \"x\" = '" + "a" * 1_000_000 + "' THEN \"" + "b" * 500_000 + "\" ELSE `c` END"
+    tracemalloc.start()
+    try:
+        assert depth(text) == depth("CASE WHEN \"x\" = 'a' THEN \"b\" ELSE `c` END")
+        assert _SQLITE_QUOTED.sub(lambda m: m.group(), text) == text
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * len(text), peak

@@ -401,8 +401,8 @@ def _number_texts(values: Sequence[float | None]) -> list[str]:
 
 # What SQLite reads as a name or may hold a '"' that is none: a double-quoted name (group 1, quotes doubled),
 # a name in backticks or brackets, a string literal, a comment (one left open ends the text)
-_SQLITE_QUOTED = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?(?:\*/|\Z)|`(?:[^`]|``)*`|\[[^\]]*\]|"
-                            r'"((?:[^"]|"")*)"', re.DOTALL)
+_SQLITE_QUOTED = re.compile(r"'(?:[^']|'')*+'|--[^\n]*|/\*.*?(?:\*/|\Z)|`(?:[^`]|``)*+`|\[[^\]]*\]|"
+                            r'"((?:[^"]|"")*+)"', re.DOTALL)  # (*+: as depth.TOKEN's)
 
 
 def _no_name_read_as_string(connection, sql: str) -> None:
