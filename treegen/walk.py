@@ -9,6 +9,7 @@ whose value is missing at a fractional route (C4.5) has no single path: its walk
 from __future__ import annotations
 
 import math
+from itertools import chain
 from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
@@ -137,7 +138,7 @@ def _levels(walk: _Walk, values: np.ndarray, every_level: bool) -> Iterator[np.n
         lost = position < 0
         position[lost] = walk.missing_child[nodes[lost]]
         moving = position >= 0  # a "stop" or fractional route ends the walk at this node
-        active, nodes = active[moving], walk.children[nodes[moving], position[moving]]
+        active, nodes = active[moving], walk.child(nodes[moving], position[moving])
         current = current.copy() if every_level else current
         current[active] = nodes
         yield current
@@ -147,31 +148,34 @@ def _levels(walk: _Walk, values: np.ndarray, every_level: bool) -> Iterator[np.n
 
 class _Walk:
     """Per-node arrays of one tree: feature, effective threshold, children, missing child, and for
-    nominal splits the child position of each category code."""
+    nominal splits the child position of each category code.
+
+    A node's children, and a nominal split's child position for each code of its feature, are runs of
+    one flat array each (``child_list`` from ``child_start[node]``, ``category_list`` from
+    ``category_start[node]``), not rows as wide as the widest split: a split of 10,000 categories
+    made a table of nodes x 10,000 (825 MB for an ID3 tree of one such attribute)."""
 
     def __init__(self, model: Model, tree: Tree):
         # One pass over the nodes, then each array filled at once: an item set at a time, or a pass
         # over the nodes per array (a cache miss a node each time), cost a 511,000-node forest seconds.
         n = len(tree.nodes)
         splits = [(i, split, node.children) for i, node in enumerate(tree.nodes) if (split := node.split) is not None]
-        arity = max((len(children) for _, _, children in splits), default=1)
-        widest = max((len(f.categories) for f in model.features), default=0)
         self.feature = np.full(n, -1)
         self.cut = np.full(n, np.nan)
         self.nominal = np.zeros(n, dtype=bool)
-        self.children = np.zeros((n, arity), dtype=np.int64)
+        self.child_start, self.child_list = np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.missing_child = np.full(n, -1)
         self.unknown_child = np.full(n, -1)  # -1: an unknown category follows the missing route
-        self.category_child = np.full((n, max(widest, 1)), -1)
+        self.category_start, self.category_width = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.category_list = np.zeros(0, dtype=np.int64)
         self.tuples: dict[int, _TupleTest] = {}
         if not splits:
             return
         inner = [i for i, _, _ in splits]
         self.feature[inner] = [split.feature for _, split, _ in splits]
         children = [c for _, _, c in splits]
-        if min(map(len, children)) < arity:
-            children = [list(c) + [0] * (arity - len(c)) for c in children]
-        self.children[inner] = children
+        self.child_start[inner] = _starts(list(map(len, children)))
+        self.child_list = np.fromiter(chain.from_iterable(children), dtype=np.int64)
         le, to_a_child = Op.LE, Route.CHILD  # an enum member read from its class is slow, a local is not
         routed = [(i, split.missing.child) for i, split, _ in splits if split.missing.kind == to_a_child]
         if routed:
@@ -181,6 +185,7 @@ class _Walk:
         if numeric:
             self.cut[[i for i, _ in numeric]] = [t for _, t in numeric]
         self.tuples = {i: _TupleTest.of(model, split) for i, split, _ in splits if split.op is Op.TUPLE}
+        positions = {}
         for i, split, _ in splits:
             if split.op == le:
                 continue
@@ -188,7 +193,20 @@ class _Walk:
             if split.unknown is not None:
                 self.unknown_child[i] = split.unknown
             categories = model.features[split.feature].categories
-            self.category_child[i, :len(categories)] = _category_positions(split.op, split.values, categories)
+            positions[i] = _category_positions(split.op, split.values, categories)
+        self._set_categories(positions)
+
+    def _set_categories(self, positions: dict[int, list[int]]) -> None:
+        """Each nominal split's child position for each code of its feature (-1: the missing route)."""
+        if positions:
+            at, runs = list(positions), list(positions.values())
+            self.category_width[at] = list(map(len, runs))
+            self.category_start[at] = _starts(self.category_width[at].tolist())
+            self.category_list = np.fromiter(chain.from_iterable(runs), dtype=np.int64)
+
+    def child(self, nodes, positions):
+        """The child at ``positions`` (0: the first) of each of ``nodes`` (arrays, or a node and a position)."""
+        return self.child_list[self.child_start[nodes] + positions]
 
     @classmethod
     def of(cls, model: Model, tree: Tree) -> _Walk:
@@ -201,17 +219,15 @@ class _Walk:
         walk = cls(model, Tree([]))
         inner, numeric = nodes.inner(), nodes.numeric_splits()
         walk.feature = np.where(inner, nodes.feature, -1)
-        walk.children = np.where(inner[:, None], nodes.children, 0)
+        walk.child_start, walk.child_list = 2 * np.arange(len(nodes)), np.where(inner[:, None], nodes.children, 0).ravel()
         walk.missing_child = np.where(inner, nodes.missing, -1)
         walk.cut = np.full(len(nodes), np.nan)
         walk.cut[numeric] = list(map(model.numeric.effective_threshold, nodes.threshold[numeric].tolist()))
         walk.nominal = inner & ~numeric
-        widest = max((len(f.categories) for f in model.features), default=0)
         walk.unknown_child = np.full(len(nodes), -1)
-        walk.category_child = np.full((len(nodes), max(widest, 1)), -1)
-        for i, values in nodes.values.items():  # the "in" splits
-            categories = model.features[int(nodes.feature[i])].categories
-            walk.category_child[i, :len(categories)] = _category_positions(Op.IN, values, categories)
+        walk.category_start, walk.category_width = np.zeros(len(nodes), dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
+        walk._set_categories({i: _category_positions(Op.IN, values, model.features[int(nodes.feature[i])].categories)
+                              for i, values in nodes.values.items()})  # the "in" splits
         return walk
 
     def tuple_positions(self, nodes: np.ndarray, values: np.ndarray, active: np.ndarray,
@@ -231,12 +247,12 @@ class _Walk:
         if not self.any_nominal:
             return position
         nominal = self.nominal[nodes] & ~missing
-        codes = values[nominal].astype(np.int64)
-        known = codes >= 0
+        codes, at = values[nominal].astype(np.int64), nodes[nominal]
+        known = (codes >= 0) & (codes < self.category_width[at])
         picked = np.full(codes.shape, -1)
-        picked[known] = self.category_child[nodes[nominal][known], codes[known]]
+        picked[known] = self.category_list[self.category_start[at[known]] + codes[known]]
         unknown = codes == UNKNOWN
-        picked[unknown] = self.unknown_child[nodes[nominal][unknown]]
+        picked[unknown] = self.unknown_child[at[unknown]]
         position[nominal] = picked
         return position
 
@@ -245,7 +261,7 @@ class _Walk:
         a chain (a tree 10,000 splits deep has 10,000 levels, each a pass over its rows)."""
         node = nodes[0]
         return (nodes.size >= CHAIN_ROWS and self._numeric(node) and nodes[-1] == node
-                and bool((self.feature[self.children[node]] < 0).any()) and bool((nodes == node).all()))
+                and bool((self.feature[self.child(node, np.arange(2))] < 0).any()) and bool((nodes == node).all()))
 
     def _numeric(self, node) -> bool:
         return not self.nominal[node] and not math.isnan(self.cut[node])
@@ -266,8 +282,8 @@ class _Walk:
         while True:
             left = int(np.searchsorted(column[:present], self.cut[node], side="right"))
             missing = self.missing_child[node]  # the child position missing values take; -1: they end here
-            slices = ((0, left, self.children[node, 0]), (left, present, self.children[node, 1]),
-                      (present, len(column), node if missing < 0 else self.children[node, missing]))
+            slices = ((0, left, self.child(node, 0)), (left, present, self.child(node, 1)),
+                      (present, len(column), node if missing < 0 else self.child(node, missing)))
             going_on = [(start, end, child) for start, end, child in slices if end > start and child != node
                         and self.feature[child] >= 0]
             for start, end, child in slices:
@@ -287,6 +303,13 @@ class _Walk:
     def any_nominal(self) -> bool:
         return bool(self.nominal.any())
 
+    def binary_children(self) -> np.ndarray:
+        """(nodes, 2): each node's two children, 0 for a leaf's (a tree of binary splits only)."""
+        inner = np.flatnonzero(self.feature >= 0)
+        pairs = np.zeros((len(self.feature), 2), dtype=np.int64)
+        pairs[inner] = self.child(inner[:, None], np.arange(2))
+        return pairs
+
     @cached_property
     def lockstep(self) -> _Lockstep | None:
         """The tree's lockstep walk, where it has one: binary numeric splits that send missing
@@ -294,7 +317,7 @@ class _Walk:
         inner = self.feature >= 0
         if not inner.any() or self.any_nominal or (self.missing_child[inner] < 0).any():
             return None
-        depth = _depth(self.children, inner)
+        depth = _depth(self.binary_children(), inner)
         return _Lockstep(self, depth) if depth <= LOCKSTEP_DEPTH else None
 
 
@@ -376,7 +399,7 @@ class _Lockstep:
         inner = walk.feature >= 0
         stay = np.arange(len(inner))
         self.depth = depth
-        self.next = 2 * np.where(inner[:, None], walk.children, stay[:, None]).ravel()  # way -> 2 * child
+        self.next = 2 * np.where(inner[:, None], walk.binary_children(), stay[:, None]).ravel()  # way -> 2 * child
         self.feature = np.repeat(np.where(inner, walk.feature, 0), 2)  # per way, its node's
         self.cut = np.repeat(np.where(inner, walk.cut, 0.0), 2)
         self.missing_right = np.repeat(inner & (walk.missing_child == 1), 2)
@@ -393,6 +416,13 @@ class _Lockstep:
             right |= np.isnan(x) & self.missing_right.take(way)
             way = self.next.take(way + right)
         return way >> 1
+
+
+def _starts(lengths: list[int]) -> np.ndarray:
+    """Where each of consecutive runs of these lengths starts in their flat array."""
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
 
 
 def _depth(children: np.ndarray, inner: np.ndarray) -> int:
