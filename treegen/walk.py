@@ -163,19 +163,11 @@ class _Walk:
         self.feature = np.full(n, -1)
         self.cut = np.full(n, np.nan)
         self.nominal = np.zeros(n, dtype=bool)
-        self.child_start, self.child_list = np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.missing_child = np.full(n, -1)
         self.unknown_child = np.full(n, -1)  # -1: an unknown category follows the missing route
-        self.category_start, self.category_width = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-        self.category_list = np.zeros(0, dtype=np.int64)
-        self.tuples: dict[int, _TupleTest] = {}
-        if not splits:
-            return
         inner = [i for i, _, _ in splits]
         self.feature[inner] = [split.feature for _, split, _ in splits]
-        children = [c for _, _, c in splits]
-        self.child_start[inner] = _starts(list(map(len, children)))
-        self.child_list = np.fromiter(chain.from_iterable(children), dtype=np.int64)
+        self.child_start, _, self.child_list = _runs(n, {i: children for i, _, children in splits})
         le, to_a_child = Op.LE, Route.CHILD  # an enum member read from its class is slow, a local is not
         routed = [(i, split.missing.child) for i, split, _ in splits if split.missing.kind == to_a_child]
         if routed:
@@ -194,15 +186,7 @@ class _Walk:
                 self.unknown_child[i] = split.unknown
             categories = model.features[split.feature].categories
             positions[i] = _category_positions(split.op, split.values, categories)
-        self._set_categories(positions)
-
-    def _set_categories(self, positions: dict[int, list[int]]) -> None:
-        """Each nominal split's child position for each code of its feature (-1: the missing route)."""
-        if positions:
-            at, runs = list(positions), list(positions.values())
-            self.category_width[at] = list(map(len, runs))
-            self.category_start[at] = _starts(self.category_width[at].tolist())
-            self.category_list = np.fromiter(chain.from_iterable(runs), dtype=np.int64)
+        self.category_start, self.category_width, self.category_list = _runs(n, positions)
 
     def child(self, nodes, positions):
         """The child at ``positions`` (0: the first) of each of ``nodes`` (arrays, or a node and a position)."""
@@ -219,15 +203,16 @@ class _Walk:
         walk = cls(model, Tree([]))
         inner, numeric = nodes.inner(), nodes.numeric_splits()
         walk.feature = np.where(inner, nodes.feature, -1)
-        walk.child_start, walk.child_list = 2 * np.arange(len(nodes)), np.where(inner[:, None], nodes.children, 0).ravel()
+        walk.child_start = 2 * np.arange(len(nodes))  # (two children a node, a leaf's 0 and 0)
+        walk.child_list = np.where(inner[:, None], nodes.children, 0).ravel()
         walk.missing_child = np.where(inner, nodes.missing, -1)
         walk.cut = np.full(len(nodes), np.nan)
         walk.cut[numeric] = list(map(model.numeric.effective_threshold, nodes.threshold[numeric].tolist()))
         walk.nominal = inner & ~numeric
         walk.unknown_child = np.full(len(nodes), -1)
-        walk.category_start, walk.category_width = np.zeros(len(nodes), dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
-        walk._set_categories({i: _category_positions(Op.IN, values, model.features[int(nodes.feature[i])].categories)
-                              for i, values in nodes.values.items()})  # the "in" splits
+        walk.category_start, walk.category_width, walk.category_list = _runs(len(nodes), {  # the "in" splits
+            i: _category_positions(Op.IN, values, model.features[int(nodes.feature[i])].categories)
+            for i, values in nodes.values.items()})
         return walk
 
     def tuple_positions(self, nodes: np.ndarray, values: np.ndarray, active: np.ndarray,
@@ -261,7 +246,7 @@ class _Walk:
         a chain (a tree 10,000 splits deep has 10,000 levels, each a pass over its rows)."""
         node = nodes[0]
         return (nodes.size >= CHAIN_ROWS and self._numeric(node) and nodes[-1] == node
-                and bool((self.feature[self.child(node, np.arange(2))] < 0).any()) and bool((nodes == node).all()))
+                and bool((self.feature[self.child(node, _BOTH)] < 0).any()) and bool((nodes == node).all()))
 
     def _numeric(self, node) -> bool:
         return not self.nominal[node] and not math.isnan(self.cut[node])
@@ -307,7 +292,7 @@ class _Walk:
         """(nodes, 2): each node's two children, 0 for a leaf's (a tree of binary splits only)."""
         inner = np.flatnonzero(self.feature >= 0)
         pairs = np.zeros((len(self.feature), 2), dtype=np.int64)
-        pairs[inner] = self.child(inner[:, None], np.arange(2))
+        pairs[inner] = self.child(inner[:, None], _BOTH)
         return pairs
 
     @cached_property
@@ -418,11 +403,18 @@ class _Lockstep:
         return way >> 1
 
 
-def _starts(lengths: list[int]) -> np.ndarray:
-    """Where each of consecutive runs of these lengths starts in their flat array."""
-    starts = np.zeros(len(lengths), dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    return starts
+_BOTH = np.arange(2)  # a binary split's child positions
+
+
+def _runs(n: int, runs: dict[int, Sequence[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes' runs of numbers laid end to end in one flat array: for each of nodes 0..n-1, where its run starts and
+    its length (0 for a node without one), and the flat array."""
+    start, length = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    if runs:
+        at, lengths = list(runs), np.fromiter(map(len, runs.values()), dtype=np.int64, count=len(runs))
+        length[at] = lengths
+        start[at] = np.cumsum(lengths) - lengths  # (in the dict's order, as the flat array)
+    return start, length, np.fromiter(chain.from_iterable(runs.values()), dtype=np.int64)
 
 
 def _depth(children: np.ndarray, inner: np.ndarray) -> int:
