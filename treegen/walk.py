@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from .collector import collector_paused
-from .model import (Feature, Model, Node, NodeColumns, Op, Precision, Route, Split, Tree, category_of, has_label_values,
-                    is_missing, number_of, reached, tree_output)
+from .model import (CombineKind, Decision, Feature, Model, Node, NodeColumns, Op, Precision, Route, Split, Tree,
+                    category_of, has_label_values, is_missing, number_of, reached, tree_output)
 
 Columns = Union[list, np.ndarray]  # encoded columns, or the (features, rows) array of them (as_matrix)
 MISSING, UNKNOWN = -1, -2  # category codes of a missing value and of a category the feature does not know
@@ -462,16 +462,34 @@ def predict_columns(model: Model, columns: Columns, row: Callable[[int], Mapping
     """:func:`predict_rows` for rows given as encoded columns (see :func:`encode_column`); ``row(i)``
     gives row i as a mapping, for the few rows a fractional route sends down several branches."""
     columns = as_matrix(columns)  # once for both walks and every tree
-    decided = [model.decided(sums) for sums in combined_rows(model, columns, row)]
+    decided = decided_rows(model, combined_sums(model, columns, row))
     if not has_label_values(model):
         return decided
-    votes = combined_rows(model, columns, row, labels=True)
-    return [(model.decided(sums)[0], scores) for sums, (_, scores) in zip(votes, decided)]
+    votes = decided_rows(model, combined_sums(model, columns, row, labels=True))
+    return [(label, scores) for (label, _), (_, scores) in zip(votes, decided)]
+
+
+def decided_rows(model: Model, sums: np.ndarray) -> list[tuple]:
+    """:meth:`Model.decided` of each row of ``sums`` (rows, width); a tree's or a forest's highest score (no link,
+    :func:`treegen.model.argmax`: the first highest, or the first NaN, as numpy's) for every row at once."""
+    rows = sums.tolist()
+    combine, target = model.combine, model.target
+    if combine.kind == CombineKind.SUM or target.is_classification and combine.decision() != Decision.ARGMAX:
+        return [model.decided(scores) for scores in rows]  # a link, or Weka's rule: row by row
+    if not target.is_classification:
+        return list(zip(sums[:, 0].tolist(), rows))
+    return list(zip(map(target.classes.__getitem__, np.argmax(sums, axis=1).tolist()), rows))
 
 
 def combined_rows(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]],
                   labels: bool = False) -> list[list[float]]:
-    """Each row's :meth:`Model.sums <treegen.model.Model.sums>`: the trees' outputs for all rows
+    """Each row's :meth:`Model.sums <treegen.model.Model.sums>` (see :func:`combined_sums`)."""
+    return combined_sums(model, columns, row, labels).tolist()
+
+
+def combined_sums(model: Model, columns: Columns, row: Callable[[int], Mapping[str, Any]],
+                  labels: bool = False) -> np.ndarray:
+    """Each row's :meth:`Model.sums <treegen.model.Model.sums>` (rows, width): the trees' outputs for all rows
     at once, one tree at a time, combined column by column with the model's own arithmetic (every
     addition and rounding is elementwise, so each row's sums are bit for bit the row's own)."""
     columns = as_matrix(columns)
@@ -480,7 +498,7 @@ def combined_rows(model: Model, columns: Columns, row: Callable[[int], Mapping[s
     # rounds a float32 one so), and inf + -inf (linear leaves' terms at huge inputs) is NaN
     with np.errstate(over="ignore", invalid="ignore"):
         sums = model.sums(outputs, rounded=_float32 if model.combine.precision == Precision.FLOAT32 else _double)
-    return np.column_stack(np.broadcast_arrays(*sums)).tolist()
+    return np.column_stack(np.broadcast_arrays(*sums))
 
 
 def _float32(x):
