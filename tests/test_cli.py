@@ -138,6 +138,94 @@ def test_predict_reads_data_from_standard_input(tmp_path):
     assert piped.returncode == 0 and piped.stdout == run("predict", str(model), TENNIS).output, piped.stderr
 
 
+def tennis_rows(count: int) -> str:
+    """CSV of ``count`` rows for the tennis model, with what a reader a part at a time must carry over: a quoted
+    field spanning lines, CRLF and blank lines, missing fields, and values near a category ('Sunny', ' rain')."""
+    values = [("sunny", "hot", "high", "weak"), ("Sunny", "mild", "NA", "strong"), (" rain", "cool", "normal", "?"),
+              ("overcast", "", "high", "weak"), ("rain", "mild", "normal", "strong")]
+    lines = ["outlook,temperature,humidity,wind,note\n"]
+    for i in range(count):
+        note = f'"row {i}\nsecond line"' if i % 9 == 4 else f"row {i}"
+        lines.append(",".join([*values[i % 5 if i < count // 2 else i % 2 * 4], note]) + ("\r\n" if i % 4 else "\n"))
+        lines.append("\n" if i % 11 == 3 else "")
+    return "".join(lines)
+
+
+def tennis_case(tmp_path, algorithm: str, count: int):
+    """A tennis model trained by ``algorithm``, and a CSV of ``count`` rows for it (:func:`tennis_rows`)."""
+    model, data = str(tmp_path / "tennis.json"), tmp_path / "rows.csv"
+    run("train", TENNIS, "-a", algorithm, "-o", model)
+    data.write_text(tennis_rows(count), encoding="utf-8", newline="")
+    return model, data
+
+
+def test_predict_reads_a_file_a_part_at_a_time_as_it_reads_it_whole(tmp_path, monkeypatch):
+    """`treegen predict` reads, predicts and writes a CSV ROWS_A_PART rows at a time: parts of 7 rows give the text,
+    the notes and the line numbers that one part gives, across records spanning lines, blank lines, missing
+    fields and near categories that only some parts hold (counted over all of them), fractional routes (C4.5 with
+    missing values), --proba and --leaf."""
+    import treegen.data
+    model, data = tennis_case(tmp_path, "c45", 60)
+    answers = {}
+    for rows in (7, 1_000_000):
+        monkeypatch.setattr(treegen.data, "ROWS_A_PART", rows)
+        answers[rows] = treegen_cli("predict", model, str(data), "--proba", "--leaf", check=True)
+    assert answers[7].stdout == answers[1_000_000].stdout and answers[7].stderr == answers[1_000_000].stderr
+    assert answers[7].stdout.count("\n") == 1 + 60 + 7  # the notes of 7 rows span two lines
+    assert "column 'outlook': 12 values are no category" in answers[7].stderr  # 'Sunny' and ' rain' of every part
+    assert "('Sunny' for 'sunny')" in answers[7].stderr
+    text = tennis_rows(60).replace("row 50", '"row 50')  # a quote opened, closed by row 58's, text after it
+    data.write_text(text, encoding="utf-8", newline="")
+    line = text[:text.index('"row 50')].count("\n") + 1
+    for rows in (7, 1_000_000):
+        monkeypatch.setattr(treegen.data, "ROWS_A_PART", rows)
+        refused = treegen_cli("predict", model, str(data))
+        assert refused.returncode == 2
+        assert refused.stderr == f"treegen: error: {data}:{line}: text after a closing quote\n"
+
+
+def test_predict_refusing_a_row_in_a_later_part_leaves_the_output_file_as_it_was(tmp_path, monkeypatch):
+    """The -o file is written beside itself and takes its name once every part is written: a row refused in the
+    third part leaves the old file as it was (and nothing beside it); written, the file keeps its mode. On stdout
+    the parts before the refused row have gone down the pipe, as any streaming tool's."""
+    import treegen.data
+    monkeypatch.setattr(treegen.data, "ROWS_A_PART", 5)
+    model, data, out = "examples/boosting/xgboost.json", tmp_path / "iris.csv", tmp_path / "out.csv"
+    lines = open("examples/boosting/iris_missing.csv", encoding="utf-8").read().splitlines(keepends=True)[:21]
+    data.write_text("".join(lines[:16] + ["5.0,abc,1.4,0.2,0\n"] + lines[16:]), encoding="utf-8")
+    out.write_text("the old predictions\n")
+    os.chmod(out, 0o640)
+    refused = treegen_cli("predict", model, str(data), "-o", str(out))
+    assert refused.returncode == 2 and refused.stderr.startswith(f"treegen: error: {data}:17: column 'sepal_width': ")
+    assert out.read_text() == "the old predictions\n" and sorted(os.listdir(tmp_path)) == ["iris.csv", "out.csv"]
+    piped = treegen_cli("predict", model, str(data))
+    assert piped.returncode == 2 and piped.stdout.count("\n") == 1 + 15 and piped.stderr == refused.stderr
+    data.write_text("".join(lines), encoding="utf-8")
+    assert treegen_cli("predict", model, str(data), "-o", str(out)).returncode == 0
+    assert out.read_text() == treegen_cli("predict", model, str(data)).stdout and os.stat(out).st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["iris.csv", "out.csv"]
+
+
+def test_predict_holds_one_part_of_a_big_file_in_memory(tmp_path, monkeypatch):
+    """Its memory is a part's, not the file's: 30,000 rows read in blocks of 64 kB and parts of 1,000 take a tenth of
+    what one part of all of them takes (traced Python memory; the whole file read at once held it all, as text
+    and as columns)."""
+    import tracemalloc
+    import treegen.data
+    monkeypatch.setattr(treegen.data, "_BLOCK", 1 << 16)
+    model, data = tennis_case(tmp_path, "id3", 30_000)
+    peaks = {}
+    for rows in (1_000, 1_000_000):
+        monkeypatch.setattr(treegen.data, "ROWS_A_PART", rows)
+        tracemalloc.start()
+        done = treegen_cli("predict", model, str(data), "-o", str(tmp_path / f"out{rows}.csv"))
+        peaks[rows] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out1000.csv").read_bytes() == (tmp_path / "out1000000.csv").read_bytes()
+    assert peaks[1_000] < peaks[1_000_000] / 10, peaks
+
+
 def test_predict_names_an_added_column_the_data_has_already_as_sql_does(tmp_path):
     """A header with a name twice is one no reader takes back, and the data's column may be a feature the model
     reads (`prediction`): an added column the data has already is named as the SQL target names it, with one

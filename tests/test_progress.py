@@ -123,3 +123,8 @@ def test_long_commands_show_progress_on_a_terminal_only(tmp_path):
     quiet = subprocess.run([sys.executable, "-m", "treegen", "verify", str(model), "--to", "python,rules"],
                            capture_output=True, text=True)
     assert quiet.stderr == "" and quiet.stdout == out
+    data = tmp_path / "big.csv"  # predict: the bytes of the file read (its output a pipe here, not the terminal)
+    header, *rows = open("examples/play_tennis.csv", encoding="utf-8").readlines()
+    data.write_text(header + "".join(rows) * 2000, encoding="utf-8")
+    out, terminal = on_a_terminal("predict", str(model), str(data), env={"TREEGEN_PROGRESS_AFTER": "0"})
+    assert "predicting" in terminal and "100%" in terminal and out.count("\n") == 1 + 14 * 2000

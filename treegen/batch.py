@@ -2,7 +2,7 @@
 (:mod:`treegen.walk`), the table's own columns written back with the answers."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -19,22 +19,39 @@ def predict_table(model: Model, table: Table, proba: bool = False, leaf: bool = 
     with ``leaf`` a ``leaf`` column (the leaf ids every generated program's ``--leaf`` prints). An added
     column named as one of the table's is renamed (:func:`treegen.table.free_names`: a header with a name twice
     is one no reader takes back), which ``say`` is told in one line."""
+    return "".join(predict_tables(model, [table], proba, leaf, say))
+
+
+def predict_tables(model: Model, tables: Iterable[Table], proba: bool = False, leaf: bool = False,
+                   say: Callable[[str], None] = lambda line: None) -> Iterator[str]:
+    """:func:`predict_table` of a file read a part at a time (:func:`treegen.data.read_tables`): the first part's
+    CSV text with the header, then each next part's rows."""
     classification = model.target.is_classification
     if proba and not classification:
         raise TreegenError("--proba needs a classification model")
-    wanted = ["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else []) + (["leaf"] if leaf else [])
-    added = free_names(wanted, table.names)  # as the SQL target names its output columns
-    clashes = [(name, new) for name, new in zip(wanted, added) if new != name]
-    if clashes:
-        one = len(clashes) == 1
-        say(f"the data has {'a column' if one else 'columns'} {', '.join(repr(name) for name, _ in clashes)} "
-            f"already: the output names its own {', '.join(repr(new) for _, new in clashes)}")
+    for number, table in enumerate(tables):
+        header = []
+        if number == 0:
+            wanted = (["prediction"] + ([f"P({c})" for c in model.target.classes] if proba else [])
+                      + (["leaf"] if leaf else []))
+            added = free_names(wanted, table.names)  # as the SQL target names its output columns
+            clashes = [(name, new) for name, new in zip(wanted, added) if new != name]
+            if clashes:
+                one = len(clashes) == 1
+                say(f"the data has {'a column' if one else 'columns'} {', '.join(repr(name) for name, _ in clashes)} "
+                    f"already: the output names its own {', '.join(repr(new) for _, new in clashes)}")
+            header = [list(table.names) + added]
+        yield csv_text(header + list(zip(*table.columns, *answer_columns(model, table, proba, leaf))))
+
+
+def answer_columns(model: Model, table: Table, proba: bool, leaf: bool) -> list[list]:
+    """The columns predict adds to a table: each row's label (or value, as its repr), with ``proba`` its
+    probabilities (reprs), with ``leaf`` its leaf ids."""
     columns, row = walk_inputs(table, model)
     answers = predict_columns(model, columns, row)
-    leaves = leaf_ids_columns(model, columns, row) if leaf else [None] * len(table)
-    rows = ([*values, label if classification else repr(label), *(repr(p) for p in scores if proba),
-             *([ids] if leaf else [])] for values, (label, scores), ids in zip(zip(*table.columns), answers, leaves))
-    return csv_text([list(table.names) + added, *rows])
+    labels = [label for label, _ in answers] if model.target.is_classification else [repr(v) for v, _ in answers]
+    scores = [[repr(p) for p in column] for column in zip(*(s for _, s in answers))] if proba else []
+    return [labels, *scores, *([leaf_ids_columns(model, columns, row)] if leaf else [])]
 
 
 def predicted_labels(model: Model, table: Table) -> list:

@@ -6,11 +6,13 @@ import math
 import os
 import re
 import shlex
+import shutil
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from functools import partial
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import click
 
@@ -448,11 +450,12 @@ def fit_with_progress(dataset, algorithm: str, params: dict):
 
 
 @contextmanager
-def progress_bar(label: str, total: float):
+def progress_bar(label: str, total: float | None):
     """A bar on stderr, with an ETA, for work that reports through treegen.progress and runs longer than
-    two seconds (TREEGEN_PROGRESS_AFTER seconds, when set); nothing when stderr is not a terminal."""
+    two seconds (TREEGEN_PROGRESS_AFTER seconds, when set); nothing when stderr is not a terminal, or when
+    the total is not known (None)."""
     from .progress import bar_after
-    if not sys.stderr.isatty():
+    if total is None or not sys.stderr.isatty():
         yield
         return
     with bar_after(float(os.environ.get("TREEGEN_PROGRESS_AFTER", 2.0)), total, partial(started_bar, label)):
@@ -468,16 +471,56 @@ def started_bar(label: str, length: int, seconds_run: float):
 
 
 def write_text(text: str, output: str | None) -> None:
+    write_parts([text], output)
+
+
+def write_parts(parts: Iterable[str], output: str | None) -> None:
+    """Texts written in turn to stdout (None or '-') or to the file ``output``. A file is written beside itself
+    and then takes its name, so that it is never seen half written: an error while the parts are made (a row
+    refused a million rows in) leaves it as it was. A device or a pipe (/dev/stdout), or a folder where no
+    file can be made beside it, is written as it is."""
     if output == "":
         raise TreegenError("-o '': an output file needs a name ('-' is stdout)")
     if output is None or output == "-":
-        click.echo(text, nl=False)
+        for part in parts:
+            click.echo(part, nl=False)
+        return
+    target = os.path.realpath(output)  # a link's file, not the link, takes the new text
+    try:
+        if os.path.exists(target) and not os.path.isfile(target):
+            raise OSError
+        handle, beside = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
+    except OSError:
+        return _write_in_place(parts, output)
+    try:
+        with open(handle, "w", encoding="utf-8", newline="") as f:
+            f.writelines(parts)
+        _give_mode(beside, target)
+        os.replace(beside, target)
+    except OSError as err:
+        raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
+    finally:
+        if os.path.exists(beside):
+            os.unlink(beside)
+
+
+def _write_in_place(parts: Iterable[str], output: str) -> None:
+    try:
+        with open(output, "w", encoding="utf-8", newline="") as f:
+            f.writelines(parts)
+    except OSError as err:
+        raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
+
+
+def _give_mode(beside: str, target: str) -> None:
+    """The mode the file would have had written in place: the old file's, or a new file's under the umask
+    (mkstemp makes its file 0600)."""
+    if os.path.exists(target):
+        shutil.copymode(target, beside)
     else:
-        try:
-            with open(output, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-        except OSError as err:
-            raise TreegenError(f"cannot write {output}: {err.strerror or err}") from None
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(beside, 0o666 & ~umask)
 
 
 def refuse_overwriting(output: str | None, *inputs: str | None) -> None:
@@ -702,15 +745,20 @@ def predict(model, data, proba, leaf, output):
 
     DATA '-' is CSV on standard input. Writes the input columns plus a `prediction` column (and the probabilities with --proba, the leaf
     ids with --leaf). An added column that the data has already is named as the SQL target names it,
-    `prediction_2` say, and said so on stderr."""
-    from .batch import predict_table
-    from .data import read_table
+    `prediction_2` say, and said so on stderr. A CSV file is read, predicted and written 65,536 rows at a time, so
+    that any size fits in memory; the -o file appears once every row is written (a row refused leaves it as it
+    was)."""
+    from .batch import predict_tables
+    from .data import ROWS_A_PART, read_tables
     refuse_overwriting(output, model, data)
     refuse_swapped(model, data)
     loaded = load_model(model)
-    table = read_table(data)
-    note_near_categories(table, loaded)
-    write_text(predict_table(loaded, table, proba, leaf, note), output)
+    tables, notes = noting_near_categories(read_tables(data, ROWS_A_PART), loaded)  # a part of the file at a time
+    shown = output not in (None, "-") or not sys.stdout.isatty()  # (a bar among the rows on the terminal: none)
+    with progress_bar("predicting", os.path.getsize(data) if shown and data != "-" and os.path.isfile(data) else None):
+        write_parts(predict_tables(loaded, tables, proba, leaf, note), output)
+    for line in notes():
+        note(line)
 
 
 def note(line: str) -> None:
@@ -723,6 +771,24 @@ def note_near_categories(table, model, label_column: str | None = None) -> None:
     from .data import near_category_notes
     for line in near_category_notes(table, model, label_column):
         note(line)
+
+
+def noting_near_categories(tables: Iterable, model) -> tuple[Iterable, Callable[[], list[str]]]:
+    """The tables as they come, and what gives, once they have all come, the lines note_near_categories would say
+    of them as one table."""
+    from collections import Counter
+
+    from .data import model_columns, near_notes, unknown_values
+    unknown, names = {}, []
+
+    def noted():
+        for table in tables:
+            names[:] = names or [model_columns(table, model)]
+            for key, counts in unknown_values(table, model).items():
+                unknown.setdefault(key, Counter()).update(counts)
+            yield table
+
+    return noted(), lambda: near_notes(model, names[0], unknown)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")

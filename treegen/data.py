@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .errors import TreegenError, counted, did_you_mean, located, read_text
+from .errors import (TreegenError, check_utf8_start, counted, decoded, did_you_mean, located, open_bytes,
+                     read_bytes, read_text)
 from .model import NUMBER  # noqa: F401  (the number grammar of every reader; imported from here too)
 from .model import (CLASSIFICATION, NOMINAL, NUMERIC, REGRESSION, Feature, Model, Target, category_of,
                     number_names)
@@ -89,22 +91,67 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 
 # -- reading files ---------------------------------------------------------------------------
 
+ROWS_A_PART = 65_536  # `treegen predict`'s rows in memory at once: its memory stays flat however big the file
+_BLOCK = 1 << 22  # bytes decoded at once
+
+
 def read_table(path: str) -> Table:
     """Read a CSV (header row) or ARFF file, chosen by the file name's extension."""
+    return next(read_tables(path, None))
+
+
+def read_tables(path: str, rows: int | None) -> Iterator[Table]:
+    """A CSV file read a part at a time: tables of ``rows`` rows each (the last one fewer), their lines the file's,
+    so that a big file need not be held whole (``None``: one table of every row). An ARFF file is one table. What
+    is wrong with the file is said when the part that shows it is read (the header's at the first)."""
     if (binary := _binary_data(path)) is not None:
         raise TreegenError(f"this is {binary[0]}, not CSV or ARFF data: {binary[1]}", path)
     if (kind := _model_file(path)) is not None:  # else UTF-16 to convert with iconv, or a LightGBM model's
         raise TreegenError(f"this is {kind}, not CSV or ARFF data", path)  # "no feature columns besides 'tree'"
-    text = read_text(path, "data")
-    if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
-        raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
     if path.lower().endswith(".arff"):
         from .arff import parse_arff
-        return parse_arff(text.replace("\r\n", "\n"), path)
-    # read_text decoded with utf-8-sig, so the one BOM the programs skip is gone: a second one is text
-    # (part of the first name), as the programs read it. Line ends are csv's to read: a CRLF inside
-    # quotes stays in the value.
-    return _parse_csv(text, path)
+        text = read_text(path, "data")
+        _refuse_model_text(text, path)
+        yield parse_arff(text.replace("\r\n", "\n"), path)
+        return
+    with open_bytes(path, "data") as stream:
+        # decoded with utf-8-sig, so the one BOM the programs skip is gone: a second one is text (part of the first
+        # name), as the programs read it. Line ends are csv's to read: a CRLF inside quotes stays in the value.
+        yield from _csv_tables(_text_lines(stream, path), path, rows)
+
+
+def _text_lines(stream, path: str) -> Iterator[str]:
+    """The lines of a data file's UTF-8 text, as a CSV reader takes them (line ends kept, a lone CR one too),
+    decoded a block of whole lines at a time; the blocks' bytes reported to treegen.progress as read."""
+    from .progress import settled
+
+    def blocks() -> Iterator[io.StringIO]:
+        lines_before, first, pieces = 0, True, []
+        while True:
+            block = read_bytes(stream, path, "data", _BLOCK)
+            cut = block.rfind(b"\n") + 1 if block else len(block)
+            if block and not cut:  # no line ends in it: a line goes on in the next block
+                pieces.append(block)
+                continue
+            raw = b"".join([*pieces, block[:cut]]) if pieces else block[:cut]
+            pieces = [block[cut:]] if cut < len(block) else []
+            if first:
+                check_utf8_start(raw[:64], path, "data")
+            text = decoded(raw, path, "data", lines_before, first)
+            if first:
+                _refuse_model_text(text, path)
+            lines_before, first = lines_before + raw.count(b"\n"), False
+            settled(len(raw))
+            yield io.StringIO(text, newline="")
+            if not block:
+                return
+
+    return itertools.chain.from_iterable(blocks())
+
+
+def _refuse_model_text(text: str, path: str) -> None:
+    if (kind := _model_text(text)) is not None:  # else its second line would be 'expected 1 fields'
+        raise TreegenError(f"this looks like {kind}, not CSV or ARFF data", path)
 
 
 # Files that are taken for data but hold no text, by their first bytes: what each is, and what to do. Each was told
@@ -153,25 +200,55 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
 
 
 def _parse_csv(text: str, source: str) -> Table:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # a lone CR ends a line too
+    return next(_csv_tables(io.StringIO(text, newline=""), source, None))
+
+
+def _csv_tables(lines: Iterable[str], source: str, rows: int | None) -> Iterator[Table]:
+    """Tables of ``rows`` records each (None: one of every record) from CSV lines, with the header's names; the
+    first even when there is no record."""
+    reader = csv.reader(lines, strict=True)  # a lone CR ends a line too
     header, header_line = _record(reader, source)
     if not header or not any(h.strip(SPACE) for h in header):
         raise TreegenError("empty file: expected a header row", source, header_line if header else 1)
     names = [h.strip(SPACE) for h in header]
     check_column_names(names, source, header_line)
-    columns: list[list[str | None]] = [[] for _ in names]
-    lines = []
+    first = True
     while True:
-        row, start = _record(reader, source)
-        if row is None:
-            break
-        if len(row) != len(names):
-            raise TreegenError(f"expected {counted(len(names), 'field')} as in the header, found {len(row)}"
-                               + delimiter_hint(names), source, start)
-        lines.append(start)
-        for column, text in zip(columns, row):
-            column.append(None if reads_as_missing(text) else text)
-    return Table(source, names, columns, lines, {}, header_line=header_line)
+        records, lines_of = _records(reader, source, names, rows)
+        if records or first:
+            columns = [_missing_as_none(list(c)) for c in zip(*records)] if records else [[] for _ in names]
+            yield Table(source, names, columns, lines_of, {}, header_line=header_line)
+        if rows is None or len(records) < rows:
+            return
+        first = False
+
+
+def _records(reader, source: str, names: list[str], rows: int | None) -> tuple[list[list[str]], list[int]]:
+    """Up to ``rows`` records (None: all) and the line each starts on; a blank line is none (see :func:`_record`)."""
+    records, starts, end, width = [], [], reader.line_num, len(names)
+    try:
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            if record:
+                if len(record) != width:
+                    raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {len(record)}"
+                                       + delimiter_hint(names), source, start)
+                records.append(record)
+                starts.append(start)
+                if len(records) == rows:
+                    break
+    except csv.Error as err:
+        raise _malformed(err, source, end + 1) from None
+    return records, starts
+
+
+def _missing_as_none(column: list[str]) -> list[str | None]:
+    """A column's fields with each that reads as missing (:func:`reads_as_missing`) None: the column itself when
+    none does (told in C: without a space in the column, no field needs stripping)."""
+    spaced = SPACE in "".join(column)
+    if MISSING_TOKENS.isdisjoint(map(str.strip, column, itertools.repeat(SPACE)) if spaced else column):
+        return column
+    return [None if text.strip(SPACE) in MISSING_TOKENS else text for text in column]
 
 
 def reads_as_missing(text: str) -> bool:
@@ -205,11 +282,15 @@ def _record(reader, source: str) -> tuple[list[str] | None, int]:
         try:
             row = next(reader, None)
         except csv.Error as err:
-            what = ("a quoted field is not closed" if "end of data" in str(err)
-                    else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
-            raise TreegenError(what, source, start) from None
+            raise _malformed(err, source, start) from None
         if row != []:
             return row, start
+
+
+def _malformed(err: csv.Error, source: str, line: int) -> TreegenError:
+    what = ("a quoted field is not closed" if "end of data" in str(err)
+            else "text after a closing quote" if "expected after" in str(err) else f"malformed CSV: {err}")
+    return TreegenError(what, source, line)
 
 
 def parse_number(text: str) -> float | None:
@@ -361,7 +442,7 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         numbers = _arff_numbers(table, name, values)
         if numbers is not None:
             return numbers.copy()
-        texts = ["nan" if v is None else v for v in values]
+        texts = values if None not in values else ["nan" if v is None else v for v in values]
         # one regex pass over the column (none over an ARFF one); find the culprit
         if texts and not _read_as_doubles(table, name) and not _all_numbers_joined(texts):
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
@@ -454,36 +535,59 @@ def near_category_notes(table: Table, model: Model, label_column: str | None = N
     distinct values are looked at once; its rows are counted only when some are near. Given ``label_column``
     (the labels evaluate tests a classifier on), lines too for its values that are a class of the model so:
     evaluate counts them as labels the model does not know, hence wrong."""
-    notes = []
+    return near_notes(model, model_columns(table, model), unknown_values(table, model, label_column), label_column)
+
+
+def unknown_values(table: Table, model: Model, label_column: str | None = None) -> dict[tuple[str, str], Counter]:
+    """The values of each nominal column the model reads (and of ``label_column``, a classifier's labels) that are no
+    category (class) of the model as written, each counted, in the order they first appear, under (the column's
+    name, "category" or "class"): what :func:`near_notes` reads. A file read a part at a time adds up its parts'
+    (Counter.update keeps that order)."""
+    found = {}
     for feature, name in zip(model.features, model_columns(table, model)):
-        if name is None or feature.is_numeric or _read_as_doubles(table, name):
-            continue
-        column = table.column(name)
-        unknown = set(column).difference(feature.categories, (None,))
-        read = lambda value: category_of(feature, value, model.numeric.cast) is not None  # a code's number ('3.0')
-        notes += _near_notes(name, column, feature.categories, unknown, read, "category", ("take", "takes"),
-                             "the route of a category the model does not know (a missing value's)")
+        if name is not None and not feature.is_numeric and not _read_as_doubles(table, name):
+            found[name, "category"] = _unknown(table.column(name), feature.categories)
     if label_column in table.names and model.target.is_classification:
-        column, classes = table.column(label_column), model.target.classes
-        unknown = set(column).difference(classes, (None,))
-        notes += _near_notes(label_column, column, classes, unknown, lambda value: False, "class", ("are", "is"),
-                             "labels the model does not know, counted as wrong")
+        found[label_column, "class"] = _unknown(table.column(label_column), model.target.classes)
+    return found
+
+
+def _unknown(column: list, known: Sequence[str]) -> Counter:
+    known = set(known)
+    return Counter({value: n for value, n in Counter(column).items() if value is not None and value not in known})
+
+
+def near_notes(model: Model, names: Sequence[str | None], unknown: dict[tuple[str, str], Counter],
+               label_column: str | None = None) -> list[str]:
+    """:func:`near_category_notes` from the columns' :func:`unknown_values`; ``names``: the column each feature of
+    the model reads (:func:`model_columns`)."""
+    notes = []
+    for feature, name in zip(model.features, names):
+        if (name, "category") in unknown:
+            read = lambda value: category_of(feature, value, model.numeric.cast) is not None  # a code's number ('3.0')
+            notes += _near_notes(name, unknown[name, "category"], feature.categories, read, "category",
+                                 ("take", "takes"), "the route of a category the model does not know (a missing "
+                                 "value's)")
+    if (label_column, "class") in unknown:
+        notes += _near_notes(label_column, unknown[label_column, "class"], model.target.classes, lambda value: False,
+                             "class", ("are", "is"), "labels the model does not know, counted as wrong")
     return notes
 
 
-def _near_notes(name: str, column: list, known: Sequence[str], unknown: set, read_as_known: Callable[[str], bool],
+def _near_notes(name: str, unknown: Counter, known: Sequence[str], read_as_known: Callable[[str], bool],
                 kind: str, verbs: tuple[str, str], rest: str) -> list[str]:
     """The lines that say a column's values are near a category or class (``kind``) of the model: with spaces
     stripped or case aside, or spelling its number; and what becomes of them (``verbs``, plural and singular, and
-    ``rest``); none where no value is."""
+    ``rest``); none where no value is. ``unknown``: the column's values that are neither, counted in the order they
+    first appear."""
     notes = []
     for near, how, what in ((_near_categories(known, unknown, read_as_known), "one with spaces stripped or case aside",
                              "spaces and case count"),
                             (_number_categories(known, unknown, read_as_known), "spell the number of one",
                              "the text counts, not its number")):
         if near:
-            count = sum(value in near for value in column)
-            value = next(value for value in column if value in near)
+            count = sum(unknown[value] for value in near)
+            value = next(value for value in unknown if value in near)
             they = "they" if count > 1 else "it"
             notes.append(f"column {name!r}: {count} value{'s' * (count > 1)} {'are' if count > 1 else 'is'} no "
                          f"{kind} of the model but {how} ({value!r} for {near[value]!r}): {what}, so {they} "

@@ -1,6 +1,7 @@
 """Errors a user can cause: each carries where it happened, and prints as one line."""
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import shlex
@@ -76,24 +77,49 @@ def located(message: str, file: str | None = None, line: int | None = None, colu
 
 def read_text(path: str, what: str) -> str:
     """The UTF-8 text of a file ('-': standard input), or a TreegenError saying which ``what`` could not be read."""
+    with open_bytes(path, what) as stream:
+        raw = read_bytes(stream, path, what)
+    check_utf8_start(raw[:64], path, what)
+    return decoded(raw, path, what)
+
+
+def open_bytes(path: str, what: str):
+    """The file's bytes as a stream ('-': standard input, left open after use), or a TreegenError saying which
+    ``what`` could not be opened."""
+    if path == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
     try:
-        if path == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                raw = f.read()
+        return open(path, "rb")
     except OSError as err:
         raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
-    encoding = _encoding_of_bom(raw) or _wide_encoding(raw[:64])
-    if encoding is not None:  # UTF-16 of ASCII without a BOM decodes as UTF-8, a NUL beside each letter
+
+
+def read_bytes(stream, path: str, what: str, size: int = -1) -> bytes:
+    """Up to ``size`` bytes of ``stream`` (all: -1), or a TreegenError saying which ``what`` could not be read."""
+    try:
+        return stream.read(size)
+    except OSError as err:
+        raise TreegenError(f"cannot read {what}: {err.strerror}", path) from None
+
+
+def check_utf8_start(head: bytes, path: str, what: str) -> None:
+    """Refuse a file whose first bytes (64 of them) show UTF-16 or UTF-32 text: by a byte order mark, or
+    by zeros (UTF-16 of ASCII without a BOM decodes as UTF-8, a NUL beside each letter)."""
+    encoding = _encoding_of_bom(head) or _wide_encoding(head)
+    if encoding is not None:
         raise NotUtf8(f"cannot read {what}: {encoding[:6].upper()} text, not UTF-8; "
                       f"{_reencode_hint(path, encoding)}", path, 1, encoding)
+
+
+def decoded(raw: bytes, path: str, what: str, lines_before: int = 0, first: bool = True) -> str:
+    """``raw`` decoded as UTF-8 (skipping a BOM when it is the file's ``first`` part), or NotUtf8 at the line of
+    the first byte that is none: the part's line, after the ``lines_before`` lines of the parts before it."""
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig" if first else "utf-8")
     except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
+        line = lines_before + raw[:err.start].count(b"\n") + 1
         raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line, None,
-                      raw[:err.start].decode("utf-8-sig")) from None
+                      raw[:err.start].decode("utf-8-sig" if first else "utf-8")) from None
 
 
 def _wide_encoding(head: bytes) -> str | None:
