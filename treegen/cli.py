@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import math
 import os
 import re
@@ -486,6 +487,8 @@ def write_parts(parts: Iterable[str], output: str | None) -> None:
             click.echo(part, nl=False)
         return
     target = os.path.realpath(output)  # a link's file, not the link, takes the new text
+    if os.path.isfile(target) and not os.access(target, os.W_OK):  # refused, as writing it in place is
+        raise TreegenError(f"cannot write {output}: {os.strerror(errno.EACCES)}")
     try:
         if os.path.exists(target) and not os.path.isfile(target):
             raise OSError
