@@ -1781,18 +1781,21 @@ def stump_split_at(path: Path, written: str) -> None:
     path.write_text(json.dumps(document).replace('"CONDITION"', written))
 
 
-@pytest.mark.parametrize("written", ["-Infinity", "-3.5e38"])
-def test_a_split_no_number_is_below_is_refused_at_import(tmp_path, written):
+@pytest.mark.parametrize("written,at", [("-Infinity", "-inf (or below float32's range)"),
+                                        ("-3.5e38", "-inf (or below float32's range)"), ("NaN", "NaN")])
+def test_a_split_no_number_is_below_is_refused_at_import(tmp_path, written, at):
     """XGBoost sends ``x < -inf`` (a condition below float32's range is -inf there) right for every number, -inf
     too (it takes -inf given missing=inf); the targets' cut said ``x <= -inf`` (in float32 every double below
-    -FLT_MAX) and sent -inf left, where Model.predict sent it right. No training writes such a split: refused."""
+    -FLT_MAX) and sent -inf left, where Model.predict sent it right. ``x < NaN`` sends every number right too: it
+    imported as a threshold no model file or target takes (export said "node 0: a split on 'x0' has a NaN
+    threshold", naming no tree). No training writes such a split: refused at import, naming XGBoost's node."""
     path = tmp_path / "m.json"
     stump_split_at(path, written)
     booster = xgb.Booster(model_file=str(path))
     inputs = np.array([[-np.inf], [-1e39], [-FLT_MAX], [0.0]])
     assert booster.predict(xgb.DMatrix(inputs, missing=np.inf), output_margin=True).tolist() == [-0.5] * 4
-    assert ("not a valid XGBoost model: trees[0].split_conditions splits node 0 at -inf (or below float32's range), "
-            "which no number is below" in one_line_error(path))
+    assert (f"not a valid XGBoost model: trees[0].split_conditions splits node 0 at {at}, which no number is below"
+            in one_line_error(path))
 
 
 def test_a_split_below_every_number_but_minus_infinity_predicts_as_xgboost(tmp_path):

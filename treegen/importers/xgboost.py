@@ -837,13 +837,15 @@ class _Conversion:
 
     def check_some_number_below(self, where: str, left: list[int], split_type: list[int],
                                 conditions: list[float]) -> None:
-        """XGBoost sends ``x < t`` left: at t = -inf (or a number below float32's range, which it reads as -inf) no
-        number goes left, which no cut in the targets says (:func:`treegen.model.unpassable_threshold`). No training
-        writes such a split (XGBoost refuses infinite inputs): refused, as a damaged file."""
+        """XGBoost sends ``x < t`` left: at t = -inf (or a number below float32's range, which it reads as -inf) or
+        NaN no number goes left, which no cut in the targets says (:func:`treegen.model.unpassable_threshold`; a NaN
+        threshold no model holds). No training writes such a split (XGBoost refuses infinite inputs; a categorical
+        split's NaN is no threshold): refused, as a damaged file."""
         for node, (child, kind, t) in enumerate(zip(left, split_type, conditions)):
-            if child != -1 and kind == 0 and t == -math.inf:
-                raise self.invalid(f"{where}.split_conditions", f"splits node {node} at -inf (or below float32's "
-                                   "range), which no number is below; XGBoost writes no such split (a damaged file?)")
+            if child != -1 and kind == 0 and (t == -math.inf or math.isnan(t)):
+                at = "NaN" if math.isnan(t) else "-inf (or below float32's range)"
+                raise self.invalid(f"{where}.split_conditions", f"splits node {node} at {at}, which no number is "
+                                   "below; XGBoost writes no such split (a damaged file?)")
 
     def vector_values(self, t: dict, where: str, left: list[int], right: list[int],
                       size: int) -> list[tuple[float, ...]]:
