@@ -436,6 +436,17 @@ def test_non_utf8_file_names_its_line(tmp_path):
     assert err.value.line == 3
 
 
+@pytest.mark.parametrize("rest,line", [(b"a,b\n\xff,c\n", 2), (b"\xc3\xa9\xc3\xa9\xff,b\n", 1)])
+def test_a_byte_that_is_no_utf8_after_a_byte_order_mark_is_placed_on_its_line(tmp_path, rest, line):
+    """utf-8-sig counts an error's place in the bytes after the BOM: the line was counted three bytes short (line 1
+    for a byte on line 2), and the text before it cut inside a character, whose decoding raised a traceback."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + rest)
+    with pytest.raises(TreegenError) as err:
+        read_table(str(path))
+    assert err.value.message.startswith("cannot read data: not UTF-8 text; ") and err.value.line == line
+
+
 def test_semicolons_in_a_one_column_header_say_that_treegen_reads_commas():
     with pytest.raises(TreegenError) as err:
         to_dataset(parse_csv("a;b\n1;2\n", "semi.csv"))

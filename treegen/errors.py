@@ -116,10 +116,10 @@ def decoded(raw: bytes, path: str, what: str, lines_before: int = 0, first: bool
     the first byte that is none: the part's line, after the ``lines_before`` lines of the parts before it."""
     try:
         return raw.decode("utf-8-sig" if first else "utf-8")
-    except UnicodeDecodeError as err:
-        line = lines_before + raw[:err.start].count(b"\n") + 1
-        raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path, line, None,
-                      raw[:err.start].decode("utf-8-sig" if first else "utf-8")) from None
+    except UnicodeDecodeError as err:  # its start counts in the bytes it decoded: after a BOM utf-8-sig took off
+        before = err.object[:err.start]
+        raise NotUtf8(f"cannot read {what}: not UTF-8 text; {_reencode_hint(path)}", path,
+                      lines_before + before.count(b"\n") + 1, None, before.decode("utf-8")) from None
 
 
 def _wide_encoding(head: bytes) -> str | None:
