@@ -127,17 +127,20 @@ def _text_lines(stream, path: str) -> Iterator[str]:
     from .progress import settled
 
     def blocks() -> Iterator[io.StringIO]:
-        lines_before, first, pieces = 0, True, []
+        lines_before, first, pieces, head = 0, True, [], None
         while True:
             block = read_bytes(stream, path, "data", _BLOCK)
-            cut = block.rfind(b"\n") + 1 if block else len(block)
+            head = block[:64] if head is None else head  # the file's first bytes, for the encoding they show
+            # a whole block ends where its last line does (a short one is the file's end: a buffered read is short
+            # only there); the file's text is decoded before the CSV reader reads it, as a small file's was whole
+            cut = block.rfind(b"\n") + 1 if len(block) == _BLOCK else len(block)
             if block and not cut:  # no line ends in it: a line goes on in the next block
                 pieces.append(block)
                 continue
             raw = b"".join([*pieces, block[:cut]]) if pieces else block[:cut]
             pieces = [block[cut:]] if cut < len(block) else []
             if first:
-                check_utf8_start(raw[:64], path, "data")
+                check_utf8_start(head, path, "data")
             text = decoded(raw, path, "data", lines_before, first)
             if first:
                 _refuse_model_text(text, path)
