@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cli_in_process import treegen_cli
 from treegen.arff import Doubles, java_double, parse_arff, unescape
@@ -434,6 +436,52 @@ def test_non_utf8_file_names_its_line(tmp_path):
     assert err.value.message == ("cannot read data: not UTF-8 text; convert it first, e.g. "
                                  f"iconv -f cp1252 -t utf-8 {path} > {tmp_path / 'latin1-utf8.csv'}")
     assert err.value.line == 3
+
+
+CSV_FIELDS = ["a", "1", "2.5", "", "NA", " ?", '"q\nr"', '"x,y"', '""', '"\r\n"', "é", "\x00", "\ufeffb"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(1, 3), fields=st.lists(st.sampled_from(CSV_FIELDS), min_size=20, max_size=180),
+       ends=st.lists(st.sampled_from(["\n", "\r\n", "\r", "\n\n"]), min_size=60, max_size=60),
+       bom=st.booleans(), noise=st.sampled_from(["", '"', "x,", "\n,\n", "\udcff"]), at=st.floats(0, 1),
+       rows=st.integers(1, 3), block=st.sampled_from([64, 70, 97, 128]))
+def test_a_file_read_in_parts_over_blocks_reads_as_it_does_whole(width, fields, ends, bom, noise, at, rows, block):
+    """`treegen predict`'s reader (parts of ``rows`` records over blocks of ``block`` bytes) gives the columns, lines
+    and errors of the whole file read at once, whatever its quoted line ends, line ends, blank lines, BOMs and NULs,
+    and a quote, a field, blank lines or a byte that is no UTF-8 put anywhere. (A part at a time, such a byte is
+    found when its block is read: an error before it is said first.)"""
+    import tempfile
+
+    import treegen.data
+    records = [",".join(fields[i:i + width]) for i in range(0, len(fields) - width + 1, width)]
+    text = ",".join(f"c{j}" for j in range(width)) + "\n" + "".join(r + e for r, e in zip(records, ends))
+    cut = int(at * len(text))
+    data = (b"\xef\xbb\xbf" if bom else b"") + (text[:cut] + noise + text[cut:]).encode("utf-8", "surrogateescape")
+    with tempfile.NamedTemporaryFile(suffix=".csv") as f:
+        f.write(data)
+        f.flush()
+        whole, parts = _read_or_error(lambda: [read_table(f.name)]), None
+        default, treegen.data._BLOCK = treegen.data._BLOCK, block
+        try:
+            parts = _read_or_error(lambda: list(treegen.data.read_tables(f.name, rows)))
+        finally:
+            treegen.data._BLOCK = default
+    if isinstance(whole, str) and "UTF-8" in whole and "UTF-8" not in str(parts):
+        assert isinstance(parts, str)  # a record before the byte found wrong first
+        return
+    assert parts == whole
+
+
+def _read_or_error(read):
+    """The tables' names, header line, columns and lines, each part's appended; or the error's text."""
+    try:
+        tables = read()
+    except TreegenError as err:
+        return str(err)
+    return (tables[0].names, tables[0].header_line, [sum((t.columns[j] for t in tables), [])
+                                                      for j in range(len(tables[0].names))],
+            sum((t.lines for t in tables), []))
 
 
 @pytest.mark.parametrize("rest,line", [(b"a,b\n\xff,c\n", 2), (b"\xc3\xa9\xc3\xa9\xff,b\n", 1)])
