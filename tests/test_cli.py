@@ -184,6 +184,24 @@ def test_predict_reads_a_file_a_part_at_a_time_as_it_reads_it_whole(tmp_path, mo
         assert refused.stderr == f"treegen: error: {data}:{line}: text after a closing quote\n"
 
 
+def test_evaluate_reads_a_test_file_a_part_at_a_time_as_it_reads_it_whole(tmp_path, monkeypatch):
+    """`treegen evaluate MODEL --test FILE` reads FILE a part at a time too, keeping only the labels, the answers and
+    the lines: the report and the notes (a category near one of the model's, a label near a class) are those of the
+    file read whole."""
+    import treegen.data
+    model, data = str(tmp_path / "tennis.json"), tmp_path / "rows.csv"
+    run("train", TENNIS, "-a", "c45", "-o", model)
+    header, *rows = open(TENNIS, encoding="utf-8").read().splitlines(keepends=True)
+    data.write_text(header + "".join(rows) * 10 + "Sunny,hot,high,weak,Yes\n" + "".join(rows[:3]), encoding="utf-8")
+    answers = {}
+    for part in (7, 1_000_000):
+        monkeypatch.setattr(treegen.data, "ROWS_A_PART", part)
+        answers[part] = treegen_cli("evaluate", model, "--test", str(data), check=True)
+    assert answers[7].stdout == answers[1_000_000].stdout and answers[7].stderr == answers[1_000_000].stderr
+    assert f"on {data}: 144 predictions\n" in answers[7].stdout
+    assert "'Sunny' for 'sunny'" in answers[7].stderr and "'Yes' for 'yes'" in answers[7].stderr
+
+
 def test_predict_refusing_a_row_in_a_later_part_leaves_the_output_file_as_it_was(tmp_path, monkeypatch):
     """The -o file is written beside itself and takes its name once every part is written: a row refused in the
     third part leaves the old file as it was (and nothing beside it); written, the file keeps its mode. On stdout

@@ -776,7 +776,8 @@ def note_near_categories(table, model, label_column: str | None = None) -> None:
         note(line)
 
 
-def noting_near_categories(tables: Iterable, model) -> tuple[Iterable, Callable[[], list[str]]]:
+def noting_near_categories(tables: Iterable, model, label_column: str | None = None
+                           ) -> tuple[Iterable, Callable[[], list[str]]]:
     """The tables as they come, and what gives, once they have all come, the lines note_near_categories would say
     of them as one table."""
     from collections import Counter
@@ -787,11 +788,11 @@ def noting_near_categories(tables: Iterable, model) -> tuple[Iterable, Callable[
     def noted():
         for table in tables:
             names[:] = names or [model_columns(table, model)]
-            for key, counts in unknown_values(table, model).items():
+            for key, counts in unknown_values(table, model, label_column).items():
                 unknown.setdefault(key, Counter()).update(counts)
             yield table
 
-    return noted(), lambda: near_notes(model, names[0], unknown)
+    return noted(), lambda: near_notes(model, names[0], unknown, label_column)
 
 
 @main.command(short_help="Measure a learner or a model on labelled data.")
@@ -843,7 +844,7 @@ MODEL_EVALUATION_OPTIONS = ("data", "target", "test_file")
 
 def evaluate_model(path: str, target: str | None, test_file: str | None) -> None:
     """`treegen evaluate MODEL --test FILE`: the model as it is, on the labelled rows of FILE."""
-    from .data import read_table
+    from .data import ROWS_A_PART, read_tables
     from .evaluation import test_model
     ctx = click.get_current_context()
     for param in ctx.command.get_params(ctx):
@@ -854,9 +855,12 @@ def evaluate_model(path: str, target: str | None, test_file: str | None) -> None
     if test_file is None:
         raise TreegenError("a model is evaluated on a labelled file: give it as --test FILE", path)
     model = load_model(path)
-    table = read_table(test_file)
-    note_near_categories(table, model, model.target.name if target is None else target)
-    click.echo(test_model(model, table, target, name=path).text(), nl=False)
+    tables, notes = noting_near_categories(read_tables(test_file, ROWS_A_PART), model,  # a part at a time, as predict
+                                           model.target.name if target is None else target)
+    report = test_model(model, tables, target, name=path)
+    for line in notes():
+        note(line)
+    click.echo(report.text(), nl=False)
 
 
 def categories_option(which: str):

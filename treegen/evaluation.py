@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -307,12 +307,20 @@ def _training_labels(train: Dataset, test: Table) -> list[str | None]:
                        test.source)
 
 
-def test_model(model: Model, test: Table, target: str | None = None, name: str = "the model") -> Report:
+def test_model(model: Model, test: Table | Iterable[Table], target: str | None = None,
+               name: str = "the model") -> Report:
     """How a model (learnt by treegen, or imported) predicts the labelled rows of a file, each predicted
-    as `treegen predict` predicts it. ``target``: the label column, when it is not named as the model's
-    target; ``name``: what the report calls the model (its file)."""
-    truth = label_column(model, test, target)
-    return scored(model.target, test, truth, predicted_labels(model, test), f"{name} on {test.source}")
+    as `treegen predict` predicts it. ``test``: the file's table, or its parts as `treegen predict` reads them
+    (:func:`treegen.data.read_tables`), of which only the labels, the answers and the lines are kept. ``target``:
+    the label column, when it is not named as the model's target; ``name``: what the report calls the model
+    (its file)."""
+    truth, predicted, lines, part = [], [], [], None
+    for part in [test] if isinstance(test, Table) else test:
+        truth += label_column(model, part, target)
+        predicted += predicted_labels(model, part)
+        lines += part.lines
+    kept = test if isinstance(test, Table) else replace(part, names=[], columns=[], lines=lines)
+    return scored(model.target, kept, truth, predicted, f"{name} on {kept.source}")
 
 
 def label_column(model: Model, test: Table, target: str | None) -> list[str | None]:
