@@ -131,8 +131,8 @@ def _text_lines(stream, path: str) -> Iterator[str]:
         while True:
             block = read_bytes(stream, path, "data", _BLOCK)
             head = block[:64] if head is None else head  # the file's first bytes, for the encoding they show
-            # a whole block ends where its last line does (a short one is the file's end: a buffered read is short
-            # only there); the file's text is decoded before the CSV reader reads it, as a small file's was whole
+            # a full block is cut after its last line end; a short one is the file's end (a buffered read is short
+            # only there) and is decoded whole, so that a file of one block is decoded before the CSV reader reads it
             cut = block.rfind(b"\n") + 1 if len(block) == _BLOCK else len(block)
             if block and not cut:  # no line ends in it: a line goes on in the next block
                 pieces.append(block)
