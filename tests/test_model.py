@@ -1011,3 +1011,17 @@ def test_a_split_of_many_categories_is_walked_in_memory_of_the_trees_size():
         tracemalloc.stop()
     assert [label for label, _ in answers] == [model.predict(row) for row in rows]
     assert peak < 20_000_000, peak  # (before: 577 MB, two tables of 9,001 x 3,000 int64 and what indexing them made)
+
+
+@pytest.mark.parametrize("regression,n_trees", [(False, 1), (False, 3), (True, 1), (True, 3)])
+def test_rows_decided_at_once_are_model_decided_row_by_row(regression, n_trees):
+    """A tree's or a forest's label for every row at once (np.argmax) is Model.decided's: the first highest score,
+    the first NaN over any number, -0.0 tying 0.0, infinities; a regression's value its first sum."""
+    from treegen.walk import decided_rows
+    model = random_model(5, regression=regression, n_trees=n_trees, classes=None if regression else ("a", "b", "c"))
+    width = model.target.width
+    rng = np.random.default_rng(0)
+    choices = np.array([0.0, -0.0, 0.25, 0.5, 1.0, np.nan, np.inf, -np.inf])
+    sums = choices[rng.integers(0, len(choices), size=(2000, width))]
+    shown = lambda decided: [repr(answer) for answer in decided]  # (a NaN equals no NaN but itself)
+    assert shown(decided_rows(model, sums)) == shown(model.decided(row) for row in sums.tolist())
