@@ -787,7 +787,8 @@ def noting_near_categories(tables: Iterable, model, label_column: str | None = N
 
     def noted():
         for table in tables:
-            names[:] = names or [model_columns(table, model)]
+            if not names:  # the columns the model reads: the first part's, as every part's
+                names.append(model_columns(table, model))
             for key, counts in unknown_values(table, model, label_column).items():
                 unknown.setdefault(key, Counter()).update(counts)
             yield table
