@@ -489,11 +489,11 @@ def write_parts(parts: Iterable[str], output: str | None) -> None:
     target = os.path.realpath(output)  # a link's file, not the link, takes the new text
     if os.path.isfile(target) and not os.access(target, os.W_OK):  # refused, as writing it in place is
         raise TreegenError(f"cannot write {output}: {os.strerror(errno.EACCES)}")
+    if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe
+        return _write_in_place(parts, output)
     try:
-        if os.path.exists(target) and not os.path.isfile(target):
-            raise OSError
         handle, beside = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
-    except OSError:
+    except OSError:  # a folder where no file can be made
         return _write_in_place(parts, output)
     try:
         with open(handle, "w", encoding="utf-8", newline="") as f:
@@ -757,8 +757,9 @@ def predict(model, data, proba, leaf, output):
     refuse_swapped(model, data)
     loaded = load_model(model)
     tables, notes = noting_near_categories(read_tables(data, ROWS_A_PART), loaded)  # a part of the file at a time
+    size = os.path.getsize(data) if data != "-" and os.path.isfile(data) else None  # a pipe's: not known
     shown = output not in (None, "-") or not sys.stdout.isatty()  # (a bar among the rows on the terminal: none)
-    with progress_bar("predicting", os.path.getsize(data) if shown and data != "-" and os.path.isfile(data) else None):
+    with progress_bar("predicting", size if shown else None):
         write_parts(predict_tables(loaded, tables, proba, leaf, note), output)
     for line in notes():
         note(line)
