@@ -14,7 +14,7 @@ from treegen.arff import Doubles, java_double, parse_arff, unescape
 from treegen.data import load_dataset, parse_csv, read_table, to_dataset, training_warnings
 from treegen.errors import TreegenError
 from treegen.learn.j48_text import java_double as java_double_text
-from treegen.table import name_argument, split_names
+from treegen.table import Table, name_argument, split_names
 
 WEKA_FIXTURES = Path(__file__).parent / "fixtures" / "j48"
 
@@ -835,6 +835,92 @@ def test_csv_text_writes_what_csv_writer_writes_and_quotes_what_the_readers_woul
     assert csv_text(hostile) == '"\ufeffx","a\rb",y\ufeff\n"cr\r","\r","\ufeff"\n'
     table = parse_csv(csv_text(hostile))
     assert table.names == hostile[0] and [column[0] for column in table.columns] == ["cr\r", "\r", "\ufeff"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "", ",", '"', "\n", "\r", "\ufeff", " ", "1.5", "NA", None, 2.5]),
+                         max_size=4), max_size=5))
+def test_csv_text_joins_plain_records_as_csv_writer_writes_them(records):
+    """Records that need no quotes are joined by commas and line ends: byte for byte csv.writer's text."""
+    import csv
+    import io
+    from treegen.data import csv_text
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\n").writerows(records)
+    if "\r" not in written.getvalue() and "\ufeff" not in written.getvalue():
+        assert csv_text(records) == written.getvalue()
+
+
+PLAIN_FIELDS = ["a", "1", "2.5", "", "NA", " ?", " ", "é", "\x00", "\ufeffb", "x" * 40]
+
+
+@settings(max_examples=400, deadline=None)
+@given(width=st.integers(1, 3), fields=st.lists(st.sampled_from(PLAIN_FIELDS), max_size=60),
+       ends=st.lists(st.sampled_from(["\n", "\n", "\n\n"]), min_size=30, max_size=30),
+       extra=st.sampled_from(["", ",", "x,", ",x,"]), at=st.floats(0, 1), last=st.booleans(),
+       block=st.sampled_from([None, 64, 70, 97]))
+def test_a_file_without_quotes_or_cr_reads_as_csvs_reader_reads_it(width, fields, ends, extra, at, last, block):
+    """A text with no quote and no CR is split at its commas and line ends: the names, columns (missing fields
+    None), lines and field-count errors that csv's own reader gives, with blank lines anywhere and a record of
+    another width put anywhere; read whole or as a file of small blocks, in parts of two rows."""
+    import csv
+    import io
+    import tempfile
+
+    import treegen.data
+    records = [",".join(fields[i:i + width]) for i in range(0, len(fields) - width + 1, width)]
+    body = "".join(r + e for r, e in zip(records, ends[1:]))
+    cut = body.find("\n", int(at * len(body))) + 1
+    body = body[:cut] + extra + "\n" + body[cut:] if extra else body
+    text = "\n" + ",".join(f"c{j}" for j in range(width)) + ends[0] + body
+    text = text if last else text.rstrip("\n")
+    numbered = [(line, record) for line, record in
+                enumerate(csv.reader(io.StringIO(text, newline=""), strict=True), 1) if record]
+    (header_line, header), rows = numbered[0], numbered[1:]
+    wrong = next(((line, record) for line, record in rows if len(record) != width), None)
+
+    def parse_csv(text, source):  # whole, or a file read over blocks of ``block`` bytes
+        if block is None:
+            return treegen.data.parse_csv(text, source)
+        default, treegen.data._BLOCK = treegen.data._BLOCK, block
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            try:
+                tables = list(treegen.data.read_tables(f.name, 2))
+            finally:
+                treegen.data._BLOCK = default
+        return Table(source, tables[0].names, [sum((t.columns[j] for t in tables), []) for j in range(width)],
+                     sum((t.lines for t in tables), []), {}, header_line=tables[0].header_line)
+
+    if wrong is not None:
+        with pytest.raises(TreegenError) as err:
+            parse_csv(text, "p.csv")
+        assert (err.value.line, err.value.message.split(" as")[0]) == (wrong[0], f"expected {width} field"
+                                                                                 f"{'s' if width > 1 else ''}")
+        assert err.value.message.split(", found ")[1].startswith(str(len(wrong[1])))
+        return
+    table = parse_csv(text, "p.csv")
+    missing = {"", "?", "NA"}
+    assert (table.names, table.header_line, table.lines) == (header, header_line, [line for line, _ in rows])
+    assert table.columns == [[None if r[j].strip(" ") in missing else r[j] for _, r in rows] for j in range(width)]
+
+
+def test_floats_language_over_the_characters_of_decimals_is_numbers():
+    """Where a column holds only digits, points, signs, exponents and nan, float() alone judges its numbers: over
+    those characters it takes exactly the texts NUMBER matches (every text of up to five of them)."""
+    import itertools
+
+    from treegen.data import DECIMALS, NUMBER
+    for size in range(1, 6):
+        for text in map("".join, itertools.product("0.eE+-na", repeat=size)):
+            assert DECIMALS.fullmatch(text)
+            try:
+                float(text)
+                taken = True
+            except ValueError:
+                taken = False
+            assert taken == (NUMBER.fullmatch(text) is not None), text
 
 
 @pytest.mark.parametrize("feature", ["city", "city=x", "=", '"quoted"', 'a "b"', " padded ", "a,b", "line\nbreak", ""])

@@ -39,6 +39,9 @@ NUMBER_ONE_WAY = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-
 # Its lines repeated possessively (*+: each line's number read whole, never given back, as a line end follows it):
 # a plain * keeps a point to return to at each line, 670 bytes each, 134 MB for a column of 200,000 numbers
 NUMBERS = re.compile(f"(?:{NUMBER_ONE_WAY})(?:\n(?:{NUMBER_ONE_WAY}))*+", NUMBER.flags)  # a column, one per line
+# the characters of decimal numbers and of nan (a missing number's text), and line ends: float()'s language over
+# these is NUMBER's
+DECIMALS = re.compile(r"[0-9.eE+\-na\n]*+")
 # a number written with thousands separators ('1,234.5', as a spreadsheet or f"{x:,}" writes it): text to treegen
 THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 # an ISO 8601 date, perhaps with a time and a zone: a nominal column of them is likely meant as a time (_dates)
@@ -118,39 +121,35 @@ def read_tables(path: str, rows: int | None) -> Iterator[Table]:
     with open_bytes(path, "data") as stream:
         # decoded with utf-8-sig, so the one BOM the programs skip is gone: a second one is text (part of the first
         # name), as the programs read it. Line ends are csv's to read: a CRLF inside quotes stays in the value.
-        yield from _csv_tables(_text_lines(stream, path), path, rows)
+        yield from _csv_tables(_text_blocks(stream, path), path, rows)
 
 
-def _text_lines(stream, path: str) -> Iterator[str]:
-    """The lines of a data file's UTF-8 text, as a CSV reader takes them (line ends kept, a lone CR one too),
-    decoded a block of whole lines at a time; the blocks' bytes reported to treegen.progress as read."""
+def _text_blocks(stream, path: str) -> Iterator[str]:
+    """A data file's UTF-8 text a block of whole lines at a time (each but the last ends with a line end); the
+    blocks' bytes reported to treegen.progress as read."""
     from .progress import settled
-
-    def blocks() -> Iterator[io.StringIO]:
-        lines_before, first, pieces, head = 0, True, [], None
-        while True:
-            block = read_bytes(stream, path, "data", _BLOCK)
-            head = block[:64] if head is None else head  # the file's first bytes, for the encoding they show
-            # a full block is cut after its last line end; a short one is the file's end (a buffered read is short
-            # only there) and is decoded whole, so that a file of one block is decoded before the CSV reader reads it
-            cut = block.rfind(b"\n") + 1 if len(block) == _BLOCK else len(block)
-            if block and not cut:  # no line ends in it: a line goes on in the next block
-                pieces.append(block)
-                continue
-            raw = b"".join([*pieces, block[:cut]]) if pieces else block[:cut]
-            pieces = [block[cut:]] if cut < len(block) else []
-            if first:
-                check_utf8_start(head, path, "data")
-            text = decoded(raw, path, "data", lines_before, first)
-            if first:
-                _refuse_model_text(text, path)
-            lines_before, first = lines_before + raw.count(b"\n"), False
-            settled(len(raw))
-            yield io.StringIO(text, newline="")
-            if not block:
-                return
-
-    return itertools.chain.from_iterable(blocks())
+    lines_before, first, pieces, head = 0, True, [], None
+    while True:
+        block = read_bytes(stream, path, "data", _BLOCK)
+        head = block[:64] if head is None else head  # the file's first bytes, for the encoding they show
+        # a full block is cut after its last line end; a short one is the file's end (a buffered read is short
+        # only there) and is decoded whole, so that a file of one block is decoded before the CSV reader reads it
+        cut = block.rfind(b"\n") + 1 if len(block) == _BLOCK else len(block)
+        if block and not cut:  # no line ends in it: a line goes on in the next block
+            pieces.append(block)
+            continue
+        raw = b"".join([*pieces, block[:cut]]) if pieces else block[:cut]
+        pieces = [block[cut:]] if cut < len(block) else []
+        if first:
+            check_utf8_start(head, path, "data")
+        text = decoded(raw, path, "data", lines_before, first)
+        if first:
+            _refuse_model_text(text, path)
+        lines_before, first = lines_before + raw.count(b"\n"), False
+        settled(len(raw))
+        yield text
+        if not block:
+            return
 
 
 def _refuse_model_text(text: str, path: str) -> None:
@@ -204,40 +203,104 @@ def parse_csv(text: str, source: str = "<csv>") -> Table:
 
 
 def _parse_csv(text: str, source: str) -> Table:
-    return next(_csv_tables(io.StringIO(text, newline=""), source, None))
+    return next(_csv_tables([text], source, None))
 
 
-def _csv_tables(lines: Iterable[str], source: str, rows: int | None) -> Iterator[Table]:
-    """Tables of ``rows`` records each (None: one of every record) from CSV lines, with the header's names; the
-    first even when there is no record."""
-    reader = csv.reader(lines, strict=True)  # a lone CR ends a line too
-    header, header_line = _record(reader, source)
-    if not header or not any(h.strip(SPACE) for h in header):
-        raise TreegenError("empty file: expected a header row", source, header_line if header else 1)
-    names = [h.strip(SPACE) for h in header]
-    check_column_names(names, source, header_line)
-    first = True
+def _csv_tables(texts: Iterable[str], source: str, rows: int | None) -> Iterator[Table]:
+    """Tables of ``rows`` records each (None: one of every record) from a CSV's text given a block of whole lines
+    at a time (:func:`_record_pieces`), with the header's names; the first even when there is no record."""
+    pieces = _record_pieces(texts, source)
+    names, header_line = next(pieces)
+    part, lines, parts = [[] for _ in names], [], 0
+    for columns, starts in pieces:
+        while starts:
+            take = len(starts) if rows is None else min(rows - len(lines), len(starts))
+            for column, piece in zip(part, columns):
+                column += piece[:take]
+            lines += starts[:take]
+            columns, starts = [piece[take:] for piece in columns], starts[take:]
+            if len(lines) == rows:
+                yield Table(source, names, list(map(_missing_as_none, part)), lines, {}, header_line=header_line)
+                part, lines, parts = [[] for _ in names], [], parts + 1
+    if lines or not parts:
+        yield Table(source, names, list(map(_missing_as_none, part)), lines, {}, header_line=header_line)
+
+
+def _record_pieces(texts: Iterable[str], source: str) -> Iterator:
+    """The header's names and line, then the records of a CSV's text a piece at a time, as their columns and the
+    lines they start on. A block of lines with no quote, no CR and no line longer than csv's field limit is split at
+    its commas and line ends (what csv's reader reads it as, three times as fast); from the first other block on,
+    csv's reader reads the rest."""
+    texts, before, names = iter(texts), 0, None
+    for text in texts:
+        lines = text.split("\n")
+        if '"' in text or "\r" in text or max(map(len, lines)) > csv.field_size_limit():
+            break
+        if lines[-1] == "":  # the block's last line end
+            lines.pop()
+        if names is None and (header := next((i for i, line in enumerate(lines) if line), None)) is not None:
+            before += header + 1  # the header's line
+            names = _header_names(lines[header].split(","), source, before)
+            yield names, before
+            lines = lines[header + 1:]
+        if names is not None:
+            yield _plain_records(lines, before + 1, names, source)
+        before += len(lines)
+    else:
+        if names is None:  # blank lines or none
+            _header_names(None, source, 1)  # raises: an empty file
+        return
+    # csv's reader, for the rest of the text: its line numbers counted on from the lines before
+    reader = csv.reader(itertools.chain.from_iterable(io.StringIO(text, newline="") for text in
+                                                      itertools.chain([text], texts)), strict=True)
+    if names is None:
+        header, line = _record(reader, source, before)
+        names = _header_names(header, source, line)
+        yield names, line
     while True:
-        # the part's records, lists the collector would walk (a million of them: 1.0 s of full passes), made into
-        # columns and let go before it runs again
+        # the piece's records, lists the collector would walk, made into columns and let go before it runs again
         with collector_paused():
-            records, lines_of = _records(reader, source, names, rows)
-            count = len(records)
-            columns = [_missing_as_none(list(c)) for c in zip(*records)] if records else [[] for _ in names]
+            records, starts = _records(reader, source, names, ROWS_A_PART, before)
+            if not records:
+                return
+            columns = [list(c) for c in zip(*records)]
             del records
-        if count or first:
-            yield Table(source, names, columns, lines_of, {}, header_line=header_line)
-        if rows is None or count < rows:
-            return
-        first = False
+        yield columns, starts
 
 
-def _records(reader, source: str, names: list[str], rows: int | None) -> tuple[list[list[str]], list[int]]:
-    """Up to ``rows`` records (None: all) and the line each starts on; a blank line is none (see :func:`_record`)."""
-    records, starts, end, width = [], [], reader.line_num, len(names)
+def _header_names(header: list[str] | None, source: str, line: int) -> list[str]:
+    """A header record's names, stripped of spaces; None or a header of no name is an empty file."""
+    if not header or not any(h.strip(SPACE) for h in header):
+        raise TreegenError("empty file: expected a header row", source, line if header else 1)
+    names = [h.strip(SPACE) for h in header]
+    check_column_names(names, source, line)
+    return names
+
+
+def _plain_records(lines: list[str], first: int, names: list[str], source: str) -> tuple[list[list[str]], list[int]]:
+    """The columns and lines of CSV lines with no quote and no CR (the first on line ``first``); a blank line is
+    none, a line of another number of fields than the header's an error."""
+    starts = range(first, first + len(lines))
+    if "" in lines:
+        starts = [start for start, line in zip(starts, lines) if line]
+        lines = [line for line in lines if line]
+    width = len(names)
+    commas = list(map(str.count, lines, itertools.repeat(",")))
+    if commas.count(width - 1) != len(commas):
+        i = next(i for i, count in enumerate(commas) if count != width - 1)
+        raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {commas[i] + 1}"
+                           + delimiter_hint(names), source, starts[i])
+    fields = ",".join(lines).split(",")
+    return [fields[j::width] for j in range(width)], list(starts)
+
+
+def _records(reader, source: str, names: list[str], rows: int, before: int) -> tuple[list[list[str]], list[int]]:
+    """Up to ``rows`` records and the line each starts on (after ``before`` lines the reader did not read); a blank
+    line is none (see :func:`_record`)."""
+    records, starts, end, width = [], [], before + reader.line_num, len(names)
     try:
         for record in reader:
-            start, end = end + 1, reader.line_num
+            start, end = end + 1, before + reader.line_num
             if record:
                 if len(record) != width:
                     raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {len(record)}"
@@ -253,8 +316,12 @@ def _records(reader, source: str, names: list[str], rows: int | None) -> tuple[l
 
 def _missing_as_none(column: list[str]) -> list[str | None]:
     """A column's fields with each that reads as missing (:func:`reads_as_missing`) None: the column itself when
-    none does (told in C: without a space in the column, no field needs stripping)."""
-    spaced = SPACE in "".join(column)
+    none does. Told in C: a column without a space, '?' or 'NA' in its text and without an empty field has none; else
+    without a space, no field needs stripping."""
+    joined = "".join(column)
+    spaced = SPACE in joined
+    if not spaced and all(column) and "?" not in joined and "NA" not in joined:
+        return column
     if MISSING_TOKENS.isdisjoint(map(str.strip, column, itertools.repeat(SPACE)) if spaced else column):
         return column
     return [None if text.strip(SPACE) in MISSING_TOKENS else text for text in column]
@@ -283,11 +350,12 @@ def uncarried_categories_warning(model: Model) -> str | None:
             f"{categories} {works}")
 
 
-def _record(reader, source: str) -> tuple[list[str] | None, int]:
-    """The next CSV record (None at the end) and the line it starts on. A blank line (no characters at
-    all, which csv reads as []) is no record, as pandas and R skip it; a line `""` is one empty field."""
+def _record(reader, source: str, before: int = 0) -> tuple[list[str] | None, int]:
+    """The next CSV record (None at the end) and the line it starts on (after ``before`` lines the reader did not
+    read). A blank line (no characters at all, which csv reads as []) is no record, as pandas and R skip it; a line
+    `""` is one empty field."""
     while True:
-        start = reader.line_num + 1
+        start = before + reader.line_num + 1
         try:
             row = next(reader, None)
         except csv.Error as err:
@@ -314,15 +382,32 @@ def csv_text(records: Iterable[Sequence]) -> str:
     ``csv.writer(lineterminator="\\n")`` writes (None as an empty field, a float as its repr), but a field
     holding a bare CR is quoted too (csv's writer quotes only its own line end, and a lone CR ends a
     line here), and so is one starting with a byte order mark (the readers skip one that starts the text).
-    csv's writer writes the text, five times as fast as a field by field writer in Python (predict's 50,000
-    rows: 0.06 s against 0.29 s); only a text holding a CR or a byte order mark is written field by field."""
+    Records of texts that need no quotes are joined by commas and line ends (four times as fast as csv's writer);
+    csv's writer writes any others, five times as fast as a field by field writer in Python (predict's 50,000 rows:
+    0.06 s against 0.29 s); only a text holding a CR or a byte order mark is written field by field."""
     records = list(records)
+    if (text := _joined(records)) is not None:
+        return text
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(records)
     text = out.getvalue()
     if "\r" not in text and "\ufeff" not in text:
         return text
     return "".join(_csv_line([_csv_field(value) for value in record]) + "\n" for record in records)
+
+
+def _joined(records: list[Sequence]) -> str | None:
+    """Records of texts joined by commas and line ends, when that is what csv's writer writes: no text holds a
+    comma, a quote, a line end or a byte order mark, and no line is blank (a record of one empty text is quoted).
+    None otherwise (a None or a number among them, too)."""
+    try:
+        text = "\n".join(map(",".join, records))
+    except TypeError:
+        return None
+    plain = (text.count(",") == sum(map(len, records)) - len(records) and text.count("\n") == len(records) - 1
+             and not any(c in text for c in '"\r\ufeff') and "\n\n" not in text
+             and text[:1] not in ("\n", "") and text[-1:] != "\n")
+    return text + "\n" if plain else None
 
 
 def _csv_line(fields: list[str]) -> str:
@@ -452,12 +537,12 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
         if numbers is not None:
             return numbers.copy()
         texts = values if None not in values else ["nan" if v is None else v for v in values]
-        # one regex pass over the column (none over an ARFF one); find the culprit
-        if texts and not _read_as_doubles(table, name) and not _all_numbers_joined(texts):
+        numbers = _numbers(texts) if not _read_as_doubles(table, name) else _floats(texts)
+        if numbers is None:  # find the culprit
             i = next(i for i, text in enumerate(texts) if parse_number(text) is None)
             raise TreegenError(f"column {name!r}: {values[i]!r} is not a number" + number_hint(values[i]),
                                *table.place(keep[i] if keep is not None else i))
-        return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
+        return numbers
     code = {c: k for k, c in enumerate(feature.categories)}
     if feature.codes is not None:
         code_of = {}  # each distinct text read once: a column repeats its values
@@ -468,11 +553,24 @@ def encode(feature: Feature, values: Sequence[str | None], table: Table, name: s
     return np.array([-1 if v is None else code.get(v, unknown) for v in values], dtype=np.int64)
 
 
-def _all_numbers_joined(texts: list[str]) -> bool:
-    """Whether every text matches NUMBER, in one regex pass over them joined by line ends: a text (a quoted field)
-    that holds a line end itself is none, though each of its lines may be one ('"1\\n2"')."""
+def _numbers(texts: list[str]) -> np.ndarray | None:
+    """The floats of texts that each match NUMBER; None when one does not. They are matched in one regex pass over
+    them joined by line ends (a text, a quoted field, that holds a line end itself is none, though each of its lines
+    may be one: '"1\\n2"'); a column of ASCII digits, points, signs, exponents and nan alone is left to float(),
+    whose language over those characters is NUMBER's (a fifth of NUMBERS' time)."""
+    if not texts:
+        return _floats(texts)
     joined = "\n".join(texts)
-    return joined.count("\n") == len(texts) - 1 and NUMBERS.fullmatch(joined) is not None
+    if joined.count("\n") != len(texts) - 1 or not (DECIMALS.fullmatch(joined) or NUMBERS.fullmatch(joined)):
+        return None
+    try:
+        return _floats(texts)
+    except ValueError:  # a text of those characters that is no number ('1e', '.', '1-2')
+        return None
+
+
+def _floats(texts: list[str]) -> np.ndarray:
+    return np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))
 
 
 def _rows_of(table: Table, name: str, column: Sequence[str | None], rows: list[int]) -> Sequence[str | None]:
