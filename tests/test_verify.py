@@ -1249,3 +1249,101 @@ def test_a_program_file_that_is_not_there_is_named_once_with_the_reason(tmp_path
     done = treegen_cli("verify", model, "--program", "nothere.py")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "treegen: error: --program nothere.py: cannot read it (No such file or directory)\n"
+
+
+def _case_of_many_rows(tmp_path, rows: int, missing: int = 17):
+    """A CART model of three classes over three numeric features (every ``missing``-th value missing), and a CSV of
+    its rows."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(rows, 3)).round(3)
+    labels = np.array(["a", "b", "c"])[(x[:, 0] > 0.2).astype(int) + (x[:, 1] > -0.4)]
+    lines = [",".join("" if (i + j) % missing == 0 else repr(float(v)) for j, v in enumerate(row)) + "," + label
+             for i, (row, label) in enumerate(zip(x, labels))]
+    data = tmp_path / "many.csv"
+    data.write_text("x0,x1,x2,y\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return fit(load_dataset(str(data)), "cart"), str(data)
+
+
+def test_a_data_file_checked_a_part_at_a_time_gives_the_lines_of_it_checked_at_once(tmp_path, monkeypatch):
+    """verify reads a data file a part at a time (treegen.data.ROWS_A_PART rows) and checks every target on each
+    part: its lines, counts, notes and the rows its mismatches name (and their leaf ids) are those of the file
+    checked at once, a program's row APIs checked on the first data rows, a wrong program too."""
+    import treegen
+    import treegen.verifier
+    from treegen.run import row_api
+    from treegen.targets import emit
+    model, data = _case_of_many_rows(tmp_path, 60)
+    wrong = tmp_path / "wrong.py"
+    text = emit(model, "python", proba=True, leaf=True)
+    assert "    'a',\n    'b',\n" in text
+    wrong.write_text(text.replace("    'a',\n    'b',\n", "    'b',\n    'a',\n", 1), encoding="utf-8")  # a for b
+    wrong_leaf = tmp_path / "wrong_leaf.py"  # each leaf's id printed one more
+    assert text.count("str(node) for node in nodes") == 1
+    wrong_leaf.write_text(text.replace("str(node) for node in nodes", "str(node + 1) for node in nodes"),
+                          encoding="utf-8")
+    monkeypatch.setattr(row_api, "DATA_ROWS", 5)
+    reports = []
+    for rows in (7, 10 ** 9):
+        monkeypatch.setattr(treegen.verifier, "ROWS_A_PART", rows)
+        reports.append(treegen.verify(model, data, to=["python", "c", "sql", "rules"], dialects="sqlite", leaf=True,
+                                      programs=[str(wrong), str(wrong_leaf)]))
+    parts, whole = reports
+    assert str(parts) == str(whole) and [r.mismatches for r in parts.results] == [r.mismatches for r in
+                                                                                   whole.results]
+    lines = str(whole).splitlines()
+    assert all("(60 from the data" in line for line in lines), lines
+    assert "the dict API on the first 5 data rows of 60" in lines[0] and "first 5 data rows of 60" in lines[1]
+    for result in whole.results[-2:]:
+        assert " MISMATCH " in result.line() and result.mismatches[-1].startswith("row ")
+        assert int(result.mismatches[-1].split()[1]) > len(probe_rows(model)) + 7  # a row of a later part
+    assert "model's leaf ids" in whole.results[-1].mismatches[-1]
+
+
+def test_the_lines_of_two_parts_add_up():
+    """A line over two parts: its rows and the rows it left out (by reason) added, its mismatches in turn, a note of
+    counts added (rows within a tolerance, how far computed scores are, the rows a row API answered), a text
+    said once; a line that failed on a part stays failed."""
+    from treegen.model import Tolerance
+    from treegen.verifier import Apart, ApiRows, Result, Rows, Tolerated
+    tolerance = Tolerance(1e-15, "its exp")
+    one = Result("python", Rows(10, 5, (("left out, which X refuses: inf", 1, 2),)), ["row 3 ..."],
+                 notes=(Tolerated(tolerance, 2), Apart("float32 sums", 1e-9), ApiRows("the dict API", 5, 5),
+                        "labels only"))
+    two = Result("python", Rows(0, 7, (("left out, which X refuses: nan", 0, 1), ("left out, which X refuses: inf",
+                                                                                 0, 3))), ["row 19 ..."],
+                 notes=(Tolerated(tolerance, 1), Apart("float32 sums", 3e-9), ApiRows("the dict API", 0, 7),
+                        "labels only"))
+    both = one + two
+    assert both.rows == Rows(10, 12, (("left out, which X refuses: inf", 1, 5), ("left out, which X refuses: nan", 0,
+                                                                                  1)))
+    assert str(both.rows) == ("12 from the data, 10 probes; 1 probe and 5 data rows left out, which X refuses: inf; "
+                              "1 data row left out, which X refuses: nan")
+    assert both.mismatches == ["row 3 ...", "row 19 ..."]
+    assert both.note == ("3 within 1e-15 of the library's, not bit for bit: its exp; float32 sums, as the SQL does; "
+                         "scores within 3.0e-09 of the model's (relative above 1); the dict API on the first 5 data "
+                         "rows of 12; labels only")
+    assert (one + Result("python", Rows(0, 7), error="it broke")).error == "it broke"
+    assert (Result("python", Rows(10, 5), error="it broke") + two).rows == Rows(10, 5)
+
+
+def test_a_big_data_file_is_checked_in_the_memory_of_a_part(tmp_path, monkeypatch):
+    """verify holds one part of a data file at a time: the peak of Python's memory checking 24,000 rows in parts of
+    2,000 is a fraction of checking them at once (the rows as dicts, their CSV, the model's answers, the outputs:
+    8 against 51 MB)."""
+    import tracemalloc
+
+    import treegen.data
+    import treegen.verifier
+    model, data = _case_of_many_rows(tmp_path, 24_000, missing=10 ** 9)
+    monkeypatch.setattr(treegen.data, "_BLOCK", 1 << 16)  # read 64 kB at a time: the file as a big one is read
+    verify(model, None, ["python", "rules"])  # what is imported the first time, not measured
+    peaks = []
+    for rows in (2_000, 10 ** 9):
+        monkeypatch.setattr(treegen.verifier, "ROWS_A_PART", rows)
+        tracemalloc.start()
+        results = verify(model, data, ["python", "rules"])
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert all(r.ok for r in results) and results[0].rows.data == 24_000, [r.line() for r in results]
+    assert peaks[0] * 4 < peaks[1], peaks

@@ -277,15 +277,15 @@ def verify(model, data=None, to=None, dialects=None, against=None, leaf: bool = 
 
 
 def _verified_rows(model, data):
-    """``data`` as :func:`verify` passes it on: None, a file's path, or a table as its CSV reads."""
+    """``data`` as :func:`verify` passes it on: None, a file's path (read a part at a time), or a table as its CSV
+    reads."""
     import os
     from .inputs import as_csv_table
     from .table import Table
     if data is None or isinstance(data, Table):
         return data
     if isinstance(data, (str, os.PathLike)):
-        from .data import read_table
-        return read_table(os.fspath(data))
+        return os.fspath(data)
     return as_csv_table(model, data)
 
 

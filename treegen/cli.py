@@ -1023,7 +1023,8 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     as it finishes; the exit code is the worst of them: 0 all agree, 1 a target disagrees or fails to
     run, 2 a target needs something of the user (a package, a server it can reach, a different name).
     A default target or SQL dialect whose tool or engine is not installed (a JDK, Node.js, a C compiler,
-    DuckDB) is not checked, and its line says so."""
+    DuckDB) is not checked, and its line says so. A CSV file DATA is checked 65,536 rows at a time, so that any
+    size fits in memory."""
     from .data import uncarried_categories_warning
     from .verifier import column_width, verify as run_verify
     given = click.get_current_context().get_parameter_source
@@ -1039,16 +1040,24 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
     loaded = load_model(model, **options)
     if (warning := uncarried_categories_warning(loaded)) is not None:
         click.echo(f"treegen: warning: {warning}", err=True)  # as train warns
-    if data is not None:  # read once, here: its notes come before verify's lines
-        from .data import read_table
-        data = read_table(data)
-        note_near_categories(data, loaded)
+    notes = list
+    if data is not None:  # read by verify a part at a time; its notes said before verify's lines, which come once
+        from .data import ROWS_A_PART, read_tables  # every part is read
+        data, notes = noting_near_categories(read_tables(data, ROWS_A_PART), loaded)
     dsns = {name[:-len("_dsn")]: dsn for name, dsn in servers.items() if dsn}
     status = StatusLine()
+    said = False
+
+    def say_notes() -> None:  # once
+        nonlocal said
+        for line in [] if said else notes():
+            note(line)
+        said = True
 
     def report(result) -> None:
         """A target's line: on stdout, or as an error line on stderr when it is the user's to fix."""
         status.clear()
+        say_notes()
         if result.status == 2:  # (an error in a --program file says where in it already: its name once)
             said = result.error.startswith(f"{result.target}:")
             say_error(result.error if said else f"{result.target}: {result.error}")
@@ -1061,6 +1070,7 @@ def verify(model, data, targets, dialects, against, leaf, programs, table, keep,
                          programs=programs, table=table,
                          keep=_split_names([keep]) if keep else ())
     status.clear()
+    say_notes()
     sys.exit(max(result.status for result in results))
 
 

@@ -96,7 +96,7 @@ def decode(feature: Feature, column: np.ndarray) -> list:
 # -- reading files ---------------------------------------------------------------------------
 
 ROWS_A_PART = 65_536  # `treegen predict`'s rows in memory at once: its memory stays flat however big the file
-_BLOCK = 1 << 22  # bytes decoded at once
+_BLOCK = 1 << 20  # bytes decoded at once
 
 
 def read_table(path: str) -> Table:
@@ -243,8 +243,8 @@ def _record_pieces(texts: Iterable[str], source: str) -> Iterator:
             names = _header_names(lines[header].split(","), source, before)
             yield names, before
             lines = lines[header + 1:]
-        if names is not None:
-            yield _plain_records(lines, before + 1, names, source)
+        for at in range(0, len(lines) if names is not None else 0, ROWS_A_PART):  # (a block of short lines: many)
+            yield _plain_records(lines[at:at + ROWS_A_PART], before + at + 1, names, source)
         before += len(lines)
     else:
         if names is None:  # blank lines or none

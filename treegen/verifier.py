@@ -24,9 +24,9 @@ import math
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from .data import csv_text, read_table, reads_as_missing, rows_for_model
+from .data import ROWS_A_PART, csv_text, read_tables, reads_as_missing, rows_for_model
 from .table import Table
 from .emit.sql.dialects import find_dialect
 from .errors import BadArgument, MissingTool, TreegenError, counted, did_you_mean, with_article
@@ -50,8 +50,24 @@ class Result:
     mismatches: list[str] = field(default_factory=list)
     error: str | None = None
     user_error: bool = False  # the user can fix it (a missing package, a name the target refuses)
-    note: str | None = None  # how the target's arithmetic differs from the model's, and by how much
+    # what the line says besides (how the target's arithmetic differs from the model's, and by how much): texts, and
+    # notes of counts that add up over the parts of a big file (:class:`Tolerated`, :class:`Apart`, :class:`ApiRows`)
+    notes: tuple = ()
     unchecked: str | None = None  # why a target the user did not ask for by name was left out
+
+    @property
+    def note(self) -> str | None:
+        return "; ".join(filter(None, map(str, self.notes))) or None
+
+    def __add__(self, later: "Result") -> "Result":
+        """This line's findings with those of the same check on a later part of the rows; a line that failed is
+        done."""
+        if self.error or self.unchecked:
+            return self
+        if later.error or later.unchecked:
+            return later
+        return replace(self, rows=self.rows + later.rows, mismatches=self.mismatches + later.mismatches,
+                       notes=_added(self.notes, later.notes))
 
     @property
     def ok(self) -> bool:
@@ -75,6 +91,83 @@ class Result:
             return f"{name} ok        {self.rows.total} rows agree ({self.rows}){note}"
         shown = "; ".join(self.mismatches[:SHOWN_MISMATCHES])
         return f"{name} MISMATCH  {len(self.mismatches)} of {self.rows.total} rows ({self.rows}) differ: {shown}"
+
+
+def _added(notes: tuple, later: tuple) -> tuple:
+    """Notes of two parts as one: a note of counts added to the same kind of note (``+``), a text said once."""
+    out = list(notes)
+    for note in later:
+        same = next((i for i, mine in enumerate(out) if _same_kind_of_note(mine, note)), None)
+        if same is None:
+            out.append(note)
+        elif not isinstance(note, str):
+            out[same] = out[same] + note
+    return tuple(out)
+
+
+def _same_kind_of_note(a, b) -> bool:
+    return a == b if isinstance(a, str) else type(a) is type(b) and a.kind == b.kind
+
+
+@dataclass(frozen=True)
+class Tolerated:
+    """The note of a line whose arithmetic is declared not exact: how many rows agreed only within the tolerance."""
+
+    tolerance: Tolerance
+    close: int
+    whose: str = "the library's"
+
+    @property
+    def kind(self) -> tuple:
+        return self.tolerance, self.whose
+
+    def __add__(self, other: "Tolerated") -> "Tolerated":
+        return replace(self, close=self.close + other.close)
+
+    def __str__(self) -> str:
+        tolerance = self.tolerance
+        if self.close:
+            return f"{self.close} within {tolerance.within:g} of {self.whose}, not bit for bit: {tolerance.why}"
+        return f"bit for bit ({tolerance.within:g} allowed: {tolerance.why})"
+
+
+@dataclass(frozen=True)
+class Apart:
+    """The note of SQL that computes a float32 model in double (``why``): how far its scores were from the model's."""
+
+    why: str
+    apart: float
+
+    @property
+    def kind(self) -> str:
+        return self.why
+
+    def __add__(self, other: "Apart") -> "Apart":
+        return replace(self, apart=max(self.apart, other.apart))
+
+    def __str__(self) -> str:
+        return f"{self.why}, as the SQL does; scores within {self.apart:.1e} of the model's (relative above 1)"
+
+
+@dataclass(frozen=True)
+class ApiRows:
+    """The note of a program's row (or rows) API: it answered the first ``answered`` of the ``data`` data rows."""
+
+    api: str
+    answered: int
+    data: int
+
+    @property
+    def kind(self) -> str:
+        return self.api
+
+    def __add__(self, other: "ApiRows") -> "ApiRows":
+        return replace(self, answered=self.answered + other.answered, data=self.data + other.data)
+
+    def __str__(self) -> str:
+        if self.answered == self.data:
+            return ""
+        return f"{self.api} on the first {self.answered:,} data rows of {self.data:,}"
 
 
 @dataclass(frozen=True)
@@ -111,16 +204,27 @@ class Rows:
 
     probes: int
     data: int = 0
-    left_out: str = ""  # which rows were left out and why (an engine that cannot hold their numbers)
+    # the rows left out, (why, probes, data rows) for each reason: an engine that cannot hold their numbers, a library
+    # that refuses them
+    left_out: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def total(self) -> int:
         return self.probes + self.data
 
+    def __add__(self, other: "Rows") -> "Rows":
+        left: dict[str, tuple[int, int]] = {}
+        for why, probes, data in self.left_out + other.left_out:
+            before = left.get(why, (0, 0))
+            left[why] = (before[0] + probes, before[1] + data)
+        return Rows(self.probes + other.probes, self.data + other.data,
+                    tuple((why, probes, data) for why, (probes, data) in left.items()))
+
     def __str__(self) -> str:
         probes = f"{self.probes} probe{'s' if self.probes != 1 else ''}"
         checked = f"{self.data} from the data, {probes}" if self.data else probes
-        return f"{checked}; {self.left_out}" if self.left_out else checked
+        left = "; ".join(f"{_rows_left_out(probes, data)} {why}" for why, probes, data in self.left_out)
+        return f"{checked}; {left}" if left else checked
 
 
 def to_csv(model: Model, rows: list[dict]) -> str:
@@ -153,13 +257,14 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
 
 
 def judged_outputs(model: Model, rows: list[dict], labels_text: str, proba_text: str | None, expected: list[tuple],
-                   tolerance: Tolerance | None = None, empty: float | None = None) -> tuple[list[str], int]:
+                   tolerance: Tolerance | None = None, empty: float | None = None, first: int = 1
+                   ) -> tuple[list[str], int]:
     """:func:`judged` on a program's two outputs (labels; the probabilities' CSV, or None)."""
     labels = [r[0] if r else "" for r in csv.reader(io.StringIO(labels_text))]
     if len(labels) != len(rows):
         return [f"expected {len(rows)} output lines, got {len(labels)}"], 0
     probabilities = list(csv.reader(io.StringIO(proba_text)))[1:] if proba_text is not None else [None] * len(rows)
-    return judged(model, rows, list(zip(labels, probabilities)), expected, tolerance, empty)
+    return judged(model, rows, list(zip(labels, probabilities)), expected, tolerance, empty, first)
 
 
 def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]) -> list[str]:
@@ -368,15 +473,16 @@ def _outputs(model: Model, check: Check, source: str, csv_text: str, settings: d
     return outputs[0], (outputs[1] if classification else None), (outputs[-1] if leaf else None)
 
 
-def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed: list[str]) -> list[str]:
+def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed: list[str], first: int = 1
+                    ) -> list[str]:
     """One line per row whose printed leaf ids are not the model's (:func:`treegen.walk.leaf_ids_rows`), but
-    for the rows ``listed`` already (a mismatch counts a row once)."""
+    for the rows ``listed`` already (a mismatch counts a row once); ``first``: the number of the first row."""
     got = [record[0] if record else "" for record in csv.reader(io.StringIO(leaf_text))]
     if len(got) != len(leaves):
         return [f"expected {len(leaves)} lines of leaf ids, got {len(got)}"]
     seen = listed_rows(listed)
     return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
-            for number, (row, want, have) in enumerate(zip(rows, leaves, got), 1)
+            for number, (row, want, have) in enumerate(zip(rows, leaves, got), first)
             if want != have and number - 1 not in seen]
 
 
@@ -387,11 +493,11 @@ def listed_rows(listed: list[str]) -> set[int]:
 
 def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], probes: int, csv_text: str,
                        expected: list[tuple], leaves: list[str] | None, listed: list[str]
-                       ) -> tuple[list[str], str | None]:
+                       ) -> tuple[list[str], ApiRows]:
     """One line per row whose answer through the program's row API (``runner.run_row_api``:
     :mod:`treegen.run.row_api`) is not the model's, each of the ways it was given (its missing values as the
     language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API. And
-    a note where the API answered only some of the data rows (:data:`treegen.run.row_api.DATA_ROWS`)."""
+    its note: how many of the data rows the API answered (:data:`treegen.run.row_api.DATA_ROWS`)."""
     plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
     classification = model.target.is_classification
     rows_api = getattr(runner, "ROWS_API", None)
@@ -405,8 +511,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROW_API}: {err}") from err
     asked = [(index, way) for index, row_ways in enumerate(plan) for way in row_ways]
-    data, answered = len(rows) - probes, sum(map(bool, plan[probes:]))
-    note = None if answered == data else f"the {runner.ROW_API} on the first {answered:,} data rows of {data:,}"
+    note = ApiRows(f"the {runner.ROW_API}", sum(map(bool, plan[probes:])), len(rows) - probes)
     if len(got) != len(asked):
         return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], note
     seen = listed_rows(listed)
@@ -432,10 +537,10 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
 
 
 def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: list[dict], probes: int,
-                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], str | None]:
+                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], ApiRows]:
     """:func:`rows_api_mismatches` of a target whose rows API its runner runs on its own (``run_rows_api``: C's),
-    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and a
-    note where that is only some of the data rows."""
+    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and its
+    note: how many of the data rows it answered."""
     from .run import row_api  # (its DATA_ROWS read when called: a test may lower it)
     runner = check.target.rows_api
     asked = list(range(min(len(rows), probes + row_api.DATA_ROWS)))
@@ -446,8 +551,7 @@ def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: lis
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROWS_API[0]}: {err}") from err
     seen = listed_rows(listed)
-    data, answered = len(rows) - probes, len(asked) - probes
-    note = None if answered == data else f"{runner.ROWS_API[0]} on the first {answered:,} data rows of {data:,}"
+    note = ApiRows(runner.ROWS_API[0], len(asked) - probes, len(rows) - probes)
     return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), note
 
 
@@ -568,47 +672,74 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
     for check in plan:  # a server that is not given is the user's to fix before anything runs
         if "dialect" in check.options:
             server_for(check.options["dialect"], settings["dsns"])
+    first_target = int(oracle is not None)  # the library's own line comes first
+    lines: list[Result | None] = [None] * (first_target + len(plan))  # each line over the parts so far
+    sources: dict[str, str] = {}  # each check's text, made on the first part
+    for rows, count, first, last in _row_parts(model, data):
+        rows_said = f"{count.total:,} rows" if first == 1 and last else f"rows {first:,}-{first + count.total - 1:,}"
+        given, rows = rows, as_csv_reads(model, rows)
+        csv_text = to_csv(model, rows)
+        status(f"verify: the model's own answers on {rows_said}...")
+        expected = Expected(predict_rows(model, rows))
+        leaves = leaf_ids_rows(model, rows) if leaf else None
+        # the rows as a program reads them, for the engines and the rule text, which read rows, not the CSV: read
+        # beside the programs' runs, which need them not (the bench's 60,515 rows: 1.5 s)
+        if any("dialect" in check.options or check.target.name == "rules" for check in plan):
+            reader = ThreadPoolExecutor(max_workers=1)
+            settings["rows"] = reader.submit(read_csv, model, csv_text)
+            reader.shutdown(wait=False)  # (the read goes on)
+
+        def done(index: int, result: Result) -> None:
+            """A line's result on this part, added to the parts' before; reported once the last part is done."""
+            lines[index] = result if lines[index] is None else lines[index] + result
+            if last and report is not None:
+                report(lines[index])
+
+        if oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
+            changed = any(a is not b for a, b in zip(given, rows))
+            done(0, _check_against(model, oracle, against, given, count,
+                                   predict_rows(model, given) if changed else expected, first))
+        # Targets run two at a time (programs are other processes, engines release the GIL); their lines
+        # are reported in the order asked, each as soon as it and those before it are done. A target that failed
+        # on a part is not run on the next.
+        with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+            futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings, leaves, first,
+                                   sources)
+                       if line is None or not (line.error or line.unchecked) else None
+                       for check, line in zip(plan, lines[first_target:])]
+            for number, future in enumerate(futures):
+                status(f"verify: {number} of {len(plan)} targets checked on {rows_said}, "
+                       f"running {', '.join(check.name for check in plan[number:number + PARALLEL])}...")
+                done(first_target + number, future.result() if future is not None else Result(plan[number].name, count))
+    return lines
+
+
+def _row_parts(model: Model, data: str | Table | Iterable[Table] | None
+               ) -> Iterator[tuple[list[dict], Rows, int, bool]]:
+    """The rows verify checks, a part at a time: the probes and the first part of the data, then each next part of
+    a big data file (:data:`treegen.data.ROWS_A_PART` rows), so that its memory stays flat however big the file;
+    with each part its count, the number of its first row, and whether it is the last."""
     rows = probe_rows(model)
-    count = Rows(len(rows))
-    if data:
-        rows += rows_for_model(data if isinstance(data, Table) else read_table(data), model)
-        count = Rows(count.probes, len(rows) - count.probes)
-    given, rows = rows, as_csv_reads(model, rows)
-    csv_text = to_csv(model, rows)
-    status(f"verify: the model's own answers on {count.total:,} rows...")
-    expected = Expected(predict_rows(model, rows))
-    leaves = leaf_ids_rows(model, rows) if leaf else None
-    # the rows as a program reads them, for the engines and the rule text, which read rows, not the CSV: read beside
-    # the programs' runs, which need them not (the bench's 60,515 rows: 1.5 s)
-    if any("dialect" in check.options or check.target.name == "rules" for check in plan):
-        reader = ThreadPoolExecutor(max_workers=1)
-        settings["rows"] = reader.submit(read_csv, model, csv_text)
-        reader.shutdown(wait=False)  # (the read goes on)
-    results = []
-    if oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
-        changed = any(a is not b for a, b in zip(given, rows))
-        results.append(_check_against(model, oracle, against, given, count,
-                                      predict_rows(model, given) if changed else expected))
-        if report is not None:
-            report(results[-1])
-    # Targets run two at a time (programs are other processes, engines release the GIL); their lines
-    # are reported in the order asked, each as soon as it and those before it are done.
-    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings, leaves)
-                   for check in plan]
-        for done, future in enumerate(futures):
-            status(f"verify: {done} of {len(plan)} targets checked on {count.total:,} rows, "
-                   f"running {', '.join(check.name for check in plan[done:done + PARALLEL])}...")
-            results.append(future.result())
-            if report is not None:
-                report(results[-1])
-    return results
+    probes = len(rows)
+    tables = iter(() if not data else [data] if isinstance(data, Table) else
+                  read_tables(data, ROWS_A_PART) if isinstance(data, str) else data)
+    table, first = next(tables, None), 1
+    while True:
+        later = next(tables, None) if table is not None else None  # read ahead: is this part the last?
+        if table is not None:
+            rows += rows_for_model(table, model)
+        yield rows, Rows(probes, len(rows) - probes), first, later is None
+        if later is None:
+            return
+        first, table, rows, probes = first + len(rows), later, [], 0
 
 
 def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
-           settings: dict, leaves: list[str] | None = None) -> Result:
+           settings: dict, leaves: list[str] | None = None, first: int = 1, sources: dict | None = None) -> Result:
     """The target's line: its answers on the rows against the model's (``expected``; ``leaves``: the leaf
-    ids, when they are checked too)."""
+    ids, when they are checked too); ``first``, the number of the first row (a part of a big file's after the
+    first: through its row APIs only the first part's rows are checked); ``sources``, the checks' texts by name,
+    made once for all the parts."""
     if check.unchecked:
         return Result(check.name, count, unchecked=check.unchecked)
     if isinstance(settings.get("rows"), Future):  # (being read: verify)
@@ -617,15 +748,21 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         rows, count, csv_text, expected, settings, leaves = _finite(model, check, rows, count, csv_text, expected,
                                                                     settings, leaves)
     try:
-        source = _source(model, check, leaves is not None)
+        sources = {} if sources is None else sources
+        if check.name not in sources:
+            sources[check.name] = _source(model, check, leaves is not None)
+        source = sources[check.name]
         labels, proba, leaf_text = _outputs(model, check, source, csv_text, settings, leaves is not None)
-        result = _judged(model, check, rows, count, (labels, proba), expected)
-        notes = [result.note]
+        result = _judged(model, check, rows, count, (labels, proba), expected, first)
+        notes = list(result.notes)
         if leaf_text is not None:
-            result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches)
+            result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches, first)
         elif leaves is not None:
             notes.append(f"no leaf ids: {_whose(check)} writes none")
-        if check.target.row_api is not None:
+        api = check.target.row_api or check.target.rows_api
+        if first > 1 and api is not None:  # (a later part's data rows: the first part's were the API's)
+            notes.append(ApiRows(f"the {api.ROW_API}" if check.target.row_api else api.ROWS_API[0], 0, count.data))
+        elif check.target.row_api is not None:
             mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
                                                   expected, leaves if leaf_text is not None else None,
                                                   result.mismatches)
@@ -638,8 +775,7 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             notes.append(note)
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():
             notes.append(f"labels only: {_whose(check)} writes no probabilities")
-        result.note = "; ".join(filter(None, notes)) or None
-        return result
+        return replace(result, notes=tuple(notes))
     except TreegenError as err:  # the target refuses this model (a name, a dialect's limit), or its tool is missing
         return _users_to_fix(check, count, str(err), isinstance(err, MissingTool))
     except Exception as err:  # the target failed to build or run: report it, go on with the rest
@@ -664,18 +800,18 @@ def _whose(check: Check) -> str:
 
 
 def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: tuple[str, str | None],
-            expected: list[tuple]) -> Result:
+            expected: list[tuple], first: int = 1) -> Result:
     """The line of a target whose labels and probabilities are ``outputs``."""
     options = _as_exported(check)
     if check.target.computed is not None:
         computed, why = check.target.computed(model, **options)
         if why is not None:
-            return _check_computed(model, computed, why, check, rows, count, outputs, expected)
+            return _check_computed(model, computed, why, check, rows, count, outputs, expected, first)
     tolerance = check.target.tolerance(model, **options) if check.target.tolerance else None
     empty = math.nan if _nan_is_null(check) else None
-    problems, close = judged_outputs(model, rows, *outputs, expected, tolerance, empty)
-    note = None if tolerance is None else _tolerated(tolerance, close, "the model's")
-    return Result(check.name, count, problems, note=note)
+    problems, close = judged_outputs(model, rows, *outputs, expected, tolerance, empty, first)
+    notes = () if tolerance is None else (Tolerated(tolerance, close, "the model's"),)
+    return Result(check.name, count, problems, notes=notes)
 
 
 def _as_exported(check: Check) -> dict:
@@ -698,9 +834,9 @@ def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text:
     if len(kept) == len(rows):
         return rows, count, csv_text, expected, settings, leaves
     probes = sum(i < count.probes for i in kept)
-    left = _rows_left_out(count.probes - probes, count.data - (len(kept) - probes))
-    count = Rows(probes, len(kept) - probes, f"{left} with an infinite number left out: "
-                                             f"{check.options['dialect']} has no infinity")
+    left = (f"with an infinite number left out: {check.options['dialect']} has no infinity",
+            count.probes - probes, count.data - (len(kept) - probes))
+    count = Rows(probes, len(kept) - probes, (left,))
     rows, read = [rows[i] for i in kept], [read[i] for i in kept]
     return (rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read},
             None if leaves is None else [leaves[i] for i in kept])
@@ -712,24 +848,24 @@ def _nan_is_null(check: Check) -> bool:
 
 
 def _check_computed(model: Model, computed: Model, why: str, check: Check, rows: list[dict], count: Rows,
-                    outputs: tuple[str, str | None], expected: list[tuple]) -> Result:
+                    outputs: tuple[str, str | None], expected: list[tuple], first: int = 1) -> Result:
     """A target whose arithmetic is not the model's (float32 sums in double): its answers are exactly
     ``computed``'s, its labels the model's, and the line says how far its scores are from the model's."""
     own = predict_rows(computed, rows)
-    problems = judged_outputs(computed, rows, *outputs, own, empty=math.nan if _nan_is_null(check) else None)[0]
+    problems = judged_outputs(computed, rows, *outputs, own, empty=math.nan if _nan_is_null(check) else None,
+                              first=first)[0]
     if model.target.is_classification:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
-                     for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), 1)
+                     for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), first)
                      if label != want]
     # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN): one line a row
     problems += [f"row {number} {row}: model's scores {list(theirs)}, got {list(mine)} ({why})"
-                 for number, (row, (want, theirs), (label, mine)) in enumerate(zip(rows, expected, own), 1)
+                 for number, (row, (want, theirs), (label, mine)) in enumerate(zip(rows, expected, own), first)
                  if any(_unmeasured(a, b) for a, b in zip(mine, theirs))
                  and not (model.target.is_classification and label != want)]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
                  for a, b in zip(mine, theirs) if not _same_bits(a, b) and not _unmeasured(a, b)), default=0.0)
-    return Result(check.name, count, problems,
-                  note=f"{why}, as the SQL does; scores within {apart:.1e} of the model's (relative above 1)")
+    return Result(check.name, count, problems, notes=(Apart(why, apart),))
 
 
 def _unmeasured(a: float, b: float) -> bool:
@@ -841,7 +977,7 @@ def _itself(library: str) -> str:
 
 
 def _check_against(model: Model, importer, against: Against, rows: list[dict], count: Rows,
-                   expected: list[tuple]) -> Result:
+                   expected: list[tuple], first: int = 1) -> Result:
     """The library's own answers on the rows, compared with the model's; rows the library refuses (an
     infinity XGBoost will not take) are left out, and the line says how many and why."""
     name = _itself(importer.library)
@@ -857,31 +993,22 @@ def _check_against(model: Model, importer, against: Against, rows: list[dict], c
     kept = [i for i, answer in enumerate(answers) if not isinstance(answer, Refused)]
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
     tolerance = importer.tolerance(against.source, model)
-    problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance)
+    problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance,
+                             first=first)
     probes = sum(i < count.probes for i in kept)
     checked = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))
-    return Result(name, checked, problems, note=None if tolerance is None else _tolerated(tolerance, close))
+    return Result(name, checked, problems, notes=() if tolerance is None else (Tolerated(tolerance, close),))
 
 
-def _refused(answers: list, count: Rows, library: str) -> str:
-    """How many probes and data rows the library refused, for each reason it has: what the line says of the
-    rows it leaves out ("" where none)."""
+def _refused(answers: list, count: Rows, library: str) -> tuple[tuple[str, int, int], ...]:
+    """How many probes and data rows the library refused, for each reason it has (:attr:`Rows.left_out`)."""
     refused: dict[str, list[int]] = {}
     for i, answer in enumerate(answers):
         if isinstance(answer, Refused):
             refused.setdefault(answer.why, [0, 0])[i >= count.probes] += 1
-    return "; ".join(f"{_rows_left_out(probes, data)} left out, which {library} refuses: {why}"
-                     for why, (probes, data) in refused.items())
+    return tuple((f"left out, which {library} refuses: {why}", probes, data) for why, (probes, data) in refused.items())
 
 
 def _rows_left_out(probes: int, data: int) -> str:
     """``3 probes and 1 data row``: the rows a line leaves out, of each kind it has."""
     return " and ".join(counted(n, what) for n, what in ((probes, "probe"), (data, "data row")) if n)
-
-
-def _tolerated(tolerance: Tolerance, close: int, whose: str = "the library's") -> str:
-    """What the line of a library's own predict (or a target's) says when its arithmetic is declared
-    not exact."""
-    if close:
-        return f"{close} within {tolerance.within:g} of {whose}, not bit for bit: {tolerance.why}"
-    return f"bit for bit ({tolerance.within:g} allowed: {tolerance.why})"
