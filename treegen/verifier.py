@@ -725,13 +725,13 @@ def _row_parts(model: Model, data: str | Table | Iterable[Table] | None
                   read_tables(data, ROWS_A_PART) if isinstance(data, str) else data)
     table, first = next(tables, None), 1
     while True:
-        later = next(tables, None) if table is not None else None  # read ahead: is this part the last?
         if table is not None:
             rows += rows_for_model(table, model)
-        yield rows, Rows(probes, len(rows) - probes), first, later is None
-        if later is None:
+            table = next(tables, None)  # read ahead (this part's texts let go): is this part the last?
+        yield rows, Rows(probes, len(rows) - probes), first, table is None
+        if table is None:
             return
-        first, table, rows, probes = first + len(rows), later, [], 0
+        first, rows, probes = first + len(rows), [], 0
 
 
 def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
