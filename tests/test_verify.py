@@ -1258,7 +1258,7 @@ def _case_of_many_rows(tmp_path, rows: int, missing: int = 17):
     rng = np.random.default_rng(7)
     x = rng.normal(size=(rows, 3)).round(3)
     labels = np.array(["a", "b", "c"])[(x[:, 0] > 0.2).astype(int) + (x[:, 1] > -0.4)]
-    lines = [",".join("" if (i + j) % missing == 0 else repr(float(v)) for j, v in enumerate(row)) + "," + label
+    lines = [",".join("" if (i + j + 1) % missing == 0 else repr(float(v)) for j, v in enumerate(row)) + "," + label
              for i, (row, label) in enumerate(zip(x, labels))]
     data = tmp_path / "many.csv"
     data.write_text("x0,x1,x2,y\n" + "\n".join(lines) + "\n", encoding="utf-8")
@@ -1347,3 +1347,30 @@ def test_a_big_data_file_is_checked_in_the_memory_of_a_part(tmp_path, monkeypatc
         tracemalloc.stop()
         assert all(r.ok for r in results) and results[0].rows.data == 24_000, [r.line() for r in results]
     assert peaks[0] * 4 < peaks[1], peaks
+
+
+def test_a_check_that_failed_on_a_part_is_not_run_on_the_next(tmp_path, monkeypatch):
+    """A line that failed on a part (here the library's own predict, broken) is not checked on the next parts; it is
+    reported once, as it was, with the other lines."""
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    import treegen
+    import treegen.importers.sklearn
+    import treegen.verifier
+    _, data = _case_of_many_rows(tmp_path, 30, missing=10 ** 9)
+    x = np.loadtxt(data, delimiter=",", skiprows=1, usecols=(0, 1, 2))
+    y = np.loadtxt(data, delimiter=",", skiprows=1, usecols=3, dtype=str)
+    clf = DecisionTreeClassifier(random_state=0).fit(x, y)
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(treegen.importers.sklearn, "oracle", broken)
+    monkeypatch.setattr(treegen.verifier, "ROWS_A_PART", 7)
+    seen = []
+    lines = verify(treegen.from_model(clf), data, ["rules"], report=seen.append, against=clf)
+    assert len(calls) == 1 and seen == lines and [line.rows.data for line in lines] == [7, 30], seen
+    assert lines[0].error == "RuntimeError: broken" and lines[1].ok, [line.line() for line in lines]

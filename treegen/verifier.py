@@ -695,7 +695,9 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
             if last and report is not None:
                 report(lines[index])
 
-        if oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
+        if oracle is not None and _failed(lines[0]):
+            done(0, Result(lines[0].target, count))  # (its line as it was)
+        elif oracle is not None:  # the library reads rows as they are given, where a category 'NA' is one
             changed = any(a is not b for a, b in zip(given, rows))
             done(0, _check_against(model, oracle, against, given, count,
                                    predict_rows(model, given) if changed else expected, first))
@@ -705,13 +707,17 @@ def verify(model: Model, data: str | Table | None, targets: Sequence[str], diale
         with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
             futures = [pool.submit(_check, model, check, rows, count, csv_text, expected, settings, leaves, first,
                                    sources)
-                       if line is None or not (line.error or line.unchecked) else None
-                       for check, line in zip(plan, lines[first_target:])]
+                       if not _failed(line) else None for check, line in zip(plan, lines[first_target:])]
             for number, future in enumerate(futures):
                 status(f"verify: {number} of {len(plan)} targets checked on {rows_said}, "
                        f"running {', '.join(check.name for check in plan[number:number + PARALLEL])}...")
                 done(first_target + number, future.result() if future is not None else Result(plan[number].name, count))
     return lines
+
+
+def _failed(line: Result | None) -> bool:
+    """A line that failed on a part (or is not checked): its check is not run on the next."""
+    return line is not None and bool(line.error or line.unchecked)
 
 
 def _row_parts(model: Model, data: str | Table | Iterable[Table] | None
