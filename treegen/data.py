@@ -284,6 +284,8 @@ def _plain_records(lines: list[str], first: int, names: list[str], source: str) 
     if "" in lines:
         starts = [start for start, line in zip(starts, lines) if line]
         lines = [line for line in lines if line]
+    if not lines:  # (blank lines only: ''.split(',') would be one field)
+        return [[] for _ in names], []
     width = len(names)
     commas = list(map(str.count, lines, itertools.repeat(",")))
     if commas.count(width - 1) != len(commas):

@@ -493,11 +493,11 @@ def listed_rows(listed: list[str]) -> set[int]:
 
 def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], probes: int, csv_text: str,
                        expected: list[tuple], leaves: list[str] | None, listed: list[str]
-                       ) -> tuple[list[str], ApiRows]:
+                       ) -> tuple[list[str], int]:
     """One line per row whose answer through the program's row API (``runner.run_row_api``:
     :mod:`treegen.run.row_api`) is not the model's, each of the ways it was given (its missing values as the
     language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API. And
-    its note: how many of the data rows the API answered (:data:`treegen.run.row_api.DATA_ROWS`)."""
+    how many of the data rows the API answered (:data:`treegen.run.row_api.DATA_ROWS`)."""
     plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
     classification = model.target.is_classification
     rows_api = getattr(runner, "ROWS_API", None)
@@ -511,9 +511,9 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROW_API}: {err}") from err
     asked = [(index, way) for index, row_ways in enumerate(plan) for way in row_ways]
-    note = ApiRows(f"the {runner.ROW_API}", sum(map(bool, plan[probes:])), len(rows) - probes)
+    answered = sum(map(bool, plan[probes:]))
     if len(got) != len(asked):
-        return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], note
+        return [f"{runner.ROW_API}: expected {len(asked)} answers, got {len(got)}"], answered
     seen = listed_rows(listed)
     out = []
     for (index, way), answer in zip(asked, got):
@@ -533,14 +533,14 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
             out.append(f"{problem[0]} ({runner.ROW_API}{how})")
     if rows_api:
         out += rows_api_mismatches(model, rows_api, rows, asked_rows, sizes, got_in_batches, expected, seen)
-    return out, note
+    return out, answered
 
 
 def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: list[dict], probes: int,
-                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], ApiRows]:
+                              expected: list[tuple], listed: list[str], settings: dict) -> tuple[list[str], int]:
     """:func:`rows_api_mismatches` of a target whose rows API its runner runs on its own (``run_rows_api``: C's),
-    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and its
-    note: how many of the data rows it answered."""
+    on the rows a row API answers (every probe, the first :data:`treegen.run.row_api.DATA_ROWS` data rows); and how
+    many of the data rows it answered."""
     from .run import row_api  # (its DATA_ROWS read when called: a test may lower it)
     runner = check.target.rows_api
     asked = list(range(min(len(rows), probes + row_api.DATA_ROWS)))
@@ -551,8 +551,7 @@ def rows_api_alone_mismatches(model: Model, check: Check, source: str, rows: lis
     except Exception as err:  # (the CSV path ran: the API's own failure, named)
         raise RuntimeError(f"{runner.ROWS_API[0]}: {err}") from err
     seen = listed_rows(listed)
-    note = ApiRows(runner.ROWS_API[0], len(asked) - probes, len(rows) - probes)
-    return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), note
+    return rows_api_mismatches(model, runner.ROWS_API, rows, asked, sizes, got, expected, seen), len(asked) - probes
 
 
 def rows_api_mismatches(model: Model, names: tuple[str, str], rows: list[dict], asked: list[int], sizes: list[int],
@@ -741,7 +740,7 @@ def _row_parts(model: Model, data: str | Table | Iterable[Table] | None
 
 
 def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
-           settings: dict, leaves: list[str] | None = None, first: int = 1, sources: dict | None = None) -> Result:
+           settings: dict, leaves: list[str] | None, first: int, sources: dict[str, str]) -> Result:
     """The target's line: its answers on the rows against the model's (``expected``; ``leaves``: the leaf
     ids, when they are checked too); ``first``, the number of the first row (a part of a big file's after the
     first: through its row APIs only the first part's rows are checked); ``sources``, the checks' texts by name,
@@ -754,7 +753,6 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         rows, count, csv_text, expected, settings, leaves = _finite(model, check, rows, count, csv_text, expected,
                                                                     settings, leaves)
     try:
-        sources = {} if sources is None else sources
         if check.name not in sources:
             sources[check.name] = _source(model, check, leaves is not None)
         source = sources[check.name]
@@ -765,20 +763,18 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
             result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches, first)
         elif leaves is not None:
             notes.append(f"no leaf ids: {_whose(check)} writes none")
-        api = check.target.row_api or check.target.rows_api
-        if first > 1 and api is not None:  # (a later part's data rows: the first part's were the API's)
-            notes.append(ApiRows(f"the {api.ROW_API}" if check.target.row_api else api.ROWS_API[0], 0, count.data))
-        elif check.target.row_api is not None:
-            mismatches, note = row_api_mismatches(model, check.target.row_api, source, rows, count.probes, csv_text,
-                                                  expected, leaves if leaf_text is not None else None,
-                                                  result.mismatches)
+        answered = 0  # the data rows a row API answered: on a later part none (the first part's were the API's)
+        if first == 1 and check.target.row_api is not None:
+            mismatches, answered = row_api_mismatches(model, check.target.row_api, source, rows, count.probes,
+                                                      csv_text, expected, leaves if leaf_text is not None else None,
+                                                      result.mismatches)
             result.mismatches += mismatches
-            notes.append(note)
-        elif check.target.rows_api is not None:
-            mismatches, note = rows_api_alone_mismatches(model, check, source, rows, count.probes, expected,
-                                                         result.mismatches, settings)
+        elif first == 1 and check.target.rows_api is not None:
+            mismatches, answered = rows_api_alone_mismatches(model, check, source, rows, count.probes, expected,
+                                                             result.mismatches, settings)
             result.mismatches += mismatches
-            notes.append(note)
+        if check.target.row_api is not None or check.target.rows_api is not None:
+            notes.append(_api_rows(check.target, answered, count.data))
         if proba is None and model.target.is_classification and "proba" in check.target.option_names():
             notes.append(f"labels only: {_whose(check)} writes no probabilities")
         return replace(result, notes=tuple(notes))
@@ -789,6 +785,12 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         if hint is not None:
             return _users_to_fix(check, count, hint, missing=True)
         return Result(check.name, count, error=" ".join(str(err).split())[:300])
+
+
+def _api_rows(target: Target, answered: int, data: int) -> ApiRows:
+    """The note of a target's row API (else of its rows API alone): it answered ``answered`` of ``data`` data rows."""
+    name = f"the {target.row_api.ROW_API}" if target.row_api is not None else target.rows_api.ROWS_API[0]
+    return ApiRows(name, answered, data)
 
 
 def _users_to_fix(check: Check, count: Rows, error: str, missing: bool) -> Result:
