@@ -1014,3 +1014,34 @@ def test_many_values_for_one_feature_are_refused():
     refused = ("feature '{}': many values (an array), not one: predict takes one row, an object, a Map or an array of "
                "one value per feature")
     assert json.loads(done.stdout) == [refused.format(name) for name in ["x0", "c0"] * 3]
+
+
+BIGINT_CHECK = r"""
+import * as m from "./model.mjs";
+const out = [];
+for (const x of [2n ** 1024n - 2n ** 970n - 1n, 2n ** 1024n - 2n ** 970n, -(10n ** 400n)]) {
+  for (const row of [{x}, new Map([["x", x]]), [x, 0]]) {
+    try { out.push(m.predict(Array.isArray(row) ? m.encode(row) : row)); } catch (error) { out.push(`${error.name}: ${error.message}`); }
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_a_bigint_beyond_the_largest_double_is_refused_as_the_model_refuses_it():
+    """A bigint beyond the largest double, given for a numeric feature, was read as an infinity (Number() of it)
+    and answered where the model refuses such an int (float() raises OverflowError): an object, a Map and encode()
+    of an array refuse it now, a RangeError. The largest one float() reads is read as the largest double."""
+    from treegen.model import CLASSIFICATION, NUMERIC, Feature, Model, Node, Op, Route, Split, Target, Tree
+    model = Model((Feature("x", NUMERIC), Feature("y", NUMERIC)), Target("t", CLASSIFICATION, ("a", "b")),
+                  [Tree([Node((0.5, 0.5), split=Split(0, Op.LE, threshold=1e308, missing=MissingRoute(Route.CHILD, 1)),
+                              children=(1, 2)), Node((1.0, 0.0)), Node((0.0, 1.0))])])
+    with tempfile.TemporaryDirectory() as directory:
+        Path(directory, "model.mjs").write_text(emit(model, "javascript"), encoding="utf-8")
+        Path(directory, "check.mjs").write_text(BIGINT_CHECK, encoding="utf-8")
+        done = subprocess.run(["node", "check.mjs"], cwd=directory, capture_output=True, text=True, check=True)
+    assert model.predict({"x": 2 ** 1024 - 2 ** 970 - 1}) == "b"
+    for value in (2 ** 1024 - 2 ** 970, -10 ** 400):
+        with pytest.raises(OverflowError):
+            model.predict({"x": value})
+    assert json.loads(done.stdout) == ["b"] * 3 + ["RangeError: feature 'x': a bigint beyond the largest double"] * 6

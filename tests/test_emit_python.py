@@ -1636,3 +1636,24 @@ def refused_or(function, row):
         return function(row)
     except (ValueError, OverflowError):
         return "refused"
+
+
+def test_an_int_beyond_the_largest_double_is_refused_off_the_rows_path_as_the_module_refuses_it():
+    """An int beyond the largest double, given for a feature a split reads but not on the row's path: the model
+    refused it where its walk read it only, and answered it off the path, where the module's encoder (every
+    feature some split reads, before the walk) refuses it, as it refuses text that is no number there. Both
+    refuse it now; an int just inside the doubles is read, as float() reads it."""
+    from collections import OrderedDict
+    leaf = lambda label: Node((1.0, 0.0) if label == "a" else (0.0, 1.0), n=1.0)
+    model = Model((Feature("x", NUMERIC), Feature("y", NUMERIC)), Target("t", CLASSIFICATION, ("a", "b")),
+                  [Tree([Node((0.5, 0.5), split=Split(0, Op.LE, threshold=0.0, missing=MissingRoute(Route.CHILD, 1)),
+                              children=(1, 2)),
+                         Node((0.5, 0.5), split=Split(1, Op.LE, threshold=0.0, missing=MissingRoute(Route.CHILD, 1)),
+                              children=(3, 4)), leaf("b"), leaf("a"), leaf("b")])])
+    module = load(emit(model, "python"))
+    general = lambda row: module["predict"](OrderedDict(row))  # (a plain dict takes the walker of the path)
+    inside = 2 ** 1024 - 2 ** 970 - 1  # the largest int float() reads (to the largest double)
+    for row, want in [({"x": 1.0, "y": 10 ** 400}, "refused"), ({"x": 1.0, "y": -(2 ** 1024 - 2 ** 970)}, "refused"),
+                      ({"x": 1.0, "y": inside}, "b"), ({"x": -1.0, "y": inside}, "b"),
+                      ({"x": -1.0, "y": 10 ** 400}, "refused"), ({"x": 1.0, "y": "1_0"}, "refused")]:
+        assert refused_or(model.predict, row) == refused_or(general, row) == want, row

@@ -96,6 +96,8 @@ def test_every_way_of_a_missing_value_is_given(monkeypatch):
             {"a": float("nan"), "b": 1.0}, {"a": None, "b": 1.0}, {"a": 2.0, "b": None}, {"a": None, "b": None},
             {"a": 1.0, "b": 1.0}]
     assert row_api.ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f", "-"]
+    # a runner's own ways (JavaScript's undefined) too, in turn with the others
+    assert row_api.ways(rows, ["a", "b"], probes=3, every="nfau") == ["nfau", "nfu", "-", "n", "f", "a", "n", "-"]
     monkeypatch.setattr(row_api, "DATA_ROWS", 4)
     assert row_api.ways(rows, ["a", "b"], probes=3) == ["nfa", "nf", "-", "n", "f", "a", "f", ""]
 
@@ -209,3 +211,36 @@ def test_c_rows_api_takes_a_category_holding_a_nul_by_its_index(tmp_path):
     model = treegen.train(str(data), target="y", algorithm="id3")
     (result,) = treegen.verify(model, str(data), to="c").results
     assert result.ok and result.rows.total > 7, result.line()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    # a key the row has read as a value: undefined as 0 (null, NaN and absent keys still missing)
+    ("const value = INHERITED[i] && !Object.prototype.hasOwnProperty.call(row, name) ? undefined : row[name];",
+     "const value = INHERITED[i] && !Object.prototype.hasOwnProperty.call(row, name) ? undefined "
+     ": name in row && row[name] === undefined ? 0 : row[name];", "(object API, missing values as undefined)"),
+    # a Map read as an object: every value missing
+    ("const value = row.get(FEATURES[i]);", "const value = row[FEATURES[i]];", "(Map API, missing values as undefined)"),
+])
+def test_a_javascript_encoder_wrong_for_undefined_or_a_map_is_a_mismatch_naming_it(tmp_path, old, new, line):
+    """encode() reads a key whose value is undefined (a missing value, not an absent key) and a Map row (a branch of
+    its own): verify gives missing values as undefined, in an object and in a Map, and a mutant wrong for either
+    is caught, the line naming the API and the way."""
+    path, program = tmp_path / "model.json", tmp_path / "model.mjs"
+    save(deep_split_model(), str(path))
+    treegen_cli("export", str(path), "--to", "javascript", "-o", str(program), check=True)
+    assert treegen_cli("verify", str(path), "--program", str(program)).returncode == 0
+    changed(program, old, new, 0)
+    done = treegen_cli("verify", str(path), "--program", str(program))
+    assert done.returncode == 1 and line in done.stdout, done.stdout
+
+
+def test_a_java_object_array_encoder_wrong_for_null_is_a_mismatch_of_the_object_array_api(tmp_path):
+    """predict(Object[]) has an encoder of its own (encode(Object[])), which neither the CSV path nor the Map API
+    runs: a mutant that reads its null as 0.0 is caught, naming that API."""
+    path, program = tmp_path / "model.json", tmp_path / "Deep.java"
+    save(deep_split_model(), str(path))
+    treegen_cli("export", str(path), "--to", "java", "-o", str(program), check=True)
+    assert treegen_cli("verify", str(path), "--program", str(program)).returncode == 0
+    changed(program, "x[i] = encodeValue(i, row[i]);", "x[i] = row[i] == null ? 0.0 : encodeValue(i, row[i]);", 0)
+    done = treegen_cli("verify", str(path), "--program", str(program))
+    assert done.returncode == 1 and "(Object[] API, missing values as null)" in done.stdout, done.stdout

@@ -1206,13 +1206,17 @@ def check_numbers(model: Model, row: Mapping[str, Any]) -> None:
 
 def _read_as_given(feature: Feature, value: Any) -> bool:
     """A value that a feature of its kind takes, known at a glance (the cheap path of :func:`check_numbers`):
-    for a numeric feature a number (Python's, numpy's) or text in the number grammar; for a nominal one text."""
+    for a numeric feature a number (Python's, numpy's; an int within the doubles) or text in the number grammar;
+    for a nominal one text."""
     if not feature.is_numeric:
         return isinstance(value, str)
+    if isinstance(value, int):  # (an int beyond the doubles is refused off the row's path too, as the APIs do)
+        return -INT_LIMIT < value < INT_LIMIT
     return isinstance(value, PLAIN_NUMBERS) or type(value) is str and NUMBER.fullmatch(value) is not None
 
 
-PLAIN_NUMBERS = (int, float, np.integer, np.floating)  # what float() reads without fail
+PLAIN_NUMBERS = (int, float, np.integer, np.floating)  # what float() reads without fail (an int within INT_LIMIT)
+INT_LIMIT = 2 ** 1024 - 2 ** 970  # the least int whose float() overflows: it would round to 2^1024
 
 
 def _check_value(feature: Feature, value: Any) -> None:

@@ -496,9 +496,10 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
                        ) -> tuple[list[str], int]:
     """One line per row whose answer through the program's row API (``runner.run_row_api``:
     :mod:`treegen.run.row_api`) is not the model's, each of the ways it was given (its missing values as the
-    language's null, as NaN, as absent keys), but for the rows ``listed`` already; each line names the API. And
+    language's null, as NaN, as absent keys, and the runner's own: ``runner.WAYS``), but for the rows ``listed``
+    already; each line names the API (``runner.WAY_APIS``: a way's own). And
     how many of the data rows the API answered (:data:`treegen.run.row_api.DATA_ROWS`)."""
-    plan = ways(rows, [model.features[i].name for i in model.used_features()], probes)
+    plan = ways(rows, [model.features[i].name for i in model.used_features()], probes, "".join(runner.WAYS))
     classification = model.target.is_classification
     rows_api = getattr(runner, "ROWS_API", None)
     asked_rows = [index for index, row_ways in enumerate(plan) if row_ways]
@@ -530,7 +531,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
         if problem:
             seen.add(index)
             how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
-            out.append(f"{problem[0]} ({runner.ROW_API}{how})")
+            out.append(f"{problem[0]} ({getattr(runner, 'WAY_APIS', {}).get(way, runner.ROW_API)}{how})")
     if rows_api:
         out += rows_api_mismatches(model, rows_api, rows, asked_rows, sizes, got_in_batches, expected, seen)
     return out, answered

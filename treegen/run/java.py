@@ -165,8 +165,10 @@ def run(source: str, csv_text: str, args=(), java: str = "java", javac: str = "j
 
 
 ROW_API = "Map API"  # what verify's lines call the row API
-# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
-WAYS = {"n": "null", "f": "Double.NaN", "a": "absent keys"}
+# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it; "o": as null in
+# an Object[] of one value per feature in FEATURES order (predict(Object[]), its own encoder), not in a Map.
+WAYS = {"n": "null", "f": "Double.NaN", "a": "absent keys", "o": "null"}
+WAY_APIS = {"o": "Object[] API"}  # the ways answered by another API than ROW_API, as verify's lines call it
 # The rows API, predictRows(double[][]) and predictProbaRows, on the rows encoded (encode(Map)): all of them in
 # one call, and one a call (sumsOfRows sums every row of a call together: no groups of rows).
 ROWS_API = ("predictRows", "predictProbaRows")
@@ -177,7 +179,8 @@ def run_row_api(source: str, driver_input: str, java: str = "java", javac: str =
                 release: str | None = None, timeout: float = 600) -> str:
     """What :data:`DRIVER` prints for the class ``source`` given ``driver_input``
     (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict``, ``predictProba`` and ``predictLeaf``
-    of a ``Map<String, ?>``, each row a map as a user's code builds it."""
+    of a ``Map<String, ?>`` (of an ``Object[]``, the rows given so: :data:`WAYS`), each row as a user's code builds
+    it."""
     model, driver = compile_sources([source, DRIVER], javac=javac, release=release)
     # the serial collector: the default one grew the JVM to 843 MB over the bench's 60,766 rows; C1 alone (as javac's
     # JVM): C2's compiles of a big model's methods did not pay off over the driver's rows (CatBoost's default pairs
@@ -191,7 +194,8 @@ def run_row_api(source: str, driver_input: str, java: str = "java", javac: str =
 
 
 # The class found by name (reflection: the driver compiles without it); each CSV row a HashMap of feature name ->
-# Double or String, its missing values given each way the plan says. Numbers printed by Double.toString.
+# Double or String, its missing values given each way the plan says (way 'o': the map's values in an Object[] in
+# FEATURES order, null where missing). Numbers printed by Double.toString.
 DRIVER = r"""import java.io.*;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -214,11 +218,10 @@ public class TreegenRowApi {
         List<String> names = records.get(0);
         String[] numeric = planned(plan, "\"numeric\": \\[([^\\]]*)\\]").split(", ");
         String[] ways = planned(plan, "\"ways\": \"([^\"]*)\"").split(",", -1);
-        Method predict = model.getMethod("predict", Map.class);
-        Method proba = planned(plan, "\"proba\": (\\w+)").equals("true")
-            ? model.getMethod("predictProba", Map.class) : null;
-        Method leaf = planned(plan, "\"leaf\": (\\w+)").equals("true")
-            ? model.getMethod("predictLeaf", Map.class) : null;
+        boolean proba = planned(plan, "\"proba\": (\\w+)").equals("true");
+        boolean leaf = planned(plan, "\"leaf\": (\\w+)").equals("true");
+        Method[] byMap = api(model, Map.class, proba, leaf), byArray = api(model, Object[].class, proba, leaf);
+        List<?> features = (List<?>) model.getField("FEATURES").get(null);
         Writer out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
             StandardCharsets.UTF_8), 1 << 16);
         String between = "[";
@@ -229,13 +232,13 @@ public class TreegenRowApi {
                 Map<String, Object> row = new HashMap<>();
                 for (int i = 0; i < names.size(); i++) {
                     Object value = value(record.get(i), numeric[i].equals("true"));
-                    if (value != null || way == 'n' || way == '-') {
+                    if (value != null || way == 'n' || way == '-' || way == 'o') {
                         row.put(names.get(i), value);
                     } else if (way == 'f') {
                         row.put(names.get(i), Double.NaN);
                     }
                 }
-                out.write(between + answer(row, predict, proba, leaf));
+                out.write(between + (way == 'o' ? answer(inOrder(row, features), byArray) : answer(row, byMap)));
                 between = ",";
                 if (way == ways[r].charAt(0)) {
                     asked.add(row);
@@ -244,7 +247,7 @@ public class TreegenRowApi {
         }
         out.write(between.equals("[") ? "[]" : "]");
         out.write("\n" + rowsAnswers(model, asked, planned(plan, "\"batches\": \\[([^\\]]*)\\]").split(", "),
-            proba != null));
+            proba));
         out.flush();
     }
 
@@ -372,7 +375,23 @@ public class TreegenRowApi {
         return word.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
     }
 
-    static String answer(Map<String, Object> row, Method predict, Method proba, Method leaf) throws Exception {
+    /** The model's predict, predictProba and predictLeaf of a row of type {@code row} (null: not asked). */
+    static Method[] api(Class<?> model, Class<?> row, boolean proba, boolean leaf) throws Exception {
+        return new Method[] {model.getMethod("predict", row), proba ? model.getMethod("predictProba", row) : null,
+            leaf ? model.getMethod("predictLeaf", row) : null};
+    }
+
+    /** The values of a row in FEATURES order, as predict(Object[]) takes them. */
+    static Object[] inOrder(Map<String, Object> row, List<?> features) {
+        Object[] values = new Object[features.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = row.get(features.get(i));
+        }
+        return values;
+    }
+
+    static String answer(Object row, Method[] api) throws Exception {
+        Method predict = api[0], proba = api[1], leaf = api[2];
         try {
             Object label = predict.invoke(null, row);
             StringBuilder out = new StringBuilder("[").append(quote(label instanceof String ? (String) label

@@ -50,8 +50,11 @@ def run(source: str, csv_text: str, args=(), node: str = "node", timeout: float 
 
 
 ROW_API = "object API"  # what verify's lines call the row API
-# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
-WAYS = {"n": "null", "f": "NaN", "a": "absent keys"}
+# How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it: "u" as a key
+# whose value is undefined, which encode() tells from an absent key (the row's own keys); "m" as undefined in a
+# Map rather than an object (encode()'s Map branch, get() and has()).
+WAYS = {"n": "null", "f": "NaN", "a": "absent keys", "u": "undefined", "m": "undefined"}
+WAY_APIS = {"m": "Map API"}  # the ways answered by another API than ROW_API, as verify's lines call it
 # The rows API, predictRows(rows) and predictProbaRows(rows), on the rows as objects; its runtime sums the rows of
 # a call ROWS_AT_ONCE at a time (combinedRows).
 ROWS_API = ("predictRows", "predictProbaRows")
@@ -61,7 +64,7 @@ ROWS_AT_ONCE = 1024
 def run_row_api(source: str, driver_input: str, node: str = "node", timeout: float = 600) -> str:
     """What :data:`DRIVER` prints for the module ``source`` given ``driver_input``
     (:func:`treegen.run.row_api.driver_input`): the answers of its ``predict(row)``, ``predictProba(row)`` and
-    ``predictLeaf(row)``, each row an object as a user's code builds it."""
+    ``predictLeaf(row)``, each row an object (a Map, the rows given so: :data:`WAYS`) as a user's code builds it."""
     check_node(node)
     with tempfile.TemporaryDirectory(prefix="treegen-javascript-") as directory:
         module = command(source, directory, node)[1]
@@ -76,7 +79,7 @@ def run_row_api(source: str, driver_input: str, node: str = "node", timeout: flo
 
 
 # The module imported by its path (an ES module or a CommonJS build); each CSV row an object of feature name ->
-# number or string, its missing values given each way the plan says. Numbers are printed as String() writes
+# number or string (a Map, way "m"), its missing values given each way the plan says. Numbers are printed as String() writes
 # them, but -0 as "-0.0" (String(-0) is "0").
 DRIVER = r"""import {readFileSync, writeSync} from "node:fs";
 import {pathToFileURL} from "node:url";
@@ -86,7 +89,7 @@ const api = loaded.predict !== undefined ? loaded : loaded.default;
 const text = readFileSync(0, "utf8");
 const plan = JSON.parse(text.slice(0, text.indexOf("\n")));
 const [names, ...records] = csvRecords(text.slice(text.indexOf("\n") + 1));
-const MISSING = {n: null, f: NaN};
+const MISSING = {n: null, f: NaN, u: undefined, m: undefined};
 
 /** The records of verify's CSV (RFC 4180, lines ending in LF), a field at a time (a character at a time took 8 s
  * over the bench's 60,766 rows). */
@@ -156,7 +159,7 @@ plan.ways.split(",").forEach((ways, r) => {
   for (const way of ways) {
     const entries = way === "a" ? given.filter(([, v]) => v !== null)
       : given.map(([name, v]) => [name, v === null && way !== "-" ? MISSING[way] : v]);
-    out.push(answer(Object.fromEntries(entries)));  // (own properties, "__proto__" too)
+    out.push(answer(way === "m" ? new Map(entries) : Object.fromEntries(entries)));  // (own properties, "__proto__" too)
     if (way === ways[0]) {
       asked.push(Object.fromEntries(entries));
     }

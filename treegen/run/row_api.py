@@ -15,7 +15,8 @@ import json
 from typing import Sequence
 
 # How a row's missing values are given: as the language's null (None), as NaN, as absent keys; AS_IS: the row
-# has none. A row of probes is answered each way; a data row one way, in turn.
+# has none. A row of probes is answered each way; a data row one way, in turn. A runner's WAYS may add ways of its
+# language's own (JavaScript's undefined, Java's Object[] row), each a letter the driver knows.
 WAYS = "nfa"
 AS_IS = "-"
 # The data rows a row API answers, the first ones, beside every probe (which reach every split either side and
@@ -23,11 +24,11 @@ AS_IS = "-"
 DATA_ROWS = 10_000
 
 
-def ways(rows: list[dict], names: Sequence[str], probes: int) -> list[str]:
-    """Per row, the ways its missing values are given (:data:`WAYS`): every way for a probe (they reach every
-    split's missing route), one in turn for a data row, none ("") for a data row past :data:`DATA_ROWS`. A row
-    whose every value is missing is never given as absent keys: a row that names no feature is refused by
-    design."""
+def ways(rows: list[dict], names: Sequence[str], probes: int, every: str = WAYS) -> list[str]:
+    """Per row, the ways its missing values are given (``every``: :data:`WAYS`, or a runner's): every way for a
+    probe (they reach every split's missing route), one in turn for a data row, none ("") for a data row past
+    :data:`DATA_ROWS`. A row whose every value is missing is never given as absent keys: a row that names no
+    feature is refused by design."""
     out, turn = [], 0
     for index, row in enumerate(rows):
         if index >= probes + DATA_ROWS:
@@ -37,7 +38,7 @@ def ways(rows: list[dict], names: Sequence[str], probes: int) -> list[str]:
         if not missing:
             out.append(AS_IS)
             continue
-        allowed = WAYS if missing < len(names) else WAYS.replace("a", "")
+        allowed = every if missing < len(names) else every.replace("a", "")
         if index < probes:
             out.append(allowed)
         else:
