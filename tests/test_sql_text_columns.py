@@ -214,16 +214,16 @@ def test_a_long_number_stops_the_query_exactly_where_a_scan_of_every_split_point
     """The SQL looks a long text's magnitude up among the split points' keys before it scans them (_maybe_near): it
     must stop wherever the scan alone finds a point within NEAR, and answer wherever it finds none."""
     from treegen.emit.sql.dialects import NEAR, sqlite_number_text, sqlite_reads_exactly
-    cast, points = "CAST(ltrim(?1, '+-') AS REAL)", json.dumps(EDGE_CUTS)
-    scan = (f"SELECT EXISTS (SELECT 1 FROM json_each(?2) WHERE abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + "
+    cast, points = "CAST(ltrim(:text, '+-') AS REAL)", json.dumps(EDGE_CUTS)
+    scan = (f"SELECT EXISTS (SELECT 1 FROM json_each(:points) WHERE abs(value - {cast}) <= abs(value) * {NEAR[0]!r} + "
             f"{NEAR[1]!r})")
-    reading = f"SELECT {sqlite_number_text('?1', repr('x'), EDGE_CUTS)}"
+    reading = f"SELECT {sqlite_number_text(':text', repr('x'), EDGE_CUTS)}"
     stops = []
     with closing(sqlite3.connect(":memory:")) as con:
         for text in (t for cut in EDGE_CUTS for t in long_texts_near(cut)):
-            near = not sqlite_reads_exactly(text) and con.execute(scan, (text, points)).fetchone()[0] == 1
+            near = not sqlite_reads_exactly(text) and con.execute(scan, {"text": text, "points": points}).fetchone()[0] == 1
             try:
-                con.execute(reading, (text,)).fetchone()
+                con.execute(reading, {"text": text}).fetchone()
                 stopped = False
             except sqlite3.OperationalError as err:
                 assert "cannot read as the same double" in str(err)
@@ -264,8 +264,8 @@ def test_a_number_of_many_digits_goes_straight_to_the_cast_and_none_the_sql_read
     texts += ["9" * 299, "9" * 300, "0." + "0" * 280 + "1" * 30, "1" + "0" * 15 + "1", "1" + "0" * 14 + "1"]
     doubles = [repr(rnd.uniform(-1e3, 1e3)) for _ in range(2_000)] + [repr(rnd.random()) for _ in range(2_000)]
     with closing(sqlite3.connect(":memory:")) as con:
-        test = f"SELECT {SQLITE_CAST_READ.format('?1')}"
-        cast_read = [t for t in texts + doubles if re.fullmatch(NUMBER, t) and con.execute(test, (t,)).fetchone()[0]]
+        test = f"SELECT {SQLITE_CAST_READ.format(':text')}"
+        cast_read = [t for t in texts + doubles if re.fullmatch(NUMBER, t) and con.execute(test, {"text": t}).fetchone()[0]]
     assert not [t for t in cast_read if sqlite_reads_exactly(t)]
     many = [t for t in doubles if len(t.lstrip("-").replace(".", "").strip("0")) >= 16 and "e" not in t]
     assert len(many) > 3_000 and set(many) <= set(cast_read)
@@ -282,11 +282,11 @@ def test_extreme_numbers_read_as_python_reads_them():
     arithmetic, tested only where the text's length and exponent could reach there (an exponent beyond SQLite's
     integers too); one in Clinger's fast path as its exact double; every other as SQLite's cast."""
     from treegen.emit.sql.dialects import sqlite_number_text, sqlite_reads_exactly
-    reading = f"SELECT {sqlite_number_text('?1', repr('x'), [])}, CAST(ltrim(?1, '+-') AS REAL), substr(?1, 1, 1) = '-'"
+    reading = f"SELECT {sqlite_number_text(':text', repr('x'), [])}, CAST(ltrim(:text, '+-') AS REAL), substr(:text, 1, 1) = '-'"
     exact = 0
     with closing(sqlite3.connect(":memory:")) as con:
         for text in EXTREME_TEXTS:
-            got, cast, negative = con.execute(reading, (text,)).fetchone()
+            got, cast, negative = con.execute(reading, {"text": text}).fetchone()
             want = float(text) if sqlite_reads_exactly(text) else -cast if negative else cast
             exact += sqlite_reads_exactly(text)
             assert got == want, text
