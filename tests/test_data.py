@@ -906,6 +906,24 @@ def test_a_file_without_quotes_or_cr_reads_as_csvs_reader_reads_it(width, fields
     assert table.columns == [[None if r[j].strip(" ") in missing else r[j] for _, r in rows] for j in range(width)]
 
 
+@pytest.mark.parametrize("field, wrong, error", [("a", "7", "expected 2 fields"), ('"a"', "7", "expected 2 fields"),
+                                                 ('"a"', '7,"a"b', "text after a closing quote")])
+def test_the_parts_before_a_wrong_record_are_given_before_its_error(tmp_path, monkeypatch, field, wrong, error):
+    """A file read a part at a time gives each whole part before a wrong record, then the error, as csv's reader read
+    it a part at a time: `predict` writes their predictions first. A piece of the text split or read at once reaches
+    past a part (pieces of 8 here: lines 2-9 split at their commas, or 8 records of csv's reader): its wrong record
+    must not take the part before it with it."""
+    import treegen.data
+    monkeypatch.setattr(treegen.data, "ROWS_A_PART", 8)
+    path = tmp_path / "d.csv"
+    path.write_text("\n".join(["x,y", "", "", *[f"{i},{field}" for i in range(10)], wrong, "8,a"]) + "\n")
+    tables = treegen.data.read_tables(str(path), 5)
+    assert [next(tables).lines for _ in range(2)] == [[4, 5, 6, 7, 8], [9, 10, 11, 12, 13]]
+    with pytest.raises(TreegenError, match=error) as err:
+        next(tables)
+    assert err.value.line == 14
+
+
 def test_floats_language_over_the_characters_of_decimals_is_numbers():
     """Where a column holds only digits, points, signs, exponents and nan, float() alone judges its numbers: over
     those characters it takes exactly the texts NUMBER matches (every text of up to five of them)."""

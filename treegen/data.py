@@ -244,7 +244,7 @@ def _record_pieces(texts: Iterable[str], source: str) -> Iterator:
             yield names, before
             lines = lines[header + 1:]
         for at in range(0, len(lines) if names is not None else 0, ROWS_A_PART):  # (a block of short lines: many)
-            yield _plain_records(lines[at:at + ROWS_A_PART], before + at + 1, names, source)
+            yield from _plain_records(lines[at:at + ROWS_A_PART], before + at + 1, names, source)
         before += len(lines)
     else:
         if names is None:  # blank lines or none
@@ -260,12 +260,15 @@ def _record_pieces(texts: Iterable[str], source: str) -> Iterator:
     while True:
         # the piece's records, lists the collector would walk, made into columns and let go before it runs again
         with collector_paused():
-            records, starts = _records(reader, source, names, ROWS_A_PART, before)
-            if not records:
-                return
+            records, starts, wrong = _records(reader, source, names, ROWS_A_PART, before)
             columns = [list(c) for c in zip(*records)]
             del records
-        yield columns, starts
+        if starts:
+            yield columns, starts
+        if wrong is not None:  # once the records before it are taken (see _plain_records)
+            raise wrong
+        if not starts:
+            return
 
 
 def _header_names(header: list[str] | None, source: str, line: int) -> list[str]:
@@ -277,43 +280,49 @@ def _header_names(header: list[str] | None, source: str, line: int) -> list[str]
     return names
 
 
-def _plain_records(lines: list[str], first: int, names: list[str], source: str) -> tuple[list[list[str]], list[int]]:
+def _plain_records(lines: list[str], first: int, names: list[str], source: str
+                   ) -> Iterator[tuple[list[list[str]], list[int]]]:
     """The columns and lines of CSV lines with no quote and no CR (the first on line ``first``); a blank line is
-    none, a line of another number of fields than the header's an error."""
+    none, a line of another number of fields than the header's an error. The error is raised once the records before
+    it are taken, as csv's reader reads them: those that make a part of a file read a part at a time are that part,
+    written by `predict` before the error (a piece reaches past a part, and its line may be the next part's)."""
     starts = range(first, first + len(lines))
     if "" in lines:
         starts = [start for start, line in zip(starts, lines) if line]
         lines = [line for line in lines if line]
-    if not lines:  # (blank lines only: ''.split(',') would be one field)
-        return [[] for _ in names], []
     width = len(names)
     commas = list(map(str.count, lines, itertools.repeat(",")))
-    if commas.count(width - 1) != len(commas):
-        i = next(i for i, count in enumerate(commas) if count != width - 1)
-        raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {commas[i] + 1}"
-                           + delimiter_hint(names), source, starts[i])
-    fields = ",".join(lines).split(",")
-    return [fields[j::width] for j in range(width)], list(starts)
+    wrong = next(i for i, count in enumerate(commas) if count != width - 1) \
+        if commas.count(width - 1) != len(commas) else len(lines)
+    if wrong:  # (none when blank lines only: ''.split(',') would be one field)
+        fields = ",".join(lines[:wrong]).split(",")
+        yield [fields[j::width] for j in range(width)], list(starts[:wrong])
+    if wrong < len(lines):
+        raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {commas[wrong] + 1}"
+                           + delimiter_hint(names), source, starts[wrong])
 
 
-def _records(reader, source: str, names: list[str], rows: int, before: int) -> tuple[list[list[str]], list[int]]:
+def _records(reader, source: str, names: list[str], rows: int, before: int
+             ) -> tuple[list[list[str]], list[int], TreegenError | None]:
     """Up to ``rows`` records and the line each starts on (after ``before`` lines the reader did not read); a blank
-    line is none (see :func:`_record`)."""
+    line is none (see :func:`_record`). And what is wrong with the record after them, if anything: an error for the
+    caller to raise once it has taken them (see :func:`_plain_records`)."""
     records, starts, end, width = [], [], before + reader.line_num, len(names)
     try:
         for record in reader:
             start, end = end + 1, before + reader.line_num
             if record:
                 if len(record) != width:
-                    raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {len(record)}"
-                                       + delimiter_hint(names), source, start)
+                    return records, starts, TreegenError(
+                        f"expected {counted(width, 'field')} as in the header, found {len(record)}"
+                        + delimiter_hint(names), source, start)
                 records.append(record)
                 starts.append(start)
                 if len(records) == rows:
                     break
     except csv.Error as err:
-        raise _malformed(err, source, end + 1) from None
-    return records, starts
+        return records, starts, _malformed(err, source, end + 1)
+    return records, starts, None
 
 
 def _missing_as_none(column: list[str]) -> list[str | None]:
