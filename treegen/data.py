@@ -295,11 +295,16 @@ def _plain_records(lines: list[str], first: int, names: list[str], source: str
     wrong = next(i for i, count in enumerate(commas) if count != width - 1) \
         if commas.count(width - 1) != len(commas) else len(lines)
     if wrong:  # (none when blank lines only: ''.split(',') would be one field)
-        fields = ",".join(lines[:wrong]).split(",")
-        yield [fields[j::width] for j in range(width)], list(starts[:wrong])
+        yield _split_lines(lines[:wrong], width), list(starts[:wrong])  # (held by nothing here till the next)
     if wrong < len(lines):
         raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {commas[wrong] + 1}"
                            + delimiter_hint(names), source, starts[wrong])
+
+
+def _split_lines(lines: list[str], width: int) -> list[list[str]]:
+    """The columns of lines of ``width`` fields each, split at their commas."""
+    fields = ",".join(lines).split(",")
+    return [fields[j::width] for j in range(width)]
 
 
 def _records(reader, source: str, names: list[str], rows: int, before: int
