@@ -35,5 +35,6 @@ PROMOTED_AFTER = 100_000  # new objects still alive (lowering a 5,000-leaf tree 
 # What the interpreter keeps frozen itself: CPython 3.12 starts with its builtin types' immortal bases and MROs
 # frozen (375 tuples in 3.12.1; 3.11 and 3.13 none). More than these: the process froze objects itself, as
 # freeze() takes every object tracked, thousands by then. (unfreeze() lets the interpreter's go too, into the
-# oldest generation, where 3.13 keeps them; objects frozen before treegen is imported count as its own.)
+# oldest generation: a few hundred immortal tuples for a full pass to walk, which 3.13 does not track at all.
+# Objects frozen before treegen is imported count as the interpreter's.)
 FROZEN_AT_START = gc.get_freeze_count()
