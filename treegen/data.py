@@ -297,8 +297,13 @@ def _plain_records(lines: list[str], first: int, names: list[str], source: str
     if wrong:  # (none when blank lines only: ''.split(',') would be one field)
         yield _split_lines(lines[:wrong], width), list(starts[:wrong])  # (held by nothing here till the next)
     if wrong < len(lines):
-        raise TreegenError(f"expected {counted(width, 'field')} as in the header, found {commas[wrong] + 1}"
-                           + delimiter_hint(names), source, starts[wrong])
+        raise _wrong_width(names, commas[wrong] + 1, source, starts[wrong])
+
+
+def _wrong_width(names: list[str], found: int, source: str, line: int) -> TreegenError:
+    """The error of a record of ``found`` fields where the header has ``names``."""
+    return TreegenError(f"expected {counted(len(names), 'field')} as in the header, found {found}"
+                        + delimiter_hint(names), source, line)
 
 
 def _split_lines(lines: list[str], width: int) -> list[list[str]]:
@@ -318,9 +323,7 @@ def _records(reader, source: str, names: list[str], rows: int, before: int
             start, end = end + 1, before + reader.line_num
             if record:
                 if len(record) != width:
-                    return records, starts, TreegenError(
-                        f"expected {counted(width, 'field')} as in the header, found {len(record)}"
-                        + delimiter_hint(names), source, start)
+                    return records, starts, _wrong_width(names, len(record), source, start)
                 records.append(record)
                 starts.append(start)
                 if len(records) == rows:

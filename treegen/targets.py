@@ -109,8 +109,8 @@ class Target:
 
     @property
     def row_api(self) -> ModuleType | None:
-        """The runner module that also runs the target's row API (its ``run_row_api``, ``ROW_API`` and ``WAYS``:
-        :mod:`treegen.run.row_api`), or None."""
+        """The runner module that also runs the target's row API (its ``run_row_api``, ``ROW_API``, ``WAYS`` and
+        ``WAY_APIS``: :mod:`treegen.run.row_api`), or None."""
         if self.runner is None:
             return None
         module = self._runner_module()

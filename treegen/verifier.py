@@ -531,7 +531,7 @@ def row_api_mismatches(model: Model, runner, source: str, rows: list[dict], prob
         if problem:
             seen.add(index)
             how = "" if way == AS_IS else f", missing values as {runner.WAYS[way]}"
-            out.append(f"{problem[0]} ({getattr(runner, 'WAY_APIS', {}).get(way, runner.ROW_API)}{how})")
+            out.append(f"{problem[0]} ({runner.WAY_APIS.get(way, runner.ROW_API)}{how})")
     if rows_api:
         out += rows_api_mismatches(model, rows_api, rows, asked_rows, sizes, got_in_batches, expected, seen)
     return out, answered

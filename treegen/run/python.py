@@ -10,6 +10,7 @@ import tempfile
 ROW_API = "dict API"  # what verify's lines call the row API
 # How the driver gives a row's missing values (treegen.run.row_api.WAYS), as verify's lines say it.
 WAYS = {"n": "None", "f": "float('nan')", "a": "absent keys"}
+WAY_APIS: dict[str, str] = {}  # the ways answered by another API than ROW_API: none
 
 
 def run(source: str, csv_text: str, args=(), python: str = sys.executable, timeout: float = 600,
