@@ -888,7 +888,8 @@ for (const job of JSON.parse(readFileSync(process.argv[2], "utf8"))) {
   const m = await import(pathToFileURL(job.path).href);
   const objects = job.rows.map((raw) => Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, value(v)])));
   const ways = {object: objects, map: objects.map((row) => new Map(Object.entries(row))),
-    array: objects.map((row) => m.encode(m.FEATURES.map((name) => row[name])))};
+    array: objects.map((row) => m.encode(m.FEATURES.map((name) => row[name]))),
+    boxed: objects.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v == null ? v : Object(v)])))};
   const result = {};
   for (const [way, rows] of Object.entries(ways)) {
     result[way] = rows.map((row) => text(m.predict(row)));
@@ -932,7 +933,7 @@ def assert_codes_exact(models_rows) -> None:
     results = codes_answers([(emit(model, "javascript"), rows) for model, rows in models_rows])
     for (model, rows), result in zip(models_rows, results):
         expected = predict_rows(model, [code_oracle(model, row) for row in rows])
-        for way in ("object", "map", "array"):
+        for way in ("object", "map", "array", "boxed"):
             for k, (label, scores) in enumerate(expected):
                 for got in (result[way][k], result[way + "Rows"][k]):
                     assert got == label if model.target.is_classification else same(got, label), (way, rows[k])
@@ -943,7 +944,9 @@ def assert_codes_exact(models_rows) -> None:
 
 def test_features_with_codes_read_numbers_as_their_categories():
     """Objects, Maps, arrays and the rows API; single trees, forests, boosting summed by the add functions
-    (the rows API's groups), truncated and integral codes, numbers read as doubles and as float32s."""
+    (the rows API's groups), truncated and integral codes, numbers read as doubles and as float32s. Each value
+    boxed too (Object(v): new Number(0.5), new String("3.0"), of NaN): read as its primitive is (it was refused,
+    "'70' is not a number", named a category by its text, and a Number of NaN was no missing value)."""
     models = coded_models(0) + coded_models(50)
     given = [v for v in CODE_NUMBERS if not isinstance(v, int) or abs(v) < 2 ** 31] + list(CODE_TEXTS) + [None, "1"]
     assert_codes_exact([(model, code_rows(model, k, given, count=4)) for k, model in enumerate(models)])
