@@ -449,17 +449,18 @@ def test_categories_apply_to_a_library_file_that_takes_them(tmp_path):
 
 def test_against_another_model_of_the_same_kind_shows_both_sides():
     """A file of the right library and kind whose trees differ disagrees (exit 1); each row shows the
-    probabilities of both sides, not only two labels that may be the same."""
+    probabilities of both sides, not only two labels that may be the same. A row keeps its number among every
+    row checked, where rows before it are refused (it was "row 1": the first row XGBoost took)."""
     done = treegen_cli("verify", XGB_FIXTURES + "binary-3.2.0.json", "--to", "python", "--against",
                        XGB_FIXTURES + "dart-3.2.0.json")
     assert done.returncode == 1, done.stdout + done.stderr
     against, python = done.stdout.splitlines()
     assert against.startswith("XGBoost itself      MISMATCH  1498 of 1498 rows (1498 probes; 561 probes left out, "
                               "which XGBoost refuses: a value infinite in float32 (±inf, or beyond ±3.4e38)) "
-                              "differ: row 1 {'x0': "
+                              "differ: row 136 {'x0': "
                               "-0.7807729542255404, 'x1': -0.8132819235324862, 'x2': -3e+38}: model '0' "
                               "[0.9385218620300293, 0.061478108167648315], got '0' [0.9320710897445679, "
-                              "0.06792893260717392]; row 2 "), against
+                              "0.06792893260717392]; row 137 "), against
     assert python.split()[:2] == ["python", "ok"]
 
 
@@ -849,6 +850,31 @@ def test_mysql_leaves_out_the_data_rows_with_an_infinity(mysql_server, tmp_path)
     assert mysql.line().endswith(f"(1 from the data, {mysql.rows.probes} probes; 2 data rows with an infinite "
                                  "number left out: mysql has no infinity)"), mysql.line()
     assert sqlite.ok and "left out" not in sqlite.line(), sqlite.line()
+
+
+def test_rows_left_out_keep_the_numbers_of_the_rows_after_them(mysql_server, tmp_path):
+    """A mismatch names its row by its number among every row checked (the probes, then the data), whichever
+    rows a line leaves out: MySQL's line, without the rows that hold an infinity, numbered the rows it kept one
+    after the other, so a row after one left out had another number than in SQLite's line."""
+    model = random_model(2, n_nominal=0)
+    wrong = replace(model, trees=[replace(model.trees[0], nodes=[replace(node, value=node.value[::-1])
+                                                               for node in model.trees[0].nodes])])
+    data = tmp_path / "rows.csv"
+    rows = random_rows(model, 60, seed=3, missing=0.0)
+    for row in rows[::4]:
+        row["x1"] = float("inf")
+    data.write_text(to_csv(model, rows), encoding="utf-8")
+    from treegen.targets import emit
+    results = {}
+    for dialect, dsns in (("mysql", {"mysql": mysql_server}), ("sqlite", {})):
+        path = tmp_path / f"{dialect}.sql"
+        path.write_text(emit(wrong, "sql", dialect=dialect), encoding="utf-8")
+        [results[dialect]] = verify(model, str(data), [], [dialect], programs=[str(path)], dsns=dsns)
+    mysql, sqlite = results["mysql"], results["sqlite"]
+    assert "infinite number left out" in mysql.line() and "left out" not in sqlite.line(), mysql.line()
+    assert mysql.mismatches and set(mysql.mismatches) < set(sqlite.mismatches), \
+        sorted(set(mysql.mismatches) - set(sqlite.mismatches))[:2]
+
 
 def test_repeated_to_and_dialect_options_add_up(tmp_path):
     """`--dialect sqlite --dialect duckdb` runs both, as `--dialect sqlite,duckdb` does (and so for --to)."""

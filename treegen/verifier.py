@@ -257,7 +257,7 @@ def compare(model: Model, rows: list[dict], labels_text: str, proba_text: str | 
 
 
 def judged_outputs(model: Model, rows: list[dict], labels_text: str, proba_text: str | None, expected: list[tuple],
-                   tolerance: Tolerance | None = None, empty: float | None = None, first: int = 1
+                   tolerance: Tolerance | None = None, empty: float | None = None, first: RowNumbers = 1
                    ) -> tuple[list[str], int]:
     """:func:`judged` on a program's two outputs (labels; the probabilities' CSV, or None)."""
     labels = [r[0] if r else "" for r in csv.reader(io.StringIO(labels_text))]
@@ -275,17 +275,19 @@ def differences(model: Model, rows: list[dict], got: list, expected: list[tuple]
 
 
 def judged(model: Model, rows: list[dict], got: list, expected: list[tuple],
-           tolerance: Tolerance | None = None, empty: float | None = None, first: int = 1) -> tuple[list[str], int]:
+           tolerance: Tolerance | None = None, empty: float | None = None, first: RowNumbers = 1
+           ) -> tuple[list[str], int]:
     """:func:`differences`, where numbers within ``tolerance`` (a library's own predict or an engine whose
     arithmetic cannot be the model's: :meth:`treegen.importers.Importer.tolerance`, ``Target.tolerance``)
     agree too; and how many rows agree only so, not bit for bit. ``empty``: the number an empty field
     stands for (NaN from an engine whose NaN is NULL: ``Dialect.nan_is_null``); otherwise, like any text
-    that is no number, it agrees with nothing. ``first``: the number the descriptions give the first row."""
+    that is no number, it agrees with nothing. ``first``: the number the descriptions give the first row, or
+    each row's (:func:`numbered`)."""
     problems, close = [], 0
     number_of = lambda text: empty if text == "" and empty is not None else _number(text)
     classification = model.target.is_classification
     printed = expected.texts if isinstance(expected, Expected) else itertools.repeat(None)
-    for number, (row, (label, proba), (want, scores), texts) in enumerate(zip(rows, got, expected, printed), first):
+    for number, row, (label, proba), (want, scores), texts in zip(numbered(first), rows, got, expected, printed):
         if texts is not None and label == texts[0] and (proba is None or classification and proba == texts[1]):
             continue  # the text of the model's own answer: the same bits
         pairs = [] if classification else [(number_of(label), want)]
@@ -322,6 +324,14 @@ def _number(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+RowNumbers = int | list[int]  # the first row's number, or each row's where some rows were left out
+
+
+def numbered(first: RowNumbers) -> Iterable[int]:
+    """The rows' numbers in mismatch lines: from ``first`` up, or as listed."""
+    return itertools.count(first) if isinstance(first, int) else first
 
 
 def _same_bits(a: float, b: float) -> bool:
@@ -473,16 +483,16 @@ def _outputs(model: Model, check: Check, source: str, csv_text: str, settings: d
     return outputs[0], (outputs[1] if classification else None), (outputs[-1] if leaf else None)
 
 
-def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed: list[str], first: int = 1
+def leaf_mismatches(rows: list[dict], leaf_text: str, leaves: list[str], listed: list[str], first: RowNumbers = 1
                     ) -> list[str]:
     """One line per row whose printed leaf ids are not the model's (:func:`treegen.walk.leaf_ids_rows`), but
-    for the rows ``listed`` already (a mismatch counts a row once); ``first``: the number of the first row."""
+    for the rows ``listed`` already (a mismatch counts a row once); ``first``: as :func:`judged`'s."""
     got = [record[0] if record else "" for record in csv.reader(io.StringIO(leaf_text))]
     if len(got) != len(leaves):
         return [f"expected {len(leaves)} lines of leaf ids, got {len(got)}"]
     seen = listed_rows(listed)
     return [f"row {number} {row}: model's leaf ids {want!r}, got {have!r}"
-            for number, (row, want, have) in enumerate(zip(rows, leaves, got), first)
+            for number, row, want, have in zip(numbered(first), rows, leaves, got)
             if want != have and number - 1 not in seen]
 
 
@@ -750,18 +760,19 @@ def _check(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: 
         return Result(check.name, count, unchecked=check.unchecked)
     if isinstance(settings.get("rows"), Future):  # (being read: verify)
         settings = {**settings, "rows": settings["rows"].result()}
+    numbers = first  # the rows' numbers: those of the rows kept, where some are left out
     if "dialect" in check.options and find_dialect(check.options["dialect"]).infinity is None:
-        rows, count, csv_text, expected, settings, leaves = _finite(model, check, rows, count, csv_text, expected,
-                                                                    settings, leaves)
+        rows, count, csv_text, expected, settings, leaves, numbers = _finite(model, check, rows, count, csv_text,
+                                                                             expected, settings, leaves, first)
     try:
         if check.name not in sources:
             sources[check.name] = _source(model, check, leaves is not None)
         source = sources[check.name]
         labels, proba, leaf_text = _outputs(model, check, source, csv_text, settings, leaves is not None)
-        result = _judged(model, check, rows, count, (labels, proba), expected, first)
+        result = _judged(model, check, rows, count, (labels, proba), expected, numbers)
         notes = list(result.notes)
         if leaf_text is not None:
-            result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches, first)
+            result.mismatches += leaf_mismatches(rows, leaf_text, leaves, result.mismatches, numbers)
         elif leaves is not None:
             notes.append(f"no leaf ids: {_whose(check)} writes none")
         answered = 0  # the data rows a row API answered: on a later part none (the first part's were the API's)
@@ -809,7 +820,7 @@ def _whose(check: Check) -> str:
 
 
 def _judged(model: Model, check: Check, rows: list[dict], count: Rows, outputs: tuple[str, str | None],
-            expected: list[tuple], first: int = 1) -> Result:
+            expected: list[tuple], first: RowNumbers = 1) -> Result:
     """The line of a target whose labels and probabilities are ``outputs``."""
     options = _as_exported(check)
     if check.target.computed is not None:
@@ -833,22 +844,24 @@ def _as_exported(check: Check) -> dict:
 
 
 def _finite(model: Model, check: Check, rows: list[dict], count: Rows, csv_text: str, expected: list[tuple],
-            settings: dict, leaves: list[str] | None) -> tuple[list[dict], Rows, str, list[tuple], dict, list | None]:
-    """The rows, their count, CSV, answers, settings and leaf ids without the rows that hold an infinite number,
-    for a dialect whose DOUBLE holds no infinity (MySQL): its line says how many were left out."""
+            settings: dict, leaves: list[str] | None, first: int
+            ) -> tuple[list[dict], Rows, str, list[tuple], dict, list | None, RowNumbers]:
+    """The rows, their count, CSV, answers, settings, leaf ids and numbers (the first row's ``first``) without
+    the rows that hold an infinite number, for a dialect whose DOUBLE holds no infinity (MySQL): its line says
+    how many were left out."""
     read = settings["rows"]
     numeric = [f.name for f in model.features if f.is_numeric]
     kept = [i for i, row in enumerate(read)
             if not any(isinstance(row.get(name), float) and math.isinf(row[name]) for name in numeric)]
     if len(kept) == len(rows):
-        return rows, count, csv_text, expected, settings, leaves
+        return rows, count, csv_text, expected, settings, leaves, first
     probes = sum(i < count.probes for i in kept)
     left = (f"with an infinite number left out: {check.options['dialect']} has no infinity",
             count.probes - probes, count.data - (len(kept) - probes))
     count = Rows(probes, len(kept) - probes, (left,))
     rows, read = [rows[i] for i in kept], [read[i] for i in kept]
     return (rows, count, to_csv(model, rows), [expected[i] for i in kept], {**settings, "rows": read},
-            None if leaves is None else [leaves[i] for i in kept])
+            None if leaves is None else [leaves[i] for i in kept], [first + i for i in kept])
 
 
 def _nan_is_null(check: Check) -> bool:
@@ -857,7 +870,7 @@ def _nan_is_null(check: Check) -> bool:
 
 
 def _check_computed(model: Model, computed: Model, why: str, check: Check, rows: list[dict], count: Rows,
-                    outputs: tuple[str, str | None], expected: list[tuple], first: int = 1) -> Result:
+                    outputs: tuple[str, str | None], expected: list[tuple], first: RowNumbers = 1) -> Result:
     """A target whose arithmetic is not the model's (float32 sums in double): its answers are exactly
     ``computed``'s, its labels the model's, and the line says how far its scores are from the model's."""
     own = predict_rows(computed, rows)
@@ -865,11 +878,11 @@ def _check_computed(model: Model, computed: Model, why: str, check: Check, rows:
                               first=first)[0]
     if model.target.is_classification:
         problems += [f"row {number} {row}: model {want!r}, got {label!r} ({why})"
-                     for number, (row, (want, _), (label, _)) in enumerate(zip(rows, expected, own), first)
+                     for number, row, (want, _), (label, _) in zip(numbered(first), rows, expected, own)
                      if label != want]
     # no distance measures how far an infinity or a NaN is from another number (inf/inf is NaN): one line a row
     problems += [f"row {number} {row}: model's scores {list(theirs)}, got {list(mine)} ({why})"
-                 for number, (row, (want, theirs), (label, mine)) in enumerate(zip(rows, expected, own), first)
+                 for number, row, (want, theirs), (label, mine) in zip(numbered(first), rows, expected, own)
                  if any(_unmeasured(a, b) for a, b in zip(mine, theirs))
                  and not (model.target.is_classification and label != want)]
     apart = max((abs(a - b) / max(abs(b), 1.0) for (_, mine), (_, theirs) in zip(own, expected)
@@ -1003,7 +1016,7 @@ def _check_against(model: Model, importer, against: Against, rows: list[dict], c
     got = [(answers[i][0], answers[i][1] if model.target.is_classification else None) for i in kept]
     tolerance = importer.tolerance(against.source, model)
     problems, close = judged(model, [rows[i] for i in kept], got, [expected[i] for i in kept], tolerance,
-                             first=first)
+                             first=[first + i for i in kept])
     probes = sum(i < count.probes for i in kept)
     checked = Rows(probes, len(kept) - probes, _refused(answers, count, importer.library))
     return Result(name, checked, problems, notes=() if tolerance is None else (Tolerated(tolerance, close),))
