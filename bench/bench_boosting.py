@@ -49,7 +49,8 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
 
 Peers: m2cgen (Python, Java and JavaScript), treelite's GTIL interpreter and tl2cgen (C, compiled with gcc),
 lleaves (LightGBM only), ONNX Runtime on models converted by onnxmltools (skl2onnx for scikit-learn;
-for CatBoost, where onnxmltools' ``convert_catboost`` fails, CatBoost's own ONNX export). Install them beside treegen:
+for CatBoost, where onnxmltools' ``convert_catboost`` fails, CatBoost's own ONNX export), and CatBoost's own C++
+export (``catboost-cpp``: ``save_model(format="cpp")``, built with g++). Install them beside treegen:
 ``pip install -e '.[bench]'`` (see pyproject.toml's ``bench`` extra).
 """
 from __future__ import annotations
@@ -556,8 +557,9 @@ def write_cells(path: str, rows: Rows, model) -> None:
         for values in rows.values:
             cells = []
             for feature, value in zip(model.features, values):
-                if feature.is_numeric:
-                    cells.append("" if math.isnan(value) else repr(value))
+                if feature.is_numeric:  # (Java's and JavaScript's infinities are spelt so)
+                    cells.append("" if math.isnan(value) else {math.inf: "Infinity", -math.inf: "-Infinity"}.get(
+                        value, repr(value)))
                 else:
                     cells.append("" if value is None else "s" + value)
             handle.write("\t".join(cells) + "\n")
@@ -732,10 +734,19 @@ void batch(const double *rows, long n, double *p, int *label) {
 
 
 def c_rows(model, rows: Rows) -> np.ndarray:
-    """Rows as treegen's C API takes them: numbers, NaN missing, a category's index (-1 unknown)."""
+    """Rows as treegen's C API takes them: numbers, NaN missing, a category's index (-1 unknown) as
+    ``model_category`` gives it from the text: a text that reads as a number names the category its code
+    does ("2.7" is "2" where LightGBM truncates codes)."""
     from treegen.emit.common import category_codes
+    from treegen.model import category_of
     codes = [{c: i for i, c in enumerate(table)} for table in category_codes(model)]
-    return np.array([[value if feature.is_numeric else math.nan if value is None else codes[j].get(value, -1)
+    cast = model.numeric.cast
+
+    def index(j: int, feature, value) -> float:
+        category = category_of(feature, value, cast)
+        return -1 if category is None else codes[j][category]
+
+    return np.array([[value if feature.is_numeric else math.nan if value is None else index(j, feature, value)
                       for j, (feature, value) in enumerate(zip(model.features, values))]
                      for values in rows.values], dtype=np.float64).reshape(len(rows.values), len(model.features))
 
@@ -912,6 +923,53 @@ def lleaves_model(bench: Bench) -> None:
         result.note = why(err)
 
 
+CATBOOST_CPP_GLUE = r"""
+#include <cmath>
+#include <vector>
+#include "model.cpp"
+extern "C" void batch(const double *rows, long n, long width, double *p) {
+    std::vector<float> row(width);
+    for (long i = 0; i < n; i++) {
+        for (long j = 0; j < width; j++) {
+            row[j] = (float) rows[i * width + j];  // as CatBoost's predict reads a float64 matrix
+        }
+        p[i] = 1.0 / (1.0 + std::exp(-ApplyCatboostModel(row)));  // CatBoost's sigmoid of the raw sum
+    }
+}
+"""
+
+
+def catboost_cpp(bench: Bench) -> None:
+    """CatBoost's own C++ export (``save_model(format="cpp")``), built by g++ -O2 into a library that
+    Python calls as it calls treegen's C: a batch of rows a call, each row's doubles made floats as
+    CatBoost's predict makes them, the probability its sigmoid of the raw sum."""
+    if bench.case.library != "CatBoost":
+        return
+    import ctypes
+    result = bench.add(Result("CatBoost's C++ export (g++)"))
+    work = tempfile.mkdtemp(prefix="catboost-cpp-", dir=bench.directory)
+    bench.case.estimator.save_model(os.path.join(work, "model.cpp"), format="cpp")
+    with open(os.path.join(work, "glue.cpp"), "w", encoding="utf-8") as handle:
+        handle.write(CATBOOST_CPP_GLUE)
+    start = time.perf_counter()
+    built = subprocess.run(["g++", "-O2", "-shared", "-fPIC", "-o", "model.so", "glue.cpp"], cwd=work,
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        result.note = "g++ fails: " + " ".join(built.stderr.strip().splitlines()[:1])[:160]
+        return
+    result.prepare = f"{time.perf_counter() - start:.1f} s (g++, wall)"
+    library = ctypes.CDLL(os.path.join(work, "model.so"))
+
+    def predict(X: np.ndarray) -> np.ndarray:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        p = np.empty(len(X))
+        library.batch(X.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(X)), ctypes.c_long(X.shape[1]),
+                      p.ctypes.data_as(ctypes.c_void_p))
+        return p
+
+    peer_from_matrix(bench, result, predict)
+
+
 def onnx_model(case: Case, directory: str) -> tuple[bytes, str]:
     """The fitted model converted to ONNX by onnxmltools (skl2onnx for scikit-learn), and a note.
     Where onnxmltools fails on a CatBoost model, CatBoost's own ONNX export (what onnxmltools calls)."""
@@ -968,7 +1026,8 @@ def onnx_runtime(bench: Bench) -> None:
 TOOLS = {"library": library_itself, "import": treegen_import, "python": treegen_python, "java": treegen_java,
          "javascript": treegen_javascript, "c": treegen_c, "sql": treegen_duckdb, "m2cgen-python": m2cgen_python,
          "m2cgen-java": m2cgen_java, "m2cgen-javascript": m2cgen_javascript,
-         "treelite": treelite_gtil, "tl2cgen": tl2cgen_library, "lleaves": lleaves_model, "onnx": onnx_runtime}
+         "treelite": treelite_gtil, "tl2cgen": tl2cgen_library, "lleaves": lleaves_model, "onnx": onnx_runtime,
+         "catboost-cpp": catboost_cpp}
 
 
 # -- the report ----------------------------------------------------------------------------------
