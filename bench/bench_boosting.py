@@ -19,8 +19,8 @@ Per tool (a tool that is not installed, refuses the model or crashes gets a row 
 
 * import / convert: treegen's ``import_file`` on the native file and ``from_object`` on the fitted
   estimator; a peer's conversion or compilation (m2cgen's export, ONNX conversion, tl2cgen's C
-  build with gcc, lleaves' LLVM compilation, javac; treegen's C built by gcc -O2 into a library that
-  Python calls as it calls tl2cgen's, a batch of rows a call through its rows API).
+  build with gcc -O3, lleaves' LLVM compilation, javac; treegen's C built by gcc -O3 too into a
+  library that Python calls as it calls tl2cgen's, a batch of rows a call through its rows API).
 * generate: treegen's ``emit`` per target (Python, Java, JavaScript, C, DuckDB SQL); a target that refuses the model
   is reported with its message.
 * one row: the median CPU time of single calls, each on one random row, timed alone, with a pass
@@ -752,8 +752,8 @@ def c_rows(model, rows: Rows) -> np.ndarray:
 
 
 def treegen_c(bench: Bench) -> None:
-    """treegen's C, built by gcc -O2 into a library that Python calls as it calls tl2cgen's: a batch
-    of rows a call (one row a call for the one-row time)."""
+    """treegen's C, built by gcc -O3 into a library that Python calls as it calls tl2cgen's (which builds
+    with -O3 too): a batch of rows a call (one row a call for the one-row time)."""
     import ctypes
     from treegen.emit.c import header
     result, source = treegen_source(bench, "c")
@@ -764,7 +764,7 @@ def treegen_c(bench: Bench) -> None:
         with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
             handle.write(text)
     start = time.perf_counter()
-    built = subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", "model.so", "model.c", "glue.c", "-lm"],
+    built = subprocess.run(["gcc", "-O3", "-shared", "-fPIC", "-o", "model.so", "model.c", "glue.c", "-lm"],
                            cwd=work, capture_output=True, text=True)
     if built.returncode != 0:
         result.note = "gcc fails: " + " ".join(built.stderr.strip().splitlines()[:1])[:160]
@@ -940,7 +940,7 @@ extern "C" void batch(const double *rows, long n, long width, double *p) {
 
 
 def catboost_cpp(bench: Bench) -> None:
-    """CatBoost's own C++ export (``save_model(format="cpp")``), built by g++ -O2 into a library that
+    """CatBoost's own C++ export (``save_model(format="cpp")``), built by g++ -O3 into a library that
     Python calls as it calls treegen's C: a batch of rows a call, each row's doubles made floats as
     CatBoost's predict makes them, the probability its sigmoid of the raw sum."""
     if bench.case.library != "CatBoost":
@@ -952,7 +952,7 @@ def catboost_cpp(bench: Bench) -> None:
     with open(os.path.join(work, "glue.cpp"), "w", encoding="utf-8") as handle:
         handle.write(CATBOOST_CPP_GLUE)
     start = time.perf_counter()
-    built = subprocess.run(["g++", "-O2", "-shared", "-fPIC", "-o", "model.so", "glue.cpp"], cwd=work,
+    built = subprocess.run(["g++", "-O3", "-shared", "-fPIC", "-o", "model.so", "glue.cpp"], cwd=work,
                            capture_output=True, text=True)
     if built.returncode != 0:
         result.note = "g++ fails: " + " ".join(built.stderr.strip().splitlines()[:1])[:160]
