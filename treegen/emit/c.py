@@ -676,7 +676,11 @@ def _walker(tree_plan: TreePlan, function, test, numbers, entry: bool, index_tes
     if not any(kind in (IF, LEVELS) for _, kind, _ in function.lines):
         lines.insert(0, f"{INDENT}(void) x;")
     not_inlined = exclusive and not entry
-    signature = (f"static {'NOT_INLINED ' * not_inlined}int {name(function.node)}(const double *x)" if exclusive else
+    # a symmetric tree's walker, a few tests: gcc -O2 inlines no function of that size into the sums unless asked
+    # (CatBoost's 500 trees of depth 6 through the rows API: 1.46 -> 0.93 µs a row; -O3 inlines it anyway)
+    inlined = any(kind == LEVELS for _, kind, _ in function.lines)
+    qualifiers = "NOT_INLINED " * not_inlined + "inline " * inlined
+    signature = (f"static {qualifiers}int {name(function.node)}(const double *x)" if exclusive else
                  f"static void {name(function.node)}(const double *x, double w, struct walk *s)")
     return {"signature": signature, "lines": lines, "not_inlined": not_inlined}
 
