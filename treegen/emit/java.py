@@ -188,10 +188,11 @@ LOCAL_SUMS = 8  # sums held in locals while trees are added; wider outputs are a
 NESTED = ("Acc", "InputError", "CsvReader")  # the nested classes' names besides P0, P1, ... and S0, S1, ...
 # The types the generated code names without qualification: a class of the same name would shadow
 # one, or clash with its import, and not compile. A test checks this list against the code.
-RESERVED = frozenset("""ArithmeticException ArrayList Arrays AssertionError BaseStream BigInteger Boolean BufferedWriter
-Character Collections Double Exception FileDescriptor FileOutputStream Float HashMap IOException
-IllegalArgumentException InputStream Integer Iterable Iterator List Locale Map Math Number NumberFormatException Object OutputStreamWriter Pattern ReflectiveOperationException
-StandardCharsets String StringBuilder System Throwable Writer""".split())
+RESERVED = frozenset("""ArithmeticException ArrayList Arrays AssertionError BaseStream BigInteger Boolean BufferedWriter Character
+Collections Double Exception FileDescriptor FileOutputStream Float HashMap IOException IllegalArgumentException
+InputStream Integer Iterable Iterator List Locale Map Math Number NumberFormatException Object
+OutputStreamWriter Pattern ReflectiveOperationException StandardCharsets String StringBuilder System Throwable
+Writer""".split())
 KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native
 new package private protected public return short static strictfp super switch synchronized this throw
